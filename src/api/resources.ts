@@ -1,0 +1,308 @@
+// The resource table: one declarative row per API resource. The CLI builds its resource commands,
+// links and completions from it, keys-check probes from it, and the sandbox serves from it.
+// Adding a resource is adding one row.
+
+export type Verb = 'list' | 'get' | 'create' | 'update' | 'delete';
+export type ScopeAction = 'read' | 'write' | 'delete';
+
+/** A relationship sub-resource: `/{parent}/{id}/{relation}` (spec: Endpoints, version 2). */
+export interface LinkRelation {
+  /** path segment after the parent id, e.g. `contacts` in `/deals/{id}/contacts` */
+  readonly relation: string;
+  /** the resources a child may be (notes/records may point at several) */
+  readonly childResources: readonly ResourceName[];
+  /** the body field naming the child; the deal-contact body is the spec's, the others are CONTRACT §6's */
+  readonly childKey: string;
+}
+
+/** A meeting's single association: `/meetings/{id}/{name}` (GET, PUT, DELETE). */
+export interface Association {
+  readonly name: 'deal' | 'company';
+  readonly target: ResourceName;
+  /** the PUT body field (CONTRACT §6) */
+  readonly bodyKey: string;
+}
+
+export interface ResourceDef {
+  readonly name: ResourceName;
+  readonly singular: string;
+  /** prefix of ids the sandbox issues, e.g. `con_` */
+  readonly idPrefix: string;
+  readonly verbs: readonly Verb[];
+  readonly batch: boolean;
+  /** required on create (CONTRACT §10: the sandbox's choice) */
+  readonly required: readonly string[];
+  /** default table columns */
+  readonly columns: readonly string[];
+  readonly links?: readonly LinkRelation[];
+  readonly associations?: readonly Association[];
+  /** the version 1 name of the same object, where it differs */
+  readonly v1Name?: string;
+  readonly description: string;
+}
+
+export const RESOURCE_NAMES = [
+  'contacts',
+  'companies',
+  'deals',
+  'pipelines',
+  'tasks',
+  'notes',
+  'segments',
+  'interactions',
+  'meetings',
+  'recordings',
+  'bookings',
+] as const;
+export type ResourceName = (typeof RESOURCE_NAMES)[number];
+
+const CRUD: readonly Verb[] = ['list', 'get', 'create', 'update', 'delete'];
+const READ_ONLY: readonly Verb[] = ['list', 'get'];
+
+export const RESOURCES: readonly ResourceDef[] = [
+  {
+    name: 'contacts',
+    singular: 'contact',
+    idPrefix: 'con_',
+    verbs: CRUD,
+    batch: true,
+    required: ['email'],
+    columns: ['id', 'email', 'first_name', 'last_name', 'company_id', 'owner_id'],
+    v1Name: 'people',
+    description: 'People you do business with (version 1: people)',
+  },
+  {
+    name: 'companies',
+    singular: 'company',
+    idPrefix: 'cmp_',
+    verbs: CRUD,
+    batch: true,
+    required: ['name'],
+    columns: ['id', 'name', 'domain', 'industry', 'owner_id'],
+    description: 'Organizations your contacts belong to',
+  },
+  {
+    name: 'deals',
+    singular: 'deal',
+    idPrefix: 'deal_',
+    verbs: CRUD,
+    batch: true,
+    required: ['name'],
+    columns: ['id', 'name', 'amount', 'stage', 'pipeline_id', 'owner_id'],
+    links: [
+      { relation: 'contacts', childResources: ['contacts'], childKey: 'contact_id' },
+      { relation: 'companies', childResources: ['companies'], childKey: 'company_id' },
+    ],
+    description: 'Sales opportunities, linked to contacts and companies',
+  },
+  {
+    name: 'pipelines',
+    singular: 'pipeline',
+    idPrefix: 'pipe_',
+    verbs: CRUD,
+    batch: true,
+    required: ['name'],
+    columns: ['id', 'name', 'stages', 'owner_id'],
+    description: 'Sales pipelines and their stages',
+  },
+  {
+    name: 'tasks',
+    singular: 'task',
+    idPrefix: 'task_',
+    verbs: CRUD,
+    batch: true,
+    required: ['title'],
+    columns: ['id', 'title', 'due_date', 'status', 'owner_id'],
+    description: 'To-dos for you and your team',
+  },
+  {
+    name: 'notes',
+    singular: 'note',
+    idPrefix: 'note_',
+    verbs: CRUD,
+    batch: true,
+    required: ['body'],
+    columns: ['id', 'body', 'owner_id', 'created_at'],
+    links: [{ relation: 'records', childResources: ['contacts', 'companies', 'deals'], childKey: 'record_id' }],
+    description: 'Free-text notes, linked to contacts, companies or deals',
+  },
+  {
+    name: 'segments',
+    singular: 'segment',
+    idPrefix: 'seg_',
+    verbs: CRUD,
+    batch: true,
+    required: ['name'],
+    columns: ['id', 'name', 'description', 'owner_id'],
+    links: [{ relation: 'members', childResources: ['contacts'], childKey: 'contact_id' }],
+    description: 'Lists of contacts',
+  },
+  {
+    name: 'interactions',
+    singular: 'interaction',
+    idPrefix: 'int_',
+    verbs: ['list', 'get', 'create'],
+    batch: true,
+    required: ['type'],
+    columns: ['id', 'type', 'direction', 'title', 'interaction_date', 'owner_id'],
+    description: 'Calls, emails and messages (no update, no delete)',
+  },
+  {
+    name: 'meetings',
+    singular: 'meeting',
+    idPrefix: 'mtg_',
+    verbs: READ_ONLY,
+    batch: false,
+    required: [],
+    columns: ['id', 'title', 'starts_at', 'deal_id', 'company_id', 'owner_id'],
+    associations: [
+      { name: 'deal', target: 'deals', bodyKey: 'deal_id' },
+      { name: 'company', target: 'companies', bodyKey: 'company_id' },
+    ],
+    description: 'Calendar meetings (read-only; can be associated with one deal and one company)',
+  },
+  {
+    name: 'recordings',
+    singular: 'recording',
+    idPrefix: 'rec_',
+    verbs: READ_ONLY,
+    batch: false,
+    required: [],
+    columns: ['id', 'title', 'started_at', 'duration_seconds', 'has_transcript', 'owner_id'],
+    description: 'Call recordings and their transcripts (read-only)',
+  },
+  {
+    name: 'bookings',
+    singular: 'booking',
+    idPrefix: 'bkg_',
+    verbs: READ_ONLY,
+    batch: false,
+    required: [],
+    columns: ['id', 'title', 'starts_at', 'status', 'owner_id'],
+    description: 'Scheduling-page bookings (read-only)',
+  },
+];
+
+const BY_NAME = new Map<string, ResourceDef>(RESOURCES.map((r) => [r.name, r]));
+
+export function findResource(name: string): ResourceDef | undefined {
+  return BY_NAME.get(name);
+}
+
+export function isResourceName(name: string): name is ResourceName {
+  return BY_NAME.has(name);
+}
+
+/** Spec, Authentication rule 6: scopes are `resource:action`. */
+export function scopeFor(resource: string, action: ScopeAction): string {
+  return `${resource}:${action}`;
+}
+
+/** The action a verb needs: list/get read, create/update write, delete delete. */
+export function actionForVerb(verb: Verb): ScopeAction {
+  if (verb === 'list' || verb === 'get') return 'read';
+  if (verb === 'delete') return 'delete';
+  return 'write';
+}
+
+/** Every scope the API knows, in table order: what the sandbox's admin key holds. */
+export function allScopes(): string[] {
+  return RESOURCES.flatMap((r) => {
+    const actions: ScopeAction[] = ['read'];
+    if (r.verbs.includes('create') || r.verbs.includes('update') || r.associations) actions.push('write');
+    if (r.verbs.includes('delete')) actions.push('delete');
+    return actions.map((a) => scopeFor(r.name, a));
+  });
+}
+
+export function readScopes(): string[] {
+  return RESOURCES.map((r) => scopeFor(r.name, 'read'));
+}
+
+/** Every (parent, relation) pair of the link sub-resources, e.g. `deals contacts`. */
+export function linkPairs(): Array<{ parent: ResourceDef; link: LinkRelation }> {
+  return RESOURCES.flatMap((parent) => (parent.links ?? []).map((link) => ({ parent, link })));
+}
+
+export function findLink(parent: string, relation: string): LinkRelation | undefined {
+  return findResource(parent)?.links?.find((l) => l.relation === relation);
+}
+
+/** Spec, "Deal-contact link (request)": the allowed `type` values. */
+export const DEAL_CONTACT_TYPES = [
+  'PRIMARY',
+  'DECISION_MAKER',
+  'CHAMPION',
+  'INFLUENCER',
+  'GATEKEEPER',
+  'BLOCKER',
+  'PROCUREMENT',
+  'END_USER',
+  'TECHNICAL_EVALUATOR',
+  'ECONOMIC_BUYER',
+  'EXECUTIVE_SPONSOR',
+  'COACH',
+] as const;
+
+/** CONTRACT §6: `notes … records` names what kind of record it links. */
+export const NOTE_RECORD_TYPES = ['contact', 'company', 'deal'] as const;
+
+/** Spec, "Company update fields (version 1)": all optional strings unless noted. */
+export const V1_COMPANY_FIELDS: Readonly<Record<string, 'string' | 'string[]' | 'integer'>> = {
+  domain: 'string',
+  description: 'string',
+  name: 'string',
+  altIndustries: 'string[]',
+  tags: 'string[]',
+  foundedYear: 'integer',
+  address: 'string',
+  city: 'string',
+  state: 'string',
+  country: 'string',
+  linkedin: 'string',
+  twitter: 'string',
+  facebook: 'string',
+  instagram: 'string',
+  crunchbase: 'string',
+  phone: 'string',
+  remarks: 'string',
+};
+
+/** Spec, "Person (version 1)": version 2 contact field → version 1 person field. */
+export const V1_PERSON_FIELDS: Readonly<Record<string, string>> = {
+  id: 'id',
+  company_id: 'companyId',
+  email: 'email',
+  first_name: 'firstName',
+  last_name: 'lastName',
+  linkedin: 'linkedin',
+  owner_id: 'owner',
+  phone: 'phone',
+  source: 'source',
+  title: 'title',
+  created_by: 'createdBy',
+  created_at: 'creationTime',
+  last_interaction_at: 'lastInteraction',
+};
+
+/** Spec, "Interaction (version 1)": version 2 interaction field → version 1 field. */
+export const V1_INTERACTION_FIELDS: Readonly<Record<string, string>> = {
+  id: 'id',
+  company_ids: 'companies',
+  contact_ids: 'contacts',
+  direction: 'direction',
+  sentiment: 'sentiment',
+  source: 'source',
+  summary: 'summary',
+  title: 'title',
+  type: 'type',
+  created_by: 'createdBy',
+  created_at: 'creationTime',
+  interaction_date: 'interactionDate',
+};
+
+export const API_VERSION_V2 = '2';
+export const API_VERSION_V1 = '1';
+export const PAGE_SIZE_DEFAULT = 25;
+export const PAGE_SIZE_MAX = 100;
+export const BATCH_MAX = 100;

@@ -1,0 +1,49 @@
+// What every command receives besides its own options: IO streams, environment, global options,
+// a clock, an abort signal, and lazy providers for the profile and HTTP clients. Commands never
+// reach for process.* or globals, so tests run them in-process with fake IO.
+import type { ResolvedProfile } from '../config/types.js';
+import type { Clock, HttpClient } from '../http/types.js';
+
+export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'tsv'];
+
+export interface IO {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+}
+
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  v1BaseUrl?: string;
+  /** as given with -o; Ctx.format() applies the default */
+  output?: OutputFormat;
+  fields?: string[];
+  color: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+export interface Ctx {
+  io: IO;
+  env: Record<string, string | undefined>;
+  globals: GlobalOptions;
+  clock: Clock;
+  /** aborted on the first Ctrl-C: stop starting work, finish what is in flight */
+  signal: AbortSignal;
+  /** the config folder (CRM_CONFIG_DIR or conf's default) */
+  configDir(): string;
+  /** the active profile after precedence; loads conf only when flags and environment do not suffice */
+  profile(): Promise<ResolvedProfile>;
+  /** an HTTP client for the active profile; `v1` uses the v1 key and base URL. Throws AuthError when no key. */
+  client(opts?: { v1?: boolean }): Promise<HttpClient>;
+  /** -o, else table when stdout is a TTY, json otherwise */
+  format(): OutputFormat;
+  /** true when both stdin and stdout are TTYs: prompts are allowed */
+  interactive(): boolean;
+  /** a notice or warning on stderr, unless --quiet */
+  warn(message: string): void;
+}

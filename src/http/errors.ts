@@ -1,0 +1,82 @@
+// One error class per exit code of the contract (CONTRACT §3). Commands and the HTTP core throw
+// these; only src/cli/ turns them into messages and exit codes.
+
+export interface ErrorInfo {
+  status?: number;
+  code?: string;
+  requestId?: string;
+  details?: Array<Record<string, unknown>>;
+  /** a hint for the user on what to do next, printed after the message */
+  hint?: string;
+  cause?: unknown;
+}
+
+export abstract class CrmError extends Error {
+  abstract readonly exitCode: number;
+  readonly status?: number;
+  readonly code?: string;
+  readonly requestId?: string;
+  readonly details: Array<Record<string, unknown>>;
+  readonly hint?: string;
+
+  constructor(message: string, info: ErrorInfo = {}) {
+    super(message, info.cause === undefined ? undefined : { cause: info.cause });
+    this.name = new.target.name;
+    this.status = info.status;
+    this.code = info.code;
+    this.requestId = info.requestId;
+    this.details = info.details ?? [];
+    this.hint = info.hint;
+  }
+}
+
+/** 2: bad flag, bad JSON, unreadable or malformed file; nothing was sent. */
+export class UsageError extends CrmError {
+  readonly exitCode = 2;
+}
+/** 3: 401, or no key configured. */
+export class AuthError extends CrmError {
+  readonly exitCode = 3;
+}
+/** 4: 403, missing scope or another user's record. */
+export class ForbiddenError extends CrmError {
+  readonly exitCode = 4;
+}
+/** 5: 404, including a recording with no transcript. */
+export class NotFoundError extends CrmError {
+  readonly exitCode = 5;
+}
+/** 6: 422, validation failed or idempotency conflict. */
+export class ValidationError extends CrmError {
+  readonly exitCode = 6;
+}
+/** 7: 429 and the retries ran out. */
+export class RateLimitError extends CrmError {
+  readonly exitCode = 7;
+}
+/** 8: 5xx, connection reset, timeout or a body that is not the expected envelope, retries exhausted. */
+export class ServerError extends CrmError {
+  readonly exitCode = 8;
+}
+/** 9: a batch or bulk command finished with some items failed or rejected. */
+export class PartialFailureError extends CrmError {
+  readonly exitCode = 9;
+}
+/** 130: interrupted (Ctrl-C); work already done is kept and a rerun resumes. */
+export class InterruptedError extends CrmError {
+  readonly exitCode = 130;
+}
+
+/** The error class for an HTTP status (4xx/5xx). Unknown 4xx are treated as validation (6). */
+export function errorClassForStatus(status: number): new (message: string, info?: ErrorInfo) => CrmError {
+  if (status === 401) return AuthError;
+  if (status === 403) return ForbiddenError;
+  if (status === 404 || status === 410) return NotFoundError;
+  if (status === 429) return RateLimitError;
+  if (status >= 500) return ServerError;
+  return ValidationError;
+}
+
+export function isCrmError(err: unknown): err is CrmError {
+  return err instanceof CrmError;
+}

@@ -1,0 +1,83 @@
+// The shape of the HTTP core as the rest of crm sees it. src/http/client.ts implements it.
+import type { ApiRecord } from '../api/envelopes.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type AuthHeaderKind = 'x-api-key' | 'bearer';
+/** which envelope a response must have: checked with zod (CONTRACT §4) */
+export type Expect = 'success' | 'list' | 'batch' | 'v2' | 'v1';
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  random(): number;
+}
+
+export interface ClientConfig {
+  /** the version 2 (or, for a v1 client, version 1) root, e.g. http://127.0.0.1:4010/api/v2 */
+  baseUrl: string;
+  apiKey: string;
+  authHeader: AuthHeaderKind;
+  /** per request, default 30 000 */
+  timeoutMs?: number;
+  /** default 5 */
+  maxRetries?: number;
+  clock?: Clock;
+  /** one line per request for --verbose: method, URL, status, ms, retry; never the key */
+  log?: (line: string) => void;
+  /** a pacer shared by every client of the process (default: one per process) */
+  pacer?: unknown;
+  signal?: AbortSignal;
+}
+
+export interface RequestOptions {
+  method: HttpMethod;
+  /** relative to baseUrl (`/contacts/con_1`), may carry a query string */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** a key to send; `true` makes a random UUID, reused by every retry of this request */
+  idempotencyKey?: string | true;
+  expect?: Expect;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+  requestId?: string;
+  /** how many times it was retried */
+  retries: number;
+}
+
+export interface PaginateOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  /** page size sent as `limit` */
+  limit?: number;
+  cursor?: string;
+  /** stop after this many records */
+  max?: number;
+  signal?: AbortSignal;
+}
+
+export interface Page {
+  data: ApiRecord[];
+  endCursor: string | null;
+  hasNextPage: boolean;
+}
+
+export interface ClientStats {
+  requests: number;
+  retries: number;
+}
+
+/** What commands use to talk to the API (implemented by src/http/client.ts). */
+export interface HttpClient {
+  readonly baseUrl: string;
+  readonly stats: ClientStats;
+  request<T = unknown>(opts: RequestOptions): Promise<ApiResponse<T>>;
+  /** every record of a list endpoint, one page in memory at a time; stops early when the loop breaks */
+  paginate(path: string, opts?: PaginateOptions): AsyncGenerator<ApiRecord, void, undefined>;
+  /** the pages themselves, for commands that print a page and hint at the next */
+  pages(path: string, opts?: PaginateOptions): AsyncGenerator<Page, void, undefined>;
+}
