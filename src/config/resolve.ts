@@ -1,0 +1,125 @@
+// The active profile after precedence (CONTRACT §2): flags (--profile, --base-url, --v1-base-url),
+// then the environment (CRM_*), then the chosen profile (--profile or CRM_PROFILE), else the
+// default profile. The config file is not read at all when flags and environment already give a
+// key and a base URL and name no profile: conf then never loads (startup time).
+import type { AuthHeaderKind } from '../http/types.js';
+import { UsageError } from '../http/errors.js';
+import { deriveV1BaseUrl, validateBaseUrl } from './base-url.js';
+import type { ConfigStore, StoredProfile } from './store.js';
+import { listNames, unknownProfileError } from './store.js';
+import type { ProfileFlags, ResolvedProfile } from './types.js';
+
+export type Env = Record<string, string | undefined>;
+
+/** The environment variables resolveProfile reads. */
+export const ENV = {
+  profile: 'CRM_PROFILE',
+  apiKey: 'CRM_API_KEY',
+  v1ApiKey: 'CRM_V1_API_KEY',
+  baseUrl: 'CRM_BASE_URL',
+  v1BaseUrl: 'CRM_V1_BASE_URL',
+  authHeader: 'CRM_AUTH_HEADER',
+} as const;
+
+/** One layer of the precedence: what it says about the two roots. */
+interface UrlLayer {
+  base?: () => string;
+  v1?: () => string;
+}
+
+export async function resolveProfile(
+  flags: ProfileFlags,
+  env: Env,
+  loadStore: () => Promise<ConfigStore>,
+): Promise<ResolvedProfile> {
+  const read = (name: string): string | undefined => {
+    const v = env[name]?.trim();
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const named = nonEmpty(flags.profile) ?? read(ENV.profile);
+  const envApiKey = read(ENV.apiKey);
+  const envV1ApiKey = read(ENV.v1ApiKey);
+  const envAuth = read(ENV.authHeader);
+  const authFromEnv = envAuth === undefined ? undefined : parseAuthHeader(envAuth, ENV.authHeader);
+
+  const flagLayer: UrlLayer = urlLayer(nonEmpty(flags.baseUrl), nonEmpty(flags.v1BaseUrl), '--base-url', '--v1-base-url');
+  const envLayer: UrlLayer = urlLayer(read(ENV.baseUrl), read(ENV.v1BaseUrl), ENV.baseUrl, ENV.v1BaseUrl);
+
+  let profileName: string | undefined;
+  let stored: StoredProfile | undefined;
+  const environmentSuffices = named === undefined && envApiKey !== undefined && (flagLayer.base ?? envLayer.base) !== undefined;
+  if (!environmentSuffices) {
+    const store = await loadStore();
+    const names = store.profileNames();
+    if (named !== undefined) {
+      stored = store.getProfile(named);
+      if (!stored) throw unknownProfileError(named, names, store.path);
+      profileName = named;
+    } else {
+      const dflt = store.defaultProfile();
+      if (dflt !== undefined) {
+        stored = store.getProfile(dflt);
+        if (!stored) {
+          throw new UsageError(
+            `The default profile "${dflt}" named in ${store.path} does not exist. Profiles: ${listNames(names)}.`,
+            { hint: 'Choose one with `crm keys use <profile>`, or name one with --profile.' },
+          );
+        }
+        profileName = dflt;
+      }
+    }
+  }
+
+  const where = profileName === undefined ? '' : `profile "${profileName}"`;
+  const profileLayer: UrlLayer = stored
+    ? urlLayer(stored.base_url, stored.v1_base_url, `base_url of ${where}`, `v1_base_url of ${where}`)
+    : {};
+  const layers = [flagLayer, envLayer, profileLayer];
+
+  const baseUrl = layers.find((l) => l.base)?.base?.();
+  const v1BaseUrl = resolveV1BaseUrl(layers);
+  const resolved: ResolvedProfile = {
+    authHeader: authFromEnv ?? stored?.auth_header ?? 'x-api-key',
+  };
+  if (profileName !== undefined) resolved.name = profileName;
+  if (baseUrl !== undefined) resolved.baseUrl = baseUrl;
+  if (v1BaseUrl !== undefined) resolved.v1BaseUrl = v1BaseUrl;
+  const apiKey = envApiKey ?? stored?.api_key;
+  const v1ApiKey = envV1ApiKey ?? stored?.v1_api_key;
+  if (apiKey !== undefined) resolved.apiKey = apiKey;
+  if (v1ApiKey !== undefined) resolved.v1ApiKey = v1ApiKey;
+  return resolved;
+}
+
+/**
+ * The v1 root comes from the highest layer that says anything about URLs: its explicit v1 URL,
+ * else the one derived from its v2 URL. So `--base-url` pointing at another server never pairs
+ * with a stored v1 URL of the old one.
+ */
+function resolveV1BaseUrl(layers: UrlLayer[]): string | undefined {
+  for (const layer of layers) {
+    if (layer.v1) return layer.v1();
+    if (layer.base) return deriveV1BaseUrl(layer.base());
+  }
+  return undefined;
+}
+
+function urlLayer(base: string | undefined, v1: string | undefined, baseWhat: string, v1What: string): UrlLayer {
+  const layer: UrlLayer = {};
+  // Validated only when used, so a broken URL in a layer that is overridden does not matter.
+  if (base !== undefined) layer.base = () => validateBaseUrl(base, baseWhat);
+  if (v1 !== undefined) layer.v1 = () => validateBaseUrl(v1, v1What);
+  return layer;
+}
+
+export function parseAuthHeader(value: string, what = '--auth-header'): AuthHeaderKind {
+  const v = value.trim().toLowerCase();
+  if (v === 'x-api-key' || v === 'bearer') return v;
+  throw new UsageError(
+    `${what} must be "x-api-key" (sends X-Service-Api-Key: KEY) or "bearer" (sends Authorization: Bearer KEY), not "${value}".`,
+  );
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}

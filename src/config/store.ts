@@ -1,0 +1,175 @@
+// The profile store: one JSON file kept by conf (project `crm-cli`), mode 0600 in a 0700 folder.
+// conf and zod are imported dynamically so that commands whose environment supplies the key never
+// load them (startup time, ARCHITECTURE "Habits").
+import fs from 'node:fs';
+import type { AuthHeaderKind } from '../http/types.js';
+import { UsageError } from '../http/errors.js';
+import { CONFIG_FILE_NAME, PROJECT_NAME, configFileIn } from './paths.js';
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+export const AUTH_HEADER_KINDS: readonly AuthHeaderKind[] = ['x-api-key', 'bearer'];
+
+/** A profile as written in the config file (snake_case, like the contract). */
+export interface StoredProfile {
+  base_url: string;
+  v1_base_url?: string;
+  api_key?: string;
+  v1_api_key?: string;
+  auth_header: AuthHeaderKind;
+}
+
+export interface ConfigData {
+  profiles: Record<string, StoredProfile>;
+  default_profile?: string;
+}
+
+export interface ConfigStore {
+  /** the config file */
+  readonly path: string;
+  /** its folder */
+  readonly dir: string;
+  /** profile names, sorted */
+  profileNames(): string[];
+  getProfile(name: string): StoredProfile | undefined;
+  defaultProfile(): string | undefined;
+  /** creates or replaces a profile; the first profile ever stored becomes the default */
+  setProfile(name: string, profile: StoredProfile): void;
+  /** removes a profile (clearing the default if it was the default); false when there was none */
+  removeProfile(name: string): boolean;
+  setDefault(name: string): void;
+}
+
+/** Profile names: short, shell- and file-friendly. */
+export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function checkProfileName(name: string): string {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(
+      `Invalid profile name "${name}": use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+    );
+  }
+  return name;
+}
+
+/** "dev, prod" or "(none)" — for messages about unknown profiles. */
+export function listNames(names: readonly string[]): string {
+  return names.length === 0 ? '(none; add one with `crm keys add <profile> --base-url URL`)' : names.join(', ');
+}
+
+export function unknownProfileError(name: string, names: readonly string[], file?: string): UsageError {
+  return new UsageError(`Unknown profile "${name}". Profiles: ${listNames(names)}.`, {
+    hint: file ? `Profiles are stored in ${file}.` : undefined,
+  });
+}
+
+export interface OpenStoreOptions {
+  /** the config folder (see configDirFor) */
+  dir: string;
+}
+
+/** Opens (and validates) the config file in `dir` (a folder, or `{dir}`); creates the folder (0700) if missing. */
+export async function openConfigStore(options: string | OpenStoreOptions): Promise<ConfigStore> {
+  const dir = typeof options === 'string' ? options : options.dir;
+  const [{ default: Conf }, { parseConfigData }] = await Promise.all([import('conf'), import('./schema.js')]);
+  const file = configFileIn(dir);
+  ensureDir(dir);
+  let conf: InstanceType<typeof Conf<Record<string, unknown>>>;
+  let raw: unknown;
+  try {
+    // conf reads the file in its constructor; an unreadable or broken file throws here.
+    conf = new Conf<Record<string, unknown>>({
+      projectName: PROJECT_NAME,
+      cwd: dir,
+      configName: CONFIG_FILE_NAME.replace(/\.json$/, ''),
+      configFileMode: FILE_MODE,
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+      watch: false,
+      // conf would quietly turn a top-level array or string into {}; say so instead.
+      deserialize: (text: string) => {
+        const value: unknown = JSON.parse(text);
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new NotAnObject();
+        return value as Record<string, unknown>;
+      },
+    });
+    raw = conf.store;
+  } catch (err) {
+    throw brokenFile(file, err);
+  }
+  const data = parseConfigData(raw, conf.path);
+
+  const write = (): void => {
+    const out: Record<string, unknown> = { profiles: data.profiles };
+    if (data.default_profile !== undefined) out.default_profile = data.default_profile;
+    ensureDir(dir);
+    try {
+      conf.store = out;
+      // conf (atomically) keeps an existing file's mode on rewrite, so set ours every time.
+      fs.chmodSync(conf.path, FILE_MODE);
+      fs.chmodSync(dir, DIR_MODE);
+    } catch (err) {
+      throw new UsageError(`Cannot write the config file ${conf.path}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+
+  return {
+    path: conf.path,
+    dir,
+    profileNames: () => Object.keys(data.profiles).sort(),
+    getProfile: (name) => (Object.hasOwn(data.profiles, name) ? { ...data.profiles[name]! } : undefined),
+    defaultProfile: () => data.default_profile,
+    setProfile(name, profile) {
+      checkProfileName(name);
+      data.profiles[name] = stripUndefined(profile);
+      if (data.default_profile === undefined) data.default_profile = name;
+      write();
+    },
+    removeProfile(name) {
+      if (!Object.hasOwn(data.profiles, name)) return false;
+      delete data.profiles[name];
+      if (data.default_profile === name) delete data.default_profile;
+      write();
+      return true;
+    },
+    setDefault(name) {
+      if (!Object.hasOwn(data.profiles, name)) throw unknownProfileError(name, Object.keys(data.profiles).sort(), conf.path);
+      data.default_profile = name;
+      write();
+    },
+  };
+}
+
+function ensureDir(dir: string): void {
+  if (fs.existsSync(dir)) return;
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+    fs.chmodSync(dir, DIR_MODE);
+  } catch (err) {
+    throw new UsageError(`Cannot create the config folder ${dir}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+class NotAnObject extends Error {}
+
+function brokenFile(file: string, err: unknown): UsageError {
+  const e = err as NodeJS.ErrnoException;
+  if (err instanceof NotAnObject) {
+    return new UsageError(`The config file ${file} is malformed: (top level) must be a JSON object with "profiles". Fix it or delete it and add the profiles again.`);
+  }
+  if (e?.name === 'SyntaxError') {
+    return new UsageError(`The config file ${file} is not valid JSON (${e.message}). Fix it or delete it and add the profiles again.`, {
+      cause: err,
+    });
+  }
+  if (e?.code === 'EACCES' || e?.code === 'EPERM' || e?.code === 'EISDIR') {
+    return new UsageError(`Cannot read the config file ${file}: ${e.message}`, { cause: err });
+  }
+  return new UsageError(`Cannot read the config file ${file}: ${e?.message ?? String(err)}`, { cause: err });
+}
+
+function stripUndefined(profile: StoredProfile): StoredProfile {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(profile)) if (v !== undefined && v !== '') out[k] = v;
+  return out as unknown as StoredProfile;
+}
