@@ -1,0 +1,79 @@
+// CSV and TSV cells and rows: RFC 4180 quoting for csv, backslash escapes for tsv, and the OWASP
+// CSV-injection guard for both (a spreadsheet opening either would run a formula).
+import { sanitizeForTerminal } from './sanitize.js';
+
+export type CsvSeparator = ',' | '\t';
+
+export interface CsvCellOptions {
+  /**
+   * The output is a terminal: control characters are shown escaped (sanitizeForTerminal) instead
+   * of being quoted, since nothing will parse this and a raw ESC or CR would reach the terminal.
+   */
+  terminal?: boolean;
+}
+
+// OWASP's list (=, +, -, @, tab, CR), plus LF and the full-width forms of the four signs, which
+// some spreadsheets fold to ASCII before deciding a cell is a formula.
+const FORMULA_START = /^[=+\-@\t\r\n\uff1d\uff0b\uff0d\uff20]/;
+
+/**
+ * The text of one value: null/undefined → '', strings as they are, numbers/booleans/bigints via
+ * String, objects and arrays as compact JSON.
+ */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    default:
+      if (value instanceof Date) return value.toISOString();
+      return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? '';
+  }
+}
+
+/**
+ * Whether a value needs the injection prefix. Only strings (and JSON-encoded objects, which start
+ * with `{` or `[` and so never match): a real number such as -5 or 1e+21 is written by String()
+ * using only digits, sign, `.` and `e`, which a spreadsheet reads as that number, never a formula;
+ * prefixing it would turn numeric columns into text. A string "-5" from the server is prefixed.
+ */
+export function needsFormulaGuard(value: unknown): boolean {
+  return typeof value === 'string' && FORMULA_START.test(value);
+}
+
+/** One cell, escaped for `sep` (',' → RFC 4180 quoting; '\t' → `\\`, `\t`, `\n`, `\r` escapes). */
+export function csvCell(value: unknown, sep: CsvSeparator = ',', opts: CsvCellOptions = {}): string {
+  let text = cellText(value);
+  if (needsFormulaGuard(value)) text = `'${text}`;
+  if (sep === '\t') {
+    text = escapeTsv(text);
+    return opts.terminal ? sanitizeForTerminal(text) : text;
+  }
+  if (opts.terminal) text = sanitizeForTerminal(text);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One row without its line terminator; the writers end rows with `\n`. */
+export function csvRow(values: readonly unknown[], sep: CsvSeparator = ',', opts: CsvCellOptions = {}): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) line += sep;
+    line += csvCell(values[i], sep, opts);
+  }
+  return line;
+}
+
+// The "linear TSV" convention (also PostgreSQL's text COPY format): reversible, one row per line.
+function escapeTsv(text: string): string {
+  if (!/[\\\t\n\r]/.test(text)) return text;
+  return text.replace(/[\\\t\n\r]/g, (ch) => (ch === '\\' ? '\\\\' : ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : '\\r'));
+}
+
+/** Reverses the tsv cell escaping (for tests and for anyone reading our tsv back). */
+export function unescapeTsv(cell: string): string {
+  return cell.replace(/\\([\\tnr])/g, (_m, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : '\\'));
+}

@@ -1,0 +1,97 @@
+// Error text for standard error (CONTRACT §3): `Error: MESSAGE (HTTP 404 NOT_FOUND, request req_…)`,
+// one line per detail, the hint; with `-o json` also one JSON object line. Server text is sanitised.
+import { isCrmError } from '../http/errors.js';
+import type { OutputStream } from './backpressure.js';
+import { safeJson, sanitizeForTerminal } from './sanitize.js';
+
+export interface FormatErrorOptions {
+  /** also emit the error as one JSON object line (`-o json`) */
+  json?: boolean;
+  /** add the stack of an unexpected (non-CrmError) error, for --verbose */
+  stack?: boolean;
+}
+
+/** The JSON object printed with `-o json`; `exit_code` goes beyond the contract's keys. */
+export interface ErrorJson {
+  error: { code: string | null; message: string; details: Array<Record<string, unknown>> };
+  status: number | null;
+  request_id: string | null;
+  exit_code: number;
+}
+
+const clean = (s: string): string => sanitizeForTerminal(s);
+const cleanMultiline = (s: string): string => sanitizeForTerminal(s, { keepNewlines: true });
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  if (typeof err === 'string') return err;
+  try {
+    return JSON.stringify(err) ?? String(err);
+  } catch {
+    return String(err);
+  }
+}
+
+function text(v: unknown): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map(String).join('.'); // a path like ["address", "city"]
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+/**
+ * One detail as `field: issue`. The spec does not show the detail shape, so the usual names are
+ * tried (field/path/param/name; message/issue/reason/code); anything else is shown as JSON.
+ */
+export function formatDetail(detail: Record<string, unknown>): string {
+  const field = text(detail.field ?? detail.path ?? detail.param ?? detail.name ?? detail.column);
+  const message = text(detail.message ?? detail.issue ?? detail.reason ?? detail.error);
+  const code = text(detail.code);
+  const issue = message !== undefined && code !== undefined && code !== message ? `${message} (${code})` : (message ?? code);
+  if (issue === undefined) return clean(JSON.stringify(detail) ?? '');
+  return clean(field !== undefined ? `${field}: ${issue}` : issue);
+}
+
+/** `(HTTP 404 NOT_FOUND, request req_123)`, or the parts there are; '' when none. */
+function suffix(status?: number, code?: string, requestId?: string): string {
+  const parts: string[] = [];
+  const head = [status !== undefined ? `HTTP ${status}` : undefined, code].filter((p) => p !== undefined && p !== '');
+  if (head.length > 0) parts.push(head.join(' '));
+  if (requestId) parts.push(`request ${requestId}`);
+  return parts.length > 0 ? ` (${clean(parts.join(', '))})` : '';
+}
+
+/** The error as the JSON object of `-o json` (raw values; safeJson makes the text safe). */
+export function errorToJson(err: unknown): ErrorJson {
+  if (isCrmError(err)) {
+    return {
+      error: { code: err.code ?? null, message: err.message, details: err.details },
+      status: err.status ?? null,
+      request_id: err.requestId ?? null,
+      exit_code: err.exitCode,
+    };
+  }
+  return { error: { code: null, message: messageOf(err), details: [] }, status: null, request_id: null, exit_code: 1 };
+}
+
+/** The lines (without newlines) to print on standard error for `err`. */
+export function formatError(err: unknown, opts: FormatErrorOptions = {}): string[] {
+  const lines: string[] = [];
+  if (isCrmError(err)) {
+    lines.push(`Error: ${cleanMultiline(err.message)}${suffix(err.status, err.code, err.requestId)}`);
+    for (const d of err.details) lines.push(`  - ${formatDetail(d)}`);
+    if (err.hint) lines.push(`Hint: ${cleanMultiline(err.hint)}`);
+  } else {
+    lines.push(`Error: ${cleanMultiline(messageOf(err))}`);
+    if (opts.stack && err instanceof Error && err.stack) {
+      lines.push(...cleanMultiline(err.stack).split('\n').slice(1));
+    }
+  }
+  if (opts.json) lines.push(safeJson(errorToJson(err)));
+  return lines;
+}
+
+/** Writes formatError's lines to `stderr`. */
+export function printError(stderr: OutputStream, err: unknown, opts: FormatErrorOptions = {}): void {
+  stderr.write(`${formatError(err, opts).join('\n')}\n`);
+}

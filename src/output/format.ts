@@ -1,0 +1,92 @@
+// Choosing the output format and the fields: the default format by TTY, `--fields` parsing, and
+// picking fields (dot paths such as `link.type`) from a record.
+import type { OutputFormat } from '../commands/context.js';
+import { OUTPUT_FORMATS } from '../commands/context.js';
+import { UsageError } from '../http/errors.js';
+
+/** `-o` when given, else `table` on a TTY and `json` otherwise (CONTRACT §3). */
+export function resolveFormat(flag: string | undefined, stdoutIsTTY: boolean | undefined): OutputFormat {
+  if (flag === undefined || flag === '') return stdoutIsTTY ? 'table' : 'json';
+  const format = flag.toLowerCase();
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`unknown output format "${flag}"; use one of ${OUTPUT_FORMATS.join(', ')}`);
+  }
+  return format as OutputFormat;
+}
+
+/** `"a, b,link.type"` → `['a', 'b', 'link.type']`; blanks and repeats dropped; undefined when not given. */
+export function parseFields(flag: string | readonly string[] | undefined): string[] | undefined {
+  if (flag === undefined) return undefined;
+  const parts = (typeof flag === 'string' ? [flag] : flag).flatMap((f) => f.split(','));
+  const fields = [...new Set(parts.map((f) => f.trim()).filter((f) => f !== ''))];
+  if (fields.length === 0) throw new UsageError('--fields needs at least one field name, e.g. --fields id,name');
+  for (const f of fields) {
+    if (f.startsWith('.') || f.endsWith('.') || f.includes('..')) {
+      throw new UsageError(`--fields: "${f}" is not a field name or dot path (e.g. link.type)`);
+    }
+  }
+  return fields;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}
+
+/**
+ * The value at a dot path; a key that itself contains the dot (`{"link.type": 1}`) wins over the
+ * path. Array elements by index (`tags.0`). Missing → undefined.
+ */
+export function getPath(record: unknown, path: string): unknown {
+  if (!isObject(record)) return undefined;
+  if (Object.hasOwn(record, path)) return record[path];
+  let current: unknown = record;
+  for (const key of path.split('.')) {
+    if (!isObject(current) || !Object.hasOwn(current, key)) return undefined;
+    current = current[key];
+  }
+  return current;
+}
+
+/** A flat object keyed by the field names as given: `{id, "link.type"}`, for csv/tsv/table columns. */
+export function pickFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) out[f] = getPath(record, f);
+  return out;
+}
+
+/**
+ * The record cut down to `fields`, keeping its shape for json/ndjson: `link.type` gives
+ * `{"link": {"type": …}}`, so a script reading the full output reads the cut one the same way.
+ * A missing field is `null`, so every record carries every requested key, in the requested order.
+ */
+export function projectFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
+  const out = Object.create(null) as Record<string, unknown>;
+  const ours = new WeakSet<object>([out]); // objects built here, safe to write into
+  for (const f of fields) {
+    const value = getPath(record, f);
+    const keys = isObject(record) && Object.hasOwn(record, f) ? [f] : f.split('.');
+    let target = out;
+    for (let i = 0; i < keys.length - 1; i++) {
+      const k = keys[i] as string;
+      const next = target[k];
+      if (isObject(next) && ours.has(next)) {
+        target = next;
+        continue;
+      }
+      // copy a value an earlier field put here (`link` then `link.type`) instead of writing into the input
+      const created = Object.assign(Object.create(null) as Record<string, unknown>, isObject(next) && !Array.isArray(next) ? next : {});
+      ours.add(created);
+      target[k] = created;
+      target = created;
+    }
+    target[keys[keys.length - 1] as string] = value === undefined ? null : value;
+  }
+  return out;
+}
+
+/** The columns of a tabular output: `--fields`, else the given defaults, else the keys of `first`. */
+export function columnsFor(first: unknown, fields?: readonly string[], defaults?: readonly string[]): string[] {
+  if (fields && fields.length > 0) return [...fields];
+  if (defaults && defaults.length > 0) return [...defaults];
+  return isObject(first) && !Array.isArray(first) ? Object.keys(first) : ['value'];
+}

@@ -1,0 +1,54 @@
+// Table rendering with cli-table3 (the only importer of it; loaded lazily by the writers, since
+// cli-table3 costs ~13 ms at startup). Every cell is sanitised; nested values
+// are shown as compact JSON; long cells are cut so one wide field does not wreck the layout.
+import Table from 'cli-table3';
+import { cellDisplay, DEFAULT_MAX_CELL_WIDTH, truncate } from './cell.js';
+import { sanitizeForTerminal } from './sanitize.js';
+
+export interface TableOptions {
+  /** ANSI colours for header and border; false gives plain text */
+  color?: boolean;
+  /** list tables: longest cell in characters before it is cut with `…` (default 60; 0 = never) */
+  maxCellWidth?: number;
+}
+
+export interface KeyValueTableOptions {
+  color?: boolean;
+  /** the terminal width: long values wrap to fit it; without it values are shown whole */
+  width?: number;
+}
+
+function style(color: boolean | undefined): { head: string[]; border: string[] } {
+  return color ? { head: ['bold'], border: ['grey'] } : { head: [], border: [] };
+}
+
+/**
+ * A table of `rows` (already display strings or raw values) under `columns`, as one string ending
+ * in a newline. Header names are sanitised too: without `--fields` they are the server's keys.
+ */
+export function renderTable(columns: readonly string[], rows: readonly (readonly unknown[])[], opts: TableOptions = {}): string {
+  const max = opts.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH;
+  const table = new Table({
+    head: columns.map((c) => cellDisplay(c, max)),
+    style: style(opts.color),
+    wordWrap: false,
+  });
+  for (const row of rows) table.push(row.map((v) => (typeof v === 'string' ? truncate(sanitizeForTerminal(v), max) : cellDisplay(v, max))));
+  return `${table.toString()}\n`;
+}
+
+/** A two-column key/value table for one resource (`get`), keys in record order. */
+export function renderKeyValueTable(entries: ReadonlyArray<readonly [string, unknown]>, opts: KeyValueTableOptions = {}): string {
+  const keys = entries.map(([k]) => cellDisplay(k));
+  const values = entries.map(([, v]) => cellDisplay(v));
+  const keyWidth = Math.max(1, ...keys.map((k) => k.length)) + 2;
+  const wrapAt = opts.width !== undefined && opts.width > keyWidth + 20 ? opts.width - keyWidth - 3 : undefined;
+  const table = new Table({
+    style: style(opts.color),
+    ...(wrapAt !== undefined ? { colWidths: [keyWidth, wrapAt], wordWrap: true } : {}),
+  });
+  for (let i = 0; i < keys.length; i++) {
+    table.push([keys[i], values[i]]);
+  }
+  return `${table.toString()}\n`;
+}

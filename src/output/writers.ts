@@ -1,0 +1,193 @@
+// The list and single-resource writers for every output format. Lists stream: records are
+// written as they arrive, with backpressure, so memory does not grow with the list.
+import type { OutputFormat } from '../commands/context.js';
+import { writeChunk, type OutputStream } from './backpressure.js';
+import { csvRow, type CsvSeparator } from './csv.js';
+import { columnsFor, getPath, projectFields } from './format.js';
+import { safeJson, sanitizeForTerminal } from './sanitize.js';
+import { cellDisplay, DEFAULT_MAX_CELL_WIDTH } from './cell.js';
+
+/** The table renderer, loaded on first use: cli-table3 is not needed by json/csv output or at startup. */
+export const loadTableRenderer = (): Promise<typeof import('./table.js')> => import('./table.js');
+
+export interface WriterOptions {
+  /** `--fields`: selects and orders fields (dot paths) in every format */
+  fields?: readonly string[];
+  /** table only: the command's default columns when `--fields` is not given */
+  columns?: readonly string[];
+  /** table only: ANSI colours (false for --no-color / NO_COLOR / not a TTY) */
+  color?: boolean;
+  /** table only: rows per table; a longer list prints several tables of this many rows (default 1000) */
+  tableChunkSize?: number;
+  /** table only: longest list cell before it is cut with `…` (default 60; 0 = never) */
+  maxCellWidth?: number;
+  /** key/value table only: wrap values to this width (default: the stream's `columns`, if a TTY) */
+  width?: number;
+}
+
+export interface ListWriter {
+  /** Writes one record; returns a promise when the stream needs draining: await it. */
+  write(record: unknown): void | Promise<void>;
+  /** Finishes the output (closing `]`, last table, csv header of an empty list with --fields). Does not end the stream. */
+  end(): Promise<void>;
+  /** records written so far */
+  readonly count: number;
+}
+
+export const DEFAULT_TABLE_CHUNK_SIZE = 1000;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The cells of `record` for `columns`; a record that is not an object is its own single cell. */
+function rowOf(record: unknown, columns: readonly string[]): unknown[] {
+  return isPlainObject(record) ? columns.map((c) => getPath(record, c)) : [record];
+}
+
+function project(record: unknown, fields: readonly string[] | undefined): unknown {
+  return fields && fields.length > 0 && isPlainObject(record) ? projectFields(record, fields) : record;
+}
+
+/** A streaming writer for a list of records in `format`. */
+export function createListWriter(format: OutputFormat, stdout: OutputStream, opts: WriterOptions = {}): ListWriter {
+  switch (format) {
+    case 'json':
+      return jsonListWriter(stdout, opts);
+    case 'ndjson':
+      return lineWriter(stdout, (r) => `${safeJson(project(r, opts.fields))}\n`);
+    case 'csv':
+      return delimitedWriter(stdout, ',', opts);
+    case 'tsv':
+      return delimitedWriter(stdout, '\t', opts);
+    case 'table':
+      return tableWriter(stdout, opts);
+  }
+}
+
+// `[`, records separated by `,\n`, `]`: byte for byte JSON.stringify(list, null, 2) + '\n'.
+function jsonListWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
+  let count = 0;
+  let ended = false;
+  return {
+    get count() {
+      return count;
+    },
+    write(record) {
+      if (ended) throw new Error('write after end');
+      const body = safeJson(project(record, opts.fields), 2).replace(/\n/g, '\n  ');
+      return writeChunk(stdout, `${count++ === 0 ? '[\n  ' : ',\n  '}${body}`);
+    },
+    async end() {
+      if (ended) return;
+      ended = true;
+      await writeChunk(stdout, count === 0 ? '[]\n' : '\n]\n');
+    },
+  };
+}
+
+function lineWriter(stdout: OutputStream, line: (record: unknown) => string): ListWriter {
+  let count = 0;
+  return {
+    get count() {
+      return count;
+    },
+    write(record) {
+      count++;
+      return writeChunk(stdout, line(record));
+    },
+    async end() {},
+  };
+}
+
+// Header from --fields, else from the first record's keys; later records follow those columns.
+function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOptions): ListWriter {
+  const cellOpts = { terminal: stdout.isTTY === true };
+  let columns: string[] | undefined;
+  let count = 0;
+  const header = (cols: readonly string[]): string => `${csvRow(cols, sep, cellOpts)}\n`;
+  return {
+    get count() {
+      return count;
+    },
+    write(record) {
+      let chunk = '';
+      if (columns === undefined) {
+        columns = columnsFor(record, opts.fields);
+        chunk = header(columns);
+      }
+      count++;
+      return writeChunk(stdout, `${chunk}${csvRow(rowOf(record, columns), sep, cellOpts)}\n`);
+    },
+    async end() {
+      if (columns === undefined && opts.fields && opts.fields.length > 0) {
+        columns = [...opts.fields];
+        await writeChunk(stdout, header(columns));
+      }
+    },
+  };
+}
+
+// A table needs every row to size its columns, so rows are buffered (as short display strings)
+// and printed as one table per `tableChunkSize` rows, with the same columns in each.
+function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
+  const chunkSize = Math.max(1, opts.tableChunkSize ?? DEFAULT_TABLE_CHUNK_SIZE);
+  const maxCellWidth = opts.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH;
+  let columns: string[] | undefined;
+  let rows: string[][] = [];
+  let count = 0;
+  const flush = async (): Promise<void> => {
+    if (rows.length === 0 || columns === undefined) return;
+    const [cols, batch] = [columns, rows];
+    rows = [];
+    const { renderTable } = await loadTableRenderer();
+    await writeChunk(stdout, renderTable(cols, batch, { color: opts.color, maxCellWidth }));
+  };
+  return {
+    get count() {
+      return count;
+    },
+    write(record) {
+      columns ??= columnsFor(record, opts.fields, opts.columns);
+      rows.push(rowOf(record, columns).map((v) => cellDisplay(v, maxCellWidth)));
+      count++;
+      return rows.length >= chunkSize ? flush() : undefined;
+    },
+    async end() {
+      await flush();
+    },
+  };
+}
+
+/**
+ * Writes one resource: json pretty-printed (2 spaces), ndjson one line, csv/tsv a header and a
+ * row, table a two-column key/value table. `null` or a non-object prints as its JSON/text.
+ */
+export async function writeRecord(format: OutputFormat, stdout: OutputStream, record: unknown, opts: WriterOptions = {}): Promise<void> {
+  const fields = opts.fields && opts.fields.length > 0 ? opts.fields : undefined;
+  switch (format) {
+    case 'json':
+      return writeChunk(stdout, `${safeJson(project(record, fields), 2)}\n`);
+    case 'ndjson':
+      return writeChunk(stdout, `${safeJson(project(record, fields))}\n`);
+    case 'csv':
+    case 'tsv': {
+      const sep: CsvSeparator = format === 'csv' ? ',' : '\t';
+      const cellOpts = { terminal: stdout.isTTY === true };
+      const columns = columnsFor(record, fields);
+      return writeChunk(stdout, `${csvRow(columns, sep, cellOpts)}\n${csvRow(rowOf(record, columns), sep, cellOpts)}\n`);
+    }
+    case 'table': {
+      if (typeof record !== 'object' || record === null) {
+        return writeChunk(stdout, `${sanitizeForTerminal(record === null || record === undefined ? 'null' : String(record))}\n`);
+      }
+      const entries: Array<[string, unknown]> = fields
+        ? fields.map((f) => [f, getPath(record, f)])
+        : Object.entries(record as Record<string, unknown>);
+      if (entries.length === 0) return undefined;
+      const width = opts.width ?? (stdout.isTTY ? stdout.columns : undefined);
+      const { renderKeyValueTable } = await loadTableRenderer();
+      return writeChunk(stdout, renderKeyValueTable(entries, { color: opts.color, width }));
+    }
+  }
+}
