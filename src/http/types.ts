@@ -1,5 +1,6 @@
 // The shape of the HTTP core as the rest of crm sees it. src/http/client.ts implements it.
 import type { ApiRecord } from '../api/envelopes.js';
+import type { Pacer } from './pacer.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthHeaderKind = 'x-api-key' | 'bearer';
@@ -25,7 +26,7 @@ export interface ClientConfig {
   /** one line per request for --verbose: method, URL, status, ms, retry; never the key */
   log?: (line: string) => void;
   /** a pacer shared by every client of the process (default: one per process) */
-  pacer?: unknown;
+  pacer?: Pacer;
   signal?: AbortSignal;
 }
 

@@ -1,0 +1,211 @@
+// The one request path of crm (CONTRACT §4): auth header, idempotency key, pacing, retries, envelope
+// checks, error mapping and --verbose lines, composed from the small modules beside this one.
+//
+// Why not undici's RetryAgent/RetryHandler: its retry decision sees method and status, not our rule
+// that a POST/PATCH may repeat only with an Idempotency-Key; its waits are its own timers (no shared
+// pacer, no 429 that holds back every concurrent request, no injectable clock for tests); its
+// backoff has no full jitter; and it hides the attempts, while --verbose and the batch summary need
+// each one. So undici does the HTTP (pooling, keep-alive, timeouts) and this loop does the policy.
+import { randomUUID } from 'node:crypto';
+import { USER_AGENT } from '../version.js';
+import type { ApiRecord } from '../api/envelopes.js';
+import { systemClock } from './clock.js';
+import { checkResponse } from './envelope-check.js';
+import { type CrmError, InterruptedError, RateLimitError, ServerError, isCrmError } from './errors.js';
+import { redactKey } from './mask.js';
+import { type Pacer, sharedPacer } from './pacer.js';
+import { paginatePages, paginateRecords } from './paginate.js';
+import { backoffMs, retryAfterMs, shouldRetry } from './retry.js';
+import { linkSignals } from './signals.js';
+import { OriginTransport, type RawResponse } from './transport.js';
+import type { ApiResponse, ClientConfig, ClientStats, Expect, HttpClient, PaginateOptions, Page, RequestOptions } from './types.js';
+import { parseBaseUrl, resolveUrl } from './url.js';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_RETRIES = 5;
+/** A Retry-After longer than this is not waited out: the command fails and says when to come back. */
+export const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
+/** The HttpClient of src/http/types.ts, plus what its owner needs. */
+export interface CrmHttpClient extends HttpClient {
+  readonly pacer: Pacer;
+  /** closes the connection pool (idle connections do not keep the process alive anyway) */
+  close(): Promise<void>;
+}
+
+type Attempt =
+  | { kind: 'response'; raw: RawResponse }
+  | { kind: 'network'; error: unknown; code?: string };
+
+export function createClient(config: ClientConfig): CrmHttpClient {
+  const base = parseBaseUrl(config.baseUrl);
+  const clock = config.clock ?? systemClock;
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const pacer = config.pacer ?? sharedPacer(clock, base.origin, config.apiKey);
+  const transport = new OriginTransport(base.origin, Math.min(timeoutMs, 10_000));
+  const defaultExpect: Expect = /\/api\/v1$/.test(base.pathname) ? 'v1' : 'v2';
+  const stats: ClientStats = { requests: 0, retries: 0 };
+  const authHeaders: Record<string, string> =
+    config.authHeader === 'bearer' ? { authorization: `Bearer ${config.apiKey}` } : { 'x-service-api-key': config.apiKey };
+  const log = config.log ? (line: string) => config.log!(redactKey(line, config.apiKey)) : undefined;
+
+  async function request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
+    const url = resolveUrl(base, opts.path, opts.query);
+    const target = `${url.pathname}${url.search}`;
+    const expect = opts.expect ?? defaultExpect;
+    const idempotencyKey = opts.idempotencyKey === true ? randomUUID() : opts.idempotencyKey;
+    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const headers: Record<string, string> = {
+      ...authHeaders,
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+    };
+    // config.signal (Ctrl-C) stops waiting and starting; opts.signal also cancels the request in flight.
+    const waits = linkSignals(config.signal, opts.signal);
+    try {
+      for (let attempt = 0; ; attempt++) {
+        if (waits.signal.aborted) throw interrupted(waits.signal.reason);
+        const ticket = await pacer.acquire(waits.signal).catch((err: unknown) => {
+          throw interrupted(err);
+        });
+        const started = clock.now();
+        stats.requests++;
+        const outcome = await sendOnce(target, opts.method, headers, body, opts.signal);
+        pacer.done(ticket, outcome.kind === 'response' ? outcome.raw.headers : undefined);
+        const ms = Math.max(0, Math.round(clock.now() - started));
+        const retryNote = attempt > 0 ? ` (retry ${attempt})` : '';
+        const what = outcome.kind === 'response' ? String(outcome.raw.status) : (outcome.code ?? 'ERROR');
+        log?.(`${opts.method} ${url.href} ${what} ${ms} ms${retryNote}`);
+
+        if (outcome.kind === 'network' && opts.signal?.aborted) throw interrupted(opts.signal.reason);
+        const judged = judge(outcome, expect, url, opts.method);
+        if (judged.ok) {
+          const raw = (outcome as { raw: RawResponse }).raw;
+          return { status: raw.status, headers: raw.headers, body: judged.body as T, requestId: judged.requestId, retries: attempt };
+        }
+        const status = outcome.kind === 'response' ? outcome.raw.status : undefined;
+        const errorCode = outcome.kind === 'network' ? outcome.code : judged.truncated ? 'TRUNCATED_BODY' : undefined;
+        const retry = shouldRetry({
+          method: opts.method,
+          status,
+          errorCode,
+          hasIdempotencyKey: idempotencyKey !== undefined,
+          attempt,
+          maxRetries,
+        });
+        if (!retry) throw finalError(judged.error, attempt, retryable(status, errorCode));
+
+        const fromHeader = outcome.kind === 'response' ? retryAfterMs(outcome.raw.headers['retry-after'], clock.now()) : undefined;
+        const backoff = backoffMs(attempt, () => clock.random());
+        const wait = status === 429 ? (fromHeader ?? backoff) : Math.max(backoff, fromHeader ?? 0);
+        if (wait > MAX_RETRY_AFTER_MS) {
+          throw finalError(judged.error, attempt, true, `the server asks to wait ${Math.ceil(wait / 1000)} s; try again then`);
+        }
+        if (status === 429) pacer.block(wait); // every concurrent request holds back, not just this one
+        await clock.sleep(wait, waits.signal).catch((err: unknown) => {
+          throw interrupted(err);
+        });
+        stats.retries++;
+      }
+    } finally {
+      waits.dispose();
+    }
+  }
+
+  async function sendOnce(
+    target: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Attempt> {
+    try {
+      return { kind: 'response', raw: await transport.send({ method, path: target, headers, body, timeoutMs, signal }) };
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      return { kind: 'network', error, code: typeof code === 'string' ? code : undefined };
+    }
+  }
+
+  function judge(outcome: Attempt, expect: Expect, url: URL, method: string) {
+    if (outcome.kind === 'network') {
+      return { ok: false as const, error: networkError(outcome, url, method, timeoutMs), truncated: false };
+    }
+    const { status, headers, text } = outcome.raw;
+    if (status >= 300 && status < 400) {
+      const location = headers.location ? ` to ${redactKey(headers.location, config.apiKey).slice(0, 200)}` : '';
+      const error = new ServerError(
+        `the server answered a redirect (HTTP ${status})${location}; crm does not follow redirects, so the key stays with ${base.origin}`,
+        { status, code: 'REDIRECT', hint: 'check the base URL (a redirect often means http vs https or a missing /api/v2)' },
+      );
+      return { ok: false as const, error, truncated: false };
+    }
+    const checked = checkResponse(status, redactKey(text, config.apiKey), expect, headers['x-request-id']);
+    return checked;
+  }
+
+  function pages(path: string, opts: PaginateOptions = {}): AsyncGenerator<Page, void, undefined> {
+    return paginatePages((query, signal) => request({ method: 'GET', path, query, expect: 'list', signal }), opts);
+  }
+
+  function paginate(path: string, opts: PaginateOptions = {}): AsyncGenerator<ApiRecord, void, undefined> {
+    return paginateRecords(pages(path, opts), opts.max);
+  }
+
+  return {
+    baseUrl: base.href,
+    stats,
+    pacer,
+    request,
+    pages,
+    paginate,
+    close: () => transport.close(),
+  };
+}
+
+function retryable(status: number | undefined, errorCode: string | undefined): boolean {
+  return status === 429 || (status !== undefined && status >= 500) || errorCode !== undefined;
+}
+
+/** The error to throw when no retry follows; says so when retries ran out. */
+function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hint?: string): CrmError {
+  if (!wasRetryable || attempt === 0) {
+    if (hint && !error.hint) Object.assign(error, { hint });
+    return error;
+  }
+  const Cls = error.constructor as new (message: string, info: ConstructorParameters<typeof ServerError>[1]) => CrmError;
+  const message = `${error.message} (gave up after ${attempt} ${attempt === 1 ? 'retry' : 'retries'})`;
+  const isRate = error instanceof RateLimitError;
+  return new Cls(message, {
+    status: error.status,
+    code: error.code,
+    requestId: error.requestId,
+    details: error.details,
+    hint: hint ?? (isRate ? 'the rate limit is still exceeded; wait a little or lower --concurrency' : 'try again later, or raise --max-retries'),
+    cause: error.cause,
+  });
+}
+
+function describeNetwork(code: string | undefined, err: unknown, timeoutMs: number): string {
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `no answer within ${timeoutMs / 1000} s (timeout)`;
+  }
+  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return 'the connection was closed before an answer (connection reset)';
+  if (code === 'ECONNREFUSED') return 'connection refused (is the server running?)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  const message = err instanceof Error ? err.message : String(err);
+  return code ? `${message} (${code})` : message;
+}
+
+function networkError(outcome: { error: unknown; code?: string }, url: URL, method: string, timeoutMs: number): CrmError {
+  const what = describeNetwork(outcome.code, outcome.error, timeoutMs);
+  return new ServerError(`${method} ${url.origin}${url.pathname} failed: ${what}`, { code: outcome.code ?? 'NETWORK_ERROR', cause: outcome.error });
+}
+
+function interrupted(reason: unknown): CrmError {
+  if (isCrmError(reason)) return reason;
+  return new InterruptedError('interrupted', { cause: reason });
+}

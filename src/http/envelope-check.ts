@@ -1,0 +1,99 @@
+// Turns a raw HTTP answer into the checked envelope or the error it stands for (CONTRACT §3–4):
+// zod against the expected envelope; error envelopes (v2 and v1) to the class of their status;
+// anything else (HTML from a proxy, truncated JSON) to a ServerError quoting the body's start.
+import type { z } from 'zod';
+import {
+  batchEnvelope,
+  errorEnvelope,
+  listEnvelope,
+  successEnvelope,
+  v1ErrorEnvelope,
+  v1SuccessEnvelope,
+  v2Envelope,
+} from '../api/envelopes.js';
+import { type CrmError, RateLimitError, ServerError, errorClassForStatus } from './errors.js';
+import type { Expect } from './types.js';
+
+export const QUOTE_LENGTH = 200;
+
+const SCHEMAS: Record<Expect, z.ZodType> = {
+  success: successEnvelope,
+  list: listEnvelope,
+  batch: batchEnvelope,
+  v2: v2Envelope,
+  v1: v1SuccessEnvelope,
+};
+
+/** Control characters (C0, DEL, C1) and bidi overrides, which could rewrite a terminal line. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g;
+
+/** The first 200 characters of a body, fit to print: control characters become spaces. */
+export function quoteBody(text: string, length = QUOTE_LENGTH): string {
+  const clean = text.replace(UNSAFE, ' ').replace(/ {2,}/g, ' ').trim();
+  return clean.length > length ? `${clean.slice(0, length)}…` : clean;
+}
+
+export type Checked =
+  | { ok: true; body: unknown; requestId?: string }
+  | {
+      ok: false;
+      error: CrmError;
+      /** a 2xx whose body was cut off: transient, may be retried like a reset */
+      truncated: boolean;
+    };
+
+function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function requestIdOf(value: unknown, header: string | undefined): string | undefined {
+  const meta = (value as { meta?: { request_id?: unknown } } | null)?.meta;
+  if (meta && typeof meta.request_id === 'string') return meta.request_id;
+  return header;
+}
+
+function notEnvelope(status: number, text: string, why: string, requestId?: string): CrmError {
+  const quoted = quoteBody(text);
+  const message = `unexpected response from the server (HTTP ${status}, ${why}): ${quoted === '' ? '(empty body)' : quoted}`;
+  // A 429 stays a rate limit whatever its body, so that retries and the exit code still fit.
+  const Cls = status === 429 ? RateLimitError : ServerError;
+  return new Cls(message, { status, requestId, code: status === 429 ? 'RATE_LIMITED' : 'INVALID_RESPONSE' });
+}
+
+/** Checks one answer. `requestIdHeader` is X-Request-Id, used when the body has no meta. */
+export function checkResponse(status: number, text: string, expect: Expect, requestIdHeader?: string): Checked {
+  const parsed = tryJson(text);
+  if (!parsed.ok) {
+    const why = text.trim() === '' ? 'empty body' : 'not JSON';
+    return {
+      ok: false,
+      error: notEnvelope(status, text, why, requestIdHeader),
+      truncated: status >= 200 && status < 300,
+    };
+  }
+  const value = parsed.value;
+  const requestId = requestIdOf(value, requestIdHeader);
+  const v2Error = errorEnvelope.safeParse(value);
+  const v1Error = v2Error.success ? undefined : v1ErrorEnvelope.safeParse(value);
+  const err = v2Error.success ? v2Error.data.error : v1Error?.success ? v1Error.data.error : undefined;
+  if (err) {
+    // An error envelope on a 2xx is still an error; it has no status of its own to map.
+    const Cls = status >= 400 ? errorClassForStatus(status) : ServerError;
+    const error = new Cls(err.message, { status, code: err.code, requestId, details: err.details ?? [] });
+    return { ok: false, error, truncated: false };
+  }
+  if (status >= 300) return { ok: false, error: notEnvelope(status, text, 'not an error envelope', requestId), truncated: false };
+  const checked = SCHEMAS[expect].safeParse(value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const where = issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'shape';
+    return { ok: false, error: notEnvelope(status, text, `not a ${expect} envelope; ${where}`, requestId), truncated: false };
+  }
+  // the body as sent (zod would strip fields the schema does not name; `crm api` prints them all)
+  return { ok: true, body: value, requestId };
+}

@@ -1,0 +1,234 @@
+// Keeps every request of a process under the server's rate limit (CONTRACT §4), from the
+// X-RateLimit-* headers, so bulk work flows instead of bouncing off 429s. The arithmetic is in
+// pure functions; the Pacer class holds the state shared by concurrent requests.
+import { linkSignals } from './signals.js';
+import type { Clock } from './types.js';
+
+/** a Reset above this is a Unix time in seconds; anything else is seconds until the window resets */
+export const UNIX_TIME_THRESHOLD = 1e9;
+/** waited past an expected reset so a request never lands on the old window */
+export const RESET_MARGIN_MS = 5;
+
+export interface RateLimitInfo {
+  limit?: number;
+  remaining: number;
+  /** when the window resets, on our clock (ms) */
+  resetAt: number;
+}
+
+/** X-RateLimit-Reset → ms on our clock. Unix seconds above 10^9, else seconds from now (decimals). */
+export function resetToMs(value: number, nowMs: number): number {
+  if (value > UNIX_TIME_THRESHOLD) return value * 1000;
+  return nowMs + Math.max(0, value) * 1000;
+}
+
+function numberHeader(headers: Record<string, string | undefined>, name: string): number | undefined {
+  const raw = headers[name];
+  if (raw === undefined) return undefined;
+  const first = raw.split(',')[0]!.trim();
+  if (!/^\d+(\.\d+)?$/.test(first)) return undefined;
+  const n = Number(first);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** The window as a response reports it (header names lower-case); undefined without Remaining and Reset. */
+export function parseRateLimit(headers: Record<string, string | undefined>, nowMs: number): RateLimitInfo | undefined {
+  const remaining = numberHeader(headers, 'x-ratelimit-remaining');
+  const reset = numberHeader(headers, 'x-ratelimit-reset');
+  if (remaining === undefined || reset === undefined) return undefined;
+  const limit = numberHeader(headers, 'x-ratelimit-limit');
+  return { limit, remaining: Math.floor(remaining), resetAt: resetToMs(reset, nowMs) };
+}
+
+export interface PaceState {
+  now: number;
+  /** no request before this (a 429's Retry-After) */
+  blockedUntil: number;
+  limit?: number;
+  /** what the server last said remains in this window; undefined: nothing known */
+  remaining?: number;
+  /** undefined right after a reset we inferred, until a response tells the new one */
+  resetAt?: number;
+  /** requests sent that the last `remaining` does not count yet */
+  pending: number;
+  lastSendAt?: number;
+}
+
+/**
+ * How long the next request should wait: 0 to go now, Infinity to wait for a response to arrive.
+ * While more than half the window's budget is left, requests go at once (a short burst costs
+ * nothing in a fixed window and keeps interactive use fast); below that, the rest is spread
+ * evenly over the time left; with nothing left, wait for the reset.
+ */
+export function paceDelay(s: PaceState): number {
+  if (s.now < s.blockedUntil) return s.blockedUntil - s.now;
+  if (s.remaining === undefined) return 0;
+  const available = s.remaining - s.pending;
+  if (s.resetAt === undefined) return available > 0 ? 0 : Infinity;
+  if (s.now >= s.resetAt) return 0; // the window is over: the caller rolls the state over
+  if (available <= 0) return s.resetAt - s.now + RESET_MARGIN_MS;
+  const reserve = Math.ceil((s.limit ?? s.remaining) / 2);
+  if (available > reserve) return 0;
+  const interval = (s.resetAt - s.now) / available;
+  if (s.lastSendAt === undefined) return 0;
+  return Math.max(0, Math.ceil(s.lastSendAt + interval - s.now));
+}
+
+/** A request admitted by the pacer; hand it back with `done` when its answer (or failure) arrives. */
+export interface PacerTicket {
+  readonly seq: number;
+}
+
+export interface PacerStats {
+  /** requests admitted */
+  admitted: number;
+  /** requests that had to wait, and for how long in all */
+  waited: number;
+  waitedMs: number;
+  /** 429s reported */
+  rateLimited: number;
+}
+
+export class Pacer {
+  private limit?: number;
+  private remaining?: number;
+  private resetAt?: number;
+  private blockedUntil = 0;
+  private lastSendAt?: number;
+  private seq = 0;
+  /** the seq of the request whose headers set `remaining` */
+  private appliedSeq = 0;
+  /** admitted requests not yet counted in `remaining` */
+  private readonly pending = new Set<number>();
+  private wake = new AbortController();
+  readonly stats: PacerStats = { admitted: 0, waited: 0, waitedMs: 0, rateLimited: 0 };
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Waits until a request may go, then admits it. Rejects when `signal` aborts. */
+  async acquire(signal?: AbortSignal): Promise<PacerTicket> {
+    const started = this.clock.now();
+    for (;;) {
+      signal?.throwIfAborted();
+      const now = this.clock.now();
+      this.rollOver(now);
+      const wait = paceDelay(this.state(now));
+      if (wait <= 0) {
+        const seq = ++this.seq;
+        this.pending.add(seq);
+        this.lastSendAt = now;
+        this.stats.admitted++;
+        if (now > started) {
+          this.stats.waited++;
+          this.stats.waitedMs += now - started;
+        }
+        return { seq };
+      }
+      await this.sleepOrWake(wait, signal);
+    }
+  }
+
+  /** The answer to an admitted request: its headers update the window (latest request wins). */
+  done(ticket: PacerTicket, headers?: Record<string, string | undefined>): void {
+    const now = this.clock.now();
+    const info = headers ? parseRateLimit(headers, now) : undefined;
+    if (info && ticket.seq > this.appliedSeq) {
+      this.appliedSeq = ticket.seq;
+      this.remaining = info.remaining;
+      this.resetAt = info.resetAt;
+      if (info.limit !== undefined) this.limit = info.limit;
+      // the server counted every request sent before this one
+      for (const seq of this.pending) if (seq <= ticket.seq) this.pending.delete(seq);
+    }
+    // Without headers (a network error, a 5xx) it may or may not have counted; forget it rather than
+    // hold budget for it forever.
+    this.pending.delete(ticket.seq);
+    this.notify();
+  }
+
+  /** A 429: nobody sends before `ms` from now. */
+  block(ms: number): void {
+    this.stats.rateLimited++;
+    const until = this.clock.now() + Math.max(0, ms);
+    if (until > this.blockedUntil) this.blockedUntil = until;
+    this.notify();
+  }
+
+  /** For --verbose and keys-check: what the pacer believes now. */
+  snapshot(): { limit?: number; remaining?: number; resetAt?: number; blockedUntil: number; inFlight: number } {
+    return {
+      limit: this.limit,
+      remaining: this.remaining,
+      resetAt: this.resetAt,
+      blockedUntil: this.blockedUntil,
+      inFlight: this.pending.size,
+    };
+  }
+
+  private state(now: number): PaceState {
+    return {
+      now,
+      blockedUntil: this.blockedUntil,
+      limit: this.limit,
+      remaining: this.remaining,
+      resetAt: this.resetAt,
+      pending: this.pending.size,
+      lastSendAt: this.lastSendAt,
+    };
+  }
+
+  /** Past the reset, a fresh window: the full limit, less what is still in flight (it may land there). */
+  private rollOver(now: number): void {
+    if (this.resetAt === undefined || now < this.resetAt) return;
+    this.resetAt = undefined;
+    this.remaining = this.limit;
+  }
+
+  private notify(): void {
+    const old = this.wake;
+    this.wake = new AbortController();
+    old.abort();
+  }
+
+  /** Sleeps `ms` (Infinity: until woken), returning early when the state changes. */
+  private async sleepOrWake(ms: number, signal?: AbortSignal): Promise<void> {
+    const wake = this.wake.signal;
+    const both = linkSignals(signal, wake);
+    try {
+      if (ms === Infinity) {
+        await new Promise<void>((_, reject) => {
+          if (both.signal.aborted) reject(both.signal.reason);
+          both.signal.addEventListener('abort', () => reject(both.signal.reason), { once: true });
+        });
+      } else {
+        await this.clock.sleep(ms, both.signal);
+      }
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      if (!wake.aborted) throw err;
+    } finally {
+      both.dispose();
+    }
+  }
+}
+
+const defaultPacers = new WeakMap<Clock, Map<string, Pacer>>();
+
+/**
+ * The process-wide pacer for one key at one origin (limits are per key), per clock so that a test's
+ * fake clock never shares state with the real one.
+ */
+export function sharedPacer(clock: Clock, origin: string, apiKey: string): Pacer {
+  let byKey = defaultPacers.get(clock);
+  if (!byKey) {
+    byKey = new Map();
+    defaultPacers.set(clock, byKey);
+  }
+  const id = `${origin}\u0000${apiKey}`;
+  let pacer = byKey.get(id);
+  if (!pacer) {
+    pacer = new Pacer(clock);
+    byKey.set(id, pacer);
+  }
+  return pacer;
+}

@@ -1,0 +1,87 @@
+// The retry decisions of CONTRACT §4 as pure functions: whether to retry, and how long to wait.
+// The client composes them with the pacer; nothing here does I/O.
+import type { HttpMethod } from './types.js';
+
+/** Statuses retried with backoff (when the method may be repeated). */
+export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
+
+/**
+ * Transport failures that count as "connection reset" or "timeout". Refused connections and DNS
+ * failures are not here: nothing was reached, and retrying a wrong base URL only delays the error.
+ */
+export const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET', // undici: "other side closed"
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  /** ours: a 2xx whose body was cut off (not JSON); as transient as a reset */
+  'TRUNCATED_BODY',
+]);
+
+export const BACKOFF_BASE_MS = 500;
+export const BACKOFF_CAP_MS = 30_000;
+
+export interface RetryInput {
+  method: HttpMethod;
+  /** the HTTP status, when a response arrived */
+  status?: number;
+  /** the transport error code, when none did (see RETRYABLE_ERROR_CODES) */
+  errorCode?: string;
+  hasIdempotencyKey: boolean;
+  /** retries already made for this request (0 before the first retry) */
+  attempt: number;
+  maxRetries: number;
+}
+
+/** Methods that can be repeated without doing the work twice. */
+export function isRepeatable(method: HttpMethod, hasIdempotencyKey: boolean): boolean {
+  if (method === 'GET' || method === 'PUT' || method === 'DELETE') return true;
+  return hasIdempotencyKey; // POST, PATCH: only when the server can recognise the repeat
+}
+
+export function shouldRetry(input: RetryInput): boolean {
+  if (input.attempt >= input.maxRetries) return false;
+  // 429: the server refused before doing anything, so any method may go again.
+  if (input.status === 429) return true;
+  const transient =
+    (input.status !== undefined && RETRYABLE_STATUSES.has(input.status)) ||
+    (input.errorCode !== undefined && RETRYABLE_ERROR_CODES.has(input.errorCode));
+  return transient && isRepeatable(input.method, input.hasIdempotencyKey);
+}
+
+/**
+ * Exponential backoff with full jitter: a uniform wait in [0, min(cap, base·2^attempt)).
+ * `attempt` is 0 for the first retry; `random` returns [0, 1).
+ */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt));
+  const r = Math.min(Math.max(random(), 0), 1);
+  return Math.floor(r * ceiling);
+}
+
+const DELTA_SECONDS = /^\s*(-?\d+(?:\.\d+)?|-?\.\d+)\s*$/;
+
+/**
+ * `Retry-After` in milliseconds from now: delta seconds (decimals allowed, as the sandbox sends)
+ * or an HTTP-date. Garbage → undefined; a negative delta or a past date → 0.
+ */
+export function retryAfterMs(headerValue: string | null | undefined, nowMs: number): number | undefined {
+  if (headerValue === undefined || headerValue === null) return undefined;
+  const value = headerValue.trim();
+  if (value === '') return undefined;
+  const delta = DELTA_SECONDS.exec(value);
+  if (delta) {
+    const seconds = Number(delta[1]);
+    if (!Number.isFinite(seconds)) return undefined;
+    return Math.max(0, Math.ceil(seconds * 1000));
+  }
+  // An HTTP-date has a weekday or month name; Date.parse alone accepts too much ("1 2").
+  if (!/[a-z]{3}/i.test(value)) return undefined;
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}

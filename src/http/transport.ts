@@ -1,0 +1,72 @@
+// One HTTP exchange over undici, nothing more: no retries, no redirects, no interpretation.
+// undici's `request` on a Pool for the base URL's origin (not fetch: undici's fetch follows
+// redirects and forwards custom auth headers such as X-Service-Api-Key to the new origin).
+import { Pool, type Dispatcher } from 'undici';
+
+export interface RawResponse {
+  status: number;
+  /** lower-case names; repeated headers joined with ", " */
+  headers: Record<string, string>;
+  text: string;
+}
+
+export interface SendOptions {
+  method: string;
+  /** path and query, on the pool's origin */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** A connection pool for exactly one origin: it cannot be pointed anywhere else. */
+export class OriginTransport {
+  private pool?: Pool;
+
+  constructor(
+    readonly origin: string,
+    private readonly connectTimeoutMs: number,
+  ) {}
+
+  async send(opts: SendOptions): Promise<RawResponse> {
+    this.pool ??= new Pool(this.origin, {
+      connect: { timeout: this.connectTimeoutMs },
+      keepAliveTimeout: 4_000,
+    });
+    const requestOptions: Dispatcher.RequestOptions = {
+      path: opts.path,
+      method: opts.method as Dispatcher.HttpMethod,
+      headers: opts.headers,
+      body: opts.body,
+      // The per-request timeout: until the headers arrive, and between body chunks.
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      signal: opts.signal,
+    };
+    const res = await this.pool.request(requestOptions);
+    const headers = flattenHeaders(res.headers);
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      // Never followed: read nothing more than we must.
+      await res.body.dump().catch(() => undefined);
+      return { status: res.statusCode, headers, text: '' };
+    }
+    const text = await res.body.text();
+    return { status: res.statusCode, headers, text };
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close();
+  }
+}
