@@ -1,0 +1,86 @@
+// Makes the Ctx a command runs with: real streams and clock, and lazy providers that load the
+// config (conf) and the HTTP core (undici, zod) only when the command asks for them.
+import type { Ctx, GlobalOptions, OutputFormat } from '../commands/context.js';
+import type { ResolvedProfile } from '../config/types.js';
+import type { Clock, HttpClient } from '../http/types.js';
+import { configDirFor } from '../config/paths.js';
+import type { RunState } from './program.js';
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  random: () => Math.random(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer = setTimeout(done, Math.max(0, ms));
+      function done() {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }
+      function onAbort() {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+export function createContext(state: RunState, globals: GlobalOptions): Ctx {
+  const { io, env } = state;
+  let profile: Promise<ResolvedProfile> | undefined;
+  const clients = new Map<string, Promise<HttpClient>>();
+
+  const ctx: Ctx = {
+    io,
+    env,
+    globals,
+    clock: realClock,
+    signal: state.signal,
+    configDir: () => configDirFor(env),
+    profile() {
+      profile ??= (async () => {
+        const config = await import('../config/index.js');
+        return config.resolveProfile(
+          { profile: globals.profile, baseUrl: globals.baseUrl, v1BaseUrl: globals.v1BaseUrl },
+          env,
+          async () => config.openConfigStore(configDirFor(env)),
+        );
+      })();
+      return profile;
+    },
+    client(opts = {}) {
+      const kind = opts.v1 ? 'v1' : 'v2';
+      let client = clients.get(kind);
+      if (!client) {
+        client = (async () => {
+          const [p, http, config] = await Promise.all([
+            ctx.profile(),
+            import('../http/client.js'),
+            import('../config/index.js'),
+          ]);
+          const { baseUrl, apiKey } = config.credentialsFor(p, kind);
+          return http.createClient({
+            baseUrl,
+            apiKey,
+            authHeader: p.authHeader,
+            timeoutMs: globals.timeoutMs,
+            maxRetries: globals.maxRetries,
+            clock: realClock,
+            signal: state.signal,
+            log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+          });
+        })();
+        clients.set(kind, client);
+      }
+      return client;
+    },
+    format(): OutputFormat {
+      return globals.output ?? (io.stdout.isTTY ? 'table' : 'json');
+    },
+    interactive: () => Boolean(io.stdin.isTTY && io.stdout.isTTY),
+    warn(message) {
+      if (!globals.quiet) io.stderr.write(`${message}\n`);
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,75 @@
+// The entry point: builds the command tree, runs it, and is the one place that turns errors into
+// messages on stderr and exit codes (CONTRACT §3). Only commander is loaded eagerly, so
+// `crm --version` and `crm --help` stay fast; each command loads its own modules when it runs.
+import { CommanderError } from 'commander';
+import type { IO } from '../commands/context.js';
+import { CrmError, UsageError } from '../http/errors.js';
+import { buildProgram, type RunState } from './program.js';
+
+export interface MainOptions {
+  io?: IO;
+  env?: Record<string, string | undefined>;
+  /** install SIGINT/SIGTERM handlers (the real binary); tests pass false */
+  handleSignals?: boolean;
+}
+
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  const io: IO = options.io ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+  const env = options.env ?? process.env;
+  const abort = new AbortController();
+  const state: RunState = { io, env, signal: abort.signal, jsonErrors: false, verbose: false };
+  const stopSignals = options.handleSignals === false ? () => {} : installSignalHandlers(abort, io);
+  const program = buildProgram(state);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    return await reportError(err, state);
+  } finally {
+    stopSignals();
+  }
+}
+
+/** First Ctrl-C asks commands to stop and clean up (exit 130); a second one exits at once. */
+function installSignalHandlers(abort: AbortController, io: IO): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (abort.signal.aborted) process.exit(130);
+    abort.abort(new Error(`received ${signal}`));
+    if (signal === 'SIGINT') io.stderr.write('\nInterrupted: finishing work in flight (Ctrl-C again to quit now)\n');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+async function reportError(err: unknown, state: RunState): Promise<number> {
+  if (err instanceof CommanderError) {
+    // help and version are "errors" to commander under exitOverride; its own message is already printed
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+      return 0;
+    }
+    if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+    err = new UsageError(err.message.replace(/^error: /, ''));
+    if (!state.jsonErrors) return 2; // commander printed it already
+  }
+  const { formatError } = await import('../output/errors.js');
+  if (err instanceof CrmError) {
+    state.io.stderr.write(formatError(err, { json: state.jsonErrors }));
+    return err.exitCode;
+  }
+  const unexpected = new UnexpectedError(err);
+  state.io.stderr.write(formatError(unexpected, { json: state.jsonErrors }));
+  if (state.verbose && err instanceof Error && err.stack) state.io.stderr.write(`${err.stack}\n`);
+  else state.io.stderr.write('This is a bug in crm; run again with --verbose for details.\n');
+  return 1;
+}
+
+class UnexpectedError extends CrmError {
+  readonly exitCode = 1;
+  constructor(cause: unknown) {
+    super(`unexpected failure: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}

@@ -1,0 +1,161 @@
+// Builds the commander program: global options (CONTRACT §3) and every command group. Each
+// command's action loads its module lazily, so nothing heavy is imported to print help.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { Ctx, GlobalOptions, IO, OutputFormat } from '../commands/context.js';
+import { OUTPUT_FORMATS } from '../commands/context.js';
+import { VERSION } from '../version.js';
+import { createContext } from './context.js';
+import { registerResources } from './register-resources.js';
+import { registerLinks } from './register-links.js';
+import { registerBatch } from './register-batch.js';
+import { registerRecordings } from './register-recordings.js';
+import { registerV1 } from './register-v1.js';
+import { registerKeys } from './register-keys.js';
+import { registerMisc } from './register-misc.js';
+
+/** What the whole run shares: streams, environment, the Ctrl-C signal, and how to print errors. */
+export interface RunState {
+  io: IO;
+  env: Record<string, string | undefined>;
+  signal: AbortSignal;
+  jsonErrors: boolean;
+  verbose: boolean;
+}
+
+export type CommandFn<O> = (opts: O, ctx: Ctx) => Promise<void>;
+
+export function buildProgram(state: RunState): Command {
+  const program = new Command('crm')
+    .description('Operate the CRM service from the command line: records, links, bulk imports, transcripts.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addOption(new Option('--profile <name>', 'use this saved profile (see crm keys list)'))
+    .addOption(new Option('--base-url <url>', 'version 2 API root, ending in /api/v2'))
+    .addOption(new Option('--v1-base-url <url>', 'version 1 API root (default: --base-url with /api/v1)'))
+    .addOption(
+      new Option('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)').choices(
+        OUTPUT_FORMATS as string[],
+      ),
+    )
+    .addOption(new Option('--fields <list>', 'comma-separated fields to print, e.g. id,email,owner_id'))
+    .addOption(new Option('--no-color', 'no colors (also NO_COLOR)'))
+    .addOption(new Option('-q, --quiet', 'no progress, notices or warnings'))
+    .addOption(new Option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)'))
+    .addOption(new Option('--timeout <seconds>', 'per-request timeout').default(30).argParser(positiveNumber))
+    .addOption(new Option('--max-retries <n>', 'retries on 429, 5xx and network errors').default(5).argParser(nonNegativeInt))
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => state.io.stdout.write(s),
+      writeErr: (s) => state.io.stderr.write(s),
+    })
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ crm sandbox --seed 42                    # a local API to try everything on
+  $ crm keys add work --base-url https://crm.example.com/api/v2 < key.txt
+  $ crm contacts list --all -o ndjson | jq .email
+  $ crm batch contacts people.csv --rejects bad.csv
+  $ crm recordings download --dir transcripts
+
+Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rate limited,
+8 server/network, 9 partial failure, 130 interrupted.`,
+    );
+
+  program.hook('preAction', (_root, action) => {
+    const opts = action.optsWithGlobals();
+    state.jsonErrors = opts.output === 'json';
+    state.verbose = Boolean(opts.verbose);
+  });
+
+  const ctx = (cmd: Command): Ctx => createContext(state, globalOptions(cmd, state.env));
+  const api = { state, ctx };
+  registerResources(program, api);
+  registerLinks(program, api);
+  registerBatch(program, api);
+  registerRecordings(program, api);
+  registerV1(program, api);
+  registerKeys(program, api);
+  registerMisc(program, api);
+  // Every command inherits the root's error handling and output routing.
+  for (const cmd of allCommands(program)) {
+    cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+  }
+  return program;
+}
+
+export interface Registry {
+  state: RunState;
+  ctx(cmd: Command): Ctx;
+}
+
+/** Wraps a lazily loaded command function as a commander action. */
+export function action<O>(
+  reg: Registry,
+  load: () => Promise<CommandFn<O>>,
+  toOpts: (args: string[], opts: Record<string, unknown>, cmd: Command) => O,
+): (...args: unknown[]) => Promise<void> {
+  return async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    const positional = cmd.processedArgs as string[];
+    const opts = toOpts(positional, cmd.opts(), cmd);
+    const fn = await load();
+    await fn(opts, reg.ctx(cmd));
+  };
+}
+
+/** Appends an Examples section to a command's help. */
+export function examples(cmd: Command, lines: string[]): Command {
+  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+}
+
+export function allCommands(cmd: Command): Command[] {
+  return [cmd, ...cmd.commands.flatMap((c) => allCommands(c as Command))];
+}
+
+function globalOptions(cmd: Command, env: Record<string, string | undefined>): GlobalOptions {
+  const o = cmd.optsWithGlobals();
+  const fields = typeof o.fields === 'string' ? o.fields.split(',').map((f: string) => f.trim()).filter(Boolean) : undefined;
+  return {
+    profile: o.profile,
+    baseUrl: o.baseUrl,
+    v1BaseUrl: o.v1BaseUrl,
+    output: o.output as OutputFormat | undefined,
+    fields,
+    color: o.color !== false && env.NO_COLOR === undefined,
+    quiet: Boolean(o.quiet),
+    verbose: Boolean(o.verbose),
+    timeoutMs: Math.round(Number(o.timeout) * 1000),
+    maxRetries: Number(o.maxRetries),
+  };
+}
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError(`expected a whole number of at least 1, got '${value}'`);
+  }
+  return n;
+}
+
+export function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError(`expected a whole number, got '${value}'`);
+  }
+  return n;
+}
+
+export function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new InvalidArgumentError(`expected a number above 0, got '${value}'`);
+  }
+  return n;
+}
+
+/** Collects a repeatable option (`--set a=1 --set b=2`). */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

@@ -1,0 +1,51 @@
+// `crm batch RESOURCE FILE`: the bulk CSV/NDJSON import (CONTRACT §7).
+import { Option, type Command } from 'commander';
+import type { BatchOptions } from '../commands/batch/types.js';
+import { action, collect, examples, positiveInt, type Registry } from './program.js';
+
+export function registerBatch(program: Command, reg: Registry): void {
+  const cmd = program
+    .command('batch')
+    .description('create records in bulk from a CSV (or NDJSON) file: chunks of 100, idempotent, resumable')
+    .argument('<resource>', 'contacts, companies, deals, pipelines, tasks, notes, segments or interactions')
+    .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input (CSV)")
+    .option('--map <column=field>', 'send a column as this field (repeatable)', collect)
+    .addOption(new Option('--chunk-size <n>', 'rows per request, at most 100').default(100).argParser(positiveInt))
+    .addOption(new Option('--concurrency <n>', 'requests in flight').default(4).argParser(positiveInt))
+    .option('--rejects <file>', 'where invalid and failed rows go (default <input>.rejects.csv)')
+    .option('--results <file>', 'write _line, id and the original columns of every created row')
+    .option('--dry-run', 'check every row and print the plan; send nothing')
+    .option('--strict', 'send nothing if any row is invalid')
+    .option('--no-resume', 'ignore the journal of an earlier run of the same file');
+  examples(cmd, [
+    'crm batch contacts people.csv',
+    'crm batch contacts people.csv --map "E-mail=email" --rejects bad.csv --results ids.csv',
+    'crm batch deals deals.csv --dry-run',
+    'cat people.ndjson | crm batch contacts - --strict',
+  ]);
+  cmd.addHelpText(
+    'after',
+    `
+Headers become fields ("First Name" → first_name); a header may carry a type: amount:number,
+active:boolean, tags:list (split on ;), meta:json. Empty cells are left out. Rerunning the same
+file skips the chunks already done; the rejects file can be fixed and fed straight back.`,
+  );
+  cmd.action(
+    action<BatchOptions>(
+      reg,
+      async () => (await import('../commands/batch/run.js')).runBatch,
+      ([resource, file], o) => ({
+        resource: resource!,
+        file: file!,
+        map: (o.map as string[] | undefined) ?? [],
+        chunkSize: o.chunkSize as number,
+        concurrency: o.concurrency as number,
+        rejects: o.rejects as string | undefined,
+        results: o.results as string | undefined,
+        dryRun: Boolean(o.dryRun),
+        strict: Boolean(o.strict),
+        resume: o.resume !== false,
+      }),
+    ),
+  );
+}

@@ -1,0 +1,75 @@
+// `crm v1 …`: the three deprecated version 1 operations (CONTRACT §9).
+import { Option, type Command } from 'commander';
+import type { V1CompanyUpdateOptions, V1QueryOptions } from '../commands/v1/types.js';
+import { action, collect, examples, positiveInt, type Registry } from './program.js';
+
+export function registerV1(program: Command, reg: Registry): void {
+  const v1 = program.command('v1').description('the deprecated version 1 API (people, interactions, company updates)');
+  const query = async () => (await import('../commands/v1/query.js')).runV1Query;
+
+  const people = v1.command('people').description('version 1 people (version 2: contacts)');
+  const pq = people
+    .command('query')
+    .description('find people (POST /people/query)')
+    .option('--email <email>', 'filter by email')
+    .option('--phone <phone>', 'filter by phone')
+    .option('--company-id <id>', 'filter by company id')
+    .option('--owner <owner>', 'filter by owner')
+    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(positiveInt))
+    .option('--cursor <cursor>', 'start from this cursor')
+    .option('--all', 'follow nextCursor through every page');
+  examples(pq, ['crm v1 people query --email ada@example.com', 'crm v1 people query --all -o ndjson']);
+  pq.action(
+    action<V1QueryOptions>(reg, query, (_a, o) => ({
+      kind: 'people',
+      filter: { email: o.email, phone: o.phone, companyId: o.companyId, owner: o.owner } as Record<string, string | undefined>,
+      limit: o.limit as number | undefined,
+      cursor: o.cursor as string | undefined,
+      all: Boolean(o.all),
+    })),
+  );
+
+  const interactions = v1.command('interactions').description('version 1 interactions');
+  const iq = interactions
+    .command('query')
+    .description('find interactions (POST /interactions/query)')
+    .option('--company-id <id>', 'filter by company id')
+    .option('--contact-id <id>', 'filter by contact id')
+    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(positiveInt))
+    .option('--cursor <cursor>', 'start from this cursor')
+    .option('--all', 'follow nextCursor when the server sends one');
+  examples(iq, ['crm v1 interactions query --company-id cmp_1']);
+  iq.action(
+    action<V1QueryOptions>(reg, query, (_a, o) => ({
+      kind: 'interactions',
+      filter: { companyId: o.companyId, contactId: o.contactId } as Record<string, string | undefined>,
+      limit: o.limit as number | undefined,
+      cursor: o.cursor as string | undefined,
+      all: Boolean(o.all),
+    })),
+  );
+
+  const companies = v1.command('companies').description('version 1 companies');
+  const cu = companies
+    .command('update')
+    .description('update a company (PATCH /companies/{companyId}); fields in camelCase')
+    .argument('<companyId>', 'the company id')
+    .option('--data <json>', "the body: JSON, @file.json or '-'")
+    .option('--set <field=value>', 'a string field; field:=json for foundedYear, tags, altIndustries (repeatable)', collect)
+    .option('--idempotency-key <key>', 'send this Idempotency-Key')
+    .option('--dry-run', 'print the request instead of sending it');
+  examples(cu, ['crm v1 companies update cmp_1 --set city=Paris --set foundedYear:=1998', `crm v1 companies update cmp_1 --set 'tags:=["saas","b2b"]'`]);
+  cu.action(
+    action<V1CompanyUpdateOptions>(
+      reg,
+      async () => (await import('../commands/v1/companies-update.js')).runV1CompanyUpdate,
+      ([id], o) => ({
+        companyId: id!,
+        data: o.data as string | undefined,
+        set: (o.set as string[] | undefined) ?? [],
+        idempotencyKey: o.idempotencyKey as string | undefined,
+        dryRun: Boolean(o.dryRun),
+      }),
+    ),
+  );
+}

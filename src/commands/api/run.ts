@@ -1,0 +1,63 @@
+// `crm api METHOD PATH`: any request relative to the base URL, printing the whole envelope;
+// with --paginate (GET only) the concatenated `data` arrays, streamed (CONTRACT §10).
+import { UsageError } from '../../http/errors.js';
+import type { HttpMethod } from '../../http/types.js';
+import { createListWriter } from '../../output/writers.js';
+import type { Ctx } from '../context.js';
+import { buildBody } from '../shared/body.js';
+import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
+
+export interface ApiOptions {
+  method: string;
+  path: string;
+  data?: string;
+  set: string[];
+  paginate: boolean;
+  v1: boolean;
+  idempotencyKey?: string;
+  dryRun: boolean;
+}
+
+const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+export async function runApi(o: ApiOptions, ctx: Ctx): Promise<void> {
+  const method = o.method.toUpperCase() as HttpMethod;
+  if (!METHODS.includes(method)) throw new UsageError(`unknown method '${o.method}'; use one of ${METHODS.join(', ')}`);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(o.path) || o.path.startsWith('//')) {
+    throw new UsageError(`the path must be relative to the base URL (e.g. /contacts), got '${o.path}'`);
+  }
+  const path = o.path.startsWith('/') ? o.path : `/${o.path}`;
+  if (o.paginate && method !== 'GET') throw new UsageError('--paginate works only with GET');
+  if (o.paginate && o.v1) throw new UsageError('--paginate follows version 2 cursors; version 1 queries page with nextCursor in the body');
+  const hasBody = o.data !== undefined || o.set.length > 0;
+  if (hasBody && (method === 'GET' || method === 'DELETE')) throw new UsageError(`${method} takes no body (--data/--set)`);
+  const body = hasBody ? await buildBody(o, ctx.io.stdin) : undefined;
+  const writes = method === 'POST' || method === 'PATCH';
+  const req: PlannedRequest = {
+    method,
+    path,
+    body,
+    idempotencyKey: writes ? (o.idempotencyKey ?? true) : undefined,
+    v1: o.v1,
+  };
+  if (o.dryRun) return printDryRun(ctx, req);
+  const client = await ctx.client({ v1: o.v1 });
+  if (o.paginate) {
+    const [bare, qs = ''] = path.split('?', 2) as [string, string?];
+    const query = Object.fromEntries(new URLSearchParams(qs));
+    const { limit, cursor, ...rest } = query;
+    const writer = createListWriter(ctx.format() === 'table' ? 'json' : ctx.format(), ctx.io.stdout, { fields: ctx.globals.fields });
+    for await (const record of client.paginate(bare, {
+      query: rest,
+      limit: limit ? Number(limit) : 100,
+      cursor,
+      signal: ctx.signal,
+    })) {
+      await writer.write(record);
+    }
+    await writer.end();
+    return;
+  }
+  const res = await client.request({ ...req, expect: o.v1 ? 'v1' : 'v2', signal: ctx.signal });
+  ctx.io.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
+}

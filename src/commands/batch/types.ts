@@ -1,0 +1,16 @@
+// Options of `crm batch` (CONTRACT §7).
+
+export interface BatchOptions {
+  resource: string;
+  /** a path, or '-' for standard input */
+  file: string;
+  /** `column=field` overrides */
+  map: string[];
+  chunkSize: number;
+  concurrency: number;
+  rejects?: string;
+  results?: string;
+  dryRun: boolean;
+  strict: boolean;
+  resume: boolean;
+}

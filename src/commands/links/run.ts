@@ -1,0 +1,84 @@
+// `crm links …`: list/add/remove on the link sub-resources, get/set/clear on a meeting's deal or
+// company (CONTRACT §6). Pairs are checked against the resource table before anything is sent.
+import { writeRecord } from '../../output/writers.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
+import type { Ctx } from '../context.js';
+import { readData } from '../shared/body.js';
+import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
+import { segment } from '../shared/paths.js';
+import { printList } from '../shared/print-list.js';
+import { linkBody, resolveAssociation, resolveLink } from './plan.js';
+import type { LinkOptions } from './types.js';
+import { UsageError } from '../../http/errors.js';
+
+export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
+  const base = `/${segment(o.parent, 'parent')}/${segment(o.id)}`;
+  switch (o.verb) {
+    case 'list':
+      resolveLink(o.parent, o.relation);
+      return printList(ctx, {
+        path: `${base}/${o.relation}`,
+        limit: o.limit,
+        cursor: o.cursor,
+        all: o.all,
+        max: o.max,
+        nextCommand: `crm links list ${o.parent} ${o.id} ${o.relation}`,
+      });
+    case 'add': {
+      const link = resolveLink(o.parent, o.relation);
+      const assumed = linkBody(o, link);
+      const body = o.data !== undefined ? await readData(o.data, ctx.io.stdin) : assumed;
+      const req: PlannedRequest = { method: 'POST', path: `${base}/${o.relation}`, body, idempotencyKey: true };
+      if (o.dryRun) return printDryRun(ctx, req);
+      const client = await ctx.client();
+      const res = await client.request<{ data: Record<string, unknown> }>({ ...req, expect: 'success' });
+      // The sandbox answers 200 (not 201) when the record was already linked: a no-op.
+      const what = `${o.parent} ${o.id} → ${o.relation} ${o.childId}`;
+      ctx.warn(res.status === 201 ? `Linked ${sanitizeForTerminal(what)}.` : `Already linked: ${sanitizeForTerminal(what)} (no change).`);
+      return writeRecord(ctx.format(), ctx.io.stdout, res.body.data, { fields: ctx.globals.fields, color: ctx.globals.color });
+    }
+    case 'remove': {
+      resolveLink(o.parent, o.relation);
+      const req: PlannedRequest = { method: 'DELETE', path: `${base}/${o.relation}/${segment(o.childId ?? '')}` };
+      if (o.dryRun) return printDryRun(ctx, req);
+      const client = await ctx.client();
+      await client.request({ ...req, expect: 'success' });
+      const what = `${o.parent} ${o.id} → ${o.relation} ${o.childId}`;
+      if (ctx.format() === 'table') ctx.io.stdout.write(`Unlinked ${sanitizeForTerminal(what)}.\n`);
+      else ctx.io.stdout.write(`${JSON.stringify({ unlinked: true, parent: o.parent, id: o.id, relation: o.relation, child_id: o.childId })}\n`);
+      return;
+    }
+    case 'get':
+    case 'set':
+    case 'clear':
+      return association(o, ctx, base);
+  }
+}
+
+async function association(o: LinkOptions, ctx: Ctx, base: string): Promise<void> {
+  const assoc = resolveAssociation(o.parent, o.relation);
+  const path = `${base}/${assoc.name}`;
+  let req: PlannedRequest;
+  if (o.verb === 'set') {
+    if (!o.childId) throw new UsageError(`links set needs the ${assoc.name} id`);
+    const body = o.data !== undefined ? await readData(o.data, ctx.io.stdin) : { [assoc.bodyKey]: o.childId };
+    req = { method: 'PUT', path, body };
+  } else {
+    req = { method: o.verb === 'get' ? 'GET' : 'DELETE', path };
+  }
+  if (o.dryRun) return printDryRun(ctx, req);
+  const client = await ctx.client();
+  const res = await client.request<{ data: Record<string, unknown> | null }>({ ...req, expect: 'success' });
+  const data = res.body.data;
+  const format = ctx.format();
+  if (o.verb === 'clear') {
+    if (format === 'table') ctx.io.stdout.write(`Cleared the ${assoc.name} of meeting ${sanitizeForTerminal(o.id)}.\n`);
+    else ctx.io.stdout.write('null\n');
+    return;
+  }
+  if (data === null || data === undefined) {
+    ctx.io.stdout.write(format === 'table' ? `no ${assoc.name} set\n` : 'null\n');
+    return;
+  }
+  return writeRecord(format, ctx.io.stdout, data, { fields: ctx.globals.fields, color: ctx.globals.color });
+}

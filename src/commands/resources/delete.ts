@@ -1,0 +1,32 @@
+// `crm RESOURCE delete ID`: asks on a terminal; without one it needs --yes (CONTRACT §5).
+import { findResource } from '../../api/resources.js';
+import { UsageError } from '../../http/errors.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
+import { writeRecord } from '../../output/writers.js';
+import type { Ctx } from '../context.js';
+import { printDryRun } from '../shared/dry-run.js';
+import { recordPath } from '../shared/paths.js';
+import { confirm } from '../shared/prompt.js';
+import type { DeleteOptions } from './types.js';
+
+export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
+  const singular = findResource(o.resource)?.singular ?? o.resource;
+  const req = { method: 'DELETE' as const, path: recordPath(o.resource, o.id) };
+  if (o.dryRun) return printDryRun(ctx, req);
+  if (!o.yes) {
+    if (!ctx.interactive()) {
+      throw new UsageError(`refusing to delete ${singular} ${o.id} without confirmation: pass --yes`);
+    }
+    if (!(await confirm(ctx, `Delete ${singular} ${sanitizeForTerminal(o.id)}?`))) {
+      throw new UsageError('not deleted: not confirmed');
+    }
+  }
+  const client = await ctx.client();
+  const res = await client.request<{ data: Record<string, unknown> | null }>({ ...req, expect: 'success' });
+  const format = ctx.format();
+  if (format === 'table') {
+    ctx.io.stdout.write(`Deleted ${singular} ${sanitizeForTerminal(o.id)}.\n`);
+    return;
+  }
+  await writeRecord(format, ctx.io.stdout, res.body.data ?? { id: o.id, deleted: true }, { fields: ctx.globals.fields });
+}

@@ -1,0 +1,15 @@
+// `crm RESOURCE get ID`: GET /{resource}/{id}.
+import { writeRecord } from '../../output/writers.js';
+import type { Ctx } from '../context.js';
+import { recordPath } from '../shared/paths.js';
+import type { GetOptions } from './types.js';
+
+export async function runGet(o: GetOptions, ctx: Ctx): Promise<void> {
+  const client = await ctx.client();
+  const res = await client.request<{ data: Record<string, unknown> }>({
+    method: 'GET',
+    path: recordPath(o.resource, o.id),
+    expect: 'success',
+  });
+  await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, { fields: ctx.globals.fields, color: ctx.globals.color });
+}

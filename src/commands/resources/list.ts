@@ -1,0 +1,20 @@
+// `crm RESOURCE list`: one page or, with --all, every page (CONTRACT §5).
+import { findResource } from '../../api/resources.js';
+import type { Ctx } from '../context.js';
+import { parseParams } from '../shared/body.js';
+import { printList } from '../shared/print-list.js';
+import type { ListOptions } from './types.js';
+
+export async function runList(o: ListOptions, ctx: Ctx): Promise<void> {
+  await printList(ctx, {
+    path: `/${o.resource}`,
+    query: parseParams(o.params),
+    limit: o.limit,
+    cursor: o.cursor,
+    all: o.all,
+    max: o.max,
+    columns: findResource(o.resource)?.columns,
+    keep: o.hasTranscript ? (r) => r.has_transcript === true : undefined,
+    nextCommand: `crm ${o.resource} list`,
+  });
+}

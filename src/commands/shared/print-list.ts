@@ -1,0 +1,53 @@
+// Prints a list endpoint: one page (with a hint at the next on a terminal), or with `all` every
+// page, streamed to the writer one record at a time so memory stays flat (CONTRACT §3, §5).
+import type { ApiRecord } from '../../api/envelopes.js';
+import { createListWriter } from '../../output/writers.js';
+import type { Ctx } from '../context.js';
+
+export interface PrintListOptions {
+  path: string;
+  query?: Record<string, string>;
+  limit?: number;
+  cursor?: string;
+  all: boolean;
+  max?: number;
+  columns?: readonly string[];
+  keep?: (record: ApiRecord) => boolean;
+  /** the command that shows the next page, e.g. `crm contacts list` */
+  nextCommand: string;
+}
+
+export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
+  const client = await ctx.client();
+  const format = ctx.format();
+  const writer = createListWriter(format, ctx.io.stdout, {
+    fields: ctx.globals.fields,
+    columns: o.columns,
+    color: ctx.globals.color,
+  });
+  const keep = o.keep ?? (() => true);
+  let written = 0;
+  const emit = async (records: AsyncIterable<ApiRecord> | Iterable<ApiRecord>): Promise<void> => {
+    for await (const record of records) {
+      if (o.max !== undefined && written >= o.max) break;
+      if (!keep(record)) continue;
+      await writer.write(record);
+      written++;
+    }
+  };
+  const paging = { query: o.query, cursor: o.cursor, signal: ctx.signal };
+  if (o.all) {
+    await emit(client.paginate(o.path, { ...paging, limit: o.limit ?? 100 }));
+    await writer.end();
+    return;
+  }
+  const pages = client.pages(o.path, { ...paging, limit: o.limit });
+  const first = await pages.next();
+  await pages.return(undefined);
+  const page = first.done ? undefined : first.value;
+  await emit(page?.data ?? []);
+  await writer.end();
+  if (page?.hasNextPage && page.endCursor && format === 'table') {
+    ctx.warn(`More results: ${o.nextCommand} --cursor ${page.endCursor} (or --all for every page)`);
+  }
+}

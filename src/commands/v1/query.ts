@@ -1,0 +1,63 @@
+// `crm v1 people query` and `crm v1 interactions query`: POST {v1}/{kind}/query, following the
+// top-level `nextCursor` with --all (interactions only when the server sends one).
+import { createListWriter } from '../../output/writers.js';
+import { ServerError } from '../../http/errors.js';
+import type { Ctx } from '../context.js';
+import { deprecationNotice } from './notice.js';
+import type { V1QueryOptions } from './types.js';
+
+const COLUMNS: Record<V1QueryOptions['kind'], string[]> = {
+  people: ['id', 'email', 'firstName', 'lastName', 'companyId', 'owner'],
+  interactions: ['id', 'type', 'direction', 'title', 'interactionDate', 'createdBy'],
+};
+
+interface V1QueryBody {
+  success: true;
+  nextCursor?: string | null;
+  data: Record<string, unknown>;
+}
+
+export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
+  deprecationNotice(ctx, o.kind);
+  const client = await ctx.client({ v1: true });
+  const filter = Object.fromEntries(Object.entries(o.filter).filter(([, v]) => v !== undefined));
+  const writer = createListWriter(ctx.format(), ctx.io.stdout, {
+    fields: ctx.globals.fields,
+    columns: COLUMNS[o.kind],
+    color: ctx.globals.color,
+  });
+  let cursor = o.cursor;
+  const seen = new Set<string>();
+  for (;;) {
+    const body: Record<string, unknown> = {};
+    if (cursor !== undefined) body.cursor = cursor;
+    if (o.limit !== undefined) body.limit = o.limit;
+    if (Object.keys(filter).length) body.filter = filter;
+    const res = await client.request<V1QueryBody>({
+      method: 'POST',
+      path: `/${o.kind}/query`,
+      body,
+      idempotencyKey: true,
+      expect: 'v1',
+      signal: ctx.signal,
+    });
+    const records = res.body.data?.[o.kind];
+    if (!Array.isArray(records)) {
+      throw new ServerError(`version 1 ${o.kind}/query answered without data.${o.kind} (HTTP ${res.status})`, {
+        status: res.status,
+        requestId: res.requestId,
+      });
+    }
+    for (const record of records) await writer.write(record as Record<string, unknown>);
+    const next = res.body.nextCursor;
+    if (!next) break;
+    if (!o.all) {
+      if (ctx.format() === 'table') ctx.warn(`More results: crm v1 ${o.kind} query --cursor ${next} (or --all)`);
+      break;
+    }
+    if (seen.has(next)) throw new ServerError(`version 1 ${o.kind}/query returned the same nextCursor twice; stopping`);
+    seen.add(next);
+    cursor = next;
+  }
+  await writer.end();
+}

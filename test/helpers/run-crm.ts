@@ -1,0 +1,65 @@
+// Spawns the built binary (`bin/crm`, run by the same Node as the tests) and collects its output.
+// Asynchronous on purpose: the sandbox usually runs in this same process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CRM_BIN = fileURLToPath(new URL('../../bin/crm', import.meta.url));
+
+export interface CrmResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  input?: string | Buffer;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** The environment every test run starts from: no inherited CRM_* settings, no colors. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CRM_') && v !== undefined) env[k] = v;
+  env.NO_COLOR = '1';
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export function startCrm(args: string[], opts: RunOptions = {}): ChildProcess {
+  return spawn(process.execPath, [CRM_BIN, ...args], {
+    env: cleanEnv(opts.env),
+    cwd: opts.cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+export function runCrm(args: string[], opts: RunOptions = {}): Promise<CrmResult> {
+  const child = startCrm(args, opts);
+  return collect(child, opts);
+}
+
+export function collect(child: ChildProcess, opts: Pick<RunOptions, 'input' | 'timeoutMs'> = {}): Promise<CrmResult> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`crm timed out after ${opts.timeoutMs ?? 20000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 20000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
+    else child.stdin!.end();
+  });
+}

@@ -1,0 +1,51 @@
+// Starts the sandbox in this process on a free loopback port, and gives the environment that points
+// a spawned `crm` at it with one of its keys and a throw-away config folder.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+
+export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+export type KeyName = 'admin' | 'readonly' | 'user' | 'v1';
+
+export interface TestSandbox {
+  sb: Sandbox;
+  configDir: string;
+  /** env for `crm` with the named v2 key (and the v1 key), base URLs and the temp config folder */
+  env(key?: KeyName, extra?: Record<string, string | undefined>): Record<string, string | undefined>;
+  /** POST to the control endpoint */
+  control(path: string, body?: unknown): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
+  const sb = await startSandbox({ port: 0, host: '127.0.0.1', control: true, ...options });
+  const configDir = mkdtempSync(join(tmpdir(), 'crm-test-config-'));
+  return {
+    sb,
+    configDir,
+    env(key = 'admin', extra = {}) {
+      return {
+        CRM_BASE_URL: sb.baseUrl,
+        CRM_V1_BASE_URL: sb.v1BaseUrl,
+        CRM_API_KEY: key === 'v1' ? sb.keys.v1 : sb.keys[key],
+        CRM_V1_API_KEY: sb.keys.v1,
+        CRM_CONFIG_DIR: configDir,
+        ...extra,
+      };
+    },
+    async control(path, body) {
+      const res = await fetch(`${sb.controlUrl}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(`control ${path}: HTTP ${res.status} ${await res.text()}`);
+      return res.json();
+    },
+    async close() {
+      await sb.close();
+      rmSync(configDir, { recursive: true, force: true });
+    },
+  };
+}

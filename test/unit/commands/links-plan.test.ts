@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { DEAL_CONTACT_TYPES } from '../../../src/api/resources.js';
+import {
+  linkBody,
+  linkPairNames,
+  normalizeDealContactType,
+  resolveAssociation,
+  resolveLink,
+} from '../../../src/commands/links/plan.js';
+
+describe('link pairs', () => {
+  it('are generated from the resource table', () => {
+    expect(linkPairNames()).toEqual(['deals contacts', 'deals companies', 'notes records', 'segments members']);
+  });
+  it('an unknown pair names the valid ones', () => {
+    expect(() => resolveLink('deals', 'notes')).toThrow(/valid pairs: deals contacts, deals companies, notes records, segments members/);
+    expect(() => resolveLink('contacts', 'deals')).toThrow(/unknown link 'contacts deals'/);
+  });
+  it('a meeting association used with links add points to get/set/clear', () => {
+    expect(() => resolveLink('meetings', 'deal')).toThrow(/crm links get\|set\|clear meetings ID deal/);
+  });
+  it('associations exist only for meetings deal/company', () => {
+    expect(resolveAssociation('meetings', 'deal').bodyKey).toBe('deal_id');
+    expect(resolveAssociation('meetings', 'company').bodyKey).toBe('company_id');
+    expect(() => resolveAssociation('meetings', 'contact')).toThrow(/valid: meetings deal, meetings company/);
+    expect(() => resolveAssociation('deals', 'company')).toThrow(/unknown association/);
+  });
+});
+
+describe('deal-contact type', () => {
+  it.each(DEAL_CONTACT_TYPES)('accepts %s', (t) => expect(normalizeDealContactType(t)).toBe(t));
+  it.each([
+    ['champion', 'CHAMPION'],
+    ['decision-maker', 'DECISION_MAKER'],
+    ['end user', 'END_USER'],
+  ])('normalizes %s', (input, out) => expect(normalizeDealContactType(input)).toBe(out));
+  it('refuses others, listing the twelve values', () => {
+    expect(() => normalizeDealContactType('BOSS')).toThrow(/allowed: PRIMARY, DECISION_MAKER, .*COACH/);
+  });
+});
+
+describe('linkBody', () => {
+  const rel = (p: string, r: string) => resolveLink(p, r);
+  it('deals contacts carries type and supervisor', () => {
+    expect(linkBody({ parent: 'deals', relation: 'contacts', childId: 'con_1', type: 'coach', supervisor: 'con_2' }, rel('deals', 'contacts'))).toEqual({
+      contact_id: 'con_1',
+      type: 'COACH',
+      supervisor: 'con_2',
+    });
+  });
+  it('deals companies, segments members', () => {
+    expect(linkBody({ parent: 'deals', relation: 'companies', childId: 'cmp_1' }, rel('deals', 'companies'))).toEqual({ company_id: 'cmp_1' });
+    expect(linkBody({ parent: 'segments', relation: 'members', childId: 'con_1' }, rel('segments', 'members'))).toEqual({ contact_id: 'con_1' });
+  });
+  it('notes records default to contact', () => {
+    expect(linkBody({ parent: 'notes', relation: 'records', childId: 'con_1' }, rel('notes', 'records'))).toEqual({ record_id: 'con_1', record_type: 'contact' });
+    expect(linkBody({ parent: 'notes', relation: 'records', childId: 'cmp_1', recordType: 'company' }, rel('notes', 'records'))).toEqual({
+      record_id: 'cmp_1',
+      record_type: 'company',
+    });
+  });
+  it('refuses flags that do not belong to the pair', () => {
+    expect(() => linkBody({ parent: 'deals', relation: 'companies', childId: 'x', type: 'COACH' }, rel('deals', 'companies'))).toThrow(/only to deals contacts/);
+    expect(() => linkBody({ parent: 'deals', relation: 'contacts', childId: 'x', recordType: 'deal' }, rel('deals', 'contacts'))).toThrow(/only to notes records/);
+  });
+});
