@@ -190,7 +190,7 @@ function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hin
 }
 
 function describeNetwork(code: string | undefined, err: unknown, timeoutMs: number): string {
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return `no answer within ${timeoutMs / 1000} s (timeout)`;
   }
   if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return 'the connection was closed before an answer (connection reset)';

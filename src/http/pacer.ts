@@ -1,6 +1,7 @@
 // Keeps every request of a process under the server's rate limit (CONTRACT §4), from the
 // X-RateLimit-* headers, so bulk work flows instead of bouncing off 429s. The arithmetic is in
 // pure functions; the Pacer class holds the state shared by concurrent requests.
+import { setMaxListeners } from 'node:events';
 import { linkSignals } from './signals.js';
 import type { Clock } from './types.js';
 
@@ -187,6 +188,7 @@ export class Pacer {
   private notify(): void {
     const old = this.wake;
     this.wake = new AbortController();
+    setMaxListeners(0, this.wake.signal); // every waiting request listens
     old.abort();
   }
 

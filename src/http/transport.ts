@@ -2,6 +2,7 @@
 // undici's `request` on a Pool for the base URL's origin (not fetch: undici's fetch follows
 // redirects and forwards custom auth headers such as X-Service-Api-Key to the new origin).
 import { Pool, type Dispatcher } from 'undici';
+import { linkSignals } from './signals.js';
 
 export interface RawResponse {
   status: number;
@@ -43,30 +44,51 @@ export class OriginTransport {
       connect: { timeout: this.connectTimeoutMs },
       keepAliveTimeout: 4_000,
     });
+    // The per-request timeout, whole exchange included. undici's headersTimeout/bodyTimeout (kept as a
+    // backstop) tick with ~1 s resolution and do not bound a slowly dripping body.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new TimeoutError(opts.timeoutMs)), opts.timeoutMs);
+    const linked = linkSignals(opts.signal, deadline.signal);
     const requestOptions: Dispatcher.RequestOptions = {
       path: opts.path,
       method: opts.method as Dispatcher.HttpMethod,
       headers: opts.headers,
       body: opts.body,
-      // The per-request timeout: until the headers arrive, and between body chunks.
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      signal: opts.signal,
+      headersTimeout: opts.timeoutMs + 1_000,
+      bodyTimeout: opts.timeoutMs + 1_000,
+      signal: linked.signal,
     };
-    const res = await this.pool.request(requestOptions);
-    const headers = flattenHeaders(res.headers);
-    if (res.statusCode >= 300 && res.statusCode < 400) {
-      // Never followed: read nothing more than we must.
-      await res.body.dump().catch(() => undefined);
-      return { status: res.statusCode, headers, text: '' };
+    try {
+      const res = await this.pool.request(requestOptions);
+      const headers = flattenHeaders(res.headers);
+      if (res.statusCode >= 300 && res.statusCode < 400) {
+        // Never followed: read nothing more than we must.
+        await res.body.dump().catch(() => undefined);
+        return { status: res.statusCode, headers, text: '' };
+      }
+      const text = await res.body.text();
+      return { status: res.statusCode, headers, text };
+    } catch (err) {
+      if (deadline.signal.aborted && !opts.signal?.aborted) throw deadline.signal.reason;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      linked.dispose();
     }
-    const text = await res.body.text();
-    return { status: res.statusCode, headers, text };
   }
 
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
     await pool?.close();
+  }
+}
+
+/** No complete answer within the per-request timeout; retried like a reset. */
+export class TimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(readonly timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
+    this.name = 'TimeoutError';
   }
 }

@@ -1,0 +1,272 @@
+import { describe, expect, it } from 'vitest';
+import { Pacer, RESET_MARGIN_MS, paceDelay, parseRateLimit, resetToMs, sharedPacer, type PaceState } from '../../../src/http/pacer.js';
+import { InstantClock, SimClock } from './helpers.js';
+
+describe('resetToMs', () => {
+  it('reads seconds until the reset, with decimals', () => {
+    expect(resetToMs(0.25, 1000)).toBe(1250);
+    expect(resetToMs(59.998, 0)).toBe(59_998);
+    expect(resetToMs(3, 500)).toBe(3500);
+  });
+  it('reads a value above 10^9 as a Unix time in seconds', () => {
+    expect(resetToMs(1_800_000_000, 5)).toBe(1_800_000_000_000);
+    expect(resetToMs(1_800_000_000.5, 5)).toBe(1_800_000_000_500);
+  });
+  it('clamps a negative delta to now', () => {
+    expect(resetToMs(-1, 1000)).toBe(1000);
+  });
+});
+
+describe('parseRateLimit', () => {
+  it('reads the three headers', () => {
+    expect(parseRateLimit({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': '17', 'x-ratelimit-reset': '1.5' }, 10_000)).toEqual({
+      limit: 200,
+      remaining: 17,
+      resetAt: 11_500,
+    });
+  });
+  it('works without a limit', () => {
+    expect(parseRateLimit({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1800000000' }, 0)).toEqual({
+      limit: undefined,
+      remaining: 0,
+      resetAt: 1_800_000_000_000,
+    });
+  });
+  it('needs both remaining and reset', () => {
+    expect(parseRateLimit({ 'x-ratelimit-remaining': '3' }, 0)).toBeUndefined();
+    expect(parseRateLimit({ 'x-ratelimit-reset': '3' }, 0)).toBeUndefined();
+    expect(parseRateLimit({}, 0)).toBeUndefined();
+  });
+  it('ignores garbage values', () => {
+    expect(parseRateLimit({ 'x-ratelimit-remaining': 'lots', 'x-ratelimit-reset': '3' }, 0)).toBeUndefined();
+    expect(parseRateLimit({ 'x-ratelimit-remaining': '5', 'x-ratelimit-reset': '-3' }, 0)).toBeUndefined();
+  });
+  it('takes the first of repeated values', () => {
+    expect(parseRateLimit({ 'x-ratelimit-remaining': '5, 9', 'x-ratelimit-reset': '2' }, 0)?.remaining).toBe(5);
+  });
+});
+
+describe('paceDelay', () => {
+  const s = (over: Partial<PaceState>): PaceState => ({ now: 1000, blockedUntil: 0, pending: 0, ...over });
+
+  it('lets everything go when nothing is known', () => {
+    expect(paceDelay(s({}))).toBe(0);
+    expect(paceDelay(s({ pending: 50 }))).toBe(0);
+  });
+  it('waits out a 429 block first', () => {
+    expect(paceDelay(s({ blockedUntil: 1500 }))).toBe(500);
+    expect(paceDelay(s({ blockedUntil: 1500, remaining: 100, resetAt: 9000 }))).toBe(500);
+  });
+  it('goes at once while more than half the budget is left', () => {
+    expect(paceDelay(s({ limit: 30, remaining: 30, resetAt: 4000, lastSendAt: 999 }))).toBe(0);
+    expect(paceDelay(s({ limit: 30, remaining: 20, resetAt: 4000, pending: 4, lastSendAt: 999 }))).toBe(0);
+  });
+  it('spreads the rest over the time left once half is used', () => {
+    // 15 left, 3000 ms left: one every 200 ms
+    expect(paceDelay(s({ limit: 30, remaining: 15, resetAt: 4000, lastSendAt: 1000 }))).toBe(200);
+    expect(paceDelay(s({ limit: 30, remaining: 15, resetAt: 4000, lastSendAt: 900 }))).toBe(100);
+    expect(paceDelay(s({ limit: 30, remaining: 15, resetAt: 4000, lastSendAt: 700 }))).toBe(0);
+  });
+  it('counts requests in flight against what remains', () => {
+    // 10 remain but 5 are in flight: 5 over 1000 ms
+    expect(paceDelay(s({ limit: 30, remaining: 10, pending: 5, resetAt: 2000, lastSendAt: 1000 }))).toBe(200);
+  });
+  it('waits for the reset when nothing is left', () => {
+    expect(paceDelay(s({ limit: 30, remaining: 0, resetAt: 2500 }))).toBe(1500 + RESET_MARGIN_MS);
+    expect(paceDelay(s({ limit: 30, remaining: 3, pending: 3, resetAt: 2500 }))).toBe(1500 + RESET_MARGIN_MS);
+    expect(paceDelay(s({ limit: 30, remaining: 3, pending: 8, resetAt: 2500 }))).toBe(1500 + RESET_MARGIN_MS);
+  });
+  it('lets a request go once the window is over', () => {
+    expect(paceDelay(s({ limit: 30, remaining: 0, resetAt: 1000 }))).toBe(0);
+  });
+  it('after an inferred reset, goes until in-flight requests fill the limit, then waits for an answer', () => {
+    expect(paceDelay(s({ limit: 30, remaining: 30, pending: 29 }))).toBe(0);
+    expect(paceDelay(s({ limit: 30, remaining: 30, pending: 30 }))).toBe(Infinity);
+  });
+  it('uses remaining as the budget when the limit is unknown', () => {
+    expect(paceDelay(s({ remaining: 10, resetAt: 2000, lastSendAt: 1000 }))).toBe(0);
+    expect(paceDelay(s({ remaining: 4, resetAt: 2000, lastSendAt: 1000 }))).toBe(0); // 4 > ceil(4/2)
+  });
+});
+
+const rl = (limit: number, remaining: number, resetS: number) => ({
+  'x-ratelimit-limit': String(limit),
+  'x-ratelimit-remaining': String(remaining),
+  'x-ratelimit-reset': resetS.toFixed(3),
+});
+
+describe('Pacer', () => {
+  it('admits at once without information', async () => {
+    const clock = new InstantClock();
+    const pacer = new Pacer(clock);
+    const t1 = await pacer.acquire();
+    const t2 = await pacer.acquire();
+    expect([t1.seq, t2.seq]).toEqual([1, 2]);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('waits for the reset when the server says nothing remains', async () => {
+    const clock = new InstantClock();
+    const pacer = new Pacer(clock);
+    const t = await pacer.acquire();
+    pacer.done(t, rl(10, 0, 2));
+    const start = clock.now();
+    await pacer.acquire();
+    expect(clock.now() - start).toBe(2000 + RESET_MARGIN_MS);
+    // a fresh window: the full limit again, no more waiting
+    await pacer.acquire();
+    expect(clock.now() - start).toBe(2000 + RESET_MARGIN_MS);
+  });
+
+  it('blocks everyone after a 429 until Retry-After', async () => {
+    const clock = new InstantClock();
+    const pacer = new Pacer(clock);
+    pacer.block(750);
+    const start = clock.now();
+    await pacer.acquire();
+    expect(clock.now() - start).toBe(750);
+    expect(pacer.stats.rateLimited).toBe(1);
+  });
+
+  it('ignores headers of a request older than the ones already applied', async () => {
+    const clock = new InstantClock();
+    const pacer = new Pacer(clock);
+    const a = await pacer.acquire();
+    const b = await pacer.acquire();
+    pacer.done(b, rl(30, 10, 2));
+    pacer.done(a, rl(30, 11, 2)); // answered late, counted earlier: staler
+    expect(pacer.snapshot().remaining).toBe(10);
+  });
+
+  it('counts requests in flight until an answer reflects them', async () => {
+    const clock = new InstantClock();
+    const pacer = new Pacer(clock);
+    const a = await pacer.acquire();
+    await pacer.acquire();
+    await pacer.acquire();
+    expect(pacer.snapshot().inFlight).toBe(3);
+    pacer.done(a, rl(30, 29, 3));
+    expect(pacer.snapshot().inFlight).toBe(2);
+  });
+
+  it('stops waiting when the signal aborts', async () => {
+    const clock = new SimClock();
+    const pacer = new Pacer(clock);
+    pacer.block(10_000);
+    const ac = new AbortController();
+    const p = pacer.acquire(ac.signal);
+    ac.abort(new Error('stop'));
+    await expect(p).rejects.toThrow('stop');
+  });
+
+  it('wakes a waiter when an answer arrives after an inferred reset', async () => {
+    const clock = new SimClock();
+    const pacer = new Pacer(clock);
+    const t = await pacer.acquire();
+    pacer.done(t, rl(2, 2, 0.001)); // limit 2, window ends at once
+    const run = (async () => {
+      clock.t = 10; // the window is over: a fresh one of 2
+      const a = await pacer.acquire();
+      const b = await pacer.acquire();
+      const third = pacer.acquire(); // 2 in flight fill the limit: waits for an answer
+      let admitted = false;
+      void third.then(() => (admitted = true));
+      await new Promise((r) => setImmediate(r));
+      expect(admitted).toBe(false);
+      pacer.done(a, rl(2, 1, 5));
+      pacer.done(b, rl(2, 1, 5));
+      await third;
+    })();
+    await clock.run(run);
+  });
+
+  it('shares one pacer per clock, origin and key', () => {
+    const c1 = new InstantClock();
+    const c2 = new InstantClock();
+    expect(sharedPacer(c1, 'http://a', 'k')).toBe(sharedPacer(c1, 'http://a', 'k'));
+    expect(sharedPacer(c1, 'http://a', 'k')).not.toBe(sharedPacer(c1, 'http://a', 'k2'));
+    expect(sharedPacer(c1, 'http://a', 'k')).not.toBe(sharedPacer(c2, 'http://a', 'k'));
+  });
+});
+
+/**
+ * A fixed-window server (limit per window, windows from the first request), as the sandbox does,
+ * driven by `workers` concurrent loops through one pacer on a simulated clock.
+ */
+async function simulate(o: { total: number; limit: number; windowMs: number; workers: number; latencyMs: number }) {
+  const clock = new SimClock();
+  const pacer = new Pacer(clock);
+  let windowStart: number | undefined;
+  let used = 0;
+  let sent = 0;
+  let ok = 0;
+  let tooMany = 0;
+  let lastOkAt = 0;
+  const serve = (at: number): { status: number; headers: Record<string, string> } => {
+    windowStart ??= at;
+    while (at >= windowStart + o.windowMs) {
+      windowStart += o.windowMs;
+      used = 0;
+    }
+    const resetS = (windowStart + o.windowMs - at) / 1000;
+    if (used >= o.limit) {
+      return { status: 429, headers: { ...rl(o.limit, 0, resetS), 'retry-after': resetS.toFixed(3) } };
+    }
+    used++;
+    return { status: 200, headers: rl(o.limit, o.limit - used, resetS) };
+  };
+  let next = 0;
+  const worker = async () => {
+    while (next < o.total) {
+      next++;
+      for (;;) {
+        const ticket = await pacer.acquire();
+        sent++;
+        await clock.sleep(o.latencyMs / 2);
+        const answer = serve(clock.now());
+        await clock.sleep(o.latencyMs / 2);
+        pacer.done(ticket, answer.headers);
+        if (answer.status === 200) {
+          ok++;
+          lastOkAt = clock.now();
+          break;
+        }
+        tooMany++;
+        pacer.block(Math.ceil(Number(answer.headers['retry-after']) * 1000));
+      }
+    }
+  };
+  await clock.run(Promise.all(Array.from({ length: o.workers }, worker)));
+  // The best possible: every full window used at once, the last partial one right at its start.
+  const bestMs = Math.floor((o.total - 1) / o.limit) * o.windowMs + o.latencyMs;
+  if (process.env.PACER_DEBUG) console.log(o, { ok, sent, tooMany, elapsedMs: lastOkAt, efficiency: bestMs / lastOkAt });
+  return { ok, sent, tooMany, elapsedMs: lastOkAt, efficiency: bestMs / lastOkAt, rateEfficiency: ((o.total / o.limit) * o.windowMs) / lastOkAt };
+}
+
+describe('Pacer under a simulated fixed-window limit', () => {
+  it('runs 100 requests at 30 per 3 s with 4 workers at ≥ 90% efficiency and no 429', async () => {
+    const r = await simulate({ total: 100, limit: 30, windowMs: 3000, workers: 4, latencyMs: 20 });
+    expect(r.ok).toBe(100);
+    expect(r.tooMany).toBe(0);
+    expect(r.efficiency).toBeGreaterThanOrEqual(0.9);
+    expect(r.rateEfficiency).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it.each([
+    { workers: 8, latencyMs: 20 },
+    { workers: 4, latencyMs: 200 },
+    { workers: 1, latencyMs: 5 },
+    { workers: 16, latencyMs: 50 },
+  ])('stays efficient and under the limit with %o', async ({ workers, latencyMs }) => {
+    const r = await simulate({ total: 100, limit: 30, windowMs: 3000, workers, latencyMs });
+    expect(r.ok).toBe(100);
+    expect(r.tooMany).toBeLessThanOrEqual(1);
+    expect(r.rateEfficiency).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('keeps a long run (1000 requests, 200 per minute) under the limit', async () => {
+    const r = await simulate({ total: 1000, limit: 200, windowMs: 60_000, workers: 8, latencyMs: 30 });
+    expect(r.tooMany).toBe(0);
+    expect(r.rateEfficiency).toBeGreaterThanOrEqual(0.95);
+  });
+});
