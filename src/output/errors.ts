@@ -75,7 +75,7 @@ export function errorToJson(err: unknown): ErrorJson {
 }
 
 /** The lines (without newlines) to print on standard error for `err`. */
-export function formatError(err: unknown, opts: FormatErrorOptions = {}): string[] {
+export function formatErrorLines(err: unknown, opts: FormatErrorOptions = {}): string[] {
   const lines: string[] = [];
   if (isCrmError(err)) {
     lines.push(`Error: ${cleanMultiline(err.message)}${suffix(err.status, err.code, err.requestId)}`);
@@ -91,7 +91,12 @@ export function formatError(err: unknown, opts: FormatErrorOptions = {}): string
   return lines;
 }
 
-/** Writes formatError's lines to `stderr`. */
+/** The text to write to standard error for `err`: formatErrorLines joined, ending in a newline. */
+export function formatError(err: unknown, opts: FormatErrorOptions = {}): string {
+  return `${formatErrorLines(err, opts).join('\n')}\n`;
+}
+
+/** Writes formatError's text to `stderr`. */
 export function printError(stderr: OutputStream, err: unknown, opts: FormatErrorOptions = {}): void {
-  stderr.write(`${formatError(err, opts).join('\n')}\n`);
+  stderr.write(formatError(err, opts));
 }

@@ -48,3 +48,21 @@ export function slowStdout(highWaterMark = 16) {
     text: () => chunks.join(''),
   };
 }
+
+/** A fake terminal stream: what ora needs of a tty.WriteStream (cursor moves are no-ops here). */
+export function fakeTty(columns = 80): FakeOut {
+  const out = fakeStdout({ isTTY: true, columns });
+  const done = (cb?: () => void): boolean => {
+    cb?.();
+    return true;
+  };
+  Object.assign(out, {
+    cursorTo: (_x: number, _y?: number | (() => void), cb?: () => void) => done(typeof _y === 'function' ? _y : cb),
+    moveCursor: (_dx: number, _dy: number, cb?: () => void) => done(cb),
+    clearLine: (_dir: number, cb?: () => void) => done(cb),
+    clearScreenDown: (cb?: () => void) => done(cb),
+    getColorDepth: () => 1,
+    hasColors: () => false,
+  });
+  return out;
+}
