@@ -1,0 +1,123 @@
+// `crm sandbox`: checks the flags, starts the emulator, prints one JSON line with the URLs and
+// keys, and serves until Ctrl-C or SIGTERM, then closes (saving the data file).
+import type { Ctx } from '../context.js';
+import { UsageError } from '../../http/errors.js';
+import type { SandboxOptions } from '../../sandbox/index.js';
+
+type Num = number | string | undefined;
+
+/** The flags of `crm sandbox`, camelCased by commander (numbers may still be strings). */
+export interface SandboxCommandOptions {
+  host?: string;
+  port?: Num;
+  seed?: Num;
+  dataFile?: string;
+  keys?: string;
+  rateLimit?: Num;
+  orgRateLimit?: Num;
+  rateWindowMs?: Num;
+  transcriptTtlMs?: Num;
+  downloadRateLimit?: Num;
+  downloadWindowMs?: Num;
+  failRate?: Num;
+  latencyMs?: Num;
+  faults?: string;
+  faultPaths?: string;
+  control?: boolean;
+  v1InteractionsCursor?: boolean;
+}
+
+function number(flag: string, value: Num, check: (n: number) => boolean, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = typeof value === 'number' ? value : String(value).trim() === '' ? NaN : Number(value);
+  if (!Number.isFinite(n) || !check(n)) throw new UsageError(`${flag} must be ${what}, got "${String(value)}"`);
+  return n;
+}
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => (n: number) => Number.isInteger(n) && n >= min && n <= max;
+
+/** The options of startSandbox from the flags; a UsageError names the first bad flag. */
+export async function sandboxOptions(opts: SandboxCommandOptions): Promise<SandboxOptions> {
+  const { parseFaultSpec, loadKeysFile } = await import('../../sandbox/index.js');
+  const positive = (flag: string, v: Num) => number(flag, v, int(1), 'a positive integer');
+  let faults;
+  try {
+    faults = opts.faults === undefined ? undefined : parseFaultSpec(opts.faults);
+  } catch (err) {
+    throw new UsageError(`--faults: ${(err as Error).message}`);
+  }
+  if (opts.faultPaths !== undefined) {
+    try {
+      new RegExp(opts.faultPaths);
+    } catch (err) {
+      throw new UsageError(`--fault-paths: invalid regular expression: ${(err as Error).message}`);
+    }
+  }
+  let extraKeys;
+  try {
+    extraKeys = opts.keys === undefined ? undefined : loadKeysFile(opts.keys);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  return {
+    host: opts.host,
+    port: number('--port', opts.port, int(0, 65535), 'an integer from 0 to 65535'),
+    seed: number('--seed', opts.seed, int(0, 0xffffffff), 'an integer from 0 to 4294967295'),
+    dataFile: opts.dataFile,
+    extraKeys,
+    rateLimit: positive('--rate-limit', opts.rateLimit),
+    orgRateLimit: positive('--org-rate-limit', opts.orgRateLimit),
+    rateWindowMs: positive('--rate-window-ms', opts.rateWindowMs),
+    transcriptTtlMs: positive('--transcript-ttl-ms', opts.transcriptTtlMs),
+    downloadRateLimit: positive('--download-rate-limit', opts.downloadRateLimit),
+    downloadWindowMs: positive('--download-window-ms', opts.downloadWindowMs),
+    failRate: number('--fail-rate', opts.failRate, (n) => n >= 0 && n <= 1, 'a number from 0 to 1'),
+    latencyMs: number('--latency-ms', opts.latencyMs, int(0), 'a non-negative integer'),
+    faults,
+    faultPaths: opts.faultPaths,
+    control: Boolean(opts.control),
+    v1InteractionsCursor: Boolean(opts.v1InteractionsCursor),
+  };
+}
+
+function waitForStop(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      signal.removeEventListener('abort', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise<void> {
+  const options = await sandboxOptions(opts);
+  const { startSandbox } = await import('../../sandbox/index.js');
+  let sandbox;
+  try {
+    sandbox = await startSandbox(options);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is already in use (try --port 0 for a free one)`);
+    if (e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port}: ${e.code}`);
+    if (e instanceof Error && /^(data|keys) file /.test(e.message)) throw new UsageError(e.message);
+    throw err;
+  }
+  const line: Record<string, unknown> = { base_url: sandbox.baseUrl, v1_base_url: sandbox.v1BaseUrl, keys: sandbox.keys };
+  if (sandbox.controlUrl) line.control_url = sandbox.controlUrl;
+  ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
+  if (opts.control && !sandbox.controlUrl) ctx.warn('The control endpoint is served only on loopback hosts: --control ignored.');
+  ctx.warn(
+    `crm sandbox listening on ${sandbox.url}${options.seed === undefined ? '' : ` (seed ${options.seed})`}. Try:\n` +
+      `  CRM_BASE_URL=${sandbox.baseUrl} CRM_API_KEY=<admin key above> crm contacts list\n` +
+      'Press Ctrl-C to stop.',
+  );
+  try {
+    await waitForStop(ctx.signal);
+  } finally {
+    await sandbox.close();
+  }
+}

@@ -1,0 +1,53 @@
+// Authentication (docs/sandbox.md, "Authentication, scopes, access"): exactly one of the two
+// headers, a known key of the path's API version, then scopes and record ownership.
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError, forbiddenRecord } from './errors.js';
+import type { KeyDef } from './types.js';
+
+const unauthenticated = (message: string) => new ApiError(401, 'UNAUTHENTICATED', message);
+
+/** The key of the request, or a 401 ApiError. `version` is the API version of the path. */
+export function authenticate(headers: IncomingHttpHeaders, keys: ReadonlyMap<string, KeyDef>, version: 1 | 2): KeyDef {
+  const apiKeyHeader = headers['x-service-api-key'];
+  const authorization = headers.authorization;
+  if (apiKeyHeader !== undefined && authorization !== undefined) {
+    throw new ApiError(401, 'AMBIGUOUS_CREDENTIALS', 'Send the key in exactly one of X-Service-Api-Key and Authorization, not both');
+  }
+  let key: string;
+  if (apiKeyHeader !== undefined) {
+    if (Array.isArray(apiKeyHeader) || apiKeyHeader.trim() === '') throw unauthenticated('Malformed X-Service-Api-Key header');
+    key = apiKeyHeader.trim();
+  } else if (authorization !== undefined) {
+    const m = /^Bearer +(\S+)\s*$/i.exec(authorization);
+    if (!m) throw unauthenticated('Malformed Authorization header: expected "Bearer <API_KEY>"');
+    key = m[1]!;
+  } else {
+    throw unauthenticated('No API key: send X-Service-Api-Key or Authorization: Bearer');
+  }
+  const def = keys.get(key);
+  if (!def) throw unauthenticated('Invalid API key');
+  if (def.version !== version) {
+    throw new ApiError(
+      401,
+      'WRONG_API_VERSION',
+      `A version ${def.version} key does not authenticate against /api/v${version}: version 1 and version 2 keys are not interchangeable`,
+    );
+  }
+  return def;
+}
+
+export function requireScope(key: KeyDef, scope: string): void {
+  if (key.version === 1) return; // version 1 keys had full access
+  if (!key.scopes.includes(scope)) {
+    throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This key lacks the scope ${scope}`, [{ required_scope: scope }]);
+  }
+}
+
+/** Whether the key may see a record: organization keys see all, user-bound keys their own. */
+export function canSee(key: KeyDef, record: { owner_id?: unknown }): boolean {
+  return key.access === 'organization' || record.owner_id === key.user;
+}
+
+export function requireOwner(key: KeyDef, record: { id?: unknown; owner_id?: unknown }): void {
+  if (!canSee(key, record)) throw forbiddenRecord(String(record.id));
+}

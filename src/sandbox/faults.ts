@@ -1,0 +1,116 @@
+// Fault injection (docs/sandbox.md, "Faults"): random faults by probability, narrowed by a path
+// regex, and a deterministic queue of one-shot faults for the next matching requests.
+import { FAULT_KINDS, type FaultKind, type FaultRates } from './types.js';
+
+export function isFaultKind(kind: string): kind is FaultKind {
+  return (FAULT_KINDS as readonly string[]).includes(kind);
+}
+
+/** `500-after-write:0.05,drop:0.02` → `{ '500-after-write': 0.05, drop: 0.02 }`; throws naming the bad part. */
+export function parseFaultSpec(spec: string): FaultRates {
+  const rates: FaultRates = {};
+  for (const part of spec.split(',').map((p) => p.trim())) {
+    if (part === '') continue;
+    const colon = part.lastIndexOf(':');
+    if (colon <= 0) throw new Error(`fault "${part}": expected kind:probability (kinds: ${FAULT_KINDS.join(', ')})`);
+    const kind = part.slice(0, colon).trim();
+    const text = part.slice(colon + 1).trim();
+    if (!isFaultKind(kind)) throw new Error(`fault "${part}": unknown kind "${kind}" (kinds: ${FAULT_KINDS.join(', ')})`);
+    if (kind in rates) throw new Error(`fault "${part}": kind "${kind}" given twice`);
+    const p = Number(text);
+    if (text === '' || !Number.isFinite(p) || p < 0 || p > 1) throw new Error(`fault "${part}": probability must be a number from 0 to 1`);
+    rates[kind] = p;
+  }
+  checkTotal(rates);
+  return rates;
+}
+
+function checkTotal(rates: FaultRates): void {
+  const total = Object.values(rates).reduce((a, b) => a + (b ?? 0), 0);
+  if (total > 1 + 1e-9) throw new Error(`fault probabilities add up to ${total}, more than 1`);
+}
+
+/** Validates a `{kind: probability}` object (the control endpoint's `faults`). */
+export function validateFaultRates(value: unknown): FaultRates {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('faults must be an object of kind: probability');
+  const rates: FaultRates = {};
+  for (const [kind, p] of Object.entries(value)) {
+    if (!isFaultKind(kind)) throw new Error(`unknown fault kind "${kind}" (kinds: ${FAULT_KINDS.join(', ')})`);
+    if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new Error(`fault "${kind}": probability must be a number from 0 to 1`);
+    rates[kind] = p;
+  }
+  checkTotal(rates);
+  return rates;
+}
+
+export interface QueuedFault {
+  kind: FaultKind;
+  method?: string;
+  path?: RegExp;
+  count: number;
+}
+
+export interface FaultConfig {
+  failRate: number;
+  latencyMs: number;
+  rates: FaultRates;
+  paths?: RegExp;
+}
+
+/** Faults that happen before the request runs; the others run it first. */
+export function runsBeforeRequest(kind: FaultKind): boolean {
+  return kind !== '500-after-write' && kind !== 'drop-after-write';
+}
+
+export class FaultInjector {
+  config: FaultConfig;
+  private queue: QueuedFault[] = [];
+
+  constructor(
+    config: FaultConfig,
+    private readonly random: () => number,
+  ) {
+    this.config = config;
+  }
+
+  enqueue(faults: QueuedFault[]): void {
+    this.queue.push(...faults);
+  }
+
+  pending(): Array<{ kind: FaultKind; method?: string; path?: string; count: number }> {
+    return this.queue.map((q) => ({ kind: q.kind, method: q.method, path: q.path?.source, count: q.count }));
+  }
+
+  clearQueue(): void {
+    this.queue = [];
+  }
+
+  /** The fault for this counted request, if any: the queue first, then the random ones. */
+  choose(method: string, path: string): FaultKind | undefined {
+    const i = this.queue.findIndex((q) => (!q.method || q.method === method) && (!q.path || q.path.test(path)));
+    const queued = this.queue[i];
+    if (queued) {
+      if (--queued.count <= 0) this.queue.splice(i, 1);
+      return queued.kind;
+    }
+    const { failRate, rates, paths } = this.config;
+    if (paths && !paths.test(path)) return undefined;
+    const r = this.random();
+    let edge = failRate;
+    if (r < edge) return '500';
+    for (const kind of FAULT_KINDS) {
+      edge += rates[kind] ?? 0;
+      if (r < edge) return kind;
+    }
+    return undefined;
+  }
+}
+
+/** A regular expression from user input, or an Error naming it. */
+export function compileRegex(source: string, what: string): RegExp {
+  try {
+    return new RegExp(source);
+  } catch (err) {
+    throw new Error(`${what}: invalid regular expression "${source}": ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,74 @@
+// What a route handler receives and returns, plus the list-query helpers every list shares.
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/resources.js';
+import type { ApiRecord } from '../api/envelopes.js';
+import { decodeCursor } from './cursor.js';
+import { ApiError, invalidParameter } from './errors.js';
+import type { RequestMeta } from './responses.js';
+import type { SandboxState } from './state.js';
+import type { KeyDef, SandboxResponse } from './types.js';
+
+export interface HandlerCtx {
+  state: SandboxState;
+  key: KeyDef;
+  rm: RequestMeta;
+  query: URLSearchParams;
+  /** the parsed JSON body; throws 422 INVALID_BODY when missing or malformed */
+  body(): unknown;
+}
+
+export type Handler = (ctx: HandlerCtx) => SandboxResponse;
+
+export interface Route {
+  /** the scope the key needs (none for version 1 routes) */
+  scope?: string;
+  run: Handler;
+}
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** The routes of one path, by method: a method not in it is 405. */
+export type PathRoutes = Partial<Record<Method, Route>>;
+
+/** `limit`: an integer 1–100, default 25. */
+export function parseLimit(value: unknown, name = 'limit'): number {
+  if (value === undefined || value === null) return PAGE_SIZE_DEFAULT;
+  const text = typeof value === 'number' ? String(value) : value;
+  if (typeof text !== 'string' || !/^\d+$/.test(text)) throw invalidParameter(name, `${name} must be an integer from 1 to ${PAGE_SIZE_MAX}`);
+  const n = Number(text);
+  if (n < 1 || n > PAGE_SIZE_MAX) throw invalidParameter(name, `${name} must be an integer from 1 to ${PAGE_SIZE_MAX}`);
+  return n;
+}
+
+/** The sequence number after which a page starts; a cursor of another list is refused. */
+export function parseCursor(value: unknown, scope: string): number {
+  if (value === undefined || value === null) return 0;
+  const payload = typeof value === 'string' ? decodeCursor(value) : undefined;
+  if (!payload || payload.scope !== scope) {
+    throw new ApiError(422, 'INVALID_CURSOR', 'The cursor is not valid for this list', [{ parameter: 'cursor', issue: 'invalid' }]);
+  }
+  return payload.seq;
+}
+
+export interface ListQuery {
+  limit: number;
+  afterSeq: number;
+  filters: Array<[string, string]>;
+}
+
+/** `limit`, `cursor`, and every other parameter as an exact-match filter. */
+export function parseListQuery(query: URLSearchParams, scope: string): ListQuery {
+  for (const name of ['limit', 'cursor']) {
+    if (query.getAll(name).length > 1) throw invalidParameter(name, `${name} given more than once`);
+  }
+  const filters: Array<[string, string]> = [];
+  for (const [name, value] of query) if (name !== 'limit' && name !== 'cursor') filters.push([name, value]);
+  return { limit: parseLimit(query.get('limit') ?? undefined), afterSeq: parseCursor(query.get('cursor') ?? undefined, scope), filters };
+}
+
+/** Exact match on top-level fields; `true`, `false`, numbers compared as their string forms. */
+export function matches(record: ApiRecord, filters: Array<[string, string]>): boolean {
+  return filters.every(([name, want]) => {
+    const value = record[name];
+    if (value === undefined || (typeof value === 'object' && value !== null)) return false;
+    return String(value) === want;
+  });
+}

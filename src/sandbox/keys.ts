@@ -1,0 +1,83 @@
+// The sandbox's API keys: the four built-in ones (random, or derived from --seed) and the
+// extra ones of `--keys FILE`, validated entry by entry.
+import { readFileSync } from 'node:fs';
+import { allScopes, readScopes } from '../api/resources.js';
+import { cryptoRandom, mulberry32, randomString, type Random } from './random.js';
+import type { KeyDef, SandboxKeys } from './types.js';
+
+export const ADMIN_USER = 'usr_admin';
+export const BOUND_USER = 'usr_user';
+const V2_PREFIX = 'service_live_';
+const V1_PREFIX = 'service_pk_';
+
+/** The four built-in keys; the same seed gives the same keys. */
+export function builtinKeys(seed?: number): KeyDef[] {
+  // A stream of its own, so the keys do not shift when the sample data changes.
+  const random: Random = seed === undefined ? cryptoRandom : mulberry32((seed ^ 0x5eed1e55) >>> 0);
+  const v2 = () => V2_PREFIX + randomString(random, 32);
+  return [
+    { key: v2(), version: 2, scopes: allScopes(), access: 'organization', user: ADMIN_USER },
+    { key: v2(), version: 2, scopes: readScopes(), access: 'organization', user: ADMIN_USER },
+    { key: v2(), version: 2, scopes: allScopes(), access: 'user', user: BOUND_USER },
+    { key: V1_PREFIX + randomString(random, 24), version: 1, scopes: [], access: 'organization', user: ADMIN_USER },
+  ];
+}
+
+export function namedKeys(defs: KeyDef[]): SandboxKeys {
+  const [admin, readonly, user, v1] = defs.map((d) => d.key);
+  return { admin: admin!, readonly: readonly!, user: user!, v1: v1! };
+}
+
+/** Checks the parsed content of a keys file; throws an Error naming the first bad entry. */
+export function validateKeys(value: unknown, source = 'keys file'): KeyDef[] {
+  if (!Array.isArray(value)) throw new Error(`${source}: expected a JSON array of keys`);
+  const known = new Set(allScopes());
+  const seen = new Set<string>();
+  return value.map((entry: unknown, i) => {
+    const where = `${source}: entry ${i}`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new Error(`${where}: expected an object`);
+    const e = entry as Record<string, unknown>;
+    for (const field of Object.keys(e)) {
+      if (!['key', 'version', 'scopes', 'access', 'user'].includes(field)) throw new Error(`${where}: unknown field "${field}"`);
+    }
+    if (e.version !== 1 && e.version !== 2) throw new Error(`${where}: "version" must be 1 or 2`);
+    const prefix = e.version === 2 ? V2_PREFIX : V1_PREFIX;
+    if (typeof e.key !== 'string' || !e.key.startsWith(prefix) || e.key.length === prefix.length || /\s/.test(e.key)) {
+      throw new Error(`${where}: "key" must be a string "${prefix}…" for a version ${e.version} key`);
+    }
+    if (seen.has(e.key)) throw new Error(`${where}: key given twice`);
+    seen.add(e.key);
+    let scopes: string[] = [];
+    if (e.version === 2 || e.scopes !== undefined) {
+      if (!Array.isArray(e.scopes) || !e.scopes.every((s) => typeof s === 'string')) {
+        throw new Error(`${where}: "scopes" must be an array of scope strings`);
+      }
+      const unknown = e.scopes.find((s) => !known.has(s));
+      if (unknown !== undefined) throw new Error(`${where}: unknown scope "${unknown}"`);
+      scopes = e.scopes as string[];
+    }
+    const access = e.access ?? 'organization';
+    if (access !== 'organization' && access !== 'user') throw new Error(`${where}: "access" must be "organization" or "user"`);
+    if (e.user !== undefined && (typeof e.user !== 'string' || e.user === '')) throw new Error(`${where}: "user" must be a non-empty string`);
+    if (access === 'user' && e.user === undefined) throw new Error(`${where}: a user-bound key needs "user"`);
+    if (e.version === 1 && access === 'user') throw new Error(`${where}: version 1 keys have organization access`);
+    return { key: e.key, version: e.version, scopes, access, user: (e.user as string | undefined) ?? ADMIN_USER };
+  });
+}
+
+/** Reads and validates `--keys FILE`; throws an Error naming the file and the bad entry. */
+export function loadKeysFile(path: string): KeyDef[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`keys file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`keys file ${path}: not valid JSON (${(err as Error).message})`);
+  }
+  return validateKeys(parsed, `keys file ${path}`);
+}

@@ -1,0 +1,44 @@
+// Random sources: a seeded PRNG for deterministic data and keys (--seed), crypto otherwise.
+// Tokens that act as credentials always come from crypto.
+import { randomBytes } from 'node:crypto';
+
+export type Random = () => number;
+
+/** mulberry32: a tiny, fast 32-bit PRNG; the same seed gives the same sequence. */
+export function mulberry32(seed: number): Random {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random source backed by crypto, for when no seed is given. */
+export function cryptoRandom(): number {
+  return randomBytes(4).readUInt32BE(0) / 4294967296;
+}
+
+const ALPHANUM = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** `length` characters of [0-9a-z] drawn from `random`. */
+export function randomString(random: Random, length: number, alphabet = ALPHANUM): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[Math.floor(random() * alphabet.length)];
+  return out;
+}
+
+export function pick<T>(random: Random, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)] as T;
+}
+
+/** 32 random bytes, base64url: a transcript download token. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function newRequestId(): string {
+  return `req_${randomBytes(10).toString('hex')}`;
+}

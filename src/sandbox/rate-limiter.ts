@@ -1,0 +1,90 @@
+// Fixed-window rate limiting (docs/sandbox.md, "Rate limits"). A window opens at the first
+// request after the previous one ended and lasts `windowMs`; each counted request takes a unit.
+
+export interface WindowState {
+  limit: number;
+  remaining: number;
+  /** ms until this window ends */
+  resetMs: number;
+}
+
+export class FixedWindowLimiter {
+  private windows = new Map<string, { start: number; used: number }>();
+
+  constructor(
+    public limit: number,
+    public windowMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** The state of `id`'s window without taking a unit. */
+  peek(id: string): WindowState {
+    const w = this.current(id);
+    return { limit: this.limit, remaining: Math.max(0, this.limit - w.used), resetMs: Math.max(0, w.start + this.windowMs - this.now()) };
+  }
+
+  /** Takes one unit of `id`'s window (callers check `peek` first when several limits apply). */
+  take(id: string): WindowState {
+    this.current(id).used++;
+    return this.peek(id);
+  }
+
+  /** Forget every window (new limits, or a reset). */
+  clear(): void {
+    this.windows.clear();
+  }
+
+  private current(id: string): { start: number; used: number } {
+    const now = this.now();
+    let w = this.windows.get(id);
+    if (!w || now >= w.start + this.windowMs) {
+      w = { start: now, used: 0 };
+      this.windows.set(id, w);
+    }
+    return w;
+  }
+}
+
+/** Seconds with up to three decimals, as `X-RateLimit-Reset` and `Retry-After` carry them. */
+export function secondsHeader(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms)) / 1000;
+  return String(Math.round(s * 1000) / 1000);
+}
+
+export type LimitDecision =
+  | { ok: true; headers: Record<string, string> }
+  | { ok: false; headers: Record<string, string>; retryAfterMs: number };
+
+/**
+ * One counted request against several windows at once: either every limiter has room and each
+ * takes a unit, or none does and the answer is 429 (the first limiter's limit goes in the headers).
+ */
+export function takeAll(checks: Array<{ limiter: FixedWindowLimiter; id: string }>): LimitDecision {
+  const states = checks.map((c) => c.limiter.peek(c.id));
+  const full = states.filter((s) => s.remaining <= 0);
+  const primary = states[0];
+  if (!primary) return { ok: true, headers: {} };
+  if (full.length > 0) {
+    const retryAfterMs = Math.max(...full.map((s) => s.resetMs));
+    return {
+      ok: false,
+      retryAfterMs,
+      headers: {
+        'X-RateLimit-Limit': String(primary.limit),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': secondsHeader(retryAfterMs),
+        'Retry-After': secondsHeader(retryAfterMs),
+      },
+    };
+  }
+  const after = checks.map((c) => c.limiter.take(c.id));
+  const tightest = after.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  return {
+    ok: true,
+    headers: {
+      'X-RateLimit-Limit': String(primary.limit),
+      'X-RateLimit-Remaining': String(tightest.remaining),
+      'X-RateLimit-Reset': secondsHeader(tightest.resetMs),
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// The node:http front: reads the body, dispatches to the API, the transcript links or the
+// control endpoint, logs the request, and writes (or drops) the answer.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { handleApiRequest, sleep, type IncomingRequest, type Outcome } from './api-request.js';
+import { CONTROL_PREFIX, handleControl } from './control.js';
+import { handleDownload } from './downloads.js';
+import { ApiError } from './errors.js';
+import { newRequestId } from './random.js';
+import { redactHeaders } from './request-log.js';
+import { errorResponse, type RequestMeta } from './responses.js';
+import type { SandboxState } from './state.js';
+import { DOWNLOAD_PATH } from './transcripts.js';
+import type { SandboxResponse } from './types.js';
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address === 'localhost' || /^127\./.test(address) || /^::ffff:127\./.test(address);
+}
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: ServerResponse, response: SandboxResponse, requestId: string): void {
+  const payload = response.raw ?? JSON.stringify(response.body ?? null);
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'X-Request-Id': requestId,
+    ...response.headers,
+    'Content-Length': String(Buffer.byteLength(payload)),
+  };
+  res.writeHead(response.status, headers);
+  res.end(payload);
+}
+
+function drop(req: IncomingMessage, res: ServerResponse): void {
+  res.destroy();
+  req.socket.destroy();
+}
+
+export function createSandboxServer(state: SandboxState, control: boolean): Server {
+  const server = createServer((req, res) => {
+    handle(state, control, req, res).catch((err: unknown) => {
+      if (!res.headersSent) {
+        const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: '2' };
+        send(res, errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', `Internal error: ${(err as Error).message}`)), rm.requestId);
+      } else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  return server;
+}
+
+async function handle(state: SandboxState, control: boolean, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+  const path = url.pathname;
+  const rm = (version: '1' | '2' = '2'): RequestMeta => ({ requestId: newRequestId(), now: state.now(), version });
+  const rawBody = await readBody(req);
+
+  if (path.startsWith(`${CONTROL_PREFIX}/`) && control && isLoopback(req.socket.remoteAddress)) {
+    const meta = rm();
+    let response: SandboxResponse;
+    try {
+      if (rawBody === undefined) throw new ApiError(422, 'INVALID_BODY', 'The body is too large');
+      response = handleControl(state, method, path.slice(CONTROL_PREFIX.length), url.searchParams, rawBody);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      response = errorResponse(meta, err);
+    }
+    return send(res, response, meta.requestId);
+  }
+
+  const version = /^\/api\/v2(\/|$)/.test(path) ? 2 : /^\/api\/v1(\/|$)/.test(path) ? 1 : undefined;
+  let outcome: Outcome;
+  if (rawBody === undefined) {
+    const meta = rm(version === 1 ? '1' : '2');
+    outcome = { requestId: meta.requestId, response: errorResponse(meta, new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`)) };
+  } else if (version !== undefined) {
+    const incoming: IncomingRequest = { method, path, url: path + url.search, query: url.searchParams, headers: req.headers, rawBody };
+    outcome = await handleApiRequest(state, incoming, version);
+  } else if (path.startsWith(DOWNLOAD_PATH) && path.length > DOWNLOAD_PATH.length && !path.slice(DOWNLOAD_PATH.length).includes('/')) {
+    const meta = rm();
+    if (state.faults.config.latencyMs > 0) await sleep(state.faults.config.latencyMs);
+    outcome = { requestId: meta.requestId, response: handleDownload(state, method, path.slice(DOWNLOAD_PATH.length), meta) };
+  } else {
+    const meta = rm();
+    outcome = { requestId: meta.requestId, response: errorResponse(meta, new ApiError(404, 'NOT_FOUND', `No such path: ${method} ${path}`)) };
+  }
+
+  state.log.add({
+    method,
+    path,
+    query: Object.fromEntries(url.searchParams),
+    headers: redactHeaders(req.headers),
+    status: outcome.response?.status ?? null,
+    fault: outcome.fault ?? null,
+    replayed: outcome.replayed ?? false,
+    request_id: outcome.requestId,
+  });
+  if (!outcome.response) return drop(req, res);
+  send(res, outcome.response, outcome.requestId);
+}

@@ -1,0 +1,91 @@
+// Everything a running sandbox holds, built once from its options: the store, keys, limiters,
+// the idempotency cache, faults, transcript tokens and the request log.
+import { FaultInjector, compileRegex } from './faults.js';
+import { IdempotencyCache } from './idempotency.js';
+import { cryptoRandom, mulberry32, type Random } from './random.js';
+import { FixedWindowLimiter } from './rate-limiter.js';
+import { RequestLog } from './request-log.js';
+import { seedStore } from './seed.js';
+import { Store } from './store.js';
+import { TranscriptTokens } from './transcripts.js';
+import type { KeyDef, SandboxOptions } from './types.js';
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 4010,
+  rateLimit: 200,
+  orgRateLimit: 1000,
+  rateWindowMs: 60_000,
+  transcriptTtlMs: 300_000,
+  downloadRateLimit: 20,
+  downloadWindowMs: 1000,
+} as const;
+
+/** All keys share one organization. */
+export const ORGANIZATION = 'org_sandbox';
+
+export interface SandboxState {
+  readonly now: () => number;
+  readonly random: Random;
+  readonly seed?: number;
+  readonly keys: Map<string, KeyDef>;
+  readonly store: Store;
+  readonly keyLimiter: FixedWindowLimiter;
+  readonly orgLimiter: FixedWindowLimiter;
+  readonly downloadLimiter: FixedWindowLimiter;
+  readonly idempotency: IdempotencyCache;
+  readonly faults: FaultInjector;
+  readonly tokens: TranscriptTokens;
+  readonly log: RequestLog;
+  readonly v1InteractionsCursor: boolean;
+  /** the server's origin, known once it listens */
+  origin: string;
+  /** empties the store and reseeds it with the start seed */
+  reset(): void;
+}
+
+export function createState(options: SandboxOptions, keys: KeyDef[]): SandboxState {
+  const now = options.now ?? Date.now;
+  const random = options.random ?? cryptoRandom;
+  // Ids come from their own stream: seeded runs give the same ids for the same requests.
+  const idRandom = options.seed === undefined ? cryptoRandom : mulberry32((options.seed ^ 0x1d5) >>> 0);
+  const store = new Store(idRandom, now);
+  const tokens = new TranscriptTokens(options.transcriptTtlMs ?? DEFAULTS.transcriptTtlMs, now);
+  const idempotency = new IdempotencyCache(now);
+  const state: SandboxState = {
+    now,
+    random,
+    seed: options.seed,
+    keys: new Map(keys.map((k) => [k.key, k])),
+    store,
+    keyLimiter: new FixedWindowLimiter(options.rateLimit ?? DEFAULTS.rateLimit, options.rateWindowMs ?? DEFAULTS.rateWindowMs, now),
+    orgLimiter: new FixedWindowLimiter(options.orgRateLimit ?? DEFAULTS.orgRateLimit, options.rateWindowMs ?? DEFAULTS.rateWindowMs, now),
+    downloadLimiter: new FixedWindowLimiter(
+      options.downloadRateLimit ?? DEFAULTS.downloadRateLimit,
+      options.downloadWindowMs ?? DEFAULTS.downloadWindowMs,
+      now,
+    ),
+    idempotency,
+    faults: new FaultInjector(
+      {
+        failRate: options.failRate ?? 0,
+        latencyMs: options.latencyMs ?? 0,
+        rates: options.faults ?? {},
+        paths: options.faultPaths ? compileRegex(options.faultPaths, 'fault paths') : undefined,
+      },
+      random,
+    ),
+    tokens,
+    log: new RequestLog(),
+    v1InteractionsCursor: options.v1InteractionsCursor ?? false,
+    origin: '',
+    reset() {
+      store.clear();
+      if (options.seed !== undefined) seedStore(store, options.seed);
+      tokens.clear();
+      idempotency.clear();
+    },
+  };
+  if (options.seed !== undefined) seedStore(store, options.seed);
+  return state;
+}

@@ -1,0 +1,87 @@
+// Shared types of the sandbox: its options, the running handle, keys, faults and the
+// internal response shape that every handler returns and the server serialises.
+import type { ApiRecord } from '../api/envelopes.js';
+
+export const FAULT_KINDS = [
+  '500',
+  '500-after-write',
+  'drop',
+  'drop-after-write',
+  'html-502',
+  '429',
+  'truncated',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+export type FaultRates = Partial<Record<FaultKind, number>>;
+
+export type Access = 'organization' | 'user';
+
+/** An API key the sandbox accepts (built in, or from `--keys FILE`). */
+export interface KeyDef {
+  key: string;
+  version: 1 | 2;
+  /** version 2 keys: explicit scopes; version 1 keys: ignored (full access) */
+  scopes: string[];
+  access: Access;
+  user: string;
+}
+
+export interface SandboxKeys {
+  admin: string;
+  readonly: string;
+  user: string;
+  v1: string;
+}
+
+export interface SandboxOptions {
+  host?: string;
+  port?: number;
+  seed?: number;
+  dataFile?: string;
+  /** path of a JSON array of more keys */
+  keysFile?: string;
+  /** more keys, given programmatically */
+  extraKeys?: KeyDef[];
+  rateLimit?: number;
+  orgRateLimit?: number;
+  rateWindowMs?: number;
+  transcriptTtlMs?: number;
+  downloadRateLimit?: number;
+  downloadWindowMs?: number;
+  failRate?: number;
+  latencyMs?: number;
+  faults?: FaultRates;
+  /** a regular expression (source) narrowing which paths random faults apply to */
+  faultPaths?: string;
+  /** serve `/__sandbox/*` (default true for programmatic use) */
+  control?: boolean;
+  v1InteractionsCursor?: boolean;
+  /** delay before the data file is saved after a change (default 2000 ms) */
+  saveDelayMs?: number;
+  /** injectable clock (ms since the epoch) */
+  now?: () => number;
+  /** injectable random source in [0, 1) for faults and ids */
+  random?: () => number;
+}
+
+export interface RunningSandbox {
+  /** the origin, e.g. http://127.0.0.1:4010 */
+  url: string;
+  baseUrl: string;
+  v1BaseUrl: string;
+  controlUrl?: string;
+  keys: SandboxKeys;
+  close(): Promise<void>;
+}
+
+/** What a handler answers; the server turns it into bytes. */
+export interface SandboxResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** a JSON value, serialised by the server */
+  body?: unknown;
+  /** raw bytes instead of JSON (HTML 502, truncated JSON) */
+  raw?: string;
+}
+
+export type { ApiRecord };

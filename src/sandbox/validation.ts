@@ -1,0 +1,68 @@
+// Request body rules (docs/sandbox.md, "Paths"): bodies are JSON objects (arrays for batch),
+// read-only fields may not be sent, required fields are non-empty strings, emails contain `@`.
+import type { ResourceDef } from '../api/resources.js';
+import type { ApiRecord } from '../api/envelopes.js';
+import { ApiError, invalidBody, type ErrorDetail } from './errors.js';
+
+export const READ_ONLY_FIELDS = ['id', 'created_at', 'updated_at', 'owner_id'] as const;
+
+/** The parsed body; malformed JSON or an empty body is 422 INVALID_BODY. */
+export function parseJson(raw: string): unknown {
+  if (raw.trim() === '') throw invalidBody('The request needs a JSON body');
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw invalidBody(`The body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export function isPlainObject(value: unknown): value is ApiRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function requireObject(value: unknown): ApiRecord {
+  if (!isPlainObject(value)) throw invalidBody('The body must be a JSON object');
+  return value;
+}
+
+export function failed(details: ErrorDetail[]): ApiError {
+  const first = details[0]!;
+  const message = `Validation failed: ${String(first.field)} ${String(first.issue).replace(/_/g, ' ')}` + (details.length > 1 ? ` (and ${details.length - 1} more)` : '');
+  return new ApiError(422, 'VALIDATION_FAILED', message, details);
+}
+
+/** The problems of one field that must be a non-empty string (an email must contain `@`). */
+function requiredIssue(field: string, value: unknown): string | undefined {
+  if (value === undefined) return 'required';
+  if (typeof value !== 'string') return 'must_be_string';
+  if (value.trim() === '') return 'must_not_be_empty';
+  if (field === 'email' && !value.includes('@')) return 'invalid_email';
+  return undefined;
+}
+
+/** Problems of a create (`partial` false) or update (`partial` true) body, [] when valid. */
+export function recordIssues(def: ResourceDef, body: ApiRecord, partial: boolean): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const field of READ_ONLY_FIELDS) if (field in body) details.push({ field, issue: 'read_only' });
+  for (const field of def.required) {
+    if (partial && !(field in body)) continue;
+    const issue = requiredIssue(field, body[field]);
+    if (issue) details.push({ field, issue });
+  }
+  return details;
+}
+
+/** The fields of a valid create/update body, or a 422 VALIDATION_FAILED. */
+export function validateRecord(def: ResourceDef, body: unknown, partial: boolean): ApiRecord {
+  const fields = requireObject(body);
+  const details = recordIssues(def, fields, partial);
+  if (details.length > 0) throw failed(details);
+  return fields;
+}
+
+/** A non-empty string field of a link or association body. */
+export function requireIdField(body: ApiRecord, field: string): string {
+  const issue = requiredIssue(field, body[field]);
+  if (issue) throw failed([{ field, issue }]);
+  return body[field] as string;
+}
