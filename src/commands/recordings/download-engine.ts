@@ -1,0 +1,261 @@
+// The engine of `crm recordings download` (CONTRACT §8): list every recording, keep those with a
+// transcript, and for each one get it just before its download (a fresh link), fetch, check and
+// write DIR/<safe id>.json atomically, N at a time under the download endpoint's own pacer.
+// Files already there are skipped, so a rerun resumes. No terminal output here: the command
+// renders progress and the summary from what this returns.
+import { lstat, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { ApiRecord } from '../../api/envelopes.js';
+import { InterruptedError, UsageError } from '../../http/errors.js';
+import type { Pacer } from '../../http/pacer.js';
+import type { Clock, HttpClient } from '../../http/types.js';
+import { TempFiles, writeFileAtomic } from './atomic-write.js';
+import { foldedName, resolveInside, safeFileName } from './safe-name.js';
+import { getTranscript } from './transcript-source.js';
+
+export interface DownloadPlan {
+  dir: string;
+  concurrency: number;
+  overwrite: boolean;
+  /** keep recordings whose `started_at` is at or after this time (ms since the epoch) */
+  since?: number;
+}
+
+export interface DownloadEngineDeps {
+  client: HttpClient;
+  clock: Clock;
+  /** the first Ctrl-C: no new download starts; those in flight finish */
+  signal: AbortSignal;
+  timeoutMs: number;
+  maxRetries: number;
+  /** the download endpoint's pacer, apart from the API client's */
+  pacer: Pacer;
+  onProgress?(progress: DownloadProgress): void;
+}
+
+export interface DownloadProgress {
+  phase: 'listing' | 'downloading';
+  listed: number;
+  total: number;
+  done: number;
+  downloaded: number;
+  skipped: number;
+  failed: number;
+}
+
+export interface DownloadFailure {
+  id: string;
+  error: string;
+}
+
+/** The `-o json` summary, field for field. */
+export interface DownloadSummary {
+  downloaded: number;
+  skipped: number;
+  without_transcript: number;
+  failed: number;
+  dir: string;
+  elapsed_ms: number;
+  failures: DownloadFailure[];
+}
+
+export interface DownloadReport {
+  summary: DownloadSummary;
+  /** recordings listed, and those left out by --since */
+  listed: number;
+  filteredOut: number;
+  /** stopped by Ctrl-C; `notStarted` transcripts were left for a rerun */
+  interrupted: boolean;
+  notStarted: number;
+  /** 429s and transient failures retried, expired links refreshed, bytes written */
+  retries: number;
+  linkRefreshes: number;
+  bytes: number;
+}
+
+interface Item {
+  id: string;
+  file: string;
+}
+
+export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps): Promise<DownloadReport> {
+  const started = deps.clock.now();
+  const dir = path.resolve(plan.dir);
+  const report: DownloadReport = {
+    summary: {
+      downloaded: 0,
+      skipped: 0,
+      without_transcript: 0,
+      failed: 0,
+      dir,
+      elapsed_ms: 0,
+      failures: [],
+    },
+    listed: 0,
+    filteredOut: 0,
+    interrupted: false,
+    notStarted: 0,
+    retries: 0,
+    linkRefreshes: 0,
+    bytes: 0,
+  };
+  const s = report.summary;
+  let done = 0;
+  let total = 0;
+  const progress = (phase: DownloadProgress['phase']): void =>
+    deps.onProgress?.({
+      phase,
+      listed: report.listed,
+      total,
+      done,
+      downloaded: s.downloaded,
+      skipped: s.skipped,
+      failed: s.failed,
+    });
+
+  // 1. List (only ids are kept: memory stays small however many recordings there are).
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  try {
+    for await (const rec of deps.client.paginate('/recordings', { limit: 100, signal: deps.signal })) {
+      report.listed += 1;
+      if (report.listed % 100 === 0) progress('listing');
+      const choice = selectRecording(rec, plan.since);
+      if (choice === 'filtered') report.filteredOut += 1;
+      else if (choice === 'without') s.without_transcript += 1;
+      else if (choice === 'no-id') s.failures.push({ id: '', error: 'the server listed a recording without an id' });
+      else if (!seen.has(choice.id)) {
+        seen.add(choice.id);
+        ids.push(choice.id);
+      }
+    }
+  } catch (err) {
+    if (!deps.signal.aborted) throw err;
+    report.interrupted = true;
+    return finish(report, started, deps.clock);
+  }
+  total = ids.length;
+
+  const items = fileNames(ids).map((file, i) => ({ id: ids[i]!, file }));
+  if (items.length > 0) {
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (err) {
+      throw new UsageError(`cannot create the folder ${dir}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  // 2. Download, `concurrency` at a time.
+  const temps = new TempFiles();
+  let next = 0;
+  const one = async (item: Item): Promise<void> => {
+    try {
+      const outcome = await downloadOne(item, dir, plan, deps, temps);
+      if (outcome.kind === 'downloaded') {
+        s.downloaded += 1;
+        report.bytes += outcome.bytes;
+        report.retries += outcome.retries;
+        report.linkRefreshes += outcome.linkRefreshes;
+      } else if (outcome.kind === 'skipped') s.skipped += 1;
+      else s.without_transcript += 1;
+    } catch (err) {
+      // After Ctrl-C an error is most likely the interruption itself; a rerun retries the item.
+      if (err instanceof InterruptedError || deps.signal.aborted) report.notStarted += 1;
+      else s.failures.push({ id: item.id, error: err instanceof Error ? err.message : String(err) });
+    }
+    done += 1;
+    progress('downloading');
+  };
+  const worker = async (): Promise<void> => {
+    while (!deps.signal.aborted && next < items.length) await one(items[next++]!);
+  };
+  progress('downloading');
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, items.length)) }, worker));
+  } finally {
+    await temps.removeAll();
+  }
+  report.notStarted += items.length - next;
+  report.interrupted = deps.signal.aborted;
+  return finish(report, started, deps.clock);
+}
+
+function finish(report: DownloadReport, started: number, clock: Clock): DownloadReport {
+  report.summary.failed = report.summary.failures.length;
+  report.summary.elapsed_ms = Math.max(0, Math.round(clock.now() - started));
+  return report;
+}
+
+type Selection = { id: string } | 'filtered' | 'without' | 'no-id';
+
+/** What the listing says of one recording: left out by --since, without a transcript, or to download. */
+export function selectRecording(rec: ApiRecord, since?: number): Selection {
+  if (since !== undefined) {
+    const at = typeof rec.started_at === 'string' ? Date.parse(rec.started_at) : NaN;
+    if (!(at >= since)) return 'filtered';
+  }
+  if (rec.has_transcript !== true) return 'without';
+  if (typeof rec.id !== 'string' || rec.id === '') return 'no-id';
+  return { id: rec.id };
+}
+
+/**
+ * File names for `ids`, `<safe id>.json`. Names that would collide on a case-insensitive or
+ * normalising file system (macOS, Windows: `Rec_A` and `rec_a`) all take the hashed form.
+ */
+export function fileNames(ids: readonly string[]): string[] {
+  const names = ids.map((id) => safeFileName(id));
+  const byFold = new Map<string, number>();
+  for (const name of names) byFold.set(foldedName(name), (byFold.get(foldedName(name)) ?? 0) + 1);
+  return names.map((name, i) =>
+    `${(byFold.get(foldedName(name)) ?? 0) > 1 ? safeFileName(ids[i]!, { forceHash: true }) : name}.json`,
+  );
+}
+
+type ItemOutcome =
+  | { kind: 'downloaded'; bytes: number; retries: number; linkRefreshes: number }
+  | { kind: 'skipped' }
+  | { kind: 'without' };
+
+async function downloadOne(
+  item: Item,
+  dir: string,
+  plan: DownloadPlan,
+  deps: DownloadEngineDeps,
+  temps: TempFiles,
+): Promise<ItemOutcome> {
+  const target = resolveInside(dir, item.file);
+  if (!plan.overwrite && (await exists(target))) return { kind: 'skipped' };
+  // No requestSignal: a download in flight when Ctrl-C comes is let finish; only the waits stop.
+  const result = await getTranscript(item.id, {
+    client: deps.client,
+    clock: deps.clock,
+    timeoutMs: deps.timeoutMs,
+    maxRetries: deps.maxRetries,
+    pacer: deps.pacer,
+    signal: deps.signal,
+  });
+  if (result.kind === 'none') return { kind: 'without' };
+  const owner = (result.body as { recording_id?: unknown }).recording_id;
+  if (typeof owner === 'string' && owner !== item.id) {
+    throw new Error(`the link returned the transcript of another recording (${owner})`);
+  }
+  const text = `${JSON.stringify(result.body, null, 2)}\n`;
+  await writeFileAtomic(target, text, temps);
+  return {
+    kind: 'downloaded',
+    bytes: Buffer.byteLength(text),
+    retries: result.retries,
+    linkRefreshes: result.linkRefreshes,
+  };
+}
+
+/** lstat, not stat: a symlink named like our file counts as there, and is never followed. */
+async function exists(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,140 @@
+// `crm recordings download [--dir DIR] [--concurrency N] [--overwrite] [--since DATE]`
+// (CONTRACT §8): every transcript into DIR, resumable. The engine does the work; this file reads
+// the options, shows progress and prints the summary.
+import { InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
+import { Pacer } from '../../http/pacer.js';
+import { createProgress } from '../../output/progress.js';
+import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
+import { loadTableRenderer } from '../../output/writers.js';
+import type { Ctx } from '../context.js';
+import { downloadAll, type DownloadProgress, type DownloadReport } from './download-engine.js';
+
+export interface DownloadOptions {
+  /** default `transcripts` */
+  dir?: string;
+  /** downloads in flight, 1–32; default 4 (a string from the command line is accepted) */
+  concurrency?: number | string;
+  /** download again even when DIR/<id>.json is there */
+  overwrite?: boolean;
+  /** only recordings started at or after this ISO date or date-time */
+  since?: string;
+}
+
+export const DEFAULT_DIR = 'transcripts';
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 32;
+/** failures listed under the table; all of them are in `-o json` */
+const FAILURES_SHOWN = 20;
+
+export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void> {
+  const dir = opts.dir ?? DEFAULT_DIR;
+  if (dir.trim() === '') throw new UsageError('--dir must not be empty');
+  const concurrency = parseConcurrency(opts.concurrency);
+  const since = opts.since === undefined ? undefined : parseSince(opts.since);
+
+  const client = await ctx.client();
+  const progress = createProgress({
+    stream: ctx.io.stderr,
+    enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
+    text: 'Listing recordings…',
+  });
+  let report: DownloadReport;
+  try {
+    report = await downloadAll(
+      { dir, concurrency, overwrite: Boolean(opts.overwrite), ...(since === undefined ? {} : { since }) },
+      {
+        client,
+        clock: ctx.clock,
+        signal: ctx.signal,
+        timeoutMs: ctx.globals.timeoutMs,
+        maxRetries: ctx.globals.maxRetries,
+        // Its own instance: the download endpoint's limit is not the API's (spec: Limits rule 5).
+        pacer: new Pacer(ctx.clock),
+        onProgress: (p) => progress.update(progressText(p)),
+      },
+    );
+  } finally {
+    await progress.stop();
+  }
+
+  await printSummary(report, ctx);
+  const s = report.summary;
+  if (report.interrupted) {
+    throw new InterruptedError(
+      `interrupted: ${s.downloaded} transcript(s) downloaded, ${report.notStarted} left; run the same command again to resume`,
+    );
+  }
+  if (s.failed > 0) {
+    const tried = s.downloaded + s.failed;
+    throw new PartialFailureError(`${s.failed} of ${tried} transcript download(s) failed`, {
+      details: s.failures.slice(0, 50).map((f) => ({ id: f.id, error: f.error })),
+      hint: 'Run the same command again to retry them; files already downloaded are skipped.',
+    });
+  }
+}
+
+export function progressText(p: DownloadProgress): string {
+  if (p.phase === 'listing') return `Listing recordings… ${p.listed}`;
+  return `Downloading transcripts ${p.done}/${p.total} (${p.downloaded} new, ${p.skipped} already there, ${p.failed} failed)`;
+}
+
+async function printSummary(report: DownloadReport, ctx: Ctx): Promise<void> {
+  const s = report.summary;
+  const format = ctx.format();
+  if (format === 'json' || format === 'ndjson') {
+    ctx.io.stdout.write(`${safeJson(s)}\n`);
+    return;
+  }
+  if (ctx.globals.quiet) return;
+  const rows: Array<[string, unknown]> = [
+    ['downloaded', s.downloaded],
+    ['skipped (already there)', s.skipped],
+    ['without transcript', s.without_transcript],
+    ['failed', s.failed],
+  ];
+  if (report.filteredOut > 0) rows.push(['before --since', report.filteredOut]);
+  if (report.interrupted) rows.push(['not started (interrupted)', report.notStarted]);
+  rows.push(['folder', s.dir], ['elapsed', `${(s.elapsed_ms / 1000).toFixed(1)} s`]);
+  const { renderKeyValueTable } = await loadTableRenderer();
+  let text = renderKeyValueTable(rows, { color: ctx.globals.color && Boolean(ctx.io.stderr.isTTY) });
+  for (const f of s.failures.slice(0, FAILURES_SHOWN)) {
+    text += `  ${sanitizeForTerminal(f.id || '(no id)')}: ${sanitizeForTerminal(f.error)}\n`;
+  }
+  if (s.failures.length > FAILURES_SHOWN) {
+    text += `  … and ${s.failures.length - FAILURES_SHOWN} more (all of them with -o json)\n`;
+  }
+  ctx.io.stderr.write(text);
+}
+
+export function parseConcurrency(value: number | string | undefined): number {
+  if (value === undefined) return DEFAULT_CONCURRENCY;
+  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) {
+    throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not ${JSON.stringify(String(value))}`);
+  }
+  return n;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * `--since`: an ISO 8601 date (`2025-01-31`, the start of that day in UTC) or date-time
+ * (`2025-01-31T09:00:00+01:00`; without an offset it is UTC). Anything else is a usage error.
+ */
+export function parseSince(value: string): number {
+  const text = value.trim();
+  const m = DATE.exec(text) ?? DATE_TIME.exec(text);
+  if (m) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const day = new Date(Date.UTC(y, mo - 1, d));
+    const realDate = day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
+    const [h, mi, sec] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
+    if (realDate && h < 24 && mi < 60 && sec < 60) {
+      const iso = m[4] === undefined ? `${text}T00:00:00Z` : m[7] ? text : `${text}Z`;
+      const at = Date.parse(iso.replace(' ', 'T'));
+      if (!Number.isNaN(at)) return at;
+    }
+  }
+  throw new UsageError(`--since must be an ISO date such as 2025-01-31 or 2025-01-31T09:00:00Z, not ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,133 @@
+// One recording's transcript, the discovery way (spec: Endpoints rule 6): get the recording for a
+// fresh link, fetch it, and recover on the way: an expired link (404) gets a fresh one (up to 3
+// times), a 429 waits Retry-After, a network failure or 5xx backs off. Shared by `transcript`
+// and `download`.
+import type { ApiRecord } from '../../api/envelopes.js';
+import { CrmError, InterruptedError, NotFoundError, RateLimitError, UsageError } from '../../http/errors.js';
+import type { Pacer } from '../../http/pacer.js';
+import { fetchTranscript } from '../../http/transcript-fetch.js';
+import type { Clock, HttpClient } from '../../http/types.js';
+import { backoffMs } from '../../http/retry.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
+
+/** Fresh links tried after the first one expired (CONTRACT §8: up to 3 times). */
+export const MAX_LINK_REFRESHES = 3;
+
+export interface TranscriptSourceDeps {
+  client: HttpClient;
+  clock: Clock;
+  timeoutMs: number;
+  /** 429s and transient failures tolerated per transcript */
+  maxRetries: number;
+  /** the download endpoint's own pacer, apart from the API client's */
+  pacer?: Pacer;
+  /** aborts the waits (Retry-After, backoff, pacer); in-flight requests finish unless `requestSignal` aborts too */
+  signal?: AbortSignal;
+  requestSignal?: AbortSignal;
+}
+
+export type TranscriptResult =
+  | { kind: 'ok'; body: object; recording: ApiRecord; bytes: number; linkRefreshes: number; retries: number }
+  | { kind: 'none'; recording: ApiRecord; reason: string };
+
+/** `GET /recordings/{id}`: the id is encoded, whatever the server put in it. */
+export async function getRecording(client: HttpClient, id: string, signal?: AbortSignal): Promise<ApiRecord> {
+  const res = await client.request<{ data: ApiRecord }>({
+    method: 'GET',
+    path: recordingPath(id),
+    expect: 'success',
+    ...(signal ? { signal } : {}),
+  });
+  return res.body.data;
+}
+
+/**
+ * `/recordings/{id}` with the id as one encoded path segment. `.` and `..` cannot be one (URL
+ * parsers resolve them, and encoded as `%2E%2E` too, so the request would go to another path).
+ */
+export function recordingPath(id: string): string {
+  if (id === '' || id === '.' || id === '..') {
+    throw new UsageError(`${JSON.stringify(sanitizeForTerminal(id))} is not a usable recording id`);
+  }
+  return `/recordings/${encodeURIComponent(id)}`;
+}
+
+/** Why a recording has no transcript (spec: Recording.has_transcript), in words for the user. */
+export function noTranscriptReason(recording: ApiRecord): string {
+  return recording.transcript_status === 'processing'
+    ? 'it is still being transcribed, try again later'
+    : 'the meeting produced no audio';
+}
+
+export function hasTranscript(recording: ApiRecord): boolean {
+  return recording.has_transcript === true && typeof recording.transcript_url === 'string';
+}
+
+/**
+ * The transcript of recording `id`. `recording`, when given, is a copy just fetched by the caller
+ * (its link is used first). Throws a CrmError when the retries run out.
+ */
+export async function getTranscript(
+  id: string,
+  deps: TranscriptSourceDeps,
+  recording?: ApiRecord,
+): Promise<TranscriptResult> {
+  let rec = recording ?? (await getRecording(deps.client, id, deps.requestSignal));
+  let linkRefreshes = 0;
+  let rateLimited = 0;
+  let failures = 0;
+  for (;;) {
+    if (!hasTranscript(rec)) return { kind: 'none', recording: rec, reason: noTranscriptReason(rec) };
+    const outcome = await fetchTranscript(rec.transcript_url as string, {
+      timeoutMs: deps.timeoutMs,
+      clock: deps.clock,
+      ...(deps.pacer ? { pacer: deps.pacer } : {}),
+      ...(deps.requestSignal ? { signal: deps.requestSignal } : {}),
+    });
+    switch (outcome.kind) {
+      case 'ok':
+        return {
+          kind: 'ok',
+          body: outcome.body,
+          recording: rec,
+          bytes: outcome.bytes,
+          linkRefreshes,
+          retries: rateLimited + failures,
+        };
+      case 'expired':
+        if (linkRefreshes >= MAX_LINK_REFRESHES) {
+          throw new NotFoundError(
+            `the transcript link of recording ${sanitizeForTerminal(id)} kept expiring (${linkRefreshes + 1} links tried)`,
+            { status: outcome.status, code: 'LINK_EXPIRED' },
+          );
+        }
+        linkRefreshes += 1;
+        rec = await getRecording(deps.client, id, deps.requestSignal);
+        break;
+      case 'rateLimited':
+        if (rateLimited >= deps.maxRetries) {
+          throw new RateLimitError(`transcript downloads stayed rate limited after ${rateLimited} retries`, {
+            status: 429,
+          });
+        }
+        rateLimited += 1;
+        await wait(deps, outcome.retryAfterMs);
+        break;
+      case 'failed':
+        if (!outcome.retryable || failures >= deps.maxRetries) throw outcome.error;
+        failures += 1;
+        await wait(deps, backoffMs(failures - 1, deps.clock.random));
+        break;
+    }
+  }
+}
+
+async function wait(deps: TranscriptSourceDeps, ms: number): Promise<void> {
+  if (deps.signal?.aborted) throw new InterruptedError('interrupted');
+  try {
+    await deps.clock.sleep(ms, deps.signal);
+  } catch (err) {
+    if (err instanceof CrmError) throw err;
+    throw new InterruptedError('interrupted', { cause: err });
+  }
+}

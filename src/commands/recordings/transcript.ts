@@ -1,0 +1,63 @@
+// `crm recordings transcript <id> [--out FILE]` (CONTRACT §8): one transcript, printed as JSON or
+// written to FILE atomically. A recording without one is exit 5 with the reason.
+import path from 'node:path';
+import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
+import { Pacer } from '../../http/pacer.js';
+import { waitForDrain } from '../../output/backpressure.js';
+import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
+import type { Ctx } from '../context.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { getRecording, getTranscript, hasTranscript, noTranscriptReason, recordingPath } from './transcript-source.js';
+
+export interface TranscriptOptions {
+  id: string;
+  /** write here (atomically) instead of standard output */
+  out?: string;
+}
+
+export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<void> {
+  recordingPath(opts.id); // a usage error before anything is sent
+  if (opts.out !== undefined && opts.out.trim() === '') throw new UsageError('--out must name a file');
+  const client = await ctx.client();
+  const shownId = sanitizeForTerminal(opts.id);
+  try {
+    const recording = await getRecording(client, opts.id, ctx.signal);
+    if (!hasTranscript(recording)) throw noTranscript(shownId, noTranscriptReason(recording));
+    const result = await getTranscript(
+      opts.id,
+      {
+        client,
+        clock: ctx.clock,
+        timeoutMs: ctx.globals.timeoutMs,
+        maxRetries: ctx.globals.maxRetries,
+        pacer: new Pacer(ctx.clock),
+        signal: ctx.signal,
+        requestSignal: ctx.signal,
+      },
+      recording,
+    );
+    if (result.kind === 'none') throw noTranscript(shownId, result.reason);
+
+    if (opts.out === undefined) {
+      // safeJson: the same JSON, with what JSON.stringify leaves raw (C1, bidi controls) escaped.
+      if (!ctx.io.stdout.write(`${safeJson(result.body, 2)}\n`)) await waitForDrain(ctx.io.stdout);
+      return;
+    }
+    const target = path.resolve(opts.out);
+    try {
+      await writeFileAtomic(target, `${JSON.stringify(result.body, null, 2)}\n`);
+    } catch (err) {
+      throw new UsageError(`cannot write ${opts.out}: ${(err as Error).message}`, { cause: err });
+    }
+    ctx.warn(`Wrote the transcript of ${shownId} to ${sanitizeForTerminal(opts.out)}`);
+  } catch (err) {
+    if (ctx.signal.aborted && !(err instanceof InterruptedError)) {
+      throw new InterruptedError('interrupted', { cause: err });
+    }
+    throw err;
+  }
+}
+
+function noTranscript(id: string, reason: string): NotFoundError {
+  return new NotFoundError(`recording ${id} has no transcript: ${reason}`, { status: 404, code: 'NO_TRANSCRIPT' });
+}

@@ -1,0 +1,210 @@
+// One GET of a tokenized transcript link (spec: Recording.transcript_url; Endpoints rule 5). The
+// token is the credential, so no API key, Authorization or cookie is ever sent; the link is used
+// exactly as the server gave it, never built, and redirects are not followed. Retrying is the
+// caller's job (an expired link needs a fresh one from the API), so this returns typed outcomes.
+import { request } from 'undici';
+import { USER_AGENT } from '../version.js';
+import { CrmError, InterruptedError, ServerError, errorClassForStatus } from './errors.js';
+import { parseRateLimit, type Pacer, type PacerTicket, type RateLimitInfo } from './pacer.js';
+import { RETRYABLE_ERROR_CODES, retryAfterMs } from './retry.js';
+import { linkSignals } from './signals.js';
+import { isLoopbackHost } from './url.js';
+import type { Clock } from './types.js';
+
+export type TranscriptOutcome =
+  | { kind: 'ok'; body: object; rateLimit: RateLimitInfo | undefined; bytes: number }
+  /** 404: the link expired (or never existed); get the recording again for a fresh one */
+  | { kind: 'expired'; status: number }
+  | { kind: 'rateLimited'; retryAfterMs: number; rateLimit: RateLimitInfo | undefined }
+  /** `retryable`: a network failure, a timeout, a 5xx or a cut body, worth another try */
+  | { kind: 'failed'; error: CrmError; retryable: boolean };
+
+export interface FetchTranscriptOptions {
+  timeoutMs: number;
+  /** aborts the request itself (and the wait for the pacer) */
+  signal?: AbortSignal;
+  clock: Clock;
+  /**
+   * The download endpoint's own pacer (spec: Limits rule 5): a Pacer instance apart from the API
+   * client's, shared by every concurrent download of the process.
+   */
+  pacer?: Pacer;
+  /** refuse bodies larger than this; default 256 MiB */
+  maxBytes?: number;
+}
+
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+/** When a 429 carries no usable Retry-After. */
+const DEFAULT_RETRY_AFTER_MS = 1_000;
+
+export async function fetchTranscript(url: string, opts: FetchTranscriptOptions): Promise<TranscriptOutcome> {
+  const refusal = checkTranscriptUrl(url);
+  if (refusal) return { kind: 'failed', error: new ServerError(refusal), retryable: false };
+
+  let ticket: PacerTicket | undefined;
+  try {
+    ticket = await opts.pacer?.acquire(opts.signal);
+  } catch (err) {
+    return { kind: 'failed', error: interrupted(err), retryable: false };
+  }
+  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const linked = linkSignals(opts.signal, timeout);
+  try {
+    return await fetchOnce(url, opts, linked.signal, ticket);
+  } finally {
+    linked.dispose();
+  }
+}
+
+async function fetchOnce(
+  url: string,
+  opts: FetchTranscriptOptions,
+  signal: AbortSignal,
+  ticket: PacerTicket | undefined,
+): Promise<TranscriptOutcome> {
+  let res: Awaited<ReturnType<typeof request>>;
+  try {
+    res = await request(url, {
+      method: 'GET',
+      // Exactly these two: the token in the URL is the only credential.
+      headers: { accept: 'application/json', 'user-agent': USER_AGENT },
+      signal,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
+  } catch (err) {
+    if (ticket) opts.pacer?.done(ticket);
+    return networkFailure(err, opts, url);
+  }
+
+  const headers = flatHeaders(res.headers);
+  const now = opts.clock.now();
+  const rateLimit = parseRateLimit(headers, now);
+  if (ticket) opts.pacer?.done(ticket, headers);
+  const status = res.statusCode;
+  if (status === 429) {
+    await discard(res.body);
+    const waitMs = retryAfterMs(headers['retry-after'], now) ?? DEFAULT_RETRY_AFTER_MS;
+    opts.pacer?.block(waitMs);
+    return { kind: 'rateLimited', retryAfterMs: waitMs, rateLimit };
+  }
+  if (status === 404 || status === 410) {
+    await discard(res.body);
+    return { kind: 'expired', status };
+  }
+  if (status >= 300 && status < 400) {
+    await discard(res.body);
+    return {
+      kind: 'failed',
+      error: new ServerError(`the transcript link answered a redirect (HTTP ${status}); redirects are not followed`, { status }),
+      retryable: false,
+    };
+  }
+
+  let text: string;
+  let bytes: number;
+  try {
+    ({ text, bytes } = await readText(res.body, opts.maxBytes ?? DEFAULT_MAX_BYTES));
+  } catch (err) {
+    if (err instanceof CrmError) return { kind: 'failed', error: err, retryable: false };
+    return networkFailure(err, opts, url);
+  }
+
+  if (status < 200 || status >= 300) {
+    const Cls = errorClassForStatus(status);
+    return {
+      kind: 'failed',
+      error: new Cls(`transcript download failed: ${errorMessage(text) ?? `HTTP ${status}`}`, { status }),
+      retryable: status >= 500,
+    };
+  }
+
+  const parsed = parseTranscript(text);
+  if (typeof parsed === 'string') {
+    return { kind: 'failed', error: new ServerError(parsed, { status, code: 'TRUNCATED_BODY' }), retryable: true };
+  }
+  return { kind: 'ok', body: parsed, rateLimit, bytes };
+}
+
+/** Why a transcript link is refused, or undefined when it may be fetched. */
+export function checkTranscriptUrl(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `the server gave a transcript link that is not a URL: ${JSON.stringify(url.slice(0, 200))}`;
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    return 'the server gave a transcript link with credentials in it; refusing to use it';
+  }
+  if (parsed.protocol === 'https:') return undefined;
+  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return undefined;
+  return `the server gave a transcript link that is not https (${parsed.protocol}//${parsed.host}); refusing to fetch it`;
+}
+
+/** A parsed transcript (a JSON object or array), or why the text is not one. */
+export function parseTranscript(text: string): object | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return `the transcript is not valid JSON (truncated?): ${JSON.stringify(text.slice(0, 200))}`;
+  }
+  if (value === null || typeof value !== 'object') {
+    return `the transcript is not a JSON object or array: ${JSON.stringify(text.slice(0, 200))}`;
+  }
+  return value;
+}
+
+/** undici's headers with a repeated one reduced to its first value, names lower-case. */
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value[0] : value;
+  return out;
+}
+
+async function discard(body: { dump(): Promise<void> }): Promise<void> {
+  await body.dump().catch(() => undefined);
+}
+
+async function readText(body: AsyncIterable<Buffer>, maxBytes: number): Promise<{ text: string; bytes: number }> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) {
+      throw new ServerError(`the transcript is larger than ${maxBytes} bytes; refusing to load it`);
+    }
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks, bytes).toString('utf8'), bytes };
+}
+
+function errorMessage(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    const e = body?.error;
+    if (e && typeof e.message === 'string') return typeof e.code === 'string' ? `${e.message} (${e.code})` : e.message;
+  } catch {
+    // not JSON: quote it below
+  }
+  return text ? JSON.stringify(text.slice(0, 200)) : undefined;
+}
+
+function interrupted(err: unknown): CrmError {
+  return err instanceof CrmError ? err : new InterruptedError('interrupted', { cause: err });
+}
+
+function networkFailure(err: unknown, opts: FetchTranscriptOptions, url: string): TranscriptOutcome {
+  if (opts.signal?.aborted) return { kind: 'failed', error: interrupted(err), retryable: false };
+  const code = (err as { code?: string }).code;
+  // Our own overall timeout fires as an AbortSignal.timeout TimeoutError.
+  const timedOut =
+    code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || (err as Error).name === 'TimeoutError';
+  const what = timedOut ? `timed out after ${opts.timeoutMs} ms` : (err as Error).message || String(err);
+  return {
+    kind: 'failed',
+    error: new ServerError(`transcript download from ${new URL(url).host} failed: ${what}`, { code, cause: err }),
+    retryable: timedOut || (code !== undefined && RETRYABLE_ERROR_CODES.has(code)),
+  };
+}

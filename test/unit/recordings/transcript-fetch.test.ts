@@ -1,0 +1,210 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ForbiddenError, ServerError } from '../../../src/http/errors.js';
+import { Pacer } from '../../../src/http/pacer.js';
+import { systemClock } from '../../../src/http/clock.js';
+import { checkTranscriptUrl, fetchTranscript, parseTranscript } from '../../../src/http/transcript-fetch.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+let server: http.Server;
+let origin: string;
+let seen: Seen[] = [];
+let handler: Handler = (_req, res) => res.end('{}');
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+  seen = [];
+});
+
+const TRANSCRIPT = { recording_id: 'rec_1', language: 'en', segments: [{ speaker: 'A', start_ms: 0, end_ms: 10, text: 'hi' }] };
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Handler {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+}
+
+const opts = (extra: Partial<Parameters<typeof fetchTranscript>[1]> = {}) => ({
+  timeoutMs: 5_000,
+  clock: systemClock,
+  ...extra,
+});
+
+describe('fetchTranscript', () => {
+  it('returns the parsed transcript and sends no credential of any kind', async () => {
+    handler = json(200, TRANSCRIPT, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '0.5' });
+    const out = await fetchTranscript(`${origin}/transcripts/download/tok_abc`, opts());
+    expect(out.kind).toBe('ok');
+    if (out.kind !== 'ok') return;
+    expect(out.body).toEqual(TRANSCRIPT);
+    expect(out.rateLimit).toMatchObject({ limit: 20, remaining: 19 });
+    expect(seen).toHaveLength(1);
+    const h = seen[0]!.headers;
+    expect(h['x-service-api-key']).toBeUndefined();
+    expect(h.authorization).toBeUndefined();
+    expect(h.cookie).toBeUndefined();
+    expect(h['proxy-authorization']).toBeUndefined();
+    expect(h.accept).toBe('application/json');
+    expect(h['user-agent']).toMatch(/^crm-cli\//);
+    // nothing beyond what HTTP itself needs
+    expect(Object.keys(h).sort()).toEqual(expect.arrayContaining(['accept', 'host', 'user-agent']));
+    for (const name of Object.keys(h)) expect(['accept', 'host', 'user-agent', 'connection']).toContain(name);
+  });
+
+  it('uses the URL exactly as given, query and encoding included', async () => {
+    handler = json(200, TRANSCRIPT);
+    const path = '/transcripts/download/a%2Fb%3D%3D?sig=x%20y&v=1';
+    await fetchTranscript(`${origin}${path}`, opts());
+    expect(seen[0]!.url).toBe(path);
+    expect(seen[0]!.method).toBe('GET');
+  });
+
+  it('accepts a JSON array', async () => {
+    handler = json(200, [1, 2, 3]);
+    const out = await fetchTranscript(`${origin}/t`, opts());
+    expect(out).toMatchObject({ kind: 'ok', body: [1, 2, 3] });
+  });
+
+  it('reads 404 as an expired link', async () => {
+    handler = json(404, { object: 'error', error: { code: 'LINK_EXPIRED', message: 'expired', details: [] } });
+    expect(await fetchTranscript(`${origin}/t`, opts())).toEqual({ kind: 'expired', status: 404 });
+  });
+
+  it('reads 429 as rate limited with Retry-After (decimals) and blocks the pacer', async () => {
+    handler = json(429, { object: 'error' }, { 'retry-after': '0.25', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.25' });
+    const pacer = new Pacer(systemClock);
+    const before = Date.now();
+    const out = await fetchTranscript(`${origin}/t`, opts({ pacer }));
+    expect(out).toMatchObject({ kind: 'rateLimited', retryAfterMs: 250 });
+    expect(pacer.stats.rateLimited).toBe(1);
+    expect(pacer.snapshot().blockedUntil).toBeGreaterThanOrEqual(before + 250);
+  });
+
+  it('falls back to a default wait when a 429 has no usable Retry-After', async () => {
+    handler = json(429, {}, { 'retry-after': 'soon' });
+    const out = await fetchTranscript(`${origin}/t`, opts());
+    expect(out).toMatchObject({ kind: 'rateLimited', retryAfterMs: 1000 });
+  });
+
+  it('feeds the pacer the rate-limit headers of each answer', async () => {
+    handler = json(200, TRANSCRIPT, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '0.9' });
+    const pacer = new Pacer(systemClock);
+    await fetchTranscript(`${origin}/t`, opts({ pacer }));
+    expect(pacer.snapshot()).toMatchObject({ limit: 20, remaining: 7, inFlight: 0 });
+    expect(pacer.stats.admitted).toBe(1);
+  });
+
+  it('fails, retryably, on a truncated JSON body', async () => {
+    const full = JSON.stringify(TRANSCRIPT);
+    handler = json(200, full.slice(0, Math.floor(full.length / 2)));
+    const out = await fetchTranscript(`${origin}/t`, opts());
+    expect(out.kind).toBe('failed');
+    if (out.kind !== 'failed') return;
+    expect(out.retryable).toBe(true);
+    expect(out.error).toBeInstanceOf(ServerError);
+    expect(out.error.message).toMatch(/not valid JSON/);
+  });
+
+  it('fails, retryably, when the connection drops mid-body', async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"recording_id":"rec_1","segments":[');
+      setTimeout(() => res.destroy(), 20);
+    };
+    const out = await fetchTranscript(`${origin}/t`, opts());
+    expect(out).toMatchObject({ kind: 'failed', retryable: true });
+  });
+
+  it.each(['42', '"text"', 'null', 'true', '<html>502</html>', ''])('refuses the body %j', async (body) => {
+    handler = json(200, body);
+    const out = await fetchTranscript(`${origin}/t`, opts());
+    expect(out.kind).toBe('failed');
+  });
+
+  it('does not follow redirects', async () => {
+    handler = (req, res) => {
+      if (req.url === '/t') {
+        res.writeHead(302, { location: `${origin}/elsewhere` });
+        res.end();
+      } else json(200, TRANSCRIPT)(req, res);
+    };
+    const out = await fetchTranscript(`${origin}/t`, opts());
+    expect(out).toMatchObject({ kind: 'failed', retryable: false });
+    expect(seen.map((s) => s.url)).toEqual(['/t']);
+  });
+
+  it('fails retryably on 5xx and for good on other 4xx', async () => {
+    handler = json(503, { object: 'error', error: { code: 'X', message: 'busy', details: [] } });
+    expect(await fetchTranscript(`${origin}/t`, opts())).toMatchObject({ kind: 'failed', retryable: true });
+    handler = json(403, { object: 'error', error: { code: 'FORBIDDEN', message: 'no', details: [] } });
+    const out = await fetchTranscript(`${origin}/t`, opts());
+    expect(out).toMatchObject({ kind: 'failed', retryable: false });
+    if (out.kind === 'failed') expect(out.error).toBeInstanceOf(ForbiddenError);
+  });
+
+  it('times out', async () => {
+    handler = () => {}; // never answers
+    const out = await fetchTranscript(`${origin}/t`, opts({ timeoutMs: 150 }));
+    expect(out).toMatchObject({ kind: 'failed', retryable: true });
+    if (out.kind === 'failed') expect(out.error.message).toMatch(/timed out/);
+  });
+
+  it('stops when the signal aborts', async () => {
+    handler = () => {};
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const out = await fetchTranscript(`${origin}/t`, opts({ signal: ac.signal }));
+    expect(out).toMatchObject({ kind: 'failed', retryable: false });
+    if (out.kind === 'failed') expect(out.error.exitCode).toBe(130);
+  });
+
+  it('refuses links it must not fetch, without sending anything', async () => {
+    for (const url of ['http://example.com/t', 'ftp://127.0.0.1/t', `http://user:pw@127.0.0.1/t`, 'not a url', '/relative/t']) {
+      const out = await fetchTranscript(url, opts());
+      expect(out).toMatchObject({ kind: 'failed', retryable: false });
+    }
+    expect(seen).toHaveLength(0);
+  });
+});
+
+describe('checkTranscriptUrl', () => {
+  it('allows https anywhere and http on loopback only', () => {
+    expect(checkTranscriptUrl('https://files.example.com/t/abc')).toBeUndefined();
+    expect(checkTranscriptUrl('http://127.0.0.1:4010/t')).toBeUndefined();
+    expect(checkTranscriptUrl('http://localhost/t')).toBeUndefined();
+    expect(checkTranscriptUrl('http://[::1]:80/t')).toBeUndefined();
+    expect(checkTranscriptUrl('http://files.example.com/t')).toMatch(/not https/);
+    expect(checkTranscriptUrl('http://127.example.com/t')).toMatch(/not https/);
+  });
+});
+
+describe('parseTranscript', () => {
+  it('accepts objects and arrays only', () => {
+    expect(parseTranscript('{"a":1}')).toEqual({ a: 1 });
+    expect(parseTranscript('[]')).toEqual([]);
+    expect(typeof parseTranscript('{"a":')).toBe('string');
+    expect(typeof parseTranscript('1')).toBe('string');
+  });
+});
