@@ -75,9 +75,13 @@ function setFaults(state: SandboxState, body: Record<string, unknown>): SandboxR
   const rates = body.faults === undefined ? {} : wrap(() => validateFaultRates(body.faults));
   if (body.paths !== undefined && body.paths !== null && typeof body.paths !== 'string') throw bad('paths must be a regular expression string');
   const paths = typeof body.paths === 'string' ? wrap(() => compileRegex(body.paths as string, 'paths')) : undefined;
-  const next = body.next === undefined ? [] : parseQueue(body.next);
+  const next = body.next === undefined ? undefined : parseQueue(body.next);
   state.faults.config = { failRate, latencyMs, rates, paths };
-  state.faults.enqueue(next);
+  // `next` replaces the queue when given (`next: []` empties it); otherwise the queue stays.
+  if (next) {
+    state.faults.clearQueue();
+    state.faults.enqueue(next);
+  }
   return ok(faultsState(state));
 }
 

@@ -13,7 +13,7 @@ import {
 import type { ApiRecord } from '../api/envelopes.js';
 import { canSee, requireOwner } from './auth.js';
 import { paginate } from './cursor.js';
-import { notFound } from './errors.js';
+import { ApiError, notFound } from './errors.js';
 import { matches, parseListQuery, type HandlerCtx, type PathRoutes } from './handler.js';
 import { list, success } from './responses.js';
 import { visibleRecord } from './resource-handlers.js';
@@ -37,10 +37,10 @@ function rejectUnknownFields(body: ApiRecord, allowed: string[]): void {
   if (unknown.length > 0) throw failed(unknown.map((field) => ({ field, issue: 'unknown_field' })));
 }
 
-/** The existing record a body field names, among `resources`; 422 when there is none. */
+/** The existing record a body field names, among `resources`; 404 when there is none. */
 function referencedRecord(ctx: HandlerCtx, resources: readonly ResourceName[], field: string, id: string) {
   const found = ctx.state.store.find(resources, id);
-  if (!found) throw failed([{ field, issue: 'not_found', id }]);
+  if (!found) throw new ApiError(404, 'NOT_FOUND', `No ${resources.join(' or ')} record ${id} (${field})`, [{ field, issue: 'not_found', id }]);
   requireOwner(ctx.key, found.data);
   return found;
 }
