@@ -1,0 +1,183 @@
+// Spec "Endpoints" (the four relationship sub-resources: GET list, POST link, DELETE unlink),
+// "Deal-contact link (request)" (type enum), rule 4 (a deal or note links to many records);
+// docs/sandbox.md "Paths" (201 + Location for a new link, 200 no-op relink, 404 when not linked);
+// CONTRACT §6 bodies.
+import { describe, expect, test } from 'vitest';
+import { listEnvelope, successEnvelope } from '../../../src/api/envelopes.js';
+import { DEAL_CONTACT_TYPES, linkPairs } from '../../../src/api/resources.js';
+import { call, create, expectError, expectStatus, expectV2Envelope, useSandbox } from '../helpers.js';
+
+const ctx = useSandbox();
+
+const SINGULAR: Record<string, string> = { contacts: 'contact', companies: 'company', deals: 'deal' };
+
+function linkBody(childKey: string, childResource: string, childId: string): Record<string, unknown> {
+  const body: Record<string, unknown> = { [childKey]: childId };
+  if (childKey === 'record_id') body.record_type = SINGULAR[childResource];
+  return body;
+}
+
+const PAIRS = linkPairs().flatMap(({ parent, link }) =>
+  link.childResources.map((child) => ({ label: `${parent.name}/${link.relation} → ${child}`, parent: parent.name, link, child })),
+);
+
+test('the four sub-resources of the spec are in the table', () => {
+  expect(linkPairs().map(({ parent, link }) => `${parent.name}/${link.relation}`).sort()).toEqual(
+    ['deals/companies', 'deals/contacts', 'notes/records', 'segments/members'].sort(),
+  );
+});
+
+describe.each(PAIRS.map((p) => [p.label, p] as const))('%s', (_label, { parent, link, child }) => {
+  test('POST links → 201 success + Location; GET lists the child with a link object', async () => {
+    const p = await create(ctx.sb, parent);
+    const c = await create(ctx.sb, child);
+    const res = await call(ctx.sb, 'POST', `/${parent}/${p.id}/${link.relation}`, { body: linkBody(link.childKey, child, c.id) });
+    expectStatus(res, 201);
+    expectV2Envelope(res, successEnvelope);
+    expect(res.headers.get('location'), 'Location header').toBeTruthy();
+    const list = await call(ctx.sb, 'GET', `/${parent}/${p.id}/${link.relation}`);
+    expectStatus(list, 200);
+    expectV2Envelope(list, listEnvelope);
+    expect(list.body.data.map((x: any) => x.id)).toEqual([c.id]);
+    expect(typeof list.body.data[0].link).toBe('object');
+    expect(list.body.data[0].link).not.toBeNull();
+  });
+
+  test('relinking an already-linked child is a no-op → 200 with the existing link', async () => {
+    const p = await create(ctx.sb, parent);
+    const c = await create(ctx.sb, child);
+    const path = `/${parent}/${p.id}/${link.relation}`;
+    const first = await call(ctx.sb, 'POST', path, { body: linkBody(link.childKey, child, c.id) });
+    expectStatus(first, 201);
+    const again = await call(ctx.sb, 'POST', path, { body: linkBody(link.childKey, child, c.id) });
+    expectStatus(again, 200);
+    expectV2Envelope(again, successEnvelope);
+    expect(again.body.data).toEqual(first.body.data);
+    const list = await call(ctx.sb, 'GET', path);
+    expect(list.body.data).toHaveLength(1);
+  });
+
+  test('DELETE …/{child_id} unlinks (200); a second DELETE → 404', async () => {
+    const p = await create(ctx.sb, parent);
+    const c = await create(ctx.sb, child);
+    const path = `/${parent}/${p.id}/${link.relation}`;
+    expectStatus(await call(ctx.sb, 'POST', path, { body: linkBody(link.childKey, child, c.id) }), 201);
+    const del = await call(ctx.sb, 'DELETE', `${path}/${c.id}`);
+    expectStatus(del, 200);
+    expectV2Envelope(del, successEnvelope);
+    const list = await call(ctx.sb, 'GET', path);
+    expect(list.body.data).toEqual([]);
+    expectError(await call(ctx.sb, 'DELETE', `${path}/${c.id}`), 404, 'NOT_FOUND');
+    // the child itself is untouched
+    expectStatus(await call(ctx.sb, 'GET', `/${child}/${c.id}`), 200);
+  });
+
+  test('an unknown parent → 404 on GET, POST and DELETE', async () => {
+    const c = await create(ctx.sb, child);
+    const path = `/${parent}/nope_unknown/${link.relation}`;
+    expectError(await call(ctx.sb, 'GET', path), 404, 'NOT_FOUND');
+    expectError(await call(ctx.sb, 'POST', path, { body: linkBody(link.childKey, child, c.id) }), 404, 'NOT_FOUND');
+    expectError(await call(ctx.sb, 'DELETE', `${path}/${c.id}`), 404, 'NOT_FOUND');
+  });
+
+  test('an unknown child → 404 and nothing is linked', async () => {
+    const p = await create(ctx.sb, parent);
+    const path = `/${parent}/${p.id}/${link.relation}`;
+    const res = await call(ctx.sb, 'POST', path, { body: linkBody(link.childKey, child, `${child.slice(0, 3)}_unknown`) });
+    expectError(res, 404, 'NOT_FOUND');
+    expect((await call(ctx.sb, 'GET', path)).body.data).toEqual([]);
+  });
+
+  test('a body without the child field → 422 VALIDATION_FAILED', async () => {
+    const p = await create(ctx.sb, parent);
+    expectError(await call(ctx.sb, 'POST', `/${parent}/${p.id}/${link.relation}`, { body: {} }), 422, 'VALIDATION_FAILED');
+  });
+
+  test('a parent links to many records (spec rule 4)', async () => {
+    const p = await create(ctx.sb, parent);
+    const path = `/${parent}/${p.id}/${link.relation}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const c = await create(ctx.sb, child);
+      ids.push(c.id);
+      expectStatus(await call(ctx.sb, 'POST', path, { body: linkBody(link.childKey, child, c.id) }), 201);
+    }
+    const list = await call(ctx.sb, 'GET', path);
+    expect(list.body.data.map((x: any) => x.id).sort()).toEqual(ids.sort());
+  });
+
+  test('the readonly key can list links but not link (403 INSUFFICIENT_SCOPE)', async () => {
+    const p = await create(ctx.sb, parent);
+    const c = await create(ctx.sb, child);
+    const path = `/${parent}/${p.id}/${link.relation}`;
+    expectStatus(await call(ctx.sb, 'GET', path, { key: ctx.sb.keys.readonly }), 200);
+    const res = await call(ctx.sb, 'POST', path, { key: ctx.sb.keys.readonly, body: linkBody(link.childKey, child, c.id) });
+    expectError(res, 403, 'INSUFFICIENT_SCOPE');
+    expect(res.body.error.details).toContainEqual({ required_scope: `${parent}:write` });
+  });
+
+  test('PUT and PATCH on a link path → 405', async () => {
+    const p = await create(ctx.sb, parent);
+    const path = `/${parent}/${p.id}/${link.relation}`;
+    expectError(await call(ctx.sb, 'PUT', path, { body: {} }), 405, 'METHOD_NOT_ALLOWED');
+    expectError(await call(ctx.sb, 'PATCH', path, { body: {} }), 405, 'METHOD_NOT_ALLOWED');
+  });
+});
+
+describe('deal-contact link body (spec: Deal-contact link (request))', () => {
+  test.each([...DEAL_CONTACT_TYPES])('type %s is accepted', async (type) => {
+    const d = await create(ctx.sb, 'deals');
+    const c = await create(ctx.sb, 'contacts');
+    const res = await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id, type } });
+    expectStatus(res, 201);
+  });
+
+  test.each(['BOSS', 'primary', '', 'Champion', 7])('type %s outside the enum → 422 VALIDATION_FAILED', async (type) => {
+    const d = await create(ctx.sb, 'deals');
+    const c = await create(ctx.sb, 'contacts');
+    const res = await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id, type } });
+    expectError(res, 422, 'VALIDATION_FAILED');
+    expect((await call(ctx.sb, 'GET', `/deals/${d.id}/contacts`)).body.data).toEqual([]);
+  });
+
+  test('supervisor (a string) is accepted with a type', async () => {
+    const d = await create(ctx.sb, 'deals');
+    const c = await create(ctx.sb, 'contacts');
+    const res = await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, {
+      body: { contact_id: c.id, type: 'CHAMPION', supervisor: 'usr_boss' },
+    });
+    expectStatus(res, 201);
+    const list = await call(ctx.sb, 'GET', `/deals/${d.id}/contacts`);
+    expect(list.body.data[0].link).toMatchObject({ type: 'CHAMPION', supervisor: 'usr_boss' });
+  });
+
+  test('a non-string supervisor → 422', async () => {
+    const d = await create(ctx.sb, 'deals');
+    const c = await create(ctx.sb, 'contacts');
+    expectError(await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id, supervisor: 5 } }), 422);
+  });
+
+  test('a non-object body → 422 INVALID_BODY', async () => {
+    const d = await create(ctx.sb, 'deals');
+    expectError(await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { rawBody: '["x"]' }), 422, 'INVALID_BODY');
+  });
+});
+
+describe('access (docs/sandbox.md: link of another user\'s record is 403 FORBIDDEN_RECORD)', () => {
+  test('the user-bound key cannot link to or from the admin\'s records', async () => {
+    const adminDeal = await create(ctx.sb, 'deals');
+    const userContact = await create(ctx.sb, 'contacts', {}, ctx.sb.keys.user);
+    const res = await call(ctx.sb, 'POST', `/deals/${adminDeal.id}/contacts`, {
+      key: ctx.sb.keys.user,
+      body: { contact_id: userContact.id },
+    });
+    expectError(res, 403, 'FORBIDDEN_RECORD');
+    expectError(await call(ctx.sb, 'GET', `/deals/${adminDeal.id}/contacts`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
+  });
+
+  test('the user-bound key links its own records', async () => {
+    const d = await create(ctx.sb, 'deals', {}, ctx.sb.keys.user);
+    const c = await create(ctx.sb, 'contacts', {}, ctx.sb.keys.user);
+    expectStatus(await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { key: ctx.sb.keys.user, body: { contact_id: c.id } }), 201);
+  });
+});

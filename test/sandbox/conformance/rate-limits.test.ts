@@ -1,0 +1,223 @@
+// Spec "Limits" table and rules 1–3 (X-RateLimit-* on success; 429 + Retry-After; same limits in
+// v1 and v2) and docs/sandbox.md "Rate limits" (fixed window per key and per organization; every
+// counted request uses one unit of both; 401 not counted; Remaining the lesser of the two).
+import { describe, expect, test } from 'vitest';
+import { allScopes } from '../../../src/api/resources.js';
+import {
+  call,
+  createBody,
+  expectError,
+  expectStatus,
+  expectV1Error,
+  sleep,
+  startSandbox,
+  withSandbox,
+  writeKeysFile,
+  type CallResult,
+  type SandboxHandle,
+} from '../helpers.js';
+
+const K = Array.from({ length: 4 }, (_, i) => `service_live_conformance_rate_key_${i}_abcdefgh`);
+const keysFile = writeKeysFile([
+  ...K.map((key, i) => ({ key, version: 2 as const, scopes: allScopes(), access: 'organization' as const, user: `usr_rate${i}` })),
+  { key: 'service_pk_conformance_rate_v1_extra', version: 1 as const },
+]);
+const LONG = 60_000;
+
+function expectRateHeaders(res: CallResult): { limit: number; remaining: number; reset: number } {
+  const limit = res.headers.get('x-ratelimit-limit');
+  const remaining = res.headers.get('x-ratelimit-remaining');
+  const reset = res.headers.get('x-ratelimit-reset');
+  expect(limit, 'X-RateLimit-Limit').toMatch(/^\d+$/);
+  expect(remaining, 'X-RateLimit-Remaining').toMatch(/^\d+$/);
+  expect(reset, 'X-RateLimit-Reset').toMatch(/^\d+(\.\d{1,3})?$/);
+  return { limit: Number(limit), remaining: Number(remaining), reset: Number(reset) };
+}
+
+function expect429(res: CallResult, maxRetryAfterSeconds: number, v1 = false): number {
+  if (v1) expectV1Error(res, 429, 'RATE_LIMITED');
+  else expectError(res, 429, 'RATE_LIMITED');
+  const ra = res.headers.get('retry-after');
+  expect(ra, 'Retry-After').toMatch(/^\d+(\.\d+)?$/);
+  const seconds = Number(ra);
+  expect(seconds).toBeGreaterThan(0);
+  expect(seconds).toBeLessThanOrEqual(maxRetryAfterSeconds);
+  expectRateHeaders(res);
+  return seconds;
+}
+
+const get = (sb: SandboxHandle, key?: string) => call(sb, 'GET', '/contacts', { key, query: { limit: 1 } });
+const v1Query = (sb: SandboxHandle, key?: string) => call(sb, 'POST', '/api/v1/people/query', { key: key ?? sb.keys.v1, body: { limit: 1 } });
+
+describe('headers (Limits rule 1)', () => {
+  test('successful responses carry X-RateLimit-Limit (the key\'s), -Remaining (decreasing), -Reset (seconds ≤ window)', async () => {
+    await withSandbox({ rateLimit: 50, orgRateLimit: 1000, rateWindowMs: LONG }, async (sb) => {
+      const seen: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await get(sb);
+        expectStatus(res, 200);
+        const h = expectRateHeaders(res);
+        expect(h.limit).toBe(50);
+        expect(h.reset).toBeGreaterThan(0);
+        expect(h.reset).toBeLessThanOrEqual(60);
+        seen.push(h.remaining);
+      }
+      expect(seen).toEqual([49, 48, 47, 46, 45]);
+    });
+  });
+
+  test('writes, v1 responses and errors carry the headers too', async () => {
+    await withSandbox({ rateLimit: 50, orgRateLimit: 1000, rateWindowMs: LONG }, async (sb) => {
+      const post = await call(sb, 'POST', '/contacts', { body: createBody('contacts') });
+      expectStatus(post, 201);
+      expectRateHeaders(post);
+      const v1 = await v1Query(sb);
+      expectStatus(v1, 200);
+      expect(expectRateHeaders(v1).limit).toBe(50);
+    });
+  });
+
+  test('Remaining is the lesser of the key\'s and the organization\'s remaining', async () => {
+    await withSandbox({ keysFile, rateLimit: 10, orgRateLimit: 12, rateWindowMs: LONG }, async (sb) => {
+      for (let i = 0; i < 8; i++) expectStatus(await get(sb, K[0]), 200);
+      const res = await get(sb, K[1]);
+      expectStatus(res, 200);
+      const h = expectRateHeaders(res);
+      expect(h.limit).toBe(10);
+      expect(h.remaining).toBe(3); // key: 9 left, organization: 12 - 9 = 3
+    });
+  });
+});
+
+describe('429 (Limits rule 2)', () => {
+  test('over the key limit → 429 RATE_LIMITED + Retry-After; other keys unaffected', async () => {
+    await withSandbox({ keysFile, rateLimit: 5, orgRateLimit: 1000, rateWindowMs: LONG }, async (sb) => {
+      for (let i = 0; i < 5; i++) expectStatus(await get(sb, K[0]), 200);
+      const res = await get(sb, K[0]);
+      expect429(res, 60);
+      expect(Number(res.headers.get('x-ratelimit-remaining'))).toBe(0);
+      expectStatus(await get(sb, K[1]), 200);
+    });
+  });
+
+  test('a 429 on a write does not perform the write', async () => {
+    await withSandbox({ rateLimit: 1, orgRateLimit: 1000, rateWindowMs: LONG }, async (sb) => {
+      expectStatus(await get(sb), 200);
+      const body = createBody('contacts');
+      expect429(await call(sb, 'POST', '/contacts', { body }), 60);
+      const stats = await call(sb, 'GET', `${sb.controlUrl}/stats`, { key: null });
+      expect(stats.body.records.contacts).toBe(40);
+    });
+  });
+
+  test('over the organization limit with several keys → 429 for a key that has used nothing', async () => {
+    await withSandbox({ keysFile, rateLimit: 5, orgRateLimit: 8, rateWindowMs: LONG }, async (sb) => {
+      for (let i = 0; i < 4; i++) expectStatus(await get(sb, K[0]), 200);
+      for (let i = 0; i < 4; i++) expectStatus(await get(sb, K[1]), 200);
+      expect429(await get(sb, K[2]), 60);
+      expect429(await get(sb, K[3]), 60);
+      expect429(await get(sb, sb.keys.admin), 60);
+    });
+  });
+
+  test('errors (404, 422, 403) count; 401s do not', async () => {
+    await withSandbox({ rateLimit: 6, orgRateLimit: 1000, rateWindowMs: LONG }, async (sb) => {
+      for (let i = 0; i < 10; i++) expectError(await call(sb, 'GET', '/contacts', { key: null }), 401);
+      for (let i = 0; i < 10; i++) expectError(await call(sb, 'GET', '/contacts', { key: 'service_live_nobodynobody' }), 401);
+      const first = await get(sb);
+      expectStatus(first, 200);
+      expect(expectRateHeaders(first).remaining).toBe(5);
+      expectError(await call(sb, 'GET', '/contacts/con_missing'), 404);
+      expectError(await call(sb, 'POST', '/contacts', { body: {} }), 422);
+      expectError(await call(sb, 'POST', '/contacts', { key: sb.keys.readonly, body: createBody('contacts') }), 403);
+      const after = await get(sb);
+      expectStatus(after, 200);
+      expect(expectRateHeaders(after).remaining).toBe(2); // admin key: get + 404 + 422 + this = 4 of 6
+    });
+  });
+});
+
+describe('windows reset', () => {
+  test('after Retry-After (a short window) the key may send again', async () => {
+    await withSandbox({ rateLimit: 3, orgRateLimit: 1000, rateWindowMs: 200 }, async (sb) => {
+      let limited: CallResult | undefined;
+      for (let i = 0; i < 30 && !limited; i++) {
+        const res = await get(sb);
+        if (res.status === 429) limited = res;
+        else expectStatus(res, 200);
+      }
+      expect(limited, 'a 429 within 30 requests').toBeTruthy();
+      const seconds = expect429(limited!, 0.2);
+      await sleep(seconds * 1000 + 30);
+      const again = await get(sb);
+      expectStatus(again, 200);
+      const h = expectRateHeaders(again);
+      expect(h.remaining).toBeGreaterThanOrEqual(1);
+      expect(h.reset).toBeLessThanOrEqual(0.2);
+    });
+  });
+
+  test('the organization window resets too', async () => {
+    await withSandbox({ keysFile, rateLimit: 100, orgRateLimit: 3, rateWindowMs: 200 }, async (sb) => {
+      let limited: CallResult | undefined;
+      for (let i = 0; i < 30 && !limited; i++) {
+        const res = await get(sb, K[i % 4]);
+        if (res.status === 429) limited = res;
+      }
+      expect(limited).toBeTruthy();
+      const seconds = expect429(limited!, 0.2);
+      await sleep(seconds * 1000 + 30);
+      expectStatus(await get(sb, K[0]), 200);
+    });
+  });
+});
+
+describe('version 1 and version 2 share the limits (Limits rule 3, Versioning rule 4)', () => {
+  test('the v1 key has the same per-key limit and gets 429 + Retry-After on /api/v1', async () => {
+    await withSandbox({ rateLimit: 4, orgRateLimit: 1000, rateWindowMs: LONG }, async (sb) => {
+      for (let i = 0; i < 4; i++) {
+        const res = await v1Query(sb);
+        expectStatus(res, 200);
+        expect(expectRateHeaders(res).limit).toBe(4);
+      }
+      expect429(await v1Query(sb), 60, true);
+      expectStatus(await get(sb), 200); // the admin key is a different key
+    });
+  });
+
+  test('v1 and v2 requests use one organization limit', async () => {
+    await withSandbox({ keysFile, rateLimit: 100, orgRateLimit: 6, rateWindowMs: LONG }, async (sb) => {
+      for (let i = 0; i < 3; i++) expectStatus(await v1Query(sb), 200);
+      for (let i = 0; i < 3; i++) expectStatus(await get(sb, K[0]), 200);
+      expect429(await get(sb, K[1]), 60);
+      expect429(await v1Query(sb, 'service_pk_conformance_rate_v1_extra'), 60, true);
+    });
+  });
+
+  test('v1 PATCH counts like any request', async () => {
+    await withSandbox({ rateLimit: 2, orgRateLimit: 1000, rateWindowMs: LONG }, async (sb) => {
+      const people = await v1Query(sb);
+      expectStatus(people, 200);
+      const companies = await call(sb, 'GET', '/companies', { query: { limit: 1 } });
+      const id = companies.body.data[0].id;
+      expectStatus(await call(sb, 'PATCH', `/api/v1/companies/${id}`, { key: sb.keys.v1, body: { city: 'Oslo' } }), 200);
+      expect429(await call(sb, 'PATCH', `/api/v1/companies/${id}`, { key: sb.keys.v1, body: { city: 'Bergen' } }), 60, true);
+    });
+  });
+});
+
+describe('defaults (spec Limits table)', () => {
+  test('without options the key limit is 200 and the organization limit 1000', async () => {
+    const sb = await startSandbox({ seed: 1 });
+    try {
+      const res = await get(sb);
+      const h = expectRateHeaders(res);
+      expect(h.limit).toBe(200);
+      expect(h.remaining).toBe(199);
+      expect(h.reset).toBeGreaterThan(1);
+      expect(h.reset).toBeLessThanOrEqual(60);
+    } finally {
+      await sb.close();
+    }
+  });
+});
