@@ -3,7 +3,8 @@
 export type { ProfileFlags, ResolvedProfile } from './types.js';
 export { keyKind, keyKindMismatch, describeKind, V1_KEY_PREFIX, V2_KEY_PREFIX } from './key-kind.js';
 export type { KeyKind } from './key-kind.js';
-export { maskKey } from './mask.js';
+// Masking lives with the HTTP core (it masks --verbose lines too); re-exported for convenience.
+export { maskKey, redactKey } from '../http/mask.js';
 export { validateBaseUrl, deriveV1BaseUrl, isLoopbackHost } from './base-url.js';
 export { configDirFor, configFileIn, PROJECT_NAME, CONFIG_FILE_NAME } from './paths.js';
 export {

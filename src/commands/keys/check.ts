@@ -1,0 +1,203 @@
+// `crm keys-check`: does the active key authenticate, and what may it read? Sends only reads:
+// `GET /{collection}?limit=1` for each readable collection of the resource table (2xx: the read
+// scope is there, 403: it is not), or for a version 1 key `POST {v1}/people/query {limit: 1}`.
+import { RESOURCES, scopeFor } from '../../api/resources.js';
+import { keyKind, type KeyKind } from '../../config/key-kind.js';
+import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError } from '../../http/errors.js';
+import { maskKey } from '../../http/mask.js';
+import type { ApiResponse, HttpClient } from '../../http/types.js';
+import { writeRecord } from '../../output/writers.js';
+import type { Ctx } from '../context.js';
+import type { KeysCheckOptions } from './options.js';
+
+export interface RateLimitSeen {
+  limit: number | null;
+  remaining: number | null;
+  /** as the server sent it (the sandbox: seconds until the window resets) */
+  reset: number | null;
+}
+
+export interface KeysCheckReport {
+  profile: string | null;
+  base_url: string;
+  key_kind: KeyKind;
+  key: string;
+  authenticated: boolean;
+  /** `contacts:read` → true (2xx), false (403), null (could not tell: 404, 5xx, …) */
+  scopes: Record<string, boolean | null>;
+  rate_limit: RateLimitSeen;
+  /** probes that could not tell, with why (left out when there are none) */
+  errors?: Record<string, string>;
+}
+
+const DEFAULT_CONCURRENCY = 4;
+
+/** The name src/cli/register-keys.ts loads. */
+export const runKeysCheck = (opts: KeysCheckOptions, ctx: Ctx): Promise<void> => keysCheck(opts, ctx);
+
+export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void> {
+  const profile = await ctx.profile();
+  const useV1 = opts.v1 === true || (profile.apiKey === undefined && profile.v1ApiKey !== undefined);
+  // Throws AuthError (exit 3) when no key is configured, or the key is of the other version.
+  const client = await ctx.client({ v1: useV1 });
+  const key = (useV1 ? profile.v1ApiKey : profile.apiKey) ?? '';
+  const report: KeysCheckReport = {
+    profile: profile.name ?? null,
+    base_url: client.baseUrl,
+    key_kind: keyKind(key),
+    key: maskKey(key),
+    authenticated: false,
+    scopes: {},
+    rate_limit: { limit: null, remaining: null, reset: null },
+  };
+  const rejection = useV1 ? await probeV1(client, report, ctx.signal) : await probeV2(client, report, opts.concurrency, ctx.signal);
+  if (report.errors && Object.keys(report.errors).length === 0) delete report.errors;
+
+  await printReport(ctx, report, useV1);
+  if (!report.authenticated) {
+    throw new AuthError(`The ${useV1 ? 'version 1 ' : ''}key ${report.key} was not accepted by ${report.base_url}.`, {
+      status: rejection?.status ?? 401,
+      code: rejection?.code,
+      requestId: rejection?.requestId,
+      details: rejection?.details,
+      hint: 'Check that the key is current and belongs to this server and API version (`crm keys list`, `crm keys add`).',
+    });
+  }
+}
+
+type Outcome =
+  | { kind: 'ok'; res: ApiResponse }
+  | { kind: 'forbidden' }
+  | { kind: 'unauthenticated'; err: AuthError }
+  | { kind: 'unknown'; err: CrmError };
+
+async function probeCollection(client: HttpClient, name: string, signal?: AbortSignal): Promise<Outcome> {
+  try {
+    const res = await client.request({ method: 'GET', path: `/${name}`, query: { limit: 1 }, expect: 'list', signal });
+    return { kind: 'ok', res };
+  } catch (err) {
+    if (err instanceof ForbiddenError) return { kind: 'forbidden' };
+    if (err instanceof AuthError) return { kind: 'unauthenticated', err };
+    if (err instanceof CrmError && !(err instanceof InterruptedError)) return { kind: 'unknown', err };
+    throw err;
+  }
+}
+
+/** Fills `report`; returns the 401 error when the key was rejected. */
+async function probeV2(
+  client: HttpClient,
+  report: KeysCheckReport,
+  concurrency = DEFAULT_CONCURRENCY,
+  signal?: AbortSignal,
+): Promise<AuthError | undefined> {
+  const collections = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
+  for (const name of collections) report.scopes[scopeFor(name, 'read')] = null;
+  const errors: Record<string, string> = {};
+  report.errors = errors;
+  const apply = (name: string, outcome: Outcome): void => {
+    const scope = scopeFor(name, 'read');
+    if (outcome.kind === 'ok') {
+      report.scopes[scope] = true;
+      noteRateLimit(report, outcome.res);
+    } else if (outcome.kind === 'forbidden') {
+      report.scopes[scope] = false;
+    } else if (outcome.kind === 'unknown') {
+      errors[scope] = describe(outcome.err);
+    }
+  };
+
+  // The first probe alone: a rejected key (401) or an unreachable server ends the check after one
+  // request. A server that cannot answer (5xx, network) ends it with its own error (exit 8), since
+  // nothing can be told; a 404 still means the key got through authentication.
+  const [first, ...rest] = collections;
+  const firstOutcome = await probeCollection(client, first!, signal);
+  if (firstOutcome.kind === 'unauthenticated') return firstOutcome.err;
+  if (firstOutcome.kind === 'unknown' && !(firstOutcome.err instanceof NotFoundError)) throw firstOutcome.err;
+  apply(first!, firstOutcome);
+  report.authenticated = true;
+
+  let next = 0;
+  let rejected: AuthError | undefined;
+  const worker = async (): Promise<void> => {
+    while (next < rest.length && rejected === undefined) {
+      const name = rest[next++]!;
+      const outcome = await probeCollection(client, name, signal);
+      if (outcome.kind === 'unauthenticated') rejected = outcome.err; // revoked mid-check
+      else apply(name, outcome);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, rest.length)) }, worker));
+  if (rejected) {
+    report.authenticated = false;
+    return rejected;
+  }
+  return undefined;
+}
+
+async function probeV1(client: HttpClient, report: KeysCheckReport, signal?: AbortSignal): Promise<AuthError | undefined> {
+  try {
+    const res = await client.request({ method: 'POST', path: '/people/query', body: { limit: 1 }, expect: 'v1', signal });
+    noteRateLimit(report, res);
+    report.authenticated = true;
+  } catch (err) {
+    if (err instanceof AuthError) return err;
+    // 403 still means the key was recognized.
+    if (err instanceof ForbiddenError) report.authenticated = true;
+    else throw err;
+  }
+  return undefined;
+}
+
+function describe(err: CrmError): string {
+  const status = err.status === undefined ? '' : `HTTP ${err.status}${err.code ? ` ${err.code}` : ''}: `;
+  return `${status}${err.message}`;
+}
+
+function header(headers: Record<string, string>, name: string): number | null {
+  const raw = headers[name] ?? Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+  if (raw === undefined) return null;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Keeps the headers of the response that left the least remaining: the latest state of the window. */
+function noteRateLimit(report: KeysCheckReport, res: ApiResponse): void {
+  const seen: RateLimitSeen = {
+    limit: header(res.headers, 'x-ratelimit-limit'),
+    remaining: header(res.headers, 'x-ratelimit-remaining'),
+    reset: header(res.headers, 'x-ratelimit-reset'),
+  };
+  if (seen.limit === null && seen.remaining === null && seen.reset === null) return;
+  const cur = report.rate_limit.remaining;
+  if (cur === null || (seen.remaining !== null && seen.remaining <= cur)) report.rate_limit = seen;
+}
+
+async function printReport(ctx: Ctx, report: KeysCheckReport, v1: boolean): Promise<void> {
+  const format = ctx.format();
+  const opts = { fields: ctx.globals.fields, color: ctx.globals.color };
+  if (format !== 'table') {
+    await writeRecord(format, ctx.io.stdout, report, opts);
+    return;
+  }
+  const yesNo = (v: boolean | null): string => (v === null ? '?' : v ? 'yes' : 'no');
+  const kind = report.key_kind === 'v2' ? 'version 2' : report.key_kind === 'v1' ? 'version 1' : 'unknown form';
+  const row: Record<string, string> = {
+    profile: report.profile ?? '(environment)',
+    base_url: report.base_url,
+    key: `${report.key} (${kind})`,
+    authenticated: report.authenticated ? 'yes' : 'no',
+  };
+  if (v1) {
+    if (report.authenticated) row.scopes = 'version 1 keys have full access';
+  } else if (report.authenticated) {
+    for (const [scope, ok] of Object.entries(report.scopes)) {
+      const why = report.errors?.[scope];
+      row[scope] = why ? `${yesNo(ok)} (${why})` : yesNo(ok);
+    }
+  }
+  const rl = report.rate_limit;
+  if (rl.limit !== null || rl.remaining !== null) {
+    row.rate_limit = `${rl.remaining ?? '?'} of ${rl.limit ?? '?'} left${rl.reset === null ? '' : `, resets in ${rl.reset} s`}`;
+  }
+  await writeRecord('table', ctx.io.stdout, row, opts);
+}

@@ -1,0 +1,22 @@
+// `crm keys remove <profile>`: deletes the profile and its keys; removing the default clears it.
+import { openConfigStore, unknownProfileError } from '../../config/store.js';
+import { writeRecord } from '../../output/writers.js';
+import type { Ctx } from '../context.js';
+import { wantsJson, type KeysProfileOptions } from './options.js';
+
+export async function keysRemove(opts: KeysProfileOptions, ctx: Ctx): Promise<void> {
+  const store = await openConfigStore(ctx.configDir());
+  const wasDefault = store.defaultProfile() === opts.profile;
+  if (!store.removeProfile(opts.profile)) throw unknownProfileError(opts.profile, store.profileNames(), store.path);
+  const left = store.profileNames();
+  let message = `Removed profile "${opts.profile}" and its keys.`;
+  if (wasDefault) {
+    message +=
+      left.length > 0
+        ? ` It was the default; there is none now. Choose one with: crm keys use <profile> (${left.join(', ')})`
+        : ' It was the default; no profiles are left.';
+  }
+  ctx.warn(message);
+  const format = ctx.globals.output;
+  if (wantsJson(format)) await writeRecord(format!, ctx.io.stdout, { profile: opts.profile, removed: true, default_cleared: wasDefault });
+}

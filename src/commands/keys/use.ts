@@ -1,0 +1,14 @@
+// `crm keys use <profile>`: makes it the default profile.
+import { openConfigStore } from '../../config/store.js';
+import { writeRecord } from '../../output/writers.js';
+import type { Ctx } from '../context.js';
+import { wantsJson, type KeysProfileOptions } from './options.js';
+
+export async function keysUse(opts: KeysProfileOptions, ctx: Ctx): Promise<void> {
+  const store = await openConfigStore(ctx.configDir());
+  store.setDefault(opts.profile); // UsageError naming the profiles when unknown
+  const p = store.getProfile(opts.profile)!;
+  ctx.warn(`Default profile: ${opts.profile} (${p.base_url})`);
+  const format = ctx.globals.output;
+  if (wantsJson(format)) await writeRecord(format!, ctx.io.stdout, { profile: opts.profile, base_url: p.base_url, default: true });
+}

@@ -1,0 +1,187 @@
+// A Ctx for running commands in-process: PassThrough streams that collect what a command writes,
+// an empty environment, a fake clock whose sleeps return at once (and advance its time), and
+// providers you can replace. Nothing touches the real terminal, ~, or the network.
+//
+//   const ctx = fakeCtx({ stdin: 'service_live_…\n', configDir: tmp, globals: { output: 'json' } });
+//   await keysAdd({ profile: 'dev', baseUrl: 'http://127.0.0.1:4010/api/v2' }, ctx);
+//   expect(ctx.stdoutText()).toBe(…);
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import type { Ctx, GlobalOptions, IO, OutputFormat } from '../../src/commands/context.js';
+import type { ResolvedProfile } from '../../src/config/types.js';
+import type { Clock, HttpClient } from '../../src/http/types.js';
+
+export interface FakeClock extends Clock {
+  /** every sleep asked for, in ms */
+  readonly sleeps: number[];
+  /** moves the clock forward */
+  advance(ms: number): void;
+}
+
+/** A clock at `start` (default 2026-01-01T00:00:00Z) whose sleeps resolve at once and advance it; random() is a seeded PRNG. */
+export function fakeClock(start = Date.UTC(2026, 0, 1), seed = 1): FakeClock {
+  let now = start;
+  let state = seed >>> 0 || 1;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => now,
+    advance(ms) {
+      now += ms;
+    },
+    async sleep(ms, signal) {
+      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      sleeps.push(ms);
+      now += Math.max(0, ms);
+    },
+    random() {
+      // xorshift32: deterministic, good enough for jitter
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return (state >>> 0) / 0x1_0000_0000;
+    },
+  };
+}
+
+export type FakeStdout = PassThrough & { isTTY?: boolean; columns?: number };
+export type FakeStdin = NodeJS.ReadableStream & { isTTY?: boolean };
+
+export interface FakeCtxOptions {
+  /** text for standard input (then end of input), or a stream; default: empty, ended (like </dev/null) */
+  stdin?: string | Buffer | NodeJS.ReadableStream;
+  stdinTTY?: boolean;
+  stdoutTTY?: boolean;
+  stderrTTY?: boolean;
+  /** terminal width reported by stdout/stderr when they are TTYs (default 100) */
+  columns?: number;
+  env?: Record<string, string | undefined>;
+  globals?: Partial<GlobalOptions>;
+  clock?: Clock;
+  signal?: AbortSignal;
+  /** the config folder; default: a fresh temp folder, made on first use */
+  configDir?: string;
+  /** what ctx.profile() returns; default: resolveProfile(globals, env, the store in configDir) */
+  profile?: ResolvedProfile | (() => Promise<ResolvedProfile>);
+  /** clients by version; or a function. Default: throws (no network in unit tests) after the real credential checks */
+  client?: HttpClient | { v2?: HttpClient; v1?: HttpClient } | ((opts?: { v1?: boolean }) => Promise<HttpClient>);
+  /** replace any provider outright */
+  overrides?: Partial<Pick<Ctx, 'format' | 'interactive' | 'warn' | 'configDir' | 'profile' | 'client'>>;
+}
+
+export interface FakeCtx extends Ctx {
+  io: IO & { stdout: FakeStdout; stderr: FakeStdout };
+  clock: Clock;
+  /** everything written to stdout so far */
+  stdoutText(): string;
+  /** everything written to stderr so far */
+  stderrText(): string;
+  /** aborts ctx.signal (Ctrl-C) unless a signal was given */
+  abort(reason?: unknown): void;
+}
+
+export const DEFAULT_GLOBALS: GlobalOptions = {
+  color: false,
+  quiet: false,
+  verbose: false,
+  timeoutMs: 30_000,
+  maxRetries: 5,
+};
+
+function collector(isTTY: boolean, columns: number): { stream: FakeStdout; text: () => string } {
+  const stream = new PassThrough() as FakeStdout;
+  if (isTTY) {
+    stream.isTTY = true;
+    stream.columns = columns;
+  }
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer | string) => chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c)));
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+function makeStdin(input: FakeCtxOptions['stdin'], isTTY: boolean): FakeStdin {
+  let stream: FakeStdin;
+  if (input === undefined || typeof input === 'string' || Buffer.isBuffer(input)) {
+    const pt = new PassThrough();
+    // A TTY stays open (the test writes to it); a pipe ends after its text.
+    if (input !== undefined) pt.write(input);
+    if (!isTTY) pt.end();
+    stream = pt;
+  } else {
+    stream = input as FakeStdin;
+  }
+  if (isTTY) stream.isTTY = true;
+  return stream;
+}
+
+function isHttpClient(c: unknown): c is HttpClient {
+  return typeof c === 'object' && c !== null && typeof (c as HttpClient).request === 'function';
+}
+
+export function fakeCtx(options: FakeCtxOptions = {}): FakeCtx {
+  const columns = options.columns ?? 100;
+  const out = collector(options.stdoutTTY ?? false, columns);
+  const err = collector(options.stderrTTY ?? false, columns);
+  const stdin = makeStdin(options.stdin, options.stdinTTY ?? false);
+  const env: Record<string, string | undefined> = { ...(options.env ?? {}) };
+  const globals: GlobalOptions = { ...DEFAULT_GLOBALS, ...options.globals };
+  const controller = new AbortController();
+  const signal = options.signal ?? controller.signal;
+  let dir = options.configDir;
+  let profile: Promise<ResolvedProfile> | undefined;
+
+  const ctx: FakeCtx = {
+    io: { stdin, stdout: out.stream, stderr: err.stream },
+    env,
+    globals,
+    clock: options.clock ?? fakeClock(),
+    signal,
+    configDir() {
+      dir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'crm-fake-ctx-'));
+      return dir;
+    },
+    profile() {
+      const p = options.profile;
+      if (typeof p === 'function') return p();
+      if (p !== undefined) return Promise.resolve(p);
+      profile ??= (async () => {
+        const config = await import('../../src/config/index.js');
+        return config.resolveProfile({ profile: globals.profile, baseUrl: globals.baseUrl, v1BaseUrl: globals.v1BaseUrl }, env, () =>
+          config.openConfigStore(ctx.configDir()),
+        );
+      })();
+      return profile;
+    },
+    async client(opts = {}) {
+      const c = options.client;
+      if (typeof c === 'function') return c(opts);
+      // The real checks first: no key → AuthError, wrong key version → AuthError, no base URL → UsageError.
+      const { credentialsFor } = await import('../../src/config/credentials.js');
+      credentialsFor(await ctx.profile(), opts.v1 ? 'v1' : 'v2');
+      const chosen = isHttpClient(c) ? c : opts.v1 ? c?.v1 : c?.v2;
+      if (!chosen) throw new Error(`fakeCtx: no ${opts.v1 ? 'v1' : 'v2'} client was given`);
+      return chosen;
+    },
+    format(): OutputFormat {
+      return globals.output ?? (out.stream.isTTY ? 'table' : 'json');
+    },
+    interactive: () => Boolean(stdin.isTTY && out.stream.isTTY),
+    warn(message) {
+      if (!globals.quiet) err.stream.write(`${message}\n`);
+    },
+    stdoutText: out.text,
+    stderrText: err.text,
+    abort(reason) {
+      controller.abort(reason);
+    },
+    ...options.overrides,
+  };
+  return ctx;
+}
+
+/** A readable that yields `chunks` (e.g. a key split across writes), for stdin. */
+export function readableFrom(...chunks: string[]): NodeJS.ReadableStream {
+  return Readable.from(chunks.map((c) => Buffer.from(c)));
+}
