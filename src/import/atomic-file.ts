@@ -1,0 +1,109 @@
+// Files that appear whole or not at all: written to a temporary file beside the target, fsynced,
+// then renamed over it. A crash leaves at most a `*.tmp-*` file, never a half-written file under
+// the real name that looks complete.
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+function tempPathFor(target: string): string {
+  return `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+/** fsync a folder so a rename in it survives a power cut (a no-op where folders cannot be opened). */
+export async function syncDir(dir: string): Promise<void> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // Windows cannot open a folder; the rename is still atomic there
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
+/** Write `content` to `target` atomically (temp file, fsync, rename, fsync the folder). */
+export async function writeFileAtomic(target: string, content: string, mode = 0o600): Promise<void> {
+  const tmp = tempPathFor(target);
+  const fh = await open(tmp, 'wx', mode);
+  try {
+    await fh.writeFile(content, 'utf8');
+    await fh.sync();
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  await fh.close();
+  await rename(tmp, target);
+  await syncDir(dirname(target));
+}
+
+const FLUSH_AT = 64 * 1024;
+
+/** A text file written in pieces, buffered, that appears under its name only on commit(). */
+export class AtomicTextFile {
+  private buffer = '';
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+  private done = false;
+
+  private constructor(
+    readonly target: string,
+    readonly tempPath: string,
+    private readonly fh: FileHandle,
+  ) {}
+
+  static async create(target: string, mode = 0o600): Promise<AtomicTextFile> {
+    const tmp = tempPathFor(target);
+    return new AtomicTextFile(target, tmp, await open(tmp, 'wx', mode));
+  }
+
+  /** Queue text; it reaches the disk in 64 KiB pieces. Errors surface at commit(). */
+  write(text: string): void {
+    if (this.done) throw new Error(`${this.target}: write after commit/discard`);
+    this.buffer += text;
+    if (this.buffer.length >= FLUSH_AT) this.flush();
+  }
+
+  private flush(): void {
+    const piece = this.buffer;
+    this.buffer = '';
+    if (piece === '') return;
+    this.chain = this.chain.then(async () => {
+      if (this.failure !== undefined) return;
+      try {
+        await this.fh.write(piece, null, 'utf8');
+      } catch (err) {
+        this.failure = err;
+      }
+    });
+  }
+
+  /** Flush, fsync, close and rename over the target. */
+  async commit(): Promise<void> {
+    this.flush();
+    this.done = true;
+    await this.chain;
+    try {
+      if (this.failure !== undefined) throw this.failure;
+      await this.fh.sync();
+      await this.fh.close();
+    } catch (err) {
+      await this.fh.close().catch(() => undefined);
+      await unlink(this.tempPath).catch(() => undefined);
+      throw err;
+    }
+    await rename(this.tempPath, this.target);
+    await syncDir(dirname(this.target));
+  }
+
+  /** Drop the temporary file; the target is left as it was. */
+  async discard(): Promise<void> {
+    this.done = true;
+    this.buffer = '';
+    await this.chain;
+    await this.fh.close().catch(() => undefined);
+    await unlink(this.tempPath).catch(() => undefined);
+  }
+}

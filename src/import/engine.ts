@@ -1,0 +1,290 @@
+// `crm batch RESOURCE FILE` (CONTRACT §7): check the whole file first (hash, header, invalid rows,
+// malformed CSV: all before anything is sent), then send it in chunks (dispatch.ts), journaled so a
+// rerun resumes. Returns the summary; the command prints it and picks the exit code (importExitCode).
+//
+// No duplicate, no loss — the argument:
+// - Rows → chunks is deterministic (file content + chunk size + mapping, the last two pinned by
+//   the journal), and each chunk's Idempotency-Key is a hash of its exact body.
+// - A chunk is journaled (fsync) only after its batch answer arrived, with each row's id or error.
+//   A rerun never sends a journaled chunk again, even if the server forgot its keys.
+// - Any other chunk (never sent, in flight at a crash, failed after its retries) is sent again by
+//   the rerun with the same body and so the same key: a server that did create its rows answers
+//   from its idempotency cache (24 h) instead of creating them again.
+// - Every data row ends up created, rejected (rejects file, with a reason), or, when the run is
+//   interrupted or stops on a fatal error, pending for the rerun, which is told in the error.
+import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { BATCH_MAX, findResource } from '../api/resources.js';
+import { InterruptedError, UsageError } from '../http/errors.js';
+import { dispatchRows, type Counters } from './dispatch.js';
+import { parseColumnMaps } from './header.js';
+import { ImportJournal, pruneJournals, type JournalIdentity } from './journal.js';
+import { detectFormat, type InputFormat } from './reader.js';
+import { createRejectsWriter, defaultRejectsPath } from './rejects.js';
+import { createResultsWriter } from './results.js';
+import { scanInput, type InvalidRow, type ScanResult } from './scan.js';
+import type { BatchSender } from './sender.js';
+import { prepareInput } from './source.js';
+
+export interface ImportOptions {
+  resource: string;
+  /** a path, `-` (read deps.stdin), or a stream */
+  input: string | Readable;
+  /** the version 2 root: part of every chunk's Idempotency-Key and of the journal's identity */
+  baseUrl: string;
+  /** default: from the extension (`.ndjson`/`.jsonl`), else csv; stdin is csv */
+  format?: InputFormat;
+  /** `--map column=field` flags */
+  maps?: readonly string[];
+  /** rows per request, 1–100 (default 100) */
+  chunkSize?: number;
+  /** chunks in flight (default 4) */
+  concurrency?: number;
+  /** default `<input>.rejects.csv`; for stdin `crm-rejects-<time>.csv` in deps.cwd */
+  rejectsPath?: string;
+  /** `--results FILE`: `_line`, `id` and the original columns of every created row */
+  resultsPath?: string;
+  dryRun?: boolean;
+  strict?: boolean;
+  /** false for `--no-resume` (default true) */
+  resume?: boolean;
+  /** stop after this many chunks fail in a row (default 5) */
+  maxConsecutiveFailures?: number;
+}
+
+export interface ImportProgress {
+  phase: 'check' | 'send';
+  /** data rows in the file (known after the check) */
+  rowsTotal: number | null;
+  rows: number;
+  created: number;
+  failed: number;
+  invalid: number;
+  skipped: number;
+  chunks: number;
+  inFlight: number;
+  bytes: number;
+  bytesTotal: number;
+  elapsedMs: number;
+}
+
+export interface ImportDeps {
+  /** sends one chunk: httpBatchSender(client) in the CLI, a fake in tests */
+  send: BatchSender;
+  /** where journals (and buffered stdin) live: `<config folder>/imports`; undefined: no journal */
+  journalDir?: string;
+  clock: { now(): number };
+  /** stop starting chunks; those in flight finish, then InterruptedError */
+  signal?: AbortSignal;
+  onProgress?: (p: ImportProgress) => void;
+  stdin?: Readable;
+  /** folder of the default stdin rejects file (default process.cwd()) */
+  cwd?: string;
+  /** the HTTP client's counters: when given, requests/retries are its difference over the run */
+  stats?: () => { requests: number; retries: number };
+  warn?: (message: string) => void;
+}
+
+/** CONTRACT §7's summary. */
+export interface ImportSummary {
+  resource: string;
+  rows: number;
+  created: number;
+  failed: number;
+  invalid: number;
+  skipped: number;
+  chunks: number;
+  requests: number;
+  retries: number;
+  elapsed_ms: number;
+  rejects_file: string | null;
+  /** only with dryRun */
+  plan?: ImportPlan;
+}
+
+export interface ImportPlan {
+  rows: number;
+  valid: number;
+  invalid: number;
+  chunks: number;
+  chunk_size: number;
+  concurrency: number;
+  /** chunks an earlier run finished, which would be skipped */
+  finished_chunks: number;
+  first_invalid: InvalidRow[];
+}
+
+/** 0 when every row was created (or had been), 9 when any failed or was invalid. */
+export function importExitCode(s: ImportSummary): 0 | 9 {
+  return s.failed > 0 || s.invalid > 0 ? 9 : 0;
+}
+
+/** The summary of a run that ended with an error (interrupted, fatal), attached to the error. */
+export function importSummaryOf(err: unknown): ImportSummary | undefined {
+  return (err as { importSummary?: ImportSummary } | null)?.importSummary;
+}
+
+function listInvalid(rows: readonly InvalidRow[]): string {
+  return rows.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
+}
+
+function checkOptions(opts: ImportOptions): { chunkSize: number; concurrency: number } {
+  const def = findResource(opts.resource);
+  if (!def || !def.batch) {
+    throw new UsageError(`${opts.resource} cannot be batch-created`, {
+      hint: 'batch works for contacts, companies, deals, pipelines, tasks, notes, segments and interactions',
+    });
+  }
+  const chunkSize = opts.chunkSize ?? BATCH_MAX;
+  if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > BATCH_MAX) {
+    throw new UsageError(`--chunk-size must be a whole number from 1 to ${BATCH_MAX}`);
+  }
+  const concurrency = opts.concurrency ?? 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    throw new UsageError('--concurrency must be a whole number from 1 to 64');
+  }
+  return { chunkSize, concurrency };
+}
+
+export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<ImportSummary> {
+  const started = deps.clock.now();
+  const { chunkSize, concurrency } = checkOptions(opts);
+  const maps = parseColumnMaps(opts.maps);
+  const input = await prepareInput(opts.input, { stdin: deps.stdin, tmpDir: deps.journalDir ?? tmpdir() });
+  try {
+    const format = opts.format ?? (input.isStdin ? 'csv' : detectFormat(input.path));
+    const progress = (phase: ImportProgress['phase'], c: Partial<Counters>, total: number | null, bytesTotal: number): void =>
+      deps.onProgress?.({
+        phase, rowsTotal: total, rows: c.rows ?? 0, created: c.created ?? 0, failed: c.failed ?? 0,
+        invalid: c.invalid ?? 0, skipped: c.skipped ?? 0, chunks: c.chunks ?? 0, inFlight: c.inFlight ?? 0,
+        bytes: c.bytes ?? 0, bytesTotal, elapsedMs: deps.clock.now() - started,
+      });
+    const size = (await stat(input.path)).size;
+    const scan = await scanInput(input.path, {
+      format, name: input.name, maps, chunkSize, signal: deps.signal,
+      onRow: (rows, bytes) => progress('check', { rows, bytes }, null, size),
+    });
+    const identity: JournalIdentity = { contentSha256: scan.contentSha256, resource: opts.resource, baseUrl: opts.baseUrl };
+    const summary = (c?: Counters, rejectsFile: string | null = null): ImportSummary => ({
+      resource: opts.resource,
+      rows: c?.rows ?? 0, created: c?.created ?? 0, failed: c?.failed ?? 0, invalid: c?.invalid ?? 0,
+      skipped: c?.skipped ?? 0, chunks: c?.chunks ?? 0, requests: c?.requests ?? 0, retries: c?.retries ?? 0,
+      elapsed_ms: deps.clock.now() - started, rejects_file: rejectsFile,
+    });
+    if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summary());
+    if (opts.strict && scan.invalid > 0) {
+      throw new UsageError(
+        `${input.name}: ${scan.invalid} of ${scan.rows} rows are invalid; nothing was sent (--strict)\n${listInvalid(scan.firstInvalid)}`,
+        { details: scan.firstInvalid.map((r) => ({ ...r })) },
+      );
+    }
+    if (opts.dryRun) return await dryRunSummary(opts, deps, scan, identity, summary(), { chunkSize, concurrency });
+
+    const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, deps.cwd ?? process.cwd());
+    for (const [flag, p] of [['--rejects', rejectsPath], ['--results', opts.resultsPath]] as const) {
+      if (p !== undefined && !input.isStdin && resolve(p) === resolve(input.path)) {
+        throw new UsageError(`${flag} names the input file itself`);
+      }
+    }
+    if (deps.journalDir) await pruneJournals(deps.journalDir, started).catch(() => 0);
+    const journal = deps.journalDir
+      ? await ImportJournal.open(deps.journalDir, identity, {
+          plan: scan.plan, resume: opts.resume !== false, input: input.name, now: started,
+        })
+      : undefined;
+    if (journal?.completedAt) {
+      deps.warn?.(`${input.name} was already imported into ${opts.resource} (${journal.completedAt}): nothing will be sent; use --no-resume to import it again`);
+    } else if (journal && journal.resumedChunks > 0) {
+      deps.warn?.(`resuming: ${journal.resumedChunks} chunks were finished by an earlier run and are skipped`);
+    }
+    const current = await stat(input.path);
+    if (current.size !== scan.size || current.mtimeMs !== scan.mtimeMs) {
+      await journal?.close();
+      throw new UsageError(`${input.name} changed while it was being checked; nothing was sent`);
+    }
+    const rejects = await createRejectsWriter(rejectsPath, { format: scan.format, header: scan.header });
+    const results = opts.resultsPath ? await createResultsWriter(opts.resultsPath, { format: scan.format, header: scan.header }) : undefined;
+    const stats0 = deps.stats?.();
+    let run;
+    try {
+      run = await dispatchRows({
+      path: input.path, name: input.name, format: scan.format, resource: opts.resource, baseUrl: opts.baseUrl,
+      mapping: scan.mapping, maps, chunkSize, concurrency,
+      maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5,
+      send: deps.send, journal, rejects, results, signal: deps.signal,
+      onChange: (c) => progress('send', c, scan.rows, size),
+      });
+    } catch (err) {
+      await rejects.discard();
+      await results?.discard();
+      await journal?.close().catch(() => undefined);
+      throw err;
+    }
+    const c = run.counters;
+    if (stats0 && deps.stats) {
+      const s1 = deps.stats();
+      c.requests = s1.requests - stats0.requests;
+      c.retries = s1.retries - stats0.retries;
+    }
+    let rejectsFile: string | null = null;
+    try {
+      rejectsFile = await rejects.commit();
+      await results?.commit();
+      const everything = !run.aborted && run.fatal === undefined && c.failedChunks === 0;
+      if (journal && everything) await journal.complete(deps.clock.now());
+    } finally {
+      await journal?.close().catch(() => undefined);
+    }
+    const result = summary(c, rejectsFile);
+    if (run.fatal !== undefined) {
+      const err = run.fatal instanceof Error ? run.fatal : new Error(String(run.fatal));
+      throw withSummary(err, result);
+    }
+    if (run.aborted) {
+      const pending = c.rows > 0 ? ' Rows not yet sent are not in the rejects file;' : '';
+      throw withSummary(
+        new InterruptedError(
+          `interrupted: ${c.created} created, ${c.skipped} skipped, ${c.failed} failed, ${c.invalid} invalid of ${scan.rows} rows.${pending} rerun the same command to resume`,
+          { details: [{ ...result }] },
+        ),
+        result,
+      );
+    }
+    return result;
+  } finally {
+    await input.cleanup();
+  }
+}
+
+function withSummary<E extends Error>(err: E, summary: ImportSummary): E {
+  Object.defineProperty(err, 'importSummary', { value: summary, enumerable: false, configurable: true });
+  return err;
+}
+
+async function dryRunSummary(
+  opts: ImportOptions,
+  deps: ImportDeps,
+  scan: ScanResult,
+  identity: JournalIdentity,
+  base: ImportSummary,
+  sizes: { chunkSize: number; concurrency: number },
+): Promise<ImportSummary> {
+  const journal = deps.journalDir && opts.resume !== false ? await ImportJournal.peek(deps.journalDir, identity).catch(() => undefined) : undefined;
+  return {
+    ...base,
+    rows: scan.rows,
+    invalid: scan.invalid,
+    plan: {
+      rows: scan.rows,
+      valid: scan.valid,
+      invalid: scan.invalid,
+      chunks: Math.ceil(scan.valid / sizes.chunkSize),
+      chunk_size: sizes.chunkSize,
+      concurrency: sizes.concurrency,
+      finished_chunks: journal?.size ?? 0,
+      first_invalid: scan.firstInvalid,
+    },
+  };
+}

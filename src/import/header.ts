@@ -1,0 +1,169 @@
+// Header row → field mapping for `crm batch` (CONTRACT §7). Pure: names are normalised
+// (`First Name` → `first_name`), a `:type` suffix types the column, `--map column=field`
+// overrides, and columns whose name starts with `_` (`_line`, `_error_code`, … of a rejects file)
+// are ignored, so a rejects file can be fed straight back.
+import { UsageError } from '../http/errors.js';
+
+export const FIELD_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export interface ColumnSpec {
+  /** position in the row */
+  readonly index: number;
+  /** the header cell as written in the file (BOM removed) */
+  readonly column: string;
+  /** the API field it fills; '' when ignored */
+  readonly field: string;
+  readonly type: FieldType;
+  /** `_`-prefixed or mapped to nothing: present in the file, never sent */
+  readonly ignored: boolean;
+}
+
+export interface HeaderMapping {
+  /** number of columns in the header row: every data row must have exactly this many */
+  readonly width: number;
+  readonly columns: readonly ColumnSpec[];
+}
+
+/** `--map` values, keyed by the original column name (as written, or without its type suffix). */
+export type ColumnMap = ReadonlyMap<string, string>;
+
+/**
+ * `First Name` → `first_name`: trim, lower case, every run of characters other than letters and
+ * digits (any script) becomes one `_`, and `_` at either end is dropped.
+ */
+export function normalizeFieldName(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+/** `amount:number` → {name: 'amount', type: 'number'}; an unknown suffix is part of the name. */
+export function splitType(header: string): { name: string; type: FieldType; typed: boolean } {
+  const m = /^(.*?)\s*:\s*([A-Za-z]+)\s*$/s.exec(header);
+  if (m) {
+    const t = m[2]!.toLowerCase();
+    if ((FIELD_TYPES as readonly string[]).includes(t)) return { name: m[1]!, type: t as FieldType, typed: true };
+  }
+  return { name: header, type: 'string', typed: false };
+}
+
+/** `--map` flags (`column=field`, `column=field:type`, `column=` to drop a column) → ColumnMap. */
+export function parseColumnMaps(flags: readonly string[] = []): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const flag of flags) {
+    const eq = flag.lastIndexOf('=');
+    if (eq <= 0) throw new UsageError(`--map ${JSON.stringify(flag)}: expected column=field`);
+    const column = flag.slice(0, eq).trim();
+    if (column === '') throw new UsageError(`--map ${JSON.stringify(flag)}: the column name is empty`);
+    if (out.has(column)) throw new UsageError(`--map: column ${JSON.stringify(column)} is mapped twice`);
+    out.set(column, flag.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+/** True for a header that is ignored on import: `_line`, `_error_code`, any `_…` column. */
+export function isIgnoredHeader(header: string): boolean {
+  return header.trim().startsWith('_');
+}
+
+/**
+ * Map a header row. Throws UsageError (exit 2, nothing sent) for an empty header name, a name
+ * that leaves no field, two columns that fill the same field (naming both), or a `--map` for a
+ * column that is not there.
+ */
+export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map()): HeaderMapping {
+  const columns: ColumnSpec[] = [];
+  const used = new Map<string, ColumnSpec>();
+  const unusedMaps = new Set(maps.keys());
+  cells.forEach((raw, index) => {
+    const column = raw;
+    const trimmed = raw.trim();
+    const where = `column ${index + 1}`;
+    const mapKey = maps.has(trimmed) ? trimmed : maps.has(splitType(trimmed).name.trim()) ? splitType(trimmed).name.trim() : undefined;
+    let field: string;
+    let type: FieldType;
+    if (mapKey !== undefined) {
+      unusedMaps.delete(mapKey);
+      const target = maps.get(mapKey)!;
+      if (target === '') {
+        columns.push({ index, column, field: '', type: 'string', ignored: true });
+        return;
+      }
+      // the map may retype (`price=amount:number`); otherwise the header's own type stays
+      const t = splitType(target);
+      field = t.name.trim();
+      type = t.typed ? t.type : splitType(trimmed).type;
+      if (field === '') throw new UsageError(`--map ${JSON.stringify(mapKey)}: the field name is empty`);
+    } else {
+      if (trimmed === '') throw new UsageError(`the header of ${where} is empty; name it, or drop the column`);
+      if (isIgnoredHeader(trimmed)) {
+        columns.push({ index, column, field: '', type: 'string', ignored: true });
+        return;
+      }
+      const t = splitType(trimmed);
+      field = normalizeFieldName(t.name);
+      type = t.type;
+      if (field === '') {
+        throw new UsageError(`the header ${JSON.stringify(raw)} (${where}) has no letters or digits to make a field name; use --map`);
+      }
+    }
+    const spec: ColumnSpec = { index, column, field, type, ignored: false };
+    const clash = used.get(field);
+    if (clash) {
+      throw new UsageError(
+        `columns ${JSON.stringify(clash.column)} (column ${clash.index + 1}) and ${JSON.stringify(raw)} (${where}) both fill the field "${field}"`,
+        { hint: 'rename one of them, or use --map "COLUMN=other_field" (or "COLUMN=" to leave it out)' },
+      );
+    }
+    used.set(field, spec);
+    columns.push(spec);
+  });
+  if (unusedMaps.size > 0) {
+    throw new UsageError(`--map names a column that is not in the header: ${[...unusedMaps].map((c) => JSON.stringify(c)).join(', ')}`);
+  }
+  if (used.size === 0) throw new UsageError('the header has no column to import (every column is ignored)');
+  return { width: cells.length, columns };
+}
+
+export type CellValue = { ok: true; value: unknown; empty: boolean } | { ok: false; reason: string };
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const TRUE = new Set(['true', 'yes', '1']);
+const FALSE = new Set(['false', 'no', '0']);
+
+/**
+ * One cell → its typed value. A cell that is empty (or only spaces) is `empty` and left out of the
+ * record; a `list` cell with nothing but separators is empty too.
+ */
+export function convertCell(cell: string, type: FieldType): CellValue {
+  const t = cell.trim();
+  if (t === '') return { ok: true, value: undefined, empty: true };
+  switch (type) {
+    case 'string':
+      return { ok: true, value: cell, empty: false };
+    case 'number': {
+      const n = Number(t);
+      if (!NUMBER.test(t) || !Number.isFinite(n)) return { ok: false, reason: 'is not a number' };
+      return { ok: true, value: n, empty: false };
+    }
+    case 'boolean': {
+      const l = t.toLowerCase();
+      if (TRUE.has(l)) return { ok: true, value: true, empty: false };
+      if (FALSE.has(l)) return { ok: true, value: false, empty: false };
+      return { ok: false, reason: 'is not a boolean (true/false, yes/no, 1/0)' };
+    }
+    case 'list': {
+      const items = cell.split(';').map((s) => s.trim()).filter((s) => s !== '');
+      return items.length === 0 ? { ok: true, value: undefined, empty: true } : { ok: true, value: items, empty: false };
+    }
+    case 'json':
+      try {
+        return { ok: true, value: JSON.parse(t), empty: false };
+      } catch (err) {
+        return { ok: false, reason: `is not valid JSON (${(err as Error).message})` };
+      }
+  }
+}

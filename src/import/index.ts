@@ -1,0 +1,6 @@
+// The batch import engine behind `crm batch` (CONTRACT §7).
+export { runImport, importExitCode, importSummaryOf } from './engine.js';
+export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
+export { httpBatchSender } from './sender.js';
+export type { BatchSender, BatchRequest, BatchResponse } from './sender.js';
+export { ImportJournal, pruneJournals } from './journal.js';

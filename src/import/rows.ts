@@ -1,0 +1,83 @@
+// One input row → the record sent to the API, or the reason it cannot be sent. Pure.
+import type { ApiRecord } from '../api/envelopes.js';
+import { convertCell, isIgnoredHeader, type ColumnMap, type HeaderMapping } from './header.js';
+
+/** Codes written to `_error_code` for rows that were never sent. */
+export const INVALID_CODES = {
+  columns: 'INVALID_COLUMN_COUNT',
+  value: 'INVALID_VALUE',
+  json: 'INVALID_JSON',
+  empty: 'EMPTY_ROW',
+} as const;
+
+export type RowResult =
+  | { ok: true; record: ApiRecord }
+  | { ok: false; code: string; reason: string; field: string };
+
+const MAX_SHOWN = 60;
+
+/** A value quoted for a message, shortened so a 1 MB cell does not make a 1 MB message. */
+export function showValue(value: string): string {
+  const s = value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value;
+  return JSON.stringify(s);
+}
+
+/**
+ * Cells of a CSV row → record. Empty cells are left out; ignored columns are skipped; a row with
+ * the wrong number of cells, or a cell that does not fit its column's type, is invalid.
+ */
+export function rowToRecord(cells: readonly string[], header: HeaderMapping): RowResult {
+  if (cells.length !== header.width) {
+    return {
+      ok: false,
+      code: INVALID_CODES.columns,
+      reason: `expected ${header.width} columns, got ${cells.length}`,
+      field: '',
+    };
+  }
+  const record: ApiRecord = {};
+  for (const col of header.columns) {
+    if (col.ignored) continue;
+    const cell = cells[col.index] ?? '';
+    const v = convertCell(cell, col.type);
+    if (!v.ok) {
+      return {
+        ok: false,
+        code: INVALID_CODES.value,
+        reason: `column ${JSON.stringify(col.column)}: ${showValue(cell)} ${v.reason}`,
+        field: col.field,
+      };
+    }
+    if (!v.empty) record[col.field] = v.value;
+  }
+  if (Object.keys(record).length === 0) {
+    return { ok: false, code: INVALID_CODES.empty, reason: 'the row has no value to import', field: '' };
+  }
+  return { ok: true, record };
+}
+
+/**
+ * One NDJSON object → record: keys starting with `_` are left out (a rejects file's `_line`, …),
+ * `--map key=field` renames, null values are kept (JSON can say null on purpose).
+ */
+export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowResult {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+    const kind = obj === null ? 'null' : Array.isArray(obj) ? 'an array' : typeof obj;
+    return { ok: false, code: INVALID_CODES.json, reason: `expected a JSON object, got ${kind}`, field: '' };
+  }
+  const record: ApiRecord = {};
+  for (const [key, value] of Object.entries(obj as Record<string, unknown>)) {
+    const mapped = maps.get(key);
+    if (mapped === '') continue;
+    if (mapped === undefined && isIgnoredHeader(key)) continue;
+    const field = mapped ?? key;
+    if (Object.hasOwn(record, field)) {
+      return { ok: false, code: INVALID_CODES.value, reason: `two keys fill the field "${field}"`, field };
+    }
+    record[field] = value;
+  }
+  if (Object.keys(record).length === 0) {
+    return { ok: false, code: INVALID_CODES.empty, reason: 'the object has no field to import', field: '' };
+  }
+  return { ok: true, record };
+}

@@ -1,0 +1,100 @@
+// The first pass over an import file, before anything is sent: the content hash (the journal's
+// key), the header mapping, how many rows are valid or invalid (for --strict, --dry-run and the
+// progress ETA), and a malformed CSV found while nothing has been sent yet (exit 2).
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import type { ApiRecord } from '../api/envelopes.js';
+import { parseHeader, type ColumnMap, type HeaderMapping } from './header.js';
+import { openInput, type InputFormat, type ReadRow } from './reader.js';
+import { objectToRecord, rowToRecord } from './rows.js';
+
+export interface InvalidRow {
+  line: number;
+  code: string;
+  reason: string;
+}
+
+export type Classified =
+  | { ok: true; record: ApiRecord }
+  | { ok: false; code: string; reason: string };
+
+/** A read row → the record to send, or why it is invalid. */
+export function classifyRow(row: ReadRow, mapping: HeaderMapping | undefined, maps: ColumnMap): Classified {
+  if (row.error) return { ok: false, code: row.error.code, reason: row.error.reason };
+  if (row.cells) return rowToRecord(row.cells, mapping!);
+  return objectToRecord(row.json, maps);
+}
+
+export interface ScanResult {
+  format: InputFormat;
+  contentSha256: string;
+  header: string[] | null;
+  mapping?: HeaderMapping;
+  rows: number;
+  valid: number;
+  invalid: number;
+  /** the first few invalid rows, in file order */
+  firstInvalid: InvalidRow[];
+  /** fingerprint of how rows become chunks, stored in the journal */
+  plan: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface ScanOptions {
+  format: InputFormat;
+  name: string;
+  maps: ColumnMap;
+  chunkSize: number;
+  /** how many invalid rows to keep for messages (default 10) */
+  keepInvalid?: number;
+  signal?: AbortSignal;
+  onRow?: (rows: number, bytes: number) => void;
+}
+
+export function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, maps: ColumnMap): string {
+  const shape =
+    format === 'csv'
+      ? mapping!.columns.map((c) => [c.index, c.field, c.type, c.ignored])
+      : [...maps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256').update(JSON.stringify({ format, chunkSize, shape })).digest('hex').slice(0, 32);
+}
+
+export async function scanInput(path: string, opts: ScanOptions): Promise<ScanResult> {
+  const st = await stat(path).catch(() => undefined);
+  const hash = createHash('sha256');
+  const reader = await openInput(path, { format: opts.format, name: opts.name, onChunk: (c) => hash.update(c) });
+  const mapping = reader.header ? parseHeader(reader.header, opts.maps) : undefined;
+  const keep = opts.keepInvalid ?? 10;
+  const firstInvalid: InvalidRow[] = [];
+  let rows = 0;
+  let invalid = 0;
+  try {
+    for await (const row of reader.rows) {
+      if (opts.signal?.aborted) break;
+      rows++;
+      const c = classifyRow(row, mapping, opts.maps);
+      if (!c.ok) {
+        invalid++;
+        if (firstInvalid.length < keep) firstInvalid.push({ line: row.line, code: c.code, reason: c.reason });
+      }
+      if (rows % 1000 === 0) opts.onRow?.(rows, reader.bytesRead());
+    }
+  } finally {
+    reader.close();
+  }
+  return {
+    format: reader.format,
+    contentSha256: hash.digest('hex'),
+    header: reader.header,
+    mapping,
+    rows,
+    valid: rows - invalid,
+    invalid,
+    firstInvalid,
+    plan: planFingerprint(reader.format, opts.chunkSize, mapping, opts.maps),
+    size: st?.size ?? 0,
+    mtimeMs: st?.mtimeMs ?? 0,
+  };
+}
+

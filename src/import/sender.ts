@@ -1,0 +1,38 @@
+// How a chunk reaches the API. The engine takes any BatchSender (tests inject fakes); this one uses
+// the HTTP core, which retries 429/5xx under the chunk's Idempotency-Key and throws CrmError
+// subclasses when the retries run out.
+import type { ApiRecord, BatchEnvelope } from '../api/envelopes.js';
+import type { HttpClient } from '../http/types.js';
+
+export interface BatchRequest {
+  resource: string;
+  /** the chunk's sequence number, 1-based */
+  seq: number;
+  /** the Idempotency-Key to send (derived from the body) */
+  key: string;
+  /** the records, in chunk order; JSON.stringify(records) === body */
+  records: ApiRecord[];
+  body: string;
+}
+
+export interface BatchResponse {
+  envelope: BatchEnvelope;
+  /** how many times the request was retried */
+  retries?: number;
+}
+
+export type BatchSender = (req: BatchRequest) => Promise<BatchResponse>;
+
+export function httpBatchSender(client: HttpClient, opts: { signal?: AbortSignal } = {}): BatchSender {
+  return async (req) => {
+    const res = await client.request<BatchEnvelope>({
+      method: 'POST',
+      path: `/${req.resource}/batch`,
+      body: req.records,
+      idempotencyKey: req.key,
+      expect: 'batch',
+      signal: opts.signal,
+    });
+    return { envelope: res.body, retries: res.retries };
+  };
+}
