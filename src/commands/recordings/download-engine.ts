@@ -250,11 +250,14 @@ async function downloadOne(
   };
 }
 
-/** lstat, not stat: a symlink named like our file counts as there, and is never followed. */
+/**
+ * lstat, not stat: a symlink named like our file counts as there, and is never followed. An empty
+ * file does not count: what a crash may leave of a rename whose data never reached the disk.
+ */
 async function exists(file: string): Promise<boolean> {
   try {
-    await lstat(file);
-    return true;
+    const st = await lstat(file);
+    return !st.isFile() || st.size > 0;
   } catch {
     return false;
   }
