@@ -92,7 +92,7 @@ describe('sandbox smoke', () => {
     expect(url).toContain('/transcripts/download/');
     const res = await fetch(url);
     expect(res.status).toBe(200);
-    expect((await res.json()).recording_id).toBe(list.body.data[0].id);
+    expect(((await res.json()) as { recording_id: string }).recording_id).toBe(list.body.data[0].id);
   });
 
   it('serves version 1 people with a top-level nextCursor', async () => {
@@ -106,13 +106,13 @@ describe('sandbox smoke', () => {
   });
 
   it('injects a queued fault and logs it with the key hidden', async () => {
-    const before = (await (await fetch(`${sb.controlUrl}/stats`)).json()).requests as number;
+    const before = ((await (await fetch(`${sb.controlUrl}/stats`)).json()) as { requests: number }).requests;
     await fetch(`${sb.controlUrl}/faults`, { method: 'POST', body: json({ next: [{ kind: '500', path: '/deals$' }] }) });
     const failed = await call('GET', '/deals');
     expect(failed.status).toBe(500);
     expect(failed.body.error.code).toBe('INTERNAL_ERROR');
     expect((await call('GET', '/deals')).status).toBe(200);
-    const log = await (await fetch(`${sb.controlUrl}/requests?since=${before}`)).json();
+    const log = (await (await fetch(`${sb.controlUrl}/requests?since=${before}`)).json()) as Array<Record<string, any>>;
     expect(log[0]).toMatchObject({ method: 'GET', path: '/api/v2/deals', status: 500, fault: '500' });
     expect(log[0].headers['x-service-api-key']).toBe('<present>');
   });

@@ -1,0 +1,77 @@
+// `crm sandbox` in-process: flag checks, the one JSON line, serving until the signal aborts.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { Ctx } from '../../../src/commands/context.js';
+import { runSandbox, sandboxOptions } from '../../../src/commands/sandbox/run.js';
+import { UsageError } from '../../../src/http/errors.js';
+
+function fakeCtx(signal: AbortSignal, quiet = false) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c) => (out += c));
+  stderr.on('data', (c) => (err += c));
+  const ctx = {
+    io: { stdin: new PassThrough(), stdout, stderr },
+    signal,
+    globals: { quiet },
+    warn: (m: string) => {
+      if (!quiet) stderr.write(`${m}\n`);
+    },
+  } as unknown as Ctx;
+  return { ctx, out: () => out, err: () => err };
+}
+
+describe('sandboxOptions', () => {
+  it('turns flags into options', async () => {
+    const o = await sandboxOptions({ port: '0', seed: 7, rateLimit: '5', failRate: '0.25', faults: 'drop:0.1', control: true });
+    expect(o).toMatchObject({ port: 0, seed: 7, rateLimit: 5, failRate: 0.25, faults: { drop: 0.1 }, control: true, v1InteractionsCursor: false });
+  });
+
+  it.each([
+    [{ port: '70000' }, /--port/],
+    [{ port: 'abc' }, /--port/],
+    [{ rateLimit: '0' }, /--rate-limit must be a positive integer/],
+    [{ rateWindowMs: '1.5' }, /--rate-window-ms/],
+    [{ failRate: '2' }, /--fail-rate must be a number from 0 to 1/],
+    [{ latencyMs: '-1' }, /--latency-ms/],
+    [{ faults: 'boom:1' }, /--faults: fault "boom:1": unknown kind/],
+    [{ faultPaths: '(' }, /--fault-paths/],
+    [{ keys: '/nonexistent/keys.json' }, /keys file \/nonexistent\/keys.json: cannot read it/],
+  ])('refuses %j with a UsageError', async (flags, message) => {
+    const p = sandboxOptions(flags);
+    await expect(p).rejects.toBeInstanceOf(UsageError);
+    await expect(p).rejects.toThrow(message);
+  });
+});
+
+describe('runSandbox', () => {
+  it('prints one JSON line, serves, and returns when the signal aborts', async () => {
+    const ac = new AbortController();
+    const { ctx, out, err } = fakeCtx(ac.signal);
+    const done = runSandbox({ port: 0, seed: 3, control: true }, ctx);
+    while (!out().includes('\n')) await new Promise((r) => setTimeout(r, 5));
+    const line = JSON.parse(out().trim());
+    expect(Object.keys(line)).toEqual(['base_url', 'v1_base_url', 'keys', 'control_url']);
+    expect(line.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+    expect(Object.keys(line.keys)).toEqual(['admin', 'readonly', 'user', 'v1']);
+    const res = await fetch(`${line.base_url}/contacts?limit=1`, { headers: { 'X-Service-Api-Key': line.keys.admin } });
+    expect(res.status).toBe(200);
+    expect(err()).toContain('Ctrl-C');
+    ac.abort();
+    await done;
+    await expect(fetch(`${line.base_url}/contacts`)).rejects.toThrow();
+  });
+
+  it('leaves control_url out without --control and is silent with --quiet', async () => {
+    const ac = new AbortController();
+    const { ctx, out, err } = fakeCtx(ac.signal, true);
+    const done = runSandbox({ port: 0 }, ctx);
+    while (!out().includes('\n')) await new Promise((r) => setTimeout(r, 5));
+    expect(JSON.parse(out()).control_url).toBeUndefined();
+    ac.abort();
+    await done;
+    expect(err()).toBe('');
+  });
+});
