@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Transform, pipeline, type Readable } from 'node:stream';
-import { parse, type CsvError } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import { UsageError } from '../http/errors.js';
 import { LineIndex } from './line-index.js';
 import { INVALID_CODES } from './rows.js';
@@ -83,12 +83,25 @@ export async function openInput(path: string, opts: OpenInputOptions = {}): Prom
 
 async function openCsv(file: Readable, tap: Transform, name: string, bytes: () => number, maxRecord: number): Promise<InputReader> {
   const index = new LineIndex();
+  // A malformed record is reported through on_skip rather than as a stream error: a stream error
+  // would throw away the good records still buffered before it, and with them where it starts.
+  // The first one is kept and thrown once every record before it has been read.
+  let malformedAt: { err: CsvError; records: number } | undefined;
   const parser = parse({
     bom: true,
     info: true,
     relax_column_count: true,
     skip_empty_lines: true,
+    // a file may mix line ends (files concatenated from two systems): accept all three rather than
+    // let the first one found make the others part of a field, which would merge two rows
+    record_delimiter: ['\r\n', '\n', '\r'],
+    // a quote inside an unquoted field (`37°36'37.8"N`) is kept as a character
+    relax_quotes: true,
     max_record_size: maxRecord,
+    skip_records_with_error: true,
+    on_skip: (err) => {
+      if (err && !malformedAt) malformedAt = { err, records: Number(err.records ?? 0) };
+    },
   });
   const indexer = new Transform({
     transform(chunk: Buffer, _enc, cb) {
@@ -102,19 +115,26 @@ async function openCsv(file: Readable, tap: Transform, name: string, bytes: () =
   });
   const it = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { bytes: number } }>;
   let prevEnd = 0;
+  let consumed = 0;
+  const fail = (err: unknown): never => {
+    index.advanceTo(prevEnd);
+    throw malformed(err, name, index.startLine(), maxRecord);
+  };
 
   const next = async (): Promise<{ cells: string[]; line: number } | null> => {
+    if (malformedAt && consumed >= malformedAt.records) fail(malformedAt.err);
     let r: IteratorResult<{ record: string[]; info: { bytes: number } }>;
     try {
       r = await it.next();
     } catch (err) {
-      index.advanceTo(prevEnd);
-      throw malformed(err, name, index.startLine(), maxRecord);
+      return fail(err);
     }
+    if (malformedAt && consumed >= malformedAt.records) fail(malformedAt.err);
     if (r.done) {
-      if (readError && !isCsvError(readError)) throw new UsageError(`cannot read ${name}: ${(readError as Error).message}`, { cause: readError });
+      if (readError) throw new UsageError(`cannot read ${name}: ${(readError as Error).message}`, { cause: readError });
       return null;
     }
+    consumed++;
     index.advanceTo(prevEnd);
     const line = index.startLine();
     prevEnd = r.value.info.bytes;
@@ -206,7 +226,7 @@ function isBlank(cells: readonly string[]): boolean {
 }
 
 function isCsvError(err: unknown): err is CsvError {
-  return typeof (err as { code?: unknown })?.code === 'string' && String((err as { code: string }).code).startsWith('CSV_');
+  return err instanceof CsvError;
 }
 
 function malformed(err: unknown, name: string, line: number, maxRecord: number): UsageError {
@@ -220,11 +240,15 @@ function malformed(err: unknown, name: string, line: number, maxRecord: number):
         hint: 'close the quote (a quote inside a quoted field is written twice: "")',
       });
     case 'CSV_MAX_RECORD_SIZE':
-      return new UsageError(`${where}: the record starting here is larger than ${Math.round(maxRecord / 1048576)} MiB (an unclosed quote?)`, {
+      return new UsageError(`${where}: the record starting here is larger than ${formatBytes(maxRecord)} (an unclosed quote?)`, {
         code: err.code,
         cause: err,
       });
     default:
       return new UsageError(`${where}: malformed CSV in the record starting here: ${err.message}`, { code: err.code, cause: err });
   }
+}
+
+function formatBytes(n: number): string {
+  return n >= 1048576 ? `${Math.round(n / 1048576)} MiB` : n >= 1024 ? `${Math.round(n / 1024)} KiB` : `${n} bytes`;
 }
