@@ -11,11 +11,11 @@ import { USER_AGENT } from '../version.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { systemClock } from './clock.js';
 import { checkResponse } from './envelope-check.js';
-import { type CrmError, InterruptedError, RateLimitError, ServerError, isCrmError } from './errors.js';
+import { type CrmError, InterruptedError, RateLimitError, ServerError, UsageError, isCrmError } from './errors.js';
 import { redactKey } from './mask.js';
 import { type Pacer, sharedPacer } from './pacer.js';
 import { paginatePages, paginateRecords } from './paginate.js';
-import { backoffMs, retryAfterMs, shouldRetry } from './retry.js';
+import { backoffMs, isRepeatable, retryAfterMs, shouldRetry } from './retry.js';
 import { linkSignals } from './signals.js';
 import { OriginTransport, type RawResponse } from './transport.js';
 import type { ApiResponse, ClientConfig, ClientStats, Expect, HttpClient, PaginateOptions, Page, RequestOptions } from './types.js';
@@ -55,7 +55,7 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     const target = `${url.pathname}${url.search}`;
     const expect = opts.expect ?? defaultExpect;
     const idempotencyKey = opts.idempotencyKey === true ? randomUUID() : opts.idempotencyKey;
-    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const body = opts.body === undefined ? undefined : serialise(opts.body);
     const headers: Record<string, string> = {
       ...authHeaders,
       accept: 'application/json',
@@ -96,7 +96,11 @@ export function createClient(config: ClientConfig): CrmHttpClient {
           attempt,
           maxRetries,
         });
-        if (!retry) throw finalError(judged.error, attempt, retryable(status, errorCode));
+        if (!retry) {
+          const unsafe = !isRepeatable(opts.method, idempotencyKey !== undefined) && retryable(status, errorCode) && status !== 429;
+          const hint = unsafe ? `not retried: a ${opts.method} without an Idempotency-Key might be applied twice; check before running it again` : undefined;
+          throw finalError(judged.error, attempt, retryable(status, errorCode), hint);
+        }
 
         const fromHeader = outcome.kind === 'response' ? retryAfterMs(outcome.raw.headers['retry-after'], clock.now()) : undefined;
         const backoff = backoffMs(attempt, () => clock.random());
@@ -164,6 +168,14 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     paginate,
     close: () => transport.close(),
   };
+}
+
+function serialise(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (err) {
+    throw new UsageError(`the request body cannot be sent as JSON: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 function retryable(status: number | undefined, errorCode: string | undefined): boolean {

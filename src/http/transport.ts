@@ -1,6 +1,7 @@
 // One HTTP exchange over undici, nothing more: no retries, no redirects, no interpretation.
 // undici's `request` on a Pool for the base URL's origin (not fetch: undici's fetch follows
 // redirects and forwards custom auth headers such as X-Service-Api-Key to the new origin).
+import { setFlagsFromString } from 'node:v8';
 import { Pool, type Dispatcher } from 'undici';
 import { linkSignals } from './signals.js';
 
@@ -19,6 +20,23 @@ export interface SendOptions {
   body?: string;
   timeoutMs: number;
   signal?: AbortSignal;
+}
+
+let wasmFlagSet = false;
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly, and V8 recompiles it in the background
+ * (TurboFan tier-up); a process waits for that before exiting, which added 200–500 ms to every
+ * command that sent a request. Liftoff code parses fast enough for a rate-limited API. Set before
+ * the first connection, when undici compiles llhttp; it concerns WebAssembly only.
+ */
+function keepExitFast(): void {
+  if (wasmFlagSet) return;
+  wasmFlagSet = true;
+  try {
+    setFlagsFromString('--liftoff-only');
+  } catch {
+    // an embedder without V8 flags: a slower exit, nothing worse
+  }
 }
 
 export function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -40,6 +58,7 @@ export class OriginTransport {
   ) {}
 
   async send(opts: SendOptions): Promise<RawResponse> {
+    keepExitFast();
     this.pool ??= new Pool(this.origin, {
       connect: { timeout: this.connectTimeoutMs },
       keepAliveTimeout: 4_000,

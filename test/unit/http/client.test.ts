@@ -424,3 +424,37 @@ describe('pacing', () => {
     expect(clock.now() - before).toBeGreaterThanOrEqual(2500);
   });
 });
+
+describe('edges', () => {
+  it('does not wait out a Retry-After beyond 5 minutes', async () => {
+    const s = await serve(scripted(fail(429, 'RATE_LIMITED', { 'retry-after': '3600' })));
+    const { c, clock } = client(s);
+    const err = (await c.request({ method: 'GET', path: '/x' }).catch((e: unknown) => e)) as RateLimitError;
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(err.hint).toMatch(/3600 s/);
+    expect(clock.sleeps).toEqual([]);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('says why a bare POST on 500 was not retried', async () => {
+    const s = await serve(scripted(fail(500)));
+    const { c } = client(s);
+    const err = (await c.request({ method: 'POST', path: '/x', body: {} }).catch((e: unknown) => e)) as ServerError;
+    expect(err.hint).toMatch(/Idempotency-Key/);
+  });
+
+  it('a body that cannot be JSON is a usage error, nothing sent', async () => {
+    const s = await serve(scripted(ok()));
+    const { c } = client(s);
+    const body: Record<string, unknown> = {};
+    body.self = body;
+    await expect(c.request({ method: 'POST', path: '/x', body })).rejects.toBeInstanceOf(UsageError);
+    expect(s.requests).toHaveLength(0);
+  });
+
+  it('a 200 error envelope is still an error', async () => {
+    const s = await serve((_req, res) => sendJson(res, 200, errorBody('WEIRD', 'odd')));
+    const { c } = client(s);
+    await expect(c.request({ method: 'GET', path: '/x' })).rejects.toBeInstanceOf(ServerError);
+  });
+});
