@@ -5,6 +5,7 @@ import type { ApiRecord } from '../api/envelopes.js';
 import { canSee, requireOwner } from './auth.js';
 import { paginate } from './cursor.js';
 import { ApiError, invalidBody, notFound } from './errors.js';
+import { filterIter } from './iter.js';
 import { matches, parseListQuery, type HandlerCtx, type PathRoutes } from './handler.js';
 import { list, meta, success } from './responses.js';
 import { DOWNLOAD_PATH } from './transcripts.js';
@@ -46,7 +47,7 @@ export function collectionRoutes(def: ResourceDef): PathRoutes {
       scope: scopeFor(def.name, 'read'),
       run: (ctx) => {
         const q = parseListQuery(ctx.query, def.name);
-        const rows = [...ctx.state.store.rows(def.name)].filter((r) => canSee(ctx.key, r.data) && matches(r.data, q.filters));
+        const rows = filterIter(ctx.state.store.rows(def.name, q.afterSeq), (r) => canSee(ctx.key, r.data) && matches(r.data, q.filters));
         const page = paginate(rows, def.name, q.limit, q.afterSeq);
         return list(ctx.rm, page.items.map((r) => presentInList(def, r.data)), { end_cursor: page.endCursor, has_next_page: page.hasNextPage });
       },

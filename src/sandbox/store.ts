@@ -3,12 +3,10 @@
 // is synchronous, so a request's read-check-write happens in one turn of the event loop.
 import { RESOURCES, type ResourceName, findResource } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
+import { OrderedTable, type Row } from './ordered-table.js';
 import { randomString, type Random } from './random.js';
 
-export interface Row {
-  seq: number;
-  data: ApiRecord;
-}
+export type { Row };
 
 export interface LinkData extends ApiRecord {
   id: string;
@@ -32,7 +30,7 @@ const linkKey = (parent: string, parentId: string, relation: string) => `${paren
 
 export class Store {
   private seq = 0;
-  private tables = new Map<ResourceName, Map<string, Row>>();
+  private tables = new Map<ResourceName, OrderedTable>();
   private linkTables = new Map<string, Map<string, { seq: number; data: LinkData }>>();
   /** called after every change (the data file's autosave listens) */
   onChange: () => void = () => {};
@@ -46,12 +44,12 @@ export class Store {
 
   clear(): void {
     this.seq = 0;
-    this.tables = new Map(RESOURCES.map((r) => [r.name, new Map()]));
+    this.tables = new Map(RESOURCES.map((r) => [r.name, new OrderedTable()]));
     this.linkTables = new Map();
     this.onChange();
   }
 
-  private table(resource: ResourceName): Map<string, Row> {
+  private table(resource: ResourceName): OrderedTable {
     return this.tables.get(resource)!;
   }
 
@@ -72,14 +70,14 @@ export class Store {
     const table = this.table(resource);
     const at = this.timestamp();
     const data: ApiRecord = { id: this.newId(def.idPrefix, (id) => table.has(id)), ...fields, owner_id: ownerId, created_at: at, updated_at: at };
-    table.set(data.id as string, { seq: ++this.seq, data });
+    table.append(data.id as string, { seq: ++this.seq, data });
     this.onChange();
     return data;
   }
 
   /** A record exactly as given (seed data, data file); it must carry its id. */
   insert(resource: ResourceName, data: ApiRecord): void {
-    this.table(resource).set(String(data.id), { seq: ++this.seq, data });
+    this.table(resource).append(String(data.id), { seq: ++this.seq, data });
   }
 
   get(resource: ResourceName, id: string): ApiRecord | undefined {
@@ -124,8 +122,9 @@ export class Store {
     return true;
   }
 
-  rows(resource: ResourceName): IterableIterator<Row> {
-    return this.table(resource).values();
+  /** Every record in creation order, or only those created after `afterSeq`. */
+  rows(resource: ResourceName, afterSeq = 0): Iterable<Row> {
+    return afterSeq > 0 ? this.table(resource).after(afterSeq) : this.table(resource).values();
   }
 
   count(resource: ResourceName): number {

@@ -6,6 +6,7 @@ import { canSee, requireOwner } from './auth.js';
 import { paginate } from './cursor.js';
 import { ApiError, invalidParameter, notFound } from './errors.js';
 import { parseCursor, type HandlerCtx, type PathRoutes } from './handler.js';
+import { filterIter, mapIter } from './iter.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/resources.js';
 import { v1Success } from './responses.js';
 import { failed, requireObject } from './validation.js';
@@ -86,10 +87,10 @@ function queryRoute(spec: QuerySpec): PathRoutes {
           if (typeof want !== 'string') throw failed([{ field: `filter.${name}`, issue: 'must_be_string' }]);
           return (v1: ApiRecord) => test(v1, want);
         });
-        const rows = [...ctx.state.store.rows(spec.resource)]
-          .filter((r) => canSee(ctx.key, r.data))
-          .map((r) => ({ seq: r.seq, v1: toV1(r.data, spec.fields) }))
-          .filter((r) => filters.every((f) => f(r.v1)));
+        const rows = filterIter(
+          mapIter(ctx.state.store.rows(spec.resource, afterSeq), (r) => ({ seq: r.seq, v1: toV1(r.data, spec.fields), owner_id: r.data.owner_id })),
+          (r) => canSee(ctx.key, r) && filters.every((f) => f(r.v1)),
+        );
         const page = paginate(rows, scope, limit, afterSeq);
         const extra = spec.nextCursor(ctx) ? { nextCursor: page.hasNextPage ? page.endCursor : null } : {};
         return v1Success(ctx.rm, { [spec.dataKey]: page.items.map((r) => r.v1) }, extra);
