@@ -19,6 +19,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const abort = new AbortController();
   const state: RunState = { io, env, signal: abort.signal, jsonErrors: false, verbose: false };
   const stopSignals = options.handleSignals === false ? () => {} : installSignalHandlers(abort, io);
+  // `crm … | head`: the reader went away; stop quietly, as other CLIs do.
+  io.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+  });
   const program = buildProgram(state);
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -55,7 +59,8 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
     err = new UsageError(err.message.replace(/^error: /, ''));
     if (!state.jsonErrors) return 2; // commander printed it already
   }
-  const { formatError } = await import('../output/errors.js');
+  const { formatError, isBrokenPipe } = await import('../output/index.js');
+  if (isBrokenPipe(err)) return 0;
   if (err instanceof CrmError) {
     state.io.stderr.write(formatError(err, { json: state.jsonErrors }));
     return err.exitCode;

@@ -69,7 +69,7 @@ Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rat
     state.verbose = Boolean(opts.verbose);
   });
 
-  const ctx = (cmd: Command): Ctx => createContext(state, globalOptions(cmd, state.env));
+  const ctx = (cmd: Command): Ctx => createContext(state, globalOptions(cmd, state.env, Boolean(state.io.stdout.isTTY)));
   const api = { state, ctx };
   registerResources(program, api);
   registerLinks(program, api);
@@ -114,7 +114,7 @@ export function allCommands(cmd: Command): Command[] {
   return [cmd, ...cmd.commands.flatMap((c) => allCommands(c as Command))];
 }
 
-function globalOptions(cmd: Command, env: Record<string, string | undefined>): GlobalOptions {
+function globalOptions(cmd: Command, env: Record<string, string | undefined>, tty: boolean): GlobalOptions {
   const o = cmd.optsWithGlobals();
   const fields = typeof o.fields === 'string' ? o.fields.split(',').map((f: string) => f.trim()).filter(Boolean) : undefined;
   return {
@@ -123,7 +123,8 @@ function globalOptions(cmd: Command, env: Record<string, string | undefined>): G
     v1BaseUrl: o.v1BaseUrl,
     output: o.output as OutputFormat | undefined,
     fields,
-    color: o.color !== false && env.NO_COLOR === undefined,
+    // colors only on a terminal, never with --no-color or NO_COLOR (https://no-color.org)
+    color: tty && o.color !== false && (env.NO_COLOR ?? '') === '',
     quiet: Boolean(o.quiet),
     verbose: Boolean(o.verbose),
     timeoutMs: Math.round(Number(o.timeout) * 1000),

@@ -10,14 +10,14 @@ export function registerKeys(program: Command, reg: Registry): void {
     .command('add')
     .description('save a key (read from stdin or a hidden prompt) under a profile')
     .argument('<profile>', 'profile name')
-    .requiredOption('--base-url <url>', 'version 2 API root, ending in /api/v2')
+    .option('--base-url <url>', 'version 2 API root, ending in /api/v2 (required for a new profile)')
     .option('--v1-base-url <url>', 'version 1 API root (default: base URL with /api/v1)')
     .addOption(new Option('--auth-header <kind>', 'how the key is sent').choices(['x-api-key', 'bearer']))
     .option('--v1', 'the key is a version 1 key (service_pk_…)')
     .option('--default', 'make this the default profile');
   examples(add, ['crm keys add work --base-url https://crm.example.com/api/v2', 'pbpaste | crm keys add work --base-url https://crm.example.com/api/v2 --default']);
   add.action(
-    action(reg, async () => (await import('../commands/keys/add.js')).runKeysAdd, ([profile], o) => ({
+    action(reg, async () => (await import('../commands/keys/add.js')).keysAdd, ([profile], o) => ({
       profile: profile!,
       baseUrl: o.baseUrl as string,
       v1BaseUrl: o.v1BaseUrl as string | undefined,
@@ -29,16 +29,16 @@ export function registerKeys(program: Command, reg: Registry): void {
 
   const list = keys.command('list').description('show profiles, base URLs and masked keys');
   examples(list, ['crm keys list', 'crm keys list -o json']);
-  list.action(action(reg, async () => (await import('../commands/keys/list.js')).runKeysList, () => ({})));
+  list.action(action(reg, async () => (await import('../commands/keys/list.js')).keysList, () => ({})));
 
   const use = keys.command('use').description('make a profile the default').argument('<profile>');
   examples(use, ['crm keys use work']);
-  use.action(action(reg, async () => (await import('../commands/keys/use.js')).runKeysUse, ([profile]) => ({ profile: profile! })));
+  use.action(action(reg, async () => (await import('../commands/keys/use.js')).keysUse, ([profile]) => ({ profile: profile! })));
 
   const remove = keys.command('remove').description('delete a profile and its keys').argument('<profile>');
   examples(remove, ['crm keys remove old-sandbox']);
   remove.action(
-    action(reg, async () => (await import('../commands/keys/remove.js')).runKeysRemove, ([profile]) => ({ profile: profile! })),
+    action(reg, async () => (await import('../commands/keys/remove.js')).keysRemove, ([profile]) => ({ profile: profile! })),
   );
 
   const check = program

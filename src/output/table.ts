@@ -22,6 +22,9 @@ function style(color: boolean | undefined): { head: string[]; border: string[] }
   return color ? { head: ['bold'], border: ['grey'] } : { head: [], border: [] };
 }
 
+/** No rule between body rows: compact, as gh and kubectl print lists. */
+const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
+
 /**
  * A table of `rows` (already display strings or raw values) under `columns`, as one string ending
  * in a newline. Header names are sanitised too: without `--fields` they are the server's keys.
@@ -31,6 +34,7 @@ export function renderTable(columns: readonly string[], rows: readonly (readonly
   const table = new Table({
     head: columns.map((c) => cellDisplay(c, max)),
     style: style(opts.color),
+    chars: COMPACT,
     wordWrap: false,
   });
   for (const row of rows) table.push(row.map((v) => (typeof v === 'string' ? truncate(sanitizeForTerminal(v), max) : cellDisplay(v, max))));
@@ -45,6 +49,7 @@ export function renderKeyValueTable(entries: ReadonlyArray<readonly [string, unk
   const wrapAt = opts.width !== undefined && opts.width > keyWidth + 20 ? opts.width - keyWidth - 3 : undefined;
   const table = new Table({
     style: style(opts.color),
+    chars: COMPACT,
     ...(wrapAt !== undefined ? { colWidths: [keyWidth, wrapAt], wordWrap: true } : {}),
   });
   for (let i = 0; i < keys.length; i++) {

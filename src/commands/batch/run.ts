@@ -1,0 +1,124 @@
+// `crm batch RESOURCE FILE` (CONTRACT §7): runs the import engine (src/import/) with the HTTP
+// client, shows progress on a terminal, prints the summary and picks the exit code (0 / 9 / 2 / 130).
+import { join } from 'node:path';
+import { PartialFailureError } from '../../http/errors.js';
+import type { HttpClient } from '../../http/types.js';
+import {
+  httpBatchSender,
+  importExitCode,
+  importSummaryOf,
+  runImport,
+  type BatchSender,
+  type ImportProgress,
+  type ImportSummary,
+} from '../../import/index.js';
+import { createProgress, sanitizeForTerminal, writeRecord } from '../../output/index.js';
+import type { Ctx } from '../context.js';
+import type { BatchOptions } from './types.js';
+
+export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
+  // A dry run sends nothing, so it needs no key: only the base URL, which names the journal.
+  let client: HttpClient | undefined;
+  let baseUrl: string;
+  if (o.dryRun) baseUrl = (await ctx.profile()).baseUrl ?? '';
+  else {
+    client = await ctx.client();
+    baseUrl = client.baseUrl;
+  }
+  const send: BatchSender = client
+    ? httpBatchSender(client, { signal: ctx.signal })
+    : async () => {
+        throw new Error('a dry run sends nothing');
+      };
+  const progress = createProgress({ stream: ctx.io.stderr, enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet });
+  let summary: ImportSummary;
+  try {
+    summary = await runImport(
+      {
+        resource: o.resource,
+        input: o.file,
+        baseUrl,
+        maps: o.map,
+        chunkSize: o.chunkSize,
+        concurrency: o.concurrency,
+        rejectsPath: o.rejects,
+        resultsPath: o.results,
+        dryRun: o.dryRun,
+        strict: o.strict,
+        resume: o.resume,
+      },
+      {
+        send,
+        journalDir: join(ctx.configDir(), 'imports'),
+        clock: ctx.clock,
+        signal: ctx.signal,
+        stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
+        stats: client ? () => client.stats : undefined,
+        warn: (m) => ctx.warn(m),
+        onProgress: (p) => progress.update(progressText(p)),
+      },
+    );
+  } catch (err) {
+    await progress.stop();
+    const partial = importSummaryOf(err);
+    if (partial) await printSummary(ctx, partial);
+    throw err;
+  }
+  await progress.stop();
+  if (summary.plan) return printPlan(ctx, summary);
+  await printSummary(ctx, summary);
+  if (importExitCode(summary) === 9) {
+    throw new PartialFailureError(
+      `${summary.failed} rows failed and ${summary.invalid} were invalid of ${summary.rows}; they are in ${summary.rejects_file ?? 'the rejects file'}`,
+      { hint: 'Fix them there and run `crm batch` on that file; rows already created are not sent again.' },
+    );
+  }
+}
+
+export function progressText(p: ImportProgress): string {
+  const secs = p.elapsedMs / 1000;
+  if (p.phase === 'check') {
+    const pct = p.bytesTotal > 0 ? ` (${Math.floor((100 * p.bytes) / p.bytesTotal)}%)` : '';
+    return `checking: ${p.rows} rows read${pct}`;
+  }
+  const done = p.created + p.failed + p.invalid + p.skipped;
+  const rate = secs > 0 ? (p.created + p.failed) / secs : 0;
+  const left = p.rowsTotal !== null ? p.rowsTotal - done : 0;
+  const eta = rate > 0 && left > 0 ? ` · ETA ${formatDuration(left / rate)}` : '';
+  const total = p.rowsTotal !== null ? `/${p.rowsTotal}` : '';
+  return `${done}${total} rows · ${p.created} created · ${p.failed} failed · ${p.invalid} invalid · ${p.skipped} skipped · ${Math.round(rate)} rows/s${eta}`;
+}
+
+function formatDuration(s: number): string {
+  if (s < 60) return `${Math.ceil(s)}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${Math.ceil(s % 60)}s` : `${Math.floor(m / 60)}h${m % 60}m`;
+}
+
+const SUMMARY_KEYS = ['resource', 'rows', 'created', 'failed', 'invalid', 'skipped', 'chunks', 'requests', 'retries', 'elapsed_ms', 'rejects_file'] as const;
+
+async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
+  const record = Object.fromEntries(SUMMARY_KEYS.map((k) => [k, s[k]]));
+  if (ctx.globals.output === 'json' || ctx.globals.output === 'ndjson') {
+    await writeRecord(ctx.globals.output, ctx.io.stdout, record);
+    return;
+  }
+  if (ctx.globals.quiet) return;
+  await writeRecord('table', ctx.io.stderr, record, { color: ctx.globals.color });
+}
+
+async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
+  const plan = s.plan!;
+  if (ctx.format() !== 'table') {
+    await writeRecord(ctx.format() === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { resource: s.resource, dry_run: true, ...plan });
+    return;
+  }
+  const lines = [
+    `Dry run: nothing was sent.`,
+    `${plan.rows} rows: ${plan.valid} valid, ${plan.invalid} invalid`,
+    `${plan.chunks} chunks of up to ${plan.chunk_size}, ${plan.concurrency} in flight` +
+      (plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : ''),
+    ...(plan.first_invalid.length ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)] : []),
+  ];
+  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}
