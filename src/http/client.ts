@@ -74,7 +74,7 @@ export function createClient(config: ClientConfig): CrmHttpClient {
         const started = clock.now();
         stats.requests++;
         const outcome = await sendOnce(target, opts.method, headers, body, opts.signal);
-        pacer.done(ticket, outcome.kind === 'response' ? outcome.raw.headers : undefined);
+        pacer.done(ticket, outcome.kind === 'response' ? rateHeaders(outcome.raw.headers) : undefined);
         const ms = Math.max(0, Math.round(clock.now() - started));
         const retryNote = attempt > 0 ? ` (retry ${attempt})` : '';
         const what = outcome.kind === 'response' ? String(outcome.raw.status) : (outcome.code ?? 'ERROR');
@@ -168,6 +168,14 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     paginate,
     close: () => transport.close(),
   };
+}
+
+/**
+ * An idempotent replay carries the original response's headers, rate-limit ones included: stale,
+ * and the request was not counted, so the pacer does not see them.
+ */
+function rateHeaders(headers: Record<string, string>): Record<string, string> | undefined {
+  return headers['idempotent-replayed'] === 'true' ? undefined : headers;
 }
 
 function serialise(body: unknown): string {

@@ -457,4 +457,15 @@ describe('edges', () => {
     const { c } = client(s);
     await expect(c.request({ method: 'GET', path: '/x' })).rejects.toBeInstanceOf(ServerError);
   });
+
+  it('ignores the stale rate-limit headers of an idempotent replay', async () => {
+    const s = await serve((_req, res) =>
+      sendJson(res, 201, success({}), { 'idempotent-replayed': 'true', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' }),
+    );
+    const { c, clock } = client(s);
+    await c.request({ method: 'POST', path: '/x', body: {}, idempotencyKey: 'k1' });
+    await c.request({ method: 'POST', path: '/x', body: {}, idempotencyKey: 'k1' });
+    expect(clock.sleeps).toEqual([]);
+    expect(c.pacer.snapshot().remaining).toBeUndefined();
+  });
 });
