@@ -53,7 +53,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
         clock: ctx.clock,
         signal: ctx.signal,
         stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
-        stats: client ? () => client.stats : undefined,
+        stats: client ? () => ({ ...client.stats }) : undefined,
         warn: (m) => ctx.warn(m),
         onProgress: (p) => progress.update(progressText(p)),
       },

@@ -27,6 +27,7 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
     color: ctx.globals.color,
   });
   let cursor = o.cursor;
+  let more: string | undefined;
   const seen = new Set<string>();
   for (;;) {
     const body: Record<string, unknown> = {};
@@ -52,7 +53,7 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
     const next = res.body.nextCursor;
     if (!next) break;
     if (!o.all) {
-      if (ctx.format() === 'table') ctx.warn(`More results: crm v1 ${o.kind} query --cursor ${next} (or --all)`);
+      more = next;
       break;
     }
     if (seen.has(next)) throw new ServerError(`version 1 ${o.kind}/query returned the same nextCursor twice; stopping`);
@@ -60,4 +61,5 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
     cursor = next;
   }
   await writer.end();
+  if (more !== undefined && ctx.format() === 'table') ctx.warn(`More results: crm v1 ${o.kind} query --cursor ${more} (or --all)`);
 }
