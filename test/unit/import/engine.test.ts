@@ -1,0 +1,429 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { AuthError, InterruptedError, ServerError, UsageError } from '../../../src/http/errors.js';
+import { importExitCode, importSummaryOf, runImport, type ImportDeps, type ImportOptions, type ImportProgress } from '../../../src/import/engine.js';
+import { parseHeader } from '../../../src/import/header.js';
+import { ImportJournal } from '../../../src/import/journal.js';
+import { rowToRecord } from '../../../src/import/rows.js';
+import { duplicates, fakeServer, settle, type FakeServer } from './fake-server.js';
+import { readAll, tempDir } from './helpers.js';
+
+const BASE = 'http://127.0.0.1:4010/api/v2';
+
+function csv(n: number, bad: (i: number) => string | undefined = () => undefined): string {
+  const lines = ['Email,First Name,score:number'];
+  for (let i = 0; i < n; i++) lines.push(bad(i) ?? `u${i}@x.io,User ${i},${i}`);
+  return lines.join('\n') + '\n';
+}
+
+function setup(content: string, name = 'people.csv') {
+  const dir = tempDir();
+  const input = join(dir, name);
+  writeFileSync(input, content);
+  const journalDir = join(dir, 'config', 'imports');
+  let t = 1_000;
+  const warnings: string[] = [];
+  const progress: ImportProgress[] = [];
+  const deps = (server: FakeServer, over: Partial<ImportDeps> = {}): ImportDeps => ({
+    send: server.send,
+    journalDir,
+    clock: { now: () => (t += 5) },
+    cwd: dir,
+    warn: (m) => warnings.push(m),
+    onProgress: (p) => progress.push({ ...p }),
+    ...over,
+  });
+  const opts = (over: Partial<ImportOptions> = {}): ImportOptions => ({ resource: 'contacts', input, baseUrl: BASE, ...over });
+  return { dir, input, journalDir, deps, opts, warnings, progress };
+}
+
+describe('runImport: sending', () => {
+  it('imports every row in chunks and returns the summary', async () => {
+    const s = setup(csv(250));
+    const server = fakeServer();
+    const sum = await runImport(s.opts(), s.deps(server));
+    expect(sum).toMatchObject({
+      resource: 'contacts', rows: 250, created: 250, failed: 0, invalid: 0, skipped: 0,
+      chunks: 3, requests: 3, retries: 0, rejects_file: null,
+    });
+    expect(sum.elapsed_ms).toBeGreaterThan(0);
+    expect(Object.keys(sum).sort()).toEqual(
+      ['resource', 'rows', 'created', 'failed', 'invalid', 'skipped', 'chunks', 'requests', 'retries', 'elapsed_ms', 'rejects_file'].sort(),
+    );
+    expect(importExitCode(sum)).toBe(0);
+    expect(server.calls.map((c) => c.records.length)).toEqual([100, 100, 50]);
+    expect(server.created[0]).toMatchObject({ email: 'u0@x.io', first_name: 'User 0', score: 0 });
+    expect(duplicates(server.created)).toEqual([]);
+    expect(new Set(server.calls.map((c) => c.key)).size).toBe(3);
+    expect(existsSync(`${s.input}.rejects.csv`)).toBe(false);
+    expect(readdirSync(s.dir).some((f) => f.includes('.tmp-'))).toBe(false);
+    const last = s.progress[s.progress.length - 1]!;
+    expect(last).toMatchObject({ phase: 'send', rowsTotal: 250, rows: 250, created: 250, inFlight: 0 });
+  });
+
+  it('invalid rows and item errors go to the rejects file with their line, code and message', async () => {
+    const s = setup(csv(6, (i) => (i === 1 ? 'bad-email,B,1' : i === 3 ? 'c@x.io,C,three' : i === 4 ? 'd@x.io,D' : undefined)));
+    const server = fakeServer();
+    const sum = await runImport(s.opts({ chunkSize: 2 }), s.deps(server));
+    expect(sum).toMatchObject({ rows: 6, created: 3, failed: 1, invalid: 2, rejects_file: `${s.input}.rejects.csv` });
+    expect(importExitCode(sum)).toBe(9);
+    const rejects = await readAll(sum.rejects_file!);
+    expect(rejects.header).toEqual(['Email', 'First Name', 'score:number', '_line', '_error_code', '_error_message']);
+    const byLine = Object.fromEntries(rejects.rows.map((r) => [r.cells![3], r.cells]));
+    expect(byLine['3']).toEqual(['bad-email', 'B', '1', '3', 'VALIDATION_FAILED', 'email must contain @']);
+    expect(byLine['5']).toEqual(['c@x.io', 'C', 'three', '5', 'INVALID_VALUE', 'column "score:number": "three" is not a number']);
+    expect(byLine['6']).toEqual(['d@x.io', 'D', '', '6', 'INVALID_COLUMN_COUNT', 'expected 3 columns, got 2']);
+    // invalid rows are never sent
+    expect(server.calls.flatMap((c) => c.records.map((r) => r.email))).not.toContain('c@x.io');
+  });
+
+  it('the rejects file, fed back, parses to the same records', async () => {
+    const header = 'Email,Full Name,amount:number,tags:list,active:boolean,meta:json';
+    const rows = [
+      'no-at-1,"Doe, Jane",12.5,a;b,yes,"{""k"":[1,2]}"',
+      'no-at-2,"multi\nline ""quoted""",,x,0,',
+      'ok@x.io,Fine,1,,true,',
+    ];
+    const s = setup(`\ufeff${header}\r\n${rows.join('\r\n')}\r\n`);
+    const sum = await runImport(s.opts(), s.deps(fakeServer()));
+    expect(sum).toMatchObject({ created: 1, failed: 2 });
+    const mapping = parseHeader(header.split(','));
+    const original = await readAll(s.input);
+    const back = await readAll(sum.rejects_file!);
+    const backMapping = parseHeader(back.header!);
+    const want = original.rows.slice(0, 2).map((r) => rowToRecord(r.cells!, mapping));
+    const got = back.rows.map((r) => rowToRecord(r.cells!, backMapping));
+    expect(got).toEqual(want);
+    expect(want[0]).toEqual({
+      ok: true,
+      record: { email: 'no-at-1', full_name: 'Doe, Jane', amount: 12.5, tags: ['a', 'b'], active: true, meta: { k: [1, 2] } },
+    });
+    // and importing it again rejects them again, without duplicating the _ columns
+    const again = await runImport(s.opts({ input: sum.rejects_file!, rejectsPath: join(s.dir, 'r2.csv') }), s.deps(fakeServer()));
+    expect(again).toMatchObject({ rows: 2, failed: 2 });
+    expect((await readAll(join(s.dir, 'r2.csv'))).header).toEqual([...header.split(','), '_line', '_error_code', '_error_message']);
+  });
+
+  it('--results writes _line, id and the original columns of every created row', async () => {
+    const s = setup(csv(3, (i) => (i === 1 ? 'nope,N,1' : undefined)));
+    const results = join(s.dir, 'results.csv');
+    await runImport(s.opts({ resultsPath: results }), s.deps(fakeServer()));
+    const r = await readAll(results);
+    expect(r.header).toEqual(['_line', 'id', 'Email', 'First Name', 'score:number']);
+    expect(r.rows.map((x) => x.cells)).toEqual([
+      ['2', 'con_1', 'u0@x.io', 'User 0', '0'],
+      ['4', 'con_2', 'u2@x.io', 'User 2', '2'],
+    ]);
+  });
+
+  it('never has more than `concurrency` chunks in flight, and reads no further ahead while they are busy', async () => {
+    const s = setup(csv(1000));
+    const server = fakeServer();
+    server.hold = true;
+    const run = runImport(s.opts({ chunkSize: 10, concurrency: 3 }), s.deps(server));
+    let released = 0;
+    while (released < 100) {
+      await server.waitPending(Math.min(3, 100 - released));
+      await settle(); // give the engine every chance to read on or start more
+      const sending = s.progress.filter((p) => p.phase === 'send');
+      const rowsRead = sending.length ? sending[sending.length - 1]!.rows : 0;
+      // three chunks out and a fourth being filled at most
+      expect(rowsRead).toBeLessThanOrEqual((server.calls.length + 1) * 10);
+      expect(server.pending.length).toBeLessThanOrEqual(3);
+      released += server.pending.length;
+      server.releaseAll();
+    }
+    const sum = await run;
+    expect(sum.created).toBe(1000);
+    expect(server.maxInFlight).toBe(3);
+  });
+
+  it('a header-only file sends nothing', async () => {
+    const s = setup('email,name\n');
+    const server = fakeServer();
+    expect(await runImport(s.opts(), s.deps(server))).toMatchObject({ rows: 0, created: 0, chunks: 0 });
+    expect(server.calls).toEqual([]);
+  });
+
+  it('an empty file is a UsageError naming the file; nothing is sent', async () => {
+    const s = setup('');
+    const server = fakeServer();
+    const err = await runImport(s.opts(), s.deps(server)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toContain('people.csv is empty');
+    expect(server.calls).toEqual([]);
+  });
+
+  it('an unclosed quote is found before anything is sent', async () => {
+    const s = setup(csv(300) + '"z@x.io,Z,1\n');
+    const server = fakeServer();
+    await expect(runImport(s.opts(), s.deps(server))).rejects.toThrow(/line 302: a quoted field starts here/);
+    expect(server.calls).toEqual([]);
+  });
+
+  it('reads NDJSON; a bad line is an invalid row, rejects are NDJSON', async () => {
+    const s = setup('{"email":"a@x.io","n":1}\n{"email":\n{"email":"b"}\n', 'people.ndjson');
+    const server = fakeServer();
+    const sum = await runImport(s.opts(), s.deps(server));
+    expect(sum).toMatchObject({ rows: 3, created: 1, invalid: 1, failed: 1, rejects_file: `${s.input}.rejects.ndjson` });
+    const lines = readFileSync(sum.rejects_file!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual(expect.objectContaining({ _raw: '{"email":', _line: 2, _error_code: 'INVALID_JSON' }));
+    expect(lines).toContainEqual({ email: 'b', _line: 3, _error_code: 'VALIDATION_FAILED', _error_message: 'email must contain @' });
+  });
+
+  it('reads standard input through a temporary copy, removed afterwards; the same content resumes', async () => {
+    const s = setup('');
+    const content = csv(30);
+    const server = fakeServer();
+    const sum = await runImport(s.opts({ input: '-', chunkSize: 10 }), s.deps(server, { stdin: Readable.from([content]) }));
+    expect(sum).toMatchObject({ rows: 30, created: 30 });
+    expect(readdirSync(s.journalDir).filter((f) => f.startsWith('stdin-'))).toEqual([]);
+    const again = await runImport(s.opts({ input: '-', chunkSize: 10 }), s.deps(server, { stdin: Readable.from([content]) }));
+    expect(again).toMatchObject({ created: 0, skipped: 30, chunks: 0 });
+    expect(server.calls).toHaveLength(3);
+  });
+
+  it('refuses a batch for a resource without batch-create, and bad sizes', async () => {
+    const s = setup(csv(1));
+    await expect(runImport(s.opts({ resource: 'meetings' }), s.deps(fakeServer()))).rejects.toThrow(/cannot be batch-created/);
+    await expect(runImport(s.opts({ chunkSize: 101 }), s.deps(fakeServer()))).rejects.toThrow(/--chunk-size/);
+    await expect(runImport(s.opts({ concurrency: 0 }), s.deps(fakeServer()))).rejects.toThrow(/--concurrency/);
+    await expect(runImport(s.opts({ rejectsPath: s.input }), s.deps(fakeServer()))).rejects.toThrow(/input file itself/);
+  });
+
+  it('identical chunks are not sent twice (the same key would only replay the first)', async () => {
+    const s = setup('email\n' + 'same@x.io\nsame@x.io\n'.repeat(2));
+    const server = fakeServer();
+    const sum = await runImport(s.opts({ chunkSize: 2 }), s.deps(server));
+    expect(server.calls).toHaveLength(1);
+    expect(sum).toMatchObject({ created: 2, failed: 2 });
+    expect(readFileSync(sum.rejects_file!, 'utf8')).toContain('DUPLICATE_CHUNK');
+  });
+});
+
+describe('runImport: --strict and --dry-run', () => {
+  it('--strict sends nothing when any row is invalid, and lists the first invalid rows', async () => {
+    const s = setup(csv(50, (i) => (i % 10 === 3 ? `x${i}@x.io,X,notanumber` : undefined)));
+    const server = fakeServer();
+    const err = await runImport(s.opts({ strict: true }), s.deps(server)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(2);
+    expect((err as Error).message).toMatch(/5 of 50 rows are invalid; nothing was sent \(--strict\)\n {2}line 5: column "score:number"/);
+    expect(server.calls).toEqual([]);
+  });
+
+  it('--strict with a clean file imports it', async () => {
+    const s = setup(csv(5));
+    expect(await runImport(s.opts({ strict: true }), s.deps(fakeServer()))).toMatchObject({ created: 5 });
+  });
+
+  it('--dry-run prints the plan and sends and writes nothing', async () => {
+    const s = setup(csv(250, (i) => (i === 7 ? 'a@x.io,A,x' : undefined)));
+    const server = fakeServer();
+    const sum = await runImport(s.opts({ dryRun: true }), s.deps(server));
+    expect(sum.plan).toEqual({
+      rows: 250, valid: 249, invalid: 1, chunks: 3, chunk_size: 100, concurrency: 4, finished_chunks: 0,
+      first_invalid: [{ line: 9, code: 'INVALID_VALUE', reason: 'column "score:number": "x" is not a number' }],
+    });
+    expect(sum).toMatchObject({ rows: 250, invalid: 1, created: 0, requests: 0, rejects_file: null });
+    expect(server.calls).toEqual([]);
+    expect(existsSync(s.journalDir) ? readdirSync(s.journalDir) : []).toEqual([]);
+    expect(readdirSync(s.dir)).toEqual(['people.csv']);
+  });
+});
+
+describe('runImport: failures, resume and idempotency', () => {
+  it('a chunk that fails after its retries goes to rejects, is not journaled, and the rerun sends it again under the same key', async () => {
+    const s = setup(csv(300));
+    const server = fakeServer();
+    server.fault = (req) => (req.seq === 2 ? 'before' : undefined);
+    const first = await runImport(s.opts(), s.deps(server));
+    expect(first).toMatchObject({ created: 200, failed: 100, chunks: 3 });
+    const rejects = readFileSync(first.rejects_file!, 'utf8');
+    expect(rejects).toContain('INTERNAL_ERROR');
+    expect(rejects).toContain('rerun the same command');
+    const failedKey = server.calls.find((c) => c.seq === 2)!.key;
+
+    server.fault = undefined;
+    const second = await runImport(s.opts(), s.deps(server));
+    expect(second).toMatchObject({ created: 100, skipped: 200, failed: 0, chunks: 1, rejects_file: null });
+    expect(server.calls.slice(3).map((c) => c.key)).toEqual([failedKey]);
+    expect(existsSync(first.rejects_file!)).toBe(false); // the stale rejects file is gone
+    expect(duplicates(server.created)).toEqual([]);
+    expect(server.created).toHaveLength(300);
+  });
+
+  it('a chunk written by the server but answered with 500 is replayed on rerun, not created twice', async () => {
+    const s = setup(csv(300));
+    const server = fakeServer();
+    server.fault = (req) => (req.seq === 3 ? 'after' : undefined);
+    const first = await runImport(s.opts(), s.deps(server));
+    expect(first).toMatchObject({ created: 200, failed: 100 });
+    server.fault = undefined;
+    const second = await runImport(s.opts(), s.deps(server));
+    expect(second).toMatchObject({ created: 100, skipped: 200 });
+    expect(server.replays).toBe(1);
+    expect(server.created).toHaveLength(300);
+    expect(duplicates(server.created)).toEqual([]);
+  });
+
+  it('crash between chunks: a fresh engine skips the finished chunks without sending, even when the server forgot its keys', async () => {
+    const s = setup(csv(500));
+    const server = fakeServer();
+    // a bug-like failure (not a CrmError) stops the run, like a crash, after 2 chunks
+    server.fault = (_req, n) => (n === 3 ? new Error('process died') : undefined);
+    const err = await runImport(s.opts({ concurrency: 1 }), s.deps(server)).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('process died');
+    expect(importSummaryOf(err)).toMatchObject({ created: 200, chunks: 3 });
+    const journal = await ImportJournal.peek(s.journalDir, {
+      contentSha256: (await import('node:crypto')).createHash('sha256').update(readFileSync(s.input)).digest('hex'),
+      resource: 'contacts',
+      baseUrl: BASE,
+    });
+    expect(journal?.size).toBe(2);
+
+    server.fault = undefined;
+    server.forget();
+    const sentBefore = server.calls.length;
+    const second = await runImport(s.opts({ concurrency: 1 }), s.deps(server));
+    expect(second).toMatchObject({ created: 300, skipped: 200, chunks: 3 });
+    expect(server.calls.slice(sentBefore).map((c) => c.seq)).toEqual([3, 4, 5]);
+    expect(duplicates(server.created)).toEqual([]);
+    expect(s.warnings.some((w) => w.includes('resuming: 2 chunks'))).toBe(true);
+  });
+
+  it('a crash after the server wrote but before the journal: the rerun replays under the same key', async () => {
+    const s = setup(csv(200));
+    const server = fakeServer();
+    let crashed = false;
+    const inner = server.send;
+    const deps = s.deps(server, {
+      send: async (req) => {
+        const res = await inner(req);
+        if (req.seq === 2 && !crashed) {
+          crashed = true;
+          throw new Error('killed');
+        }
+        return res;
+      },
+    });
+    await expect(runImport(s.opts({ concurrency: 1 }), deps)).rejects.toThrow('killed');
+    const second = await runImport(s.opts({ concurrency: 1 }), s.deps(server));
+    expect(second).toMatchObject({ created: 100, skipped: 100 });
+    expect(server.replays).toBe(1);
+    expect(server.created).toHaveLength(200);
+  });
+
+  it('a finished import rerun sends nothing and says so; --no-resume imports again', async () => {
+    const s = setup(csv(120));
+    const server = fakeServer();
+    await runImport(s.opts(), s.deps(server));
+    const again = await runImport(s.opts(), s.deps(server));
+    expect(again).toMatchObject({ rows: 120, created: 0, skipped: 120, chunks: 0, requests: 0 });
+    expect(s.warnings.some((w) => w.includes('already imported'))).toBe(true);
+    expect(server.calls).toHaveLength(2);
+    // --no-resume ignores the journal; the server's idempotency cache still replays the same chunks
+    const forced = await runImport(s.opts({ resume: false }), s.deps(server));
+    expect(forced).toMatchObject({ chunks: 2 });
+    expect(server.replays).toBe(2);
+    expect(server.created).toHaveLength(120);
+  });
+
+  it('rejects from finished chunks are written again by the rerun, never twice', async () => {
+    const s = setup(csv(200, (i) => (i === 5 ? 'bad,B,5' : undefined)));
+    const server = fakeServer();
+    server.fault = (req) => (req.seq === 2 ? 'before' : undefined);
+    await runImport(s.opts(), s.deps(server));
+    server.fault = undefined;
+    const second = await runImport(s.opts(), s.deps(server));
+    expect(second).toMatchObject({ created: 100, skipped: 99, failed: 1 });
+    const rejects = await readAll(second.rejects_file!);
+    expect(rejects.rows.map((r) => r.cells![3])).toEqual(['7']);
+  });
+
+  it('a different --chunk-size on resume is refused, nothing sent', async () => {
+    const s = setup(csv(300));
+    const server = fakeServer();
+    server.fault = (req) => (req.seq === 3 ? 'before' : undefined);
+    await runImport(s.opts(), s.deps(server));
+    const n = server.calls.length;
+    await expect(runImport(s.opts({ chunkSize: 50 }), s.deps(server))).rejects.toThrow(/another --chunk-size or column mapping/);
+    expect(server.calls).toHaveLength(n);
+  });
+
+  it('an authentication failure stops the import: rows not sent are not rejects, the error keeps its class', async () => {
+    const s = setup(csv(500));
+    const server = fakeServer();
+    server.fault = (req) => (req.seq >= 2 ? new AuthError('bad key', { status: 401 }) : undefined);
+    const err = await runImport(s.opts({ concurrency: 1 }), s.deps(server)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect(importSummaryOf(err)).toMatchObject({ created: 100, failed: 0, rejects_file: null });
+    expect(server.calls).toHaveLength(2);
+  });
+
+  it('stops after 5 chunks fail in a row', async () => {
+    const s = setup(csv(1000));
+    const server = fakeServer();
+    server.fault = () => 'before';
+    const err = await runImport(s.opts({ concurrency: 1, chunkSize: 10 }), s.deps(server)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServerError);
+    expect(server.calls).toHaveLength(5);
+    expect(importSummaryOf(err)).toMatchObject({ failed: 50, created: 0 });
+  });
+
+  it('uses the client counters for requests and retries when given', async () => {
+    const s = setup(csv(10));
+    let stats = { requests: 7, retries: 1 };
+    const server = fakeServer();
+    const inner = server.send;
+    const sum = await runImport(s.opts(), s.deps(server, {
+      stats: () => stats,
+      send: async (req) => {
+        stats = { requests: stats.requests + 3, retries: stats.retries + 2 };
+        return inner(req);
+      },
+    }));
+    expect(sum).toMatchObject({ requests: 3, retries: 2 });
+  });
+});
+
+describe('runImport: abort', () => {
+  it('stops starting chunks, waits for those in flight, journals them, then throws InterruptedError (130)', async () => {
+    const s = setup(csv(1000));
+    const server = fakeServer();
+    server.hold = true;
+    const ac = new AbortController();
+    const run = runImport(s.opts({ chunkSize: 10, concurrency: 2 }), s.deps(server, { signal: ac.signal })).catch((e: unknown) => e);
+    await server.waitPending(2);
+    server.releaseAll();
+    await server.waitPending(2);
+    await settle();
+    expect(server.pending.length).toBe(2);
+    ac.abort();
+    server.releaseAll();
+    const err = await run;
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect((err as InterruptedError).exitCode).toBe(130);
+    expect((err as Error).message).toMatch(/rerun the same command to resume/);
+    const sum = importSummaryOf(err)!;
+    expect(sum.created).toBe(40);
+    expect(server.calls).toHaveLength(4);
+
+    server.hold = false;
+    const second = await runImport(s.opts({ chunkSize: 10, concurrency: 2 }), s.deps(server));
+    expect(second).toMatchObject({ skipped: 40, created: 960 });
+    expect(duplicates(server.created)).toEqual([]);
+    expect(server.created).toHaveLength(1000);
+  });
+
+  it('aborted before sending: nothing is sent', async () => {
+    const s = setup(csv(10));
+    const server = fakeServer();
+    const ac = new AbortController();
+    ac.abort();
+    await expect(runImport(s.opts(), s.deps(server, { signal: ac.signal }))).rejects.toBeInstanceOf(InterruptedError);
+    expect(server.calls).toEqual([]);
+  });
+});
