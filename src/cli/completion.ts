@@ -15,22 +15,21 @@ interface Node {
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 export function completionScript(program: Command, shell: string): string {
-  const nodes = collect(program, 'crm', []);
+  const nodes = collect(program, 'crm');
   if (shell === 'bash') return bash(nodes);
   if (shell === 'zsh') return zsh(nodes);
   if (shell === 'fish') return fish(nodes);
   throw new UsageError(`unknown shell '${shell}'; use one of ${SHELLS.join(', ')}`);
 }
 
-function collect(cmd: Command, path: string, inherited: Node['options']): Node[] {
-  const own = (cmd.options as readonly Option[])
+function collect(cmd: Command, path: string): Node[] {
+  const options = (cmd.options as readonly Option[])
     .filter((o) => !o.hidden)
     .map((o) => ({
       flags: [o.long, o.short].filter((f): f is string => Boolean(f)),
       description: o.description,
       takesValue: o.required || o.optional,
     }));
-  const options = [...inherited, ...own];
   const subs = (cmd.commands as readonly Command[]).filter((c) => c.name() !== 'help');
   const node: Node = {
     path,
@@ -38,9 +37,7 @@ function collect(cmd: Command, path: string, inherited: Node['options']): Node[]
     options,
     positional: positionalFor(path),
   };
-  // Root options are global: every command accepts them.
-  const passDown = path === 'crm' ? own : inherited;
-  return [node, ...subs.flatMap((c) => collect(c, `${path} ${c.name()}`, passDown))];
+  return [node, ...subs.flatMap((c) => collect(c, `${path} ${c.name()}`))];
 }
 
 function positionalFor(path: string): string[] {
@@ -57,7 +54,13 @@ function words(n: Node): string {
   return [...n.subcommands.map((s) => s.name), ...n.positional, ...n.options.flatMap((o) => o.flags)].join(' ');
 }
 
+// The root's options are global: every command accepts them, so each script lists them once.
+function globalFlags(nodes: Node[]): Node['options'] {
+  return nodes[0]!.options;
+}
+
 function bash(nodes: Node[]): string {
+  const globals = globalFlags(nodes).flatMap((o) => o.flags).join(' ');
   const paths = nodes.filter((n) => n.path !== 'crm').map((n) => `"${n.path}"`);
   const cases = nodes.map((n) => `    "${n.path}") words="${words(n)}" ;;`).join('\n');
   return `${HEADER}
@@ -74,6 +77,7 @@ _crm() {
   case "$path" in
 ${cases}
   esac
+  [[ "$path" != crm ]] && words="$words ${globals}"
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
 complete -o default -F _crm crm
@@ -83,6 +87,7 @@ complete -o default -F _crm crm
 function zsh(nodes: Node[]): string {
   const paths = nodes.filter((n) => n.path !== 'crm').map((n) => `"${n.path}"`);
   const esc = (s: string) => s.replace(/'/g, "'\\''").replace(/:/g, '\\:');
+  const globals = globalFlags(nodes).flatMap((o) => o.flags.map((f) => `'${esc(f)}:${esc(o.description)}'`));
   const cases = nodes
     .map((n) => {
       const items = [
@@ -98,7 +103,8 @@ ${HEADER}
 # zsh: put it in a folder of $fpath as _crm, or source it after compinit
 _crm() {
   local path="crm" w
-  local -a items
+  local -a items globals
+  globals=(${globals.join(' ')})
   for w in \${words[2,CURRENT-1]}; do
     [[ "$w" == -* ]] && continue
     case "$path $w" in
@@ -108,6 +114,7 @@ _crm() {
   case "$path" in
 ${cases}
   esac
+  [[ "$path" != crm ]] && items+=($globals)
   _describe -t commands 'crm' items
 }
 if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
@@ -122,13 +129,15 @@ function fish(nodes: Node[]): string {
   const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
   const lines: string[] = [];
   for (const n of nodes) {
-    const cond = `-n '__crm_path_is "${n.path}"'`;
-    for (const s of n.subcommands) lines.push(`complete -c crm -f ${cond} -a '${esc(s.name)}' -d '${esc(s.description)}'`);
-    for (const p of n.positional) lines.push(`complete -c crm -f ${cond} -a '${esc(p)}'`);
+    // the root's options are global: offered everywhere, without a condition
+    const cond = n.path === 'crm' ? '' : `-n '__crm_path_is "${n.path}"'`;
+    const sub = `-n '__crm_path_is "${n.path}"'`;
+    for (const s of n.subcommands) lines.push(`complete -c crm -f ${sub} -a '${esc(s.name)}' -d '${esc(s.description)}'`);
+    for (const p of n.positional) lines.push(`complete -c crm -f ${sub} -a '${esc(p)}'`);
     for (const o of n.options) {
       const long = o.flags.find((f) => f.startsWith('--'))?.slice(2);
       const short = o.flags.find((f) => /^-[^-]$/.test(f))?.slice(1);
-      const parts = [`complete -c crm ${cond}`];
+      const parts = [cond ? `complete -c crm ${cond}` : 'complete -c crm'];
       if (long) parts.push(`-l '${esc(long)}'`);
       if (short) parts.push(`-s '${esc(short)}'`);
       if (o.takesValue) parts.push('-r');
