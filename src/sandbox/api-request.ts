@@ -25,6 +25,8 @@ export interface IncomingRequest {
   url: string;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
+  /** every value of each header (a header sent twice has two) */
+  headersDistinct: Partial<Record<string, string[]>>;
   rawBody: string;
 }
 
@@ -50,7 +52,7 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
 
   let key: KeyDef;
   try {
-    key = authenticate(req.headers, state.keys, version);
+    key = authenticate(req.headersDistinct, state.keys, version);
   } catch (err) {
     await latency();
     return answer(errorResponse(rm, err as ApiError));

@@ -1,21 +1,28 @@
 // Authentication (docs/sandbox.md, "Authentication, scopes, access"): exactly one of the two
 // headers, a known key of the path's API version, then scopes and record ownership.
-import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, forbiddenRecord } from './errors.js';
 import type { KeyDef } from './types.js';
 
 const unauthenticated = (message: string) => new ApiError(401, 'UNAUTHENTICATED', message);
 
-/** The key of the request, or a 401 ApiError. `version` is the API version of the path. */
-export function authenticate(headers: IncomingHttpHeaders, keys: ReadonlyMap<string, KeyDef>, version: 1 | 2): KeyDef {
-  const apiKeyHeader = headers['x-service-api-key'];
-  const authorization = headers.authorization;
-  if (apiKeyHeader !== undefined && authorization !== undefined) {
+/**
+ * The key of the request, or a 401 ApiError. `headers` are Node's `headersDistinct`, so that a
+ * header sent twice is seen (and refused). `version` is the API version of the path.
+ */
+export function authenticate(headers: Partial<Record<string, string[]>>, keys: ReadonlyMap<string, KeyDef>, version: 1 | 2): KeyDef {
+  const apiKeyHeaders = headers['x-service-api-key'];
+  const authorizations = headers.authorization;
+  if (apiKeyHeaders !== undefined && authorizations !== undefined) {
     throw new ApiError(401, 'AMBIGUOUS_CREDENTIALS', 'Send the key in exactly one of X-Service-Api-Key and Authorization, not both');
   }
+  if ((apiKeyHeaders?.length ?? 0) > 1 || (authorizations?.length ?? 0) > 1) {
+    throw new ApiError(401, 'AMBIGUOUS_CREDENTIALS', 'Send exactly one authentication header, once');
+  }
+  const apiKeyHeader = apiKeyHeaders?.[0];
+  const authorization = authorizations?.[0];
   let key: string;
   if (apiKeyHeader !== undefined) {
-    if (Array.isArray(apiKeyHeader) || apiKeyHeader.trim() === '') throw unauthenticated('Malformed X-Service-Api-Key header');
+    if (apiKeyHeader.trim() === '') throw unauthenticated('Malformed X-Service-Api-Key header');
     key = apiKeyHeader.trim();
   } else if (authorization !== undefined) {
     const m = /^Bearer +(\S+)\s*$/i.exec(authorization);

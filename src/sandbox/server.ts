@@ -86,7 +86,7 @@ async function handle(state: SandboxState, control: boolean, req: IncomingMessag
     const meta = rm(version === 1 ? '1' : '2');
     outcome = { requestId: meta.requestId, response: errorResponse(meta, new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`)) };
   } else if (version !== undefined) {
-    const incoming: IncomingRequest = { method, path, url: path + url.search, query: url.searchParams, headers: req.headers, rawBody };
+    const incoming: IncomingRequest = { method, path, url: path + url.search, query: url.searchParams, headers: req.headers, headersDistinct: req.headersDistinct, rawBody };
     outcome = await handleApiRequest(state, incoming, version);
   } else if (path.startsWith(DOWNLOAD_PATH) && path.length > DOWNLOAD_PATH.length && !path.slice(DOWNLOAD_PATH.length).includes('/')) {
     const meta = rm();

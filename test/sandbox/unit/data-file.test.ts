@@ -63,7 +63,7 @@ describe('data file', () => {
     const saver = new AutoSaver(file, () => store.snapshot(), 5);
     saver.changed();
     saver.changed();
-    await new Promise((r) => setTimeout(r, 30));
+    for (let i = 0; i < 200 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 10));
     expect(loadDataFile(file)!.records.contacts).toHaveLength(40);
     store.create('contacts', { email: 'a@b.c' }, 'usr_admin');
     await saver.flush();
