@@ -11,6 +11,7 @@ import {
   expectStatus,
   expectV1Error,
   listAll,
+  startSandbox,
   useSandbox,
   writeKeysFile,
 } from '../helpers.js';
@@ -19,12 +20,14 @@ const EXTRA = {
   contactsReadOnly: 'service_live_conformance_contacts_read_only_0001',
   contactsNoDelete: 'service_live_conformance_contacts_no_delete_0002',
   otherUser: 'service_live_conformance_other_user_bound_000003',
+  noScopes: 'service_live_conformance_no_scopes_at_all_00004',
   extraV1: 'service_pk_conformance_extra_v1',
 };
 const keysFile = writeKeysFile([
   { key: EXTRA.contactsReadOnly, version: 2, scopes: ['contacts:read'], access: 'organization', user: 'usr_reader' },
   { key: EXTRA.contactsNoDelete, version: 2, scopes: ['contacts:read', 'contacts:write'], access: 'organization', user: 'usr_writer' },
   { key: EXTRA.otherUser, version: 2, scopes: allScopes(), access: 'user', user: 'usr_other' },
+  { key: EXTRA.noScopes, version: 2, scopes: [], access: 'organization', user: 'usr_none' },
   { key: EXTRA.extraV1, version: 1 },
 ]);
 const ctx = useSandbox({ keysFile });
@@ -165,6 +168,14 @@ describe('scopes (spec Authentication rules 5, 6, 8)', () => {
     expect(del.body.error.details).toEqual([{ required_scope: 'contacts:delete' }]);
   });
 
+  test('no implicit full access (rule 5): a v2 key with no scopes gets 403 everywhere', async () => {
+    for (const r of RESOURCES) {
+      const res = await call(ctx.sb, 'GET', `/${r.name}`, { key: EXTRA.noScopes });
+      expectError(res, 403, 'INSUFFICIENT_SCOPE');
+      expect(res.body.error.details).toEqual([{ required_scope: `${r.name}:read` }]);
+    }
+  });
+
   test('admin holds every scope of allScopes(); readonly every read scope', () => {
     expect(readScopes().every((s) => allScopes().includes(s))).toBe(true);
   });
@@ -172,6 +183,22 @@ describe('scopes (spec Authentication rules 5, 6, 8)', () => {
   test('scope is checked before the record exists: readonly DELETE of an unknown id → 403', async () => {
     expectError(await call(ctx.sb, 'DELETE', '/contacts/con_unknown', { key: ctx.sb.keys.readonly }), 403, 'INSUFFICIENT_SCOPE');
   });
+});
+
+test('there is no ALL scope (rule 5): a key file claiming scope "ALL" is refused, or the key gets 403', async () => {
+  const file = writeKeysFile([{ key: 'service_live_conformance_all_scope_key_0005', version: 2, scopes: ['ALL'], access: 'organization', user: 'usr_all' }]);
+  let sb: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  try {
+    sb = await startSandbox({ keysFile: file, seed: 1 });
+  } catch {
+    return; // refused at start: fine
+  }
+  try {
+    const res = await call(sb, 'GET', '/contacts', { key: 'service_live_conformance_all_scope_key_0005' });
+    expectError(res, 403, 'INSUFFICIENT_SCOPE');
+  } finally {
+    await sb.close();
+  }
 });
 
 describe('access levels (spec Authentication rule 7)', () => {

@@ -191,6 +191,32 @@ describe.each(RESOURCES.map((r) => [r.name, r] as const))('%s', (name, r) => {
   }
 });
 
+describe('the spec\'s "Resource | Operations" table matches the table driving these tests', () => {
+  const FULL = ['list', 'get', 'create', 'update', 'delete'];
+  const SPEC: Array<[string[], string[], boolean]> = [
+    [['contacts', 'companies'], FULL, true],
+    [['deals', 'pipelines', 'tasks', 'notes', 'segments'], FULL, true],
+    [['interactions'], ['list', 'get', 'create'], true],
+    [['meetings'], ['list', 'get'], false],
+    [['recordings', 'bookings'], ['list', 'get'], false],
+  ];
+  test.each(SPEC.map(([names, verbs, batch]) => [names.join(', '), names, verbs, batch] as const))(
+    'row %s',
+    (_label, names, verbs, batch) => {
+      for (const n of names) {
+        const r = RESOURCES.find((x) => x.name === n)!;
+        expect([...r.verbs].sort()).toEqual([...verbs].sort());
+        expect(r.batch).toBe(batch);
+      }
+    },
+  );
+
+  test('meetings are read-only plus the deal/company association; deals, notes, segments expose links', () => {
+    expect(RESOURCES.find((r) => r.name === 'meetings')!.associations!.map((a) => a.name)).toEqual(['deal', 'company']);
+    expect(RESOURCES.filter((r) => r.links).map((r) => r.name).sort()).toEqual(['deals', 'notes', 'segments']);
+  });
+});
+
 describe('unknown paths (docs/sandbox.md "Paths")', () => {
   test.each(['/widgets', '/widgets/1', '/contacts/con_x/y/z/w', '/'])('GET %s → 404 NOT_FOUND', async (path) => {
     expectError(await call(ctx.sb, 'GET', path), 404, 'NOT_FOUND');

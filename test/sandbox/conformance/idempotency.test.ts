@@ -32,6 +32,9 @@ function expectReplay(first: CallResult, replay: CallResult): void {
   expect(first.headers.get('idempotent-replayed')).not.toBe('true');
   expect(replay.headers.get('location')).toBe(first.headers.get('location'));
   expect(replay.headers.get('x-request-id')).toBe(first.headers.get('x-request-id'));
+  for (const h of ['content-type', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+    expect(replay.headers.get(h), h).toBe(first.headers.get(h));
+  }
 }
 
 async function countByEmail(email: string): Promise<number> {

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { listEnvelope, successEnvelope } from '../../../src/api/envelopes.js';
 import { DEAL_CONTACT_TYPES, linkPairs } from '../../../src/api/resources.js';
-import { call, create, expectError, expectStatus, expectV2Envelope, useSandbox } from '../helpers.js';
+import { call, create, expectError, expectStatus, expectV2Envelope, queueFaults, useSandbox } from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -160,6 +160,36 @@ describe('deal-contact link body (spec: Deal-contact link (request))', () => {
   test('a non-object body → 422 INVALID_BODY', async () => {
     const d = await create(ctx.sb, 'deals');
     expectError(await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { rawBody: '["x"]' }), 422, 'INVALID_BODY');
+  });
+});
+
+describe('POST /deals/{id}/contacts documented errors: 401, 403, 404, 422, 429, 500', () => {
+  test('401 without a key', async () => {
+    const d = await create(ctx.sb, 'deals');
+    const c = await create(ctx.sb, 'contacts');
+    expectError(await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { key: null, body: { contact_id: c.id } }), 401, 'UNAUTHENTICATED');
+  });
+
+  test('429 and 500 (injected) use the error envelope and link nothing', async () => {
+    const d = await create(ctx.sb, 'deals');
+    const c = await create(ctx.sb, 'contacts');
+    await queueFaults(ctx.sb, [
+      { kind: '429', method: 'POST', path: '/contacts$' },
+      { kind: '500', method: 'POST', path: '/contacts$' },
+    ]);
+    const path = `/deals/${d.id}/contacts`;
+    expectError(await call(ctx.sb, 'POST', path, { body: { contact_id: c.id } }), 429, 'RATE_LIMITED');
+    expectError(await call(ctx.sb, 'POST', path, { body: { contact_id: c.id } }), 500, 'INTERNAL_ERROR');
+    expect((await call(ctx.sb, 'GET', path)).body.data).toEqual([]);
+    expectStatus(await call(ctx.sb, 'POST', path, { body: { contact_id: c.id } }), 201);
+  });
+
+  test('a link to a child of the wrong kind is refused (a company id as contact_id)', async () => {
+    const d = await create(ctx.sb, 'deals');
+    const cmp = await create(ctx.sb, 'companies');
+    const res = await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: cmp.id } });
+    expect([404, 422]).toContain(res.status);
+    expectError(res, res.status);
   });
 });
 

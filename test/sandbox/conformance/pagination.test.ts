@@ -82,6 +82,14 @@ describe('cursors', () => {
     expectError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor } }), 422, 'INVALID_CURSOR');
   });
 
+  test.each([
+    ['base64url of plain text', Buffer.from('hello world').toString('base64url')],
+    ['base64url of a JSON array', Buffer.from('[1,2,3]').toString('base64url')],
+    ['base64url of an object with a wrong position', Buffer.from('{"s":"x"}').toString('base64url')],
+  ])('a cursor that decodes to nonsense (%s) → 422 INVALID_CURSOR', async (_label, cursor) => {
+    expectError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor } }), 422, 'INVALID_CURSOR');
+  });
+
   test('end_cursor is null and has_next_page false on an empty page', async () => {
     const p = await page('contacts', { email: 'nobody-at-all@nowhere.invalid' });
     expect(p.data).toEqual([]);

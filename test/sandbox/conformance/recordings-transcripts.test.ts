@@ -12,6 +12,7 @@ import {
   sleep,
   startSandbox,
   useSandbox,
+  withSandbox,
   type SandboxHandle,
 } from '../helpers.js';
 
@@ -152,13 +153,21 @@ describe('transcript download', () => {
 
   test('after the TTL the link → 404 LINK_EXPIRED; a new get gives a working link', async () => {
     const r = await withTranscript(short.sb);
-    const url = await freshUrl(short.sb, r.id);
-    expectStatus(await call(short.sb, 'GET', url, { key: null }), 200);
+    // A 100 ms TTL: under heavy machine load the first fetch may itself come too late; then retry.
+    async function usableUrl(): Promise<string> {
+      for (let attempt = 0; ; attempt++) {
+        const t0 = performance.now();
+        const url = await freshUrl(short.sb, r.id);
+        const res = await call(short.sb, 'GET', url, { key: null });
+        if (res.status === 200) return url;
+        if (attempt >= 4 || performance.now() - t0 < 90) expectStatus(res, 200);
+      }
+    }
+    const url = await usableUrl();
     await sleep(160);
     expectError(await call(short.sb, 'GET', url, { key: null }), 404, 'LINK_EXPIRED');
-    const again = await freshUrl(short.sb, r.id);
+    const again = await usableUrl();
     expect(again).not.toBe(url);
-    expectStatus(await call(short.sb, 'GET', again, { key: null }), 200);
   });
 
   test('the download endpoint is not under the API: a token sent to /api/v2 is not a route', async () => {
@@ -182,39 +191,55 @@ describe('transcript download', () => {
 });
 
 describe('download rate limit (spec Endpoints rule 5, Limits rule 5)', () => {
-  test('over its own limit → 429 RATE_LIMITED with Retry-After and the X-RateLimit-* headers; resets after the window', async () => {
-    const r = await withTranscript(dl.sb);
-    const url = await freshUrl(dl.sb, r.id);
-    let limited: Awaited<ReturnType<typeof call>> | undefined;
-    let ok = 0;
-    for (let i = 0; i < 20 && !limited; i++) {
-      const res = await call(dl.sb, 'GET', url, { key: null });
-      if (res.status === 429) limited = res;
-      else {
+  test('over its own limit → 429 RATE_LIMITED with Retry-After and the X-RateLimit-* headers', async () => {
+    await withSandbox({ downloadRateLimit: 3, downloadWindowMs: 60_000 }, async (sb) => {
+      const r = await withTranscript(sb);
+      const url = await freshUrl(sb, r.id);
+      const remaining: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await call(sb, 'GET', url, { key: null });
         expectStatus(res, 200);
         expect(res.headers.get('x-ratelimit-limit')).toBe('3');
-        ok++;
+        remaining.push(res.headers.get('x-ratelimit-remaining')!);
+        expect(res.headers.get('x-ratelimit-reset')).toMatch(/^\d+(\.\d{1,3})?$/);
       }
-    }
-    expect(limited, 'a 429 within 20 downloads').toBeTruthy();
-    expect(ok).toBeLessThanOrEqual(3);
-    expectError(limited!, 429, 'RATE_LIMITED');
+      expect(remaining).toEqual(['2', '1', '0']);
+      const limited = await call(sb, 'GET', url, { key: null });
+      expectError(limited, 429, 'RATE_LIMITED');
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(limited.headers.get(h), h).not.toBeNull();
+      // independent of the API limit: the API still answers
+      expectStatus(await call(sb, 'GET', '/recordings', { query: { limit: 1 } }), 200);
+      expectStatus(await call(sb, 'GET', `/recordings/${r.id}`), 200);
+    });
+  });
+
+  test('the download limit is shared by all tokens', async () => {
+    await withSandbox({ downloadRateLimit: 3, downloadWindowMs: 60_000 }, async (sb) => {
+      const all = (await listAll(sb, 'recordings')).filter((x) => x.has_transcript);
+      const urls = [await freshUrl(sb, all[0]!.id), await freshUrl(sb, all[1]!.id), await freshUrl(sb, all[2]!.id)];
+      for (const u of urls) expectStatus(await call(sb, 'GET', u, { key: null }), 200);
+      const fresh = await freshUrl(sb, all[3]!.id);
+      expectError(await call(sb, 'GET', fresh, { key: null }), 429, 'RATE_LIMITED');
+      expectError(await call(sb, 'GET', urls[0]!, { key: null }), 429, 'RATE_LIMITED');
+    });
+  });
+
+  test('the download window resets after Retry-After (short window)', async () => {
+    const r = await withTranscript(dl.sb);
+    const url = await freshUrl(dl.sb, r.id);
+    const burst = await Promise.all(Array.from({ length: 12 }, () => call(dl.sb, 'GET', url, { key: null })));
+    const limited = burst.find((x) => x.status === 429);
+    expect(limited, 'a 429 in a burst of 12 over a limit of 3').toBeTruthy();
+    for (const x of burst) expect([200, 429]).toContain(x.status);
+    expect(burst.filter((x) => x.status === 200).length).toBeLessThanOrEqual(6);
     const retryAfter = Number(limited!.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(0.2);
-    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(limited!.headers.get(h), h).not.toBeNull();
     await sleep(retryAfter * 1000 + 30);
     expectStatus(await call(dl.sb, 'GET', url, { key: null }), 200);
-  });
-
-  test('independent of the API limit: downloads throttled while the API still answers', async () => {
-    const r = await withTranscript(dl.sb);
-    const url = await freshUrl(dl.sb, r.id);
-    await sleep(220);
-    let saw429 = false;
-    for (let i = 0; i < 20 && !saw429; i++) saw429 = (await call(dl.sb, 'GET', url, { key: null })).status === 429;
-    expect(saw429).toBe(true);
-    expectStatus(await call(dl.sb, 'GET', '/recordings', { query: { limit: 1 } }), 200);
   });
 
   test('downloads do not use the API key\'s limit (and the API limit does not block downloads)', async () => {

@@ -62,6 +62,7 @@ describe('POST /people/query', () => {
   });
 
   test('a person is the v2 contact, field for field', async () => {
+    const cmp = await create(ctx.sb, 'companies');
     const c = await create(ctx.sb, 'contacts', {
       first_name: 'Grace',
       last_name: 'Hopper',
@@ -69,6 +70,10 @@ describe('POST /people/query', () => {
       title: 'Rear Admiral',
       source: 'import',
       linkedin: 'https://linkedin.example/grace',
+      company_id: cmp.id,
+      created_by: 'usr_creator',
+      last_interaction_at: '2026-03-04T05:06:07.000Z',
+      nickname: 'not a v1 field',
     });
     const res = await v1(ctx.sb, 'POST', '/people/query', { filter: { email: c.email } });
     expectV1Success(res);
@@ -85,8 +90,12 @@ describe('POST /people/query', () => {
       source: 'import',
       linkedin: 'https://linkedin.example/grace',
       owner: 'usr_admin',
+      companyId: cmp.id,
+      createdBy: 'usr_creator',
     });
+    expect(Object.keys(p).sort()).toEqual([...PERSON_FIELDS].sort()); // exactly the spec's Person fields
     expect(Date.parse(p.creationTime)).toBe(Date.parse(c.created_at));
+    expect(Date.parse(p.lastInteraction)).toBe(Date.parse('2026-03-04T05:06:07.000Z'));
     for (const k of Object.keys(p)) expect(k).not.toMatch(/_/);
   });
 
@@ -170,6 +179,10 @@ describe('POST /interactions/query', () => {
       company_ids: [cmp.id],
       contact_ids: [con.id],
       interaction_date: '2026-01-02T03:04:05.000Z',
+      sentiment: 'positive',
+      source: 'gmail',
+      created_by: 'usr_creator',
+      internal_note: 'not a v1 field',
     });
     const res = await v1(ctx.sb, 'POST', '/interactions/query', { filter: { contactId: con.id } });
     expectV1Success(res);
@@ -184,7 +197,12 @@ describe('POST /interactions/query', () => {
       summary: 'A greeting',
       companies: [cmp.id],
       contacts: [con.id],
+      sentiment: 'positive',
+      source: 'gmail',
+      createdBy: 'usr_creator',
     });
+    expect(Object.keys(i).sort()).toEqual([...INTERACTION_FIELDS].sort()); // exactly the spec's Interaction fields
+    expect(Date.parse(i.creationTime)).toBe(Date.parse(it.created_at));
     expect(Date.parse(i.interactionDate)).toBe(Date.parse('2026-01-02T03:04:05.000Z'));
     const byCompany = await v1(ctx.sb, 'POST', '/interactions/query', { filter: { companyId: cmp.id } });
     expect(byCompany.body.data.interactions.map((x: any) => x.id)).toEqual([it.id]);
