@@ -1,0 +1,209 @@
+// End to end: `crm batch` against the sandbox with faults, kill -9, Ctrl-C and a server that forgot
+// its idempotency keys. The promise under test: every valid row created exactly once, every other
+// row in the rejects file, whatever happens to the process.
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let t: TestSandbox;
+let dir: string;
+beforeAll(async () => {
+  // limits high enough that the many small runs here never meet them; pacing has its own tests
+  t = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  dir = mkdtempSync(join(tmpdir(), 'crm-batch-e2e-'));
+});
+afterAll(async () => t?.close());
+afterEach(async () => {
+  await t.control('/faults', { fail_rate: 0, latency_ms: 0, faults: {}, next: [] });
+});
+
+let fileNo = 0;
+/** A CSV of `n` contacts with unique emails (tagged so each test counts its own); every `badEvery`th row is invalid. */
+function makeCsv(n: number, opts: { badEvery?: number; tag?: string } = {}): { path: string; valid: Set<string>; invalidLines: number[] } {
+  const tag = opts.tag ?? `t${++fileNo}`;
+  const lines = ['First Name,Email,Score:number,Tags:list'];
+  const valid = new Set<string>();
+  const invalidLines: number[] = [];
+  for (let i = 1; i <= n; i++) {
+    const email = `${tag}.${i}@example.com`;
+    if (opts.badEvery && i % opts.badEvery === 0) {
+      lines.push(`Bad ${i},${email},not-a-number,x`);
+      invalidLines.push(i + 1);
+    } else {
+      lines.push(`"Person, ${i}",${email},${i},a;b`);
+      valid.add(email);
+    }
+  }
+  const path = join(dir, `${tag}.csv`);
+  writeFileSync(path, `${lines.join('\r\n')}\r\n`);
+  return { path, valid, invalidLines };
+}
+
+/** How many contacts exist per email of this test's tag. */
+async function countByEmail(tag: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  let cursor: string | null = null;
+  for (;;) {
+    const url = `${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`;
+    const res = await fetch(url, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+    const body = (await res.json()) as { data: Array<{ email: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
+    for (const c of body.data) if (c.email.startsWith(`${tag}.`)) counts.set(c.email, (counts.get(c.email) ?? 0) + 1);
+    if (!body.page_info.has_next_page) return counts;
+    cursor = body.page_info.end_cursor;
+  }
+}
+
+function expectExactlyOnce(counts: Map<string, number>, valid: Set<string>): void {
+  const dupes = [...counts].filter(([, n]) => n > 1);
+  expect(dupes, 'duplicated rows').toEqual([]);
+  const missing = [...valid].filter((e) => !counts.has(e));
+  expect(missing, 'lost rows').toEqual([]);
+  expect(counts.size).toBe(valid.size);
+}
+
+const crm = (args: string[], extra: Record<string, string> = {}) =>
+  runCrm(args, { env: t.env('admin', extra), timeoutMs: 120_000 });
+
+describe('crm batch end to end', () => {
+  it('2,000 rows through 500s before and after the write, dropped connections and 429s: each valid row exactly once', async () => {
+    const { path, valid, invalidLines } = makeCsv(2000, { badEvery: 97, tag: 'faults' });
+    await t.control('/faults', {
+      paths: '/contacts/batch',
+      faults: { '500': 0.08, '500-after-write': 0.08, drop: 0.05, 'drop-after-write': 0.05, '429': 0.05, 'html-502': 0.03 },
+    });
+    const rejects = join(dir, 'faults.rejects.csv');
+    const r = await crm(['-o', 'json', '--max-retries', '12', 'batch', 'contacts', path, '--rejects', rejects]);
+    expect(r.code, r.stderr).toBe(9);
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({ resource: 'contacts', rows: 2000, created: valid.size, failed: 0, invalid: invalidLines.length });
+    expect(summary.retries).toBeGreaterThan(0);
+    expectExactlyOnce(await countByEmail('faults'), valid);
+    const rows = parse(readFileSync(rejects), { columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((x) => Number(x._line))).toEqual(invalidLines);
+    expect(rows[0]).toMatchObject({ _error_code: 'INVALID_VALUE', 'Score:number': 'not-a-number' });
+  });
+
+  it('kill -9 at random moments, then rerun: no duplicate, no lost row', async () => {
+    const { path, valid } = makeCsv(1500, { tag: 'kill9' });
+    await t.control('/faults', { latency_ms: 15 });
+    let seed = 42;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 4; round++) {
+      const child = startCrm(['--quiet', 'batch', 'contacts', path, '--concurrency', '3', '--chunk-size', '50'], { env: t.env('admin') });
+      const done = collect(child, { timeoutMs: 60_000 });
+      await new Promise((r) => setTimeout(r, 150 + rand() * 500));
+      child.kill('SIGKILL');
+      await done;
+    }
+    const last = await crm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '50']);
+    expect(last.code, last.stderr).toBe(0);
+    expectExactlyOnce(await countByEmail('kill9'), valid);
+  });
+
+  it('Ctrl-C stops cleanly with exit 130; after the server forgets its idempotency keys the rerun still creates nothing twice', async () => {
+    const { path, valid } = makeCsv(1200, { tag: 'sigint' });
+    await t.control('/faults', { latency_ms: 100 });
+    const contacts = async () => ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
+    const base = await contacts();
+    const child = startCrm(['batch', 'contacts', path, '--concurrency', '2', '--chunk-size', '40'], { env: t.env('admin') });
+    const done = collect(child, { timeoutMs: 60_000 });
+    // interrupt once the first rows are in, while most are still to be sent (30 chunks, 2 at a time, 100 ms each)
+    for (let i = 0; i < 400 && (await contacts()) === base; i++) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    await t.control('/faults', { latency_ms: 0 });
+    const stopped = await done;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(/rerun/i);
+    const partial = await countByEmail('sigint');
+    expect(partial.size).toBeGreaterThan(0);
+    expect(partial.size).toBeLessThan(valid.size);
+
+    await t.control('/forget-idempotency', {});
+    const rerun = await crm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '40']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const summary = JSON.parse(rerun.stdout);
+    expect(summary.skipped).toBe(partial.size);
+    expectExactlyOnce(await countByEmail('sigint'), valid);
+  });
+
+  it('a finished import rerun after the server forgot its keys sends nothing', async () => {
+    const { path, valid } = makeCsv(300, { tag: 'forgot' });
+    expect((await crm(['batch', 'contacts', path])).code).toBe(0);
+    await t.control('/forget-idempotency', {});
+    const before = ((await t.control('/requests')) as unknown[]).length;
+    const again = await crm(['-o', 'json', 'batch', 'contacts', path]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, skipped: 300, requests: 0 });
+    expect(((await t.control('/requests')) as unknown[]).length).toBe(before);
+    expectExactlyOnce(await countByEmail('forgot'), valid);
+  });
+
+  it('--no-resume ignores the journal, and the same chunk keys replay the server cache instead of duplicating', async () => {
+    const { path, valid } = makeCsv(250, { tag: 'noresume' });
+    expect((await crm(['batch', 'contacts', path])).code).toBe(0);
+    const again = await crm(['-o', 'json', 'batch', 'contacts', path, '--no-resume']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).requests).toBeGreaterThan(0);
+    expectExactlyOnce(await countByEmail('noresume'), valid);
+  });
+
+  it('--strict sends nothing when a row is invalid (exit 2); --dry-run prints the plan and sends nothing', async () => {
+    const { path } = makeCsv(120, { badEvery: 50, tag: 'strict' });
+    const before = ((await t.control('/requests')) as unknown[]).length;
+    const strict = await crm(['batch', 'contacts', path, '--strict']);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toMatch(/line 51/);
+    const dry = await crm(['-o', 'json', 'batch', 'contacts', path, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, rows: 120, valid: 118, invalid: 2, chunks: 2 });
+    expect(((await t.control('/requests')) as unknown[]).length).toBe(before);
+    expect((await countByEmail('strict')).size).toBe(0);
+  });
+
+  it('server-side item errors go to the rejects file; fixed, it feeds straight back', async () => {
+    const path = join(dir, 'items.csv');
+    writeFileSync(path, 'Email,Last Name\nok1@items.example.com,A\n,NoEmail\nok2@items.example.com,B\n');
+    const rejects = join(dir, 'items.rejects.csv');
+    const results = join(dir, 'items.results.csv');
+    const r = await crm(['-o', 'json', 'batch', 'contacts', path, '--rejects', rejects, '--results', results]);
+    expect(r.code).toBe(9);
+    expect(JSON.parse(r.stdout)).toMatchObject({ created: 2, failed: 1 });
+    const rej = parse(readFileSync(rejects), { columns: true }) as Array<Record<string, string>>;
+    expect(rej).toEqual([{ Email: '', 'Last Name': 'NoEmail', _line: '3', _error_code: 'VALIDATION_FAILED', _error_message: expect.stringMatching(/email/) }]);
+    const created = parse(readFileSync(results), { columns: true }) as Array<Record<string, string>>;
+    expect(created.map((c) => [c._line, c.Email])).toEqual([['2', 'ok1@items.example.com'], ['4', 'ok2@items.example.com']]);
+    expect(created.every((c) => /^con_/.test(c.id!))).toBe(true);
+
+    writeFileSync(rejects, readFileSync(rejects, 'utf8').replace(/^,NoEmail/m, 'fixed@items.example.com,NoEmail'));
+    const refed = await crm(['-o', 'json', 'batch', 'contacts', rejects]);
+    expect(refed.code, refed.stderr).toBe(0);
+    expect(JSON.parse(refed.stdout)).toMatchObject({ created: 1, failed: 0 });
+  });
+
+  it('reads standard input and NDJSON', async () => {
+    const csv = 'email,first_name\nstdin1@ex.example.com,A\nstdin2@ex.example.com,B\n';
+    const r = await runCrm(['-o', 'json', 'batch', 'contacts', '-'], { env: t.env('admin'), input: csv, cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ created: 2 });
+    const nd = join(dir, 'rows.ndjson');
+    writeFileSync(nd, '{"name":"Nd One"}\n{"name":"Nd Two","tags":["x"]}\n');
+    const n = await crm(['-o', 'json', 'batch', 'companies', nd]);
+    expect(n.code, n.stderr).toBe(0);
+    expect(JSON.parse(n.stdout)).toMatchObject({ created: 2 });
+  });
+
+  it('a missing file or one without a header is exit 2', async () => {
+    expect((await crm(['batch', 'contacts', join(dir, 'nope.csv')])).code).toBe(2);
+    const empty = join(dir, 'empty.csv');
+    writeFileSync(empty, '');
+    const r = await crm(['batch', 'contacts', empty]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/empty\.csv/);
+    expect(existsSync(`${empty}.rejects.csv`)).toBe(false);
+    expect((await crm(['batch', 'meetings', empty])).code).toBe(2);
+  });
+});
