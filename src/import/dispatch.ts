@@ -74,7 +74,8 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
     requests: 0, retries: 0, failedChunks: 0, skippedChunks: 0, inFlight: 0, bytes: 0,
   };
   const inFlight = new Set<Promise<void>>();
-  const seen = new Map<string, Chunk>();
+  /** key → the lines of the chunk that had it, for chunks met in this run */
+  const seen = new Map<string, string>();
   let fatal: unknown;
   let consecutiveFailures = 0;
   const stopping = (): boolean => cfg.signal?.aborted === true || fatal !== undefined;
@@ -165,13 +166,13 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
     const twin = seen.get(key);
     if (twin) {
       // the same key would only replay the twin's answer: these rows would not be created again
-      const msg = `these rows are identical to the chunk of ${span(twin)} and were not sent again`;
+      const msg = `these rows are identical to the chunk of ${twin} and were not sent again`;
       for (const row of chunk.rows) cfg.rejects.add(row.raw, row.line, DUPLICATE_CHUNK_CODE, msg);
       c.failed += chunk.rows.length;
       return;
     }
-    seen.set(key, { ...chunk, rows: [] });
-    const done = cfg.journal?.get(key);
+    seen.set(key, span(chunk));
+    const done = cfg.journal?.take(key);
     if (done) {
       c.skippedChunks++;
       const created = done.ids.filter((x) => x !== null).length;
@@ -196,6 +197,7 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
       if (!r.ok) {
         c.invalid++;
         cfg.rejects.add(row.raw, row.line, r.code, r.reason);
+        if (c.invalid % 1000 === 0) changed();
         continue;
       }
       const chunk = chunker.push({ line: row.line, record: r.record, raw: row.raw });

@@ -139,6 +139,8 @@ export interface OpenJournalOptions {
 
 export class ImportJournal {
   private chain: Promise<void> = Promise.resolve();
+  private taken = 0;
+  private recorded = 0;
 
   private constructor(
     readonly path: string,
@@ -187,17 +189,37 @@ export class ImportJournal {
     return loaded && new ImportJournal(path, loaded.chunks, loaded.chunks.size, loaded.completedAt, undefined);
   }
 
+  /** The finished chunk with this key, from an earlier run. */
   get(key: string): FinishedChunk | undefined {
     return this.chunks.get(key);
   }
 
-  get size(): number {
-    return this.chunks.size;
+  /**
+   * Like get(), and forgets it: a run looks each chunk up once, so a resumed journal's memory
+   * shrinks as the run goes instead of holding every id of the file to the end.
+   */
+  take(key: string): FinishedChunk | undefined {
+    const c = this.chunks.get(key);
+    if (c) {
+      this.chunks.delete(key);
+      this.taken++;
+    }
+    return c;
   }
 
-  /** Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call. */
+  /** finished chunks: loaded from earlier runs, plus those recorded by this one */
+  get size(): number {
+    return this.chunks.size + this.taken + this.recorded;
+  }
+
+  /**
+   * Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call.
+   * Not kept in memory: this run will not look it up again.
+   */
   record(chunk: FinishedChunk): Promise<void> {
-    return this.append(sealLine({ type: 'chunk', ...chunk }), () => this.chunks.set(chunk.key, chunk));
+    return this.append(sealLine({ type: 'chunk', ...chunk }), () => {
+      this.recorded++;
+    });
   }
 
   /** Mark the import finished: a rerun of the same file skips every chunk. */
