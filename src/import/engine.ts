@@ -204,8 +204,22 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       await journal?.close();
       throw new UsageError(`${input.name} changed while it was being checked; nothing was sent`);
     }
-    const rejects = await createRejectsWriter(rejectsPath, { format: scan.format, header: scan.header });
-    const results = opts.resultsPath ? await createResultsWriter(opts.resultsPath, { format: scan.format, header: scan.header }) : undefined;
+    const writable = async <T>(path: string, make: () => Promise<T>): Promise<T> => {
+      try {
+        return await make();
+      } catch (err) {
+        await journal?.close().catch(() => undefined);
+        throw new UsageError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
+      }
+    };
+    const rejects = await writable(rejectsPath, () => createRejectsWriter(rejectsPath, { format: scan.format, header: scan.header }));
+    const resultsPath = opts.resultsPath;
+    const results = resultsPath
+      ? await writable(resultsPath, () => createResultsWriter(resultsPath, { format: scan.format, header: scan.header })).catch(async (err: unknown) => {
+          await rejects.discard();
+          throw err;
+        })
+      : undefined;
     const stats0 = deps.stats?.();
     let run;
     try {

@@ -5,6 +5,7 @@
 // every reject of the file, including those of chunks finished by an earlier run (from the
 // journal), so a rerun never duplicates reject rows and a crash never leaves a half file behind.
 import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { AtomicTextFile } from './atomic-file.js';
 import { csvRow } from './csv-write.js';
 import type { InputFormat, RawRow } from './reader.js';
@@ -92,7 +93,7 @@ export function defaultRejectsPath(input: string, format: InputFormat, now: numb
   const ext = format === 'ndjson' ? 'ndjson' : 'csv';
   if (input === '-') {
     const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-    return `${cwd.replace(/\/+$/, '')}/crm-rejects-${stamp}.${ext}`;
+    return join(cwd, `crm-rejects-${stamp}.${ext}`);
   }
   return `${input}.rejects.${ext}`;
 }
