@@ -18,9 +18,6 @@ export class ApiError extends Error {
 
 export const notFound = (what = 'Resource'): ApiError => new ApiError(404, 'NOT_FOUND', `${what} not found`);
 
-export const validationFailed = (field: string, issue: string, message?: string): ApiError =>
-  new ApiError(422, 'VALIDATION_FAILED', message ?? `Field "${field}": ${issue.replace(/_/g, ' ')}`, [{ field, issue }]);
-
 export const invalidBody = (message: string): ApiError => new ApiError(422, 'INVALID_BODY', message);
 
 export const invalidParameter = (name: string, message: string): ApiError =>

@@ -28,13 +28,11 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** The routes of one path, by method: a method not in it is 405. */
 export type PathRoutes = Partial<Record<Method, Route>>;
 
-/** `limit`: an integer 1–100, default 25. */
-export function parseLimit(value: unknown, name = 'limit'): number {
-  if (value === undefined || value === null) return PAGE_SIZE_DEFAULT;
-  const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text !== 'string' || !/^\d+$/.test(text)) throw invalidParameter(name, `${name} must be an integer from 1 to ${PAGE_SIZE_MAX}`);
-  const n = Number(text);
-  if (n < 1 || n > PAGE_SIZE_MAX) throw invalidParameter(name, `${name} must be an integer from 1 to ${PAGE_SIZE_MAX}`);
+/** The `limit` query parameter: an integer 1–100, default 25. */
+export function parseLimit(text: string | undefined): number {
+  if (text === undefined) return PAGE_SIZE_DEFAULT;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= PAGE_SIZE_MAX)) throw invalidParameter('limit', `limit must be an integer from 1 to ${PAGE_SIZE_MAX}`);
   return n;
 }
 

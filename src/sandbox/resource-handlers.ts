@@ -19,7 +19,7 @@ export function visibleRecord(ctx: HandlerCtx, def: ResourceDef, id: string): Ap
   return record;
 }
 
-export function capitalize(s: string): string {
+function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 

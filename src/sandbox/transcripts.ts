@@ -1,8 +1,7 @@
 // Transcripts (docs/sandbox.md, "Recordings and transcripts"): tokenized download links that
 // expire after the TTL, and transcript content derived deterministically from the recording id.
 import { createHash } from 'node:crypto';
-import { mulberry32, pick } from './random.js';
-import { newToken } from './random.js';
+import { mulberry32, newToken, pick } from './random.js';
 
 export const DOWNLOAD_PATH = '/transcripts/download/';
 
