@@ -161,7 +161,8 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
         invalid: c.invalid ?? 0, skipped: c.skipped ?? 0, chunks: c.chunks ?? 0, inFlight: c.inFlight ?? 0,
         bytes: c.bytes ?? 0, bytesTotal, elapsedMs: deps.clock.now() - started,
       });
-    const size = (await stat(input.path)).size;
+    // an unreadable input is reported by the scan, as a usage error naming it
+    const size = await stat(input.path).then((st) => st.size, () => 0);
     const scan = await scanInput(input.path, {
       format, name: input.name, maps, chunkSize, signal: deps.signal,
       onRow: (rows, bytes) => progress('check', { rows, bytes }, null, size),

@@ -23,7 +23,13 @@ export interface BatchResponse {
 
 export type BatchSender = (req: BatchRequest) => Promise<BatchResponse>;
 
-export function httpBatchSender(client: HttpClient, opts: { signal?: AbortSignal } = {}): BatchSender {
+/**
+ * `opts.signal` is accepted but deliberately NOT passed to the request: a batch request cancelled
+ * in flight may already have been written by the server, and only its answer lets the journal
+ * record the chunk. On Ctrl-C the engine stops starting chunks and lets those in flight finish;
+ * the client's own signal (Ctrl-C) still stops its waits before a request is sent.
+ */
+export function httpBatchSender(client: HttpClient, _opts: { signal?: AbortSignal } = {}): BatchSender {
   return async (req) => {
     const res = await client.request<BatchEnvelope>({
       method: 'POST',
@@ -31,7 +37,6 @@ export function httpBatchSender(client: HttpClient, opts: { signal?: AbortSignal
       body: req.records,
       idempotencyKey: req.key,
       expect: 'batch',
-      signal: opts.signal,
     });
     return { envelope: res.body, retries: res.retries };
   };

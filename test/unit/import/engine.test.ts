@@ -427,3 +427,12 @@ describe('runImport: abort', () => {
     expect(server.calls).toEqual([]);
   });
 });
+
+describe('runImport: unreadable input', () => {
+  it('a missing file is a UsageError (exit 2) naming it', async () => {
+    const s = setup('x');
+    const err = await runImport(s.opts({ input: join(s.dir, 'nope.csv') }), s.deps(fakeServer())).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toContain('nope.csv');
+  });
+});
