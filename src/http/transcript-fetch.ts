@@ -23,6 +23,8 @@ export interface FetchTranscriptOptions {
   timeoutMs: number;
   /** aborts the request itself (and the wait for the pacer) */
   signal?: AbortSignal;
+  /** aborts only the wait for the pacer: after Ctrl-C nothing new starts, what is in flight finishes */
+  waitSignal?: AbortSignal;
   clock: Clock;
   /**
    * The download endpoint's own pacer (spec: Limits rule 5): a Pacer instance apart from the API
@@ -42,10 +44,13 @@ export async function fetchTranscript(url: string, opts: FetchTranscriptOptions)
   if (refusal) return { kind: 'failed', error: new ServerError(refusal), retryable: false };
 
   let ticket: PacerTicket | undefined;
+  const waits = linkSignals(opts.signal, opts.waitSignal);
   try {
-    ticket = await opts.pacer?.acquire(opts.signal);
+    ticket = await opts.pacer?.acquire(waits.signal);
   } catch (err) {
     return { kind: 'failed', error: interrupted(err), retryable: false };
+  } finally {
+    waits.dispose();
   }
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const linked = linkSignals(opts.signal, timeout);

@@ -83,6 +83,7 @@ export async function getTranscript(
       clock: deps.clock,
       ...(deps.pacer ? { pacer: deps.pacer } : {}),
       ...(deps.requestSignal ? { signal: deps.requestSignal } : {}),
+      ...(deps.signal ? { waitSignal: deps.signal } : {}),
     });
     switch (outcome.kind) {
       case 'ok':

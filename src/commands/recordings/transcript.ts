@@ -59,5 +59,5 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
 }
 
 function noTranscript(id: string, reason: string): NotFoundError {
-  return new NotFoundError(`recording ${id} has no transcript: ${reason}`, { status: 404, code: 'NO_TRANSCRIPT' });
+  return new NotFoundError(`recording ${id} has no transcript: ${reason}`, { code: 'NO_TRANSCRIPT' });
 }

@@ -180,6 +180,17 @@ describe('fetchTranscript', () => {
     if (out.kind === 'failed') expect(out.error.exitCode).toBe(130);
   });
 
+  it('waitSignal stops the wait for the pacer, and nothing is sent', async () => {
+    const pacer = new Pacer(systemClock);
+    pacer.block(60_000); // a 429 said: a minute
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 30);
+    const out = await fetchTranscript(`${origin}/t`, opts({ pacer, waitSignal: ac.signal }));
+    expect(out).toMatchObject({ kind: 'failed', retryable: false });
+    if (out.kind === 'failed') expect(out.error.exitCode).toBe(130);
+    expect(seen).toHaveLength(0);
+  });
+
   it('refuses links it must not fetch, without sending anything', async () => {
     for (const url of ['http://example.com/t', 'ftp://127.0.0.1/t', `http://user:pw@127.0.0.1/t`, 'not a url', '/relative/t']) {
       const out = await fetchTranscript(url, opts());
