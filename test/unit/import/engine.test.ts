@@ -436,3 +436,27 @@ describe('runImport: unreadable input', () => {
     expect((err as Error).message).toContain('nope.csv');
   });
 });
+
+describe('runImport: a request cancelled by Ctrl-C', () => {
+  it('is neither a reject nor journaled: the rerun sends it under the same key', async () => {
+    const s = setup(csv(30));
+    const server = fakeServer();
+    const ac = new AbortController();
+    const inner = server.send;
+    const keys: string[] = [];
+    const cancelling: ImportDeps['send'] = async (req) => {
+      keys.push(req.key);
+      if (req.seq === 2) {
+        ac.abort();
+        throw new Error('The operation was aborted');
+      }
+      return inner(req);
+    };
+    const err = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { signal: ac.signal, send: cancelling })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect(importSummaryOf(err)).toMatchObject({ created: 10, failed: 0, rejects_file: null });
+    const again = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
+    expect(again).toMatchObject({ skipped: 10, created: 20 });
+    expect(server.calls.find((c) => c.seq === 2)?.key).toBe(keys[1]);
+  });
+});
