@@ -59,8 +59,12 @@ export async function sandboxOptions(opts: SandboxCommandOptions): Promise<Sandb
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  // The sandbox has fixed, printed keys and no TLS: it listens on loopback only.
+  if (opts.host !== undefined && !/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(opts.host)) {
+    throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1, localhost), got "${opts.host}"`);
+  }
   return {
-    host: opts.host,
+    host: opts.host === '[::1]' ? '::1' : opts.host,
     port: number('--port', opts.port, int(0, 65535), 'an integer from 0 to 65535'),
     seed: number('--seed', opts.seed, int(0, 0xffffffff), 'an integer from 0 to 4294967295'),
     dataFile: opts.dataFile,
@@ -109,7 +113,6 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
   const line: Record<string, unknown> = { base_url: sandbox.baseUrl, v1_base_url: sandbox.v1BaseUrl, keys: sandbox.keys };
   if (sandbox.controlUrl) line.control_url = sandbox.controlUrl;
   ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
-  if (opts.control && !sandbox.controlUrl) ctx.warn('The control endpoint is served only on loopback hosts: --control ignored.');
   ctx.warn(
     `crm sandbox listening on ${sandbox.url}${options.seed === undefined ? '' : ` (seed ${options.seed})`}. Try:\n` +
       `  CRM_BASE_URL=${sandbox.baseUrl} CRM_API_KEY=<admin key above> crm contacts list\n` +

@@ -38,6 +38,7 @@ describe('sandboxOptions', () => {
     [{ latencyMs: '-1' }, /--latency-ms/],
     [{ faults: 'boom:1' }, /--faults: fault "boom:1": unknown kind/],
     [{ faultPaths: '(' }, /--fault-paths/],
+    [{ host: '0.0.0.0' }, /--host must be a loopback address/],
     [{ keys: '/nonexistent/keys.json' }, /keys file \/nonexistent\/keys.json: cannot read it/],
   ])('refuses %j with a UsageError', async (flags, message) => {
     const p = sandboxOptions(flags);
