@@ -219,7 +219,7 @@ export interface RawResult {
 export function rawRequest(
   url: string,
   method: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | string[]> = {},
   body?: string,
 ): Promise<RawResult> {
   return new Promise((resolve) => {

@@ -11,6 +11,7 @@ import {
   expectStatus,
   expectV1Error,
   listAll,
+  rawRequest,
   startSandbox,
   useSandbox,
   writeKeysFile,
@@ -77,6 +78,16 @@ describe('headers (spec Authentication rule 1)', () => {
     ['another auth scheme', { Authorization: 'Basic dXNlcjpwYXNz' }],
   ])('%s → 401 UNAUTHENTICATED', async (_label, headers) => {
     expectError(await call(ctx.sb, 'GET', '/contacts', { key: null, headers }), 401, 'UNAUTHENTICATED');
+  });
+
+  test('the same header sent twice → 401 (exactly one key per request)', async () => {
+    const k = ctx.sb.keys.admin;
+    const url = `${ctx.sb.baseUrl}/contacts`;
+    const twice = await rawRequest(url, 'GET', { 'X-Service-Api-Key': [k, k] });
+    expect(twice.status).toBe(401);
+    expect(JSON.parse(twice.text!).object).toBe('error');
+    const twiceBearer = await rawRequest(url, 'GET', { Authorization: [`Bearer ${k}`, `Bearer ${k}`] });
+    expect(twiceBearer.status).toBe(401);
   });
 
   test('Basic with a valid key value is not accepted (only Bearer)', async () => {

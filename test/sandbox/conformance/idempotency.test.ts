@@ -108,6 +108,18 @@ describe('POST', () => {
     expectReplay(first, replay);
   });
 
+  test('a 404 and a 403 from the handler are cached and replayed', async () => {
+    const k404 = uniqueKey();
+    const first = await call(ctx.sb, 'POST', '/deals/deal_missing/contacts', { body: { contact_id: 'con_x' }, headers: idem(k404) });
+    expectError(first, 404, 'NOT_FOUND');
+    expectReplay(first, await call(ctx.sb, 'POST', '/deals/deal_missing/contacts', { body: { contact_id: 'con_x' }, headers: idem(k404) }));
+    const rec = await create(ctx.sb, 'contacts');
+    const k403 = uniqueKey();
+    const f403 = await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { key: ctx.sb.keys.user, body: { first_name: 'x' }, headers: idem(k403) });
+    expectError(f403, 403, 'FORBIDDEN_RECORD');
+    expectReplay(f403, await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { key: ctx.sb.keys.user, body: { first_name: 'x' }, headers: idem(k403) }));
+  });
+
   test('a 401 is not cached: the same key later runs for real', async () => {
     const key = uniqueKey();
     const body = createBody('contacts');

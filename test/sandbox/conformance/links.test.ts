@@ -124,6 +124,26 @@ describe.each(PAIRS.map((p) => [p.label, p] as const))('%s', (_label, { parent, 
   });
 });
 
+describe('link lists paginate like every list (spec Endpoints rule 1)', () => {
+  test('30 members: default page of 25 with has_next_page, the cursor gives the other 5', async () => {
+    const seg = await create(ctx.sb, 'segments');
+    const res = await call(ctx.sb, 'POST', '/contacts/batch', { body: Array.from({ length: 30 }, (_, i) => ({ email: `member${i}-${seg.id}@example.test` })) });
+    expectStatus(res, 200);
+    const ids: string[] = res.body.data.items.map((i: any) => i.data.id);
+    for (const id of ids) expectStatus(await call(ctx.sb, 'POST', `/segments/${seg.id}/members`, { body: { contact_id: id } }), 201);
+    const first = await call(ctx.sb, 'GET', `/segments/${seg.id}/members`);
+    expectV2Envelope(first, listEnvelope);
+    expect(first.body.data).toHaveLength(25);
+    expect(first.body.page_info.has_next_page).toBe(true);
+    const second = await call(ctx.sb, 'GET', `/segments/${seg.id}/members`, { query: { cursor: first.body.page_info.end_cursor } });
+    expectStatus(second, 200);
+    expect(second.body.data).toHaveLength(5);
+    expect(second.body.page_info.has_next_page).toBe(false);
+    expect([...first.body.data, ...second.body.data].map((x: any) => x.id).sort()).toEqual([...ids].sort());
+    expectError(await call(ctx.sb, 'GET', `/segments/${seg.id}/members`, { query: { limit: 101 } }), 422, 'INVALID_PARAMETER');
+  });
+});
+
 describe('deal-contact link body (spec: Deal-contact link (request))', () => {
   test.each([...DEAL_CONTACT_TYPES])('type %s is accepted', async (type) => {
     const d = await create(ctx.sb, 'deals');
@@ -149,6 +169,20 @@ describe('deal-contact link body (spec: Deal-contact link (request))', () => {
     expectStatus(res, 201);
     const list = await call(ctx.sb, 'GET', `/deals/${d.id}/contacts`);
     expect(list.body.data[0].link).toMatchObject({ type: 'CHAMPION', supervisor: 'usr_boss' });
+  });
+
+  test('relinking with another type is still a no-op: 200 and the existing link unchanged', async () => {
+    const d = await create(ctx.sb, 'deals');
+    const c = await create(ctx.sb, 'contacts');
+    const path = `/deals/${d.id}/contacts`;
+    const first = await call(ctx.sb, 'POST', path, { body: { contact_id: c.id, type: 'CHAMPION' } });
+    expectStatus(first, 201);
+    const again = await call(ctx.sb, 'POST', path, { body: { contact_id: c.id, type: 'BLOCKER' } });
+    expectStatus(again, 200);
+    expect(again.body.data).toEqual(first.body.data);
+    const list = await call(ctx.sb, 'GET', path);
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.data[0].link.type).toBe('CHAMPION');
   });
 
   test('a non-string supervisor → 422', async () => {

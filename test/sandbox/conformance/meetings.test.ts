@@ -115,3 +115,11 @@ test('deal and company are independent: setting one leaves the other', async () 
 test('meetings stay read-only: POST /meetings → 405', async () => {
   expectError(await call(ctx.sb, 'POST', '/meetings', { body: { title: 'x' } }), 405, 'METHOD_NOT_ALLOWED');
 });
+
+test('a user-bound key cannot read or set the association of another user\'s meeting (403 FORBIDDEN_RECORD)', async () => {
+  const id = await meetingId(); // owned by usr_admin
+  const d = await create(ctx.sb, 'deals', {}, ctx.sb.keys.user);
+  expectError(await call(ctx.sb, 'GET', `/meetings/${id}/deal`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
+  expectError(await call(ctx.sb, 'PUT', `/meetings/${id}/deal`, { key: ctx.sb.keys.user, body: { deal_id: d.id } }), 403, 'FORBIDDEN_RECORD');
+  expectError(await call(ctx.sb, 'DELETE', `/meetings/${id}/deal`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
+});

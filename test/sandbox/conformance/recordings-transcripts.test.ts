@@ -146,6 +146,15 @@ describe('transcript download', () => {
     expectStatus(await call(ctx.sb, 'GET', old, { key: null }), 200);
   });
 
+  test('other methods on a download link → 405; no token → 404', async () => {
+    const r = await withTranscript(ctx.sb);
+    const url = await freshUrl(ctx.sb, r.id);
+    expectError(await call(ctx.sb, 'POST', url, { key: null, body: {} }), 405, 'METHOD_NOT_ALLOWED');
+    expectError(await call(ctx.sb, 'DELETE', url, { key: null }), 405, 'METHOD_NOT_ALLOWED');
+    expectError(await call(ctx.sb, 'GET', '/transcripts/download', { key: null }), 404);
+    expectStatus(await call(ctx.sb, 'GET', url, { key: null }), 200);
+  });
+
   test('an unknown token → 404 LINK_EXPIRED', async () => {
     const res = await call(ctx.sb, 'GET', '/transcripts/download/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', { key: null });
     expectError(res, 404, 'LINK_EXPIRED');
