@@ -33,9 +33,7 @@ describe('renderTable', () => {
     expect(text).toMatchInlineSnapshot(`
       "┌────┬──────┐
       │ id │ name │
-      ├────┼──────┤
       │ 1  │ Ada  │
-      ├────┼──────┤
       │ 2  │      │
       └────┴──────┘
       "
