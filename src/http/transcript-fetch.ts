@@ -8,6 +8,7 @@ import { CrmError, InterruptedError, ServerError, errorClassForStatus } from './
 import { parseRateLimit, type Pacer, type PacerTicket, type RateLimitInfo } from './pacer.js';
 import { RETRYABLE_ERROR_CODES, retryAfterMs } from './retry.js';
 import { linkSignals } from './signals.js';
+import { flattenHeaders } from './transport.js';
 import { isLoopbackHost } from './url.js';
 import type { Clock } from './types.js';
 
@@ -82,7 +83,7 @@ async function fetchOnce(
     return networkFailure(err, opts, url);
   }
 
-  const headers = flatHeaders(res.headers);
+  const headers = flattenHeaders(res.headers);
   const now = opts.clock.now();
   const rateLimit = parseRateLimit(headers, now);
   if (ticket) opts.pacer?.done(ticket, headers);
@@ -159,13 +160,6 @@ export function parseTranscript(text: string): object | string {
     return `the transcript is not a JSON object or array: ${JSON.stringify(text.slice(0, 200))}`;
   }
   return value;
-}
-
-/** undici's headers with a repeated one reduced to its first value, names lower-case. */
-function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value[0] : value;
-  return out;
 }
 
 async function discard(body: { dump(): Promise<void> }): Promise<void> {

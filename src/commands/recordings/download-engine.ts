@@ -9,7 +9,7 @@ import type { ApiRecord } from '../../api/envelopes.js';
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import type { Pacer } from '../../http/pacer.js';
 import type { Clock, HttpClient } from '../../http/types.js';
-import { TempFiles, writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../../import/atomic-file.js';
 import { foldedName, resolveInside, safeFileName } from './safe-name.js';
 import { getTranscript } from './transcript-source.js';
 
@@ -145,12 +145,12 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
     }
   }
 
-  // 2. Download, `concurrency` at a time.
-  const temps = new TempFiles();
+  // 2. Download, `concurrency` at a time. A write is never cut short by Ctrl-C, and a failed one
+  // removes its temp file, so no temp file outlives the run.
   let next = 0;
   const one = async (item: Item): Promise<void> => {
     try {
-      const outcome = await downloadOne(item, dir, plan, deps, temps);
+      const outcome = await downloadOne(item, dir, plan, deps);
       if (outcome.kind === 'downloaded') {
         s.downloaded += 1;
         report.bytes += outcome.bytes;
@@ -170,11 +170,7 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
     while (!deps.signal.aborted && next < items.length) await one(items[next++]!);
   };
   progress('downloading');
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, items.length)) }, worker));
-  } finally {
-    await temps.removeAll();
-  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, items.length)) }, worker));
   report.notStarted += items.length - next;
   report.interrupted = deps.signal.aborted;
   return finish(report, started, deps.clock);
@@ -222,7 +218,6 @@ async function downloadOne(
   dir: string,
   plan: DownloadPlan,
   deps: DownloadEngineDeps,
-  temps: TempFiles,
 ): Promise<ItemOutcome> {
   const target = resolveInside(dir, item.file);
   if (!plan.overwrite && (await exists(target))) return { kind: 'skipped' };
@@ -241,7 +236,8 @@ async function downloadOne(
     throw new Error(`the link returned the transcript of another recording (${owner})`);
   }
   const text = `${JSON.stringify(result.body, null, 2)}\n`;
-  await writeFileAtomic(target, text, temps);
+  // 0600, like the config file: call transcripts are confidential.
+  await writeFileAtomic(target, text, 0o600);
   return {
     kind: 'downloaded',
     bytes: Buffer.byteLength(text),

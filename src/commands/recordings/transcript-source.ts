@@ -7,6 +7,7 @@ import { CrmError, InterruptedError, NotFoundError, RateLimitError, UsageError }
 import type { Pacer } from '../../http/pacer.js';
 import { fetchTranscript } from '../../http/transcript-fetch.js';
 import type { Clock, HttpClient } from '../../http/types.js';
+import { MAX_RETRY_AFTER_MS } from '../../http/client.js';
 import { backoffMs } from '../../http/retry.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 
@@ -110,6 +111,12 @@ export async function getTranscript(
           throw new RateLimitError(`transcript downloads stayed rate limited after ${rateLimited} retries`, {
             status: 429,
           });
+        }
+        if (outcome.retryAfterMs > MAX_RETRY_AFTER_MS) {
+          throw new RateLimitError(
+            `transcript downloads are rate limited for ${Math.ceil(outcome.retryAfterMs / 1000)} s; try again then`,
+            { status: 429 },
+          );
         }
         rateLimited += 1;
         await wait(deps, outcome.retryAfterMs);

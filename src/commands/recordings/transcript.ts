@@ -5,8 +5,8 @@ import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.j
 import { Pacer } from '../../http/pacer.js';
 import { waitForDrain } from '../../output/backpressure.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
+import { writeFileAtomic } from '../../import/atomic-file.js';
 import type { Ctx } from '../context.js';
-import { writeFileAtomic } from './atomic-write.js';
 import { getRecording, getTranscript, hasTranscript, noTranscriptReason, recordingPath } from './transcript-source.js';
 
 export interface TranscriptOptions {
@@ -45,7 +45,7 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
     }
     const target = path.resolve(opts.out);
     try {
-      await writeFileAtomic(target, `${JSON.stringify(result.body, null, 2)}\n`);
+      await writeFileAtomic(target, `${JSON.stringify(result.body, null, 2)}\n`, 0o600);
     } catch (err) {
       throw new UsageError(`cannot write ${opts.out}: ${(err as Error).message}`, { cause: err });
     }

@@ -103,6 +103,14 @@ describe('getTranscript', () => {
     expect(clock.sleeps).toEqual([2000, 2000]);
   });
 
+  it('does not wait out a Retry-After longer than the client would (5 minutes)', async () => {
+    answers = [{ status: 429, headers: { 'retry-after': '3600' } }];
+    const err = await getTranscript('rec_1', deps(client())).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as Error).message).toMatch(/3600 s/);
+    expect(clock.sleeps).toEqual([]);
+  });
+
   it('backs off on 5xx and truncated bodies, then succeeds', async () => {
     answers = [{ status: 503 }, { status: 200, body: '{"recording_id":' }, OK];
     const out = await getTranscript('rec_1', deps(client()));
