@@ -68,6 +68,19 @@ export function isFatalSendError(err: unknown): boolean {
   return err instanceof AuthError || err instanceof ForbiddenError || err instanceof NotFoundError;
 }
 
+/** The same error class (so the same exit code), saying why the import stopped and what to do. */
+function stoppedAfterFailures(err: CrmError, n: number): CrmError {
+  const Ctor = err.constructor as new (message: string, info: ConstructorParameters<typeof AuthError>[1]) => CrmError;
+  return new Ctor(`stopped after ${n} chunks in a row failed; the last: ${err.message}`, {
+    status: err.status,
+    code: err.code,
+    requestId: err.requestId,
+    details: err.details,
+    hint: 'rerun the same command later: finished chunks are skipped and the failed ones are sent again under the same keys',
+    cause: err,
+  });
+}
+
 export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult> {
   const c: Counters = {
     rows: 0, created: 0, failed: 0, invalid: 0, skipped: 0, chunks: 0,
@@ -131,7 +144,7 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
           'them under the same Idempotency-Key rather than importing this file';
     const code = e.code ?? e.name;
     for (const row of chunk.rows) cfg.rejects.add(row.raw, row.line, code, message);
-    if (consecutiveFailures >= cfg.maxConsecutiveFailures) fatal ??= err;
+    if (consecutiveFailures >= cfg.maxConsecutiveFailures) fatal ??= stoppedAfterFailures(e, consecutiveFailures);
   };
 
   const start = (chunk: Chunk, key: string): void => {

@@ -16,15 +16,15 @@ import { resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { BATCH_MAX, findResource } from '../api/resources.js';
 import { InterruptedError, UsageError } from '../http/errors.js';
 import { dispatchRows, type Counters } from './dispatch.js';
 import { parseColumnMaps } from './header.js';
 import { ImportJournal, pruneJournals, type JournalIdentity } from './journal.js';
+import { checkOptions, dryRunSummary, listInvalid, type ImportPlan } from './plan.js';
 import { detectFormat, type InputFormat } from './reader.js';
 import { createRejectsWriter, defaultRejectsPath } from './rejects.js';
 import { createResultsWriter } from './results.js';
-import { scanInput, type InvalidRow, type ScanResult } from './scan.js';
+import { scanInput } from './scan.js';
 import type { BatchSender } from './sender.js';
 import { prepareInput } from './source.js';
 
@@ -104,17 +104,7 @@ export interface ImportSummary {
   plan?: ImportPlan;
 }
 
-export interface ImportPlan {
-  rows: number;
-  valid: number;
-  invalid: number;
-  chunks: number;
-  chunk_size: number;
-  concurrency: number;
-  /** chunks an earlier run finished, which would be skipped */
-  finished_chunks: number;
-  first_invalid: InvalidRow[];
-}
+export type { ImportPlan };
 
 /** 0 when every row was created (or had been), 9 when any failed or was invalid. */
 export function importExitCode(s: ImportSummary): 0 | 9 {
@@ -126,27 +116,7 @@ export function importSummaryOf(err: unknown): ImportSummary | undefined {
   return (err as { importSummary?: ImportSummary } | null)?.importSummary;
 }
 
-function listInvalid(rows: readonly InvalidRow[]): string {
-  return rows.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
-}
 
-function checkOptions(opts: ImportOptions): { chunkSize: number; concurrency: number } {
-  const def = findResource(opts.resource);
-  if (!def || !def.batch) {
-    throw new UsageError(`${opts.resource} cannot be batch-created`, {
-      hint: 'batch works for contacts, companies, deals, pipelines, tasks, notes, segments and interactions',
-    });
-  }
-  const chunkSize = opts.chunkSize ?? BATCH_MAX;
-  if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > BATCH_MAX) {
-    throw new UsageError(`--chunk-size must be a whole number from 1 to ${BATCH_MAX}`);
-  }
-  const concurrency = opts.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
-    throw new UsageError('--concurrency must be a whole number from 1 to 64');
-  }
-  return { chunkSize, concurrency };
-}
 
 export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<ImportSummary> {
   const started = deps.clock.now();
@@ -190,9 +160,16 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       }
     }
     if (deps.journalDir) await pruneJournals(deps.journalDir, started).catch(() => 0);
-    const journal = deps.journalDir
-      ? await ImportJournal.open(deps.journalDir, identity, {
+    const journalDir = deps.journalDir;
+    const journal = journalDir
+      ? await ImportJournal.open(journalDir, identity, {
           plan: scan.plan, resume: opts.resume !== false, input: input.name, now: started,
+        }).catch((err: unknown) => {
+          if (err instanceof UsageError) throw err;
+          throw new UsageError(`cannot write the import journal in ${journalDir}: ${(err as Error).message}`, {
+            cause: err,
+            hint: 'CRM_CONFIG_DIR chooses another config folder',
+          });
         })
       : undefined;
     if (journal?.completedAt) {
@@ -276,30 +253,4 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
 function withSummary<E extends Error>(err: E, summary: ImportSummary): E {
   Object.defineProperty(err, 'importSummary', { value: summary, enumerable: false, configurable: true });
   return err;
-}
-
-async function dryRunSummary(
-  opts: ImportOptions,
-  deps: ImportDeps,
-  scan: ScanResult,
-  identity: JournalIdentity,
-  base: ImportSummary,
-  sizes: { chunkSize: number; concurrency: number },
-): Promise<ImportSummary> {
-  const journal = deps.journalDir && opts.resume !== false ? await ImportJournal.peek(deps.journalDir, identity).catch(() => undefined) : undefined;
-  return {
-    ...base,
-    rows: scan.rows,
-    invalid: scan.invalid,
-    plan: {
-      rows: scan.rows,
-      valid: scan.valid,
-      invalid: scan.invalid,
-      chunks: Math.ceil(scan.valid / sizes.chunkSize),
-      chunk_size: sizes.chunkSize,
-      concurrency: sizes.concurrency,
-      finished_chunks: journal?.size ?? 0,
-      first_invalid: scan.firstInvalid,
-    },
-  };
 }
