@@ -57,9 +57,9 @@ describe('crm recordings transcript', () => {
 
   it('gets a fresh link when the first one expired', async () => {
     const rec = await recordingWith('ready');
-    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 60 });
+    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 200 });
     const client = interceptRecordingGets(env.client(), async (_id, nth) => {
-      if (nth === 1) await realSleep(80);
+      if (nth === 1) await realSleep(250);
     });
     const from = await env.mark();
     const ctx = env.ctx({ client });
@@ -82,7 +82,7 @@ describe('crm recordings transcript', () => {
 
   it('waits Retry-After on a 429 and then succeeds', async () => {
     const rec = await recordingWith('ready');
-    await env.control('/limits', { ...DEFAULT_LIMITS, download_rate_limit: 1, download_window_ms: 200 });
+    await env.control('/limits', { ...DEFAULT_LIMITS, download_rate_limit: 1, download_window_ms: 400 });
     await fetch(`${env.sb.url}/transcripts/download/used-up`); // the window's only request
     const from = await env.mark();
     const ctx = env.ctx();
