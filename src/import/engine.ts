@@ -159,6 +159,9 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
         throw new UsageError(`${flag} names the input file itself`);
       }
     }
+    if (opts.resultsPath !== undefined && resolve(opts.resultsPath) === resolve(rejectsPath)) {
+      throw new UsageError('--results and the rejects file must be different files');
+    }
     if (deps.journalDir) await pruneJournals(deps.journalDir, started).catch(() => 0);
     const journalDir = deps.journalDir;
     const journal = journalDir

@@ -191,6 +191,8 @@ describe('runImport: sending', () => {
     await expect(runImport(s.opts({ chunkSize: 101 }), s.deps(fakeServer()))).rejects.toThrow(/--chunk-size/);
     await expect(runImport(s.opts({ concurrency: 0 }), s.deps(fakeServer()))).rejects.toThrow(/--concurrency/);
     await expect(runImport(s.opts({ rejectsPath: s.input }), s.deps(fakeServer()))).rejects.toThrow(/input file itself/);
+    await expect(runImport(s.opts({ resultsPath: `${s.input}.rejects.csv` }), s.deps(fakeServer()))).rejects.toThrow(/different files/);
+    await expect(runImport(s.opts({ rejectsPath: join(s.dir, 'no', 'such', 'dir.csv') }), s.deps(fakeServer()))).rejects.toThrow(/cannot write/);
   });
 
   it('identical chunks are not sent twice (the same key would only replay the first)', async () => {
