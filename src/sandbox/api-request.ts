@@ -143,11 +143,20 @@ function run(state: SandboxState, req: IncomingRequest, version: 1 | 2, key: Key
       key,
       rm,
       query: req.query,
-      body: () => (parsed ??= { value: parseJson(req.rawBody) }).value,
+      body: () => (parsed ??= { value: parseJson(requireJsonType(req.headers['content-type'], req.rawBody)) }).value,
     };
     return route.run(ctx);
   } catch (err) {
     if (err instanceof ApiError) return errorResponse(rm, err);
     return errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', `Internal error: ${(err as Error).message}`));
   }
+}
+
+/** Spec: "All version 2 requests … use application/json": a body of another declared type is refused. */
+function requireJsonType(contentType: string | undefined, raw: string): string {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (raw.trim() !== '' && type !== 'application/json' && !type.endsWith('+json')) {
+    throw new ApiError(422, 'INVALID_BODY', `The body must be sent as Content-Type: application/json (got ${type || 'none'})`);
+  }
+  return raw;
 }
