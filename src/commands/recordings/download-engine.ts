@@ -67,10 +67,9 @@ export interface DownloadReport {
   /** stopped by Ctrl-C; `notStarted` transcripts were left for a rerun */
   interrupted: boolean;
   notStarted: number;
-  /** 429s and transient failures retried, expired links refreshed, bytes written */
+  /** 429s and transient failures retried, expired links replaced by fresh ones */
   retries: number;
   linkRefreshes: number;
-  bytes: number;
 }
 
 interface Item {
@@ -97,7 +96,6 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
     notStarted: 0,
     retries: 0,
     linkRefreshes: 0,
-    bytes: 0,
   };
   const s = report.summary;
   let done = 0;
@@ -110,7 +108,7 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
       done,
       downloaded: s.downloaded,
       skipped: s.skipped,
-      failed: s.failed,
+      failed: s.failures.length,
     });
 
   // 1. List (only ids are kept: memory stays small however many recordings there are).
@@ -153,7 +151,6 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
       const outcome = await downloadOne(item, dir, plan, deps);
       if (outcome.kind === 'downloaded') {
         s.downloaded += 1;
-        report.bytes += outcome.bytes;
         report.retries += outcome.retries;
         report.linkRefreshes += outcome.linkRefreshes;
       } else if (outcome.kind === 'skipped') s.skipped += 1;
@@ -209,7 +206,7 @@ export function fileNames(ids: readonly string[]): string[] {
 }
 
 type ItemOutcome =
-  | { kind: 'downloaded'; bytes: number; retries: number; linkRefreshes: number }
+  | { kind: 'downloaded'; retries: number; linkRefreshes: number }
   | { kind: 'skipped' }
   | { kind: 'without' };
 
@@ -235,12 +232,10 @@ async function downloadOne(
   if (typeof owner === 'string' && owner !== item.id) {
     throw new Error(`the link returned the transcript of another recording (${owner})`);
   }
-  const text = `${JSON.stringify(result.body, null, 2)}\n`;
   // 0600, like the config file: call transcripts are confidential.
-  await writeFileAtomic(target, text, 0o600);
+  await writeFileAtomic(target, `${JSON.stringify(result.body, null, 2)}\n`, 0o600);
   return {
     kind: 'downloaded',
-    bytes: Buffer.byteLength(text),
     retries: result.retries,
     linkRefreshes: result.linkRefreshes,
   };

@@ -94,6 +94,8 @@ async function printSummary(report: DownloadReport, ctx: Ctx): Promise<void> {
   ];
   if (report.filteredOut > 0) rows.push(['before --since', report.filteredOut]);
   if (report.interrupted) rows.push(['not started (interrupted)', report.notStarted]);
+  if (report.retries > 0) rows.push(['retries (429, network)', report.retries]);
+  if (report.linkRefreshes > 0) rows.push(['expired links renewed', report.linkRefreshes]);
   rows.push(['folder', s.dir], ['elapsed', `${(s.elapsed_ms / 1000).toFixed(1)} s`]);
   const { renderKeyValueTable } = await loadTableRenderer();
   let text = renderKeyValueTable(rows, { color: ctx.globals.color && Boolean(ctx.io.stderr.isTTY) });

@@ -28,7 +28,7 @@ export interface TranscriptSourceDeps {
 }
 
 export type TranscriptResult =
-  | { kind: 'ok'; body: object; recording: ApiRecord; bytes: number; linkRefreshes: number; retries: number }
+  | { kind: 'ok'; body: object; recording: ApiRecord; linkRefreshes: number; retries: number }
   | { kind: 'none'; recording: ApiRecord; reason: string };
 
 /** `GET /recordings/{id}`: the id is encoded, whatever the server put in it. */
@@ -92,7 +92,6 @@ export async function getTranscript(
           kind: 'ok',
           body: outcome.body,
           recording: rec,
-          bytes: outcome.bytes,
           linkRefreshes,
           retries: rateLimited + failures,
         };
