@@ -19,7 +19,7 @@ import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../http/errors.js';
 import { dispatchRows, type Counters } from './dispatch.js';
 import { parseColumnMaps } from './header.js';
-import { ImportJournal, pruneJournals, type JournalIdentity } from './journal.js';
+import { ImportJournal, findEarlierImports, pruneJournals, type JournalIdentity } from './journal.js';
 import { checkOptions, dryRunSummary, listInvalid, type ImportPlan } from './plan.js';
 import { detectFormat, type InputFormat } from './reader.js';
 import { createRejectsWriter, defaultRejectsPath } from './rejects.js';
@@ -164,9 +164,13 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     }
     if (deps.journalDir) await pruneJournals(deps.journalDir, started).catch(() => 0);
     const journalDir = deps.journalDir;
+    // files by absolute path, so a changed file at the same place can be recognised (stdin: '-')
+    const inputId = input.isStdin ? '-' : resolve(input.path);
+    const earlier =
+      journalDir && !input.isStdin ? await findEarlierImports(journalDir, { ...identity, input: inputId }).catch(() => []) : [];
     const journal = journalDir
       ? await ImportJournal.open(journalDir, identity, {
-          plan: scan.plan, resume: opts.resume !== false, input: input.name, now: started,
+          plan: scan.plan, resume: opts.resume !== false, input: inputId, now: started,
         }).catch((err: unknown) => {
           if (err instanceof UsageError) throw err;
           throw new UsageError(`cannot write the import journal in ${journalDir}: ${(err as Error).message}`, {
@@ -175,6 +179,13 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
           });
         })
       : undefined;
+    if (journal && journal.resumedChunks === 0 && !journal.completedAt && earlier.length > 0) {
+      const last = earlier.map((e) => e.createdAt).sort().pop();
+      deps.warn?.(
+        `${input.name} was imported into ${opts.resource} before (${last}) and has changed since: rows created then ` +
+          'will be created again. To retry only the rows that failed, import the rejects file instead.',
+      );
+    }
     if (journal?.completedAt) {
       deps.warn?.(`${input.name} was already imported into ${opts.resource} (${journal.completedAt}): nothing will be sent; use --no-resume to import it again`);
     } else if (journal && journal.resumedChunks > 0) {

@@ -245,6 +245,56 @@ export class ImportJournal {
   }
 }
 
+/** The header of a journal file, reading only its start. */
+async function readHeader(path: string): Promise<HeaderLine | undefined> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(path, 'r');
+    const buf = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const text = buf.subarray(0, bytesRead).toString('utf8');
+    const nl = text.indexOf('\n');
+    const h = nl > 0 ? (openLine(text.slice(0, nl)) as unknown as HeaderLine | undefined) : undefined;
+    return h?.type === 'header' ? h : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Journals of earlier imports of the same input path into the same resource and base URL, but of
+ * other content: the file was changed since. Rows already created then would be created again
+ * (a changed file cuts into other chunks, with other keys), which is worth a warning.
+ */
+export async function findEarlierImports(
+  dir: string,
+  match: { input: string; resource: string; baseUrl: string; contentSha256: string },
+): Promise<Array<{ path: string; createdAt: string }>> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const out: Array<{ path: string; createdAt: string }> = [];
+  for (const name of names) {
+    if (!name.endsWith('.jsonl')) continue;
+    const h = await readHeader(join(dir, name));
+    if (
+      h &&
+      h.input === match.input &&
+      h.resource === match.resource &&
+      h.base_url === match.baseUrl &&
+      h.content_sha256 !== match.contentSha256
+    ) {
+      out.push({ path: join(dir, name), createdAt: h.created_at });
+    }
+  }
+  return out;
+}
+
 /**
  * Remove finished journals older than `maxAgeMs` and leftovers (temporary files, buffered stdin)
  * older than a day, so the folder does not grow without end.

@@ -432,6 +432,21 @@ describe('runImport: abort', () => {
   });
 });
 
+describe('runImport: a changed file at the same path', () => {
+  it('warns that rows created before will be created again', async () => {
+    const s = setup(csv(10));
+    await runImport(s.opts(), s.deps(fakeServer()));
+    expect(s.warnings).toEqual([]);
+    writeFileSync(s.input, csv(11));
+    await runImport(s.opts(), s.deps(fakeServer()));
+    expect(s.warnings).toHaveLength(1);
+    expect(s.warnings[0]).toMatch(/people\.csv was imported into contacts before \(.*\) and has changed since: rows created then will be created again/);
+    // resuming that new import does not repeat it
+    await runImport(s.opts(), s.deps(fakeServer()));
+    expect(s.warnings.filter((w) => w.includes('has changed since'))).toHaveLength(1);
+  });
+});
+
 describe('runImport: unreadable input', () => {
   it('a missing file is a UsageError (exit 2) naming it', async () => {
     const s = setup('x');
