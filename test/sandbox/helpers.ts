@@ -316,16 +316,25 @@ export interface ExtraKey {
   user?: string;
 }
 
+const tempDirs: string[] = [];
+// Registered while a test file imports this module: runs after that file's tests.
+afterAll(() => {
+  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 /** Writes a `--keys` file (docs/sandbox.md "Starting it") into a fresh temp folder and returns its path. */
 export function writeKeysFile(keys: ExtraKey[]): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-conf-keys-'));
+  const dir = tempDir('crm-conf-keys-');
   const file = path.join(dir, 'keys.json');
   fs.writeFileSync(file, JSON.stringify(keys, null, 2));
   return file;
 }
 
+/** A fresh temp folder, removed when the test process exits. */
 export function tempDir(tag = 'crm-conf-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), tag));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), tag));
+  tempDirs.push(dir);
+  return dir;
 }
 
 /** Starts a sandbox for one test and closes it afterwards. */

@@ -143,6 +143,9 @@ describe('data file', () => {
     expect(fs.existsSync(file)).toBe(true);
     expect(() => JSON.parse(fs.readFileSync(file, 'utf8'))).not.toThrow();
     expect(fs.readdirSync(dir).filter((f) => f !== 'store.json'), 'no temp files left behind').toEqual([]);
+    // spec Authentication rule 2: only a hash of a key is ever stored
+    const saved = fs.readFileSync(file, 'utf8');
+    for (const k of Object.values(a.keys)) expect(saved).not.toContain(k);
 
     const b = await startSandbox({ dataFile: file, ...ROOMY });
     try {
