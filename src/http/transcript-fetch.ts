@@ -152,7 +152,7 @@ export function checkTranscriptUrl(url: string): string | undefined {
 export function parseTranscript(text: string): object | string {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text); // a BOM is not JSON's
   } catch {
     return `the transcript is not valid JSON (truncated?): ${JSON.stringify(text.slice(0, 200))}`;
   }

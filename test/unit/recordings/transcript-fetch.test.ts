@@ -215,6 +215,7 @@ describe('parseTranscript', () => {
   it('accepts objects and arrays only', () => {
     expect(parseTranscript('{"a":1}')).toEqual({ a: 1 });
     expect(parseTranscript('[]')).toEqual([]);
+    expect(parseTranscript('\ufeff{"a":1}')).toEqual({ a: 1 });
     expect(typeof parseTranscript('{"a":')).toBe('string');
     expect(typeof parseTranscript('1')).toBe('string');
   });
