@@ -186,7 +186,8 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
     }
     seen.set(key, span(chunk));
     const done = cfg.journal?.take(key);
-    if (done) {
+    // same key means same body; the lines check only guards against a journal that is not this file's
+    if (done && done.ids.length === chunk.rows.length && done.lines.every((l, i) => l === chunk.lines[i])) {
       c.skippedChunks++;
       const created = done.ids.filter((x) => x !== null).length;
       c.skipped += created;

@@ -141,8 +141,14 @@ async function openCsv(file: Readable, tap: Transform, name: string, bytes: () =
     return { cells: r.value.record, line };
   };
 
-  let first = await next();
-  while (first && isBlank(first.cells)) first = await next();
+  let first: { cells: string[]; line: number } | null;
+  try {
+    first = await next();
+    while (first && isBlank(first.cells)) first = await next();
+  } catch (err) {
+    close();
+    throw err;
+  }
   if (!first) {
     close();
     throw new UsageError(`${name} is empty: a header row is required`, {

@@ -64,12 +64,13 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   const st = await stat(path).catch(() => undefined);
   const hash = createHash('sha256');
   const reader = await openInput(path, { format: opts.format, name: opts.name, onChunk: (c) => hash.update(c) });
-  const mapping = reader.header ? parseHeader(reader.header, opts.maps) : undefined;
   const keep = opts.keepInvalid ?? 10;
   const firstInvalid: InvalidRow[] = [];
   let rows = 0;
   let invalid = 0;
+  let mapping: HeaderMapping | undefined;
   try {
+    mapping = reader.header ? parseHeader(reader.header, opts.maps) : undefined;
     for await (const row of reader.rows) {
       if (opts.signal?.aborted) break;
       rows++;

@@ -448,6 +448,15 @@ describe('runImport: a changed file at the same path', () => {
 });
 
 describe('runImport: unreadable input', () => {
+  it('a bad header (two columns, one field) is a UsageError naming both; nothing is sent', async () => {
+    const s = setup('Email,E-mail,email\na@x.io,b,c\n');
+    const server = fakeServer();
+    const err = await runImport(s.opts(), s.deps(server)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/"Email" \(column 1\) and "email" \(column 3\)/);
+    expect(server.calls).toEqual([]);
+  });
+
   it('a missing file is a UsageError (exit 2) naming it', async () => {
     const s = setup('x');
     const err = await runImport(s.opts({ input: join(s.dir, 'nope.csv') }), s.deps(fakeServer())).catch((e: unknown) => e);
