@@ -9,8 +9,9 @@ import { systemClock } from '../../../src/http/clock.js';
 import { createClient, type CrmHttpClient } from '../../../src/http/client.js';
 import { Pacer } from '../../../src/http/pacer.js';
 import type { HttpClient } from '../../../src/http/types.js';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../src/sandbox/index.js';
+import type { RunningSandbox, SandboxOptions } from '../../../src/sandbox/index.js';
 import { fakeCtx, type FakeCtx, type FakeCtxOptions } from '../../helpers/fake-ctx.js';
+import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 
 export interface LogEntry {
   index: number;
@@ -36,21 +37,21 @@ export interface RecordingsSandbox {
 }
 
 export function useRecordingsSandbox(options: SandboxOptions = {}): RecordingsSandbox {
-  let sb: RunningSandbox | undefined;
+  let t: TestSandbox | undefined;
   const clients: CrmHttpClient[] = [];
   const dirs: string[] = [];
   beforeAll(async () => {
-    sb = await startSandbox({ port: 0, host: '127.0.0.1', seed: 1, rateLimit: 1_000_000, orgRateLimit: 1_000_000, control: true, ...options });
+    t = await startTestSandbox({ seed: 1, rateLimit: 1_000_000, orgRateLimit: 1_000_000, ...options });
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    await sb?.close();
+    await t?.close();
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
   const handle: RecordingsSandbox = {
     get sb() {
-      if (!sb) throw new Error('sandbox not started');
-      return sb;
+      if (!t) throw new Error('sandbox not started');
+      return t.sb;
     },
     client() {
       const c = createClient({
@@ -74,15 +75,9 @@ export function useRecordingsSandbox(options: SandboxOptions = {}): RecordingsSa
         client: async () => c,
       });
     },
-    async control(pathname, body) {
-      const res = await fetch(`${handle.sb.controlUrl}${pathname}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`control ${pathname}: ${res.status} ${text}`);
-      return JSON.parse(text);
+    control(pathname, body) {
+      if (!t) throw new Error('sandbox not started');
+      return t.control(pathname, body) as Promise<any>;
     },
     async requests(since = 0) {
       return (await handle.control(`/requests?since=${since}`)) as LogEntry[];
