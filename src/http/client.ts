@@ -65,14 +65,19 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     };
     // config.signal (Ctrl-C) stops waiting and starting; opts.signal also cancels the request in flight.
     const waits = linkSignals(config.signal, opts.signal);
+    let sent = false;
+    // with finishInDoubt, after the first send only the request's own signal stops its retries
+    const waitSignal = (): AbortSignal | undefined => (opts.finishInDoubt && sent ? opts.signal : waits.signal);
     try {
       for (let attempt = 0; ; attempt++) {
-        if (waits.signal.aborted) throw interrupted(waits.signal.reason);
-        const ticket = await pacer.acquire(waits.signal).catch((err: unknown) => {
+        const stop = waitSignal();
+        if (stop?.aborted) throw interrupted(stop.reason);
+        const ticket = await pacer.acquire(stop).catch((err: unknown) => {
           throw interrupted(err);
         });
         const started = clock.now();
         stats.requests++;
+        sent = true;
         const outcome = await sendOnce(target, opts.method, headers, body, opts.signal);
         pacer.done(ticket, outcome.kind === 'response' ? rateHeaders(outcome.raw.headers) : undefined);
         const ms = Math.max(0, Math.round(clock.now() - started));
@@ -109,7 +114,7 @@ export function createClient(config: ClientConfig): CrmHttpClient {
           throw finalError(judged.error, attempt, true, `the server asks to wait ${Math.ceil(wait / 1000)} s; try again then`);
         }
         if (status === 429) pacer.block(wait); // every concurrent request holds back, not just this one
-        await clock.sleep(wait, waits.signal).catch((err: unknown) => {
+        await clock.sleep(wait, waitSignal()).catch((err: unknown) => {
           throw interrupted(err);
         });
         stats.retries++;

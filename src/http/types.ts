@@ -40,6 +40,12 @@ export interface RequestOptions {
   idempotencyKey?: string | true;
   expect?: Expect;
   signal?: AbortSignal;
+  /**
+   * Once the request has been sent, finish its retries even after Ctrl-C (the client's signal):
+   * a write whose first answer was lost may have been applied, and only a later answer tells.
+   * The batch import relies on it so that its journal records every chunk the server wrote.
+   */
+  finishInDoubt?: boolean;
 }
 
 export interface ApiResponse<T = unknown> {

@@ -27,7 +27,9 @@ export type BatchSender = (req: BatchRequest) => Promise<BatchResponse>;
  * `opts.signal` is accepted but deliberately NOT passed to the request: a batch request cancelled
  * in flight may already have been written by the server, and only its answer lets the journal
  * record the chunk. On Ctrl-C the engine stops starting chunks and lets those in flight finish;
- * the client's own signal (Ctrl-C) still stops its waits before a request is sent.
+ * the client's own signal (Ctrl-C) still stops its waits before a request is sent, but once it has
+ * been sent its retries run to the end (finishInDoubt), so an answer lost to a 500 or a dropped
+ * connection is still learned and journaled.
  */
 export function httpBatchSender(client: HttpClient, _opts: { signal?: AbortSignal } = {}): BatchSender {
   return async (req) => {
@@ -37,6 +39,7 @@ export function httpBatchSender(client: HttpClient, _opts: { signal?: AbortSigna
       body: req.records,
       idempotencyKey: req.key,
       expect: 'batch',
+      finishInDoubt: true,
     });
     return { envelope: res.body, retries: res.retries };
   };

@@ -384,6 +384,30 @@ describe('abort', () => {
     expect(s.requests).toHaveLength(1);
   });
 
+  it('finishInDoubt: a sent write finishes its retries after Ctrl-C, so its answer is learned', async () => {
+    const s = await serve(scripted(fail(500), ok()));
+    const ac = new AbortController();
+    const clock = new InstantClock();
+    clock.sleep = async (_ms, signal) => {
+      ac.abort();
+      signal?.throwIfAborted();
+    };
+    const { c } = client(s, { clock, signal: ac.signal });
+    const res = await c.request({ method: 'POST', path: '/x/batch', body: [], idempotencyKey: 'k1', finishInDoubt: true });
+    expect(res.status).toBe(200);
+    expect(s.requests).toHaveLength(2);
+    // without it, the same abort stops the retry
+    const s2 = await serve(scripted(fail(500), ok()));
+    const ac2 = new AbortController();
+    const clock2 = new InstantClock();
+    clock2.sleep = async (_ms, signal) => {
+      ac2.abort();
+      signal?.throwIfAborted();
+    };
+    const { c: c2 } = client(s2, { clock: clock2, signal: ac2.signal });
+    await expect(c2.request({ method: 'POST', path: '/x/batch', body: [], idempotencyKey: 'k1' })).rejects.toBeInstanceOf(InterruptedError);
+  });
+
   it('sends nothing once aborted', async () => {
     const s = await serve(scripted(ok()));
     const ac = new AbortController();
