@@ -26,76 +26,57 @@ export function registerLinks(program: Command, reg: Registry): void {
     max: o.max as number | undefined,
   });
 
-  const list = links
-    .command('list')
-    .description('list the records linked to a parent')
-    .argument('<parent>', 'deals, notes or segments')
-    .argument('<id>', 'the parent id')
-    .argument('<relation>', 'contacts, companies, records or members')
+  // Every verb takes <parent> <id> <relation>; add/remove/set also name the other record.
+  const verb = (name: LinkOptions['verb'], description: string, args: {
+    parent: string;
+    relation: string;
+    child?: [string, string];
+  }): Command => {
+    const cmd = links
+      .command(name)
+      .description(description)
+      .argument('<parent>', args.parent)
+      .argument('<id>', 'the parent id')
+      .argument('<relation>', args.relation);
+    if (args.child) cmd.argument(args.child[0], args.child[1]);
+    cmd.action(action(reg, load, opts(name)));
+    return cmd;
+  };
+  const linkArgs = { parent: 'deals, notes or segments', relation: 'contacts, companies, records or members' };
+  const meetingArgs = { parent: 'meetings', relation: 'deal or company' };
+  const dryRun = (cmd: Command) => cmd.option('--dry-run', 'print the request instead of sending it');
+
+  const list = verb('list', 'list the records linked to a parent', linkArgs)
     .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(positiveInt))
     .option('--cursor <cursor>', 'start from this page cursor')
     .option('--all', 'follow every page')
     .addOption(new Option('--max <n>', 'stop after this many records').argParser(nonNegativeInt));
   examples(list, ['crm links list deals deal_123 contacts', 'crm links list segments seg_1 members --all -o ndjson']);
-  list.action(action(reg, load, opts('list')));
 
-  const add = links
-    .command('add')
-    .description('link a record (linking twice is a no-op)')
-    .argument('<parent>')
-    .argument('<id>')
-    .argument('<relation>')
-    .argument('<child-id>', 'the record to link')
+  const add = verb('add', 'link a record (linking twice is a no-op)', { ...linkArgs, child: ['<child-id>', 'the record to link'] })
     .addOption(new Option('--type <type>', `deals contacts only: ${DEAL_CONTACT_TYPES.join(', ')}`))
     .option('--supervisor <supervisor>', 'deals contacts only: passed through as given')
     .addOption(new Option('--record-type <type>', 'notes records only (default contact)').choices([...NOTE_RECORD_TYPES]))
-    .option('--data <json>', "replace the assumed body: JSON, @file.json or '-'")
-    .option('--dry-run', 'print the request instead of sending it');
+    .option('--data <json>', "replace the assumed body: JSON, @file.json or '-'");
+  dryRun(add);
   examples(add, [
     'crm links add deals deal_123 contacts con_456 --type DECISION_MAKER',
     'crm links add notes note_1 records cmp_9 --record-type company',
   ]);
-  add.action(action(reg, load, opts('add')));
 
-  const remove = links
-    .command('remove')
-    .description('unlink a record')
-    .argument('<parent>')
-    .argument('<id>')
-    .argument('<relation>')
-    .argument('<child-id>')
-    .option('--dry-run', 'print the request instead of sending it');
+  const remove = dryRun(verb('remove', 'unlink a record', { ...linkArgs, child: ['<child-id>', 'the linked record'] }));
   examples(remove, ['crm links remove deals deal_123 contacts con_456']);
-  remove.action(action(reg, load, opts('remove')));
 
-  const get = links
-    .command('get')
-    .description("show a meeting's deal or company (null when unset)")
-    .argument('<parent>', 'meetings')
-    .argument('<id>', 'the meeting id')
-    .argument('<relation>', 'deal or company');
+  const get = verb('get', "show a meeting's deal or company (null when unset)", meetingArgs);
   examples(get, ['crm links get meetings mtg_1 deal']);
-  get.action(action(reg, load, opts('get')));
 
-  const set = links
-    .command('set')
-    .description("set a meeting's deal or company")
-    .argument('<parent>', 'meetings')
-    .argument('<id>', 'the meeting id')
-    .argument('<relation>', 'deal or company')
-    .argument('<target-id>', 'the deal or company id')
-    .option('--data <json>', "replace the assumed body: JSON, @file.json or '-'")
-    .option('--dry-run', 'print the request instead of sending it');
+  const set = verb('set', "set a meeting's deal or company", { ...meetingArgs, child: ['<target-id>', 'the deal or company id'] }).option(
+    '--data <json>',
+    "replace the assumed body: JSON, @file.json or '-'",
+  );
+  dryRun(set);
   examples(set, ['crm links set meetings mtg_1 deal deal_123']);
-  set.action(action(reg, load, opts('set')));
 
-  const clear = links
-    .command('clear')
-    .description("clear a meeting's deal or company")
-    .argument('<parent>', 'meetings')
-    .argument('<id>', 'the meeting id')
-    .argument('<relation>', 'deal or company')
-    .option('--dry-run', 'print the request instead of sending it');
+  const clear = dryRun(verb('clear', "clear a meeting's deal or company", meetingArgs));
   examples(clear, ['crm links clear meetings mtg_1 company']);
-  clear.action(action(reg, load, opts('clear')));
 }

@@ -7,47 +7,59 @@ export function registerV1(program: Command, reg: Registry): void {
   const v1 = program.command('v1').description('the deprecated version 1 API (people, interactions, company updates)');
   const query = async () => (await import('../commands/v1/query.js')).runV1Query;
 
-  const people = v1.command('people').description('version 1 people (version 2: contacts)');
-  const pq = people
-    .command('query')
-    .description('find people (POST /people/query)')
-    .option('--email <email>', 'filter by email')
-    .option('--phone <phone>', 'filter by phone')
-    .option('--company-id <id>', 'filter by company id')
-    .option('--owner <owner>', 'filter by owner')
-    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(positiveInt))
-    .option('--cursor <cursor>', 'start from this cursor')
-    .option('--all', 'follow nextCursor through every page');
-  examples(pq, ['crm v1 people query --email ada@example.com', 'crm v1 people query --all -o ndjson']);
-  pq.action(
-    action<V1QueryOptions>(reg, query, (_a, o) => ({
+  // The two queries differ only in their filters: one table, one loop.
+  const queries: Array<{
+    kind: V1QueryOptions['kind'];
+    description: string;
+    filters: Array<[flag: string, field: string, help: string]>;
+    all: string;
+    examples: string[];
+  }> = [
+    {
       kind: 'people',
-      filter: { email: o.email, phone: o.phone, companyId: o.companyId, owner: o.owner } as Record<string, string | undefined>,
-      limit: o.limit as number | undefined,
-      cursor: o.cursor as string | undefined,
-      all: Boolean(o.all),
-    })),
-  );
-
-  const interactions = v1.command('interactions').description('version 1 interactions');
-  const iq = interactions
-    .command('query')
-    .description('find interactions (POST /interactions/query)')
-    .option('--company-id <id>', 'filter by company id')
-    .option('--contact-id <id>', 'filter by contact id')
-    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(positiveInt))
-    .option('--cursor <cursor>', 'start from this cursor')
-    .option('--all', 'follow nextCursor when the server sends one');
-  examples(iq, ['crm v1 interactions query --company-id cmp_1']);
-  iq.action(
-    action<V1QueryOptions>(reg, query, (_a, o) => ({
+      description: 'version 1 people (version 2: contacts)',
+      filters: [
+        ['--email <email>', 'email', 'filter by email'],
+        ['--phone <phone>', 'phone', 'filter by phone'],
+        ['--company-id <id>', 'companyId', 'filter by company id'],
+        ['--owner <owner>', 'owner', 'filter by owner'],
+      ],
+      all: 'follow nextCursor through every page',
+      examples: ['crm v1 people query --email ada@example.com', 'crm v1 people query --all -o ndjson'],
+    },
+    {
       kind: 'interactions',
-      filter: { companyId: o.companyId, contactId: o.contactId } as Record<string, string | undefined>,
-      limit: o.limit as number | undefined,
-      cursor: o.cursor as string | undefined,
-      all: Boolean(o.all),
-    })),
-  );
+      description: 'version 1 interactions',
+      filters: [
+        ['--company-id <id>', 'companyId', 'filter by company id'],
+        ['--contact-id <id>', 'contactId', 'filter by contact id'],
+      ],
+      all: 'follow nextCursor when the server sends one',
+      examples: ['crm v1 interactions query --company-id cmp_1'],
+    },
+  ];
+  for (const q of queries) {
+    const cmd = v1
+      .command(q.kind)
+      .description(q.description)
+      .command('query')
+      .description(`find ${q.kind} (POST /${q.kind}/query)`);
+    for (const [flag, , help] of q.filters) cmd.option(flag, help);
+    cmd
+      .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(positiveInt))
+      .option('--cursor <cursor>', 'start from this cursor')
+      .option('--all', q.all);
+    examples(cmd, q.examples);
+    cmd.action(
+      action<V1QueryOptions>(reg, query, (_a, o) => ({
+        kind: q.kind,
+        filter: Object.fromEntries(q.filters.map(([, field]) => [field, o[field] as string | undefined])),
+        limit: o.limit as number | undefined,
+        cursor: o.cursor as string | undefined,
+        all: Boolean(o.all),
+      })),
+    );
+  }
 
   const companies = v1.command('companies').description('version 1 companies');
   const cu = companies
