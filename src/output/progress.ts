@@ -34,7 +34,10 @@ const noop: Progress = {
 };
 
 export function createProgress(opts: ProgressOptions): Progress {
-  if (!opts.enabled) return noop;
+  // A terminal that reports no width (some CI ptys, `docker exec -t`) makes ora loop for ever
+  // clearing lines, and a stream without cursor control cannot redraw: no spinner there.
+  const s = opts.stream as OutputStream & { columns?: number; cursorTo?: unknown };
+  if (!opts.enabled || !(Number(s.columns) > 0) || typeof s.cursorTo !== 'function') return noop;
   let text = sanitizeForTerminal(opts.text ?? '');
   let spinner: Ora | undefined;
   let loading: Promise<void> | undefined;

@@ -95,6 +95,8 @@ function collector(isTTY: boolean, columns: number): { stream: FakeStdout; text:
   if (isTTY) {
     stream.isTTY = true;
     stream.columns = columns;
+    // what a real tty.WriteStream has and a spinner uses to redraw
+    Object.assign(stream, { cursorTo: () => true, moveCursor: () => true, clearLine: () => true });
   }
   const chunks: Buffer[] = [];
   stream.on('data', (c: Buffer | string) => chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c)));

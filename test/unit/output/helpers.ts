@@ -13,6 +13,11 @@ export function fakeStdout(opts: { isTTY?: boolean; columns?: number } = {}): Fa
   const out = new PassThrough() as FakeOut;
   out.on('data', (c: Buffer) => chunks.push(c));
   if (opts.isTTY !== undefined) out.isTTY = opts.isTTY;
+  if (opts.isTTY) {
+    // what a real tty.WriteStream has and ora uses to redraw
+    out.columns = 80;
+    Object.assign(out, { cursorTo: () => true, moveCursor: () => true, clearLine: () => true });
+  }
   if (opts.columns !== undefined) out.columns = opts.columns;
   out.text = () => Buffer.concat(chunks).toString('utf8');
   return out;

@@ -29,3 +29,14 @@ describe('createProgress loads ora lazily', () => {
     expect(ora).toHaveBeenCalledWith(expect.objectContaining({ stream: stderr, discardStdin: false, text: 'working' }));
   });
 });
+
+describe('createProgress on a terminal that cannot redraw', () => {
+  it('shows nothing when the terminal reports no width (ora would loop for ever)', async () => {
+    const before = loaded.count;
+    const p = createProgress({ stream: fakeStdout({ isTTY: true, columns: 0 }), enabled: true });
+    expect(p.enabled).toBe(false);
+    p.update('x');
+    await p.succeed();
+    expect(loaded.count).toBe(before);
+  });
+});
