@@ -46,7 +46,10 @@ export function renderKeyValueTable(entries: ReadonlyArray<readonly [string, unk
   const keys = entries.map(([k]) => cellDisplay(k));
   const values = entries.map(([, v]) => cellDisplay(v));
   const keyWidth = Math.max(1, ...keys.map((k) => k.length)) + 2;
-  const wrapAt = opts.width !== undefined && opts.width > keyWidth + 20 ? opts.width - keyWidth - 3 : undefined;
+  const longest = Math.max(0, ...values.map((v) => Math.max(...v.split('\n').map((l) => l.length))));
+  const fits = opts.width === undefined || keyWidth + longest + 7 <= opts.width;
+  // wrap only what would not fit: a short table keeps its natural width
+  const wrapAt = !fits && opts.width! > keyWidth + 20 ? opts.width! - keyWidth - 3 : undefined;
   const table = new Table({
     style: style(opts.color),
     chars: COMPACT,

@@ -69,4 +69,9 @@ describe('renderKeyValueTable', () => {
     for (const line of text.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(50);
     expect(text.split('\n').length).toBeGreaterThan(5);
   });
+
+  it('keeps its natural width when everything fits', () => {
+    const text = renderKeyValueTable([['rows', 20], ['resource', 'contacts']], { color: false, width: 200 });
+    expect(Math.max(...text.trimEnd().split('\n').map((l) => l.length))).toBeLessThan(30);
+  });
 });
