@@ -3,17 +3,50 @@
 // through here on their way to the parser, and for each record (whose end offset csv-parse reports
 // as `info.bytes`) we walk from the previous record's end, over skipped blank lines, to where it
 // starts. Only bytes not yet walked over are kept, so memory stays at the parser's read-ahead.
+// Offsets are in bytes (csv-parse counts bytes, not characters), absolute in the file: a reader that
+// resumes after an unclosed quote starts a new index at the resume offset and line.
 const CR = 0x0d;
 const LF = 0x0a;
 
 export class LineIndex {
   private chunks: Buffer[] = [];
   /** absolute offset of chunks[0][0] */
-  private base = 0;
+  private base: number;
   /** absolute offset of the cursor, and the 1-based line it is on */
-  private pos = 0;
-  private line = 1;
+  private pos: number;
+  private line: number;
   private prevCR = false;
+
+  /** `start`: the byte offset of the first byte pushed, at the start of line `line` */
+  constructor(start = 0, line = 1) {
+    this.base = start;
+    this.pos = start;
+    this.line = line;
+  }
+
+  /** the cursor's absolute byte offset */
+  get offset(): number {
+    return this.pos;
+  }
+
+  /** the 1-based line the cursor is on */
+  get cursorLine(): number {
+    return this.line;
+  }
+
+  /** A copy of the bytes from the cursor to `end` (absolute; default: all that was pushed). The cursor stays. */
+  peek(end = Infinity): Buffer {
+    const parts: Buffer[] = [];
+    let at = this.base;
+    for (const c of this.chunks) {
+      const from = Math.max(this.pos - at, 0);
+      const to = Math.min(c.length, end - at);
+      if (to > from) parts.push(c.subarray(from, to));
+      at += c.length;
+      if (at >= end) break;
+    }
+    return Buffer.concat(parts);
+  }
 
   push(chunk: Buffer): void {
     if (chunk.length > 0) this.chunks.push(chunk);

@@ -1,14 +1,18 @@
 // Streams the rows of an import file: CSV through csv-parse (BOM, CRLF, quoted commas, quotes and
 // newlines, ragged rows passed through for the row check to reject), or NDJSON (`.ndjson`/`.jsonl`,
 // one JSON object per line). Every row carries the line it starts on. Memory holds the parser's
-// read-ahead only. A malformed CSV (an unclosed quote, a stray quote) stops with a UsageError that
-// names the line; the engine reads the file once before sending anything, so that error comes
-// before any request.
+// read-ahead only (and, after an unclosed quote, the rest of the file up to the record size limit).
+// A quoted field that is never closed makes the row it opens in an invalid row (UNCLOSED_QUOTE),
+// and a fresh parser reads on from the next line, so the other rows are read as usual; the rows
+// are a function of the bytes alone, so the check pass and the sending pass see the same rows and
+// lines. Other malformed CSV (a header with an unclosed quote, a record beyond the size limit)
+// stops with a UsageError that names the line; the engine reads the file once before sending
+// anything, so that error comes before any request.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Transform, pipeline, type Readable } from 'node:stream';
-import { CsvError, parse } from 'csv-parse';
+import { CsvError, parse, type Options as CsvOptions } from 'csv-parse';
 import { UsageError } from '../http/errors.js';
 import { LineIndex } from './line-index.js';
 import { INVALID_CODES } from './rows.js';
@@ -67,6 +71,8 @@ export async function openInput(path: string, opts: OpenInputOptions = {}): Prom
     if (err instanceof UsageError) throw err;
     throw new UsageError(`cannot read ${name}: ${(err as Error).message}`, { cause: err });
   }
+  const format = opts.format ?? detectFormat(path);
+  if (format === 'csv') return openCsv(path, name, opts.onChunk, opts.maxRecordBytes ?? DEFAULT_MAX_RECORD);
   let bytes = 0;
   const tap = new Transform({
     transform(chunk: Buffer, _enc, cb) {
@@ -75,20 +81,52 @@ export async function openInput(path: string, opts: OpenInputOptions = {}): Prom
       cb(null, chunk);
     },
   });
-  const file = createReadStream(path);
-  const format = opts.format ?? detectFormat(path);
-  if (format === 'ndjson') return openNdjson(file, tap, name, () => bytes);
-  return openCsv(file, tap, name, () => bytes, opts.maxRecordBytes ?? DEFAULT_MAX_RECORD);
+  return openNdjson(createReadStream(path), tap, name, () => bytes);
 }
 
-async function openCsv(file: Readable, tap: Transform, name: string, bytes: () => number, maxRecord: number): Promise<InputReader> {
-  const index = new LineIndex();
-  // A malformed record is reported through on_skip rather than as a stream error: a stream error
-  // would throw away the good records still buffered before it, and with them where it starts.
-  // The first one is kept and thrown once every record before it has been read.
-  let malformedAt: { err: CsvError; records: number } | undefined;
-  const parser = parse({
-    bom: true,
+/** `_error_code` of the row where a quoted field opens that is never closed (or only by a quote that swallowed lines). */
+export const UNCLOSED_QUOTE_CODE = 'UNCLOSED_QUOTE';
+export const UNCLOSED_QUOTE_REASON =
+  'a quoted field starts on this line and is never closed (close it, or write a quote inside a quoted field twice: ""); ' +
+  'the lines after it were read as rows of their own';
+
+interface CsvRecord {
+  record: string[];
+  info: { bytes: number };
+}
+
+/** One parser over the file from `start` (a line start) to its end. */
+interface Segment {
+  /** absolute byte offset the segment's stream starts at; csv-parse's `info.bytes` count from here */
+  start: number;
+  file: Readable;
+  parser: ReturnType<typeof parse>;
+  index: LineIndex;
+  it: AsyncIterator<CsvRecord>;
+  /** bytes the segment's stream has read */
+  read: number;
+  /** the first malformed record, reported through on_skip, and how many records came before it */
+  malformedAt?: { err: CsvError; records: number };
+  readError?: unknown;
+  /** absolute end of the last record read */
+  prevEnd: number;
+  /** records read (header included) */
+  consumed: number;
+}
+
+async function openCsv(path: string, name: string, onChunk: ((chunk: Buffer) => void) | undefined, maxRecord: number): Promise<InputReader> {
+  // Every byte goes to onChunk once, in order, however the segments overlap: a resumed parser reads
+  // again bytes an earlier one had read ahead, and only those beyond are new.
+  let seen = 0;
+  const saw = (at: number, chunk: Buffer): void => {
+    const end = at + chunk.length;
+    if (end <= seen) return;
+    onChunk?.(at >= seen ? chunk : chunk.subarray(seen - at));
+    seen = end;
+  };
+  const options = (first: boolean, seg: Partial<Segment>): CsvOptions => ({
+    // a BOM only counts at the very start of the file, not at a line a resumed parser starts on
+    bom: first,
     info: true,
     relax_column_count: true,
     skip_empty_lines: true,
@@ -98,73 +136,148 @@ async function openCsv(file: Readable, tap: Transform, name: string, bytes: () =
     // a quote inside an unquoted field (`37°36'37.8"N`) is kept as a character
     relax_quotes: true,
     max_record_size: maxRecord,
+    // A malformed record is reported through on_skip rather than as a stream error: a stream error
+    // would throw away the good records still buffered before it, and with them where it starts.
+    // The first one is kept and acted on once every record before it has been read.
     skip_records_with_error: true,
     on_skip: (err) => {
-      if (err && !malformedAt) malformedAt = { err, records: Number(err.records ?? 0) };
+      if (err && !seg.malformedAt) seg.malformedAt = { err, records: Number(err.records ?? 0) };
     },
   });
-  const indexer = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      index.push(chunk);
-      cb(null, chunk);
-    },
-  });
-  let readError: unknown;
-  pipeline(file, tap, indexer, parser, (err) => {
-    if (err) readError = err;
-  });
-  const it = parser[Symbol.asyncIterator]() as AsyncIterator<{ record: string[]; info: { bytes: number } }>;
-  let prevEnd = 0;
-  let consumed = 0;
-  const fail = (err: unknown): never => {
-    index.advanceTo(prevEnd);
-    throw malformed(err, name, index.startLine(), maxRecord);
+
+  /** A parser over the bytes from `start`, which is the start of line `line`. */
+  const openSegment = (start: number, line: number): Segment => {
+    const stream = createReadStream(path, { start });
+    const index = new LineIndex(start, line);
+    const s: Partial<Segment> = { start, file: stream, index, read: 0, prevEnd: start, consumed: 0 };
+    const parser = parse(options(start === 0, s));
+    s.parser = parser;
+    const indexer = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        saw(start + s.read!, chunk);
+        s.read! += chunk.length;
+        index.push(chunk);
+        cb(null, chunk);
+      },
+    });
+    const done = (err: NodeJS.ErrnoException | null): void => {
+      if (err) s.readError = err;
+    };
+    pipeline(stream, indexer, parser, done);
+    s.it = parser[Symbol.asyncIterator]() as AsyncIterator<CsvRecord>;
+    return s as Segment;
   };
 
-  const next = async (): Promise<{ cells: string[]; line: number } | null> => {
-    if (malformedAt && consumed >= malformedAt.records) fail(malformedAt.err);
-    let r: IteratorResult<{ record: string[]; info: { bytes: number } }>;
+  let seg = openSegment(0, 1);
+  let headerRead = false;
+  const fail = (err: unknown): never => {
+    seg.index.advanceTo(seg.prevEnd);
+    throw malformed(err, name, seg.index.startLine(), maxRecord);
+  };
+
+  /**
+   * Resumes after a quoted field that opens and is never closed. csv-parse finds out in one of two
+   * ways: at the end of the file (the quote swallowed every line after it: CSV_QUOTE_NOT_CLOSED),
+   * or, more often, when a later quote (the next row's `"Doe, Jane"`, another unclosed quote)
+   * "closes" it, not followed by a comma or a line end (relax_quotes keeps such a record and all
+   * the lines it swallowed). Either way the lines of the record up to the one where that quote
+   * opens become one invalid row, on the line the record starts on, and a new parser reads on
+   * from the next line. `bytes`: the record's bytes from its first line on; `open`: where the
+   * broken quote is in them.
+   */
+  const resume = (line: number, bytes: Buffer, open: number): ReadRow => {
+    const { index } = seg;
+    let end = open;
+    while (end < bytes.length && bytes[end] !== CR && bytes[end] !== LF) end++;
+    let next = end;
+    if (bytes[next] === CR) next++;
+    if (bytes[next] === LF && (next === end || bytes[end] === CR)) next++;
+    const at = index.offset + next;
+    const quoteLine = line + countLines(bytes.subarray(0, open));
+    index.advanceTo(at);
+    const nextLine = index.cursorLine;
+    closeSegment(seg);
+    seg = openSegment(at, nextLine);
+    const reason = quoteLine === line ? UNCLOSED_QUOTE_REASON : UNCLOSED_QUOTE_REASON.replace('on this line', `on line ${quoteLine}`);
+    return { line, raw: splitLine(bytes.subarray(0, end).toString('utf8')), error: { code: UNCLOSED_QUOTE_CODE, reason } };
+  };
+
+  /** CSV_QUOTE_NOT_CLOSED: the record starting after the last one read runs to the end of the file. */
+  const unclosedAtEnd = (): ReadRow => {
+    const { index } = seg;
+    index.advanceTo(seg.prevEnd);
+    const line = index.startLine();
+    const bytes = index.peek();
+    const open = brokenQuoteAt(bytes);
+    return resume(line, bytes, open < 0 ? 0 : open);
+  };
+
+  type Next = { cells: string[]; line: number } | { row: ReadRow };
+  const next = async (): Promise<Next | null> => {
+    const s = seg;
+    const broken = (): boolean => s.malformedAt !== undefined && s.consumed >= s.malformedAt.records;
+    const onBroken = (): Next => {
+      const err = s.malformedAt!.err;
+      if (headerRead && err.code === 'CSV_QUOTE_NOT_CLOSED') return { row: unclosedAtEnd() };
+      return fail(err);
+    };
+    if (broken()) return onBroken();
+    let r: IteratorResult<CsvRecord>;
     try {
-      r = await it.next();
+      r = await s.it.next();
     } catch (err) {
       return fail(err);
     }
-    if (malformedAt && consumed >= malformedAt.records) fail(malformedAt.err);
+    if (broken()) return onBroken();
     if (r.done) {
-      if (readError) throw new UsageError(`cannot read ${name}: ${(readError as Error).message}`, { cause: readError });
+      if (s.readError) throw new UsageError(`cannot read ${name}: ${(s.readError as Error).message}`, { cause: s.readError });
       return null;
     }
-    consumed++;
-    index.advanceTo(prevEnd);
-    const line = index.startLine();
-    prevEnd = r.value.info.bytes;
+    s.consumed++;
+    s.index.advanceTo(s.prevEnd);
+    const line = s.index.startLine();
+    s.prevEnd = s.start + r.value.info.bytes;
+    // only a record over several lines can hold a quote that swallowed the lines after it
+    if (headerRead && r.value.record.some(hasLineBreak)) {
+      const bytes = s.index.peek(s.prevEnd);
+      const open = brokenQuoteAt(bytes);
+      if (open >= 0) return { row: resume(line, bytes, open) };
+    }
     return { cells: r.value.record, line };
   };
 
-  let first: { cells: string[]; line: number } | null;
+  let first: Next | null;
   try {
     first = await next();
-    while (first && isBlank(first.cells)) first = await next();
+    while (first && 'cells' in first && isBlank(first.cells)) first = await next();
   } catch (err) {
     close();
     throw err;
   }
-  if (!first) {
+  if (!first || !('cells' in first)) {
     close();
     throw new UsageError(`${name} is empty: a header row is required`, {
       hint: 'the first line names the fields, e.g. "email,first_name,last_name"',
     });
   }
+  headerRead = true;
   const header = first.cells;
+  function closeSegment(s: Segment): void {
+    s.file.destroy();
+    s.parser.destroy();
+  }
   function close(): void {
-    file.destroy();
-    parser.destroy();
+    closeSegment(seg);
   }
   async function* rows(): AsyncGenerator<ReadRow, void, undefined> {
     try {
       for (;;) {
         const r = await next();
         if (!r) return;
+        if ('row' in r) {
+          yield r.row;
+          continue;
+        }
         if (isBlank(r.cells)) continue;
         yield { line: r.line, cells: r.cells, raw: r.cells };
       }
@@ -172,7 +285,54 @@ async function openCsv(file: Readable, tap: Transform, name: string, bytes: () =
       close();
     }
   }
-  return { format: 'csv', header, rows: rows(), bytesRead: bytes, close };
+  return { format: 'csv', header, rows: rows(), bytesRead: () => seen, close };
+}
+
+/**
+ * The cells of a line whose quoted field is never closed, as well as they can be told: cells split
+ * on commas, a quoted cell unquoted (`""` → `"`) when its quote closes on the line, and the cell
+ * whose quote does not close kept as written, opening quote included, so the rejects file shows
+ * what to fix.
+ */
+export function splitLine(text: string): string[] {
+  const cells: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (text[i] === '"') {
+      let value = '';
+      let j = i + 1;
+      let closed = false;
+      while (j < text.length) {
+        if (text[j] === '"') {
+          if (text[j + 1] === '"') {
+            value += '"';
+            j += 2;
+            continue;
+          }
+          if (j + 1 === text.length || text[j + 1] === ',') {
+            closed = true;
+            j++;
+            break;
+          }
+        }
+        value += text[j];
+        j++;
+      }
+      if (!closed) {
+        cells.push(text.slice(i));
+        return cells;
+      }
+      cells.push(value);
+      i = j;
+    } else {
+      const comma = text.indexOf(',', i);
+      const end = comma < 0 ? text.length : comma;
+      cells.push(text.slice(i, end));
+      i = end;
+    }
+    if (i >= text.length) return cells;
+    i++; // the comma
+  }
 }
 
 async function openNdjson(file: Readable, tap: Transform, name: string, bytes: () => number): Promise<InputReader> {
@@ -225,6 +385,63 @@ async function openNdjson(file: Readable, tap: Transform, name: string, bytes: (
     }
   }
   return { format: 'ndjson', header: null, rows: rows(), bytesRead: bytes, close };
+}
+
+const CR = 0x0d;
+const LF = 0x0a;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+
+function hasLineBreak(cell: string): boolean {
+  return cell.includes('\n') || cell.includes('\r');
+}
+
+/** Line breaks in `bytes` (CRLF, LF, CR: one each). */
+function countLines(bytes: Buffer): number {
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === CR || (bytes[i] === LF && bytes[i - 1] !== CR)) n++;
+  }
+  return n;
+}
+
+/**
+ * Where, in the bytes of a record (from its start; for the last one, to the end of the file), a
+ * quoted field opens that is broken: never closed, or running over a line end and then "closed"
+ * by a quote followed by neither a comma, a line end nor the end. -1 when every quoted field
+ * closes as RFC 4180 says (a quoted field may span lines) or breaks on its own line (a stray
+ * quote, kept as text by relax_quotes: not a quote that swallowed lines).
+ */
+export function brokenQuoteAt(b: Uint8Array): number {
+  const n = b.length;
+  let i = 0;
+  for (;;) {
+    if (i < n && b[i] === QUOTE) {
+      const open = i;
+      let lines = false;
+      for (i++; ; i++) {
+        if (i >= n) return open;
+        const c = b[i];
+        if (c === CR || c === LF) lines = true;
+        if (c !== QUOTE) continue;
+        if (b[i + 1] === QUOTE) {
+          i++;
+          continue;
+        }
+        const d = b[i + 1];
+        i++;
+        if (i >= n || d === COMMA || d === CR || d === LF) break;
+        if (lines) return open;
+        // a stray quote on one line: the field goes on as text, as csv-parse does
+        while (i < n && b[i] !== COMMA && b[i] !== CR && b[i] !== LF) i++;
+        break;
+      }
+    } else {
+      while (i < n && b[i] !== COMMA && b[i] !== CR && b[i] !== LF) i++;
+    }
+    if (i >= n || b[i] !== COMMA) return -1;
+    i++;
+  }
 }
 
 function isBlank(cells: readonly string[]): boolean {

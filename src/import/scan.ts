@@ -1,6 +1,9 @@
 // The first pass over an import file, before anything is sent: the content hash (the journal's
 // key), the header mapping, how many rows are valid or invalid (for --strict, --dry-run and the
-// progress ETA), and a malformed CSV found while nothing has been sent yet (exit 2).
+// progress ETA), and a malformed CSV found while nothing has been sent yet (exit 2). An unclosed
+// quote is not malformed CSV here: the reader makes it an invalid row (UNCLOSED_QUOTE) and reads
+// on from the next line, the same way in this pass and in the sending pass (dispatch.ts), so both
+// see the same rows, lines and chunks.
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { ApiRecord } from '../api/envelopes.js';
