@@ -1,14 +1,60 @@
 // Bundles src/cli/main.ts into dist/ with esbuild. Code splitting keeps each command's heavy
 // dependencies (undici, zod, conf, ora, the sandbox) in chunks loaded only when that command runs,
-// so `crm --version` and `crm --help` load commander alone.
+// so `crm --help` loads commander alone; dist/cli/version.js lets bin/crm answer `crm --version`
+// without loading even that. Measure with `npm run bench:startup` after changing anything here.
 import { build } from 'esbuild';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+
+/**
+ * Replaces a module of a dependency with a few lines of our own. Only for code that crm provably
+ * never runs but that would otherwise load (and be compiled) on every request command.
+ */
+function replaceModule(name, { importer, request, contents }) {
+  return {
+    name,
+    setup(b) {
+      b.onResolve({ filter: request }, (args) =>
+        importer.test(args.importer.split(path.sep).join('/')) ? { path: name, namespace: 'crm-replaced', pluginData: args.resolveDir } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'crm-replaced' }, (args) =>
+        args.path === name ? { contents, resolveDir: args.pluginData, loader: 'js' } : undefined,
+      );
+    },
+  };
+}
+
+const plugins = [
+  // undici's HTTP/2 client is used only when a Pool is made with `allowH2` (src/http/transport.ts
+  // never sets it). Loading it loads node:http2, node:tls and node:crypto: ~10 ms on every request.
+  replaceModule('undici-without-h2', {
+    importer: /\/node_modules\/undici\/lib\/dispatcher\/client\.js$/,
+    request: /^\.\/client-h2\.js$/,
+    contents: "module.exports = function connectH2 () { throw new Error('crm is built without HTTP/2 (allowH2)') }",
+  }),
+  // zod's error messages in other languages (z.locales.*): crm only ever uses English, which zod
+  // sets itself; the forty others would be compiled on every request command (~350 kB).
+  replaceModule('zod-english-only', {
+    importer: /\/node_modules\/zod\/v4\/(core|classic|mini)\/[^/]+\.js$/,
+    request: /^\.\.\/locales\/index\.js$/,
+    contents: "export { default as en } from '../locales/en.js';",
+  }),
+  // commander loads child_process (and with it net, dgram, …) at start only for executable
+  // subcommands, which crm has none of; this loads it when first used instead.
+  replaceModule('commander-lazy-child-process', {
+    importer: /\/node_modules\/commander\/lib\/command\.js$/,
+    request: /^node:child_process$/,
+    contents: "let cp; module.exports = new Proxy({}, { get: (_, name) => (cp ??= require('node:child_process'))[name] });",
+  }),
+];
+
+const outdir = 'dist';
+rmSync(new URL(`../${outdir}`, import.meta.url), { recursive: true, force: true });
 await build({
   entryPoints: { 'cli/main': 'src/cli/main.ts' },
-  outdir: 'dist',
+  outdir,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -18,9 +64,12 @@ await build({
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
   define: { __CRM_VERSION__: JSON.stringify(pkg.version) },
+  plugins,
   // CommonJS dependencies (cli-table3) call require(); give the ESM bundle a real one.
   banner: {
     js: "import { createRequire as __crmCreateRequire } from 'node:module'; const require = __crmCreateRequire(import.meta.url);",
   },
   logLevel: 'warning',
 });
+// What bin/crm prints for `crm --version` without loading the CLI; the same value as VERSION.
+writeFileSync(new URL(`../${outdir}/cli/version.js`, import.meta.url), `export const VERSION = ${JSON.stringify(pkg.version)};\n`);

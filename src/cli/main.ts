@@ -14,7 +14,7 @@ export interface MainOptions {
 }
 
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
-  const io: IO = options.io ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+  const io: IO = options.io ?? processIO();
   const env = options.env ?? process.env;
   const abort = new AbortController();
   const state: RunState = { io, env, signal: abort.signal, jsonErrors: false, verbose: false };
@@ -32,6 +32,17 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   } finally {
     stopSignals();
   }
+}
+
+/** The process's streams; stdin is made on first use (a few ms that most commands never need). */
+function processIO(): IO {
+  return {
+    get stdin() {
+      return process.stdin;
+    },
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
 }
 
 /** First Ctrl-C asks commands to stop and clean up (exit 130); a second one exits at once. */

@@ -6,7 +6,6 @@
 // pacer, no 429 that holds back every concurrent request, no injectable clock for tests); its
 // backoff has no full jitter; and it hides the attempts, while --verbose and the batch summary need
 // each one. So undici does the HTTP (pooling, keep-alive, timeouts) and this loop does the policy.
-import { randomUUID } from 'node:crypto';
 import { USER_AGENT } from '../version.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { systemClock } from './clock.js';
@@ -54,7 +53,8 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     const url = resolveUrl(base, opts.path, opts.query);
     const target = `${url.pathname}${url.search}`;
     const expect = opts.expect ?? defaultExpect;
-    const idempotencyKey = opts.idempotencyKey === true ? randomUUID() : opts.idempotencyKey;
+    // globalThis.crypto, not node:crypto: loaded only when a key is made (startup time of every GET)
+    const idempotencyKey = opts.idempotencyKey === true ? globalThis.crypto.randomUUID() : opts.idempotencyKey;
     const body = opts.body === undefined ? undefined : serialise(opts.body);
     const headers: Record<string, string> = {
       ...authHeaders,

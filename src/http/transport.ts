@@ -1,8 +1,11 @@
 // One HTTP exchange over undici, nothing more: no retries, no redirects, no interpretation.
 // undici's `request` on a Pool for the base URL's origin (not fetch: undici's fetch follows
 // redirects and forwards custom auth headers such as X-Service-Api-Key to the new origin).
+// Pool and request come from their own files, not the package root: see undici-parts.d.ts.
 import { setFlagsFromString } from 'node:v8';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
+import PoolClass from 'undici/lib/dispatcher/pool.js';
+import request from 'undici/lib/api/api-request.js';
 import { linkSignals } from './signals.js';
 
 export interface RawResponse {
@@ -59,7 +62,7 @@ export class OriginTransport {
 
   async send(opts: SendOptions): Promise<RawResponse> {
     keepExitFast();
-    this.pool ??= new Pool(this.origin, {
+    this.pool ??= new PoolClass(this.origin, {
       connect: { timeout: this.connectTimeoutMs },
       keepAliveTimeout: 4_000,
     });
@@ -78,7 +81,7 @@ export class OriginTransport {
       signal: linked.signal,
     };
     try {
-      const res = await this.pool.request(requestOptions);
+      const res = await request.call(this.pool, requestOptions);
       const headers = flattenHeaders(res.headers);
       if (res.statusCode >= 300 && res.statusCode < 400) {
         // Never followed: read nothing more than we must.
