@@ -10,12 +10,14 @@
 // anything, so that error comes before any request.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { Transform, pipeline, type Readable } from 'node:stream';
 import { CsvError, parse, type Options as CsvOptions } from 'csv-parse';
 import { UsageError } from '../http/errors.js';
 import { LineIndex } from './line-index.js';
-import { INVALID_CODES } from './rows.js';
+import { openNdjson } from './ndjson-reader.js';
+import { brokenQuoteAt, countLines, CR, hasLineBreak, LF, splitLine, UNCLOSED_QUOTE_CODE, UNCLOSED_QUOTE_REASON } from './quote-scan.js';
+
+export { splitLine, UNCLOSED_QUOTE_CODE, UNCLOSED_QUOTE_REASON } from './quote-scan.js';
 
 export type InputFormat = 'csv' | 'ndjson';
 
@@ -83,12 +85,6 @@ export async function openInput(path: string, opts: OpenInputOptions = {}): Prom
   });
   return openNdjson(createReadStream(path), tap, name, () => bytes);
 }
-
-/** `_error_code` of the row where a quoted field opens that is never closed (or only by a quote that swallowed lines). */
-export const UNCLOSED_QUOTE_CODE = 'UNCLOSED_QUOTE';
-export const UNCLOSED_QUOTE_REASON =
-  'a quoted field starts on this line and is never closed (close it, or write a quote inside a quoted field twice: ""); ' +
-  'the lines after it were read as rows of their own';
 
 interface CsvRecord {
   record: string[];
@@ -286,162 +282,6 @@ async function openCsv(path: string, name: string, onChunk: ((chunk: Buffer) => 
     }
   }
   return { format: 'csv', header, rows: rows(), bytesRead: () => seen, close };
-}
-
-/**
- * The cells of a line whose quoted field is never closed, as well as they can be told: cells split
- * on commas, a quoted cell unquoted (`""` → `"`) when its quote closes on the line, and the cell
- * whose quote does not close kept as written, opening quote included, so the rejects file shows
- * what to fix.
- */
-export function splitLine(text: string): string[] {
-  const cells: string[] = [];
-  let i = 0;
-  for (;;) {
-    if (text[i] === '"') {
-      let value = '';
-      let j = i + 1;
-      let closed = false;
-      while (j < text.length) {
-        if (text[j] === '"') {
-          if (text[j + 1] === '"') {
-            value += '"';
-            j += 2;
-            continue;
-          }
-          if (j + 1 === text.length || text[j + 1] === ',') {
-            closed = true;
-            j++;
-            break;
-          }
-        }
-        value += text[j];
-        j++;
-      }
-      if (!closed) {
-        cells.push(text.slice(i));
-        return cells;
-      }
-      cells.push(value);
-      i = j;
-    } else {
-      const comma = text.indexOf(',', i);
-      const end = comma < 0 ? text.length : comma;
-      cells.push(text.slice(i, end));
-      i = end;
-    }
-    if (i >= text.length) return cells;
-    i++; // the comma
-  }
-}
-
-async function openNdjson(file: Readable, tap: Transform, name: string, bytes: () => number): Promise<InputReader> {
-  let readError: unknown;
-  pipeline(file, tap, (err) => {
-    if (err) readError = err;
-  });
-  const lines = createInterface({ input: tap, crlfDelay: Infinity });
-  const it = lines[Symbol.asyncIterator]();
-  let lineNo = 0;
-  const close = (): void => {
-    lines.close();
-    file.destroy();
-  };
-  const next = async (): Promise<ReadRow | null> => {
-    for (;;) {
-      const r = await it.next();
-      if (r.done) {
-        if (readError) throw new UsageError(`cannot read ${name}: ${(readError as Error).message}`, { cause: readError });
-        return null;
-      }
-      lineNo++;
-      let text = r.value;
-      if (lineNo === 1 && text.startsWith('\ufeff')) text = text.slice(1);
-      if (text.trim() === '') continue;
-      try {
-        const json: unknown = JSON.parse(text);
-        const raw = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : text;
-        return { line: lineNo, json, raw };
-      } catch (err) {
-        return { line: lineNo, raw: text, error: { code: INVALID_CODES.json, reason: `not valid JSON: ${(err as Error).message}` } };
-      }
-    }
-  };
-  const first = await next();
-  if (!first) {
-    close();
-    throw new UsageError(`${name} is empty: no JSON object to import`);
-  }
-  async function* rows(): AsyncGenerator<ReadRow, void, undefined> {
-    try {
-      yield first!;
-      for (;;) {
-        const r = await next();
-        if (!r) return;
-        yield r;
-      }
-    } finally {
-      close();
-    }
-  }
-  return { format: 'ndjson', header: null, rows: rows(), bytesRead: bytes, close };
-}
-
-const CR = 0x0d;
-const LF = 0x0a;
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-
-function hasLineBreak(cell: string): boolean {
-  return cell.includes('\n') || cell.includes('\r');
-}
-
-/** Line breaks in `bytes` (CRLF, LF, CR: one each). */
-function countLines(bytes: Buffer): number {
-  let n = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] === CR || (bytes[i] === LF && bytes[i - 1] !== CR)) n++;
-  }
-  return n;
-}
-
-/**
- * Where, in the bytes of a record (from its start; for the last one, to the end of the file), a
- * quoted field opens that is broken: never closed, or running over a line end and then "closed"
- * by a quote followed by neither a comma, a line end nor the end. -1 when every quoted field
- * closes as RFC 4180 says (a quoted field may span lines) or breaks on its own line (a stray
- * quote, kept as text by relax_quotes: not a quote that swallowed lines).
- */
-export function brokenQuoteAt(b: Uint8Array): number {
-  const n = b.length;
-  let i = 0;
-  for (;;) {
-    if (i < n && b[i] === QUOTE) {
-      const open = i;
-      let lines = false;
-      for (i++; ; i++) {
-        if (i >= n) return open;
-        const c = b[i];
-        if (c === CR || c === LF) lines = true;
-        if (c !== QUOTE) continue;
-        if (b[i + 1] === QUOTE) {
-          i++;
-          continue;
-        }
-        const d = b[i + 1];
-        i++;
-        if (i >= n || d === COMMA || d === CR || d === LF) break;
-        if (lines) return open;
-        // a stray quote on one line: the field goes on as text, as csv-parse does
-        while (i < n && b[i] !== COMMA && b[i] !== CR && b[i] !== LF) i++;
-        break;
-      }
-    } else {
-      while (i < n && b[i] !== COMMA && b[i] !== CR && b[i] !== LF) i++;
-    }
-    if (i >= n || b[i] !== COMMA) return -1;
-    i++;
-  }
 }
 
 function isBlank(cells: readonly string[]): boolean {
