@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 export const CRM = fileURLToPath(new URL('../bin/crm', import.meta.url));
 
-export function startSandboxChild(args = []) {
-  const child = spawn(process.execPath, [CRM, 'sandbox', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+export function startSandboxChild(args = [], { banner = false } = {}) {
+  const child = spawn(process.execPath, [CRM, 'sandbox', '--port', '0', ...args], { stdio: ['ignore', 'pipe', banner ? 'inherit' : 'ignore'] });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once('line', (line) => {

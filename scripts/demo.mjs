@@ -24,7 +24,7 @@ function crm(args, { input, quiet = false } = {}) {
 }
 
 console.log('Starting the sandbox (a local emulator of the whole API) with sample data…');
-const sb = await startSandboxChild(['--seed', '42']);
+const sb = await startSandboxChild(['--seed', '42'], { banner: true });
 try {
   crm(['keys', 'add', 'demo', '--base-url', sb.base_url, '--default'], { input: sb.keys.admin });
   crm(['keys', 'add', 'demo', '--v1'], { input: sb.keys.v1 });
