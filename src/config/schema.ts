@@ -1,6 +1,6 @@
 // The config file's shape, checked with zod on load so that a hand-edited file that went wrong
 // gives a clear usage error naming the file and the field, not a crash deep in a command.
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../http/errors.js';
 import type { ConfigData } from './store.js';
 

@@ -1,7 +1,7 @@
 // Turns a raw HTTP answer into the checked envelope or the error it stands for (CONTRACT §3–4):
 // zod against the expected envelope; error envelopes (v2 and v1) to the class of their status;
 // anything else (HTML from a proxy, truncated JSON) to a ServerError quoting the body's start.
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import {
   batchEnvelope,
   errorEnvelope,
@@ -16,7 +16,7 @@ import type { Expect } from './types.js';
 
 export const QUOTE_LENGTH = 200;
 
-const SCHEMAS: Record<Expect, z.ZodType> = {
+const SCHEMAS: Record<Expect, z.ZodMiniType> = {
   success: successEnvelope,
   list: listEnvelope,
   batch: batchEnvelope,

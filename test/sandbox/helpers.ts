@@ -5,7 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import * as sandboxModule from '../../src/sandbox/index.js';
 import { errorEnvelope, v1ErrorEnvelope, v2Envelope } from '../../src/api/envelopes.js';
 
@@ -143,7 +143,7 @@ export async function call<T = any>(
 }
 
 /** Checks a version 2 body against the zod envelopes of src/api/envelopes.ts and returns it. */
-export function expectV2Envelope<S extends z.ZodTypeAny>(
+export function expectV2Envelope<S extends z.ZodMiniType>(
   res: CallResult,
   schema: S = v2Envelope as unknown as S,
 ): z.infer<S> {
