@@ -88,7 +88,7 @@ _crm() {
     "crm keys list") words="" ;;
     "crm keys use") words="" ;;
     "crm keys remove") words="" ;;
-    "crm keys-check") words="" ;;
+    "crm keys-check") words="--v1" ;;
     "crm api") words="--data --set --paginate --v1 --idempotency-key --dry-run" ;;
     "crm completion") words="bash zsh fish" ;;
     "crm sandbox") words="--host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor" ;;

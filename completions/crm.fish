@@ -299,6 +299,7 @@ complete -c crm -n '__crm_path_is "crm keys add"' -l 'v1-base-url' -r -d 'versio
 complete -c crm -n '__crm_path_is "crm keys add"' -l 'auth-header' -r -d 'how the key is sent'
 complete -c crm -n '__crm_path_is "crm keys add"' -l 'v1' -d 'the key is a version 1 key (service_pk_…)'
 complete -c crm -n '__crm_path_is "crm keys add"' -l 'default' -d 'make this the default profile'
+complete -c crm -n '__crm_path_is "crm keys-check"' -l 'v1' -d 'check the profile\'s version 1 key against version 1'
 complete -c crm -n '__crm_path_is "crm api"' -l 'data' -r -d 'the body: JSON, @file.json or \'-\''
 complete -c crm -n '__crm_path_is "crm api"' -l 'set' -r -d 'a body field; field:=json for other types (repeatable)'
 complete -c crm -n '__crm_path_is "crm api"' -l 'paginate' -d 'GET only: follow every page and print the concatenated data'

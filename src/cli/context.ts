@@ -50,7 +50,8 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
     },
     client(opts = {}) {
       const kind = opts.v1 ? 'v1' : 'v2';
-      let client = clients.get(kind);
+      const cacheKey = opts.key === undefined ? kind : `${kind}:${opts.key}`;
+      let client = clients.get(cacheKey);
       if (!client) {
         client = (async () => {
           const [p, http, config] = await Promise.all([
@@ -58,11 +59,15 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
             import('../http/client.js'),
             import('../config/index.js'),
           ]);
-          const { baseUrl, apiKey } = config.credentialsFor(p, kind);
+          const { baseUrl, apiKey } = config.credentialsFor(
+            opts.key === undefined ? p : kind === 'v1' ? { ...p, v1ApiKey: opts.key } : { ...p, apiKey: opts.key },
+            kind,
+          );
           return http.createClient({
             baseUrl,
             apiKey,
-            authHeader: p.authHeader,
+            // spec: version 1 takes the key only as X-Service-Api-Key
+            authHeader: kind === 'v1' ? 'x-api-key' : p.authHeader,
             timeoutMs: globals.timeoutMs,
             maxRetries: globals.maxRetries,
             clock: realClock,
@@ -70,7 +75,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
             log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
           });
         })();
-        clients.set(kind, client);
+        clients.set(cacheKey, client);
       }
       return client;
     },

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Ctx, GlobalOptions, IO, OutputFormat } from '../commands/context.js';
 import { OUTPUT_FORMATS } from '../commands/context.js';
 import { VERSION } from '../version.js';
+import { PAGE_SIZE_MAX } from '../api/resources.js';
 import { createContext } from './context.js';
 import { registerResources } from './register-resources.js';
 import { registerLinks } from './register-links.js';
@@ -37,7 +38,7 @@ export function buildProgram(state: RunState): Command {
         OUTPUT_FORMATS as string[],
       ),
     )
-    .addOption(new Option('--fields <list>', 'comma-separated fields to print, e.g. id,email,owner_id'))
+    .addOption(new Option('--fields <list>', 'comma-separated fields to print, e.g. id,email,owner_id').argParser(fieldList))
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR)'))
     .addOption(new Option('-q, --quiet', 'no progress, notices or warnings'))
     .addOption(new Option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)'))
@@ -81,6 +82,8 @@ Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rat
   // Every command inherits the root's error handling and output routing.
   for (const cmd of allCommands(program)) {
     cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+    // a verb takes exactly its arguments: `crm contacts get a b` is a usage error, not a silent drop
+    if (cmd.commands.length === 0) cmd.allowExcessArguments(false);
   }
   return program;
 }
@@ -116,7 +119,7 @@ export function allCommands(cmd: Command): Command[] {
 
 function globalOptions(cmd: Command, env: Record<string, string | undefined>, tty: boolean): GlobalOptions {
   const o = cmd.optsWithGlobals();
-  const fields = typeof o.fields === 'string' ? o.fields.split(',').map((f: string) => f.trim()).filter(Boolean) : undefined;
+  const fields = o.fields as string[] | undefined;
   return {
     profile: o.profile,
     baseUrl: o.baseUrl,
@@ -137,6 +140,20 @@ export function positiveInt(value: string): number {
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
     throw new InvalidArgumentError(`expected a whole number of at least 1, got '${value}'`);
   }
+  return n;
+}
+
+/** `--fields a,b.c`: at least one field name. */
+export function fieldList(value: string): string[] {
+  const fields = value.split(',').map((f) => f.trim()).filter(Boolean);
+  if (fields.length === 0) throw new InvalidArgumentError('expected one or more field names separated by commas, e.g. id,email');
+  return fields;
+}
+
+/** `--limit`: a page size the API accepts (1–100), refused before anything is sent. */
+export function pageLimit(value: string): number {
+  const n = positiveInt(value);
+  if (n > PAGE_SIZE_MAX) throw new InvalidArgumentError(`a page holds at most ${PAGE_SIZE_MAX} records, got ${n} (use --all to get every page)`);
   return n;
 }
 

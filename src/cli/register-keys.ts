@@ -5,6 +5,7 @@ import { action, examples, type Registry } from './program.js';
 
 export function registerKeys(program: Command, reg: Registry): void {
   const keys = program.command('keys').description('manage saved profiles and their API keys');
+  examples(keys, ['crm keys add work --base-url https://crm.example.com/api/v2', 'crm keys list', 'crm keys use work']);
 
   const add = keys
     .command('add')
@@ -43,7 +44,10 @@ export function registerKeys(program: Command, reg: Registry): void {
 
   const check = program
     .command('keys-check')
-    .description('check that the active key authenticates and which read scopes it has (sends only reads)');
-  examples(check, ['crm keys-check', 'crm keys-check --profile work -o json']);
-  check.action(action(reg, async () => (await import('../commands/keys/check.js')).runKeysCheck, () => ({})));
+    .description('check that the active key authenticates and which read scopes it has (sends only reads)')
+    .option('--v1', "check the profile's version 1 key against version 1");
+  examples(check, ['crm keys-check', 'crm keys-check --profile work -o json', 'crm keys-check --v1']);
+  check.action(
+    action(reg, async () => (await import('../commands/keys/check.js')).runKeysCheck, (_a, o) => ({ v1: Boolean(o.v1) })),
+  );
 }

@@ -2,12 +2,17 @@
 import { Option, type Command } from 'commander';
 import { DEAL_CONTACT_TYPES, NOTE_RECORD_TYPES } from '../api/resources.js';
 import type { LinkOptions } from '../commands/links/types.js';
-import { action, examples, nonNegativeInt, positiveInt, type Registry } from './program.js';
+import { action, examples, nonNegativeInt, pageLimit, type Registry } from './program.js';
 
 export function registerLinks(program: Command, reg: Registry): void {
   const links = program
     .command('links')
     .description('link records: deals→contacts|companies, notes→records, segments→members; meetings→deal|company');
+  examples(links, [
+    'crm links add deals deal_123 contacts con_456 --type CHAMPION',
+    'crm links list deals deal_123 contacts',
+    'crm links set meetings mtg_1 deal deal_123',
+  ]);
   const load = async () => (await import('../commands/links/run.js')).runLinks;
   const opts = (verb: LinkOptions['verb']) => (args: string[], o: Record<string, unknown>): LinkOptions => ({
     verb,
@@ -47,7 +52,7 @@ export function registerLinks(program: Command, reg: Registry): void {
   const dryRun = (cmd: Command) => cmd.option('--dry-run', 'print the request instead of sending it');
 
   const list = verb('list', 'list the records linked to a parent', linkArgs)
-    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(positiveInt))
+    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(pageLimit))
     .option('--cursor <cursor>', 'start from this page cursor')
     .option('--all', 'follow every page')
     .addOption(new Option('--max <n>', 'stop after this many records').argParser(nonNegativeInt));

@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { RESOURCES, type ResourceDef, type Verb } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import type { ListOptions, GetOptions, WriteOptions, DeleteOptions } from '../commands/resources/types.js';
-import { action, collect, examples, nonNegativeInt, positiveInt, type Registry } from './program.js';
+import { action, collect, examples, nonNegativeInt, pageLimit, type Registry } from './program.js';
 
 export function registerResources(program: Command, reg: Registry): void {
   for (const res of RESOURCES) {
@@ -22,6 +22,7 @@ export function registerResources(program: Command, reg: Registry): void {
           hint: `Run 'crm ${res.name} --help' for details.`,
         });
       });
+    examples(group, [`crm ${res.name} list`, `crm ${res.name} get ${res.idPrefix}123 -o json`]);
     for (const verb of res.verbs) addVerb(group, res, verb, reg);
   }
 }
@@ -38,7 +39,7 @@ function addVerb(group: Command, res: ResourceDef, verb: Verb, reg: Registry): C
       const cmd = group
         .command('list')
         .description(`list ${name} (one page, or every page with --all)`)
-        .addOption(new Option('--limit <n>', 'page size, 1-100 (server default 25)').argParser(positiveInt))
+        .addOption(new Option('--limit <n>', 'page size, 1-100 (server default 25)').argParser(pageLimit))
         .option('--cursor <cursor>', 'start from this page cursor')
         .option('--all', 'follow every page')
         .addOption(new Option('--max <n>', 'stop after this many records').argParser(nonNegativeInt))

@@ -1,10 +1,11 @@
 // `crm v1 …`: the three deprecated version 1 operations (CONTRACT §9).
 import { Option, type Command } from 'commander';
 import type { V1CompanyUpdateOptions, V1QueryOptions } from '../commands/v1/types.js';
-import { action, collect, examples, positiveInt, type Registry } from './program.js';
+import { action, collect, examples, pageLimit, type Registry } from './program.js';
 
 export function registerV1(program: Command, reg: Registry): void {
   const v1 = program.command('v1').description('the deprecated version 1 API (people, interactions, company updates)');
+  examples(v1, ['crm v1 people query --email ada@example.com', 'crm v1 companies update cmp_1 --set city=Paris']);
   const query = async () => (await import('../commands/v1/query.js')).runV1Query;
 
   // The two queries differ only in their filters: one table, one loop.
@@ -39,14 +40,14 @@ export function registerV1(program: Command, reg: Registry): void {
     },
   ];
   for (const q of queries) {
-    const cmd = v1
-      .command(q.kind)
-      .description(q.description)
+    const group = v1.command(q.kind).description(q.description);
+    examples(group, q.examples.slice(0, 1));
+    const cmd = group
       .command('query')
       .description(`find ${q.kind} (POST /${q.kind}/query)`);
     for (const [flag, , help] of q.filters) cmd.option(flag, help);
     cmd
-      .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(positiveInt))
+      .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(pageLimit))
       .option('--cursor <cursor>', 'start from this cursor')
       .option('--all', q.all);
     examples(cmd, q.examples);
@@ -62,6 +63,7 @@ export function registerV1(program: Command, reg: Registry): void {
   }
 
   const companies = v1.command('companies').description('version 1 companies');
+  examples(companies, ['crm v1 companies update cmp_1 --set foundedYear:=1998']);
   const cu = companies
     .command('update')
     .description('update a company (PATCH /companies/{companyId}); fields in camelCase')

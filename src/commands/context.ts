@@ -38,8 +38,11 @@ export interface Ctx {
   configDir(): string;
   /** the active profile after precedence; loads conf only when flags and environment do not suffice */
   profile(): Promise<ResolvedProfile>;
-  /** an HTTP client for the active profile; `v1` uses the v1 key and base URL. Throws AuthError when no key. */
-  client(opts?: { v1?: boolean }): Promise<HttpClient>;
+  /**
+   * An HTTP client for the active profile; `v1` uses the v1 key and base URL. Throws AuthError when
+   * no key. `key` sends another key to that base URL (keys-check of a v1 key found in the v2 slot).
+   */
+  client(opts?: { v1?: boolean; key?: string }): Promise<HttpClient>;
   /** -o, else table when stdout is a TTY, json otherwise */
   format(): OutputFormat;
   /** true when both stdin and stdout are TTYs: prompts are allowed */

@@ -10,8 +10,21 @@ export interface Credentials {
   apiKey: string;
 }
 
+/** A key is one token of visible ASCII: a space, line break or other control character means a bad paste. */
+const KEY_SHAPE = /^[\x21-\x7e]+$/;
+
+function checkShape(key: string, what: string, where: string): void {
+  if (!KEY_SHAPE.test(key)) {
+    throw new AuthError(`The ${what} key${where} contains a space, line break or other character a key cannot have.`, {
+      hint: 'Check CRM_API_KEY / CRM_V1_API_KEY or the saved profile (a key pasted with a line break or from a Windows file?).',
+    });
+  }
+}
+
 export function credentialsFor(profile: ResolvedProfile, kind: 'v1' | 'v2' = 'v2'): Credentials {
   const where = profile.name === undefined ? '' : ` (profile "${profile.name}")`;
+  const key = kind === 'v2' ? profile.apiKey : profile.v1ApiKey;
+  if (key !== undefined) checkShape(key, kind === 'v2' ? 'version 2' : 'version 1', where);
   if (kind === 'v2') {
     if (profile.apiKey === undefined) {
       throw new AuthError(`No version 2 API key configured${where}.`, {

@@ -92,6 +92,12 @@ export function createClient(config: ClientConfig): CrmHttpClient {
           return { status: raw.status, headers: raw.headers, body: judged.body as T, requestId: judged.requestId, retries: attempt };
         }
         const status = outcome.kind === 'response' ? outcome.raw.status : undefined;
+        if (opts.method === 'DELETE' && attempt > 0 && status === 404) {
+          // the attempt whose answer was lost (500, dropped connection) did the deletion
+          const raw = (outcome as { raw: RawResponse }).raw;
+          const meta = (judged.error as { requestId?: string }).requestId;
+          return { status: 404, headers: raw.headers, body: { object: 'success', data: null } as T, requestId: meta, retries: attempt, goneOnRetry: true };
+        }
         const errorCode = outcome.kind === 'network' ? outcome.code : judged.truncated ? 'TRUNCATED_BODY' : undefined;
         const retry = shouldRetry({
           method: opts.method,

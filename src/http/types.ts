@@ -55,6 +55,11 @@ export interface ApiResponse<T = unknown> {
   requestId?: string;
   /** how many times it was retried */
   retries: number;
+  /**
+   * A DELETE answered 404 on a retry: an earlier attempt, whose answer was lost, deleted it.
+   * The request succeeded; `body.data` is null.
+   */
+  goneOnRetry?: boolean;
 }
 
 export interface PaginateOptions {

@@ -34,7 +34,8 @@ export type Query = Record<string, string | number | boolean | undefined>;
  */
 export function resolveUrl(base: URL, path: string, query?: Query): URL {
   let url: URL;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
+  const absolute = /^[a-z][a-z0-9+.-]*:/i.test(path);
+  if (absolute) {
     try {
       url = new URL(path);
     } catch {
@@ -48,6 +49,10 @@ export function resolveUrl(base: URL, path: string, query?: Query): URL {
   }
   if (url.origin !== base.origin) {
     throw new UsageError(`refusing to send the API key to ${url.origin}: only ${base.origin} (the base URL's origin) gets it`);
+  }
+  // `..` segments (also as %2e%2e) are folded by the URL parser: a relative path must stay under the root
+  if (!absolute && url.pathname !== base.pathname && !url.pathname.startsWith(`${base.pathname}/`)) {
+    throw new UsageError(`refusing ${path}: it leaves the API root ${base.pathname || '/'}`);
   }
   url.hash = '';
   for (const [name, value] of Object.entries(query ?? {})) {

@@ -71,5 +71,13 @@ describe('keys', () => {
     const v1 = await runCrm(['-o', 'json', 'keys-check'], { env: { ...t.env('admin', { CRM_API_KEY: undefined }) } });
     expect(v1.code, v1.stderr).toBe(0);
     expect(JSON.parse(v1.stdout).key_kind).toBe('v1');
+    // a version 1 key given as CRM_API_KEY is told by its form and checked on version 1
+    const byForm = await runCrm(['-o', 'json', 'keys-check'], { env: t.env('admin', { CRM_API_KEY: t.sb.keys.v1, CRM_V1_API_KEY: undefined }) });
+    expect(byForm.code, byForm.stderr).toBe(0);
+    expect(JSON.parse(byForm.stdout)).toMatchObject({ key_kind: 'v1', authenticated: true });
+    // --v1 checks the profile's version 1 key even when a version 2 key is there too
+    const flag = await runCrm(['-o', 'json', 'keys-check', '--v1'], { env: t.env('admin') });
+    expect(flag.code, flag.stderr).toBe(0);
+    expect(JSON.parse(flag.stdout)).toMatchObject({ key_kind: 'v1', base_url: t.sb.v1BaseUrl });
   });
 });

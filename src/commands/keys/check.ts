@@ -37,10 +37,13 @@ export const runKeysCheck = (opts: KeysCheckOptions, ctx: Ctx): Promise<void> =>
 
 export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void> {
   const profile = await ctx.profile();
-  const useV1 = opts.v1 === true || (profile.apiKey === undefined && profile.v1ApiKey !== undefined);
+  // The kind comes from the key's form (CONTRACT §2): a version 1 key given as CRM_API_KEY (or
+  // saved as the v2 key) is checked against version 1 rather than refused.
+  const v1InV2Slot = !opts.v1 && profile.apiKey !== undefined && keyKind(profile.apiKey) === 'v1';
+  const useV1 = opts.v1 === true || v1InV2Slot || (profile.apiKey === undefined && profile.v1ApiKey !== undefined);
   // Throws AuthError (exit 3) when no key is configured, or the key is of the other version.
-  const client = await ctx.client({ v1: useV1 });
-  const key = (useV1 ? profile.v1ApiKey : profile.apiKey) ?? '';
+  const client = await ctx.client({ v1: useV1, key: v1InV2Slot ? profile.apiKey : undefined });
+  const key = (v1InV2Slot ? profile.apiKey : useV1 ? profile.v1ApiKey : profile.apiKey) ?? '';
   const report: KeysCheckReport = {
     profile: profile.name ?? null,
     base_url: client.baseUrl,

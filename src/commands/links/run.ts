@@ -42,7 +42,8 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
       const req: PlannedRequest = { method: 'DELETE', path: `${base}/${o.relation}/${segment(o.childId ?? '')}` };
       if (o.dryRun) return printDryRun(ctx, req);
       const client = await ctx.client();
-      await client.request({ ...req, expect: 'success' });
+      const res = await client.request({ ...req, expect: 'success' });
+      if (res.goneOnRetry) ctx.warn("The first attempt's answer was lost; its retry found the link already removed.");
       const what = `${o.parent} ${o.id} → ${o.relation} ${o.childId}`;
       if (ctx.format() === 'table') ctx.io.stdout.write(`Unlinked ${sanitizeForTerminal(what)}.\n`);
       else ctx.io.stdout.write(`${JSON.stringify({ unlinked: true, parent: o.parent, id: o.id, relation: o.relation, child_id: o.childId })}\n`);

@@ -23,6 +23,7 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
   }
   const client = await ctx.client();
   const res = await client.request<{ data: Record<string, unknown> | null }>({ ...req, expect: 'success' });
+  if (res.goneOnRetry) ctx.warn(`The first attempt's answer was lost; its retry found the ${singular} already deleted.`);
   const format = ctx.format();
   if (format === 'table') {
     ctx.io.stdout.write(`Deleted ${singular} ${sanitizeForTerminal(o.id)}.\n`);

@@ -24,7 +24,7 @@ export async function printDryRun(ctx: Ctx, req: PlannedRequest): Promise<void> 
   for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) qs.set(k, String(v));
   const url = `${base.replace(/\/+$/, '')}${req.path}${qs.size ? `?${qs}` : ''}`;
   const headers: Record<string, string> = {};
-  if (profile.authHeader === 'bearer') headers.Authorization = `Bearer ${shown}`;
+  if (profile.authHeader === 'bearer' && !req.v1) headers.Authorization = `Bearer ${shown}`;
   else headers['X-Service-Api-Key'] = shown;
   headers.Accept = 'application/json';
   headers['User-Agent'] = USER_AGENT;

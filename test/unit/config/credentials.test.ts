@@ -40,3 +40,9 @@ describe('credentialsFor', () => {
     expect(err?.hint).toMatch(/--v1-base-url/);
   });
 });
+
+describe('credentialsFor refuses keys that cannot be keys', () => {
+  it.each(['service_live_ab\ncd', 'service_live_abcd\r', 'service_live_ab cd', 'service_live_\u0000x'])('%j → AuthError before anything is sent', (apiKey) => {
+    expect(() => credentialsFor({ apiKey, baseUrl: 'https://x.example.com/api/v2', authHeader: 'x-api-key' })).toThrow(/space, line break/);
+  });
+});

@@ -369,6 +369,22 @@ describe('--verbose lines', () => {
   });
 });
 
+describe('a DELETE whose lost answer had deleted the record', () => {
+  it('a 404 on the retry is success (goneOnRetry)', async () => {
+    const s = await serve(scripted(fail(500), fail(404, 'NOT_FOUND')));
+    const { c } = client(s);
+    const res = await c.request({ method: 'DELETE', path: '/contacts/con_1' });
+    expect(res.goneOnRetry).toBe(true);
+    expect(res.retries).toBe(1);
+  });
+
+  it('a 404 on the first attempt is still not found', async () => {
+    const s = await serve(scripted(fail(404, 'NOT_FOUND')));
+    const { c } = client(s);
+    await expect(c.request({ method: 'DELETE', path: '/contacts/con_1' })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
 describe('abort', () => {
   it('stops waiting for a retry when the signal aborts', async () => {
     const s = await serve(scripted(fail(503)));

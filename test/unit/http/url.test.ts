@@ -36,6 +36,12 @@ describe('resolveUrl', () => {
   it('keeps a protocol-relative path on the base origin', () => {
     expect(resolveUrl(base, '//evil.com/x').origin).toBe('https://crm.example.com');
   });
+  it.each(['/../../x', '/contacts/../../v1/people', '/%2e%2e/%2e%2e/admin', '../secret'])('a relative path may not leave the API root: %s', (p) => {
+    expect(() => resolveUrl(base, p)).toThrow(/leaves the API root/);
+  });
+  it('a relative path with .. that stays under the root is fine', () => {
+    expect(resolveUrl(base, '/contacts/../deals').pathname).toBe('/api/v2/deals');
+  });
   it('accepts an absolute URL on the same origin', () => {
     expect(resolveUrl(base, 'https://crm.example.com/api/v1/people/query').pathname).toBe('/api/v1/people/query');
   });
