@@ -35,6 +35,16 @@ describe('faults', () => {
     expect(keys[0]).toBe(keys[1]);
   });
 
+  it('a delete whose answer was lost (500 after the write) is retried and reported as done, not as not found', async () => {
+    const created = await crm(['-o', 'json', 'contacts', 'create', '--set', 'email=gone@example.com']);
+    const id = JSON.parse(created.stdout).id;
+    await t.control('/faults', { next: [{ kind: '500-after-write', method: 'DELETE' }] });
+    const r = await crm(['contacts', 'delete', id, '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/already deleted/);
+    expect(await countContacts('gone@example.com')).toBe(0);
+  });
+
   it('a dropped connection on a read is retried', async () => {
     await t.control('/faults', { next: [{ kind: 'drop', method: 'GET' }] });
     const r = await crm(['-o', 'json', 'contacts', 'list', '--limit', '1']);

@@ -31,10 +31,11 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
       const req: PlannedRequest = { method: 'POST', path: `${base}/${o.relation}`, body, idempotencyKey: true };
       if (o.dryRun) return printDryRun(ctx, req);
       const client = await ctx.client();
+      const started = ctx.clock.now();
       const res = await client.request<{ data: Record<string, unknown> }>({ ...req, expect: 'success' });
-      // The sandbox answers 200 (not 201) when the record was already linked: a no-op.
+      const elapsed = ctx.clock.now() - started;
       const what = `${o.parent} ${o.id} → ${o.relation} ${o.childId}`;
-      ctx.warn(res.status === 201 ? `Linked ${sanitizeForTerminal(what)}.` : `Already linked: ${sanitizeForTerminal(what)} (no change).`);
+      ctx.warn(alreadyLinked(res.status, res.body, elapsed) ? `Already linked: ${sanitizeForTerminal(what)} (no change).` : `Linked ${sanitizeForTerminal(what)}.`);
       return writeRecord(ctx.format(), ctx.io.stdout, res.body.data, { fields: ctx.globals.fields, color: ctx.globals.color });
     }
     case 'remove': {
@@ -82,4 +83,17 @@ async function association(o: LinkOptions, ctx: Ctx, base: string): Promise<void
     return;
   }
   return writeRecord(format, ctx.io.stdout, data, { fields: ctx.globals.fields, color: ctx.globals.color });
+}
+
+/**
+ * Relinking is a no-op that answers like a new link (spec: 201). It shows in the link itself: a
+ * link made by this request was created after the server received it, i.e. no earlier than the
+ * response's `meta.timestamp` minus the time the request took (both on the server's clock, so
+ * clock skew does not matter); one created before that already existed.
+ */
+export function alreadyLinked(status: number, body: { data?: unknown; meta?: { timestamp?: unknown } }, elapsedMs: number): boolean {
+  if (status === 200) return true;
+  const created = Date.parse(String((body.data as { created_at?: unknown } | null)?.created_at ?? ''));
+  const answered = Date.parse(String(body.meta?.timestamp ?? ''));
+  return Number.isFinite(created) && Number.isFinite(answered) && created < answered - elapsedMs - 50;
 }

@@ -7,6 +7,7 @@ import {
   resolveAssociation,
   resolveLink,
 } from '../../../src/commands/links/plan.js';
+import { alreadyLinked } from '../../../src/commands/links/run.js';
 
 describe('link pairs', () => {
   it('are generated from the resource table', () => {
@@ -62,5 +63,21 @@ describe('linkBody', () => {
   it('refuses flags that do not belong to the pair', () => {
     expect(() => linkBody({ parent: 'deals', relation: 'companies', childId: 'x', type: 'COACH' }, rel('deals', 'companies'))).toThrow(/only to deals contacts/);
     expect(() => linkBody({ parent: 'deals', relation: 'contacts', childId: 'x', recordType: 'deal' }, rel('deals', 'contacts'))).toThrow(/only to notes records/);
+  });
+});
+
+describe('alreadyLinked', () => {
+  const body = (created: string, now: string) => ({ data: { created_at: created }, meta: { timestamp: now } });
+  it('a link created during the request is new', () => {
+    expect(alreadyLinked(201, body('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.004Z'), 30)).toBe(false);
+    expect(alreadyLinked(201, body('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.060Z'), 30)).toBe(false);
+  });
+  it('a link created before the request already existed', () => {
+    expect(alreadyLinked(201, body('2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.400Z'), 30)).toBe(true);
+    expect(alreadyLinked(201, body('2025-12-31T10:00:00.000Z', '2026-01-01T00:00:00.000Z'), 30)).toBe(true);
+  });
+  it('without times it says nothing; a 200 answer is a no-op', () => {
+    expect(alreadyLinked(201, { data: {} }, 30)).toBe(false);
+    expect(alreadyLinked(200, { data: {} }, 30)).toBe(true);
   });
 });
