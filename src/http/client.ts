@@ -228,7 +228,8 @@ function describeNetwork(code: string | undefined, err: unknown, timeoutMs: numb
   if (code === 'ECONNREFUSED') return 'connection refused (is the server running?)';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
   const message = err instanceof Error ? err.message : String(err);
-  return code ? `${message} (${code})` : message;
+  if (code && /CERT|SSL|TLS/.test(code)) return `TLS: ${message} (check the server's certificate, or NODE_EXTRA_CA_CERTS for a private CA)`;
+  return message;
 }
 
 function networkError(outcome: { error: unknown; code?: string }, url: URL, method: string, timeoutMs: number): CrmError {
