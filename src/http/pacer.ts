@@ -53,13 +53,31 @@ export interface PaceState {
   /** requests sent that the last `remaining` does not count yet */
   pending: number;
   lastSendAt?: number;
+  /** how the budget below the reserve is spread; see PacerOptions */
+  spread?: SpreadMode;
+}
+
+/**
+ * `to-reset` (the API client's): once half the window's budget is used, the rest is spread over
+ * the time left, the last request just before the reset. `none`: every unit goes as soon as it is
+ * there. For bulk work under a fixed window (transcript downloads) holding units back gains
+ * nothing, and a unit held back to the window's edge is lost when a little latency (for a
+ * transcript, the `GET /recordings/{id}` between the slot and the download) carries its request
+ * into the next window, which then starts a unit short: with a limit of 2 per second that made
+ * 1 per second.
+ */
+export type SpreadMode = 'to-reset' | 'none';
+
+export interface PacerOptions {
+  spread?: SpreadMode;
 }
 
 /**
  * How long the next request should wait: 0 to go now, Infinity to wait for a response to arrive.
  * While more than half the window's budget is left, requests go at once (a short burst costs
  * nothing in a fixed window and keeps interactive use fast); below that, the rest is spread
- * evenly over the time left; with nothing left, wait for the reset.
+ * evenly over the time left (with `spread: 'none'`, they go at once too); with nothing left, wait
+ * for the reset.
  */
 export function paceDelay(s: PaceState): number {
   if (s.now < s.blockedUntil) return s.blockedUntil - s.now;
@@ -68,10 +86,11 @@ export function paceDelay(s: PaceState): number {
   if (s.resetAt === undefined) return available > 0 ? 0 : Infinity;
   if (s.now >= s.resetAt) return 0; // the window is over: the caller rolls the state over
   if (available <= 0) return s.resetAt - s.now + RESET_MARGIN_MS;
+  if (s.spread === 'none') return 0;
   const reserve = Math.ceil((s.limit ?? s.remaining) / 2);
   if (available > reserve) return 0;
-  const interval = (s.resetAt - s.now) / available;
   if (s.lastSendAt === undefined) return 0;
+  const interval = (s.resetAt - s.now) / available;
   return Math.max(0, Math.ceil(s.lastSendAt + interval - s.now));
 }
 
@@ -104,7 +123,14 @@ export class Pacer {
   private wake = new AbortController();
   readonly stats: PacerStats = { admitted: 0, waited: 0, waitedMs: 0, rateLimited: 0 };
 
-  constructor(private readonly clock: Clock) {}
+  private readonly spread: SpreadMode;
+
+  constructor(
+    private readonly clock: Clock,
+    options: PacerOptions = {},
+  ) {
+    this.spread = options.spread ?? 'to-reset';
+  }
 
   /** Waits until a request may go, then admits it. Rejects when `signal` aborts. */
   async acquire(signal?: AbortSignal): Promise<PacerTicket> {
@@ -175,6 +201,7 @@ export class Pacer {
       resetAt: this.resetAt,
       pending: this.pending.size,
       lastSendAt: this.lastSendAt,
+      spread: this.spread,
     };
   }
 

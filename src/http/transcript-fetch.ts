@@ -32,6 +32,11 @@ export interface FetchTranscriptOptions {
    * client's, shared by every concurrent download of the process.
    */
   pacer?: Pacer;
+  /**
+   * A slot the caller already took from `pacer` (it acquires before it gets the recording, so that
+   * the link is fresh when sent): the request goes at once, and the ticket is handed back here.
+   */
+  ticket?: PacerTicket;
   /** refuse bodies larger than this; default 256 MiB */
   maxBytes?: number;
 }
@@ -42,16 +47,21 @@ const DEFAULT_RETRY_AFTER_MS = 1_000;
 
 export async function fetchTranscript(url: string, opts: FetchTranscriptOptions): Promise<TranscriptOutcome> {
   const refusal = checkTranscriptUrl(url);
-  if (refusal) return { kind: 'failed', error: new ServerError(refusal), retryable: false };
+  if (refusal) {
+    if (opts.ticket) opts.pacer?.done(opts.ticket); // nothing was sent
+    return { kind: 'failed', error: new ServerError(refusal), retryable: false };
+  }
 
-  let ticket: PacerTicket | undefined;
-  const waits = linkSignals(opts.signal, opts.waitSignal);
-  try {
-    ticket = await opts.pacer?.acquire(waits.signal);
-  } catch (err) {
-    return { kind: 'failed', error: interrupted(err), retryable: false };
-  } finally {
-    waits.dispose();
+  let ticket = opts.ticket;
+  if (!ticket) {
+    const waits = linkSignals(opts.signal, opts.waitSignal);
+    try {
+      ticket = await opts.pacer?.acquire(waits.signal);
+    } catch (err) {
+      return { kind: 'failed', error: interrupted(err), retryable: false };
+    } finally {
+      waits.dispose();
+    }
   }
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const linked = linkSignals(opts.signal, timeout);

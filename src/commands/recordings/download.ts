@@ -2,12 +2,12 @@
 // (CONTRACT §8): every transcript into DIR, resumable. The engine does the work; this file reads
 // the options, shows progress and prints the summary.
 import { InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
-import { Pacer } from '../../http/pacer.js';
 import { createProgress } from '../../output/progress.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { loadTableRenderer } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { downloadAll, type DownloadProgress, type DownloadReport } from './download-engine.js';
+import { downloadPacer } from './transcript-source.js';
 
 export interface DownloadOptions {
   /** default `transcripts` */
@@ -49,7 +49,7 @@ export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void
         timeoutMs: ctx.globals.timeoutMs,
         maxRetries: ctx.globals.maxRetries,
         // Its own instance: the download endpoint's limit is not the API's (spec: Limits rule 5).
-        pacer: new Pacer(ctx.clock),
+        pacer: downloadPacer(ctx.clock),
         onProgress: (p) => progress.update(progressText(p)),
       },
     );

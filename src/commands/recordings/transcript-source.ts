@@ -1,10 +1,12 @@
-// One recording's transcript, the discovery way (spec: Endpoints rule 6): get the recording for a
-// fresh link, fetch it, and recover on the way: an expired link (404) gets a fresh one (up to 3
-// times), a 429 waits Retry-After, a network failure or 5xx backs off. Shared by `transcript`
-// and `download`.
+// One recording's transcript, the discovery way (spec: Endpoints rule 6): take a download slot,
+// get the recording for a fresh link, fetch it at once, and recover on the way: an expired link
+// (404) gets a fresh one (up to 3 times), a 429 waits Retry-After, a network failure or 5xx backs
+// off, and every try after a wait starts again with a fresh link. Shared by `transcript` and
+// `download`.
 import type { ApiRecord } from '../../api/envelopes.js';
 import { CrmError, InterruptedError, NotFoundError, RateLimitError, UsageError } from '../../http/errors.js';
-import type { Pacer } from '../../http/pacer.js';
+import { Pacer, type PacerTicket } from '../../http/pacer.js';
+import { linkSignals } from '../../http/signals.js';
 import { fetchTranscript } from '../../http/transcript-fetch.js';
 import type { Clock, HttpClient } from '../../http/types.js';
 import { MAX_RETRY_AFTER_MS } from '../../http/client.js';
@@ -30,6 +32,17 @@ export interface TranscriptSourceDeps {
 export type TranscriptResult =
   | { kind: 'ok'; body: object; recording: ApiRecord; linkRefreshes: number; retries: number }
   | { kind: 'none'; recording: ApiRecord; reason: string };
+
+/**
+ * The download endpoint's pacer: an instance apart from the API client's (its limit is its own,
+ * spec: Endpoints rule 5), shared by every download of the command. It spends each window's units
+ * as soon as they are there (`spread: 'none'`) rather than spreading the last ones to the reset:
+ * a slot is taken before the recording is got, so the download goes out a request after its slot,
+ * and one sent at the window's edge would land in the next window (half the rate at 2/s).
+ */
+export function downloadPacer(clock: Clock): Pacer {
+  return new Pacer(clock, { spread: 'none' });
+}
 
 /** `GET /recordings/{id}`: the id is encoded, whatever the server put in it. */
 export async function getRecording(client: HttpClient, id: string, signal?: AbortSignal): Promise<ApiRecord> {
@@ -65,26 +78,55 @@ export function hasTranscript(recording: ApiRecord): boolean {
 }
 
 /**
+ * A recording given by the caller is used for the first try only when the download slot came at
+ * once (within this): its link was fetched just before. After any wait, a fresh one is got.
+ */
+export const GIVEN_LINK_MAX_WAIT_MS = 50;
+
+/**
  * The transcript of recording `id`. `recording`, when given, is a copy just fetched by the caller
- * (its link is used first). Throws a CrmError when the retries run out.
+ * (its link is used first, if the download slot comes at once). Throws a CrmError when the retries
+ * run out.
+ *
+ * Every try takes its download slot from the pacer first, then gets the recording (a fresh link),
+ * then fetches it at once: a link is never left to age in the pacer's queue or behind a
+ * Retry-After or a back-off, so a short TTL and a tight download limit do not make links expire.
+ * That costs one `GET /recordings/{id}` per try, paced by the API client under the API's limit.
  */
 export async function getTranscript(
   id: string,
   deps: TranscriptSourceDeps,
   recording?: ApiRecord,
 ): Promise<TranscriptResult> {
-  let rec = recording ?? (await getRecording(deps.client, id, deps.requestSignal));
+  let given = recording;
   let linkRefreshes = 0;
   let rateLimited = 0;
   let failures = 0;
   for (;;) {
-    if (!hasTranscript(rec)) return { kind: 'none', recording: rec, reason: noTranscriptReason(rec) };
+    // 1. The download slot.
+    const before = deps.clock.now();
+    const ticket = await acquireSlot(deps);
+    const waited = deps.clock.now() - before;
+    // 2. The recording, for a link that is fresh when it is sent.
+    let rec: ApiRecord;
+    try {
+      rec = given && waited <= GIVEN_LINK_MAX_WAIT_MS ? given : await getRecording(deps.client, id, deps.requestSignal);
+    } catch (err) {
+      if (ticket) deps.pacer?.done(ticket); // nothing was sent to the download endpoint
+      throw err;
+    }
+    given = undefined;
+    if (!hasTranscript(rec)) {
+      if (ticket) deps.pacer?.done(ticket);
+      return { kind: 'none', recording: rec, reason: noTranscriptReason(rec) };
+    }
+    // 3. The download, at once.
     const outcome = await fetchTranscript(rec.transcript_url as string, {
       timeoutMs: deps.timeoutMs,
       clock: deps.clock,
       ...(deps.pacer ? { pacer: deps.pacer } : {}),
+      ...(ticket ? { ticket } : {}),
       ...(deps.requestSignal ? { signal: deps.requestSignal } : {}),
-      ...(deps.signal ? { waitSignal: deps.signal } : {}),
     });
     switch (outcome.kind) {
       case 'ok':
@@ -103,7 +145,6 @@ export async function getTranscript(
           );
         }
         linkRefreshes += 1;
-        rec = await getRecording(deps.client, id, deps.requestSignal);
         break;
       case 'rateLimited':
         if (rateLimited >= deps.maxRetries) {
@@ -126,6 +167,19 @@ export async function getTranscript(
         await wait(deps, backoffMs(failures - 1, deps.clock.random));
         break;
     }
+  }
+}
+
+/** A slot of the download pacer (none without one); Ctrl-C (`signal`) stops the wait. */
+async function acquireSlot(deps: TranscriptSourceDeps): Promise<PacerTicket | undefined> {
+  if (!deps.pacer) return undefined;
+  const waits = linkSignals(deps.requestSignal, deps.signal);
+  try {
+    return await deps.pacer.acquire(waits.signal);
+  } catch (err) {
+    throw err instanceof CrmError ? err : new InterruptedError('interrupted', { cause: err });
+  } finally {
+    waits.dispose();
   }
 }
 

@@ -2,12 +2,18 @@
 // written to FILE atomically. A recording without one is exit 5 with the reason.
 import path from 'node:path';
 import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
-import { Pacer } from '../../http/pacer.js';
 import { waitForDrain } from '../../output/backpressure.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../import/atomic-file.js';
 import type { Ctx } from '../context.js';
-import { getRecording, getTranscript, hasTranscript, noTranscriptReason, recordingPath } from './transcript-source.js';
+import {
+  downloadPacer,
+  getRecording,
+  getTranscript,
+  hasTranscript,
+  noTranscriptReason,
+  recordingPath,
+} from './transcript-source.js';
 
 export interface TranscriptOptions {
   id: string;
@@ -30,7 +36,7 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
         clock: ctx.clock,
         timeoutMs: ctx.globals.timeoutMs,
         maxRetries: ctx.globals.maxRetries,
-        pacer: new Pacer(ctx.clock),
+        pacer: downloadPacer(ctx.clock),
         signal: ctx.signal,
         requestSignal: ctx.signal,
       },

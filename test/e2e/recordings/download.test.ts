@@ -136,6 +136,51 @@ describe('crm recordings download', () => {
     }
   });
 
+  it('with a short TTL and a tight download limit: every transcript downloaded with the right content', async () => {
+    // The run takes about 3 s (14+ downloads at 4 per second), ten times the links' life: a link
+    // got before the wait for a download slot would be dead when used.
+    const dir = env.tmpDir();
+    const ready = await withTranscripts();
+    expect(ready.length).toBeGreaterThanOrEqual(14);
+    const [ttl, limit, windowMs] = [300, 4, 1000];
+    await env.control('/limits', { transcript_ttl_ms: ttl, download_rate_limit: limit, download_window_ms: windowMs });
+    const from = await env.mark();
+    const ctx = env.ctx();
+    const started = Date.now();
+    await runDownload({ dir, concurrency: 4 }, ctx);
+    const elapsed = Date.now() - started;
+
+    expect(summaryOf(ctx.stdoutText())).toMatchObject({ downloaded: ready.length, failed: 0, failures: [] });
+    expect(elapsed).toBeGreaterThan(3 * ttl);
+    expect(elapsed).toBeGreaterThanOrEqual((Math.ceil(ready.length / limit) - 1) * windowMs);
+    for (const r of ready) {
+      expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(transcriptFor(r.id, r.duration_seconds));
+    }
+    expect(leftovers(dir)).toEqual([]);
+    const downloads = (await env.requests(from)).filter(isDownload);
+    expect(downloads.filter((e) => e.status === 200)).toHaveLength(ready.length);
+    // each link is got right before its download: expiries are rare accidents, not the rule
+    expect(downloads.filter((e) => e.status === 404).length).toBeLessThanOrEqual(2);
+  });
+
+  it('after a 429 waits, a fresh link is got before the download is tried again', async () => {
+    const dir = env.tmpDir();
+    const ready = await withTranscripts();
+    // Retry-After (up to 600 ms) longer than the links live
+    await env.control('/limits', { transcript_ttl_ms: 250, download_rate_limit: 3, download_window_ms: 600 });
+    for (let i = 0; i < 3; i++) await fetch(`${env.sb.url}/transcripts/download/not-a-token`); // the window is used up
+    const from = await env.mark();
+    const ctx = env.ctx();
+    await runDownload({ dir, concurrency: 4 }, ctx);
+    expect(summaryOf(ctx.stdoutText())).toMatchObject({ downloaded: ready.length, failed: 0 });
+    const log = await env.requests(from);
+    const downloads = log.filter(isDownload);
+    expect(downloads.filter((e) => e.status === 429).length).toBeGreaterThan(0);
+    expect(downloads.filter((e) => e.status === 404).length).toBeLessThanOrEqual(2);
+    // one GET of the recording per download tried
+    expect(log.filter(isRecordingGet)).toHaveLength(downloads.length);
+  });
+
   it('gives up on a recording after 3 fresh links, and reports it as failed (exit 9)', async () => {
     const dir = env.tmpDir();
     const ready = await withTranscripts();

@@ -191,6 +191,26 @@ describe('fetchTranscript', () => {
     expect(seen).toHaveLength(0);
   });
 
+  it('with a ticket the caller took, sends at once (no second slot) and hands the ticket back', async () => {
+    handler = json(200, TRANSCRIPT, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '0.5' });
+    const pacer = new Pacer(systemClock);
+    const ticket = await pacer.acquire();
+    pacer.block(60_000); // a wait here would hang the test
+    const out = await fetchTranscript(`${origin}/t`, opts({ pacer, ticket }));
+    expect(out.kind).toBe('ok');
+    expect(pacer.stats.admitted).toBe(1);
+    expect(pacer.snapshot()).toMatchObject({ inFlight: 0, remaining: 19 });
+  });
+
+  it('hands a ticket back when it refuses the link', async () => {
+    const pacer = new Pacer(systemClock);
+    const ticket = await pacer.acquire();
+    const out = await fetchTranscript('http://example.com/t', opts({ pacer, ticket }));
+    expect(out).toMatchObject({ kind: 'failed', retryable: false });
+    expect(pacer.snapshot().inFlight).toBe(0);
+    expect(seen).toHaveLength(0);
+  });
+
   it('refuses links it must not fetch, without sending anything', async () => {
     for (const url of ['http://example.com/t', 'ftp://127.0.0.1/t', `http://user:pw@127.0.0.1/t`, 'not a url', '/relative/t']) {
       const out = await fetchTranscript(url, opts());

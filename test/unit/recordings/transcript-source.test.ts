@@ -11,6 +11,7 @@ import {
   type TranscriptSourceDeps,
 } from '../../../src/commands/recordings/transcript-source.js';
 import { NotFoundError, RateLimitError, ServerError, UsageError } from '../../../src/http/errors.js';
+import { Pacer } from '../../../src/http/pacer.js';
 import type { ApiResponse, HttpClient, RequestOptions } from '../../../src/http/types.js';
 import { fakeClock, type FakeClock } from '../../helpers/fake-ctx.js';
 
@@ -19,9 +20,12 @@ let origin: string;
 /** answers of the transcript server, in order; the last one repeats */
 let answers: Array<{ status: number; body?: string; headers?: Record<string, string> }> = [];
 let served = 0;
+/** the paths the transcript server was asked for, in order */
+let paths: string[] = [];
 
 beforeAll(async () => {
-  server = http.createServer((_req, res) => {
+  server = http.createServer((req, res) => {
+    paths.push(req.url ?? '');
     const a = answers[Math.min(served, answers.length - 1)]!;
     served += 1;
     res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
@@ -37,11 +41,15 @@ afterAll(async () => {
 });
 
 let gets = 0;
+/** called on each `GET /recordings/{id}` of the fake client */
+let onGet: () => void = () => {};
 let clock: FakeClock;
 
 beforeEach(() => {
   served = 0;
+  paths = [];
   gets = 0;
+  onGet = () => {};
   clock = fakeClock();
 });
 
@@ -51,6 +59,7 @@ function client(recording: Record<string, unknown> = { id: 'rec_1', has_transcri
     stats: { requests: 0, retries: 0 },
     async request<T>(_opts: RequestOptions): Promise<ApiResponse<T>> {
       gets += 1;
+      onGet();
       const data = { ...recording, transcript_url: recording.has_transcript ? `${origin}/t/${gets}` : null };
       return { status: 200, headers: {}, body: { data } as T, retries: 0 };
     },
@@ -87,12 +96,63 @@ describe('getTranscript', () => {
     expect(gets).toBe(MAX_LINK_REFRESHES + 1);
   });
 
-  it('waits Retry-After on 429, on the same link', async () => {
+  it('waits Retry-After on 429, then gets a fresh link (the old one may have expired meanwhile)', async () => {
     answers = [{ status: 429, headers: { 'retry-after': '1.5' } }, OK];
     const out = await getTranscript('rec_1', deps(client()));
-    expect(out.kind).toBe('ok');
+    expect(out).toMatchObject({ kind: 'ok', retries: 1, linkRefreshes: 0 });
     expect(clock.sleeps).toEqual([1500]);
+    expect(gets).toBe(2);
+    expect(paths).toEqual(['/t/1', '/t/2']);
+  });
+
+  it('gets a fresh link after a back-off too', async () => {
+    answers = [{ status: 503 }, OK];
+    await getTranscript('rec_1', deps(client()));
+    expect(paths).toEqual(['/t/1', '/t/2']);
+  });
+
+  it('takes the download slot before it gets the recording, so the link is fresh when sent', async () => {
+    answers = [OK];
+    const pacer = new Pacer(clock);
+    pacer.block(2_000); // e.g. a 429 of another download said: 2 s
+    const blockedUntil = clock.now() + 2_000;
+    const seen: Array<{ at: number; inFlight: number }> = [];
+    onGet = () => seen.push({ at: clock.now(), inFlight: pacer.snapshot().inFlight });
+    const out = await getTranscript('rec_1', deps(client(), { pacer }));
+    expect(out.kind).toBe('ok');
+    // the GET came after the wait, with the slot already held
+    expect(seen).toEqual([{ at: blockedUntil, inFlight: 1 }]);
+    expect(pacer.snapshot().inFlight).toBe(0);
+  });
+
+  it('uses a recording the caller just got only when the slot comes at once', async () => {
+    answers = [OK];
+    const given = { id: 'rec_1', has_transcript: true, transcript_url: `${origin}/t/given` };
+    await getTranscript('rec_1', deps(client(), { pacer: new Pacer(clock) }), given);
+    expect(paths).toEqual(['/t/given']);
+    expect(gets).toBe(0);
+
+    paths = [];
+    const pacer = new Pacer(clock);
+    pacer.block(1_000);
+    await getTranscript('rec_1', deps(client(), { pacer }), given);
+    expect(paths).toEqual(['/t/1']); // the given link had waited a second: a fresh one instead
     expect(gets).toBe(1);
+  });
+
+  it('hands the slot back when getting the recording fails, or it has no transcript', async () => {
+    const pacer = new Pacer(clock);
+    const failing: HttpClient = {
+      ...client(),
+      async request() {
+        throw new ServerError('boom', { status: 500 });
+      },
+    };
+    await expect(getTranscript('rec_1', deps(failing, { pacer }))).rejects.toBeInstanceOf(ServerError);
+    expect(pacer.snapshot().inFlight).toBe(0);
+    await getTranscript('rec_1', deps(client({ id: 'rec_1', has_transcript: false }), { pacer }));
+    expect(pacer.snapshot().inFlight).toBe(0);
+    expect(served).toBe(0);
   });
 
   it('gives up after maxRetries 429s with a rate-limit error (exit 7)', async () => {
