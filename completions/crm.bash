@@ -91,7 +91,7 @@ _crm() {
     "crm keys-check") words="--v1" ;;
     "crm api") words="--data --set --paginate --v1 --idempotency-key --dry-run" ;;
     "crm completion") words="bash zsh fish" ;;
-    "crm sandbox") words="--host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor" ;;
+    "crm sandbox") words="--host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --rate-reset-format --retry-after-format" ;;
   esac
   [[ "$path" != crm ]] && words="$words --version -V --profile --base-url --v1-base-url --output -o --fields --no-color --quiet -q --verbose -v --timeout --max-retries"
   COMPREPLY=($(compgen -W "$words" -- "$cur"))

@@ -326,3 +326,5 @@ complete -c crm -n '__crm_path_is "crm sandbox"' -l 'faults' -r -d 'kind:probabi
 complete -c crm -n '__crm_path_is "crm sandbox"' -l 'fault-paths' -r -d 'apply faults only to paths matching this'
 complete -c crm -n '__crm_path_is "crm sandbox"' -l 'control' -d 'serve the /__sandbox control endpoint (request log, faults, limits)'
 complete -c crm -n '__crm_path_is "crm sandbox"' -l 'v1-interactions-cursor' -d 'send nextCursor from v1 interactions/query too'
+complete -c crm -n '__crm_path_is "crm sandbox"' -l 'rate-reset-format' -r -d 'X-RateLimit-Reset as seconds until the reset or a Unix time'
+complete -c crm -n '__crm_path_is "crm sandbox"' -l 'retry-after-format' -r -d 'Retry-After as delta-seconds or an HTTP-date'

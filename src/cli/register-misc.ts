@@ -63,7 +63,9 @@ export function registerMisc(program: Command, reg: Registry): void {
     .option('--faults <spec>', 'kind:probability,… (500, 500-after-write, drop, drop-after-write, html-502, 429, truncated)')
     .option('--fault-paths <regex>', 'apply faults only to paths matching this')
     .option('--control', 'serve the /__sandbox control endpoint (request log, faults, limits)')
-    .option('--v1-interactions-cursor', 'send nextCursor from v1 interactions/query too');
+    .option('--v1-interactions-cursor', 'send nextCursor from v1 interactions/query too')
+    .addOption(new Option('--rate-reset-format <format>', 'X-RateLimit-Reset as seconds until the reset or a Unix time').choices(['delta', 'epoch']).default('delta'))
+    .addOption(new Option('--retry-after-format <format>', 'Retry-After as delta-seconds or an HTTP-date').choices(['seconds', 'date']).default('seconds'));
   examples(sandbox, ['crm sandbox --seed 42', 'crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control']);
   sandbox.action(
     action<SandboxCommandOptions>(

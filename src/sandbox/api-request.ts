@@ -89,7 +89,7 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
   const limit = takeAll([
     { limiter: state.keyLimiter, id: key.key },
     { limiter: state.orgLimiter, id: ORGANIZATION },
-  ]);
+  ], state.rateFormat);
   if (!limit.ok) {
     claim?.release();
     await latency();
@@ -102,10 +102,14 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
   if (fault && runsBeforeRequest(fault)) {
     claim?.release();
     if (fault === 'drop') return { fault, requestId };
-    const faulty = fault === '500' ? internalError(rm) : fault === '429' ? injected429(rm) : fault === 'html-502' ? html502() : truncated(rm);
+    const faulty = fault === '500' ? internalError(rm) : fault === '429' ? injected429(rm, state.rateFormat) : fault === 'html-502' ? html502() : truncated(rm);
     return answer(faulty, { fault });
   }
 
+  // meta.timestamp is the server time of the response, read as the envelope is built (after the
+  // latency and the write): a record created by this request has created_at at or before it, an
+  // existing one (a relinked link) well before it.
+  rm.clock = state.now;
   const ran = early ? errorResponse(rm, early) : run(state, req, version, key, rm);
   const response = withRequestId({ ...ran, headers: { ...limit.headers, ...ran.headers } }, requestId);
   if (claim) {

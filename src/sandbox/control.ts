@@ -3,6 +3,7 @@
 import { RESOURCES } from '../api/resources.js';
 import { ApiError } from './errors.js';
 import { compileRegex, isFaultKind, validateFaultRates, type QueuedFault } from './faults.js';
+import { RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
 import type { SandboxState } from './state.js';
 import type { SandboxResponse } from './types.js';
 import { isPlainObject, parseJson } from './validation.js';
@@ -40,7 +41,16 @@ function limitsState(state: SandboxState) {
     download_rate_limit: state.downloadLimiter.limit,
     download_window_ms: state.downloadLimiter.windowMs,
     transcript_ttl_ms: state.tokens.ttlMs,
+    rate_reset_format: state.rateFormat.reset,
+    retry_after_format: state.rateFormat.retryAfter,
   };
+}
+
+function optionalChoice<T extends string>(body: Record<string, unknown>, name: string, allowed: readonly T[]): T | undefined {
+  const v = body[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) throw bad(`${name} must be one of ${allowed.join(', ')}`);
+  return v as T;
 }
 
 function parseQueue(value: unknown): QueuedFault[] {
@@ -94,6 +104,8 @@ function setLimits(state: SandboxState, body: Record<string, unknown>): SandboxR
     download: n('download_rate_limit'),
     downloadWindow: n('download_window_ms'),
     ttl: n('transcript_ttl_ms'),
+    resetFormat: optionalChoice(body, 'rate_reset_format', RESET_FORMATS),
+    retryAfterFormat: optionalChoice(body, 'retry_after_format', RETRY_AFTER_FORMATS),
   };
   if (values.rate !== undefined) state.keyLimiter.limit = values.rate;
   if (values.org !== undefined) state.orgLimiter.limit = values.org;
@@ -101,6 +113,8 @@ function setLimits(state: SandboxState, body: Record<string, unknown>): SandboxR
   if (values.download !== undefined) state.downloadLimiter.limit = values.download;
   if (values.downloadWindow !== undefined) state.downloadLimiter.windowMs = values.downloadWindow;
   if (values.ttl !== undefined) state.tokens.ttlMs = values.ttl;
+  if (values.resetFormat !== undefined) state.rateFormat.reset = values.resetFormat;
+  if (values.retryAfterFormat !== undefined) state.rateFormat.retryAfter = values.retryAfterFormat;
   for (const limiter of [state.keyLimiter, state.orgLimiter, state.downloadLimiter]) limiter.clear();
   return ok(limitsState(state));
 }
@@ -111,7 +125,7 @@ export function handleControl(state: SandboxState, method: string, sub: string, 
   switch (route) {
     case 'GET /requests': {
       const since = query.get('since') ?? '0';
-      if (!/^\d+$/.test(since)) throw new ApiError(422, 'INVALID_PARAMETER', 'since must be a non-negative integer');
+      if (!/^\d+$/.test(since)) throw new ApiError(422, 'INVALID_PARAMETER', 'since must be a non-negative integer', [{ field: 'since', issue: 'invalid' }]);
       return ok(state.log.since(Number(since)));
     }
     case 'GET /faults':

@@ -21,7 +21,7 @@ export const notFound = (what = 'Resource'): ApiError => new ApiError(404, 'NOT_
 export const invalidBody = (message: string): ApiError => new ApiError(422, 'INVALID_BODY', message);
 
 export const invalidParameter = (name: string, message: string): ApiError =>
-  new ApiError(422, 'INVALID_PARAMETER', message, [{ parameter: name, issue: 'invalid' }]);
+  new ApiError(422, 'INVALID_PARAMETER', message, [{ field: name, issue: 'invalid' }]);
 
 export const forbiddenRecord = (id: string): ApiError =>
   new ApiError(403, 'FORBIDDEN_RECORD', `Record ${id} belongs to another user`, [{ id }]);

@@ -1,7 +1,7 @@
 // What a route handler receives and returns, plus the list-query helpers every list shares.
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
-import { decodeCursor } from './cursor.js';
+import type { CursorCodec } from './cursor.js';
 import { ApiError, invalidParameter } from './errors.js';
 import type { RequestMeta } from './responses.js';
 import type { SandboxState } from './state.js';
@@ -37,11 +37,13 @@ export function parseLimit(text: string | undefined): number {
 }
 
 /** The sequence number after which a page starts; a cursor of another list is refused. */
-export function parseCursor(value: unknown, scope: string): number {
+export function parseCursor(value: unknown, scope: string, codec: CursorCodec): number {
   if (value === undefined || value === null) return 0;
-  const payload = typeof value === 'string' ? decodeCursor(value) : undefined;
+  const payload = typeof value === 'string' ? codec.decode(value) : undefined;
   if (!payload || payload.scope !== scope) {
-    throw new ApiError(422, 'INVALID_CURSOR', 'The cursor is not valid for this list', [{ parameter: 'cursor', issue: 'invalid' }]);
+    throw new ApiError(422, 'INVALID_CURSOR', 'The cursor is not valid for this list: pass page_info.end_cursor of the previous page unchanged', [
+      { field: 'cursor', issue: 'invalid' },
+    ]);
   }
   return payload.seq;
 }
@@ -53,13 +55,13 @@ export interface ListQuery {
 }
 
 /** `limit`, `cursor`, and every other parameter as an exact-match filter. */
-export function parseListQuery(query: URLSearchParams, scope: string): ListQuery {
+export function parseListQuery(query: URLSearchParams, scope: string, codec: CursorCodec): ListQuery {
   for (const name of ['limit', 'cursor']) {
     if (query.getAll(name).length > 1) throw invalidParameter(name, `${name} given more than once`);
   }
   const filters: Array<[string, string]> = [];
   for (const [name, value] of query) if (name !== 'limit' && name !== 'cursor') filters.push([name, value]);
-  return { limit: parseLimit(query.get('limit') ?? undefined), afterSeq: parseCursor(query.get('cursor') ?? undefined, scope), filters };
+  return { limit: parseLimit(query.get('limit') ?? undefined), afterSeq: parseCursor(query.get('cursor') ?? undefined, scope, codec), filters };
 }
 
 /** Exact match on top-level fields; `true`, `false`, numbers compared as their string forms. */

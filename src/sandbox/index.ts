@@ -1,5 +1,6 @@
 // The sandbox's programmatic entry: `startSandbox(options)` serves the whole API on loopback
 // (docs/sandbox.md). `crm sandbox` (src/commands/sandbox/run.ts) and the tests use it.
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AutoSaver, loadDataFile } from './data-file.js';
 import { builtinKeys, loadKeysFile, namedKeys } from './keys.js';
@@ -10,11 +11,29 @@ import type { RunningSandbox, SandboxOptions } from './types.js';
 export { parseFaultSpec } from './faults.js';
 export { loadKeysFile, validateKeys } from './keys.js';
 export { DEFAULTS } from './state.js';
-export type { FaultKind, FaultRates, KeyDef, RunningSandbox, SandboxKeys, SandboxOptions } from './types.js';
+export type { FaultKind, FaultRates, KeyDef, ResetFormat, RetryAfterFormat, RunningSandbox, SandboxKeys, SandboxOptions } from './types.js';
+export { RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
 export { FAULT_KINDS } from './types.js';
 
 function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
 
 /** Starts the sandbox; rejects (before listening) on a malformed keys file or data file. */
@@ -33,17 +52,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const host = options.host ?? DEFAULTS.host;
   // The control endpoint exists only on loopback and only when turned on.
   const control = (options.control ?? true) && isLoopback(host === 'localhost' ? '127.0.0.1' : host);
-  const server = createSandboxServer(state, control);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULTS.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${hostForUrl(host)}:${port}`;
+  const server = createSandboxServer(state, control, 'api');
+  await listen(server, options.port ?? DEFAULTS.port, host);
+  // Transcript links live on a second origin (another port, same host), which never sees a key.
+  const downloads = createSandboxServer(state, false, 'download');
+  try {
+    await listen(downloads, options.downloadPort ?? 0, host);
+  } catch (err) {
+    await closeServer(server);
+    throw err;
+  }
+  const url = `http://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
+  const downloadUrl = `http://${hostForUrl(host)}:${(downloads.address() as AddressInfo).port}`;
   state.origin = url;
+  state.downloadOrigin = downloadUrl;
 
   let closing: Promise<void> | undefined;
   return {
@@ -51,13 +73,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     baseUrl: `${url}/api/v2`,
     v1BaseUrl: `${url}/api/v1`,
     controlUrl: control ? `${url}/__sandbox` : undefined,
+    downloadUrl,
     keys: namedKeys(keyDefs),
     close() {
       closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        await Promise.all([closeServer(server), closeServer(downloads)]);
         await saver?.flush();
       })();
       return closing;

@@ -78,12 +78,12 @@ export function relationRoutes(parent: ResourceDef, id: string, link: LinkRelati
       scope: scopeFor(parent.name, 'read'),
       run: (ctx) => {
         visibleRecord(ctx, parent, id);
-        const q = parseListQuery(ctx.query, scope);
+        const q = parseListQuery(ctx.query, scope, ctx.state.cursors);
         const rows = ctx.state.store
           .links(parent.name, id, link.relation)
           .map((l) => ({ seq: l.seq, link: l.data, child: ctx.state.store.get(l.data.child_type, l.data.child_id) }))
           .filter((r) => r.child !== undefined && canSee(ctx.key, r.child) && matches(r.child, q.filters));
-        const page = paginate(rows, scope, q.limit, q.afterSeq);
+        const page = paginate(rows, scope, q.limit, q.afterSeq, ctx.state.cursors);
         return list(ctx.rm, page.items.map((r) => ({ ...r.child, link: r.link })), { end_cursor: page.endCursor, has_next_page: page.hasNextPage });
       },
     },
@@ -97,7 +97,8 @@ export function relationRoutes(parent: ResourceDef, id: string, link: LinkRelati
         const { extra, resources } = linkExtras(link, body);
         const child = referencedRecord(ctx, resources, link.childKey, childId);
         const result = ctx.state.store.link(parent.name, id, link.relation, child.resource, childId, extra);
-        if (!result.created) return success(ctx.rm, result.link);
+        // A relink is a no-op (spec): the same 201 + Location, with the existing link unchanged
+        // (its id and original created_at, earlier than meta.timestamp).
         const location = `${ctx.state.origin}/api/v2/${parent.name}/${encodeURIComponent(id)}/${link.relation}/${encodeURIComponent(childId)}`;
         return success(ctx.rm, result.link, 201, { Location: location });
       },
@@ -130,7 +131,9 @@ export function associationRoutes(parent: ResourceDef, id: string, assoc: Associ
     const meeting = visibleRecord(ctx, parent, id);
     const targetId = meeting[field];
     const record = typeof targetId === 'string' ? ctx.state.store.get(target.name, targetId) : undefined;
-    if (!record) return null;
+    if (!record) return null; // unset (or its record deleted)
+    // Set, but to another user's record: 403 FORBIDDEN_RECORD for a user-bound key, never `data:
+    // null`, which would read as "no deal set".
     requireOwner(ctx.key, record);
     return record;
   };

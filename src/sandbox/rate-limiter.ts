@@ -45,10 +45,44 @@ export class FixedWindowLimiter {
   }
 }
 
-/** Seconds with up to three decimals, as `X-RateLimit-Reset` and `Retry-After` carry them. */
+/** Seconds with up to three decimals (the delta form of `X-RateLimit-Reset`). */
 export function secondsHeader(ms: number): string {
   const s = Math.max(0, Math.ceil(ms)) / 1000;
   return String(Math.round(s * 1000) / 1000);
+}
+
+/** `X-RateLimit-Reset` as seconds until the reset (`delta`, default) or as a Unix time in seconds (`epoch`). */
+export type ResetFormat = 'delta' | 'epoch';
+/** `Retry-After` as delta-seconds (`seconds`, default) or as an HTTP-date (`date`). */
+export type RetryAfterFormat = 'seconds' | 'date';
+export const RESET_FORMATS: readonly ResetFormat[] = ['delta', 'epoch'];
+export const RETRY_AFTER_FORMATS: readonly RetryAfterFormat[] = ['seconds', 'date'];
+
+/** How the rate-limit headers are written (docs/sandbox.md, "Rate limits"). */
+export interface HeaderFormat {
+  reset: ResetFormat;
+  retryAfter: RetryAfterFormat;
+  /** the server clock (ms since the epoch), for the epoch and date forms */
+  now: () => number;
+}
+
+const DEFAULT_FORMAT: HeaderFormat = { reset: 'delta', retryAfter: 'seconds', now: Date.now };
+
+/** `X-RateLimit-Reset` for a window that resets in `ms`. */
+export function resetHeader(ms: number, format: HeaderFormat = DEFAULT_FORMAT): string {
+  if (format.reset === 'epoch') return String(Math.ceil((format.now() + Math.max(0, ms)) / 1000));
+  return secondsHeader(ms);
+}
+
+/**
+ * `Retry-After` for a wait of `ms`: whole seconds (rounded up) from 1 s on, as real servers send
+ * them; below 1 s the decimal form (`0.15`) so that tiny test windows do not make clients sleep a
+ * whole second. The `date` form is an IMF-fixdate at or after the end of the wait.
+ */
+export function retryAfterHeader(ms: number, format: HeaderFormat = DEFAULT_FORMAT): string {
+  const wait = Math.max(0, Math.ceil(ms));
+  if (format.retryAfter === 'date') return new Date(Math.ceil((format.now() + wait) / 1000) * 1000).toUTCString();
+  return wait >= 1000 ? String(Math.ceil(wait / 1000)) : secondsHeader(wait);
 }
 
 export type LimitDecision =
@@ -59,7 +93,7 @@ export type LimitDecision =
  * One counted request against several windows at once: either every limiter has room and each
  * takes a unit, or none does and the answer is 429 (the first limiter's limit goes in the headers).
  */
-export function takeAll(checks: Array<{ limiter: FixedWindowLimiter; id: string }>): LimitDecision {
+export function takeAll(checks: Array<{ limiter: FixedWindowLimiter; id: string }>, format: HeaderFormat = DEFAULT_FORMAT): LimitDecision {
   const states = checks.map((c) => c.limiter.peek(c.id));
   const full = states.filter((s) => s.remaining <= 0);
   const primary = states[0];
@@ -72,8 +106,8 @@ export function takeAll(checks: Array<{ limiter: FixedWindowLimiter; id: string 
       headers: {
         'X-RateLimit-Limit': String(primary.limit),
         'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': secondsHeader(retryAfterMs),
-        'Retry-After': secondsHeader(retryAfterMs),
+        'X-RateLimit-Reset': resetHeader(retryAfterMs, format),
+        'Retry-After': retryAfterHeader(retryAfterMs, format),
       },
     };
   }
@@ -84,7 +118,7 @@ export function takeAll(checks: Array<{ limiter: FixedWindowLimiter; id: string 
     headers: {
       'X-RateLimit-Limit': String(primary.limit),
       'X-RateLimit-Remaining': String(tightest.remaining),
-      'X-RateLimit-Reset': secondsHeader(tightest.resetMs),
+      'X-RateLimit-Reset': resetHeader(tightest.resetMs, format),
     },
   };
 }

@@ -11,6 +11,8 @@ export interface LogEntry {
   fault: string | null;
   replayed: boolean;
   request_id: string;
+  /** the listener that received it: the API's origin, or the transcript download origin */
+  listener: 'api' | 'download';
 }
 
 const SECRET_HEADERS = new Set(['authorization', 'x-service-api-key', 'cookie']);

@@ -30,7 +30,7 @@ function locationOf(ctx: HandlerCtx, def: ResourceDef, id: string): Record<strin
 /** A recording fetched by id carries a fresh transcript link (spec: Recording, transcript_url). */
 function presentOne(ctx: HandlerCtx, def: ResourceDef, record: ApiRecord): ApiRecord {
   if (def.name !== 'recordings') return record;
-  const url = record.has_transcript === true ? ctx.state.origin + DOWNLOAD_PATH + ctx.state.tokens.issue(String(record.id)) : null;
+  const url = record.has_transcript === true ? ctx.state.downloadOrigin + DOWNLOAD_PATH + ctx.state.tokens.issue(String(record.id)) : null;
   return { ...record, transcript_url: url };
 }
 
@@ -46,9 +46,9 @@ export function collectionRoutes(def: ResourceDef): PathRoutes {
     routes.GET = {
       scope: scopeFor(def.name, 'read'),
       run: (ctx) => {
-        const q = parseListQuery(ctx.query, def.name);
+        const q = parseListQuery(ctx.query, def.name, ctx.state.cursors);
         const rows = filterIter(ctx.state.store.rows(def.name, q.afterSeq), (r) => canSee(ctx.key, r.data) && matches(r.data, q.filters));
-        const page = paginate(rows, def.name, q.limit, q.afterSeq);
+        const page = paginate(rows, def.name, q.limit, q.afterSeq, ctx.state.cursors);
         return list(ctx.rm, page.items.map((r) => presentInList(def, r.data)), { end_cursor: page.endCursor, has_next_page: page.hasNextPage });
       },
     };

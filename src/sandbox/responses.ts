@@ -12,10 +12,12 @@ export interface RequestMeta {
   requestId: string;
   now: number;
   version: ApiVersion;
+  /** when set, meta.timestamp is read from it as the envelope is built (the time of the response) */
+  clock?: () => number;
 }
 
 export function meta(rm: RequestMeta): Meta {
-  return { api_version: rm.version, request_id: rm.requestId, timestamp: new Date(rm.now).toISOString() };
+  return { api_version: rm.version, request_id: rm.requestId, timestamp: new Date(rm.clock ? rm.clock() : rm.now).toISOString() };
 }
 
 export function success(rm: RequestMeta, data: unknown, status = 200, headers: Record<string, string> = {}): SandboxResponse {

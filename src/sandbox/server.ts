@@ -1,9 +1,10 @@
 // The node:http front: reads the body, dispatches to the API, the transcript links or the
-// control endpoint, logs the request, and writes (or drops) the answer.
+// control endpoint, logs the request, and writes (or drops) the answer. The same front serves
+// the second listener (`download`), which answers only transcript links.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { handleApiRequest, sleep, type IncomingRequest, type Outcome } from './api-request.js';
+import { handleApiRequest, type IncomingRequest, type Outcome } from './api-request.js';
 import { CONTROL_PREFIX, handleControl } from './control.js';
-import { handleDownload } from './downloads.js';
+import { handleDownloadRequest } from './downloads.js';
 import { ApiError } from './errors.js';
 import { newRequestId } from './random.js';
 import { redactHeaders } from './request-log.js';
@@ -47,9 +48,12 @@ function drop(req: IncomingMessage, res: ServerResponse): void {
   req.socket.destroy();
 }
 
-export function createSandboxServer(state: SandboxState, control: boolean): Server {
+/** Which listener a server is: the API's origin, or the transcript download origin. */
+export type Listener = 'api' | 'download';
+
+export function createSandboxServer(state: SandboxState, control: boolean, listener: Listener = 'api'): Server {
   const server = createServer((req, res) => {
-    handle(state, control, req, res).catch((err: unknown) => {
+    handle(state, control && listener === 'api', listener, req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: '2' };
         send(res, errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', `Internal error: ${(err as Error).message}`)), rm.requestId);
@@ -60,7 +64,7 @@ export function createSandboxServer(state: SandboxState, control: boolean): Serv
   return server;
 }
 
-async function handle(state: SandboxState, control: boolean, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(state: SandboxState, control: boolean, listener: Listener, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
   const path = url.pathname;
@@ -80,7 +84,7 @@ async function handle(state: SandboxState, control: boolean, req: IncomingMessag
     return send(res, response, meta.requestId);
   }
 
-  const version = /^\/api\/v2(\/|$)/.test(path) ? 2 : /^\/api\/v1(\/|$)/.test(path) ? 1 : undefined;
+  const version = listener !== 'api' ? undefined : /^\/api\/v2(\/|$)/.test(path) ? 2 : /^\/api\/v1(\/|$)/.test(path) ? 1 : undefined;
   let outcome: Outcome;
   if (rawBody === undefined) {
     const meta = rm(version === 1 ? '1' : '2');
@@ -89,9 +93,7 @@ async function handle(state: SandboxState, control: boolean, req: IncomingMessag
     const incoming: IncomingRequest = { method, path, url: path + url.search, query: url.searchParams, headers: req.headers, headersDistinct: req.headersDistinct, rawBody };
     outcome = await handleApiRequest(state, incoming, version);
   } else if (path.startsWith(DOWNLOAD_PATH) && path.length > DOWNLOAD_PATH.length && !path.slice(DOWNLOAD_PATH.length).includes('/')) {
-    const meta = rm();
-    if (state.faults.config.latencyMs > 0) await sleep(state.faults.config.latencyMs);
-    outcome = { requestId: meta.requestId, response: handleDownload(state, method, path.slice(DOWNLOAD_PATH.length), meta) };
+    outcome = await handleDownloadRequest(state, method, path.slice(DOWNLOAD_PATH.length), req.headersDistinct);
   } else {
     const meta = rm();
     outcome = { requestId: meta.requestId, response: errorResponse(meta, new ApiError(404, 'NOT_FOUND', `No such path: ${method} ${path}`)) };
@@ -106,6 +108,7 @@ async function handle(state: SandboxState, control: boolean, req: IncomingMessag
     fault: outcome.fault ?? null,
     replayed: outcome.replayed ?? false,
     request_id: outcome.requestId,
+    listener,
   });
   if (!outcome.response) return drop(req, res);
   send(res, outcome.response, outcome.requestId);

@@ -1,9 +1,10 @@
 // Everything a running sandbox holds, built once from its options: the store, keys, limiters,
 // the idempotency cache, faults, transcript tokens and the request log.
+import { CursorCodec } from './cursor.js';
 import { FaultInjector, compileRegex } from './faults.js';
 import { IdempotencyCache } from './idempotency.js';
 import { cryptoRandom, mulberry32, type Random } from './random.js';
-import { FixedWindowLimiter } from './rate-limiter.js';
+import { FixedWindowLimiter, type HeaderFormat } from './rate-limiter.js';
 import { RequestLog } from './request-log.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
@@ -38,8 +39,14 @@ export interface SandboxState {
   readonly tokens: TranscriptTokens;
   readonly log: RequestLog;
   readonly v1InteractionsCursor: boolean;
-  /** the server's origin, known once it listens */
+  /** seals and opens list cursors (a per-sandbox secret; derived from the seed when seeded) */
+  readonly cursors: CursorCodec;
+  /** how X-RateLimit-Reset and Retry-After are written (changeable through /__sandbox/limits) */
+  readonly rateFormat: HeaderFormat;
+  /** the API's origin, known once it listens */
   origin: string;
+  /** the origin of the transcript download listener, on which transcript links are built */
+  downloadOrigin: string;
   /** empties the store and reseeds it with the start seed */
   reset(): void;
 }
@@ -78,7 +85,10 @@ export function createState(options: SandboxOptions, keys: KeyDef[]): SandboxSta
     tokens,
     log: new RequestLog(),
     v1InteractionsCursor: options.v1InteractionsCursor ?? false,
+    cursors: CursorCodec.forSeed(options.seed),
+    rateFormat: { reset: options.rateResetFormat ?? 'delta', retryAfter: options.retryAfterFormat ?? 'seconds', now },
     origin: '',
+    downloadOrigin: '',
     reset() {
       store.clear();
       if (options.seed !== undefined) seedStore(store, options.seed);

@@ -1,6 +1,9 @@
 // Shared types of the sandbox: its options, the running handle, keys, faults and the
 // internal response shape that every handler returns and the server serialises.
 import type { ApiRecord } from '../api/envelopes.js';
+import type { ResetFormat, RetryAfterFormat } from './rate-limiter.js';
+
+export type { ResetFormat, RetryAfterFormat };
 
 export const FAULT_KINDS = [
   '500',
@@ -56,6 +59,12 @@ export interface SandboxOptions {
   /** serve `/__sandbox/*` (default true for programmatic use) */
   control?: boolean;
   v1InteractionsCursor?: boolean;
+  /** port of the transcript download listener (default 0: a free port); same host as the API */
+  downloadPort?: number;
+  /** `X-RateLimit-Reset` as seconds until the reset (`delta`, default) or a Unix time in seconds (`epoch`) */
+  rateResetFormat?: ResetFormat;
+  /** `Retry-After` as delta-seconds (`seconds`, default) or an HTTP-date (`date`) */
+  retryAfterFormat?: RetryAfterFormat;
   /** delay before the data file is saved after a change (default 2000 ms) */
   saveDelayMs?: number;
   /** injectable clock (ms since the epoch) */
@@ -70,6 +79,8 @@ export interface RunningSandbox {
   baseUrl: string;
   v1BaseUrl: string;
   controlUrl?: string;
+  /** the origin of the transcript download listener (another port): transcript links point here */
+  downloadUrl: string;
   keys: SandboxKeys;
   close(): Promise<void>;
 }

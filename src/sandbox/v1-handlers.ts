@@ -76,9 +76,9 @@ function queryRoute(spec: QuerySpec): PathRoutes {
         if (unknown.length > 0) throw failed(unknown.map((field) => ({ field, issue: 'unknown_field' })));
         const limit = parseV1Limit(body.limit);
         if (body.cursor !== undefined && body.cursor !== null && typeof body.cursor !== 'string') {
-          throw new ApiError(422, 'INVALID_CURSOR', 'cursor must be a string', [{ field: 'cursor', issue: 'invalid' }]);
+          throw new ApiError(422, 'INVALID_CURSOR', 'cursor must be a string', [{ field: 'cursor', issue: 'must_be_string' }]);
         }
-        const afterSeq = parseCursor(body.cursor, scope);
+        const afterSeq = parseCursor(body.cursor, scope, ctx.state.cursors);
         const filter = body.filter === undefined || body.filter === null ? {} : body.filter;
         if (typeof filter !== 'object' || Array.isArray(filter)) throw failed([{ field: 'filter', issue: 'must_be_object' }]);
         const filters = Object.entries(filter as ApiRecord).map(([name, want]) => {
@@ -91,7 +91,7 @@ function queryRoute(spec: QuerySpec): PathRoutes {
           mapIter(ctx.state.store.rows(spec.resource, afterSeq), (r) => ({ seq: r.seq, v1: toV1(r.data, spec.fields), owner_id: r.data.owner_id })),
           (r) => canSee(ctx.key, r) && filters.every((f) => f(r.v1)),
         );
-        const page = paginate(rows, scope, limit, afterSeq);
+        const page = paginate(rows, scope, limit, afterSeq, ctx.state.cursors);
         const extra = spec.nextCursor(ctx) ? { nextCursor: page.hasNextPage ? page.endCursor : null } : {};
         return v1Success(ctx.rm, { [spec.dataKey]: page.items.map((r) => r.v1) }, extra);
       },

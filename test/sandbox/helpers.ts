@@ -22,6 +22,8 @@ export interface SandboxHandle {
   baseUrl: string;
   v1BaseUrl: string;
   controlUrl: string;
+  /** the origin of the transcript download listener (another port); transcript links point here */
+  downloadUrl: string;
   keys: SandboxKeys;
   close(): Promise<void>;
 }
@@ -42,6 +44,10 @@ export interface SandboxOptions {
   dataFile?: string;
   control?: boolean;
   v1InteractionsCursor?: boolean;
+  faultPaths?: string;
+  downloadPort?: number;
+  rateResetFormat?: 'delta' | 'epoch';
+  retryAfterFormat?: 'seconds' | 'date';
 }
 
 // Typed through our own interface so this suite does not depend on the implementation's types.

@@ -25,6 +25,16 @@ export interface SandboxCommandOptions {
   faultPaths?: string;
   control?: boolean;
   v1InteractionsCursor?: boolean;
+  /** `delta` (seconds until the reset, default) or `epoch` (Unix time in seconds) */
+  rateResetFormat?: string;
+  /** `seconds` (delta-seconds, default) or `date` (HTTP-date) */
+  retryAfterFormat?: string;
+}
+
+function choice<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
 }
 
 function number(flag: string, value: Num, check: (n: number) => boolean, what: string): number | undefined {
@@ -38,7 +48,7 @@ const int = (min: number, max = Number.MAX_SAFE_INTEGER) => (n: number) => Numbe
 
 /** The options of startSandbox from the flags; a UsageError names the first bad flag. */
 export async function sandboxOptions(opts: SandboxCommandOptions): Promise<SandboxOptions> {
-  const { parseFaultSpec, loadKeysFile } = await import('../../sandbox/index.js');
+  const { parseFaultSpec, loadKeysFile, RESET_FORMATS, RETRY_AFTER_FORMATS } = await import('../../sandbox/index.js');
   const positive = (flag: string, v: Num) => number(flag, v, int(1), 'a positive integer');
   let faults;
   try {
@@ -81,6 +91,8 @@ export async function sandboxOptions(opts: SandboxCommandOptions): Promise<Sandb
     faultPaths: opts.faultPaths,
     control: Boolean(opts.control),
     v1InteractionsCursor: Boolean(opts.v1InteractionsCursor),
+    rateResetFormat: choice('--rate-reset-format', opts.rateResetFormat, RESET_FORMATS),
+    retryAfterFormat: choice('--retry-after-format', opts.retryAfterFormat, RETRY_AFTER_FORMATS),
   };
 }
 
@@ -112,6 +124,7 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
   }
   const line: Record<string, unknown> = { base_url: sandbox.baseUrl, v1_base_url: sandbox.v1BaseUrl, keys: sandbox.keys };
   if (sandbox.controlUrl) line.control_url = sandbox.controlUrl;
+  line.download_url = sandbox.downloadUrl;
   ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
   ctx.warn(
     `crm sandbox listening on ${sandbox.url}${options.seed === undefined ? '' : ` (seed ${options.seed})`}. Try:\n` +

@@ -110,10 +110,26 @@ describe('versions are not interchangeable (spec Authentication rule 3)', () => 
     }
   });
 
-  test('the v1 key works on /api/v1 with either header', async () => {
+  test('the v1 key works on /api/v1 in X-Service-Api-Key', async () => {
     expectStatus(await call(ctx.sb, 'POST', '/api/v1/people/query', { key: ctx.sb.keys.v1, body: {} }), 200);
-    expectStatus(await call(ctx.sb, 'POST', '/api/v1/people/query', { key: ctx.sb.keys.v1, auth: 'bearer', body: {} }), 200);
     expectStatus(await call(ctx.sb, 'POST', '/api/v1/people/query', { key: EXTRA.extraV1, body: {} }), 200);
+  });
+
+  test('spec "Version 1 headers": Authorization: Bearer on /api/v1 → 401 naming X-Service-Api-Key', async () => {
+    for (const [method, path, body] of [
+      ['POST', '/api/v1/people/query', {}],
+      ['POST', '/api/v1/interactions/query', {}],
+      ['PATCH', '/api/v1/companies/cmp_x', { name: 'x' }],
+    ] as const) {
+      const res = await call(ctx.sb, method, path, { key: ctx.sb.keys.v1, auth: 'bearer', body });
+      expectV1Error(res, 401, 'UNAUTHENTICATED');
+      expect(res.body.error.message).toMatch(/X-Service-Api-Key/);
+      expect(res.body.error.message).toMatch(/Bearer/);
+    }
+    // a version 2 key in Bearer on v1 is refused the same way (the header, not the key, is wrong)
+    expectV1Error(await call(ctx.sb, 'POST', '/api/v1/people/query', { auth: 'bearer', key: ctx.sb.keys.admin, body: {} }), 401);
+    // and Bearer stays fine on version 2
+    expectStatus(await call(ctx.sb, 'GET', '/contacts', { auth: 'bearer' }), 200);
   });
 
   test('v1: no key, unknown key, both headers → 401', async () => {

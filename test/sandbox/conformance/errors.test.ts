@@ -80,12 +80,34 @@ describe('every documented status uses the error envelope', () => {
     expectFullError(await call(ctx.sb, 'POST', '/contacts', { rawBody: '{oops' }), 422, 'INVALID_BODY');
   });
 
-  test('422 INVALID_PARAMETER', async () => {
-    expectFullError(await call(ctx.sb, 'GET', '/contacts', { query: { limit: 500 } }), 422, 'INVALID_PARAMETER');
+  test('422 INVALID_PARAMETER, details naming the parameter as `field` (like validation details)', async () => {
+    const res = await call(ctx.sb, 'GET', '/contacts', { query: { limit: 500 } });
+    expectFullError(res, 422, 'INVALID_PARAMETER');
+    expect(res.body.error.details).toEqual([{ field: 'limit', issue: 'invalid' }]);
+    const twice = await call(ctx.sb, 'GET', '/contacts?cursor=a&cursor=b');
+    expectFullError(twice, 422, 'INVALID_PARAMETER');
+    expect(twice.body.error.details).toEqual([{ field: 'cursor', issue: 'invalid' }]);
   });
 
-  test('422 INVALID_CURSOR', async () => {
-    expectFullError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor: '***' } }), 422, 'INVALID_CURSOR');
+  test('422 INVALID_CURSOR, details {field: "cursor", issue}', async () => {
+    const res = await call(ctx.sb, 'GET', '/contacts', { query: { cursor: '***' } });
+    expectFullError(res, 422, 'INVALID_CURSOR');
+    expect(res.body.error.details).toEqual([{ field: 'cursor', issue: 'invalid' }]);
+  });
+
+  test('version 1: INVALID_CURSOR and INVALID_PARAMETER name the field too', async () => {
+    for (const [body, code, field] of [
+      [{ cursor: '!!!' }, 'INVALID_CURSOR', 'cursor'],
+      [{ cursor: 5 }, 'INVALID_CURSOR', 'cursor'],
+      [{ limit: 0 }, 'INVALID_PARAMETER', 'limit'],
+    ] as const) {
+      const res = await call(ctx.sb, 'POST', '/api/v1/people/query', { key: ctx.sb.keys.v1, body });
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe(code);
+      expect(res.body.error.details).toHaveLength(1);
+      expect(res.body.error.details[0]).toMatchObject({ field });
+      expect(typeof res.body.error.details[0].issue).toBe('string');
+    }
   });
 
   test('422 BATCH_TOO_LARGE', async () => {

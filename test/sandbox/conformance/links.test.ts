@@ -1,11 +1,12 @@
 // Spec "Endpoints" (the four relationship sub-resources: GET list, POST link, DELETE unlink),
 // "Deal-contact link (request)" (type enum), rule 4 (a deal or note links to many records);
-// docs/sandbox.md "Paths" (201 + Location for a new link, 200 no-op relink, 404 when not linked);
+// docs/sandbox.md "Paths" (201 + Location for a new link and for a no-op relink, which returns the
+// existing link unchanged; 404 when not linked);
 // CONTRACT §6 bodies.
 import { describe, expect, test } from 'vitest';
 import { listEnvelope, successEnvelope } from '../../../src/api/envelopes.js';
 import { DEAL_CONTACT_TYPES, linkPairs } from '../../../src/api/resources.js';
-import { call, create, expectError, expectStatus, expectV2Envelope, queueFaults, useSandbox } from '../helpers.js';
+import { call, create, expectError, expectStatus, expectV2Envelope, queueFaults, sleep, useSandbox } from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -43,16 +44,22 @@ describe.each(PAIRS.map((p) => [p.label, p] as const))('%s', (_label, { parent, 
     expect(list.body.data[0].link).not.toBeNull();
   });
 
-  test('relinking an already-linked child is a no-op → 200 with the existing link', async () => {
+  test('relinking an already-linked child is a no-op → 201 + Location with the existing link unchanged', async () => {
     const p = await create(ctx.sb, parent);
     const c = await create(ctx.sb, child);
     const path = `/${parent}/${p.id}/${link.relation}`;
     const first = await call(ctx.sb, 'POST', path, { body: linkBody(link.childKey, child, c.id) });
     expectStatus(first, 201);
+    await sleep(15);
     const again = await call(ctx.sb, 'POST', path, { body: linkBody(link.childKey, child, c.id) });
-    expectStatus(again, 200);
+    expectStatus(again, 201);
     expectV2Envelope(again, successEnvelope);
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expect(again.body.data).toEqual(first.body.data);
+    // the existing link: created before this response's server time (a new one is created at it)
+    expect(Date.parse(first.body.data.created_at)).toBeLessThanOrEqual(Date.parse(first.body.meta.timestamp));
+    expect(Date.parse(again.body.data.created_at)).toBeLessThan(Date.parse(again.body.meta.timestamp));
+    expect(Date.parse(again.body.meta.timestamp)).toBeGreaterThan(Date.parse(first.body.meta.timestamp));
     const list = await call(ctx.sb, 'GET', path);
     expect(list.body.data).toHaveLength(1);
   });
@@ -171,14 +178,15 @@ describe('deal-contact link body (spec: Deal-contact link (request))', () => {
     expect(list.body.data[0].link).toMatchObject({ type: 'CHAMPION', supervisor: 'usr_boss' });
   });
 
-  test('relinking with another type is still a no-op: 200 and the existing link unchanged', async () => {
+  test('relinking with another type is still a no-op: 201 and the existing link unchanged', async () => {
     const d = await create(ctx.sb, 'deals');
     const c = await create(ctx.sb, 'contacts');
     const path = `/deals/${d.id}/contacts`;
     const first = await call(ctx.sb, 'POST', path, { body: { contact_id: c.id, type: 'CHAMPION' } });
     expectStatus(first, 201);
     const again = await call(ctx.sb, 'POST', path, { body: { contact_id: c.id, type: 'BLOCKER' } });
-    expectStatus(again, 200);
+    expectStatus(again, 201);
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expect(again.body.data).toEqual(first.body.data);
     const list = await call(ctx.sb, 'GET', path);
     expect(list.body.data).toHaveLength(1);

@@ -123,3 +123,42 @@ test('a user-bound key cannot read or set the association of another user\'s mee
   expectError(await call(ctx.sb, 'PUT', `/meetings/${id}/deal`, { key: ctx.sb.keys.user, body: { deal_id: d.id } }), 403, 'FORBIDDEN_RECORD');
   expectError(await call(ctx.sb, 'DELETE', `/meetings/${id}/deal`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
 });
+
+describe('a user-bound key on its own meeting whose deal or company belongs to another user', () => {
+  async function userMeeting(): Promise<string> {
+    const mine = await listAll(ctx.sb, 'meetings', { key: ctx.sb.keys.user });
+    expect(mine.length, 'a seeded meeting owned by usr_user').toBeGreaterThan(0);
+    return mine[0]!.id;
+  }
+
+  test.each(ASSOCIATIONS.map((a) => [a.name, a] as const))(
+    'GET /meetings/{id}/%s → 403 FORBIDDEN_RECORD (set, but not the key\'s to see), never data null',
+    async (name, assoc) => {
+      const id = await userMeeting();
+      const other = await create(ctx.sb, assoc.target); // owned by usr_admin
+      expectStatus(await call(ctx.sb, 'PUT', `/meetings/${id}/${name}`, { body: { [assoc.bodyKey]: other.id } }), 200);
+      const res = await call(ctx.sb, 'GET', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user });
+      expectError(res, 403, 'FORBIDDEN_RECORD');
+      expect(res.text).not.toContain('"data"');
+      // the organization key still reads it; once the key's own record is set, the user key reads it
+      expect((await call(ctx.sb, 'GET', `/meetings/${id}/${name}`)).body.data.id).toBe(other.id);
+      const own = await create(ctx.sb, assoc.target, {}, ctx.sb.keys.user);
+      expectStatus(await call(ctx.sb, 'PUT', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user, body: { [assoc.bodyKey]: own.id } }), 200);
+      expect((await call(ctx.sb, 'GET', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user })).body.data.id).toBe(own.id);
+      // and unset is still data null
+      expectStatus(await call(ctx.sb, 'DELETE', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user }), 200);
+      expect((await call(ctx.sb, 'GET', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user })).body.data).toBeNull();
+    },
+  );
+
+  test('the meeting record itself shows the association id to its owner (the id is not hidden)', async () => {
+    const id = await userMeeting();
+    const other = await create(ctx.sb, 'deals');
+    expectStatus(await call(ctx.sb, 'PUT', `/meetings/${id}/deal`, { body: { deal_id: other.id } }), 200);
+    const res = await call(ctx.sb, 'GET', `/meetings/${id}`, { key: ctx.sb.keys.user });
+    expectStatus(res, 200);
+    expect(res.body.data.deal_id).toBe(other.id);
+    expectError(await call(ctx.sb, 'GET', `/deals/${other.id}`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
+    expectStatus(await call(ctx.sb, 'DELETE', `/meetings/${id}/deal`), 200);
+  });
+});

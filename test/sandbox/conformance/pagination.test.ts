@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { listEnvelope } from '../../../src/api/envelopes.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../../src/api/resources.js';
-import { call, create, createBody, expectError, expectStatus, expectV2Envelope, listAll, useSandbox } from '../helpers.js';
+import { ROOMY, call, create, createBody, expectError, expectStatus, expectV2Envelope, listAll, startSandbox, useSandbox } from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -41,7 +41,9 @@ describe('page size', () => {
   });
 
   test.each(['101', '1000', '0', '-1', 'abc', '2.5'])('limit=%s → 422 INVALID_PARAMETER', async (limit) => {
-    expectError(await call(ctx.sb, 'GET', '/contacts', { query: { limit } }), 422, 'INVALID_PARAMETER');
+    const res = await call(ctx.sb, 'GET', '/contacts', { query: { limit } });
+    expectError(res, 422, 'INVALID_PARAMETER');
+    expect(res.body.error.details).toEqual([{ field: 'limit', issue: 'invalid' }]);
   });
 });
 
@@ -76,6 +78,63 @@ describe('cursors', () => {
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(cursor).not.toBe(p.data[4]!.id);
     expect(cursor).not.toBe('5');
+  });
+
+  test('a cursor does not reveal its position or list when decoded', async () => {
+    const p = await page('contacts', { limit: 5 });
+    const decoded = Buffer.from(p.page_info.end_cursor!, 'base64url').toString('latin1');
+    expect(decoded).not.toContain('contacts');
+    expect(decoded).not.toMatch(/"s"|"p"/);
+  });
+
+  test.each([
+    ['the old plain form {"s":14,"p":"contacts"}', Buffer.from('{"s":14,"p":"contacts"}').toString('base64url')],
+    ['a plain form with a later position', Buffer.from('{"s":999999,"p":"contacts"}').toString('base64url')],
+    ['random bytes of a real cursor\'s length', Buffer.alloc(30, 7).toString('base64url')],
+  ])('a self-built cursor (%s) → 422 INVALID_CURSOR naming the field', async (_label, cursor) => {
+    const res = await call(ctx.sb, 'GET', '/contacts', { query: { cursor } });
+    expectError(res, 422, 'INVALID_CURSOR');
+    expect(res.body.error.details).toEqual([{ field: 'cursor', issue: 'invalid' }]);
+  });
+
+  test('an altered cursor (any one byte changed, or cut) → 422 INVALID_CURSOR; the original still works', async () => {
+    const p = await page('contacts', { limit: 3 });
+    const cursor = p.page_info.end_cursor!;
+    const bytes = Buffer.from(cursor, 'base64url');
+    for (const i of [0, 8, 16, bytes.length - 1]) {
+      const altered = Buffer.from(bytes);
+      altered[i] = altered[i]! ^ 0x01;
+      expectError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor: altered.toString('base64url') } }), 422, 'INVALID_CURSOR');
+    }
+    expectError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor: cursor.slice(0, -2) } }), 422, 'INVALID_CURSOR');
+    expectStatus(await call(ctx.sb, 'GET', '/contacts', { query: { cursor, limit: 3 } }), 200);
+  });
+
+  test('a cursor of another list, or of another sandbox, → 422 INVALID_CURSOR', async () => {
+    const deals = await page('deals', { limit: 2 });
+    expectError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor: deals.page_info.end_cursor! } }), 422, 'INVALID_CURSOR');
+    const other = await startSandbox({ ...ROOMY });
+    try {
+      await call(other, 'POST', '/contacts', { body: createBody('contacts') });
+      await call(other, 'POST', '/contacts', { body: createBody('contacts') });
+      const res = await call(other, 'GET', '/contacts', { query: { limit: 1 } });
+      const foreign = res.body.page_info.end_cursor;
+      expect(typeof foreign).toBe('string');
+      expectError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor: foreign } }), 422, 'INVALID_CURSOR');
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('seeded sandboxes issue the same cursors (deterministic)', async () => {
+    const a = await startSandbox({ seed: 42, ...ROOMY });
+    try {
+      const mine = await page('contacts', { limit: 7 });
+      const theirs = (await call(a, 'GET', '/contacts', { query: { limit: 7 } })).body;
+      expect(theirs.page_info.end_cursor).toBe(mine.page_info.end_cursor);
+    } finally {
+      await a.close();
+    }
   });
 
   test.each(['!!!', 'not a cursor', '%%%', '@@@@'])('an undecodable cursor %s → 422 INVALID_CURSOR', async (cursor) => {

@@ -232,3 +232,114 @@ describe('defaults (spec Limits table)', () => {
     }
   });
 });
+
+describe('header forms (docs/sandbox.md "Rate limits")', () => {
+  test('Retry-After is whole delta-seconds (rounded up) when the wait is 1 s or more', async () => {
+    await withSandbox({ rateLimit: 1, rateWindowMs: 2_500 }, async (sb) => {
+      expectStatus(await get(sb), 200);
+      const res = await get(sb);
+      const ra = res.headers.get('retry-after');
+      expect(ra).toMatch(/^[1-9]\d*$/);
+      expect(Number(ra)).toBe(3); // ceil of ~2.49 s
+      expect429(res, 3);
+    });
+  });
+
+  test('Retry-After keeps decimals only below 1 s (tiny test windows)', async () => {
+    await withSandbox({ rateLimit: 1, rateWindowMs: 400 }, async (sb) => {
+      expectStatus(await get(sb), 200);
+      const ra = (await get(sb)).headers.get('retry-after');
+      expect(ra).toMatch(/^0\.\d{1,3}$/);
+      expect(Number(ra)).toBeGreaterThan(0);
+      expect(Number(ra)).toBeLessThan(1);
+    });
+  });
+
+  test('the download limit follows the same rule', async () => {
+    await withSandbox({ downloadRateLimit: 1, downloadWindowMs: 1_500 }, async (sb) => {
+      const rec = (await call(sb, 'GET', '/recordings', { query: { has_transcript: 'true', limit: 1 } })).body.data[0];
+      const url = (await call(sb, 'GET', `/recordings/${rec.id}`)).body.data.transcript_url;
+      expectStatus(await call(sb, 'GET', url, { key: null }), 200);
+      const limited = await call(sb, 'GET', url, { key: null });
+      expectError(limited, 429, 'RATE_LIMITED');
+      expect(limited.headers.get('retry-after')).toBe('2');
+    });
+  });
+
+  test('default: X-RateLimit-Reset is seconds until the reset, Retry-After delta-seconds', async () => {
+    await withSandbox({ rateLimit: 1, rateWindowMs: LONG }, async (sb) => {
+      const ok = await get(sb);
+      const reset = Number(ok.headers.get('x-ratelimit-reset'));
+      expect(reset).toBeGreaterThan(50);
+      expect(reset).toBeLessThanOrEqual(60);
+      expect(Number((await get(sb)).headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    });
+  });
+
+  test('rateResetFormat "epoch": X-RateLimit-Reset is the Unix time (seconds) of the reset', async () => {
+    await withSandbox({ rateLimit: 1, rateWindowMs: LONG, rateResetFormat: 'epoch' }, async (sb) => {
+      const t0 = Date.now() / 1000;
+      const ok = await get(sb);
+      expectStatus(ok, 200);
+      const reset = ok.headers.get('x-ratelimit-reset');
+      expect(reset).toMatch(/^\d{10}$/);
+      expect(Number(reset)).toBeGreaterThanOrEqual(Math.floor(t0 + 59));
+      expect(Number(reset)).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000 + 61));
+      const limited = await get(sb);
+      expectError(limited, 429, 'RATE_LIMITED');
+      expect(limited.headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
+      expect(Math.abs(Number(limited.headers.get('x-ratelimit-reset')) - Number(reset))).toBeLessThanOrEqual(1);
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/); // Retry-After keeps its own form
+    });
+  });
+
+  test('retryAfterFormat "date": Retry-After is an HTTP-date at or after the reset', async () => {
+    await withSandbox({ rateLimit: 1, rateWindowMs: 3_000, retryAfterFormat: 'date' }, async (sb) => {
+      expectStatus(await get(sb), 200);
+      const t0 = Date.now();
+      const limited = await get(sb);
+      expectError(limited, 429, 'RATE_LIMITED');
+      const ra = limited.headers.get('retry-after')!;
+      expect(ra).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+      const at = Date.parse(ra);
+      expect(at).toBeGreaterThanOrEqual(t0 + 1_000);
+      expect(at).toBeLessThanOrEqual(t0 + 5_000);
+      expect(limited.headers.get('x-ratelimit-reset')).toMatch(/^\d+(\.\d{1,3})?$/); // still delta
+    });
+  });
+
+  test('the injected 429 fault and the download limit use the chosen forms too', async () => {
+    await withSandbox({ downloadRateLimit: 1, downloadWindowMs: LONG, rateResetFormat: 'epoch', retryAfterFormat: 'date' }, async (sb) => {
+      const rec = (await call(sb, 'GET', '/recordings', { query: { has_transcript: 'true', limit: 1 } })).body.data[0];
+      const url = (await call(sb, 'GET', `/recordings/${rec.id}`)).body.data.transcript_url;
+      const ok = await call(sb, 'GET', url, { key: null });
+      expectStatus(ok, 200);
+      expect(ok.headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
+      const limited = await call(sb, 'GET', url, { key: null });
+      expectError(limited, 429, 'RATE_LIMITED');
+      expect(Number.isNaN(Date.parse(limited.headers.get('retry-after')!))).toBe(false);
+      const { queueFaults } = await import('../helpers.js');
+      await queueFaults(sb, [{ kind: '429', method: 'GET', path: '/contacts' }]);
+      const injected = await get(sb);
+      expectError(injected, 429, 'RATE_LIMITED');
+      expect(Number.isNaN(Date.parse(injected.headers.get('retry-after')!))).toBe(false);
+      expect(injected.headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
+    });
+  });
+});
+
+test('POST /__sandbox/limits switches the header forms at run time', async () => {
+  const { control } = await import('../helpers.js');
+  await withSandbox({ rateLimit: 1, rateWindowMs: LONG }, async (sb) => {
+    const bad = await control(sb, 'POST', '/limits', { rate_reset_format: 'unix' });
+    expect(bad.status).toBe(422);
+    const set = await control(sb, 'POST', '/limits', { rate_reset_format: 'epoch', retry_after_format: 'date' });
+    expectStatus(set, 200);
+    expect(set.body).toMatchObject({ rate_reset_format: 'epoch', retry_after_format: 'date' });
+    expect((await get(sb)).headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
+    expect(Number.isNaN(Date.parse((await get(sb)).headers.get('retry-after')!))).toBe(false);
+    await control(sb, 'POST', '/limits', { rate_reset_format: 'delta', retry_after_format: 'seconds' }); // also resets the windows
+    expect((await get(sb)).headers.get('x-ratelimit-reset')).toMatch(/^\d+(\.\d{1,3})?$/);
+    expect((await get(sb)).headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});

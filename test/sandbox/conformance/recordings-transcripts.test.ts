@@ -62,14 +62,15 @@ describe('recording fields', () => {
     }
   });
 
-  test('get with has_transcript true → a tokenized {origin}/transcripts/download/{token} link; deprecated fields fixed', async () => {
+  test('get with has_transcript true → a tokenized {download origin}/transcripts/download/{token} link; deprecated fields fixed', async () => {
     const r = await withTranscript(ctx.sb);
     const res = await call(ctx.sb, 'GET', `/recordings/${r.id}`);
     expectStatus(res, 200);
     expectV2Envelope(res, successEnvelope);
     const url: string = res.body.data.transcript_url;
-    expect(url.startsWith(`${origin(ctx.sb)}/transcripts/download/`)).toBe(true);
-    const token = url.slice(`${origin(ctx.sb)}/transcripts/download/`.length);
+    expect(new URL(url).origin).not.toBe(origin(ctx.sb));
+    expect(url.startsWith(`${ctx.sb.downloadUrl}/transcripts/download/`)).toBe(true);
+    const token = url.slice(`${ctx.sb.downloadUrl}/transcripts/download/`.length);
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 random bytes, base64url
     expect(res.body.data.recording_url).toBeNull();
     expect(res.body.data.video_status).toBe('skipped');

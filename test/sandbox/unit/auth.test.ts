@@ -19,7 +19,11 @@ describe('authenticate', () => {
   it('accepts the key in exactly one of the two headers', () => {
     expect(code({ 'x-service-api-key': ['service_live_a'] })).toBe(v2);
     expect(code({ authorization: ['Bearer service_live_a'] })).toBe(v2);
-    expect(code({ authorization: ['bearer service_pk_b'] }, 1)).toBe(v1);
+    expect(code({ 'x-service-api-key': ['service_pk_b'] }, 1)).toBe(v1);
+  });
+
+  it('refuses Authorization: Bearer on version 1 (spec: "Version 1 headers")', () => {
+    expect(code({ authorization: ['Bearer service_pk_b'] }, 1)).toBe('UNAUTHENTICATED');
   });
 
   it.each([

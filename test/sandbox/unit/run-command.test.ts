@@ -27,6 +27,13 @@ describe('sandboxOptions', () => {
   it('turns flags into options', async () => {
     const o = await sandboxOptions({ port: '0', seed: 7, rateLimit: '5', failRate: '0.25', faults: 'drop:0.1', control: true });
     expect(o).toMatchObject({ port: 0, seed: 7, rateLimit: 5, failRate: 0.25, faults: { drop: 0.1 }, control: true, v1InteractionsCursor: false });
+    expect(o.rateResetFormat).toBeUndefined();
+    expect(o.retryAfterFormat).toBeUndefined();
+  });
+
+  it('takes the rate-limit header formats', async () => {
+    const o = await sandboxOptions({ rateResetFormat: 'epoch', retryAfterFormat: 'date' });
+    expect(o).toMatchObject({ rateResetFormat: 'epoch', retryAfterFormat: 'date' });
   });
 
   it.each([
@@ -39,6 +46,8 @@ describe('sandboxOptions', () => {
     [{ faults: 'boom:1' }, /--faults: fault "boom:1": unknown kind/],
     [{ faultPaths: '(' }, /--fault-paths/],
     [{ host: '0.0.0.0' }, /--host must be a loopback address/],
+    [{ rateResetFormat: 'unix' }, /--rate-reset-format must be one of delta, epoch/],
+    [{ retryAfterFormat: 'http-date' }, /--retry-after-format must be one of seconds, date/],
     [{ keys: '/nonexistent/keys.json' }, /keys file \/nonexistent\/keys.json: cannot read it/],
   ])('refuses %j with a UsageError', async (flags, message) => {
     const p = sandboxOptions(flags);
@@ -54,8 +63,10 @@ describe('runSandbox', () => {
     const done = runSandbox({ port: 0, seed: 3, control: true }, ctx);
     while (!out().includes('\n')) await new Promise((r) => setTimeout(r, 5));
     const line = JSON.parse(out().trim());
-    expect(Object.keys(line)).toEqual(['base_url', 'v1_base_url', 'keys', 'control_url']);
+    expect(Object.keys(line)).toEqual(['base_url', 'v1_base_url', 'keys', 'control_url', 'download_url']);
     expect(line.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+    expect(line.download_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(new URL(line.download_url).port).not.toBe(new URL(line.base_url).port);
     expect(Object.keys(line.keys)).toEqual(['admin', 'readonly', 'user', 'v1']);
     const res = await fetch(`${line.base_url}/contacts?limit=1`, { headers: { 'X-Service-Api-Key': line.keys.admin } });
     expect(res.status).toBe(200);
@@ -63,6 +74,7 @@ describe('runSandbox', () => {
     ac.abort();
     await done;
     await expect(fetch(`${line.base_url}/contacts`)).rejects.toThrow();
+    await expect(fetch(`${line.download_url}/transcripts/download/x`)).rejects.toThrow();
   });
 
   it('leaves control_url out without --control and is silent with --quiet', async () => {
