@@ -55,6 +55,8 @@ export interface PaceState {
   lastSendAt?: number;
   /** how the budget below the reserve is spread; see PacerOptions */
   spread?: SpreadMode;
+  /** nothing answered yet and PacerOptions.probe: one request alone until the first answer */
+  probing?: boolean;
 }
 
 /**
@@ -70,6 +72,12 @@ export type SpreadMode = 'to-reset' | 'none';
 
 export interface PacerOptions {
   spread?: SpreadMode;
+  /**
+   * While nothing is known of the window, send one request and wait for its answer (its headers
+   * tell the budget) before the others, instead of letting every concurrent request go blind and
+   * some bounce off a small limit with 429s. After the first answer, with headers or not, no more.
+   */
+  probe?: boolean;
 }
 
 /**
@@ -81,7 +89,7 @@ export interface PacerOptions {
  */
 export function paceDelay(s: PaceState): number {
   if (s.now < s.blockedUntil) return s.blockedUntil - s.now;
-  if (s.remaining === undefined) return 0;
+  if (s.remaining === undefined) return s.probing && s.pending > 0 ? Infinity : 0;
   const available = s.remaining - s.pending;
   if (s.resetAt === undefined) return available > 0 ? 0 : Infinity;
   if (s.now >= s.resetAt) return 0; // the window is over: the caller rolls the state over
@@ -124,12 +132,14 @@ export class Pacer {
   readonly stats: PacerStats = { admitted: 0, waited: 0, waitedMs: 0, rateLimited: 0 };
 
   private readonly spread: SpreadMode;
+  private probing: boolean;
 
   constructor(
     private readonly clock: Clock,
     options: PacerOptions = {},
   ) {
     this.spread = options.spread ?? 'to-reset';
+    this.probing = options.probe ?? false;
   }
 
   /** Waits until a request may go, then admits it. Rejects when `signal` aborts. */
@@ -170,6 +180,7 @@ export class Pacer {
     // Without headers (a network error, a 5xx) it may or may not have counted; forget it rather than
     // hold budget for it forever.
     this.pending.delete(ticket.seq);
+    this.probing = false;
     this.notify();
   }
 
@@ -202,6 +213,7 @@ export class Pacer {
       pending: this.pending.size,
       lastSendAt: this.lastSendAt,
       spread: this.spread,
+      probing: this.probing,
     };
   }
 

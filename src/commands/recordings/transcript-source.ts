@@ -38,10 +38,12 @@ export type TranscriptResult =
  * spec: Endpoints rule 5), shared by every download of the command. It spends each window's units
  * as soon as they are there (`spread: 'none'`) rather than spreading the last ones to the reset:
  * a slot is taken before the recording is got, so the download goes out a request after its slot,
- * and one sent at the window's edge would land in the next window (half the rate at 2/s).
+ * and one sent at the window's edge would land in the next window (half the rate at 2/s). The
+ * first download goes alone (`probe`): its answer tells the budget, so that a small limit is not
+ * met by every worker at once.
  */
 export function downloadPacer(clock: Clock): Pacer {
-  return new Pacer(clock, { spread: 'none' });
+  return new Pacer(clock, { spread: 'none', probe: true });
 }
 
 /** `GET /recordings/{id}`: the id is encoded, whatever the server put in it. */

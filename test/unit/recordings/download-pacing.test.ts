@@ -124,3 +124,33 @@ describe("paceDelay with spread: 'none'", () => {
     expect(paceDelay({ ...base, remaining: 2, blockedUntil: 1300, spread: 'none' })).toBe(300);
   });
 });
+
+describe('the download pacer probes the window first', () => {
+  it('lets one download go alone until an answer tells the budget, then the rest', async () => {
+    const c = fakeClock();
+    const pacer = downloadPacer(c);
+    const first = await pacer.acquire();
+    let second = false;
+    const next = pacer.acquire().then(() => (second = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(second).toBe(false);
+    pacer.done(first, { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '1' });
+    await next;
+    expect(second).toBe(true);
+  });
+
+  it('stops probing after the first answer even without rate-limit headers', async () => {
+    const pacer = downloadPacer(fakeClock());
+    pacer.done(await pacer.acquire());
+    await pacer.acquire();
+    await pacer.acquire(); // two in flight, nothing known: both go
+    expect(pacer.snapshot().inFlight).toBe(2);
+  });
+
+  it('the API pacer does not probe', async () => {
+    const pacer = new Pacer(fakeClock());
+    await pacer.acquire();
+    await pacer.acquire();
+    expect(pacer.snapshot().inFlight).toBe(2);
+  });
+});
