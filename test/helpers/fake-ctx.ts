@@ -66,7 +66,7 @@ export interface FakeCtxOptions {
   /** what ctx.profile() returns; default: resolveProfile(globals, env, the store in configDir) */
   profile?: ResolvedProfile | (() => Promise<ResolvedProfile>);
   /** clients by version; or a function. Default: throws (no network in unit tests) after the real credential checks */
-  client?: HttpClient | { v2?: HttpClient; v1?: HttpClient } | ((opts?: { v1?: boolean }) => Promise<HttpClient>);
+  client?: HttpClient | { v2?: HttpClient; v1?: HttpClient } | ((opts?: { v1?: boolean; key?: string }) => Promise<HttpClient>);
   /** replace any provider outright */
   overrides?: Partial<Pick<Ctx, 'format' | 'interactive' | 'warn' | 'configDir' | 'profile' | 'client'>>;
 }
@@ -161,7 +161,9 @@ export function fakeCtx(options: FakeCtxOptions = {}): FakeCtx {
       if (typeof c === 'function') return c(opts);
       // The real checks first: no key → AuthError, wrong key version → AuthError, no base URL → UsageError.
       const { credentialsFor } = await import('../../src/config/credentials.js');
-      credentialsFor(await ctx.profile(), opts.v1 ? 'v1' : 'v2');
+      const p = await ctx.profile();
+      const kind = opts.v1 ? 'v1' : 'v2';
+      credentialsFor(opts.key === undefined ? p : kind === 'v1' ? { ...p, v1ApiKey: opts.key } : { ...p, apiKey: opts.key }, kind);
       const chosen = isHttpClient(c) ? c : opts.v1 ? c?.v1 : c?.v2;
       if (!chosen) throw new Error(`fakeCtx: no ${opts.v1 ? 'v1' : 'v2'} client was given`);
       return chosen;

@@ -182,9 +182,11 @@ describe('keys-check, version 1', () => {
     expect(JSON.parse(ctx.stdoutText()).authenticated).toBe(false);
   });
 
-  it('a v1 key configured as the v2 key is refused before sending', async () => {
-    const { v2calls, done } = run(() => ({ status: 200 }), { profile: profile({ apiKey: V1 }) });
-    await expect(done).rejects.toThrow(/is a version 1 key/);
+  it('a v1 key configured as the v2 key is told by its form and checked against version 1', async () => {
+    const { ctx, v2calls, v1calls, done } = run(() => ({ status: 200 }), { profile: profile({ apiKey: V1, v1ApiKey: undefined }) });
+    await done;
     expect(v2calls).toHaveLength(0);
+    expect(v1calls).toHaveLength(1);
+    expect(JSON.parse(ctx.stdoutText())).toMatchObject({ key_kind: 'v1', authenticated: true });
   });
 });
