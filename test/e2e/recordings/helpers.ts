@@ -19,6 +19,9 @@ export interface LogEntry {
   path: string;
   headers: Record<string, string>;
   status: number | null;
+  fault?: string | null;
+  /** the listener that got it: the API's origin or the transcript download origin */
+  listener?: 'api' | 'download';
 }
 
 export interface RecordingsSandbox {
