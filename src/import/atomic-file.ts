@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-function tempPathFor(target: string): string {
+export function tempPathFor(target: string): string {
   return `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -78,6 +78,12 @@ export class AtomicTextFile {
         this.failure = err;
       }
     });
+  }
+
+  /** Flush what is queued and wait until it is written (backpressure for long writers). */
+  async drain(): Promise<void> {
+    this.flush();
+    await this.chain;
   }
 
   /** Flush, fsync, close and rename over the target. */

@@ -32,6 +32,8 @@ export interface Counters {
   failedChunks: number;
   /** chunks taken from the journal */
   skippedChunks: number;
+  /** rows the server answered from its idempotency cache on a first attempt: created by an earlier run (counted in skipped) */
+  replayed: number;
   inFlight: number;
   bytes: number;
 }
@@ -84,7 +86,7 @@ function stoppedAfterFailures(err: CrmError, n: number): CrmError {
 export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult> {
   const c: Counters = {
     rows: 0, created: 0, failed: 0, invalid: 0, skipped: 0, chunks: 0,
-    requests: 0, retries: 0, failedChunks: 0, skippedChunks: 0, inFlight: 0, bytes: 0,
+    requests: 0, retries: 0, failedChunks: 0, skippedChunks: 0, replayed: 0, inFlight: 0, bytes: 0,
   };
   const inFlight = new Set<Promise<void>>();
   /** key → the lines of the chunk that had it, for chunks met in this run */
@@ -153,6 +155,13 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
     const p = (async () => {
       let res;
       try {
+        // journaled before the request, so a crash leaves a trace of the chunks in flight
+        await cfg.journal?.sent(chunk.seq, key);
+      } catch (err) {
+        fatal ??= err;
+        return;
+      }
+      try {
         res = await cfg.send({ resource: cfg.resource, seq: chunk.seq, key, records, body: chunk.body });
       } catch (err) {
         failChunk(chunk, err);
@@ -163,7 +172,12 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
       c.retries += retries;
       consecutiveFailures = 0;
       const out = chunkOutcome(chunk.rows.length, res.envelope);
-      c.created += out.created;
+      // a replay on the first attempt is the answer to a request of an earlier run: those rows were
+      // created then (a replay after a retry is most likely this run's own first attempt)
+      if (res.replayed === true && retries === 0) {
+        c.skipped += out.created;
+        c.replayed += out.created;
+      } else c.created += out.created;
       c.failed += chunk.rows.length - out.created;
       await finish(chunk, key, out.ids, out.rejects, true);
     })().finally(() => {
@@ -185,7 +199,13 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
       return;
     }
     seen.set(key, span(chunk));
-    const done = cfg.journal?.take(key);
+    let done: FinishedChunk | undefined;
+    try {
+      done = await cfg.journal?.get(chunk.seq, key);
+    } catch (err) {
+      fatal ??= err;
+      return;
+    }
     // same key means same body; the lines check only guards against a journal that is not this file's
     if (done && done.ids.length === chunk.rows.length && done.lines.every((l, i) => l === chunk.lines[i])) {
       c.skippedChunks++;

@@ -9,17 +9,24 @@
 //   A rerun never sends a journaled chunk again, even if the server forgot its keys.
 // - Any other chunk (never sent, in flight at a crash, failed after its retries) is sent again by
 //   the rerun with the same body and so the same key: a server that did create its rows answers
-//   from its idempotency cache (24 h) instead of creating them again.
+//   from its idempotency cache (24 h) instead of creating them again. That is the one limit: a
+//   chunk in flight at a crash, rerun after the server forgot its key, is created twice. Chunks
+//   are journaled as `sent` before their request, so the rerun warns when there were any.
+// - The same file path changed since an earlier import (same resource, base URL, key) that sent
+//   anything is refused: its rows would fall into new chunks with new keys (--no-resume overrides).
 // - Every data row ends up created, rejected (rejects file, with a reason), or, when the run is
 //   interrupted or stops on a fatal error, pending for the rerun, which is told in the error.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { tmpdir } from 'node:os';
-import { stat } from 'node:fs/promises';
+import { access, readdir, stat, unlink } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../http/errors.js';
 import { dispatchRows, type Counters } from './dispatch.js';
 import { parseColumnMaps } from './header.js';
-import { ImportJournal, findEarlierImports, pruneJournals, type JournalIdentity } from './journal.js';
+import { removeStaleTemps } from './fs-util.js';
+import { ImportJournal, findEarlierImports, journalPath, pruneJournals, type JournalIdentity } from './journal.js';
 import { checkOptions, dryRunSummary, listInvalid, type ImportPlan } from './plan.js';
 import { detectFormat, type InputFormat } from './reader.js';
 import { createRejectsWriter, defaultRejectsPath } from './rejects.js';
@@ -34,6 +41,8 @@ export interface ImportOptions {
   input: string | Readable;
   /** the version 2 root: part of every chunk's Idempotency-Key and of the journal's identity */
   baseUrl: string;
+  /** keyIdentity(apiKey): part of the journal's identity (another key is another import) */
+  keyId?: string;
   /** default: from the extension (`.ndjson`/`.jsonl`), else csv; stdin is csv */
   format?: InputFormat;
   /** `--map column=field` flags */
@@ -131,13 +140,20 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
         invalid: c.invalid ?? 0, skipped: c.skipped ?? 0, chunks: c.chunks ?? 0, inFlight: c.inFlight ?? 0,
         bytes: c.bytes ?? 0, bytesTotal, elapsedMs: deps.clock.now() - started,
       });
+    // a finished import: answered from the file's hash and the journal's last line, without
+    // parsing the file or reading the rest of the journal
+    const finished = await finishedImport(opts, deps, input, format, started);
+    if (finished) return finished;
     // an unreadable input is reported by the scan, as a usage error naming it
     const size = await stat(input.path).then((st) => st.size, () => 0);
     const scan = await scanInput(input.path, {
       format, name: input.name, maps, chunkSize, signal: deps.signal,
       onRow: (rows, bytes) => progress('check', { rows, bytes }, null, size),
     });
-    const identity: JournalIdentity = { contentSha256: scan.contentSha256, resource: opts.resource, baseUrl: opts.baseUrl };
+    const identity: JournalIdentity = {
+      contentSha256: scan.contentSha256, resource: opts.resource, baseUrl: opts.baseUrl,
+      ...(opts.keyId ? { keyId: opts.keyId } : {}),
+    };
     const summary = (c?: Counters, rejectsFile: string | null = null): ImportSummary => ({
       resource: opts.resource,
       rows: c?.rows ?? 0, created: c?.created ?? 0, failed: c?.failed ?? 0, invalid: c?.invalid ?? 0,
@@ -148,7 +164,6 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     if (opts.strict && scan.invalid > 0) {
       throw new UsageError(
         `${input.name}: ${scan.invalid} of ${scan.rows} rows are invalid; nothing was sent (--strict)\n${listInvalid(scan.firstInvalid)}`,
-        { details: scan.firstInvalid.map((r) => ({ ...r })) },
       );
     }
     if (opts.dryRun) return await dryRunSummary(opts, deps, scan, identity, summary(), { chunkSize, concurrency });
@@ -162,15 +177,40 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     if (opts.resultsPath !== undefined && resolve(opts.resultsPath) === resolve(rejectsPath)) {
       throw new UsageError('--results and the rejects file must be different files');
     }
-    if (deps.journalDir) await pruneJournals(deps.journalDir, started).catch(() => 0);
     const journalDir = deps.journalDir;
+    const resume = opts.resume !== false;
+    // leftovers of killed runs: half-written rejects/results files (copies of user data)
+    await removeStaleTemps(rejectsPath, started, /^crm-rejects-\d{8}T\d{6}Z\.(csv|ndjson)$/).catch(() => 0);
+    if (opts.resultsPath !== undefined) await removeStaleTemps(opts.resultsPath, started).catch(() => 0);
+    if (journalDir) {
+      await pruneJournals(journalDir, started, { keep: journalPath(journalDir, identity) }).catch(() => 0);
+    }
     // files by absolute path, so a changed file at the same place can be recognised (stdin: '-')
     const inputId = input.isStdin ? '-' : resolve(input.path);
-    const earlier =
-      journalDir && !input.isStdin ? await findEarlierImports(journalDir, { ...identity, input: inputId }).catch(() => []) : [];
+    if (journalDir && !input.isStdin) {
+      const earlier = (await findEarlierImports(journalDir, { ...identity, input: inputId }).catch(() => [])).filter((e) => e.sentSomething);
+      if (earlier.length > 0 && resume) {
+        const exists = await access(journalPath(journalDir, identity)).then(() => true, () => false);
+        if (!exists) {
+          const last = earlier.map((e) => e.createdAt).sort().pop();
+          const rj = opts.rejectsPath ?? `${input.name}.rejects.${scan.format === 'ndjson' ? 'ndjson' : 'csv'}`;
+          throw new UsageError(
+            `${input.name} has changed since it was imported into ${opts.resource} (${last}); nothing was sent. ` +
+              'Its rows now fall into other chunks with other Idempotency-Keys, so the rows created then would be created again.',
+            {
+              hint:
+                `to retry the rows that were not created, fix them in the rejects file (${rj}) and run \`crm batch ${opts.resource} ${rj}\`; ` +
+                'to import the changed file anyway, knowing every row in it is created again, add --no-resume',
+            },
+          );
+        }
+      }
+      // --no-resume on a changed file: the user chose to import it; the older journals are superseded
+      if (!resume) for (const e of earlier) await unlink(e.path).catch(() => undefined);
+    }
     const journal = journalDir
       ? await ImportJournal.open(journalDir, identity, {
-          plan: scan.plan, resume: opts.resume !== false, input: inputId, now: started,
+          plan: scan.plan, resume, input: inputId, now: started,
         }).catch((err: unknown) => {
           if (err instanceof UsageError) throw err;
           throw new UsageError(`cannot write the import journal in ${journalDir}: ${(err as Error).message}`, {
@@ -179,17 +219,19 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
           });
         })
       : undefined;
-    if (journal && journal.resumedChunks === 0 && !journal.completedAt && earlier.length > 0) {
-      const last = earlier.map((e) => e.createdAt).sort().pop();
-      deps.warn?.(
-        `${input.name} was imported into ${opts.resource} before (${last}) and has changed since: rows created then ` +
-          'will be created again. To retry only the rows that failed, import the rejects file instead.',
-      );
-    }
     if (journal?.completedAt) {
       deps.warn?.(`${input.name} was already imported into ${opts.resource} (${journal.completedAt}): nothing will be sent; use --no-resume to import it again`);
     } else if (journal && journal.resumedChunks > 0) {
       deps.warn?.(`resuming: ${journal.resumedChunks} chunks were finished by an earlier run and are skipped`);
+    }
+    const doubt = journal && !journal.completedAt ? journal.inDoubt() : [];
+    if (doubt.length > 0) {
+      const list = doubt.slice(0, 5).join(', ') + (doubt.length > 5 ? ', …' : '');
+      deps.warn?.(
+        `${doubt.length} chunks (${list}) were sent by an earlier run without an answer being recorded (in flight at a crash, or failed): ` +
+          'they are sent again under the same Idempotency-Keys, so the server answers from its cache if it created them. ' +
+          'That is safe only while the server remembers the keys (24 h in the sandbox); after that, rows of those chunks could be created twice.',
+      );
     }
     const current = await stat(input.path);
     if (current.size !== scan.size || current.mtimeMs !== scan.mtimeMs) {
@@ -207,7 +249,9 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     const rejects = await writable(rejectsPath, () => createRejectsWriter(rejectsPath, { format: scan.format, header: scan.header }));
     const resultsPath = opts.resultsPath;
     const results = resultsPath
-      ? await writable(resultsPath, () => createResultsWriter(resultsPath, { format: scan.format, header: scan.header })).catch(async (err: unknown) => {
+      ? await writable(resultsPath, () => createResultsWriter(resultsPath, {
+        format: scan.format, header: scan.header, ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow,
+      })).catch(async (err: unknown) => {
           await rejects.discard();
           throw err;
         })
@@ -239,7 +283,9 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       rejectsFile = await rejects.commit();
       await results?.commit();
       const everything = !run.aborted && run.fatal === undefined && c.failedChunks === 0;
-      if (journal && everything) await journal.complete(deps.clock.now());
+      if (journal && everything) {
+        await journal.complete(deps.clock.now(), { rows: c.rows, created: c.created + c.skipped, failed: c.failed, invalid: c.invalid });
+      }
     } finally {
       await journal?.close().catch(() => undefined);
     }
@@ -253,7 +299,6 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       throw withSummary(
         new InterruptedError(
           `interrupted: ${c.created} created, ${c.skipped} skipped, ${c.failed} failed, ${c.invalid} invalid of ${scan.rows} rows.${pending} rerun the same command to resume`,
-          { details: [{ ...result }] },
         ),
         result,
       );
@@ -262,6 +307,47 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
   } finally {
     await input.cleanup();
   }
+}
+
+/** sha256 of a file's bytes, streamed (the same hash the first pass computes). */
+async function hashFile(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const piece of createReadStream(path)) h.update(piece as Buffer);
+  return h.digest('hex');
+}
+
+/**
+ * The summary of an import of these bytes that an earlier run finished, when nothing needs doing:
+ * resuming, no --results (the ids would be needed), no --strict/--dry-run (they report on the
+ * rows), and its rejects file still there when it had rejects (otherwise the rerun rewrites it).
+ */
+async function finishedImport(
+  opts: ImportOptions,
+  deps: ImportDeps,
+  input: { path: string; name: string },
+  format: InputFormat,
+  started: number,
+): Promise<ImportSummary | undefined> {
+  const dir = deps.journalDir;
+  if (!dir || opts.resume === false || opts.resultsPath !== undefined || opts.dryRun || opts.strict) return undefined;
+  // no journal at all (a first import): not worth reading the file an extra time
+  if (!(await readdir(dir).catch(() => [] as string[])).some((n) => n.endsWith('.jsonl'))) return undefined;
+  const sha = await hashFile(input.path).catch(() => undefined);
+  if (!sha) return undefined;
+  const identity: JournalIdentity = {
+    contentSha256: sha, resource: opts.resource, baseUrl: opts.baseUrl, ...(opts.keyId ? { keyId: opts.keyId } : {}),
+  };
+  const info = (await ImportJournal.completedInfo(dir, identity).catch(() => undefined))?.info;
+  if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined) return undefined;
+  const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, deps.cwd ?? process.cwd());
+  const noRejects = info.failed + info.invalid === 0;
+  if (!noRejects && !(await access(rejectsPath).then(() => true, () => false))) return undefined;
+  deps.warn?.(`${input.name} was already imported into ${opts.resource} (${info.at}): nothing will be sent; use --no-resume to import it again`);
+  await pruneJournals(dir, started, { keep: journalPath(dir, identity) }).catch(() => 0);
+  return {
+    resource: opts.resource, rows: info.rows, created: 0, failed: info.failed, invalid: info.invalid, skipped: info.created,
+    chunks: 0, requests: 0, retries: 0, elapsed_ms: deps.clock.now() - started, rejects_file: noRejects ? null : rejectsPath,
+  };
 }
 
 function withSummary<E extends Error>(err: E, summary: ImportSummary): E {

@@ -3,4 +3,4 @@ export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
 export { httpBatchSender } from './sender.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './sender.js';
-export { ImportJournal, pruneJournals } from './journal.js';
+export { ImportJournal, keyIdentity, pruneJournals } from './journal.js';

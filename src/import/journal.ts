@@ -1,22 +1,31 @@
 // The import journal (CONTRACT §7): which chunks of an import already have their answer, so a rerun
 // skips them without sending anything, even after the server forgot its idempotency keys.
 //
-// One file per (file content, resource, base URL) in the config folder's `imports/`, as JSON lines:
-// a header (written atomically: temp file, fsync, rename), then one line per finished chunk —
-// its key, its rows' lines, the id created for each row or the item error — appended and fsynced
-// before the next line. Appending instead of rewriting the whole journal after every chunk keeps a
-// 200 000-row import at O(rows) disk writes, not O(rows²). Each line carries a checksum; a torn
-// last line (a crash mid-append) fails it and is cut off, which only means that chunk is sent
-// again, with the same Idempotency-Key, and the server replays it.
+// One file per (file content, resource, base URL, API key identity) in the config folder's
+// `imports/`, as JSON lines: a header (written atomically: temp file, fsync, rename), then
+// - `sent`: a chunk is about to be sent (written before the request; not fsynced on its own, the
+//   next fsync carries it; a kill -9 cannot lose a completed write),
+// - `chunk`: a finished chunk — its key, its rows' lines, the id created for each row or the item
+//   error — appended and fsynced,
+// - `complete`: every chunk is finished, with the run's totals.
+// Appending instead of rewriting keeps a 200 000-row import at O(rows) disk writes, not O(rows²).
+// Each line carries a checksum; a torn last line (a crash mid-append) fails it and is cut off, which
+// only means that chunk is sent again, with the same Idempotency-Key, and the server replays it.
+//
+// Memory: a resumed journal is not loaded. It is streamed once into an index — per chunk sequence
+// number, the byte offset and length of its `chunk` line and whether it was sent — and a chunk's
+// line is read back (pread) when the sending pass reaches that chunk. A complete journal is
+// recognised from its last line alone.
 //
 // The header also records the plan (chunk size, column mapping): a rerun with a different plan
 // would cut the rows into different chunks with different keys and could create them twice, so
 // it is refused unless `--no-resume`.
 import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, readFile, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, rename, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../http/errors.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { ensureDir, isStaleLeftover } from './fs-util.js';
 
 export const JOURNAL_VERSION = 1;
 
@@ -25,6 +34,13 @@ export interface JournalIdentity {
   contentSha256: string;
   resource: string;
   baseUrl: string;
+  /** a non-secret identity of the API key (keyIdentity()); never the key itself */
+  keyId?: string;
+}
+
+/** sha256 of the API key, truncated: tells keys apart without revealing them. */
+export function keyIdentity(apiKey: string | undefined): string | undefined {
+  return apiKey ? createHash('sha256').update(`crm-key\0${apiKey}`).digest('hex').slice(0, 16) : undefined;
 }
 
 export interface ChunkReject {
@@ -44,20 +60,33 @@ export interface FinishedChunk {
   rejects: ChunkReject[];
 }
 
+/** The totals of a finished import, stored with its `complete` line. */
+export interface CompleteInfo {
+  at: string;
+  rows?: number;
+  created?: number;
+  failed?: number;
+  invalid?: number;
+}
+
 interface HeaderLine {
   type: 'header';
   version: number;
   resource: string;
   base_url: string;
+  key_id?: string;
   content_sha256: string;
   plan: string;
   input: string;
   created_at: string;
 }
 
+const trimBase = (u: string): string => u.replace(/\/+$/, '');
+
 export function journalId(identity: JournalIdentity): string {
+  const key = identity.keyId ? `\0key:${identity.keyId}` : '';
   return createHash('sha256')
-    .update(`${identity.contentSha256}\0${identity.resource}\0${identity.baseUrl.replace(/\/+$/, '')}`)
+    .update(`${identity.contentSha256}\0${identity.resource}\0${trimBase(identity.baseUrl)}${key}`)
     .digest('hex');
 }
 
@@ -88,43 +117,146 @@ export function openLine(line: string): Record<string, unknown> | undefined {
   }
 }
 
+/** Calls `onLine(text, offset, length)` for each complete line; returns the bytes up to the last one. */
+async function streamLines(fh: FileHandle, onLine: (line: string, offset: number, length: number) => void): Promise<number> {
+  const buf = Buffer.alloc(1024 * 1024);
+  let carry: Buffer = Buffer.alloc(0);
+  let pos = 0;
+  let lineStart = 0;
+  for (;;) {
+    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) break;
+    pos += bytesRead;
+    const data = carry.length ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
+    let from = 0;
+    for (let nl = data.indexOf(10, from); nl !== -1; nl = data.indexOf(10, from)) {
+      onLine(data.toString('utf8', from, nl), lineStart, nl - from);
+      lineStart += nl - from + 1;
+      from = nl + 1;
+    }
+    carry = Buffer.from(data.subarray(from));
+  }
+  return lineStart;
+}
+
+/** The last complete line of a file, reading only its end (undefined when there is none). */
+async function lastLine(path: string): Promise<string | undefined> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(path, 'r');
+    const { size } = await fh.stat();
+    const n = Math.min(size, 64 * 1024);
+    const buf = Buffer.alloc(n);
+    await fh.read(buf, 0, n, size - n);
+    const text = buf.toString('utf8');
+    const end = text.lastIndexOf('\n');
+    if (end < 0) return undefined;
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    return start === 0 && size > n ? undefined : text.slice(start, end);
+  } catch {
+    return undefined;
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
+/** The `complete` line of a journal, when it is its last line. */
+export async function readComplete(path: string): Promise<CompleteInfo | undefined> {
+  const line = await lastLine(path);
+  const v = line === undefined ? undefined : openLine(line);
+  return v?.type === 'complete' ? ({ ...v, at: String(v.at) } as CompleteInfo) : undefined;
+}
+
+/** Growable per-seq arrays: where each finished chunk's line is, and which chunks were sent. */
+class ChunkIndex {
+  offsets = new Float64Array(1024);
+  lengths = new Uint32Array(1024);
+  /** 0 nothing, 1 sent (no answer journaled), 2 finished */
+  state = new Uint8Array(1024);
+  finished = 0;
+
+  private grow(seq: number): void {
+    if (seq < this.state.length) return;
+    let n = this.state.length;
+    while (n <= seq) n *= 2;
+    const o = new Float64Array(n);
+    o.set(this.offsets);
+    const l = new Uint32Array(n);
+    l.set(this.lengths);
+    const s = new Uint8Array(n);
+    s.set(this.state);
+    this.offsets = o;
+    this.lengths = l;
+    this.state = s;
+  }
+
+  sent(seq: number): void {
+    this.grow(seq);
+    if (this.state[seq] === 0) this.state[seq] = 1;
+  }
+
+  done(seq: number, offset: number, length: number): void {
+    this.grow(seq);
+    if (this.state[seq] !== 2) this.finished++;
+    this.state[seq] = 2;
+    this.offsets[seq] = offset;
+    this.lengths[seq] = length;
+  }
+
+  /** chunks sent but never answered (in flight at a crash, or failed) */
+  inDoubt(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.state.length; i++) if (this.state[i] === 1) out.push(i);
+    return out;
+  }
+}
+
 interface Loaded {
   header: HeaderLine;
-  chunks: Map<string, FinishedChunk>;
-  completedAt?: string;
+  index: ChunkIndex;
+  completed?: CompleteInfo;
   /** bytes up to the end of the last complete line */
   validLength: number;
 }
 
+function damaged(path: string): UsageError {
+  return new UsageError(`the import journal ${path} is damaged or from another version`, {
+    hint: 'rerun with --no-resume to start over (the server still replays chunks it saw in the last 24 h)',
+  });
+}
+
 async function load(path: string): Promise<Loaded | undefined> {
-  let text: string;
+  let fh: FileHandle;
   try {
-    text = await readFile(path, 'utf8');
+    fh = await open(path, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const end = text.lastIndexOf('\n') + 1;
-  const lines = text.slice(0, end).split('\n').slice(0, -1);
-  const header = lines.length > 0 ? (openLine(lines[0]!) as unknown as HeaderLine | undefined) : undefined;
-  if (!header || header.type !== 'header' || header.version !== JOURNAL_VERSION) {
-    throw new UsageError(`the import journal ${path} is damaged or from another version`, {
-      hint: 'rerun with --no-resume to start over (the server still replays chunks it saw in the last 24 h)',
+  try {
+    let header: HeaderLine | undefined;
+    let first = true;
+    let completed: CompleteInfo | undefined;
+    const index = new ChunkIndex();
+    const validLength = await streamLines(fh, (line, offset, length) => {
+      const v = openLine(line);
+      if (first) {
+        first = false;
+        header = v as unknown as HeaderLine | undefined;
+        return;
+      }
+      // a damaged line is skipped: its chunk is sent again under the same key
+      if (!v) return;
+      const seq = v.seq;
+      if (v.type === 'chunk' && typeof seq === 'number' && Number.isInteger(seq) && seq > 0) index.done(seq, offset, length);
+      else if (v.type === 'sent' && typeof seq === 'number' && Number.isInteger(seq) && seq > 0) index.sent(seq);
+      else if (v.type === 'complete') completed = { ...v, at: String(v.at) } as CompleteInfo;
     });
+    if (!header || header.type !== 'header' || header.version !== JOURNAL_VERSION) throw damaged(path);
+    return { header, index, completed, validLength };
+  } finally {
+    await fh.close().catch(() => undefined);
   }
-  const chunks = new Map<string, FinishedChunk>();
-  let completedAt: string | undefined;
-  for (const line of lines.slice(1)) {
-    const v = openLine(line);
-    if (v?.type === 'chunk') {
-      const c = v as unknown as FinishedChunk;
-      chunks.set(c.key, { seq: c.seq, key: c.key, lines: c.lines, ids: c.ids, rejects: c.rejects });
-    } else if (v?.type === 'complete') {
-      completedAt = String(v.at);
-    }
-    // a damaged line is skipped: its chunk is sent again under the same key
-  }
-  return { header, chunks, completedAt, validLength: Buffer.byteLength(text.slice(0, end)) };
 }
 
 export interface OpenJournalOptions {
@@ -137,25 +269,57 @@ export interface OpenJournalOptions {
   now: number;
 }
 
+/** The journal of this identity, or of the same import journaled before keys were part of the name. */
+async function existingPath(dir: string, identity: JournalIdentity): Promise<string> {
+  const path = journalPath(dir, identity);
+  if (!identity.keyId) return path;
+  const legacy = journalPath(dir, { ...identity, keyId: undefined });
+  const [here, old] = await Promise.all([stat(path).then(() => true, () => false), stat(legacy).then(() => true, () => false)]);
+  if (here || !old) return path;
+  const h = await readHeader(legacy);
+  return h && h.key_id === undefined ? legacy : path;
+}
+
 export class ImportJournal {
   private chain: Promise<void> = Promise.resolve();
-  private taken = 0;
   private recorded = 0;
 
   private constructor(
     readonly path: string,
-    private readonly chunks: Map<string, FinishedChunk>,
-    /** chunks loaded from an earlier run */
+    private readonly index: ChunkIndex,
+    /** chunks finished by an earlier run */
     readonly resumedChunks: number,
-    readonly completedAt: string | undefined,
+    readonly completed: CompleteInfo | undefined,
     private readonly fh: FileHandle | undefined,
   ) {}
 
+  get completedAt(): string | undefined {
+    return this.completed?.at;
+  }
+
+  /** Sequence numbers of chunks an earlier run sent without journaling an answer. */
+  inDoubt(): number[] {
+    return this.index.inDoubt();
+  }
+
+  /** The `complete` line of this identity's journal, reading only its end (cheap). */
+  static async completedInfo(dir: string, identity: JournalIdentity): Promise<{ path: string; info: CompleteInfo } | undefined> {
+    const path = await existingPath(dir, identity);
+    const info = await readComplete(path);
+    return info && { path, info };
+  }
+
   /** Load (resume) or create the journal of an import. */
   static async open(dir: string, identity: JournalIdentity, opts: OpenJournalOptions): Promise<ImportJournal> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const path = journalPath(dir, identity);
+    await ensureDir(dir);
+    const fresh = journalPath(dir, identity);
+    let path = await existingPath(dir, identity);
     const loaded = opts.resume ? await load(path) : undefined;
+    if (loaded && path !== fresh) {
+      // a journal from before keys were recorded: it becomes this key's (another key starts afresh)
+      await rename(path, fresh);
+      path = fresh;
+    }
     if (loaded) {
       if (loaded.header.plan !== opts.plan) {
         throw new UsageError(
@@ -165,66 +329,78 @@ export class ImportJournal {
       }
       await truncate(path, loaded.validLength);
       const fh = await open(path, 'a', 0o600);
-      return new ImportJournal(path, loaded.chunks, loaded.chunks.size, loaded.completedAt, fh);
+      return new ImportJournal(path, loaded.index, loaded.index.finished, loaded.completed, fh);
     }
+    if (path !== fresh) await unlink(path).catch(() => undefined);
     const header: HeaderLine = {
       type: 'header',
       version: JOURNAL_VERSION,
       resource: identity.resource,
       base_url: identity.baseUrl,
+      ...(identity.keyId ? { key_id: identity.keyId } : {}),
       content_sha256: identity.contentSha256,
       plan: opts.plan,
       input: opts.input,
       created_at: new Date(opts.now).toISOString(),
     };
-    await writeFileAtomic(path, sealLine(header));
-    const fh = await open(path, 'a', 0o600);
-    return new ImportJournal(path, new Map(), 0, undefined, fh);
+    await writeFileAtomic(fresh, sealLine(header));
+    const fh = await open(fresh, 'a', 0o600);
+    return new ImportJournal(fresh, new ChunkIndex(), 0, undefined, fh);
   }
 
   /** Read an existing journal without creating or changing anything (dry runs). */
   static async peek(dir: string, identity: JournalIdentity): Promise<ImportJournal | undefined> {
-    const path = journalPath(dir, identity);
+    const path = await existingPath(dir, identity);
     const loaded = await load(path);
-    return loaded && new ImportJournal(path, loaded.chunks, loaded.chunks.size, loaded.completedAt, undefined);
-  }
-
-  /** The finished chunk with this key, from an earlier run. */
-  get(key: string): FinishedChunk | undefined {
-    return this.chunks.get(key);
+    return loaded && new ImportJournal(path, loaded.index, loaded.index.finished, loaded.completed, undefined);
   }
 
   /**
-   * Like get(), and forgets it: a run looks each chunk up once, so a resumed journal's memory
-   * shrinks as the run goes instead of holding every id of the file to the end.
+   * The finished chunk `seq`, from an earlier run, when its key matches: its line is read back
+   * from the journal file, so nothing of it is held in memory until the sending pass reaches it.
    */
-  take(key: string): FinishedChunk | undefined {
-    const c = this.chunks.get(key);
-    if (c) {
-      this.chunks.delete(key);
-      this.taken++;
+  async get(seq: number, key: string): Promise<FinishedChunk | undefined> {
+    if (seq >= this.index.state.length || this.index.state[seq] !== 2) return undefined;
+    const length = this.index.lengths[seq]!;
+    const buf = Buffer.alloc(length);
+    let fh: FileHandle | undefined;
+    try {
+      fh = await open(this.path, 'r');
+      await fh.read(buf, 0, length, this.index.offsets[seq]!);
+    } finally {
+      await fh?.close().catch(() => undefined);
     }
-    return c;
+    const v = openLine(buf.toString('utf8')) as unknown as (FinishedChunk & { type: string }) | undefined;
+    if (!v || v.type !== 'chunk' || v.key !== key) return undefined;
+    return { seq: v.seq, key: v.key, lines: v.lines, ids: v.ids, rejects: v.rejects };
   }
 
   /** finished chunks: loaded from earlier runs, plus those recorded by this one */
   get size(): number {
-    return this.chunks.size + this.taken + this.recorded;
+    return this.index.finished + this.recorded;
   }
 
   /**
-   * Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call.
-   * Not kept in memory: this run will not look it up again.
+   * Note that a chunk is about to be sent: written, not fsynced (the next record() carries it), and
+   * not queued behind the appends being fsynced, so sending never waits for a disk flush. The file
+   * is opened for appending, so each line is one write(2) at the end of the file, whole.
    */
+  async sent(seq: number, key: string): Promise<void> {
+    const fh = this.fh;
+    if (!fh) throw new Error(`${this.path} was opened read-only`);
+    await fh.write(sealLine({ type: 'sent', seq, key }), null, 'utf8');
+  }
+
+  /** Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call. */
   record(chunk: FinishedChunk): Promise<void> {
     return this.append(sealLine({ type: 'chunk', ...chunk }), () => {
       this.recorded++;
     });
   }
 
-  /** Mark the import finished: a rerun of the same file skips every chunk. */
-  complete(now: number): Promise<void> {
-    return this.append(sealLine({ type: 'complete', at: new Date(now).toISOString() }), () => undefined);
+  /** Mark the import finished, with its totals: a rerun of the same file sends nothing. */
+  complete(now: number, totals: Omit<CompleteInfo, 'at'> = {}): Promise<void> {
+    return this.append(sealLine({ type: 'complete', at: new Date(now).toISOString(), ...totals }), () => undefined);
   }
 
   private append(line: string, then: () => void): Promise<void> {
@@ -263,43 +439,69 @@ async function readHeader(path: string): Promise<HeaderLine | undefined> {
   }
 }
 
+export interface EarlierImport {
+  path: string;
+  createdAt: string;
+  /** the journal has more than its header: something was sent */
+  sentSomething: boolean;
+}
+
 /**
- * Journals of earlier imports of the same input path into the same resource and base URL, but of
- * other content: the file was changed since. Rows already created then would be created again
- * (a changed file cuts into other chunks, with other keys), which is worth a warning.
+ * Journals of earlier imports of the same input path into the same resource and base URL with the
+ * same key (or a journal from before keys were recorded), but of other content: the file was
+ * changed since. Its rows now fall into other chunks with other keys, so rows created then would
+ * be created again.
  */
 export async function findEarlierImports(
   dir: string,
-  match: { input: string; resource: string; baseUrl: string; contentSha256: string },
-): Promise<Array<{ path: string; createdAt: string }>> {
+  match: { input: string; resource: string; baseUrl: string; contentSha256: string; keyId?: string },
+): Promise<EarlierImport[]> {
   let names: string[];
   try {
     names = await readdir(dir);
   } catch {
     return [];
   }
-  const out: Array<{ path: string; createdAt: string }> = [];
+  const out: EarlierImport[] = [];
   for (const name of names) {
     if (!name.endsWith('.jsonl')) continue;
-    const h = await readHeader(join(dir, name));
+    const path = join(dir, name);
+    const h = await readHeader(path);
     if (
       h &&
       h.input === match.input &&
       h.resource === match.resource &&
-      h.base_url === match.baseUrl &&
+      trimBase(h.base_url) === trimBase(match.baseUrl) &&
+      (h.key_id === undefined || h.key_id === match.keyId) &&
       h.content_sha256 !== match.contentSha256
     ) {
-      out.push({ path: join(dir, name), createdAt: h.created_at });
+      const size = await stat(path).then((s) => s.size, () => 0);
+      out.push({ path, createdAt: h.created_at, sentSomething: size > Buffer.byteLength(sealLine(h)) });
     }
   }
   return out;
 }
 
+export interface PruneOptions {
+  /** finished journals older than this go (default 30 days) */
+  completeMaxAgeMs?: number;
+  /** unfinished journals older than this go (default 30 days) */
+  maxAgeMs?: number;
+  /** beyond this total, the oldest finished journals go first (default 32 MiB) */
+  maxTotalBytes?: number;
+  /** never removed (the journal of the import about to run) */
+  keep?: string;
+}
+
 /**
- * Remove finished journals older than `maxAgeMs` and leftovers (temporary files, buffered stdin)
- * older than a day, so the folder does not grow without end.
+ * Keep the folder bounded: journals older than 30 days (far past the server's 24 h of idempotency
+ * memory) and, beyond 32 MiB in all, the oldest finished journals (never `keep`); leftovers (temporary files, buffered stdin) of processes that are gone or
+ * older than a day. Returns how many files were removed.
  */
-export async function pruneJournals(dir: string, now: number, maxAgeMs = 30 * 86_400_000): Promise<number> {
+export async function pruneJournals(dir: string, now: number, opts: PruneOptions = {}): Promise<number> {
+  const completeMaxAge = opts.completeMaxAgeMs ?? 30 * 86_400_000;
+  const maxAge = opts.maxAgeMs ?? 30 * 86_400_000;
+  const maxTotal = opts.maxTotalBytes ?? 32 * 1024 * 1024;
   let names: string[];
   try {
     names = await readdir(dir);
@@ -307,25 +509,37 @@ export async function pruneJournals(dir: string, now: number, maxAgeMs = 30 * 86
     return 0;
   }
   let removed = 0;
+  const remove = async (path: string): Promise<void> => {
+    try {
+      await unlink(path);
+      removed++;
+    } catch {
+      // gone already, or someone else's concern
+    }
+  };
+  const kept: Array<{ path: string; size: number; mtimeMs: number; complete: boolean }> = [];
   for (const name of names) {
     const path = join(dir, name);
     try {
       const st = await stat(path);
       const age = now - st.mtimeMs;
-      const leftover = /\.tmp-\d+-[0-9a-f]+$/.test(name) || /^stdin-.*\.buf$/.test(name);
-      let remove = leftover && age > 86_400_000;
-      if (!remove && name.endsWith('.jsonl') && age > maxAgeMs) {
-        const text = await readFile(path, 'utf8');
-        const last = text.trimEnd().split('\n').pop() ?? '';
-        remove = openLine(last)?.type === 'complete';
+      if (/^stdin-\d+-[0-9a-f]+\.buf$/.test(name) || /\.tmp-\d+-[0-9a-f]+$/.test(name)) {
+        if (isStaleLeftover(name, age)) await remove(path);
+        continue;
       }
-      if (remove) {
-        await unlink(path);
-        removed++;
-      }
+      if (!name.endsWith('.jsonl') || path === opts.keep) continue;
+      const complete = (await readComplete(path)) !== undefined;
+      if (age > maxAge || (complete && age > completeMaxAge)) await remove(path);
+      else kept.push({ path, size: st.size, mtimeMs: st.mtimeMs, complete });
     } catch {
       // a file that vanished or cannot be read is someone else's concern
     }
+  }
+  let total = kept.reduce((n, k) => n + k.size, 0);
+  for (const k of kept.filter((x) => x.complete).sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+    if (total <= maxTotal) break;
+    await remove(k.path);
+    total -= k.size;
   }
   return removed;
 }

@@ -8,6 +8,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AtomicTextFile } from './atomic-file.js';
 import { csvRow } from './csv-write.js';
+import { SortedLines } from './sorted-lines.js';
 import type { InputFormat, RawRow } from './reader.js';
 
 export const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
@@ -52,9 +53,11 @@ export interface RejectsWriter {
 
 export async function createRejectsWriter(
   target: string,
-  opts: { format: InputFormat; header: readonly string[] | null },
+  opts: { format: InputFormat; header: readonly string[] | null; memoryBytes?: number },
 ): Promise<RejectsWriter> {
   const file = await AtomicTextFile.create(target);
+  // rows arrive out of order (chunks finish concurrently); the file lists them in line order
+  const sorted = new SortedLines(target, opts.memoryBytes);
   const projection = opts.format === 'csv' ? new ColumnProjection(opts.header ?? []) : undefined;
   let count = 0;
   if (projection) file.write(csvRow([...projection.names, ...REJECT_COLUMNS]));
@@ -68,23 +71,37 @@ export async function createRejectsWriter(
       if (projection) {
         const cells = Array.isArray(raw) ? raw : [];
         const { cells: kept, extra } = projection.cells(cells);
-        // cells beyond the header (a ragged row) follow the reject columns, so none is lost
-        file.write(csvRow([...kept, String(line), code, message, ...extra]));
+        // cells beyond the header (a ragged row) go into the message, quoted, so none is lost and
+        // the file stays rectangular
+        const more = extra.length > 0 ? `; cells beyond the header: ${extra.map((x) => JSON.stringify(x)).join(', ')}` : '';
+        sorted.add(line, csvRow([...kept, String(line), code, message + more]));
         return;
       }
       const base = typeof raw === 'string' || Array.isArray(raw) ? { _raw: typeof raw === 'string' ? raw : raw.join(',') } : stripReserved(raw);
-      file.write(JSON.stringify({ ...base, _line: line, _error_code: code, _error_message: message }) + '\n');
+      sorted.add(line, JSON.stringify({ ...base, _line: line, _error_code: code, _error_message: message }) + '\n');
     },
     async commit() {
       if (count === 0) {
+        await sorted.dispose();
         await file.discard();
         await unlink(target).catch(() => undefined);
         return null;
       }
+      try {
+        await sorted.drainTo((t) => file.write(t), () => file.drain());
+      } catch (err) {
+        await sorted.dispose();
+        await file.discard();
+        throw err;
+      }
+      await sorted.dispose();
       await file.commit();
       return target;
     },
-    discard: () => file.discard(),
+    discard: async () => {
+      await sorted.dispose();
+      await file.discard();
+    },
   };
 }
 

@@ -42,7 +42,14 @@ export interface ScanResult {
   plan: string;
   size: number;
   mtimeMs: number;
+  /** NDJSON: the objects' top-level keys, in first-seen order (at most MAX_NDJSON_KEYS) */
+  ndjsonKeys: string[];
+  /** NDJSON: some object had keys beyond those */
+  ndjsonKeysOverflow: boolean;
 }
+
+/** how many distinct NDJSON keys the scan keeps for the --results CSV's columns */
+export const MAX_NDJSON_KEYS = 1000;
 
 export interface ScanOptions {
   format: InputFormat;
@@ -72,11 +79,20 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   let rows = 0;
   let invalid = 0;
   let mapping: HeaderMapping | undefined;
+  const keys = new Set<string>();
+  let overflow = false;
   try {
     mapping = reader.header ? parseHeader(reader.header, opts.maps) : undefined;
     for await (const row of reader.rows) {
       if (opts.signal?.aborted) break;
       rows++;
+      if (row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json)) {
+        for (const k of Object.keys(row.json)) {
+          if (keys.has(k)) continue;
+          if (keys.size < MAX_NDJSON_KEYS) keys.add(k);
+          else overflow = true;
+        }
+      }
       const c = classifyRow(row, mapping, opts.maps);
       if (!c.ok) {
         invalid++;
@@ -99,6 +115,8 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
     plan: planFingerprint(reader.format, opts.chunkSize, mapping, opts.maps),
     size: st?.size ?? 0,
     mtimeMs: st?.mtimeMs ?? 0,
+    ndjsonKeys: [...keys],
+    ndjsonKeysOverflow: overflow,
   };
 }
 

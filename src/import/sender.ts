@@ -19,6 +19,8 @@ export interface BatchResponse {
   envelope: BatchEnvelope;
   /** how many times the request was retried */
   retries?: number;
+  /** the server answered from its idempotency cache (`Idempotent-Replayed: true`) */
+  replayed?: boolean;
 }
 
 export type BatchSender = (req: BatchRequest) => Promise<BatchResponse>;
@@ -41,6 +43,7 @@ export function httpBatchSender(client: HttpClient, _opts: { signal?: AbortSigna
       expect: 'batch',
       finishInDoubt: true,
     });
-    return { envelope: res.body, retries: res.retries };
+    const replayed = Object.entries(res.headers ?? {}).some(([k, v]) => k.toLowerCase() === 'idempotent-replayed' && v === 'true');
+    return { envelope: res.body, retries: res.retries, replayed };
   };
 }

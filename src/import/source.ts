@@ -5,11 +5,12 @@
 // `… | crm batch contacts -` resumes too. The copy is removed when the import ends.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../http/errors.js';
+import { ensureDir } from './fs-util.js';
 
 export interface PreparedInput {
   /** a file that can be read more than once */
@@ -26,7 +27,7 @@ export async function prepareInput(input: string | Readable, opts: { stdin?: Rea
   }
   const stream = typeof input === 'string' ? opts.stdin : input;
   if (!stream) throw new UsageError('no standard input to read (-)');
-  await mkdir(opts.tmpDir, { recursive: true, mode: 0o700 });
+  await ensureDir(opts.tmpDir);
   const path = join(opts.tmpDir, `stdin-${process.pid}-${randomBytes(6).toString('hex')}.buf`);
   const cleanup = async (): Promise<void> => {
     await unlink(path).catch(() => undefined);

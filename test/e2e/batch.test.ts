@@ -1,7 +1,7 @@
 // End to end: `crm batch` against the sandbox with faults, kill -9, Ctrl-C and a server that forgot
 // its idempotency keys. The promise under test: every valid row created exactly once, every other
 // row in the rejects file, whatever happens to the process.
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -147,6 +147,8 @@ describe('crm batch end to end', () => {
     expect((await crm(['batch', 'contacts', path])).code).toBe(0);
     const again = await crm(['-o', 'json', 'batch', 'contacts', path, '--no-resume']);
     expect(again.code, again.stderr).toBe(0);
+    // the server's cached answers (Idempotent-Replayed) are rows created before: skipped, not created
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, skipped: 250 });
     expect(JSON.parse(again.stdout).requests).toBeGreaterThan(0);
     expectExactlyOnce(await countByEmail('noresume'), valid);
   });
@@ -157,6 +159,7 @@ describe('crm batch end to end', () => {
     const strict = await crm(['batch', 'contacts', path, '--strict']);
     expect(strict.code).toBe(2);
     expect(strict.stderr).toMatch(/line 51/);
+    expect(strict.stderr.match(/line 51/g)).toHaveLength(1); // not repeated as details
     const dry = await crm(['-o', 'json', 'batch', 'contacts', path, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, rows: 120, valid: 118, invalid: 2, chunks: 2 });
@@ -205,5 +208,106 @@ describe('crm batch end to end', () => {
     expect(r.stderr).toMatch(/empty\.csv/);
     expect(existsSync(`${empty}.rejects.csv`)).toBe(false);
     expect((await crm(['batch', 'meetings', empty])).code).toBe(2);
+  });
+
+  it('a file fixed in place after a partial import is refused (exit 2, nothing sent); the rejects file is the safe path', async () => {
+    const { path, valid } = makeCsv(1000, { tag: 'fixinplace' });
+    const text = readFileSync(path, 'utf8');
+    writeFileSync(path, text.replace('fixinplace.500@example.com,500,', 'fixinplace.500@example.com,five hundred,'));
+    const first = await crm(['-o', 'json', 'batch', 'contacts', path]);
+    expect(first.code, first.stderr).toBe(9);
+    expect(JSON.parse(first.stdout)).toMatchObject({ created: 999, invalid: 1 });
+    writeFileSync(path, text); // the cell fixed in place (sed -i)
+    const before = ((await t.control('/requests')) as unknown[]).length;
+    const rerun = await crm(['batch', 'contacts', path]);
+    expect(rerun.code, rerun.stderr).toBe(2);
+    expect(rerun.stderr).toMatch(/has changed since it was imported into contacts/);
+    expect(rerun.stderr).toMatch(/--no-resume/);
+    expect(((await t.control('/requests')) as unknown[]).length).toBe(before);
+    expect((await countByEmail('fixinplace')).size).toBe(999);
+    const rejects = `${path}.rejects.csv`;
+    writeFileSync(rejects, readFileSync(rejects, 'utf8').replace(',five hundred,', ',500,'));
+    const fed = await crm(['-o', 'json', 'batch', 'contacts', rejects]);
+    expect(fed.code, fed.stderr).toBe(0);
+    expect(JSON.parse(fed.stdout)).toMatchObject({ created: 1 });
+    expectExactlyOnce(await countByEmail('fixinplace'), valid);
+  });
+
+  it('another API key is another import: not skipped as "already imported"', async () => {
+    const { path } = makeCsv(20, { tag: 'otherkey' });
+    expect((await crm(['batch', 'contacts', path])).code).toBe(0);
+    const other = await runCrm(['-o', 'json', 'batch', 'contacts', path], { env: t.env('user'), timeoutMs: 60_000 });
+    expect(other.stderr).not.toMatch(/already imported/);
+    const configDir = t.env('admin').CRM_CONFIG_DIR!;
+    for (const f of readdirSync(join(configDir, 'imports'))) {
+      expect(readFileSync(join(configDir, 'imports', f), 'utf8')).not.toContain(t.sb.keys.user);
+      expect(readFileSync(join(configDir, 'imports', f), 'utf8')).not.toContain(t.sb.keys.admin);
+    }
+  });
+
+  it('kill -9 with chunks in flight: the rerun warns that they are re-sent under the same keys (safe while the server remembers them)', async () => {
+    const { path, valid } = makeCsv(600, { tag: 'inflight' });
+    await t.control('/faults', { latency_ms: 400 });
+    const contacts = async () => ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
+    const base = await contacts();
+    const child = startCrm(['--quiet', 'batch', 'contacts', path, '--concurrency', '2', '--chunk-size', '50'], { env: t.env('admin') });
+    const done = collect(child, { timeoutMs: 60_000 });
+    for (let i = 0; i < 400 && (await contacts()) === base; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100)); // the next chunks are on their way (400 ms each)
+    child.kill('SIGKILL');
+    await done;
+    await t.control('/faults', { latency_ms: 0 });
+    const rerun = await crm(['batch', 'contacts', path, '--chunk-size', '50']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/sent by an earlier run without an answer.*same Idempotency-Keys.*24 h/s);
+    expectExactlyOnce(await countByEmail('inflight'), valid);
+  });
+
+  it('an unwritable config folder fails fast (exit 2) naming it', async () => {
+    const { path } = makeCsv(5, { tag: 'procfs' });
+    const t0 = Date.now();
+    const r = await runCrm(['batch', 'contacts', path], { env: t.env('admin', { CRM_CONFIG_DIR: '/proc/nope' }), timeoutMs: 20_000 });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/\/proc\/nope/);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect((await countByEmail('procfs')).size).toBe(0);
+  });
+
+  it('removes leftovers of killed runs: buffered stdin and half-written rejects files', async () => {
+    const configDir = t.env('admin').CRM_CONFIG_DIR!;
+    mkdirSync(join(configDir, 'imports'), { recursive: true });
+    const dead = 2 ** 22 + 999;
+    const buf = join(configDir, 'imports', `stdin-${dead}-0a1b2c3d4e5f.buf`);
+    writeFileSync(buf, 'email\nsecret@example.com\n');
+    const { path } = makeCsv(5, { tag: 'leftover' });
+    const tmp = `${path}.rejects.csv.tmp-${dead}-0badc0de`;
+    writeFileSync(tmp, 'email\nsecret@example.com\n');
+    const r = await crm(['batch', 'contacts', path]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(buf)).toBe(false);
+    expect(existsSync(tmp)).toBe(false);
+  });
+
+  it('ragged rows keep the rejects file rectangular, in line order; --results of NDJSON input is a CSV', async () => {
+    const path = join(dir, 'ragged.csv');
+    writeFileSync(path, 'Email,Last Name\nr1@ragged.example.com,A,extra1,"x,y"\n,NoEmail\nr3@ragged.example.com,C\nshort\n');
+    const r = await crm(['-o', 'json', 'batch', 'contacts', path]);
+    expect(r.code).toBe(9);
+    const rows = parse(readFileSync(`${path}.rejects.csv`)) as string[][];
+    expect(rows.every((row) => row.length === 5)).toBe(true);
+    expect(rows.slice(1).map((row) => row[2])).toEqual(['2', '3', '5']);
+    expect(rows[1]![4]).toContain('"extra1", "x,y"');
+
+    const nd = join(dir, 'res.ndjson');
+    writeFileSync(nd, '{"name":"Res One","tags":["a","b"]}\n{"name":"Res Two","domain":"two.example.com"}\n');
+    const out = join(dir, 'res.results.csv');
+    const n = await crm(['-o', 'json', 'batch', 'companies', nd, '--results', out]);
+    expect(n.code, n.stderr).toBe(0);
+    const res = parse(readFileSync(out), { columns: true }) as Array<Record<string, string>>;
+    expect(Object.keys(res[0]!)).toEqual(['_line', 'id', 'name', 'tags', 'domain']);
+    expect(res.map((x) => [x._line, x.name, x.tags, x.domain]).sort()).toEqual([
+      ['1', 'Res One', '["a","b"]', ''],
+      ['2', 'Res Two', '', 'two.example.com'],
+    ]);
   });
 });

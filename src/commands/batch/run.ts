@@ -8,6 +8,7 @@ import {
   httpBatchSender,
   importExitCode,
   importSummaryOf,
+  keyIdentity,
   runImport,
   type BatchSender,
   type ImportProgress,
@@ -35,7 +36,10 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   // A dry run sends nothing, so it needs no key: only the base URL, which names the journal.
   let client: HttpClient | undefined;
   let baseUrl: string;
-  if (o.dryRun) baseUrl = (await ctx.profile()).baseUrl ?? '';
+  const profile = await ctx.profile();
+  // the journal tells keys apart (another key is another import) by a hash, never the key itself
+  const keyId = keyIdentity(profile.apiKey);
+  if (o.dryRun) baseUrl = profile.baseUrl ?? '';
   else {
     client = await ctx.client();
     baseUrl = client.baseUrl;
@@ -53,6 +57,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
         resource: o.resource,
         input: o.file,
         baseUrl,
+        keyId,
         maps: o.map,
         chunkSize: o.chunkSize,
         concurrency: o.concurrency,

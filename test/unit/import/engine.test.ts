@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { AuthError, InterruptedError, ServerError, UsageError } from '../../../src/http/errors.js';
 import { importExitCode, importSummaryOf, runImport, type ImportDeps, type ImportOptions, type ImportProgress } from '../../../src/import/engine.js';
 import { parseHeader } from '../../../src/import/header.js';
-import { ImportJournal } from '../../../src/import/journal.js';
+import { ImportJournal, keyIdentity } from '../../../src/import/journal.js';
 import { rowToRecord } from '../../../src/import/rows.js';
 import { duplicates, fakeServer, settle, type FakeServer } from './fake-server.js';
 import { readAll, tempDir } from './helpers.js';
@@ -266,7 +266,8 @@ describe('runImport: failures, resume and idempotency', () => {
     expect(first).toMatchObject({ created: 200, failed: 100 });
     server.fault = undefined;
     const second = await runImport(s.opts(), s.deps(server));
-    expect(second).toMatchObject({ created: 100, skipped: 200 });
+    // the replayed chunk's rows were created by the first run: skipped, not created by this one
+    expect(second).toMatchObject({ created: 0, skipped: 300 });
     expect(server.replays).toBe(1);
     expect(server.created).toHaveLength(300);
     expect(duplicates(server.created)).toEqual([]);
@@ -314,7 +315,7 @@ describe('runImport: failures, resume and idempotency', () => {
     });
     await expect(runImport(s.opts({ concurrency: 1 }), deps)).rejects.toThrow('killed');
     const second = await runImport(s.opts({ concurrency: 1 }), s.deps(server));
-    expect(second).toMatchObject({ created: 100, skipped: 100 });
+    expect(second).toMatchObject({ created: 0, skipped: 200 });
     expect(server.replays).toBe(1);
     expect(server.created).toHaveLength(200);
   });
@@ -412,6 +413,8 @@ describe('runImport: abort', () => {
     expect(err).toBeInstanceOf(InterruptedError);
     expect((err as InterruptedError).exitCode).toBe(130);
     expect((err as Error).message).toMatch(/rerun the same command to resume/);
+    // the summary is printed by the command: not repeated as details
+    expect((err as InterruptedError).details).toEqual([]);
     const sum = importSummaryOf(err)!;
     expect(sum.created).toBe(40);
     expect(server.calls).toHaveLength(4);
@@ -434,17 +437,104 @@ describe('runImport: abort', () => {
 });
 
 describe('runImport: a changed file at the same path', () => {
-  it('warns that rows created before will be created again', async () => {
+  const fix = (n: number, bad: number) => csv(n, (i) => (i === bad ? `u${i}@x.io,User ${i},oops` : undefined));
+
+  it('a file fixed in place after a partial import is refused (exit 2, nothing sent), pointing at the rejects file and --no-resume', async () => {
+    const s = setup(fix(1000, 500));
+    const server = fakeServer();
+    const first = await runImport(s.opts(), s.deps(server));
+    expect(first).toMatchObject({ created: 999, invalid: 1 });
+    writeFileSync(s.input, csv(1000)); // the cell fixed in place
+    const err = await runImport(s.opts(), s.deps(server)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(2);
+    expect((err as Error).message).toMatch(/people\.csv has changed since it was imported into contacts .*nothing was sent/);
+    expect((err as UsageError).hint).toMatch(/people\.csv\.rejects\.csv.*--no-resume/);
+    expect(server.created).toHaveLength(999);
+    // the safe path: the fixed rejects file creates exactly the missing row
+    const rejects = readFileSync(`${s.input}.rejects.csv`, 'utf8').replace(',oops,', ',500,');
+    const rj = join(s.dir, 'fixed.csv');
+    writeFileSync(rj, rejects);
+    expect(await runImport(s.opts({ input: rj }), s.deps(server))).toMatchObject({ created: 1 });
+    expect(server.created).toHaveLength(1000);
+    expect(duplicates(server.created)).toEqual([]);
+    // still refused later (the earlier journal is still there), also after a server rejection fixed in place
+    expect(await runImport(s.opts(), s.deps(server)).catch((e: unknown) => e)).toBeInstanceOf(UsageError);
+  });
+
+  it('a row the server rejected, fixed in place, does not duplicate the rest of its chunk', async () => {
+    const s = setup(csv(150, (i) => (i === 120 ? `nope,User ${i},${i}` : undefined)));
+    const server = fakeServer();
+    expect(await runImport(s.opts(), s.deps(server))).toMatchObject({ created: 149, failed: 1 });
+    writeFileSync(s.input, csv(150));
+    await expect(runImport(s.opts(), s.deps(server))).rejects.toThrow(/has changed since/);
+    expect(server.created).toHaveLength(149);
+  });
+
+  it('--no-resume imports the changed file knowingly and supersedes the older journal; its rerun resumes normally', async () => {
     const s = setup(csv(10));
-    await runImport(s.opts(), s.deps(fakeServer()));
-    expect(s.warnings).toEqual([]);
+    const server = fakeServer();
+    await runImport(s.opts(), s.deps(server));
     writeFileSync(s.input, csv(11));
-    await runImport(s.opts(), s.deps(fakeServer()));
-    expect(s.warnings).toHaveLength(1);
-    expect(s.warnings[0]).toMatch(/people\.csv was imported into contacts before \(.*\) and has changed since: rows created then will be created again/);
-    // resuming that new import does not repeat it
-    await runImport(s.opts(), s.deps(fakeServer()));
-    expect(s.warnings.filter((w) => w.includes('has changed since'))).toHaveLength(1);
+    // one chunk of 11 rows: another key, so all of them are created again, as the refusal said
+    expect(await runImport(s.opts({ resume: false }), s.deps(server))).toMatchObject({ created: 11 });
+    expect(readdirSync(s.journalDir).filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
+    expect(await runImport(s.opts(), s.deps(server))).toMatchObject({ created: 0, skipped: 11 });
+    expect(server.created).toHaveLength(21);
+  });
+
+  it('an earlier import that sent nothing (only its header) does not block', async () => {
+    const s = setup(csv(10));
+    const ac = new AbortController();
+    ac.abort();
+    const server = fakeServer();
+    // stops before anything is journaled or sent
+    await runImport(s.opts(), s.deps(server, { signal: ac.signal })).catch(() => undefined);
+    writeFileSync(s.input, csv(11));
+    expect(await runImport(s.opts(), s.deps(server))).toMatchObject({ created: 11 });
+  });
+
+  it('another API key is another import (and the key itself is never stored)', async () => {
+    const s = setup(csv(10));
+    const server = fakeServer();
+    await runImport(s.opts({ keyId: keyIdentity('key-one') }), s.deps(server));
+    const again = await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(server));
+    expect(again).not.toMatchObject({ skipped: 10, created: 0, requests: 0 });
+    expect(server.calls.length).toBeGreaterThan(1);
+    for (const f of readdirSync(s.journalDir)) expect(readFileSync(join(s.journalDir, f), 'utf8')).not.toContain('key-');
+  });
+});
+
+describe('runImport: resuming cheaply', () => {
+  it('a finished import is answered from its journal\'s last line: nothing sent, the earlier totals', async () => {
+    const s = setup(csv(250, (i) => (i === 3 ? 'bad,X,1' : i === 4 ? 'x@x.io,X,nan' : undefined)));
+    const server = fakeServer();
+    const first = await runImport(s.opts(), s.deps(server));
+    expect(first).toMatchObject({ created: 248, failed: 1, invalid: 1 });
+    const second = await runImport(s.opts(), s.deps(server));
+    expect(second).toMatchObject({ rows: 250, created: 0, skipped: 248, failed: 1, invalid: 1, chunks: 0, rejects_file: first.rejects_file });
+    expect(s.warnings.at(-1)).toMatch(/already imported/);
+    expect(server.calls).toHaveLength(3);
+    // with --results the journal is streamed again for the ids
+    const results = join(s.dir, 'out.csv');
+    await runImport(s.opts({ resultsPath: results }), s.deps(server));
+    expect(readFileSync(results, 'utf8').trim().split('\r\n')).toHaveLength(249);
+    expect(server.calls).toHaveLength(3);
+  });
+
+  it('warns about chunks that were in flight at a crash: re-sent under the same keys, safe while the server remembers them', async () => {
+    const s = setup(csv(30));
+    const server = fakeServer();
+    // a crash while chunk 2 is in flight: journaled as sent, never answered
+    const crash: ImportDeps['send'] = async (req) => {
+      if (req.seq === 2) throw new TypeError('boom: process killed');
+      return server.send(req);
+    };
+    await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { send: crash })).catch(() => undefined);
+    const again = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
+    expect(again).toMatchObject({ skipped: 10, created: 20 });
+    const w = s.warnings.find((m) => m.includes('without an answer'));
+    expect(w).toMatch(/1 chunks \(2\).*same Idempotency-Keys.*24 h/);
   });
 });
 

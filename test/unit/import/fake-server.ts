@@ -66,7 +66,7 @@ export function fakeServer(): FakeServer {
         const cached = cache.get(req.key);
         if (cached) {
           s.replays++;
-          return { envelope: cached };
+          return { envelope: cached, replayed: true };
         }
         expectBody(req);
         const items: BatchItem[] = req.records.map((r, index) => {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchEnvelope, BatchItem } from '../../../src/api/envelopes.js';
@@ -6,6 +6,9 @@ import { AtomicTextFile, writeFileAtomic } from '../../../src/import/atomic-file
 import { csvCell, csvRow } from '../../../src/import/csv-write.js';
 import { NO_RESULT_CODE, chunkOutcome } from '../../../src/import/outcome.js';
 import { ColumnProjection, createRejectsWriter, defaultRejectsPath } from '../../../src/import/rejects.js';
+import { createResultsWriter } from '../../../src/import/results.js';
+import { ensureDir, removeStaleTemps } from '../../../src/import/fs-util.js';
+import { UsageError } from '../../../src/http/errors.js';
 import { readAll, tempDir } from './helpers.js';
 
 const envelope = (items: BatchItem[]): BatchEnvelope => ({
@@ -84,7 +87,7 @@ describe('atomic files', () => {
 });
 
 describe('rejects file', () => {
-  it('keeps ragged rows whole: short rows padded, extra cells after the reject columns', async () => {
+  it('keeps ragged rows whole and the file rectangular: short rows padded, extra cells quoted in the message', async () => {
     const dir = tempDir();
     const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a', 'b', '_line'] });
     w.add(['1'], 2, 'INVALID_COLUMN_COUNT', 'expected 3 columns, got 1');
@@ -94,8 +97,30 @@ describe('rejects file', () => {
     expect(back.header).toEqual(['a', 'b', '_line', '_error_code', '_error_message']);
     expect(back.rows.map((r) => r.cells)).toEqual([
       ['1', '', '2', 'INVALID_COLUMN_COUNT', 'expected 3 columns, got 1'],
-      ['1', '2', '3', 'INVALID_COLUMN_COUNT', 'expected 3 columns, got 5', '4', '5'],
+      ['1', '2', '3', 'INVALID_COLUMN_COUNT', 'expected 3 columns, got 5; cells beyond the header: "4", "5"'],
     ]);
+  });
+
+  it('lists rejects in line order, also beyond its memory limit (sorted runs spilled beside the target, merged, removed)', async () => {
+    const dir = tempDir();
+    const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a', 'b'], memoryBytes: 2000 });
+    const lines = Array.from({ length: 500 }, (_, i) => (i * 7919) % 500).map((n) => n + 2);
+    for (const l of lines) w.add([`a${l}`, 'x,"y"'], l, 'VALIDATION_FAILED', `bad ${l}\nreally`);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(readdirSync(dir).length).toBeGreaterThan(2); // spilled runs
+    await w.commit();
+    const back = await readAll(join(dir, 'r.csv'));
+    expect(back.rows.map((r) => Number(r.cells![2]))).toEqual([...lines].sort((x, y) => x - y));
+    expect(back.rows[0]!.cells).toEqual(['a2', 'x,"y"', '2', 'VALIDATION_FAILED', 'bad 2\nreally']);
+    expect(readdirSync(dir)).toEqual(['r.csv']);
+  });
+
+  it('discard removes spilled runs too', async () => {
+    const dir = tempDir();
+    const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a'], memoryBytes: 100 });
+    for (let l = 50; l > 0; l--) w.add([`v${l}`], l, 'X', 'm');
+    await w.discard();
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('with no rejects, no file — and a stale one from an earlier run is removed', async () => {
@@ -117,5 +142,73 @@ describe('rejects file', () => {
     expect(defaultRejectsPath('/d/people.csv', 'csv', 0, '/w')).toBe('/d/people.csv.rejects.csv');
     expect(defaultRejectsPath('/d/p.ndjson', 'ndjson', 0, '/w')).toBe('/d/p.ndjson.rejects.ndjson');
     expect(defaultRejectsPath('-', 'csv', Date.UTC(2026, 10, 21, 23, 5, 9, 120), '/w')).toBe('/w/crm-rejects-20261121T230509Z.csv');
+  });
+});
+
+describe('results file', () => {
+  it('NDJSON input → CSV of _line, id and the keys (first seen order), nested values JSON-encoded', async () => {
+    const dir = tempDir();
+    const w = await createResultsWriter(join(dir, 'out.csv'), { format: 'ndjson', header: null, ndjsonKeys: ['email', 'meta', 'n', 'id'] });
+    w.add({ email: 'a@x.io', meta: { k: [1, 'x'] }, n: 3, _line: 9 }, 1, 'con_1');
+    w.add({ email: 'b@x.io', n: null }, 2, 'con_2');
+    await w.commit();
+    const back = await readAll(join(dir, 'out.csv'));
+    expect(back.header).toEqual(['_line', 'id', 'email', 'meta', 'n']);
+    expect(back.rows.map((r) => r.cells)).toEqual([
+      ['1', 'con_1', 'a@x.io', '{"k":[1,"x"]}', '3'],
+      ['2', 'con_2', 'b@x.io', '', ''],
+    ]);
+  });
+
+  it('NDJSON input with more keys than the columns hold: the rest as JSON in _more', async () => {
+    const dir = tempDir();
+    const w = await createResultsWriter(join(dir, 'out.csv'), { format: 'ndjson', header: null, ndjsonKeys: ['a'], ndjsonKeysOverflow: true });
+    w.add({ a: 1, z: 'q' }, 1, 'con_1');
+    await w.commit();
+    expect(readFileSync(join(dir, 'out.csv'), 'utf8')).toBe('_line,id,a,_more\r\n1,con_1,1,"{""z"":""q""}"\r\n');
+  });
+
+  it('NDJSON input to a .ndjson/.jsonl name stays NDJSON', async () => {
+    const dir = tempDir();
+    const w = await createResultsWriter(join(dir, 'out.jsonl'), { format: 'ndjson', header: null, ndjsonKeys: ['a'] });
+    w.add({ a: 1 }, 1, 'con_1');
+    await w.commit();
+    expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe('{"_line":1,"id":"con_1","a":1}\n');
+  });
+});
+
+describe('folders and leftovers', () => {
+  it('ensureDir fails fast with a UsageError naming the folder where it cannot be created', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'file'), 'x');
+    await expect(ensureDir(join(dir, 'file', 'imports'))).rejects.toThrow(UsageError);
+    await expect(ensureDir(join(dir, 'file', 'imports'))).rejects.toThrow(join(dir, 'file', 'imports'));
+    await ensureDir(join(dir, 'a', 'b', 'c'));
+    expect(statSync(join(dir, 'a', 'b', 'c')).isDirectory()).toBe(true);
+    expect(statSync(join(dir, 'a', 'b')).mode & 0o777).toBe(0o700);
+  });
+
+  it.runIf(existsSync('/proc/self'))('ensureDir under procfs fails at once instead of spinning', async () => {
+    const t0 = Date.now();
+    await expect(ensureDir('/proc/nope/imports')).rejects.toThrow(/\/proc\/nope\/imports/);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it('removeStaleTemps removes temporary copies of the target of dead processes or over a day old, only', async () => {
+    const dir = tempDir();
+    const dead = 2 ** 22 + 4321;
+    const target = join(dir, 'x.csv.rejects.csv');
+    const names = [
+      `x.csv.rejects.csv.tmp-${dead}-ab12`, // dead process: removed
+      `x.csv.rejects.csv.tmp-${process.pid}-cd34`, // alive: kept
+      `x.csv.rejects.csv.tmp-${process.pid}-ef56`, // alive but two days old: removed
+      `other.csv.tmp-${dead}-ab12`, // another file's: kept
+      `crm-rejects-20260101T000000Z.csv.tmp-${dead}-00ff`, // with alsoNamed: removed
+    ];
+    for (const n of names) writeFileSync(join(dir, n), 'user data');
+    const old = new Date(Date.now() - 2 * 86_400_000);
+    utimesSync(join(dir, names[2]!), old, old);
+    expect(await removeStaleTemps(target, Date.now(), /^crm-rejects-\d{8}T\d{6}Z\.(csv|ndjson)$/)).toBe(3);
+    expect(readdirSync(dir).sort()).toEqual([names[1], names[3]].sort());
   });
 });

@@ -2,7 +2,7 @@ import { appendFileSync, readdirSync, readFileSync, statSync, utimesSync, writeF
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
-import { ImportJournal, journalPath, openLine, pruneJournals, sealLine, type FinishedChunk } from '../../../src/import/journal.js';
+import { ImportJournal, journalPath, keyIdentity, openLine, pruneJournals, sealLine, type FinishedChunk } from '../../../src/import/journal.js';
 import { tempDir } from './helpers.js';
 
 const identity = { contentSha256: 'ab'.repeat(32), resource: 'contacts', baseUrl: 'http://127.0.0.1:4010/api/v2' };
@@ -43,8 +43,9 @@ describe('ImportJournal', () => {
     await j.close();
     const again = await open(dir);
     expect(again.resumedChunks).toBe(2);
-    expect(again.get('crm-batch-2')).toEqual(chunk(2));
-    expect(again.get('crm-batch-3')).toBeUndefined();
+    expect(await again.get(2, 'crm-batch-2')).toEqual(chunk(2));
+    expect(await again.get(2, 'crm-batch-other')).toBeUndefined();
+    expect(await again.get(3, 'crm-batch-3')).toBeUndefined();
     await again.close();
   });
 
@@ -59,7 +60,7 @@ describe('ImportJournal', () => {
     await j2.record(chunk(3));
     await j2.close();
     const j3 = await open(dir);
-    expect([j3.get('crm-batch-1'), j3.get('crm-batch-2'), j3.get('crm-batch-3')].map(Boolean)).toEqual([true, false, true]);
+    expect((await Promise.all([1, 2, 3].map((n) => j3.get(n, `crm-batch-${n}`)))).map(Boolean)).toEqual([true, false, true]);
     await j3.close();
   });
 
@@ -72,7 +73,7 @@ describe('ImportJournal', () => {
     writeFileSync(j.path, readFileSync(j.path, 'utf8').replace('con_1a', 'con_1X'));
     const j2 = await ImportJournal.peek(dir, identity);
     expect(j2?.size).toBe(1);
-    expect(j2?.get('crm-batch-2')).toBeDefined();
+    expect(await j2?.get(2, 'crm-batch-2')).toBeDefined();
   });
 
   it('a different plan (chunk size, mapping) is refused; --no-resume replaces the journal', async () => {
@@ -115,11 +116,77 @@ describe('ImportJournal', () => {
     await done.close();
     const other = await ImportJournal.open(dir, { ...identity, resource: 'deals' }, { plan: 'p', resume: true, input: 'x', now: 0 });
     await other.close();
-    writeFileSync(join(dir, 'stdin-1-abc.buf'), 'x');
-    writeFileSync(join(dir, 'fresh.jsonl.tmp-1-abcd'), 'x');
+    // leftovers of this (live) process: kept until a day old
+    writeFileSync(join(dir, `stdin-${process.pid}-abc.buf`), 'x');
+    writeFileSync(join(dir, `fresh.jsonl.tmp-${process.pid}-abcd`), 'x');
     const old = new Date(Date.now() - 40 * 86_400_000);
-    for (const f of [done.path, other.path, join(dir, 'stdin-1-abc.buf')]) utimesSync(f, old, old);
+    for (const f of [done.path, join(dir, `stdin-${process.pid}-abc.buf`)]) utimesSync(f, old, old);
+    const recent = new Date(Date.now() - 20 * 86_400_000);
+    utimesSync(other.path, recent, recent);
     expect(await pruneJournals(dir, Date.now())).toBe(2);
-    expect(readdirSync(dir).sort()).toEqual([other.path.split('/').pop(), 'fresh.jsonl.tmp-1-abcd'].sort());
+    expect(readdirSync(dir).sort()).toEqual([other.path.split('/').pop(), `fresh.jsonl.tmp-${process.pid}-abcd`].sort());
+  });
+
+  it('pruneJournals removes leftovers of processes that are gone, and old finished journals beyond the size cap', async () => {
+    const dir = tempDir();
+    const dead = 2 ** 22 + 12345; // above pid_max on most systems: no such process
+    writeFileSync(join(dir, `stdin-${dead}-abc.buf`), 'user data');
+    writeFileSync(join(dir, `x.jsonl.tmp-${dead}-abcd`), 'x');
+    const a = await ImportJournal.open(dir, { ...identity, resource: 'deals' }, { plan: 'p', resume: true, input: 'x', now: 0 });
+    await a.record(chunk(1));
+    await a.complete(0, { rows: 2, created: 1, failed: 1, invalid: 0 });
+    await a.close();
+    const b = await open(dir);
+    await b.complete(0);
+    await b.close();
+    const older = new Date(Date.now() - 86_400_000);
+    utimesSync(a.path, older, older);
+    // a cap smaller than both: the oldest finished one goes, the one to keep stays
+    expect(await pruneJournals(dir, Date.now(), { maxTotalBytes: 10, keep: b.path })).toBe(3);
+    expect(readdirSync(dir)).toEqual([b.path.split('/').pop()]);
+  });
+
+  it('sent chunks without an answer are reported as in doubt; a complete line is read from the end alone', async () => {
+    const dir = tempDir();
+    const j = await open(dir);
+    await j.sent(1, 'crm-batch-1');
+    await j.record(chunk(1));
+    await j.sent(2, 'crm-batch-2');
+    await j.sent(3, 'crm-batch-3');
+    await j.close();
+    const again = await open(dir);
+    expect(again.inDoubt()).toEqual([2, 3]);
+    expect(again.resumedChunks).toBe(1);
+    await again.complete(Date.UTC(2026, 0, 1), { rows: 3, created: 2, failed: 1, invalid: 0 });
+    await again.close();
+    expect(await ImportJournal.completedInfo(dir, identity)).toEqual({
+      path: j.path,
+      info: { type: 'complete', at: '2026-01-01T00:00:00.000Z', rows: 3, created: 2, failed: 1, invalid: 0 },
+    });
+  });
+
+  it('the API key identity is part of the name; a journal from before keys were recorded is adopted', async () => {
+    const dir = tempDir();
+    expect(keyIdentity('secret-key')).toMatch(/^[0-9a-f]{16}$/);
+    expect(keyIdentity('secret-key')).not.toContain('secret');
+    expect(keyIdentity(undefined)).toBeUndefined();
+    const k1 = { ...identity, keyId: keyIdentity('k1') };
+    const k2 = { ...identity, keyId: keyIdentity('k2') };
+    expect(journalPath(dir, k1)).not.toBe(journalPath(dir, k2));
+    const legacy = await open(dir);
+    await legacy.record(chunk(1));
+    await legacy.close();
+    const adopted = await ImportJournal.open(dir, k1, { plan: 'p1', resume: true, input: 'in.csv', now: 0 });
+    expect(adopted.path).toBe(journalPath(dir, k1));
+    expect(adopted.resumedChunks).toBe(1);
+    await adopted.close();
+    const other = await ImportJournal.open(dir, k2, { plan: 'p1', resume: true, input: 'in.csv', now: 0 });
+    await other.record(chunk(1));
+    await other.close();
+    const again = await ImportJournal.open(dir, k2, { plan: 'p1', resume: true, input: 'in.csv', now: 0 });
+    expect(again.path).toBe(journalPath(dir, k2));
+    expect(readFileSync(again.path, 'utf8')).toContain(`"key_id":"${keyIdentity('k2')}"`);
+    expect(readFileSync(again.path, 'utf8')).not.toContain('k2"');
+    await again.close();
   });
 });
