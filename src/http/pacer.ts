@@ -128,6 +128,11 @@ export class Pacer {
   private appliedSeq = 0;
   /** admitted requests not yet counted in `remaining` */
   private readonly pending = new Set<number>();
+  /**
+   * admitted with `sendLater`, not sent yet: they hold budget, but take their place in the order of
+   * requests only when `sending` says they go (see there)
+   */
+  private readonly held = new Set<number>();
   private wake = new AbortController();
   readonly stats: PacerStats = { admitted: 0, waited: 0, waitedMs: 0, rateLimited: 0 };
 
@@ -142,8 +147,11 @@ export class Pacer {
     this.probing = options.probe ?? false;
   }
 
-  /** Waits until a request may go, then admits it. Rejects when `signal` aborts. */
-  async acquire(signal?: AbortSignal): Promise<PacerTicket> {
+  /**
+   * Waits until a request may go, then admits it. Rejects when `signal` aborts. `sendLater`: other
+   * work comes between this and the request (call `sending` when it goes).
+   */
+  async acquire(signal?: AbortSignal, options: { sendLater?: boolean } = {}): Promise<PacerTicket> {
     const started = this.clock.now();
     for (;;) {
       signal?.throwIfAborted();
@@ -152,7 +160,7 @@ export class Pacer {
       const wait = paceDelay(this.state(now));
       if (wait <= 0) {
         const seq = ++this.seq;
-        this.pending.add(seq);
+        (options.sendLater ? this.held : this.pending).add(seq);
         this.lastSendAt = now;
         this.stats.admitted++;
         if (now > started) {
@@ -165,8 +173,27 @@ export class Pacer {
     }
   }
 
+  /**
+   * A request admitted with `sendLater` goes out now; hand the returned ticket to `done`. Answers
+   * are read newest-request-wins, and an answer counts every request sent before it: so requests
+   * are ordered by when they are sent, not by when they were admitted. (A transcript's slot is
+   * taken before its recording is got; two downloads admitted A then B may be sent B then A, and
+   * B's answer must not be read as counting A.)
+   */
+  sending(ticket: PacerTicket): PacerTicket {
+    if (!this.held.delete(ticket.seq)) return ticket;
+    const seq = ++this.seq;
+    this.pending.add(seq);
+    return { seq };
+  }
+
   /** The answer to an admitted request: its headers update the window (latest request wins). */
   done(ticket: PacerTicket, headers?: Record<string, string | undefined>): void {
+    if (this.held.delete(ticket.seq)) {
+      // admitted, never sent (its recording could not be got): the budget is free again
+      this.notify();
+      return;
+    }
     const now = this.clock.now();
     const info = headers ? parseRateLimit(headers, now) : undefined;
     if (info && ticket.seq > this.appliedSeq) {
@@ -199,7 +226,7 @@ export class Pacer {
       remaining: this.remaining,
       resetAt: this.resetAt,
       blockedUntil: this.blockedUntil,
-      inFlight: this.pending.size,
+      inFlight: this.pending.size + this.held.size,
     };
   }
 
@@ -210,7 +237,7 @@ export class Pacer {
       limit: this.limit,
       remaining: this.remaining,
       resetAt: this.resetAt,
-      pending: this.pending.size,
+      pending: this.pending.size + this.held.size,
       lastSendAt: this.lastSendAt,
       spread: this.spread,
       probing: this.probing,

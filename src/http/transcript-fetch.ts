@@ -52,7 +52,8 @@ export async function fetchTranscript(url: string, opts: FetchTranscriptOptions)
     return { kind: 'failed', error: new ServerError(refusal), retryable: false };
   }
 
-  let ticket = opts.ticket;
+  // a slot taken earlier (with `sendLater`) takes its place among the requests now
+  let ticket = opts.ticket && opts.pacer ? opts.pacer.sending(opts.ticket) : opts.ticket;
   if (!ticket) {
     const waits = linkSignals(opts.signal, opts.waitSignal);
     try {

@@ -177,7 +177,7 @@ async function acquireSlot(deps: TranscriptSourceDeps): Promise<PacerTicket | un
   if (!deps.pacer) return undefined;
   const waits = linkSignals(deps.requestSignal, deps.signal);
   try {
-    return await deps.pacer.acquire(waits.signal);
+    return await deps.pacer.acquire(waits.signal, { sendLater: true });
   } catch (err) {
     throw err instanceof CrmError ? err : new InterruptedError('interrupted', { cause: err });
   } finally {

@@ -154,3 +154,37 @@ describe('the download pacer probes the window first', () => {
     expect(pacer.snapshot().inFlight).toBe(2);
   });
 });
+
+describe('slots taken before the recording is got (sendLater)', () => {
+  const headers = (remaining: number) => ({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': '1' });
+
+  it('orders requests by when they are sent: an answer does not count a request sent after it', async () => {
+    // A and B get the two units of a window (B after a wait for the reset); B's recording comes
+    // first, so B is sent first, and its answer (remaining 1) must not be read as counting A.
+    const pacer = downloadPacer(fakeClock());
+    pacer.done(await pacer.acquire(), headers(1)); // the probe
+    const a = await pacer.acquire(undefined, { sendLater: true });
+    expect(pacer.snapshot().inFlight).toBe(1);
+    const b = pacer.sending(await pacer.acquire(undefined, { sendLater: true }));
+    const aSent = pacer.sending(a);
+    pacer.done(b, headers(1));
+    expect(pacer.snapshot()).toMatchObject({ remaining: 1, inFlight: 1 }); // A still holds the last unit
+    pacer.done(aSent, headers(0));
+    expect(pacer.snapshot()).toMatchObject({ remaining: 0, inFlight: 0 });
+  });
+
+  it('an answer does not free slots admitted but not sent yet', async () => {
+    const pacer = new Pacer(fakeClock());
+    const first = pacer.sending(await pacer.acquire(undefined, { sendLater: true }));
+    await pacer.acquire(undefined, { sendLater: true }); // its recording is being got
+    pacer.done(first, { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset': '1' });
+    expect(pacer.snapshot()).toMatchObject({ remaining: 4, inFlight: 1 });
+  });
+
+  it('a slot handed back unsent frees its unit', async () => {
+    const pacer = new Pacer(fakeClock());
+    const t = await pacer.acquire(undefined, { sendLater: true });
+    pacer.done(t);
+    expect(pacer.snapshot().inFlight).toBe(0);
+  });
+});
