@@ -1,6 +1,7 @@
 // The engine of `crm recordings download` (CONTRACT §8): list every recording, keep those with a
-// transcript, and for each one get it just before its download (a fresh link), fetch, check and
-// write DIR/<safe id>.json atomically, N at a time under the download endpoint's own pacer.
+// transcript, and for each one take a slot of the download endpoint's own pacer, then get the
+// recording (a fresh link), fetch it at once, check and write DIR/<safe id>.json atomically, N at a
+// time (the order of those steps is getTranscript's).
 // Files already there are skipped, so a rerun resumes. No terminal output here: the command
 // renders progress and the summary from what this returns.
 import { lstat, mkdir } from 'node:fs/promises';
