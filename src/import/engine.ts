@@ -190,7 +190,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     if (journalDir && !input.isStdin) {
       const earlier = (await findEarlierImports(journalDir, { ...identity, input: inputId }).catch(() => [])).filter((e) => e.sentSomething);
       if (earlier.length > 0 && resume) {
-        const exists = await access(journalPath(journalDir, identity)).then(() => true, () => false);
+        const exists = await ImportJournal.exists(journalDir, identity);
         if (!exists) {
           const last = earlier.map((e) => e.createdAt).sort().pop();
           const rj = opts.rejectsPath ?? `${input.name}.rejects.${scan.format === 'ndjson' ? 'ndjson' : 'csv'}`;

@@ -117,6 +117,18 @@ export function openLine(line: string): Record<string, unknown> | undefined {
   }
 }
 
+/**
+ * The type and seq of a sealed line, checking its checksum but parsing only its start (the
+ * index needs no ids: parsing every chunk line's ids would only make garbage); undefined when
+ * torn or altered.
+ */
+function lineKind(line: string): { type: string; seq?: number } | undefined {
+  const m = /^(.*),"sum":"([0-9a-f]{16})"\}$/s.exec(line);
+  if (!m || checksum(`${m[1]}}`) !== m[2]) return undefined;
+  const k = /^\{"type":"([a-z]+)"(?:,"seq":(\d+))?/.exec(line);
+  return k ? { type: k[1]!, ...(k[2] !== undefined ? { seq: Number(k[2]) } : {}) } : undefined;
+}
+
 /** Calls `onLine(text, offset, length)` for each complete line; returns the bytes up to the last one. */
 async function streamLines(fh: FileHandle, onLine: (line: string, offset: number, length: number) => void): Promise<number> {
   const buf = Buffer.alloc(1024 * 1024);
@@ -239,18 +251,21 @@ async function load(path: string): Promise<Loaded | undefined> {
     let completed: CompleteInfo | undefined;
     const index = new ChunkIndex();
     const validLength = await streamLines(fh, (line, offset, length) => {
-      const v = openLine(line);
       if (first) {
         first = false;
-        header = v as unknown as HeaderLine | undefined;
+        header = openLine(line) as unknown as HeaderLine | undefined;
         return;
       }
+      const v = lineKind(line);
       // a damaged line is skipped: its chunk is sent again under the same key
       if (!v) return;
       const seq = v.seq;
-      if (v.type === 'chunk' && typeof seq === 'number' && Number.isInteger(seq) && seq > 0) index.done(seq, offset, length);
-      else if (v.type === 'sent' && typeof seq === 'number' && Number.isInteger(seq) && seq > 0) index.sent(seq);
-      else if (v.type === 'complete') completed = { ...v, at: String(v.at) } as CompleteInfo;
+      if (v.type === 'chunk' && seq !== undefined && seq > 0) index.done(seq, offset, length);
+      else if (v.type === 'sent' && seq !== undefined && seq > 0) index.sent(seq);
+      else if (v.type === 'complete') {
+        const c = openLine(line);
+        if (c) completed = { ...c, at: String(c.at) } as CompleteInfo;
+      }
     });
     if (!header || header.type !== 'header' || header.version !== JOURNAL_VERSION) throw damaged(path);
     return { header, index, completed, validLength };
@@ -283,6 +298,8 @@ async function existingPath(dir: string, identity: JournalIdentity): Promise<str
 export class ImportJournal {
   private chain: Promise<void> = Promise.resolve();
   private recorded = 0;
+  /** opened on the first get(), kept for the run */
+  private reader: Promise<FileHandle> | undefined;
 
   private constructor(
     readonly path: string,
@@ -300,6 +317,11 @@ export class ImportJournal {
   /** Sequence numbers of chunks an earlier run sent without journaling an answer. */
   inDoubt(): number[] {
     return this.index.inDoubt();
+  }
+
+  /** Whether this identity has a journal (also one from before keys were recorded). */
+  static async exists(dir: string, identity: JournalIdentity): Promise<boolean> {
+    return stat(await existingPath(dir, identity)).then(() => true, () => false);
   }
 
   /** The `complete` line of this identity's journal, reading only its end (cheap). */
@@ -363,13 +385,8 @@ export class ImportJournal {
     if (seq >= this.index.state.length || this.index.state[seq] !== 2) return undefined;
     const length = this.index.lengths[seq]!;
     const buf = Buffer.alloc(length);
-    let fh: FileHandle | undefined;
-    try {
-      fh = await open(this.path, 'r');
-      await fh.read(buf, 0, length, this.index.offsets[seq]!);
-    } finally {
-      await fh?.close().catch(() => undefined);
-    }
+    this.reader ??= open(this.path, 'r');
+    await (await this.reader).read(buf, 0, length, this.index.offsets[seq]!);
     const v = openLine(buf.toString('utf8')) as unknown as (FinishedChunk & { type: string }) | undefined;
     if (!v || v.type !== 'chunk' || v.key !== key) return undefined;
     return { seq: v.seq, key: v.key, lines: v.lines, ids: v.ids, rejects: v.rejects };
@@ -417,6 +434,9 @@ export class ImportJournal {
 
   async close(): Promise<void> {
     await this.chain;
+    const reader = this.reader;
+    this.reader = undefined;
+    await reader?.then((r) => r.close()).catch(() => undefined);
     await this.fh?.close();
   }
 }

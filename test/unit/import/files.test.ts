@@ -9,6 +9,8 @@ import { ColumnProjection, createRejectsWriter, defaultRejectsPath } from '../..
 import { createResultsWriter } from '../../../src/import/results.js';
 import { ensureDir, removeStaleTemps } from '../../../src/import/fs-util.js';
 import { UsageError } from '../../../src/http/errors.js';
+import type { HttpClient } from '../../../src/http/types.js';
+import { httpBatchSender } from '../../../src/import/sender.js';
 import { readAll, tempDir } from './helpers.js';
 
 const envelope = (items: BatchItem[]): BatchEnvelope => ({
@@ -210,5 +212,16 @@ describe('folders and leftovers', () => {
     utimesSync(join(dir, names[2]!), old, old);
     expect(await removeStaleTemps(target, Date.now(), /^crm-rejects-\d{8}T\d{6}Z\.(csv|ndjson)$/)).toBe(3);
     expect(readdirSync(dir).sort()).toEqual([names[1], names[3]].sort());
+  });
+});
+
+describe('httpBatchSender', () => {
+  it('reports a replay (Idempotent-Replayed: true) with the envelope and retries', async () => {
+    const envelope = { object: 'batch', data: { items: [], summary: { total: 0, succeeded: 0, failed: 0 } } };
+    for (const [headers, replayed] of [[{ 'idempotent-replayed': 'true' }, true], [{}, false]] as const) {
+      const client = { request: async () => ({ status: 200, headers, body: envelope, retries: 1 }) } as unknown as HttpClient;
+      const res = await httpBatchSender(client)({ resource: 'contacts', seq: 1, key: 'k', records: [], body: '[]' });
+      expect(res).toEqual({ envelope, retries: 1, replayed });
+    }
   });
 });

@@ -74,6 +74,7 @@ describe('ImportJournal', () => {
     const j2 = await ImportJournal.peek(dir, identity);
     expect(j2?.size).toBe(1);
     expect(await j2?.get(2, 'crm-batch-2')).toBeDefined();
+    await j2?.close();
   });
 
   it('a different plan (chunk size, mapping) is refused; --no-resume replaces the journal', async () => {
