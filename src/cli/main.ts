@@ -23,7 +23,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   io.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0);
   });
-  const program = buildProgram(state);
+  const program = buildProgram(state, argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Ctx, GlobalOptions, IO, OutputFormat } from '../commands/context.js';
 import { OUTPUT_FORMATS } from '../commands/context.js';
 import { VERSION } from '../version.js';
-import { PAGE_SIZE_MAX } from '../api/resources.js';
+import { PAGE_SIZE_MAX, RESOURCE_NAMES } from '../api/resources.js';
 import { createContext } from './context.js';
 import { registerResources } from './register-resources.js';
 import { registerLinks } from './register-links.js';
@@ -25,7 +25,7 @@ export interface RunState {
 
 export type CommandFn<O> = (opts: O, ctx: Ctx) => Promise<void>;
 
-export function buildProgram(state: RunState): Command {
+export function buildProgram(state: RunState, argv?: readonly string[]): Command {
   const program = new Command('crm')
     .description('Operate the CRM service from the command line: records, links, bulk imports, transcripts.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -72,13 +72,17 @@ Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rat
 
   const ctx = (cmd: Command): Ctx => createContext(state, globalOptions(cmd, state.env, Boolean(state.io.stdout.isTTY)));
   const api = { state, ctx };
-  registerResources(program, api);
-  registerLinks(program, api);
-  registerBatch(program, api);
-  registerRecordings(program, api);
-  registerV1(program, api);
-  registerKeys(program, api);
-  registerMisc(program, api);
+  // Only the invoked group is built when argv names one (start-up: the whole tree costs ~20 ms);
+  // help, completion and anything unknown (for suggestions) get the whole tree.
+  const only = argv === undefined ? undefined : invokedGroup(argv);
+  const want = (name: string) => only === undefined || only === name;
+  registerResources(program, api, want);
+  if (want('recordings')) registerRecordings(program, api);
+  if (want('links')) registerLinks(program, api);
+  if (want('batch')) registerBatch(program, api);
+  if (want('v1')) registerV1(program, api);
+  if (want('keys') || want('keys-check')) registerKeys(program, api);
+  if (want('api') || want('completion') || want('sandbox')) registerMisc(program, api);
   // Every command inherits the root's error handling and output routing.
   for (const cmd of allCommands(program)) {
     cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
@@ -86,6 +90,24 @@ Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rat
     if (cmd.commands.length === 0) cmd.allowExcessArguments(false);
   }
   return program;
+}
+
+const TOP_LEVEL = new Set<string>([...RESOURCE_NAMES, 'links', 'batch', 'v1', 'keys', 'keys-check', 'api', 'sandbox']);
+/** root options that take a value (so the word after them is not the command) */
+const VALUED = new Set(['--profile', '--base-url', '--v1-base-url', '-o', '--output', '--fields', '--timeout', '--max-retries']);
+
+/** The top-level command argv invokes, when it is one whose subtree can be built alone. */
+export function invokedGroup(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return undefined;
+    if (word.startsWith('-')) {
+      if (VALUED.has(word)) i++;
+      continue;
+    }
+    return TOP_LEVEL.has(word) ? word : undefined;
+  }
+  return undefined;
 }
 
 export interface Registry {

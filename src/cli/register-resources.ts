@@ -6,8 +6,9 @@ import { UsageError } from '../http/errors.js';
 import type { ListOptions, GetOptions, WriteOptions, DeleteOptions } from '../commands/resources/types.js';
 import { action, collect, examples, nonNegativeInt, pageLimit, type Registry } from './program.js';
 
-export function registerResources(program: Command, reg: Registry): void {
+export function registerResources(program: Command, reg: Registry, want: (name: string) => boolean = () => true): void {
   for (const res of RESOURCES) {
+    if (!want(res.name)) continue;
     const group = program
       .command(res.name)
       .description(res.description)

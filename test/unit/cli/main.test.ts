@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { allCommands, buildProgram } from '../../../src/cli/program.js';
+import { allCommands, buildProgram, invokedGroup } from '../../../src/cli/program.js';
 import { RESOURCES } from '../../../src/api/resources.js';
 import { fakeIO } from './fake-io.js';
 
@@ -102,5 +102,28 @@ describe('the command tree', () => {
       expect(cmd.description(), cmd.name()).not.toBe('');
       expect(help, `${cmd.parent?.name()} ${cmd.name()}`).toContain('Examples:');
     }
+  });
+});
+
+describe('invokedGroup: only the invoked subtree is built', () => {
+  it.each([
+    [['contacts', 'get', 'x'], 'contacts'],
+    [['-o', 'json', 'contacts', 'get', 'x'], 'contacts'],
+    [['--profile', 'contacts', 'deals', 'list'], 'deals'],
+    [['--output=json', '-q', 'batch', 'contacts', 'f.csv'], 'batch'],
+    [['keys-check'], 'keys-check'],
+    [['--help'], undefined],
+    [['help', 'contacts'], undefined],
+    [['completion', 'bash'], undefined],
+    [['contcts', 'list'], undefined],
+    [[], undefined],
+  ])('%j → %s', (argv, group) => {
+    expect(invokedGroup(argv)).toBe(group);
+  });
+
+  it('a typo still gets a suggestion from the whole tree', async () => {
+    const r = await run(['contcts', 'list']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/Did you mean contacts\?/);
   });
 });
