@@ -219,6 +219,25 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
           });
         })
       : undefined;
+    const compacted = journal?.completed?.compacted ? journal.completed : undefined;
+    if (journal && compacted) {
+      // finished long ago and cut down by pruning: it still says the file was imported (nothing is
+      // sent again), but the ids and item errors are gone
+      await journal.close().catch(() => undefined);
+      if (opts.resultsPath !== undefined) {
+        throw new UsageError(
+          `${input.name} was already imported into ${opts.resource} (${compacted.at}); its journal has since been compacted, so the ids for --results are no longer kept. Nothing was sent.`,
+          { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
+        );
+      }
+      deps.warn?.(`${input.name} was already imported into ${opts.resource} (${compacted.at}): nothing will be sent; use --no-resume to import it again`);
+      const kept = await access(rejectsPath).then(() => true, () => false);
+      return {
+        ...summary(),
+        rows: compacted.rows ?? scan.rows, skipped: compacted.created ?? 0, failed: compacted.failed ?? 0, invalid: compacted.invalid ?? scan.invalid,
+        rejects_file: kept && (compacted.failed ?? 0) + (compacted.invalid ?? 0) > 0 ? rejectsPath : null,
+      };
+    }
     if (journal?.completedAt) {
       deps.warn?.(`${input.name} was already imported into ${opts.resource} (${journal.completedAt}): nothing will be sent; use --no-resume to import it again`);
     } else if (journal && journal.resumedChunks > 0) {

@@ -63,6 +63,8 @@ export interface FinishedChunk {
 /** The totals of a finished import, stored with its `complete` line. */
 export interface CompleteInfo {
   at: string;
+  /** the journal was cut down to its header and this line (pruning): no per-row ids any more */
+  compacted?: boolean;
   rows?: number;
   created?: number;
   failed?: number;
@@ -503,24 +505,44 @@ export async function findEarlierImports(
 }
 
 export interface PruneOptions {
-  /** finished journals older than this go (default 30 days) */
-  completeMaxAgeMs?: number;
+  /** finished journals older than this are compacted (default 7 days) */
+  compactAfterMs?: number;
   /** unfinished journals older than this go (default 30 days) */
   maxAgeMs?: number;
-  /** beyond this total, the oldest finished journals go first (default 32 MiB) */
+  /** compacted journals older than this go (default 365 days) */
+  compactedMaxAgeMs?: number;
+  /** beyond this total, the oldest finished journals are compacted first (default 32 MiB) */
   maxTotalBytes?: number;
-  /** never removed (the journal of the import about to run) */
+  /** never touched (the journal of the import about to run) */
   keep?: string;
 }
 
 /**
- * Keep the folder bounded: journals older than 30 days (far past the server's 24 h of idempotency
- * memory) and, beyond 32 MiB in all, the oldest finished journals (never `keep`); leftovers (temporary files, buffered stdin) of processes that are gone or
- * older than a day. Returns how many files were removed.
+ * A finished journal cut down to its header and `complete` line (marked `compacted`): a few hundred
+ * bytes that still say "this file was imported" — a rerun sends nothing — while the per-row ids
+ * (only needed to rebuild --results or a lost rejects file) are dropped. Written atomically.
+ */
+export async function compactJournal(path: string): Promise<boolean> {
+  const header = await readHeader(path);
+  const done = await readComplete(path);
+  if (!header || !done || done.compacted) return false;
+  const { type: _t, sum: _s, ...rest } = done as CompleteInfo & { type?: string; sum?: string };
+  await writeFileAtomic(path, sealLine(header) + sealLine({ type: 'complete', ...rest, compacted: true }));
+  return true;
+}
+
+/**
+ * Keep the folder bounded without ever forgetting that a file was imported: finished journals are
+ * compacted (compactJournal) after a week, or earlier, oldest first, while all journals together
+ * exceed 32 MiB; compacted ones go after a year, unfinished ones after 30 days (far past the
+ * server's 24 h of idempotency memory); leftovers (temporary files, buffered stdin) of processes
+ * that are gone, or older than a day. `keep` is never touched. Returns how many files were removed
+ * or compacted.
  */
 export async function pruneJournals(dir: string, now: number, opts: PruneOptions = {}): Promise<number> {
-  const completeMaxAge = opts.completeMaxAgeMs ?? 30 * 86_400_000;
+  const compactAfter = opts.compactAfterMs ?? 7 * 86_400_000;
   const maxAge = opts.maxAgeMs ?? 30 * 86_400_000;
+  const compactedMaxAge = opts.compactedMaxAgeMs ?? 365 * 86_400_000;
   const maxTotal = opts.maxTotalBytes ?? 32 * 1024 * 1024;
   let names: string[];
   try {
@@ -528,16 +550,26 @@ export async function pruneJournals(dir: string, now: number, opts: PruneOptions
   } catch {
     return 0;
   }
-  let removed = 0;
+  let changed = 0;
   const remove = async (path: string): Promise<void> => {
     try {
       await unlink(path);
-      removed++;
+      changed++;
     } catch {
       // gone already, or someone else's concern
     }
   };
-  const kept: Array<{ path: string; size: number; mtimeMs: number; complete: boolean }> = [];
+  const compact = async (path: string): Promise<number> => {
+    try {
+      if (!(await compactJournal(path))) return 0;
+      changed++;
+      return (await stat(path)).size;
+    } catch {
+      return -1;
+    }
+  };
+  const kept: Array<{ path: string; size: number; mtimeMs: number }> = [];
+  let total = 0;
   for (const name of names) {
     const path = join(dir, name);
     try {
@@ -547,19 +579,33 @@ export async function pruneJournals(dir: string, now: number, opts: PruneOptions
         if (isStaleLeftover(name, age)) await remove(path);
         continue;
       }
-      if (!name.endsWith('.jsonl') || path === opts.keep) continue;
-      const complete = (await readComplete(path)) !== undefined;
-      if (age > maxAge || (complete && age > completeMaxAge)) await remove(path);
-      else kept.push({ path, size: st.size, mtimeMs: st.mtimeMs, complete });
+      if (!name.endsWith('.jsonl')) continue;
+      if (path === opts.keep) {
+        total += st.size;
+        continue;
+      }
+      const done = await readComplete(path);
+      if (!done) {
+        if (age > maxAge) await remove(path);
+        else total += st.size;
+      } else if (done.compacted) {
+        if (age > compactedMaxAge) await remove(path);
+        else total += st.size;
+      } else if (age > compactAfter) {
+        const size = await compact(path);
+        total += size < 0 ? st.size : size;
+      } else {
+        kept.push({ path, size: st.size, mtimeMs: st.mtimeMs });
+        total += st.size;
+      }
     } catch {
       // a file that vanished or cannot be read is someone else's concern
     }
   }
-  let total = kept.reduce((n, k) => n + k.size, 0);
-  for (const k of kept.filter((x) => x.complete).sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+  for (const k of kept.sort((a, b) => a.mtimeMs - b.mtimeMs)) {
     if (total <= maxTotal) break;
-    await remove(k.path);
-    total -= k.size;
+    const size = await compact(k.path);
+    if (size >= 0) total -= k.size - size;
   }
-  return removed;
+  return changed;
 }

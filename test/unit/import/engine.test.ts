@@ -1,11 +1,11 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AuthError, InterruptedError, ServerError, UsageError } from '../../../src/http/errors.js';
 import { importExitCode, importSummaryOf, runImport, type ImportDeps, type ImportOptions, type ImportProgress } from '../../../src/import/engine.js';
 import { parseHeader } from '../../../src/import/header.js';
-import { ImportJournal, keyIdentity } from '../../../src/import/journal.js';
+import { ImportJournal, compactJournal, keyIdentity } from '../../../src/import/journal.js';
 import { rowToRecord } from '../../../src/import/rows.js';
 import { duplicates, fakeServer, settle, type FakeServer } from './fake-server.js';
 import { readAll, tempDir } from './helpers.js';
@@ -520,6 +520,23 @@ describe('runImport: resuming cheaply', () => {
     await runImport(s.opts({ resultsPath: results }), s.deps(server));
     expect(readFileSync(results, 'utf8').trim().split('\r\n')).toHaveLength(249);
     expect(server.calls).toHaveLength(3);
+  });
+
+  it('a finished journal compacted by pruning still means "imported": nothing sent, even without the rejects file; --results is refused', async () => {
+    const s = setup(csv(250, (i) => (i === 3 ? 'bad,X,1' : undefined)));
+    const server = fakeServer();
+    const first = await runImport(s.opts(), s.deps(server));
+    expect(first).toMatchObject({ created: 249, failed: 1 });
+    const [name] = readdirSync(s.journalDir).filter((f) => f.endsWith('.jsonl'));
+    expect(await compactJournal(join(s.journalDir, name!))).toBe(true);
+    rmSync(first.rejects_file!);
+    const again = await runImport(s.opts(), s.deps(server));
+    expect(again).toMatchObject({ rows: 250, created: 0, skipped: 249, failed: 1, requests: 0, rejects_file: null });
+    const err = await runImport(s.opts({ resultsPath: join(s.dir, 'r.csv') }), s.deps(server)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/compacted/);
+    expect(server.calls).toHaveLength(3);
+    expect(server.created).toHaveLength(249);
   });
 
   it('warns about chunks that were in flight at a crash: re-sent under the same keys, safe while the server remembers them', async () => {

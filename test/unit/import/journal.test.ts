@@ -110,41 +110,58 @@ describe('ImportJournal', () => {
     await expect(p!.record(chunk(2))).rejects.toThrow(/read-only/);
   });
 
-  it('pruneJournals removes old finished journals and old leftovers only', async () => {
+  it('pruneJournals removes old unfinished journals and stale leftovers, and compacts old finished ones (never forgets them)', async () => {
     const dir = tempDir();
     const done = await open(dir);
-    await done.complete(0);
+    await done.record(chunk(1));
+    await done.complete(Date.UTC(2026, 0, 1), { rows: 2, created: 1, failed: 1, invalid: 0 });
     await done.close();
-    const other = await ImportJournal.open(dir, { ...identity, resource: 'deals' }, { plan: 'p', resume: true, input: 'x', now: 0 });
-    await other.close();
+    const stale = await ImportJournal.open(dir, { ...identity, resource: 'deals' }, { plan: 'p', resume: true, input: 'x', now: 0 });
+    await stale.close();
+    const recent = await ImportJournal.open(dir, { ...identity, resource: 'tasks' }, { plan: 'p', resume: true, input: 'x', now: 0 });
+    await recent.close();
     // leftovers of this (live) process: kept until a day old
     writeFileSync(join(dir, `stdin-${process.pid}-abc.buf`), 'x');
     writeFileSync(join(dir, `fresh.jsonl.tmp-${process.pid}-abcd`), 'x');
     const old = new Date(Date.now() - 40 * 86_400_000);
-    for (const f of [done.path, join(dir, `stdin-${process.pid}-abc.buf`)]) utimesSync(f, old, old);
-    const recent = new Date(Date.now() - 20 * 86_400_000);
-    utimesSync(other.path, recent, recent);
-    expect(await pruneJournals(dir, Date.now())).toBe(2);
-    expect(readdirSync(dir).sort()).toEqual([other.path.split('/').pop(), `fresh.jsonl.tmp-${process.pid}-abcd`].sort());
+    for (const f of [done.path, stale.path, join(dir, `stdin-${process.pid}-abc.buf`)]) utimesSync(f, old, old);
+    const weeks = new Date(Date.now() - 20 * 86_400_000);
+    utimesSync(recent.path, weeks, weeks);
+    expect(await pruneJournals(dir, Date.now())).toBe(3); // stale + stdin removed, done compacted
+    expect(readdirSync(dir).sort()).toEqual(
+      [done.path, recent.path].map((p) => p.split('/').pop()!).concat(`fresh.jsonl.tmp-${process.pid}-abcd`).sort(),
+    );
+    expect(readFileSync(done.path, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(await ImportJournal.completedInfo(dir, identity)).toMatchObject({
+      info: { at: '2026-01-01T00:00:00.000Z', rows: 2, created: 1, failed: 1, invalid: 0, compacted: true },
+    });
+    const again = await open(dir);
+    expect(again.completed).toMatchObject({ compacted: true });
+    expect(again.resumedChunks).toBe(0);
+    await again.close();
   });
 
-  it('pruneJournals removes leftovers of processes that are gone, and old finished journals beyond the size cap', async () => {
+  it('pruneJournals removes leftovers of processes that are gone, and compacts the oldest finished journals beyond the size cap', async () => {
     const dir = tempDir();
     const dead = 2 ** 22 + 12345; // above pid_max on most systems: no such process
     writeFileSync(join(dir, `stdin-${dead}-abc.buf`), 'user data');
     writeFileSync(join(dir, `x.jsonl.tmp-${dead}-abcd`), 'x');
     const a = await ImportJournal.open(dir, { ...identity, resource: 'deals' }, { plan: 'p', resume: true, input: 'x', now: 0 });
-    await a.record(chunk(1));
-    await a.complete(0, { rows: 2, created: 1, failed: 1, invalid: 0 });
+    for (let i = 1; i <= 20; i++) await a.record(chunk(i));
+    await a.complete(0, { rows: 40, created: 20, failed: 20, invalid: 0 });
     await a.close();
     const b = await open(dir);
+    for (let i = 1; i <= 20; i++) await b.record(chunk(i));
     await b.complete(0);
     await b.close();
     const older = new Date(Date.now() - 86_400_000);
     utimesSync(a.path, older, older);
-    // a cap smaller than both: the oldest finished one goes, the one to keep stays
+    const bSize = statSync(b.path).size;
+    // a cap below both: the oldest finished one is compacted, the one to keep is left alone
     expect(await pruneJournals(dir, Date.now(), { maxTotalBytes: 10, keep: b.path })).toBe(3);
-    expect(readdirSync(dir)).toEqual([b.path.split('/').pop()]);
+    expect(readdirSync(dir).sort()).toEqual([a.path, b.path].map((p) => p.split('/').pop()!).sort());
+    expect(statSync(a.path).size).toBeLessThan(1000);
+    expect(statSync(b.path).size).toBe(bSize);
   });
 
   it('sent chunks without an answer are reported as in doubt; a complete line is read from the end alone', async () => {
