@@ -9,7 +9,8 @@ import { AuthError, CrmError, ForbiddenError, NotFoundError } from '../http/erro
 import type { ColumnMap, HeaderMapping } from './header.js';
 import { Chunker, type Chunk } from './chunker.js';
 import { chunkKey } from './idempotency.js';
-import type { FinishedChunk, ImportJournal } from './journal.js';
+import type { ImportJournal } from './journal.js';
+import type { FinishedChunk } from './journal-line.js';
 import { chunkOutcome } from './outcome.js';
 import { openInput, type InputFormat } from './reader.js';
 import type { RejectsWriter } from './rejects.js';
@@ -19,13 +20,17 @@ import type { BatchSender } from './sender.js';
 
 export const DUPLICATE_CHUNK_CODE = 'DUPLICATE_CHUNK';
 
-export interface Counters {
+/** The row and chunk counts of a run: kept by the sending pass, reported in progress and the summary. */
+export interface ImportCounts {
   rows: number;
   created: number;
   failed: number;
   invalid: number;
   skipped: number;
   chunks: number;
+}
+
+export interface Counters extends ImportCounts {
   requests: number;
   retries: number;
   /** chunks whose request failed (not journaled: a rerun sends them again) */

@@ -23,10 +23,12 @@ import { tmpdir } from 'node:os';
 import { access, readdir, stat, unlink } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../http/errors.js';
-import { dispatchRows, type Counters } from './dispatch.js';
+import { dispatchRows, type Counters, type ImportCounts } from './dispatch.js';
 import { parseColumnMaps } from './header.js';
 import { removeStaleTemps } from './fs-util.js';
-import { ImportJournal, findEarlierImports, journalPath, pruneJournals, type JournalIdentity } from './journal.js';
+import { ImportJournal } from './journal.js';
+import { journalPath, type JournalIdentity } from './journal-identity.js';
+import { findEarlierImports, pruneJournals } from './journal-prune.js';
 import { checkOptions, dryRunSummary, listInvalid, type ImportPlan } from './plan.js';
 import { detectFormat, type InputFormat } from './reader.js';
 import { createRejectsWriter, defaultRejectsPath } from './rejects.js';
@@ -63,16 +65,10 @@ export interface ImportOptions {
   maxConsecutiveFailures?: number;
 }
 
-export interface ImportProgress {
+export interface ImportProgress extends ImportCounts {
   phase: 'check' | 'send';
   /** data rows in the file (known after the check) */
   rowsTotal: number | null;
-  rows: number;
-  created: number;
-  failed: number;
-  invalid: number;
-  skipped: number;
-  chunks: number;
   inFlight: number;
   bytes: number;
   bytesTotal: number;
@@ -97,14 +93,8 @@ export interface ImportDeps {
 }
 
 /** CONTRACT §7's summary. */
-export interface ImportSummary {
+export interface ImportSummary extends ImportCounts {
   resource: string;
-  rows: number;
-  created: number;
-  failed: number;
-  invalid: number;
-  skipped: number;
-  chunks: number;
   requests: number;
   retries: number;
   elapsed_ms: number;

@@ -3,4 +3,6 @@ export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
 export { httpBatchSender } from './sender.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './sender.js';
-export { ImportJournal, keyIdentity, pruneJournals } from './journal.js';
+export { ImportJournal } from './journal.js';
+export { keyIdentity } from './journal-identity.js';
+export { pruneJournals } from './journal-prune.js';

@@ -3,7 +3,8 @@
 import { BATCH_MAX, findResource } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import type { ImportDeps, ImportOptions, ImportSummary } from './engine.js';
-import { ImportJournal, type JournalIdentity } from './journal.js';
+import { ImportJournal } from './journal.js';
+import type { JournalIdentity } from './journal-identity.js';
 import type { InvalidRow, ScanResult } from './scan.js';
 
 export interface ImportPlan {

@@ -2,7 +2,10 @@ import { appendFileSync, readdirSync, readFileSync, statSync, utimesSync, writeF
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
-import { ImportJournal, journalPath, keyIdentity, openLine, pruneJournals, sealLine, type FinishedChunk } from '../../../src/import/journal.js';
+import { ImportJournal } from '../../../src/import/journal.js';
+import { journalPath, keyIdentity } from '../../../src/import/journal-identity.js';
+import { openLine, sealLine, type FinishedChunk } from '../../../src/import/journal-line.js';
+import { pruneJournals } from '../../../src/import/journal-prune.js';
 import { tempDir } from './helpers.js';
 
 const identity = { contentSha256: 'ab'.repeat(32), resource: 'contacts', baseUrl: 'http://127.0.0.1:4010/api/v2' };
