@@ -10,6 +10,27 @@ export interface TableOptions {
   color?: boolean;
   /** list tables: longest cell in characters before it is cut with `…` (default 60; 0 = never) */
   maxCellWidth?: number;
+  /** the terminal width: the widest columns are cut (with `…`) until the table fits */
+  width?: number;
+}
+
+const MIN_COLUMN = 6;
+
+/**
+ * Column widths that fit `width`: each column's natural width, then the widest shrunk one step at a
+ * time (never below a few characters) until the table, borders and padding included, fits.
+ */
+export function fitColumns(natural: readonly number[], width: number | undefined): number[] {
+  const widths = [...natural];
+  if (width === undefined || width <= 0) return widths;
+  const total = () => widths.reduce((a, w) => a + w + 3, 1); // "│ " + cell + " " per column, one final "│"
+  while (total() > width) {
+    let widest = 0;
+    for (let i = 1; i < widths.length; i++) if (widths[i]! > widths[widest]!) widest = i;
+    if (widths[widest]! <= MIN_COLUMN) break;
+    widths[widest]!--;
+  }
+  return widths;
 }
 
 export interface KeyValueTableOptions {
@@ -31,13 +52,18 @@ const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
  */
 export function renderTable(columns: readonly string[], rows: readonly (readonly unknown[])[], opts: TableOptions = {}): string {
   const max = opts.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH;
+  const head = columns.map((c) => cellDisplay(c, max));
+  const body = rows.map((row) => row.map((v) => (typeof v === 'string' ? truncate(sanitizeForTerminal(v), max) : cellDisplay(v, max))));
+  const natural = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
+  const widths = fitColumns(natural, opts.width);
+  const cut = (cells: string[]) => cells.map((c, i) => truncate(c, widths[i]!));
   const table = new Table({
-    head: columns.map((c) => cellDisplay(c, max)),
+    head: cut(head),
     style: style(opts.color),
     chars: COMPACT,
     wordWrap: false,
   });
-  for (const row of rows) table.push(row.map((v) => (typeof v === 'string' ? truncate(sanitizeForTerminal(v), max) : cellDisplay(v, max))));
+  for (const row of body) table.push(cut(row));
   return `${table.toString()}\n`;
 }
 

@@ -21,7 +21,7 @@ export interface WriterOptions {
   tableChunkSize?: number;
   /** table only: longest list cell before it is cut with `…` (default 60; 0 = never) */
   maxCellWidth?: number;
-  /** key/value table only: wrap values to this width (default: the stream's `columns`, if a TTY) */
+  /** tables: fit this width (default: the stream's `columns`, if a TTY): lists cut their widest columns, a key/value table wraps */
   width?: number;
 }
 
@@ -141,7 +141,8 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
     const [cols, batch] = [columns, rows];
     rows = [];
     const { renderTable } = await loadTableRenderer();
-    await writeChunk(stdout, renderTable(cols, batch, { color: opts.color, maxCellWidth }));
+    const width = opts.width ?? (stdout.isTTY ? (stdout as { columns?: number }).columns : undefined);
+    await writeChunk(stdout, renderTable(cols, batch, { color: opts.color, maxCellWidth, width }));
   };
   return {
     get count() {

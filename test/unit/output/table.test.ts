@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cellDisplay, truncate } from '../../../src/output/cell.js';
-import { renderKeyValueTable, renderTable } from '../../../src/output/table.js';
+import { fitColumns, renderKeyValueTable, renderTable } from '../../../src/output/table.js';
 
 describe('cellDisplay', () => {
   it('shows values as text, nested values as compact JSON', () => {
@@ -73,5 +73,25 @@ describe('renderKeyValueTable', () => {
   it('keeps its natural width when everything fits', () => {
     const text = renderKeyValueTable([['rows', 20], ['resource', 'contacts']], { color: false, width: 200 });
     expect(Math.max(...text.trimEnd().split('\n').map((l) => l.length))).toBeLessThan(30);
+  });
+});
+
+describe('list tables fit the terminal', () => {
+  it('fitColumns shrinks the widest columns first, never below a few characters', () => {
+    expect(fitColumns([10, 40, 20], undefined)).toEqual([10, 40, 20]);
+    expect(fitColumns([10, 40, 20], 200)).toEqual([10, 40, 20]);
+    const w = fitColumns([10, 40, 20], 50);
+    expect(w.reduce((a, x) => a + x + 3, 1)).toBeLessThanOrEqual(50);
+    expect(w[0]).toBe(10);
+    expect(fitColumns([30, 30, 30], 10).every((x) => x >= 6)).toBe(true);
+  });
+
+  it('renderTable with a width cuts cells with … so no line is longer', () => {
+    const text = renderTable(['id', 'base_url', 'v1_base_url'], [['p1', 'http://127.0.0.1:4555/api/v2', 'http://127.0.0.1:4555/api/v1']], {
+      color: false,
+      width: 50,
+    });
+    for (const line of text.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(50);
+    expect(text).toContain('…');
   });
 });
