@@ -59,9 +59,17 @@ function globalFlags(nodes: Node[]): Node['options'] {
   return nodes[0]!.options;
 }
 
+/** bash and zsh alike: skip options, and descend when "path word" is a command of the tree. */
+function walkStep(nodes: Node[]): string {
+  const paths = nodes.filter((n) => n.path !== 'crm').map((n) => `"${n.path}"`);
+  return `    [[ "$w" == -* ]] && continue
+    case "$path $w" in
+      ${paths.join('|')}) path="$path $w" ;;
+    esac`;
+}
+
 function bash(nodes: Node[]): string {
   const globals = globalFlags(nodes).flatMap((o) => o.flags).join(' ');
-  const paths = nodes.filter((n) => n.path !== 'crm').map((n) => `"${n.path}"`);
   const cases = nodes.map((n) => `    "${n.path}") words="${words(n)}" ;;`).join('\n');
   return `${HEADER}
 # bash: source it, or put it in /etc/bash_completion.d/crm
@@ -69,10 +77,7 @@ _crm() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" path="crm" i w words=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
-    [[ "$w" == -* ]] && continue
-    case "$path $w" in
-      ${paths.join('|')}) path="$path $w" ;;
-    esac
+${walkStep(nodes)}
   done
   case "$path" in
 ${cases}
@@ -85,7 +90,6 @@ complete -o default -F _crm crm
 }
 
 function zsh(nodes: Node[]): string {
-  const paths = nodes.filter((n) => n.path !== 'crm').map((n) => `"${n.path}"`);
   const esc = (s: string) => s.replace(/'/g, "'\\''").replace(/:/g, '\\:');
   const globals = globalFlags(nodes).flatMap((o) => o.flags.map((f) => `'${esc(f)}:${esc(o.description)}'`));
   const cases = nodes
@@ -106,10 +110,7 @@ _crm() {
   local -a items globals
   globals=(${globals.join(' ')})
   for w in \${words[2,CURRENT-1]}; do
-    [[ "$w" == -* ]] && continue
-    case "$path $w" in
-      ${paths.join('|')}) path="$path $w" ;;
-    esac
+${walkStep(nodes)}
   done
   case "$path" in
 ${cases}

@@ -2,28 +2,10 @@
 // config (conf) and the HTTP core (undici, zod) only when the command asks for them.
 import type { Ctx, GlobalOptions, OutputFormat } from '../commands/context.js';
 import type { ResolvedProfile } from '../config/types.js';
-import type { Clock, HttpClient } from '../http/types.js';
+import { systemClock } from '../http/clock.js';
+import type { HttpClient } from '../http/types.js';
 import { configDirFor } from '../config/paths.js';
 import type { RunState } from './program.js';
-
-export const realClock: Clock = {
-  now: () => Date.now(),
-  random: () => Math.random(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(done, Math.max(0, ms));
-      function done() {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }
-      function onAbort() {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
 
 export function createContext(state: RunState, globals: GlobalOptions): Ctx {
   const { io, env } = state;
@@ -34,7 +16,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
     io,
     env,
     globals,
-    clock: realClock,
+    clock: systemClock,
     signal: state.signal,
     configDir: () => configDirFor(env),
     profile() {
@@ -70,7 +52,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
             authHeader: kind === 'v1' ? 'x-api-key' : p.authHeader,
             timeoutMs: globals.timeoutMs,
             maxRetries: globals.maxRetries,
-            clock: realClock,
+            clock: systemClock,
             signal: state.signal,
             log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
           });

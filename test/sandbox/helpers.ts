@@ -6,54 +6,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type * as z from 'zod/mini';
-import * as sandboxModule from '../../src/sandbox/index.js';
+import { startSandbox as startSandboxReal } from '../../src/sandbox/index.js';
+import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/types.js';
 import { errorEnvelope, v1ErrorEnvelope, v2Envelope } from '../../src/api/envelopes.js';
 
-export interface SandboxKeys {
-  admin: string;
-  readonly: string;
-  user: string;
-  v1: string;
-}
+export type { SandboxKeys, SandboxOptions } from '../../src/sandbox/types.js';
 
-/** What `startSandbox` resolves to (docs/sandbox.md, "Starting it"). */
-export interface SandboxHandle {
-  url: string;
-  baseUrl: string;
-  v1BaseUrl: string;
-  controlUrl: string;
-  /** the origin of the transcript download listener (another port); transcript links point here */
-  downloadUrl: string;
-  keys: SandboxKeys;
-  close(): Promise<void>;
-}
+/** What `startSandbox` resolves to (docs/sandbox.md, "Starting it"); the suite always has the control endpoint. */
+export type SandboxHandle = RunningSandbox & { controlUrl: string };
 
-export interface SandboxOptions {
-  port?: number;
-  seed?: number;
-  rateLimit?: number;
-  orgRateLimit?: number;
-  rateWindowMs?: number;
-  transcriptTtlMs?: number;
-  downloadRateLimit?: number;
-  downloadWindowMs?: number;
-  failRate?: number;
-  latencyMs?: number;
-  faults?: Record<string, number>;
-  keysFile?: string;
-  dataFile?: string;
-  control?: boolean;
-  v1InteractionsCursor?: boolean;
-  faultPaths?: string;
-  downloadPort?: number;
-  rateResetFormat?: 'delta' | 'epoch';
-  retryAfterFormat?: 'seconds' | 'date';
+/** controlUrl is typed as present: every sandbox of the suite has it but the one testing `control: false`. */
+async function startSandboxImpl(options: SandboxOptions): Promise<SandboxHandle> {
+  return (await startSandboxReal(options)) as SandboxHandle;
 }
-
-// Typed through our own interface so this suite does not depend on the implementation's types.
-const startSandboxImpl = (sandboxModule as unknown as {
-  startSandbox: (options: SandboxOptions) => Promise<SandboxHandle>;
-}).startSandbox;
 
 /** Generous limits by default so that only the rate-limit tests meet a 429. */
 export const ROOMY: SandboxOptions = { rateLimit: 1_000_000, orgRateLimit: 1_000_000 };
