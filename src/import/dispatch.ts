@@ -2,16 +2,26 @@
 // journal already has, and keeps up to `concurrency` chunks in flight while reading on (reading
 // waits when they are all busy, so memory holds at most `concurrency` chunks). A chunk counts as
 // finished only once its batch answer is in; then its rows' outcomes go to the results/rejects
-// files and the journal. A chunk whose request fails is not journaled, so a rerun sends it again
-// with the same key. Stops starting chunks on abort or on a fatal error, and always waits for the
-// chunks in flight.
+// files and the journal. Stops starting chunks on abort or on a fatal error, and always waits for
+// the chunks in flight.
+//
+// The rejects file holds only rows certainly NOT created, and no rerun ever sends them (they are
+// journaled or never sendable), so fixing and importing it cannot create a row twice. Rows whose
+// outcome is unknown stay out of it:
+// - a chunk whose request failed (5xx, timeout, dropped connection, 429 after its retries) may
+//   have been written: it is not journaled and not a reject; rerunning the same command sends it
+//   again under the same Idempotency-Key, and only that settles it (counted in `inDoubt`).
+// - a row the batch answer says nothing about (NO_ITEM_RESULT) is journaled with its chunk, so no
+//   rerun settles it: it goes to the separate `unknown` file, to be checked in the CRM first.
+// A whole chunk refused with a 4xx (not 408/409/425/429) was not written: its rows are rejects and
+// the refusal is journaled, so a rerun does not send that chunk again.
 import { AuthError, CrmError, ForbiddenError, NotFoundError } from '../http/errors.js';
 import type { ColumnMap, HeaderMapping } from './header.js';
 import { Chunker, type Chunk } from './chunker.js';
 import { chunkKey } from './idempotency.js';
 import type { ImportJournal } from './journal.js';
 import type { FinishedChunk } from './journal-line.js';
-import { chunkOutcome } from './outcome.js';
+import { chunkOutcome, NO_RESULT_CODE } from './outcome.js';
 import { openInput, type InputFormat } from './reader.js';
 import type { RejectsWriter } from './rejects.js';
 import type { ResultsWriter } from './results.js';
@@ -33,8 +43,12 @@ export interface ImportCounts {
 export interface Counters extends ImportCounts {
   requests: number;
   retries: number;
-  /** chunks whose request failed (not journaled: a rerun sends them again) */
+  /** chunks whose request failed without a refusal (not journaled: a rerun sends them again) */
   failedChunks: number;
+  /** rows of those chunks: may have been created; not in the rejects file (the rerun settles them) */
+  inDoubt: number;
+  /** rows the batch answer said nothing about: in the `unknown` file, not the rejects file */
+  unknown: number;
   /** chunks taken from the journal */
   skippedChunks: number;
   /** rows the server answered from its idempotency cache on a first attempt: created by an earlier run (counted in skipped) */
@@ -57,6 +71,8 @@ export interface DispatchConfig {
   send: BatchSender;
   journal: ImportJournal | undefined;
   rejects: RejectsWriter;
+  /** rows whose outcome no rerun can settle (NO_ITEM_RESULT): kept out of the rejects file */
+  unknown: RejectsWriter;
   results: ResultsWriter | undefined;
   signal: AbortSignal | undefined;
   onChange: (c: Counters) => void;
@@ -75,6 +91,15 @@ export function isFatalSendError(err: unknown): boolean {
   return err instanceof AuthError || err instanceof ForbiddenError || err instanceof NotFoundError;
 }
 
+/**
+ * A whole chunk refused with a status that says the request was not carried out (400, 413, 422, …).
+ * 408/409/425/429 and 5xx only say "not now" or nothing at all: the rows may have been written.
+ */
+export function isRefusal(err: CrmError): boolean {
+  const s = err.status;
+  return s !== undefined && s >= 400 && s < 500 && ![408, 409, 425, 429].includes(s);
+}
+
 /** The same error class (so the same exit code), saying why the import stopped and what to do. */
 function stoppedAfterFailures(err: CrmError, n: number): CrmError {
   const Ctor = err.constructor as new (message: string, info: ConstructorParameters<typeof AuthError>[1]) => CrmError;
@@ -91,7 +116,7 @@ function stoppedAfterFailures(err: CrmError, n: number): CrmError {
 export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult> {
   const c: Counters = {
     rows: 0, created: 0, failed: 0, invalid: 0, skipped: 0, chunks: 0,
-    requests: 0, retries: 0, failedChunks: 0, skippedChunks: 0, replayed: 0, inFlight: 0, bytes: 0,
+    requests: 0, retries: 0, failedChunks: 0, inDoubt: 0, unknown: 0, skippedChunks: 0, replayed: 0, inFlight: 0, bytes: 0,
   };
   const inFlight = new Set<Promise<void>>();
   /** key → the lines of the chunk that had it, for chunks met in this run */
@@ -119,7 +144,10 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
       const id = ids[i];
       if (id !== null && id !== undefined) cfg.results?.add(row.raw, row.line, id);
       const r = byIndex.get(i);
-      if (r) cfg.rejects.add(row.raw, row.line, r.code, r.message);
+      if (r && r.code === NO_RESULT_CODE) {
+        c.unknown++;
+        cfg.unknown.add(row.raw, row.line, r.code, r.message);
+      } else if (r) cfg.rejects.add(row.raw, row.line, r.code, r.message);
     });
     if (journal && cfg.journal) {
       try {
@@ -130,7 +158,7 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
     }
   };
 
-  const failChunk = (chunk: Chunk, err: unknown): void => {
+  const failChunk = async (chunk: Chunk, key: string, err: unknown): Promise<void> => {
     c.requests += 1;
     // aborted while in flight (the client may cancel on Ctrl-C): the rows are simply not done yet
     if (cfg.signal?.aborted) return;
@@ -140,17 +168,18 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
     }
     const e = err as CrmError;
     consecutiveFailures++;
-    c.failedChunks++;
     c.failed += chunk.rows.length;
-    const status = e.status;
-    const message =
-      status !== undefined && status >= 400 && status < 500 && status !== 429
-        ? `the server refused the whole chunk (${span(chunk)}): ${e.message}`
-        : `the request for the chunk (${span(chunk)}) failed after its retries: ${e.message}. ` +
-          'These rows may have been created: rerun the same command (same file, same options) to retry ' +
-          'them under the same Idempotency-Key rather than importing this file';
-    const code = e.code ?? e.name;
-    for (const row of chunk.rows) cfg.rejects.add(row.raw, row.line, code, message);
+    if (isRefusal(e)) {
+      // not written: the rows are rejects, and the refusal is journaled so no rerun sends the
+      // chunk again (the rejects file and what a rerun sends never overlap)
+      const message = `the server refused the whole chunk (${span(chunk)}), none of its rows was created: ${e.message}`;
+      const code = e.code ?? e.name;
+      await finish(chunk, key, chunk.rows.map(() => null), chunk.rows.map((_r, i) => ({ i, code, message })), true);
+    } else {
+      // may have been written: only the same key (the rerun) can settle it, so no reject row
+      c.failedChunks++;
+      c.inDoubt += chunk.rows.length;
+    }
     if (consecutiveFailures >= cfg.maxConsecutiveFailures) fatal ??= stoppedAfterFailures(e, consecutiveFailures);
   };
 
@@ -169,7 +198,7 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
       try {
         res = await cfg.send({ resource: cfg.resource, seq: chunk.seq, key, records, body: chunk.body });
       } catch (err) {
-        failChunk(chunk, err);
+        await failChunk(chunk, key, err);
         return;
       }
       const retries = res.retries ?? 0;

@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { tmpdir } from 'node:os';
-import { access, readdir, stat, unlink } from 'node:fs/promises';
+import { access, readdir, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../http/errors.js';
 import { dispatchRows, type Counters, type ImportCounts } from './dispatch.js';
@@ -28,10 +28,11 @@ import { parseColumnMaps } from './header.js';
 import { removeStaleTemps } from './fs-util.js';
 import { ImportJournal } from './journal.js';
 import { journalPath, type JournalIdentity } from './journal-identity.js';
-import { findEarlierImports, pruneJournals } from './journal-prune.js';
+import { refuseUnsafeRerun } from './journal-earlier.js';
+import { pruneJournals } from './journal-prune.js';
 import { checkOptions, dryRunSummary, listInvalid, type ImportPlan } from './plan.js';
 import { detectFormat, type InputFormat } from './reader.js';
-import { createRejectsWriter, defaultRejectsPath } from './rejects.js';
+import { createRejectsWriter, defaultRejectsPath, unknownPathFor } from './rejects.js';
 import { createResultsWriter } from './results.js';
 import { scanInput } from './scan.js';
 import type { BatchSender } from './sender.js';
@@ -99,6 +100,11 @@ export interface ImportSummary extends ImportCounts {
   retries: number;
   elapsed_ms: number;
   rejects_file: string | null;
+  /** rows of requests that got no answer (may have been created): not in the rejects file; rerunning the same command settles them */
+  in_doubt: number;
+  /** rows the server's answer said nothing about: in unknown_file, to be checked in the CRM first */
+  unknown: number;
+  unknown_file: string | null;
   /** only with dryRun */
   plan?: ImportPlan;
 }
@@ -144,11 +150,12 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       contentSha256: scan.contentSha256, resource: opts.resource, baseUrl: opts.baseUrl,
       ...(opts.keyId ? { keyId: opts.keyId } : {}),
     };
-    const summary = (c?: Counters, rejectsFile: string | null = null): ImportSummary => ({
+    const summary = (c?: Counters, rejectsFile: string | null = null, unknownFile: string | null = null): ImportSummary => ({
       resource: opts.resource,
       rows: c?.rows ?? 0, created: c?.created ?? 0, failed: c?.failed ?? 0, invalid: c?.invalid ?? 0,
       skipped: c?.skipped ?? 0, chunks: c?.chunks ?? 0, requests: c?.requests ?? 0, retries: c?.retries ?? 0,
       elapsed_ms: deps.clock.now() - started, rejects_file: rejectsFile,
+      in_doubt: c?.inDoubt ?? 0, unknown: c?.unknown ?? 0, unknown_file: unknownFile,
     });
     if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summary());
     if (opts.strict && scan.invalid > 0) {
@@ -159,44 +166,32 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     if (opts.dryRun) return await dryRunSummary(opts, deps, scan, identity, summary(), { chunkSize, concurrency });
 
     const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, deps.cwd ?? process.cwd());
-    for (const [flag, p] of [['--rejects', rejectsPath], ['--results', opts.resultsPath]] as const) {
+    const unknownPath = unknownPathFor(rejectsPath);
+    for (const [flag, p] of [['--rejects', rejectsPath], ['--rejects', unknownPath], ['--results', opts.resultsPath]] as const) {
       if (p !== undefined && !input.isStdin && resolve(p) === resolve(input.path)) {
         throw new UsageError(`${flag} names the input file itself`);
       }
     }
-    if (opts.resultsPath !== undefined && resolve(opts.resultsPath) === resolve(rejectsPath)) {
+    if (opts.resultsPath !== undefined && [rejectsPath, unknownPath].some((p) => resolve(p) === resolve(opts.resultsPath!))) {
       throw new UsageError('--results and the rejects file must be different files');
     }
     const journalDir = deps.journalDir;
     const resume = opts.resume !== false;
     // leftovers of killed runs: half-written rejects/results files (copies of user data)
     await removeStaleTemps(rejectsPath, started, /^crm-rejects-\d{8}T\d{6}Z\.(csv|ndjson)$/).catch(() => 0);
+    await removeStaleTemps(unknownPath, started, /^crm-rejects-\d{8}T\d{6}Z\.unknown\.(csv|ndjson)$/).catch(() => 0);
     if (opts.resultsPath !== undefined) await removeStaleTemps(opts.resultsPath, started).catch(() => 0);
     if (journalDir) {
       await pruneJournals(journalDir, started, { keep: journalPath(journalDir, identity) }).catch(() => 0);
     }
     // files by absolute path, so a changed file at the same place can be recognised (stdin: '-')
     const inputId = input.isStdin ? '-' : resolve(input.path);
-    if (journalDir && !input.isStdin) {
-      const earlier = (await findEarlierImports(journalDir, { ...identity, input: inputId }).catch(() => [])).filter((e) => e.sentSomething);
-      if (earlier.length > 0 && resume) {
-        const exists = await ImportJournal.exists(journalDir, identity);
-        if (!exists) {
-          const last = earlier.map((e) => e.createdAt).sort().pop();
-          const rj = opts.rejectsPath ?? `${input.name}.rejects.${scan.format === 'ndjson' ? 'ndjson' : 'csv'}`;
-          throw new UsageError(
-            `${input.name} has changed since it was imported into ${opts.resource} (${last}); nothing was sent. ` +
-              'Its rows now fall into other chunks with other Idempotency-Keys, so the rows created then would be created again.',
-            {
-              hint:
-                `to retry the rows that were not created, fix them in the rejects file (${rj}) and run \`crm batch ${opts.resource} ${rj}\`; ` +
-                'to import the changed file anyway, knowing every row in it is created again, add --no-resume',
-            },
-          );
-        }
-      }
-      // --no-resume on a changed file: the user chose to import it; the older journals are superseded
-      if (!resume) for (const e of earlier) await unlink(e.path).catch(() => undefined);
+    if (journalDir) {
+      await refuseUnsafeRerun({
+        dir: journalDir, identity, input: inputId, name: input.name, resume,
+        rejectsPath: opts.rejectsPath ?? `${input.name}.rejects.${scan.format === 'ndjson' ? 'ndjson' : 'csv'}`,
+        hasOwnJournal: () => ImportJournal.exists(journalDir, identity),
+      });
     }
     const journal = journalDir
       ? await ImportJournal.open(journalDir, identity, {
@@ -221,11 +216,14 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
         );
       }
       deps.warn?.(`${input.name} was already imported into ${opts.resource} (${compacted.at}): nothing will be sent; use --no-resume to import it again`);
+      const unknown = compacted.unknown ?? 0;
       const kept = await access(rejectsPath).then(() => true, () => false);
+      const keptUnknown = unknown > 0 && (await access(unknownPath).then(() => true, () => false));
       return {
         ...summary(),
         rows: compacted.rows ?? scan.rows, skipped: compacted.created ?? 0, failed: compacted.failed ?? 0, invalid: compacted.invalid ?? scan.invalid,
-        rejects_file: kept && (compacted.failed ?? 0) + (compacted.invalid ?? 0) > 0 ? rejectsPath : null,
+        rejects_file: kept && (compacted.failed ?? 0) + (compacted.invalid ?? 0) - unknown > 0 ? rejectsPath : null,
+        unknown, unknown_file: keptUnknown ? unknownPath : null,
       };
     }
     if (journal?.completedAt) {
@@ -256,12 +254,17 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       }
     };
     const rejects = await writable(rejectsPath, () => createRejectsWriter(rejectsPath, { format: scan.format, header: scan.header }));
+    const unknown = await writable(unknownPath, () => createRejectsWriter(unknownPath, { format: scan.format, header: scan.header })).catch(async (err: unknown) => {
+      await rejects.discard();
+      throw err;
+    });
     const resultsPath = opts.resultsPath;
     const results = resultsPath
       ? await writable(resultsPath, () => createResultsWriter(resultsPath, {
         format: scan.format, header: scan.header, ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow,
       })).catch(async (err: unknown) => {
           await rejects.discard();
+          await unknown.discard();
           throw err;
         })
       : undefined;
@@ -272,11 +275,12 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       path: input.path, name: input.name, format: scan.format, resource: opts.resource, baseUrl: opts.baseUrl,
       mapping: scan.mapping, maps, chunkSize, concurrency,
       maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5,
-      send: deps.send, journal, rejects, results, signal: deps.signal,
+      send: deps.send, journal, rejects, unknown, results, signal: deps.signal,
       onChange: (c) => progress('send', c, scan.rows, size),
       });
     } catch (err) {
       await rejects.discard();
+      await unknown.discard();
       await results?.discard();
       await journal?.close().catch(() => undefined);
       throw err;
@@ -288,23 +292,25 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       c.retries = s1.retries - stats0.retries;
     }
     let rejectsFile: string | null = null;
+    let unknownFile: string | null = null;
     try {
       rejectsFile = await rejects.commit();
+      unknownFile = await unknown.commit();
       await results?.commit();
       const everything = !run.aborted && run.fatal === undefined && c.failedChunks === 0;
       if (journal && everything) {
-        await journal.complete(deps.clock.now(), { rows: c.rows, created: c.created + c.skipped, failed: c.failed, invalid: c.invalid });
+        await journal.complete(deps.clock.now(), { rows: c.rows, created: c.created + c.skipped, failed: c.failed, invalid: c.invalid, unknown: c.unknown });
       }
     } finally {
       await journal?.close().catch(() => undefined);
     }
-    const result = summary(c, rejectsFile);
+    const result = summary(c, rejectsFile, unknownFile);
     if (run.fatal !== undefined) {
       const err = run.fatal instanceof Error ? run.fatal : new Error(String(run.fatal));
       throw withSummary(err, result);
     }
     if (run.aborted) {
-      const pending = c.rows > 0 ? ' Rows not yet sent are not in the rejects file;' : '';
+      const pending = c.rows > 0 ? ' Rows not yet sent, and those of requests without an answer, are not in the rejects file:' : '';
       throw withSummary(
         new InterruptedError(
           `interrupted: ${c.created} created, ${c.skipped} skipped, ${c.failed} failed, ${c.invalid} invalid of ${scan.rows} rows.${pending} rerun the same command to resume`,
@@ -349,13 +355,18 @@ async function finishedImport(
   const info = (await ImportJournal.completedInfo(dir, identity).catch(() => undefined))?.info;
   if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined) return undefined;
   const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, deps.cwd ?? process.cwd());
-  const noRejects = info.failed + info.invalid === 0;
-  if (!noRejects && !(await access(rejectsPath).then(() => true, () => false))) return undefined;
+  const unknownPath = unknownPathFor(rejectsPath);
+  const unknown = info.unknown ?? 0;
+  const noRejects = info.failed + info.invalid - unknown === 0;
+  const present = (p: string): Promise<boolean> => access(p).then(() => true, () => false);
+  if (!noRejects && !(await present(rejectsPath))) return undefined;
+  if (unknown > 0 && !(await present(unknownPath))) return undefined;
   deps.warn?.(`${input.name} was already imported into ${opts.resource} (${info.at}): nothing will be sent; use --no-resume to import it again`);
   await pruneJournals(dir, started, { keep: journalPath(dir, identity) }).catch(() => 0);
   return {
     resource: opts.resource, rows: info.rows, created: 0, failed: info.failed, invalid: info.invalid, skipped: info.created,
     chunks: 0, requests: 0, retries: 0, elapsed_ms: deps.clock.now() - started, rejects_file: noRejects ? null : rejectsPath,
+    in_doubt: 0, unknown, unknown_file: unknown > 0 ? unknownPath : null,
   };
 }
 

@@ -34,6 +34,8 @@ export interface CompleteInfo {
   created?: number;
   failed?: number;
   invalid?: number;
+  /** of `failed`: rows the batch answer said nothing about (the unknown file, not the rejects file) */
+  unknown?: number;
 }
 
 export interface HeaderLine {

@@ -1,54 +1,10 @@
-// Old journals: finding earlier imports of a changed file (refused, CONTRACT §7), compacting
-// finished journals and pruning the folder so it stays bounded without forgetting an import.
+// Old journals: compacting finished journals and pruning the folder so it stays bounded without
+// forgetting an import (earlier imports that make a new one unsafe: journal-earlier.ts).
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
 import { isStaleLeftover } from './fs-util.js';
-import { trimBase } from './journal-identity.js';
 import { readComplete, readHeader, sealLine, type CompleteInfo } from './journal-line.js';
-
-export interface EarlierImport {
-  path: string;
-  createdAt: string;
-  /** the journal has more than its header: something was sent */
-  sentSomething: boolean;
-}
-
-/**
- * Journals of earlier imports of the same input path into the same resource and base URL with the
- * same key (or a journal from before keys were recorded), but of other content: the file was
- * changed since. Its rows now fall into other chunks with other keys, so rows created then would
- * be created again.
- */
-export async function findEarlierImports(
-  dir: string,
-  match: { input: string; resource: string; baseUrl: string; contentSha256: string; keyId?: string },
-): Promise<EarlierImport[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return [];
-  }
-  const out: EarlierImport[] = [];
-  for (const name of names) {
-    if (!name.endsWith('.jsonl')) continue;
-    const path = join(dir, name);
-    const h = await readHeader(path);
-    if (
-      h &&
-      h.input === match.input &&
-      h.resource === match.resource &&
-      trimBase(h.base_url) === trimBase(match.baseUrl) &&
-      (h.key_id === undefined || h.key_id === match.keyId) &&
-      h.content_sha256 !== match.contentSha256
-    ) {
-      const size = await stat(path).then((s) => s.size, () => 0);
-      out.push({ path, createdAt: h.created_at, sentSomething: size > Buffer.byteLength(sealLine(h)) });
-    }
-  }
-  return out;
-}
 
 export interface PruneOptions {
   /** finished journals older than this are compacted (default 7 days) */

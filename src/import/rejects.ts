@@ -7,7 +7,8 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AtomicTextFile } from './atomic-file.js';
-import { csvRow } from './csv-write.js';
+import { sanitizeForTerminal } from '../output/sanitize.js';
+import { csvRow, serverCell } from './csv-write.js';
 import { SortedLines } from './sorted-lines.js';
 import type { InputFormat, RawRow } from './reader.js';
 
@@ -74,11 +75,14 @@ export async function createRejectsWriter(
         // cells beyond the header (a ragged row) go into the message, quoted, so none is lost and
         // the file stays rectangular
         const more = extra.length > 0 ? `; cells beyond the header: ${extra.map((x) => JSON.stringify(x)).join(', ')}` : '';
-        sorted.add(line, csvRow([...kept, String(line), code, message + more]));
+        sorted.add(line, csvRow([...kept, String(line), serverCell(code), serverCell(message + more)]));
         return;
       }
       const base = typeof raw === 'string' || Array.isArray(raw) ? { _raw: typeof raw === 'string' ? raw : raw.join(',') } : stripReserved(raw);
-      sorted.add(line, JSON.stringify({ ...base, _line: line, _error_code: code, _error_message: message }) + '\n');
+      // JSON already escapes C0; C1 and bidi controls from the server are escaped too (no formula
+      // guard: NDJSON is not opened in a spreadsheet)
+      const safe = { _line: line, _error_code: sanitizeForTerminal(code), _error_message: sanitizeForTerminal(message) };
+      sorted.add(line, JSON.stringify({ ...base, ...safe }) + '\n');
     },
     async commit() {
       if (count === 0) {
@@ -103,6 +107,15 @@ export async function createRejectsWriter(
       await file.discard();
     },
   };
+}
+
+/**
+ * Where rows go whose outcome no rerun can settle (the batch answer said nothing about them): beside
+ * the rejects file, `people.csv.rejects.csv` → `people.csv.unknown.csv`, `out.csv` → `out.unknown.csv`.
+ * Kept apart so that the file users are told to fix and import holds only rows never created.
+ */
+export function unknownPathFor(rejectsPath: string): string {
+  return rejectsPath.replace(/(\.rejects)?(\.[^./\\]*)?$/, (_m, _r: string | undefined, ext: string | undefined) => `.unknown${ext ?? ''}`);
 }
 
 /** The default rejects file (CONTRACT §7): `<input>.rejects.csv`; for stdin `crm-rejects-<time>.csv`. */

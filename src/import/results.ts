@@ -10,7 +10,7 @@
 // are written as they are, other values (numbers, booleans, objects, arrays) JSON-encoded, null or
 // missing as an empty cell.
 import { AtomicTextFile } from './atomic-file.js';
-import { csvRow } from './csv-write.js';
+import { csvRow, serverCell } from './csv-write.js';
 import type { InputFormat, RawRow } from './reader.js';
 import { ColumnProjection, stripReserved } from './rejects.js';
 
@@ -53,7 +53,7 @@ export async function createResultsWriter(
     add(raw, line, id) {
       count++;
       if (projection) {
-        file.write(csvRow([String(line), id ?? '', ...projection.cells(Array.isArray(raw) ? raw : []).cells]));
+        file.write(csvRow([String(line), serverCell(id ?? ''), ...projection.cells(Array.isArray(raw) ? raw : []).cells]));
         return;
       }
       const obj = typeof raw === 'object' && !Array.isArray(raw) ? stripReserved(raw) : {};
@@ -61,7 +61,7 @@ export async function createResultsWriter(
         file.write(JSON.stringify({ _line: line, id, ...obj }) + '\n');
         return;
       }
-      const cells = [String(line), id ?? '', ...keys.map((k) => jsonCell(obj[k]))];
+      const cells = [String(line), serverCell(id ?? ''), ...keys.map((k) => jsonCell(obj[k]))];
       if (more) {
         const rest = Object.fromEntries(Object.entries(obj).filter(([k]) => !keySet.has(k) && !RESERVED.has(k)));
         cells.push(Object.keys(rest).length > 0 ? JSON.stringify(rest) : '');

@@ -88,11 +88,45 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   if (summary.plan) return printPlan(ctx, summary);
   await printSummary(ctx, summary);
   if (importExitCode(summary) === 9) {
-    throw new PartialFailureError(
-      `${summary.failed} rows failed and ${summary.invalid} were invalid of ${summary.rows}; they are in ${summary.rejects_file ?? 'the rejects file'}`,
-      { hint: 'Fix them there and run `crm batch` on that file; rows already created are not sent again.' },
+    throw new PartialFailureError(`${summary.failed} rows failed and ${summary.invalid} were invalid of ${summary.rows}`, {
+      hint: nextSteps(summary, o.file === '-'),
+    });
+  }
+}
+
+/**
+ * What to do about the rows not created, one instruction per kind, each leading to every row being
+ * created exactly once: rows certainly not created are fixed and imported from the rejects file;
+ * rows of requests without an answer are settled only by this same command (same keys, journal),
+ * so they are never in a file the user is told to import; rows the server said nothing about are
+ * checked first.
+ */
+export function nextSteps(s: ImportSummary, stdin: boolean): string {
+  const steps: string[] = [];
+  const rejected = s.failed + s.invalid - s.in_doubt - s.unknown;
+  if (rejected > 0) {
+    const file = s.rejects_file ?? 'the rejects file';
+    steps.push(`${rejected} rows were not created and are in ${file}: fix them there and run \`crm batch ${s.resource} ${shellWord(file)}\`.`);
+  }
+  if (s.in_doubt > 0) {
+    const again = stdin ? 'pipe the same content to this same command' : 'rerun this same command (same file, same options)';
+    steps.push(
+      `${s.in_doubt} rows were sent without an answer and may have been created; they are not in the rejects file: ` +
+        `${again} to settle them under the same Idempotency-Keys, and never import them any other way.`,
     );
   }
+  if (s.unknown > 0) {
+    steps.push(
+      `The server's answer did not say whether ${s.unknown} rows were created: they are in ${s.unknown_file ?? 'the unknown file'}; ` +
+        'check in the CRM which exist before importing any of them.',
+    );
+  }
+  return steps.join('\n');
+}
+
+/** A path as one shell word, so the printed command can be pasted as it is. */
+function shellWord(p: string): string {
+  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
 }
 
 export function progressText(p: ImportProgress): string {
@@ -115,7 +149,10 @@ function formatDuration(s: number): string {
   return m < 60 ? `${m}m${Math.ceil(s % 60)}s` : `${Math.floor(m / 60)}h${m % 60}m`;
 }
 
-const SUMMARY_KEYS = ['resource', 'rows', 'created', 'failed', 'invalid', 'skipped', 'chunks', 'requests', 'retries', 'elapsed_ms', 'rejects_file'] as const;
+const SUMMARY_KEYS = [
+  'resource', 'rows', 'created', 'failed', 'invalid', 'skipped', 'chunks', 'requests', 'retries', 'elapsed_ms', 'rejects_file',
+  'in_doubt', 'unknown', 'unknown_file',
+] as const;
 
 async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
   const record = Object.fromEntries(SUMMARY_KEYS.map((k) => [k, s[k]]));

@@ -52,7 +52,7 @@ describe('runImport: sending', () => {
     });
     expect(sum.elapsed_ms).toBeGreaterThan(0);
     expect(Object.keys(sum).sort()).toEqual(
-      ['resource', 'rows', 'created', 'failed', 'invalid', 'skipped', 'chunks', 'requests', 'retries', 'elapsed_ms', 'rejects_file'].sort(),
+      ['resource', 'rows', 'created', 'failed', 'invalid', 'skipped', 'chunks', 'requests', 'retries', 'elapsed_ms', 'rejects_file', 'in_doubt', 'unknown', 'unknown_file'].sort(),
     );
     expect(importExitCode(sum)).toBe(0);
     expect(server.calls.map((c) => c.records.length)).toEqual([100, 100, 50]);
@@ -240,22 +240,19 @@ describe('runImport: --strict and --dry-run', () => {
 });
 
 describe('runImport: failures, resume and idempotency', () => {
-  it('a chunk that fails after its retries goes to rejects, is not journaled, and the rerun sends it again under the same key', async () => {
+  it('a chunk that fails after its retries is in doubt, not a reject (it may have been written), not journaled; the rerun sends it again under the same key', async () => {
     const s = setup(csv(300));
     const server = fakeServer();
     server.fault = (req) => (req.seq === 2 ? 'before' : undefined);
     const first = await runImport(s.opts(), s.deps(server));
-    expect(first).toMatchObject({ created: 200, failed: 100, chunks: 3 });
-    const rejects = readFileSync(first.rejects_file!, 'utf8');
-    expect(rejects).toContain('INTERNAL_ERROR');
-    expect(rejects).toContain('rerun the same command');
+    expect(first).toMatchObject({ created: 200, failed: 100, in_doubt: 100, chunks: 3, rejects_file: null });
+    expect(existsSync(`${s.input}.rejects.csv`)).toBe(false);
     const failedKey = server.calls.find((c) => c.seq === 2)!.key;
 
     server.fault = undefined;
     const second = await runImport(s.opts(), s.deps(server));
     expect(second).toMatchObject({ created: 100, skipped: 200, failed: 0, chunks: 1, rejects_file: null });
     expect(server.calls.slice(3).map((c) => c.key)).toEqual([failedKey]);
-    expect(existsSync(first.rejects_file!)).toBe(false); // the stale rejects file is gone
     expect(duplicates(server.created)).toEqual([]);
     expect(server.created).toHaveLength(300);
   });
@@ -496,13 +493,23 @@ describe('runImport: a changed file at the same path', () => {
     expect(await runImport(s.opts(), s.deps(server))).toMatchObject({ created: 11 });
   });
 
-  it('another API key is another import (and the key itself is never stored)', async () => {
+  it('the same file under another API key is refused (its rows would be created again); --no-resume imports it knowingly; the key is never stored', async () => {
     const s = setup(csv(10));
     const server = fakeServer();
     await runImport(s.opts({ keyId: keyIdentity('key-one') }), s.deps(server));
-    const again = await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(server));
-    expect(again).not.toMatchObject({ skipped: 10, created: 0, requests: 0 });
-    expect(server.calls.length).toBeGreaterThan(1);
+    const calls = server.calls.length;
+    const err = await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(server)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toMatch(/was imported into contacts at .* with another API key .*nothing was sent/);
+    expect((err as UsageError).hint).toMatch(/--no-resume/);
+    expect(server.calls.length).toBe(calls);
+    const again = await runImport(s.opts({ keyId: keyIdentity('key-two'), resume: false }), s.deps(server));
+    // sent (this fake's idempotency cache is not per key, so it replays: skipped, not created)
+    expect(again.created + again.skipped).toBe(10);
+    expect(server.calls.length).toBeGreaterThan(calls);
+    // that key now has its journal: its rerun resumes (nothing sent), and so does the first key's
+    expect(await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(server))).toMatchObject({ created: 0, skipped: 10, requests: 0 });
+    expect(await runImport(s.opts({ keyId: keyIdentity('key-one') }), s.deps(server))).toMatchObject({ created: 0, skipped: 10, requests: 0 });
     for (const f of readdirSync(s.journalDir)) expect(readFileSync(join(s.journalDir, f), 'utf8')).not.toContain('key-');
   });
 });

@@ -113,7 +113,8 @@ describe('rejects file', () => {
     await w.commit();
     const back = await readAll(join(dir, 'r.csv'));
     expect(back.rows.map((r) => Number(r.cells![2]))).toEqual([...lines].sort((x, y) => x - y));
-    expect(back.rows[0]!.cells).toEqual(['a2', 'x,"y"', '2', 'VALIDATION_FAILED', 'bad 2\nreally']);
+    // the server's message is escaped (never imported back); the input's own cells are exact
+    expect(back.rows[0]!.cells).toEqual(['a2', 'x,"y"', '2', 'VALIDATION_FAILED', 'bad 2\\nreally']);
     expect(readdirSync(dir)).toEqual(['r.csv']);
   });
 
