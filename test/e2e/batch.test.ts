@@ -233,11 +233,15 @@ describe('crm batch end to end', () => {
     expectExactlyOnce(await countByEmail('fixinplace'), valid);
   });
 
-  it('another API key is another import: not skipped as "already imported"', async () => {
+  it('another API key: refused (exit 2, its rows would be created again); --no-resume imports it knowingly; no key is stored', async () => {
     const { path } = makeCsv(20, { tag: 'otherkey' });
     expect((await crm(['batch', 'contacts', path])).code).toBe(0);
     const other = await runCrm(['-o', 'json', 'batch', 'contacts', path], { env: t.env('user'), timeoutMs: 60_000 });
-    expect(other.stderr).not.toMatch(/already imported/);
+    expect(other.code, other.stderr).toBe(2);
+    expect(other.stderr).toMatch(/with another API key/);
+    const knowingly = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--no-resume'], { env: t.env('user'), timeoutMs: 60_000 });
+    expect(knowingly.code, knowingly.stderr).toBe(0);
+    expect(knowingly.stderr).not.toMatch(/already imported/);
     const configDir = t.env('admin').CRM_CONFIG_DIR!;
     for (const f of readdirSync(join(configDir, 'imports'))) {
       expect(readFileSync(join(configDir, 'imports', f), 'utf8')).not.toContain(t.sb.keys.user);

@@ -1,0 +1,203 @@
+// `crm batch` against a server that writes and then answers 500: every instruction crm prints,
+// followed literally, must lead to each row being created exactly once (issue 9, class 1); another
+// API key must not re-import a file; server text in the rejects file is made safe (class 4).
+//
+// The /contacts/batch route here keeps its own store keyed by Idempotency-Key (a repeated key gets
+// the cached answer, `Idempotent-Replayed: true`, nothing written again) and counts how many times
+// each email was created, so the tests count duplicates and losses across runs.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCrm, type CrmResult } from '../helpers/run-crm.js';
+import { errorEnvelope, json, meta, startHostile, type Hostile } from './server.js';
+
+interface Store {
+  /** Idempotency-Key → the answer given when it was first written */
+  cache: Map<string, unknown>;
+  /** email → how many times it was created */
+  created: Map<string, number>;
+  /** while true, a request holding a row whose email matches is written, then answered 500 */
+  failing: RegExp | undefined;
+  /** emails answered with an item error carrying hostile text */
+  hostileItem: RegExp | undefined;
+  batchRequests: number;
+}
+
+const EVIL_CODE = '=HYPERLINK("http://evil.example/x","click")';
+const EVIL_MESSAGE = 'bad \u001b]8;;http://evil.example\u0007link\u001b]8;;\u0007 \u009b31m red \u202eevil\u202c end';
+
+let h: Hostile;
+let store: Store;
+let nextId = 0;
+beforeAll(async () => {
+  h = await startHostile();
+});
+afterAll(async () => h?.close());
+beforeEach(() => {
+  h.reset();
+  store = { cache: new Map(), created: new Map(), failing: undefined, hostileItem: undefined, batchRequests: 0 };
+  h.route('POST', '/contacts/batch', (req, res) => {
+    store.batchRequests++;
+    const key = String(req.headers['idempotency-key'] ?? '');
+    const records = JSON.parse(req.body) as Array<Record<string, unknown>>;
+    const fails = store.failing !== undefined && records.some((r) => store.failing!.test(String(r.email)));
+    const cached = store.cache.get(key);
+    if (cached) {
+      if (fails) return json(res, 500, errorEnvelope('INTERNAL_ERROR', 'written, but the answer was lost'));
+      return json(res, 200, cached, { 'idempotent-replayed': 'true' });
+    }
+    const items = records.map((r, index) => {
+      const email = String(r.email);
+      if (store.hostileItem?.test(email)) return { index, status: 'error', error: { code: EVIL_CODE, message: EVIL_MESSAGE } };
+      store.created.set(email, (store.created.get(email) ?? 0) + 1);
+      return { index, status: 'created', data: { id: `con_${++nextId}`, ...r } };
+    });
+    const ok = items.filter((i) => i.status === 'created').length;
+    const answer = { object: 'batch', data: { items, summary: { total: items.length, succeeded: ok, failed: items.length - ok } }, meta: meta() };
+    store.cache.set(key, answer);
+    if (fails) return json(res, 500, errorEnvelope('INTERNAL_ERROR', 'written, but the answer was lost'));
+    return json(res, 200, answer);
+  });
+});
+
+function workDir(): string {
+  return mkdtempSync(join(tmpdir(), 'crm-exactly-once-'));
+}
+
+/** `n` contacts `tag.i@example.com`; the rows in `invalid` carry a score that is not a number. */
+function writeCsv(dir: string, tag: string, n: number, invalid: number[] = []): { file: string; emails: string[] } {
+  const lines = ['First Name,Email,Score:number'];
+  const emails: string[] = [];
+  for (let i = 1; i <= n; i++) {
+    emails.push(`${tag}.${i}@example.com`);
+    lines.push(`Person ${i},${tag}.${i}@example.com,${invalid.includes(i) ? 'not-a-number' : i}`);
+  }
+  writeFileSync(join(dir, `${tag}.csv`), `${lines.join('\r\n')}\r\n`);
+  return { file: `${tag}.csv`, emails };
+}
+
+const crm = (dir: string, args: string[], env: Record<string, string> = {}): Promise<CrmResult> =>
+  runCrm(['--max-retries', '1', ...args], { env: h.env(env), cwd: dir, timeoutMs: 60_000 });
+
+function expectExactlyOnce(emails: string[]): void {
+  const dupes = [...store.created].filter(([, n]) => n > 1);
+  expect(dupes, 'rows created more than once').toEqual([]);
+  expect(emails.filter((e) => !store.created.has(e)), 'rows never created').toEqual([]);
+}
+
+/** The `crm batch …` command crm's output tells the user to run for the rejects file. */
+function printedCommand(stderr: string): string[] {
+  const m = /run `crm (batch [^`]+)`/.exec(stderr);
+  expect(m, `no command in: ${stderr}`).not.toBeNull();
+  return m![1]!.split(' ');
+}
+
+describe('every instruction crm prints leads to each row exactly once', () => {
+  it('500 after the write + an invalid row: fixing the rejects file crm names and running the command it prints, then a plain rerun', async () => {
+    const dir = workDir();
+    const { file, emails } = writeCsv(dir, 'lost', 30, [5]);
+    store.failing = /^lost\.15@/; // the second chunk (rows 12–21 with chunks of 10) is written, then 500
+    const first = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--concurrency', '1']);
+    expect(first.code, first.stderr).toBe(9);
+    expect(JSON.parse(first.stdout)).toMatchObject({ rows: 30, created: 19, failed: 10, invalid: 1, in_doubt: 10, rejects_file: "lost.csv.rejects.csv" });
+    expect(first.stderr).toMatch(/10 rows were sent without an answer and may have been created; they are not in the rejects file/);
+    expect(first.stderr).toMatch(/rerun this same command/);
+
+    // the user follows the printed instruction literally: fix the row in the file named, run the command
+    const command = printedCommand(first.stderr);
+    const rejectsFile = command[command.length - 1]!;
+    const rejects = parse(readFileSync(join(dir, rejectsFile), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(rejects.map((r) => r.Email)).toEqual(['lost.5@example.com']); // only the row never created
+    writeFileSync(join(dir, rejectsFile), readFileSync(join(dir, rejectsFile), 'utf8').replace('not-a-number', '5'));
+    const fed = await crm(dir, ['-o', 'json', ...command]);
+    expect(fed.code, fed.stderr).toBe(0);
+    expect(JSON.parse(fed.stdout)).toMatchObject({ created: 1, failed: 0 });
+    expectExactlyOnce(emails);
+
+    // the server recovers; a plain rerun of the same command settles the chunk under the same key
+    store.failing = undefined;
+    const rerun = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--concurrency', '1']);
+    expect(rerun.code, rerun.stderr).toBe(9); // the original file still has its invalid row
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ created: 0, skipped: 29, in_doubt: 0, invalid: 1 });
+    expectExactlyOnce(emails);
+
+    // and following that run's instruction once more (fixed the same way) creates nothing again
+    const again = printedCommand(rerun.stderr);
+    writeFileSync(join(dir, rejectsFile), readFileSync(join(dir, rejectsFile), 'utf8').replace('not-a-number', '5'));
+    const twice = await crm(dir, ['-o', 'json', ...again]);
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(JSON.parse(twice.stdout)).toMatchObject({ created: 0 });
+    expectExactlyOnce(emails);
+    expect([...store.created.values()].reduce((a, b) => a + b, 0)).toBe(30);
+  });
+
+  it('a plain rerun first, then the rejects file: still each row once', async () => {
+    const dir = workDir();
+    const { file, emails } = writeCsv(dir, 'order', 25, [20]);
+    store.failing = /^order\.3@/;
+    const first = await crm(dir, ['batch', 'contacts', file, '--chunk-size', '10']);
+    expect(first.code, first.stderr).toBe(9);
+    store.failing = undefined;
+    const rerun = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10']);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ created: 0, skipped: 24, invalid: 1, in_doubt: 0 });
+    const command = printedCommand(rerun.stderr);
+    const rejectsFile = join(dir, command[command.length - 1]!);
+    writeFileSync(rejectsFile, readFileSync(rejectsFile, 'utf8').replace('not-a-number', '20'));
+    expect((await crm(dir, command)).code).toBe(0);
+    expectExactlyOnce(emails);
+  });
+});
+
+describe('a rotated API key', () => {
+  it('an import failed part-way with key A, rerun with key B: refused (exit 2, nothing sent) with the way out; --no-resume proceeds', async () => {
+    const dir = workDir();
+    const { file, emails } = writeCsv(dir, 'rotate', 30);
+    store.failing = /^rotate\.25@/;
+    const first = await crm(dir, ['batch', 'contacts', file, '--chunk-size', '10']);
+    expect(first.code, first.stderr).toBe(9);
+    const before = store.batchRequests;
+    const keyB = 'service_live_r0tat3dK3yZyXwVuTsRqPoNmLkJiHgFeDc1234';
+    store.failing = undefined;
+    const rotated = await crm(dir, ['batch', 'contacts', file, '--chunk-size', '10'], { CRM_API_KEY: keyB });
+    expect(rotated.code, rotated.stderr).toBe(2);
+    expect(rotated.stderr).toMatch(/was partly imported .* with another API key/);
+    expect(rotated.stderr).toMatch(/every row created then would be created again/);
+    expect(rotated.stderr).toMatch(/--no-resume/);
+    expect(rotated.stderr).not.toContain(keyB.slice(8));
+    expect(store.batchRequests).toBe(before);
+    const knowingly = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--no-resume'], { CRM_API_KEY: keyB });
+    expect(knowingly.code, knowingly.stderr).toBe(0);
+    expect(store.batchRequests).toBeGreaterThan(before);
+    // this server's idempotency store is not per key, so here even that replays: no duplicate
+    expectExactlyOnce(emails);
+  });
+});
+
+describe('the rejects file is safe to open', () => {
+  it("the server's code and message are guarded against formulas and control characters; the original columns stay exact", async () => {
+    const dir = workDir();
+    const nameCell = '"=1+1, @SUM(A1) \u001b[31m"';
+    const text = `First Name,Email\r\n${nameCell},evil.1@example.com\r\nOk,evil.2@example.com\r\n`;
+    writeFileSync(join(dir, 'evil.csv'), text);
+    store.hostileItem = /^evil\.1@/;
+    const r = await crm(dir, ['batch', 'contacts', 'evil.csv']);
+    expect(r.code, r.stderr).toBe(9);
+    const raw = readFileSync(join(dir, 'evil.csv.rejects.csv'), 'utf8');
+    // no raw control from the server: BEL, C1 CSI and bidi nowhere, ESC only in the user's own cell
+    expect(raw).not.toMatch(/[\u0007\u009b\u202e\u202c]/);
+    expect(raw.split('\u001b')).toHaveLength(2);
+    const [row] = parse(raw, { columns: true }) as Array<Record<string, string>>;
+    expect(row!._error_code).toBe(`'${EVIL_CODE}`);
+    expect(row!._error_message).toBe('bad \\x1b]8;;http://evil.example\\x07link\\x1b]8;;\\x07 \\x9b31m red \\u202eevil\\u202c end');
+    // the user's own cell, as written (its ESC included): the file is fed back
+    expect(row!['First Name']).toBe('=1+1, @SUM(A1) \u001b[31m');
+    expect(raw).toContain(`${nameCell},evil.1@example.com,2,`);
+    store.hostileItem = undefined;
+    const fed = await crm(dir, ['batch', 'contacts', 'evil.csv.rejects.csv']);
+    expect(fed.code, fed.stderr).toBe(0);
+    const sent = JSON.parse(h.log[h.log.length - 1]!.body) as Array<Record<string, unknown>>;
+    expect(sent).toEqual([{ first_name: '=1+1, @SUM(A1) \u001b[31m', email: 'evil.1@example.com' }]);
+  });
+});
