@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { AuthError, InterruptedError, ServerError, UsageError } from '../../../src/http/errors.js';
+import { AuthError, InterruptedError, ServerError, UsageError, ValidationError } from '../../../src/http/errors.js';
 import { importExitCode, importSummaryOf, runImport, type ImportDeps, type ImportOptions, type ImportProgress } from '../../../src/import/engine.js';
 import { parseHeader } from '../../../src/import/header.js';
 import { ImportJournal } from '../../../src/import/journal.js';
@@ -255,6 +255,39 @@ describe('runImport: failures, resume and idempotency', () => {
     expect(server.calls.slice(3).map((c) => c.key)).toEqual([failedKey]);
     expect(duplicates(server.created)).toEqual([]);
     expect(server.created).toHaveLength(300);
+  });
+
+  it('a whole chunk refused with a 4xx is a reject and journaled: no rerun sends it again (fixing the rejects file is the one path)', async () => {
+    const s = setup(csv(300));
+    const server = fakeServer();
+    server.fault = (req) => (req.seq === 2 ? new ValidationError('too many fields', { status: 422, code: 'VALIDATION_FAILED' }) : undefined);
+    const first = await runImport(s.opts(), s.deps(server));
+    expect(first).toMatchObject({ created: 200, failed: 100, in_doubt: 0, rejects_file: `${s.input}.rejects.csv` });
+    expect((await readAll(first.rejects_file!)).rows).toHaveLength(100);
+    server.fault = undefined;
+    const calls = server.calls.length;
+    const second = await runImport(s.opts(), s.deps(server));
+    expect(second).toMatchObject({ created: 0, skipped: 200, failed: 100, requests: 0 });
+    expect(server.calls.length).toBe(calls);
+    expect((await readAll(second.rejects_file!)).rows).toHaveLength(100);
+  });
+
+  it('rows the batch answer says nothing about go to the unknown file, never to the rejects file', async () => {
+    const s = setup(csv(10, (i) => (i === 7 ? 'bad,x,1' : undefined)));
+    const server = fakeServer();
+    const inner = server.send;
+    const send: typeof inner = async (req) => {
+      const res = await inner(req);
+      const items = res.envelope.data.items.filter((it) => it.index !== 2);
+      return { ...res, envelope: { ...res.envelope, data: { ...res.envelope.data, items } } };
+    };
+    const sum = await runImport(s.opts(), s.deps(server, { send }));
+    expect(sum).toMatchObject({ failed: 2, unknown: 1, in_doubt: 0, unknown_file: join(s.dir, 'people.csv.unknown.csv'), rejects_file: `${s.input}.rejects.csv` });
+    expect((await readAll(sum.rejects_file!)).rows.map((r) => r.cells![4])).toEqual(['VALIDATION_FAILED']);
+    expect((await readAll(sum.unknown_file!)).rows.map((r) => r.cells![4])).toEqual(['NO_ITEM_RESULT']);
+    // the finished import, rerun, reports both files again without sending
+    const again = await runImport(s.opts(), s.deps(server, { send }));
+    expect(again).toMatchObject({ requests: 0, unknown: 1, unknown_file: sum.unknown_file, rejects_file: sum.rejects_file });
   });
 
   it('a chunk written by the server but answered with 500 is replayed on rerun, not created twice', async () => {

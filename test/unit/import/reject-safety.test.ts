@@ -1,0 +1,61 @@
+// The columns crm fills from the server's answers (never imported back) are safe to open in a
+// spreadsheet and to cat; the next-step hint after a partial import names one safe path per kind.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { nextSteps } from '../../../src/commands/batch/run.js';
+import { serverCell } from '../../../src/import/csv-write.js';
+import { unknownPathFor } from '../../../src/import/rejects.js';
+import type { ImportSummary } from '../../../src/import/engine.js';
+
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+describe('serverCell', () => {
+  it('never holds a control character, and never starts like a formula', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const out = serverCell(s);
+        expect(out).not.toMatch(UNSAFE);
+        expect(out).not.toMatch(/^[=+\-@\uff1d\uff0b\uff0d\uff20]/);
+      }),
+    );
+  });
+
+  it('leaves plain text alone, guards formulas, escapes ESC/OSC/C1/bidi', () => {
+    expect(serverCell('VALIDATION_FAILED')).toBe('VALIDATION_FAILED');
+    expect(serverCell('=HYPERLINK("x")')).toBe(`'=HYPERLINK("x")`);
+    expect(serverCell('a\u001b]8;;u\u0007b\u009b\u202e')).toBe('a\\x1b]8;;u\\x07b\\x9b\\u202e');
+  });
+});
+
+describe('unknownPathFor', () => {
+  it('sits beside the rejects file', () => {
+    expect(unknownPathFor('people.csv.rejects.csv')).toBe('people.csv.unknown.csv');
+    expect(unknownPathFor('in.ndjson.rejects.ndjson')).toBe('in.ndjson.unknown.ndjson');
+    expect(unknownPathFor('/tmp/out.csv')).toBe('/tmp/out.unknown.csv');
+    expect(unknownPathFor('/a.b/out')).toBe('/a.b/out.unknown');
+  });
+});
+
+describe('nextSteps', () => {
+  const base: ImportSummary = {
+    resource: 'contacts', rows: 30, created: 19, failed: 10, invalid: 1, skipped: 0, chunks: 3, requests: 3, retries: 0,
+    elapsed_ms: 1, rejects_file: 'my file.csv.rejects.csv', in_doubt: 10, unknown: 0, unknown_file: null,
+  };
+
+  it('rejects: the exact command, the path as one shell word; rows in doubt: the same command, never another file', () => {
+    const text = nextSteps(base, false);
+    expect(text).toContain("1 rows were not created and are in my file.csv.rejects.csv: fix them there and run `crm batch contacts 'my file.csv.rejects.csv'`.");
+    expect(text).toMatch(/10 rows were sent without an answer .* not in the rejects file: rerun this same command/);
+  });
+
+  it('rows in doubt only: no rejects instruction at all', () => {
+    const text = nextSteps({ ...base, invalid: 0, rejects_file: null }, true);
+    expect(text).not.toMatch(/crm batch/);
+    expect(text).toMatch(/pipe the same content to this same command/);
+  });
+
+  it('rows the server said nothing about: checked first, from their own file', () => {
+    const text = nextSteps({ ...base, failed: 2, in_doubt: 0, invalid: 0, unknown: 2, rejects_file: null, unknown_file: 'p.csv.unknown.csv' }, false);
+    expect(text).toBe("The server's answer did not say whether 2 rows were created: they are in p.csv.unknown.csv; check in the CRM which exist before importing any of them.");
+  });
+});
