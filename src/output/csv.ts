@@ -1,5 +1,7 @@
 // CSV and TSV cells and rows: RFC 4180 quoting for csv, backslash escapes for tsv, and the OWASP
-// CSV-injection guard for both (a spreadsheet opening either would run a formula).
+// CSV-injection guard for both (a spreadsheet opening either would run a formula). The guard is
+// undone exactly by `crm batch` (formula-guard.ts), so an exported list imports back unchanged.
+import { guardFormula } from './formula-guard.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 export type CsvSeparator = ',' | '\t';
@@ -11,10 +13,6 @@ export interface CsvCellOptions {
    */
   terminal?: boolean;
 }
-
-// OWASP's list (=, +, -, @, tab, CR), plus LF and the full-width forms of the four signs, which
-// some spreadsheets fold to ASCII before deciding a cell is a formula.
-const FORMULA_START = /^[=+\-@\t\r\n\uff1d\uff0b\uff0d\uff20]/;
 
 /**
  * The text of one value: null/undefined → '', strings as they are, numbers/booleans/bigints via
@@ -42,13 +40,13 @@ export function cellText(value: unknown): string {
  * prefixing it would turn numeric columns into text. A string "-5" from the server is prefixed.
  */
 export function needsFormulaGuard(value: unknown): boolean {
-  return typeof value === 'string' && FORMULA_START.test(value);
+  return typeof value === 'string' && guardFormula(value) !== value;
 }
 
 /** One cell, escaped for `sep` (',' → RFC 4180 quoting; '\t' → `\\`, `\t`, `\n`, `\r` escapes). */
 export function csvCell(value: unknown, sep: CsvSeparator = ',', opts: CsvCellOptions = {}): string {
   let text = cellText(value);
-  if (needsFormulaGuard(value)) text = `'${text}`;
+  if (typeof value === 'string') text = guardFormula(text);
   if (sep === '\t') {
     text = escapeTsv(text);
     return opts.terminal ? sanitizeForTerminal(text) : text;
@@ -73,7 +71,10 @@ function escapeTsv(text: string): string {
   return text.replace(/[\\\t\n\r]/g, (ch) => (ch === '\\' ? '\\\\' : ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : '\\r'));
 }
 
-/** Reverses the tsv cell escaping (for tests and for anyone reading our tsv back). */
+/**
+ * Reverses the tsv cell escaping (for tests and for anyone reading our tsv back; `crm batch` reads
+ * csv only). A cell never holds a raw tab or line end, so splitting a line on tabs finds the cells.
+ */
 export function unescapeTsv(cell: string): string {
   return cell.replace(/\\([\\tnr])/g, (_m, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : '\\'));
 }
