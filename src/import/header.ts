@@ -3,6 +3,8 @@
 // overrides, and columns whose name starts with `_` (`_line`, `_error_code`, … of a rejects file)
 // are ignored, so a rejects file can be fed straight back.
 import { UsageError } from '../http/errors.js';
+import { unguardFormula } from '../output/formula-guard.js';
+import { exactNumber, inexactJsonNumber } from './json-value.js';
 
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -29,14 +31,17 @@ export interface HeaderMapping {
 export type ColumnMap = ReadonlyMap<string, string>;
 
 /**
- * `First Name` → `first_name`: trim, lower case, every run of characters other than letters and
- * digits (any script) becomes one `_`, and `_` at either end is dropped.
+ * `First Name` → `first_name`: trim, lower case, NFC, every run of characters other than letters,
+ * digits and combining marks (any script) becomes one `_`, and `_` at either end is dropped. NFC
+ * and the marks keep `Café` one field however the file spells the é (one code point or e + ´),
+ * rather than cutting the accent off one spelling.
  */
 export function normalizeFieldName(name: string): string {
   return name
     .trim()
     .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '_')
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, '_')
     .replace(/^_+|_+$/g, '');
 }
 
@@ -130,23 +135,28 @@ export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(
 
 export type CellValue = { ok: true; value: unknown; empty: boolean } | { ok: false; reason: string };
 
+const DOUBLE = 'a double holds about 15 significant digits';
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const TRUE = new Set(['true', 'yes', '1']);
 const FALSE = new Set(['false', 'no', '0']);
 
 /**
  * One cell → its typed value. A cell that is empty (or only spaces) is `empty` and left out of the
- * record; a `list` cell with nothing but separators is empty too.
+ * record; a `list` cell with nothing but separators is empty too. The spreadsheet formula guard of
+ * crm's own csv output is undone first (`'-12` → `-12`), so an exported list imports unchanged.
+ * A value is never changed silently: a number a double cannot hold as written is invalid.
  */
-export function convertCell(cell: string, type: FieldType): CellValue {
+export function convertCell(raw: string, type: FieldType): CellValue {
+  const cell = unguardFormula(raw);
   const t = cell.trim();
   if (t === '') return { ok: true, value: undefined, empty: true };
   switch (type) {
     case 'string':
       return { ok: true, value: cell, empty: false };
     case 'number': {
-      const n = Number(t);
-      if (!NUMBER.test(t) || !Number.isFinite(n)) return { ok: false, reason: 'is not a number' };
+      if (!NUMBER.test(t) || !Number.isFinite(Number(t))) return { ok: false, reason: 'is not a number' };
+      const n = exactNumber(t);
+      if (n === undefined) return { ok: false, reason: `cannot be sent exactly as a number (${DOUBLE}); import it as a string` };
       return { ok: true, value: n, empty: false };
     }
     case 'boolean': {
@@ -160,10 +170,14 @@ export function convertCell(cell: string, type: FieldType): CellValue {
       return items.length === 0 ? { ok: true, value: undefined, empty: true } : { ok: true, value: items, empty: false };
     }
     case 'json':
+      let value: unknown;
       try {
-        return { ok: true, value: JSON.parse(t), empty: false };
+        value = JSON.parse(t);
       } catch (err) {
         return { ok: false, reason: `is not valid JSON (${(err as Error).message})` };
       }
+      const inexact = inexactJsonNumber(t);
+      if (inexact !== undefined) return { ok: false, reason: `holds ${inexact.slice(0, 40)}, a number that cannot be sent exactly (${DOUBLE})` };
+      return { ok: true, value, empty: false };
   }
 }

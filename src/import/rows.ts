@@ -1,6 +1,7 @@
 // One input row → the record sent to the API, or the reason it cannot be sent. Pure.
 import type { ApiRecord } from '../api/envelopes.js';
 import { convertCell, isIgnoredHeader, type ColumnMap, type HeaderMapping } from './header.js';
+import { setOwn } from './json-value.js';
 
 /** Codes written to `_error_code` for rows that were never sent. */
 export const INVALID_CODES = {
@@ -48,7 +49,7 @@ export function rowToRecord(cells: readonly string[], header: HeaderMapping): Ro
         field: col.field,
       };
     }
-    if (!v.empty) record[col.field] = v.value;
+    if (!v.empty) setOwn(record, col.field, v.value);
   }
   if (Object.keys(record).length === 0) {
     return { ok: false, code: INVALID_CODES.empty, reason: 'the row has no value to import', field: '' };
@@ -74,7 +75,7 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowRe
     if (Object.hasOwn(record, field)) {
       return { ok: false, code: INVALID_CODES.value, reason: `two keys fill the field "${field}"`, field };
     }
-    record[field] = value;
+    setOwn(record, field, value);
   }
   if (Object.keys(record).length === 0) {
     return { ok: false, code: INVALID_CODES.empty, reason: 'the object has no field to import', field: '' };
