@@ -2,10 +2,15 @@
 // `--set field:=json` (CONTRACT §5). `--set` wins over `--data`. Pure but for reading the file/stdin.
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../../http/errors.js';
+import { inexactJsonNumber, setOwn } from '../../import/json-value.js';
 
 export type JsonObject = Record<string, unknown>;
 
-/** Parses one `--set`: `a=b` sets the string "b"; `a:=5` sets the JSON value 5. */
+/**
+ * Parses one `--set`: `a=b` sets the string "b" (everything after the first `=`, as it is);
+ * `a:=5` sets the JSON value 5. A number JSON carries but a double cannot (`1e400`,
+ * `12345678901234567891`) is refused rather than sent rounded.
+ */
 export function parseSet(spec: string): [string, unknown] {
   const eq = spec.indexOf('=');
   if (eq <= 0) throw new UsageError(`--set '${spec}': expected field=value or field:=json`);
@@ -13,20 +18,27 @@ export function parseSet(spec: string): [string, unknown] {
     const field = spec.slice(0, eq - 1);
     const raw = spec.slice(eq + 1);
     if (!field) throw new UsageError(`--set '${spec}': the field name is empty`);
+    let value: unknown;
     try {
-      return [field, JSON.parse(raw)];
+      value = JSON.parse(raw);
     } catch (err) {
       throw new UsageError(`--set ${field}:= expects JSON (a number, true/false, null, array or object), got '${raw}': ${(err as Error).message}`);
     }
+    const inexact = inexactJsonNumber(raw);
+    if (inexact !== undefined) {
+      throw new UsageError(`--set ${field}:= holds the number ${inexact}, which a double cannot hold exactly; send it as a string (--set ${field}=…)`);
+    }
+    return [field, value];
   }
   return [spec.slice(0, eq), spec.slice(eq + 1)];
 }
 
+/** --data merged with --set; a field is always an own key (`__proto__` included), never a prototype. */
 export function applySets(body: JsonObject, sets: readonly string[]): JsonObject {
   const out = { ...body };
   for (const spec of sets) {
     const [field, value] = parseSet(spec);
-    out[field] = value;
+    setOwn(out, field, value);
   }
   return out;
 }
@@ -81,7 +93,7 @@ export function parseParams(params: readonly string[]): Record<string, string> {
     if (eq <= 0) throw new UsageError(`--param '${p}': expected key=value`);
     const key = p.slice(0, eq);
     if (key === 'limit' || key === 'cursor') throw new UsageError(`--param ${key}: use --${key} instead`);
-    query[key] = p.slice(eq + 1);
+    setOwn(query, key, p.slice(eq + 1));
   }
   return query;
 }
