@@ -14,12 +14,12 @@ export const MAX_NAME_BYTES = 200;
 const MARK = '~';
 const HASH_HEX = 12;
 
-// Control characters (C0, DEL, C1), path separators, characters Windows refuses in names, the
-// marker, and invisible characters that let a name pretend to be another one on a terminal
-// (bidi overrides and isolates, zero-width characters, BOM), and lone surrogates (with the `u`
-// flag a well-formed pair is one code point, so only a lone half matches the surrogate range).
-const UNSAFE =
-  /[\u0000-\u001f\u007f-\u009f/\\<>:"|?*~\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]/gu;
+// Control characters (C0, DEL, C1: \p{Cc}), invisible format characters that let a name pretend
+// to be another one on a terminal (\p{Cf}: bidi overrides and isolates, zero-width characters,
+// BOM, soft hyphen, tag characters, …), line and paragraph separators, lone surrogates (with the
+// `u` flag a well-formed pair is one code point, so only a lone half is \p{Cs}), path separators,
+// characters Windows refuses in names, and the marker.
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}/\\<>:"|?*~]/gu;
 
 // Windows device names, reserved with any extension and whatever the case (`nul.json`, `Com1`),
 // including the superscript-digit forms Windows also treats as devices.
@@ -75,9 +75,15 @@ export function safeFileName(id: string, options: SafeNameOptions = {}): string 
   return cut + suffix;
 }
 
-/** The key under which two names collide on a case-insensitive or normalising file system. */
+/**
+ * The key under which two names collide on a case-insensitive or normalising file system. Lower,
+ * upper, then lower case again, because file systems fold case in either direction: NTFS
+ * upper-cases (`ı` and `i` are both `I` there), APFS case-folds (`ſ` is `s`, `ẞ` is `ss`), and
+ * lower case alone misses all three. Folding too much only costs a hash in a name; folding too
+ * little lets one file overwrite another.
+ */
 export function foldedName(name: string): string {
-  return name.normalize('NFC').toLowerCase();
+  return name.normalize('NFC').toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
 }
 
 /**
