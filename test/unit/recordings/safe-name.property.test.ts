@@ -12,7 +12,7 @@ const anyChar = fc.integer({ min: 0, max: 0x10ffff }).map((cp) => String.fromCod
 /** Pieces that clean, fold or normalise into one another. */
 const tricky = fc.constantFrom(
   'a', 'A', 's', 'S', 'ſ', 'i', 'I', 'ı', 'İ', 'ß', 'ẞ', 'k', 'K', '\u212a', 'é', 'e\u0301', 'É', 'ǅ', 'ǆ', 'Ǆ',
-  'σ', 'ς', 'Σ', 'ﬀ', 'ff', '.', ' ', '_', '~', '/', '\\', ':', '\u0000', '\u200b', '\u202e', 'CON', 'nul', '1', '\ud800',
+  'σ', 'ς', 'Σ', 'ﬀ', 'ff', '.', ' ', '_', '~', '/', '\\', ':', '\u0000', '\u200b', '\u202e', 'CON', 'nul', '1', '\ud800', '\u00ad', '\u2028', '\u061c', '\u{e0001}',
 );
 const id = fc.oneof(
   fc.string({ unit: anyChar, maxLength: 30 }),
