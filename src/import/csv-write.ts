@@ -3,7 +3,7 @@
 // cell must come back exactly as it was read. Columns this tool fills from the server's answers
 // (`_error_code`, `_error_message`, `id`) are never imported back, so they get the guard and the
 // control-character escapes (serverCell): users are told to open the rejects file in a spreadsheet.
-import { needsFormulaGuard } from '../output/csv.js';
+import { guardFormula } from '../output/formula-guard.js';
 import { sanitizeForTerminal } from '../output/sanitize.js';
 
 /** One cell: quoted when it holds a comma, a quote, CR or LF (quotes doubled). */
@@ -19,9 +19,8 @@ export function csvRow(cells: readonly string[]): string {
 /**
  * Text from the server (or our message quoting it) for a column that is never imported back:
  * ESC/OSC, C1 and bidi controls shown escaped (the project's one sanitiser), then a formula
- * (`=HYPERLINK(…)`, `+`, `-`, `@`) made inert with a leading `'`, as src/output/csv.ts does.
+ * (`=HYPERLINK(…)`, `+`, `-`, `@`) made inert with a leading `'`, the guard of every csv/tsv output.
  */
 export function serverCell(text: string): string {
-  const safe = sanitizeForTerminal(text);
-  return needsFormulaGuard(safe) ? `'${safe}` : safe;
+  return guardFormula(sanitizeForTerminal(text));
 }
