@@ -5,6 +5,7 @@ import type { ResolvedProfile } from '../config/types.js';
 import { systemClock } from '../http/clock.js';
 import type { HttpClient } from '../http/types.js';
 import { configDirFor } from '../config/paths.js';
+import { sanitizeForTerminal } from '../output/sanitize.js';
 import type { RunState } from './program.js';
 
 export function createContext(state: RunState, globals: GlobalOptions): Ctx {
@@ -48,13 +49,14 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
           return http.createClient({
             baseUrl,
             apiKey,
+            redactKeys: [p.apiKey, p.v1ApiKey],
             // spec: version 1 takes the key only as X-Service-Api-Key
             authHeader: kind === 'v1' ? 'x-api-key' : p.authHeader,
             timeoutMs: globals.timeoutMs,
             maxRetries: globals.maxRetries,
             clock: systemClock,
             signal: state.signal,
-            log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+            log: globals.verbose ? (line) => io.stderr.write(`${sanitizeForTerminal(line)}\n`) : undefined,
           });
         })();
         clients.set(cacheKey, client);
@@ -66,7 +68,8 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
     },
     interactive: () => Boolean(io.stdin.isTTY && io.stdout.isTTY),
     warn(message) {
-      if (!globals.quiet) io.stderr.write(`${message}\n`);
+      // every notice, hint and warning: they quote server text (cursors, ids, messages)
+      if (!globals.quiet) io.stderr.write(`${sanitizeForTerminal(message, { keepNewlines: true })}\n`);
     },
   };
   return ctx;

@@ -11,7 +11,7 @@ import type { ApiRecord } from '../api/envelopes.js';
 import { systemClock } from './clock.js';
 import { checkResponse } from './envelope-check.js';
 import { type CrmError, InterruptedError, RateLimitError, ServerError, UsageError, isCrmError } from './errors.js';
-import { redactKey } from './mask.js';
+import { keyRedactor, type Redactor } from './mask.js';
 import { type Pacer, sharedPacer } from './pacer.js';
 import { paginatePages, paginateRecords } from './paginate.js';
 import { backoffMs, isRepeatable, retryAfterMs, shouldRetry } from './retry.js';
@@ -47,7 +47,9 @@ export function createClient(config: ClientConfig): CrmHttpClient {
   const stats: ClientStats = { requests: 0, retries: 0 };
   const authHeaders: Record<string, string> =
     config.authHeader === 'bearer' ? { authorization: `Bearer ${config.apiKey}` } : { 'x-service-api-key': config.apiKey };
-  const log = config.log ? (line: string) => config.log!(redactKey(line, config.apiKey)) : undefined;
+  // every key of the profile, not just the one sent: a server may know (and echo) the other one too
+  const redact = keyRedactor([config.apiKey, ...(config.redactKeys ?? [])]);
+  const log = config.log ? (line: string) => config.log!(redact.text(line)) : undefined;
 
   async function request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
     const url = resolveUrl(base, opts.path, opts.query);
@@ -138,28 +140,37 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     signal: AbortSignal | undefined,
   ): Promise<Attempt> {
     try {
-      return { kind: 'response', raw: await transport.send({ method, path: target, headers, body, timeoutMs, signal }) };
+      const raw = await transport.send({ method, path: target, headers, body, timeoutMs, signal });
+      // headers are server text like any other (X-Request-Id, Location): masked before anyone reads them
+      return { kind: 'response', raw: { ...raw, headers: redact.headers(raw.headers) } };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       return { kind: 'network', error, code: typeof code === 'string' ? code : undefined };
     }
   }
 
-  function judge(outcome: Attempt, expect: Expect, url: URL, method: string) {
+  /** The checked answer with every key masked in what the server sent: body, request id, error. */
+  function judge(outcome: Attempt, expect: Expect, url: URL, method: string): ReturnType<typeof checkResponse> {
+    const checked = judgeRaw(outcome, expect, url, method);
+    if (!checked.ok) return { ...checked, error: redactError(checked.error, redact) };
+    return { ok: true, body: redact.value(checked.body), requestId: checked.requestId };
+  }
+
+  function judgeRaw(outcome: Attempt, expect: Expect, url: URL, method: string): ReturnType<typeof checkResponse> {
     if (outcome.kind === 'network') {
       return { ok: false as const, error: networkError(outcome, url, method, timeoutMs), truncated: false };
     }
     const { status, headers, text } = outcome.raw;
     if (status >= 300 && status < 400) {
-      const location = headers.location ? ` to ${redactKey(headers.location, config.apiKey).slice(0, 200)}` : '';
+      const location = headers.location ? ` to ${headers.location.slice(0, 200)}` : '';
       const error = new ServerError(
         `the server answered a redirect (HTTP ${status})${location}; crm does not follow redirects, so the key stays with ${base.origin}`,
         { status, code: 'REDIRECT', hint: 'check the base URL (a redirect often means http vs https or a missing /api/v2)' },
       );
       return { ok: false as const, error, truncated: false };
     }
-    const checked = checkResponse(status, redactKey(text, config.apiKey), expect, headers['x-request-id']);
-    return checked;
+    // masked after parsing (judge); quoted bodies before they are cut to 200 characters
+    return checkResponse(status, text, expect, headers['x-request-id'], redact.text);
   }
 
   function pages(path: string, opts: PaginateOptions = {}): AsyncGenerator<Page, void, undefined> {
@@ -187,6 +198,17 @@ export function createClient(config: ClientConfig): CrmHttpClient {
  */
 function rateHeaders(headers: Record<string, string>): Record<string, string> | undefined {
   return headers['idempotent-replayed'] === 'true' ? undefined : headers;
+}
+
+/** `err` with every key masked in its server-given text (message, code, request id, details, hint). */
+function redactError(err: CrmError, redact: Redactor): CrmError {
+  return Object.assign(err, {
+    message: redact.text(err.message),
+    code: err.code === undefined ? undefined : redact.text(err.code),
+    requestId: err.requestId === undefined ? undefined : redact.text(err.requestId),
+    details: redact.value(err.details),
+    hint: err.hint === undefined ? undefined : redact.text(err.hint),
+  });
 }
 
 function serialise(body: unknown): string {

@@ -24,13 +24,13 @@ const SCHEMAS: Record<Expect, z.ZodMiniType> = {
   v1: v1SuccessEnvelope,
 };
 
-/** Control characters (C0, DEL, C1) and bidi overrides, which could rewrite a terminal line. */
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g;
-
-/** The first 200 characters of a body, fit to print: control characters become spaces. */
+/**
+ * The first 200 characters of a body on one line: runs of white space (line breaks of an HTML page)
+ * become one space. Other control and bidi characters are left to the output layer, which escapes
+ * them visibly wherever the message is printed (src/output/sanitize.ts, the one sanitiser).
+ */
 export function quoteBody(text: string, length = QUOTE_LENGTH): string {
-  const clean = text.replace(UNSAFE, ' ').replace(/ {2,}/g, ' ').trim();
+  const clean = text.replace(/\s+/g, ' ').trim();
   return clean.length > length ? `${clean.slice(0, length)}…` : clean;
 }
 
@@ -57,22 +57,25 @@ function requestIdOf(value: unknown, header: string | undefined): string | undef
   return header;
 }
 
-function notEnvelope(status: number, text: string, why: string, requestId?: string): CrmError {
-  const quoted = quoteBody(text);
+function notEnvelope(status: number, text: string, why: string, requestId?: string, redact?: (text: string) => string): CrmError {
+  const quoted = quoteBody(redact ? redact(text) : text);
   const message = `unexpected response from the server (HTTP ${status}, ${why}): ${quoted === '' ? '(empty body)' : quoted}`;
   // A 429 stays a rate limit whatever its body, so that retries and the exit code still fit.
   const Cls = status === 429 ? RateLimitError : ServerError;
   return new Cls(message, { status, requestId, code: status === 429 ? 'RATE_LIMITED' : 'INVALID_RESPONSE' });
 }
 
-/** Checks one answer. `requestIdHeader` is X-Request-Id, used when the body has no meta. */
-export function checkResponse(status: number, text: string, expect: Expect, requestIdHeader?: string): Checked {
+/**
+ * Checks one answer. `requestIdHeader` is X-Request-Id, used when the body has no meta. `redact`
+ * masks the key in a body before it is quoted (before the cut, which could leave part of a key).
+ */
+export function checkResponse(status: number, text: string, expect: Expect, requestIdHeader?: string, redact?: (text: string) => string): Checked {
   const parsed = tryJson(text);
   if (!parsed.ok) {
     const why = text.trim() === '' ? 'empty body' : 'not JSON';
     return {
       ok: false,
-      error: notEnvelope(status, text, why, requestIdHeader),
+      error: notEnvelope(status, text, why, requestIdHeader, redact),
       truncated: status >= 200 && status < 300,
     };
   }
@@ -87,12 +90,12 @@ export function checkResponse(status: number, text: string, expect: Expect, requ
     const error = new Cls(err.message, { status, code: err.code, requestId, details: err.details ?? [] });
     return { ok: false, error, truncated: false };
   }
-  if (status >= 300) return { ok: false, error: notEnvelope(status, text, 'not an error envelope', requestId), truncated: false };
+  if (status >= 300) return { ok: false, error: notEnvelope(status, text, 'not an error envelope', requestId, redact), truncated: false };
   const checked = SCHEMAS[expect].safeParse(value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const where = issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'shape';
-    return { ok: false, error: notEnvelope(status, text, `not a ${expect} envelope; ${where}`, requestId), truncated: false };
+    return { ok: false, error: notEnvelope(status, text, `not a ${expect} envelope; ${where}`, requestId, redact), truncated: false };
   }
   // the body as sent (zod would strip fields the schema does not name; `crm api` prints them all)
   return { ok: true, body: value, requestId };

@@ -1,9 +1,15 @@
-// Keys never appear whole in output: --verbose lines, error messages and key lists show them masked.
+// Keys never appear whole in output: --verbose lines, error messages and key lists show them masked,
+// and whatever a server sends back (headers, error bodies, records) is masked after parsing.
 
 const KNOWN_PREFIX = /^(service_(?:live|pk)_)(.+)$/;
 /** below this many characters after the prefix, even the last 4 would give too much away */
 const MIN_TAIL_TO_SHOW = 12;
 const FULL_MASK = '****';
+/**
+ * Shorter "keys" are not searched for: no key of either form is that short, and masking every
+ * `test` in the data because CRM_API_KEY=test would mangle output without protecting anything.
+ */
+export const MIN_REDACTED_LENGTH = 8;
 
 /** `service_live_…f3a9`: the known prefix and the last 4 characters; anything else fully masked. */
 export function maskKey(key: string | undefined | null): string {
@@ -15,6 +21,109 @@ export function maskKey(key: string | undefined | null): string {
 
 /** Replaces every occurrence of `key` in `text` by its mask (a server may echo it back). */
 export function redactKey(text: string, key: string | undefined | null): string {
-  if (!key || key.length < 4) return text;
-  return text.split(key).join(maskKey(key));
+  return keyRedactor([key]).text(text);
+}
+
+/** Masks the configured keys in server text: strings, parsed JSON values, headers, errors. */
+export interface Redactor {
+  /** `text` with every occurrence of a key, literal or escaped (`\u005f`, `\x5f`, `%5F`, `\"`), masked */
+  text(text: string): string;
+  /** `value` with every string (object keys too) masked; plain objects and arrays are changed in place */
+  value<T>(value: T): T;
+  /** a copy of `headers` with every value masked */
+  headers(headers: Record<string, string>): Record<string, string>;
+}
+
+const NO_KEYS: Redactor = { text: (t) => t, value: (v) => v, headers: (h) => h };
+
+interface KeyPattern {
+  key: string;
+  mask: string;
+  /** the key with any of its characters escaped as JSON, C or URL text writes it */
+  escaped: RegExp;
+}
+
+function hexClass(n: number): string {
+  return n
+    .toString(16)
+    .padStart(2, '0')
+    .split('')
+    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
+    .join('');
+}
+
+/** One character of a key as it may be written: itself, `\u00XX`, `\xXX`, `%XX`, or `\c` for `"`, `\`, `/`. */
+function charPattern(ch: string): string {
+  const code = ch.charCodeAt(0);
+  const literal = ch.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  const hex = hexClass(code);
+  const alts = [literal, `\\\\u00${hex}`, `\\\\x${hex}`, `%${hex}`];
+  if (ch === '"' || ch === '\\' || ch === '/') alts.push(`\\\\${literal}`);
+  return `(?:${alts.join('|')})`;
+}
+
+function patternFor(key: string): KeyPattern {
+  // keys are printable ASCII (key-kind.ts); anything else is matched literally only
+  const escapable = /^[\x20-\x7e]+$/.test(key);
+  const source = escapable ? Array.from(key, charPattern).join('') : key.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  return { key, mask: maskKey(key), escaped: new RegExp(source, 'g') };
+}
+
+/**
+ * A redactor for `keys` (the configured v2 and v1 keys; empty and short ones ignored). Cheap on the
+ * hot path: a string is searched with `includes` per key, and with the escape-aware pattern only
+ * when it holds a `\` or `%`, so a page of ordinary records costs a few substring checks per string.
+ */
+export function keyRedactor(keys: ReadonlyArray<string | undefined | null>): Redactor {
+  const patterns = [...new Set(keys)]
+    .filter((k): k is string => typeof k === 'string' && k.length >= MIN_REDACTED_LENGTH)
+    .map(patternFor);
+  if (patterns.length === 0) return NO_KEYS;
+
+  const text = (s: string): string => {
+    let out = s;
+    for (const p of patterns) if (out.includes(p.key)) out = out.split(p.key).join(p.mask);
+    if (out.includes('\\') || out.includes('%')) {
+      for (const p of patterns) out = out.replace(p.escaped, () => p.mask); // a function: a mask may hold `$&`
+    }
+    return out;
+  };
+
+  const value = <T>(v: T): T => {
+    if (typeof v === 'string') return text(v) as T;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) v[i] = value(v[i]);
+      return v;
+    }
+    if (typeof v === 'object' && v !== null && isPlain(v)) {
+      const obj = v as Record<string, unknown>;
+      let renamed = false;
+      for (const k of Object.keys(obj)) {
+        obj[k] = value(obj[k]);
+        if (text(k) !== k) renamed = true;
+      }
+      if (!renamed) return v;
+      // a key in a field name: rebuild, keeping the order of the fields
+      const out: Record<string, unknown> = {};
+      for (const [k, val] of Object.entries(obj)) {
+        // defineProperty: a field named `__proto__` stays a field, as JSON.parse made it
+        Object.defineProperty(out, text(k), { value: val, enumerable: true, writable: true, configurable: true });
+      }
+      return out as T;
+    }
+    return v; // numbers, booleans, null, and values of other classes (e.g. exact big numbers)
+  };
+
+  const headers = (h: Record<string, string>): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(h)) out[k] = typeof v === 'string' ? text(v) : v;
+    return out;
+  };
+
+  return { text, value, headers };
+}
+
+function isPlain(v: object): boolean {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
 }

@@ -17,6 +17,8 @@ export interface ClientConfig {
   /** the version 2 (or, for a v1 client, version 1) root, e.g. http://127.0.0.1:4010/api/v2 */
   baseUrl: string;
   apiKey: string;
+  /** other keys to mask in what the server sends (the profile's key of the other version); apiKey always is */
+  redactKeys?: ReadonlyArray<string | undefined>;
   authHeader: AuthHeaderKind;
   /** per request, default 30 000 */
   timeoutMs?: number;

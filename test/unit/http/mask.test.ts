@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskKey, redactKey } from '../../../src/http/mask.js';
+import { keyRedactor, maskKey, redactKey } from '../../../src/http/mask.js';
 
 describe('maskKey', () => {
   it('shows the v2 prefix and the last 4', () => {
@@ -33,5 +33,49 @@ describe('redactKey', () => {
   it('leaves text without the key alone', () => {
     expect(redactKey('nothing here', key)).toBe('nothing here');
     expect(redactKey('nothing here', undefined)).toBe('nothing here');
+  });
+});
+
+describe('keyRedactor', () => {
+  const key = 'service_live_0123456789abcdefghijf3a9';
+  const v1 = 'service_pk_0123456789abcdefghij1234';
+  const r = keyRedactor([key, v1, undefined]);
+
+  it('masks both keys in every string of a parsed body, field names too, keeping field order', () => {
+    const body = JSON.parse(`{"a": "x ${key.replace('_', '\\u005f')} y", "${v1}": [1, "${v1}"], "z": true}`) as unknown;
+    const out = r.value(body) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(['a', 'service_pk_…1234', 'z']);
+    expect(out).toEqual({ a: 'x service_live_…f3a9 y', 'service_pk_…1234': [1, 'service_pk_…1234'], z: true });
+  });
+
+  it('keeps a field named __proto__ a field', () => {
+    const out = r.value(JSON.parse(`{"__proto__": {"x": 1}, "${key}": 2}`) as unknown) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['__proto__', 'service_live_…f3a9']);
+  });
+
+  it('leaves values of other classes (exact big numbers, dates) alone', () => {
+    class Exact {
+      constructor(readonly text: string) {}
+    }
+    const exact = new Exact(key);
+    expect((r.value({ n: exact }) as { n: Exact }).n).toBe(exact);
+  });
+
+  it('masks escaped forms in text: \\u, \\x, %XX, and the JSON short escapes', () => {
+    const k = 'service_live_ab"cd\\ef/gh12345678';
+    const rk = keyRedactor([k]);
+    for (const written of [
+      'service\\u005Flive_ab\\"cd\\\\ef\\/gh12345678',
+      'service%5flive%5Fab%22cd%5Cef%2Fgh12345678',
+      '\\x73ervice_live_ab"cd\\ef/gh1234567\\u0038',
+    ]) {
+      expect(rk.text(`<${written}>`)).toBe(`<${maskKey(k)}>`);
+    }
+  });
+
+  it('ignores keys too short to be keys, and does nothing without keys', () => {
+    expect(keyRedactor(['test', '', null]).text('a test')).toBe('a test');
+    expect(keyRedactor([]).value({ a: key })).toEqual({ a: key });
   });
 });
