@@ -19,6 +19,9 @@ export interface ErrorJson {
   exit_code: number;
 }
 
+/** Details shown on the error line's terminal form; the rest are counted (all of them in -o json). */
+export const DETAILS_SHOWN = 10;
+
 const clean = (s: string): string => sanitizeForTerminal(s);
 const cleanMultiline = (s: string): string => sanitizeForTerminal(s, { keepNewlines: true });
 
@@ -79,7 +82,10 @@ export function formatErrorLines(err: unknown, opts: FormatErrorOptions = {}): s
   const lines: string[] = [];
   if (isCrmError(err)) {
     lines.push(`Error: ${cleanMultiline(err.message)}${suffix(err.status, err.code, err.requestId)}`);
-    for (const d of err.details) lines.push(`  - ${formatDetail(d)}`);
+    // a server may send 100 000 details: a few say what is wrong, -o json carries them all
+    for (const d of err.details.slice(0, DETAILS_SHOWN)) lines.push(`  - ${formatDetail(d)}`);
+    const more = err.details.length - DETAILS_SHOWN;
+    if (more > 0) lines.push(`  … and ${more} more (see -o json)`);
     if (err.hint) lines.push(`Hint: ${cleanMultiline(err.hint)}`);
   } else {
     lines.push(`Error: ${cleanMultiline(messageOf(err))}`);

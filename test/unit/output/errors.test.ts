@@ -36,6 +36,16 @@ describe('formatError', () => {
     `);
   });
 
+  it('prints the first 10 details and how many more; the JSON object carries all of them', () => {
+    const details = Array.from({ length: 25 }, (_, i) => ({ field: `f${i}`, message: 'bad' }));
+    const err = new ValidationError('many', { status: 422, details, hint: 'fix them' });
+    const lines = formatErrorLines(err, { json: true });
+    expect(lines.slice(1, 12)).toEqual([...details.slice(0, 10).map((d) => `  - ${d.field}: bad`), '  … and 15 more (see -o json)']);
+    expect(lines[12]).toBe('Hint: fix them');
+    expect((JSON.parse(lines[13]!) as { error: { details: unknown[] } }).error.details).toEqual(details);
+    expect(formatErrorLines(new ValidationError('ten', { details: details.slice(0, 10) }))).toHaveLength(11);
+  });
+
   it('adds one JSON object line with json', () => {
     const err = new ValidationError('bad', {
       status: 422,
