@@ -70,7 +70,7 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
     err = new UsageError(err.message.replace(/^error: /, ''));
     if (!state.jsonErrors) return 2; // commander printed it already
   }
-  const { formatError, isBrokenPipe } = await import('../output/index.js');
+  const { formatError, isBrokenPipe, sanitizeForTerminal } = await import('../output/index.js');
   if (isBrokenPipe(err)) return 0;
   if (err instanceof CrmError) {
     state.io.stderr.write(formatError(err, { json: state.jsonErrors }));
@@ -78,7 +78,7 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
   }
   const unexpected = new UnexpectedError(err);
   state.io.stderr.write(formatError(unexpected, { json: state.jsonErrors }));
-  if (state.verbose && err instanceof Error && err.stack) state.io.stderr.write(`${err.stack}\n`);
+  if (state.verbose && err instanceof Error && err.stack) state.io.stderr.write(`${sanitizeForTerminal(err.stack, { keepNewlines: true })}\n`);
   else state.io.stderr.write('This is a bug in crm; run again with --verbose for details.\n');
   return 1;
 }

@@ -1,5 +1,7 @@
 // Makes server-provided text safe to print on a terminal: control characters and bidi overrides
 // are shown escaped, never sent raw (the bug class of kubectl CVE-2021-25743 and gh's asciisanitizer).
+// The one home of "unsafe on a terminal": every path to a terminal (tables, errors, hints, progress,
+// --verbose, `crm api`) goes through sanitizeForTerminal or safeJson. Data to a pipe stays exact.
 
 export interface SanitizeOptions {
   /** keep line feeds (and turn CRLF into LF) for multi-line messages; default false: `\n` is shown escaped */
@@ -11,7 +13,9 @@ export interface SanitizeOptions {
 // C0 controls, DEL, C1 controls, the Unicode bidi controls (embeddings/overrides U+202A–U+202E,
 // isolates U+2066–U+2069, marks U+200E/U+200F/U+061C: the "Trojan Source" set) and the line and
 // paragraph separators U+2028/U+2029, which some terminals and editors treat as line breaks.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// JSON.stringify escapes C0 itself, so JSON text needs only the rest.
+const BEYOND_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+const UNSAFE = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`, 'g');
 const UNSAFE_TEST = new RegExp(UNSAFE.source);
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
@@ -51,7 +55,7 @@ export function hasUnsafeChars(s: string): boolean {
 }
 
 // JSON.stringify escapes C0 but leaves DEL, C1 and bidi controls raw; \uXXXX keeps the JSON equal.
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const JSON_UNSAFE = new RegExp(`[${BEYOND_C0}]`, 'g');
 
 /** Escapes, inside already-serialised JSON text, what JSON.stringify leaves raw: same value, safe bytes. */
 export function escapeJsonForTerminal(json: string): string {

@@ -2,6 +2,7 @@
 // with --paginate (GET only) the concatenated `data` arrays, streamed (CONTRACT §10).
 import { UsageError } from '../../http/errors.js';
 import type { HttpMethod } from '../../http/types.js';
+import { safeJson } from '../../output/sanitize.js';
 import { createListWriter } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { buildBody } from '../shared/body.js';
@@ -59,5 +60,6 @@ export async function runApi(o: ApiOptions, ctx: Ctx): Promise<void> {
     return;
   }
   const res = await client.request({ ...req, expect: o.v1 ? 'v1' : 'v2', signal: ctx.signal });
-  ctx.io.stdout.write(`${JSON.stringify(res.body, null, 2)}\n`);
+  // safeJson: the same JSON, with C1 and bidi characters written as \u escapes (a terminal would act on them)
+  ctx.io.stdout.write(`${safeJson(res.body, 2)}\n`);
 }

@@ -1,7 +1,7 @@
 // `crm links …`: list/add/remove on the link sub-resources, get/set/clear on a meeting's deal or
 // company (CONTRACT §6). Pairs are checked against the resource table before anything is sent.
 import { writeRecord } from '../../output/writers.js';
-import { sanitizeForTerminal } from '../../output/sanitize.js';
+import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import type { Ctx } from '../context.js';
 import { readData } from '../shared/body.js';
 import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
@@ -47,7 +47,7 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
       if (res.goneOnRetry) ctx.warn("The first attempt's answer was lost; its retry found the link already removed.");
       const what = `${o.parent} ${o.id} → ${o.relation} ${o.childId}`;
       if (ctx.format() === 'table') ctx.io.stdout.write(`Unlinked ${sanitizeForTerminal(what)}.\n`);
-      else ctx.io.stdout.write(`${JSON.stringify({ unlinked: true, parent: o.parent, id: o.id, relation: o.relation, child_id: o.childId })}\n`);
+      else ctx.io.stdout.write(`${safeJson({ unlinked: true, parent: o.parent, id: o.id, relation: o.relation, child_id: o.childId })}\n`);
       return;
     }
     case 'get':

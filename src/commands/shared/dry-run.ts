@@ -1,6 +1,7 @@
 // `--dry-run` on every write: print the request that would be sent (method, URL, headers with the
 // key masked, body) and send nothing, as the Stripe CLI does.
 import { maskKey } from '../../http/mask.js';
+import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { USER_AGENT } from '../../version.js';
 import type { Ctx } from '../context.js';
 import type { HttpMethod } from '../../http/types.js';
@@ -35,11 +36,11 @@ export async function printDryRun(ctx: Ctx, req: PlannedRequest): Promise<void> 
   const format = ctx.format();
   if (format === 'json' || format === 'ndjson') {
     const plan = { dry_run: true, method: req.method, url, headers, body: req.body ?? null };
-    ctx.io.stdout.write(`${JSON.stringify(plan, null, format === 'json' ? 2 : undefined)}\n`);
+    ctx.io.stdout.write(`${safeJson(plan, format === 'json' ? 2 : undefined)}\n`);
     return;
   }
   const lines = [`${req.method} ${url}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-  if (req.body !== undefined) lines.push('', JSON.stringify(req.body, null, 2));
-  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  if (req.body !== undefined) lines.push('', safeJson(req.body, 2));
+  ctx.io.stdout.write(`${sanitizeForTerminal(lines.join('\n'), { keepNewlines: true })}\n`);
   ctx.warn('Dry run: nothing was sent.');
 }

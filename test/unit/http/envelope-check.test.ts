@@ -10,8 +10,8 @@ describe('quoteBody', () => {
     const q = quoteBody('a'.repeat(300));
     expect(q).toBe(`${'a'.repeat(200)}…`);
   });
-  it('turns control characters and bidi overrides into spaces', () => {
-    expect(quoteBody('a\r\n\tb\u0000c\u001b[31md\u202ee\u009bf')).toBe('a b c [31md e f');
+  it('puts the quote on one line; other control characters are left to the printer, which escapes them', () => {
+    expect(quoteBody(' a\r\n\tb\u2028c \u001b[31md\u202ee\u009bf\n')).toBe('a b c \u001b[31md\u202ee\u009bf');
   });
   it('leaves short clean text as it is', () => {
     expect(quoteBody('<html>hi</html>')).toBe('<html>hi</html>');
