@@ -11,7 +11,7 @@ import type { ApiRecord } from '../api/envelopes.js';
 import { systemClock } from './clock.js';
 import { checkResponse } from './envelope-check.js';
 import { type CrmError, InterruptedError, RateLimitError, ServerError, UsageError, isCrmError } from './errors.js';
-import { keyRedactor, type Redactor } from './mask.js';
+import { keyRedactor } from './mask.js';
 import { type Pacer, sharedPacer } from './pacer.js';
 import { paginatePages, paginateRecords } from './paginate.js';
 import { backoffMs, isRepeatable, retryAfterMs, shouldRetry } from './retry.js';
@@ -152,7 +152,7 @@ export function createClient(config: ClientConfig): CrmHttpClient {
   /** The checked answer with every key masked in what the server sent: body, request id, error. */
   function judge(outcome: Attempt, expect: Expect, url: URL, method: string): ReturnType<typeof checkResponse> {
     const checked = judgeRaw(outcome, expect, url, method);
-    if (!checked.ok) return { ...checked, error: redactError(checked.error, redact) };
+    if (!checked.ok) return { ...checked, error: redact.error(checked.error) };
     return { ok: true, body: redact.value(checked.body), requestId: checked.requestId };
   }
 
@@ -184,6 +184,7 @@ export function createClient(config: ClientConfig): CrmHttpClient {
   return {
     baseUrl: base.href,
     stats,
+    redact,
     pacer,
     request,
     pages,
@@ -198,17 +199,6 @@ export function createClient(config: ClientConfig): CrmHttpClient {
  */
 function rateHeaders(headers: Record<string, string>): Record<string, string> | undefined {
   return headers['idempotent-replayed'] === 'true' ? undefined : headers;
-}
-
-/** `err` with every key masked in its server-given text (message, code, request id, details, hint). */
-function redactError(err: CrmError, redact: Redactor): CrmError {
-  return Object.assign(err, {
-    message: redact.text(err.message),
-    code: err.code === undefined ? undefined : redact.text(err.code),
-    requestId: err.requestId === undefined ? undefined : redact.text(err.requestId),
-    details: redact.value(err.details),
-    hint: err.hint === undefined ? undefined : redact.text(err.hint),
-  });
 }
 
 function serialise(body: unknown): string {

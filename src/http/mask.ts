@@ -1,5 +1,6 @@
 // Keys never appear whole in output: --verbose lines, error messages and key lists show them masked,
 // and whatever a server sends back (headers, error bodies, records) is masked after parsing.
+import type { CrmError } from './errors.js';
 
 const KNOWN_PREFIX = /^(service_(?:live|pk)_)(.+)$/;
 /** below this many characters after the prefix, even the last 4 would give too much away */
@@ -32,9 +33,11 @@ export interface Redactor {
   value<T>(value: T): T;
   /** a copy of `headers` with every value masked */
   headers(headers: Record<string, string>): Record<string, string>;
+  /** `err` with its server-given text masked in place: message, code, request id, details, hint */
+  error<E extends CrmError>(err: E): E;
 }
 
-const NO_KEYS: Redactor = { text: (t) => t, value: (v) => v, headers: (h) => h };
+const NO_KEYS: Redactor = { text: (t) => t, value: (v) => v, headers: (h) => h, error: (e) => e };
 
 interface KeyPattern {
   key: string;
@@ -120,7 +123,16 @@ export function keyRedactor(keys: ReadonlyArray<string | undefined | null>): Red
     return out;
   };
 
-  return { text, value, headers };
+  const error = <E extends CrmError>(err: E): E =>
+    Object.assign(err, {
+      message: text(err.message),
+      code: err.code === undefined ? undefined : text(err.code),
+      requestId: err.requestId === undefined ? undefined : text(err.requestId),
+      details: value(err.details),
+      hint: err.hint === undefined ? undefined : text(err.hint),
+    });
+
+  return { text, value, headers, error };
 }
 
 function isPlain(v: object): boolean {

@@ -1,6 +1,7 @@
 // The shape of the HTTP core as the rest of crm sees it. src/http/client.ts implements it.
 import type { ApiRecord } from '../api/envelopes.js';
 import type { Pacer } from './pacer.js';
+import type { Redactor } from './mask.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthHeaderKind = 'x-api-key' | 'bearer';
@@ -89,6 +90,8 @@ export interface ClientStats {
 export interface HttpClient {
   readonly baseUrl: string;
   readonly stats: ClientStats;
+  /** masks the profile's keys in server text the client did not fetch itself (transcripts) */
+  readonly redact?: Redactor;
   request<T = unknown>(opts: RequestOptions): Promise<ApiResponse<T>>;
   /** every record of a list endpoint, one page in memory at a time; stops early when the loop breaks */
   paginate(path: string, opts?: PaginateOptions): AsyncGenerator<ApiRecord, void, undefined>;

@@ -4,7 +4,7 @@
 // after undoing those escapes, so an escaped echo printed as such counts as a leak too.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCrm, type CrmResult } from '../helpers/run-crm.js';
-import { contact, errorEnvelope, HOSTILE_KEY, listPage, meta, startHostile, success, type Hostile } from './server.js';
+import { contact, errorEnvelope, HOSTILE_KEY, json, listPage, meta, startHostile, success, type Hostile } from './server.js';
 
 const V1_KEY = 'service_pk_v1S3cr3tZyXwVuTsRqPoNmLk5432';
 /** what must never be shown: the key without its public prefix and without the last 4 the mask shows */
@@ -181,5 +181,28 @@ describe('an echoed key in data', () => {
       expect(r.stdout).toContain('p1');
       expectNoKey(r);
     }
+  });
+});
+
+describe('an echoed key in a transcript', () => {
+  it('recordings transcript: the transcript JSON and a failed download', async () => {
+    h.route('GET', /\/recordings\/rec_[12]$/, (req, res) =>
+      json(res, 200, success({ id: req.path.slice(-5), has_transcript: true, transcript_url: `${h.origin}/transcripts/${req.path.slice(-1)}` })),
+    );
+    h.route('GET', '/transcripts/1', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(withRaw({ segments: [{ speaker: 'A', text: 'TEXT' }] }, 'TEXT', `${ESCAPED[1]} ${ESCAPED[2]}`));
+    });
+    h.route('GET', '/transcripts/2', (_req, res) => {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(withRaw(errorEnvelope('FORBIDDEN', 'MSG'), 'MSG', ESCAPED[0]!));
+    });
+    const ok = await runCrm(['recordings', 'transcript', 'rec_1'], { env: env() });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('service_live_…9876');
+    expectNoKey(ok);
+    const failed = await runCrm(['-o', 'json', 'recordings', 'transcript', 'rec_2'], { env: env() });
+    expect(failed.code, failed.stderr).toBe(4);
+    expectNoKey(failed);
   });
 });

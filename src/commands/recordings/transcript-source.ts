@@ -7,7 +7,7 @@ import type { ApiRecord } from '../../api/envelopes.js';
 import { CrmError, InterruptedError, NotFoundError, RateLimitError, UsageError } from '../../http/errors.js';
 import { Pacer, type PacerTicket } from '../../http/pacer.js';
 import { linkSignals } from '../../http/signals.js';
-import { fetchTranscript } from '../../http/transcript-fetch.js';
+import { fetchTranscript, type TranscriptOutcome } from '../../http/transcript-fetch.js';
 import type { Clock, HttpClient } from '../../http/types.js';
 import { MAX_RETRY_AFTER_MS } from '../../http/client.js';
 import { backoffMs } from '../../http/retry.js';
@@ -123,13 +123,13 @@ export async function getTranscript(
       return { kind: 'none', recording: rec, reason: noTranscriptReason(rec) };
     }
     // 3. The download, at once.
-    const outcome = await fetchTranscript(rec.transcript_url as string, {
+    const outcome = maskKeys(deps, await fetchTranscript(rec.transcript_url as string, {
       timeoutMs: deps.timeoutMs,
       clock: deps.clock,
       ...(deps.pacer ? { pacer: deps.pacer } : {}),
       ...(ticket ? { ticket } : {}),
       ...(deps.requestSignal ? { signal: deps.requestSignal } : {}),
-    });
+    }));
     switch (outcome.kind) {
       case 'ok':
         return {
@@ -170,6 +170,15 @@ export async function getTranscript(
         break;
     }
   }
+}
+
+/** The outcome with the keys masked: a transcript is server text like any other, printed or kept in files. */
+function maskKeys(deps: TranscriptSourceDeps, outcome: TranscriptOutcome): TranscriptOutcome {
+  const redact = deps.client.redact;
+  if (!redact) return outcome;
+  if (outcome.kind === 'ok') return { ...outcome, body: redact.value(outcome.body) };
+  if (outcome.kind === 'failed') return { ...outcome, error: redact.error(outcome.error) };
+  return outcome;
 }
 
 /** A slot of the download pacer (none without one); Ctrl-C (`signal`) stops the wait. */
