@@ -1,7 +1,8 @@
 // Cursor pagination (spec: Endpoints rule 1): follow page_info.end_cursor while has_next_page,
-// holding one page at a time; a `break` in the caller's loop stops before the next request.
+// holding one page at a time; a `break` in the caller's loop stops before the next request. The
+// PageGuard stops a server whose cursors cycle or whose pages stay empty (exit 8).
 import type { ApiRecord, ListEnvelope } from '../api/envelopes.js';
-import { ServerError } from './errors.js';
+import { EMPTY_PAGE_LIMIT, PageGuard } from './page-guard.js';
 import type { ApiResponse, Page, PaginateOptions } from './types.js';
 import type { Query } from './url.js';
 
@@ -11,6 +12,12 @@ export async function* paginatePages(fetchPage: FetchPage, opts: PaginateOptions
   let cursor = opts.cursor;
   let left = opts.max ?? Infinity;
   if (left <= 0) return;
+  // With --max N, N records need at most N pages (every page but the last carries one); one run of
+  // empty pages more is allowed, and then the request count, not only the record count, stops it.
+  const guard = new PageGuard(cursor, {
+    maxRequests: opts.max === undefined ? undefined : opts.max + EMPTY_PAGE_LIMIT,
+    maxRequestsReason: `--max ${opts.max}`,
+  });
   for (;;) {
     // With both --limit and --max, ask for no more than is still wanted.
     const limit = opts.limit === undefined ? undefined : Math.min(opts.limit, left);
@@ -22,13 +29,7 @@ export async function* paginatePages(fetchPage: FetchPage, opts: PaginateOptions
     const hasNextPage = body.page_info.has_next_page;
     yield { data, endCursor, hasNextPage };
     if (!hasNextPage || left <= 0) return;
-    if (endCursor === null || endCursor === cursor) {
-      throw new ServerError(`pagination did not advance: has_next_page is true but end_cursor is ${JSON.stringify(endCursor)}`, {
-        code: 'INVALID_RESPONSE',
-        requestId: res.requestId,
-      });
-    }
-    cursor = endCursor;
+    cursor = guard.next({ records: body.data.length, more: hasNextPage, next: endCursor }, res.requestId);
   }
 }
 

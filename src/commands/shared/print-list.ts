@@ -37,7 +37,9 @@ export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
   };
   const paging = { query: o.query, cursor: o.cursor, signal: ctx.signal };
   if (o.all) {
-    await emit(client.paginate(o.path, { ...paging, limit: o.limit ?? 100 }));
+    // --max also bounds the requests (see paginatePages); with a filter the kept records are counted here.
+    const max = o.keep === undefined ? o.max : undefined;
+    await emit(client.paginate(o.path, { ...paging, max, limit: o.limit ?? 100 }));
     await writer.end();
     return;
   }

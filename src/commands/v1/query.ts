@@ -2,6 +2,7 @@
 // top-level `nextCursor` with --all (interactions only when the server sends one).
 import { createListWriter } from '../../output/writers.js';
 import { ServerError } from '../../http/errors.js';
+import { PageGuard } from '../../http/page-guard.js';
 import type { Ctx } from '../context.js';
 import { deprecationNotice } from './notice.js';
 import type { V1QueryOptions } from './types.js';
@@ -28,7 +29,7 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
   });
   let cursor = o.cursor;
   let more: string | undefined;
-  const seen = new Set<string>();
+  const guard = new PageGuard(cursor);
   for (;;) {
     const body: Record<string, unknown> = {};
     if (cursor !== undefined) body.cursor = cursor;
@@ -62,9 +63,7 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
       more = next;
       break;
     }
-    if (seen.has(next)) throw new ServerError(`version 1 ${o.kind}/query returned the same nextCursor twice; stopping`);
-    seen.add(next);
-    cursor = next;
+    cursor = guard.next({ records: records.length, more: true, next }, res.requestId);
   }
   await writer.end();
   if (more !== undefined && ctx.format() === 'table') ctx.warn(`More results: crm v1 ${o.kind} query --cursor ${more} (or --all)`);
