@@ -24,6 +24,13 @@ afterAll(async () => {
 });
 beforeEach(() => h.reset());
 
+/**
+ * Every endless route gives up after this many requests (has_next_page false), so a crm without the
+ * guard ends (exit 0, and the test fails) instead of spinning until runCrm's timeout; the timer alone
+ * was starved by thousands of requests a second served in this process.
+ */
+const GIVE_UP = 300;
+
 const requests = (path: string) => h.log.filter((r) => r.path.endsWith(path)).length;
 
 /** Pages whose end_cursor goes round `cycle` for ever (has_next_page always true). */
@@ -31,7 +38,7 @@ function cyclingList(path: string, cycle: string[], record: (n: number) => Recor
   h.route('GET', path, (req, res, ctx) => {
     const at = req.query.get('cursor');
     const next = cycle[(at === null ? 0 : cycle.indexOf(at) + 1) % cycle.length]!;
-    json(res, 200, listPage([record(ctx.count)], next, true));
+    json(res, 200, listPage([record(ctx.count)], next, ctx.count < GIVE_UP));
   });
 }
 
@@ -39,7 +46,7 @@ function cyclingList(path: string, cycle: string[], record: (n: number) => Recor
 function emptyList(path: string, every = 0): void {
   h.route('GET', path, (_req, res, ctx) => {
     const data = every > 0 && ctx.count % every === every - 1 ? [contact(ctx.count)] : [];
-    json(res, 200, listPage(data, `fresh_${ctx.count}`, true));
+    json(res, 200, listPage(data, `fresh_${ctx.count}`, ctx.count < GIVE_UP));
   });
 }
 
@@ -133,7 +140,7 @@ describe('the other paging loops share the guard', () => {
     h.route('POST', /\/api\/v1\/people\/query$/, (req, res, ctx) => {
       const cursor = (JSON.parse(req.body || '{}') as { cursor?: string }).cursor;
       const people = Array.from({ length: records }, (_, i) => ({ id: `p_${ctx.count}_${i}`, email: `p${ctx.count}@x.test` }));
-      json(res, 200, { success: true, data: { people }, nextCursor: next(ctx.count, cursor) });
+      json(res, 200, { success: true, data: { people }, nextCursor: ctx.count < GIVE_UP ? next(ctx.count, cursor) : null });
     });
   }
   const v1Env = () => h.env({ CRM_V1_API_KEY: V1_KEY });
