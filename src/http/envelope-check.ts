@@ -1,6 +1,6 @@
 // Turns a raw HTTP answer into the checked envelope or the error it stands for (CONTRACT §3–4):
-// zod against the expected envelope; error envelopes (v2 and v1) to the class of their status;
-// anything else (HTML from a proxy, truncated JSON) to a ServerError quoting the body's start.
+// zod against the expected envelope; error envelopes (v2 and v1), and 4xx/5xx JSON bodies that carry
+// an error message in another shape (error-body.ts), to the class of their status; anything else (HTML from a proxy, truncated JSON) to a ServerError quoting the body's start.
 import type * as z from 'zod/mini';
 import {
   batchEnvelope,
@@ -11,6 +11,7 @@ import {
   v1SuccessEnvelope,
   v2Envelope,
 } from '../api/envelopes.js';
+import { looseErrorBody } from './error-body.js';
 import { type CrmError, RateLimitError, ServerError, errorClassForStatus } from './errors.js';
 import type { Expect } from './types.js';
 
@@ -89,6 +90,14 @@ export function checkResponse(status: number, text: string, expect: Expect, requ
     const Cls = status >= 400 ? errorClassForStatus(status) : ServerError;
     const error = new Cls(err.message, { status, code: err.code, requestId, details: err.details ?? [] });
     return { ok: false, error, truncated: false };
+  }
+  if (status >= 400) {
+    // Not the spec's envelope but still an error the server explains: its status decides, its message is shown.
+    const loose = looseErrorBody(value);
+    if (loose) {
+      const error = new (errorClassForStatus(status))(loose.message, { status, code: loose.code, requestId, details: loose.details });
+      return { ok: false, error, truncated: false };
+    }
   }
   if (status >= 300) return { ok: false, error: notEnvelope(status, text, 'not an error envelope', requestId, redact), truncated: false };
   const checked = SCHEMAS[expect].safeParse(value);
