@@ -4,7 +4,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Ctx, GlobalOptions, IO, OutputFormat } from '../commands/context.js';
 import { OUTPUT_FORMATS } from '../commands/context.js';
 import { VERSION } from '../version.js';
-import { PAGE_SIZE_MAX, RESOURCE_NAMES } from '../api/resources.js';
+import { RESOURCE_NAMES } from '../api/resources.js';
+import { numeric, RANGES } from './numeric.js';
 import { createContext } from './context.js';
 import { registerResources } from './register-resources.js';
 import { registerLinks } from './register-links.js';
@@ -42,8 +43,8 @@ export function buildProgram(state: RunState, argv?: readonly string[]): Command
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR)'))
     .addOption(new Option('-q, --quiet', 'no progress, notices or warnings'))
     .addOption(new Option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)'))
-    .addOption(new Option('--timeout <seconds>', 'per-request timeout').default(30).argParser(positiveNumber))
-    .addOption(new Option('--max-retries <n>', 'retries on 429, 5xx and network errors').default(5).argParser(nonNegativeInt))
+    .addOption(new Option('--timeout <seconds>', 'per-request timeout').default(30).argParser(numeric(RANGES.timeoutSeconds)))
+    .addOption(new Option('--max-retries <n>', 'retries on 429, 5xx and network errors').default(5).argParser(numeric(RANGES.maxRetries)))
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -157,42 +158,11 @@ function globalOptions(cmd: Command, env: Record<string, string | undefined>, tt
   };
 }
 
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
-    throw new InvalidArgumentError(`expected a whole number of at least 1, got '${value}'`);
-  }
-  return n;
-}
-
 /** `--fields a,b.c`: at least one field name. */
 export function fieldList(value: string): string[] {
   const fields = value.split(',').map((f) => f.trim()).filter(Boolean);
   if (fields.length === 0) throw new InvalidArgumentError('expected one or more field names separated by commas, e.g. id,email');
   return fields;
-}
-
-/** `--limit`: a page size the API accepts (1–100), refused before anything is sent. */
-export function pageLimit(value: string): number {
-  const n = positiveInt(value);
-  if (n > PAGE_SIZE_MAX) throw new InvalidArgumentError(`a page holds at most ${PAGE_SIZE_MAX} records, got ${n} (use --all to get every page)`);
-  return n;
-}
-
-export function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) {
-    throw new InvalidArgumentError(`expected a whole number, got '${value}'`);
-  }
-  return n;
-}
-
-export function positiveNumber(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
-    throw new InvalidArgumentError(`expected a number above 0, got '${value}'`);
-  }
-  return n;
 }
 
 /** Collects a repeatable option (`--set a=1 --set b=2`). */

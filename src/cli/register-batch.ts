@@ -1,7 +1,8 @@
 // `crm batch RESOURCE FILE`: the bulk CSV/NDJSON import (CONTRACT §7).
 import { Option, type Command } from 'commander';
 import type { BatchOptions } from '../commands/batch/types.js';
-import { action, collect, examples, positiveInt, type Registry } from './program.js';
+import { numeric, RANGES } from './numeric.js';
+import { action, collect, examples, type Registry } from './program.js';
 
 export function registerBatch(program: Command, reg: Registry): void {
   const cmd = program
@@ -10,8 +11,8 @@ export function registerBatch(program: Command, reg: Registry): void {
     .argument('<resource>', 'contacts, companies, deals, pipelines, tasks, notes, segments or interactions')
     .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input (CSV)")
     .option('--map <column=field>', 'send a column as this field (repeatable)', collect)
-    .addOption(new Option('--chunk-size <n>', 'rows per request, at most 100').default(100).argParser(positiveInt))
-    .addOption(new Option('--concurrency <n>', 'requests in flight').default(4).argParser(positiveInt))
+    .addOption(new Option('--chunk-size <n>', 'rows per request, at most 100').default(100).argParser(numeric(RANGES.chunkSize)))
+    .addOption(new Option('--concurrency <n>', 'requests in flight').default(4).argParser(numeric(RANGES.batchConcurrency)))
     .option('--rejects <file>', 'where invalid and failed rows go (default <input>.rejects.csv)')
     .option('--results <file>', 'write _line, id and the original columns of every created row')
     .option('--dry-run', 'check every row and print the plan; send nothing')

@@ -2,7 +2,8 @@
 import { Option, type Command } from 'commander';
 import { DEAL_CONTACT_TYPES, NOTE_RECORD_TYPES } from '../api/resources.js';
 import type { LinkOptions } from '../commands/links/types.js';
-import { action, examples, nonNegativeInt, pageLimit, type Registry } from './program.js';
+import { numeric, RANGES } from './numeric.js';
+import { action, examples, type Registry } from './program.js';
 
 export function registerLinks(program: Command, reg: Registry): void {
   const links = program
@@ -52,10 +53,10 @@ export function registerLinks(program: Command, reg: Registry): void {
   const dryRun = (cmd: Command) => cmd.option('--dry-run', 'print the request instead of sending it');
 
   const list = verb('list', 'list the records linked to a parent', linkArgs)
-    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(pageLimit))
+    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(numeric(RANGES.pageLimit)))
     .option('--cursor <cursor>', 'start from this page cursor')
     .option('--all', 'follow every page')
-    .addOption(new Option('--max <n>', 'stop after this many records').argParser(nonNegativeInt));
+    .addOption(new Option('--max <n>', 'stop after this many records').argParser(numeric(RANGES.maxRecords)));
   examples(list, ['crm links list deals deal_123 contacts', 'crm links list segments seg_1 members --all -o ndjson']);
 
   const add = verb('add', 'link a record (linking twice is a no-op)', { ...linkArgs, child: ['<child-id>', 'the record to link'] })

@@ -2,7 +2,8 @@
 import { Option, type Command } from 'commander';
 import type { ApiOptions } from '../commands/api/run.js';
 import type { SandboxCommandOptions } from '../commands/sandbox/run.js';
-import { action, collect, examples, nonNegativeInt, positiveInt, type Registry } from './program.js';
+import { numeric, RANGES } from './numeric.js';
+import { action, collect, examples, type Registry } from './program.js';
 
 export function registerMisc(program: Command, reg: Registry): void {
   const api = program
@@ -48,18 +49,18 @@ export function registerMisc(program: Command, reg: Registry): void {
     .command('sandbox')
     .description('run a local emulator of the whole API (version 2 and 1) until interrupted')
     .option('--host <host>', 'address to listen on (loopback only)', '127.0.0.1')
-    .addOption(new Option('--port <n>', 'port (0 picks a free one)').default(4010).argParser(nonNegativeInt))
-    .addOption(new Option('--seed <n>', 'fill deterministic sample data (and keys)').argParser(nonNegativeInt))
+    .addOption(new Option('--port <n>', 'port (0 picks a free one)').default(4010).argParser(numeric(RANGES.port)))
+    .addOption(new Option('--seed <n>', 'fill deterministic sample data (and keys)').argParser(numeric(RANGES.seed)))
     .option('--data-file <file>', 'load the store from FILE and save it there on exit')
     .option('--keys <file>', 'more keys: a JSON array of {key, version, scopes, access, user}')
-    .addOption(new Option('--rate-limit <n>', 'requests per window per key').default(200).argParser(positiveInt))
-    .addOption(new Option('--org-rate-limit <n>', 'requests per window per organization').default(1000).argParser(positiveInt))
-    .addOption(new Option('--rate-window-ms <ms>', 'rate-limit window').default(60000).argParser(positiveInt))
-    .addOption(new Option('--transcript-ttl-ms <ms>', 'lifetime of a transcript link').default(300000).argParser(positiveInt))
-    .addOption(new Option('--download-rate-limit <n>', 'transcript downloads per download window').default(20).argParser(positiveInt))
-    .addOption(new Option('--download-window-ms <ms>', 'transcript download window').default(1000).argParser(positiveInt))
-    .option('--fail-rate <p>', 'probability of a 500 before a request runs (0-1)')
-    .addOption(new Option('--latency-ms <ms>', 'delay every response').argParser(nonNegativeInt))
+    .addOption(new Option('--rate-limit <n>', 'requests per window per key').default(200).argParser(numeric(RANGES.rate)))
+    .addOption(new Option('--org-rate-limit <n>', 'requests per window per organization').default(1000).argParser(numeric(RANGES.rate)))
+    .addOption(new Option('--rate-window-ms <ms>', 'rate-limit window').default(60000).argParser(numeric(RANGES.windowMs)))
+    .addOption(new Option('--transcript-ttl-ms <ms>', 'lifetime of a transcript link').default(300000).argParser(numeric(RANGES.windowMs)))
+    .addOption(new Option('--download-rate-limit <n>', 'transcript downloads per download window').default(20).argParser(numeric(RANGES.rate)))
+    .addOption(new Option('--download-window-ms <ms>', 'transcript download window').default(1000).argParser(numeric(RANGES.windowMs)))
+    .addOption(new Option('--fail-rate <p>', 'probability of a 500 before a request runs (0-1)').argParser(numeric(RANGES.probability)))
+    .addOption(new Option('--latency-ms <ms>', 'delay every response').argParser(numeric(RANGES.latencyMs)))
     .option('--faults <spec>', 'kind:probability,… (500, 500-after-write, drop, drop-after-write, html-502, 429, truncated)')
     .option('--fault-paths <regex>', 'apply faults only to paths matching this')
     .option('--control', 'serve the /__sandbox control endpoint (request log, faults, limits)')

@@ -2,7 +2,8 @@
 import { Option, type Command } from 'commander';
 import type { TranscriptOptions } from '../commands/recordings/transcript.js';
 import type { DownloadOptions } from '../commands/recordings/download.js';
-import { action, examples, positiveInt, type Registry } from './program.js';
+import { numeric, RANGES } from './numeric.js';
+import { action, examples, type Registry } from './program.js';
 
 export function registerRecordings(program: Command, reg: Registry): void {
   const recordings = program.commands.find((c) => c.name() === 'recordings');
@@ -26,7 +27,7 @@ export function registerRecordings(program: Command, reg: Registry): void {
     .command('download')
     .description('download every transcript to DIR/<id>.json; a rerun resumes')
     .option('--dir <dir>', 'where to write', 'transcripts')
-    .addOption(new Option('--concurrency <n>', 'downloads in flight').default(4).argParser(positiveInt))
+    .addOption(new Option('--concurrency <n>', 'downloads in flight').default(4).argParser(numeric(RANGES.downloadConcurrency)))
     .option('--overwrite', 'download again even when the file exists')
     .option('--since <date>', 'only recordings started at or after this date (ISO 8601)');
   examples(download, ['crm recordings download', 'crm recordings download --dir board-meeting --since 2026-10-01']);

@@ -4,7 +4,8 @@ import { Option, type Command } from 'commander';
 import { RESOURCES, type ResourceDef, type Verb } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import type { ListOptions, GetOptions, WriteOptions, DeleteOptions } from '../commands/resources/types.js';
-import { action, collect, examples, nonNegativeInt, pageLimit, type Registry } from './program.js';
+import { numeric, RANGES } from './numeric.js';
+import { action, collect, examples, type Registry } from './program.js';
 
 export function registerResources(program: Command, reg: Registry, want: (name: string) => boolean = () => true): void {
   for (const res of RESOURCES) {
@@ -40,10 +41,10 @@ function addVerb(group: Command, res: ResourceDef, verb: Verb, reg: Registry): C
       const cmd = group
         .command('list')
         .description(`list ${name} (one page, or every page with --all)`)
-        .addOption(new Option('--limit <n>', 'page size, 1-100 (server default 25)').argParser(pageLimit))
+        .addOption(new Option('--limit <n>', 'page size, 1-100 (server default 25)').argParser(numeric(RANGES.pageLimit)))
         .option('--cursor <cursor>', 'start from this page cursor')
         .option('--all', 'follow every page')
-        .addOption(new Option('--max <n>', 'stop after this many records').argParser(nonNegativeInt))
+        .addOption(new Option('--max <n>', 'stop after this many records').argParser(numeric(RANGES.maxRecords)))
         .option('--param <key=value>', 'another query parameter (repeatable)', collect);
       if (name === 'recordings') cmd.option('--has-transcript', 'only recordings whose transcript is ready');
       examples(cmd, [`crm ${name} list --limit 50`, `crm ${name} list --all -o ndjson`]);

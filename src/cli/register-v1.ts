@@ -1,7 +1,8 @@
 // `crm v1 …`: the three deprecated version 1 operations (CONTRACT §9).
 import { Option, type Command } from 'commander';
 import type { V1CompanyUpdateOptions, V1QueryOptions } from '../commands/v1/types.js';
-import { action, collect, examples, pageLimit, type Registry } from './program.js';
+import { numeric, RANGES } from './numeric.js';
+import { action, collect, examples, type Registry } from './program.js';
 
 export function registerV1(program: Command, reg: Registry): void {
   const v1 = program.command('v1').description('the deprecated version 1 API (people, interactions, company updates)');
@@ -47,7 +48,7 @@ export function registerV1(program: Command, reg: Registry): void {
       .description(`find ${q.kind} (POST /${q.kind}/query)`);
     for (const [flag, , help] of q.filters) cmd.option(flag, help);
     cmd
-      .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(pageLimit))
+      .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(numeric(RANGES.pageLimit)))
       .option('--cursor <cursor>', 'start from this cursor')
       .option('--all', q.all);
     examples(cmd, q.examples);
