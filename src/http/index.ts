@@ -6,6 +6,7 @@ export * from './errors.js';
 export { maskKey, redactKey } from './mask.js';
 export { Pacer, paceDelay, parseRateLimit, resetToMs, sharedPacer, type PacerTicket, type RateLimitInfo } from './pacer.js';
 export { paginatePages, paginateRecords } from './paginate.js';
+export { EMPTY_PAGE_LIMIT, judgePage, PageGuard, type PageFacts, type PageVerdict } from './page-guard.js';
 export { backoffMs, isRepeatable, retryAfterMs, shouldRetry, type RetryInput } from './retry.js';
 export { isLoopbackHost, parseBaseUrl, resolveUrl } from './url.js';
 export type * from './types.js';
