@@ -9,6 +9,7 @@
 import { USER_AGENT } from '../version.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { systemClock } from './clock.js';
+import { stringifyJson } from '../json/exact-json.js';
 import { checkResponse } from './envelope-check.js';
 import { type CrmError, InterruptedError, RateLimitError, ServerError, UsageError, isCrmError } from './errors.js';
 import { keyRedactor } from './mask.js';
@@ -203,7 +204,7 @@ function rateHeaders(headers: Record<string, string>): Record<string, string> | 
 
 function serialise(body: unknown): string {
   try {
-    return JSON.stringify(body);
+    return stringifyJson(body) as string; // a RawNumber (e.g. --set n:=12345678901234567891) sent exactly
   } catch (err) {
     throw new UsageError(`the request body cannot be sent as JSON: ${(err as Error).message}`, { cause: err });
   }

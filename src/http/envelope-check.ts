@@ -12,6 +12,7 @@ import {
   v2Envelope,
 } from '../api/envelopes.js';
 import { looseErrorBody } from './error-body.js';
+import { parseJson } from '../json/exact-json.js';
 import { type CrmError, RateLimitError, ServerError, errorClassForStatus } from './errors.js';
 import type { Expect } from './types.js';
 
@@ -46,7 +47,7 @@ export type Checked =
 
 function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: parseJson(text) }; // numbers a double cannot hold stay exact
   } catch {
     return { ok: false };
   }

@@ -3,6 +3,7 @@
 // exactly as the server gave it, never built, and redirects are not followed. Retrying is the
 // caller's job (an expired link needs a fresh one from the API), so this returns typed outcomes.
 import { request } from 'undici';
+import { parseJson } from '../json/exact-json.js';
 import { USER_AGENT } from '../version.js';
 import { CrmError, InterruptedError, ServerError, errorClassForStatus } from './errors.js';
 import { parseRateLimit, type Pacer, type PacerTicket, type RateLimitInfo } from './pacer.js';
@@ -163,7 +164,7 @@ export function checkTranscriptUrl(url: string): string | undefined {
 export function parseTranscript(text: string): object | string {
   let value: unknown;
   try {
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text); // a BOM is not JSON's
+    value = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text); // a BOM is not JSON's
   } catch {
     return `the transcript is not valid JSON (truncated?): ${JSON.stringify(text.slice(0, 200))}`;
   }

@@ -4,7 +4,7 @@
 // are ignored, so a rejects file can be fed straight back.
 import { UsageError } from '../http/errors.js';
 import { unguardFormula } from '../output/formula-guard.js';
-import { exactNumber, inexactJsonNumber } from './json-value.js';
+import { exactNumber, inexactJsonNumber } from '../json/exact-json.js';
 
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

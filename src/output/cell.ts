@@ -1,5 +1,6 @@
 // How one value looks in a table cell: sanitised, nested values as compact JSON, long text cut.
 // Kept apart from table.ts so that buffering rows does not load cli-table3.
+import { RawNumber, stringifyJson } from '../json/exact-json.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 export const DEFAULT_MAX_CELL_WIDTH = 60;
@@ -10,7 +11,8 @@ export function cellDisplay(value: unknown, maxWidth = 0): string {
   if (value === null || value === undefined) text = '';
   else if (typeof value === 'string') text = value;
   else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
-  else text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? '';
+  else if (value instanceof RawNumber) text = value.text;
+  else text = stringifyJson(value) ?? '';
   return truncate(sanitizeForTerminal(text), maxWidth);
 }
 

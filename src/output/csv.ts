@@ -2,6 +2,7 @@
 // CSV-injection guard for both (a spreadsheet opening either would run a formula). The guard is
 // undone exactly by `crm batch` (formula-guard.ts), so an exported list imports back unchanged.
 import { guardFormula } from './formula-guard.js';
+import { RawNumber, stringifyJson } from '../json/exact-json.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 export type CsvSeparator = ',' | '\t';
@@ -16,7 +17,7 @@ export interface CsvCellOptions {
 
 /**
  * The text of one value: null/undefined → '', strings as they are, numbers/booleans/bigints via
- * String, objects and arrays as compact JSON.
+ * String, a RawNumber as its digits, objects and arrays as compact JSON.
  */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -29,7 +30,8 @@ export function cellText(value: unknown): string {
       return String(value);
     default:
       if (value instanceof Date) return value.toISOString();
-      return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? '';
+      if (value instanceof RawNumber) return value.text;
+      return stringifyJson(value) ?? '';
   }
 }
 

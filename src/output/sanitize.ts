@@ -2,6 +2,7 @@
 // are shown escaped, never sent raw (the bug class of kubectl CVE-2021-25743 and gh's asciisanitizer).
 // The one home of "unsafe on a terminal": every path to a terminal (tables, errors, hints, progress,
 // --verbose, `crm api`) goes through sanitizeForTerminal or safeJson. Data to a pipe stays exact.
+import { stringifyJson } from '../json/exact-json.js';
 
 export interface SanitizeOptions {
   /** keep line feeds (and turn CRLF into LF) for multi-line messages; default false: `\n` is shown escaped */
@@ -62,12 +63,8 @@ export function escapeJsonForTerminal(json: string): string {
   return json.replace(JSON_UNSAFE, (ch) => `\\u${(ch.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
 }
 
-/** A JSON text for `value`, safe to print: `undefined` becomes `null`. */
+/** A JSON text for `value`, safe to print: `undefined` becomes `null`; exact numbers (RawNumber) as sent. */
 export function safeJson(value: unknown, indent?: number): string {
-  const json = JSON.stringify(value === undefined ? null : value, jsonReplacer, indent);
+  const json = stringifyJson(value === undefined ? null : value, indent);
   return escapeJsonForTerminal(json ?? 'null');
-}
-
-function jsonReplacer(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
 }

@@ -11,6 +11,7 @@ import { InterruptedError, UsageError } from '../../http/errors.js';
 import type { Pacer } from '../../http/pacer.js';
 import type { Clock, HttpClient } from '../../http/types.js';
 import { writeFileAtomic } from '../../import/atomic-file.js';
+import { stringifyJson } from '../../json/exact-json.js';
 import { foldedName, resolveInside, safeFileName } from './safe-name.js';
 import { getTranscript } from './transcript-source.js';
 
@@ -234,7 +235,7 @@ async function downloadOne(
     throw new Error(`the link returned the transcript of another recording (${owner})`);
   }
   // 0600, like the config file: call transcripts are confidential.
-  await writeFileAtomic(target, `${JSON.stringify(result.body, null, 2)}\n`, 0o600);
+  await writeFileAtomic(target, `${stringifyJson(result.body, 2)}\n`, 0o600);
   return {
     kind: 'downloaded',
     retries: result.retries,

@@ -2,6 +2,7 @@
 // written to FILE atomically. A recording without one is exit 5 with the reason.
 import path from 'node:path';
 import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
+import { stringifyJson } from '../../json/exact-json.js';
 import { waitForDrain } from '../../output/backpressure.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../import/atomic-file.js';
@@ -51,7 +52,7 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
     }
     const target = path.resolve(opts.out);
     try {
-      await writeFileAtomic(target, `${JSON.stringify(result.body, null, 2)}\n`, 0o600);
+      await writeFileAtomic(target, `${stringifyJson(result.body, 2)}\n`, 0o600);
     } catch (err) {
       throw new UsageError(`cannot write ${opts.out}: ${(err as Error).message}`, { cause: err });
     }

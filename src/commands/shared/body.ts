@@ -2,14 +2,15 @@
 // `--set field:=json` (CONTRACT §5). `--set` wins over `--data`. Pure but for reading the file/stdin.
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../../http/errors.js';
-import { inexactJsonNumber, setOwn } from '../../import/json-value.js';
+import { setOwn } from '../../import/json-value.js';
+import { parseJson } from '../../json/exact-json.js';
 
 export type JsonObject = Record<string, unknown>;
 
 /**
  * Parses one `--set`: `a=b` sets the string "b" (everything after the first `=`, as it is);
  * `a:=5` sets the JSON value 5. A number JSON carries but a double cannot (`1e400`,
- * `12345678901234567891`) is refused rather than sent rounded.
+ * `12345678901234567891`) is kept as written (parseJson's RawNumber) and sent exactly, as `--data` is.
  */
 export function parseSet(spec: string): [string, unknown] {
   const eq = spec.indexOf('=');
@@ -18,17 +19,11 @@ export function parseSet(spec: string): [string, unknown] {
     const field = spec.slice(0, eq - 1);
     const raw = spec.slice(eq + 1);
     if (!field) throw new UsageError(`--set '${spec}': the field name is empty`);
-    let value: unknown;
     try {
-      value = JSON.parse(raw);
+      return [field, parseJson(raw)];
     } catch (err) {
       throw new UsageError(`--set ${field}:= expects JSON (a number, true/false, null, array or object), got '${raw}': ${(err as Error).message}`);
     }
-    const inexact = inexactJsonNumber(raw);
-    if (inexact !== undefined) {
-      throw new UsageError(`--set ${field}:= holds the number ${inexact}, which a double cannot hold exactly; send it as a string (--set ${field}=…)`);
-    }
-    return [field, value];
   }
   return [spec.slice(0, eq), spec.slice(eq + 1)];
 }
@@ -47,7 +42,7 @@ export function applySets(body: JsonObject, sets: readonly string[]): JsonObject
 export function parseJsonObject(text: string, where: string): JsonObject {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch (err) {
     throw new UsageError(`${where} is not valid JSON: ${(err as Error).message}`);
   }
