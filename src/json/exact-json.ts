@@ -1,7 +1,7 @@
 // JSON that keeps numbers as the server sent them (issue 9, class 7). A double cannot hold
 // 12345678901234567891, 1e400 or 0.1000000000000000000001; such a number is kept as a RawNumber (its
 // source text) and every writer prints that text. Bodies without one take plain JSON.parse, after a
-// regex pre-scan that costs about a fifth of the parse: start-up and throughput stay as they were.
+// regex pre-scan that costs a fraction of the parse: start-up and throughput stay as they were.
 
 /** A JSON number that no double holds exactly, kept as its source text (e.g. `12345678901234567891`). */
 export class RawNumber {

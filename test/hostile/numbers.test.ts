@@ -1,0 +1,111 @@
+// Issue 9, class 7: numbers a double cannot hold (12345678901234567891, 1e400,
+// 0.1000000000000000000001) come out of crm exactly as the server sent them, in every format and
+// through every path that prints or saves a server body.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCrm } from '../helpers/run-crm.js';
+import { json, meta, startHostile, type Hostile } from './server.js';
+
+const BIG = '12345678901234567891';
+const HUGE = '1e400';
+const LONG = '0.1000000000000000000001';
+const NUMBERS = [BIG, HUGE, LONG];
+
+/** A contact as JSON text (JSON.stringify could not write these numbers). */
+const contactText = (n: number): string =>
+  `{"id":"con_${n}","email":"c${n}@example.com","big":${BIG},"huge":${HUGE},"long":${LONG},"safe":42}`;
+const metaText = (): string => JSON.stringify(meta());
+const pageText = (records: string[], cursor: string | null): string =>
+  `{"object":"list","data":[${records.join(',')}],"page_info":{"end_cursor":${JSON.stringify(cursor)},"has_next_page":${cursor !== null}},"meta":${metaText()}}`;
+const transcriptText = `{"recording_id":"rec_1","segments":[{"start_ms":${BIG},"confidence":${LONG},"score":${HUGE},"text":"hi"}]}`;
+
+let h: Hostile;
+let dir: string;
+beforeAll(async () => {
+  h = await startHostile();
+  dir = mkdtempSync(join(tmpdir(), 'crm-numbers-'));
+  h.route('GET', '/contacts/con_1', (_req, res) => json(res, 200, `{"object":"success","data":${contactText(1)},"meta":${metaText()}}`));
+  h.route('GET', '/contacts', (req, res) =>
+    req.query.get('cursor') === 'p2' ? json(res, 200, pageText([contactText(3)], null)) : json(res, 200, pageText([contactText(1), contactText(2)], 'p2')),
+  );
+  h.route('POST', '/people/query', (_req, res) => json(res, 200, `{"success":true,"data":{"people":[${contactText(1)}]},"nextCursor":null}`));
+  const recording = () => ({ id: 'rec_1', has_transcript: true, transcript_url: `${h.origin}/t/rec_1` });
+  h.route('GET', '/recordings/rec_1', (_req, res) => json(res, 200, { object: 'success', data: recording(), meta: meta() }));
+  h.route('GET', '/recordings', (_req, res) =>
+    json(res, 200, { object: 'list', data: [recording()], page_info: { end_cursor: null, has_next_page: false }, meta: meta() }),
+  );
+  h.route('GET', '/t/rec_1', (_req, res) => json(res, 200, transcriptText));
+});
+afterAll(async () => {
+  await h?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function crm(...args: string[]): Promise<string> {
+  const r = await runCrm(args, { env: h.env({ CRM_V1_API_KEY: 'v1_hostile_key_0123456789abcdef' }) });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+describe.each([
+  ['get', ['contacts', 'get', 'con_1'], 1],
+  ['list --all', ['contacts', 'list', '--all'], 3],
+  ['api', ['api', 'GET', '/contacts/con_1'], 1],
+  ['api --paginate', ['api', 'GET', '/contacts', '--paginate'], 3],
+  ['v1 people query', ['v1', 'people', 'query', '--email', 'c1@example.com'], 1],
+])('%s', (_name, args, records) => {
+  it('-o json', async () => {
+    const out = await crm('-o', 'json', ...args);
+    for (const n of NUMBERS) expect(out.split(`: ${n}`).length - 1, n).toBe(records);
+  });
+
+  it('-o ndjson', async () => {
+    const out = await crm('-o', 'ndjson', ...args);
+    // `crm api` without --paginate prints the whole envelope as JSON whatever -o says
+    const sep = args[0] === 'api' && !args.includes('--paginate') ? ': ' : ':';
+    for (const n of NUMBERS) expect(out.split(`${sep}${n}`).length - 1, n).toBe(records);
+  });
+
+  if (args[0] === 'api' && !args.includes('--paginate')) return; // csv/tsv/table are for records
+  it.each([
+    ['csv', ','],
+    ['tsv', '\t'],
+  ])('-o %s', async (format, sep) => {
+    const out = await crm('-o', format, ...args, '--fields', 'id,big,huge,long,safe');
+    const rows = out.trim().split('\n');
+    expect(rows).toHaveLength(records + 1);
+    for (const row of rows.slice(1)) expect(row.split(sep).slice(1)).toEqual([...NUMBERS, '42']);
+  });
+
+  it('-o table', async () => {
+    const out = await crm('-o', 'table', ...args, '--fields', 'id,big,huge,long');
+    for (const n of NUMBERS) expect(out.split(n).length - 1, n).toBe(records);
+  });
+});
+
+describe('transcripts', () => {
+  it('crm recordings transcript prints the server JSON with its numbers', async () => {
+    const out = await crm('recordings', 'transcript', 'rec_1');
+    expect(out.replace(/\s+/g, '')).toBe(transcriptText);
+  });
+
+  it('crm recordings transcript --out and crm recordings download write it intact', async () => {
+    const file = join(dir, 'one.json');
+    await crm('recordings', 'transcript', 'rec_1', '--out', file);
+    expect(readFileSync(file, 'utf8').replace(/\s+/g, '')).toBe(transcriptText);
+    await crm('recordings', 'download', '--dir', join(dir, 'all'));
+    expect(readFileSync(join(dir, 'all', 'rec_1.json'), 'utf8').replace(/\s+/g, '')).toBe(transcriptText);
+  });
+});
+
+describe('request bodies', () => {
+  it('--set field:=12345678901234567891 is sent exactly', async () => {
+    h.route('POST', '/contacts', (_req, res) => json(res, 201, `{"object":"success","data":${contactText(9)},"meta":${metaText()}}`));
+    const out = await crm('-o', 'ndjson', 'contacts', 'create', '--set', 'email=n@example.com', '--set', `big:=${BIG}`, '--set', `huge:=${HUGE}`);
+    expect(out).toContain(`"big":${BIG}`);
+    const sent = h.log.filter((r) => r.method === 'POST' && r.path.endsWith('/contacts')).at(-1)!;
+    expect(sent.body).toBe(`{"email":"n@example.com","big":${BIG},"huge":${HUGE}}`);
+  });
+});
