@@ -75,7 +75,7 @@ _crm() {
     "crm links get") words="meetings" ;;
     "crm links set") words="meetings --data --dry-run" ;;
     "crm links clear") words="meetings --dry-run" ;;
-    "crm batch") words="contacts companies deals pipelines tasks notes segments interactions --map --chunk-size --concurrency --rejects --results --dry-run --strict --no-resume" ;;
+    "crm batch") words="contacts companies deals pipelines tasks notes segments interactions --map --chunk-size --concurrency --rejects --results --dry-run --strict --no-resume --encoding" ;;
     "crm v1") words="people interactions companies" ;;
     "crm v1 people") words="query" ;;
     "crm v1 people query") words="--email --phone --company-id --owner --limit --cursor --all" ;;

@@ -268,6 +268,7 @@ complete -c crm -n '__crm_path_is "crm batch"' -l 'results' -r -d 'write _line, 
 complete -c crm -n '__crm_path_is "crm batch"' -l 'dry-run' -d 'check every row and print the plan; send nothing'
 complete -c crm -n '__crm_path_is "crm batch"' -l 'strict' -d 'send nothing if any row is invalid'
 complete -c crm -n '__crm_path_is "crm batch"' -l 'no-resume' -d 'ignore the journal of an earlier run of the same file'
+complete -c crm -n '__crm_path_is "crm batch"' -l 'encoding' -r -d 'the file\'s encoding when it has no byte order mark: utf-8 (default), utf-16le, utf-16be, windows-1252 (latin1), …'
 complete -c crm -f -n '__crm_path_is "crm v1"' -a 'people' -d 'version 1 people (version 2: contacts)'
 complete -c crm -f -n '__crm_path_is "crm v1"' -a 'interactions' -d 'version 1 interactions'
 complete -c crm -f -n '__crm_path_is "crm v1"' -a 'companies' -d 'version 1 companies'

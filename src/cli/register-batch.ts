@@ -17,19 +17,24 @@ export function registerBatch(program: Command, reg: Registry): void {
     .option('--results <file>', 'write _line, id and the original columns of every created row')
     .option('--dry-run', 'check every row and print the plan; send nothing')
     .option('--strict', 'send nothing if any row is invalid')
-    .option('--no-resume', 'ignore the journal of an earlier run of the same file');
+    .option('--no-resume', 'ignore the journal of an earlier run of the same file')
+    .option('--encoding <name>', 'the file\'s encoding when it has no byte order mark: utf-8 (default), utf-16le, utf-16be, windows-1252 (latin1), …');
   examples(cmd, [
     'crm batch contacts people.csv',
     'crm batch contacts people.csv --map "E-mail=email" --rejects bad.csv --results ids.csv',
     'crm batch deals deals.csv --dry-run',
     'cat people.ndjson | crm batch contacts - --strict',
+    'crm batch contacts excel-export.csv --encoding windows-1252',
   ]);
   cmd.addHelpText(
     'after',
     `
 Headers become fields ("First Name" → first_name); a header may carry a type: amount:number,
 active:boolean, tags:list (split on ;), meta:json. Empty cells are left out. Rerunning the same
-file skips the chunks already done; the rejects file can be fixed and fed straight back.`,
+file skips the chunks already done; the rejects file can be fixed and fed straight back.
+Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says otherwise; a row with
+bytes that do not decode, a NUL byte or more than 1 MiB is an invalid row, never sent altered.
+Standard input and pipes are copied once (at most 1 GiB) before the import reads them.`,
   );
   cmd.action(
     action<BatchOptions>(
@@ -46,6 +51,7 @@ file skips the chunks already done; the rejects file can be fixed and fed straig
         dryRun: Boolean(o.dryRun),
         strict: Boolean(o.strict),
         resume: o.resume !== false,
+        encoding: o.encoding as string | undefined,
       }),
     ),
   );

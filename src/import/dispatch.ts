@@ -60,6 +60,8 @@ export interface Counters extends ImportCounts {
 export interface DispatchConfig {
   path: string;
   name: string;
+  /** the encoding the file was transcoded from (messages) */
+  encoding?: string;
   format: InputFormat;
   resource: string;
   baseUrl: string;
@@ -254,7 +256,7 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
     start(chunk, key);
   };
 
-  const reader = await openInput(cfg.path, { format: cfg.format, name: cfg.name });
+  const reader = await openInput(cfg.path, { format: cfg.format, name: cfg.name, encoding: cfg.encoding, signal: cfg.signal });
   const chunker = new Chunker(cfg.chunkSize);
   try {
     for await (const row of reader.rows) {
@@ -276,7 +278,8 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
       if (last) await dispatch(last);
     }
   } catch (err) {
-    fatal ??= err;
+    // reading stops on the signal: that is an interruption, reported as such by the engine
+    if (!cfg.signal?.aborted) fatal ??= err;
   } finally {
     reader.close();
     while (inFlight.size > 0) await Promise.race(inFlight);

@@ -62,6 +62,8 @@ export interface ImportOptions {
   strict?: boolean;
   /** false for `--no-resume` (default true) */
   resume?: boolean;
+  /** `--encoding`: the input's encoding when it has no byte order mark (default UTF-8) */
+  encoding?: string;
   /** stop after this many chunks fail in a row (default 5) */
   maxConsecutiveFailures?: number;
 }
@@ -127,9 +129,11 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
   const started = deps.clock.now();
   const { chunkSize, concurrency } = checkOptions(opts);
   const maps = parseColumnMaps(opts.maps);
-  const input = await prepareInput(opts.input, { stdin: deps.stdin, tmpDir: deps.journalDir ?? tmpdir() });
+  const input = await prepareInput(opts.input, { stdin: deps.stdin, tmpDir: deps.journalDir ?? tmpdir(), encoding: opts.encoding, signal: deps.signal });
   try {
-    const format = opts.format ?? (input.isStdin ? 'csv' : detectFormat(input.path));
+    const format = opts.format ?? detectFormat(input.name);
+    // a copied stream (stdin, a pipe) has no file beside which its rejects file could go
+    const rejectsBase = input.isStdin ? '-' : input.name;
     const progress = (phase: ImportProgress['phase'], c: Partial<Counters>, total: number | null, bytesTotal: number): void =>
       deps.onProgress?.({
         phase, rowsTotal: total, rows: c.rows ?? 0, created: c.created ?? 0, failed: c.failed ?? 0,
@@ -143,7 +147,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     // an unreadable input is reported by the scan, as a usage error naming it
     const size = await stat(input.path).then((st) => st.size, () => 0);
     const scan = await scanInput(input.path, {
-      format, name: input.name, maps, chunkSize, signal: deps.signal,
+      format, name: input.name, maps, chunkSize, signal: deps.signal, encoding: input.encoding,
       onRow: (rows, bytes) => progress('check', { rows, bytes }, null, size),
     });
     const identity: JournalIdentity = {
@@ -165,10 +169,10 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     }
     if (opts.dryRun) return await dryRunSummary(opts, deps, scan, identity, summary(), { chunkSize, concurrency });
 
-    const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, deps.cwd ?? process.cwd());
+    const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(rejectsBase, format, started, deps.cwd ?? process.cwd());
     const unknownPath = unknownPathFor(rejectsPath);
     for (const [flag, p] of [['--rejects', rejectsPath], ['--rejects', unknownPath], ['--results', opts.resultsPath]] as const) {
-      if (p !== undefined && !input.isStdin && resolve(p) === resolve(input.path)) {
+      if (p !== undefined && !input.isStdin && resolve(p) === resolve(input.origin)) {
         throw new UsageError(`${flag} names the input file itself`);
       }
     }
@@ -185,7 +189,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       await pruneJournals(journalDir, started, { keep: journalPath(journalDir, identity) }).catch(() => 0);
     }
     // files by absolute path, so a changed file at the same place can be recognised (stdin: '-')
-    const inputId = input.isStdin ? '-' : resolve(input.path);
+    const inputId = input.isStdin ? '-' : resolve(input.origin);
     if (journalDir) {
       await refuseUnsafeRerun({
         dir: journalDir, identity, input: inputId, name: input.name, resume,
@@ -272,7 +276,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     let run;
     try {
       run = await dispatchRows({
-      path: input.path, name: input.name, format: scan.format, resource: opts.resource, baseUrl: opts.baseUrl,
+      path: input.path, name: input.name, encoding: input.encoding, format: scan.format, resource: opts.resource, baseUrl: opts.baseUrl,
       mapping: scan.mapping, maps, chunkSize, concurrency,
       maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5,
       send: deps.send, journal, rejects, unknown, results, signal: deps.signal,
@@ -324,10 +328,10 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
   }
 }
 
-/** sha256 of a file's bytes, streamed (the same hash the first pass computes). */
-async function hashFile(path: string): Promise<string> {
+/** sha256 of a file's bytes, streamed (the same hash the first pass computes); stops on the signal. */
+async function hashFile(path: string, signal?: AbortSignal): Promise<string> {
   const h = createHash('sha256');
-  for await (const piece of createReadStream(path)) h.update(piece as Buffer);
+  for await (const piece of createReadStream(path, { signal })) h.update(piece as Buffer);
   return h.digest('hex');
 }
 
@@ -339,7 +343,7 @@ async function hashFile(path: string): Promise<string> {
 async function finishedImport(
   opts: ImportOptions,
   deps: ImportDeps,
-  input: { path: string; name: string },
+  input: { path: string; name: string; isStdin: boolean },
   format: InputFormat,
   started: number,
 ): Promise<ImportSummary | undefined> {
@@ -347,14 +351,15 @@ async function finishedImport(
   if (!dir || opts.resume === false || opts.resultsPath !== undefined || opts.dryRun || opts.strict) return undefined;
   // no journal at all (a first import): not worth reading the file an extra time
   if (!(await readdir(dir).catch(() => [] as string[])).some((n) => n.endsWith('.jsonl'))) return undefined;
-  const sha = await hashFile(input.path).catch(() => undefined);
+  const sha = await hashFile(input.path, deps.signal).catch(() => undefined);
+  if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
   if (!sha) return undefined;
   const identity: JournalIdentity = {
     contentSha256: sha, resource: opts.resource, baseUrl: opts.baseUrl, ...(opts.keyId ? { keyId: opts.keyId } : {}),
   };
   const info = (await ImportJournal.completedInfo(dir, identity).catch(() => undefined))?.info;
   if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined) return undefined;
-  const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, deps.cwd ?? process.cwd());
+  const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.isStdin ? '-' : input.name, format, started, deps.cwd ?? process.cwd());
   const unknownPath = unknownPathFor(rejectsPath);
   const unknown = info.unknown ?? 0;
   const noRejects = info.failed + info.invalid - unknown === 0;

@@ -1,33 +1,100 @@
 // NDJSON input (`.ndjson`/`.jsonl`): one JSON object per line, each row carrying its line number;
-// a line that is not JSON is an invalid row, never a reason to stop.
-import { createInterface } from 'node:readline';
-import { pipeline, type Readable, type Transform } from 'node:stream';
+// a line that is not JSON is an invalid row, never a reason to stop. Lines are split on the bytes
+// (LF, CRLF or a lone CR, as readline does), so a line over the size limit is dropped as it is read
+// (RECORD_TOO_LARGE) rather than held, and a line that is not valid UTF-8 is an invalid row
+// (INVALID_ENCODING) rather than parsed with U+FFFD in place of its bytes.
+import { isUtf8 } from 'node:buffer';
+import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
-import type { InputReader, ReadRow } from './reader.js';
+import { INVALID_ENCODING, undecodable } from './encoding.js';
+import { CR, LF } from './quote-scan.js';
+import { RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './reader.js';
 import { INVALID_CODES } from './rows.js';
 
-export async function openNdjson(file: Readable, tap: Transform, name: string, bytes: () => number): Promise<InputReader> {
-  let readError: unknown;
-  pipeline(file, tap, (err) => {
-    if (err) readError = err;
-  });
-  const lines = createInterface({ input: tap, crlfDelay: Infinity });
-  const it = lines[Symbol.asyncIterator]();
+/** A line's bytes (without its line break), or null when it was over the limit. */
+async function* splitLines(src: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer | null, void, undefined> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  let skipLF = false;
+  let any = false;
+  const take = (): Buffer | null => {
+    const line = over ? null : parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    parts = [];
+    size = 0;
+    over = false;
+    any = false;
+    return line;
+  };
+  const add = (piece: Buffer): void => {
+    any = true;
+    if (over || piece.length === 0) return;
+    size += piece.length;
+    if (size > max) {
+      over = true;
+      parts = [];
+    } else parts.push(piece);
+  };
+  for await (const chunk of src) {
+    let pos = 0;
+    if (skipLF && chunk.length > 0) {
+      if (chunk[0] === LF) pos = 1;
+      skipLF = false;
+    }
+    while (pos < chunk.length) {
+      let brk = chunk.indexOf(LF, pos);
+      const cr = chunk.indexOf(CR, pos);
+      if (cr >= 0 && (brk < 0 || cr < brk)) brk = cr;
+      if (brk < 0) {
+        add(chunk.subarray(pos));
+        break;
+      }
+      add(chunk.subarray(pos, brk));
+      yield take();
+      pos = brk + 1;
+      if (chunk[brk] === CR) {
+        if (pos < chunk.length) {
+          if (chunk[pos] === LF) pos++;
+        } else skipLF = true;
+      }
+    }
+  }
+  if (any) yield take();
+}
+
+export async function openNdjson(path: string, o: ReaderOptions): Promise<InputReader> {
+  let bytes = 0;
+  const file = createReadStream(path, { signal: o.signal });
+  async function* tap(): AsyncGenerator<Buffer, void, undefined> {
+    for await (const chunk of file as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      o.onChunk?.(chunk);
+      yield chunk;
+    }
+  }
+  const lines = splitLines(tap(), o.maxRecordBytes);
   let lineNo = 0;
   const close = (): void => {
-    lines.close();
     file.destroy();
+    void lines.return(undefined).catch(() => undefined);
   };
   const next = async (): Promise<ReadRow | null> => {
     for (;;) {
-      const r = await it.next();
-      if (r.done) {
-        if (readError) throw new UsageError(`cannot read ${name}: ${(readError as Error).message}`, { cause: readError });
-        return null;
+      let r: IteratorResult<Buffer | null>;
+      try {
+        r = await lines.next();
+      } catch (err) {
+        if (o.signal?.aborted) throw readInterrupted(o.name);
+        throw new UsageError(`cannot read ${o.name}: ${(err as Error).message}`, { cause: err });
       }
+      if (o.signal?.aborted) throw readInterrupted(o.name);
+      if (r.done) return null;
       lineNo++;
-      let text = r.value;
-      if (lineNo === 1 && text.startsWith('\ufeff')) text = text.slice(1);
+      let buf = r.value;
+      if (buf === null) return { line: lineNo, raw: '', error: { code: RECORD_TOO_LARGE_CODE, reason: tooLargeReason(o.maxRecordBytes) } };
+      if (lineNo === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+      const text = buf.toString('utf8');
+      if (!isUtf8(buf)) return { line: lineNo, raw: text, error: { code: INVALID_ENCODING, reason: undecodable(o.encoding, 'the line') } };
       if (text.trim() === '') continue;
       try {
         const json: unknown = JSON.parse(text);
@@ -38,10 +105,13 @@ export async function openNdjson(file: Readable, tap: Transform, name: string, b
       }
     }
   };
-  const first = await next();
+  const first = await next().catch((err: unknown) => {
+    close();
+    throw err;
+  });
   if (!first) {
     close();
-    throw new UsageError(`${name} is empty: no JSON object to import`);
+    throw new UsageError(`${o.name} is empty: no JSON object to import`);
   }
   async function* rows(): AsyncGenerator<ReadRow, void, undefined> {
     try {
@@ -55,5 +125,5 @@ export async function openNdjson(file: Readable, tap: Transform, name: string, b
       close();
     }
   }
-  return { format: 'ndjson', header: null, rows: rows(), bytesRead: bytes, close };
+  return { format: 'ndjson', header: null, rows: rows(), bytesRead: () => bytes, close };
 }

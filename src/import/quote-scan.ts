@@ -111,3 +111,96 @@ export function splitLine(text: string): string[] {
     i++; // the comma
   }
 }
+
+/** Where a record too large to parse ends, found by RecordEndScanner. */
+export interface RecordEnd {
+  /** absolute offset just after the record (after its line break), or the end of the file */
+  end: number;
+  /** line breaks from the record's start to `end` */
+  lines: number;
+  /** a quoted field opened at this offset is broken (as in brokenQuoteAt): the record ends with the quote's line */
+  brokenQuote?: number;
+}
+
+const enum S {
+  FieldStart,
+  Unquoted,
+  Quoted,
+  /** a quote inside a quoted field: closes it, or is the first of `""` */
+  QuoteInQuoted,
+}
+
+/**
+ * Finds, byte by byte and in O(1) memory, where a record ends that is too large for the parser to
+ * hold, by the rules of brokenQuoteAt: a line break outside quotes ends it; a quoted field that
+ * runs over a line end and is then never closed properly (or not at all) ends it at the end of the
+ * line the quote opens on, as the reader does for a small record (UNCLOSED_QUOTE). Feed it the
+ * bytes from the record's start (`push` returns the end once found), then `finish()` at the end
+ * of the file.
+ */
+export class RecordEndScanner {
+  private state = S.FieldStart;
+  private lines = 0;
+  private prevCR = false;
+  /** a CR ended the record: a LF right after it belongs to it */
+  private endAtCR = -1;
+  private open = -1;
+  /** where the line the open quote is on ends, and the line breaks up to there */
+  private quoteLineEnd = -1;
+  private quoteLines = 0;
+  private at: number;
+
+  constructor(start: number) {
+    this.at = start;
+  }
+
+  push(chunk: Uint8Array): RecordEnd | undefined {
+    for (let i = 0; i < chunk.length; i++, this.at++) {
+      const b = chunk[i]!;
+      if (this.endAtCR >= 0) return { end: b === LF ? this.at + 1 : this.at, lines: this.lines };
+      const lf = b === LF && this.prevCR;
+      if (b === CR || (b === LF && !lf)) this.lines++;
+      if (lf && this.quoteLineEnd === this.at) this.quoteLineEnd++;
+      this.prevCR = b === CR;
+      if (this.state === S.FieldStart) {
+        if (b === QUOTE) {
+          this.state = S.Quoted;
+          this.open = this.at;
+          this.quoteLineEnd = -1;
+          continue;
+        }
+        this.state = S.Unquoted;
+      }
+      if (this.state === S.Unquoted) {
+        if (b === COMMA) this.state = S.FieldStart;
+        else if (b === CR) this.endAtCR = this.at;
+        else if (b === LF) return { end: this.at + 1, lines: this.lines };
+      } else if (this.state === S.Quoted) {
+        if (b === QUOTE) this.state = S.QuoteInQuoted;
+        else if ((b === CR || b === LF) && !lf && this.quoteLineEnd < 0) {
+          this.quoteLineEnd = this.at + 1;
+          this.quoteLines = this.lines;
+        }
+      } else if (b === QUOTE) this.state = S.Quoted;
+      else if (b === COMMA) this.state = S.FieldStart;
+      else if (b === CR) this.endAtCR = this.at;
+      else if (b === LF) return { end: this.at + 1, lines: this.lines };
+      else if (this.quoteLineEnd >= 0) return this.broken();
+      // a stray quote on one line: the field goes on as text
+      else this.state = S.Unquoted;
+    }
+    return undefined;
+  }
+
+  /** The end of the file reached. */
+  finish(): RecordEnd {
+    if (this.endAtCR >= 0) return { end: this.at, lines: this.lines };
+    if (this.state === S.Quoted) return this.broken();
+    return { end: this.at, lines: this.lines };
+  }
+
+  private broken(): RecordEnd {
+    if (this.quoteLineEnd < 0) return { end: this.at, lines: this.lines, brokenQuote: this.open };
+    return { end: this.quoteLineEnd, lines: this.quoteLines, brokenQuote: this.open };
+  }
+}

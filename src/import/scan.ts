@@ -59,6 +59,8 @@ export interface ScanOptions {
   /** how many invalid rows to keep for messages (default 10) */
   keepInvalid?: number;
   signal?: AbortSignal;
+  /** the encoding the file was transcoded from (messages) */
+  encoding?: string;
   onRow?: (rows: number, bytes: number) => void;
 }
 
@@ -73,7 +75,9 @@ export function planFingerprint(format: InputFormat, chunkSize: number, mapping:
 export async function scanInput(path: string, opts: ScanOptions): Promise<ScanResult> {
   const st = await stat(path).catch(() => undefined);
   const hash = createHash('sha256');
-  const reader = await openInput(path, { format: opts.format, name: opts.name, onChunk: (c) => hash.update(c) });
+  const reader = await openInput(path, {
+    format: opts.format, name: opts.name, encoding: opts.encoding, signal: opts.signal, onChunk: (c) => hash.update(c),
+  });
   const keep = opts.keepInvalid ?? 10;
   const firstInvalid: InvalidRow[] = [];
   let rows = 0;

@@ -1,42 +1,176 @@
-// Where the rows come from. A file is read in place. Standard input (`-`) is first copied to a
-// temporary file in the journal folder: the journal is keyed by the content's hash, which is only
-// known at the end of the stream, and the import reads its input twice (a check, then the sending),
-// which a pipe cannot do. Piping the same content again gives the same hash, so a rerun of
-// `… | crm batch contacts -` resumes too. The copy is removed when the import ends.
+// Where the rows come from: always a regular UTF-8 file that can be read twice (the import reads
+// its input once to check it, then again to send it). A regular UTF-8 file is read in place.
+// Anything else is copied once into the journal folder and the copy is read:
+// - standard input (`-`) and paths that are not regular files (a named pipe, `<(…)`, a device):
+//   they can be read only once, and a second open of a pipe waits for a writer for ever. The copy
+//   is capped (MAX_COPY_BYTES); the journal is keyed by the content's hash, so piping the same
+//   content again resumes;
+// - a file in another encoding (a UTF-16 BOM, or `--encoding`): transcoded to UTF-8 (encoding.ts).
+// The start of the input is checked to be text (no NUL bytes) before more is read, so `/dev/zero`
+// or a binary file stops at once (exit 2). Copying stops on the abort signal (Ctrl-C) with
+// InterruptedError. The copy is removed when the import ends.
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { unlink } from 'node:fs/promises';
+import { constants, createReadStream, open as openFd } from 'node:fs';
+import { open, stat, unlink } from 'node:fs/promises';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { UsageError } from '../http/errors.js';
+import { InterruptedError, UsageError } from '../http/errors.js';
+import { createTranscoder, detectBom, notTextReason, resolveEncoding, UTF8, type Transcoder } from './encoding.js';
 import { ensureDir } from './fs-util.js';
 
+/** the most a stream (stdin, a pipe, a device) is copied: beyond it, save it to a file first */
+export const MAX_COPY_BYTES = 1024 ** 3;
+/** how much of the start is checked to be text */
+const HEAD_BYTES = 4096;
+
 export interface PreparedInput {
-  /** a file that can be read more than once */
+  /** a regular UTF-8 file that can be read more than once (the input itself, or a copy) */
   path: string;
   /** how the input is named in messages: the path, or `-` */
   name: string;
+  /** the file the user named, which identifies it across imports; `-` for a stream */
+  origin: string;
+  /** a stream that was copied (stdin, a pipe, a device): no file identity, rejects in the working folder */
   isStdin: boolean;
+  /** the input's encoding (canonical name), for messages */
+  encoding: string;
   cleanup(): Promise<void>;
 }
 
-export async function prepareInput(input: string | Readable, opts: { stdin?: Readable; tmpDir: string }): Promise<PreparedInput> {
-  if (typeof input === 'string' && input !== '-') {
-    return { path: input, name: input, isStdin: false, cleanup: async () => undefined };
+export interface PrepareOptions {
+  stdin?: Readable;
+  tmpDir: string;
+  /** `--encoding`: used when the file has no byte order mark */
+  encoding?: string;
+  signal?: AbortSignal;
+  /** default MAX_COPY_BYTES */
+  maxCopyBytes?: number;
+}
+
+export async function prepareInput(input: string | Readable, opts: PrepareOptions): Promise<PreparedInput> {
+  const explicit = opts.encoding === undefined ? undefined : resolveEncoding(opts.encoding);
+  if (typeof input !== 'string' || input === '-') {
+    const stream = typeof input === 'string' ? opts.stdin : input;
+    if (!stream) throw new UsageError('no standard input to read (-)');
+    return copyInput(stream, { ...opts, explicit, name: '-', isStdin: true });
   }
-  const stream = typeof input === 'string' ? opts.stdin : input;
-  if (!stream) throw new UsageError('no standard input to read (-)');
-  await ensureDir(opts.tmpDir);
-  const path = join(opts.tmpDir, `stdin-${process.pid}-${randomBytes(6).toString('hex')}.buf`);
-  const cleanup = async (): Promise<void> => {
-    await unlink(path).catch(() => undefined);
-  };
+  const st = await stat(input).catch((err: Error) => {
+    throw new UsageError(`cannot read ${input}: ${err.message}`, { cause: err });
+  });
+  if (st.isDirectory()) throw new UsageError(`cannot read ${input}: it is a directory`);
+  if (!st.isFile()) return copyInput(await openStream(input, st.isFIFO()), { ...opts, explicit, name: input, isStdin: true });
+  const head = await readHead(input);
+  const encoding = detectBom(head)?.encoding ?? explicit ?? UTF8;
+  if (encoding !== UTF8) return copyInput(createReadStream(input), { ...opts, explicit, name: input, isStdin: false, maxCopyBytes: Infinity });
+  checkText(input, head);
+  return { path: input, name: input, origin: input, isStdin: false, encoding, cleanup: async () => undefined };
+}
+
+async function readHead(path: string): Promise<Buffer> {
+  const fh = await open(path, 'r').catch((err: Error) => {
+    throw new UsageError(`cannot read ${path}: ${err.message}`, { cause: err });
+  });
   try {
-    await pipeline(stream, createWriteStream(path, { mode: 0o600, flags: 'wx' }));
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+function checkText(name: string, head: Buffer): void {
+  const why = notTextReason(head);
+  if (why) throw new UsageError(`${name} cannot be imported: ${why}`, { hint: 'crm batch reads CSV or NDJSON text' });
+}
+
+/**
+ * A path that is not a regular file, as a stream. A named pipe is opened non-blocking and read as
+ * a socket: a blocking open would wait for a writer in a thread Ctrl-C cannot reach (and keep the
+ * process alive after it), while a socket waits for data in the event loop and can be destroyed.
+ */
+async function openStream(path: string, fifo: boolean): Promise<Readable> {
+  if (!fifo) return createReadStream(path);
+  const fd = await new Promise<number>((resolve, reject) =>
+    openFd(path, constants.O_RDONLY | constants.O_NONBLOCK, (err, n) => (err ? reject(new UsageError(`cannot read ${path}: ${err.message}`, { cause: err })) : resolve(n))),
+  );
+  return new Socket({ fd, readable: true, writable: false });
+}
+
+interface CopyOptions extends PrepareOptions {
+  explicit: string | undefined;
+  name: string;
+  isStdin: boolean;
+}
+
+/** Copies `src` into a temporary file in tmpDir, checking its start and transcoding it to UTF-8 if needed. */
+async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> {
+  const cap = o.maxCopyBytes ?? MAX_COPY_BYTES;
+  const what = o.name === '-' ? 'standard input' : o.name;
+  const interrupted = (): InterruptedError => new InterruptedError(`interrupted while reading ${what}; nothing was sent`);
+  const onAbort = (): void => {
+    src.destroy(interrupted());
+  };
+  if (o.signal?.aborted) {
+    src.destroy();
+    throw interrupted();
+  }
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  let path: string | undefined;
+  const cleanup = async (): Promise<void> => {
+    if (path) await unlink(path).catch(() => undefined);
+  };
+  let encoding = o.explicit ?? UTF8;
+  try {
+    await ensureDir(o.tmpDir);
+    path = join(o.tmpDir, `stdin-${process.pid}-${randomBytes(6).toString('hex')}.buf`);
+    const out = await open(path, 'wx', 0o600);
+    try {
+      let head: Buffer | undefined = Buffer.alloc(0);
+      let transcoder: Transcoder | undefined;
+      let total = 0;
+      /** the encoding, once the start is known: a BOM, else --encoding, else UTF-8 (checked to be text) */
+      const start = (bytes: Buffer): Buffer => {
+        const bom = detectBom(bytes);
+        encoding = bom?.encoding ?? o.explicit ?? UTF8;
+        if (encoding === UTF8) {
+          checkText(o.name, bytes.subarray(0, HEAD_BYTES));
+          return bytes;
+        }
+        transcoder = createTranscoder(encoding);
+        return transcoder.push(bytes.subarray(bom?.length ?? 0));
+      };
+      for await (const piece of src as AsyncIterable<Buffer | string>) {
+        const chunk = typeof piece === 'string' ? Buffer.from(piece) : piece;
+        total += chunk.length;
+        if (total > cap) {
+          throw new UsageError(`${what} is larger than ${cap} bytes, the most crm copies from a stream`, {
+            hint: 'save it to a file and import the file',
+          });
+        }
+        if (head) {
+          head = Buffer.concat([head, chunk]);
+          if (head.length < HEAD_BYTES) continue;
+          await out.write(start(head));
+          head = undefined;
+          continue;
+        }
+        await out.write(transcoder ? transcoder.push(chunk) : chunk);
+      }
+      if (head) await out.write(start(head));
+      if (transcoder) await out.write(transcoder.end());
+    } finally {
+      await out.close();
+    }
   } catch (err) {
     await cleanup();
-    throw new UsageError(`cannot read standard input: ${(err as Error).message}`, { cause: err });
+    src.destroy();
+    if (o.signal?.aborted) throw interrupted();
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read ${what}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort);
   }
-  return { path, name: '-', isStdin: true, cleanup };
+  return { path, name: o.name, origin: o.isStdin ? '-' : o.name, isStdin: o.isStdin, encoding, cleanup };
 }

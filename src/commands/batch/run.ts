@@ -66,6 +66,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
         dryRun: o.dryRun,
         strict: o.strict,
         resume: o.resume,
+        encoding: o.encoding,
       },
       {
         send,

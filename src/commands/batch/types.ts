@@ -13,4 +13,6 @@ export interface BatchOptions {
   dryRun: boolean;
   strict: boolean;
   resume: boolean;
+  /** `--encoding`: the file's encoding when it has no byte order mark */
+  encoding?: string;
 }

@@ -105,16 +105,33 @@ describe('reader: torture cases', () => {
     expect(rows).toEqual([]);
   });
 
-  it('keeps a 1 MB field whole', async () => {
-    const big = 'x'.repeat(1024 * 1024) + ',"quoted, with ""quotes""\nand a newline"';
+  it('keeps a field just under the 1 MiB record limit whole', async () => {
+    const big = 'x'.repeat(1000 * 1000) + ',"quoted, with ""quotes""\nand a newline"';
     const { rows } = await readAll(tempFile(`a,b\n"${big.replace(/"/g, '""')}",2\n3,4\n`));
     expect(rows[0]!.cells![0]).toBe(big);
     expect(rows[1]).toMatchObject({ line: 4, cells: ['3', '4'] });
   });
 
-  it('a record larger than the limit is a UsageError (an unclosed quote would be)', async () => {
-    const err = await readAll(tempFile(`a\n"${'y'.repeat(5000)}\n`), { maxRecordBytes: 1000 }).catch((e: unknown) => e);
-    expect((err as Error).message).toMatch(/line 2: the record starting here is larger than/);
+  it('a record over the limit is an invalid row without its cells, skipped without being held; lines go on', async () => {
+    const big = 'y'.repeat(5000);
+    const text = `a,b\r\n1,2\r\n3,${big}\r\n"q\r\n${big}",x\r\n"${big}""${big}"\n5,6\n7,"${big}`;
+    const { rows } = await readAll(tempFile(text), { maxRecordBytes: 1000 });
+    expect(rows.map((r) => [r.line, r.error?.code ?? r.cells])).toEqual([
+      [2, ['1', '2']], [3, 'RECORD_TOO_LARGE'], [4, 'RECORD_TOO_LARGE'], [6, 'RECORD_TOO_LARGE'], [7, ['5', '6']], [8, 'RECORD_TOO_LARGE'],
+    ]);
+    expect(rows[1]!.raw).toEqual([]);
+  });
+
+  it('a header over the limit is a UsageError', async () => {
+    const err = await readAll(tempFile(`${'h'.repeat(5000)}\n1\n`), { maxRecordBytes: 1000 }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/line 1: the record starting here is larger than/);
+  });
+
+  it('hashes every byte once in order, over-limit records included', async () => {
+    const text = `a\n${'y'.repeat(300_000)}\n2\n"${'q'.repeat(200_000)}\n"\n3\n`;
+    const parts: Buffer[] = [];
+    await readAll(tempFile(text), { maxRecordBytes: 1000, onChunk: (c) => parts.push(Buffer.from(c)) });
+    expect(Buffer.concat(parts).toString()).toBe(text);
   });
 
   it('reads UTF-8 split across read chunks', async () => {

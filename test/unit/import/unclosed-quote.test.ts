@@ -189,10 +189,14 @@ describe('reader: an unclosed quote is an invalid row, and reading goes on at th
     expect((err as UsageError).exitCode).toBe(2);
   });
 
-  it('a record larger than the limit is still a UsageError', async () => {
-    const err = await readAll(tempFile(`a\n1\n"${'y'.repeat(5000)}\n`), { maxRecordBytes: 1000 }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/line 3: the record starting here is larger than/);
+  it('an unclosed quote whose line is over the record limit is a RECORD_TOO_LARGE row; reading goes on', async () => {
+    const { rows } = await readAll(tempFile(`a\n1\n"${'y'.repeat(5000)}\n4\n`), { maxRecordBytes: 1000 });
+    expect(rows.map((r) => [r.line, r.error?.code ?? r.cells])).toEqual([[2, ['1']], [3, 'RECORD_TOO_LARGE'], [4, ['4']]]);
+  });
+
+  it('an unclosed quote on a short line found while skipping an over-limit record is UNCLOSED_QUOTE, as for a small one', async () => {
+    const { rows } = await readAll(tempFile(`a,b\n1,"open\n${'z'.repeat(3000)}\n5,6\n`), { maxRecordBytes: 1000 });
+    expect(rows.map((r) => [r.line, r.error?.code ?? r.cells])).toEqual([[2, 'UNCLOSED_QUOTE'], [3, 'RECORD_TOO_LARGE'], [4, ['5', '6']]]);
   });
 });
 

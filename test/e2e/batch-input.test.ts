@@ -1,0 +1,218 @@
+// End to end: inputs that lie (issue 9, classes 2 and 5). Files that are not files (a named pipe,
+// /dev/zero, a 4 GB sparse file interrupted in its first pass), one huge cell, and encodings
+// (invalid UTF-8, NUL bytes, UTF-16 with a BOM, --encoding windows-1252), each against the real
+// binary and the sandbox.
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let t: TestSandbox;
+let dir: string;
+beforeAll(async () => {
+  t = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  dir = mkdtempSync(join(tmpdir(), 'crm-batch-input-'));
+});
+afterAll(async () => {
+  await t?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const crm = (args: string[], opts: { input?: string | Buffer; env?: Record<string, string> } = {}) =>
+  runCrm(['-o', 'json', ...args], { env: t.env('admin', opts.env), input: opts.input, cwd: dir, timeoutMs: 30_000 });
+
+/** Contacts of this test (emails starting with `tag.`), email → first name. */
+async function contacts(tag: string): Promise<Map<string, string | undefined>> {
+  const out = new Map<string, string | undefined>();
+  let cursor: string | null = null;
+  for (;;) {
+    const res = await fetch(`${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+    const body = (await res.json()) as { data: Array<{ email: string; first_name?: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
+    for (const c of body.data) if (c.email.startsWith(`${tag}.`)) out.set(c.email, c.first_name);
+    if (!body.page_info.has_next_page) return out;
+    cursor = body.page_info.end_cursor;
+  }
+}
+
+const rejectsOf = (path: string): Array<Record<string, string>> => parse(readFileSync(path), { columns: true, bom: true });
+
+/** Sends `signal` to a crm started on `args` once `ready` resolves; how long it took to exit, and its result. */
+async function interrupt(args: string[], signal: NodeJS.Signals, afterMs: number) {
+  const child = startCrm(['-o', 'json', ...args], { env: t.env('admin'), cwd: dir });
+  const done = collect(child, { timeoutMs: 30_000 });
+  await new Promise((r) => setTimeout(r, afterMs));
+  const sent = Date.now();
+  child.kill(signal);
+  const r = await done;
+  return { ...r, ms: Date.now() - sent };
+}
+
+describe('files that are not files', () => {
+  it('a named pipe is read once: imported, and a rerun (with a journal) resumes instead of hanging', async () => {
+    const fifo = join(dir, 'pipe.csv');
+    execFileSync('mkfifo', [fifo]);
+    const feed = (text: string): void => {
+      // opens when crm opens the pipe for reading
+      createWriteStream(fifo).end(text);
+    };
+    const text = 'email,first_name\nfifo.1@example.com,Ann\nfifo.2@example.com,Bob\n';
+    feed(text);
+    const first = await crm(['batch', 'contacts', fifo]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ rows: 2, created: 2 });
+    feed(text);
+    const again = await crm(['batch', 'contacts', fifo]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ rows: 2, created: 0, skipped: 2 });
+    expect([...(await contacts('fifo')).keys()].sort()).toEqual(['fifo.1@example.com', 'fifo.2@example.com']);
+  });
+
+  it('a named pipe whose writer never finishes: SIGTERM exits 130 at once', async () => {
+    const fifo = join(dir, 'stuck.csv');
+    execFileSync('mkfifo', [fifo]);
+    const writer = createWriteStream(fifo);
+    writer.write('email\nstuck.1@example.com\n');
+    const r = await interrupt(['batch', 'contacts', fifo], 'SIGTERM', 700);
+    writer.destroy();
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.ms).toBeLessThan(1000);
+  });
+
+  it('/dev/zero is refused at once as not text (exit 2)', async () => {
+    const r = await crm(['batch', 'contacts', '/dev/zero']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/not a text file/);
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('a 4 GB sparse file interrupted in its first pass (%s) exits 130 within a second', async (signal) => {
+    const path = join(dir, `sparse-${signal}.csv`);
+    const rows = Array.from({ length: 2000 }, (_, i) => `sparse.${i}@example.com`).join('\n');
+    writeFileSync(path, `email\n${rows}\n`);
+    truncateSync(path, 4 * 1024 ** 3); // the rest reads as NUL bytes and costs no disk
+    // an earlier journal makes the first pass hash the whole file before parsing it
+    writeFileSync(join(dir, 'small.csv'), 'email\nsparse.small@example.com\n');
+    expect((await crm(['batch', 'contacts', join(dir, 'small.csv')])).code).toBe(0);
+    const r = await interrupt(['batch', 'contacts', path], signal, 800);
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.ms).toBeLessThan(1000);
+    expect([...(await contacts('sparse')).keys()]).toEqual(['sparse.small@example.com']);
+  });
+});
+
+describe('one huge cell', () => {
+  it('a row over 1 MiB is an invalid row (not copied into the rejects file); the others are imported', async () => {
+    const path = join(dir, 'huge.csv');
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    writeFileSync(path, `email,first_name\nhuge.1@example.com,Ann\nhuge.2@example.com,${big}\nhuge.3@example.com,"Multi\nline"\n`);
+    const r = await crm(['batch', 'contacts', path]);
+    expect(r.code, r.stderr).toBe(9);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, created: 2, invalid: 1 });
+    const rejects = rejectsOf(`${path}.rejects.csv`);
+    expect(rejects).toEqual([{ email: '', first_name: '', _line: '3', _error_code: 'RECORD_TOO_LARGE', _error_message: expect.stringMatching(/larger than 1 MiB/) }]);
+    expect(await contacts('huge')).toEqual(new Map([['huge.1@example.com', 'Ann'], ['huge.3@example.com', 'Multi\nline']]));
+  });
+
+  it('an NDJSON line over 1 MiB likewise', async () => {
+    const path = join(dir, 'huge.ndjson');
+    const lines = [{ email: 'hugejson.1@example.com' }, { email: 'hugejson.2@example.com', first_name: 'y'.repeat(2 * 1024 * 1024) }, { email: 'hugejson.3@example.com' }];
+    writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n'));
+    const r = await crm(['batch', 'contacts', path]);
+    expect(r.code, r.stderr).toBe(9);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, created: 2, invalid: 1 });
+    const rejects = readFileSync(`${path}.rejects.ndjson`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rejects).toMatchObject([{ _line: 2, _error_code: 'RECORD_TOO_LARGE' }]);
+  });
+});
+
+describe('input encodings', () => {
+  it('invalid UTF-8 and NUL bytes make invalid rows with line and reason; nothing altered is sent', async () => {
+    const path = join(dir, 'bad-bytes.csv');
+    writeFileSync(path, Buffer.concat([
+      Buffer.from('email,first_name\r\nenc.1@example.com,Ann\r\nenc.2@example.com,Jos'), Buffer.from([0xe9]),
+      Buffer.from('\r\nenc.3@example.com,Nu'), Buffer.from([0]), Buffer.from('l\r\nenc.4@example.com,Zoë\r\n'),
+    ]));
+    const r = await crm(['batch', 'contacts', path]);
+    expect(r.code, r.stderr).toBe(9);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 4, created: 2, invalid: 2 });
+    const rejects = rejectsOf(`${path}.rejects.csv`);
+    expect(rejects.map((x) => [x._line, x._error_code])).toEqual([['3', 'INVALID_ENCODING'], ['4', 'INVALID_CHARACTER']]);
+    expect(rejects[0]!._error_message).toMatch(/column "first_name" has bytes that are not valid UTF-8.*--encoding/);
+    expect(await contacts('enc')).toEqual(new Map([['enc.1@example.com', 'Ann'], ['enc.4@example.com', 'Zoë']]));
+  });
+
+  it.each([
+    ['utf-16be', (s: string) => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(s, 'utf16le').swap16()])],
+    ['utf-16le', (s: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')])],
+  ] as const)('a %s file with a BOM is decoded', async (name, encode) => {
+    const tag = `u${name.slice(-2)}`;
+    const path = join(dir, `${tag}.csv`);
+    writeFileSync(path, encode(`email,first_name\r\n${tag}.1@example.com,Zoë 😀\r\n${tag}.2@example.com,Łukasz\r\n`));
+    const r = await crm(['batch', 'contacts', path]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await contacts(tag)).toEqual(new Map([[`${tag}.1@example.com`, 'Zoë 😀'], [`${tag}.2@example.com`, 'Łukasz']]));
+  });
+
+  it('--encoding windows-1252 (and latin1) decodes an 8-bit export; without it the rows are invalid, not mangled', async () => {
+    const path = join(dir, 'excel.csv');
+    // "José", "€uro" and "Müller" in Windows-1252
+    writeFileSync(path, Buffer.concat([
+      Buffer.from('email,first_name\r\ncp.1@example.com,Jos'), Buffer.from([0xe9]),
+      Buffer.from('\r\ncp.2@example.com,'), Buffer.from([0x80]), Buffer.from('uro\r\ncp.3@example.com,M'), Buffer.from([0xfc]), Buffer.from('ller\r\n'),
+    ]));
+    const plain = await crm(['batch', 'contacts', path, '--dry-run']);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(JSON.parse(plain.stdout)).toMatchObject({ valid: 0, invalid: 3 });
+    const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await contacts('cp')).toEqual(new Map([['cp.1@example.com', 'José'], ['cp.2@example.com', '€uro'], ['cp.3@example.com', 'Müller']]));
+    const latin = await crm(['batch', 'contacts', path, '--encoding', 'latin1', '--dry-run']);
+    expect(latin.code, latin.stderr).toBe(0);
+    expect(JSON.parse(latin.stdout)).toMatchObject({ valid: 3, invalid: 0 });
+  });
+
+  it('an unknown --encoding is a usage error', async () => {
+    const r = await crm(['batch', 'contacts', join(dir, 'excel.csv'), '--encoding', 'klingon']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--encoding "klingon"/);
+  });
+
+  it('NDJSON: a line that is not valid UTF-8 is an invalid row', async () => {
+    const path = join(dir, 'bad.ndjson');
+    writeFileSync(path, Buffer.concat([
+      Buffer.from('{"email":"nd.1@example.com"}\n{"email":"nd.2@example.com","first_name":"Jos'), Buffer.from([0xe9]), Buffer.from('"}\n'),
+    ]));
+    const r = await crm(['batch', 'contacts', path]);
+    expect(r.code, r.stderr).toBe(9);
+    const rejects = readFileSync(`${path}.rejects.ndjson`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rejects).toMatchObject([{ _line: 2, _error_code: 'INVALID_ENCODING' }]);
+    expect([...(await contacts('nd')).keys()]).toEqual(['nd.1@example.com']);
+  });
+
+  it('standard input: invalid UTF-8 is an invalid row; UTF-16 with a BOM is decoded', async () => {
+    const bad = Buffer.concat([Buffer.from('email,first_name\nstdin.1@example.com,Ann\nstdin.2@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\n')]);
+    const r = await crm(['batch', 'contacts', '-', '--rejects', join(dir, 'stdin.rejects.csv')], { input: bad });
+    expect(r.code, r.stderr).toBe(9);
+    expect(rejectsOf(join(dir, 'stdin.rejects.csv')).map((x) => [x._line, x._error_code])).toEqual([['3', 'INVALID_ENCODING']]);
+    const u16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('email,first_name\nstdin.3@example.com,Zoë\n', 'utf16le')]);
+    const ok = await crm(['batch', 'contacts', '-'], { input: u16 });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(await contacts('stdin')).toEqual(new Map([['stdin.1@example.com', 'Ann'], ['stdin.3@example.com', 'Zoë']]));
+  });
+
+  it('a file that is not text at all (a NUL in its header, UTF-16 without a BOM) is refused with exit 2', async () => {
+    const bin = join(dir, 'binary.csv');
+    writeFileSync(bin, Buffer.from([0x50, 0x4b, 3, 4, 0x14, 0, 0, 0, 10, 10]));
+    const r = await crm(['batch', 'contacts', bin]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/not a text file/);
+    const nobom = join(dir, 'nobom.csv');
+    writeFileSync(nobom, Buffer.from('email\nx@example.com\n', 'utf16le'));
+    const u = await crm(['batch', 'contacts', nobom]);
+    expect(u.code, u.stderr).toBe(2);
+    expect(u.stderr).toMatch(/--encoding utf-16le/);
+  });
+});
