@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
 import { INVALID_ENCODING, undecodable } from './encoding.js';
 import { CR, LF } from './quote-scan.js';
-import { RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './reader.js';
+import { RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './input-row.js';
 import { INVALID_CODES } from './rows.js';
 
 /** A line's bytes (without its line break), or null when it was over the limit. */
