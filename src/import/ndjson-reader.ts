@@ -10,6 +10,7 @@ import { INVALID_ENCODING, undecodable } from './encoding.js';
 import { CR, LF } from './quote-scan.js';
 import { RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './input-row.js';
 import { INVALID_CODES } from './rows.js';
+import { inexactJsonNumber } from '../json/exact-json.js';
 
 /** A line's bytes (without its line break), or null when it was over the limit. */
 async function* splitLines(src: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer | null, void, undefined> {
@@ -98,6 +99,12 @@ export async function openNdjson(path: string, o: ReaderOptions): Promise<InputR
       if (text.trim() === '') continue;
       try {
         const json: unknown = JSON.parse(text);
+        // JSON.parse rounds such a number; sending it rounded would silently change the data
+        const inexact = inexactJsonNumber(text);
+        if (inexact !== undefined) {
+          const reason = `holds ${inexact.slice(0, 40)}, a number that cannot be imported exactly (a double holds about 15 significant digits); write it as a string`;
+          return { line: lineNo, raw: text, error: { code: INVALID_CODES.value, reason } };
+        }
         const raw = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : text;
         return { line: lineNo, json, raw };
       } catch (err) {

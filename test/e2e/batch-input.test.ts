@@ -192,6 +192,17 @@ describe('input encodings', () => {
     expect([...(await contacts('nd')).keys()]).toEqual(['nd.1@example.com']);
   });
 
+  it('NDJSON: a number a double cannot hold is an invalid row, never sent rounded', async () => {
+    const path = join(dir, 'big.ndjson');
+    writeFileSync(path, '{"email":"ndbig.1@example.com","score":12}\n{"email":"ndbig.2@example.com","score":12345678901234567891}\n');
+    const r = await crm(['batch', 'contacts', path]);
+    expect(r.code, r.stderr).toBe(9);
+    const rejects = readFileSync(`${path}.rejects.ndjson`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rejects).toMatchObject([{ _line: 2, _error_code: 'INVALID_VALUE' }]);
+    expect(String(rejects[0]!._error_message)).toMatch(/12345678901234567891/);
+    expect([...(await contacts('ndbig')).keys()]).toEqual(['ndbig.1@example.com']);
+  });
+
   it('standard input: invalid UTF-8 is an invalid row; UTF-16 with a BOM is decoded', async () => {
     const bad = Buffer.concat([Buffer.from('email,first_name\nstdin.1@example.com,Ann\nstdin.2@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\n')]);
     const r = await crm(['batch', 'contacts', '-', '--rejects', join(dir, 'stdin.rejects.csv')], { input: bad });
