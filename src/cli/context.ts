@@ -3,10 +3,24 @@
 import type { Ctx, GlobalOptions, OutputFormat } from '../commands/context.js';
 import type { ResolvedProfile } from '../config/types.js';
 import { systemClock } from '../http/clock.js';
+import { UsageError } from '../http/errors.js';
 import type { HttpClient } from '../http/types.js';
 import { configDirFor } from '../config/paths.js';
 import { sanitizeForTerminal } from '../output/sanitize.js';
 import type { RunState } from './program.js';
+
+/**
+ * CRM_RATE_LIMIT_BUDGET: seconds one request may wait out 429s with Retry-After, in all (README,
+ * "Rate limits"); unset: the HTTP core's default (10 minutes).
+ */
+function rateLimitBudget(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 86_400) {
+    throw new UsageError(`CRM_RATE_LIMIT_BUDGET must be a number of seconds from 0 to 86400, got ${JSON.stringify(value.slice(0, 40))}`);
+  }
+  return Math.round(seconds * 1000);
+}
 
 export function createContext(state: RunState, globals: GlobalOptions): Ctx {
   const { io, env } = state;
@@ -57,6 +71,9 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
             clock: systemClock,
             signal: state.signal,
             log: globals.verbose ? (line) => io.stderr.write(`${sanitizeForTerminal(line)}\n`) : undefined,
+            // server text (a Retry-After) may be in it: sanitised like the log
+            notice: (line) => ctx.warn(sanitizeForTerminal(line)),
+            rateLimitBudgetMs: rateLimitBudget(env.CRM_RATE_LIMIT_BUDGET),
           });
         })();
         clients.set(cacheKey, client);

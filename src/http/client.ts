@@ -15,16 +15,25 @@ import { type CrmError, InterruptedError, RateLimitError, ServerError, UsageErro
 import { keyRedactor } from './mask.js';
 import { type Pacer, sharedPacer } from './pacer.js';
 import { paginatePages, paginateRecords } from './paginate.js';
-import { backoffMs, isRepeatable, retryAfterMs, shouldRetry } from './retry.js';
+import {
+  DEFAULT_RATE_LIMIT_BUDGET_MS,
+  MAX_RETRY_AFTER_MS,
+  backoffMs,
+  comeBackText,
+  formatWait,
+  isRepeatable,
+  retryAfterMs,
+  shouldRetry,
+} from './retry.js';
 import { linkSignals } from './signals.js';
 import { OriginTransport, type RawResponse } from './transport.js';
+import { waitNotice } from './wait-notice.js';
 import type { ApiResponse, ClientConfig, ClientStats, Expect, HttpClient, PaginateOptions, Page, RequestOptions } from './types.js';
 import { parseBaseUrl, resolveUrl } from './url.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 5;
-/** A Retry-After longer than this is not waited out: the command fails and says when to come back. */
-export const MAX_RETRY_AFTER_MS = 5 * 60_000;
+export { MAX_RETRY_AFTER_MS };
 
 /** The HttpClient of src/http/types.ts, plus what its owner needs. */
 export interface CrmHttpClient extends HttpClient {
@@ -42,6 +51,7 @@ export function createClient(config: ClientConfig): CrmHttpClient {
   const clock = config.clock ?? systemClock;
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const rateLimitBudgetMs = config.rateLimitBudgetMs ?? DEFAULT_RATE_LIMIT_BUDGET_MS;
   const pacer = config.pacer ?? sharedPacer(clock, base.origin, config.apiKey);
   const transport = new OriginTransport(base.origin, Math.min(timeoutMs, 10_000));
   const defaultExpect: Expect = /\/api\/v1$/.test(base.pathname) ? 'v1' : 'v2';
@@ -51,6 +61,8 @@ export function createClient(config: ClientConfig): CrmHttpClient {
   // every key of the profile, not just the one sent: a server may know (and echo) the other one too
   const redact = keyRedactor([config.apiKey, ...(config.redactKeys ?? [])]);
   const log = config.log ? (line: string) => config.log!(redact.text(line)) : undefined;
+  const notice = config.notice ? (line: string) => config.notice!(redact.text(line)) : undefined;
+  const noteWait = waitNotice(clock, log, notice);
 
   async function request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
     const url = resolveUrl(base, opts.path, opts.query);
@@ -69,13 +81,17 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     // config.signal (Ctrl-C) stops waiting and starting; opts.signal also cancels the request in flight.
     const waits = linkSignals(config.signal, opts.signal);
     let sent = false;
+    /** retries that count against maxRetries (not the 429s with Retry-After, which the budget bounds) */
+    let counted = 0;
+    /** time waited out for 429s with Retry-After, against rateLimitBudgetMs */
+    let rateWaited = 0;
     // with finishInDoubt, after the first send only the request's own signal stops its retries
     const waitSignal = (): AbortSignal | undefined => (opts.finishInDoubt && sent ? opts.signal : waits.signal);
     try {
       for (let attempt = 0; ; attempt++) {
         const stop = waitSignal();
         if (stop?.aborted) throw interrupted(stop.reason);
-        const ticket = await pacer.acquire(stop).catch((err: unknown) => {
+        const ticket = await pacer.acquire(stop, { onWait: noteWait }).catch((err: unknown) => {
           throw interrupted(err);
         });
         const started = clock.now();
@@ -102,27 +118,46 @@ export function createClient(config: ClientConfig): CrmHttpClient {
           return { status: 404, headers: raw.headers, body: { object: 'success', data: null } as T, requestId: meta, retries: attempt, goneOnRetry: true };
         }
         const errorCode = outcome.kind === 'network' ? outcome.code : judged.truncated ? 'TRUNCATED_BODY' : undefined;
-        const retry = shouldRetry({
-          method: opts.method,
-          status,
-          errorCode,
-          hasIdempotencyKey: idempotencyKey !== undefined,
-          attempt,
-          maxRetries,
-        });
-        if (!retry) {
-          const unsafe = !isRepeatable(opts.method, idempotencyKey !== undefined) && retryable(status, errorCode) && status !== 429;
-          const hint = unsafe ? `not retried: a ${opts.method} without an Idempotency-Key might be applied twice; check before running it again` : undefined;
-          throw finalError(judged.error, attempt, retryable(status, errorCode), hint);
-        }
-
-        const fromHeader = outcome.kind === 'response' ? retryAfterMs(outcome.raw.headers['retry-after'], clock.now()) : undefined;
-        const backoff = backoffMs(attempt, () => clock.random());
-        const wait = status === 429 ? (fromHeader ?? backoff) : Math.max(backoff, fromHeader ?? 0);
-        if (wait > MAX_RETRY_AFTER_MS) {
-          throw finalError(judged.error, attempt, true, `the server asks to wait ${Math.ceil(wait / 1000)} s; try again then`);
+        const now = clock.now();
+        const fromHeader = outcome.kind === 'response' ? retryAfterMs(outcome.raw.headers['retry-after'], now) : undefined;
+        let wait: number;
+        let why: string;
+        if (status === 429 && fromHeader !== undefined) {
+          // "later", not "never" (CONTRACT §4): waited out within the budget, whatever --max-retries says
+          if (fromHeader > MAX_RETRY_AFTER_MS) {
+            const when = comeBackText(fromHeader, now);
+            throw finalError(judged.error, attempt, true, `the server asks to wait ${when} (Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min: try again then`);
+          }
+          if (rateWaited + fromHeader > rateLimitBudgetMs) {
+            throw finalError(judged.error, attempt, true, `still rate limited after waiting ${formatWait(rateWaited)} in all for this request (the budget is ${formatWait(rateLimitBudgetMs)}); try again later or lower --concurrency`);
+          }
+          rateWaited += fromHeader;
+          wait = fromHeader;
+          why = `the server answered 429 (Retry-After: ${outcome.kind === 'response' ? outcome.raw.headers['retry-after'] : ''})`;
+        } else {
+          const retry = shouldRetry({
+            method: opts.method,
+            status,
+            errorCode,
+            hasIdempotencyKey: idempotencyKey !== undefined,
+            attempt: counted,
+            maxRetries,
+          });
+          if (!retry) {
+            const unsafe = !isRepeatable(opts.method, idempotencyKey !== undefined) && retryable(status, errorCode) && status !== 429;
+            const hint = unsafe ? `not retried: a ${opts.method} without an Idempotency-Key might be applied twice; check before running it again` : undefined;
+            throw finalError(judged.error, attempt, retryable(status, errorCode), hint);
+          }
+          counted++;
+          const backoff = backoffMs(counted - 1, () => clock.random());
+          wait = status === 429 ? backoff : Math.max(backoff, fromHeader ?? 0);
+          if (wait > MAX_RETRY_AFTER_MS) {
+            throw finalError(judged.error, attempt, true, `the server asks to wait ${comeBackText(wait, now)}; try again then`);
+          }
+          why = `retry ${attempt + 1} after ${what}`;
         }
         if (status === 429) pacer.block(wait); // every concurrent request holds back, not just this one
+        noteWait(wait, why);
         await clock.sleep(wait, waitSignal()).catch((err: unknown) => {
           throw interrupted(err);
         });
@@ -187,6 +222,7 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     stats,
     redact,
     pacer,
+    waits: { budgetMs: rateLimitBudgetMs, note: noteWait },
     request,
     pages,
     paginate,
@@ -235,7 +271,7 @@ function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hin
 
 function describeNetwork(code: string | undefined, err: unknown, timeoutMs: number): string {
   if (code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return `no answer within ${timeoutMs / 1000} s (timeout)`;
+    return `no complete answer within ${timeoutMs / 1000} s (timeout; --timeout covers the whole response)`;
   }
   if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return 'the connection was closed before an answer (connection reset)';
   if (code === 'ECONNREFUSED') return 'connection refused (is the server running?)';

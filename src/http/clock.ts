@@ -1,15 +1,31 @@
 // The real clock. Everything that waits takes a Clock, so tests inject a fake one and never sleep.
+// Every timer of crm goes through here: Node cannot hold a delay above 2^31-1 ms (24.8 days); a longer
+// one fires after 1 ms with a TimeoutOverflowWarning, so a wait "for years" became a busy loop.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from './types.js';
+
+/** The longest delay one Node timer can hold. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: async (ms, signal) => {
-    if (ms <= 0) {
-      signal?.throwIfAborted();
-      return;
+    signal?.throwIfAborted();
+    // NaN or negative: no wait; longer than a timer holds: several timers in a row
+    for (let left = ms > 0 ? ms : 0; left > 0; left -= MAX_TIMER_MS) {
+      await delay(Math.min(left, MAX_TIMER_MS), undefined, signal ? { signal } : undefined);
     }
-    await delay(ms, undefined, signal ? { signal } : undefined);
   },
   random: () => Math.random(),
 };
+
+/** setTimeout for any delay (chained timers past MAX_TIMER_MS); returns the cancel function. */
+export function setLongTimeout(fn: () => void, ms: number): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = (left: number): void => {
+    timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fn()), Math.min(Math.max(left, 0), MAX_TIMER_MS));
+    timer.unref?.();
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}

@@ -2,11 +2,18 @@
 // X-RateLimit-* headers, so bulk work flows instead of bouncing off 429s. The arithmetic is in
 // pure functions; the Pacer class holds the state shared by concurrent requests.
 import { setMaxListeners } from 'node:events';
+import { RateLimitError } from './errors.js';
+import { HEADER_WAIT_CEILING_MS, MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
 import { linkSignals } from './signals.js';
 import type { Clock } from './types.js';
 
 /** a Reset above this is a Unix time in seconds; anything else is seconds until the window resets */
 export const UNIX_TIME_THRESHOLD = 1e9;
+/**
+ * a Reset above this is a Unix time in milliseconds (10^11 s is the year 5138; 10^11 ms is 1973),
+ * which some limiters send; read as seconds it was a wait of millennia
+ */
+export const UNIX_MS_THRESHOLD = 1e11;
 /** waited past an expected reset so a request never lands on the old window */
 export const RESET_MARGIN_MS = 5;
 
@@ -17,10 +24,14 @@ export interface RateLimitInfo {
   resetAt: number;
 }
 
-/** X-RateLimit-Reset → ms on our clock. Unix seconds above 10^9, else seconds from now (decimals). */
+/**
+ * X-RateLimit-Reset → ms on our clock: Unix milliseconds above 10^11, Unix seconds above 10^9, else
+ * seconds from now (decimals). Never before now, never more than HEADER_WAIT_CEILING_MS after it.
+ */
 export function resetToMs(value: number, nowMs: number): number {
-  if (value > UNIX_TIME_THRESHOLD) return value * 1000;
-  return nowMs + Math.max(0, value) * 1000;
+  if (Number.isNaN(value)) return nowMs;
+  const at = value > UNIX_MS_THRESHOLD ? value : value > UNIX_TIME_THRESHOLD ? value * 1000 : nowMs + value * 1000;
+  return Math.min(Math.max(at, nowMs), nowMs + HEADER_WAIT_CEILING_MS);
 }
 
 function numberHeader(headers: Record<string, string | undefined>, name: string): number | undefined {
@@ -95,11 +106,21 @@ export function paceDelay(s: PaceState): number {
   if (s.now >= s.resetAt) return 0; // the window is over: the caller rolls the state over
   if (available <= 0) return s.resetAt - s.now + RESET_MARGIN_MS;
   if (s.spread === 'none') return 0;
+  // A window longer than crm would ever wait is a quota, not a rate: spreading the rest over it
+  // would hold each request for minutes or days. Send while it lasts (the Pacer fails once it is out).
+  if (s.resetAt - s.now > MAX_RETRY_AFTER_MS) return 0;
   const reserve = Math.ceil((s.limit ?? s.remaining) / 2);
   if (available > reserve) return 0;
   if (s.lastSendAt === undefined) return 0;
   const interval = (s.resetAt - s.now) / available;
   return Math.max(0, Math.ceil(s.lastSendAt + interval - s.now));
+}
+
+export interface AcquireOptions {
+  /** other work comes between this and the request (call `sending` when it goes) */
+  sendLater?: boolean;
+  /** told each time this request has to wait, and why (for the "waiting 42 s: …" notice) */
+  onWait?: (ms: number, why: string) => void;
 }
 
 /** A request admitted by the pacer; hand it back with `done` when its answer (or failure) arrives. */
@@ -151,13 +172,15 @@ export class Pacer {
    * Waits until a request may go, then admits it. Rejects when `signal` aborts. `sendLater`: other
    * work comes between this and the request (call `sending` when it goes).
    */
-  async acquire(signal?: AbortSignal, options: { sendLater?: boolean } = {}): Promise<PacerTicket> {
+  async acquire(signal?: AbortSignal, options: AcquireOptions = {}): Promise<PacerTicket> {
     const started = this.clock.now();
     for (;;) {
       signal?.throwIfAborted();
       const now = this.clock.now();
       this.rollOver(now);
       const wait = paceDelay(this.state(now));
+      if (wait > MAX_RETRY_AFTER_MS && wait !== Infinity) throw this.tooLong(wait, now);
+      if (wait > 0 && wait !== Infinity) options.onWait?.(wait, this.waitReason(now));
       if (wait <= 0) {
         const seq = ++this.seq;
         (options.sendLater ? this.held : this.pending).add(seq);
@@ -228,6 +251,24 @@ export class Pacer {
       blockedUntil: this.blockedUntil,
       inFlight: this.pending.size + this.held.size,
     };
+  }
+
+  /** A wait crm does not do (CONTRACT §4): fail now, saying when to come back. */
+  private tooLong(wait: number, now: number): RateLimitError {
+    const when = comeBackText(wait, now);
+    const message =
+      now < this.blockedUntil
+        ? `the server asked to wait ${when} (429 Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`
+        : `the rate limit is used up until the window resets ${when} (X-RateLimit-Reset); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`;
+    return new RateLimitError(message, { status: 429, code: 'RATE_LIMITED', hint: `try again ${when}` });
+  }
+
+  private waitReason(now: number): string {
+    if (now < this.blockedUntil) return 'held back by a 429 (Retry-After)';
+    const left = (this.remaining ?? 0) - this.pending.size - this.held.size;
+    return left <= 0
+      ? `the rate limit is used up (X-RateLimit-Remaining ${this.remaining ?? 0}) until the window resets`
+      : `spreading the ${this.remaining} requests left over the rate-limit window`;
   }
 
   private state(now: number): PaceState {

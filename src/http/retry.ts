@@ -24,6 +24,21 @@ export const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 30_000;
+/**
+ * A single wait longer than this, from `Retry-After` or `X-RateLimit-Reset`, is not waited out: the
+ * command fails and says when to come back (CONTRACT §4).
+ */
+export const MAX_RETRY_AFTER_MS = 5 * 60_000;
+/**
+ * How long one request may wait out 429s that carry `Retry-After`, in all (CONTRACT §4). Such a 429
+ * is the server saying "later", so it does not count against --max-retries; this bounds it instead.
+ */
+export const DEFAULT_RATE_LIMIT_BUDGET_MS = 10 * 60_000;
+/**
+ * Waits read from headers are clamped here (a year): far beyond any wait crm does, so the answer
+ * stays "too long, come back then", but a finite number that a Date can still show.
+ */
+export const HEADER_WAIT_CEILING_MS = 365 * 24 * 3_600_000;
 
 export interface RetryInput {
   method: HttpMethod;
@@ -67,7 +82,8 @@ const DELTA_SECONDS = /^\s*(-?\d+(?:\.\d+)?|-?\.\d+)\s*$/;
 
 /**
  * `Retry-After` in milliseconds from now: delta seconds (decimals allowed, as the sandbox sends)
- * or an HTTP-date. Garbage → undefined; a negative delta or a past date → 0.
+ * or an HTTP-date. Garbage → undefined; a negative delta or a past date → 0; never above
+ * HEADER_WAIT_CEILING_MS.
  */
 export function retryAfterMs(headerValue: string | null | undefined, nowMs: number): number | undefined {
   if (headerValue === undefined || headerValue === null) return undefined;
@@ -77,11 +93,31 @@ export function retryAfterMs(headerValue: string | null | undefined, nowMs: numb
   if (delta) {
     const seconds = Number(delta[1]);
     if (!Number.isFinite(seconds)) return undefined;
-    return Math.max(0, Math.ceil(seconds * 1000));
+    return clampWait(Math.ceil(seconds * 1000));
   }
   // An HTTP-date has a weekday or month name; Date.parse alone accepts too much ("1 2").
   if (!/[a-z]{3}/i.test(value)) return undefined;
   const at = Date.parse(value);
   if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
+  return clampWait(at - nowMs);
+}
+
+/** A wait in [0, HEADER_WAIT_CEILING_MS]; NaN is 0. */
+export function clampWait(ms: number): number {
+  return ms > 0 ? Math.min(ms, HEADER_WAIT_CEILING_MS) : 0;
+}
+
+/** "42 s", "7 min", "3.5 h", "2.1 days": a wait as a person reads it. */
+export function formatWait(ms: number): string {
+  const s = ms / 1000;
+  if (s < 120) return `${Math.ceil(s)} s`;
+  if (s < 7_200) return `${Math.ceil(s / 60)} min`;
+  if (s < 172_800) return `${Math.round(s / 360) / 10} h`;
+  return `${Math.round(s / 8_640) / 10} days`;
+}
+
+/** "in 3.2 days (at 2026-11-25T14:20:03Z)": when a wait that crm will not do ends. */
+export function comeBackText(ms: number, nowMs: number): string {
+  const at = new Date(Math.ceil((nowMs + clampWait(ms)) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return `in ${formatWait(ms)} (at ${at})`;
 }

@@ -5,11 +5,12 @@
 import { request } from 'undici';
 import { parseJson } from '../json/exact-json.js';
 import { USER_AGENT } from '../version.js';
+import { MAX_TIMER_MS, setLongTimeout } from './clock.js';
 import { CrmError, InterruptedError, ServerError, errorClassForStatus } from './errors.js';
 import { parseRateLimit, type Pacer, type PacerTicket, type RateLimitInfo } from './pacer.js';
 import { RETRYABLE_ERROR_CODES, retryAfterMs } from './retry.js';
 import { linkSignals } from './signals.js';
-import { flattenHeaders } from './transport.js';
+import { BodyTooLargeError, TimeoutError, flattenHeaders, readBody } from './transport.js';
 import { isLoopbackHost } from './url.js';
 import type { Clock } from './types.js';
 
@@ -17,7 +18,8 @@ export type TranscriptOutcome =
   | { kind: 'ok'; body: object; rateLimit: RateLimitInfo | undefined; bytes: number }
   /** 404: the link expired (or never existed); get the recording again for a fresh one */
   | { kind: 'expired'; status: number }
-  | { kind: 'rateLimited'; retryAfterMs: number; rateLimit: RateLimitInfo | undefined }
+  /** `retryAfterGiven`: the wait came from the server's Retry-After (else a default) */
+  | { kind: 'rateLimited'; retryAfterMs: number; retryAfterGiven: boolean; rateLimit: RateLimitInfo | undefined }
   /** `retryable`: a network failure, a timeout, a 5xx or a cut body, worth another try */
   | { kind: 'failed'; error: CrmError; retryable: boolean };
 
@@ -38,11 +40,15 @@ export interface FetchTranscriptOptions {
    * the link is fresh when sent): the request goes at once, and the ticket is handed back here.
    */
   ticket?: PacerTicket;
-  /** refuse bodies larger than this; default 256 MiB */
+  /** refuse bodies larger than this; default MAX_TRANSCRIPT_BYTES */
   maxBytes?: number;
 }
 
-const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * The largest transcript crm reads (README, "Limits"): above the API's 64 MiB, since a long meeting
+ * with per-word timings is one big JSON document, but bounded, since it is held in memory whole.
+ */
+export const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
 /** When a 429 carries no usable Retry-After. */
 const DEFAULT_RETRY_AFTER_MS = 1_000;
 
@@ -65,11 +71,14 @@ export async function fetchTranscript(url: string, opts: FetchTranscriptOptions)
       waits.dispose();
     }
   }
-  const timeout = AbortSignal.timeout(opts.timeoutMs);
-  const linked = linkSignals(opts.signal, timeout);
+  // the whole response, body included (not AbortSignal.timeout: it cannot hold a long --timeout)
+  const deadline = new AbortController();
+  const cancelTimer = setLongTimeout(() => deadline.abort(new TimeoutError(opts.timeoutMs)), opts.timeoutMs);
+  const linked = linkSignals(opts.signal, deadline.signal);
   try {
     return await fetchOnce(url, opts, linked.signal, ticket);
   } finally {
+    cancelTimer();
     linked.dispose();
   }
 }
@@ -87,8 +96,8 @@ async function fetchOnce(
       // Exactly these two: the token in the URL is the only credential.
       headers: { accept: 'application/json', 'user-agent': USER_AGENT },
       signal,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      headersTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
+      bodyTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
     });
   } catch (err) {
     if (ticket) opts.pacer?.done(ticket);
@@ -102,9 +111,10 @@ async function fetchOnce(
   const status = res.statusCode;
   if (status === 429) {
     await discard(res.body);
-    const waitMs = retryAfterMs(headers['retry-after'], now) ?? DEFAULT_RETRY_AFTER_MS;
+    const given = retryAfterMs(headers['retry-after'], now);
+    const waitMs = given ?? DEFAULT_RETRY_AFTER_MS;
     opts.pacer?.block(waitMs);
-    return { kind: 'rateLimited', retryAfterMs: waitMs, rateLimit };
+    return { kind: 'rateLimited', retryAfterMs: waitMs, retryAfterGiven: given !== undefined, rateLimit };
   }
   if (status === 404 || status === 410) {
     await discard(res.body);
@@ -122,9 +132,14 @@ async function fetchOnce(
   let text: string;
   let bytes: number;
   try {
-    ({ text, bytes } = await readText(res.body, opts.maxBytes ?? DEFAULT_MAX_BYTES));
+    const buf = await readBody(res.body, headers, opts.maxBytes ?? MAX_TRANSCRIPT_BYTES);
+    bytes = buf.length;
+    text = buf.toString('utf8');
   } catch (err) {
-    if (err instanceof CrmError) return { kind: 'failed', error: err, retryable: false };
+    if (err instanceof BodyTooLargeError) {
+      const error = new ServerError(`the transcript is too large: ${err.message}`, { status, code: err.code });
+      return { kind: 'failed', error, retryable: false };
+    }
     return networkFailure(err, opts, url);
   }
 
@@ -178,19 +193,6 @@ async function discard(body: { dump(): Promise<void> }): Promise<void> {
   await body.dump().catch(() => undefined);
 }
 
-async function readText(body: AsyncIterable<Buffer>, maxBytes: number): Promise<{ text: string; bytes: number }> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.length;
-    if (bytes > maxBytes) {
-      throw new ServerError(`the transcript is larger than ${maxBytes} bytes; refusing to load it`);
-    }
-    chunks.push(chunk);
-  }
-  return { text: Buffer.concat(chunks, bytes).toString('utf8'), bytes };
-}
-
 function errorMessage(text: string): string | undefined {
   try {
     const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
@@ -209,7 +211,7 @@ function interrupted(err: unknown): CrmError {
 function networkFailure(err: unknown, opts: FetchTranscriptOptions, url: string): TranscriptOutcome {
   if (opts.signal?.aborted) return { kind: 'failed', error: interrupted(err), retryable: false };
   const code = (err as { code?: string }).code;
-  // Our own overall timeout fires as an AbortSignal.timeout TimeoutError.
+  // Our own overall timeout fires as a TimeoutError (the reason of the deadline's abort).
   const timedOut =
     code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || (err as Error).name === 'TimeoutError';
   const what = timedOut ? `timed out after ${opts.timeoutMs} ms` : (err as Error).message || String(err);

@@ -6,7 +6,14 @@ import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher, Pool } from 'undici';
 import PoolClass from 'undici/lib/dispatcher/pool.js';
 import request from 'undici/lib/api/api-request.js';
+import { MAX_TIMER_MS, setLongTimeout } from './clock.js';
 import { linkSignals } from './signals.js';
+
+/**
+ * The largest API response body crm reads (CONTRACT §4). A page of 100 records is well under 1 MiB;
+ * a body without end (a broken proxy, a hostile server) must not take the machine's memory.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export interface RawResponse {
   status: number;
@@ -23,6 +30,8 @@ export interface SendOptions {
   body?: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** default MAX_RESPONSE_BYTES */
+  maxBodyBytes?: number;
 }
 
 let wasmFlagSet = false;
@@ -69,15 +78,15 @@ export class OriginTransport {
     // The per-request timeout, whole exchange included. undici's headersTimeout/bodyTimeout (kept as a
     // backstop) tick with ~1 s resolution and do not bound a slowly dripping body.
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new TimeoutError(opts.timeoutMs)), opts.timeoutMs);
+    const cancelTimer = setLongTimeout(() => deadline.abort(new TimeoutError(opts.timeoutMs)), opts.timeoutMs);
     const linked = linkSignals(opts.signal, deadline.signal);
     const requestOptions: Dispatcher.RequestOptions = {
       path: opts.path,
       method: opts.method as Dispatcher.HttpMethod,
       headers: opts.headers,
       body: opts.body,
-      headersTimeout: opts.timeoutMs + 1_000,
-      bodyTimeout: opts.timeoutMs + 1_000,
+      headersTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
+      bodyTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
       signal: linked.signal,
     };
     try {
@@ -88,13 +97,13 @@ export class OriginTransport {
         await res.body.dump().catch(() => undefined);
         return { status: res.statusCode, headers, text: '' };
       }
-      const text = await res.body.text();
+      const text = (await readBody(res.body, headers, opts.maxBodyBytes ?? MAX_RESPONSE_BYTES)).toString('utf8');
       return { status: res.statusCode, headers, text };
     } catch (err) {
       if (deadline.signal.aborted && !opts.signal?.aborted) throw deadline.signal.reason;
       throw err;
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
       linked.dispose();
     }
   }
@@ -104,6 +113,50 @@ export class OriginTransport {
     this.pool = undefined;
     await pool?.close();
   }
+}
+
+/**
+ * A response body, refused (BodyTooLargeError) once it passes `maxBytes`, or at once when its
+ * Content-Length says it will: the rest is never read (the stream is destroyed, the connection closed).
+ */
+export async function readBody(
+  body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
+  headers: Record<string, string>,
+  maxBytes: number,
+): Promise<Buffer> {
+  const declared = Number(headers['content-length']);
+  if (declared > maxBytes) {
+    body.destroy();
+    throw new BodyTooLargeError(maxBytes, declared);
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) throw new BodyTooLargeError(maxBytes); // leaving the loop destroys the stream
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, bytes);
+}
+
+/** A body past the cap; not retried (the same request would get the same body). */
+export class BodyTooLargeError extends Error {
+  readonly code = 'BODY_TOO_LARGE';
+  constructor(
+    readonly maxBytes: number,
+    declared?: number,
+  ) {
+    super(
+      declared === undefined
+        ? `the response body passed ${formatBytes(maxBytes)}, the most crm reads; stopped reading it`
+        : `the response body is ${formatBytes(declared)} (Content-Length), over the ${formatBytes(maxBytes)} crm reads; not read`,
+    );
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${Math.round((n / 1024 / 1024) * 10) / 10} MiB` : `${n} bytes`;
 }
 
 /** No complete answer within the per-request timeout; retried like a reset. */

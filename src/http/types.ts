@@ -28,6 +28,13 @@ export interface ClientConfig {
   clock?: Clock;
   /** one line per request for --verbose: method, URL, status, ms, retry; never the key */
   log?: (line: string) => void;
+  /** what is said on standard error even without --verbose (unless --quiet): waits of several seconds */
+  notice?: (line: string) => void;
+  /**
+   * how long one request may wait out 429s that carry Retry-After, in all (default 10 minutes);
+   * those 429s do not count against maxRetries
+   */
+  rateLimitBudgetMs?: number;
   /** a pacer shared by every client of the process (default: one per process) */
   pacer?: Pacer;
   signal?: AbortSignal;
@@ -92,6 +99,13 @@ export interface HttpClient {
   readonly stats: ClientStats;
   /** masks the profile's keys in server text the client did not fetch itself (transcripts) */
   readonly redact?: Redactor;
+  /** the client's rules for waiting, for requests made beside it (transcript downloads) */
+  readonly waits?: {
+    /** see ClientConfig.rateLimitBudgetMs */
+    readonly budgetMs: number;
+    /** says a long wait on standard error (see wait-notice.ts) */
+    note(ms: number, why: string): void;
+  };
   request<T = unknown>(opts: RequestOptions): Promise<ApiResponse<T>>;
   /** every record of a list endpoint, one page in memory at a time; stops early when the loop breaks */
   paginate(path: string, opts?: PaginateOptions): AsyncGenerator<ApiRecord, void, undefined>;

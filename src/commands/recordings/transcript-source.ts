@@ -9,8 +9,7 @@ import { Pacer, type PacerTicket } from '../../http/pacer.js';
 import { linkSignals } from '../../http/signals.js';
 import { fetchTranscript, type TranscriptOutcome } from '../../http/transcript-fetch.js';
 import type { Clock, HttpClient } from '../../http/types.js';
-import { MAX_RETRY_AFTER_MS } from '../../http/client.js';
-import { backoffMs } from '../../http/retry.js';
+import { DEFAULT_RATE_LIMIT_BUDGET_MS, MAX_RETRY_AFTER_MS, backoffMs, comeBackText, formatWait } from '../../http/retry.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 
 /** Fresh links tried after the first one expired (CONTRACT §8: up to 3 times). */
@@ -103,7 +102,10 @@ export async function getTranscript(
   let given = recording;
   let linkRefreshes = 0;
   let rateLimited = 0;
+  /** waited for 429s with Retry-After: bounded by the client's budget, not by maxRetries (CONTRACT §4) */
+  let rateWaited = 0;
   let failures = 0;
+  const budgetMs = deps.client.waits?.budgetMs ?? DEFAULT_RATE_LIMIT_BUDGET_MS;
   for (;;) {
     // 1. The download slot.
     const before = deps.clock.now();
@@ -149,24 +151,24 @@ export async function getTranscript(
         linkRefreshes += 1;
         break;
       case 'rateLimited':
-        if (rateLimited >= deps.maxRetries) {
-          throw new RateLimitError(`transcript downloads stayed rate limited after ${rateLimited} retries`, {
+        if (outcome.retryAfterMs > MAX_RETRY_AFTER_MS) {
+          const when = comeBackText(outcome.retryAfterMs, deps.clock.now());
+          throw new RateLimitError(`transcript downloads are rate limited ${when} (Retry-After); try again then`, {
             status: 429,
           });
         }
-        if (outcome.retryAfterMs > MAX_RETRY_AFTER_MS) {
-          throw new RateLimitError(
-            `transcript downloads are rate limited for ${Math.ceil(outcome.retryAfterMs / 1000)} s; try again then`,
-            { status: 429 },
-          );
+        if (outcome.retryAfterGiven ? rateWaited + outcome.retryAfterMs > budgetMs : rateLimited >= deps.maxRetries) {
+          const after = outcome.retryAfterGiven ? `waiting ${formatWait(rateWaited)} in all` : `${rateLimited} retries`;
+          throw new RateLimitError(`transcript downloads stayed rate limited after ${after}`, { status: 429 });
         }
         rateLimited += 1;
-        await wait(deps, outcome.retryAfterMs);
+        if (outcome.retryAfterGiven) rateWaited += outcome.retryAfterMs;
+        await wait(deps, outcome.retryAfterMs, 'the transcript download answered 429 (Retry-After)');
         break;
       case 'failed':
         if (!outcome.retryable || failures >= deps.maxRetries) throw outcome.error;
         failures += 1;
-        await wait(deps, backoffMs(failures - 1, deps.clock.random));
+        await wait(deps, backoffMs(failures - 1, deps.clock.random), `retry ${failures} of a transcript download`);
         break;
     }
   }
@@ -186,7 +188,8 @@ async function acquireSlot(deps: TranscriptSourceDeps): Promise<PacerTicket | un
   if (!deps.pacer) return undefined;
   const waits = linkSignals(deps.requestSignal, deps.signal);
   try {
-    return await deps.pacer.acquire(waits.signal, { sendLater: true });
+    const onWait = deps.client.waits?.note;
+    return await deps.pacer.acquire(waits.signal, { sendLater: true, ...(onWait ? { onWait } : {}) });
   } catch (err) {
     throw err instanceof CrmError ? err : new InterruptedError('interrupted', { cause: err });
   } finally {
@@ -194,8 +197,9 @@ async function acquireSlot(deps: TranscriptSourceDeps): Promise<PacerTicket | un
   }
 }
 
-async function wait(deps: TranscriptSourceDeps, ms: number): Promise<void> {
+async function wait(deps: TranscriptSourceDeps, ms: number, why: string): Promise<void> {
   if (deps.signal?.aborted) throw new InterruptedError('interrupted');
+  deps.client.waits?.note(ms, why);
   try {
     await deps.clock.sleep(ms, deps.signal);
   } catch (err) {

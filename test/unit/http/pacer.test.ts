@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Pacer, RESET_MARGIN_MS, paceDelay, parseRateLimit, resetToMs, sharedPacer, type PaceState } from '../../../src/http/pacer.js';
+import { HEADER_WAIT_CEILING_MS } from '../../../src/http/retry.js';
 import { InstantClock, SimClock } from './helpers.js';
 
 describe('resetToMs', () => {
@@ -8,9 +9,18 @@ describe('resetToMs', () => {
     expect(resetToMs(59.998, 0)).toBe(59_998);
     expect(resetToMs(3, 500)).toBe(3500);
   });
+  const NOW = 1_799_999_990_000; // 10 s before the Unix second 1.8e9
   it('reads a value above 10^9 as a Unix time in seconds', () => {
-    expect(resetToMs(1_800_000_000, 5)).toBe(1_800_000_000_000);
-    expect(resetToMs(1_800_000_000.5, 5)).toBe(1_800_000_000_500);
+    expect(resetToMs(1_800_000_000, NOW)).toBe(1_800_000_000_000);
+    expect(resetToMs(1_800_000_000.5, NOW)).toBe(1_800_000_000_500);
+  });
+  it('reads a value above 10^11 as a Unix time in milliseconds (not as seconds: millennia)', () => {
+    expect(resetToMs(1_800_000_000_000, NOW)).toBe(1_800_000_000_000);
+  });
+  it('never reads a reset before now, nor more than a year after it', () => {
+    expect(resetToMs(1_700_000_000, NOW)).toBe(NOW); // a Unix time in the past
+    expect(resetToMs(9e15, NOW)).toBe(NOW + HEADER_WAIT_CEILING_MS);
+    expect(resetToMs(999_999_999, 0)).toBe(HEADER_WAIT_CEILING_MS); // 31 years of delta seconds
   });
   it('clamps a negative delta to now', () => {
     expect(resetToMs(-1, 1000)).toBe(1000);
@@ -26,7 +36,7 @@ describe('parseRateLimit', () => {
     });
   });
   it('works without a limit', () => {
-    expect(parseRateLimit({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1800000000' }, 0)).toEqual({
+    expect(parseRateLimit({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1800000000' }, 1_799_999_000_000)).toEqual({
       limit: undefined,
       remaining: 0,
       resetAt: 1_800_000_000_000,

@@ -155,19 +155,28 @@ describe('getTranscript', () => {
     expect(served).toBe(0);
   });
 
-  it('gives up after maxRetries 429s with a rate-limit error (exit 7)', async () => {
+  it('waits out 429s with Retry-After past maxRetries until the total wait budget is spent (exit 7)', async () => {
     answers = [{ status: 429, headers: { 'retry-after': '2' } }];
-    const err = await getTranscript('rec_1', deps(client(), { maxRetries: 2 })).catch((e: unknown) => e);
+    const c = { ...client(), waits: { budgetMs: 7_000, note: () => {} } };
+    const err = await getTranscript('rec_1', deps(c, { maxRetries: 2 })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as RateLimitError).exitCode).toBe(7);
-    expect(clock.sleeps).toEqual([2000, 2000]);
+    expect((err as Error).message).toMatch(/after waiting 6 s in all/);
+    expect(clock.sleeps).toEqual([2000, 2000, 2000]);
+  });
+
+  it('gives up after maxRetries 429s without Retry-After (exit 7)', async () => {
+    answers = [{ status: 429 }];
+    const err = await getTranscript('rec_1', deps(client(), { maxRetries: 2 })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect(clock.sleeps).toEqual([1000, 1000]);
   });
 
   it('does not wait out a Retry-After longer than the client would (5 minutes)', async () => {
     answers = [{ status: 429, headers: { 'retry-after': '3600' } }];
     const err = await getTranscript('rec_1', deps(client())).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
-    expect((err as Error).message).toMatch(/3600 s/);
+    expect((err as Error).message).toMatch(/in 60 min \(at .*Z\)/);
     expect(clock.sleeps).toEqual([]);
   });
 
