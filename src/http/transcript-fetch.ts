@@ -48,7 +48,7 @@ export interface FetchTranscriptOptions {
  * The largest transcript crm reads (README, "Limits"): above the API's 64 MiB, since a long meeting
  * with per-word timings is one big JSON document, but bounded, since it is held in memory whole.
  */
-export const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
+export const MAX_TRANSCRIPT_BYTES = 128 * 1024 * 1024;
 /** When a 429 carries no usable Retry-After. */
 const DEFAULT_RETRY_AFTER_MS = 1_000;
 
