@@ -107,11 +107,12 @@ export function clampWait(ms: number): number {
   return ms > 0 ? Math.min(ms, HEADER_WAIT_CEILING_MS) : 0;
 }
 
-/** "42 s", "7 min", "3.5 h", "2.1 days": a wait as a person reads it. */
+/** "0.5 s", "42 s", "7 min", "3.5 h", "2.1 days": a wait as a person reads it. */
 export function formatWait(ms: number): string {
   const s = ms / 1000;
-  if (s < 120) return `${Math.ceil(s)} s`;
-  if (s < 7_200) return `${Math.ceil(s / 60)} min`;
+  if (s < 10) return `${Math.max(0.1, Math.round(s * 10) / 10)} s`;
+  if (s < 120) return `${Math.round(s)} s`;
+  if (s < 7_200) return `${Math.round(s / 60)} min`;
   if (s < 172_800) return `${Math.round(s / 360) / 10} h`;
   return `${Math.round(s / 8_640) / 10} days`;
 }

@@ -93,7 +93,7 @@ it('says a wait of a second or more with -v', async () => {
   twoPages(() => '1.2');
   const r = await listAll(['-v']);
   expect(r.code, r.stderr).toBe(0);
-  expect(r.stderr).toMatch(/waiting 2 s: the rate limit is used up/);
+  expect(r.stderr).toMatch(/waiting 1.2 s: the rate limit is used up/);
 });
 
 // The transcript downloads have their own pacer (spec: Limits rule 5); the same rules hold there.

@@ -148,7 +148,7 @@ describe('retries', () => {
     expect(err.status).toBe(429);
     expect(err.code).toBe('RATE_LIMITED');
     expect(err.message).toContain('gave up after 5 retries');
-    expect(err.hint).toMatch(/still rate limited after waiting 1 s in all .*budget/);
+    expect(err.hint).toMatch(/still rate limited after waiting 0.3 s in all .*budget/);
     expect(clock.sleeps).toEqual([50, 50, 50, 50, 50]); // 250 of 260 ms: a sixth would pass the budget
     expect(s.requests).toHaveLength(6);
   });
