@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Pacer, RESET_MARGIN_MS, paceDelay, parseRateLimit, resetToMs, sharedPacer, type PaceState } from '../../../src/http/pacer.js';
+import { RateLimitError } from '../../../src/http/errors.js';
 import { HEADER_WAIT_CEILING_MS } from '../../../src/http/retry.js';
 import { InstantClock, SimClock } from './helpers.js';
 
@@ -106,6 +107,34 @@ const rl = (limit: number, remaining: number, resetS: number) => ({
 });
 
 describe('Pacer', () => {
+  it('fails at once (RateLimitError, exit 7) rather than wait beyond 5 minutes for a reset, saying when', async () => {
+    const clock = new InstantClock();
+    const pacer = new Pacer(clock);
+    pacer.done(await pacer.acquire(), rl(10, 0, 3 * 86_400));
+    const err = await pacer.acquire().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as RateLimitError).exitCode).toBe(7);
+    expect((err as Error).message).toMatch(/used up until the window resets in 3 days \(at .*Z\)/);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('does not spread over a window longer than 5 minutes (a quota): requests go while it lasts', async () => {
+    const clock = new InstantClock();
+    const pacer = new Pacer(clock);
+    pacer.done(await pacer.acquire(), rl(1000, 10, 86_400));
+    for (let i = 0; i < 10; i++) await pacer.acquire();
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('tells each wait and why to onWait', async () => {
+    const clock = new InstantClock();
+    const pacer = new Pacer(clock);
+    pacer.done(await pacer.acquire(), rl(10, 0, 2));
+    const said: string[] = [];
+    await pacer.acquire(undefined, { onWait: (ms, why) => said.push(`${ms} ${why}`) });
+    expect(said).toEqual([`${2000 + RESET_MARGIN_MS} the rate limit is used up (X-RateLimit-Remaining 0) until the window resets`]);
+  });
+
   it('admits at once without information', async () => {
     const clock = new InstantClock();
     const pacer = new Pacer(clock);
