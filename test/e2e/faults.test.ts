@@ -69,12 +69,12 @@ describe('faults', () => {
     expect(r.stderr).toMatch(/<html/i);
   });
 
-  it('429 waits Retry-After and retries; with no retries left it is exit 7', async () => {
+  it('429 waits Retry-After and retries, even with --max-retries 0; past the wait budget it is exit 7', async () => {
     await t.control('/faults', { next: [{ kind: '429', method: 'GET' }] });
-    const ok = await crm(['-o', 'json', 'contacts', 'list', '--limit', '1']);
+    const ok = await crm(['-o', 'json', '--max-retries', '0', 'contacts', 'list', '--limit', '1']);
     expect(ok.code, ok.stderr).toBe(0);
     await t.control('/faults', { next: [{ kind: '429', method: 'GET' }] });
-    const r = await crm(['--max-retries', '0', 'contacts', 'list']);
+    const r = await runCrm(['contacts', 'list'], { env: t.env('admin', { CRM_RATE_LIMIT_BUDGET: '0' }) });
     expect(r.code).toBe(7);
   });
 
