@@ -19,9 +19,10 @@ import {
   DEFAULT_RATE_LIMIT_BUDGET_MS,
   MAX_RETRY_AFTER_MS,
   backoffMs,
+  budgetSpentText,
   comeBackText,
-  formatWait,
   isRepeatable,
+  rateLimitCharge,
   retryAfterMs,
   shouldRetry,
 } from './retry.js';
@@ -83,8 +84,9 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     let sent = false;
     /** retries that count against maxRetries (not the 429s with Retry-After, which the budget bounds) */
     let counted = 0;
-    /** time waited out for 429s with Retry-After, against rateLimitBudgetMs */
-    let rateWaited = 0;
+    /** 429s with Retry-After waited out, and what they cost of rateLimitBudgetMs */
+    let rateWaits = 0;
+    let rateCharged = 0;
     // with finishInDoubt, after the first send only the request's own signal stops its retries
     const waitSignal = (): AbortSignal | undefined => (opts.finishInDoubt && sent ? opts.signal : waits.signal);
     try {
@@ -122,16 +124,18 @@ export function createClient(config: ClientConfig): CrmHttpClient {
         const fromHeader = outcome.kind === 'response' ? retryAfterMs(outcome.raw.headers['retry-after'], now) : undefined;
         let wait: number;
         let why: string;
-        if (status === 429 && fromHeader !== undefined) {
+        const charge = status === 429 ? rateLimitCharge(fromHeader) : undefined;
+        if (fromHeader !== undefined && charge !== undefined) {
           // "later", not "never" (CONTRACT §4): waited out within the budget, whatever --max-retries says
           if (fromHeader > MAX_RETRY_AFTER_MS) {
             const when = comeBackText(fromHeader, now);
             throw finalError(judged.error, attempt, true, `the server asks to wait ${when} (Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min: try again then`);
           }
-          if (rateWaited + fromHeader > rateLimitBudgetMs) {
-            throw finalError(judged.error, attempt, true, `still rate limited after waiting ${formatWait(rateWaited)} in all for this request (the budget is ${formatWait(rateLimitBudgetMs)}); try again later or lower --concurrency`);
+          if (rateCharged + charge > rateLimitBudgetMs) {
+            throw finalError(judged.error, attempt, true, `${budgetSpentText(rateWaits, rateCharged, rateLimitBudgetMs)}; try again later or lower --concurrency`);
           }
-          rateWaited += fromHeader;
+          rateWaits++;
+          rateCharged += charge;
           wait = fromHeader;
           why = `the server answered 429 (Retry-After: ${outcome.kind === 'response' ? outcome.raw.headers['retry-after'] : ''})`;
         } else {

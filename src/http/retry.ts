@@ -34,6 +34,21 @@ export const MAX_RETRY_AFTER_MS = 5 * 60_000;
  * is the server saying "later", so it does not count against --max-retries; this bounds it instead.
  */
 export const DEFAULT_RATE_LIMIT_BUDGET_MS = 10 * 60_000;
+/** the least a 429 wait uses of that budget, so that "Retry-After: 0.001" for ever still ends */
+export const MIN_RATE_LIMIT_CHARGE_MS = 100;
+
+/**
+ * A 429 whose Retry-After says "later" (a positive wait) goes against the budget, not the retries;
+ * `Retry-After: 0` says nothing of the kind and counts as a retry. Returns what the wait costs.
+ */
+export function rateLimitCharge(retryAfter: number | undefined): number | undefined {
+  return retryAfter !== undefined && retryAfter > 0 ? Math.max(retryAfter, MIN_RATE_LIMIT_CHARGE_MS) : undefined;
+}
+
+/** Why a request stopped waiting out 429s: `waits` of them cost `chargedMs` of `budgetMs`. */
+export function budgetSpentText(waits: number, chargedMs: number, budgetMs: number): string {
+  return `still rate limited after ${waits} ${waits === 1 ? 'wait' : 'waits'} for Retry-After (${formatWait(chargedMs)} of the ${formatWait(budgetMs)} budget for one request)`;
+}
 /**
  * Waits read from headers are clamped here (a year): far beyond any wait crm does, so the answer
  * stays "too long, come back then", but a finite number that a Date can still show.

@@ -9,7 +9,14 @@ import { Pacer, type PacerTicket } from '../../http/pacer.js';
 import { linkSignals } from '../../http/signals.js';
 import { fetchTranscript, type TranscriptOutcome } from '../../http/transcript-fetch.js';
 import type { Clock, HttpClient } from '../../http/types.js';
-import { DEFAULT_RATE_LIMIT_BUDGET_MS, MAX_RETRY_AFTER_MS, backoffMs, comeBackText, formatWait } from '../../http/retry.js';
+import {
+  DEFAULT_RATE_LIMIT_BUDGET_MS,
+  MAX_RETRY_AFTER_MS,
+  backoffMs,
+  budgetSpentText,
+  comeBackText,
+  rateLimitCharge,
+} from '../../http/retry.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 
 /** Fresh links tried after the first one expired (CONTRACT §8: up to 3 times). */
@@ -102,8 +109,9 @@ export async function getTranscript(
   let given = recording;
   let linkRefreshes = 0;
   let rateLimited = 0;
-  /** waited for 429s with Retry-After: bounded by the client's budget, not by maxRetries (CONTRACT §4) */
-  let rateWaited = 0;
+  /** 429s with Retry-After waited out and their cost: bounded by the client's budget, not by maxRetries (CONTRACT §4) */
+  let rateWaits = 0;
+  let rateCharged = 0;
   let failures = 0;
   const budgetMs = deps.client.waits?.budgetMs ?? DEFAULT_RATE_LIMIT_BUDGET_MS;
   for (;;) {
@@ -157,12 +165,16 @@ export async function getTranscript(
             status: 429,
           });
         }
-        if (outcome.retryAfterGiven ? rateWaited + outcome.retryAfterMs > budgetMs : rateLimited >= deps.maxRetries) {
-          const after = outcome.retryAfterGiven ? `waiting ${formatWait(rateWaited)} in all` : `${rateLimited} retries`;
-          throw new RateLimitError(`transcript downloads stayed rate limited after ${after}`, { status: 429 });
+        const charge = outcome.retryAfterGiven ? rateLimitCharge(outcome.retryAfterMs) : undefined;
+        if (charge !== undefined ? rateCharged + charge > budgetMs : rateLimited - rateWaits >= deps.maxRetries) {
+          const why = charge !== undefined ? budgetSpentText(rateWaits, rateCharged, budgetMs) : `still rate limited after ${rateLimited - rateWaits} retries`;
+          throw new RateLimitError(`transcript downloads: ${why}`, { status: 429 });
         }
         rateLimited += 1;
-        if (outcome.retryAfterGiven) rateWaited += outcome.retryAfterMs;
+        if (charge !== undefined) {
+          rateWaits += 1;
+          rateCharged += charge;
+        }
         await wait(deps, outcome.retryAfterMs, 'the transcript download answered 429 (Retry-After)');
         break;
       case 'failed':

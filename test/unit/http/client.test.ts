@@ -141,16 +141,24 @@ describe('retries', () => {
 
   it('waits out 429s with Retry-After beyond --max-retries, within the total wait budget (exit 7 after it)', async () => {
     const s = await serve(scripted(fail(429, 'RATE_LIMITED', { 'retry-after': '0.05' })));
-    const { c, clock } = client(s, { maxRetries: 2, rateLimitBudgetMs: 260 });
+    const { c, clock } = client(s, { maxRetries: 1, rateLimitBudgetMs: 260 });
     const err = (await c.request({ method: 'GET', path: '/contacts' }).catch((e: unknown) => e)) as RateLimitError;
     expect(err).toBeInstanceOf(RateLimitError);
     expect(err.exitCode).toBe(7);
     expect(err.status).toBe(429);
     expect(err.code).toBe('RATE_LIMITED');
-    expect(err.message).toContain('gave up after 5 retries');
-    expect(err.hint).toMatch(/still rate limited after waiting 0.3 s in all .*budget/);
-    expect(clock.sleeps).toEqual([50, 50, 50, 50, 50]); // 250 of 260 ms: a sixth would pass the budget
-    expect(s.requests).toHaveLength(6);
+    expect(err.message).toContain('gave up after 2 retries');
+    // each wait costs at least 100 ms of the budget: a third would pass it
+    expect(err.hint).toMatch(/still rate limited after 2 waits for Retry-After \(0\.2 s of the 0\.3 s budget for one request\)/);
+    expect(clock.sleeps).toEqual([50, 50]);
+    expect(s.requests).toHaveLength(3);
+  });
+
+  it('counts a 429 with Retry-After: 0 as a retry (it does not say "later")', async () => {
+    const s = await serve(scripted(fail(429, 'RATE_LIMITED', { 'retry-after': '0' })));
+    const { c } = client(s, { maxRetries: 1 });
+    await expect(c.request({ method: 'GET', path: '/contacts' })).rejects.toBeInstanceOf(RateLimitError);
+    expect(s.requests).toHaveLength(2);
   });
 
   it('counts a 429 without Retry-After against --max-retries (backoff)', async () => {
