@@ -42,6 +42,8 @@ export interface FetchTranscriptOptions {
   ticket?: PacerTicket;
   /** refuse bodies larger than this; default MAX_TRANSCRIPT_BYTES */
   maxBytes?: number;
+  /** masks the key in body text quoted by an error, before the quote is cut (a cut could leave part of a key) */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -147,12 +149,12 @@ async function fetchOnce(
     const Cls = errorClassForStatus(status);
     return {
       kind: 'failed',
-      error: new Cls(`transcript download failed: ${errorMessage(text) ?? `HTTP ${status}`}`, { status }),
+      error: new Cls(`transcript download failed: ${errorMessage(text, opts.redact) ?? `HTTP ${status}`}`, { status }),
       retryable: status >= 500,
     };
   }
 
-  const parsed = parseTranscript(text);
+  const parsed = parseTranscript(text, opts.redact);
   if (typeof parsed === 'string') {
     return { kind: 'failed', error: new ServerError(parsed, { status, code: 'TRUNCATED_BODY' }), retryable: true };
   }
@@ -176,15 +178,15 @@ export function checkTranscriptUrl(url: string): string | undefined {
 }
 
 /** A parsed transcript (a JSON object or array), or why the text is not one. */
-export function parseTranscript(text: string): object | string {
+export function parseTranscript(text: string, redact?: (text: string) => string): object | string {
   let value: unknown;
   try {
     value = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text); // a BOM is not JSON's
   } catch {
-    return `the transcript is not valid JSON (truncated?): ${JSON.stringify(text.slice(0, 200))}`;
+    return `the transcript is not valid JSON (truncated?): ${quote(text, redact)}`;
   }
   if (value === null || typeof value !== 'object') {
-    return `the transcript is not a JSON object or array: ${JSON.stringify(text.slice(0, 200))}`;
+    return `the transcript is not a JSON object or array: ${quote(text, redact)}`;
   }
   return value;
 }
@@ -193,7 +195,13 @@ async function discard(body: { dump(): Promise<void> }): Promise<void> {
   await body.dump().catch(() => undefined);
 }
 
-function errorMessage(text: string): string | undefined {
+/** The first 200 characters of a body, for a message; the key is masked before the cut. */
+function quote(text: string, redact?: (text: string) => string): string {
+  const head = text.slice(0, 4096); // masking all of a 128 MiB body for a 200-character quote is waste
+  return JSON.stringify((redact ? redact(head) : head).slice(0, 200));
+}
+
+function errorMessage(text: string, redact?: (text: string) => string): string | undefined {
   try {
     const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
     const e = body?.error;
@@ -201,7 +209,7 @@ function errorMessage(text: string): string | undefined {
   } catch {
     // not JSON: quote it below
   }
-  return text ? JSON.stringify(text.slice(0, 200)) : undefined;
+  return text ? quote(text, redact) : undefined;
 }
 
 function interrupted(err: unknown): CrmError {

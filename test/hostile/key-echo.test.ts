@@ -205,4 +205,19 @@ describe('an echoed key in a transcript', () => {
     expect(failed.code, failed.stderr).toBe(4);
     expectNoKey(failed);
   });
+
+  it('a transcript that is not JSON, the key across the 200-character cut of its quote', async () => {
+    h.route('GET', /\/recordings\/rec_3$/, (_req, res) =>
+      json(res, 200, success({ id: 'rec_3', has_transcript: true, transcript_url: `${h.origin}/transcripts/3` })),
+    );
+    h.route('GET', '/transcripts/3', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`${'x'.repeat(144)} ${ESCAPED[0]!} <html>`); // the cut at 200 leaves all but the key's last 6 characters
+    });
+    const r = await runCrm(['-o', 'json', '--max-retries', '0', 'recordings', 'transcript', 'rec_3'], { env: env() });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toMatch(/not valid JSON/);
+    expect(decoded(r.stderr)).not.toContain(HOSTILE_KEY.slice(0, 40));
+    expectNoKey(r);
+  });
 });

@@ -139,6 +139,7 @@ export async function getTranscript(
       ...(deps.pacer ? { pacer: deps.pacer } : {}),
       ...(ticket ? { ticket } : {}),
       ...(deps.requestSignal ? { signal: deps.requestSignal } : {}),
+      ...(deps.client.redact ? { redact: (text: string) => deps.client.redact!.text(text) } : {}),
     }));
     switch (outcome.kind) {
       case 'ok':
