@@ -43,8 +43,8 @@ export function buildProgram(state: RunState, argv?: readonly string[]): Command
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR)'))
     .addOption(new Option('-q, --quiet', 'no progress, notices or warnings'))
     .addOption(new Option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)'))
-    .addOption(new Option('--timeout <seconds>', 'per-request timeout').default(30).argParser(numeric(RANGES.timeoutSeconds)))
-    .addOption(new Option('--max-retries <n>', 'retries on 429, 5xx and network errors').default(5).argParser(numeric(RANGES.maxRetries)))
+    .addOption(new Option('--timeout <seconds>', 'limit for each whole response, headers and body').default(30).argParser(numeric(RANGES.timeoutSeconds)))
+    .addOption(new Option('--max-retries <n>', 'retries on 5xx and network errors (a 429 with Retry-After waits within a 10-minute budget)').default(5).argParser(numeric(RANGES.maxRetries)))
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
