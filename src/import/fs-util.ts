@@ -67,8 +67,12 @@ export function isStaleLeftover(name: string, ageMs: number): boolean {
  * and, with `alsoNamed`, of any file in its folder whose name matches — left by killed processes.
  */
 export async function removeStaleTemps(target: string, now: number, alsoNamed?: RegExp): Promise<number> {
-  const dir = dirname(target);
   const base = basename(target);
+  return removeStaleTempsIn(dirname(target), now, (name) => name === base || (alsoNamed?.test(name) ?? false));
+}
+
+/** Remove the stale `<name>.tmp-PID-hex` files of `dir` whose `<name>` is `owned` (a folder of downloads). */
+export async function removeStaleTempsIn(dir: string, now: number, owned: (name: string) => boolean): Promise<number> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -78,7 +82,7 @@ export async function removeStaleTemps(target: string, now: number, alsoNamed?: 
   let removed = 0;
   for (const name of names) {
     const m = /^(.*)\.tmp-\d+-[0-9a-f]+$/.exec(name);
-    if (!m || (m[1] !== base && !(alsoNamed?.test(m[1]!) ?? false))) continue;
+    if (!m || !owned(m[1]!)) continue;
     const path = join(dir, name);
     try {
       const st = await stat(path);

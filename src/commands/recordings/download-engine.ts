@@ -11,6 +11,7 @@ import { InterruptedError, UsageError } from '../../http/errors.js';
 import type { Pacer } from '../../http/pacer.js';
 import type { Clock, HttpClient } from '../../http/types.js';
 import { writeFileAtomic } from '../../import/atomic-file.js';
+import { removeStaleTempsIn } from '../../import/fs-util.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { foldedName, resolveInside, safeFileName } from './safe-name.js';
 import { getTranscript } from './transcript-source.js';
@@ -143,6 +144,8 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
     } catch (err) {
       throw new UsageError(`cannot create the folder ${dir}: ${(err as Error).message}`, { cause: err });
     }
+    // a run killed (kill -9) between writing a temp file and renaming it left `<id>.json.tmp-PID-hex`
+    await removeStaleTempsIn(dir, Date.now(), (name) => name.endsWith('.json')).catch(() => 0);
   }
 
   // 2. Download, `concurrency` at a time. A write is never cut short by Ctrl-C, and a failed one

@@ -1,5 +1,6 @@
 // `crm recordings download` against the real sandbox: content, resume, expiry, 429s, credentials,
 // recordings without transcripts, failures and Ctrl-C.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -111,6 +112,20 @@ describe('crm recordings download', () => {
     expect(summaryOf(ctx.stdoutText())).toMatchObject({ downloaded: 3, skipped: ready.length - 3 });
     const got = (await env.requests(from)).filter(isRecordingGet).map((e) => decodeURIComponent(e.path.split('/').pop()!));
     expect(got.sort()).toEqual(removed.sort());
+  });
+
+  it('removes the temp files a killed run (kill -9) left, and only those', async () => {
+    const dir = env.tmpDir();
+    fs.mkdirSync(dir, { recursive: true });
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!; // a process id that is surely gone
+    const stale = path.join(dir, `rec_x.json.tmp-${dead}-0a1b2c3d`);
+    const live = path.join(dir, `rec_y.json.tmp-${process.pid}-0a1b2c3d`); // a live writer's: kept
+    const other = path.join(dir, `notes.txt.tmp-${dead}-0a1b2c3d`); // not a transcript's: kept
+    for (const f of [stale, live, other]) fs.writeFileSync(f, '{"half');
+    await runDownload({ dir }, env.ctx());
+    expect(fs.existsSync(stale)).toBe(false);
+    expect(fs.existsSync(live)).toBe(true);
+    expect(fs.existsSync(other)).toBe(true);
   });
 
   it('recovers from links that expire before they are used', async () => {
