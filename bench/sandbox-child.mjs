@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 
 export const CRM = fileURLToPath(new URL('../bin/crm', import.meta.url));
 
-export function startSandboxChild(args = [], { banner = false } = {}) {
-  const child = spawn(process.execPath, [CRM, 'sandbox', '--port', '0', ...args], { stdio: ['ignore', 'pipe', banner ? 'inherit' : 'ignore'] });
+/** `port` 0 picks a free one; a restart passes the port of the first start (with the same seed, keys and cursors stay valid). */
+export function startSandboxChild(args = [], { banner = false, port = 0 } = {}) {
+  const child = spawn(process.execPath, [CRM, 'sandbox', '--port', String(port), ...args], { stdio: ['ignore', 'pipe', banner ? 'inherit' : 'ignore'] });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once('line', (line) => {
@@ -16,6 +17,7 @@ export function startSandboxChild(args = [], { banner = false } = {}) {
         child,
         stop: () =>
           new Promise((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
             child.once('exit', done);
             child.kill('SIGTERM');
           }),
