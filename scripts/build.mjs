@@ -2,9 +2,17 @@
 // dependencies (undici, zod, conf, ora, the sandbox) in chunks loaded only when that command runs,
 // so `crm --help` loads commander alone; dist/cli/version.js lets bin/crm answer `crm --version`
 // without loading even that. Measure with `npm run bench:startup` after changing anything here.
+//
+// The bundle holds every library crm runs, so the published package has no runtime dependencies:
+// libraries go in devDependencies, and dist/THIRD_PARTY_LICENSES.txt carries the licence of each
+// package the bundle contains (from esbuild's metafile). `--release` (npm's prepack, so every
+// tarball) builds without source maps; local builds keep them for `node --enable-source-maps`.
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { thirdPartyLicenses } from './licenses.mjs';
+
+const release = process.argv.includes('--release');
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -52,7 +60,7 @@ const plugins = [
 
 const outdir = 'dist';
 rmSync(new URL(`../${outdir}`, import.meta.url), { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   entryPoints: { 'cli/main': 'src/cli/main.ts' },
   outdir,
   bundle: true,
@@ -60,8 +68,10 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  sourcemap: true,
+  sourcemap: !release,
+  // The bundled packages' licences ship whole in THIRD_PARTY_LICENSES.txt (below), not as comments.
   legalComments: 'none',
+  metafile: true,
   chunkNames: 'chunks/[name]-[hash]',
   define: { __CRM_VERSION__: JSON.stringify(pkg.version) },
   plugins,
@@ -73,3 +83,4 @@ await build({
 });
 // What bin/crm prints for `crm --version` without loading the CLI; the same value as VERSION.
 writeFileSync(new URL(`../${outdir}/cli/version.js`, import.meta.url), `export const VERSION = ${JSON.stringify(pkg.version)};\n`);
+writeFileSync(new URL(`../${outdir}/THIRD_PARTY_LICENSES.txt`, import.meta.url), thirdPartyLicenses(Object.keys(metafile.inputs)));
