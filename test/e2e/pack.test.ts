@@ -102,6 +102,9 @@ describe('the packed tarball, installed', () => {
     expect(r.code, r.stderr).toBe(0);
     const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
     expect(r.stdout).toBe(`${version}\n`);
+    // …on the Node running these tests (the shim's `env node` finds it first on PATH).
+    const node = await collect(spawn('node', ['-p', 'process.version'], { env: crmEnv(), stdio: ['pipe', 'pipe', 'pipe'] }));
+    expect(node.stdout.trim()).toBe(process.version);
   });
 
   it('crm contacts --help shows the verbs', async () => {
