@@ -7,6 +7,9 @@
 // libraries go in devDependencies, and dist/THIRD_PARTY_LICENSES.txt carries the licence of each
 // package the bundle contains (from esbuild's metafile). `--release` (npm's prepack, so every
 // tarball) builds without source maps; local builds keep them for `node --enable-source-maps`.
+// prepack rather than prepare: prepare would also build on every `npm ci` in the repository (where
+// `npm test` builds anyway, and `npm ci --omit=dev` would fail without esbuild); its one gain,
+// installing from a git URL, is not an install we offer: the tarball is (README, Installing).
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
