@@ -40,6 +40,7 @@ export function buildProgram(state: RunState, argv?: readonly string[]): Command
       ),
     )
     .addOption(new Option('--fields <list>', 'comma-separated fields to print, e.g. id,email,owner_id').argParser(fieldList))
+    .addOption(new Option('--wide', 'tables: every column, uncut, even wider than the terminal'))
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR)'))
     .addOption(new Option('-q, --quiet', 'no progress, notices or warnings'))
     .addOption(new Option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)'))
@@ -149,6 +150,7 @@ function globalOptions(cmd: Command, env: Record<string, string | undefined>, tt
     v1BaseUrl: o.v1BaseUrl,
     output: o.output as OutputFormat | undefined,
     fields,
+    wide: Boolean(o.wide),
     // colors only on a terminal, never with --no-color or NO_COLOR (https://no-color.org)
     color: tty && o.color !== false && (env.NO_COLOR ?? '') === '',
     quiet: Boolean(o.quiet),

@@ -21,6 +21,8 @@ export interface GlobalOptions {
   output?: OutputFormat;
   fields?: string[];
   color: boolean;
+  /** --wide: tables show every column uncut, even wider than the terminal */
+  wide?: boolean;
   quiet: boolean;
   verbose: boolean;
   timeoutMs: number;

@@ -1,42 +1,41 @@
 // Table rendering with cli-table3 (the only importer of it; loaded lazily by the writers, since
-// cli-table3 costs ~13 ms at startup). Every cell is sanitised; nested values
-// are shown as compact JSON; long cells are cut so one wide field does not wreck the layout.
+// cli-table3 costs ~13 ms at startup). Every cell is sanitised; nested values are shown as compact
+// JSON. Widths are display widths (CJK and emoji take two columns); which columns a list shows
+// at the terminal's width is fit.ts's decision, and ids are never cut.
 import Table from 'cli-table3';
-import { cellDisplay, DEFAULT_MAX_CELL_WIDTH, truncate } from './cell.js';
+import { cellDisplay, DEFAULT_MAX_CELL_WIDTH } from './cell.js';
+import { fitColumns, isWholeColumn, type ColumnFacts, type ColumnLayout } from './fit.js';
 import { sanitizeForTerminal } from './sanitize.js';
+import { cutToWidth, displayWidth, wrapToWidth } from './width.js';
 
 export interface TableOptions {
   /** ANSI colours for header and border; false gives plain text */
   color?: boolean;
-  /** list tables: longest cell in characters before it is cut with `…` (default 60; 0 = never) */
+  /** list tables: widest cell in columns before it is cut with `…` (default 60; 0 = never); ids are never cut */
   maxCellWidth?: number;
-  /** the terminal width: the widest columns are cut (with `…`) until the table fits */
+  /** the terminal width: columns are hidden or cut (never ids) until the table fits */
   width?: number;
+  /** columns never hidden nor cut (default: `id`) */
+  pinned?: readonly string[];
+  /** columns never cut besides ids (`*_id`, `*Id`): shown whole or hidden */
+  whole?: readonly string[];
+  /** which columns to show, from an earlier chunk of the same list (same columns in every chunk) */
+  show?: readonly boolean[];
 }
 
-const MIN_COLUMN = 6;
-
-/**
- * Column widths that fit `width`: each column's natural width, then the widest shrunk one step at a
- * time (never below a few characters) until the table, borders and padding included, fits.
- */
-export function fitColumns(natural: readonly number[], width: number | undefined): number[] {
-  const widths = [...natural];
-  if (width === undefined || width <= 0) return widths;
-  const total = () => widths.reduce((a, w) => a + w + 3, 1); // "│ " + cell + " " per column, one final "│"
-  while (total() > width) {
-    let widest = 0;
-    for (let i = 1; i < widths.length; i++) if (widths[i]! > widths[widest]!) widest = i;
-    if (widths[widest]! <= MIN_COLUMN) break;
-    widths[widest]!--;
-  }
-  return widths;
+export interface RenderedTable {
+  text: string;
+  layout: ColumnLayout;
+  /** which columns were shown, to pass as `show` for the next chunk */
+  shown: boolean[];
 }
 
 export interface KeyValueTableOptions {
   color?: boolean;
   /** the terminal width: long values wrap to fit it; without it values are shown whole */
   width?: number;
+  /** called with the keys whose values had a word broken across lines to fit */
+  onBroken?: (keys: string[]) => void;
 }
 
 function style(color: boolean | undefined): { head: string[]; border: string[] } {
@@ -47,42 +46,70 @@ function style(color: boolean | undefined): { head: string[]; border: string[] }
 const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
 /**
- * A table of `rows` (already display strings or raw values) under `columns`, as one string ending
- * in a newline. Header names are sanitised too: without `--fields` they are the server's keys.
+ * A table of `rows` (already display strings or raw values) under `columns`, ending in a newline,
+ * fitted to `opts.width`. Header names are sanitised too: without `--fields` they are the server's keys.
  */
-export function renderTable(columns: readonly string[], rows: readonly (readonly unknown[])[], opts: TableOptions = {}): string {
+export function renderTable(columns: readonly string[], rows: readonly (readonly unknown[])[], opts: TableOptions = {}): RenderedTable {
   const max = opts.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH;
-  const head = columns.map((c) => cellDisplay(c, max));
-  const body = rows.map((row) => row.map((v) => (typeof v === 'string' ? truncate(sanitizeForTerminal(v), max) : cellDisplay(v, max))));
-  const natural = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
-  const widths = fitColumns(natural, opts.width);
-  const cut = (cells: string[]) => cells.map((c, i) => truncate(c, widths[i]!));
+  const pinned = opts.pinned ?? ['id'];
+  const whole = columns.map((c) => isWholeColumn(c, pinned, opts.whole));
+  const head = columns.map((c) => cellDisplay(c));
+  const body = rows.map((row) =>
+    columns.map((_, i) => {
+      const v = row[i];
+      const text = typeof v === 'string' ? sanitizeForTerminal(v) : cellDisplay(v);
+      return whole[i] ? text : cutToWidth(text, max);
+    }),
+  );
+  const facts: ColumnFacts[] = columns.map((name, i) => ({
+    name,
+    natural: Math.max(displayWidth(head[i]!), ...body.map((r) => displayWidth(r[i]!))),
+    empty: body.every((r) => r[i] === ''),
+    whole: whole[i]!,
+    pinned: pinned.includes(name),
+  }));
+  const layout = fitColumns(facts, opts.width, opts.show);
+  const shown = layout.widths.map((w) => w !== undefined);
+  const pick = (cells: readonly string[]) => cells.flatMap((c, i) => (layout.widths[i] === undefined ? [] : [cutToWidth(c, layout.widths[i]!)]));
   const table = new Table({
-    head: cut(head),
+    head: pick(head),
     style: style(opts.color),
     chars: COMPACT,
     wordWrap: false,
+    colWidths: layout.widths.flatMap((w) => (w === undefined ? [] : [w + 2])),
   });
-  for (const row of body) table.push(cut(row));
-  return `${table.toString()}\n`;
+  for (const row of body) table.push(pick(row));
+  return { text: `${table.toString()}\n`, layout, shown };
 }
 
-/** A two-column key/value table for one resource (`get`), keys in record order. */
+/** Below this many columns for the values, a key/value table stops wrapping and lets the terminal do it. */
+const MIN_VALUE_WIDTH = 20;
+
+/**
+ * A two-column key/value table for one resource (`get`), keys in record order. Values are never
+ * cut: with a width, long values wrap (at spaces where they can); without one they are shown whole.
+ */
 export function renderKeyValueTable(entries: ReadonlyArray<readonly [string, unknown]>, opts: KeyValueTableOptions = {}): string {
   const keys = entries.map(([k]) => cellDisplay(k));
   const values = entries.map(([, v]) => cellDisplay(v));
-  const keyWidth = Math.max(1, ...keys.map((k) => k.length)) + 2;
-  const longest = Math.max(0, ...values.map((v) => Math.max(...v.split('\n').map((l) => l.length))));
-  const fits = opts.width === undefined || keyWidth + longest + 7 <= opts.width;
-  // wrap only what would not fit: a short table keeps its natural width
-  const wrapAt = !fits && opts.width! > keyWidth + 20 ? opts.width! - keyWidth - 3 : undefined;
+  const keyWidth = Math.max(1, ...keys.map(displayWidth));
+  const valueWidth = Math.max(0, ...values.map(displayWidth));
+  const room = opts.width === undefined || opts.width <= 0 ? undefined : opts.width - keyWidth - 7;
+  const wrapAt = room !== undefined && room < valueWidth && room >= MIN_VALUE_WIDTH ? room : undefined;
+  const broken: string[] = [];
+  const shownValues = values.map((v, i) => {
+    if (wrapAt === undefined) return v;
+    const wrapped = wrapToWidth(v, wrapAt);
+    if (wrapped.broken) broken.push(keys[i]!);
+    return wrapped.lines.join('\n');
+  });
   const table = new Table({
     style: style(opts.color),
     chars: COMPACT,
-    ...(wrapAt !== undefined ? { colWidths: [keyWidth, wrapAt], wordWrap: true } : {}),
+    wordWrap: false,
+    colWidths: [keyWidth + 2, Math.max(1, wrapAt ?? valueWidth) + 2],
   });
-  for (let i = 0; i < keys.length; i++) {
-    table.push([keys[i], values[i]]);
-  }
+  for (let i = 0; i < keys.length; i++) table.push([keys[i], shownValues[i]]);
+  if (broken.length > 0) opts.onBroken?.(broken);
   return `${table.toString()}\n`;
 }

@@ -6,6 +6,7 @@ import { csvRow, type CsvSeparator } from './csv.js';
 import { columnsFor, getPath, projectFields } from './format.js';
 import { safeJson, sanitizeForTerminal } from './sanitize.js';
 import { cellDisplay, DEFAULT_MAX_CELL_WIDTH } from './cell.js';
+import { fitNotice, isWholeColumn } from './fit.js';
 
 /** The table renderer, loaded on first use: cli-table3 is not needed by json/csv output or at startup. */
 export const loadTableRenderer = (): Promise<typeof import('./table.js')> => import('./table.js');
@@ -21,8 +22,23 @@ export interface WriterOptions {
   tableChunkSize?: number;
   /** table only: longest list cell before it is cut with `…` (default 60; 0 = never) */
   maxCellWidth?: number;
-  /** tables: fit this width (default: the stream's `columns`, if a TTY): lists cut their widest columns, a key/value table wraps */
+  /** tables: fit this width (default: the stream's `columns`, if a TTY): lists hide or cut columns (never ids), a key/value table wraps */
   width?: number;
+  /** tables: `--wide`, every column shown whole, even wider than the terminal */
+  wide?: boolean;
+  /** table only: columns never hidden nor cut (default `id`) */
+  pinned?: readonly string[];
+  /** table only: columns never cut besides ids: shown whole or hidden */
+  whole?: readonly string[];
+  /** tables: says on stderr what was hidden, cut or broken to fit, and how to see it */
+  notice?: (message: string) => void;
+}
+
+/** The width tables fit: none with --wide or off a terminal (then the terminal, if any, wraps). */
+function fitWidth(stdout: OutputStream, opts: WriterOptions): number | undefined {
+  if (opts.wide) return undefined;
+  const width = opts.width ?? (stdout.isTTY ? (stdout as { columns?: number }).columns : undefined);
+  return width !== undefined && width > 0 ? width : undefined;
 }
 
 export interface ListWriter {
@@ -128,34 +144,54 @@ function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOp
   };
 }
 
-// A table needs every row to size its columns, so rows are buffered (as short display strings)
-// and printed as one table per `tableChunkSize` rows, with the same columns in each.
+// A table needs every row to size its columns, so rows are buffered (as display strings, long ones
+// cut, ids whole) and printed as one table per `tableChunkSize` rows; the first chunk decides which
+// columns fit, and every later chunk shows the same ones. The notice comes once, after the list.
 function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
   const chunkSize = Math.max(1, opts.tableChunkSize ?? DEFAULT_TABLE_CHUNK_SIZE);
-  const maxCellWidth = opts.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH;
+  const maxCellWidth = opts.wide ? 0 : (opts.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH);
+  const width = fitWidth(stdout, opts);
+  const pinned = opts.pinned ?? ['id'];
   let columns: string[] | undefined;
+  let whole: boolean[] = [];
+  let shown: boolean[] | undefined;
   let rows: string[][] = [];
   let count = 0;
+  const hidden = new Set<string>();
+  const hiddenEmpty = new Set<string>();
+  const cut = new Set<string>();
   const flush = async (): Promise<void> => {
     if (rows.length === 0 || columns === undefined) return;
     const [cols, batch] = [columns, rows];
     rows = [];
     const { renderTable } = await loadTableRenderer();
-    const width = opts.width ?? (stdout.isTTY ? (stdout as { columns?: number }).columns : undefined);
-    await writeChunk(stdout, renderTable(cols, batch, { color: opts.color, maxCellWidth, width }));
+    const table = renderTable(cols, batch, { color: opts.color, maxCellWidth, width, pinned, whole: opts.whole, show: shown });
+    shown ??= table.shown;
+    table.layout.hidden.forEach((c) => hidden.add(c));
+    table.layout.hiddenEmpty.forEach((c) => hiddenEmpty.add(c));
+    table.layout.cut.forEach((c) => cut.add(c));
+    await writeChunk(stdout, table.text);
   };
   return {
     get count() {
       return count;
     },
     write(record) {
-      columns ??= columnsFor(record, opts.fields, opts.columns);
-      rows.push(rowOf(record, columns).map((v) => cellDisplay(v, maxCellWidth)));
+      if (columns === undefined) {
+        columns = columnsFor(record, opts.fields, opts.columns);
+        whole = columns.map((c) => isWholeColumn(c, pinned, opts.whole));
+      }
+      // the code-point cap bounds memory; table.ts cuts again by display width
+      rows.push(rowOf(record, columns).map((v, i) => cellDisplay(v, whole[i] ? 0 : maxCellWidth)));
       count++;
       return rows.length >= chunkSize ? flush() : undefined;
     },
     async end() {
       await flush();
+      if (width === undefined || opts.notice === undefined) return;
+      const layout = { widths: [], hidden: [...hidden], hiddenEmpty: [...hiddenEmpty].filter((c) => !hidden.has(c)), cut: [...cut] };
+      const notice = fitNotice(layout, width, pinned.filter((c) => columns?.includes(c)));
+      if (notice) opts.notice(notice);
     },
   };
 }
@@ -186,9 +222,14 @@ export async function writeRecord(format: OutputFormat, stdout: OutputStream, re
         ? fields.map((f) => [f, getPath(record, f)])
         : Object.entries(record as Record<string, unknown>);
       if (entries.length === 0) return undefined;
-      const width = opts.width ?? (stdout.isTTY ? stdout.columns : undefined);
+      const width = fitWidth(stdout, opts);
       const { renderKeyValueTable } = await loadTableRenderer();
-      return writeChunk(stdout, renderKeyValueTable(entries, { color: opts.color, width }));
+      let broken: string[] = [];
+      await writeChunk(stdout, renderKeyValueTable(entries, { color: opts.color, width, onBroken: (keys) => (broken = keys) }));
+      if (broken.length > 0) {
+        opts.notice?.(`Long values broken across lines to fit ${width} columns: ${broken.join(', ')}. To see them whole: --wide or -o json.`);
+      }
+      return undefined;
     }
   }
 }

@@ -4,6 +4,7 @@ import { openConfigStore } from '../../config/store.js';
 import { maskKey } from '../../http/mask.js';
 import { createListWriter } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
+import { outputOptions } from '../shared/output-options.js';
 
 export interface ProfileRow {
   profile: string;
@@ -16,7 +17,11 @@ export interface ProfileRow {
   auth_header: string;
 }
 
-const TABLE_COLUMNS = ['default', 'profile', 'base_url', 'v1_base_url', 'api_key', 'v1_api_key', 'auth_header'];
+// What a reader of the list came for first: which profile, where it points, which key, then the
+// default marker. At 80 columns the later ones give way; profile names, URLs and keys are never cut.
+const TABLE_COLUMNS = ['profile', 'base_url', 'api_key', 'default', 'auth_header', 'v1_api_key', 'v1_base_url'];
+const TABLE_PINNED = ['profile'];
+const TABLE_WHOLE = ['base_url', 'api_key', 'v1_api_key', 'v1_base_url'];
 
 export async function keysList(_opts: unknown, ctx: Ctx): Promise<void> {
   const store = await openConfigStore(ctx.configDir());
@@ -38,7 +43,7 @@ export async function keysList(_opts: unknown, ctx: Ctx): Promise<void> {
     ctx.warn('No profiles yet. Add one with: crm keys add <profile> --base-url URL (the key is read from stdin or a prompt)');
     return;
   }
-  const writer = createListWriter(format, ctx.io.stdout, { fields: ctx.globals.fields, columns: TABLE_COLUMNS, color: ctx.globals.color });
+  const writer = createListWriter(format, ctx.io.stdout, outputOptions(ctx, { columns: TABLE_COLUMNS, pinned: TABLE_PINNED, whole: TABLE_WHOLE }));
   for (const row of rows) {
     // A table shows the default as a marker; machine formats keep the boolean.
     await writer.write(format === 'table' ? { ...row, default: row.default ? '*' : '', api_key: row.api_key ?? '', v1_api_key: row.v1_api_key ?? '' } : row);

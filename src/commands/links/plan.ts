@@ -42,6 +42,16 @@ export function resolveAssociation(parent: string, relation: string): Associatio
   return assoc;
 }
 
+/**
+ * The table columns of `links list`: the linked record's id, then what the link itself says (the
+ * deal-contact role and supervisor, a note record's type), then the child's own default columns.
+ */
+export function linkListColumns(parent: string, link: LinkRelation): string[] {
+  const own = parent === 'deals' && link.relation === 'contacts' ? ['link.type', 'link.supervisor'] : link.childKey === 'record_id' ? ['link.record_type'] : [];
+  const child = link.childResources.flatMap((name) => RESOURCES.find((r) => r.name === name)?.columns ?? []);
+  return [...new Set(['id', ...own, ...child])];
+}
+
 /** `--type` in any case → the spec's enum value, or a usage error listing the allowed values. */
 export function normalizeDealContactType(type: string): string {
   const upper = type.trim().toUpperCase().replace(/[-\s]+/g, '_');

@@ -7,16 +7,17 @@ import { readData } from '../shared/body.js';
 import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
 import { segment } from '../shared/paths.js';
 import { printList } from '../shared/print-list.js';
-import { linkBody, resolveAssociation, resolveLink } from './plan.js';
+import { linkBody, linkListColumns, resolveAssociation, resolveLink } from './plan.js';
 import type { LinkOptions } from './types.js';
 import { UsageError } from '../../http/errors.js';
+import { outputOptions } from '../shared/output-options.js';
 
 export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
   const base = `/${segment(o.parent, 'parent')}/${segment(o.id)}`;
   switch (o.verb) {
     case 'list':
-      resolveLink(o.parent, o.relation);
       return printList(ctx, {
+        columns: linkListColumns(o.parent, resolveLink(o.parent, o.relation)),
         path: `${base}/${o.relation}`,
         limit: o.limit,
         cursor: o.cursor,
@@ -36,7 +37,7 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
       const elapsed = ctx.clock.now() - started;
       const what = `${o.parent} ${o.id} → ${o.relation} ${o.childId}`;
       ctx.warn(alreadyLinked(res.status, res.body, elapsed) ? `Already linked: ${sanitizeForTerminal(what)} (no change).` : `Linked ${sanitizeForTerminal(what)}.`);
-      return writeRecord(ctx.format(), ctx.io.stdout, res.body.data, { fields: ctx.globals.fields, color: ctx.globals.color });
+      return writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
     }
     case 'remove': {
       resolveLink(o.parent, o.relation);
@@ -82,7 +83,7 @@ async function association(o: LinkOptions, ctx: Ctx, base: string): Promise<void
     ctx.io.stdout.write(format === 'table' ? `no ${assoc.name} set\n` : 'null\n');
     return;
   }
-  return writeRecord(format, ctx.io.stdout, data, { fields: ctx.globals.fields, color: ctx.globals.color });
+  return writeRecord(format, ctx.io.stdout, data, outputOptions(ctx));
 }
 
 /**

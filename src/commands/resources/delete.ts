@@ -8,6 +8,7 @@ import { printDryRun } from '../shared/dry-run.js';
 import { recordPath } from '../shared/paths.js';
 import { confirm } from '../shared/prompt.js';
 import type { DeleteOptions } from './types.js';
+import { outputOptions } from '../shared/output-options.js';
 
 export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const singular = findResource(o.resource)?.singular ?? o.resource;
@@ -29,5 +30,5 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
     ctx.io.stdout.write(`Deleted ${singular} ${sanitizeForTerminal(o.id)}.\n`);
     return;
   }
-  await writeRecord(format, ctx.io.stdout, res.body.data ?? { id: o.id, deleted: true }, { fields: ctx.globals.fields });
+  await writeRecord(format, ctx.io.stdout, res.body.data ?? { id: o.id, deleted: true }, outputOptions(ctx));
 }

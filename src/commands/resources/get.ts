@@ -3,6 +3,7 @@ import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { recordPath } from '../shared/paths.js';
 import type { GetOptions } from './types.js';
+import { outputOptions } from '../shared/output-options.js';
 
 export async function runGet(o: GetOptions, ctx: Ctx): Promise<void> {
   const client = await ctx.client();
@@ -11,5 +12,5 @@ export async function runGet(o: GetOptions, ctx: Ctx): Promise<void> {
     path: recordPath(o.resource, o.id),
     expect: 'success',
   });
-  await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, { fields: ctx.globals.fields, color: ctx.globals.color });
+  await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
 }

@@ -8,6 +8,7 @@ import { buildBody } from '../shared/body.js';
 import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
 import { recordPath } from '../shared/paths.js';
 import type { WriteOptions } from './types.js';
+import { outputOptions } from '../shared/output-options.js';
 
 export async function runWrite(o: WriteOptions, ctx: Ctx): Promise<void> {
   const body = await buildBody(o, ctx.io.stdin);
@@ -25,5 +26,5 @@ export async function runWrite(o: WriteOptions, ctx: Ctx): Promise<void> {
   if (o.dryRun) return printDryRun(ctx, req);
   const client = await ctx.client();
   const res = await client.request<{ data: Record<string, unknown> }>({ ...req, expect: 'success' });
-  await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, { fields: ctx.globals.fields, color: ctx.globals.color });
+  await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
 }

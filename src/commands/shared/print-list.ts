@@ -3,6 +3,7 @@
 import type { ApiRecord } from '../../api/envelopes.js';
 import { createListWriter } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
+import { outputOptions } from './output-options.js';
 
 export interface PrintListOptions {
   path: string;
@@ -20,11 +21,7 @@ export interface PrintListOptions {
 export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
   const client = await ctx.client();
   const format = ctx.format();
-  const writer = createListWriter(format, ctx.io.stdout, {
-    fields: ctx.globals.fields,
-    columns: o.columns,
-    color: ctx.globals.color,
-  });
+  const writer = createListWriter(format, ctx.io.stdout, outputOptions(ctx, { columns: o.columns }));
   const keep = o.keep ?? (() => true);
   let written = 0;
   const emit = async (records: AsyncIterable<ApiRecord> | Iterable<ApiRecord>): Promise<void> => {

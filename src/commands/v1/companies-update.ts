@@ -7,6 +7,7 @@ import { segment } from '../shared/paths.js';
 import { checkCompanyUpdate } from './company-fields.js';
 import { deprecationNotice } from './notice.js';
 import type { V1CompanyUpdateOptions } from './types.js';
+import { outputOptions } from '../shared/output-options.js';
 
 export async function runV1CompanyUpdate(o: V1CompanyUpdateOptions, ctx: Ctx): Promise<void> {
   deprecationNotice(ctx, 'companies');
@@ -22,5 +23,5 @@ export async function runV1CompanyUpdate(o: V1CompanyUpdateOptions, ctx: Ctx): P
   if (o.dryRun) return printDryRun(ctx, req);
   const client = await ctx.client({ v1: true });
   const res = await client.request<{ data: Record<string, unknown> }>({ ...req, expect: 'v1' });
-  await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, { fields: ctx.globals.fields, color: ctx.globals.color });
+  await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
 }

@@ -4,6 +4,7 @@ import { createListWriter } from '../../output/writers.js';
 import { ServerError } from '../../http/errors.js';
 import { PageGuard } from '../../http/page-guard.js';
 import type { Ctx } from '../context.js';
+import { outputOptions } from '../shared/output-options.js';
 import { deprecationNotice } from './notice.js';
 import type { V1QueryOptions } from './types.js';
 
@@ -22,11 +23,7 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
   deprecationNotice(ctx, o.kind);
   const client = await ctx.client({ v1: true });
   const filter = Object.fromEntries(Object.entries(o.filter).filter(([, v]) => v !== undefined));
-  const writer = createListWriter(ctx.format(), ctx.io.stdout, {
-    fields: ctx.globals.fields,
-    columns: COLUMNS[o.kind],
-    color: ctx.globals.color,
-  });
+  const writer = createListWriter(ctx.format(), ctx.io.stdout, outputOptions(ctx, { columns: COLUMNS[o.kind] }));
   let cursor = o.cursor;
   let more: string | undefined;
   const guard = new PageGuard(cursor);

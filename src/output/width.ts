@@ -1,0 +1,84 @@
+// Display width: how many terminal columns text takes (CJK and emoji take two, combining marks
+// none). Measured with the same string-width cli-table3 lays tables out with, so our cuts and its
+// borders agree. Text is cut and wrapped between graphemes, never inside an emoji or a surrogate pair.
+import stringWidth from 'string-width';
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Terminal columns of the widest line of `text`. */
+export function displayWidth(text: string): number {
+  let widest = 0;
+  for (const line of text.split('\n')) widest = Math.max(widest, stringWidth(line));
+  return widest;
+}
+
+function graphemes(text: string): string[] {
+  return Array.from(segmenter.segment(text), (s) => s.segment);
+}
+
+/** How many graphemes of `parts`, from `from`, fit in `max` columns. */
+function prefixWithin(parts: readonly string[], max: number, from = 0): number {
+  let used = 0;
+  let n = 0;
+  while (from + n < parts.length) {
+    const w = stringWidth(parts[from + n]!);
+    if (used + w > max) break;
+    used += w;
+    n++;
+  }
+  // per-grapheme widths may differ from the whole string's by a column: trust the whole
+  while (n > 0 && stringWidth(parts.slice(from, from + n).join('')) > max) n--;
+  return n;
+}
+
+/** `text` cut to `max` columns, ending with `…` when cut; 0 = no limit. */
+export function cutToWidth(text: string, max: number): string {
+  if (max <= 0 || stringWidth(text) <= max) return text;
+  const parts = graphemes(text);
+  return `${parts.slice(0, prefixWithin(parts, Math.max(0, max - 1))).join('')}…`;
+}
+
+export interface Wrapped {
+  lines: string[];
+  /** a word longer than a line had to be broken inside (it cannot be copied in one piece) */
+  broken: boolean;
+}
+
+/** `text` wrapped to lines of at most `max` columns: at spaces where it can, inside long words where it must. */
+export function wrapToWidth(text: string, max: number): Wrapped {
+  const lines: string[] = [];
+  let broken = false;
+  for (const paragraph of text.split('\n')) {
+    if (max <= 0 || stringWidth(paragraph) <= max) {
+      lines.push(paragraph);
+      continue;
+    }
+    let line = '';
+    for (const word of paragraph.split(/(?<=\s)(?=\S)/)) {
+      if (stringWidth(line + word.trimEnd()) <= max) {
+        line += word;
+        continue;
+      }
+      if (line.trim() !== '') lines.push(line.trimEnd());
+      line = word;
+      const bare = word.trimEnd();
+      if (stringWidth(bare) > max) {
+        // a word wider than a whole line: break it, whole graphemes per line
+        broken = true;
+        const parts = graphemes(bare);
+        let from = 0;
+        for (;;) {
+          // a window of the rest is enough to tell whether it still needs breaking
+          const rest = parts.slice(from, from + max * 2 + 2);
+          if (from + rest.length >= parts.length && stringWidth(rest.join('')) <= max) break;
+          const n = Math.max(1, prefixWithin(parts, max, from));
+          lines.push(parts.slice(from, from + n).join(''));
+          from += n;
+        }
+        line = from < parts.length ? parts.slice(from).join('') + word.slice(bare.length) : '';
+      }
+    }
+    if (line.trim() !== '' || lines.length === 0) lines.push(line.trimEnd());
+  }
+  return { lines, broken };
+}
