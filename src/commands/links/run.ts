@@ -18,6 +18,8 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
     case 'list':
       return printList(ctx, {
         columns: linkListColumns(o.parent, resolveLink(o.parent, o.relation)),
+        // a supervisor is a contact's id in practice: shown whole or not at all
+        whole: ['link.supervisor'],
         path: `${base}/${o.relation}`,
         limit: o.limit,
         cursor: o.cursor,

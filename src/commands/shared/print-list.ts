@@ -13,6 +13,8 @@ export interface PrintListOptions {
   all: boolean;
   max?: number;
   columns?: readonly string[];
+  /** table: columns never cut besides ids (shown whole or hidden) */
+  whole?: readonly string[];
   keep?: (record: ApiRecord) => boolean;
   /** the command that shows the next page, e.g. `crm contacts list` */
   nextCommand: string;
@@ -21,7 +23,7 @@ export interface PrintListOptions {
 export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
   const client = await ctx.client();
   const format = ctx.format();
-  const writer = createListWriter(format, ctx.io.stdout, outputOptions(ctx, { columns: o.columns }));
+  const writer = createListWriter(format, ctx.io.stdout, outputOptions(ctx, { columns: o.columns, whole: o.whole }));
   const keep = o.keep ?? (() => true);
   let written = 0;
   const emit = async (records: AsyncIterable<ApiRecord> | Iterable<ApiRecord>): Promise<void> => {
