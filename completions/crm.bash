@@ -10,7 +10,7 @@ _crm() {
     esac
   done
   case "$path" in
-    "crm") words="contacts companies deals pipelines tasks notes segments interactions meetings recordings bookings links batch v1 keys keys-check api completion sandbox --version -V --profile --base-url --v1-base-url --output -o --fields --no-color --quiet -q --verbose -v --timeout --max-retries" ;;
+    "crm") words="contacts companies deals pipelines tasks notes segments interactions meetings recordings bookings links batch v1 keys keys-check api completion sandbox --version -V --profile --base-url --v1-base-url --output -o --fields --wide --no-color --quiet -q --verbose -v --timeout --max-retries" ;;
     "crm contacts") words="list get create update delete" ;;
     "crm contacts list") words="--limit --cursor --all --max --param" ;;
     "crm contacts get") words="" ;;
@@ -93,7 +93,7 @@ _crm() {
     "crm completion") words="bash zsh fish" ;;
     "crm sandbox") words="--host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --rate-reset-format --retry-after-format" ;;
   esac
-  [[ "$path" != crm ]] && words="$words --version -V --profile --base-url --v1-base-url --output -o --fields --no-color --quiet -q --verbose -v --timeout --max-retries"
+  [[ "$path" != crm ]] && words="$words --version -V --profile --base-url --v1-base-url --output -o --fields --wide --no-color --quiet -q --verbose -v --timeout --max-retries"
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
 complete -o default -F _crm crm

@@ -4,11 +4,13 @@
 import stringWidth from 'string-width';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** printable ASCII: one column per character, the common case, measured without string-width */
+const ASCII = /^[\x20-\x7e]*$/;
 
 /** Terminal columns of the widest line of `text`. */
 export function displayWidth(text: string): number {
   let widest = 0;
-  for (const line of text.split('\n')) widest = Math.max(widest, stringWidth(line));
+  for (const line of text.split('\n')) widest = Math.max(widest, ASCII.test(line) ? line.length : stringWidth(line));
   return widest;
 }
 
@@ -33,7 +35,9 @@ function prefixWithin(parts: readonly string[], max: number, from = 0): number {
 
 /** `text` cut to `max` columns, ending with `…` when cut; 0 = no limit. */
 export function cutToWidth(text: string, max: number): string {
-  if (max <= 0 || stringWidth(text) <= max) return text;
+  if (max <= 0) return text;
+  if (ASCII.test(text)) return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+  if (stringWidth(text) <= max) return text;
   const parts = graphemes(text);
   return `${parts.slice(0, prefixWithin(parts, Math.max(0, max - 1))).join('')}…`;
 }

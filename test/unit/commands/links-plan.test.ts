@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEAL_CONTACT_TYPES } from '../../../src/api/resources.js';
 import {
   linkBody,
+  linkListColumns,
   linkPairNames,
   normalizeDealContactType,
   resolveAssociation,
@@ -79,5 +80,22 @@ describe('alreadyLinked', () => {
   it('without times it says nothing; a 200 answer is a no-op', () => {
     expect(alreadyLinked(201, { data: {} }, 30)).toBe(false);
     expect(alreadyLinked(200, { data: {} }, 30)).toBe(true);
+  });
+});
+
+describe('links list columns', () => {
+  it('the linked id, then what the link says, then the child\'s own columns', () => {
+    expect(linkListColumns('deals', resolveLink('deals', 'contacts'))).toEqual([
+      'id',
+      'link.type',
+      'link.supervisor',
+      'email',
+      'first_name',
+      'last_name',
+      'company_id',
+      'owner_id',
+    ]);
+    expect(linkListColumns('notes', resolveLink('notes', 'records')).slice(0, 3)).toEqual(['id', 'link.record_type', 'email']);
+    expect(linkListColumns('segments', resolveLink('segments', 'members'))[0]).toBe('id');
   });
 });
