@@ -1,164 +1,129 @@
 // Shell completion scripts generated from the command tree (so they can never list a command that
-// does not exist). completions/ holds the same three files; a test keeps them in sync.
-import type { Command, Option } from 'commander';
+// does not exist). completions/ holds the same three files; a test keeps them in sync. This file
+// builds the model (commands, flags, what each flag value and argument is); completion-shells.ts
+// writes it out for bash, zsh and fish.
+import type { Argument, Command, Option } from 'commander';
 import { UsageError } from '../http/errors.js';
-import { linkPairs, RESOURCES } from '../api/resources.js';
+import { DEAL_CONTACT_TYPES, linkPairs, RESOURCES } from '../api/resources.js';
+import { METHODS } from '../commands/api/run.js';
+import { bashScript, fishScript, zshScript } from './completion-shells.js';
 
-interface Node {
+/**
+ * What a flag's value or an argument is: a fixed list of words, a file, a folder, a saved profile
+ * name, a body (`@file.json` completes files), or free text (nothing is offered).
+ */
+export type Kind = readonly string[] | 'file' | 'dir' | 'profile' | 'data' | 'none';
+
+export interface Flag {
+  names: string[];
+  description: string;
+  /** undefined: the flag takes no value */
+  value?: Kind;
+}
+
+export interface Node {
   path: string;
   subcommands: Array<{ name: string; description: string }>;
-  options: Array<{ flags: string[]; description: string; takesValue: boolean }>;
-  /** values for the first positional argument, e.g. link parents */
-  positional: string[];
+  /** this command's own flags (the root's are global: every command accepts them) */
+  flags: Flag[];
+  /** one per positional argument, in order */
+  args: Kind[];
+}
+
+export interface Model {
+  nodes: Node[];
+  /** the root's flags, offered on every command; --help is each command's own */
+  globals: Flag[];
+  /** every flag that takes a value, with what the value is (one meaning per flag name) */
+  valued: Map<string, Kind>;
 }
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 export function completionScript(program: Command, shell: string): string {
-  const nodes = collect(program, 'crm');
-  if (shell === 'bash') return bash(nodes);
-  if (shell === 'zsh') return zsh(nodes);
-  if (shell === 'fish') return fish(nodes);
+  const model = buildModel(program);
+  if (shell === 'bash') return bashScript(model);
+  if (shell === 'zsh') return zshScript(model);
+  if (shell === 'fish') return fishScript(model);
   throw new UsageError(`unknown shell '${shell}'; use one of ${SHELLS.join(', ')}`);
 }
 
+export function buildModel(program: Command): Model {
+  const nodes = collect(program, 'crm');
+  const rootOnly = new Set(['--help', '-h', '--version', '-V']);
+  const globals = nodes[0]!.flags.filter((f) => !f.names.some((n) => rootOnly.has(n)));
+  const globalNames = new Set(globals.flatMap((f) => f.names));
+  // a command's copy of a global flag (keys add --base-url) is listed once, as the global
+  for (const n of nodes.slice(1)) n.flags = n.flags.filter((f) => !f.names.some((name) => globalNames.has(name)));
+  // the scripts look a flag up by name alone, so a name must mean the same on every command
+  const meaning = new Map<string, string>();
+  const valued = new Map<string, Kind>();
+  for (const flag of nodes.flatMap((n) => n.flags)) {
+    for (const name of flag.names) {
+      const m = JSON.stringify(flag.value ?? null);
+      if ((meaning.get(name) ?? m) !== m) throw new Error(`completion: ${name} means different things on different commands`);
+      meaning.set(name, m);
+      if (flag.value !== undefined) valued.set(name, flag.value);
+    }
+  }
+  return { nodes, globals, valued };
+}
+
 function collect(cmd: Command, path: string): Node[] {
-  const options = (cmd.options as readonly Option[])
-    .filter((o) => !o.hidden)
-    .map((o) => ({
-      flags: [o.long, o.short].filter((f): f is string => Boolean(f)),
-      description: o.description,
-      takesValue: o.required || o.optional,
-    }));
-  const subs = (cmd.commands as readonly Command[]).filter((c) => c.name() !== 'help');
+  const help = cmd.createHelp();
+  const subs = help.visibleCommands(cmd).filter((c) => c.name() !== 'help');
   const node: Node = {
     path,
     subcommands: subs.map((c) => ({ name: c.name(), description: c.description() })),
-    options,
-    positional: positionalFor(path),
+    flags: help.visibleOptions(cmd).map((o) => ({
+      names: [o.long, o.short].filter((f): f is string => Boolean(f)),
+      description: o.description,
+      value: o.required || o.optional ? optionKind(o) : undefined,
+    })),
+    args: cmd.registeredArguments.map((a) => argumentKind(path, a)),
   };
   return [node, ...subs.flatMap((c) => collect(c, `${path} ${c.name()}`))];
 }
 
-function positionalFor(path: string): string[] {
-  if (/^crm links (list|add|remove)$/.test(path)) return [...new Set(linkPairs().map((p) => p.parent.name))];
-  if (/^crm links (get|set|clear)$/.test(path)) return RESOURCES.filter((r) => r.associations).map((r) => r.name);
-  if (path === 'crm batch') return RESOURCES.filter((r) => r.batch).map((r) => r.name);
-  if (path === 'crm completion') return [...SHELLS];
-  return [];
+/** Values the command tree does not state as commander choices (the server checks them). */
+const FLAG_VALUES: Record<string, Kind> = {
+  '--type': DEAL_CONTACT_TYPES,
+  '--profile': 'profile',
+};
+/** By the value's name in the flag's usage, e.g. `--out <file>`. */
+const PLACEHOLDERS: Record<string, Kind> = { file: 'file', dir: 'dir', json: 'data' };
+
+function optionKind(o: Option): Kind {
+  if (o.argChoices) return o.argChoices;
+  const byFlag = o.long ? FLAG_VALUES[o.long] : undefined;
+  if (byFlag) return byFlag;
+  const placeholder = /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1] ?? '';
+  return PLACEHOLDERS[placeholder] ?? 'none';
 }
 
-const HEADER = '# crm shell completion, generated by `crm completion SHELL` from the command tree. Do not edit.';
+const unique = (words: string[]): string[] => [...new Set(words)];
 
-function words(n: Node): string {
-  return [...n.subcommands.map((s) => s.name), ...n.positional, ...n.options.flatMap((o) => o.flags)].join(' ');
-}
-
-// The root's options are global: every command accepts them, so each script lists them once.
-function globalFlags(nodes: Node[]): Node['options'] {
-  return nodes[0]!.options;
-}
-
-/** bash and zsh alike: skip options, and descend when "path word" is a command of the tree. */
-function walkStep(nodes: Node[]): string {
-  const paths = nodes.filter((n) => n.path !== 'crm').map((n) => `"${n.path}"`);
-  return `    [[ "$w" == -* ]] && continue
-    case "$path $w" in
-      ${paths.join('|')}) path="$path $w" ;;
-    esac`;
-}
-
-function bash(nodes: Node[]): string {
-  const globals = globalFlags(nodes).flatMap((o) => o.flags).join(' ');
-  const cases = nodes.map((n) => `    "${n.path}") words="${words(n)}" ;;`).join('\n');
-  return `${HEADER}
-# bash: source it, or put it in /etc/bash_completion.d/crm
-_crm() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" path="crm" i w words=""
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-${walkStep(nodes)}
-  done
-  case "$path" in
-${cases}
-  esac
-  [[ "$path" != crm ]] && words="$words ${globals}"
-  COMPREPLY=($(compgen -W "$words" -- "$cur"))
-}
-complete -o default -F _crm crm
-`;
-}
-
-function zsh(nodes: Node[]): string {
-  const esc = (s: string) => s.replace(/'/g, "'\\''").replace(/:/g, '\\:');
-  const globals = globalFlags(nodes).flatMap((o) => o.flags.map((f) => `'${esc(f)}:${esc(o.description)}'`));
-  const cases = nodes
-    .map((n) => {
-      const items = [
-        ...n.subcommands.map((s) => `'${esc(s.name)}:${esc(s.description)}'`),
-        ...n.positional.map((p) => `'${esc(p)}'`),
-        ...n.options.flatMap((o) => o.flags.map((f) => `'${esc(f)}:${esc(o.description)}'`)),
-      ];
-      return `    "${n.path}") items=(${items.join(' ')}) ;;`;
-    })
-    .join('\n');
-  return `#compdef crm
-${HEADER}
-# zsh: put it in a folder of $fpath as _crm, or source it after compinit
-_crm() {
-  local path="crm" w
-  local -a items globals
-  globals=(${globals.join(' ')})
-  for w in \${words[2,CURRENT-1]}; do
-${walkStep(nodes)}
-  done
-  case "$path" in
-${cases}
-  esac
-  [[ "$path" != crm ]] && items+=($globals)
-  _describe -t commands 'crm' items
-}
-if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
-  _crm "$@"
-else
-  compdef _crm crm
-fi
-`;
-}
-
-function fish(nodes: Node[]): string {
-  const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/'/g, "\\'");
-  const lines: string[] = [];
-  for (const n of nodes) {
-    // the root's options are global: offered everywhere, without a condition
-    const cond = n.path === 'crm' ? '' : `-n '__crm_path_is "${n.path}"'`;
-    const sub = `-n '__crm_path_is "${n.path}"'`;
-    for (const s of n.subcommands) lines.push(`complete -c crm -f ${sub} -a '${esc(s.name)}' -d '${esc(s.description)}'`);
-    for (const p of n.positional) lines.push(`complete -c crm -f ${sub} -a '${esc(p)}'`);
-    for (const o of n.options) {
-      const long = o.flags.find((f) => f.startsWith('--'))?.slice(2);
-      const short = o.flags.find((f) => /^-[^-]$/.test(f))?.slice(1);
-      const parts = [cond ? `complete -c crm ${cond}` : 'complete -c crm'];
-      if (long) parts.push(`-l '${esc(long)}'`);
-      if (short) parts.push(`-s '${esc(short)}'`);
-      if (o.takesValue) parts.push('-r');
-      parts.push(`-d '${esc(o.description)}'`);
-      lines.push(parts.join(' '));
-    }
+function argumentKind(path: string, a: Argument): Kind {
+  if (a.argChoices) return a.argChoices;
+  const meetingLinks = /^crm links (get|set|clear)$/.test(path);
+  switch (a.name()) {
+    case 'file':
+      return 'file';
+    case 'profile':
+      return path === 'crm keys add' ? 'none' : 'profile'; // add names a new profile
+    case 'shell':
+      return SHELLS;
+    case 'method':
+      return METHODS;
+    case 'resource':
+      return path === 'crm batch' ? RESOURCES.filter((r) => r.batch).map((r) => r.name) : RESOURCES.map((r) => r.name);
+    case 'parent':
+      if (meetingLinks) return RESOURCES.filter((r) => r.associations).map((r) => r.name);
+      return unique(linkPairs().map((p) => p.parent.name));
+    case 'relation':
+      if (meetingLinks) return unique(RESOURCES.flatMap((r) => r.associations ?? []).map((x) => x.name));
+      return unique(linkPairs().map((p) => p.link.relation));
+    default:
+      return 'none';
   }
-  const paths = nodes.filter((n) => n.path !== 'crm').map((n) => `'${n.path}'`);
-  return `${HEADER}
-# fish: save as ~/.config/fish/completions/crm.fish
-set -g __crm_paths ${paths.join(' ')}
-function __crm_path_is
-  set -l path crm
-  for t in (commandline -opc)[2..-1]
-    string match -q -- '-*' $t; and continue
-    contains -- "$path $t" $__crm_paths; and set path "$path $t"
-  end
-  test "$path" = "$argv[1]"
-end
-complete -c crm -f
-${lines.join('\n')}
-`;
 }

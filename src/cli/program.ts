@@ -84,7 +84,7 @@ Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rat
   if (want('batch')) registerBatch(program, api);
   if (want('v1')) registerV1(program, api);
   if (want('keys') || want('keys-check')) registerKeys(program, api);
-  if (want('api') || want('completion') || want('sandbox')) registerMisc(program, api);
+  if (want('api') || want('completion') || want('sandbox') || want('__complete')) registerMisc(program, api);
   // Every command inherits the root's error handling and output routing.
   for (const cmd of allCommands(program)) {
     cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
@@ -94,7 +94,7 @@ Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rat
   return program;
 }
 
-const TOP_LEVEL = new Set<string>([...RESOURCE_NAMES, 'links', 'batch', 'v1', 'keys', 'keys-check', 'api', 'sandbox']);
+const TOP_LEVEL = new Set<string>([...RESOURCE_NAMES, 'links', 'batch', 'v1', 'keys', 'keys-check', 'api', 'sandbox', '__complete']);
 /** root options that take a value (so the word after them is not the command) */
 const VALUED = new Set(['--profile', '--base-url', '--v1-base-url', '-o', '--output', '--fields', '--timeout', '--max-retries']);
 

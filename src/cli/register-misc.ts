@@ -39,10 +39,27 @@ export function registerMisc(program: Command, reg: Registry): void {
     .command('completion')
     .description('print a shell completion script')
     .argument('<shell>', 'bash, zsh or fish');
-  examples(completion, ['crm completion bash > /etc/bash_completion.d/crm', 'crm completion zsh > "${fpath[1]}/_crm"', 'crm completion fish > ~/.config/fish/completions/crm.fish']);
+  examples(completion, [
+    'source <(crm completion bash)       # in ~/.bashrc',
+    'crm completion zsh > ~/.zfunc/_crm   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc',
+    'crm completion fish > ~/.config/fish/completions/crm.fish',
+  ]);
   completion.action(async (shell: string) => {
     const { completionScript } = await import('./completion.js');
     reg.state.io.stdout.write(completionScript(program, shell));
+  });
+
+  // What the completion scripts ask crm itself: `crm __complete profiles` prints the saved
+  // profile names (hidden from help; the scripts call it on TAB).
+  const complete = program
+    .command('__complete', { hidden: true })
+    .description('print words for the shell completion scripts')
+    .argument('<what>', 'profiles');
+  examples(complete, ['crm __complete profiles']);
+  complete.action(async (what: string) => {
+    const { profileNamesQuick } = await import('../config/profile-names.js');
+    const words = what === 'profiles' ? profileNamesQuick(reg.state.env) : [];
+    reg.state.io.stdout.write(words.map((w) => `${w}\n`).join(''));
   });
 
   const sandbox = program

@@ -19,7 +19,7 @@ export interface ApiOptions {
   dryRun: boolean;
 }
 
-const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+export const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export async function runApi(o: ApiOptions, ctx: Ctx): Promise<void> {
   const method = o.method.toUpperCase() as HttpMethod;
