@@ -90,4 +90,13 @@ describe.each(SHELLS)('TAB in %s', (shell) => {
     expect(offers[1]).toEqual(expect.arrayContaining(['--limit', '-o', '-q']));
     expect(offers[2]).toEqual(['--output']);
   });
+
+  // fish has one way: its completions folder
+  if (shell === 'fish') return;
+  it.skipIf(missing && !required)('works loaded with source <(crm completion SHELL) too', () => {
+    const lines = ['crm contacts ', 'crm contacts list --output ', 'crm batch contacts peo', 'crm keys use '];
+    const { offers, stderr } = completeIn(shell, lines, sh, work, true);
+    expect(stderr).toBe('');
+    expect(offers).toEqual([['create', 'delete', 'get', 'list', 'update'], FORMATS, ['people.csv', 'people2.csv'], ['local', 'work']]);
+  });
 });

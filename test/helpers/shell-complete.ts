@@ -64,19 +64,23 @@ export interface Completion {
   stderr: string;
 }
 
-/** What TAB offers at the end of each line, in `cwd`. */
-export function completeIn(shell: Shell, lines: string[], sh: ShellHome, cwd: string): Completion {
+/**
+ * What TAB offers at the end of each line, in `cwd`. `sourced`: loaded the README's other way,
+ * `source <(crm completion SHELL)` (bash without bash-completion, zsh after compinit).
+ */
+export function completeIn(shell: Shell, lines: string[], sh: ShellHome, cwd: string, sourced = false): Completion {
+  const env = sourced ? { ...sh.env, CAPTURE_SOURCE: 'source <(crm completion zsh)', CAPTURE_FPATH: '' } : sh.env;
   const run = (cmd: string, args: string[], input?: string) => {
-    const r = spawnSync(cmd, args, { env: sh.env, cwd, encoding: 'utf8', timeout: 60_000, input });
+    const r = spawnSync(cmd, args, { env, cwd, encoding: 'utf8', timeout: 60_000, input });
     if (r.error) throw r.error;
     return r;
   };
   let r: ReturnType<typeof run>;
   if (shell === 'bash') {
-    // bash-completion loads the file from the user folder on first use; then each line's words
-    // are completed by the function it registered, as readline would call it
-    const program = `source ${BASH_COMPLETION}
-__load_completion crm || exit 3
+    // bash-completion loads the file from the user folder on first use (or the script is sourced);
+    // then each line's words are completed by the function registered, as readline would call it
+    const load = sourced ? 'source <(crm completion bash)' : `source ${BASH_COMPLETION}\n__load_completion crm || exit 3`;
+    const program = `${load}
 complete -p crm >/dev/null || exit 4
 while IFS= read -r line; do
   read -r -a COMP_WORDS <<< "$line"

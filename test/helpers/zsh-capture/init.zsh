@@ -3,6 +3,8 @@
 PROMPT= RPROMPT= PS2=
 fpath=($CAPTURE_FPATH $fpath)
 autoload -Uz compinit && compinit -u -D
+# or loaded after compinit, e.g. CAPTURE_SOURCE='source <(crm completion zsh)'
+[[ -n $CAPTURE_SOURCE ]] && eval "$CAPTURE_SOURCE"
 bindkey '^M' undefined
 bindkey '^J' undefined
 bindkey '^I' complete-word
