@@ -1,8 +1,10 @@
 // Files that appear whole or not at all: written to a temporary file beside the target, fsynced,
 // then renamed over it. A crash leaves at most a `*.tmp-*` file, never a half-written file under
-// the real name that looks complete.
+// the real name that looks complete. A target that exists and is not a regular file (/dev/null, a
+// named pipe, a terminal) is written in place: renaming over it would replace the device with a
+// regular file (as root, /dev/null itself).
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 export function tempPathFor(target: string): string {
@@ -22,8 +24,37 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** True when `target` exists and is not a regular file or folder: a device, a pipe, a socket. */
+export async function isSpecialFile(target: string): Promise<boolean> {
+  try {
+    const st = await stat(target);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Remove `target` when it is a regular file (or a link to one); a device or pipe is left alone. */
+export async function removeRegularFile(target: string): Promise<void> {
+  try {
+    const st = await lstat(target);
+    if (st.isFile() || (st.isSymbolicLink() && !(await isSpecialFile(target)))) await unlink(target);
+  } catch {
+    // not there
+  }
+}
+
 /** Write `content` to `target` atomically (temp file, fsync, rename, fsync the folder). */
 export async function writeFileAtomic(target: string, content: string, mode = 0o600): Promise<void> {
+  if (await isSpecialFile(target)) {
+    const fh = await open(target, 'w');
+    try {
+      await fh.writeFile(content, 'utf8');
+    } finally {
+      await fh.close();
+    }
+    return;
+  }
   const tmp = tempPathFor(target);
   const fh = await open(tmp, 'wx', mode);
   try {
@@ -52,9 +83,12 @@ export class AtomicTextFile {
     readonly target: string,
     readonly tempPath: string,
     private readonly fh: FileHandle,
+    /** writing straight into a device or pipe: no temp file, no sync, no rename */
+    private readonly direct = false,
   ) {}
 
   static async create(target: string, mode = 0o600): Promise<AtomicTextFile> {
+    if (await isSpecialFile(target)) return new AtomicTextFile(target, target, await open(target, 'w'), true);
     const tmp = tempPathFor(target);
     return new AtomicTextFile(target, tmp, await open(tmp, 'wx', mode));
   }
@@ -93,13 +127,14 @@ export class AtomicTextFile {
     await this.chain;
     try {
       if (this.failure !== undefined) throw this.failure;
-      await this.fh.sync();
+      if (!this.direct) await this.fh.sync();
       await this.fh.close();
     } catch (err) {
       await this.fh.close().catch(() => undefined);
-      await unlink(this.tempPath).catch(() => undefined);
+      if (!this.direct) await unlink(this.tempPath).catch(() => undefined);
       throw err;
     }
+    if (this.direct) return;
     await rename(this.tempPath, this.target);
     await syncDir(dirname(this.target));
   }
@@ -110,6 +145,6 @@ export class AtomicTextFile {
     this.buffer = '';
     await this.chain;
     await this.fh.close().catch(() => undefined);
-    await unlink(this.tempPath).catch(() => undefined);
+    if (!this.direct) await unlink(this.tempPath).catch(() => undefined);
   }
 }

@@ -4,9 +4,8 @@
 // It is written whole each run (temporary file, renamed at the end): the run that writes it knows
 // every reject of the file, including those of chunks finished by an earlier run (from the
 // journal), so a rerun never duplicates reject rows and a crash never leaves a half file behind.
-import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AtomicTextFile } from './atomic-file.js';
+import { AtomicTextFile, removeRegularFile } from './atomic-file.js';
 import { sanitizeForTerminal } from '../output/sanitize.js';
 import { csvRow, serverCell } from './csv-write.js';
 import { SortedLines } from './sorted-lines.js';
@@ -88,7 +87,7 @@ export async function createRejectsWriter(
       if (count === 0) {
         await sorted.dispose();
         await file.discard();
-        await unlink(target).catch(() => undefined);
+        await removeRegularFile(target); // a stale one; never /dev/null or a pipe given as --rejects
         return null;
       }
       try {
