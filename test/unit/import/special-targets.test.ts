@@ -2,7 +2,7 @@
 // in place, never renamed over and never removed. As root, renaming over /dev/null replaced the device
 // with a regular file for the whole machine; removing a "stale" rejects file unlinked it.
 import { execFileSync } from 'node:child_process';
-import { createReadStream, lstatSync, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, lstatSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -56,6 +56,10 @@ it('a rejects writer with no rejects removes a stale regular file, never a pipe'
   expect(await w.commit()).toBeNull();
   await read;
   expect(lstatSync(fifo).isFIFO()).toBe(true);
-
+  await removeRegularFile(fifo);
   expect(lstatSync(fifo).isFIFO()).toBe(true);
+  const stale = join(dir, 'stale.csv');
+  writeFileSync(stale, 'old');
+  await removeRegularFile(stale);
+  expect(existsSync(stale)).toBe(false);
 });
