@@ -1,13 +1,21 @@
-// `--data-file F` (docs/sandbox.md, "Seed and data file"): load the store at start, save it
-// atomically (F.tmp-PID, fsync, rename) on close and a few seconds after a change.
+// `--data-file F` (docs/sandbox.md, "Seed and data file"): load the store and the answered
+// idempotency keys at start, save them together atomically (F.tmp-PID, fsync, rename) on close
+// and a few seconds after a change, so that a record and the key that created it are saved or
+// lost together. A file without `idempotency` (written before it was saved) loads with no keys.
 import { readFileSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { isResourceName } from '../api/resources.js';
+import type { SavedIdempotencyEntry } from './idempotency.js';
 import type { StoreSnapshot } from './store.js';
 import { isPlainObject } from './validation.js';
 
-/** The snapshot in F, undefined when F does not exist; throws an Error naming F when malformed. */
-export function loadDataFile(path: string): StoreSnapshot | undefined {
+/** What F holds: the store, and the answered idempotency keys (optional: older files have none). */
+export interface DataFile extends StoreSnapshot {
+  idempotency?: SavedIdempotencyEntry[];
+}
+
+/** The content of F, undefined when F does not exist; throws an Error naming F when malformed. */
+export function loadDataFile(path: string): DataFile | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -24,7 +32,7 @@ export function loadDataFile(path: string): StoreSnapshot | undefined {
   return validateSnapshot(parsed, `data file ${path}`);
 }
 
-export function validateSnapshot(value: unknown, where: string): StoreSnapshot {
+export function validateSnapshot(value: unknown, where: string): DataFile {
   const fail = (what: string): never => {
     throw new Error(`${where}: ${what}`);
   };
@@ -50,11 +58,27 @@ export function validateSnapshot(value: unknown, where: string): StoreSnapshot {
       isResourceName(link.child_type);
     if (!ok) fail(`links[${i}] is not a valid link`);
   });
-  return value as unknown as StoreSnapshot;
+  if (v.idempotency !== undefined) {
+    if (!Array.isArray(v.idempotency)) fail('"idempotency" must be an array');
+    (v.idempotency as unknown[]).forEach((e, i) => {
+      const ok =
+        isPlainObject(e) &&
+        ['api_key_sha256', 'key', 'fingerprint'].every((f) => typeof e[f] === 'string') &&
+        typeof e.stored_at === 'number' &&
+        Number.isFinite(e.stored_at) &&
+        isPlainObject(e.response) &&
+        Number.isInteger(e.response.status) &&
+        isPlainObject(e.response.headers) &&
+        Object.values(e.response.headers).every((h) => typeof h === 'string') &&
+        (e.response.raw === undefined || typeof e.response.raw === 'string');
+      if (!ok) fail(`idempotency[${i}] is not a valid idempotency entry`);
+    });
+  }
+  return value as unknown as DataFile;
 }
 
 /** Writes F atomically: a temporary file in the same folder, fsynced, renamed over F. */
-export async function saveDataFile(path: string, snapshot: StoreSnapshot): Promise<void> {
+export async function saveDataFile(path: string, snapshot: DataFile): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
   const handle = await open(tmp, 'w', 0o600);
   try {
@@ -79,7 +103,7 @@ export class AutoSaver {
 
   constructor(
     private readonly path: string,
-    private readonly snapshot: () => StoreSnapshot,
+    private readonly snapshot: () => DataFile,
     private readonly delayMs: number,
   ) {}
 

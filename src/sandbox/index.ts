@@ -42,11 +42,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const state = createState(options, keyDefs);
   let saver: AutoSaver | undefined;
   if (options.dataFile) {
-    const snapshot = loadDataFile(options.dataFile);
-    if (snapshot) state.store.restore(snapshot);
-    saver = new AutoSaver(options.dataFile, () => state.store.snapshot(), options.saveDelayMs ?? 2000);
+    const saved = loadDataFile(options.dataFile);
+    if (saved) {
+      state.store.restore(saved);
+      state.idempotency.restore(saved.idempotency ?? []);
+    }
+    saver = new AutoSaver(options.dataFile, () => ({ ...state.store.snapshot(), idempotency: state.idempotency.snapshot() }), options.saveDelayMs ?? 2000);
     const s = saver;
     state.store.onChange = () => s.changed();
+    state.idempotency.onChange = () => s.changed();
   }
 
   const host = options.host ?? DEFAULTS.host;

@@ -1,5 +1,6 @@
 // docs/sandbox.md "Seed and data file" (deterministic sample data and counts; keys derived from the
-// seed; data file loaded at start, saved atomically on close; malformed file rejected) and
+// seed; data file loaded at start, saved atomically on close; malformed file rejected; idempotency
+// keys kept across a restart, 24 h) and
 // "Starting it" (keys random each start without a seed).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,10 +10,14 @@ import {
   call,
   control,
   create,
+  createBody,
+  expectError,
   expectStatus,
   listAll,
   startSandbox,
   tempDir,
+  uniqueEmail,
+  uniqueKey,
   withSandbox,
   ROOMY,
   type SandboxHandle,
@@ -206,5 +211,102 @@ describe('data file', () => {
     const file = path.join(dir, 'keys.json');
     fs.writeFileSync(file, JSON.stringify([{ key: 'service_live_fine_fine_fine', version: 2, scopes: ['contacts:read'], access: 'organization', user: 'usr_a' }, { key: 42 }]));
     await expect(startSandbox({ keysFile: file, ...ROOMY })).rejects.toThrow(/1|key/);
+  });
+});
+
+// Spec "Limits" rule 4 and docs/sandbox.md "Idempotency": a service keeps its keys across a
+// restart, so the sandbox saves the answered ones in the data file with the records.
+describe('idempotency keys across a restart', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  const T0 = Date.UTC(2026, 0, 5, 9);
+  /** Seed 9 keeps the API keys the same across starts; the clock is fixed at `at`. */
+  const start = (file: string, at: number) => startSandbox({ seed: 9, dataFile: file, now: () => at, ...ROOMY });
+  const idem = (key: string) => ({ headers: { 'Idempotency-Key': key } });
+  const saved = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { idempotency?: Array<{ key: string; stored_at: number }> };
+  const count = async (sb: SandboxHandle, email: unknown) => (await call(sb, 'GET', '/contacts', { query: { email: String(email) } })).body.data.length;
+
+  test('same key + same body after a restart → the cached response (Idempotent-Replayed), not a second record; another body → 422', async () => {
+    const file = path.join(tempDir('crm-conf-idem-'), 'store.json');
+    const key = uniqueKey();
+    const body = createBody('contacts');
+    const batchKey = uniqueKey('batch');
+    const batch = [createBody('contacts'), createBody('contacts')];
+    const a = await start(file, T0);
+    let first, firstBatch;
+    try {
+      first = await call(a, 'POST', '/contacts', { body, ...idem(key) });
+      expectStatus(first, 201);
+      firstBatch = await call(a, 'POST', '/contacts/batch', { body: batch, ...idem(batchKey) });
+      expectStatus(firstBatch, 200);
+    } finally {
+      await a.close();
+    }
+    const text = fs.readFileSync(file, 'utf8');
+    for (const k of Object.values(a.keys)) expect(text, 'API keys saved only as digests').not.toContain(k);
+
+    const b = await start(file, T0 + 60_000);
+    try {
+      const replay = await call(b, 'POST', '/contacts', { body, ...idem(key) });
+      expect(replay.status).toBe(201);
+      expect(replay.text).toBe(first.text);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.headers.get('x-request-id')).toBe(first.headers.get('x-request-id'));
+      expect(await count(b, body.email)).toBe(1);
+      const batchReplay = await call(b, 'POST', '/contacts/batch', { body: batch, ...idem(batchKey) });
+      expect(batchReplay.text).toBe(firstBatch.text);
+      expect(batchReplay.headers.get('idempotent-replayed')).toBe('true');
+      for (const item of batch) expect(await count(b, item.email)).toBe(1);
+      expectError(await call(b, 'POST', '/contacts', { body: createBody('contacts'), ...idem(key) }), 422, 'IDEMPOTENCY_KEY_REUSED');
+      expect((await control(b, 'GET', '/stats')).body.idempotent_replays).toBe(2);
+    } finally {
+      await b.close();
+    }
+  });
+
+  test('keys are kept for 24 h: replayed just before, dropped at load and on save after', async () => {
+    const file = path.join(tempDir('crm-conf-idem-'), 'store.json');
+    const [key, other] = [uniqueKey(), uniqueKey('other')];
+    const body = createBody('contacts');
+    const a = await start(file, T0);
+    try {
+      expectStatus(await call(a, 'POST', '/contacts', { body, ...idem(key) }), 201);
+      expectStatus(await call(a, 'POST', '/contacts', { body: createBody('contacts'), ...idem(other) }), 201);
+    } finally {
+      await a.close();
+    }
+    const b = await start(file, T0 + DAY - 1);
+    try {
+      const replay = await call(b, 'POST', '/contacts', { body, ...idem(key) });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    } finally {
+      await b.close();
+    }
+    expect(saved(file).idempotency?.map((e) => e.key).sort()).toEqual([key, other].sort());
+
+    const c = await start(file, T0 + DAY);
+    try {
+      const again = await call(c, 'POST', '/contacts', { body, ...idem(key) });
+      expectStatus(again, 201);
+      expect(again.headers.get('idempotent-replayed')).toBeNull();
+      expect(await count(c, body.email)).toBe(2);
+    } finally {
+      await c.close();
+    }
+    expect(saved(file).idempotency).toEqual([expect.objectContaining({ key, stored_at: T0 + DAY })]);
+  });
+
+  test('a data file without idempotency keys (older format) loads; the next save adds them', async () => {
+    const file = path.join(tempDir('crm-conf-idem-'), 'store.json');
+    const old = { id: 'con_old_1', email: uniqueEmail('old'), first_name: 'Old', owner_id: 'usr_admin', created_at: new Date(T0).toISOString(), updated_at: new Date(T0).toISOString() };
+    fs.writeFileSync(file, JSON.stringify({ format: 'crm-sandbox-store/1', seq: 1, records: { contacts: [old] }, links: [] }));
+    const sb = await start(file, T0);
+    const key = uniqueKey();
+    try {
+      expect((await call(sb, 'GET', '/contacts/con_old_1')).body.data).toEqual(old);
+      expectStatus(await call(sb, 'POST', '/contacts', { body: createBody('contacts'), ...idem(key) }), 201);
+    } finally {
+      await sb.close();
+    }
+    expect(saved(file).idempotency?.map((e) => e.key)).toEqual([key]);
   });
 });
