@@ -93,9 +93,10 @@ export async function saveDataFile(path: string, snapshot: DataFile): Promise<vo
   await rename(tmp, path);
 }
 
-/** Saves a few seconds after the last change, one save at a time; `flush` saves now. */
+/** Saves `delayMs` after the first unsaved change, one save at a time; `flush` saves now, `close` for the last time. */
 export class AutoSaver {
   private timer: NodeJS.Timeout | undefined;
+  private closed = false;
   private dirty = false;
   private chain: Promise<void> = Promise.resolve();
   /** the last save error, reported on flush */
@@ -108,6 +109,7 @@ export class AutoSaver {
   ) {}
 
   changed(): void {
+    if (this.closed) return;
     this.dirty = true;
     if (this.timer) return;
     this.timer = setTimeout(() => {
@@ -122,6 +124,16 @@ export class AutoSaver {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.save(true);
+  }
+
+  /**
+   * The last save, at close. A request still running when its connection was cut may write after
+   * it; its answer never reached anyone, so it is not saved (a later save of this process could
+   * otherwise land on the file after a new sandbox had loaded it).
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
   }
 
   private save(always = false): Promise<void> {

@@ -82,7 +82,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     close() {
       closing ??= (async () => {
         await Promise.all([closeServer(server), closeServer(downloads)]);
-        await saver?.flush();
+        await saver?.close();
       })();
       return closing;
     },

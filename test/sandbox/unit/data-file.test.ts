@@ -76,4 +76,16 @@ describe('data file', () => {
     await saver.flush();
     expect(loadDataFile(file)!.records.contacts).toHaveLength(41);
   });
+
+  it('AutoSaver.close saves, and a change after it is never saved (another sandbox may own the file by then)', async () => {
+    const file = path.join(tmp(), 'closed.json');
+    const store = seeded();
+    const saver = new AutoSaver(file, () => store.snapshot(), 1);
+    await saver.close();
+    expect(loadDataFile(file)!.records.contacts).toHaveLength(40);
+    store.create('contacts', { email: 'late@b.c' }, 'usr_admin');
+    saver.changed();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(loadDataFile(file)!.records.contacts).toHaveLength(40);
+  });
 });
