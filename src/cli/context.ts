@@ -41,6 +41,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
           { profile: globals.profile, baseUrl: globals.baseUrl, v1BaseUrl: globals.v1BaseUrl },
           env,
           async () => config.openConfigStore(configDirFor(env)),
+          (message) => ctx.warn(message),
         );
       })();
       return profile;

@@ -1,43 +1,55 @@
-// Base URL rules (CONTRACT §2): https everywhere except loopback, where http is allowed so the
-// sandbox works; the version 1 root is derived from the version 2 root unless given.
+// Base URL rules (CONTRACT §2): the transport rules (https except on loopback, no credentials) live
+// in src/http/url.ts, the one home both the config and the HTTP core use; here, what path a root
+// must have. A profile's `base_url` is the version 2 root (`…/api/v2`), its `v1_base_url` the
+// version 1 root, derived from the version 2 root unless given.
 import { UsageError } from '../http/errors.js';
+import { baseUrlText, parseBaseUrl } from '../http/url.js';
 
-/** localhost, 127.0.0.0/8 and [::1] (as WHATWG URL normalizes them). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '[::1]') return true;
-  // URL has already normalized IPv4 forms (127.1, 0x7f.1, …) to dotted quads.
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+export { isLoopbackHost } from '../http/url.js';
+
+export type ApiVersion = 'v1' | 'v2';
+
+export interface BaseUrlOptions {
+  /** which root this is: `v2` (--base-url, the default) or `v1` (--v1-base-url) */
+  version?: ApiVersion;
+  /** told when the URL was completed (a notice on standard error) */
+  notice?: (message: string) => void;
 }
 
 /**
  * Checks a base URL and returns it normalized (no trailing slash). Throws UsageError naming
  * `what` (e.g. `--base-url`, `CRM_BASE_URL`) when it is not usable.
+ *
+ * A server's address alone (`http://127.0.0.1:4010`, or `…/api`) is completed with `/api/v2`
+ * (`/api/v1` for the version 1 root), with a notice: used as given, every request went to
+ * `//contacts` and the server's 404 read like "record not found". A root of the other version is
+ * refused, since every request would reach the wrong API. Other paths (a gateway's
+ * `/crm/api/v2`, a proxy prefix) are taken as they are.
  */
-export function validateBaseUrl(url: string, what = 'base URL'): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url.trim());
-  } catch {
-    throw new UsageError(`The ${what} "${url}" is not a valid URL (expected e.g. https://crm.example.com/api/v2).`);
+export function validateBaseUrl(url: string, what = 'base URL', opts: BaseUrlOptions = {}): string {
+  const version = opts.version ?? 'v2';
+  const other: ApiVersion = version === 'v2' ? 'v1' : 'v2';
+  const parsed = parseBaseUrl(url, what);
+  const text = baseUrlText(parsed);
+  const path = parsed.pathname.replace(/\/+$/, '');
+  if (path === '' || /\/api$/i.test(path)) {
+    const completed = `${text}${path === '' ? '/api' : ''}/${version}`;
+    opts.notice?.(`Note: the ${what} ${text} has no API root; using ${completed} (the version ${version.slice(1)} root).`);
+    return completed;
   }
-  if (parsed.protocol === 'http:') {
-    if (!isLoopbackHost(parsed.hostname)) {
-      throw new UsageError(
-        `The ${what} "${parsed.origin}" uses http:, which would send the API key unencrypted. Use https: (http: is allowed only for loopback hosts: localhost, 127.0.0.0/8, [::1]).`,
-      );
-    }
-  } else if (parsed.protocol !== 'https:') {
-    throw new UsageError(`The ${what} "${url}" must use https: (or http: on a loopback host).`);
+  if (new RegExp(`/api/${other}$`, 'i').test(path)) {
+    const fixed = text.replace(new RegExp(`/api/${other}$`, 'i'), `/api/${version}`);
+    throw new UsageError(
+      `The ${what} "${text}" is a version ${other.slice(1)} root, but it should be the version ${version.slice(1)} root (ending in /api/${version}).`,
+      {
+        hint:
+          version === 'v2'
+            ? `Use ${fixed}; the version 1 root is derived from it (/api/v2 → /api/v1), or given with --v1-base-url or CRM_V1_BASE_URL.`
+            : `Use ${fixed}, or leave the version 1 root out: it is derived from the version 2 root.`,
+      },
+    );
   }
-  if (parsed.username !== '' || parsed.password !== '') {
-    throw new UsageError(`The ${what} must not carry a user name or password.`);
-  }
-  if (parsed.search !== '' || parsed.hash !== '') {
-    throw new UsageError(`The ${what} "${url}" must not carry a query string or fragment.`);
-  }
-  return parsed.href.replace(/\/+$/, '');
+  return text;
 }
 
 /** `…/api/v2` → `…/api/v1`; undefined when the URL does not end with `/api/v2`. */

@@ -31,6 +31,8 @@ export async function resolveProfile(
   flags: ProfileFlags,
   env: Env,
   loadStore: () => Promise<ConfigStore>,
+  /** where a notice goes (a base URL completed with /api/v2); standard error in the CLI */
+  notice?: (message: string) => void,
 ): Promise<ResolvedProfile> {
   const read = (name: string): string | undefined => {
     const v = env[name]?.trim();
@@ -42,8 +44,8 @@ export async function resolveProfile(
   const envAuth = read(ENV.authHeader);
   const authFromEnv = envAuth === undefined ? undefined : parseAuthHeader(envAuth, ENV.authHeader);
 
-  const flagLayer: UrlLayer = urlLayer(nonEmpty(flags.baseUrl), nonEmpty(flags.v1BaseUrl), '--base-url', '--v1-base-url');
-  const envLayer: UrlLayer = urlLayer(read(ENV.baseUrl), read(ENV.v1BaseUrl), ENV.baseUrl, ENV.v1BaseUrl);
+  const flagLayer: UrlLayer = urlLayer(nonEmpty(flags.baseUrl), nonEmpty(flags.v1BaseUrl), '--base-url', '--v1-base-url', notice);
+  const envLayer: UrlLayer = urlLayer(read(ENV.baseUrl), read(ENV.v1BaseUrl), ENV.baseUrl, ENV.v1BaseUrl, notice);
 
   let profileName: string | undefined;
   let stored: StoredProfile | undefined;
@@ -72,7 +74,7 @@ export async function resolveProfile(
 
   const where = profileName === undefined ? '' : `profile "${profileName}"`;
   const profileLayer: UrlLayer = stored
-    ? urlLayer(stored.base_url, stored.v1_base_url, `base_url of ${where}`, `v1_base_url of ${where}`)
+    ? urlLayer(stored.base_url, stored.v1_base_url, `base_url of ${where}`, `v1_base_url of ${where}`, notice)
     : {};
   const layers = [flagLayer, envLayer, profileLayer];
 
@@ -104,11 +106,18 @@ function resolveV1BaseUrl(layers: UrlLayer[]): string | undefined {
   return undefined;
 }
 
-function urlLayer(base: string | undefined, v1: string | undefined, baseWhat: string, v1What: string): UrlLayer {
+function urlLayer(
+  base: string | undefined,
+  v1: string | undefined,
+  baseWhat: string,
+  v1What: string,
+  notice: ((message: string) => void) | undefined,
+): UrlLayer {
   const layer: UrlLayer = {};
-  // Validated only when used, so a broken URL in a layer that is overridden does not matter.
-  if (base !== undefined) layer.base = () => validateBaseUrl(base, baseWhat);
-  if (v1 !== undefined) layer.v1 = () => validateBaseUrl(v1, v1What);
+  // Validated only when used, so a broken URL in a layer that is overridden does not matter; once,
+  // so a completion is noticed once.
+  if (base !== undefined) layer.base = once(() => validateBaseUrl(base, baseWhat, { version: 'v2', notice }));
+  if (v1 !== undefined) layer.v1 = once(() => validateBaseUrl(v1, v1What, { version: 'v1', notice }));
   return layer;
 }
 
@@ -118,6 +127,11 @@ export function parseAuthHeader(value: string, what = '--auth-header'): AuthHead
   throw new UsageError(
     `${what} must be "x-api-key" (sends X-Service-Api-Key: KEY) or "bearer" (sends Authorization: Bearer KEY), not "${value}".`,
   );
+}
+
+function once<T>(fn: () => T): () => T {
+  let done: { value: T } | undefined;
+  return () => (done ??= { value: fn() }).value;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -1,28 +1,48 @@
 // Where a request may go: only under the configured base URL's origin, the one the key belongs to.
+// The one home of the base URL's transport rules (scheme, loopback, no credentials); which path a
+// profile's root should have is src/config/base-url.ts's business.
 import { UsageError } from './errors.js';
 
+// The contract's loopback hosts: localhost, 127.0.0.0/8, [::1] (URL has already normalized IPv4
+// forms such as 127.1 or 0x7f.1 to dotted quads and IPv6 forms to [::1]). Not `*.localhost` nor
+// `localhost.`: browsers hard-wire those to loopback, but Node asks the system resolver, which may
+// send them to DNS, so an http: key could leave the machine unencrypted.
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK.test(hostname);
 }
 
-/** Parses and checks a base URL: https, or http on a loopback host (the sandbox). */
-export function parseBaseUrl(baseUrl: string): URL {
+/**
+ * Checks a base URL: https, or http on a loopback host (the sandbox); no user name, password,
+ * query or fragment. Returns it with trailing slashes dropped (`https://h/` → pathname `/`).
+ * `what` names the setting in messages (`--base-url`, `CRM_BASE_URL`, …).
+ */
+export function parseBaseUrl(baseUrl: string, what = 'base URL'): URL {
   let url: URL;
   try {
-    url = new URL(baseUrl);
+    url = new URL(baseUrl.trim());
   } catch {
-    throw new UsageError(`invalid base URL: ${baseUrl}`);
+    throw new UsageError(`The ${what} "${baseUrl}" is not a valid URL (expected e.g. https://crm.example.com/api/v2).`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw new UsageError(`base URL must use https (http only on loopback hosts): ${url.origin}`);
+  if (url.protocol === 'http:') {
+    if (!isLoopbackHost(url.hostname)) {
+      throw new UsageError(
+        `The ${what} "${url.origin}" uses http:, which would send the API key unencrypted. Use https: (http: is allowed only for loopback hosts: localhost, 127.0.0.0/8, [::1]).`,
+      );
+    }
+  } else if (url.protocol !== 'https:') {
+    throw new UsageError(`The ${what} "${baseUrl}" must use https: (or http: on a loopback host).`);
   }
-  if (url.username || url.password) throw new UsageError('base URL must not carry a user name or password');
-  url.search = '';
-  url.hash = '';
-  url.pathname = url.pathname.replace(/\/+$/, '');
+  if (url.username !== '' || url.password !== '') throw new UsageError(`The ${what} must not carry a user name or password.`);
+  if (url.search !== '' || url.hash !== '') throw new UsageError(`The ${what} "${baseUrl}" must not carry a query string or fragment.`);
+  url.pathname = url.pathname.replace(/\/+$/, ''); // an http(s) URL keeps at least `/`
   return url;
+}
+
+/** The base URL as text, without a trailing slash (also for an empty path: `https://h`). */
+export function baseUrlText(url: URL): string {
+  return url.href.replace(/\/+$/, '');
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -34,6 +54,8 @@ export type Query = Record<string, string | number | boolean | undefined>;
  */
 export function resolveUrl(base: URL, path: string, query?: Query): URL {
   let url: URL;
+  // A base with an empty path has pathname `/`: joined as is, `/contacts` became `//contacts`.
+  const root = base.pathname.replace(/\/+$/, '');
   const absolute = /^[a-z][a-z0-9+.-]*:/i.test(path);
   if (absolute) {
     try {
@@ -44,15 +66,15 @@ export function resolveUrl(base: URL, path: string, query?: Query): URL {
   } else {
     url = new URL(base.href);
     const [pathPart, search = ''] = splitOnce(path, '?');
-    url.pathname = base.pathname + (pathPart.startsWith('/') ? pathPart : `/${pathPart}`);
+    url.pathname = root + (pathPart.startsWith('/') ? pathPart : `/${pathPart}`);
     url.search = search;
   }
   if (url.origin !== base.origin) {
     throw new UsageError(`refusing to send the API key to ${url.origin}: only ${base.origin} (the base URL's origin) gets it`);
   }
   // `..` segments (also as %2e%2e) are folded by the URL parser: a relative path must stay under the root
-  if (!absolute && url.pathname !== base.pathname && !url.pathname.startsWith(`${base.pathname}/`)) {
-    throw new UsageError(`refusing ${path}: it leaves the API root ${base.pathname || '/'}`);
+  if (!absolute && url.pathname !== root && !url.pathname.startsWith(`${root}/`)) {
+    throw new UsageError(`refusing ${path}: it leaves the API root ${root || '/'}`);
   }
   url.hash = '';
   for (const [name, value] of Object.entries(query ?? {})) {

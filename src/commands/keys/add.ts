@@ -22,16 +22,12 @@ export async function keysAdd(opts: KeysAddOptions, ctx: Ctx): Promise<void> {
   if (givenBase === undefined && existing === undefined) {
     throw new UsageError(`--base-url is required for a new profile (the version 2 root, e.g. https://crm.example.com/api/v2).`);
   }
-  const baseUrl = givenBase === undefined ? existing!.base_url : validateBaseUrl(givenBase, '--base-url');
-  if (givenBase !== undefined && /\/api\/v1$/.test(baseUrl)) {
-    throw new UsageError(
-      `--base-url is the version 2 root (ending in /api/v2), but "${baseUrl}" is a version 1 root.`,
-      { hint: 'Give the version 1 root with --v1-base-url (it defaults to the version 2 root with /api/v2 replaced by /api/v1).' },
-    );
-  }
+  // A server's address alone is completed with /api/v2 (and said); a version 1 root is refused.
+  const notice = (message: string): void => ctx.warn(message);
+  const baseUrl = givenBase === undefined ? existing!.base_url : validateBaseUrl(givenBase, '--base-url', { version: 'v2', notice });
   const givenV1 = opts.v1BaseUrl ?? ctx.globals.v1BaseUrl;
   let v1BaseUrl: string | undefined;
-  if (givenV1 !== undefined) v1BaseUrl = validateBaseUrl(givenV1, '--v1-base-url');
+  if (givenV1 !== undefined) v1BaseUrl = validateBaseUrl(givenV1, '--v1-base-url', { version: 'v1', notice });
   else if (existing?.base_url === baseUrl) v1BaseUrl = existing.v1_base_url;
   const derivedV1 = deriveV1BaseUrl(baseUrl);
   if (v1BaseUrl === derivedV1) v1BaseUrl = undefined; // nothing to store: it is the default

@@ -12,8 +12,15 @@ describe('parseBaseUrl', () => {
       expect(() => parseBaseUrl(u)).toThrow(UsageError);
     },
   );
-  it('drops a trailing slash, query and fragment', () => {
-    expect(parseBaseUrl('https://h/api/v2/?x=1#f').href).toBe('https://h/api/v2');
+  it('drops trailing slashes', () => {
+    expect(parseBaseUrl('https://h/api/v2//').href).toBe('https://h/api/v2');
+  });
+  it.each(['https://h/api/v2?x=1', 'https://h/api/v2#f'])('refuses a query or fragment: %s', (u) => {
+    expect(() => parseBaseUrl(u)).toThrow(/query string or fragment/);
+  });
+  it('is the same rule as the config: *.localhost and localhost. are not loopback', () => {
+    expect(() => parseBaseUrl('http://app.localhost:4010/api/v2')).toThrow(UsageError);
+    expect(isLoopbackHost('localhost.')).toBe(false);
   });
   it('knows loopback hosts', () => {
     expect(isLoopbackHost('127.8.9.10')).toBe(true);
@@ -41,6 +48,11 @@ describe('resolveUrl', () => {
   });
   it('a relative path with .. that stays under the root is fine', () => {
     expect(resolveUrl(base, '/contacts/../deals').pathname).toBe('/api/v2/deals');
+  });
+  it('a base without a path gives /contacts, not //contacts', () => {
+    const bare = parseBaseUrl('http://127.0.0.1:4010/');
+    expect(resolveUrl(bare, '/contacts', { limit: 1 }).href).toBe('http://127.0.0.1:4010/contacts?limit=1');
+    expect(resolveUrl(bare, 'contacts').pathname).toBe('/contacts');
   });
   it('accepts an absolute URL on the same origin', () => {
     expect(resolveUrl(base, 'https://crm.example.com/api/v1/people/query').pathname).toBe('/api/v1/people/query');
