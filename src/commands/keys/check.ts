@@ -1,9 +1,12 @@
 // `crm keys-check`: does the active key authenticate, and what may it read? Sends only reads:
 // `GET /{collection}?limit=1` for each readable collection of the resource table (2xx: the read
 // scope is there, 403: it is not), or for a version 1 key `POST {v1}/people/query {limit: 1}`.
-import { RESOURCES, scopeFor } from '../../api/resources.js';
+// Write and delete scopes are not checked (that would create or delete data): the report names
+// them, so a read-only key is not taken for an admin key. A key is never reported as working
+// unless some probe got an answer of the API (2xx, 403 or 401).
+import { allScopes, RESOURCES, scopeFor } from '../../api/resources.js';
 import { keyKind, type KeyKind } from '../../config/key-kind.js';
-import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError } from '../../http/errors.js';
+import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError, ServerError } from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
 import type { ApiResponse, HttpClient } from '../../http/types.js';
 import { writeRecord } from '../../output/writers.js';
@@ -25,10 +28,17 @@ export interface KeysCheckReport {
   authenticated: boolean;
   /** `contacts:read` → true (2xx), false (403), null (could not tell: 404, 5xx, …) */
   scopes: Record<string, boolean | null>;
+  /** version 2: the scopes no probe can tell without writing (every write and delete scope) */
+  scopes_not_checked?: string[];
+  /** version 2: says that only read scopes were checked, and how to learn the others */
+  note?: string;
   rate_limit: RateLimitSeen;
   /** probes that could not tell, with why (left out when there are none) */
   errors?: Record<string, string>;
 }
+
+export const NOT_CHECKED_NOTE =
+  'Only read scopes were checked (GET ?limit=1). Write and delete scopes cannot be checked without creating or deleting data: the first write tells (exit 4 when the scope is missing).';
 
 const DEFAULT_CONCURRENCY = 4;
 
@@ -55,6 +65,7 @@ export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void>
   };
   const rejection = useV1 ? await probeV1(client, report, ctx.signal) : await probeV2(client, report, opts.concurrency, ctx.signal);
   if (report.errors && Object.keys(report.errors).length === 0) delete report.errors;
+  if (!useV1 && rejection === undefined && !report.authenticated) throw notTheApi(report);
 
   await printReport(ctx, report, useV1);
   if (!report.authenticated) {
@@ -95,15 +106,17 @@ async function probeV2(
 ): Promise<AuthError | undefined> {
   const collections = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
   for (const name of collections) report.scopes[scopeFor(name, 'read')] = null;
+  report.scopes_not_checked = allScopes().filter((scope) => !(scope in report.scopes));
+  report.note = NOT_CHECKED_NOTE;
   const errors: Record<string, string> = {};
   report.errors = errors;
   const apply = (name: string, outcome: Outcome): void => {
     const scope = scopeFor(name, 'read');
-    if (outcome.kind === 'ok') {
-      report.scopes[scope] = true;
-      noteRateLimit(report, outcome.res);
-    } else if (outcome.kind === 'forbidden') {
-      report.scopes[scope] = false;
+    if (outcome.kind === 'ok' || outcome.kind === 'forbidden') {
+      // an answer of the API, so the key got through authentication
+      report.authenticated = true;
+      report.scopes[scope] = outcome.kind === 'ok';
+      if (outcome.kind === 'ok') noteRateLimit(report, outcome.res);
     } else if (outcome.kind === 'unknown') {
       errors[scope] = describe(outcome.err);
     }
@@ -111,13 +124,13 @@ async function probeV2(
 
   // The first probe alone: a rejected key (401) or an unreachable server ends the check after one
   // request. A server that cannot answer (5xx, network) ends it with its own error (exit 8), since
-  // nothing can be told; a 404 still means the key got through authentication.
+  // nothing can be told. A 404 or an answer that is not the API's (HTML, a redirect) goes on: one
+  // missing collection is not a wrong server, and the end tells whether any probe reached the API.
   const [first, ...rest] = collections;
   const firstOutcome = await probeCollection(client, first!, signal);
   if (firstOutcome.kind === 'unauthenticated') return firstOutcome.err;
-  if (firstOutcome.kind === 'unknown' && !(firstOutcome.err instanceof NotFoundError)) throw firstOutcome.err;
+  if (firstOutcome.kind === 'unknown' && !notAnApiAnswer(firstOutcome.err)) throw firstOutcome.err;
   apply(first!, firstOutcome);
-  report.authenticated = true;
 
   let next = 0;
   let rejected: AuthError | undefined;
@@ -149,6 +162,25 @@ async function probeV1(client: HttpClient, report: KeysCheckReport, signal?: Abo
     else throw err;
   }
   return undefined;
+}
+
+/** A 404, or a body that is not the API's envelope (code INVALID_RESPONSE), or a redirect. */
+function notAnApiAnswer(err: CrmError): boolean {
+  return err instanceof NotFoundError || (err instanceof ServerError && (err.code === 'INVALID_RESPONSE' || err.code === 'REDIRECT'));
+}
+
+/**
+ * No probe got an answer of the API: the base URL points at something else (a server's address
+ * without /api/v2, a web page, another service). Exit 8 as for any answer that is not the API's,
+ * not 3: the key was never rejected, and "check your key" would send the user the wrong way.
+ */
+function notTheApi(report: KeysCheckReport): ServerError {
+  const details = Object.entries(report.errors ?? {}).map(([scope, why]) => ({ field: scope, message: why }));
+  return new ServerError(`The server at ${report.base_url} did not answer as the CRM API: no probe got an API answer, so the key ${report.key} could not be checked.`, {
+    code: 'NOT_THE_API',
+    details,
+    hint: 'Check the base URL: it is the version 2 root, e.g. https://crm.example.com/api/v2 (see `crm keys list`; fix it with `crm keys add PROFILE --base-url URL`).',
+  });
 }
 
 function describe(err: CrmError): string {
@@ -197,6 +229,8 @@ async function printReport(ctx: Ctx, report: KeysCheckReport, v1: boolean): Prom
       const why = report.errors?.[scope];
       row[scope] = why ? `${yesNo(ok)} (${why})` : yesNo(ok);
     }
+    row.not_checked = report.scopes_not_checked?.join(', ') ?? '';
+    row.note = NOT_CHECKED_NOTE;
   }
   const rl = report.rate_limit;
   if (rl.limit !== null || rl.remaining !== null) {

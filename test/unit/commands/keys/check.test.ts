@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { keysCheck } from '../../../../src/commands/keys/check.js';
-import { RESOURCES } from '../../../../src/api/resources.js';
+import { allScopes, RESOURCES } from '../../../../src/api/resources.js';
 import type { ResolvedProfile } from '../../../../src/config/types.js';
 import { AuthError, errorClassForStatus, ServerError } from '../../../../src/http/errors.js';
 import type { ApiResponse, HttpClient, RequestOptions } from '../../../../src/http/types.js';
@@ -11,8 +11,10 @@ const V1 = 'service_pk_CheckV1Secret0123456789cd34';
 const BASE = 'http://127.0.0.1:4010/api/v2';
 const V1BASE = 'http://127.0.0.1:4010/api/v1';
 const READABLE = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
+const NOT_CHECKED = allScopes().filter((s) => !s.endsWith(':read'));
 
-type Answer = { status: number; headers?: Record<string, string>; code?: string };
+/** `error`: the client's error for an answer that is not the API's (its code), whatever the status */
+type Answer = { status: number; headers?: Record<string, string>; code?: string; error?: 'INVALID_RESPONSE' | 'REDIRECT' };
 
 /** A client that answers each request with `answer(opts)`, throwing the error class the real client would. */
 function fakeClient(baseUrl: string, answer: (o: RequestOptions) => Answer) {
@@ -24,6 +26,7 @@ function fakeClient(baseUrl: string, answer: (o: RequestOptions) => Answer) {
       calls.push(o);
       await new Promise((r) => setImmediate(r));
       const a = answer(o);
+      if (a.error) throw new ServerError(`unexpected response (HTTP ${a.status})`, { status: a.status, code: a.error });
       if (a.status >= 400) {
         const Cls = errorClassForStatus(a.status);
         throw new Cls(`HTTP ${a.status}`, { status: a.status, code: a.code, requestId: 'req_test' });
@@ -78,6 +81,8 @@ describe('keys-check, version 2', () => {
       authenticated: true,
       scopes: Object.fromEntries(READABLE.map((n) => [`${n}:read`, !forbidden.has(n)])),
       rate_limit: { limit: 200, remaining: 190 - (READABLE.length - forbidden.size) + 1, reset: 59.5 },
+      scopes_not_checked: NOT_CHECKED,
+      note: expect.stringMatching(/^Only read scopes were checked .*Write and delete scopes cannot be checked without creating or deleting data/),
     });
     expect(ctx.stdoutText() + ctx.stderrText()).not.toContain(V2);
   });
@@ -120,6 +125,44 @@ describe('keys-check, version 2', () => {
     expect(out.scopes['contacts:read']).toBe(true);
   });
 
+  it('names the write and delete scopes it did not check', async () => {
+    const { ctx, v2calls, done } = run(() => ({ status: 200 }));
+    await done;
+    const out = JSON.parse(ctx.stdoutText());
+    expect(out.scopes_not_checked).toContain('contacts:write');
+    expect(out.scopes_not_checked).toContain('contacts:delete');
+    expect(out.scopes_not_checked).toContain('interactions:write');
+    expect(out.scopes_not_checked.some((s: string) => s.endsWith(':read'))).toBe(false);
+    // every scope of the API is either probed or named as not checked
+    expect([...Object.keys(out.scopes), ...out.scopes_not_checked].sort()).toEqual(allScopes().sort());
+    expect(v2calls.every((c) => c.method === 'GET')).toBe(true);
+  });
+
+  it.each([
+    ['404 everywhere (a server address without /api/v2)', { status: 404, code: 'NOT_FOUND' }],
+    ['a page that is not the API (200, not an envelope)', { status: 200, error: 'INVALID_RESPONSE' }],
+    ['a redirect', { status: 302, error: 'REDIRECT' }],
+  ] as const)('%s: "did not answer as the CRM API", exit 8, never "authenticated"', async (_, answer) => {
+    const { ctx, v2calls, done } = run(() => answer);
+    const err = (await done.catch((e: unknown) => e)) as ServerError;
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err.exitCode).toBe(8);
+    expect(err.code).toBe('NOT_THE_API');
+    expect(err.message).toContain(`The server at ${BASE} did not answer as the CRM API`);
+    expect(err.hint).toMatch(/base URL.*\/api\/v2/);
+    expect(err.details).toHaveLength(READABLE.length);
+    expect(v2calls).toHaveLength(READABLE.length);
+    expect(ctx.stdoutText()).toBe(''); // no report that could read as "authenticated"
+  });
+
+  it('one collection missing (404) among answers is not a wrong server', async () => {
+    const { ctx, done } = run((o) => (o.path === `/${READABLE[0]}` ? { status: 404 } : { status: 200 }));
+    await done;
+    const out = JSON.parse(ctx.stdoutText());
+    expect(out.authenticated).toBe(true);
+    expect(out.scopes[`${READABLE[0]}:read`]).toBeNull();
+  });
+
   it('no errors key when every probe answered', async () => {
     const { ctx, done } = run(() => ({ status: 200 }));
     await done;
@@ -144,6 +187,8 @@ describe('keys-check, version 2', () => {
     expect(text).toMatch(/deals:read\s*│\s*no/);
     expect(text).toMatch(/150 of 200 left, resets in 59\.5 s/);
     expect(text).toContain('service_live_…ab12 (version 2)');
+    expect(text).toMatch(/not_checked\s*│\s*contacts:write, contacts:delete,/);
+    expect(text).toMatch(/note\s*│\s*Only read scopes were checked/);
     expect(text).not.toContain(V2);
   });
 });
