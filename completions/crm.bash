@@ -104,7 +104,7 @@ _crm_node() {
     'crm keys-check') subs='' flags='--v1 --help -h' args=() ;;
     'crm api') subs='' flags='--data --set --paginate --v1 --idempotency-key --dry-run --help -h' args=('=GET POST PUT PATCH DELETE' 'none') ;;
     'crm completion') subs='' flags='--help -h' args=('=bash zsh fish') ;;
-    'crm sandbox') subs='' flags='--host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --rate-reset-format --retry-after-format --help -h' args=() ;;
+    'crm sandbox') subs='' flags='--host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-reset-format --retry-after-format --help -h' args=() ;;
     *) return 1 ;;
   esac
 }

@@ -456,6 +456,7 @@ complete -c crm -n '__crm_at "crm sandbox"' -l 'faults' -x -d 'kind:probability,
 complete -c crm -n '__crm_at "crm sandbox"' -l 'fault-paths' -x -d 'apply faults only to paths matching this'
 complete -c crm -n '__crm_at "crm sandbox"' -l 'control' -d 'serve the /__sandbox control endpoint (request log, faults, limits)'
 complete -c crm -n '__crm_at "crm sandbox"' -l 'v1-interactions-cursor' -d 'send nextCursor from v1 interactions/query too'
+complete -c crm -n '__crm_at "crm sandbox"' -l 'tls' -d 'serve https with a certificate made at start; its CA file is "ca_file" in the start line'
 complete -c crm -n '__crm_at "crm sandbox"' -l 'rate-reset-format' -x -a 'delta epoch' -d 'X-RateLimit-Reset as seconds until the reset or a Unix time'
 complete -c crm -n '__crm_at "crm sandbox"' -l 'retry-after-format' -x -a 'seconds date' -d 'Retry-After as delta-seconds or an HTTP-date'
 complete -c crm -n '__crm_at "crm sandbox"' -l 'help' -s 'h' -d 'show help'

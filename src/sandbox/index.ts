@@ -1,11 +1,15 @@
 // The sandbox's programmatic entry: `startSandbox(options)` serves the whole API on loopback
 // (docs/sandbox.md). `crm sandbox` (src/commands/sandbox/run.ts) and the tests use it.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { AutoSaver, loadDataFile } from './data-file.js';
 import { builtinKeys, loadKeysFile, namedKeys } from './keys.js';
 import { isLoopback, createSandboxServer } from './server.js';
 import { DEFAULTS, createState } from './state.js';
+import { makeSandboxTls } from './tls-cert.js';
 import type { RunningSandbox, SandboxOptions } from './types.js';
 
 export { parseFaultSpec } from './faults.js';
@@ -56,18 +60,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const host = options.host ?? DEFAULTS.host;
   // The control endpoint exists only on loopback and only when turned on.
   const control = (options.control ?? true) && isLoopback(host === 'localhost' ? '127.0.0.1' : host);
-  const server = createSandboxServer(state, control, 'api');
+  // --tls: one certificate for both listeners, for every loopback name (and the listening address)
+  const tls = options.tls ? makeSandboxTls([...new Set(['localhost', '127.0.0.1', '::1', host])]) : undefined;
+  const cert = tls && { key: tls.keyPem, cert: tls.certPem };
+  const scheme = tls ? 'https' : 'http';
+  const server = createSandboxServer(state, control, 'api', cert);
   await listen(server, options.port ?? DEFAULTS.port, host);
   // Transcript links live on a second origin (another port, same host), which never sees a key.
-  const downloads = createSandboxServer(state, false, 'download');
+  const downloads = createSandboxServer(state, false, 'download', cert);
   try {
     await listen(downloads, options.downloadPort ?? 0, host);
   } catch (err) {
     await closeServer(server);
     throw err;
   }
-  const url = `http://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
-  const downloadUrl = `http://${hostForUrl(host)}:${(downloads.address() as AddressInfo).port}`;
+  const url = `${scheme}://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
+  const downloadUrl = `${scheme}://${hostForUrl(host)}:${(downloads.address() as AddressInfo).port}`;
+  let caDir: string | undefined;
+  if (tls) {
+    caDir = mkdtempSync(join(tmpdir(), 'crm-sandbox-tls-'));
+    writeFileSync(join(caDir, 'ca.pem'), tls.caPem);
+  }
   state.origin = url;
   state.downloadOrigin = downloadUrl;
 
@@ -79,9 +92,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     controlUrl: control ? `${url}/__sandbox` : undefined,
     downloadUrl,
     keys: namedKeys(keyDefs),
+    caFile: caDir && join(caDir, 'ca.pem'),
     close() {
       closing ??= (async () => {
         await Promise.all([closeServer(server), closeServer(downloads)]);
+        if (caDir) rmSync(caDir, { recursive: true, force: true });
         await saver?.close();
       })();
       return closing;

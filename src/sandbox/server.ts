@@ -2,6 +2,7 @@
 // control endpoint, logs the request, and writes (or drops) the answer. The same front serves
 // the second listener (`download`), which answers only transcript links.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { handleApiRequest, type IncomingRequest, type Outcome } from './api-request.js';
 import { CONTROL_PREFIX, handleControl } from './control.js';
 import { handleDownloadRequest } from './downloads.js';
@@ -51,15 +52,17 @@ function drop(req: IncomingMessage, res: ServerResponse): void {
 /** Which listener a server is: the API's origin, or the transcript download origin. */
 export type Listener = 'api' | 'download';
 
-export function createSandboxServer(state: SandboxState, control: boolean, listener: Listener = 'api'): Server {
-  const server = createServer((req, res) => {
+/** With `tls` (a PEM key and certificate), https on the same port instead of http. */
+export function createSandboxServer(state: SandboxState, control: boolean, listener: Listener = 'api', tls?: { key: string; cert: string }): Server {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     handle(state, control && listener === 'api', listener, req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: '2' };
         send(res, errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', `Internal error: ${(err as Error).message}`)), rm.requestId);
       } else res.destroy();
     });
-  });
+  };
+  const server = tls ? createTlsServer(tls, handler) : createServer(handler);
   server.keepAliveTimeout = 5000;
   return server;
 }

@@ -65,6 +65,11 @@ export interface SandboxOptions {
   rateResetFormat?: ResetFormat;
   /** `Retry-After` as delta-seconds (`seconds`, default) or an HTTP-date (`date`) */
   retryAfterFormat?: RetryAfterFormat;
+  /**
+   * Serve https with a certificate made at start, signed by a CA made at start too; the CA is
+   * written to `caFile` (a new temporary folder, removed by close()).
+   */
+  tls?: boolean;
   /** delay before the data file is saved after a change (default 2000 ms) */
   saveDelayMs?: number;
   /** injectable clock (ms since the epoch) */
@@ -74,7 +79,7 @@ export interface SandboxOptions {
 }
 
 export interface RunningSandbox {
-  /** the origin, e.g. http://127.0.0.1:4010 */
+  /** the origin, e.g. http://127.0.0.1:4010 (https:// with `tls`) */
   url: string;
   baseUrl: string;
   v1BaseUrl: string;
@@ -82,6 +87,8 @@ export interface RunningSandbox {
   /** the origin of the transcript download listener (another port): transcript links point here */
   downloadUrl: string;
   keys: SandboxKeys;
+  /** with `tls`: the CA certificate's file (PEM), for NODE_EXTRA_CA_CERTS */
+  caFile?: string;
   close(): Promise<void>;
 }
 

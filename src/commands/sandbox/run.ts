@@ -25,6 +25,8 @@ export interface SandboxCommandOptions {
   faultPaths?: string;
   control?: boolean;
   v1InteractionsCursor?: boolean;
+  /** serve https with a certificate made at start; its CA's file is `ca_file` in the start line */
+  tls?: boolean;
   /** `delta` (seconds until the reset, default) or `epoch` (Unix time in seconds) */
   rateResetFormat?: string;
   /** `seconds` (delta-seconds, default) or `date` (HTTP-date) */
@@ -69,7 +71,7 @@ export async function sandboxOptions(opts: SandboxCommandOptions): Promise<Sandb
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  // The sandbox has fixed, printed keys and no TLS: it listens on loopback only.
+  // The sandbox has printed keys and a throw-away CA (with --tls): it listens on loopback only.
   if (opts.host !== undefined && !/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(opts.host)) {
     throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1, localhost), got "${opts.host}"`);
   }
@@ -91,6 +93,7 @@ export async function sandboxOptions(opts: SandboxCommandOptions): Promise<Sandb
     faultPaths: opts.faultPaths,
     control: Boolean(opts.control),
     v1InteractionsCursor: Boolean(opts.v1InteractionsCursor),
+    tls: Boolean(opts.tls),
     rateResetFormat: choice('--rate-reset-format', opts.rateResetFormat, RESET_FORMATS),
     retryAfterFormat: choice('--retry-after-format', opts.retryAfterFormat, RETRY_AFTER_FORMATS),
   };
@@ -125,10 +128,12 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
   const line: Record<string, unknown> = { base_url: sandbox.baseUrl, v1_base_url: sandbox.v1BaseUrl, keys: sandbox.keys };
   if (sandbox.controlUrl) line.control_url = sandbox.controlUrl;
   line.download_url = sandbox.downloadUrl;
+  if (sandbox.caFile) line.ca_file = sandbox.caFile;
   ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
+  const trust = sandbox.caFile ? `NODE_EXTRA_CA_CERTS=${sandbox.caFile} ` : '';
   ctx.warn(
     `crm sandbox listening on ${sandbox.url}${options.seed === undefined ? '' : ` (seed ${options.seed})`}. Try:\n` +
-      `  CRM_BASE_URL=${sandbox.baseUrl} CRM_API_KEY=<admin key above> crm contacts list\n` +
+      `  ${trust}CRM_BASE_URL=${sandbox.baseUrl} CRM_API_KEY=<admin key above> crm contacts list\n` +
       'Press Ctrl-C to stop.',
   );
   try {

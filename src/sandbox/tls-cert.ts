@@ -1,0 +1,170 @@
+// The certificates of `crm sandbox --tls`: a CA made at each start, and a server certificate it
+// signs for the loopback names. Written with node:crypto and a small DER writer rather than with
+// `openssl` (not on every machine) or node-forge/selfsigned (hundreds of kB of JavaScript, and RSA
+// key generation in pure JavaScript takes seconds): EC P-256 keys are made in milliseconds, and
+// the few structures of X.509 (RFC 5280) that a server certificate needs fit in this file.
+// Two certificates, not one self-signed: a CA and a leaf are what a TLS-inspecting company proxy
+// presents, so trusting the CA with NODE_EXTRA_CA_CERTS is tried exactly as a user does it.
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { isIP } from 'node:net';
+
+export interface SandboxTls {
+  /** the CA certificate (PEM): what NODE_EXTRA_CA_CERTS names */
+  caPem: string;
+  /** the server's certificate (PEM), signed by the CA */
+  certPem: string;
+  /** the server's private key (PKCS#8 PEM) */
+  keyPem: string;
+}
+
+/** A fresh CA and a server certificate for `names` (host names or IP literals), valid 30 days. */
+export function makeSandboxTls(names: string[], now = new Date()): SandboxTls {
+  const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const leaf = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const notBefore = new Date(now.getTime() - 60 * 60 * 1000); // an hour back: clocks differ a little
+  const notAfter = new Date(now.getTime() + 30 * 24 * 60 * 60 * 1000);
+  const caName = name(`crm sandbox CA ${now.toISOString().slice(0, 19)}Z`);
+  const caKeyId = keyId(ca.publicKey);
+  const caDer = certificate({
+    issuer: caName,
+    subject: caName,
+    notBefore,
+    notAfter,
+    publicKey: ca.publicKey,
+    signer: ca.privateKey,
+    extensions: [
+      extension(OID.basicConstraints, true, seq(bool(true))),
+      extension(OID.keyUsage, true, bitString(Buffer.from([0x06]), 1)), // keyCertSign, cRLSign
+      extension(OID.subjectKeyIdentifier, false, octets(caKeyId)),
+    ],
+  });
+  const sans = names.map((n) => (isIP(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii'))));
+  const leafDer = certificate({
+    issuer: caName,
+    subject: name(names[0] ?? 'localhost'),
+    notBefore,
+    notAfter,
+    publicKey: leaf.publicKey,
+    signer: ca.privateKey,
+    extensions: [
+      extension(OID.basicConstraints, true, seq()),
+      extension(OID.keyUsage, true, bitString(Buffer.from([0x80]), 7)), // digitalSignature
+      extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))),
+      extension(OID.subjectAltName, false, seq(...sans)),
+      extension(OID.subjectKeyIdentifier, false, octets(keyId(leaf.publicKey))),
+      extension(OID.authorityKeyIdentifier, false, seq(tlv(0x80, caKeyId))),
+    ],
+  });
+  return {
+    caPem: pem('CERTIFICATE', caDer),
+    certPem: pem('CERTIFICATE', leafDer),
+    keyPem: leaf.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+  };
+}
+
+const OID = {
+  ecdsaWithSha256: '1.2.840.10045.4.3.2',
+  commonName: '2.5.4.3',
+  basicConstraints: '2.5.29.19',
+  keyUsage: '2.5.29.15',
+  extKeyUsage: '2.5.29.37',
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+  subjectAltName: '2.5.29.17',
+  subjectKeyIdentifier: '2.5.29.14',
+  authorityKeyIdentifier: '2.5.29.35',
+};
+
+interface CertFields {
+  issuer: Buffer;
+  subject: Buffer;
+  notBefore: Date;
+  notAfter: Date;
+  publicKey: KeyObject;
+  signer: KeyObject;
+  extensions: Buffer[];
+}
+
+function certificate(f: CertFields): Buffer {
+  const algorithm = seq(oid(OID.ecdsaWithSha256));
+  const serial = randomBytes(16);
+  serial[0] = serial[0]! & 0x7f; // a positive serial (RFC 5280: at most 20 octets)
+  const tbs = seq(
+    tlv(0xa0, integer(Buffer.from([2]))), // version 3
+    integer(serial),
+    algorithm,
+    f.issuer,
+    seq(time(f.notBefore), time(f.notAfter)),
+    f.subject,
+    f.publicKey.export({ type: 'spki', format: 'der' }),
+    tlv(0xa3, seq(...f.extensions)),
+  );
+  const signature = sign('sha256', tbs, f.signer); // ECDSA, DER-encoded (r, s)
+  return seq(tbs, algorithm, bitString(signature, 0));
+}
+
+// --- DER (X.690), only what the certificates above use ---
+
+function tlv(tag: number, content: Buffer): Buffer {
+  const n = content.length;
+  let length: Buffer;
+  if (n < 0x80) length = Buffer.from([n]);
+  else {
+    const bytes: number[] = [];
+    for (let v = n; v > 0; v >>= 8) bytes.unshift(v & 0xff);
+    length = Buffer.from([0x80 | bytes.length, ...bytes]);
+  }
+  return Buffer.concat([Buffer.from([tag]), length, content]);
+}
+
+const seq = (...items: Buffer[]) => tlv(0x30, Buffer.concat(items));
+const octets = (b: Buffer) => tlv(0x04, b);
+const bool = (v: boolean) => tlv(0x01, Buffer.from([v ? 0xff : 0]));
+const bitString = (b: Buffer, unusedBits: number) => tlv(0x03, Buffer.concat([Buffer.from([unusedBits]), b]));
+
+function integer(b: Buffer): Buffer {
+  let i = 0;
+  while (i < b.length - 1 && b[i] === 0 && b[i + 1]! < 0x80) i++; // minimal: no needless leading zeros
+  const v = b.subarray(i);
+  return tlv(0x02, v[0]! >= 0x80 ? Buffer.concat([Buffer.from([0]), v]) : v);
+}
+
+function oid(text: string): Buffer {
+  const arcs = text.split('.').map(Number);
+  const out: number[] = [40 * arcs[0]! + arcs[1]!];
+  for (const arc of arcs.slice(2)) {
+    const base128: number[] = [arc & 0x7f];
+    for (let v = arc >>> 7; v > 0; v >>>= 7) base128.unshift((v & 0x7f) | 0x80);
+    out.push(...base128);
+  }
+  return tlv(0x06, Buffer.from(out));
+}
+
+/** UTCTime (RFC 5280: dates before 2050), YYMMDDHHMMSSZ. */
+function time(d: Date): Buffer {
+  const s = d.toISOString(); // 2026-11-22T15:05:07.000Z
+  return tlv(0x17, Buffer.from(`${s.slice(2, 4)}${s.slice(5, 7)}${s.slice(8, 10)}${s.slice(11, 13)}${s.slice(14, 16)}${s.slice(17, 19)}Z`, 'ascii'));
+}
+
+function name(commonName: string): Buffer {
+  return seq(tlv(0x31, seq(oid(OID.commonName), tlv(0x0c, Buffer.from(commonName, 'utf8')))));
+}
+
+function extension(id: string, critical: boolean, value: Buffer): Buffer {
+  return seq(oid(id), ...(critical ? [bool(true)] : []), octets(value));
+}
+
+function keyId(publicKey: KeyObject): Buffer {
+  return createHash('sha1').update(publicKey.export({ type: 'spki', format: 'der' })).digest();
+}
+
+/** The sandbox listens on loopback only: an IPv4 127.x.x.x or ::1. */
+function ipBytes(ip: string): Buffer {
+  if (isIP(ip) === 4) return Buffer.from(ip.split('.').map(Number));
+  if (ip === '::1') return Buffer.from([...Array<number>(15).fill(0), 1]);
+  throw new Error(`not a loopback address: ${ip}`);
+}
+
+function pem(label: string, der: Buffer): string {
+  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
+  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
+}
