@@ -13,6 +13,7 @@ import { stringifyJson } from '../json/exact-json.js';
 import { checkResponse } from './envelope-check.js';
 import { type CrmError, InterruptedError, RateLimitError, ServerError, UsageError, isCrmError } from './errors.js';
 import { keyRedactor } from './mask.js';
+import { describeNetwork } from './network-error.js';
 import { type Pacer, sharedPacer } from './pacer.js';
 import { paginatePages, paginateRecords } from './paginate.js';
 import {
@@ -273,21 +274,10 @@ function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hin
   });
 }
 
-function describeNetwork(code: string | undefined, err: unknown, timeoutMs: number): string {
-  if (code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return `no complete answer within ${timeoutMs / 1000} s (timeout; --timeout covers the whole response)`;
-  }
-  if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return 'the connection was closed before an answer (connection reset)';
-  if (code === 'ECONNREFUSED') return 'connection refused (is the server running?)';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
-  const message = err instanceof Error ? err.message : String(err);
-  if (code && /CERT|SSL|TLS/.test(code)) return `TLS: ${message} (check the server's certificate, or NODE_EXTRA_CA_CERTS for a private CA)`;
-  return message;
-}
-
 function networkError(outcome: { error: unknown; code?: string }, url: URL, method: string, timeoutMs: number): CrmError {
-  const what = describeNetwork(outcome.code, outcome.error, timeoutMs);
-  return new ServerError(`${method} ${url.origin}${url.pathname} failed: ${what}`, { code: outcome.code ?? 'NETWORK_ERROR', cause: outcome.error });
+  const target = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+  const { message, hint } = describeNetwork(outcome.error, { target, timeoutMs, env: process.env });
+  return new ServerError(`${method} ${url.origin}${url.pathname} failed: ${message}`, { code: outcome.code ?? 'NETWORK_ERROR', hint, cause: outcome.error });
 }
 
 function interrupted(reason: unknown): CrmError {

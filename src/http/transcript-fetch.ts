@@ -2,13 +2,18 @@
 // token is the credential, so no API key, Authorization or cookie is ever sent; the link is used
 // exactly as the server gave it, never built, and redirects are not followed. Retrying is the
 // caller's job (an expired link needs a fresh one from the API), so this returns typed outcomes.
-import { request } from 'undici';
+import type { Dispatcher } from 'undici';
+import AgentClass from 'undici/lib/dispatcher/agent.js';
+import request from 'undici/lib/api/api-request.js';
 import { parseJson } from '../json/exact-json.js';
 import { USER_AGENT } from '../version.js';
 import { MAX_TIMER_MS, setLongTimeout } from './clock.js';
 import { CrmError, InterruptedError, ServerError, errorClassForStatus } from './errors.js';
 import { parseRateLimit, type Pacer, type PacerTicket, type RateLimitInfo } from './pacer.js';
 import { RETRYABLE_ERROR_CODES, retryAfterMs } from './retry.js';
+import { describeNetwork, routeError } from './network-error.js';
+import type { ProxyChoice } from './proxy-env.js';
+import { chooseProxy, openProxyAgent } from './route.js';
 import { linkSignals } from './signals.js';
 import { BodyTooLargeError, TimeoutError, flattenHeaders, readBody } from './transport.js';
 import { isLoopbackHost } from './url.js';
@@ -56,6 +61,13 @@ const DEFAULT_RETRY_AFTER_MS = 1_000;
 
 export async function fetchTranscript(url: string, opts: FetchTranscriptOptions): Promise<TranscriptOutcome> {
   const refusal = checkTranscriptUrl(url);
+  let proxy: ProxyChoice | undefined;
+  try {
+    proxy = refusal ? undefined : chooseProxy(new URL(url));
+  } catch (err) {
+    if (opts.ticket) opts.pacer?.done(opts.ticket); // nothing was sent
+    return { kind: 'failed', error: err as CrmError, retryable: false }; // a malformed HTTPS_PROXY
+  }
   if (refusal) {
     if (opts.ticket) opts.pacer?.done(opts.ticket); // nothing was sent
     return { kind: 'failed', error: new ServerError(refusal), retryable: false };
@@ -78,7 +90,7 @@ export async function fetchTranscript(url: string, opts: FetchTranscriptOptions)
   const cancelTimer = setLongTimeout(() => deadline.abort(new TimeoutError(opts.timeoutMs)), opts.timeoutMs);
   const linked = linkSignals(opts.signal, deadline.signal);
   try {
-    return await fetchOnce(url, opts, linked.signal, ticket);
+    return await fetchOnce(url, opts, linked.signal, ticket, proxy);
   } finally {
     cancelTimer();
     linked.dispose();
@@ -90,10 +102,14 @@ async function fetchOnce(
   opts: FetchTranscriptOptions,
   signal: AbortSignal,
   ticket: PacerTicket | undefined,
+  proxy: ProxyChoice | undefined,
 ): Promise<TranscriptOutcome> {
-  let res: Awaited<ReturnType<typeof request>>;
+  let res: Dispatcher.ResponseData;
+  const target = new URL(url);
   try {
-    res = await request(url, {
+    res = await request.call(await dispatcherFor(proxy, opts.timeoutMs), {
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
       method: 'GET',
       // Exactly these two: the token in the URL is the only credential.
       headers: { accept: 'application/json', 'user-agent': USER_AGENT },
@@ -103,7 +119,7 @@ async function fetchOnce(
     });
   } catch (err) {
     if (ticket) opts.pacer?.done(ticket);
-    return networkFailure(err, opts, url);
+    return networkFailure(proxy ? routeError(err, proxy) : err, opts, url);
   }
 
   const headers = flattenHeaders(res.headers);
@@ -218,14 +234,28 @@ function interrupted(err: unknown): CrmError {
 
 function networkFailure(err: unknown, opts: FetchTranscriptOptions, url: string): TranscriptOutcome {
   if (opts.signal?.aborted) return { kind: 'failed', error: interrupted(err), retryable: false };
+  // Our own overall timeout fires as a TimeoutError (the reason of the deadline's abort), code ETIMEDOUT.
   const code = (err as { code?: string }).code;
-  // Our own overall timeout fires as a TimeoutError (the reason of the deadline's abort).
-  const timedOut =
-    code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || (err as Error).name === 'TimeoutError';
-  const what = timedOut ? `timed out after ${opts.timeoutMs} ms` : (err as Error).message || String(err);
+  const u = new URL(url);
+  const target = `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  const { message, hint } = describeNetwork(err, { target, timeoutMs: opts.timeoutMs, env: process.env });
   return {
     kind: 'failed',
-    error: new ServerError(`transcript download from ${new URL(url).host} failed: ${what}`, { code, cause: err }),
-    retryable: timedOut || (code !== undefined && RETRYABLE_ERROR_CODES.has(code)),
+    error: new ServerError(`transcript download from ${u.host} failed: ${message}`, { code, hint, cause: err }),
+    retryable: code !== undefined && RETRYABLE_ERROR_CODES.has(code),
   };
+}
+
+/**
+ * Downloads go direct through one Agent for the process (links may name any host), or through one
+ * ProxyAgent per proxy URL.
+ */
+let directAgent: Dispatcher | undefined;
+const proxyAgents = new Map<string, Promise<Dispatcher>>();
+
+function dispatcherFor(proxy: ProxyChoice | undefined, timeoutMs: number): Dispatcher | Promise<Dispatcher> {
+  if (!proxy) return (directAgent ??= new AgentClass({ keepAliveTimeout: 4_000 }));
+  let agent = proxyAgents.get(proxy.url);
+  if (!agent) proxyAgents.set(proxy.url, (agent = openProxyAgent(proxy, Math.min(timeoutMs, 10_000))));
+  return agent;
 }

@@ -2,11 +2,15 @@
 // undici's `request` on a Pool for the base URL's origin (not fetch: undici's fetch follows
 // redirects and forwards custom auth headers such as X-Service-Api-Key to the new origin).
 // Pool and request come from their own files, not the package root: see undici-parts.d.ts.
+// Through a proxy (HTTPS_PROXY), a ProxyAgent takes the Pool's place: route.ts.
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher, Pool } from 'undici';
 import PoolClass from 'undici/lib/dispatcher/pool.js';
 import request from 'undici/lib/api/api-request.js';
 import { MAX_TIMER_MS, setLongTimeout } from './clock.js';
+import { routeError } from './network-error.js';
+import type { Env, ProxyChoice } from './proxy-env.js';
+import { chooseProxy, openProxyAgent } from './route.js';
 import { linkSignals } from './signals.js';
 
 /**
@@ -60,21 +64,35 @@ export function flattenHeaders(raw: Record<string, string | string[] | undefined
   return out;
 }
 
-/** A connection pool for exactly one origin: it cannot be pointed anywhere else. */
+/**
+ * A connection pool for exactly one origin: it cannot be pointed anywhere else. Through a proxy, a
+ * ProxyAgent whose every request names this origin (a CONNECT tunnel to it).
+ */
 export class OriginTransport {
   private pool?: Pool;
+  private proxied?: Promise<Dispatcher>;
+  /** the proxy requests go through, chosen once (a malformed proxy variable throws here: nothing sent) */
+  readonly proxy: ProxyChoice | undefined;
 
   constructor(
     readonly origin: string,
     private readonly connectTimeoutMs: number,
-  ) {}
+    env: Env = process.env,
+  ) {
+    this.proxy = chooseProxy(new URL(origin), env);
+  }
+
+  private dispatcher(): Dispatcher | Promise<Dispatcher> {
+    if (this.proxy) return (this.proxied ??= openProxyAgent(this.proxy, this.connectTimeoutMs));
+    return (this.pool ??= new PoolClass(this.origin, {
+      connect: { timeout: this.connectTimeoutMs },
+      keepAliveTimeout: 4_000,
+    }));
+  }
 
   async send(opts: SendOptions): Promise<RawResponse> {
     keepExitFast();
-    this.pool ??= new PoolClass(this.origin, {
-      connect: { timeout: this.connectTimeoutMs },
-      keepAliveTimeout: 4_000,
-    });
+    const dispatcher = await this.dispatcher();
     // The per-request timeout, whole exchange included. undici's headersTimeout/bodyTimeout (kept as a
     // backstop) tick with ~1 s resolution and do not bound a slowly dripping body.
     const deadline = new AbortController();
@@ -88,9 +106,10 @@ export class OriginTransport {
       headersTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
       bodyTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
       signal: linked.signal,
+      ...(this.proxy ? { origin: this.origin } : {}),
     };
     try {
-      const res = await request.call(this.pool, requestOptions);
+      const res = await request.call(dispatcher, requestOptions);
       const headers = flattenHeaders(res.headers);
       if (res.statusCode >= 300 && res.statusCode < 400) {
         // Never followed: read nothing more than we must.
@@ -101,7 +120,7 @@ export class OriginTransport {
       return { status: res.statusCode, headers, text };
     } catch (err) {
       if (deadline.signal.aborted && !opts.signal?.aborted) throw deadline.signal.reason;
-      throw err;
+      throw this.proxy ? routeError(err, this.proxy) : err;
     } finally {
       cancelTimer();
       linked.dispose();
@@ -110,8 +129,11 @@ export class OriginTransport {
 
   async close(): Promise<void> {
     const pool = this.pool;
+    const proxied = this.proxied;
     this.pool = undefined;
+    this.proxied = undefined;
     await pool?.close();
+    await (await proxied?.catch(() => undefined))?.close();
   }
 }
 

@@ -14,3 +14,23 @@ declare module 'undici/lib/api/api-request.js' {
   function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
   export default request;
 }
+
+declare module 'undici/lib/dispatcher/agent.js' {
+  import type { Agent } from 'undici';
+  const AgentClass: typeof Agent;
+  export default AgentClass;
+}
+
+// Loaded only when a proxy variable names a proxy for the request (src/http/route.ts).
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  import type { ProxyAgent } from 'undici';
+  const ProxyAgentClass: typeof ProxyAgent;
+  export default ProxyAgentClass;
+}
+
+declare module 'undici/lib/api/api-connect.js' {
+  import type { Dispatcher } from 'undici';
+  /** Dispatcher.prototype.connect, unbound (the package root installs it on every dispatcher; we do not load the root). */
+  function connect(this: Dispatcher, options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData>;
+  export default connect;
+}

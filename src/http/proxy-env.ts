@@ -1,0 +1,118 @@
+// Which proxy, if any, a request goes through: read from the environment as curl reads it, with two
+// rules of our own that keep the key safe. Pure (the environment is a parameter), so it is tested
+// without sockets; loading the proxy code itself is transport's job, only when this names a proxy.
+//
+// - https targets: `https_proxy`, else `HTTPS_PROXY` (curl does not use `http_proxy` for https, nor
+//   do we). A proxy without a scheme is `http://` (curl's default).
+// - http targets are never proxied. crm allows http only on loopback (src/http/url.ts), and through
+//   a proxy the request (key included) would travel in the clear to the proxy and be sent by it to
+//   ITS loopback, not ours. So `HTTP_PROXY` has no effect on crm (README, "Company networks").
+// - loopback (localhost, 127.0.0.0/8, ::1) is not proxied either (as Go and Chrome do; curl would),
+//   unless `NO_PROXY` holds Chrome's `<-loopback>`: the way to test a proxy against a local server.
+// - `no_proxy`, else `NO_PROXY`: comma- or space-separated; `*` is every host; `example.com` and
+//   `.example.com` match the host and its subdomains; an IP matches itself; `10.0.0.0/8` (or an
+//   IPv6 CIDR) matches addresses in it; `host:port` matches that port only.
+import { UsageError } from './errors.js';
+import { isLoopbackHost } from './url.js';
+
+export type Env = Record<string, string | undefined>;
+
+export interface ProxyChoice {
+  /** the proxy URL as undici takes it (credentials still in it) */
+  url: string;
+  /** where it came from, e.g. `HTTPS_PROXY`, for messages */
+  variable: string;
+  /** `host:port` of the proxy with no credentials: safe to print */
+  display: string;
+  /** whether the URL carries a user name and password */
+  hasCredentials: boolean;
+}
+
+/** True when any variable that can name a proxy for crm is set (the cheap check before loading anything). */
+export function proxyConfigured(env: Env): boolean {
+  return Boolean(env.https_proxy || env.HTTPS_PROXY);
+}
+
+/** The proxy for `target`, or undefined to go direct. Throws (with a message) on an unusable proxy URL. */
+export function proxyFor(target: URL, env: Env): ProxyChoice | undefined {
+  if (target.protocol !== 'https:') return undefined;
+  const variable = env.https_proxy ? 'https_proxy' : env.HTTPS_PROXY ? 'HTTPS_PROXY' : undefined;
+  if (!variable) return undefined;
+  const noProxy = (env.no_proxy ?? env.NO_PROXY ?? '').split(/[\s,]+/).filter(Boolean);
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (isLoopbackHost(target.hostname) && !noProxy.includes('<-loopback>')) return undefined;
+  const port = target.port || '443';
+  if (noProxy.some((entry) => noProxyMatches(entry, host, port))) return undefined;
+  return parseProxyUrl(env[variable]!, variable);
+}
+
+/** Checks a proxy variable's value; a UsageError (exit 2, nothing sent) names the variable, never the password. */
+export function parseProxyUrl(value: string, variable: string): ProxyChoice {
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim()) ? value.trim() : `http://${value.trim()}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${variable} is not a URL (expected http://[user:password@]host:port)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${variable} uses ${url.protocol}//; crm supports http:// and https:// proxies (not SOCKS)`);
+  }
+  const display = `${url.protocol}//${url.host}`;
+  return { url: url.href, variable, display, hasCredentials: url.username !== '' };
+}
+
+function noProxyMatches(rawEntry: string, host: string, port: string): boolean {
+  let entry = rawEntry.toLowerCase();
+  if (entry === '*') return true;
+  if (entry.startsWith('<')) return false; // <-loopback> and friends are rules, not hosts
+  // host:port (an IPv6 entry has more than one colon and no port unless bracketed)
+  const withPort = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(entry);
+  if (withPort) {
+    if (withPort[2] !== port) return false;
+    entry = withPort[1]!;
+  }
+  entry = entry.replace(/^\[|\]$/g, '');
+  if (entry.includes('/')) return inCidr(host, entry);
+  if (entry.startsWith('*.')) entry = entry.slice(1);
+  const bare = entry.startsWith('.') ? entry.slice(1) : entry;
+  return host === bare || host.endsWith(`.${bare}`);
+}
+
+function inCidr(host: string, cidr: string): boolean {
+  const [net, bitsText] = cidr.split('/');
+  const bits = Number(bitsText);
+  const a = ipBytes(host);
+  const b = ipBytes(net ?? '');
+  if (!a || !b || a.length !== b.length || !Number.isInteger(bits) || bits < 0 || bits > a.length * 8) return false;
+  for (let i = 0; i < bits; i++) {
+    const mask = 0x80 >> i % 8;
+    if ((a[Math.floor(i / 8)]! & mask) !== (b[Math.floor(i / 8)]! & mask)) return false;
+  }
+  return true;
+}
+
+/** The bytes of an IPv4 or IPv6 literal, or undefined for a host name. */
+export function ipBytes(text: string): number[] | undefined {
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (v4) {
+    const parts = v4.slice(1).map(Number);
+    return parts.every((n) => n <= 255) ? parts : undefined;
+  }
+  if (!text.includes(':')) return undefined;
+  try {
+    // the URL parser normalises IPv6 (including an embedded IPv4) to eight hex groups
+    const groups = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+    const [head = '', tail] = groups.split('::');
+    const h = head ? head.split(':') : [];
+    const t = tail ? tail.split(':') : [];
+    const all = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
+    if (all.length !== 8) return undefined;
+    return all.flatMap((g) => {
+      const n = parseInt(g, 16);
+      return [n >> 8, n & 0xff];
+    });
+  } catch {
+    return undefined;
+  }
+}

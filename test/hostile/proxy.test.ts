@@ -1,0 +1,195 @@
+// A company network, end to end: `crm` (the built binary) against the sandbox serving https with a
+// CA of its own (`--tls`), through a real CONNECT proxy (./proxy.ts), as an admin behind a
+// TLS-inspecting proxy meets it. What is checked is what the proxy sees: only CONNECT to the API's
+// host:port, never the key (not in a header, not in the tunnelled bytes), nothing in the clear.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { startProxy, type TestProxy } from './proxy.js';
+
+let tls: TestSandbox;
+let plain: TestSandbox;
+let proxy: TestProxy;
+let caFile: string;
+let apiTarget: string;
+let downloadTarget: string;
+
+/** no proxy variable from the machine running the tests */
+const NO_PROXY_VARS = { HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined };
+
+beforeAll(async () => {
+  tls = await startTestSandbox({ tls: true, seed: 3, downloadRateLimit: 1000 });
+  plain = await startTestSandbox({ seed: 3 });
+  caFile = tls.sb.caFile!;
+  apiTarget = new URL(tls.sb.url).host;
+  downloadTarget = new URL(tls.sb.downloadUrl).host;
+});
+afterAll(async () => {
+  await tls?.close();
+  await plain?.close();
+});
+afterEach(async () => {
+  await proxy?.close();
+});
+
+function crm(args: string[], extra: Record<string, string | undefined>, sb = tls) {
+  return runCrm(['-o', 'json', ...args], { env: { ...sb.env('admin'), ...NO_PROXY_VARS, ...extra } });
+}
+
+/** Everything the proxy saw, as one string, to search for the key. */
+function proxySawText(p: TestProxy): string {
+  return JSON.stringify({ connects: p.seen.connects, plain: p.seen.plain }) + Buffer.concat(p.seen.tunnelled).toString('latin1');
+}
+
+describe('crm sandbox --tls and NODE_EXTRA_CA_CERTS', () => {
+  it('serves https; crm works when NODE_EXTRA_CA_CERTS names the CA file', async () => {
+    expect(tls.sb.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+    const r = await crm(['contacts', 'list', '--max', '2'], { NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(2);
+  });
+
+  it('without the CA, fails with a TLS error that names NODE_EXTRA_CA_CERTS (exit 8)', async () => {
+    const r = await crm(['contacts', 'list', '--max', '2'], { NODE_EXTRA_CA_CERTS: undefined });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/TLS: the server's certificate is not signed by a CA this machine trusts/);
+    expect(r.stderr).toMatch(/Hint: .*NODE_EXTRA_CA_CERTS/);
+  });
+});
+
+describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
+  it('tunnels API requests and transcript downloads; the proxy sees only CONNECT host:port, never the key', async () => {
+    proxy = await startProxy();
+    // `<-loopback>` (Chrome's rule): proxy loopback too, which crm otherwise never does
+    const env = { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile };
+    const list = await crm(['recordings', 'list', '--max', '50'], env);
+    expect(list.code, list.stderr).toBe(0);
+    const rec = (JSON.parse(list.stdout) as Array<{ id: string; transcript_status: string }>).find((x) => x.transcript_status === 'ready');
+    const t = await crm(['recordings', 'transcript', rec!.id], env);
+    expect(t.code, t.stderr).toBe(0);
+    expect(JSON.parse(t.stdout)).toBeTypeOf('object');
+
+    const targets = new Set(proxy.seen.connects.map((c) => c.target));
+    expect(targets).toEqual(new Set([apiTarget, downloadTarget]));
+    expect(proxy.seen.plain).toEqual([]);
+    expect(proxy.seen.tunnelled.length).toBeGreaterThan(0);
+    const seen = proxySawText(proxy);
+    expect(seen).not.toContain(tls.sb.keys.admin);
+    expect(seen).not.toContain(tls.sb.keys.admin.slice(-12));
+    expect(seen).not.toMatch(/x-service-api-key/i);
+  });
+
+  it('reads https_proxy in lower case too, and takes the lower-case one first (as curl)', async () => {
+    proxy = await startProxy();
+    const r = await crm(['contacts', 'list', '--max', '1'], {
+      https_proxy: proxy.url,
+      HTTPS_PROXY: 'http://127.0.0.1:1',
+      NO_PROXY: '<-loopback>',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.seen.connects.map((c) => c.target)).toEqual([apiTarget]);
+  });
+
+  it('never proxies loopback unless NO_PROXY says <-loopback>', async () => {
+    proxy = await startProxy();
+    const r = await crm(['contacts', 'list', '--max', '1'], { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.seen.connects).toEqual([]);
+  });
+
+  it.each([['127.0.0.1'], ['127.0.0.0/8'], ['*']])('honours NO_PROXY=%s: the request goes direct', async (entry) => {
+    proxy = await startProxy();
+    const r = await crm(['contacts', 'list', '--max', '1'], { HTTPS_PROXY: proxy.url, NO_PROXY: `<-loopback>, ${entry}`, NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.seen.connects).toEqual([]);
+  });
+
+  it('honours NO_PROXY host:port only for that port', async () => {
+    proxy = await startProxy();
+    const other = await crm(['contacts', 'list', '--max', '1'], { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>,127.0.0.1:1', NODE_EXTRA_CA_CERTS: caFile });
+    expect(other.code, other.stderr).toBe(0);
+    expect(proxy.seen.connects.map((c) => c.target)).toEqual([apiTarget]);
+    const same = await crm(['contacts', 'list', '--max', '1'], { HTTPS_PROXY: proxy.url, NO_PROXY: `<-loopback>,${apiTarget}`, NODE_EXTRA_CA_CERTS: caFile });
+    expect(same.code, same.stderr).toBe(0);
+    expect(proxy.seen.connects).toHaveLength(1);
+  });
+
+  it('never sends an http:// (loopback) base URL to a proxy: the key would travel in the clear', async () => {
+    proxy = await startProxy();
+    const r = await crm(['contacts', 'list', '--max', '1'], { HTTP_PROXY: proxy.url, http_proxy: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>' }, plain);
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.seen.plain).toEqual([]);
+    expect(proxy.seen.connects).toEqual([]);
+  });
+
+  it('sends the proxy user name and password from the URL, to the proxy only', async () => {
+    proxy = await startProxy({ auth: { user: 'alice', password: 'p@ss:w/rd' } });
+    const r = await crm(['contacts', 'list', '--max', '1'], {
+      HTTPS_PROXY: `http://alice:${encodeURIComponent('p@ss:w/rd')}@127.0.0.1:${proxy.port}`,
+      NO_PROXY: '<-loopback>',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.seen.connects[0]!.headers['proxy-authorization']).toBe(`Basic ${Buffer.from('alice:p@ss:w/rd').toString('base64')}`);
+    expect(proxySawText(proxy)).not.toContain(tls.sb.keys.admin);
+  });
+
+  it('407 without credentials: says the proxy wants a user name and password, and how to give them (exit 8)', async () => {
+    proxy = await startProxy({ auth: { user: 'alice', password: 'secret' } });
+    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain(`the proxy ${proxy.url} (HTTPS_PROXY) requires authentication (HTTP 407`);
+    expect(r.stderr).toContain(`Hint: put the proxy's user name and password in HTTPS_PROXY: http://USER:PASSWORD@127.0.0.1:${proxy.port}`);
+    expect(proxy.seen.connects).toHaveLength(1); // not retried
+  });
+
+  it('407 with wrong credentials: says they were refused, never prints the password', async () => {
+    proxy = await startProxy({ auth: { user: 'alice', password: 'secret' } });
+    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: `http://alice:wrongpass@127.0.0.1:${proxy.port}`, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain('the proxy refused the user name and password in HTTPS_PROXY');
+    expect(r.stderr).not.toContain('wrongpass');
+  });
+
+  it('a proxy that refuses the tunnel is named as such', async () => {
+    proxy = await startProxy({ refuseWith: 403 });
+    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain(`would not open a tunnel to ${apiTarget} (HTTP 403)`);
+  });
+
+  it('an unreachable proxy is named as such, not as the API being down', async () => {
+    proxy = await startProxy();
+    await proxy.close(); // its port is now closed
+    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: `http://u:hidden@127.0.0.1:${proxy.port}`, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain(`cannot reach the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY): connection refused`);
+    expect(r.stderr).toContain('Hint: check HTTPS_PROXY');
+    expect(r.stderr).not.toContain('hidden');
+  });
+
+  it('refuses a proxy URL it cannot use before sending anything (exit 2)', async () => {
+    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: 'socks5://127.0.0.1:1080', NO_PROXY: '<-loopback>' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('HTTPS_PROXY uses socks5://; crm supports http:// and https:// proxies');
+  });
+});
+
+describe('network errors name their class and the next step', () => {
+  it('DNS failure', async () => {
+    const r = await crm(['contacts', 'list'], { CRM_BASE_URL: 'https://api.crm-test.invalid/api/v2' });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/host not found: api\.crm-test\.invalid \(DNS lookup failed/);
+    expect(r.stderr).toMatch(/Hint: check the host name in the base URL; .*HTTPS_PROXY/);
+  });
+
+  it('connection refused', async () => {
+    proxy = await startProxy();
+    await proxy.close();
+    const r = await crm(['contacts', 'list'], { CRM_BASE_URL: `https://127.0.0.1:${proxy.port}/api/v2` });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain(`connection refused by 127.0.0.1:${proxy.port}`);
+    expect(r.stderr).toContain('Hint: is the server running, and is the port in the base URL right?');
+  });
+});

@@ -1,0 +1,90 @@
+// Which requests go through which proxy (src/http/proxy-env.ts): curl's variables, our two rules
+// (http and loopback never proxied, unless `<-loopback>` for https), and NO_PROXY's forms.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/http/errors.js';
+import { ipBytes, proxyFor } from '../../../src/http/proxy-env.js';
+import { runs } from '../../helpers/property.js';
+
+const P = 'http://proxy.corp:3128';
+const via = (target: string, env: Record<string, string>) => proxyFor(new URL(target), env)?.variable;
+
+describe('proxyFor', () => {
+  it('uses https_proxy, else HTTPS_PROXY, for https targets; never HTTP_PROXY', () => {
+    expect(via('https://api.example.com/', { HTTPS_PROXY: P })).toBe('HTTPS_PROXY');
+    expect(via('https://api.example.com/', { https_proxy: P, HTTPS_PROXY: 'http://other:1' })).toBe('https_proxy');
+    expect(via('https://api.example.com/', { HTTP_PROXY: P, http_proxy: P })).toBeUndefined();
+  });
+
+  it('never proxies http:// targets (only loopback may be http; the key would go in the clear)', () => {
+    for (const env of [{ HTTP_PROXY: P, HTTPS_PROXY: P, NO_PROXY: '<-loopback>' }, { http_proxy: P }]) {
+      expect(via('http://127.0.0.1:4010/api/v2', env)).toBeUndefined();
+    }
+  });
+
+  it.each(['https://localhost:4010/', 'https://127.0.0.1/', 'https://127.9.8.7:1/', 'https://[::1]:443/'])('does not proxy loopback %s, unless <-loopback>', (u) => {
+    expect(via(u, { HTTPS_PROXY: P })).toBeUndefined();
+    expect(via(u, { HTTPS_PROXY: P, NO_PROXY: 'corp.example,<-loopback>' })).toBe('HTTPS_PROXY');
+  });
+
+  it.each([
+    ['*', 'https://api.example.com/', true],
+    ['example.com', 'https://example.com/', true],
+    ['example.com', 'https://api.example.com/', true],
+    ['.example.com', 'https://api.example.com/', true],
+    ['*.example.com', 'https://api.example.com/', true],
+    ['.example.com', 'https://example.com/', true],
+    ['example.com', 'https://badexample.com/', false],
+    ['EXAMPLE.com', 'https://api.Example.COM/', true],
+    ['api.example.com:8443', 'https://api.example.com:8443/', true],
+    ['api.example.com:8443', 'https://api.example.com/', false],
+    ['api.example.com:443', 'https://api.example.com/', true],
+    ['10.0.0.0/8', 'https://10.1.2.3/', true],
+    ['10.0.0.0/8', 'https://11.1.2.3/', false],
+    ['192.168.1.7', 'https://192.168.1.7:9000/', true],
+    ['fd00::/8', 'https://[fd12::1]/', true],
+    ['fd00::/8', 'https://[fe80::1]/', false],
+    ['2001:db8::5', 'https://[2001:db8::5]/', true],
+    ['[2001:db8::5]:8443', 'https://[2001:db8::5]:8443/', true],
+    ['other.com, example.com', 'https://api.example.com/', true],
+    ['other.com example.com', 'https://api.example.com/', true],
+    ['', 'https://api.example.com/', false],
+  ])('NO_PROXY=%s, target %s: bypassed %s', (noProxy, target, bypass) => {
+    expect(via(target, { HTTPS_PROXY: P, NO_PROXY: noProxy }) === undefined).toBe(bypass);
+    expect(via(target, { HTTPS_PROXY: P, no_proxy: noProxy }) === undefined).toBe(bypass);
+  });
+
+  it('a host listed in NO_PROXY is never proxied, whatever else the list holds (property)', () => {
+    const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
+    fc.assert(
+      fc.property(fc.array(label, { minLength: 2, maxLength: 4 }), fc.array(fc.array(label, { minLength: 2, maxLength: 3 })), fc.nat(3), (host, others, at) => {
+        const name = host.join('.');
+        const entries = others.map((o) => o.join('.'));
+        entries.splice(at % (entries.length + 1), 0, name);
+        expect(via(`https://${name}/`, { HTTPS_PROXY: P, NO_PROXY: entries.join(',') })).toBeUndefined();
+        expect(via(`https://sub.${name}/`, { HTTPS_PROXY: P, NO_PROXY: entries.join(',') })).toBeUndefined();
+      }),
+      runs(),
+    );
+  });
+
+  it('takes a proxy without a scheme as http://, and keeps its credentials out of the display', () => {
+    const p = proxyFor(new URL('https://api.example.com/'), { HTTPS_PROXY: 'u:p%40ss@proxy.corp:3128' })!;
+    expect(p).toEqual({ url: 'http://u:p%40ss@proxy.corp:3128/', variable: 'HTTPS_PROXY', display: 'http://proxy.corp:3128', hasCredentials: true });
+  });
+
+  it.each(['socks5://proxy:1080', 'http://[broken'])('refuses %s with a UsageError naming the variable', (value) => {
+    expect(() => proxyFor(new URL('https://api.example.com/'), { https_proxy: value })).toThrow(UsageError);
+    expect(() => proxyFor(new URL('https://api.example.com/'), { https_proxy: value })).toThrow(/^https_proxy /);
+  });
+});
+
+describe('ipBytes', () => {
+  it('reads IPv4 and IPv6 literals, not names', () => {
+    expect(ipBytes('10.1.2.3')).toEqual([10, 1, 2, 3]);
+    expect(ipBytes('::1')).toEqual([...Array(15).fill(0), 1]);
+    expect(ipBytes('2001:db8::ffff:1.2.3.4')).toEqual([0x20, 0x01, 0x0d, 0xb8, ...Array(6).fill(0), 0xff, 0xff, 1, 2, 3, 4]);
+    expect(ipBytes('256.1.1.1')).toBeUndefined();
+    expect(ipBytes('example.com')).toBeUndefined();
+  });
+});
