@@ -2,8 +2,10 @@
 // CA of its own (`--tls`), through a real CONNECT proxy (./proxy.ts), as an admin behind a
 // TLS-inspecting proxy meets it. What is checked is what the proxy sees: only CONNECT to the API's
 // host:port, never the key (not in a header, not in the tunnelled bytes), nothing in the clear.
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCrm } from '../helpers/run-crm.js';
+import { runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { startProxy, type TestProxy } from './proxy.js';
 
@@ -47,6 +49,29 @@ describe('crm sandbox --tls and NODE_EXTRA_CA_CERTS', () => {
     const r = await crm(['contacts', 'list', '--max', '2'], { NODE_EXTRA_CA_CERTS: caFile });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(2);
+  });
+
+  it('`crm sandbox --tls` names its CA file in its start line, serves https, and removes the file on exit', async () => {
+    const child = startCrm(['sandbox', '--tls', '--port', '0', '--seed', '5'], { env: NO_PROXY_VARS });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+      const info = JSON.parse(line) as { base_url: string; download_url: string; ca_file: string; keys: { admin: string } };
+      expect(info.base_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+      expect(info.download_url).toMatch(/^https:\/\//);
+      expect(existsSync(info.ca_file)).toBe(true);
+      const env = { CRM_BASE_URL: info.base_url, CRM_API_KEY: info.keys.admin, CRM_CONFIG_DIR: tls.configDir, ...NO_PROXY_VARS };
+      const ok = await runCrm(['-o', 'json', 'contacts', 'list', '--max', '1'], { env: { ...env, NODE_EXTRA_CA_CERTS: info.ca_file } });
+      expect(ok.code, ok.stderr).toBe(0);
+      const refused = await runCrm(['-o', 'json', 'contacts', 'list', '--max', '1'], { env });
+      expect(refused.code).toBe(8);
+      expect(refused.stderr).toContain('NODE_EXTRA_CA_CERTS');
+      child.kill('SIGTERM');
+      await exited;
+      expect(existsSync(info.ca_file)).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('without the CA, fails with a TLS error that names NODE_EXTRA_CA_CERTS (exit 8)', async () => {
