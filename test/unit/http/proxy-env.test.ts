@@ -7,7 +7,7 @@ import { ipBytes, proxyFor } from '../../../src/http/proxy-env.js';
 import { runs } from '../../helpers/property.js';
 
 const P = 'http://proxy.corp:3128';
-const via = (target: string, env: Record<string, string>) => proxyFor(new URL(target), env)?.variable;
+const via = (target: string, env: Record<string, string | undefined>) => proxyFor(new URL(target), env)?.variable;
 
 describe('proxyFor', () => {
   it('uses https_proxy, else HTTPS_PROXY, for https targets; never HTTP_PROXY', () => {
