@@ -17,7 +17,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const io: IO = options.io ?? processIO();
   const env = options.env ?? process.env;
   const abort = new AbortController();
-  const state: RunState = { io, env, signal: abort.signal, jsonErrors: false, verbose: false };
+  const state: RunState = { io, env, signal: abort.signal, jsonErrors: false, verbose: false, argv };
   const stopSignals = options.handleSignals === false ? () => {} : installSignalHandlers(abort, io);
   // `crm … | head`: the reader went away; stop quietly, as other CLIs do.
   io.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -45,18 +45,37 @@ function processIO(): IO {
   };
 }
 
-/** First Ctrl-C asks commands to stop and clean up (exit 130); a second one exits at once. */
+/**
+ * A repeat of the signal this soon after the first is the same Ctrl-C delivered twice, not a second
+ * press: `npm run` / `npx` forward the terminal's SIGINT to their child, which the terminal already
+ * signalled. Quitting on it would abandon the answers in flight (the rerun could not tell that they
+ * had arrived) and the half-written files.
+ */
+export const REPEAT_WINDOW_MS = 500;
+
+/**
+ * First Ctrl-C asks commands to stop and clean up (exit 130); a later one exits at once. The
+ * handlers stay for the life of the process: a repeat arriving after main() returned, while output
+ * is flushed, must not kill the process with the signal instead of its exit code.
+ */
 function installSignalHandlers(abort: AbortController, io: IO): () => void {
+  let first = 0;
+  let finished = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (abort.signal.aborted) process.exit(130);
+    if (abort.signal.aborted || finished) {
+      if (Date.now() - first < REPEAT_WINDOW_MS) return;
+      // temp files and journal lines are settled by the 'exit' handlers (see src/import/atomic-file.ts)
+      if (!finished) io.stderr.write('\nStopped at once: requests in flight were abandoned; rerun the same command to resume.\n');
+      process.exit(finished ? (Number(process.exitCode) || 130) : 130);
+    }
+    first = Date.now();
     abort.abort(new Error(`received ${signal}`));
     if (signal === 'SIGINT') io.stderr.write('\nInterrupted: finishing work in flight (Ctrl-C again to quit now)\n');
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    finished = true;
   };
 }
 

@@ -22,6 +22,8 @@ export interface RunState {
   signal: AbortSignal;
   jsonErrors: boolean;
   verbose: boolean;
+  /** the words after `crm` (a command that can be resumed repeats them) */
+  argv?: readonly string[];
 }
 
 export type CommandFn<O> = (opts: O, ctx: Ctx) => Promise<void>;

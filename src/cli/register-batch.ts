@@ -52,6 +52,7 @@ Standard input and pipes are copied once (at most 1 GiB) before the import reads
         strict: Boolean(o.strict),
         resume: o.resume !== false,
         encoding: o.encoding as string | undefined,
+        argv: reg.state.argv,
       }),
     ),
   );

@@ -4,8 +4,40 @@
 // named pipe, a terminal) is written in place: renaming over it would replace the device with a
 // regular file (as root, /dev/null itself).
 import { randomBytes } from 'node:crypto';
+import { unlinkSync } from 'node:fs';
 import { lstat, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+
+/** Synchronous last steps of this process, run if it exits before they are withdrawn. */
+const lastSteps = new Set<() => void>();
+let exitHook = false;
+
+/**
+ * Run `step` (synchronous) if the process exits before the returned function is called. A second
+ * Ctrl-C calls process.exit() while writes, commits and discards are still awaited; these steps
+ * keep what they would have done from being lost (kill -9 is left to the stale-file sweeps).
+ */
+export function atExit(step: () => void): () => void {
+  if (!exitHook) {
+    exitHook = true;
+    process.on('exit', () => {
+      for (const s of lastSteps) {
+        try {
+          s();
+        } catch {
+          // best effort: the process is going away
+        }
+      }
+    });
+  }
+  lastSteps.add(step);
+  return () => lastSteps.delete(step);
+}
+
+/** Remove `path` if the process exits before the returned function is called (`*.tmp-*` copies of user data). */
+export function removeOnExit(path: string): () => void {
+  return atExit(() => unlinkSync(path));
+}
 
 export function tempPathFor(target: string): string {
   return `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -83,14 +115,16 @@ export class AtomicTextFile {
     readonly target: string,
     readonly tempPath: string,
     private readonly fh: FileHandle,
+    private readonly settled: () => void,
     /** writing straight into a device or pipe: no temp file, no sync, no rename */
     private readonly direct = false,
   ) {}
 
   static async create(target: string, mode = 0o600): Promise<AtomicTextFile> {
-    if (await isSpecialFile(target)) return new AtomicTextFile(target, target, await open(target, 'w'), true);
+    if (await isSpecialFile(target)) return new AtomicTextFile(target, target, await open(target, 'w'), () => undefined, true);
     const tmp = tempPathFor(target);
-    return new AtomicTextFile(target, tmp, await open(tmp, 'wx', mode));
+    const fh = await open(tmp, 'wx', mode);
+    return new AtomicTextFile(target, tmp, fh, removeOnExit(tmp));
   }
 
   /** Queue text; it reaches the disk in 64 KiB pieces. Errors surface at commit(). */
@@ -132,10 +166,12 @@ export class AtomicTextFile {
     } catch (err) {
       await this.fh.close().catch(() => undefined);
       if (!this.direct) await unlink(this.tempPath).catch(() => undefined);
+      this.settled();
       throw err;
     }
     if (this.direct) return;
     await rename(this.tempPath, this.target);
+    this.settled();
     await syncDir(dirname(this.target));
   }
 
@@ -146,5 +182,6 @@ export class AtomicTextFile {
     await this.chain;
     await this.fh.close().catch(() => undefined);
     if (!this.direct) await unlink(this.tempPath).catch(() => undefined);
+    this.settled();
   }
 }

@@ -15,7 +15,7 @@
 //   rerun settles it: it goes to the separate `unknown` file, to be checked in the CRM first.
 // A whole chunk refused with a 4xx (not 408/409/425/429) was not written: its rows are rejects and
 // the refusal is journaled, so a rerun does not send that chunk again.
-import { AuthError, CrmError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError } from '../http/errors.js';
 import type { ColumnMap, HeaderMapping } from './header.js';
 import { Chunker, type Chunk } from './chunker.js';
 import { chunkKey } from './idempotency.js';
@@ -161,8 +161,15 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
   };
 
   const failChunk = async (chunk: Chunk, key: string, err: unknown): Promise<void> => {
+    // stopped by Ctrl-C before the request went out (the sender's contract: once sent, a request
+    // runs to its answer): not sent at all, so not in doubt for the rerun
+    if (cfg.signal?.aborted && err instanceof InterruptedError) {
+      c.chunks--;
+      await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
+      return;
+    }
     c.requests += 1;
-    // aborted while in flight (the client may cancel on Ctrl-C): the rows are simply not done yet
+    // aborted while in flight (a sender that cancels on Ctrl-C): the rows are simply not done yet
     if (cfg.signal?.aborted) return;
     if (isFatalSendError(err)) {
       fatal ??= err;

@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { access, readdir, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../http/errors.js';
+import { plural } from '../output/plural.js';
 import { dispatchRows, type Counters, type ImportCounts } from './dispatch.js';
 import { parseColumnMaps } from './header.js';
 import { removeStaleTemps } from './fs-util.js';
@@ -233,14 +234,15 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     if (journal?.completedAt) {
       deps.warn?.(`${input.name} was already imported into ${opts.resource} (${journal.completedAt}): nothing will be sent; use --no-resume to import it again`);
     } else if (journal && journal.resumedChunks > 0) {
-      deps.warn?.(`resuming: ${journal.resumedChunks} chunks were finished by an earlier run and are skipped`);
+      const n = journal.resumedChunks;
+      deps.warn?.(`resuming: ${plural(n, 'chunk')} ${n === 1 ? 'was' : 'were'} finished by an earlier run and ${n === 1 ? 'is' : 'are'} skipped`);
     }
     const doubt = journal && !journal.completedAt ? journal.inDoubt() : [];
     if (doubt.length > 0) {
       const list = doubt.slice(0, 5).join(', ') + (doubt.length > 5 ? ', …' : '');
       deps.warn?.(
-        `${doubt.length} chunks (${list}) were sent by an earlier run without an answer being recorded (in flight at a crash, or failed): ` +
-          'they are sent again under the same Idempotency-Keys, so the server answers from its cache if it created them. ' +
+        `${plural(doubt.length, 'chunk')} (${list}) ${doubt.length === 1 ? 'was' : 'were'} sent by an earlier run without an answer being recorded (in flight at a crash, or failed): ` +
+          `${doubt.length === 1 ? 'it is' : 'they are'} sent again under the same Idempotency-Keys, so the server answers from its cache if it created them. ` +
           'That is safe only while the server remembers the keys (24 h in the sandbox); after that, rows of those chunks could be created twice.',
       );
     }
@@ -314,10 +316,19 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       throw withSummary(err, result);
     }
     if (run.aborted) {
-      const pending = c.rows > 0 ? ' Rows not yet sent, and those of requests without an answer, are not in the rejects file:' : '';
+      // chunks are cut from the valid rows in order; done: answered now or by an earlier run
+      const chunksTotal = Math.ceil(scan.valid / chunkSize);
+      const chunksDone = c.skippedChunks + c.chunks - c.failedChunks;
+      const settled = c.created + c.skipped + c.failed - c.inDoubt + c.invalid;
+      const left = scan.rows - settled;
+      const earlier = c.skipped > 0 ? ` (${c.skipped} of them by an earlier run)` : '';
+      const rejected = c.failed - c.inDoubt - c.unknown + c.invalid;
       throw withSummary(
         new InterruptedError(
-          `interrupted: ${c.created} created, ${c.skipped} skipped, ${c.failed} failed, ${c.invalid} invalid of ${scan.rows} rows.${pending} rerun the same command to resume`,
+          `interrupted after ${chunksDone} of ${plural(chunksTotal, 'chunk')}: ${plural(c.created + c.skipped, 'row')} created${earlier}` +
+            `${rejected > 0 ? `, ${rejected} not created (in the rejects file)` : ''}` +
+            `${c.unknown > 0 ? `, ${c.unknown} unknown (in the unknown file)` : ''}; ` +
+            `${plural(left, 'row')} of ${scan.rows} left (not sent yet${c.inDoubt > 0 ? ', or sent without an answer' : ''}), not in the rejects file`,
         ),
         result,
       );

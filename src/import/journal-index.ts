@@ -36,12 +36,21 @@ export class ChunkIndex {
     if (this.state[seq] === 0) this.state[seq] = 1;
   }
 
+  /** a chunk journaled as sent whose request was never sent after all (stopped before it went) */
+  unsent(seq: number): void {
+    if (seq < this.state.length && this.state[seq] === 1) this.state[seq] = 0;
+  }
+
   done(seq: number, offset: number, length: number): void {
     this.grow(seq);
     if (this.state[seq] !== 2) this.finished++;
     this.state[seq] = 2;
     this.offsets[seq] = offset;
     this.lengths[seq] = length;
+  }
+
+  isInDoubt(seq: number): boolean {
+    return seq < this.state.length && this.state[seq] === 1;
   }
 
   /** chunks sent but never answered (in flight at a crash, or failed) */
@@ -91,6 +100,7 @@ export async function loadJournal(path: string): Promise<Loaded | undefined> {
       const seq = v.seq;
       if (v.type === 'chunk' && seq !== undefined && seq > 0) index.done(seq, offset, length);
       else if (v.type === 'sent' && seq !== undefined && seq > 0) index.sent(seq);
+      else if (v.type === 'unsent' && seq !== undefined && seq > 0) index.unsent(seq);
       else if (v.type === 'complete') {
         const c = openLine(line);
         if (c) completed = { ...c, at: String(c.at) } as CompleteInfo;

@@ -5,6 +5,8 @@
 // `imports/`, as JSON lines: a header (written atomically: temp file, fsync, rename), then
 // - `sent`: a chunk is about to be sent (written before the request; not fsynced on its own, the
 //   next fsync carries it; a kill -9 cannot lose a completed write),
+// - `unsent`: that request was stopped (Ctrl-C) before it went out, e.g. while it waited for the
+//   rate limit: the chunk is not in doubt after all,
 // - `chunk`: a finished chunk — its key, its rows' lines, the id created for each row or the item
 //   error — appended and fsynced,
 // - `complete`: every chunk is finished, with the run's totals.
@@ -25,7 +27,8 @@
 // journal-index.ts (the resume index, reading a chunk's line back), journal-prune.ts (old journals).
 import { open, rename, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../http/errors.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { fdatasyncSync, writeSync } from 'node:fs';
+import { atExit, writeFileAtomic } from './atomic-file.js';
 import { ensureDir } from './fs-util.js';
 import { existingPath, journalPath, type JournalIdentity } from './journal-identity.js';
 import { ChunkIndex, loadJournal, readChunk } from './journal-index.js';
@@ -46,6 +49,9 @@ export class ImportJournal {
   private recorded = 0;
   /** opened on the first get(), kept for the run */
   private reader: Promise<FileHandle> | undefined;
+  /** lines queued but not yet written: an answer that arrived is journaled even on a forced exit */
+  private readonly unwritten = new Set<string>();
+  private readonly withdraw: () => void;
 
   private constructor(
     readonly path: string,
@@ -54,7 +60,17 @@ export class ImportJournal {
     readonly resumedChunks: number,
     readonly completed: CompleteInfo | undefined,
     private readonly fh: FileHandle | undefined,
-  ) {}
+  ) {
+    this.withdraw = fh ? atExit(() => this.writeNow()) : () => false;
+  }
+
+  /** On a forced exit (a second Ctrl-C): the queued lines, written and synced synchronously. */
+  private writeNow(): void {
+    if (!this.fh || this.fh.fd < 0 || this.unwritten.size === 0) return;
+    // appended (O_APPEND): a line an async write also got out is only there twice, which the index ignores
+    for (const line of this.unwritten) writeSync(this.fh.fd, line);
+    fdatasyncSync(this.fh.fd);
+  }
 
   get completedAt(): string | undefined {
     return this.completed?.at;
@@ -147,6 +163,17 @@ export class ImportJournal {
     await fh.write(sealLine({ type: 'sent', seq, key }), null, 'utf8');
   }
 
+  /**
+   * Note that the request of a chunk journaled by sent() was never sent (Ctrl-C stopped it before it
+   * went out), so a rerun does not warn about it. Not written for a chunk an earlier run left in
+   * doubt: that earlier request may still have created its rows.
+   */
+  async unsent(seq: number): Promise<void> {
+    const fh = this.fh;
+    if (!fh || this.index.isInDoubt(seq)) return;
+    await fh.write(sealLine({ type: 'unsent', seq }), null, 'utf8');
+  }
+
   /** Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call. */
   record(chunk: FinishedChunk): Promise<void> {
     return this.append(sealLine({ type: 'chunk', ...chunk }), () => {
@@ -162,8 +189,10 @@ export class ImportJournal {
   private append(line: string, then: () => void): Promise<void> {
     const fh = this.fh;
     if (!fh) return Promise.reject(new Error(`${this.path} was opened read-only`));
+    this.unwritten.add(line);
     const p = this.chain.then(async () => {
       await fh.write(line, null, 'utf8');
+      this.unwritten.delete(line);
       await fh.datasync();
       then();
     });
@@ -173,6 +202,7 @@ export class ImportJournal {
 
   async close(): Promise<void> {
     await this.chain;
+    this.withdraw();
     const reader = this.reader;
     this.reader = undefined;
     await reader?.then((r) => r.close()).catch(() => undefined);

@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { ApiRecord } from '../api/envelopes.js';
+import { UsageError } from '../http/errors.js';
+import { INVALID_CHARACTER, INVALID_ENCODING } from './encoding.js';
 import { parseHeader, type ColumnMap, type HeaderMapping } from './header.js';
 import { openInput, type InputFormat, type ReadRow } from './reader.js';
 import { objectToRecord, rowToRecord } from './rows.js';
@@ -82,6 +84,9 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   const firstInvalid: InvalidRow[] = [];
   let rows = 0;
   let invalid = 0;
+  /** rows with a NUL byte or bytes that do not decode, and the first row with a NUL byte */
+  let binary = 0;
+  let firstNul: InvalidRow | undefined;
   let mapping: HeaderMapping | undefined;
   const keys = new Set<string>();
   let overflow = false;
@@ -100,6 +105,8 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
       const c = classifyRow(row, mapping, opts.maps);
       if (!c.ok) {
         invalid++;
+        if (c.code === INVALID_CHARACTER || c.code === INVALID_ENCODING) binary++;
+        if (c.code === INVALID_CHARACTER) firstNul ??= { line: row.line, code: c.code, reason: c.reason };
         if (firstInvalid.length < keep) firstInvalid.push({ line: row.line, code: c.code, reason: c.reason });
       }
       if (rows % 1000 === 0) opts.onRow?.(rows, reader.bytesRead());
@@ -107,6 +114,7 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   } finally {
     reader.close();
   }
+  if (firstNul && !opts.signal?.aborted) refuseBinary(opts.name, binary, rows, firstNul);
   return {
     format: reader.format,
     contentSha256: hash.digest('hex'),
@@ -124,3 +132,19 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   };
 }
 
+
+/**
+ * A file with NUL bytes whose rows mostly have NUL bytes or bytes that do not decode is not a text
+ * file (a program, an archive, an image whose first line happens to look like text): refused whole,
+ * before anything is sent, rather than sending the few "rows" that happen to parse. Text never has
+ * NUL bytes, so a file in another 8-bit encoding (no NULs) keeps its rows as invalid rows with the
+ * --encoding hint, and a text file with a few damaged rows keeps them as invalid rows.
+ */
+function refuseBinary(name: string, binary: number, rows: number, firstNul: InvalidRow): void {
+  if (binary * 2 <= rows) return;
+  throw new UsageError(
+    `${name} is not a text file: ${binary} of ${rows} rows have NUL bytes or bytes that are not valid text ` +
+      `(the first NUL at line ${firstNul.line}); nothing was sent`,
+    { hint: 'crm batch reads CSV or NDJSON text' },
+  );
+}

@@ -23,6 +23,10 @@ export interface BatchResponse {
   replayed?: boolean;
 }
 
+/**
+ * Sends one chunk. Throws InterruptedError only when the request was never sent (Ctrl-C stopped it
+ * before it went out, e.g. waiting for the rate limit): once sent, a request runs to its answer.
+ */
 export type BatchSender = (req: BatchRequest) => Promise<BatchResponse>;
 
 /**

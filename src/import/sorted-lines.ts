@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { tempPathFor } from './atomic-file.js';
+import { removeOnExit, tempPathFor } from './atomic-file.js';
 
 type Entry = [line: number, seq: number, text: string];
 
@@ -16,6 +16,7 @@ export class SortedLines {
   private bytes = 0;
   private seq = 0;
   private readonly runs: string[] = [];
+  private readonly forget: Array<() => void> = [];
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
 
@@ -36,6 +37,7 @@ export class SortedLines {
     this.bytes = 0;
     const path = `${tempPathFor(this.target)}${this.runs.length.toString(16).padStart(4, '0')}`;
     this.runs.push(path);
+    this.forget.push(removeOnExit(path));
     const body = entries.map((e) => JSON.stringify(e)).join('\n') + '\n';
     this.chain = this.chain.then(async () => {
       if (this.failure !== undefined) return;
@@ -86,5 +88,6 @@ export class SortedLines {
     await this.chain;
     this.mem = [];
     for (const r of this.runs) await unlink(r).catch(() => undefined);
+    for (const f of this.forget.splice(0)) f();
   }
 }

@@ -18,6 +18,7 @@ import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../http/errors.js';
 import { createTranscoder, detectBom, notTextReason, resolveEncoding, UTF8, type Transcoder } from './encoding.js';
 import { ensureDir } from './fs-util.js';
+import { removeOnExit } from './atomic-file.js';
 
 /** the most a stream (stdin, a pipe, a device) is copied: beyond it, save it to a file first */
 export const MAX_COPY_BYTES = 1024 ** 3;
@@ -118,14 +119,17 @@ async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> 
   }
   o.signal?.addEventListener('abort', onAbort, { once: true });
   let path: string | undefined;
+  let forget = (): void => {};
   const cleanup = async (): Promise<void> => {
     if (path) await unlink(path).catch(() => undefined);
+    forget();
   };
   let encoding = o.explicit ?? UTF8;
   try {
     await ensureDir(o.tmpDir);
     path = join(o.tmpDir, `stdin-${process.pid}-${randomBytes(6).toString('hex')}.buf`);
     const out = await open(path, 'wx', 0o600);
+    forget = removeOnExit(path);
     try {
       let head: Buffer | undefined = Buffer.alloc(0);
       let transcoder: Transcoder | undefined;

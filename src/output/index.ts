@@ -3,6 +3,7 @@ export * from './backpressure.js';
 export * from './csv.js';
 export * from './errors.js';
 export * from './format.js';
+export * from './plural.js';
 export * from './progress.js';
 export * from './sanitize.js';
 export * from './cell.js';

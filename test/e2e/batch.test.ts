@@ -117,7 +117,7 @@ describe('crm batch end to end', () => {
     await t.control('/faults', { latency_ms: 0 });
     const stopped = await done;
     expect(stopped.code, stopped.stderr).toBe(130);
-    expect(stopped.stderr).toMatch(/rerun/i);
+    expect(stopped.stderr).toMatch(/Hint: to resume, run: crm batch contacts /);
     const partial = await countByEmail('sigint');
     expect(partial.size).toBeGreaterThan(0);
     expect(partial.size).toBeLessThan(valid.size);

@@ -2,7 +2,7 @@
 // client, shows progress on a terminal, prints the summary and picks the exit code (0 / 9 / 2 / 130).
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { PartialFailureError } from '../../http/errors.js';
+import { InterruptedError, PartialFailureError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import {
   httpBatchSender,
@@ -14,7 +14,7 @@ import {
   type ImportProgress,
   type ImportSummary,
 } from '../../import/index.js';
-import { createProgress, sanitizeForTerminal, writeRecord } from '../../output/index.js';
+import { createProgress, plural, sanitizeForTerminal, wasWere, writeRecord } from '../../output/index.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './types.js';
 
@@ -83,16 +83,35 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     await progress.stop();
     const partial = importSummaryOf(err);
     if (partial) await printSummary(ctx, partial);
+    if (err instanceof InterruptedError && !err.hint) {
+      throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
+    }
     throw err;
   }
   await progress.stop();
   if (summary.plan) return printPlan(ctx, summary);
   await printSummary(ctx, summary);
+  if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) {
-    throw new PartialFailureError(`${summary.failed} rows failed and ${summary.invalid} were invalid of ${summary.rows}`, {
+    const what = [
+      summary.failed > 0 ? `${plural(summary.failed, 'row')} failed` : '',
+      summary.invalid > 0 ? `${plural(summary.invalid, 'row')} ${wasWere(summary.invalid)} invalid` : '',
+    ].filter(Boolean);
+    throw new PartialFailureError(`${what.join(' and ')}, of ${summary.rows}`, {
       hint: nextSteps(summary, o.file === '-'),
     });
   }
+}
+
+/**
+ * The command that resumes an interrupted import: the one typed, as shell words to paste, without
+ * --no-resume (which would ignore the journal this run kept). Standard input cannot be replayed by
+ * a command line alone: the same content has to be piped again.
+ */
+export function resumeHint(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>): string {
+  const words = o.argv ? o.argv.filter((w) => w !== '--no-resume') : ['batch', o.resource, o.file];
+  const line = ['crm', ...words].map(shellWord).join(' ');
+  return o.file === '-' ? `to resume, pipe the same content again to: ${line}` : `to resume, run: ${line}`;
 }
 
 /**
@@ -107,34 +126,34 @@ export function nextSteps(s: ImportSummary, stdin: boolean): string {
   const rejected = s.failed + s.invalid - s.in_doubt - s.unknown;
   if (rejected > 0) {
     const file = s.rejects_file ?? 'the rejects file';
-    steps.push(`${rejected} rows were not created and are in ${file}: fix them there and run \`crm batch ${s.resource} ${shellWord(file)}\`.`);
+    steps.push(`${plural(rejected, 'row')} ${wasWere(rejected)} not created and ${rejected === 1 ? 'is' : 'are'} in ${file}: fix ${rejected === 1 ? 'it' : 'them'} there and run \`crm batch ${s.resource} ${shellWord(file)}\`.`);
   }
   if (s.in_doubt > 0) {
     const again = stdin ? 'pipe the same content to this same command' : 'rerun this same command (same file, same options)';
     steps.push(
-      `${s.in_doubt} rows were sent without an answer and may have been created; they are not in the rejects file: ` +
+      `${plural(s.in_doubt, 'row')} ${wasWere(s.in_doubt)} sent without an answer and may have been created; ${s.in_doubt === 1 ? 'it is' : 'they are'} not in the rejects file: ` +
         `${again} to settle them under the same Idempotency-Keys, and never import them any other way.`,
     );
   }
   if (s.unknown > 0) {
     steps.push(
-      `The server's answer did not say whether ${s.unknown} rows were created: they are in ${s.unknown_file ?? 'the unknown file'}; ` +
+      `The server's answer did not say whether ${plural(s.unknown, 'row')} ${wasWere(s.unknown)} created: ${s.unknown === 1 ? 'it is' : 'they are'} in ${s.unknown_file ?? 'the unknown file'}; ` +
         'check in the CRM which exist before importing any of them.',
     );
   }
   return steps.join('\n');
 }
 
-/** A path as one shell word, so the printed command can be pasted as it is. */
-function shellWord(p: string): string {
-  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+/** A word as one shell word (sh, bash, zsh, fish), so the printed command can be pasted as it is. */
+export function shellWord(p: string): string {
+  return /^[\w@%+:,./-][\w@%+=:,./-]*$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
 }
 
 export function progressText(p: ImportProgress): string {
   const secs = p.elapsedMs / 1000;
   if (p.phase === 'check') {
     const pct = p.bytesTotal > 0 ? ` (${Math.floor((100 * p.bytes) / p.bytesTotal)}%)` : '';
-    return `checking: ${p.rows} rows read${pct}`;
+    return `checking: ${plural(p.rows, 'row')} read${pct}`;
   }
   const done = p.created + p.failed + p.invalid + p.skipped;
   const rate = secs > 0 ? (p.created + p.failed) / secs : 0;
@@ -173,8 +192,8 @@ async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
   }
   const lines = [
     `Dry run: nothing was sent.`,
-    `${plan.rows} rows: ${plan.valid} valid, ${plan.invalid} invalid`,
-    `${plan.chunks} chunks of up to ${plan.chunk_size}, ${plan.concurrency} in flight` +
+    `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid`,
+    `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight` +
       (plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : ''),
     ...(plan.first_invalid.length ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)] : []),
   ];

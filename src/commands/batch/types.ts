@@ -15,4 +15,6 @@ export interface BatchOptions {
   resume: boolean;
   /** `--encoding`: the file's encoding when it has no byte order mark */
   encoding?: string;
+  /** the words after `crm` as the user typed them: the command to resume with after Ctrl-C */
+  argv?: readonly string[];
 }

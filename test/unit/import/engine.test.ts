@@ -41,6 +41,15 @@ function setup(content: string, name = 'people.csv') {
   return { dir, input, journalDir, deps, opts, warnings, progress };
 }
 
+/** A run that crashes while chunk 2 (of 10 rows each) is in flight: journaled as sent, never answered. */
+async function crashAtChunk2(s: ReturnType<typeof setup>, server: FakeServer): Promise<void> {
+  const crash: ImportDeps['send'] = async (req) => {
+    if (req.seq === 2) throw new TypeError('boom: process killed');
+    return server.send(req);
+  };
+  await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { send: crash })).catch(() => undefined);
+}
+
 describe('runImport: sending', () => {
   it('imports every row in chunks and returns the summary', async () => {
     const s = setup(csv(250));
@@ -444,7 +453,8 @@ describe('runImport: abort', () => {
     const err = await run;
     expect(err).toBeInstanceOf(InterruptedError);
     expect((err as InterruptedError).exitCode).toBe(130);
-    expect((err as Error).message).toMatch(/rerun the same command to resume/);
+    // how far it got: 4 of 100 chunks answered, 40 rows created, 960 left
+    expect((err as Error).message).toBe('interrupted after 4 of 100 chunks: 40 rows created; 960 rows of 1000 left (not sent yet), not in the rejects file');
     // the summary is printed by the command: not repeated as details
     expect((err as InterruptedError).details).toEqual([]);
     const sum = importSummaryOf(err)!;
@@ -584,16 +594,11 @@ describe('runImport: resuming cheaply', () => {
   it('warns about chunks that were in flight at a crash: re-sent under the same keys, safe while the server remembers them', async () => {
     const s = setup(csv(30));
     const server = fakeServer();
-    // a crash while chunk 2 is in flight: journaled as sent, never answered
-    const crash: ImportDeps['send'] = async (req) => {
-      if (req.seq === 2) throw new TypeError('boom: process killed');
-      return server.send(req);
-    };
-    await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { send: crash })).catch(() => undefined);
+    await crashAtChunk2(s, server);
     const again = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
     expect(again).toMatchObject({ skipped: 10, created: 20 });
     const w = s.warnings.find((m) => m.includes('without an answer'));
-    expect(w).toMatch(/1 chunks \(2\).*same Idempotency-Keys.*24 h/);
+    expect(w).toMatch(/1 chunk \(2\) was sent.*same Idempotency-Keys.*24 h/);
   });
 });
 
@@ -636,5 +641,39 @@ describe('runImport: a request cancelled by Ctrl-C', () => {
     const again = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
     expect(again).toMatchObject({ skipped: 10, created: 20 });
     expect(server.calls.find((c) => c.seq === 2)?.key).toBe(keys[1]);
+  });
+});
+
+describe('runImport: a chunk stopped by Ctrl-C before its request went out', () => {
+  // the HTTP sender throws InterruptedError only before sending (e.g. waiting for the rate limit)
+  const stoppedBeforeSending = (server: FakeServer, ac: AbortController): ImportDeps['send'] => async (req) => {
+    if (req.seq === 2) {
+      ac.abort();
+      throw new InterruptedError('interrupted');
+    }
+    return server.send(req);
+  };
+
+  it('is not in doubt: the rerun does not warn that it could be created twice', async () => {
+    const s = setup(csv(30));
+    const server = fakeServer();
+    const ac = new AbortController();
+    const err = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { signal: ac.signal, send: stoppedBeforeSending(server, ac) })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InterruptedError);
+    expect((err as Error).message).toBe('interrupted after 1 of 3 chunks: 10 rows created; 20 rows of 30 left (not sent yet), not in the rejects file');
+    const again = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
+    expect(again).toMatchObject({ skipped: 10, created: 20 });
+    expect(s.warnings.filter((m) => m.includes('without an answer'))).toEqual([]);
+  });
+
+  it('still warns about a chunk an earlier crash left in doubt, even when this run stopped it before sending', async () => {
+    const s = setup(csv(30));
+    const server = fakeServer();
+    await crashAtChunk2(s, server);
+    const ac = new AbortController();
+    await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { signal: ac.signal, send: stoppedBeforeSending(server, ac) })).catch(() => undefined);
+    s.warnings.length = 0;
+    await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
+    expect(s.warnings.find((m) => m.includes('without an answer'))).toMatch(/1 chunk \(2\) was sent/);
   });
 });

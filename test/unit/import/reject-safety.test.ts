@@ -44,7 +44,7 @@ describe('nextSteps', () => {
 
   it('rejects: the exact command, the path as one shell word; rows in doubt: the same command, never another file', () => {
     const text = nextSteps(base, false);
-    expect(text).toContain("1 rows were not created and are in my file.csv.rejects.csv: fix them there and run `crm batch contacts 'my file.csv.rejects.csv'`.");
+    expect(text).toContain("1 row was not created and is in my file.csv.rejects.csv: fix it there and run `crm batch contacts 'my file.csv.rejects.csv'`.");
     expect(text).toMatch(/10 rows were sent without an answer .* not in the rejects file: rerun this same command/);
   });
 
