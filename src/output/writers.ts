@@ -65,8 +65,57 @@ function project(record: unknown, fields: readonly string[] | undefined): unknow
   return fields && fields.length > 0 && isPlainObject(record) ? projectFields(record, fields) : record;
 }
 
+/**
+ * Says once (on opts.notice) which `--fields` no record printed has: a typo (`emial`) otherwise
+ * prints an empty column or nothing at all. A streamed list is judged at its end, over every record
+ * printed; an empty list says nothing (there was nothing to judge).
+ */
+function fieldChecker(opts: WriterOptions): { see(record: unknown): void; report(): void } | undefined {
+  const fields = opts.fields;
+  const notice = opts.notice;
+  if (!fields || fields.length === 0 || !notice) return undefined;
+  const missing = new Set(fields);
+  let sample: string[] | undefined;
+  let seen = 0;
+  return {
+    see(record) {
+      if (!isPlainObject(record)) return;
+      seen++;
+      sample ??= Object.keys(record);
+      if (missing.size === 0) return;
+      for (const f of missing) if (getPath(record, f) !== undefined) missing.delete(f);
+    },
+    report() {
+      if (seen === 0 || missing.size === 0) return;
+      const names = [...missing].map((f) => JSON.stringify(f)).join(', ');
+      const has = sample!.slice(0, 15).join(', ') + (sample!.length > 15 ? ', …' : '');
+      const which = seen === 1 ? 'the record printed has no' : `none of the ${seen} records printed has`;
+      notice(sanitizeForTerminal(`--fields: ${which} ${names}; ${seen === 1 ? 'its' : 'the first one\'s'} fields: ${has}`));
+    },
+  };
+}
+
 /** A streaming writer for a list of records in `format`. */
 export function createListWriter(format: OutputFormat, stdout: OutputStream, opts: WriterOptions = {}): ListWriter {
+  const writer = formatListWriter(format, stdout, opts);
+  const check = fieldChecker(opts);
+  if (!check) return writer;
+  return {
+    get count() {
+      return writer.count;
+    },
+    write(record) {
+      check.see(record);
+      return writer.write(record);
+    },
+    async end() {
+      await writer.end();
+      check.report();
+    },
+  };
+}
+
+function formatListWriter(format: OutputFormat, stdout: OutputStream, opts: WriterOptions): ListWriter {
   switch (format) {
     case 'json':
       return jsonListWriter(stdout, opts);
@@ -201,6 +250,13 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
  * row, table a two-column key/value table. `null` or a non-object prints as its JSON/text.
  */
 export async function writeRecord(format: OutputFormat, stdout: OutputStream, record: unknown, opts: WriterOptions = {}): Promise<void> {
+  const check = fieldChecker(opts);
+  check?.see(record);
+  await writeRecordAs(format, stdout, record, opts);
+  check?.report();
+}
+
+async function writeRecordAs(format: OutputFormat, stdout: OutputStream, record: unknown, opts: WriterOptions): Promise<void> {
   const fields = opts.fields && opts.fields.length > 0 ? opts.fields : undefined;
   switch (format) {
     case 'json':

@@ -3,6 +3,7 @@
 // the options, shows progress and prints the summary.
 import { InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
 import { createProgress } from '../../output/progress.js';
+import { plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { loadTableRenderer } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
@@ -61,12 +62,12 @@ export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void
   const s = report.summary;
   if (report.interrupted) {
     throw new InterruptedError(
-      `interrupted: ${s.downloaded} transcript(s) downloaded, ${report.notStarted} left; run the same command again to resume`,
+      `interrupted: ${plural(s.downloaded, 'transcript')} downloaded, ${report.notStarted} left; run the same command again to resume`,
     );
   }
   if (s.failed > 0) {
     const tried = s.downloaded + s.failed;
-    throw new PartialFailureError(`${s.failed} of ${tried} transcript download(s) failed`, {
+    throw new PartialFailureError(`${s.failed} of ${plural(tried, 'transcript download')} failed`, {
       details: s.failures.slice(0, 50).map((f) => ({ id: f.id, error: f.error })),
       hint: 'Run the same command again to retry them; files already downloaded are skipped.',
     });

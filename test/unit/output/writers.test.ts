@@ -304,3 +304,25 @@ describe('writeRecord', () => {
     for (const line of out.text().trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(40);
   });
 });
+
+describe('--fields naming a field no record has', () => {
+  it.each(['json', 'ndjson', 'csv', 'tsv', 'table'] as const)('%s: one notice at the end of the list, naming it and the fields there are', async (format) => {
+    const notices: string[] = [];
+    const w = createListWriter(format, fakeStdout(), { fields: ['id', 'emial', 'link.type'], notice: (m) => notices.push(m) });
+    await writeAll(w, records);
+    expect(notices).toEqual(['--fields: none of the 3 records printed has "emial"; the first one\'s fields: id, name, link, tags, score']);
+  });
+
+  it('a field present in some record (even null) is not reported; an empty list says nothing', async () => {
+    const notices: string[] = [];
+    await writeAll(createListWriter('json', fakeStdout(), { fields: ['id', 'score', 'link.type'], notice: (m) => notices.push(m) }), records);
+    await writeAll(createListWriter('json', fakeStdout(), { fields: ['emial'], notice: (m) => notices.push(m) }), []);
+    expect(notices).toEqual([]);
+  });
+
+  it('a single record (get) is judged at once', async () => {
+    const notices: string[] = [];
+    await writeRecord('json', fakeStdout(), records[0], { fields: ['id', 'emial'], notice: (m) => notices.push(m) });
+    expect(notices).toEqual(['--fields: the record printed has no "emial"; its fields: id, name, link, tags, score']);
+  });
+});
