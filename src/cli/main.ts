@@ -86,8 +86,8 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
       return 0;
     }
     if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
-    err = new UsageError(err.message.replace(/^error: /, ''));
-    if (!state.jsonErrors) return 2; // commander printed it already
+    // one style for every error: commander's message (its "Did you mean" included), then the help to read
+    err = new UsageError(err.message.replace(/^error: /, ''), { hint: `see ${state.usageOf ?? 'crm'} --help` });
   }
   const { formatError, isBrokenPipe, sanitizeForTerminal } = await import('../output/index.js');
   if (isBrokenPipe(err)) return 0;

@@ -1,6 +1,6 @@
 // Builds the commander program: global options (CONTRACT §3) and every command group. Each
 // command's action loads its module lazily, so nothing heavy is imported to print help.
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Help, InvalidArgumentError, Option } from 'commander';
 import type { Ctx, GlobalOptions, IO, OutputFormat } from '../commands/context.js';
 import { OUTPUT_FORMATS } from '../commands/context.js';
 import { VERSION } from '../version.js';
@@ -24,6 +24,8 @@ export interface RunState {
   verbose: boolean;
   /** the words after `crm` (a command that can be resumed repeats them) */
   argv?: readonly string[];
+  /** the command whose arguments commander refused (`crm contacts list`): its --help is the hint */
+  usageOf?: string;
 }
 
 export type CommandFn<O> = (opts: O, ctx: Ctx) => Promise<void>;
@@ -87,14 +89,43 @@ Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rat
   if (want('v1')) registerV1(program, api);
   if (want('keys') || want('keys-check')) registerKeys(program, api);
   if (want('api') || want('completion') || want('sandbox') || want('__complete')) registerMisc(program, api);
+  for (const sub of program.commands) sub.helpGroup(GROUPS[sub.name()] ?? 'Setup:');
+  // help: grouped as in the root listing; each command's help also lists the global options
+  program.commandsGroup('Setup:').helpCommand(true);
   // Every command inherits the root's error handling and output routing.
   for (const cmd of allCommands(program)) {
-    cmd.exitOverride().configureOutput(program.configureOutput()).showSuggestionAfterError(true);
+    cmd.configureHelp(HELP);
+    // commander's own errors are not printed by commander: main prints them as crm prints every
+    // error (`Error: …` and a `Hint:` naming this command's --help), exit 2
+    const outputError = (): void => {
+      state.usageOf = commandPath(cmd);
+    };
+    cmd.exitOverride().configureOutput({ ...program.configureOutput(), outputError }).showSuggestionAfterError(true);
     // a verb takes exactly its arguments: `crm contacts get a b` is a usage error, not a silent drop
     if (cmd.commands.length === 0) cmd.allowExcessArguments(false);
   }
   return program;
 }
+
+/** `crm --help` lists the commands by what they are for, as gh does; anything else is under Setup. */
+const GROUPS: Record<string, string> = {
+  ...Object.fromEntries(RESOURCE_NAMES.map((r) => [r, 'Records:'])),
+  links: 'Links and bulk:',
+  batch: 'Links and bulk:',
+  api: 'Links and bulk:',
+  v1: 'Version 1 (deprecated):',
+};
+
+/**
+ * Every command's help ends with the global options it accepts (as gh's INHERITED FLAGS), but not
+ * --version, which only `crm --version` takes.
+ */
+const HELP = {
+  showGlobalOptions: true,
+  visibleGlobalOptions(this: Help, cmd: Command) {
+    return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
+  },
+};
 
 const TOP_LEVEL = new Set<string>([...RESOURCE_NAMES, 'links', 'batch', 'v1', 'keys', 'keys-check', 'api', 'sandbox', '__complete']);
 /** root options that take a value (so the word after them is not the command) */
@@ -137,6 +168,13 @@ export function action<O>(
 /** Appends an Examples section to a command's help. */
 export function examples(cmd: Command, lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+}
+
+/** `crm contacts list`: the words that name a command. */
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 export function allCommands(cmd: Command): Command[] {

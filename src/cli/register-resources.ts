@@ -21,7 +21,7 @@ export function registerResources(program: Command, reg: Registry, want: (name: 
           throw new UsageError(`${res.name} needs a verb: ${verbList(res)}`);
         }
         throw new UsageError(`'${verb}' is not a verb of ${res.name}; ${res.name} has: ${verbList(res)}`, {
-          hint: `Run 'crm ${res.name} --help' for details.`,
+          hint: `see crm ${res.name} --help`,
         });
       });
     examples(group, [`crm ${res.name} list`, `crm ${res.name} get ${res.idPrefix}123 -o json`]);
