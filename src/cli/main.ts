@@ -88,6 +88,8 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
     if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
     // one style for every error: commander's message (its "Did you mean" included), then the help to read
     err = new UsageError(err.message.replace(/^error: /, ''), { hint: `see ${state.usageOf ?? 'crm'} --help` });
+    // parsing failed before the options were read: `-o json` is looked for in the words themselves
+    state.jsonErrors ||= asksForJson(state.argv ?? []);
   }
   const { formatError, isBrokenPipe, sanitizeForTerminal } = await import('../output/index.js');
   if (isBrokenPipe(err)) return 0;
@@ -107,4 +109,15 @@ class UnexpectedError extends CrmError {
   constructor(cause: unknown) {
     super(`unexpected failure: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
+}
+
+/** `-o json`, `-ojson`, `--output json` or `--output=json` among the words (before a `--`). */
+export function asksForJson(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (w === '--') return false;
+    if ((w === '-o' || w === '--output') && argv[i + 1] === 'json') return true;
+    if (w === '-ojson' || w === '--output=json') return true;
+  }
+  return false;
 }

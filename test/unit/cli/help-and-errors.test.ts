@@ -47,3 +47,22 @@ describe('usage errors: one style', () => {
     expect(r.out).toBe('');
   });
 });
+
+describe('usage errors with -o json', () => {
+  it.each([
+    [['contacts', 'list', '--limit', '0', '-o', 'json']],
+    [['-o', 'json', 'contacts', 'list', '--bogus']],
+    [['--output=json', 'contcts', 'list']],
+  ])('%j: the JSON error object follows the message, exit 2', async (argv) => {
+    const r = await run(argv);
+    expect(r.code).toBe(2);
+    const last = r.err.trim().split('\n').pop()!;
+    expect(JSON.parse(last)).toMatchObject({ error: { message: expect.stringMatching(/\S/) } });
+  });
+
+  it('a `-o json` after `--` is an argument, not the output format', async () => {
+    const { asksForJson } = await import('../../../src/cli/main.js');
+    expect(asksForJson(['api', 'GET', '--', '-o', 'json'])).toBe(false);
+    expect(asksForJson(['-ojson'])).toBe(true);
+  });
+});
