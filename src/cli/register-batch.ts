@@ -32,8 +32,11 @@ export function registerBatch(program: Command, reg: Registry): void {
 Headers become fields ("First Name" → first_name); a header may carry a type: amount:number,
 active:boolean, tags:list (split on ;), meta:json. Empty cells are left out. Rerunning the same
 file skips the chunks already done; the rejects file can be fixed and fed straight back.
-Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says otherwise; a row with
-bytes that do not decode, a NUL byte or more than 1 MiB is an invalid row, never sent altered.
+Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says otherwise; a file with
+bytes that do not decode is refused before anything is sent, naming the lines (rerun it with its
+--encoding); a row with a NUL byte or more than 1 MiB is an invalid row, never sent altered.
+Rejects files are UTF-8 (with a byte order mark when the input was not): import them without
+--encoding.
 Standard input and pipes are copied once (at most 1 GiB) before the import reads them.`,
   );
   cmd.action(

@@ -38,6 +38,7 @@ import { createResultsWriter } from './results.js';
 import { scanInput } from './scan.js';
 import type { BatchSender } from './sender.js';
 import { prepareInput } from './source.js';
+import { UTF8 } from './encoding.js';
 
 export interface ImportOptions {
   resource: string;
@@ -259,8 +260,9 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
         throw new UsageError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
       }
     };
-    const rejects = await writable(rejectsPath, () => createRejectsWriter(rejectsPath, { format: scan.format, header: scan.header }));
-    const unknown = await writable(unknownPath, () => createRejectsWriter(unknownPath, { format: scan.format, header: scan.header })).catch(async (err: unknown) => {
+    const bom = input.encoding !== UTF8;
+    const rejects = await writable(rejectsPath, () => createRejectsWriter(rejectsPath, { format: scan.format, header: scan.header, bom }));
+    const unknown = await writable(unknownPath, () => createRejectsWriter(unknownPath, { format: scan.format, header: scan.header, bom })).catch(async (err: unknown) => {
       await rejects.discard();
       throw err;
     });

@@ -53,14 +53,22 @@ export interface RejectsWriter {
 
 export async function createRejectsWriter(
   target: string,
-  opts: { format: InputFormat; header: readonly string[] | null; memoryBytes?: number },
+  opts: {
+    format: InputFormat;
+    header: readonly string[] | null;
+    memoryBytes?: number;
+    /** start a CSV file with a UTF-8 byte order mark: the input was in another encoding, and the
+     * BOM makes a later `--encoding` of that one a refusal instead of mangled text (and tells
+     * spreadsheets the file is UTF-8) */
+    bom?: boolean;
+  },
 ): Promise<RejectsWriter> {
   const file = await AtomicTextFile.create(target);
   // rows arrive out of order (chunks finish concurrently); the file lists them in line order
   const sorted = new SortedLines(target, opts.memoryBytes);
   const projection = opts.format === 'csv' ? new ColumnProjection(opts.header ?? []) : undefined;
   let count = 0;
-  if (projection) file.write(csvRow([...projection.names, ...REJECT_COLUMNS]));
+  if (projection) file.write((opts.bom ? '\ufeff' : '') + csvRow([...projection.names, ...REJECT_COLUMNS]));
   return {
     target,
     get count() {

@@ -8,10 +8,11 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { ApiRecord } from '../api/envelopes.js';
 import { UsageError } from '../http/errors.js';
-import { INVALID_CHARACTER, INVALID_ENCODING } from './encoding.js';
+import { INVALID_CHARACTER, INVALID_ENCODING, UTF8 } from './encoding.js';
 import { parseHeader, type ColumnMap, type HeaderMapping } from './header.js';
 import { openInput, type InputFormat, type ReadRow } from './reader.js';
 import { objectToRecord, rowToRecord } from './rows.js';
+import { TextCheck } from './text-check.js';
 
 export interface InvalidRow {
   line: number;
@@ -77,8 +78,13 @@ export function planFingerprint(format: InputFormat, chunkSize: number, mapping:
 export async function scanInput(path: string, opts: ScanOptions): Promise<ScanResult> {
   const st = await stat(path).catch(() => undefined);
   const hash = createHash('sha256');
+  const text = new TextCheck();
   const reader = await openInput(path, {
-    format: opts.format, name: opts.name, encoding: opts.encoding, signal: opts.signal, onChunk: (c) => hash.update(c),
+    format: opts.format, name: opts.name, encoding: opts.encoding, signal: opts.signal,
+    onChunk: (c) => {
+      hash.update(c);
+      text.push(c);
+    },
   });
   const keep = opts.keepInvalid ?? 10;
   const firstInvalid: InvalidRow[] = [];
@@ -115,6 +121,9 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
     reader.close();
   }
   if (firstNul && !opts.signal?.aborted) refuseBinary(opts.name, binary, rows, firstNul);
+  text.end();
+  const undecodable = opts.signal?.aborted ? undefined : text.error(opts.name, opts.encoding ?? UTF8);
+  if (undecodable) throw undecodable;
   return {
     format: reader.format,
     contentSha256: hash.digest('hex'),
@@ -137,8 +146,9 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
  * A file with NUL bytes whose rows mostly have NUL bytes or bytes that do not decode is not a text
  * file (a program, an archive, an image whose first line happens to look like text): refused whole,
  * before anything is sent, rather than sending the few "rows" that happen to parse. Text never has
- * NUL bytes, so a file in another 8-bit encoding (no NULs) keeps its rows as invalid rows with the
- * --encoding hint, and a text file with a few damaged rows keeps them as invalid rows.
+ * NUL bytes, so a file in another 8-bit encoding (no NULs) is left to the text check (text-check.ts:
+ * refused naming its lines, with the --encoding hint), and a text file with a few NUL bytes keeps
+ * those rows as invalid rows.
  */
 function refuseBinary(name: string, binary: number, rows: number, firstNul: InvalidRow): void {
   if (binary * 2 <= rows) return;

@@ -62,7 +62,7 @@ export async function prepareInput(input: string | Readable, opts: PrepareOption
   if (st.isDirectory()) throw new UsageError(`cannot read ${input}: it is a directory`);
   if (!st.isFile()) return copyInput(await openStream(input, st.isFIFO()), { ...opts, explicit, name: input, isStdin: true });
   const head = await readHead(input);
-  const encoding = detectBom(head)?.encoding ?? explicit ?? UTF8;
+  const encoding = encodingOf(input, head, explicit);
   if (encoding !== UTF8) return copyInput(createReadStream(input), { ...opts, explicit, name: input, isStdin: false, maxCopyBytes: Infinity });
   checkText(input, head);
   return { path: input, name: input, origin: input, isStdin: false, encoding, cleanup: async () => undefined };
@@ -79,6 +79,23 @@ async function readHead(path: string): Promise<Buffer> {
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * The input's encoding: its byte order mark's, else --encoding's, else UTF-8. A BOM that says
+ * otherwise than --encoding is refused rather than either one silently winning: a rejects file of
+ * an import from another encoding is UTF-8 with a BOM, and rereading it with that --encoding (what
+ * the user typed the first time) would mangle every accented letter.
+ */
+function encodingOf(name: string, head: Uint8Array, explicit: string | undefined): string {
+  const bom = detectBom(head)?.encoding;
+  if (bom && explicit && bom !== explicit) {
+    const what = name === '-' ? 'standard input' : name;
+    throw new UsageError(`${what} starts with a ${bom} byte order mark, but --encoding says ${explicit}; nothing was sent`, {
+      hint: `the byte order mark is right unless the file is damaged: rerun without --encoding (crm writes its rejects files in UTF-8, with a byte order mark when the input was in another encoding)`,
+    });
+  }
+  return bom ?? explicit ?? UTF8;
 }
 
 function checkText(name: string, head: Buffer): void {
@@ -137,7 +154,7 @@ async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> 
       /** the encoding, once the start is known: a BOM, else --encoding, else UTF-8 (checked to be text) */
       const start = (bytes: Buffer): Buffer => {
         const bom = detectBom(bytes);
-        encoding = bom?.encoding ?? o.explicit ?? UTF8;
+        encoding = encodingOf(o.name, bytes, o.explicit);
         if (encoding === UTF8) {
           checkText(o.name, bytes.subarray(0, HEAD_BYTES));
           return bytes;

@@ -129,19 +129,62 @@ describe('one huge cell', () => {
 });
 
 describe('input encodings', () => {
-  it('invalid UTF-8 and NUL bytes make invalid rows with line and reason; nothing altered is sent', async () => {
+  it('invalid UTF-8 refuses the whole file before anything is sent (exit 2), naming the lines; a NUL byte is an invalid row whose rejects keep its bytes', async () => {
     const path = join(dir, 'bad-bytes.csv');
-    writeFileSync(path, Buffer.concat([
-      Buffer.from('email,first_name\r\nenc.1@example.com,Ann\r\nenc.2@example.com,Jos'), Buffer.from([0xe9]),
-      Buffer.from('\r\nenc.3@example.com,Nu'), Buffer.from([0]), Buffer.from('l\r\nenc.4@example.com,Zoë\r\n'),
-    ]));
+    const nul = Buffer.concat([Buffer.from('email,first_name\r\nenc.1@example.com,Ann\r\nenc.3@example.com,Nu'), Buffer.from([0]), Buffer.from('l\r\n')]);
+    writeFileSync(path, Buffer.concat([nul, Buffer.from('enc.2@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\r\nenc.4@example.com,Zoë\r\n')]));
     const r = await crm(['batch', 'contacts', path]);
-    expect(r.code, r.stderr).toBe(9);
-    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 4, created: 2, invalid: 2 });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/is not UTF-8 text: line 4 \("enc\.2@example\.com,Jos\\xE9"\) has bytes that are not valid UTF-8\. Nothing was sent/);
+    expect(r.stderr).toMatch(/--encoding windows-1252/);
+    expect(await contacts('enc')).toEqual(new Map());
+    expect(() => readFileSync(`${path}.rejects.csv`)).toThrow();
+    // a NUL byte alone: that row is invalid, and the rejects file holds it byte for byte
+    writeFileSync(path, Buffer.concat([nul, Buffer.from('enc.4@example.com,Zoë\r\n')]));
+    const n = await crm(['batch', 'contacts', path]);
+    expect(n.code, n.stderr).toBe(9);
+    expect(JSON.parse(n.stdout)).toMatchObject({ rows: 3, created: 2, invalid: 1 });
     const rejects = rejectsOf(`${path}.rejects.csv`);
-    expect(rejects.map((x) => [x._line, x._error_code])).toEqual([['3', 'INVALID_ENCODING'], ['4', 'INVALID_CHARACTER']]);
-    expect(rejects[0]!._error_message).toMatch(/column "first_name" has bytes that are not valid UTF-8.*--encoding/);
+    expect(rejects.map((x) => [x._line, x._error_code, x.first_name])).toEqual([['3', 'INVALID_CHARACTER', 'Nu\0l']]);
     expect(await contacts('enc')).toEqual(new Map([['enc.1@example.com', 'Ann'], ['enc.4@example.com', 'Zoë']]));
+  });
+
+  it('a Windows-1252 file: refused whole without --encoding (no journal left), imported with it; its rejects are UTF-8 with a BOM, and a BOM that --encoding contradicts is refused', async () => {
+    const path = join(dir, 'w1252.csv');
+    const cp = (s: string): Buffer => Buffer.from(s, 'latin1');
+    writeFileSync(path, cp('email,first_name\r\nw1.1@example.com,Ann\r\nw1.2@example.com,René\r\n,Zoë\r\nw1.3@example.com,Müller\r\n'));
+    const first = await crm(['batch', 'contacts', path]);
+    expect(first.code, first.stderr).toBe(2);
+    expect(first.stderr).toMatch(/line 3 \("w1\.2@example\.com,Ren\\xE9"\), line 4 \(",Zo\\xEB"\), line 5 \("w1\.3@example\.com,M\\xFCller"\) have bytes that are not valid UTF-8/);
+    expect(await contacts('w1')).toEqual(new Map());
+    // what the message says works: not refused as a changed file
+    const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
+    expect(r.code, r.stderr).toBe(9);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 4, created: 3, failed: 1 });
+    expect(await contacts('w1')).toEqual(new Map([['w1.1@example.com', 'Ann'], ['w1.2@example.com', 'René'], ['w1.3@example.com', 'Müller']]));
+    const rejectsPath = `${path}.rejects.csv`;
+    expect(r.stderr).toContain(`run \`crm batch contacts ${rejectsPath}\`.`);
+    expect(r.stderr).not.toMatch(/rejects\.csv[^\n]*--encoding/);
+    const bytes = readFileSync(rejectsPath);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(rejectsOf(rejectsPath)).toMatchObject([{ email: '', first_name: 'Zoë', _line: '4', _error_code: 'VALIDATION_FAILED' }]);
+    // the rejects file is UTF-8: reading it as windows-1252 would store "ZoÃ«"
+    const wrong = await crm(['batch', 'contacts', rejectsPath, '--encoding', 'windows-1252']);
+    expect(wrong.code, wrong.stderr).toBe(2);
+    expect(wrong.stderr).toMatch(/starts with a utf-8 byte order mark, but --encoding says windows-1252/);
+    writeFileSync(rejectsPath, bytes.toString('utf8').replace('\r\n,Zoë,', '\r\nw1.4@example.com,Zoë,'));
+    const fixed = await crm(['batch', 'contacts', rejectsPath]);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect((await contacts('w1')).get('w1.4@example.com')).toBe('Zoë');
+  });
+
+  it('bytes the given --encoding cannot decode refuse the file (exit 2), naming the line', async () => {
+    const path = join(dir, 'w1252-bad.csv');
+    writeFileSync(path, Buffer.concat([Buffer.from('email,first_name\nw2.1@example.com,Ann\nw2.2@example.com,x'), Buffer.from([0x81]), Buffer.from('\n')]));
+    const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/cannot be decoded as windows-1252: line 3 has bytes that windows-1252 has no character for\. Nothing was sent/);
+    expect(await contacts('w2')).toEqual(new Map());
   });
 
   it.each([
@@ -156,7 +199,7 @@ describe('input encodings', () => {
     expect(await contacts(tag)).toEqual(new Map([[`${tag}.1@example.com`, 'Zoë 😀'], [`${tag}.2@example.com`, 'Łukasz']]));
   });
 
-  it('--encoding windows-1252 (and latin1) decodes an 8-bit export; without it the rows are invalid, not mangled', async () => {
+  it('--encoding windows-1252 (and latin1) decodes an 8-bit export; without it the file is refused, not mangled', async () => {
     const path = join(dir, 'excel.csv');
     // "José", "€uro" and "Müller" in Windows-1252
     writeFileSync(path, Buffer.concat([
@@ -164,8 +207,8 @@ describe('input encodings', () => {
       Buffer.from('\r\ncp.2@example.com,'), Buffer.from([0x80]), Buffer.from('uro\r\ncp.3@example.com,M'), Buffer.from([0xfc]), Buffer.from('ller\r\n'),
     ]));
     const plain = await crm(['batch', 'contacts', path, '--dry-run']);
-    expect(plain.code, plain.stderr).toBe(0);
-    expect(JSON.parse(plain.stdout)).toMatchObject({ valid: 0, invalid: 3 });
+    expect(plain.code, plain.stderr).toBe(2);
+    expect(plain.stderr).toMatch(/line 2 .*line 3 .*line 4 .*not valid UTF-8/);
     const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
     expect(r.code, r.stderr).toBe(0);
     expect(await contacts('cp')).toEqual(new Map([['cp.1@example.com', 'José'], ['cp.2@example.com', '€uro'], ['cp.3@example.com', 'Müller']]));
@@ -180,16 +223,15 @@ describe('input encodings', () => {
     expect(r.stderr).toMatch(/--encoding "klingon"/);
   });
 
-  it('NDJSON: a line that is not valid UTF-8 is an invalid row', async () => {
+  it('NDJSON: a line that is not valid UTF-8 refuses the file', async () => {
     const path = join(dir, 'bad.ndjson');
     writeFileSync(path, Buffer.concat([
       Buffer.from('{"email":"nd.1@example.com"}\n{"email":"nd.2@example.com","first_name":"Jos'), Buffer.from([0xe9]), Buffer.from('"}\n'),
     ]));
     const r = await crm(['batch', 'contacts', path]);
-    expect(r.code, r.stderr).toBe(9);
-    const rejects = readFileSync(`${path}.rejects.ndjson`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rejects).toMatchObject([{ _line: 2, _error_code: 'INVALID_ENCODING' }]);
-    expect([...(await contacts('nd')).keys()]).toEqual(['nd.1@example.com']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/line 2 \(".*"first_name":"Jos\\xE9"}"\) has bytes that are not valid UTF-8/);
+    expect([...(await contacts('nd')).keys()]).toEqual([]);
   });
 
   it('NDJSON: a number a double cannot hold is an invalid row, never sent rounded', async () => {
@@ -203,15 +245,17 @@ describe('input encodings', () => {
     expect([...(await contacts('ndbig')).keys()]).toEqual(['ndbig.1@example.com']);
   });
 
-  it('standard input: invalid UTF-8 is an invalid row; UTF-16 with a BOM is decoded', async () => {
+  it('standard input: invalid UTF-8 refuses it (and --encoding then imports it); UTF-16 with a BOM is decoded', async () => {
     const bad = Buffer.concat([Buffer.from('email,first_name\nstdin.1@example.com,Ann\nstdin.2@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\n')]);
-    const r = await crm(['batch', 'contacts', '-', '--rejects', join(dir, 'stdin.rejects.csv')], { input: bad });
-    expect(r.code, r.stderr).toBe(9);
-    expect(rejectsOf(join(dir, 'stdin.rejects.csv')).map((x) => [x._line, x._error_code])).toEqual([['3', 'INVALID_ENCODING']]);
+    const r = await crm(['batch', 'contacts', '-'], { input: bad });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/standard input is not UTF-8 text: line 3/);
+    const cp = await crm(['batch', 'contacts', '-', '--encoding', 'latin1'], { input: bad });
+    expect(cp.code, cp.stderr).toBe(0);
     const u16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('email,first_name\nstdin.3@example.com,Zoë\n', 'utf16le')]);
     const ok = await crm(['batch', 'contacts', '-'], { input: u16 });
     expect(ok.code, ok.stderr).toBe(0);
-    expect(await contacts('stdin')).toEqual(new Map([['stdin.1@example.com', 'Ann'], ['stdin.3@example.com', 'Zoë']]));
+    expect(await contacts('stdin')).toEqual(new Map([['stdin.1@example.com', 'Ann'], ['stdin.2@example.com', 'José'], ['stdin.3@example.com', 'Zoë']]));
   });
 
   it('a file that is not text at all (a NUL in its header, UTF-16 without a BOM) is refused with exit 2', async () => {

@@ -1,0 +1,147 @@
+// The first pass's whole-file text check. A file with bytes that do not decode (invalid UTF-8, or
+// bytes the `--encoding` has no character for, which the transcoder marked as 0xFF) is not text in
+// that encoding: it is refused whole before anything is sent (exit 2), naming the first lines, so
+// the user reruns with the right --encoding or fixes the bytes. Refusing only those rows (as
+// before) imported the rest, and a rerun with --encoding was then a "changed file"; and the
+// rejected rows could not carry their bytes (the rejects file is UTF-8), so the names were lost.
+// The check runs on every byte the scan hashes, whatever the rows are (an undecodable byte inside
+// an unclosed quote or a too-large row counts too). Lines are counted as the readers count them.
+import { isUtf8 } from 'node:buffer';
+import { UsageError } from '../http/errors.js';
+import { UTF8 } from './encoding.js';
+
+const CR = 0x0d;
+const LF = 0x0a;
+/** lines listed in the message */
+const SHOWN = 5;
+
+export interface UndecodableLine {
+  line: number;
+  /** the text around the first undecodable byte, those bytes as \xNN (UTF-8 input only) */
+  snippet: string;
+}
+
+export class TextCheck {
+  readonly lines: UndecodableLine[] = [];
+  /** more lines than listed have undecodable bytes */
+  more = false;
+  private line = 1;
+  private prevCR = false;
+  private carry: Buffer = Buffer.alloc(0);
+
+  push(chunk: Buffer): void {
+    if (this.more) return;
+    const buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    // a character cut by the chunk's end is checked with the next chunk
+    const cut = completeUpTo(buf);
+    this.carry = Buffer.from(buf.subarray(cut));
+    this.check(buf.subarray(0, cut));
+  }
+
+  end(): void {
+    if (this.carry.length > 0 && !this.more) this.check(this.carry);
+    this.carry = Buffer.alloc(0);
+  }
+
+  private check(b: Buffer): void {
+    if (isUtf8(b)) {
+      this.countLines(b, 0, b.length);
+      return;
+    }
+    let pos = 0;
+    while (pos < b.length && !this.more) {
+      let brk = b.indexOf(LF, pos);
+      const cr = b.indexOf(CR, pos);
+      if (brk < 0 || (cr >= 0 && cr < brk)) brk = cr;
+      const end = brk < 0 ? b.length : brk;
+      const part = b.subarray(pos, end);
+      if (!isUtf8(part)) this.report(part);
+      if (end > pos) this.prevCR = false;
+      if (brk < 0) break;
+      this.countLines(b, brk, brk + 1);
+      pos = brk + 1;
+    }
+  }
+
+  private report(part: Buffer): void {
+    const last = this.lines[this.lines.length - 1];
+    if (last?.line === this.line) return;
+    if (this.lines.length === SHOWN) {
+      this.more = true;
+      return;
+    }
+    const at = firstInvalid(part, 0);
+    let from = Math.max(0, at - 24);
+    while (from < at && (part[from]! & 0xc0) === 0x80) from++;
+    this.lines.push({ line: this.line, snippet: render(part.subarray(from, Math.min(part.length, at + 16))) });
+  }
+
+  /** CR, and LF not after a CR, start a new line (CRLF, LF and CR line ends, as the readers count) */
+  private countLines(b: Buffer, from: number, to: number): void {
+    if (!this.prevCR && b.indexOf(CR, from) < 0) {
+      for (let i = b.indexOf(LF, from); i >= 0 && i < to; i = b.indexOf(LF, i + 1)) this.line++;
+      return;
+    }
+    for (let i = from; i < to; i++) {
+      const c = b[i]!;
+      if (c === CR || (c === LF && !this.prevCR)) this.line++;
+      this.prevCR = c === CR;
+    }
+  }
+
+  /** The UsageError refusing the file, or undefined when every byte decoded. */
+  error(name: string, encoding: string): UsageError | undefined {
+    if (this.lines.length === 0) return undefined;
+    const utf8 = encoding === UTF8;
+    const list = this.lines.map((l) => `line ${l.line}${utf8 ? ` ("${l.snippet}")` : ''}`).join(', ') + (this.more ? ', …' : '');
+    const what = name === '-' ? 'standard input' : name;
+    return utf8
+      ? new UsageError(`${what} is not UTF-8 text: ${list} ${this.lines.length > 1 ? 'have' : 'has'} bytes that are not valid UTF-8. Nothing was sent.`, {
+          code: 'INVALID_ENCODING',
+          hint: 'if it was saved in another encoding, rerun with it: --encoding windows-1252 (Excel on Windows; latin1 means the same), ' +
+            '--encoding utf-16le, …; otherwise fix the bytes on those lines',
+        })
+      : new UsageError(`${what} cannot be decoded as ${encoding}: ${list} ${this.lines.length > 1 ? 'have' : 'has'} bytes that ${encoding} has no character for. Nothing was sent.`, {
+          code: 'INVALID_ENCODING',
+          hint: "name the file's real encoding with --encoding, or fix the bytes on those lines",
+        });
+  }
+}
+
+/** The length of `b` without a UTF-8 sequence cut off at its end (at most 3 bytes). */
+function completeUpTo(b: Buffer): number {
+  for (let k = 1; k <= Math.min(3, b.length); k++) {
+    const c = b[b.length - k]!;
+    if ((c & 0xc0) === 0x80) continue;
+    const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    return need > k ? b.length - k : b.length;
+  }
+  return b.length;
+}
+
+/** Where the first byte is that does not start a valid UTF-8 character, from `from` on; b.length if none. */
+function firstInvalid(b: Buffer, from: number): number {
+  let i = from;
+  while (i < b.length) {
+    const c = b[i]!;
+    const n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n === 0 || i + n > b.length || !isUtf8(b.subarray(i, i + n))) return i;
+    i += n;
+  }
+  return b.length;
+}
+
+const hex = (n: number): string => `\\x${n.toString(16).toUpperCase().padStart(2, '0')}`;
+
+/** Bytes as text for a message: each undecodable byte, and control characters, as \xNN. */
+function render(b: Buffer): string {
+  let out = '';
+  let pos = 0;
+  while (pos < b.length) {
+    const bad = firstInvalid(b, pos);
+    out += b.subarray(pos, bad).toString('utf8').replace(/[\0-\x1f\x7f]/g, (c) => hex(c.charCodeAt(0)));
+    if (bad < b.length) out += hex(b[bad]!);
+    pos = bad + 1;
+  }
+  return out;
+}
