@@ -13,6 +13,7 @@ _crm_flag() {
     --dir) REPLY='dir' ;;
     --type) REPLY='=PRIMARY DECISION_MAKER CHAMPION INFLUENCER GATEKEEPER BLOCKER PROCUREMENT END_USER TECHNICAL_EVALUATOR ECONOMIC_BUYER EXECUTIVE_SPONSOR COACH' ;;
     --record-type) REPLY='=contact company deal' ;;
+    --input-format) REPLY='=csv ndjson' ;;
     --auth-header) REPLY='=x-api-key bearer' ;;
     --rate-reset-format) REPLY='=delta epoch' ;;
     --retry-after-format) REPLY='=seconds date' ;;
@@ -88,7 +89,7 @@ _crm_node() {
     'crm links get') subs='' flags='--help -h' args=('=meetings' 'none' '=deal company') ;;
     'crm links set') subs='' flags='--data --dry-run --help -h' args=('=meetings' 'none' '=deal company' 'none') ;;
     'crm links clear') subs='' flags='--dry-run --help -h' args=('=meetings' 'none' '=deal company') ;;
-    'crm batch') subs='' flags='--map --chunk-size --concurrency --rejects --results --dry-run --strict --no-resume --encoding --help -h' args=('=contacts companies deals pipelines tasks notes segments interactions' 'file') ;;
+    'crm batch') subs='' flags='--map --chunk-size --concurrency --rejects --results --dry-run --strict --no-resume --input-format --encoding --help -h' args=('=contacts companies deals pipelines tasks notes segments interactions' 'file') ;;
     'crm v1') subs='people interactions companies' flags='--help -h' args=() ;;
     'crm v1 people') subs='query' flags='--help -h' args=() ;;
     'crm v1 people query') subs='' flags='--email --phone --company-id --owner --limit --cursor --all --help -h' args=() ;;

@@ -9,7 +9,7 @@ export function registerBatch(program: Command, reg: Registry): void {
     .command('batch')
     .description('create records in bulk from a CSV (or NDJSON) file: chunks of 100, idempotent, resumable')
     .argument('<resource>', 'contacts, companies, deals, pipelines, tasks, notes, segments or interactions')
-    .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input (CSV)")
+    .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input")
     .option('--map <column=field>', 'send a column as this field (repeatable)', collect)
     .addOption(new Option('--chunk-size <n>', 'rows per request, at most 100').default(100).argParser(numeric(RANGES.chunkSize)))
     .addOption(new Option('--concurrency <n>', 'requests in flight').default(4).argParser(numeric(RANGES.batchConcurrency)))
@@ -18,12 +18,13 @@ export function registerBatch(program: Command, reg: Registry): void {
     .option('--dry-run', 'check every row and print the plan; send nothing')
     .option('--strict', 'send nothing if any row is invalid')
     .option('--no-resume', 'ignore the journal of an earlier run of the same file')
+    .addOption(new Option('--input-format <format>', 'read the file as csv or ndjson (default: ndjson for a name ending in .ndjson or .jsonl, else csv; standard input: csv)').choices(['csv', 'ndjson']))
     .option('--encoding <name>', 'the file\'s encoding when it has no byte order mark: utf-8 (default), utf-16le, utf-16be, windows-1252 (latin1), …');
   examples(cmd, [
     'crm batch contacts people.csv',
     'crm batch contacts people.csv --map "E-mail=email" --rejects bad.csv --results ids.csv',
     'crm batch deals deals.csv --dry-run',
-    'cat people.ndjson | crm batch contacts - --strict',
+    'cat people.ndjson | crm batch contacts - --input-format ndjson --strict',
     'crm batch contacts excel-export.csv --encoding windows-1252',
   ]);
   cmd.addHelpText(
@@ -56,6 +57,7 @@ Standard input and pipes are copied once (at most 1 GiB) before the import reads
         resume: o.resume !== false,
         encoding: o.encoding as string | undefined,
         argv: reg.state.argv,
+        inputFormat: o.inputFormat as 'csv' | 'ndjson' | undefined,
       }),
     ),
   );

@@ -32,7 +32,7 @@ import { journalPath, type JournalIdentity } from './journal-identity.js';
 import { refuseUnsafeRerun } from './journal-earlier.js';
 import { pruneJournals } from './journal-prune.js';
 import { checkOptions, dryRunSummary, listInvalid, type ImportPlan } from './plan.js';
-import { detectFormat, type InputFormat } from './reader.js';
+import { detectFormat, startsLikeJson, type InputFormat } from './reader.js';
 import { createRejectsWriter, defaultRejectsPath, unknownPathFor } from './rejects.js';
 import { createResultsWriter } from './results.js';
 import { scanInput } from './scan.js';
@@ -48,7 +48,8 @@ export interface ImportOptions {
   baseUrl: string;
   /** keyIdentity(apiKey): part of the journal's identity (another key is another import) */
   keyId?: string;
-  /** default: from the extension (`.ndjson`/`.jsonl`), else csv; stdin is csv */
+  /** `--input-format`; default: from the extension (`.ndjson`/`.jsonl`), else csv (stdin: csv); a
+   * default csv input starting with `{` is refused, pointing at --input-format */
   format?: InputFormat;
   /** `--map column=field` flags */
   maps?: readonly string[];
@@ -134,6 +135,12 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
   const input = await prepareInput(opts.input, { stdin: deps.stdin, tmpDir: deps.journalDir ?? tmpdir(), encoding: opts.encoding, signal: deps.signal });
   try {
     const format = opts.format ?? detectFormat(input.name);
+    if (opts.format === undefined && format === 'csv' && (await startsLikeJson(input.path))) {
+      const why = input.isStdin ? 'standard input is read as CSV unless --input-format says otherwise' : 'its name does not end in .ndjson or .jsonl';
+      throw new UsageError(`${input.name === '-' ? 'standard input' : input.name} starts with "{" like NDJSON, but would be read as CSV (${why}); nothing was sent`, {
+        hint: 'say which with --input-format ndjson (or --input-format csv to read it as CSV)',
+      });
+    }
     // a copied stream (stdin, a pipe) has no file beside which its rejects file could go
     const rejectsBase = input.isStdin ? '-' : input.name;
     const progress = (phase: ImportProgress['phase'], c: Partial<Counters>, total: number | null, bytesTotal: number): void =>

@@ -13,7 +13,7 @@
 // lines. Other malformed CSV (a header with an unclosed quote or beyond the size limit)
 // stops with a UsageError that names the line; the engine reads the file once before sending
 // anything, so that error comes before any request.
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { UsageError } from '../http/errors.js';
 import { openCsv } from './csv-reader.js';
 import { UTF8 } from './encoding.js';
@@ -25,6 +25,25 @@ export * from './input-row.js';
 
 export function detectFormat(path: string): InputFormat {
   return /\.(ndjson|jsonl)$/i.test(path) ? 'ndjson' : 'csv';
+}
+
+/**
+ * Whether a file about to be read as CSV by default (not named .ndjson/.jsonl, or stdin) starts
+ * like NDJSON: its first non-blank byte is `{`. Read as CSV, such a file fails row by row with
+ * "expected N columns" errors; it is refused instead, pointing at --input-format. The format is
+ * never guessed: what is read stays predictable from the name and the flag.
+ */
+export async function startsLikeJson(path: string): Promise<boolean> {
+  const fh = await open(path, 'r').catch(() => undefined);
+  if (!fh) return false; // the scan reports an unreadable input
+  try {
+    const buf = Buffer.alloc(256);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const head = buf.subarray(0, bytesRead).toString('utf8').replace(/^\ufeff/, '');
+    return /^\s*\{/.test(head);
+  } finally {
+    await fh.close();
+  }
 }
 
 /** Opens the file and reads its header (CSV) or first record (NDJSON). */

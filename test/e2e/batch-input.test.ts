@@ -271,3 +271,32 @@ describe('input encodings', () => {
     expect(u.stderr).toMatch(/--encoding utf-16le/);
   });
 });
+
+describe('NDJSON on standard input', () => {
+  const ndjson = (tag: string): string => [1, 2].map((i) => JSON.stringify({ email: `${tag}.${i}@example.com`, first_name: `N${i}` })).join('\n') + '\n';
+
+  it("the help's example is true: `cat people.ndjson | crm batch contacts - --input-format ndjson --strict`", async () => {
+    const help = await runCrm(['batch', '--help'], { env: t.env('admin'), cwd: dir });
+    const example = /cat people\.ndjson \| crm (.+)/.exec(help.stdout)?.[1];
+    expect(example).toMatch(/--input-format ndjson/);
+    const r = await crm(example!.trim().split(/\s+/), { input: ndjson('ndin') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 2, created: 2 });
+    expect(await contacts('ndin')).toEqual(new Map([['ndin.1@example.com', 'N1'], ['ndin.2@example.com', 'N2']]));
+  });
+
+  it('NDJSON read as CSV by default (stdin, or a name not ending in .ndjson) is refused with exit 2, pointing at --input-format', async () => {
+    const r = await crm(['batch', 'contacts', '-', '--strict'], { input: ndjson('ndcsv') });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/standard input starts with "\{" like NDJSON, but would be read as CSV.*\n.*--input-format ndjson/);
+    const path = join(dir, 'people.txt');
+    writeFileSync(path, ndjson('ndtxt'));
+    const f = await crm(['batch', 'contacts', path]);
+    expect(f.code, f.stderr).toBe(2);
+    expect(f.stderr).toMatch(/its name does not end in \.ndjson or \.jsonl/);
+    expect(await contacts('ndcsv')).toEqual(new Map());
+    const ok = await crm(['batch', 'contacts', path, '--input-format', 'ndjson']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect([...(await contacts('ndtxt')).keys()].sort()).toEqual(['ndtxt.1@example.com', 'ndtxt.2@example.com']);
+  });
+});

@@ -67,6 +67,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
         strict: o.strict,
         resume: o.resume,
         encoding: o.encoding,
+        format: o.inputFormat,
       },
       {
         send,

@@ -17,4 +17,6 @@ export interface BatchOptions {
   encoding?: string;
   /** the words after `crm` as the user typed them: the command to resume with after Ctrl-C */
   argv?: readonly string[];
+  /** `--input-format`: csv or ndjson, whatever the file's name (stdin: csv unless given) */
+  inputFormat?: 'csv' | 'ndjson';
 }
