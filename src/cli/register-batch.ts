@@ -35,7 +35,8 @@ active:boolean, tags:list (split on ;), meta:json. Empty cells are left out. Rer
 file skips the chunks already done; the rejects file can be fixed and fed straight back.
 Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says otherwise; a file with
 bytes that do not decode is refused before anything is sent, naming the lines (rerun it with its
---encoding); a row with a NUL byte or more than 1 MiB is an invalid row, never sent altered.
+--encoding); a row with a NUL byte or more than 1 MiB is an invalid row, never sent altered
+(a row over 1 MiB is not copied into the rejects file: its message says how to import it).
 Rejects files are UTF-8 (with a byte order mark when the input was not): import them without
 --encoding.
 Standard input and pipes are copied once (at most 1 GiB) before the import reads them.`,

@@ -5,7 +5,7 @@ import { Transform, pipeline, type Readable } from 'node:stream';
 import { CsvError, parse, type Options as CsvOptions } from 'csv-parse';
 import { UsageError } from '../http/errors.js';
 import { textProblem } from './encoding.js';
-import { formatBytes, RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './input-row.js';
+import { formatBytes, isTooLargePlaceholder, RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './input-row.js';
 import { LineIndex } from './line-index.js';
 import {
   brokenQuoteAt, countLines, CR, hasLineBreak, LF, RecordEndScanner, splitLine, UNCLOSED_QUOTE_CODE, UNCLOSED_QUOTE_REASON,
@@ -171,7 +171,8 @@ export async function openCsv(path: string, o: ReaderOptions): Promise<InputRead
     }
     closeSegment(seg);
     seg = openSegment(found.end, line + found.lines);
-    return { line, raw: [], error: { code: RECORD_TOO_LARGE_CODE, reason: tooLargeReason(maxRecord) } };
+    const last = Math.max(line, line + found.lines - 1);
+    return { line, raw: [], error: { code: RECORD_TOO_LARGE_CODE, reason: tooLargeReason(maxRecord, { name, format: 'csv', first: line, last }) } };
   };
 
   const findRecordEnd = async (start: number): Promise<RecordEnd> => {
@@ -269,6 +270,8 @@ export async function openCsv(path: string, o: ReaderOptions): Promise<InputRead
   function close(): void {
     closeSegment(seg);
   }
+  // only a file with the rejects file's `_error_code` column can hold a placeholder row
+  const placeholderCheck = header.some((h) => h.trim() === '_error_code');
   async function* rows(): AsyncGenerator<ReadRow, void, undefined> {
     try {
       for (;;) {
@@ -279,6 +282,10 @@ export async function openCsv(path: string, o: ReaderOptions): Promise<InputRead
           continue;
         }
         if (isBlank(r.cells)) continue;
+        if (placeholderCheck && isTooLargePlaceholder(r.cells.map((c, i) => [header[i] ?? '', c] as const))) {
+          o.onPlaceholder?.(r.line);
+          continue;
+        }
         yield { line: r.line, cells: r.cells, raw: r.cells };
       }
     } finally {

@@ -156,7 +156,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     // an unreadable input is reported by the scan, as a usage error naming it
     const size = await stat(input.path).then((st) => st.size, () => 0);
     const scan = await scanInput(input.path, {
-      format, name: input.name, maps, chunkSize, signal: deps.signal, encoding: input.encoding,
+      format, name: input.name, maps, chunkSize, signal: deps.signal, encoding: input.encoding, warn: deps.warn,
       onRow: (rows, bytes) => progress('check', { rows, bytes }, null, size),
     });
     const identity: JournalIdentity = {

@@ -42,6 +42,8 @@ export interface OpenInputOptions {
   encoding?: string;
   /** stops reading at once (InterruptedError) */
   signal?: AbortSignal;
+  /** a RECORD_TOO_LARGE row of a fed-back rejects file was skipped (isTooLargePlaceholder) */
+  onPlaceholder?: (line: number) => void;
 }
 
 /** The largest row read (CSV record or NDJSON line), in bytes: an API row is far smaller, and memory stays a few times this. */
@@ -54,8 +56,36 @@ export function readInterrupted(name: string): InterruptedError {
   return new InterruptedError(`interrupted while reading ${name === '-' ? 'standard input' : name}; nothing more was sent`);
 }
 
-export function tooLargeReason(max: number): string {
-  return `the row is larger than ${formatBytes(max)}, the limit for one row, so it is not copied here: fix or remove it in the input file`;
+/**
+ * Why a row over the limit is not in the rejects file's cells, and the way forward, which works:
+ * the input cannot be edited and rerun (a changed file is refused), and the rejects file has no
+ * cells to fix, so the row goes through a new file of its own (a new file is a new import).
+ * `first`–`last`: the lines the row spans.
+ */
+export function tooLargeReason(max: number, at: { name: string; format: InputFormat; first: number; last: number }): string {
+  const lines = at.last > at.first ? `lines ${at.first}–${at.last}` : `line ${at.first}`;
+  const file = at.name === '-' ? 'standard input' : at.name;
+  const into = at.format === 'csv' ? 'a new file under a copy of its header line' : 'a new .ndjson file';
+  return `the row is larger than ${formatBytes(max)}, the limit for one row, so its cells are not copied here ` +
+    `(importing this file skips this row): copy ${lines} of ${file} into ${into}, shorten the row, and import that file`;
+}
+
+/** the rejects file's own columns (keys) */
+const REJECT_KEYS = new Set(['_line', '_error_code', '_error_message', '_raw']);
+
+/**
+ * A RECORD_TOO_LARGE row of a rejects file fed back: its cells are empty (the row was too large to
+ * copy), so it is skipped like a blank line, with a notice (onPlaceholder), rather than becoming an
+ * EMPTY_ROW reject of its own in every later rejects file. `cells`: (column or key, value) pairs.
+ */
+export function isTooLargePlaceholder(cells: Iterable<readonly [string, unknown]>): boolean {
+  let marked = false;
+  for (const [k, v] of cells) {
+    const key = k.trim();
+    if (key === '_error_code') marked = v === RECORD_TOO_LARGE_CODE;
+    else if (!REJECT_KEYS.has(key) && !(typeof v === 'string' && v.trim() === '')) return false;
+  }
+  return marked;
 }
 
 /** A reader's options once defaults are filled in. */

@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
 import { INVALID_ENCODING, undecodable } from './encoding.js';
 import { CR, LF } from './quote-scan.js';
-import { RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './input-row.js';
+import { isTooLargePlaceholder, RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './input-row.js';
 import { INVALID_CODES } from './rows.js';
 import { inexactJsonNumber } from '../json/exact-json.js';
 
@@ -75,6 +75,7 @@ export async function openNdjson(path: string, o: ReaderOptions): Promise<InputR
   }
   const lines = splitLines(tap(), o.maxRecordBytes);
   let lineNo = 0;
+  let placeholders = 0;
   const close = (): void => {
     file.destroy();
     void lines.return(undefined).catch(() => undefined);
@@ -92,7 +93,7 @@ export async function openNdjson(path: string, o: ReaderOptions): Promise<InputR
       if (r.done) return null;
       lineNo++;
       let buf = r.value;
-      if (buf === null) return { line: lineNo, raw: '', error: { code: RECORD_TOO_LARGE_CODE, reason: tooLargeReason(o.maxRecordBytes) } };
+      if (buf === null) return { line: lineNo, raw: '', error: { code: RECORD_TOO_LARGE_CODE, reason: tooLargeReason(o.maxRecordBytes, { name: o.name, format: 'ndjson', first: lineNo, last: lineNo }) } };
       if (lineNo === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
       const text = buf.toString('utf8');
       if (!isUtf8(buf)) return { line: lineNo, raw: text, error: { code: INVALID_ENCODING, reason: undecodable(o.encoding, 'the line') } };
@@ -106,6 +107,11 @@ export async function openNdjson(path: string, o: ReaderOptions): Promise<InputR
           return { line: lineNo, raw: text, error: { code: INVALID_CODES.value, reason } };
         }
         const raw = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : text;
+        if (typeof raw === 'object' && isTooLargePlaceholder(Object.entries(raw))) {
+          o.onPlaceholder?.(lineNo);
+          placeholders++;
+          continue;
+        }
         return { line: lineNo, json, raw };
       } catch (err) {
         return { line: lineNo, raw: text, error: { code: INVALID_CODES.json, reason: `not valid JSON: ${(err as Error).message}` } };
@@ -116,13 +122,15 @@ export async function openNdjson(path: string, o: ReaderOptions): Promise<InputR
     close();
     throw err;
   });
-  if (!first) {
+  // a fed-back rejects file of placeholder rows only is not empty: it is imported as no rows
+  if (!first && placeholders === 0) {
     close();
     throw new UsageError(`${o.name} is empty: no JSON object to import`);
   }
   async function* rows(): AsyncGenerator<ReadRow, void, undefined> {
     try {
-      yield first!;
+      if (!first) return;
+      yield first;
       for (;;) {
         const r = await next();
         if (!r) return;

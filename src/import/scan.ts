@@ -65,6 +65,8 @@ export interface ScanOptions {
   /** the encoding the file was transcoded from (messages) */
   encoding?: string;
   onRow?: (rows: number, bytes: number) => void;
+  /** notices (RECORD_TOO_LARGE placeholder rows of a fed-back rejects file, skipped) */
+  warn?: (message: string) => void;
 }
 
 export function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, maps: ColumnMap): string {
@@ -79,8 +81,10 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   const st = await stat(path).catch(() => undefined);
   const hash = createHash('sha256');
   const text = new TextCheck();
+  const placeholders: number[] = [];
   const reader = await openInput(path, {
     format: opts.format, name: opts.name, encoding: opts.encoding, signal: opts.signal,
+    onPlaceholder: (line) => placeholders.push(line),
     onChunk: (c) => {
       hash.update(c);
       text.push(c);
@@ -124,6 +128,14 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   text.end();
   const undecodable = opts.signal?.aborted ? undefined : text.error(opts.name, opts.encoding ?? UTF8);
   if (undecodable) throw undecodable;
+  if (placeholders.length > 0) {
+    const lines = placeholders.slice(0, 5).join(', ') + (placeholders.length > 5 ? ', …' : '');
+    const many = placeholders.length > 1;
+    opts.warn?.(
+      `${opts.name}: ${placeholders.length} RECORD_TOO_LARGE ${many ? 'rows' : 'row'} (${many ? 'lines' : 'line'} ${lines}) ` +
+        `${many ? 'hold' : 'holds'} no cells and ${many ? 'are' : 'is'} skipped: the _error_message says how to import ${many ? 'each' : 'it'} from the original file`,
+    );
+  }
   return {
     format: reader.format,
     contentSha256: hash.digest('hex'),

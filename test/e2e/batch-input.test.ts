@@ -104,16 +104,31 @@ describe('files that are not files', () => {
 });
 
 describe('one huge cell', () => {
-  it('a row over 1 MiB is an invalid row (not copied into the rejects file); the others are imported', async () => {
+  it('a row over 1 MiB is an invalid row (not copied into the rejects file); the others are imported; the way forward its message gives works', async () => {
     const path = join(dir, 'huge.csv');
     const big = 'x'.repeat(3 * 1024 * 1024);
-    writeFileSync(path, `email,first_name\nhuge.1@example.com,Ann\nhuge.2@example.com,${big}\nhuge.3@example.com,"Multi\nline"\n`);
+    writeFileSync(path, `email,first_name\nhuge.1@example.com,Ann\nhuge.2@example.com,"${big}\nmore"\nhuge.3@example.com,"Multi\nline"\n`);
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(9);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, created: 2, invalid: 1 });
-    const rejects = rejectsOf(`${path}.rejects.csv`);
+    const rejectsPath = `${path}.rejects.csv`;
+    const rejects = rejectsOf(rejectsPath);
     expect(rejects).toEqual([{ email: '', first_name: '', _line: '3', _error_code: 'RECORD_TOO_LARGE', _error_message: expect.stringMatching(/larger than 1 MiB/) }]);
+    expect(rejects[0]!._error_message).toContain(`copy lines 3–4 of ${path} into a new file under a copy of its header line, shorten the row, and import that file`);
     expect(await contacts('huge')).toEqual(new Map([['huge.1@example.com', 'Ann'], ['huge.3@example.com', 'Multi\nline']]));
+    // the rejects file fed back (as the summary says): the placeholder is skipped with a notice, not a new EMPTY_ROW reject
+    const back = await crm(['batch', 'contacts', rejectsPath]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout)).toMatchObject({ rows: 0, created: 0, invalid: 0, rejects_file: null });
+    expect(back.stderr).toMatch(/1 RECORD_TOO_LARGE row \(line 2\) holds no cells and is skipped/);
+    expect(() => readFileSync(`${rejectsPath}.rejects.csv`)).toThrow();
+    // what the message says: lines 3–4 under the header, shortened, as a new file
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const own = join(dir, 'huge-row.csv');
+    writeFileSync(own, `${lines[0]}\n${lines.slice(2, 4).join('\n').replace(big, 'Bo')}\n`);
+    const fixed = await crm(['batch', 'contacts', own]);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect((await contacts('huge')).get('huge.2@example.com')).toBe('Bo\nmore');
   });
 
   it('an NDJSON line over 1 MiB likewise', async () => {
@@ -123,8 +138,12 @@ describe('one huge cell', () => {
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(9);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, created: 2, invalid: 1 });
-    const rejects = readFileSync(`${path}.rejects.ndjson`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rejects).toMatchObject([{ _line: 2, _error_code: 'RECORD_TOO_LARGE' }]);
+    const rejectsPath = `${path}.rejects.ndjson`;
+    const rejects = readFileSync(rejectsPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rejects).toMatchObject([{ _line: 2, _error_code: 'RECORD_TOO_LARGE', _error_message: expect.stringContaining(`copy line 2 of ${path} into a new .ndjson file`) }]);
+    const back = await crm(['batch', 'contacts', rejectsPath]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout)).toMatchObject({ rows: 0, invalid: 0, rejects_file: null });
   });
 });
 
