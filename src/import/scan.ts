@@ -126,8 +126,10 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   }
   if (firstNul && !opts.signal?.aborted) refuseBinary(opts.name, binary, rows, firstNul);
   text.end();
-  const undecodable = opts.signal?.aborted ? undefined : text.error(opts.name, opts.encoding ?? UTF8);
-  if (undecodable) throw undecodable;
+  if (text.lines.length > 0 && !opts.signal?.aborted) {
+    await text.resolve(path, opts.signal).catch(() => undefined);
+    throw text.error(opts.name, opts.encoding ?? UTF8)!;
+  }
   if (placeholders.length > 0) {
     const lines = placeholders.slice(0, 5).join(', ') + (placeholders.length > 5 ? ', …' : '');
     const many = placeholders.length > 1;

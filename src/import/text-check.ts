@@ -7,6 +7,7 @@
 // The check runs on every byte the scan hashes, whatever the rows are (an undecodable byte inside
 // an unclosed quote or a too-large row counts too). Lines are counted as the readers count them.
 import { isUtf8 } from 'node:buffer';
+import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
 import { UTF8 } from './encoding.js';
 
@@ -21,13 +22,41 @@ export interface UndecodableLine {
   snippet: string;
 }
 
+/** Line numbers over bytes fed in order: CR, and LF not after a CR, end a line (as the readers count). */
+class LineCounter {
+  line = 1;
+  private prevCR = false;
+
+  constructor(prevCR = false) {
+    this.prevCR = prevCR;
+  }
+
+  count(b: Buffer, from: number, to: number): void {
+    if (from >= to) return;
+    for (let i = b.indexOf(CR, from); i >= 0 && i < to; i = b.indexOf(CR, i + 1)) this.line++;
+    for (let i = b.indexOf(LF, from); i >= 0 && i < to; i = b.indexOf(LF, i + 1)) {
+      if (!(i === from ? this.prevCR : b[i - 1] === CR)) this.line++;
+    }
+    this.prevCR = b[to - 1] === CR;
+  }
+}
+
+/**
+ * Fed every byte of the (UTF-8) file in order. While every byte decodes it only runs isUtf8 (native,
+ * so the check costs next to nothing); lines are counted from the first chunk with a bad byte on,
+ * and the lines before it are counted once at the end (resolve), when the file is refused anyway.
+ */
 export class TextCheck {
   readonly lines: UndecodableLine[] = [];
   /** more lines than listed have undecodable bytes */
   more = false;
-  private line = 1;
-  private prevCR = false;
   private carry: Buffer = Buffer.alloc(0);
+  /** bytes checked so far, and whether the last was a CR */
+  private offset = 0;
+  private lastCR = false;
+  /** from the first chunk with a bad byte: where it starts, and the lines counted from there */
+  private countFrom: number | undefined;
+  private counter: LineCounter | undefined;
 
   push(chunk: Buffer): void {
     if (this.more) return;
@@ -43,9 +72,31 @@ export class TextCheck {
     this.carry = Buffer.alloc(0);
   }
 
+  /** Turns the lines counted from the first bad chunk into line numbers in the file (reads the bytes before it). */
+  async resolve(path: string, signal?: AbortSignal): Promise<void> {
+    if (this.countFrom === undefined || this.countFrom === 0) return;
+    const before = new LineCounter();
+    for await (const piece of createReadStream(path, { start: 0, end: this.countFrom - 1, signal }) as AsyncIterable<Buffer>) {
+      before.count(piece, 0, piece.length);
+    }
+    for (const l of this.lines) l.line += before.line - 1;
+  }
+
   private check(b: Buffer): void {
+    if (b.length === 0) return;
+    if (!this.counter && isUtf8(b)) {
+      this.offset += b.length;
+      this.lastCR = b[b.length - 1] === CR;
+      return;
+    }
+    if (!this.counter) {
+      this.countFrom = this.offset;
+      this.counter = new LineCounter(this.lastCR);
+    }
+    const counter = this.counter;
+    this.offset += b.length;
     if (isUtf8(b)) {
-      this.countLines(b, 0, b.length);
+      counter.count(b, 0, b.length);
       return;
     }
     let pos = 0;
@@ -55,17 +106,16 @@ export class TextCheck {
       if (brk < 0 || (cr >= 0 && cr < brk)) brk = cr;
       const end = brk < 0 ? b.length : brk;
       const part = b.subarray(pos, end);
-      if (!isUtf8(part)) this.report(part);
-      if (end > pos) this.prevCR = false;
+      if (!isUtf8(part)) this.report(part, counter.line);
+      counter.count(b, pos, brk < 0 ? end : brk + 1);
       if (brk < 0) break;
-      this.countLines(b, brk, brk + 1);
       pos = brk + 1;
     }
   }
 
-  private report(part: Buffer): void {
+  private report(part: Buffer, line: number): void {
     const last = this.lines[this.lines.length - 1];
-    if (last?.line === this.line) return;
+    if (last?.line === line) return;
     if (this.lines.length === SHOWN) {
       this.more = true;
       return;
@@ -73,20 +123,7 @@ export class TextCheck {
     const at = firstInvalid(part, 0);
     let from = Math.max(0, at - 24);
     while (from < at && (part[from]! & 0xc0) === 0x80) from++;
-    this.lines.push({ line: this.line, snippet: render(part.subarray(from, Math.min(part.length, at + 16))) });
-  }
-
-  /** CR, and LF not after a CR, start a new line (CRLF, LF and CR line ends, as the readers count) */
-  private countLines(b: Buffer, from: number, to: number): void {
-    if (!this.prevCR && b.indexOf(CR, from) < 0) {
-      for (let i = b.indexOf(LF, from); i >= 0 && i < to; i = b.indexOf(LF, i + 1)) this.line++;
-      return;
-    }
-    for (let i = from; i < to; i++) {
-      const c = b[i]!;
-      if (c === CR || (c === LF && !this.prevCR)) this.line++;
-      this.prevCR = c === CR;
-    }
+    this.lines.push({ line, snippet: render(part.subarray(from, Math.min(part.length, at + 16))) });
   }
 
   /** The UsageError refusing the file, or undefined when every byte decoded. */
