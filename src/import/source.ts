@@ -19,6 +19,7 @@ import { InterruptedError, UsageError } from '../http/errors.js';
 import { createTranscoder, detectBom, notTextReason, resolveEncoding, UTF8, type Transcoder } from './encoding.js';
 import { ensureDir } from './fs-util.js';
 import { removeOnExit } from './atomic-file.js';
+import { Utf8Lookalike } from './text-check.js';
 
 /** the most a stream (stdin, a pipe, a device) is copied: beyond it, save it to a file first */
 export const MAX_COPY_BYTES = 1024 ** 3;
@@ -150,6 +151,7 @@ async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> 
     try {
       let head: Buffer | undefined = Buffer.alloc(0);
       let transcoder: Transcoder | undefined;
+      let lookalike: Utf8Lookalike | undefined;
       let total = 0;
       /** the encoding, once the start is known: a BOM, else --encoding, else UTF-8 (checked to be text) */
       const start = (bytes: Buffer): Buffer => {
@@ -160,6 +162,11 @@ async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> 
           return bytes;
         }
         transcoder = createTranscoder(encoding);
+        // an 8-bit --encoding on what is UTF-8 would change every accented letter
+        if (!bom && !encoding.startsWith('utf-16')) {
+          lookalike = new Utf8Lookalike();
+          lookalike.push(bytes);
+        }
         return transcoder.push(bytes.subarray(bom?.length ?? 0));
       };
       for await (const piece of src as AsyncIterable<Buffer | string>) {
@@ -177,10 +184,13 @@ async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> 
           head = undefined;
           continue;
         }
+        lookalike?.push(chunk);
         await out.write(transcoder ? transcoder.push(chunk) : chunk);
       }
       if (head) await out.write(start(head));
       if (transcoder) await out.write(transcoder.end());
+      const mislabelled = lookalike?.error(o.name, encoding);
+      if (mislabelled) throw mislabelled;
     } finally {
       await out.close();
     }

@@ -6,10 +6,10 @@
 // rejected rows could not carry their bytes (the rejects file is UTF-8), so the names were lost.
 // The check runs on every byte the scan hashes, whatever the rows are (an undecodable byte inside
 // an unclosed quote or a too-large row counts too). Lines are counted as the readers count them.
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
-import { UTF8 } from './encoding.js';
+import { createTranscoder, UTF8 } from './encoding.js';
 
 const CR = 0x0d;
 const LF = 0x0a;
@@ -142,6 +142,54 @@ export class TextCheck {
           code: 'INVALID_ENCODING',
           hint: "name the file's real encoding with --encoding, or fix the bytes on those lines",
         });
+  }
+}
+
+/**
+ * Whether bytes said (by --encoding, no BOM) to be in an 8-bit encoding are in fact UTF-8 with
+ * non-ASCII text. Decoding them as said would silently change every accented letter ("Zoë" →
+ * "ZoÃ«"): a UTF-8 file, or a rejects file, imported with the --encoding of an earlier run. Real
+ * 8-bit text is almost never valid UTF-8 (each accented letter would have to follow a byte like
+ * Ã), so such a file is refused. Fed the original bytes, in order.
+ */
+export class Utf8Lookalike {
+  private valid = true;
+  private carry: Buffer = Buffer.alloc(0);
+  /** the text around the first non-ASCII character, for the message */
+  private sample: Buffer | undefined;
+
+  push(chunk: Buffer): void {
+    if (!this.valid) return;
+    const buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    const cut = completeUpTo(buf);
+    this.carry = Buffer.from(buf.subarray(cut));
+    const body = buf.subarray(0, cut);
+    if (!isUtf8(body)) {
+      this.valid = false;
+      return;
+    }
+    if (this.sample || isAscii(body)) return;
+    let i = 0;
+    while (body[i]! < 0x80) i++;
+    // up to 12 bytes either side, on the character's line
+    let from = i;
+    while (from > 0 && i - from < 12 && body[from - 1] !== LF && body[from - 1] !== CR) from--;
+    while (from < i && (body[from]! & 0xc0) === 0x80) from++;
+    let to = i;
+    while (to < body.length && to - i < 12 && body[to] !== LF && body[to] !== CR) to++;
+    const slice = body.subarray(from, to);
+    this.sample = Buffer.from(slice.subarray(0, completeUpTo(slice)));
+  }
+
+  /** After the last push: the refusal, if the bytes were UTF-8 with non-ASCII text. */
+  error(name: string, encoding: string): UsageError | undefined {
+    if (!this.valid || this.carry.length > 0 || !this.sample) return undefined;
+    const t = createTranscoder(encoding);
+    const as = Buffer.concat([t.push(this.sample), t.end()]);
+    return new UsageError(
+      `${name === '-' ? 'standard input' : name} is UTF-8 text ("${render(this.sample)}"), but --encoding ${encoding} would import it as "${render(as)}"; nothing was sent`,
+      { code: 'INVALID_ENCODING', hint: 'rerun without --encoding (crm writes its rejects files in UTF-8 too)' },
+    );
   }
 }
 

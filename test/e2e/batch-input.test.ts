@@ -197,6 +197,19 @@ describe('input encodings', () => {
     expect((await contacts('w1')).get('w1.4@example.com')).toBe('Zoë');
   });
 
+  it('an 8-bit --encoding on a file that is UTF-8 with accents is refused (it would change them), on a plain ASCII one it is harmless', async () => {
+    const path = join(dir, 'utf8-as-cp.csv');
+    writeFileSync(path, 'email,first_name\nw3.1@example.com,Zoë\n');
+    const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('is UTF-8 text ("ample.com,Zoë"), but --encoding windows-1252 would import it as "ample.com,ZoÃ«"; nothing was sent');
+    expect(r.stderr).toMatch(/rerun without --encoding/);
+    writeFileSync(path, 'email,first_name\nw3.2@example.com,Zoe\n');
+    const ascii = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
+    expect(ascii.code, ascii.stderr).toBe(0);
+    expect([...(await contacts('w3')).keys()]).toEqual(['w3.2@example.com']);
+  });
+
   it('bytes the given --encoding cannot decode refuse the file (exit 2), naming the line', async () => {
     const path = join(dir, 'w1252-bad.csv');
     writeFileSync(path, Buffer.concat([Buffer.from('email,first_name\nw2.1@example.com,Ann\nw2.2@example.com,x'), Buffer.from([0x81]), Buffer.from('\n')]));

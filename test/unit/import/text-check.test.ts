@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TextCheck } from '../../../src/import/text-check.js';
+import { TextCheck, Utf8Lookalike } from '../../../src/import/text-check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'crm-text-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,5 +51,19 @@ describe('TextCheck', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('Utf8Lookalike: UTF-8 with accents, cut anywhere, is refused for an 8-bit encoding; ASCII and real Windows-1252 are not', () => {
+    const feed = (b: Buffer, cut: number): Utf8Lookalike => {
+      const l = new Utf8Lookalike();
+      l.push(b.subarray(0, cut));
+      l.push(b.subarray(cut));
+      return l;
+    };
+    const utf8 = Buffer.from('email\nRené,Zoë\n');
+    for (let cut = 0; cut <= utf8.length; cut++) expect(feed(utf8, cut).error('f.csv', 'windows-1252')?.message).toMatch(/is UTF-8 text \("[^"]*(é|ë)[^"]*"\), .* as "[^"]*Ã[^"]*"/);
+    expect(feed(utf8, 0).error('f.csv', 'windows-1252')?.message).toMatch(/\("René,Zoë"\), .* as "RenÃ©,ZoÃ«"/);
+    expect(feed(Buffer.from('email\nRene\n'), 3).error('f.csv', 'windows-1252')).toBeUndefined();
+    expect(feed(Buffer.from('email\nRené\n', 'latin1'), 3).error('f.csv', 'windows-1252')).toBeUndefined();
   });
 });
