@@ -13,6 +13,7 @@ import { parseHeader, type ColumnMap, type HeaderMapping } from './header.js';
 import { openInput, type InputFormat, type ReadRow } from './reader.js';
 import { objectToRecord, rowToRecord } from './rows.js';
 import { TextCheck } from './text-check.js';
+import { plural } from '../output/plural.js';
 
 export interface InvalidRow {
   line: number;
@@ -134,8 +135,9 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
     const lines = placeholders.slice(0, 5).join(', ') + (placeholders.length > 5 ? ', …' : '');
     const many = placeholders.length > 1;
     opts.warn?.(
-      `${opts.name}: ${placeholders.length} RECORD_TOO_LARGE ${many ? 'rows' : 'row'} (${many ? 'lines' : 'line'} ${lines}) ` +
-        `${many ? 'hold' : 'holds'} no cells and ${many ? 'are' : 'is'} skipped: the _error_message says how to import ${many ? 'each' : 'it'} from the original file`,
+      `${opts.name}: ${plural(placeholders.length, 'RECORD_TOO_LARGE row')} (${many ? 'lines' : 'line'} ${lines}) ` +
+        `${many ? 'hold' : 'holds'} no cells and ${many ? 'are' : 'is'} skipped: ` +
+        `the _error_message says how to import ${many ? 'each' : 'it'} from the original file`,
     );
   }
   return {
