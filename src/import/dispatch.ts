@@ -173,6 +173,9 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
     if (cfg.signal?.aborted) return;
     if (isFatalSendError(err)) {
       fatal ??= err;
+      // refused whole (a wrong key or scope): this request wrote nothing, so the chunk is not in
+      // doubt (as if unsent); it stays unfinished, so a rerun (with a key that may) sends it again
+      if (err instanceof CrmError && isRefusal(err)) await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
       return;
     }
     const e = err as CrmError;

@@ -48,6 +48,8 @@ export interface ImportOptions {
   baseUrl: string;
   /** keyIdentity(apiKey): part of the journal's identity (another key is another import) */
   keyId?: string;
+  /** maskKey(apiKey): kept in the journal's header, so a refusal can name the key an import was started with */
+  keyMask?: string;
   /** `--input-format`; default: from the extension (`.ndjson`/`.jsonl`), else csv (stdin: csv); a
    * default csv input starting with `{` is refused, pointing at --input-format */
   format?: InputFormat;
@@ -161,7 +163,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     });
     const identity: JournalIdentity = {
       contentSha256: scan.contentSha256, resource: opts.resource, baseUrl: opts.baseUrl,
-      ...(opts.keyId ? { keyId: opts.keyId } : {}),
+      ...(opts.keyId ? { keyId: opts.keyId } : {}), ...(opts.keyMask ? { keyMask: opts.keyMask } : {}),
     };
     const summary = (c?: Counters, rejectsFile: string | null = null, unknownFile: string | null = null): ImportSummary => ({
       resource: opts.resource,

@@ -6,20 +6,24 @@
 //   again — the finished chunks because nothing says they are done, the in-flight ones because the
 //   cache does not answer another key.
 // Either is refused (exit 2, nothing sent) unless this identity has a journal of its own or the
-// user passes --no-resume, knowingly.
-import { stat, unlink } from 'node:fs/promises';
+// user passes --no-resume, knowingly. Only an earlier import that may have created rows counts: one
+// whose chunks were all refused whole (a read-only key's 403s) or failed item by item created
+// nothing, and importing again cannot create anything twice.
+import { open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readdir } from 'node:fs/promises';
 import { UsageError } from '../http/errors.js';
 import { trimBase, type JournalIdentity } from './journal-identity.js';
-import { readComplete, readHeader, sealLine } from './journal-line.js';
+import { lineKind, openLine, readComplete, readHeader, streamLines, type CompleteInfo, type FinishedChunk } from './journal-line.js';
+import { NO_RESULT_CODE } from './outcome.js';
 
 export interface EarlierImport {
   path: string;
   kind: 'changed' | 'other-key';
   createdAt: string;
-  /** the journal has more than its header: something was sent */
-  sentSomething: boolean;
+  /** the earlier import's key, masked (`service_live_…f3a9`), when its journal recorded it */
+  keyMask?: string;
+  /** a chunk of it created rows, or was sent without an answer (it may have) */
+  mayHaveCreated: boolean;
   /** the journal has its `complete` line */
   complete: boolean;
 }
@@ -46,16 +50,51 @@ export async function findEarlierImports(dir: string, match: JournalIdentity & {
     const otherKey =
       h.content_sha256 === match.contentSha256 && match.keyId !== undefined && h.key_id !== undefined && h.key_id !== match.keyId;
     if (!changed && !otherKey) continue;
-    const size = await stat(path).then((s) => s.size, () => 0);
+    const complete = await readComplete(path).catch(() => undefined);
     out.push({
       path,
       kind: changed ? 'changed' : 'other-key',
       createdAt: h.created_at,
-      sentSomething: size > Buffer.byteLength(sealLine(h)),
-      complete: (await readComplete(path).catch(() => undefined)) !== undefined,
+      ...(h.key_mask ? { keyMask: h.key_mask } : {}),
+      mayHaveCreated: await mayHaveCreated(path, complete).catch(() => true),
+      complete: complete !== undefined,
     });
   }
   return out;
+}
+
+/**
+ * Whether an import's journal shows rows that may exist: a finished chunk with a row not rejected
+ * (or one the answer said nothing about), or a chunk sent with neither an answer nor a refusal
+ * after it. A compacted journal has only its totals. Read once, streaming; a few bytes per chunk.
+ */
+async function mayHaveCreated(path: string, complete: CompleteInfo | undefined): Promise<boolean> {
+  if (complete?.compacted) return (complete.created ?? 1) > 0 || (complete.unknown ?? 0) > 0;
+  const fh = await open(path, 'r');
+  try {
+    let created = false;
+    /** chunks sent and neither answered nor unsent (stopped before they went, or refused whole by a 401/403/404) */
+    const pending = new Set<number>();
+    let first = true;
+    await streamLines(fh, (line) => {
+      const header = first;
+      first = false;
+      if (header || created) return;
+      const k = lineKind(line);
+      if (!k || k.seq === undefined) return;
+      if (k.type === 'sent') pending.add(k.seq);
+      else if (k.type === 'unsent') pending.delete(k.seq);
+      else if (k.type === 'chunk') {
+        pending.delete(k.seq);
+        const c = openLine(line) as unknown as FinishedChunk | undefined;
+        const notCreated = c?.rejects.filter((r) => r.code !== NO_RESULT_CODE).length ?? 0;
+        if (!c || c.lines.length > notCreated) created = true;
+      }
+    });
+    return created || pending.size > 0;
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
 }
 
 export interface GuardContext {
@@ -78,7 +117,7 @@ export interface GuardContext {
  * superseded (another key's journal of the same content is left alone: it is that key's record).
  */
 export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
-  const earlier = (await findEarlierImports(g.dir, { ...g.identity, input: g.input }).catch(() => [])).filter((e) => e.sentSomething);
+  const earlier = (await findEarlierImports(g.dir, { ...g.identity, input: g.input }).catch(() => [])).filter((e) => e.mayHaveCreated);
   if (earlier.length === 0) return;
   if (!g.resume) {
     for (const e of earlier) if (e.kind === 'changed') await unlink(e.path).catch(() => undefined);
@@ -92,7 +131,8 @@ export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
   if (rotated) {
     const what = rotated.complete ? 'was imported' : 'was partly imported (the import did not finish)';
     throw new UsageError(
-      `${g.name} ${what} into ${resource} at ${trimBase(baseUrl)} with another API key (${rotated.createdAt}); nothing was sent. ` +
+      `${g.name} ${what} into ${resource} at ${trimBase(baseUrl)} with another API key ` +
+        `(${rotated.keyMask ? `${rotated.keyMask}, ` : ''}${rotated.createdAt}); nothing was sent. ` +
         'This key has no journal of that import, and the server keeps Idempotency-Keys per API key, so every row created then would be created again.',
       {
         hint:

@@ -13,6 +13,8 @@ export interface JournalIdentity {
   baseUrl: string;
   /** a non-secret identity of the API key (keyIdentity()); never the key itself */
   keyId?: string;
+  /** the key masked (`service_live_…f3a9`), stored in the header to name it later; not part of the identity */
+  keyMask?: string;
 }
 
 /** sha256 of the API key, truncated: tells keys apart without revealing them. */

@@ -44,6 +44,8 @@ export interface HeaderLine {
   resource: string;
   base_url: string;
   key_id?: string;
+  /** the key as people may see it (`service_live_…f3a9`, maskKey), never the key: names it in refusals */
+  key_mask?: string;
   content_sha256: string;
   plan: string;
   input: string;

@@ -6,7 +6,8 @@
 // - `sent`: a chunk is about to be sent (written before the request; not fsynced on its own, the
 //   next fsync carries it; a kill -9 cannot lose a completed write),
 // - `unsent`: that request was stopped (Ctrl-C) before it went out, e.g. while it waited for the
-//   rate limit: the chunk is not in doubt after all,
+//   rate limit, or refused whole by a 401/403/404 (a key without the scope): the chunk is not in
+//   doubt after all, and not finished (a rerun sends it),
 // - `chunk`: a finished chunk — its key, its rows' lines, the id created for each row or the item
 //   error — appended and fsynced,
 // - `complete`: every chunk is finished, with the run's totals.
@@ -122,6 +123,7 @@ export class ImportJournal {
       resource: identity.resource,
       base_url: identity.baseUrl,
       ...(identity.keyId ? { key_id: identity.keyId } : {}),
+      ...(identity.keyMask ? { key_mask: identity.keyMask } : {}),
       content_sha256: identity.contentSha256,
       plan: opts.plan,
       input: opts.input,

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { InterruptedError, PartialFailureError } from '../../http/errors.js';
+import { maskKey } from '../../http/mask.js';
 import type { HttpClient } from '../../http/types.js';
 import {
   httpBatchSender,
@@ -39,6 +40,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const profile = await ctx.profile();
   // the journal tells keys apart (another key is another import) by a hash, never the key itself
   const keyId = keyIdentity(profile.apiKey);
+  // and names it, in a refusal, masked (a key of no known form masks to `****`: nothing to name)
+  const keyMask = profile.apiKey && maskKey(profile.apiKey) !== '****' ? maskKey(profile.apiKey) : undefined;
   if (o.dryRun) baseUrl = profile.baseUrl ?? '';
   else {
     client = await ctx.client();
@@ -58,6 +61,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
         input: o.file,
         baseUrl,
         keyId,
+        keyMask,
         maps: o.map,
         chunkSize: o.chunkSize,
         concurrency: o.concurrency,

@@ -555,6 +555,21 @@ describe('runImport: a changed file at the same path', () => {
     expect(await runImport(s.opts({ keyId: keyIdentity('key-one') }), s.deps(server))).toMatchObject({ created: 0, skipped: 10, requests: 0 });
     for (const f of readdirSync(s.journalDir)) expect(readFileSync(join(s.journalDir, f), 'utf8')).not.toContain('key-');
   });
+
+  it('another key whose import created nothing (chunks refused whole by a 4xx) does not block; one with a chunk in doubt does', async () => {
+    const refusing = fakeServer();
+    refusing.fault = () => new ValidationError('no', { status: 422, code: 'VALIDATION_FAILED' });
+    const s = setup(csv(10));
+    expect(await runImport(s.opts({ keyId: keyIdentity('key-one') }), s.deps(refusing))).toMatchObject({ created: 0, failed: 10 });
+    expect(await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(fakeServer()))).toMatchObject({ created: 10 });
+
+    const failing = fakeServer();
+    failing.fault = () => 'before';
+    const d = setup(csv(12));
+    expect(await runImport(d.opts({ keyId: keyIdentity('key-one') }), d.deps(failing))).toMatchObject({ in_doubt: 12 });
+    const err = await runImport(d.opts({ keyId: keyIdentity('key-two') }), d.deps(fakeServer())).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+  });
 });
 
 describe('runImport: resuming cheaply', () => {

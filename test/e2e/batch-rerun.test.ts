@@ -1,0 +1,71 @@
+// End to end: reruns of `crm batch` after a first attempt that went wrong (issue 9 trial): a key
+// without the write scope, rows sent without an answer. The promise: what crm tells the user to do
+// next is always true, and following it creates every row exactly once.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let t: TestSandbox;
+let dir: string;
+beforeAll(async () => {
+  t = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  dir = mkdtempSync(join(tmpdir(), 'crm-batch-rerun-'));
+});
+afterAll(async () => t?.close());
+afterEach(async () => {
+  await t.control('/faults', { fail_rate: 0, latency_ms: 0, faults: {}, next: [] });
+});
+
+/** A CSV of `n` contacts tagged `tag`; the rows at `bad` (1-based) have a score that is not a number. */
+function makeCsv(tag: string, n: number, bad: number[] = []): string {
+  const lines = ['Email,Score:number'];
+  for (let i = 1; i <= n; i++) lines.push(`${tag}.${i}@example.com,${bad.includes(i) ? 'x' : i}`);
+  const path = join(dir, `${tag}.csv`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+async function countByEmail(tag: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  let cursor: string | null = null;
+  for (;;) {
+    const res = await fetch(`${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin },
+    });
+    const body = (await res.json()) as { data: Array<{ email: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
+    for (const c of body.data) if (c.email.startsWith(`${tag}.`)) counts.set(c.email, (counts.get(c.email) ?? 0) + 1);
+    if (!body.page_info.has_next_page) return counts;
+    cursor = body.page_info.end_cursor;
+  }
+}
+
+const crm = (args: string[], key: 'admin' | 'readonly' | 'user' = 'admin') => runCrm(args, { env: t.env(key), timeoutMs: 120_000 });
+
+describe('crm batch reruns', () => {
+  it('a first attempt whose chunks were all refused (403, read-only key) does not block the right key', async () => {
+    const path = makeCsv('wrongkey', 250);
+    const first = await crm(['batch', 'contacts', path, '--chunk-size', '50'], 'readonly');
+    expect(first.code, first.stderr).toBe(4);
+    expect((await countByEmail('wrongkey')).size).toBe(0);
+    const right = await crm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '50']);
+    expect(right.code, right.stderr).toBe(0);
+    expect(JSON.parse(right.stdout)).toMatchObject({ created: 250 });
+    const counts = await countByEmail('wrongkey');
+    expect(counts.size).toBe(250);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('another key that may have created rows is still refused, naming that key masked (never whole)', async () => {
+    const path = makeCsv('namedkey', 30);
+    expect((await crm(['batch', 'contacts', path], 'user')).code).toBe(0);
+    const other = await crm(['batch', 'contacts', path]);
+    expect(other.code, other.stderr).toBe(2);
+    const user = t.sb.keys.user;
+    const masked = `${user.slice(0, user.lastIndexOf('_') + 1)}…${user.slice(-4)}`;
+    expect(other.stderr).toContain(`with another API key (${masked}, `);
+    expect(other.stderr).not.toContain(user);
+  });
+});
