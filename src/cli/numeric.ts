@@ -25,7 +25,8 @@ export const RANGES = {
   timeoutSeconds: { min: 0.001, max: 86_400, integer: false, unit: 'seconds' },
   maxRetries: int(0, 100),
   pageLimit: int(1, PAGE_SIZE_MAX),
-  maxRecords: int(0, Number.MAX_SAFE_INTEGER),
+  /** --max: 0 would print nothing but a cursor */
+  maxRecords: int(1, Number.MAX_SAFE_INTEGER),
   chunkSize: int(1, BATCH_MAX),
   /** the import engine's own bound (src/import/plan.ts) */
   batchConcurrency: int(1, 64),

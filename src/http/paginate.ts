@@ -2,6 +2,7 @@
 // holding one page at a time; a `break` in the caller's loop stops before the next request. The
 // PageGuard stops a server whose cursors cycle or whose pages stay empty (exit 8).
 import type { ApiRecord, ListEnvelope } from '../api/envelopes.js';
+import { PAGE_SIZE_MAX } from '../api/resources.js';
 import { EMPTY_PAGE_LIMIT, PageGuard } from './page-guard.js';
 import type { ApiResponse, Page, PaginateOptions } from './types.js';
 import type { Query } from './url.js';
@@ -19,15 +20,17 @@ export async function* paginatePages(fetchPage: FetchPage, opts: PaginateOptions
     maxRequestsReason: `--max ${opts.max}`,
   });
   for (;;) {
-    // With both --limit and --max, ask for no more than is still wanted.
-    const limit = opts.limit === undefined ? undefined : Math.min(opts.limit, left);
+    // With --max, ask for no more than is still wanted: the page then ends at the last record
+    // wanted, and its end cursor is where to go on from (a cursor past records not shown skips them).
+    const limit = opts.max === undefined ? opts.limit : Math.min(opts.limit ?? PAGE_SIZE_MAX, left);
     const res = await fetchPage({ ...opts.query, limit, cursor }, opts.signal);
     const body = res.body as ListEnvelope;
-    const data = body.data.length > left ? body.data.slice(0, left) : body.data;
+    const cut = body.data.length > left;
+    const data = cut ? body.data.slice(0, left) : body.data;
     left -= data.length;
     const endCursor = body.page_info.end_cursor;
     const hasNextPage = body.page_info.has_next_page;
-    yield { data, endCursor, hasNextPage };
+    yield { data, endCursor, hasNextPage, cut };
     if (!hasNextPage || left <= 0) return;
     cursor = guard.next({ records: body.data.length, more: hasNextPage, next: endCursor }, res.requestId);
   }

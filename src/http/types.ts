@@ -86,6 +86,8 @@ export interface Page {
   data: ApiRecord[];
   endCursor: string | null;
   hasNextPage: boolean;
+  /** records of the page were left out (beyond `max`): its end cursor would skip them */
+  cut?: boolean;
 }
 
 export interface ClientStats {

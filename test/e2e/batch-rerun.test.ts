@@ -1,7 +1,7 @@
 // End to end: reruns of `crm batch` after a first attempt that went wrong (issue 9 trial): a key
 // without the write scope, rows sent without an answer. The promise: what crm tells the user to do
 // next is always true, and following it creates every row exactly once.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

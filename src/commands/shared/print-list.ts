@@ -26,9 +26,14 @@ export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
   const writer = createListWriter(format, ctx.io.stdout, outputOptions(ctx, { columns: o.columns, whole: o.whole }));
   const keep = o.keep ?? (() => true);
   let written = 0;
+  /** records were left out after the last one printed (--max reached mid-page) */
+  let cut = false;
   const emit = async (records: AsyncIterable<ApiRecord> | Iterable<ApiRecord>): Promise<void> => {
     for await (const record of records) {
-      if (o.max !== undefined && written >= o.max) break;
+      if (o.max !== undefined && written >= o.max) {
+        cut = true;
+        break;
+      }
       if (!keep(record)) continue;
       await writer.write(record);
       written++;
@@ -42,13 +47,18 @@ export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
     await writer.end();
     return;
   }
-  const pages = client.pages(o.path, { ...paging, limit: o.limit });
+  // --max asks the server for no more than that (paginatePages), so the page's end cursor follows
+  // the last record printed; with a filter the page cannot be sized, and a cut page gets no cursor.
+  const max = o.keep === undefined ? o.max : undefined;
+  const pages = client.pages(o.path, { ...paging, limit: o.limit, max });
   const first = await pages.next();
   await pages.return(undefined);
   const page = first.done ? undefined : first.value;
   await emit(page?.data ?? []);
   await writer.end();
-  if (page?.hasNextPage && page.endCursor && format === 'table') {
+  if (format !== 'table') return;
+  if (cut || page?.cut) ctx.warn('More results: raise --max to see them, or use --all');
+  else if (page?.hasNextPage && page.endCursor) {
     ctx.warn(`More results: ${o.nextCommand} --cursor ${page.endCursor} (or --all for every page)`);
   }
 }

@@ -59,7 +59,7 @@ describe('every numeric flag is range-checked (exit 2, naming the flag and the r
     [['--max-retries', '-1', 'contacts', 'list'], '--max-retries', 'from 0 to 100'],
     [['contacts', 'list', '--limit', '0'], '--limit', 'a whole number from 1 to 100'],
     [['contacts', 'list', '--limit', '2.5'], '--limit', 'from 1 to 100'],
-    [['contacts', 'list', '--all', '--max', '-3'], '--max', 'from 0 to 9007199254740991'],
+    [['contacts', 'list', '--all', '--max', '-3'], '--max', 'from 1 to 9007199254740991'],
     [['contacts', 'list', '--all', '--max', '1e9'], '--max', 'whole number'],
     [['contacts', 'list', '--all', '--max', '99999999999999999999'], '--max', 'whole number'],
     [['links', 'list', 'deals', 'd1', 'contacts', '--limit', '500'], '--limit', 'from 1 to 100'],
