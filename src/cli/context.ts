@@ -75,6 +75,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
             // server text (a Retry-After) may be in it: sanitised like the log
             notice: (line) => ctx.warn(sanitizeForTerminal(line)),
             rateLimitBudgetMs: rateLimitBudget(env.CRM_RATE_LIMIT_BUDGET),
+            concurrencyFlag: opts.concurrencyFlag,
           });
         })();
         clients.set(cacheKey, client);

@@ -43,8 +43,9 @@ export interface Ctx {
   /**
    * An HTTP client for the active profile; `v1` uses the v1 key and base URL. Throws AuthError when
    * no key. `key` sends another key to that base URL (keys-check of a v1 key found in the v2 slot).
+   * `concurrencyFlag`: the command has --concurrency, which rate-limit hints may then suggest.
    */
-  client(opts?: { v1?: boolean; key?: string }): Promise<HttpClient>;
+  client(opts?: { v1?: boolean; key?: string; concurrencyFlag?: boolean }): Promise<HttpClient>;
   /** -o, else table when stdout is a TTY, json otherwise */
   format(): OutputFormat;
   /** true when both stdin and stdout are TTYs: prompts are allowed */

@@ -11,7 +11,7 @@ import type { ApiRecord } from '../api/envelopes.js';
 import { systemClock } from './clock.js';
 import { stringifyJson } from '../json/exact-json.js';
 import { checkResponse } from './envelope-check.js';
-import { type CrmError, InterruptedError, RateLimitError, ServerError, UsageError, isCrmError } from './errors.js';
+import { type CrmError, InterruptedError, ServerError, UsageError, isCrmError } from './errors.js';
 import { keyRedactor } from './mask.js';
 import { describeNetwork } from './network-error.js';
 import { type Pacer, sharedPacer } from './pacer.js';
@@ -65,6 +65,7 @@ export function createClient(config: ClientConfig): CrmHttpClient {
   const log = config.log ? (line: string) => config.log!(redact.text(line)) : undefined;
   const notice = config.notice ? (line: string) => config.notice!(redact.text(line)) : undefined;
   const noteWait = waitNotice(clock, log, notice);
+  const orConcurrency = config.concurrencyFlag ? ', or lower --concurrency' : '';
 
   async function request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
     const url = resolveUrl(base, opts.path, opts.query);
@@ -130,10 +131,11 @@ export function createClient(config: ClientConfig): CrmHttpClient {
           // "later", not "never" (CONTRACT §4): waited out within the budget, whatever --max-retries says
           if (fromHeader > MAX_RETRY_AFTER_MS) {
             const when = comeBackText(fromHeader, now);
-            throw finalError(judged.error, attempt, true, `the server asks to wait ${when} (Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min: try again then`);
+            throw finalError(judged.error, attempt, true, `the server asks to wait ${when} (Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min: try again then`, 'the wait asked for is too long');
           }
           if (rateCharged + charge > rateLimitBudgetMs) {
-            throw finalError(judged.error, attempt, true, `${budgetSpentText(rateWaits, rateCharged, rateLimitBudgetMs)}; try again later or lower --concurrency`);
+            const spent = budgetSpentText({ askedMs: charge, waits: rateWaits, chargedMs: rateCharged, budgetMs: rateLimitBudgetMs });
+            throw finalError(judged.error, attempt, true, `${spent}; try again later${orConcurrency}`, 'the rate-limit budget is spent');
           }
           rateWaits++;
           rateCharged += charge;
@@ -150,14 +152,19 @@ export function createClient(config: ClientConfig): CrmHttpClient {
           });
           if (!retry) {
             const unsafe = !isRepeatable(opts.method, idempotencyKey !== undefined) && retryable(status, errorCode) && status !== 429;
-            const hint = unsafe ? `not retried: a ${opts.method} without an Idempotency-Key might be applied twice; check before running it again` : undefined;
-            throw finalError(judged.error, attempt, retryable(status, errorCode), hint);
+            const hint = unsafe
+              ? `not retried: a ${opts.method} without an Idempotency-Key might be applied twice; check before running it again`
+              : status === 429
+                ? `a 429 without a positive Retry-After (${retryAfterSaid(outcome)}) counts against --max-retries (${maxRetries}); ` +
+                  `try again later, or raise --max-retries${orConcurrency}`
+                : undefined;
+            throw finalError(judged.error, attempt, retryable(status, errorCode), hint, `--max-retries ${maxRetries}`);
           }
           counted++;
           const backoff = backoffMs(counted - 1, () => clock.random());
           wait = status === 429 ? backoff : Math.max(backoff, fromHeader ?? 0);
           if (wait > MAX_RETRY_AFTER_MS) {
-            throw finalError(judged.error, attempt, true, `the server asks to wait ${comeBackText(wait, now)}; try again then`);
+            throw finalError(judged.error, attempt, true, `the server asks to wait ${comeBackText(wait, now)}; try again then`, 'the wait asked for is too long');
           }
           why = `retry ${attempt + 1} after ${what}`;
         }
@@ -255,21 +262,29 @@ function retryable(status: number | undefined, errorCode: string | undefined): b
   return status === 429 || (status !== undefined && status >= 500) || errorCode !== undefined;
 }
 
-/** The error to throw when no retry follows; says so when retries ran out. */
-function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hint?: string): CrmError {
+/** What a 429 said about waiting, for a hint: `no Retry-After`, `Retry-After: 0`. */
+function retryAfterSaid(outcome: Attempt): string {
+  const value = outcome.kind === 'response' ? outcome.raw.headers['retry-after'] : undefined;
+  return value === undefined ? 'no Retry-After' : `Retry-After: ${value.slice(0, 40)}`;
+}
+
+/**
+ * The error to throw when no retry follows; when there were retries, says so and which rule
+ * stopped them (`rule`: `--max-retries 5`, `the rate-limit budget is spent`).
+ */
+function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hint?: string, rule?: string): CrmError {
   if (!wasRetryable || attempt === 0) {
     if (hint && !error.hint) Object.assign(error, { hint });
     return error;
   }
   const Cls = error.constructor as new (message: string, info: ConstructorParameters<typeof ServerError>[1]) => CrmError;
-  const message = `${error.message} (gave up after ${attempt} ${attempt === 1 ? 'retry' : 'retries'})`;
-  const isRate = error instanceof RateLimitError;
+  const message = `${error.message} (gave up after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}${rule ? `: ${rule}` : ''})`;
   return new Cls(message, {
     status: error.status,
     code: error.code,
     requestId: error.requestId,
     details: error.details,
-    hint: hint ?? (isRate ? 'the rate limit is still exceeded; wait a little or lower --concurrency' : 'try again later, or raise --max-retries'),
+    hint: hint ?? 'try again later, or raise --max-retries',
     cause: error.cause,
   });
 }

@@ -45,9 +45,27 @@ export function rateLimitCharge(retryAfter: number | undefined): number | undefi
   return retryAfter !== undefined && retryAfter > 0 ? Math.max(retryAfter, MIN_RATE_LIMIT_CHARGE_MS) : undefined;
 }
 
-/** Why a request stopped waiting out 429s: `waits` of them cost `chargedMs` of `budgetMs`. */
-export function budgetSpentText(waits: number, chargedMs: number, budgetMs: number): string {
-  return `still rate limited after ${waits} ${waits === 1 ? 'wait' : 'waits'} for Retry-After (${formatWait(chargedMs)} of the ${formatWait(budgetMs)} budget for one request)`;
+export interface BudgetUse {
+  /** what the refused wait would cost (rateLimitCharge of its Retry-After) */
+  askedMs: number;
+  /** the 429s waited out before it, and what they cost */
+  waits: number;
+  chargedMs: number;
+  budgetMs: number;
+}
+
+/**
+ * Why a request stopped waiting out 429s: the wait the server asks for is more than is left of the
+ * budget. Names CRM_RATE_LIMIT_BUDGET, the one thing that changes it.
+ */
+export function budgetSpentText(u: BudgetUse): string {
+  const left = Math.max(0, u.budgetMs - u.chargedMs);
+  const before = u.waits > 0 ? `after ${u.waits} ${u.waits === 1 ? 'wait' : 'waits'} for Retry-After (${formatWait(u.chargedMs)}), ` : '';
+  const rest = left <= 0 ? 'nothing is' : left < 100 ? 'less than 0.1 s is' : `only ${formatWait(left)} is`;
+  return (
+    `${before}the server asks to wait ${formatWait(u.askedMs)} (Retry-After) and ${rest} left of the rate-limit budget ` +
+    `for one request (${formatWait(u.budgetMs)} in all; CRM_RATE_LIMIT_BUDGET sets it, in seconds)`
+  );
 }
 /**
  * Waits read from headers are clamped here (a year): far beyond any wait crm does, so the answer

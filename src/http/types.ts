@@ -35,6 +35,8 @@ export interface ClientConfig {
    * those 429s do not count against maxRetries
    */
   rateLimitBudgetMs?: number;
+  /** the command has --concurrency (batch, recordings download): the 429 hints suggest lowering it */
+  concurrencyFlag?: boolean;
   /** a pacer shared by every client of the process (default: one per process) */
   pacer?: Pacer;
   signal?: AbortSignal;

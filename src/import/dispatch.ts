@@ -110,7 +110,8 @@ function stoppedAfterFailures(err: CrmError, n: number): CrmError {
     code: err.code,
     requestId: err.requestId,
     details: err.details,
-    hint: 'rerun the same command later: finished chunks are skipped and the failed ones are sent again under the same keys',
+    // the last failure's own hint (e.g. why the rate-limit waits stopped) still applies
+    hint: `${err.hint ? `${err.hint}\n` : ''}rerun the same command later: finished chunks are skipped and the failed ones are sent again under the same keys`,
     cause: err,
   });
 }

@@ -44,7 +44,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const keyMask = profile.apiKey && maskKey(profile.apiKey) !== '****' ? maskKey(profile.apiKey) : undefined;
   if (o.dryRun) baseUrl = profile.baseUrl ?? '';
   else {
-    client = await ctx.client();
+    client = await ctx.client({ concurrencyFlag: true });
     baseUrl = client.baseUrl;
   }
   const send: BatchSender = client

@@ -33,7 +33,7 @@ export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void
   const concurrency = parseConcurrency(opts.concurrency);
   const since = opts.since === undefined ? undefined : parseSince(opts.since);
 
-  const client = await ctx.client();
+  const client = await ctx.client({ concurrencyFlag: true });
   const progress = createProgress({
     stream: ctx.io.stderr,
     enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,

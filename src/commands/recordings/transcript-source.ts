@@ -168,7 +168,7 @@ export async function getTranscript(
         }
         const charge = outcome.retryAfterGiven ? rateLimitCharge(outcome.retryAfterMs) : undefined;
         if (charge !== undefined ? rateCharged + charge > budgetMs : rateLimited - rateWaits >= deps.maxRetries) {
-          const why = charge !== undefined ? budgetSpentText(rateWaits, rateCharged, budgetMs) : `still rate limited after ${rateLimited - rateWaits} retries`;
+          const why = charge !== undefined ? budgetSpentText({ askedMs: charge, waits: rateWaits, chargedMs: rateCharged, budgetMs }) : `still rate limited after ${rateLimited - rateWaits} retries (a 429 without a positive Retry-After counts against --max-retries, ${deps.maxRetries})`;
           throw new RateLimitError(`transcript downloads: ${why}`, { status: 429 });
         }
         rateLimited += 1;
