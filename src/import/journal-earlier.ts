@@ -9,7 +9,7 @@
 // user passes --no-resume, knowingly. Only an earlier import that may have created rows counts: one
 // whose chunks were all refused whole (a read-only key's 403s) or failed item by item created
 // nothing, and importing again cannot create anything twice.
-import { open, readdir, unlink } from 'node:fs/promises';
+import { access, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../http/errors.js';
 import { trimBase, type JournalIdentity } from './journal-identity.js';
@@ -146,13 +146,16 @@ export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
     const unsettled = earlier.some((e) => e.kind === 'changed' && !e.complete)
       ? ' Rows whose request got no answer are not in that file: only the earlier content, rerun as it was, settles them.'
       : '';
+    // the rejects file of that import, when it left one (an import of a fixed rejects file that
+    // created every row left none: naming `<it>.rejects.csv` pointed at a file that never existed)
+    const retry = (await access(g.rejectsPath).then(() => true, () => false))
+      ? `to retry the rows that were not created, fix them in the rejects file (${g.rejectsPath}) and run \`crm batch ${resource} ${g.rejectsPath}\`.`
+      : 'That import left no rows to fix (it has no rejects file).';
     throw new UsageError(
       `${g.name} has changed since it was imported into ${resource} (${changed.createdAt}); nothing was sent. ` +
         'Its rows now fall into other chunks with other Idempotency-Keys, so the rows created then would be created again.',
       {
-        hint:
-          `to retry the rows that were not created, fix them in the rejects file (${g.rejectsPath}) and run \`crm batch ${resource} ${g.rejectsPath}\`.${unsettled} ` +
-          'To import the changed file anyway, knowing every row in it is created again, add --no-resume',
+        hint: `${retry}${unsettled} To import the changed file anyway, knowing every row in it is created again, add --no-resume`,
       },
     );
   }

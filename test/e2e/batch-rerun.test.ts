@@ -58,6 +58,23 @@ describe('crm batch reruns', () => {
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
   });
 
+  it('rows in doubt + invalid rows: the error names them in doubt and says rerun first; the rerun hands out the rejects file', async () => {
+    const path = makeCsv('doubt', 500, [7, 300]);
+    await t.control('/faults', { next: [{ kind: '500-after-write', path: '/contacts/batch', count: 4 }] });
+    const first = await crm(['--max-retries', '0', 'batch', 'contacts', path, '--chunk-size', '100', '--concurrency', '1']);
+    expect(first.code, first.stderr).toBe(9);
+    expect(first.stderr).toMatch(/Error: 400 rows sent without an answer \(rerun to settle\), 2 invalid, of 500/);
+    expect(first.stderr).toMatch(/first rerun this same command/);
+    expect(first.stderr).not.toMatch(/run `crm batch/);
+    const rerun = await crm(['batch', 'contacts', path, '--chunk-size', '100', '--concurrency', '1']);
+    expect(rerun.code, rerun.stderr).toBe(9);
+    expect(rerun.stderr).not.toMatch(/rerun to settle/);
+    expect(rerun.stderr).toMatch(/2 rows were not created and are in .*doubt\.csv\.rejects\.csv/);
+    const counts = await countByEmail('doubt');
+    expect(counts.size).toBe(498);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
   it('another key that may have created rows is still refused, naming that key masked (never whole)', async () => {
     const path = makeCsv('namedkey', 30);
     expect((await crm(['batch', 'contacts', path], 'user')).code).toBe(0);

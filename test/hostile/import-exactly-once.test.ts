@@ -95,45 +95,47 @@ function printedCommand(stderr: string): string[] {
 }
 
 describe('every instruction crm prints leads to each row exactly once', () => {
-  it('500 after the write + an invalid row: fixing the rejects file crm names and running the command it prints, then a plain rerun', async () => {
+  it('500 after the write + an invalid row: crm says to rerun first (only that), then hands out the rejects file; following it literally', async () => {
     const dir = workDir();
     const { file, emails } = writeCsv(dir, 'lost', 30, [5]);
     store.failing = /^lost\.15@/; // the second chunk (rows 12–21 with chunks of 10) is written, then 500
     const first = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--concurrency', '1']);
     expect(first.code, first.stderr).toBe(9);
-    const summary = JSON.parse(first.stdout) as Record<string, unknown>;
+    expect(JSON.parse(first.stdout)).toMatchObject({ rows: 30, created: 19, failed: 10, invalid: 1, in_doubt: 10, rejects_file: 'lost.csv.rejects.csv' });
     store.failing = undefined; // the server has recovered by the time the user acts
 
-    // the user follows the instruction literally: fix the row in the file crm names, run `crm batch` on it
-    const rejectsFile = String(summary.rejects_file);
-    writeFileSync(join(dir, rejectsFile), readFileSync(join(dir, rejectsFile), 'utf8').replace('not-a-number', '5'));
-    const fed = await crm(dir, ['-o', 'json', 'batch', 'contacts', rejectsFile]);
-    expect(fed.code, fed.stderr).toBe(0);
-    expectExactlyOnce(emails);
+    // rows in doubt: named as such, and the only instruction is the rerun (the rejects file comes after it)
+    expect(first.stderr).toMatch(/Error: 10 rows sent without an answer \(rerun to settle\), 1 invalid, of 30/);
+    expect(first.stderr).toMatch(/10 rows were sent without an answer and may have been created: first rerun this same command/);
+    expect(first.stderr).not.toMatch(/run `crm batch/);
 
-    // what crm said: only the row never created is in that file; the written-then-500 rows are settled by the rerun
-    expect(summary).toMatchObject({ rows: 30, created: 19, failed: 10, invalid: 1, in_doubt: 10, rejects_file: 'lost.csv.rejects.csv' });
-    expect(printedCommand(first.stderr)).toEqual(['batch', 'contacts', rejectsFile]);
-    expect(first.stderr).toMatch(/10 rows were sent without an answer and may have been created; they are not in the rejects file/);
-    expect(first.stderr).toMatch(/rerun this same command/);
-    expect(JSON.parse(fed.stdout)).toMatchObject({ created: 1, failed: 0 });
-    const rejects = parse(readFileSync(join(dir, rejectsFile), 'utf8'), { columns: true }) as Array<Record<string, string>>;
-    expect(rejects.map((r) => r.Email)).toEqual(['lost.5@example.com']);
-
-    // a plain rerun of the same command settles the chunk under the same key
     const rerun = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--concurrency', '1']);
     expect(rerun.code, rerun.stderr).toBe(9); // the original file still has its invalid row
     expect(JSON.parse(rerun.stdout)).toMatchObject({ created: 0, skipped: 29, in_doubt: 0, invalid: 1 });
-    expectExactlyOnce(emails);
+    expect(rerun.stderr).not.toMatch(/rerun to settle/);
+    expectExactlyOnce(emails.filter((e) => e !== 'lost.5@example.com'));
 
-    // and following that run's instruction once more (fixed the same way) creates nothing again
-    const again = printedCommand(rerun.stderr);
+    // now the rejects file: fix the row in the file crm names, run the command it prints
+    const command = printedCommand(rerun.stderr);
+    const rejectsFile = command[command.length - 1]!;
+    expect(command).toEqual(['batch', 'contacts', 'lost.csv.rejects.csv']);
+    const rejects = parse(readFileSync(join(dir, rejectsFile), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(rejects.map((r) => r.Email)).toEqual(['lost.5@example.com']);
     writeFileSync(join(dir, rejectsFile), readFileSync(join(dir, rejectsFile), 'utf8').replace('not-a-number', '5'));
-    const twice = await crm(dir, ['-o', 'json', ...again]);
-    expect(twice.code, twice.stderr).toBe(0);
-    expect(JSON.parse(twice.stdout)).toMatchObject({ created: 0 });
+    const fed = await crm(dir, ['-o', 'json', ...command]);
+    expect(fed.code, fed.stderr).toBe(0);
+    expect(JSON.parse(fed.stdout)).toMatchObject({ created: 1, failed: 0 });
     expectExactlyOnce(emails);
     expect([...store.created.values()].reduce((a, b) => a + b, 0)).toBe(30);
+
+    // that file edited and imported again is refused; the hint names no rejects file of it (it had none)
+    writeFileSync(join(dir, rejectsFile), readFileSync(join(dir, rejectsFile), 'utf8').replace('Person 5', 'Person Five'));
+    const changed = await crm(dir, ['batch', 'contacts', rejectsFile]);
+    expect(changed.code, changed.stderr).toBe(2);
+    expect(changed.stderr).toMatch(/has changed since it was imported/);
+    expect(changed.stderr).not.toMatch(/rejects\.csv\.rejects\.csv/);
+    expect(changed.stderr).toMatch(/left no rows to fix/);
+    expectExactlyOnce(emails);
   });
 
   it('a plain rerun first, then the rejects file: still each row once', async () => {

@@ -98,11 +98,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   await printSummary(ctx, summary);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) {
-    const what = [
-      summary.failed > 0 ? `${plural(summary.failed, 'row')} failed` : '',
-      summary.invalid > 0 ? `${plural(summary.invalid, 'row')} ${wasWere(summary.invalid)} invalid` : '',
-    ].filter(Boolean);
-    throw new PartialFailureError(`${what.join(' and ')}, of ${summary.rows}`, {
+    throw new PartialFailureError(failureLine(summary), {
       hint: nextSteps(summary, o.file === '-'),
     });
   }
@@ -120,25 +116,29 @@ export function resumeHint(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>):
 }
 
 /**
- * What to do about the rows not created, one instruction per kind, each leading to every row being
- * created exactly once: rows certainly not created are fixed and imported from the rejects file;
- * rows of requests without an answer are settled only by this same command (same keys, journal),
- * so they are never in a file the user is told to import; rows the server said nothing about are
- * checked first.
+ * What to do about the rows not created, in an order that is always true, each step leading to
+ * every row being created exactly once: rows of requests without an answer are settled only by
+ * this same command (same keys, journal), so while there are any that is the only step; then rows
+ * certainly not created are fixed and imported from the rejects file, and rows the server said
+ * nothing about are checked first.
  */
 export function nextSteps(s: ImportSummary, stdin: boolean): string {
+  if (s.in_doubt > 0) {
+    // first: the rerun settles them, and its own summary then hands out the rejects file; told
+    // both at once, a user who imported the fixed rejects first had the rerun rewrite that file
+    // with rows they had already created
+    const again = stdin ? 'pipe the same content to this same command' : 'rerun this same command (same file, same options)';
+    return (
+      `${plural(s.in_doubt, 'row')} ${wasWere(s.in_doubt)} sent without an answer and may have been created: first ${again}; ` +
+      `it settles ${s.in_doubt === 1 ? 'it' : 'them'} under the same Idempotency-Keys (never import ${s.in_doubt === 1 ? 'it' : 'them'} ` +
+      'any other way) and then says what is left to fix.'
+    );
+  }
   const steps: string[] = [];
   const rejected = s.failed + s.invalid - s.in_doubt - s.unknown;
   if (rejected > 0) {
     const file = s.rejects_file ?? 'the rejects file';
     steps.push(`${plural(rejected, 'row')} ${wasWere(rejected)} not created and ${rejected === 1 ? 'is' : 'are'} in ${file}: fix ${rejected === 1 ? 'it' : 'them'} there and run \`crm batch ${s.resource} ${shellWord(file)}\`.`);
-  }
-  if (s.in_doubt > 0) {
-    const again = stdin ? 'pipe the same content to this same command' : 'rerun this same command (same file, same options)';
-    steps.push(
-      `${plural(s.in_doubt, 'row')} ${wasWere(s.in_doubt)} sent without an answer and may have been created; ${s.in_doubt === 1 ? 'it is' : 'they are'} not in the rejects file: ` +
-        `${again} to settle them under the same Idempotency-Keys, and never import them any other way.`,
-    );
   }
   if (s.unknown > 0) {
     steps.push(
@@ -147,6 +147,22 @@ export function nextSteps(s: ImportSummary, stdin: boolean): string {
     );
   }
   return steps.join('\n');
+}
+
+/** The exit-9 error line; rows in doubt are named as such, not as failed. */
+function failureLine(s: ImportSummary): string {
+  const failed = s.failed - s.in_doubt;
+  if (s.in_doubt === 0) {
+    const what = [
+      failed > 0 ? `${plural(failed, 'row')} failed` : '',
+      s.invalid > 0 ? `${plural(s.invalid, 'row')} ${wasWere(s.invalid)} invalid` : '',
+    ].filter(Boolean);
+    return `${what.join(' and ')}, of ${s.rows}`;
+  }
+  const parts = [`${plural(s.in_doubt, 'row')} sent without an answer (rerun to settle)`];
+  if (failed > 0) parts.push(`${failed} failed`);
+  if (s.invalid > 0) parts.push(`${s.invalid} invalid`);
+  return `${parts.join(', ')}, of ${s.rows}`;
 }
 
 /** A word as one shell word (sh, bash, zsh, fish), so the printed command can be pasted as it is. */
