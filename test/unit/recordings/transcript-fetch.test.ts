@@ -168,7 +168,7 @@ describe('fetchTranscript', () => {
     handler = () => {}; // never answers
     const out = await fetchTranscript(`${origin}/t`, opts({ timeoutMs: 150 }));
     expect(out).toMatchObject({ kind: 'failed', retryable: true });
-    if (out.kind === 'failed') expect(out.error.message).toMatch(/timed out/);
+    if (out.kind === 'failed') expect(out.error.message).toMatch(/no complete answer within 0.15 s \(timeout/);
   });
 
   it('stops when the signal aborts', async () => {
