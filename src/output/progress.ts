@@ -3,6 +3,7 @@
 import type { Ora } from 'ora';
 import type { OutputStream } from './backpressure.js';
 import { sanitizeForTerminal } from './sanitize.js';
+import { cutToWidth } from './width.js';
 
 export interface ProgressOptions {
   /** standard error; never standard output */
@@ -11,6 +12,11 @@ export interface ProgressOptions {
   enabled: boolean;
   /** first text, shown when the spinner starts */
   text?: string;
+  /**
+   * colour the spinner and the ✔/✖ (the caller's --no-color / NO_COLOR / TTY decision: ora's
+   * own colour library ignores NO_COLOR); default false
+   */
+  color?: boolean;
 }
 
 export interface Progress {
@@ -25,6 +31,9 @@ export interface Progress {
   stop(): Promise<void>;
 }
 
+/** the spinner's frame, the space after it, and a column spare so the line never fills the row */
+const SPINNER_COLUMNS = 3;
+
 const noop: Progress = {
   enabled: false,
   update() {},
@@ -38,7 +47,11 @@ export function createProgress(opts: ProgressOptions): Progress {
   // clearing lines, and a stream without cursor control cannot redraw: no spinner there.
   const s = opts.stream as OutputStream & { columns?: number; cursorTo?: unknown };
   if (!opts.enabled || !(Number(s.columns) > 0) || typeof s.cursorTo !== 'function') return noop;
-  let text = sanitizeForTerminal(opts.text ?? '');
+  const color = opts.color === true;
+  // One terminal row: a line the terminal wraps is two rows for ora to clear, and a resize or a
+  // miscount leaves the top one behind. The width is read at each update (the window may change).
+  const fit = (t: string): string => cutToWidth(sanitizeForTerminal(t), Math.max(10, Number(s.columns) - SPINNER_COLUMNS));
+  let text = fit(opts.text ?? '');
   let spinner: Ora | undefined;
   let loading: Promise<void> | undefined;
   let done = false;
@@ -47,7 +60,7 @@ export function createProgress(opts: ProgressOptions): Progress {
     loading ??= import('ora').then(({ default: ora }) => {
       if (done) return;
       // discardStdin: false keeps stdin out of raw mode, so Ctrl-C stays SIGINT and piped input is untouched.
-      spinner = ora({ text, stream: opts.stream, discardStdin: false, isEnabled: true }).start();
+      spinner = ora({ text, stream: opts.stream, discardStdin: false, isEnabled: true, color: color ? 'cyan' : false }).start();
     }, () => {
       // ora failed to load: progress is a nicety, carry on without a spinner
     });
@@ -64,14 +77,15 @@ export function createProgress(opts: ProgressOptions): Progress {
     if (!spinner) return;
     const last = final === undefined ? text : sanitizeForTerminal(final);
     if (how === 'stop') spinner.stop();
-    else spinner[how](last);
+    else if (color) spinner[how](last);
+    else spinner.stopAndPersist({ symbol: how === 'succeed' ? '✔' : '✖', text: last });
   };
 
   return {
     enabled: true,
     update(next) {
       if (done) return;
-      text = sanitizeForTerminal(next);
+      text = fit(next);
       if (spinner) spinner.text = text;
       else void start();
     },

@@ -52,7 +52,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     : async () => {
         throw new Error('a dry run sends nothing');
       };
-  const progress = createProgress({ stream: ctx.io.stderr, enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet });
+  const progress = createProgress({ stream: ctx.io.stderr, enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet, color: ctx.globals.color });
   let summary: ImportSummary;
   try {
     summary = await runImport(

@@ -38,6 +38,7 @@ export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void
     stream: ctx.io.stderr,
     enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
     text: 'Listing recordings…',
+    color: ctx.globals.color,
   });
   let report: DownloadReport;
   try {

@@ -1,11 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
+import stringWidth from 'string-width';
 import { createProgress } from '../../../src/output/progress.js';
 import { fakeStdout } from './helpers.js';
 
 const loaded = vi.hoisted(() => ({ count: 0 }));
 vi.mock('ora', () => {
   loaded.count++;
-  const spinner = { text: '', start: () => spinner, stop: () => spinner, succeed: () => spinner, fail: () => spinner };
+  const spinner = {
+    text: '',
+    start: () => spinner,
+    stop: () => spinner,
+    succeed: vi.fn(() => spinner),
+    fail: vi.fn(() => spinner),
+    stopAndPersist: vi.fn(() => spinner),
+  };
   return { default: vi.fn(() => spinner) };
 });
 
@@ -38,5 +46,44 @@ describe('createProgress on a terminal that cannot redraw', () => {
     p.update('x');
     await p.succeed();
     expect(loaded.count).toBe(before);
+  });
+});
+
+describe('createProgress on an 80-column terminal', () => {
+  const ora = async () => (await import('ora')).default as unknown as ReturnType<typeof vi.fn> & { mock: { results: Array<{ value: any }> } };
+
+  it('keeps the line within the row (display width, wide characters too), read at each update', async () => {
+    const stderr = fakeStdout({ isTTY: true, columns: 80 });
+    const long = `${'進捗 '.repeat(30)}· ETA 5s`;
+    const p = createProgress({ stream: stderr, enabled: true, text: long });
+    p.update(long);
+    await new Promise((r) => setTimeout(r, 0)); // ora loaded
+    const o = await ora();
+    const first = (o.mock.calls.at(-1) as [{ text: string }])[0].text;
+    expect(stringWidth(first)).toBeLessThanOrEqual(77); // spinner, space, one spare column
+    expect(first).toMatch(/^進捗 .*…$/);
+    const spinner = o.mock.results.at(-1)!.value;
+    stderr.columns = 40;
+    p.update(long);
+    expect(stringWidth(spinner.text)).toBeLessThanOrEqual(37);
+    p.update('short');
+    expect(spinner.text).toBe('short');
+    await p.stop();
+  });
+
+  it('colours nothing unless told to: ora gets color false and the end mark is plain', async () => {
+    const p = createProgress({ stream: fakeStdout({ isTTY: true }), enabled: true });
+    p.update('working');
+    await p.succeed('done');
+    const o = await ora();
+    expect(o).toHaveBeenLastCalledWith(expect.objectContaining({ color: false }));
+    const spinner = o.mock.results.at(-1)!.value;
+    expect(spinner.stopAndPersist).toHaveBeenLastCalledWith({ symbol: '✔', text: 'done' });
+
+    const c = createProgress({ stream: fakeStdout({ isTTY: true }), enabled: true, color: true });
+    c.update('working');
+    await c.fail('failed');
+    expect(o).toHaveBeenLastCalledWith(expect.objectContaining({ color: 'cyan' }));
+    expect(spinner.fail).toHaveBeenLastCalledWith('failed');
   });
 });
