@@ -114,6 +114,6 @@ describe('sandbox smoke', () => {
     expect((await call('GET', '/deals')).status).toBe(200);
     const log = (await (await fetch(`${sb.controlUrl}/requests?since=${before}`)).json()) as Array<Record<string, any>>;
     expect(log[0]).toMatchObject({ method: 'GET', path: '/api/v2/deals', status: 500, fault: '500' });
-    expect(log[0].headers['x-service-api-key']).toBe('<present>');
+    expect(log[0]!.headers['x-service-api-key']).toBe('<present>');
   });
 });
