@@ -218,7 +218,7 @@ export function createClient(config: ClientConfig): CrmHttpClient {
       return { ok: false as const, error, truncated: false };
     }
     // masked after parsing (judge); quoted bodies before they are cut to 200 characters
-    return checkResponse(status, text, expect, headers['x-request-id'], redact.text);
+    return checkResponse(status, text, expect, headers['x-request-id'], (t) => redact.text(t));
   }
 
   function pages(path: string, opts: PaginateOptions = {}): AsyncGenerator<Page, void, undefined> {

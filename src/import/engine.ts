@@ -22,6 +22,7 @@ import { resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { access, readdir, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
+import { inspect } from 'node:util';
 import { InterruptedError, UsageError } from '../http/errors.js';
 import { plural } from '../output/plural.js';
 import { dispatchRows, type Counters, type ImportCounts } from './dispatch.js';
@@ -323,7 +324,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     }
     const result = summary(c, rejectsFile, unknownFile);
     if (run.fatal !== undefined) {
-      const err = run.fatal instanceof Error ? run.fatal : new Error(String(run.fatal));
+      const err = run.fatal instanceof Error ? run.fatal : new Error(typeof run.fatal === 'string' ? run.fatal : inspect(run.fatal));
       throw withSummary(err, result);
     }
     if (run.aborted) {

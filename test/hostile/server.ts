@@ -58,7 +58,7 @@ export async function startHostile(routes: Route[] = []): Promise<Hostile> {
   const log: HostileRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
 
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', 'http://hostile');
@@ -86,7 +86,9 @@ export async function startHostile(routes: Route[] = []): Promise<Hostile> {
       if (!res.headersSent) json(res, 500, errorEnvelope('HOSTILE_BUG', String(err)));
       else res.destroy();
     }
-  });
+  };
+  // a client that hangs up mid-body makes reading it throw: nothing to answer then
+  const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));

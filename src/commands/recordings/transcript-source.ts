@@ -159,7 +159,7 @@ export async function getTranscript(
         }
         linkRefreshes += 1;
         break;
-      case 'rateLimited':
+      case 'rateLimited': {
         if (outcome.retryAfterMs > MAX_RETRY_AFTER_MS) {
           const when = comeBackText(outcome.retryAfterMs, deps.clock.now());
           throw new RateLimitError(`transcript downloads are rate limited ${when} (Retry-After); try again then`, {
@@ -178,10 +178,11 @@ export async function getTranscript(
         }
         await wait(deps, outcome.retryAfterMs, 'the transcript download answered 429 (Retry-After)');
         break;
+      }
       case 'failed':
         if (!outcome.retryable || failures >= deps.maxRetries) throw outcome.error;
         failures += 1;
-        await wait(deps, backoffMs(failures - 1, deps.clock.random), `retry ${failures} of a transcript download`);
+        await wait(deps, backoffMs(failures - 1, () => deps.clock.random()), `retry ${failures} of a transcript download`);
         break;
     }
   }
@@ -201,7 +202,8 @@ async function acquireSlot(deps: TranscriptSourceDeps): Promise<PacerTicket | un
   if (!deps.pacer) return undefined;
   const waits = linkSignals(deps.requestSignal, deps.signal);
   try {
-    const onWait = deps.client.waits?.note;
+    const clientWaits = deps.client.waits;
+    const onWait = clientWaits ? (ms: number, why: string) => clientWaits.note(ms, why) : undefined;
     return await deps.pacer.acquire(waits.signal, { sendLater: true, ...(onWait ? { onWait } : {}) });
   } catch (err) {
     throw err instanceof CrmError ? err : new InterruptedError('interrupted', { cause: err });

@@ -408,6 +408,17 @@ describe('runImport: failures, resume and idempotency', () => {
     expect(server.calls).toHaveLength(2);
   });
 
+  it('a thrown non-Error (a bug) stops the import with its content in the message, not "[object Object]"', async () => {
+    const s = setup(csv(10));
+    const server = fakeServer();
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a non-Error is the point of the test
+    const send: ImportDeps['send'] = () => Promise.reject({ code: 'WEIRD', detail: 'from a bug' });
+    const err = await runImport(s.opts(), s.deps(server, { send })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toContain("code: 'WEIRD'");
+    expect(importSummaryOf(err)).toMatchObject({ created: 0 });
+  });
+
   it('stops after 5 chunks fail in a row', async () => {
     const s = setup(csv(1000));
     const server = fakeServer();

@@ -188,6 +188,30 @@ describe('getTranscript', () => {
     for (const ms of clock.sleeps) expect(ms).toBeLessThan(30_000);
   });
 
+  it('backs off with a clock whose methods use `this` (a class, not a bag of closures)', async () => {
+    class ClassClock {
+      t = 0;
+      sleeps: number[] = [];
+      private readonly jitter = 0.5;
+      now(): number {
+        return this.t;
+      }
+      sleep(ms: number): Promise<void> {
+        this.sleeps.push(ms);
+        this.t += ms;
+        return Promise.resolve();
+      }
+      random(): number {
+        return this.jitter;
+      }
+    }
+    const classClock = new ClassClock();
+    answers = [{ status: 503 }, OK];
+    const out = await getTranscript('rec_1', deps(client(), { clock: classClock }));
+    expect(out.kind).toBe('ok');
+    expect(classClock.sleeps).toHaveLength(1);
+  });
+
   it('gives up after maxRetries transient failures (exit 8)', async () => {
     answers = [{ status: 500 }];
     const err = await getTranscript('rec_1', deps(client(), { maxRetries: 2 })).catch((e: unknown) => e);
