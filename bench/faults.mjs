@@ -96,7 +96,10 @@ async function control(sb, what, body) {
 async function harvest(sb) {
   const entries = await control(sb, `requests?since=${sb.logIndex}`);
   sb.logIndex += entries.length;
-  for (const e of entries) if (e.fault) (faultCount++, (faultsByKind[e.fault] = (faultsByKind[e.fault] ?? 0) + 1));
+  for (const e of entries) if (e.fault) {
+    faultCount++;
+    faultsByKind[e.fault] = (faultsByKind[e.fault] ?? 0) + 1;
+  }
 }
 async function listAll(sb, resource) {
   const out = [];
@@ -122,8 +125,10 @@ function chaos(sb, rng, { kinds, paths }) {
     if (left-- > 0) {
       for (const k of kinds) if (rng() < 0.4) body.faults[k] = Math.round((0.01 + rng() * 0.04) * 1000) / 1000;
       const r = rng();
-      if (r < 0.15) (body.latency_ms = int(rng, 200, 700)), spikes++;
-      else if (r < 0.3) body.next = [{ kind: '429', path: paths, count: int(rng, 5, 15) }];
+      if (r < 0.15) {
+        body.latency_ms = int(rng, 200, 700);
+        spikes++;
+      } else if (r < 0.3) body.next = [{ kind: '429', path: paths, count: int(rng, 5, 15) }];
       else if (r < 0.6) body.next = [{ kind: pick(rng, kinds), path: paths, count: int(rng, 1, 3) }];
       timer = setTimeout(step, int(rng, 100, 400));
     }
@@ -254,13 +259,29 @@ async function batchRun(sb, rng, sc, tag, problem) {
   let losses = 0;
   for (const e of valid) {
     const n = count.get(e) ?? 0;
-    if (n > 1) (dups += n - 1), problem(`duplicate: ${e} ×${n}`);
-    if (n === 0) losses++, problem(`lost: ${e} is not on the server`);
+    if (n > 1) {
+      dups += n - 1;
+      problem(`duplicate: ${e} ×${n}`);
+    }
+    if (n === 0) {
+      losses++;
+      problem(`lost: ${e} is not on the server`);
+    }
   }
-  for (const e of invalid) if (count.has(e)) dups++, problem(`invalid row on the server: ${e}`);
+  for (const e of invalid) {
+    if (count.has(e)) {
+      dups++;
+      problem(`invalid row on the server: ${e}`);
+    }
+  }
   const rejectsFile = `${csv}.rejects.csv`;
   const rejected = new Set(existsSync(rejectsFile) ? parseCsv(readFileSync(rejectsFile), { columns: true }).map((r) => r.email) : []);
-  for (const e of invalid) if (!rejected.has(e)) losses++, problem(`invalid row missing from the rejects file: ${e}`);
+  for (const e of invalid) {
+    if (!rejected.has(e)) {
+      losses++;
+      problem(`invalid row missing from the rejects file: ${e}`);
+    }
+  }
   for (const e of rejected) if (!invalid.has(e)) problem(`valid row left in the rejects file: ${e}`);
   return { rows, dups, losses, kills: landed, spikes };
 }
@@ -280,7 +301,8 @@ async function downloadRun(sb, rng, sc, tag, problem) {
       text = readFileSync(path.join(dir, `${id}.json`), 'utf8');
       if (JSON.stringify(JSON.parse(text)) !== JSON.stringify(body)) throw new Error('content differs');
     } catch (err) {
-      losses++, problem(`transcript ${id}.json: ${err.code ?? err.message} (${text.length} bytes)`);
+      losses++;
+      problem(`transcript ${id}.json: ${err.code ?? err.message} (${text.length} bytes)`);
     }
     files.delete(`${id}.json`);
   }
@@ -320,9 +342,24 @@ async function listRun(sb, rng, sc, tag, problem) {
   for (const r of records) seen.set(r.id, (seen.get(r.id) ?? 0) + 1);
   let dups = 0;
   let losses = 0;
-  for (const [id, n] of seen) if (n > 1) (dups += n - 1), problem(`record ${id} ×${n} in the output`);
-  for (const id of contacts.keys()) if (!seen.has(id)) losses++, problem(`record ${id} missing from the output`);
-  for (const r of records) if (contacts.get(r.id) !== JSON.stringify(r)) losses++, problem(`record ${r.id} differs from the server's`);
+  for (const [id, n] of seen) {
+    if (n > 1) {
+      dups += n - 1;
+      problem(`record ${id} ×${n} in the output`);
+    }
+  }
+  for (const id of contacts.keys()) {
+    if (!seen.has(id)) {
+      losses++;
+      problem(`record ${id} missing from the output`);
+    }
+  }
+  for (const r of records) {
+    if (contacts.get(r.id) !== JSON.stringify(r)) {
+      losses++;
+      problem(`record ${r.id} differs from the server's`);
+    }
+  }
   return { rows: contacts.size, dups, losses, kills: landed, spikes };
 }
 

@@ -40,7 +40,7 @@ export function buildProgram(state: RunState, argv?: readonly string[]): Command
     .addOption(new Option('--v1-base-url <url>', 'version 1 API root (default: --base-url with /api/v1)'))
     .addOption(
       new Option('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)').choices(
-        OUTPUT_FORMATS as string[],
+        OUTPUT_FORMATS,
       ),
     )
     .addOption(new Option('--fields <list>', 'comma-separated fields to print, e.g. id,email,owner_id').argParser(fieldList))
@@ -178,16 +178,16 @@ export function commandPath(cmd: Command): string {
 }
 
 export function allCommands(cmd: Command): Command[] {
-  return [cmd, ...cmd.commands.flatMap((c) => allCommands(c as Command))];
+  return [cmd, ...cmd.commands.flatMap((c) => allCommands(c))];
 }
 
 function globalOptions(cmd: Command, env: Record<string, string | undefined>, tty: boolean): GlobalOptions {
   const o = cmd.optsWithGlobals();
   const fields = o.fields as string[] | undefined;
   return {
-    profile: o.profile,
-    baseUrl: o.baseUrl,
-    v1BaseUrl: o.v1BaseUrl,
+    profile: o.profile as string | undefined,
+    baseUrl: o.baseUrl as string | undefined,
+    v1BaseUrl: o.v1BaseUrl as string | undefined,
     output: o.output as OutputFormat | undefined,
     fields,
     wide: Boolean(o.wide),

@@ -90,7 +90,7 @@ export function registerMisc(program: Command, reg: Registry): void {
     action<SandboxCommandOptions>(
       reg,
       async () => (await import('../commands/sandbox/run.js')).runSandbox,
-      (_a, o) => o as unknown as SandboxCommandOptions,
+      (_a, o) => o,
     ),
   );
 }

@@ -95,7 +95,8 @@ export function keyRedactor(keys: ReadonlyArray<string | undefined | null>): Red
   const value = <T>(v: T): T => {
     if (typeof v === 'string') return text(v) as T;
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) v[i] = value(v[i]);
+      const items = v as unknown[];
+      for (let i = 0; i < items.length; i++) items[i] = value(items[i]);
       return v;
     }
     if (typeof v === 'object' && v !== null && isPlain(v)) {

@@ -100,7 +100,7 @@ export class OriginTransport {
     const linked = linkSignals(opts.signal, deadline.signal);
     const requestOptions: Dispatcher.RequestOptions = {
       path: opts.path,
-      method: opts.method as Dispatcher.HttpMethod,
+      method: opts.method,
       headers: opts.headers,
       body: opts.body,
       headersTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),

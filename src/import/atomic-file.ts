@@ -108,7 +108,8 @@ const FLUSH_AT = 64 * 1024;
 export class AtomicTextFile {
   private buffer = '';
   private chain: Promise<void> = Promise.resolve();
-  private failure: unknown;
+  /** the first write error, boxed so that even a thrown `undefined` counts; thrown again as caught */
+  private failure: { error: unknown } | undefined;
   private done = false;
 
   private constructor(
@@ -143,7 +144,7 @@ export class AtomicTextFile {
       try {
         await this.fh.write(piece, null, 'utf8');
       } catch (err) {
-        this.failure = err;
+        this.failure = { error: err };
       }
     });
   }
@@ -160,7 +161,7 @@ export class AtomicTextFile {
     this.done = true;
     await this.chain;
     try {
-      if (this.failure !== undefined) throw this.failure;
+      if (this.failure !== undefined) throw this.failure.error;
       if (!this.direct) await this.fh.sync();
       await this.fh.close();
     } catch (err) {

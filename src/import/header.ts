@@ -169,7 +169,7 @@ export function convertCell(raw: string, type: FieldType): CellValue {
       const items = cell.split(';').map((s) => s.trim()).filter((s) => s !== '');
       return items.length === 0 ? { ok: true, value: undefined, empty: true } : { ok: true, value: items, empty: false };
     }
-    case 'json':
+    case 'json': {
       let value: unknown;
       try {
         value = JSON.parse(t);
@@ -179,5 +179,6 @@ export function convertCell(raw: string, type: FieldType): CellValue {
       const inexact = inexactJsonNumber(t);
       if (inexact !== undefined) return { ok: false, reason: `holds ${inexact.slice(0, 40)}, a number that cannot be sent exactly (${DOUBLE})` };
       return { ok: true, value, empty: false };
+    }
   }
 }

@@ -103,7 +103,7 @@ export async function loadJournal(path: string): Promise<Loaded | undefined> {
       else if (v.type === 'unsent' && seq !== undefined && seq > 0) index.unsent(seq);
       else if (v.type === 'complete') {
         const c = openLine(line);
-        if (c) completed = { ...c, at: String(c.at) } as CompleteInfo;
+        if (c) completed = { ...c, at: String(c.at) };
       }
     });
     if (!header || header.type !== 'header' || header.version !== JOURNAL_VERSION) throw damaged(path);
@@ -126,7 +126,7 @@ export async function readChunk(
   if (seq >= index.state.length || index.state[seq] !== 2) return undefined;
   const length = index.lengths[seq]!;
   const buf = Buffer.alloc(length);
-  await (await reader()).read(buf, 0, length, index.offsets[seq]!);
+  await (await reader()).read(buf, 0, length, index.offsets[seq]);
   const v = openLine(buf.toString('utf8')) as unknown as (FinishedChunk & { type: string }) | undefined;
   if (!v || v.type !== 'chunk' || v.key !== key) return undefined;
   return { seq: v.seq, key: v.key, lines: v.lines, ids: v.ids, rejects: v.rejects };

@@ -134,7 +134,7 @@ async function lastLine(path: string): Promise<string | undefined> {
 export async function readComplete(path: string): Promise<CompleteInfo | undefined> {
   const line = await lastLine(path);
   const v = line === undefined ? undefined : openLine(line);
-  return v?.type === 'complete' ? ({ ...v, at: String(v.at) } as CompleteInfo) : undefined;
+  return v?.type === 'complete' ? { ...v, at: String(v.at) } : undefined;
 }
 
 /** The header of a journal file, reading only its start. */

@@ -23,6 +23,7 @@ export function chunkOutcome(size: number, envelope: BatchEnvelope): ChunkOutcom
     seen[i] = true;
     if (item.status === 'created') {
       const id = item.data?.id;
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a number, or a RawNumber (its toString gives the digits)
       ids[i] = typeof id === 'string' ? id : id === undefined || id === null ? '' : String(id);
     } else {
       rejects.push({

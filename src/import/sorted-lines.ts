@@ -18,7 +18,8 @@ export class SortedLines {
   private readonly runs: string[] = [];
   private readonly forget: Array<() => void> = [];
   private chain: Promise<void> = Promise.resolve();
-  private failure: unknown;
+  /** the first write error, boxed so that even a thrown `undefined` counts; thrown again as caught */
+  private failure: { error: unknown } | undefined;
 
   constructor(
     private readonly target: string,
@@ -44,7 +45,7 @@ export class SortedLines {
       try {
         await writeFile(path, body, { mode: 0o600, flag: 'wx' });
       } catch (err) {
-        this.failure = err;
+        this.failure = { error: err };
       }
     });
   }
@@ -52,7 +53,7 @@ export class SortedLines {
   /** Every record in (line, arrival) order, to `write`; `pause` is awaited now and then. */
   async drainTo(write: (text: string) => void, pause: () => Promise<void>): Promise<void> {
     await this.chain;
-    if (this.failure !== undefined) throw this.failure;
+    if (this.failure !== undefined) throw this.failure.error;
     this.mem.sort((a, b) => (before(a, b) ? -1 : 1));
     if (this.runs.length === 0) {
       for (const e of this.mem) write(e[2]);
@@ -64,7 +65,7 @@ export class SortedLines {
       return {
         next: async () => {
           const r = await it.next();
-          return r.done ? undefined : (JSON.parse(r.value as string) as Entry);
+          return r.done ? undefined : (JSON.parse(r.value) as Entry);
         },
       };
     });

@@ -39,6 +39,7 @@ function text(v: unknown): string | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v === 'string') return v;
   if (Array.isArray(v)) return v.map(String).join('.'); // a path like ["address", "city"]
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects are stringified as JSON
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 

@@ -70,7 +70,7 @@ export function renderTable(columns: readonly string[], rows: readonly (readonly
   }));
   const layout = fitColumns(facts, opts.width, opts.show);
   const shown = layout.widths.map((w) => w !== undefined);
-  const pick = (cells: readonly string[]) => cells.flatMap((c, i) => (layout.widths[i] === undefined ? [] : [cutToWidth(c, layout.widths[i]!)]));
+  const pick = (cells: readonly string[]) => cells.flatMap((c, i) => (layout.widths[i] === undefined ? [] : [cutToWidth(c, layout.widths[i])]));
   const table = new Table({
     head: pick(head),
     style: style(opts.color),

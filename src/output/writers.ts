@@ -272,6 +272,7 @@ async function writeRecordAs(format: OutputFormat, stdout: OutputStream, record:
     }
     case 'table': {
       if (typeof record !== 'object' || record === null) {
+        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- not an object here
         return writeChunk(stdout, `${sanitizeForTerminal(record === null || record === undefined ? 'null' : String(record))}\n`);
       }
       const entries: Array<[string, unknown]> = fields

@@ -74,7 +74,7 @@ export function validateSnapshot(value: unknown, where: string): DataFile {
       if (!ok) fail(`idempotency[${i}] is not a valid idempotency entry`);
     });
   }
-  return value as unknown as DataFile;
+  return value as DataFile;
 }
 
 /** Writes F atomically: a temporary file in the same folder, fsynced, renamed over F. */

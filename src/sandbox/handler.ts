@@ -69,6 +69,7 @@ export function matches(record: ApiRecord, filters: Array<[string, string]>): bo
   return filters.every(([name, want]) => {
     const value = record[name];
     if (value === undefined || (typeof value === 'object' && value !== null)) return false;
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects returned false above
     return String(value) === want;
   });
 }

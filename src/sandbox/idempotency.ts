@@ -18,7 +18,7 @@ export function isValidIdempotencyKey(key: string): boolean {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
+    const entries = Object.keys(value)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
@@ -83,7 +83,7 @@ export class IdempotencyCache {
 
   private entriesOf(apiKeyDigest: string): Map<string, Entry> {
     let entries = this.byApiKey.get(apiKeyDigest);
-    if (!entries) this.byApiKey.set(apiKeyDigest, (entries = new Map()));
+    if (!entries) this.byApiKey.set(apiKeyDigest, (entries = new Map<string, Entry>()));
     return entries;
   }
 

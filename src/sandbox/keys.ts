@@ -54,14 +54,14 @@ export function validateKeys(value: unknown, source = 'keys file'): KeyDef[] {
       }
       const unknown = e.scopes.find((s) => !known.has(s));
       if (unknown !== undefined) throw new Error(`${where}: unknown scope "${unknown}"`);
-      scopes = e.scopes as string[];
+      scopes = e.scopes;
     }
     const access = e.access ?? 'organization';
     if (access !== 'organization' && access !== 'user') throw new Error(`${where}: "access" must be "organization" or "user"`);
     if (e.user !== undefined && (typeof e.user !== 'string' || e.user === '')) throw new Error(`${where}: "user" must be a non-empty string`);
     if (access === 'user' && e.user === undefined) throw new Error(`${where}: a user-bound key needs "user"`);
     if (e.version === 1 && access === 'user') throw new Error(`${where}: version 1 keys have organization access`);
-    return { key: e.key, version: e.version, scopes, access, user: (e.user as string | undefined) ?? ADMIN_USER };
+    return { key: e.key, version: e.version, scopes, access, user: e.user ?? ADMIN_USER };
   });
 }
 

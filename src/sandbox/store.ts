@@ -26,12 +26,15 @@ export interface StoreSnapshot {
   links: LinkData[];
 }
 
+/** the links of one parent and relation, by child id */
+type LinkTable = Map<string, { seq: number; data: LinkData }>;
+
 const linkKey = (parent: string, parentId: string, relation: string) => `${parent}\u0000${parentId}\u0000${relation}`;
 
 export class Store {
   private seq = 0;
   private tables = new Map<ResourceName, OrderedTable>();
-  private linkTables = new Map<string, Map<string, { seq: number; data: LinkData }>>();
+  private linkTables = new Map<string, LinkTable>();
   /** called after every change (the data file's autosave listens) */
   onChange: () => void = () => {};
 
@@ -141,7 +144,7 @@ export class Store {
   ): { link: LinkData; created: boolean } {
     const key = linkKey(parent, parentId, relation);
     let links = this.linkTables.get(key);
-    if (!links) this.linkTables.set(key, (links = new Map()));
+    if (!links) this.linkTables.set(key, (links = new Map() as LinkTable));
     const existing = links.get(childId);
     if (existing) return { link: existing.data, created: false };
     const data: LinkData = {
@@ -187,7 +190,7 @@ export class Store {
     for (const l of snapshot.links) {
       const key = linkKey(l.parent_type, l.parent_id, l.relation);
       let links = this.linkTables.get(key);
-      if (!links) this.linkTables.set(key, (links = new Map()));
+      if (!links) this.linkTables.set(key, (links = new Map() as LinkTable));
       links.set(l.child_id, { seq: ++this.seq, data: l });
     }
     this.seq = Math.max(this.seq, snapshot.seq);

@@ -82,7 +82,7 @@ describe('crm batch end to end', () => {
     expect(summary).toMatchObject({ resource: 'contacts', rows: 2000, created: valid.size, failed: 0, invalid: invalidLines.length });
     expect(summary.retries).toBeGreaterThan(0);
     expectExactlyOnce(await countByEmail('faults'), valid);
-    const rows = parse(readFileSync(rejects), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(readFileSync(rejects), { columns: true });
     expect(rows.map((x) => Number(x._line))).toEqual(invalidLines);
     expect(rows[0]).toMatchObject({ _error_code: 'INVALID_VALUE', 'Score:number': 'not-a-number' });
   });
@@ -175,9 +175,9 @@ describe('crm batch end to end', () => {
     const r = await crm(['-o', 'json', 'batch', 'contacts', path, '--rejects', rejects, '--results', results]);
     expect(r.code).toBe(9);
     expect(JSON.parse(r.stdout)).toMatchObject({ created: 2, failed: 1 });
-    const rej = parse(readFileSync(rejects), { columns: true }) as Array<Record<string, string>>;
+    const rej = parse<Record<string, string>>(readFileSync(rejects), { columns: true });
     expect(rej).toEqual([{ Email: '', 'Last Name': 'NoEmail', _line: '3', _error_code: 'VALIDATION_FAILED', _error_message: expect.stringMatching(/email/) }]);
-    const created = parse(readFileSync(results), { columns: true }) as Array<Record<string, string>>;
+    const created = parse<Record<string, string>>(readFileSync(results), { columns: true });
     expect(created.map((c) => [c._line, c.Email])).toEqual([['2', 'ok1@items.example.com'], ['4', 'ok2@items.example.com']]);
     expect(created.every((c) => /^con_/.test(c.id!))).toBe(true);
 
@@ -297,7 +297,7 @@ describe('crm batch end to end', () => {
     writeFileSync(path, 'Email,Last Name\nr1@ragged.example.com,A,extra1,"x,y"\n,NoEmail\nr3@ragged.example.com,C\nshort\n');
     const r = await crm(['-o', 'json', 'batch', 'contacts', path]);
     expect(r.code).toBe(9);
-    const rows = parse(readFileSync(`${path}.rejects.csv`)) as string[][];
+    const rows = parse(readFileSync(`${path}.rejects.csv`));
     expect(rows.every((row) => row.length === 5)).toBe(true);
     expect(rows.slice(1).map((row) => row[2])).toEqual(['2', '3', '5']);
     expect(rows[1]![4]).toContain('"extra1", "x,y"');
@@ -307,7 +307,7 @@ describe('crm batch end to end', () => {
     const out = join(dir, 'res.results.csv');
     const n = await crm(['-o', 'json', 'batch', 'companies', nd, '--results', out]);
     expect(n.code, n.stderr).toBe(0);
-    const res = parse(readFileSync(out), { columns: true }) as Array<Record<string, string>>;
+    const res = parse<Record<string, string>>(readFileSync(out), { columns: true });
     expect(Object.keys(res[0]!)).toEqual(['_line', 'id', 'name', 'tags', 'domain']);
     expect(res.map((x) => [x._line, x.name, x.tags, x.domain]).sort()).toEqual([
       ['1', 'Res One', '["a","b"]', ''],

@@ -119,9 +119,9 @@ describe('the packed tarball, installed', () => {
     const exited = new Promise((done) => sandbox.once('exit', done));
     try {
       let stderr = '';
-      sandbox.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      sandbox.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
       const first = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: sandbox.stdout! }).once('line', resolve);
+        createInterface({ input: sandbox.stdout }).once('line', resolve);
         sandbox.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
       });
       const info = JSON.parse(first) as { base_url: string; keys: { admin: string } };

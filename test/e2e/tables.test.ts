@@ -35,7 +35,7 @@ async function at80(args: string[], cols = 80): Promise<{ code: number | null; l
   const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   const command = `stty cols ${cols} rows 50; exec ${[process.execPath, CRM_BIN, ...args].map(quote).join(' ')}`;
   const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv(t.env('admin')), stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin!.end();
+  child.stdin.end();
   const r = await collect(child);
   const text = r.stdout.replace(/\r\n/g, '\n');
   return { code: r.code, lines: text.trimEnd().split('\n'), text };

@@ -112,7 +112,7 @@ function makeStdin(input: FakeCtxOptions['stdin'], isTTY: boolean): FakeStdin {
     if (!isTTY) pt.end();
     stream = pt;
   } else {
-    stream = input as FakeStdin;
+    stream = input;
   }
   if (isTTY) stream.isTTY = true;
   return stream;

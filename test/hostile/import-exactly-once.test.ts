@@ -193,7 +193,7 @@ describe('the rejects file is safe to open', () => {
     // no raw control from the server: BEL, C1 CSI and bidi nowhere, ESC only in the user's own cell
     expect(raw).not.toMatch(/[\u0007\u009b\u202e\u202c]/);
     expect(raw.split('\u001b')).toHaveLength(2);
-    const [row] = parse(raw, { columns: true }) as Array<Record<string, string>>;
+    const [row] = parse<Record<string, string>>(raw, { columns: true });
     expect(row!._error_code).toBe(`'${EVIL_CODE}`);
     expect(row!._error_message).toBe('bad \\x1b]8;;http://evil.example\\x07link\\x1b]8;;\\x07 \\x9b31m red \\u202eevil\\u202c end');
     // the user's own cell, as written (its ESC included): the file is fed back

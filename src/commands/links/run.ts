@@ -96,7 +96,12 @@ async function association(o: LinkOptions, ctx: Ctx, base: string): Promise<void
  */
 export function alreadyLinked(status: number, body: { data?: unknown; meta?: { timestamp?: unknown } }, elapsedMs: number): boolean {
   if (status === 200) return true;
-  const created = Date.parse(String((body.data as { created_at?: unknown } | null)?.created_at ?? ''));
-  const answered = Date.parse(String(body.meta?.timestamp ?? ''));
+  const created = Date.parse(stringOr((body.data as { created_at?: unknown } | null)?.created_at));
+  const answered = Date.parse(stringOr(body.meta?.timestamp));
   return Number.isFinite(created) && Number.isFinite(answered) && created < answered - elapsedMs - 50;
+}
+
+/** `v` when it is a string (a timestamp), else '' (Date.parse gives NaN: not judged). */
+function stringOr(v: unknown): string {
+  return typeof v === 'string' ? v : '';
 }

@@ -23,7 +23,7 @@ export async function printDryRun(ctx: Ctx, req: PlannedRequest): Promise<void> 
   const shown = key ? maskKey(key) : '<no key configured>';
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) qs.set(k, String(v));
-  const url = `${base.replace(/\/+$/, '')}${req.path}${qs.size ? `?${qs}` : ''}`;
+  const url = `${base.replace(/\/+$/, '')}${req.path}${qs.size ? `?${qs.toString()}` : ''}`;
   const headers: Record<string, string> = {};
   if (profile.authHeader === 'bearer' && !req.v1) headers.Authorization = `Bearer ${shown}`;
   else headers['X-Service-Api-Key'] = shown;

@@ -117,7 +117,7 @@ describe('crm recordings download', () => {
   it('removes the temp files a killed run (kill -9) left, and only those', async () => {
     const dir = env.tmpDir();
     fs.mkdirSync(dir, { recursive: true });
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid!; // a process id that is surely gone
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid; // a process id that is surely gone
     const stale = path.join(dir, `rec_x.json.tmp-${dead}-0a1b2c3d`);
     const live = path.join(dir, `rec_y.json.tmp-${process.pid}-0a1b2c3d`); // a live writer's: kept
     const other = path.join(dir, `notes.txt.tmp-${dead}-0a1b2c3d`); // not a transcript's: kept
@@ -264,12 +264,11 @@ describe('crm recordings download', () => {
   it('Ctrl-C stops new downloads, keeps finished files, leaves no temp file, and a rerun resumes', async () => {
     const dir = env.tmpDir();
     const ready = await withTranscripts();
-    let ctx: ReturnType<typeof env.ctx> | undefined;
     const client = interceptRecordingGets(env.client(), (_id, nth) => {
       // Ctrl-C while the third recording's download is about to start
-      if (nth === 1 && client.gets.size === 3) ctx!.abort();
+      if (nth === 1 && client.gets.size === 3) ctx.abort();
     });
-    ctx = env.ctx({ client });
+    const ctx = env.ctx({ client });
     const err = await runDownload({ dir, concurrency: 1 }, ctx).catch((e: unknown) => e);
 
     expect(err).toBeInstanceOf(InterruptedError);

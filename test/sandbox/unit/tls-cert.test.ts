@@ -27,7 +27,7 @@ function get(host: string, port: number, ca?: string): Promise<string> {
   return new Promise((resolve) => {
     request({ host, port, ca, path: '/', agent: false }, (res) => {
       let body = '';
-      res.on('data', (d: Buffer) => (body += d));
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
       res.on('end', () => resolve(body));
     })
       .on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code}`))

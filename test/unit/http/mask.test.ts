@@ -59,7 +59,7 @@ describe('keyRedactor', () => {
       constructor(readonly text: string) {}
     }
     const exact = new Exact(key);
-    expect((r.value({ n: exact }) as { n: Exact }).n).toBe(exact);
+    expect(r.value({ n: exact }).n).toBe(exact);
   });
 
   it('masks escaped forms in text: \\u, \\x, %XX, and the JSON short escapes', () => {

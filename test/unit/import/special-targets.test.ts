@@ -23,7 +23,7 @@ function drain(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     createReadStream(path, 'utf8')
-      .on('data', (d) => (text += d))
+      .on('data', (d) => (text += d.toString()))
       .on('end', () => resolve(text))
       .on('error', reject);
   });

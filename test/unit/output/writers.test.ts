@@ -96,7 +96,7 @@ describe('csv / tsv list writers', () => {
       break","{""type"":""viewer""}","[""x""]",
       "
     `);
-    const rows = parse(out.text(), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(out.text(), { columns: true });
     expect(rows.map((r) => r.name)).toEqual(['Ada', 'Bob, "the" builder', 'Line\nbreak']);
     expect(JSON.parse(rows[0]!.link!)).toEqual(records[0]!.link);
   });

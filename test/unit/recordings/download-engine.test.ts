@@ -176,7 +176,7 @@ describe('parseConcurrency', () => {
     expect(parseConcurrency('32')).toBe(32);
   });
   it.each([0, 33, -1, 1.5, '', 'four', '4x', Number.NaN])('refuses %j', (v) => {
-    expect(() => parseConcurrency(v as number | string)).toThrow(UsageError);
+    expect(() => parseConcurrency(v)).toThrow(UsageError);
   });
 });
 
