@@ -119,7 +119,7 @@ describe('every instruction crm prints leads to each row exactly once', () => {
     const command = printedCommand(rerun.stderr);
     const rejectsFile = command[command.length - 1]!;
     expect(command).toEqual(['batch', 'contacts', 'lost.csv.rejects.csv']);
-    const rejects = parse(readFileSync(join(dir, rejectsFile), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    const rejects = parse<Record<string, string>>(readFileSync(join(dir, rejectsFile), 'utf8'), { columns: true });
     expect(rejects.map((r) => r.Email)).toEqual(['lost.5@example.com']);
     writeFileSync(join(dir, rejectsFile), readFileSync(join(dir, rejectsFile), 'utf8').replace('not-a-number', '5'));
     const fed = await crm(dir, ['-o', 'json', ...command]);
