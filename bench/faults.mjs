@@ -40,7 +40,14 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { CRM, startSandboxChild } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
-  options: { seed: { type: 'string', default: '1' }, short: { type: 'boolean', default: false }, only: { type: 'string' }, run: { type: 'string' }, keep: { type: 'boolean', default: false }, verbose: { type: 'boolean', short: 'v', default: false } },
+  options: {
+    seed: { type: 'string', default: '1' },
+    short: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    run: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', short: 'v', default: false },
+  },
 });
 const SEED = Number(flags.seed);
 const ALL_KINDS = ['500', '500-after-write', 'drop', 'drop-after-write', 'html-502', '429', 'truncated'];
@@ -54,7 +61,8 @@ const SCENARIOS = {
 };
 const BOUND_MS = flags.short ? 45_000 : 120_000; // one crm process; beyond it: a hang
 if (!Number.isInteger(SEED) || SEED < 0) throw new Error('--seed must be a non-negative integer');
-if (flags.run !== undefined && !(Number(flags.run) >= 1 && Number.isInteger(Number(flags.run)))) throw new Error('--run must be a positive integer');
+if (flags.run !== undefined && !(Number(flags.run) >= 1 && Number.isInteger(Number(flags.run))))
+  throw new Error('--run must be a positive integer');
 if (flags.only && !SCENARIOS[flags.only]) throw new Error(`--only must be one of ${Object.keys(SCENARIOS).join(', ')}`);
 
 const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-faults-'));
@@ -72,13 +80,29 @@ function mulberry32(a) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const runRng = (scenario, run) => mulberry32([...`${SEED}:${scenario}:${run}`].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261));
+const runRng = (scenario, run) =>
+  mulberry32([...`${SEED}:${scenario}:${run}`].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261));
 const int = (rng, lo, hi) => lo + Math.floor(rng() * (hi - lo + 1));
 const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
 // ---- the sandbox, its control endpoint, its request log ----
 async function startSandbox(dataFile, port = 0) {
-  const sb = await startSandboxChild(['--seed', String(SEED), '--control', '--data-file', dataFile, '--rate-limit', '1000000', '--org-rate-limit', '1000000', '--download-rate-limit', '100000'], { port });
+  const sb = await startSandboxChild(
+    [
+      '--seed',
+      String(SEED),
+      '--control',
+      '--data-file',
+      dataFile,
+      '--rate-limit',
+      '1000000',
+      '--org-rate-limit',
+      '1000000',
+      '--download-rate-limit',
+      '100000',
+    ],
+    { port },
+  );
   return Object.assign(sb, { dataFile, logIndex: 0, port: Number(new URL(sb.base_url).port) });
 }
 async function restartSandbox(sb) {
@@ -96,14 +120,15 @@ async function control(sb, what, body) {
 async function harvest(sb) {
   const entries = await control(sb, `requests?since=${sb.logIndex}`);
   sb.logIndex += entries.length;
-  for (const e of entries) if (e.fault) {
-    faultCount++;
-    faultsByKind[e.fault] = (faultsByKind[e.fault] ?? 0) + 1;
-  }
+  for (const e of entries)
+    if (e.fault) {
+      faultCount++;
+      faultsByKind[e.fault] = (faultsByKind[e.fault] ?? 0) + 1;
+    }
 }
 async function listAll(sb, resource) {
   const out = [];
-  for (let cursor = ''; ; ) {
+  for (let cursor = ''; ;) {
     const res = await fetch(`${sb.base_url}/${resource}?limit=100${cursor && `&cursor=${cursor}`}`, { headers: auth(sb) });
     const page = await res.json();
     out.push(...page.data);
@@ -146,7 +171,10 @@ function chaos(sb, rng, { kinds, paths }) {
 /** One crm process; `at` = {k, d, act}: act() d ms after the k-th request line (k 0: after start). */
 function crm(args, env, { stdoutFile, at } = {}) {
   const out = stdoutFile ? openSync(stdoutFile, 'w') : 'pipe';
-  const child = spawn(process.execPath, [CRM, '-v', '--timeout', '0.5', ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', out, 'pipe'] });
+  const child = spawn(process.execPath, [CRM, '-v', '--timeout', '0.5', ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', out, 'pipe'],
+  });
   if (stdoutFile) closeSync(out);
   let stdout = '';
   let stderr = '';
@@ -193,7 +221,11 @@ async function drive(sb, rng, sc, { args, env, expectRequests, done, stdoutFile,
   const nKills = sc.kills ? int(rng, 1, sc.kills) : 0;
   for (let i = 0; i < nKills; i++) {
     const k = int(rng, 0, Math.max(1, expectRequests >> i));
-    const at = { k, d: k === 0 ? int(rng, 0, 400) : int(rng, 0, 40), act: (child) => child.exitCode === null && child.kill('SIGKILL') && landed.push(`k=${k}+${at.d}ms`) };
+    const at = {
+      k,
+      d: k === 0 ? int(rng, 0, 400) : int(rng, 0, 40),
+      act: (child) => child.exitCode === null && child.kill('SIGKILL') && landed.push(`k=${k}+${at.d}ms`),
+    };
     await once(true, at);
   }
   if (sc.restart) {
@@ -202,7 +234,9 @@ async function drive(sb, rng, sc, { args, env, expectRequests, done, stdoutFile,
   }
   let res;
   for (let i = 0; i < 5; i++) if (done((res = await once(i < 3)))) return { res, landed, spikes, converged: true };
-  problem(`not done after 5 reruns: exit ${res.code}${res.signal ? ` (${res.signal})` : ''}: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  problem(
+    `not done after 5 reruns: exit ${res.code}${res.signal ? ` (${res.signal})` : ''}: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+  );
   return { res, landed, spikes, converged: false };
 }
 
@@ -330,11 +364,24 @@ async function listRun(sb, rng, sc, tag, problem) {
   const env = crmEnv(sb, path.join(dir, 'config'));
   let last;
   const done = (r) => r.code === 0;
-  const { landed, spikes, converged } = await drive(sb, rng, sc, { args, env, expectRequests: Math.ceil(contacts.size / limit), done, problem, stdoutFile: (i) => (last = stdoutFile(i)) });
+  const { landed, spikes, converged } = await drive(sb, rng, sc, {
+    args,
+    env,
+    expectRequests: Math.ceil(contacts.size / limit),
+    done,
+    problem,
+    stdoutFile: (i) => (last = stdoutFile(i)),
+  });
   let records = [];
   const text = readFileSync(last, 'utf8');
   try {
-    records = format === 'json' ? JSON.parse(text) : text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    records =
+      format === 'json'
+        ? JSON.parse(text)
+        : text
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l));
   } catch (err) {
     if (converged) problem(`the rerun's ${format} output is not valid: ${err.message}`);
   }
@@ -367,18 +414,39 @@ async function listRun(sb, rng, sc, tag, problem) {
 function writeReadStore(file) {
   const at = (i) => new Date(Date.UTC(2026, 0, 5, 9) + i * 3_600_000).toISOString();
   const recordings = Array.from({ length: 23 }, (_, i) => ({
-    id: `rec_faults_${String(i + 1).padStart(3, '0')}`, title: `Call ${i + 1}`, meeting_id: null, started_at: at(i), duration_seconds: 600 + i * 30,
-    has_transcript: i < 20, transcript_status: i < 20 ? 'ready' : 'processing', transcript_url: null, recording_url: null,
-    video_status: 'skipped', owner_id: 'usr_admin', created_at: at(i), updated_at: at(i),
+    id: `rec_faults_${String(i + 1).padStart(3, '0')}`,
+    title: `Call ${i + 1}`,
+    meeting_id: null,
+    started_at: at(i),
+    duration_seconds: 600 + i * 30,
+    has_transcript: i < 20,
+    transcript_status: i < 20 ? 'ready' : 'processing',
+    transcript_url: null,
+    recording_url: null,
+    video_status: 'skipped',
+    owner_id: 'usr_admin',
+    created_at: at(i),
+    updated_at: at(i),
   }));
   const contacts = Array.from({ length: 400 }, (_, i) => ({
-    id: `con_faults_${String(i + 1).padStart(4, '0')}`, email: `list${i + 1}@faults.example`, first_name: `Name ${i + 1}`, owner_id: 'usr_admin', created_at: at(i), updated_at: at(i),
+    id: `con_faults_${String(i + 1).padStart(4, '0')}`,
+    email: `list${i + 1}@faults.example`,
+    first_name: `Name ${i + 1}`,
+    owner_id: 'usr_admin',
+    created_at: at(i),
+    updated_at: at(i),
   }));
   writeFileSync(file, JSON.stringify({ format: 'crm-sandbox-store/1', seq: 423, records: { recordings, contacts }, links: [] }));
 }
 
 // ---- the matrix ----
-const RUNNERS = { 'batch-faults': batchRun, 'batch-kill': batchRun, 'batch-restart': batchRun, 'download-kill': downloadRun, 'list-kill': listRun };
+const RUNNERS = {
+  'batch-faults': batchRun,
+  'batch-kill': batchRun,
+  'batch-restart': batchRun,
+  'download-kill': downloadRun,
+  'list-kill': listRun,
+};
 const SUMS = ['runs', 'kills', 'faults', 'rows', 'dups', 'losses', 'problems'];
 const row0 = (name) => ({ name, ...Object.fromEntries(SUMS.map((k) => [k, 0])), t: performance.now() });
 const add = (into, r) => SUMS.forEach((k) => (into[k] += r[k]));
@@ -403,9 +471,13 @@ try {
       add(row, { ...r, runs: 1, kills: r.kills.length, faults, problems: found.length });
       if (found.length) {
         const more = found.length > 4 ? [`… and ${found.length - 4} more`] : [];
-        problems.push(`${name} run ${run} (kill points ${r.kills.join(', ') || 'none'}), reproduce: ${repro}\n${[...found.slice(0, 4), ...more].map((m) => `    ${m}`).join('\n')}`);
+        problems.push(
+          `${name} run ${run} (kill points ${r.kills.join(', ') || 'none'}), reproduce: ${repro}\n${[...found.slice(0, 4), ...more].map((m) => `    ${m}`).join('\n')}`,
+        );
       }
-      log(`${name} run ${run}: kill points [${r.kills.join(', ')}], ${faults} faults, ${r.rows} rows, ${r.dups} duplicates, ${r.losses} losses${found.length ? `, ${found.length} problems` : ''}`);
+      log(
+        `${name} run ${run}: kill points [${r.kills.join(', ')}], ${faults} faults, ${r.rows} rows, ${r.dups} duplicates, ${r.losses} losses${found.length ? `, ${found.length} problems` : ''}`,
+      );
     }
     table.push({ ...row, t: performance.now() - row.t });
     add(total, row);
@@ -418,8 +490,22 @@ const cols = ['scenario', 'runs', 'kill points', 'faults', 'rows checked', 'dupl
 total.t = performance.now() - total.t;
 console.log(`fault matrix (seed ${SEED}, ${flags.short ? 'short' : 'full'}, node ${process.version})`);
 console.log(cols.map((c, i) => (i ? c.padStart(c.length + 2) : c.padEnd(14))).join(''));
-for (const r of [...table, total]) console.log([r.name.padEnd(14), ...[r.runs, r.kills, r.faults, r.rows, r.dups, r.losses, r.problems, (r.t / 1000).toFixed(1)].map((v, i) => String(v).padStart(cols[i + 1].length + 2))].join(''));
-console.log(`faults by kind: ${Object.entries(faultsByKind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}; the rest are latency spikes and sandbox restarts`);
+for (const r of [...table, total])
+  console.log(
+    [
+      r.name.padEnd(14),
+      ...[r.runs, r.kills, r.faults, r.rows, r.dups, r.losses, r.problems, (r.t / 1000).toFixed(1)].map((v, i) =>
+        String(v).padStart(cols[i + 1].length + 2),
+      ),
+    ].join(''),
+  );
+console.log(
+  `faults by kind: ${
+    Object.entries(faultsByKind)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'none'
+  }; the rest are latency spikes and sandbox restarts`,
+);
 if (probeResult) console.log(`idempotency cache across a sandbox restart: ${probeResult}`);
 if (problems.length) {
   console.log(`\nPROBLEMS in ${problems.length} runs (work folder kept: ${work}):\n${problems.map((p) => `  ${p}`).join('\n')}`);

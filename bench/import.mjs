@@ -47,7 +47,14 @@ const PACE_ROWS = Number(flags['pace-rows']);
 const LIMIT = Number(flags['rate-limit']);
 const WINDOW_MS = Number(flags['rate-window-ms']);
 const CONCURRENCY = Number(flags.concurrency);
-for (const [name, v] of [['rows', ROWS], ['big-rows', BIG_ROWS], ['pace-rows', PACE_ROWS], ['rate-limit', LIMIT], ['rate-window-ms', WINDOW_MS], ['concurrency', CONCURRENCY]]) {
+for (const [name, v] of [
+  ['rows', ROWS],
+  ['big-rows', BIG_ROWS],
+  ['pace-rows', PACE_ROWS],
+  ['rate-limit', LIMIT],
+  ['rate-window-ms', WINDOW_MS],
+  ['concurrency', CONCURRENCY],
+]) {
   if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
 }
 
@@ -79,7 +86,7 @@ async function writeCsv(file, n) {
   let buf = '';
   for (let i = 1; i <= n; i++) {
     buf +=
-      `person${i}@bench.example,First${i},"Last, ${i % 997}",Company ${i % 1000},${(i * 37) % 1000 / 10},` +
+      `person${i}@bench.example,First${i},"Last, ${i % 997}",Company ${i % 1000},${((i * 37) % 1000) / 10},` +
       `${i % 3 === 0},${tags[i % 5]};${tags[(i >> 3) % 5]}\r\n`;
     if (buf.length >= 64 * 1024) {
       if (!out.write(buf)) await once(out, 'drain');
@@ -177,7 +184,13 @@ try {
     log(`throughput: ${ROWS} rows`);
     const r = await runBatch(sb, small);
     if (r.summary.created !== ROWS) throw new Error(`expected ${ROWS} created, got ${JSON.stringify(r.summary)}`);
-    results.throughput = { rows: ROWS, wall_ms: r.wallMs, elapsed_ms: r.summary.elapsed_ms, rows_per_s: ROWS / (r.wallMs / 1000), peak_rss_mb: r.peakMb };
+    results.throughput = {
+      rows: ROWS,
+      wall_ms: r.wallMs,
+      elapsed_ms: r.summary.elapsed_ms,
+      rows_per_s: ROWS / (r.wallMs / 1000),
+      peak_rss_mb: r.peakMb,
+    };
     rmSync(small);
     await sb.stop();
     sb = undefined;
@@ -193,7 +206,11 @@ try {
     const r = await runBatch(sb, big);
     if (r.summary.created !== BIG_ROWS) throw new Error(`expected ${BIG_ROWS} created, got ${JSON.stringify(r.summary)}`);
     results.memory = {
-      rows: BIG_ROWS, wall_ms: r.wallMs, elapsed_ms: r.summary.elapsed_ms, rows_per_s: BIG_ROWS / (r.wallMs / 1000), peak_rss_mb: r.peakMb,
+      rows: BIG_ROWS,
+      wall_ms: r.wallMs,
+      elapsed_ms: r.summary.elapsed_ms,
+      rows_per_s: BIG_ROWS / (r.wallMs / 1000),
+      peak_rss_mb: r.peakMb,
       sandbox_rss_mb: procKb(sb.child.pid, 'VmRSS') / 1024,
     };
     rmSync(big);
@@ -219,10 +236,19 @@ try {
     const leastMs = (Math.ceil(requests / LIMIT) - 1) * WINDOW_MS;
     const spanMs = r.starts.length > 1 ? r.starts[r.starts.length - 1] - r.starts[0] : NaN;
     results.pacing = {
-      rows: PACE_ROWS, requests, limit: LIMIT, window_ms: WINDOW_MS, least_ms: leastMs,
-      first_to_last_start_ms: spanMs, efficiency: leastMs / spanMs,
-      elapsed_ms: r.summary.elapsed_ms, efficiency_elapsed: leastMs / r.summary.elapsed_ms, wall_ms: r.wallMs,
-      sent: after.total - before.total, rate_limited: after.r429 - before.r429, retries: r.summary.retries,
+      rows: PACE_ROWS,
+      requests,
+      limit: LIMIT,
+      window_ms: WINDOW_MS,
+      least_ms: leastMs,
+      first_to_last_start_ms: spanMs,
+      efficiency: leastMs / spanMs,
+      elapsed_ms: r.summary.elapsed_ms,
+      efficiency_elapsed: leastMs / r.summary.elapsed_ms,
+      wall_ms: r.wallMs,
+      sent: after.total - before.total,
+      rate_limited: after.r429 - before.r429,
+      retries: r.summary.retries,
     };
     await sb.stop();
     sb = undefined;
@@ -235,7 +261,9 @@ try {
 if (flags.json) {
   console.log(JSON.stringify(results, null, 2));
 } else {
-  console.log(`import benchmark, node ${process.version}, concurrency ${CONCURRENCY}, peak RSS by ${GNU_TIME ? '/usr/bin/time -v (ru_maxrss)' : 'polling /proc/PID/status VmHWM'}`);
+  console.log(
+    `import benchmark, node ${process.version}, concurrency ${CONCURRENCY}, peak RSS by ${GNU_TIME ? '/usr/bin/time -v (ru_maxrss)' : 'polling /proc/PID/status VmHWM'}`,
+  );
   const rows = [];
   let ok = true;
   const row = (what, value, target, met) => {
@@ -253,17 +281,30 @@ if (flags.json) {
   if (m) {
     row(`2. ${m.rows} rows: wall time`, `${(m.wall_ms / 1000).toFixed(2)} s (${Math.round(m.rows_per_s)} rows/s)`);
     row(`2. ${m.rows} rows: CLI peak RSS`, mb(m.peak_rss_mb), `< ${RSS_TARGET_MB} MB`, m.peak_rss_mb < RSS_TARGET_MB);
-    row(`2. sandbox RSS with ${m.rows} contacts`, mb(m.sandbox_rss_mb), '(not the CLI\'s; for reference)');
+    row(`2. sandbox RSS with ${m.rows} contacts`, mb(m.sandbox_rss_mb), "(not the CLI's; for reference)");
     if (t) {
       const d = m.peak_rss_mb - t.peak_rss_mb;
-      row(`2. peak RSS ${t.rows} vs ${m.rows}`, `${mb(t.peak_rss_mb)} vs ${mb(m.peak_rss_mb)} (${d >= 0 ? '+' : ''}${d.toFixed(1)})`, `flat (±${FLAT_TOLERANCE_MB} MB)`, Math.abs(d) <= FLAT_TOLERANCE_MB);
+      row(
+        `2. peak RSS ${t.rows} vs ${m.rows}`,
+        `${mb(t.peak_rss_mb)} vs ${mb(m.peak_rss_mb)} (${d >= 0 ? '+' : ''}${d.toFixed(1)})`,
+        `flat (±${FLAT_TOLERANCE_MB} MB)`,
+        Math.abs(d) <= FLAT_TOLERANCE_MB,
+      );
     }
   }
   if (p) {
-    row(`3. pacing: least time`, `${(p.least_ms / 1000).toFixed(2)} s`, `first → last request start: (ceil(${p.requests}/${p.limit}) - 1) × ${p.window_ms} ms`);
+    row(
+      `3. pacing: least time`,
+      `${(p.least_ms / 1000).toFixed(2)} s`,
+      `first → last request start: (ceil(${p.requests}/${p.limit}) - 1) × ${p.window_ms} ms`,
+    );
     row(`3. pacing: time taken`, `${(p.first_to_last_start_ms / 1000).toFixed(2)} s`, 'first → last request start, measured');
     row(`3. pacing: efficiency`, p.efficiency.toFixed(3), `≥ ${EFFICIENCY_TARGET}`, p.efficiency >= EFFICIENCY_TARGET);
-    row(`3. pacing: whole import`, `${(p.elapsed_ms / 1000).toFixed(2)} s → ${p.efficiency_elapsed.toFixed(3)}`, 'elapsed_ms, with the check pass');
+    row(
+      `3. pacing: whole import`,
+      `${(p.elapsed_ms / 1000).toFixed(2)} s → ${p.efficiency_elapsed.toFixed(3)}`,
+      'elapsed_ms, with the check pass',
+    );
     row(`3. pacing: 429s`, `${p.rate_limited} of ${p.sent} requests`, '(sandbox request log)');
   }
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));

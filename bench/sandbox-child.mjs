@@ -7,7 +7,9 @@ export const CRM = fileURLToPath(new URL('../bin/crm', import.meta.url));
 
 /** `port` 0 picks a free one; a restart passes the port of the first start (with the same seed, keys and cursors stay valid). */
 export function startSandboxChild(args = [], { banner = false, port = 0 } = {}) {
-  const child = spawn(process.execPath, [CRM, 'sandbox', '--port', String(port), ...args], { stdio: ['ignore', 'pipe', banner ? 'inherit' : 'ignore'] });
+  const child = spawn(process.execPath, [CRM, 'sandbox', '--port', String(port), ...args], {
+    stdio: ['ignore', 'pipe', banner ? 'inherit' : 'ignore'],
+  });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once('line', (line) => {

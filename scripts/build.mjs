@@ -28,7 +28,9 @@ function replaceModule(name, { importer, request, contents }) {
     name,
     setup(b) {
       b.onResolve({ filter: request }, (args) =>
-        importer.test(args.importer.split(path.sep).join('/')) ? { path: name, namespace: 'crm-replaced', pluginData: args.resolveDir } : undefined,
+        importer.test(args.importer.split(path.sep).join('/'))
+          ? { path: name, namespace: 'crm-replaced', pluginData: args.resolveDir }
+          : undefined,
       );
       b.onLoad({ filter: /.*/, namespace: 'crm-replaced' }, (args) =>
         args.path === name ? { contents, resolveDir: args.pluginData, loader: 'js' } : undefined,

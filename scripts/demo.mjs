@@ -41,7 +41,9 @@ try {
   crm(['batch', 'contacts', csv]); // the rerun sends nothing: every chunk is in the journal
 
   crm(['contacts', 'list', '--limit', '5', '-o', 'table', '--fields', 'id,email,first_name,last_name']);
-  const deal = JSON.parse(crm(['deals', 'create', '--set', 'name=Demo renewal', '--set', 'amount:=48000', '-o', 'json'], { quiet: true }).stdout);
+  const deal = JSON.parse(
+    crm(['deals', 'create', '--set', 'name=Demo renewal', '--set', 'amount:=48000', '-o', 'json'], { quiet: true }).stdout,
+  );
   const contact = readFileSync(join(work, 'created.csv'), 'utf8').split('\n')[1].split(',')[1];
   crm(['links', 'add', 'deals', deal.id, 'contacts', contact, '--type', 'DECISION_MAKER', '-o', 'table']);
   crm(['links', 'list', 'deals', deal.id, 'contacts', '-o', 'table', '--fields', 'id,email,link.type']);

@@ -13,7 +13,9 @@ export function thirdPartyLicenses(inputs) {
   const entries = new Map();
   for (const dir of dirs) {
     const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
-    const files = readdirSync(dir).filter((f) => LICENCE_FILE.test(f)).sort();
+    const files = readdirSync(dir)
+      .filter((f) => LICENCE_FILE.test(f))
+      .sort();
     // A notice we cannot ship is a build error, not a silent gap in the tarball.
     if (files.length === 0) throw new Error(`${dir}: no licence file to ship with the bundle`);
     const texts = files.map((f) => readFileSync(path.join(dir, f), 'utf8').trim());

@@ -63,12 +63,7 @@ export const errorEnvelope = z.object({
   meta: metaSchema,
 });
 
-export const v2Envelope = z.discriminatedUnion('object', [
-  successEnvelope,
-  listEnvelope,
-  batchEnvelope,
-  errorEnvelope,
-]);
+export const v2Envelope = z.discriminatedUnion('object', [successEnvelope, listEnvelope, batchEnvelope, errorEnvelope]);
 
 /** Version 1: `{success, data}`; people queries add a top-level `nextCursor`. */
 export const v1SuccessEnvelope = z.object({

@@ -52,11 +52,7 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
       let client = clients.get(cacheKey);
       if (!client) {
         client = (async () => {
-          const [p, http, config] = await Promise.all([
-            ctx.profile(),
-            import('../http/client.js'),
-            import('../config/index.js'),
-          ]);
+          const [p, http, config] = await Promise.all([ctx.profile(), import('../http/client.js'), import('../config/index.js')]);
           const { baseUrl, apiKey } = config.credentialsFor(
             opts.key === undefined ? p : kind === 'v1' ? { ...p, v1ApiKey: opts.key } : { ...p, apiKey: opts.key },
             kind,

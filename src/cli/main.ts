@@ -66,7 +66,7 @@ function installSignalHandlers(abort: AbortController, io: IO): () => void {
       if (Date.now() - first < REPEAT_WINDOW_MS) return;
       // temp files and journal lines are settled by the 'exit' handlers (see src/import/atomic-file.ts)
       if (!finished) io.stderr.write('\nStopped at once: requests in flight were abandoned; rerun the same command to resume.\n');
-      process.exit(finished ? (Number(process.exitCode) || 130) : 130);
+      process.exit(finished ? Number(process.exitCode) || 130 : 130);
     }
     first = Date.now();
     abort.abort(new Error(`received ${signal}`));

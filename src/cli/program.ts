@@ -38,18 +38,20 @@ export function buildProgram(state: RunState, argv?: readonly string[]): Command
     .addOption(new Option('--profile <name>', 'use this saved profile (see crm keys list)'))
     .addOption(new Option('--base-url <url>', 'version 2 API root, ending in /api/v2'))
     .addOption(new Option('--v1-base-url <url>', 'version 1 API root (default: --base-url with /api/v1)'))
-    .addOption(
-      new Option('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)').choices(
-        OUTPUT_FORMATS,
-      ),
-    )
+    .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)').choices(OUTPUT_FORMATS))
     .addOption(new Option('--fields <list>', 'comma-separated fields to print, e.g. id,email,owner_id').argParser(fieldList))
     .addOption(new Option('--wide', 'tables: every column, uncut, even wider than the terminal'))
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR)'))
     .addOption(new Option('-q, --quiet', 'no progress, notices or warnings'))
     .addOption(new Option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)'))
-    .addOption(new Option('--timeout <seconds>', 'limit for each whole response, headers and body').default(30).argParser(numeric(RANGES.timeoutSeconds)))
-    .addOption(new Option('--max-retries <n>', 'retries on 5xx and network errors (a 429 with Retry-After waits within a 10-minute budget)').default(5).argParser(numeric(RANGES.maxRetries)))
+    .addOption(
+      new Option('--timeout <seconds>', 'limit for each whole response, headers and body').default(30).argParser(numeric(RANGES.timeoutSeconds)),
+    )
+    .addOption(
+      new Option('--max-retries <n>', 'retries on 5xx and network errors (a 429 with Retry-After waits within a 10-minute budget)')
+        .default(5)
+        .argParser(numeric(RANGES.maxRetries)),
+    )
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -100,7 +102,10 @@ Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rat
     const outputError = (): void => {
       state.usageOf = commandPath(cmd);
     };
-    cmd.exitOverride().configureOutput({ ...program.configureOutput(), outputError }).showSuggestionAfterError(true);
+    cmd
+      .exitOverride()
+      .configureOutput({ ...program.configureOutput(), outputError })
+      .showSuggestionAfterError(true);
     // a verb takes exactly its arguments: `crm contacts get a b` is a usage error, not a silent drop
     if (cmd.commands.length === 0) cmd.allowExcessArguments(false);
   }
@@ -202,7 +207,10 @@ function globalOptions(cmd: Command, env: Record<string, string | undefined>, tt
 
 /** `--fields a,b.c`: at least one field name. */
 export function fieldList(value: string): string[] {
-  const fields = value.split(',').map((f) => f.trim()).filter(Boolean);
+  const fields = value
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
   if (fields.length === 0) throw new InvalidArgumentError('expected one or more field names separated by commas, e.g. id,email');
   return fields;
 }

@@ -18,8 +18,16 @@ export function registerBatch(program: Command, reg: Registry): void {
     .option('--dry-run', 'check every row and print the plan; send nothing')
     .option('--strict', 'send nothing if any row is invalid')
     .option('--no-resume', 'ignore the journal of an earlier run of the same file')
-    .addOption(new Option('--input-format <format>', 'read the file as csv or ndjson (default: ndjson for a name ending in .ndjson or .jsonl, else csv; standard input: csv)').choices(['csv', 'ndjson']))
-    .option('--encoding <name>', 'the file\'s encoding when it has no byte order mark: utf-8 (default), utf-16le, utf-16be, windows-1252 (latin1), …');
+    .addOption(
+      new Option(
+        '--input-format <format>',
+        'read the file as csv or ndjson (default: ndjson for a name ending in .ndjson or .jsonl, else csv; standard input: csv)',
+      ).choices(['csv', 'ndjson']),
+    )
+    .option(
+      '--encoding <name>',
+      "the file's encoding when it has no byte order mark: utf-8 (default), utf-16le, utf-16be, windows-1252 (latin1), …",
+    );
   examples(cmd, [
     'crm batch contacts people.csv',
     'crm batch contacts people.csv --map "E-mail=email" --rejects bad.csv --results ids.csv',

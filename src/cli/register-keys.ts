@@ -16,30 +16,53 @@ export function registerKeys(program: Command, reg: Registry): void {
     .addOption(new Option('--auth-header <kind>', 'how the key is sent').choices(['x-api-key', 'bearer']))
     .option('--v1', 'the key is a version 1 key (service_pk_…)')
     .option('--default', 'make this the default profile');
-  examples(add, ['crm keys add work --base-url https://crm.example.com/api/v2', 'pbpaste | crm keys add work --base-url https://crm.example.com/api/v2 --default']);
+  examples(add, [
+    'crm keys add work --base-url https://crm.example.com/api/v2',
+    'pbpaste | crm keys add work --base-url https://crm.example.com/api/v2 --default',
+  ]);
   add.action(
-    action(reg, async () => (await import('../commands/keys/add.js')).keysAdd, ([profile], o) => ({
-      profile: profile!,
-      baseUrl: o.baseUrl as string,
-      v1BaseUrl: o.v1BaseUrl as string | undefined,
-      authHeader: o.authHeader as 'x-api-key' | 'bearer' | undefined,
-      v1: Boolean(o.v1),
-      makeDefault: Boolean(o.default),
-    })),
+    action(
+      reg,
+      async () => (await import('../commands/keys/add.js')).keysAdd,
+      ([profile], o) => ({
+        profile: profile!,
+        baseUrl: o.baseUrl as string,
+        v1BaseUrl: o.v1BaseUrl as string | undefined,
+        authHeader: o.authHeader as 'x-api-key' | 'bearer' | undefined,
+        v1: Boolean(o.v1),
+        makeDefault: Boolean(o.default),
+      }),
+    ),
   );
 
   const list = keys.command('list').description('show profiles, base URLs and masked keys');
   examples(list, ['crm keys list', 'crm keys list -o json']);
-  list.action(action(reg, async () => (await import('../commands/keys/list.js')).keysList, () => ({})));
+  list.action(
+    action(
+      reg,
+      async () => (await import('../commands/keys/list.js')).keysList,
+      () => ({}),
+    ),
+  );
 
   const use = keys.command('use').description('make a profile the default').argument('<profile>');
   examples(use, ['crm keys use work']);
-  use.action(action(reg, async () => (await import('../commands/keys/use.js')).keysUse, ([profile]) => ({ profile: profile! })));
+  use.action(
+    action(
+      reg,
+      async () => (await import('../commands/keys/use.js')).keysUse,
+      ([profile]) => ({ profile: profile! }),
+    ),
+  );
 
   const remove = keys.command('remove').description('delete a profile and its keys').argument('<profile>');
   examples(remove, ['crm keys remove old-sandbox']);
   remove.action(
-    action(reg, async () => (await import('../commands/keys/remove.js')).keysRemove, ([profile]) => ({ profile: profile! })),
+    action(
+      reg,
+      async () => (await import('../commands/keys/remove.js')).keysRemove,
+      ([profile]) => ({ profile: profile! }),
+    ),
   );
 
   const check = program
@@ -48,6 +71,10 @@ export function registerKeys(program: Command, reg: Registry): void {
     .option('--v1', "check the profile's version 1 key against version 1");
   examples(check, ['crm keys-check', 'crm keys-check --profile work -o json', 'crm keys-check --v1']);
   check.action(
-    action(reg, async () => (await import('../commands/keys/check.js')).runKeysCheck, (_a, o) => ({ v1: Boolean(o.v1) })),
+    action(
+      reg,
+      async () => (await import('../commands/keys/check.js')).runKeysCheck,
+      (_a, o) => ({ v1: Boolean(o.v1) }),
+    ),
   );
 }

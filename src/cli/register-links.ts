@@ -15,29 +15,35 @@ export function registerLinks(program: Command, reg: Registry): void {
     'crm links set meetings mtg_1 deal deal_123',
   ]);
   const load = async () => (await import('../commands/links/run.js')).runLinks;
-  const opts = (verb: LinkOptions['verb']) => (args: string[], o: Record<string, unknown>): LinkOptions => ({
-    verb,
-    parent: args[0]!,
-    id: args[1]!,
-    relation: args[2]!,
-    childId: args[3],
-    type: o.type as string | undefined,
-    supervisor: o.supervisor as string | undefined,
-    recordType: o.recordType as string | undefined,
-    data: o.data as string | undefined,
-    dryRun: Boolean(o.dryRun),
-    limit: o.limit as number | undefined,
-    cursor: o.cursor as string | undefined,
-    all: Boolean(o.all),
-    max: o.max as number | undefined,
-  });
+  const opts =
+    (verb: LinkOptions['verb']) =>
+    (args: string[], o: Record<string, unknown>): LinkOptions => ({
+      verb,
+      parent: args[0]!,
+      id: args[1]!,
+      relation: args[2]!,
+      childId: args[3],
+      type: o.type as string | undefined,
+      supervisor: o.supervisor as string | undefined,
+      recordType: o.recordType as string | undefined,
+      data: o.data as string | undefined,
+      dryRun: Boolean(o.dryRun),
+      limit: o.limit as number | undefined,
+      cursor: o.cursor as string | undefined,
+      all: Boolean(o.all),
+      max: o.max as number | undefined,
+    });
 
   // Every verb takes <parent> <id> <relation>; add/remove/set also name the other record.
-  const verb = (name: LinkOptions['verb'], description: string, args: {
-    parent: string;
-    relation: string;
-    child?: [string, string];
-  }): Command => {
+  const verb = (
+    name: LinkOptions['verb'],
+    description: string,
+    args: {
+      parent: string;
+      relation: string;
+      child?: [string, string];
+    },
+  ): Command => {
     const cmd = links
       .command(name)
       .description(description)

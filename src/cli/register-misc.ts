@@ -35,10 +35,7 @@ export function registerMisc(program: Command, reg: Registry): void {
     ),
   );
 
-  const completion = program
-    .command('completion')
-    .description('print a shell completion script')
-    .argument('<shell>', 'bash, zsh or fish');
+  const completion = program.command('completion').description('print a shell completion script').argument('<shell>', 'bash, zsh or fish');
   examples(completion, [
     'source <(crm completion bash)       # in ~/.bashrc',
     'crm completion zsh > ~/.zfunc/_crm   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc',
@@ -83,9 +80,21 @@ export function registerMisc(program: Command, reg: Registry): void {
     .option('--control', 'serve the /__sandbox control endpoint (request log, faults, limits)')
     .option('--v1-interactions-cursor', 'send nextCursor from v1 interactions/query too')
     .option('--tls', 'serve https with a certificate made at start; its CA file is "ca_file" in the start line')
-    .addOption(new Option('--rate-reset-format <format>', 'X-RateLimit-Reset as seconds until the reset or a Unix time').choices(['delta', 'epoch']).default('delta'))
-    .addOption(new Option('--retry-after-format <format>', 'Retry-After as delta-seconds or an HTTP-date').choices(['seconds', 'date']).default('seconds'));
-  examples(sandbox, ['crm sandbox --seed 42', 'crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control', 'crm sandbox --tls   # then NODE_EXTRA_CA_CERTS=<ca_file> crm …']);
+    .addOption(
+      new Option('--rate-reset-format <format>', 'X-RateLimit-Reset as seconds until the reset or a Unix time')
+        .choices(['delta', 'epoch'])
+        .default('delta'),
+    )
+    .addOption(
+      new Option('--retry-after-format <format>', 'Retry-After as delta-seconds or an HTTP-date')
+        .choices(['seconds', 'date'])
+        .default('seconds'),
+    );
+  examples(sandbox, [
+    'crm sandbox --seed 42',
+    'crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control',
+    'crm sandbox --tls   # then NODE_EXTRA_CA_CERTS=<ca_file> crm …',
+  ]);
   sandbox.action(
     action<SandboxCommandOptions>(
       reg,

@@ -89,7 +89,10 @@ function addVerb(group: Command, res: ResourceDef, verb: Verb, reg: Registry): C
       examples(
         cmd,
         verb === 'create'
-          ? [`crm ${name} create --set ${req}=${req === 'email' ? 'ada@example.com' : 'Example'}`, `crm ${name} create --data @${res.singular}.json`]
+          ? [
+              `crm ${name} create --set ${req}=${req === 'email' ? 'ada@example.com' : 'Example'}`,
+              `crm ${name} create --data @${res.singular}.json`,
+            ]
           : [`crm ${name} update ${res.idPrefix}123 --set ${req}=New`, `echo '{"${req}":"x"}' | crm ${name} update ${res.idPrefix}123 --data -`],
       );
       return cmd.action(

@@ -43,9 +43,7 @@ export function registerV1(program: Command, reg: Registry): void {
   for (const q of queries) {
     const group = v1.command(q.kind).description(q.description);
     examples(group, q.examples.slice(0, 1));
-    const cmd = group
-      .command('query')
-      .description(`find ${q.kind} (POST /${q.kind}/query)`);
+    const cmd = group.command('query').description(`find ${q.kind} (POST /${q.kind}/query)`);
     for (const [flag, , help] of q.filters) cmd.option(flag, help);
     cmd
       .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(numeric(RANGES.pageLimit)))
@@ -73,7 +71,10 @@ export function registerV1(program: Command, reg: Registry): void {
     .option('--set <field=value>', 'a string field; field:=json for foundedYear, tags, altIndustries (repeatable)', collect)
     .option('--idempotency-key <key>', 'send this Idempotency-Key')
     .option('--dry-run', 'print the request instead of sending it');
-  examples(cu, ['crm v1 companies update cmp_1 --set city=Paris --set foundedYear:=1998', `crm v1 companies update cmp_1 --set 'tags:=["saas","b2b"]'`]);
+  examples(cu, [
+    'crm v1 companies update cmp_1 --set city=Paris --set foundedYear:=1998',
+    `crm v1 companies update cmp_1 --set 'tags:=["saas","b2b"]'`,
+  ]);
   cu.action(
     action<V1CompanyUpdateOptions>(
       reg,

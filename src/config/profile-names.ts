@@ -11,7 +11,9 @@ export function profileNamesQuick(env: Record<string, string | undefined>): stri
     const profiles = data.profiles;
     if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) return [];
     // only names crm accepts reach the shell: a hand-edited name could hold escape sequences
-    return Object.keys(profiles).filter((n) => PROFILE_NAME.test(n)).sort();
+    return Object.keys(profiles)
+      .filter((n) => PROFILE_NAME.test(n))
+      .sort();
   } catch {
     return [];
   }

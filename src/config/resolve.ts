@@ -62,10 +62,9 @@ export async function resolveProfile(
       if (dflt !== undefined) {
         stored = store.getProfile(dflt);
         if (!stored) {
-          throw new UsageError(
-            `The default profile "${dflt}" named in ${store.path} does not exist. Profiles: ${listNames(names)}.`,
-            { hint: 'Choose one with `crm keys use <profile>`, or name one with --profile.' },
-          );
+          throw new UsageError(`The default profile "${dflt}" named in ${store.path} does not exist. Profiles: ${listNames(names)}.`, {
+            hint: 'Choose one with `crm keys use <profile>`, or name one with --profile.',
+          });
         }
         profileName = dflt;
       }

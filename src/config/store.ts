@@ -45,9 +45,7 @@ export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
   if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(
-      `Invalid profile name "${name}": use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
-    );
+    throw new UsageError(`Invalid profile name "${name}": use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
   }
   return name;
 }
@@ -155,7 +153,9 @@ class NotAnObject extends Error {}
 function brokenFile(file: string, err: unknown): UsageError {
   const e = err as NodeJS.ErrnoException;
   if (err instanceof NotAnObject) {
-    return new UsageError(`The config file ${file} is malformed: (top level) must be a JSON object with "profiles". Fix it or delete it and add the profiles again.`);
+    return new UsageError(
+      `The config file ${file} is malformed: (top level) must be a JSON object with "profiles". Fix it or delete it and add the profiles again.`,
+    );
   }
   if (e?.name === 'SyntaxError') {
     return new UsageError(`The config file ${file} is not valid JSON (${e.message}). Fix it or delete it and add the profiles again.`, {

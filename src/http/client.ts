@@ -44,9 +44,7 @@ export interface CrmHttpClient extends HttpClient {
   close(): Promise<void>;
 }
 
-type Attempt =
-  | { kind: 'response'; raw: RawResponse }
-  | { kind: 'network'; error: unknown; code?: string };
+type Attempt = { kind: 'response'; raw: RawResponse } | { kind: 'network'; error: unknown; code?: string };
 
 export function createClient(config: ClientConfig): CrmHttpClient {
   const base = parseBaseUrl(config.baseUrl);
@@ -119,7 +117,14 @@ export function createClient(config: ClientConfig): CrmHttpClient {
           // the attempt whose answer was lost (500, dropped connection) did the deletion
           const raw = (outcome as { raw: RawResponse }).raw;
           const meta = (judged.error as { requestId?: string }).requestId;
-          return { status: 404, headers: raw.headers, body: { object: 'success', data: null } as T, requestId: meta, retries: attempt, goneOnRetry: true };
+          return {
+            status: 404,
+            headers: raw.headers,
+            body: { object: 'success', data: null } as T,
+            requestId: meta,
+            retries: attempt,
+            goneOnRetry: true,
+          };
         }
         const errorCode = outcome.kind === 'network' ? outcome.code : judged.truncated ? 'TRUNCATED_BODY' : undefined;
         const now = clock.now();
@@ -131,7 +136,13 @@ export function createClient(config: ClientConfig): CrmHttpClient {
           // "later", not "never" (CONTRACT §4): waited out within the budget, whatever --max-retries says
           if (fromHeader > MAX_RETRY_AFTER_MS) {
             const when = comeBackText(fromHeader, now);
-            throw finalError(judged.error, attempt, true, `the server asks to wait ${when} (Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min: try again then`, 'the wait asked for is too long');
+            throw finalError(
+              judged.error,
+              attempt,
+              true,
+              `the server asks to wait ${when} (Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min: try again then`,
+              'the wait asked for is too long',
+            );
           }
           if (rateCharged + charge > rateLimitBudgetMs) {
             const spent = budgetSpentText({ askedMs: charge, waits: rateWaits, chargedMs: rateCharged, budgetMs: rateLimitBudgetMs });
@@ -164,7 +175,13 @@ export function createClient(config: ClientConfig): CrmHttpClient {
           const backoff = backoffMs(counted - 1, () => clock.random());
           wait = status === 429 ? backoff : Math.max(backoff, fromHeader ?? 0);
           if (wait > MAX_RETRY_AFTER_MS) {
-            throw finalError(judged.error, attempt, true, `the server asks to wait ${comeBackText(wait, now)}; try again then`, 'the wait asked for is too long');
+            throw finalError(
+              judged.error,
+              attempt,
+              true,
+              `the server asks to wait ${comeBackText(wait, now)}; try again then`,
+              'the wait asked for is too long',
+            );
           }
           why = `retry ${attempt + 1} after ${what}`;
         }
@@ -292,7 +309,11 @@ function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hin
 function networkError(outcome: { error: unknown; code?: string }, url: URL, method: string, timeoutMs: number): CrmError {
   const target = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
   const { message, hint } = describeNetwork(outcome.error, { target, timeoutMs, env: process.env });
-  return new ServerError(`${method} ${url.origin}${url.pathname} failed: ${message}`, { code: outcome.code ?? 'NETWORK_ERROR', hint, cause: outcome.error });
+  return new ServerError(`${method} ${url.origin}${url.pathname} failed: ${message}`, {
+    code: outcome.code ?? 'NETWORK_ERROR',
+    hint,
+    cause: outcome.error,
+  });
 }
 
 function interrupted(reason: unknown): CrmError {

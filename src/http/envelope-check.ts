@@ -71,7 +71,13 @@ function notEnvelope(status: number, text: string, why: string, requestId?: stri
  * Checks one answer. `requestIdHeader` is X-Request-Id, used when the body has no meta. `redact`
  * masks the key in a body before it is quoted (before the cut, which could leave part of a key).
  */
-export function checkResponse(status: number, text: string, expect: Expect, requestIdHeader?: string, redact?: (text: string) => string): Checked {
+export function checkResponse(
+  status: number,
+  text: string,
+  expect: Expect,
+  requestIdHeader?: string,
+  redact?: (text: string) => string,
+): Checked {
   const parsed = tryJson(text);
   if (!parsed.ok) {
     const why = text.trim() === '' ? 'empty body' : 'not JSON';

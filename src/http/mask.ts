@@ -78,9 +78,7 @@ function patternFor(key: string): KeyPattern {
  * when it holds a `\` or `%`, so a page of ordinary records costs a few substring checks per string.
  */
 export function keyRedactor(keys: ReadonlyArray<string | undefined | null>): Redactor {
-  const patterns = [...new Set(keys)]
-    .filter((k): k is string => typeof k === 'string' && k.length >= MIN_REDACTED_LENGTH)
-    .map(patternFor);
+  const patterns = [...new Set(keys)].filter((k): k is string => typeof k === 'string' && k.length >= MIN_REDACTED_LENGTH).map(patternFor);
   if (patterns.length === 0) return NO_KEYS;
 
   const text = (s: string): string => {

@@ -19,7 +19,8 @@ export class ProxyRouteError extends Error {
 /** Codes of a connection that never reached the other end (with a proxy: the proxy itself). */
 const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** TLS codes that mean "this certificate is not signed by a CA Node trusts". */
-const UNTRUSTED = /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|UNABLE_TO_GET_CRL)$/;
+const UNTRUSTED =
+  /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|UNABLE_TO_GET_CRL)$/;
 
 /**
  * An error from a request sent through `proxy`, re-coded when it is the proxy's doing: its 407
@@ -76,18 +77,29 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): { message: s
   }
   if (c === 'PROXY_UNREACHABLE' && proxy) {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
-    const why = cause === 'ECONNREFUSED' ? 'connection refused' : cause === 'ENOTFOUND' || cause === 'EAI_AGAIN' ? 'host not found' : (cause ?? 'unreachable');
+    const why =
+      cause === 'ECONNREFUSED'
+        ? 'connection refused'
+        : cause === 'ENOTFOUND' || cause === 'EAI_AGAIN'
+          ? 'host not found'
+          : (cause ?? 'unreachable');
     return {
       message: `cannot reach the proxy ${proxy.display} (${proxy.variable}): ${why}`,
       hint: `check ${proxy.variable} (http://[USER:PASSWORD@]HOST:PORT)${viaProxyHint}`,
     };
   }
   if (c === 'ETIMEDOUT' || c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT' || c === 'UND_ERR_CONNECT_TIMEOUT') {
-    return { message: `no complete answer within ${ctx.timeoutMs / 1000} s (timeout; --timeout covers the whole response)${via}`, hint: directHint(ctx, proxy) };
+    return {
+      message: `no complete answer within ${ctx.timeoutMs / 1000} s (timeout; --timeout covers the whole response)${via}`,
+      hint: directHint(ctx, proxy),
+    };
   }
   if (c === 'UND_ERR_SOCKET' || c === 'ECONNRESET') return { message: `the connection was closed before an answer (connection reset)${via}` };
   if (c === 'ECONNREFUSED') {
-    return { message: `connection refused by ${ctx.target}`, hint: `is the server running, and is the port in the base URL right?${directHint(ctx, proxy) ? ` ${directHint(ctx, proxy)}` : ''}` };
+    return {
+      message: `connection refused by ${ctx.target}`,
+      hint: `is the server running, and is the port in the base URL right?${directHint(ctx, proxy) ? ` ${directHint(ctx, proxy)}` : ''}`,
+    };
   }
   if (c === 'ENOTFOUND' || c === 'EAI_AGAIN') {
     return {

@@ -22,10 +22,7 @@ export interface PageFacts {
 
 export type PagingProblem = 'no-cursor' | 'cycle' | 'empty-run' | 'max-requests';
 
-export type PageVerdict =
-  | { kind: 'follow'; cursor: string }
-  | { kind: 'done' }
-  | { kind: 'stuck'; problem: PagingProblem; message: string };
+export type PageVerdict = { kind: 'follow'; cursor: string } | { kind: 'done' } | { kind: 'stuck'; problem: PagingProblem; message: string };
 
 export interface GuardLimits {
   /** empty pages in a row before giving up (default EMPTY_PAGE_LIMIT) */
@@ -71,7 +68,10 @@ export function judgePage(
   if (!page.more) return { counters, verdict: { kind: 'done' } };
   const next = page.next;
   if (next === null || next === undefined || next === '') {
-    return stuck('no-cursor', `pagination cannot go on: the server says there is another page but sent no cursor for it (page ${pages}); stopping`);
+    return stuck(
+      'no-cursor',
+      `pagination cannot go on: the server says there is another page but sent no cursor for it (page ${pages}); stopping`,
+    );
   }
   const at = seen.get(next);
   if (at !== undefined) {
@@ -84,7 +84,10 @@ export function judgePage(
   }
   const emptyLimit = limits.emptyPageLimit ?? EMPTY_PAGE_LIMIT;
   if (emptyRun >= emptyLimit) {
-    return stuck('empty-run', `pagination makes no progress: ${emptyRun} empty pages in a row while the server still says there is more; stopping`);
+    return stuck(
+      'empty-run',
+      `pagination makes no progress: ${emptyRun} empty pages in a row while the server still says there is more; stopping`,
+    );
   }
   if (limits.maxRequests !== undefined && pages >= limits.maxRequests) {
     const why = limits.maxRequestsReason ?? 'the request bound';

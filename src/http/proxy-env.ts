@@ -86,7 +86,7 @@ function inCidr(host: string, cidr: string): boolean {
   const b = ipBytes(net ?? '');
   if (!a || !b || a.length !== b.length || !Number.isInteger(bits) || bits < 0 || bits > a.length * 8) return false;
   for (let i = 0; i < bits; i++) {
-    const mask = 0x80 >> i % 8;
+    const mask = 0x80 >> (i % 8);
     if ((a[Math.floor(i / 8)]! & mask) !== (b[Math.floor(i / 8)]! & mask)) return false;
   }
   return true;

@@ -5,10 +5,27 @@ import { Transform, pipeline, type Readable } from 'node:stream';
 import { CsvError, parse, type Options as CsvOptions } from 'csv-parse';
 import { UsageError } from '../http/errors.js';
 import { textProblem } from './encoding.js';
-import { formatBytes, isTooLargePlaceholder, RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './input-row.js';
+import {
+  formatBytes,
+  isTooLargePlaceholder,
+  RECORD_TOO_LARGE_CODE,
+  readInterrupted,
+  tooLargeReason,
+  type InputReader,
+  type ReaderOptions,
+  type ReadRow,
+} from './input-row.js';
 import { LineIndex } from './line-index.js';
 import {
-  brokenQuoteAt, countLines, CR, hasLineBreak, LF, RecordEndScanner, splitLine, UNCLOSED_QUOTE_CODE, UNCLOSED_QUOTE_REASON,
+  brokenQuoteAt,
+  countLines,
+  CR,
+  hasLineBreak,
+  LF,
+  RecordEndScanner,
+  splitLine,
+  UNCLOSED_QUOTE_CODE,
+  UNCLOSED_QUOTE_REASON,
   type RecordEnd,
 } from './quote-scan.js';
 
@@ -172,7 +189,11 @@ export async function openCsv(path: string, o: ReaderOptions): Promise<InputRead
     closeSegment(seg);
     seg = openSegment(found.end, line + found.lines);
     const last = Math.max(line, line + found.lines - 1);
-    return { line, raw: [], error: { code: RECORD_TOO_LARGE_CODE, reason: tooLargeReason(maxRecord, { name, format: 'csv', first: line, last }) } };
+    return {
+      line,
+      raw: [],
+      error: { code: RECORD_TOO_LARGE_CODE, reason: tooLargeReason(maxRecord, { name, format: 'csv', first: line, last }) },
+    };
   };
 
   const findRecordEnd = async (start: number): Promise<RecordEnd> => {
@@ -322,4 +343,3 @@ function malformed(err: unknown, name: string, line: number, maxRecord: number):
       return new UsageError(`${where}: malformed CSV in the record starting here: ${err.message}`, { code: err.code, cause: err });
   }
 }
-

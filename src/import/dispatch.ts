@@ -118,8 +118,21 @@ function stoppedAfterFailures(err: CrmError, n: number): CrmError {
 
 export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult> {
   const c: Counters = {
-    rows: 0, created: 0, failed: 0, invalid: 0, skipped: 0, chunks: 0,
-    requests: 0, retries: 0, failedChunks: 0, inDoubt: 0, unknown: 0, skippedChunks: 0, replayed: 0, inFlight: 0, bytes: 0,
+    rows: 0,
+    created: 0,
+    failed: 0,
+    invalid: 0,
+    skipped: 0,
+    chunks: 0,
+    requests: 0,
+    retries: 0,
+    failedChunks: 0,
+    inDoubt: 0,
+    unknown: 0,
+    skippedChunks: 0,
+    replayed: 0,
+    inFlight: 0,
+    bytes: 0,
   };
   const inFlight = new Set<Promise<void>>();
   /** key → the lines of the chunk that had it, for chunks met in this run */
@@ -187,7 +200,13 @@ export async function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult>
       // chunk again (the rejects file and what a rerun sends never overlap)
       const message = `the server refused the whole chunk (${span(chunk)}), none of its rows was created: ${e.message}`;
       const code = e.code ?? e.name;
-      await finish(chunk, key, chunk.rows.map(() => null), chunk.rows.map((_r, i) => ({ i, code, message })), true);
+      await finish(
+        chunk,
+        key,
+        chunk.rows.map(() => null),
+        chunk.rows.map((_r, i) => ({ i, code, message })),
+        true,
+      );
     } else {
       // may have been written: only the same key (the rerun) can settle it, so no reject row
       c.failedChunks++;

@@ -17,13 +17,27 @@ export const UNDECODABLE_BYTE = 0xff;
 const MARK = '\udfff';
 
 const ALIASES: Record<string, string> = {
-  utf8: UTF8, 'utf-8': UTF8, 'unicode-1-1-utf-8': UTF8,
-  utf16le: 'utf-16le', 'utf-16le': 'utf-16le', 'utf-16': 'utf-16le', ucs2: 'utf-16le', 'ucs-2': 'utf-16le',
-  utf16be: 'utf-16be', 'utf-16be': 'utf-16be',
+  utf8: UTF8,
+  'utf-8': UTF8,
+  'unicode-1-1-utf-8': UTF8,
+  utf16le: 'utf-16le',
+  'utf-16le': 'utf-16le',
+  'utf-16': 'utf-16le',
+  ucs2: 'utf-16le',
+  'ucs-2': 'utf-16le',
+  utf16be: 'utf-16be',
+  'utf-16be': 'utf-16be',
   // as in the WHATWG Encoding Standard (TextDecoder, browsers): Latin-1 labels mean Windows-1252,
   // which agrees with ISO-8859-1 except in 0x80–0x9F, where ISO-8859-1 has control characters
-  'windows-1252': 'windows-1252', cp1252: 'windows-1252', 'x-cp1252': 'windows-1252',
-  latin1: 'windows-1252', 'iso-8859-1': 'windows-1252', 'iso8859-1': 'windows-1252', l1: 'windows-1252', ascii: 'windows-1252', 'us-ascii': 'windows-1252',
+  'windows-1252': 'windows-1252',
+  cp1252: 'windows-1252',
+  'x-cp1252': 'windows-1252',
+  latin1: 'windows-1252',
+  'iso-8859-1': 'windows-1252',
+  'iso8859-1': 'windows-1252',
+  l1: 'windows-1252',
+  ascii: 'windows-1252',
+  'us-ascii': 'windows-1252',
 };
 
 /** `--encoding LABEL` → its canonical name; a label this Node.js cannot decode is a UsageError. */
@@ -70,8 +84,8 @@ export function notTextReason(head: Uint8Array): string | undefined {
 
 // Windows-1252's 0x80–0x9F; 0 where the byte has no character
 const CP1252_HIGH = [
-  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
-  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0, 0, 0x2018, 0x2019, 0x201c,
+  0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
 ];
 
 /** Streaming bytes of `encoding` → UTF-8 bytes, an undecodable sequence → UNDECODABLE_BYTE. */
@@ -92,10 +106,11 @@ function decoderFor(encoding: string): Decode {
   if (encoding === 'windows-1252') {
     return (chunk) => {
       let s = chunk.toString('latin1');
-      if (/[\x80-\x9f]/.test(s)) s = s.replace(/[\x80-\x9f]/g, (c) => {
-        const cp = CP1252_HIGH[c.charCodeAt(0) - 0x80]!;
-        return cp === 0 ? MARK : String.fromCharCode(cp);
-      });
+      if (/[\x80-\x9f]/.test(s))
+        s = s.replace(/[\x80-\x9f]/g, (c) => {
+          const cp = CP1252_HIGH[c.charCodeAt(0) - 0x80]!;
+          return cp === 0 ? MARK : String.fromCharCode(cp);
+        });
       return s;
     };
   }

@@ -129,49 +129,87 @@ export function importSummaryOf(err: unknown): ImportSummary | undefined {
   return (err as { importSummary?: ImportSummary } | null)?.importSummary;
 }
 
-
-
 export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<ImportSummary> {
   const started = deps.clock.now();
   const { chunkSize, concurrency } = checkOptions(opts);
   const maps = parseColumnMaps(opts.maps);
-  const input = await prepareInput(opts.input, { stdin: deps.stdin, tmpDir: deps.journalDir ?? tmpdir(), encoding: opts.encoding, signal: deps.signal });
+  const input = await prepareInput(opts.input, {
+    stdin: deps.stdin,
+    tmpDir: deps.journalDir ?? tmpdir(),
+    encoding: opts.encoding,
+    signal: deps.signal,
+  });
   try {
     const format = opts.format ?? detectFormat(input.name);
     if (opts.format === undefined && format === 'csv' && (await startsLikeJson(input.path))) {
-      const why = input.isStdin ? 'standard input is read as CSV unless --input-format says otherwise' : 'its name does not end in .ndjson or .jsonl';
-      throw new UsageError(`${input.name === '-' ? 'standard input' : input.name} starts with "{" like NDJSON, but would be read as CSV (${why}); nothing was sent`, {
-        hint: 'say which with --input-format ndjson (or --input-format csv to read it as CSV)',
-      });
+      const why = input.isStdin
+        ? 'standard input is read as CSV unless --input-format says otherwise'
+        : 'its name does not end in .ndjson or .jsonl';
+      throw new UsageError(
+        `${input.name === '-' ? 'standard input' : input.name} starts with "{" like NDJSON, but would be read as CSV (${why}); nothing was sent`,
+        {
+          hint: 'say which with --input-format ndjson (or --input-format csv to read it as CSV)',
+        },
+      );
     }
     // a copied stream (stdin, a pipe) has no file beside which its rejects file could go
     const rejectsBase = input.isStdin ? '-' : input.name;
     const progress = (phase: ImportProgress['phase'], c: Partial<Counters>, total: number | null, bytesTotal: number): void =>
       deps.onProgress?.({
-        phase, rowsTotal: total, rows: c.rows ?? 0, created: c.created ?? 0, failed: c.failed ?? 0,
-        invalid: c.invalid ?? 0, skipped: c.skipped ?? 0, chunks: c.chunks ?? 0, inFlight: c.inFlight ?? 0,
-        bytes: c.bytes ?? 0, bytesTotal, elapsedMs: deps.clock.now() - started,
+        phase,
+        rowsTotal: total,
+        rows: c.rows ?? 0,
+        created: c.created ?? 0,
+        failed: c.failed ?? 0,
+        invalid: c.invalid ?? 0,
+        skipped: c.skipped ?? 0,
+        chunks: c.chunks ?? 0,
+        inFlight: c.inFlight ?? 0,
+        bytes: c.bytes ?? 0,
+        bytesTotal,
+        elapsedMs: deps.clock.now() - started,
       });
     // a finished import: answered from the file's hash and the journal's last line, without
     // parsing the file or reading the rest of the journal
     const finished = await finishedImport(opts, deps, input, format, started);
     if (finished) return finished;
     // an unreadable input is reported by the scan, as a usage error naming it
-    const size = await stat(input.path).then((st) => st.size, () => 0);
+    const size = await stat(input.path).then(
+      (st) => st.size,
+      () => 0,
+    );
     const scan = await scanInput(input.path, {
-      format, name: input.name, maps, chunkSize, signal: deps.signal, encoding: input.encoding, warn: deps.warn,
+      format,
+      name: input.name,
+      maps,
+      chunkSize,
+      signal: deps.signal,
+      encoding: input.encoding,
+      warn: deps.warn,
       onRow: (rows, bytes) => progress('check', { rows, bytes }, null, size),
     });
     const identity: JournalIdentity = {
-      contentSha256: scan.contentSha256, resource: opts.resource, baseUrl: opts.baseUrl,
-      ...(opts.keyId ? { keyId: opts.keyId } : {}), ...(opts.keyMask ? { keyMask: opts.keyMask } : {}),
+      contentSha256: scan.contentSha256,
+      resource: opts.resource,
+      baseUrl: opts.baseUrl,
+      ...(opts.keyId ? { keyId: opts.keyId } : {}),
+      ...(opts.keyMask ? { keyMask: opts.keyMask } : {}),
     };
     const summary = (c?: Counters, rejectsFile: string | null = null, unknownFile: string | null = null): ImportSummary => ({
       resource: opts.resource,
-      rows: c?.rows ?? 0, created: c?.created ?? 0, failed: c?.failed ?? 0, invalid: c?.invalid ?? 0,
-      skipped: c?.skipped ?? 0, chunks: c?.chunks ?? 0, requests: c?.requests ?? 0, retries: c?.retries ?? 0,
-      elapsed_ms: deps.clock.now() - started, rejects_file: rejectsFile,
-      in_doubt: c?.inDoubt ?? 0, unknown: c?.unknown ?? 0, unknown_file: unknownFile,
+      rows: c?.rows ?? 0,
+      created: c?.created ?? 0,
+      failed: c?.failed ?? 0,
+      invalid: c?.invalid ?? 0,
+      skipped: c?.skipped ?? 0,
+      chunks: c?.chunks ?? 0,
+      requests: c?.requests ?? 0,
+      retries: c?.retries ?? 0,
+      elapsed_ms: deps.clock.now() - started,
+      rejects_file: rejectsFile,
+      in_doubt: c?.inDoubt ?? 0,
+      unknown: c?.unknown ?? 0,
+      unknown_file: unknownFile,
     });
     if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summary());
     if (opts.strict && scan.invalid > 0) {
@@ -183,7 +221,11 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
 
     const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(rejectsBase, format, started, deps.cwd ?? process.cwd());
     const unknownPath = unknownPathFor(rejectsPath);
-    for (const [flag, p] of [['--rejects', rejectsPath], ['--rejects', unknownPath], ['--results', opts.resultsPath]] as const) {
+    for (const [flag, p] of [
+      ['--rejects', rejectsPath],
+      ['--rejects', unknownPath],
+      ['--results', opts.resultsPath],
+    ] as const) {
       if (p !== undefined && !input.isStdin && resolve(p) === resolve(input.origin)) {
         throw new UsageError(`${flag} names the input file itself`);
       }
@@ -204,14 +246,21 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     const inputId = input.isStdin ? '-' : resolve(input.origin);
     if (journalDir) {
       await refuseUnsafeRerun({
-        dir: journalDir, identity, input: inputId, name: input.name, resume,
+        dir: journalDir,
+        identity,
+        input: inputId,
+        name: input.name,
+        resume,
         rejectsPath: opts.rejectsPath ?? `${input.name}.rejects.${scan.format === 'ndjson' ? 'ndjson' : 'csv'}`,
         hasOwnJournal: () => ImportJournal.exists(journalDir, identity),
       });
     }
     const journal = journalDir
       ? await ImportJournal.open(journalDir, identity, {
-          plan: scan.plan, resume, input: inputId, now: started,
+          plan: scan.plan,
+          resume,
+          input: inputId,
+          now: started,
         }).catch((err: unknown) => {
           if (err instanceof UsageError) throw err;
           throw new UsageError(`cannot write the import journal in ${journalDir}: ${(err as Error).message}`, {
@@ -231,22 +280,40 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
           { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
         );
       }
-      deps.warn?.(`${input.name} was already imported into ${opts.resource} (${compacted.at}): nothing will be sent; use --no-resume to import it again`);
+      deps.warn?.(
+        `${input.name} was already imported into ${opts.resource} (${compacted.at}): nothing will be sent; use --no-resume to import it again`,
+      );
       const unknown = compacted.unknown ?? 0;
-      const kept = await access(rejectsPath).then(() => true, () => false);
-      const keptUnknown = unknown > 0 && (await access(unknownPath).then(() => true, () => false));
+      const kept = await access(rejectsPath).then(
+        () => true,
+        () => false,
+      );
+      const keptUnknown =
+        unknown > 0 &&
+        (await access(unknownPath).then(
+          () => true,
+          () => false,
+        ));
       return {
         ...summary(),
-        rows: compacted.rows ?? scan.rows, skipped: compacted.created ?? 0, failed: compacted.failed ?? 0, invalid: compacted.invalid ?? scan.invalid,
+        rows: compacted.rows ?? scan.rows,
+        skipped: compacted.created ?? 0,
+        failed: compacted.failed ?? 0,
+        invalid: compacted.invalid ?? scan.invalid,
         rejects_file: kept && (compacted.failed ?? 0) + (compacted.invalid ?? 0) - unknown > 0 ? rejectsPath : null,
-        unknown, unknown_file: keptUnknown ? unknownPath : null,
+        unknown,
+        unknown_file: keptUnknown ? unknownPath : null,
       };
     }
     if (journal?.completedAt) {
-      deps.warn?.(`${input.name} was already imported into ${opts.resource} (${journal.completedAt}): nothing will be sent; use --no-resume to import it again`);
+      deps.warn?.(
+        `${input.name} was already imported into ${opts.resource} (${journal.completedAt}): nothing will be sent; use --no-resume to import it again`,
+      );
     } else if (journal && journal.resumedChunks > 0) {
       const n = journal.resumedChunks;
-      deps.warn?.(`resuming: ${plural(n, 'chunk')} ${n === 1 ? 'was' : 'were'} finished by an earlier run and ${n === 1 ? 'is' : 'are'} skipped`);
+      deps.warn?.(
+        `resuming: ${plural(n, 'chunk')} ${n === 1 ? 'was' : 'were'} finished by an earlier run and ${n === 1 ? 'is' : 'are'} skipped`,
+      );
     }
     const doubt = journal && !journal.completedAt ? journal.inDoubt() : [];
     if (doubt.length > 0) {
@@ -272,15 +339,22 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     };
     const bom = input.encoding !== UTF8;
     const rejects = await writable(rejectsPath, () => createRejectsWriter(rejectsPath, { format: scan.format, header: scan.header, bom }));
-    const unknown = await writable(unknownPath, () => createRejectsWriter(unknownPath, { format: scan.format, header: scan.header, bom })).catch(async (err: unknown) => {
-      await rejects.discard();
-      throw err;
-    });
+    const unknown = await writable(unknownPath, () => createRejectsWriter(unknownPath, { format: scan.format, header: scan.header, bom })).catch(
+      async (err: unknown) => {
+        await rejects.discard();
+        throw err;
+      },
+    );
     const resultsPath = opts.resultsPath;
     const results = resultsPath
-      ? await writable(resultsPath, () => createResultsWriter(resultsPath, {
-        format: scan.format, header: scan.header, ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow,
-      })).catch(async (err: unknown) => {
+      ? await writable(resultsPath, () =>
+          createResultsWriter(resultsPath, {
+            format: scan.format,
+            header: scan.header,
+            ndjsonKeys: scan.ndjsonKeys,
+            ndjsonKeysOverflow: scan.ndjsonKeysOverflow,
+          }),
+        ).catch(async (err: unknown) => {
           await rejects.discard();
           await unknown.discard();
           throw err;
@@ -290,11 +364,24 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     let run;
     try {
       run = await dispatchRows({
-      path: input.path, name: input.name, encoding: input.encoding, format: scan.format, resource: opts.resource, baseUrl: opts.baseUrl,
-      mapping: scan.mapping, maps, chunkSize, concurrency,
-      maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5,
-      send: deps.send, journal, rejects, unknown, results, signal: deps.signal,
-      onChange: (c) => progress('send', c, scan.rows, size),
+        path: input.path,
+        name: input.name,
+        encoding: input.encoding,
+        format: scan.format,
+        resource: opts.resource,
+        baseUrl: opts.baseUrl,
+        mapping: scan.mapping,
+        maps,
+        chunkSize,
+        concurrency,
+        maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5,
+        send: deps.send,
+        journal,
+        rejects,
+        unknown,
+        results,
+        signal: deps.signal,
+        onChange: (c) => progress('send', c, scan.rows, size),
       });
     } catch (err) {
       await rejects.discard();
@@ -317,7 +404,13 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
       await results?.commit();
       const everything = !run.aborted && run.fatal === undefined && c.failedChunks === 0;
       if (journal && everything) {
-        await journal.complete(deps.clock.now(), { rows: c.rows, created: c.created + c.skipped, failed: c.failed, invalid: c.invalid, unknown: c.unknown });
+        await journal.complete(deps.clock.now(), {
+          rows: c.rows,
+          created: c.created + c.skipped,
+          failed: c.failed,
+          invalid: c.invalid,
+          unknown: c.unknown,
+        });
       }
     } finally {
       await journal?.close().catch(() => undefined);
@@ -378,23 +471,42 @@ async function finishedImport(
   if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
   if (!sha) return undefined;
   const identity: JournalIdentity = {
-    contentSha256: sha, resource: opts.resource, baseUrl: opts.baseUrl, ...(opts.keyId ? { keyId: opts.keyId } : {}),
+    contentSha256: sha,
+    resource: opts.resource,
+    baseUrl: opts.baseUrl,
+    ...(opts.keyId ? { keyId: opts.keyId } : {}),
   };
   const info = (await ImportJournal.completedInfo(dir, identity).catch(() => undefined))?.info;
-  if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined) return undefined;
+  if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined)
+    return undefined;
   const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.isStdin ? '-' : input.name, format, started, deps.cwd ?? process.cwd());
   const unknownPath = unknownPathFor(rejectsPath);
   const unknown = info.unknown ?? 0;
   const noRejects = info.failed + info.invalid - unknown === 0;
-  const present = (p: string): Promise<boolean> => access(p).then(() => true, () => false);
+  const present = (p: string): Promise<boolean> =>
+    access(p).then(
+      () => true,
+      () => false,
+    );
   if (!noRejects && !(await present(rejectsPath))) return undefined;
   if (unknown > 0 && !(await present(unknownPath))) return undefined;
   deps.warn?.(`${input.name} was already imported into ${opts.resource} (${info.at}): nothing will be sent; use --no-resume to import it again`);
   await pruneJournals(dir, started, { keep: journalPath(dir, identity) }).catch(() => 0);
   return {
-    resource: opts.resource, rows: info.rows, created: 0, failed: info.failed, invalid: info.invalid, skipped: info.created,
-    chunks: 0, requests: 0, retries: 0, elapsed_ms: deps.clock.now() - started, rejects_file: noRejects ? null : rejectsPath,
-    in_doubt: 0, unknown, unknown_file: unknown > 0 ? unknownPath : null,
+    resource: opts.resource,
+    rows: info.rows,
+    created: 0,
+    failed: info.failed,
+    invalid: info.invalid,
+    skipped: info.created,
+    chunks: 0,
+    requests: 0,
+    retries: 0,
+    elapsed_ms: deps.clock.now() - started,
+    rejects_file: noRejects ? null : rejectsPath,
+    in_doubt: 0,
+    unknown,
+    unknown_file: unknown > 0 ? unknownPath : null,
   };
 }
 

@@ -166,7 +166,10 @@ export function convertCell(raw: string, type: FieldType): CellValue {
       return { ok: false, reason: 'is not a boolean (true/false, yes/no, 1/0)' };
     }
     case 'list': {
-      const items = cell.split(';').map((s) => s.trim()).filter((s) => s !== '');
+      const items = cell
+        .split(';')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
       return items.length === 0 ? { ok: true, value: undefined, empty: true } : { ok: true, value: items, empty: false };
     }
     case 'json': {

@@ -66,8 +66,10 @@ export function tooLargeReason(max: number, at: { name: string; format: InputFor
   const lines = at.last > at.first ? `lines ${at.first}–${at.last}` : `line ${at.first}`;
   const file = at.name === '-' ? 'standard input' : at.name;
   const into = at.format === 'csv' ? 'a new file under a copy of its header line' : 'a new .ndjson file';
-  return `the row is larger than ${formatBytes(max)}, the limit for one row, so its cells are not copied here ` +
-    `(importing this file skips this row): copy ${lines} of ${file} into ${into}, shorten the row, and import that file`;
+  return (
+    `the row is larger than ${formatBytes(max)}, the limit for one row, so its cells are not copied here ` +
+    `(importing this file skips this row): copy ${lines} of ${file} into ${into}, shorten the row, and import that file`
+  );
 }
 
 /** the rejects file's own columns (keys) */
@@ -94,4 +96,3 @@ export type ReaderOptions = OpenInputOptions & { name: string; maxRecordBytes: n
 export function formatBytes(n: number): string {
   return n >= 1048576 ? `${Math.round(n / 1048576)} MiB` : n >= 1024 ? `${Math.round(n / 1024)} KiB` : `${n} bytes`;
 }
-

@@ -47,8 +47,7 @@ export async function findEarlierImports(dir: string, match: JournalIdentity & {
     const h = await readHeader(path);
     if (!h || h.resource !== match.resource || trimBase(h.base_url) !== trimBase(match.baseUrl)) continue;
     const changed = match.input !== '-' && h.input === match.input && h.content_sha256 !== match.contentSha256;
-    const otherKey =
-      h.content_sha256 === match.contentSha256 && match.keyId !== undefined && h.key_id !== undefined && h.key_id !== match.keyId;
+    const otherKey = h.content_sha256 === match.contentSha256 && match.keyId !== undefined && h.key_id !== undefined && h.key_id !== match.keyId;
     if (!changed && !otherKey) continue;
     const complete = await readComplete(path).catch(() => undefined);
     out.push({
@@ -126,7 +125,10 @@ export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
   if (await g.hasOwnJournal()) return;
   const { resource, baseUrl } = g.identity;
   const latest = (kind: EarlierImport['kind']): EarlierImport | undefined =>
-    earlier.filter((e) => e.kind === kind).sort((a, b) => a.createdAt.localeCompare(b.createdAt)).pop();
+    earlier
+      .filter((e) => e.kind === kind)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .pop();
   const rotated = latest('other-key');
   if (rotated) {
     const what = rotated.complete ? 'was imported' : 'was partly imported (the import did not finish)';
@@ -148,7 +150,10 @@ export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
       : '';
     // the rejects file of that import, when it left one (an import of a fixed rejects file that
     // created every row left none: naming `<it>.rejects.csv` pointed at a file that never existed)
-    const retry = (await access(g.rejectsPath).then(() => true, () => false))
+    const retry = (await access(g.rejectsPath).then(
+      () => true,
+      () => false,
+    ))
       ? `to retry the rows that were not created, fix them in the rejects file (${g.rejectsPath}) and run \`crm batch ${resource} ${g.rejectsPath}\`.`
       : 'That import left no rows to fix (it has no rejects file).';
     throw new UsageError(

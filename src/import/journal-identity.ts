@@ -40,7 +40,16 @@ export async function existingPath(dir: string, identity: JournalIdentity): Prom
   const path = journalPath(dir, identity);
   if (!identity.keyId) return path;
   const legacy = journalPath(dir, { ...identity, keyId: undefined });
-  const [here, old] = await Promise.all([stat(path).then(() => true, () => false), stat(legacy).then(() => true, () => false)]);
+  const [here, old] = await Promise.all([
+    stat(path).then(
+      () => true,
+      () => false,
+    ),
+    stat(legacy).then(
+      () => true,
+      () => false,
+    ),
+  ]);
   if (here || !old) return path;
   const h = await readHeader(legacy);
   return h && h.key_id === undefined ? legacy : path;

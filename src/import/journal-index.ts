@@ -4,9 +4,7 @@
 // the sending pass reaches that chunk.
 import { open, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../http/errors.js';
-import {
-  JOURNAL_VERSION, lineKind, openLine, streamLines, type CompleteInfo, type FinishedChunk, type HeaderLine,
-} from './journal-line.js';
+import { JOURNAL_VERSION, lineKind, openLine, streamLines, type CompleteInfo, type FinishedChunk, type HeaderLine } from './journal-line.js';
 
 /** Growable per-seq arrays: where each finished chunk's line is, and which chunks were sent. */
 export class ChunkIndex {

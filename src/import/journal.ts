@@ -84,7 +84,10 @@ export class ImportJournal {
 
   /** Whether this identity has a journal (also one from before keys were recorded). */
   static async exists(dir: string, identity: JournalIdentity): Promise<boolean> {
-    return stat(await existingPath(dir, identity)).then(() => true, () => false);
+    return stat(await existingPath(dir, identity)).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** The `complete` line of this identity's journal, reading only its end (cheap). */

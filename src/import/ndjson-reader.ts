@@ -8,7 +8,15 @@ import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
 import { INVALID_ENCODING, undecodable } from './encoding.js';
 import { CR, LF } from './quote-scan.js';
-import { isTooLargePlaceholder, RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason, type InputReader, type ReaderOptions, type ReadRow } from './input-row.js';
+import {
+  isTooLargePlaceholder,
+  RECORD_TOO_LARGE_CODE,
+  readInterrupted,
+  tooLargeReason,
+  type InputReader,
+  type ReaderOptions,
+  type ReadRow,
+} from './input-row.js';
 import { INVALID_CODES } from './rows.js';
 import { inexactJsonNumber } from '../json/exact-json.js';
 
@@ -93,7 +101,15 @@ export async function openNdjson(path: string, o: ReaderOptions): Promise<InputR
       if (r.done) return null;
       lineNo++;
       let buf = r.value;
-      if (buf === null) return { line: lineNo, raw: '', error: { code: RECORD_TOO_LARGE_CODE, reason: tooLargeReason(o.maxRecordBytes, { name: o.name, format: 'ndjson', first: lineNo, last: lineNo }) } };
+      if (buf === null)
+        return {
+          line: lineNo,
+          raw: '',
+          error: {
+            code: RECORD_TOO_LARGE_CODE,
+            reason: tooLargeReason(o.maxRecordBytes, { name: o.name, format: 'ndjson', first: lineNo, last: lineNo }),
+          },
+        };
       if (lineNo === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
       const text = buf.toString('utf8');
       if (!isUtf8(buf)) return { line: lineNo, raw: text, error: { code: INVALID_ENCODING, reason: undecodable(o.encoding, 'the line') } };

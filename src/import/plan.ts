@@ -49,7 +49,8 @@ export async function dryRunSummary(
   base: ImportSummary,
   sizes: { chunkSize: number; concurrency: number },
 ): Promise<ImportSummary> {
-  const journal = deps.journalDir && opts.resume !== false ? await ImportJournal.peek(deps.journalDir, identity).catch(() => undefined) : undefined;
+  const journal =
+    deps.journalDir && opts.resume !== false ? await ImportJournal.peek(deps.journalDir, identity).catch(() => undefined) : undefined;
   return {
     ...base,
     rows: scan.rows,

@@ -41,7 +41,10 @@ export async function startsLikeJson(path: string): Promise<boolean> {
   try {
     const buf = Buffer.alloc(256);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const head = buf.subarray(0, bytesRead).toString('utf8').replace(/^\ufeff/, '');
+    const head = buf
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\ufeff/, '');
     return /^\s*\{/.test(head);
   } finally {
     await fh.close();
@@ -63,5 +66,3 @@ export async function openInput(path: string, opts: OpenInputOptions = {}): Prom
   const o = { ...opts, name, maxRecordBytes: opts.maxRecordBytes ?? MAX_RECORD_BYTES, encoding: opts.encoding ?? UTF8 };
   return format === 'csv' ? openCsv(path, o) : openNdjson(path, o);
 }
-
-

@@ -99,7 +99,10 @@ export async function createRejectsWriter(
         return null;
       }
       try {
-        await sorted.drainTo((t) => file.write(t), () => file.drain());
+        await sorted.drainTo(
+          (t) => file.write(t),
+          () => file.drain(),
+        );
       } catch (err) {
         await sorted.dispose();
         await file.discard();
@@ -129,7 +132,10 @@ export function unknownPathFor(rejectsPath: string): string {
 export function defaultRejectsPath(input: string, format: InputFormat, now: number, cwd: string): string {
   const ext = format === 'ndjson' ? 'ndjson' : 'csv';
   if (input === '-') {
-    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+    const stamp = new Date(now)
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
     return join(cwd, `crm-rejects-${stamp}.${ext}`);
   }
   return `${input}.rejects.${ext}`;

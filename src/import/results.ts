@@ -39,7 +39,10 @@ export async function createResultsWriter(
   const projection = opts.format === 'csv' ? new ColumnProjection(opts.header ?? []) : undefined;
   // NDJSON input written as CSV: the keys as columns (a key named like `_line`/`id` is left out: the
   // input's own copy of a column this file writes itself)
-  const keys = opts.format === 'ndjson' && !ndjsonOut ? (opts.ndjsonKeys ?? []).filter((k) => !RESERVED.has(k) && !k.startsWith('_error_') && k !== '_raw') : [];
+  const keys =
+    opts.format === 'ndjson' && !ndjsonOut
+      ? (opts.ndjsonKeys ?? []).filter((k) => !RESERVED.has(k) && !k.startsWith('_error_') && k !== '_raw')
+      : [];
   const keySet = new Set(keys);
   const more = opts.ndjsonKeysOverflow === true;
   let count = 0;

@@ -11,9 +11,7 @@ export const INVALID_CODES = {
   empty: 'EMPTY_ROW',
 } as const;
 
-export type RowResult =
-  | { ok: true; record: ApiRecord }
-  | { ok: false; code: string; reason: string; field: string };
+export type RowResult = { ok: true; record: ApiRecord } | { ok: false; code: string; reason: string; field: string };
 
 const MAX_SHOWN = 60;
 

@@ -21,9 +21,7 @@ export interface InvalidRow {
   reason: string;
 }
 
-export type Classified =
-  | { ok: true; record: ApiRecord }
-  | { ok: false; code: string; reason: string };
+export type Classified = { ok: true; record: ApiRecord } | { ok: false; code: string; reason: string };
 
 /** A read row → the record to send, or why it is invalid. */
 export function classifyRow(row: ReadRow, mapping: HeaderMapping | undefined, maps: ColumnMap): Classified {
@@ -84,7 +82,10 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   const text = new TextCheck();
   const placeholders: number[] = [];
   const reader = await openInput(path, {
-    format: opts.format, name: opts.name, encoding: opts.encoding, signal: opts.signal,
+    format: opts.format,
+    name: opts.name,
+    encoding: opts.encoding,
+    signal: opts.signal,
     onPlaceholder: (line) => placeholders.push(line),
     onChunk: (c) => {
       hash.update(c);
@@ -156,7 +157,6 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
     ndjsonKeysOverflow: overflow,
   };
 }
-
 
 /**
  * A file with NUL bytes whose rows mostly have NUL bytes or bytes that do not decode is not a text

@@ -112,7 +112,9 @@ function checkText(name: string, head: Buffer): void {
 async function openStream(path: string, fifo: boolean): Promise<Readable> {
   if (!fifo) return createReadStream(path);
   const fd = await new Promise<number>((resolve, reject) =>
-    openFd(path, constants.O_RDONLY | constants.O_NONBLOCK, (err, n) => (err ? reject(new UsageError(`cannot read ${path}: ${err.message}`, { cause: err })) : resolve(n))),
+    openFd(path, constants.O_RDONLY | constants.O_NONBLOCK, (err, n) =>
+      err ? reject(new UsageError(`cannot read ${path}: ${err.message}`, { cause: err })) : resolve(n),
+    ),
   );
   return new Socket({ fd, readable: true, writable: false });
 }

@@ -133,15 +133,22 @@ export class TextCheck {
     const list = this.lines.map((l) => `line ${l.line}${utf8 ? ` ("${l.snippet}")` : ''}`).join(', ') + (this.more ? ', …' : '');
     const what = name === '-' ? 'standard input' : name;
     return utf8
-      ? new UsageError(`${what} is not UTF-8 text: ${list} ${this.lines.length > 1 ? 'have' : 'has'} bytes that are not valid UTF-8. Nothing was sent.`, {
-          code: 'INVALID_ENCODING',
-          hint: 'if it was saved in another encoding, rerun with it: --encoding windows-1252 (Excel on Windows; latin1 means the same), ' +
-            '--encoding utf-16le, …; otherwise fix the bytes on those lines',
-        })
-      : new UsageError(`${what} cannot be decoded as ${encoding}: ${list} ${this.lines.length > 1 ? 'have' : 'has'} bytes that ${encoding} has no character for. Nothing was sent.`, {
-          code: 'INVALID_ENCODING',
-          hint: "name the file's real encoding with --encoding, or fix the bytes on those lines",
-        });
+      ? new UsageError(
+          `${what} is not UTF-8 text: ${list} ${this.lines.length > 1 ? 'have' : 'has'} bytes that are not valid UTF-8. Nothing was sent.`,
+          {
+            code: 'INVALID_ENCODING',
+            hint:
+              'if it was saved in another encoding, rerun with it: --encoding windows-1252 (Excel on Windows; latin1 means the same), ' +
+              '--encoding utf-16le, …; otherwise fix the bytes on those lines',
+          },
+        )
+      : new UsageError(
+          `${what} cannot be decoded as ${encoding}: ${list} ${this.lines.length > 1 ? 'have' : 'has'} bytes that ${encoding} has no character for. Nothing was sent.`,
+          {
+            code: 'INVALID_ENCODING',
+            hint: "name the file's real encoding with --encoding, or fix the bytes on those lines",
+          },
+        );
   }
 }
 
@@ -224,7 +231,10 @@ function render(b: Buffer): string {
   let pos = 0;
   while (pos < b.length) {
     const bad = firstInvalid(b, pos);
-    out += b.subarray(pos, bad).toString('utf8').replace(/[\0-\x1f\x7f]/g, (c) => hex(c.charCodeAt(0)));
+    out += b
+      .subarray(pos, bad)
+      .toString('utf8')
+      .replace(/[\0-\x1f\x7f]/g, (c) => hex(c.charCodeAt(0)));
     if (bad < b.length) out += hex(b[bad]!);
     pos = bad + 1;
   }

@@ -69,7 +69,7 @@ export function inexactJsonNumber(text: string): string | undefined {
 
 /** Calls `visit` with each number token outside strings, in order, until it returns false. */
 function forEachNumber(text: string, visit: (token: string, at: number) => boolean | void): void {
-  for (let at = nextToken(text, 0); at >= 0; ) {
+  for (let at = nextToken(text, 0); at >= 0;) {
     if (text.charCodeAt(at) === 0x22) {
       at = nextToken(text, stringEnd(text, at));
       continue;
@@ -92,7 +92,7 @@ function nextToken(text: string, from: number): number {
 
 /** Just after the closing quote of the string opening at `open` (the text's end if it has none). */
 function stringEnd(text: string, open: number): number {
-  for (let i = open + 1; ; ) {
+  for (let i = open + 1; ;) {
     const quote = text.indexOf('"', i);
     if (quote < 0) return text.length;
     let backslashes = 0;
@@ -142,11 +142,15 @@ function nonce(): string {
 export function stringifyJson(value: unknown, indent?: number): string | undefined {
   if (!RawNumber.seen) return JSON.stringify(value, bigintReplacer, indent);
   const prefix = nonce();
-  const json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
-    const original = this[key];
-    if (original instanceof RawNumber) return `${prefix}${original.text}`;
-    return typeof v === 'bigint' ? v.toString() : v;
-  }, indent);
+  const json = JSON.stringify(
+    value,
+    function (this: Record<string, unknown>, key: string, v: unknown) {
+      const original = this[key];
+      if (original instanceof RawNumber) return `${prefix}${original.text}`;
+      return typeof v === 'bigint' ? v.toString() : v;
+    },
+    indent,
+  );
   return json?.replace(rawMarks(prefix), '$1');
 }
 

@@ -23,4 +23,3 @@ export function truncate(text: string, max: number): string {
   if (chars.length <= max) return text;
   return `${chars.slice(0, Math.max(1, max - 1)).join('')}…`;
 }
-

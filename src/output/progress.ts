@@ -57,13 +57,16 @@ export function createProgress(opts: ProgressOptions): Progress {
   let done = false;
 
   const start = (): Promise<void> => {
-    loading ??= import('ora').then(({ default: ora }) => {
-      if (done) return;
-      // discardStdin: false keeps stdin out of raw mode, so Ctrl-C stays SIGINT and piped input is untouched.
-      spinner = ora({ text, stream: opts.stream, discardStdin: false, isEnabled: true, color: color ? 'cyan' : false }).start();
-    }, () => {
-      // ora failed to load: progress is a nicety, carry on without a spinner
-    });
+    loading ??= import('ora').then(
+      ({ default: ora }) => {
+        if (done) return;
+        // discardStdin: false keeps stdin out of raw mode, so Ctrl-C stays SIGINT and piped input is untouched.
+        spinner = ora({ text, stream: opts.stream, discardStdin: false, isEnabled: true, color: color ? 'cyan' : false }).start();
+      },
+      () => {
+        // ora failed to load: progress is a nicety, carry on without a spinner
+      },
+    );
     return loading;
   };
   const finish = async (how: 'succeed' | 'fail' | 'stop', final?: string): Promise<void> => {

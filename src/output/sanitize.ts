@@ -29,9 +29,7 @@ export function escapeChar(ch: string): string {
   const named = NAMED[ch];
   if (named !== undefined) return named;
   const code = ch.codePointAt(0) ?? 0;
-  return code <= 0xff
-    ? `\\x${code.toString(16).padStart(2, '0')}`
-    : `\\u${code.toString(16).padStart(4, '0')}`;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
 /**

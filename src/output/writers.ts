@@ -90,7 +90,7 @@ function fieldChecker(opts: WriterOptions): { see(record: unknown): void; report
       const names = [...missing].map((f) => JSON.stringify(f)).join(', ');
       const has = sample!.slice(0, 15).join(', ') + (sample!.length > 15 ? ', …' : '');
       const which = seen === 1 ? 'the record printed has no' : `none of the ${seen} records printed has`;
-      notice(sanitizeForTerminal(`--fields: ${which} ${names}; ${seen === 1 ? 'its' : 'the first one\'s'} fields: ${has}`));
+      notice(sanitizeForTerminal(`--fields: ${which} ${names}; ${seen === 1 ? 'its' : "the first one's"} fields: ${has}`));
     },
   };
 }
@@ -239,7 +239,11 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
       await flush();
       if (width === undefined || opts.notice === undefined) return;
       const layout = { widths: [], hidden: [...hidden], hiddenEmpty: [...hiddenEmpty].filter((c) => !hidden.has(c)), cut: [...cut] };
-      const notice = fitNotice(layout, width, pinned.filter((c) => columns?.includes(c)));
+      const notice = fitNotice(
+        layout,
+        width,
+        pinned.filter((c) => columns?.includes(c)),
+      );
       if (notice) opts.notice(notice);
     },
   };

@@ -47,7 +47,11 @@ function withRequestId(response: SandboxResponse, requestId: string): SandboxRes
 export async function handleApiRequest(state: SandboxState, req: IncomingRequest, version: 1 | 2): Promise<Outcome> {
   const requestId = newRequestId();
   const rm: RequestMeta = { requestId, now: state.now(), version: version === 1 ? '1' : '2' };
-  const answer = (response: SandboxResponse, extra: Partial<Outcome> = {}): Outcome => ({ response: withRequestId(response, requestId), requestId, ...extra });
+  const answer = (response: SandboxResponse, extra: Partial<Outcome> = {}): Outcome => ({
+    response: withRequestId(response, requestId),
+    requestId,
+    ...extra,
+  });
   const latency = () => (state.faults.config.latencyMs > 0 ? sleep(state.faults.config.latencyMs) : undefined);
 
   let key: KeyDef;
@@ -77,7 +81,11 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
         }
         if (found.kind === 'replay') {
           await latency();
-          return { response: { ...found.response, headers: { ...found.response.headers, 'Idempotent-Replayed': 'true' } }, replayed: true, requestId: found.response.headers['X-Request-Id'] ?? requestId };
+          return {
+            response: { ...found.response, headers: { ...found.response.headers, 'Idempotent-Replayed': 'true' } },
+            replayed: true,
+            requestId: found.response.headers['X-Request-Id'] ?? requestId,
+          };
         }
         if (found.kind === 'conflict') early = found.error;
         else claim = found.claim;
@@ -86,10 +94,13 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
     }
   }
 
-  const limit = takeAll([
-    { limiter: state.keyLimiter, id: key.key },
-    { limiter: state.orgLimiter, id: ORGANIZATION },
-  ], state.rateFormat);
+  const limit = takeAll(
+    [
+      { limiter: state.keyLimiter, id: key.key },
+      { limiter: state.orgLimiter, id: ORGANIZATION },
+    ],
+    state.rateFormat,
+  );
   if (!limit.ok) {
     claim?.release();
     await latency();
@@ -102,7 +113,14 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
   if (fault && runsBeforeRequest(fault)) {
     claim?.release();
     if (fault === 'drop') return { fault, requestId };
-    const faulty = fault === '500' ? internalError(rm) : fault === '429' ? injected429(rm, state.rateFormat) : fault === 'html-502' ? html502() : truncated(rm);
+    const faulty =
+      fault === '500'
+        ? internalError(rm)
+        : fault === '429'
+          ? injected429(rm, state.rateFormat)
+          : fault === 'html-502'
+            ? html502()
+            : truncated(rm);
     return answer(faulty, { fault });
   }
 
@@ -138,7 +156,13 @@ function run(state: SandboxState, req: IncomingRequest, version: 1 | 2, key: Key
     const route = routes[req.method as Method];
     if (!route) {
       const allowed = Object.keys(routes).join(', ');
-      throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path} (allowed: ${allowed})`, [{ allowed: Object.keys(routes) }], { Allow: allowed });
+      throw new ApiError(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${req.method} is not allowed on ${req.path} (allowed: ${allowed})`,
+        [{ allowed: Object.keys(routes) }],
+        { Allow: allowed },
+      );
     }
     if (route.scope) requireScope(key, route.scope);
     let parsed: { value: unknown } | undefined;

@@ -27,7 +27,9 @@ export function authenticate(headers: Partial<Record<string, string[]>>, keys: R
   } else if (authorization !== undefined) {
     // Spec: "Version 1 headers: Content-Type: application/json and X-Service-Api-Key".
     if (version === 1) {
-      throw unauthenticated('Version 1 takes the API key only in the X-Service-Api-Key header; Authorization: Bearer is not accepted on /api/v1');
+      throw unauthenticated(
+        'Version 1 takes the API key only in the X-Service-Api-Key header; Authorization: Bearer is not accepted on /api/v1',
+      );
     }
     const m = /^Bearer +(\S+)\s*$/i.exec(authorization);
     if (!m) throw unauthenticated('Malformed Authorization header: expected "Bearer <API_KEY>"');

@@ -125,7 +125,8 @@ export function handleControl(state: SandboxState, method: string, sub: string, 
   switch (route) {
     case 'GET /requests': {
       const since = query.get('since') ?? '0';
-      if (!/^\d+$/.test(since)) throw new ApiError(422, 'INVALID_PARAMETER', 'since must be a non-negative integer', [{ field: 'since', issue: 'invalid' }]);
+      if (!/^\d+$/.test(since))
+        throw new ApiError(422, 'INVALID_PARAMETER', 'since must be a non-negative integer', [{ field: 'since', issue: 'invalid' }]);
       return ok(state.log.since(Number(since)));
     }
     case 'GET /faults':

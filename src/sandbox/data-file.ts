@@ -137,18 +137,20 @@ export class AutoSaver {
   }
 
   private save(always = false): Promise<void> {
-    this.chain = this.chain.catch(() => {}).then(async () => {
-      if (!this.dirty && !always) return;
-      this.dirty = false;
-      try {
-        await saveDataFile(this.path, this.snapshot());
-        this.lastError = undefined;
-      } catch (err) {
-        this.dirty = true;
-        this.lastError = err as Error;
-        throw err;
-      }
-    });
+    this.chain = this.chain
+      .catch(() => {})
+      .then(async () => {
+        if (!this.dirty && !always) return;
+        this.dirty = false;
+        try {
+          await saveDataFile(this.path, this.snapshot());
+          this.lastError = undefined;
+        } catch (err) {
+          this.dirty = true;
+          this.lastError = err as Error;
+          throw err;
+        }
+      });
     return this.chain;
   }
 }

@@ -46,12 +46,22 @@ export async function handleDownloadRequest(
     );
   }
   if (method !== 'GET') {
-    return answer(errorResponse(rm, new ApiError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on a transcript link (allowed: GET)`, [], { Allow: 'GET' })));
+    return answer(
+      errorResponse(
+        rm,
+        new ApiError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on a transcript link (allowed: GET)`, [], { Allow: 'GET' }),
+      ),
+    );
   }
   const limit = takeAll([{ limiter: state.downloadLimiter, id: 'downloads' }], state.rateFormat);
   if (!limit.ok) {
     await latency();
-    return answer(errorResponse(rm, new ApiError(429, 'RATE_LIMITED', `Download rate limit exceeded; retry after ${limit.headers['Retry-After']} s`, [], limit.headers)));
+    return answer(
+      errorResponse(
+        rm,
+        new ApiError(429, 'RATE_LIMITED', `Download rate limit exceeded; retry after ${limit.headers['Retry-After']} s`, [], limit.headers),
+      ),
+    );
   }
   await latency();
 
@@ -72,7 +82,11 @@ function serve(state: SandboxState, token: string, rm: RequestMeta, limitHeaders
   const recordingId = state.tokens.resolve(token);
   const recording = recordingId === undefined ? undefined : state.store.get('recordings', recordingId);
   if (!recording || recording.has_transcript !== true) {
-    const expired = new ApiError(404, 'LINK_EXPIRED', 'This transcript link has expired or is unknown: get the recording again for a fresh link');
+    const expired = new ApiError(
+      404,
+      'LINK_EXPIRED',
+      'This transcript link has expired or is unknown: get the recording again for a fresh link',
+    );
     const res = errorResponse(rm, expired);
     return { ...res, headers: { ...res.headers, ...limitHeaders } };
   }

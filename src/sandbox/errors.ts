@@ -23,5 +23,4 @@ export const invalidBody = (message: string): ApiError => new ApiError(422, 'INV
 export const invalidParameter = (name: string, message: string): ApiError =>
   new ApiError(422, 'INVALID_PARAMETER', message, [{ field: name, issue: 'invalid' }]);
 
-export const forbiddenRecord = (id: string): ApiError =>
-  new ApiError(403, 'FORBIDDEN_RECORD', `Record ${id} belongs to another user`, [{ id }]);
+export const forbiddenRecord = (id: string): ApiError => new ApiError(403, 'FORBIDDEN_RECORD', `Record ${id} belongs to another user`, [{ id }]);

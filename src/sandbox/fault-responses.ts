@@ -38,6 +38,10 @@ export function truncated(rm: RequestMeta, real?: SandboxResponse): SandboxRespo
     const text = JSON.stringify(real.body ?? null);
     return { ...real, raw: text.slice(0, Math.floor(text.length / 2)) };
   }
-  const full = JSON.stringify({ object: 'success', data: { id: 'truncated', note: 'this body was cut in half by an injected fault' }, meta: meta(rm) });
+  const full = JSON.stringify({
+    object: 'success',
+    data: { id: 'truncated', note: 'this body was cut in half by an injected fault' },
+    meta: meta(rm),
+  });
   return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, raw: full.slice(0, Math.floor(full.length / 2)) };
 }

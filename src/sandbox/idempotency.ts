@@ -95,12 +95,9 @@ export class IdempotencyCache {
       if (entry.fingerprint !== fp) {
         return {
           kind: 'conflict',
-          error: new ApiError(
-            422,
-            'IDEMPOTENCY_KEY_REUSED',
-            'This Idempotency-Key was already used with a different method, path or body',
-            [{ header: 'Idempotency-Key', issue: 'reused' }],
-          ),
+          error: new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different method, path or body', [
+            { header: 'Idempotency-Key', issue: 'reused' },
+          ]),
         };
       }
       if (entry.state === 'inflight') return { kind: 'wait', done: entry.done };

@@ -51,7 +51,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       state.store.restore(saved);
       state.idempotency.restore(saved.idempotency ?? []);
     }
-    saver = new AutoSaver(options.dataFile, () => ({ ...state.store.snapshot(), idempotency: state.idempotency.snapshot() }), options.saveDelayMs ?? 2000);
+    saver = new AutoSaver(
+      options.dataFile,
+      () => ({ ...state.store.snapshot(), idempotency: state.idempotency.snapshot() }),
+      options.saveDelayMs ?? 2000,
+    );
     const s = saver;
     state.store.onChange = () => s.changed();
     state.idempotency.onChange = () => s.changed();

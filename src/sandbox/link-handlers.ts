@@ -84,7 +84,11 @@ export function relationRoutes(parent: ResourceDef, id: string, link: LinkRelati
           .map((l) => ({ seq: l.seq, link: l.data, child: ctx.state.store.get(l.data.child_type, l.data.child_id) }))
           .filter((r) => r.child !== undefined && canSee(ctx.key, r.child) && matches(r.child, q.filters));
         const page = paginate(rows, scope, q.limit, q.afterSeq, ctx.state.cursors);
-        return list(ctx.rm, page.items.map((r) => ({ ...r.child, link: r.link })), { end_cursor: page.endCursor, has_next_page: page.hasNextPage });
+        return list(
+          ctx.rm,
+          page.items.map((r) => ({ ...r.child, link: r.link })),
+          { end_cursor: page.endCursor, has_next_page: page.hasNextPage },
+        );
       },
     },
     POST: {

@@ -85,9 +85,7 @@ export function retryAfterHeader(ms: number, format: HeaderFormat = DEFAULT_FORM
   return wait >= 1000 ? String(Math.ceil(wait / 1000)) : secondsHeader(wait);
 }
 
-export type LimitDecision =
-  | { ok: true; headers: Record<string, string> }
-  | { ok: false; headers: Record<string, string>; retryAfterMs: number };
+export type LimitDecision = { ok: true; headers: Record<string, string> } | { ok: false; headers: Record<string, string>; retryAfterMs: number };
 
 /**
  * One counted request against several windows at once: either every limiter has room and each

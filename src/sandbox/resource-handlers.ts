@@ -49,7 +49,11 @@ export function collectionRoutes(def: ResourceDef): PathRoutes {
         const q = parseListQuery(ctx.query, def.name, ctx.state.cursors);
         const rows = filterIter(ctx.state.store.rows(def.name, q.afterSeq), (r) => canSee(ctx.key, r.data) && matches(r.data, q.filters));
         const page = paginate(rows, def.name, q.limit, q.afterSeq, ctx.state.cursors);
-        return list(ctx.rm, page.items.map((r) => presentInList(def, r.data)), { end_cursor: page.endCursor, has_next_page: page.hasNextPage });
+        return list(
+          ctx.rm,
+          page.items.map((r) => presentInList(def, r.data)),
+          { end_cursor: page.endCursor, has_next_page: page.hasNextPage },
+        );
       },
     };
   }

@@ -123,7 +123,8 @@ function seedLinks(store: Store, random: Random, r: Record<'deals' | 'contacts' 
     store.link('deals', id(deal), 'contacts', 'contacts', id(pick(random, r.contacts)), { ...own(), type: pick(random, DEAL_CONTACT_TYPES) });
     store.link('deals', id(deal), 'companies', 'companies', id(pick(random, r.companies)), own());
   }
-  for (const note of r.notes.slice(0, 5)) store.link('notes', id(note), 'records', 'contacts', id(pick(random, r.contacts)), { ...own(), record_type: 'contact' });
+  for (const note of r.notes.slice(0, 5))
+    store.link('notes', id(note), 'records', 'contacts', id(pick(random, r.contacts)), { ...own(), record_type: 'contact' });
   for (const segment of r.segments) {
     for (let i = 0; i < 5; i++) store.link('segments', id(segment), 'members', 'contacts', id(pick(random, r.contacts)), own());
   }

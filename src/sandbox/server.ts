@@ -53,7 +53,12 @@ function drop(req: IncomingMessage, res: ServerResponse): void {
 export type Listener = 'api' | 'download';
 
 /** With `tls` (a PEM key and certificate), https on the same port instead of http. */
-export function createSandboxServer(state: SandboxState, control: boolean, listener: Listener = 'api', tls?: { key: string; cert: string }): Server {
+export function createSandboxServer(
+  state: SandboxState,
+  control: boolean,
+  listener: Listener = 'api',
+  tls?: { key: string; cert: string },
+): Server {
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     handle(state, control && listener === 'api', listener, req, res).catch((err: unknown) => {
       if (!res.headersSent) {
@@ -91,9 +96,20 @@ async function handle(state: SandboxState, control: boolean, listener: Listener,
   let outcome: Outcome;
   if (rawBody === undefined) {
     const meta = rm(version === 1 ? '1' : '2');
-    outcome = { requestId: meta.requestId, response: errorResponse(meta, new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`)) };
+    outcome = {
+      requestId: meta.requestId,
+      response: errorResponse(meta, new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`)),
+    };
   } else if (version !== undefined) {
-    const incoming: IncomingRequest = { method, path, url: path + url.search, query: url.searchParams, headers: req.headers, headersDistinct: req.headersDistinct, rawBody };
+    const incoming: IncomingRequest = {
+      method,
+      path,
+      url: path + url.search,
+      query: url.searchParams,
+      headers: req.headers,
+      headersDistinct: req.headersDistinct,
+      rawBody,
+    };
     outcome = await handleApiRequest(state, incoming, version);
   } else if (path.startsWith(DOWNLOAD_PATH) && path.length > DOWNLOAD_PATH.length && !path.slice(DOWNLOAD_PATH.length).includes('/')) {
     outcome = await handleDownloadRequest(state, method, path.slice(DOWNLOAD_PATH.length), req.headersDistinct);

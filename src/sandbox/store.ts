@@ -72,7 +72,13 @@ export class Store {
     const def = findResource(resource)!;
     const table = this.table(resource);
     const at = this.timestamp();
-    const data: ApiRecord = { id: this.newId(def.idPrefix, (id) => table.has(id)), ...fields, owner_id: ownerId, created_at: at, updated_at: at };
+    const data: ApiRecord = {
+      id: this.newId(def.idPrefix, (id) => table.has(id)),
+      ...fields,
+      owner_id: ownerId,
+      created_at: at,
+      updated_at: at,
+    };
     table.append(data.id as string, { seq: ++this.seq, data });
     this.onChange();
     return data;
@@ -179,7 +185,10 @@ export class Store {
   snapshot(): StoreSnapshot {
     const records: StoreSnapshot['records'] = {};
     for (const [name, table] of this.tables) records[name] = [...table.values()].map((r) => r.data);
-    const links = [...this.linkTables.values()].flatMap((m) => [...m.values()]).sort((a, b) => a.seq - b.seq).map((l) => l.data);
+    const links = [...this.linkTables.values()]
+      .flatMap((m) => [...m.values()])
+      .sort((a, b) => a.seq - b.seq)
+      .map((l) => l.data);
     return { format: 'crm-sandbox-store/1', seq: this.seq, records, links };
   }
 

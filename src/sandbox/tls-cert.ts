@@ -142,7 +142,10 @@ function oid(text: string): Buffer {
 /** UTCTime (RFC 5280: dates before 2050), YYMMDDHHMMSSZ. */
 function time(d: Date): Buffer {
   const s = d.toISOString(); // 2026-11-22T15:05:07.000Z
-  return tlv(0x17, Buffer.from(`${s.slice(2, 4)}${s.slice(5, 7)}${s.slice(8, 10)}${s.slice(11, 13)}${s.slice(14, 16)}${s.slice(17, 19)}Z`, 'ascii'));
+  return tlv(
+    0x17,
+    Buffer.from(`${s.slice(2, 4)}${s.slice(5, 7)}${s.slice(8, 10)}${s.slice(11, 13)}${s.slice(14, 16)}${s.slice(17, 19)}Z`, 'ascii'),
+  );
 }
 
 function name(commonName: string): Buffer {
@@ -154,7 +157,9 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
 }
 
 function keyId(publicKey: KeyObject): Buffer {
-  return createHash('sha1').update(publicKey.export({ type: 'spki', format: 'der' })).digest();
+  return createHash('sha1')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest();
 }
 
 /** The sandbox listens on loopback only: an IPv4 127.x.x.x or ::1. */

@@ -35,7 +35,11 @@ const exact = (name: string) => (v1: ApiRecord, want: string) => typeof v1[name]
 const contains = (name: string) => (v1: ApiRecord, want: string) => Array.isArray(v1[name]) && (v1[name] as unknown[]).includes(want);
 
 function scalarFilters(fields: Readonly<Record<string, string>>, except: string[] = []) {
-  return Object.fromEntries(Object.values(fields).filter((f) => !except.includes(f)).map((f) => [f, exact(f)]));
+  return Object.fromEntries(
+    Object.values(fields)
+      .filter((f) => !except.includes(f))
+      .map((f) => [f, exact(f)]),
+  );
 }
 
 const PEOPLE: QuerySpec = {
@@ -88,7 +92,11 @@ function queryRoute(spec: QuerySpec): PathRoutes {
           return (v1: ApiRecord) => test(v1, want);
         });
         const rows = filterIter(
-          mapIter(ctx.state.store.rows(spec.resource, afterSeq), (r) => ({ seq: r.seq, v1: toV1(r.data, spec.fields), owner_id: r.data.owner_id })),
+          mapIter(ctx.state.store.rows(spec.resource, afterSeq), (r) => ({
+            seq: r.seq,
+            v1: toV1(r.data, spec.fields),
+            owner_id: r.data.owner_id,
+          })),
           (r) => canSee(ctx.key, r) && filters.every((f) => f(r.v1)),
         );
         const page = paginate(rows, scope, limit, afterSeq, ctx.state.cursors);

@@ -27,7 +27,9 @@ export function requireObject(value: unknown): ApiRecord {
 
 export function failed(details: ErrorDetail[]): ApiError {
   const first = details[0]!;
-  const message = `Validation failed: ${String(first.field)} ${String(first.issue).replace(/_/g, ' ')}` + (details.length > 1 ? ` (and ${details.length - 1} more)` : '');
+  const message =
+    `Validation failed: ${String(first.field)} ${String(first.issue).replace(/_/g, ' ')}` +
+    (details.length > 1 ? ` (and ${details.length - 1} more)` : '');
   return new ApiError(422, 'VALIDATION_FAILED', message, details);
 }
 

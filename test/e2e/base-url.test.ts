@@ -48,7 +48,10 @@ describe('a base URL without /api/v2', () => {
   });
 
   it('a version 1 root as the version 2 root is refused before anything is sent (exit 2), with the fix', async () => {
-    const add = await runCrm(['keys', 'add', 'x', '--base-url', `${origin}/api/v1`], { env: { CRM_CONFIG_DIR: freshDir() }, input: t.sb.keys.admin });
+    const add = await runCrm(['keys', 'add', 'x', '--base-url', `${origin}/api/v1`], {
+      env: { CRM_CONFIG_DIR: freshDir() },
+      input: t.sb.keys.admin,
+    });
     expect(add.code).toBe(2);
     expect(add.stderr).toContain(`Use ${origin}/api/v2`);
     const env = t.env('admin', { CRM_BASE_URL: `${origin}/api/v1` });

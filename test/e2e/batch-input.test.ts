@@ -30,8 +30,13 @@ async function contacts(tag: string): Promise<Map<string, string | undefined>> {
   const out = new Map<string, string | undefined>();
   let cursor: string | null = null;
   for (;;) {
-    const res = await fetch(`${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
-    const body = (await res.json()) as { data: Array<{ email: string; first_name?: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
+    const res = await fetch(`${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin },
+    });
+    const body = (await res.json()) as {
+      data: Array<{ email: string; first_name?: string }>;
+      page_info: { end_cursor: string | null; has_next_page: boolean };
+    };
     for (const c of body.data) if (c.email.startsWith(`${tag}.`)) out.set(c.email, c.first_name);
     if (!body.page_info.has_next_page) return out;
     cursor = body.page_info.end_cursor;
@@ -113,9 +118,18 @@ describe('one huge cell', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, created: 2, invalid: 1 });
     const rejectsPath = `${path}.rejects.csv`;
     const rejects = rejectsOf(rejectsPath);
-    expect(rejects).toEqual([{ email: '', first_name: '', _line: '3', _error_code: 'RECORD_TOO_LARGE', _error_message: expect.stringMatching(/larger than 1 MiB/) }]);
-    expect(rejects[0]!._error_message).toContain(`copy lines 3–4 of ${path} into a new file under a copy of its header line, shorten the row, and import that file`);
-    expect(await contacts('huge')).toEqual(new Map([['huge.1@example.com', 'Ann'], ['huge.3@example.com', 'Multi\nline']]));
+    expect(rejects).toEqual([
+      { email: '', first_name: '', _line: '3', _error_code: 'RECORD_TOO_LARGE', _error_message: expect.stringMatching(/larger than 1 MiB/) },
+    ]);
+    expect(rejects[0]!._error_message).toContain(
+      `copy lines 3–4 of ${path} into a new file under a copy of its header line, shorten the row, and import that file`,
+    );
+    expect(await contacts('huge')).toEqual(
+      new Map([
+        ['huge.1@example.com', 'Ann'],
+        ['huge.3@example.com', 'Multi\nline'],
+      ]),
+    );
     // the rejects file fed back (as the summary says): the placeholder is skipped with a notice, not a new EMPTY_ROW reject
     const back = await crm(['batch', 'contacts', rejectsPath]);
     expect(back.code, back.stderr).toBe(0);
@@ -133,14 +147,23 @@ describe('one huge cell', () => {
 
   it('an NDJSON line over 1 MiB likewise', async () => {
     const path = join(dir, 'huge.ndjson');
-    const lines = [{ email: 'hugejson.1@example.com' }, { email: 'hugejson.2@example.com', first_name: 'y'.repeat(2 * 1024 * 1024) }, { email: 'hugejson.3@example.com' }];
+    const lines = [
+      { email: 'hugejson.1@example.com' },
+      { email: 'hugejson.2@example.com', first_name: 'y'.repeat(2 * 1024 * 1024) },
+      { email: 'hugejson.3@example.com' },
+    ];
     writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n'));
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(9);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, created: 2, invalid: 1 });
     const rejectsPath = `${path}.rejects.ndjson`;
-    const rejects = readFileSync(rejectsPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rejects).toMatchObject([{ _line: 2, _error_code: 'RECORD_TOO_LARGE', _error_message: expect.stringContaining(`copy line 2 of ${path} into a new .ndjson file`) }]);
+    const rejects = readFileSync(rejectsPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rejects).toMatchObject([
+      { _line: 2, _error_code: 'RECORD_TOO_LARGE', _error_message: expect.stringContaining(`copy line 2 of ${path} into a new .ndjson file`) },
+    ]);
     const back = await crm(['batch', 'contacts', rejectsPath]);
     expect(back.code, back.stderr).toBe(0);
     expect(JSON.parse(back.stdout)).toMatchObject({ rows: 0, invalid: 0, rejects_file: null });
@@ -150,11 +173,20 @@ describe('one huge cell', () => {
 describe('input encodings', () => {
   it('invalid UTF-8 refuses the whole file before anything is sent (exit 2), naming the lines; a NUL byte is an invalid row whose rejects keep its bytes', async () => {
     const path = join(dir, 'bad-bytes.csv');
-    const nul = Buffer.concat([Buffer.from('email,first_name\r\nenc.1@example.com,Ann\r\nenc.3@example.com,Nu'), Buffer.from([0]), Buffer.from('l\r\n')]);
-    writeFileSync(path, Buffer.concat([nul, Buffer.from('enc.2@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\r\nenc.4@example.com,Zoë\r\n')]));
+    const nul = Buffer.concat([
+      Buffer.from('email,first_name\r\nenc.1@example.com,Ann\r\nenc.3@example.com,Nu'),
+      Buffer.from([0]),
+      Buffer.from('l\r\n'),
+    ]);
+    writeFileSync(
+      path,
+      Buffer.concat([nul, Buffer.from('enc.2@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\r\nenc.4@example.com,Zoë\r\n')]),
+    );
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/is not UTF-8 text: line 4 \("enc\.2@example\.com,Jos\\xE9"\) has bytes that are not valid UTF-8\. Nothing was sent/);
+    expect(r.stderr).toMatch(
+      /is not UTF-8 text: line 4 \("enc\.2@example\.com,Jos\\xE9"\) has bytes that are not valid UTF-8\. Nothing was sent/,
+    );
     expect(r.stderr).toMatch(/--encoding windows-1252/);
     expect(await contacts('enc')).toEqual(new Map());
     expect(() => readFileSync(`${path}.rejects.csv`)).toThrow();
@@ -165,7 +197,12 @@ describe('input encodings', () => {
     expect(JSON.parse(n.stdout)).toMatchObject({ rows: 3, created: 2, invalid: 1 });
     const rejects = rejectsOf(`${path}.rejects.csv`);
     expect(rejects.map((x) => [x._line, x._error_code, x.first_name])).toEqual([['3', 'INVALID_CHARACTER', 'Nu\0l']]);
-    expect(await contacts('enc')).toEqual(new Map([['enc.1@example.com', 'Ann'], ['enc.4@example.com', 'Zoë']]));
+    expect(await contacts('enc')).toEqual(
+      new Map([
+        ['enc.1@example.com', 'Ann'],
+        ['enc.4@example.com', 'Zoë'],
+      ]),
+    );
   });
 
   it('a Windows-1252 file: refused whole without --encoding (no journal left), imported with it; its rejects are UTF-8 with a BOM, and a BOM that --encoding contradicts is refused', async () => {
@@ -174,13 +211,21 @@ describe('input encodings', () => {
     writeFileSync(path, cp('email,first_name\r\nw1.1@example.com,Ann\r\nw1.2@example.com,René\r\n,Zoë\r\nw1.3@example.com,Müller\r\n'));
     const first = await crm(['batch', 'contacts', path]);
     expect(first.code, first.stderr).toBe(2);
-    expect(first.stderr).toMatch(/line 3 \("w1\.2@example\.com,Ren\\xE9"\), line 4 \(",Zo\\xEB"\), line 5 \("w1\.3@example\.com,M\\xFCller"\) have bytes that are not valid UTF-8/);
+    expect(first.stderr).toMatch(
+      /line 3 \("w1\.2@example\.com,Ren\\xE9"\), line 4 \(",Zo\\xEB"\), line 5 \("w1\.3@example\.com,M\\xFCller"\) have bytes that are not valid UTF-8/,
+    );
     expect(await contacts('w1')).toEqual(new Map());
     // what the message says works: not refused as a changed file
     const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
     expect(r.code, r.stderr).toBe(9);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 4, created: 3, failed: 1 });
-    expect(await contacts('w1')).toEqual(new Map([['w1.1@example.com', 'Ann'], ['w1.2@example.com', 'René'], ['w1.3@example.com', 'Müller']]));
+    expect(await contacts('w1')).toEqual(
+      new Map([
+        ['w1.1@example.com', 'Ann'],
+        ['w1.2@example.com', 'René'],
+        ['w1.3@example.com', 'Müller'],
+      ]),
+    );
     const rejectsPath = `${path}.rejects.csv`;
     expect(r.stderr).toContain(`run \`crm batch contacts ${rejectsPath}\`.`);
     expect(r.stderr).not.toMatch(/rejects\.csv[^\n]*--encoding/);
@@ -202,7 +247,9 @@ describe('input encodings', () => {
     writeFileSync(path, 'email,first_name\nw3.1@example.com,Zoë\n');
     const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain('is UTF-8 text ("ample.com,Zoë"), but --encoding windows-1252 would import it as "ample.com,ZoÃ«"; nothing was sent');
+    expect(r.stderr).toContain(
+      'is UTF-8 text ("ample.com,Zoë"), but --encoding windows-1252 would import it as "ample.com,ZoÃ«"; nothing was sent',
+    );
     expect(r.stderr).toMatch(/rerun without --encoding/);
     writeFileSync(path, 'email,first_name\nw3.2@example.com,Zoe\n');
     const ascii = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
@@ -212,7 +259,10 @@ describe('input encodings', () => {
 
   it('bytes the given --encoding cannot decode refuse the file (exit 2), naming the line', async () => {
     const path = join(dir, 'w1252-bad.csv');
-    writeFileSync(path, Buffer.concat([Buffer.from('email,first_name\nw2.1@example.com,Ann\nw2.2@example.com,x'), Buffer.from([0x81]), Buffer.from('\n')]));
+    writeFileSync(
+      path,
+      Buffer.concat([Buffer.from('email,first_name\nw2.1@example.com,Ann\nw2.2@example.com,x'), Buffer.from([0x81]), Buffer.from('\n')]),
+    );
     const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/cannot be decoded as windows-1252: line 3 has bytes that windows-1252 has no character for\. Nothing was sent/);
@@ -228,22 +278,41 @@ describe('input encodings', () => {
     writeFileSync(path, encode(`email,first_name\r\n${tag}.1@example.com,Zoë 😀\r\n${tag}.2@example.com,Łukasz\r\n`));
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(0);
-    expect(await contacts(tag)).toEqual(new Map([[`${tag}.1@example.com`, 'Zoë 😀'], [`${tag}.2@example.com`, 'Łukasz']]));
+    expect(await contacts(tag)).toEqual(
+      new Map([
+        [`${tag}.1@example.com`, 'Zoë 😀'],
+        [`${tag}.2@example.com`, 'Łukasz'],
+      ]),
+    );
   });
 
   it('--encoding windows-1252 (and latin1) decodes an 8-bit export; without it the file is refused, not mangled', async () => {
     const path = join(dir, 'excel.csv');
     // "José", "€uro" and "Müller" in Windows-1252
-    writeFileSync(path, Buffer.concat([
-      Buffer.from('email,first_name\r\ncp.1@example.com,Jos'), Buffer.from([0xe9]),
-      Buffer.from('\r\ncp.2@example.com,'), Buffer.from([0x80]), Buffer.from('uro\r\ncp.3@example.com,M'), Buffer.from([0xfc]), Buffer.from('ller\r\n'),
-    ]));
+    writeFileSync(
+      path,
+      Buffer.concat([
+        Buffer.from('email,first_name\r\ncp.1@example.com,Jos'),
+        Buffer.from([0xe9]),
+        Buffer.from('\r\ncp.2@example.com,'),
+        Buffer.from([0x80]),
+        Buffer.from('uro\r\ncp.3@example.com,M'),
+        Buffer.from([0xfc]),
+        Buffer.from('ller\r\n'),
+      ]),
+    );
     const plain = await crm(['batch', 'contacts', path, '--dry-run']);
     expect(plain.code, plain.stderr).toBe(2);
     expect(plain.stderr).toMatch(/line 2 .*line 3 .*line 4 .*not valid UTF-8/);
     const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
     expect(r.code, r.stderr).toBe(0);
-    expect(await contacts('cp')).toEqual(new Map([['cp.1@example.com', 'José'], ['cp.2@example.com', '€uro'], ['cp.3@example.com', 'Müller']]));
+    expect(await contacts('cp')).toEqual(
+      new Map([
+        ['cp.1@example.com', 'José'],
+        ['cp.2@example.com', '€uro'],
+        ['cp.3@example.com', 'Müller'],
+      ]),
+    );
     const latin = await crm(['batch', 'contacts', path, '--encoding', 'latin1', '--dry-run']);
     expect(latin.code, latin.stderr).toBe(0);
     expect(JSON.parse(latin.stdout)).toMatchObject({ valid: 3, invalid: 0 });
@@ -257,9 +326,14 @@ describe('input encodings', () => {
 
   it('NDJSON: a line that is not valid UTF-8 refuses the file', async () => {
     const path = join(dir, 'bad.ndjson');
-    writeFileSync(path, Buffer.concat([
-      Buffer.from('{"email":"nd.1@example.com"}\n{"email":"nd.2@example.com","first_name":"Jos'), Buffer.from([0xe9]), Buffer.from('"}\n'),
-    ]));
+    writeFileSync(
+      path,
+      Buffer.concat([
+        Buffer.from('{"email":"nd.1@example.com"}\n{"email":"nd.2@example.com","first_name":"Jos'),
+        Buffer.from([0xe9]),
+        Buffer.from('"}\n'),
+      ]),
+    );
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/line 2 \(".*"first_name":"Jos\\xE9"}"\) has bytes that are not valid UTF-8/);
@@ -271,14 +345,21 @@ describe('input encodings', () => {
     writeFileSync(path, '{"email":"ndbig.1@example.com","score":12}\n{"email":"ndbig.2@example.com","score":12345678901234567891}\n');
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(9);
-    const rejects = readFileSync(`${path}.rejects.ndjson`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rejects = readFileSync(`${path}.rejects.ndjson`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rejects).toMatchObject([{ _line: 2, _error_code: 'INVALID_VALUE' }]);
     expect(String(rejects[0]!._error_message)).toMatch(/12345678901234567891/);
     expect([...(await contacts('ndbig')).keys()]).toEqual(['ndbig.1@example.com']);
   });
 
   it('standard input: invalid UTF-8 refuses it (and --encoding then imports it); UTF-16 with a BOM is decoded', async () => {
-    const bad = Buffer.concat([Buffer.from('email,first_name\nstdin.1@example.com,Ann\nstdin.2@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\n')]);
+    const bad = Buffer.concat([
+      Buffer.from('email,first_name\nstdin.1@example.com,Ann\nstdin.2@example.com,Jos'),
+      Buffer.from([0xe9]),
+      Buffer.from('\n'),
+    ]);
     const r = await crm(['batch', 'contacts', '-'], { input: bad });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/standard input is not UTF-8 text: line 3/);
@@ -287,7 +368,13 @@ describe('input encodings', () => {
     const u16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('email,first_name\nstdin.3@example.com,Zoë\n', 'utf16le')]);
     const ok = await crm(['batch', 'contacts', '-'], { input: u16 });
     expect(ok.code, ok.stderr).toBe(0);
-    expect(await contacts('stdin')).toEqual(new Map([['stdin.1@example.com', 'Ann'], ['stdin.2@example.com', 'José'], ['stdin.3@example.com', 'Zoë']]));
+    expect(await contacts('stdin')).toEqual(
+      new Map([
+        ['stdin.1@example.com', 'Ann'],
+        ['stdin.2@example.com', 'José'],
+        ['stdin.3@example.com', 'Zoë'],
+      ]),
+    );
   });
 
   it('a file that is not text at all (a NUL in its header, UTF-16 without a BOM) is refused with exit 2', async () => {
@@ -305,7 +392,8 @@ describe('input encodings', () => {
 });
 
 describe('NDJSON on standard input', () => {
-  const ndjson = (tag: string): string => [1, 2].map((i) => JSON.stringify({ email: `${tag}.${i}@example.com`, first_name: `N${i}` })).join('\n') + '\n';
+  const ndjson = (tag: string): string =>
+    [1, 2].map((i) => JSON.stringify({ email: `${tag}.${i}@example.com`, first_name: `N${i}` })).join('\n') + '\n';
 
   it("the help's example is true: `cat people.ndjson | crm batch contacts - --input-format ndjson --strict`", async () => {
     const help = await runCrm(['batch', '--help'], { env: t.env('admin'), cwd: dir });
@@ -314,7 +402,12 @@ describe('NDJSON on standard input', () => {
     const r = await crm(example!.trim().split(/\s+/), { input: ndjson('ndin') });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 2, created: 2 });
-    expect(await contacts('ndin')).toEqual(new Map([['ndin.1@example.com', 'N1'], ['ndin.2@example.com', 'N2']]));
+    expect(await contacts('ndin')).toEqual(
+      new Map([
+        ['ndin.1@example.com', 'N1'],
+        ['ndin.2@example.com', 'N2'],
+      ]),
+    );
   });
 
   it('NDJSON read as CSV by default (stdin, or a name not ending in .ndjson) is refused with exit 2, pointing at --input-format', async () => {

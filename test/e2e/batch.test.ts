@@ -65,8 +65,7 @@ function expectExactlyOnce(counts: Map<string, number>, valid: Set<string>): voi
   expect(counts.size).toBe(valid.size);
 }
 
-const crm = (args: string[], extra: Record<string, string> = {}) =>
-  runCrm(args, { env: t.env('admin', extra), timeoutMs: 120_000 });
+const crm = (args: string[], extra: Record<string, string> = {}) => runCrm(args, { env: t.env('admin', extra), timeoutMs: 120_000 });
 
 describe('crm batch end to end', () => {
   it('2,000 rows through 500s before and after the write, dropped connections and 429s: each valid row exactly once', async () => {
@@ -91,7 +90,7 @@ describe('crm batch end to end', () => {
     const { path, valid } = makeCsv(1500, { tag: 'kill9' });
     await t.control('/faults', { latency_ms: 15 });
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 4; round++) {
       const child = startCrm(['--quiet', 'batch', 'contacts', path, '--concurrency', '3', '--chunk-size', '50'], { env: t.env('admin') });
       const done = collect(child, { timeoutMs: 60_000 });
@@ -176,9 +175,14 @@ describe('crm batch end to end', () => {
     expect(r.code).toBe(9);
     expect(JSON.parse(r.stdout)).toMatchObject({ created: 2, failed: 1 });
     const rej = parse<Record<string, string>>(readFileSync(rejects), { columns: true });
-    expect(rej).toEqual([{ Email: '', 'Last Name': 'NoEmail', _line: '3', _error_code: 'VALIDATION_FAILED', _error_message: expect.stringMatching(/email/) }]);
+    expect(rej).toEqual([
+      { Email: '', 'Last Name': 'NoEmail', _line: '3', _error_code: 'VALIDATION_FAILED', _error_message: expect.stringMatching(/email/) },
+    ]);
     const created = parse<Record<string, string>>(readFileSync(results), { columns: true });
-    expect(created.map((c) => [c._line, c.Email])).toEqual([['2', 'ok1@items.example.com'], ['4', 'ok2@items.example.com']]);
+    expect(created.map((c) => [c._line, c.Email])).toEqual([
+      ['2', 'ok1@items.example.com'],
+      ['4', 'ok2@items.example.com'],
+    ]);
     expect(created.every((c) => /^con_/.test(c.id!))).toBe(true);
 
     writeFileSync(rejects, readFileSync(rejects, 'utf8').replace(/^,NoEmail/m, 'fixed@items.example.com,NoEmail'));

@@ -76,7 +76,12 @@ describe.each(SHELLS)('TAB in %s', (shell) => {
   const missing = !shellAvailable(shell);
   it.skipIf(missing && !required)('offers verbs before flags, flag values, files and profile names', () => {
     expect(missing, `${shell} is not installed (apt-get install bash-completion zsh fish)`).toBe(false);
-    const { offers, stderr } = completeIn(shell, CASES.map(([line]) => line), sh, work);
+    const { offers, stderr } = completeIn(
+      shell,
+      CASES.map(([line]) => line),
+      sh,
+      work,
+    );
     expect(stderr).toBe('');
     const got = CASES.map(([line], i) => [line, offers[i]]);
     expect(got).toEqual(CASES);

@@ -8,18 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
-const VALUES = [
-  '+15551230000',
-  '-12',
-  '=SUM(A1:A2)',
-  "'quoted",
-  '@x',
-  "'-12",
-  "''=x",
-  '\tx',
-  ' padded ',
-  'comma, "quote"\nand a line',
-];
+const VALUES = ['+15551230000', '-12', '=SUM(A1:A2)', "'quoted", '@x', "'-12", "''=x", '\tx', ' padded ', 'comma, "quote"\nand a line'];
 
 let from: TestSandbox;
 let to: TestSandbox;

@@ -46,7 +46,9 @@ async function countByEmail(tag: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   let cursor: string | null = null;
   for (;;) {
-    const res = await fetch(`${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+    const res = await fetch(`${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin },
+    });
     const body = (await res.json()) as { data: Array<{ email: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
     for (const c of body.data) if (c.email.startsWith(`${tag}.`)) counts.set(c.email, (counts.get(c.email) ?? 0) + 1);
     if (!body.page_info.has_next_page) return counts;
@@ -118,7 +120,11 @@ describe('Ctrl-C during crm batch', () => {
     expect(stopped.stderr).toMatch(/Hint: to resume, run: crm batch contacts/);
     expect(leftovers(folder)).toEqual([]);
     await t.control('/faults', { latency_ms: 0 });
-    const again = await runCrm(['batch', 'contacts', path, '--chunk-size', '20', '--concurrency', '2'], { env: t.env('admin'), cwd: folder, timeoutMs: 60_000 });
+    const again = await runCrm(['batch', 'contacts', path, '--chunk-size', '20', '--concurrency', '2'], {
+      env: t.env('admin'),
+      cwd: folder,
+      timeoutMs: 60_000,
+    });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toMatch(/without an answer|created twice/);
     const counts = await countByEmail('twice');
@@ -132,7 +138,8 @@ describe('Ctrl-C during crm batch', () => {
     const child = startCrm(['batch', 'contacts', path, '--chunk-size', '20', '--concurrency', '2'], { env: t.env('admin'), cwd: folder });
     const done = collect(child, { timeoutMs: 60_000 });
     // wait until its first requests are in flight (held by the latency)
-    const batches = async () => ((await t.control('/requests')) as Array<{ path: string }>).filter((r) => r.path.endsWith('/contacts/batch')).length;
+    const batches = async () =>
+      ((await t.control('/requests')) as Array<{ path: string }>).filter((r) => r.path.endsWith('/contacts/batch')).length;
     const before = await batches();
     for (let i = 0; i < 500 && (await batches()) === before; i++) await sleep(20);
     // the first answers are in (logged as answered): the next chunks are now in flight for 1.5 s
@@ -159,11 +166,22 @@ describe('Ctrl-C during crm batch', () => {
 describe('mistakes', () => {
   it.each([
     ['a program', () => process.execPath],
-    ['a program behind a text first line', () => {
-      const p = join(dir, 'header-then-binary.csv');
-      writeFileSync(p, Buffer.concat([Buffer.from('name,email\n'), Buffer.alloc(3000, 0), Buffer.from('\nx,y@example.com\n'), Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 37) % 256))]));
-      return p;
-    }],
+    [
+      'a program behind a text first line',
+      () => {
+        const p = join(dir, 'header-then-binary.csv');
+        writeFileSync(
+          p,
+          Buffer.concat([
+            Buffer.from('name,email\n'),
+            Buffer.alloc(3000, 0),
+            Buffer.from('\nx,y@example.com\n'),
+            Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 37) % 256)),
+          ]),
+        );
+        return p;
+      },
+    ],
   ])('%s given as the CSV is refused before anything is sent (exit 2)', async (_what, file) => {
     const before = ((await t.control('/requests')) as unknown[]).length;
     const r = await runCrm(['batch', 'contacts', file()], { env: t.env('admin'), cwd: dir });

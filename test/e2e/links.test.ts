@@ -21,7 +21,20 @@ const requestCount = async () => ((await t.control('/requests')) as unknown[]).l
 
 describe('links', () => {
   it('deals → contacts with a type: add, relink is a no-op, list, remove', async () => {
-    const add = await crm(['-o', 'json', 'links', 'add', 'deals', ids.deals!, 'contacts', ids.contacts!, '--type', 'champion', '--supervisor', ids.contacts2!]);
+    const add = await crm([
+      '-o',
+      'json',
+      'links',
+      'add',
+      'deals',
+      ids.deals!,
+      'contacts',
+      ids.contacts!,
+      '--type',
+      'champion',
+      '--supervisor',
+      ids.contacts2!,
+    ]);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stderr).toMatch(/^Linked/m);
     expect(JSON.parse(add.stdout)).toMatchObject({ type: 'CHAMPION' });
@@ -72,7 +85,19 @@ describe('links', () => {
 
   it('--data replaces the assumed body; --dry-run sends nothing', async () => {
     const before = await requestCount();
-    const dry = await crm(['-o', 'json', 'links', 'add', 'deals', ids.deals!, 'contacts', ids.contacts!, '--data', '{"contact_id":"X","type":"COACH"}', '--dry-run']);
+    const dry = await crm([
+      '-o',
+      'json',
+      'links',
+      'add',
+      'deals',
+      ids.deals!,
+      'contacts',
+      ids.contacts!,
+      '--data',
+      '{"contact_id":"X","type":"COACH"}',
+      '--dry-run',
+    ]);
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout).body).toEqual({ contact_id: 'X', type: 'COACH' });
     expect(await requestCount()).toBe(before);

@@ -39,7 +39,17 @@ describe('list --max', () => {
   });
 
   it('a server that ignores limit: the page is cut at --max and no cursor is offered', async () => {
-    h.route('GET', '/contacts', (_req, res) => json(res, 200, listPage(Array.from({ length: 25 }, (_, i) => contact(i + 1)), 'CURSOR_AFTER_25', true)));
+    h.route('GET', '/contacts', (_req, res) =>
+      json(
+        res,
+        200,
+        listPage(
+          Array.from({ length: 25 }, (_, i) => contact(i + 1)),
+          'CURSOR_AFTER_25',
+          true,
+        ),
+      ),
+    );
     const r = await runCrm(['-o', 'table', 'contacts', 'list', '--max', '3'], { env: h.env() });
     expect(r.code, r.stderr).toBe(0);
     expect(h.log[0]!.query.get('limit')).toBe('3');

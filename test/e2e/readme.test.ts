@@ -138,7 +138,12 @@ describe('README.md: every sh block runs as written', () => {
 });
 
 describe('the documentation stays inside the repository', () => {
-  const docs = [README, ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))];
+  const docs = [
+    README,
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join(ROOT, 'docs', f)),
+  ];
   it.each(docs.map((f) => [relative(ROOT, f), f]))('%s links only to files in the repository', (_, file) => {
     const text = readFileSync(file, 'utf8');
     const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((t) => !/^(https?:|mailto:|#)/.test(t));

@@ -53,7 +53,12 @@ describe('create, get, update, list, delete on every writable resource', () => {
   });
 
   it('--data - reads the body from stdin, and --set wins over it', async () => {
-    const r = await crm(['-o', 'json', 'companies', 'create', '--data', '-', '--set', 'name=From set'], 'admin', {}, '{"name":"From stdin","domain":"x.io"}');
+    const r = await crm(
+      ['-o', 'json', 'companies', 'create', '--data', '-', '--set', 'name=From set'],
+      'admin',
+      {},
+      '{"name":"From stdin","domain":"x.io"}',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ name: 'From set', domain: 'x.io' });
   });
@@ -65,7 +70,12 @@ describe('output formats', () => {
     const arr = JSON.parse(json.stdout);
     expect(arr).toHaveLength(5);
     const nd = await crm(['-o', 'ndjson', 'contacts', 'list', '--limit', '5']);
-    expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(arr);
+    expect(
+      nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(arr);
     const csv = await crm(['-o', 'csv', '--fields', 'id,email', 'contacts', 'list', '--limit', '5']);
     expect(parse(csv.stdout, { columns: true })).toEqual(arr.map((c: { id: string; email: string }) => ({ id: c.id, email: c.email })));
     const tsv = await crm(['-o', 'tsv', '--fields', 'id,email', 'contacts', 'list', '--limit', '5']);
@@ -91,7 +101,10 @@ describe('output formats', () => {
       expect(res.status).toBe(200);
     }
     const everything = await crm(['-o', 'ndjson', 'contacts', 'list', '--all']);
-    const ids = everything.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = everything.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(ids.length).toBeGreaterThanOrEqual(560);
     expect(new Set(ids).size).toBe(ids.length);
     const some = await crm(['-o', 'ndjson', 'contacts', 'list', '--all', '--max', '130']);

@@ -50,7 +50,10 @@ it('SIGTERM right after a 2xx saves the record and its key; after a restart the 
   expect(first.status).toBe(201);
   const firstText = await first.text();
   await a.stop();
-  const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { records: { contacts: Array<{ email: string }> }; idempotency: Array<{ key: string }> };
+  const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    records: { contacts: Array<{ email: string }> };
+    idempotency: Array<{ key: string }>;
+  };
   expect(saved.records.contacts.filter((c) => c.email === body.email)).toHaveLength(1);
   expect(saved.idempotency.map((e) => e.key)).toEqual(['e2e-sigterm-1']);
 

@@ -23,7 +23,12 @@ async function post(path: string, body: unknown): Promise<string> {
 
 beforeAll(async () => {
   t = await startTestSandbox({ seed: 42 });
-  made.cjk = await post('/contacts', { email: '山田.太郎@例え.jp', first_name: '山田', last_name: '太郎🚀', title: '営業部長・東京本社 国際事業開発担当' });
+  made.cjk = await post('/contacts', {
+    email: '山田.太郎@例え.jp',
+    first_name: '山田',
+    last_name: '太郎🚀',
+    title: '営業部長・東京本社 国際事業開発担当',
+  });
   made.emoji = await post('/contacts', { email: 'zoe.🎉@example.com', first_name: 'Zoë', last_name: '🎉👩‍💻🎉', title: 'Head of 🎉' });
   made.deal = await post('/deals', { name: '東京 deal 🚀', amount: 1000, stage: 'proposal' });
   made.note = await post('/notes', { body: `Notes: https://example.com/${'x'.repeat(120)} 東京の会議メモ😀 多言語のテキストが長く続きます。` });
@@ -67,7 +72,18 @@ describe.skipIf(!HAS_SCRIPT)('tables on an 80-column terminal', () => {
   });
 
   it('links list deals D contacts: the role just set is shown, with the linked id whole', async () => {
-    const add = await at80(['links', 'add', 'deals', made.deal!, 'contacts', made.cjk!, '--type', 'decision_maker', '--supervisor', made.emoji!]);
+    const add = await at80([
+      'links',
+      'add',
+      'deals',
+      made.deal!,
+      'contacts',
+      made.cjk!,
+      '--type',
+      'decision_maker',
+      '--supervisor',
+      made.emoji!,
+    ]);
     expect(add.code, add.text).toBe(0);
     const r = await at80(['links', 'list', 'deals', made.deal!, 'contacts']);
     expect(r.code, r.text).toBe(0);

@@ -148,7 +148,12 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
 
   it('a table with CJK and emoji: no line wider than 80 columns, no row wrapped, ids whole', async () => {
     const ids = [
-      await post('/contacts', { email: '山田.太郎@例え.jp', first_name: '山田', last_name: '太郎🚀', title: '営業部長・東京本社 国際事業開発担当' }),
+      await post('/contacts', {
+        email: '山田.太郎@例え.jp',
+        first_name: '山田',
+        last_name: '太郎🚀',
+        title: '営業部長・東京本社 国際事業開発担当',
+      }),
       await post('/contacts', { email: 'zoe.🎉@example.com', first_name: 'Zoë', last_name: '🎉😀🎉', title: 'Head of 🎉 パーティー' }),
     ];
     const pane = await tm.run('crm contacts list --all', { env: t.env('admin', { NO_COLOR: '1' }) });
@@ -163,7 +168,11 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
     expect(table.length).toBe(rows.filter((l) => /^[┌│├└]/.test(l)).length);
     for (const line of table) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
     for (const line of table.filter((l) => /^│ con_/.test(l))) expect(line).toMatch(/^│ con_[a-z0-9]+ +│/);
-    for (const id of ids) expect(table.some((l) => l.startsWith(`│ ${id} `)), id).toBe(true);
+    for (const id of ids)
+      expect(
+        table.some((l) => l.startsWith(`│ ${id} `)),
+        id,
+      ).toBe(true);
     expect(text).toContain('山田');
     expect(text).toContain('🎉');
   });

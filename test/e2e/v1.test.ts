@@ -27,7 +27,10 @@ describe('crm v1', () => {
   it('people query --all follows nextCursor across several pages', async () => {
     const r = await crm(['-o', 'ndjson', 'v1', 'people', 'query', '--limit', '7', '--all']);
     expect(r.code, r.stderr).toBe(0);
-    const ids = r.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id);
     expect(ids.length).toBe(40);
     expect(new Set(ids).size).toBe(40);
     const log = (await t.control('/requests')) as Array<{ path: string }>;
@@ -51,14 +54,31 @@ describe('crm v1', () => {
   it('companies update: valid fields are sent; bad ones are exit 2 and nothing is sent', async () => {
     const list = await fetch(`${t.sb.baseUrl}/companies?limit=1`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
     const id = ((await list.json()) as { data: Array<{ id: string }> }).data[0]!.id;
-    const ok = await crm(['-o', 'json', 'v1', 'companies', 'update', id, '--set', 'city=Paris', '--set', 'foundedYear:=1998', '--set', 'tags:=["a","b"]']);
+    const ok = await crm([
+      '-o',
+      'json',
+      'v1',
+      'companies',
+      'update',
+      id,
+      '--set',
+      'city=Paris',
+      '--set',
+      'foundedYear:=1998',
+      '--set',
+      'tags:=["a","b"]',
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toEqual({ id });
     const v2 = await fetch(`${t.sb.baseUrl}/companies/${id}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
     expect(((await v2.json()) as { data: Record<string, unknown> }).data).toMatchObject({ city: 'Paris', founded_year: 1998 });
 
     const before = await requestCount();
-    for (const bad of [['--set', 'industry=x'], ['--set', 'foundedYear=1998'], ['--set', 'tags=a']]) {
+    for (const bad of [
+      ['--set', 'industry=x'],
+      ['--set', 'foundedYear=1998'],
+      ['--set', 'tags=a'],
+    ]) {
       const r = await crm(['v1', 'companies', 'update', id, ...bad]);
       expect(r.code, bad.join(' ')).toBe(2);
     }
@@ -93,7 +113,10 @@ describe('crm v1 interactions query --all', () => {
     try {
       const r = await runCrm(['-o', 'ndjson', 'v1', 'interactions', 'query', '--limit', '7', '--all'], { env: s.env('admin') });
       expect(r.code, r.stderr).toBe(0);
-      const ids = r.stdout.trim().split('\n').map((l) => JSON.parse(l).id);
+      const ids = r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id);
       expect(ids.length).toBe(30);
       expect(new Set(ids).size).toBe(30);
     } finally {

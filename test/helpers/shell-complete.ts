@@ -102,7 +102,14 @@ done`;
   if (r.status !== 0) throw new Error(`${shell} exited ${r.status}: ${r.stderr}`);
   const blocks = r.stdout.split(/^--END--$/m).slice(0, lines.length);
   const offers = blocks.map((b) =>
-    [...new Set(b.split('\n').filter(Boolean).map((l) => normalise(shell, l)))].sort(),
+    [
+      ...new Set(
+        b
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => normalise(shell, l)),
+      ),
+    ].sort(),
   );
   return { offers, stderr: r.stderr };
 }

@@ -80,13 +80,27 @@ export async function startTmux(): Promise<Tmux> {
   const tmux = async (...args: string[]): Promise<string> => (await exec('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env })).stdout;
   // A session that only waits keeps the server up between tests and carries the global options
   // every later session starts with.
-  await tmux('new-session', '-d', '-s', 'idle', 'sleep 3600', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';', 'set-option', '-g', 'history-limit', '10000').catch(
-    (err: Error) => {
-      // tmux -f /dev/null dies with "server exited unexpectedly" when /dev/null is not a device
-      const devNull = statSync('/dev/null');
-      throw devNull.isCharacterDevice() ? err : new Error(`/dev/null is not a character device; tmux cannot start (${err.message})`);
-    },
-  );
+  await tmux(
+    'new-session',
+    '-d',
+    '-s',
+    'idle',
+    'sleep 3600',
+    ';',
+    'set-option',
+    '-g',
+    'remain-on-exit',
+    'on',
+    ';',
+    'set-option',
+    '-g',
+    'history-limit',
+    '10000',
+  ).catch((err: Error) => {
+    // tmux -f /dev/null dies with "server exited unexpectedly" when /dev/null is not a device
+    const devNull = statSync('/dev/null');
+    throw devNull.isCharacterDevice() ? err : new Error(`/dev/null is not a character device; tmux cannot start (${err.message})`);
+  });
 
   let n = 0;
   return {

@@ -55,7 +55,11 @@ beforeEach(() => {
       return { index, status: 'created', data: { id: `con_${++nextId}`, ...r } };
     });
     const ok = items.filter((i) => i.status === 'created').length;
-    const answer = { object: 'batch', data: { items, summary: { total: items.length, succeeded: ok, failed: items.length - ok } }, meta: meta() };
+    const answer = {
+      object: 'batch',
+      data: { items, summary: { total: items.length, succeeded: ok, failed: items.length - ok } },
+      meta: meta(),
+    };
     store.cache.set(key, answer);
     if (fails) return json(res, 500, errorEnvelope('INTERNAL_ERROR', 'written, but the answer was lost'));
     return json(res, 200, answer);
@@ -84,7 +88,10 @@ const crm = (dir: string, args: string[], env: Record<string, string> = {}): Pro
 function expectExactlyOnce(emails: string[]): void {
   const dupes = [...store.created].filter(([, n]) => n > 1);
   expect(dupes, 'rows created more than once').toEqual([]);
-  expect(emails.filter((e) => !store.created.has(e)), 'rows never created').toEqual([]);
+  expect(
+    emails.filter((e) => !store.created.has(e)),
+    'rows never created',
+  ).toEqual([]);
 }
 
 /** The `crm batch …` command crm's output tells the user to run for the rejects file. */
@@ -101,7 +108,14 @@ describe('every instruction crm prints leads to each row exactly once', () => {
     store.failing = /^lost\.15@/; // the second chunk (rows 12–21 with chunks of 10) is written, then 500
     const first = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--concurrency', '1']);
     expect(first.code, first.stderr).toBe(9);
-    expect(JSON.parse(first.stdout)).toMatchObject({ rows: 30, created: 19, failed: 10, invalid: 1, in_doubt: 10, rejects_file: 'lost.csv.rejects.csv' });
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      rows: 30,
+      created: 19,
+      failed: 10,
+      invalid: 1,
+      in_doubt: 10,
+      rejects_file: 'lost.csv.rejects.csv',
+    });
     store.failing = undefined; // the server has recovered by the time the user acts
 
     // rows in doubt: named as such, and the only instruction is the rerun (the rejects file comes after it)

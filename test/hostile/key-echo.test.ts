@@ -60,7 +60,11 @@ function withRaw(body: unknown, placeholder: string, raw: string): string {
 describe('an echoed key in headers', () => {
   it('X-Request-Id (and meta.request_id) holding the key: error line and -o json error object', async () => {
     h.route('GET', /\/contacts\/con_1$/, (_req, res) => {
-      const body = withRaw({ ...(errorEnvelope('NOT_FOUND', 'no such contact') as object), meta: { ...meta(), request_id: 'RID' } }, 'RID', ESCAPED[0]!);
+      const body = withRaw(
+        { ...(errorEnvelope('NOT_FOUND', 'no such contact') as object), meta: { ...meta(), request_id: 'RID' } },
+        'RID',
+        ESCAPED[0]!,
+      );
       res.writeHead(404, { 'content-type': 'application/json', 'x-request-id': HOSTILE_KEY });
       res.end(body);
     });
@@ -69,7 +73,11 @@ describe('an echoed key in headers', () => {
       res.writeHead(404, { 'content-type': 'text/html', 'x-request-id': V1_KEY });
       res.end('<html>Not Found</html>');
     });
-    for (const args of [['contacts', 'get', 'con_1'], ['-o', 'json', 'contacts', 'get', 'con_1'], ['-o', 'json', 'contacts', 'get', 'con_2']]) {
+    for (const args of [
+      ['contacts', 'get', 'con_1'],
+      ['-o', 'json', 'contacts', 'get', 'con_1'],
+      ['-o', 'json', 'contacts', 'get', 'con_2'],
+    ]) {
       const r = await runCrm(args, { env: env() });
       expect(r.code, r.stderr).not.toBe(0);
       expect(r.stderr).toMatch(/request service_(live|pk)_…/);
@@ -138,7 +146,11 @@ describe('an echoed key in data', () => {
       const first = !req.query.get('cursor');
       const rec = contact(first ? 1 : 2, { notes: 'NOTE', PLACE: 1 });
       const body = listPage([rec], first ? 'CURSOR' : null, first);
-      const text = withRaw(withRaw(withRaw(body, 'NOTE', first ? `key ${ESCAPED[1]}` : ESCAPED[2]!), 'PLACE', ESCAPED[0]!), 'CURSOR', ESCAPED[0]!);
+      const text = withRaw(
+        withRaw(withRaw(body, 'NOTE', first ? `key ${ESCAPED[1]}` : ESCAPED[2]!), 'PLACE', ESCAPED[0]!),
+        'CURSOR',
+        ESCAPED[0]!,
+      );
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_1' });
       res.end(text);
     });

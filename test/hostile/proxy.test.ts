@@ -17,7 +17,14 @@ let apiTarget: string;
 let downloadTarget: string;
 
 /** no proxy variable from the machine running the tests */
-const NO_PROXY_VARS = { HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined };
+const NO_PROXY_VARS = {
+  HTTPS_PROXY: undefined,
+  https_proxy: undefined,
+  HTTP_PROXY: undefined,
+  http_proxy: undefined,
+  NO_PROXY: undefined,
+  no_proxy: undefined,
+};
 
 beforeAll(async () => {
   tls = await startTestSandbox({ tls: true, seed: 3, downloadRateLimit: 1000 });
@@ -125,24 +132,40 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
 
   it.each([['127.0.0.1'], ['127.0.0.0/8'], ['*']])('honours NO_PROXY=%s: the request goes direct', async (entry) => {
     proxy = await startProxy();
-    const r = await crm(['contacts', 'list', '--max', '1'], { HTTPS_PROXY: proxy.url, NO_PROXY: `<-loopback>, ${entry}`, NODE_EXTRA_CA_CERTS: caFile });
+    const r = await crm(['contacts', 'list', '--max', '1'], {
+      HTTPS_PROXY: proxy.url,
+      NO_PROXY: `<-loopback>, ${entry}`,
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.seen.connects).toEqual([]);
   });
 
   it('honours NO_PROXY host:port only for that port', async () => {
     proxy = await startProxy();
-    const other = await crm(['contacts', 'list', '--max', '1'], { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>,127.0.0.1:1', NODE_EXTRA_CA_CERTS: caFile });
+    const other = await crm(['contacts', 'list', '--max', '1'], {
+      HTTPS_PROXY: proxy.url,
+      NO_PROXY: '<-loopback>,127.0.0.1:1',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
     expect(other.code, other.stderr).toBe(0);
     expect(proxy.seen.connects.map((c) => c.target)).toEqual([apiTarget]);
-    const same = await crm(['contacts', 'list', '--max', '1'], { HTTPS_PROXY: proxy.url, NO_PROXY: `<-loopback>,${apiTarget}`, NODE_EXTRA_CA_CERTS: caFile });
+    const same = await crm(['contacts', 'list', '--max', '1'], {
+      HTTPS_PROXY: proxy.url,
+      NO_PROXY: `<-loopback>,${apiTarget}`,
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
     expect(same.code, same.stderr).toBe(0);
     expect(proxy.seen.connects).toHaveLength(1);
   });
 
   it('never sends an http:// (loopback) base URL to a proxy: the key would travel in the clear', async () => {
     proxy = await startProxy();
-    const r = await crm(['contacts', 'list', '--max', '1'], { HTTP_PROXY: proxy.url, http_proxy: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>' }, plain);
+    const r = await crm(
+      ['contacts', 'list', '--max', '1'],
+      { HTTP_PROXY: proxy.url, http_proxy: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>' },
+      plain,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.seen.plain).toEqual([]);
     expect(proxy.seen.connects).toEqual([]);
@@ -171,7 +194,11 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
 
   it('407 with wrong credentials: says they were refused, never prints the password', async () => {
     proxy = await startProxy({ auth: { user: 'alice', password: 'secret' } });
-    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: `http://alice:wrongpass@127.0.0.1:${proxy.port}`, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    const r = await crm(['contacts', 'list'], {
+      HTTPS_PROXY: `http://alice:wrongpass@127.0.0.1:${proxy.port}`,
+      NO_PROXY: '<-loopback>',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
     expect(r.code).toBe(8);
     expect(r.stderr).toContain('the proxy refused the user name and password in HTTPS_PROXY');
     expect(r.stderr).not.toContain('wrongpass');
@@ -187,7 +214,11 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
   it('an unreachable proxy is named as such, not as the API being down', async () => {
     proxy = await startProxy();
     await proxy.close(); // its port is now closed
-    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: `http://u:hidden@127.0.0.1:${proxy.port}`, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    const r = await crm(['contacts', 'list'], {
+      HTTPS_PROXY: `http://u:hidden@127.0.0.1:${proxy.port}`,
+      NO_PROXY: '<-loopback>',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
     expect(r.code).toBe(8);
     expect(r.stderr).toContain(`cannot reach the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY): connection refused`);
     expect(r.stderr).toContain('Hint: check HTTPS_PROXY');

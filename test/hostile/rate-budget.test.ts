@@ -41,7 +41,9 @@ it('a route that always answers 429 gives exit 7 once the (shrunk) budget is spe
   expect(r.code, r.stderr).toBe(7);
   // each wait costs at least 0.1 s of the budget (a Retry-After of 1 ms for ever still ends)
   expect(r.stderr).toMatch(/gave up after 5 retries: the rate-limit budget is spent/);
-  expect(r.stderr).toMatch(/after 5 waits for Retry-After \(0\.5 s\), the server asks to wait 0\.1 s \(Retry-After\) and nothing is left of the rate-limit budget/);
+  expect(r.stderr).toMatch(
+    /after 5 waits for Retry-After \(0\.5 s\), the server asks to wait 0\.1 s \(Retry-After\) and nothing is left of the rate-limit budget/,
+  );
   expect(h.log).toHaveLength(6);
 });
 
@@ -49,7 +51,9 @@ it('a Retry-After longer than the budget says so at once, naming CRM_RATE_LIMIT_
   h.route('GET', '/contacts/con_000001', (_req, res) => json(res, 429, errorEnvelope('RATE_LIMITED', 'slow down'), { 'retry-after': '30' }));
   const r = await runCrm(['contacts', 'get', 'con_000001'], { env: h.env({ CRM_RATE_LIMIT_BUDGET: '10' }), timeoutMs: 15_000 });
   expect(r.code, r.stderr).toBe(7);
-  expect(r.stderr).toMatch(/the server asks to wait 30 s \(Retry-After\) and only 10 s is left of the rate-limit budget for one request \(10 s in all; CRM_RATE_LIMIT_BUDGET sets it/);
+  expect(r.stderr).toMatch(
+    /the server asks to wait 30 s \(Retry-After\) and only 10 s is left of the rate-limit budget for one request \(10 s in all; CRM_RATE_LIMIT_BUDGET sets it/,
+  );
   expect(r.stderr).not.toMatch(/0 waits|--concurrency/);
   expect(h.log).toHaveLength(1);
 
@@ -58,7 +62,10 @@ it('a Retry-After longer than the budget says so at once, naming CRM_RATE_LIMIT_
   const file = join(dir, 'r.csv');
   writeFileSync(file, `email\n${[1, 2, 3, 4, 5].map((i) => `r${i}@example.com`).join('\n')}\n`);
   // five chunks in a row failing stop the import, showing the last one's error and hint
-  const b = await runCrm(['batch', 'contacts', file, '--chunk-size', '1', '--concurrency', '1'], { env: h.env({ CRM_RATE_LIMIT_BUDGET: '10' }), timeoutMs: 15_000 });
+  const b = await runCrm(['batch', 'contacts', file, '--chunk-size', '1', '--concurrency', '1'], {
+    env: h.env({ CRM_RATE_LIMIT_BUDGET: '10' }),
+    timeoutMs: 15_000,
+  });
   rmSync(dir, { recursive: true, force: true });
   expect(b.code, b.stderr).toBe(7);
   expect(b.stderr).toMatch(/asks to wait 30 s \(Retry-After\) and only 10 s is left.*, or lower --concurrency/);

@@ -28,8 +28,7 @@ function twoPages(reset: () => string): void {
   });
 }
 
-const listAll = (extra: string[] = []) =>
-  runCrm(['-o', 'ndjson', ...extra, 'contacts', 'list', '--all'], { env: h.env(), timeoutMs: 10_000 });
+const listAll = (extra: string[] = []) => runCrm(['-o', 'ndjson', ...extra, 'contacts', 'list', '--all'], { env: h.env(), timeoutMs: 10_000 });
 
 it('reads an X-RateLimit-Reset in Unix milliseconds as such: waits ~0.3 s, not millennia', async () => {
   twoPages(() => String(Date.now() + 300));
@@ -56,9 +55,7 @@ it.each([
 });
 
 it('fails at once on a Retry-After no timer can hold, without TimeoutOverflowWarning', async () => {
-  h.route('GET', '/contacts', (_req, res) =>
-    json(res, 429, errorEnvelope('RATE_LIMITED', 'slow down'), { 'retry-after': '99999999999' }),
-  );
+  h.route('GET', '/contacts', (_req, res) => json(res, 429, errorEnvelope('RATE_LIMITED', 'slow down'), { 'retry-after': '99999999999' }));
   const r = await runCrm(['contacts', 'list'], { env: h.env(), timeoutMs: 10_000 });
   expect(r.code, r.stderr).toBe(7);
   expect(r.stderr).toMatch(/try again then/);
@@ -106,9 +103,7 @@ function recordings(reset: () => string): void {
     started_at: '2026-01-01T00:00:00Z',
   });
   h.route('GET', '/recordings', (_req, res) => json(res, 200, listPage([rec(1), rec(2)], null, false)));
-  h.route('GET', /^\/api\/v2\/recordings\/rec_\d$/, (req, res) =>
-    json(res, 200, success(rec(Number(req.path.slice(-1))))),
-  );
+  h.route('GET', /^\/api\/v2\/recordings\/rec_\d$/, (req, res) => json(res, 200, success(rec(Number(req.path.slice(-1))))));
   h.route('GET', /^\/dl\//, (_req, res) =>
     json(res, 200, { segments: [] }, { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset() }),
   );

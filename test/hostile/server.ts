@@ -72,9 +72,12 @@ export async function startHostile(routes: Route[] = []): Promise<Hostile> {
     };
     log.push(entry);
     const rel = url.pathname.replace(/^\/api\/v[12]/, '');
-    const route = [...table].reverse().find(
-      (r) => (r.method === undefined || r.method === entry.method) && (typeof r.path === 'string' ? r.path === rel : r.path.test(url.pathname)),
-    );
+    const route = [...table]
+      .reverse()
+      .find(
+        (r) =>
+          (r.method === undefined || r.method === entry.method) && (typeof r.path === 'string' ? r.path === rel : r.path.test(url.pathname)),
+      );
     if (!route) {
       json(res, 404, errorEnvelope('NOT_FOUND', `hostile: no route for ${entry.method} ${url.pathname}`));
       return;

@@ -20,14 +20,19 @@ beforeEach(() => {
   h.reset();
   h.route('GET', /\/contacts\/con_1$/, (_req, res) => json(res, 200, success(contact(1, { notes: NASTY }))));
   h.route('GET', '/contacts', (_req, res) => json(res, 200, listPage([contact(1, { notes: NASTY })], `cur\u001b[2J\u009b${NASTY}`, true)));
-  h.route('POST', '/people/query', (_req, res) => json(res, 200, { success: true, data: { people: [{ id: 'p1', email: NASTY }] }, nextCursor: `n\u009b1m${NASTY}` }));
+  h.route('POST', '/people/query', (_req, res) =>
+    json(res, 200, { success: true, data: { people: [{ id: 'p1', email: NASTY }] }, nextCursor: `n\u009b1m${NASTY}` }),
+  );
 });
 
 /** Runs crm on a pseudo-terminal (util-linux `script`): stdout and stderr both go to it. */
 async function onTerminal(args: string[]): Promise<string> {
   const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   const command = [process.execPath, CRM_BIN, ...args].map(quote).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv({ ...h.env({ CRM_V1_API_KEY: 'service_pk_abcdefghijklmnop1234' }), COLUMNS: '200' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    env: cleanEnv({ ...h.env({ CRM_V1_API_KEY: 'service_pk_abcdefghijklmnop1234' }), COLUMNS: '200' }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const r = await collect(child);
   return r.stdout + r.stderr;
 }
@@ -62,7 +67,10 @@ describe('every other path on a terminal', () => {
   });
 
   it('the next-page hint on stderr, v2 and v1 (-o table)', async () => {
-    for (const args of [['-o', 'table', 'contacts', 'list'], ['-o', 'table', 'v1', 'people', 'query']]) {
+    for (const args of [
+      ['-o', 'table', 'contacts', 'list'],
+      ['-o', 'table', 'v1', 'people', 'query'],
+    ]) {
       const r = await runCrm(args, { env: h.env({ CRM_V1_API_KEY: 'service_pk_abcdefghijklmnop1234' }) });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain('More results');

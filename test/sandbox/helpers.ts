@@ -83,12 +83,7 @@ export function origin(sb: SandboxHandle): string {
   return new URL(sb.baseUrl).origin;
 }
 
-export async function call<T = any>(
-  sb: SandboxHandle,
-  method: string,
-  path: string,
-  opts: CallOptions = {},
-): Promise<CallResult<T>> {
+export async function call<T = any>(sb: SandboxHandle, method: string, path: string, opts: CallOptions = {}): Promise<CallResult<T>> {
   const url = new URL(resolveUrl(sb, path, opts.v1));
   for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, String(v));
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -114,15 +109,10 @@ export async function call<T = any>(
 }
 
 /** Checks a version 2 body against the zod envelopes of src/api/envelopes.ts and returns it. */
-export function expectV2Envelope<S extends z.ZodMiniType>(
-  res: CallResult,
-  schema: S = v2Envelope as unknown as S,
-): z.infer<S> {
+export function expectV2Envelope<S extends z.ZodMiniType>(res: CallResult, schema: S = v2Envelope as unknown as S): z.infer<S> {
   const parsed = schema.safeParse(res.body);
   if (!parsed.success) {
-    throw new Error(
-      `body of ${res.status} ${res.url} does not match the envelope: ${parsed.error.message}\n${res.text.slice(0, 500)}`,
-    );
+    throw new Error(`body of ${res.status} ${res.url} does not match the envelope: ${parsed.error.message}\n${res.text.slice(0, 500)}`);
   }
   return parsed.data;
 }
@@ -146,12 +136,7 @@ export function expectStatus(res: CallResult, status: number): void {
 }
 
 /** The control endpoint (no key). */
-export async function control<T = any>(
-  sb: SandboxHandle,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<CallResult<T>> {
+export async function control<T = any>(sb: SandboxHandle, method: string, path: string, body?: unknown): Promise<CallResult<T>> {
   return call<T>(sb, method, sb.controlUrl + path, { key: null, body });
 }
 
@@ -187,25 +172,14 @@ export interface RawResult {
 }
 
 /** One request over node:http, reporting a destroyed connection instead of throwing. */
-export function rawRequest(
-  url: string,
-  method: string,
-  headers: Record<string, string | string[]> = {},
-  body?: string,
-): Promise<RawResult> {
+export function rawRequest(url: string, method: string, headers: Record<string, string | string[]> = {}, body?: string): Promise<RawResult> {
   return new Promise((resolve) => {
     const req = http.request(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
-      );
-      res.on('error', (error) =>
-        resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), error }),
-      );
-      res.on('aborted', () =>
-        resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8'), error: new Error('aborted') }),
-      );
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', (error) => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), error }));
+      res.on('aborted', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8'), error: new Error('aborted') }));
     });
     req.on('error', (error) => resolve({ error }));
     req.setTimeout(5_000, () => req.destroy(new Error('timeout')));

@@ -52,7 +52,11 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     : async () => {
         throw new Error('a dry run sends nothing');
       };
-  const progress = createProgress({ stream: ctx.io.stderr, enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet, color: ctx.globals.color });
+  const progress = createProgress({
+    stream: ctx.io.stderr,
+    enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
+    color: ctx.globals.color,
+  });
   let summary: ImportSummary;
   try {
     summary = await runImport(
@@ -138,7 +142,9 @@ export function nextSteps(s: ImportSummary, stdin: boolean): string {
   const rejected = s.failed + s.invalid - s.in_doubt - s.unknown;
   if (rejected > 0) {
     const file = s.rejects_file ?? 'the rejects file';
-    steps.push(`${plural(rejected, 'row')} ${wasWere(rejected)} not created and ${rejected === 1 ? 'is' : 'are'} in ${file}: fix ${rejected === 1 ? 'it' : 'them'} there and run \`crm batch ${s.resource} ${shellWord(file)}\`.`);
+    steps.push(
+      `${plural(rejected, 'row')} ${wasWere(rejected)} not created and ${rejected === 1 ? 'is' : 'are'} in ${file}: fix ${rejected === 1 ? 'it' : 'them'} there and run \`crm batch ${s.resource} ${shellWord(file)}\`.`,
+    );
   }
   if (s.unknown > 0) {
     steps.push(
@@ -191,8 +197,20 @@ function formatDuration(s: number): string {
 }
 
 const SUMMARY_KEYS = [
-  'resource', 'rows', 'created', 'failed', 'invalid', 'skipped', 'chunks', 'requests', 'retries', 'elapsed_ms', 'rejects_file',
-  'in_doubt', 'unknown', 'unknown_file',
+  'resource',
+  'rows',
+  'created',
+  'failed',
+  'invalid',
+  'skipped',
+  'chunks',
+  'requests',
+  'retries',
+  'elapsed_ms',
+  'rejects_file',
+  'in_doubt',
+  'unknown',
+  'unknown_file',
 ] as const;
 
 async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
@@ -216,7 +234,9 @@ async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
     `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid`,
     `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight` +
       (plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : ''),
-    ...(plan.first_invalid.length ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)] : []),
+    ...(plan.first_invalid.length
+      ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)]
+      : []),
   ];
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -57,7 +57,9 @@ export async function keysAdd(opts: KeysAddOptions, ctx: Ctx): Promise<void> {
       `${isDefault ? ', the default profile' : ''}. Check it with: crm keys-check${isDefault ? '' : ` --profile ${name}`}${version === 'v1' ? ' --v1' : ''}`,
   );
   if (version === 'v2' && derivedV1 === undefined && v1BaseUrl === undefined) {
-    ctx.warn(`Note: ${baseUrl} does not end in /api/v2, so no version 1 root can be derived; give one with --v1-base-url if you use \`crm v1\`.`);
+    ctx.warn(
+      `Note: ${baseUrl} does not end in /api/v2, so no version 1 root can be derived; give one with --v1-base-url if you use \`crm v1\`.`,
+    );
   }
   const format = ctx.globals.output;
   if (wantsJson(format)) {

@@ -80,10 +80,7 @@ export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void>
 }
 
 type Outcome =
-  | { kind: 'ok'; res: ApiResponse }
-  | { kind: 'forbidden' }
-  | { kind: 'unauthenticated'; err: AuthError }
-  | { kind: 'unknown'; err: CrmError };
+  { kind: 'ok'; res: ApiResponse } | { kind: 'forbidden' } | { kind: 'unauthenticated'; err: AuthError } | { kind: 'unknown'; err: CrmError };
 
 async function probeCollection(client: HttpClient, name: string, signal?: AbortSignal): Promise<Outcome> {
   try {
@@ -138,7 +135,8 @@ async function probeV2(
     while (next < rest.length && rejected === undefined) {
       const name = rest[next++]!;
       const outcome = await probeCollection(client, name, signal);
-      if (outcome.kind === 'unauthenticated') rejected = outcome.err; // revoked mid-check
+      if (outcome.kind === 'unauthenticated')
+        rejected = outcome.err; // revoked mid-check
       else apply(name, outcome);
     }
   };
@@ -176,11 +174,14 @@ function notAnApiAnswer(err: CrmError): boolean {
  */
 function notTheApi(report: KeysCheckReport): ServerError {
   const details = Object.entries(report.errors ?? {}).map(([scope, why]) => ({ field: scope, message: why }));
-  return new ServerError(`The server at ${report.base_url} did not answer as the CRM API: no probe got an API answer, so the key ${report.key} could not be checked.`, {
-    code: 'NOT_THE_API',
-    details,
-    hint: 'Check the base URL: it is the version 2 root, e.g. https://crm.example.com/api/v2 (see `crm keys list`; fix it with `crm keys add PROFILE --base-url URL`).',
-  });
+  return new ServerError(
+    `The server at ${report.base_url} did not answer as the CRM API: no probe got an API answer, so the key ${report.key} could not be checked.`,
+    {
+      code: 'NOT_THE_API',
+      details,
+      hint: 'Check the base URL: it is the version 2 root, e.g. https://crm.example.com/api/v2 (see `crm keys list`; fix it with `crm keys add PROFILE --base-url URL`).',
+    },
+  );
 }
 
 function describe(err: CrmError): string {

@@ -43,10 +43,16 @@ export async function keysList(_opts: unknown, ctx: Ctx): Promise<void> {
     ctx.warn('No profiles yet. Add one with: crm keys add <profile> --base-url URL (the key is read from stdin or a prompt)');
     return;
   }
-  const writer = createListWriter(format, ctx.io.stdout, outputOptions(ctx, { columns: TABLE_COLUMNS, pinned: TABLE_PINNED, whole: TABLE_WHOLE }));
+  const writer = createListWriter(
+    format,
+    ctx.io.stdout,
+    outputOptions(ctx, { columns: TABLE_COLUMNS, pinned: TABLE_PINNED, whole: TABLE_WHOLE }),
+  );
   for (const row of rows) {
     // A table shows the default as a marker; machine formats keep the boolean.
-    await writer.write(format === 'table' ? { ...row, default: row.default ? '*' : '', api_key: row.api_key ?? '', v1_api_key: row.v1_api_key ?? '' } : row);
+    await writer.write(
+      format === 'table' ? { ...row, default: row.default ? '*' : '', api_key: row.api_key ?? '', v1_api_key: row.v1_api_key ?? '' } : row,
+    );
   }
   await writer.end();
 }

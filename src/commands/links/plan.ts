@@ -1,13 +1,6 @@
 // Pure decisions of `crm links`: which (parent, relation) pairs exist, and the body each link
 // request carries (the spec shows only the deal-contact body; the others are CONTRACT §6's).
-import {
-  DEAL_CONTACT_TYPES,
-  RESOURCES,
-  linkPairs,
-  findLink,
-  type Association,
-  type LinkRelation,
-} from '../../api/resources.js';
+import { DEAL_CONTACT_TYPES, RESOURCES, linkPairs, findLink, type Association, type LinkRelation } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import type { LinkOptions } from './types.js';
 
@@ -47,14 +40,22 @@ export function resolveAssociation(parent: string, relation: string): Associatio
  * deal-contact role and supervisor, a note record's type), then the child's own default columns.
  */
 export function linkListColumns(parent: string, link: LinkRelation): string[] {
-  const own = parent === 'deals' && link.relation === 'contacts' ? ['link.type', 'link.supervisor'] : link.childKey === 'record_id' ? ['link.record_type'] : [];
+  const own =
+    parent === 'deals' && link.relation === 'contacts'
+      ? ['link.type', 'link.supervisor']
+      : link.childKey === 'record_id'
+        ? ['link.record_type']
+        : [];
   const child = link.childResources.flatMap((name) => RESOURCES.find((r) => r.name === name)?.columns ?? []);
   return [...new Set(['id', ...own, ...child])];
 }
 
 /** `--type` in any case → the spec's enum value, or a usage error listing the allowed values. */
 export function normalizeDealContactType(type: string): string {
-  const upper = type.trim().toUpperCase().replace(/[-\s]+/g, '_');
+  const upper = type
+    .trim()
+    .toUpperCase()
+    .replace(/[-\s]+/g, '_');
   if (!(DEAL_CONTACT_TYPES as readonly string[]).includes(upper)) {
     throw new UsageError(`--type '${type}' is not a deal-contact type; allowed: ${DEAL_CONTACT_TYPES.join(', ')}`);
   }
@@ -62,7 +63,10 @@ export function normalizeDealContactType(type: string): string {
 }
 
 /** The assumed body of `links add` (replaced by --data where given). */
-export function linkBody(o: Pick<LinkOptions, 'parent' | 'relation' | 'childId' | 'type' | 'supervisor' | 'recordType'>, link: LinkRelation): Record<string, unknown> {
+export function linkBody(
+  o: Pick<LinkOptions, 'parent' | 'relation' | 'childId' | 'type' | 'supervisor' | 'recordType'>,
+  link: LinkRelation,
+): Record<string, unknown> {
   const isDealContact = o.parent === 'deals' && o.relation === 'contacts';
   const isNoteRecord = o.parent === 'notes' && o.relation === 'records';
   if (!isDealContact && (o.type !== undefined || o.supervisor !== undefined)) {

@@ -38,7 +38,11 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
       const res = await client.request<{ data: Record<string, unknown> }>({ ...req, expect: 'success' });
       const elapsed = ctx.clock.now() - started;
       const what = `${o.parent} ${o.id} → ${o.relation} ${o.childId}`;
-      ctx.warn(alreadyLinked(res.status, res.body, elapsed) ? `Already linked: ${sanitizeForTerminal(what)} (no change).` : `Linked ${sanitizeForTerminal(what)}.`);
+      ctx.warn(
+        alreadyLinked(res.status, res.body, elapsed)
+          ? `Already linked: ${sanitizeForTerminal(what)} (no change).`
+          : `Linked ${sanitizeForTerminal(what)}.`,
+      );
       return writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
     }
     case 'remove': {

@@ -205,22 +205,12 @@ export function fileNames(ids: readonly string[]): string[] {
   const names = ids.map((id) => safeFileName(id));
   const byFold = new Map<string, number>();
   for (const name of names) byFold.set(foldedName(name), (byFold.get(foldedName(name)) ?? 0) + 1);
-  return names.map((name, i) =>
-    `${(byFold.get(foldedName(name)) ?? 0) > 1 ? safeFileName(ids[i]!, { forceHash: true }) : name}.json`,
-  );
+  return names.map((name, i) => `${(byFold.get(foldedName(name)) ?? 0) > 1 ? safeFileName(ids[i]!, { forceHash: true }) : name}.json`);
 }
 
-type ItemOutcome =
-  | { kind: 'downloaded'; retries: number; linkRefreshes: number }
-  | { kind: 'skipped' }
-  | { kind: 'without' };
+type ItemOutcome = { kind: 'downloaded'; retries: number; linkRefreshes: number } | { kind: 'skipped' } | { kind: 'without' };
 
-async function downloadOne(
-  item: Item,
-  dir: string,
-  plan: DownloadPlan,
-  deps: DownloadEngineDeps,
-): Promise<ItemOutcome> {
+async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: DownloadEngineDeps): Promise<ItemOutcome> {
   const target = resolveInside(dir, item.file);
   if (!plan.overwrite && (await exists(target))) return { kind: 'skipped' };
   // No requestSignal: a download in flight when Ctrl-C comes is let finish; only the waits stop.

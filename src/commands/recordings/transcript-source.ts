@@ -76,9 +76,7 @@ export function recordingPath(id: string): string {
 
 /** Why a recording has no transcript (spec: Recording.has_transcript), in words for the user. */
 export function noTranscriptReason(recording: ApiRecord): string {
-  return recording.transcript_status === 'processing'
-    ? 'it is still being transcribed, try again later'
-    : 'the meeting produced no audio';
+  return recording.transcript_status === 'processing' ? 'it is still being transcribed, try again later' : 'the meeting produced no audio';
 }
 
 export function hasTranscript(recording: ApiRecord): boolean {
@@ -101,11 +99,7 @@ export const GIVEN_LINK_MAX_WAIT_MS = 50;
  * Retry-After or a back-off, so a short TTL and a tight download limit do not make links expire.
  * That costs one `GET /recordings/{id}` per try, paced by the API client under the API's limit.
  */
-export async function getTranscript(
-  id: string,
-  deps: TranscriptSourceDeps,
-  recording?: ApiRecord,
-): Promise<TranscriptResult> {
+export async function getTranscript(id: string, deps: TranscriptSourceDeps, recording?: ApiRecord): Promise<TranscriptResult> {
   let given = recording;
   let linkRefreshes = 0;
   let rateLimited = 0;
@@ -133,14 +127,17 @@ export async function getTranscript(
       return { kind: 'none', recording: rec, reason: noTranscriptReason(rec) };
     }
     // 3. The download, at once.
-    const outcome = maskKeys(deps, await fetchTranscript(rec.transcript_url as string, {
-      timeoutMs: deps.timeoutMs,
-      clock: deps.clock,
-      ...(deps.pacer ? { pacer: deps.pacer } : {}),
-      ...(ticket ? { ticket } : {}),
-      ...(deps.requestSignal ? { signal: deps.requestSignal } : {}),
-      ...(deps.client.redact ? { redact: (text: string) => deps.client.redact!.text(text) } : {}),
-    }));
+    const outcome = maskKeys(
+      deps,
+      await fetchTranscript(rec.transcript_url as string, {
+        timeoutMs: deps.timeoutMs,
+        clock: deps.clock,
+        ...(deps.pacer ? { pacer: deps.pacer } : {}),
+        ...(ticket ? { ticket } : {}),
+        ...(deps.requestSignal ? { signal: deps.requestSignal } : {}),
+        ...(deps.client.redact ? { redact: (text: string) => deps.client.redact!.text(text) } : {}),
+      }),
+    );
     switch (outcome.kind) {
       case 'ok':
         return {
@@ -168,7 +165,10 @@ export async function getTranscript(
         }
         const charge = outcome.retryAfterGiven ? rateLimitCharge(outcome.retryAfterMs) : undefined;
         if (charge !== undefined ? rateCharged + charge > budgetMs : rateLimited - rateWaits >= deps.maxRetries) {
-          const why = charge !== undefined ? budgetSpentText({ askedMs: charge, waits: rateWaits, chargedMs: rateCharged, budgetMs }) : `still rate limited after ${rateLimited - rateWaits} retries (a 429 without a positive Retry-After counts against --max-retries, ${deps.maxRetries})`;
+          const why =
+            charge !== undefined
+              ? budgetSpentText({ askedMs: charge, waits: rateWaits, chargedMs: rateCharged, budgetMs })
+              : `still rate limited after ${rateLimited - rateWaits} retries (a 429 without a positive Retry-After counts against --max-retries, ${deps.maxRetries})`;
           throw new RateLimitError(`transcript downloads: ${why}`, { status: 429 });
         }
         rateLimited += 1;
@@ -182,7 +182,11 @@ export async function getTranscript(
       case 'failed':
         if (!outcome.retryable || failures >= deps.maxRetries) throw outcome.error;
         failures += 1;
-        await wait(deps, backoffMs(failures - 1, () => deps.clock.random()), `retry ${failures} of a transcript download`);
+        await wait(
+          deps,
+          backoffMs(failures - 1, () => deps.clock.random()),
+          `retry ${failures} of a transcript download`,
+        );
         break;
     }
   }

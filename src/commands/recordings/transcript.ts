@@ -7,14 +7,7 @@ import { waitForDrain } from '../../output/backpressure.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../import/atomic-file.js';
 import type { Ctx } from '../context.js';
-import {
-  downloadPacer,
-  getRecording,
-  getTranscript,
-  hasTranscript,
-  noTranscriptReason,
-  recordingPath,
-} from './transcript-source.js';
+import { downloadPacer, getRecording, getTranscript, hasTranscript, noTranscriptReason, recordingPath } from './transcript-source.js';
 
 export interface TranscriptOptions {
   id: string;

@@ -46,7 +46,10 @@ function number(flag: string, value: Num, check: (n: number) => boolean, what: s
   return n;
 }
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => (n: number) => Number.isInteger(n) && n >= min && n <= max;
+const int =
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (n: number) =>
+    Number.isInteger(n) && n >= min && n <= max;
 
 /** The options of startSandbox from the flags; a UsageError names the first bad flag. */
 export async function sandboxOptions(opts: SandboxCommandOptions): Promise<SandboxOptions> {
@@ -121,7 +124,8 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is already in use (try --port 0 for a free one)`);
-    if (e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port}: ${e.code}`);
+    if (e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL')
+      throw new UsageError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port}: ${e.code}`);
     if (e instanceof Error && /^(data|keys) file /.test(e.message)) throw new UsageError(e.message);
     throw err;
   }

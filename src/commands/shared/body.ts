@@ -22,7 +22,9 @@ export function parseSet(spec: string): [string, unknown] {
     try {
       return [field, parseJson(raw)];
     } catch (err) {
-      throw new UsageError(`--set ${field}:= expects JSON (a number, true/false, null, array or object), got '${raw}': ${(err as Error).message}`);
+      throw new UsageError(
+        `--set ${field}:= expects JSON (a number, true/false, null, array or object), got '${raw}': ${(err as Error).message}`,
+      );
     }
   }
   return [spec.slice(0, eq), spec.slice(eq + 1)];

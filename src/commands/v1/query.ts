@@ -52,7 +52,9 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
     if (!next) {
       // the spec's interactions/query has no cursor: a full page may mean there is more to see
       if (o.all && o.kind === 'interactions' && records.length >= (o.limit ?? 25)) {
-        ctx.warn(`Warning: the server sent no nextCursor, so --all cannot page further; there may be more than these ${records.length} interactions (narrow with --company-id or --contact-id).`);
+        ctx.warn(
+          `Warning: the server sent no nextCursor, so --all cannot page further; there may be more than these ${records.length} interactions (narrow with --company-id or --contact-id).`,
+        );
       }
       break;
     }

@@ -51,7 +51,11 @@ describe('crm recordings (binary)', () => {
       failed: 0,
       dir: path.join(fs.realpathSync(work), 'board'),
     });
-    expect(fs.readdirSync(path.join(work, 'board')).sort()).toEqual(ready().map((r) => `${r.id}.json`).sort());
+    expect(fs.readdirSync(path.join(work, 'board')).sort()).toEqual(
+      ready()
+        .map((r) => `${r.id}.json`)
+        .sort(),
+    );
 
     const again = await crm(['-o', 'json', 'recordings', 'download', '--dir', 'board']);
     expect(again.code, again.stderr).toBe(0);

@@ -250,7 +250,12 @@ describe('crm recordings download', () => {
     const summary = summaryOf(ctx.stdoutText());
     expect(summary.downloaded).toBe(kept.filter((r) => r.has_transcript).length);
     expect(summary.without_transcript).toBe(kept.filter((r) => !r.has_transcript).length);
-    expect(fs.readdirSync(dir).sort()).toEqual(kept.filter((r) => r.has_transcript).map((r) => `${r.id}.json`).sort());
+    expect(fs.readdirSync(dir).sort()).toEqual(
+      kept
+        .filter((r) => r.has_transcript)
+        .map((r) => `${r.id}.json`)
+        .sort(),
+    );
   });
 
   it('refuses a bad --since or --concurrency before sending anything', async () => {

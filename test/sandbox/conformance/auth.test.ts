@@ -171,7 +171,7 @@ describe('scopes (spec Authentication rules 5, 6, 8)', () => {
   });
 
   test.each(RESOURCES.filter((r) => r.verbs.includes('create')).map((r) => r.name))(
-    'readonly key POST /%s → 403 with the resource\'s write scope',
+    "readonly key POST /%s → 403 with the resource's write scope",
     async (name) => {
       const res = await call(ctx.sb, 'POST', `/${name}`, { key: ctx.sb.keys.readonly, body: createBody(name) });
       expectError(res, 403, 'INSUFFICIENT_SCOPE');
@@ -179,7 +179,7 @@ describe('scopes (spec Authentication rules 5, 6, 8)', () => {
     },
   );
 
-  test('a key with only contacts:read gets 403 on other resources\' reads', async () => {
+  test("a key with only contacts:read gets 403 on other resources' reads", async () => {
     expectStatus(await call(ctx.sb, 'GET', '/contacts', { key: EXTRA.contactsReadOnly }), 200);
     const res = await call(ctx.sb, 'GET', '/deals', { key: EXTRA.contactsReadOnly });
     expectError(res, 403, 'INSUFFICIENT_SCOPE');
@@ -213,7 +213,9 @@ describe('scopes (spec Authentication rules 5, 6, 8)', () => {
 });
 
 test('there is no ALL scope (rule 5): a key file claiming scope "ALL" is refused, or the key gets 403', async () => {
-  const file = writeKeysFile([{ key: 'service_live_conformance_all_scope_key_0005', version: 2, scopes: ['ALL'], access: 'organization', user: 'usr_all' }]);
+  const file = writeKeysFile([
+    { key: 'service_live_conformance_all_scope_key_0005', version: 2, scopes: ['ALL'], access: 'organization', user: 'usr_all' },
+  ]);
   let sb: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
     sb = await startSandbox({ keysFile: file, seed: 1 });
@@ -251,7 +253,7 @@ describe('access levels (spec Authentication rule 7)', () => {
     expectStatus(await call(ctx.sb, 'GET', `/deals/${rec.id}`), 200);
   });
 
-  test('get/update/delete of another user\'s record → 403 FORBIDDEN_RECORD, and nothing changes', async () => {
+  test("get/update/delete of another user's record → 403 FORBIDDEN_RECORD, and nothing changes", async () => {
     const rec = await create(ctx.sb, 'contacts');
     const u = ctx.sb.keys.user;
     expectError(await call(ctx.sb, 'GET', `/contacts/${rec.id}`, { key: u }), 403, 'FORBIDDEN_RECORD');
@@ -261,7 +263,7 @@ describe('access levels (spec Authentication rule 7)', () => {
     expect(got.body.data).toEqual(rec);
   });
 
-  test('two user-bound keys of different users do not see each other\'s records', async () => {
+  test("two user-bound keys of different users do not see each other's records", async () => {
     const mine = await create(ctx.sb, 'tasks', {}, EXTRA.otherUser);
     expect(mine.owner_id).toBe('usr_other');
     expectError(await call(ctx.sb, 'GET', `/tasks/${mine.id}`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');

@@ -4,17 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import { batchEnvelope } from '../../../src/api/envelopes.js';
 import { BATCH_MAX, RESOURCES } from '../../../src/api/resources.js';
-import {
-  call,
-  control,
-  createBody,
-  expectError,
-  expectStatus,
-  expectV2Envelope,
-  uniqueEmail,
-  uniqueKey,
-  useSandbox,
-} from '../helpers.js';
+import { call, control, createBody, expectError, expectStatus, expectV2Envelope, uniqueEmail, uniqueKey, useSandbox } from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -107,7 +97,7 @@ describe('non-atomic items (spec rule 2, Errors rule 3)', () => {
     expect(env.data.items[3]!.error!.code).toBe('VALIDATION_FAILED');
   });
 
-  test('items created by a batch are owned by the key\'s user', async () => {
+  test("items created by a batch are owned by the key's user", async () => {
     const res = await call(ctx.sb, 'POST', '/notes/batch', { key: ctx.sb.keys.user, body: [createBody('notes')] });
     expectStatus(res, 200);
     expect(res.body.data.items[0].data.owner_id).toBe('usr_user');

@@ -1,18 +1,7 @@
 // docs/sandbox.md "Faults" → the control endpoint: requests log, forget-idempotency, reset, stats,
 // limits; no key needed, never rate limited, absent with control: false.
 import { describe, expect, test } from 'vitest';
-import {
-  call,
-  control,
-  create,
-  createBody,
-  expectError,
-  expectStatus,
-  origin,
-  uniqueKey,
-  useSandbox,
-  withSandbox,
-} from '../helpers.js';
+import { call, control, create, createBody, expectError, expectStatus, origin, uniqueKey, useSandbox, withSandbox } from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -98,7 +87,19 @@ describe('GET /__sandbox/stats', () => {
     const s1 = (await control(ctx.sb, 'GET', '/stats')).body;
     expect(typeof s1.requests).toBe('number');
     expect(typeof s1.idempotent_replays).toBe('number');
-    for (const r of ['contacts', 'companies', 'deals', 'pipelines', 'tasks', 'notes', 'segments', 'interactions', 'meetings', 'recordings', 'bookings']) {
+    for (const r of [
+      'contacts',
+      'companies',
+      'deals',
+      'pipelines',
+      'tasks',
+      'notes',
+      'segments',
+      'interactions',
+      'meetings',
+      'recordings',
+      'bookings',
+    ]) {
       expect(typeof s1.records[r], r).toBe('number');
     }
     await create(ctx.sb, 'pipelines');
@@ -150,7 +151,12 @@ describe('POST /__sandbox/limits', () => {
     await withSandbox({}, async (sb) => {
       await control(sb, 'POST', '/limits', { org_rate_limit: 2, rate_limit: 100 });
       expectStatus(await call(sb, 'GET', '/recordings', { query: { has_transcript: 'true', limit: 1 } }), 200);
-      await control(sb, 'POST', '/limits', { org_rate_limit: 1000, download_rate_limit: 1, download_window_ms: 60_000, transcript_ttl_ms: 60_000 });
+      await control(sb, 'POST', '/limits', {
+        org_rate_limit: 1000,
+        download_rate_limit: 1,
+        download_window_ms: 60_000,
+        transcript_ttl_ms: 60_000,
+      });
       const rec = (await call(sb, 'GET', '/recordings', { query: { has_transcript: 'true', limit: 1 } })).body.data[0];
       const url = (await call(sb, 'GET', `/recordings/${rec.id}`)).body.data.transcript_url;
       expectStatus(await call(sb, 'GET', url, { key: null }), 200);

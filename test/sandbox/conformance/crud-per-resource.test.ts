@@ -3,17 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { listEnvelope, successEnvelope } from '../../../src/api/envelopes.js';
 import { RESOURCES, type ResourceDef } from '../../../src/api/resources.js';
-import {
-  call,
-  create,
-  createBody,
-  expectError,
-  expectStatus,
-  expectV2Envelope,
-  listAll,
-  uniqueEmail,
-  useSandbox,
-} from '../helpers.js';
+import { call, create, createBody, expectError, expectStatus, expectV2Envelope, listAll, uniqueEmail, useSandbox } from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -200,20 +190,21 @@ describe('the spec\'s "Resource | Operations" table matches the table driving th
     [['meetings'], ['list', 'get'], false],
     [['recordings', 'bookings'], ['list', 'get'], false],
   ];
-  test.each(SPEC.map(([names, verbs, batch]) => [names.join(', '), names, verbs, batch] as const))(
-    'row %s',
-    (_label, names, verbs, batch) => {
-      for (const n of names) {
-        const r = RESOURCES.find((x) => x.name === n)!;
-        expect([...r.verbs].sort()).toEqual([...verbs].sort());
-        expect(r.batch).toBe(batch);
-      }
-    },
-  );
+  test.each(SPEC.map(([names, verbs, batch]) => [names.join(', '), names, verbs, batch] as const))('row %s', (_label, names, verbs, batch) => {
+    for (const n of names) {
+      const r = RESOURCES.find((x) => x.name === n)!;
+      expect([...r.verbs].sort()).toEqual([...verbs].sort());
+      expect(r.batch).toBe(batch);
+    }
+  });
 
   test('meetings are read-only plus the deal/company association; deals, notes, segments expose links', () => {
     expect(RESOURCES.find((r) => r.name === 'meetings')!.associations!.map((a) => a.name)).toEqual(['deal', 'company']);
-    expect(RESOURCES.filter((r) => r.links).map((r) => r.name).sort()).toEqual(['deals', 'notes', 'segments']);
+    expect(
+      RESOURCES.filter((r) => r.links)
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['deals', 'notes', 'segments']);
   });
 });
 

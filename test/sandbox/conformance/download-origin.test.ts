@@ -66,7 +66,11 @@ describe('the download listener: a second origin', () => {
     expectError(await call(ctx.sb, 'GET', `${dl}/api/v2/contacts`), 404, 'NOT_FOUND');
     expectError(await call(ctx.sb, 'POST', `${dl}/api/v1/people/query`, { key: ctx.sb.keys.v1, body: {} }), 404, 'NOT_FOUND');
     expectError(await call(ctx.sb, 'GET', `${dl}/__sandbox/stats`, { key: null }), 404, 'NOT_FOUND');
-    expectError(await call(ctx.sb, 'GET', `${dl}/transcripts/download/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`, { key: null }), 404, 'LINK_EXPIRED');
+    expectError(
+      await call(ctx.sb, 'GET', `${dl}/transcripts/download/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`, { key: null }),
+      404,
+      'LINK_EXPIRED',
+    );
   });
 
   test('the request log holds download requests of the second listener, with their headers, auth values hidden', async () => {

@@ -2,16 +2,7 @@
 // docs/sandbox.md "Errors" (codes per status, details items, meta, X-Request-Id).
 import { describe, expect, test } from 'vitest';
 import { errorEnvelope } from '../../../src/api/envelopes.js';
-import {
-  call,
-  create,
-  createBody,
-  expectError,
-  expectV2Envelope,
-  queueFaults,
-  useSandbox,
-  type CallResult,
-} from '../helpers.js';
+import { call, create, createBody, expectError, expectV2Envelope, queueFaults, useSandbox, type CallResult } from '../helpers.js';
 
 const ctx = useSandbox();
 const limited = useSandbox({ rateLimit: 1, orgRateLimit: 1000, rateWindowMs: 60_000 });

@@ -53,7 +53,9 @@ describe('startup options', () => {
 
   test('failRate 0.5: roughly half fail, and only with 500', async () => {
     await withSandbox({ failRate: 0.5 }, async (sb) => {
-      const statuses = await Promise.all(Array.from({ length: 200 }, () => call(sb, 'GET', '/contacts', { query: { limit: 1 } }).then((r) => r.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 200 }, () => call(sb, 'GET', '/contacts', { query: { limit: 1 } }).then((r) => r.status)),
+      );
       const failed = statuses.filter((s) => s === 500).length;
       expect(statuses.every((s) => s === 200 || s === 500)).toBe(true);
       expect(failed).toBeGreaterThan(50);

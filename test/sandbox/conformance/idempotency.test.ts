@@ -117,7 +117,10 @@ describe('POST', () => {
     const k403 = uniqueKey();
     const f403 = await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { key: ctx.sb.keys.user, body: { first_name: 'x' }, headers: idem(k403) });
     expectError(f403, 403, 'FORBIDDEN_RECORD');
-    expectReplay(f403, await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { key: ctx.sb.keys.user, body: { first_name: 'x' }, headers: idem(k403) }));
+    expectReplay(
+      f403,
+      await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { key: ctx.sb.keys.user, body: { first_name: 'x' }, headers: idem(k403) }),
+    );
   });
 
   test('a 401 is not cached: the same key later runs for real', async () => {
@@ -180,7 +183,11 @@ describe('PATCH and batch', () => {
     expectStatus(first, 200);
     expectReplay(first, await call(ctx.sb, 'POST', '/contacts/batch', { body, headers: idem(key) }));
     expect(await countByEmail(body[0]!.email as string)).toBe(1);
-    expectError(await call(ctx.sb, 'POST', '/contacts/batch', { body: [createBody('contacts')], headers: idem(key) }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await call(ctx.sb, 'POST', '/contacts/batch', { body: [createBody('contacts')], headers: idem(key) }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
 
   test('link POST honours the key too', async () => {

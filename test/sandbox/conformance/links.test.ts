@@ -23,9 +23,11 @@ const PAIRS = linkPairs().flatMap(({ parent, link }) =>
 );
 
 test('the four sub-resources of the spec are in the table', () => {
-  expect(linkPairs().map(({ parent, link }) => `${parent.name}/${link.relation}`).sort()).toEqual(
-    ['deals/companies', 'deals/contacts', 'notes/records', 'segments/members'].sort(),
-  );
+  expect(
+    linkPairs()
+      .map(({ parent, link }) => `${parent.name}/${link.relation}`)
+      .sort(),
+  ).toEqual(['deals/companies', 'deals/contacts', 'notes/records', 'segments/members'].sort());
 });
 
 describe.each(PAIRS.map((p) => [p.label, p] as const))('%s', (_label, { parent, link, child }) => {
@@ -134,7 +136,9 @@ describe.each(PAIRS.map((p) => [p.label, p] as const))('%s', (_label, { parent, 
 describe('link lists paginate like every list (spec Endpoints rule 1)', () => {
   test('30 members: default page of 25 with has_next_page, the cursor gives the other 5', async () => {
     const seg = await create(ctx.sb, 'segments');
-    const res = await call(ctx.sb, 'POST', '/contacts/batch', { body: Array.from({ length: 30 }, (_, i) => ({ email: `member${i}-${seg.id}@example.test` })) });
+    const res = await call(ctx.sb, 'POST', '/contacts/batch', {
+      body: Array.from({ length: 30 }, (_, i) => ({ email: `member${i}-${seg.id}@example.test` })),
+    });
     expectStatus(res, 200);
     const ids: string[] = res.body.data.items.map((i: any) => i.data.id);
     for (const id of ids) expectStatus(await call(ctx.sb, 'POST', `/segments/${seg.id}/members`, { body: { contact_id: id } }), 201);
@@ -235,8 +239,8 @@ describe('POST /deals/{id}/contacts documented errors: 401, 403, 404, 422, 429, 
   });
 });
 
-describe('access (docs/sandbox.md: link of another user\'s record is 403 FORBIDDEN_RECORD)', () => {
-  test('the user-bound key cannot link to or from the admin\'s records', async () => {
+describe("access (docs/sandbox.md: link of another user's record is 403 FORBIDDEN_RECORD)", () => {
+  test("the user-bound key cannot link to or from the admin's records", async () => {
     const adminDeal = await create(ctx.sb, 'deals');
     const userContact = await create(ctx.sb, 'contacts', {}, ctx.sb.keys.user);
     const res = await call(ctx.sb, 'POST', `/deals/${adminDeal.id}/contacts`, {

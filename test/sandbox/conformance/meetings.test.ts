@@ -116,7 +116,7 @@ test('meetings stay read-only: POST /meetings → 405', async () => {
   expectError(await call(ctx.sb, 'POST', '/meetings', { body: { title: 'x' } }), 405, 'METHOD_NOT_ALLOWED');
 });
 
-test('a user-bound key cannot read or set the association of another user\'s meeting (403 FORBIDDEN_RECORD)', async () => {
+test("a user-bound key cannot read or set the association of another user's meeting (403 FORBIDDEN_RECORD)", async () => {
   const id = await meetingId(); // owned by usr_admin
   const d = await create(ctx.sb, 'deals', {}, ctx.sb.keys.user);
   expectError(await call(ctx.sb, 'GET', `/meetings/${id}/deal`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
@@ -132,7 +132,7 @@ describe('a user-bound key on its own meeting whose deal or company belongs to a
   }
 
   test.each(ASSOCIATIONS.map((a) => [a.name, a] as const))(
-    'GET /meetings/{id}/%s → 403 FORBIDDEN_RECORD (set, but not the key\'s to see), never data null',
+    "GET /meetings/{id}/%s → 403 FORBIDDEN_RECORD (set, but not the key's to see), never data null",
     async (name, assoc) => {
       const id = await userMeeting();
       const other = await create(ctx.sb, assoc.target); // owned by usr_admin

@@ -90,7 +90,7 @@ describe('cursors', () => {
   test.each([
     ['the old plain form {"s":14,"p":"contacts"}', Buffer.from('{"s":14,"p":"contacts"}').toString('base64url')],
     ['a plain form with a later position', Buffer.from('{"s":999999,"p":"contacts"}').toString('base64url')],
-    ['random bytes of a real cursor\'s length', Buffer.alloc(30, 7).toString('base64url')],
+    ["random bytes of a real cursor's length", Buffer.alloc(30, 7).toString('base64url')],
   ])('a self-built cursor (%s) → 422 INVALID_CURSOR naming the field', async (_label, cursor) => {
     const res = await call(ctx.sb, 'GET', '/contacts', { query: { cursor } });
     expectError(res, 422, 'INVALID_CURSOR');

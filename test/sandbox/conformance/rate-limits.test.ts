@@ -50,7 +50,7 @@ const get = (sb: SandboxHandle, key?: string) => call(sb, 'GET', '/contacts', { 
 const v1Query = (sb: SandboxHandle, key?: string) => call(sb, 'POST', '/api/v1/people/query', { key: key ?? sb.keys.v1, body: { limit: 1 } });
 
 describe('headers (Limits rule 1)', () => {
-  test('successful responses carry X-RateLimit-Limit (the key\'s), -Remaining (decreasing), -Reset (seconds ≤ window)', async () => {
+  test("successful responses carry X-RateLimit-Limit (the key's), -Remaining (decreasing), -Reset (seconds ≤ window)", async () => {
     await withSandbox({ rateLimit: 50, orgRateLimit: 1000, rateWindowMs: LONG }, async (sb) => {
       const seen: number[] = [];
       for (let i = 0; i < 5; i++) {
@@ -77,7 +77,7 @@ describe('headers (Limits rule 1)', () => {
     });
   });
 
-  test('Remaining is the lesser of the key\'s and the organization\'s remaining', async () => {
+  test("Remaining is the lesser of the key's and the organization's remaining", async () => {
     await withSandbox({ keysFile, rateLimit: 10, orgRateLimit: 12, rateWindowMs: LONG }, async (sb) => {
       for (let i = 0; i < 8; i++) expectStatus(await get(sb, K[0]), 200);
       const res = await get(sb, K[1]);

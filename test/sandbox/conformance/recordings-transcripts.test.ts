@@ -252,8 +252,15 @@ describe('download rate limit (spec Endpoints rule 5, Limits rule 5)', () => {
     expectStatus(await call(dl.sb, 'GET', url, { key: null }), 200);
   });
 
-  test('downloads do not use the API key\'s limit (and the API limit does not block downloads)', async () => {
-    const sb = await startSandbox({ seed: 42, rateLimit: 4, orgRateLimit: 1000, rateWindowMs: 60_000, downloadRateLimit: 1000, downloadWindowMs: 1000 });
+  test("downloads do not use the API key's limit (and the API limit does not block downloads)", async () => {
+    const sb = await startSandbox({
+      seed: 42,
+      rateLimit: 4,
+      orgRateLimit: 1000,
+      rateWindowMs: 60_000,
+      downloadRateLimit: 1000,
+      downloadWindowMs: 1000,
+    });
     try {
       const r = await withTranscript(sb); // uses 1 unit
       const url = await freshUrl(sb, r.id); // 2
@@ -278,7 +285,7 @@ describe('read-only and access', () => {
     expectError(await call(ctx.sb, 'DELETE', `/recordings/${r.id}`), 405, 'METHOD_NOT_ALLOWED');
   });
 
-  test('the user-bound key sees only its own recordings; another\'s → 403 FORBIDDEN_RECORD', async () => {
+  test("the user-bound key sees only its own recordings; another's → 403 FORBIDDEN_RECORD", async () => {
     const mine = await listAll(ctx.sb, 'recordings', { key: ctx.sb.keys.user });
     for (const r of mine) expect(r.owner_id).toBe('usr_user');
     const all = await listAll(ctx.sb, 'recordings');

@@ -147,7 +147,10 @@ describe('data file', () => {
     }
     expect(fs.existsSync(file)).toBe(true);
     expect(() => JSON.parse(fs.readFileSync(file, 'utf8'))).not.toThrow();
-    expect(fs.readdirSync(dir).filter((f) => f !== 'store.json'), 'no temp files left behind').toEqual([]);
+    expect(
+      fs.readdirSync(dir).filter((f) => f !== 'store.json'),
+      'no temp files left behind',
+    ).toEqual([]);
     // spec Authentication rule 2: only a hash of a key is ever stored
     const saved = fs.readFileSync(file, 'utf8');
     for (const k of Object.values(a.keys)) expect(saved).not.toContain(k);
@@ -209,7 +212,13 @@ describe('data file', () => {
   test('a malformed keys file is rejected at start, naming the entry', async () => {
     const dir = tempDir('crm-conf-keys-');
     const file = path.join(dir, 'keys.json');
-    fs.writeFileSync(file, JSON.stringify([{ key: 'service_live_fine_fine_fine', version: 2, scopes: ['contacts:read'], access: 'organization', user: 'usr_a' }, { key: 42 }]));
+    fs.writeFileSync(
+      file,
+      JSON.stringify([
+        { key: 'service_live_fine_fine_fine', version: 2, scopes: ['contacts:read'], access: 'organization', user: 'usr_a' },
+        { key: 42 },
+      ]),
+    );
     await expect(startSandbox({ keysFile: file, ...ROOMY })).rejects.toThrow(/1|key/);
   });
 });
@@ -223,7 +232,8 @@ describe('idempotency keys across a restart', () => {
   const start = (file: string, at: number) => startSandbox({ seed: 9, dataFile: file, now: () => at, ...ROOMY });
   const idem = (key: string) => ({ headers: { 'Idempotency-Key': key } });
   const saved = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { idempotency?: Array<{ key: string; stored_at: number }> };
-  const count = async (sb: SandboxHandle, email: unknown) => (await call(sb, 'GET', '/contacts', { query: { email: String(email) } })).body.data.length;
+  const count = async (sb: SandboxHandle, email: unknown) =>
+    (await call(sb, 'GET', '/contacts', { query: { email: String(email) } })).body.data.length;
 
   test('same key + same body after a restart → the cached response (Idempotent-Replayed), not a second record; another body → 422', async () => {
     const file = path.join(tempDir('crm-conf-idem-'), 'store.json');
@@ -281,7 +291,11 @@ describe('idempotency keys across a restart', () => {
     } finally {
       await b.close();
     }
-    expect(saved(file).idempotency?.map((e) => e.key).sort()).toEqual([key, other].sort());
+    expect(
+      saved(file)
+        .idempotency?.map((e) => e.key)
+        .sort(),
+    ).toEqual([key, other].sort());
 
     const c = await start(file, T0 + DAY);
     try {
@@ -297,7 +311,14 @@ describe('idempotency keys across a restart', () => {
 
   test('a data file without idempotency keys (older format) loads; the next save adds them', async () => {
     const file = path.join(tempDir('crm-conf-idem-'), 'store.json');
-    const old = { id: 'con_old_1', email: uniqueEmail('old'), first_name: 'Old', owner_id: 'usr_admin', created_at: new Date(T0).toISOString(), updated_at: new Date(T0).toISOString() };
+    const old = {
+      id: 'con_old_1',
+      email: uniqueEmail('old'),
+      first_name: 'Old',
+      owner_id: 'usr_admin',
+      created_at: new Date(T0).toISOString(),
+      updated_at: new Date(T0).toISOString(),
+    };
     fs.writeFileSync(file, JSON.stringify({ format: 'crm-sandbox-store/1', seq: 1, records: { contacts: [old] }, links: [] }));
     const sb = await start(file, T0);
     const key = uniqueKey();

@@ -3,16 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { v1SuccessEnvelope } from '../../../src/api/envelopes.js';
 import { V1_COMPANY_FIELDS, V1_INTERACTION_FIELDS, V1_PERSON_FIELDS } from '../../../src/api/resources.js';
-import {
-  call,
-  create,
-  expectStatus,
-  expectV1Error,
-  listAll,
-  useSandbox,
-  type CallResult,
-  type SandboxHandle,
-} from '../helpers.js';
+import { call, create, expectStatus, expectV1Error, listAll, useSandbox, type CallResult, type SandboxHandle } from '../helpers.js';
 
 const ctx = useSandbox();
 const withCursor = useSandbox({ v1InteractionsCursor: true });
@@ -47,7 +38,7 @@ function expectShape(obj: Record<string, unknown>, fields: string[], arrays: str
 }
 
 describe('POST /people/query', () => {
-  test('→ {success: true, nextCursor, data: {people}} with exactly the spec\'s Person fields (camelCase)', async () => {
+  test("→ {success: true, nextCursor, data: {people}} with exactly the spec's Person fields (camelCase)", async () => {
     const res = await v1(ctx.sb, 'POST', '/people/query', { limit: 10 });
     expectV1Success(res);
     expect(res.body.success).toBe(true);
@@ -156,7 +147,7 @@ describe('POST /people/query', () => {
 });
 
 describe('POST /interactions/query', () => {
-  test('→ {success: true, data: {interactions}} with no nextCursor; exactly the spec\'s Interaction fields', async () => {
+  test("→ {success: true, data: {interactions}} with no nextCursor; exactly the spec's Interaction fields", async () => {
     const res = await v1(ctx.sb, 'POST', '/interactions/query', { limit: 10 });
     expectV1Success(res);
     expect('nextCursor' in res.body).toBe(false);

@@ -55,7 +55,13 @@ describe('data file', () => {
     expect(() => loadDataFile(bad)).toThrow(/records.contacts\[0\]/);
     fs.writeFileSync(bad, JSON.stringify({ ...snapshot, records: { widgets: [] } }));
     expect(() => loadDataFile(bad)).toThrow(/unknown resource "widgets"/);
-    const entry = { api_key_sha256: 'ab', key: 'k', fingerprint: 'fp', stored_at: 1, response: { status: 201, headers: { 'X-Request-Id': 'req_1' }, body: {} } };
+    const entry = {
+      api_key_sha256: 'ab',
+      key: 'k',
+      fingerprint: 'fp',
+      stored_at: 1,
+      response: { status: 201, headers: { 'X-Request-Id': 'req_1' }, body: {} },
+    };
     fs.writeFileSync(bad, JSON.stringify({ ...snapshot, records: {}, idempotency: [entry, { ...entry, stored_at: 'yesterday' }] }));
     expect(() => loadDataFile(bad)).toThrow(/idempotency\[1\] is not a valid idempotency entry/);
     fs.writeFileSync(bad, JSON.stringify({ ...snapshot, records: {}, idempotency: {} }));

@@ -7,7 +7,12 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('500-after-write:0.05,drop:0.02')).toEqual({ '500-after-write': 0.05, drop: 0.02 });
     expect(parseFaultSpec(' html-502:1 ')).toEqual({ 'html-502': 1 });
     expect(parseFaultSpec('')).toEqual({});
-    expect(parseFaultSpec('500:0,429:0.5,truncated:0.1,drop-after-write:0.1')).toEqual({ '500': 0, '429': 0.5, truncated: 0.1, 'drop-after-write': 0.1 });
+    expect(parseFaultSpec('500:0,429:0.5,truncated:0.1,drop-after-write:0.1')).toEqual({
+      '500': 0,
+      '429': 0.5,
+      truncated: 0.1,
+      'drop-after-write': 0.1,
+    });
   });
 
   it.each([

@@ -26,7 +26,15 @@ function fakeCtx(signal: AbortSignal, quiet = false) {
 describe('sandboxOptions', () => {
   it('turns flags into options', async () => {
     const o = await sandboxOptions({ port: '0', seed: 7, rateLimit: '5', failRate: '0.25', faults: 'drop:0.1', control: true });
-    expect(o).toMatchObject({ port: 0, seed: 7, rateLimit: 5, failRate: 0.25, faults: { drop: 0.1 }, control: true, v1InteractionsCursor: false });
+    expect(o).toMatchObject({
+      port: 0,
+      seed: 7,
+      rateLimit: 5,
+      failRate: 0.25,
+      faults: { drop: 0.1 },
+      control: true,
+      v1InteractionsCursor: false,
+    });
     expect(o.rateResetFormat).toBeUndefined();
     expect(o.retryAfterFormat).toBeUndefined();
   });

@@ -11,8 +11,7 @@ import { profileNamesQuick } from '../../../src/config/profile-names.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { fakeIO } from './fake-io.js';
 
-const program = () =>
-  buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
+const program = () => buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
 const FILES = { bash: 'crm.bash', zsh: '_crm', fish: 'crm.fish' } as const;
 
 describe('completion scripts', () => {
@@ -28,9 +27,13 @@ describe('completion scripts', () => {
   const complete = (words: string[]): string[] => {
     const script = completionScript(program(), 'bash');
     const arr = words.map((w) => `'${w}'`).join(' ');
-    const out = execFileSync('bash', ['-c', `${script}\nCOMP_WORDS=(${arr}); COMP_CWORD=${words.length - 1}; _crm; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-      encoding: 'utf8',
-    });
+    const out = execFileSync(
+      'bash',
+      ['-c', `${script}\nCOMP_WORDS=(${arr}); COMP_CWORD=${words.length - 1}; _crm; printf '%s\\n' "\${COMPREPLY[@]}"`],
+      {
+        encoding: 'utf8',
+      },
+    );
     return out.split('\n').filter(Boolean);
   };
 

@@ -19,14 +19,17 @@ describe('help', () => {
     expect(r.out).toMatchSnapshot();
   });
 
-  it.each([['contacts', 'list'], ['batch'], ['links', 'add'], ['keys', 'add']])('crm %s … --help lists the global options (not --version)', async (...words) => {
-    const r = await run([...words, '--help']);
-    expect(r.code).toBe(0);
-    const global = r.out.slice(r.out.indexOf('Global Options:'));
-    for (const o of ['--profile', '-o, --output <format>', '--fields <list>', '-q, --quiet', '--timeout']) expect(global).toContain(o);
-    expect(global).not.toContain('--version');
-    expect(r.out).toMatchSnapshot();
-  });
+  it.each([['contacts', 'list'], ['batch'], ['links', 'add'], ['keys', 'add']])(
+    'crm %s … --help lists the global options (not --version)',
+    async (...words) => {
+      const r = await run([...words, '--help']);
+      expect(r.code).toBe(0);
+      const global = r.out.slice(r.out.indexOf('Global Options:'));
+      for (const o of ['--profile', '-o, --output <format>', '--fields <list>', '-q, --quiet', '--timeout']) expect(global).toContain(o);
+      expect(global).not.toContain('--version');
+      expect(r.out).toMatchSnapshot();
+    },
+  );
 });
 
 describe('usage errors: one style', () => {
@@ -36,7 +39,11 @@ describe('usage errors: one style', () => {
     [['contacts', 'get', 'a', 'b'], 'Error: too many arguments', 'Hint: see crm contacts get --help'],
     [['contcts', 'list'], "Error: unknown command 'contcts'\n(Did you mean contacts?)", 'Hint: see crm --help'],
     [['-o', 'yaml', 'contacts', 'list'], "Error: option '-o, --output <format>' argument 'yaml' is invalid", 'Hint: see crm --help'],
-    [['batch', 'contacts', 'x.csv', '--chunk-size', '500'], "Error: option '--chunk-size <n>' argument '500' is invalid", 'Hint: see crm batch --help'],
+    [
+      ['batch', 'contacts', 'x.csv', '--chunk-size', '500'],
+      "Error: option '--chunk-size <n>' argument '500' is invalid",
+      'Hint: see crm batch --help',
+    ],
     [['recordings', 'delete', 'x'], "Error: 'delete' is not a verb of recordings", 'Hint: see crm recordings --help'],
   ])('crm %j: Error: … then Hint: see … --help, exit 2', async (argv, error, hint) => {
     const r = await run(argv);

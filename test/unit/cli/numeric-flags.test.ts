@@ -45,7 +45,13 @@ describe('parseNumeric', () => {
     },
   );
 
-  it.each([['0.5', 0.5], ['.5', 0.5], ['30', 30], [' 2 ', 2], ['86400', 86400]])('--timeout %j is %d seconds', (text, n) => {
+  it.each([
+    ['0.5', 0.5],
+    ['.5', 0.5],
+    ['30', 30],
+    [' 2 ', 2],
+    ['86400', 86400],
+  ])('--timeout %j is %d seconds', (text, n) => {
     expect(parseNumeric(text, RANGES.timeoutSeconds)).toEqual({ ok: true, value: n });
   });
 });

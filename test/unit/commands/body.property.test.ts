@@ -17,7 +17,10 @@ const field = fc.oneof(
   fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'a.b', 'a[0]', 'hasOwnProperty'),
 );
 
-const usageNaming = (flag: string) => (err: unknown): boolean => err instanceof UsageError && err.message.includes(flag);
+const usageNaming =
+  (flag: string) =>
+  (err: unknown): boolean =>
+    err instanceof UsageError && err.message.includes(flag);
 
 describe('--set', () => {
   it('field=value gives the string value exactly, whatever it holds (`=`, `:=`, unicode, empty)', () => {
@@ -43,18 +46,29 @@ describe('--set', () => {
   it('anything else is a usage error that names --set', () => {
     const noField = anyText.map((v) => `=${v}`);
     const noEquals = anyText.filter((s) => !s.includes('='));
-    const badJson = fc.tuple(field, anyText).filter(([, v]) => {
-      try {
-        JSON.parse(v);
-        return false;
-      } catch {
-        return true;
-      }
-    }).map(([f, v]) => `${f}:=${v}`);
+    const badJson = fc
+      .tuple(field, anyText)
+      .filter(([, v]) => {
+        try {
+          JSON.parse(v);
+          return false;
+        } catch {
+          return true;
+        }
+      })
+      .map(([f, v]) => `${f}:=${v}`);
     fc.assert(
-      fc.property(fc.oneof(noField, noEquals, badJson, anyText.map((v) => `:=${v}`)), (spec) => {
-        expect(() => parseSet(spec)).toThrow(expect.toSatisfy(usageNaming('--set')));
-      }),
+      fc.property(
+        fc.oneof(
+          noField,
+          noEquals,
+          badJson,
+          anyText.map((v) => `:=${v}`),
+        ),
+        (spec) => {
+          expect(() => parseSet(spec)).toThrow(expect.toSatisfy(usageNaming('--set')));
+        },
+      ),
       runs(300),
     );
   });
@@ -74,7 +88,10 @@ describe('--set', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(field, json), { minLength: 1, maxLength: 4 }), (pairs) => {
         const data = JSON.parse('{"__proto__":{"polluted":1},"keep":true}') as Record<string, unknown>;
-        const out = applySets(data, pairs.map(([f, v]) => `${f}:=${JSON.stringify(v)}`));
+        const out = applySets(
+          data,
+          pairs.map(([f, v]) => `${f}:=${JSON.stringify(v)}`),
+        );
         expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
         expect(out.keep).toBe(true);
         const last = new Map(pairs);
@@ -91,6 +108,9 @@ describe('--set', () => {
   });
 
   it('--param __proto__=x is a query parameter like any other', () => {
-    expect(Object.entries(parseParams(['__proto__=x', 'a=b=c']))).toEqual([['__proto__', 'x'], ['a', 'b=c']]);
+    expect(Object.entries(parseParams(['__proto__=x', 'a=b=c']))).toEqual([
+      ['__proto__', 'x'],
+      ['a', 'b=c'],
+    ]);
   });
 });

@@ -44,7 +44,9 @@ describe('deal-contact type', () => {
 describe('linkBody', () => {
   const rel = (p: string, r: string) => resolveLink(p, r);
   it('deals contacts carries type and supervisor', () => {
-    expect(linkBody({ parent: 'deals', relation: 'contacts', childId: 'con_1', type: 'coach', supervisor: 'con_2' }, rel('deals', 'contacts'))).toEqual({
+    expect(
+      linkBody({ parent: 'deals', relation: 'contacts', childId: 'con_1', type: 'coach', supervisor: 'con_2' }, rel('deals', 'contacts')),
+    ).toEqual({
       contact_id: 'con_1',
       type: 'COACH',
       supervisor: 'con_2',
@@ -55,15 +57,22 @@ describe('linkBody', () => {
     expect(linkBody({ parent: 'segments', relation: 'members', childId: 'con_1' }, rel('segments', 'members'))).toEqual({ contact_id: 'con_1' });
   });
   it('notes records default to contact', () => {
-    expect(linkBody({ parent: 'notes', relation: 'records', childId: 'con_1' }, rel('notes', 'records'))).toEqual({ record_id: 'con_1', record_type: 'contact' });
+    expect(linkBody({ parent: 'notes', relation: 'records', childId: 'con_1' }, rel('notes', 'records'))).toEqual({
+      record_id: 'con_1',
+      record_type: 'contact',
+    });
     expect(linkBody({ parent: 'notes', relation: 'records', childId: 'cmp_1', recordType: 'company' }, rel('notes', 'records'))).toEqual({
       record_id: 'cmp_1',
       record_type: 'company',
     });
   });
   it('refuses flags that do not belong to the pair', () => {
-    expect(() => linkBody({ parent: 'deals', relation: 'companies', childId: 'x', type: 'COACH' }, rel('deals', 'companies'))).toThrow(/only to deals contacts/);
-    expect(() => linkBody({ parent: 'deals', relation: 'contacts', childId: 'x', recordType: 'deal' }, rel('deals', 'contacts'))).toThrow(/only to notes records/);
+    expect(() => linkBody({ parent: 'deals', relation: 'companies', childId: 'x', type: 'COACH' }, rel('deals', 'companies'))).toThrow(
+      /only to deals contacts/,
+    );
+    expect(() => linkBody({ parent: 'deals', relation: 'contacts', childId: 'x', recordType: 'deal' }, rel('deals', 'contacts'))).toThrow(
+      /only to notes records/,
+    );
   });
 });
 
@@ -84,7 +93,7 @@ describe('alreadyLinked', () => {
 });
 
 describe('links list columns', () => {
-  it('the linked id, then what the link says, then the child\'s own columns', () => {
+  it("the linked id, then what the link says, then the child's own columns", () => {
     expect(linkListColumns('deals', resolveLink('deals', 'contacts'))).toEqual([
       'id',
       'link.type',

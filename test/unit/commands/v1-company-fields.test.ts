@@ -5,9 +5,23 @@ describe('version 1 company update fields', () => {
   it('accepts every field of the spec with the right type', () => {
     expect(
       companyUpdateProblems({
-        domain: 'a.com', description: 'd', name: 'n', altIndustries: ['x'], tags: ['a', 'b'], foundedYear: 1998,
-        address: 'a', city: 'c', state: 's', country: 'c', linkedin: 'l', twitter: 't', facebook: 'f',
-        instagram: 'i', crunchbase: 'c', phone: 'p', remarks: 'r',
+        domain: 'a.com',
+        description: 'd',
+        name: 'n',
+        altIndustries: ['x'],
+        tags: ['a', 'b'],
+        foundedYear: 1998,
+        address: 'a',
+        city: 'c',
+        state: 's',
+        country: 'c',
+        linkedin: 'l',
+        twitter: 't',
+        facebook: 'f',
+        instagram: 'i',
+        crunchbase: 'c',
+        phone: 'p',
+        remarks: 'r',
       }),
     ).toEqual([]);
   });

@@ -68,11 +68,14 @@ describe('validateBaseUrl: the API root', () => {
     expect(validateBaseUrl('http://127.0.0.1:4010', '--v1-base-url', { version: 'v1' })).toBe('http://127.0.0.1:4010/api/v1');
   });
 
-  it.each(['https://crm.example.com/api/v2', 'https://gw.example.com/crm/api/v2', 'https://crm.example.com/custom'])('takes %s as it is, silently', (url) => {
-    const notices: string[] = [];
-    expect(validateBaseUrl(url, '--base-url', { notice: (m) => notices.push(m) })).toBe(url);
-    expect(notices).toEqual([]);
-  });
+  it.each(['https://crm.example.com/api/v2', 'https://gw.example.com/crm/api/v2', 'https://crm.example.com/custom'])(
+    'takes %s as it is, silently',
+    (url) => {
+      const notices: string[] = [];
+      expect(validateBaseUrl(url, '--base-url', { notice: (m) => notices.push(m) })).toBe(url);
+      expect(notices).toEqual([]);
+    },
+  );
 
   it('refuses a version 1 root as the version 2 root, with the fix in the hint', () => {
     const err = (() => {

@@ -42,7 +42,10 @@ describe('credentialsFor', () => {
 });
 
 describe('credentialsFor refuses keys that cannot be keys', () => {
-  it.each(['service_live_ab\ncd', 'service_live_abcd\r', 'service_live_ab cd', 'service_live_\u0000x'])('%j → AuthError before anything is sent', (apiKey) => {
-    expect(() => credentialsFor({ apiKey, baseUrl: 'https://x.example.com/api/v2', authHeader: 'x-api-key' })).toThrow(/space, line break/);
-  });
+  it.each(['service_live_ab\ncd', 'service_live_abcd\r', 'service_live_ab cd', 'service_live_\u0000x'])(
+    '%j → AuthError before anything is sent',
+    (apiKey) => {
+      expect(() => credentialsFor({ apiKey, baseUrl: 'https://x.example.com/api/v2', authHeader: 'x-api-key' })).toThrow(/space, line break/);
+    },
+  );
 });

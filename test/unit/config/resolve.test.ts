@@ -43,29 +43,112 @@ const load = (data?: ConfigData) => vi.fn(async () => memoryStore(data));
 type Case = [name: string, flags: ProfileFlags, env: Record<string, string>, expected: Partial<ResolvedProfile> & { name?: string }];
 
 const cases: Case[] = [
-  ['default profile when nothing is given', {}, {}, { name: 'dev', baseUrl: 'http://127.0.0.1:4010/api/v2', v1BaseUrl: 'http://127.0.0.1:4010/api/v1', apiKey: K_DEV, v1ApiKey: V1_DEV, authHeader: 'x-api-key' }],
-  ['--profile chooses a profile', { profile: 'prod' }, {}, { name: 'prod', baseUrl: 'https://crm.example.com/api/v2', v1BaseUrl: 'https://legacy.example.com/api/v1', apiKey: K_PROD, authHeader: 'bearer' }],
+  [
+    'default profile when nothing is given',
+    {},
+    {},
+    {
+      name: 'dev',
+      baseUrl: 'http://127.0.0.1:4010/api/v2',
+      v1BaseUrl: 'http://127.0.0.1:4010/api/v1',
+      apiKey: K_DEV,
+      v1ApiKey: V1_DEV,
+      authHeader: 'x-api-key',
+    },
+  ],
+  [
+    '--profile chooses a profile',
+    { profile: 'prod' },
+    {},
+    {
+      name: 'prod',
+      baseUrl: 'https://crm.example.com/api/v2',
+      v1BaseUrl: 'https://legacy.example.com/api/v1',
+      apiKey: K_PROD,
+      authHeader: 'bearer',
+    },
+  ],
   ['CRM_PROFILE chooses a profile', {}, { CRM_PROFILE: 'prod' }, { name: 'prod', apiKey: K_PROD, authHeader: 'bearer' }],
   ['--profile beats CRM_PROFILE', { profile: 'dev' }, { CRM_PROFILE: 'prod' }, { name: 'dev', apiKey: K_DEV }],
   ['chosen profile does not borrow from the default profile', { profile: 'prod' }, {}, { name: 'prod', v1ApiKey: undefined }],
   ['CRM_API_KEY beats the profile key', {}, { CRM_API_KEY: K_ENV }, { name: 'dev', apiKey: K_ENV, baseUrl: 'http://127.0.0.1:4010/api/v2' }],
-  ['CRM_API_KEY beats the chosen profile key', { profile: 'prod' }, { CRM_API_KEY: K_ENV }, { name: 'prod', apiKey: K_ENV, baseUrl: 'https://crm.example.com/api/v2' }],
+  [
+    'CRM_API_KEY beats the chosen profile key',
+    { profile: 'prod' },
+    { CRM_API_KEY: K_ENV },
+    { name: 'prod', apiKey: K_ENV, baseUrl: 'https://crm.example.com/api/v2' },
+  ],
   ['CRM_V1_API_KEY beats the profile v1 key', {}, { CRM_V1_API_KEY: V1_ENV }, { v1ApiKey: V1_ENV, apiKey: K_DEV }],
-  ['CRM_BASE_URL beats the profile and derives v1', {}, { CRM_BASE_URL: 'https://env.example.com/api/v2' }, { name: 'dev', baseUrl: 'https://env.example.com/api/v2', v1BaseUrl: 'https://env.example.com/api/v1', apiKey: K_DEV }],
-  ['CRM_BASE_URL beats a stored v1_base_url too (derived from the env root)', { profile: 'prod' }, { CRM_BASE_URL: 'https://env.example.com/api/v2' }, { v1BaseUrl: 'https://env.example.com/api/v1' }],
-  ['CRM_V1_BASE_URL beats the derived one', {}, { CRM_BASE_URL: 'https://env.example.com/api/v2', CRM_V1_BASE_URL: 'https://v1.example.com/x/api/v1' }, { baseUrl: 'https://env.example.com/api/v2', v1BaseUrl: 'https://v1.example.com/x/api/v1' }],
-  ['CRM_V1_BASE_URL alone keeps the profile base', {}, { CRM_V1_BASE_URL: 'https://v1.example.com/api/v1' }, { baseUrl: 'http://127.0.0.1:4010/api/v2', v1BaseUrl: 'https://v1.example.com/api/v1' }],
-  ['--base-url beats CRM_BASE_URL', { baseUrl: 'https://flag.example.com/api/v2' }, { CRM_BASE_URL: 'https://env.example.com/api/v2' }, { baseUrl: 'https://flag.example.com/api/v2', v1BaseUrl: 'https://flag.example.com/api/v1' }],
-  ['--base-url beats CRM_V1_BASE_URL for the v1 root (derived from the flag)', { baseUrl: 'https://flag.example.com/api/v2' }, { CRM_V1_BASE_URL: 'https://v1.example.com/api/v1' }, { v1BaseUrl: 'https://flag.example.com/api/v1' }],
-  ['--v1-base-url beats everything for v1', { v1BaseUrl: 'https://v1flag.example.com/api/v1' }, { CRM_V1_BASE_URL: 'https://v1.example.com/api/v1', CRM_BASE_URL: 'https://env.example.com/api/v2' }, { baseUrl: 'https://env.example.com/api/v2', v1BaseUrl: 'https://v1flag.example.com/api/v1' }],
-  ['--base-url with --profile: flag URL, profile key', { profile: 'prod', baseUrl: 'https://flag.example.com/api/v2' }, {}, { name: 'prod', baseUrl: 'https://flag.example.com/api/v2', v1BaseUrl: 'https://flag.example.com/api/v1', apiKey: K_PROD }],
+  [
+    'CRM_BASE_URL beats the profile and derives v1',
+    {},
+    { CRM_BASE_URL: 'https://env.example.com/api/v2' },
+    { name: 'dev', baseUrl: 'https://env.example.com/api/v2', v1BaseUrl: 'https://env.example.com/api/v1', apiKey: K_DEV },
+  ],
+  [
+    'CRM_BASE_URL beats a stored v1_base_url too (derived from the env root)',
+    { profile: 'prod' },
+    { CRM_BASE_URL: 'https://env.example.com/api/v2' },
+    { v1BaseUrl: 'https://env.example.com/api/v1' },
+  ],
+  [
+    'CRM_V1_BASE_URL beats the derived one',
+    {},
+    { CRM_BASE_URL: 'https://env.example.com/api/v2', CRM_V1_BASE_URL: 'https://v1.example.com/x/api/v1' },
+    { baseUrl: 'https://env.example.com/api/v2', v1BaseUrl: 'https://v1.example.com/x/api/v1' },
+  ],
+  [
+    'CRM_V1_BASE_URL alone keeps the profile base',
+    {},
+    { CRM_V1_BASE_URL: 'https://v1.example.com/api/v1' },
+    { baseUrl: 'http://127.0.0.1:4010/api/v2', v1BaseUrl: 'https://v1.example.com/api/v1' },
+  ],
+  [
+    '--base-url beats CRM_BASE_URL',
+    { baseUrl: 'https://flag.example.com/api/v2' },
+    { CRM_BASE_URL: 'https://env.example.com/api/v2' },
+    { baseUrl: 'https://flag.example.com/api/v2', v1BaseUrl: 'https://flag.example.com/api/v1' },
+  ],
+  [
+    '--base-url beats CRM_V1_BASE_URL for the v1 root (derived from the flag)',
+    { baseUrl: 'https://flag.example.com/api/v2' },
+    { CRM_V1_BASE_URL: 'https://v1.example.com/api/v1' },
+    { v1BaseUrl: 'https://flag.example.com/api/v1' },
+  ],
+  [
+    '--v1-base-url beats everything for v1',
+    { v1BaseUrl: 'https://v1flag.example.com/api/v1' },
+    { CRM_V1_BASE_URL: 'https://v1.example.com/api/v1', CRM_BASE_URL: 'https://env.example.com/api/v2' },
+    { baseUrl: 'https://env.example.com/api/v2', v1BaseUrl: 'https://v1flag.example.com/api/v1' },
+  ],
+  [
+    '--base-url with --profile: flag URL, profile key',
+    { profile: 'prod', baseUrl: 'https://flag.example.com/api/v2' },
+    {},
+    { name: 'prod', baseUrl: 'https://flag.example.com/api/v2', v1BaseUrl: 'https://flag.example.com/api/v1', apiKey: K_PROD },
+  ],
   ['stored v1_base_url is used with the stored root', { profile: 'prod' }, {}, { v1BaseUrl: 'https://legacy.example.com/api/v1' }],
   ['CRM_AUTH_HEADER beats the profile', { profile: 'prod' }, { CRM_AUTH_HEADER: 'x-api-key' }, { authHeader: 'x-api-key' }],
   ['CRM_AUTH_HEADER is case-insensitive', {}, { CRM_AUTH_HEADER: 'Bearer' }, { authHeader: 'bearer' }],
-  ['empty environment values are ignored', {}, { CRM_API_KEY: '', CRM_PROFILE: '  ', CRM_BASE_URL: '' }, { name: 'dev', apiKey: K_DEV, baseUrl: 'http://127.0.0.1:4010/api/v2' }],
+  [
+    'empty environment values are ignored',
+    {},
+    { CRM_API_KEY: '', CRM_PROFILE: '  ', CRM_BASE_URL: '' },
+    { name: 'dev', apiKey: K_DEV, baseUrl: 'http://127.0.0.1:4010/api/v2' },
+  ],
   ['environment values are trimmed', {}, { CRM_API_KEY: ` ${K_ENV}\n` }, { apiKey: K_ENV }],
-  ['a trailing slash on a base URL is dropped', { baseUrl: 'https://flag.example.com/api/v2/' }, {}, { baseUrl: 'https://flag.example.com/api/v2', v1BaseUrl: 'https://flag.example.com/api/v1' }],
-  ['a root not ending in /api/v2 gives no v1 root', { baseUrl: 'https://flag.example.com/crm' }, {}, { baseUrl: 'https://flag.example.com/crm', v1BaseUrl: undefined }],
+  [
+    'a trailing slash on a base URL is dropped',
+    { baseUrl: 'https://flag.example.com/api/v2/' },
+    {},
+    { baseUrl: 'https://flag.example.com/api/v2', v1BaseUrl: 'https://flag.example.com/api/v1' },
+  ],
+  [
+    'a root not ending in /api/v2 gives no v1 root',
+    { baseUrl: 'https://flag.example.com/crm' },
+    {},
+    { baseUrl: 'https://flag.example.com/crm', v1BaseUrl: undefined },
+  ],
 ];
 
 describe('resolveProfile precedence', () => {
@@ -99,7 +182,11 @@ describe('resolveProfile precedence', () => {
   it.each([
     ['only a key', { CRM_API_KEY: K_ENV }, {}],
     ['only a base URL', { CRM_BASE_URL: 'https://env.example.com/api/v2' }, {}],
-    ['key and base URL but a profile named in the environment', { CRM_API_KEY: K_ENV, CRM_BASE_URL: 'https://e.example/api/v2', CRM_PROFILE: 'dev' }, {}],
+    [
+      'key and base URL but a profile named in the environment',
+      { CRM_API_KEY: K_ENV, CRM_BASE_URL: 'https://e.example/api/v2', CRM_PROFILE: 'dev' },
+      {},
+    ],
     ['key and base URL but --profile', { CRM_API_KEY: K_ENV, CRM_BASE_URL: 'https://e.example/api/v2' }, { profile: 'dev' }],
   ])('loads the store when the environment is not enough: %s', async (_n, env, flags) => {
     const spy = load();
@@ -149,12 +236,18 @@ describe('resolveProfile precedence', () => {
   });
 
   it('an unusable stored URL names the profile', async () => {
-    const data: ConfigData = { profiles: { bad: { base_url: 'http://crm.example.com/api/v2', auth_header: 'x-api-key' } }, default_profile: 'bad' };
+    const data: ConfigData = {
+      profiles: { bad: { base_url: 'http://crm.example.com/api/v2', auth_header: 'x-api-key' } },
+      default_profile: 'bad',
+    };
     await expect(resolveProfile({}, {}, load(data))).rejects.toThrow(/base_url of profile "bad"/);
   });
 
   it('an overridden broken URL does not matter', async () => {
-    const data: ConfigData = { profiles: { bad: { base_url: 'http://crm.example.com/api/v2', api_key: K_DEV, auth_header: 'x-api-key' } }, default_profile: 'bad' };
+    const data: ConfigData = {
+      profiles: { bad: { base_url: 'http://crm.example.com/api/v2', api_key: K_DEV, auth_header: 'x-api-key' } },
+      default_profile: 'bad',
+    };
     const r = await resolveProfile({ baseUrl: 'https://ok.example.com/api/v2' }, {}, load(data));
     expect(r.baseUrl).toBe('https://ok.example.com/api/v2');
   });

@@ -43,9 +43,14 @@ function client(server: TestServer, over: Partial<ClientConfig> = {}): { c: CrmH
 function scripted(...steps: Array<(res: ServerResponse) => void>): Handler {
   return (_req, res, i) => steps[Math.min(i, steps.length - 1)]!(res);
 }
-const ok = (data: unknown = { id: 'con_1' }) => (res: ServerResponse) => sendJson(res, 200, success(data));
-const fail = (status: number, code = 'INTERNAL_ERROR', headers: Record<string, string> = {}) => (res: ServerResponse) =>
-  sendJson(res, status, errorBody(code, `failed with ${status}`, `req_${status}`), headers);
+const ok =
+  (data: unknown = { id: 'con_1' }) =>
+  (res: ServerResponse) =>
+    sendJson(res, 200, success(data));
+const fail =
+  (status: number, code = 'INTERNAL_ERROR', headers: Record<string, string> = {}) =>
+  (res: ServerResponse) =>
+    sendJson(res, status, errorBody(code, `failed with ${status}`, `req_${status}`), headers);
 const drop = () => (res: ServerResponse) => res.socket?.destroy();
 
 describe('headers', () => {
@@ -66,7 +71,7 @@ describe('headers', () => {
   it('sends Authorization: Bearer in bearer mode, and nothing else', async () => {
     const s = await serve(scripted(ok()));
     const { c } = client(s, { authHeader: 'bearer' });
-    await c.request({ method: 'GET', path: '/contacts' , expect: 'success'});
+    await c.request({ method: 'GET', path: '/contacts', expect: 'success' });
     const r = s.requests[0]!;
     expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(r.headers['x-service-api-key']).toBeUndefined();
@@ -226,13 +231,10 @@ describe('retries', () => {
 
   it('retries a truncated 200 for a GET', async () => {
     const s = await serve(
-      scripted(
-        (res) => {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end('{"object":"success","data":{"id":"con');
-        },
-        ok(),
-      ),
+      scripted((res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"object":"success","data":{"id":"con');
+      }, ok()),
     );
     const { c } = client(s);
     const res = await c.request({ method: 'GET', path: '/contacts/con_1' });
@@ -313,7 +315,9 @@ describe('error envelopes', () => {
     const clock = new InstantClock();
     const c = createClient({ baseUrl: `${s.origin}/api/v1`, apiKey: 'service_pk_abcdefghijklmnop1234', authHeader: 'x-api-key', clock });
     clients.push(c);
-    const err = (await c.request({ method: 'PATCH', path: '/companies/c1', body: { foundedYear: 'x' } }).catch((e: unknown) => e)) as ValidationError;
+    const err = (await c
+      .request({ method: 'PATCH', path: '/companies/c1', body: { foundedYear: 'x' } })
+      .catch((e: unknown) => e)) as ValidationError;
     expect(err).toBeInstanceOf(ValidationError);
     expect(err.code).toBe('VALIDATION_FAILED');
     expect(err.message).toBe('bad year');

@@ -47,7 +47,11 @@ it('says a wait once, from 5 s without -v and from 1 s with it', () => {
   quiet(3_000, 'short');
   quiet(42_000, 'the window');
   quiet(42_000, 'the window'); // a second request waiting for the same moment
-  const verbose = waitNotice(clock, (l) => notes.push(`v: ${l}`), () => notes.push('never'));
+  const verbose = waitNotice(
+    clock,
+    (l) => notes.push(`v: ${l}`),
+    () => notes.push('never'),
+  );
   verbose(1_500, 'a 429');
   verbose(500, 'tiny');
   expect(notes).toEqual(['waiting 42 s: the window', 'v: waiting 1.5 s: a 429']);

@@ -22,7 +22,14 @@ describe('checkResponse', () => {
   it.each([
     ['success', success({ id: 1 })],
     ['list', list([{ id: 'a' }], null, false)],
-    ['batch', { object: 'batch', data: { items: [{ index: 0, status: 'created', data: { id: 'a' } }], summary: { total: 1, succeeded: 1, failed: 0 } }, meta: meta() }],
+    [
+      'batch',
+      {
+        object: 'batch',
+        data: { items: [{ index: 0, status: 'created', data: { id: 'a' } }], summary: { total: 1, succeeded: 1, failed: 0 } },
+        meta: meta(),
+      },
+    ],
     ['v2', success({})],
     ['v2', list([], null, false)],
     ['v1', { success: true, data: { people: [] }, nextCursor: 'abc' }],

@@ -6,17 +6,37 @@ import { AuthError, ForbiddenError, NotFoundError, RateLimitError, ServerError, 
 
 describe('looseErrorBody', () => {
   it.each([
-    ['details an object', { object: 'error', error: { code: 'X', message: 'm', details: { field: 'email' } } }, { code: 'X', message: 'm', details: [{ field: 'email' }] }],
+    [
+      'details an object',
+      { object: 'error', error: { code: 'X', message: 'm', details: { field: 'email' } } },
+      { code: 'X', message: 'm', details: [{ field: 'email' }] },
+    ],
     ['details null', { object: 'error', error: { code: 'X', message: 'm', details: null } }, { code: 'X', message: 'm', details: [] }],
-    ['details strings', { object: 'error', error: { code: 'X', message: 'm', details: ['a', 'b'] } }, { code: 'X', message: 'm', details: [{ message: 'a' }, { message: 'b' }] }],
+    [
+      'details strings',
+      { object: 'error', error: { code: 'X', message: 'm', details: ['a', 'b'] } },
+      { code: 'X', message: 'm', details: [{ message: 'a' }, { message: 'b' }] },
+    ],
     ['meta missing', { object: 'error', error: { code: 'X', message: 'm', details: [] } }, { code: 'X', message: 'm', details: [] }],
     ['no code', { error: { message: 'm' } }, { code: undefined, message: 'm', details: [] }],
     ['a code only', { error: { code: 'GONE' } }, { code: 'GONE', message: 'GONE', details: [] }],
     ['error a string', { error: 'Contact not found' }, { code: undefined, message: 'Contact not found', details: [] }],
-    ['error a code beside a message', { error: 'not_found', message: 'no such contact' }, { code: 'not_found', message: 'no such contact', details: [] }],
+    [
+      'error a code beside a message',
+      { error: 'not_found', message: 'no such contact' },
+      { code: 'not_found', message: 'no such contact', details: [] },
+    ],
     ['a top-level message (v1)', { success: false, message: 'bad key' }, { code: undefined, message: 'bad key', details: [] }],
-    ['RFC 9457 problem', { type: 'about:blank', title: 'Forbidden', status: 403, detail: 'scope contacts:write missing' }, { code: undefined, message: 'scope contacts:write missing', details: [] }],
-    ['an errors list', { errors: [{ code: 'E1', detail: 'email taken' }] }, { code: 'E1', message: 'email taken', details: [{ code: 'E1', detail: 'email taken' }] }],
+    [
+      'RFC 9457 problem',
+      { type: 'about:blank', title: 'Forbidden', status: 403, detail: 'scope contacts:write missing' },
+      { code: undefined, message: 'scope contacts:write missing', details: [] },
+    ],
+    [
+      'an errors list',
+      { errors: [{ code: 'E1', detail: 'email taken' }] },
+      { code: 'E1', message: 'email taken', details: [{ code: 'E1', detail: 'email taken' }] },
+    ],
   ])('%s', (_name, body, want) => {
     expect(looseErrorBody(body)).toEqual(want);
   });

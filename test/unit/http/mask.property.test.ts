@@ -6,7 +6,10 @@ import { keyRedactor, maskKey } from '../../../src/http/mask.js';
 
 /** keys of both forms: the prefix and 12–40 printable ASCII characters (key-kind.ts allows any of them) */
 const keyArb = fc
-  .tuple(fc.constantFrom('service_live_', 'service_pk_'), fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 12, maxLength: 40 }))
+  .tuple(
+    fc.constantFrom('service_live_', 'service_pk_'),
+    fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 12, maxLength: 40 }),
+  )
   .map(([p, body]) => p + body);
 
 const hex = (c: string, upper: boolean): string => {
@@ -27,9 +30,9 @@ const jsonWritten = (key: string) =>
 
 /** the key with any characters written as `%XX`, `\xXX` or `\u00XX` (a URL, a C-style or double-escaped text) */
 const textWritten = (key: string) =>
-  fc.array(fc.nat(3), { minLength: key.length, maxLength: key.length }).map((how) =>
-    Array.from(key, (c, i) => [c, `%${hex(c, true)}`, `\\x${hex(c, false)}`, `\\u00${hex(c, false)}`][how[i]!]).join(''),
-  );
+  fc
+    .array(fc.nat(3), { minLength: key.length, maxLength: key.length })
+    .map((how) => Array.from(key, (c, i) => [c, `%${hex(c, true)}`, `\\x${hex(c, false)}`, `\\u00${hex(c, false)}`][how[i]!]).join(''));
 
 const jsonSafe = fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s).slice(1, -1));
 const around = fc.string({ maxLength: 30 });

@@ -9,14 +9,19 @@ const ctx = { target: 'api.example.com:443', timeoutMs: 30_000 };
 const proxy = parseProxyUrl('http://u:secret@proxy.corp:3128', 'HTTPS_PROXY');
 
 describe('describeNetwork', () => {
-  it.each(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'])('%s: an untrusted certificate, next step NODE_EXTRA_CA_CERTS', (code) => {
-    const d = describeNetwork(err(code, 'unable to verify'), ctx);
-    expect(d.message).toBe("TLS: the server's certificate is not signed by a CA this machine trusts (unable to verify)");
-    expect(d.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
-  });
+  it.each(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'])(
+    '%s: an untrusted certificate, next step NODE_EXTRA_CA_CERTS',
+    (code) => {
+      const d = describeNetwork(err(code, 'unable to verify'), ctx);
+      expect(d.message).toBe("TLS: the server's certificate is not signed by a CA this machine trusts (unable to verify)");
+      expect(d.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
+    },
+  );
 
   it('other TLS failures say what is wrong and still name NODE_EXTRA_CA_CERTS', () => {
-    expect(describeNetwork(err('ERR_TLS_CERT_ALTNAME_INVALID'), ctx).message).toMatch(/^TLS: the server's certificate is not for api\.example\.com /);
+    expect(describeNetwork(err('ERR_TLS_CERT_ALTNAME_INVALID'), ctx).message).toMatch(
+      /^TLS: the server's certificate is not for api\.example\.com /,
+    );
     expect(describeNetwork(err('CERT_HAS_EXPIRED'), ctx).message).toMatch(/^TLS: the server's certificate has expired/);
     expect(describeNetwork(err('CERT_HAS_EXPIRED'), ctx).hint).toMatch(/NODE_EXTRA_CA_CERTS/);
   });
@@ -28,22 +33,34 @@ describe('describeNetwork', () => {
   });
 
   it('says HTTP_PROXY is not used for https (as curl) when only it is set, and not for loopback', () => {
-    expect(describeNetwork(err('ECONNREFUSED'), { ...ctx, env: { HTTP_PROXY: 'http://p:1' } }).hint).toMatch(/uses HTTPS_PROXY for https:\/\/ URLs/);
-    expect(describeNetwork(err('ECONNREFUSED'), { ...ctx, env: { HTTP_PROXY: 'http://p:1', HTTPS_PROXY: 'http://p:1' } }).hint).not.toMatch(/HTTP_PROXY/);
-    expect(describeNetwork(err('ECONNREFUSED'), { ...ctx, target: '127.0.0.1:4010', env: { HTTP_PROXY: 'http://p:1' } }).hint).not.toMatch(/HTTP_PROXY/);
+    expect(describeNetwork(err('ECONNREFUSED'), { ...ctx, env: { HTTP_PROXY: 'http://p:1' } }).hint).toMatch(
+      /uses HTTPS_PROXY for https:\/\/ URLs/,
+    );
+    expect(describeNetwork(err('ECONNREFUSED'), { ...ctx, env: { HTTP_PROXY: 'http://p:1', HTTPS_PROXY: 'http://p:1' } }).hint).not.toMatch(
+      /HTTP_PROXY/,
+    );
+    expect(describeNetwork(err('ECONNREFUSED'), { ...ctx, target: '127.0.0.1:4010', env: { HTTP_PROXY: 'http://p:1' } }).hint).not.toMatch(
+      /HTTP_PROXY/,
+    );
   });
 
   it('timeouts and resets keep their wording, naming the proxy when one was used', () => {
     expect(describeNetwork(err('ETIMEDOUT'), ctx).message).toBe('no complete answer within 30 s (timeout; --timeout covers the whole response)');
     const viaProxy = routeError(err('ECONNRESET'), proxy);
-    expect(describeNetwork(viaProxy, ctx).message).toBe('the connection was closed before an answer (connection reset) (through the proxy http://proxy.corp:3128 from HTTPS_PROXY)');
+    expect(describeNetwork(viaProxy, ctx).message).toBe(
+      'the connection was closed before an answer (connection reset) (through the proxy http://proxy.corp:3128 from HTTPS_PROXY)',
+    );
   });
 });
 
 describe('routeError', () => {
   it("re-codes the proxy's answers to CONNECT and a proxy that cannot be reached; never retried codes", () => {
-    expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (407) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({ code: 'PROXY_AUTH_REQUIRED' });
-    expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (502) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({ code: 'PROXY_TUNNEL_REFUSED_502' });
+    expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (407) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({
+      code: 'PROXY_AUTH_REQUIRED',
+    });
+    expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (502) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({
+      code: 'PROXY_TUNNEL_REFUSED_502',
+    });
     expect(routeError(err('ECONNREFUSED'), proxy)).toMatchObject({ code: 'PROXY_UNREACHABLE' });
     expect(routeError(err('ENOTFOUND'), proxy)).toMatchObject({ code: 'PROXY_UNREACHABLE' });
     expect(routeError(err('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), proxy)).toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });

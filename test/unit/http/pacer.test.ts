@@ -279,7 +279,14 @@ async function simulate(o: { total: number; limit: number; windowMs: number; wor
   // The best possible: every full window used at once, the last partial one right at its start.
   const bestMs = Math.floor((o.total - 1) / o.limit) * o.windowMs + o.latencyMs;
   if (process.env.PACER_DEBUG) console.log(o, { ok, sent, tooMany, elapsedMs: lastOkAt, efficiency: bestMs / lastOkAt });
-  return { ok, sent, tooMany, elapsedMs: lastOkAt, efficiency: bestMs / lastOkAt, rateEfficiency: ((o.total / o.limit) * o.windowMs) / lastOkAt };
+  return {
+    ok,
+    sent,
+    tooMany,
+    elapsedMs: lastOkAt,
+    efficiency: bestMs / lastOkAt,
+    rateEfficiency: ((o.total / o.limit) * o.windowMs) / lastOkAt,
+  };
 }
 
 describe('Pacer under a simulated fixed-window limit', () => {

@@ -22,7 +22,15 @@ async function threePages(): Promise<void> {
   server = await startServer((req, res) => {
     const cursor = new URL(req.url, 'http://x').searchParams.get('cursor') ?? '';
     const [ids, end, more] = pages[cursor]!;
-    sendJson(res, 200, list(ids.map((id) => ({ id })), end, more));
+    sendJson(
+      res,
+      200,
+      list(
+        ids.map((id) => ({ id })),
+        end,
+        more,
+      ),
+    );
   });
   client = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock: new InstantClock() });
 }
@@ -108,7 +116,9 @@ describe('pages', () => {
   });
 
   it('checks each page is a list envelope', async () => {
-    server = await startServer((_req, res) => sendJson(res, 200, { object: 'success', data: {}, meta: { api_version: '2', request_id: 'r', timestamp: 't' } }));
+    server = await startServer((_req, res) =>
+      sendJson(res, 200, { object: 'success', data: {}, meta: { api_version: '2', request_id: 'r', timestamp: 't' } }),
+    );
     client = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock: new InstantClock() });
     const run = async () => {
       for await (const _ of client.pages('/contacts')) void _;

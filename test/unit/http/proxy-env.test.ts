@@ -22,10 +22,13 @@ describe('proxyFor', () => {
     }
   });
 
-  it.each(['https://localhost:4010/', 'https://127.0.0.1/', 'https://127.9.8.7:1/', 'https://[::1]:443/'])('does not proxy loopback %s, unless <-loopback>', (u) => {
-    expect(via(u, { HTTPS_PROXY: P })).toBeUndefined();
-    expect(via(u, { HTTPS_PROXY: P, NO_PROXY: 'corp.example,<-loopback>' })).toBe('HTTPS_PROXY');
-  });
+  it.each(['https://localhost:4010/', 'https://127.0.0.1/', 'https://127.9.8.7:1/', 'https://[::1]:443/'])(
+    'does not proxy loopback %s, unless <-loopback>',
+    (u) => {
+      expect(via(u, { HTTPS_PROXY: P })).toBeUndefined();
+      expect(via(u, { HTTPS_PROXY: P, NO_PROXY: 'corp.example,<-loopback>' })).toBe('HTTPS_PROXY');
+    },
+  );
 
   it.each([
     ['*', 'https://api.example.com/', true],
@@ -57,20 +60,30 @@ describe('proxyFor', () => {
   it('a host listed in NO_PROXY is never proxied, whatever else the list holds (property)', () => {
     const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
     fc.assert(
-      fc.property(fc.array(label, { minLength: 2, maxLength: 4 }), fc.array(fc.array(label, { minLength: 2, maxLength: 3 })), fc.nat(3), (host, others, at) => {
-        const name = host.join('.');
-        const entries = others.map((o) => o.join('.'));
-        entries.splice(at % (entries.length + 1), 0, name);
-        expect(via(`https://${name}/`, { HTTPS_PROXY: P, NO_PROXY: entries.join(',') })).toBeUndefined();
-        expect(via(`https://sub.${name}/`, { HTTPS_PROXY: P, NO_PROXY: entries.join(',') })).toBeUndefined();
-      }),
+      fc.property(
+        fc.array(label, { minLength: 2, maxLength: 4 }),
+        fc.array(fc.array(label, { minLength: 2, maxLength: 3 })),
+        fc.nat(3),
+        (host, others, at) => {
+          const name = host.join('.');
+          const entries = others.map((o) => o.join('.'));
+          entries.splice(at % (entries.length + 1), 0, name);
+          expect(via(`https://${name}/`, { HTTPS_PROXY: P, NO_PROXY: entries.join(',') })).toBeUndefined();
+          expect(via(`https://sub.${name}/`, { HTTPS_PROXY: P, NO_PROXY: entries.join(',') })).toBeUndefined();
+        },
+      ),
       runs(),
     );
   });
 
   it('takes a proxy without a scheme as http://, and keeps its credentials out of the display', () => {
     const p = proxyFor(new URL('https://api.example.com/'), { HTTPS_PROXY: 'u:p%40ss@proxy.corp:3128' })!;
-    expect(p).toEqual({ url: 'http://u:p%40ss@proxy.corp:3128/', variable: 'HTTPS_PROXY', display: 'http://proxy.corp:3128', hasCredentials: true });
+    expect(p).toEqual({
+      url: 'http://u:p%40ss@proxy.corp:3128/',
+      variable: 'HTTPS_PROXY',
+      display: 'http://proxy.corp:3128',
+      hasCredentials: true,
+    });
   });
 
   it.each(['socks5://proxy:1080', 'http://[broken'])('refuses %s with a UsageError naming the variable', (value) => {

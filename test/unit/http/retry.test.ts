@@ -34,16 +34,22 @@ describe('shouldRetry', () => {
     expect(shouldRetry({ ...base, method: 'GET', status })).toBe(false);
   });
 
-  it.each(['ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'EPIPE', 'TRUNCATED_BODY'])(
-    'retries %s for GET and for keyed POST, not for bare POST',
-    (errorCode) => {
-      expect(shouldRetry({ ...base, method: 'GET', errorCode })).toBe(true);
-      expect(shouldRetry({ ...base, method: 'DELETE', errorCode })).toBe(true);
-      expect(shouldRetry({ ...base, method: 'POST', errorCode })).toBe(false);
-      expect(shouldRetry({ ...base, method: 'PATCH', errorCode })).toBe(false);
-      expect(shouldRetry({ ...base, method: 'POST', errorCode, hasIdempotencyKey: true })).toBe(true);
-    },
-  );
+  it.each([
+    'ECONNRESET',
+    'UND_ERR_SOCKET',
+    'UND_ERR_HEADERS_TIMEOUT',
+    'UND_ERR_BODY_TIMEOUT',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'ETIMEDOUT',
+    'EPIPE',
+    'TRUNCATED_BODY',
+  ])('retries %s for GET and for keyed POST, not for bare POST', (errorCode) => {
+    expect(shouldRetry({ ...base, method: 'GET', errorCode })).toBe(true);
+    expect(shouldRetry({ ...base, method: 'DELETE', errorCode })).toBe(true);
+    expect(shouldRetry({ ...base, method: 'POST', errorCode })).toBe(false);
+    expect(shouldRetry({ ...base, method: 'PATCH', errorCode })).toBe(false);
+    expect(shouldRetry({ ...base, method: 'POST', errorCode, hasIdempotencyKey: true })).toBe(true);
+  });
 
   it.each(['ECONNREFUSED', 'ENOTFOUND', 'UND_ERR_ABORTED', 'SOMETHING'])('does not retry %s', (errorCode) => {
     expect(shouldRetry({ ...base, method: 'GET', errorCode })).toBe(false);
@@ -90,7 +96,7 @@ describe('backoffMs', () => {
 
   it('stays within [0, ceiling) for many random draws', () => {
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let attempt = 0; attempt < 10; attempt++) {
       const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
       for (let i = 0; i < 200; i++) {

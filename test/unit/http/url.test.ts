@@ -3,15 +3,21 @@ import { UsageError } from '../../../src/http/errors.js';
 import { isLoopbackHost, parseBaseUrl, resolveUrl } from '../../../src/http/url.js';
 
 describe('parseBaseUrl', () => {
-  it.each(['https://crm.example.com/api/v2', 'http://127.0.0.1:4010/api/v2', 'http://localhost:1/api/v2', 'http://[::1]:8080/api/v1'])('accepts %s', (u) => {
-    expect(() => parseBaseUrl(u)).not.toThrow();
-  });
-  it.each(['http://crm.example.com/api/v2', 'ftp://127.0.0.1/', 'not a url', 'https://user:pw@crm.example.com/api/v2', 'http://127.0.0.1.evil.com/api/v2'])(
-    'refuses %s',
+  it.each(['https://crm.example.com/api/v2', 'http://127.0.0.1:4010/api/v2', 'http://localhost:1/api/v2', 'http://[::1]:8080/api/v1'])(
+    'accepts %s',
     (u) => {
-      expect(() => parseBaseUrl(u)).toThrow(UsageError);
+      expect(() => parseBaseUrl(u)).not.toThrow();
     },
   );
+  it.each([
+    'http://crm.example.com/api/v2',
+    'ftp://127.0.0.1/',
+    'not a url',
+    'https://user:pw@crm.example.com/api/v2',
+    'http://127.0.0.1.evil.com/api/v2',
+  ])('refuses %s', (u) => {
+    expect(() => parseBaseUrl(u)).toThrow(UsageError);
+  });
   it('drops trailing slashes', () => {
     expect(parseBaseUrl('https://h/api/v2//').href).toBe('https://h/api/v2');
   });
@@ -43,9 +49,12 @@ describe('resolveUrl', () => {
   it('keeps a protocol-relative path on the base origin', () => {
     expect(resolveUrl(base, '//evil.com/x').origin).toBe('https://crm.example.com');
   });
-  it.each(['/../../x', '/contacts/../../v1/people', '/%2e%2e/%2e%2e/admin', '../secret'])('a relative path may not leave the API root: %s', (p) => {
-    expect(() => resolveUrl(base, p)).toThrow(/leaves the API root/);
-  });
+  it.each(['/../../x', '/contacts/../../v1/people', '/%2e%2e/%2e%2e/admin', '../secret'])(
+    'a relative path may not leave the API root: %s',
+    (p) => {
+      expect(() => resolveUrl(base, p)).toThrow(/leaves the API root/);
+    },
+  );
   it('a relative path with .. that stays under the root is fine', () => {
     expect(resolveUrl(base, '/contacts/../deals').pathname).toBe('/api/v2/deals');
   });
@@ -57,7 +66,10 @@ describe('resolveUrl', () => {
   it('accepts an absolute URL on the same origin', () => {
     expect(resolveUrl(base, 'https://crm.example.com/api/v1/people/query').pathname).toBe('/api/v1/people/query');
   });
-  it.each(['https://evil.com/api/v2/contacts', 'http://crm.example.com/api/v2/contacts', 'https://crm.example.com:8443/x'])('refuses another origin: %s', (u) => {
-    expect(() => resolveUrl(base, u)).toThrow(UsageError);
-  });
+  it.each(['https://evil.com/api/v2/contacts', 'http://crm.example.com/api/v2/contacts', 'https://crm.example.com:8443/x'])(
+    'refuses another origin: %s',
+    (u) => {
+      expect(() => resolveUrl(base, u)).toThrow(UsageError);
+    },
+  );
 });

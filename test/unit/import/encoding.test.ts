@@ -75,7 +75,11 @@ describe('prepareInput: a stream is copied once', () => {
 
   it('beyond the cap it stops with a usage error and leaves no copy', async () => {
     const dir = tmp();
-    const err = await prepareInput('-', { stdin: Readable.from([Buffer.from('email\n'), Buffer.alloc(5000, 0x61)]), tmpDir: dir, maxCopyBytes: 1000 }).catch((e: unknown) => e);
+    const err = await prepareInput('-', {
+      stdin: Readable.from([Buffer.from('email\n'), Buffer.alloc(5000, 0x61)]),
+      tmpDir: dir,
+      maxCopyBytes: 1000,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
     expect((err as Error).message).toMatch(/larger than 1000 bytes/);
     const { readdirSync } = await import('node:fs');

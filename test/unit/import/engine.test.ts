@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AuthError, InterruptedError, ServerError, UsageError, ValidationError } from '../../../src/http/errors.js';
-import { importExitCode, importSummaryOf, runImport, type ImportDeps, type ImportOptions, type ImportProgress } from '../../../src/import/engine.js';
+import {
+  importExitCode,
+  importSummaryOf,
+  runImport,
+  type ImportDeps,
+  type ImportOptions,
+  type ImportProgress,
+} from '../../../src/import/engine.js';
 import { parseHeader } from '../../../src/import/header.js';
 import { ImportJournal } from '../../../src/import/journal.js';
 import { keyIdentity } from '../../../src/import/journal-identity.js';
@@ -56,12 +63,35 @@ describe('runImport: sending', () => {
     const server = fakeServer();
     const sum = await runImport(s.opts(), s.deps(server));
     expect(sum).toMatchObject({
-      resource: 'contacts', rows: 250, created: 250, failed: 0, invalid: 0, skipped: 0,
-      chunks: 3, requests: 3, retries: 0, rejects_file: null,
+      resource: 'contacts',
+      rows: 250,
+      created: 250,
+      failed: 0,
+      invalid: 0,
+      skipped: 0,
+      chunks: 3,
+      requests: 3,
+      retries: 0,
+      rejects_file: null,
     });
     expect(sum.elapsed_ms).toBeGreaterThan(0);
     expect(Object.keys(sum).sort()).toEqual(
-      ['resource', 'rows', 'created', 'failed', 'invalid', 'skipped', 'chunks', 'requests', 'retries', 'elapsed_ms', 'rejects_file', 'in_doubt', 'unknown', 'unknown_file'].sort(),
+      [
+        'resource',
+        'rows',
+        'created',
+        'failed',
+        'invalid',
+        'skipped',
+        'chunks',
+        'requests',
+        'retries',
+        'elapsed_ms',
+        'rejects_file',
+        'in_doubt',
+        'unknown',
+        'unknown_file',
+      ].sort(),
     );
     expect(importExitCode(sum)).toBe(0);
     expect(server.calls.map((c) => c.records.length)).toEqual([100, 100, 50]);
@@ -92,11 +122,7 @@ describe('runImport: sending', () => {
 
   it('the rejects file, fed back, parses to the same records', async () => {
     const header = 'Email,Full Name,amount:number,tags:list,active:boolean,meta:json';
-    const rows = [
-      'no-at-1,"Doe, Jane",12.5,a;b,yes,"{""k"":[1,2]}"',
-      'no-at-2,"multi\nline ""quoted""",,x,0,',
-      'ok@x.io,Fine,1,,true,',
-    ];
+    const rows = ['no-at-1,"Doe, Jane",12.5,a;b,yes,"{""k"":[1,2]}"', 'no-at-2,"multi\nline ""quoted""",,x,0,', 'ok@x.io,Fine,1,,true,'];
     const s = setup(`\ufeff${header}\r\n${rows.join('\r\n')}\r\n`);
     const sum = await runImport(s.opts(), s.deps(fakeServer()));
     expect(sum).toMatchObject({ created: 1, failed: 2 });
@@ -180,7 +206,10 @@ describe('runImport: sending', () => {
     const server = fakeServer();
     const sum = await runImport(s.opts(), s.deps(server));
     expect(sum).toMatchObject({ rows: 3, created: 1, invalid: 1, failed: 1, rejects_file: `${s.input}.rejects.ndjson` });
-    const lines = readFileSync(sum.rejects_file!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(sum.rejects_file!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toContainEqual(expect.objectContaining({ _raw: '{"email":', _line: 2, _error_code: 'INVALID_JSON' }));
     expect(lines).toContainEqual({ email: 'b', _line: 3, _error_code: 'VALIDATION_FAILED', _error_message: 'email must contain @' });
   });
@@ -238,7 +267,13 @@ describe('runImport: --strict and --dry-run', () => {
     const server = fakeServer();
     const sum = await runImport(s.opts({ dryRun: true }), s.deps(server));
     expect(sum.plan).toEqual({
-      rows: 250, valid: 249, invalid: 1, chunks: 3, chunk_size: 100, concurrency: 4, finished_chunks: 0,
+      rows: 250,
+      valid: 249,
+      invalid: 1,
+      chunks: 3,
+      chunk_size: 100,
+      concurrency: 4,
+      finished_chunks: 0,
       first_invalid: [{ line: 9, code: 'INVALID_VALUE', reason: 'column "score:number": "x" is not a number' }],
     });
     expect(sum).toMatchObject({ rows: 250, invalid: 1, created: 0, requests: 0, rejects_file: null });
@@ -291,7 +326,13 @@ describe('runImport: failures, resume and idempotency', () => {
       return { ...res, envelope: { ...res.envelope, data: { ...res.envelope.data, items } } };
     };
     const sum = await runImport(s.opts(), s.deps(server, { send }));
-    expect(sum).toMatchObject({ failed: 2, unknown: 1, in_doubt: 0, unknown_file: join(s.dir, 'people.csv.unknown.csv'), rejects_file: `${s.input}.rejects.csv` });
+    expect(sum).toMatchObject({
+      failed: 2,
+      unknown: 1,
+      in_doubt: 0,
+      unknown_file: join(s.dir, 'people.csv.unknown.csv'),
+      rejects_file: `${s.input}.rejects.csv`,
+    });
     expect((await readAll(sum.rejects_file!)).rows.map((r) => r.cells![4])).toEqual(['VALIDATION_FAILED']);
     expect((await readAll(sum.unknown_file!)).rows.map((r) => r.cells![4])).toEqual(['NO_ITEM_RESULT']);
     // the finished import, rerun, reports both files again without sending
@@ -436,13 +477,16 @@ describe('runImport: failures, resume and idempotency', () => {
     let stats = { requests: 7, retries: 1 };
     const server = fakeServer();
     const inner = server.send;
-    const sum = await runImport(s.opts(), s.deps(server, {
-      stats: () => stats,
-      send: async (req) => {
-        stats = { requests: stats.requests + 3, retries: stats.retries + 2 };
-        return inner(req);
-      },
-    }));
+    const sum = await runImport(
+      s.opts(),
+      s.deps(server, {
+        stats: () => stats,
+        send: async (req) => {
+          stats = { requests: stats.requests + 3, retries: stats.retries + 2 };
+          return inner(req);
+        },
+      }),
+    );
     expect(sum).toMatchObject({ requests: 3, retries: 2 });
   });
 });
@@ -465,7 +509,9 @@ describe('runImport: abort', () => {
     expect(err).toBeInstanceOf(InterruptedError);
     expect((err as InterruptedError).exitCode).toBe(130);
     // how far it got: 4 of 100 chunks answered, 40 rows created, 960 left
-    expect((err as Error).message).toBe('interrupted after 4 of 100 chunks: 40 rows created; 960 rows of 1000 left (not sent yet), not in the rejects file');
+    expect((err as Error).message).toBe(
+      'interrupted after 4 of 100 chunks: 40 rows created; 960 rows of 1000 left (not sent yet), not in the rejects file',
+    );
     // the summary is printed by the command: not repeated as details
     expect((err as InterruptedError).details).toEqual([]);
     const sum = importSummaryOf(err)!;
@@ -584,7 +630,7 @@ describe('runImport: a changed file at the same path', () => {
 });
 
 describe('runImport: resuming cheaply', () => {
-  it('a finished import is answered from its journal\'s last line: nothing sent, the earlier totals', async () => {
+  it("a finished import is answered from its journal's last line: nothing sent, the earlier totals", async () => {
     const s = setup(csv(250, (i) => (i === 3 ? 'bad,X,1' : i === 4 ? 'x@x.io,X,nan' : undefined)));
     const server = fakeServer();
     const first = await runImport(s.opts(), s.deps(server));
@@ -661,7 +707,9 @@ describe('runImport: a request cancelled by Ctrl-C', () => {
       }
       return inner(req);
     };
-    const err = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { signal: ac.signal, send: cancelling })).catch((e: unknown) => e);
+    const err = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { signal: ac.signal, send: cancelling })).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(InterruptedError);
     expect(importSummaryOf(err)).toMatchObject({ created: 10, failed: 0, rejects_file: null });
     const again = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
@@ -672,21 +720,28 @@ describe('runImport: a request cancelled by Ctrl-C', () => {
 
 describe('runImport: a chunk stopped by Ctrl-C before its request went out', () => {
   // the HTTP sender throws InterruptedError only before sending (e.g. waiting for the rate limit)
-  const stoppedBeforeSending = (server: FakeServer, ac: AbortController): ImportDeps['send'] => async (req) => {
-    if (req.seq === 2) {
-      ac.abort();
-      throw new InterruptedError('interrupted');
-    }
-    return server.send(req);
-  };
+  const stoppedBeforeSending =
+    (server: FakeServer, ac: AbortController): ImportDeps['send'] =>
+    async (req) => {
+      if (req.seq === 2) {
+        ac.abort();
+        throw new InterruptedError('interrupted');
+      }
+      return server.send(req);
+    };
 
   it('is not in doubt: the rerun does not warn that it could be created twice', async () => {
     const s = setup(csv(30));
     const server = fakeServer();
     const ac = new AbortController();
-    const err = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { signal: ac.signal, send: stoppedBeforeSending(server, ac) })).catch((e: unknown) => e);
+    const err = await runImport(
+      s.opts({ chunkSize: 10, concurrency: 1 }),
+      s.deps(server, { signal: ac.signal, send: stoppedBeforeSending(server, ac) }),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InterruptedError);
-    expect((err as Error).message).toBe('interrupted after 1 of 3 chunks: 10 rows created; 20 rows of 30 left (not sent yet), not in the rejects file');
+    expect((err as Error).message).toBe(
+      'interrupted after 1 of 3 chunks: 10 rows created; 20 rows of 30 left (not sent yet), not in the rejects file',
+    );
     const again = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
     expect(again).toMatchObject({ skipped: 10, created: 20 });
     expect(s.warnings.filter((m) => m.includes('without an answer'))).toEqual([]);
@@ -697,7 +752,10 @@ describe('runImport: a chunk stopped by Ctrl-C before its request went out', () 
     const server = fakeServer();
     await crashAtChunk2(s, server);
     const ac = new AbortController();
-    await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { signal: ac.signal, send: stoppedBeforeSending(server, ac) })).catch(() => undefined);
+    await runImport(
+      s.opts({ chunkSize: 10, concurrency: 1 }),
+      s.deps(server, { signal: ac.signal, send: stoppedBeforeSending(server, ac) }),
+    ).catch(() => undefined);
     s.warnings.length = 0;
     await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
     expect(s.warnings.find((m) => m.includes('without an answer'))).toMatch(/1 chunk \(2\) was sent/);

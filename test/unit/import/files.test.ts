@@ -21,21 +21,31 @@ const envelope = (items: BatchItem[]): BatchEnvelope => ({
 
 describe('chunkOutcome', () => {
   it('maps items back to rows by index, whatever their order', () => {
-    const out = chunkOutcome(3, envelope([
-      { index: 2, status: 'created', data: { id: 'con_c' } },
-      { index: 0, status: 'created', data: { id: 'con_a' } },
-      { index: 1, status: 'error', error: { code: 'VALIDATION_FAILED', message: 'email is required' } },
-    ]));
-    expect(out).toEqual({ ids: ['con_a', null, 'con_c'], rejects: [{ i: 1, code: 'VALIDATION_FAILED', message: 'email is required' }], created: 2 });
+    const out = chunkOutcome(
+      3,
+      envelope([
+        { index: 2, status: 'created', data: { id: 'con_c' } },
+        { index: 0, status: 'created', data: { id: 'con_a' } },
+        { index: 1, status: 'error', error: { code: 'VALIDATION_FAILED', message: 'email is required' } },
+      ]),
+    );
+    expect(out).toEqual({
+      ids: ['con_a', null, 'con_c'],
+      rejects: [{ i: 1, code: 'VALIDATION_FAILED', message: 'email is required' }],
+      created: 2,
+    });
   });
 
   it('a row without a result is reported, never assumed created; stray and repeated indexes are ignored', () => {
-    const out = chunkOutcome(3, envelope([
-      { index: 0, status: 'created', data: { id: 'con_a' } },
-      { index: 0, status: 'error', error: { code: 'X', message: 'x' } },
-      { index: 7, status: 'created', data: { id: 'con_z' } },
-      { index: 2, status: 'created' },
-    ]));
+    const out = chunkOutcome(
+      3,
+      envelope([
+        { index: 0, status: 'created', data: { id: 'con_a' } },
+        { index: 0, status: 'error', error: { code: 'X', message: 'x' } },
+        { index: 7, status: 'created', data: { id: 'con_z' } },
+        { index: 2, status: 'created' },
+      ]),
+    );
     expect(out.ids).toEqual(['con_a', null, '']);
     expect(out.rejects).toEqual([{ i: 1, code: NO_RESULT_CODE, message: expect.stringContaining('may or may not have been created') }]);
     expect(out.created).toBe(2);
@@ -219,7 +229,10 @@ describe('folders and leftovers', () => {
 describe('httpBatchSender', () => {
   it('reports a replay (Idempotent-Replayed: true) with the envelope and retries', async () => {
     const envelope = { object: 'batch', data: { items: [], summary: { total: 0, succeeded: 0, failed: 0 } } };
-    for (const [headers, replayed] of [[{ 'idempotent-replayed': 'true' }, true], [{}, false]] as const) {
+    for (const [headers, replayed] of [
+      [{ 'idempotent-replayed': 'true' }, true],
+      [{}, false],
+    ] as const) {
       const client = { request: async () => ({ status: 200, headers, body: envelope, retries: 1 }) } as unknown as HttpClient;
       const res = await httpBatchSender(client)({ resource: 'contacts', seq: 1, key: 'k', records: [], body: '[]' });
       expect(res).toEqual({ envelope, retries: 1, replayed });

@@ -11,8 +11,11 @@ import { runs } from '../../helpers/property.js';
 const headerText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 12 }),
   fc.string({ unit: fc.constantFrom('a', 'B', ' ', '_', '-', ':', 'é', 'e\u0301', 'İ', 'ß', '1', '#'), maxLength: 8 }),
-  fc.tuple(fc.constantFrom('First Name', 'first_name', 'Email', ' email ', '_line', 'amount', 'Café', 'Cafe\u0301', ''),
-    fc.constantFrom('', ':number', ':Boolean', ' : list', ':json', ':string', ':nope'))
+  fc
+    .tuple(
+      fc.constantFrom('First Name', 'first_name', 'Email', ' email ', '_line', 'amount', 'Café', 'Cafe\u0301', ''),
+      fc.constantFrom('', ':number', ':Boolean', ' : list', ':json', ':string', ':nope'),
+    )
     .map(([name, type]) => `${name}${type}`),
 );
 
@@ -117,7 +120,7 @@ describe('convertCell', () => {
           expect(r.reason).toMatch(/number/);
         } else {
           expect(typeof r.value).toBe('number');
-        expect(Number.isFinite(r.value)).toBe(true);
+          expect(Number.isFinite(r.value)).toBe(true);
           expect(sameDecimal(t, String(r.value))).toBe(true);
         }
       }),
@@ -135,13 +138,24 @@ describe('convertCell', () => {
     );
   });
 
-  it.each(['12345678901234567891', '1e-400', '0.10000000000000000001', '9007199254740993'])('number: %s would be rounded, so it is invalid', (cell) => {
-    expect(convertCell(cell, 'number')).toMatchObject({ ok: false, reason: expect.stringMatching(/exactly/) });
-  });
+  it.each(['12345678901234567891', '1e-400', '0.10000000000000000001', '9007199254740993'])(
+    'number: %s would be rounded, so it is invalid',
+    (cell) => {
+      expect(convertCell(cell, 'number')).toMatchObject({ ok: false, reason: expect.stringMatching(/exactly/) });
+    },
+  );
 
   it('boolean: true/false, yes/no, 1/0 in any casing and padding; anything else invalid', () => {
-    const word = fc.tuple(fc.constantFrom('true', 'false', 'yes', 'no', '1', '0'), fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }), fc.constantFrom('', ' ', '\t'))
-      .map(([w, up, pad]) => ({ cell: `${pad}${[...w].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('')}${pad}`, value: ['true', 'yes', '1'].includes(w) }));
+    const word = fc
+      .tuple(
+        fc.constantFrom('true', 'false', 'yes', 'no', '1', '0'),
+        fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
+        fc.constantFrom('', ' ', '\t'),
+      )
+      .map(([w, up, pad]) => ({
+        cell: `${pad}${[...w].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('')}${pad}`,
+        value: ['true', 'yes', '1'].includes(w),
+      }));
     fc.assert(
       fc.property(word, ({ cell, value }) => {
         expect(convertCell(cell, 'boolean')).toEqual({ ok: true, value, empty: false });
@@ -161,7 +175,10 @@ describe('convertCell', () => {
   });
 
   it('list: items without `;`, trimmed and non-empty, come back as written', () => {
-    const item = fc.string({ unit: 'binary', minLength: 1, maxLength: 6 }).map((s) => s.replaceAll(';', '').trim()).filter((s) => s !== '');
+    const item = fc
+      .string({ unit: 'binary', minLength: 1, maxLength: 6 })
+      .map((s) => s.replaceAll(';', '').trim())
+      .filter((s) => s !== '');
     fc.assert(
       fc.property(fc.array(item, { minLength: 1, maxLength: 5 }), fc.constantFrom(';', '; ', ' ;'), (items, sep) => {
         expect(convertCell(items.join(sep), 'list')).toEqual({ ok: true, value: items, empty: false });
@@ -191,6 +208,10 @@ describe('convertCell', () => {
     for (const cell of ['{"n":12345678901234567891}', '[1e400]', '1e-400', '{"a":"12345678901234567891","b":0.10000000000000000001}']) {
       expect(convertCell(cell, 'json')).toMatchObject({ ok: false, reason: expect.stringMatching(/cannot be sent exactly/) });
     }
-    expect(convertCell('{"a":"12345678901234567891","b":1e3}', 'json')).toEqual({ ok: true, value: { a: '12345678901234567891', b: 1000 }, empty: false });
+    expect(convertCell('{"a":"12345678901234567891","b":1e3}', 'json')).toEqual({
+      ok: true,
+      value: { a: '12345678901234567891', b: 1000 },
+      empty: false,
+    });
   });
 });

@@ -148,14 +148,20 @@ describe('rowToRecord', () => {
 
   it('a ragged row is invalid: expected N columns, got M', () => {
     expect(rowToRecord(['a@b.c', 'A'], header)).toEqual({
-      ok: false, code: 'INVALID_COLUMN_COUNT', reason: 'expected 5 columns, got 2', field: '',
+      ok: false,
+      code: 'INVALID_COLUMN_COUNT',
+      reason: 'expected 5 columns, got 2',
+      field: '',
     });
     expect(rowToRecord(['1', '2', '3', '4', '5', '6'], header)).toMatchObject({ ok: false, reason: 'expected 5 columns, got 6' });
   });
 
   it('a cell that does not fit its type names the column and the value', () => {
     expect(rowToRecord(['a@b.c', 'A', 'twelve', '', ''], header)).toEqual({
-      ok: false, code: 'INVALID_VALUE', reason: 'column "amount:number": "twelve" is not a number', field: 'amount',
+      ok: false,
+      code: 'INVALID_VALUE',
+      reason: 'column "amount:number": "twelve" is not a number',
+      field: 'amount',
     });
   });
 

@@ -132,7 +132,10 @@ describe('ImportJournal', () => {
     utimesSync(recent.path, weeks, weeks);
     expect(await pruneJournals(dir, Date.now())).toBe(3); // stale + stdin removed, done compacted
     expect(readdirSync(dir).sort()).toEqual(
-      [done.path, recent.path].map((p) => p.split('/').pop()!).concat(`fresh.jsonl.tmp-${process.pid}-abcd`).sort(),
+      [done.path, recent.path]
+        .map((p) => p.split('/').pop()!)
+        .concat(`fresh.jsonl.tmp-${process.pid}-abcd`)
+        .sort(),
     );
     expect(readFileSync(done.path, 'utf8').trim().split('\n')).toHaveLength(2);
     expect(await ImportJournal.completedInfo(dir, identity)).toMatchObject({

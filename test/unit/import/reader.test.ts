@@ -13,8 +13,7 @@ describe('csv-spectrum: every CSV parses to its JSON twin', () => {
   for (const name of names) {
     it(name, async () => {
       let expected = JSON.parse(readFileSync(join(SPECTRUM, 'json', name.replace(/\.csv$/, '.json')), 'utf8')) as
-        | Record<string, string>
-        | Array<Record<string, string>>;
+        Record<string, string> | Array<Record<string, string>>;
       if (!Array.isArray(expected)) expected = [expected];
       if (name === 'location_coordinates.csv') {
         // upstream csv-spectrum's JSON twin has a different phone number than its CSV; every other
@@ -61,7 +60,11 @@ describe('reader: torture cases', () => {
     const { rows } = await readAll(tempFile('a,b\n1,2\n3,"four\n5,6\n'), { name: 'people.csv' });
     expect(rows).toEqual([
       { line: 2, cells: ['1', '2'], raw: ['1', '2'] },
-      { line: 3, raw: ['3', '"four'], error: { code: 'UNCLOSED_QUOTE', reason: expect.stringMatching(/^a quoted field starts on this line and is never closed/) as string } },
+      {
+        line: 3,
+        raw: ['3', '"four'],
+        error: { code: 'UNCLOSED_QUOTE', reason: expect.stringMatching(/^a quoted field starts on this line and is never closed/) as string },
+      },
       { line: 4, cells: ['5', '6'], raw: ['5', '6'] },
     ]);
   });
@@ -117,7 +120,12 @@ describe('reader: torture cases', () => {
     const text = `a,b\r\n1,2\r\n3,${big}\r\n"q\r\n${big}",x\r\n"${big}""${big}"\n5,6\n7,"${big}`;
     const { rows } = await readAll(tempFile(text), { maxRecordBytes: 1000 });
     expect(rows.map((r) => [r.line, r.error?.code ?? r.cells])).toEqual([
-      [2, ['1', '2']], [3, 'RECORD_TOO_LARGE'], [4, 'RECORD_TOO_LARGE'], [6, 'RECORD_TOO_LARGE'], [7, ['5', '6']], [8, 'RECORD_TOO_LARGE'],
+      [2, ['1', '2']],
+      [3, 'RECORD_TOO_LARGE'],
+      [4, 'RECORD_TOO_LARGE'],
+      [6, 'RECORD_TOO_LARGE'],
+      [7, ['5', '6']],
+      [8, 'RECORD_TOO_LARGE'],
     ]);
     expect(rows[1]!.raw).toEqual([]);
   });

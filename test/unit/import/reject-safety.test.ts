@@ -38,13 +38,27 @@ describe('unknownPathFor', () => {
 
 describe('nextSteps', () => {
   const base: ImportSummary = {
-    resource: 'contacts', rows: 30, created: 19, failed: 10, invalid: 1, skipped: 0, chunks: 3, requests: 3, retries: 0,
-    elapsed_ms: 1, rejects_file: 'my file.csv.rejects.csv', in_doubt: 10, unknown: 0, unknown_file: null,
+    resource: 'contacts',
+    rows: 30,
+    created: 19,
+    failed: 10,
+    invalid: 1,
+    skipped: 0,
+    chunks: 3,
+    requests: 3,
+    retries: 0,
+    elapsed_ms: 1,
+    rejects_file: 'my file.csv.rejects.csv',
+    in_doubt: 10,
+    unknown: 0,
+    unknown_file: null,
   };
 
   it('rejects: the exact command, the path as one shell word', () => {
     const text = nextSteps({ ...base, failed: 0, in_doubt: 0 }, false);
-    expect(text).toBe("1 row was not created and is in my file.csv.rejects.csv: fix it there and run `crm batch contacts 'my file.csv.rejects.csv'`.");
+    expect(text).toBe(
+      "1 row was not created and is in my file.csv.rejects.csv: fix it there and run `crm batch contacts 'my file.csv.rejects.csv'`.",
+    );
   });
 
   it('rows in doubt: the rerun first and only; the rejects file is handed out by a run with nothing in doubt', () => {
@@ -60,7 +74,12 @@ describe('nextSteps', () => {
   });
 
   it('rows the server said nothing about: checked first, from their own file', () => {
-    const text = nextSteps({ ...base, failed: 2, in_doubt: 0, invalid: 0, unknown: 2, rejects_file: null, unknown_file: 'p.csv.unknown.csv' }, false);
-    expect(text).toBe("The server's answer did not say whether 2 rows were created: they are in p.csv.unknown.csv; check in the CRM which exist before importing any of them.");
+    const text = nextSteps(
+      { ...base, failed: 2, in_doubt: 0, invalid: 0, unknown: 2, rejects_file: null, unknown_file: 'p.csv.unknown.csv' },
+      false,
+    );
+    expect(text).toBe(
+      "The server's answer did not say whether 2 rows were created: they are in p.csv.unknown.csv; check in the CRM which exist before importing any of them.",
+    );
   });
 });

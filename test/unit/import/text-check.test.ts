@@ -27,8 +27,16 @@ async function check(bytes: Buffer, cuts: number[] = []): Promise<TextCheck> {
 
 describe('TextCheck', () => {
   it('names the lines (CRLF, LF and CR ends) with bytes that are not UTF-8, showing them as \\xNN', async () => {
-    const bytes = Buffer.concat([Buffer.from('a,b\r\nZoë,x\rRen'), Buffer.from([0xe9]), Buffer.from('\n\n"q\n'), Buffer.from([0xc3, 0x28, 0x09])]);
-    expect((await check(bytes)).lines).toEqual([{ line: 3, snippet: 'Ren\\xE9' }, { line: 6, snippet: '\\xC3(\\x09' }]);
+    const bytes = Buffer.concat([
+      Buffer.from('a,b\r\nZoë,x\rRen'),
+      Buffer.from([0xe9]),
+      Buffer.from('\n\n"q\n'),
+      Buffer.from([0xc3, 0x28, 0x09]),
+    ]);
+    expect((await check(bytes)).lines).toEqual([
+      { line: 3, snippet: 'Ren\\xE9' },
+      { line: 6, snippet: '\\xC3(\\x09' },
+    ]);
     expect((await check(bytes, [7, 14])).lines.map((l) => l.line)).toEqual([3, 6]);
     expect((await check(Buffer.from('email\r\nZoë 😀\r\n'))).error('f.csv', 'utf-8')).toBeUndefined();
   });
@@ -37,7 +45,9 @@ describe('TextCheck', () => {
     const t = await check(Buffer.from(Array.from({ length: 7 }, () => 'x\xff').join('\n'), 'latin1'));
     expect(t.lines.map((l) => l.line)).toEqual([1, 2, 3, 4, 5]);
     expect(t.error('f.csv', 'utf-8')?.message).toMatch(/line 5 \("x\\xFF"\), … have bytes/);
-    expect(t.error('-', 'windows-1252')?.message).toMatch(/^standard input cannot be decoded as windows-1252: line 1, line 2, line 3, line 4, line 5, …/);
+    expect(t.error('-', 'windows-1252')?.message).toMatch(
+      /^standard input cannot be decoded as windows-1252: line 1, line 2, line 3, line 4, line 5, …/,
+    );
   });
 
   it('names the same lines however the bytes are cut into chunks', async () => {
@@ -61,7 +71,8 @@ describe('TextCheck', () => {
       return l;
     };
     const utf8 = Buffer.from('email\nRené,Zoë\n');
-    for (let cut = 0; cut <= utf8.length; cut++) expect(feed(utf8, cut).error('f.csv', 'windows-1252')?.message).toMatch(/is UTF-8 text \("[^"]*(é|ë)[^"]*"\), .* as "[^"]*Ã[^"]*"/);
+    for (let cut = 0; cut <= utf8.length; cut++)
+      expect(feed(utf8, cut).error('f.csv', 'windows-1252')?.message).toMatch(/is UTF-8 text \("[^"]*(é|ë)[^"]*"\), .* as "[^"]*Ã[^"]*"/);
     expect(feed(utf8, 0).error('f.csv', 'windows-1252')?.message).toMatch(/\("René,Zoë"\), .* as "RenÃ©,ZoÃ«"/);
     expect(feed(Buffer.from('email\nRene\n'), 3).error('f.csv', 'windows-1252')).toBeUndefined();
     expect(feed(Buffer.from('email\nRené\n', 'latin1'), 3).error('f.csv', 'windows-1252')).toBeUndefined();

@@ -79,7 +79,7 @@ describe('reader: an unclosed quote is an invalid row, and reading goes on at th
     ]);
   });
 
-  it('in a row whose earlier field legitimately spans lines: the row, up to the quote\'s line, is invalid', async () => {
+  it("in a row whose earlier field legitimately spans lines: the row, up to the quote's line, is invalid", async () => {
     const { rows } = await readAll(tempFile('a,b,c\n"p\r\nq",1,"oops\r\n2,3,4\r\n"r\ns",5,"t\n6,7,8\n'));
     expect(shape(rows)).toEqual([
       [2, UNCLOSED_QUOTE_CODE, ['p\r\nq', '1', '"oops']],
@@ -191,12 +191,20 @@ describe('reader: an unclosed quote is an invalid row, and reading goes on at th
 
   it('an unclosed quote whose line is over the record limit is a RECORD_TOO_LARGE row; reading goes on', async () => {
     const { rows } = await readAll(tempFile(`a\n1\n"${'y'.repeat(5000)}\n4\n`), { maxRecordBytes: 1000 });
-    expect(rows.map((r) => [r.line, r.error?.code ?? r.cells])).toEqual([[2, ['1']], [3, 'RECORD_TOO_LARGE'], [4, ['4']]]);
+    expect(rows.map((r) => [r.line, r.error?.code ?? r.cells])).toEqual([
+      [2, ['1']],
+      [3, 'RECORD_TOO_LARGE'],
+      [4, ['4']],
+    ]);
   });
 
   it('an unclosed quote on a short line found while skipping an over-limit record is UNCLOSED_QUOTE, as for a small one', async () => {
     const { rows } = await readAll(tempFile(`a,b\n1,"open\n${'z'.repeat(3000)}\n5,6\n`), { maxRecordBytes: 1000 });
-    expect(rows.map((r) => [r.line, r.error?.code ?? r.cells])).toEqual([[2, 'UNCLOSED_QUOTE'], [3, 'RECORD_TOO_LARGE'], [4, ['5', '6']]]);
+    expect(rows.map((r) => [r.line, r.error?.code ?? r.cells])).toEqual([
+      [2, 'UNCLOSED_QUOTE'],
+      [3, 'RECORD_TOO_LARGE'],
+      [4, ['5', '6']],
+    ]);
   });
 });
 
@@ -217,7 +225,12 @@ function setup(content: string, name = 'people.csv') {
   const journalDir = join(dir, 'config', 'imports');
   let t = 1_000;
   const deps = (server: FakeServer, over: Partial<ImportDeps> = {}): ImportDeps => ({
-    send: server.send, journalDir, clock: { now: () => (t += 5) }, cwd: dir, warn: () => undefined, ...over,
+    send: server.send,
+    journalDir,
+    clock: { now: () => (t += 5) },
+    cwd: dir,
+    warn: () => undefined,
+    ...over,
   });
   const opts = (over: Partial<ImportOptions> = {}): ImportOptions => ({ resource: 'contacts', input, baseUrl: BASE, ...over });
   return { dir, input, journalDir, deps, opts };
@@ -270,7 +283,10 @@ describe('runImport: unclosed quotes', () => {
     const s = setup(BROKEN);
     const scan = await scanInput(s.input, { format: 'csv', name: 'people.csv', maps: new Map(), chunkSize: 100 });
     expect(scan).toMatchObject({ rows: 250, valid: 248, invalid: 2 });
-    expect(scan.firstInvalid.map((r) => [r.line, r.code])).toEqual([[122, UNCLOSED_QUOTE_CODE], [202, UNCLOSED_QUOTE_CODE]]);
+    expect(scan.firstInvalid.map((r) => [r.line, r.code])).toEqual([
+      [122, UNCLOSED_QUOTE_CODE],
+      [202, UNCLOSED_QUOTE_CODE],
+    ]);
     const server = fakeServer();
     const first = await runImport(s.opts({ chunkSize: 7 }), s.deps(server));
     expect(first).toMatchObject({ rows: 250, created: 248, invalid: 2, chunks: 36 });
@@ -308,7 +324,10 @@ describe('runImport: unclosed quotes', () => {
   it('from standard input (buffered to a file, so reading resumes from a byte offset there too)', async () => {
     const s = setup('');
     const server = fakeServer();
-    const sum = await runImport(s.opts({ input: '-' }), s.deps(server, { stdin: Readable.from([Buffer.from(`\ufeff${BROKEN.replace(/\n/g, '\r\n')}`)]) }));
+    const sum = await runImport(
+      s.opts({ input: '-' }),
+      s.deps(server, { stdin: Readable.from([Buffer.from(`\ufeff${BROKEN.replace(/\n/g, '\r\n')}`)]) }),
+    );
     expect(sum).toMatchObject({ rows: 250, created: 248, invalid: 2 });
     const rejects = await readAll(sum.rejects_file!);
     expect(rejects.rows.map((r) => r.cells![3])).toEqual(['122', '202']);

@@ -55,9 +55,24 @@ describe('parseJson', () => {
 
 describe('exactNumber', () => {
   it.each([
-    ['0', true], ['-0', true], ['1.50', true], ['1e2', true], ['0.1', true], ['1E+21', true], ['9007199254740993', false],
-    ['12345678901234567891', false], ['1e400', false], ['1e-400', false], ['0e99999999999999999999', true],
-    ['1e-99999999999999999999', false], ['123456789012345.6', true], ['1.0000000000000000001', false], ['+5', true], ['', false], [' ', false], ['.', false],
+    ['0', true],
+    ['-0', true],
+    ['1.50', true],
+    ['1e2', true],
+    ['0.1', true],
+    ['1E+21', true],
+    ['9007199254740993', false],
+    ['12345678901234567891', false],
+    ['1e400', false],
+    ['1e-400', false],
+    ['0e99999999999999999999', true],
+    ['1e-99999999999999999999', false],
+    ['123456789012345.6', true],
+    ['1.0000000000000000001', false],
+    ['+5', true],
+    ['', false],
+    [' ', false],
+    ['.', false],
   ])('%s → %s', (token, exact) => expect(exactNumber(token) !== undefined).toBe(exact));
 });
 
@@ -68,7 +83,10 @@ const digits = (min: number, max: number) => fc.stringMatching(new RegExp(`^[0-9
 const numberToken = fc
   .tuple(
     fc.boolean(),
-    fc.oneof(fc.constant('0'), fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 30)).map(([d, r]) => `${d}${r}`)),
+    fc.oneof(
+      fc.constant('0'),
+      fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 30)).map(([d, r]) => `${d}${r}`),
+    ),
     fc.option(digits(1, 30), { nil: undefined }),
     fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.oneof(digits(1, 3), digits(4, 25))), { nil: undefined }),
   )
@@ -79,10 +97,24 @@ const doc: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small' },
     numberToken,
-    fc.oneof(fc.string(), numberToken, numberToken.map((t) => `: ${t}`)).map((s) => JSON.stringify(s)),
+    fc
+      .oneof(
+        fc.string(),
+        numberToken,
+        numberToken.map((t) => `: ${t}`),
+      )
+      .map((s) => JSON.stringify(s)),
     fc.constantFrom('true', 'false', 'null'),
     fc.array(tie('value'), { maxLength: 5 }).map((xs) => `[${xs.join(', ')}]`),
-    fc.uniqueArray(fc.tuple(fc.string().map((k) => `k${k}`), tie('value')), { maxLength: 5, selector: ([k]) => k }).map((es) => `{${es.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+    fc
+      .uniqueArray(
+        fc.tuple(
+          fc.string().map((k) => `k${k}`),
+          tie('value'),
+        ),
+        { maxLength: 5, selector: ([k]) => k },
+      )
+      .map((es) => `{${es.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
   ),
 })).value;
 
@@ -97,7 +129,10 @@ function numbers(value: unknown, out: string[] = []): string[] {
 
 /** The number tokens of a JSON text (outside strings), as exact values. */
 function tokensOf(text: string): string[] {
-  return [...text.matchAll(/"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g)].map((m) => m[0]).filter((t) => t[0] !== '"').map(canonical);
+  return [...text.matchAll(/"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g)]
+    .map((m) => m[0])
+    .filter((t) => t[0] !== '"')
+    .map(canonical);
 }
 
 /** Exact decimal value: sign, digits without leading/trailing zeros, exponent as a bigint; any zero is "0". */

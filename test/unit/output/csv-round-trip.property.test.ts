@@ -43,7 +43,7 @@ describe('formula guard', () => {
     expect(guardFormula("'-12")).toBe("''-12");
   });
 
-  it('a typed cell reads the guarded text as the value itself (`amount:number` of `\'-12` is -12)', () => {
+  it("a typed cell reads the guarded text as the value itself (`amount:number` of `'-12` is -12)", () => {
     const type = fc.constantFrom('string', 'number', 'boolean', 'list', 'json' as const);
     fc.assert(
       fc.property(text, (v) => {
@@ -54,9 +54,13 @@ describe('formula guard', () => {
     );
     // a text without a leading `'` is left alone by unguard, so its typing is the text's own
     fc.assert(
-      fc.property(text.filter((v) => !v.startsWith("'")), type, (v, t) => {
-        expect(convertCell(guardFormula(v), t)).toEqual(convertCell(v, t));
-      }),
+      fc.property(
+        text.filter((v) => !v.startsWith("'")),
+        type,
+        (v, t) => {
+          expect(convertCell(guardFormula(v), t)).toEqual(convertCell(v, t));
+        },
+      ),
       runs(300),
     );
     expect(convertCell("'-12", 'number')).toEqual({ ok: true, value: -12, empty: false });

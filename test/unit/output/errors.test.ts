@@ -69,7 +69,12 @@ describe('formatError', () => {
     expect(formatError(new Error('boom'))).toBe('Error: boom\n');
     expect(formatError('a string')).toBe('Error: a string\n');
     const [, json] = formatErrorLines(new UsageError('bad --limit'), { json: true });
-    expect(JSON.parse(json!)).toEqual({ error: { code: null, message: 'bad --limit', details: [] }, status: null, request_id: null, exit_code: 2 });
+    expect(JSON.parse(json!)).toEqual({
+      error: { code: null, message: 'bad --limit', details: [] },
+      status: null,
+      request_id: null,
+      exit_code: 2,
+    });
     expect(errorToJson(new Error('x')).exit_code).toBe(1);
   });
 

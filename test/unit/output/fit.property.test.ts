@@ -25,7 +25,9 @@ const columnsArb = fc
     }),
     { minLength: 1, maxLength: 14 },
   )
-  .map((cols): ColumnFacts[] => cols.map((c, i) => ({ ...c, name: i === 0 ? 'id' : `c${i}`, pinned: i === 0, whole: i === 0 || c.whole, empty: i > 0 && c.empty })));
+  .map((cols): ColumnFacts[] =>
+    cols.map((c, i) => ({ ...c, name: i === 0 ? 'id' : `c${i}`, pinned: i === 0, whole: i === 0 || c.whole, empty: i > 0 && c.empty })),
+  );
 
 describe('fitColumns', () => {
   it('never cuts a whole (id) column, never hides the pinned one', () => {
@@ -77,7 +79,12 @@ describe('fitColumns', () => {
           });
         }
         // and what is reported matches what is shown
-        expect([...layout.hidden, ...layout.hiddenEmpty].sort()).toEqual(cols.filter((_, i) => layout.widths[i] === undefined).map((c) => c.name).sort());
+        expect([...layout.hidden, ...layout.hiddenEmpty].sort()).toEqual(
+          cols
+            .filter((_, i) => layout.widths[i] === undefined)
+            .map((c) => c.name)
+            .sort(),
+        );
       }),
       runs(),
     );
@@ -112,7 +119,9 @@ describe('fitColumns', () => {
 
 // text a table may hold: ASCII, CJK, emoji (with ZWJ sequences and skin tones), accents
 const cellArb = fc
-  .array(fc.constantFrom('a', 'Z', '0', ' ', '-', '@', '東', '京', '会', '議', 'ﾃ', '😀', '🎉', '👩‍💻', '👍🏽', 'é', 'ë', 'ß', 'Ω'), { maxLength: 40 })
+  .array(fc.constantFrom('a', 'Z', '0', ' ', '-', '@', '東', '京', '会', '議', 'ﾃ', '😀', '🎉', '👩‍💻', '👍🏽', 'é', 'ë', 'ß', 'Ω'), {
+    maxLength: 40,
+  })
   .map((parts) => parts.join(''));
 const idArb = fc.stringMatching(/^con_[a-z0-9]{10,22}$/);
 
@@ -134,11 +143,20 @@ describe('renderTable at a terminal width (display width, not characters)', () =
 
   it('all lines of a table are equally wide (borders line up with CJK and emoji)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(idArb, cellArb, cellArb), { minLength: 1, maxLength: 5 }), fc.integer({ min: 30, max: 120 }), (rows, width) => {
-        const { text } = renderTable(['id', 'name', 'title'], rows, { color: false, width });
-        const widths = new Set(text.trimEnd().split('\n').map((l) => stringWidth(l)));
-        expect(widths.size).toBe(1);
-      }),
+      fc.property(
+        fc.array(fc.tuple(idArb, cellArb, cellArb), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 30, max: 120 }),
+        (rows, width) => {
+          const { text } = renderTable(['id', 'name', 'title'], rows, { color: false, width });
+          const widths = new Set(
+            text
+              .trimEnd()
+              .split('\n')
+              .map((l) => stringWidth(l)),
+          );
+          expect(widths.size).toBe(1);
+        },
+      ),
       runs(200),
     );
   });

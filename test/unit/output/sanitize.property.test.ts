@@ -8,12 +8,26 @@ const RAW_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u2
 const UNSAFE_CHARS = [
   ...Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)),
   ...Array.from({ length: 0x21 }, (_, i) => String.fromCharCode(0x7f + i)),
-  '\u061c', '\u200e', '\u200f', '\u2028', '\u2029', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e',
-  '\u2066', '\u2067', '\u2068', '\u2069',
+  '\u061c',
+  '\u200e',
+  '\u200f',
+  '\u2028',
+  '\u2029',
+  '\u202a',
+  '\u202b',
+  '\u202c',
+  '\u202d',
+  '\u202e',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
 ];
 const unsafeChar = fc.constantFrom(...UNSAFE_CHARS);
 /** any text, with unsafe characters mixed in often */
-const hostileText = fc.array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), unsafeChar), { maxLength: 12 }).map((p) => p.join(''));
+const hostileText = fc
+  .array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), unsafeChar), { maxLength: 12 })
+  .map((p) => p.join(''));
 /** printable text: no unsafe character (a backslash allowed) */
 const printable = fc.string({ unit: 'grapheme', maxLength: 40 }).filter((s) => !RAW_UNSAFE.test(s));
 

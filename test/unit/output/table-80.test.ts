@@ -6,9 +6,33 @@ import { createListWriter, writeRecord, type WriterOptions } from '../../../src/
 import { fakeTty } from './helpers.js';
 
 const contacts = [
-  { id: 'con_iorztmuulcgvoc', email: 'ada.lovelace0@example.com', first_name: 'Ada', last_name: 'Lovelace', company_id: 'cmp_ppa9c17zkz56ka', owner_id: 'usr_admin', phone: null },
-  { id: 'con_shkipzgx9ms6e2', email: '山田.太郎@例え.jp', first_name: '山田', last_name: '太郎🚀', company_id: 'cmp_iuwg5mt7ejzhuu', owner_id: 'usr_user', phone: null },
-  { id: 'con_d5jlolw39oo9p3', email: 'zoe@example.com', first_name: 'Zoë', last_name: '🎉👩‍💻🎉', company_id: null, owner_id: 'usr_admin', phone: null },
+  {
+    id: 'con_iorztmuulcgvoc',
+    email: 'ada.lovelace0@example.com',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    company_id: 'cmp_ppa9c17zkz56ka',
+    owner_id: 'usr_admin',
+    phone: null,
+  },
+  {
+    id: 'con_shkipzgx9ms6e2',
+    email: '山田.太郎@例え.jp',
+    first_name: '山田',
+    last_name: '太郎🚀',
+    company_id: 'cmp_iuwg5mt7ejzhuu',
+    owner_id: 'usr_user',
+    phone: null,
+  },
+  {
+    id: 'con_d5jlolw39oo9p3',
+    email: 'zoe@example.com',
+    first_name: 'Zoë',
+    last_name: '🎉👩‍💻🎉',
+    company_id: null,
+    owner_id: 'usr_admin',
+    phone: null,
+  },
 ];
 
 async function table(records: unknown[], opts: WriterOptions = {}, width = 80): Promise<{ out: string; notices: string[] }> {
@@ -20,7 +44,13 @@ async function table(records: unknown[], opts: WriterOptions = {}, width = 80): 
   return { out: tty.text(), notices };
 }
 
-const widest = (text: string) => Math.max(...text.trimEnd().split('\n').map((l) => stringWidth(l)));
+const widest = (text: string) =>
+  Math.max(
+    ...text
+      .trimEnd()
+      .split('\n')
+      .map((l) => stringWidth(l)),
+  );
 
 describe('a list at 80 columns', () => {
   it('keeps ids whole, hides the columns that do not fit, and says which and how to see them', async () => {
@@ -42,7 +72,9 @@ describe('a list at 80 columns', () => {
   });
 
   it('CJK text is measured in terminal columns: the table is 80 wide, not 114', async () => {
-    const rows = [{ id: 'note_hop2uhn25ha12q', body: '東京の会議メモ：多言語のテキストが長く続きます。東京の会議メモ😀😀', owner_id: 'usr_admin' }];
+    const rows = [
+      { id: 'note_hop2uhn25ha12q', body: '東京の会議メモ：多言語のテキストが長く続きます。東京の会議メモ😀😀', owner_id: 'usr_admin' },
+    ];
     const { out } = await table(rows);
     expect(out).toMatchInlineSnapshot(`
       "┌─────────────────────┬────────────────────────────────────────────┬───────────┐
@@ -51,11 +83,21 @@ describe('a list at 80 columns', () => {
       └─────────────────────┴────────────────────────────────────────────┴───────────┘
       "
     `);
-    expect(new Set(out.trimEnd().split('\n').map((l) => stringWidth(l)))).toEqual(new Set([80]));
+    expect(
+      new Set(
+        out
+          .trimEnd()
+          .split('\n')
+          .map((l) => stringWidth(l)),
+      ),
+    ).toEqual(new Set([80]));
   });
 
   it('--wide shows every column uncut and says nothing', async () => {
-    const { out, notices } = await table(contacts, { wide: true, columns: ['id', 'email', 'first_name', 'last_name', 'company_id', 'owner_id', 'phone'] });
+    const { out, notices } = await table(contacts, {
+      wide: true,
+      columns: ['id', 'email', 'first_name', 'last_name', 'company_id', 'owner_id', 'phone'],
+    });
     expect(out).toContain('ada.lovelace0@example.com');
     expect(out).toContain('cmp_ppa9c17zkz56ka');
     expect(out.split('\n')[1]).toContain('phone');
@@ -85,7 +127,15 @@ describe('a list at 80 columns', () => {
 
   it('keys list: profile, base URL and masked key whole', async () => {
     const rows = [
-      { profile: 'work', base_url: 'http://127.0.0.1:4010/api/v2', api_key: 'service_live_…0iyh', default: '*', auth_header: 'x-api-key', v1_api_key: '', v1_base_url: 'http://127.0.0.1:4010/api/v1' },
+      {
+        profile: 'work',
+        base_url: 'http://127.0.0.1:4010/api/v2',
+        api_key: 'service_live_…0iyh',
+        default: '*',
+        auth_header: 'x-api-key',
+        v1_api_key: '',
+        v1_base_url: 'http://127.0.0.1:4010/api/v1',
+      },
     ];
     const { out } = await table(rows, { pinned: ['profile'], whole: ['base_url', 'api_key', 'v1_api_key', 'v1_base_url'] });
     expect(out).toMatchInlineSnapshot(`

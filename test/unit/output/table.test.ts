@@ -31,7 +31,14 @@ describe('truncate', () => {
 
 describe('renderTable', () => {
   it('plain when colour is off', () => {
-    const text = renderTable(['id', 'name'], [['1', 'Ada'], [2, null]], { color: false });
+    const text = renderTable(
+      ['id', 'name'],
+      [
+        ['1', 'Ada'],
+        [2, null],
+      ],
+      { color: false },
+    );
     expect(text).toMatchInlineSnapshot(`
       "┌────┬──────┐
       │ id │ name │
@@ -62,7 +69,13 @@ describe('renderTable', () => {
 describe('renderKeyValueTable', () => {
   it('one row per field, values whole without a width', () => {
     const long = 'y'.repeat(150);
-    const text = renderKeyValueTable([['id', 'c_1'], ['body', long]], { color: false });
+    const text = renderKeyValueTable(
+      [
+        ['id', 'c_1'],
+        ['body', long],
+      ],
+      { color: false },
+    );
     expect(text).toContain(long);
   });
 
@@ -73,17 +86,34 @@ describe('renderKeyValueTable', () => {
   });
 
   it('keeps its natural width when everything fits', () => {
-    const text = renderKeyValueTable([['rows', 20], ['resource', 'contacts']], { color: false, width: 200 });
-    expect(Math.max(...text.trimEnd().split('\n').map((l) => l.length))).toBeLessThan(30);
+    const text = renderKeyValueTable(
+      [
+        ['rows', 20],
+        ['resource', 'contacts'],
+      ],
+      { color: false, width: 200 },
+    );
+    expect(
+      Math.max(
+        ...text
+          .trimEnd()
+          .split('\n')
+          .map((l) => l.length),
+      ),
+    ).toBeLessThan(30);
   });
 });
 
 describe('list tables fit the terminal', () => {
   it('renderTable with a width cuts cells with … so no line is longer', () => {
-    const text = renderTable(['name', 'base', 'v1'], [['p1', 'http://127.0.0.1:4555/api/v2 and more', 'http://127.0.0.1:4555/api/v1 and more']], {
-      color: false,
-      width: 50,
-    });
+    const text = renderTable(
+      ['name', 'base', 'v1'],
+      [['p1', 'http://127.0.0.1:4555/api/v2 and more', 'http://127.0.0.1:4555/api/v1 and more']],
+      {
+        color: false,
+        width: 50,
+      },
+    );
     for (const line of text.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(50);
     expect(text).toContain('…');
   });

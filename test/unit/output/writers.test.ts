@@ -306,12 +306,15 @@ describe('writeRecord', () => {
 });
 
 describe('--fields naming a field no record has', () => {
-  it.each(['json', 'ndjson', 'csv', 'tsv', 'table'] as const)('%s: one notice at the end of the list, naming it and the fields there are', async (format) => {
-    const notices: string[] = [];
-    const w = createListWriter(format, fakeStdout(), { fields: ['id', 'emial', 'link.type'], notice: (m) => notices.push(m) });
-    await writeAll(w, records);
-    expect(notices).toEqual(['--fields: none of the 3 records printed has "emial"; the first one\'s fields: id, name, link, tags, score']);
-  });
+  it.each(['json', 'ndjson', 'csv', 'tsv', 'table'] as const)(
+    '%s: one notice at the end of the list, naming it and the fields there are',
+    async (format) => {
+      const notices: string[] = [];
+      const w = createListWriter(format, fakeStdout(), { fields: ['id', 'emial', 'link.type'], notice: (m) => notices.push(m) });
+      await writeAll(w, records);
+      expect(notices).toEqual(['--fields: none of the 3 records printed has "emial"; the first one\'s fields: id, name, link, tags, score']);
+    },
+  );
 
   it('a field present in some record (even null) is not reported; an empty list says nothing', async () => {
     const notices: string[] = [];

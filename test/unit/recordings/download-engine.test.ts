@@ -23,7 +23,12 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     const id = decodeURIComponent((req.url ?? '').replace(/^\/t\//, ''));
     const body = JSON.stringify({ recording_id: mode(id) === 'other' ? 'rec_someone_else' : id, segments: [{ text: `hello ${id}` }] });
-    res.writeHead(200, { 'content-type': 'application/json', 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': '1' });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': '99',
+      'x-ratelimit-reset': '1',
+    });
     res.end(mode(id) === 'truncated' ? body.slice(0, 10) : body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -72,7 +77,22 @@ function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'crm-rec-unit-'));
 }
 
-const HOSTILE_IDS = ['../../etc/passwd', '..\\x', 'a/b', 'CON', 'nul.json', '\u0000', '\x1b[31m', 'x'.repeat(500), '.', '..', '.hidden', 'é', 'É', 'rec_ok'];
+const HOSTILE_IDS = [
+  '../../etc/passwd',
+  '..\\x',
+  'a/b',
+  'CON',
+  'nul.json',
+  '\u0000',
+  '\x1b[31m',
+  'x'.repeat(500),
+  '.',
+  '..',
+  '.hidden',
+  'é',
+  'É',
+  'rec_ok',
+];
 
 describe('downloadAll', () => {
   it('keeps every hostile id inside DIR', async () => {
@@ -132,7 +152,10 @@ describe('downloadAll', () => {
     const dir = tmp();
     const ac = new AbortController();
     ac.abort();
-    const report = await downloadAll({ dir, concurrency: 2, overwrite: false }, deps([{ id: 'rec_a', has_transcript: true }], { signal: ac.signal }));
+    const report = await downloadAll(
+      { dir, concurrency: 2, overwrite: false },
+      deps([{ id: 'rec_a', has_transcript: true }], { signal: ac.signal }),
+    );
     expect(report.interrupted).toBe(true);
     expect(report.summary.downloaded).toBe(0);
   });
@@ -182,7 +205,9 @@ describe('parseConcurrency', () => {
 
 describe('progressText', () => {
   it('says where the run is', () => {
-    expect(progressText({ phase: 'listing', listed: 200, total: 0, done: 0, downloaded: 0, skipped: 0, failed: 0 })).toBe('Listing recordings… 200');
+    expect(progressText({ phase: 'listing', listed: 200, total: 0, done: 0, downloaded: 0, skipped: 0, failed: 0 })).toBe(
+      'Listing recordings… 200',
+    );
     expect(progressText({ phase: 'downloading', listed: 20, total: 14, done: 5, downloaded: 3, skipped: 2, failed: 0 })).toBe(
       'Downloading transcripts 5/14 (3 new, 2 already there, 0 failed)',
     );

@@ -161,7 +161,9 @@ describe('getTranscript', () => {
     const err = await getTranscript('rec_1', deps(c, { maxRetries: 2 })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as RateLimitError).exitCode).toBe(7);
-    expect((err as Error).message).toMatch(/after 3 waits for Retry-After \(6 s\), the server asks to wait 2 s \(Retry-After\) and only 1 s is left of the rate-limit budget for one request \(7 s in all/);
+    expect((err as Error).message).toMatch(
+      /after 3 waits for Retry-After \(6 s\), the server asks to wait 2 s \(Retry-After\) and only 1 s is left of the rate-limit budget for one request \(7 s in all/,
+    );
     expect(clock.sleeps).toEqual([2000, 2000, 2000]);
   });
 

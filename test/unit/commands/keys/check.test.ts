@@ -82,7 +82,9 @@ describe('keys-check, version 2', () => {
       scopes: Object.fromEntries(READABLE.map((n) => [`${n}:read`, !forbidden.has(n)])),
       rate_limit: { limit: 200, remaining: 190 - (READABLE.length - forbidden.size) + 1, reset: 59.5 },
       scopes_not_checked: NOT_CHECKED,
-      note: expect.stringMatching(/^Only read scopes were checked .*Write and delete scopes cannot be checked without creating or deleting data/),
+      note: expect.stringMatching(
+        /^Only read scopes were checked .*Write and delete scopes cannot be checked without creating or deleting data/,
+      ),
     });
     expect(ctx.stdoutText() + ctx.stderrText()).not.toContain(V2);
   });

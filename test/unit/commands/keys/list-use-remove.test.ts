@@ -52,7 +52,15 @@ describe('keys list', () => {
         v1_api_key: 'service_pk_…v1k1',
         auth_header: 'x-api-key',
       },
-      { profile: 'nokey', default: false, base_url: 'https://other.example.com/api/v2', v1_base_url: 'https://other.example.com/api/v1', api_key: null, v1_api_key: null, auth_header: 'x-api-key' },
+      {
+        profile: 'nokey',
+        default: false,
+        base_url: 'https://other.example.com/api/v2',
+        v1_base_url: 'https://other.example.com/api/v1',
+        api_key: null,
+        v1_api_key: null,
+        auth_header: 'x-api-key',
+      },
       {
         profile: 'prod',
         default: false,
