@@ -56,8 +56,8 @@ const SCENARIOS = {
   'batch-faults': { runs: [1, 8], kills: 0, kinds: ALL_KINDS, paths: '/contacts/batch$' },
   'batch-kill': { runs: [8, 45], kills: 2, kinds: ALL_KINDS, paths: '/contacts/batch$' },
   'batch-restart': { runs: [1, 4], kills: 0, restart: true, kinds: ALL_KINDS, paths: '/contacts/batch$' },
-  'download-kill': { runs: [3, 20], kills: 2, kinds: ALL_KINDS, paths: 'recordings|transcripts' },
-  'list-kill': { runs: [3, 20], kills: 2, kinds: ALL_KINDS, paths: '/contacts' },
+  'download-kill': { runs: [3, 60], kills: 2, kinds: ALL_KINDS, paths: 'recordings|transcripts' },
+  'list-kill': { runs: [3, 45], kills: 2, kinds: ALL_KINDS, paths: '/contacts' },
 };
 const BOUND_MS = flags.short ? 45_000 : 120_000; // one crm process; beyond it: a hang
 if (!Number.isInteger(SEED) || SEED < 0) throw new Error('--seed must be a non-negative integer');

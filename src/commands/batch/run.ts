@@ -17,6 +17,7 @@ import {
 } from '../../import/index.js';
 import { createProgress, plural, sanitizeForTerminal, wasWere, writeRecord } from '../../output/index.js';
 import type { Ctx } from '../context.js';
+import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './types.js';
 
 /**
@@ -103,7 +104,10 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) {
     throw new PartialFailureError(failureLine(summary), {
-      hint: nextSteps(summary, o.file === '-'),
+      hint: nextSteps(summary, o.file === '-', {
+        rerun: resumeCommand(o),
+        importFile: (file) => crmCommand(ctx.globals, ['batch', summary.resource, file]),
+      }),
     });
   }
 }
@@ -114,9 +118,22 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
  * a command line alone: the same content has to be piped again.
  */
 export function resumeHint(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>): string {
-  const words = o.argv ? o.argv.filter((w) => w !== '--no-resume') : ['batch', o.resource, o.file];
-  const line = ['crm', ...words].map(shellWord).join(' ');
+  const line = resumeCommand(o);
   return o.file === '-' ? `to resume, pipe the same content again to: ${line}` : `to resume, run: ${line}`;
+}
+
+/** The command as typed (its --profile and --base-url included), without --no-resume. */
+function resumeCommand(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>): string {
+  const words = o.argv ? o.argv.filter((w) => w !== '--no-resume') : ['batch', o.resource, o.file];
+  return ['crm', ...words].map(shellWord).join(' ');
+}
+
+/** The commands the next steps print; by default without the flags of this run (tests). */
+export interface NextCommands {
+  /** this same command, to settle rows in doubt */
+  rerun?: string;
+  /** the command that imports a fixed rejects file */
+  importFile?: (file: string) => string;
 }
 
 /**
@@ -126,16 +143,17 @@ export function resumeHint(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>):
  * certainly not created are fixed and imported from the rejects file, and rows the server said
  * nothing about are checked first.
  */
-export function nextSteps(s: ImportSummary, stdin: boolean): string {
+export function nextSteps(s: ImportSummary, stdin: boolean, cmd: NextCommands = {}): string {
   if (s.in_doubt > 0) {
     // first: the rerun settles them, and its own summary then hands out the rejects file; told
     // both at once, a user who imported the fixed rejects first had the rerun rewrite that file
     // with rows they had already created
     const again = stdin ? 'pipe the same content to this same command' : 'rerun this same command (same file, same options)';
+    const them = s.in_doubt === 1 ? 'it' : 'them';
     return (
       `${plural(s.in_doubt, 'row')} ${wasWere(s.in_doubt)} sent without an answer and may have been created: first ${again}; ` +
-      `it settles ${s.in_doubt === 1 ? 'it' : 'them'} under the same Idempotency-Keys (never import ${s.in_doubt === 1 ? 'it' : 'them'} ` +
-      'any other way) and then says what is left to fix.'
+      `it settles ${them} under the same Idempotency-Keys (never import ${them} any other way) and then says what is left to fix.` +
+      (cmd.rerun ? `\n  ${cmd.rerun}` : '')
     );
   }
   const steps: string[] = [];
@@ -143,7 +161,7 @@ export function nextSteps(s: ImportSummary, stdin: boolean): string {
   if (rejected > 0) {
     const file = s.rejects_file ?? 'the rejects file';
     steps.push(
-      `${plural(rejected, 'row')} ${wasWere(rejected)} not created and ${rejected === 1 ? 'is' : 'are'} in ${file}: fix ${rejected === 1 ? 'it' : 'them'} there and run \`crm batch ${s.resource} ${shellWord(file)}\`.`,
+      `${plural(rejected, 'row')} ${wasWere(rejected)} not created and ${rejected === 1 ? 'is' : 'are'} in ${file}: fix ${rejected === 1 ? 'it' : 'them'} there and run \`${cmd.importFile?.(file) ?? crmCommand({}, ['batch', s.resource, file])}\`.`,
     );
   }
   if (s.unknown > 0) {
@@ -169,11 +187,6 @@ function failureLine(s: ImportSummary): string {
   if (failed > 0) parts.push(`${failed} failed`);
   if (s.invalid > 0) parts.push(`${s.invalid} invalid`);
   return `${parts.join(', ')}, of ${s.rows}`;
-}
-
-/** A word as one shell word (sh, bash, zsh, fish), so the printed command can be pasted as it is. */
-export function shellWord(p: string): string {
-  return /^[\w@%+:,./-][\w@%+=:,./-]*$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
 }
 
 export function progressText(p: ImportProgress): string {

@@ -25,7 +25,7 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
         cursor: o.cursor,
         all: o.all,
         max: o.max,
-        nextCommand: `crm links list ${o.parent} ${o.id} ${o.relation}`,
+        nextWords: ['links', 'list', o.parent, o.id, o.relation],
       });
     case 'add': {
       const link = resolveLink(o.parent, o.relation);

@@ -15,6 +15,6 @@ export async function runList(o: ListOptions, ctx: Ctx): Promise<void> {
     max: o.max,
     columns: findResource(o.resource)?.columns,
     keep: o.hasTranscript ? (r) => r.has_transcript === true : undefined,
-    nextCommand: `crm ${o.resource} list`,
+    nextWords: [o.resource, 'list', ...o.params.flatMap((p) => ['--param', p])],
   });
 }

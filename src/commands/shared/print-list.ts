@@ -2,6 +2,7 @@
 // page, streamed to the writer one record at a time so memory stays flat (CONTRACT §3, §5).
 import type { ApiRecord } from '../../api/envelopes.js';
 import { createListWriter } from '../../output/writers.js';
+import { crmCommand } from './command-line.js';
 import type { Ctx } from '../context.js';
 import { outputOptions } from './output-options.js';
 
@@ -16,8 +17,8 @@ export interface PrintListOptions {
   /** table: columns never cut besides ids (shown whole or hidden) */
   whole?: readonly string[];
   keep?: (record: ApiRecord) => boolean;
-  /** the command that shows the next page, e.g. `crm contacts list` */
-  nextCommand: string;
+  /** the words of the command that shows the next page, e.g. `contacts list --param status=open` */
+  nextWords: string[];
 }
 
 export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
@@ -59,6 +60,12 @@ export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
   if (format !== 'table') return;
   if (cut || page?.cut) ctx.warn('More results: raise --max to see them, or use --all');
   else if (page?.hasNextPage && page.endCursor) {
-    ctx.warn(`More results: ${o.nextCommand} --cursor ${page.endCursor} (or --all for every page)`);
+    const next = crmCommand(ctx.globals, [
+      ...o.nextWords,
+      ...(o.limit === undefined ? [] : ['--limit', String(o.limit)]),
+      '--cursor',
+      page.endCursor,
+    ]);
+    ctx.warn(`More results: ${next} (or --all for every page)`);
   }
 }

@@ -4,6 +4,7 @@ import { createListWriter } from '../../output/writers.js';
 import { ServerError } from '../../http/errors.js';
 import { PageGuard } from '../../http/page-guard.js';
 import type { Ctx } from '../context.js';
+import { crmCommand } from '../shared/command-line.js';
 import { outputOptions } from '../shared/output-options.js';
 import { deprecationNotice } from './notice.js';
 import type { V1QueryOptions } from './types.js';
@@ -65,5 +66,10 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
     cursor = guard.next({ records: records.length, more: true, next }, res.requestId);
   }
   await writer.end();
-  if (more !== undefined && ctx.format() === 'table') ctx.warn(`More results: crm v1 ${o.kind} query --cursor ${more} (or --all)`);
+  if (more !== undefined && ctx.format() === 'table') {
+    // the filters again (companyId → --company-id), or the cursor would page another query
+    const flags = Object.entries(filter).flatMap(([k, v]) => [`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(v)]);
+    const limit = o.limit === undefined ? [] : ['--limit', String(o.limit)];
+    ctx.warn(`More results: ${crmCommand(ctx.globals, ['v1', o.kind, 'query', ...flags, ...limit, '--cursor', more])} (or --all)`);
+  }
 }

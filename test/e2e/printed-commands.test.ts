@@ -1,0 +1,77 @@
+// Commands crm prints for the user to run next keep the flags that chose the server: run as printed,
+// with a default profile pointing elsewhere, they reach the same CRM (a trial found the rejects hint
+// and the "More results" hint without --profile: the pasted command wrote to the default profile's
+// server, another CRM).
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CRM_BIN, cleanEnv, runCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let t: TestSandbox;
+let dir: string;
+let binDir: string;
+beforeAll(async () => {
+  t = await startTestSandbox({ seed: 11, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  dir = mkdtempSync(join(tmpdir(), 'crm-printed-'));
+  binDir = join(dir, 'bin');
+  mkdirSync(binDir);
+  writeFileSync(join(binDir, 'crm'), `#!/bin/sh\nexec "${process.execPath}" "${CRM_BIN}" "$@"\n`);
+  chmodSync(join(binDir, 'crm'), 0o755);
+  const env = { CRM_CONFIG_DIR: t.configDir };
+  // the default profile points at a port where nothing listens; `work` at the sandbox
+  for (const [name, url, extra] of [
+    ['elsewhere', 'http://127.0.0.1:9/api/v2', ['--default']],
+    ['work', t.sb.baseUrl, []],
+  ] as const) {
+    const r = await runCrm(['keys', 'add', name, '--base-url', url, ...extra], { env, input: `${t.sb.keys.admin}\n` });
+    expect(r.code, r.stderr).toBe(0);
+  }
+});
+afterAll(async () => {
+  await t?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const crm = (args: string[]) => runCrm(args, { env: { CRM_CONFIG_DIR: t.configDir }, cwd: dir, timeoutMs: 30_000 });
+
+/** Runs a printed command line as a user pastes it, with `crm` on PATH. */
+function sh(line: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'sh',
+      ['-c', line],
+      { cwd: dir, env: cleanEnv({ CRM_CONFIG_DIR: t.configDir, PATH: `${binDir}:${process.env.PATH}` }) },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+it('"More results" keeps --profile and --param: the printed command shows the next page of the same list', async () => {
+  const first = await crm(['--profile', 'work', '-o', 'table', 'contacts', 'list', '--limit', '2', '--param', 'owner_id=usr_admin']);
+  expect(first.code, first.stderr).toBe(0);
+  const hint = /More results: (crm .*?) \(or --all/.exec(first.stderr)?.[1];
+  expect(hint, first.stderr).toMatch(/^crm --profile work contacts list --param owner_id=usr_admin --limit 2 --cursor \S+$/);
+  const next = await sh(`${hint!} -o json`);
+  expect(next.code, next.stderr).toBe(0);
+  const all = JSON.parse(
+    (await crm(['--profile', 'work', '-o', 'json', 'contacts', 'list', '--limit', '4', '--param', 'owner_id=usr_admin'])).stdout,
+  ) as Array<{ id: string }>;
+  expect((JSON.parse(next.stdout) as Array<{ id: string }>).map((r) => r.id)).toEqual(all.slice(2, 4).map((r) => r.id));
+});
+
+it('the rejects hint keeps --profile: the fixed rows go to the same CRM', async () => {
+  const file = join(dir, 'people.csv');
+  writeFileSync(file, 'email,amount:number\nprinted.1@example.com,1\nprinted.2@example.com,lots\n');
+  const r = await crm(['--profile', 'work', 'batch', 'contacts', file]);
+  expect(r.code, r.stderr).toBe(9);
+  const hint = /run `([^`]+)`/.exec(r.stderr)?.[1];
+  expect(hint, r.stderr).toMatch(/^crm --profile work batch contacts \S+rejects\.csv$/);
+  writeFileSync(`${file}.rejects.csv`, 'email,amount:number,_line,_error_code,_error_message\nprinted.2@example.com,2,3,,\n');
+  const fixed = await sh(hint!);
+  expect(fixed.code, fixed.stderr).toBe(0);
+  const found = await crm(['--profile', 'work', '-o', 'json', 'contacts', 'list', '--all', '--param', 'email=printed.2@example.com']);
+  expect(JSON.parse(found.stdout)).toHaveLength(1);
+});
