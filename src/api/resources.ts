@@ -245,6 +245,13 @@ export const DEAL_CONTACT_TYPES = [
 ] as const;
 
 /** CONTRACT §6: `notes … records` names what kind of record it links. */
+/**
+ * Fields the server sets on every record and refuses in a create or update body (the sandbox's
+ * `read_only` issue; the spec's records carry them). `crm batch` leaves such columns of an exported
+ * list out, so `list -o csv` fed back to `batch` imports the same values instead of failing every row.
+ */
+export const READ_ONLY_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at', 'owner_id'];
+
 export const NOTE_RECORD_TYPES = ['contact', 'company', 'deal'] as const;
 
 /** Spec, "Company update fields (version 1)": all optional strings unless noted. */

@@ -2,6 +2,7 @@
 // (`First Name` → `first_name`), a `:type` suffix types the column, `--map column=field`
 // overrides, and columns whose name starts with `_` (`_line`, `_error_code`, … of a rejects file)
 // are ignored, so a rejects file can be fed straight back.
+import { READ_ONLY_FIELDS } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import { unguardFormula } from '../output/formula-guard.js';
 import { exactNumber, inexactJsonNumber } from '../json/exact-json.js';
@@ -19,6 +20,8 @@ export interface ColumnSpec {
   readonly type: FieldType;
   /** `_`-prefixed or mapped to nothing: present in the file, never sent */
   readonly ignored: boolean;
+  /** ignored because its field is one the server sets (`id`, `created_at`, …: READ_ONLY_FIELDS) */
+  readonly readOnly?: boolean;
 }
 
 export interface HeaderMapping {
@@ -111,6 +114,11 @@ export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(
       const t = splitType(trimmed);
       field = normalizeFieldName(t.name);
       type = t.type;
+      // an exported list's id, created_at, … (a --map to such a field is sent: the user asked for it)
+      if (READ_ONLY_FIELDS.includes(field)) {
+        columns.push({ index, column, field: '', type: 'string', ignored: true, readOnly: true });
+        return;
+      }
       if (field === '') {
         throw new UsageError(`the header ${JSON.stringify(raw)} (${where}) has no letters or digits to make a field name; use --map`);
       }

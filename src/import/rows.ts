@@ -1,5 +1,6 @@
 // One input row → the record sent to the API, or the reason it cannot be sent. Pure.
 import type { ApiRecord } from '../api/envelopes.js';
+import { READ_ONLY_FIELDS } from '../api/resources.js';
 import { convertCell, isIgnoredHeader, type ColumnMap, type HeaderMapping } from './header.js';
 import { setOwn } from './json-value.js';
 
@@ -68,7 +69,7 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowRe
   for (const [key, value] of Object.entries(obj as Record<string, unknown>)) {
     const mapped = maps.get(key);
     if (mapped === '') continue;
-    if (mapped === undefined && isIgnoredHeader(key)) continue;
+    if (mapped === undefined && (isIgnoredHeader(key) || READ_ONLY_FIELDS.includes(key))) continue;
     const field = mapped ?? key;
     if (Object.hasOwn(record, field)) {
       return { ok: false, code: INVALID_CODES.value, reason: `two keys fill the field "${field}"`, field };

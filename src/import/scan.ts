@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { ApiRecord } from '../api/envelopes.js';
+import { READ_ONLY_FIELDS } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import { INVALID_CHARACTER, INVALID_ENCODING, UTF8 } from './encoding.js';
 import { parseHeader, type ColumnMap, type HeaderMapping } from './header.js';
@@ -131,6 +132,15 @@ export async function scanInput(path: string, opts: ScanOptions): Promise<ScanRe
   if (text.lines.length > 0 && !opts.signal?.aborted) {
     await text.resolve(path, opts.signal).catch(() => undefined);
     throw text.error(opts.name, opts.encoding ?? UTF8)!;
+  }
+  const readOnly = mapping
+    ? mapping.columns.filter((c) => c.readOnly).map((c) => c.column.trim())
+    : READ_ONLY_FIELDS.filter((f) => keys.has(f) && !opts.maps.has(f));
+  if (readOnly.length > 0) {
+    opts.warn?.(
+      `${opts.name}: leaving out ${readOnly.join(', ')}: the server sets ${readOnly.length === 1 ? 'this field' : 'these fields'} itself ` +
+        `(an exported list has them); --map "${readOnly[0]}=FIELD" sends ${readOnly.length === 1 ? 'it' : 'one'} as another field`,
+    );
   }
   if (placeholders.length > 0) {
     const lines = placeholders.slice(0, 5).join(', ') + (placeholders.length > 5 ? ', …' : '');

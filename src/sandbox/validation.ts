@@ -2,9 +2,8 @@
 // read-only fields may not be sent, required fields are non-empty strings, emails contain `@`.
 import type { ResourceDef } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
+import { READ_ONLY_FIELDS } from '../api/resources.js';
 import { ApiError, invalidBody, type ErrorDetail } from './errors.js';
-
-export const READ_ONLY_FIELDS = ['id', 'created_at', 'updated_at', 'owner_id'] as const;
 
 /** The parsed body; malformed JSON or an empty body is 422 INVALID_BODY. */
 export function parseJson(raw: string): unknown {

@@ -191,3 +191,14 @@ describe('objectToRecord (NDJSON)', () => {
     expect(objectToRecord({ _line: 1 })).toMatchObject({ ok: false, code: 'EMPTY_ROW' });
   });
 });
+
+describe('server-set fields (READ_ONLY_FIELDS)', () => {
+  it('columns of an exported list that the server sets are left out; a --map to one is sent', () => {
+    const m = parseHeader(['id', 'Email', 'created_at', 'owner_id']);
+    expect(m.columns.filter((c) => !c.ignored).map((c) => c.field)).toEqual(['email']);
+    expect(m.columns.filter((c) => c.readOnly).map((c) => c.column)).toEqual(['id', 'created_at', 'owner_id']);
+    const mapped = parseHeader(['id', 'email'], new Map([['id', 'external_id']]));
+    expect(mapped.columns.map((c) => c.field)).toEqual(['external_id', 'email']);
+    expect(objectToRecord({ id: 'con_1', email: 'a@b.c', updated_at: 'x' })).toEqual({ ok: true, record: { email: 'a@b.c' } });
+  });
+});
