@@ -68,8 +68,13 @@ Examples:
   $ crm batch contacts people.csv --rejects bad.csv
   $ crm recordings download --dir transcripts
 
-Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation, 7 rate limited,
-8 server/network, 9 partial failure, 130 interrupted.`,
+Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation,
+7 rate limited, 8 server/network, 9 partial failure, 130 interrupted.
+
+Environment: CRM_PROFILE, CRM_API_KEY, CRM_V1_API_KEY, CRM_BASE_URL,
+CRM_V1_BASE_URL, CRM_AUTH_HEADER, CRM_CONFIG_DIR; CRM_RATE_LIMIT_BUDGET (s a
+request may wait out 429s, default 600); HTTPS_PROXY, NO_PROXY; NO_COLOR.
+Responses over 64 MiB are refused (exit 8).`,
     );
 
   program.hook('preAction', (_root, action) => {

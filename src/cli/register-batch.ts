@@ -30,7 +30,7 @@ export function registerBatch(program: Command, reg: Registry): void {
     );
   examples(cmd, [
     'crm batch contacts people.csv',
-    'crm batch contacts people.csv --map "E-mail=email" --rejects bad.csv --results ids.csv',
+    'crm batch contacts people.csv --map "E-mail=email" --results ids.csv',
     'crm batch deals deals.csv --dry-run',
     'cat people.ndjson | crm batch contacts - --input-format ndjson --strict',
     'crm batch contacts excel-export.csv --encoding windows-1252',
@@ -38,16 +38,19 @@ export function registerBatch(program: Command, reg: Registry): void {
   cmd.addHelpText(
     'after',
     `
-Headers become fields ("First Name" → first_name); a header may carry a type: amount:number,
-active:boolean, tags:list (split on ;), meta:json. Empty cells are left out. Rerunning the same
-file skips the chunks already done; the rejects file can be fixed and fed straight back.
-Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says otherwise; a file with
-bytes that do not decode is refused before anything is sent, naming the lines (rerun it with its
---encoding); a row with a NUL byte or more than 1 MiB is an invalid row, never sent altered
-(a row over 1 MiB is not copied into the rejects file: its message says how to import it).
-Rejects files are UTF-8 (with a byte order mark when the input was not): import them without
---encoding.
-Standard input and pipes are copied once (at most 1 GiB) before the import reads them.`,
+Headers become fields ("First Name" → first_name); a header may carry a
+type: amount:number, active:boolean, tags:list (split on ;), meta:json. Empty
+cells are left out, and so are id, created_at, updated_at and owner_id (the
+server sets them), so an exported list imports as it was.
+
+Rerunning the same command skips the chunks already done; the rejects file
+holds only rows never created: fix it and import it as the hint says.
+
+Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
+otherwise; a file with bytes that do not decode is refused before anything is
+sent, naming the lines. A row with a NUL byte or over 1 MiB is an invalid row,
+never sent altered. Rejects files are UTF-8: import them without --encoding.
+Standard input and pipes are copied once (at most 1 GiB) before reading.`,
   );
   cmd.action(
     action<BatchOptions>(

@@ -18,7 +18,7 @@ export function registerKeys(program: Command, reg: Registry): void {
     .option('--default', 'make this the default profile');
   examples(add, [
     'crm keys add work --base-url https://crm.example.com/api/v2',
-    'pbpaste | crm keys add work --base-url https://crm.example.com/api/v2 --default',
+    'pbpaste | crm keys add work --base-url https://crm.example.com/api/v2',
   ]);
   add.action(
     action(

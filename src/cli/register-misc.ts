@@ -38,7 +38,7 @@ export function registerMisc(program: Command, reg: Registry): void {
   const completion = program.command('completion').description('print a shell completion script').argument('<shell>', 'bash, zsh or fish');
   examples(completion, [
     'source <(crm completion bash)       # in ~/.bashrc',
-    'crm completion zsh > ~/.zfunc/_crm   # with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc',
+    'crm completion zsh > ~/.zfunc/_crm   # fpath=(~/.zfunc $fpath) in ~/.zshrc',
     'crm completion fish > ~/.config/fish/completions/crm.fish',
   ]);
   completion.action(async (shell: string) => {

@@ -73,3 +73,11 @@ describe('usage errors with -o json', () => {
     expect(asksForJson(['-ojson'])).toBe(true);
   });
 });
+
+describe('help text of our own fits 80 columns (a terminal wrapped it mid-word)', () => {
+  it.each([[[]], [['batch']], [['keys', 'add']], [['completion']]])('crm %j --help: examples and notes', async (words) => {
+    const r = await run([...words, '--help']);
+    const ours = r.out.slice(r.out.indexOf('Examples:'));
+    for (const line of ours.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+  });
+});
