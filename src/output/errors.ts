@@ -65,17 +65,21 @@ function suffix(status?: number, code?: string, requestId?: string): string {
   return parts.length > 0 ? ` (${clean(parts.join(', '))})` : '';
 }
 
+/** Codes of errors crm raises itself (no server answer carried one), so scripts can tell them apart. */
+const LOCAL_CODES: Readonly<Record<number, string>> = { 2: 'USAGE_ERROR', 9: 'PARTIAL_FAILURE', 130: 'INTERRUPTED' };
+
 /** The error as the JSON object of `-o json` (raw values; safeJson makes the text safe). */
 export function errorToJson(err: unknown): ErrorJson {
   if (isCrmError(err)) {
+    const code = err.code ?? (err.status === undefined ? LOCAL_CODES[err.exitCode] : undefined) ?? null;
     return {
-      error: { code: err.code ?? null, message: err.message, details: err.details },
+      error: { code, message: err.message, details: err.details },
       status: err.status ?? null,
       request_id: err.requestId ?? null,
       exit_code: err.exitCode,
     };
   }
-  return { error: { code: null, message: messageOf(err), details: [] }, status: null, request_id: null, exit_code: 1 };
+  return { error: { code: 'UNEXPECTED_ERROR', message: messageOf(err), details: [] }, status: null, request_id: null, exit_code: 1 };
 }
 
 /** The lines (without newlines) to print on standard error for `err`. */

@@ -64,7 +64,7 @@ describe('usage errors with -o json', () => {
     const r = await run(argv);
     expect(r.code).toBe(2);
     const last = r.err.trim().split('\n').pop()!;
-    expect(JSON.parse(last)).toMatchObject({ error: { message: expect.stringMatching(/\S/) } });
+    expect(JSON.parse(last)).toMatchObject({ error: { code: 'USAGE_ERROR', message: expect.stringMatching(/\S/) } });
   });
 
   it('a `-o json` after `--` is an argument, not the output format', async () => {

@@ -70,12 +70,12 @@ describe('formatError', () => {
     expect(formatError('a string')).toBe('Error: a string\n');
     const [, json] = formatErrorLines(new UsageError('bad --limit'), { json: true });
     expect(JSON.parse(json!)).toEqual({
-      error: { code: null, message: 'bad --limit', details: [] },
+      error: { code: 'USAGE_ERROR', message: 'bad --limit', details: [] },
       status: null,
       request_id: null,
       exit_code: 2,
     });
-    expect(errorToJson(new Error('x')).exit_code).toBe(1);
+    expect(errorToJson(new Error('x'))).toMatchObject({ exit_code: 1, error: { code: 'UNEXPECTED_ERROR' } });
   });
 
   it('shows the parts it has: status without code, code without status', () => {
