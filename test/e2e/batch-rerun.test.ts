@@ -28,19 +28,7 @@ function makeCsv(tag: string, n: number, bad: number[] = []): string {
   return path;
 }
 
-async function countByEmail(tag: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  let cursor: string | null = null;
-  for (;;) {
-    const res = await fetch(`${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
-      headers: { 'X-Service-Api-Key': t.sb.keys.admin },
-    });
-    const body = (await res.json()) as { data: Array<{ email: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
-    for (const c of body.data) if (c.email.startsWith(`${tag}.`)) counts.set(c.email, (counts.get(c.email) ?? 0) + 1);
-    if (!body.page_info.has_next_page) return counts;
-    cursor = body.page_info.end_cursor;
-  }
-}
+const countByEmail = (tag: string) => t.countByEmail(tag);
 
 const crm = (args: string[], key: 'admin' | 'readonly' | 'user' = 'admin') => runCrm(args, { env: t.env(key), timeoutMs: 120_000 });
 

@@ -44,18 +44,7 @@ function makeCsv(n: number, opts: { badEvery?: number; tag?: string } = {}): { p
 }
 
 /** How many contacts exist per email of this test's tag. */
-async function countByEmail(tag: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  let cursor: string | null = null;
-  for (;;) {
-    const url = `${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`;
-    const res = await fetch(url, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
-    const body = (await res.json()) as { data: Array<{ email: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
-    for (const c of body.data) if (c.email.startsWith(`${tag}.`)) counts.set(c.email, (counts.get(c.email) ?? 0) + 1);
-    if (!body.page_info.has_next_page) return counts;
-    cursor = body.page_info.end_cursor;
-  }
-}
+const countByEmail = (tag: string) => t.countByEmail(tag);
 
 function expectExactlyOnce(counts: Map<string, number>, valid: Set<string>): void {
   const dupes = [...counts].filter(([, n]) => n > 1);

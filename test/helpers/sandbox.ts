@@ -15,6 +15,8 @@ export interface TestSandbox {
   env(key?: KeyName, extra?: Record<string, string | undefined>): Record<string, string | undefined>;
   /** POST to the control endpoint */
   control(path: string, body?: unknown): Promise<unknown>;
+  /** contacts whose email starts with `tag.`, each email → how many records have it (duplicates show as 2+) */
+  countByEmail(tag: string): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,18 @@ export async function startTestSandbox(options: Partial<SandboxOptions> = {}): P
       });
       if (!res.ok) throw new Error(`control ${path}: HTTP ${res.status} ${await res.text()}`);
       return res.json();
+    },
+    async countByEmail(tag) {
+      const counts = new Map<string, number>();
+      let cursor: string | null = null;
+      for (;;) {
+        const url = `${sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`;
+        const res = await fetch(url, { headers: { 'X-Service-Api-Key': sb.keys.admin } });
+        const body = (await res.json()) as { data: Array<{ email: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
+        for (const c of body.data) if (c.email.startsWith(`${tag}.`)) counts.set(c.email, (counts.get(c.email) ?? 0) + 1);
+        if (!body.page_info.has_next_page) return counts;
+        cursor = body.page_info.end_cursor;
+      }
     },
     async close() {
       await sb.close();
