@@ -66,8 +66,10 @@ export async function startTmux(): Promise<Tmux> {
   chmodSync(join(bin, 'crm'), 0o755);
 
   const socket = `crm-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  // The server's environment is every pane's: no colour settings, nothing of an outer tmux.
+  // The server's environment is every pane's: no colour settings, nothing of an outer tmux, and not
+  // CI's `CI=true` (a person's terminal is not CI; the colour libraries turn colour off under it).
   const env = cleanEnv({
+    CI: undefined,
     NO_COLOR: undefined,
     FORCE_COLOR: undefined,
     TMUX: undefined,
