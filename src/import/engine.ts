@@ -16,108 +16,30 @@
 //   anything is refused: its rows would fall into new chunks with new keys (--no-resume overrides).
 // - Every data row ends up created, rejected (rejects file, with a reason), or, when the run is
 //   interrupted or stops on a fatal error, pending for the rerun, which is told in the error.
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { tmpdir } from 'node:os';
-import { access, readdir, stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { access, stat } from 'node:fs/promises';
 import { inspect } from 'node:util';
 import { InterruptedError, UsageError } from '../http/errors.js';
+import type { ImportDeps, ImportOptions, ImportProgress, ImportSummary } from './engine-types.js';
+import { finishedImport } from './finished.js';
 import { plural } from '../output/plural.js';
-import { dispatchRows, type Counters, type ImportCounts } from './dispatch.js';
+import { dispatchRows, type Counters } from './dispatch.js';
 import { parseColumnMaps } from './header.js';
 import { removeStaleTemps } from './fs-util.js';
 import { ImportJournal } from './journal.js';
 import { journalPath, type JournalIdentity } from './journal-identity.js';
 import { refuseUnsafeRerun } from './journal-earlier.js';
 import { pruneJournals } from './journal-prune.js';
-import { checkOptions, dryRunSummary, listInvalid, type ImportPlan } from './plan.js';
-import { detectFormat, startsLikeJson, type InputFormat } from './reader.js';
+import { checkOptions, dryRunSummary, listInvalid } from './plan.js';
+import { detectFormat, startsLikeJson } from './reader.js';
 import { createRejectsWriter, defaultRejectsPath, unknownPathFor } from './rejects.js';
 import { createResultsWriter } from './results.js';
 import { scanInput } from './scan.js';
-import type { BatchSender } from './sender.js';
 import { prepareInput } from './source.js';
 import { UTF8 } from './encoding.js';
 
-export interface ImportOptions {
-  resource: string;
-  /** a path, `-` (read deps.stdin), or a stream */
-  input: string | Readable;
-  /** the version 2 root: part of every chunk's Idempotency-Key and of the journal's identity */
-  baseUrl: string;
-  /** keyIdentity(apiKey): part of the journal's identity (another key is another import) */
-  keyId?: string;
-  /** maskKey(apiKey): kept in the journal's header, so a refusal can name the key an import was started with */
-  keyMask?: string;
-  /** `--input-format`; default: from the extension (`.ndjson`/`.jsonl`), else csv (stdin: csv); a
-   * default csv input starting with `{` is refused, pointing at --input-format */
-  format?: InputFormat;
-  /** `--map column=field` flags */
-  maps?: readonly string[];
-  /** rows per request, 1–100 (default 100) */
-  chunkSize?: number;
-  /** chunks in flight (default 4) */
-  concurrency?: number;
-  /** default `<input>.rejects.csv`; for stdin `crm-rejects-<time>.csv` in deps.cwd */
-  rejectsPath?: string;
-  /** `--results FILE`: `_line`, `id` and the original columns of every created row */
-  resultsPath?: string;
-  dryRun?: boolean;
-  strict?: boolean;
-  /** false for `--no-resume` (default true) */
-  resume?: boolean;
-  /** `--encoding`: the input's encoding when it has no byte order mark (default UTF-8) */
-  encoding?: string;
-  /** stop after this many chunks fail in a row (default 5) */
-  maxConsecutiveFailures?: number;
-}
-
-export interface ImportProgress extends ImportCounts {
-  phase: 'check' | 'send';
-  /** data rows in the file (known after the check) */
-  rowsTotal: number | null;
-  inFlight: number;
-  bytes: number;
-  bytesTotal: number;
-  elapsedMs: number;
-}
-
-export interface ImportDeps {
-  /** sends one chunk: httpBatchSender(client) in the CLI, a fake in tests */
-  send: BatchSender;
-  /** where journals (and buffered stdin) live: `<config folder>/imports`; undefined: no journal */
-  journalDir?: string;
-  clock: { now(): number };
-  /** stop starting chunks; those in flight finish, then InterruptedError */
-  signal?: AbortSignal;
-  onProgress?: (p: ImportProgress) => void;
-  stdin?: Readable;
-  /** folder of the default stdin rejects file (default process.cwd()) */
-  cwd?: string;
-  /** the HTTP client's counters: when given, requests/retries are its difference over the run */
-  stats?: () => { requests: number; retries: number };
-  warn?: (message: string) => void;
-}
-
-/** CONTRACT §7's summary. */
-export interface ImportSummary extends ImportCounts {
-  resource: string;
-  requests: number;
-  retries: number;
-  elapsed_ms: number;
-  rejects_file: string | null;
-  /** rows of requests that got no answer (may have been created): not in the rejects file; rerunning the same command settles them */
-  in_doubt: number;
-  /** rows the server's answer said nothing about: in unknown_file, to be checked in the CRM first */
-  unknown: number;
-  unknown_file: string | null;
-  /** only with dryRun */
-  plan?: ImportPlan;
-}
-
-export type { ImportPlan };
+export type { ImportDeps, ImportOptions, ImportPlan, ImportProgress, ImportSummary } from './engine-types.js';
 
 /** 0 when every row was created (or had been), 9 when any failed or was invalid. */
 export function importExitCode(s: ImportSummary): 0 | 9 {
@@ -442,72 +364,6 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
   } finally {
     await input.cleanup();
   }
-}
-
-/** sha256 of a file's bytes, streamed (the same hash the first pass computes); stops on the signal. */
-async function hashFile(path: string, signal?: AbortSignal): Promise<string> {
-  const h = createHash('sha256');
-  for await (const piece of createReadStream(path, { signal })) h.update(piece as Buffer);
-  return h.digest('hex');
-}
-
-/**
- * The summary of an import of these bytes that an earlier run finished, when nothing needs doing:
- * resuming, no --results (the ids would be needed), no --strict/--dry-run (they report on the
- * rows), and its rejects file still there when it had rejects (otherwise the rerun rewrites it).
- */
-async function finishedImport(
-  opts: ImportOptions,
-  deps: ImportDeps,
-  input: { path: string; name: string; isStdin: boolean },
-  format: InputFormat,
-  started: number,
-): Promise<ImportSummary | undefined> {
-  const dir = deps.journalDir;
-  if (!dir || opts.resume === false || opts.resultsPath !== undefined || opts.dryRun || opts.strict) return undefined;
-  // no journal at all (a first import): not worth reading the file an extra time
-  if (!(await readdir(dir).catch(() => [] as string[])).some((n) => n.endsWith('.jsonl'))) return undefined;
-  const sha = await hashFile(input.path, deps.signal).catch(() => undefined);
-  if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
-  if (!sha) return undefined;
-  const identity: JournalIdentity = {
-    contentSha256: sha,
-    resource: opts.resource,
-    baseUrl: opts.baseUrl,
-    ...(opts.keyId ? { keyId: opts.keyId } : {}),
-  };
-  const info = (await ImportJournal.completedInfo(dir, identity).catch(() => undefined))?.info;
-  if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined)
-    return undefined;
-  const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.isStdin ? '-' : input.name, format, started, deps.cwd ?? process.cwd());
-  const unknownPath = unknownPathFor(rejectsPath);
-  const unknown = info.unknown ?? 0;
-  const noRejects = info.failed + info.invalid - unknown === 0;
-  const present = (p: string): Promise<boolean> =>
-    access(p).then(
-      () => true,
-      () => false,
-    );
-  if (!noRejects && !(await present(rejectsPath))) return undefined;
-  if (unknown > 0 && !(await present(unknownPath))) return undefined;
-  deps.warn?.(`${input.name} was already imported into ${opts.resource} (${info.at}): nothing will be sent; use --no-resume to import it again`);
-  await pruneJournals(dir, started, { keep: journalPath(dir, identity) }).catch(() => 0);
-  return {
-    resource: opts.resource,
-    rows: info.rows,
-    created: 0,
-    failed: info.failed,
-    invalid: info.invalid,
-    skipped: info.created,
-    chunks: 0,
-    requests: 0,
-    retries: 0,
-    elapsed_ms: deps.clock.now() - started,
-    rejects_file: noRejects ? null : rejectsPath,
-    in_doubt: 0,
-    unknown,
-    unknown_file: unknown > 0 ? unknownPath : null,
-  };
 }
 
 function withSummary<E extends Error>(err: E, summary: ImportSummary): E {

@@ -2,7 +2,7 @@
 // message, and the --dry-run plan.
 import { BATCH_MAX, findResource } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
-import type { ImportDeps, ImportOptions, ImportSummary } from './engine.js';
+import type { ImportDeps, ImportOptions, ImportSummary } from './engine-types.js';
 import { ImportJournal } from './journal.js';
 import type { JournalIdentity } from './journal-identity.js';
 import type { InvalidRow, ScanResult } from './scan.js';

@@ -1,0 +1,85 @@
+// The import engine's options, dependencies, progress and summary (CONTRACT §7), apart from the
+// engine so that its helpers (plan.ts, finished.ts) and the command share them without a cycle.
+import type { Readable } from 'node:stream';
+import type { ImportCounts } from './dispatch.js';
+import type { ImportPlan } from './plan.js';
+import type { InputFormat } from './reader.js';
+import type { BatchSender } from './sender.js';
+
+export type { ImportPlan };
+
+export interface ImportOptions {
+  resource: string;
+  /** a path, `-` (read deps.stdin), or a stream */
+  input: string | Readable;
+  /** the version 2 root: part of every chunk's Idempotency-Key and of the journal's identity */
+  baseUrl: string;
+  /** keyIdentity(apiKey): part of the journal's identity (another key is another import) */
+  keyId?: string;
+  /** maskKey(apiKey): kept in the journal's header, so a refusal can name the key an import was started with */
+  keyMask?: string;
+  /** `--input-format`; default: from the extension (`.ndjson`/`.jsonl`), else csv (stdin: csv); a
+   * default csv input starting with `{` is refused, pointing at --input-format */
+  format?: InputFormat;
+  /** `--map column=field` flags */
+  maps?: readonly string[];
+  /** rows per request, 1–100 (default 100) */
+  chunkSize?: number;
+  /** chunks in flight (default 4) */
+  concurrency?: number;
+  /** default `<input>.rejects.csv`; for stdin `crm-rejects-<time>.csv` in deps.cwd */
+  rejectsPath?: string;
+  /** `--results FILE`: `_line`, `id` and the original columns of every created row */
+  resultsPath?: string;
+  dryRun?: boolean;
+  strict?: boolean;
+  /** false for `--no-resume` (default true) */
+  resume?: boolean;
+  /** `--encoding`: the input's encoding when it has no byte order mark (default UTF-8) */
+  encoding?: string;
+  /** stop after this many chunks fail in a row (default 5) */
+  maxConsecutiveFailures?: number;
+}
+
+export interface ImportProgress extends ImportCounts {
+  phase: 'check' | 'send';
+  /** data rows in the file (known after the check) */
+  rowsTotal: number | null;
+  inFlight: number;
+  bytes: number;
+  bytesTotal: number;
+  elapsedMs: number;
+}
+
+export interface ImportDeps {
+  /** sends one chunk: httpBatchSender(client) in the CLI, a fake in tests */
+  send: BatchSender;
+  /** where journals (and buffered stdin) live: `<config folder>/imports`; undefined: no journal */
+  journalDir?: string;
+  clock: { now(): number };
+  /** stop starting chunks; those in flight finish, then InterruptedError */
+  signal?: AbortSignal;
+  onProgress?: (p: ImportProgress) => void;
+  stdin?: Readable;
+  /** folder of the default stdin rejects file (default process.cwd()) */
+  cwd?: string;
+  /** the HTTP client's counters: when given, requests/retries are its difference over the run */
+  stats?: () => { requests: number; retries: number };
+  warn?: (message: string) => void;
+}
+
+/** CONTRACT §7's summary. */
+export interface ImportSummary extends ImportCounts {
+  resource: string;
+  requests: number;
+  retries: number;
+  elapsed_ms: number;
+  rejects_file: string | null;
+  /** rows of requests that got no answer (may have been created): not in the rejects file; rerunning the same command settles them */
+  in_doubt: number;
+  /** rows the server's answer said nothing about: in unknown_file, to be checked in the CRM first */
+  unknown: number;
+  unknown_file: string | null;
+  /** only with dryRun */
+  plan?: ImportPlan;
+}
