@@ -1,0 +1,2621 @@
+// What users read, as inline snapshots (as wrangler does): the --help of every command, one test
+// per top-level group, so a change to help text shows in review. In-process at commander's default
+// width of 80 (the fake stdout is not a terminal). The global options block repeats in every help:
+// within a group it is printed once, later identical copies name the command that printed it.
+import { describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
+import { main } from '../../../src/cli/main.js';
+import { allCommands, buildProgram, commandPath } from '../../../src/cli/program.js';
+import { fakeIO } from './fake-io.js';
+
+function program(): Command {
+  return buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
+}
+
+async function help(words: string[]): Promise<string> {
+  const f = fakeIO();
+  const code = await main([...words, '--help'], { io: f.io, env: {}, handleSignals: false });
+  expect(code).toBe(0);
+  expect(f.err()).toBe('');
+  return f.out();
+}
+
+/** `crm <group> --help` and the help of every command under it, each after a `$ crm … --help` line. */
+async function groupHelp(group: string): Promise<string> {
+  const root = program().commands.find((c) => c.name() === group);
+  if (!root) throw new Error(`no command ${group}`);
+  const seen = new Map<string, string>();
+  const parts: string[] = [];
+  for (const cmd of allCommands(root)) {
+    const path = commandPath(cmd);
+    let text = await help(path.split(' ').slice(1));
+    const block = /^Global Options:\n[\s\S]*?\n\n/m.exec(text)?.[0];
+    if (block !== undefined) {
+      const first = seen.get(block);
+      if (first === undefined) seen.set(block, path);
+      else text = text.replace(block, `Global Options: as in ${first} --help\n\n`);
+    }
+    parts.push(`$ ${path} --help\n${text}`);
+  }
+  return parts.join('\n');
+}
+
+const GROUPS = [
+  'contacts',
+  'companies',
+  'deals',
+  'pipelines',
+  'tasks',
+  'notes',
+  'segments',
+  'interactions',
+  'meetings',
+  'recordings',
+  'bookings',
+  'links',
+  'batch',
+  'api',
+  'v1',
+  'keys',
+  'keys-check',
+  'completion',
+  'sandbox',
+  '__complete',
+];
+
+describe('--help snapshots', () => {
+  it('cover every top-level command', () => {
+    expect(
+      program()
+        .commands.map((c) => c.name())
+        .sort(),
+    ).toEqual([...GROUPS].sort());
+  });
+
+  it('crm --help', async () => {
+    expect(await help([])).toMatchInlineSnapshot(`
+      "Usage: crm [options] [command]
+
+      Operate the CRM service from the command line: records, links, bulk imports,
+      transcripts.
+
+      Options:
+        -V, --version                      print the version
+        --profile <name>                   use this saved profile (see crm keys list)
+        --base-url <url>                   version 2 API root, ending in /api/v2
+        --v1-base-url <url>                version 1 API root (default: --base-url
+                                           with /api/v1)
+        -o, --output <format>              output format (default: table on a
+                                           terminal, json otherwise) (choices:
+                                           "table", "json", "ndjson", "csv", "tsv")
+        --fields <list>                    comma-separated fields to print, e.g.
+                                           id,email,owner_id
+        --wide                             tables: every column, uncut, even wider
+                                           than the terminal
+        --no-color                         no colors (also NO_COLOR)
+        -q, --quiet                        no progress, notices or warnings
+        -v, --verbose                      log each request on stderr (method, URL,
+                                           status, ms, retries; keys masked)
+        --timeout <seconds>                limit for each whole response, headers and
+                                           body (default: 30)
+        --max-retries <n>                  retries on 5xx and network errors (a 429
+                                           with Retry-After waits within a 10-minute
+                                           budget) (default: 5)
+        -h, --help                         show help
+
+      Records:
+        contacts [verb]                    People you do business with (version 1:
+                                           people)
+        companies [verb]                   Organizations your contacts belong to
+        deals [verb]                       Sales opportunities, linked to contacts and
+                                           companies
+        pipelines [verb]                   Sales pipelines and their stages
+        tasks [verb]                       To-dos for you and your team
+        notes [verb]                       Free-text notes, linked to contacts,
+                                           companies or deals
+        segments [verb]                    Lists of contacts
+        interactions [verb]                Calls, emails and messages (no update, no
+                                           delete)
+        meetings [verb]                    Calendar meetings (read-only; can be
+                                           associated with one deal and one company)
+        recordings [verb]                  Call recordings and their transcripts
+                                           (read-only)
+        bookings [verb]                    Scheduling-page bookings (read-only)
+
+      Links and bulk:
+        links                              link records: deals→contacts|companies,
+                                           notes→records, segments→members;
+                                           meetings→deal|company
+        batch [options] <resource> <file>  create records in bulk from a CSV (or
+                                           NDJSON) file: chunks of 100, idempotent,
+                                           resumable
+        api [options] <method> <path>      send any request relative to the base URL
+                                           and print the whole response envelope
+
+      Version 1 (deprecated):
+        v1                                 the deprecated version 1 API (people,
+                                           interactions, company updates)
+
+      Setup:
+        keys                               manage saved profiles and their API keys
+        keys-check [options]               check that the active key authenticates and
+                                           which read scopes it has (sends only reads)
+        completion <shell>                 print a shell completion script
+        sandbox [options]                  run a local emulator of the whole API
+                                           (version 2 and 1) until interrupted
+        help [command]                     display help for command
+
+      Examples:
+        $ crm sandbox --seed 42                    # a local API to try everything on
+        $ crm keys add work --base-url https://crm.example.com/api/v2 < key.txt
+        $ crm contacts list --all -o ndjson | jq .email
+        $ crm batch contacts people.csv --rejects bad.csv
+        $ crm recordings download --dir transcripts
+
+      Exit codes: 0 ok, 2 usage, 3 auth, 4 forbidden, 5 not found, 6 validation,
+      7 rate limited, 8 server/network, 9 partial failure, 130 interrupted.
+
+      Environment: CRM_PROFILE, CRM_API_KEY, CRM_V1_API_KEY, CRM_BASE_URL,
+      CRM_V1_BASE_URL, CRM_AUTH_HEADER, CRM_CONFIG_DIR; CRM_RATE_LIMIT_BUDGET (s a
+      request may wait out 429s, default 600); HTTPS_PROXY, NO_PROXY; NO_COLOR.
+      Responses over 64 MiB are refused (exit 8).
+      "
+    `);
+  });
+
+  it('contacts', async () => {
+    expect(await groupHelp('contacts')).toMatchInlineSnapshot(`
+      "$ crm contacts --help
+      Usage: crm contacts [options] [command] [verb]
+
+      People you do business with (version 1: people)
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list contacts (one page, or every page with --all)
+        get <id>               show one contact
+        create [options]       create a contact
+        update [options] <id>  change fields of a contact
+        delete [options] <id>  delete a contact (asks first on a terminal)
+
+      Examples:
+        $ crm contacts list
+        $ crm contacts get con_123 -o json
+
+
+      $ crm contacts list --help
+      Usage: crm contacts list [options]
+
+      list contacts (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm contacts --help
+
+      Examples:
+        $ crm contacts list --limit 50
+        $ crm contacts list --all -o ndjson
+
+
+      $ crm contacts get --help
+      Usage: crm contacts get [options] <id>
+
+      show one contact
+
+      Arguments:
+        id                     contact id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm contacts --help
+
+      Examples:
+        $ crm contacts get con_123
+        $ crm contacts get con_123 -o json | jq .
+
+
+      $ crm contacts create --help
+      Usage: crm contacts create [options]
+
+      create a contact
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm contacts create --set email=ada@example.com
+        $ crm contacts create --data @contact.json
+
+
+      $ crm contacts update --help
+      Usage: crm contacts update [options] <id>
+
+      change fields of a contact
+
+      Arguments:
+        id                       contact id
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options: as in crm contacts create --help
+
+      Examples:
+        $ crm contacts update con_123 --set email=New
+        $ echo '{"email":"x"}' | crm contacts update con_123 --data -
+
+
+      $ crm contacts delete --help
+      Usage: crm contacts delete [options] <id>
+
+      delete a contact (asks first on a terminal)
+
+      Arguments:
+        id                     contact id
+
+      Options:
+        -y, --yes              do not ask (required without a terminal)
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm contacts --help
+
+      Examples:
+        $ crm contacts delete con_123
+        $ crm contacts delete con_123 --yes
+
+      "
+    `);
+  });
+  it('companies', async () => {
+    expect(await groupHelp('companies')).toMatchInlineSnapshot(`
+      "$ crm companies --help
+      Usage: crm companies [options] [command] [verb]
+
+      Organizations your contacts belong to
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list companies (one page, or every page with --all)
+        get <id>               show one company
+        create [options]       create a company
+        update [options] <id>  change fields of a company
+        delete [options] <id>  delete a company (asks first on a terminal)
+
+      Examples:
+        $ crm companies list
+        $ crm companies get cmp_123 -o json
+
+
+      $ crm companies list --help
+      Usage: crm companies list [options]
+
+      list companies (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm companies --help
+
+      Examples:
+        $ crm companies list --limit 50
+        $ crm companies list --all -o ndjson
+
+
+      $ crm companies get --help
+      Usage: crm companies get [options] <id>
+
+      show one company
+
+      Arguments:
+        id                     company id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm companies --help
+
+      Examples:
+        $ crm companies get cmp_123
+        $ crm companies get cmp_123 -o json | jq .
+
+
+      $ crm companies create --help
+      Usage: crm companies create [options]
+
+      create a company
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm companies create --set name=Example
+        $ crm companies create --data @company.json
+
+
+      $ crm companies update --help
+      Usage: crm companies update [options] <id>
+
+      change fields of a company
+
+      Arguments:
+        id                       company id
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options: as in crm companies create --help
+
+      Examples:
+        $ crm companies update cmp_123 --set name=New
+        $ echo '{"name":"x"}' | crm companies update cmp_123 --data -
+
+
+      $ crm companies delete --help
+      Usage: crm companies delete [options] <id>
+
+      delete a company (asks first on a terminal)
+
+      Arguments:
+        id                     company id
+
+      Options:
+        -y, --yes              do not ask (required without a terminal)
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm companies --help
+
+      Examples:
+        $ crm companies delete cmp_123
+        $ crm companies delete cmp_123 --yes
+
+      "
+    `);
+  });
+  it('deals', async () => {
+    expect(await groupHelp('deals')).toMatchInlineSnapshot(`
+      "$ crm deals --help
+      Usage: crm deals [options] [command] [verb]
+
+      Sales opportunities, linked to contacts and companies
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list deals (one page, or every page with --all)
+        get <id>               show one deal
+        create [options]       create a deal
+        update [options] <id>  change fields of a deal
+        delete [options] <id>  delete a deal (asks first on a terminal)
+
+      Examples:
+        $ crm deals list
+        $ crm deals get deal_123 -o json
+
+
+      $ crm deals list --help
+      Usage: crm deals list [options]
+
+      list deals (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm deals --help
+
+      Examples:
+        $ crm deals list --limit 50
+        $ crm deals list --all -o ndjson
+
+
+      $ crm deals get --help
+      Usage: crm deals get [options] <id>
+
+      show one deal
+
+      Arguments:
+        id                     deal id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm deals --help
+
+      Examples:
+        $ crm deals get deal_123
+        $ crm deals get deal_123 -o json | jq .
+
+
+      $ crm deals create --help
+      Usage: crm deals create [options]
+
+      create a deal
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm deals create --set name=Example
+        $ crm deals create --data @deal.json
+
+
+      $ crm deals update --help
+      Usage: crm deals update [options] <id>
+
+      change fields of a deal
+
+      Arguments:
+        id                       deal id
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options: as in crm deals create --help
+
+      Examples:
+        $ crm deals update deal_123 --set name=New
+        $ echo '{"name":"x"}' | crm deals update deal_123 --data -
+
+
+      $ crm deals delete --help
+      Usage: crm deals delete [options] <id>
+
+      delete a deal (asks first on a terminal)
+
+      Arguments:
+        id                     deal id
+
+      Options:
+        -y, --yes              do not ask (required without a terminal)
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm deals --help
+
+      Examples:
+        $ crm deals delete deal_123
+        $ crm deals delete deal_123 --yes
+
+      "
+    `);
+  });
+  it('pipelines', async () => {
+    expect(await groupHelp('pipelines')).toMatchInlineSnapshot(`
+      "$ crm pipelines --help
+      Usage: crm pipelines [options] [command] [verb]
+
+      Sales pipelines and their stages
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list pipelines (one page, or every page with --all)
+        get <id>               show one pipeline
+        create [options]       create a pipeline
+        update [options] <id>  change fields of a pipeline
+        delete [options] <id>  delete a pipeline (asks first on a terminal)
+
+      Examples:
+        $ crm pipelines list
+        $ crm pipelines get pipe_123 -o json
+
+
+      $ crm pipelines list --help
+      Usage: crm pipelines list [options]
+
+      list pipelines (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm pipelines --help
+
+      Examples:
+        $ crm pipelines list --limit 50
+        $ crm pipelines list --all -o ndjson
+
+
+      $ crm pipelines get --help
+      Usage: crm pipelines get [options] <id>
+
+      show one pipeline
+
+      Arguments:
+        id                     pipeline id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm pipelines --help
+
+      Examples:
+        $ crm pipelines get pipe_123
+        $ crm pipelines get pipe_123 -o json | jq .
+
+
+      $ crm pipelines create --help
+      Usage: crm pipelines create [options]
+
+      create a pipeline
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm pipelines create --set name=Example
+        $ crm pipelines create --data @pipeline.json
+
+
+      $ crm pipelines update --help
+      Usage: crm pipelines update [options] <id>
+
+      change fields of a pipeline
+
+      Arguments:
+        id                       pipeline id
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options: as in crm pipelines create --help
+
+      Examples:
+        $ crm pipelines update pipe_123 --set name=New
+        $ echo '{"name":"x"}' | crm pipelines update pipe_123 --data -
+
+
+      $ crm pipelines delete --help
+      Usage: crm pipelines delete [options] <id>
+
+      delete a pipeline (asks first on a terminal)
+
+      Arguments:
+        id                     pipeline id
+
+      Options:
+        -y, --yes              do not ask (required without a terminal)
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm pipelines --help
+
+      Examples:
+        $ crm pipelines delete pipe_123
+        $ crm pipelines delete pipe_123 --yes
+
+      "
+    `);
+  });
+  it('tasks', async () => {
+    expect(await groupHelp('tasks')).toMatchInlineSnapshot(`
+      "$ crm tasks --help
+      Usage: crm tasks [options] [command] [verb]
+
+      To-dos for you and your team
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list tasks (one page, or every page with --all)
+        get <id>               show one task
+        create [options]       create a task
+        update [options] <id>  change fields of a task
+        delete [options] <id>  delete a task (asks first on a terminal)
+
+      Examples:
+        $ crm tasks list
+        $ crm tasks get task_123 -o json
+
+
+      $ crm tasks list --help
+      Usage: crm tasks list [options]
+
+      list tasks (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm tasks --help
+
+      Examples:
+        $ crm tasks list --limit 50
+        $ crm tasks list --all -o ndjson
+
+
+      $ crm tasks get --help
+      Usage: crm tasks get [options] <id>
+
+      show one task
+
+      Arguments:
+        id                     task id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm tasks --help
+
+      Examples:
+        $ crm tasks get task_123
+        $ crm tasks get task_123 -o json | jq .
+
+
+      $ crm tasks create --help
+      Usage: crm tasks create [options]
+
+      create a task
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm tasks create --set title=Example
+        $ crm tasks create --data @task.json
+
+
+      $ crm tasks update --help
+      Usage: crm tasks update [options] <id>
+
+      change fields of a task
+
+      Arguments:
+        id                       task id
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options: as in crm tasks create --help
+
+      Examples:
+        $ crm tasks update task_123 --set title=New
+        $ echo '{"title":"x"}' | crm tasks update task_123 --data -
+
+
+      $ crm tasks delete --help
+      Usage: crm tasks delete [options] <id>
+
+      delete a task (asks first on a terminal)
+
+      Arguments:
+        id                     task id
+
+      Options:
+        -y, --yes              do not ask (required without a terminal)
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm tasks --help
+
+      Examples:
+        $ crm tasks delete task_123
+        $ crm tasks delete task_123 --yes
+
+      "
+    `);
+  });
+  it('notes', async () => {
+    expect(await groupHelp('notes')).toMatchInlineSnapshot(`
+      "$ crm notes --help
+      Usage: crm notes [options] [command] [verb]
+
+      Free-text notes, linked to contacts, companies or deals
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list notes (one page, or every page with --all)
+        get <id>               show one note
+        create [options]       create a note
+        update [options] <id>  change fields of a note
+        delete [options] <id>  delete a note (asks first on a terminal)
+
+      Examples:
+        $ crm notes list
+        $ crm notes get note_123 -o json
+
+
+      $ crm notes list --help
+      Usage: crm notes list [options]
+
+      list notes (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm notes --help
+
+      Examples:
+        $ crm notes list --limit 50
+        $ crm notes list --all -o ndjson
+
+
+      $ crm notes get --help
+      Usage: crm notes get [options] <id>
+
+      show one note
+
+      Arguments:
+        id                     note id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm notes --help
+
+      Examples:
+        $ crm notes get note_123
+        $ crm notes get note_123 -o json | jq .
+
+
+      $ crm notes create --help
+      Usage: crm notes create [options]
+
+      create a note
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm notes create --set body=Example
+        $ crm notes create --data @note.json
+
+
+      $ crm notes update --help
+      Usage: crm notes update [options] <id>
+
+      change fields of a note
+
+      Arguments:
+        id                       note id
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options: as in crm notes create --help
+
+      Examples:
+        $ crm notes update note_123 --set body=New
+        $ echo '{"body":"x"}' | crm notes update note_123 --data -
+
+
+      $ crm notes delete --help
+      Usage: crm notes delete [options] <id>
+
+      delete a note (asks first on a terminal)
+
+      Arguments:
+        id                     note id
+
+      Options:
+        -y, --yes              do not ask (required without a terminal)
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm notes --help
+
+      Examples:
+        $ crm notes delete note_123
+        $ crm notes delete note_123 --yes
+
+      "
+    `);
+  });
+  it('segments', async () => {
+    expect(await groupHelp('segments')).toMatchInlineSnapshot(`
+      "$ crm segments --help
+      Usage: crm segments [options] [command] [verb]
+
+      Lists of contacts
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list segments (one page, or every page with --all)
+        get <id>               show one segment
+        create [options]       create a segment
+        update [options] <id>  change fields of a segment
+        delete [options] <id>  delete a segment (asks first on a terminal)
+
+      Examples:
+        $ crm segments list
+        $ crm segments get seg_123 -o json
+
+
+      $ crm segments list --help
+      Usage: crm segments list [options]
+
+      list segments (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm segments --help
+
+      Examples:
+        $ crm segments list --limit 50
+        $ crm segments list --all -o ndjson
+
+
+      $ crm segments get --help
+      Usage: crm segments get [options] <id>
+
+      show one segment
+
+      Arguments:
+        id                     segment id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm segments --help
+
+      Examples:
+        $ crm segments get seg_123
+        $ crm segments get seg_123 -o json | jq .
+
+
+      $ crm segments create --help
+      Usage: crm segments create [options]
+
+      create a segment
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm segments create --set name=Example
+        $ crm segments create --data @segment.json
+
+
+      $ crm segments update --help
+      Usage: crm segments update [options] <id>
+
+      change fields of a segment
+
+      Arguments:
+        id                       segment id
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options: as in crm segments create --help
+
+      Examples:
+        $ crm segments update seg_123 --set name=New
+        $ echo '{"name":"x"}' | crm segments update seg_123 --data -
+
+
+      $ crm segments delete --help
+      Usage: crm segments delete [options] <id>
+
+      delete a segment (asks first on a terminal)
+
+      Arguments:
+        id                     segment id
+
+      Options:
+        -y, --yes              do not ask (required without a terminal)
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm segments --help
+
+      Examples:
+        $ crm segments delete seg_123
+        $ crm segments delete seg_123 --yes
+
+      "
+    `);
+  });
+  it('interactions', async () => {
+    expect(await groupHelp('interactions')).toMatchInlineSnapshot(`
+      "$ crm interactions --help
+      Usage: crm interactions [options] [command] [verb]
+
+      Calls, emails and messages (no update, no delete)
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list interactions (one page, or every page with --all)
+        get <id>               show one interaction
+        create [options]       create a interaction
+
+      Examples:
+        $ crm interactions list
+        $ crm interactions get int_123 -o json
+
+
+      $ crm interactions list --help
+      Usage: crm interactions list [options]
+
+      list interactions (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm interactions --help
+
+      Examples:
+        $ crm interactions list --limit 50
+        $ crm interactions list --all -o ndjson
+
+
+      $ crm interactions get --help
+      Usage: crm interactions get [options] <id>
+
+      show one interaction
+
+      Arguments:
+        id                     interaction id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm interactions --help
+
+      Examples:
+        $ crm interactions get int_123
+        $ crm interactions get int_123 -o json | jq .
+
+
+      $ crm interactions create --help
+      Usage: crm interactions create [options]
+
+      create a interaction
+
+      Options:
+        --data <json>            the body: JSON, @file.json, or '-' for stdin
+        --set <field=value>      set a string field; field:=json for numbers,
+                                 booleans, arrays (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key (default: a random one,
+                                 reused by retries)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm interactions create --set type=Example
+        $ crm interactions create --data @interaction.json
+
+      "
+    `);
+  });
+  it('meetings', async () => {
+    expect(await groupHelp('meetings')).toMatchInlineSnapshot(`
+      "$ crm meetings --help
+      Usage: crm meetings [options] [command] [verb]
+
+      Calendar meetings (read-only; can be associated with one deal and one company)
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list meetings (one page, or every page with --all)
+        get <id>               show one meeting
+
+      Examples:
+        $ crm meetings list
+        $ crm meetings get mtg_123 -o json
+
+
+      $ crm meetings list --help
+      Usage: crm meetings list [options]
+
+      list meetings (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm meetings --help
+
+      Examples:
+        $ crm meetings list --limit 50
+        $ crm meetings list --all -o ndjson
+
+
+      $ crm meetings get --help
+      Usage: crm meetings get [options] <id>
+
+      show one meeting
+
+      Arguments:
+        id                     meeting id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm meetings --help
+
+      Examples:
+        $ crm meetings get mtg_123
+        $ crm meetings get mtg_123 -o json | jq .
+
+      "
+    `);
+  });
+  it('recordings', async () => {
+    expect(await groupHelp('recordings')).toMatchInlineSnapshot(`
+      "$ crm recordings --help
+      Usage: crm recordings [options] [command] [verb]
+
+      Call recordings and their transcripts (read-only)
+
+      Options:
+        -h, --help                 show help
+
+      Global Options:
+        --profile <name>           use this saved profile (see crm keys list)
+        --base-url <url>           version 2 API root, ending in /api/v2
+        --v1-base-url <url>        version 1 API root (default: --base-url with
+                                   /api/v1)
+        -o, --output <format>      output format (default: table on a terminal, json
+                                   otherwise) (choices: "table", "json", "ndjson",
+                                   "csv", "tsv")
+        --fields <list>            comma-separated fields to print, e.g.
+                                   id,email,owner_id
+        --wide                     tables: every column, uncut, even wider than the
+                                   terminal
+        --no-color                 no colors (also NO_COLOR)
+        -q, --quiet                no progress, notices or warnings
+        -v, --verbose              log each request on stderr (method, URL, status,
+                                   ms, retries; keys masked)
+        --timeout <seconds>        limit for each whole response, headers and body
+                                   (default: 30)
+        --max-retries <n>          retries on 5xx and network errors (a 429 with
+                                   Retry-After waits within a 10-minute budget)
+                                   (default: 5)
+
+      Commands:
+        list [options]             list recordings (one page, or every page with
+                                   --all)
+        get <id>                   show one recording
+        transcript [options] <id>  print one recording's transcript (or write it to
+                                   --out)
+        download [options]         download every transcript to DIR/<id>.json; a rerun
+                                   resumes
+
+      Examples:
+        $ crm recordings list
+        $ crm recordings get rec_123 -o json
+
+
+      $ crm recordings list --help
+      Usage: crm recordings list [options]
+
+      list recordings (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        --has-transcript       only recordings whose transcript is ready
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Examples:
+        $ crm recordings list --limit 50
+        $ crm recordings list --all -o ndjson
+
+
+      $ crm recordings get --help
+      Usage: crm recordings get [options] <id>
+
+      show one recording
+
+      Arguments:
+        id                     recording id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm recordings list --help
+
+      Examples:
+        $ crm recordings get rec_123
+        $ crm recordings get rec_123 -o json | jq .
+
+
+      $ crm recordings transcript --help
+      Usage: crm recordings transcript [options] <id>
+
+      print one recording's transcript (or write it to --out)
+
+      Arguments:
+        id                     recording id
+
+      Options:
+        --out <file>           write the transcript JSON to this file (atomically)
+        -h, --help             show help
+
+      Global Options: as in crm recordings list --help
+
+      Examples:
+        $ crm recordings transcript rec_123 | jq .segments[0]
+        $ crm recordings transcript rec_123 --out rec_123.json
+
+
+      $ crm recordings download --help
+      Usage: crm recordings download [options]
+
+      download every transcript to DIR/<id>.json; a rerun resumes
+
+      Options:
+        --dir <dir>            where to write (default: "transcripts")
+        --concurrency <n>      downloads in flight (default: 4)
+        --overwrite            download again even when the file exists
+        --since <date>         only recordings started at or after this date (ISO
+                               8601)
+        -h, --help             show help
+
+      Global Options: as in crm recordings list --help
+
+      Examples:
+        $ crm recordings download
+        $ crm recordings download --dir board-meeting --since 2026-10-01
+
+      "
+    `);
+  });
+  it('bookings', async () => {
+    expect(await groupHelp('bookings')).toMatchInlineSnapshot(`
+      "$ crm bookings --help
+      Usage: crm bookings [options] [command] [verb]
+
+      Scheduling-page bookings (read-only)
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        list [options]         list bookings (one page, or every page with --all)
+        get <id>               show one booking
+
+      Examples:
+        $ crm bookings list
+        $ crm bookings get bkg_123 -o json
+
+
+      $ crm bookings list --help
+      Usage: crm bookings list [options]
+
+      list bookings (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm bookings --help
+
+      Examples:
+        $ crm bookings list --limit 50
+        $ crm bookings list --all -o ndjson
+
+
+      $ crm bookings get --help
+      Usage: crm bookings get [options] <id>
+
+      show one booking
+
+      Arguments:
+        id                     booking id
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm bookings --help
+
+      Examples:
+        $ crm bookings get bkg_123
+        $ crm bookings get bkg_123 -o json | jq .
+
+      "
+    `);
+  });
+  it('links', async () => {
+    expect(await groupHelp('links')).toMatchInlineSnapshot(`
+      "$ crm links --help
+      Usage: crm links [options] [command]
+
+      link records: deals→contacts|companies, notes→records, segments→members;
+      meetings→deal|company
+
+      Options:
+        -h, --help                                            show help
+
+      Global Options:
+        --profile <name>                                      use this saved profile (see crm keys list)
+        --base-url <url>                                      version 2 API root, ending in /api/v2
+        --v1-base-url <url>                                   version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>                                 output format (default: table on a terminal, json otherwise) (choices: "table", "json", "ndjson", "csv", "tsv")
+        --fields <list>                                       comma-separated fields to print, e.g. id,email,owner_id
+        --wide                                                tables: every column, uncut, even wider than the terminal
+        --no-color                                            no colors (also NO_COLOR)
+        -q, --quiet                                           no progress, notices or warnings
+        -v, --verbose                                         log each request on stderr (method, URL, status, ms, retries; keys masked)
+        --timeout <seconds>                                   limit for each whole response, headers and body (default: 30)
+        --max-retries <n>                                     retries on 5xx and network errors (a 429 with Retry-After waits within a 10-minute budget) (default: 5)
+
+      Commands:
+        list [options] <parent> <id> <relation>               list the records linked to a parent
+        add [options] <parent> <id> <relation> <child-id>     link a record (linking twice is a no-op)
+        remove [options] <parent> <id> <relation> <child-id>  unlink a record
+        get <parent> <id> <relation>                          show a meeting's deal or company (null when unset)
+        set [options] <parent> <id> <relation> <target-id>    set a meeting's deal or company
+        clear [options] <parent> <id> <relation>              clear a meeting's deal or company
+        help [command]                                        display help for command
+
+      Examples:
+        $ crm links add deals deal_123 contacts con_456 --type CHAMPION
+        $ crm links list deals deal_123 contacts
+        $ crm links set meetings mtg_1 deal deal_123
+
+
+      $ crm links list --help
+      Usage: crm links list [options] <parent> <id> <relation>
+
+      list the records linked to a parent
+
+      Arguments:
+        parent                 deals, notes or segments
+        id                     the parent id
+        relation               contacts, companies, records or members
+
+      Options:
+        --limit <n>            page size, 1-100
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Examples:
+        $ crm links list deals deal_123 contacts
+        $ crm links list segments seg_1 members --all -o ndjson
+
+
+      $ crm links add --help
+      Usage: crm links add [options] <parent> <id> <relation> <child-id>
+
+      link a record (linking twice is a no-op)
+
+      Arguments:
+        parent                     deals, notes or segments
+        id                         the parent id
+        relation                   contacts, companies, records or members
+        child-id                   the record to link
+
+      Options:
+        --type <type>              deals contacts only: PRIMARY, DECISION_MAKER,
+                                   CHAMPION, INFLUENCER, GATEKEEPER, BLOCKER,
+                                   PROCUREMENT, END_USER, TECHNICAL_EVALUATOR,
+                                   ECONOMIC_BUYER, EXECUTIVE_SPONSOR, COACH
+        --supervisor <supervisor>  deals contacts only: passed through as given
+        --record-type <type>       notes records only (default contact) (choices:
+                                   "contact", "company", "deal")
+        --data <json>              replace the assumed body: JSON, @file.json or '-'
+        --dry-run                  print the request instead of sending it
+        -h, --help                 show help
+
+      Global Options:
+        --profile <name>           use this saved profile (see crm keys list)
+        --base-url <url>           version 2 API root, ending in /api/v2
+        --v1-base-url <url>        version 1 API root (default: --base-url with
+                                   /api/v1)
+        -o, --output <format>      output format (default: table on a terminal, json
+                                   otherwise) (choices: "table", "json", "ndjson",
+                                   "csv", "tsv")
+        --fields <list>            comma-separated fields to print, e.g.
+                                   id,email,owner_id
+        --wide                     tables: every column, uncut, even wider than the
+                                   terminal
+        --no-color                 no colors (also NO_COLOR)
+        -q, --quiet                no progress, notices or warnings
+        -v, --verbose              log each request on stderr (method, URL, status,
+                                   ms, retries; keys masked)
+        --timeout <seconds>        limit for each whole response, headers and body
+                                   (default: 30)
+        --max-retries <n>          retries on 5xx and network errors (a 429 with
+                                   Retry-After waits within a 10-minute budget)
+                                   (default: 5)
+
+      Examples:
+        $ crm links add deals deal_123 contacts con_456 --type DECISION_MAKER
+        $ crm links add notes note_1 records cmp_9 --record-type company
+
+
+      $ crm links remove --help
+      Usage: crm links remove [options] <parent> <id> <relation> <child-id>
+
+      unlink a record
+
+      Arguments:
+        parent                 deals, notes or segments
+        id                     the parent id
+        relation               contacts, companies, records or members
+        child-id               the linked record
+
+      Options:
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm links list --help
+
+      Examples:
+        $ crm links remove deals deal_123 contacts con_456
+
+
+      $ crm links get --help
+      Usage: crm links get [options] <parent> <id> <relation>
+
+      show a meeting's deal or company (null when unset)
+
+      Arguments:
+        parent                 meetings
+        id                     the parent id
+        relation               deal or company
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm links list --help
+
+      Examples:
+        $ crm links get meetings mtg_1 deal
+
+
+      $ crm links set --help
+      Usage: crm links set [options] <parent> <id> <relation> <target-id>
+
+      set a meeting's deal or company
+
+      Arguments:
+        parent                 meetings
+        id                     the parent id
+        relation               deal or company
+        target-id              the deal or company id
+
+      Options:
+        --data <json>          replace the assumed body: JSON, @file.json or '-'
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm links list --help
+
+      Examples:
+        $ crm links set meetings mtg_1 deal deal_123
+
+
+      $ crm links clear --help
+      Usage: crm links clear [options] <parent> <id> <relation>
+
+      clear a meeting's deal or company
+
+      Arguments:
+        parent                 meetings
+        id                     the parent id
+        relation               deal or company
+
+      Options:
+        --dry-run              print the request instead of sending it
+        -h, --help             show help
+
+      Global Options: as in crm links list --help
+
+      Examples:
+        $ crm links clear meetings mtg_1 company
+
+      "
+    `);
+  });
+  it('batch', async () => {
+    expect(await groupHelp('batch')).toMatchInlineSnapshot(`
+      "$ crm batch --help
+      Usage: crm batch [options] <resource> <file>
+
+      create records in bulk from a CSV (or NDJSON) file: chunks of 100, idempotent,
+      resumable
+
+      Arguments:
+        resource                 contacts, companies, deals, pipelines, tasks, notes,
+                                 segments or interactions
+        file                     a .csv, .ndjson or .jsonl file, or '-' for standard
+                                 input
+
+      Options:
+        --map <column=field>     send a column as this field (repeatable)
+        --chunk-size <n>         rows per request, at most 100 (default: 100)
+        --concurrency <n>        requests in flight (default: 4)
+        --rejects <file>         where invalid and failed rows go (default
+                                 <input>.rejects.csv)
+        --results <file>         write _line, id and the original columns of every
+                                 created row
+        --dry-run                check every row and print the plan; send nothing
+        --strict                 send nothing if any row is invalid
+        --no-resume              ignore the journal of an earlier run of the same file
+        --input-format <format>  read the file as csv or ndjson (default: ndjson for a
+                                 name ending in .ndjson or .jsonl, else csv; standard
+                                 input: csv) (choices: "csv", "ndjson")
+        --encoding <name>        the file's encoding when it has no byte order mark:
+                                 utf-8 (default), utf-16le, utf-16be, windows-1252
+                                 (latin1), …
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm batch contacts people.csv
+        $ crm batch contacts people.csv --map "E-mail=email" --results ids.csv
+        $ crm batch deals deals.csv --dry-run
+        $ cat people.ndjson | crm batch contacts - --input-format ndjson --strict
+        $ crm batch contacts excel-export.csv --encoding windows-1252
+
+
+      Headers become fields ("First Name" → first_name); a header may carry a
+      type: amount:number, active:boolean, tags:list (split on ;), meta:json. Empty
+      cells are left out, and so are id, created_at, updated_at and owner_id (the
+      server sets them), so an exported list imports as it was.
+
+      Rerunning the same command skips the chunks already done; the rejects file
+      holds only rows never created: fix it and import it as the hint says.
+
+      Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
+      otherwise; a file with bytes that do not decode is refused before anything is
+      sent, naming the lines. A row with a NUL byte or over 1 MiB is an invalid row,
+      never sent altered. Rejects files are UTF-8: import them without --encoding.
+      Standard input and pipes are copied once (at most 1 GiB) before reading.
+      "
+    `);
+  });
+  it('api', async () => {
+    expect(await groupHelp('api')).toMatchInlineSnapshot(`
+      "$ crm api --help
+      Usage: crm api [options] <method> <path>
+
+      send any request relative to the base URL and print the whole response envelope
+
+      Arguments:
+        method                   GET, POST, PUT, PATCH or DELETE
+        path                     e.g. /contacts?limit=5
+
+      Options:
+        --data <json>            the body: JSON, @file.json or '-'
+        --set <field=value>      a body field; field:=json for other types
+                                 (repeatable)
+        --paginate               GET only: follow every page and print the
+                                 concatenated data
+        --v1                     relative to the version 1 base URL, with the v1 key
+        --idempotency-key <key>  send this Idempotency-Key (POST/PATCH get a random
+                                 one otherwise)
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm api GET /contacts?limit=2
+        $ crm api GET /deals --paginate
+        $ crm api POST /people/query --v1 --data '{"limit":5}'
+
+      "
+    `);
+  });
+  it('v1', async () => {
+    expect(await groupHelp('v1')).toMatchInlineSnapshot(`
+      "$ crm v1 --help
+      Usage: crm v1 [options] [command]
+
+      the deprecated version 1 API (people, interactions, company updates)
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Commands:
+        people                 version 1 people (version 2: contacts)
+        interactions           version 1 interactions
+        companies              version 1 companies
+        help [command]         display help for command
+
+      Examples:
+        $ crm v1 people query --email ada@example.com
+        $ crm v1 companies update cmp_1 --set city=Paris
+
+
+      $ crm v1 people --help
+      Usage: crm v1 people [options] [command]
+
+      version 1 people (version 2: contacts)
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm v1 --help
+
+      Commands:
+        query [options]        find people (POST /people/query)
+        help [command]         display help for command
+
+      Examples:
+        $ crm v1 people query --email ada@example.com
+
+
+      $ crm v1 people query --help
+      Usage: crm v1 people query [options]
+
+      find people (POST /people/query)
+
+      Options:
+        --email <email>        filter by email
+        --phone <phone>        filter by phone
+        --company-id <id>      filter by company id
+        --owner <owner>        filter by owner
+        --limit <n>            page size, 1-100
+        --cursor <cursor>      start from this cursor
+        --all                  follow nextCursor through every page
+        -h, --help             show help
+
+      Global Options: as in crm v1 --help
+
+      Examples:
+        $ crm v1 people query --email ada@example.com
+        $ crm v1 people query --all -o ndjson
+
+
+      $ crm v1 interactions --help
+      Usage: crm v1 interactions [options] [command]
+
+      version 1 interactions
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm v1 --help
+
+      Commands:
+        query [options]        find interactions (POST /interactions/query)
+        help [command]         display help for command
+
+      Examples:
+        $ crm v1 interactions query --company-id cmp_1
+
+
+      $ crm v1 interactions query --help
+      Usage: crm v1 interactions query [options]
+
+      find interactions (POST /interactions/query)
+
+      Options:
+        --company-id <id>      filter by company id
+        --contact-id <id>      filter by contact id
+        --limit <n>            page size, 1-100
+        --cursor <cursor>      start from this cursor
+        --all                  follow nextCursor when the server sends one
+        -h, --help             show help
+
+      Global Options: as in crm v1 --help
+
+      Examples:
+        $ crm v1 interactions query --company-id cmp_1
+
+
+      $ crm v1 companies --help
+      Usage: crm v1 companies [options] [command]
+
+      version 1 companies
+
+      Options:
+        -h, --help                    show help
+
+      Global Options:
+        --profile <name>              use this saved profile (see crm keys list)
+        --base-url <url>              version 2 API root, ending in /api/v2
+        --v1-base-url <url>           version 1 API root (default: --base-url with
+                                      /api/v1)
+        -o, --output <format>         output format (default: table on a terminal,
+                                      json otherwise) (choices: "table", "json",
+                                      "ndjson", "csv", "tsv")
+        --fields <list>               comma-separated fields to print, e.g.
+                                      id,email,owner_id
+        --wide                        tables: every column, uncut, even wider than the
+                                      terminal
+        --no-color                    no colors (also NO_COLOR)
+        -q, --quiet                   no progress, notices or warnings
+        -v, --verbose                 log each request on stderr (method, URL, status,
+                                      ms, retries; keys masked)
+        --timeout <seconds>           limit for each whole response, headers and body
+                                      (default: 30)
+        --max-retries <n>             retries on 5xx and network errors (a 429 with
+                                      Retry-After waits within a 10-minute budget)
+                                      (default: 5)
+
+      Commands:
+        update [options] <companyId>  update a company (PATCH /companies/{companyId});
+                                      fields in camelCase
+        help [command]                display help for command
+
+      Examples:
+        $ crm v1 companies update cmp_1 --set foundedYear:=1998
+
+
+      $ crm v1 companies update --help
+      Usage: crm v1 companies update [options] <companyId>
+
+      update a company (PATCH /companies/{companyId}); fields in camelCase
+
+      Arguments:
+        companyId                the company id
+
+      Options:
+        --data <json>            the body: JSON, @file.json or '-'
+        --set <field=value>      a string field; field:=json for foundedYear, tags,
+                                 altIndustries (repeatable)
+        --idempotency-key <key>  send this Idempotency-Key
+        --dry-run                print the request instead of sending it
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm v1 companies update cmp_1 --set city=Paris --set foundedYear:=1998
+        $ crm v1 companies update cmp_1 --set 'tags:=["saas","b2b"]'
+
+      "
+    `);
+  });
+  it('keys', async () => {
+    expect(await groupHelp('keys')).toMatchInlineSnapshot(`
+      "$ crm keys --help
+      Usage: crm keys [options] [command]
+
+      manage saved profiles and their API keys
+
+      Options:
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Commands:
+        add [options] <profile>  save a key (read from stdin or a hidden prompt) under
+                                 a profile
+        list                     show profiles, base URLs and masked keys
+        use <profile>            make a profile the default
+        remove <profile>         delete a profile and its keys
+        help [command]           display help for command
+
+      Examples:
+        $ crm keys add work --base-url https://crm.example.com/api/v2
+        $ crm keys list
+        $ crm keys use work
+
+
+      $ crm keys add --help
+      Usage: crm keys add [options] <profile>
+
+      save a key (read from stdin or a hidden prompt) under a profile
+
+      Arguments:
+        profile                profile name
+
+      Options:
+        --base-url <url>       version 2 API root, ending in /api/v2 (required for a
+                               new profile)
+        --v1-base-url <url>    version 1 API root (default: base URL with /api/v1)
+        --auth-header <kind>   how the key is sent (choices: "x-api-key", "bearer")
+        --v1                   the key is a version 1 key (service_pk_…)
+        --default              make this the default profile
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Examples:
+        $ crm keys add work --base-url https://crm.example.com/api/v2
+        $ pbpaste | crm keys add work --base-url https://crm.example.com/api/v2
+
+
+      $ crm keys list --help
+      Usage: crm keys list [options]
+
+      show profiles, base URLs and masked keys
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm keys add --help
+
+      Examples:
+        $ crm keys list
+        $ crm keys list -o json
+
+
+      $ crm keys use --help
+      Usage: crm keys use [options] <profile>
+
+      make a profile the default
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm keys add --help
+
+      Examples:
+        $ crm keys use work
+
+
+      $ crm keys remove --help
+      Usage: crm keys remove [options] <profile>
+
+      delete a profile and its keys
+
+      Options:
+        -h, --help             show help
+
+      Global Options: as in crm keys add --help
+
+      Examples:
+        $ crm keys remove old-sandbox
+
+      "
+    `);
+  });
+  it('keys-check', async () => {
+    expect(await groupHelp('keys-check')).toMatchInlineSnapshot(`
+      "$ crm keys-check --help
+      Usage: crm keys-check [options]
+
+      check that the active key authenticates and which read scopes it has (sends only
+      reads)
+
+      Options:
+        --v1                   check the profile's version 1 key against version 1
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Examples:
+        $ crm keys-check
+        $ crm keys-check --profile work -o json
+        $ crm keys-check --v1
+
+      "
+    `);
+  });
+  it('completion', async () => {
+    expect(await groupHelp('completion')).toMatchInlineSnapshot(`
+      "$ crm completion --help
+      Usage: crm completion [options] <shell>
+
+      print a shell completion script
+
+      Arguments:
+        shell                  bash, zsh or fish
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Examples:
+        $ source <(crm completion bash)       # in ~/.bashrc
+        $ crm completion zsh > ~/.zfunc/_crm   # fpath=(~/.zfunc $fpath) in ~/.zshrc
+        $ crm completion fish > ~/.config/fish/completions/crm.fish
+
+      "
+    `);
+  });
+  it('sandbox', async () => {
+    expect(await groupHelp('sandbox')).toMatchInlineSnapshot(`
+      "$ crm sandbox --help
+      Usage: crm sandbox [options]
+
+      run a local emulator of the whole API (version 2 and 1) until interrupted
+
+      Options:
+        --host <host>                  address to listen on (loopback only) (default:
+                                       "127.0.0.1")
+        --port <n>                     port (0 picks a free one) (default: 4010)
+        --seed <n>                     fill deterministic sample data (and keys)
+        --data-file <file>             load the store from FILE and save it there on
+                                       exit
+        --keys <file>                  more keys: a JSON array of {key, version,
+                                       scopes, access, user}
+        --rate-limit <n>               requests per window per key (default: 200)
+        --org-rate-limit <n>           requests per window per organization (default:
+                                       1000)
+        --rate-window-ms <ms>          rate-limit window (default: 60000)
+        --transcript-ttl-ms <ms>       lifetime of a transcript link (default: 300000)
+        --download-rate-limit <n>      transcript downloads per download window
+                                       (default: 20)
+        --download-window-ms <ms>      transcript download window (default: 1000)
+        --fail-rate <p>                probability of a 500 before a request runs
+                                       (0-1)
+        --latency-ms <ms>              delay every response
+        --faults <spec>                kind:probability,… (500, 500-after-write, drop,
+                                       drop-after-write, html-502, 429, truncated)
+        --fault-paths <regex>          apply faults only to paths matching this
+        --control                      serve the /__sandbox control endpoint (request
+                                       log, faults, limits)
+        --v1-interactions-cursor       send nextCursor from v1 interactions/query too
+        --tls                          serve https with a certificate made at start;
+                                       its CA file is "ca_file" in the start line
+        --rate-reset-format <format>   X-RateLimit-Reset as seconds until the reset or
+                                       a Unix time (choices: "delta", "epoch",
+                                       default: "delta")
+        --retry-after-format <format>  Retry-After as delta-seconds or an HTTP-date
+                                       (choices: "seconds", "date", default:
+                                       "seconds")
+        -h, --help                     show help
+
+      Global Options:
+        --profile <name>               use this saved profile (see crm keys list)
+        --base-url <url>               version 2 API root, ending in /api/v2
+        --v1-base-url <url>            version 1 API root (default: --base-url with
+                                       /api/v1)
+        -o, --output <format>          output format (default: table on a terminal,
+                                       json otherwise) (choices: "table", "json",
+                                       "ndjson", "csv", "tsv")
+        --fields <list>                comma-separated fields to print, e.g.
+                                       id,email,owner_id
+        --wide                         tables: every column, uncut, even wider than
+                                       the terminal
+        --no-color                     no colors (also NO_COLOR)
+        -q, --quiet                    no progress, notices or warnings
+        -v, --verbose                  log each request on stderr (method, URL,
+                                       status, ms, retries; keys masked)
+        --timeout <seconds>            limit for each whole response, headers and body
+                                       (default: 30)
+        --max-retries <n>              retries on 5xx and network errors (a 429 with
+                                       Retry-After waits within a 10-minute budget)
+                                       (default: 5)
+
+      Examples:
+        $ crm sandbox --seed 42
+        $ crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control
+        $ crm sandbox --tls   # then NODE_EXTRA_CA_CERTS=<ca_file> crm …
+
+      "
+    `);
+  });
+  it('__complete', async () => {
+    expect(await groupHelp('__complete')).toMatchInlineSnapshot(`
+      "$ crm __complete --help
+      Usage: crm __complete [options] <what>
+
+      print words for the shell completion scripts
+
+      Arguments:
+        what                   profiles
+
+      Options:
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Examples:
+        $ crm __complete profiles
+
+      "
+    `);
+  });
+});
