@@ -12,6 +12,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { Ctx, GlobalOptions, IO, OutputFormat } from '../../src/commands/context.js';
 import type { ResolvedProfile } from '../../src/config/types.js';
 import type { Clock, HttpClient } from '../../src/http/types.js';
+import { fakeStdout, type FakeOut } from './fake-io.js';
 
 export interface FakeClock extends Clock {
   /** every sleep asked for, in ms */
@@ -46,7 +47,7 @@ export function fakeClock(start = Date.UTC(2026, 0, 1), seed = 1): FakeClock {
   };
 }
 
-export type FakeStdout = PassThrough & { isTTY?: boolean; columns?: number };
+export type FakeStdout = FakeOut;
 export type FakeStdin = NodeJS.ReadableStream & { isTTY?: boolean };
 
 export interface FakeCtxOptions {
@@ -90,19 +91,6 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   maxRetries: 5,
 };
 
-function collector(isTTY: boolean, columns: number): { stream: FakeStdout; text: () => string } {
-  const stream = new PassThrough() as FakeStdout;
-  if (isTTY) {
-    stream.isTTY = true;
-    stream.columns = columns;
-    // what a real tty.WriteStream has and a spinner uses to redraw
-    Object.assign(stream, { cursorTo: () => true, moveCursor: () => true, clearLine: () => true });
-  }
-  const chunks: Buffer[] = [];
-  stream.on('data', (c: Buffer | string) => chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c)));
-  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
-}
-
 function makeStdin(input: FakeCtxOptions['stdin'], isTTY: boolean): FakeStdin {
   let stream: FakeStdin;
   if (input === undefined || typeof input === 'string' || Buffer.isBuffer(input)) {
@@ -124,8 +112,9 @@ function isHttpClient(c: unknown): c is HttpClient {
 
 export function fakeCtx(options: FakeCtxOptions = {}): FakeCtx {
   const columns = options.columns ?? 100;
-  const out = collector(options.stdoutTTY ?? false, columns);
-  const err = collector(options.stderrTTY ?? false, columns);
+  // columns only on a terminal, as a real stream has them
+  const out = fakeStdout(options.stdoutTTY ? { isTTY: true, columns } : { isTTY: false });
+  const err = fakeStdout(options.stderrTTY ? { isTTY: true, columns } : { isTTY: false });
   const stdin = makeStdin(options.stdin, options.stdinTTY ?? false);
   const env: Record<string, string | undefined> = { ...(options.env ?? {}) };
   const globals: GlobalOptions = { ...DEFAULT_GLOBALS, ...options.globals };
@@ -135,7 +124,7 @@ export function fakeCtx(options: FakeCtxOptions = {}): FakeCtx {
   let profile: Promise<ResolvedProfile> | undefined;
 
   const ctx: FakeCtx = {
-    io: { stdin, stdout: out.stream, stderr: err.stream },
+    io: { stdin, stdout: out, stderr: err },
     env,
     globals,
     clock: options.clock ?? fakeClock(),
@@ -169,14 +158,14 @@ export function fakeCtx(options: FakeCtxOptions = {}): FakeCtx {
       return chosen;
     },
     format(): OutputFormat {
-      return globals.output ?? (out.stream.isTTY ? 'table' : 'json');
+      return globals.output ?? (out.isTTY ? 'table' : 'json');
     },
-    interactive: () => Boolean(stdin.isTTY && out.stream.isTTY),
+    interactive: () => Boolean(stdin.isTTY && out.isTTY),
     warn(message) {
-      if (!globals.quiet) err.stream.write(`${message}\n`);
+      if (!globals.quiet) err.write(`${message}\n`);
     },
-    stdoutText: out.text,
-    stderrText: err.text,
+    stdoutText: () => out.text(),
+    stderrText: () => err.text(),
     abort(reason) {
       controller.abort(reason);
     },

@@ -1,26 +1,13 @@
 // `crm sandbox` in-process: flag checks, the one JSON line, serving until the signal aborts.
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Ctx } from '../../../src/commands/context.js';
+import { fakeCtx } from '../../helpers/fake-ctx.js';
 import { runSandbox, sandboxOptions } from '../../../src/commands/sandbox/run.js';
 import { UsageError } from '../../../src/http/errors.js';
 
-function fakeCtx(signal: AbortSignal, quiet = false) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const ctx = {
-    io: { stdin: new PassThrough(), stdout, stderr },
-    signal,
-    globals: { quiet },
-    warn: (m: string) => {
-      if (!quiet) stderr.write(`${m}\n`);
-    },
-  } as unknown as Ctx;
-  return { ctx, out: () => out, err: () => err };
+/** a Ctx whose signal the test aborts (Ctrl-C) */
+function sandboxCtx(signal: AbortSignal, quiet = false) {
+  const ctx = fakeCtx({ signal, globals: { quiet } });
+  return { ctx, out: () => ctx.stdoutText(), err: () => ctx.stderrText() };
 }
 
 describe('sandboxOptions', () => {
@@ -67,7 +54,7 @@ describe('sandboxOptions', () => {
 describe('runSandbox', () => {
   it('prints one JSON line, serves, and returns when the signal aborts', async () => {
     const ac = new AbortController();
-    const { ctx, out, err } = fakeCtx(ac.signal);
+    const { ctx, out, err } = sandboxCtx(ac.signal);
     const done = runSandbox({ port: 0, seed: 3, control: true }, ctx);
     while (!out().includes('\n')) await new Promise((r) => setTimeout(r, 5));
     const line = JSON.parse(out().trim());
@@ -87,7 +74,7 @@ describe('runSandbox', () => {
 
   it('leaves control_url out without --control and is silent with --quiet', async () => {
     const ac = new AbortController();
-    const { ctx, out, err } = fakeCtx(ac.signal, true);
+    const { ctx, out, err } = sandboxCtx(ac.signal, true);
     const done = runSandbox({ port: 0 }, ctx);
     while (!out().includes('\n')) await new Promise((r) => setTimeout(r, 5));
     expect(JSON.parse(out()).control_url).toBeUndefined();

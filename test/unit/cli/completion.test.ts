@@ -9,7 +9,7 @@ import { OUTPUT_FORMATS } from '../../../src/commands/context.js';
 import { buildModel, completionScript } from '../../../src/cli/completion.js';
 import { profileNamesQuick } from '../../../src/config/profile-names.js';
 import { buildProgram } from '../../../src/cli/program.js';
-import { fakeIO } from './fake-io.js';
+import { fakeIO } from '../../helpers/fake-io.js';
 
 const program = () => buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
 const FILES = { bash: 'crm.bash', zsh: '_crm', fish: 'crm.fish' } as const;

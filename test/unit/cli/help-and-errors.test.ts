@@ -2,7 +2,7 @@
 // listing the global options it accepts, and usage errors in crm's one error style.
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { fakeIO } from './fake-io.js';
+import { fakeIO } from '../../helpers/fake-io.js';
 
 async function run(argv: string[]) {
   const f = fakeIO();

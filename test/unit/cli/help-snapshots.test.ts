@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { main } from '../../../src/cli/main.js';
 import { allCommands, buildProgram, commandPath } from '../../../src/cli/program.js';
-import { fakeIO } from './fake-io.js';
+import { fakeIO } from '../../helpers/fake-io.js';
 
 function program(): Command {
   return buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { allCommands, buildProgram, invokedGroup } from '../../../src/cli/program.js';
 import { RESOURCES } from '../../../src/api/resources.js';
-import { fakeIO } from './fake-io.js';
+import { fakeIO } from '../../helpers/fake-io.js';
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   const f = fakeIO();

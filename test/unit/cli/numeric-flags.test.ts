@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { parseNumeric, RANGES, TIMER_MAX_MS } from '../../../src/cli/numeric.js';
 import { contact, json, listPage, startHostile, type Hostile } from '../../hostile/server.js';
-import { fakeIO } from './fake-io.js';
+import { fakeIO } from '../../helpers/fake-io.js';
 
 async function run(argv: string[], env: Record<string, string | undefined> = {}) {
   const f = fakeIO();

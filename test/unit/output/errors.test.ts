@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, UsageError, ValidationError } from '../../../src/http/errors.js';
 import { errorToJson, formatDetail, formatError, formatErrorLines, printError } from '../../../src/output/errors.js';
-import { fakeStdout } from './helpers.js';
+import { fakeStdout } from '../../helpers/fake-io.js';
 
 const RAW_UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import stringWidth from 'string-width';
 import { createProgress } from '../../../src/output/progress.js';
-import { fakeStdout } from './helpers.js';
+import { fakeStdout } from '../../helpers/fake-io.js';
 
 const loaded = vi.hoisted(() => ({ count: 0 }));
 vi.mock('ora', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createProgress } from '../../../src/output/progress.js';
-import { fakeStdout, fakeTty } from './helpers.js';
+import { fakeStdout, fakeTty } from '../../helpers/fake-io.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

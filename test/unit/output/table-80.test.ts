@@ -3,7 +3,7 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { createListWriter, writeRecord, type WriterOptions } from '../../../src/output/writers.js';
-import { fakeTty } from './helpers.js';
+import { fakeTty } from '../../helpers/fake-io.js';
 
 const contacts = [
   {

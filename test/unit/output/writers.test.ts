@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { createListWriter, writeRecord, type ListWriter } from '../../../src/output/writers.js';
 import { unescapeTsv } from '../../../src/output/csv.js';
-import { fakeStdout, slowStdout } from './helpers.js';
+import { fakeStdout, slowStdout } from '../../helpers/fake-io.js';
 
 const records = [
   { id: 'c_1', name: 'Ada', link: { type: 'owner', id: 'u_1' }, tags: ['a', 'b'], score: -5 },
