@@ -12,40 +12,8 @@ import { PassThrough, Readable } from 'node:stream';
 import type { Ctx, GlobalOptions, IO, OutputFormat } from '../../src/commands/context.js';
 import type { ResolvedProfile } from '../../src/config/types.js';
 import type { Clock, HttpClient } from '../../src/http/types.js';
+import { FakeClock } from './clock.js';
 import { fakeStdout, type FakeOut } from './fake-io.js';
-
-export interface FakeClock extends Clock {
-  /** every sleep asked for, in ms */
-  readonly sleeps: number[];
-  /** moves the clock forward */
-  advance(ms: number): void;
-}
-
-/** A clock at `start` (default 2026-01-01T00:00:00Z) whose sleeps resolve at once and advance it; random() is a seeded PRNG. */
-export function fakeClock(start = Date.UTC(2026, 0, 1), seed = 1): FakeClock {
-  let now = start;
-  let state = seed >>> 0 || 1;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => now,
-    advance(ms) {
-      now += ms;
-    },
-    async sleep(ms, signal) {
-      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-      sleeps.push(ms);
-      now += Math.max(0, ms);
-    },
-    random() {
-      // xorshift32: deterministic, good enough for jitter
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      return (state >>> 0) / 0x1_0000_0000;
-    },
-  };
-}
 
 export type FakeStdout = FakeOut;
 export type FakeStdin = NodeJS.ReadableStream & { isTTY?: boolean };
@@ -127,7 +95,7 @@ export function fakeCtx(options: FakeCtxOptions = {}): FakeCtx {
     io: { stdin, stdout: out, stderr: err },
     env,
     globals,
-    clock: options.clock ?? fakeClock(),
+    clock: options.clock ?? new FakeClock(),
     signal,
     configDir() {
       dir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'crm-fake-ctx-'));

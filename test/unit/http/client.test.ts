@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../helpers/clock.js';
 import { createClient, type CrmHttpClient } from '../../../src/http/client.js';
 import {
   AuthError,
@@ -14,7 +15,7 @@ import {
 import type { ClientConfig } from '../../../src/http/types.js';
 import { formatError } from '../../../src/output/errors.js';
 import { USER_AGENT } from '../../../src/version.js';
-import { InstantClock, type Handler, type TestServer, errorBody, list, sendJson, startServer, success } from './helpers.js';
+import { type Handler, type TestServer, errorBody, list, sendJson, startServer, success } from './helpers.js';
 
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxf3a9';
 const servers: TestServer[] = [];
@@ -31,8 +32,8 @@ async function serve(handler: Handler): Promise<TestServer> {
   return s;
 }
 
-function client(server: TestServer, over: Partial<ClientConfig> = {}): { c: CrmHttpClient; clock: InstantClock; lines: string[] } {
-  const clock = (over.clock as InstantClock | undefined) ?? new InstantClock();
+function client(server: TestServer, over: Partial<ClientConfig> = {}): { c: CrmHttpClient; clock: FakeClock; lines: string[] } {
+  const clock = (over.clock as FakeClock | undefined) ?? new FakeClock();
   const lines: string[] = [];
   const c = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock, log: (l) => lines.push(l), ...over });
   clients.push(c);
@@ -312,7 +313,7 @@ describe('error envelopes', () => {
 
   it('maps a v1 error body {success:false, error}', async () => {
     const s = await serve((_req, res) => sendJson(res, 422, { success: false, error: { code: 'VALIDATION_FAILED', message: 'bad year' } }));
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     const c = createClient({ baseUrl: `${s.origin}/api/v1`, apiKey: 'service_pk_abcdefghijklmnop1234', authHeader: 'x-api-key', clock });
     clients.push(c);
     const err = (await c
@@ -325,7 +326,7 @@ describe('error envelopes', () => {
 
   it('checks v1 success bodies', async () => {
     const s = await serve((_req, res) => sendJson(res, 200, { success: true, nextCursor: null, data: { people: [] } }));
-    const c = createClient({ baseUrl: `${s.origin}/api/v1`, apiKey: 'service_pk_x', authHeader: 'x-api-key', clock: new InstantClock() });
+    const c = createClient({ baseUrl: `${s.origin}/api/v1`, apiKey: 'service_pk_x', authHeader: 'x-api-key', clock: new FakeClock() });
     clients.push(c);
     const res = await c.request<{ data: { people: unknown[] } }>({ method: 'POST', path: '/people/query', body: { limit: 1 } });
     expect(res.body.data.people).toEqual([]);
@@ -417,7 +418,7 @@ describe('abort', () => {
   it('stops waiting for a retry when the signal aborts', async () => {
     const s = await serve(scripted(fail(503)));
     const ac = new AbortController();
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     clock.sleep = async (_ms, signal) => {
       ac.abort();
       signal?.throwIfAborted();
@@ -431,7 +432,7 @@ describe('abort', () => {
   it('finishInDoubt: a sent write finishes its retries after Ctrl-C, so its answer is learned', async () => {
     const s = await serve(scripted(fail(500), ok()));
     const ac = new AbortController();
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     clock.sleep = async (_ms, signal) => {
       ac.abort();
       signal?.throwIfAborted();
@@ -443,7 +444,7 @@ describe('abort', () => {
     // without it, the same abort stops the retry
     const s2 = await serve(scripted(fail(500), ok()));
     const ac2 = new AbortController();
-    const clock2 = new InstantClock();
+    const clock2 = new FakeClock();
     clock2.sleep = async (_ms, signal) => {
       ac2.abort();
       signal?.throwIfAborted();

@@ -1,9 +1,9 @@
 // The one real sleep of crm: a delay above what a Node timer holds (2^31-1 ms) must wait, not fire
 // at once with a TimeoutOverflowWarning (a busy loop when a server's header asked for years).
 import { afterEach, expect, it, vi } from 'vitest';
+import { FakeClock } from '../../helpers/clock.js';
 import { MAX_TIMER_MS, setLongTimeout, systemClock } from '../../../src/http/clock.js';
 import { waitNotice } from '../../../src/http/wait-notice.js';
-import { InstantClock } from './helpers.js';
 
 afterEach(() => vi.useRealTimers());
 
@@ -41,7 +41,7 @@ it('a sleep of NaN or below zero does not wait', async () => {
 });
 
 it('says a wait once, from 5 s without -v and from 1 s with it', () => {
-  const clock = new InstantClock();
+  const clock = new FakeClock();
   const notes: string[] = [];
   const quiet = waitNotice(clock, undefined, (l) => notes.push(l));
   quiet(3_000, 'short');

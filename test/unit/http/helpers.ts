@@ -1,8 +1,7 @@
 // Test doubles for the HTTP core: a node:http server on 127.0.0.1:0 that records what it gets,
-// envelope builders, and clocks that never sleep for real.
+// and envelope builders.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../../src/http/types.js';
 
 export interface Recorded {
   method: string;
@@ -75,69 +74,3 @@ export const errorBody = (code: string, message: string, id = 'req_err', details
   error: { code, message, details },
   meta: meta(id),
 });
-
-/** A clock whose sleeps return at once, advancing time and remembering how long was asked. */
-export class InstantClock implements Clock {
-  t = 1_000_000;
-  sleeps: number[] = [];
-  constructor(private readonly rnd: () => number = () => 0.5) {}
-  now(): number {
-    return this.t;
-  }
-  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
-    this.sleeps.push(ms);
-    this.t += ms;
-  }
-  random(): number {
-    return this.rnd();
-  }
-}
-
-/**
- * A discrete-event clock: sleeps are timers; run() advances time to the next timer only once every
- * task has gone quiet, so concurrent workers interleave as they would in real time.
- */
-export class SimClock implements Clock {
-  t = 0;
-  private timers: Array<{ at: number; seq: number; resolve: () => void }> = [];
-  private seq = 0;
-  now(): number {
-    return this.t;
-  }
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
-      const timer = { at: this.t + Math.max(0, ms), seq: this.seq++, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.timers = this.timers.filter((x) => x !== timer);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
-    });
-  }
-  random(): number {
-    return 0.5;
-  }
-  /** Runs until `done` settles, firing timers in time order. */
-  async run<T>(done: Promise<T>): Promise<T> {
-    let finished = false;
-    const result = done.finally(() => {
-      finished = true;
-    });
-    while (!finished) {
-      await new Promise((r) => setImmediate(r));
-      if (finished) break;
-      if (this.timers.length === 0) continue;
-      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
-      const next = this.timers.shift()!;
-      this.t = Math.max(this.t, next.at);
-      next.resolve();
-    }
-    return result;
-  }
-}

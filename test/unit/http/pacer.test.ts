@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { FakeClock, SimClock } from '../../helpers/clock.js';
 import { Pacer, RESET_MARGIN_MS, paceDelay, parseRateLimit, resetToMs, sharedPacer, type PaceState } from '../../../src/http/pacer.js';
 import { RateLimitError } from '../../../src/http/errors.js';
 import { HEADER_WAIT_CEILING_MS } from '../../../src/http/retry.js';
-import { InstantClock, SimClock } from './helpers.js';
 
 describe('resetToMs', () => {
   it('reads seconds until the reset, with decimals', () => {
@@ -108,7 +108,7 @@ const rl = (limit: number, remaining: number, resetS: number) => ({
 
 describe('Pacer', () => {
   it('fails at once (RateLimitError, exit 7) rather than wait beyond 5 minutes for a reset, saying when', async () => {
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     const pacer = new Pacer(clock);
     pacer.done(await pacer.acquire(), rl(10, 0, 3 * 86_400));
     const err = await pacer.acquire().catch((e: unknown) => e);
@@ -119,7 +119,7 @@ describe('Pacer', () => {
   });
 
   it('does not spread over a window longer than 5 minutes (a quota): requests go while it lasts', async () => {
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     const pacer = new Pacer(clock);
     pacer.done(await pacer.acquire(), rl(1000, 10, 86_400));
     for (let i = 0; i < 10; i++) await pacer.acquire();
@@ -127,7 +127,7 @@ describe('Pacer', () => {
   });
 
   it('tells each wait and why to onWait', async () => {
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     const pacer = new Pacer(clock);
     pacer.done(await pacer.acquire(), rl(10, 0, 2));
     const said: string[] = [];
@@ -136,7 +136,7 @@ describe('Pacer', () => {
   });
 
   it('admits at once without information', async () => {
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     const pacer = new Pacer(clock);
     const t1 = await pacer.acquire();
     const t2 = await pacer.acquire();
@@ -145,7 +145,7 @@ describe('Pacer', () => {
   });
 
   it('waits for the reset when the server says nothing remains', async () => {
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     const pacer = new Pacer(clock);
     const t = await pacer.acquire();
     pacer.done(t, rl(10, 0, 2));
@@ -158,7 +158,7 @@ describe('Pacer', () => {
   });
 
   it('blocks everyone after a 429 until Retry-After', async () => {
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     const pacer = new Pacer(clock);
     pacer.block(750);
     const start = clock.now();
@@ -168,7 +168,7 @@ describe('Pacer', () => {
   });
 
   it('ignores headers of a request older than the ones already applied', async () => {
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     const pacer = new Pacer(clock);
     const a = await pacer.acquire();
     const b = await pacer.acquire();
@@ -178,7 +178,7 @@ describe('Pacer', () => {
   });
 
   it('counts requests in flight until an answer reflects them', async () => {
-    const clock = new InstantClock();
+    const clock = new FakeClock();
     const pacer = new Pacer(clock);
     const a = await pacer.acquire();
     await pacer.acquire();
@@ -220,8 +220,8 @@ describe('Pacer', () => {
   });
 
   it('shares one pacer per clock, origin and key', () => {
-    const c1 = new InstantClock();
-    const c2 = new InstantClock();
+    const c1 = new FakeClock();
+    const c2 = new FakeClock();
     expect(sharedPacer(c1, 'http://a', 'k')).toBe(sharedPacer(c1, 'http://a', 'k'));
     expect(sharedPacer(c1, 'http://a', 'k')).not.toBe(sharedPacer(c1, 'http://a', 'k2'));
     expect(sharedPacer(c1, 'http://a', 'k')).not.toBe(sharedPacer(c2, 'http://a', 'k'));

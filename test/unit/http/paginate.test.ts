@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../helpers/clock.js';
 import { createClient, type CrmHttpClient } from '../../../src/http/client.js';
 import { ServerError } from '../../../src/http/errors.js';
-import { InstantClock, type TestServer, list, sendJson, startServer } from './helpers.js';
+import { type TestServer, list, sendJson, startServer } from './helpers.js';
 
 const KEY = 'service_live_abcdefghijklmnopqrstuvwxf3a9';
 let server: TestServer;
@@ -32,7 +33,7 @@ async function threePages(): Promise<void> {
       ),
     );
   });
-  client = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock: new InstantClock() });
+  client = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock: new FakeClock() });
 }
 
 const cursors = () => server.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('cursor'));
@@ -107,7 +108,7 @@ describe('pages', () => {
 
   it('refuses a server whose cursor does not advance', async () => {
     server = await startServer((_req, res) => sendJson(res, 200, list([{ id: 'x' }], 'same', true)));
-    client = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock: new InstantClock() });
+    client = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock: new FakeClock() });
     const run = async () => {
       for await (const _ of client.paginate('/contacts')) void _;
     };
@@ -119,7 +120,7 @@ describe('pages', () => {
     server = await startServer((_req, res) =>
       sendJson(res, 200, { object: 'success', data: {}, meta: { api_version: '2', request_id: 'r', timestamp: 't' } }),
     );
-    client = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock: new InstantClock() });
+    client = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock: new FakeClock() });
     const run = async () => {
       for await (const _ of client.pages('/contacts')) void _;
     };

@@ -6,13 +6,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../helpers/clock.js';
 import type { ApiRecord } from '../../../src/api/envelopes.js';
 import { downloadAll, fileNames, selectRecording, type DownloadEngineDeps } from '../../../src/commands/recordings/download-engine.js';
 import { parseConcurrency, parseSince, progressText } from '../../../src/commands/recordings/download.js';
 import { NotFoundError, UsageError } from '../../../src/http/errors.js';
 import { Pacer } from '../../../src/http/pacer.js';
 import type { ApiResponse, HttpClient, RequestOptions } from '../../../src/http/types.js';
-import { fakeClock } from '../../helpers/fake-ctx.js';
 
 let server: http.Server;
 let origin: string;
@@ -61,7 +61,7 @@ function fakeClient(records: ApiRecord[], listed: ApiRecord[] = records): HttpCl
 }
 
 function deps(records: ApiRecord[], extra: Partial<DownloadEngineDeps> = {}, listed?: ApiRecord[]): DownloadEngineDeps {
-  const clock = fakeClock();
+  const clock = new FakeClock();
   return {
     client: fakeClient(records, listed),
     clock,

@@ -11,12 +11,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../helpers/clock.js';
 import type { ApiRecord } from '../../../src/api/envelopes.js';
 import { downloadAll } from '../../../src/commands/recordings/download-engine.js';
 import { downloadPacer } from '../../../src/commands/recordings/transcript-source.js';
 import { Pacer, paceDelay } from '../../../src/http/pacer.js';
 import type { ApiResponse, HttpClient, RequestOptions } from '../../../src/http/types.js';
-import { fakeClock, type FakeClock } from '../../helpers/fake-ctx.js';
 
 const LIMIT = 2;
 const WINDOW_MS = 1_000;
@@ -60,7 +60,7 @@ afterAll(async () => {
 
 let dir: string;
 beforeEach(() => {
-  clock = fakeClock();
+  clock = new FakeClock();
   window = undefined;
   log.length = 0;
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-rec-pacing-'));
@@ -127,7 +127,7 @@ describe("paceDelay with spread: 'none'", () => {
 
 describe('the download pacer probes the window first', () => {
   it('lets one download go alone until an answer tells the budget, then the rest', async () => {
-    const c = fakeClock();
+    const c = new FakeClock();
     const pacer = downloadPacer(c);
     const first = await pacer.acquire();
     let second = false;
@@ -140,7 +140,7 @@ describe('the download pacer probes the window first', () => {
   });
 
   it('stops probing after the first answer even without rate-limit headers', async () => {
-    const pacer = downloadPacer(fakeClock());
+    const pacer = downloadPacer(new FakeClock());
     pacer.done(await pacer.acquire());
     await pacer.acquire();
     await pacer.acquire(); // two in flight, nothing known: both go
@@ -148,7 +148,7 @@ describe('the download pacer probes the window first', () => {
   });
 
   it('the API pacer does not probe', async () => {
-    const pacer = new Pacer(fakeClock());
+    const pacer = new Pacer(new FakeClock());
     await pacer.acquire();
     await pacer.acquire();
     expect(pacer.snapshot().inFlight).toBe(2);
@@ -161,7 +161,7 @@ describe('slots taken before the recording is got (sendLater)', () => {
   it('orders requests by when they are sent: an answer does not count a request sent after it', async () => {
     // A and B get the two units of a window (B after a wait for the reset); B's recording comes
     // first, so B is sent first, and its answer (remaining 1) must not be read as counting A.
-    const pacer = downloadPacer(fakeClock());
+    const pacer = downloadPacer(new FakeClock());
     pacer.done(await pacer.acquire(), headers(1)); // the probe
     const a = await pacer.acquire(undefined, { sendLater: true });
     expect(pacer.snapshot().inFlight).toBe(1);
@@ -174,7 +174,7 @@ describe('slots taken before the recording is got (sendLater)', () => {
   });
 
   it('an answer does not free slots admitted but not sent yet', async () => {
-    const pacer = new Pacer(fakeClock());
+    const pacer = new Pacer(new FakeClock());
     const first = pacer.sending(await pacer.acquire(undefined, { sendLater: true }));
     await pacer.acquire(undefined, { sendLater: true }); // its recording is being got
     pacer.done(first, { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '4', 'x-ratelimit-reset': '1' });
@@ -182,7 +182,7 @@ describe('slots taken before the recording is got (sendLater)', () => {
   });
 
   it('a slot handed back unsent frees its unit', async () => {
-    const pacer = new Pacer(fakeClock());
+    const pacer = new Pacer(new FakeClock());
     const t = await pacer.acquire(undefined, { sendLater: true });
     pacer.done(t);
     expect(pacer.snapshot().inFlight).toBe(0);

@@ -3,6 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../helpers/clock.js';
 import {
   MAX_LINK_REFRESHES,
   getTranscript,
@@ -13,7 +14,6 @@ import {
 import { NotFoundError, RateLimitError, ServerError, UsageError } from '../../../src/http/errors.js';
 import { Pacer } from '../../../src/http/pacer.js';
 import type { ApiResponse, HttpClient, RequestOptions } from '../../../src/http/types.js';
-import { fakeClock, type FakeClock } from '../../helpers/fake-ctx.js';
 
 let server: http.Server;
 let origin: string;
@@ -50,7 +50,7 @@ beforeEach(() => {
   paths = [];
   gets = 0;
   onGet = () => {};
-  clock = fakeClock();
+  clock = new FakeClock();
 });
 
 function client(recording: Record<string, unknown> = { id: 'rec_1', has_transcript: true }): HttpClient {
@@ -191,23 +191,8 @@ describe('getTranscript', () => {
   });
 
   it('backs off with a clock whose methods use `this` (a class, not a bag of closures)', async () => {
-    class ClassClock {
-      t = 0;
-      sleeps: number[] = [];
-      private readonly jitter = 0.5;
-      now(): number {
-        return this.t;
-      }
-      sleep(ms: number): Promise<void> {
-        this.sleeps.push(ms);
-        this.t += ms;
-        return Promise.resolve();
-      }
-      random(): number {
-        return this.jitter;
-      }
-    }
-    const classClock = new ClassClock();
+    // FakeClock is a class: its methods use `this`
+    const classClock = new FakeClock();
     answers = [{ status: 503 }, OK];
     const out = await getTranscript('rec_1', deps(client(), { clock: classClock }));
     expect(out.kind).toBe('ok');
