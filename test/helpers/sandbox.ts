@@ -1,11 +1,17 @@
-// Starts the sandbox in this process on a free loopback port, and gives the environment that points
-// a spawned `crm` at it with one of its keys and a throw-away config folder.
+// The one sandbox starter of the tests: in this process, on a free loopback port, with the control
+// endpoint; startTestSandbox adds the environment that points `crm` at it with one of its keys and a
+// throw-away config folder.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { startSandbox as start, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
-export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+/** controlUrl is typed as present: every test sandbox has it but the one testing `control: false`. */
+export type Sandbox = RunningSandbox & { controlUrl: string };
+
+export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
+  return (await start({ port: 0, host: '127.0.0.1', control: true, ...options })) as Sandbox;
+}
 export type KeyName = 'admin' | 'readonly' | 'user' | 'v1';
 
 export interface TestSandbox {
@@ -21,7 +27,7 @@ export interface TestSandbox {
 }
 
 export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
-  const sb = await startSandbox({ port: 0, host: '127.0.0.1', control: true, ...options });
+  const sb = await startSandbox(options);
   const configDir = mkdtempSync(join(tmpdir(), 'crm-test-config-'));
   return {
     sb,

@@ -6,26 +6,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type * as z from 'zod/mini';
-import { startSandbox as startSandboxReal } from '../../src/sandbox/index.js';
-import type { RunningSandbox, SandboxOptions } from '../../src/sandbox/types.js';
+import type { SandboxOptions } from '../../src/sandbox/types.js';
+import { startSandbox, type Sandbox } from '../helpers/sandbox.js';
 import { errorEnvelope, v1ErrorEnvelope, v2Envelope } from '../../src/api/envelopes.js';
 
 export type { SandboxKeys, SandboxOptions } from '../../src/sandbox/types.js';
 
-/** What `startSandbox` resolves to (docs/sandbox.md, "Starting it"); the suite always has the control endpoint. */
-export type SandboxHandle = RunningSandbox & { controlUrl: string };
-
-/** controlUrl is typed as present: every sandbox of the suite has it but the one testing `control: false`. */
-async function startSandboxImpl(options: SandboxOptions): Promise<SandboxHandle> {
-  return (await startSandboxReal(options)) as SandboxHandle;
-}
+/** What `startSandbox` resolves to (docs/sandbox.md, "Starting it"). */
+export type SandboxHandle = Sandbox;
+export { startSandbox };
 
 /** Generous limits by default so that only the rate-limit tests meet a 429. */
 export const ROOMY: SandboxOptions = { rateLimit: 1_000_000, orgRateLimit: 1_000_000 };
-
-export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
-  return startSandboxImpl({ port: 0, ...options });
-}
 
 /**
  * Starts one sandbox for the enclosing test file (beforeAll) and closes it afterwards (afterAll).

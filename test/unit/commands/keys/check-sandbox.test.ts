@@ -9,16 +9,15 @@ import { keysCheck } from '../../../../src/commands/keys/check.js';
 import { credentialsFor } from '../../../../src/config/credentials.js';
 import { AuthError } from '../../../../src/http/errors.js';
 import { createClient } from '../../../../src/http/client.js';
-import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/index.js';
 import { fakeCtx, type FakeCtx, type FakeCtxOptions } from '../../../helpers/fake-ctx.js';
+import { startSandbox, type Sandbox } from '../../../helpers/sandbox.js';
 
 const LIMITED = 'service_live_limitedKey00000000000000lim1';
-let sb: RunningSandbox;
+let sb: Sandbox;
 let dir: string;
 
 beforeAll(async () => {
   sb = await startSandbox({
-    port: 0,
     seed: 7,
     rateLimit: 100_000,
     orgRateLimit: 100_000,
