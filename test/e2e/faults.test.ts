@@ -31,7 +31,7 @@ describe('faults', () => {
     const log = (await t.control('/requests')) as Array<{ method: string; path: string; headers: Record<string, string> }>;
     const posts = log.filter((e) => e.method === 'POST' && e.path.endsWith('/contacts'));
     const keys = posts.slice(-2).map((e) => e.headers['idempotency-key']);
-    expect(keys[0]).toBeDefined();
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(keys[0]).toBe(keys[1]);
   });
 

@@ -84,7 +84,10 @@ describe('output formats', () => {
 
   it('table is the default on a terminal only; piped output is json', async () => {
     const piped = await crm(['contacts', 'list', '--limit', '2']);
-    expect(() => JSON.parse(piped.stdout)).not.toThrow();
+    expect(JSON.parse(piped.stdout)).toEqual([
+      expect.objectContaining({ id: expect.stringMatching(/^con_/) }),
+      expect.objectContaining({ id: expect.stringMatching(/^con_/) }),
+    ]);
     const table = await crm(['-o', 'table', 'contacts', 'list', '--limit', '2']);
     expect(table.stdout).toMatch(/id.*email/);
     expect(table.stderr).toMatch(/--cursor/); // the next-page hint goes to stderr

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCrm } from '../helpers/run-crm.js';
-import { contact, json, listPage, startHostile, type Hostile } from './server.js';
+import { HOSTILE_KEY, contact, json, listPage, startHostile, type Hostile } from './server.js';
 
 let h: Hostile;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ it('serves a spec-shaped list that crm prints', async () => {
   const r = await runCrm(['-o', 'ndjson', 'contacts', 'list'], { env: h.env() });
   expect(r.code, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout).id).toBe('con_000001');
-  expect(h.log[0]!.headers['x-service-api-key']).toBeDefined();
+  expect(h.log[0]!.headers['x-service-api-key']).toBe(HOSTILE_KEY);
 });
 
 it('survives a client that hangs up in the middle of a request body (no unhandled rejection)', async () => {

@@ -69,7 +69,7 @@ describe('crm (in-process)', () => {
     expect(r.code).toBe(0);
     const plan = JSON.parse(r.out);
     expect(plan).toMatchObject({ method: 'POST', url: 'http://127.0.0.1:9/api/v2/contacts', body: { email: 'a@b.c' } });
-    expect(plan.headers['Idempotency-Key']).toBeDefined();
+    expect(plan.headers['Idempotency-Key']).toBe('<random UUID>');
     expect(r.out + r.err).not.toContain(key);
   });
 

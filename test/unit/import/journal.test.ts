@@ -76,7 +76,7 @@ describe('ImportJournal', () => {
     writeFileSync(j.path, readFileSync(j.path, 'utf8').replace('con_1a', 'con_1X'));
     const j2 = await ImportJournal.peek(dir, identity);
     expect(j2?.size).toBe(1);
-    expect(await j2?.get(2, 'crm-batch-2')).toBeDefined();
+    expect(await j2?.get(2, 'crm-batch-2')).toEqual(chunk(2));
     await j2?.close();
   });
 

@@ -94,7 +94,7 @@ describe('fitColumns', () => {
     const cols = [column('id', 18), column('email', 30), column('company_id', 18), column('owner_id', 25)];
     const layout = fitColumns(cols, 80);
     expect(layout.widths[0]).toBe(18);
-    expect(layout.widths[1]).toBeDefined();
+    expect(layout.widths[1]).toBe(30);
     expect(layout.hidden).toEqual(['owner_id']);
   });
 
