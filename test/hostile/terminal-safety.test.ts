@@ -4,10 +4,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CRM_BIN, cleanEnv, collect, runCrm } from '../helpers/run-crm.js';
+// what a terminal would act on: C0 (but LF, and CR which a pty adds), DEL, C1, bidi, line separators
+import { RAW_UNSAFE_BUT_LINES as RAW_UNSAFE } from '../helpers/unsafe.js';
 import { contact, errorEnvelope, json, listPage, startHostile, success, type Hostile } from './server.js';
 
-// what a terminal would act on: C0 (but LF, and CR which a pty adds), DEL, C1, bidi, line separators
-const RAW_UNSAFE = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const NASTY = 'a\u009b31mRED\u202eevil\u2028x\u061cy\u200ez\u001b]8;;http://x\u0007link\u0085';
 const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
 

@@ -1,10 +1,9 @@
 // Property tests of the one terminal sanitiser (issue 9, class 4).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { RAW_UNSAFE } from '../../helpers/unsafe.js';
 import { safeJson, sanitizeForTerminal } from '../../../src/output/sanitize.js';
 
-// An oracle written independently of src: C0, DEL, C1, bidi controls, line and paragraph separators.
-const RAW_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const UNSAFE_CHARS = [
   ...Array.from({ length: 32 }, (_, c) => String.fromCharCode(c)),
   ...Array.from({ length: 0x21 }, (_, i) => String.fromCharCode(0x7f + i)),

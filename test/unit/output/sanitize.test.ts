@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { RAW_UNSAFE } from '../../helpers/unsafe.js';
 import { escapeChar, escapeJsonForTerminal, hasUnsafeChars, safeJson, sanitizeForTerminal } from '../../../src/output/sanitize.js';
 
 // Anything a terminal may act on: C0, DEL, C1, bidi controls, line/paragraph separators.
-const RAW_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 const hex2 = (c: number): string => c.toString(16).padStart(2, '0');
 
