@@ -5,9 +5,9 @@
 import type { AuthHeaderKind } from '../http/types.js';
 import { UsageError } from '../http/errors.js';
 import { deriveV1BaseUrl, validateBaseUrl } from './base-url.js';
-import type { ConfigStore, StoredProfile } from './store.js';
-import { listNames, unknownProfileError } from './store.js';
-import type { ProfileFlags, ResolvedProfile } from './types.js';
+import type { ConfigStore } from './store.js';
+import { listNames, stripEmpty, unknownProfileError } from './store.js';
+import type { ProfileFlags, ResolvedProfile, StoredProfile } from './types.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -34,62 +34,47 @@ export async function resolveProfile(
   /** where a notice goes (a base URL completed with /api/v2); standard error in the CLI */
   notice?: (message: string) => void,
 ): Promise<ResolvedProfile> {
-  const read = (name: string): string | undefined => {
-    const v = env[name]?.trim();
-    return v === undefined || v === '' ? undefined : v;
-  };
+  const read = (name: string): string | undefined => nonEmpty(env[name]);
   const named = nonEmpty(flags.profile) ?? read(ENV.profile);
   const envApiKey = read(ENV.apiKey);
-  const envV1ApiKey = read(ENV.v1ApiKey);
   const envAuth = read(ENV.authHeader);
   const authFromEnv = envAuth === undefined ? undefined : parseAuthHeader(envAuth, ENV.authHeader);
 
-  const flagLayer: UrlLayer = urlLayer(nonEmpty(flags.baseUrl), nonEmpty(flags.v1BaseUrl), '--base-url', '--v1-base-url', notice);
-  const envLayer: UrlLayer = urlLayer(read(ENV.baseUrl), read(ENV.v1BaseUrl), ENV.baseUrl, ENV.v1BaseUrl, notice);
-
-  let profileName: string | undefined;
-  let stored: StoredProfile | undefined;
+  const flagLayer = urlLayer(nonEmpty(flags.baseUrl), nonEmpty(flags.v1BaseUrl), '--base-url', '--v1-base-url', notice);
+  const envLayer = urlLayer(read(ENV.baseUrl), read(ENV.v1BaseUrl), ENV.baseUrl, ENV.v1BaseUrl, notice);
   const environmentSuffices = named === undefined && envApiKey !== undefined && (flagLayer.base ?? envLayer.base) !== undefined;
-  if (!environmentSuffices) {
-    const store = await loadStore();
-    const names = store.profileNames();
-    if (named !== undefined) {
-      stored = store.getProfile(named);
-      if (!stored) throw unknownProfileError(named, names, store.path);
-      profileName = named;
-    } else {
-      const dflt = store.defaultProfile();
-      if (dflt !== undefined) {
-        stored = store.getProfile(dflt);
-        if (!stored) {
-          throw new UsageError(`The default profile "${dflt}" named in ${store.path} does not exist. Profiles: ${listNames(names)}.`, {
-            hint: 'Choose one with `crm keys use <profile>`, or name one with --profile.',
-          });
-        }
-        profileName = dflt;
-      }
-    }
-  }
+  const { name, stored } = environmentSuffices ? {} : chooseProfile(await loadStore(), named);
 
-  const where = profileName === undefined ? '' : `profile "${profileName}"`;
-  const profileLayer: UrlLayer = stored
-    ? urlLayer(stored.base_url, stored.v1_base_url, `base_url of ${where}`, `v1_base_url of ${where}`, notice)
-    : {};
+  const where = `profile "${name}"`;
+  const profileLayer = stored ? urlLayer(stored.base_url, stored.v1_base_url, `base_url of ${where}`, `v1_base_url of ${where}`, notice) : {};
   const layers = [flagLayer, envLayer, profileLayer];
-
-  const baseUrl = layers.find((l) => l.base)?.base?.();
-  const v1BaseUrl = resolveV1BaseUrl(layers);
-  const resolved: ResolvedProfile = {
+  return stripEmpty<ResolvedProfile>({
     authHeader: authFromEnv ?? stored?.auth_header ?? 'x-api-key',
-  };
-  if (profileName !== undefined) resolved.name = profileName;
-  if (baseUrl !== undefined) resolved.baseUrl = baseUrl;
-  if (v1BaseUrl !== undefined) resolved.v1BaseUrl = v1BaseUrl;
-  const apiKey = envApiKey ?? stored?.api_key;
-  const v1ApiKey = envV1ApiKey ?? stored?.v1_api_key;
-  if (apiKey !== undefined) resolved.apiKey = apiKey;
-  if (v1ApiKey !== undefined) resolved.v1ApiKey = v1ApiKey;
-  return resolved;
+    name,
+    baseUrl: layers.find((l) => l.base)?.base?.(),
+    v1BaseUrl: resolveV1BaseUrl(layers),
+    apiKey: envApiKey ?? stored?.api_key,
+    v1ApiKey: read(ENV.v1ApiKey) ?? stored?.v1_api_key,
+  });
+}
+
+/** The profile named (--profile or CRM_PROFILE), else the default one, if any. */
+function chooseProfile(store: ConfigStore, named: string | undefined): { name?: string; stored?: StoredProfile } {
+  const names = store.profileNames();
+  if (named !== undefined) {
+    const stored = store.getProfile(named);
+    if (!stored) throw unknownProfileError(named, names, store.path);
+    return { name: named, stored };
+  }
+  const dflt = store.defaultProfile();
+  if (dflt === undefined) return {};
+  const stored = store.getProfile(dflt);
+  if (!stored) {
+    throw new UsageError(`The default profile "${dflt}" named in ${store.path} does not exist. Profiles: ${listNames(names)}.`, {
+      hint: 'Choose one with `crm keys use <profile>`, or name one with --profile.',
+    });
+  }
+  return { name: dflt, stored };
 }
 
 /**

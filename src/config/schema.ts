@@ -2,7 +2,7 @@
 // gives a clear usage error naming the file and the field, not a crash deep in a command.
 import * as z from 'zod';
 import { UsageError } from '../http/errors.js';
-import type { ConfigData } from './store.js';
+import type { ConfigData } from './types.js';
 
 const profileSchema = z
   .object({

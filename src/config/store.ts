@@ -2,27 +2,17 @@
 // conf and zod are imported dynamically so that commands whose environment supplies the key never
 // load them (startup time, ARCHITECTURE "Habits").
 import fs from 'node:fs';
+import type Conf from 'conf';
 import type { AuthHeaderKind } from '../http/types.js';
 import { UsageError } from '../http/errors.js';
 import { CONFIG_FILE_NAME, PROJECT_NAME, configFileIn } from './paths.js';
+import type { ConfigData, StoredProfile } from './types.js';
+
+export type { ConfigData, StoredProfile } from './types.js';
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 export const AUTH_HEADER_KINDS: readonly AuthHeaderKind[] = ['x-api-key', 'bearer'];
-
-/** A profile as written in the config file (snake_case, like the contract). */
-export interface StoredProfile {
-  base_url: string;
-  v1_base_url?: string;
-  api_key?: string;
-  v1_api_key?: string;
-  auth_header: AuthHeaderKind;
-}
-
-export interface ConfigData {
-  profiles: Record<string, StoredProfile>;
-  default_profile?: string;
-}
 
 export interface ConfigStore {
   /** the config file */
@@ -69,48 +59,8 @@ export interface OpenStoreOptions {
 /** Opens (and validates) the config file in `dir` (a folder, or `{dir}`); creates the folder (0700) if missing. */
 export async function openConfigStore(options: string | OpenStoreOptions): Promise<ConfigStore> {
   const dir = typeof options === 'string' ? options : options.dir;
-  const [{ default: Conf }, { parseConfigData }] = await Promise.all([import('conf'), import('./schema.js')]);
-  const file = configFileIn(dir);
-  ensureDir(dir);
-  let conf: InstanceType<typeof Conf<Record<string, unknown>>>;
-  let raw: unknown;
-  try {
-    // conf reads the file in its constructor; an unreadable or broken file throws here.
-    conf = new Conf<Record<string, unknown>>({
-      projectName: PROJECT_NAME,
-      cwd: dir,
-      configName: CONFIG_FILE_NAME.replace(/\.json$/, ''),
-      configFileMode: FILE_MODE,
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: false,
-      watch: false,
-      // conf would quietly turn a top-level array or string into {}; say so instead.
-      deserialize: (text: string) => {
-        const value: unknown = JSON.parse(text);
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new NotAnObject();
-        return value as Record<string, unknown>;
-      },
-    });
-    raw = conf.store;
-  } catch (err) {
-    throw brokenFile(file, err);
-  }
-  const data = parseConfigData(raw, conf.path);
-
-  const write = (): void => {
-    const out: Record<string, unknown> = { profiles: data.profiles };
-    if (data.default_profile !== undefined) out.default_profile = data.default_profile;
-    ensureDir(dir);
-    try {
-      conf.store = out;
-      // conf (atomically) keeps an existing file's mode on rewrite, so set ours every time.
-      fs.chmodSync(conf.path, FILE_MODE);
-      fs.chmodSync(dir, DIR_MODE);
-    } catch (err) {
-      throw new UsageError(`Cannot write the config file ${conf.path}: ${(err as Error).message}`, { cause: err });
-    }
-  };
-
+  const { conf, data } = await load(dir);
+  const write = (): void => save(conf, dir, data);
   return {
     path: conf.path,
     dir,
@@ -119,7 +69,7 @@ export async function openConfigStore(options: string | OpenStoreOptions): Promi
     defaultProfile: () => data.default_profile,
     setProfile(name, profile) {
       checkProfileName(name);
-      data.profiles[name] = stripUndefined(profile);
+      data.profiles[name] = stripEmpty(profile);
       if (data.default_profile === undefined) data.default_profile = name;
       write();
     },
@@ -136,6 +86,52 @@ export async function openConfigStore(options: string | OpenStoreOptions): Promi
       write();
     },
   };
+}
+
+type ConfFile = Conf<Record<string, unknown>>;
+
+/** conf on the file in `dir`, and the file's profiles checked against the schema. */
+async function load(dir: string): Promise<{ conf: ConfFile; data: ConfigData }> {
+  const [{ default: ConfClass }, { parseConfigData }] = await Promise.all([import('conf'), import('./schema.js')]);
+  ensureDir(dir);
+  let conf: ConfFile;
+  let raw: unknown;
+  try {
+    // conf reads the file in its constructor; an unreadable or broken file throws here.
+    conf = new ConfClass<Record<string, unknown>>({
+      projectName: PROJECT_NAME,
+      cwd: dir,
+      configName: CONFIG_FILE_NAME.replace(/\.json$/, ''),
+      configFileMode: FILE_MODE,
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+      watch: false,
+      // conf would quietly turn a top-level array or string into {}; say so instead.
+      deserialize: (text: string) => {
+        const value: unknown = JSON.parse(text);
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new NotAnObject();
+        return value as Record<string, unknown>;
+      },
+    });
+    raw = conf.store;
+  } catch (err) {
+    throw brokenFile(configFileIn(dir), err);
+  }
+  return { conf, data: parseConfigData(raw, conf.path) };
+}
+
+function save(conf: ConfFile, dir: string, data: ConfigData): void {
+  const out: Record<string, unknown> = { profiles: data.profiles };
+  if (data.default_profile !== undefined) out.default_profile = data.default_profile;
+  ensureDir(dir);
+  try {
+    conf.store = out;
+    // conf (atomically) keeps an existing file's mode on rewrite, so set ours every time.
+    fs.chmodSync(conf.path, FILE_MODE);
+    fs.chmodSync(dir, DIR_MODE);
+  } catch (err) {
+    throw new UsageError(`Cannot write the config file ${conf.path}: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 function ensureDir(dir: string): void {
@@ -168,8 +164,9 @@ function brokenFile(file: string, err: unknown): UsageError {
   return new UsageError(`Cannot read the config file ${file}: ${e?.message ?? String(err)}`, { cause: err });
 }
 
-function stripUndefined(profile: StoredProfile): StoredProfile {
+/** `o` without its undefined and empty-string fields. */
+export function stripEmpty<T extends object>(o: T): T {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(profile)) if (v !== undefined && v !== '') out[k] = v;
-  return out as unknown as StoredProfile;
+  for (const [k, v] of Object.entries(o)) if (v !== undefined && v !== '') out[k] = v;
+  return out as T;
 }

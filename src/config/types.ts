@@ -17,3 +17,17 @@ export interface ProfileFlags {
   baseUrl?: string;
   v1BaseUrl?: string;
 }
+
+/** A profile as written in the config file (snake_case, like the contract). */
+export interface StoredProfile {
+  base_url: string;
+  v1_base_url?: string;
+  api_key?: string;
+  v1_api_key?: string;
+  auth_header: AuthHeaderKind;
+}
+
+export interface ConfigData {
+  profiles: Record<string, StoredProfile>;
+  default_profile?: string;
+}
