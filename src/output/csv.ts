@@ -35,16 +35,6 @@ export function cellText(value: unknown): string {
   }
 }
 
-/**
- * Whether a value needs the injection prefix. Only strings (and JSON-encoded objects, which start
- * with `{` or `[` and so never match): a real number such as -5 or 1e+21 is written by String()
- * using only digits, sign, `.` and `e`, which a spreadsheet reads as that number, never a formula;
- * prefixing it would turn numeric columns into text. A string "-5" from the server is prefixed.
- */
-export function needsFormulaGuard(value: unknown): boolean {
-  return typeof value === 'string' && guardFormula(value) !== value;
-}
-
 /** One cell, escaped for `sep` (',' → RFC 4180 quoting; '\t' → `\\`, `\t`, `\n`, `\r` escapes). */
 export function csvCell(value: unknown, sep: CsvSeparator = ',', opts: CsvCellOptions = {}): string {
   let text = cellText(value);
@@ -71,12 +61,4 @@ export function csvRow(values: readonly unknown[], sep: CsvSeparator = ',', opts
 function escapeTsv(text: string): string {
   if (!/[\\\t\n\r]/.test(text)) return text;
   return text.replace(/[\\\t\n\r]/g, (ch) => (ch === '\\' ? '\\\\' : ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : '\\r'));
-}
-
-/**
- * Reverses the tsv cell escaping (for tests and for anyone reading our tsv back; `crm batch` reads
- * csv only). A cell never holds a raw tab or line end, so splitting a line on tabs finds the cells.
- */
-export function unescapeTsv(cell: string): string {
-  return cell.replace(/\\([\\tnr])/g, (_m, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : '\\'));
 }

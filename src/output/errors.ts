@@ -1,7 +1,6 @@
 // Error text for standard error (CONTRACT §3): `Error: MESSAGE (HTTP 404 NOT_FOUND, request req_…)`,
 // one line per detail, the hint; with `-o json` also one JSON object line. Server text is sanitised.
 import { isCrmError } from '../http/errors.js';
-import type { OutputStream } from './backpressure.js';
 import { safeJson, sanitizeForTerminal } from './sanitize.js';
 
 export interface FormatErrorOptions {
@@ -105,9 +104,4 @@ export function formatErrorLines(err: unknown, opts: FormatErrorOptions = {}): s
 /** The text to write to standard error for `err`: formatErrorLines joined, ending in a newline. */
 export function formatError(err: unknown, opts: FormatErrorOptions = {}): string {
   return `${formatErrorLines(err, opts).join('\n')}\n`;
-}
-
-/** Writes formatError's text to `stderr`. */
-export function printError(stderr: OutputStream, err: unknown, opts: FormatErrorOptions = {}): void {
-  stderr.write(formatError(err, opts));
 }

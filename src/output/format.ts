@@ -1,32 +1,5 @@
-// Choosing the output format and the fields: the default format by TTY, `--fields` parsing, and
-// picking fields (dot paths such as `link.type`) from a record.
-import type { OutputFormat } from '../commands/context.js';
-import { OUTPUT_FORMATS } from '../commands/context.js';
-import { UsageError } from '../http/errors.js';
-
-/** `-o` when given, else `table` on a TTY and `json` otherwise (CONTRACT §3). */
-export function resolveFormat(flag: string | undefined, stdoutIsTTY: boolean | undefined): OutputFormat {
-  if (flag === undefined || flag === '') return stdoutIsTTY ? 'table' : 'json';
-  const format = flag.toLowerCase();
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`unknown output format "${flag}"; use one of ${OUTPUT_FORMATS.join(', ')}`);
-  }
-  return format as OutputFormat;
-}
-
-/** `"a, b,link.type"` → `['a', 'b', 'link.type']`; blanks and repeats dropped; undefined when not given. */
-export function parseFields(flag: string | readonly string[] | undefined): string[] | undefined {
-  if (flag === undefined) return undefined;
-  const parts = (typeof flag === 'string' ? [flag] : flag).flatMap((f) => f.split(','));
-  const fields = [...new Set(parts.map((f) => f.trim()).filter((f) => f !== ''))];
-  if (fields.length === 0) throw new UsageError('--fields needs at least one field name, e.g. --fields id,name');
-  for (const f of fields) {
-    if (f.startsWith('.') || f.endsWith('.') || f.includes('..')) {
-      throw new UsageError(`--fields: "${f}" is not a field name or dot path (e.g. link.type)`);
-    }
-  }
-  return fields;
-}
+// The fields of a record: values at dot paths such as `link.type`, the record cut down to
+// `--fields`, and the columns of a tabular output.
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;
@@ -45,13 +18,6 @@ export function getPath(record: unknown, path: string): unknown {
     current = current[key];
   }
   return current;
-}
-
-/** A flat object keyed by the field names as given: `{id, "link.type"}`, for csv/tsv/table columns. */
-export function pickFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const f of fields) out[f] = getPath(record, f);
-  return out;
 }
 
 /**

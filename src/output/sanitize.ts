@@ -48,11 +48,6 @@ export function sanitizeForTerminal(s: string, opts: SanitizeOptions = {}): stri
   });
 }
 
-/** True when `s` holds anything sanitizeForTerminal would escape. */
-export function hasUnsafeChars(s: string): boolean {
-  return UNSAFE_TEST.test(s);
-}
-
 // JSON.stringify escapes C0 but leaves DEL, C1 and bidi controls raw; \uXXXX keeps the JSON equal.
 const JSON_UNSAFE = new RegExp(`[${BEYOND_C0}]`, 'g');
 

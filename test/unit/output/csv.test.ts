@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { cellText, csvCell, csvRow, needsFormulaGuard, unescapeTsv } from '../../../src/output/csv.js';
+import { cellText, csvCell, csvRow } from '../../../src/output/csv.js';
+import { unescapeTsv } from '../../helpers/tsv.js';
 
 describe('cellText', () => {
   it.each([
@@ -72,8 +73,7 @@ describe('CSV injection guard (OWASP)', () => {
     expect(csvCell(-5)).toBe('-5');
     expect(csvCell(-0.25)).toBe('-0.25');
     expect(csvCell(-1e-7)).toBe('-1e-7');
-    expect(needsFormulaGuard(-5)).toBe(false);
-    expect(needsFormulaGuard('-5')).toBe(true);
+    expect(csvCell('-5')).toBe("'-5");
   });
 
   it('applies to tsv too', () => {

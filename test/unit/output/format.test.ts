@@ -1,42 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/http/errors.js';
-import { columnsFor, getPath, parseFields, pickFields, projectFields, resolveFormat } from '../../../src/output/format.js';
+import { columnsFor, getPath, projectFields } from '../../../src/output/format.js';
 
-describe('resolveFormat', () => {
-  it('defaults to table on a TTY and json otherwise', () => {
-    expect(resolveFormat(undefined, true)).toBe('table');
-    expect(resolveFormat(undefined, false)).toBe('json');
-    expect(resolveFormat(undefined, undefined)).toBe('json');
-  });
-
-  it('takes the flag as given, case-insensitively', () => {
-    expect(resolveFormat('csv', true)).toBe('csv');
-    expect(resolveFormat('NDJSON', false)).toBe('ndjson');
-    expect(resolveFormat('table', false)).toBe('table');
-  });
-
-  it('rejects an unknown format as a usage error', () => {
-    expect(() => resolveFormat('yaml', true)).toThrow(UsageError);
-    expect(() => resolveFormat('yaml', true)).toThrow(/table, json, ndjson, csv, tsv/);
-  });
-});
-
-describe('parseFields', () => {
-  it('splits, trims, drops blanks and repeats, keeps order', () => {
-    expect(parseFields('a, b ,,link.type,a')).toEqual(['a', 'b', 'link.type']);
-    expect(parseFields(['a,b', 'c'])).toEqual(['a', 'b', 'c']);
-    expect(parseFields(undefined)).toBeUndefined();
-  });
-
-  it('rejects an empty list and malformed paths', () => {
-    expect(() => parseFields(' , ')).toThrow(UsageError);
-    expect(() => parseFields('a..b')).toThrow(UsageError);
-    expect(() => parseFields('.a')).toThrow(UsageError);
-    expect(() => parseFields('a.')).toThrow(UsageError);
-  });
-});
-
-describe('getPath / pickFields / projectFields', () => {
+describe('getPath / projectFields', () => {
   const rec = {
     id: 'd_1',
     link: { type: 'owner', contact: { id: 'c_1' } },
@@ -56,12 +21,6 @@ describe('getPath / pickFields / projectFields', () => {
     expect(getPath(rec, 'id.length')).toBeUndefined();
     expect(getPath(null, 'a')).toBeUndefined();
     expect(getPath(rec, 'toString')).toBeUndefined();
-  });
-
-  it('pickFields gives a flat object in the requested order', () => {
-    const picked = pickFields(rec, ['link.type', 'id', 'nope']);
-    expect(Object.keys(picked)).toEqual(['link.type', 'id', 'nope']);
-    expect(picked).toEqual({ 'link.type': 'owner', id: 'd_1', nope: undefined });
   });
 
   it('projectFields keeps the nested shape, null for missing', () => {

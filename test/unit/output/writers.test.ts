@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { createListWriter, writeRecord, type ListWriter } from '../../../src/output/writers.js';
-import { unescapeTsv } from '../../../src/output/csv.js';
+import { unescapeTsv } from '../../helpers/tsv.js';
 import { fakeStdout, slowStdout } from '../../helpers/fake-io.js';
 
 const records = [
