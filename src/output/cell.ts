@@ -1,19 +1,34 @@
-// How one value looks in a table cell: sanitised, nested values as compact JSON, long text cut.
+// The text of one value in a cell (csv, tsv, table), and how it looks in a table cell: sanitised,
+// long text cut.
 // Kept apart from table.ts so that buffering rows does not load cli-table3.
 import { RawNumber, stringifyJson } from '../json/exact-json.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 export const DEFAULT_MAX_CELL_WIDTH = 60;
 
-/** What a value looks like in a cell: '' for null/undefined, compact JSON for objects, sanitised text. */
+/**
+ * The text of one value: null/undefined → '', strings as they are, numbers/booleans/bigints via
+ * String, a RawNumber as its digits, objects and arrays as compact JSON.
+ */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    default:
+      if (value instanceof Date) return value.toISOString();
+      if (value instanceof RawNumber) return value.text;
+      return stringifyJson(value) ?? '';
+  }
+}
+
+/** What a value looks like in a table cell: its cellText, sanitised, cut to `maxWidth`. */
 export function cellDisplay(value: unknown, maxWidth = 0): string {
-  let text: string;
-  if (value === null || value === undefined) text = '';
-  else if (typeof value === 'string') text = value;
-  else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
-  else if (value instanceof RawNumber) text = value.text;
-  else text = stringifyJson(value) ?? '';
-  return truncate(sanitizeForTerminal(text), maxWidth);
+  return truncate(sanitizeForTerminal(cellText(value)), maxWidth);
 }
 
 /** Cut to `max` code points (never splitting a surrogate pair), ending with `…`; 0 = no limit. */

@@ -2,7 +2,7 @@
 // CSV-injection guard for both (a spreadsheet opening either would run a formula). The guard is
 // undone exactly by `crm batch` (formula-guard.ts), so an exported list imports back unchanged.
 import { guardFormula } from './formula-guard.js';
-import { RawNumber, stringifyJson } from '../json/exact-json.js';
+import { cellText } from './cell.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 export type CsvSeparator = ',' | '\t';
@@ -13,26 +13,6 @@ export interface CsvCellOptions {
    * of being quoted, since nothing will parse this and a raw ESC or CR would reach the terminal.
    */
   terminal?: boolean;
-}
-
-/**
- * The text of one value: null/undefined → '', strings as they are, numbers/booleans/bigints via
- * String, a RawNumber as its digits, objects and arrays as compact JSON.
- */
-export function cellText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return String(value);
-    default:
-      if (value instanceof Date) return value.toISOString();
-      if (value instanceof RawNumber) return value.text;
-      return stringifyJson(value) ?? '';
-  }
 }
 
 /** One cell, escaped for `sep` (',' → RFC 4180 quoting; '\t' → `\\`, `\t`, `\n`, `\r` escapes). */

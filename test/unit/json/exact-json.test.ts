@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exactNumber, parseExact, parseJson, RawNumber, stringifyJson } from '../../../src/json/exact-json.js';
-import { cellText, csvRow } from '../../../src/output/csv.js';
+import { cellText } from '../../../src/output/cell.js';
+import { csvRow } from '../../../src/output/csv.js';
 import { cellDisplay } from '../../../src/output/cell.js';
 import { safeJson } from '../../../src/output/sanitize.js';
 import { runs } from '../../helpers/property.js';

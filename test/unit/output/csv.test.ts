@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { cellText, csvCell, csvRow } from '../../../src/output/csv.js';
+import { cellText } from '../../../src/output/cell.js';
+import { csvCell, csvRow } from '../../../src/output/csv.js';
 import { unescapeTsv } from '../../helpers/tsv.js';
 
 describe('cellText', () => {
