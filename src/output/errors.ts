@@ -6,8 +6,6 @@ import { safeJson, sanitizeForTerminal } from './sanitize.js';
 export interface FormatErrorOptions {
   /** also emit the error as one JSON object line (`-o json`) */
   json?: boolean;
-  /** add the stack of an unexpected (non-CrmError) error, for --verbose */
-  stack?: boolean;
 }
 
 /** The JSON object printed with `-o json`; `exit_code` goes beyond the contract's keys. */
@@ -93,9 +91,6 @@ export function formatErrorLines(err: unknown, opts: FormatErrorOptions = {}): s
     if (err.hint) lines.push(`Hint: ${cleanMultiline(err.hint)}`);
   } else {
     lines.push(`Error: ${cleanMultiline(messageOf(err))}`);
-    if (opts.stack && err instanceof Error && err.stack) {
-      lines.push(...cleanMultiline(err.stack).split('\n').slice(1));
-    }
   }
   if (opts.json) lines.push(safeJson(errorToJson(err)));
   return lines;

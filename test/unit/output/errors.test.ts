@@ -81,12 +81,6 @@ describe('formatError', () => {
     expect(formatError(new UsageError('timeout', { code: 'TIMEOUT' }))).toBe('Error: timeout (TIMEOUT)\n');
   });
 
-  it('adds the stack of an unexpected error when asked', () => {
-    const lines = formatErrorLines(new Error('bug'), { stack: true });
-    expect(lines[0]).toBe('Error: bug');
-    expect(lines[1]).toMatch(/^\s+at /);
-  });
-
   it('sanitises server text everywhere, in both modes', () => {
     const err = new ValidationError('bad \x1b[2J\x1b]8;;http://evil\x07name\u202e \u061c\u200e\u200f\u2028\u2029', {
       status: 422,
