@@ -40,18 +40,15 @@ export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
       written++;
     }
   };
-  const paging = { query: o.query, cursor: o.cursor, signal: ctx.signal };
+  // --max also bounds the requests (paginatePages), so a page's end cursor follows the last record
+  // printed; with a filter the kept records are counted here, and a cut page gets no cursor.
+  const paging = { query: o.query, cursor: o.cursor, signal: ctx.signal, max: o.keep === undefined ? o.max : undefined };
   if (o.all) {
-    // --max also bounds the requests (see paginatePages); with a filter the kept records are counted here.
-    const max = o.keep === undefined ? o.max : undefined;
-    await emit(client.paginate(o.path, { ...paging, max, limit: o.limit ?? 100 }));
+    await emit(client.paginate(o.path, { ...paging, limit: o.limit ?? 100 }));
     await writer.end();
     return;
   }
-  // --max asks the server for no more than that (paginatePages), so the page's end cursor follows
-  // the last record printed; with a filter the page cannot be sized, and a cut page gets no cursor.
-  const max = o.keep === undefined ? o.max : undefined;
-  const pages = client.pages(o.path, { ...paging, limit: o.limit, max });
+  const pages = client.pages(o.path, { ...paging, limit: o.limit });
   const first = await pages.next();
   await pages.return(undefined);
   const page = first.done ? undefined : first.value;
