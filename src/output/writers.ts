@@ -261,36 +261,26 @@ export async function writeRecord(format: OutputFormat, stdout: OutputStream, re
 }
 
 async function writeRecordAs(format: OutputFormat, stdout: OutputStream, record: unknown, opts: WriterOptions): Promise<void> {
-  const fields = opts.fields && opts.fields.length > 0 ? opts.fields : undefined;
-  switch (format) {
-    case 'json':
-      return writeChunk(stdout, `${safeJson(project(record, fields), 2)}\n`);
-    case 'ndjson':
-      return writeChunk(stdout, `${safeJson(project(record, fields))}\n`);
-    case 'csv':
-    case 'tsv': {
-      const sep: CsvSeparator = format === 'csv' ? ',' : '\t';
-      const cellOpts = { terminal: stdout.isTTY === true };
-      const columns = columnsFor(record, fields);
-      return writeChunk(stdout, `${csvRow(columns, sep, cellOpts)}\n${csvRow(rowOf(record, columns), sep, cellOpts)}\n`);
-    }
-    case 'table': {
-      if (typeof record !== 'object' || record === null) {
-        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- not an object here
-        return writeChunk(stdout, `${sanitizeForTerminal(record === null || record === undefined ? 'null' : String(record))}\n`);
-      }
-      const entries: Array<[string, unknown]> = fields
-        ? fields.map((f) => [f, getPath(record, f)])
-        : Object.entries(record as Record<string, unknown>);
-      if (entries.length === 0) return undefined;
-      const width = fitWidth(stdout, opts);
-      const { renderKeyValueTable } = await loadTableRenderer();
-      let broken: string[] = [];
-      await writeChunk(stdout, renderKeyValueTable(entries, { color: opts.color, width, onBroken: (keys) => (broken = keys) }));
-      if (broken.length > 0) {
-        opts.notice?.(`Long values broken across lines to fit ${width} columns: ${broken.join(', ')}. To see them whole: --wide or -o json.`);
-      }
-      return undefined;
-    }
+  if (format === 'json') return writeChunk(stdout, `${safeJson(project(record, opts.fields), 2)}\n`);
+  if (format !== 'table') {
+    // ndjson, csv, tsv: a list of one
+    const writer = formatListWriter(format, stdout, opts);
+    await writer.write(record);
+    return writer.end();
   }
+  if (typeof record !== 'object' || record === null) {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- not an object here
+    return writeChunk(stdout, `${sanitizeForTerminal(record === null || record === undefined ? 'null' : String(record))}\n`);
+  }
+  const fields = opts.fields && opts.fields.length > 0 ? opts.fields : undefined;
+  const entries: Array<[string, unknown]> = fields ? fields.map((f) => [f, getPath(record, f)]) : Object.entries(record);
+  if (entries.length === 0) return undefined;
+  const width = fitWidth(stdout, opts);
+  const { renderKeyValueTable } = await loadTableRenderer();
+  let broken: string[] = [];
+  await writeChunk(stdout, renderKeyValueTable(entries, { color: opts.color, width, onBroken: (keys) => (broken = keys) }));
+  if (broken.length > 0) {
+    opts.notice?.(`Long values broken across lines to fit ${width} columns: ${broken.join(', ')}. To see them whole: --wide or -o json.`);
+  }
+  return undefined;
 }
