@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../helpers/clock.js';
 import { FixedWindowLimiter, secondsHeader, takeAll } from '../../../src/sandbox/rate-limiter.js';
 
-function clock(start = 1_000_000) {
-  let t = start;
-  return { now: () => t, advance: (ms: number) => (t += ms) };
-}
+const clock = (): FakeClock => new FakeClock({ start: 1_000_000 });
 
 describe('FixedWindowLimiter', () => {
   it('counts units within a window and opens a new one after it', () => {
     const c = clock();
-    const l = new FixedWindowLimiter(3, 1000, c.now);
+    const l = new FixedWindowLimiter(3, 1000, () => c.now());
     expect(l.take('k').remaining).toBe(2);
     c.advance(400);
     expect(l.take('k')).toEqual({ limit: 3, remaining: 1, resetMs: 600 });
@@ -23,7 +21,7 @@ describe('FixedWindowLimiter', () => {
 
   it('keeps one window per id', () => {
     const c = clock();
-    const l = new FixedWindowLimiter(1, 1000, c.now);
+    const l = new FixedWindowLimiter(1, 1000, () => c.now());
     l.take('a');
     expect(l.peek('a').remaining).toBe(0);
     expect(l.peek('b').remaining).toBe(1);
@@ -33,8 +31,8 @@ describe('FixedWindowLimiter', () => {
 describe('takeAll', () => {
   it('takes a unit of every limiter and reports the lesser remaining', () => {
     const c = clock();
-    const key = new FixedWindowLimiter(10, 60_000, c.now);
-    const org = new FixedWindowLimiter(3, 60_000, c.now);
+    const key = new FixedWindowLimiter(10, 60_000, () => c.now());
+    const org = new FixedWindowLimiter(3, 60_000, () => c.now());
     const d = takeAll([
       { limiter: key, id: 'k' },
       { limiter: org, id: 'org' },
@@ -44,8 +42,8 @@ describe('takeAll', () => {
 
   it('refuses without taking anything when one limiter is full', () => {
     const c = clock();
-    const key = new FixedWindowLimiter(5, 1000, c.now);
-    const org = new FixedWindowLimiter(1, 250, c.now);
+    const key = new FixedWindowLimiter(5, 1000, () => c.now());
+    const org = new FixedWindowLimiter(1, 250, () => c.now());
     const checks = [
       { limiter: key, id: 'k' },
       { limiter: org, id: 'org' },
