@@ -13,6 +13,20 @@ export interface LinkRelation {
   readonly childResources: readonly ResourceName[];
   /** the body field naming the child; the deal-contact body is the spec's, the others are CONTRACT §6's */
   readonly childKey: string;
+  /** what else a link body may carry; `links list` shows each as a `link.<name>` column */
+  readonly fields?: readonly LinkField[];
+}
+
+/** An optional field of a link body, set by a `crm links add` flag. */
+export interface LinkField {
+  readonly name: string;
+  readonly flag: string;
+  /** the allowed values; without them, any string */
+  readonly values?: readonly string[];
+  /** what `crm links add` sends when the flag is not given */
+  readonly default?: string;
+  /** the value names the child's kind (a singular, e.g. `company`), narrowing childResources */
+  readonly namesChild?: boolean;
 }
 
 /** A meeting's single association: `/meetings/{id}/{name}` (GET, PUT, DELETE). */
@@ -36,8 +50,8 @@ export interface ResourceDef {
   readonly columns: readonly string[];
   readonly links?: readonly LinkRelation[];
   readonly associations?: readonly Association[];
-  /** the version 1 name of the same object, where it differs */
-  readonly v1Name?: string;
+  /** a record fetched by id carries a fresh tokenized link `url` when `flag` is true (spec: Recording) */
+  readonly download?: { readonly flag: string; readonly url: string; readonly path: string };
   readonly description: string;
 }
 
@@ -56,6 +70,25 @@ export const RESOURCE_NAMES = [
 ] as const;
 export type ResourceName = (typeof RESOURCE_NAMES)[number];
 
+/** Spec, "Deal-contact link (request)": the allowed `type` values. */
+export const DEAL_CONTACT_TYPES = [
+  'PRIMARY',
+  'DECISION_MAKER',
+  'CHAMPION',
+  'INFLUENCER',
+  'GATEKEEPER',
+  'BLOCKER',
+  'PROCUREMENT',
+  'END_USER',
+  'TECHNICAL_EVALUATOR',
+  'ECONOMIC_BUYER',
+  'EXECUTIVE_SPONSOR',
+  'COACH',
+] as const;
+
+/** CONTRACT §6: `notes … records` names what kind of record it links. */
+export const NOTE_RECORD_TYPES = ['contact', 'company', 'deal'] as const;
+
 const CRUD: readonly Verb[] = ['list', 'get', 'create', 'update', 'delete'];
 const READ_ONLY: readonly Verb[] = ['list', 'get'];
 
@@ -68,7 +101,6 @@ export const RESOURCES: readonly ResourceDef[] = [
     batch: true,
     required: ['email'],
     columns: ['id', 'email', 'first_name', 'last_name', 'company_id', 'owner_id'],
-    v1Name: 'people',
     description: 'People you do business with (version 1: people)',
   },
   {
@@ -90,7 +122,15 @@ export const RESOURCES: readonly ResourceDef[] = [
     required: ['name'],
     columns: ['id', 'name', 'amount', 'stage', 'pipeline_id', 'owner_id'],
     links: [
-      { relation: 'contacts', childResources: ['contacts'], childKey: 'contact_id' },
+      {
+        relation: 'contacts',
+        childResources: ['contacts'],
+        childKey: 'contact_id',
+        fields: [
+          { name: 'type', flag: 'type', values: DEAL_CONTACT_TYPES },
+          { name: 'supervisor', flag: 'supervisor' },
+        ],
+      },
       { relation: 'companies', childResources: ['companies'], childKey: 'company_id' },
     ],
     description: 'Sales opportunities, linked to contacts and companies',
@@ -123,7 +163,14 @@ export const RESOURCES: readonly ResourceDef[] = [
     batch: true,
     required: ['body'],
     columns: ['id', 'body', 'owner_id', 'created_at'],
-    links: [{ relation: 'records', childResources: ['contacts', 'companies', 'deals'], childKey: 'record_id' }],
+    links: [
+      {
+        relation: 'records',
+        childResources: ['contacts', 'companies', 'deals'],
+        childKey: 'record_id',
+        fields: [{ name: 'record_type', flag: 'record-type', values: NOTE_RECORD_TYPES, default: 'contact', namesChild: true }],
+      },
+    ],
     description: 'Free-text notes, linked to contacts, companies or deals',
   },
   {
@@ -169,6 +216,7 @@ export const RESOURCES: readonly ResourceDef[] = [
     batch: false,
     required: [],
     columns: ['id', 'title', 'started_at', 'duration_seconds', 'has_transcript', 'owner_id'],
+    download: { flag: 'has_transcript', url: 'transcript_url', path: '/transcripts/download/' },
     description: 'Call recordings and their transcripts (read-only)',
   },
   {
@@ -219,94 +267,12 @@ export function readScopes(): string[] {
   return RESOURCES.map((r) => scopeFor(r.name, 'read'));
 }
 
-/** Every (parent, relation) pair of the link sub-resources, e.g. `deals contacts`. */
-export function linkPairs(): Array<{ parent: ResourceDef; link: LinkRelation }> {
-  return RESOURCES.flatMap((parent) => (parent.links ?? []).map((link) => ({ parent, link })));
-}
-
-export function findLink(parent: string, relation: string): LinkRelation | undefined {
-  return findResource(parent)?.links?.find((l) => l.relation === relation);
-}
-
-/** Spec, "Deal-contact link (request)": the allowed `type` values. */
-export const DEAL_CONTACT_TYPES = [
-  'PRIMARY',
-  'DECISION_MAKER',
-  'CHAMPION',
-  'INFLUENCER',
-  'GATEKEEPER',
-  'BLOCKER',
-  'PROCUREMENT',
-  'END_USER',
-  'TECHNICAL_EVALUATOR',
-  'ECONOMIC_BUYER',
-  'EXECUTIVE_SPONSOR',
-  'COACH',
-] as const;
-
-/** CONTRACT §6: `notes … records` names what kind of record it links. */
 /**
  * Fields the server sets on every record and refuses in a create or update body (the sandbox's
  * `read_only` issue; the spec's records carry them). `crm batch` leaves such columns of an exported
  * list out, so `list -o csv` fed back to `batch` imports the same values instead of failing every row.
  */
 export const READ_ONLY_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at', 'owner_id'];
-
-export const NOTE_RECORD_TYPES = ['contact', 'company', 'deal'] as const;
-
-/** Spec, "Company update fields (version 1)": all optional strings unless noted. */
-export const V1_COMPANY_FIELDS: Readonly<Record<string, 'string' | 'string[]' | 'integer'>> = {
-  domain: 'string',
-  description: 'string',
-  name: 'string',
-  altIndustries: 'string[]',
-  tags: 'string[]',
-  foundedYear: 'integer',
-  address: 'string',
-  city: 'string',
-  state: 'string',
-  country: 'string',
-  linkedin: 'string',
-  twitter: 'string',
-  facebook: 'string',
-  instagram: 'string',
-  crunchbase: 'string',
-  phone: 'string',
-  remarks: 'string',
-};
-
-/** Spec, "Person (version 1)": version 2 contact field → version 1 person field. */
-export const V1_PERSON_FIELDS: Readonly<Record<string, string>> = {
-  id: 'id',
-  company_id: 'companyId',
-  email: 'email',
-  first_name: 'firstName',
-  last_name: 'lastName',
-  linkedin: 'linkedin',
-  owner_id: 'owner',
-  phone: 'phone',
-  source: 'source',
-  title: 'title',
-  created_by: 'createdBy',
-  created_at: 'creationTime',
-  last_interaction_at: 'lastInteraction',
-};
-
-/** Spec, "Interaction (version 1)": version 2 interaction field → version 1 field. */
-export const V1_INTERACTION_FIELDS: Readonly<Record<string, string>> = {
-  id: 'id',
-  company_ids: 'companies',
-  contact_ids: 'contacts',
-  direction: 'direction',
-  sentiment: 'sentiment',
-  source: 'source',
-  summary: 'summary',
-  title: 'title',
-  type: 'type',
-  created_by: 'createdBy',
-  created_at: 'creationTime',
-  interaction_date: 'interactionDate',
-};
 
 export const API_VERSION_V2 = '2';
 export const API_VERSION_V1 = '1';

@@ -4,7 +4,8 @@
 // writes it out for bash, zsh and fish.
 import type { Argument, Command, Option } from 'commander';
 import { UsageError } from '../http/errors.js';
-import { DEAL_CONTACT_TYPES, linkPairs, RESOURCES } from '../api/resources.js';
+import { DEAL_CONTACT_TYPES, RESOURCES } from '../api/resources.js';
+import { linkPairs } from '../api/links.js';
 import { METHODS } from '../commands/api/run.js';
 import { bashScript, fishScript, zshScript } from './completion-shells.js';
 

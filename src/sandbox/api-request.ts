@@ -1,16 +1,15 @@
 // One request to `/api/v1` or `/api/v2`, in the order docs/sandbox.md implies: authenticate
-// (401 is not counted), replay from the idempotency cache (not counted), take a rate-limit unit,
-// wait the latency, inject a fault, run the route, cache what ran.
+// (401 is not counted), replay from the idempotency cache (not counted), then the counted part
+// every request shares with transcript downloads: take a rate-limit unit, wait the latency, inject
+// a fault, run the route, cache what ran.
 import type { IncomingHttpHeaders } from 'node:http';
 import { authenticate, requireScope } from './auth.js';
-import { ApiError } from './errors.js';
-import { html502, injected429, internalError, truncated } from './fault-responses.js';
 import { runsBeforeRequest } from './faults.js';
 import type { HandlerCtx, Method, PathRoutes } from './handler.js';
 import { fingerprint, isValidIdempotencyKey, type Claim } from './idempotency.js';
 import { newRequestId } from './random.js';
-import { takeAll } from './rate-limiter.js';
-import { errorResponse, type RequestMeta } from './responses.js';
+import { takeAll, type FixedWindowLimiter } from './rate-limiter.js';
+import { ApiError, cut, errorResponse, faultResponse, internalError, type RequestMeta } from './responses.js';
 import { resolveV2 } from './routes.js';
 import { ORGANIZATION, type SandboxState } from './state.js';
 import type { FaultKind, KeyDef, SandboxResponse } from './types.js';
@@ -38,105 +37,113 @@ export interface Outcome {
   requestId: string;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function withRequestId(response: SandboxResponse, requestId: string): SandboxResponse {
-  return { ...response, headers: { ...response.headers, 'X-Request-Id': requestId } };
+/** The latency every answer waits (not the 405 of a download link, which comes first). */
+export async function latency(state: SandboxState): Promise<void> {
+  const ms = state.faults.config.latencyMs;
+  if (ms > 0) await new Promise<void>((resolve) => setTimeout(resolve, ms));
 }
 
-export async function handleApiRequest(state: SandboxState, req: IncomingRequest, version: 1 | 2): Promise<Outcome> {
-  const requestId = newRequestId();
-  const rm: RequestMeta = { requestId, now: state.now(), version: version === 1 ? '1' : '2' };
-  const answer = (response: SandboxResponse, extra: Partial<Outcome> = {}): Outcome => ({
-    response: withRequestId(response, requestId),
-    requestId,
-    ...extra,
-  });
-  const latency = () => (state.faults.config.latencyMs > 0 ? sleep(state.faults.config.latencyMs) : undefined);
+/** An answer carrying its request id (replays show the first answer's). */
+export function answer(rm: RequestMeta, response: SandboxResponse, fault?: FaultKind): Outcome {
+  return { response: { ...response, headers: { ...response.headers, 'X-Request-Id': rm.requestId } }, requestId: rm.requestId, fault };
+}
 
-  let key: KeyDef;
-  try {
-    key = authenticate(req.headersDistinct, state.keys, version);
-  } catch (err) {
-    await latency();
-    return answer(errorResponse(rm, err as ApiError));
-  }
+/** The counted part of a request (API or download). */
+export interface Counted {
+  /** the 429's words: `Rate limit` or `Download rate limit` */
+  what: string;
+  limits: Array<{ limiter: FixedWindowLimiter; id: string }>;
+  faultPath: string;
+  run(): SandboxResponse;
+  /** downloads: a `truncated` fault cuts the real answer instead of replacing the request */
+  cutsReal?: boolean;
+  /** told what ran, or nothing when the request did not run (the idempotency claim listens) */
+  settle?(ran?: SandboxResponse): void;
+}
 
-  // Idempotency: a replay is answered before counting; a conflict or a bad key is a counted 422.
-  let claim: Claim | undefined;
-  let early: ApiError | undefined;
-  const idemHeader = req.headers['idempotency-key'];
-  if ((req.method === 'POST' || req.method === 'PATCH') && idemHeader !== undefined) {
-    if (typeof idemHeader !== 'string' || !isValidIdempotencyKey(idemHeader)) {
-      early = new ApiError(422, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters', [
-        { header: 'Idempotency-Key', issue: 'invalid' },
-      ]);
-    } else {
-      const fp = fingerprint(req.method, req.url, req.rawBody);
-      for (;;) {
-        const found = state.idempotency.lookup(key.key, idemHeader, fp);
-        if (found.kind === 'wait') {
-          await found.done;
-          continue;
-        }
-        if (found.kind === 'replay') {
-          await latency();
-          return {
-            response: { ...found.response, headers: { ...found.response.headers, 'Idempotent-Replayed': 'true' } },
-            replayed: true,
-            requestId: found.response.headers['X-Request-Id'] ?? requestId,
-          };
-        }
-        if (found.kind === 'conflict') early = found.error;
-        else claim = found.claim;
-        break;
-      }
-    }
-  }
-
-  const limit = takeAll(
-    [
-      { limiter: state.keyLimiter, id: key.key },
-      { limiter: state.orgLimiter, id: ORGANIZATION },
-    ],
-    state.rateFormat,
-  );
+export async function serveCounted(state: SandboxState, method: string, rm: RequestMeta, c: Counted): Promise<Outcome> {
+  const limit = takeAll(c.limits, state.rateFormat);
   if (!limit.ok) {
-    claim?.release();
-    await latency();
-    const seconds = limit.headers['Retry-After'];
-    return answer(errorResponse(rm, new ApiError(429, 'RATE_LIMITED', `Rate limit exceeded; retry after ${seconds} s`, [], limit.headers)));
+    c.settle?.();
+    await latency(state);
+    const message = `${c.what} exceeded; retry after ${limit.headers['Retry-After']} s`;
+    return answer(rm, errorResponse(rm, new ApiError(429, 'RATE_LIMITED', message, [], limit.headers)));
   }
-  await latency();
-
-  const fault = state.faults.choose(req.method, req.path);
-  if (fault && runsBeforeRequest(fault)) {
-    claim?.release();
-    if (fault === 'drop') return { fault, requestId };
-    const faulty =
-      fault === '500'
-        ? internalError(rm)
-        : fault === '429'
-          ? injected429(rm, state.rateFormat)
-          : fault === 'html-502'
-            ? html502()
-            : truncated(rm);
-    return answer(faulty, { fault });
+  await latency(state);
+  const fault = state.faults.choose(method, c.faultPath);
+  if (fault && runsBeforeRequest(fault) && !(c.cutsReal && fault === 'truncated')) {
+    c.settle?.();
+    return fault === 'drop' ? { fault, requestId: rm.requestId } : answer(rm, faultResponse(rm, fault, state.rateFormat), fault);
   }
-
   // meta.timestamp is the server time of the response, read as the envelope is built (after the
   // latency and the write): a record created by this request has created_at at or before it, an
   // existing one (a relinked link) well before it.
   rm.clock = state.now;
-  const ran = early ? errorResponse(rm, early) : run(state, req, version, key, rm);
-  const response = withRequestId({ ...ran, headers: { ...limit.headers, ...ran.headers } }, requestId);
-  if (claim) {
-    if (response.status < 500) claim.store(response);
-    else claim.release();
+  const ran = c.run();
+  const response = answer(rm, { ...ran, headers: { ...limit.headers, ...ran.headers } }).response!;
+  c.settle?.(response);
+  if (fault === 'truncated') {
+    const real = response.status === 200 && response.raw === undefined;
+    return answer(rm, real ? cut(response) : faultResponse(rm, fault, state.rateFormat), fault);
   }
-  if (fault === 'drop-after-write') return { fault, requestId };
-  if (fault === '500-after-write') return answer(internalError(rm), { fault });
-  return { response, requestId };
+  if (fault === 'drop-after-write') return { fault, requestId: rm.requestId };
+  if (fault === '500-after-write') return answer(rm, internalError(rm), fault);
+  return { response, requestId: rm.requestId };
+}
+
+export async function handleApiRequest(state: SandboxState, req: IncomingRequest, version: 1 | 2): Promise<Outcome> {
+  const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: version === 1 ? '1' : '2' };
+  let key: KeyDef;
+  try {
+    key = authenticate(req.headersDistinct, state.keys, version);
+  } catch (err) {
+    await latency(state);
+    return answer(rm, errorResponse(rm, err as ApiError));
+  }
+  const idem = await claimKey(state, req, key, rm.requestId);
+  if (idem.replay) {
+    await latency(state);
+    return idem.replay;
+  }
+  return serveCounted(state, req.method, rm, {
+    what: 'Rate limit',
+    limits: [
+      { limiter: state.keyLimiter, id: key.key },
+      { limiter: state.orgLimiter, id: ORGANIZATION },
+    ],
+    faultPath: req.path,
+    run: () => (idem.error ? errorResponse(rm, idem.error) : run(state, req, version, key, rm)),
+    settle: (ran) => (ran && ran.status < 500 ? idem.claim?.store(ran) : idem.claim?.release()),
+  });
+}
+
+/**
+ * The Idempotency-Key of a POST or PATCH: a replay (answered before counting), the claim to answer
+ * it, or an error (a conflict or a malformed key: a counted 422). A twin still running is awaited.
+ */
+async function claimKey(
+  state: SandboxState,
+  req: IncomingRequest,
+  key: KeyDef,
+  requestId: string,
+): Promise<{ replay?: Outcome; claim?: Claim; error?: ApiError }> {
+  const header = req.headers['idempotency-key'];
+  if ((req.method !== 'POST' && req.method !== 'PATCH') || header === undefined) return {};
+  if (typeof header !== 'string' || !isValidIdempotencyKey(header)) {
+    const details = [{ header: 'Idempotency-Key', issue: 'invalid' }];
+    return { error: new ApiError(422, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters', details) };
+  }
+  const fp = fingerprint(req.method, req.url, req.rawBody);
+  for (;;) {
+    const found = state.idempotency.lookup(key.key, header, fp);
+    if (found.kind === 'wait') await found.done;
+    else if (found.kind === 'conflict') return { error: found.error };
+    else if (found.kind === 'miss') return { claim: found.claim };
+    else {
+      const response = { ...found.response, headers: { ...found.response.headers, 'Idempotent-Replayed': 'true' } };
+      return { replay: { response, replayed: true, requestId: found.response.headers['X-Request-Id'] ?? requestId } };
+    }
+  }
 }
 
 function decodeSegment(segment: string): string {
@@ -156,13 +163,8 @@ function run(state: SandboxState, req: IncomingRequest, version: 1 | 2, key: Key
     const route = routes[req.method as Method];
     if (!route) {
       const allowed = Object.keys(routes).join(', ');
-      throw new ApiError(
-        405,
-        'METHOD_NOT_ALLOWED',
-        `${req.method} is not allowed on ${req.path} (allowed: ${allowed})`,
-        [{ allowed: Object.keys(routes) }],
-        { Allow: allowed },
-      );
+      const message = `${req.method} is not allowed on ${req.path} (allowed: ${allowed})`;
+      throw new ApiError(405, 'METHOD_NOT_ALLOWED', message, [{ allowed: Object.keys(routes) }], { Allow: allowed });
     }
     if (route.scope) requireScope(key, route.scope);
     let parsed: { value: unknown } | undefined;

@@ -1,6 +1,6 @@
 // Authentication (docs/sandbox.md, "Authentication, scopes, access"): exactly one of the two
 // headers, a known key of the path's API version, then scopes and record ownership.
-import { ApiError, forbiddenRecord } from './errors.js';
+import { ApiError } from './responses.js';
 import type { KeyDef } from './types.js';
 
 const unauthenticated = (message: string) => new ApiError(401, 'UNAUTHENTICATED', message);
@@ -62,5 +62,6 @@ export function canSee(key: KeyDef, record: { owner_id?: unknown }): boolean {
 }
 
 export function requireOwner(key: KeyDef, record: { id?: unknown; owner_id?: unknown }): void {
-  if (!canSee(key, record)) throw forbiddenRecord(String(record.id));
+  if (!canSee(key, record))
+    throw new ApiError(403, 'FORBIDDEN_RECORD', `Record ${String(record.id)} belongs to another user`, [{ id: String(record.id) }]);
 }

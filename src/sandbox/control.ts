@@ -1,7 +1,7 @@
 // The control endpoint `/__sandbox/*` (docs/sandbox.md, "Faults"): the request log, faults,
 // limits, forgetting idempotency keys, reset and stats. No key, no rate limit, loopback only.
 import { RESOURCES } from '../api/resources.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './responses.js';
 import { compileRegex, isFaultKind, validateFaultRates, type QueuedFault } from './faults.js';
 import { RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
 import type { SandboxState } from './state.js';

@@ -79,8 +79,8 @@ export interface Page<T> {
 }
 
 /**
- * One page of `items` (already in creation order, each with its `seq`), after `afterSeq`.
- * `limit` is assumed valid (1..100).
+ * One page of the `items` that `keep` keeps (in creation order, each with its `seq`), after
+ * `afterSeq`; reading stops once the page is full. `limit` is assumed valid (1..100).
  */
 export function paginate<T extends { seq: number }>(
   items: Iterable<T>,
@@ -88,11 +88,12 @@ export function paginate<T extends { seq: number }>(
   limit: number,
   afterSeq: number,
   codec: CursorCodec,
+  keep: (item: T) => boolean = () => true,
 ): Page<T> {
   const page: T[] = [];
   let hasNextPage = false;
   for (const item of items) {
-    if (item.seq <= afterSeq) continue;
+    if (item.seq <= afterSeq || !keep(item)) continue;
     if (page.length === limit) {
       hasNextPage = true;
       break;

@@ -58,7 +58,7 @@ export interface FaultConfig {
 }
 
 /** Faults that happen before the request runs; the others run it first. */
-export function runsBeforeRequest(kind: FaultKind): boolean {
+export function runsBeforeRequest(kind: FaultKind): kind is Exclude<FaultKind, '500-after-write' | 'drop-after-write'> {
   return kind !== '500-after-write' && kind !== 'drop-after-write';
 }
 

@@ -1,9 +1,9 @@
-// What a route handler receives and returns, plus the list-query helpers every list shares.
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/resources.js';
+// What a route handler receives and returns, plus the list helpers every list shares.
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, findResource, type ResourceDef, type ResourceName } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
-import type { CursorCodec } from './cursor.js';
-import { ApiError, invalidParameter } from './errors.js';
-import type { RequestMeta } from './responses.js';
+import { canSee, requireOwner } from './auth.js';
+import { paginate, type CursorCodec, type Page } from './cursor.js';
+import { ApiError, invalidParameter, notFound, type RequestMeta } from './responses.js';
 import type { SandboxState } from './state.js';
 import type { KeyDef, SandboxResponse } from './types.js';
 
@@ -16,23 +16,37 @@ export interface HandlerCtx {
   body(): unknown;
 }
 
-export type Handler = (ctx: HandlerCtx) => SandboxResponse;
-
 export interface Route {
   /** the scope the key needs (none for version 1 routes) */
   scope?: string;
-  run: Handler;
+  run: (ctx: HandlerCtx) => SandboxResponse;
 }
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** The routes of one path, by method: a method not in it is 405. */
 export type PathRoutes = Partial<Record<Method, Route>>;
 
-/** The `limit` query parameter: an integer 1–100, default 25. */
-export function parseLimit(text: string | undefined): number {
-  if (text === undefined) return PAGE_SIZE_DEFAULT;
-  const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= PAGE_SIZE_MAX)) throw invalidParameter('limit', `limit must be an integer from 1 to ${PAGE_SIZE_MAX}`);
+/** The record as the key may see it: another user's record is 403, a missing one 404. */
+export function visibleRecord(ctx: HandlerCtx, def: ResourceDef, id: string): ApiRecord {
+  const record = ctx.state.store.get(def.name, id);
+  if (!record) throw notFound(`${def.singular.charAt(0).toUpperCase()}${def.singular.slice(1)} ${id}`);
+  requireOwner(ctx.key, record);
+  return record;
+}
+
+export const resource = (name: ResourceName): ResourceDef => findResource(name)!;
+
+/** `Location` of a created record or link: the API's origin and the path, each segment encoded. */
+export function location(ctx: HandlerCtx, ...segments: string[]): Record<string, string> {
+  return { Location: `${ctx.state.origin}/api/v2/${segments.map(encodeURIComponent).join('/')}` };
+}
+
+/** The `limit` of a list (a number: a query's text is converted first): an integer 1–100, default 25. */
+export function parseLimit(n: unknown): number {
+  if (n === undefined) return PAGE_SIZE_DEFAULT;
+  if (!(typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= PAGE_SIZE_MAX)) {
+    throw invalidParameter('limit', `limit must be an integer from 1 to ${PAGE_SIZE_MAX}`);
+  }
   return n;
 }
 
@@ -51,28 +65,31 @@ export function parseCursor(value: unknown, scope: string, codec: CursorCodec): 
   return payload.seq;
 }
 
-export interface ListQuery {
-  limit: number;
-  afterSeq: number;
-  filters: Array<[string, string]>;
-}
-
-/** `limit`, `cursor`, and every other parameter as an exact-match filter. */
-export function parseListQuery(query: URLSearchParams, scope: string, codec: CursorCodec): ListQuery {
+/**
+ * One page of a version 2 list from its query: `limit`, `cursor`, and every other parameter as an
+ * exact-match filter on the record `recordOf` gives (`true`, `false`, numbers as their string forms).
+ */
+export function listPage<T extends { seq: number }>(
+  ctx: HandlerCtx,
+  scope: string,
+  rowsAfter: (afterSeq: number) => Iterable<T>,
+  recordOf: (row: T) => ApiRecord | undefined,
+): Page<T> {
   for (const name of ['limit', 'cursor']) {
-    if (query.getAll(name).length > 1) throw invalidParameter(name, `${name} given more than once`);
+    if (ctx.query.getAll(name).length > 1) throw invalidParameter(name, `${name} given more than once`);
   }
-  const filters: Array<[string, string]> = [];
-  for (const [name, value] of query) if (name !== 'limit' && name !== 'cursor') filters.push([name, value]);
-  return { limit: parseLimit(query.get('limit') ?? undefined), afterSeq: parseCursor(query.get('cursor') ?? undefined, scope, codec), filters };
+  const filters = [...ctx.query].filter(([name]) => name !== 'limit' && name !== 'cursor');
+  const text = ctx.query.get('limit');
+  const limit = parseLimit(text === null ? undefined : /^\d+$/.test(text) ? Number(text) : NaN);
+  const afterSeq = parseCursor(ctx.query.get('cursor') ?? undefined, scope, ctx.state.cursors);
+  const keep = (row: T) => {
+    const record = recordOf(row);
+    return record !== undefined && canSee(ctx.key, record) && filters.every(([name, want]) => matches(record[name], want));
+  };
+  return paginate(rowsAfter(afterSeq), scope, limit, afterSeq, ctx.state.cursors, keep);
 }
 
-/** Exact match on top-level fields; `true`, `false`, numbers compared as their string forms. */
-export function matches(record: ApiRecord, filters: Array<[string, string]>): boolean {
-  return filters.every(([name, want]) => {
-    const value = record[name];
-    if (value === undefined || (typeof value === 'object' && value !== null)) return false;
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects returned false above
-    return String(value) === want;
-  });
+function matches(value: unknown, want: string): boolean {
+  if (value === undefined || (typeof value === 'object' && value !== null)) return false;
+  return String(value as string | number | boolean | null) === want;
 }

@@ -4,7 +4,7 @@
 // service keeps its keys across restarts); API keys appear there only as SHA-256 digests (spec,
 // Authentication rule 2), which is also how the cache files them in memory.
 import { createHash } from 'node:crypto';
-import { ApiError } from './errors.js';
+import { ApiError } from './responses.js';
 import type { SandboxResponse } from './types.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

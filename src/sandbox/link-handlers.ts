@@ -1,40 +1,19 @@
 // Relationship sub-resources (`/{parent}/{id}/{relation}`) and a meeting's single deal and
-// company (`/meetings/{id}/deal|company`): docs/sandbox.md, "Paths".
-import {
-  DEAL_CONTACT_TYPES,
-  NOTE_RECORD_TYPES,
-  type Association,
-  type LinkRelation,
-  type ResourceDef,
-  type ResourceName,
-  findResource,
-  scopeFor,
-} from '../api/resources.js';
+// company (`/meetings/{id}/deal|company`): docs/sandbox.md, "Paths". A link body's fields come
+// from the resource table (LinkRelation.fields).
+import { type Association, type LinkRelation, type ResourceDef, type ResourceName, scopeFor } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
-import { canSee, requireOwner } from './auth.js';
-import { paginate } from './cursor.js';
-import { ApiError, notFound } from './errors.js';
-import { matches, parseListQuery, type HandlerCtx, type PathRoutes } from './handler.js';
-import { list, success } from './responses.js';
-import { visibleRecord } from './resource-handlers.js';
+import { requireOwner } from './auth.js';
+import { listPage, location, resource, visibleRecord, type HandlerCtx, type PathRoutes } from './handler.js';
+import { ApiError, list, notFound, success } from './responses.js';
 import { failed, requireIdField, requireObject } from './validation.js';
 
-const RECORD_TYPE_RESOURCE: Record<(typeof NOTE_RECORD_TYPES)[number], ResourceName> = {
-  contact: 'contacts',
-  company: 'companies',
-  deal: 'deals',
-};
-
-/** Fields a link body may carry besides the child's id. */
-function optionalLinkFields(link: LinkRelation): string[] {
-  if (link.childKey === 'contact_id' && link.relation === 'contacts') return ['type', 'supervisor'];
-  if (link.childKey === 'record_id') return ['record_type'];
-  return [];
-}
-
-function rejectUnknownFields(body: ApiRecord, allowed: string[]): void {
+/** The body's fields: only `allowed` ones, else 422 unknown_field. */
+function bodyOf(ctx: HandlerCtx, allowed: string[]): ApiRecord {
+  const body = requireObject(ctx.body());
   const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
   if (unknown.length > 0) throw failed(unknown.map((field) => ({ field, issue: 'unknown_field' })));
+  return body;
 }
 
 /** The existing record a body field names, among `resources`; 404 when there is none. */
@@ -49,119 +28,94 @@ function referencedRecord(ctx: HandlerCtx, resources: readonly ResourceName[], f
 function linkExtras(link: LinkRelation, body: ApiRecord): { extra: ApiRecord; resources: readonly ResourceName[] } {
   const extra: ApiRecord = {};
   let resources = link.childResources;
-  if (body.type !== undefined) {
-    if (typeof body.type !== 'string' || !(DEAL_CONTACT_TYPES as readonly string[]).includes(body.type)) {
-      throw failed([{ field: 'type', issue: 'invalid_enum', allowed: DEAL_CONTACT_TYPES }]);
+  for (const field of link.fields ?? []) {
+    const value = body[field.name];
+    if (value === undefined) continue;
+    if (field.values && (typeof value !== 'string' || !field.values.includes(value))) {
+      throw failed([{ field: field.name, issue: 'invalid_enum', allowed: field.values }]);
     }
-    extra.type = body.type;
-  }
-  if (body.supervisor !== undefined) {
-    if (typeof body.supervisor !== 'string') throw failed([{ field: 'supervisor', issue: 'must_be_string' }]);
-    extra.supervisor = body.supervisor;
-  }
-  if (body.record_type !== undefined) {
-    const type = body.record_type;
-    if (typeof type !== 'string' || !(type in RECORD_TYPE_RESOURCE)) {
-      throw failed([{ field: 'record_type', issue: 'invalid_enum', allowed: NOTE_RECORD_TYPES }]);
-    }
-    resources = [RECORD_TYPE_RESOURCE[type as keyof typeof RECORD_TYPE_RESOURCE]];
-    extra.record_type = type;
+    if (typeof value !== 'string') throw failed([{ field: field.name, issue: 'must_be_string' }]);
+    if (field.namesChild) resources = resources.filter((r) => resource(r).singular === value);
+    extra[field.name] = value;
   }
   return { extra, resources };
 }
 
 /** `/{parent}/{id}/{relation}`: list the linked records, or link one more. */
 export function relationRoutes(parent: ResourceDef, id: string, link: LinkRelation): PathRoutes {
-  const scope = `${parent.name}/${id}/${link.relation}`;
-  return {
-    GET: {
-      scope: scopeFor(parent.name, 'read'),
-      run: (ctx) => {
-        visibleRecord(ctx, parent, id);
-        const q = parseListQuery(ctx.query, scope, ctx.state.cursors);
-        const rows = ctx.state.store
-          .links(parent.name, id, link.relation)
-          .map((l) => ({ seq: l.seq, link: l.data, child: ctx.state.store.get(l.data.child_type, l.data.child_id) }))
-          .filter((r) => r.child !== undefined && canSee(ctx.key, r.child) && matches(r.child, q.filters));
-        const page = paginate(rows, scope, q.limit, q.afterSeq, ctx.state.cursors);
-        return list(
-          ctx.rm,
-          page.items.map((r) => ({ ...r.child, link: r.link })),
-          { end_cursor: page.endCursor, has_next_page: page.hasNextPage },
-        );
-      },
-    },
-    POST: {
-      scope: scopeFor(parent.name, 'write'),
-      run: (ctx) => {
-        visibleRecord(ctx, parent, id);
-        const body = requireObject(ctx.body());
-        rejectUnknownFields(body, [link.childKey, ...optionalLinkFields(link)]);
-        const childId = requireIdField(body, link.childKey);
-        const { extra, resources } = linkExtras(link, body);
-        const child = referencedRecord(ctx, resources, link.childKey, childId);
-        const result = ctx.state.store.link(parent.name, id, link.relation, child.resource, childId, extra);
-        // A relink is a no-op (spec): the same 201 + Location, with the existing link unchanged
-        // (its id and original created_at, earlier than meta.timestamp).
-        const location = `${ctx.state.origin}/api/v2/${parent.name}/${encodeURIComponent(id)}/${link.relation}/${encodeURIComponent(childId)}`;
-        return success(ctx.rm, result.link, 201, { Location: location });
-      },
-    },
+  const listScope = `${parent.name}/${id}/${link.relation}`;
+  const listLinks = (ctx: HandlerCtx) => {
+    visibleRecord(ctx, parent, id);
+    const rows = ctx.state.store
+      .links(parent.name, id, link.relation)
+      .map((l) => ({ seq: l.seq, link: l.data, child: ctx.state.store.get(l.data.child_type, l.data.child_id) }));
+    const page = listPage(
+      ctx,
+      listScope,
+      () => rows,
+      (r) => r.child,
+    );
+    return list(
+      ctx.rm,
+      page.items.map((r) => ({ ...r.child, link: r.link })),
+      page,
+    );
   };
+  const addLink = (ctx: HandlerCtx) => {
+    visibleRecord(ctx, parent, id);
+    const body = bodyOf(ctx, [link.childKey, ...(link.fields ?? []).map((f) => f.name)]);
+    const childId = requireIdField(body, link.childKey);
+    const { extra, resources } = linkExtras(link, body);
+    const child = referencedRecord(ctx, resources, link.childKey, childId);
+    const result = ctx.state.store.link(parent.name, id, link.relation, child.resource, childId, extra);
+    // A relink is a no-op (spec): the same 201 + Location, with the existing link unchanged
+    // (its id and original created_at, earlier than meta.timestamp).
+    return success(ctx.rm, result.link, 201, location(ctx, parent.name, id, link.relation, childId));
+  };
+  return { GET: { scope: scopeFor(parent.name, 'read'), run: listLinks }, POST: { scope: scopeFor(parent.name, 'write'), run: addLink } };
 }
 
 /** `/{parent}/{id}/{relation}/{child_id}`: unlink. */
 export function linkedChildRoutes(parent: ResourceDef, id: string, link: LinkRelation, childId: string): PathRoutes {
-  return {
-    DELETE: {
-      scope: scopeFor(parent.name, 'write'),
-      run: (ctx) => {
-        visibleRecord(ctx, parent, id);
-        const child = ctx.state.store.find(link.childResources, childId);
-        if (child) requireOwner(ctx.key, child.data);
-        const removed = ctx.state.store.unlink(parent.name, id, link.relation, childId);
-        if (!removed) throw notFound(`A link from ${parent.singular} ${id} to ${childId}`);
-        return success(ctx.rm, { ...removed, deleted: true });
-      },
-    },
+  const unlink = (ctx: HandlerCtx) => {
+    visibleRecord(ctx, parent, id);
+    const child = ctx.state.store.find(link.childResources, childId);
+    if (child) requireOwner(ctx.key, child.data);
+    const removed = ctx.state.store.unlink(parent.name, id, link.relation, childId);
+    if (!removed) throw notFound(`A link from ${parent.singular} ${id} to ${childId}`);
+    return success(ctx.rm, { ...removed, deleted: true });
   };
+  return { DELETE: { scope: scopeFor(parent.name, 'write'), run: unlink } };
 }
 
 /** `/meetings/{id}/deal` and `/meetings/{id}/company`: get, set (PUT) and clear. */
 export function associationRoutes(parent: ResourceDef, id: string, assoc: Association): PathRoutes {
-  const target = findResource(assoc.target)!;
   const field = assoc.bodyKey;
   const current = (ctx: HandlerCtx): ApiRecord | null => {
-    const meeting = visibleRecord(ctx, parent, id);
-    const targetId = meeting[field];
-    const record = typeof targetId === 'string' ? ctx.state.store.get(target.name, targetId) : undefined;
+    const targetId = visibleRecord(ctx, parent, id)[field];
+    const record = typeof targetId === 'string' ? ctx.state.store.get(assoc.target, targetId) : undefined;
     if (!record) return null; // unset (or its record deleted)
     // Set, but to another user's record: 403 FORBIDDEN_RECORD for a user-bound key, never `data:
     // null`, which would read as "no deal set".
     requireOwner(ctx.key, record);
     return record;
   };
+  const set = (ctx: HandlerCtx) => {
+    visibleRecord(ctx, parent, id);
+    const targetId = requireIdField(bodyOf(ctx, [field]), field);
+    const record = referencedRecord(ctx, [assoc.target], field, targetId).data;
+    ctx.state.store.update(parent.name, id, { [field]: targetId });
+    return success(ctx.rm, record);
+  };
+  const clear = (ctx: HandlerCtx) => {
+    visibleRecord(ctx, parent, id);
+    ctx.state.store.update(parent.name, id, { [field]: null });
+    return success(ctx.rm, null);
+  };
+  const write = scopeFor(parent.name, 'write');
   return {
     GET: { scope: scopeFor(parent.name, 'read'), run: (ctx) => success(ctx.rm, current(ctx)) },
-    PUT: {
-      scope: scopeFor(parent.name, 'write'),
-      run: (ctx) => {
-        visibleRecord(ctx, parent, id);
-        const body = requireObject(ctx.body());
-        rejectUnknownFields(body, [field]);
-        const targetId = requireIdField(body, field);
-        const record = referencedRecord(ctx, [target.name], field, targetId).data;
-        ctx.state.store.update(parent.name, id, { [field]: targetId });
-        return success(ctx.rm, record);
-      },
-    },
-    DELETE: {
-      scope: scopeFor(parent.name, 'write'),
-      run: (ctx) => {
-        visibleRecord(ctx, parent, id);
-        ctx.state.store.update(parent.name, id, { [field]: null });
-        return success(ctx.rm, null);
-      },
-    },
+    PUT: { scope: write, run: set },
+    DELETE: { scope: write, run: clear },
   };
 }

@@ -1,17 +1,35 @@
-// Builders of the response envelopes (spec: "Response envelope (version 2)", "Version 1 shapes";
-// src/api/envelopes.ts has the zod schemas they must satisfy).
-import { API_VERSION_V1, API_VERSION_V2 } from '../api/resources.js';
+// What the sandbox answers: its error (thrown by any handler), the envelopes of the request's API
+// version (src/api/envelopes.ts has the zod schemas they must satisfy), and the answers of
+// injected faults (docs/sandbox.md, "Faults"): what a crashing server, a proxy or a cut connection sends.
 import type { ApiRecord, Meta } from '../api/envelopes.js';
-import type { ApiError } from './errors.js';
+import { resetHeader, retryAfterHeader, type HeaderFormat } from './rate-limiter.js';
 import type { SandboxResponse } from './types.js';
 
-export type ApiVersion = typeof API_VERSION_V1 | typeof API_VERSION_V2;
+export type ErrorDetail = Record<string, unknown>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const notFound = (what: string): ApiError => new ApiError(404, 'NOT_FOUND', `${what} not found`);
+export const invalidBody = (message: string): ApiError => new ApiError(422, 'INVALID_BODY', message);
+export const invalidParameter = (name: string, message: string): ApiError =>
+  new ApiError(422, 'INVALID_PARAMETER', message, [{ field: name, issue: 'invalid' }]);
 
 /** Per-request facts every envelope needs. */
 export interface RequestMeta {
   requestId: string;
   now: number;
-  version: ApiVersion;
+  version: '1' | '2';
   /** when set, meta.timestamp is read from it as the envelope is built (the time of the response) */
   clock?: () => number;
 }
@@ -24,12 +42,8 @@ export function success(rm: RequestMeta, data: unknown, status = 200, headers: R
   return { status, headers, body: { object: 'success', data, meta: meta(rm) } };
 }
 
-export interface PageInfo {
-  end_cursor: string | null;
-  has_next_page: boolean;
-}
-
-export function list(rm: RequestMeta, data: ApiRecord[], pageInfo: PageInfo): SandboxResponse {
+export function list(rm: RequestMeta, data: ApiRecord[], page: { endCursor: string | null; hasNextPage: boolean }): SandboxResponse {
+  const pageInfo = { end_cursor: page.endCursor, has_next_page: page.hasNextPage };
   return { status: 200, headers: {}, body: { object: 'list', data, page_info: pageInfo, meta: meta(rm) } };
 }
 
@@ -40,6 +54,41 @@ export function v1Success(rm: RequestMeta, data: unknown, extra: Record<string, 
 /** The error envelope of the request's version: `{object: "error", …}` or `{success: false, …}`. */
 export function errorResponse(rm: RequestMeta, err: ApiError): SandboxResponse {
   const error = { code: err.code, message: err.message, details: err.details };
-  const body = rm.version === API_VERSION_V1 ? { success: false, error, meta: meta(rm) } : { object: 'error', error, meta: meta(rm) };
+  const body = rm.version === '1' ? { success: false, error, meta: meta(rm) } : { object: 'error', error, meta: meta(rm) };
   return { status: err.status, headers: { ...err.headers }, body };
+}
+
+/** The wait an injected 429 asks for: `Retry-After: 0.05` in the default (seconds) form. */
+const FAULT_RETRY_AFTER_MS = 50;
+
+export function internalError(rm: RequestMeta, message = 'Internal server error (injected fault)'): SandboxResponse {
+  return errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', message));
+}
+
+/** The answer of a fault that replaces the request: 500, 429, a proxy's HTML 502, or a JSON body cut in half. */
+export function faultResponse(rm: RequestMeta, fault: '500' | '429' | 'html-502' | 'truncated', format: HeaderFormat): SandboxResponse {
+  if (fault === '500') return internalError(rm);
+  if (fault === '429') {
+    const headers = {
+      'Retry-After': retryAfterHeader(FAULT_RETRY_AFTER_MS, format),
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': resetHeader(FAULT_RETRY_AFTER_MS, format),
+    };
+    return errorResponse(rm, new ApiError(429, 'RATE_LIMITED', 'Rate limit exceeded (injected fault)', [], headers));
+  }
+  if (fault === 'html-502') {
+    return {
+      status: 502,
+      headers: { 'Content-Type': 'text/html; charset=utf-8' },
+      raw: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+    };
+  }
+  const data = { id: 'truncated', note: 'this body was cut in half by an injected fault' };
+  return cut({ status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { object: 'success', data, meta: meta(rm) } });
+}
+
+/** A JSON answer whose body stops halfway, as a connection cut mid-body would leave it. */
+export function cut(response: SandboxResponse): SandboxResponse {
+  const text = JSON.stringify(response.body ?? null);
+  return { ...response, body: undefined, raw: text.slice(0, Math.floor(text.length / 2)) };
 }

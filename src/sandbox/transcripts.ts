@@ -1,9 +1,11 @@
 // Transcripts (docs/sandbox.md, "Recordings and transcripts"): tokenized download links that
 // expire after the TTL, and transcript content derived deterministically from the recording id.
 import { createHash } from 'node:crypto';
+import { RESOURCES } from '../api/resources.js';
 import { mulberry32, newToken, pick } from './random.js';
 
-export const DOWNLOAD_PATH = '/transcripts/download/';
+/** Where transcript links point, on the download origin (the resource table's `download`). */
+export const DOWNLOAD_PATH = RESOURCES.find((r) => r.download)!.download!.path;
 
 export class TranscriptTokens {
   private tokens = new Map<string, { recordingId: string; expiresAt: number }>();

@@ -1,146 +1,76 @@
-// The three version 1 operations (docs/sandbox.md, "Version 1"): people and interactions
-// queries over the version 2 contacts and interactions in camelCase, and the company update.
-import { V1_COMPANY_FIELDS, V1_INTERACTION_FIELDS, V1_PERSON_FIELDS, type ResourceName } from '../api/resources.js';
+// The version 1 operations of src/api/v1.ts (docs/sandbox.md, "Version 1"): the queries over the
+// version 2 records in camelCase, and the company update.
 import type { ApiRecord } from '../api/envelopes.js';
-import { canSee, requireOwner } from './auth.js';
+import { V1_COMPANY_UPDATE, findV1Query, type V1FieldType, type V1Query } from '../api/v1.js';
+import { canSee } from './auth.js';
 import { paginate } from './cursor.js';
-import { ApiError, invalidParameter, notFound } from './errors.js';
-import { parseCursor, type HandlerCtx, type PathRoutes } from './handler.js';
-import { filterIter, mapIter } from './iter.js';
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../api/resources.js';
-import { v1Success } from './responses.js';
-import { failed, requireObject } from './validation.js';
+import { parseCursor, parseLimit, resource, visibleRecord, type HandlerCtx, type PathRoutes } from './handler.js';
+import { ApiError, v1Success } from './responses.js';
+import { failed, isPlainObject, requireObject } from './validation.js';
 
 /** A version 2 record in version 1 shape: only the mapped fields, renamed. */
-export function toV1(record: ApiRecord, fields: Readonly<Record<string, string>>): ApiRecord {
+function toV1(record: ApiRecord, fields: Readonly<Record<string, string>>): ApiRecord {
   const out: ApiRecord = {};
   for (const [snake, camel] of Object.entries(fields)) if (record[snake] !== undefined) out[camel] = record[snake];
   return out;
 }
 
-export function camelToSnake(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** `filter.{name}` → a test of the version 1 record: exact on a scalar field, membership in an array field. */
+function filterTest(q: V1Query, name: string, want: unknown): (v1: ApiRecord) => boolean {
+  const array = Object.hasOwn(q.arrayFilters, name) ? q.arrayFilters[name] : undefined;
+  const scalar = !array && !Object.values(q.arrayFilters).includes(name) && Object.values(q.fields).includes(name);
+  if (!array && !scalar) throw failed([{ field: `filter.${name}`, issue: 'unknown_field' }]);
+  if (typeof want !== 'string') throw failed([{ field: `filter.${name}`, issue: 'must_be_string' }]);
+  return array ? (v1) => Array.isArray(v1[array]) && v1[array].includes(want) : (v1) => v1[name] === want;
 }
 
-interface QuerySpec {
-  resource: ResourceName;
-  fields: Readonly<Record<string, string>>;
-  /** filter name → predicate on the version 1 record */
-  filters: Record<string, (v1: ApiRecord, want: string) => boolean>;
-  dataKey: string;
-  nextCursor: (ctx: HandlerCtx) => boolean;
-}
-
-const exact = (name: string) => (v1: ApiRecord, want: string) => typeof v1[name] === 'string' && v1[name] === want;
-const contains = (name: string) => (v1: ApiRecord, want: string) => Array.isArray(v1[name]) && (v1[name] as unknown[]).includes(want);
-
-function scalarFilters(fields: Readonly<Record<string, string>>, except: string[] = []) {
-  return Object.fromEntries(
-    Object.values(fields)
-      .filter((f) => !except.includes(f))
-      .map((f) => [f, exact(f)]),
-  );
-}
-
-const PEOPLE: QuerySpec = {
-  resource: 'contacts',
-  fields: V1_PERSON_FIELDS,
-  filters: scalarFilters(V1_PERSON_FIELDS),
-  dataKey: 'people',
-  nextCursor: () => true,
-};
-
-const INTERACTIONS: QuerySpec = {
-  resource: 'interactions',
-  fields: V1_INTERACTION_FIELDS,
-  filters: {
-    ...scalarFilters(V1_INTERACTION_FIELDS, ['companies', 'contacts']),
-    companyId: contains('companies'),
-    contactId: contains('contacts'),
-  },
-  dataKey: 'interactions',
-  nextCursor: (ctx) => ctx.state.v1InteractionsCursor,
-};
-
-function parseV1Limit(value: unknown): number {
-  if (value === undefined) return PAGE_SIZE_DEFAULT;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > PAGE_SIZE_MAX) {
-    throw invalidParameter('limit', `limit must be an integer from 1 to ${PAGE_SIZE_MAX}`);
+function query(q: V1Query, ctx: HandlerCtx) {
+  const scope = `v1/${q.kind}`;
+  const body = requireObject(ctx.body());
+  const unknown = Object.keys(body).filter((k) => !['cursor', 'limit', 'filter'].includes(k));
+  if (unknown.length > 0) throw failed(unknown.map((field) => ({ field, issue: 'unknown_field' })));
+  const limit = parseLimit(body.limit);
+  if (body.cursor !== undefined && body.cursor !== null && typeof body.cursor !== 'string') {
+    throw new ApiError(422, 'INVALID_CURSOR', 'cursor must be a string', [{ field: 'cursor', issue: 'must_be_string' }]);
   }
-  return value;
+  const afterSeq = parseCursor(body.cursor, scope, ctx.state.cursors);
+  const filter = body.filter ?? {};
+  if (!isPlainObject(filter)) throw failed([{ field: 'filter', issue: 'must_be_object' }]);
+  const tests = Object.entries(filter).map(([name, want]) => filterTest(q, name, want));
+  const rows = ctx.state.store.rows(q.resource, afterSeq);
+  const keep = (r: { data: ApiRecord }) => canSee(ctx.key, r.data) && tests.every((t) => t(toV1(r.data, q.fields)));
+  const page = paginate(rows, scope, limit, afterSeq, ctx.state.cursors, keep);
+  const cursor = q.nextCursor === 'always' || ctx.state.v1InteractionsCursor;
+  const extra = cursor ? { nextCursor: page.hasNextPage ? page.endCursor : null } : {};
+  return v1Success(ctx.rm, { [q.kind]: page.items.map((r) => toV1(r.data, q.fields)) }, extra);
 }
 
-function queryRoute(spec: QuerySpec): PathRoutes {
-  const scope = `v1/${spec.dataKey}`;
-  return {
-    POST: {
-      run: (ctx) => {
-        const body = requireObject(ctx.body());
-        const unknown = Object.keys(body).filter((k) => !['cursor', 'limit', 'filter'].includes(k));
-        if (unknown.length > 0) throw failed(unknown.map((field) => ({ field, issue: 'unknown_field' })));
-        const limit = parseV1Limit(body.limit);
-        if (body.cursor !== undefined && body.cursor !== null && typeof body.cursor !== 'string') {
-          throw new ApiError(422, 'INVALID_CURSOR', 'cursor must be a string', [{ field: 'cursor', issue: 'must_be_string' }]);
-        }
-        const afterSeq = parseCursor(body.cursor, scope, ctx.state.cursors);
-        const filter = body.filter === undefined || body.filter === null ? {} : body.filter;
-        if (typeof filter !== 'object' || Array.isArray(filter)) throw failed([{ field: 'filter', issue: 'must_be_object' }]);
-        const filters = Object.entries(filter as ApiRecord).map(([name, want]) => {
-          const test = spec.filters[name];
-          if (!test) throw failed([{ field: `filter.${name}`, issue: 'unknown_field' }]);
-          if (typeof want !== 'string') throw failed([{ field: `filter.${name}`, issue: 'must_be_string' }]);
-          return (v1: ApiRecord) => test(v1, want);
-        });
-        const rows = filterIter(
-          mapIter(ctx.state.store.rows(spec.resource, afterSeq), (r) => ({
-            seq: r.seq,
-            v1: toV1(r.data, spec.fields),
-            owner_id: r.data.owner_id,
-          })),
-          (r) => canSee(ctx.key, r) && filters.every((f) => f(r.v1)),
-        );
-        const page = paginate(rows, scope, limit, afterSeq, ctx.state.cursors);
-        const extra = spec.nextCursor(ctx) ? { nextCursor: page.hasNextPage ? page.endCursor : null } : {};
-        return v1Success(ctx.rm, { [spec.dataKey]: page.items.map((r) => r.v1) }, extra);
-      },
-    },
-  };
-}
-
-function fieldIssue(type: 'string' | 'string[]' | 'integer', value: unknown): string | undefined {
+function fieldIssue(type: V1FieldType | undefined, value: unknown): string | undefined {
+  if (type === undefined) return 'unknown_field';
   if (type === 'string') return typeof value === 'string' ? undefined : 'must_be_string';
   if (type === 'integer') return typeof value === 'number' && Number.isInteger(value) ? undefined : 'must_be_integer';
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? undefined : 'must_be_array_of_strings';
 }
 
-function companyRoute(id: string): PathRoutes {
-  return {
-    PATCH: {
-      run: (ctx) => {
-        const company = ctx.state.store.get('companies', id);
-        if (!company) throw notFound(`Company ${id}`);
-        requireOwner(ctx.key, company);
-        const body = requireObject(ctx.body());
-        const details = Object.entries(body).flatMap(([field, value]) => {
-          const type = V1_COMPANY_FIELDS[field];
-          const issue = type ? fieldIssue(type, value) : 'unknown_field';
-          return issue ? [{ field, issue }] : [];
-        });
-        if (details.length > 0) throw failed(details);
-        const fields = Object.fromEntries(Object.entries(body).map(([k, v]) => [camelToSnake(k), v]));
-        ctx.state.store.update('companies', id, fields);
-        return v1Success(ctx.rm, { id });
-      },
-    },
-  };
+function updateCompany(id: string, ctx: HandlerCtx) {
+  visibleRecord(ctx, resource(V1_COMPANY_UPDATE.resource), id);
+  const body = requireObject(ctx.body());
+  const details = Object.entries(body).flatMap(([field, value]) => {
+    const issue = fieldIssue(Object.hasOwn(V1_COMPANY_UPDATE.fields, field) ? V1_COMPANY_UPDATE.fields[field] : undefined, value);
+    return issue ? [{ field, issue }] : [];
+  });
+  if (details.length > 0) throw failed(details);
+  const fields = Object.fromEntries(Object.entries(body).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+  ctx.state.store.update(V1_COMPANY_UPDATE.resource, id, fields);
+  return v1Success(ctx.rm, { id });
 }
 
 /** The version 1 routes of a path below `/api/v1`, or undefined (404). */
 export function resolveV1(segments: string[]): PathRoutes | undefined {
   const [first, second, ...rest] = segments;
-  if (rest.length > 0) return undefined;
-  if (first === 'people' && second === 'query') return queryRoute(PEOPLE);
-  if (first === 'interactions' && second === 'query') return queryRoute(INTERACTIONS);
-  if (first === 'companies' && second !== undefined && second !== '') return companyRoute(second);
+  if (rest.length > 0 || first === undefined || !second) return undefined;
+  const q = second === 'query' ? findV1Query(first) : undefined;
+  if (q) return { POST: { run: (ctx) => query(q, ctx) } };
+  if (first === V1_COMPANY_UPDATE.kind) return { PATCH: { run: (ctx) => updateCompany(second, ctx) } };
   return undefined;
 }

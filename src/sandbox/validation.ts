@@ -3,7 +3,7 @@
 import type { ResourceDef } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../api/resources.js';
-import { ApiError, invalidBody, type ErrorDetail } from './errors.js';
+import { ApiError, invalidBody, type ErrorDetail } from './responses.js';
 
 /** The parsed body; malformed JSON or an empty body is 422 INVALID_BODY. */
 export function parseJson(raw: string): unknown {

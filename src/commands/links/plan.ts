@@ -1,6 +1,7 @@
 // Pure decisions of `crm links`: which (parent, relation) pairs exist, and the body each link
-// request carries (the spec shows only the deal-contact body; the others are CONTRACT §6's).
-import { DEAL_CONTACT_TYPES, RESOURCES, linkPairs, findLink, type Association, type LinkRelation } from '../../api/resources.js';
+// request carries (the link's fields come from the resource table, src/api/resources.ts).
+import { associationPairs, findAssociation, findLink, linkPairs } from '../../api/links.js';
+import { findResource, type Association, type LinkField, type LinkRelation } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import type { LinkOptions } from './types.js';
 
@@ -9,7 +10,7 @@ export function linkPairNames(): string[] {
 }
 
 export function associationPairNames(): string[] {
-  return RESOURCES.flatMap((r) => (r.associations ?? []).map((a) => `${r.name} ${a.name}`));
+  return associationPairs().map(({ parent, assoc }) => `${parent.name} ${assoc.name}`);
 }
 
 /** The link relation for `links list|add|remove`, or a usage error naming the valid pairs. */
@@ -26,7 +27,7 @@ export function resolveLink(parent: string, relation: string): LinkRelation {
 
 /** The association for `links get|set|clear`, or a usage error naming the valid pairs. */
 export function resolveAssociation(parent: string, relation: string): Association {
-  const assoc = RESOURCES.find((r) => r.name === parent)?.associations?.find((a) => a.name === relation);
+  const assoc = findAssociation(parent, relation);
   if (!assoc) {
     throw new UsageError(
       `unknown association '${parent} ${relation}'; valid: ${associationPairNames().join(', ')} (for deals, notes and segments use links list|add|remove)`,
@@ -39,27 +40,22 @@ export function resolveAssociation(parent: string, relation: string): Associatio
  * The table columns of `links list`: the linked record's id, then what the link itself says (the
  * deal-contact role and supervisor, a note record's type), then the child's own default columns.
  */
-export function linkListColumns(parent: string, link: LinkRelation): string[] {
-  const own =
-    parent === 'deals' && link.relation === 'contacts'
-      ? ['link.type', 'link.supervisor']
-      : link.childKey === 'record_id'
-        ? ['link.record_type']
-        : [];
-  const child = link.childResources.flatMap((name) => RESOURCES.find((r) => r.name === name)?.columns ?? []);
+export function linkListColumns(link: LinkRelation): string[] {
+  const own = (link.fields ?? []).map((f) => `link.${f.name}`);
+  const child = link.childResources.flatMap((name) => findResource(name)?.columns ?? []);
   return [...new Set(['id', ...own, ...child])];
 }
 
-/** `--type` in any case → the spec's enum value, or a usage error listing the allowed values. */
-export function normalizeDealContactType(type: string): string {
-  const upper = type
+/** A flag's value in any case (`decision-maker`) → the field's allowed value, or a usage error listing them. */
+export function normalizeChoice(field: LinkField, value: string): string {
+  const want = value
     .trim()
     .toUpperCase()
     .replace(/[-\s]+/g, '_');
-  if (!(DEAL_CONTACT_TYPES as readonly string[]).includes(upper)) {
-    throw new UsageError(`--type '${type}' is not a deal-contact type; allowed: ${DEAL_CONTACT_TYPES.join(', ')}`);
-  }
-  return upper;
+  const found = field.values?.find((v) => v.toUpperCase() === want);
+  if (field.values && found === undefined)
+    throw new UsageError(`--${field.flag} '${value}' is not a valid ${field.name}; allowed: ${field.values.join(', ')}`);
+  return found ?? value;
 }
 
 /** The assumed body of `links add` (replaced by --data where given). */
@@ -67,17 +63,17 @@ export function linkBody(
   o: Pick<LinkOptions, 'parent' | 'relation' | 'childId' | 'type' | 'supervisor' | 'recordType'>,
   link: LinkRelation,
 ): Record<string, unknown> {
-  const isDealContact = o.parent === 'deals' && o.relation === 'contacts';
-  const isNoteRecord = o.parent === 'notes' && o.relation === 'records';
-  if (!isDealContact && (o.type !== undefined || o.supervisor !== undefined)) {
-    throw new UsageError('--type and --supervisor apply only to deals contacts');
+  const given: Record<string, string | undefined> = { type: o.type, supervisor: o.supervisor, 'record-type': o.recordType };
+  for (const [flag, value] of Object.entries(given)) {
+    if (value !== undefined && !link.fields?.some((f) => f.flag === flag)) {
+      const pairs = linkPairs().filter((p) => p.link.fields?.some((f) => f.flag === flag));
+      throw new UsageError(`--${flag} applies only to ${pairs.map((p) => `${p.parent.name} ${p.link.relation}`).join(', ')}`);
+    }
   }
-  if (!isNoteRecord && o.recordType !== undefined) throw new UsageError('--record-type applies only to notes records');
   const body: Record<string, unknown> = { [link.childKey]: o.childId };
-  if (isDealContact) {
-    if (o.type !== undefined) body.type = normalizeDealContactType(o.type);
-    if (o.supervisor !== undefined) body.supervisor = o.supervisor;
+  for (const field of link.fields ?? []) {
+    const value = given[field.flag] ?? field.default;
+    if (value !== undefined) body[field.name] = normalizeChoice(field, value);
   }
-  if (isNoteRecord) body.record_type = o.recordType ?? 'contact';
   return body;
 }

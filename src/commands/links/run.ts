@@ -17,7 +17,7 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
   switch (o.verb) {
     case 'list':
       return printList(ctx, {
-        columns: linkListColumns(o.parent, resolveLink(o.parent, o.relation)),
+        columns: linkListColumns(resolveLink(o.parent, o.relation)),
         // a supervisor is a contact's id in practice: shown whole or not at all
         whole: ['link.supervisor'],
         path: `${base}/${o.relation}`,

@@ -1,4 +1,5 @@
 // `crm v1 companies update ID`: PATCH {v1}/companies/{companyId}, fields checked first.
+import { V1_COMPANY_UPDATE } from '../../api/v1.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { buildBody } from '../shared/body.js';
@@ -10,7 +11,7 @@ import type { V1CompanyUpdateOptions } from './types.js';
 import { outputOptions } from '../shared/output-options.js';
 
 export async function runV1CompanyUpdate(o: V1CompanyUpdateOptions, ctx: Ctx): Promise<void> {
-  deprecationNotice(ctx, 'companies');
+  deprecationNotice(ctx, V1_COMPANY_UPDATE);
   const body = await buildBody(o, ctx.io.stdin);
   checkCompanyUpdate(body);
   const req: PlannedRequest = {

@@ -1,5 +1,5 @@
 // Checks a version 1 company update against the spec's field list before anything is sent.
-import { V1_COMPANY_FIELDS } from '../../api/resources.js';
+import { V1_COMPANY_FIELDS } from '../../api/v1.js';
 import { UsageError } from '../../http/errors.js';
 
 /** Every problem with the body, one line each; empty when it is valid. */

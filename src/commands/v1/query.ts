@@ -6,13 +6,9 @@ import { PageGuard } from '../../http/page-guard.js';
 import type { Ctx } from '../context.js';
 import { crmCommand } from '../shared/command-line.js';
 import { outputOptions } from '../shared/output-options.js';
+import { findV1Query } from '../../api/v1.js';
 import { deprecationNotice } from './notice.js';
 import type { V1QueryOptions } from './types.js';
-
-const COLUMNS: Record<V1QueryOptions['kind'], string[]> = {
-  people: ['id', 'email', 'firstName', 'lastName', 'companyId', 'owner'],
-  interactions: ['id', 'type', 'direction', 'title', 'interactionDate', 'createdBy'],
-};
 
 interface V1QueryBody {
   success: true;
@@ -21,10 +17,11 @@ interface V1QueryBody {
 }
 
 export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
-  deprecationNotice(ctx, o.kind);
+  const op = findV1Query(o.kind)!;
+  deprecationNotice(ctx, op);
   const client = await ctx.client({ v1: true });
   const filter = Object.fromEntries(Object.entries(o.filter).filter(([, v]) => v !== undefined));
-  const writer = createListWriter(ctx.format(), ctx.io.stdout, outputOptions(ctx, { columns: COLUMNS[o.kind] }));
+  const writer = createListWriter(ctx.format(), ctx.io.stdout, outputOptions(ctx, { columns: op.columns }));
   let cursor = o.cursor;
   let more: string | undefined;
   const guard = new PageGuard(cursor);
@@ -52,7 +49,7 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
     const next = res.body.nextCursor;
     if (!next) {
       // the spec's interactions/query has no cursor: a full page may mean there is more to see
-      if (o.all && o.kind === 'interactions' && records.length >= (o.limit ?? 25)) {
+      if (o.all && op.nextCursor === 'optional' && records.length >= (o.limit ?? 25)) {
         ctx.warn(
           `Warning: the server sent no nextCursor, so --all cannot page further; there may be more than these ${records.length} interactions (narrow with --company-id or --contact-id).`,
         );

@@ -5,7 +5,8 @@
 // CONTRACT §6 bodies.
 import { describe, expect, test } from 'vitest';
 import { listEnvelope, successEnvelope } from '../../../src/api/envelopes.js';
-import { DEAL_CONTACT_TYPES, linkPairs } from '../../../src/api/resources.js';
+import { DEAL_CONTACT_TYPES } from '../../../src/api/resources.js';
+import { linkPairs } from '../../../src/api/links.js';
 import { call, create, expectError, expectStatus, expectV2Envelope, queueFaults, sleep, useSandbox } from '../helpers.js';
 
 const ctx = useSandbox();

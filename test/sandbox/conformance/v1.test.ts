@@ -2,7 +2,7 @@
 // endpoints table, Versioning rules 2–3 (people = contacts); docs/sandbox.md "Version 1".
 import { describe, expect, test } from 'vitest';
 import { v1SuccessEnvelope } from '../../../src/api/envelopes.js';
-import { V1_COMPANY_FIELDS, V1_INTERACTION_FIELDS, V1_PERSON_FIELDS } from '../../../src/api/resources.js';
+import { V1_COMPANY_FIELDS, V1_INTERACTION_FIELDS, V1_PERSON_FIELDS } from '../../../src/api/v1.js';
 import { call, create, expectStatus, expectV1Error, listAll, useSandbox, type CallResult, type SandboxHandle } from '../helpers.js';
 
 const ctx = useSandbox();

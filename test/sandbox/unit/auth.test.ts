@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authenticate, canSee, requireScope } from '../../../src/sandbox/auth.js';
-import type { ApiError } from '../../../src/sandbox/errors.js';
+import type { ApiError } from '../../../src/sandbox/responses.js';
 import type { KeyDef } from '../../../src/sandbox/types.js';
 
 const v2: KeyDef = { key: 'service_live_a', version: 2, scopes: ['contacts:read'], access: 'user', user: 'usr_u' };

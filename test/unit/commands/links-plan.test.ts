@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEAL_CONTACT_TYPES } from '../../../src/api/resources.js';
-import {
-  linkBody,
-  linkListColumns,
-  linkPairNames,
-  normalizeDealContactType,
-  resolveAssociation,
-  resolveLink,
-} from '../../../src/commands/links/plan.js';
+import { linkBody, linkListColumns, linkPairNames, normalizeChoice, resolveAssociation, resolveLink } from '../../../src/commands/links/plan.js';
 import { alreadyLinked } from '../../../src/commands/links/run.js';
 
 describe('link pairs', () => {
@@ -30,6 +23,7 @@ describe('link pairs', () => {
 });
 
 describe('deal-contact type', () => {
+  const normalizeDealContactType = (t: string) => normalizeChoice(resolveLink('deals', 'contacts').fields![0]!, t);
   it.each(DEAL_CONTACT_TYPES)('accepts %s', (t) => expect(normalizeDealContactType(t)).toBe(t));
   it.each([
     ['champion', 'CHAMPION'],
@@ -94,7 +88,7 @@ describe('alreadyLinked', () => {
 
 describe('links list columns', () => {
   it("the linked id, then what the link says, then the child's own columns", () => {
-    expect(linkListColumns('deals', resolveLink('deals', 'contacts'))).toEqual([
+    expect(linkListColumns(resolveLink('deals', 'contacts'))).toEqual([
       'id',
       'link.type',
       'link.supervisor',
@@ -104,7 +98,7 @@ describe('links list columns', () => {
       'company_id',
       'owner_id',
     ]);
-    expect(linkListColumns('notes', resolveLink('notes', 'records')).slice(0, 3)).toEqual(['id', 'link.record_type', 'email']);
-    expect(linkListColumns('segments', resolveLink('segments', 'members'))[0]).toBe('id');
+    expect(linkListColumns(resolveLink('notes', 'records')).slice(0, 3)).toEqual(['id', 'link.record_type', 'email']);
+    expect(linkListColumns(resolveLink('segments', 'members'))[0]).toBe('id');
   });
 });
