@@ -1,10 +1,9 @@
 // `--data-file F` (docs/sandbox.md, "Seed and data file"): load the store and the answered
-// idempotency keys at start, save them together atomically (F.tmp-PID, fsync, rename) on close
-// and a few seconds after a change, so that a record and the key that created it are saved or
-// lost together. A file without `idempotency` (written before it was saved) loads with no keys.
-import { readFileSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+// idempotency keys at start, save them together atomically on close and a few seconds after a
+// change, so that a record and the key that created it are saved or lost together. A file without
+// `idempotency` (written before it was saved) loads with no keys.
 import { isResourceName } from '../api/resources.js';
+import { readJsonFile, writeAtomic } from './files.js';
 import type { SavedIdempotencyEntry } from './idempotency.js';
 import type { StoreSnapshot } from './store.js';
 import { isPlainObject } from './validation.js';
@@ -16,29 +15,41 @@ export interface DataFile extends StoreSnapshot {
 
 /** The content of F, undefined when F does not exist; throws an Error naming F when malformed. */
 export function loadDataFile(path: string): DataFile | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`data file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`data file ${path}: not valid JSON (${(err as Error).message})`);
-  }
-  return validateSnapshot(parsed, `data file ${path}`);
+  const parsed = readJsonFile(path, `data file ${path}`, true);
+  return parsed === undefined ? undefined : validateSnapshot(parsed, `data file ${path}`);
 }
 
-export function validateSnapshot(value: unknown, where: string): DataFile {
+const strings = (o: Record<string, unknown>, fields: string[]) => fields.every((f) => typeof o[f] === 'string');
+const isResource = (v: unknown) => typeof v === 'string' && isResourceName(v);
+
+function validLink(link: unknown): boolean {
+  return (
+    isPlainObject(link) &&
+    strings(link, ['id', 'parent_id', 'relation', 'child_id', 'created_at']) &&
+    isResource(link.parent_type) &&
+    isResource(link.child_type)
+  );
+}
+
+function validIdempotencyEntry(e: unknown): boolean {
+  if (!isPlainObject(e) || !strings(e, ['api_key_sha256', 'key', 'fingerprint']) || !Number.isFinite(e.stored_at)) return false;
+  const r = e.response;
+  return (
+    isPlainObject(r) &&
+    Number.isInteger(r.status) &&
+    isPlainObject(r.headers) &&
+    Object.values(r.headers).every((h) => typeof h === 'string') &&
+    (r.raw === undefined || typeof r.raw === 'string')
+  );
+}
+
+function validateSnapshot(value: unknown, where: string): DataFile {
   const fail = (what: string): never => {
     throw new Error(`${where}: ${what}`);
   };
   if (!isPlainObject(value) || value.format !== 'crm-sandbox-store/1') fail('not a sandbox data file (format "crm-sandbox-store/1" expected)');
   const v = value as Record<string, unknown>;
-  if (typeof v.seq !== 'number' || !Number.isSafeInteger(v.seq) || v.seq < 0) fail('"seq" must be a non-negative integer');
+  if (!Number.isSafeInteger(v.seq) || (v.seq as number) < 0) fail('"seq" must be a non-negative integer');
   if (!isPlainObject(v.records)) fail('"records" must be an object');
   for (const [name, rows] of Object.entries(v.records as object)) {
     if (!isResourceName(name)) fail(`records: unknown resource "${name}"`);
@@ -48,49 +59,15 @@ export function validateSnapshot(value: unknown, where: string): DataFile {
     });
   }
   if (!Array.isArray(v.links)) fail('"links" must be an array');
-  (v.links as unknown[]).forEach((link, i) => {
-    const ok =
-      isPlainObject(link) &&
-      ['id', 'parent_id', 'relation', 'child_id', 'created_at'].every((f) => typeof link[f] === 'string') &&
-      typeof link.parent_type === 'string' &&
-      isResourceName(link.parent_type) &&
-      typeof link.child_type === 'string' &&
-      isResourceName(link.child_type);
-    if (!ok) fail(`links[${i}] is not a valid link`);
-  });
-  if (v.idempotency !== undefined) {
-    if (!Array.isArray(v.idempotency)) fail('"idempotency" must be an array');
-    (v.idempotency as unknown[]).forEach((e, i) => {
-      const ok =
-        isPlainObject(e) &&
-        ['api_key_sha256', 'key', 'fingerprint'].every((f) => typeof e[f] === 'string') &&
-        typeof e.stored_at === 'number' &&
-        Number.isFinite(e.stored_at) &&
-        isPlainObject(e.response) &&
-        Number.isInteger(e.response.status) &&
-        isPlainObject(e.response.headers) &&
-        Object.values(e.response.headers).every((h) => typeof h === 'string') &&
-        (e.response.raw === undefined || typeof e.response.raw === 'string');
-      if (!ok) fail(`idempotency[${i}] is not a valid idempotency entry`);
-    });
-  }
+  (v.links as unknown[]).forEach((link, i) => validLink(link) || fail(`links[${i}] is not a valid link`));
+  if (v.idempotency !== undefined && !Array.isArray(v.idempotency)) fail('"idempotency" must be an array');
+  ((v.idempotency ?? []) as unknown[]).forEach((e, i) => validIdempotencyEntry(e) || fail(`idempotency[${i}] is not a valid idempotency entry`));
   return value as DataFile;
 }
 
-/** Writes F atomically: a temporary file in the same folder, fsynced, renamed over F. */
+/** Writes F atomically (F.tmp-PID, fsync, rename). */
 export async function saveDataFile(path: string, snapshot: DataFile): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  const handle = await open(tmp, 'w', 0o600);
-  try {
-    await handle.writeFile(JSON.stringify(snapshot));
-    await handle.sync();
-  } catch (err) {
-    await handle.close();
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  await handle.close();
-  await rename(tmp, path);
+  await writeAtomic(path, JSON.stringify(snapshot));
 }
 
 /** Saves `delayMs` after the first unsaved change, one save at a time; `flush` saves now, `close` for the last time. */

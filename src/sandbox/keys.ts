@@ -1,7 +1,7 @@
 // The sandbox's API keys: the four built-in ones (random, or derived from --seed) and the
 // extra ones of `--keys FILE`, validated entry by entry.
-import { readFileSync } from 'node:fs';
 import { allScopes, readScopes } from '../api/resources.js';
+import { readJsonFile } from './files.js';
 import { cryptoRandom, mulberry32, randomString, type Random } from './random.js';
 import type { KeyDef, SandboxKeys } from './types.js';
 
@@ -67,17 +67,5 @@ export function validateKeys(value: unknown, source = 'keys file'): KeyDef[] {
 
 /** Reads and validates `--keys FILE`; throws an Error naming the file and the bad entry. */
 export function loadKeysFile(path: string): KeyDef[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(`keys file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`keys file ${path}: not valid JSON (${(err as Error).message})`);
-  }
-  return validateKeys(parsed, `keys file ${path}`);
+  return validateKeys(readJsonFile(path, `keys file ${path}`), `keys file ${path}`);
 }

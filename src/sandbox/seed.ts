@@ -27,98 +27,121 @@ export const SEED_COUNTS: Readonly<Record<ResourceName, number>> = {
   bookings: 8,
 };
 
+type Made = Partial<Record<ResourceName, ApiRecord[]>>;
+const at = (ms: number) => new Date(BASE_TIME + ms).toISOString();
+const idIn = (random: Random, made: Made, resource: ResourceName) => pick(random, made[resource]!).id;
+
+/** How the i-th sample record of each resource is made, in the order they are made (later ones point at earlier ones). */
+const MAKERS: Array<[ResourceName, (i: number, random: Random, made: Made) => ApiRecord]> = [
+  [
+    'companies',
+    (i, random) => ({
+      name: `${COMPANY[i % COMPANY.length]} ${i < COMPANY.length ? 'Inc' : 'Group'}`,
+      domain: `${COMPANY[i % COMPANY.length]!.toLowerCase()}.example`,
+      industry: pick(random, INDUSTRY),
+      founded_year: 1950 + Math.floor(random() * 70),
+    }),
+  ],
+  [
+    'contacts',
+    (i, random, made) => {
+      const first = FIRST[i % FIRST.length]!;
+      const last = LAST[(i * 5) % LAST.length]!;
+      return {
+        email: `${first.toLowerCase()}.${last.toLowerCase()}${i}@example.com`,
+        first_name: first,
+        last_name: last,
+        company_id: idIn(random, made, 'companies'),
+        phone: `+1555${String(1000000 + Math.floor(random() * 8999999))}`,
+        title: pick(random, ['CEO', 'CTO', 'VP Sales', 'Engineer', 'Buyer']),
+        source: pick(random, ['web', 'referral', 'event', 'import']),
+      };
+    },
+  ],
+  ['pipelines', (i) => ({ name: ['Sales', 'Partners', 'Renewals'][i], stages: STAGES })],
+  [
+    'deals',
+    (i, random, made) => ({
+      name: `${pick(random, COMPANY)} deal ${i + 1}`,
+      amount: 1000 * (1 + Math.floor(random() * 100)),
+      stage: pick(random, STAGES),
+      pipeline_id: idIn(random, made, 'pipelines'),
+    }),
+  ],
+  [
+    'tasks',
+    (i, random) => ({ title: `Follow up ${i + 1}`, status: pick(random, ['open', 'done']), due_date: at((i + 1) * 86_400_000).slice(0, 10) }),
+  ],
+  ['notes', (i, random) => ({ body: `Call notes #${i + 1}: ${pick(random, ['budget approved', 'needs a demo', 'send pricing'])}` })],
+  ['segments', (i) => ({ name: ['Customers', 'Prospects', 'Churn risk', 'Newsletter'][i], description: 'Sample segment' })],
+  [
+    'interactions',
+    (i, random, made) => ({
+      type: pick(random, ['call', 'email', 'meeting']),
+      direction: pick(random, ['inbound', 'outbound']),
+      sentiment: pick(random, ['positive', 'neutral', 'negative']),
+      source: pick(random, ['gmail', 'phone', 'calendar']),
+      title: `Interaction ${i + 1}`,
+      summary: 'Sample interaction',
+      company_ids: [idIn(random, made, 'companies')],
+      contact_ids: [idIn(random, made, 'contacts')],
+      interaction_date: at(i * 3_600_000),
+    }),
+  ],
+  [
+    'meetings',
+    (i, random, made) => ({
+      title: `Meeting ${i + 1}`,
+      starts_at: at(i * 7_200_000),
+      deal_id: i % 3 === 0 ? idIn(random, made, 'deals') : null,
+      company_id: i % 4 === 0 ? idIn(random, made, 'companies') : null,
+    }),
+  ],
+  ['recordings', recording],
+  ['bookings', (i, random) => ({ title: `Booking ${i + 1}`, starts_at: at(i * 86_400_000), status: pick(random, ['confirmed', 'cancelled']) })],
+];
+
+function recording(i: number, random: Random, made: Made): ApiRecord {
+  // 14 with transcripts, 4 still processing, 2 without audio
+  const status = i < 14 ? 'ready' : i < 18 ? 'processing' : 'no_audio';
+  const meetings = made.meetings!;
+  return {
+    title: `Recording ${i + 1}`,
+    meeting_id: meetings[i % meetings.length]!.id,
+    started_at: at(i * 5_400_000),
+    duration_seconds: status === 'no_audio' ? 0 : 300 + Math.floor(random() * 3000),
+    has_transcript: status === 'ready',
+    transcript_status: status,
+    transcript_url: null,
+    recording_url: null,
+    video_status: 'skipped',
+  };
+}
+
 /** Fills the (empty) store with the sample data of `seed`. */
 export function seedStore(store: Store, seed: number): void {
   const random = mulberry32(seed >>> 0);
   let tick = 0;
-  const add = (resource: ResourceName, i: number, fields: ApiRecord): ApiRecord => {
-    const at = new Date(BASE_TIME + ++tick * 37 * 60_000).toISOString();
-    // about a quarter of everything belongs to the user-bound key's user
-    const owner = i % 4 === 3 ? BOUND_USER : ADMIN_USER;
-    const data = { id: findResource(resource)!.idPrefix + randomString(random, 14), ...fields, owner_id: owner, created_at: at, updated_at: at };
-    store.insert(resource, data);
-    return data;
-  };
-  const many = (resource: ResourceName, make: (i: number) => ApiRecord) =>
-    Array.from({ length: SEED_COUNTS[resource] }, (_, i) => add(resource, i, make(i)));
-
-  const companies = many('companies', (i) => ({
-    name: `${COMPANY[i % COMPANY.length]} ${i < COMPANY.length ? 'Inc' : 'Group'}`,
-    domain: `${COMPANY[i % COMPANY.length]!.toLowerCase()}.example`,
-    industry: pick(random, INDUSTRY),
-    founded_year: 1950 + Math.floor(random() * 70),
-  }));
-  const contacts = many('contacts', (i) => {
-    const first = FIRST[i % FIRST.length]!;
-    const last = LAST[(i * 5) % LAST.length]!;
-    return {
-      email: `${first.toLowerCase()}.${last.toLowerCase()}${i}@example.com`,
-      first_name: first,
-      last_name: last,
-      company_id: pick(random, companies).id,
-      phone: `+1555${String(1000000 + Math.floor(random() * 8999999))}`,
-      title: pick(random, ['CEO', 'CTO', 'VP Sales', 'Engineer', 'Buyer']),
-      source: pick(random, ['web', 'referral', 'event', 'import']),
-    };
-  });
-  const pipelines = many('pipelines', (i) => ({ name: ['Sales', 'Partners', 'Renewals'][i], stages: STAGES }));
-  const deals = many('deals', (i) => ({
-    name: `${pick(random, COMPANY)} deal ${i + 1}`,
-    amount: 1000 * (1 + Math.floor(random() * 100)),
-    stage: pick(random, STAGES),
-    pipeline_id: pick(random, pipelines).id,
-  }));
-  many('tasks', (i) => ({
-    title: `Follow up ${i + 1}`,
-    status: pick(random, ['open', 'done']),
-    due_date: new Date(BASE_TIME + (i + 1) * 86_400_000).toISOString().slice(0, 10),
-  }));
-  const notes = many('notes', (i) => ({ body: `Call notes #${i + 1}: ${pick(random, ['budget approved', 'needs a demo', 'send pricing'])}` }));
-  const segments = many('segments', (i) => ({ name: ['Customers', 'Prospects', 'Churn risk', 'Newsletter'][i], description: 'Sample segment' }));
-  many('interactions', (i) => ({
-    type: pick(random, ['call', 'email', 'meeting']),
-    direction: pick(random, ['inbound', 'outbound']),
-    sentiment: pick(random, ['positive', 'neutral', 'negative']),
-    source: pick(random, ['gmail', 'phone', 'calendar']),
-    title: `Interaction ${i + 1}`,
-    summary: 'Sample interaction',
-    company_ids: [pick(random, companies).id],
-    contact_ids: [pick(random, contacts).id],
-    interaction_date: new Date(BASE_TIME + i * 3_600_000).toISOString(),
-  }));
-  const meetings = many('meetings', (i) => ({
-    title: `Meeting ${i + 1}`,
-    starts_at: new Date(BASE_TIME + i * 7_200_000).toISOString(),
-    deal_id: i % 3 === 0 ? pick(random, deals).id : null,
-    company_id: i % 4 === 0 ? pick(random, companies).id : null,
-  }));
-  many('recordings', (i) => {
-    // 14 with transcripts, 4 still processing, 2 without audio
-    const status = i < 14 ? 'ready' : i < 18 ? 'processing' : 'no_audio';
-    return {
-      title: `Recording ${i + 1}`,
-      meeting_id: meetings[i % meetings.length]!.id,
-      started_at: new Date(BASE_TIME + i * 5_400_000).toISOString(),
-      duration_seconds: status === 'no_audio' ? 0 : 300 + Math.floor(random() * 3000),
-      has_transcript: status === 'ready',
-      transcript_status: status,
-      transcript_url: null,
-      recording_url: null,
-      video_status: 'skipped',
-    };
-  });
-  many('bookings', (i) => ({
-    title: `Booking ${i + 1}`,
-    starts_at: new Date(BASE_TIME + i * 86_400_000).toISOString(),
-    status: pick(random, ['confirmed', 'cancelled']),
-  }));
-  seedLinks(store, random, { deals, contacts, companies, notes, segments });
+  const made: Made = {};
+  for (const [resource, make] of MAKERS) {
+    made[resource] = Array.from({ length: SEED_COUNTS[resource] }, (_, i) => {
+      const fields = make(i, random, made);
+      const time = at(++tick * 37 * 60_000);
+      // about a quarter of everything belongs to the user-bound key's user
+      const owner_id = i % 4 === 3 ? BOUND_USER : ADMIN_USER;
+      const data = { id: findResource(resource)!.idPrefix + randomString(random, 14), ...fields, owner_id, created_at: time, updated_at: time };
+      store.insert(resource, data);
+      return data;
+    });
+  }
+  seedLinks(store, random, made);
 }
 
-function seedLinks(store: Store, random: Random, r: Record<'deals' | 'contacts' | 'companies' | 'notes' | 'segments', ApiRecord[]>): void {
+function seedLinks(store: Store, random: Random, made: Made): void {
+  const r = made as Required<Made>;
   const id = (x: ApiRecord) => x.id as string;
   let n = 0;
-  const own = () => ({ id: `lnk_${randomString(random, 14)}`, created_at: new Date(BASE_TIME + ++n * 60_000).toISOString() });
+  const own = () => ({ id: `lnk_${randomString(random, 14)}`, created_at: at(++n * 60_000) });
   for (const deal of r.deals.slice(0, 8)) {
     store.link('deals', id(deal), 'contacts', 'contacts', id(pick(random, r.contacts)), { ...own(), type: pick(random, DEAL_CONTACT_TYPES) });
     store.link('deals', id(deal), 'companies', 'companies', id(pick(random, r.companies)), own());
