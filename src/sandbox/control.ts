@@ -3,7 +3,7 @@
 import { RESOURCES } from '../api/resources.js';
 import { ApiError } from './responses.js';
 import { compileRegex, isFaultKind, validateFaultRates, type QueuedFault } from './faults.js';
-import { RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
+import { RESET_FORMATS, RETRY_AFTER_FORMATS, type ResetFormat, type RetryAfterFormat } from './rate-limiter.js';
 import type { SandboxState } from './state.js';
 import type { SandboxResponse } from './types.js';
 import { isPlainObject, parseJson } from './validation.js';
@@ -33,17 +33,30 @@ function faultsState(state: SandboxState) {
   return { fail_rate: c.failRate, latency_ms: c.latencyMs, faults: c.rates, paths: c.paths?.source ?? null, next: state.faults.pending() };
 }
 
-function limitsState(state: SandboxState) {
+interface Setting {
+  get(): number | string;
+  set(value: never): void;
+  /** the allowed values of a format; the others are positive integers */
+  allowed?: readonly string[];
+}
+
+/** The settings of `/__sandbox/limits`, by name. */
+function limitSettings(s: SandboxState): Record<string, Setting> {
+  const { keyLimiter: key, orgLimiter: org, downloadLimiter: download, tokens, rateFormat: format } = s;
   return {
-    rate_limit: state.keyLimiter.limit,
-    org_rate_limit: state.orgLimiter.limit,
-    rate_window_ms: state.keyLimiter.windowMs,
-    download_rate_limit: state.downloadLimiter.limit,
-    download_window_ms: state.downloadLimiter.windowMs,
-    transcript_ttl_ms: state.tokens.ttlMs,
-    rate_reset_format: state.rateFormat.reset,
-    retry_after_format: state.rateFormat.retryAfter,
+    rate_limit: { get: () => key.limit, set: (n: number) => (key.limit = n) },
+    org_rate_limit: { get: () => org.limit, set: (n: number) => (org.limit = n) },
+    rate_window_ms: { get: () => key.windowMs, set: (n: number) => (key.windowMs = org.windowMs = n) },
+    download_rate_limit: { get: () => download.limit, set: (n: number) => (download.limit = n) },
+    download_window_ms: { get: () => download.windowMs, set: (n: number) => (download.windowMs = n) },
+    transcript_ttl_ms: { get: () => tokens.ttlMs, set: (n: number) => (tokens.ttlMs = n) },
+    rate_reset_format: { get: () => format.reset, set: (v: ResetFormat) => (format.reset = v), allowed: RESET_FORMATS },
+    retry_after_format: { get: () => format.retryAfter, set: (v: RetryAfterFormat) => (format.retryAfter = v), allowed: RETRY_AFTER_FORMATS },
   };
+}
+
+function limitsState(state: SandboxState) {
+  return Object.fromEntries(Object.entries(limitSettings(state)).map(([name, setting]) => [name, setting.get()]));
 }
 
 function optionalChoice<T extends string>(body: Record<string, unknown>, name: string, allowed: readonly T[]): T | undefined {
@@ -95,26 +108,13 @@ function setFaults(state: SandboxState, body: Record<string, unknown>): SandboxR
   return ok(faultsState(state));
 }
 
+/** Checks every given setting first, then applies them all; new limits start fresh windows. */
 function setLimits(state: SandboxState, body: Record<string, unknown>): SandboxResponse {
-  const n = (name: string) => optionalNumber(body, name, positiveInt, 'a positive integer');
-  const values = {
-    rate: n('rate_limit'),
-    org: n('org_rate_limit'),
-    window: n('rate_window_ms'),
-    download: n('download_rate_limit'),
-    downloadWindow: n('download_window_ms'),
-    ttl: n('transcript_ttl_ms'),
-    resetFormat: optionalChoice(body, 'rate_reset_format', RESET_FORMATS),
-    retryAfterFormat: optionalChoice(body, 'retry_after_format', RETRY_AFTER_FORMATS),
-  };
-  if (values.rate !== undefined) state.keyLimiter.limit = values.rate;
-  if (values.org !== undefined) state.orgLimiter.limit = values.org;
-  if (values.window !== undefined) state.keyLimiter.windowMs = state.orgLimiter.windowMs = values.window;
-  if (values.download !== undefined) state.downloadLimiter.limit = values.download;
-  if (values.downloadWindow !== undefined) state.downloadLimiter.windowMs = values.downloadWindow;
-  if (values.ttl !== undefined) state.tokens.ttlMs = values.ttl;
-  if (values.resetFormat !== undefined) state.rateFormat.reset = values.resetFormat;
-  if (values.retryAfterFormat !== undefined) state.rateFormat.retryAfter = values.retryAfterFormat;
+  const given = Object.entries(limitSettings(state)).map(([name, setting]) => {
+    const value = setting.allowed ? optionalChoice(body, name, setting.allowed) : optionalNumber(body, name, positiveInt, 'a positive integer');
+    return { setting, value };
+  });
+  for (const { setting, value } of given) if (value !== undefined) setting.set(value as never);
   for (const limiter of [state.keyLimiter, state.orgLimiter, state.downloadLimiter]) limiter.clear();
   return ok(limitsState(state));
 }

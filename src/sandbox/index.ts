@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { AutoSaver, loadDataFile } from './data-file.js';
 import { builtinKeys, loadKeysFile, namedKeys } from './keys.js';
 import { isLoopback, createSandboxServer } from './server.js';
-import { DEFAULTS, createState } from './state.js';
+import { DEFAULTS, createState, type SandboxState } from './state.js';
 import { makeSandboxTls } from './tls-cert.js';
 import type { RunningSandbox, SandboxOptions } from './types.js';
 
@@ -19,16 +19,12 @@ export type { FaultKind, FaultRates, KeyDef, ResetFormat, RetryAfterFormat, Runn
 export { RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
 export { FAULT_KINDS } from './types.js';
 
-function hostForUrl(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+function listen(server: Server, port: number, host: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      resolve();
+      resolve(`${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`);
     });
   });
 }
@@ -40,27 +36,25 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+/** Loads `--data-file` into the state and saves it after every change (undefined without one). */
+function openDataFile(state: SandboxState, options: SandboxOptions): AutoSaver | undefined {
+  if (!options.dataFile) return undefined;
+  const saved = loadDataFile(options.dataFile);
+  if (saved) {
+    state.store.restore(saved);
+    state.idempotency.restore(saved.idempotency ?? []);
+  }
+  const snapshot = () => ({ ...state.store.snapshot(), idempotency: state.idempotency.snapshot() });
+  const saver = new AutoSaver(options.dataFile, snapshot, options.saveDelayMs ?? 2000);
+  state.store.onChange = state.idempotency.onChange = () => saver.changed();
+  return saver;
+}
+
 /** Starts the sandbox; rejects (before listening) on a malformed keys file or data file. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const keyDefs = [...builtinKeys(options.seed), ...(options.keysFile ? loadKeysFile(options.keysFile) : []), ...(options.extraKeys ?? [])];
   const state = createState(options, keyDefs);
-  let saver: AutoSaver | undefined;
-  if (options.dataFile) {
-    const saved = loadDataFile(options.dataFile);
-    if (saved) {
-      state.store.restore(saved);
-      state.idempotency.restore(saved.idempotency ?? []);
-    }
-    saver = new AutoSaver(
-      options.dataFile,
-      () => ({ ...state.store.snapshot(), idempotency: state.idempotency.snapshot() }),
-      options.saveDelayMs ?? 2000,
-    );
-    const s = saver;
-    state.store.onChange = () => s.changed();
-    state.idempotency.onChange = () => s.changed();
-  }
-
+  const saver = openDataFile(state, options);
   const host = options.host ?? DEFAULTS.host;
   // The control endpoint exists only on loopback and only when turned on.
   const control = (options.control ?? true) && isLoopback(host === 'localhost' ? '127.0.0.1' : host);
@@ -69,26 +63,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const cert = tls && { key: tls.keyPem, cert: tls.certPem };
   const scheme = tls ? 'https' : 'http';
   const server = createSandboxServer(state, control, 'api', cert);
-  await listen(server, options.port ?? DEFAULTS.port, host);
+  const url = `${scheme}://${await listen(server, options.port ?? DEFAULTS.port, host)}`;
   // Transcript links live on a second origin (another port, same host), which never sees a key.
   const downloads = createSandboxServer(state, false, 'download', cert);
-  try {
-    await listen(downloads, options.downloadPort ?? 0, host);
-  } catch (err) {
+  const downloadUrl = `${scheme}://${await listen(downloads, options.downloadPort ?? 0, host).catch(async (err: unknown) => {
     await closeServer(server);
     throw err;
-  }
-  const url = `${scheme}://${hostForUrl(host)}:${(server.address() as AddressInfo).port}`;
-  const downloadUrl = `${scheme}://${hostForUrl(host)}:${(downloads.address() as AddressInfo).port}`;
-  let caDir: string | undefined;
-  if (tls) {
-    caDir = mkdtempSync(join(tmpdir(), 'crm-sandbox-tls-'));
-    writeFileSync(join(caDir, 'ca.pem'), tls.caPem);
-  }
+  })}`;
+  const caDir = tls && mkdtempSync(join(tmpdir(), 'crm-sandbox-tls-'));
+  if (caDir) writeFileSync(join(caDir, 'ca.pem'), tls.caPem);
   state.origin = url;
   state.downloadOrigin = downloadUrl;
-
   let closing: Promise<void> | undefined;
+  const close = async () => {
+    await Promise.all([closeServer(server), closeServer(downloads)]);
+    if (caDir) rmSync(caDir, { recursive: true, force: true });
+    await saver?.close();
+  };
   return {
     url,
     baseUrl: `${url}/api/v2`,
@@ -97,13 +88,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     downloadUrl,
     keys: namedKeys(keyDefs),
     caFile: caDir && join(caDir, 'ca.pem'),
-    close() {
-      closing ??= (async () => {
-        await Promise.all([closeServer(server), closeServer(downloads)]);
-        if (caDir) rmSync(caDir, { recursive: true, force: true });
-        await saver?.close();
-      })();
-      return closing;
-    },
+    close: () => (closing ??= close()),
   };
 }

@@ -3,8 +3,8 @@
 import { CursorCodec } from './cursor.js';
 import { FaultInjector, compileRegex } from './faults.js';
 import { IdempotencyCache } from './idempotency.js';
-import { cryptoRandom, mulberry32, type Random } from './random.js';
-import { FixedWindowLimiter, type HeaderFormat } from './rate-limiter.js';
+import { cryptoRandom, mulberry32 } from './random.js';
+import { FixedWindowLimiter } from './rate-limiter.js';
 import { RequestLog } from './request-log.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
@@ -25,33 +25,10 @@ export const DEFAULTS = {
 /** All keys share one organization. */
 export const ORGANIZATION = 'org_sandbox';
 
-export interface SandboxState {
-  readonly now: () => number;
-  readonly random: Random;
-  readonly seed?: number;
-  readonly keys: Map<string, KeyDef>;
-  readonly store: Store;
-  readonly keyLimiter: FixedWindowLimiter;
-  readonly orgLimiter: FixedWindowLimiter;
-  readonly downloadLimiter: FixedWindowLimiter;
-  readonly idempotency: IdempotencyCache;
-  readonly faults: FaultInjector;
-  readonly tokens: TranscriptTokens;
-  readonly log: RequestLog;
-  readonly v1InteractionsCursor: boolean;
-  /** seals and opens list cursors (a per-sandbox secret; derived from the seed when seeded) */
-  readonly cursors: CursorCodec;
-  /** how X-RateLimit-Reset and Retry-After are written (changeable through /__sandbox/limits) */
-  readonly rateFormat: HeaderFormat;
-  /** the API's origin, known once it listens */
-  origin: string;
-  /** the origin of the transcript download listener, on which transcript links are built */
-  downloadOrigin: string;
-  /** empties the store and reseeds it with the start seed */
-  reset(): void;
-}
+/** Everything a running sandbox holds (the origins are known once it listens). */
+export type SandboxState = ReturnType<typeof createState>;
 
-export function createState(options: SandboxOptions, keys: KeyDef[]): SandboxState {
+export function createState(options: SandboxOptions, keys: KeyDef[]) {
   const now = options.now ?? Date.now;
   const random = options.random ?? cryptoRandom;
   // Ids come from their own stream: seeded runs give the same ids for the same requests.
@@ -59,14 +36,14 @@ export function createState(options: SandboxOptions, keys: KeyDef[]): SandboxSta
   const store = new Store(idRandom, now);
   const tokens = new TranscriptTokens(options.transcriptTtlMs ?? DEFAULTS.transcriptTtlMs, now);
   const idempotency = new IdempotencyCache(now);
-  const state: SandboxState = {
+  const window = options.rateWindowMs ?? DEFAULTS.rateWindowMs;
+  const state = {
     now,
-    random,
     seed: options.seed,
     keys: new Map(keys.map((k) => [k.key, k])),
     store,
-    keyLimiter: new FixedWindowLimiter(options.rateLimit ?? DEFAULTS.rateLimit, options.rateWindowMs ?? DEFAULTS.rateWindowMs, now),
-    orgLimiter: new FixedWindowLimiter(options.orgRateLimit ?? DEFAULTS.orgRateLimit, options.rateWindowMs ?? DEFAULTS.rateWindowMs, now),
+    keyLimiter: new FixedWindowLimiter(options.rateLimit ?? DEFAULTS.rateLimit, window, now),
+    orgLimiter: new FixedWindowLimiter(options.orgRateLimit ?? DEFAULTS.orgRateLimit, window, now),
     downloadLimiter: new FixedWindowLimiter(
       options.downloadRateLimit ?? DEFAULTS.downloadRateLimit,
       options.downloadWindowMs ?? DEFAULTS.downloadWindowMs,
@@ -85,10 +62,13 @@ export function createState(options: SandboxOptions, keys: KeyDef[]): SandboxSta
     tokens,
     log: new RequestLog(),
     v1InteractionsCursor: options.v1InteractionsCursor ?? false,
+    /** seals and opens list cursors (a per-sandbox secret; derived from the seed when seeded) */
     cursors: CursorCodec.forSeed(options.seed),
+    /** how X-RateLimit-Reset and Retry-After are written (changeable through /__sandbox/limits) */
     rateFormat: { reset: options.rateResetFormat ?? 'delta', retryAfter: options.retryAfterFormat ?? 'seconds', now },
     origin: '',
     downloadOrigin: '',
+    /** empties the store and reseeds it with the start seed */
     reset() {
       store.clear();
       if (options.seed !== undefined) seedStore(store, options.seed);
