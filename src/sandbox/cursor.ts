@@ -1,11 +1,10 @@
 // Opaque, tamper-evident list cursors (docs/sandbox.md, "Lists and pagination"). A cursor names
-// the creation sequence number of the last record returned and the list it belongs to; it is
-// sealed under a per-sandbox secret (random, or derived from the seed so seeded runs stay
-// deterministic): a 16-byte HMAC-SHA256 tag of the payload, then the payload XORed with a
-// keystream derived from the tag, all base64url. A client cannot read one, build one, or alter
-// one: anything the sandbox did not issue for that list is 422 INVALID_CURSOR. Sequence numbers
-// only grow, so paging is stable under inserts and deletes.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// the creation sequence number of the last record returned and the list it belongs to, sealed
+// with AES-256-GCM under a per-sandbox secret (random, or derived from the seed so seeded runs stay
+// deterministic: the nonce is a MAC of the payload), all base64url. A client cannot read one,
+// build one, or alter one: anything the sandbox did not issue for that list is 422
+// INVALID_CURSOR. Sequence numbers only grow, so paging is stable under inserts and deletes.
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 
 export interface CursorPayload {
   /** sequence number of the last record of the page */
@@ -14,15 +13,16 @@ export interface CursorPayload {
   scope: string;
 }
 
+const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 export class CursorCodec {
-  private readonly macKey: Buffer;
-  private readonly streamKey: Buffer;
+  private readonly key: Buffer;
+  private readonly ivKey: Buffer;
 
   constructor(secret: Buffer) {
-    this.macKey = createHmac('sha256', secret).update('cursor-mac').digest();
-    this.streamKey = createHmac('sha256', secret).update('cursor-stream').digest();
+    this.key = createHmac('sha256', secret).update('cursor-key').digest();
+    this.ivKey = createHmac('sha256', secret).update('cursor-iv').digest();
   }
 
   /** A codec under a random secret, or under one derived from `seed`. */
@@ -33,43 +33,30 @@ export class CursorCodec {
 
   encode(payload: CursorPayload): string {
     const plain = Buffer.from(`${payload.seq}\n${payload.scope}`, 'utf8');
-    const tag = this.tag(plain);
-    return Buffer.concat([tag, xor(plain, this.keystream(tag, plain.length))]).toString('base64url');
+    const iv = createHmac('sha256', this.ivKey).update(plain).digest().subarray(0, IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
   }
 
   /** The payload, or undefined when the cursor was not issued by this sandbox (→ 422 INVALID_CURSOR). */
   decode(cursor: string): CursorPayload | undefined {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
     const bytes = Buffer.from(cursor, 'base64url');
-    if (bytes.length <= TAG_BYTES || bytes.toString('base64url') !== cursor) return undefined;
-    const tag = bytes.subarray(0, TAG_BYTES);
-    const sealed = bytes.subarray(TAG_BYTES);
-    const plain = xor(sealed, this.keystream(tag, sealed.length));
-    if (!timingSafeEqual(tag, this.tag(plain))) return undefined;
-    const m = /^(0|[1-9]\d{0,15})\n([^\n]*)$/.exec(plain.toString('utf8'));
+    if (bytes.length <= IV_BYTES + TAG_BYTES || bytes.toString('base64url') !== cursor) return undefined;
+    let plain: string;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
+      decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      plain = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+    } catch {
+      return undefined; // not sealed under this sandbox's key
+    }
+    const m = /^(0|[1-9]\d{0,15})\n([^\n]*)$/.exec(plain);
     if (!m) return undefined;
     const seq = Number(m[1]);
-    if (!Number.isSafeInteger(seq)) return undefined;
-    return { seq, scope: m[2]! };
+    return Number.isSafeInteger(seq) ? { seq, scope: m[2]! } : undefined;
   }
-
-  private tag(plain: Buffer): Buffer {
-    return createHmac('sha256', this.macKey).update(plain).digest().subarray(0, TAG_BYTES);
-  }
-
-  private keystream(tag: Buffer, length: number): Buffer {
-    const blocks: Buffer[] = [];
-    for (let i = 0; blocks.length * 32 < length; i++) {
-      blocks.push(createHmac('sha256', this.streamKey).update(tag).update(String(i)).digest());
-    }
-    return Buffer.concat(blocks).subarray(0, length);
-  }
-}
-
-function xor(a: Buffer, b: Buffer): Buffer {
-  const out = Buffer.alloc(a.length);
-  for (let i = 0; i < a.length; i++) out[i] = a[i]! ^ b[i]!;
-  return out;
 }
 
 export interface Page<T> {

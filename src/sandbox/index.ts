@@ -12,12 +12,11 @@ import { DEFAULTS, createState, type SandboxState } from './state.js';
 import { makeSandboxTls } from './tls-cert.js';
 import type { RunningSandbox, SandboxOptions } from './types.js';
 
+// what `crm sandbox` needs to check its flags before starting
 export { parseFaultSpec } from './faults.js';
-export { loadKeysFile, validateKeys } from './keys.js';
-export { DEFAULTS } from './state.js';
-export type { FaultKind, FaultRates, KeyDef, ResetFormat, RetryAfterFormat, RunningSandbox, SandboxKeys, SandboxOptions } from './types.js';
+export { loadKeysFile } from './keys.js';
 export { RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
-export { FAULT_KINDS } from './types.js';
+export type { RunningSandbox, SandboxOptions } from './types.js';
 
 function listen(server: Server, port: number, host: string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
