@@ -56,6 +56,13 @@ export class Store {
     return this.tables.get(resource)!;
   }
 
+  private linksOf(parent: string, parentId: string, relation: string): LinkTable {
+    const key = linkKey(parent, parentId, relation);
+    let links = this.linkTables.get(key);
+    if (!links) this.linkTables.set(key, (links = new Map() as LinkTable));
+    return links;
+  }
+
   private newId(prefix: string, taken: (id: string) => boolean): string {
     for (;;) {
       const id = prefix + randomString(this.random, 14);
@@ -118,13 +125,10 @@ export class Store {
       if (key.split('\u0000')[1] === id) this.linkTables.delete(key);
       else links.delete(id);
     }
-    for (const row of this.table('meetings').values()) {
-      if (row.data.deal_id === id || row.data.company_id === id) {
-        row.data = {
-          ...row.data,
-          ...(row.data.deal_id === id ? { deal_id: null } : {}),
-          ...(row.data.company_id === id ? { company_id: null } : {}),
-        };
+    for (const def of RESOURCES) {
+      for (const { target, bodyKey } of def.associations ?? []) {
+        if (target !== resource) continue;
+        for (const row of this.table(def.name).values()) if (row.data[bodyKey] === id) row.data = { ...row.data, [bodyKey]: null };
       }
     }
     this.onChange();
@@ -148,9 +152,7 @@ export class Store {
     childId: string,
     extra: ApiRecord,
   ): { link: LinkData; created: boolean } {
-    const key = linkKey(parent, parentId, relation);
-    let links = this.linkTables.get(key);
-    if (!links) this.linkTables.set(key, (links = new Map() as LinkTable));
+    const links = this.linksOf(parent, parentId, relation);
     const existing = links.get(childId);
     if (existing) return { link: existing.data, created: false };
     const data: LinkData = {
@@ -196,12 +198,7 @@ export class Store {
   restore(snapshot: StoreSnapshot): void {
     this.clear();
     for (const def of RESOURCES) for (const data of snapshot.records[def.name] ?? []) this.insert(def.name, data);
-    for (const l of snapshot.links) {
-      const key = linkKey(l.parent_type, l.parent_id, l.relation);
-      let links = this.linkTables.get(key);
-      if (!links) this.linkTables.set(key, (links = new Map() as LinkTable));
-      links.set(l.child_id, { seq: ++this.seq, data: l });
-    }
+    for (const l of snapshot.links) this.linksOf(l.parent_type, l.parent_id, l.relation).set(l.child_id, { seq: ++this.seq, data: l });
     this.seq = Math.max(this.seq, snapshot.seq);
   }
 }
