@@ -90,6 +90,6 @@ export function listPage<T extends { seq: number }>(
 }
 
 function matches(value: unknown, want: string): boolean {
-  if (value === undefined || (typeof value === 'object' && value !== null)) return false;
-  return String(value as string | number | boolean | null) === want;
+  const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null;
+  return scalar && String(value) === want;
 }
