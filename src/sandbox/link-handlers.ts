@@ -6,15 +6,7 @@ import type { ApiRecord } from '../api/envelopes.js';
 import { requireOwner } from './auth.js';
 import { listPage, location, resource, visibleRecord, type HandlerCtx, type PathRoutes } from './handler.js';
 import { ApiError, list, notFound, success } from './responses.js';
-import { failed, requireIdField, requireObject } from './validation.js';
-
-/** The body's fields: only `allowed` ones, else 422 unknown_field. */
-function bodyOf(ctx: HandlerCtx, allowed: string[]): ApiRecord {
-  const body = requireObject(ctx.body());
-  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
-  if (unknown.length > 0) throw failed(unknown.map((field) => ({ field, issue: 'unknown_field' })));
-  return body;
-}
+import { failed, objectWith, requireIdField } from './validation.js';
 
 /** The existing record a body field names, among `resources`; 404 when there is none. */
 function referencedRecord(ctx: HandlerCtx, resources: readonly ResourceName[], field: string, id: string) {
@@ -63,7 +55,7 @@ export function relationRoutes(parent: ResourceDef, id: string, link: LinkRelati
   };
   const addLink = (ctx: HandlerCtx) => {
     visibleRecord(ctx, parent, id);
-    const body = bodyOf(ctx, [link.childKey, ...(link.fields ?? []).map((f) => f.name)]);
+    const body = objectWith(ctx.body(), [link.childKey, ...(link.fields ?? []).map((f) => f.name)]);
     const childId = requireIdField(body, link.childKey);
     const { extra, resources } = linkExtras(link, body);
     const child = referencedRecord(ctx, resources, link.childKey, childId);
@@ -102,7 +94,7 @@ export function associationRoutes(parent: ResourceDef, id: string, assoc: Associ
   };
   const set = (ctx: HandlerCtx) => {
     visibleRecord(ctx, parent, id);
-    const targetId = requireIdField(bodyOf(ctx, [field]), field);
+    const targetId = requireIdField(objectWith(ctx.body(), [field]), field);
     const record = referencedRecord(ctx, [assoc.target], field, targetId).data;
     ctx.state.store.update(parent.name, id, { [field]: targetId });
     return success(ctx.rm, record);

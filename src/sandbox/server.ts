@@ -3,7 +3,7 @@
 // the second listener (`download`), which answers only transcript links.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import { handleApiRequest, type IncomingRequest, type Outcome } from './api-request.js';
+import { handleApiRequest, type Outcome } from './api-request.js';
 import { CONTROL_PREFIX, handleControl } from './control.js';
 import { handleDownloadRequest } from './downloads.js';
 import { newRequestId } from './random.js';
@@ -75,48 +75,20 @@ async function handle(state: SandboxState, control: boolean, listener: Listener,
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
   const path = url.pathname;
-  const rm = (version: '1' | '2' = '2'): RequestMeta => ({ requestId: newRequestId(), now: state.now(), version });
   const rawBody = await readBody(req);
-
   if (path.startsWith(`${CONTROL_PREFIX}/`) && control && isLoopback(req.socket.remoteAddress)) {
-    const meta = rm();
+    const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: '2' };
     let response: SandboxResponse;
     try {
       if (rawBody === undefined) throw new ApiError(422, 'INVALID_BODY', 'The body is too large');
       response = handleControl(state, method, path.slice(CONTROL_PREFIX.length), url.searchParams, rawBody);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      response = errorResponse(meta, err);
+      response = errorResponse(rm, err);
     }
-    return send(res, response, meta.requestId);
+    return send(res, response, rm.requestId);
   }
-
-  const version = listener !== 'api' ? undefined : /^\/api\/v2(\/|$)/.test(path) ? 2 : /^\/api\/v1(\/|$)/.test(path) ? 1 : undefined;
-  let outcome: Outcome;
-  if (rawBody === undefined) {
-    const meta = rm(version === 1 ? '1' : '2');
-    outcome = {
-      requestId: meta.requestId,
-      response: errorResponse(meta, new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`)),
-    };
-  } else if (version !== undefined) {
-    const incoming: IncomingRequest = {
-      method,
-      path,
-      url: path + url.search,
-      query: url.searchParams,
-      headers: req.headers,
-      headersDistinct: req.headersDistinct,
-      rawBody,
-    };
-    outcome = await handleApiRequest(state, incoming, version);
-  } else if (path.startsWith(DOWNLOAD_PATH) && path.length > DOWNLOAD_PATH.length && !path.slice(DOWNLOAD_PATH.length).includes('/')) {
-    outcome = await handleDownloadRequest(state, method, path.slice(DOWNLOAD_PATH.length), req.headersDistinct);
-  } else {
-    const meta = rm();
-    outcome = { requestId: meta.requestId, response: errorResponse(meta, new ApiError(404, 'NOT_FOUND', `No such path: ${method} ${path}`)) };
-  }
-
+  const outcome = await route(state, listener, method, url, req, rawBody);
   state.log.add({
     method,
     path,
@@ -130,4 +102,33 @@ async function handle(state: SandboxState, control: boolean, listener: Listener,
   });
   if (!outcome.response) return drop(req, res);
   send(res, outcome.response, outcome.requestId);
+}
+
+/** The API (on the API's listener), a transcript link, or 404. */
+function route(
+  state: SandboxState,
+  listener: Listener,
+  method: string,
+  url: URL,
+  req: IncomingMessage,
+  rawBody?: string,
+): Promise<Outcome> | Outcome {
+  const path = url.pathname;
+  const version = listener !== 'api' ? undefined : /^\/api\/v2(\/|$)/.test(path) ? 2 : /^\/api\/v1(\/|$)/.test(path) ? 1 : undefined;
+  const refuse = (err: ApiError): Outcome => {
+    const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: version === 1 ? '1' : '2' };
+    return { requestId: rm.requestId, response: errorResponse(rm, err) };
+  };
+  if (rawBody === undefined) return refuse(new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`));
+  if (version !== undefined) {
+    const { headers, headersDistinct } = req;
+    return handleApiRequest(
+      state,
+      { method, path, url: path + url.search, query: url.searchParams, headers, headersDistinct, rawBody },
+      version,
+    );
+  }
+  const token = path.startsWith(DOWNLOAD_PATH) ? path.slice(DOWNLOAD_PATH.length) : '';
+  if (token !== '' && !token.includes('/')) return handleDownloadRequest(state, method, token, req.headersDistinct);
+  return refuse(new ApiError(404, 'NOT_FOUND', `No such path: ${method} ${path}`));
 }

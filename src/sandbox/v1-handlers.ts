@@ -6,7 +6,7 @@ import { canSee } from './auth.js';
 import { paginate } from './cursor.js';
 import { parseCursor, parseLimit, resource, visibleRecord, type HandlerCtx, type PathRoutes } from './handler.js';
 import { ApiError, v1Success } from './responses.js';
-import { failed, isPlainObject, requireObject } from './validation.js';
+import { failed, isPlainObject, objectWith, requireObject } from './validation.js';
 
 /** A version 2 record in version 1 shape: only the mapped fields, renamed. */
 function toV1(record: ApiRecord, fields: Readonly<Record<string, string>>): ApiRecord {
@@ -26,9 +26,7 @@ function filterTest(q: V1Query, name: string, want: unknown): (v1: ApiRecord) =>
 
 function query(q: V1Query, ctx: HandlerCtx) {
   const scope = `v1/${q.kind}`;
-  const body = requireObject(ctx.body());
-  const unknown = Object.keys(body).filter((k) => !['cursor', 'limit', 'filter'].includes(k));
-  if (unknown.length > 0) throw failed(unknown.map((field) => ({ field, issue: 'unknown_field' })));
+  const body = objectWith(ctx.body(), ['cursor', 'limit', 'filter']);
   const limit = parseLimit(body.limit);
   if (body.cursor !== undefined && body.cursor !== null && typeof body.cursor !== 'string') {
     throw new ApiError(422, 'INVALID_CURSOR', 'cursor must be a string', [{ field: 'cursor', issue: 'must_be_string' }]);

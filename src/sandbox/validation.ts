@@ -24,6 +24,14 @@ export function requireObject(value: unknown): ApiRecord {
   return value;
 }
 
+/** The body as an object carrying only `allowed` fields, else 422 (`unknown_field` for each other one). */
+export function objectWith(body: unknown, allowed: readonly string[]): ApiRecord {
+  const fields = requireObject(body);
+  const unknown = Object.keys(fields).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) throw failed(unknown.map((field) => ({ field, issue: 'unknown_field' })));
+  return fields;
+}
+
 export function failed(details: ErrorDetail[]): ApiError {
   const first = details[0]!;
   const message =
