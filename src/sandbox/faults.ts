@@ -6,41 +6,38 @@ export function isFaultKind(kind: string): kind is FaultKind {
   return (FAULT_KINDS as readonly string[]).includes(kind);
 }
 
+/** One checked `kind: probability`; the Error names `where`. */
+function rate(kind: string, p: unknown, where: string): [FaultKind, number] {
+  if (!isFaultKind(kind)) throw new Error(`${where}: unknown kind "${kind}" (kinds: ${FAULT_KINDS.join(', ')})`);
+  if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new Error(`${where}: probability must be a number from 0 to 1`);
+  return [kind, p];
+}
+
+function total(entries: Array<[FaultKind, number]>): FaultRates {
+  const sum = entries.reduce((a, [, p]) => a + p, 0);
+  if (sum > 1 + 1e-9) throw new Error(`fault probabilities add up to ${sum}, more than 1`);
+  return Object.fromEntries(entries);
+}
+
 /** `500-after-write:0.05,drop:0.02` → `{ '500-after-write': 0.05, drop: 0.02 }`; throws naming the bad part. */
 export function parseFaultSpec(spec: string): FaultRates {
-  const rates: FaultRates = {};
+  const entries: Array<[FaultKind, number]> = [];
   for (const part of spec.split(',').map((p) => p.trim())) {
     if (part === '') continue;
     const colon = part.lastIndexOf(':');
     if (colon <= 0) throw new Error(`fault "${part}": expected kind:probability (kinds: ${FAULT_KINDS.join(', ')})`);
     const kind = part.slice(0, colon).trim();
     const text = part.slice(colon + 1).trim();
-    if (!isFaultKind(kind)) throw new Error(`fault "${part}": unknown kind "${kind}" (kinds: ${FAULT_KINDS.join(', ')})`);
-    if (kind in rates) throw new Error(`fault "${part}": kind "${kind}" given twice`);
-    const p = Number(text);
-    if (text === '' || !Number.isFinite(p) || p < 0 || p > 1) throw new Error(`fault "${part}": probability must be a number from 0 to 1`);
-    rates[kind] = p;
+    if (entries.some(([k]) => k === kind)) throw new Error(`fault "${part}": kind "${kind}" given twice`);
+    entries.push(rate(kind, text === '' ? NaN : Number(text), `fault "${part}"`));
   }
-  checkTotal(rates);
-  return rates;
-}
-
-function checkTotal(rates: FaultRates): void {
-  const total = Object.values(rates).reduce((a, b) => a + (b ?? 0), 0);
-  if (total > 1 + 1e-9) throw new Error(`fault probabilities add up to ${total}, more than 1`);
+  return total(entries);
 }
 
 /** Validates a `{kind: probability}` object (the control endpoint's `faults`). */
 export function validateFaultRates(value: unknown): FaultRates {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('faults must be an object of kind: probability');
-  const rates: FaultRates = {};
-  for (const [kind, p] of Object.entries(value)) {
-    if (!isFaultKind(kind)) throw new Error(`unknown fault kind "${kind}" (kinds: ${FAULT_KINDS.join(', ')})`);
-    if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new Error(`fault "${kind}": probability must be a number from 0 to 1`);
-    rates[kind] = p;
-  }
-  checkTotal(rates);
-  return rates;
+  return total(Object.entries(value).map(([kind, p]) => rate(kind, p, `fault "${kind}"`)));
 }
 
 export interface QueuedFault {

@@ -32,7 +32,7 @@ describe('parseFaultSpec', () => {
 describe('validateFaultRates', () => {
   it('accepts an object of kinds and refuses the rest', () => {
     expect(validateFaultRates({ '429': 0.5 })).toEqual({ '429': 0.5 });
-    expect(() => validateFaultRates({ nope: 0.5 })).toThrow(/unknown fault kind/);
+    expect(() => validateFaultRates({ nope: 0.5 })).toThrow(/unknown kind "nope"/);
     expect(() => validateFaultRates({ drop: '0.5' })).toThrow(/probability/);
     expect(() => validateFaultRates([])).toThrow(/object/);
   });
