@@ -246,13 +246,6 @@ export function scopeFor(resource: string, action: ScopeAction): string {
   return `${resource}:${action}`;
 }
 
-/** The action a verb needs: list/get read, create/update write, delete delete. */
-export function actionForVerb(verb: Verb): ScopeAction {
-  if (verb === 'list' || verb === 'get') return 'read';
-  if (verb === 'delete') return 'delete';
-  return 'write';
-}
-
 /** Every scope the API knows, in table order: what the sandbox's admin key holds. */
 export function allScopes(): string[] {
   return RESOURCES.flatMap((r) => {
@@ -274,8 +267,6 @@ export function readScopes(): string[] {
  */
 export const READ_ONLY_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at', 'owner_id'];
 
-export const API_VERSION_V2 = '2';
-export const API_VERSION_V1 = '1';
 export const PAGE_SIZE_DEFAULT = 25;
 export const PAGE_SIZE_MAX = 100;
 export const BATCH_MAX = 100;
