@@ -1,10 +1,12 @@
 // One HTTP exchange over undici, nothing more: no retries, no redirects, no interpretation.
 // undici's `request` on a Pool for the base URL's origin (not fetch: undici's fetch follows
-// redirects and forwards custom auth headers such as X-Service-Api-Key to the new origin).
-// Pool and request come from their own files, not the package root: see undici-parts.d.ts.
-// Through a proxy (HTTPS_PROXY), a ProxyAgent takes the Pool's place: route.ts.
+// redirects and forwards custom auth headers such as X-Service-Api-Key to the new origin); links on
+// other origins (transcripts) go through one Agent for the process. Pool, Agent and request come
+// from their own files, not the package root: see undici-parts.d.ts. Through a proxy
+// (HTTPS_PROXY), a ProxyAgent takes their place: route.ts.
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher, Pool } from 'undici';
+import AgentClass from 'undici/lib/dispatcher/agent.js';
 import PoolClass from 'undici/lib/dispatcher/pool.js';
 import request from 'undici/lib/api/api-request.js';
 import { MAX_TIMER_MS, setLongTimeout } from './clock.js';
@@ -28,8 +30,10 @@ export interface RawResponse {
 
 export interface SendOptions {
   method: string;
-  /** path and query, on the pool's origin */
+  /** path and query */
   path: string;
+  /** another origin than the transport's (a link): the key is the caller's business, not sent here */
+  origin?: string;
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
@@ -64,9 +68,13 @@ export function flattenHeaders(raw: Record<string, string | string[] | undefined
   return out;
 }
 
+/** Links on other origins (any host) share one Agent, or one ProxyAgent per proxy. */
+let linkAgent: Dispatcher | undefined;
+const linkProxies = new Map<string, Promise<Dispatcher>>();
+
 /**
- * A connection pool for exactly one origin: it cannot be pointed anywhere else. Through a proxy, a
- * ProxyAgent whose every request names this origin (a CONNECT tunnel to it).
+ * A connection pool for the API's origin (through a proxy, a ProxyAgent whose every request names
+ * that origin: a CONNECT tunnel to it), and the shared dispatchers for links on other origins.
  */
 export class OriginTransport {
   private pool?: Pool;
@@ -77,13 +85,24 @@ export class OriginTransport {
   constructor(
     readonly origin: string,
     private readonly connectTimeoutMs: number,
-    env: Env = process.env,
+    private readonly env: Env = process.env,
   ) {
     this.proxy = chooseProxy(new URL(origin), env);
   }
 
-  private dispatcher(): Dispatcher | Promise<Dispatcher> {
-    if (this.proxy) return (this.proxied ??= openProxyAgent(this.proxy, this.connectTimeoutMs));
+  /** The proxy for `origin` (a UsageError when a proxy variable is malformed). */
+  route(origin: string): ProxyChoice | undefined {
+    return origin === this.origin ? this.proxy : chooseProxy(new URL(origin), this.env);
+  }
+
+  private dispatcher(origin: string, proxy: ProxyChoice | undefined): Dispatcher | Promise<Dispatcher> {
+    if (origin !== this.origin) {
+      if (!proxy) return (linkAgent ??= new AgentClass({ keepAliveTimeout: 4_000 }));
+      let agent = linkProxies.get(proxy.url);
+      if (!agent) linkProxies.set(proxy.url, (agent = openProxyAgent(proxy, this.connectTimeoutMs)));
+      return agent;
+    }
+    if (proxy) return (this.proxied ??= openProxyAgent(proxy, this.connectTimeoutMs));
     return (this.pool ??= new PoolClass(this.origin, {
       connect: { timeout: this.connectTimeoutMs },
       keepAliveTimeout: 4_000,
@@ -92,7 +111,9 @@ export class OriginTransport {
 
   async send(opts: SendOptions): Promise<RawResponse> {
     keepExitFast();
-    const dispatcher = await this.dispatcher();
+    const origin = opts.origin ?? this.origin;
+    const proxy = this.route(origin);
+    const dispatcher = await this.dispatcher(origin, proxy);
     // The per-request timeout, whole exchange included. undici's headersTimeout/bodyTimeout (kept as a
     // backstop) tick with ~1 s resolution and do not bound a slowly dripping body.
     const deadline = new AbortController();
@@ -106,7 +127,7 @@ export class OriginTransport {
       headersTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
       bodyTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
       signal: linked.signal,
-      ...(this.proxy ? { origin: this.origin } : {}),
+      ...(proxy || origin !== this.origin ? { origin } : {}),
     };
     try {
       const res = await request.call(dispatcher, requestOptions);
@@ -120,7 +141,7 @@ export class OriginTransport {
       return { status: res.statusCode, headers, text };
     } catch (err) {
       if (deadline.signal.aborted && !opts.signal?.aborted) throw deadline.signal.reason;
-      throw this.proxy ? routeError(err, this.proxy) : err;
+      throw proxy ? routeError(err, proxy) : err;
     } finally {
       cancelTimer();
       linked.dispose();

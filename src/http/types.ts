@@ -1,7 +1,8 @@
 // The shape of the HTTP core as the rest of crm sees it. src/http/client.ts implements it.
 import type { ApiRecord } from '../api/envelopes.js';
+import type { LinkAnswer, LinkOptions } from './link.js';
 import type { Pacer } from './pacer.js';
-import type { Redactor } from './mask.js';
+import type { Tried } from './retry-loop.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthHeaderKind = 'x-api-key' | 'bearer';
@@ -101,18 +102,15 @@ export interface ClientStats {
 export interface HttpClient {
   readonly baseUrl: string;
   readonly stats: ClientStats;
-  /** masks the profile's keys in server text the client did not fetch itself (transcripts) */
-  readonly redact?: Redactor;
-  /** the client's rules for waiting, for requests made beside it (transcript downloads) */
-  readonly waits?: {
-    /** see ClientConfig.rateLimitBudgetMs */
-    readonly budgetMs: number;
-    /** says a long wait on standard error (see wait-notice.ts) */
-    note(ms: number, why: string): void;
-  };
+  /** the client's notice of long waits, for waits made beside it (a transcript's download slot) */
+  readonly waits?: { note(ms: number, why: string): void };
   request<T = unknown>(opts: RequestOptions): Promise<ApiResponse<T>>;
   /** every record of a list endpoint, one page in memory at a time; stops early when the loop breaks */
   paginate(path: string, opts?: PaginateOptions): AsyncGenerator<ApiRecord, void, undefined>;
   /** the pages themselves, for commands that print a page and hint at the next */
   pages(path: string, opts?: PaginateOptions): AsyncGenerator<Page, void, undefined>;
+  /** one GET of an absolute link the API handed out (a transcript), never with the key (link.ts) */
+  getLink(url: string, opts: LinkOptions): Promise<Tried<LinkAnswer>>;
+  /** the client's retry policy around the caller's attempts; `signal` stops the waits, `pacer` is held back by a 429 */
+  retry<T>(attempt: (n: number) => Promise<Tried<T>>, opts?: { pacer?: Pacer; signal?: AbortSignal }): Promise<T>;
 }

@@ -87,3 +87,14 @@ function splitOnce(text: string, sep: string): [string, string?] {
   const i = text.indexOf(sep);
   return i < 0 ? [text] : [text.slice(0, i), text.slice(i + 1)];
 }
+
+/** One caller-supplied path segment, percent-encoded, so an id can never change the path. `.` and `..` cannot be one (URL parsers resolve them, even encoded). */
+export function pathSegment(value: string, what = 'id'): string {
+  if (value === '' || value === '.' || value === '..') throw new UsageError(`invalid ${what} '${value}'`);
+  return encodeURIComponent(value);
+}
+
+/** `/{resource}/{id}` with the id as one encoded segment. */
+export function recordPath(resource: string, id: string, what = 'id'): string {
+  return `/${resource}/${pathSegment(id, what)}`;
+}

@@ -29,8 +29,6 @@ export interface DownloadEngineDeps {
   clock: Clock;
   /** the first Ctrl-C: no new download starts; those in flight finish */
   signal: AbortSignal;
-  timeoutMs: number;
-  maxRetries: number;
   /** the download endpoint's pacer, apart from the API client's */
   pacer: Pacer;
   onProgress?(progress: DownloadProgress): void;
@@ -217,8 +215,6 @@ async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: Do
   const result = await getTranscript(item.id, {
     client: deps.client,
     clock: deps.clock,
-    timeoutMs: deps.timeoutMs,
-    maxRetries: deps.maxRetries,
     pacer: deps.pacer,
     signal: deps.signal,
   });

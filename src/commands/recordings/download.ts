@@ -48,8 +48,6 @@ export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void
         client,
         clock: ctx.clock,
         signal: ctx.signal,
-        timeoutMs: ctx.globals.timeoutMs,
-        maxRetries: ctx.globals.maxRetries,
         // Its own instance: the download endpoint's limit is not the API's (spec: Limits rule 5).
         pacer: downloadPacer(ctx.clock),
         onProgress: (p) => progress.update(progressText(p)),

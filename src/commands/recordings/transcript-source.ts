@@ -4,30 +4,21 @@
 // off, and every try after a wait starts again with a fresh link. Shared by `transcript` and
 // `download`.
 import type { ApiRecord } from '../../api/envelopes.js';
-import { CrmError, InterruptedError, NotFoundError, RateLimitError, UsageError } from '../../http/errors.js';
+import { CrmError, InterruptedError, NotFoundError } from '../../http/errors.js';
 import { Pacer, type PacerTicket } from '../../http/pacer.js';
+import type { Tried } from '../../http/retry-loop.js';
 import { linkSignals } from '../../http/signals.js';
-import { fetchTranscript, type TranscriptOutcome } from '../../http/transcript-fetch.js';
 import type { Clock, HttpClient } from '../../http/types.js';
-import {
-  DEFAULT_RATE_LIMIT_BUDGET_MS,
-  MAX_RETRY_AFTER_MS,
-  backoffMs,
-  budgetSpentText,
-  comeBackText,
-  rateLimitCharge,
-} from '../../http/retry.js';
+import { recordPath } from '../../http/url.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 
 /** Fresh links tried after the first one expired (CONTRACT §8: up to 3 times). */
 export const MAX_LINK_REFRESHES = 3;
 
 export interface TranscriptSourceDeps {
+  /** gets the recordings, and lends its retry policy (--max-retries, the 429 budget) and its transport to the downloads */
   client: HttpClient;
   clock: Clock;
-  timeoutMs: number;
-  /** 429s and transient failures tolerated per transcript */
-  maxRetries: number;
   /** the download endpoint's own pacer, apart from the API client's */
   pacer?: Pacer;
   /** aborts the waits (Retry-After, backoff, pacer); in-flight requests finish unless `requestSignal` aborts too */
@@ -63,15 +54,9 @@ export async function getRecording(client: HttpClient, id: string, signal?: Abor
   return res.body.data;
 }
 
-/**
- * `/recordings/{id}` with the id as one encoded path segment. `.` and `..` cannot be one (URL
- * parsers resolve them, and encoded as `%2E%2E` too, so the request would go to another path).
- */
+/** `/recordings/{id}`, the id one encoded segment (a usage error for `.`, `..` and ``). */
 export function recordingPath(id: string): string {
-  if (id === '' || id === '.' || id === '..') {
-    throw new UsageError(`${JSON.stringify(sanitizeForTerminal(id))} is not a usable recording id`);
-  }
-  return `/recordings/${encodeURIComponent(id)}`;
+  return recordPath('recordings', id, 'recording id');
 }
 
 /** Why a recording has no transcript (spec: Recording.has_transcript), in words for the user. */
@@ -102,103 +87,40 @@ export const GIVEN_LINK_MAX_WAIT_MS = 50;
 export async function getTranscript(id: string, deps: TranscriptSourceDeps, recording?: ApiRecord): Promise<TranscriptResult> {
   let given = recording;
   let linkRefreshes = 0;
-  let rateLimited = 0;
-  /** 429s with Retry-After waited out and their cost: bounded by the client's budget, not by maxRetries (CONTRACT §4) */
-  let rateWaits = 0;
-  let rateCharged = 0;
-  let failures = 0;
-  const budgetMs = deps.client.waits?.budgetMs ?? DEFAULT_RATE_LIMIT_BUDGET_MS;
-  for (;;) {
-    // 1. The download slot.
-    const before = deps.clock.now();
-    const ticket = await acquireSlot(deps);
-    const waited = deps.clock.now() - before;
-    // 2. The recording, for a link that is fresh when it is sent.
-    let rec: ApiRecord;
-    try {
-      rec = given && waited <= GIVEN_LINK_MAX_WAIT_MS ? given : await getRecording(deps.client, id, deps.requestSignal);
-    } catch (err) {
-      if (ticket) deps.pacer?.done(ticket); // nothing was sent to the download endpoint
-      throw err;
-    }
-    given = undefined;
-    if (!hasTranscript(rec)) {
-      if (ticket) deps.pacer?.done(ticket);
-      return { kind: 'none', recording: rec, reason: noTranscriptReason(rec) };
-    }
-    // 3. The download, at once.
-    const outcome = maskKeys(
-      deps,
-      await fetchTranscript(rec.transcript_url as string, {
-        timeoutMs: deps.timeoutMs,
-        clock: deps.clock,
-        ...(deps.pacer ? { pacer: deps.pacer } : {}),
-        ...(ticket ? { ticket } : {}),
-        ...(deps.requestSignal ? { signal: deps.requestSignal } : {}),
-        ...(deps.client.redact ? { redact: (text: string) => deps.client.redact!.text(text) } : {}),
-      }),
-    );
-    switch (outcome.kind) {
-      case 'ok':
-        return {
-          kind: 'ok',
-          body: outcome.body,
-          recording: rec,
-          linkRefreshes,
-          retries: rateLimited + failures,
-        };
-      case 'expired':
-        if (linkRefreshes >= MAX_LINK_REFRESHES) {
-          throw new NotFoundError(
-            `the transcript link of recording ${sanitizeForTerminal(id)} kept expiring (${linkRefreshes + 1} links tried)`,
-            { status: outcome.status, code: 'LINK_EXPIRED' },
-          );
-        }
-        linkRefreshes += 1;
-        break;
-      case 'rateLimited': {
-        if (outcome.retryAfterMs > MAX_RETRY_AFTER_MS) {
-          const when = comeBackText(outcome.retryAfterMs, deps.clock.now());
-          throw new RateLimitError(`transcript downloads are rate limited ${when} (Retry-After); try again then`, {
-            status: 429,
-          });
-        }
-        const charge = outcome.retryAfterGiven ? rateLimitCharge(outcome.retryAfterMs) : undefined;
-        if (charge !== undefined ? rateCharged + charge > budgetMs : rateLimited - rateWaits >= deps.maxRetries) {
-          const why =
-            charge !== undefined
-              ? budgetSpentText({ askedMs: charge, waits: rateWaits, chargedMs: rateCharged, budgetMs })
-              : `still rate limited after ${rateLimited - rateWaits} retries (a 429 without a positive Retry-After counts against --max-retries, ${deps.maxRetries})`;
-          throw new RateLimitError(`transcript downloads: ${why}`, { status: 429 });
-        }
-        rateLimited += 1;
-        if (charge !== undefined) {
-          rateWaits += 1;
-          rateCharged += charge;
-        }
-        await wait(deps, outcome.retryAfterMs, 'the transcript download answered 429 (Retry-After)');
-        break;
+  const attempt = async (retries: number): Promise<Tried<TranscriptResult>> => {
+    for (;;) {
+      // 1. The download slot; 2. the recording, for a link that is fresh when it is sent.
+      const before = deps.clock.now();
+      const ticket = await acquireSlot(deps);
+      let rec: ApiRecord;
+      try {
+        const waited = deps.clock.now() - before;
+        rec = given && waited <= GIVEN_LINK_MAX_WAIT_MS ? given : await getRecording(deps.client, id, deps.requestSignal);
+      } catch (err) {
+        if (ticket) deps.pacer?.done(ticket); // nothing was sent to the download endpoint
+        throw err;
       }
-      case 'failed':
-        if (!outcome.retryable || failures >= deps.maxRetries) throw outcome.error;
-        failures += 1;
-        await wait(
-          deps,
-          backoffMs(failures - 1, () => deps.clock.random()),
-          `retry ${failures} of a transcript download`,
-        );
-        break;
+      given = undefined;
+      if (!hasTranscript(rec)) {
+        if (ticket) deps.pacer?.done(ticket);
+        return { ok: true, value: { kind: 'none', recording: rec, reason: noTranscriptReason(rec) } };
+      }
+      // 3. The download, at once.
+      const { pacer, requestSignal: signal } = deps;
+      const got = await deps.client.getLink(rec.transcript_url as string, { what: 'transcript', pacer, ticket, signal });
+      if (!got.ok) return got;
+      if ('body' in got.value) return { ok: true, value: { kind: 'ok', body: got.value.body, recording: rec, linkRefreshes, retries } };
+      if (linkRefreshes >= MAX_LINK_REFRESHES) {
+        throw new NotFoundError(`the transcript link of recording ${sanitizeForTerminal(id)} kept expiring (${linkRefreshes + 1} links tried)`, {
+          status: got.value.gone,
+          code: 'LINK_EXPIRED',
+        });
+      }
+      linkRefreshes += 1;
     }
-  }
-}
-
-/** The outcome with the keys masked: a transcript is server text like any other, printed or kept in files. */
-function maskKeys(deps: TranscriptSourceDeps, outcome: TranscriptOutcome): TranscriptOutcome {
-  const redact = deps.client.redact;
-  if (!redact) return outcome;
-  if (outcome.kind === 'ok') return { ...outcome, body: redact.value(outcome.body) };
-  if (outcome.kind === 'failed') return { ...outcome, error: redact.error(outcome.error) };
-  return outcome;
+  };
+  // a 429 or a failure: waited and retried by the client's rules, each try with a fresh link
+  return deps.client.retry(attempt, { ...(deps.pacer ? { pacer: deps.pacer } : {}), ...(deps.signal ? { signal: deps.signal } : {}) });
 }
 
 /** A slot of the download pacer (none without one); Ctrl-C (`signal`) stops the wait. */
@@ -213,16 +135,5 @@ async function acquireSlot(deps: TranscriptSourceDeps): Promise<PacerTicket | un
     throw err instanceof CrmError ? err : new InterruptedError('interrupted', { cause: err });
   } finally {
     waits.dispose();
-  }
-}
-
-async function wait(deps: TranscriptSourceDeps, ms: number, why: string): Promise<void> {
-  if (deps.signal?.aborted) throw new InterruptedError('interrupted');
-  deps.client.waits?.note(ms, why);
-  try {
-    await deps.clock.sleep(ms, deps.signal);
-  } catch (err) {
-    if (err instanceof CrmError) throw err;
-    throw new InterruptedError('interrupted', { cause: err });
   }
 }

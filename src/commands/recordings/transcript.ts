@@ -28,8 +28,6 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
       {
         client,
         clock: ctx.clock,
-        timeoutMs: ctx.globals.timeoutMs,
-        maxRetries: ctx.globals.maxRetries,
         pacer: downloadPacer(ctx.clock),
         signal: ctx.signal,
         requestSignal: ctx.signal,

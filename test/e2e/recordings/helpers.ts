@@ -27,7 +27,7 @@ export interface LogEntry {
 export interface RecordingsSandbox {
   readonly sb: RunningSandbox;
   /** a fresh client (its own pacer, so one test's window never leaks into the next) */
-  client(): CrmHttpClient;
+  client(opts?: { maxRetries?: number }): CrmHttpClient;
   ctx(options?: { client?: HttpClient } & FakeCtxOptions): FakeCtx;
   control(pathname: string, body?: unknown): Promise<any>;
   /** the request log from `since` on */
@@ -56,12 +56,13 @@ export function useRecordingsSandbox(options: SandboxOptions = {}): RecordingsSa
       if (!t) throw new Error('sandbox not started');
       return t.sb;
     },
-    client() {
+    client(opts) {
       const c = createClient({
         baseUrl: handle.sb.baseUrl,
         apiKey: handle.sb.keys.admin,
         authHeader: 'x-api-key',
         clock: systemClock,
+        ...(opts?.maxRetries === undefined ? {} : { maxRetries: opts.maxRetries }),
         // a pacer of its own: the process-wide one would carry one test's window into the next
         pacer: new Pacer(systemClock),
       });
@@ -70,7 +71,8 @@ export function useRecordingsSandbox(options: SandboxOptions = {}): RecordingsSa
     },
     ctx(opts = {}) {
       const { client, ...rest } = opts;
-      const c = client ?? handle.client();
+      // the client takes --max-retries from the globals, as the CLI's does (its retry policy covers downloads)
+      const c = client ?? handle.client({ maxRetries: rest.globals?.maxRetries });
       return fakeCtx({
         clock: systemClock,
         globals: { output: 'json' },
@@ -128,6 +130,9 @@ export function interceptRecordingGets(
     gets,
     paginate: (p, o) => client.paginate(p, o),
     pages: (p, o) => client.pages(p, o),
+    getLink: (url, o) => client.getLink(url, o),
+    retry: (attempt, o) => client.retry(attempt, o),
+    waits: client.waits,
     async request(opts) {
       const res = await client.request(opts);
       const m = /^\/recordings\/([^/?]+)$/.exec(opts.path);

@@ -12,7 +12,8 @@ import { downloadAll, fileNames, selectRecording, type DownloadEngineDeps } from
 import { parseConcurrency, parseSince, progressText } from '../../../src/commands/recordings/download.js';
 import { NotFoundError, UsageError } from '../../../src/http/errors.js';
 import { Pacer } from '../../../src/http/pacer.js';
-import type { ApiResponse, HttpClient, RequestOptions } from '../../../src/http/types.js';
+import type { ApiResponse, RequestOptions } from '../../../src/http/types.js';
+import { withLinks } from '../../helpers/link-client.js';
 
 let server: http.Server;
 let origin: string;
@@ -41,7 +42,7 @@ afterAll(async () => {
 });
 
 /** `records` answer `GET /recordings/{id}`; `listed` (default the same) is what the listing shows. */
-function fakeClient(records: ApiRecord[], listed: ApiRecord[] = records): HttpClient {
+function fakeClient(records: ApiRecord[], listed: ApiRecord[] = records): Parameters<typeof withLinks>[0] {
   return {
     baseUrl: 'http://127.0.0.1:1/api/v2',
     stats: { requests: 0, retries: 0 },
@@ -63,11 +64,9 @@ function fakeClient(records: ApiRecord[], listed: ApiRecord[] = records): HttpCl
 function deps(records: ApiRecord[], extra: Partial<DownloadEngineDeps> = {}, listed?: ApiRecord[]): DownloadEngineDeps {
   const clock = new FakeClock();
   return {
-    client: fakeClient(records, listed),
+    client: withLinks(fakeClient(records, listed), clock, { maxRetries: 2 }),
     clock,
     signal: new AbortController().signal,
-    timeoutMs: 5_000,
-    maxRetries: 2,
     pacer: new Pacer(clock),
     ...extra,
   };

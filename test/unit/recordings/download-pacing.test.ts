@@ -16,7 +16,8 @@ import type { ApiRecord } from '../../../src/api/envelopes.js';
 import { downloadAll } from '../../../src/commands/recordings/download-engine.js';
 import { downloadPacer } from '../../../src/commands/recordings/transcript-source.js';
 import { Pacer, paceDelay } from '../../../src/http/pacer.js';
-import type { ApiResponse, HttpClient, RequestOptions } from '../../../src/http/types.js';
+import type { ApiResponse, RequestOptions } from '../../../src/http/types.js';
+import { withLinks } from '../../helpers/link-client.js';
 
 const LIMIT = 2;
 const WINDOW_MS = 1_000;
@@ -70,7 +71,7 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 const records: ApiRecord[] = Array.from({ length: 14 }, (_, i) => ({ id: `rec_${i + 1}`, has_transcript: true }));
 
 /** The API: each `GET /recordings/{id}` takes a round trip on the fake clock and gives a fresh link. */
-const client: HttpClient = {
+const client = {
   baseUrl: 'http://127.0.0.1:1/api/v2',
   stats: { requests: 0, retries: 0 },
   async request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
@@ -88,7 +89,7 @@ const client: HttpClient = {
 async function run(pacer: Pacer, concurrency = 1) {
   const report = await downloadAll(
     { dir, concurrency, overwrite: false },
-    { client, clock, signal: new AbortController().signal, timeoutMs: 5_000, maxRetries: 5, pacer },
+    { client: withLinks(client, clock), clock, signal: new AbortController().signal, pacer },
   );
   return { report, elapsed: report.summary.elapsed_ms, rateLimited: log.filter((e) => e.status === 429).length };
 }

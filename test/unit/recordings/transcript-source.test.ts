@@ -14,6 +14,7 @@ import {
 import { NotFoundError, RateLimitError, ServerError, UsageError } from '../../../src/http/errors.js';
 import { Pacer } from '../../../src/http/pacer.js';
 import type { ApiResponse, HttpClient, RequestOptions } from '../../../src/http/types.js';
+import { withLinks } from '../../helpers/link-client.js';
 
 let server: http.Server;
 let origin: string;
@@ -53,26 +54,31 @@ beforeEach(() => {
   clock = new FakeClock();
 });
 
-function client(recording: Record<string, unknown> = { id: 'rec_1', has_transcript: true }): HttpClient {
-  return {
-    baseUrl: 'http://127.0.0.1:1/api/v2',
-    stats: { requests: 0, retries: 0 },
-    async request<T>(_opts: RequestOptions): Promise<ApiResponse<T>> {
-      gets += 1;
-      onGet();
-      const data = { ...recording, transcript_url: recording.has_transcript ? `${origin}/t/${gets}` : null };
-      return { status: 200, headers: {}, body: { data } as T, retries: 0 };
+function client(
+  recording: Record<string, unknown> = { id: 'rec_1', has_transcript: true },
+  limits: { maxRetries?: number; rateLimitBudgetMs?: number } = { maxRetries: 3 },
+): HttpClient {
+  return withLinks(
+    {
+      baseUrl: 'http://127.0.0.1:1/api/v2',
+      stats: { requests: 0, retries: 0 },
+      async request<T>(_opts: RequestOptions): Promise<ApiResponse<T>> {
+        gets += 1;
+        onGet();
+        const data = { ...recording, transcript_url: recording.has_transcript ? `${origin}/t/${gets}` : null };
+        return { status: 200, headers: {}, body: { data } as T, retries: 0 };
+      },
+      async *paginate() {},
+      async *pages() {},
     },
-    async *paginate() {},
-    async *pages() {},
-  };
+    clock,
+    limits,
+  );
 }
 
 const deps = (c: HttpClient, extra: Partial<TranscriptSourceDeps> = {}): TranscriptSourceDeps => ({
   client: c,
   clock,
-  timeoutMs: 5_000,
-  maxRetries: 3,
   ...extra,
 });
 
@@ -144,6 +150,7 @@ describe('getTranscript', () => {
     const pacer = new Pacer(clock);
     const failing: HttpClient = {
       ...client(),
+      getLink: client().getLink,
       async request() {
         throw new ServerError('boom', { status: 500 });
       },
@@ -157,11 +164,12 @@ describe('getTranscript', () => {
 
   it('waits out 429s with Retry-After past maxRetries until the total wait budget is spent (exit 7)', async () => {
     answers = [{ status: 429, headers: { 'retry-after': '2' } }];
-    const c = { ...client(), waits: { budgetMs: 7_000, note: () => {} } };
-    const err = await getTranscript('rec_1', deps(c, { maxRetries: 2 })).catch((e: unknown) => e);
+    const c = client(undefined, { maxRetries: 2, rateLimitBudgetMs: 7_000 });
+    const err = await getTranscript('rec_1', deps(c)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as RateLimitError).exitCode).toBe(7);
-    expect((err as Error).message).toMatch(
+    expect((err as Error).message).toMatch(/gave up after 3 retries: the rate-limit budget is spent/);
+    expect((err as RateLimitError).hint).toMatch(
       /after 3 waits for Retry-After \(6 s\), the server asks to wait 2 s \(Retry-After\) and only 1 s is left of the rate-limit budget for one request \(7 s in all/,
     );
     expect(clock.sleeps).toEqual([2000, 2000, 2000]);
@@ -169,16 +177,16 @@ describe('getTranscript', () => {
 
   it('gives up after maxRetries 429s without Retry-After (exit 7)', async () => {
     answers = [{ status: 429 }];
-    const err = await getTranscript('rec_1', deps(client(), { maxRetries: 2 })).catch((e: unknown) => e);
+    const err = await getTranscript('rec_1', deps(client(undefined, { maxRetries: 2 }))).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
-    expect(clock.sleeps).toEqual([1000, 1000]);
+    expect(clock.sleeps).toHaveLength(2); // backed off, as the API client does
   });
 
   it('does not wait out a Retry-After longer than the client would (5 minutes)', async () => {
     answers = [{ status: 429, headers: { 'retry-after': '3600' } }];
     const err = await getTranscript('rec_1', deps(client())).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
-    expect((err as Error).message).toMatch(/in 60 min \(at .*Z\)/);
+    expect((err as RateLimitError).hint).toMatch(/in 60 min \(at .*Z\)/);
     expect(clock.sleeps).toEqual([]);
   });
 
@@ -194,14 +202,14 @@ describe('getTranscript', () => {
     // FakeClock is a class: its methods use `this`
     const classClock = new FakeClock();
     answers = [{ status: 503 }, OK];
-    const out = await getTranscript('rec_1', deps(client(), { clock: classClock }));
+    const out = await getTranscript('rec_1', deps(withLinks(client(), classClock), { clock: classClock }));
     expect(out.kind).toBe('ok');
     expect(classClock.sleeps).toHaveLength(1);
   });
 
   it('gives up after maxRetries transient failures (exit 8)', async () => {
     answers = [{ status: 500 }];
-    const err = await getTranscript('rec_1', deps(client(), { maxRetries: 2 })).catch((e: unknown) => e);
+    const err = await getTranscript('rec_1', deps(client(undefined, { maxRetries: 2 }))).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServerError);
     expect(served).toBe(3);
   });

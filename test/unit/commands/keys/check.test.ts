@@ -22,6 +22,8 @@ function fakeClient(baseUrl: string, answer: (o: RequestOptions) => Answer) {
   const client: HttpClient = {
     baseUrl,
     stats: { requests: 0, retries: 0 },
+    getLink: () => Promise.reject(new Error('no links here')),
+    retry: () => Promise.reject(new Error('no links here')),
     async request<T>(o: RequestOptions): Promise<ApiResponse<T>> {
       calls.push(o);
       await new Promise((r) => setImmediate(r));

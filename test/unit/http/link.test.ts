@@ -1,10 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../../src/http/client.js';
 import { ForbiddenError, ServerError } from '../../../src/http/errors.js';
-import { Pacer } from '../../../src/http/pacer.js';
+import { type LinkOptions, parseDocument } from '../../../src/http/link.js';
+import { Pacer, type PacerTicket } from '../../../src/http/pacer.js';
 import { systemClock } from '../../../src/http/clock.js';
-import { checkTranscriptUrl, fetchTranscript, parseTranscript } from '../../../src/http/transcript-fetch.js';
+import { shouldRetry } from '../../../src/http/retry.js';
 
 interface Seen {
   method: string;
@@ -46,20 +48,39 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   };
 }
 
-const opts = (extra: Partial<Parameters<typeof fetchTranscript>[1]> = {}) => ({
-  timeoutMs: 5_000,
-  clock: systemClock,
-  ...extra,
-});
+const KEY = 'service_live_0123456789abcdef';
+type Opts = Partial<LinkOptions> & { timeoutMs?: number };
 
-describe('fetchTranscript', () => {
+/**
+ * client.getLink on a client whose API is this very server: a link on the API's own origin gets
+ * no key either. The old outcome kinds, from the answer and the retry rules of the client.
+ */
+async function fetchTranscript(url: string, o: Opts = {}) {
+  const { timeoutMs = 5_000, ...link } = o;
+  const client = createClient({ baseUrl: `${origin}/api/v2`, apiKey: KEY, authHeader: 'x-api-key', clock: systemClock, timeoutMs });
+  const got = await client.getLink(url, { what: 'transcript', ...link });
+  if (got.ok) return 'body' in got.value ? { kind: 'ok' as const, body: got.value.body } : { kind: 'expired' as const, status: got.value.gone };
+  const f = got.failure;
+  const retryable = shouldRetry({
+    method: 'GET',
+    status: f.status,
+    errorCode: f.errorCode,
+    hasIdempotencyKey: false,
+    attempt: 0,
+    maxRetries: 1,
+  });
+  if (f.status === 429) return { kind: 'rateLimited' as const, retryAfter: f.retryAfter, retryable };
+  return { kind: 'failed' as const, error: f.error, retryable };
+}
+const opts = (extra: Opts = {}): Opts => extra;
+
+describe('client.getLink (transcript downloads)', () => {
   it('returns the parsed transcript and sends no credential of any kind', async () => {
     handler = json(200, TRANSCRIPT, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '0.5' });
     const out = await fetchTranscript(`${origin}/transcripts/download/tok_abc`, opts());
     expect(out.kind).toBe('ok');
     if (out.kind !== 'ok') return;
     expect(out.body).toEqual(TRANSCRIPT);
-    expect(out.rateLimit).toMatchObject({ limit: 20, remaining: 19 });
     expect(seen).toHaveLength(1);
     const h = seen[0]!.headers;
     expect(h['x-service-api-key']).toBeUndefined();
@@ -97,15 +118,10 @@ describe('fetchTranscript', () => {
     const pacer = new Pacer(systemClock);
     const before = Date.now();
     const out = await fetchTranscript(`${origin}/t`, opts({ pacer }));
-    expect(out).toMatchObject({ kind: 'rateLimited', retryAfterMs: 250 });
-    expect(pacer.stats.rateLimited).toBe(1);
-    expect(pacer.snapshot().blockedUntil).toBeGreaterThanOrEqual(before + 250);
-  });
-
-  it('falls back to a default wait when a 429 has no usable Retry-After', async () => {
-    handler = json(429, {}, { 'retry-after': 'soon' });
-    const out = await fetchTranscript(`${origin}/t`, opts());
-    expect(out).toMatchObject({ kind: 'rateLimited', retryAfterMs: 1000 });
+    expect(out).toMatchObject({ kind: 'rateLimited', retryAfter: '0.25', retryable: true });
+    expect(pacer.snapshot()).toMatchObject({ remaining: 0, inFlight: 0 });
+    // the retry layer blocks the pacer for the wait (client.retry, test/unit/recordings/transcript-source.test.ts)
+    expect(before).toBeLessThanOrEqual(Date.now());
   });
 
   it('feeds the pacer the rate-limit headers of each answer', async () => {
@@ -175,26 +191,24 @@ describe('fetchTranscript', () => {
     handler = () => {};
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
-    const out = await fetchTranscript(`${origin}/t`, opts({ signal: ac.signal }));
-    expect(out).toMatchObject({ kind: 'failed', retryable: false });
-    if (out.kind === 'failed') expect(out.error.exitCode).toBe(130);
+    const out = await fetchTranscript(`${origin}/t`, opts({ signal: ac.signal })).catch((e: unknown) => e);
+    expect((out as { exitCode: number }).exitCode).toBe(130);
   });
 
-  it('waitSignal stops the wait for the pacer, and nothing is sent', async () => {
+  it('stop ends the wait for the pacer, and nothing is sent', async () => {
     const pacer = new Pacer(systemClock);
     pacer.block(60_000); // a 429 said: a minute
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
-    const out = await fetchTranscript(`${origin}/t`, opts({ pacer, waitSignal: ac.signal }));
-    expect(out).toMatchObject({ kind: 'failed', retryable: false });
-    if (out.kind === 'failed') expect(out.error.exitCode).toBe(130);
+    const out = await fetchTranscript(`${origin}/t`, opts({ pacer, stop: ac.signal })).catch((e: unknown) => e);
+    expect((out as { exitCode: number }).exitCode).toBe(130);
     expect(seen).toHaveLength(0);
   });
 
   it('with a ticket the caller took, sends at once (no second slot) and hands the ticket back', async () => {
     handler = json(200, TRANSCRIPT, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '0.5' });
     const pacer = new Pacer(systemClock);
-    const ticket = await pacer.acquire();
+    const ticket: PacerTicket = await pacer.acquire(undefined, { sendLater: true });
     pacer.block(60_000); // a wait here would hang the test
     const out = await fetchTranscript(`${origin}/t`, opts({ pacer, ticket }));
     expect(out.kind).toBe('ok');
@@ -220,23 +234,26 @@ describe('fetchTranscript', () => {
   });
 });
 
-describe('checkTranscriptUrl', () => {
-  it('allows https anywhere and http on loopback only', () => {
-    expect(checkTranscriptUrl('https://files.example.com/t/abc')).toBeUndefined();
-    expect(checkTranscriptUrl('http://127.0.0.1:4010/t')).toBeUndefined();
-    expect(checkTranscriptUrl('http://localhost/t')).toBeUndefined();
-    expect(checkTranscriptUrl('http://[::1]:80/t')).toBeUndefined();
-    expect(checkTranscriptUrl('http://files.example.com/t')).toMatch(/not https/);
-    expect(checkTranscriptUrl('http://127.example.com/t')).toMatch(/not https/);
+describe('link refusals', () => {
+  it('allows https anywhere and http on loopback only', async () => {
+    handler = json(200, TRANSCRIPT);
+    for (const url of [`${origin}/t`, `${origin.replace('127.0.0.1', 'localhost')}/t`]) {
+      expect(await fetchTranscript(url)).toMatchObject({ kind: 'ok' });
+    }
+    for (const url of ['http://files.example.com/t', 'http://127.example.com/t', 'http://app.localhost/t']) {
+      const out = await fetchTranscript(url);
+      expect(out).toMatchObject({ kind: 'failed', retryable: false });
+      if (out.kind === 'failed') expect(out.error.message).toMatch(/not https/);
+    }
   });
 });
 
-describe('parseTranscript', () => {
+describe('parseDocument', () => {
   it('accepts objects and arrays only', () => {
-    expect(parseTranscript('{"a":1}')).toEqual({ a: 1 });
-    expect(parseTranscript('[]')).toEqual([]);
-    expect(parseTranscript('\ufeff{"a":1}')).toEqual({ a: 1 });
-    expect(typeof parseTranscript('{"a":')).toBe('string');
-    expect(typeof parseTranscript('1')).toBe('string');
+    expect(parseDocument('{"a":1}', 'transcript')).toEqual({ a: 1 });
+    expect(parseDocument('[]', 'transcript')).toEqual([]);
+    expect(parseDocument('\ufeff{"a":1}', 'transcript')).toEqual({ a: 1 });
+    expect(parseDocument('{"a":', 'transcript')).toMatch(/the transcript is not valid JSON \(truncated\?\)/);
+    expect(typeof parseDocument('1', 'transcript')).toBe('string');
   });
 });

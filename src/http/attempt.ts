@@ -1,0 +1,97 @@
+// One attempt of the one request path, with its pacing: a slot of the pacer, one exchange on the
+// transport, the answer's rate-limit headers back to the pacer, the --verbose line. Also the one
+// wording of a failed connection and of a redirect (neither is ever followed).
+import type { Redactor } from './mask.js';
+import { describeNetwork } from './network-error.js';
+import type { Pacer, PacerTicket } from './pacer.js';
+import { interrupted } from './retry-loop.js';
+import type { OriginTransport, RawResponse } from './transport.js';
+import { type CrmError, ServerError } from './errors.js';
+import type { WaitNote } from './wait-notice.js';
+import type { Clock, ClientStats } from './types.js';
+
+export type Attempt = { kind: 'response'; raw: RawResponse } | { kind: 'network'; error: unknown; code?: string };
+
+/** What every attempt of a client shares. */
+export interface Core {
+  transport: OriginTransport;
+  clock: Clock;
+  timeoutMs: number;
+  redact: Redactor;
+  stats: ClientStats;
+  noteWait: WaitNote;
+  log?: (line: string) => void;
+}
+
+export interface Exchange {
+  method: string;
+  url: URL;
+  /** the URL in the --verbose line, when not all of it may be shown */
+  shown?: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** cancels the exchange in flight */
+  signal?: AbortSignal;
+  maxBodyBytes?: number;
+  /** the pacer to go through, and what stops its wait */
+  pacer?: Pacer;
+  stop?: AbortSignal;
+  /** a slot of `pacer` taken earlier with `sendLater` */
+  ticket?: PacerTicket;
+}
+
+/** Paces, sends once, and writes the --verbose line (`GET URL 200 12 ms (retry 1)`). */
+export async function pacedAttempt(core: Core, ex: Exchange, attempt: number): Promise<Attempt> {
+  const { pacer } = ex;
+  let ticket = ex.ticket && pacer ? pacer.sending(ex.ticket) : ex.ticket;
+  if (!ticket && pacer) {
+    ticket = await pacer.acquire(ex.stop, { onWait: core.noteWait }).catch((err: unknown) => {
+      throw interrupted(err);
+    });
+  }
+  const started = core.clock.now();
+  core.stats.requests++;
+  const outcome = await sendOnce(core, ex);
+  if (ticket) pacer?.done(ticket, outcome.kind === 'response' ? rateHeaders(outcome.raw.headers) : undefined);
+  const ms = Math.max(0, Math.round(core.clock.now() - started));
+  const what = outcome.kind === 'response' ? String(outcome.raw.status) : (outcome.code ?? 'ERROR');
+  core.log?.(`${ex.method} ${ex.shown ?? ex.url.href} ${what} ${ms} ms${attempt > 0 ? ` (retry ${attempt})` : ''}`);
+  if (outcome.kind === 'network' && ex.signal?.aborted) throw interrupted(ex.signal.reason);
+  return outcome;
+}
+
+async function sendOnce(core: Core, ex: Exchange): Promise<Attempt> {
+  const { url, method, headers, body, signal, maxBodyBytes } = ex;
+  const origin = url.origin === core.transport.origin ? undefined : url.origin;
+  try {
+    const path = `${url.pathname}${url.search}`;
+    const raw = await core.transport.send({ method, path, origin, headers, body, timeoutMs: core.timeoutMs, signal, maxBodyBytes });
+    // headers are server text like any other (X-Request-Id, Location): masked before anyone reads them
+    return { kind: 'response', raw: { ...raw, headers: core.redact.headers(raw.headers) } };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return { kind: 'network', error, code: typeof code === 'string' ? code : undefined };
+  }
+}
+
+/**
+ * An idempotent replay carries the original response's headers, rate-limit ones included: stale,
+ * and the request was not counted, so the pacer does not see them.
+ */
+function rateHeaders(headers: Record<string, string>): Record<string, string> | undefined {
+  return headers['idempotent-replayed'] === 'true' ? undefined : headers;
+}
+
+/** `<what> failed: <the failure in words>`, the one wording of a failed connection. */
+export function networkError(outcome: { error: unknown; code?: string }, url: URL, timeoutMs: number, what: string): CrmError {
+  const target = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+  const { message, hint } = describeNetwork(outcome.error, { target, timeoutMs, env: process.env });
+  return new ServerError(`${what} failed: ${message}`, { code: outcome.code ?? 'NETWORK_ERROR', hint, cause: outcome.error });
+}
+
+/** A 3xx: never followed, so a key never reaches the place it points to. */
+export function redirectError(raw: RawResponse, what: string, hint?: string): CrmError {
+  const location = raw.headers.location ? ` to ${raw.headers.location.slice(0, 200)}` : '';
+  const message = `${what} answered a redirect (HTTP ${raw.status})${location}; crm does not follow redirects`;
+  return new ServerError(message, { status: raw.status, code: 'REDIRECT', ...(hint ? { hint } : {}) });
+}

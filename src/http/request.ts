@@ -1,0 +1,107 @@
+// An API request: the retry layer around paced attempts, each answer checked (envelope, error
+// body, redirect) and masked. A DELETE answered 404 on a retry succeeded earlier.
+import { USER_AGENT } from '../version.js';
+import { stringifyJson } from '../json/exact-json.js';
+import { type Core, networkError, pacedAttempt, redirectError, type Attempt } from './attempt.js';
+import { checkResponse } from './envelope-check.js';
+import { UsageError } from './errors.js';
+import type { Pacer } from './pacer.js';
+import { type Tried, withRetries } from './retry-loop.js';
+import { linkSignals } from './signals.js';
+import type { ApiResponse, AuthHeaderKind, Expect, RequestOptions } from './types.js';
+import { type Query, resolveUrl } from './url.js';
+
+/** What an API client adds to the core: where, as whom, and its retry limits. */
+export interface ApiCore extends Core {
+  base: URL;
+  apiKey: string;
+  authHeader: AuthHeaderKind;
+  defaultExpect: Expect;
+  pacer: Pacer;
+  maxRetries: number;
+  budgetMs: number;
+  orConcurrency: string;
+  signal?: AbortSignal;
+}
+
+/** The URL and headers of an API request: the one assembly, which `--dry-run` prints too. */
+export function plannedRequest(
+  api: { base: URL; apiKey: string; authHeader: AuthHeaderKind },
+  req: { path: string; query?: Query; hasBody: boolean; idempotencyKey?: string },
+): { url: URL; headers: Record<string, string> } {
+  const { apiKey, authHeader } = api;
+  return {
+    url: resolveUrl(api.base, req.path, req.query),
+    headers: {
+      ...(authHeader === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-service-api-key': apiKey }),
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+      ...(req.hasBody ? { 'content-type': 'application/json' } : {}),
+      ...(req.idempotencyKey === undefined ? {} : { 'idempotency-key': req.idempotencyKey }),
+    },
+  };
+}
+
+export async function apiRequest<T>(core: ApiCore, opts: RequestOptions): Promise<ApiResponse<T>> {
+  // globalThis.crypto, not node:crypto: loaded only when a key is made (startup time of every GET)
+  const idempotencyKey = opts.idempotencyKey === true ? globalThis.crypto.randomUUID() : opts.idempotencyKey;
+  const body = opts.body === undefined ? undefined : serialise(opts.body);
+  const { url, headers } = plannedRequest(core, { path: opts.path, query: opts.query, hasBody: body !== undefined, idempotencyKey });
+  // core.signal (Ctrl-C) stops waiting and starting; opts.signal also cancels the request in flight.
+  const waits = linkSignals(core.signal, opts.signal);
+  let sent = false;
+  // with finishInDoubt, after the first send only the request's own signal stops its retries
+  const waitSignal = (): AbortSignal | undefined => (opts.finishInDoubt && sent ? opts.signal : waits.signal);
+  const policy = {
+    ...core,
+    method: opts.method,
+    hasIdempotencyKey: idempotencyKey !== undefined,
+    waitSignal,
+    onRetry: () => core.stats.retries++,
+  };
+  const exchange = { method: opts.method, url, headers, body, signal: opts.signal, pacer: core.pacer };
+  try {
+    return await withRetries(policy, async (n): Promise<Tried<ApiResponse<T>>> => {
+      const stop = waitSignal();
+      sent = true;
+      return judge<T>(core, await pacedAttempt(core, { ...exchange, stop }, n), opts, n, url);
+    });
+  } finally {
+    waits.dispose();
+  }
+}
+
+function judge<T>(core: ApiCore, outcome: Attempt, opts: RequestOptions, n: number, url: URL): Tried<ApiResponse<T>> {
+  if (outcome.kind === 'network') {
+    const error = core.redact.error(networkError(outcome, url, core.timeoutMs, `${opts.method} ${url.origin}${url.pathname}`));
+    return { ok: false, failure: { error, errorCode: outcome.code, what: outcome.code ?? 'ERROR' } };
+  }
+  const { raw } = outcome;
+  const what = String(raw.status);
+  const hint = `the key stays with ${core.base.origin}; check the base URL (a redirect often means http vs https or a missing /api/v2)`;
+  // masked after parsing; quoted bodies before they are cut to 200 characters
+  const checked =
+    raw.status >= 300 && raw.status < 400
+      ? { ok: false as const, error: redirectError(raw, 'the server', hint), truncated: false }
+      : checkResponse(raw.status, raw.text, opts.expect ?? core.defaultExpect, raw.headers['x-request-id'], (t) => core.redact.text(t));
+  const base = { status: raw.status, headers: raw.headers, retries: n };
+  if (checked.ok) {
+    return { ok: true, value: { ...base, body: core.redact.value(checked.body) as T, requestId: checked.requestId } };
+  }
+  const error = core.redact.error(checked.error);
+  if (opts.method === 'DELETE' && n > 0 && raw.status === 404) {
+    // the attempt whose answer was lost (500, dropped connection) did the deletion
+    const gone = { object: 'success', data: null } as T;
+    return { ok: true, value: { ...base, body: gone, requestId: error.requestId, goneOnRetry: true } };
+  }
+  const errorCode = checked.truncated ? 'TRUNCATED_BODY' : undefined;
+  return { ok: false, failure: { error, status: raw.status, errorCode, retryAfter: raw.headers['retry-after'], what } };
+}
+
+function serialise(body: unknown): string {
+  try {
+    return stringifyJson(body) as string; // a RawNumber (e.g. --set n:=12345678901234567891) sent exactly
+  } catch (err) {
+    throw new UsageError(`the request body cannot be sent as JSON: ${(err as Error).message}`, { cause: err });
+  }
+}

@@ -1,0 +1,142 @@
+// The retry layer of the one request path (CONTRACT §4), shared by API requests and transcript
+// downloads: a 429 with Retry-After is waited out within the rate-limit budget; other transient
+// failures back off (full jitter) and count against --max-retries; the final error says which rule
+// stopped it. The decisions are retry.ts's pure functions; this adds the waits and the counting.
+import { type CrmError, type ErrorInfo, InterruptedError, isCrmError } from './errors.js';
+import type { Pacer } from './pacer.js';
+import {
+  MAX_RETRY_AFTER_MS,
+  backoffMs,
+  budgetSpentText,
+  comeBackText,
+  isRepeatable,
+  rateLimitCharge,
+  retryAfterMs,
+  shouldRetry,
+} from './retry.js';
+import type { Clock, HttpMethod } from './types.js';
+
+/** One attempt that did not succeed: the error it would end with, and what the retry rules read. */
+export interface Failure {
+  error: CrmError;
+  status?: number;
+  /** a transport error code (ECONNRESET, ETIMEDOUT, …) or TRUNCATED_BODY */
+  errorCode?: string;
+  /** the Retry-After header as sent */
+  retryAfter?: string;
+  /** for the wait notice: `retry 2 after 503` */
+  what: string;
+}
+
+export type Tried<T> = { ok: true; value: T } | { ok: false; failure: Failure };
+
+export interface RetryPolicy {
+  clock: Clock;
+  maxRetries: number;
+  /** how long 429s with Retry-After may be waited out in all */
+  budgetMs: number;
+  method: HttpMethod;
+  hasIdempotencyKey: boolean;
+  /** every 429 holds this pacer back (all concurrent requests), not just this request */
+  pacer?: Pacer;
+  noteWait(ms: number, why: string): void;
+  /** what stops the waits, read before each (it may change once a request is sent) */
+  waitSignal(): AbortSignal | undefined;
+  /** ", or lower --concurrency" for commands that have the flag */
+  orConcurrency: string;
+  /** told after each wait, before the next attempt */
+  onRetry?(): void;
+}
+
+interface Count {
+  /** retries that count against maxRetries (not the 429s with Retry-After, which the budget bounds) */
+  counted: number;
+  rateWaits: number;
+  rateCharged: number;
+}
+
+/** Runs `attempt` (0, 1, …) until it succeeds or the rules say stop (then throws the final error). */
+export async function withRetries<T>(policy: RetryPolicy, attempt: (n: number) => Promise<Tried<T>>): Promise<T> {
+  const count: Count = { counted: 0, rateWaits: 0, rateCharged: 0 };
+  for (let n = 0; ; n++) {
+    const stop = policy.waitSignal();
+    if (stop?.aborted) throw interrupted(stop.reason);
+    const tried = await attempt(n);
+    if (tried.ok) return tried.value;
+    const { wait, why } = nextWait(tried.failure, n, count, policy);
+    if (tried.failure.status === 429) policy.pacer?.block(wait);
+    policy.noteWait(wait, why);
+    await policy.clock.sleep(wait, policy.waitSignal()).catch((err: unknown) => {
+      throw interrupted(err);
+    });
+    policy.onRetry?.();
+  }
+}
+
+/** How long to wait before attempt `n + 1`, or the final error thrown. */
+function nextWait(f: Failure, n: number, count: Count, p: RetryPolicy): { wait: number; why: string } {
+  const now = p.clock.now();
+  const fromHeader = retryAfterMs(f.retryAfter, now);
+  const charge = f.status === 429 ? rateLimitCharge(fromHeader) : undefined;
+  if (fromHeader !== undefined && charge !== undefined) {
+    // "later", not "never": waited out within the budget, whatever --max-retries says
+    if (fromHeader > MAX_RETRY_AFTER_MS) {
+      const hint = `the server asks to wait ${comeBackText(fromHeader, now)} (Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min: try again then`;
+      throw finalError(f.error, n, true, hint, 'the wait asked for is too long');
+    }
+    if (count.rateCharged + charge > p.budgetMs) {
+      const spent = budgetSpentText({ askedMs: charge, waits: count.rateWaits, chargedMs: count.rateCharged, budgetMs: p.budgetMs });
+      throw finalError(f.error, n, true, `${spent}; try again later${p.orConcurrency}`, 'the rate-limit budget is spent');
+    }
+    count.rateWaits++;
+    count.rateCharged += charge;
+    return { wait: fromHeader, why: `the server answered 429 (Retry-After: ${f.retryAfter})` };
+  }
+  const { method, hasIdempotencyKey, maxRetries } = p;
+  if (!shouldRetry({ method, status: f.status, errorCode: f.errorCode, hasIdempotencyKey, attempt: count.counted, maxRetries })) {
+    throw finalError(f.error, n, retryable(f), noRetryHint(f, p), `--max-retries ${maxRetries}`);
+  }
+  count.counted++;
+  const backoff = backoffMs(count.counted - 1, () => p.clock.random());
+  const wait = f.status === 429 ? backoff : Math.max(backoff, fromHeader ?? 0);
+  if (wait > MAX_RETRY_AFTER_MS) {
+    throw finalError(f.error, n, true, `the server asks to wait ${comeBackText(wait, now)}; try again then`, 'the wait asked for is too long');
+  }
+  return { wait, why: `retry ${n + 1} after ${f.what}` };
+}
+
+function noRetryHint(f: Failure, p: RetryPolicy): string | undefined {
+  if (!isRepeatable(p.method, p.hasIdempotencyKey) && retryable(f) && f.status !== 429) {
+    return `not retried: a ${p.method} without an Idempotency-Key might be applied twice; check before running it again`;
+  }
+  if (f.status !== 429) return undefined;
+  const said = f.retryAfter === undefined ? 'no Retry-After' : `Retry-After: ${f.retryAfter.slice(0, 40)}`;
+  return `a 429 without a positive Retry-After (${said}) counts against --max-retries (${p.maxRetries}); try again later, or raise --max-retries${p.orConcurrency}`;
+}
+
+function retryable(f: Failure): boolean {
+  return f.status === 429 || (f.status !== undefined && f.status >= 500) || f.errorCode !== undefined;
+}
+
+/**
+ * The error to throw when no retry follows; after retries it says so and which rule stopped them
+ * (`rule`: `--max-retries 5`, `the rate-limit budget is spent`).
+ */
+function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hint?: string, rule?: string): CrmError {
+  if (!wasRetryable || attempt === 0) {
+    if (hint && !error.hint) Object.assign(error, { hint });
+    return error;
+  }
+  const tries = `${attempt} ${attempt === 1 ? 'retry' : 'retries'}${rule ? `: ${rule}` : ''}`;
+  const Cls = error.constructor as new (message: string, info: ErrorInfo) => CrmError;
+  const { status, code, requestId, details, cause } = error;
+  return new Cls(`${error.message} (gave up after ${tries})`, {
+    ...{ status, code, requestId, details, cause },
+    hint: hint ?? 'try again later, or raise --max-retries',
+  });
+}
+
+export function interrupted(reason: unknown): CrmError {
+  if (isCrmError(reason)) return reason;
+  return new InterruptedError('interrupted', { cause: reason });
+}
