@@ -1,6 +1,5 @@
 // An API request: the retry layer around paced attempts, each answer checked (envelope, error
 // body, redirect) and masked. A DELETE answered 404 on a retry succeeded earlier.
-import { USER_AGENT } from '../version.js';
 import { stringifyJson } from '../json/exact-json.js';
 import { type Core, networkError, pacedAttempt, redirectError, type Attempt } from './attempt.js';
 import { checkResponse } from './envelope-check.js';
@@ -9,7 +8,7 @@ import type { Pacer } from './pacer.js';
 import { type Tried, withRetries } from './retry-loop.js';
 import { linkSignals } from './signals.js';
 import type { ApiResponse, AuthHeaderKind, Expect, RequestOptions } from './types.js';
-import { type Query, resolveUrl } from './url.js';
+import { plannedRequest } from './url.js';
 
 /** What an API client adds to the core: where, as whom, and its retry limits. */
 export interface ApiCore extends Core {
@@ -22,24 +21,6 @@ export interface ApiCore extends Core {
   budgetMs: number;
   orConcurrency: string;
   signal?: AbortSignal;
-}
-
-/** The URL and headers of an API request: the one assembly, which `--dry-run` prints too. */
-export function plannedRequest(
-  api: { base: URL; apiKey: string; authHeader: AuthHeaderKind },
-  req: { path: string; query?: Query; hasBody: boolean; idempotencyKey?: string },
-): { url: URL; headers: Record<string, string> } {
-  const { apiKey, authHeader } = api;
-  return {
-    url: resolveUrl(api.base, req.path, req.query),
-    headers: {
-      ...(authHeader === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-service-api-key': apiKey }),
-      accept: 'application/json',
-      'user-agent': USER_AGENT,
-      ...(req.hasBody ? { 'content-type': 'application/json' } : {}),
-      ...(req.idempotencyKey === undefined ? {} : { 'idempotency-key': req.idempotencyKey }),
-    },
-  };
 }
 
 export async function apiRequest<T>(core: ApiCore, opts: RequestOptions): Promise<ApiResponse<T>> {

@@ -1,7 +1,9 @@
 // Where a request may go: only under the configured base URL's origin, the one the key belongs to.
 // The one home of the base URL's transport rules (scheme, loopback, no credentials); which path a
 // profile's root should have is src/config/base-url.ts's business.
+import { USER_AGENT } from '../version.js';
 import { UsageError } from './errors.js';
+import type { AuthHeaderKind } from './types.js';
 
 // The contract's loopback hosts: localhost, 127.0.0.0/8, [::1] (URL has already normalized IPv4
 // forms such as 127.1 or 0x7f.1 to dotted quads and IPv6 forms to [::1]). Not `*.localhost` nor
@@ -97,4 +99,22 @@ export function pathSegment(value: string, what = 'id'): string {
 /** `/{resource}/{id}` with the id as one encoded segment. */
 export function recordPath(resource: string, id: string, what = 'id'): string {
   return `/${resource}/${pathSegment(id, what)}`;
+}
+
+/** The URL and headers of an API request: the one assembly, which `--dry-run` prints (with the key masked). */
+export function plannedRequest(
+  api: { base: URL; apiKey: string; authHeader: AuthHeaderKind },
+  req: { path: string; query?: Query; hasBody: boolean; idempotencyKey?: string },
+): { url: URL; headers: Record<string, string> } {
+  const { apiKey, authHeader } = api;
+  return {
+    url: resolveUrl(api.base, req.path, req.query),
+    headers: {
+      ...(authHeader === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-service-api-key': apiKey }),
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+      ...(req.hasBody ? { 'content-type': 'application/json' } : {}),
+      ...(req.idempotencyKey === undefined ? {} : { 'idempotency-key': req.idempotencyKey }),
+    },
+  };
 }

@@ -85,3 +85,18 @@ describe('keys-check against something that is not the API', () => {
     expect(table.stdout).toMatch(/not_checked\s*│\s*contacts:write/);
   });
 });
+
+// One loopback rule (src/http/url.ts) for `keys add` and for every request: `app.localhost` is not
+// loopback to Node's resolver, so http: there is refused by both, never accepted by one and refused
+// by the other (a profile that `keys add` took, then every request refused).
+describe('http://app.localhost', () => {
+  it('is refused alike by keys add and by a request (exit 2), nothing sent', async () => {
+    const base = `http://app.localhost:${new URL(origin).port}/api/v2`;
+    const add = await runCrm(['keys', 'add', 'x', '--base-url', base], { env: { CRM_CONFIG_DIR: freshDir() }, input: t.sb.keys.admin });
+    expect(add.code, add.stderr).toBe(2);
+    expect(add.stderr).toMatch(/uses http:, which would send the API key unencrypted/);
+    const r = await runCrm(['contacts', 'list'], { env: t.env('admin', { CRM_BASE_URL: base }) });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/uses http:, which would send the API key unencrypted/);
+  });
+});

@@ -1,8 +1,8 @@
 // `--dry-run` on every write: print the request that would be sent (method, URL, headers with the
 // key masked, body) and send nothing, as the Stripe CLI does.
 import { maskKey } from '../../http/mask.js';
+import { parseBaseUrl, plannedRequest } from '../../http/url.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
-import { USER_AGENT } from '../../version.js';
 import type { Ctx } from '../context.js';
 import type { HttpMethod } from '../../http/types.js';
 
@@ -18,21 +18,24 @@ export interface PlannedRequest {
 
 export async function printDryRun(ctx: Ctx, req: PlannedRequest): Promise<void> {
   const profile = await ctx.profile();
-  const base = (req.v1 ? profile.v1BaseUrl : profile.baseUrl) ?? '<no base URL configured>';
+  const base = req.v1 ? profile.v1BaseUrl : profile.baseUrl;
   const key = req.v1 ? profile.v1ApiKey : profile.apiKey;
-  const shown = key ? maskKey(key) : '<no key configured>';
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) qs.set(k, String(v));
-  const url = `${base.replace(/\/+$/, '')}${req.path}${qs.size ? `?${qs.toString()}` : ''}`;
-  const headers: Record<string, string> = {};
-  if (profile.authHeader === 'bearer' && !req.v1) headers.Authorization = `Bearer ${shown}`;
-  else headers['X-Service-Api-Key'] = shown;
-  headers.Accept = 'application/json';
-  headers['User-Agent'] = USER_AGENT;
-  if (req.body !== undefined) headers['Content-Type'] = 'application/json';
-  if (req.idempotencyKey !== undefined) {
-    headers['Idempotency-Key'] = req.idempotencyKey === true ? '<random UUID>' : req.idempotencyKey;
-  }
+  // the client's own assembly (src/http/url.ts), with the key masked and header names as they are written
+  const planned = plannedRequest(
+    {
+      base: parseBaseUrl(base ?? 'https://base.invalid'),
+      apiKey: key ? maskKey(key) : '<no key configured>',
+      authHeader: req.v1 ? 'x-api-key' : profile.authHeader,
+    },
+    {
+      path: req.path,
+      query: req.query,
+      hasBody: req.body !== undefined,
+      idempotencyKey: req.idempotencyKey === true ? '<random UUID>' : req.idempotencyKey,
+    },
+  );
+  const url = base ? planned.url.href : `<no base URL configured>${planned.url.pathname}${planned.url.search}`;
+  const headers = Object.fromEntries(Object.entries(planned.headers).map(([k, v]) => [k.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase()), v]));
   const format = ctx.format();
   if (format === 'json' || format === 'ndjson') {
     const plan = { dry_run: true, method: req.method, url, headers, body: req.body ?? null };
