@@ -30,42 +30,31 @@ export abstract class CrmError extends Error {
   }
 }
 
+/** A CrmError class of one exit code. */
+function withExitCode(code: number) {
+  return class extends CrmError {
+    readonly exitCode = code;
+  };
+}
+
 /** 2: bad flag, bad JSON, unreadable or malformed file; nothing was sent. */
-export class UsageError extends CrmError {
-  readonly exitCode = 2;
-}
+export class UsageError extends withExitCode(2) {}
 /** 3: 401, or no key configured. */
-export class AuthError extends CrmError {
-  readonly exitCode = 3;
-}
+export class AuthError extends withExitCode(3) {}
 /** 4: 403, missing scope or another user's record. */
-export class ForbiddenError extends CrmError {
-  readonly exitCode = 4;
-}
+export class ForbiddenError extends withExitCode(4) {}
 /** 5: 404, including a recording with no transcript. */
-export class NotFoundError extends CrmError {
-  readonly exitCode = 5;
-}
+export class NotFoundError extends withExitCode(5) {}
 /** 6: 422, validation failed or idempotency conflict. */
-export class ValidationError extends CrmError {
-  readonly exitCode = 6;
-}
+export class ValidationError extends withExitCode(6) {}
 /** 7: 429 and the retries ran out. */
-export class RateLimitError extends CrmError {
-  readonly exitCode = 7;
-}
+export class RateLimitError extends withExitCode(7) {}
 /** 8: 5xx, connection reset, timeout or a body that is not the expected envelope, retries exhausted. */
-export class ServerError extends CrmError {
-  readonly exitCode = 8;
-}
+export class ServerError extends withExitCode(8) {}
 /** 9: a batch or bulk command finished with some items failed or rejected. */
-export class PartialFailureError extends CrmError {
-  readonly exitCode = 9;
-}
+export class PartialFailureError extends withExitCode(9) {}
 /** 130: interrupted (Ctrl-C); work already done is kept and a rerun resumes. */
-export class InterruptedError extends CrmError {
-  readonly exitCode = 130;
-}
+export class InterruptedError extends withExitCode(130) {}
 
 /** The error class for an HTTP status (4xx/5xx). Unknown 4xx are treated as validation (6). */
 export function errorClassForStatus(status: number): new (message: string, info?: ErrorInfo) => CrmError {

@@ -73,7 +73,7 @@ export async function getLink(core: Core, link: string, opts: LinkOptions): Prom
   }
   const body = parseDocument(text, opts.what, (t) => core.redact.text(t));
   if (typeof body === 'string') return fail(new ServerError(body, { status, code: 'TRUNCATED_BODY' }), { status, errorCode: 'TRUNCATED_BODY' });
-  return { ok: true, value: { body: core.redact.value(body) as object } };
+  return { ok: true, value: { body: core.redact.value<object>(body) } };
 }
 
 /** Why a link is refused before anything is sent: not a URL, credentials in it, not https (but loopback), a malformed proxy variable. */

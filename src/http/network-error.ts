@@ -60,34 +60,8 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): { message: s
   const via = proxy ? ` (through the proxy ${proxy.display} from ${proxy.variable})` : '';
   const viaProxyHint = proxy ? `; if ${ctx.target.replace(/:\d+$/, '')} is reachable without the proxy, add it to NO_PROXY` : '';
 
-  if (c === 'PROXY_AUTH_REQUIRED' && proxy) {
-    return {
-      message: `the proxy ${proxy.display} (${proxy.variable}) requires authentication (HTTP 407 Proxy Authentication Required)`,
-      hint: proxy.hasCredentials
-        ? `the proxy refused the user name and password in ${proxy.variable}: check them (characters such as @ : / % must be percent-encoded)`
-        : `put the proxy's user name and password in ${proxy.variable}: http://USER:PASSWORD@${proxy.display.replace(/^https?:\/\//, '')} (percent-encode @ : / %)`,
-    };
-  }
-  if (c?.startsWith('PROXY_TUNNEL_REFUSED_') && proxy) {
-    const status = c.slice('PROXY_TUNNEL_REFUSED_'.length);
-    return {
-      message: `the proxy ${proxy.display} (${proxy.variable}) would not open a tunnel to ${ctx.target} (HTTP ${status})`,
-      hint: `the proxy blocks ${ctx.target} or cannot reach it: check the base URL's host and ask your network administrators${viaProxyHint}`,
-    };
-  }
-  if (c === 'PROXY_UNREACHABLE' && proxy) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    const why =
-      cause === 'ECONNREFUSED'
-        ? 'connection refused'
-        : cause === 'ENOTFOUND' || cause === 'EAI_AGAIN'
-          ? 'host not found'
-          : (cause ?? 'unreachable');
-    return {
-      message: `cannot reach the proxy ${proxy.display} (${proxy.variable}): ${why}`,
-      hint: `check ${proxy.variable} (http://[USER:PASSWORD@]HOST:PORT)${viaProxyHint}`,
-    };
-  }
+  const viaProxy = proxy ? describeProxy(c, err, ctx, proxy, viaProxyHint) : undefined;
+  if (viaProxy) return viaProxy;
   if (c === 'ETIMEDOUT' || c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT' || c === 'UND_ERR_CONNECT_TIMEOUT') {
     return {
       message: `no complete answer within ${ctx.timeoutMs / 1000} s (timeout; --timeout covers the whole response)${via}`,
@@ -107,22 +81,7 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): { message: s
       hint: `check the host name in the base URL; where the internet is reached only through a proxy, set HTTPS_PROXY=http://PROXY:PORT.${directHint(ctx, proxy) ? ` ${directHint(ctx, proxy)}` : ''}`,
     };
   }
-  if (c && (UNTRUSTED.test(c) || /CERT|SSL|TLS/.test(c))) {
-    const untrusted = UNTRUSTED.test(c);
-    const what = untrusted
-      ? "the server's certificate is not signed by a CA this machine trusts"
-      : c === 'ERR_TLS_CERT_ALTNAME_INVALID'
-        ? `the server's certificate is not for ${ctx.target.replace(/:\d+$/, '')}`
-        : c === 'CERT_HAS_EXPIRED'
-          ? "the server's certificate has expired"
-          : 'the secure connection failed';
-    return {
-      message: `TLS: ${what} (${raw})${via}`,
-      hint: untrusted
-        ? 'a company proxy that inspects TLS, or a private CA, signs with its own CA: point NODE_EXTRA_CA_CERTS at that CA certificate (a PEM file) and run crm again'
-        : 'check the base URL; behind a TLS-inspecting proxy, NODE_EXTRA_CA_CERTS names its CA certificate (a PEM file)',
-    };
-  }
+  if (c && (UNTRUSTED.test(c) || /CERT|SSL|TLS/.test(c))) return describeTls(c, raw, via, ctx);
   return { message: `${raw}${via}` };
 }
 
@@ -132,4 +91,61 @@ function directHint(ctx: NetworkContext, proxy: ProxyChoice | undefined): string
   if (isLoopbackHost(ctx.target.replace(/:\d+$/, ''))) return undefined; // never proxied: proxy-env.ts
   if (proxy || env.https_proxy || env.HTTPS_PROXY || !(env.http_proxy || env.HTTP_PROXY)) return undefined;
   return 'HTTP_PROXY is set, but crm (like curl) uses HTTPS_PROXY for https:// URLs: set HTTPS_PROXY too.';
+}
+
+/** The proxy's own failures (407, a refused CONNECT, the proxy not reachable), or undefined. */
+function describeProxy(
+  c: string | undefined,
+  err: unknown,
+  ctx: NetworkContext,
+  proxy: ProxyChoice,
+  viaProxyHint: string,
+): { message: string; hint?: string } | undefined {
+  if (c === 'PROXY_AUTH_REQUIRED') {
+    return {
+      message: `the proxy ${proxy.display} (${proxy.variable}) requires authentication (HTTP 407 Proxy Authentication Required)`,
+      hint: proxy.hasCredentials
+        ? `the proxy refused the user name and password in ${proxy.variable}: check them (characters such as @ : / % must be percent-encoded)`
+        : `put the proxy's user name and password in ${proxy.variable}: http://USER:PASSWORD@${proxy.display.replace(/^https?:\/\//, '')} (percent-encode @ : / %)`,
+    };
+  }
+  if (c?.startsWith('PROXY_TUNNEL_REFUSED_')) {
+    const status = c.slice('PROXY_TUNNEL_REFUSED_'.length);
+    return {
+      message: `the proxy ${proxy.display} (${proxy.variable}) would not open a tunnel to ${ctx.target} (HTTP ${status})`,
+      hint: `the proxy blocks ${ctx.target} or cannot reach it: check the base URL's host and ask your network administrators${viaProxyHint}`,
+    };
+  }
+  if (c === 'PROXY_UNREACHABLE') {
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    const why =
+      cause === 'ECONNREFUSED'
+        ? 'connection refused'
+        : cause === 'ENOTFOUND' || cause === 'EAI_AGAIN'
+          ? 'host not found'
+          : (cause ?? 'unreachable');
+    return {
+      message: `cannot reach the proxy ${proxy.display} (${proxy.variable}): ${why}`,
+      hint: `check ${proxy.variable} (http://[USER:PASSWORD@]HOST:PORT)${viaProxyHint}`,
+    };
+  }
+  return undefined;
+}
+
+/** A TLS failure: an untrusted CA (NODE_EXTRA_CA_CERTS), a wrong name, an expired certificate. */
+function describeTls(c: string, raw: string, via: string, ctx: NetworkContext): { message: string; hint?: string } {
+  const untrusted = UNTRUSTED.test(c);
+  const what = untrusted
+    ? "the server's certificate is not signed by a CA this machine trusts"
+    : c === 'ERR_TLS_CERT_ALTNAME_INVALID'
+      ? `the server's certificate is not for ${ctx.target.replace(/:\d+$/, '')}`
+      : c === 'CERT_HAS_EXPIRED'
+        ? "the server's certificate has expired"
+        : 'the secure connection failed';
+  return {
+    message: `TLS: ${what} (${raw})${via}`,
+    hint: untrusted
+      ? 'a company proxy that inspects TLS, or a private CA, signs with its own CA: point NODE_EXTRA_CA_CERTS at that CA certificate (a PEM file) and run crm again'
+      : 'check the base URL; behind a TLS-inspecting proxy, NODE_EXTRA_CA_CERTS names its CA certificate (a PEM file)',
+  };
 }

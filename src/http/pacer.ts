@@ -3,54 +3,13 @@
 // pure functions; the Pacer class holds the state shared by concurrent requests.
 import { setMaxListeners } from 'node:events';
 import { RateLimitError } from './errors.js';
-import { HEADER_WAIT_CEILING_MS, MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
+import { parseRateLimit } from './rate-headers.js';
+import { MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
 import { linkSignals } from './signals.js';
 import type { Clock } from './types.js';
 
-/** a Reset above this is a Unix time in seconds; anything else is seconds until the window resets */
-export const UNIX_TIME_THRESHOLD = 1e9;
-/**
- * a Reset above this is a Unix time in milliseconds (10^11 s is the year 5138; 10^11 ms is 1973),
- * which some limiters send; read as seconds it was a wait of millennia
- */
-export const UNIX_MS_THRESHOLD = 1e11;
 /** waited past an expected reset so a request never lands on the old window */
 export const RESET_MARGIN_MS = 5;
-
-export interface RateLimitInfo {
-  limit?: number;
-  remaining: number;
-  /** when the window resets, on our clock (ms) */
-  resetAt: number;
-}
-
-/**
- * X-RateLimit-Reset → ms on our clock: Unix milliseconds above 10^11, Unix seconds above 10^9, else
- * seconds from now (decimals). Never before now, never more than HEADER_WAIT_CEILING_MS after it.
- */
-export function resetToMs(value: number, nowMs: number): number {
-  if (Number.isNaN(value)) return nowMs;
-  const at = value > UNIX_MS_THRESHOLD ? value : value > UNIX_TIME_THRESHOLD ? value * 1000 : nowMs + value * 1000;
-  return Math.min(Math.max(at, nowMs), nowMs + HEADER_WAIT_CEILING_MS);
-}
-
-function numberHeader(headers: Record<string, string | undefined>, name: string): number | undefined {
-  const raw = headers[name];
-  if (raw === undefined) return undefined;
-  const first = raw.split(',')[0]!.trim();
-  if (!/^\d+(\.\d+)?$/.test(first)) return undefined;
-  const n = Number(first);
-  return Number.isFinite(n) ? n : undefined;
-}
-
-/** The window as a response reports it (header names lower-case); undefined without Remaining and Reset. */
-export function parseRateLimit(headers: Record<string, string | undefined>, nowMs: number): RateLimitInfo | undefined {
-  const remaining = numberHeader(headers, 'x-ratelimit-remaining');
-  const reset = numberHeader(headers, 'x-ratelimit-reset');
-  if (remaining === undefined || reset === undefined) return undefined;
-  const limit = numberHeader(headers, 'x-ratelimit-limit');
-  return { limit, remaining: Math.floor(remaining), resetAt: resetToMs(reset, nowMs) };
-}
 
 export interface PaceState {
   now: number;
@@ -329,15 +288,9 @@ const defaultPacers = new WeakMap<Clock, Map<string, Pacer>>();
  */
 export function sharedPacer(clock: Clock, origin: string, apiKey: string): Pacer {
   let byKey = defaultPacers.get(clock);
-  if (!byKey) {
-    byKey = new Map();
-    defaultPacers.set(clock, byKey);
-  }
+  if (!byKey) defaultPacers.set(clock, (byKey = new Map<string, Pacer>()));
   const id = `${origin}\u0000${apiKey}`;
   let pacer = byKey.get(id);
-  if (!pacer) {
-    pacer = new Pacer(clock);
-    byKey.set(id, pacer);
-  }
+  if (!pacer) byKey.set(id, (pacer = new Pacer(clock)));
   return pacer;
 }

@@ -4,16 +4,8 @@
 // stopped it. The decisions are retry.ts's pure functions; this adds the waits and the counting.
 import { type CrmError, type ErrorInfo, InterruptedError, isCrmError } from './errors.js';
 import type { Pacer } from './pacer.js';
-import {
-  MAX_RETRY_AFTER_MS,
-  backoffMs,
-  budgetSpentText,
-  comeBackText,
-  isRepeatable,
-  rateLimitCharge,
-  retryAfterMs,
-  shouldRetry,
-} from './retry.js';
+import { MAX_RETRY_AFTER_MS, backoffMs, budgetSpentText, comeBackText, isRepeatable, rateLimitCharge, shouldRetry } from './retry.js';
+import { retryAfterMs } from './rate-headers.js';
 import type { Clock, HttpMethod } from './types.js';
 
 /** One attempt that did not succeed: the error it would end with, and what the retry rules read. */

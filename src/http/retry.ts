@@ -1,5 +1,6 @@
 // The retry decisions of CONTRACT §4 as pure functions: whether to retry, and how long to wait.
 // The client composes them with the pacer; nothing here does I/O.
+import { clampWait } from './rate-headers.js';
 import type { HttpMethod } from './types.js';
 
 /** Statuses retried with backoff (when the method may be repeated). */
@@ -67,12 +68,6 @@ export function budgetSpentText(u: BudgetUse): string {
     `for one request (${formatWait(u.budgetMs)} in all; CRM_RATE_LIMIT_BUDGET sets it, in seconds)`
   );
 }
-/**
- * Waits read from headers are clamped here (a year): far beyond any wait crm does, so the answer
- * stays "too long, come back then", but a finite number that a Date can still show.
- */
-export const HEADER_WAIT_CEILING_MS = 365 * 24 * 3_600_000;
-
 export interface RetryInput {
   method: HttpMethod;
   /** the HTTP status, when a response arrived */
@@ -109,35 +104,6 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt));
   const r = Math.min(Math.max(random(), 0), 1);
   return Math.floor(r * ceiling);
-}
-
-const DELTA_SECONDS = /^\s*(-?\d+(?:\.\d+)?|-?\.\d+)\s*$/;
-
-/**
- * `Retry-After` in milliseconds from now: delta seconds (decimals allowed, as the sandbox sends)
- * or an HTTP-date. Garbage → undefined; a negative delta or a past date → 0; never above
- * HEADER_WAIT_CEILING_MS.
- */
-export function retryAfterMs(headerValue: string | null | undefined, nowMs: number): number | undefined {
-  if (headerValue === undefined || headerValue === null) return undefined;
-  const value = headerValue.trim();
-  if (value === '') return undefined;
-  const delta = DELTA_SECONDS.exec(value);
-  if (delta) {
-    const seconds = Number(delta[1]);
-    if (!Number.isFinite(seconds)) return undefined;
-    return clampWait(Math.ceil(seconds * 1000));
-  }
-  // An HTTP-date has a weekday or month name; Date.parse alone accepts too much ("1 2").
-  if (!/[a-z]{3}/i.test(value)) return undefined;
-  const at = Date.parse(value);
-  if (Number.isNaN(at)) return undefined;
-  return clampWait(at - nowMs);
-}
-
-/** A wait in [0, HEADER_WAIT_CEILING_MS]; NaN is 0. */
-export function clampWait(ms: number): number {
-  return ms > 0 ? Math.min(ms, HEADER_WAIT_CEILING_MS) : 0;
 }
 
 /** "0.5 s", "42 s", "7 min", "3.5 h", "2.1 days": a wait as a person reads it. */

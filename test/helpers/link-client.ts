@@ -14,5 +14,9 @@ export function withLinks(fake: ApiPart, clock: Clock, opts: { maxRetries?: numb
     timeoutMs: 5_000,
     ...opts,
   });
-  return Object.assign(fake, { getLink: real.getLink, retry: real.retry, waits: real.waits });
+  return Object.assign(fake, {
+    getLink: (url, o) => real.getLink(url, o),
+    retry: (attempt, o) => real.retry(attempt, o),
+    waits: real.waits,
+  } satisfies Pick<HttpClient, 'getLink' | 'retry' | 'waits'>);
 }

@@ -81,70 +81,18 @@ interface Item {
 export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps): Promise<DownloadReport> {
   const started = deps.clock.now();
   const dir = path.resolve(plan.dir);
-  const report: DownloadReport = {
-    summary: {
-      downloaded: 0,
-      skipped: 0,
-      without_transcript: 0,
-      failed: 0,
-      dir,
-      elapsed_ms: 0,
-      failures: [],
-    },
-    listed: 0,
-    filteredOut: 0,
-    interrupted: false,
-    notStarted: 0,
-    retries: 0,
-    linkRefreshes: 0,
-  };
+  const report = emptyReport(dir);
   const s = report.summary;
   let done = 0;
   let total = 0;
   const progress = (phase: DownloadProgress['phase']): void =>
-    deps.onProgress?.({
-      phase,
-      listed: report.listed,
-      total,
-      done,
-      downloaded: s.downloaded,
-      skipped: s.skipped,
-      failed: s.failures.length,
-    });
+    deps.onProgress?.({ phase, listed: report.listed, total, done, downloaded: s.downloaded, skipped: s.skipped, failed: s.failures.length });
 
-  // 1. List (only ids are kept: memory stays small however many recordings there are).
-  const ids: string[] = [];
-  const seen = new Set<string>();
-  try {
-    for await (const rec of deps.client.paginate('/recordings', { limit: 100, signal: deps.signal })) {
-      report.listed += 1;
-      if (report.listed % 100 === 0) progress('listing');
-      const choice = selectRecording(rec, plan.since);
-      if (choice === 'filtered') report.filteredOut += 1;
-      else if (choice === 'without') s.without_transcript += 1;
-      else if (choice === 'no-id') s.failures.push({ id: '', error: 'the server listed a recording without an id' });
-      else if (!seen.has(choice.id)) {
-        seen.add(choice.id);
-        ids.push(choice.id);
-      }
-    }
-  } catch (err) {
-    if (!deps.signal.aborted) throw err;
-    report.interrupted = true;
-    return finish(report, started, deps.clock);
-  }
+  const ids = await listIds(plan, deps, report, () => progress('listing'));
+  if (!ids) return finish(report, started, deps.clock);
   total = ids.length;
-
   const items = fileNames(ids).map((file, i) => ({ id: ids[i]!, file }));
-  if (items.length > 0) {
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (err) {
-      throw new UsageError(`cannot create the folder ${dir}: ${(err as Error).message}`, { cause: err });
-    }
-    // a run killed (kill -9) between writing a temp file and renaming it left `<id>.json.tmp-PID-hex`
-    await removeStaleTempsIn(dir, Date.now(), (name) => name.endsWith('.json')).catch(() => 0);
-  }
+  if (items.length > 0) await prepareDir(dir);
 
   // 2. Download, `concurrency` at a time. A write is never cut short by Ctrl-C, and a failed one
   // removes its temp file, so no temp file outlives the run.
@@ -174,6 +122,52 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
   report.notStarted += items.length - next;
   report.interrupted = deps.signal.aborted;
   return finish(report, started, deps.clock);
+}
+
+function emptyReport(dir: string): DownloadReport {
+  const summary = { downloaded: 0, skipped: 0, without_transcript: 0, failed: 0, dir, elapsed_ms: 0, failures: [] };
+  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0 };
+}
+
+/** 1. The ids to download (only ids are kept: memory stays small however many there are); undefined after Ctrl-C. */
+async function listIds(
+  plan: DownloadPlan,
+  deps: DownloadEngineDeps,
+  report: DownloadReport,
+  progress: () => void,
+): Promise<string[] | undefined> {
+  const s = report.summary;
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  try {
+    for await (const rec of deps.client.paginate('/recordings', { limit: 100, signal: deps.signal })) {
+      report.listed += 1;
+      if (report.listed % 100 === 0) progress();
+      const choice = selectRecording(rec, plan.since);
+      if (choice === 'filtered') report.filteredOut += 1;
+      else if (choice === 'without') s.without_transcript += 1;
+      else if (choice === 'no-id') s.failures.push({ id: '', error: 'the server listed a recording without an id' });
+      else if (!seen.has(choice.id)) {
+        seen.add(choice.id);
+        ids.push(choice.id);
+      }
+    }
+  } catch (err) {
+    if (!deps.signal.aborted) throw err;
+    report.interrupted = true;
+    return undefined;
+  }
+  return ids;
+}
+
+async function prepareDir(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`cannot create the folder ${dir}: ${(err as Error).message}`, { cause: err });
+  }
+  // a run killed (kill -9) between writing a temp file and renaming it left `<id>.json.tmp-PID-hex`
+  await removeStaleTempsIn(dir, Date.now(), (name) => name.endsWith('.json')).catch(() => 0);
 }
 
 function finish(report: DownloadReport, started: number, clock: Clock): DownloadReport {

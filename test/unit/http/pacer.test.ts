@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock, SimClock } from '../../helpers/clock.js';
-import { Pacer, RESET_MARGIN_MS, paceDelay, parseRateLimit, resetToMs, sharedPacer, type PaceState } from '../../../src/http/pacer.js';
+import { Pacer, RESET_MARGIN_MS, paceDelay, sharedPacer, type PaceState } from '../../../src/http/pacer.js';
+import { HEADER_WAIT_CEILING_MS, parseRateLimit, resetToMs } from '../../../src/http/rate-headers.js';
 import { RateLimitError } from '../../../src/http/errors.js';
-import { HEADER_WAIT_CEILING_MS } from '../../../src/http/retry.js';
 
 describe('resetToMs', () => {
   it('reads seconds until the reset, with decimals', () => {

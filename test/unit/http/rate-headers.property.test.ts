@@ -4,8 +4,15 @@
 // read as what it is.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRateLimit, resetToMs, UNIX_MS_THRESHOLD, UNIX_TIME_THRESHOLD } from '../../../src/http/pacer.js';
-import { HEADER_WAIT_CEILING_MS, comeBackText, retryAfterMs } from '../../../src/http/retry.js';
+import {
+  HEADER_WAIT_CEILING_MS,
+  parseRateLimit,
+  resetToMs,
+  retryAfterMs,
+  UNIX_MS_THRESHOLD,
+  UNIX_TIME_THRESHOLD,
+} from '../../../src/http/rate-headers.js';
+import { comeBackText } from '../../../src/http/retry.js';
 
 /** our clock: somewhere between 2001 and 2100 */
 const now = fc.integer({ min: 1_000_000_000_000, max: 4_102_444_800_000 });

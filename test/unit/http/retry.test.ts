@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffMs, isRepeatable, retryAfterMs, shouldRetry } from '../../../src/http/retry.js';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, backoffMs, isRepeatable, shouldRetry } from '../../../src/http/retry.js';
+import { retryAfterMs } from '../../../src/http/rate-headers.js';
 import type { HttpMethod } from '../../../src/http/types.js';
 
 const base = { hasIdempotencyKey: false, attempt: 0, maxRetries: 5 };

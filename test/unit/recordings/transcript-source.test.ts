@@ -150,7 +150,6 @@ describe('getTranscript', () => {
     const pacer = new Pacer(clock);
     const failing: HttpClient = {
       ...client(),
-      getLink: client().getLink,
       async request() {
         throw new ServerError('boom', { status: 500 });
       },

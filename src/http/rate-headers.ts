@@ -1,0 +1,72 @@
+// What a response's waiting headers say (CONTRACT §4), the one reader of them: `Retry-After`
+// (delta seconds or an HTTP-date) and `X-RateLimit-Limit/Remaining/Reset`. Every wait read from a
+// header is clamped to [0, a year]: far beyond any wait crm does, but a finite time a Date can show.
+
+/** The ceiling of every wait read from a header (a year). */
+export const HEADER_WAIT_CEILING_MS = 365 * 24 * 3_600_000;
+/** a Reset above this is a Unix time in seconds; anything else is seconds until the window resets */
+export const UNIX_TIME_THRESHOLD = 1e9;
+/**
+ * a Reset above this is a Unix time in milliseconds (10^11 s is the year 5138; 10^11 ms is 1973),
+ * which some limiters send; read as seconds it was a wait of millennia
+ */
+export const UNIX_MS_THRESHOLD = 1e11;
+
+/** A header's decimal number (`12`, `1.5`, `.5`, `-3`), or undefined for anything else. */
+function decimal(text: string): number | undefined {
+  if (!/^-?(\d+(\.\d+)?|\.\d+)$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** A wait in [0, HEADER_WAIT_CEILING_MS]; NaN is 0. */
+export function clampWait(ms: number): number {
+  return ms > 0 ? Math.min(ms, HEADER_WAIT_CEILING_MS) : 0;
+}
+
+/**
+ * `Retry-After` in milliseconds from now: delta seconds (decimals allowed, as the sandbox sends)
+ * or an HTTP-date. Garbage → undefined; a negative delta or a past date → 0.
+ */
+export function retryAfterMs(headerValue: string | null | undefined, nowMs: number): number | undefined {
+  const value = headerValue?.trim();
+  if (!value) return undefined;
+  const seconds = decimal(value);
+  if (seconds !== undefined) return clampWait(Math.ceil(seconds * 1000));
+  // An HTTP-date has a weekday or month name; Date.parse alone accepts too much ("1 2").
+  if (!/[a-z]{3}/i.test(value)) return undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : clampWait(at - nowMs);
+}
+
+export interface RateLimitInfo {
+  limit?: number;
+  remaining: number;
+  /** when the window resets, on our clock (ms) */
+  resetAt: number;
+}
+
+/**
+ * X-RateLimit-Reset → ms on our clock: Unix milliseconds above 10^11, Unix seconds above 10^9, else
+ * seconds from now (decimals). Never before now, never more than HEADER_WAIT_CEILING_MS after it.
+ */
+export function resetToMs(value: number, nowMs: number): number {
+  if (Number.isNaN(value)) return nowMs;
+  const at = value > UNIX_MS_THRESHOLD ? value : value > UNIX_TIME_THRESHOLD ? value * 1000 : nowMs + value * 1000;
+  return Math.min(Math.max(at, nowMs), nowMs + HEADER_WAIT_CEILING_MS);
+}
+
+/** The first value of a rate-limit header, when a non-negative number. */
+function countHeader(headers: Record<string, string | undefined>, name: string): number | undefined {
+  const n = decimal(headers[name]?.split(',')[0]!.trim() ?? '');
+  return n !== undefined && n >= 0 ? n : undefined;
+}
+
+/** The window as a response reports it (header names lower-case); undefined without Remaining and Reset. */
+export function parseRateLimit(headers: Record<string, string | undefined>, nowMs: number): RateLimitInfo | undefined {
+  const remaining = countHeader(headers, 'x-ratelimit-remaining');
+  const reset = countHeader(headers, 'x-ratelimit-reset');
+  if (remaining === undefined || reset === undefined) return undefined;
+  const limit = countHeader(headers, 'x-ratelimit-limit');
+  return { limit, remaining: Math.floor(remaining), resetAt: resetToMs(reset, nowMs) };
+}
