@@ -21,17 +21,21 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 
 /**
  * Replaces a module of a dependency with a few lines of our own. Only for code that crm provably
- * never runs but that would otherwise load (and be compiled) on every request command.
+ * never runs but that would otherwise load (and be compiled) on every request command. Each
+ * replacement must find its module: when a dependency's update moves or renames it, the build
+ * fails (below) instead of silently shipping the module again, so the trick is re-measured or dropped.
  */
+const replacementHits = new Map();
 function replaceModule(name, { importer, request, contents }) {
+  replacementHits.set(name, 0);
   return {
     name,
     setup(b) {
-      b.onResolve({ filter: request }, (args) =>
-        importer.test(args.importer.split(path.sep).join('/'))
-          ? { path: name, namespace: 'crm-replaced', pluginData: args.resolveDir }
-          : undefined,
-      );
+      b.onResolve({ filter: request }, (args) => {
+        if (!importer.test(args.importer.split(path.sep).join('/'))) return undefined;
+        replacementHits.set(name, replacementHits.get(name) + 1);
+        return { path: name, namespace: 'crm-replaced', pluginData: args.resolveDir };
+      });
       b.onLoad({ filter: /.*/, namespace: 'crm-replaced' }, (args) =>
         args.path === name ? { contents, resolveDir: args.pluginData, loader: 'js' } : undefined,
       );
@@ -86,6 +90,11 @@ const { metafile } = await build({
   },
   logLevel: 'warning',
 });
+const missed = [...replacementHits].filter(([, hits]) => hits === 0).map(([name]) => name);
+if (missed.length > 0) {
+  console.error(`build: ${missed.join(', ')} found nothing to replace: a dependency changed under it (scripts/build.mjs)`);
+  process.exit(1);
+}
 // What bin/crm prints for `crm --version` without loading the CLI; the same value as VERSION.
 writeFileSync(new URL(`../${outdir}/cli/version.js`, import.meta.url), `export const VERSION = ${JSON.stringify(pkg.version)};\n`);
 writeFileSync(new URL(`../${outdir}/THIRD_PARTY_LICENSES.txt`, import.meta.url), thirdPartyLicenses(Object.keys(metafile.inputs)));
