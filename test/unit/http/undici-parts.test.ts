@@ -14,8 +14,9 @@ describe("undici's parts", () => {
     expect(PoolClass).toBe(undici.Pool);
     expect(AgentClass).toBe(undici.Agent);
     expect(ProxyAgentClass).toBe(undici.ProxyAgent);
-    expect(request).toBe(undici.Dispatcher.prototype.request);
-    expect(connect).toBe(undici.Dispatcher.prototype.connect);
+    const methods = Object.getOwnPropertyDescriptors(undici.Dispatcher.prototype);
+    expect(request).toBe(methods.request?.value);
+    expect(connect).toBe(methods.connect?.value);
   });
 });
 
