@@ -2,7 +2,13 @@
 // Every timer of crm goes through here: Node cannot hold a delay above 2^31-1 ms (24.8 days); a longer
 // one fires after 1 ms with a TimeoutOverflowWarning, so a wait "for years" became a busy loop.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Clock } from './types.js';
+
+/** What waits take, so that tests inject a fake one. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  random(): number;
+}
 
 /** The longest delay one Node timer can hold. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

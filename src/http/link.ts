@@ -8,8 +8,7 @@ import { USER_AGENT } from '../version.js';
 import { type Core, networkError, pacedAttempt, redirectError } from './attempt.js';
 import { checkResponse, quoteBody } from './envelope-check.js';
 import { type CrmError, RateLimitError, ServerError } from './errors.js';
-import type { Pacer, PacerTicket } from './pacer.js';
-import type { Failure, Tried } from './retry-loop.js';
+import type { Failure, LinkAnswer, LinkOptions, Tried } from './types.js';
 import { isLoopbackHost } from './url.js';
 
 /**
@@ -18,22 +17,7 @@ import { isLoopbackHost } from './url.js';
  */
 export const MAX_TRANSCRIPT_BYTES = 128 * 1024 * 1024;
 
-export interface LinkOptions {
-  /** what the link holds, in messages: `transcript` */
-  what: string;
-  /** refuse bodies larger than this; default MAX_TRANSCRIPT_BYTES */
-  maxBytes?: number;
-  /** the link endpoint's own pacer, and a slot of it taken earlier (`sendLater`) */
-  pacer?: Pacer;
-  ticket?: PacerTicket;
-  /** stops the wait for the pacer */
-  stop?: AbortSignal;
-  /** cancels the request in flight */
-  signal?: AbortSignal;
-}
-
-/** A JSON object or array, or `gone` (404/410: the link expired; get a fresh one). */
-export type LinkAnswer = { body: object } | { gone: number };
+export type { LinkAnswer, LinkOptions };
 
 export async function getLink(core: Core, link: string, opts: LinkOptions): Promise<Tried<LinkAnswer>> {
   const fail = (error: CrmError, extra: Omit<Failure, 'error' | 'what'> = {}): Tried<LinkAnswer> => ({

@@ -6,21 +6,9 @@ import { type CrmError, type ErrorInfo, InterruptedError, isCrmError } from './e
 import type { Pacer } from './pacer.js';
 import { MAX_RETRY_AFTER_MS, backoffMs, budgetSpentText, comeBackText, isRepeatable, rateLimitCharge, shouldRetry } from './retry.js';
 import { retryAfterMs } from './rate-headers.js';
-import type { Clock, HttpMethod } from './types.js';
+import type { Clock, Failure, HttpMethod, Tried } from './types.js';
 
-/** One attempt that did not succeed: the error it would end with, and what the retry rules read. */
-export interface Failure {
-  error: CrmError;
-  status?: number;
-  /** a transport error code (ECONNRESET, ETIMEDOUT, …) or TRUNCATED_BODY */
-  errorCode?: string;
-  /** the Retry-After header as sent */
-  retryAfter?: string;
-  /** for the wait notice: `retry 2 after 503` */
-  what: string;
-}
-
-export type Tried<T> = { ok: true; value: T } | { ok: false; failure: Failure };
+export type { Failure, Tried };
 
 export interface RetryPolicy {
   clock: Clock;

@@ -1,7 +1,8 @@
 // The retry decisions of CONTRACT §4 as pure functions: whether to retry, and how long to wait.
 // The client composes them with the pacer; nothing here does I/O.
 import { clampWait } from './rate-headers.js';
-import type { HttpMethod } from './types.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Statuses retried with backoff (when the method may be repeated). */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);

@@ -1,19 +1,14 @@
 // The shape of the HTTP core as the rest of crm sees it. src/http/client.ts implements it.
 import type { ApiRecord } from '../api/envelopes.js';
-import type { LinkAnswer, LinkOptions } from './link.js';
-import type { Pacer } from './pacer.js';
-import type { Tried } from './retry-loop.js';
+import type { CrmError } from './errors.js';
+import type { Pacer, PacerTicket } from './pacer.js';
+import type { HttpMethod } from './retry.js';
+import type { Clock } from './clock.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { Clock, HttpMethod };
 export type AuthHeaderKind = 'x-api-key' | 'bearer';
 /** which envelope a response must have: checked with zod (CONTRACT §4) */
 export type Expect = 'success' | 'list' | 'batch' | 'v2' | 'v1';
-
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  random(): number;
-}
 
 export interface ClientConfig {
   /** the version 2 (or, for a v1 client, version 1) root, e.g. http://127.0.0.1:4010/api/v2 */
@@ -114,3 +109,35 @@ export interface HttpClient {
   /** the client's retry policy around the caller's attempts; `signal` stops the waits, `pacer` is held back by a 429 */
   retry<T>(attempt: (n: number) => Promise<Tried<T>>, opts?: { pacer?: Pacer; signal?: AbortSignal }): Promise<T>;
 }
+
+/** One attempt that did not succeed: the error it would end with, and what the retry rules read. */
+export interface Failure {
+  error: CrmError;
+  status?: number;
+  /** a transport error code (ECONNRESET, ETIMEDOUT, …) or TRUNCATED_BODY */
+  errorCode?: string;
+  /** the Retry-After header as sent */
+  retryAfter?: string;
+  /** for the wait notice: `retry 2 after 503` */
+  what: string;
+}
+
+/** What an attempt gives the retry layer (retry-loop.ts). */
+export type Tried<T> = { ok: true; value: T } | { ok: false; failure: Failure };
+
+export interface LinkOptions {
+  /** what the link holds, in messages: `transcript` */
+  what: string;
+  /** refuse bodies larger than this; default MAX_TRANSCRIPT_BYTES (link.ts) */
+  maxBytes?: number;
+  /** the link endpoint's own pacer, and a slot of it taken earlier (`sendLater`) */
+  pacer?: Pacer;
+  ticket?: PacerTicket;
+  /** stops the wait for the pacer */
+  stop?: AbortSignal;
+  /** cancels the request in flight */
+  signal?: AbortSignal;
+}
+
+/** A JSON object or array, or `gone` (404/410: the link expired; get a fresh one). */
+export type LinkAnswer = { body: object } | { gone: number };
