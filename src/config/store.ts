@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import type Conf from 'conf';
 import type { AuthHeaderKind } from '../http/types.js';
 import { UsageError } from '../http/errors.js';
+import { ensureDir as makeDir } from '../util/fs.js';
 import { CONFIG_FILE_NAME, PROJECT_NAME, configFileIn } from './paths.js';
 import type { ConfigData, StoredProfile } from './types.js';
 
@@ -135,10 +136,8 @@ function save(conf: ConfFile, dir: string, data: ConfigData): void {
 }
 
 function ensureDir(dir: string): void {
-  if (fs.existsSync(dir)) return;
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-    fs.chmodSync(dir, DIR_MODE);
+    makeDir(dir, DIR_MODE);
   } catch (err) {
     throw new UsageError(`Cannot create the config folder ${dir}: ${(err as Error).message}`, { cause: err });
   }

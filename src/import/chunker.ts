@@ -1,9 +1,9 @@
-// Groups valid rows, in file order, into the chunks sent to `POST /{resource}/batch`. Pure and
-// deterministic: the same rows and chunk size always give the same chunks, bodies and keys, which
-// is what lets a rerun recognise (journal) and replay (Idempotency-Key) the chunks it already sent.
-import { BATCH_MAX } from '../api/resources.js';
+// Valid rows, in file order, → the chunks sent to `POST /{resource}/batch`, and each chunk's
+// Idempotency-Key. Deterministic: the same rows and chunk size give the same chunks, bodies and
+// keys, which is what lets a rerun recognise (journal) and replay (Idempotency-Key) what it sent.
+import { createHash } from 'node:crypto';
 import type { ApiRecord } from '../api/envelopes.js';
-import type { RawRow } from './reader.js';
+import type { RawRow } from './input-row.js';
 
 export interface ValidRow {
   line: number;
@@ -15,37 +15,30 @@ export interface Chunk {
   /** 1-based, in file order */
   seq: number;
   rows: ValidRow[];
-  /** the rows' line numbers, item index → line */
+  /** item index → line */
   lines: number[];
   /** the exact JSON body: an array of the rows' records */
   body: string;
 }
 
-export function checkChunkSize(size: number): number {
-  if (!Number.isInteger(size) || size < 1 || size > BATCH_MAX) {
-    throw new RangeError(`chunk size must be an integer from 1 to ${BATCH_MAX}, got ${size}`);
-  }
-  return size;
+export const CHUNK_KEY_PREFIX = 'crm-batch-';
+
+/** `crm-batch-` + sha256 hex of base URL, resource and body (NUL-separated: none of them holds one). */
+export function chunkKey(baseUrl: string, resource: string, body: string): string {
+  return (
+    CHUNK_KEY_PREFIX +
+    createHash('sha256')
+      .update(`${baseUrl.replace(/\/+$/, '')}\0${resource}\0${body}`)
+      .digest('hex')
+  );
 }
 
-export function makeChunk(seq: number, rows: ValidRow[]): Chunk {
-  return {
-    seq,
-    rows,
-    lines: rows.map((r) => r.line),
-    body: JSON.stringify(rows.map((r) => r.record)),
-  };
-}
-
-/** Streaming form: push rows, get a chunk back each time one fills; flush() the rest at the end. */
+/** Push rows, get a chunk back each time one fills; flush() the rest at the end. */
 export class Chunker {
   private pending: ValidRow[] = [];
   private seq = 0;
-  readonly size: number;
 
-  constructor(size: number) {
-    this.size = checkChunkSize(size);
-  }
+  constructor(readonly size: number) {}
 
   push(row: ValidRow): Chunk | undefined {
     this.pending.push(row);
@@ -56,27 +49,9 @@ export class Chunker {
     return this.pending.length > 0 ? this.take() : undefined;
   }
 
-  /** chunks produced so far */
-  get count(): number {
-    return this.seq;
-  }
-
   private take(): Chunk {
     const rows = this.pending;
     this.pending = [];
-    return makeChunk(++this.seq, rows);
+    return { seq: ++this.seq, rows, lines: rows.map((r) => r.line), body: JSON.stringify(rows.map((r) => r.record)) };
   }
-}
-
-/** All at once (tests, plans). */
-export function chunkRows(rows: Iterable<ValidRow>, size: number): Chunk[] {
-  const c = new Chunker(size);
-  const out: Chunk[] = [];
-  for (const r of rows) {
-    const chunk = c.push(r);
-    if (chunk) out.push(chunk);
-  }
-  const last = c.flush();
-  if (last) out.push(last);
-  return out;
 }

@@ -1,12 +1,22 @@
 // The import engine's options, dependencies, progress and summary (CONTRACT §7), apart from the
-// engine so that its helpers (plan.ts, finished.ts) and the command share them without a cycle.
+// engine so that its phases and the command share them without a cycle.
 import type { Readable } from 'node:stream';
 import type { ImportCounts } from './dispatch.js';
-import type { ImportPlan } from './plan.js';
-import type { InputFormat } from './reader.js';
+import type { InputFormat } from './input-row.js';
+import type { InvalidRow } from './scan.js';
 import type { BatchSender } from './sender.js';
 
-export type { ImportPlan };
+export interface ImportPlan {
+  rows: number;
+  valid: number;
+  invalid: number;
+  chunks: number;
+  chunk_size: number;
+  concurrency: number;
+  /** chunks an earlier run finished, which would be skipped */
+  finished_chunks: number;
+  first_invalid: InvalidRow[];
+}
 
 export interface ImportOptions {
   resource: string;

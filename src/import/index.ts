@@ -3,6 +3,4 @@ export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
 export { httpBatchSender } from './sender.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './sender.js';
-export { ImportJournal } from './journal.js';
-export { keyIdentity } from './journal-identity.js';
-export { pruneJournals } from './journal-prune.js';
+export { keyIdentity } from './journal-format.js';

@@ -1,48 +1,107 @@
-// The import journal (CONTRACT §7): which chunks of an import already have their answer, so a rerun
-// skips them without sending anything, even after the server forgot its idempotency keys.
-//
-// One file per (file content, resource, base URL, API key identity) in the config folder's
-// `imports/`, as JSON lines: a header (written atomically: temp file, fsync, rename), then
-// - `sent`: a chunk is about to be sent (written before the request; not fsynced on its own, the
-//   next fsync carries it; a kill -9 cannot lose a completed write),
-// - `unsent`: that request was stopped (Ctrl-C) before it went out, e.g. while it waited for the
-//   rate limit, or refused whole by a 401/403/404 (a key without the scope): the chunk is not in
-//   doubt after all, and not finished (a rerun sends it),
-// - `chunk`: a finished chunk — its key, its rows' lines, the id created for each row or the item
-//   error — appended and fsynced,
-// - `complete`: every chunk is finished, with the run's totals.
-// Appending instead of rewriting keeps a 200 000-row import at O(rows) disk writes, not O(rows²).
-// Each line carries a checksum; a torn last line (a crash mid-append) fails it and is cut off, which
-// only means that chunk is sent again, with the same Idempotency-Key, and the server replays it.
-//
-// Memory: a resumed journal is not loaded. It is streamed once into an index — per chunk sequence
-// number, the byte offset and length of its `chunk` line and whether it was sent — and a chunk's
-// line is read back (pread) when the sending pass reaches that chunk. A complete journal is
-// recognised from its last line alone.
-//
-// The header also records the plan (chunk size, column mapping): a rerun with a different plan
-// would cut the rows into different chunks with different keys and could create them twice, so
-// it is refused unless `--no-resume`.
-//
-// Files: journal-line.ts (the line format, checksums, torn lines), journal-identity.ts (which file),
-// journal-index.ts (the resume index, reading a chunk's line back), journal-prune.ts (old journals).
-import { open, rename, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
-import { UsageError } from '../http/errors.js';
+// An import's journal, open for a run (the format, and why: journal-format.ts).
 import { fdatasyncSync, writeSync } from 'node:fs';
-import { atExit, writeFileAtomic } from './atomic-file.js';
-import { ensureDir } from './fs-util.js';
-import { existingPath, journalPath, type JournalIdentity } from './journal-identity.js';
-import { ChunkIndex, loadJournal, readChunk } from './journal-index.js';
-import { JOURNAL_VERSION, readComplete, sealLine, type CompleteInfo, type FinishedChunk, type HeaderLine } from './journal-line.js';
+import { open, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import { UsageError } from '../http/errors.js';
+import { atExit, writeFileAtomic } from '../util/atomic-file.js';
+import {
+  findJournal,
+  journalFolder,
+  JOURNAL_VERSION,
+  jsonLine,
+  parseLine,
+  streamLines,
+  type CompleteInfo,
+  type FinishedChunk,
+  type HeaderLine,
+  type JournalFile,
+  type JournalIdentity,
+} from './journal-format.js';
 
-export interface OpenJournalOptions {
-  /** fingerprint of how rows become chunks (chunk size, column mapping) */
-  plan: string;
-  /** false (`--no-resume`): ignore an existing journal and replace it */
-  resume: boolean;
-  /** the input's name, for people reading the folder */
-  input: string;
-  now: number;
+const SENT = 1;
+const DONE = 2;
+
+/** Per chunk number, where its `chunk` line is and whether it was sent: typed arrays, grown as needed. */
+class ChunkIndex {
+  offsets = new Float64Array(1024);
+  lengths = new Uint32Array(1024);
+  /** 0 nothing, SENT (no answer journaled), DONE */
+  state = new Uint8Array(1024);
+  finished = 0;
+
+  private grow(seq: number): void {
+    if (seq < this.state.length) return;
+    let n = this.state.length;
+    while (n <= seq) n *= 2;
+    const grown = <T extends Float64Array | Uint32Array | Uint8Array>(a: T, make: new (n: number) => T): T => {
+      const b = new make(n);
+      b.set(a);
+      return b;
+    };
+    this.offsets = grown(this.offsets, Float64Array);
+    this.lengths = grown(this.lengths, Uint32Array);
+    this.state = grown(this.state, Uint8Array);
+  }
+
+  /** one line of the journal: `{"type":"…","seq":N` is all that is parsed (a chunk's ids are read back later) */
+  add(text: string, offset: number, length: number): void {
+    const k = /^\{"type":"(sent|unsent|chunk)","seq":(\d+)[,}]/.exec(text);
+    const seq = Number(k?.[2] ?? 0);
+    if (!k || seq < 1 || !text.endsWith('}')) return;
+    this.grow(seq);
+    if (k[1] === 'sent' && this.state[seq] === 0) this.state[seq] = SENT;
+    else if (k[1] === 'unsent' && this.state[seq] === SENT) this.state[seq] = 0;
+    else if (k[1] === 'chunk') {
+      if (this.state[seq] !== DONE) this.finished++;
+      this.state[seq] = DONE;
+      this.offsets[seq] = offset;
+      this.lengths[seq] = length;
+    }
+  }
+
+  isInDoubt(seq: number): boolean {
+    return this.state[seq] === SENT;
+  }
+
+  /** chunks sent but never answered (in flight at a crash, or failed) */
+  inDoubt(): number[] {
+    return [...this.state.keys()].filter((i) => this.state[i] === SENT);
+  }
+}
+
+interface Loaded {
+  header: HeaderLine;
+  index: ChunkIndex;
+  completed?: CompleteInfo;
+  /** bytes up to the end of the last complete line */
+  validLength: number;
+}
+
+async function loadJournal(path: string): Promise<Loaded | undefined> {
+  const fh = await open(path, 'r').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!fh) return undefined;
+  try {
+    let header: HeaderLine | undefined;
+    let completed: CompleteInfo | undefined;
+    const index = new ChunkIndex();
+    const validLength = await streamLines(fh, (text, offset, length) => {
+      if (offset === 0) header = parseLine(text) as HeaderLine | undefined;
+      else if (text.startsWith('{"type":"complete"')) {
+        const c = parseLine(text);
+        if (c) completed = { ...c, at: String(c.at) };
+      } else index.add(text, offset, length);
+    });
+    if (header?.type !== 'header' || header.version !== JOURNAL_VERSION) {
+      throw new UsageError(`the import journal ${path} is damaged or from another version`, {
+        hint: 'rerun with --no-resume to start over (the server still replays chunks it saw in the last 24 h)',
+      });
+    }
+    return { header, index, completed, validLength };
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
 }
 
 export class ImportJournal {
@@ -57,8 +116,7 @@ export class ImportJournal {
   private constructor(
     readonly path: string,
     private readonly index: ChunkIndex,
-    /** chunks finished by an earlier run */
-    readonly resumedChunks: number,
+    /** the `complete` line of an earlier run */
     readonly completed: CompleteInfo | undefined,
     private readonly fh: FileHandle | undefined,
   ) {
@@ -69,12 +127,18 @@ export class ImportJournal {
   private writeNow(): void {
     if (!this.fh || this.fh.fd < 0 || this.unwritten.size === 0) return;
     // appended (O_APPEND): a line an async write also got out is only there twice, which the index ignores
-    for (const line of this.unwritten) writeSync(this.fh.fd, line);
+    for (const text of this.unwritten) writeSync(this.fh.fd, text);
     fdatasyncSync(this.fh.fd);
   }
 
-  get completedAt(): string | undefined {
-    return this.completed?.at;
+  /** chunks finished by an earlier run */
+  get resumedChunks(): number {
+    return this.index.finished;
+  }
+
+  /** finished chunks: loaded from earlier runs, plus those recorded by this one */
+  get size(): number {
+    return this.index.finished + this.recorded;
   }
 
   /** Sequence numbers of chunks an earlier run sent without journaling an answer. */
@@ -82,44 +146,23 @@ export class ImportJournal {
     return this.index.inDoubt();
   }
 
-  /** Whether this identity has a journal (also one from before keys were recorded). */
-  static async exists(dir: string, identity: JournalIdentity): Promise<boolean> {
-    return stat(await existingPath(dir, identity)).then(
-      () => true,
-      () => false,
-    );
-  }
-
-  /** The `complete` line of this identity's journal, reading only its end (cheap). */
-  static async completedInfo(dir: string, identity: JournalIdentity): Promise<{ path: string; info: CompleteInfo } | undefined> {
-    const path = await existingPath(dir, identity);
-    const info = await readComplete(path);
-    return info && { path, info };
-  }
-
-  /** Load (resume) or create the journal of an import. */
+  /** Load (resume) or create the journal of an import; one from before keys were recorded becomes this key's. */
   static async open(dir: string, identity: JournalIdentity, opts: OpenJournalOptions): Promise<ImportJournal> {
-    await ensureDir(dir);
-    const fresh = journalPath(dir, identity);
-    let path = await existingPath(dir, identity);
-    const loaded = opts.resume ? await loadJournal(path) : undefined;
-    if (loaded && path !== fresh) {
-      // a journal from before keys were recorded: it becomes this key's (another key starts afresh)
-      await rename(path, fresh);
-      path = fresh;
-    }
+    journalFolder(dir);
+    const file = opts.file ?? (await findJournal(dir, identity));
+    const loaded = opts.resume ? await loadJournal(file.path) : undefined;
+    if (loaded && file.path !== file.own) await rename(file.path, file.own);
+    else if (file.path !== file.own) await unlink(file.path).catch(() => undefined);
     if (loaded) {
       if (loaded.header.plan !== opts.plan) {
         throw new UsageError(
           `an earlier import of this file into ${identity.resource} used another --chunk-size or column mapping; resuming with different chunks could create rows twice`,
-          { hint: `rerun with the same options as before, or with --no-resume to start over (journal: ${path})` },
+          { hint: `rerun with the same options as before, or with --no-resume to start over (journal: ${file.own})` },
         );
       }
-      await truncate(path, loaded.validLength);
-      const fh = await open(path, 'a', 0o600);
-      return new ImportJournal(path, loaded.index, loaded.index.finished, loaded.completed, fh);
+      await truncate(file.own, loaded.validLength);
+      return new ImportJournal(file.own, loaded.index, loaded.completed, await open(file.own, 'a', 0o600));
     }
-    if (path !== fresh) await unlink(path).catch(() => undefined);
     const header: HeaderLine = {
       type: 'header',
       version: JOURNAL_VERSION,
@@ -132,74 +175,63 @@ export class ImportJournal {
       input: opts.input,
       created_at: new Date(opts.now).toISOString(),
     };
-    await writeFileAtomic(fresh, sealLine(header));
-    const fh = await open(fresh, 'a', 0o600);
-    return new ImportJournal(fresh, new ChunkIndex(), 0, undefined, fh);
+    await writeFileAtomic(file.own, jsonLine(header));
+    return new ImportJournal(file.own, new ChunkIndex(), undefined, await open(file.own, 'a', 0o600));
   }
 
   /** Read an existing journal without creating or changing anything (dry runs). */
-  static async peek(dir: string, identity: JournalIdentity): Promise<ImportJournal | undefined> {
-    const path = await existingPath(dir, identity);
+  static async peek(dir: string, identity: JournalIdentity, file?: JournalFile): Promise<ImportJournal | undefined> {
+    const path = (file ?? (await findJournal(dir, identity))).path;
     const loaded = await loadJournal(path);
-    return loaded && new ImportJournal(path, loaded.index, loaded.index.finished, loaded.completed, undefined);
+    return loaded && new ImportJournal(path, loaded.index, loaded.completed, undefined);
   }
 
-  /**
-   * The finished chunk `seq`, from an earlier run, when its key matches: its line is read back
-   * from the journal file, so nothing of it is held in memory until the sending pass reaches it.
-   */
+  /** The finished chunk `seq` of an earlier run when its key matches, its line read back from the file. */
   async get(seq: number, key: string): Promise<FinishedChunk | undefined> {
-    return readChunk(this.index, () => (this.reader ??= open(this.path, 'r')), seq, key);
+    if (this.index.state[seq] !== DONE) return undefined;
+    const buf = Buffer.alloc(this.index.lengths[seq]!);
+    await (await (this.reader ??= open(this.path, 'r'))).read(buf, 0, buf.length, this.index.offsets[seq]);
+    const v = parseLine(buf.toString('utf8')) as (FinishedChunk & { type: string }) | undefined;
+    if (v?.type !== 'chunk' || v.key !== key) return undefined;
+    return { seq: v.seq, key: v.key, lines: v.lines, ids: v.ids, rejects: v.rejects };
   }
 
-  /** finished chunks: loaded from earlier runs, plus those recorded by this one */
-  get size(): number {
-    return this.index.finished + this.recorded;
-  }
-
-  /**
-   * Note that a chunk is about to be sent: written, not fsynced (the next record() carries it), and
-   * not queued behind the appends being fsynced, so sending never waits for a disk flush. The file
-   * is opened for appending, so each line is one write(2) at the end of the file, whole.
-   */
+  /** A chunk is about to be sent: written, not fsynced (the next record() carries it), not queued behind fsyncs. */
   async sent(seq: number, key: string): Promise<void> {
-    const fh = this.fh;
-    if (!fh) throw new Error(`${this.path} was opened read-only`);
-    await fh.write(sealLine({ type: 'sent', seq, key }), null, 'utf8');
+    await this.writable().write(jsonLine({ type: 'sent', seq, key }), null, 'utf8');
   }
 
   /**
-   * Note that the request of a chunk journaled by sent() was never sent (Ctrl-C stopped it before it
-   * went out), so a rerun does not warn about it. Not written for a chunk an earlier run left in
-   * doubt: that earlier request may still have created its rows.
+   * The request of a chunk journaled by sent() never went out, so a rerun does not count it in
+   * doubt. Not for a chunk an earlier run left in doubt: that request may still have created rows.
    */
   async unsent(seq: number): Promise<void> {
-    const fh = this.fh;
-    if (!fh || this.index.isInDoubt(seq)) return;
-    await fh.write(sealLine({ type: 'unsent', seq }), null, 'utf8');
+    if (!this.index.isInDoubt(seq)) await this.writable().write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
   }
 
   /** Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call. */
-  record(chunk: FinishedChunk): Promise<void> {
-    return this.append(sealLine({ type: 'chunk', ...chunk }), () => {
-      this.recorded++;
-    });
+  async record(chunk: FinishedChunk): Promise<void> {
+    await this.append(jsonLine({ type: 'chunk', ...chunk }));
+    this.recorded++;
   }
 
   /** Mark the import finished, with its totals: a rerun of the same file sends nothing. */
   complete(now: number, totals: Omit<CompleteInfo, 'at'> = {}): Promise<void> {
-    return this.append(sealLine({ type: 'complete', at: new Date(now).toISOString(), ...totals }), () => undefined);
+    return this.append(jsonLine({ type: 'complete', at: new Date(now).toISOString(), ...totals }));
   }
 
-  private append(line: string, then: () => void): Promise<void> {
-    const fh = this.fh;
-    if (!fh) return Promise.reject(new Error(`${this.path} was opened read-only`));
-    this.unwritten.add(line);
+  private writable(): FileHandle {
+    if (!this.fh) throw new Error(`${this.path} was opened read-only`);
+    return this.fh;
+  }
+
+  private append(text: string): Promise<void> {
+    const fh = this.writable();
+    this.unwritten.add(text);
     const p = this.chain.then(async () => {
-      await fh.write(line, null, 'utf8');
-      this.unwritten.delete(line);
+      await fh.write(text, null, 'utf8');
+      this.unwritten.delete(text);
       await fh.datasync();
-      then();
     });
     this.chain = p.catch(() => undefined);
     return p;
@@ -213,4 +245,16 @@ export class ImportJournal {
     await reader?.then((r) => r.close()).catch(() => undefined);
     await this.fh?.close();
   }
+}
+
+export interface OpenJournalOptions {
+  /** fingerprint of how rows become chunks (chunk size, column mapping) */
+  plan: string;
+  /** false (`--no-resume`): an existing journal is replaced */
+  resume: boolean;
+  /** the input's absolute path (or `-`): the changed-file check */
+  input: string;
+  now: number;
+  /** findJournal's answer, when the caller has it */
+  file?: JournalFile;
 }

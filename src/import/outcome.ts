@@ -2,7 +2,7 @@
 // not atomic, each item has its own status). Pure. `items[].index` is trusted only when it points
 // at a row of the chunk; a row the answer says nothing about is reported, never assumed created.
 import type { BatchEnvelope } from '../api/envelopes.js';
-import type { ChunkReject } from './journal-line.js';
+import type { ChunkReject } from './journal-format.js';
 
 export const NO_RESULT_CODE = 'NO_ITEM_RESULT';
 

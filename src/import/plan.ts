@@ -2,22 +2,8 @@
 // message, and the --dry-run plan.
 import { BATCH_MAX, findResource } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
-import type { ImportDeps, ImportOptions, ImportSummary } from './engine-types.js';
-import { ImportJournal } from './journal.js';
-import type { JournalIdentity } from './journal-identity.js';
+import type { ImportOptions, ImportSummary } from './engine-types.js';
 import type { InvalidRow, ScanResult } from './scan.js';
-
-export interface ImportPlan {
-  rows: number;
-  valid: number;
-  invalid: number;
-  chunks: number;
-  chunk_size: number;
-  concurrency: number;
-  /** chunks an earlier run finished, which would be skipped */
-  finished_chunks: number;
-  first_invalid: InvalidRow[];
-}
 
 export function listInvalid(rows: readonly InvalidRow[]): string {
   return rows.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
@@ -41,29 +27,14 @@ export function checkOptions(opts: ImportOptions): { chunkSize: number; concurre
   return { chunkSize, concurrency };
 }
 
-export async function dryRunSummary(
-  opts: ImportOptions,
-  deps: ImportDeps,
-  scan: ScanResult,
-  identity: JournalIdentity,
+export function dryRunSummary(
   base: ImportSummary,
+  scan: ScanResult,
   sizes: { chunkSize: number; concurrency: number },
-): Promise<ImportSummary> {
-  const journal =
-    deps.journalDir && opts.resume !== false ? await ImportJournal.peek(deps.journalDir, identity).catch(() => undefined) : undefined;
-  return {
-    ...base,
-    rows: scan.rows,
-    invalid: scan.invalid,
-    plan: {
-      rows: scan.rows,
-      valid: scan.valid,
-      invalid: scan.invalid,
-      chunks: Math.ceil(scan.valid / sizes.chunkSize),
-      chunk_size: sizes.chunkSize,
-      concurrency: sizes.concurrency,
-      finished_chunks: journal?.size ?? 0,
-      first_invalid: scan.firstInvalid,
-    },
-  };
+  finishedChunks: number,
+): ImportSummary {
+  const { rows, valid, invalid, firstInvalid } = scan;
+  const chunks = Math.ceil(valid / sizes.chunkSize);
+  const plan = { rows, valid, invalid, chunks, chunk_size: sizes.chunkSize, concurrency: sizes.concurrency };
+  return { ...base, rows, invalid, plan: { ...plan, finished_chunks: finishedChunks, first_invalid: firstInvalid } };
 }

@@ -3,6 +3,7 @@ import type { ApiRecord } from '../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../api/resources.js';
 import { convertCell, isIgnoredHeader, type ColumnMap, type HeaderMapping } from './header.js';
 import { setOwn } from './json-value.js';
+import type { ReadRow } from './input-row.js';
 
 /** Codes written to `_error_code` for rows that were never sent. */
 export const INVALID_CODES = {
@@ -80,4 +81,11 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowRe
     return { ok: false, code: INVALID_CODES.empty, reason: 'the object has no field to import', field: '' };
   }
   return { ok: true, record };
+}
+
+/** A read row → the record to send, or why it is invalid (the reader's own error first). */
+export function classifyRow(row: ReadRow, mapping: HeaderMapping | undefined, maps: ColumnMap): RowResult {
+  if (row.error) return { ok: false, code: row.error.code, reason: row.error.reason, field: '' };
+  if (row.cells) return rowToRecord(row.cells, mapping!);
+  return objectToRecord(row.json, maps);
 }

@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../http/errors.js';
 import { createTranscoder, detectBom, notTextReason, resolveEncoding, UTF8, type Transcoder } from './encoding.js';
-import { ensureDir } from './fs-util.js';
-import { removeOnExit } from './atomic-file.js';
+import { removeOnExit } from '../util/atomic-file.js';
+import { journalFolder } from './journal-format.js';
 import { Utf8Lookalike } from './text-check.js';
 
 /** the most a stream (stdin, a pipe, a device) is copied: beyond it, save it to a file first */
@@ -146,7 +146,7 @@ async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> 
   };
   let encoding = o.explicit ?? UTF8;
   try {
-    await ensureDir(o.tmpDir);
+    journalFolder(o.tmpDir);
     path = join(o.tmpDir, `stdin-${process.pid}-${randomBytes(6).toString('hex')}.buf`);
     const out = await open(path, 'wx', 0o600);
     forget = removeOnExit(path);

@@ -24,6 +24,11 @@ export function csvCell(value: unknown, sep: CsvSeparator = ',', opts: CsvCellOp
     return opts.terminal ? sanitizeForTerminal(text) : text;
   }
   if (opts.terminal) text = sanitizeForTerminal(text);
+  return quoteCsv(text);
+}
+
+/** RFC 4180: quoted when it holds a comma, a quote, CR or LF (quotes doubled). No formula guard. */
+export function quoteCsv(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

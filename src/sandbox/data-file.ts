@@ -65,7 +65,7 @@ function validateSnapshot(value: unknown, where: string): DataFile {
   return value as DataFile;
 }
 
-/** Writes F atomically (F.tmp-PID, fsync, rename). */
+/** Writes F atomically (a temporary file beside it, fsync, rename). */
 export async function saveDataFile(path: string, snapshot: DataFile): Promise<void> {
   await writeAtomic(path, JSON.stringify(snapshot));
 }

@@ -1,7 +1,7 @@
 // The sandbox's two file chores: reading a JSON file it is given (keys, data), and writing the data
-// file atomically. TODO once src/util exists: use its one atomic writer instead of writeAtomic.
+// file atomically (the one atomic writer, src/util/atomic-file.ts).
 import { readFileSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { writeFileAtomic } from '../util/atomic-file.js';
 
 /** The parsed content of `path`, undefined when it does not exist and `missingOk`; throws an Error naming `what`. */
 export function readJsonFile(path: string, what: string, missingOk = false): unknown {
@@ -21,17 +21,4 @@ export function readJsonFile(path: string, what: string, missingOk = false): unk
 }
 
 /** Writes `path` atomically: a temporary file in the same folder (mode 0600), fsynced, renamed over it. */
-export async function writeAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  const handle = await open(tmp, 'w', 0o600);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } catch (err) {
-    await handle.close();
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  await handle.close();
-  await rename(tmp, path);
-}
+export const writeAtomic = (path: string, text: string): Promise<void> => writeFileAtomic(path, text);

@@ -10,6 +10,7 @@ import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError, S
 import { maskKey } from '../../http/mask.js';
 import type { ApiResponse, HttpClient } from '../../http/types.js';
 import { writeRecord } from '../../output/writers.js';
+import { forEachLimit } from '../../util/pool.js';
 import type { Ctx } from '../context.js';
 import type { KeysCheckOptions } from './options.js';
 
@@ -129,18 +130,14 @@ async function probeV2(
   if (firstOutcome.kind === 'unknown' && !notAnApiAnswer(firstOutcome.err)) throw firstOutcome.err;
   apply(first!, firstOutcome);
 
-  let next = 0;
   let rejected: AuthError | undefined;
-  const worker = async (): Promise<void> => {
-    while (next < rest.length && rejected === undefined) {
-      const name = rest[next++]!;
-      const outcome = await probeCollection(client, name, signal);
-      if (outcome.kind === 'unauthenticated')
-        rejected = outcome.err; // revoked mid-check
-      else apply(name, outcome);
-    }
+  const probe = async (name: string): Promise<void> => {
+    const outcome = await probeCollection(client, name, signal);
+    if (outcome.kind === 'unauthenticated')
+      rejected = outcome.err; // revoked mid-check
+    else apply(name, outcome);
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, rest.length)) }, worker));
+  await forEachLimit(rest, concurrency, probe, () => rejected !== undefined);
   if (rejected) {
     report.authenticated = false;
     return rejected;

@@ -10,8 +10,9 @@ import type { ApiRecord } from '../../api/envelopes.js';
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import type { Pacer } from '../../http/pacer.js';
 import type { Clock, HttpClient } from '../../http/types.js';
-import { writeFileAtomic } from '../../import/atomic-file.js';
-import { removeStaleTempsIn } from '../../import/fs-util.js';
+import { writeFileAtomic } from '../../util/atomic-file.js';
+import { removeStaleTemps } from '../../util/fs.js';
+import { forEachLimit } from '../../util/pool.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { foldedName, resolveInside, safeFileName } from './safe-name.js';
 import { getTranscript } from './transcript-source.js';
@@ -96,7 +97,6 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
 
   // 2. Download, `concurrency` at a time. A write is never cut short by Ctrl-C, and a failed one
   // removes its temp file, so no temp file outlives the run.
-  let next = 0;
   const one = async (item: Item): Promise<void> => {
     try {
       const outcome = await downloadOne(item, dir, plan, deps);
@@ -114,12 +114,9 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
     done += 1;
     progress('downloading');
   };
-  const worker = async (): Promise<void> => {
-    while (!deps.signal.aborted && next < items.length) await one(items[next++]!);
-  };
   progress('downloading');
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(plan.concurrency, items.length)) }, worker));
-  report.notStarted += items.length - next;
+  const begun = await forEachLimit(items, plan.concurrency, one, () => deps.signal.aborted);
+  report.notStarted += items.length - begun;
   report.interrupted = deps.signal.aborted;
   return finish(report, started, deps.clock);
 }
@@ -167,7 +164,7 @@ async function prepareDir(dir: string): Promise<void> {
     throw new UsageError(`cannot create the folder ${dir}: ${(err as Error).message}`, { cause: err });
   }
   // a run killed (kill -9) between writing a temp file and renaming it left `<id>.json.tmp-PID-hex`
-  await removeStaleTempsIn(dir, Date.now(), (name) => name.endsWith('.json')).catch(() => 0);
+  await removeStaleTemps(dir, Date.now(), (name) => name.endsWith('.json')).catch(() => 0);
 }
 
 function finish(report: DownloadReport, started: number, clock: Clock): DownloadReport {

@@ -5,7 +5,7 @@ import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.j
 import { stringifyJson } from '../../json/exact-json.js';
 import { waitForDrain } from '../../output/backpressure.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
-import { writeFileAtomic } from '../../import/atomic-file.js';
+import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { Ctx } from '../context.js';
 import { downloadPacer, getRecording, getTranscript, hasTranscript, noTranscriptReason, recordingPath } from './transcript-source.js';
 

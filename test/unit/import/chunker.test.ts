@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { Chunker, chunkRows, makeChunk, type ValidRow } from '../../../src/import/chunker.js';
-import { CHUNK_KEY_PREFIX, chunkKey } from '../../../src/import/idempotency.js';
+import { CHUNK_KEY_PREFIX, Chunker, chunkKey, type Chunk, type ValidRow } from '../../../src/import/chunker.js';
 
 const rows = (n: number, from = 2): ValidRow[] =>
   Array.from({ length: n }, (_, i) => ({ line: from + i, record: { email: `u${i}@x.io` }, raw: [`u${i}@x.io`] }));
+
+function chunkRows(rs: ValidRow[], size: number): Chunk[] {
+  const c = new Chunker(size);
+  const out = rs.map((r) => c.push(r)).filter((x): x is Chunk => x !== undefined);
+  const last = c.flush();
+  return last ? [...out, last] : out;
+}
 
 describe('chunking', () => {
   it.each([
@@ -35,16 +41,11 @@ describe('chunking', () => {
     expect(ch.push(rs[2]!)).toBeUndefined();
     expect(ch.flush()?.lines).toEqual([4]);
     expect(ch.flush()).toBeUndefined();
-    expect(ch.count).toBe(2);
-  });
-
-  it.each([0, 101, 1.5, -1, NaN])('chunk size %s is refused', (size) => {
-    expect(() => new Chunker(size)).toThrow(RangeError);
   });
 });
 
 describe('chunkKey', () => {
-  const body = makeChunk(1, rows(2)).body;
+  const body = chunkRows(rows(2), 100)[0]!.body;
   it('is deterministic, prefixed, and a valid Idempotency-Key (≤ 255 printable ASCII)', () => {
     const k = chunkKey('http://127.0.0.1:4010/api/v2', 'contacts', body);
     expect(k).toBe(chunkKey('http://127.0.0.1:4010/api/v2', 'contacts', body));

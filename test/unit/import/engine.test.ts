@@ -13,7 +13,7 @@ import {
 } from '../../../src/import/engine.js';
 import { parseHeader } from '../../../src/import/header.js';
 import { ImportJournal } from '../../../src/import/journal.js';
-import { keyIdentity } from '../../../src/import/journal-identity.js';
+import { keyIdentity } from '../../../src/import/journal-format.js';
 import { compactJournal } from '../../../src/import/journal-prune.js';
 import { rowToRecord } from '../../../src/import/rows.js';
 import { duplicates, fakeServer, settle, type FakeServer } from './fake-server.js';

@@ -1,14 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchEnvelope, BatchItem } from '../../../src/api/envelopes.js';
-import { AtomicTextFile, writeFileAtomic } from '../../../src/import/atomic-file.js';
-import { csvCell, csvRow } from '../../../src/import/csv-write.js';
+import { csvLine, createRejectsWriter, createResultsWriter, defaultRejectsPath, keptColumns, LineOrder } from '../../../src/import/outputs.js';
 import { NO_RESULT_CODE, chunkOutcome } from '../../../src/import/outcome.js';
-import { ColumnProjection, createRejectsWriter, defaultRejectsPath } from '../../../src/import/rejects.js';
-import { createResultsWriter } from '../../../src/import/results.js';
-import { ensureDir, removeStaleTemps } from '../../../src/import/fs-util.js';
-import { UsageError } from '../../../src/http/errors.js';
 import type { HttpClient } from '../../../src/http/types.js';
 import { httpBatchSender } from '../../../src/import/sender.js';
 import { readAll, tempDir } from './helpers.js';
@@ -65,37 +60,8 @@ describe('CSV writing (RFC 4180)', () => {
     ['cr\r', '"cr\r"'],
     ['=SUM(A1)', '=SUM(A1)'],
     ['', ''],
-  ])('%j → %j', (v, out) => expect(csvCell(v)).toBe(out));
-  it('rows end in CRLF', () => expect(csvRow(['a', 'b,c'])).toBe('a,"b,c"\r\n'));
-});
-
-describe('atomic files', () => {
-  it('nothing appears under the name before commit; discard leaves the old file', async () => {
-    const dir = tempDir();
-    const target = join(dir, 'out.csv');
-    writeFileSync(target, 'old');
-    const f = await AtomicTextFile.create(target);
-    f.write('x'.repeat(200_000));
-    f.write('end');
-    expect(readFileSync(target, 'utf8')).toBe('old');
-    await f.discard();
-    expect(readFileSync(target, 'utf8')).toBe('old');
-    expect(readdirSync(dir)).toEqual(['out.csv']);
-    const g = await AtomicTextFile.create(target);
-    g.write('new');
-    await g.commit();
-    expect(readFileSync(target, 'utf8')).toBe('new');
-    expect(readdirSync(dir)).toEqual(['out.csv']);
-    expect(() => g.write('late')).toThrow();
-  });
-
-  it('writeFileAtomic replaces a file whole', async () => {
-    const dir = tempDir();
-    await writeFileAtomic(join(dir, 'a'), 'one');
-    await writeFileAtomic(join(dir, 'a'), 'two');
-    expect(readFileSync(join(dir, 'a'), 'utf8')).toBe('two');
-    expect(readdirSync(dir)).toEqual(['a']);
-  });
+  ])('%j → %j (no formula guard: the cells come back as read)', (v, out) => expect(csvLine([v])).toBe(`${out}\r\n`));
+  it('rows end in CRLF', () => expect(csvLine(['a', 'b,c'])).toBe('a,"b,c"\r\n'));
 });
 
 describe('rejects file', () => {
@@ -113,27 +79,40 @@ describe('rejects file', () => {
     ]);
   });
 
-  it('lists rejects in line order, also beyond its memory limit (sorted runs spilled beside the target, merged, removed)', async () => {
+  it("the server's message is escaped (never imported back); the input's own cells are exact", async () => {
     const dir = tempDir();
-    const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a', 'b'], memoryBytes: 2000 });
-    const lines = Array.from({ length: 500 }, (_, i) => (i * 7919) % 500).map((n) => n + 2);
-    for (const l of lines) w.add([`a${l}`, 'x,"y"'], l, 'VALIDATION_FAILED', `bad ${l}\nreally`);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(readdirSync(dir).length).toBeGreaterThan(2); // spilled runs
+    const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a', 'b'] });
+    w.add(['a2', 'x,"y"'], 2, 'VALIDATION_FAILED', 'bad 2\nreally');
     await w.commit();
-    const back = await readAll(join(dir, 'r.csv'));
-    expect(back.rows.map((r) => Number(r.cells![2]))).toEqual([...lines].sort((x, y) => x - y));
-    // the server's message is escaped (never imported back); the input's own cells are exact
-    expect(back.rows[0]!.cells).toEqual(['a2', 'x,"y"', '2', 'VALIDATION_FAILED', 'bad 2\\nreally']);
+    expect((await readAll(join(dir, 'r.csv'))).rows[0]!.cells).toEqual(['a2', 'x,"y"', '2', 'VALIDATION_FAILED', 'bad 2\\nreally']);
     expect(readdirSync(dir)).toEqual(['r.csv']);
   });
 
-  it('discard removes spilled runs too', async () => {
-    const dir = tempDir();
-    const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a'], memoryBytes: 100 });
-    for (let l = 50; l > 0; l--) w.add([`v${l}`], l, 'X', 'm');
-    await w.discard();
-    expect(readdirSync(dir)).toEqual([]);
+  it('LineOrder: outputs come in line order, those after a chunk in flight once it finishes', () => {
+    const order = new LineOrder();
+    const out: number[] = [];
+    const put = (n: number) => () => void out.push(n);
+    order.put(put(1));
+    const first = order.reserve(0);
+    order.put(put(3));
+    const second = order.reserve(0);
+    order.put(put(5), put(6));
+    second([put(4)]);
+    expect(out).toEqual([1]);
+    first([put(2)]);
+    expect(out).toEqual([1, 2, 3, 4, 5, 6]);
+    order.put(put(7));
+    expect(out).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(order.full(0)).toBe(false);
+  });
+
+  it('LineOrder holds at most 8 MiB of input behind a chunk in flight: then reading waits (full)', () => {
+    const order = new LineOrder();
+    const release = order.reserve(1000);
+    expect(order.full(1000 + 8 * 1024 * 1024)).toBe(false);
+    expect(order.full(1001 + 8 * 1024 * 1024)).toBe(true);
+    release([]);
+    expect(order.full(10 ** 9)).toBe(false);
   });
 
   it('with no rejects, no file — and a stale one from an earlier run is removed', async () => {
@@ -145,10 +124,8 @@ describe('rejects file', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('ColumnProjection drops an input’s own reject columns', () => {
-    const p = new ColumnProjection(['email', '_line', '_error_code', '_error_message', '_note']);
-    expect(p.names).toEqual(['email', '_note']);
-    expect(p.cells(['a@b', '3', 'X', 'msg', 'n']).cells).toEqual(['a@b', 'n']);
+  it('an input’s own reject columns are dropped', () => {
+    expect(keptColumns(['email', '_line', '_error_code', '_error_message', '_note'])).toEqual([0, 4]);
   });
 
   it('default paths: beside the input, or crm-rejects-<time> in the working folder for stdin', () => {
@@ -187,42 +164,6 @@ describe('results file', () => {
     w.add({ a: 1 }, 1, 'con_1');
     await w.commit();
     expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe('{"_line":1,"id":"con_1","a":1}\n');
-  });
-});
-
-describe('folders and leftovers', () => {
-  it('ensureDir fails fast with a UsageError naming the folder where it cannot be created', async () => {
-    const dir = tempDir();
-    writeFileSync(join(dir, 'file'), 'x');
-    await expect(ensureDir(join(dir, 'file', 'imports'))).rejects.toThrow(UsageError);
-    await expect(ensureDir(join(dir, 'file', 'imports'))).rejects.toThrow(join(dir, 'file', 'imports'));
-    await ensureDir(join(dir, 'a', 'b', 'c'));
-    expect(statSync(join(dir, 'a', 'b', 'c')).isDirectory()).toBe(true);
-    expect(statSync(join(dir, 'a', 'b')).mode & 0o777).toBe(0o700);
-  });
-
-  it.runIf(existsSync('/proc/self'))('ensureDir under procfs fails at once instead of spinning', async () => {
-    const t0 = Date.now();
-    await expect(ensureDir('/proc/nope/imports')).rejects.toThrow(/\/proc\/nope\/imports/);
-    expect(Date.now() - t0).toBeLessThan(1000);
-  });
-
-  it('removeStaleTemps removes temporary copies of the target of dead processes or over a day old, only', async () => {
-    const dir = tempDir();
-    const dead = 2 ** 22 + 4321;
-    const target = join(dir, 'x.csv.rejects.csv');
-    const names = [
-      `x.csv.rejects.csv.tmp-${dead}-ab12`, // dead process: removed
-      `x.csv.rejects.csv.tmp-${process.pid}-cd34`, // alive: kept
-      `x.csv.rejects.csv.tmp-${process.pid}-ef56`, // alive but two days old: removed
-      `other.csv.tmp-${dead}-ab12`, // another file's: kept
-      `crm-rejects-20260101T000000Z.csv.tmp-${dead}-00ff`, // with alsoNamed: removed
-    ];
-    for (const n of names) writeFileSync(join(dir, n), 'user data');
-    const old = new Date(Date.now() - 2 * 86_400_000);
-    utimesSync(join(dir, names[2]!), old, old);
-    expect(await removeStaleTemps(target, Date.now(), /^crm-rejects-\d{8}T\d{6}Z\.(csv|ndjson)$/)).toBe(3);
-    expect(readdirSync(dir).sort()).toEqual([names[1], names[3]].sort());
   });
 });
 

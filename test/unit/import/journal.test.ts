@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
 import { ImportJournal } from '../../../src/import/journal.js';
-import { journalPath, keyIdentity } from '../../../src/import/journal-identity.js';
-import { openLine, sealLine, type FinishedChunk } from '../../../src/import/journal-line.js';
+import { journalPath, keyIdentity, readComplete, type FinishedChunk } from '../../../src/import/journal-format.js';
 import { pruneJournals } from '../../../src/import/journal-prune.js';
 import { tempDir } from './helpers.js';
 
@@ -19,14 +18,7 @@ const chunk = (seq: number): FinishedChunk => ({
   rejects: [{ i: 1, code: 'VALIDATION_FAILED', message: 'email is required' }],
 });
 
-describe('sealed lines', () => {
-  it('round-trip, and a torn or altered line is refused', () => {
-    const line = sealLine({ type: 'chunk', a: [1, 'x"y'] }).trimEnd();
-    expect(openLine(line)).toEqual({ type: 'chunk', a: [1, 'x"y'] });
-    expect(openLine(line.slice(0, -5))).toBeUndefined();
-    expect(openLine(line.replace('x', 'z'))).toBeUndefined();
-  });
-});
+const line = (v: object) => `${JSON.stringify(v)}\n`;
 
 describe('ImportJournal', () => {
   it('is created atomically in the folder (no temp file left), named from content, resource and base URL', async () => {
@@ -57,7 +49,7 @@ describe('ImportJournal', () => {
     const j = await open(dir);
     await j.record(chunk(1));
     await j.close();
-    appendFileSync(j.path, sealLine({ type: 'chunk', ...chunk(2) }).slice(0, 40));
+    appendFileSync(j.path, line({ type: 'chunk', ...chunk(2) }).slice(0, 40));
     const j2 = await open(dir);
     expect(j2.resumedChunks).toBe(1);
     await j2.record(chunk(3));
@@ -67,13 +59,14 @@ describe('ImportJournal', () => {
     await j3.close();
   });
 
-  it('a damaged line in the middle is skipped, the rest kept', async () => {
+  it('a damaged line in the middle (not JSON) is skipped, the rest kept', async () => {
     const dir = tempDir();
     const j = await open(dir);
     await j.record(chunk(1));
     await j.record(chunk(2));
     await j.close();
-    writeFileSync(j.path, readFileSync(j.path, 'utf8').replace('con_1a', 'con_1X'));
+    const [header, , second] = readFileSync(j.path, 'utf8').split('\n');
+    writeFileSync(j.path, `${header}\n{"type":"chunk","seq":1,"key":"crm-ba\u0000\n${second}\n`);
     const j2 = await ImportJournal.peek(dir, identity);
     expect(j2?.size).toBe(1);
     expect(await j2?.get(2, 'crm-batch-2')).toEqual(chunk(2));
@@ -109,7 +102,7 @@ describe('ImportJournal', () => {
     await j.complete(Date.UTC(2026, 0, 2));
     await j.close();
     const p = await ImportJournal.peek(dir, identity);
-    expect(p?.completedAt).toBe('2026-01-02T00:00:00.000Z');
+    expect(p?.completed?.at).toBe('2026-01-02T00:00:00.000Z');
     await expect(p!.record(chunk(2))).rejects.toThrow(/read-only/);
   });
 
@@ -138,8 +131,13 @@ describe('ImportJournal', () => {
         .sort(),
     );
     expect(readFileSync(done.path, 'utf8').trim().split('\n')).toHaveLength(2);
-    expect(await ImportJournal.completedInfo(dir, identity)).toMatchObject({
-      info: { at: '2026-01-01T00:00:00.000Z', rows: 2, created: 1, failed: 1, invalid: 0, compacted: true },
+    expect(await readComplete(done.path)).toMatchObject({
+      at: '2026-01-01T00:00:00.000Z',
+      rows: 2,
+      created: 1,
+      failed: 1,
+      invalid: 0,
+      compacted: true,
     });
     const again = await open(dir);
     expect(again.completed).toMatchObject({ compacted: true });
@@ -183,10 +181,28 @@ describe('ImportJournal', () => {
     expect(again.resumedChunks).toBe(1);
     await again.complete(Date.UTC(2026, 0, 1), { rows: 3, created: 2, failed: 1, invalid: 0 });
     await again.close();
-    expect(await ImportJournal.completedInfo(dir, identity)).toEqual({
-      path: j.path,
-      info: { type: 'complete', at: '2026-01-01T00:00:00.000Z', rows: 3, created: 2, failed: 1, invalid: 0 },
-    });
+    expect(await readComplete(j.path)).toEqual({ type: 'complete', at: '2026-01-01T00:00:00.000Z', rows: 3, created: 2, failed: 1, invalid: 0 });
+  });
+
+  it('a journal of the earlier format (each line sealed with a "sum") is read as before', async () => {
+    const dir = tempDir();
+    const sealed = (v: object) => `${JSON.stringify(v).slice(0, -1)},"sum":"0123456789abcdef"}\n`;
+    const header = { type: 'header', version: 1, resource: 'contacts', base_url: identity.baseUrl, content_sha256: identity.contentSha256 };
+    writeFileSync(
+      journalPath(dir, identity),
+      sealed({ ...header, plan: 'p1', input: 'in.csv', created_at: '2026-01-01T00:00:00.000Z' }) +
+        sealed({ type: 'chunk', ...chunk(1) }) +
+        sealed({ type: 'sent', seq: 2, key: 'crm-batch-2' }) +
+        sealed({ type: 'sent', seq: 3, key: 'crm-batch-3' }) +
+        sealed({ type: 'unsent', seq: 3 }),
+    );
+    const j = await open(dir);
+    expect(j.resumedChunks).toBe(1);
+    expect(await j.get(1, 'crm-batch-1')).toEqual(chunk(1));
+    expect(j.inDoubt()).toEqual([2]);
+    await j.complete(0, { rows: 2 });
+    await j.close();
+    expect(await readComplete(j.path)).toMatchObject({ rows: 2 });
   });
 
   it('the API key identity is part of the name; a journal from before keys were recorded is adopted', async () => {

@@ -6,8 +6,8 @@ import { createReadStream, existsSync, lstatSync, mkdtempSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { AtomicTextFile, removeRegularFile, writeFileAtomic } from '../../../src/import/atomic-file.js';
-import { createRejectsWriter } from '../../../src/import/rejects.js';
+import { AtomicTextFile, removeRegularFile, writeFileAtomic } from '../../../src/util/atomic-file.js';
+import { createRejectsWriter } from '../../../src/import/outputs.js';
 
 let dir: string;
 let fifo: string;

@@ -1,40 +1,38 @@
-// Files that appear whole or not at all: written to a temporary file beside the target, fsynced,
-// then renamed over it. A crash leaves at most a `*.tmp-*` file, never a half-written file under
-// the real name that looks complete. A target that exists and is not a regular file (/dev/null, a
-// named pipe, a terminal) is written in place: renaming over it would replace the device with a
-// regular file (as root, /dev/null itself).
+// Files that appear whole or not at all: written to `<target>.tmp-PID-hex` beside the target,
+// fsynced, renamed over it, the folder fsynced. A crash leaves at most a `*.tmp-*` file (removed by
+// the stale-file sweeps, fs.ts), never a half file under the real name. A target that exists and
+// is not a regular file (/dev/null, a pipe, a terminal) is written in place: renaming over it
+// would replace the device with a regular file.
 import { randomBytes } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import { lstat, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-/** Synchronous last steps of this process, run if it exits before they are withdrawn. */
 const lastSteps = new Set<() => void>();
-let exitHook = false;
+let hooked = false;
 
 /**
- * Run `step` (synchronous) if the process exits before the returned function is called. A second
- * Ctrl-C calls process.exit() while writes, commits and discards are still awaited; these steps
- * keep what they would have done from being lost (kill -9 is left to the stale-file sweeps).
+ * Run `step` (synchronous) if the process exits before the returned function is called: a second
+ * Ctrl-C calls process.exit() while writes are still awaited (kill -9 is left to the sweeps).
  */
 export function atExit(step: () => void): () => void {
-  if (!exitHook) {
-    exitHook = true;
-    process.on('exit', () => {
-      for (const s of lastSteps) {
-        try {
-          s();
-        } catch {
-          // best effort: the process is going away
-        }
-      }
-    });
-  }
+  if (!hooked) process.on('exit', runLastSteps);
+  hooked = true;
   lastSteps.add(step);
   return () => lastSteps.delete(step);
 }
 
-/** Remove `path` if the process exits before the returned function is called (`*.tmp-*` copies of user data). */
+function runLastSteps(): void {
+  for (const s of lastSteps) {
+    try {
+      s();
+    } catch {
+      // best effort: the process is going away
+    }
+  }
+}
+
+/** Remove `path` if the process exits before the returned function is called. */
 export function removeOnExit(path: string): () => void {
   return atExit(() => unlinkSync(path));
 }
@@ -43,63 +41,30 @@ export function tempPathFor(target: string): string {
   return `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-/** fsync a folder so a rename in it survives a power cut (a no-op where folders cannot be opened). */
-export async function syncDir(dir: string): Promise<void> {
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch {
-    // Windows cannot open a folder; the rename is still atomic there
-  } finally {
-    await fh?.close().catch(() => undefined);
-  }
+/** fsync a folder so a rename in it survives a power cut (Windows cannot open one: a no-op). */
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r').catch(() => undefined);
+  await fh?.sync().catch(() => undefined);
+  await fh?.close().catch(() => undefined);
 }
 
 /** True when `target` exists and is not a regular file or folder: a device, a pipe, a socket. */
-export async function isSpecialFile(target: string): Promise<boolean> {
-  try {
-    const st = await stat(target);
-    return !st.isFile() && !st.isDirectory();
-  } catch {
-    return false;
-  }
+async function isSpecialFile(target: string): Promise<boolean> {
+  const st = await stat(target).catch(() => undefined);
+  return st !== undefined && !st.isFile() && !st.isDirectory();
 }
 
 /** Remove `target` when it is a regular file (or a link to one); a device or pipe is left alone. */
 export async function removeRegularFile(target: string): Promise<void> {
-  try {
-    const st = await lstat(target);
-    if (st.isFile() || (st.isSymbolicLink() && !(await isSpecialFile(target)))) await unlink(target);
-  } catch {
-    // not there
-  }
+  const st = await lstat(target).catch(() => undefined);
+  if (st && (st.isFile() || (st.isSymbolicLink() && !(await isSpecialFile(target))))) await unlink(target).catch(() => undefined);
 }
 
-/** Write `content` to `target` atomically (temp file, fsync, rename, fsync the folder). */
+/** Write `content` to `target` atomically (mode 0600 unless told). */
 export async function writeFileAtomic(target: string, content: string, mode = 0o600): Promise<void> {
-  if (await isSpecialFile(target)) {
-    const fh = await open(target, 'w');
-    try {
-      await fh.writeFile(content, 'utf8');
-    } finally {
-      await fh.close();
-    }
-    return;
-  }
-  const tmp = tempPathFor(target);
-  const fh = await open(tmp, 'wx', mode);
-  try {
-    await fh.writeFile(content, 'utf8');
-    await fh.sync();
-  } catch (err) {
-    await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  await fh.close();
-  await rename(tmp, target);
-  await syncDir(dirname(target));
+  const file = await AtomicTextFile.create(target, mode);
+  file.write(content);
+  await file.commit();
 }
 
 const FLUSH_AT = 64 * 1024;
@@ -108,13 +73,13 @@ const FLUSH_AT = 64 * 1024;
 export class AtomicTextFile {
   private buffer = '';
   private chain: Promise<void> = Promise.resolve();
-  /** the first write error, boxed so that even a thrown `undefined` counts; thrown again as caught */
+  /** the first write error, boxed so that even a thrown `undefined` counts */
   private failure: { error: unknown } | undefined;
   private done = false;
 
   private constructor(
     readonly target: string,
-    readonly tempPath: string,
+    private readonly tempPath: string,
     private readonly fh: FileHandle,
     private readonly settled: () => void,
     /** writing straight into a device or pipe: no temp file, no sync, no rename */
@@ -140,12 +105,7 @@ export class AtomicTextFile {
     this.buffer = '';
     if (piece === '') return;
     this.chain = this.chain.then(async () => {
-      if (this.failure !== undefined) return;
-      try {
-        await this.fh.write(piece, null, 'utf8');
-      } catch (err) {
-        this.failure = { error: err };
-      }
+      if (this.failure === undefined) await this.fh.write(piece, null, 'utf8').catch((error: unknown) => (this.failure = { error }));
     });
   }
 
@@ -157,17 +117,14 @@ export class AtomicTextFile {
 
   /** Flush, fsync, close and rename over the target. */
   async commit(): Promise<void> {
-    this.flush();
+    await this.drain();
     this.done = true;
-    await this.chain;
     try {
       if (this.failure !== undefined) throw this.failure.error;
       if (!this.direct) await this.fh.sync();
       await this.fh.close();
     } catch (err) {
-      await this.fh.close().catch(() => undefined);
-      if (!this.direct) await unlink(this.tempPath).catch(() => undefined);
-      this.settled();
+      await this.discard();
       throw err;
     }
     if (this.direct) return;

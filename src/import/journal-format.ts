@@ -1,0 +1,193 @@
+// The import journal's files (the journal itself: journal.ts). The import journal (CONTRACT §7): which chunks of an import already have their answer, so a rerun
+// skips them without sending anything, even after the server forgot its idempotency keys.
+//
+// One file per (content, resource, base URL, API key identity) in `<config>/imports/`, JSON lines:
+// a header (written atomically; it pins the plan: another chunk size or mapping would cut other
+// chunks with other keys), then, appended,
+// - `sent` before a chunk's request (not fsynced on its own: the next fsync carries it),
+// - `unsent` when that request never went out (Ctrl-C while it waited, or a 401/403/404),
+// - `chunk` once its answer is in (key, lines, ids, item errors), fsynced,
+// - `complete` with the run's totals once every chunk is finished.
+// Appending keeps a 200 000-row import at O(rows) writes. A torn last line (a crash mid-append) is
+// not JSON: it is cut off, and its chunk sent again under the same key (the server replays it).
+// Journals of the earlier format, each line sealed with a `"sum"` property, read the same way.
+//
+// A resumed journal is not loaded: it is streamed once into an index (per chunk, the offset and
+// length of its `chunk` line and whether it was sent, ~13 bytes), and a chunk's line is read back
+// when the sending pass reaches it.
+import { createHash } from 'node:crypto';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '../http/errors.js';
+import { ensureDir } from '../util/fs.js';
+
+export const JOURNAL_VERSION = 1;
+
+export interface JournalIdentity {
+  /** sha256 hex of the input file's bytes */
+  contentSha256: string;
+  resource: string;
+  baseUrl: string;
+  /** keyIdentity(apiKey); never the key itself */
+  keyId?: string;
+  /** the key masked (`service_live_…f3a9`), kept in the header to name it in a refusal; not part of the identity */
+  keyMask?: string;
+}
+
+export interface ChunkReject {
+  /** item index in the chunk */
+  i: number;
+  code: string;
+  message: string;
+}
+
+export interface FinishedChunk {
+  seq: number;
+  key: string;
+  /** item index → input line */
+  lines: number[];
+  /** item index → created id (null: not created) */
+  ids: Array<string | null>;
+  rejects: ChunkReject[];
+}
+
+/** The totals of a finished import, on its `complete` line. */
+export interface CompleteInfo {
+  at: string;
+  /** cut down to its header and this line (pruning): no ids any more */
+  compacted?: boolean;
+  rows?: number;
+  created?: number;
+  failed?: number;
+  invalid?: number;
+  /** of `failed`: rows the batch answer said nothing about (the unknown file) */
+  unknown?: number;
+}
+
+export interface HeaderLine {
+  type: 'header';
+  version: number;
+  resource: string;
+  base_url: string;
+  key_id?: string;
+  key_mask?: string;
+  content_sha256: string;
+  plan: string;
+  input: string;
+  created_at: string;
+}
+
+/** The journal folder (also where stdin is copied), made if missing; a UsageError naming it if it cannot be. */
+export function journalFolder(dir: string): string {
+  try {
+    ensureDir(dir);
+    return dir;
+  } catch (err) {
+    throw new UsageError(`cannot use the folder ${dir} for the import journal: ${(err as Error).message}`, {
+      hint: 'CRM_CONFIG_DIR chooses another config folder',
+    });
+  }
+}
+
+/** sha256 of the API key, truncated: tells keys apart without revealing them. */
+export function keyIdentity(apiKey: string | undefined): string | undefined {
+  return apiKey ? createHash('sha256').update(`crm-key\0${apiKey}`).digest('hex').slice(0, 16) : undefined;
+}
+
+export const trimBase = (u: string): string => u.replace(/\/+$/, '');
+
+export function journalPath(dir: string, id: JournalIdentity): string {
+  const key = id.keyId ? `\0key:${id.keyId}` : '';
+  const name = createHash('sha256')
+    .update(`${id.contentSha256}\0${id.resource}\0${trimBase(id.baseUrl)}${key}`)
+    .digest('hex');
+  return join(dir, `${name}.jsonl`);
+}
+
+/** Where an import's journal is: its own file, or one from before keys were part of the name (adopted on open). */
+export interface JournalFile {
+  /** the file to read: this identity's, or the older one */
+  path: string;
+  /** this identity's name */
+  own: string;
+  exists: boolean;
+}
+
+/** The one look-up of an import's journal. */
+export async function findJournal(dir: string, identity: JournalIdentity): Promise<JournalFile> {
+  const own = journalPath(dir, identity);
+  const there = (p: string): Promise<boolean> =>
+    stat(p).then(
+      () => true,
+      () => false,
+    );
+  if (!identity.keyId || (await there(own))) return { path: own, own, exists: await there(own) };
+  const legacy = journalPath(dir, { ...identity, keyId: undefined });
+  const h = (await there(legacy)) ? await readHeader(legacy) : undefined;
+  return h && h.key_id === undefined ? { path: legacy, own, exists: true } : { path: own, own, exists: false };
+}
+
+/** A journal line's value; undefined when it is not JSON (torn). The earlier format's `sum` is dropped. */
+export function parseLine(text: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v === null || typeof v !== 'object') return undefined;
+    const { sum: _sum, ...rest } = v as Record<string, unknown>;
+    return rest;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first or last complete line of a file (64 KiB from that end), parsed. */
+async function edgeLine(path: string, end: 'first' | 'last'): Promise<Record<string, unknown> | undefined> {
+  const fh = await open(path, 'r').catch(() => undefined);
+  if (!fh) return undefined;
+  try {
+    const { size } = await fh.stat();
+    const n = Math.min(size, 64 * 1024);
+    const buf = Buffer.alloc(n);
+    await fh.read(buf, 0, n, end === 'first' ? 0 : size - n);
+    const text = buf.toString('utf8');
+    if (end === 'first') return parseLine(text.slice(0, Math.max(0, text.indexOf('\n'))));
+    const stop = text.lastIndexOf('\n');
+    const start = text.lastIndexOf('\n', stop - 1) + 1;
+    return stop < 0 || (start === 0 && size > n) ? undefined : parseLine(text.slice(start, stop));
+  } catch {
+    return undefined;
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
+}
+
+export async function readHeader(path: string): Promise<HeaderLine | undefined> {
+  const h = await edgeLine(path, 'first');
+  return h?.type === 'header' ? (h as unknown as HeaderLine) : undefined;
+}
+
+/** The `complete` line of a journal, when it is its last line. */
+export async function readComplete(path: string): Promise<CompleteInfo | undefined> {
+  const v = await edgeLine(path, 'last');
+  return v?.type === 'complete' ? { ...v, at: String(v.at) } : undefined;
+}
+
+export const jsonLine = (value: object): string => `${JSON.stringify(value)}\n`;
+
+/** Calls `onLine(text, offset, length)` for each complete line; returns the bytes up to the last one. */
+export async function streamLines(fh: FileHandle, onLine: (line: string, offset: number, length: number) => void): Promise<number> {
+  const buf = Buffer.alloc(1024 * 1024);
+  let carry: Buffer = Buffer.alloc(0);
+  let pos = 0;
+  let lineStart = 0;
+  for (let n = 0; (n = (await fh.read(buf, 0, buf.length, pos)).bytesRead) > 0; pos += n) {
+    const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+    let from = 0;
+    for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, from)) {
+      onLine(data.toString('utf8', from, nl), lineStart, nl - from);
+      lineStart += nl - from + 1;
+      from = nl + 1;
+    }
+    carry = Buffer.from(data.subarray(from));
+  }
+  return lineStart;
+}

@@ -1,0 +1,178 @@
+// The files a run writes besides the journal, each whole at the end of the run (AtomicTextFile:
+// temporary file, renamed on commit), rows in input-line order (dispatch.ts keeps that order):
+// - the rejects file: every row certainly not created, its original columns plus `_line`,
+//   `_error_code`, `_error_message`; same header names as the input, so once fixed it is fed
+//   straight back (`_` columns are ignored on import). Written without the spreadsheet-formula
+//   guard, so cells come back exactly as read; rectangular: a short row is padded, cells beyond
+//   the header go into the message. For a CSV in another encoding it starts with a UTF-8 BOM.
+// - the unknown file, beside it: rows the batch answer said nothing about, same shape.
+// - `--results FILE`: `_line`, `id`, then the original columns of every created row. NDJSON input:
+//   its objects' keys as columns (first seen, at most MAX_NDJSON_KEYS, the rest as JSON in
+//   `_more`), or NDJSON when the name ends in .ndjson/.jsonl.
+// Text from the server (`_error_*`, `id`) is never imported back: serverCell escapes control
+// characters and guards formulas, as every csv output does.
+import { join } from 'node:path';
+import { cellText, quoteCsv } from '../output/csv.js';
+import { guardFormula } from '../output/formula-guard.js';
+import { sanitizeForTerminal } from '../output/sanitize.js';
+import { AtomicTextFile, removeRegularFile } from '../util/atomic-file.js';
+import type { InputFormat, RawRow } from './input-row.js';
+
+export const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
+/** an input's own copies of the columns these files write (a fed-back rejects file) are dropped */
+const RESERVED = new Set<string>([...REJECT_COLUMNS, '_raw']);
+
+export const csvLine = (cells: readonly string[]): string => cells.map(quoteCsv).join(',') + '\r\n';
+
+/** Server text for a column never imported back: controls escaped, a formula made inert. */
+export function serverCell(text: string): string {
+  return guardFormula(sanitizeForTerminal(text));
+}
+
+/** The input columns carried into these files: all but its own `_line`, `_error_code`, `_error_message`. */
+export function keptColumns(header: readonly string[]): number[] {
+  return header.flatMap((h, i) => ((REJECT_COLUMNS as readonly string[]).includes(h.trim()) ? [] : [i]));
+}
+
+const stripReserved = (obj: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(obj).filter(([k]) => !RESERVED.has(k)));
+
+export interface RowsFile<A extends unknown[]> {
+  readonly target: string;
+  add(raw: RawRow, line: number, ...rest: A): void;
+  /** Renamed into place; with no rows a rejects file is not written, and a stale one removed (null). */
+  commit(): Promise<string | null>;
+  discard(): Promise<void>;
+}
+
+interface FileShape {
+  format: InputFormat;
+  header: readonly string[] | null;
+}
+
+/** The rejects (or unknown) file. `bom`: the input was in another encoding (CSV only). */
+export async function createRejectsWriter(target: string, o: FileShape & { bom?: boolean }): Promise<RowsFile<[string, string]>> {
+  const file = await AtomicTextFile.create(target);
+  const header = o.header ?? [];
+  const keep = keptColumns(header);
+  let count = 0;
+  if (o.format === 'csv') file.write((o.bom ? '\ufeff' : '') + csvLine([...keep.map((i) => header[i]!), ...REJECT_COLUMNS]));
+  const text = (raw: RawRow, line: number, code: string, message: string): string => {
+    if (o.format === 'csv') {
+      const cells = Array.isArray(raw) ? raw : [];
+      const extra = cells.slice(header.length).map((x) => JSON.stringify(x));
+      const more = extra.length > 0 ? `; cells beyond the header: ${extra.join(', ')}` : '';
+      return csvLine([...keep.map((i) => cells[i] ?? ''), String(line), serverCell(code), serverCell(message + more)]);
+    }
+    const base = typeof raw === 'object' && !Array.isArray(raw) ? stripReserved(raw) : { _raw: Array.isArray(raw) ? raw.join(',') : raw };
+    // JSON escapes C0 itself; C1 and bidi controls are escaped too (no formula guard: not for a spreadsheet)
+    const why = { _line: line, _error_code: sanitizeForTerminal(code), _error_message: sanitizeForTerminal(message) };
+    return JSON.stringify({ ...base, ...why }) + '\n';
+  };
+  return {
+    target,
+    add: (raw, line, code, message) => {
+      count++;
+      file.write(text(raw, line, code, message));
+    },
+    async commit() {
+      if (count > 0) return file.commit().then(() => target);
+      await file.discard();
+      await removeRegularFile(target); // a stale one; never /dev/null or a pipe given as --rejects
+      return null;
+    },
+    discard: () => file.discard(),
+  };
+}
+
+/** how many distinct NDJSON keys become columns of a --results CSV */
+export const MAX_NDJSON_KEYS = 1000;
+
+/** The `--results` file. */
+export async function createResultsWriter(
+  target: string,
+  o: FileShape & { ndjsonKeys?: readonly string[]; ndjsonKeysOverflow?: boolean },
+): Promise<RowsFile<[string | null]>> {
+  const file = await AtomicTextFile.create(target);
+  const ndjsonOut = o.format === 'ndjson' && /\.(ndjson|jsonl)$/i.test(target);
+  const header = o.header ?? [];
+  const keep = keptColumns(header);
+  const own = (k: string): boolean => k === '_line' || k === 'id' || k.startsWith('_error_') || k === '_raw';
+  const keys = o.format === 'ndjson' && !ndjsonOut ? (o.ndjsonKeys ?? []).filter((k) => !own(k)) : [];
+  const keySet = new Set(keys);
+  const more = o.ndjsonKeysOverflow === true;
+  if (o.format === 'csv') file.write(csvLine(['_line', 'id', ...keep.map((i) => header[i]!)]));
+  else if (!ndjsonOut) file.write(csvLine(['_line', 'id', ...keys, ...(more ? ['_more'] : [])]));
+  const text = (raw: RawRow, line: number, id: string | null): string => {
+    if (o.format === 'csv') return csvLine([String(line), serverCell(id ?? ''), ...keep.map((i) => (Array.isArray(raw) ? raw : [])[i] ?? '')]);
+    const obj = typeof raw === 'object' && !Array.isArray(raw) ? stripReserved(raw) : {};
+    if (ndjsonOut) return JSON.stringify({ _line: line, id, ...obj }) + '\n';
+    const cells = [String(line), serverCell(id ?? ''), ...keys.map((k) => cellText(obj[k]))];
+    const rest = Object.entries(obj).filter(([k]) => !keySet.has(k) && k !== 'id');
+    if (more) cells.push(rest.length > 0 ? JSON.stringify(Object.fromEntries(rest)) : '');
+    return csvLine(cells);
+  };
+  return {
+    target,
+    add: (raw, line, id) => file.write(text(raw, line, id)),
+    commit: () => file.commit().then(() => target),
+    discard: () => file.discard(),
+  };
+}
+
+export type Write = () => void;
+
+/** outputs held behind a chunk in flight, in bytes of input read since: beyond it, reading waits */
+const HOLD_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Outputs in line order, without sorting: chunks finish out of order, so the outputs of a chunk in
+ * flight come when it finishes, and every later one waits for it (bounded: HOLD_BYTES).
+ */
+export class LineOrder {
+  private readonly queue: Array<{ open: boolean; out: Write[] }> = [];
+  /** input bytes read when the first output was held */
+  private since = 0;
+
+  put(...writes: Write[]): void {
+    const tail = this.queue.at(-1);
+    if (!tail) for (const w of writes) w();
+    else if (tail.open) this.queue.push({ open: false, out: writes });
+    else tail.out.push(...writes);
+  }
+
+  /** A place for a chunk's outputs (at `bytes` read); call the result with them when it is finished. */
+  reserve(bytes: number): (writes: Write[]) => void {
+    if (this.queue.length === 0) this.since = bytes;
+    const slot = { open: true, out: [] as Write[] };
+    this.queue.push(slot);
+    return (writes) => {
+      slot.out = writes;
+      slot.open = false;
+      while (this.queue[0] && !this.queue[0].open) for (const w of this.queue.shift()!.out) w();
+    };
+  }
+
+  full(bytes: number): boolean {
+    return this.queue.length > 0 && bytes - this.since > HOLD_BYTES;
+  }
+}
+
+/**
+ * Where rows go whose outcome no rerun can settle, beside the rejects file:
+ * `people.csv.rejects.csv` → `people.csv.unknown.csv`, `out.csv` → `out.unknown.csv`.
+ */
+export function unknownPathFor(rejectsPath: string): string {
+  return rejectsPath.replace(/(\.rejects)?(\.[^./\\]*)?$/, (_m, _r: string | undefined, ext: string | undefined) => `.unknown${ext ?? ''}`);
+}
+
+/** The default rejects file (CONTRACT §7): `<input>.rejects.csv`; for stdin `crm-rejects-<time>.csv` in `cwd`. */
+export function defaultRejectsPath(input: string, format: InputFormat, now: number, cwd: string): string {
+  const ext = format === 'ndjson' ? 'ndjson' : 'csv';
+  if (input !== '-') return `${input}.rejects.${ext}`;
+  const stamp = new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return join(cwd, `crm-rejects-${stamp}.${ext}`);
+}

@@ -1,0 +1,100 @@
+// What every phase of an import run (engine.ts) knows, and the summaries they build.
+import { access } from 'node:fs/promises';
+import type { Counters } from './dispatch.js';
+import type { ImportDeps, ImportOptions, ImportProgress, ImportSummary } from './engine-types.js';
+import type { ColumnMap } from './header.js';
+import type { CompleteInfo, JournalFile, JournalIdentity } from './journal-format.js';
+import type { InputFormat } from './reader.js';
+import type { ScanResult } from './scan.js';
+import type { PreparedInput } from './source.js';
+
+/** What every phase of a run knows. */
+export interface Run {
+  opts: ImportOptions;
+  deps: ImportDeps;
+  started: number;
+  chunkSize: number;
+  concurrency: number;
+  maps: ColumnMap;
+  input: PreparedInput;
+  format: InputFormat;
+  rejectsPath: string;
+  unknownPath: string;
+  /** the input's size and mtime before it was first read: compared again before anything is sent */
+  size: number;
+  mtimeMs: number;
+  /** the content hash, when the earlier-import check has computed it (the scan then does not) */
+  sha?: string;
+  /** this import's journal file, once looked up */
+  file?: JournalFile;
+}
+
+/** The summary of a run that ended with an error (interrupted, fatal), attached to the error. */
+export function importSummaryOf(err: unknown): ImportSummary | undefined {
+  return (err as { importSummary?: ImportSummary } | null)?.importSummary;
+}
+
+export function withSummary<E extends Error>(err: E, summary: ImportSummary): E {
+  Object.defineProperty(err, 'importSummary', { value: summary, enumerable: false, configurable: true });
+  return err;
+}
+
+export function identityOf(run: Run, sha: string): JournalIdentity {
+  const { resource, baseUrl, keyId, keyMask } = run.opts;
+  return { contentSha256: sha, resource, baseUrl, ...(keyId ? { keyId } : {}), ...(keyMask ? { keyMask } : {}) };
+}
+
+/** The summary of an import finished earlier (nothing sent), from its journal's totals; with a warning. */
+export async function fromTotals(run: Run, info: CompleteInfo, scan?: ScanResult): Promise<ImportSummary> {
+  warnImported(run, info.at);
+  const there = (p: string): Promise<boolean> =>
+    access(p).then(
+      () => true,
+      () => false,
+    );
+  const [failed, unknown] = [info.failed ?? 0, info.unknown ?? 0];
+  const invalid = info.invalid ?? scan?.invalid ?? 0;
+  const rejects = failed + invalid - unknown > 0 && (await there(run.rejectsPath));
+  return {
+    ...summaryOf(run),
+    rows: info.rows ?? scan?.rows ?? 0,
+    skipped: info.created ?? 0,
+    failed,
+    invalid,
+    rejects_file: rejects ? run.rejectsPath : null,
+    unknown,
+    unknown_file: unknown > 0 && (await there(run.unknownPath)) ? run.unknownPath : null,
+  };
+}
+
+export function progress(run: Run, phase: ImportProgress['phase'], c: Partial<Counters>, rowsTotal: number | null): void {
+  const { rows = 0, created = 0, failed = 0, invalid = 0, skipped = 0, chunks = 0, inFlight = 0, bytes = 0 } = c;
+  const elapsedMs = run.deps.clock.now() - run.started;
+  run.deps.onProgress?.({ phase, rowsTotal, rows, created, failed, invalid, skipped, chunks, inFlight, bytes, bytesTotal: run.size, elapsedMs });
+}
+
+export function summaryOf(run: Run, c?: Counters, files: Partial<Pick<ImportSummary, 'rejects_file' | 'unknown_file'>> = {}): ImportSummary {
+  return {
+    resource: run.opts.resource,
+    rows: c?.rows ?? 0,
+    created: c?.created ?? 0,
+    failed: c?.failed ?? 0,
+    invalid: c?.invalid ?? 0,
+    skipped: c?.skipped ?? 0,
+    chunks: c?.chunks ?? 0,
+    requests: c?.requests ?? 0,
+    retries: c?.retries ?? 0,
+    elapsed_ms: run.deps.clock.now() - run.started,
+    rejects_file: files.rejects_file ?? null,
+    in_doubt: c?.inDoubt ?? 0,
+    unknown: c?.unknown ?? 0,
+    unknown_file: files.unknown_file ?? null,
+  };
+}
+
+/** The one "already imported" warning. */
+export function warnImported(run: Run, at: string): void {
+  run.deps.warn?.(
+    `${run.input.name} was already imported into ${run.opts.resource} (${at}): nothing will be sent; use --no-resume to import it again`,
+  );
+}

@@ -1,0 +1,164 @@
+// The import's journal and sending phases (engine.ts): open this import's journal (after pruning
+// old ones and refusing an unsafe rerun), then send the rows with the rejects, unknown and results
+// files open.
+import { stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { UsageError } from '../http/errors.js';
+import { plural } from '../output/plural.js';
+import { removeStaleTemps } from '../util/fs.js';
+import { dispatchRows, type DispatchResult } from './dispatch.js';
+import type { ImportSummary } from './engine-types.js';
+import { UTF8 } from './encoding.js';
+import { refuseUnsafeRerun } from './journal-earlier.js';
+import { findJournal } from './journal-format.js';
+import { pruneJournals } from './journal-prune.js';
+import { ImportJournal } from './journal.js';
+import { createRejectsWriter, createResultsWriter, type RowsFile } from './outputs.js';
+import { dryRunSummary } from './plan.js';
+import { fromTotals, identityOf, progress, summaryOf, warnImported, type Run } from './run.js';
+import type { ScanResult } from './scan.js';
+
+export interface Sent {
+  result: DispatchResult;
+  files: Pick<ImportSummary, 'rejects_file' | 'unknown_file'>;
+}
+
+/** This import's journal (undefined without a journal folder), or the summary when nothing is to be sent. */
+export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal: ImportJournal | undefined } | { summary: ImportSummary }> {
+  const { opts, deps, started, input } = run;
+  const dir = deps.journalDir;
+  const identity = identityOf(run, run.sha ?? scan.contentSha256);
+  const file = dir ? (run.file ?? (await findJournal(dir, identity))) : undefined;
+  if (opts.dryRun) {
+    const peeked = dir && file && opts.resume !== false ? await ImportJournal.peek(dir, identity, file).catch(() => undefined) : undefined;
+    return { summary: dryRunSummary(summaryOf(run), scan, run, peeked?.size ?? 0) };
+  }
+  checkPaths(run);
+  await removeStaleTemps(
+    dirname(run.rejectsPath),
+    started,
+    (n) => n === basename(run.rejectsPath) || /^crm-rejects-\d{8}T\d{6}Z(\.unknown)?\.(csv|ndjson)$/.test(n),
+  );
+  await removeStaleTemps(dirname(run.unknownPath), started, (n) => n === basename(run.unknownPath));
+  if (opts.resultsPath !== undefined) await removeStaleTemps(dirname(opts.resultsPath), started, (n) => n === basename(opts.resultsPath!));
+  if (!dir || !file) return { journal: undefined };
+  await pruneJournals(dir, started, { keep: file.own }).catch(() => 0);
+  // files by absolute path, so a changed file at the same place can be recognised (stdin: '-')
+  const inputId = input.isStdin ? '-' : resolve(input.origin);
+  const ext = scan.format === 'ndjson' ? 'ndjson' : 'csv';
+  const rejectsPath = opts.rejectsPath ?? `${input.name}.rejects.${ext}`;
+  const resume = opts.resume !== false;
+  await refuseUnsafeRerun({ dir, identity, input: inputId, name: input.name, resume, rejectsPath, hasOwnJournal: file.exists });
+  const journal = await ImportJournal.open(dir, identity, { plan: scan.plan, resume, input: inputId, now: started, file }).catch(
+    (err: unknown) => {
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`cannot write the import journal in ${dir}: ${(err as Error).message}`, {
+        cause: err,
+        hint: 'CRM_CONFIG_DIR chooses another config folder',
+      });
+    },
+  );
+  const done = journal.completed;
+  if (done?.compacted) {
+    // finished long ago and compacted: nothing is sent again, but the ids and item errors are gone
+    await journal.close().catch(() => undefined);
+    if (opts.resultsPath === undefined) return { summary: await fromTotals(run, done, scan) };
+    throw new UsageError(
+      `${input.name} was already imported into ${opts.resource} (${done.at}); its journal has since been compacted, so the ids for --results are no longer kept. Nothing was sent.`,
+      { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
+    );
+  }
+  warnResumed(run, journal);
+  return { journal };
+}
+
+/** The rejects, unknown and results files must be three files, none of them the input. */
+function checkPaths(run: Run): void {
+  const { input, opts } = run;
+  const named = [
+    ['--rejects', run.rejectsPath],
+    ['--rejects', run.unknownPath],
+    ['--results', opts.resultsPath],
+  ] as const;
+  for (const [flag, p] of named) {
+    if (p !== undefined && !input.isStdin && resolve(p) === resolve(input.origin)) throw new UsageError(`${flag} names the input file itself`);
+  }
+  if (opts.resultsPath !== undefined && [run.rejectsPath, run.unknownPath].some((p) => resolve(p) === resolve(opts.resultsPath!))) {
+    throw new UsageError('--results and the rejects file must be different files');
+  }
+}
+
+function warnResumed(run: Run, journal: ImportJournal): void {
+  const warn = run.deps.warn ?? (() => undefined);
+  // finished, but --results, --strict or a missing rejects file needs the rows read again
+  if (journal.completed) return warnImported(run, journal.completed.at);
+  const n = journal.resumedChunks;
+  if (n > 0)
+    warn(`resuming: ${plural(n, 'chunk')} ${n === 1 ? 'was' : 'were'} finished by an earlier run and ${n === 1 ? 'is' : 'are'} skipped`);
+  const doubt = journal.inDoubt();
+  if (doubt.length === 0) return;
+  const list = doubt.slice(0, 5).join(', ') + (doubt.length > 5 ? ', …' : '');
+  const one = doubt.length === 1;
+  warn(
+    `${plural(doubt.length, 'chunk')} (${list}) ${one ? 'was' : 'were'} sent by an earlier run without an answer being recorded (in flight at a crash, or failed): ` +
+      `${one ? 'it is' : 'they are'} sent again under the same Idempotency-Keys, so the server answers from its cache if it created them. ` +
+      'That is safe only while the server remembers the keys (24 h in the sandbox); after that, rows of those chunks could be created twice.',
+  );
+}
+
+/** The second pass, with the output files open; the files committed (or dropped) and the journal completed and closed. */
+export async function sendRows(run: Run, scan: ScanResult, journal: ImportJournal | undefined): Promise<Sent> {
+  const { opts, deps, input } = run;
+  try {
+    const now = await stat(input.path);
+    if (now.size !== run.size || now.mtimeMs !== run.mtimeMs)
+      throw new UsageError(`${input.name} changed while it was being checked; nothing was sent`);
+    const files = await openOutputs(run, scan);
+    const stats0 = deps.stats?.();
+    const result = await dispatchRows({
+      ...{ path: input.path, name: input.name, encoding: input.encoding, format: scan.format, mapping: scan.mapping },
+      ...{ resource: opts.resource, baseUrl: opts.baseUrl, maps: run.maps, chunkSize: run.chunkSize, concurrency: run.concurrency },
+      ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
+      onChange: (c) => progress(run, 'send', c, scan.rows),
+    }).catch(async (err: unknown) => {
+      for (const f of Object.values(files)) await f?.discard();
+      throw err;
+    });
+    const c = result.counters;
+    const stats1 = deps.stats?.();
+    if (stats0 && stats1) [c.requests, c.retries] = [stats1.requests - stats0.requests, stats1.retries - stats0.retries];
+    const rejects_file = await files.rejects.commit();
+    const unknown_file = await files.unknown.commit();
+    await files.results?.commit();
+    if (journal && !result.aborted && result.fatal === undefined && c.failedChunks === 0) {
+      const totals = { rows: c.rows, created: c.created + c.skipped, failed: c.failed, invalid: c.invalid, unknown: c.unknown };
+      await journal.complete(deps.clock.now(), totals);
+    }
+    return { result, files: { rejects_file, unknown_file } };
+  } finally {
+    await journal?.close().catch(() => undefined);
+  }
+}
+
+type Outputs = { rejects: RowsFile<[string, string]>; unknown: RowsFile<[string, string]>; results?: RowsFile<[string | null]> };
+
+async function openOutputs(run: Run, scan: ScanResult): Promise<Outputs> {
+  const opened: Array<RowsFile<never[]>> = [];
+  const open = async <F extends RowsFile<never[]>>(path: string, make: () => Promise<F>): Promise<F> => {
+    try {
+      const f = await make();
+      opened.push(f);
+      return f;
+    } catch (err) {
+      for (const f of opened) await f.discard();
+      throw new UsageError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  const shape = { format: scan.format, header: scan.header, bom: run.input.encoding !== UTF8 };
+  const rejects = await open(run.rejectsPath, () => createRejectsWriter(run.rejectsPath, shape));
+  const unknown = await open(run.unknownPath, () => createRejectsWriter(run.unknownPath, shape));
+  const path = run.opts.resultsPath;
+  if (path === undefined) return { rejects, unknown };
+  const keys = { ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow };
+  return { rejects, unknown, results: await open(path, () => createResultsWriter(path, { ...shape, ...keys })) };
+}
