@@ -11,7 +11,7 @@
 // InterruptedError. The copy is removed when the import ends.
 import { randomBytes } from 'node:crypto';
 import { constants, createReadStream, open as openFd } from 'node:fs';
-import { open, stat, unlink } from 'node:fs/promises';
+import { open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -127,72 +127,26 @@ interface CopyOptions extends PrepareOptions {
 
 /** Copies `src` into a temporary file in tmpDir, checking its start and transcoding it to UTF-8 if needed. */
 async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> {
-  const cap = o.maxCopyBytes ?? MAX_COPY_BYTES;
   const what = o.name === '-' ? 'standard input' : o.name;
   const interrupted = (): InterruptedError => new InterruptedError(`interrupted while reading ${what}; nothing was sent`);
-  const onAbort = (): void => {
-    src.destroy(interrupted());
-  };
+  const onAbort = (): void => void src.destroy(interrupted());
   if (o.signal?.aborted) {
     src.destroy();
     throw interrupted();
   }
   o.signal?.addEventListener('abort', onAbort, { once: true });
-  let path: string | undefined;
+  const path = join(o.tmpDir, `stdin-${process.pid}-${randomBytes(6).toString('hex')}.buf`);
   let forget = (): void => {};
   const cleanup = async (): Promise<void> => {
-    if (path) await unlink(path).catch(() => undefined);
+    await unlink(path).catch(() => undefined);
     forget();
   };
-  let encoding = o.explicit ?? UTF8;
   try {
-    journalFolder(o.tmpDir);
-    path = join(o.tmpDir, `stdin-${process.pid}-${randomBytes(6).toString('hex')}.buf`);
-    const out = await open(path, 'wx', 0o600);
+    const out = await open(journalFolder(o.tmpDir) && path, 'wx', 0o600);
     forget = removeOnExit(path);
     try {
-      let head: Buffer | undefined = Buffer.alloc(0);
-      let transcoder: Transcoder | undefined;
-      let lookalike: Utf8Lookalike | undefined;
-      let total = 0;
-      /** the encoding, once the start is known: a BOM, else --encoding, else UTF-8 (checked to be text) */
-      const start = (bytes: Buffer): Buffer => {
-        const bom = detectBom(bytes);
-        encoding = encodingOf(o.name, bytes, o.explicit);
-        if (encoding === UTF8) {
-          checkText(o.name, bytes.subarray(0, HEAD_BYTES));
-          return bytes;
-        }
-        transcoder = createTranscoder(encoding);
-        // an 8-bit --encoding on what is UTF-8 would change every accented letter
-        if (!bom && !encoding.startsWith('utf-16')) {
-          lookalike = new Utf8Lookalike();
-          lookalike.push(bytes);
-        }
-        return transcoder.push(bytes.subarray(bom?.length ?? 0));
-      };
-      for await (const piece of src as AsyncIterable<Buffer | string>) {
-        const chunk = typeof piece === 'string' ? Buffer.from(piece) : piece;
-        total += chunk.length;
-        if (total > cap) {
-          throw new UsageError(`${what} is larger than ${cap} bytes, the most crm copies from a stream`, {
-            hint: 'save it to a file and import the file',
-          });
-        }
-        if (head) {
-          head = Buffer.concat([head, chunk]);
-          if (head.length < HEAD_BYTES) continue;
-          await out.write(start(head));
-          head = undefined;
-          continue;
-        }
-        lookalike?.push(chunk);
-        await out.write(transcoder ? transcoder.push(chunk) : chunk);
-      }
-      if (head) await out.write(start(head));
-      if (transcoder) await out.write(transcoder.end());
-      const mislabelled = lookalike?.error(o.name, encoding);
-      if (mislabelled) throw mislabelled;
+      const encoding = await copyTo(out, src, o, what);
+      return { path, name: o.name, origin: o.isStdin ? '-' : o.name, isStdin: o.isStdin, encoding, cleanup };
     } finally {
       await out.close();
     }
@@ -205,5 +159,50 @@ async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> 
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
   }
-  return { path, name: o.name, origin: o.isStdin ? '-' : o.name, isStdin: o.isStdin, encoding, cleanup };
+}
+
+/** The copy itself: the start checked (a BOM, --encoding, text), transcoded if not UTF-8; returns the encoding. */
+async function copyTo(out: FileHandle, src: Readable, o: CopyOptions, what: string): Promise<string> {
+  const cap = o.maxCopyBytes ?? MAX_COPY_BYTES;
+  let encoding = o.explicit ?? UTF8;
+  let head: Buffer | undefined = Buffer.alloc(0);
+  let transcoder: Transcoder | undefined;
+  let lookalike: Utf8Lookalike | undefined;
+  let total = 0;
+  const start = (bytes: Buffer): Buffer => {
+    const bom = detectBom(bytes);
+    encoding = encodingOf(o.name, bytes, o.explicit);
+    if (encoding === UTF8) {
+      checkText(o.name, bytes.subarray(0, HEAD_BYTES));
+      return bytes;
+    }
+    transcoder = createTranscoder(encoding);
+    // an 8-bit --encoding on what is UTF-8 would change every accented letter
+    if (!bom && !encoding.startsWith('utf-16')) lookalike = new Utf8Lookalike();
+    lookalike?.push(bytes);
+    return transcoder.push(bytes.subarray(bom?.length ?? 0));
+  };
+  for await (const piece of src as AsyncIterable<Buffer | string>) {
+    const chunk = typeof piece === 'string' ? Buffer.from(piece) : piece;
+    total += chunk.length;
+    if (total > cap) {
+      throw new UsageError(`${what} is larger than ${cap} bytes, the most crm copies from a stream`, {
+        hint: 'save it to a file and import the file',
+      });
+    }
+    if (head) {
+      head = Buffer.concat([head, chunk]);
+      if (head.length < HEAD_BYTES) continue;
+      await out.write(start(head));
+      head = undefined;
+      continue;
+    }
+    lookalike?.push(chunk);
+    await out.write(transcoder ? transcoder.push(chunk) : chunk);
+  }
+  if (head) await out.write(start(head));
+  if (transcoder) await out.write(transcoder.end());
+  const mislabelled = lookalike?.error(o.name, encoding);
+  if (mislabelled) throw mislabelled;
+  return encoding;
 }
