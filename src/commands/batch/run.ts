@@ -11,7 +11,7 @@ import {
   importSummaryOf,
   keyIdentity,
   runImport,
-  type BatchSender,
+  type ImportOptions,
   type ImportProgress,
   type ImportSummary,
 } from '../../import/index.js';
@@ -21,13 +21,12 @@ import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './types.js';
 
 /**
- * An import streams: its live heap stays small and flat (about 16 MB, mostly loaded code) however
- * large the file, but it allocates quickly (about 15 KB per row over the two passes), and V8 on a
- * machine with plenty of memory lets the old generation grow to up to 4× the live heap between full
- * collections. So the peak RSS was GC headroom: 130–160 MB for 100 000 and for 1 000 000 rows
- * (bench/import.mjs, target < 150 MB). A growth factor of 1.5 brings it to about 110 MB at no
- * measurable CPU cost (a full collection of a 16 MB heap takes a few ms). V8 reads the flag at
- * each full collection; it is process-wide, and a `crm` process runs one command.
+ * An import streams: its live heap stays small and flat however large the file, but it allocates
+ * quickly (about 15 KB per row over the two passes), and V8 on a machine with plenty of memory lets
+ * the old generation grow to up to 4× the live heap between full collections, so the peak RSS is GC
+ * headroom. bench/import.mjs (part 2, 300 000 rows, Node 20): 128–138 MB without this flag, close
+ * to the 150 MB target at 1 000 000 rows; 107 MB with it, at no measurable CPU cost (a full
+ * collection of a 16 MB heap takes a few ms). Process-wide; a `crm` process runs one command.
  */
 function boundHeapGrowth(): void {
   setFlagsFromString('--heap-growing-percent=50');
@@ -35,24 +34,7 @@ function boundHeapGrowth(): void {
 
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   boundHeapGrowth();
-  // A dry run sends nothing, so it needs no key: only the base URL, which names the journal.
-  let client: HttpClient | undefined;
-  let baseUrl: string;
-  const profile = await ctx.profile();
-  // the journal tells keys apart (another key is another import) by a hash, never the key itself
-  const keyId = keyIdentity(profile.apiKey);
-  // and names it, in a refusal, masked (a key of no known form masks to `****`: nothing to name)
-  const keyMask = profile.apiKey && maskKey(profile.apiKey) !== '****' ? maskKey(profile.apiKey) : undefined;
-  if (o.dryRun) baseUrl = profile.baseUrl ?? '';
-  else {
-    client = await ctx.client({ concurrencyFlag: true });
-    baseUrl = client.baseUrl;
-  }
-  const send: BatchSender = client
-    ? httpBatchSender(client, { signal: ctx.signal })
-    : async () => {
-        throw new Error('a dry run sends nothing');
-      };
+  const { client, opts } = await importTarget(o, ctx);
   const progress = createProgress({
     stream: ctx.io.stderr,
     enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
@@ -60,42 +42,22 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   });
   let summary: ImportSummary;
   try {
-    summary = await runImport(
-      {
-        resource: o.resource,
-        input: o.file,
-        baseUrl,
-        keyId,
-        keyMask,
-        maps: o.map,
-        chunkSize: o.chunkSize,
-        concurrency: o.concurrency,
-        rejectsPath: o.rejects,
-        resultsPath: o.results,
-        dryRun: o.dryRun,
-        strict: o.strict,
-        resume: o.resume,
-        encoding: o.encoding,
-        format: o.inputFormat,
-      },
-      {
-        send,
-        journalDir: join(ctx.configDir(), 'imports'),
-        clock: ctx.clock,
-        signal: ctx.signal,
-        stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
-        stats: client ? () => ({ ...client.stats }) : undefined,
-        warn: (m) => ctx.warn(m),
-        onProgress: (p) => progress.update(progressText(p)),
-      },
-    );
+    summary = await runImport(opts, {
+      // a dry run sends nothing
+      send: client ? httpBatchSender(client, { signal: ctx.signal }) : () => Promise.reject(new Error('a dry run sends nothing')),
+      journalDir: join(ctx.configDir(), 'imports'),
+      clock: ctx.clock,
+      signal: ctx.signal,
+      stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
+      stats: client ? () => ({ ...client.stats }) : undefined,
+      warn: (m) => ctx.warn(m),
+      onProgress: (p) => progress.update(progressText(p)),
+    });
   } catch (err) {
     await progress.stop();
     const partial = importSummaryOf(err);
     if (partial) await printSummary(ctx, partial);
-    if (err instanceof InterruptedError && !err.hint) {
-      throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
-    }
+    if (err instanceof InterruptedError && !err.hint) throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
     throw err;
   }
   await progress.stop();
@@ -103,13 +65,26 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   await printSummary(ctx, summary);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) {
-    throw new PartialFailureError(failureLine(summary), {
-      hint: nextSteps(summary, o.file === '-', {
-        rerun: resumeCommand(o),
-        importFile: (file) => crmCommand(ctx.globals, ['batch', summary.resource, file]),
-      }),
-    });
+    const importFile = (file: string): string => crmCommand(ctx.globals, ['batch', summary.resource, file]);
+    throw new PartialFailureError(failureLine(summary), { hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }) });
   }
+}
+
+/** The client (none for a dry run, which needs no key: only the base URL, which names the journal) and the engine's options. */
+async function importTarget(o: BatchOptions, ctx: Ctx): Promise<{ client?: HttpClient; opts: ImportOptions }> {
+  const profile = await ctx.profile();
+  const client = o.dryRun ? undefined : await ctx.client({ concurrencyFlag: true });
+  const baseUrl = client ? client.baseUrl : (profile.baseUrl ?? '');
+  // the journal tells keys apart (another key is another import) by a hash, never the key itself,
+  // and names it, in a refusal, masked (a key of no known form masks to `****`: nothing to name)
+  const keyId = keyIdentity(profile.apiKey);
+  const keyMask = profile.apiKey && maskKey(profile.apiKey) !== '****' ? maskKey(profile.apiKey) : undefined;
+  const opts: ImportOptions = {
+    ...{ resource: o.resource, input: o.file, baseUrl, keyId, keyMask, maps: o.map, chunkSize: o.chunkSize },
+    ...{ concurrency: o.concurrency, rejectsPath: o.rejects, resultsPath: o.results, dryRun: o.dryRun, strict: o.strict },
+    ...{ resume: o.resume, encoding: o.encoding, format: o.inputFormat },
+  };
+  return { client, opts };
 }
 
 /**
