@@ -1,7 +1,7 @@
 // The sending pass: reads rows, rejects invalid ones, cuts chunks, skips chunks the journal has,
 // and keeps up to `concurrency` chunks in flight while reading on (reading waits while they are
 // all busy). A chunk counts as finished only once its batch answer is in; then its rows' outcomes
-// go to the rejects/unknown/results files (in line order: LineOrder) and the journal. Stops
+// go to the rejects/unknown/results files and the journal. Stops
 // starting chunks on abort or a fatal error, and always waits for the chunks in flight.
 //
 // The rejects file holds only rows certainly NOT created, and no rerun sends them (they are
@@ -19,7 +19,7 @@ import type { ColumnMap, HeaderMapping } from './header.js';
 import type { ImportJournal } from './journal.js';
 import type { ChunkReject } from './journal-format.js';
 import { chunkOutcome, NO_RESULT_CODE } from './outcome.js';
-import { LineOrder, type RowsFile, type Write } from './outputs.js';
+import type { RowsFile } from './outputs.js';
 import { openInput, type InputFormat, type ReadRow } from './reader.js';
 import { classifyRow } from './rows.js';
 import type { BatchSender } from './sender.js';
@@ -117,7 +117,6 @@ class SendingPass {
   private consecutiveFailures = 0;
   /** key → the lines of the chunk that had it, for chunks met in this run */
   private readonly seen = new Map<string, string>();
-  private readonly order = new LineOrder();
   private readonly pool: Pool;
 
   constructor(private readonly cfg: DispatchConfig) {
@@ -142,7 +141,6 @@ class SendingPass {
         c.bytes = reader.bytesRead();
         const chunk = this.take(row, chunker);
         if (chunk) await this.dispatch(chunk);
-        if (this.order.full(c.bytes)) await this.pool.drain();
       }
       const last = this.stopping() ? undefined : chunker.flush();
       if (last) await this.dispatch(last);
@@ -163,7 +161,7 @@ class SendingPass {
     const r = classifyRow(row, this.cfg.mapping, this.cfg.maps);
     if (r.ok) return chunker.push({ line: row.line, record: r.record, raw: row.raw });
     this.c.invalid++;
-    this.order.put(() => this.cfg.rejects.add(row.raw, row.line, r.code, r.reason));
+    this.cfg.rejects.add(row.raw, row.line, r.code, r.reason);
     if (this.c.invalid % 1000 === 0) this.changed();
     return undefined;
   }
@@ -175,7 +173,7 @@ class SendingPass {
     if (twin) {
       // the same key would only replay the twin's answer: these rows would not be created again
       const msg = `these rows are identical to the chunk of ${twin} and were not sent again`;
-      this.order.put(...chunk.rows.map((row) => () => cfg.rejects.add(row.raw, row.line, DUPLICATE_CHUNK_CODE, msg)));
+      for (const row of chunk.rows) cfg.rejects.add(row.raw, row.line, DUPLICATE_CHUNK_CODE, msg);
       c.failed += chunk.rows.length;
       return;
     }
@@ -187,24 +185,14 @@ class SendingPass {
       const created = done.ids.filter((x) => x !== null).length;
       c.skipped += created;
       c.failed += chunk.rows.length - created;
-      this.order.put(...this.outputs(chunk, done.ids, done.rejects));
+      this.outputs(chunk, done.ids, done.rejects);
       return;
     }
-    if (this.stopping()) return;
-    const release = this.order.reserve(c.bytes);
-    const started = await this.pool.run(async () => {
-      const writes: Write[] = [];
-      try {
-        await this.send(chunk, key, writes);
-      } finally {
-        release(writes);
-      }
-    }, this.stopping);
-    if (!started) release([]);
+    if (!this.stopping()) await this.pool.run(() => this.send(chunk, key), this.stopping);
   }
 
-  /** One chunk's request and what follows from its answer; `writes` gets its rows' outputs. */
-  private async send(chunk: Chunk, key: string, writes: Write[]): Promise<void> {
+  /** One chunk's request and what follows from its answer. */
+  private async send(chunk: Chunk, key: string): Promise<void> {
     const { cfg, c } = this;
     c.chunks++;
     try {
@@ -218,7 +206,7 @@ class SendingPass {
     try {
       res = await cfg.send({ resource: cfg.resource, seq: chunk.seq, key, records: chunk.rows.map((r) => r.record), body: chunk.body });
     } catch (err) {
-      await this.failed(chunk, key, err, writes);
+      await this.failed(chunk, key, err);
       return;
     }
     const retries = res.retries ?? 0;
@@ -230,10 +218,10 @@ class SendingPass {
     if (res.replayed === true && retries === 0) c.skipped += out.created;
     else c.created += out.created;
     c.failed += chunk.rows.length - out.created;
-    await this.finish(chunk, key, out.ids, out.rejects, writes);
+    await this.finish(chunk, key, out.ids, out.rejects);
   }
 
-  private async failed(chunk: Chunk, key: string, err: unknown, writes: Write[]): Promise<void> {
+  private async failed(chunk: Chunk, key: string, err: unknown): Promise<void> {
     const { cfg, c } = this;
     // stopped by Ctrl-C before the request went out (the sender's contract): not in doubt
     if (cfg.signal?.aborted && err instanceof InterruptedError) {
@@ -261,7 +249,6 @@ class SendingPass {
         key,
         rejects.map(() => null),
         rejects,
-        writes,
       );
     } else {
       // may have been written: only the same key (the rerun) can settle it, so no reject row
@@ -272,25 +259,23 @@ class SendingPass {
   }
 
   /** A chunk answered in this run: its rows' outputs, and the journal. */
-  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], writes: Write[]): Promise<void> {
-    writes.push(...this.outputs(chunk, ids, rejects));
+  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[]): Promise<void> {
+    this.outputs(chunk, ids, rejects);
     await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => {
       this.fatal ??= err;
     });
   }
 
   /** Each row's outcome: an id to the results file, an error to the rejects or the unknown file. */
-  private outputs(chunk: Chunk, ids: Array<string | null>, rejects: ChunkReject[]): Write[] {
+  private outputs(chunk: Chunk, ids: Array<string | null>, rejects: ChunkReject[]): void {
     const { cfg } = this;
     const byIndex = new Map(rejects.map((r) => [r.i, r]));
-    return chunk.rows.map((row, i) => {
+    chunk.rows.forEach((row, i) => {
       const id = ids[i];
       const r = byIndex.get(i);
       if (r?.code === NO_RESULT_CODE) this.c.unknown++;
-      return () => {
-        if (id !== null && id !== undefined) cfg.results?.add(row.raw, row.line, id);
-        if (r) (r.code === NO_RESULT_CODE ? cfg.unknown : cfg.rejects).add(row.raw, row.line, r.code, r.message);
-      };
+      if (id !== null && id !== undefined) cfg.results?.add(row.raw, row.line, id);
+      if (r) (r.code === NO_RESULT_CODE ? cfg.unknown : cfg.rejects).add(row.raw, row.line, r.code, r.message);
     });
   }
 }

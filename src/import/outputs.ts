@@ -1,6 +1,7 @@
 // The files a run writes besides the journal, each whole at the end of the run (AtomicTextFile:
-// temporary file, renamed on commit), rows in input-line order (dispatch.ts keeps that order):
-// - the rejects file: every row certainly not created, its original columns plus `_line`,
+// temporary file, renamed on commit):
+// - the rejects file, in input-line order (chunks finish out of order: sorted-lines.ts, bounded
+//   memory): every row certainly not created, its original columns plus `_line`,
 //   `_error_code`, `_error_message`; same header names as the input, so once fixed it is fed
 //   straight back (`_` columns are ignored on import). Written without the spreadsheet-formula
 //   guard, so cells come back exactly as read; rectangular: a short row is padded, cells beyond
@@ -8,7 +9,7 @@
 // - the unknown file, beside it: rows the batch answer said nothing about, same shape.
 // - `--results FILE`: `_line`, `id`, then the original columns of every created row. NDJSON input:
 //   its objects' keys as columns (first seen, at most MAX_NDJSON_KEYS, the rest as JSON in
-//   `_more`), or NDJSON when the name ends in .ndjson/.jsonl.
+//   `_more`), or NDJSON when the name ends in .ndjson/.jsonl. In the order chunks finish.
 // Text from the server (`_error_*`, `id`) is never imported back: serverCell escapes control
 // characters and guards formulas, as every csv output does.
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { guardFormula } from '../output/formula-guard.js';
 import { sanitizeForTerminal } from '../output/sanitize.js';
 import { AtomicTextFile, removeRegularFile } from '../util/atomic-file.js';
 import type { InputFormat, RawRow } from './input-row.js';
+import { SortedLines } from './sorted-lines.js';
 
 export const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
 /** an input's own copies of the columns these files write (a fed-back rejects file) are dropped */
@@ -51,8 +53,12 @@ interface FileShape {
 }
 
 /** The rejects (or unknown) file. `bom`: the input was in another encoding (CSV only). */
-export async function createRejectsWriter(target: string, o: FileShape & { bom?: boolean }): Promise<RowsFile<[string, string]>> {
+export async function createRejectsWriter(
+  target: string,
+  o: FileShape & { bom?: boolean; memoryBytes?: number },
+): Promise<RowsFile<[string, string]>> {
   const file = await AtomicTextFile.create(target);
+  const sorted = new SortedLines(target, o.memoryBytes);
   const header = o.header ?? [];
   const keep = keptColumns(header);
   let count = 0;
@@ -73,15 +79,26 @@ export async function createRejectsWriter(target: string, o: FileShape & { bom?:
     target,
     add: (raw, line, code, message) => {
       count++;
-      file.write(text(raw, line, code, message));
+      sorted.add(line, text(raw, line, code, message));
     },
     async commit() {
+      try {
+        if (count > 0)
+          await sorted.drainTo(
+            (t) => file.write(t),
+            () => file.drain(),
+          );
+      } catch (err) {
+        await Promise.all([sorted.dispose(), file.discard()]);
+        throw err;
+      }
+      await sorted.dispose();
       if (count > 0) return file.commit().then(() => target);
       await file.discard();
       await removeRegularFile(target); // a stale one; never /dev/null or a pipe given as --rejects
       return null;
     },
-    discard: () => file.discard(),
+    discard: () => Promise.all([sorted.dispose(), file.discard()]).then(() => undefined),
   };
 }
 
@@ -118,44 +135,6 @@ export async function createResultsWriter(
     commit: () => file.commit().then(() => target),
     discard: () => file.discard(),
   };
-}
-
-export type Write = () => void;
-
-/** outputs held behind a chunk in flight, in bytes of input read since: beyond it, reading waits */
-const HOLD_BYTES = 8 * 1024 * 1024;
-
-/**
- * Outputs in line order, without sorting: chunks finish out of order, so the outputs of a chunk in
- * flight come when it finishes, and every later one waits for it (bounded: HOLD_BYTES).
- */
-export class LineOrder {
-  private readonly queue: Array<{ open: boolean; out: Write[] }> = [];
-  /** input bytes read when the first output was held */
-  private since = 0;
-
-  put(...writes: Write[]): void {
-    const tail = this.queue.at(-1);
-    if (!tail) for (const w of writes) w();
-    else if (tail.open) this.queue.push({ open: false, out: writes });
-    else tail.out.push(...writes);
-  }
-
-  /** A place for a chunk's outputs (at `bytes` read); call the result with them when it is finished. */
-  reserve(bytes: number): (writes: Write[]) => void {
-    if (this.queue.length === 0) this.since = bytes;
-    const slot = { open: true, out: [] as Write[] };
-    this.queue.push(slot);
-    return (writes) => {
-      slot.out = writes;
-      slot.open = false;
-      while (this.queue[0] && !this.queue[0].open) for (const w of this.queue.shift()!.out) w();
-    };
-  }
-
-  full(bytes: number): boolean {
-    return this.queue.length > 0 && bytes - this.since > HOLD_BYTES;
-  }
 }
 
 /**

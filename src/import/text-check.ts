@@ -9,7 +9,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
-import { createTranscoder, UTF8 } from './encoding.js';
+import { completeUpTo, createTranscoder, firstInvalid, render, UTF8 } from '../util/text.js';
 
 const CR = 0x0d;
 const LF = 0x0a;
@@ -198,45 +198,4 @@ export class Utf8Lookalike {
       { code: 'INVALID_ENCODING', hint: 'rerun without --encoding (crm writes its rejects files in UTF-8 too)' },
     );
   }
-}
-
-/** The length of `b` without a UTF-8 sequence cut off at its end (at most 3 bytes). */
-function completeUpTo(b: Buffer): number {
-  for (let k = 1; k <= Math.min(3, b.length); k++) {
-    const c = b[b.length - k]!;
-    if ((c & 0xc0) === 0x80) continue;
-    const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-    return need > k ? b.length - k : b.length;
-  }
-  return b.length;
-}
-
-/** Where the first byte is that does not start a valid UTF-8 character, from `from` on; b.length if none. */
-function firstInvalid(b: Buffer, from: number): number {
-  let i = from;
-  while (i < b.length) {
-    const c = b[i]!;
-    const n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    if (n === 0 || i + n > b.length || !isUtf8(b.subarray(i, i + n))) return i;
-    i += n;
-  }
-  return b.length;
-}
-
-const hex = (n: number): string => `\\x${n.toString(16).toUpperCase().padStart(2, '0')}`;
-
-/** Bytes as text for a message: each undecodable byte, and control characters, as \xNN. */
-function render(b: Buffer): string {
-  let out = '';
-  let pos = 0;
-  while (pos < b.length) {
-    const bad = firstInvalid(b, pos);
-    out += b
-      .subarray(pos, bad)
-      .toString('utf8')
-      .replace(/[\0-\x1f\x7f]/g, (c) => hex(c.charCodeAt(0)));
-    if (bad < b.length) out += hex(b[bad]!);
-    pos = bad + 1;
-  }
-  return out;
 }

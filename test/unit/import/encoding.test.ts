@@ -7,7 +7,8 @@ import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, UsageError } from '../../../src/http/errors.js';
-import { createTranscoder, detectBom, notTextReason, resolveEncoding, UNDECODABLE_BYTE } from '../../../src/import/encoding.js';
+import { notTextReason, resolveEncoding } from '../../../src/import/encoding.js';
+import { createTranscoder, detectBom, UNDECODABLE_BYTE } from '../../../src/util/text.js';
 import { prepareInput } from '../../../src/import/source.js';
 
 function transcode(encoding: string, bytes: Buffer, cuts: number[]): Buffer {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchEnvelope, BatchItem } from '../../../src/api/envelopes.js';
-import { csvLine, createRejectsWriter, createResultsWriter, defaultRejectsPath, keptColumns, LineOrder } from '../../../src/import/outputs.js';
+import { csvLine, createRejectsWriter, createResultsWriter, defaultRejectsPath, keptColumns } from '../../../src/import/outputs.js';
 import { NO_RESULT_CODE, chunkOutcome } from '../../../src/import/outcome.js';
 import type { HttpClient } from '../../../src/http/types.js';
 import { httpBatchSender } from '../../../src/import/sender.js';
@@ -88,31 +88,25 @@ describe('rejects file', () => {
     expect(readdirSync(dir)).toEqual(['r.csv']);
   });
 
-  it('LineOrder: outputs come in line order, those after a chunk in flight once it finishes', () => {
-    const order = new LineOrder();
-    const out: number[] = [];
-    const put = (n: number) => () => void out.push(n);
-    order.put(put(1));
-    const first = order.reserve(0);
-    order.put(put(3));
-    const second = order.reserve(0);
-    order.put(put(5), put(6));
-    second([put(4)]);
-    expect(out).toEqual([1]);
-    first([put(2)]);
-    expect(out).toEqual([1, 2, 3, 4, 5, 6]);
-    order.put(put(7));
-    expect(out).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(order.full(0)).toBe(false);
+  it('lists rejects in line order, also beyond its memory limit (sorted runs spilled beside the target, merged, removed)', async () => {
+    const dir = tempDir();
+    const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a', 'b'], memoryBytes: 2000 });
+    const lines = Array.from({ length: 500 }, (_, i) => (i * 7919) % 500).map((n) => n + 2);
+    for (const l of lines) w.add([`a${l}`, 'x,"y"'], l, 'VALIDATION_FAILED', `bad ${l}\nreally`);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(readdirSync(dir).length).toBeGreaterThan(2); // spilled runs
+    await w.commit();
+    const back = await readAll(join(dir, 'r.csv'));
+    expect(back.rows.map((r) => Number(r.cells![2]))).toEqual([...lines].sort((x, y) => x - y));
+    expect(readdirSync(dir)).toEqual(['r.csv']);
   });
 
-  it('LineOrder holds at most 8 MiB of input behind a chunk in flight: then reading waits (full)', () => {
-    const order = new LineOrder();
-    const release = order.reserve(1000);
-    expect(order.full(1000 + 8 * 1024 * 1024)).toBe(false);
-    expect(order.full(1001 + 8 * 1024 * 1024)).toBe(true);
-    release([]);
-    expect(order.full(10 ** 9)).toBe(false);
+  it('discard removes spilled runs too', async () => {
+    const dir = tempDir();
+    const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a'], memoryBytes: 100 });
+    for (let l = 50; l > 0; l--) w.add([`v${l}`], l, 'X', 'm');
+    await w.discard();
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('with no rejects, no file — and a stale one from an earlier run is removed', async () => {
