@@ -1,5 +1,6 @@
-// The import journal's files (the journal itself: journal.ts). The import journal (CONTRACT §7): which chunks of an import already have their answer, so a rerun
-// skips them without sending anything, even after the server forgot its idempotency keys.
+// The import journal's files (a run's journal: journal.ts). A journal (CONTRACT §7) says which
+// chunks of an import already have their answer, so a rerun skips them without sending anything,
+// even after the server forgot its idempotency keys.
 //
 // One file per (content, resource, base URL, API key identity) in `<config>/imports/`, JSON lines:
 // a header (written atomically; it pins the plan: another chunk size or mapping would cut other

@@ -1,20 +1,6 @@
-// Streams the rows of an import file: CSV through csv-parse (BOM, CRLF, quoted commas, quotes and
-// newlines, ragged rows passed through for the row check to reject), or NDJSON (`.ndjson`/`.jsonl`,
-// one JSON object per line). Every row carries the line it starts on. Memory holds the parser's
-// read-ahead and at most one record (MAX_RECORD_BYTES, 1 MiB): a larger record is an invalid row
-// (RECORD_TOO_LARGE, its cells not kept), skipped by a byte scan (RecordEndScanner) that never
-// holds it; that row fed back from a rejects file is skipped like a blank line. The file is UTF-8
-// (source.ts transcodes others); a row with a NUL byte or bytes that do not decode is an invalid
-// row (INVALID_CHARACTER, INVALID_ENCODING), never sent with U+FFFD in place of what was written
-// (the scan refuses a file with undecodable bytes first: text-check.ts); in the header it is a
-// UsageError. On the abort signal reading
-// stops at once with InterruptedError, however long the record being read.
-// A quoted field that is never closed makes the row it opens in an invalid row (UNCLOSED_QUOTE),
-// and a fresh parser reads on from the next line, so the other rows are read as usual; the rows
-// are a function of the bytes alone, so the check pass and the sending pass see the same rows and
-// lines. Other malformed CSV (a header with an unclosed quote or beyond the size limit)
-// stops with a UsageError that names the line; the engine reads the file once before sending
-// anything, so that error comes before any request.
+// Opens an import file's rows (README.md, "Unclosed quotes", "One row is at most 1 MiB"): CSV
+// (csv-reader.ts) or NDJSON (ndjson-reader.ts), every row with the line it starts on. The rows are
+// a function of the bytes alone, so the check pass and the sending pass see the same rows.
 import { open, stat } from 'node:fs/promises';
 import { UsageError } from '../http/errors.js';
 import { openCsv } from './csv-reader.js';

@@ -30,14 +30,12 @@ export interface BatchResponse {
 export type BatchSender = (req: BatchRequest) => Promise<BatchResponse>;
 
 /**
- * `opts.signal` is accepted but deliberately NOT passed to the request: a batch request cancelled
- * in flight may already have been written by the server, and only its answer lets the journal
- * record the chunk. On Ctrl-C the engine stops starting chunks and lets those in flight finish;
- * the client's own signal (Ctrl-C) still stops its waits before a request is sent, but once it has
- * been sent its retries run to the end (finishInDoubt), so an answer lost to a 500 or a dropped
- * connection is still learned and journaled.
+ * No abort signal reaches the request: a batch request cancelled in flight may already have been
+ * written, and only its answer lets the journal record the chunk. The client's own signal (Ctrl-C)
+ * still stops its waits before a request is sent; once sent, its retries run to the end
+ * (finishInDoubt), so an answer lost to a 500 or a dropped connection is still learned.
  */
-export function httpBatchSender(client: HttpClient, _opts: { signal?: AbortSignal } = {}): BatchSender {
+export function httpBatchSender(client: HttpClient): BatchSender {
   return async (req) => {
     const res = await client.request<BatchEnvelope>({
       method: 'POST',

@@ -1,14 +1,7 @@
-// Where the rows come from: always a regular UTF-8 file that can be read twice (the import reads
-// its input once to check it, then again to send it). A regular UTF-8 file is read in place.
-// Anything else is copied once into the journal folder and the copy is read:
-// - standard input (`-`) and paths that are not regular files (a named pipe, `<(…)`, a device):
-//   they can be read only once, and a second open of a pipe waits for a writer for ever. The copy
-//   is capped (MAX_COPY_BYTES); the journal is keyed by the content's hash, so piping the same
-//   content again resumes;
-// - a file in another encoding (a UTF-16 BOM, or `--encoding`): transcoded to UTF-8 (encoding.ts).
-// The start of the input is checked to be text (no NUL bytes) before more is read, so `/dev/zero`
-// or a binary file stops at once (exit 2). Copying stops on the abort signal (Ctrl-C) with
-// InterruptedError. The copy is removed when the import ends.
+// Where the rows come from: always a regular UTF-8 file that can be read twice (checked, then
+// sent). Standard input and paths that are not regular files (a pipe, `<(…)`, a device: read once
+// only) are copied to the journal folder, capped at MAX_COPY_BYTES; a file in another encoding is
+// transcoded into such a copy. The start is checked to be text first. Ctrl-C stops the copy.
 import { randomBytes } from 'node:crypto';
 import { constants, createReadStream, open as openFd } from 'node:fs';
 import { open, stat, unlink, type FileHandle } from 'node:fs/promises';

@@ -1,11 +1,7 @@
-// The first pass's whole-file text check. A file with bytes that do not decode (invalid UTF-8, or
-// bytes the `--encoding` has no character for, which the transcoder marked as 0xFF) is not text in
-// that encoding: it is refused whole before anything is sent (exit 2), naming the first lines, so
-// the user reruns with the right --encoding or fixes the bytes. Refusing only those rows (as
-// before) imported the rest, and a rerun with --encoding was then a "changed file"; and the
-// rejected rows could not carry their bytes (the rejects file is UTF-8), so the names were lost.
-// The check runs on every byte the scan hashes, whatever the rows are (an undecodable byte inside
-// an unclosed quote or a too-large row counts too). Lines are counted as the readers count them.
+// The first pass's whole-file text check: bytes that do not decode (invalid UTF-8, or bytes the
+// `--encoding` has no character for, marked 0xFF by the transcoder) anywhere refuse the file whole
+// (exit 2), naming the first lines, so the user reruns with the right --encoding: refusing only
+// those rows imported the rest, and the rerun with --encoding became a "changed file".
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';

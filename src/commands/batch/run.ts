@@ -44,7 +44,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   try {
     summary = await runImport(opts, {
       // a dry run sends nothing
-      send: client ? httpBatchSender(client, { signal: ctx.signal }) : () => Promise.reject(new Error('a dry run sends nothing')),
+      send: client ? httpBatchSender(client) : () => Promise.reject(new Error('a dry run sends nothing')),
       journalDir: join(ctx.configDir(), 'imports'),
       clock: ctx.clock,
       signal: ctx.signal,
