@@ -13,7 +13,8 @@
 // Text from the server (`_error_*`, `id`) is never imported back: serverCell escapes control
 // characters and guards formulas, as every csv output does.
 import { join } from 'node:path';
-import { cellText, quoteCsv } from '../output/csv.js';
+import { cellText } from '../output/cell.js';
+import { quoteCsv } from '../output/csv.js';
 import { guardFormula } from '../output/formula-guard.js';
 import { sanitizeForTerminal } from '../output/sanitize.js';
 import { AtomicTextFile, removeRegularFile } from '../util/atomic-file.js';
