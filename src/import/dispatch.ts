@@ -188,7 +188,7 @@ class SendingPass {
       this.outputs(chunk, done.ids, done.rejects);
       return;
     }
-    if (!this.stopping()) await this.pool.run(() => this.send(chunk, key), this.stopping);
+    if (!this.stopping() && (await this.pool.run(() => this.send(chunk, key), this.stopping))) this.changed();
   }
 
   /** One chunk's request and what follows from its answer. */

@@ -111,6 +111,7 @@ async function finishedEarlier(run: Run): Promise<ImportSummary | undefined> {
     if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
     return undefined;
   }
+  if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
   run.sha = h.digest('hex');
   run.file = await findJournal(dir, identityOf(run, run.sha));
   const info = await readComplete(run.file.path);

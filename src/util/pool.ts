@@ -20,8 +20,8 @@ export class Pool {
     const stopped = (): boolean => stop() || this.failure !== undefined;
     while (this.running.size >= this.size && !stopped()) await Promise.race(this.running);
     if (stopped()) return false;
-    const p = Promise.resolve()
-      .then(task)
+    // started at once (up to its first await), like a plain call
+    const p = (async () => task())()
       .catch((error: unknown) => void (this.failure ??= { error }))
       .finally(() => {
         this.running.delete(p);
