@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiRecord } from '../api/envelopes.js';
 import type { RawRow } from './input-row.js';
+import { trimBase } from './journal-format.js';
 
 export interface ValidRow {
   line: number;
@@ -28,7 +29,7 @@ export function chunkKey(baseUrl: string, resource: string, body: string): strin
   return (
     CHUNK_KEY_PREFIX +
     createHash('sha256')
-      .update(`${baseUrl.replace(/\/+$/, '')}\0${resource}\0${body}`)
+      .update(`${trimBase(baseUrl)}\0${resource}\0${body}`)
       .digest('hex')
   );
 }

@@ -17,13 +17,27 @@ export function hasLineBreak(cell: string): boolean {
   return cell.includes('\n') || cell.includes('\r');
 }
 
+/** Line numbers over bytes fed in order: CR, and LF not after a CR, end a line (as the readers count). */
+export class LineCounter {
+  line = 1;
+
+  constructor(private prevCR = false) {}
+
+  count(b: Buffer, from: number, to: number): void {
+    if (from >= to) return;
+    for (let i = b.indexOf(CR, from); i >= 0 && i < to; i = b.indexOf(CR, i + 1)) this.line++;
+    for (let i = b.indexOf(LF, from); i >= 0 && i < to; i = b.indexOf(LF, i + 1)) {
+      if (!(i === from ? this.prevCR : b[i - 1] === CR)) this.line++;
+    }
+    this.prevCR = b[to - 1] === CR;
+  }
+}
+
 /** Line breaks in `bytes` (CRLF, LF, CR: one each). */
 export function countLines(bytes: Buffer): number {
-  let n = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] === CR || (bytes[i] === LF && bytes[i - 1] !== CR)) n++;
-  }
-  return n;
+  const c = new LineCounter();
+  c.count(bytes, 0, bytes.length);
+  return c.line - 1;
 }
 
 /**

@@ -5,10 +5,9 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
+import { CR, LF, LineCounter } from './quote-scan.js';
 import { completeUpTo, createTranscoder, firstInvalid, render, UTF8 } from '../util/text.js';
 
-const CR = 0x0d;
-const LF = 0x0a;
 /** lines listed in the message */
 const SHOWN = 5;
 
@@ -16,25 +15,6 @@ export interface UndecodableLine {
   line: number;
   /** the text around the first undecodable byte, those bytes as \xNN (UTF-8 input only) */
   snippet: string;
-}
-
-/** Line numbers over bytes fed in order: CR, and LF not after a CR, end a line (as the readers count). */
-class LineCounter {
-  line = 1;
-  private prevCR = false;
-
-  constructor(prevCR = false) {
-    this.prevCR = prevCR;
-  }
-
-  count(b: Buffer, from: number, to: number): void {
-    if (from >= to) return;
-    for (let i = b.indexOf(CR, from); i >= 0 && i < to; i = b.indexOf(CR, i + 1)) this.line++;
-    for (let i = b.indexOf(LF, from); i >= 0 && i < to; i = b.indexOf(LF, i + 1)) {
-      if (!(i === from ? this.prevCR : b[i - 1] === CR)) this.line++;
-    }
-    this.prevCR = b[to - 1] === CR;
-  }
 }
 
 /**
