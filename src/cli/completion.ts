@@ -2,7 +2,7 @@
 // does not exist). completions/ holds the same three files; a test keeps them in sync. This file
 // builds the model (commands, flags, what each flag value and argument is); completion-shells.ts
 // writes it out for bash, zsh and fish.
-import type { Argument, Command, Option } from 'commander';
+import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../http/errors.js';
 import { DEAL_CONTACT_TYPES, RESOURCES } from '../api/resources.js';
 import { linkPairs } from '../api/links.js';

@@ -1,13 +1,15 @@
 // Makes the Ctx a command runs with: real streams and clock, and lazy providers that load the
 // config (conf) and the HTTP core (undici, zod) only when the command asks for them.
-import type { Ctx, GlobalOptions, OutputFormat } from '../commands/context.js';
+import type { Ctx, GlobalOptions } from '../commands/context.js';
+import type { RunState } from '../commands/shared/define.js';
 import type { ResolvedProfile } from '../config/types.js';
+import { configDirFor } from '../config/paths.js';
 import { systemClock } from '../http/clock.js';
 import { UsageError } from '../http/errors.js';
 import type { HttpClient } from '../http/types.js';
-import { configDirFor } from '../config/paths.js';
 import { sanitizeForTerminal } from '../output/sanitize.js';
-import type { RunState } from './program.js';
+
+type ClientOptions = Parameters<Ctx['client']>[0] & {};
 
 /**
  * CRM_RATE_LIMIT_BUDGET: seconds one request may wait out 429s with Retry-After, in all (README,
@@ -26,7 +28,6 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
   const { io, env } = state;
   let profile: Promise<ResolvedProfile> | undefined;
   const clients = new Map<string, Promise<HttpClient>>();
-
   const ctx: Ctx = {
     io,
     env,
@@ -37,8 +38,9 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
     profile() {
       profile ??= (async () => {
         const config = await import('../config/index.js');
+        const flags = { profile: globals.profile, baseUrl: globals.baseUrl, v1BaseUrl: globals.v1BaseUrl };
         return config.resolveProfile(
-          { profile: globals.profile, baseUrl: globals.baseUrl, v1BaseUrl: globals.v1BaseUrl },
+          flags,
           env,
           async () => config.openConfigStore(configDirFor(env)),
           (message) => ctx.warn(message),
@@ -47,40 +49,11 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
       return profile;
     },
     client(opts = {}) {
-      const kind = opts.v1 ? 'v1' : 'v2';
-      const cacheKey = opts.key === undefined ? kind : `${kind}:${opts.key}`;
-      let client = clients.get(cacheKey);
-      if (!client) {
-        client = (async () => {
-          const [p, http, config] = await Promise.all([ctx.profile(), import('../http/client.js'), import('../config/index.js')]);
-          const { baseUrl, apiKey } = config.credentialsFor(
-            opts.key === undefined ? p : kind === 'v1' ? { ...p, v1ApiKey: opts.key } : { ...p, apiKey: opts.key },
-            kind,
-          );
-          return http.createClient({
-            baseUrl,
-            apiKey,
-            redactKeys: [p.apiKey, p.v1ApiKey],
-            // spec: version 1 takes the key only as X-Service-Api-Key
-            authHeader: kind === 'v1' ? 'x-api-key' : p.authHeader,
-            timeoutMs: globals.timeoutMs,
-            maxRetries: globals.maxRetries,
-            clock: systemClock,
-            signal: state.signal,
-            log: globals.verbose ? (line) => io.stderr.write(`${sanitizeForTerminal(line)}\n`) : undefined,
-            // server text (a Retry-After) may be in it: sanitised like the log
-            notice: (line) => ctx.warn(sanitizeForTerminal(line)),
-            rateLimitBudgetMs: rateLimitBudget(env.CRM_RATE_LIMIT_BUDGET),
-            concurrencyFlag: opts.concurrencyFlag,
-          });
-        })();
-        clients.set(cacheKey, client);
-      }
-      return client;
+      const key = `${opts.v1 ? 'v1' : 'v2'}${opts.key === undefined ? '' : `:${opts.key}`}`;
+      if (!clients.has(key)) clients.set(key, createClient(ctx, state, opts));
+      return clients.get(key)!;
     },
-    format(): OutputFormat {
-      return globals.output ?? (io.stdout.isTTY ? 'table' : 'json');
-    },
+    format: () => globals.output ?? (io.stdout.isTTY ? 'table' : 'json'),
     interactive: () => Boolean(io.stdin.isTTY && io.stdout.isTTY),
     warn(message) {
       // every notice, hint and warning: they quote server text (cursors, ids, messages)
@@ -88,4 +61,28 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
     },
   };
   return ctx;
+}
+
+async function createClient(ctx: Ctx, state: RunState, opts: ClientOptions): Promise<HttpClient> {
+  const { globals, io } = ctx;
+  const kind = opts.v1 ? 'v1' : 'v2';
+  const [p, http, config] = await Promise.all([ctx.profile(), import('../http/client.js'), import('../config/index.js')]);
+  const withKey = opts.key === undefined ? p : kind === 'v1' ? { ...p, v1ApiKey: opts.key } : { ...p, apiKey: opts.key };
+  const { baseUrl, apiKey } = config.credentialsFor(withKey, kind);
+  return http.createClient({
+    baseUrl,
+    apiKey,
+    redactKeys: [p.apiKey, p.v1ApiKey],
+    // spec: version 1 takes the key only as X-Service-Api-Key
+    authHeader: kind === 'v1' ? 'x-api-key' : p.authHeader,
+    timeoutMs: globals.timeoutMs,
+    maxRetries: globals.maxRetries,
+    clock: systemClock,
+    signal: state.signal,
+    log: globals.verbose ? (line) => io.stderr.write(`${sanitizeForTerminal(line)}\n`) : undefined,
+    // server text (a Retry-After) may be in it: sanitised like the log
+    notice: (line) => ctx.warn(sanitizeForTerminal(line)),
+    rateLimitBudgetMs: rateLimitBudget(state.env.CRM_RATE_LIMIT_BUDGET),
+    concurrencyFlag: opts.concurrencyFlag,
+  });
 }

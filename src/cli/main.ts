@@ -1,10 +1,11 @@
 // The entry point: builds the command tree, runs it, and is the one place that turns errors into
 // messages on stderr and exit codes (CONTRACT §3). Only commander is loaded eagerly, so
 // `crm --version` and `crm --help` stay fast; each command loads its own modules when it runs.
-import { CommanderError } from 'commander';
+import { CommanderError } from '@commander-js/extra-typings';
 import type { IO } from '../commands/context.js';
 import { CrmError, UsageError } from '../http/errors.js';
-import { buildProgram, type RunState } from './program.js';
+import type { RunState } from '../commands/shared/define.js';
+import { buildProgram } from './program.js';
 
 export interface MainOptions {
   io?: IO;

@@ -3,9 +3,7 @@
 // reach for process.* or globals, so tests run them in-process with fake IO.
 import type { ResolvedProfile } from '../config/types.js';
 import type { Clock, HttpClient } from '../http/types.js';
-
-export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'tsv';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'tsv'];
+import type { OutputFormat } from '../output/format.js';
 
 export interface IO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };

@@ -1,5 +1,8 @@
-// The fields of a record: values at dot paths such as `link.type`, the record cut down to
-// `--fields`, and the columns of a tabular output.
+// The output formats (`-o`), and the fields of a record: values at dot paths such as `link.type`,
+// the record cut down to `--fields`, and the columns of a tabular output.
+
+export const OUTPUT_FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;

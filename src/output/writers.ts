@@ -1,6 +1,6 @@
 // The list and single-resource writers for every output format. Lists stream: records are
 // written as they arrive, with backpressure, so memory does not grow with the list.
-import type { OutputFormat } from '../commands/context.js';
+import type { OutputFormat } from './format.js';
 import { writeChunk, type OutputStream } from './backpressure.js';
 import { csvRow, type CsvSeparator } from './csv.js';
 import { columnsFor, getPath, projectFields } from './format.js';

@@ -5,19 +5,9 @@ import type { HttpMethod } from '../../http/types.js';
 import { safeJson } from '../../output/sanitize.js';
 import { createListWriter } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
+import type { ApiOptions } from './command.js';
 import { buildBody } from '../shared/body.js';
 import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
-
-export interface ApiOptions {
-  method: string;
-  path: string;
-  data?: string;
-  set: string[];
-  paginate: boolean;
-  v1: boolean;
-  idempotencyKey?: string;
-  dryRun: boolean;
-}
 
 export const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -30,7 +20,7 @@ export async function runApi(o: ApiOptions, ctx: Ctx): Promise<void> {
   const path = o.path.startsWith('/') ? o.path : `/${o.path}`;
   if (o.paginate && method !== 'GET') throw new UsageError('--paginate works only with GET');
   if (o.paginate && o.v1) throw new UsageError('--paginate follows version 2 cursors; version 1 queries page with nextCursor in the body');
-  const hasBody = o.data !== undefined || o.set.length > 0;
+  const hasBody = o.data !== undefined || o.set !== undefined;
   if (hasBody && (method === 'GET' || method === 'DELETE')) throw new UsageError(`${method} takes no body (--data/--set)`);
   const body = hasBody ? await buildBody(o, ctx.io.stdin) : undefined;
   const writes = method === 'POST' || method === 'PATCH';

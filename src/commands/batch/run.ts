@@ -18,7 +18,7 @@ import {
 import { createProgress, plural, sanitizeForTerminal, wasWere, writeRecord } from '../../output/index.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
-import type { BatchOptions } from './types.js';
+import type { BatchOptions } from './command.js';
 
 /**
  * An import streams: its live heap stays small and flat however large the file, but it allocates

@@ -8,7 +8,8 @@ import { UsageError } from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
-import { wantsJson, type KeysAddOptions } from './options.js';
+import { wantsJson } from '../shared/output-options.js';
+import type { KeysAddOptions } from './command.js';
 import { readKey } from './read-key.js';
 
 export async function keysAdd(opts: KeysAddOptions, ctx: Ctx): Promise<void> {
@@ -47,7 +48,7 @@ export async function keysAdd(opts: KeysAddOptions, ctx: Ctx): Promise<void> {
   };
   const replaced = version === 'v1' ? existing?.v1_api_key !== undefined : existing?.api_key !== undefined;
   store.setProfile(name, profile);
-  if ((opts.default || opts.makeDefault) && store.defaultProfile() !== name) store.setDefault(name);
+  if (opts.default && store.defaultProfile() !== name) store.setDefault(name);
   const isDefault = store.defaultProfile() === name;
 
   const masked = maskKey(key);

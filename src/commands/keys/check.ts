@@ -12,7 +12,7 @@ import type { ApiResponse, HttpClient } from '../../http/types.js';
 import { writeRecord } from '../../output/writers.js';
 import { forEachLimit } from '../../util/pool.js';
 import type { Ctx } from '../context.js';
-import type { KeysCheckOptions } from './options.js';
+import type { KeysCheckOptions } from './command.js';
 
 export interface RateLimitSeen {
   limit: number | null;
@@ -43,9 +43,6 @@ export const NOT_CHECKED_NOTE =
 
 const DEFAULT_CONCURRENCY = 4;
 
-/** The name src/cli/register-keys.ts loads. */
-export const runKeysCheck = (opts: KeysCheckOptions, ctx: Ctx): Promise<void> => keysCheck(opts, ctx);
-
 export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void> {
   const profile = await ctx.profile();
   // The kind comes from the key's form (CONTRACT §2): a version 1 key given as CRM_API_KEY (or
@@ -64,7 +61,7 @@ export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void>
     scopes: {},
     rate_limit: { limit: null, remaining: null, reset: null },
   };
-  const rejection = useV1 ? await probeV1(client, report, ctx.signal) : await probeV2(client, report, opts.concurrency, ctx.signal);
+  const rejection = useV1 ? await probeV1(client, report, ctx.signal) : await probeV2(client, report, DEFAULT_CONCURRENCY, ctx.signal);
   if (report.errors && Object.keys(report.errors).length === 0) delete report.errors;
   if (!useV1 && rejection === undefined && !report.authenticated) throw notTheApi(report);
 

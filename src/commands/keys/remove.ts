@@ -2,7 +2,8 @@
 import { openConfigStore, unknownProfileError } from '../../config/store.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
-import { wantsJson, type KeysProfileOptions } from './options.js';
+import { wantsJson } from '../shared/output-options.js';
+import type { KeysProfileOptions } from './command.js';
 
 export async function keysRemove(opts: KeysProfileOptions, ctx: Ctx): Promise<void> {
   const store = await openConfigStore(ctx.configDir());

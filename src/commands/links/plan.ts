@@ -3,7 +3,7 @@
 import { associationPairs, findAssociation, findLink, linkPairs } from '../../api/links.js';
 import { findResource, type Association, type LinkField, type LinkRelation } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
-import type { LinkOptions } from './types.js';
+import type { LinkOptions } from './command.js';
 
 export function linkPairNames(): string[] {
   return linkPairs().map(({ parent, link }) => `${parent.name} ${link.relation}`);

@@ -8,7 +8,7 @@ import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
 import { segment } from '../shared/paths.js';
 import { printList } from '../shared/print-list.js';
 import { linkBody, linkListColumns, resolveAssociation, resolveLink } from './plan.js';
-import type { LinkOptions } from './types.js';
+import type { LinkOptions } from './command.js';
 import { UsageError } from '../../http/errors.js';
 import { outputOptions } from '../shared/output-options.js';
 

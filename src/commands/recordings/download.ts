@@ -7,19 +7,9 @@ import { plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { loadTableRenderer } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
+import type { DownloadOptions } from './command.js';
 import { downloadAll, type DownloadProgress, type DownloadReport } from './download-engine.js';
 import { downloadPacer } from './transcript-source.js';
-
-export interface DownloadOptions {
-  /** default `transcripts` */
-  dir?: string;
-  /** downloads in flight, 1–32; default 4 (a string from the command line is accepted) */
-  concurrency?: number | string;
-  /** download again even when DIR/<id>.json is there */
-  overwrite?: boolean;
-  /** only recordings started at or after this ISO date or date-time */
-  since?: string;
-}
 
 export const DEFAULT_DIR = 'transcripts';
 export const DEFAULT_CONCURRENCY = 4;

@@ -7,13 +7,8 @@ import { waitForDrain } from '../../output/backpressure.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { Ctx } from '../context.js';
+import type { TranscriptOptions } from './command.js';
 import { downloadPacer, getRecording, getTranscript, hasTranscript, noTranscriptReason, recordingPath } from './transcript-source.js';
-
-export interface TranscriptOptions {
-  id: string;
-  /** write here (atomically) instead of standard output */
-  out?: string;
-}
 
 export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<void> {
   recordingPath(opts.id); // a usage error before anything is sent

@@ -7,7 +7,7 @@ import type { Ctx } from '../context.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { recordPath } from '../shared/paths.js';
 import { confirm } from '../shared/prompt.js';
-import type { DeleteOptions } from './types.js';
+import type { DeleteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 
 export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {

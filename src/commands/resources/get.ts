@@ -2,7 +2,7 @@
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { recordPath } from '../shared/paths.js';
-import type { GetOptions } from './types.js';
+import type { GetOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 
 export async function runGet(o: GetOptions, ctx: Ctx): Promise<void> {

@@ -7,7 +7,7 @@ import type { Ctx } from '../context.js';
 import { buildBody } from '../shared/body.js';
 import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
 import { recordPath } from '../shared/paths.js';
-import type { WriteOptions } from './types.js';
+import type { WriteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 
 export async function runWrite(o: WriteOptions, ctx: Ctx): Promise<void> {

@@ -3,35 +3,9 @@
 import type { Ctx } from '../context.js';
 import { UsageError } from '../../http/errors.js';
 import type { SandboxOptions } from '../../sandbox/index.js';
+import type { SandboxCommandOptions } from './command.js';
 
 type Num = number | string | undefined;
-
-/** The flags of `crm sandbox`, camelCased by commander (numbers may still be strings). */
-export interface SandboxCommandOptions {
-  host?: string;
-  port?: Num;
-  seed?: Num;
-  dataFile?: string;
-  keys?: string;
-  rateLimit?: Num;
-  orgRateLimit?: Num;
-  rateWindowMs?: Num;
-  transcriptTtlMs?: Num;
-  downloadRateLimit?: Num;
-  downloadWindowMs?: Num;
-  failRate?: Num;
-  latencyMs?: Num;
-  faults?: string;
-  faultPaths?: string;
-  control?: boolean;
-  v1InteractionsCursor?: boolean;
-  /** serve https with a certificate made at start; its CA's file is `ca_file` in the start line */
-  tls?: boolean;
-  /** `delta` (seconds until the reset, default) or `epoch` (Unix time in seconds) */
-  rateResetFormat?: string;
-  /** `seconds` (delta-seconds, default) or `date` (HTTP-date) */
-  retryAfterFormat?: string;
-}
 
 function choice<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined) return undefined;

@@ -72,8 +72,8 @@ export async function readData(data: string | undefined, stdin: NodeJS.ReadableS
 }
 
 /** The body of a create/update: --data merged with --set (which wins). */
-export async function buildBody(opts: { data?: string; set: readonly string[] }, stdin: NodeJS.ReadableStream): Promise<JsonObject> {
-  return applySets(await readData(opts.data, stdin), opts.set);
+export async function buildBody(opts: { data?: string; set?: readonly string[] }, stdin: NodeJS.ReadableStream): Promise<JsonObject> {
+  return applySets(await readData(opts.data, stdin), opts.set ?? []);
 }
 
 export async function readStream(stream: NodeJS.ReadableStream): Promise<string> {

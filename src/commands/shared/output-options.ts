@@ -12,3 +12,8 @@ export function outputOptions(ctx: Ctx, extra: WriterOptions = {}): WriterOption
     ...extra,
   };
 }
+
+/** `-o json`/`-o ndjson` given explicitly: machine output on stdout for commands that otherwise only confirm on stderr. */
+export function wantsJson(output: string | undefined): boolean {
+  return output === 'json' || output === 'ndjson';
+}

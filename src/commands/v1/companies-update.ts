@@ -7,7 +7,7 @@ import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
 import { segment } from '../shared/paths.js';
 import { checkCompanyUpdate } from './company-fields.js';
 import { deprecationNotice } from './notice.js';
-import type { V1CompanyUpdateOptions } from './types.js';
+import type { V1CompanyUpdateOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 
 export async function runV1CompanyUpdate(o: V1CompanyUpdateOptions, ctx: Ctx): Promise<void> {

@@ -8,7 +8,7 @@ import { crmCommand } from '../shared/command-line.js';
 import { outputOptions } from '../shared/output-options.js';
 import { findV1Query } from '../../api/v1.js';
 import { deprecationNotice } from './notice.js';
-import type { V1QueryOptions } from './types.js';
+import type { V1QueryOptions } from './command.js';
 
 interface V1QueryBody {
   success: true;

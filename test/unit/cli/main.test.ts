@@ -106,6 +106,7 @@ describe('the command tree', () => {
 });
 
 describe('invokedGroup: only the invoked subtree is built', () => {
+  const program = buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
   it.each([
     [['contacts', 'get', 'x'], 'contacts'],
     [['-o', 'json', 'contacts', 'get', 'x'], 'contacts'],
@@ -118,7 +119,7 @@ describe('invokedGroup: only the invoked subtree is built', () => {
     [['contcts', 'list'], undefined],
     [[], undefined],
   ])('%j → %s', (argv, group) => {
-    expect(invokedGroup(argv)).toBe(group);
+    expect(invokedGroup(program, argv)).toBe(group);
   });
 
   it('a typo still gets a suggestion from the whole tree', async () => {

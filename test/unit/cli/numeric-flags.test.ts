@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
-import { parseNumeric, RANGES, TIMER_MAX_MS } from '../../../src/cli/numeric.js';
+import { parseNumeric, RANGES, TIMER_MAX_MS } from '../../../src/commands/shared/numeric.js';
 import { contact, json, listPage, startHostile, type Hostile } from '../../hostile/server.js';
 import { fakeIO } from '../../helpers/fake-io.js';
 

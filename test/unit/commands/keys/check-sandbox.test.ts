@@ -45,7 +45,7 @@ function liveCtx(o: FakeCtxOptions = {}): FakeCtx {
   return ctx;
 }
 
-async function add(profile: string, key: string, extra: { v1?: boolean; authHeader?: string } = {}): Promise<void> {
+async function add(profile: string, key: string, extra: { v1?: true; authHeader?: 'x-api-key' | 'bearer' } = {}): Promise<void> {
   await keysAdd({ profile, baseUrl: sb.baseUrl, ...extra }, fakeCtx({ configDir: dir, stdin: `${key}\n` }));
 }
 

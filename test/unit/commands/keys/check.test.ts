@@ -56,7 +56,7 @@ const profile = (p: Partial<ResolvedProfile> = {}): ResolvedProfile => ({
 
 const rl = (remaining: number) => ({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': '59.5' });
 
-function run(answer: (o: RequestOptions) => Answer, o: FakeCtxOptions & { v1?: boolean } = {}) {
+function run(answer: (o: RequestOptions) => Answer, o: FakeCtxOptions & { v1?: true } = {}) {
   const v2 = fakeClient(BASE, answer);
   const v1 = fakeClient(V1BASE, answer);
   const ctx = fakeCtx({ profile: profile(), client: { v2: v2.client, v1: v1.client }, globals: { output: 'json' }, ...o });

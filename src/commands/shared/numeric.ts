@@ -2,8 +2,8 @@
 // within the flag's range, or a usage error (exit 2) naming the flag and the range. Out-of-range
 // values are refused, not clamped: `--timeout 3000000` overflowed Node's timer (it fired at once),
 // and a silently changed value is a surprise either way.
-import { InvalidArgumentError } from 'commander';
-import { BATCH_MAX, PAGE_SIZE_MAX } from '../api/resources.js';
+import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { BATCH_MAX, PAGE_SIZE_MAX } from '../../api/resources.js';
 
 export interface NumericRange {
   min: number;

@@ -1,11 +1,10 @@
 // `crm batch RESOURCE FILE`: the bulk CSV/NDJSON import (CONTRACT §7).
-import { Option, type Command } from 'commander';
-import type { BatchOptions } from '../commands/batch/types.js';
-import { numeric, RANGES } from './numeric.js';
-import { action, collect, examples, type Registry } from './program.js';
+import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { collect, examples, runs, type FlagsOf, type Registry } from '../shared/define.js';
+import { numeric, RANGES } from '../shared/numeric.js';
 
-export function registerBatch(program: Command, reg: Registry): void {
-  const cmd = program
+const declare = (program: CommandUnknownOpts) =>
+  program
     .command('batch')
     .description('create records in bulk from a CSV (or NDJSON) file: chunks of 100, idempotent, resumable')
     .argument('<resource>', 'contacts, companies, deals, pipelines, tasks, notes, segments or interactions')
@@ -22,12 +21,23 @@ export function registerBatch(program: Command, reg: Registry): void {
       new Option(
         '--input-format <format>',
         'read the file as csv or ndjson (default: ndjson for a name ending in .ndjson or .jsonl, else csv; standard input: csv)',
-      ).choices(['csv', 'ndjson']),
+      ).choices(['csv', 'ndjson'] as const),
     )
     .option(
       '--encoding <name>',
       "the file's encoding when it has no byte order mark: utf-8 (default), utf-16le, utf-16be, windows-1252 (latin1), …",
     );
+
+export type BatchOptions = FlagsOf<typeof declare> & {
+  resource: string;
+  /** a path, or '-' for standard input */
+  file: string;
+  /** the words after `crm` as the user typed them: the command to resume with after Ctrl-C */
+  argv?: readonly string[];
+};
+
+export function registerBatch(program: CommandUnknownOpts, reg: Registry): void {
+  const cmd = declare(program);
   examples(cmd, [
     'crm batch contacts people.csv',
     'crm batch contacts people.csv --map "E-mail=email" --results ids.csv',
@@ -52,25 +62,10 @@ sent, naming the lines. A row with a NUL byte or over 1 MiB is an invalid row,
 never sent altered. Rejects files are UTF-8: import them without --encoding.
 Standard input and pipes are copied once (at most 1 GiB) before reading.`,
   );
-  cmd.action(
-    action<BatchOptions>(
-      reg,
-      async () => (await import('../commands/batch/run.js')).runBatch,
-      ([resource, file], o) => ({
-        resource: resource!,
-        file: file!,
-        map: (o.map as string[] | undefined) ?? [],
-        chunkSize: o.chunkSize as number,
-        concurrency: o.concurrency as number,
-        rejects: o.rejects as string | undefined,
-        results: o.results as string | undefined,
-        dryRun: Boolean(o.dryRun),
-        strict: Boolean(o.strict),
-        resume: o.resume !== false,
-        encoding: o.encoding as string | undefined,
-        argv: reg.state.argv,
-        inputFormat: o.inputFormat as 'csv' | 'ndjson' | undefined,
-      }),
-    ),
+  runs(
+    cmd,
+    reg,
+    async () => (await import('./run.js')).runBatch,
+    (o, resource, file) => ({ ...o, resource, file, argv: reg.state.argv }),
   );
 }

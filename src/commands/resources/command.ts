@@ -1,0 +1,111 @@
+// The eleven resource command groups, built from the resource table (CONTRACT §5): one loop, not
+// eleven copies. A verb a resource does not have is a usage error naming the verbs it has.
+import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { RESOURCES, type ResourceDef, type Verb } from '../../api/resources.js';
+import { UsageError } from '../../http/errors.js';
+import { collect, DRY_RUN, examples, runs, type FlagsOf, type Registry } from '../shared/define.js';
+import { numeric, RANGES } from '../shared/numeric.js';
+
+const declareList = (group: CommandUnknownOpts, name: string) =>
+  group
+    .command('list')
+    .description(`list ${name} (one page, or every page with --all)`)
+    .addOption(new Option('--limit <n>', 'page size, 1-100 (server default 25)').argParser(numeric(RANGES.pageLimit)))
+    .option('--cursor <cursor>', 'start from this page cursor')
+    .option('--all', 'follow every page')
+    .addOption(new Option('--max <n>', 'stop after this many records').argParser(numeric(RANGES.maxRecords)))
+    .option('--param <key=value>', 'another query parameter (repeatable)', collect);
+const declareWrite = <A extends unknown[]>(cmd: Command<A>, description: string) =>
+  cmd
+    .description(description)
+    .option('--data <json>', "the body: JSON, @file.json, or '-' for stdin")
+    .option('--set <field=value>', 'set a string field; field:=json for numbers, booleans, arrays (repeatable)', collect)
+    .option('--idempotency-key <key>', 'send this Idempotency-Key (default: a random one, reused by retries)')
+    .option(...DRY_RUN);
+const declareDelete = (group: CommandUnknownOpts, res: ResourceDef) =>
+  group
+    .command('delete')
+    .description(`delete a ${res.singular} (asks first on a terminal)`)
+    .argument('<id>', `${res.singular} id`)
+    .option('-y, --yes', 'do not ask (required without a terminal)')
+    .option(...DRY_RUN);
+
+/** `hasTranscript`: recordings only, keep those whose transcript is ready */
+export type ListOptions = FlagsOf<typeof declareList> & { resource: string; hasTranscript?: true };
+export type GetOptions = { resource: string; id: string };
+export type WriteOptions = FlagsOf<typeof declareWrite> & { resource: string; verb: 'create' | 'update'; id?: string };
+export type DeleteOptions = FlagsOf<typeof declareDelete> & { resource: string; id: string };
+
+export function registerResources(program: CommandUnknownOpts, reg: Registry, want: (name: string) => boolean): void {
+  for (const res of RESOURCES) {
+    if (!want(res.name)) continue;
+    const group = program
+      .command(res.name)
+      .description(res.description)
+      .argument('[verb]')
+      .allowExcessArguments(true)
+      .action((verb, _opts, cmd) => {
+        // the verbs it has, the recordings extras (src/commands/recordings/command.ts) included
+        const verbs = cmd.commands.map((c) => c.name()).join(', ');
+        if (verb === undefined) {
+          cmd.outputHelp({ error: true });
+          throw new UsageError(`${res.name} needs a verb: ${verbs}`);
+        }
+        throw new UsageError(`'${verb}' is not a verb of ${res.name}; ${res.name} has: ${verbs}`, { hint: `see crm ${res.name} --help` });
+      });
+    examples(group, [`crm ${res.name} list`, `crm ${res.name} get ${res.idPrefix}123 -o json`]);
+    for (const verb of res.verbs) VERBS[verb](group, res, reg);
+  }
+}
+
+type AddVerb = (group: CommandUnknownOpts, res: ResourceDef, reg: Registry) => void;
+
+const VERBS: Record<Verb, AddVerb> = {
+  list(group, res, reg) {
+    const name = res.name;
+    const cmd = declareList(group, name);
+    if (name === 'recordings') cmd.option('--has-transcript', 'only recordings whose transcript is ready');
+    examples(cmd, [`crm ${name} list --limit 50`, `crm ${name} list --all -o ndjson`]);
+    runs(
+      cmd,
+      reg,
+      async () => (await import('./list.js')).runList,
+      (o) => ({ ...o, resource: name }),
+    );
+  },
+  get(group, res, reg) {
+    const cmd = group.command('get').description(`show one ${res.singular}`).argument('<id>', `${res.singular} id`);
+    examples(cmd, [`crm ${res.name} get ${res.idPrefix}123`, `crm ${res.name} get ${res.idPrefix}123 -o json | jq .`]);
+    runs(
+      cmd,
+      reg,
+      async () => (await import('./get.js')).runGet,
+      (_o, id) => ({ resource: res.name, id }),
+    );
+  },
+  create(group, res, reg) {
+    const cmd = declareWrite(group.command('create'), `create a ${res.singular}`);
+    const req = res.required[0] ?? 'name';
+    const value = req === 'email' ? 'ada@example.com' : 'Example';
+    examples(cmd, [`crm ${res.name} create --set ${req}=${value}`, `crm ${res.name} create --data @${res.singular}.json`]);
+    runs(cmd, reg, loadWrite, (o) => ({ ...o, resource: res.name, verb: 'create' as const }));
+  },
+  update(group, res, reg) {
+    const cmd = declareWrite(group.command('update').argument('<id>', `${res.singular} id`), `change fields of a ${res.singular}`);
+    const [req, id] = [res.required[0] ?? 'name', `${res.idPrefix}123`];
+    examples(cmd, [`crm ${res.name} update ${id} --set ${req}=New`, `echo '{"${req}":"x"}' | crm ${res.name} update ${id} --data -`]);
+    runs(cmd, reg, loadWrite, (o, id) => ({ ...o, resource: res.name, verb: 'update' as const, id }));
+  },
+  delete(group, res, reg) {
+    const cmd = declareDelete(group, res);
+    examples(cmd, [`crm ${res.name} delete ${res.idPrefix}123`, `crm ${res.name} delete ${res.idPrefix}123 --yes`]);
+    runs(
+      cmd,
+      reg,
+      async () => (await import('./delete.js')).runDelete,
+      (o, id) => ({ ...o, resource: res.name, id }),
+    );
+  },
+};
+
+const loadWrite = async () => (await import('./write.js')).runWrite;
