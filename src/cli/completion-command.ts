@@ -11,7 +11,7 @@ export function registerCompletion(program: CommandUnknownOpts, reg: Registry): 
     'crm completion fish > ~/.config/fish/completions/crm.fish',
   ]);
   completion.action(async (shell) => {
-    const { completionScript } = await import('./completion.js');
+    const { completionScript } = await import('./completion-shells.js');
     reg.state.io.stdout.write(completionScript(program, shell));
   });
 

@@ -3,11 +3,9 @@
 // builds the model (commands, flags, what each flag value and argument is); completion-shells.ts
 // writes it out for bash, zsh and fish.
 import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
-import { UsageError } from '../http/errors.js';
 import { DEAL_CONTACT_TYPES, RESOURCES } from '../api/resources.js';
 import { linkPairs } from '../api/links.js';
 import { METHODS } from '../commands/api/run.js';
-import { bashScript, fishScript, zshScript } from './completion-shells.js';
 
 /**
  * What a flag's value or an argument is: a fixed list of words, a file, a folder, a saved profile
@@ -40,14 +38,6 @@ export interface Model {
 }
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-
-export function completionScript(program: Command, shell: string): string {
-  const model = buildModel(program);
-  if (shell === 'bash') return bashScript(model);
-  if (shell === 'zsh') return zshScript(model);
-  if (shell === 'fish') return fishScript(model);
-  throw new UsageError(`unknown shell '${shell}'; use one of ${SHELLS.join(', ')}`);
-}
 
 export function buildModel(program: Command): Model {
   const nodes = collect(program, 'crm');

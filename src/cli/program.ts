@@ -2,41 +2,13 @@
 // beside its run function (src/commands/*/command.ts). Actions load their modules lazily, so
 // nothing heavy is imported to print help.
 import { Command, Help, InvalidArgumentError, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { RESOURCE_NAMES } from '../api/resources.js';
-import { registerApi } from '../commands/api/command.js';
-import { registerBatch } from '../commands/batch/command.js';
 import type { GlobalOptions } from '../commands/context.js';
-import { registerKeys } from '../commands/keys/command.js';
-import { registerLinks } from '../commands/links/command.js';
-import { registerRecordings } from '../commands/recordings/command.js';
-import { registerResources } from '../commands/resources/command.js';
-import { registerSandbox } from '../commands/sandbox/command.js';
 import type { Registry, RunState } from '../commands/shared/define.js';
 import { numeric, RANGES } from '../commands/shared/numeric.js';
-import { registerV1 } from '../commands/v1/command.js';
 import { OUTPUT_FORMATS } from '../output/format.js';
 import { VERSION } from '../version.js';
-import { registerCompletion } from './completion-command.js';
 import { createContext } from './context.js';
-
-type Register = (program: CommandUnknownOpts, reg: Registry, want: (name: string) => boolean) => void;
-const LINKS = 'Links and bulk:';
-/**
- * Every top-level group in help order: the words that invoke it, its heading in `crm --help` (as
- * gh groups; default Setup) and how it is built. `completion` is in no group's words: it needs
- * the whole tree.
- */
-const GROUPS: Array<{ names: readonly string[]; heading?: string; register: Register }> = [
-  { names: RESOURCE_NAMES, heading: 'Records:', register: registerResources },
-  { names: ['recordings'], register: registerRecordings },
-  { names: ['links'], heading: LINKS, register: registerLinks },
-  { names: ['batch'], heading: LINKS, register: registerBatch },
-  { names: ['v1'], heading: 'Version 1 (deprecated):', register: registerV1 },
-  { names: ['keys', 'keys-check'], register: registerKeys },
-  { names: ['api'], heading: LINKS, register: registerApi },
-  { names: ['__complete'], register: registerCompletion },
-  { names: ['sandbox'], register: registerSandbox },
-];
+import { GROUPS } from './groups.js';
 
 function rootCommand() {
   return new Command('crm')

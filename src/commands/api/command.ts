@@ -1,6 +1,6 @@
 // `crm api METHOD PATH` (CONTRACT §10).
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { collect, DRY_RUN, examples, runs, type FlagsOf, type Registry } from '../shared/define.js';
+import { collect, DRY_RUN, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
 const declare = (program: CommandUnknownOpts) =>
   program
@@ -17,13 +17,8 @@ const declare = (program: CommandUnknownOpts) =>
 
 export type ApiOptions = FlagsOf<typeof declare> & { method: string; path: string };
 
-export function registerApi(program: CommandUnknownOpts, reg: Registry): void {
+export function registerApi(program: CommandUnknownOpts, reg: Registry, load: Load<ApiOptions>): void {
   const api = declare(program);
   examples(api, ['crm api GET /contacts?limit=2', 'crm api GET /deals --paginate', `crm api POST /people/query --v1 --data '{"limit":5}'`]);
-  runs(
-    api,
-    reg,
-    async () => (await import('./run.js')).runApi,
-    (o, method, path) => ({ ...o, method, path }),
-  );
+  runs(api, reg, load, (o, method, path) => ({ ...o, method, path }));
 }

@@ -1,6 +1,6 @@
 // `crm batch RESOURCE FILE`: the bulk CSV/NDJSON import (CONTRACT §7).
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { collect, examples, runs, type FlagsOf, type Registry } from '../shared/define.js';
+import { collect, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 import { numeric, RANGES } from '../shared/numeric.js';
 
 const declare = (program: CommandUnknownOpts) =>
@@ -36,7 +36,7 @@ export type BatchOptions = FlagsOf<typeof declare> & {
   argv?: readonly string[];
 };
 
-export function registerBatch(program: CommandUnknownOpts, reg: Registry): void {
+export function registerBatch(program: CommandUnknownOpts, reg: Registry, load: Load<BatchOptions>): void {
   const cmd = declare(program);
   examples(cmd, [
     'crm batch contacts people.csv',
@@ -62,10 +62,5 @@ sent, naming the lines. A row with a NUL byte or over 1 MiB is an invalid row,
 never sent altered. Rejects files are UTF-8: import them without --encoding.
 Standard input and pipes are copied once (at most 1 GiB) before reading.`,
   );
-  runs(
-    cmd,
-    reg,
-    async () => (await import('./run.js')).runBatch,
-    (o, resource, file) => ({ ...o, resource, file, argv: reg.state.argv }),
-  );
+  runs(cmd, reg, load, (o, resource, file) => ({ ...o, resource, file, argv: reg.state.argv }));
 }

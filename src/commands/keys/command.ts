@@ -1,7 +1,7 @@
 // `crm keys add|list|use|remove` and `crm keys-check` (CONTRACT §2). No flag takes a key value:
 // keys come from standard input or a hidden prompt, so they stay out of shell history and `ps`.
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { examples, runs, type FlagsOf, type Registry } from '../shared/define.js';
+import { examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
 const declareAdd = (keys: CommandUnknownOpts) =>
   examples(keys.command('add').argument('<profile>', 'profile name'), [
@@ -24,36 +24,29 @@ export type KeysAddOptions = FlagsOf<typeof declareAdd> & { profile: string };
 export type KeysProfileOptions = { profile: string };
 export type KeysCheckOptions = FlagsOf<typeof declareCheck>;
 
-export function registerKeys(program: CommandUnknownOpts, reg: Registry): void {
+type Loads = {
+  add: Load<KeysAddOptions>;
+  list: Load<object>;
+  use: Load<KeysProfileOptions>;
+  remove: Load<KeysProfileOptions>;
+  check: Load<KeysCheckOptions>;
+};
+
+export function registerKeys(program: CommandUnknownOpts, reg: Registry, load: Loads): void {
   const keys = program.command('keys').description('manage saved profiles and their API keys');
   examples(keys, ['crm keys add work --base-url https://crm.example.com/api/v2', 'crm keys list', 'crm keys use work']);
-  runs(
-    declareAdd(keys),
-    reg,
-    async () => (await import('./add.js')).keysAdd,
-    (o, profile) => ({ ...o, profile }),
-  );
+  runs(declareAdd(keys), reg, load.add, (o, profile) => ({ ...o, profile }));
   const list = examples(keys.command('list').description('show profiles, base URLs and masked keys'), [
     'crm keys list',
     'crm keys list -o json',
   ]);
-  runs(
-    list,
-    reg,
-    async () => (await import('./list.js')).keysList,
-    () => ({}),
-  );
-  for (const [name, description, example, load] of [
-    ['use', 'make a profile the default', 'crm keys use work', async () => (await import('./use.js')).keysUse],
-    ['remove', 'delete a profile and its keys', 'crm keys remove old-sandbox', async () => (await import('./remove.js')).keysRemove],
+  runs(list, reg, load.list, () => ({}));
+  for (const [name, description, example] of [
+    ['use', 'make a profile the default', 'crm keys use work'],
+    ['remove', 'delete a profile and its keys', 'crm keys remove old-sandbox'],
   ] as const) {
     const cmd = examples(keys.command(name).description(description).argument('<profile>'), [example]);
-    runs(cmd, reg, load, (_o, profile) => ({ profile }));
+    runs(cmd, reg, load[name], (_o, profile) => ({ profile }));
   }
-  runs(
-    declareCheck(program),
-    reg,
-    async () => (await import('./check.js')).keysCheck,
-    (o) => o,
-  );
+  runs(declareCheck(program), reg, load.check, (o) => o);
 }

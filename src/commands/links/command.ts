@@ -1,7 +1,7 @@
 // `crm links …`: the relationship sub-resources and meeting associations (CONTRACT §6).
 import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEAL_CONTACT_TYPES, NOTE_RECORD_TYPES } from '../../api/resources.js';
-import { DRY_RUN, examples, runs, type FlagsOf, type Registry } from '../shared/define.js';
+import { DRY_RUN, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 import { numeric, RANGES } from '../shared/numeric.js';
 
 const listFlags = <A extends unknown[]>(cmd: Command<A>) =>
@@ -68,7 +68,7 @@ const VERBS: Array<[Verb, string, Args, (cmd: Command<[string, string, string]>)
   ['clear', "clear a meeting's deal or company", MEETING, (c) => c.option(...DRY_RUN), ['crm links clear meetings mtg_1 company']],
 ];
 
-export function registerLinks(program: CommandUnknownOpts, reg: Registry): void {
+export function registerLinks(program: CommandUnknownOpts, reg: Registry, load: Load<LinkOptions>): void {
   const links = program
     .command('links')
     .description('link records: deals→contacts|companies, notes→records, segments→members; meetings→deal|company');
@@ -88,13 +88,8 @@ export function registerLinks(program: CommandUnknownOpts, reg: Registry): void 
     flags(cmd);
     examples(cmd, lines);
     // the flags are the verb's own (all optional in LinkOptions); the child is the fourth argument
-    runs(
-      cmd,
-      reg,
-      async () => (await import('./run.js')).runLinks,
-      (o, parent, id, relation) => {
-        return { ...o, verb, parent, id, relation, childId: cmd.args[3] };
-      },
-    );
+    runs(cmd, reg, load, (o, parent, id, relation) => {
+      return { ...o, verb, parent, id, relation, childId: cmd.args[3] };
+    });
   }
 }

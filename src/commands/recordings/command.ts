@@ -1,6 +1,6 @@
 // `crm recordings transcript|download` beside the generic list/get (CONTRACT §8).
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { examples, runs, type FlagsOf, type Loose, type Registry } from '../shared/define.js';
+import { examples, runs, type FlagsOf, type Load, type Loose, type Registry } from '../shared/define.js';
 import { numeric, RANGES } from '../shared/numeric.js';
 
 const declareTranscript = (recordings: CommandUnknownOpts) =>
@@ -24,19 +24,13 @@ export type TranscriptOptions = FlagsOf<typeof declareTranscript> & { id: string
 export type DownloadOptions = Loose<FlagsOf<typeof declareDownload>>;
 
 /** Adds the two verbs to the recordings group that registerResources made. */
-export function registerRecordings(program: CommandUnknownOpts, reg: Registry): void {
+export function registerRecordings(
+  program: CommandUnknownOpts,
+  reg: Registry,
+  load: { transcript: Load<TranscriptOptions>; download: Load<DownloadOptions> },
+): void {
   const recordings = program.commands.find((c) => c.name() === 'recordings');
   if (!recordings) throw new Error('the recordings group must be registered first');
-  runs(
-    declareTranscript(recordings),
-    reg,
-    async () => (await import('./transcript.js')).runTranscript,
-    (o, id) => ({ ...o, id }),
-  );
-  runs(
-    declareDownload(recordings),
-    reg,
-    async () => (await import('./download.js')).runDownload,
-    (o) => o,
-  );
+  runs(declareTranscript(recordings), reg, load.transcript, (o, id) => ({ ...o, id }));
+  runs(declareDownload(recordings), reg, load.download, (o) => o);
 }

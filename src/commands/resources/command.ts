@@ -3,7 +3,7 @@
 import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { RESOURCES, type ResourceDef, type Verb } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
-import { collect, DRY_RUN, examples, runs, type FlagsOf, type Registry } from '../shared/define.js';
+import { collect, DRY_RUN, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 import { numeric, RANGES } from '../shared/numeric.js';
 
 const declareList = (group: CommandUnknownOpts, name: string) =>
@@ -36,7 +36,9 @@ export type GetOptions = { resource: string; id: string };
 export type WriteOptions = FlagsOf<typeof declareWrite> & { resource: string; verb: 'create' | 'update'; id?: string };
 export type DeleteOptions = FlagsOf<typeof declareDelete> & { resource: string; id: string };
 
-export function registerResources(program: CommandUnknownOpts, reg: Registry, want: (name: string) => boolean): void {
+type Loads = { list: Load<ListOptions>; get: Load<GetOptions>; write: Load<WriteOptions>; delete: Load<DeleteOptions> };
+
+export function registerResources(program: CommandUnknownOpts, reg: Registry, want: (name: string) => boolean, load: Loads): void {
   for (const res of RESOURCES) {
     if (!want(res.name)) continue;
     const group = program
@@ -54,58 +56,41 @@ export function registerResources(program: CommandUnknownOpts, reg: Registry, wa
         throw new UsageError(`'${verb}' is not a verb of ${res.name}; ${res.name} has: ${verbs}`, { hint: `see crm ${res.name} --help` });
       });
     examples(group, [`crm ${res.name} list`, `crm ${res.name} get ${res.idPrefix}123 -o json`]);
-    for (const verb of res.verbs) VERBS[verb](group, res, reg);
+    for (const verb of res.verbs) VERBS[verb](group, res, reg, load);
   }
 }
 
-type AddVerb = (group: CommandUnknownOpts, res: ResourceDef, reg: Registry) => void;
+type AddVerb = (group: CommandUnknownOpts, res: ResourceDef, reg: Registry, load: Loads) => void;
 
 const VERBS: Record<Verb, AddVerb> = {
-  list(group, res, reg) {
+  list(group, res, reg, load) {
     const name = res.name;
     const cmd = declareList(group, name);
     if (name === 'recordings') cmd.option('--has-transcript', 'only recordings whose transcript is ready');
     examples(cmd, [`crm ${name} list --limit 50`, `crm ${name} list --all -o ndjson`]);
-    runs(
-      cmd,
-      reg,
-      async () => (await import('./list.js')).runList,
-      (o) => ({ ...o, resource: name }),
-    );
+    runs(cmd, reg, load.list, (o) => ({ ...o, resource: name }));
   },
-  get(group, res, reg) {
+  get(group, res, reg, load) {
     const cmd = group.command('get').description(`show one ${res.singular}`).argument('<id>', `${res.singular} id`);
     examples(cmd, [`crm ${res.name} get ${res.idPrefix}123`, `crm ${res.name} get ${res.idPrefix}123 -o json | jq .`]);
-    runs(
-      cmd,
-      reg,
-      async () => (await import('./get.js')).runGet,
-      (_o, id) => ({ resource: res.name, id }),
-    );
+    runs(cmd, reg, load.get, (_o, id) => ({ resource: res.name, id }));
   },
-  create(group, res, reg) {
+  create(group, res, reg, load) {
     const cmd = declareWrite(group.command('create'), `create a ${res.singular}`);
     const req = res.required[0] ?? 'name';
     const value = req === 'email' ? 'ada@example.com' : 'Example';
     examples(cmd, [`crm ${res.name} create --set ${req}=${value}`, `crm ${res.name} create --data @${res.singular}.json`]);
-    runs(cmd, reg, loadWrite, (o) => ({ ...o, resource: res.name, verb: 'create' as const }));
+    runs(cmd, reg, load.write, (o) => ({ ...o, resource: res.name, verb: 'create' as const }));
   },
-  update(group, res, reg) {
+  update(group, res, reg, load) {
     const cmd = declareWrite(group.command('update').argument('<id>', `${res.singular} id`), `change fields of a ${res.singular}`);
     const [req, id] = [res.required[0] ?? 'name', `${res.idPrefix}123`];
     examples(cmd, [`crm ${res.name} update ${id} --set ${req}=New`, `echo '{"${req}":"x"}' | crm ${res.name} update ${id} --data -`]);
-    runs(cmd, reg, loadWrite, (o, id) => ({ ...o, resource: res.name, verb: 'update' as const, id }));
+    runs(cmd, reg, load.write, (o, id) => ({ ...o, resource: res.name, verb: 'update' as const, id }));
   },
-  delete(group, res, reg) {
+  delete(group, res, reg, load) {
     const cmd = declareDelete(group, res);
     examples(cmd, [`crm ${res.name} delete ${res.idPrefix}123`, `crm ${res.name} delete ${res.idPrefix}123 --yes`]);
-    runs(
-      cmd,
-      reg,
-      async () => (await import('./delete.js')).runDelete,
-      (o, id) => ({ ...o, resource: res.name, id }),
-    );
+    runs(cmd, reg, load.delete, (o, id) => ({ ...o, resource: res.name, id }));
   },
 };
-
-const loadWrite = async () => (await import('./write.js')).runWrite;

@@ -1,6 +1,6 @@
 // `crm sandbox` (CONTRACT §10): the flags; run.ts checks them again for callers other than commander.
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { examples, runs, type FlagsOf, type Loose, type Registry } from '../shared/define.js';
+import { examples, runs, type FlagsOf, type Load, type Loose, type Registry } from '../shared/define.js';
 import { numeric, RANGES } from '../shared/numeric.js';
 
 const num = <F extends string>(flags: F, description: string, range: keyof typeof RANGES) =>
@@ -41,16 +41,11 @@ const declare = (program: CommandUnknownOpts) =>
 
 export type SandboxCommandOptions = Loose<FlagsOf<typeof declare>>;
 
-export function registerSandbox(program: CommandUnknownOpts, reg: Registry): void {
+export function registerSandbox(program: CommandUnknownOpts, reg: Registry, load: Load<SandboxCommandOptions>): void {
   const sandbox = examples(declare(program), [
     'crm sandbox --seed 42',
     'crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control',
     'crm sandbox --tls   # then NODE_EXTRA_CA_CERTS=<ca_file> crm …',
   ]);
-  runs(
-    sandbox,
-    reg,
-    async () => (await import('./run.js')).runSandbox,
-    (o) => o,
-  );
+  runs(sandbox, reg, load, (o) => o);
 }

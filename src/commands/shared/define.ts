@@ -33,6 +33,8 @@ export type FlagsOf<F extends (...args: never[]) => { opts(): OptionValues }> = 
 export type Loose<F> = { [K in keyof F]?: F[K] extends boolean | undefined ? boolean : F[K] | string };
 
 export type RunFn<O> = (opts: O, ctx: Ctx) => Promise<void>;
+/** Imports a run function's module (src/cli/groups.ts says which, so that only it loads modules). */
+export type Load<O> = () => Promise<RunFn<O>>;
 
 /**
  * Makes `load`'s function the command's action: its module is imported only when the command
@@ -41,7 +43,7 @@ export type RunFn<O> = (opts: O, ctx: Ctx) => Promise<void>;
 export function runs<A extends unknown[], F extends OptionValues, O>(
   cmd: Command<A, F, OptionValues>,
   reg: Registry,
-  load: () => Promise<RunFn<O>>,
+  load: Load<O>,
   toOpts: (flags: F, ...args: A) => O,
 ): Command<A, F, OptionValues> {
   return cmd.action(async () => {

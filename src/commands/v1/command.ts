@@ -1,6 +1,6 @@
 // `crm v1 …`: the three deprecated version 1 operations (CONTRACT §9).
 import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { collect, DRY_RUN, examples, runs, type FlagsOf, type Registry } from '../shared/define.js';
+import { collect, DRY_RUN, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 import { numeric, RANGES } from '../shared/numeric.js';
 
 const pageFlags = (cmd: Command, all: string) =>
@@ -49,7 +49,11 @@ const QUERIES: Array<{ kind: Kind; description: string; filters: Array<[flag: st
   },
 ];
 
-export function registerV1(program: CommandUnknownOpts, reg: Registry): void {
+export function registerV1(
+  program: CommandUnknownOpts,
+  reg: Registry,
+  load: { query: Load<V1QueryOptions>; update: Load<V1CompanyUpdateOptions> },
+): void {
   const v1 = program.command('v1').description('the deprecated version 1 API (people, interactions, company updates)');
   examples(v1, ['crm v1 people query --email ada@example.com', 'crm v1 companies update cmp_1 --set city=Paris']);
   for (const q of QUERIES) {
@@ -57,15 +61,10 @@ export function registerV1(program: CommandUnknownOpts, reg: Registry): void {
     const cmd = group.command('query').description(`find ${q.kind} (POST /${q.kind}/query)`);
     for (const [flag, help] of q.filters) cmd.option(flag, help);
     // the filters are the flags besides the page's own
-    runs(
-      examples(pageFlags(cmd, q.all), q.examples),
-      reg,
-      async () => (await import('./query.js')).runV1Query,
-      (o) => {
-        const { limit, cursor, all, ...filter } = o;
-        return { kind: q.kind, filter, limit, cursor, all };
-      },
-    );
+    runs(examples(pageFlags(cmd, q.all), q.examples), reg, load.query, (o) => {
+      const { limit, cursor, all, ...filter } = o;
+      return { kind: q.kind, filter, limit, cursor, all };
+    });
   }
   const companies = v1.command('companies').description('version 1 companies');
   examples(companies, ['crm v1 companies update cmp_1 --set foundedYear:=1998']);
@@ -73,10 +72,5 @@ export function registerV1(program: CommandUnknownOpts, reg: Registry): void {
     'crm v1 companies update cmp_1 --set city=Paris --set foundedYear:=1998',
     `crm v1 companies update cmp_1 --set 'tags:=["saas","b2b"]'`,
   ]);
-  runs(
-    update,
-    reg,
-    async () => (await import('./companies-update.js')).runV1CompanyUpdate,
-    (o, companyId) => ({ ...o, companyId }),
-  );
+  runs(update, reg, load.update, (o, companyId) => ({ ...o, companyId }));
 }
