@@ -23,7 +23,7 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
         path: `${base}/${o.relation}`,
         limit: o.limit,
         cursor: o.cursor,
-        all: o.all,
+        all: Boolean(o.all),
         max: o.max,
         nextWords: ['links', 'list', o.parent, o.id, o.relation],
       });

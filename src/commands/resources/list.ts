@@ -11,7 +11,7 @@ export async function runList(o: ListOptions, ctx: Ctx): Promise<void> {
     query: parseParams(o.param ?? []),
     limit: o.limit,
     cursor: o.cursor,
-    all: o.all,
+    all: Boolean(o.all),
     max: o.max,
     columns: findResource(o.resource)?.columns,
     keep: o.hasTranscript ? (r) => r.has_transcript === true : undefined,

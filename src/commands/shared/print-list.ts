@@ -11,7 +11,7 @@ export interface PrintListOptions {
   query?: Record<string, string>;
   limit?: number;
   cursor?: string;
-  all?: boolean;
+  all: boolean;
   max?: number;
   columns?: readonly string[];
   /** table: columns never cut besides ids (shown whole or hidden) */
