@@ -23,7 +23,7 @@ type Kind = 'people' | 'interactions';
 export type V1QueryOptions = FlagsOf<typeof pageFlags> & { kind: Kind; filter: Record<string, string | undefined> };
 export type V1CompanyUpdateOptions = FlagsOf<typeof declareUpdate> & { companyId: string };
 
-/** The two queries differ only in their filters (flag → the field it sets): one table, one loop. */
+/** The two queries differ only in their filters (--company-id sets companyId): one table, one loop. */
 const QUERIES: Array<{ kind: Kind; description: string; filters: Array<[flag: string, help: string]>; all: string; examples: string[] }> = [
   {
     kind: 'people',
