@@ -3,7 +3,7 @@
 // width of 80 (the fake stdout is not a terminal). The global options block repeats in every help:
 // within a group it is printed once, later identical copies name the command that printed it.
 import { describe, expect, it } from 'vitest';
-import type { Command } from 'commander';
+import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { main } from '../../../src/cli/main.js';
 import { allCommands, buildProgram, commandPath } from '../../../src/cli/program.js';
 import { fakeIO } from '../../helpers/fake-io.js';
