@@ -13,14 +13,17 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** crm's stdout on an 80-column terminal, then its stderr; the sandbox's port scrubbed (same width: the table keeps its shape) */
+/**
+ * crm's stdout on an 80-column terminal, then its stderr; the sandbox's port scrubbed (same width: the
+ * table keeps its shape), and cursors, which are sealed with a random nonce (different on every run).
+ */
 async function table(args: string[], stdin?: string): Promise<string> {
   const f = fakeIO({ tty: stdin === undefined, columns: 80, stdin });
   const code = await main(args, { io: f.io, env: { ...t.env('admin'), NO_COLOR: '1' }, handleSignals: false });
   expect(code, f.err()).toBe(0);
   const text = f.err() === '' ? f.out() : `${f.out()}--- stderr\n${f.err()}`;
   const port = new URL(t.sb.baseUrl).port;
-  return text.replaceAll(port, 'P'.repeat(port.length));
+  return text.replaceAll(port, 'P'.repeat(port.length)).replace(/--cursor \S+/g, '--cursor <cursor>');
 }
 
 async function firstId(resource: string): Promise<string> {
@@ -39,7 +42,7 @@ describe('tables at 80 columns', () => {
       └────────────────────┴────────────────────┴────────────┴───────────┴───────────┘
       --- stderr
       Table fitted to 80 columns: hidden company_id; cut email. To see everything: --wide, --fields id,company_id or -o json.
-      More results: crm contacts list --limit 3 --cursor Koqa_ChEHsJ5HWUvGqFdBMFzsJgiwRZhnZGV (or --all for every page)
+      More results: crm contacts list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
     expect(await table(['contacts', 'get', await firstId('contacts')])).toMatchInlineSnapshot(`
@@ -68,7 +71,7 @@ describe('tables at 80 columns', () => {
       │ cmp_bg11kl8n7aqui7 │ Initech Inc │ initech.example │ retail     │ usr_admin │
       └────────────────────┴─────────────┴─────────────────┴────────────┴───────────┘
       --- stderr
-      More results: crm companies list --limit 3 --cursor PoPzFREkJvDTPrHLK9M5NP6qVyjxOet-P61s (or --all for every page)
+      More results: crm companies list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -82,7 +85,7 @@ describe('tables at 80 columns', () => {
       └─────────────────────┴─────────────────┴────────┴─────────────┴───────────┘
       --- stderr
       Table fitted to 80 columns: hidden pipeline_id. To see everything: --wide, --fields id,pipeline_id or -o json.
-      More results: crm deals list --limit 3 --cursor lrYUlgnnh5qYpEd7KEli5CCSSGSC6uKq (or --all for every page)
+      More results: crm deals list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -108,7 +111,7 @@ describe('tables at 80 columns', () => {
       │ task_ul2xclbhsqub63 │ Follow up 3 │ 2026-01-08 │ done   │ usr_admin │
       └─────────────────────┴─────────────┴────────────┴────────┴───────────┘
       --- stderr
-      More results: crm tasks list --limit 3 --cursor XVmcJVyEwc_mXyZc7kXfSoSfnxc-ro7S (or --all for every page)
+      More results: crm tasks list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -122,7 +125,7 @@ describe('tables at 80 columns', () => {
       └─────────────────────┴──────────────────────┴───────────┴─────────────────────┘
       --- stderr
       Table fitted to 80 columns: cut body, created_at. To see everything: --wide or -o json.
-      More results: crm notes list --limit 3 --cursor CihrwZkt4h9tM2JJD3CBO3QcBblVREOj (or --all for every page)
+      More results: crm notes list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -135,7 +138,7 @@ describe('tables at 80 columns', () => {
       │ seg_z9t1wqn0y6267y │ Churn risk │ Sample segment │ usr_admin │
       └────────────────────┴────────────┴────────────────┴───────────┘
       --- stderr
-      More results: crm segments list --limit 3 --cursor oikB1gCL1zxpkXyGWZRz0n2D0pkxHSJKmbCTPw (or --all for every page)
+      More results: crm segments list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -149,7 +152,7 @@ describe('tables at 80 columns', () => {
       └────────────────────┴──────┴───────────┴───────────────┴──────────────────────┘
       --- stderr
       Table fitted to 80 columns: hidden owner_id; cut interaction_date. To see everything: --wide, --fields id,owner_id or -o json.
-      More results: crm interactions list --limit 3 --cursor U9pu7zwuWVbbP3-jnRwoO7KL1jO99gm9LqwdQp5NiHA (or --all for every page)
+      More results: crm interactions list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -163,7 +166,7 @@ describe('tables at 80 columns', () => {
       └────────────────────┴───────────┴───────────────────────┴─────────────────────┘
       --- stderr
       Table fitted to 80 columns: hidden company_id, owner_id; cut starts_at. To see everything: --wide, --fields id,company_id,owner_id or -o json.
-      More results: crm meetings list --limit 3 --cursor qFeXfa5aUeMOIDyDGO12j34hW1ZOwjrbBxGlzw (or --all for every page)
+      More results: crm meetings list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -177,7 +180,7 @@ describe('tables at 80 columns', () => {
       └────────────────────┴─────────────┴───────────────┴───────────────┴───────────┘
       --- stderr
       Table fitted to 80 columns: hidden has_transcript; cut started_at, duration_seconds. To see everything: --wide, --fields id,has_transcript or -o json.
-      More results: crm recordings list --limit 3 --cursor bk-Yf64vrMa31C04myugXTV_5YBhg-fBs1ZkWspB (or --all for every page)
+      More results: crm recordings list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -191,7 +194,7 @@ describe('tables at 80 columns', () => {
       └────────────────────┴───────────┴─────────────────────┴───────────┴───────────┘
       --- stderr
       Table fitted to 80 columns: cut starts_at. To see everything: --wide or -o json.
-      More results: crm bookings list --limit 3 --cursor jXniPGRcO9vRDi-CiAuFyIfUpKYyyAbglbYkfw (or --all for every page)
+      More results: crm bookings list --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -214,7 +217,7 @@ describe('tables at 80 columns', () => {
       └────────────────────┴────────────────────┴────────────┴───────────┴───────────┘
       --- stderr
       Table fitted to 80 columns: hidden company_id; cut email. To see everything: --wide, --fields id,company_id or -o json.
-      More results: crm links list segments seg_shv91kwintnogd members --limit 3 --cursor AcLkepdAEjQWDHLbsbcuEtnyHEgSef_1cczrnKRuxwBdvHlav7je9frO9DkH0c8nfPn7L5KkTw (or --all for every page)
+      More results: crm links list segments seg_shv91kwintnogd members --limit 3 --cursor <cursor> (or --all for every page)
       "
     `);
   });
@@ -228,7 +231,7 @@ describe('tables at 80 columns', () => {
       --- stderr
       Notice: the version 1 API is deprecated; use 'crm contacts list' (version 1 people are version 2 contacts) instead.
       Table fitted to 80 columns: hidden companyId; cut email. To see everything: --wide, --fields id,companyId or -o json.
-      More results: crm v1 people query --limit 2 --cursor o2eMyVkyFXWjPTp7eMMopVLcoe87Njdq-isASw (or --all)
+      More results: crm v1 people query --limit 2 --cursor <cursor> (or --all)
       "
     `);
     expect(await table(['v1', 'interactions', 'query', '--limit', '2'])).toMatchInlineSnapshot(`
