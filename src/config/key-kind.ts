@@ -6,27 +6,17 @@ export type KeyKind = 'v2' | 'v1' | 'unknown';
 export const V2_KEY_PREFIX = 'service_live_';
 export const V1_KEY_PREFIX = 'service_pk_';
 
-// Printable ASCII without spaces: a key pasted with a stray space or control character is refused
-// rather than sent and rejected by the server with a less helpful 401.
-const KEY_BODY = /^[\x21-\x7e]+$/;
+/** A key is one token of visible ASCII: a space or control character means a bad paste (refused, not sent for a 401). */
+export const KEY_SHAPE = /^[\x21-\x7e]+$/;
 
 export function keyKind(key: string): KeyKind {
-  if (key.startsWith(V2_KEY_PREFIX) && KEY_BODY.test(key.slice(V2_KEY_PREFIX.length))) return 'v2';
-  if (key.startsWith(V1_KEY_PREFIX) && KEY_BODY.test(key.slice(V1_KEY_PREFIX.length))) return 'v1';
+  if (!KEY_SHAPE.test(key)) return 'unknown';
+  if (key.startsWith(V2_KEY_PREFIX) && key.length > V2_KEY_PREFIX.length) return 'v2';
+  if (key.startsWith(V1_KEY_PREFIX) && key.length > V1_KEY_PREFIX.length) return 'v1';
   return 'unknown';
 }
 
-/** `version 2 (service_live_…)` — for messages. */
-export function describeKind(kind: KeyKind): string {
-  if (kind === 'v2') return `a version 2 key (${V2_KEY_PREFIX}…)`;
-  if (kind === 'v1') return `a version 1 key (${V1_KEY_PREFIX}…)`;
-  return 'not a key of either form';
-}
-
-/**
- * Why `key` cannot be used where a key of kind `expected` is wanted, or undefined when it fits.
- * The message says which form is which, and how to store the key that was given.
- */
+/** Why `key` cannot be used where a key of kind `expected` is wanted (and how to store it), or undefined. */
 export function keyKindMismatch(key: string, expected: 'v1' | 'v2'): string | undefined {
   const kind = keyKind(key);
   if (kind === expected) return undefined;

@@ -1,7 +1,6 @@
-// The active profile after precedence (CONTRACT §2): flags (--profile, --base-url, --v1-base-url),
-// then the environment (CRM_*), then the chosen profile (--profile or CRM_PROFILE), else the
-// default profile. The config file is not read at all when flags and environment already give a
-// key and a base URL and name no profile: conf then never loads (startup time).
+// The active profile after precedence (CONTRACT §2): flags, environment (CRM_*), the chosen profile,
+// the default profile. When flags and environment give a key and a base URL and name no profile,
+// the config file is not read (conf never loads: startup time).
 import type { AuthHeaderKind } from '../http/types.js';
 import { UsageError } from '../http/errors.js';
 import { deriveV1BaseUrl, validateBaseUrl } from './base-url.js';
@@ -11,8 +10,7 @@ import type { ProfileFlags, ResolvedProfile, StoredProfile } from './types.js';
 
 export type Env = Record<string, string | undefined>;
 
-/** The environment variables resolveProfile reads. */
-export const ENV = {
+const ENV = {
   profile: 'CRM_PROFILE',
   apiKey: 'CRM_API_KEY',
   v1ApiKey: 'CRM_V1_API_KEY',
@@ -77,11 +75,8 @@ function chooseProfile(store: ConfigStore, named: string | undefined): { name?: 
   return { name: dflt, stored };
 }
 
-/**
- * The v1 root comes from the highest layer that says anything about URLs: its explicit v1 URL,
- * else the one derived from its v2 URL. So `--base-url` pointing at another server never pairs
- * with a stored v1 URL of the old one.
- */
+// The v1 root of the highest layer that names a URL (its own, else derived from its v2 URL): so
+// `--base-url` of another server never pairs with the stored v1 URL of the old one.
 function resolveV1BaseUrl(layers: UrlLayer[]): string | undefined {
   for (const layer of layers) {
     if (layer.v1) return layer.v1();
@@ -98,8 +93,7 @@ function urlLayer(
   notice: ((message: string) => void) | undefined,
 ): UrlLayer {
   const layer: UrlLayer = {};
-  // Validated only when used, so a broken URL in a layer that is overridden does not matter; once,
-  // so a completion is noticed once.
+  // validated only when used (an overridden layer's broken URL does not matter), once (one notice)
   if (base !== undefined) layer.base = once(() => validateBaseUrl(base, baseWhat, { version: 'v2', notice }));
   if (v1 !== undefined) layer.v1 = once(() => validateBaseUrl(v1, v1What, { version: 'v1', notice }));
   return layer;

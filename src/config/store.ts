@@ -1,9 +1,7 @@
-// The profile store: one JSON file kept by conf (project `crm-cli`), mode 0600 in a 0700 folder.
-// conf and zod are imported dynamically so that commands whose environment supplies the key never
-// load them (startup time, ARCHITECTURE "Habits").
+// The profile store: one JSON file kept by conf, mode 0600 in a 0700 folder. conf and zod load
+// dynamically, so commands whose environment supplies the key never load them (startup time).
 import fs from 'node:fs';
 import type Conf from 'conf';
-import type { AuthHeaderKind } from '../http/types.js';
 import { UsageError } from '../http/errors.js';
 import { ensureDir as makeDir } from '../util/fs.js';
 import { CONFIG_FILE_NAME, PROJECT_NAME, configFileIn } from './paths.js';
@@ -11,9 +9,8 @@ import type { ConfigData, StoredProfile } from './types.js';
 
 export type { ConfigData, StoredProfile } from './types.js';
 
-export const FILE_MODE = 0o600;
-export const DIR_MODE = 0o700;
-export const AUTH_HEADER_KINDS: readonly AuthHeaderKind[] = ['x-api-key', 'bearer'];
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
 
 export interface ConfigStore {
   /** the config file */
@@ -41,7 +38,7 @@ export function checkProfileName(name: string): string {
   return name;
 }
 
-/** "dev, prod" or "(none)" — for messages about unknown profiles. */
+/** "dev, prod" or "(none)": for messages about unknown profiles. */
 export function listNames(names: readonly string[]): string {
   return names.length === 0 ? '(none; add one with `crm keys add <profile> --base-url URL`)' : names.join(', ');
 }
@@ -52,14 +49,8 @@ export function unknownProfileError(name: string, names: readonly string[], file
   });
 }
 
-export interface OpenStoreOptions {
-  /** the config folder (see configDirFor) */
-  dir: string;
-}
-
-/** Opens (and validates) the config file in `dir` (a folder, or `{dir}`); creates the folder (0700) if missing. */
-export async function openConfigStore(options: string | OpenStoreOptions): Promise<ConfigStore> {
-  const dir = typeof options === 'string' ? options : options.dir;
+/** Opens (and validates) the config file in the folder `dir` (see configDirFor); creates the folder (0700) if missing. */
+export async function openConfigStore(dir: string): Promise<ConfigStore> {
   const { conf, data } = await load(dir);
   const write = (): void => save(conf, dir, data);
   return {
@@ -156,9 +147,6 @@ function brokenFile(file: string, err: unknown): UsageError {
     return new UsageError(`The config file ${file} is not valid JSON (${e.message}). Fix it or delete it and add the profiles again.`, {
       cause: err,
     });
-  }
-  if (e?.code === 'EACCES' || e?.code === 'EPERM' || e?.code === 'EISDIR') {
-    return new UsageError(`Cannot read the config file ${file}: ${e.message}`, { cause: err });
   }
   return new UsageError(`Cannot read the config file ${file}: ${e?.message ?? String(err)}`, { cause: err });
 }

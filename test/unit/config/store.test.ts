@@ -18,7 +18,7 @@ afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe('ConfigStore', () => {
   it('creates the file 0600 in a 0700 folder, in the given folder only', async () => {
-    const store = await openConfigStore({ dir });
+    const store = await openConfigStore(dir);
     expect(store.path).toBe(path.join(dir, 'config.json'));
     expect(store.profileNames()).toEqual([]);
     store.setProfile('dev', { base_url: 'http://127.0.0.1:4010/api/v2', api_key: V2, auth_header: 'x-api-key' });
