@@ -1,10 +1,10 @@
-// Writing to a stream while respecting backpressure: when write() returns false, wait for 'drain'
-// before writing more, so a 100,000-record list keeps memory flat however slow the reader is.
+// Writing with backpressure: when write() returns false, wait for 'drain', so memory stays flat
+// however slow the reader is.
 
 export type OutputStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 /** The reader went away (`crm … | head`): stop producing output. */
-export class OutputClosedError extends Error {
+class OutputClosedError extends Error {
   readonly code = 'EPIPE';
   constructor() {
     super('standard output was closed');
@@ -23,33 +23,21 @@ export function isBrokenPipe(err: unknown): boolean {
 export function waitForDrain(stream: OutputStream): Promise<void> {
   if ((stream as { destroyed?: boolean }).destroyed) return Promise.reject(new OutputClosedError());
   return new Promise<void>((resolve, reject) => {
-    const cleanup = (): void => {
-      stream.removeListener('drain', onDrain);
-      stream.removeListener('error', onError);
-      stream.removeListener('close', onClose);
+    const handlers: Record<string, (err?: unknown) => void> = {
+      drain: () => settle(),
+      error: (err) => settle(err instanceof Error ? err : new Error(String(err))),
+      close: () => settle(new OutputClosedError()),
     };
-    const onDrain = (): void => {
-      cleanup();
-      resolve();
+    const settle = (err?: Error): void => {
+      for (const [event, fn] of Object.entries(handlers)) stream.removeListener(event, fn);
+      if (err) reject(err);
+      else resolve();
     };
-    const onError = (err: unknown): void => {
-      cleanup();
-      reject(err instanceof Error ? err : new Error(String(err)));
-    };
-    const onClose = (): void => {
-      cleanup();
-      reject(new OutputClosedError());
-    };
-    stream.on('drain', onDrain);
-    stream.on('error', onError);
-    stream.on('close', onClose);
+    for (const [event, fn] of Object.entries(handlers)) stream.on(event, fn);
   });
 }
 
-/**
- * Writes `chunk` now (so output order always follows call order, even when the caller does not
- * await) and returns a promise only when the stream asked us to wait; undefined otherwise.
- */
+/** Writes `chunk` now (output order follows call order even unawaited); a promise only when the stream asks to wait. */
 export function writeChunk(stream: OutputStream, chunk: string): Promise<void> | undefined {
   if (chunk === '') return undefined;
   return stream.write(chunk) ? undefined : waitForDrain(stream);

@@ -1,15 +1,11 @@
-// The text of one value in a cell (csv, tsv, table), and how it looks in a table cell: sanitised,
-// long text cut.
-// Kept apart from table.ts so that buffering rows does not load cli-table3.
+// The text of one value in a cell (csv, tsv, table) and how it looks in a table cell. Apart from
+// table.ts so that buffering rows does not load cli-table3.
 import { RawNumber, stringifyJson } from '../json/exact-json.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 export const DEFAULT_MAX_CELL_WIDTH = 60;
 
-/**
- * The text of one value: null/undefined → '', strings as they are, numbers/booleans/bigints via
- * String, a RawNumber as its digits, objects and arrays as compact JSON.
- */
+/** null/undefined → '', scalars via String, a RawNumber as its digits, objects as compact JSON. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   switch (typeof value) {

@@ -1,19 +1,13 @@
-// CSV and TSV cells and rows: RFC 4180 quoting for csv, backslash escapes for tsv, and the OWASP
-// CSV-injection guard for both (a spreadsheet opening either would run a formula). The guard is
-// undone exactly by `crm batch` (formula-guard.ts), so an exported list imports back unchanged.
+// CSV and TSV cells and rows: RFC 4180 quoting for csv, backslash escapes for tsv, and the
+// spreadsheet formula guard for both (undone exactly by `crm batch`: formula-guard.ts).
 import { guardFormula } from './formula-guard.js';
 import { cellText } from './cell.js';
 import { sanitizeForTerminal } from './sanitize.js';
 
 export type CsvSeparator = ',' | '\t';
 
-export interface CsvCellOptions {
-  /**
-   * The output is a terminal: control characters are shown escaped (sanitizeForTerminal) instead
-   * of being quoted, since nothing will parse this and a raw ESC or CR would reach the terminal.
-   */
-  terminal?: boolean;
-}
+/** `terminal`: control characters are shown escaped instead of quoted (nothing parses a terminal). */
+type CsvCellOptions = { terminal?: boolean };
 
 /** One cell, escaped for `sep` (',' → RFC 4180 quoting; '\t' → `\\`, `\t`, `\n`, `\r` escapes). */
 export function csvCell(value: unknown, sep: CsvSeparator = ',', opts: CsvCellOptions = {}): string {
@@ -34,16 +28,11 @@ export function quoteCsv(text: string): string {
 
 /** One row without its line terminator; the writers end rows with `\n`. */
 export function csvRow(values: readonly unknown[], sep: CsvSeparator = ',', opts: CsvCellOptions = {}): string {
-  let line = '';
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) line += sep;
-    line += csvCell(values[i], sep, opts);
-  }
-  return line;
+  return values.map((v) => csvCell(v, sep, opts)).join(sep);
 }
 
 // The "linear TSV" convention (also PostgreSQL's text COPY format): reversible, one row per line.
+const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 function escapeTsv(text: string): string {
-  if (!/[\\\t\n\r]/.test(text)) return text;
-  return text.replace(/[\\\t\n\r]/g, (ch) => (ch === '\\' ? '\\\\' : ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : '\\r'));
+  return text.replace(/[\\\t\n\r]/g, (ch) => TSV_ESCAPES[ch]!);
 }

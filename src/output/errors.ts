@@ -3,11 +3,6 @@
 import { isCrmError } from '../http/errors.js';
 import { safeJson, sanitizeForTerminal } from './sanitize.js';
 
-export interface FormatErrorOptions {
-  /** also emit the error as one JSON object line (`-o json`) */
-  json?: boolean;
-}
-
 /** The JSON object printed with `-o json`; `exit_code` goes beyond the contract's keys. */
 export interface ErrorJson {
   error: { code: string | null; message: string; details: Array<Record<string, unknown>> };
@@ -16,8 +11,8 @@ export interface ErrorJson {
   exit_code: number;
 }
 
-/** Details shown on the error line's terminal form; the rest are counted (all of them in -o json). */
-export const DETAILS_SHOWN = 10;
+/** Details shown on the terminal; the rest are counted (all of them in -o json). */
+const DETAILS_SHOWN = 10;
 
 const clean = (s: string): string => sanitizeForTerminal(s);
 const cleanMultiline = (s: string): string => sanitizeForTerminal(s, { keepNewlines: true });
@@ -40,10 +35,7 @@ function text(v: unknown): string | undefined {
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
-/**
- * One detail as `field: issue`. The spec does not show the detail shape, so the usual names are
- * tried (field/path/param/name; message/issue/reason/code); anything else is shown as JSON.
- */
+/** One detail as `field: issue`: the spec shows no detail shape, so the usual names are tried, else JSON. */
 export function formatDetail(detail: Record<string, unknown>): string {
   const field = text(detail.field ?? detail.path ?? detail.param ?? detail.name ?? detail.column);
   const message = text(detail.message ?? detail.issue ?? detail.reason ?? detail.error);
@@ -79,8 +71,8 @@ export function errorToJson(err: unknown): ErrorJson {
   return { error: { code: 'UNEXPECTED_ERROR', message: messageOf(err), details: [] }, status: null, request_id: null, exit_code: 1 };
 }
 
-/** The lines (without newlines) to print on standard error for `err`. */
-export function formatErrorLines(err: unknown, opts: FormatErrorOptions = {}): string[] {
+/** The text for standard error: the error line, its details, its hint; with `json` also one JSON object line. */
+export function formatError(err: unknown, opts: { json?: boolean } = {}): string {
   const lines: string[] = [];
   if (isCrmError(err)) {
     lines.push(`Error: ${cleanMultiline(err.message)}${suffix(err.status, err.code, err.requestId)}`);
@@ -93,10 +85,5 @@ export function formatErrorLines(err: unknown, opts: FormatErrorOptions = {}): s
     lines.push(`Error: ${cleanMultiline(messageOf(err))}`);
   }
   if (opts.json) lines.push(safeJson(errorToJson(err)));
-  return lines;
-}
-
-/** The text to write to standard error for `err`: formatErrorLines joined, ending in a newline. */
-export function formatError(err: unknown, opts: FormatErrorOptions = {}): string {
-  return `${formatErrorLines(err, opts).join('\n')}\n`;
+  return `${lines.join('\n')}\n`;
 }

@@ -1,8 +1,6 @@
 // Which columns of a list table to show, and how wide, to fit the terminal: a pure decision on
-// display widths (measured elsewhere), so it can be tested without rendering. Ids are never cut:
-// a cut id cannot be copied into the next command, so an id column is shown whole or hidden, and
-// the `id` column is never hidden. Columns empty in every row go first, then the columns at the
-// end of the view's order (a view lists what its reader came for first); the rest may be cut.
+// display widths. Ids are never cut (a cut id cannot be copied), `id` is never hidden. Columns empty
+// in every row go first, then the last in the view's order; the rest may be cut.
 
 export interface ColumnFacts {
   name: string;
@@ -50,10 +48,7 @@ function minWidth(c: ColumnFacts): number {
   return c.whole || c.pinned ? c.natural : Math.min(c.natural, MIN_CUT_WIDTH);
 }
 
-/**
- * The layout of `columns` within `width` (undefined or ≤ 0: every column whole). `show`, when given,
- * fixes which columns are shown (the later chunks of a long list keep the first chunk's columns).
- */
+/** The layout of `columns` within `width` (≤ 0 or none: all whole); `show` fixes the shown columns (later chunks). */
 export function fitColumns(columns: readonly ColumnFacts[], width: number | undefined, show?: readonly boolean[]): ColumnLayout {
   const natural = columns.map((c) => c.natural);
   if (width === undefined || width <= 0 || (show === undefined && tableWidth(natural) <= width)) {
@@ -70,8 +65,7 @@ export function fitColumns(columns: readonly ColumnFacts[], width: number | unde
   return layout;
 }
 
-// The pinned columns, then each other column with values, in the view's order, while it fits at
-// its narrowest; a column that does not fit is skipped, so a narrower later one may still get in.
+// The pinned columns, then each other column with values that fits at its narrowest, in order.
 function chooseShown(columns: readonly ColumnFacts[], width: number): boolean[] {
   const shown = columns.map((c) => c.pinned);
   let used = tableWidth(columns.map((c) => (c.pinned ? minWidth(c) : undefined)));
@@ -86,8 +80,8 @@ function chooseShown(columns: readonly ColumnFacts[], width: number): boolean[] 
   return shown;
 }
 
-// Cuts the widest cuttable columns to one level L (never below their minimum), the highest L that
-// fits; the columns left over share what remains, one column each from the left.
+// Cuts the widest cuttable columns to the highest common level that fits (never below their
+// minimum); what remains goes one column each from the left.
 function cutToFit(columns: readonly ColumnFacts[], shown: readonly boolean[], width: number): (number | undefined)[] {
   const at = (level: number): (number | undefined)[] =>
     columns.map((c, i) => (!shown[i] ? undefined : minWidth(c) === c.natural ? c.natural : Math.max(minWidth(c), Math.min(c.natural, level))));
@@ -110,10 +104,7 @@ function cutToFit(columns: readonly ColumnFacts[], shown: readonly boolean[], wi
   return widths;
 }
 
-/**
- * The stderr notice for a fitted table: what was hidden or cut and how to see it. `pinned` (the
- * `id` column) starts the `--fields` example, so the hidden columns come with the row's id.
- */
+/** The stderr notice for a fitted table: what was hidden or cut and how to see it (`--fields` starts with `pinned`). */
 export function fitNotice(layout: ColumnLayout, width: number, pinned: readonly string[]): string | undefined {
   const { hidden, hiddenEmpty, cut } = layout;
   if (hidden.length === 0 && hiddenEmpty.length === 0 && cut.length === 0) return undefined;

@@ -1,5 +1,5 @@
-// A spinner on standard error (ora, the only importer of it), loaded only when a spinner is really
-// shown: ora costs ~50 ms to import. Disabled (no TTY, --quiet) it is a no-op and loads nothing.
+// A spinner on standard error; ora (its only importer) loads only when a spinner is really shown.
+// Disabled (no TTY, --quiet) it is a no-op.
 import type { Ora } from 'ora';
 import type { OutputStream } from './backpressure.js';
 import { sanitizeForTerminal } from './sanitize.js';
@@ -12,10 +12,7 @@ export interface ProgressOptions {
   enabled: boolean;
   /** first text, shown when the spinner starts */
   text?: string;
-  /**
-   * colour the spinner and the ✔/✖ (the caller's --no-color / NO_COLOR / TTY decision: ora's
-   * own colour library ignores NO_COLOR); default false
-   */
+  /** colour the spinner and ✔/✖ (the caller's decision: ora's colour library ignores NO_COLOR); default false */
   color?: boolean;
 }
 
@@ -34,22 +31,14 @@ export interface Progress {
 /** the spinner's frame, the space after it, and a column spare so the line never fills the row */
 const SPINNER_COLUMNS = 3;
 
-const noop: Progress = {
-  enabled: false,
-  update() {},
-  async succeed() {},
-  async fail() {},
-  async stop() {},
-};
+const noop: Progress = { enabled: false, update() {}, succeed: async () => {}, fail: async () => {}, stop: async () => {} };
 
 export function createProgress(opts: ProgressOptions): Progress {
-  // A terminal that reports no width (some CI ptys, `docker exec -t`) makes ora loop for ever
-  // clearing lines, and a stream without cursor control cannot redraw: no spinner there.
+  // No spinner without a width (ora loops for ever clearing lines) or cursor control (cannot redraw).
   const s = opts.stream as OutputStream & { columns?: number; cursorTo?: unknown };
   if (!opts.enabled || !(Number(s.columns) > 0) || typeof s.cursorTo !== 'function') return noop;
   const color = opts.color === true;
-  // One terminal row: a line the terminal wraps is two rows for ora to clear, and a resize or a
-  // miscount leaves the top one behind. The width is read at each update (the window may change).
+  // One terminal row (a wrapped line leaves its top row behind), the width read at each update.
   const fit = (t: string): string => cutToWidth(sanitizeForTerminal(t), Math.max(10, Number(s.columns) - SPINNER_COLUMNS));
   let text = fit(opts.text ?? '');
   let spinner: Ora | undefined;
@@ -63,9 +52,7 @@ export function createProgress(opts: ProgressOptions): Progress {
         // discardStdin: false keeps stdin out of raw mode, so Ctrl-C stays SIGINT and piped input is untouched.
         spinner = ora({ text, stream: opts.stream, discardStdin: false, isEnabled: true, color: color ? 'cyan' : false }).start();
       },
-      () => {
-        // ora failed to load: progress is a nicety, carry on without a spinner
-      },
+      () => {}, // ora failed to load: carry on without a spinner
     );
     return loading;
   };

@@ -1,19 +1,11 @@
-// Makes server-provided text safe to print on a terminal: control characters and bidi overrides
-// are shown escaped, never sent raw (the bug class of kubectl CVE-2021-25743 and gh's asciisanitizer).
-// The one home of "unsafe on a terminal": every path to a terminal (tables, errors, hints, progress,
-// --verbose, `crm api`) goes through sanitizeForTerminal or safeJson. Data to a pipe stays exact.
+// Server text made safe for a terminal: control and bidi characters shown escaped, never raw (kubectl
+// CVE-2021-25743). Every path to a terminal goes through sanitizeForTerminal or safeJson.
 import { stringifyJson } from '../json/exact-json.js';
 
-export interface SanitizeOptions {
-  /** keep line feeds (and turn CRLF into LF) for multi-line messages; default false: `\n` is shown escaped */
-  keepNewlines?: boolean;
-  /** keep horizontal tabs; default false: `\t` is shown escaped */
-  keepTabs?: boolean;
-}
+/** keepNewlines: keep LF (CRLF becomes LF) for multi-line messages; keepTabs: keep tabs. Else both are escaped. */
+type SanitizeOptions = { keepNewlines?: boolean; keepTabs?: boolean };
 
-// C0 controls, DEL, C1 controls, the Unicode bidi controls (embeddings/overrides U+202A–U+202E,
-// isolates U+2066–U+2069, marks U+200E/U+200F/U+061C: the "Trojan Source" set) and the line and
-// paragraph separators U+2028/U+2029, which some terminals and editors treat as line breaks.
+// C0, DEL, C1, the bidi controls ("Trojan Source") and U+2028/U+2029 (line breaks to some terminals).
 // JSON.stringify escapes C0 itself, so JSON text needs only the rest.
 const BEYOND_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
 const UNSAFE = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`, 'g');
@@ -21,10 +13,7 @@ const UNSAFE_TEST = new RegExp(UNSAFE.source);
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/**
- * One readable escape for an unsafe character: `\n`, `\r`, `\t` for the three common ones,
- * `\xHH` for other C0/DEL/C1 (so ESC is `\x1b`, 8-bit CSI is `\x9b`), `\uHHHH` above U+00FF.
- */
+/** One readable escape: `\n`, `\r`, `\t`, else `\xHH` up to U+00FF (ESC is `\x1b`), `\uHHHH` above. */
 export function escapeChar(ch: string): string {
   const named = NAMED[ch];
   if (named !== undefined) return named;
@@ -32,11 +21,7 @@ export function escapeChar(ch: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-/**
- * Returns `s` with every control character, DEL, C1 control and bidi control replaced by a visible
- * escape. Backslashes are left as they are (Windows paths stay readable), so a literal `\x1b` typed
- * by a user looks like an escaped ESC: harmless, since it is text either way.
- */
+/** `s` with every unsafe character escaped; backslashes are kept (Windows paths stay readable). */
 export function sanitizeForTerminal(s: string, opts: SanitizeOptions = {}): string {
   if (!UNSAFE_TEST.test(s)) return s; // the common case: no allocation
   let text = s;

@@ -1,7 +1,5 @@
-// Table rendering with cli-table3 (the only importer of it; loaded lazily by the writers, since
-// cli-table3 costs ~13 ms at startup). Every cell is sanitised; nested values are shown as compact
-// JSON. Widths are display widths (CJK and emoji take two columns); which columns a list shows
-// at the terminal's width is fit.ts's decision, and ids are never cut.
+// Table rendering with cli-table3 (its only importer; loaded lazily by the writers: startup time).
+// Cells sanitised, nested values as compact JSON, display widths; fit.ts decides the columns.
 import Table from 'cli-table3';
 import { cellDisplay, DEFAULT_MAX_CELL_WIDTH } from './cell.js';
 import { fitColumns, isWholeColumn, type ColumnFacts, type ColumnLayout } from './fit.js';
@@ -45,10 +43,7 @@ function style(color: boolean | undefined): { head: string[]; border: string[] }
 /** No rule between body rows: compact, as gh and kubectl print lists. */
 const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
-/**
- * A table of `rows` (already display strings or raw values) under `columns`, ending in a newline,
- * fitted to `opts.width`. Header names are sanitised too: without `--fields` they are the server's keys.
- */
+/** A table of `rows` (display strings or raw values) fitted to `opts.width`; headers are sanitised too (server keys). */
 export function renderTable(columns: readonly string[], rows: readonly (readonly unknown[])[], opts: TableOptions = {}): RenderedTable {
   const max = opts.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH;
   const pinned = opts.pinned ?? ['id'];
@@ -85,10 +80,7 @@ export function renderTable(columns: readonly string[], rows: readonly (readonly
 /** Below this many columns for the values, a key/value table stops wrapping and lets the terminal do it. */
 const MIN_VALUE_WIDTH = 20;
 
-/**
- * A two-column key/value table for one resource (`get`), keys in record order. Values are never
- * cut: with a width, long values wrap (at spaces where they can); without one they are shown whole.
- */
+/** A key/value table for one resource; values are never cut: with a width they wrap, else they are whole. */
 export function renderKeyValueTable(entries: ReadonlyArray<readonly [string, unknown]>, opts: KeyValueTableOptions = {}): string {
   const keys = entries.map(([k]) => cellDisplay(k));
   const values = entries.map(([, v]) => cellDisplay(v));

@@ -1,6 +1,5 @@
-// Display width: how many terminal columns text takes (CJK and emoji take two, combining marks
-// none). Measured with the same string-width cli-table3 lays tables out with, so our cuts and its
-// borders agree. Text is cut and wrapped between graphemes, never inside an emoji or a surrogate pair.
+// Terminal columns of text, with the string-width cli-table3 uses (so our cuts and its borders
+// agree). Text is cut and wrapped between graphemes, never inside an emoji.
 import stringWidth from 'string-width';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });

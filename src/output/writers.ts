@@ -50,8 +50,6 @@ export interface ListWriter {
   readonly count: number;
 }
 
-export const DEFAULT_TABLE_CHUNK_SIZE = 1000;
-
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -65,11 +63,8 @@ function project(record: unknown, fields: readonly string[] | undefined): unknow
   return fields && fields.length > 0 && isPlainObject(record) ? projectFields(record, fields) : record;
 }
 
-/**
- * Says once (on opts.notice) which `--fields` no record printed has: a typo (`emial`) otherwise
- * prints an empty column or nothing at all. A streamed list is judged at its end, over every record
- * printed; an empty list says nothing (there was nothing to judge).
- */
+// Says once, at the end, which `--fields` no printed record has (a typo such as `emial` would
+// otherwise print an empty column); an empty list says nothing.
 function fieldChecker(opts: WriterOptions): { see(record: unknown): void; report(): void } | undefined {
   const fields = opts.fields;
   const notice = opts.notice;
@@ -120,7 +115,10 @@ function formatListWriter(format: OutputFormat, stdout: OutputStream, opts: Writ
     case 'json':
       return jsonListWriter(stdout, opts);
     case 'ndjson':
-      return lineWriter(stdout, (r) => `${safeJson(project(r, opts.fields))}\n`);
+      return counted(
+        (r) => writeChunk(stdout, `${safeJson(project(r, opts.fields))}\n`),
+        async () => {},
+      );
     case 'csv':
       return delimitedWriter(stdout, ',', opts);
     case 'tsv':
@@ -130,74 +128,55 @@ function formatListWriter(format: OutputFormat, stdout: OutputStream, opts: Writ
   }
 }
 
-// `[`, records separated by `,\n`, `]`: byte for byte JSON.stringify(list, null, 2) + '\n'.
-function jsonListWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
+/** A ListWriter counting its records: `write` gets each record and its index. */
+function counted(write: (record: unknown, index: number) => void | Promise<void>, end: (count: number) => Promise<void>): ListWriter {
   let count = 0;
-  let ended = false;
   return {
     get count() {
       return count;
     },
-    write(record) {
+    write: (record) => write(record, count++),
+    end: () => end(count),
+  };
+}
+
+// `[`, records separated by `,\n`, `]`: byte for byte JSON.stringify(list, null, 2) + '\n'.
+function jsonListWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
+  let ended = false;
+  return counted(
+    (record, i) => {
       if (ended) throw new Error('write after end');
       const body = safeJson(project(record, opts.fields), 2).replace(/\n/g, '\n  ');
-      return writeChunk(stdout, `${count++ === 0 ? '[\n  ' : ',\n  '}${body}`);
+      return writeChunk(stdout, `${i === 0 ? '[\n  ' : ',\n  '}${body}`);
     },
-    async end() {
+    async (count) => {
       if (ended) return;
       ended = true;
       await writeChunk(stdout, count === 0 ? '[]\n' : '\n]\n');
     },
-  };
-}
-
-function lineWriter(stdout: OutputStream, line: (record: unknown) => string): ListWriter {
-  let count = 0;
-  return {
-    get count() {
-      return count;
-    },
-    write(record) {
-      count++;
-      return writeChunk(stdout, line(record));
-    },
-    async end() {},
-  };
+  );
 }
 
 // Header from --fields, else from the first record's keys; later records follow those columns.
 function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOptions): ListWriter {
   const cellOpts = { terminal: stdout.isTTY === true };
   let columns: string[] | undefined;
-  let count = 0;
-  const header = (cols: readonly string[]): string => `${csvRow(cols, sep, cellOpts)}\n`;
-  return {
-    get count() {
-      return count;
+  const row = (cells: readonly unknown[]): string => `${csvRow(cells, sep, cellOpts)}\n`;
+  return counted(
+    (record) => {
+      const header = columns === undefined ? row((columns = columnsFor(record, opts.fields))) : '';
+      return writeChunk(stdout, `${header}${row(rowOf(record, columns))}`);
     },
-    write(record) {
-      let chunk = '';
-      if (columns === undefined) {
-        columns = columnsFor(record, opts.fields);
-        chunk = header(columns);
-      }
-      count++;
-      return writeChunk(stdout, `${chunk}${csvRow(rowOf(record, columns), sep, cellOpts)}\n`);
+    async () => {
+      if (columns === undefined && opts.fields && opts.fields.length > 0) await writeChunk(stdout, row((columns = [...opts.fields])));
     },
-    async end() {
-      if (columns === undefined && opts.fields && opts.fields.length > 0) {
-        columns = [...opts.fields];
-        await writeChunk(stdout, header(columns));
-      }
-    },
-  };
+  );
 }
 
-// A table needs every row to size its columns, so rows are buffered (as display strings, long ones
-// cut, ids whole) and printed as one table per `tableChunkSize` rows; the first chunk decides which
-// columns fit, and every later chunk shows the same ones. The notice comes once, after the list.
+// Rows are buffered as display strings and printed as one table per `tableChunkSize` rows; the first
+// chunk decides which columns fit, later chunks show the same ones. One notice, after the list.
 function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
-  const chunkSize = Math.max(1, opts.tableChunkSize ?? DEFAULT_TABLE_CHUNK_SIZE);
+  const chunkSize = Math.max(1, opts.tableChunkSize ?? 1000);
   const maxCellWidth = opts.wide ? 0 : (opts.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH);
   const width = fitWidth(stdout, opts);
   const pinned = opts.pinned ?? ['id'];
@@ -205,10 +184,7 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
   let whole: boolean[] = [];
   let shown: boolean[] | undefined;
   let rows: string[][] = [];
-  let count = 0;
-  const hidden = new Set<string>();
-  const hiddenEmpty = new Set<string>();
-  const cut = new Set<string>();
+  const seen = { hidden: new Set<string>(), hiddenEmpty: new Set<string>(), cut: new Set<string>() };
   const flush = async (): Promise<void> => {
     if (rows.length === 0 || columns === undefined) return;
     const [cols, batch] = [columns, rows];
@@ -216,28 +192,23 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
     const { renderTable } = await loadTableRenderer();
     const table = renderTable(cols, batch, { color: opts.color, maxCellWidth, width, pinned, whole: opts.whole, show: shown });
     shown ??= table.shown;
-    table.layout.hidden.forEach((c) => hidden.add(c));
-    table.layout.hiddenEmpty.forEach((c) => hiddenEmpty.add(c));
-    table.layout.cut.forEach((c) => cut.add(c));
+    for (const k of ['hidden', 'hiddenEmpty', 'cut'] as const) table.layout[k].forEach((c) => seen[k].add(c));
     await writeChunk(stdout, table.text);
   };
-  return {
-    get count() {
-      return count;
-    },
-    write(record) {
+  return counted(
+    (record) => {
       if (columns === undefined) {
         columns = columnsFor(record, opts.fields, opts.columns);
         whole = columns.map((c) => isWholeColumn(c, pinned, opts.whole));
       }
       // the code-point cap bounds memory; table.ts cuts again by display width
       rows.push(rowOf(record, columns).map((v, i) => cellDisplay(v, whole[i] ? 0 : maxCellWidth)));
-      count++;
       return rows.length >= chunkSize ? flush() : undefined;
     },
-    async end() {
+    async () => {
       await flush();
       if (width === undefined || opts.notice === undefined) return;
+      const { hidden, hiddenEmpty, cut } = seen;
       const layout = { widths: [], hidden: [...hidden], hiddenEmpty: [...hiddenEmpty].filter((c) => !hidden.has(c)), cut: [...cut] };
       const notice = fitNotice(
         layout,
@@ -246,13 +217,10 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
       );
       if (notice) opts.notice(notice);
     },
-  };
+  );
 }
 
-/**
- * Writes one resource: json pretty-printed (2 spaces), ndjson one line, csv/tsv a header and a
- * row, table a two-column key/value table. `null` or a non-object prints as its JSON/text.
- */
+/** Writes one resource: json pretty-printed, ndjson/csv/tsv as a list of one, table as key/value rows. */
 export async function writeRecord(format: OutputFormat, stdout: OutputStream, record: unknown, opts: WriterOptions = {}): Promise<void> {
   const check = fieldChecker(opts);
   check?.see(record);
@@ -263,7 +231,6 @@ export async function writeRecord(format: OutputFormat, stdout: OutputStream, re
 async function writeRecordAs(format: OutputFormat, stdout: OutputStream, record: unknown, opts: WriterOptions): Promise<void> {
   if (format === 'json') return writeChunk(stdout, `${safeJson(project(record, opts.fields), 2)}\n`);
   if (format !== 'table') {
-    // ndjson, csv, tsv: a list of one
     const writer = formatListWriter(format, stdout, opts);
     await writer.write(record);
     return writer.end();

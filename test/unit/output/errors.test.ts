@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, UsageError, ValidationError } from '../../../src/http/errors.js';
-import { errorToJson, formatDetail, formatError, formatErrorLines } from '../../../src/output/errors.js';
+import { errorToJson, formatDetail, formatError } from '../../../src/output/errors.js';
 import { RAW_UNSAFE } from '../../helpers/unsafe.js';
+
+const linesOf = (err: unknown, opts?: { json?: boolean }): string[] => formatError(err, opts).replace(/\n$/, '').split('\n');
 
 describe('formatError', () => {
   const notFound = new NotFoundError('contact c_404 not found', { status: 404, code: 'NOT_FOUND', requestId: 'req_abc123' });
@@ -37,11 +39,11 @@ describe('formatError', () => {
   it('prints the first 10 details and how many more; the JSON object carries all of them', () => {
     const details = Array.from({ length: 25 }, (_, i) => ({ field: `f${i}`, message: 'bad' }));
     const err = new ValidationError('many', { status: 422, details, hint: 'fix them' });
-    const lines = formatErrorLines(err, { json: true });
+    const lines = linesOf(err, { json: true });
     expect(lines.slice(1, 12)).toEqual([...details.slice(0, 10).map((d) => `  - ${d.field}: bad`), '  … and 15 more (see -o json)']);
     expect(lines[12]).toBe('Hint: fix them');
     expect((JSON.parse(lines[13]!) as { error: { details: unknown[] } }).error.details).toEqual(details);
-    expect(formatErrorLines(new ValidationError('ten', { details: details.slice(0, 10) }))).toHaveLength(11);
+    expect(linesOf(new ValidationError('ten', { details: details.slice(0, 10) }))).toHaveLength(11);
   });
 
   it('adds one JSON object line with json', () => {
@@ -51,7 +53,7 @@ describe('formatError', () => {
       requestId: 'req_9',
       details: [{ field: 'email', message: 'taken' }],
     });
-    const lines = formatErrorLines(err, { json: true });
+    const lines = linesOf(err, { json: true });
     expect(lines[0]).toBe('Error: bad (HTTP 422 VALIDATION_FAILED, request req_9)');
     expect(lines).toHaveLength(3);
     expect(JSON.parse(lines[2]!)).toEqual({
@@ -66,7 +68,7 @@ describe('formatError', () => {
     expect(formatError(new UsageError('unknown flag --frobnicate'))).toBe('Error: unknown flag --frobnicate\n');
     expect(formatError(new Error('boom'))).toBe('Error: boom\n');
     expect(formatError('a string')).toBe('Error: a string\n');
-    const [, json] = formatErrorLines(new UsageError('bad --limit'), { json: true });
+    const [, json] = linesOf(new UsageError('bad --limit'), { json: true });
     expect(JSON.parse(json!)).toEqual({
       error: { code: 'USAGE_ERROR', message: 'bad --limit', details: [] },
       status: null,
