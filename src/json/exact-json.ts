@@ -1,7 +1,6 @@
-// JSON that keeps numbers as the server sent them (issue 9, class 7). A double cannot hold
-// 12345678901234567891, 1e400 or 0.1000000000000000000001; such a number is kept as a RawNumber (its
-// source text) and every writer prints that text. Bodies without one take plain JSON.parse, after a
-// regex pre-scan that costs a fraction of the parse: start-up and throughput stay as they were.
+// JSON that keeps numbers as the server sent them: one no double holds (12345678901234567891, 1e400)
+// is kept as a RawNumber (its source text) that every writer prints. A regex pre-scan sends other
+// bodies to plain JSON.parse.
 
 /** A JSON number that no double holds exactly, kept as its source text (e.g. `12345678901234567891`). */
 export class RawNumber {
@@ -10,7 +9,7 @@ export class RawNumber {
   constructor(readonly text: string) {
     RawNumber.seen = true;
   }
-  /** For a JSON.stringify that is not stringifyJson: the exact digits, as a string. */
+  /** for a JSON.stringify that is not stringifyJson: the digits, as a string */
   toJSON(): string {
     return this.text;
   }
@@ -19,10 +18,8 @@ export class RawNumber {
   }
 }
 
-// A number token in value position (after `:`, `,`, `[` or at the start) that could be inexact: 16 or
-// more digit/dot characters, or an exponent. Anything shorter without an exponent has at most 15
-// significant digits, which a double always gives back (DBL_DIG). It may also match inside a string
-// ("a: 1e5"): that only sends the body down the exact path, which decides per real token.
+// A number in value position that could be inexact: 16+ digit/dot characters or an exponent (15
+// significant digits always survive a double). A match inside a string only costs the exact path.
 const MAYBE_INEXACT = /(?:^|[:,[])\s*-?(?:\d[\d.]{15}|\d+(?:\.\d+)?[eE])/;
 // Where the exact path looks next: a string's start or a number's; and JSON's number grammar.
 const STRING_OR_NUMBER = /["\-0-9]/g;
@@ -35,9 +32,8 @@ export function parseJson(text: string): unknown {
 }
 
 /**
- * The exact path, exported for tests (parseJson takes it only when the pre-scan finds a candidate).
- * Each inexact token becomes a string holding a per-process nonce and its index, which the reviver
- * turns back into a RawNumber; the nonce is random, so no string from the server can pass for one.
+ * The exact path (exported for tests). Each inexact token becomes a string of a random per-process
+ * nonce and its index, which the reviver turns into a RawNumber: no server string can pass for one.
  */
 export function parseExact(text: string): unknown {
   const raws: string[] = [];
@@ -103,10 +99,8 @@ function stringEnd(text: string, open: number): number {
 }
 
 /**
- * The number a decimal text means when a double holds it exactly: the double prints back as the same
- * decimal value (`1.50` → 1.5, `1e2` → 100, `-0` → 0); undefined when it does not
- * (`12345678901234567891`, `1e400`, `1e-400`, `0.1000000000000000000001`) or the text is no decimal.
- * The one rule for every number crm reads: server bodies, `--set`, `--data`, typed import cells.
+ * The number a decimal text means when a double holds it exactly (`1.50` → 1.5, `1e2` → 100), else
+ * undefined (`1e400`, `12345678901234567891`, not a decimal). The one rule for every number crm reads.
  */
 export function exactNumber(text: string): number | undefined {
   if (SAFE_INTEGER_TEXT.test(text)) return Number(text);
@@ -135,12 +129,9 @@ function nonce(): string {
   return nonceText;
 }
 
-/**
- * JSON.stringify that writes a RawNumber as its digits, not as a string; bigints as strings.
- * The same bytes as JSON.stringify for everything else.
- */
+/** JSON.stringify, but a RawNumber is written as its digits and a bigint as a string. */
 export function stringifyJson(value: unknown, indent?: number): string | undefined {
-  if (!RawNumber.seen) return JSON.stringify(value, bigintReplacer, indent);
+  if (!RawNumber.seen) return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), indent);
   const prefix = nonce();
   const json = JSON.stringify(
     value,
@@ -159,8 +150,4 @@ function rawMarks(prefix: string): RegExp {
   // a RawNumber's text is a JSON number token: nothing in it needs escaping or a regex escape
   marks ??= new RegExp(`"${prefix.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}([-+.0-9eE]+)"`, 'g');
   return marks;
-}
-
-function bigintReplacer(_key: string, v: unknown): unknown {
-  return typeof v === 'bigint' ? v.toString() : v;
 }
