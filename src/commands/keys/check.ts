@@ -1,9 +1,7 @@
-// `crm keys-check`: does the active key authenticate, and what may it read? Sends only reads:
-// `GET /{collection}?limit=1` for each readable collection of the resource table (2xx: the read
-// scope is there, 403: it is not), or for a version 1 key `POST {v1}/people/query {limit: 1}`.
-// Write and delete scopes are not checked (that would create or delete data): the report names
-// them, so a read-only key is not taken for an admin key. A key is never reported as working
-// unless some probe got an answer of the API (2xx, 403 or 401).
+// `crm keys-check`: does the active key authenticate, and what may it read? Only reads are sent:
+// `GET /{collection}?limit=1` per readable collection (2xx: scope there, 403: not), or for a version 1
+// key `POST /people/query {limit: 1}`. Write/delete scopes are named as not checked. A key is never
+// reported as working unless some probe got an answer of the API (2xx, 403 or 401).
 import { allScopes, RESOURCES, scopeFor } from '../../api/resources.js';
 import { keyKind, type KeyKind } from '../../config/key-kind.js';
 import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError, ServerError } from '../../http/errors.js';
@@ -14,14 +12,14 @@ import { forEachLimit } from '../../util/pool.js';
 import type { Ctx } from '../context.js';
 import type { KeysCheckOptions } from './command.js';
 
-export interface RateLimitSeen {
+interface RateLimitSeen {
   limit: number | null;
   remaining: number | null;
   /** as the server sent it (the sandbox: seconds until the window resets) */
   reset: number | null;
 }
 
-export interface KeysCheckReport {
+interface KeysCheckReport {
   profile: string | null;
   base_url: string;
   key_kind: KeyKind;
@@ -29,27 +27,22 @@ export interface KeysCheckReport {
   authenticated: boolean;
   /** `contacts:read` → true (2xx), false (403), null (could not tell: 404, 5xx, …) */
   scopes: Record<string, boolean | null>;
-  /** version 2: the scopes no probe can tell without writing (every write and delete scope) */
+  /** version 2: the write and delete scopes, and a note saying why they were not checked */
   scopes_not_checked?: string[];
-  /** version 2: says that only read scopes were checked, and how to learn the others */
   note?: string;
   rate_limit: RateLimitSeen;
   /** probes that could not tell, with why (left out when there are none) */
   errors?: Record<string, string>;
 }
 
-export const NOT_CHECKED_NOTE =
+const NOT_CHECKED_NOTE =
   'Only read scopes were checked (GET ?limit=1). Write and delete scopes cannot be checked without creating or deleting data: the first write tells (exit 4 when the scope is missing).';
-
-const DEFAULT_CONCURRENCY = 4;
 
 export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void> {
   const profile = await ctx.profile();
-  // The kind comes from the key's form (CONTRACT §2): a version 1 key given as CRM_API_KEY (or
-  // saved as the v2 key) is checked against version 1 rather than refused.
+  // The kind comes from the key's form (CONTRACT §2): a version 1 key in the v2 slot is checked as one.
   const v1InV2Slot = !opts.v1 && profile.apiKey !== undefined && keyKind(profile.apiKey) === 'v1';
   const useV1 = opts.v1 === true || v1InV2Slot || (profile.apiKey === undefined && profile.v1ApiKey !== undefined);
-  // Throws AuthError (exit 3) when no key is configured, or the key is of the other version.
   const client = await ctx.client({ v1: useV1, key: v1InV2Slot ? profile.apiKey : undefined });
   const key = (v1InV2Slot ? profile.apiKey : useV1 ? profile.v1ApiKey : profile.apiKey) ?? '';
   const report: KeysCheckReport = {
@@ -61,8 +54,7 @@ export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void>
     scopes: {},
     rate_limit: { limit: null, remaining: null, reset: null },
   };
-  const rejection = useV1 ? await probeV1(client, report, ctx.signal) : await probeV2(client, report, DEFAULT_CONCURRENCY, ctx.signal);
-  if (report.errors && Object.keys(report.errors).length === 0) delete report.errors;
+  const rejection = useV1 ? await probeV1(client, report, ctx.signal) : await probeV2(client, report, ctx.signal);
   if (!useV1 && rejection === undefined && !report.authenticated) throw notTheApi(report);
 
   await printReport(ctx, report, useV1);
@@ -93,18 +85,11 @@ async function probeCollection(client: HttpClient, name: string, signal?: AbortS
 }
 
 /** Fills `report`; returns the 401 error when the key was rejected. */
-async function probeV2(
-  client: HttpClient,
-  report: KeysCheckReport,
-  concurrency = DEFAULT_CONCURRENCY,
-  signal?: AbortSignal,
-): Promise<AuthError | undefined> {
+async function probeV2(client: HttpClient, report: KeysCheckReport, signal?: AbortSignal): Promise<AuthError | undefined> {
   const collections = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
   for (const name of collections) report.scopes[scopeFor(name, 'read')] = null;
   report.scopes_not_checked = allScopes().filter((scope) => !(scope in report.scopes));
   report.note = NOT_CHECKED_NOTE;
-  const errors: Record<string, string> = {};
-  report.errors = errors;
   const apply = (name: string, outcome: Outcome): void => {
     const scope = scopeFor(name, 'read');
     if (outcome.kind === 'ok' || outcome.kind === 'forbidden') {
@@ -113,14 +98,12 @@ async function probeV2(
       report.scopes[scope] = outcome.kind === 'ok';
       if (outcome.kind === 'ok') noteRateLimit(report, outcome.res);
     } else if (outcome.kind === 'unknown') {
-      errors[scope] = describe(outcome.err);
+      (report.errors ??= {})[scope] = describe(outcome.err);
     }
   };
 
-  // The first probe alone: a rejected key (401) or an unreachable server ends the check after one
-  // request. A server that cannot answer (5xx, network) ends it with its own error (exit 8), since
-  // nothing can be told. A 404 or an answer that is not the API's (HTML, a redirect) goes on: one
-  // missing collection is not a wrong server, and the end tells whether any probe reached the API.
+  // The first probe alone: a 401 or a server that cannot answer (5xx, network: exit 8) ends the
+  // check after one request. A 404 or a non-API answer goes on: the end tells if any probe got through.
   const [first, ...rest] = collections;
   const firstOutcome = await probeCollection(client, first!, signal);
   if (firstOutcome.kind === 'unauthenticated') return firstOutcome.err;
@@ -134,7 +117,7 @@ async function probeV2(
       rejected = outcome.err; // revoked mid-check
     else apply(name, outcome);
   };
-  await forEachLimit(rest, concurrency, probe, () => rejected !== undefined);
+  await forEachLimit(rest, 4, probe, () => rejected !== undefined);
   if (rejected) {
     report.authenticated = false;
     return rejected;
@@ -161,11 +144,7 @@ function notAnApiAnswer(err: CrmError): boolean {
   return err instanceof NotFoundError || (err instanceof ServerError && (err.code === 'INVALID_RESPONSE' || err.code === 'REDIRECT'));
 }
 
-/**
- * No probe got an answer of the API: the base URL points at something else (a server's address
- * without /api/v2, a web page, another service). Exit 8 as for any answer that is not the API's,
- * not 3: the key was never rejected, and "check your key" would send the user the wrong way.
- */
+// No probe got an API answer: the base URL points elsewhere. Exit 8, not 3: the key was never rejected.
 function notTheApi(report: KeysCheckReport): ServerError {
   const details = Object.entries(report.errors ?? {}).map(([scope, why]) => ({ field: scope, message: why }));
   return new ServerError(

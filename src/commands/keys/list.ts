@@ -6,27 +6,15 @@ import { createListWriter } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { outputOptions } from '../shared/output-options.js';
 
-export interface ProfileRow {
-  profile: string;
-  default: boolean;
-  base_url: string;
-  /** the stored v1 root, else the derived one */
-  v1_base_url: string | null;
-  api_key: string | null;
-  v1_api_key: string | null;
-  auth_header: string;
-}
-
-// What a reader of the list came for first: which profile, where it points, which key, then the
-// default marker. At 80 columns the later ones give way; profile names, URLs and keys are never cut.
+// What a reader came for first: profile, where it points, which key. At 80 columns the later
+// columns give way; profile names, URLs and keys are never cut.
 const TABLE_COLUMNS = ['profile', 'base_url', 'api_key', 'default', 'auth_header', 'v1_api_key', 'v1_base_url'];
-const TABLE_PINNED = ['profile'];
 const TABLE_WHOLE = ['base_url', 'api_key', 'v1_api_key', 'v1_base_url'];
 
 export async function keysList(_opts: unknown, ctx: Ctx): Promise<void> {
   const store = await openConfigStore(ctx.configDir());
   const dflt = store.defaultProfile();
-  const rows: ProfileRow[] = store.profileNames().map((name) => {
+  const rows = store.profileNames().map((name) => {
     const p = store.getProfile(name)!;
     return {
       profile: name,
@@ -46,10 +34,10 @@ export async function keysList(_opts: unknown, ctx: Ctx): Promise<void> {
   const writer = createListWriter(
     format,
     ctx.io.stdout,
-    outputOptions(ctx, { columns: TABLE_COLUMNS, pinned: TABLE_PINNED, whole: TABLE_WHOLE }),
+    outputOptions(ctx, { columns: TABLE_COLUMNS, pinned: ['profile'], whole: TABLE_WHOLE }),
   );
   for (const row of rows) {
-    // A table shows the default as a marker; machine formats keep the boolean.
+    // a table shows the default as a marker; machine formats keep the boolean
     await writer.write(
       format === 'table' ? { ...row, default: row.default ? '*' : '', api_key: row.api_key ?? '', v1_api_key: row.v1_api_key ?? '' } : row,
     );

@@ -1,7 +1,7 @@
 // Request bodies from the command line: `--data JSON | @file | -` and `--set field=value` /
 // `--set field:=json` (CONTRACT §5). `--set` wins over `--data`. Pure but for reading the file/stdin.
 import { readFile } from 'node:fs/promises';
-import { UsageError } from '../../http/errors.js';
+import { InterruptedError, UsageError } from '../../http/errors.js';
 import { setOwn } from '../../import/json-value.js';
 import { parseJson } from '../../json/exact-json.js';
 
@@ -76,9 +76,17 @@ export async function buildBody(opts: { data?: string; set?: readonly string[] }
   return applySets(await readData(opts.data, stdin), opts.set ?? []);
 }
 
-export async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+/** A stream's whole text; with `max`, more bytes is a UsageError saying `tooBig`. */
+export async function readStream(stream: NodeJS.ReadableStream, limit?: { max: number; tooBig: string; signal?: AbortSignal }): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    if (limit?.signal?.aborted) throw new InterruptedError('Interrupted.');
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += buf.length;
+    if (limit && size > limit.max) throw new UsageError(limit.tooBig);
+    chunks.push(buf);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
