@@ -6,6 +6,7 @@ import type { SandboxOptions } from '../../sandbox/index.js';
 import type { SandboxCommandOptions } from './command.js';
 
 type Num = number | string | undefined;
+const POSITIVE = ['rateLimit', 'orgRateLimit', 'rateWindowMs', 'transcriptTtlMs', 'downloadRateLimit', 'downloadWindowMs'] as const;
 
 function choice<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined) return undefined;
@@ -25,45 +26,36 @@ const int =
   (n: number) =>
     Number.isInteger(n) && n >= min && n <= max;
 
+/** `fn()`, its error a UsageError (with `prefix`) naming the flag. */
+function flag<T>(prefix: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new UsageError(`${prefix}${(err as Error).message}`);
+  }
+}
+
 /** The options of startSandbox from the flags; a UsageError names the first bad flag. */
 export async function sandboxOptions(opts: SandboxCommandOptions): Promise<SandboxOptions> {
   const { parseFaultSpec, loadKeysFile, RESET_FORMATS, RETRY_AFTER_FORMATS } = await import('../../sandbox/index.js');
-  const positive = (flag: string, v: Num) => number(flag, v, int(1), 'a positive integer');
-  let faults;
-  try {
-    faults = opts.faults === undefined ? undefined : parseFaultSpec(opts.faults);
-  } catch (err) {
-    throw new UsageError(`--faults: ${(err as Error).message}`);
-  }
-  if (opts.faultPaths !== undefined) {
-    try {
-      new RegExp(opts.faultPaths);
-    } catch (err) {
-      throw new UsageError(`--fault-paths: invalid regular expression: ${(err as Error).message}`);
-    }
-  }
-  let extraKeys;
-  try {
-    extraKeys = opts.keys === undefined ? undefined : loadKeysFile(opts.keys);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const faults = opts.faults === undefined ? undefined : flag('--faults: ', () => parseFaultSpec(opts.faults!));
+  if (opts.faultPaths !== undefined) flag('--fault-paths: invalid regular expression: ', () => new RegExp(opts.faultPaths!));
+  const extraKeys = opts.keys === undefined ? undefined : flag('', () => loadKeysFile(opts.keys!));
   // The sandbox has printed keys and a throw-away CA (with --tls): it listens on loopback only.
   if (opts.host !== undefined && !/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(opts.host)) {
     throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1, localhost), got "${opts.host}"`);
   }
+  const port = number('--port', opts.port, int(0, 65535), 'an integer from 0 to 65535');
+  const seed = number('--seed', opts.seed, int(0, 0xffffffff), 'an integer from 0 to 4294967295');
+  const kebab = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const positive = Object.fromEntries(POSITIVE.map((k) => [k, number(kebab(k), opts[k], int(1), 'a positive integer')]));
   return {
     host: opts.host === '[::1]' ? '::1' : opts.host,
-    port: number('--port', opts.port, int(0, 65535), 'an integer from 0 to 65535'),
-    seed: number('--seed', opts.seed, int(0, 0xffffffff), 'an integer from 0 to 4294967295'),
+    port,
+    seed,
     dataFile: opts.dataFile,
     extraKeys,
-    rateLimit: positive('--rate-limit', opts.rateLimit),
-    orgRateLimit: positive('--org-rate-limit', opts.orgRateLimit),
-    rateWindowMs: positive('--rate-window-ms', opts.rateWindowMs),
-    transcriptTtlMs: positive('--transcript-ttl-ms', opts.transcriptTtlMs),
-    downloadRateLimit: positive('--download-rate-limit', opts.downloadRateLimit),
-    downloadWindowMs: positive('--download-window-ms', opts.downloadWindowMs),
+    ...positive,
     failRate: number('--fail-rate', opts.failRate, (n) => n >= 0 && n <= 1, 'a number from 0 to 1'),
     latencyMs: number('--latency-ms', opts.latencyMs, int(0), 'a non-negative integer'),
     faults,
@@ -103,10 +95,16 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
     if (e instanceof Error && /^(data|keys) file /.test(e.message)) throw new UsageError(e.message);
     throw err;
   }
-  const line: Record<string, unknown> = { base_url: sandbox.baseUrl, v1_base_url: sandbox.v1BaseUrl, keys: sandbox.keys };
-  if (sandbox.controlUrl) line.control_url = sandbox.controlUrl;
-  line.download_url = sandbox.downloadUrl;
-  if (sandbox.caFile) line.ca_file = sandbox.caFile;
+  const { baseUrl, v1BaseUrl, keys, controlUrl, downloadUrl, caFile } = sandbox;
+  // JSON.stringify leaves out the undefined ones (control_url without --control, ca_file without --tls)
+  const line = {
+    base_url: baseUrl,
+    v1_base_url: v1BaseUrl,
+    keys,
+    control_url: controlUrl || undefined,
+    download_url: downloadUrl,
+    ca_file: caFile || undefined,
+  };
   ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
   const trust = sandbox.caFile ? `NODE_EXTRA_CA_CERTS=${sandbox.caFile} ` : '';
   ctx.warn(
