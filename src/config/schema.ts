@@ -2,7 +2,6 @@
 // usage error naming the file and the field. Unknown fields are dropped (on the next write too).
 import * as z from 'zod';
 import { UsageError } from '../http/errors.js';
-import type { ConfigData } from './types.js';
 
 const profileSchema = z.object({
   base_url: z.string().min(1),
@@ -16,6 +15,10 @@ const configSchema = z.object({
   profiles: z.record(z.string(), profileSchema).default({}),
   default_profile: z.string().optional(),
 });
+
+/** A profile as written in the config file (snake_case, like the contract). */
+export type StoredProfile = z.infer<typeof profileSchema>;
+export type ConfigData = z.infer<typeof configSchema>;
 
 export function parseConfigData(raw: unknown, file: string): ConfigData {
   const result = configSchema.safeParse(raw ?? {});

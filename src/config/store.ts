@@ -12,21 +12,7 @@ export type { ConfigData, StoredProfile } from './types.js';
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
-export interface ConfigStore {
-  /** the config file */
-  readonly path: string;
-  /** its folder */
-  readonly dir: string;
-  /** profile names, sorted */
-  profileNames(): string[];
-  getProfile(name: string): StoredProfile | undefined;
-  defaultProfile(): string | undefined;
-  /** creates or replaces a profile; the first profile ever stored becomes the default */
-  setProfile(name: string, profile: StoredProfile): void;
-  /** removes a profile (clearing the default if it was the default); false when there was none */
-  removeProfile(name: string): boolean;
-  setDefault(name: string): void;
-}
+export type ConfigStore = Awaited<ReturnType<typeof openConfigStore>>;
 
 /** Profile names: short, shell- and file-friendly. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -50,29 +36,31 @@ export function unknownProfileError(name: string, names: readonly string[], file
 }
 
 /** Opens (and validates) the config file in the folder `dir` (see configDirFor); creates the folder (0700) if missing. */
-export async function openConfigStore(dir: string): Promise<ConfigStore> {
+export async function openConfigStore(dir: string) {
   const { conf, data } = await load(dir);
   const write = (): void => save(conf, dir, data);
   return {
     path: conf.path,
     dir,
-    profileNames: () => Object.keys(data.profiles).sort(),
-    getProfile: (name) => (Object.hasOwn(data.profiles, name) ? { ...data.profiles[name]! } : undefined),
-    defaultProfile: () => data.default_profile,
-    setProfile(name, profile) {
+    profileNames: (): string[] => Object.keys(data.profiles).sort(),
+    getProfile: (name: string): StoredProfile | undefined => (Object.hasOwn(data.profiles, name) ? { ...data.profiles[name]! } : undefined),
+    defaultProfile: (): string | undefined => data.default_profile,
+    /** creates or replaces a profile; the first profile ever stored becomes the default */
+    setProfile(name: string, profile: StoredProfile): void {
       checkProfileName(name);
       data.profiles[name] = stripEmpty(profile);
       if (data.default_profile === undefined) data.default_profile = name;
       write();
     },
-    removeProfile(name) {
+    /** false when there was none; removing the default clears it */
+    removeProfile(name: string): boolean {
       if (!Object.hasOwn(data.profiles, name)) return false;
       delete data.profiles[name];
       if (data.default_profile === name) delete data.default_profile;
       write();
       return true;
     },
-    setDefault(name) {
+    setDefault(name: string): void {
       if (!Object.hasOwn(data.profiles, name)) throw unknownProfileError(name, Object.keys(data.profiles).sort(), conf.path);
       data.default_profile = name;
       write();
@@ -137,17 +125,11 @@ function ensureDir(dir: string): void {
 class NotAnObject extends Error {}
 
 function brokenFile(file: string, err: unknown): UsageError {
-  const e = err as NodeJS.ErrnoException;
-  if (err instanceof NotAnObject) {
-    return new UsageError(
-      `The config file ${file} is malformed: (top level) must be a JSON object with "profiles". Fix it or delete it and add the profiles again.`,
-    );
-  }
-  if (e?.name === 'SyntaxError') {
-    return new UsageError(`The config file ${file} is not valid JSON (${e.message}). Fix it or delete it and add the profiles again.`, {
-      cause: err,
-    });
-  }
+  const e = err as Error | undefined;
+  const fix = 'Fix it or delete it and add the profiles again.';
+  if (err instanceof NotAnObject)
+    return new UsageError(`The config file ${file} is malformed: (top level) must be a JSON object with "profiles". ${fix}`);
+  if (e?.name === 'SyntaxError') return new UsageError(`The config file ${file} is not valid JSON (${e.message}). ${fix}`, { cause: err });
   return new UsageError(`Cannot read the config file ${file}: ${e?.message ?? String(err)}`, { cause: err });
 }
 

@@ -1,6 +1,7 @@
-// The profile as every command sees it, after precedence (CONTRACT §2): flags, environment,
-// the chosen profile, the default profile.
+// The profile as every command sees it, after precedence (CONTRACT §2); the stored one is the schema's.
 import type { AuthHeaderKind } from '../http/types.js';
+
+export type { ConfigData, StoredProfile } from './schema.js';
 
 export interface ResolvedProfile {
   /** the profile name used, if any came from the config file */
@@ -16,18 +17,4 @@ export interface ProfileFlags {
   profile?: string;
   baseUrl?: string;
   v1BaseUrl?: string;
-}
-
-/** A profile as written in the config file (snake_case, like the contract). */
-export interface StoredProfile {
-  base_url: string;
-  v1_base_url?: string;
-  api_key?: string;
-  v1_api_key?: string;
-  auth_header: AuthHeaderKind;
-}
-
-export interface ConfigData {
-  profiles: Record<string, StoredProfile>;
-  default_profile?: string;
 }
