@@ -47,10 +47,8 @@ export function formatDetail(detail: Record<string, unknown>): string {
 
 /** `(HTTP 404 NOT_FOUND, request req_123)`, or the parts there are; '' when none. */
 function suffix(status?: number, code?: string, requestId?: string): string {
-  const parts: string[] = [];
-  const head = [status !== undefined ? `HTTP ${status}` : undefined, code].filter((p) => p !== undefined && p !== '');
-  if (head.length > 0) parts.push(head.join(' '));
-  if (requestId) parts.push(`request ${requestId}`);
+  const head = [status === undefined ? '' : `HTTP ${status}`, code ?? ''].filter(Boolean).join(' ');
+  const parts = [head, requestId ? `request ${requestId}` : ''].filter(Boolean);
   return parts.length > 0 ? ` (${clean(parts.join(', '))})` : '';
 }
 

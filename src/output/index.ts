@@ -8,5 +8,4 @@ export * from './progress.js';
 export * from './sanitize.js';
 export * from './cell.js';
 // table.js (cli-table3) is not re-exported, to keep it off the startup path: use loadTableRenderer().
-export type { KeyValueTableOptions, TableOptions } from './table.js';
 export * from './writers.js';

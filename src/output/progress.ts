@@ -5,24 +5,21 @@ import type { OutputStream } from './backpressure.js';
 import { sanitizeForTerminal } from './sanitize.js';
 import { cutToWidth } from './width.js';
 
-export interface ProgressOptions {
-  /** standard error; never standard output */
+interface ProgressOptions {
+  /** standard error, never standard output */
   stream: OutputStream;
   /** typically `stderr.isTTY && !quiet` */
   enabled: boolean;
-  /** first text, shown when the spinner starts */
   text?: string;
   /** colour the spinner and ✔/✖ (the caller's decision: ora's colour library ignores NO_COLOR); default false */
   color?: boolean;
 }
 
+/** update starts the spinner (loading ora), then changes its text; succeed/fail stop with ✔/✖ and the text. */
 export interface Progress {
   readonly enabled: boolean;
-  /** starts the spinner on first call (loading ora), then changes its text */
   update(text: string): void;
-  /** stops with ✔ and `text` (or the last text); resolves once written */
   succeed(text?: string): Promise<void>;
-  /** stops with ✖ and `text` (or the last text) */
   fail(text?: string): Promise<void>;
   /** stops and clears the spinner line */
   stop(): Promise<void>;

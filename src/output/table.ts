@@ -6,34 +6,14 @@ import { fitColumns, isWholeColumn, type ColumnFacts, type ColumnLayout } from '
 import { sanitizeForTerminal } from './sanitize.js';
 import { cutToWidth, displayWidth, wrapToWidth } from './width.js';
 
-export interface TableOptions {
-  /** ANSI colours for header and border; false gives plain text */
+/** As WriterOptions; `show`: the columns an earlier chunk of the same list showed. */
+interface TableOptions {
   color?: boolean;
-  /** list tables: widest cell in columns before it is cut with `…` (default 60; 0 = never); ids are never cut */
   maxCellWidth?: number;
-  /** the terminal width: columns are hidden or cut (never ids) until the table fits */
   width?: number;
-  /** columns never hidden nor cut (default: `id`) */
   pinned?: readonly string[];
-  /** columns never cut besides ids (`*_id`, `*Id`): shown whole or hidden */
   whole?: readonly string[];
-  /** which columns to show, from an earlier chunk of the same list (same columns in every chunk) */
   show?: readonly boolean[];
-}
-
-export interface RenderedTable {
-  text: string;
-  layout: ColumnLayout;
-  /** which columns were shown, to pass as `show` for the next chunk */
-  shown: boolean[];
-}
-
-export interface KeyValueTableOptions {
-  color?: boolean;
-  /** the terminal width: long values wrap to fit it; without it values are shown whole */
-  width?: number;
-  /** called with the keys whose values had a word broken across lines to fit */
-  onBroken?: (keys: string[]) => void;
 }
 
 function style(color: boolean | undefined): { head: string[]; border: string[] } {
@@ -44,7 +24,11 @@ function style(color: boolean | undefined): { head: string[]; border: string[] }
 const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
 /** A table of `rows` (display strings or raw values) fitted to `opts.width`; headers are sanitised too (server keys). */
-export function renderTable(columns: readonly string[], rows: readonly (readonly unknown[])[], opts: TableOptions = {}): RenderedTable {
+export function renderTable(
+  columns: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  opts: TableOptions = {},
+): { text: string; layout: ColumnLayout; shown: boolean[] } {
   const max = opts.maxCellWidth ?? DEFAULT_MAX_CELL_WIDTH;
   const pinned = opts.pinned ?? ['id'];
   const whole = columns.map((c) => isWholeColumn(c, pinned, opts.whole));
@@ -80,8 +64,14 @@ export function renderTable(columns: readonly string[], rows: readonly (readonly
 /** Below this many columns for the values, a key/value table stops wrapping and lets the terminal do it. */
 const MIN_VALUE_WIDTH = 20;
 
-/** A key/value table for one resource; values are never cut: with a width they wrap, else they are whole. */
-export function renderKeyValueTable(entries: ReadonlyArray<readonly [string, unknown]>, opts: KeyValueTableOptions = {}): string {
+/**
+ * A key/value table for one resource; values are never cut: with a width they wrap, else they are
+ * whole. `onBroken` gets the keys whose values had a word broken across lines.
+ */
+export function renderKeyValueTable(
+  entries: ReadonlyArray<readonly [string, unknown]>,
+  opts: { color?: boolean; width?: number; onBroken?: (keys: string[]) => void } = {},
+): string {
   const keys = entries.map(([k]) => cellDisplay(k));
   const values = entries.map(([, v]) => cellDisplay(v));
   const keyWidth = Math.max(1, ...keys.map(displayWidth));
