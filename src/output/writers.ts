@@ -46,8 +46,6 @@ export interface ListWriter {
   write(record: unknown): void | Promise<void>;
   /** Finishes the output (closing `]`, last table, csv header of an empty list with --fields). Does not end the stream. */
   end(): Promise<void>;
-  /** records written so far */
-  readonly count: number;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -96,9 +94,6 @@ export function createListWriter(format: OutputFormat, stdout: OutputStream, opt
   const check = fieldChecker(opts);
   if (!check) return writer;
   return {
-    get count() {
-      return writer.count;
-    },
     write(record) {
       check.see(record);
       return writer.write(record);
@@ -115,10 +110,7 @@ function formatListWriter(format: OutputFormat, stdout: OutputStream, opts: Writ
     case 'json':
       return jsonListWriter(stdout, opts);
     case 'ndjson':
-      return counted(
-        (r) => writeChunk(stdout, `${safeJson(project(r, opts.fields))}\n`),
-        async () => {},
-      );
+      return { write: (r) => writeChunk(stdout, `${safeJson(project(r, opts.fields))}\n`), end: async () => {} };
     case 'csv':
       return delimitedWriter(stdout, ',', opts);
     case 'tsv':
@@ -128,33 +120,22 @@ function formatListWriter(format: OutputFormat, stdout: OutputStream, opts: Writ
   }
 }
 
-/** A ListWriter counting its records: `write` gets each record and its index. */
-function counted(write: (record: unknown, index: number) => void | Promise<void>, end: (count: number) => Promise<void>): ListWriter {
-  let count = 0;
-  return {
-    get count() {
-      return count;
-    },
-    write: (record) => write(record, count++),
-    end: () => end(count),
-  };
-}
-
 // `[`, records separated by `,\n`, `]`: byte for byte JSON.stringify(list, null, 2) + '\n'.
 function jsonListWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
+  let count = 0;
   let ended = false;
-  return counted(
-    (record, i) => {
+  return {
+    write(record) {
       if (ended) throw new Error('write after end');
       const body = safeJson(project(record, opts.fields), 2).replace(/\n/g, '\n  ');
-      return writeChunk(stdout, `${i === 0 ? '[\n  ' : ',\n  '}${body}`);
+      return writeChunk(stdout, `${count++ === 0 ? '[\n  ' : ',\n  '}${body}`);
     },
-    async (count) => {
+    async end() {
       if (ended) return;
       ended = true;
       await writeChunk(stdout, count === 0 ? '[]\n' : '\n]\n');
     },
-  );
+  };
 }
 
 // Header from --fields, else from the first record's keys; later records follow those columns.
@@ -162,15 +143,15 @@ function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOp
   const cellOpts = { terminal: stdout.isTTY === true };
   let columns: string[] | undefined;
   const row = (cells: readonly unknown[]): string => `${csvRow(cells, sep, cellOpts)}\n`;
-  return counted(
-    (record) => {
+  return {
+    write(record) {
       const header = columns === undefined ? row((columns = columnsFor(record, opts.fields))) : '';
       return writeChunk(stdout, `${header}${row(rowOf(record, columns))}`);
     },
-    async () => {
+    async end() {
       if (columns === undefined && opts.fields && opts.fields.length > 0) await writeChunk(stdout, row((columns = [...opts.fields])));
     },
-  );
+  };
 }
 
 // Rows are buffered as display strings and printed as one table per `tableChunkSize` rows; the first
@@ -195,8 +176,8 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
     for (const k of ['hidden', 'hiddenEmpty', 'cut'] as const) table.layout[k].forEach((c) => seen[k].add(c));
     await writeChunk(stdout, table.text);
   };
-  return counted(
-    (record) => {
+  return {
+    write(record) {
       if (columns === undefined) {
         columns = columnsFor(record, opts.fields, opts.columns);
         whole = columns.map((c) => isWholeColumn(c, pinned, opts.whole));
@@ -205,7 +186,7 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
       rows.push(rowOf(record, columns).map((v, i) => cellDisplay(v, whole[i] ? 0 : maxCellWidth)));
       return rows.length >= chunkSize ? flush() : undefined;
     },
-    async () => {
+    async end() {
       await flush();
       if (width === undefined || opts.notice === undefined) return;
       const { hidden, hiddenEmpty, cut } = seen;
@@ -217,7 +198,7 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
       );
       if (notice) opts.notice(notice);
     },
-  );
+  };
 }
 
 /** Writes one resource: json pretty-printed, ndjson/csv/tsv as a list of one, table as key/value rows. */

@@ -184,10 +184,7 @@ function noteRateLimit(report: KeysCheckReport, res: ApiResponse): void {
 async function printReport(ctx: Ctx, report: KeysCheckReport, v1: boolean): Promise<void> {
   const format = ctx.format();
   const opts = { fields: ctx.globals.fields, color: ctx.globals.color };
-  if (format !== 'table') {
-    await writeRecord(format, ctx.io.stdout, report, opts);
-    return;
-  }
+  if (format !== 'table') return writeRecord(format, ctx.io.stdout, report, opts);
   const yesNo = (v: boolean | null): string => (v === null ? '?' : v ? 'yes' : 'no');
   const kind = report.key_kind === 'v2' ? 'version 2' : report.key_kind === 'v1' ? 'version 1' : 'unknown form';
   const row: Record<string, string> = {

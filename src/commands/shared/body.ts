@@ -1,5 +1,5 @@
 // Request bodies from the command line: `--data JSON | @file | -` and `--set field=value` /
-// `--set field:=json` (CONTRACT §5). `--set` wins over `--data`. Pure but for reading the file/stdin.
+// `--set field:=json` (CONTRACT §5); `--set` wins.
 import { readFile } from 'node:fs/promises';
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import { setOwn } from '../../import/json-value.js';
@@ -7,11 +7,7 @@ import { parseJson } from '../../json/exact-json.js';
 
 export type JsonObject = Record<string, unknown>;
 
-/**
- * Parses one `--set`: `a=b` sets the string "b" (everything after the first `=`, as it is);
- * `a:=5` sets the JSON value 5. A number JSON carries but a double cannot (`1e400`,
- * `12345678901234567891`) is kept as written (parseJson's RawNumber) and sent exactly, as `--data` is.
- */
+/** One `--set`: `a=b` sets the string "b"; `a:=5` the JSON value 5 (a number no double holds is sent exactly). */
 export function parseSet(spec: string): [string, unknown] {
   const eq = spec.indexOf('=');
   if (eq <= 0) throw new UsageError(`--set '${spec}': expected field=value or field:=json`);
@@ -71,7 +67,6 @@ export async function readData(data: string | undefined, stdin: NodeJS.ReadableS
   return parseJsonObject(data, '--data');
 }
 
-/** The body of a create/update: --data merged with --set (which wins). */
 export async function buildBody(opts: { data?: string; set?: readonly string[] }, stdin: NodeJS.ReadableStream): Promise<JsonObject> {
   return applySets(await readData(opts.data, stdin), opts.set ?? []);
 }

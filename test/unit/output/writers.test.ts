@@ -24,7 +24,6 @@ describe('json list writer', () => {
     await writeAll(w, list);
     expect(out.text()).toBe(`${JSON.stringify(list, null, 2)}\n`);
     expect(JSON.parse(out.text())).toEqual(list);
-    expect(w.count).toBe(n);
   });
 
   it('prints [] for an empty list', async () => {
@@ -71,7 +70,6 @@ describe('ndjson list writer', () => {
     const lines = out.text().split('\n');
     expect(lines.at(-1)).toBe('');
     expect(lines.slice(0, -1).map((l) => JSON.parse(l))).toEqual(records);
-    expect(w.count).toBe(3);
   });
 
   it('prints nothing for an empty list and supports --fields', async () => {
@@ -187,7 +185,7 @@ describe('table list writer', () => {
     expect(text.match(/┌/g)).toHaveLength(2);
     expect(text.match(/│ id │/g)).toHaveLength(2);
     expect(text).not.toContain('extra');
-    expect(w.count).toBe(3);
+    expect(text).toMatch(/│ 3 +│/);
   });
 
   it('cuts long cells', async () => {
@@ -202,7 +200,6 @@ describe('table list writer', () => {
     const w = createListWriter('table', out, { columns: ['id'] });
     await w.end();
     expect(out.text()).toBe('');
-    expect(w.count).toBe(0);
   });
 });
 
@@ -244,7 +241,6 @@ describe('backpressure', () => {
     expect(maxBuffered).toBeLessThan(1024 + 100);
     expect(drains).toBeGreaterThan(1000);
     expect(chunks.join('').split('\n')).toHaveLength(100_001);
-    expect(w.count).toBe(100_000);
   });
 
   it('rejects instead of hanging when the reader goes away', async () => {
