@@ -10,20 +10,8 @@ import type { ProfileFlags, ResolvedProfile, StoredProfile } from './types.js';
 
 export type Env = Record<string, string | undefined>;
 
-const ENV = {
-  profile: 'CRM_PROFILE',
-  apiKey: 'CRM_API_KEY',
-  v1ApiKey: 'CRM_V1_API_KEY',
-  baseUrl: 'CRM_BASE_URL',
-  v1BaseUrl: 'CRM_V1_BASE_URL',
-  authHeader: 'CRM_AUTH_HEADER',
-} as const;
-
 /** One layer of the precedence: what it says about the two roots. */
-interface UrlLayer {
-  base?: () => string;
-  v1?: () => string;
-}
+type UrlLayer = { base?: () => string; v1?: () => string };
 
 export async function resolveProfile(
   flags: ProfileFlags,
@@ -33,13 +21,13 @@ export async function resolveProfile(
   notice?: (message: string) => void,
 ): Promise<ResolvedProfile> {
   const read = (name: string): string | undefined => nonEmpty(env[name]);
-  const named = nonEmpty(flags.profile) ?? read(ENV.profile);
-  const envApiKey = read(ENV.apiKey);
-  const envAuth = read(ENV.authHeader);
-  const authFromEnv = envAuth === undefined ? undefined : parseAuthHeader(envAuth, ENV.authHeader);
+  const named = nonEmpty(flags.profile) ?? read('CRM_PROFILE');
+  const envApiKey = read('CRM_API_KEY');
+  const envAuth = read('CRM_AUTH_HEADER');
+  const authFromEnv = envAuth === undefined ? undefined : parseAuthHeader(envAuth, 'CRM_AUTH_HEADER');
 
   const flagLayer = urlLayer(nonEmpty(flags.baseUrl), nonEmpty(flags.v1BaseUrl), '--base-url', '--v1-base-url', notice);
-  const envLayer = urlLayer(read(ENV.baseUrl), read(ENV.v1BaseUrl), ENV.baseUrl, ENV.v1BaseUrl, notice);
+  const envLayer = urlLayer(read('CRM_BASE_URL'), read('CRM_V1_BASE_URL'), 'CRM_BASE_URL', 'CRM_V1_BASE_URL', notice);
   const environmentSuffices = named === undefined && envApiKey !== undefined && (flagLayer.base ?? envLayer.base) !== undefined;
   const { name, stored } = environmentSuffices ? {} : chooseProfile(await loadStore(), named);
 
@@ -52,7 +40,7 @@ export async function resolveProfile(
     baseUrl: layers.find((l) => l.base)?.base?.(),
     v1BaseUrl: resolveV1BaseUrl(layers),
     apiKey: envApiKey ?? stored?.api_key,
-    v1ApiKey: read(ENV.v1ApiKey) ?? stored?.v1_api_key,
+    v1ApiKey: read('CRM_V1_API_KEY') ?? stored?.v1_api_key,
   });
 }
 

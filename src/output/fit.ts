@@ -2,28 +2,11 @@
 // display widths. Ids are never cut (a cut id cannot be copied), `id` is never hidden. Columns empty
 // in every row go first, then the last in the view's order; the rest may be cut.
 
-export interface ColumnFacts {
-  name: string;
-  /** display width of the widest cell, header included */
-  natural: number;
-  /** no row has a value in this column */
-  empty: boolean;
-  /** never cut: shown whole or hidden */
-  whole: boolean;
-  /** never hidden (and never cut) */
-  pinned: boolean;
-}
+/** `natural`: the widest cell's display width (header included); `empty` in every row; `whole`: never cut; `pinned`: never hidden nor cut. */
+export type ColumnFacts = { name: string; natural: number; empty: boolean; whole: boolean; pinned: boolean };
 
-export interface ColumnLayout {
-  /** per column, its width, or undefined when hidden */
-  widths: (number | undefined)[];
-  /** hidden columns that had values */
-  hidden: string[];
-  /** hidden columns that were empty in every row */
-  hiddenEmpty: string[];
-  /** shown columns narrower than their widest cell */
-  cut: string[];
-}
+/** `widths`: per column, undefined when hidden; `hiddenEmpty`: hidden columns empty in every row; `cut`: shown narrower than natural. */
+export type ColumnLayout = { widths: (number | undefined)[]; hidden: string[]; hiddenEmpty: string[]; cut: string[] };
 
 /** A cut column keeps at least this many columns (or its natural width): `ada.lovela…`, not `ada…`. */
 export const MIN_CUT_WIDTH = 12;

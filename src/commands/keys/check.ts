@@ -12,12 +12,8 @@ import { forEachLimit } from '../../util/pool.js';
 import type { Ctx } from '../context.js';
 import type { KeysCheckOptions } from './command.js';
 
-interface RateLimitSeen {
-  limit: number | null;
-  remaining: number | null;
-  /** as the server sent it (the sandbox: seconds until the window resets) */
-  reset: number | null;
-}
+/** `reset` as the server sent it (the sandbox: seconds until the window resets) */
+type RateLimitSeen = { limit: number | null; remaining: number | null; reset: number | null };
 
 interface KeysCheckReport {
   profile: string | null;
