@@ -16,12 +16,11 @@ interface TableOptions {
   show?: readonly boolean[];
 }
 
-function style(color: boolean | undefined): { head: string[]; border: string[] } {
-  return color ? { head: ['bold'], border: ['grey'] } : { head: [], border: [] };
+/** A cli-table3 table without rules between body rows (as gh and kubectl print lists); widths include padding. */
+function newTable(color: boolean | undefined, colWidths: number[], head: string[] = []): InstanceType<typeof Table> {
+  const style = color ? { head: ['bold'], border: ['grey'] } : { head: [], border: [] };
+  return new Table({ head, style, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' }, wordWrap: false, colWidths });
 }
-
-/** No rule between body rows: compact, as gh and kubectl print lists. */
-const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
 /** A table of `rows` (display strings or raw values) fitted to `opts.width`; headers are sanitised too (server keys). */
 export function renderTable(
@@ -50,13 +49,8 @@ export function renderTable(
   const layout = fitColumns(facts, opts.width, opts.show);
   const shown = layout.widths.map((w) => w !== undefined);
   const pick = (cells: readonly string[]) => cells.flatMap((c, i) => (layout.widths[i] === undefined ? [] : [cutToWidth(c, layout.widths[i])]));
-  const table = new Table({
-    head: pick(head),
-    style: style(opts.color),
-    chars: COMPACT,
-    wordWrap: false,
-    colWidths: layout.widths.flatMap((w) => (w === undefined ? [] : [w + 2])),
-  });
+  const colWidths = layout.widths.flatMap((w) => (w === undefined ? [] : [w + 2]));
+  const table = newTable(opts.color, colWidths, pick(head));
   for (const row of body) table.push(pick(row));
   return { text: `${table.toString()}\n`, layout, shown };
 }
@@ -85,12 +79,7 @@ export function renderKeyValueTable(
     if (wrapped.broken) broken.push(keys[i]!);
     return wrapped.lines.join('\n');
   });
-  const table = new Table({
-    style: style(opts.color),
-    chars: COMPACT,
-    wordWrap: false,
-    colWidths: [keyWidth + 2, Math.max(1, wrapAt ?? valueWidth) + 2],
-  });
+  const table = newTable(opts.color, [keyWidth + 2, Math.max(1, wrapAt ?? valueWidth) + 2]);
   for (let i = 0; i < keys.length; i++) table.push([keys[i], shownValues[i]]);
   if (broken.length > 0) opts.onBroken?.(broken);
   return `${table.toString()}\n`;
