@@ -101,11 +101,9 @@ async function load(dir: string): Promise<{ conf: ConfFile; data: ConfigData }> 
 }
 
 function save(conf: ConfFile, dir: string, data: ConfigData): void {
-  const out: Record<string, unknown> = { profiles: data.profiles };
-  if (data.default_profile !== undefined) out.default_profile = data.default_profile;
   ensureDir(dir);
   try {
-    conf.store = out;
+    conf.store = data; // only the schema's fields: zod dropped any others
     // conf (atomically) keeps an existing file's mode on rewrite, so set ours every time.
     fs.chmodSync(conf.path, FILE_MODE);
     fs.chmodSync(dir, DIR_MODE);
