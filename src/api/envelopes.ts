@@ -1,11 +1,8 @@
-// zod schemas of the spec's response envelopes (spec: "Response envelope (version 2)" and
-// "Version 1 shapes"). The HTTP core checks every response against them; the sandbox's
-// conformance tests check what it sends against the same schemas.
-// zod/mini: the same checks as classic zod in a fraction of the code, which matters because every
-// request command loads these schemas (start-up time, ARCHITECTURE.md).
+// zod schemas of the spec's response envelopes (version 2 and 1): the HTTP core checks every response
+// with them, the sandbox's conformance tests what it sends. zod/mini: every request command loads them.
 import * as z from 'zod/mini';
 
-export const metaSchema = z.object({
+const metaSchema = z.object({
   api_version: z.string(),
   request_id: z.string(),
   timestamp: z.string(),
@@ -19,7 +16,7 @@ export const successEnvelope = z.object({
   meta: metaSchema,
 });
 
-export const pageInfoSchema = z.object({
+const pageInfoSchema = z.object({
   end_cursor: z.nullable(z.string()),
   has_next_page: z.boolean(),
 });
@@ -31,7 +28,7 @@ export const listEnvelope = z.object({
   meta: metaSchema,
 });
 
-export const batchItemSchema = z.object({
+const batchItemSchema = z.object({
   index: z.int().check(z.nonnegative()),
   status: z.enum(['created', 'error']),
   data: z.optional(record),
@@ -51,7 +48,7 @@ export const batchEnvelope = z.object({
   meta: metaSchema,
 });
 
-export const errorBodySchema = z.object({
+const errorBodySchema = z.object({
   code: z.string(),
   message: z.string(),
   details: z.array(record),
@@ -80,11 +77,7 @@ export const v1ErrorEnvelope = z.object({
 });
 
 export type Meta = z.infer<typeof metaSchema>;
-export type SuccessEnvelope = z.infer<typeof successEnvelope>;
 export type ListEnvelope = z.infer<typeof listEnvelope>;
 export type BatchEnvelope = z.infer<typeof batchEnvelope>;
 export type BatchItem = z.infer<typeof batchItemSchema>;
-export type ErrorEnvelope = z.infer<typeof errorEnvelope>;
-export type V2Envelope = z.infer<typeof v2Envelope>;
-export type V1SuccessEnvelope = z.infer<typeof v1SuccessEnvelope>;
 export type ApiRecord = Record<string, unknown>;

@@ -10,7 +10,7 @@ import { fingerprint, isValidIdempotencyKey, type Claim } from './idempotency.js
 import { newRequestId } from './random.js';
 import { takeAll, type FixedWindowLimiter } from './rate-limiter.js';
 import { ApiError, cut, errorResponse, faultResponse, internalError, type RequestMeta } from './responses.js';
-import { resolveV2 } from './routes.js';
+import { resolveV2 } from './resource-handlers.js';
 import { ORGANIZATION, type SandboxState } from './state.js';
 import type { FaultKind, KeyDef, SandboxResponse } from './types.js';
 import { resolveV1 } from './v1-handlers.js';

@@ -1,15 +1,11 @@
-// Opaque, tamper-evident list cursors (docs/sandbox.md, "Lists and pagination"). A cursor names
-// the creation sequence number of the last record returned and the list it belongs to, sealed
-// with AES-256-GCM under a per-sandbox secret (random, or derived from the seed so seeded runs stay
-// deterministic: the nonce is a MAC of the payload), all base64url. A client cannot read one,
-// build one, or alter one: anything the sandbox did not issue for that list is 422
-// INVALID_CURSOR. Sequence numbers only grow, so paging is stable under inserts and deletes.
+// Opaque list cursors (docs/sandbox.md, "Lists and pagination"): the last record's sequence number
+// and the list's name, sealed with AES-256-GCM (nonce = MAC of the payload, so seeded runs stay
+// deterministic). Sequence numbers only grow, so paging is stable under inserts and deletes.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 
-export interface CursorPayload {
-  /** sequence number of the last record of the page */
+/** `scope` names the list, e.g. `contacts` or `deals/deal_1/contacts`. */
+interface CursorPayload {
   seq: number;
-  /** the list it was issued for, e.g. `contacts` or `deals/deal_1/contacts` */
   scope: string;
 }
 
@@ -65,10 +61,7 @@ export interface Page<T> {
   hasNextPage: boolean;
 }
 
-/**
- * One page of the `items` that `keep` keeps (in creation order, each with its `seq`), after
- * `afterSeq`; reading stops once the page is full. `limit` is assumed valid (1..100).
- */
+/** One page of the `items` (in creation order) after `afterSeq` that `keep` keeps; reading stops once the page is full. */
 export function paginate<T extends { seq: number }>(
   items: Iterable<T>,
   scope: string,

@@ -1,9 +1,10 @@
-// What a route handler receives and returns, plus the list helpers every list shares.
+// What a route handler receives and returns, and what every list and item route shares.
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, findResource, type ResourceDef, type ResourceName } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { canSee, requireOwner } from './auth.js';
-import { paginate, type CursorCodec, type Page } from './cursor.js';
-import { ApiError, invalidParameter, notFound, type RequestMeta } from './responses.js';
+import { paginate, type CursorCodec } from './cursor.js';
+import { ApiError, invalidParameter, list, notFound, type RequestMeta } from './responses.js';
+import type { Row } from './store.js';
 import type { SandboxState } from './state.js';
 import type { KeyDef, SandboxResponse } from './types.js';
 
@@ -66,15 +67,15 @@ export function parseCursor(value: unknown, scope: string, codec: CursorCodec): 
 }
 
 /**
- * One page of a version 2 list from its query: `limit`, `cursor`, and every other parameter as an
- * exact-match filter on the record `recordOf` gives (`true`, `false`, numbers as their string forms).
+ * A version 2 list page from its query: `limit`, `cursor`, and every other parameter an exact-match
+ * filter on the row's record (`true`, `false`, numbers as their string forms); `show` gives what is listed.
  */
-export function listPage<T extends { seq: number }>(
+export function listPage<T extends Row>(
   ctx: HandlerCtx,
   scope: string,
   rowsAfter: (afterSeq: number) => Iterable<T>,
-  recordOf: (row: T) => ApiRecord | undefined,
-): Page<T> {
+  show: (row: T) => ApiRecord,
+): SandboxResponse {
   for (const name of ['limit', 'cursor']) {
     if (ctx.query.getAll(name).length > 1) throw invalidParameter(name, `${name} given more than once`);
   }
@@ -82,11 +83,9 @@ export function listPage<T extends { seq: number }>(
   const text = ctx.query.get('limit');
   const limit = parseLimit(text === null ? undefined : /^\d+$/.test(text) ? Number(text) : NaN);
   const afterSeq = parseCursor(ctx.query.get('cursor') ?? undefined, scope, ctx.state.cursors);
-  const keep = (row: T) => {
-    const record = recordOf(row);
-    return record !== undefined && canSee(ctx.key, record) && filters.every(([name, want]) => matches(record[name], want));
-  };
-  return paginate(rowsAfter(afterSeq), scope, limit, afterSeq, ctx.state.cursors, keep);
+  const keep = (row: T) => canSee(ctx.key, row.data) && filters.every(([name, want]) => matches(row.data[name], want));
+  const page = paginate(rowsAfter(afterSeq), scope, limit, afterSeq, ctx.state.cursors, keep);
+  return list(ctx.rm, page.items.map(show), page);
 }
 
 function matches(value: unknown, want: string): boolean {

@@ -5,7 +5,7 @@ import { type Association, type LinkRelation, type ResourceDef, type ResourceNam
 import type { ApiRecord } from '../api/envelopes.js';
 import { requireOwner } from './auth.js';
 import { listPage, location, resource, visibleRecord, type HandlerCtx, type PathRoutes } from './handler.js';
-import { ApiError, list, notFound, success } from './responses.js';
+import { ApiError, notFound, success } from './responses.js';
 import { failed, objectWith, requireIdField } from './validation.js';
 
 /** The existing record a body field names, among `resources`; 404 when there is none. */
@@ -38,20 +38,12 @@ export function relationRoutes(parent: ResourceDef, id: string, link: LinkRelati
   const listScope = `${parent.name}/${id}/${link.relation}`;
   const listLinks = (ctx: HandlerCtx) => {
     visibleRecord(ctx, parent, id);
-    const rows = ctx.state.store
-      .links(parent.name, id, link.relation)
-      .map((l) => ({ seq: l.seq, link: l.data, child: ctx.state.store.get(l.data.child_type, l.data.child_id) }));
-    const page = listPage(
-      ctx,
-      listScope,
-      () => rows,
-      (r) => r.child,
-    );
-    return list(
-      ctx.rm,
-      page.items.map((r) => ({ ...r.child, link: r.link })),
-      page,
-    );
+    const rows = ctx.state.store.links(parent.name, id, link.relation).flatMap(({ seq, data }) => {
+      const child = ctx.state.store.get(data.child_type, data.child_id);
+      return child ? [{ seq, data: child, link: data }] : [];
+    });
+    const withLink = (r: (typeof rows)[number]) => ({ ...r.data, link: r.link });
+    return listPage(ctx, listScope, () => rows, withLink);
   };
   const addLink = (ctx: HandlerCtx) => {
     visibleRecord(ctx, parent, id);

@@ -1,23 +1,16 @@
-// Shared types of the sandbox: its options, the running handle, keys, faults and the
-// internal response shape that every handler returns and the server serialises.
-import type { ApiRecord } from '../api/envelopes.js';
+// The sandbox's options, running handle, keys, faults, and the response every handler returns.
 import type { ResetFormat, RetryAfterFormat } from './rate-limiter.js';
-
-export type { ResetFormat, RetryAfterFormat };
 
 export const FAULT_KINDS = ['500', '500-after-write', 'drop', 'drop-after-write', 'html-502', '429', 'truncated'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultRates = Partial<Record<FaultKind, number>>;
 
-export type Access = 'organization' | 'user';
-
-/** An API key the sandbox accepts (built in, or from `--keys FILE`). */
+/** An API key the sandbox accepts; version 1 keys ignore `scopes` (full access). */
 export interface KeyDef {
   key: string;
   version: 1 | 2;
-  /** version 2 keys: explicit scopes; version 1 keys: ignored (full access) */
   scopes: string[];
-  access: Access;
+  access: 'organization' | 'user';
   user: string;
 }
 
@@ -28,14 +21,13 @@ export interface SandboxKeys {
   v1: string;
 }
 
+/** docs/sandbox.md names each; the limits and formats are also changeable through /__sandbox/limits. */
 export interface SandboxOptions {
   host?: string;
   port?: number;
   seed?: number;
   dataFile?: string;
-  /** path of a JSON array of more keys */
   keysFile?: string;
-  /** more keys, given programmatically */
   extraKeys?: KeyDef[];
   rateLimit?: number;
   orgRateLimit?: number;
@@ -48,50 +40,39 @@ export interface SandboxOptions {
   faults?: FaultRates;
   /** a regular expression (source) narrowing which paths random faults apply to */
   faultPaths?: string;
-  /** serve `/__sandbox/*` (default true for programmatic use) */
+  /** serve `/__sandbox/*` (default true; loopback only) */
   control?: boolean;
   v1InteractionsCursor?: boolean;
-  /** port of the transcript download listener (default 0: a free port); same host as the API */
+  /** the transcript download listener's port (default 0: a free one) */
   downloadPort?: number;
-  /** `X-RateLimit-Reset` as seconds until the reset (`delta`, default) or a Unix time in seconds (`epoch`) */
   rateResetFormat?: ResetFormat;
-  /** `Retry-After` as delta-seconds (`seconds`, default) or an HTTP-date (`date`) */
   retryAfterFormat?: RetryAfterFormat;
-  /**
-   * Serve https with a certificate made at start, signed by a CA made at start too; the CA is
-   * written to `caFile` (a new temporary folder, removed by close()).
-   */
+  /** https, with a CA made at start written to `caFile` (removed by close()) */
   tls?: boolean;
-  /** delay before the data file is saved after a change (default 2000 ms) */
   saveDelayMs?: number;
-  /** injectable clock (ms since the epoch) */
   now?: () => number;
-  /** injectable random source in [0, 1) for faults and ids */
+  /** random source in [0, 1) for faults */
   random?: () => number;
 }
 
 export interface RunningSandbox {
-  /** the origin, e.g. http://127.0.0.1:4010 (https:// with `tls`) */
+  /** the origin, e.g. http://127.0.0.1:4010 */
   url: string;
   baseUrl: string;
   v1BaseUrl: string;
   controlUrl?: string;
-  /** the origin of the transcript download listener (another port): transcript links point here */
+  /** the transcript links' origin (another port) */
   downloadUrl: string;
   keys: SandboxKeys;
-  /** with `tls`: the CA certificate's file (PEM), for NODE_EXTRA_CA_CERTS */
+  /** with `tls`: the CA certificate (PEM), for NODE_EXTRA_CA_CERTS */
   caFile?: string;
   close(): Promise<void>;
 }
 
-/** What a handler answers; the server turns it into bytes. */
+/** What a handler answers: a JSON `body`, or `raw` text (HTML 502, truncated JSON). */
 export interface SandboxResponse {
   status: number;
   headers: Record<string, string>;
-  /** a JSON value, serialised by the server */
   body?: unknown;
-  /** raw bytes instead of JSON (HTML 502, truncated JSON) */
   raw?: string;
 }
-
-export type { ApiRecord };
