@@ -1,14 +1,12 @@
-// `--data-file F` (docs/sandbox.md, "Seed and data file"): load the store and the answered
-// idempotency keys at start, save them together atomically on close and a few seconds after a
-// change, so that a record and the key that created it are saved or lost together. A file without
-// `idempotency` (written before it was saved) loads with no keys.
+// `--data-file F` (docs/sandbox.md, "Seed and data file"): the store and the answered idempotency keys,
+// loaded at start, saved together (a record and the key that created it are kept or lost together).
 import { isResourceName } from '../api/resources.js';
 import { readJsonFile, writeAtomic } from './files.js';
 import type { SavedIdempotencyEntry } from './idempotency.js';
 import type { StoreSnapshot } from './store.js';
 import { isPlainObject } from './validation.js';
 
-/** What F holds: the store, and the answered idempotency keys (optional: older files have none). */
+/** What F holds; `idempotency` is optional (older files have none). */
 export interface DataFile extends StoreSnapshot {
   idempotency?: SavedIdempotencyEntry[];
 }
@@ -74,10 +72,7 @@ export async function saveDataFile(path: string, snapshot: DataFile): Promise<vo
 export class AutoSaver {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  private dirty = false;
-  private chain: Promise<void> = Promise.resolve();
-  /** the last save error, reported on flush */
-  lastError: Error | undefined;
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly path: string,
@@ -86,48 +81,22 @@ export class AutoSaver {
   ) {}
 
   changed(): void {
-    if (this.closed) return;
-    this.dirty = true;
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.save().catch(() => {});
-    }, this.delayMs);
+    if (this.closed || this.timer) return;
+    this.timer = setTimeout(() => void this.flush().catch(() => {}), this.delayMs);
     this.timer.unref();
   }
 
-  /** Saves now (if anything changed since the last save) and stops the timer. */
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
+  /** Saves now (after a save under way) and stops the timer. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
     this.timer = undefined;
-    await this.save(true);
+    this.saving = this.saving.catch(() => {}).then(() => saveDataFile(this.path, this.snapshot()));
+    return this.saving;
   }
 
-  /**
-   * The last save, at close. A request still running when its connection was cut may write after
-   * it; its answer never reached anyone, so it is not saved (a later save of this process could
-   * otherwise land on the file after a new sandbox had loaded it).
-   */
+  /** The last save. A request still running past it is not saved: its answer reached nobody, and another sandbox may own the file by then. */
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
-  }
-
-  private save(always = false): Promise<void> {
-    this.chain = this.chain
-      .catch(() => {})
-      .then(async () => {
-        if (!this.dirty && !always) return;
-        this.dirty = false;
-        try {
-          await saveDataFile(this.path, this.snapshot());
-          this.lastError = undefined;
-        } catch (err) {
-          this.dirty = true;
-          this.lastError = err as Error;
-          throw err;
-        }
-      });
-    return this.chain;
   }
 }

@@ -1,13 +1,9 @@
-// The idempotency cache (docs/sandbox.md, "Idempotency"): per API key, per Idempotency-Key,
-// the request's fingerprint and its answer, kept 24 h. A twin that arrives while the first is
-// still running waits for it. Answered keys are saved in the data file with the records (a real
-// service keeps its keys across restarts); API keys appear there only as SHA-256 digests (spec,
-// Authentication rule 2), which is also how the cache files them in memory.
+// The idempotency cache (docs/sandbox.md, "Idempotency"): per API key and Idempotency-Key, the
+// request's fingerprint and its answer, kept 24 h; a twin arriving while the first runs waits for it.
+// Saved in the data file with the records, API keys only as SHA-256 digests (spec, Authentication rule 2).
 import { createHash } from 'node:crypto';
 import { ApiError } from './responses.js';
 import type { SandboxResponse } from './types.js';
-
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** 1–255 printable ASCII characters. */
 export function isValidIdempotencyKey(key: string): boolean {
@@ -41,19 +37,18 @@ type Entry =
   | { state: 'inflight'; fingerprint: string; done: Promise<void>; settle: () => void }
   | { state: 'done'; fingerprint: string; response: SandboxResponse; storedAt: number };
 
-/** One answered key as the data file holds it. */
+/** One answered key as the data file holds it; it lives until stored_at + 24 h. */
 export interface SavedIdempotencyEntry {
   api_key_sha256: string;
   key: string;
   fingerprint: string;
-  /** when the answer was stored, ms since the epoch: the entry lives until stored_at + 24 h */
   stored_at: number;
   response: SandboxResponse;
 }
 
 const digest = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
 
-export type Lookup =
+type Lookup =
   | { kind: 'miss'; claim: Claim }
   | { kind: 'replay'; response: SandboxResponse }
   | { kind: 'wait'; done: Promise<void> }
@@ -66,86 +61,67 @@ export interface Claim {
 }
 
 export class IdempotencyCache {
-  /** API key digest → Idempotency-Key → entry */
-  private byApiKey = new Map<string, Map<string, Entry>>();
+  /** `{API key digest}\0{Idempotency-Key}` → entry (an Idempotency-Key is printable ASCII) */
+  private entries = new Map<string, Entry>();
   replays = 0;
   /** called when an answer is stored or keys are forgotten (the data file's autosave listens) */
   onChange: () => void = () => {};
 
   constructor(
     private readonly now: () => number,
-    private readonly ttlMs = IDEMPOTENCY_TTL_MS,
+    private readonly ttlMs = 24 * 60 * 60 * 1000,
   ) {}
 
   private expired(entry: Entry, now = this.now()): boolean {
     return entry.state === 'done' && entry.storedAt + this.ttlMs <= now;
   }
 
-  private entriesOf(apiKeyDigest: string): Map<string, Entry> {
-    let entries = this.byApiKey.get(apiKeyDigest);
-    if (!entries) this.byApiKey.set(apiKeyDigest, (entries = new Map<string, Entry>()));
-    return entries;
-  }
-
   lookup(apiKey: string, idemKey: string, fp: string): Lookup {
-    const entries = this.entriesOf(digest(apiKey));
-    const entry = entries.get(idemKey);
-    if (entry && this.expired(entry)) entries.delete(idemKey);
-    else if (entry) {
+    const id = `${digest(apiKey)}\0${idemKey}`;
+    const entry = this.entries.get(id);
+    if (entry && !this.expired(entry)) {
       if (entry.fingerprint !== fp) {
-        return {
-          kind: 'conflict',
-          error: new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different method, path or body', [
-            { header: 'Idempotency-Key', issue: 'reused' },
-          ]),
-        };
+        const details = [{ header: 'Idempotency-Key', issue: 'reused' }];
+        const message = 'This Idempotency-Key was already used with a different method, path or body';
+        return { kind: 'conflict', error: new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', message, details) };
       }
       if (entry.state === 'inflight') return { kind: 'wait', done: entry.done };
       this.replays++;
       return { kind: 'replay', response: entry.response };
     }
     let settle!: () => void;
-    const done = new Promise<void>((resolve) => (settle = resolve));
-    const inflight: Entry = { state: 'inflight', fingerprint: fp, done, settle };
-    entries.set(idemKey, inflight);
-    const map = entries;
-    return {
-      kind: 'miss',
-      claim: {
-        store: (response) => {
-          if (map.get(idemKey) !== inflight) return settle();
-          map.set(idemKey, { state: 'done', fingerprint: fp, response, storedAt: this.now() });
-          settle();
-          this.onChange();
-        },
-        release: () => {
-          if (map.get(idemKey) === inflight) map.delete(idemKey);
-          settle();
-        },
-      },
+    const inflight: Entry = { state: 'inflight', fingerprint: fp, done: new Promise<void>((resolve) => (settle = resolve)), settle };
+    this.entries.set(id, inflight);
+    const ours = () => this.entries.get(id) === inflight; // not forgotten meanwhile
+    const store = (response: SandboxResponse) => {
+      if (ours()) {
+        this.entries.set(id, { state: 'done', fingerprint: fp, response, storedAt: this.now() });
+        this.onChange();
+      }
+      settle();
     };
+    const release = () => {
+      if (ours()) this.entries.delete(id);
+      settle();
+    };
+    return { kind: 'miss', claim: { store, release } };
   }
 
   /** Forget every key (POST /__sandbox/forget-idempotency, reset). In-flight twins run for real. */
   clear(): void {
-    for (const entries of this.byApiKey.values()) {
-      for (const e of entries.values()) if (e.state === 'inflight') e.settle();
-    }
-    this.byApiKey.clear();
+    for (const e of this.entries.values()) if (e.state === 'inflight') e.settle();
+    this.entries.clear();
     this.onChange();
   }
 
-  /** The answered keys still within the retention, for the data file (in-flight ones are not saved). */
+  /** The answered keys still within the retention, for the data file. */
   snapshot(): SavedIdempotencyEntry[] {
     const now = this.now();
-    const out: SavedIdempotencyEntry[] = [];
-    for (const [apiKeyDigest, entries] of this.byApiKey) {
-      for (const [key, e] of entries) {
-        if (e.state !== 'done' || this.expired(e, now)) continue;
-        out.push({ api_key_sha256: apiKeyDigest, key, fingerprint: e.fingerprint, stored_at: e.storedAt, response: e.response });
-      }
-    }
-    return out;
+    return [...this.entries].flatMap(([id, e]) => {
+      if (e.state !== 'done' || this.expired(e, now)) return [];
+      const [api_key_sha256 = '', key = ''] = id.split('\0');
+      return [{ api_key_sha256, key, fingerprint: e.fingerprint, stored_at: e.storedAt, response: e.response }];
+    });
   }
 
   /** Adds the saved keys (from the data file), dropping those past the retention. */
@@ -153,7 +129,7 @@ export class IdempotencyCache {
     const now = this.now();
     for (const s of saved) {
       const entry: Entry = { state: 'done', fingerprint: s.fingerprint, response: s.response, storedAt: s.stored_at };
-      if (!this.expired(entry, now)) this.entriesOf(s.api_key_sha256).set(s.key, entry);
+      if (!this.expired(entry, now)) this.entries.set(`${s.api_key_sha256}\0${s.key}`, entry);
     }
   }
 }

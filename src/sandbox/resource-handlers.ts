@@ -17,11 +17,11 @@ function present(def: ResourceDef, record: ApiRecord, ctx?: HandlerCtx): ApiReco
   return { ...record, [d.url]: url };
 }
 
+/** `record`: on an item, the record as the key may see it (403, 404 first) */
+type Run = (ctx: HandlerCtx, def: ResourceDef, id: string, record: ApiRecord) => SandboxResponse;
 const listed = (def: ResourceDef) => (row: Row) => present(def, row.data);
 
-type Run = (ctx: HandlerCtx, def: ResourceDef, id: string) => SandboxResponse;
-
-/** Each verb: on the collection (`/{resource}`) or an item (`/{resource}/{id}`), its method, scope and run. */
+/** Each verb: its method, scope and run, on the collection (`/{resource}`) or on a record the key may see. */
 const VERBS: Record<Verb, { item: boolean; method: Method; action: ScopeAction; run: Run }> = {
   list: {
     item: false,
@@ -38,25 +38,18 @@ const VERBS: Record<Verb, { item: boolean; method: Method; action: ScopeAction; 
       return success(ctx.rm, record, 201, location(ctx, def.name, String(record.id)));
     },
   },
-  get: { item: true, method: 'GET', action: 'read', run: (ctx, def, id) => success(ctx.rm, present(def, visibleRecord(ctx, def, id), ctx)) },
+  get: { item: true, method: 'GET', action: 'read', run: (ctx, def, _id, record) => success(ctx.rm, present(def, record, ctx)) },
   update: {
     item: true,
     method: 'PATCH',
     action: 'write',
-    run: (ctx, def, id) => {
-      visibleRecord(ctx, def, id);
-      return success(ctx.rm, ctx.state.store.update(def.name, id, validateRecord(def, ctx.body(), true)));
-    },
+    run: (ctx, def, id) => success(ctx.rm, ctx.state.store.update(def.name, id, validateRecord(def, ctx.body(), true))),
   },
   delete: {
     item: true,
     method: 'DELETE',
     action: 'delete',
-    run: (ctx, def, id) => {
-      visibleRecord(ctx, def, id);
-      ctx.state.store.delete(def.name, id);
-      return success(ctx.rm, { id, deleted: true });
-    },
+    run: (ctx, def, id) => success(ctx.rm, { id, deleted: ctx.state.store.delete(def.name, id) }),
   },
 };
 
@@ -64,7 +57,9 @@ function verbRoutes(def: ResourceDef, id?: string): PathRoutes {
   const routes: PathRoutes = {};
   for (const verb of def.verbs) {
     const { item, method, action, run } = VERBS[verb];
-    if (item === (id !== undefined)) routes[method] = { scope: scopeFor(def.name, action), run: (ctx) => run(ctx, def, id ?? '') };
+    if (item !== (id !== undefined)) continue;
+    const record = (ctx: HandlerCtx) => (id === undefined ? {} : visibleRecord(ctx, def, id));
+    routes[method] = { scope: scopeFor(def.name, action), run: (ctx) => run(ctx, def, id ?? '', record(ctx)) };
   }
   return routes;
 }
