@@ -10,7 +10,6 @@ import { isPlainObject, parseJson } from './validation.js';
 
 export const CONTROL_PREFIX = '/__sandbox';
 
-const ok = (body: unknown): SandboxResponse => ({ status: 200, headers: {}, body });
 const bad = (message: string) => new ApiError(422, 'VALIDATION_FAILED', message);
 
 function objectBody(raw: string): Record<string, unknown> {
@@ -19,14 +18,14 @@ function objectBody(raw: string): Record<string, unknown> {
   return body;
 }
 
-function optionalNumber(body: Record<string, unknown>, name: string, check: (n: number) => boolean, what: string): number | undefined {
+/** `body[name]` when `ok`, undefined when absent, else 422 `{name} must be {what}`. */
+function optional(body: Record<string, unknown>, name: string, ok: (v: unknown) => boolean, what: string): unknown {
   const v = body[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !check(v)) throw bad(`${name} must be ${what}`);
+  if (v !== undefined && !ok(v)) throw bad(`${name} must be ${what}`);
   return v;
 }
 
-const positiveInt = (n: number) => Number.isInteger(n) && n > 0;
+const positiveInt = (v: unknown) => Number.isInteger(v) && (v as number) > 0;
 
 function faultsState(state: SandboxState) {
   const c = state.faults.config;
@@ -59,13 +58,6 @@ function limitsState(state: SandboxState) {
   return Object.fromEntries(Object.entries(limitSettings(state)).map(([name, setting]) => [name, setting.get()]));
 }
 
-function optionalChoice<T extends string>(body: Record<string, unknown>, name: string, allowed: readonly T[]): T | undefined {
-  const v = body[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) throw bad(`${name} must be one of ${allowed.join(', ')}`);
-  return v as T;
-}
-
 function parseQueue(value: unknown): QueuedFault[] {
   if (!Array.isArray(value)) throw bad('next must be an array');
   return value.map((item: unknown, i) => {
@@ -74,12 +66,12 @@ function parseQueue(value: unknown): QueuedFault[] {
     if (typeof kind !== 'string' || !isFaultKind(kind)) throw bad(`next[${i}].kind is not a fault kind`);
     if (method !== undefined && typeof method !== 'string') throw bad(`next[${i}].method must be a string`);
     if (path !== undefined && typeof path !== 'string') throw bad(`next[${i}].path must be a regular expression string`);
-    if (count !== undefined && (typeof count !== 'number' || !positiveInt(count))) throw bad(`next[${i}].count must be a positive integer`);
+    if (count !== undefined && !positiveInt(count)) throw bad(`next[${i}].count must be a positive integer`);
     return {
       kind,
       method: method?.toUpperCase(),
       path: path === undefined ? undefined : wrap(() => compileRegex(path, `next[${i}].path`)),
-      count: count ?? 1,
+      count: (count as number | undefined) ?? 1,
     };
   });
 }
@@ -92,65 +84,60 @@ function wrap<T>(f: () => T): T {
   }
 }
 
-function setFaults(state: SandboxState, body: Record<string, unknown>): SandboxResponse {
-  const failRate = optionalNumber(body, 'fail_rate', (n) => n >= 0 && n <= 1, 'a number from 0 to 1') ?? 0;
-  const latencyMs = optionalNumber(body, 'latency_ms', (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer') ?? 0;
+function setFaults(state: SandboxState, body: Record<string, unknown>) {
+  const failRate = optional(body, 'fail_rate', (v) => typeof v === 'number' && v >= 0 && v <= 1, 'a number from 0 to 1') ?? 0;
+  const latencyMs = optional(body, 'latency_ms', (v) => Number.isInteger(v) && (v as number) >= 0, 'a non-negative integer') ?? 0;
   const rates = body.faults === undefined ? {} : wrap(() => validateFaultRates(body.faults));
   if (body.paths !== undefined && body.paths !== null && typeof body.paths !== 'string') throw bad('paths must be a regular expression string');
   const paths = typeof body.paths === 'string' ? wrap(() => compileRegex(body.paths as string, 'paths')) : undefined;
   const next = body.next === undefined ? undefined : parseQueue(body.next);
-  state.faults.config = { failRate, latencyMs, rates, paths };
+  state.faults.config = { failRate: failRate as number, latencyMs: latencyMs as number, rates, paths };
   // `next` replaces the queue when given (`next: []` empties it); otherwise the queue stays.
-  if (next) {
-    state.faults.clearQueue();
-    state.faults.enqueue(next);
-  }
-  return ok(faultsState(state));
+  if (next) state.faults.queue = next;
+  return faultsState(state);
 }
 
 /** Checks every given setting first, then applies them all; new limits start fresh windows. */
-function setLimits(state: SandboxState, body: Record<string, unknown>): SandboxResponse {
+function setLimits(state: SandboxState, body: Record<string, unknown>) {
   const given = Object.entries(limitSettings(state)).map(([name, setting]) => {
-    const value = setting.allowed ? optionalChoice(body, name, setting.allowed) : optionalNumber(body, name, positiveInt, 'a positive integer');
-    return { setting, value };
+    const { allowed } = setting;
+    const ok = allowed ? (v: unknown) => allowed.includes(v as string) : positiveInt;
+    return { setting, value: optional(body, name, ok, allowed ? `one of ${allowed.join(', ')}` : 'a positive integer') };
   });
   for (const { setting, value } of given) if (value !== undefined) setting.set(value as never);
   for (const limiter of [state.keyLimiter, state.orgLimiter, state.downloadLimiter]) limiter.clear();
-  return ok(limitsState(state));
+  return limitsState(state);
 }
+
+type Run = (state: SandboxState, body: () => Record<string, unknown>, query: URLSearchParams) => unknown;
+
+/** Each control path, by method. */
+const ROUTES: Record<string, Partial<Record<string, Run>>> = {
+  '/requests': {
+    GET: (state, _body, query) => {
+      const since = query.get('since') ?? '0';
+      if (/^\d+$/.test(since)) return state.log.since(Number(since));
+      throw new ApiError(422, 'INVALID_PARAMETER', 'since must be a non-negative integer', [{ field: 'since', issue: 'invalid' }]);
+    },
+  },
+  '/faults': { GET: faultsState, POST: (state, body) => setFaults(state, body()) },
+  '/limits': { GET: limitsState, POST: (state, body) => setLimits(state, body()) },
+  '/forget-idempotency': { POST: (state) => (state.idempotency.clear(), { forgotten: true }) },
+  '/reset': { POST: (state) => (state.reset(), { reset: true, seed: state.seed ?? null }) },
+  '/stats': {
+    GET: (state) => ({
+      records: Object.fromEntries(RESOURCES.map((r) => [r.name, state.store.count(r.name)])),
+      requests: state.log.total,
+      idempotent_replays: state.idempotency.replays,
+    }),
+  },
+};
 
 /** Answers a control request; `sub` is the path after `/__sandbox`. Throws ApiError. */
 export function handleControl(state: SandboxState, method: string, sub: string, query: URLSearchParams, raw: string): SandboxResponse {
-  const route = `${method} ${sub}`;
-  switch (route) {
-    case 'GET /requests': {
-      const since = query.get('since') ?? '0';
-      if (!/^\d+$/.test(since))
-        throw new ApiError(422, 'INVALID_PARAMETER', 'since must be a non-negative integer', [{ field: 'since', issue: 'invalid' }]);
-      return ok(state.log.since(Number(since)));
-    }
-    case 'GET /faults':
-      return ok(faultsState(state));
-    case 'POST /faults':
-      return setFaults(state, objectBody(raw));
-    case 'GET /limits':
-      return ok(limitsState(state));
-    case 'POST /limits':
-      return setLimits(state, objectBody(raw));
-    case 'POST /forget-idempotency':
-      state.idempotency.clear();
-      return ok({ forgotten: true });
-    case 'POST /reset':
-      state.reset();
-      return ok({ reset: true, seed: state.seed ?? null });
-    case 'GET /stats':
-      return ok({
-        records: Object.fromEntries(RESOURCES.map((r) => [r.name, state.store.count(r.name)])),
-        requests: state.log.total,
-        idempotent_replays: state.idempotency.replays,
-      });
-  }
-  const known = ['/requests', '/faults', '/limits', '/forget-idempotency', '/reset', '/stats'];
-  if (known.includes(sub)) throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${CONTROL_PREFIX}${sub}`);
-  throw new ApiError(404, 'NOT_FOUND', `No such control path: ${CONTROL_PREFIX}${sub}`);
+  const routes = Object.hasOwn(ROUTES, sub) ? ROUTES[sub]! : undefined;
+  if (!routes) throw new ApiError(404, 'NOT_FOUND', `No such control path: ${CONTROL_PREFIX}${sub}`);
+  const run = Object.hasOwn(routes, method) ? routes[method] : undefined;
+  if (!run) throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${CONTROL_PREFIX}${sub}`);
+  return { status: 200, headers: {}, body: run(state, () => objectBody(raw), query) };
 }

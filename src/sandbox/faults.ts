@@ -47,7 +47,7 @@ export interface QueuedFault {
   count: number;
 }
 
-export interface FaultConfig {
+interface FaultConfig {
   failRate: number;
   latencyMs: number;
   rates: FaultRates;
@@ -60,26 +60,16 @@ export function runsBeforeRequest(kind: FaultKind): kind is Exclude<FaultKind, '
 }
 
 export class FaultInjector {
-  config: FaultConfig;
-  private queue: QueuedFault[] = [];
+  /** one-shot faults for the next matching requests, served before the random ones */
+  queue: QueuedFault[] = [];
 
   constructor(
-    config: FaultConfig,
+    public config: FaultConfig,
     private readonly random: () => number,
-  ) {
-    this.config = config;
-  }
-
-  enqueue(faults: QueuedFault[]): void {
-    this.queue.push(...faults);
-  }
+  ) {}
 
   pending(): Array<{ kind: FaultKind; method?: string; path?: string; count: number }> {
     return this.queue.map((q) => ({ kind: q.kind, method: q.method, path: q.path?.source, count: q.count }));
-  }
-
-  clearQueue(): void {
-    this.queue = [];
   }
 
   /** The fault for this counted request, if any: the queue first, then the random ones. */

@@ -1,10 +1,10 @@
 // Fixed-window rate limiting (docs/sandbox.md, "Rate limits"). A window opens at the first
 // request after the previous one ended and lasts `windowMs`; each counted request takes a unit.
 
-export interface WindowState {
+/** `resetMs`: until this window ends */
+interface WindowState {
   limit: number;
   remaining: number;
-  /** ms until this window ends */
   resetMs: number;
 }
 
@@ -85,38 +85,24 @@ export function retryAfterHeader(ms: number, format: HeaderFormat = DEFAULT_FORM
   return wait >= 1000 ? String(Math.ceil(wait / 1000)) : secondsHeader(wait);
 }
 
-export type LimitDecision = { ok: true; headers: Record<string, string> } | { ok: false; headers: Record<string, string>; retryAfterMs: number };
+type LimitDecision = { ok: true; headers: Record<string, string> } | { ok: false; headers: Record<string, string>; retryAfterMs: number };
 
 /**
  * One counted request against several windows at once: either every limiter has room and each
  * takes a unit, or none does and the answer is 429 (the first limiter's limit goes in the headers).
  */
 export function takeAll(checks: Array<{ limiter: FixedWindowLimiter; id: string }>, format: HeaderFormat = DEFAULT_FORMAT): LimitDecision {
-  const states = checks.map((c) => c.limiter.peek(c.id));
-  const full = states.filter((s) => s.remaining <= 0);
-  const primary = states[0];
+  const full = checks.map((c) => c.limiter.peek(c.id)).filter((s) => s.remaining <= 0);
+  const after = full.length > 0 ? [] : checks.map((c) => c.limiter.take(c.id));
+  const primary = checks[0]?.limiter;
   if (!primary) return { ok: true, headers: {} };
-  if (full.length > 0) {
-    const retryAfterMs = Math.max(...full.map((s) => s.resetMs));
-    return {
-      ok: false,
-      retryAfterMs,
-      headers: {
-        'X-RateLimit-Limit': String(primary.limit),
-        'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': resetHeader(retryAfterMs, format),
-        'Retry-After': retryAfterHeader(retryAfterMs, format),
-      },
-    };
-  }
-  const after = checks.map((c) => c.limiter.take(c.id));
-  const tightest = after.reduce((a, b) => (b.remaining < a.remaining ? b : a));
-  return {
-    ok: true,
-    headers: {
-      'X-RateLimit-Limit': String(primary.limit),
-      'X-RateLimit-Remaining': String(tightest.remaining),
-      'X-RateLimit-Reset': resetHeader(tightest.resetMs, format),
-    },
+  const retryAfterMs = Math.max(...full.map((s) => s.resetMs));
+  const tightest = full.length > 0 ? { remaining: 0, resetMs: retryAfterMs } : after.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  const headers = {
+    'X-RateLimit-Limit': String(primary.limit),
+    'X-RateLimit-Remaining': String(tightest.remaining),
+    'X-RateLimit-Reset': resetHeader(tightest.resetMs, format),
   };
+  if (full.length === 0) return { ok: true, headers };
+  return { ok: false, retryAfterMs, headers: { ...headers, 'Retry-After': retryAfterHeader(retryAfterMs, format) } };
 }

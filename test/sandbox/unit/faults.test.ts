@@ -43,10 +43,7 @@ describe('FaultInjector', () => {
 
   it('serves the queue first, in order, by method and path, counting down', () => {
     const f = new FaultInjector(quiet, () => 0.99);
-    f.enqueue([
-      { kind: '429', method: 'POST', path: /contacts/, count: 2 },
-      { kind: 'drop', count: 1 },
-    ]);
+    f.queue.push({ kind: '429', method: 'POST', path: /contacts/, count: 2 }, { kind: 'drop', count: 1 });
     expect(f.choose('GET', '/api/v2/contacts')).toBe('drop');
     expect(f.choose('GET', '/api/v2/contacts')).toBeUndefined();
     expect(f.choose('POST', '/api/v2/deals')).toBeUndefined();
