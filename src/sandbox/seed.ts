@@ -32,74 +32,60 @@ const at = (ms: number) => new Date(BASE_TIME + ms).toISOString();
 const idIn = (random: Random, made: Made, resource: ResourceName) => pick(random, made[resource]!).id;
 
 /** How the i-th sample record of each resource is made, in the order they are made (later ones point at earlier ones). */
-const MAKERS: Array<[ResourceName, (i: number, random: Random, made: Made) => ApiRecord]> = [
-  [
-    'companies',
-    (i, random) => ({
-      name: `${COMPANY[i % COMPANY.length]} ${i < COMPANY.length ? 'Inc' : 'Group'}`,
-      domain: `${COMPANY[i % COMPANY.length]!.toLowerCase()}.example`,
-      industry: pick(random, INDUSTRY),
-      founded_year: 1950 + Math.floor(random() * 70),
-    }),
-  ],
-  [
-    'contacts',
-    (i, random, made) => {
-      const first = FIRST[i % FIRST.length]!;
-      const last = LAST[(i * 5) % LAST.length]!;
-      return {
-        email: `${first.toLowerCase()}.${last.toLowerCase()}${i}@example.com`,
-        first_name: first,
-        last_name: last,
-        company_id: idIn(random, made, 'companies'),
-        phone: `+1555${String(1000000 + Math.floor(random() * 8999999))}`,
-        title: pick(random, ['CEO', 'CTO', 'VP Sales', 'Engineer', 'Buyer']),
-        source: pick(random, ['web', 'referral', 'event', 'import']),
-      };
-    },
-  ],
-  ['pipelines', (i) => ({ name: ['Sales', 'Partners', 'Renewals'][i], stages: STAGES })],
-  [
-    'deals',
-    (i, random, made) => ({
-      name: `${pick(random, COMPANY)} deal ${i + 1}`,
-      amount: 1000 * (1 + Math.floor(random() * 100)),
-      stage: pick(random, STAGES),
-      pipeline_id: idIn(random, made, 'pipelines'),
-    }),
-  ],
-  [
-    'tasks',
-    (i, random) => ({ title: `Follow up ${i + 1}`, status: pick(random, ['open', 'done']), due_date: at((i + 1) * 86_400_000).slice(0, 10) }),
-  ],
-  ['notes', (i, random) => ({ body: `Call notes #${i + 1}: ${pick(random, ['budget approved', 'needs a demo', 'send pricing'])}` })],
-  ['segments', (i) => ({ name: ['Customers', 'Prospects', 'Churn risk', 'Newsletter'][i], description: 'Sample segment' })],
-  [
-    'interactions',
-    (i, random, made) => ({
-      type: pick(random, ['call', 'email', 'meeting']),
-      direction: pick(random, ['inbound', 'outbound']),
-      sentiment: pick(random, ['positive', 'neutral', 'negative']),
-      source: pick(random, ['gmail', 'phone', 'calendar']),
-      title: `Interaction ${i + 1}`,
-      summary: 'Sample interaction',
-      company_ids: [idIn(random, made, 'companies')],
-      contact_ids: [idIn(random, made, 'contacts')],
-      interaction_date: at(i * 3_600_000),
-    }),
-  ],
-  [
-    'meetings',
-    (i, random, made) => ({
-      title: `Meeting ${i + 1}`,
-      starts_at: at(i * 7_200_000),
-      deal_id: i % 3 === 0 ? idIn(random, made, 'deals') : null,
-      company_id: i % 4 === 0 ? idIn(random, made, 'companies') : null,
-    }),
-  ],
-  ['recordings', recording],
-  ['bookings', (i, random) => ({ title: `Booking ${i + 1}`, starts_at: at(i * 86_400_000), status: pick(random, ['confirmed', 'cancelled']) })],
-];
+const MAKERS: { [R in ResourceName]: (i: number, random: Random, made: Made) => ApiRecord } = {
+  companies: (i, random) => ({
+    name: `${COMPANY[i % COMPANY.length]} ${i < COMPANY.length ? 'Inc' : 'Group'}`,
+    domain: `${COMPANY[i % COMPANY.length]!.toLowerCase()}.example`,
+    industry: pick(random, INDUSTRY),
+    founded_year: 1950 + Math.floor(random() * 70),
+  }),
+  contacts: (i, random, made) => {
+    const first = FIRST[i % FIRST.length]!;
+    const last = LAST[(i * 5) % LAST.length]!;
+    return {
+      email: `${first.toLowerCase()}.${last.toLowerCase()}${i}@example.com`,
+      first_name: first,
+      last_name: last,
+      company_id: idIn(random, made, 'companies'),
+      phone: `+1555${String(1000000 + Math.floor(random() * 8999999))}`,
+      title: pick(random, ['CEO', 'CTO', 'VP Sales', 'Engineer', 'Buyer']),
+      source: pick(random, ['web', 'referral', 'event', 'import']),
+    };
+  },
+  pipelines: (i) => ({ name: ['Sales', 'Partners', 'Renewals'][i], stages: STAGES }),
+  deals: (i, random, made) => ({
+    name: `${pick(random, COMPANY)} deal ${i + 1}`,
+    amount: 1000 * (1 + Math.floor(random() * 100)),
+    stage: pick(random, STAGES),
+    pipeline_id: idIn(random, made, 'pipelines'),
+  }),
+  tasks: (i, random) => ({
+    title: `Follow up ${i + 1}`,
+    status: pick(random, ['open', 'done']),
+    due_date: at((i + 1) * 86_400_000).slice(0, 10),
+  }),
+  notes: (i, random) => ({ body: `Call notes #${i + 1}: ${pick(random, ['budget approved', 'needs a demo', 'send pricing'])}` }),
+  segments: (i) => ({ name: ['Customers', 'Prospects', 'Churn risk', 'Newsletter'][i], description: 'Sample segment' }),
+  interactions: (i, random, made) => ({
+    type: pick(random, ['call', 'email', 'meeting']),
+    direction: pick(random, ['inbound', 'outbound']),
+    sentiment: pick(random, ['positive', 'neutral', 'negative']),
+    source: pick(random, ['gmail', 'phone', 'calendar']),
+    title: `Interaction ${i + 1}`,
+    summary: 'Sample interaction',
+    company_ids: [idIn(random, made, 'companies')],
+    contact_ids: [idIn(random, made, 'contacts')],
+    interaction_date: at(i * 3_600_000),
+  }),
+  meetings: (i, random, made) => ({
+    title: `Meeting ${i + 1}`,
+    starts_at: at(i * 7_200_000),
+    deal_id: i % 3 === 0 ? idIn(random, made, 'deals') : null,
+    company_id: i % 4 === 0 ? idIn(random, made, 'companies') : null,
+  }),
+  recordings: recording,
+  bookings: (i, random) => ({ title: `Booking ${i + 1}`, starts_at: at(i * 86_400_000), status: pick(random, ['confirmed', 'cancelled']) }),
+};
 
 function recording(i: number, random: Random, made: Made): ApiRecord {
   // 14 with transcripts, 4 still processing, 2 without audio
@@ -123,7 +109,7 @@ export function seedStore(store: Store, seed: number): void {
   const random = mulberry32(seed >>> 0);
   let tick = 0;
   const made: Made = {};
-  for (const [resource, make] of MAKERS) {
+  for (const [resource, make] of Object.entries(MAKERS) as Array<[ResourceName, (typeof MAKERS)[ResourceName]]>) {
     made[resource] = Array.from({ length: SEED_COUNTS[resource] }, (_, i) => {
       const fields = make(i, random, made);
       const time = at(++tick * 37 * 60_000);

@@ -1,63 +1,51 @@
-// The certificates of `crm sandbox --tls`: a CA made at each start, and a server certificate it
-// signs for the loopback names. Written with node:crypto and a small DER writer rather than with
-// `openssl` (not on every machine) or node-forge/selfsigned (hundreds of kB of JavaScript, and RSA
-// key generation in pure JavaScript takes seconds): EC P-256 keys are made in milliseconds, and
-// the few structures of X.509 (RFC 5280) that a server certificate needs fit in this file.
-// Two certificates, not one self-signed: a CA and a leaf are what a TLS-inspecting company proxy
-// presents, so trusting the CA with NODE_EXTRA_CA_CERTS is tried exactly as a user does it.
+// `crm sandbox --tls`: a CA made at each start and a server certificate it signs for the loopback
+// names (a CA and a leaf, as a TLS-inspecting proxy presents them, so NODE_EXTRA_CA_CERTS is tried as
+// users do it). node:crypto makes EC keys in milliseconds but no certificates; `openssl` is not on
+// every machine and `selfsigned` brings @peculiar/x509 and pkijs: the few X.509 structures are DER here.
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 
-export interface SandboxTls {
-  /** the CA certificate (PEM): what NODE_EXTRA_CA_CERTS names */
-  caPem: string;
-  /** the server's certificate (PEM), signed by the CA */
-  certPem: string;
-  /** the server's private key (PKCS#8 PEM) */
-  keyPem: string;
-}
-
-/** A fresh CA and a server certificate for `names` (host names or IP literals), valid 30 days. */
-export function makeSandboxTls(names: string[], now = new Date()): SandboxTls {
+/** A fresh CA and a server certificate (with its PKCS#8 key) for `names` (host names or IP literals), valid 30 days; all PEM. */
+export function makeSandboxTls(names: string[], now = new Date()): { caPem: string; certPem: string; keyPem: string } {
   const ca = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const leaf = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const notBefore = new Date(now.getTime() - 60 * 60 * 1000); // an hour back: clocks differ a little
-  const notAfter = new Date(now.getTime() + 30 * 24 * 60 * 60 * 1000);
   const caName = name(`crm sandbox CA ${now.toISOString().slice(0, 19)}Z`);
   const caKeyId = keyId(ca.publicKey);
-  const caDer = certificate({
-    issuer: caName,
-    subject: caName,
-    notBefore,
-    notAfter,
-    publicKey: ca.publicKey,
-    signer: ca.privateKey,
-    extensions: [
+  // from an hour back (clocks differ a little) for 30 days
+  const validity = seq(time(new Date(now.getTime() - 60 * 60 * 1000)), time(new Date(now.getTime() + 30 * 24 * 60 * 60 * 1000)));
+  const algorithm = seq(oid(OID.ecdsaWithSha256));
+  /** A certificate the CA signs (RFC 5280, version 3). */
+  const certificate = (subject: Buffer, publicKey: KeyObject, extensions: Buffer[]): string => {
+    const serial = randomBytes(16);
+    serial[0] = serial[0]! & 0x7f; // positive, at most 20 octets
+    const spki = publicKey.export({ type: 'spki', format: 'der' });
+    const tbs = seq(
+      tlv(0xa0, integer(Buffer.from([2]))),
+      integer(serial),
+      algorithm,
+      caName,
+      validity,
+      subject,
+      spki,
+      tlv(0xa3, seq(...extensions)),
+    );
+    return pem('CERTIFICATE', seq(tbs, algorithm, bitString(sign('sha256', tbs, ca.privateKey), 0)));
+  };
+  const sans = names.map((n) => (isIP(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii'))));
+  return {
+    caPem: certificate(caName, ca.publicKey, [
       extension(OID.basicConstraints, true, seq(bool(true))),
       extension(OID.keyUsage, true, bitString(Buffer.from([0x06]), 1)), // keyCertSign, cRLSign
       extension(OID.subjectKeyIdentifier, false, octets(caKeyId)),
-    ],
-  });
-  const sans = names.map((n) => (isIP(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii'))));
-  const leafDer = certificate({
-    issuer: caName,
-    subject: name(names[0] ?? 'localhost'),
-    notBefore,
-    notAfter,
-    publicKey: leaf.publicKey,
-    signer: ca.privateKey,
-    extensions: [
+    ]),
+    certPem: certificate(name(names[0] ?? 'localhost'), leaf.publicKey, [
       extension(OID.basicConstraints, true, seq()),
       extension(OID.keyUsage, true, bitString(Buffer.from([0x80]), 7)), // digitalSignature
       extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))),
       extension(OID.subjectAltName, false, seq(...sans)),
       extension(OID.subjectKeyIdentifier, false, octets(keyId(leaf.publicKey))),
       extension(OID.authorityKeyIdentifier, false, seq(tlv(0x80, caKeyId))),
-    ],
-  });
-  return {
-    caPem: pem('CERTIFICATE', caDer),
-    certPem: pem('CERTIFICATE', leafDer),
+    ]),
     keyPem: leaf.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
   };
 }
@@ -73,34 +61,6 @@ const OID = {
   subjectKeyIdentifier: '2.5.29.14',
   authorityKeyIdentifier: '2.5.29.35',
 };
-
-interface CertFields {
-  issuer: Buffer;
-  subject: Buffer;
-  notBefore: Date;
-  notAfter: Date;
-  publicKey: KeyObject;
-  signer: KeyObject;
-  extensions: Buffer[];
-}
-
-function certificate(f: CertFields): Buffer {
-  const algorithm = seq(oid(OID.ecdsaWithSha256));
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f; // a positive serial (RFC 5280: at most 20 octets)
-  const tbs = seq(
-    tlv(0xa0, integer(Buffer.from([2]))), // version 3
-    integer(serial),
-    algorithm,
-    f.issuer,
-    seq(time(f.notBefore), time(f.notAfter)),
-    f.subject,
-    f.publicKey.export({ type: 'spki', format: 'der' }),
-    tlv(0xa3, seq(...f.extensions)),
-  );
-  const signature = sign('sha256', tbs, f.signer); // ECDSA, DER-encoded (r, s)
-  return seq(tbs, algorithm, bitString(signature, 0));
-}
 
 // --- DER (X.690), only what the certificates above use ---
 
