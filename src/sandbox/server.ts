@@ -4,14 +4,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { handleApiRequest, type Outcome } from './api-request.js';
-import { CONTROL_PREFIX, handleControl } from './control.js';
-import { handleDownloadRequest } from './downloads.js';
+import { CONTROL_PREFIX, handleControl, redactHeaders } from './control.js';
+import { DOWNLOAD_PATH, handleDownloadRequest } from './downloads.js';
 import { newRequestId } from './random.js';
-import { redactHeaders } from './request-log.js';
-import { ApiError, errorResponse, type RequestMeta } from './responses.js';
+import { ApiError, errorResponse } from './responses.js';
 import type { SandboxState } from './state.js';
-import { DOWNLOAD_PATH } from './transcripts.js';
-import type { SandboxResponse } from './types.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -31,25 +28,33 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function send(res: ServerResponse, response: SandboxResponse, requestId: string): void {
+/** Writes the answer, or drops the connection when there is none. */
+function send(req: IncomingMessage, res: ServerResponse, { response, requestId }: Outcome): void {
+  if (!response) {
+    res.destroy();
+    req.socket.destroy();
+    return;
+  }
   const payload = response.raw ?? JSON.stringify(response.body ?? null);
-  const headers: Record<string, string> = {
+  const length = String(Buffer.byteLength(payload));
+  res.writeHead(response.status, {
     'Content-Type': 'application/json; charset=utf-8',
     'X-Request-Id': requestId,
     ...response.headers,
-    'Content-Length': String(Buffer.byteLength(payload)),
-  };
-  res.writeHead(response.status, headers);
+    'Content-Length': length,
+  });
   res.end(payload);
 }
 
-function drop(req: IncomingMessage, res: ServerResponse): void {
-  res.destroy();
-  req.socket.destroy();
+/** An error answer with a request id of its own (outside the API's counted path). */
+function refusal(state: SandboxState, err: ApiError, version: '1' | '2' = '2'): Outcome {
+  const rm = { requestId: newRequestId(), now: state.now(), version };
+  return { requestId: rm.requestId, response: errorResponse(rm, err) };
 }
 
 /** Which listener a server is: the API's origin, or the transcript download origin. */
-export type Listener = 'api' | 'download';
+type Listener = 'api' | 'download';
+type Front = { state: SandboxState; listener: Listener; control: boolean };
 
 /** With `tls` (a PEM key and certificate), https on the same port instead of http. */
 export function createSandboxServer(
@@ -58,12 +63,11 @@ export function createSandboxServer(
   listener: Listener = 'api',
   tls?: { key: string; cert: string },
 ): Server {
+  const front: Front = { state, listener, control: control && listener === 'api' };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    handle(state, control && listener === 'api', listener, req, res).catch((err: unknown) => {
-      if (!res.headersSent) {
-        const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: '2' };
-        send(res, errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', `Internal error: ${(err as Error).message}`)), rm.requestId);
-      } else res.destroy();
+    handle(front, req, res).catch((err: unknown) => {
+      if (res.headersSent) res.destroy();
+      else send(req, res, refusal(state, new ApiError(500, 'INTERNAL_ERROR', `Internal error: ${(err as Error).message}`)));
     });
   };
   const server = tls ? createTlsServer(tls, handler) : createServer(handler);
@@ -71,62 +75,41 @@ export function createSandboxServer(
   return server;
 }
 
-async function handle(state: SandboxState, control: boolean, listener: Listener, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle({ state, listener, control }: Front, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
   const path = url.pathname;
   const rawBody = await readBody(req);
   if (path.startsWith(`${CONTROL_PREFIX}/`) && control && isLoopback(req.socket.remoteAddress)) {
-    const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: '2' };
-    let response: SandboxResponse;
     try {
       if (rawBody === undefined) throw new ApiError(422, 'INVALID_BODY', 'The body is too large');
-      response = handleControl(state, method, path.slice(CONTROL_PREFIX.length), url.searchParams, rawBody);
+      return send(req, res, {
+        requestId: newRequestId(),
+        response: handleControl(state, method, path.slice(CONTROL_PREFIX.length), url.searchParams, rawBody),
+      });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      response = errorResponse(rm, err);
+      return send(req, res, refusal(state, err));
     }
-    return send(res, response, rm.requestId);
   }
   const outcome = await route(state, listener, method, url, req, rawBody);
-  state.log.add({
-    method,
-    path,
-    query: Object.fromEntries(url.searchParams),
-    headers: redactHeaders(req.headers),
-    status: outcome.response?.status ?? null,
-    fault: outcome.fault ?? null,
-    replayed: outcome.replayed ?? false,
-    request_id: outcome.requestId,
-    listener,
-  });
-  if (!outcome.response) return drop(req, res);
-  send(res, outcome.response, outcome.requestId);
+  const query = Object.fromEntries(url.searchParams);
+  const { fault = null, replayed = false, requestId: request_id } = outcome;
+  const status = outcome.response?.status ?? null;
+  state.log.add({ method, path, query, headers: redactHeaders(req.headers), status, fault, replayed, request_id, listener });
+  send(req, res, outcome);
 }
 
 /** The API (on the API's listener), a transcript link, or 404. */
-function route(
-  state: SandboxState,
-  listener: Listener,
-  method: string,
-  url: URL,
-  req: IncomingMessage,
-  rawBody?: string,
-): Promise<Outcome> | Outcome {
+function route(state: SandboxState, listener: Listener, method: string, url: URL, req: IncomingMessage, rawBody?: string) {
   const path = url.pathname;
   const version = listener !== 'api' ? undefined : /^\/api\/v2(\/|$)/.test(path) ? 2 : /^\/api\/v1(\/|$)/.test(path) ? 1 : undefined;
-  const refuse = (err: ApiError): Outcome => {
-    const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: version === 1 ? '1' : '2' };
-    return { requestId: rm.requestId, response: errorResponse(rm, err) };
-  };
+  const refuse = (err: ApiError) => refusal(state, err, version === 1 ? '1' : '2');
   if (rawBody === undefined) return refuse(new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`));
   if (version !== undefined) {
     const { headers, headersDistinct } = req;
-    return handleApiRequest(
-      state,
-      { method, path, url: path + url.search, query: url.searchParams, headers, headersDistinct, rawBody },
-      version,
-    );
+    const request = { method, path, url: path + url.search, query: url.searchParams, headers, headersDistinct, rawBody };
+    return handleApiRequest(state, request, version);
   }
   const token = path.startsWith(DOWNLOAD_PATH) ? path.slice(DOWNLOAD_PATH.length) : '';
   if (token !== '' && !token.includes('/')) return handleDownloadRequest(state, method, token, req.headersDistinct);

@@ -5,10 +5,10 @@ import { FaultInjector, compileRegex } from './faults.js';
 import { IdempotencyCache } from './idempotency.js';
 import { cryptoRandom, mulberry32 } from './random.js';
 import { FixedWindowLimiter } from './rate-limiter.js';
-import { RequestLog } from './request-log.js';
+import { RequestLog } from './control.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
-import { TranscriptTokens } from './transcripts.js';
+import { TranscriptTokens } from './downloads.js';
 import type { KeyDef, SandboxOptions } from './types.js';
 
 export const DEFAULTS = {

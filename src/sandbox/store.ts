@@ -3,10 +3,7 @@
 // is synchronous, so a request's read-check-write happens in one turn of the event loop.
 import { RESOURCES, type ResourceName, findResource } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
-import { OrderedTable, type Row } from './ordered-table.js';
 import { randomString, type Random } from './random.js';
-
-export type { Row };
 
 export interface LinkData extends ApiRecord {
   id: string;
@@ -30,6 +27,74 @@ export interface StoreSnapshot {
 type LinkTable = Map<string, { seq: number; data: LinkData }>;
 
 const linkKey = (parent: string, parentId: string, relation: string) => `${parent}\u0000${parentId}\u0000${relation}`;
+
+/** One resource's records: by id, and in creation order so that a page after a cursor starts with a binary search. */
+export interface Row {
+  seq: number;
+  data: ApiRecord;
+}
+
+interface Slot extends Row {
+  deleted?: boolean;
+}
+
+export class OrderedTable {
+  private byId = new Map<string, Slot>();
+  /** every row in seq order; deleted ones stay as tombstones until compaction */
+  private order: Slot[] = [];
+  private tombstones = 0;
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): Row | undefined {
+    return this.byId.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** Appends a row; its seq must be greater than every seq already in the table. */
+  append(id: string, row: Row): void {
+    const slot: Slot = row;
+    this.byId.set(id, slot);
+    this.order.push(slot);
+  }
+
+  delete(id: string): boolean {
+    const slot = this.byId.get(id);
+    if (!slot) return false;
+    this.byId.delete(id);
+    slot.deleted = true;
+    if (++this.tombstones > 64 && this.tombstones * 2 > this.order.length) {
+      this.order = this.order.filter((s) => !s.deleted);
+      this.tombstones = 0;
+    }
+    return true;
+  }
+
+  /** Every row in creation order. */
+  values(): IterableIterator<Row> {
+    return this.byId.values();
+  }
+
+  /** The rows created after `seq`, in order. */
+  *after(seq: number): Generator<Row> {
+    let lo = 0;
+    let hi = this.order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.order[mid]!.seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.order.length; i++) {
+      const slot = this.order[i]!;
+      if (!slot.deleted) yield slot;
+    }
+  }
+}
 
 export class Store {
   private seq = 0;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transcriptFor } from '../../../src/sandbox/transcripts.js';
+import { transcriptFor } from '../../../src/sandbox/downloads.js';
 import { collect, runCrm, startCrm } from '../../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 

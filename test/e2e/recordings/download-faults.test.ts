@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { runDownload } from '../../../src/commands/recordings/download.js';
 import { runTranscript } from '../../../src/commands/recordings/transcript.js';
 import { PartialFailureError } from '../../../src/http/errors.js';
-import { transcriptFor } from '../../../src/sandbox/transcripts.js';
+import { transcriptFor } from '../../../src/sandbox/downloads.js';
 import { leftovers, useRecordingsSandbox, type LogEntry } from './helpers.js';
 
 const env = useRecordingsSandbox();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runDownload } from '../../../src/commands/recordings/download.js';
 import { InterruptedError, PartialFailureError, UsageError } from '../../../src/http/errors.js';
-import { transcriptFor } from '../../../src/sandbox/transcripts.js';
+import { transcriptFor } from '../../../src/sandbox/downloads.js';
 import { interceptRecordingGets, leftovers, realSleep, useRecordingsSandbox, type LogEntry } from './helpers.js';
 
 const env = useRecordingsSandbox();

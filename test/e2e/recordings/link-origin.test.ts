@@ -10,7 +10,7 @@ import { runTranscript } from '../../../src/commands/recordings/transcript.js';
 import { systemClock } from '../../../src/http/clock.js';
 import { createClient } from '../../../src/http/client.js';
 import { Pacer } from '../../../src/http/pacer.js';
-import { transcriptFor } from '../../../src/sandbox/transcripts.js';
+import { transcriptFor } from '../../../src/sandbox/downloads.js';
 import { useRecordingsSandbox, type LogEntry } from './helpers.js';
 
 const env = useRecordingsSandbox();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runTranscript } from '../../../src/commands/recordings/transcript.js';
 import { NotFoundError, UsageError } from '../../../src/http/errors.js';
-import { transcriptFor } from '../../../src/sandbox/transcripts.js';
+import { transcriptFor } from '../../../src/sandbox/downloads.js';
 import { interceptRecordingGets, realSleep, useRecordingsSandbox } from './helpers.js';
 
 const env = useRecordingsSandbox();

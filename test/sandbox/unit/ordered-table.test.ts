@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OrderedTable } from '../../../src/sandbox/ordered-table.js';
+import { OrderedTable } from '../../../src/sandbox/store.js';
 
 const seqs = (rows: Iterable<{ seq: number }>) => [...rows].map((r) => r.seq);
 
