@@ -16,15 +16,11 @@ import type { FaultKind, KeyDef, SandboxResponse } from './types.js';
 import { resolveV1 } from './v1-handlers.js';
 import { parseJson } from './validation.js';
 
-export interface IncomingRequest {
+/** `headersDistinct`: every value of each header (a header sent twice has two). */
+interface IncomingRequest {
   method: string;
-  /** the decoded path, e.g. /api/v2/contacts */
-  path: string;
-  /** path plus query string as received */
-  url: string;
-  query: URLSearchParams;
+  url: URL;
   headers: IncomingHttpHeaders;
-  /** every value of each header (a header sent twice has two) */
   headersDistinct: Partial<Record<string, string[]>>;
   rawBody: string;
 }
@@ -111,7 +107,7 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
       { limiter: state.keyLimiter, id: key.key },
       { limiter: state.orgLimiter, id: ORGANIZATION },
     ],
-    faultPath: req.path,
+    faultPath: req.url.pathname,
     run: () => (idem.error ? errorResponse(rm, idem.error) : run(state, req, version, key, rm)),
     settle: (ran) => (ran && ran.status < 500 ? idem.claim?.store(ran) : idem.claim?.release()),
   });
@@ -133,7 +129,7 @@ async function claimKey(
     const details = [{ header: 'Idempotency-Key', issue: 'invalid' }];
     return { error: new ApiError(422, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters', details) };
   }
-  const fp = fingerprint(req.method, req.url, req.rawBody);
+  const fp = fingerprint(req.method, req.url.pathname + req.url.search, req.rawBody);
   for (;;) {
     const found = state.idempotency.lookup(key.key, header, fp);
     if (found.kind === 'wait') await found.done;
@@ -157,13 +153,14 @@ function decodeSegment(segment: string): string {
 /** Resolves the route (404/405), checks the scope (403) and runs the handler. */
 function run(state: SandboxState, req: IncomingRequest, version: 1 | 2, key: KeyDef, rm: RequestMeta): SandboxResponse {
   try {
-    const segments = req.path.split('/').slice(3).map(decodeSegment);
+    const path = req.url.pathname;
+    const segments = path.split('/').slice(3).map(decodeSegment);
     const routes: PathRoutes | undefined = version === 2 ? resolveV2(segments) : resolveV1(segments);
-    if (!routes) throw new ApiError(404, 'NOT_FOUND', `No such path: ${req.method} ${req.path}`);
+    if (!routes) throw new ApiError(404, 'NOT_FOUND', `No such path: ${req.method} ${path}`);
     const route = routes[req.method as Method];
     if (!route) {
       const allowed = Object.keys(routes).join(', ');
-      const message = `${req.method} is not allowed on ${req.path} (allowed: ${allowed})`;
+      const message = `${req.method} is not allowed on ${path} (allowed: ${allowed})`;
       throw new ApiError(405, 'METHOD_NOT_ALLOWED', message, [{ allowed: Object.keys(routes) }], { Allow: allowed });
     }
     if (route.scope) requireScope(key, route.scope);
@@ -172,7 +169,7 @@ function run(state: SandboxState, req: IncomingRequest, version: 1 | 2, key: Key
       state,
       key,
       rm,
-      query: req.query,
+      query: req.url.searchParams,
       body: () => (parsed ??= { value: parseJson(requireJsonType(req.headers['content-type'], req.rawBody)) }).value,
     };
     return route.run(ctx);

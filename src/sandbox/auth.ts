@@ -10,33 +10,21 @@ const unauthenticated = (message: string) => new ApiError(401, 'UNAUTHENTICATED'
  * header sent twice is seen (and refused). `version` is the API version of the path.
  */
 export function authenticate(headers: Partial<Record<string, string[]>>, keys: ReadonlyMap<string, KeyDef>, version: 1 | 2): KeyDef {
-  const apiKeyHeaders = headers['x-service-api-key'];
+  const apiKeys = headers['x-service-api-key'];
   const authorizations = headers.authorization;
-  if (apiKeyHeaders !== undefined && authorizations !== undefined) {
+  if (apiKeys && authorizations) {
     throw new ApiError(401, 'AMBIGUOUS_CREDENTIALS', 'Send the key in exactly one of X-Service-Api-Key and Authorization, not both');
   }
-  if ((apiKeyHeaders?.length ?? 0) > 1 || (authorizations?.length ?? 0) > 1) {
-    throw new ApiError(401, 'AMBIGUOUS_CREDENTIALS', 'Send exactly one authentication header, once');
+  const [sent, ...more] = apiKeys ?? authorizations ?? [];
+  if (more.length > 0) throw new ApiError(401, 'AMBIGUOUS_CREDENTIALS', 'Send exactly one authentication header, once');
+  if (sent === undefined) throw unauthenticated('No API key: send X-Service-Api-Key or Authorization: Bearer');
+  // Spec: "Version 1 headers: Content-Type: application/json and X-Service-Api-Key".
+  if (!apiKeys && version === 1) {
+    throw unauthenticated('Version 1 takes the API key only in the X-Service-Api-Key header; Authorization: Bearer is not accepted on /api/v1');
   }
-  const apiKeyHeader = apiKeyHeaders?.[0];
-  const authorization = authorizations?.[0];
-  let key: string;
-  if (apiKeyHeader !== undefined) {
-    if (apiKeyHeader.trim() === '') throw unauthenticated('Malformed X-Service-Api-Key header');
-    key = apiKeyHeader.trim();
-  } else if (authorization !== undefined) {
-    // Spec: "Version 1 headers: Content-Type: application/json and X-Service-Api-Key".
-    if (version === 1) {
-      throw unauthenticated(
-        'Version 1 takes the API key only in the X-Service-Api-Key header; Authorization: Bearer is not accepted on /api/v1',
-      );
-    }
-    const m = /^Bearer +(\S+)\s*$/i.exec(authorization);
-    if (!m) throw unauthenticated('Malformed Authorization header: expected "Bearer <API_KEY>"');
-    key = m[1]!;
-  } else {
-    throw unauthenticated('No API key: send X-Service-Api-Key or Authorization: Bearer');
-  }
+  const key = apiKeys ? sent.trim() : /^Bearer +(\S+)\s*$/i.exec(sent)?.[1];
+  if (!key)
+    throw unauthenticated(apiKeys ? 'Malformed X-Service-Api-Key header' : 'Malformed Authorization header: expected "Bearer <API_KEY>"');
   const def = keys.get(key);
   if (!def) throw unauthenticated('Invalid API key');
   if (def.version !== version) {

@@ -56,12 +56,8 @@ export function parseCursor(value: unknown, scope: string, codec: CursorCodec): 
   if (value === undefined || value === null) return 0;
   const payload = typeof value === 'string' ? codec.decode(value) : undefined;
   if (!payload || payload.scope !== scope) {
-    throw new ApiError(
-      422,
-      'INVALID_CURSOR',
-      'The cursor is not valid for this list: pass page_info.end_cursor of the previous page unchanged',
-      [{ field: 'cursor', issue: 'invalid' }],
-    );
+    const message = 'The cursor is not valid for this list: pass page_info.end_cursor of the previous page unchanged';
+    throw new ApiError(422, 'INVALID_CURSOR', message, [{ field: 'cursor', issue: 'invalid' }]);
   }
   return payload.seq;
 }

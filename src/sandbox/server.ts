@@ -107,9 +107,7 @@ function route(state: SandboxState, listener: Listener, method: string, url: URL
   const refuse = (err: ApiError) => refusal(state, err, version === 1 ? '1' : '2');
   if (rawBody === undefined) return refuse(new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`));
   if (version !== undefined) {
-    const { headers, headersDistinct } = req;
-    const request = { method, path, url: path + url.search, query: url.searchParams, headers, headersDistinct, rawBody };
-    return handleApiRequest(state, request, version);
+    return handleApiRequest(state, { method, url, headers: req.headers, headersDistinct: req.headersDistinct, rawBody }, version);
   }
   const token = path.startsWith(DOWNLOAD_PATH) ? path.slice(DOWNLOAD_PATH.length) : '';
   if (token !== '' && !token.includes('/')) return handleDownloadRequest(state, method, token, req.headersDistinct);
