@@ -260,11 +260,7 @@ export function readScopes(): string[] {
   return RESOURCES.map((r) => scopeFor(r.name, 'read'));
 }
 
-/**
- * Fields the server sets on every record and refuses in a create or update body (the sandbox's
- * `read_only` issue; the spec's records carry them). `crm batch` leaves such columns of an exported
- * list out, so `list -o csv` fed back to `batch` imports the same values instead of failing every row.
- */
+/** Fields the server sets and refuses in a body (`read_only`); `crm batch` leaves such exported columns out. */
 export const READ_ONLY_FIELDS: readonly string[] = ['id', 'created_at', 'updated_at', 'owner_id'];
 
 export const PAGE_SIZE_DEFAULT = 25;

@@ -1,7 +1,5 @@
-// One request to `/api/v1` or `/api/v2`, in the order docs/sandbox.md implies: authenticate
-// (401 is not counted), replay from the idempotency cache (not counted), then the counted part
-// every request shares with transcript downloads: take a rate-limit unit, wait the latency, inject
-// a fault, run the route, cache what ran.
+// One request to `/api/v1` or `/api/v2` (docs/sandbox.md): authenticate and replay from the idempotency
+// cache (neither counted), then the part shared with downloads: rate limit, latency, fault, run, cache.
 import type { IncomingHttpHeaders } from 'node:http';
 import { authenticate, requireScope } from './auth.js';
 import { runsBeforeRequest } from './faults.js';
@@ -71,9 +69,7 @@ export async function serveCounted(state: SandboxState, method: string, rm: Requ
     c.settle?.();
     return fault === 'drop' ? { fault, requestId: rm.requestId } : answer(rm, faultResponse(rm, fault, state.rateFormat), fault);
   }
-  // meta.timestamp is the server time of the response, read as the envelope is built (after the
-  // latency and the write): a record created by this request has created_at at or before it, an
-  // existing one (a relinked link) well before it.
+  // meta.timestamp is read as the envelope is built: a record this request created is not newer than it.
   rm.clock = state.now;
   const ran = c.run();
   const response = answer(rm, { ...ran, headers: { ...limit.headers, ...ran.headers } }).response!;
@@ -113,10 +109,7 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
   });
 }
 
-/**
- * The Idempotency-Key of a POST or PATCH: a replay (answered before counting), the claim to answer
- * it, or an error (a conflict or a malformed key: a counted 422). A twin still running is awaited.
- */
+/** The Idempotency-Key of a POST or PATCH: a replay, the claim to answer it, or a (counted) 422; a running twin is awaited. */
 async function claimKey(
   state: SandboxState,
   req: IncomingRequest,

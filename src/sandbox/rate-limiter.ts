@@ -74,11 +74,7 @@ export function resetHeader(ms: number, format: HeaderFormat = DEFAULT_FORMAT): 
   return secondsHeader(ms);
 }
 
-/**
- * `Retry-After` for a wait of `ms`: whole seconds (rounded up) from 1 s on, as real servers send
- * them; below 1 s the decimal form (`0.15`) so that tiny test windows do not make clients sleep a
- * whole second. The `date` form is an IMF-fixdate at or after the end of the wait.
- */
+/** `Retry-After` for a wait of `ms`: whole seconds from 1 s on, below it `0.15` (tiny test windows need not sleep a second); or an IMF-fixdate. */
 export function retryAfterHeader(ms: number, format: HeaderFormat = DEFAULT_FORMAT): string {
   const wait = Math.max(0, Math.ceil(ms));
   if (format.retryAfter === 'date') return new Date(Math.ceil((format.now() + wait) / 1000) * 1000).toUTCString();
@@ -87,10 +83,7 @@ export function retryAfterHeader(ms: number, format: HeaderFormat = DEFAULT_FORM
 
 type LimitDecision = { ok: true; headers: Record<string, string> } | { ok: false; headers: Record<string, string>; retryAfterMs: number };
 
-/**
- * One counted request against several windows at once: either every limiter has room and each
- * takes a unit, or none does and the answer is 429 (the first limiter's limit goes in the headers).
- */
+/** One counted request against several windows: every limiter takes a unit, or none and 429 (the first one's limit in the headers). */
 export function takeAll(checks: Array<{ limiter: FixedWindowLimiter; id: string }>, format: HeaderFormat = DEFAULT_FORMAT): LimitDecision {
   const full = checks.map((c) => c.limiter.peek(c.id)).filter((s) => s.remaining <= 0);
   const after = full.length > 0 ? [] : checks.map((c) => c.limiter.take(c.id));

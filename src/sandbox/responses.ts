@@ -1,6 +1,5 @@
-// What the sandbox answers: its error (thrown by any handler), the envelopes of the request's API
-// version (src/api/envelopes.ts has the zod schemas they must satisfy), and the answers of
-// injected faults (docs/sandbox.md, "Faults"): what a crashing server, a proxy or a cut connection sends.
+// What the sandbox answers: its error (thrown by any handler), the envelopes of each API version (the
+// schemas of src/api/envelopes.ts), and what injected faults send (docs/sandbox.md, "Faults").
 import type { ApiRecord, Meta } from '../api/envelopes.js';
 import { resetHeader, retryAfterHeader, type HeaderFormat } from './rate-limiter.js';
 import type { SandboxResponse } from './types.js';

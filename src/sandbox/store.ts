@@ -1,6 +1,5 @@
-// The in-memory store: one Map per resource in insertion order, the links of the relationship
-// sub-resources, and a global sequence number that orders everything for cursors. Every method
-// is synchronous, so a request's read-check-write happens in one turn of the event loop.
+// The in-memory records and links, ordered for cursors by one global sequence number. Every method is
+// synchronous, so a request's read-check-write happens in one turn of the event loop.
 import { RESOURCES, type ResourceName, findResource } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { randomString, type Random } from './random.js';
