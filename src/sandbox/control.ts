@@ -11,22 +11,7 @@ import { isPlainObject, parseJson } from './validation.js';
 
 export const CONTROL_PREFIX = '/__sandbox';
 
-export interface LogEntry {
-  index: number;
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: Record<string, string>;
-  status: number | null;
-  fault: string | null;
-  replayed: boolean;
-  request_id: string;
-  /** the listener that received it: the API's origin, or the transcript download origin */
-  listener: 'api' | 'download';
-}
-
 const SECRET_HEADERS = new Set(['authorization', 'x-service-api-key', 'cookie']);
-const MAX_ENTRIES = 50_000;
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -35,28 +20,6 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
     out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? '<present>' : Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
-}
-
-export class RequestLog {
-  private entries: LogEntry[] = [];
-  /** index of entries[0]: old entries are dropped past MAX_ENTRIES, indices stay absolute */
-  private offset = 0;
-  total = 0;
-
-  add(entry: Omit<LogEntry, 'index'>): LogEntry {
-    const full = { index: this.total++, ...entry };
-    this.entries.push(full);
-    if (this.entries.length > MAX_ENTRIES) {
-      const drop = this.entries.length - MAX_ENTRIES;
-      this.entries.splice(0, drop);
-      this.offset += drop;
-    }
-    return full;
-  }
-
-  since(index: number): LogEntry[] {
-    return this.entries.slice(Math.max(0, index - this.offset));
-  }
 }
 
 const bad = (message: string) => new ApiError(422, 'VALIDATION_FAILED', message);

@@ -6,50 +6,13 @@
 import { createHash } from 'node:crypto';
 import { RESOURCES } from '../api/resources.js';
 import { answer, latency, serveCounted, type Outcome } from './api-request.js';
-import { mulberry32, newRequestId, newToken, pick } from './random.js';
+import { mulberry32, newRequestId, pick } from './random.js';
 import { ApiError, errorResponse, type RequestMeta } from './responses.js';
 import type { SandboxState } from './state.js';
 import type { SandboxResponse } from './types.js';
 
 /** Where transcript links point, on the download origin (the resource table's `download`). */
 export const DOWNLOAD_PATH = RESOURCES.find((r) => r.download)!.download!.path;
-
-export class TranscriptTokens {
-  private tokens = new Map<string, { recordingId: string; expiresAt: number }>();
-
-  constructor(
-    public ttlMs: number,
-    private readonly now: () => number,
-  ) {}
-
-  /** A fresh token for the recording, valid `ttlMs` and reusable while valid. */
-  issue(recordingId: string): string {
-    this.prune();
-    const token = newToken();
-    this.tokens.set(token, { recordingId, expiresAt: this.now() + this.ttlMs });
-    return token;
-  }
-
-  /** The recording id of a valid token, else undefined (unknown or expired). */
-  resolve(token: string): string | undefined {
-    const entry = this.tokens.get(token);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.tokens.delete(token);
-      return undefined;
-    }
-    return entry.recordingId;
-  }
-
-  clear(): void {
-    this.tokens.clear();
-  }
-
-  private prune(): void {
-    const now = this.now();
-    for (const [token, entry] of this.tokens) if (entry.expiresAt <= now) this.tokens.delete(token);
-  }
-}
 
 export interface Transcript {
   recording_id: string;

@@ -3,12 +3,10 @@
 import { CursorCodec } from './cursor.js';
 import { FaultInjector, compileRegex } from './faults.js';
 import { IdempotencyCache } from './idempotency.js';
-import { cryptoRandom, mulberry32 } from './random.js';
+import { cryptoRandom, mulberry32, newToken } from './random.js';
 import { FixedWindowLimiter } from './rate-limiter.js';
-import { RequestLog } from './control.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
-import { TranscriptTokens } from './downloads.js';
 import type { KeyDef, SandboxOptions } from './types.js';
 
 export const DEFAULTS = {
@@ -78,4 +76,81 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
   };
   if (options.seed !== undefined) seedStore(store, options.seed);
   return state;
+}
+
+/** Transcript download tokens: valid `ttlMs`, reusable while valid. */
+export class TranscriptTokens {
+  private tokens = new Map<string, { recordingId: string; expiresAt: number }>();
+
+  constructor(
+    public ttlMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** A fresh token for the recording, valid `ttlMs` and reusable while valid. */
+  issue(recordingId: string): string {
+    this.prune();
+    const token = newToken();
+    this.tokens.set(token, { recordingId, expiresAt: this.now() + this.ttlMs });
+    return token;
+  }
+
+  /** The recording id of a valid token, else undefined (unknown or expired). */
+  resolve(token: string): string | undefined {
+    const entry = this.tokens.get(token);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.tokens.delete(token);
+      return undefined;
+    }
+    return entry.recordingId;
+  }
+
+  clear(): void {
+    this.tokens.clear();
+  }
+
+  private prune(): void {
+    const now = this.now();
+    for (const [token, entry] of this.tokens) if (entry.expiresAt <= now) this.tokens.delete(token);
+  }
+}
+
+export interface LogEntry {
+  index: number;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  status: number | null;
+  fault: string | null;
+  replayed: boolean;
+  request_id: string;
+  /** the listener that received it: the API's origin, or the transcript download origin */
+  listener: 'api' | 'download';
+}
+
+const MAX_ENTRIES = 50_000;
+
+/** What reached the sandbox (the control endpoint's request log), auth header values replaced. */
+export class RequestLog {
+  private entries: LogEntry[] = [];
+  /** index of entries[0]: old entries are dropped past MAX_ENTRIES, indices stay absolute */
+  private offset = 0;
+  total = 0;
+
+  add(entry: Omit<LogEntry, 'index'>): LogEntry {
+    const full = { index: this.total++, ...entry };
+    this.entries.push(full);
+    if (this.entries.length > MAX_ENTRIES) {
+      const drop = this.entries.length - MAX_ENTRIES;
+      this.entries.splice(0, drop);
+      this.offset += drop;
+    }
+    return full;
+  }
+
+  since(index: number): LogEntry[] {
+    return this.entries.slice(Math.max(0, index - this.offset));
+  }
 }
