@@ -4,6 +4,7 @@ import { allScopes, readScopes } from '../api/resources.js';
 import { readJsonFile } from './files.js';
 import { cryptoRandom, mulberry32, randomString, type Random } from './random.js';
 import type { KeyDef, SandboxKeys } from './types.js';
+import { isPlainObject } from './validation.js';
 
 export const ADMIN_USER = 'usr_admin';
 export const BOUND_USER = 'usr_user';
@@ -35,11 +36,10 @@ export function validateKeys(value: unknown, source = 'keys file'): KeyDef[] {
   const seen = new Set<string>();
   return value.map((entry: unknown, i) => {
     const where = `${source}: entry ${i}`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new Error(`${where}: expected an object`);
-    const e = entry as Record<string, unknown>;
-    for (const field of Object.keys(e)) {
-      if (!['key', 'version', 'scopes', 'access', 'user'].includes(field)) throw new Error(`${where}: unknown field "${field}"`);
-    }
+    if (!isPlainObject(entry)) throw new Error(`${where}: expected an object`);
+    const e = entry;
+    const unknown = Object.keys(e).find((field) => !['key', 'version', 'scopes', 'access', 'user'].includes(field));
+    if (unknown !== undefined) throw new Error(`${where}: unknown field "${unknown}"`);
     if (e.version !== 1 && e.version !== 2) throw new Error(`${where}: "version" must be 1 or 2`);
     const prefix = e.version === 2 ? V2_PREFIX : V1_PREFIX;
     if (typeof e.key !== 'string' || !e.key.startsWith(prefix) || e.key.length === prefix.length || /\s/.test(e.key)) {
@@ -52,8 +52,8 @@ export function validateKeys(value: unknown, source = 'keys file'): KeyDef[] {
       if (!Array.isArray(e.scopes) || !e.scopes.every((s) => typeof s === 'string')) {
         throw new Error(`${where}: "scopes" must be an array of scope strings`);
       }
-      const unknown = e.scopes.find((s) => !known.has(s));
-      if (unknown !== undefined) throw new Error(`${where}: unknown scope "${unknown}"`);
+      const unknownScope = e.scopes.find((s) => !known.has(s));
+      if (unknownScope !== undefined) throw new Error(`${where}: unknown scope "${unknownScope}"`);
       scopes = e.scopes;
     }
     const access = e.access ?? 'organization';
