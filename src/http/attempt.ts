@@ -36,19 +36,20 @@ export interface Exchange {
   /** the pacer to go through, and what stops its wait */
   pacer?: Pacer;
   stop?: AbortSignal;
-  /** a slot of `pacer` taken earlier with `sendLater` */
+  /** a slot of `pacer` the caller took (its paced unit holds more than this request) */
   ticket?: PacerTicket;
 }
 
 /** Paces, sends once, and writes the --verbose line (`GET URL 200 12 ms (retry 1)`). */
 export async function pacedAttempt(core: Core, ex: Exchange, attempt: number): Promise<Attempt> {
   const { pacer } = ex;
-  let ticket = ex.ticket && pacer ? pacer.sending(ex.ticket) : ex.ticket;
+  let ticket = ex.ticket;
   if (!ticket && pacer) {
     ticket = await pacer.acquire(ex.stop, { onWait: core.noteWait }).catch((err: unknown) => {
       throw interrupted(err);
     });
   }
+  if (ticket) pacer?.sent(ticket);
   const started = core.clock.now();
   core.stats.requests++;
   const outcome = await sendOnce(core, ex);

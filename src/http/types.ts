@@ -130,7 +130,7 @@ export interface LinkOptions {
   what: string;
   /** refuse bodies larger than this; default MAX_TRANSCRIPT_BYTES (link.ts) */
   maxBytes?: number;
-  /** the link endpoint's own pacer, and a slot of it taken earlier (`sendLater`) */
+  /** the link endpoint's own pacer, and a slot of it the caller took (a unit that also gets the link) */
   pacer?: Pacer;
   ticket?: PacerTicket;
   /** stops the wait for the pacer */

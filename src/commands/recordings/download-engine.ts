@@ -115,7 +115,11 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
     progress('downloading');
   };
   progress('downloading');
-  const begun = await forEachLimit(items, plan.concurrency, one, () => deps.signal.aborted);
+  // Until one download was sent, one at a time: its answer tells the pacer the download limit,
+  // so a small one is not met by every worker at once (429s).
+  let first = 0;
+  while (!deps.signal.aborted && first < items.length && done === s.skipped) await one(items[first++]!);
+  const begun = first + (await forEachLimit(items.slice(first), plan.concurrency, one, () => deps.signal.aborted));
   report.notStarted += items.length - begun;
   report.interrupted = deps.signal.aborted;
   return finish(report, started, deps.clock);

@@ -9,7 +9,7 @@ import { loadTableRenderer } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import type { DownloadOptions } from './command.js';
 import { downloadAll, type DownloadProgress, type DownloadReport } from './download-engine.js';
-import { downloadPacer } from './transcript-source.js';
+import { Pacer } from '../../http/pacer.js';
 
 export const DEFAULT_DIR = 'transcripts';
 export const DEFAULT_CONCURRENCY = 4;
@@ -39,7 +39,7 @@ export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void
         clock: ctx.clock,
         signal: ctx.signal,
         // Its own instance: the download endpoint's limit is not the API's (spec: Limits rule 5).
-        pacer: downloadPacer(ctx.clock),
+        pacer: new Pacer(ctx.clock),
         onProgress: (p) => progress.update(progressText(p)),
       },
     );

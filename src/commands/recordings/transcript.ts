@@ -2,13 +2,14 @@
 // written to FILE atomically. A recording without one is exit 5 with the reason.
 import path from 'node:path';
 import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
+import { Pacer } from '../../http/pacer.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { waitForDrain } from '../../output/backpressure.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { Ctx } from '../context.js';
 import type { TranscriptOptions } from './command.js';
-import { downloadPacer, getRecording, getTranscript, hasTranscript, noTranscriptReason, recordingPath } from './transcript-source.js';
+import { getRecording, getTranscript, hasTranscript, noTranscriptReason, recordingPath } from './transcript-source.js';
 
 export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<void> {
   recordingPath(opts.id); // a usage error before anything is sent
@@ -23,7 +24,7 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
       {
         client,
         clock: ctx.clock,
-        pacer: downloadPacer(ctx.clock),
+        pacer: new Pacer(ctx.clock),
         signal: ctx.signal,
         requestSignal: ctx.signal,
       },

@@ -208,7 +208,7 @@ describe('client.getLink (transcript downloads)', () => {
   it('with a ticket the caller took, sends at once (no second slot) and hands the ticket back', async () => {
     handler = json(200, TRANSCRIPT, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '0.5' });
     const pacer = new Pacer(systemClock);
-    const ticket: PacerTicket = await pacer.acquire(undefined, { sendLater: true });
+    const ticket: PacerTicket = await pacer.acquire();
     pacer.block(60_000); // a wait here would hang the test
     const out = await fetchTranscript(`${origin}/t`, opts({ pacer, ticket }));
     expect(out.kind).toBe('ok');

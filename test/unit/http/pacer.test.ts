@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock, SimClock } from '../../helpers/clock.js';
-import { Pacer, RESET_MARGIN_MS, paceDelay, sharedPacer, type PaceState } from '../../../src/http/pacer.js';
+import { Pacer, RESET_MARGIN_MS, paceDelay, sharedPacer, type PaceState, type PacerTicket } from '../../../src/http/pacer.js';
 import { HEADER_WAIT_CEILING_MS, parseRateLimit, resetToMs } from '../../../src/http/rate-headers.js';
 import { RateLimitError } from '../../../src/http/errors.js';
 
@@ -100,6 +100,13 @@ describe('paceDelay', () => {
   });
 });
 
+/** a slot whose request goes out at once, as the client's requests do */
+async function go(pacer: Pacer): Promise<PacerTicket> {
+  const ticket = await pacer.acquire();
+  pacer.sent(ticket);
+  return ticket;
+}
+
 const rl = (limit: number, remaining: number, resetS: number) => ({
   'x-ratelimit-limit': String(limit),
   'x-ratelimit-remaining': String(remaining),
@@ -110,8 +117,8 @@ describe('Pacer', () => {
   it('fails at once (RateLimitError, exit 7) rather than wait beyond 5 minutes for a reset, saying when', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer(clock);
-    pacer.done(await pacer.acquire(), rl(10, 0, 3 * 86_400));
-    const err = await pacer.acquire().catch((e: unknown) => e);
+    pacer.done(await go(pacer), rl(10, 0, 3 * 86_400));
+    const err = await go(pacer).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as RateLimitError).exitCode).toBe(7);
     expect((err as Error).message).toMatch(/used up until the window resets in 3 days \(at .*Z\)/);
@@ -121,15 +128,15 @@ describe('Pacer', () => {
   it('does not spread over a window longer than 5 minutes (a quota): requests go while it lasts', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer(clock);
-    pacer.done(await pacer.acquire(), rl(1000, 10, 86_400));
-    for (let i = 0; i < 10; i++) await pacer.acquire();
+    pacer.done(await go(pacer), rl(1000, 10, 86_400));
+    for (let i = 0; i < 10; i++) await go(pacer);
     expect(clock.sleeps).toEqual([]);
   });
 
   it('tells each wait and why to onWait', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer(clock);
-    pacer.done(await pacer.acquire(), rl(10, 0, 2));
+    pacer.done(await go(pacer), rl(10, 0, 2));
     const said: string[] = [];
     await pacer.acquire(undefined, { onWait: (ms, why) => said.push(`${ms} ${why}`) });
     expect(said).toEqual([`${2000 + RESET_MARGIN_MS} the rate limit is used up (X-RateLimit-Remaining 0) until the window resets`]);
@@ -138,8 +145,8 @@ describe('Pacer', () => {
   it('admits at once without information', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer(clock);
-    const t1 = await pacer.acquire();
-    const t2 = await pacer.acquire();
+    const t1 = await go(pacer);
+    const t2 = await go(pacer);
     expect([t1.seq, t2.seq]).toEqual([1, 2]);
     expect(clock.sleeps).toEqual([]);
   });
@@ -147,13 +154,13 @@ describe('Pacer', () => {
   it('waits for the reset when the server says nothing remains', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer(clock);
-    const t = await pacer.acquire();
+    const t = await go(pacer);
     pacer.done(t, rl(10, 0, 2));
     const start = clock.now();
-    await pacer.acquire();
+    await go(pacer);
     expect(clock.now() - start).toBe(2000 + RESET_MARGIN_MS);
     // a fresh window: the full limit again, no more waiting
-    await pacer.acquire();
+    await go(pacer);
     expect(clock.now() - start).toBe(2000 + RESET_MARGIN_MS);
   });
 
@@ -162,7 +169,7 @@ describe('Pacer', () => {
     const pacer = new Pacer(clock);
     pacer.block(750);
     const start = clock.now();
-    await pacer.acquire();
+    await go(pacer);
     expect(clock.now() - start).toBe(750);
     expect(pacer.stats.rateLimited).toBe(1);
   });
@@ -170,8 +177,8 @@ describe('Pacer', () => {
   it('ignores headers of a request older than the ones already applied', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer(clock);
-    const a = await pacer.acquire();
-    const b = await pacer.acquire();
+    const a = await go(pacer);
+    const b = await go(pacer);
     pacer.done(b, rl(30, 10, 2));
     pacer.done(a, rl(30, 11, 2)); // answered late, counted earlier: staler
     expect(pacer.snapshot().remaining).toBe(10);
@@ -180,9 +187,9 @@ describe('Pacer', () => {
   it('counts requests in flight until an answer reflects them', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer(clock);
-    const a = await pacer.acquire();
-    await pacer.acquire();
-    await pacer.acquire();
+    const a = await go(pacer);
+    await go(pacer);
+    await go(pacer);
     expect(pacer.snapshot().inFlight).toBe(3);
     pacer.done(a, rl(30, 29, 3));
     expect(pacer.snapshot().inFlight).toBe(2);
@@ -201,12 +208,12 @@ describe('Pacer', () => {
   it('wakes a waiter when an answer arrives after an inferred reset', async () => {
     const clock = new SimClock();
     const pacer = new Pacer(clock);
-    const t = await pacer.acquire();
+    const t = await go(pacer);
     pacer.done(t, rl(2, 2, 0.001)); // limit 2, window ends at once
     const run = (async () => {
       clock.t = 10; // the window is over: a fresh one of 2
-      const a = await pacer.acquire();
-      const b = await pacer.acquire();
+      const a = await go(pacer);
+      const b = await go(pacer);
       const third = pacer.acquire(); // 2 in flight fill the limit: waits for an answer
       let admitted = false;
       void third.then(() => (admitted = true));
@@ -259,7 +266,7 @@ async function simulate(o: { total: number; limit: number; windowMs: number; wor
     while (next < o.total) {
       next++;
       for (;;) {
-        const ticket = await pacer.acquire();
+        const ticket = await go(pacer);
         sent++;
         await clock.sleep(o.latencyMs / 2);
         const answer = serve(clock.now());
@@ -314,5 +321,32 @@ describe('Pacer under a simulated fixed-window limit', () => {
     const r = await simulate({ total: 1000, limit: 200, windowMs: 60_000, workers: 8, latencyMs: 30 });
     expect(r.tooMany).toBe(0);
     expect(r.rateEfficiency).toBeGreaterThanOrEqual(0.95);
+  });
+});
+
+describe('Pacer: a slot whose request goes out later (a paced unit with other work first)', () => {
+  const headers = (remaining: number) => rl(2, remaining, 1);
+
+  it('orders answers by when requests are sent: an answer does not count a request sent after it', async () => {
+    // A and B hold the two units; B is sent first, and its answer (remaining 1) must not count A.
+    const pacer = new Pacer(new FakeClock());
+    const a = await pacer.acquire();
+    const b = await pacer.acquire();
+    pacer.sent(b);
+    pacer.sent(a);
+    pacer.done(b, headers(1));
+    expect(pacer.snapshot()).toMatchObject({ remaining: 1, inFlight: 1 }); // A still holds the last unit
+    pacer.done(a, headers(0));
+    expect(pacer.snapshot()).toMatchObject({ remaining: 0, inFlight: 0 });
+  });
+
+  it('an answer does not free slots not sent yet; a slot handed back unsent frees its unit', async () => {
+    const pacer = new Pacer(new FakeClock());
+    const first = await go(pacer);
+    const later = await pacer.acquire(); // its other work is under way
+    pacer.done(first, rl(5, 4, 1));
+    expect(pacer.snapshot()).toMatchObject({ remaining: 4, inFlight: 1 });
+    pacer.done(later);
+    expect(pacer.snapshot().inFlight).toBe(0);
   });
 });
