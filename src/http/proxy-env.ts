@@ -1,17 +1,7 @@
-// Which proxy, if any, a request goes through: read from the environment as curl reads it, with two
-// rules of our own that keep the key safe. Pure (the environment is a parameter), so it is tested
-// without sockets; loading the proxy code itself is transport's job, only when this names a proxy.
-//
-// - https targets: `https_proxy`, else `HTTPS_PROXY` (curl does not use `http_proxy` for https, nor
-//   do we). A proxy without a scheme is `http://` (curl's default).
-// - http targets are never proxied. crm allows http only on loopback (src/http/url.ts), and through
-//   a proxy the request (key included) would travel in the clear to the proxy and be sent by it to
-//   ITS loopback, not ours. So `HTTP_PROXY` has no effect on crm (README, "Company networks").
-// - loopback (localhost, 127.0.0.0/8, ::1) is not proxied either (as Go and Chrome do; curl would),
-//   unless `NO_PROXY` holds Chrome's `<-loopback>`: the way to test a proxy against a local server.
-// - `no_proxy`, else `NO_PROXY`: comma- or space-separated; `*` is every host; `example.com` and
-//   `.example.com` match the host and its subdomains; an IP matches itself; `10.0.0.0/8` (or an
-//   IPv6 CIDR) matches addresses in it; `host:port` matches that port only.
+// Which proxy a request goes through, read from the environment as curl reads it (https_proxy,
+// HTTPS_PROXY; no_proxy, NO_PROXY with hosts, subdomains, IPs, CIDR, host:port, `*`), with two rules
+// of ours that keep the key safe: http targets (loopback only) are never proxied (the key would go in
+// the clear to the proxy's loopback), nor is loopback unless NO_PROXY holds `<-loopback>`. Pure.
 import { UsageError } from './errors.js';
 import { isLoopbackHost } from './url.js';
 
@@ -28,13 +18,8 @@ export interface ProxyChoice {
   hasCredentials: boolean;
 }
 
-/** True when any variable that can name a proxy for crm is set (the cheap check before loading anything). */
-export function proxyConfigured(env: Env): boolean {
-  return Boolean(env.https_proxy || env.HTTPS_PROXY);
-}
-
-/** The proxy for `target`, or undefined to go direct. Throws (with a message) on an unusable proxy URL. */
-export function proxyFor(target: URL, env: Env): ProxyChoice | undefined {
+/** The proxy for `target`, or undefined to go direct; a UsageError for an unusable proxy URL. */
+export function proxyFor(target: URL, env: Env = process.env): ProxyChoice | undefined {
   if (target.protocol !== 'https:') return undefined;
   const variable = env.https_proxy ? 'https_proxy' : env.HTTPS_PROXY ? 'HTTPS_PROXY' : undefined;
   if (!variable) return undefined;

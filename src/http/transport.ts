@@ -1,9 +1,6 @@
-// One HTTP exchange over undici, nothing more: no retries, no redirects, no interpretation.
-// undici's `request` on a Pool for the base URL's origin (not fetch: undici's fetch follows
-// redirects and forwards custom auth headers such as X-Service-Api-Key to the new origin); links on
-// other origins (transcripts) go through one Agent for the process. Pool, Agent and request come
-// from their own files, not the package root: see undici-parts.d.ts. Through a proxy
-// (HTTPS_PROXY), a ProxyAgent takes their place: route.ts.
+// One HTTP exchange over undici: no retries, no redirects, no interpretation. Not fetch: it follows
+// redirects and forwards custom auth headers to the new origin. Pool, Agent and request come from
+// their own files, not the package root (start-up: undici-parts.d.ts); the proxy code only when used.
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher, Pool } from 'undici';
 import AgentClass from 'undici/lib/dispatcher/agent.js';
@@ -11,14 +8,10 @@ import PoolClass from 'undici/lib/dispatcher/pool.js';
 import request from 'undici/lib/api/api-request.js';
 import { MAX_TIMER_MS, setLongTimeout } from './clock.js';
 import { routeError } from './network-error.js';
-import type { Env, ProxyChoice } from './proxy-env.js';
-import { chooseProxy, openProxyAgent } from './route.js';
+import { type Env, type ProxyChoice, proxyFor } from './proxy-env.js';
 import { linkSignals } from './signals.js';
 
-/**
- * The largest API response body crm reads (CONTRACT §4). A page of 100 records is well under 1 MiB;
- * a body without end (a broken proxy, a hostile server) must not take the machine's memory.
- */
+/** The largest API body crm reads (CONTRACT §4): a body without end must not take the memory. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export interface RawResponse {
@@ -32,7 +25,7 @@ export interface SendOptions {
   method: string;
   /** path and query */
   path: string;
-  /** another origin than the transport's (a link): the key is the caller's business, not sent here */
+  /** another origin than the transport's (a link) */
   origin?: string;
   headers: Record<string, string>;
   body?: string;
@@ -43,23 +36,36 @@ export interface SendOptions {
 }
 
 let wasmFlagSet = false;
-/**
- * undici parses HTTP with llhttp compiled to WebAssembly, and V8 recompiles it in the background
- * (TurboFan tier-up); a process waits for that before exiting, which added 200–500 ms to every
- * command that sent a request. Liftoff code parses fast enough for a rate-limited API. Set before
- * the first connection, when undici compiles llhttp; it concerns WebAssembly only.
- */
+/** llhttp is WebAssembly; V8's background tier-up of it held every exit 200–500 ms. Set before the first connection. */
 function keepExitFast(): void {
   if (wasmFlagSet) return;
   wasmFlagSet = true;
   try {
     setFlagsFromString('--liftoff-only');
   } catch {
-    // an embedder without V8 flags: a slower exit, nothing worse
+    // no V8 flags: a slower exit, nothing worse
   }
 }
 
-export function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+/**
+ * CONNECT tunnels through `proxy` (credentials to the proxy only). ProxyAgent calls `client.connect()`,
+ * which only the package root (not loaded: start-up) puts on dispatchers: the pool gets it here.
+ */
+async function openProxyAgent(proxy: ProxyChoice, connectTimeoutMs: number): Promise<Dispatcher> {
+  const [{ default: ProxyAgent }, { default: Pool }, { default: connect }] = await Promise.all([
+    import('undici/lib/dispatcher/proxy-agent.js'),
+    import('undici/lib/dispatcher/pool.js'),
+    import('undici/lib/api/api-connect.js'),
+  ]);
+  return new ProxyAgent({
+    uri: proxy.url,
+    clientFactory: (origin, options) => Object.assign(new Pool(origin, options), { connect }),
+    proxyTls: { timeout: connectTimeoutMs },
+    keepAliveTimeout: 4_000,
+  });
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
@@ -68,14 +74,11 @@ export function flattenHeaders(raw: Record<string, string | string[] | undefined
   return out;
 }
 
-/** Links on other origins (any host) share one Agent, or one ProxyAgent per proxy. */
+/** Links on other origins share one Agent, or one ProxyAgent per proxy. */
 let linkAgent: Dispatcher | undefined;
 const linkProxies = new Map<string, Promise<Dispatcher>>();
 
-/**
- * A connection pool for the API's origin (through a proxy, a ProxyAgent whose every request names
- * that origin: a CONNECT tunnel to it), and the shared dispatchers for links on other origins.
- */
+/** A pool for the API's origin (or a ProxyAgent tunnelling to it), and the link dispatchers. */
 export class OriginTransport {
   private pool?: Pool;
   private proxied?: Promise<Dispatcher>;
@@ -87,12 +90,12 @@ export class OriginTransport {
     private readonly connectTimeoutMs: number,
     private readonly env: Env = process.env,
   ) {
-    this.proxy = chooseProxy(new URL(origin), env);
+    this.proxy = proxyFor(new URL(origin), env);
   }
 
   /** The proxy for `origin` (a UsageError when a proxy variable is malformed). */
   route(origin: string): ProxyChoice | undefined {
-    return origin === this.origin ? this.proxy : chooseProxy(new URL(origin), this.env);
+    return origin === this.origin ? this.proxy : proxyFor(new URL(origin), this.env);
   }
 
   private dispatcher(origin: string, proxy: ProxyChoice | undefined): Dispatcher | Promise<Dispatcher> {
@@ -114,8 +117,7 @@ export class OriginTransport {
     const origin = opts.origin ?? this.origin;
     const proxy = this.route(origin);
     const dispatcher = await this.dispatcher(origin, proxy);
-    // The per-request timeout, whole exchange included. undici's headersTimeout/bodyTimeout (kept as a
-    // backstop) tick with ~1 s resolution and do not bound a slowly dripping body.
+    // One deadline for the whole exchange: undici's own timeouts (a backstop) do not bound a dripping body.
     const deadline = new AbortController();
     const cancelTimer = setLongTimeout(() => deadline.abort(new TimeoutError(opts.timeoutMs)), opts.timeoutMs);
     const linked = linkSignals(opts.signal, deadline.signal);
@@ -133,7 +135,6 @@ export class OriginTransport {
       const res = await request.call(dispatcher, requestOptions);
       const headers = flattenHeaders(res.headers);
       if (res.statusCode >= 300 && res.statusCode < 400) {
-        // Never followed: read nothing more than we must.
         await res.body.dump().catch(() => undefined);
         return { status: res.statusCode, headers, text: '' };
       }
@@ -158,10 +159,7 @@ export class OriginTransport {
   }
 }
 
-/**
- * A response body, refused (BodyTooLargeError) once it passes `maxBytes`, or at once when its
- * Content-Length says it will: the rest is never read (the stream is destroyed, the connection closed).
- */
+/** A body, refused (BodyTooLargeError) past `maxBytes` or at once when Content-Length says so; the rest is never read. */
 export async function readBody(
   body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
   headers: Record<string, string>,

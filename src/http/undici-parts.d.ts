@@ -21,7 +21,7 @@ declare module 'undici/lib/dispatcher/agent.js' {
   export default AgentClass;
 }
 
-// Loaded only when a proxy variable names a proxy for the request (src/http/route.ts).
+// Loaded only when a proxy variable names a proxy for the request (src/http/transport.ts).
 declare module 'undici/lib/dispatcher/proxy-agent.js' {
   import type { ProxyAgent } from 'undici';
   const ProxyAgentClass: typeof ProxyAgent;

@@ -2,7 +2,25 @@
 // bounded, a request bound holds, and an honest run (fresh cursors, pages with records) never trips.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_PAGE_LIMIT, judgePage, judgeRun, NO_PAGES, PageGuard, type PageFacts } from '../../../src/http/page-guard.js';
+import {
+  EMPTY_PAGE_LIMIT,
+  judgePage,
+  NO_PAGES,
+  PageGuard,
+  type GuardLimits,
+  type PageFacts,
+  type PageVerdict,
+} from '../../../src/http/page-guard.js';
+
+/** A whole run of pages, judged page by page: the first verdict that is not "follow", and its index. */
+function judgeRun(pages: readonly PageFacts[], startCursor?: string, limits: GuardLimits = {}): { verdict: PageVerdict; at: number } {
+  const guard = new PageGuard(startCursor, limits);
+  for (let i = 0; i < pages.length; i++) {
+    const verdict = guard.judge(pages[i]!);
+    if (verdict.kind !== 'follow') return { verdict, at: i };
+  }
+  return { verdict: { kind: 'follow', cursor: '' }, at: pages.length };
+}
 import { ServerError } from '../../../src/http/errors.js';
 
 const page = (next: string | null, records = 1, more = true): PageFacts => ({ records, more, next });
