@@ -53,15 +53,6 @@ export interface PacerTicket {
   seq?: number;
 }
 
-export interface PacerStats {
-  admitted: number;
-  /** requests that had to wait, and for how long in all */
-  waited: number;
-  waitedMs: number;
-  /** 429s reported */
-  rateLimited: number;
-}
-
 export class Pacer {
   private limit?: number;
   private remaining?: number;
@@ -74,7 +65,8 @@ export class Pacer {
   /** admitted slots not yet counted in `remaining` */
   private readonly pending = new Set<PacerTicket>();
   private wake = new AbortController();
-  readonly stats: PacerStats = { admitted: 0, waited: 0, waitedMs: 0, rateLimited: 0 };
+  /** requests admitted; those that had to wait, and how long in all; 429s reported */
+  readonly stats = { admitted: 0, waited: 0, waitedMs: 0, rateLimited: 0 };
 
   constructor(private readonly clock: Clock) {}
 
@@ -135,7 +127,7 @@ export class Pacer {
     this.notify();
   }
 
-  /** For --verbose and keys-check: what the pacer believes now. */
+  /** What the pacer believes now (keys check). */
   snapshot(): { limit?: number; remaining?: number; resetAt?: number; blockedUntil: number; inFlight: number } {
     return {
       limit: this.limit,
@@ -176,7 +168,7 @@ export class Pacer {
     };
   }
 
-  /** Past the reset, a fresh window: the full limit, less what is still in flight (it may land there). */
+  /** Past the reset, a fresh window: the full limit (what is in flight still counts). */
   private rollOver(now: number): void {
     if (this.resetAt === undefined || now < this.resetAt) return;
     this.resetAt = undefined;
@@ -214,10 +206,7 @@ export class Pacer {
 
 const defaultPacers = new WeakMap<Clock, Map<string, Pacer>>();
 
-/**
- * The process-wide pacer for one key at one origin (limits are per key), per clock so that a test's
- * fake clock never shares state with the real one.
- */
+/** The process-wide pacer for one key at one origin (limits are per key), per clock (tests' fake ones apart). */
 export function sharedPacer(clock: Clock, origin: string, apiKey: string): Pacer {
   let byKey = defaultPacers.get(clock);
   if (!byKey) defaultPacers.set(clock, (byKey = new Map<string, Pacer>()));

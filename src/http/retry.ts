@@ -1,17 +1,12 @@
-// The retry decisions of CONTRACT §4 as pure functions: whether to retry, and how long to wait.
-// The client composes them with the pacer; nothing here does I/O.
+// The retry decisions of CONTRACT §4, pure: whether to retry, how long to wait, how waits are written.
 import { clampWait } from './rate-headers.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Statuses retried with backoff (when the method may be repeated). */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
 
-/**
- * Transport failures that count as "connection reset" or "timeout". Refused connections and DNS
- * failures are not here: nothing was reached, and retrying a wrong base URL only delays the error.
- */
-export const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
+/** Resets and timeouts; not refused connections nor DNS failures (nothing reached: a wrong base URL fails at once). */
+const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'EPIPE',
   'ECONNABORTED',
@@ -20,47 +15,26 @@ export const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
-  /** ours: a 2xx whose body was cut off (not JSON); as transient as a reset */
+  // ours: a 2xx whose body was cut off
   'TRUNCATED_BODY',
 ]);
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 30_000;
-/**
- * A single wait longer than this, from `Retry-After` or `X-RateLimit-Reset`, is not waited out: the
- * command fails and says when to come back (CONTRACT §4).
- */
+/** A wait longer than this (Retry-After, X-RateLimit-Reset) is not waited out: fail, saying when to come back. */
 export const MAX_RETRY_AFTER_MS = 5 * 60_000;
-/**
- * How long one request may wait out 429s that carry `Retry-After`, in all (CONTRACT §4). Such a 429
- * is the server saying "later", so it does not count against --max-retries; this bounds it instead.
- */
+/** How long one request may wait out 429s with Retry-After in all: they do not count against --max-retries. */
 export const DEFAULT_RATE_LIMIT_BUDGET_MS = 10 * 60_000;
 /** the least a 429 wait uses of that budget, so that "Retry-After: 0.001" for ever still ends */
-export const MIN_RATE_LIMIT_CHARGE_MS = 100;
+const MIN_RATE_LIMIT_CHARGE_MS = 100;
 
-/**
- * A 429 whose Retry-After says "later" (a positive wait) goes against the budget, not the retries;
- * `Retry-After: 0` says nothing of the kind and counts as a retry. Returns what the wait costs.
- */
+/** What a 429's wait costs of the budget; undefined for no positive Retry-After (it counts as a retry). */
 export function rateLimitCharge(retryAfter: number | undefined): number | undefined {
   return retryAfter !== undefined && retryAfter > 0 ? Math.max(retryAfter, MIN_RATE_LIMIT_CHARGE_MS) : undefined;
 }
 
-export interface BudgetUse {
-  /** what the refused wait would cost (rateLimitCharge of its Retry-After) */
-  askedMs: number;
-  /** the 429s waited out before it, and what they cost */
-  waits: number;
-  chargedMs: number;
-  budgetMs: number;
-}
-
-/**
- * Why a request stopped waiting out 429s: the wait the server asks for is more than is left of the
- * budget. Names CRM_RATE_LIMIT_BUDGET, the one thing that changes it.
- */
-export function budgetSpentText(u: BudgetUse): string {
+/** Why a request stopped waiting out 429s (`waits` waited before, costing `chargedMs`); names CRM_RATE_LIMIT_BUDGET. */
+export function budgetSpentText(u: { askedMs: number; waits: number; chargedMs: number; budgetMs: number }): string {
   const left = Math.max(0, u.budgetMs - u.chargedMs);
   const before = u.waits > 0 ? `after ${u.waits} ${u.waits === 1 ? 'wait' : 'waits'} for Retry-After (${formatWait(u.chargedMs)}), ` : '';
   const rest = left <= 0 ? 'nothing is' : left < 100 ? 'less than 0.1 s is' : `only ${formatWait(left)} is`;
@@ -71,12 +45,11 @@ export function budgetSpentText(u: BudgetUse): string {
 }
 export interface RetryInput {
   method: HttpMethod;
-  /** the HTTP status, when a response arrived */
   status?: number;
-  /** the transport error code, when none did (see RETRYABLE_ERROR_CODES) */
+  /** a transport error code, when no response arrived */
   errorCode?: string;
   hasIdempotencyKey: boolean;
-  /** retries already made for this request (0 before the first retry) */
+  /** retries already made (0 before the first) */
   attempt: number;
   maxRetries: number;
 }
@@ -97,10 +70,7 @@ export function shouldRetry(input: RetryInput): boolean {
   return transient && isRepeatable(input.method, input.hasIdempotencyKey);
 }
 
-/**
- * Exponential backoff with full jitter: a uniform wait in [0, min(cap, base·2^attempt)).
- * `attempt` is 0 for the first retry; `random` returns [0, 1).
- */
+/** Full jitter: uniform in [0, min(cap, base·2^attempt)); `attempt` 0 is the first retry. */
 export function backoffMs(attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt));
   const r = Math.min(Math.max(random(), 0), 1);

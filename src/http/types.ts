@@ -14,7 +14,7 @@ export interface ClientConfig {
   /** the version 2 (or, for a v1 client, version 1) root, e.g. http://127.0.0.1:4010/api/v2 */
   baseUrl: string;
   apiKey: string;
-  /** other keys to mask in what the server sends (the profile's key of the other version); apiKey always is */
+  /** other keys to mask in what the server sends (the profile's other key) */
   redactKeys?: ReadonlyArray<string | undefined>;
   authHeader: AuthHeaderKind;
   /** per request, default 30 000 */
@@ -22,18 +22,15 @@ export interface ClientConfig {
   /** default 5 */
   maxRetries?: number;
   clock?: Clock;
-  /** one line per request for --verbose: method, URL, status, ms, retry; never the key */
+  /** one line per request for --verbose; never the key */
   log?: (line: string) => void;
-  /** what is said on standard error even without --verbose (unless --quiet): waits of several seconds */
+  /** said even without --verbose (unless --quiet): waits of several seconds */
   notice?: (line: string) => void;
-  /**
-   * how long one request may wait out 429s that carry Retry-After, in all (default 10 minutes);
-   * those 429s do not count against maxRetries
-   */
+  /** how long one request may wait out 429s with Retry-After, in all (default 10 minutes) */
   rateLimitBudgetMs?: number;
-  /** the command has --concurrency (batch, recordings download): the 429 hints suggest lowering it */
+  /** the command has --concurrency: the 429 hints suggest lowering it */
   concurrencyFlag?: boolean;
-  /** a pacer shared by every client of the process (default: one per process) */
+  /** default: the process's one for this origin and key */
   pacer?: Pacer;
   signal?: AbortSignal;
 }
@@ -48,11 +45,7 @@ export interface RequestOptions {
   idempotencyKey?: string | true;
   expect?: Expect;
   signal?: AbortSignal;
-  /**
-   * Once the request has been sent, finish its retries even after Ctrl-C (the client's signal):
-   * a write whose first answer was lost may have been applied, and only a later answer tells.
-   * The batch import relies on it so that its journal records every chunk the server wrote.
-   */
+  /** once sent, finish the retries even after Ctrl-C: only a later answer tells whether a write was applied (the import's journal) */
   finishInDoubt?: boolean;
 }
 
@@ -63,10 +56,7 @@ export interface ApiResponse<T = unknown> {
   requestId?: string;
   /** how many times it was retried */
   retries: number;
-  /**
-   * A DELETE answered 404 on a retry: an earlier attempt, whose answer was lost, deleted it.
-   * The request succeeded; `body.data` is null.
-   */
+  /** a DELETE answered 404 on a retry: an earlier, lost attempt deleted it (success; `body.data` null) */
   goneOnRetry?: boolean;
 }
 
@@ -84,7 +74,7 @@ export interface Page {
   data: ApiRecord[];
   endCursor: string | null;
   hasNextPage: boolean;
-  /** records of the page were left out (beyond `max`): its end cursor would skip them */
+  /** records were left out (beyond `max`): the end cursor would skip them */
   cut?: boolean;
 }
 

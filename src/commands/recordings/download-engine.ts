@@ -1,9 +1,6 @@
-// The engine of `crm recordings download` (CONTRACT §8): list every recording, keep those with a
-// transcript, and for each one take a slot of the download endpoint's own pacer, then get the
-// recording (a fresh link), fetch it at once, check and write DIR/<safe id>.json atomically, N at a
-// time (the order of those steps is getTranscript's).
-// Files already there are skipped, so a rerun resumes. No terminal output here: the command
-// renders progress and the summary from what this returns.
+// The engine of `crm recordings download` (CONTRACT §8): list the recordings with a transcript, get
+// each (getTranscript) and write DIR/<safe id>.json atomically, N at a time; files already there are
+// skipped, so a rerun resumes. No terminal output: the command renders what this returns.
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
@@ -21,7 +18,7 @@ export interface DownloadPlan {
   dir: string;
   concurrency: number;
   overwrite: boolean;
-  /** keep recordings whose `started_at` is at or after this time (ms since the epoch) */
+  /** keep recordings whose `started_at` is at or after this (ms since the epoch) */
   since?: number;
 }
 
@@ -45,31 +42,24 @@ export interface DownloadProgress {
   failed: number;
 }
 
-export interface DownloadFailure {
-  id: string;
-  error: string;
-}
-
 /** The `-o json` summary, field for field. */
-export interface DownloadSummary {
+interface DownloadSummary {
   downloaded: number;
   skipped: number;
   without_transcript: number;
   failed: number;
   dir: string;
   elapsed_ms: number;
-  failures: DownloadFailure[];
+  failures: Array<{ id: string; error: string }>;
 }
 
 export interface DownloadReport {
   summary: DownloadSummary;
-  /** recordings listed, and those left out by --since */
   listed: number;
   filteredOut: number;
-  /** stopped by Ctrl-C; `notStarted` transcripts were left for a rerun */
+  /** stopped by Ctrl-C; `notStarted` left for a rerun */
   interrupted: boolean;
   notStarted: number;
-  /** 429s and transient failures retried, expired links replaced by fresh ones */
   retries: number;
   linkRefreshes: number;
 }
@@ -95,8 +85,7 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
   const items = fileNames(ids).map((file, i) => ({ id: ids[i]!, file }));
   if (items.length > 0) await prepareDir(dir);
 
-  // 2. Download, `concurrency` at a time. A write is never cut short by Ctrl-C, and a failed one
-  // removes its temp file, so no temp file outlives the run.
+  // A write is never cut short by Ctrl-C, and a failed one removes its temp file.
   const one = async (item: Item): Promise<void> => {
     try {
       const outcome = await downloadOne(item, dir, plan, deps);
@@ -130,7 +119,7 @@ function emptyReport(dir: string): DownloadReport {
   return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0 };
 }
 
-/** 1. The ids to download (only ids are kept: memory stays small however many there are); undefined after Ctrl-C. */
+/** The ids to download (only ids are kept: memory stays small); undefined after Ctrl-C. */
 async function listIds(
   plan: DownloadPlan,
   deps: DownloadEngineDeps,
@@ -167,7 +156,7 @@ async function prepareDir(dir: string): Promise<void> {
   } catch (err) {
     throw new UsageError(`cannot create the folder ${dir}: ${(err as Error).message}`, { cause: err });
   }
-  // a run killed (kill -9) between writing a temp file and renaming it left `<id>.json.tmp-PID-hex`
+  // a run killed between writing a temp file and renaming it left `<id>.json.tmp-PID-hex`
   await removeStaleTemps(dir, Date.now(), (name) => name.endsWith('.json')).catch(() => 0);
 }
 
@@ -190,10 +179,7 @@ export function selectRecording(rec: ApiRecord, since?: number): Selection {
   return { id: rec.id };
 }
 
-/**
- * File names for `ids`, `<safe id>.json`. Names that would collide on a case-insensitive or
- * normalising file system (macOS, Windows: `Rec_A` and `rec_a`) all take the hashed form.
- */
+/** `<safe id>.json` for each id; names colliding on a case-insensitive file system all take the hashed form. */
 export function fileNames(ids: readonly string[]): string[] {
   const names = ids.map((id) => safeFileName(id));
   const byFold = new Map<string, number>();
@@ -207,12 +193,8 @@ async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: Do
   const target = resolveInside(dir, item.file);
   if (!plan.overwrite && (await exists(target))) return { kind: 'skipped' };
   // No requestSignal: a download in flight when Ctrl-C comes is let finish; only the waits stop.
-  const result = await getTranscript(item.id, {
-    client: deps.client,
-    clock: deps.clock,
-    pacer: deps.pacer,
-    signal: deps.signal,
-  });
+  const { client, clock, pacer, signal } = deps;
+  const result = await getTranscript(item.id, { client, clock, pacer, signal });
   if (result.kind === 'none') return { kind: 'without' };
   const owner = (result.body as { recording_id?: unknown }).recording_id;
   if (typeof owner === 'string' && owner !== item.id) {
@@ -220,17 +202,10 @@ async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: Do
   }
   // 0600, like the config file: call transcripts are confidential.
   await writeFileAtomic(target, `${stringifyJson(result.body, 2)}\n`, 0o600);
-  return {
-    kind: 'downloaded',
-    retries: result.retries,
-    linkRefreshes: result.linkRefreshes,
-  };
+  return { kind: 'downloaded', retries: result.retries, linkRefreshes: result.linkRefreshes };
 }
 
-/**
- * lstat, not stat: a symlink named like our file counts as there, and is never followed. An empty
- * file does not count: what a crash may leave of a rename whose data never reached the disk.
- */
+/** lstat: a symlink counts as there, never followed; an empty file (a crash's leftover) does not. */
 async function exists(file: string): Promise<boolean> {
   try {
     const st = await lstat(file);

@@ -6,27 +6,19 @@ import path from 'node:path';
 /** Total budget of a name, in UTF-8 bytes, before the caller's extension (`.json`) and temp suffix. */
 export const MAX_NAME_BYTES = 200;
 
-/**
- * Never left in an unchanged name, so it marks a changed one: `<cleaned>~<hash of the id>`. An id
- * kept as is has no `~`, and every changed name carries the hash of its own id, so distinct ids
- * always get distinct names (up to a 48-bit hash collision).
- */
+/** Marks a changed name, `<cleaned>~<hash of the id>` (never left in an unchanged one): distinct ids get distinct names. */
 const MARK = '~';
 const HASH_HEX = 12;
 
-// Control characters (C0, DEL, C1: \p{Cc}), invisible format characters that let a name pretend
-// to be another one on a terminal (\p{Cf}: bidi overrides and isolates, zero-width characters,
-// BOM, soft hyphen, tag characters, …), line and paragraph separators, lone surrogates (with the
-// `u` flag a well-formed pair is one code point, so only a lone half is \p{Cs}), path separators,
-// characters Windows refuses in names, and the marker.
+// Controls, invisible format characters (bidi, zero-width: a name posing as another), line and
+// paragraph separators, lone surrogates, path separators, what Windows refuses, and the marker.
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}/\\<>:"|?*~]/gu;
 
-// Windows device names, reserved with any extension and whatever the case (`nul.json`, `Com1`),
-// including the superscript-digit forms Windows also treats as devices.
+// Windows device names, with any extension and in any case (`nul.json`, `Com1`, `COM¹`).
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$/i;
 
 export interface SafeNameOptions {
-  /** append the hash even when nothing had to change (used to split case-insensitive collisions) */
+  /** append the hash even when nothing changed (splits case-insensitive collisions) */
   forceHash?: boolean;
 }
 
@@ -49,15 +41,11 @@ function truncateUtf8(text: string, maxBytes: number): string {
 }
 
 function isReserved(name: string): boolean {
-  // Windows ignores an extension and trailing spaces/dots when it matches device names.
   const base = name.split('.')[0]!.replace(/[ .]+$/, '');
   return RESERVED.test(base);
 }
 
-/**
- * A file name (without extension) for a recording id: the id itself when it is already safe,
- * otherwise a cleaned form followed by `~` and a short hash of the original id.
- */
+/** A file name (without extension) for a recording id: the id when safe, else cleaned + `~` + its hash. */
 export function safeFileName(id: string, options: SafeNameOptions = {}): string {
   let name = id.replace(UNSAFE, '_');
   // Leading dots would hide the file or mean `.`/`..`; trailing dots and spaces vanish on Windows.
@@ -70,43 +58,24 @@ export function safeFileName(id: string, options: SafeNameOptions = {}): string 
   if (!changed) return name;
   const suffix = `${MARK}${shortHash(id)}`;
   let cut = truncateUtf8(name, MAX_NAME_BYTES - suffix.length);
-  // Truncation may expose a trailing dot or space again.
   cut = cut.replace(/[. ]+$/, (tail) => '_'.repeat(tail.length));
   return cut + suffix;
 }
 
 /**
- * The key under which two names collide on a case-insensitive or normalising file system. Lower,
- * upper, then lower case again, because file systems fold case in either direction: NTFS
- * upper-cases (`ı` and `i` are both `I` there), APFS case-folds (`ſ` is `s`, `ẞ` is `ss`), and
- * lower case alone misses all three. Folding too much only costs a hash in a name; folding too
- * little lets one file overwrite another.
+ * The key under which two names collide on a case-insensitive or normalising file system: lower,
+ * upper, lower again, since NTFS upper-cases (`ı` → `I`) and APFS case-folds (`ẞ` → `ss`).
  */
 export function foldedName(name: string): string {
   return name.normalize('NFC').toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
 }
 
-/**
- * The absolute path of `name` directly inside `dir`, or an error when it would land anywhere else
- * (a separator, `..`, an absolute path, an empty name). A last line of defence behind safeFileName.
- */
+/** The path of `name` directly inside `dir`, or an UnsafePathError: the last defence behind safeFileName. */
 export function resolveInside(dir: string, name: string): string {
   const root = path.resolve(dir);
-  if (
-    name === '' ||
-    name === '.' ||
-    name === '..' ||
-    name.includes('/') ||
-    name.includes('\\') ||
-    name.includes('\u0000') ||
-    path.isAbsolute(name)
-  ) {
-    throw new UnsafePathError(name, root);
-  }
   const full = path.resolve(root, name);
-  if (path.dirname(full) !== root || path.relative(root, full) !== name) {
-    throw new UnsafePathError(name, root);
-  }
+  const bad = name === '.' || /[/\\\u0000]/.test(name) || path.isAbsolute(name);
+  if (bad || path.dirname(full) !== root || path.relative(root, full) !== name) throw new UnsafePathError(name, root);
   return full;
 }
 
