@@ -1,6 +1,5 @@
-// One attempt of the one request path, with its pacing: a slot of the pacer, one exchange on the
-// transport, the answer's rate-limit headers back to the pacer, the --verbose line. Also the one
-// wording of a failed connection and of a redirect (neither is ever followed).
+// One attempt: a pacer slot, one exchange, the rate-limit headers back to the pacer, the --verbose
+// line; and the one wording of a failed connection and of a redirect (never followed).
 import type { Redactor } from './mask.js';
 import { describeNetwork } from './network-error.js';
 import type { Pacer, PacerTicket } from './pacer.js';
@@ -75,10 +74,7 @@ async function sendOnce(core: Core, ex: Exchange): Promise<Attempt> {
   }
 }
 
-/**
- * An idempotent replay carries the original response's headers, rate-limit ones included: stale,
- * and the request was not counted, so the pacer does not see them.
- */
+/** An idempotent replay's rate-limit headers are the original's: stale, and it was not counted. */
 function rateHeaders(headers: Record<string, string>): Record<string, string> | undefined {
   return headers['idempotent-replayed'] === 'true' ? undefined : headers;
 }

@@ -1,16 +1,8 @@
-// The one request path of crm (CONTRACT §4), composed in layers as Octokit composes its plugins:
-// request.ts (URL, headers, idempotency key, answer checks) → retry-loop.ts (the retry policy and
-// its waits) → attempt.ts (pacing and one exchange) → transport.ts (undici). Links the API hands
-// out (transcripts) take the same layers without the key: link.ts.
-//
-// Not undici's RetryAgent/RetryHandler: they retry on method and status, but (1) cannot let a
-// POST/PATCH repeat only when it carries an Idempotency-Key; (2) honour Retry-After only up to
-// their maxTimeout and count every 429 against maxRetries, where we wait a 429 with Retry-After
-// out within a budget of its own and fail at once beyond 5 minutes; (3) wait on private timers,
-// so a 429 cannot hold back every concurrent request through the shared pacer, Ctrl-C cannot stop
-// a wait, and tests cannot inject a clock; (4) hide the attempts, while --verbose prints each one
-// and the batch summary counts retries; (5) a retry of a transcript needs a fresh link from the
-// API, which a dispatcher cannot get. undici does the HTTP: pooling, keep-alive, parsing.
+// The one request path (CONTRACT §4), in layers as Octokit composes its plugins: request.ts →
+// retry-loop.ts → attempt.ts → transport.ts; links the API hands out (transcripts): link.ts.
+// Not undici's RetryAgent: it cannot repeat a POST only with an Idempotency-Key, counts every 429
+// against maxRetries (no budget of their own), waits on private timers (no shared pacer, no Ctrl-C,
+// no test clock), hides the attempts from --verbose, and cannot get a transcript a fresh link.
 import type { ApiRecord } from '../api/envelopes.js';
 import { systemClock } from './clock.js';
 import { getLink } from './link.js';

@@ -1,6 +1,5 @@
-// The real clock. Everything that waits takes a Clock, so tests inject a fake one and never sleep.
-// Every timer of crm goes through here: Node cannot hold a delay above 2^31-1 ms (24.8 days); a longer
-// one fires after 1 ms with a TimeoutOverflowWarning, so a wait "for years" became a busy loop.
+// The real clock, and every timer of crm: Node fires a delay above 2^31-1 ms after 1 ms (a busy loop),
+// so long ones are chained. Everything that waits takes a Clock, so tests inject a fake one.
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** What waits take, so that tests inject a fake one. */

@@ -1,6 +1,5 @@
-// Turns a raw HTTP answer into the checked envelope or the error it stands for (CONTRACT §3–4):
-// zod against the expected envelope; error envelopes (v2 and v1), and 4xx/5xx JSON bodies that carry
-// an error message in another shape (error-body.ts), to the class of their status; anything else (HTML from a proxy, truncated JSON) to a ServerError quoting the body's start.
+// A raw answer → the checked envelope (zod) or the error it stands for (CONTRACT §3–4); anything
+// not understood (HTML from a proxy, truncated JSON) → a ServerError quoting the body's start.
 import type * as z from 'zod/mini';
 import {
   batchEnvelope,
@@ -26,11 +25,7 @@ const SCHEMAS: Record<Expect, z.ZodMiniType> = {
   v1: v1SuccessEnvelope,
 };
 
-/**
- * The first 200 characters of a body on one line: runs of white space (line breaks of an HTML page)
- * become one space. Other control and bidi characters are left to the output layer, which escapes
- * them visibly wherever the message is printed (src/output/sanitize.ts, the one sanitiser).
- */
+/** The first 200 characters of a body on one line (escaping is src/output/sanitize.ts's, where printed). */
 export function quoteBody(text: string, length = QUOTE_LENGTH): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   return clean.length > length ? `${clean.slice(0, length)}…` : clean;
@@ -67,10 +62,7 @@ function notEnvelope(status: number, text: string, why: string, requestId?: stri
   return new Cls(message, { status, requestId, code: status === 429 ? 'RATE_LIMITED' : 'INVALID_RESPONSE' });
 }
 
-/**
- * Checks one answer. `requestIdHeader` is X-Request-Id, used when the body has no meta. `redact`
- * masks the key in a body before it is quoted (before the cut, which could leave part of a key).
- */
+/** Checks one answer; `redact` masks keys in a body before it is quoted (before the cut). */
 export function checkResponse(
   status: number,
   text: string,

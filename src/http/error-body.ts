@@ -1,8 +1,5 @@
-// The error inside a 4xx/5xx body that is JSON but not quite the spec's error envelope (`details`
-// an object, null or strings; `meta` missing; no `code`; `error` a bare string; a v1 or a framework's
-// own shape). Such an answer is still the server saying what went wrong: its status picks the exit
-// code and its message is shown, instead of exit 8 and the body quoted raw. A body with no message
-// to be found is not an error body, and stays "unexpected response" (exit 8).
+// The error inside a 4xx/5xx JSON body that is not quite the spec's envelope: with a message, its
+// status picks the exit code and the message is shown; without one it stays exit 8, quoted.
 
 export interface ErrorBody {
   code?: string;

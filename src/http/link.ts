@@ -1,8 +1,6 @@
-// One GET of an absolute, expiring link the API handed out (spec: Recording.transcript_url;
-// Endpoints rule 5), through the same transport and attempt as API requests. The token in the link
-// is the credential: the API key, Authorization or a cookie is never sent with it, whatever its
-// origin. Used exactly as given, never built; redirects are not followed. One attempt only: a
-// retry needs a fresh link from the API, so the caller runs the retry layer around it.
+// One GET of an expiring link the API handed out (spec: Recording.transcript_url), through the same
+// attempt and transport as API requests. Its token is the credential: no key, no cookie, used as
+// given, no redirects. One attempt: a retry needs a fresh link, so the caller runs the retry layer.
 import { parseJson } from '../json/exact-json.js';
 import { USER_AGENT } from '../version.js';
 import { type Core, networkError, pacedAttempt, redirectError } from './attempt.js';
@@ -11,10 +9,7 @@ import { type CrmError, RateLimitError, ServerError } from './errors.js';
 import type { Failure, LinkAnswer, LinkOptions, Tried } from './types.js';
 import { isLoopbackHost } from './url.js';
 
-/**
- * The largest transcript crm reads (README, "Limits"): above the API's 64 MiB, since a long meeting
- * with per-word timings is one big JSON document, but bounded, since it is held in memory whole.
- */
+/** The largest transcript crm reads (README, "Limits"): one JSON document held whole in memory. */
 export const MAX_TRANSCRIPT_BYTES = 128 * 1024 * 1024;
 
 export type { LinkAnswer, LinkOptions };
@@ -60,7 +55,7 @@ export async function getLink(core: Core, link: string, opts: LinkOptions): Prom
   return { ok: true, value: { body: core.redact.value<object>(body) } };
 }
 
-/** Why a link is refused before anything is sent: not a URL, credentials in it, not https (but loopback), a malformed proxy variable. */
+/** Why a link is refused before anything is sent. */
 function linkRefusal(link: string, what: string, core: Core): CrmError | undefined {
   let url: URL;
   try {

@@ -4,7 +4,7 @@ import type { ProxyChoice, Env } from './proxy-env.js';
 import { isLoopbackHost } from './url.js';
 
 /** An error met on the way through a proxy; `code` says which (see routeError). */
-export class ProxyRouteError extends Error {
+class ProxyRouteError extends Error {
   constructor(
     message: string,
     readonly code: string,
@@ -23,10 +23,8 @@ const UNTRUSTED =
   /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|UNABLE_TO_GET_CRL)$/;
 
 /**
- * An error from a request sent through `proxy`, re-coded when it is the proxy's doing: its 407
- * (PROXY_AUTH_REQUIRED), another answer to CONNECT (PROXY_TUNNEL_REFUSED), or no connection to it
- * (PROXY_UNREACHABLE). Other errors (a reset, TLS with the API inside the tunnel) keep their code.
- * None of the proxy's codes is retried: like a refused connection, nothing reached the API.
+ * An error through `proxy`, re-coded when it is the proxy's doing (407, another answer to CONNECT,
+ * unreachable); none of those is retried: nothing reached the API. Others keep their code.
  */
 export function routeError(err: unknown, proxy: ProxyChoice): unknown {
   const message = err instanceof Error ? err.message : String(err);
@@ -43,11 +41,11 @@ export function routeError(err: unknown, proxy: ProxyChoice): unknown {
   return err;
 }
 
-export interface NetworkContext {
+interface NetworkContext {
   /** `host:port` crm was trying to reach */
   target: string;
   timeoutMs: number;
-  /** the environment (the proxy variables), for hints */
+  /** the proxy variables, for hints */
   env?: Env;
 }
 

@@ -1,15 +1,10 @@
-// What a response's waiting headers say (CONTRACT §4), the one reader of them: `Retry-After`
-// (delta seconds or an HTTP-date) and `X-RateLimit-Limit/Remaining/Reset`. Every wait read from a
-// header is clamped to [0, a year]: far beyond any wait crm does, but a finite time a Date can show.
+// The one reader of waiting headers (CONTRACT §4): Retry-After and X-RateLimit-*.
 
-/** The ceiling of every wait read from a header (a year). */
+/** The ceiling of every wait read from a header (a year): a finite time a Date can show. */
 export const HEADER_WAIT_CEILING_MS = 365 * 24 * 3_600_000;
 /** a Reset above this is a Unix time in seconds; anything else is seconds until the window resets */
 export const UNIX_TIME_THRESHOLD = 1e9;
-/**
- * a Reset above this is a Unix time in milliseconds (10^11 s is the year 5138; 10^11 ms is 1973),
- * which some limiters send; read as seconds it was a wait of millennia
- */
+/** a Reset above this is a Unix time in milliseconds (read as seconds: millennia) */
 export const UNIX_MS_THRESHOLD = 1e11;
 
 /** A header's decimal number (`12`, `1.5`, `.5`, `-3`), or undefined for anything else. */
@@ -24,16 +19,13 @@ export function clampWait(ms: number): number {
   return ms > 0 ? Math.min(ms, HEADER_WAIT_CEILING_MS) : 0;
 }
 
-/**
- * `Retry-After` in milliseconds from now: delta seconds (decimals allowed, as the sandbox sends)
- * or an HTTP-date. Garbage → undefined; a negative delta or a past date → 0.
- */
+/** `Retry-After` in ms from now: delta seconds (decimals allowed) or an HTTP-date; garbage → undefined, past → 0. */
 export function retryAfterMs(headerValue: string | null | undefined, nowMs: number): number | undefined {
   const value = headerValue?.trim();
   if (!value) return undefined;
   const seconds = decimal(value);
   if (seconds !== undefined) return clampWait(Math.ceil(seconds * 1000));
-  // An HTTP-date has a weekday or month name; Date.parse alone accepts too much ("1 2").
+  // an HTTP-date has a weekday or month name; Date.parse alone accepts "1 2"
   if (!/[a-z]{3}/i.test(value)) return undefined;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : clampWait(at - nowMs);
@@ -46,10 +38,7 @@ export interface RateLimitInfo {
   resetAt: number;
 }
 
-/**
- * X-RateLimit-Reset → ms on our clock: Unix milliseconds above 10^11, Unix seconds above 10^9, else
- * seconds from now (decimals). Never before now, never more than HEADER_WAIT_CEILING_MS after it.
- */
+/** X-RateLimit-Reset → ms on our clock (Unix ms, Unix s, or seconds from now), within [now, now + a year]. */
 export function resetToMs(value: number, nowMs: number): number {
   if (Number.isNaN(value)) return nowMs;
   const at = value > UNIX_MS_THRESHOLD ? value : value > UNIX_TIME_THRESHOLD ? value * 1000 : nowMs + value * 1000;

@@ -1,7 +1,5 @@
-// The retry layer of the one request path (CONTRACT §4), shared by API requests and transcript
-// downloads: a 429 with Retry-After is waited out within the rate-limit budget; other transient
-// failures back off (full jitter) and count against --max-retries; the final error says which rule
-// stopped it. The decisions are retry.ts's pure functions; this adds the waits and the counting.
+// The retry layer (CONTRACT §4) of API requests and transcript downloads alike: retry.ts's pure
+// decisions plus the waits, the counting and the final error naming the rule that stopped it.
 import { type CrmError, type ErrorInfo, InterruptedError, isCrmError } from './errors.js';
 import type { Pacer } from './pacer.js';
 import { MAX_RETRY_AFTER_MS, backoffMs, budgetSpentText, comeBackText, isRepeatable, rateLimitCharge, shouldRetry } from './retry.js';
@@ -98,10 +96,7 @@ function retryable(f: Failure): boolean {
   return f.status === 429 || (f.status !== undefined && f.status >= 500) || f.errorCode !== undefined;
 }
 
-/**
- * The error to throw when no retry follows; after retries it says so and which rule stopped them
- * (`rule`: `--max-retries 5`, `the rate-limit budget is spent`).
- */
+/** The error when no retry follows; after retries it says so and which `rule` stopped them. */
 function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hint?: string, rule?: string): CrmError {
   if (!wasRetryable || attempt === 0) {
     if (hint && !error.hint) Object.assign(error, { hint });

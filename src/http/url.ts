@@ -1,25 +1,18 @@
-// Where a request may go: only under the configured base URL's origin, the one the key belongs to.
-// The one home of the base URL's transport rules (scheme, loopback, no credentials); which path a
-// profile's root should have is src/config/base-url.ts's business.
+// Where a request may go: only under the base URL's origin, the one the key belongs to. The one home
+// of the base URL's transport rules (src/config/base-url.ts adds the path rules).
 import { USER_AGENT } from '../version.js';
 import { UsageError } from './errors.js';
 import type { AuthHeaderKind } from './types.js';
 
-// The contract's loopback hosts: localhost, 127.0.0.0/8, [::1] (URL has already normalized IPv4
-// forms such as 127.1 or 0x7f.1 to dotted quads and IPv6 forms to [::1]). Not `*.localhost` nor
-// `localhost.`: browsers hard-wire those to loopback, but Node asks the system resolver, which may
-// send them to DNS, so an http: key could leave the machine unencrypted.
+// localhost, 127.0.0.0/8, [::1] (as URL normalises them). Not `*.localhost`: Node asks the system
+// resolver, which may send it to DNS, and an http: key would leave the machine in the clear.
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK.test(hostname);
 }
 
-/**
- * Checks a base URL: https, or http on a loopback host (the sandbox); no user name, password,
- * query or fragment. Returns it with trailing slashes dropped (`https://h/` → pathname `/`).
- * `what` names the setting in messages (`--base-url`, `CRM_BASE_URL`, …).
- */
+/** A base URL: https, or http on loopback; no credentials, query or fragment; trailing slashes dropped. */
 export function parseBaseUrl(baseUrl: string, what = 'base URL'): URL {
   let url: URL;
   try {
@@ -49,11 +42,7 @@ export function baseUrlText(url: URL): string {
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
-/**
- * The URL for `path` under `base`. A relative path is appended to the base path (`/contacts` →
- * `/api/v2/contacts`); an absolute URL is accepted only on the base's origin, since the key is
- * never sent anywhere else.
- */
+/** The URL for `path` under `base`; an absolute URL only on the base's origin (the key goes nowhere else). */
 export function resolveUrl(base: URL, path: string, query?: Query): URL {
   let url: URL;
   // A base with an empty path has pathname `/`: joined as is, `/contacts` became `//contacts`.
@@ -90,7 +79,7 @@ function splitOnce(text: string, sep: string): [string, string?] {
   return i < 0 ? [text] : [text.slice(0, i), text.slice(i + 1)];
 }
 
-/** One caller-supplied path segment, percent-encoded, so an id can never change the path. `.` and `..` cannot be one (URL parsers resolve them, even encoded). */
+/** One path segment, percent-encoded; `.` and `..` refused (URL parsers resolve them, even encoded). */
 export function pathSegment(value: string, what = 'id'): string {
   if (value === '' || value === '.' || value === '..') throw new UsageError(`invalid ${what} '${value}'`);
   return encodeURIComponent(value);
