@@ -14,12 +14,6 @@ import { sanitizeForTerminal } from '../../output/sanitize.js';
 /** Fresh links tried after the first one expired (CONTRACT §8: up to 3 times). */
 export const MAX_LINK_REFRESHES = 3;
 
-/**
- * A recording given by the caller is used for the first try only when the download slot came
- * within this (its link was fetched just before); after any wait, a fresh one is got.
- */
-export const GIVEN_LINK_MAX_WAIT_MS = 50;
-
 export interface TranscriptSourceDeps {
   /** gets the recordings; its retry policy, transport and waits serve the downloads too */
   client: HttpClient;
@@ -36,7 +30,7 @@ export type TranscriptResult =
   | { kind: 'none'; recording: ApiRecord; reason: string };
 
 /** `GET /recordings/{id}`: the id is encoded, whatever the server put in it. */
-export async function getRecording(client: HttpClient, id: string, signal?: AbortSignal): Promise<ApiRecord> {
+async function getRecording(client: HttpClient, id: string, signal?: AbortSignal): Promise<ApiRecord> {
   const res = await client.request<{ data: ApiRecord }>({ method: 'GET', path: recordingPath(id), expect: 'success', signal });
   return res.body.data;
 }
@@ -51,26 +45,21 @@ export function noTranscriptReason(recording: ApiRecord): string {
   return recording.transcript_status === 'processing' ? 'it is still being transcribed, try again later' : 'the meeting produced no audio';
 }
 
-export function hasTranscript(recording: ApiRecord): boolean {
+function hasTranscript(recording: ApiRecord): boolean {
   return recording.has_transcript === true && typeof recording.transcript_url === 'string';
 }
 
 /**
- * The transcript of recording `id`; `recording`, when given, was just fetched by the caller.
- * Throws a CrmError when the retries run out. Each try is one paced unit of the download pacer:
+ * The transcript of recording `id`, or why it has none; a CrmError when the retries run out. Each try is one paced unit of the download pacer:
  * its slot, then the recording (a fresh link), then the download at once, so a link never ages in
  * the pacer's queue and a short TTL under a tight limit does not make links expire.
  */
-export async function getTranscript(id: string, deps: TranscriptSourceDeps, recording?: ApiRecord): Promise<TranscriptResult> {
-  let given = recording;
+export async function getTranscript(id: string, deps: TranscriptSourceDeps): Promise<TranscriptResult> {
   let linkRefreshes = 0;
   const attempt = async (retries: number): Promise<Tried<TranscriptResult>> => {
     for (;;) {
-      const before = deps.clock.now();
       const ticket = await takeSlot(deps);
-      const fresh = deps.clock.now() - before <= GIVEN_LINK_MAX_WAIT_MS ? given : undefined;
-      given = undefined;
-      const rec = await (fresh ? Promise.resolve(fresh) : getRecording(deps.client, id, deps.requestSignal)).catch((err: unknown) => {
+      const rec = await getRecording(deps.client, id, deps.requestSignal).catch((err: unknown) => {
         if (ticket) deps.pacer?.done(ticket); // nothing was sent
         throw err;
       });

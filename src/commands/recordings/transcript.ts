@@ -2,14 +2,13 @@
 // written to FILE atomically. A recording without one is exit 5 with the reason.
 import path from 'node:path';
 import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
-import { Pacer } from '../../http/pacer.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { waitForDrain } from '../../output/backpressure.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { Ctx } from '../context.js';
 import type { TranscriptOptions } from './command.js';
-import { getRecording, getTranscript, hasTranscript, noTranscriptReason, recordingPath } from './transcript-source.js';
+import { getTranscript, recordingPath } from './transcript-source.js';
 
 export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<void> {
   recordingPath(opts.id); // a usage error before anything is sent
@@ -17,19 +16,7 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
   const client = await ctx.client();
   const shownId = sanitizeForTerminal(opts.id);
   try {
-    const recording = await getRecording(client, opts.id, ctx.signal);
-    if (!hasTranscript(recording)) throw noTranscript(shownId, noTranscriptReason(recording));
-    const result = await getTranscript(
-      opts.id,
-      {
-        client,
-        clock: ctx.clock,
-        pacer: new Pacer(ctx.clock),
-        signal: ctx.signal,
-        requestSignal: ctx.signal,
-      },
-      recording,
-    );
+    const result = await getTranscript(opts.id, { client, clock: ctx.clock, signal: ctx.signal, requestSignal: ctx.signal });
     if (result.kind === 'none') throw noTranscript(shownId, result.reason);
 
     if (opts.out === undefined) {

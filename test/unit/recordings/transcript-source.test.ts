@@ -131,21 +131,6 @@ describe('getTranscript', () => {
     expect(pacer.snapshot().inFlight).toBe(0);
   });
 
-  it('uses a recording the caller just got only when the slot comes at once', async () => {
-    answers = [OK];
-    const given = { id: 'rec_1', has_transcript: true, transcript_url: `${origin}/t/given` };
-    await getTranscript('rec_1', deps(client(), { pacer: new Pacer(clock) }), given);
-    expect(paths).toEqual(['/t/given']);
-    expect(gets).toBe(0);
-
-    paths = [];
-    const pacer = new Pacer(clock);
-    pacer.block(1_000);
-    await getTranscript('rec_1', deps(client(), { pacer }), given);
-    expect(paths).toEqual(['/t/1']); // the given link had waited a second: a fresh one instead
-    expect(gets).toBe(1);
-  });
-
   it('hands the slot back when getting the recording fails, or it has no transcript', async () => {
     const pacer = new Pacer(clock);
     const failing: HttpClient = {
