@@ -83,7 +83,8 @@ export function formatWait(ms: number): string {
   if (s < 10) return `${Math.max(0.1, Math.round(s * 10) / 10)} s`;
   if (s < 120) return `${Math.round(s)} s`;
   if (s < 7_200) return `${Math.round(s / 60)} min`;
-  if (s < 172_800) return `${Math.round(s / 360) / 10} h`;
+  const hours = Math.round(s / 360) / 10; // a wait a few ms short of 2 days reads "2 days", not "48 h"
+  if (hours < 48) return `${hours} h`;
   return `${Math.round(s / 8_640) / 10} days`;
 }
 
