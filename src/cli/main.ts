@@ -1,13 +1,12 @@
-// The entry point: builds the command tree, runs it, and is the one place that turns errors into
-// messages on stderr and exit codes (CONTRACT §3). Only commander is loaded eagerly, so
-// `crm --version` and `crm --help` stay fast; each command loads its own modules when it runs.
+// The entry point, and the one place that turns errors into stderr messages and exit codes
+// (CONTRACT §3). Only commander loads eagerly; each command loads its own modules when it runs.
 import { CommanderError } from '@commander-js/extra-typings';
 import type { IO } from '../commands/context.js';
 import { CrmError, UsageError } from '../http/errors.js';
 import type { RunState } from '../commands/shared/define.js';
 import { buildProgram } from './program.js';
 
-export interface MainOptions {
+interface MainOptions {
   io?: IO;
   env?: Record<string, string | undefined>;
   /** install SIGINT/SIGTERM handlers (the real binary); tests pass false */
@@ -15,7 +14,14 @@ export interface MainOptions {
 }
 
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
-  const io: IO = options.io ?? processIO();
+  // stdin is made on first use (a few ms that most commands never need)
+  const io: IO = options.io ?? {
+    get stdin() {
+      return process.stdin;
+    },
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
   const env = options.env ?? process.env;
   const abort = new AbortController();
   const state: RunState = { io, env, signal: abort.signal, jsonErrors: false, verbose: false, argv };
@@ -35,29 +41,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
 }
 
-/** The process's streams; stdin is made on first use (a few ms that most commands never need). */
-function processIO(): IO {
-  return {
-    get stdin() {
-      return process.stdin;
-    },
-    stdout: process.stdout,
-    stderr: process.stderr,
-  };
-}
+/** A repeat this soon is the same Ctrl-C delivered twice (`npm run`/`npx` forward it), not a second press. */
+const REPEAT_WINDOW_MS = 500;
 
 /**
- * A repeat of the signal this soon after the first is the same Ctrl-C delivered twice, not a second
- * press: `npm run` / `npx` forward the terminal's SIGINT to their child, which the terminal already
- * signalled. Quitting on it would abandon the answers in flight (the rerun could not tell that they
- * had arrived) and the half-written files.
- */
-export const REPEAT_WINDOW_MS = 500;
-
-/**
- * First Ctrl-C asks commands to stop and clean up (exit 130); a later one exits at once. The
- * handlers stay for the life of the process: a repeat arriving after main() returned, while output
- * is flushed, must not kill the process with the signal instead of its exit code.
+ * First Ctrl-C asks commands to stop and clean up (exit 130); a later one exits at once. The handlers
+ * stay after main() returns, so a late repeat cannot replace the exit code with the signal.
  */
 function installSignalHandlers(abort: AbortController, io: IO): () => void {
   let first = 0;
@@ -83,9 +72,7 @@ function installSignalHandlers(abort: AbortController, io: IO): () => void {
 async function reportError(err: unknown, state: RunState): Promise<number> {
   if (err instanceof CommanderError) {
     // help and version are "errors" to commander under exitOverride; its own message is already printed
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
-      return 0;
-    }
+    if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code)) return 0;
     if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
     // one style for every error: commander's message (its "Did you mean" included), then the help to read
     err = new UsageError(err.message.replace(/^error: /, ''), { hint: `see ${state.usageOf ?? 'crm'} --help` });

@@ -1,10 +1,8 @@
-// Builds the commander program: global options (CONTRACT §3) and the command groups, each defined
-// beside its run function (src/commands/*/command.ts). Actions load their modules lazily, so
-// nothing heavy is imported to print help.
+// The commander program: global options (CONTRACT §3) and the command groups (src/cli/groups.ts).
 import { Command, Help, InvalidArgumentError, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { GlobalOptions } from '../commands/context.js';
 import type { Registry, RunState } from '../commands/shared/define.js';
-import { numeric, RANGES } from '../commands/shared/numeric.js';
+import { numericOption } from '../commands/shared/numeric.js';
 import { OUTPUT_FORMATS } from '../output/format.js';
 import { VERSION } from '../version.js';
 import { createContext } from './context.js';
@@ -15,22 +13,22 @@ function rootCommand() {
     .description('Operate the CRM service from the command line: records, links, bulk imports, transcripts.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .addOption(new Option('--profile <name>', 'use this saved profile (see crm keys list)'))
-    .addOption(new Option('--base-url <url>', 'version 2 API root, ending in /api/v2'))
-    .addOption(new Option('--v1-base-url <url>', 'version 1 API root (default: --base-url with /api/v1)'))
+    .option('--profile <name>', 'use this saved profile (see crm keys list)')
+    .option('--base-url <url>', 'version 2 API root, ending in /api/v2')
+    .option('--v1-base-url <url>', 'version 1 API root (default: --base-url with /api/v1)')
     .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)').choices(OUTPUT_FORMATS))
     .addOption(new Option('--fields <list>', 'comma-separated fields to print, e.g. id,email,owner_id').argParser(fieldList))
-    .addOption(new Option('--wide', 'tables: every column, uncut, even wider than the terminal'))
-    .addOption(new Option('--no-color', 'no colors (also NO_COLOR)'))
-    .addOption(new Option('-q, --quiet', 'no progress, notices or warnings'))
-    .addOption(new Option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)'))
+    .option('--wide', 'tables: every column, uncut, even wider than the terminal')
+    .option('--no-color', 'no colors (also NO_COLOR)')
+    .option('-q, --quiet', 'no progress, notices or warnings')
+    .option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)')
+    .addOption(numericOption('--timeout <seconds>', 'limit for each whole response, headers and body', 'timeoutSeconds').default(30))
     .addOption(
-      new Option('--timeout <seconds>', 'limit for each whole response, headers and body').default(30).argParser(numeric(RANGES.timeoutSeconds)),
-    )
-    .addOption(
-      new Option('--max-retries <n>', 'retries on 5xx and network errors (a 429 with Retry-After waits within a 10-minute budget)')
-        .default(5)
-        .argParser(numeric(RANGES.maxRetries)),
+      numericOption(
+        '--max-retries <n>',
+        'retries on 5xx and network errors (a 429 with Retry-After waits within a 10-minute budget)',
+        'maxRetries',
+      ).default(5),
     )
     .addHelpText('after', ROOT_HELP);
 }
@@ -119,28 +117,22 @@ export function allCommands(cmd: CommandUnknownOpts): CommandUnknownOpts[] {
 }
 
 function globalOptions(o: ReturnType<ReturnType<typeof rootCommand>['opts']>, env: RunState['env'], tty: boolean): GlobalOptions {
+  const { timeout, wide, quiet, verbose, color, ...rest } = o;
+  // colors only on a terminal, never with --no-color or NO_COLOR (https://no-color.org)
+  const useColor = tty && color && (env.NO_COLOR ?? '') === '';
   return {
-    profile: o.profile,
-    baseUrl: o.baseUrl,
-    v1BaseUrl: o.v1BaseUrl,
-    output: o.output,
-    fields: o.fields,
-    wide: Boolean(o.wide),
-    // colors only on a terminal, never with --no-color or NO_COLOR (https://no-color.org)
-    color: tty && o.color && (env.NO_COLOR ?? '') === '',
-    quiet: Boolean(o.quiet),
-    verbose: Boolean(o.verbose),
-    timeoutMs: Math.round(o.timeout * 1000),
-    maxRetries: o.maxRetries,
+    ...rest,
+    wide: Boolean(wide),
+    color: useColor,
+    quiet: Boolean(quiet),
+    verbose: Boolean(verbose),
+    timeoutMs: Math.round(timeout * 1000),
   };
 }
 
 /** `--fields a,b.c`: at least one field name. */
 function fieldList(value: string): string[] {
-  const fields = value
-    .split(',')
-    .map((f) => f.trim())
-    .filter(Boolean);
+  const fields = value.split(',').flatMap((f) => f.trim() || []);
   if (fields.length === 0) throw new InvalidArgumentError('expected one or more field names separated by commas, e.g. id,email');
   return fields;
 }

@@ -1,7 +1,7 @@
 // `crm batch RESOURCE FILE`: the bulk CSV/NDJSON import (CONTRACT §7).
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { collect, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
-import { numeric, RANGES } from '../shared/numeric.js';
+import { numericOption } from '../shared/numeric.js';
 
 const declare = (program: CommandUnknownOpts) =>
   program
@@ -10,8 +10,8 @@ const declare = (program: CommandUnknownOpts) =>
     .argument('<resource>', 'contacts, companies, deals, pipelines, tasks, notes, segments or interactions')
     .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input")
     .option('--map <column=field>', 'send a column as this field (repeatable)', collect)
-    .addOption(new Option('--chunk-size <n>', 'rows per request, at most 100').default(100).argParser(numeric(RANGES.chunkSize)))
-    .addOption(new Option('--concurrency <n>', 'requests in flight').default(4).argParser(numeric(RANGES.batchConcurrency)))
+    .addOption(numericOption('--chunk-size <n>', 'rows per request, at most 100', 'chunkSize').default(100))
+    .addOption(numericOption('--concurrency <n>', 'requests in flight', 'batchConcurrency').default(4))
     .option('--rejects <file>', 'where invalid and failed rows go (default <input>.rejects.csv)')
     .option('--results <file>', 'write _line, id and the original columns of every created row')
     .option('--dry-run', 'check every row and print the plan; send nothing')

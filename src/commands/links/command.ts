@@ -1,15 +1,10 @@
 // `crm links …`: the relationship sub-resources and meeting associations (CONTRACT §6).
 import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEAL_CONTACT_TYPES, NOTE_RECORD_TYPES } from '../../api/resources.js';
-import { DRY_RUN, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
-import { numeric, RANGES } from '../shared/numeric.js';
+import { DRY_RUN, examples, maxOption, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
 const listFlags = <A extends unknown[]>(cmd: Command<A>) =>
-  cmd
-    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(numeric(RANGES.pageLimit)))
-    .option('--cursor <cursor>', 'start from this page cursor')
-    .option('--all', 'follow every page')
-    .addOption(new Option('--max <n>', 'stop after this many records').argParser(numeric(RANGES.maxRecords)));
+  paging(cmd, 'page size, 1-100', 'start from this page cursor').addOption(maxOption());
 const DATA = ['--data <json>', "replace the assumed body: JSON, @file.json or '-'"] as const;
 const addFlags = <A extends unknown[]>(cmd: Command<A>) =>
   cmd
@@ -30,12 +25,13 @@ export type LinkOptions = Partial<FlagsOf<typeof listFlags> & FlagsOf<typeof add
   childId?: string;
 };
 
-const LINK = { parent: 'deals, notes or segments', relation: 'contacts, companies, records or members' };
-const MEETING = { parent: 'meetings', relation: 'deal or company' };
-type Args = { parent: string; relation: string; child?: [string, string] };
+const LINK = ['deals, notes or segments', 'contacts, companies, records or members'];
+const MEETING = ['meetings', 'deal or company'];
+type Flags = (cmd: Command<[string, string, string]>) => unknown;
+const dryRun: Flags = (c) => c.option(...DRY_RUN);
 
-/** Every verb takes <parent> <id> <relation>; add/remove/set also name the other record. */
-const VERBS: Array<[Verb, string, Args, (cmd: Command<[string, string, string]>) => unknown, string[]]> = [
+/** verb, description, [parent, relation, child?] argument help, its flags, examples */
+const VERBS: Array<[Verb, string, string[], Flags, string[]]> = [
   [
     'list',
     'list the records linked to a parent',
@@ -46,26 +42,20 @@ const VERBS: Array<[Verb, string, Args, (cmd: Command<[string, string, string]>)
   [
     'add',
     'link a record (linking twice is a no-op)',
-    { ...LINK, child: ['<child-id>', 'the record to link'] },
+    [...LINK, '<child-id>', 'the record to link'],
     addFlags,
     ['crm links add deals deal_123 contacts con_456 --type DECISION_MAKER', 'crm links add notes note_1 records cmp_9 --record-type company'],
   ],
-  [
-    'remove',
-    'unlink a record',
-    { ...LINK, child: ['<child-id>', 'the linked record'] },
-    (c) => c.option(...DRY_RUN),
-    ['crm links remove deals deal_123 contacts con_456'],
-  ],
+  ['remove', 'unlink a record', [...LINK, '<child-id>', 'the linked record'], dryRun, ['crm links remove deals deal_123 contacts con_456']],
   ['get', "show a meeting's deal or company (null when unset)", MEETING, () => undefined, ['crm links get meetings mtg_1 deal']],
   [
     'set',
     "set a meeting's deal or company",
-    { ...MEETING, child: ['<target-id>', 'the deal or company id'] },
-    (c) => c.option(...DATA).option(...DRY_RUN),
+    [...MEETING, '<target-id>', 'the deal or company id'],
+    (c) => dryRun(c.option(...DATA)),
     ['crm links set meetings mtg_1 deal deal_123'],
   ],
-  ['clear', "clear a meeting's deal or company", MEETING, (c) => c.option(...DRY_RUN), ['crm links clear meetings mtg_1 company']],
+  ['clear', "clear a meeting's deal or company", MEETING, dryRun, ['crm links clear meetings mtg_1 company']],
 ];
 
 export function registerLinks(program: CommandUnknownOpts, reg: Registry, load: Load<LinkOptions>): void {
@@ -77,19 +67,16 @@ export function registerLinks(program: CommandUnknownOpts, reg: Registry, load: 
     'crm links list deals deal_123 contacts',
     'crm links set meetings mtg_1 deal deal_123',
   ]);
-  for (const [verb, description, args, flags, lines] of VERBS) {
+  for (const [verb, description, [parent, relation, child, childHelp], flags, lines] of VERBS) {
     const cmd = links
       .command(verb)
       .description(description)
-      .argument('<parent>', args.parent)
+      .argument('<parent>', parent!)
       .argument('<id>', 'the parent id')
-      .argument('<relation>', args.relation);
-    if (args.child) cmd.argument(args.child[0], args.child[1]);
+      .argument('<relation>', relation!);
+    if (child) cmd.argument(child, childHelp);
     flags(cmd);
-    examples(cmd, lines);
     // the flags are the verb's own (all optional in LinkOptions); the child is the fourth argument
-    runs(cmd, reg, load, (o, parent, id, relation) => {
-      return { ...o, verb, parent, id, relation, childId: cmd.args[3] };
-    });
+    runs(examples(cmd, lines), reg, load, (o, parent, id, relation) => ({ ...o, verb, parent, id, relation, childId: cmd.args[3] }));
   }
 }

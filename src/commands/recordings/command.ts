@@ -1,7 +1,7 @@
 // `crm recordings transcript|download` beside the generic list/get (CONTRACT §8).
-import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, runs, type FlagsOf, type Load, type Loose, type Registry } from '../shared/define.js';
-import { numeric, RANGES } from '../shared/numeric.js';
+import { numericOption } from '../shared/numeric.js';
 
 const declareTranscript = (recordings: CommandUnknownOpts) =>
   examples(recordings.command('transcript'), [
@@ -15,7 +15,7 @@ const declareDownload = (recordings: CommandUnknownOpts) =>
   examples(recordings.command('download'), ['crm recordings download', 'crm recordings download --dir board-meeting --since 2026-10-01'])
     .description('download every transcript to DIR/<id>.json; a rerun resumes')
     .option('--dir <dir>', 'where to write', 'transcripts')
-    .addOption(new Option('--concurrency <n>', 'downloads in flight').default(4).argParser(numeric(RANGES.downloadConcurrency)))
+    .addOption(numericOption('--concurrency <n>', 'downloads in flight', 'downloadConcurrency').default(4))
     .option('--overwrite', 'download again even when the file exists')
     .option('--since <date>', 'only recordings started at or after this date (ISO 8601)');
 

@@ -1,19 +1,17 @@
 // The eleven resource command groups, built from the resource table (CONTRACT §5): one loop, not
 // eleven copies. A verb a resource does not have is a usage error naming the verbs it has.
-import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import { RESOURCES, type ResourceDef, type Verb } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
-import { collect, DRY_RUN, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
-import { numeric, RANGES } from '../shared/numeric.js';
+import { collect, DRY_RUN, examples, maxOption, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
 const declareList = (group: CommandUnknownOpts, name: string) =>
-  group
-    .command('list')
-    .description(`list ${name} (one page, or every page with --all)`)
-    .addOption(new Option('--limit <n>', 'page size, 1-100 (server default 25)').argParser(numeric(RANGES.pageLimit)))
-    .option('--cursor <cursor>', 'start from this page cursor')
-    .option('--all', 'follow every page')
-    .addOption(new Option('--max <n>', 'stop after this many records').argParser(numeric(RANGES.maxRecords)))
+  paging(
+    group.command('list').description(`list ${name} (one page, or every page with --all)`),
+    'page size, 1-100 (server default 25)',
+    'start from this page cursor',
+  )
+    .addOption(maxOption())
     .option('--param <key=value>', 'another query parameter (repeatable)', collect);
 const declareWrite = <A extends unknown[]>(cmd: Command<A>, description: string) =>
   cmd

@@ -1,10 +1,7 @@
 // `crm sandbox` (CONTRACT §10): the flags; run.ts checks them again for callers other than commander.
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, runs, type FlagsOf, type Load, type Loose, type Registry } from '../shared/define.js';
-import { numeric, RANGES } from '../shared/numeric.js';
-
-const num = <F extends string>(flags: F, description: string, range: keyof typeof RANGES) =>
-  new Option(flags, description).argParser(numeric(RANGES[range]));
+import { numericOption as num } from '../shared/numeric.js';
 
 const declare = (program: CommandUnknownOpts) =>
   program

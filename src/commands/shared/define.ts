@@ -1,8 +1,8 @@
-// What each command group's definition (src/commands/*/command.ts) shares: the run state, the lazy
-// action, examples and repeatable flags. A definition declares its flags once with commander (via
-// extra-typings, which infers their types); the run function takes the type derived from them.
+// What each command definition (src/commands/*/command.ts) shares. Flags are declared once with
+// extra-typings, which infers their types; the run function takes the type derived from them.
 import type { Command, CommandUnknownOpts, OptionValues } from '@commander-js/extra-typings';
 import type { Ctx, IO } from '../context.js';
+import { numericOption } from './numeric.js';
 
 /** What the whole run shares: streams, environment, the Ctrl-C signal, and how to print errors. */
 export interface RunState {
@@ -26,32 +26,20 @@ export interface Registry {
 /** The flags a declaration (a function returning a commander Command) parses to. */
 export type FlagsOf<F extends (...args: never[]) => { opts(): OptionValues }> = ReturnType<ReturnType<F>['opts']>;
 
-/**
- * The flags as callers other than commander may pass them (tests, scripts): any may be missing, and
- * numbers and choices may still be text, which the run function then checks itself.
- */
+/** The flags as other callers (tests, scripts) may pass them: any missing, numbers and choices maybe text. */
 export type Loose<F> = { [K in keyof F]?: F[K] extends boolean | undefined ? boolean : F[K] | string };
 
-export type RunFn<O> = (opts: O, ctx: Ctx) => Promise<void>;
-/** Imports a run function's module (src/cli/groups.ts says which, so that only it loads modules). */
-export type Load<O> = () => Promise<RunFn<O>>;
+/** Imports a run function's module (only src/cli/groups.ts says which: start-up). */
+export type Load<O> = () => Promise<(opts: O, ctx: Ctx) => Promise<void>>;
 
-/**
- * Makes `load`'s function the command's action: its module is imported only when the command
- * runs; `toOpts` turns the parsed flags and arguments into its options.
- */
+/** `load`'s function is the action, imported when the command runs; `toOpts` makes its options. */
 export function runs<A extends unknown[], F extends OptionValues, O>(
   cmd: Command<A, F, OptionValues>,
   reg: Registry,
   load: Load<O>,
   toOpts: (flags: F, ...args: A) => O,
 ): Command<A, F, OptionValues> {
-  return cmd.action(async () => {
-    const opts = toOpts(cmd.opts(), ...cmd.processedArgs);
-    await (
-      await load()
-    )(opts, reg.ctx());
-  });
+  return cmd.action(async () => (await load())(toOpts(cmd.opts(), ...cmd.processedArgs), reg.ctx()));
 }
 
 /** Appends an Examples section to a command's help. */
@@ -66,3 +54,11 @@ export function collect(value: string, previous: string[] | undefined): string[]
 
 /** `--dry-run`, as every writing command spells it. */
 export const DRY_RUN = ['--dry-run', 'print the request instead of sending it'] as const;
+
+/** --limit, --cursor and --all, worded as each paged command words them. */
+export const paging = <A extends unknown[]>(cmd: Command<A>, limit: string, cursor: string, all = 'follow every page') =>
+  cmd
+    .addOption(numericOption('--limit <n>', limit, 'pageLimit'))
+    .option('--cursor <cursor>', cursor)
+    .option('--all', all);
+export const maxOption = () => numericOption('--max <n>', 'stop after this many records', 'maxRecords');

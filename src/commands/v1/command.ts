@@ -1,13 +1,8 @@
 // `crm v1 …`: the three deprecated version 1 operations (CONTRACT §9).
-import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { collect, DRY_RUN, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
-import { numeric, RANGES } from '../shared/numeric.js';
+import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
+import { collect, DRY_RUN, examples, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
-const pageFlags = (cmd: Command, all: string) =>
-  cmd
-    .addOption(new Option('--limit <n>', 'page size, 1-100').argParser(numeric(RANGES.pageLimit)))
-    .option('--cursor <cursor>', 'start from this cursor')
-    .option('--all', all);
+const pageFlags = (cmd: Command, all: string) => paging(cmd, 'page size, 1-100', 'start from this cursor', all);
 const declareUpdate = (companies: CommandUnknownOpts) =>
   companies
     .command('update')
@@ -23,27 +18,19 @@ type Kind = 'people' | 'interactions';
 export type V1QueryOptions = FlagsOf<typeof pageFlags> & { kind: Kind; filter: Record<string, string | undefined> };
 export type V1CompanyUpdateOptions = FlagsOf<typeof declareUpdate> & { companyId: string };
 
-/** The two queries differ only in their filters (--company-id sets companyId): one table, one loop. */
-const QUERIES: Array<{ kind: Kind; description: string; filters: Array<[flag: string, help: string]>; all: string; examples: string[] }> = [
+/** The two queries differ only in their filters (`--company-id <id>`: filter by company id, sets companyId). */
+const QUERIES: Array<{ kind: Kind; description: string; filters: string[]; all: string; examples: string[] }> = [
   {
     kind: 'people',
     description: 'version 1 people (version 2: contacts)',
-    filters: [
-      ['--email <email>', 'filter by email'],
-      ['--phone <phone>', 'filter by phone'],
-      ['--company-id <id>', 'filter by company id'],
-      ['--owner <owner>', 'filter by owner'],
-    ],
+    filters: ['email <email>', 'phone <phone>', 'company-id <id>', 'owner <owner>'],
     all: 'follow nextCursor through every page',
     examples: ['crm v1 people query --email ada@example.com', 'crm v1 people query --all -o ndjson'],
   },
   {
     kind: 'interactions',
     description: 'version 1 interactions',
-    filters: [
-      ['--company-id <id>', 'filter by company id'],
-      ['--contact-id <id>', 'filter by contact id'],
-    ],
+    filters: ['company-id <id>', 'contact-id <id>'],
     all: 'follow nextCursor when the server sends one',
     examples: ['crm v1 interactions query --company-id cmp_1'],
   },
@@ -59,7 +46,7 @@ export function registerV1(
   for (const q of QUERIES) {
     const group = examples(v1.command(q.kind).description(q.description), q.examples.slice(0, 1));
     const cmd = group.command('query').description(`find ${q.kind} (POST /${q.kind}/query)`);
-    for (const [flag, help] of q.filters) cmd.option(flag, help);
+    for (const f of q.filters) cmd.option(`--${f}`, `filter by ${f.split(' ')[0]!.replace('-', ' ')}`);
     // the filters are the flags besides the page's own
     runs(examples(pageFlags(cmd, q.all), q.examples), reg, load.query, (o) => {
       const { limit, cursor, all, ...filter } = o;
