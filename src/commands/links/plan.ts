@@ -5,57 +5,42 @@ import { findResource, type Association, type LinkField, type LinkRelation } fro
 import { UsageError } from '../../http/errors.js';
 import type { LinkOptions } from './command.js';
 
-export function linkPairNames(): string[] {
-  return linkPairs().map(({ parent, link }) => `${parent.name} ${link.relation}`);
-}
-
-export function associationPairNames(): string[] {
-  return associationPairs().map(({ parent, assoc }) => `${parent.name} ${assoc.name}`);
-}
+export const linkPairNames = (): string[] => linkPairs().map(({ parent, link }) => `${parent.name} ${link.relation}`);
+const associationPairNames = (): string[] => associationPairs().map(({ parent, assoc }) => `${parent.name} ${assoc.name}`);
 
 /** The link relation for `links list|add|remove`, or a usage error naming the valid pairs. */
 export function resolveLink(parent: string, relation: string): LinkRelation {
   const link = findLink(parent, relation);
-  if (!link) {
-    const hint = associationPairNames().includes(`${parent} ${relation}`)
-      ? ` (meetings use 'crm links get|set|clear meetings ID ${relation}')`
-      : '';
-    throw new UsageError(`unknown link '${parent} ${relation}'${hint}; valid pairs: ${linkPairNames().join(', ')}`);
-  }
-  return link;
+  if (link) return link;
+  const meeting = associationPairNames().includes(`${parent} ${relation}`);
+  const hint = meeting ? ` (meetings use 'crm links get|set|clear meetings ID ${relation}')` : '';
+  throw new UsageError(`unknown link '${parent} ${relation}'${hint}; valid pairs: ${linkPairNames().join(', ')}`);
 }
 
 /** The association for `links get|set|clear`, or a usage error naming the valid pairs. */
 export function resolveAssociation(parent: string, relation: string): Association {
   const assoc = findAssociation(parent, relation);
-  if (!assoc) {
-    throw new UsageError(
-      `unknown association '${parent} ${relation}'; valid: ${associationPairNames().join(', ')} (for deals, notes and segments use links list|add|remove)`,
-    );
-  }
-  return assoc;
+  if (assoc) return assoc;
+  const valid = associationPairNames().join(', ');
+  throw new UsageError(`unknown association '${parent} ${relation}'; valid: ${valid} (for deals, notes and segments use links list|add|remove)`);
 }
 
-/**
- * The table columns of `links list`: the linked record's id, then what the link itself says (the
- * deal-contact role and supervisor, a note record's type), then the child's own default columns.
- */
+/** `links list` columns: the child's id, the link's own fields (`link.type`), the child's columns. */
 export function linkListColumns(link: LinkRelation): string[] {
   const own = (link.fields ?? []).map((f) => `link.${f.name}`);
-  const child = link.childResources.flatMap((name) => findResource(name)?.columns ?? []);
-  return [...new Set(['id', ...own, ...child])];
+  return [...new Set(['id', ...own, ...link.childResources.flatMap((name) => findResource(name)?.columns ?? [])])];
 }
 
 /** A flag's value in any case (`decision-maker`) → the field's allowed value, or a usage error listing them. */
 export function normalizeChoice(field: LinkField, value: string): string {
+  if (!field.values) return value;
   const want = value
     .trim()
     .toUpperCase()
     .replace(/[-\s]+/g, '_');
-  const found = field.values?.find((v) => v.toUpperCase() === want);
-  if (field.values && found === undefined)
-    throw new UsageError(`--${field.flag} '${value}' is not a valid ${field.name}; allowed: ${field.values.join(', ')}`);
-  return found ?? value;
+  const found = field.values.find((v) => v.toUpperCase() === want);
+  if (found === undefined) throw new UsageError(`--${field.flag} '${value}' is not a valid ${field.name}; allowed: ${field.values.join(', ')}`);
+  return found;
 }
 
 /** The assumed body of `links add` (replaced by --data where given). */
@@ -65,10 +50,9 @@ export function linkBody(
 ): Record<string, unknown> {
   const given: Record<string, string | undefined> = { type: o.type, supervisor: o.supervisor, 'record-type': o.recordType };
   for (const [flag, value] of Object.entries(given)) {
-    if (value !== undefined && !link.fields?.some((f) => f.flag === flag)) {
-      const pairs = linkPairs().filter((p) => p.link.fields?.some((f) => f.flag === flag));
-      throw new UsageError(`--${flag} applies only to ${pairs.map((p) => `${p.parent.name} ${p.link.relation}`).join(', ')}`);
-    }
+    if (value === undefined || link.fields?.some((f) => f.flag === flag)) continue;
+    const pairs = linkPairs().filter((p) => p.link.fields?.some((f) => f.flag === flag));
+    throw new UsageError(`--${flag} applies only to ${pairs.map((p) => `${p.parent.name} ${p.link.relation}`).join(', ')}`);
   }
   const body: Record<string, unknown> = { [link.childKey]: o.childId };
   for (const field of link.fields ?? []) {

@@ -6,9 +6,14 @@ import { PageGuard } from '../../http/page-guard.js';
 import type { Ctx } from '../context.js';
 import { crmCommand } from '../shared/command-line.js';
 import { outputOptions } from '../shared/output-options.js';
-import { findV1Query } from '../../api/v1.js';
-import { deprecationNotice } from './notice.js';
+import { findV1Query, type V1Operation } from '../../api/v1.js';
 import type { V1QueryOptions } from './command.js';
+
+/** The one-line notice every version 1 command prints on stderr (not with --quiet). */
+export function deprecationNotice(ctx: Ctx, op: V1Operation): void {
+  const same = op.kind === op.resource ? '' : ` (version 1 ${op.kind} are version 2 ${op.resource})`;
+  ctx.warn(`Notice: the version 1 API is deprecated; use 'crm ${op.resource} ${op.instead}'${same} instead.`);
+}
 
 interface V1QueryBody {
   success: true;
@@ -20,44 +25,30 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
   const op = findV1Query(o.kind)!;
   deprecationNotice(ctx, op);
   const client = await ctx.client({ v1: true });
-  const filter = Object.fromEntries(Object.entries(o.filter).filter(([, v]) => v !== undefined));
+  const filter = definedOnly(o.filter);
   const writer = createListWriter(ctx.format(), ctx.io.stdout, outputOptions(ctx, { columns: op.columns }));
-  let cursor = o.cursor;
-  let more: string | undefined;
-  const guard = new PageGuard(cursor);
+  const guard = new PageGuard(o.cursor);
+  let [cursor, more] = [o.cursor, undefined as string | undefined];
   for (;;) {
-    const body: Record<string, unknown> = {};
-    if (cursor !== undefined) body.cursor = cursor;
-    if (o.limit !== undefined) body.limit = o.limit;
-    if (Object.keys(filter).length) body.filter = filter;
-    const res = await client.request<V1QueryBody>({
-      method: 'POST',
-      path: `/${o.kind}/query`,
-      body,
-      idempotencyKey: true,
-      expect: 'v1',
-      signal: ctx.signal,
-    });
+    const body = definedOnly({ cursor, limit: o.limit, filter: Object.keys(filter).length ? filter : undefined });
+    const path = `/${o.kind}/query`;
+    const res = await client.request<V1QueryBody>({ method: 'POST', path, body, idempotencyKey: true, expect: 'v1', signal: ctx.signal });
     const records = res.body.data?.[o.kind];
     if (!Array.isArray(records)) {
-      throw new ServerError(`version 1 ${o.kind}/query answered without data.${o.kind} (HTTP ${res.status})`, {
-        status: res.status,
-        requestId: res.requestId,
-      });
+      const message = `version 1 ${o.kind}/query answered without data.${o.kind} (HTTP ${res.status})`;
+      throw new ServerError(message, { status: res.status, requestId: res.requestId });
     }
     for (const record of records) await writer.write(record as Record<string, unknown>);
     const next = res.body.nextCursor;
-    if (!next) {
-      // the spec's interactions/query has no cursor: a full page may mean there is more to see
-      if (o.all && op.nextCursor === 'optional' && records.length >= (o.limit ?? 25)) {
-        ctx.warn(
-          `Warning: the server sent no nextCursor, so --all cannot page further; there may be more than these ${records.length} interactions (narrow with --company-id or --contact-id).`,
-        );
-      }
-      break;
+    // the spec's interactions/query has no cursor: a full page may mean there is more to see
+    if (!next && o.all && op.nextCursor === 'optional' && records.length >= (o.limit ?? 25)) {
+      const n = records.length;
+      ctx.warn(
+        `Warning: the server sent no nextCursor, so --all cannot page further; there may be more than these ${n} interactions (narrow with --company-id or --contact-id).`,
+      );
     }
-    if (!o.all) {
-      more = next;
+    if (!next || !o.all) {
+      more = next || undefined;
       break;
     }
     cursor = guard.next({ records: records.length, more: true, next }, res.requestId);
@@ -70,3 +61,5 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
     ctx.warn(`More results: ${crmCommand(ctx.globals, ['v1', o.kind, 'query', ...flags, ...limit, '--cursor', more])} (or --all)`);
   }
 }
+
+const definedOnly = (o: object): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCompanyUpdate, companyUpdateProblems } from '../../../src/commands/v1/company-fields.js';
+import { checkCompanyUpdate, companyUpdateProblems } from '../../../src/commands/v1/companies-update.js';
 
 describe('version 1 company update fields', () => {
   it('accepts every field of the spec with the right type', () => {
