@@ -1,8 +1,6 @@
-// The bash, zsh and fish completion scripts with the command tree left out: completion-shells.ts
-// fills each {{NAME}} from the model. Each script walks the words before the cursor the same way:
-// skip flags and the values of flags that take one, descend into subcommands, count positional
-// arguments; then it offers the flag's value, flags (for a word starting with `-`), subcommands and
-// what the next argument is, in that order of precedence.
+// The three scripts without the command tree ({{NAME}}s filled by completion-shells.ts). Each walks the
+// words before the cursor (skipping flags and their values, descending into subcommands, counting
+// arguments), then offers a flag's value, else flags, else subcommands and the next argument.
 
 export const BASH = `{{HEADER}}
 # bash: add \`source <(crm completion bash)\` to ~/.bashrc, or save it as

@@ -1,41 +1,19 @@
-// Shell completion scripts generated from the command tree (so they can never list a command that
-// does not exist). completions/ holds the same three files; a test keeps them in sync. This file
-// builds the model (commands, flags, what each flag value and argument is); completion-shells.ts
-// writes it out for bash, zsh and fish.
+// The completion model, read from the command tree (so a script never lists a command that does not
+// exist): commands, flags, and what each flag value and argument is. completion-shells.ts writes it out.
 import type { Argument, CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { DEAL_CONTACT_TYPES, RESOURCES } from '../api/resources.js';
 import { linkPairs } from '../api/links.js';
 import { METHODS } from '../commands/api/run.js';
 
-/**
- * What a flag's value or an argument is: a fixed list of words, a file, a folder, a saved profile
- * name, a body (`@file.json` completes files), or free text (nothing is offered).
- */
+/** A flag's value or an argument: fixed words, a file, a folder, a profile name, a body (`@file`), free text. */
 export type Kind = readonly string[] | 'file' | 'dir' | 'profile' | 'data' | 'none';
 
-export interface Flag {
-  names: string[];
-  description: string;
-  /** undefined: the flag takes no value */
-  value?: Kind;
-}
-
-export interface Node {
-  path: string;
-  subcommands: Array<{ name: string; description: string }>;
-  /** this command's own flags (the root's are global: every command accepts them) */
-  flags: Flag[];
-  /** one per positional argument, in order */
-  args: Kind[];
-}
-
-export interface Model {
-  nodes: Node[];
-  /** the root's flags, offered on every command; --help is each command's own */
-  globals: Flag[];
-  /** every flag that takes a value, with what the value is (one meaning per flag name) */
-  valued: Map<string, Kind>;
-}
+/** `value` undefined: the flag takes none. */
+export type Flag = { names: string[]; description: string; value?: Kind };
+/** `flags`: the command's own (the root's are global); `args`: one per positional argument. */
+type Node = { path: string; subcommands: Array<{ name: string; description: string }>; flags: Flag[]; args: Kind[] };
+/** `globals`: the root's flags but --help/--version; `valued`: every flag taking a value, by name. */
+export type Model = { nodes: Node[]; globals: Flag[]; valued: Map<string, Kind> };
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -92,11 +70,10 @@ function optionKind(o: Option): Kind {
   return PLACEHOLDERS[placeholder] ?? 'none';
 }
 
-const unique = (words: string[]): string[] => [...new Set(words)];
-
 function argumentKind(path: string, a: Argument): Kind {
   if (a.argChoices) return a.argChoices;
   const meetingLinks = /^crm links (get|set|clear)$/.test(path);
+  const unique = (words: string[]): string[] => [...new Set(words)];
   switch (a.name()) {
     case 'file':
       return 'file';

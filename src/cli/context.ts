@@ -1,5 +1,4 @@
-// Makes the Ctx a command runs with: real streams and clock, and lazy providers that load the
-// config (conf) and the HTTP core (undici, zod) only when the command asks for them.
+// The Ctx a command runs with; config (conf) and the HTTP core (undici, zod) load only when asked for.
 import type { Ctx, GlobalOptions } from '../commands/context.js';
 import type { RunState } from '../commands/shared/define.js';
 import type { ResolvedProfile } from '../config/types.js';
@@ -11,10 +10,7 @@ import { sanitizeForTerminal } from '../output/sanitize.js';
 
 type ClientOptions = Parameters<Ctx['client']>[0] & {};
 
-/**
- * CRM_RATE_LIMIT_BUDGET: seconds one request may wait out 429s with Retry-After, in all (README,
- * "Rate limits"); unset: the HTTP core's default (10 minutes).
- */
+/** CRM_RATE_LIMIT_BUDGET: seconds one request may wait out 429s in all (README); unset: the core's default. */
 function rateLimitBudget(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const seconds = Number(value);
@@ -36,17 +32,10 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
     signal: state.signal,
     configDir: () => configDirFor(env),
     profile() {
-      profile ??= (async () => {
-        const config = await import('../config/index.js');
+      return (profile ??= import('../config/index.js').then((config) => {
         const flags = { profile: globals.profile, baseUrl: globals.baseUrl, v1BaseUrl: globals.v1BaseUrl };
-        return config.resolveProfile(
-          flags,
-          env,
-          async () => config.openConfigStore(configDirFor(env)),
-          (message) => ctx.warn(message),
-        );
-      })();
-      return profile;
+        return config.resolveProfile(flags, env, async () => config.openConfigStore(configDirFor(env)), ctx.warn);
+      }));
     },
     client(opts = {}) {
       const key = `${opts.v1 ? 'v1' : 'v2'}${opts.key === undefined ? '' : `:${opts.key}`}`;
@@ -73,10 +62,10 @@ async function createClient(ctx: Ctx, state: RunState, opts: ClientOptions): Pro
     baseUrl,
     apiKey,
     redactKeys: [p.apiKey, p.v1ApiKey],
-    // spec: version 1 takes the key only as X-Service-Api-Key
-    authHeader: kind === 'v1' ? 'x-api-key' : p.authHeader,
     timeoutMs: globals.timeoutMs,
     maxRetries: globals.maxRetries,
+    // spec: version 1 takes the key only as X-Service-Api-Key
+    authHeader: kind === 'v1' ? 'x-api-key' : p.authHeader,
     clock: systemClock,
     signal: state.signal,
     log: globals.verbose ? (line) => io.stderr.write(`${sanitizeForTerminal(line)}\n`) : undefined,

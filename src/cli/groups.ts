@@ -1,6 +1,5 @@
-// Every top-level command group in help order: the words that invoke it, its heading in
-// `crm --help` (grouped as gh does; default Setup), how it is built, and the module each of its
-// commands loads when it runs (only here, so that nothing else decides what loads at start-up).
+// Every top-level group in help order: the words that invoke it, its `crm --help` heading (default
+// Setup), and the module each command loads when it runs (decided only here: start-up).
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { RESOURCE_NAMES } from '../api/resources.js';
 import { registerApi } from '../commands/api/command.js';
@@ -24,51 +23,51 @@ export const GROUPS: Array<{ names: readonly string[]; heading?: string; registe
     heading: 'Records:',
     register: (p, reg, want) =>
       registerResources(p, reg, want, {
-        list: async () => (await import('../commands/resources/list.js')).runList,
-        get: async () => (await import('../commands/resources/get.js')).runGet,
-        write: async () => (await import('../commands/resources/write.js')).runWrite,
-        delete: async () => (await import('../commands/resources/delete.js')).runDelete,
+        list: () => import('../commands/resources/list.js').then((m) => m.runList),
+        get: () => import('../commands/resources/get.js').then((m) => m.runGet),
+        write: () => import('../commands/resources/write.js').then((m) => m.runWrite),
+        delete: () => import('../commands/resources/delete.js').then((m) => m.runDelete),
       }),
   },
   {
     names: ['recordings'],
     register: (p, reg) =>
       registerRecordings(p, reg, {
-        transcript: async () => (await import('../commands/recordings/transcript.js')).runTranscript,
-        download: async () => (await import('../commands/recordings/download.js')).runDownload,
+        transcript: () => import('../commands/recordings/transcript.js').then((m) => m.runTranscript),
+        download: () => import('../commands/recordings/download.js').then((m) => m.runDownload),
       }),
   },
   {
     names: ['links'],
     heading: LINKS,
-    register: (p, reg) => registerLinks(p, reg, async () => (await import('../commands/links/run.js')).runLinks),
+    register: (p, reg) => registerLinks(p, reg, () => import('../commands/links/run.js').then((m) => m.runLinks)),
   },
   {
     names: ['batch'],
     heading: LINKS,
-    register: (p, reg) => registerBatch(p, reg, async () => (await import('../commands/batch/run.js')).runBatch),
+    register: (p, reg) => registerBatch(p, reg, () => import('../commands/batch/run.js').then((m) => m.runBatch)),
   },
   {
     names: ['v1'],
     heading: 'Version 1 (deprecated):',
     register: (p, reg) =>
       registerV1(p, reg, {
-        query: async () => (await import('../commands/v1/query.js')).runV1Query,
-        update: async () => (await import('../commands/v1/companies-update.js')).runV1CompanyUpdate,
+        query: () => import('../commands/v1/query.js').then((m) => m.runV1Query),
+        update: () => import('../commands/v1/companies-update.js').then((m) => m.runV1CompanyUpdate),
       }),
   },
   {
     names: ['keys', 'keys-check'],
     register: (p, reg) =>
       registerKeys(p, reg, {
-        add: async () => (await import('../commands/keys/add.js')).keysAdd,
-        list: async () => (await import('../commands/keys/list.js')).keysList,
-        use: async () => (await import('../commands/keys/use.js')).keysUse,
-        remove: async () => (await import('../commands/keys/remove.js')).keysRemove,
-        check: async () => (await import('../commands/keys/check.js')).keysCheck,
+        add: () => import('../commands/keys/add.js').then((m) => m.keysAdd),
+        list: () => import('../commands/keys/list.js').then((m) => m.keysList),
+        use: () => import('../commands/keys/use.js').then((m) => m.keysUse),
+        remove: () => import('../commands/keys/remove.js').then((m) => m.keysRemove),
+        check: () => import('../commands/keys/check.js').then((m) => m.keysCheck),
       }),
   },
-  { names: ['api'], heading: LINKS, register: (p, reg) => registerApi(p, reg, async () => (await import('../commands/api/run.js')).runApi) },
+  { names: ['api'], heading: LINKS, register: (p, reg) => registerApi(p, reg, () => import('../commands/api/run.js').then((m) => m.runApi)) },
   { names: ['__complete'], register: registerCompletion },
-  { names: ['sandbox'], register: (p, reg) => registerSandbox(p, reg, async () => (await import('../commands/sandbox/run.js')).runSandbox) },
+  { names: ['sandbox'], register: (p, reg) => registerSandbox(p, reg, () => import('../commands/sandbox/run.js').then((m) => m.runSandbox)) },
 ];
