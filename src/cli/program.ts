@@ -8,6 +8,8 @@ import { VERSION } from '../version.js';
 import { createContext } from './context.js';
 import { GROUPS } from './groups.js';
 
+const MAX_RETRIES_HELP = 'retries on 5xx and network errors (a 429 with Retry-After waits within a 10-minute budget)';
+
 function rootCommand() {
   return new Command('crm')
     .description('Operate the CRM service from the command line: records, links, bulk imports, transcripts.')
@@ -23,13 +25,7 @@ function rootCommand() {
     .option('-q, --quiet', 'no progress, notices or warnings')
     .option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)')
     .addOption(numericOption('--timeout <seconds>', 'limit for each whole response, headers and body', 'timeoutSeconds').default(30))
-    .addOption(
-      numericOption(
-        '--max-retries <n>',
-        'retries on 5xx and network errors (a 429 with Retry-After waits within a 10-minute budget)',
-        'maxRetries',
-      ).default(5),
-    )
+    .addOption(numericOption('--max-retries <n>', MAX_RETRIES_HELP, 'maxRetries').default(5))
     .addHelpText('after', ROOT_HELP);
 }
 
@@ -41,8 +37,7 @@ export function buildProgram(state: RunState, argv?: readonly string[]): Command
     state.jsonErrors = program.opts().output === 'json';
     state.verbose = Boolean(program.opts().verbose);
   });
-  // Only the invoked group is built when argv names one (start-up: the whole tree costs ~20 ms);
-  // help, completion and anything unknown (for suggestions) get the whole tree.
+  // only the group argv names is built (start-up); help, completion and unknown words get the whole tree
   const only = argv === undefined ? undefined : invokedGroup(program, argv);
   const want = (name: string) => only === undefined || only === name;
   for (const group of GROUPS) {
@@ -58,30 +53,17 @@ export function buildProgram(state: RunState, argv?: readonly string[]): Command
 
 /** Every command routes output and errors as the root does, and lists the global options in its help. */
 function configureAll(program: CommandUnknownOpts, state: RunState): void {
-  const output = {
-    writeOut: (s: string) => state.io.stdout.write(s),
-    writeErr: (s: string) => state.io.stderr.write(s),
-  };
+  const [writeOut, writeErr] = [(s: string) => state.io.stdout.write(s), (s: string) => state.io.stderr.write(s)];
   for (const cmd of allCommands(program)) {
-    // commander's own errors are not printed by commander: main prints them as crm prints every
-    // error (`Error: …` and a `Hint:` naming this command's --help), exit 2
-    const outputError = (): void => {
-      state.usageOf = commandPath(cmd);
-    };
-    cmd
-      .configureHelp(HELP)
-      .exitOverride()
-      .configureOutput({ ...output, outputError })
-      .showSuggestionAfterError(true);
+    // main prints commander's errors as every error (with a Hint naming this command's --help), exit 2
+    const outputError = () => void (state.usageOf = commandPath(cmd));
+    cmd.configureHelp(HELP).exitOverride().configureOutput({ writeOut, writeErr, outputError }).showSuggestionAfterError(true);
     // a verb takes exactly its arguments: `crm contacts get a b` is a usage error, not a silent drop
     if (cmd.commands.length === 0) cmd.allowExcessArguments(false);
   }
 }
 
-/**
- * Every command's help ends with the global options it accepts (as gh's INHERITED FLAGS), but not
- * --version, which only `crm --version` takes.
- */
+/** Help ends with the global options (as gh's INHERITED FLAGS), but not --version: only `crm --version` takes it. */
 const HELP = {
   showGlobalOptions: true,
   visibleGlobalOptions(this: Help, cmd: CommandUnknownOpts) {
@@ -96,11 +78,8 @@ export function invokedGroup(program: CommandUnknownOpts, argv: readonly string[
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     if (word === '--') return undefined;
-    if (word.startsWith('-')) {
-      if (valued.has(word)) i++;
-      continue;
-    }
-    return GROUPS.some((g) => g.names.includes(word)) ? word : undefined;
+    if (!word.startsWith('-')) return GROUPS.some((g) => g.names.includes(word)) ? word : undefined;
+    if (valued.has(word)) i++;
   }
   return undefined;
 }

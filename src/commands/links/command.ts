@@ -71,9 +71,9 @@ export function registerLinks(program: CommandUnknownOpts, reg: Registry, load: 
     const cmd = links
       .command(verb)
       .description(description)
-      .argument('<parent>', parent!)
+      .argument('<parent>', parent)
       .argument('<id>', 'the parent id')
-      .argument('<relation>', relation!);
+      .argument('<relation>', relation);
     if (child) cmd.argument(child, childHelp);
     flags(cmd);
     // the flags are the verb's own (all optional in LinkOptions); the child is the fourth argument
