@@ -3,8 +3,7 @@ import { Option, type Command, type CommandUnknownOpts } from '@commander-js/ext
 import { DEAL_CONTACT_TYPES, NOTE_RECORD_TYPES } from '../../api/resources.js';
 import { DRY_RUN, examples, maxOption, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
-const listFlags = <A extends unknown[]>(cmd: Command<A>) =>
-  paging(cmd, 'page size, 1-100', 'start from this page cursor').addOption(maxOption());
+const listFlags = <A extends unknown[]>(cmd: Command<A>) => paging(cmd).addOption(maxOption());
 const DATA = ['--data <json>', "replace the assumed body: JSON, @file.json or '-'"] as const;
 const addFlags = <A extends unknown[]>(cmd: Command<A>) =>
   cmd

@@ -6,11 +6,9 @@ import { UsageError } from '../../http/errors.js';
 import { collect, DRY_RUN, examples, maxOption, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
 const declareList = (group: CommandUnknownOpts, name: string) =>
-  paging(
-    group.command('list').description(`list ${name} (one page, or every page with --all)`),
-    'page size, 1-100 (server default 25)',
-    'start from this page cursor',
-  )
+  paging(group.command('list').description(`list ${name} (one page, or every page with --all)`), {
+    limit: 'page size, 1-100 (server default 25)',
+  })
     .addOption(maxOption())
     .option('--param <key=value>', 'another query parameter (repeatable)', collect);
 const declareWrite = <A extends unknown[]>(cmd: Command<A>, description: string) =>

@@ -55,10 +55,10 @@ export function collect(value: string, previous: string[] | undefined): string[]
 /** `--dry-run`, as every writing command spells it. */
 export const DRY_RUN = ['--dry-run', 'print the request instead of sending it'] as const;
 
-/** --limit, --cursor and --all, worded as each paged command words them. */
-export const paging = <A extends unknown[]>(cmd: Command<A>, limit: string, cursor: string, all = 'follow every page') =>
+/** --limit, --cursor and --all; `help` rewords them where a command differs. */
+export const paging = <A extends unknown[]>(cmd: Command<A>, help: { limit?: string; cursor?: string; all?: string } = {}) =>
   cmd
-    .addOption(numericOption('--limit <n>', limit, 'pageLimit'))
-    .option('--cursor <cursor>', cursor)
-    .option('--all', all);
+    .addOption(numericOption('--limit <n>', help.limit ?? 'page size, 1-100', 'pageLimit'))
+    .option('--cursor <cursor>', help.cursor ?? 'start from this page cursor')
+    .option('--all', help.all ?? 'follow every page');
 export const maxOption = () => numericOption('--max <n>', 'stop after this many records', 'maxRecords');

@@ -2,7 +2,7 @@
 import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import { collect, DRY_RUN, examples, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
-const pageFlags = (cmd: Command, all: string) => paging(cmd, 'page size, 1-100', 'start from this cursor', all);
+const pageFlags = (cmd: Command, all: string) => paging(cmd, { cursor: 'start from this cursor', all });
 const declareUpdate = (companies: CommandUnknownOpts) =>
   companies
     .command('update')
