@@ -1,6 +1,4 @@
-// Valid rows, in file order, → the chunks sent to `POST /{resource}/batch`, and each chunk's
-// Idempotency-Key. Deterministic: the same rows and chunk size give the same chunks, bodies and
-// keys, which is what lets a rerun recognise (journal) and replay (Idempotency-Key) what it sent.
+// Valid rows → chunks and their Idempotency-Key; deterministic, so a rerun recognises and replays what it sent.
 import { createHash } from 'node:crypto';
 import type { ApiRecord } from '../api/envelopes.js';
 import type { RawRow } from './input-row.js';

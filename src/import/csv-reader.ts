@@ -141,14 +141,7 @@ class CsvReader {
     throw malformed(err, this.o.name, this.seg.index.startLine(), this.o.maxRecordBytes);
   }
 
-  /**
-   * After a quoted field that opens and is never closed: csv-parse finds out at the end of the file
-   * (CSV_QUOTE_NOT_CLOSED), or, more often, when a later quote "closes" it not followed by a comma
-   * or a line end (relax_quotes keeps such a record and every line it swallowed). Either way the
-   * lines of the record up to the one the quote opens on become one invalid row, on the line the
-   * record starts on, and a new parser reads on from the next line. `bytes`: the record's bytes
-   * from its first line on; `open`: where the broken quote is in them.
-   */
+  /** Lines of a record up to the one a broken quote opens on (`open`, in `bytes`) → one UNCLOSED_QUOTE row; a new parser reads on from the next line. */
   private resume(line: number, bytes: Buffer, open: number): ReadRow {
     const { index } = this.seg;
     let end = open;
@@ -174,11 +167,7 @@ class CsvReader {
     return this.resume(line, bytes, open < 0 ? 0 : open);
   }
 
-  /**
-   * A record over the size limit (the parser stopped being fed when it went over): where it ends
-   * is found by a byte scan from its start, and reading resumes after it. If the scan finds a
-   * quote never closed on a line short enough to hold, it is that (UNCLOSED_QUOTE).
-   */
+  /** A record over the size limit: its end found by a byte scan, reading resumes after it (a short broken quote is UNCLOSED_QUOTE). */
   private async tooLarge(): Promise<ReadRow> {
     const { index } = this.seg;
     const { maxRecordBytes: max, name } = this.o;

@@ -1,17 +1,6 @@
-// The sending pass: reads rows, rejects invalid ones, cuts chunks, skips chunks the journal has,
-// and keeps up to `concurrency` chunks in flight while reading on (reading waits while they are
-// all busy). A chunk counts as finished only once its batch answer is in; then its rows' outcomes
-// go to the rejects/unknown/results files and the journal. Stops
-// starting chunks on abort or a fatal error, and always waits for the chunks in flight.
-//
-// The rejects file holds only rows certainly NOT created, and no rerun sends them (they are
-// journaled or never sendable), so fixing and importing it cannot create a row twice:
-// - a chunk whose request failed (5xx, timeout, dropped connection, 429 after its retries) may
-//   have been written: not journaled, not a reject; the rerun sends it under the same key (`inDoubt`);
-// - a row the answer says nothing about (NO_ITEM_RESULT) is journaled with its chunk: no rerun
-//   settles it, so it goes to the unknown file, to be checked in the CRM first;
-// - a whole chunk refused with a 4xx (not 408/409/425/429) was not written: its rows are rejects
-//   and the refusal is journaled, so no rerun sends that chunk again.
+// The sending pass: rows → chunks, up to `concurrency` in flight; a chunk is finished once its answer is
+// in. Only rows certainly not created are rejects: a failed request is in doubt (the rerun resends it
+// under the same key), an unanswered row goes to the unknown file, a chunk refused whole is journaled.
 import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError } from '../http/errors.js';
 import { Pool } from '../util/pool.js';
 import { Chunker, chunkKey, type Chunk } from './chunker.js';

@@ -1,7 +1,4 @@
-// The text encoding of an import file: `--encoding` labels, the not-text check of a file's start,
-// the per-row text check. The reader reads UTF-8 only; a file in another encoding (a UTF-16 BOM,
-// or `--encoding`) is transcoded once into a UTF-8 copy (source.ts, ../util/text.ts) where bytes
-// that do not decode become 0xFF, never valid UTF-8, so they are never replaced silently.
+// `--encoding` labels, the not-text check of a file's start, the per-row text check (the reader reads UTF-8 only).
 import { isUtf8 } from 'node:buffer';
 import { UsageError } from '../http/errors.js';
 import { UTF8 } from '../util/text.js';
@@ -46,11 +43,7 @@ export function resolveEncoding(label: string): string {
   }
 }
 
-/**
- * Why the start of a file in an 8-bit encoding is not text at all, if it is not: a NUL byte on its
- * first line, the header (binary files, `/dev/zero`, UTF-16 without a BOM). A NUL on a later line
- * makes that row invalid (textProblem) rather than the whole file.
- */
+/** Why a file's first line is not text (a NUL byte: binary, /dev/zero, UTF-16 without a BOM); undefined if it is. */
 export function notTextReason(head: Uint8Array): string | undefined {
   const nul = head.indexOf(0);
   if (nul < 0) return undefined;
@@ -70,12 +63,7 @@ export function notTextReason(head: Uint8Array): string | undefined {
 export const INVALID_ENCODING = 'INVALID_ENCODING';
 export const INVALID_CHARACTER = 'INVALID_CHARACTER';
 
-/**
- * Why a row's text cannot be imported as written, if it cannot: a NUL byte (no text has one), or
- * bytes its encoding cannot decode — which the decoder has turned into U+FFFD, so a U+FFFD in a
- * cell is checked against the row's bytes (`bytes()`): only invalid UTF-8 there counts (a file
- * may hold U+FFFD itself). `where(i)` names cell i for the message.
- */
+/** A NUL byte, or a U+FFFD that the row's bytes show was undecodable (a file may hold U+FFFD itself). */
 export function textProblem(
   cells: readonly string[],
   bytes: () => Uint8Array,

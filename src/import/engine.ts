@@ -1,25 +1,6 @@
-// `crm batch RESOURCE FILE` (CONTRACT §7), in the order a run goes:
-//   prepare  the options and the input (stdin and other encodings copied to a UTF-8 file)
-//   earlier  a file an earlier run finished is answered from its journal's last line, nothing read
-//   check    the first pass over the whole file (hash, header, invalid rows, malformed CSV, text)
-//   journal  prune old journals, refuse an unsafe rerun, open (or resume) this import's journal
-//   send     the second pass: chunks sent, journaled, rows' outcomes to the rejects/results files
-//   finish   files committed, the journal completed, the summary (or the error carrying it)
-//
-// No duplicate, no loss — the argument:
-// - Rows → chunks is deterministic (file content + chunk size + mapping, the last two pinned by
-//   the journal), and each chunk's Idempotency-Key is a hash of its exact body.
-// - A chunk is journaled (fsync) only after its batch answer arrived, with each row's id or error.
-//   A rerun never sends a journaled chunk again, even if the server forgot its keys.
-// - Any other chunk (never sent, in flight at a crash, failed after its retries) is sent again by
-//   the rerun with the same body and so the same key: a server that did create its rows answers
-//   from its idempotency cache (24 h) instead of creating them again. That is the one limit: a
-//   chunk in flight at a crash, rerun after the server forgot its key, is created twice. Chunks
-//   are journaled as `sent` before their request, so the rerun warns when there were any.
-// - The same file path changed since an earlier import that sent anything, or the same content
-//   under another key, is refused (journal-earlier.ts; --no-resume overrides).
-// - Every data row ends up created, rejected (rejects file, with a reason), or, when the run is
-//   interrupted or stops on a fatal error, pending for the rerun, which is told in the error.
+// `crm batch RESOURCE FILE` (CONTRACT §7) as phases: prepare → earlier → check → journal → send → finish.
+// Exactly once: chunks and keys are a function of content and plan (pinned by the journal); a chunk is
+// journaled only once answered; anything else is resent under the same key (README.md, "In flight").
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
@@ -92,12 +73,7 @@ function looksLikeNdjson(input: PreparedInput): UsageError {
   );
 }
 
-/**
- * An import of these bytes that an earlier run finished, when nothing needs doing: resuming, no
- * --results (the ids would be needed), no --strict/--dry-run (they report on the rows), and its
- * rejects file still there when it had rejects (otherwise the rerun rewrites it). The file is
- * hashed, not parsed; the hash is kept for the check.
- */
+/** A finished earlier import needing nothing (resuming; no --results/--strict/--dry-run; its rejects file there): hashed, not parsed. */
 async function finishedEarlier(run: Run): Promise<ImportSummary | undefined> {
   const { opts, deps } = run;
   const dir = deps.journalDir;

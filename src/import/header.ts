@@ -1,7 +1,4 @@
-// Header row → field mapping for `crm batch` (CONTRACT §7). Pure: names are normalised
-// (`First Name` → `first_name`), a `:type` suffix types the column, `--map column=field`
-// overrides, and columns whose name starts with `_` (`_line`, `_error_code`, … of a rejects file)
-// are ignored, so a rejects file can be fed straight back.
+// Header row → field mapping (CONTRACT §7): normalised names, `:type` suffixes, `--map`, `_` columns ignored.
 import { READ_ONLY_FIELDS } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import { unguardFormula } from '../output/formula-guard.js';
@@ -33,12 +30,7 @@ export interface HeaderMapping {
 /** `--map` values, keyed by the original column name (as written, or without its type suffix). */
 export type ColumnMap = ReadonlyMap<string, string>;
 
-/**
- * `First Name` → `first_name`: trim, lower case, NFC, every run of characters other than letters,
- * digits and combining marks (any script) becomes one `_`, and `_` at either end is dropped. NFC
- * and the marks keep `Café` one field however the file spells the é (one code point or e + ´),
- * rather than cutting the accent off one spelling.
- */
+/** `First Name` → `first_name`; NFC and combining marks keep `Café` one field however the é is spelled. */
 export function normalizeFieldName(name: string): string {
   return name
     .trim()
@@ -77,11 +69,7 @@ export function isIgnoredHeader(header: string): boolean {
   return header.trim().startsWith('_');
 }
 
-/**
- * Map a header row. Throws UsageError (exit 2, nothing sent) for an empty header name, a name
- * that leaves no field, two columns that fill the same field (naming both), or a `--map` for a
- * column that is not there.
- */
+/** Map a header row; a UsageError (exit 2) for an empty name, a clash, or a `--map` of a missing column. */
 export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map()): HeaderMapping {
   const columns: ColumnSpec[] = [];
   const used = new Map<string, ColumnSpec>();
@@ -148,12 +136,7 @@ const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const TRUE = new Set(['true', 'yes', '1']);
 const FALSE = new Set(['false', 'no', '0']);
 
-/**
- * One cell → its typed value. A cell that is empty (or only spaces) is `empty` and left out of the
- * record; a `list` cell with nothing but separators is empty too. The spreadsheet formula guard of
- * crm's own csv output is undone first (`'-12` → `-12`), so an exported list imports unchanged.
- * A value is never changed silently: a number a double cannot hold as written is invalid.
- */
+/** One cell → its typed value (the formula guard undone first); never changed silently: a number a double cannot hold is invalid. */
 export function convertCell(raw: string, type: FieldType): CellValue {
   const cell = unguardFormula(raw);
   const t = cell.trim();

@@ -56,12 +56,7 @@ export function readInterrupted(name: string): InterruptedError {
   return new InterruptedError(`interrupted while reading ${name === '-' ? 'standard input' : name}; nothing more was sent`);
 }
 
-/**
- * Why a row over the limit is not in the rejects file's cells, and the way forward, which works:
- * the input cannot be edited and rerun (a changed file is refused), and the rejects file has no
- * cells to fix, so the row goes through a new file of its own (a new file is a new import).
- * `first`–`last`: the lines the row spans.
- */
+/** Why a row over the limit has no cells in the rejects file, and how to import it (a new file, as a changed file is refused). */
 export function tooLargeReason(max: number, at: { name: string; format: InputFormat; first: number; last: number }): string {
   const lines = at.last > at.first ? `lines ${at.first}–${at.last}` : `line ${at.first}`;
   const file = at.name === '-' ? 'standard input' : at.name;
@@ -75,11 +70,7 @@ export function tooLargeReason(max: number, at: { name: string; format: InputFor
 /** the rejects file's own columns (keys) */
 const REJECT_KEYS = new Set(['_line', '_error_code', '_error_message', '_raw']);
 
-/**
- * A RECORD_TOO_LARGE row of a rejects file fed back: its cells are empty (the row was too large to
- * copy), so it is skipped like a blank line, with a notice (onPlaceholder), rather than becoming an
- * EMPTY_ROW reject of its own in every later rejects file. `cells`: (column or key, value) pairs.
- */
+/** A RECORD_TOO_LARGE row of a fed-back rejects file: skipped with a notice, not an EMPTY_ROW reject. */
 export function isTooLargePlaceholder(cells: Iterable<readonly [string, unknown]>): boolean {
   let marked = false;
   for (const [k, v] of cells) {

@@ -1,11 +1,5 @@
-// Earlier imports that make a new one unsafe (CONTRACT §7), found from the journals' headers:
-// - the same file path, changed since (any key): its rows now fall into other chunks with other
-//   Idempotency-Keys, so the rows created then would be created again;
-// - the same content under another API key (a rotated key): this key has no journal of it, and
-//   the server's idempotency cache is per key, so every row would be created again.
-// Either is refused (exit 2, nothing sent) unless this identity has a journal of its own or the
-// user passes --no-resume. Only an import that may have created rows counts: one whose chunks were
-// all refused whole (a read-only key's 403s) or failed item by item created nothing.
+// Earlier imports that make this one unsafe, from the journals' headers: the same path with other content
+// (other chunks, other keys) or the same content under another API key (keys are cached per key).
 import { access, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../http/errors.js';
@@ -22,10 +16,7 @@ interface EarlierImport {
   complete: boolean;
 }
 
-/**
- * Journals of the same resource and base URL, of the same input path with other content
- * (`changed`; never for stdin, `-`) or of the same content under another key, that may have created rows.
- */
+/** Journals of this resource and base URL: same path other content (`changed`, not stdin), or same content other key; only those that may have created rows. */
 async function findEarlierImports(dir: string, match: JournalIdentity & { input: string }): Promise<EarlierImport[]> {
   const out: EarlierImport[] = [];
   for (const name of (await listDir(dir)).filter((n) => n.endsWith('.jsonl'))) {
@@ -46,10 +37,7 @@ async function findEarlierImports(dir: string, match: JournalIdentity & { input:
   return out;
 }
 
-/**
- * Whether a journal shows rows that may exist: a finished chunk with a row not rejected (or one the
- * answer said nothing about), or a chunk sent with neither an answer nor an `unsent` after it.
- */
+/** A finished chunk with a row not rejected, or a chunk sent with no answer nor `unsent` after it. */
 async function mayHaveCreated(path: string): Promise<boolean> {
   const fh = await open(path, 'r');
   try {
@@ -86,11 +74,7 @@ export interface GuardContext {
   hasOwnJournal: boolean;
 }
 
-/**
- * Refuses (exit 2) an import that would create rows an earlier import created, unless --no-resume;
- * with --no-resume, journals of the changed file's older content are dropped as superseded (another
- * key's journal of the same content is left alone: it is that key's record).
- */
+/** Refuses (exit 2) an unsafe rerun unless --no-resume, which drops the changed file's older journals (not another key's). */
 export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
   const earlier = await findEarlierImports(g.dir, { ...g.identity, input: g.input }).catch(() => []);
   if (!g.resume) {

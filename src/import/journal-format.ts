@@ -1,21 +1,6 @@
-// The import journal's files (a run's journal: journal.ts). A journal (CONTRACT §7) says which
-// chunks of an import already have their answer, so a rerun skips them without sending anything,
-// even after the server forgot its idempotency keys.
-//
-// One file per (content, resource, base URL, API key identity) in `<config>/imports/`, JSON lines:
-// a header (written atomically; it pins the plan: another chunk size or mapping would cut other
-// chunks with other keys), then, appended,
-// - `sent` before a chunk's request (not fsynced on its own: the next fsync carries it),
-// - `unsent` when that request never went out (Ctrl-C while it waited, or a 401/403/404),
-// - `chunk` once its answer is in (key, lines, ids, item errors), fsynced,
-// - `complete` with the run's totals once every chunk is finished.
-// Appending keeps a 200 000-row import at O(rows) writes. A torn last line (a crash mid-append) is
-// not JSON: it is cut off, and its chunk sent again under the same key (the server replays it).
-// Journals of the earlier format, each line sealed with a `"sum"` property, read the same way.
-//
-// A resumed journal is not loaded: it is streamed once into an index (per chunk, the offset and
-// length of its `chunk` line and whether it was sent, ~13 bytes), and a chunk's line is read back
-// when the sending pass reaches it.
+// The journal's files (CONTRACT §7): per (content, resource, base URL, key) a JSON-lines file: a header
+// pinning the plan, then `sent`, `unsent`, `chunk` (fsynced) and `complete` lines. A torn last line is not
+// JSON and is cut off; the earlier format's `"sum"` is ignored.
 import { createHash } from 'node:crypto';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,9 +1,5 @@
-// Old journals: the folder stays bounded without forgetting that a file was imported. A finished
-// journal is compacted (cut down to its header and `complete` line, marked `compacted`: a rerun
-// still sends nothing, only the ids are gone) after a week, or earlier, oldest first, while all
-// journals together exceed 32 MiB; compacted ones go after a year, unfinished ones after 30 days
-// (far past the server's 24 h of idempotency memory); leftovers of processes that are gone, or a
-// day old. `keep` (the journal of the import about to run) is never touched.
+// Old journals: finished ones compacted (header + `complete`) after a week or beyond 32 MiB, compacted ones
+// gone after a year, unfinished after 30 days, dead processes' leftovers after a day. `keep` is never touched.
 import { stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-file.js';

@@ -201,10 +201,7 @@ export class ImportJournal {
     await this.writable().write(jsonLine({ type: 'sent', seq, key }), null, 'utf8');
   }
 
-  /**
-   * The request of a chunk journaled by sent() never went out, so a rerun does not count it in
-   * doubt. Not for a chunk an earlier run left in doubt: that request may still have created rows.
-   */
+  /** A request journaled by sent() never went out; not for a chunk an earlier run left in doubt. */
   async unsent(seq: number): Promise<void> {
     if (!this.index.isInDoubt(seq)) await this.writable().write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
   }

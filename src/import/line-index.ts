@@ -1,10 +1,5 @@
-// Line numbers of CSV records from byte offsets. csv-parse's `info.lines` is the line where a record
-// ends, and it counts a CRLF inside a quoted field as two lines, so we count ourselves: the bytes go
-// through here on their way to the parser, and for each record (whose end offset csv-parse reports
-// as `info.bytes`) we walk from the previous record's end, over skipped blank lines, to where it
-// starts. Only bytes not yet walked over are kept, so memory stays at the parser's read-ahead.
-// Offsets are in bytes (csv-parse counts bytes, not characters), absolute in the file: a reader that
-// resumes after an unclosed quote starts a new index at the resume offset and line.
+// Line numbers of CSV records from byte offsets (csv-parse's info.lines is the end line and counts a
+// quoted CRLF twice). Only bytes not yet walked over are kept.
 const CR = 0x0d;
 const LF = 0x0a;
 
@@ -83,10 +78,7 @@ export class LineIndex {
     }
   }
 
-  /**
-   * The line a record starts on, the cursor being at the end of the previous record: blank lines
-   * (skipped by the parser) are walked over first. The cursor stays there.
-   */
+  /** The line a record starts on, blank lines (skipped by the parser) walked over. */
   startLine(): number {
     for (;;) {
       const b = this.byteAt(this.pos);

@@ -1,8 +1,5 @@
-// NDJSON input (`.ndjson`/`.jsonl`): one JSON object per line, each row carrying its line number;
-// a line that is not JSON is an invalid row, never a reason to stop. Lines are split on the bytes
-// (LF, CRLF or a lone CR, as readline does), so a line over the size limit is dropped as it is read
-// (RECORD_TOO_LARGE) rather than held, and a line that is not valid UTF-8 is an invalid row
-// (INVALID_ENCODING) rather than parsed with U+FFFD in place of its bytes.
+// NDJSON rows, split on bytes (LF, CRLF, CR): a line over the limit is dropped as read (RECORD_TOO_LARGE),
+// one that is not JSON or not UTF-8 is an invalid row.
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';

@@ -1,6 +1,4 @@
-// A batch answer → what happened to each row of the chunk (spec, Endpoints rule 2: a batch is
-// not atomic, each item has its own status). Pure. `items[].index` is trusted only when it points
-// at a row of the chunk; a row the answer says nothing about is reported, never assumed created.
+// A batch answer → each row's id or error; a row the answer says nothing about is never assumed created.
 import type { BatchEnvelope } from '../api/envelopes.js';
 import type { ChunkReject } from './journal-format.js';
 

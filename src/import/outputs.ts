@@ -1,17 +1,5 @@
-// The files a run writes besides the journal, each whole at the end of the run (AtomicTextFile:
-// temporary file, renamed on commit):
-// - the rejects file, in input-line order (chunks finish out of order: sorted-lines.ts, bounded
-//   memory): every row certainly not created, its original columns plus `_line`,
-//   `_error_code`, `_error_message`; same header names as the input, so once fixed it is fed
-//   straight back (`_` columns are ignored on import). Written without the spreadsheet-formula
-//   guard, so cells come back exactly as read; rectangular: a short row is padded, cells beyond
-//   the header go into the message. For a CSV in another encoding it starts with a UTF-8 BOM.
-// - the unknown file, beside it: rows the batch answer said nothing about, same shape.
-// - `--results FILE`: `_line`, `id`, then the original columns of every created row. NDJSON input:
-//   its objects' keys as columns (first seen, at most MAX_NDJSON_KEYS, the rest as JSON in
-//   `_more`), or NDJSON when the name ends in .ndjson/.jsonl. In the order chunks finish.
-// Text from the server (`_error_*`, `id`) is never imported back: serverCell escapes control
-// characters and guards formulas, as every csv output does.
+// The rejects, unknown and --results files, written whole at the end (AtomicTextFile). Rejects are in line
+// order, rectangular, without the formula guard; server text (`_error_*`, `id`) goes through serverCell.
 import { join } from 'node:path';
 import { cellText } from '../output/cell.js';
 import { quoteCsv } from '../output/csv.js';
@@ -138,10 +126,7 @@ export async function createResultsWriter(
   };
 }
 
-/**
- * Where rows go whose outcome no rerun can settle, beside the rejects file:
- * `people.csv.rejects.csv` → `people.csv.unknown.csv`, `out.csv` → `out.unknown.csv`.
- */
+/** `people.csv.rejects.csv` → `people.csv.unknown.csv`, `out.csv` → `out.unknown.csv`. */
 export function unknownPathFor(rejectsPath: string): string {
   return rejectsPath.replace(/(\.rejects)?(\.[^./\\]*)?$/, (_m, _r: string | undefined, ext: string | undefined) => `.unknown${ext ?? ''}`);
 }

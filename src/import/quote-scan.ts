@@ -1,6 +1,4 @@
-// Byte- and text-level rules for quoted CSV fields that are never closed (see reader.ts): where a
-// record's broken quote opens, how many lines a span holds, and a best-effort split of the bad line
-// for the rejects file.
+// Byte and text rules for quoted CSV fields never closed: where a broken quote opens, line counts, a best-effort split.
 
 /** `_error_code` of the row where a quoted field opens that is never closed (or only by a quote that swallowed lines). */
 export const UNCLOSED_QUOTE_CODE = 'UNCLOSED_QUOTE';
@@ -40,13 +38,7 @@ export function countLines(bytes: Buffer): number {
   return c.line - 1;
 }
 
-/**
- * Where, in the bytes of a record (from its start; for the last one, to the end of the file), a
- * quoted field opens that is broken: never closed, or running over a line end and then "closed"
- * by a quote followed by neither a comma, a line end nor the end. -1 when every quoted field
- * closes as RFC 4180 says (a quoted field may span lines) or breaks on its own line (a stray
- * quote, kept as text by relax_quotes: not a quote that swallowed lines).
- */
+/** Where a broken quote opens in a record's bytes (never closed, or spanning lines then "closed" mid-field); -1 if none. */
 export function brokenQuoteAt(b: Uint8Array): number {
   const n = b.length;
   let i = 0;
@@ -79,12 +71,7 @@ export function brokenQuoteAt(b: Uint8Array): number {
   }
 }
 
-/**
- * The cells of a line whose quoted field is never closed, as well as they can be told: cells split
- * on commas, a quoted cell unquoted (`""` → `"`) when its quote closes on the line, and the cell
- * whose quote does not close kept as written, opening quote included, so the rejects file shows
- * what to fix.
- */
+/** Cells of a line with an unclosed quote: split on commas, that cell kept as written, quote included. */
 export function splitLine(text: string): string[] {
   const cells: string[] = [];
   let i = 0;
@@ -144,14 +131,7 @@ const enum S {
   QuoteInQuoted,
 }
 
-/**
- * Finds, byte by byte and in O(1) memory, where a record ends that is too large for the parser to
- * hold, by the rules of brokenQuoteAt: a line break outside quotes ends it; a quoted field that
- * runs over a line end and is then never closed properly (or not at all) ends it at the end of the
- * line the quote opens on, as the reader does for a small record (UNCLOSED_QUOTE). Feed it the
- * bytes from the record's start (`push` returns the end once found), then `finish()` at the end
- * of the file.
- */
+/** Where a record too large to parse ends, byte by byte in O(1) memory, by brokenQuoteAt's rules; push() until found, then finish(). */
 export class RecordEndScanner {
   private state = S.FieldStart;
   private lines = 0;

@@ -1,6 +1,4 @@
-// Opens an import file's rows (README.md, "Unclosed quotes", "One row is at most 1 MiB"): CSV
-// (csv-reader.ts) or NDJSON (ndjson-reader.ts), every row with the line it starts on. The rows are
-// a function of the bytes alone, so the check pass and the sending pass see the same rows.
+// An import file's rows, CSV or NDJSON, each with its line: a function of the bytes alone.
 import { open, stat } from 'node:fs/promises';
 import { UsageError } from '../http/errors.js';
 import { openCsv } from './csv-reader.js';
@@ -15,12 +13,7 @@ export function detectFormat(path: string): InputFormat {
   return /\.(ndjson|jsonl)$/i.test(path) ? 'ndjson' : 'csv';
 }
 
-/**
- * Whether a file about to be read as CSV by default (not named .ndjson/.jsonl, or stdin) starts
- * like NDJSON: its first non-blank byte is `{`. Read as CSV, such a file fails row by row with
- * "expected N columns" errors; it is refused instead, pointing at --input-format. The format is
- * never guessed: what is read stays predictable from the name and the flag.
- */
+/** A default-CSV file starting with `{` is refused, pointing at --input-format: the format is never guessed. */
 export async function startsLikeJson(path: string): Promise<boolean> {
   const fh = await open(path, 'r').catch(() => undefined);
   if (!fh) return false; // the scan reports an unreadable input

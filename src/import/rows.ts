@@ -23,10 +23,7 @@ export function showValue(value: string): string {
   return JSON.stringify(s);
 }
 
-/**
- * Cells of a CSV row → record. Empty cells are left out; ignored columns are skipped; a row with
- * the wrong number of cells, or a cell that does not fit its column's type, is invalid.
- */
+/** Cells of a CSV row → record; wrong cell count or a cell not fitting its type is invalid. */
 export function rowToRecord(cells: readonly string[], header: HeaderMapping): RowResult {
   if (cells.length !== header.width) {
     return {
@@ -57,10 +54,7 @@ export function rowToRecord(cells: readonly string[], header: HeaderMapping): Ro
   return { ok: true, record };
 }
 
-/**
- * One NDJSON object → record: keys starting with `_` are left out (a rejects file's `_line`, …),
- * `--map key=field` renames, null values are kept (JSON can say null on purpose).
- */
+/** An NDJSON object → record: `_` keys left out, `--map` renames, null kept. */
 export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowResult {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     const kind = obj === null ? 'null' : Array.isArray(obj) ? 'an array' : typeof obj;

@@ -1,8 +1,5 @@
-// The first pass over an import file, before anything is sent: the content hash (the journal's
-// key), the header mapping, how many rows are valid or invalid (for --strict, --dry-run and the
-// progress ETA), and a malformed CSV, a binary file or undecodable text found while nothing has
-// been sent yet (exit 2). The reader makes an unclosed quote an invalid row the same way in this
-// pass and in the sending pass, so both see the same rows, lines and chunks.
+// The first pass, before anything is sent: hash, header mapping, valid/invalid counts, and the file refused
+// (exit 2) if malformed, binary or undecodable.
 import { createHash } from 'node:crypto';
 import { READ_ONLY_FIELDS } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
@@ -126,12 +123,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   };
 }
 
-/**
- * A file with NUL bytes whose rows mostly have NUL bytes or undecodable bytes is not text (a
- * program, an archive): refused whole rather than sending the few "rows" that parse; a text file
- * with a few NUL bytes keeps those rows as invalid rows. Then the whole-file text check
- * (text-check.ts): undecodable bytes anywhere refuse the file, naming the lines.
- */
+/** A file whose rows mostly have NUL or undecodable bytes is not text; then any undecodable byte refuses the file. */
 async function refuseNotText(path: string, o: ScanOptions, t: Tally, text: TextCheck): Promise<void> {
   if (t.firstNul && t.binary * 2 > t.rows) {
     throw new UsageError(

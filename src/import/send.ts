@@ -1,6 +1,4 @@
-// The import's journal and sending phases (engine.ts): open this import's journal (after pruning
-// old ones and refusing an unsafe rerun), then send the rows with the rejects, unknown and results
-// files open.
+// The journal and send phases of a run (engine.ts).
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { UsageError } from '../http/errors.js';

@@ -1,6 +1,4 @@
-// How a chunk reaches the API. The engine takes any BatchSender (tests inject fakes); this one uses
-// the HTTP core, which retries 429/5xx under the chunk's Idempotency-Key and throws CrmError
-// subclasses when the retries run out.
+// How a chunk reaches the API (tests inject fakes).
 import type { ApiRecord, BatchEnvelope } from '../api/envelopes.js';
 import type { HttpClient } from '../http/types.js';
 
@@ -23,18 +21,10 @@ export interface BatchResponse {
   replayed?: boolean;
 }
 
-/**
- * Sends one chunk. Throws InterruptedError only when the request was never sent (Ctrl-C stopped it
- * before it went out, e.g. waiting for the rate limit): once sent, a request runs to its answer.
- */
+/** Throws InterruptedError only when the request was never sent. */
 export type BatchSender = (req: BatchRequest) => Promise<BatchResponse>;
 
-/**
- * No abort signal reaches the request: a batch request cancelled in flight may already have been
- * written, and only its answer lets the journal record the chunk. The client's own signal (Ctrl-C)
- * still stops its waits before a request is sent; once sent, its retries run to the end
- * (finishInDoubt), so an answer lost to a 500 or a dropped connection is still learned.
- */
+/** No abort signal reaches the request: one cancelled in flight may have been written, and only its answer lets the journal record it. */
 export function httpBatchSender(client: HttpClient): BatchSender {
   return async (req) => {
     const res = await client.request<BatchEnvelope>({

@@ -1,7 +1,4 @@
-// Text records put back in input-line order with bounded memory: held in memory up to a limit,
-// beyond it sorted and spilled to a run file beside the target (a `<target>.tmp-PID-hex` name, so
-// a killed process's runs are removed as stale leftovers), and merged at the end. Rejects are
-// usually few: the common case is one in-memory sort.
+// Records back in line order with bounded memory: sorted runs spilled beside the target past a limit, merged at the end.
 import { createReadStream } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';

@@ -1,7 +1,5 @@
-// Where the rows come from: always a regular UTF-8 file that can be read twice (checked, then
-// sent). Standard input and paths that are not regular files (a pipe, `<(…)`, a device: read once
-// only) are copied to the journal folder, capped at MAX_COPY_BYTES; a file in another encoding is
-// transcoded into such a copy. The start is checked to be text first. Ctrl-C stops the copy.
+// The rows' source: always a regular UTF-8 file that can be read twice; stdin, pipes and other encodings
+// are copied to the journal folder (at most MAX_COPY_BYTES).
 import { randomBytes } from 'node:crypto';
 import { constants, createReadStream, open as openFd } from 'node:fs';
 import { open, stat, unlink, type FileHandle } from 'node:fs/promises';
@@ -76,12 +74,7 @@ async function readHead(path: string): Promise<Buffer> {
   }
 }
 
-/**
- * The input's encoding: its byte order mark's, else --encoding's, else UTF-8. A BOM that says
- * otherwise than --encoding is refused rather than either one silently winning: a rejects file of
- * an import from another encoding is UTF-8 with a BOM, and rereading it with that --encoding (what
- * the user typed the first time) would mangle every accented letter.
- */
+/** The BOM's encoding, else --encoding's, else UTF-8; a BOM contradicting --encoding is refused. */
 function encodingOf(name: string, head: Uint8Array, explicit: string | undefined): string {
   const bom = detectBom(head)?.encoding;
   if (bom && explicit && bom !== explicit) {
@@ -98,11 +91,7 @@ function checkText(name: string, head: Buffer): void {
   if (why) throw new UsageError(`${name} cannot be imported: ${why}`, { hint: 'crm batch reads CSV or NDJSON text' });
 }
 
-/**
- * A path that is not a regular file, as a stream. A named pipe is opened non-blocking and read as
- * a socket: a blocking open would wait for a writer in a thread Ctrl-C cannot reach (and keep the
- * process alive after it), while a socket waits for data in the event loop and can be destroyed.
- */
+/** A named pipe opened non-blocking and read as a socket, so Ctrl-C can stop a wait for a writer. */
 async function openStream(path: string, fifo: boolean): Promise<Readable> {
   if (!fifo) return createReadStream(path);
   const fd = await new Promise<number>((resolve, reject) =>

@@ -1,7 +1,4 @@
-// The first pass's whole-file text check: bytes that do not decode (invalid UTF-8, or bytes the
-// `--encoding` has no character for, marked 0xFF by the transcoder) anywhere refuse the file whole
-// (exit 2), naming the first lines, so the user reruns with the right --encoding: refusing only
-// those rows imported the rest, and the rerun with --encoding became a "changed file".
+// The whole-file text check: any undecodable byte refuses the file (exit 2), naming its first lines.
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
@@ -17,11 +14,7 @@ export interface UndecodableLine {
   snippet: string;
 }
 
-/**
- * Fed every byte of the (UTF-8) file in order. While every byte decodes it only runs isUtf8 (native,
- * so the check costs next to nothing); lines are counted from the first chunk with a bad byte on,
- * and the lines before it are counted once at the end (resolve), when the file is refused anyway.
- */
+/** Fed every byte in order; lines are counted only from the first bad chunk on (resolve counts those before). */
 export class TextCheck {
   readonly lines: UndecodableLine[] = [];
   /** more lines than listed have undecodable bytes */
@@ -128,13 +121,7 @@ export class TextCheck {
   }
 }
 
-/**
- * Whether bytes said (by --encoding, no BOM) to be in an 8-bit encoding are in fact UTF-8 with
- * non-ASCII text. Decoding them as said would silently change every accented letter ("Zoë" →
- * "ZoÃ«"): a UTF-8 file, or a rejects file, imported with the --encoding of an earlier run. Real
- * 8-bit text is almost never valid UTF-8 (each accented letter would have to follow a byte like
- * Ã), so such a file is refused. Fed the original bytes, in order.
- */
+/** An 8-bit --encoding on bytes that are valid UTF-8 with non-ASCII text would mangle it (Zoë → ZoÃ«): refused. */
 export class Utf8Lookalike {
   private valid = true;
   private carry: Buffer = Buffer.alloc(0);
