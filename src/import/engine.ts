@@ -3,12 +3,12 @@
 // journaled only once answered; anything else is resent under the same key (README.md, "In flight").
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { inspect } from 'node:util';
 import { InterruptedError, UsageError } from '../http/errors.js';
 import { plural } from '../output/plural.js';
-import { listDir } from '../util/fs.js';
+import { exists as there, listDir } from '../util/fs.js';
 import type { ImportDeps, ImportOptions, ImportSummary } from './engine-types.js';
 import { parseColumnMaps } from './header.js';
 import { findJournal, readComplete } from './journal-format.js';
@@ -92,11 +92,6 @@ async function finishedEarlier(run: Run): Promise<ImportSummary | undefined> {
   run.file = await findJournal(dir, identityOf(run, run.sha));
   const info = await readComplete(run.file.path);
   if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined) return;
-  const there = (p: string): Promise<boolean> =>
-    access(p).then(
-      () => true,
-      () => false,
-    );
   if (info.failed + info.invalid - (info.unknown ?? 0) > 0 && !(await there(run.rejectsPath))) return undefined;
   if ((info.unknown ?? 0) > 0 && !(await there(run.unknownPath))) return undefined;
   await pruneJournals(dir, run.started, { keep: run.file.own }).catch(() => 0);

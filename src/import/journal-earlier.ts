@@ -1,9 +1,9 @@
 // Earlier imports that make this one unsafe, from the journals' headers: the same path with other content
 // (other chunks, other keys) or the same content under another API key (keys are cached per key).
-import { access, open, unlink } from 'node:fs/promises';
+import { open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../http/errors.js';
-import { listDir } from '../util/fs.js';
+import { exists, listDir } from '../util/fs.js';
 import { parseLine, readComplete, readHeader, streamLines, trimBase, type FinishedChunk, type JournalIdentity } from './journal-format.js';
 import { NO_RESULT_CODE } from './outcome.js';
 
@@ -117,10 +117,7 @@ async function changedError(g: GuardContext, changed: EarlierImport, unfinished:
     ? ' Rows whose request got no answer are not in that file: only the earlier content, rerun as it was, settles them.'
     : '';
   // that import's rejects file, when it left one (an import that created every row left none)
-  const retry = (await access(g.rejectsPath).then(
-    () => true,
-    () => false,
-  ))
+  const retry = (await exists(g.rejectsPath))
     ? `to retry the rows that were not created, fix them in the rejects file (${g.rejectsPath}) and run \`crm batch ${g.identity.resource} ${g.rejectsPath}\`.`
     : 'That import left no rows to fix (it has no rejects file).';
   return new UsageError(

@@ -2,10 +2,10 @@
 // pinning the plan, then `sent`, `unsent`, `chunk` (fsynced) and `complete` lines. A torn last line is not
 // JSON and is cut off; the earlier format's `"sum"` is ignored.
 import { createHash } from 'node:crypto';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../http/errors.js';
-import { ensureDir } from '../util/fs.js';
+import { ensureDir, exists as there } from '../util/fs.js';
 
 export const JOURNAL_VERSION = 1;
 
@@ -102,11 +102,6 @@ export interface JournalFile {
 /** The one look-up of an import's journal. */
 export async function findJournal(dir: string, identity: JournalIdentity): Promise<JournalFile> {
   const own = journalPath(dir, identity);
-  const there = (p: string): Promise<boolean> =>
-    stat(p).then(
-      () => true,
-      () => false,
-    );
   if (!identity.keyId || (await there(own))) return { path: own, own, exists: await there(own) };
   const legacy = journalPath(dir, { ...identity, keyId: undefined });
   const h = (await there(legacy)) ? await readHeader(legacy) : undefined;

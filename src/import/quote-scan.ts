@@ -40,35 +40,8 @@ export function countLines(bytes: Buffer): number {
 
 /** Where a broken quote opens in a record's bytes (never closed, or spanning lines then "closed" mid-field); -1 if none. */
 export function brokenQuoteAt(b: Uint8Array): number {
-  const n = b.length;
-  let i = 0;
-  for (;;) {
-    if (i < n && b[i] === QUOTE) {
-      const open = i;
-      let lines = false;
-      for (i++; ; i++) {
-        if (i >= n) return open;
-        const c = b[i];
-        if (c === CR || c === LF) lines = true;
-        if (c !== QUOTE) continue;
-        if (b[i + 1] === QUOTE) {
-          i++;
-          continue;
-        }
-        const d = b[i + 1];
-        i++;
-        if (i >= n || d === COMMA || d === CR || d === LF) break;
-        if (lines) return open;
-        // a stray quote on one line: the field goes on as text, as csv-parse does
-        while (i < n && b[i] !== COMMA && b[i] !== CR && b[i] !== LF) i++;
-        break;
-      }
-    } else {
-      while (i < n && b[i] !== COMMA && b[i] !== CR && b[i] !== LF) i++;
-    }
-    if (i >= n || b[i] !== COMMA) return -1;
-    i++;
-  }
+  const s = new RecordEndScanner(0);
+  return (s.push(b) ?? s.finish()).brokenQuote ?? -1;
 }
 
 /** Cells of a line with an unclosed quote: split on commas, that cell kept as written, quote included. */
@@ -131,7 +104,11 @@ const enum S {
   QuoteInQuoted,
 }
 
-/** Where a record too large to parse ends, byte by byte in O(1) memory, by brokenQuoteAt's rules; push() until found, then finish(). */
+/**
+ * Where a record ends, byte by byte in O(1) memory; push() until found, then finish(). A line break
+ * outside quotes ends it; a quoted field that spans lines and is then never closed (or closed
+ * mid-field) is broken: the record ends with the quote's line. A stray quote on one line is text.
+ */
 export class RecordEndScanner {
   private state = S.FieldStart;
   private lines = 0;

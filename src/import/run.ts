@@ -1,5 +1,5 @@
 // What every phase of an import run (engine.ts) knows, and the summaries they build.
-import { access } from 'node:fs/promises';
+import { exists as there } from '../util/fs.js';
 import type { Counters } from './dispatch.js';
 import type { ImportDeps, ImportOptions, ImportProgress, ImportSummary } from './engine-types.js';
 import type { ColumnMap } from './header.js';
@@ -47,11 +47,6 @@ export function identityOf(run: Run, sha: string): JournalIdentity {
 /** The summary of an import finished earlier (nothing sent), from its journal's totals; with a warning. */
 export async function fromTotals(run: Run, info: CompleteInfo, scan?: ScanResult): Promise<ImportSummary> {
   warnImported(run, info.at);
-  const there = (p: string): Promise<boolean> =>
-    access(p).then(
-      () => true,
-      () => false,
-    );
   const [failed, unknown] = [info.failed ?? 0, info.unknown ?? 0];
   const invalid = info.invalid ?? scan?.invalid ?? 0;
   const rejects = failed + invalid - unknown > 0 && (await there(run.rejectsPath));

@@ -133,9 +133,9 @@ async function refuseNotText(path: string, o: ScanOptions, t: Tally, text: TextC
     );
   }
   text.end();
-  if (text.lines.length === 0) return;
+  if (!text.bad) return;
   await text.resolve(path, o.signal).catch(() => undefined);
-  throw text.error(o.name, o.encoding ?? UTF8)!;
+  if (!o.signal?.aborted) throw text.error(o.name, o.encoding ?? UTF8)!;
 }
 
 /** Notices: columns the server sets itself, left out; placeholder rows of a fed-back rejects file, skipped. */

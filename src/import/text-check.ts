@@ -14,60 +14,45 @@ export interface UndecodableLine {
   snippet: string;
 }
 
-/** Fed every byte in order; lines are counted only from the first bad chunk on (resolve counts those before). */
+/** Fed every byte in order, it only runs isUtf8 (native, cheap); a file with a bad byte is read again by resolve() to name the lines. */
 export class TextCheck {
   readonly lines: UndecodableLine[] = [];
   /** more lines than listed have undecodable bytes */
   more = false;
+  bad = false;
   private carry: Buffer = Buffer.alloc(0);
-  /** bytes checked so far, and whether the last was a CR */
-  private offset = 0;
-  private lastCR = false;
-  /** from the first chunk with a bad byte: where it starts, and the lines counted from there */
-  private countFrom: number | undefined;
-  private counter: LineCounter | undefined;
 
-  push(chunk: Buffer): void {
-    if (this.more) return;
+  /** `each` is given the bytes up to the last whole character (a character cut by the chunk's end waits for the next). */
+  private feed(chunk: Buffer, each: (b: Buffer) => void): void {
     const buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
-    // a character cut by the chunk's end is checked with the next chunk
     const cut = completeUpTo(buf);
     this.carry = Buffer.from(buf.subarray(cut));
-    this.check(buf.subarray(0, cut));
+    each(buf.subarray(0, cut));
+  }
+
+  push(chunk: Buffer): void {
+    if (!this.bad) this.feed(chunk, (b) => (this.bad = !isUtf8(b)));
   }
 
   end(): void {
-    if (this.carry.length > 0 && !this.more) this.check(this.carry);
+    if (!this.bad && this.carry.length > 0) this.bad = !isUtf8(this.carry);
     this.carry = Buffer.alloc(0);
   }
 
-  /** Turns the lines counted from the first bad chunk into line numbers in the file (reads the bytes before it). */
+  /** Reads the file again, line by line, for the lines with undecodable bytes. */
   async resolve(path: string, signal?: AbortSignal): Promise<void> {
-    if (this.countFrom === undefined || this.countFrom === 0) return;
-    const before = new LineCounter();
-    for await (const piece of createReadStream(path, { start: 0, end: this.countFrom - 1, signal }) as AsyncIterable<Buffer>) {
-      before.count(piece, 0, piece.length);
+    if (!this.bad) return;
+    const counter = new LineCounter();
+    const scan = (b: Buffer): void => this.scan(b, counter);
+    for await (const piece of createReadStream(path, { signal }) as AsyncIterable<Buffer>) {
+      this.feed(piece, scan);
+      if (this.more) return;
     }
-    for (const l of this.lines) l.line += before.line - 1;
+    this.scan(this.carry, counter);
+    this.carry = Buffer.alloc(0);
   }
 
-  private check(b: Buffer): void {
-    if (b.length === 0) return;
-    if (!this.counter && isUtf8(b)) {
-      this.offset += b.length;
-      this.lastCR = b[b.length - 1] === CR;
-      return;
-    }
-    if (!this.counter) {
-      this.countFrom = this.offset;
-      this.counter = new LineCounter(this.lastCR);
-    }
-    const counter = this.counter;
-    this.offset += b.length;
-    if (isUtf8(b)) {
-      counter.count(b, 0, b.length);
-      return;
-    }
+  private scan(b: Buffer, counter: LineCounter): void {
     let pos = 0;
     while (pos < b.length && !this.more) {
       let brk = b.indexOf(LF, pos);
@@ -97,9 +82,12 @@ export class TextCheck {
 
   /** The UsageError refusing the file, or undefined when every byte decoded. */
   error(name: string, encoding: string): UsageError | undefined {
-    if (this.lines.length === 0) return undefined;
+    if (!this.bad) return undefined;
     const utf8 = encoding === UTF8;
-    const list = this.lines.map((l) => `line ${l.line}${utf8 ? ` ("${l.snippet}")` : ''}`).join(', ') + (this.more ? ', …' : '');
+    const list =
+      this.lines.length === 0
+        ? 'a line'
+        : this.lines.map((l) => `line ${l.line}${utf8 ? ` ("${l.snippet}")` : ''}`).join(', ') + (this.more ? ', …' : '');
     const what = name === '-' ? 'standard input' : name;
     return utf8
       ? new UsageError(

@@ -2,10 +2,16 @@
 // forever under procfs (CRM_CONFIG_DIR=/proc/nope); and the `*.tmp-PID-hex` / `stdin-PID-hex.buf`
 // copies of user data that a killed process left behind are removed once stale.
 import { mkdirSync, statSync } from 'node:fs';
-import { readdir, stat, unlink } from 'node:fs/promises';
+import { access, readdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 const DAY_MS = 86_400_000;
+
+export const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Create `dir` and its missing parents (mode 0700). Throws an Error saying why (a file in the way,
