@@ -1,7 +1,6 @@
 // Line numbers of CSV records from byte offsets (csv-parse's info.lines is the end line and counts a
 // quoted CRLF twice). Only bytes not yet walked over are kept.
-const CR = 0x0d;
-const LF = 0x0a;
+import { CR, LF, LineCounter } from './quote-scan.js';
 
 export class LineIndex {
   private chunks: Buffer[] = [];
@@ -9,14 +8,13 @@ export class LineIndex {
   private base: number;
   /** absolute offset of the cursor, and the 1-based line it is on */
   private pos: number;
-  private line: number;
-  private prevCR = false;
+  private readonly lines = new LineCounter();
 
   /** `start`: the byte offset of the first byte pushed, at the start of line `line` */
   constructor(start = 0, line = 1) {
     this.base = start;
     this.pos = start;
-    this.line = line;
+    this.lines.line = line;
   }
 
   /** the cursor's absolute byte offset */
@@ -26,7 +24,7 @@ export class LineIndex {
 
   /** the 1-based line the cursor is on */
   get cursorLine(): number {
-    return this.line;
+    return this.lines.line;
   }
 
   /** A copy of the bytes from the cursor to `end` (absolute; default: all that was pushed). The cursor stays. */
@@ -56,12 +54,6 @@ export class LineIndex {
     return undefined;
   }
 
-  private step(b: number): void {
-    if (b === CR || (b === LF && !this.prevCR)) this.line++;
-    this.prevCR = b === CR;
-    this.pos++;
-  }
-
   private drop(): void {
     while (this.chunks.length > 0 && this.base + this.chunks[0]!.length <= this.pos) {
       this.base += this.chunks.shift()!.length;
@@ -73,19 +65,16 @@ export class LineIndex {
     while (this.pos < offset && this.chunks.length > 0) {
       const c = this.chunks[0]!;
       const end = Math.min(c.length, offset - this.base);
-      for (let i = this.pos - this.base; i < end; i++) this.step(c[i]!);
+      this.lines.count(c, this.pos - this.base, end);
+      this.pos = this.base + end;
       this.drop();
     }
   }
 
   /** The line a record starts on, blank lines (skipped by the parser) walked over. */
   startLine(): number {
-    for (;;) {
-      const b = this.byteAt(this.pos);
-      if (b !== CR && b !== LF) break;
-      this.step(b);
-    }
+    for (let b = this.byteAt(this.pos); b === CR || b === LF; b = this.byteAt(++this.pos)) this.lines.count(Buffer.of(b), 0, 1);
     this.drop();
-    return this.line;
+    return this.lines.line;
   }
 }
