@@ -8,6 +8,7 @@ import { textProblem } from './encoding.js';
 import * as row from './input-row.js';
 import type { InputReader, ReaderOptions, ReadRow } from './input-row.js';
 import * as q from './quote-scan.js';
+import { countLines, CR, LF } from '../util/lines.js';
 
 type Next = { cells: string[]; line: number } | { row: ReadRow };
 
@@ -145,12 +146,12 @@ class CsvReader {
   private resume(line: number, bytes: Buffer, open: number): ReadRow {
     const { index } = this.seg;
     let end = open;
-    while (end < bytes.length && bytes[end] !== q.CR && bytes[end] !== q.LF) end++;
+    while (end < bytes.length && bytes[end] !== CR && bytes[end] !== LF) end++;
     let next = end;
-    if (bytes[next] === q.CR) next++;
-    if (bytes[next] === q.LF && (next === end || bytes[end] === q.CR)) next++;
+    if (bytes[next] === CR) next++;
+    if (bytes[next] === LF && (next === end || bytes[end] === CR)) next++;
     const at = index.offset + next;
-    const quoteLine = line + q.countLines(bytes.subarray(0, open));
+    const quoteLine = line + countLines(bytes.subarray(0, open));
     index.advanceTo(at);
     this.restartAt(at, index.cursorLine);
     const reason = quoteLine === line ? q.UNCLOSED_QUOTE_REASON : q.UNCLOSED_QUOTE_REASON.replace('on this line', `on line ${quoteLine}`);

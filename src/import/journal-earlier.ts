@@ -4,7 +4,8 @@ import { open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../http/errors.js';
 import { exists, listDir } from '../util/fs.js';
-import { parseLine, readComplete, readHeader, streamLines, trimBase, type FinishedChunk, type JournalIdentity } from './journal-format.js';
+import { streamLines } from '../util/lines.js';
+import { parseLine, readComplete, readHeader, trimBase, type FinishedChunk, type JournalIdentity } from './journal-format.js';
 import { NO_RESULT_CODE } from './outcome.js';
 
 interface EarlierImport {

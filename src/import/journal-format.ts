@@ -2,7 +2,7 @@
 // pinning the plan, then `sent`, `unsent`, `chunk` (fsynced) and `complete` lines. A torn last line is not
 // JSON and is cut off; the earlier format's `"sum"` is ignored.
 import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../http/errors.js';
 import { ensureDir, exists as there } from '../util/fs.js';
@@ -153,22 +153,3 @@ export async function readComplete(path: string): Promise<CompleteInfo | undefin
 }
 
 export const jsonLine = (value: object): string => `${JSON.stringify(value)}\n`;
-
-/** Calls `onLine(text, offset, length)` for each complete line; returns the bytes up to the last one. */
-export async function streamLines(fh: FileHandle, onLine: (line: string, offset: number, length: number) => void): Promise<number> {
-  const buf = Buffer.alloc(1024 * 1024);
-  let carry: Buffer = Buffer.alloc(0);
-  let pos = 0;
-  let lineStart = 0;
-  for (let n = 0; (n = (await fh.read(buf, 0, buf.length, pos)).bytesRead) > 0; pos += n) {
-    const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-    let from = 0;
-    for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, from)) {
-      onLine(data.toString('utf8', from, nl), lineStart, nl - from);
-      lineStart += nl - from + 1;
-      from = nl + 1;
-    }
-    carry = Buffer.from(data.subarray(from));
-  }
-  return lineStart;
-}

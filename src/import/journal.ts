@@ -3,13 +3,13 @@ import { fdatasyncSync, writeSync } from 'node:fs';
 import { open, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../http/errors.js';
 import { atExit, writeFileAtomic } from '../util/atomic-file.js';
+import { streamLines } from '../util/lines.js';
 import {
   findJournal,
   journalFolder,
   JOURNAL_VERSION,
   jsonLine,
   parseLine,
-  streamLines,
   type CompleteInfo,
   type FinishedChunk,
   type HeaderLine,

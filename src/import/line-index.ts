@@ -1,6 +1,6 @@
 // Line numbers of CSV records from byte offsets (csv-parse's info.lines is the end line and counts a
 // quoted CRLF twice). Only bytes not yet walked over are kept.
-import { CR, LF, LineCounter } from './quote-scan.js';
+import { CR, LF, LineCounter } from '../util/lines.js';
 
 export class LineIndex {
   private chunks: Buffer[] = [];

@@ -4,62 +4,11 @@ import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
 import { INVALID_ENCODING, undecodable } from './encoding.js';
-import { CR, LF } from './quote-scan.js';
+import { splitLines } from '../util/lines.js';
 import { isTooLargePlaceholder, RECORD_TOO_LARGE_CODE, readInterrupted, tooLargeReason } from './input-row.js';
 import type { InputReader, ReaderOptions, ReadRow } from './input-row.js';
 import { INVALID_CODES } from './rows.js';
 import { inexactJsonNumber } from '../json/exact-json.js';
-
-/** A line's bytes (without its line break), or null when it was over the limit. */
-async function* splitLines(src: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer | null, void, undefined> {
-  let parts: Buffer[] = [];
-  let size = 0;
-  let over = false;
-  let skipLF = false;
-  let any = false;
-  const take = (): Buffer | null => {
-    const line = over ? null : parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    parts = [];
-    size = 0;
-    over = false;
-    any = false;
-    return line;
-  };
-  const add = (piece: Buffer): void => {
-    any = true;
-    if (over || piece.length === 0) return;
-    size += piece.length;
-    if (size > max) {
-      over = true;
-      parts = [];
-    } else parts.push(piece);
-  };
-  for await (const chunk of src) {
-    let pos = 0;
-    if (skipLF && chunk.length > 0) {
-      if (chunk[0] === LF) pos = 1;
-      skipLF = false;
-    }
-    while (pos < chunk.length) {
-      let brk = chunk.indexOf(LF, pos);
-      const cr = chunk.indexOf(CR, pos);
-      if (cr >= 0 && (brk < 0 || cr < brk)) brk = cr;
-      if (brk < 0) {
-        add(chunk.subarray(pos));
-        break;
-      }
-      add(chunk.subarray(pos, brk));
-      yield take();
-      pos = brk + 1;
-      if (chunk[brk] === CR) {
-        if (pos < chunk.length) {
-          if (chunk[pos] === LF) pos++;
-        } else skipLF = true;
-      }
-    }
-  }
-  if (any) yield take();
-}
 
 /** One line's row; `skip` for a blank line or a placeholder row of a fed-back rejects file. */
 function lineRow(buf: Buffer | null, line: number, o: ReaderOptions): ReadRow | 'skip' {

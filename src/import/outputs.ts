@@ -7,7 +7,7 @@ import { guardFormula } from '../output/formula-guard.js';
 import { sanitizeForTerminal } from '../output/sanitize.js';
 import { AtomicTextFile, removeRegularFile } from '../util/atomic-file.js';
 import type { InputFormat, RawRow } from './input-row.js';
-import { SortedLines } from './sorted-lines.js';
+import { SortedLines } from '../util/sorted-lines.js';
 
 export const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
 /** an input's own copies of the columns these files write (a fed-back rejects file) are dropped */

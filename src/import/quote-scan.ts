@@ -1,4 +1,5 @@
-// Byte and text rules for quoted CSV fields never closed: where a broken quote opens, line counts, a best-effort split.
+// Byte and text rules for quoted CSV fields never closed: where a broken quote opens, a best-effort split.
+import { CR, LF } from '../util/lines.js';
 
 /** `_error_code` of the row where a quoted field opens that is never closed (or only by a quote that swallowed lines). */
 export const UNCLOSED_QUOTE_CODE = 'UNCLOSED_QUOTE';
@@ -6,36 +7,11 @@ export const UNCLOSED_QUOTE_REASON =
   'a quoted field starts on this line and is never closed (close it, or write a quote inside a quoted field twice: ""); ' +
   'the lines after it were read as rows of their own';
 
-export const CR = 0x0d;
-export const LF = 0x0a;
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 
 export function hasLineBreak(cell: string): boolean {
   return cell.includes('\n') || cell.includes('\r');
-}
-
-/** Line numbers over bytes fed in order: CR, and LF not after a CR, end a line (as the readers count). */
-export class LineCounter {
-  line = 1;
-
-  constructor(private prevCR = false) {}
-
-  count(b: Buffer, from: number, to: number): void {
-    if (from >= to) return;
-    for (let i = b.indexOf(CR, from); i >= 0 && i < to; i = b.indexOf(CR, i + 1)) this.line++;
-    for (let i = b.indexOf(LF, from); i >= 0 && i < to; i = b.indexOf(LF, i + 1)) {
-      if (!(i === from ? this.prevCR : b[i - 1] === CR)) this.line++;
-    }
-    this.prevCR = b[to - 1] === CR;
-  }
-}
-
-/** Line breaks in `bytes` (CRLF, LF, CR: one each). */
-export function countLines(bytes: Buffer): number {
-  const c = new LineCounter();
-  c.count(bytes, 0, bytes.length);
-  return c.line - 1;
 }
 
 /** Where a broken quote opens in a record's bytes (never closed, or spanning lines then "closed" mid-field); -1 if none. */

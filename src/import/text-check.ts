@@ -2,7 +2,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../http/errors.js';
-import { CR, LF, LineCounter } from './quote-scan.js';
+import { CR, LF, LineCounter } from '../util/lines.js';
 import { completeUpTo, createTranscoder, firstInvalid, render, UTF8 } from '../util/text.js';
 
 /** lines listed in the message */

@@ -2,7 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { removeOnExit, tempPathFor } from '../util/atomic-file.js';
+import { removeOnExit, tempPathFor } from './atomic-file.js';
 
 type Entry = [line: number, seq: number, text: string];
 
