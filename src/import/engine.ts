@@ -15,11 +15,11 @@ import { findJournal, readComplete } from './journal-format.js';
 import { pruneJournals } from './journal-prune.js';
 import { checkOptions, listInvalid } from './plan.js';
 import { defaultRejectsPath, unknownPathFor } from './outputs.js';
-import { detectFormat, startsLikeJson } from './reader.js';
+import { detectFormat } from './reader.js';
 import { fromTotals, identityOf, progress, summaryOf, withSummary, type Run } from './run.js';
 import { scanInput, type ScanResult } from './scan.js';
 import { openJournal, sendRows, type Sent } from './send.js';
-import { prepareInput, type PreparedInput } from './source.js';
+import { prepareInput, readHead, type PreparedInput } from './source.js';
 
 export { importSummaryOf, type Run } from './run.js';
 export type { ImportDeps, ImportOptions, ImportPlan, ImportProgress, ImportSummary } from './engine-types.js';
@@ -51,7 +51,9 @@ async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Run> {
   const input = await prepareInput(opts.input, { stdin, tmpDir: deps.journalDir ?? tmpdir(), encoding, signal });
   try {
     const format = opts.format ?? detectFormat(input.name);
-    if (opts.format === undefined && format === 'csv' && (await startsLikeJson(input.path))) throw looksLikeNdjson(input);
+    // a default-CSV file starting with `{` is refused, pointing at --input-format: the format is never guessed
+    const head = opts.format === undefined && format === 'csv' ? await readHead(input.path).catch(() => Buffer.alloc(0)) : undefined;
+    if (head && /^\s*\{/.test(head.toString('utf8', 0, 256).replace(/^\ufeff/, ''))) throw looksLikeNdjson(input);
     const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.isStdin ? '-' : input.name, format, started, deps.cwd ?? process.cwd());
     // an unreadable input is reported by the scan, as a usage error naming it
     const st = await stat(input.path).catch(() => undefined);

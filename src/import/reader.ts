@@ -1,5 +1,5 @@
 // An import file's rows, CSV or NDJSON, each with its line: a function of the bytes alone.
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { UsageError } from '../http/errors.js';
 import { openCsv } from './csv-reader.js';
 import { UTF8 } from './encoding.js';
@@ -11,23 +11,6 @@ export * from './input-row.js';
 
 export function detectFormat(path: string): InputFormat {
   return /\.(ndjson|jsonl)$/i.test(path) ? 'ndjson' : 'csv';
-}
-
-/** A default-CSV file starting with `{` is refused, pointing at --input-format: the format is never guessed. */
-export async function startsLikeJson(path: string): Promise<boolean> {
-  const fh = await open(path, 'r').catch(() => undefined);
-  if (!fh) return false; // the scan reports an unreadable input
-  try {
-    const buf = Buffer.alloc(256);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const head = buf
-      .subarray(0, bytesRead)
-      .toString('utf8')
-      .replace(/^\ufeff/, '');
-    return /^\s*\{/.test(head);
-  } finally {
-    await fh.close();
-  }
 }
 
 /** Opens the file and reads its header (CSV) or first record (NDJSON). */

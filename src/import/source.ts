@@ -61,7 +61,7 @@ export async function prepareInput(input: string | Readable, opts: PrepareOption
   return { path: input, name: input, origin: input, isStdin: false, encoding, cleanup: async () => undefined };
 }
 
-async function readHead(path: string): Promise<Buffer> {
+export async function readHead(path: string): Promise<Buffer> {
   const fh = await open(path, 'r').catch((err: Error) => {
     throw new UsageError(`cannot read ${path}: ${err.message}`, { cause: err });
   });
