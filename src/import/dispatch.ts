@@ -4,63 +4,17 @@
 import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError } from '../http/errors.js';
 import { Pool } from '../util/pool.js';
 import { Chunker, chunkKey, type Chunk } from './chunker.js';
-import type { ColumnMap, HeaderMapping } from './header.js';
+import type { Counters } from './engine-types.js';
 import type { ImportJournal } from './journal.js';
 import type { ChunkReject } from './journal-format.js';
 import { chunkOutcome, NO_RESULT_CODE } from './outcome.js';
-import type { RowsFile } from './outputs.js';
-import { openInput, type InputFormat, type ReadRow } from './reader.js';
+import type { Outputs } from './outputs.js';
+import { openInput, type ReadRow } from './reader.js';
+import { progress, type Run } from './run.js';
+import type { ScanResult } from './scan.js';
 import { classifyRow } from './rows.js';
-import type { BatchSender } from './sender.js';
 
 export const DUPLICATE_CHUNK_CODE = 'DUPLICATE_CHUNK';
-
-/** The row and chunk counts of a run, in progress and the summary. */
-export interface ImportCounts {
-  rows: number;
-  created: number;
-  failed: number;
-  invalid: number;
-  skipped: number;
-  chunks: number;
-}
-
-export interface Counters extends ImportCounts {
-  requests: number;
-  retries: number;
-  /** chunks whose request failed without a refusal (not journaled: a rerun sends them again) */
-  failedChunks: number;
-  /** rows of those chunks: may have been created; not in the rejects file */
-  inDoubt: number;
-  /** rows the batch answer said nothing about: in the unknown file */
-  unknown: number;
-  /** chunks taken from the journal */
-  skippedChunks: number;
-  inFlight: number;
-  bytes: number;
-}
-
-export interface DispatchConfig {
-  path: string;
-  name: string;
-  /** the encoding the file was transcoded from (messages) */
-  encoding?: string;
-  format: InputFormat;
-  resource: string;
-  baseUrl: string;
-  mapping: HeaderMapping | undefined;
-  maps: ColumnMap;
-  chunkSize: number;
-  concurrency: number;
-  maxConsecutiveFailures: number;
-  send: BatchSender;
-  journal: ImportJournal | undefined;
-  rejects: RowsFile<[string, string]>;
-  unknown: RowsFile<[string, string]>;
-  results?: RowsFile<[string | null]>;
-  signal: AbortSignal | undefined;
-  onChange: (c: Counters) => void;
-}
 
 export interface DispatchResult {
   counters: Counters;
@@ -93,8 +47,18 @@ function stoppedAfterFailures(err: CrmError, n: number): CrmError {
   });
 }
 
-export function dispatchRows(cfg: DispatchConfig): Promise<DispatchResult> {
-  return new SendingPass(cfg).run();
+function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs) {
+  const { opts, deps, input } = run;
+  return {
+    ...{ path: input.path, name: input.name, encoding: input.encoding, format: scan.format, mapping: scan.mapping },
+    ...{ resource: opts.resource, baseUrl: opts.baseUrl, maps: run.maps, chunkSize: run.chunkSize, concurrency: run.concurrency },
+    ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
+    onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
+  };
+}
+
+export function dispatchRows(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs): Promise<DispatchResult> {
+  return new SendingPass(configOf(run, scan, journal, files)).run();
 }
 
 class SendingPass {
@@ -108,7 +72,7 @@ class SendingPass {
   private readonly seen = new Map<string, string>();
   private readonly pool: Pool;
 
-  constructor(private readonly cfg: DispatchConfig) {
+  constructor(private readonly cfg: ReturnType<typeof configOf>) {
     this.pool = new Pool(cfg.concurrency, () => this.changed());
   }
 

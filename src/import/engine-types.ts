@@ -1,7 +1,6 @@
 // The import engine's options, dependencies, progress and summary (CONTRACT §7), apart from the
 // engine so that its phases and the command share them without a cycle.
 import type { Readable } from 'node:stream';
-import type { ImportCounts } from './dispatch.js';
 import type { InputFormat } from './input-row.js';
 import type { InvalidRow } from './scan.js';
 import type { BatchSender } from './sender.js';
@@ -92,4 +91,29 @@ export interface ImportSummary extends ImportCounts {
   unknown_file: string | null;
   /** only with dryRun */
   plan?: ImportPlan;
+}
+
+/** The row and chunk counts of a run, in progress and the summary. */
+export interface ImportCounts {
+  rows: number;
+  created: number;
+  failed: number;
+  invalid: number;
+  skipped: number;
+  chunks: number;
+}
+
+export interface Counters extends ImportCounts {
+  requests: number;
+  retries: number;
+  /** chunks whose request failed without a refusal (not journaled: a rerun sends them again) */
+  failedChunks: number;
+  /** rows of those chunks: may have been created; not in the rejects file */
+  inDoubt: number;
+  /** rows the batch answer said nothing about: in the unknown file */
+  unknown: number;
+  /** chunks taken from the journal */
+  skippedChunks: number;
+  inFlight: number;
+  bytes: number;
 }

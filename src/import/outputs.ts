@@ -36,6 +36,8 @@ export interface RowsFile<A extends unknown[]> {
   discard(): Promise<void>;
 }
 
+export type Outputs = { rejects: RowsFile<[string, string]>; unknown: RowsFile<[string, string]>; results?: RowsFile<[string | null]> };
+
 interface FileShape {
   format: InputFormat;
   header: readonly string[] | null;

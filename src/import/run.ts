@@ -1,7 +1,6 @@
 // What every phase of an import run (engine.ts) knows, and the summaries they build.
 import { exists as there } from '../util/fs.js';
-import type { Counters } from './dispatch.js';
-import type { ImportDeps, ImportOptions, ImportProgress, ImportSummary } from './engine-types.js';
+import type { Counters, ImportDeps, ImportOptions, ImportProgress, ImportSummary } from './engine-types.js';
 import type { ColumnMap } from './header.js';
 import type { CompleteInfo, JournalFile, JournalIdentity } from './journal-format.js';
 import type { InputFormat } from './reader.js';

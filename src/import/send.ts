@@ -11,9 +11,9 @@ import { refuseUnsafeRerun } from './journal-earlier.js';
 import { findJournal } from './journal-format.js';
 import { pruneJournals } from './journal-prune.js';
 import { ImportJournal } from './journal.js';
-import { createRejectsWriter, createResultsWriter, type RowsFile } from './outputs.js';
+import { createRejectsWriter, createResultsWriter, type Outputs, type RowsFile } from './outputs.js';
 import { dryRunSummary } from './plan.js';
-import { fromTotals, identityOf, progress, summaryOf, warnImported, type Run } from './run.js';
+import { fromTotals, identityOf, summaryOf, warnImported, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
 
 export interface Sent {
@@ -106,19 +106,14 @@ function warnResumed(run: Run, journal: ImportJournal): void {
 
 /** The second pass, with the output files open; the files committed (or dropped) and the journal completed and closed. */
 export async function sendRows(run: Run, scan: ScanResult, journal: ImportJournal | undefined): Promise<Sent> {
-  const { opts, deps, input } = run;
+  const { deps, input } = run;
   try {
     const now = await stat(input.path);
     if (now.size !== run.size || now.mtimeMs !== run.mtimeMs)
       throw new UsageError(`${input.name} changed while it was being checked; nothing was sent`);
     const files = await openOutputs(run, scan);
     const stats0 = deps.stats?.();
-    const result = await dispatchRows({
-      ...{ path: input.path, name: input.name, encoding: input.encoding, format: scan.format, mapping: scan.mapping },
-      ...{ resource: opts.resource, baseUrl: opts.baseUrl, maps: run.maps, chunkSize: run.chunkSize, concurrency: run.concurrency },
-      ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
-      onChange: (c) => progress(run, 'send', c, scan.rows),
-    }).catch(async (err: unknown) => {
+    const result = await dispatchRows(run, scan, journal, files).catch(async (err: unknown) => {
       for (const f of Object.values(files)) await f?.discard();
       throw err;
     });
@@ -137,8 +132,6 @@ export async function sendRows(run: Run, scan: ScanResult, journal: ImportJourna
     await journal?.close().catch(() => undefined);
   }
 }
-
-type Outputs = { rejects: RowsFile<[string, string]>; unknown: RowsFile<[string, string]>; results?: RowsFile<[string | null]> };
 
 async function openOutputs(run: Run, scan: ScanResult): Promise<Outputs> {
   const opened: Array<RowsFile<never[]>> = [];
