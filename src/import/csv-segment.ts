@@ -17,7 +17,6 @@ export class Segment {
   private readonly parser: ReturnType<typeof parse>;
   readonly index: LineIndex;
   private readonly it: AsyncIterator<CsvRecord>;
-  /** bytes the segment's stream has read */
   private read = 0;
   /** the first malformed record, reported through on_skip, and how many records came before it */
   malformedAt?: { err: CsvError; records: number };
@@ -30,7 +29,6 @@ export class Segment {
   readError?: unknown;
   /** absolute end of the last record read */
   prevEnd: number;
-  /** records read (header included) */
   consumed = 0;
 
   /** `start`: an absolute offset at the start of line `line`; every byte read goes to `saw` */

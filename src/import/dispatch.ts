@@ -144,7 +144,6 @@ class SendingPass {
     if (!this.stopping() && (await this.pool.run(() => this.send(chunk, key), this.stopping))) this.changed();
   }
 
-  /** One chunk's request and what follows from its answer. */
   private async send(chunk: Chunk, key: string): Promise<void> {
     const { cfg, c } = this;
     c.chunks++;

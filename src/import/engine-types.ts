@@ -30,7 +30,6 @@ export interface ImportOptions {
   /** `--input-format`; default: from the extension (`.ndjson`/`.jsonl`), else csv (stdin: csv); a
    * default csv input starting with `{` is refused, pointing at --input-format */
   format?: InputFormat;
-  /** `--map column=field` flags */
   maps?: readonly string[];
   /** rows per request, 1–100 (default 100) */
   chunkSize?: number;
@@ -42,7 +41,6 @@ export interface ImportOptions {
   resultsPath?: string;
   dryRun?: boolean;
   strict?: boolean;
-  /** false for `--no-resume` (default true) */
   resume?: boolean;
   /** `--encoding`: the input's encoding when it has no byte order mark (default UTF-8) */
   encoding?: string;
@@ -77,7 +75,6 @@ export interface ImportDeps {
   warn?: (message: string) => void;
 }
 
-/** CONTRACT §7's summary. */
 export interface ImportSummary extends ImportCounts {
   resource: string;
   requests: number;
@@ -89,7 +86,6 @@ export interface ImportSummary extends ImportCounts {
   /** rows the server's answer said nothing about: in unknown_file, to be checked in the CRM first */
   unknown: number;
   unknown_file: string | null;
-  /** only with dryRun */
   plan?: ImportPlan;
 }
 

@@ -8,11 +8,9 @@ export const FIELD_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as co
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export interface ColumnSpec {
-  /** position in the row */
   readonly index: number;
   /** the header cell as written in the file (BOM removed) */
   readonly column: string;
-  /** the API field it fills; '' when ignored */
   readonly field: string;
   readonly type: FieldType;
   /** `_`-prefixed or mapped to nothing: present in the file, never sent */

@@ -12,7 +12,6 @@ export interface ReadRow {
   line: number;
   /** CSV: the cells (as many as the row has, which may differ from the header) */
   cells?: string[];
-  /** NDJSON: the parsed value of the line */
   json?: unknown;
   raw: RawRow;
   /** NDJSON: the line is not JSON */
@@ -51,7 +50,6 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
 /** `_error_code` of a row over MAX_RECORD_BYTES */
 export const RECORD_TOO_LARGE_CODE = 'RECORD_TOO_LARGE';
 
-/** The error for reading stopped by the abort signal (Ctrl-C). */
 export function readInterrupted(name: string): InterruptedError {
   return new InterruptedError(`interrupted while reading ${name === '-' ? 'standard input' : name}; nothing more was sent`);
 }
@@ -67,7 +65,6 @@ export function tooLargeReason(max: number, at: { name: string; format: InputFor
   );
 }
 
-/** the rejects file's own columns (keys) */
 const REJECT_KEYS = new Set(['_line', '_error_code', '_error_message', '_raw']);
 
 /** A RECORD_TOO_LARGE row of a fed-back rejects file: skipped with a notice, not an EMPTY_ROW reject. */
@@ -81,7 +78,6 @@ export function isTooLargePlaceholder(cells: Iterable<readonly [string, unknown]
   return marked;
 }
 
-/** A reader's options once defaults are filled in. */
 export type ReaderOptions = OpenInputOptions & { name: string; maxRecordBytes: number; encoding: string };
 
 export function formatBytes(n: number): string {

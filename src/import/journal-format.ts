@@ -21,7 +21,6 @@ export interface JournalIdentity {
 }
 
 export interface ChunkReject {
-  /** item index in the chunk */
   i: number;
   code: string;
   message: string;
@@ -37,7 +36,6 @@ export interface FinishedChunk {
   rejects: ChunkReject[];
 }
 
-/** The totals of a finished import, on its `complete` line. */
 export interface CompleteInfo {
   at: string;
   /** cut down to its header and this line (pruning): no ids any more */
@@ -94,12 +92,10 @@ export function journalPath(dir: string, id: JournalIdentity): string {
 export interface JournalFile {
   /** the file to read: this identity's, or the older one */
   path: string;
-  /** this identity's name */
   own: string;
   exists: boolean;
 }
 
-/** The one look-up of an import's journal. */
 export async function findJournal(dir: string, identity: JournalIdentity): Promise<JournalFile> {
   const own = journalPath(dir, identity);
   if (!identity.keyId || (await there(own))) return { path: own, own, exists: await there(own) };

@@ -30,16 +30,11 @@ class ChunkIndex {
 
   private grow(seq: number): void {
     if (seq < this.state.length) return;
-    let n = this.state.length;
-    while (n <= seq) n *= 2;
-    const grown = <T extends Float64Array | Uint32Array | Uint8Array>(a: T, make: new (n: number) => T): T => {
-      const b = new make(n);
-      b.set(a);
-      return b;
-    };
-    this.offsets = grown(this.offsets, Float64Array);
-    this.lengths = grown(this.lengths, Uint32Array);
-    this.state = grown(this.state, Uint8Array);
+    const n = 2 ** Math.ceil(Math.log2(seq + 1));
+    const [o, l, st] = [this.offsets, this.lengths, this.state];
+    (this.offsets = new Float64Array(n)).set(o);
+    (this.lengths = new Uint32Array(n)).set(l);
+    (this.state = new Uint8Array(n)).set(st);
   }
 
   /** one line of the journal: `{"type":"…","seq":N` is all that is parsed (a chunk's ids are read back later) */
@@ -131,7 +126,6 @@ export class ImportJournal {
     fdatasyncSync(this.fh.fd);
   }
 
-  /** chunks finished by an earlier run */
   get resumedChunks(): number {
     return this.index.finished;
   }
@@ -179,7 +173,6 @@ export class ImportJournal {
     return new ImportJournal(file.own, new ChunkIndex(), undefined, await open(file.own, 'a', 0o600));
   }
 
-  /** Read an existing journal without creating or changing anything (dry runs). */
   static async peek(dir: string, identity: JournalIdentity, file?: JournalFile): Promise<ImportJournal | undefined> {
     const path = (file ?? (await findJournal(dir, identity))).path;
     const loaded = await loadJournal(path);

@@ -21,13 +21,11 @@ const HEAD_BYTES = 4096;
 export interface PreparedInput {
   /** a regular UTF-8 file that can be read more than once (the input itself, or a copy) */
   path: string;
-  /** how the input is named in messages: the path, or `-` */
   name: string;
   /** the file the user named, which identifies it across imports; `-` for a stream */
   origin: string;
   /** a stream that was copied (stdin, a pipe, a device): no file identity, rejects in the working folder */
   isStdin: boolean;
-  /** the input's encoding (canonical name), for messages */
   encoding: string;
   cleanup(): Promise<void>;
 }
@@ -38,7 +36,6 @@ export interface PrepareOptions {
   /** `--encoding`: used when the file has no byte order mark */
   encoding?: string;
   signal?: AbortSignal;
-  /** default MAX_COPY_BYTES */
   maxCopyBytes?: number;
 }
 
