@@ -1,4 +1,4 @@
-// `crm sandbox` (CONTRACT §10): the flags; run.ts checks them again for callers other than commander.
+// `crm sandbox` (CONTRACT §10): the flags; commander checks the numbers and choices, run.ts the rest.
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, runs, type FlagsOf, type Load, type Loose, type Registry } from '../shared/define.js';
 import { numericOption as num } from '../shared/numeric.js';

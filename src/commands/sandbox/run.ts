@@ -5,27 +5,6 @@ import { UsageError } from '../../http/errors.js';
 import type { SandboxOptions } from '../../sandbox/index.js';
 import type { SandboxCommandOptions } from './command.js';
 
-type Num = number | string | undefined;
-const POSITIVE = ['rateLimit', 'orgRateLimit', 'rateWindowMs', 'transcriptTtlMs', 'downloadRateLimit', 'downloadWindowMs'] as const;
-
-function choice<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
-  if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
-  return value as T;
-}
-
-function number(flag: string, value: Num, check: (n: number) => boolean, what: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = typeof value === 'number' ? value : String(value).trim() === '' ? NaN : Number(value);
-  if (!Number.isFinite(n) || !check(n)) throw new UsageError(`${flag} must be ${what}, got "${String(value)}"`);
-  return n;
-}
-
-const int =
-  (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  (n: number) =>
-    Number.isInteger(n) && n >= min && n <= max;
-
 /** `fn()`, its error a UsageError (with `prefix`) naming the flag. */
 function flag<T>(prefix: string, fn: () => T): T {
   try {
@@ -35,36 +14,28 @@ function flag<T>(prefix: string, fn: () => T): T {
   }
 }
 
-/** The options of startSandbox from the flags; a UsageError names the first bad flag. */
+/**
+ * The options of startSandbox from the flags commander parsed (numbers and choices already checked
+ * there); a UsageError names the first bad flag of those it cannot check.
+ */
 export async function sandboxOptions(opts: SandboxCommandOptions): Promise<SandboxOptions> {
-  const { parseFaultSpec, loadKeysFile, RESET_FORMATS, RETRY_AFTER_FORMATS } = await import('../../sandbox/index.js');
-  const faults = opts.faults === undefined ? undefined : flag('--faults: ', () => parseFaultSpec(opts.faults!));
-  if (opts.faultPaths !== undefined) flag('--fault-paths: invalid regular expression: ', () => new RegExp(opts.faultPaths!));
-  const extraKeys = opts.keys === undefined ? undefined : flag('', () => loadKeysFile(opts.keys!));
+  const { parseFaultSpec, loadKeysFile } = await import('../../sandbox/index.js');
+  const { host, faults: spec, keys, control, v1InteractionsCursor, tls, ...rest } = opts;
+  const faults = spec === undefined ? undefined : flag('--faults: ', () => parseFaultSpec(spec));
+  if (rest.faultPaths !== undefined) flag('--fault-paths: invalid regular expression: ', () => new RegExp(rest.faultPaths!));
+  const extraKeys = keys === undefined ? undefined : flag('', () => loadKeysFile(keys));
   // The sandbox has printed keys and a throw-away CA (with --tls): it listens on loopback only.
-  if (opts.host !== undefined && !/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(opts.host)) {
-    throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1, localhost), got "${opts.host}"`);
+  if (host !== undefined && !/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(host)) {
+    throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1, localhost), got "${host}"`);
   }
-  const port = number('--port', opts.port, int(0, 65535), 'an integer from 0 to 65535');
-  const seed = number('--seed', opts.seed, int(0, 0xffffffff), 'an integer from 0 to 4294967295');
-  const kebab = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  const positive = Object.fromEntries(POSITIVE.map((k) => [k, number(kebab(k), opts[k], int(1), 'a positive integer')]));
   return {
-    host: opts.host === '[::1]' ? '::1' : opts.host,
-    port,
-    seed,
-    dataFile: opts.dataFile,
+    ...(rest as Omit<SandboxOptions, 'faults'>),
+    host: host === '[::1]' ? '::1' : host,
     extraKeys,
-    ...positive,
-    failRate: number('--fail-rate', opts.failRate, (n) => n >= 0 && n <= 1, 'a number from 0 to 1'),
-    latencyMs: number('--latency-ms', opts.latencyMs, int(0), 'a non-negative integer'),
     faults,
-    faultPaths: opts.faultPaths,
-    control: Boolean(opts.control),
-    v1InteractionsCursor: Boolean(opts.v1InteractionsCursor),
-    tls: Boolean(opts.tls),
-    rateResetFormat: choice('--rate-reset-format', opts.rateResetFormat, RESET_FORMATS),
-    retryAfterFormat: choice('--retry-after-format', opts.retryAfterFormat, RETRY_AFTER_FORMATS),
+    control: Boolean(control),
+    v1InteractionsCursor: Boolean(v1InteractionsCursor),
+    tls: Boolean(tls),
   };
 }
 

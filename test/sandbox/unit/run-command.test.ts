@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { fakeCtx } from '../../helpers/fake-ctx.js';
 import { runSandbox, sandboxOptions } from '../../../src/commands/sandbox/run.js';
 import { UsageError } from '../../../src/http/errors.js';
+import { main } from '../../../src/cli/main.js';
+import { fakeIO } from '../../helpers/fake-io.js';
 
 /** a Ctx whose signal the test aborts (Ctrl-C) */
 function sandboxCtx(signal: AbortSignal, quiet = false) {
@@ -12,7 +14,7 @@ function sandboxCtx(signal: AbortSignal, quiet = false) {
 
 describe('sandboxOptions', () => {
   it('turns flags into options', async () => {
-    const o = await sandboxOptions({ port: '0', seed: 7, rateLimit: '5', failRate: '0.25', faults: 'drop:0.1', control: true });
+    const o = await sandboxOptions({ port: 0, seed: 7, rateLimit: 5, failRate: 0.25, faults: 'drop:0.1', control: true });
     expect(o).toMatchObject({
       port: 0,
       seed: 7,
@@ -22,27 +24,29 @@ describe('sandboxOptions', () => {
       control: true,
       v1InteractionsCursor: false,
     });
-    expect(o.rateResetFormat).toBeUndefined();
-    expect(o.retryAfterFormat).toBeUndefined();
   });
 
-  it('takes the rate-limit header formats', async () => {
-    const o = await sandboxOptions({ rateResetFormat: 'epoch', retryAfterFormat: 'date' });
-    expect(o).toMatchObject({ rateResetFormat: 'epoch', retryAfterFormat: 'date' });
+  // commander checks the numbers and choices (src/commands/shared/numeric.ts): through the real parsing
+  it.each([
+    [['--port', '70000'], /--port.*expected a whole number from 0 to 65535/],
+    [['--port', 'abc'], /--port/],
+    [['--rate-limit', '0'], /--rate-limit.*expected a whole number from 1/],
+    [['--rate-window-ms', '1.5'], /--rate-window-ms/],
+    [['--fail-rate', '2'], /--fail-rate.*expected a number from 0 to 1/],
+    [['--latency-ms', '-1'], /--latency-ms/],
+    [['--rate-reset-format', 'unix'], /--rate-reset-format.*Allowed choices are delta, epoch/],
+    [['--retry-after-format', 'http-date'], /--retry-after-format.*Allowed choices are seconds, date/],
+  ])('crm sandbox %j is a usage error (exit 2)', async (args, message) => {
+    const f = fakeIO();
+    expect(await main(['sandbox', ...args], { io: f.io, env: {}, handleSignals: false })).toBe(2);
+    expect(f.err()).toMatch(message);
+    expect(f.out()).toBe('');
   });
 
   it.each([
-    [{ port: '70000' }, /--port/],
-    [{ port: 'abc' }, /--port/],
-    [{ rateLimit: '0' }, /--rate-limit must be a positive integer/],
-    [{ rateWindowMs: '1.5' }, /--rate-window-ms/],
-    [{ failRate: '2' }, /--fail-rate must be a number from 0 to 1/],
-    [{ latencyMs: '-1' }, /--latency-ms/],
     [{ faults: 'boom:1' }, /--faults: fault "boom:1": unknown kind/],
     [{ faultPaths: '(' }, /--fault-paths/],
     [{ host: '0.0.0.0' }, /--host must be a loopback address/],
-    [{ rateResetFormat: 'unix' }, /--rate-reset-format must be one of delta, epoch/],
-    [{ retryAfterFormat: 'http-date' }, /--retry-after-format must be one of seconds, date/],
     [{ keys: '/nonexistent/keys.json' }, /keys file \/nonexistent\/keys.json: cannot read it/],
   ])('refuses %j with a UsageError', async (flags, message) => {
     const p = sandboxOptions(flags);
