@@ -65,60 +65,42 @@ export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void>
   }
 }
 
-type Outcome =
-  { kind: 'ok'; res: ApiResponse } | { kind: 'forbidden' } | { kind: 'unauthenticated'; err: AuthError } | { kind: 'unknown'; err: CrmError };
-
-async function probeCollection(client: HttpClient, name: string, signal?: AbortSignal): Promise<Outcome> {
-  try {
-    const res = await client.request({ method: 'GET', path: `/${name}`, query: { limit: 1 }, expect: 'list', signal });
-    return { kind: 'ok', res };
-  } catch (err) {
-    if (err instanceof ForbiddenError) return { kind: 'forbidden' };
-    if (err instanceof AuthError) return { kind: 'unauthenticated', err };
-    if (err instanceof CrmError && !(err instanceof InterruptedError)) return { kind: 'unknown', err };
-    throw err;
-  }
-}
-
 /** Fills `report`; returns the 401 error when the key was rejected. */
 async function probeV2(client: HttpClient, report: KeysCheckReport, signal?: AbortSignal): Promise<AuthError | undefined> {
   const collections = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
   for (const name of collections) report.scopes[scopeFor(name, 'read')] = null;
   report.scopes_not_checked = allScopes().filter((scope) => !(scope in report.scopes));
   report.note = NOT_CHECKED_NOTE;
-  const apply = (name: string, outcome: Outcome): void => {
-    const scope = scopeFor(name, 'read');
-    if (outcome.kind === 'ok' || outcome.kind === 'forbidden') {
-      // an answer of the API, so the key got through authentication
-      report.authenticated = true;
-      report.scopes[scope] = outcome.kind === 'ok';
-      if (outcome.kind === 'ok') noteRateLimit(report, outcome.res);
-    } else if (outcome.kind === 'unknown') {
-      (report.errors ??= {})[scope] = describe(outcome.err);
-    }
-  };
-
+  let rejected: AuthError | undefined;
   // The first probe alone: a 401 or a server that cannot answer (5xx, network: exit 8) ends the
   // check after one request. A 404 or a non-API answer goes on: the end tells if any probe got through.
-  const [first, ...rest] = collections;
-  const firstOutcome = await probeCollection(client, first!, signal);
-  if (firstOutcome.kind === 'unauthenticated') return firstOutcome.err;
-  if (firstOutcome.kind === 'unknown' && !notAnApiAnswer(firstOutcome.err)) throw firstOutcome.err;
-  apply(first!, firstOutcome);
-
-  let rejected: AuthError | undefined;
-  const probe = async (name: string): Promise<void> => {
-    const outcome = await probeCollection(client, name, signal);
-    if (outcome.kind === 'unauthenticated')
-      rejected = outcome.err; // revoked mid-check
-    else apply(name, outcome);
+  const probe = async (name: string, first = false): Promise<void> => {
+    const scope = scopeFor(name, 'read');
+    try {
+      noteRateLimit(report, await client.request({ method: 'GET', path: `/${name}`, query: { limit: 1 }, expect: 'list', signal }));
+      report.scopes[scope] = true;
+      report.authenticated = true; // an answer of the API: the key got through
+    } catch (err) {
+      if (err instanceof ForbiddenError) {
+        report.scopes[scope] = false;
+        report.authenticated = true;
+      } else if (err instanceof AuthError)
+        rejected = err; // on a later probe: revoked mid-check
+      else if (!(err instanceof CrmError) || err instanceof InterruptedError || (first && !notAnApiAnswer(err))) throw err;
+      else (report.errors ??= {})[scope] = describe(err);
+    }
   };
-  await forEachLimit(rest, 4, probe, () => rejected !== undefined);
-  if (rejected) {
-    report.authenticated = false;
-    return rejected;
-  }
-  return undefined;
+  const [first, ...rest] = collections;
+  await probe(first!, true);
+  if (!rejected)
+    await forEachLimit(
+      rest,
+      4,
+      (name) => probe(name),
+      () => rejected !== undefined,
+    );
+  if (rejected) report.authenticated = false;
+  return rejected;
 }
 
 async function probeV1(client: HttpClient, report: KeysCheckReport, signal?: AbortSignal): Promise<AuthError | undefined> {
