@@ -38,11 +38,7 @@ export interface Ctx {
   configDir(): string;
   /** the active profile after precedence; loads conf only when flags and environment do not suffice */
   profile(): Promise<ResolvedProfile>;
-  /**
-   * An HTTP client for the active profile; `v1` uses the v1 key and base URL. Throws AuthError when
-   * no key. `key` sends another key to that base URL (keys-check of a v1 key found in the v2 slot).
-   * `concurrencyFlag`: the command has --concurrency, which rate-limit hints may then suggest.
-   */
+  /** The profile's client (AuthError without a key); `key`: another key to that root (keys-check); `concurrencyFlag`: hints may suggest --concurrency */
   client(opts?: { v1?: boolean; key?: string; concurrencyFlag?: boolean }): Promise<HttpClient>;
   /** -o, else table when stdout is a TTY, json otherwise */
   format(): OutputFormat;

@@ -1,11 +1,7 @@
-// Base URL rules (CONTRACT §2): the transport rules (https except on loopback, no credentials) live
-// in src/http/url.ts, the one home both the config and the HTTP core use; here, what path a root
-// must have. A profile's `base_url` is the version 2 root (`…/api/v2`), its `v1_base_url` the
-// version 1 root, derived from the version 2 root unless given.
+// Base URL rules (CONTRACT §2): what path a root must have (the transport rules are src/http/url.ts).
+// `v1_base_url` is derived from the version 2 root `base_url` unless given.
 import { UsageError } from '../http/errors.js';
 import { baseUrlText, parseBaseUrl } from '../http/url.js';
-
-export { isLoopbackHost } from '../http/url.js';
 
 export type ApiVersion = 'v1' | 'v2';
 
@@ -17,14 +13,9 @@ export interface BaseUrlOptions {
 }
 
 /**
- * Checks a base URL and returns it normalized (no trailing slash). Throws UsageError naming
- * `what` (e.g. `--base-url`, `CRM_BASE_URL`) when it is not usable.
- *
- * A server's address alone (`http://127.0.0.1:4010`, or `…/api`) is completed with `/api/v2`
- * (`/api/v1` for the version 1 root), with a notice: used as given, every request went to
- * `//contacts` and the server's 404 read like "record not found". A root of the other version is
- * refused, since every request would reach the wrong API. Other paths (a gateway's
- * `/crm/api/v2`, a proxy prefix) are taken as they are.
+ * The base URL normalized, or a UsageError naming `what`. A bare address (or `…/api`) is completed
+ * with `/api/v2` (or v1) and a notice: as given, its 404s read like "record not found". A root of
+ * the other version is refused; other paths (a gateway's prefix) are taken as they are.
  */
 export function validateBaseUrl(url: string, what = 'base URL', opts: BaseUrlOptions = {}): string {
   const version = opts.version ?? 'v2';

@@ -8,10 +8,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;
 }
 
-/**
- * The value at a dot path; a key that itself contains the dot (`{"link.type": 1}`) wins over the
- * path. Array elements by index (`tags.0`). Missing → undefined.
- */
+/** The value at a dot path (`tags.0` indexes arrays); a key containing the dot (`{"link.type": 1}`) wins. */
 export function getPath(record: unknown, path: string): unknown {
   if (!isObject(record)) return undefined;
   if (Object.hasOwn(record, path)) return record[path];
@@ -23,11 +20,7 @@ export function getPath(record: unknown, path: string): unknown {
   return current;
 }
 
-/**
- * The record cut down to `fields`, keeping its shape for json/ndjson: `link.type` gives
- * `{"link": {"type": …}}`, so a script reading the full output reads the cut one the same way.
- * A missing field is `null`, so every record carries every requested key, in the requested order.
- */
+/** The record cut to `fields`, keeping its shape (`link.type` → `{"link": {"type": …}}`); missing → null, in order. */
 export function projectFields(record: unknown, fields: readonly string[]): Record<string, unknown> {
   const out = Object.create(null) as Record<string, unknown>;
   const ours = new WeakSet<object>([out]); // objects built here, safe to write into

@@ -1,7 +1,5 @@
-// The csv/tsv formula guard (OWASP CSV injection) and its exact inverse for `crm batch`, side by
-// side so that an exported list imports back unchanged. guard: `'`* then a trigger gets one more `'`;
-// unguard: `'`+ then a trigger loses one. A bijection (unguard(guard(v)) === v): guarding values that
-// already start with `'`+trigger is what makes it so (`'-12` → `''-12` → `'-12`).
+// The csv/tsv formula guard (OWASP CSV injection) and its exact inverse, so an export imports back
+// unchanged: guarding `'`+trigger too makes it a bijection (`'-12` → `''-12` → `'-12`).
 // Triggers: OWASP's (= + - @ tab CR), LF, and the full-width signs some spreadsheets fold to ASCII.
 
 const TRIGGER = '=+\\-@\\t\\r\\n\\uff1d\\uff0b\\uff0d\\uff20';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deriveV1BaseUrl, isLoopbackHost, validateBaseUrl } from '../../../src/config/base-url.js';
+import { deriveV1BaseUrl, validateBaseUrl } from '../../../src/config/base-url.js';
+import { isLoopbackHost } from '../../../src/http/url.js';
 import { UsageError } from '../../../src/http/errors.js';
 
 describe('validateBaseUrl', () => {
