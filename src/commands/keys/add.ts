@@ -6,9 +6,8 @@ import { parseAuthHeader } from '../../config/resolve.js';
 import { checkProfileName, openConfigStore, type StoredProfile } from '../../config/store.js';
 import { UsageError } from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
-import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
-import { wantsJson } from '../shared/output-options.js';
+import { printIfJson } from '../shared/output-options.js';
 import type { KeysAddOptions } from './command.js';
 import { readKey } from './read-key.js';
 
@@ -62,8 +61,5 @@ export async function keysAdd(opts: KeysAddOptions, ctx: Ctx): Promise<void> {
       `Note: ${baseUrl} does not end in /api/v2, so no version 1 root can be derived; give one with --v1-base-url if you use \`crm v1\`.`,
     );
   }
-  const format = ctx.globals.output;
-  if (wantsJson(format)) {
-    await writeRecord(format!, ctx.io.stdout, { profile: name, base_url: baseUrl, key: masked, key_kind: version, default: isDefault });
-  }
+  await printIfJson(ctx, { profile: name, base_url: baseUrl, key: masked, key_kind: version, default: isDefault });
 }

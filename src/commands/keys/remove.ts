@@ -1,8 +1,7 @@
 // `crm keys remove <profile>`: deletes the profile and its keys; removing the default clears it.
 import { openConfigStore, unknownProfileError } from '../../config/store.js';
-import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
-import { wantsJson } from '../shared/output-options.js';
+import { printIfJson } from '../shared/output-options.js';
 import type { KeysProfileOptions } from './command.js';
 
 export async function keysRemove(opts: KeysProfileOptions, ctx: Ctx): Promise<void> {
@@ -18,6 +17,5 @@ export async function keysRemove(opts: KeysProfileOptions, ctx: Ctx): Promise<vo
         : ' It was the default; no profiles are left.';
   }
   ctx.warn(message);
-  const format = ctx.globals.output;
-  if (wantsJson(format)) await writeRecord(format!, ctx.io.stdout, { profile: opts.profile, removed: true, default_cleared: wasDefault });
+  await printIfJson(ctx, { profile: opts.profile, removed: true, default_cleared: wasDefault });
 }

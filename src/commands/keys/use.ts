@@ -1,8 +1,7 @@
 // `crm keys use <profile>`: makes it the default profile.
 import { openConfigStore } from '../../config/store.js';
-import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
-import { wantsJson } from '../shared/output-options.js';
+import { printIfJson } from '../shared/output-options.js';
 import type { KeysProfileOptions } from './command.js';
 
 export async function keysUse(opts: KeysProfileOptions, ctx: Ctx): Promise<void> {
@@ -10,6 +9,5 @@ export async function keysUse(opts: KeysProfileOptions, ctx: Ctx): Promise<void>
   store.setDefault(opts.profile); // UsageError naming the profiles when unknown
   const p = store.getProfile(opts.profile)!;
   ctx.warn(`Default profile: ${opts.profile} (${p.base_url})`);
-  const format = ctx.globals.output;
-  if (wantsJson(format)) await writeRecord(format!, ctx.io.stdout, { profile: opts.profile, base_url: p.base_url, default: true });
+  await printIfJson(ctx, { profile: opts.profile, base_url: p.base_url, default: true });
 }

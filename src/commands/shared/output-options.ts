@@ -1,6 +1,6 @@
 // The writer options every printing command passes: the global --fields, colours, --wide, and the
 // stderr notice (silenced by --quiet) that says what a table hid or cut to fit and how to see it.
-import type { WriterOptions } from '../../output/writers.js';
+import { writeRecord, type WriterOptions } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 
 export function outputOptions(ctx: Ctx, extra: WriterOptions = {}): WriterOptions {
@@ -13,7 +13,8 @@ export function outputOptions(ctx: Ctx, extra: WriterOptions = {}): WriterOption
   };
 }
 
-/** `-o json`/`-o ndjson` given explicitly: machine output on stdout for commands that otherwise only confirm on stderr. */
-export function wantsJson(output: string | undefined): boolean {
-  return output === 'json' || output === 'ndjson';
+/** `record` on stdout when `-o json`/`-o ndjson` is given explicitly: for commands that otherwise only confirm on stderr. */
+export async function printIfJson(ctx: Ctx, record: Record<string, unknown>): Promise<void> {
+  const format = ctx.globals.output;
+  if (format === 'json' || format === 'ndjson') await writeRecord(format, ctx.io.stdout, record);
 }
