@@ -1,4 +1,5 @@
 // `crm RESOURCE delete ID`: asks on a terminal; without one it needs --yes (CONTRACT §5).
+import { createInterface } from 'node:readline/promises';
 import { findResource } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
@@ -6,7 +7,6 @@ import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { recordPath } from '../shared/paths.js';
-import { confirm } from '../shared/prompt.js';
 import type { DeleteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 
@@ -31,4 +31,14 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
     return;
   }
   await writeRecord(format, ctx.io.stdout, res.body.data ?? { id: o.id, deleted: true }, outputOptions(ctx));
+}
+
+/** A yes/no question on standard error; only asked when stdin and stdout are both terminals. */
+async function confirm(ctx: Ctx, question: string): Promise<boolean> {
+  const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr, terminal: true });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `, { signal: ctx.signal })).trim());
+  } finally {
+    rl.close();
+  }
 }
