@@ -11,6 +11,7 @@ export type { ConfigData, StoredProfile } from './types.js';
 
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
+const FIX = 'Fix it or delete it and add the profiles again.';
 
 export type ConfigStore = Awaited<ReturnType<typeof openConfigStore>>;
 
@@ -39,10 +40,11 @@ export function unknownProfileError(name: string, names: readonly string[], file
 export async function openConfigStore(dir: string) {
   const { conf, data } = await load(dir);
   const write = (): void => save(conf, dir, data);
+  const profileNames = (): string[] => Object.keys(data.profiles).sort();
   return {
     path: conf.path,
     dir,
-    profileNames: (): string[] => Object.keys(data.profiles).sort(),
+    profileNames,
     getProfile: (name: string): StoredProfile | undefined => (Object.hasOwn(data.profiles, name) ? { ...data.profiles[name]! } : undefined),
     defaultProfile: (): string | undefined => data.default_profile,
     /** creates or replaces a profile; the first profile ever stored becomes the default */
@@ -61,7 +63,7 @@ export async function openConfigStore(dir: string) {
       return true;
     },
     setDefault(name: string): void {
-      if (!Object.hasOwn(data.profiles, name)) throw unknownProfileError(name, Object.keys(data.profiles).sort(), conf.path);
+      if (!Object.hasOwn(data.profiles, name)) throw unknownProfileError(name, profileNames(), conf.path);
       data.default_profile = name;
       write();
     },
@@ -73,12 +75,11 @@ type ConfFile = Conf<Record<string, unknown>>;
 /** conf on the file in `dir`, and the file's profiles checked against the schema. */
 async function load(dir: string): Promise<{ conf: ConfFile; data: ConfigData }> {
   const [{ default: ConfClass }, { parseConfigData }] = await Promise.all([import('conf'), import('./schema.js')]);
+  const file = configFileIn(dir);
   ensureDir(dir);
-  let conf: ConfFile;
-  let raw: unknown;
   try {
     // conf reads the file in its constructor; an unreadable or broken file throws here.
-    conf = new ConfClass<Record<string, unknown>>({
+    const conf = new ConfClass<Record<string, unknown>>({
       projectName: PROJECT_NAME,
       cwd: dir,
       configName: CONFIG_FILE_NAME.replace(/\.json$/, ''),
@@ -89,15 +90,17 @@ async function load(dir: string): Promise<{ conf: ConfFile; data: ConfigData }> 
       // conf would quietly turn a top-level array or string into {}; say so instead.
       deserialize: (text: string) => {
         const value: unknown = JSON.parse(text);
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new NotAnObject();
-        return value as Record<string, unknown>;
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+        throw new UsageError(`The config file ${file} is malformed: (top level) must be a JSON object with "profiles". ${FIX}`);
       },
     });
-    raw = conf.store;
+    return { conf, data: parseConfigData(conf.store, conf.path) };
   } catch (err) {
-    throw brokenFile(configFileIn(dir), err);
+    if (err instanceof UsageError) throw err;
+    const e = err as Error | undefined;
+    if (e?.name === 'SyntaxError') throw new UsageError(`The config file ${file} is not valid JSON (${e.message}). ${FIX}`, { cause: err });
+    throw new UsageError(`Cannot read the config file ${file}: ${e?.message ?? String(err)}`, { cause: err });
   }
-  return { conf, data: parseConfigData(raw, conf.path) };
 }
 
 function save(conf: ConfFile, dir: string, data: ConfigData): void {
@@ -118,17 +121,6 @@ function ensureDir(dir: string): void {
   } catch (err) {
     throw new UsageError(`Cannot create the config folder ${dir}: ${(err as Error).message}`, { cause: err });
   }
-}
-
-class NotAnObject extends Error {}
-
-function brokenFile(file: string, err: unknown): UsageError {
-  const e = err as Error | undefined;
-  const fix = 'Fix it or delete it and add the profiles again.';
-  if (err instanceof NotAnObject)
-    return new UsageError(`The config file ${file} is malformed: (top level) must be a JSON object with "profiles". ${fix}`);
-  if (e?.name === 'SyntaxError') return new UsageError(`The config file ${file} is not valid JSON (${e.message}). ${fix}`, { cause: err });
-  return new UsageError(`Cannot read the config file ${file}: ${e?.message ?? String(err)}`, { cause: err });
 }
 
 /** `o` without its undefined and empty-string fields. */
