@@ -26,13 +26,20 @@ export async function resolveProfile(
   const envAuth = read('CRM_AUTH_HEADER');
   const authFromEnv = envAuth === undefined ? undefined : parseAuthHeader(envAuth, 'CRM_AUTH_HEADER');
 
-  const flagLayer = urlLayer(nonEmpty(flags.baseUrl), nonEmpty(flags.v1BaseUrl), '--base-url', '--v1-base-url', notice);
-  const envLayer = urlLayer(read('CRM_BASE_URL'), read('CRM_V1_BASE_URL'), 'CRM_BASE_URL', 'CRM_V1_BASE_URL', notice);
+  // each root validated only when used (an overridden layer's broken URL does not matter), once (one notice)
+  const root = (url: string | undefined, what: string, version: 'v1' | 'v2') =>
+    url === undefined ? undefined : once(() => validateBaseUrl(url, what, { version, notice }));
+  const urlLayer = (base: string | undefined, v1: string | undefined, what: string, v1What: string): UrlLayer => ({
+    base: root(base, what, 'v2'),
+    v1: root(v1, v1What, 'v1'),
+  });
+  const flagLayer = urlLayer(nonEmpty(flags.baseUrl), nonEmpty(flags.v1BaseUrl), '--base-url', '--v1-base-url');
+  const envLayer = urlLayer(read('CRM_BASE_URL'), read('CRM_V1_BASE_URL'), 'CRM_BASE_URL', 'CRM_V1_BASE_URL');
   const environmentSuffices = named === undefined && envApiKey !== undefined && (flagLayer.base ?? envLayer.base) !== undefined;
   const { name, stored } = environmentSuffices ? {} : chooseProfile(await loadStore(), named);
 
   const where = `profile "${name}"`;
-  const profileLayer = stored ? urlLayer(stored.base_url, stored.v1_base_url, `base_url of ${where}`, `v1_base_url of ${where}`, notice) : {};
+  const profileLayer = stored ? urlLayer(stored.base_url, stored.v1_base_url, `base_url of ${where}`, `v1_base_url of ${where}`) : {};
   const layers = [flagLayer, envLayer, profileLayer];
   return stripEmpty<ResolvedProfile>({
     authHeader: authFromEnv ?? stored?.auth_header ?? 'x-api-key',
@@ -71,20 +78,6 @@ function resolveV1BaseUrl(layers: UrlLayer[]): string | undefined {
     if (layer.base) return deriveV1BaseUrl(layer.base());
   }
   return undefined;
-}
-
-function urlLayer(
-  base: string | undefined,
-  v1: string | undefined,
-  baseWhat: string,
-  v1What: string,
-  notice: ((message: string) => void) | undefined,
-): UrlLayer {
-  const layer: UrlLayer = {};
-  // validated only when used (an overridden layer's broken URL does not matter), once (one notice)
-  if (base !== undefined) layer.base = once(() => validateBaseUrl(base, baseWhat, { version: 'v2', notice }));
-  if (v1 !== undefined) layer.v1 = once(() => validateBaseUrl(v1, v1What, { version: 'v1', notice }));
-  return layer;
 }
 
 export function parseAuthHeader(value: string, what = '--auth-header'): AuthHeaderKind {
