@@ -140,10 +140,9 @@ function describe(err: CrmError): string {
   return `${status}${err.message}`;
 }
 
+/** A header as the server sent it, if a number (the client gives header names lower-case). */
 function header(headers: Record<string, string>, name: string): number | null {
-  const raw = headers[name] ?? Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
-  if (raw === undefined) return null;
-  const n = Number(raw);
+  const n = Number(headers[name] ?? NaN);
   return Number.isFinite(n) ? n : null;
 }
 
