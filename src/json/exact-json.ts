@@ -25,16 +25,19 @@ const MAYBE_INEXACT = /(?:^|[:,[])\s*-?(?:\d[\d.]{15}|\d+(?:\.\d+)?[eE])/;
 const STRING_OR_NUMBER = /["\-0-9]/g;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const SAFE_INTEGER_TEXT = /^-?\d{1,15}$/;
+// A random per-process mark no server string can pass for, made on first use (globalThis.crypto loads
+// lazily: startup time). Letters, digits and `~:-`, as a RawNumber's text: no escaping in the regex.
+let nonceText: string | undefined;
+const nonce = (): string => (nonceText ??= `~crm-raw-number-${globalThis.crypto.randomUUID()}:`);
+let marks: RegExp | undefined;
+const rawMarks = (): RegExp => (marks ??= new RegExp(`"${nonce()}([-+.0-9eE]+)"`, 'g'));
 
 /** JSON.parse, except that numbers a double cannot hold exactly become RawNumber. Throws SyntaxError as JSON.parse. */
 export function parseJson(text: string): unknown {
   return MAYBE_INEXACT.test(text) ? parseExact(text) : JSON.parse(text);
 }
 
-/**
- * The exact path (exported for tests). Each inexact token becomes a string of a random per-process
- * nonce and its index, which the reviver turns into a RawNumber: no server string can pass for one.
- */
+/** The exact path (exported for tests): each inexact token becomes a string of the nonce and its index, revived as a RawNumber. */
 export function parseExact(text: string): unknown {
   const raws: string[] = [];
   let marked = '';
@@ -46,9 +49,8 @@ export function parseExact(text: string): unknown {
     copied = at + token.length;
   });
   if (raws.length === 0) return JSON.parse(text);
-  const prefix = nonce();
   return JSON.parse(marked + text.slice(copied), (_key, value: unknown) =>
-    typeof value === 'string' && value.startsWith(prefix) ? new RawNumber(raws[Number(value.slice(prefix.length))] as string) : value,
+    typeof value === 'string' && value.startsWith(nonce()) ? new RawNumber(raws[Number(value.slice(nonce().length))] as string) : value,
   );
 }
 
@@ -123,31 +125,17 @@ function decimalValue(text: string): string | undefined {
   return `${sign === '-' ? '-' : ''}${digits}e${e}`;
 }
 
-let nonceText: string | undefined;
-function nonce(): string {
-  nonceText ??= `~crm-raw-number-${globalThis.crypto.randomUUID()}:`;
-  return nonceText;
-}
-
 /** JSON.stringify, but a RawNumber is written as its digits and a bigint as a string. */
 export function stringifyJson(value: unknown, indent?: number): string | undefined {
   if (!RawNumber.seen) return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), indent);
-  const prefix = nonce();
   const json = JSON.stringify(
     value,
     function (this: Record<string, unknown>, key: string, v: unknown) {
       const original = this[key];
-      if (original instanceof RawNumber) return `${prefix}${original.text}`;
+      if (original instanceof RawNumber) return `${nonce()}${original.text}`;
       return typeof v === 'bigint' ? v.toString() : v;
     },
     indent,
   );
-  return json?.replace(rawMarks(prefix), '$1');
-}
-
-let marks: RegExp | undefined;
-function rawMarks(prefix: string): RegExp {
-  // a RawNumber's text is a JSON number token: nothing in it needs escaping or a regex escape
-  marks ??= new RegExp(`"${prefix.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}([-+.0-9eE]+)"`, 'g');
-  return marks;
+  return json?.replace(rawMarks(), '$1');
 }
