@@ -109,7 +109,8 @@ interface CopyOptions extends PrepareOptions {
 async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> {
   const what = o.name === '-' ? 'standard input' : o.name;
   const interrupted = (): InterruptedError => new InterruptedError(`interrupted while reading ${what}; nothing was sent`);
-  const onAbort = (): void => void src.destroy(interrupted());
+  // destroyed without an error: an 'error' with no listener yet (before the copy loop) would crash the process
+  const onAbort = (): void => void src.destroy();
   if (o.signal?.aborted) {
     src.destroy();
     throw interrupted();
