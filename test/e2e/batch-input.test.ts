@@ -3,7 +3,9 @@
 // (invalid UTF-8, NUL bytes, UTF-16 with a BOM, --encoding windows-1252), each against the real
 // binary and the sandbox.
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { readdir, readlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -45,15 +47,28 @@ async function contacts(tag: string): Promise<Map<string, string | undefined>> {
 
 const rejectsOf = (path: string): Array<Record<string, string>> => parse(readFileSync(path), { columns: true, bom: true });
 
-/** Sends `signal` to a crm started on `args` once `ready` resolves; how long it took to exit, and its result. */
-async function interrupt(args: string[], signal: NodeJS.Signals, afterMs: number) {
+/**
+ * Sends `signal` to a crm started on `args` once `ready` resolves (crm has opened its input, so its
+ * signal handlers are in: a signal during Node's start-up kills it by the signal); how long it took
+ * to exit, and its result.
+ */
+async function interrupt(args: string[], signal: NodeJS.Signals, ready: (pid: number) => Promise<unknown>) {
   const child = startCrm(['-o', 'json', ...args], { env: t.env('admin'), cwd: dir });
   const done = collect(child, { timeoutMs: 30_000 });
-  await new Promise((r) => setTimeout(r, afterMs));
+  await Promise.race([ready(child.pid!), done]);
   const sent = Date.now();
   child.kill(signal);
   const r = await done;
   return { ...r, ms: Date.now() - sent };
+}
+
+/** Resolves once process `pid` has `path` open (Linux: its /proc/PID/fd links). */
+async function opened(pid: number, path: string): Promise<void> {
+  for (;;) {
+    const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+    for (const fd of fds) if ((await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')) === path) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 describe('files that are not files', () => {
@@ -81,7 +96,7 @@ describe('files that are not files', () => {
     execFileSync('mkfifo', [fifo]);
     const writer = createWriteStream(fifo);
     writer.write('email\nstuck.1@example.com\n');
-    const r = await interrupt(['batch', 'contacts', fifo], 'SIGTERM', 700);
+    const r = await interrupt(['batch', 'contacts', fifo], 'SIGTERM', () => once(writer, 'open'));
     writer.destroy();
     expect(r.code, r.stderr).toBe(130);
     expect(r.ms).toBeLessThan(1000);
@@ -101,7 +116,7 @@ describe('files that are not files', () => {
     // an earlier journal makes the first pass hash the whole file before parsing it
     writeFileSync(join(dir, 'small.csv'), 'email\nsparse.small@example.com\n');
     expect((await crm(['batch', 'contacts', join(dir, 'small.csv')])).code).toBe(0);
-    const r = await interrupt(['batch', 'contacts', path], signal, 800);
+    const r = await interrupt(['batch', 'contacts', path], signal, (pid) => opened(pid, path));
     expect(r.code, r.stderr).toBe(130);
     expect(r.ms).toBeLessThan(1000);
     expect([...(await contacts('sparse')).keys()]).toEqual(['sparse.small@example.com']);
