@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { inspect } from 'node:util';
 import { InterruptedError, UsageError } from '../http/errors.js';
 import { plural } from '../output/plural.js';
-import { exists as there, listDir } from '../util/fs.js';
+import { listDir } from '../util/fs.js';
 import type { ImportDeps, ImportOptions, ImportSummary } from './engine-types.js';
 import { parseColumnMaps } from './header.js';
 import { findJournal, readComplete } from './journal-format.js';
@@ -86,18 +86,16 @@ async function finishedEarlier(run: Run): Promise<ImportSummary | undefined> {
   try {
     for await (const piece of createReadStream(run.input.path, { signal: deps.signal })) h.update(piece as Buffer);
   } catch {
-    if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
-    return undefined;
+    if (!deps.signal?.aborted) return undefined;
   }
   if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
   run.sha = h.digest('hex');
   run.file = await findJournal(dir, identityOf(run, run.sha));
   const info = await readComplete(run.file.path);
   if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined) return;
-  if (info.failed + info.invalid - (info.unknown ?? 0) > 0 && !(await there(run.rejectsPath))) return undefined;
-  if ((info.unknown ?? 0) > 0 && !(await there(run.unknownPath))) return undefined;
-  await pruneJournals(dir, run.started, { keep: run.file.own }).catch(() => 0);
-  return fromTotals(run, info);
+  const summary = await fromTotals(run, info, undefined, true);
+  if (summary) await pruneJournals(dir, run.started, { keep: run.file.own }).catch(() => 0);
+  return summary;
 }
 
 /** The first pass: the whole file is read and checked before anything is sent. */

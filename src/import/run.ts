@@ -43,12 +43,18 @@ export function identityOf(run: Run, sha: string): JournalIdentity {
   return { contentSha256: sha, resource, baseUrl, ...(keyId ? { keyId } : {}), ...(keyMask ? { keyMask } : {}) };
 }
 
-/** The summary of an import finished earlier (nothing sent), from its journal's totals; with a warning. */
-export async function fromTotals(run: Run, info: CompleteInfo, scan?: ScanResult): Promise<ImportSummary> {
-  warnImported(run, info.at);
+/**
+ * The summary of an import finished earlier (nothing sent), from its journal's totals, with a warning;
+ * undefined when `whole` is asked for and its rejects or unknown file is gone (a full rerun writes them).
+ */
+export async function fromTotals(run: Run, info: CompleteInfo, scan?: ScanResult, whole = false): Promise<ImportSummary | undefined> {
   const [failed, unknown] = [info.failed ?? 0, info.unknown ?? 0];
   const invalid = info.invalid ?? scan?.invalid ?? 0;
-  const rejects = failed + invalid - unknown > 0 && (await there(run.rejectsPath));
+  // null: none needed
+  const rejects = failed + invalid - unknown > 0 ? await there(run.rejectsPath) : null;
+  const unknowns = unknown > 0 ? await there(run.unknownPath) : null;
+  if (whole && (rejects === false || unknowns === false)) return undefined;
+  warnImported(run, info.at);
   return {
     ...summaryOf(run),
     rows: info.rows ?? scan?.rows ?? 0,
@@ -57,7 +63,7 @@ export async function fromTotals(run: Run, info: CompleteInfo, scan?: ScanResult
     invalid,
     rejects_file: rejects ? run.rejectsPath : null,
     unknown,
-    unknown_file: unknown > 0 && (await there(run.unknownPath)) ? run.unknownPath : null,
+    unknown_file: unknowns ? run.unknownPath : null,
   };
 }
 

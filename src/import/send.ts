@@ -60,7 +60,7 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
   if (done?.compacted) {
     // finished long ago and compacted: nothing is sent again, but the ids and item errors are gone
     await journal.close().catch(() => undefined);
-    if (opts.resultsPath === undefined) return { summary: await fromTotals(run, done, scan) };
+    if (opts.resultsPath === undefined) return { summary: (await fromTotals(run, done, scan))! };
     throw new UsageError(
       `${input.name} was already imported into ${opts.resource} (${done.at}); its journal has since been compacted, so the ids for --results are no longer kept. Nothing was sent.`,
       { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
