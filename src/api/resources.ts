@@ -89,36 +89,32 @@ export const DEAL_CONTACT_TYPES = [
 /** CONTRACT §6: `notes … records` names what kind of record it links. */
 export const NOTE_RECORD_TYPES = ['contact', 'company', 'deal'] as const;
 
-const CRUD: readonly Verb[] = ['list', 'get', 'create', 'update', 'delete'];
-const READ_ONLY: readonly Verb[] = ['list', 'get'];
+type Row = Omit<ResourceDef, 'verbs' | 'batch' | 'required'> & Partial<ResourceDef>;
+/** Every verb and batch unless the row says otherwise. */
+const crud = (r: Row): ResourceDef => ({ verbs: ['list', 'get', 'create', 'update', 'delete'], batch: true, required: [], ...r });
+const readOnly = (r: Row): ResourceDef => ({ verbs: ['list', 'get'], batch: false, required: [], ...r });
 
 export const RESOURCES: readonly ResourceDef[] = [
-  {
+  crud({
     name: 'contacts',
     singular: 'contact',
     idPrefix: 'con_',
-    verbs: CRUD,
-    batch: true,
     required: ['email'],
     columns: ['id', 'email', 'first_name', 'last_name', 'company_id', 'owner_id'],
     description: 'People you do business with (version 1: people)',
-  },
-  {
+  }),
+  crud({
     name: 'companies',
     singular: 'company',
     idPrefix: 'cmp_',
-    verbs: CRUD,
-    batch: true,
     required: ['name'],
     columns: ['id', 'name', 'domain', 'industry', 'owner_id'],
     description: 'Organizations your contacts belong to',
-  },
-  {
+  }),
+  crud({
     name: 'deals',
     singular: 'deal',
     idPrefix: 'deal_',
-    verbs: CRUD,
-    batch: true,
     required: ['name'],
     columns: ['id', 'name', 'amount', 'stage', 'pipeline_id', 'owner_id'],
     links: [
@@ -134,33 +130,27 @@ export const RESOURCES: readonly ResourceDef[] = [
       { relation: 'companies', childResources: ['companies'], childKey: 'company_id' },
     ],
     description: 'Sales opportunities, linked to contacts and companies',
-  },
-  {
+  }),
+  crud({
     name: 'pipelines',
     singular: 'pipeline',
     idPrefix: 'pipe_',
-    verbs: CRUD,
-    batch: true,
     required: ['name'],
     columns: ['id', 'name', 'stages', 'owner_id'],
     description: 'Sales pipelines and their stages',
-  },
-  {
+  }),
+  crud({
     name: 'tasks',
     singular: 'task',
     idPrefix: 'task_',
-    verbs: CRUD,
-    batch: true,
     required: ['title'],
     columns: ['id', 'title', 'due_date', 'status', 'owner_id'],
     description: 'To-dos for you and your team',
-  },
-  {
+  }),
+  crud({
     name: 'notes',
     singular: 'note',
     idPrefix: 'note_',
-    verbs: CRUD,
-    batch: true,
     required: ['body'],
     columns: ['id', 'body', 'owner_id', 'created_at'],
     links: [
@@ -172,63 +162,51 @@ export const RESOURCES: readonly ResourceDef[] = [
       },
     ],
     description: 'Free-text notes, linked to contacts, companies or deals',
-  },
-  {
+  }),
+  crud({
     name: 'segments',
     singular: 'segment',
     idPrefix: 'seg_',
-    verbs: CRUD,
-    batch: true,
     required: ['name'],
     columns: ['id', 'name', 'description', 'owner_id'],
     links: [{ relation: 'members', childResources: ['contacts'], childKey: 'contact_id' }],
     description: 'Lists of contacts',
-  },
-  {
+  }),
+  crud({
     name: 'interactions',
     singular: 'interaction',
     idPrefix: 'int_',
     verbs: ['list', 'get', 'create'],
-    batch: true,
     required: ['type'],
     columns: ['id', 'type', 'direction', 'title', 'interaction_date', 'owner_id'],
     description: 'Calls, emails and messages (no update, no delete)',
-  },
-  {
+  }),
+  readOnly({
     name: 'meetings',
     singular: 'meeting',
     idPrefix: 'mtg_',
-    verbs: READ_ONLY,
-    batch: false,
-    required: [],
     columns: ['id', 'title', 'starts_at', 'deal_id', 'company_id', 'owner_id'],
     associations: [
       { name: 'deal', target: 'deals', bodyKey: 'deal_id' },
       { name: 'company', target: 'companies', bodyKey: 'company_id' },
     ],
     description: 'Calendar meetings (read-only; can be associated with one deal and one company)',
-  },
-  {
+  }),
+  readOnly({
     name: 'recordings',
     singular: 'recording',
     idPrefix: 'rec_',
-    verbs: READ_ONLY,
-    batch: false,
-    required: [],
     columns: ['id', 'title', 'started_at', 'duration_seconds', 'has_transcript', 'owner_id'],
     download: { flag: 'has_transcript', url: 'transcript_url', path: '/transcripts/download/' },
     description: 'Call recordings and their transcripts (read-only)',
-  },
-  {
+  }),
+  readOnly({
     name: 'bookings',
     singular: 'booking',
     idPrefix: 'bkg_',
-    verbs: READ_ONLY,
-    batch: false,
-    required: [],
     columns: ['id', 'title', 'starts_at', 'status', 'owner_id'],
     description: 'Scheduling-page bookings (read-only)',
-  },
+  }),
 ];
 
 const BY_NAME = new Map<string, ResourceDef>(RESOURCES.map((r) => [r.name, r]));

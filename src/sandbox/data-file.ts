@@ -4,7 +4,7 @@ import { isResourceName } from '../api/resources.js';
 import { readJsonFile, writeAtomic } from './files.js';
 import type { SavedIdempotencyEntry } from './idempotency.js';
 import type { StoreSnapshot } from './store.js';
-import { isPlainObject } from './validation.js';
+import { isPlainObject, needIn, type Need } from './validation.js';
 
 /** What F holds; `idempotency` is optional (older files have none). */
 export interface DataFile extends StoreSnapshot {
@@ -41,26 +41,23 @@ function validIdempotencyEntry(e: unknown): boolean {
   );
 }
 
-function validateSnapshot(value: unknown, where: string): DataFile {
-  const fail = (what: string): never => {
-    throw new Error(`${where}: ${what}`);
-  };
-  if (!isPlainObject(value) || value.format !== 'crm-sandbox-store/1') fail('not a sandbox data file (format "crm-sandbox-store/1" expected)');
-  const v = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(v.seq) || (v.seq as number) < 0) fail('"seq" must be a non-negative integer');
-  if (!isPlainObject(v.records)) fail('"records" must be an object');
-  for (const [name, rows] of Object.entries(v.records as object)) {
-    if (!isResourceName(name)) fail(`records: unknown resource "${name}"`);
-    if (!Array.isArray(rows)) fail(`records.${name} must be an array`);
-    (rows as unknown[]).forEach((row, i) => {
-      if (!isPlainObject(row) || typeof row.id !== 'string' || row.id === '') fail(`records.${name}[${i}] must be an object with a string id`);
-    });
+function validateSnapshot(v: unknown, where: string): DataFile {
+  const need: Need = needIn(where);
+  need(isPlainObject(v) && v.format === 'crm-sandbox-store/1', 'not a sandbox data file (format "crm-sandbox-store/1" expected)');
+  need(Number.isSafeInteger(v.seq) && (v.seq as number) >= 0, '"seq" must be a non-negative integer');
+  need(isPlainObject(v.records), '"records" must be an object');
+  for (const [name, rows] of Object.entries(v.records)) {
+    need(isResourceName(name), `records: unknown resource "${name}"`);
+    need(Array.isArray(rows), `records.${name} must be an array`);
+    rows.forEach((r: unknown, i) =>
+      need(isPlainObject(r) && typeof r.id === 'string' && r.id !== '', `records.${name}[${i}] must be an object with a string id`),
+    );
   }
-  if (!Array.isArray(v.links)) fail('"links" must be an array');
-  (v.links as unknown[]).forEach((link, i) => validLink(link) || fail(`links[${i}] is not a valid link`));
-  if (v.idempotency !== undefined && !Array.isArray(v.idempotency)) fail('"idempotency" must be an array');
-  ((v.idempotency ?? []) as unknown[]).forEach((e, i) => validIdempotencyEntry(e) || fail(`idempotency[${i}] is not a valid idempotency entry`));
-  return value as DataFile;
+  need(Array.isArray(v.links), '"links" must be an array');
+  v.links.forEach((link: unknown, i) => need(validLink(link), `links[${i}] is not a valid link`));
+  need(v.idempotency === undefined || Array.isArray(v.idempotency), '"idempotency" must be an array');
+  (v.idempotency ?? []).forEach((e: unknown, i) => need(validIdempotencyEntry(e), `idempotency[${i}] is not a valid idempotency entry`));
+  return v as unknown as DataFile;
 }
 
 /** Writes F atomically (a temporary file beside it, fsync, rename). */

@@ -4,7 +4,7 @@ import { allScopes, readScopes } from '../api/resources.js';
 import { readJsonFile } from './files.js';
 import { cryptoRandom, mulberry32, randomString, type Random } from './random.js';
 import type { KeyDef, SandboxKeys } from './types.js';
-import { isPlainObject } from './validation.js';
+import { isPlainObject, needIn, type Need } from './validation.js';
 
 export const ADMIN_USER = 'usr_admin';
 export const BOUND_USER = 'usr_user';
@@ -34,34 +34,27 @@ export function validateKeys(value: unknown, source = 'keys file'): KeyDef[] {
   if (!Array.isArray(value)) throw new Error(`${source}: expected a JSON array of keys`);
   const known = new Set(allScopes());
   const seen = new Set<string>();
-  return value.map((entry: unknown, i) => {
-    const where = `${source}: entry ${i}`;
-    if (!isPlainObject(entry)) throw new Error(`${where}: expected an object`);
-    const e = entry;
+  return value.map((e: unknown, i): KeyDef => {
+    const need: Need = needIn(`${source}: entry ${i}`);
+    need(isPlainObject(e), 'expected an object');
     const unknown = Object.keys(e).find((field) => !['key', 'version', 'scopes', 'access', 'user'].includes(field));
-    if (unknown !== undefined) throw new Error(`${where}: unknown field "${unknown}"`);
-    if (e.version !== 1 && e.version !== 2) throw new Error(`${where}: "version" must be 1 or 2`);
-    const prefix = e.version === 2 ? V2_PREFIX : V1_PREFIX;
-    if (typeof e.key !== 'string' || !e.key.startsWith(prefix) || e.key.length === prefix.length || /\s/.test(e.key)) {
-      throw new Error(`${where}: "key" must be a string "${prefix}…" for a version ${e.version} key`);
-    }
-    if (seen.has(e.key)) throw new Error(`${where}: key given twice`);
-    seen.add(e.key);
-    let scopes: string[] = [];
-    if (e.version === 2 || e.scopes !== undefined) {
-      if (!Array.isArray(e.scopes) || !e.scopes.every((s) => typeof s === 'string')) {
-        throw new Error(`${where}: "scopes" must be an array of scope strings`);
-      }
-      const unknownScope = e.scopes.find((s) => !known.has(s));
-      if (unknownScope !== undefined) throw new Error(`${where}: unknown scope "${unknownScope}"`);
-      scopes = e.scopes;
-    }
-    const access = e.access ?? 'organization';
-    if (access !== 'organization' && access !== 'user') throw new Error(`${where}: "access" must be "organization" or "user"`);
-    if (e.user !== undefined && (typeof e.user !== 'string' || e.user === '')) throw new Error(`${where}: "user" must be a non-empty string`);
-    if (access === 'user' && e.user === undefined) throw new Error(`${where}: a user-bound key needs "user"`);
-    if (e.version === 1 && access === 'user') throw new Error(`${where}: version 1 keys have organization access`);
-    return { key: e.key, version: e.version, scopes, access, user: e.user ?? ADMIN_USER };
+    need(unknown === undefined, `unknown field "${unknown}"`);
+    const { key, version, access = 'organization', user } = e;
+    need(version === 1 || version === 2, '"version" must be 1 or 2');
+    const prefix = version === 2 ? V2_PREFIX : V1_PREFIX;
+    const keyOk = typeof key === 'string' && key.startsWith(prefix) && key.length > prefix.length && !/\s/.test(key);
+    need(keyOk, `"key" must be a string "${prefix}…" for a version ${version} key`);
+    need(!seen.has(key), 'key given twice');
+    seen.add(key);
+    const scopes = version === 1 && e.scopes === undefined ? [] : e.scopes;
+    need(Array.isArray(scopes) && scopes.every((s) => typeof s === 'string'), '"scopes" must be an array of scope strings');
+    const unknownScope = scopes.find((s) => !known.has(s));
+    need(unknownScope === undefined, `unknown scope "${unknownScope}"`);
+    need(access === 'organization' || access === 'user', '"access" must be "organization" or "user"');
+    need(user === undefined || (typeof user === 'string' && user !== ''), '"user" must be a non-empty string');
+    need(access === 'organization' || user !== undefined, 'a user-bound key needs "user"');
+    need(version === 2 || access === 'organization', 'version 1 keys have organization access');
+    return { key, version, scopes, access, user: user ?? ADMIN_USER };
   });
 }
 

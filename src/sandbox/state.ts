@@ -78,7 +78,7 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
   return state;
 }
 
-/** Transcript download tokens: valid `ttlMs`, reusable while valid. */
+/** Transcript download tokens: valid `ttlMs`, reusable while valid; expired ones pruned as new ones are issued. */
 export class TranscriptTokens {
   private tokens = new Map<string, { recordingId: string; expiresAt: number }>();
 
@@ -87,9 +87,8 @@ export class TranscriptTokens {
     private readonly now: () => number,
   ) {}
 
-  /** A fresh token for the recording, valid `ttlMs` and reusable while valid. */
   issue(recordingId: string): string {
-    this.prune();
+    for (const [token, entry] of this.tokens) if (entry.expiresAt <= this.now()) this.tokens.delete(token);
     const token = newToken();
     this.tokens.set(token, { recordingId, expiresAt: this.now() + this.ttlMs });
     return token;
@@ -98,21 +97,11 @@ export class TranscriptTokens {
   /** The recording id of a valid token, else undefined (unknown or expired). */
   resolve(token: string): string | undefined {
     const entry = this.tokens.get(token);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.tokens.delete(token);
-      return undefined;
-    }
-    return entry.recordingId;
+    return entry && entry.expiresAt > this.now() ? entry.recordingId : undefined;
   }
 
   clear(): void {
     this.tokens.clear();
-  }
-
-  private prune(): void {
-    const now = this.now();
-    for (const [token, entry] of this.tokens) if (entry.expiresAt <= now) this.tokens.delete(token);
   }
 }
 
@@ -132,25 +121,18 @@ export interface LogEntry {
 
 const MAX_ENTRIES = 50_000;
 
-/** What reached the sandbox (the control endpoint's request log), auth header values replaced. */
+/** What reached the sandbox (the control endpoint's request log), auth header values replaced; the last MAX_ENTRIES kept. */
 export class RequestLog {
   private entries: LogEntry[] = [];
-  /** index of entries[0]: old entries are dropped past MAX_ENTRIES, indices stay absolute */
-  private offset = 0;
   total = 0;
 
   add(entry: Omit<LogEntry, 'index'>): LogEntry {
     const full = { index: this.total++, ...entry };
-    this.entries.push(full);
-    if (this.entries.length > MAX_ENTRIES) {
-      const drop = this.entries.length - MAX_ENTRIES;
-      this.entries.splice(0, drop);
-      this.offset += drop;
-    }
+    if (this.entries.push(full) > MAX_ENTRIES) this.entries.shift();
     return full;
   }
 
   since(index: number): LogEntry[] {
-    return this.entries.slice(Math.max(0, index - this.offset));
+    return this.entries.slice(Math.max(0, index - (this.total - this.entries.length)));
   }
 }

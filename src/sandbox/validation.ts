@@ -19,6 +19,14 @@ export function isPlainObject(value: unknown): value is ApiRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A check that throws `Error('{where}: {what}')` unless `ok` (data and keys files); declare it `const need: Need`. */
+export type Need = (ok: unknown, what: string) => asserts ok;
+export const needIn =
+  (where: string): Need =>
+  (ok, what) => {
+    if (!ok) throw new Error(`${where}: ${what}`);
+  };
+
 export function requireObject(value: unknown): ApiRecord {
   if (!isPlainObject(value)) throw invalidBody('The body must be a JSON object');
   return value;
