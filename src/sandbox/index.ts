@@ -18,33 +18,28 @@ export { loadKeysFile } from './keys.js';
 export { RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
 export type { RunningSandbox, SandboxOptions } from './types.js';
 
-function listen(server: Server, port: number, host: string): Promise<string> {
+/** Listens; resolves to the origin (`scheme://host:port`). */
+function listen(server: Server, port: number, host: string, scheme: string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      resolve(`${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`);
+      resolve(`${scheme}://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`);
     });
   });
 }
 
-function closeServer(server: Server): Promise<void> {
-  return new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
+const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections());
 
 /** Loads `--data-file` into the state and saves it after every change (undefined without one). */
-function openDataFile(state: SandboxState, options: SandboxOptions): AutoSaver | undefined {
-  if (!options.dataFile) return undefined;
-  const saved = loadDataFile(options.dataFile);
+function openDataFile(state: SandboxState, path: string | undefined, delayMs = 2000): AutoSaver | undefined {
+  if (!path) return undefined;
+  const saved = loadDataFile(path);
   if (saved) {
     state.store.restore(saved);
     state.idempotency.restore(saved.idempotency ?? []);
   }
-  const snapshot = () => ({ ...state.store.snapshot(), idempotency: state.idempotency.snapshot() });
-  const saver = new AutoSaver(options.dataFile, snapshot, options.saveDelayMs ?? 2000);
+  const saver = new AutoSaver(path, () => ({ ...state.store.snapshot(), idempotency: state.idempotency.snapshot() }), delayMs);
   state.store.onChange = state.idempotency.onChange = () => saver.changed();
   return saver;
 }
@@ -53,7 +48,7 @@ function openDataFile(state: SandboxState, options: SandboxOptions): AutoSaver |
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const keyDefs = [...builtinKeys(options.seed), ...(options.keysFile ? loadKeysFile(options.keysFile) : []), ...(options.extraKeys ?? [])];
   const state = createState(options, keyDefs);
-  const saver = openDataFile(state, options);
+  const saver = openDataFile(state, options.dataFile, options.saveDelayMs);
   const host = options.host ?? DEFAULTS.host;
   // The control endpoint exists only on loopback and only when turned on.
   const control = (options.control ?? true) && isLoopback(host === 'localhost' ? '127.0.0.1' : host);
@@ -62,17 +57,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const cert = tls && { key: tls.keyPem, cert: tls.certPem };
   const scheme = tls ? 'https' : 'http';
   const server = createSandboxServer(state, control, 'api', cert);
-  const url = `${scheme}://${await listen(server, options.port ?? DEFAULTS.port, host)}`;
+  const url = (state.origin = await listen(server, options.port ?? DEFAULTS.port, host, scheme));
   // Transcript links live on a second origin (another port, same host), which never sees a key.
   const downloads = createSandboxServer(state, false, 'download', cert);
-  const downloadUrl = `${scheme}://${await listen(downloads, options.downloadPort ?? 0, host).catch(async (err: unknown) => {
+  state.downloadOrigin = await listen(downloads, options.downloadPort ?? 0, host, scheme).catch(async (err: unknown) => {
     await closeServer(server);
     throw err;
-  })}`;
+  });
   const caDir = tls && mkdtempSync(join(tmpdir(), 'crm-sandbox-tls-'));
   if (caDir) writeFileSync(join(caDir, 'ca.pem'), tls.caPem);
-  state.origin = url;
-  state.downloadOrigin = downloadUrl;
   let closing: Promise<void> | undefined;
   const close = async () => {
     await Promise.all([closeServer(server), closeServer(downloads)]);
@@ -84,7 +77,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     baseUrl: `${url}/api/v2`,
     v1BaseUrl: `${url}/api/v1`,
     controlUrl: control ? `${url}/__sandbox` : undefined,
-    downloadUrl,
+    downloadUrl: state.downloadOrigin,
     keys: namedKeys(keyDefs),
     caFile: caDir && join(caDir, 'ca.pem'),
     close: () => (closing ??= close()),

@@ -2,11 +2,7 @@
 // request after the previous one ended and lasts `windowMs`; each counted request takes a unit.
 
 /** `resetMs`: until this window ends */
-interface WindowState {
-  limit: number;
-  remaining: number;
-  resetMs: number;
-}
+type WindowState = { limit: number; remaining: number; resetMs: number };
 
 export class FixedWindowLimiter {
   private windows = new Map<string, { start: number; used: number }>();
@@ -47,8 +43,7 @@ export class FixedWindowLimiter {
 
 /** Seconds with up to three decimals (the delta form of `X-RateLimit-Reset`). */
 export function secondsHeader(ms: number): string {
-  const s = Math.max(0, Math.ceil(ms)) / 1000;
-  return String(Math.round(s * 1000) / 1000);
+  return String(Math.max(0, Math.ceil(ms)) / 1000);
 }
 
 /** `X-RateLimit-Reset` as seconds until the reset (`delta`, default) or as a Unix time in seconds (`epoch`). */
@@ -87,12 +82,10 @@ type LimitDecision = { ok: true; headers: Record<string, string> } | { ok: false
 export function takeAll(checks: Array<{ limiter: FixedWindowLimiter; id: string }>, format: HeaderFormat = DEFAULT_FORMAT): LimitDecision {
   const full = checks.map((c) => c.limiter.peek(c.id)).filter((s) => s.remaining <= 0);
   const after = full.length > 0 ? [] : checks.map((c) => c.limiter.take(c.id));
-  const primary = checks[0]?.limiter;
-  if (!primary) return { ok: true, headers: {} };
   const retryAfterMs = Math.max(...full.map((s) => s.resetMs));
   const tightest = full.length > 0 ? { remaining: 0, resetMs: retryAfterMs } : after.reduce((a, b) => (b.remaining < a.remaining ? b : a));
   const headers = {
-    'X-RateLimit-Limit': String(primary.limit),
+    'X-RateLimit-Limit': String(checks[0]!.limiter.limit),
     'X-RateLimit-Remaining': String(tightest.remaining),
     'X-RateLimit-Reset': resetHeader(tightest.resetMs, format),
   };

@@ -21,36 +21,21 @@ function present(def: ResourceDef, record: ApiRecord, ctx?: HandlerCtx): ApiReco
 type Run = (ctx: HandlerCtx, def: ResourceDef, id: string, record: ApiRecord) => SandboxResponse;
 const listed = (def: ResourceDef) => (row: Row) => present(def, row.data);
 
-/** Each verb: its method, scope and run, on the collection (`/{resource}`) or on a record the key may see. */
-const VERBS: Record<Verb, { item: boolean; method: Method; action: ScopeAction; run: Run }> = {
-  list: {
-    item: false,
-    method: 'GET',
-    action: 'read',
-    run: (ctx, def) => listPage(ctx, def.name, (after) => ctx.state.store.rows(def.name, after), listed(def)),
-  },
-  create: {
-    item: false,
-    method: 'POST',
-    action: 'write',
-    run: (ctx, def) => {
-      const record = ctx.state.store.create(def.name, validateRecord(def, ctx.body(), false), ctx.key.user);
-      return success(ctx.rm, record, 201, location(ctx, def.name, String(record.id)));
-    },
-  },
-  get: { item: true, method: 'GET', action: 'read', run: (ctx, def, _id, record) => success(ctx.rm, present(def, record, ctx)) },
-  update: {
-    item: true,
-    method: 'PATCH',
-    action: 'write',
-    run: (ctx, def, id) => success(ctx.rm, ctx.state.store.update(def.name, id, validateRecord(def, ctx.body(), true))),
-  },
-  delete: {
-    item: true,
-    method: 'DELETE',
-    action: 'delete',
-    run: (ctx, def, id) => success(ctx.rm, { id, deleted: ctx.state.store.delete(def.name, id) }),
-  },
+type VerbDef = { item: boolean; method: Method; action: ScopeAction; run: Run };
+const verb = (item: boolean, method: Method, action: ScopeAction, run: Run): VerbDef => ({ item, method, action, run });
+
+/** Each verb: on a record the key may see (`item`) or on the collection (`/{resource}`), its method, scope and run. */
+const VERBS: Record<Verb, VerbDef> = {
+  list: verb(false, 'GET', 'read', (ctx, def) => listPage(ctx, def.name, (after) => ctx.state.store.rows(def.name, after), listed(def))),
+  create: verb(false, 'POST', 'write', (ctx, def) => {
+    const record = ctx.state.store.create(def.name, validateRecord(def, ctx.body(), false), ctx.key.user);
+    return success(ctx.rm, record, 201, location(ctx, def.name, String(record.id)));
+  }),
+  get: verb(true, 'GET', 'read', (ctx, def, _id, record) => success(ctx.rm, present(def, record, ctx))),
+  update: verb(true, 'PATCH', 'write', (ctx, def, id) =>
+    success(ctx.rm, ctx.state.store.update(def.name, id, validateRecord(def, ctx.body(), true))),
+  ),
+  delete: verb(true, 'DELETE', 'delete', (ctx, def, id) => success(ctx.rm, { id, deleted: ctx.state.store.delete(def.name, id) })),
 };
 
 function verbRoutes(def: ResourceDef, id?: string): PathRoutes {

@@ -18,7 +18,6 @@ export function makeSandboxTls(names: string[], now = new Date()): { caPem: stri
   const certificate = (subject: Buffer, publicKey: KeyObject, extensions: Buffer[]): string => {
     const serial = randomBytes(16);
     serial[0] = serial[0]! & 0x7f; // positive, at most 20 octets
-    const spki = publicKey.export({ type: 'spki', format: 'der' });
     const tbs = seq(
       tlv(0xa0, integer(Buffer.from([2]))),
       integer(serial),
@@ -26,7 +25,7 @@ export function makeSandboxTls(names: string[], now = new Date()): { caPem: stri
       caName,
       validity,
       subject,
-      spki,
+      spki(publicKey),
       tlv(0xa3, seq(...extensions)),
     );
     return pem('CERTIFICATE', seq(tbs, algorithm, bitString(sign('sha256', tbs, ca.privateKey), 0)));
@@ -101,11 +100,7 @@ function oid(text: string): Buffer {
 
 /** UTCTime (RFC 5280: dates before 2050), YYMMDDHHMMSSZ. */
 function time(d: Date): Buffer {
-  const s = d.toISOString(); // 2026-11-22T15:05:07.000Z
-  return tlv(
-    0x17,
-    Buffer.from(`${s.slice(2, 4)}${s.slice(5, 7)}${s.slice(8, 10)}${s.slice(11, 13)}${s.slice(14, 16)}${s.slice(17, 19)}Z`, 'ascii'),
-  );
+  return tlv(0x17, Buffer.from(`${d.toISOString().replace(/[-:T]/g, '').slice(2, 14)}Z`, 'ascii')); // 2026-11-22T15:05:07.000Z → 261122150507Z
 }
 
 function name(commonName: string): Buffer {
@@ -116,11 +111,8 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
   return seq(oid(id), ...(critical ? [bool(true)] : []), octets(value));
 }
 
-function keyId(publicKey: KeyObject): Buffer {
-  return createHash('sha1')
-    .update(publicKey.export({ type: 'spki', format: 'der' }))
-    .digest();
-}
+const spki = (publicKey: KeyObject) => publicKey.export({ type: 'spki', format: 'der' });
+const keyId = (publicKey: KeyObject) => createHash('sha1').update(spki(publicKey)).digest();
 
 /** The sandbox listens on loopback only: an IPv4 127.x.x.x or ::1. */
 function ipBytes(ip: string): Buffer {
