@@ -5,10 +5,7 @@ import type { KeyDef } from './types.js';
 
 const unauthenticated = (message: string) => new ApiError(401, 'UNAUTHENTICATED', message);
 
-/**
- * The key of the request, or a 401 ApiError. `headers` are Node's `headersDistinct`, so that a
- * header sent twice is seen (and refused). `version` is the API version of the path.
- */
+/** The key of the request, or a 401 ApiError; `headers` are `headersDistinct` (a header sent twice is refused). */
 export function authenticate(headers: Partial<Record<string, string[]>>, keys: ReadonlyMap<string, KeyDef>, version: 1 | 2): KeyDef {
   const apiKeys = headers['x-service-api-key'];
   const authorizations = headers.authorization;
@@ -27,21 +24,15 @@ export function authenticate(headers: Partial<Record<string, string[]>>, keys: R
     throw unauthenticated(apiKeys ? 'Malformed X-Service-Api-Key header' : 'Malformed Authorization header: expected "Bearer <API_KEY>"');
   const def = keys.get(key);
   if (!def) throw unauthenticated('Invalid API key');
-  if (def.version !== version) {
-    throw new ApiError(
-      401,
-      'WRONG_API_VERSION',
-      `A version ${def.version} key does not authenticate against /api/v${version}: version 1 and version 2 keys are not interchangeable`,
-    );
-  }
-  return def;
+  if (def.version === version) return def;
+  const message = `A version ${def.version} key does not authenticate against /api/v${version}: version 1 and version 2 keys are not interchangeable`;
+  throw new ApiError(401, 'WRONG_API_VERSION', message);
 }
 
 export function requireScope(key: KeyDef, scope: string): void {
-  if (key.version === 1) return; // version 1 keys had full access
-  if (!key.scopes.includes(scope)) {
+  // version 1 keys had full access
+  if (key.version === 2 && !key.scopes.includes(scope))
     throw new ApiError(403, 'INSUFFICIENT_SCOPE', `This key lacks the scope ${scope}`, [{ required_scope: scope }]);
-  }
 }
 
 /** Whether the key may see a record: organization keys see all, user-bound keys their own. */

@@ -1,7 +1,8 @@
 // `--data-file F` (docs/sandbox.md, "Seed and data file"): the store and the answered idempotency keys,
 // loaded at start, saved together (a record and the key that created it are kept or lost together).
 import { isResourceName } from '../api/resources.js';
-import { readJsonFile, writeAtomic } from './files.js';
+import { writeFileAtomic } from '../util/atomic-file.js';
+import { readJsonFile } from './files.js';
 import type { SavedIdempotencyEntry } from './idempotency.js';
 import type { StoreSnapshot } from './store.js';
 import { isPlainObject, needIn, type Need } from './validation.js';
@@ -60,10 +61,8 @@ function validateSnapshot(v: unknown, where: string): DataFile {
   return v as unknown as DataFile;
 }
 
-/** Writes F atomically (a temporary file beside it, fsync, rename). */
-export async function saveDataFile(path: string, snapshot: DataFile): Promise<void> {
-  await writeAtomic(path, JSON.stringify(snapshot));
-}
+/** Writes F atomically (src/util: a temporary file beside it, mode 0600, fsync, rename). */
+export const saveDataFile = (path: string, snapshot: DataFile): Promise<void> => writeFileAtomic(path, JSON.stringify(snapshot));
 
 /** Saves `delayMs` after the first unsaved change, one save at a time; `flush` saves now, `close` for the last time. */
 export class AutoSaver {

@@ -31,15 +31,12 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
   const random = options.random ?? cryptoRandom;
   // Ids come from their own stream: seeded runs give the same ids for the same requests.
   const idRandom = options.seed === undefined ? cryptoRandom : mulberry32((options.seed ^ 0x1d5) >>> 0);
-  const store = new Store(idRandom, now);
-  const tokens = new TranscriptTokens(options.transcriptTtlMs ?? DEFAULTS.transcriptTtlMs, now);
-  const idempotency = new IdempotencyCache(now);
   const window = options.rateWindowMs ?? DEFAULTS.rateWindowMs;
   const state = {
     now,
     seed: options.seed,
     keys: new Map(keys.map((k) => [k.key, k])),
-    store,
+    store: new Store(idRandom, now),
     keyLimiter: new FixedWindowLimiter(options.rateLimit ?? DEFAULTS.rateLimit, window, now),
     orgLimiter: new FixedWindowLimiter(options.orgRateLimit ?? DEFAULTS.orgRateLimit, window, now),
     downloadLimiter: new FixedWindowLimiter(
@@ -47,7 +44,7 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
       options.downloadWindowMs ?? DEFAULTS.downloadWindowMs,
       now,
     ),
-    idempotency,
+    idempotency: new IdempotencyCache(now),
     faults: new FaultInjector(
       {
         failRate: options.failRate ?? 0,
@@ -57,7 +54,7 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
       },
       random,
     ),
-    tokens,
+    tokens: new TranscriptTokens(options.transcriptTtlMs ?? DEFAULTS.transcriptTtlMs, now),
     log: new RequestLog(),
     v1InteractionsCursor: options.v1InteractionsCursor ?? false,
     /** seals and opens list cursors (a per-sandbox secret; derived from the seed when seeded) */
@@ -68,13 +65,13 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
     downloadOrigin: '',
     /** empties the store and reseeds it with the start seed */
     reset() {
-      store.clear();
-      if (options.seed !== undefined) seedStore(store, options.seed);
-      tokens.clear();
-      idempotency.clear();
+      this.store.clear();
+      if (options.seed !== undefined) seedStore(this.store, options.seed);
+      this.tokens.clear();
+      this.idempotency.clear();
     },
   };
-  if (options.seed !== undefined) seedStore(store, options.seed);
+  state.reset();
   return state;
 }
 

@@ -33,9 +33,7 @@ export interface Row {
   data: ApiRecord;
 }
 
-interface Slot extends Row {
-  deleted?: boolean;
-}
+type Slot = Row & { deleted?: boolean };
 
 export class OrderedTable {
   private byId = new Map<string, Slot>();
@@ -57,9 +55,8 @@ export class OrderedTable {
 
   /** Appends a row; its seq must be greater than every seq already in the table. */
   append(id: string, row: Row): void {
-    const slot: Slot = row;
-    this.byId.set(id, slot);
-    this.order.push(slot);
+    this.byId.set(id, row);
+    this.order.push(row);
   }
 
   delete(id: string): boolean {

@@ -14,12 +14,7 @@ export interface KeyDef {
   user: string;
 }
 
-export interface SandboxKeys {
-  admin: string;
-  readonly: string;
-  user: string;
-  v1: string;
-}
+export type SandboxKeys = Record<'admin' | 'readonly' | 'user' | 'v1', string>;
 
 /** docs/sandbox.md names each; the limits and formats are also changeable through /__sandbox/limits. */
 export interface SandboxOptions {
