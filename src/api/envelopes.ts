@@ -2,31 +2,13 @@
 // with them, the sandbox's conformance tests what it sends. zod/mini: every request command loads them.
 import * as z from 'zod/mini';
 
-const metaSchema = z.object({
-  api_version: z.string(),
-  request_id: z.string(),
-  timestamp: z.string(),
-});
-
+const metaSchema = z.object({ api_version: z.string(), request_id: z.string(), timestamp: z.string() });
 const record = z.record(z.string(), z.unknown());
 
-export const successEnvelope = z.object({
-  object: z.literal('success'),
-  data: z.unknown(),
-  meta: metaSchema,
-});
+export const successEnvelope = z.object({ object: z.literal('success'), data: z.unknown(), meta: metaSchema });
 
-const pageInfoSchema = z.object({
-  end_cursor: z.nullable(z.string()),
-  has_next_page: z.boolean(),
-});
-
-export const listEnvelope = z.object({
-  object: z.literal('list'),
-  data: z.array(record),
-  page_info: pageInfoSchema,
-  meta: metaSchema,
-});
+const pageInfoSchema = z.object({ end_cursor: z.nullable(z.string()), has_next_page: z.boolean() });
+export const listEnvelope = z.object({ object: z.literal('list'), data: z.array(record), page_info: pageInfoSchema, meta: metaSchema });
 
 const batchItemSchema = z.object({
   index: z.int().check(z.nonnegative()),
@@ -37,28 +19,12 @@ const batchItemSchema = z.object({
 
 export const batchEnvelope = z.object({
   object: z.literal('batch'),
-  data: z.object({
-    items: z.array(batchItemSchema),
-    summary: z.object({
-      total: z.int(),
-      succeeded: z.int(),
-      failed: z.int(),
-    }),
-  }),
+  data: z.object({ items: z.array(batchItemSchema), summary: z.object({ total: z.int(), succeeded: z.int(), failed: z.int() }) }),
   meta: metaSchema,
 });
 
-const errorBodySchema = z.object({
-  code: z.string(),
-  message: z.string(),
-  details: z.array(record),
-});
-
-export const errorEnvelope = z.object({
-  object: z.literal('error'),
-  error: errorBodySchema,
-  meta: metaSchema,
-});
+const errorBodySchema = z.object({ code: z.string(), message: z.string(), details: z.array(record) });
+export const errorEnvelope = z.object({ object: z.literal('error'), error: errorBodySchema, meta: metaSchema });
 
 export const v2Envelope = z.discriminatedUnion('object', [successEnvelope, listEnvelope, batchEnvelope, errorEnvelope]);
 

@@ -1,8 +1,7 @@
-// The control endpoint `/__sandbox/*` (docs/sandbox.md, "Faults"): the request log, faults,
-// limits, forgetting idempotency keys, reset and stats. No key, no rate limit, loopback only. The
-// log keeps what reached the sandbox with the auth headers' values replaced, so it never holds keys.
+// The control endpoint `/__sandbox/*` (docs/sandbox.md, "Faults"): the request log (auth header values
+// replaced: it never holds keys), faults, limits, forgetting idempotency keys, reset and stats. Loopback only.
 import { RESOURCES } from '../api/resources.js';
-import { ApiError } from './responses.js';
+import { ApiError, invalidParameter } from './responses.js';
 import { compileRegex, isFaultKind, validateFaultRates, type QueuedFault } from './faults.js';
 import { RESET_FORMATS, RETRY_AFTER_FORMATS, type ResetFormat, type RetryAfterFormat } from './rate-limiter.js';
 import type { SandboxState } from './state.js';
@@ -44,12 +43,8 @@ function faultsState(state: SandboxState) {
   return { fail_rate: c.failRate, latency_ms: c.latencyMs, faults: c.rates, paths: c.paths?.source ?? null, next: state.faults.pending() };
 }
 
-interface Setting {
-  get(): number | string;
-  set(value: never): void;
-  /** the allowed values of a format; the others are positive integers */
-  allowed?: readonly string[];
-}
+/** `allowed`: the values of a format; the other settings are positive integers */
+type Setting = { get(): number | string; set(value: never): void; allowed?: readonly string[] };
 
 /** The settings of `/__sandbox/limits`, by name. */
 function limitSettings(s: SandboxState): Record<string, Setting> {
@@ -128,8 +123,8 @@ const ROUTES: Record<string, Partial<Record<string, Run>>> = {
   '/requests': {
     GET: (state, _body, query) => {
       const since = query.get('since') ?? '0';
-      if (/^\d+$/.test(since)) return state.log.since(Number(since));
-      throw new ApiError(422, 'INVALID_PARAMETER', 'since must be a non-negative integer', [{ field: 'since', issue: 'invalid' }]);
+      if (!/^\d+$/.test(since)) throw invalidParameter('since', 'since must be a non-negative integer');
+      return state.log.since(Number(since));
     },
   },
   '/faults': { GET: faultsState, POST: (state, body) => setFaults(state, body()) },

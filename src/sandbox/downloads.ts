@@ -1,8 +1,6 @@
-// Transcripts (docs/sandbox.md, "Recordings and transcripts"): tokenized links that expire after the
-// TTL, served on a listener of their own (another origin) and, for compatibility, on the API's origin;
-// content derived from the recording id. The token is the credential: a request carrying an API key
-// is refused (400 CREDENTIALS_NOT_ALLOWED), so a client that leaks its key to the link's origin fails
-// its tests. Then 405 for another method, and the counted part of an API request (download limiter).
+// Transcripts (docs/sandbox.md, "Recordings and transcripts"): tokenized links that expire, served on
+// their own origin (and the API's); content derived from the recording id. The token is the credential:
+// a request carrying an API key is 400, so a client that leaks its key to the link's origin fails its tests.
 import { createHash } from 'node:crypto';
 import { RESOURCES } from '../api/resources.js';
 import { answer, latency, serveCounted, type Outcome } from './api-request.js';
@@ -13,13 +11,6 @@ import type { SandboxResponse } from './types.js';
 
 /** Where transcript links point, on the download origin (the resource table's `download`). */
 export const DOWNLOAD_PATH = RESOURCES.find((r) => r.download)!.download!.path;
-
-export interface Transcript {
-  recording_id: string;
-  language: string;
-  duration_seconds: number;
-  segments: Array<{ speaker: string; start_ms: number; end_ms: number; text: string }>;
-}
 
 const SPEAKERS = ['Alex Morgan', 'Sam Lee', 'Jordan Diaz', 'Riley Chen'];
 const LINES = [
@@ -36,12 +27,12 @@ const LINES = [
 ];
 
 /** The transcript of a recording: the same id always gives the same transcript. */
-export function transcriptFor(recordingId: string, durationSeconds?: number): Transcript {
+export function transcriptFor(recordingId: string, durationSeconds?: number) {
   const seed = createHash('sha256').update(recordingId).digest().readUInt32BE(0);
   const random = mulberry32(seed);
   const count = 4 + Math.floor(random() * 9);
   const speakers = [pick(random, SPEAKERS), pick(random, SPEAKERS.slice().reverse())];
-  const segments: Transcript['segments'] = [];
+  const segments: Array<{ speaker: string; start_ms: number; end_ms: number; text: string }> = [];
   let at = 0;
   for (let i = 0; i < count; i++) {
     const length = 2000 + Math.floor(random() * 8000);
@@ -53,7 +44,7 @@ export function transcriptFor(recordingId: string, durationSeconds?: number): Tr
 }
 
 /** Headers that carry an API key, as the error names them; none may reach the download endpoint. */
-const CREDENTIAL_HEADERS = { authorization: 'Authorization', 'x-service-api-key': 'X-Service-Api-Key' } as const;
+const CREDENTIAL_HEADERS = { 'x-service-api-key': 'X-Service-Api-Key', authorization: 'Authorization' };
 
 export async function handleDownloadRequest(
   state: SandboxState,
@@ -62,7 +53,7 @@ export async function handleDownloadRequest(
   headers: Partial<Record<string, string[]>>,
 ): Promise<Outcome> {
   const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: '2' };
-  const sent = (['x-service-api-key', 'authorization'] as const).filter((h) => headers[h] !== undefined).map((h) => CREDENTIAL_HEADERS[h]);
+  const sent = Object.entries(CREDENTIAL_HEADERS).flatMap(([h, name]) => (headers[h] === undefined ? [] : [name]));
   if (sent.length > 0) {
     await latency(state);
     const message = `A transcript link is its own credential: it must be fetched without an API key, but this request sent ${sent.join(' and ')}`;
