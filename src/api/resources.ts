@@ -1,6 +1,5 @@
-// The resource table: one declarative row per API resource. The CLI builds its resource commands,
-// links and completions from it, keys-check probes from it, and the sandbox serves from it.
-// Adding a resource is adding one row.
+// The resource table, one row per API resource (adding one is adding a row): the CLI's resource commands,
+// links and completions, keys-check's probes and the sandbox's routes all come from it.
 
 export type Verb = 'list' | 'get' | 'create' | 'update' | 'delete';
 export type ScopeAction = 'read' | 'write' | 'delete';

@@ -4,30 +4,33 @@ import type { ResourceName } from './resources.js';
 
 export type V1FieldType = 'string' | 'string[]' | 'integer';
 
-/** `'a b:c'` → `{ a: otherwise(a), b: 'c' }`, in the order given. */
+/** `'a b:c'` (spaces or line breaks between) → `{ a: otherwise(a), b: 'c' }`, in the order given. */
 const pairs = <T extends string>(spec: string, otherwise: (name: string) => T) =>
   Object.fromEntries(
     spec
-      .split(' ')
+      .split(/\s+/)
       .map((token) => token.split(':'))
       .map(([name, value]) => [name!, (value as T) ?? otherwise(name!)]),
   );
 
 /** Spec, "Company update fields (version 1)": strings unless noted; this order is the order of the flags. */
 export const V1_COMPANY_FIELDS: Readonly<Record<string, V1FieldType>> = pairs(
-  'domain description name altIndustries:string[] tags:string[] foundedYear:integer address city state country linkedin twitter facebook instagram crunchbase phone remarks',
+  `domain description name altIndustries:string[] tags:string[] foundedYear:integer
+    address city state country linkedin twitter facebook instagram crunchbase phone remarks`,
   () => 'string',
 );
 
 /** Spec, "Person (version 1)": version 2 contact field → version 1 person field (the same unless given). */
 export const V1_PERSON_FIELDS: Readonly<Record<string, string>> = pairs(
-  'id company_id:companyId email first_name:firstName last_name:lastName linkedin owner_id:owner phone source title created_by:createdBy created_at:creationTime last_interaction_at:lastInteraction',
+  `id company_id:companyId email first_name:firstName last_name:lastName linkedin owner_id:owner phone source title
+    created_by:createdBy created_at:creationTime last_interaction_at:lastInteraction`,
   (name) => name,
 );
 
 /** Spec, "Interaction (version 1)": version 2 interaction field → version 1 field. */
 export const V1_INTERACTION_FIELDS: Readonly<Record<string, string>> = pairs(
-  'id company_ids:companies contact_ids:contacts direction sentiment source summary title type created_by:createdBy created_at:creationTime interaction_date:interactionDate',
+  `id company_ids:companies contact_ids:contacts direction sentiment source summary title type
+    created_by:createdBy created_at:creationTime interaction_date:interactionDate`,
   (name) => name,
 );
 

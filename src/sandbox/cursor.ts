@@ -1,6 +1,5 @@
-// Opaque list cursors (docs/sandbox.md, "Lists and pagination"): the last record's sequence number
-// and the list's name, sealed with AES-256-GCM (nonce = MAC of the payload, so seeded runs stay
-// deterministic). Sequence numbers only grow, so paging is stable under inserts and deletes.
+// Opaque list cursors (docs/sandbox.md, "Lists and pagination"): the last sequence number (they only grow:
+// paging is stable) and the list's name, sealed with AES-256-GCM (nonce = MAC of the payload: deterministic).
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 
 /** `scope` names the list, e.g. `contacts` or `deals/deal_1/contacts`. */

@@ -40,19 +40,8 @@ export function validateFaultRates(value: unknown): FaultRates {
   return total(Object.entries(value).map(([kind, p]) => rate(kind, p, `fault "${kind}"`)));
 }
 
-export interface QueuedFault {
-  kind: FaultKind;
-  method?: string;
-  path?: RegExp;
-  count: number;
-}
-
-interface FaultConfig {
-  failRate: number;
-  latencyMs: number;
-  rates: FaultRates;
-  paths?: RegExp;
-}
+export type QueuedFault = { kind: FaultKind; method?: string; path?: RegExp; count: number };
+type FaultConfig = { failRate: number; latencyMs: number; rates: FaultRates; paths?: RegExp };
 
 /** Faults that happen before the request runs; the others run it first. */
 export function runsBeforeRequest(kind: FaultKind): kind is Exclude<FaultKind, '500-after-write' | 'drop-after-write'> {
@@ -68,7 +57,7 @@ export class FaultInjector {
     private readonly random: () => number,
   ) {}
 
-  pending(): Array<{ kind: FaultKind; method?: string; path?: string; count: number }> {
+  pending() {
     return this.queue.map((q) => ({ kind: q.kind, method: q.method, path: q.path?.source, count: q.count }));
   }
 

@@ -62,10 +62,7 @@ export function parseCursor(value: unknown, scope: string, codec: CursorCodec): 
   return payload.seq;
 }
 
-/**
- * A version 2 list page from its query: `limit`, `cursor`, and every other parameter an exact-match
- * filter on the row's record (`true`, `false`, numbers as their string forms); `show` gives what is listed.
- */
+/** A version 2 list page: `limit`, `cursor`, any other parameter an exact-match filter (on scalars' string forms). */
 export function listPage<T extends Row>(
   ctx: HandlerCtx,
   scope: string,

@@ -1,6 +1,5 @@
-// The idempotency cache (docs/sandbox.md, "Idempotency"): per API key and Idempotency-Key, the
-// request's fingerprint and its answer, kept 24 h; a twin arriving while the first runs waits for it.
-// Saved in the data file with the records, API keys only as SHA-256 digests (spec, Authentication rule 2).
+// The idempotency cache (docs/sandbox.md, "Idempotency"): per API key and Idempotency-Key, the fingerprint and
+// answer, kept 24 h; a twin waits for the first. Saved with API keys as SHA-256 digests (spec, Authentication 2).
 import { createHash } from 'node:crypto';
 import { ApiError } from './responses.js';
 import type { SandboxResponse } from './types.js';

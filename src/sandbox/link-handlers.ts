@@ -1,6 +1,5 @@
-// Relationship sub-resources (`/{parent}/{id}/{relation}`) and a meeting's single deal and
-// company (`/meetings/{id}/deal|company`): docs/sandbox.md, "Paths". A link body's fields come
-// from the resource table (LinkRelation.fields).
+// Links (`/{parent}/{id}/{relation}`, their fields from the resource table) and a meeting's single deal
+// and company (`/meetings/{id}/deal|company`): docs/sandbox.md, "Paths".
 import { type Association, type LinkRelation, type ResourceDef, type ResourceName, scopeFor } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { requireOwner } from './auth.js';
@@ -52,8 +51,7 @@ export function relationRoutes(parent: ResourceDef, id: string, link: LinkRelati
     const { extra, resources } = linkExtras(link, body);
     const child = referencedRecord(ctx, resources, link.childKey, childId);
     const result = ctx.state.store.link(parent.name, id, link.relation, child.resource, childId, extra);
-    // A relink is a no-op (spec): the same 201 + Location, with the existing link unchanged
-    // (its id and original created_at, earlier than meta.timestamp).
+    // A relink is a no-op (spec): the same 201 + Location, the existing link unchanged (its id and created_at).
     return success(ctx.rm, result.link, 201, location(ctx, parent.name, id, link.relation, childId));
   };
   return { GET: { scope: scopeFor(parent.name, 'read'), run: listLinks }, POST: { scope: scopeFor(parent.name, 'write'), run: addLink } };
@@ -79,8 +77,7 @@ export function associationRoutes(parent: ResourceDef, id: string, assoc: Associ
     const targetId = visibleRecord(ctx, parent, id)[field];
     const record = typeof targetId === 'string' ? ctx.state.store.get(assoc.target, targetId) : undefined;
     if (!record) return null; // unset (or its record deleted)
-    // Set, but to another user's record: 403 FORBIDDEN_RECORD for a user-bound key, never `data:
-    // null`, which would read as "no deal set".
+    // another user's record: 403 for a user-bound key, never `data: null` ("no deal set")
     requireOwner(ctx.key, record);
     return record;
   };

@@ -1,6 +1,5 @@
-// The node:http front: reads the body, dispatches to the API, the transcript links or the
-// control endpoint, logs the request, and writes (or drops) the answer. The same front serves
-// the second listener (`download`), which answers only transcript links.
+// The node:http front of both listeners: reads the body, dispatches to the API, the transcript links or
+// the control endpoint (the `download` listener: transcript links only), logs, writes or drops the answer.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { handleApiRequest, type Outcome } from './api-request.js';

@@ -140,14 +140,8 @@ export class Store {
     const def = findResource(resource)!;
     const table = this.table(resource);
     const at = this.timestamp();
-    const data: ApiRecord = {
-      id: this.newId(def.idPrefix, (id) => table.has(id)),
-      ...fields,
-      owner_id: ownerId,
-      created_at: at,
-      updated_at: at,
-    };
-    table.append(data.id as string, { seq: ++this.seq, data });
+    const data = { id: this.newId(def.idPrefix, (id) => table.has(id)), ...fields, owner_id: ownerId, created_at: at, updated_at: at };
+    this.insert(resource, data);
     this.onChange();
     return data;
   }

@@ -1,7 +1,6 @@
-// `crm sandbox --tls`: a CA made at each start and a server certificate it signs for the loopback
-// names (a CA and a leaf, as a TLS-inspecting proxy presents them, so NODE_EXTRA_CA_CERTS is tried as
-// users do it). node:crypto makes EC keys in milliseconds but no certificates; `openssl` is not on
-// every machine and `selfsigned` brings @peculiar/x509 and pkijs: the few X.509 structures are DER here.
+// `crm sandbox --tls`: a CA made at each start and the loopback names' certificate it signs (as a proxy
+// presents them: NODE_EXTRA_CA_CERTS is tried as users do it). node:crypto makes no certificates, `openssl`
+// is not everywhere and `selfsigned` brings @peculiar/x509 and pkijs: the few X.509 structures are DER here.
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 
