@@ -70,20 +70,8 @@ export const RESOURCE_NAMES = [
 export type ResourceName = (typeof RESOURCE_NAMES)[number];
 
 /** Spec, "Deal-contact link (request)": the allowed `type` values. */
-export const DEAL_CONTACT_TYPES = [
-  'PRIMARY',
-  'DECISION_MAKER',
-  'CHAMPION',
-  'INFLUENCER',
-  'GATEKEEPER',
-  'BLOCKER',
-  'PROCUREMENT',
-  'END_USER',
-  'TECHNICAL_EVALUATOR',
-  'ECONOMIC_BUYER',
-  'EXECUTIVE_SPONSOR',
-  'COACH',
-] as const;
+export const DEAL_CONTACT_TYPES: readonly string[] = `PRIMARY DECISION_MAKER CHAMPION INFLUENCER GATEKEEPER BLOCKER PROCUREMENT
+  END_USER TECHNICAL_EVALUATOR ECONOMIC_BUYER EXECUTIVE_SPONSOR COACH`.split(/\s+/);
 
 /** CONTRACT §6: `notes … records` names what kind of record it links. */
 export const NOTE_RECORD_TYPES = ['contact', 'company', 'deal'] as const;

@@ -1,6 +1,6 @@
 // One request to `/api/v1` or `/api/v2` (docs/sandbox.md): authenticate and replay from the idempotency
 // cache (neither counted), then the part shared with downloads: rate limit, latency, fault, run, cache.
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { authenticate, requireScope } from './auth.js';
 import { runsBeforeRequest } from './faults.js';
 import type { HandlerCtx, Method, PathRoutes } from './handler.js';
@@ -15,13 +15,7 @@ import { resolveV1 } from './v1-handlers.js';
 import { parseJson } from './validation.js';
 
 /** `headersDistinct`: every value of each header (a header sent twice has two). */
-interface IncomingRequest {
-  method: string;
-  url: URL;
-  headers: IncomingHttpHeaders;
-  headersDistinct: Partial<Record<string, string[]>>;
-  rawBody: string;
-}
+type IncomingRequest = Pick<IncomingMessage, 'headers' | 'headersDistinct'> & { method: string; url: URL; rawBody: string };
 
 export interface Outcome {
   /** absent when the connection is to be dropped */

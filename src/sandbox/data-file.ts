@@ -8,9 +8,7 @@ import type { StoreSnapshot } from './store.js';
 import { isPlainObject, needIn, type Need } from './validation.js';
 
 /** What F holds; `idempotency` is optional (older files have none). */
-export interface DataFile extends StoreSnapshot {
-  idempotency?: SavedIdempotencyEntry[];
-}
+export type DataFile = StoreSnapshot & { idempotency?: SavedIdempotencyEntry[] };
 
 /** The content of F, undefined when F does not exist; throws an Error naming F when malformed. */
 export function loadDataFile(path: string): DataFile | undefined {

@@ -54,10 +54,7 @@ type Lookup =
   | { kind: 'conflict'; error: ApiError };
 
 /** The right to answer a key: `store` the response that ran, or `release` it unanswered. */
-export interface Claim {
-  store(response: SandboxResponse): void;
-  release(): void;
-}
+export type Claim = { store(response: SandboxResponse): void; release(): void };
 
 export class IdempotencyCache {
   /** `{API key digest}\0{Idempotency-Key}` → entry (an Idempotency-Key is printable ASCII) */

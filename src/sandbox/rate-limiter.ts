@@ -47,19 +47,14 @@ export function secondsHeader(ms: number): string {
 }
 
 /** `X-RateLimit-Reset` as seconds until the reset (`delta`, default) or as a Unix time in seconds (`epoch`). */
-export type ResetFormat = 'delta' | 'epoch';
+export const RESET_FORMATS = ['delta', 'epoch'] as const;
+export type ResetFormat = (typeof RESET_FORMATS)[number];
 /** `Retry-After` as delta-seconds (`seconds`, default) or as an HTTP-date (`date`). */
-export type RetryAfterFormat = 'seconds' | 'date';
-export const RESET_FORMATS: readonly ResetFormat[] = ['delta', 'epoch'];
-export const RETRY_AFTER_FORMATS: readonly RetryAfterFormat[] = ['seconds', 'date'];
+export const RETRY_AFTER_FORMATS = ['seconds', 'date'] as const;
+export type RetryAfterFormat = (typeof RETRY_AFTER_FORMATS)[number];
 
-/** How the rate-limit headers are written (docs/sandbox.md, "Rate limits"). */
-export interface HeaderFormat {
-  reset: ResetFormat;
-  retryAfter: RetryAfterFormat;
-  /** the server clock (ms since the epoch), for the epoch and date forms */
-  now: () => number;
-}
+/** How the rate-limit headers are written (docs/sandbox.md, "Rate limits"); `now`: the server clock, for the epoch and date forms. */
+export type HeaderFormat = { reset: ResetFormat; retryAfter: RetryAfterFormat; now: () => number };
 
 const DEFAULT_FORMAT: HeaderFormat = { reset: 'delta', retryAfter: 'seconds', now: Date.now };
 

@@ -64,6 +64,10 @@ export function internalError(rm: RequestMeta, message = 'Internal server error 
   return errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', message));
 }
 
+/** What a proxy in front of the API sends when the API is down. */
+const NGINX_502 =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
 /** The answer of a fault that replaces the request: 500, 429, a proxy's HTML 502, or a JSON body cut in half. */
 export function faultResponse(rm: RequestMeta, fault: '500' | '429' | 'html-502' | 'truncated', format: HeaderFormat): SandboxResponse {
   if (fault === '500') return internalError(rm);
@@ -75,13 +79,7 @@ export function faultResponse(rm: RequestMeta, fault: '500' | '429' | 'html-502'
     };
     return errorResponse(rm, new ApiError(429, 'RATE_LIMITED', 'Rate limit exceeded (injected fault)', [], headers));
   }
-  if (fault === 'html-502') {
-    return {
-      status: 502,
-      headers: { 'Content-Type': 'text/html; charset=utf-8' },
-      raw: '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
-    };
-  }
+  if (fault === 'html-502') return { status: 502, headers: { 'Content-Type': 'text/html; charset=utf-8' }, raw: NGINX_502 };
   const data = { id: 'truncated', note: 'this body was cut in half by an injected fault' };
   return cut({ status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: { object: 'success', data, meta: meta(rm) } });
 }

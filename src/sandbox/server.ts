@@ -12,8 +12,7 @@ import type { SandboxState } from './state.js';
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address === 'localhost' || /^127\./.test(address) || /^::ffff:127\./.test(address);
+  return address !== undefined && (address === '::1' || address === 'localhost' || /^(::ffff:)?127\./.test(address));
 }
 
 async function readBody(req: IncomingMessage): Promise<string | undefined> {

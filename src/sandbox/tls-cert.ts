@@ -63,15 +63,10 @@ const OID = {
 // --- DER (X.690), only what the certificates above use ---
 
 function tlv(tag: number, content: Buffer): Buffer {
-  const n = content.length;
-  let length: Buffer;
-  if (n < 0x80) length = Buffer.from([n]);
-  else {
-    const bytes: number[] = [];
-    for (let v = n; v > 0; v >>= 8) bytes.unshift(v & 0xff);
-    length = Buffer.from([0x80 | bytes.length, ...bytes]);
-  }
-  return Buffer.concat([Buffer.from([tag]), length, content]);
+  const bytes: number[] = []; // the length's big-endian bytes
+  for (let v = content.length; v > 0; v >>= 8) bytes.unshift(v & 0xff);
+  const length = content.length < 0x80 ? [content.length] : [0x80 | bytes.length, ...bytes];
+  return Buffer.concat([Buffer.from([tag, ...length]), content]);
 }
 
 const seq = (...items: Buffer[]) => tlv(0x30, Buffer.concat(items));
