@@ -1,4 +1,4 @@
-// Prints a list endpoint: one page (with a hint at the next on a terminal), or with `all` every
+// Prints a list endpoint: one page (with a hint at the next), or with `all` every
 // page, streamed to the writer one record at a time so memory stays flat (CONTRACT §3, §5).
 import type { ApiRecord } from '../../api/envelopes.js';
 import { createListWriter } from '../../output/writers.js';
@@ -54,7 +54,10 @@ export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
   const page = first.done ? undefined : first.value;
   await emit(page?.data ?? []);
   await writer.end();
-  if (format !== 'table') return;
+  // the hints go to stderr: in table mode always, in other formats when a person watches stderr
+  // (`-o csv > x.csv` typed in a terminal must not lose the second page without a word)
+  if (format !== 'table' && !ctx.io.stderr.isTTY) return;
+  if (written === 0 && format === 'table') ctx.warn('No results.');
   if (cut || page?.cut) ctx.warn('More results: raise --max to see them, or use --all');
   else if (page?.hasNextPage && page.endCursor) {
     const next = crmCommand(ctx.globals, [
