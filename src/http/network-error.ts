@@ -3,24 +3,16 @@
 import type { ProxyChoice, Env } from './proxy-env.js';
 import { isLoopbackHost } from './url.js';
 
-/** An error met on the way through a proxy; `code` says which (see routeError). */
-class ProxyRouteError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-    readonly proxy: ProxyChoice,
-    options: { cause: unknown },
-  ) {
-    super(message, options);
-    this.name = 'ProxyRouteError';
-  }
-}
-
 /** Codes of a connection that never reached the other end (with a proxy: the proxy itself). */
 const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** TLS codes that mean "this certificate is not signed by a CA Node trusts". */
 const UNTRUSTED =
   /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|UNABLE_TO_GET_CRL)$/;
+
+const codeOf = (err: unknown): string | undefined => {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
 
 /**
  * An error through `proxy`, re-coded when it is the proxy's doing (407, another answer to CONNECT,
@@ -28,17 +20,12 @@ const UNTRUSTED =
  */
 export function routeError(err: unknown, proxy: ProxyChoice): unknown {
   const message = err instanceof Error ? err.message : String(err);
-  const code = (err as { code?: unknown } | undefined)?.code;
-  const tunnel = /Proxy response \((\d{3})\)/.exec(message);
-  if (tunnel) {
-    const status = Number(tunnel[1]);
-    return new ProxyRouteError(message, status === 407 ? 'PROXY_AUTH_REQUIRED' : `PROXY_TUNNEL_REFUSED_${status}`, proxy, { cause: err });
+  const tunnel = /Proxy response \((\d{3})\)/.exec(message)?.[1];
+  const code = tunnel === '407' ? 'PROXY_AUTH_REQUIRED' : tunnel ? `PROXY_TUNNEL_REFUSED_${tunnel}` : undefined;
+  if (code || UNREACHED.has(codeOf(err) ?? '')) {
+    return Object.assign(new Error(message, { cause: err }), { code: code ?? 'PROXY_UNREACHABLE', proxy });
   }
-  if (typeof code === 'string' && UNREACHED.has(code)) {
-    return new ProxyRouteError(message, 'PROXY_UNREACHABLE', proxy, { cause: err });
-  }
-  if (err instanceof Error) Object.assign(err, { proxy });
-  return err;
+  return err instanceof Error ? Object.assign(err, { proxy }) : err;
 }
 
 interface NetworkContext {
@@ -49,73 +36,50 @@ interface NetworkContext {
   env?: Env;
 }
 
-/** The failure in words (after "… failed: ") and the next step. */
-export function describeNetwork(err: unknown, ctx: NetworkContext): { message: string; hint?: string } {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  const c = typeof code === 'string' ? code : undefined;
-  const raw = err instanceof Error ? err.message : String(err);
-  const proxy = (err as { proxy?: ProxyChoice } | undefined)?.proxy;
-  const via = proxy ? ` (through the proxy ${proxy.display} from ${proxy.variable})` : '';
-  const viaProxyHint = proxy ? `; if ${ctx.target.replace(/:\d+$/, '')} is reachable without the proxy, add it to NO_PROXY` : '';
-
-  const viaProxy = proxy ? describeProxy(c, err, ctx, proxy, viaProxyHint) : undefined;
-  if (viaProxy) return viaProxy;
-  if (c === 'ETIMEDOUT' || c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT' || c === 'UND_ERR_CONNECT_TIMEOUT') {
-    return {
-      message: `no complete answer within ${ctx.timeoutMs / 1000} s (timeout; --timeout covers the whole response)${via}`,
-      hint: directHint(ctx, proxy),
-    };
-  }
-  if (c === 'UND_ERR_SOCKET' || c === 'ECONNRESET') return { message: `the connection was closed before an answer (connection reset)${via}` };
-  if (c === 'ECONNREFUSED') {
-    return {
-      message: `connection refused by ${ctx.target}`,
-      hint: `is the server running, and is the port in the base URL right?${directHint(ctx, proxy) ? ` ${directHint(ctx, proxy)}` : ''}`,
-    };
-  }
-  if (c === 'ENOTFOUND' || c === 'EAI_AGAIN') {
-    return {
-      message: `host not found: ${ctx.target.replace(/:\d+$/, '')} (DNS lookup failed${c === 'EAI_AGAIN' ? ', temporarily' : ''})`,
-      hint: `check the host name in the base URL; where the internet is reached only through a proxy, set HTTPS_PROXY=http://PROXY:PORT.${directHint(ctx, proxy) ? ` ${directHint(ctx, proxy)}` : ''}`,
-    };
-  }
-  if (c && (UNTRUSTED.test(c) || /CERT|SSL|TLS/.test(c))) return describeTls(c, raw, via, ctx);
-  return { message: `${raw}${via}` };
+type Words = { message: string; hint?: string };
+/** What a wording reads: the code, the target's host, ` (through the proxy …)`, the hint on HTTP_PROXY. */
+interface Facts {
+  code: string;
+  err: unknown;
+  ctx: NetworkContext;
+  host: string;
+  via: string;
+  direct?: string;
+  proxy: ProxyChoice;
 }
 
-/** When the request went direct although only HTTP_PROXY is set: say why it was not used. */
-function directHint(ctx: NetworkContext, proxy: ProxyChoice | undefined): string | undefined {
-  const env = ctx.env ?? {};
-  if (isLoopbackHost(ctx.target.replace(/:\d+$/, ''))) return undefined; // never proxied: proxy-env.ts
-  if (proxy || env.https_proxy || env.HTTPS_PROXY || !(env.http_proxy || env.HTTP_PROXY)) return undefined;
-  return 'HTTP_PROXY is set, but crm (like curl) uses HTTPS_PROXY for https:// URLs: set HTTPS_PROXY too.';
-}
+const also = (f: Facts): string => (f.direct ? ` ${f.direct}` : '');
+/** with a proxy: where a target reachable without it goes */
+const noProxyHint = (f: Facts): string => `; if ${f.host} is reachable without the proxy, add it to NO_PROXY`;
+const proxyName = ({ proxy }: Facts): string => `the proxy ${proxy.display} (${proxy.variable})`;
 
-/** The proxy's own failures (407, a refused CONNECT, the proxy not reachable), or undefined. */
-function describeProxy(
-  c: string | undefined,
-  err: unknown,
-  ctx: NetworkContext,
-  proxy: ProxyChoice,
-  viaProxyHint: string,
-): { message: string; hint?: string } | undefined {
-  if (c === 'PROXY_AUTH_REQUIRED') {
-    return {
-      message: `the proxy ${proxy.display} (${proxy.variable}) requires authentication (HTTP 407 Proxy Authentication Required)`,
-      hint: proxy.hasCredentials
-        ? `the proxy refused the user name and password in ${proxy.variable}: check them (characters such as @ : / % must be percent-encoded)`
-        : `put the proxy's user name and password in ${proxy.variable}: http://USER:PASSWORD@${proxy.display.replace(/^https?:\/\//, '')} (percent-encode @ : / %)`,
-    };
-  }
-  if (c?.startsWith('PROXY_TUNNEL_REFUSED_')) {
-    const status = c.slice('PROXY_TUNNEL_REFUSED_'.length);
-    return {
-      message: `the proxy ${proxy.display} (${proxy.variable}) would not open a tunnel to ${ctx.target} (HTTP ${status})`,
-      hint: `the proxy blocks ${ctx.target} or cannot reach it: check the base URL's host and ask your network administrators${viaProxyHint}`,
-    };
-  }
-  if (c === 'PROXY_UNREACHABLE') {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
+/** The wording of each code, aliases folded (see describeNetwork); PROXY_*: set by routeError, so a proxy is there. */
+const WORDING: Record<string, (f: Facts) => Words> = {
+  ETIMEDOUT: (f) => ({
+    message: `no complete answer within ${f.ctx.timeoutMs / 1000} s (timeout; --timeout covers the whole response)${f.via}`,
+    hint: f.direct,
+  }),
+  ECONNRESET: (f) => ({ message: `the connection was closed before an answer (connection reset)${f.via}` }),
+  ENOTFOUND: (f) => ({
+    message: `host not found: ${f.host} (DNS lookup failed${f.code === 'EAI_AGAIN' ? ', temporarily' : ''})`,
+    hint: `check the host name in the base URL; where the internet is reached only through a proxy, set HTTPS_PROXY=http://PROXY:PORT.${also(f)}`,
+  }),
+  ECONNREFUSED: (f) => ({
+    message: `connection refused by ${f.ctx.target}`,
+    hint: `is the server running, and is the port in the base URL right?${also(f)}`,
+  }),
+  PROXY_AUTH_REQUIRED: (f) => ({
+    message: `${proxyName(f)} requires authentication (HTTP 407 Proxy Authentication Required)`,
+    hint: f.proxy.hasCredentials
+      ? `the proxy refused the user name and password in ${f.proxy.variable}: check them (characters such as @ : / % must be percent-encoded)`
+      : `put the proxy's user name and password in ${f.proxy.variable}: http://USER:PASSWORD@${f.proxy.display.replace(/^https?:\/\//, '')} (percent-encode @ : / %)`,
+  }),
+  PROXY_TUNNEL_REFUSED: (f) => ({
+    message: `${proxyName(f)} would not open a tunnel to ${f.ctx.target} (HTTP ${f.code.slice('PROXY_TUNNEL_REFUSED_'.length)})`,
+    hint: `the proxy blocks ${f.ctx.target} or cannot reach it: check the base URL's host and ask your network administrators${noProxyHint(f)}`,
+  }),
+  PROXY_UNREACHABLE: (f) => {
+    const cause = codeOf((f.err as { cause?: unknown }).cause);
     const why =
       cause === 'ECONNREFUSED'
         ? 'connection refused'
@@ -123,21 +87,46 @@ function describeProxy(
           ? 'host not found'
           : (cause ?? 'unreachable');
     return {
-      message: `cannot reach the proxy ${proxy.display} (${proxy.variable}): ${why}`,
-      hint: `check ${proxy.variable} (http://[USER:PASSWORD@]HOST:PORT)${viaProxyHint}`,
+      message: `cannot reach ${proxyName(f)}: ${why}`,
+      hint: `check ${f.proxy.variable} (http://[USER:PASSWORD@]HOST:PORT)${noProxyHint(f)}`,
     };
-  }
-  return undefined;
+  },
+};
+
+/** The failure in words (after "… failed: ") and the next step. */
+export function describeNetwork(err: unknown, ctx: NetworkContext): Words {
+  const code = codeOf(err) ?? '';
+  const raw = err instanceof Error ? err.message : String(err);
+  const proxy = (err as { proxy?: ProxyChoice } | undefined)?.proxy;
+  const via = proxy ? ` (through the proxy ${proxy.display} from ${proxy.variable})` : '';
+  const host = ctx.target.replace(/:\d+$/, '');
+  const key = code
+    .replace(/^UND_ERR_(HEADERS|BODY|CONNECT)_TIMEOUT$/, 'ETIMEDOUT')
+    .replace(/^UND_ERR_SOCKET$/, 'ECONNRESET')
+    .replace(/^EAI_AGAIN$/, 'ENOTFOUND')
+    .replace(/^PROXY_TUNNEL_REFUSED_\d+$/, 'PROXY_TUNNEL_REFUSED');
+  const words = Object.hasOwn(WORDING, key) && (proxy || !key.startsWith('PROXY_')) ? WORDING[key] : undefined;
+  if (words) return words({ code, err, ctx, host, via, direct: directHint(ctx, host, proxy), proxy: proxy! });
+  if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host);
+  return { message: `${raw}${via}` };
+}
+
+/** When the request went direct although only HTTP_PROXY is set: say why it was not used. */
+function directHint(ctx: NetworkContext, host: string, proxy: ProxyChoice | undefined): string | undefined {
+  const env = ctx.env ?? {};
+  if (isLoopbackHost(host)) return undefined; // never proxied: proxy-env.ts
+  if (proxy || env.https_proxy || env.HTTPS_PROXY || !(env.http_proxy || env.HTTP_PROXY)) return undefined;
+  return 'HTTP_PROXY is set, but crm (like curl) uses HTTPS_PROXY for https:// URLs: set HTTPS_PROXY too.';
 }
 
 /** A TLS failure: an untrusted CA (NODE_EXTRA_CA_CERTS), a wrong name, an expired certificate. */
-function describeTls(c: string, raw: string, via: string, ctx: NetworkContext): { message: string; hint?: string } {
-  const untrusted = UNTRUSTED.test(c);
+function describeTls(code: string, raw: string, via: string, host: string): Words {
+  const untrusted = UNTRUSTED.test(code);
   const what = untrusted
     ? "the server's certificate is not signed by a CA this machine trusts"
-    : c === 'ERR_TLS_CERT_ALTNAME_INVALID'
-      ? `the server's certificate is not for ${ctx.target.replace(/:\d+$/, '')}`
-      : c === 'CERT_HAS_EXPIRED'
+    : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+      ? `the server's certificate is not for ${host}`
+      : code === 'CERT_HAS_EXPIRED'
         ? "the server's certificate has expired"
         : 'the secure connection failed';
   return {

@@ -54,11 +54,8 @@ export interface PacerTicket {
 }
 
 export class Pacer {
-  private limit?: number;
-  private remaining?: number;
-  private resetAt?: number;
-  private blockedUntil = 0;
-  private lastSendAt?: number;
+  /** what the answers said of the window (PaceState without `now` and `pending`) */
+  private readonly w: Omit<PaceState, 'now' | 'pending'> = { blockedUntil: 0 };
   private seq = 0;
   /** the seq of the request whose headers set `remaining` */
   private appliedSeq = 0;
@@ -76,14 +73,15 @@ export class Pacer {
     for (;;) {
       signal?.throwIfAborted();
       const now = this.clock.now();
-      this.rollOver(now);
-      const wait = paceDelay(this.state(now));
+      // past the reset, a fresh window: the full limit (what is in flight still counts)
+      if (this.w.resetAt !== undefined && now >= this.w.resetAt) Object.assign(this.w, { resetAt: undefined, remaining: this.w.limit });
+      const wait = paceDelay({ ...this.w, now, pending: this.pending.size });
       if (wait > MAX_RETRY_AFTER_MS && wait !== Infinity) throw this.tooLong(wait, now);
       if (wait > 0 && wait !== Infinity) options.onWait?.(wait, this.waitReason(now));
       if (wait <= 0) {
         const ticket: PacerTicket = {};
         this.pending.add(ticket);
-        this.lastSendAt = now;
+        this.w.lastSendAt = now;
         this.stats.admitted++;
         if (now > started) {
           this.stats.waited++;
@@ -105,14 +103,13 @@ export class Pacer {
 
   /** The answer (or failure) of a slot's request, or the slot unused: its headers update the window. */
   done(ticket: PacerTicket, headers?: Record<string, string | undefined>): void {
-    const info = headers && ticket.seq !== undefined ? parseRateLimit(headers, this.clock.now()) : undefined;
-    if (info && ticket.seq! > this.appliedSeq) {
-      this.appliedSeq = ticket.seq!;
-      this.remaining = info.remaining;
-      this.resetAt = info.resetAt;
-      if (info.limit !== undefined) this.limit = info.limit;
+    const seq = ticket.seq ?? 0;
+    const info = headers && seq > this.appliedSeq ? parseRateLimit(headers, this.clock.now()) : undefined;
+    if (info) {
+      this.appliedSeq = seq;
+      Object.assign(this.w, { remaining: info.remaining, resetAt: info.resetAt, limit: info.limit ?? this.w.limit });
       // the server counted every request sent before this one
-      for (const t of this.pending) if (t.seq !== undefined && t.seq <= ticket.seq!) this.pending.delete(t);
+      for (const t of this.pending) if (t.seq !== undefined && t.seq <= seq) this.pending.delete(t);
     }
     // without headers (a network error, a 5xx) it may or may not have counted: forget it
     this.pending.delete(ticket);
@@ -122,57 +119,31 @@ export class Pacer {
   /** A 429: nobody sends before `ms` from now. */
   block(ms: number): void {
     this.stats.rateLimited++;
-    const until = this.clock.now() + Math.max(0, ms);
-    if (until > this.blockedUntil) this.blockedUntil = until;
+    this.w.blockedUntil = Math.max(this.w.blockedUntil, this.clock.now() + Math.max(0, ms));
     this.notify();
   }
 
-  /** What the pacer believes now (keys check). */
-  snapshot(): { limit?: number; remaining?: number; resetAt?: number; blockedUntil: number; inFlight: number } {
-    return {
-      limit: this.limit,
-      remaining: this.remaining,
-      resetAt: this.resetAt,
-      blockedUntil: this.blockedUntil,
-      inFlight: this.pending.size,
-    };
+  /** What the pacer believes now. */
+  snapshot(): Omit<PaceState, 'now' | 'pending'> & { inFlight: number } {
+    return { ...this.w, inFlight: this.pending.size };
   }
 
   /** A wait crm does not do (CONTRACT §4): fail now, saying when to come back. */
   private tooLong(wait: number, now: number): RateLimitError {
     const when = comeBackText(wait, now);
     const message =
-      now < this.blockedUntil
+      now < this.w.blockedUntil
         ? `the server asked to wait ${when} (429 Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`
         : `the rate limit is used up until the window resets ${when} (X-RateLimit-Reset); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`;
     return new RateLimitError(message, { status: 429, code: 'RATE_LIMITED', hint: `try again ${when}` });
   }
 
   private waitReason(now: number): string {
-    if (now < this.blockedUntil) return 'held back by a 429 (Retry-After)';
-    const left = (this.remaining ?? 0) - this.pending.size;
+    if (now < this.w.blockedUntil) return 'held back by a 429 (Retry-After)';
+    const left = (this.w.remaining ?? 0) - this.pending.size;
     return left <= 0
-      ? `the rate limit is used up (X-RateLimit-Remaining ${this.remaining ?? 0}) until the window resets`
-      : `spreading the ${this.remaining} requests left over the rate-limit window`;
-  }
-
-  private state(now: number): PaceState {
-    return {
-      now,
-      blockedUntil: this.blockedUntil,
-      limit: this.limit,
-      remaining: this.remaining,
-      resetAt: this.resetAt,
-      pending: this.pending.size,
-      lastSendAt: this.lastSendAt,
-    };
-  }
-
-  /** Past the reset, a fresh window: the full limit (what is in flight still counts). */
-  private rollOver(now: number): void {
-    if (this.resetAt === undefined || now < this.resetAt) return;
-    this.resetAt = undefined;
-    this.remaining = this.limit;
+      ? `the rate limit is used up (X-RateLimit-Remaining ${this.w.remaining ?? 0}) until the window resets`
+      : `spreading the ${this.w.remaining} requests left over the rate-limit window`;
   }
 
   private notify(): void {
