@@ -107,26 +107,15 @@ export function parseConcurrency(value: number | string | undefined): number {
   return n;
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+/** `2025-01-31` (a year from 0100), or with a time (`T` or a space) to the minute, second or fraction, and an optional offset */
+const SINCE = /^((?!00)\d{4}-\d{2}-\d{2})(?:[T ]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-/**
- * `--since`: an ISO 8601 date (`2025-01-31`, the start of that day in UTC) or date-time
- * (`2025-01-31T09:00:00+01:00`; without an offset it is UTC). Anything else is a usage error.
- */
+/** `--since`: an ISO 8601 date (the start of that day) or date-time; without an offset it is UTC. */
 export function parseSince(value: string): number {
-  const text = value.trim();
-  const m = DATE.exec(text) ?? DATE_TIME.exec(text);
-  if (m) {
-    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-    const day = new Date(Date.UTC(y, mo - 1, d));
-    const realDate = day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
-    const [h, mi, sec] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)];
-    if (realDate && h < 24 && mi < 60 && sec < 60) {
-      const iso = m[4] === undefined ? `${text}T00:00:00Z` : m[7] ? text : `${text}Z`;
-      const at = Date.parse(iso.replace(' ', 'T'));
-      if (!Number.isNaN(at)) return at;
-    }
-  }
+  const m = SINCE.exec(value.trim());
+  const at = !m ? NaN : Date.parse(m[2] === undefined ? `${m[1]}T00:00Z` : `${m[0].replace(' ', 'T')}${m[3] ? '' : 'Z'}`);
+  // Date.parse rolls 2025-02-30 over into March: the day must read back unchanged
+  const day = m ? Date.parse(`${m[1]}T00:00Z`) : NaN;
+  if (!Number.isNaN(at) && !Number.isNaN(day) && new Date(day).toISOString().startsWith(m![1]!)) return at;
   throw new UsageError(`--since must be an ISO date such as 2025-01-31 or 2025-01-31T09:00:00Z, not ${JSON.stringify(value)}`);
 }
