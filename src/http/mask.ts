@@ -6,11 +6,8 @@ const KNOWN_PREFIX = /^(service_(?:live|pk)_)(.+)$/;
 /** below this many characters after the prefix, even the last 4 would give too much away */
 const MIN_TAIL_TO_SHOW = 12;
 const FULL_MASK = '****';
-/**
- * Shorter "keys" are not searched for: no key of either form is that short, and masking every
- * `test` in the data because CRM_API_KEY=test would mangle output without protecting anything.
- */
-export const MIN_REDACTED_LENGTH = 8;
+/** Shorter "keys" are not searched for: masking every `test` because CRM_API_KEY=test protects nothing. */
+const MIN_REDACTED_LENGTH = 8;
 
 /** `service_live_…f3a9`: the known prefix and the last 4 characters; anything else fully masked. */
 export function maskKey(key: string | undefined | null): string {
@@ -18,11 +15,6 @@ export function maskKey(key: string | undefined | null): string {
   const m = KNOWN_PREFIX.exec(key);
   if (!m || m[2]!.length < MIN_TAIL_TO_SHOW) return FULL_MASK;
   return `${m[1]}…${m[2]!.slice(-4)}`;
-}
-
-/** Replaces every occurrence of `key` in `text` by its mask (a server may echo it back). */
-export function redactKey(text: string, key: string | undefined | null): string {
-  return keyRedactor([key]).text(text);
 }
 
 /** Masks the configured keys in server text: strings, parsed JSON values, headers, errors. */
@@ -39,36 +31,26 @@ export interface Redactor {
 
 const NO_KEYS: Redactor = { text: (t) => t, value: (v) => v, headers: (h) => h, error: (e) => e };
 
-interface KeyPattern {
-  key: string;
-  mask: string;
-  /** the key with any of its characters escaped as JSON, C or URL text writes it */
-  escaped: RegExp;
-}
-
-function hexClass(n: number): string {
-  return n
-    .toString(16)
-    .padStart(2, '0')
-    .split('')
-    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
-    .join('');
-}
+const escapeRegExp = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
 /** One character of a key as it may be written: itself, `\u00XX`, `\xXX`, `%XX`, or `\c` for `"`, `\`, `/`. */
 function charPattern(ch: string): string {
-  const code = ch.charCodeAt(0);
-  const literal = ch.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-  const hex = hexClass(code);
+  const literal = escapeRegExp(ch);
+  const hex = ch
+    .charCodeAt(0)
+    .toString(16)
+    .padStart(2, '0')
+    .replace(/[a-f]/g, (d) => `[${d}${d.toUpperCase()}]`);
   const alts = [literal, `\\\\u00${hex}`, `\\\\x${hex}`, `%${hex}`];
   if (ch === '"' || ch === '\\' || ch === '/') alts.push(`\\\\${literal}`);
   return `(?:${alts.join('|')})`;
 }
 
-function patternFor(key: string): KeyPattern {
+/** The key, its mask, and the key with any of its characters escaped as JSON, C or URL text writes it. */
+function patternFor(key: string): { key: string; mask: string; escaped: RegExp } {
   // keys are printable ASCII (key-kind.ts); anything else is matched literally only
   const escapable = /^[\x20-\x7e]+$/.test(key);
-  const source = escapable ? Array.from(key, charPattern).join('') : key.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  const source = escapable ? Array.from(key, charPattern).join('') : escapeRegExp(key);
   return { key, mask: maskKey(key), escaped: new RegExp(source, 'g') };
 }
 
