@@ -117,9 +117,9 @@ export class OriginTransport {
     const origin = opts.origin ?? this.origin;
     const proxy = this.route(origin);
     const dispatcher = await this.dispatcher(origin, proxy);
-    // One deadline for the whole exchange: undici's own timeouts (a backstop) do not bound a dripping body.
+    // One deadline for the whole exchange (retried like a reset): undici's own timeouts (a backstop) do not bound a dripping body.
     const deadline = new AbortController();
-    const cancelTimer = setLongTimeout(() => deadline.abort(new TimeoutError(opts.timeoutMs)), opts.timeoutMs);
+    const cancelTimer = setLongTimeout(() => deadline.abort(codedError('ETIMEDOUT', `no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
     const linked = linkSignals(opts.signal, deadline.signal);
     const requestOptions: Dispatcher.RequestOptions = {
       path: opts.path,
@@ -159,52 +159,40 @@ export class OriginTransport {
   }
 }
 
-/** A body, refused (BodyTooLargeError) past `maxBytes` or at once when Content-Length says so; the rest is never read. */
-export async function readBody(
+/** A body, refused (BODY_TOO_LARGE) past `maxBytes` or at once when Content-Length says so; the rest is never read. */
+async function readBody(
   body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
   headers: Record<string, string>,
   maxBytes: number,
 ): Promise<Buffer> {
+  // not retried: the same request would get the same body
+  const tooLarge = (declared?: number): Error =>
+    codedError(
+      'BODY_TOO_LARGE',
+      declared === undefined
+        ? `the response body passed ${formatBytes(maxBytes)}, the most crm reads; stopped reading it`
+        : `the response body is ${formatBytes(declared)} (Content-Length), over the ${formatBytes(maxBytes)} crm reads; not read`,
+    );
   const declared = Number(headers['content-length']);
   if (declared > maxBytes) {
     body.destroy();
-    throw new BodyTooLargeError(maxBytes, declared);
+    throw tooLarge(declared);
   }
   const chunks: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of body) {
     bytes += chunk.length;
-    if (bytes > maxBytes) throw new BodyTooLargeError(maxBytes); // leaving the loop destroys the stream
+    if (bytes > maxBytes) throw tooLarge(); // leaving the loop destroys the stream
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, bytes);
-}
-
-/** A body past the cap; not retried (the same request would get the same body). */
-export class BodyTooLargeError extends Error {
-  readonly code = 'BODY_TOO_LARGE';
-  constructor(
-    readonly maxBytes: number,
-    declared?: number,
-  ) {
-    super(
-      declared === undefined
-        ? `the response body passed ${formatBytes(maxBytes)}, the most crm reads; stopped reading it`
-        : `the response body is ${formatBytes(declared)} (Content-Length), over the ${formatBytes(maxBytes)} crm reads; not read`,
-    );
-    this.name = 'BodyTooLargeError';
-  }
 }
 
 function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${Math.round((n / 1024 / 1024) * 10) / 10} MiB` : `${n} bytes`;
 }
 
-/** No complete answer within the per-request timeout; retried like a reset. */
-export class TimeoutError extends Error {
-  readonly code = 'ETIMEDOUT';
-  constructor(readonly timeoutMs: number) {
-    super(`no answer within ${timeoutMs} ms`);
-    this.name = 'TimeoutError';
-  }
+/** An error with the code the retry rules and network-error.ts read. */
+function codedError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
 }
