@@ -2,6 +2,7 @@
 // HTTPS_PROXY; no_proxy, NO_PROXY with hosts, subdomains, IPs, CIDR, host:port, `*`), with two rules
 // of ours that keep the key safe: http targets (loopback only) are never proxied (the key would go in
 // the clear to the proxy's loopback), nor is loopback unless NO_PROXY holds `<-loopback>`. Pure.
+import { BlockList, isIP } from 'node:net';
 import { UsageError } from './errors.js';
 import { isLoopbackHost } from './url.js';
 
@@ -64,40 +65,19 @@ function noProxyMatches(rawEntry: string, host: string, port: string): boolean {
   return host === bare || host.endsWith(`.${bare}`);
 }
 
+/** `host` (an IP literal) inside `cidr` of the same family; anything else (a name, a bad entry) is not. */
 function inCidr(host: string, cidr: string): boolean {
-  const [net, bitsText] = cidr.split('/');
-  const bits = Number(bitsText);
-  const a = ipBytes(host);
-  const b = ipBytes(net ?? '');
-  if (!a || !b || a.length !== b.length || !Number.isInteger(bits) || bits < 0 || bits > a.length * 8) return false;
-  for (let i = 0; i < bits; i++) {
-    const mask = 0x80 >> (i % 8);
-    if ((a[Math.floor(i / 8)]! & mask) !== (b[Math.floor(i / 8)]! & mask)) return false;
-  }
-  return true;
-}
-
-/** The bytes of an IPv4 or IPv6 literal, or undefined for a host name. */
-export function ipBytes(text: string): number[] | undefined {
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (v4) {
-    const parts = v4.slice(1).map(Number);
-    return parts.every((n) => n <= 255) ? parts : undefined;
-  }
-  if (!text.includes(':')) return undefined;
+  const [net = '', bits] = cidr.split('/');
+  const family = isIP(host);
+  // leading zeros in an IPv4 entry (`010.0.0.0`) read as decimal
+  const base = family === 4 && /^\d{1,3}(\.\d{1,3}){3}$/.test(net) ? net.replace(/(^|\.)0+(?=\d)/g, '$1') : net;
+  if (family === 0 || isIP(base) !== family || !Number.isInteger(Number(bits))) return false;
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  const list = new BlockList();
   try {
-    // the URL parser normalises IPv6 (including an embedded IPv4) to eight hex groups
-    const groups = new URL(`http://[${text}]/`).hostname.slice(1, -1);
-    const [head = '', tail] = groups.split('::');
-    const h = head ? head.split(':') : [];
-    const t = tail ? tail.split(':') : [];
-    const all = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
-    if (all.length !== 8) return undefined;
-    return all.flatMap((g) => {
-      const n = parseInt(g, 16);
-      return [n >> 8, n & 0xff];
-    });
+    list.addSubnet(base, Number(bits), type);
   } catch {
-    return undefined;
+    return false; // a prefix longer than the address
   }
+  return list.check(host, type);
 }
