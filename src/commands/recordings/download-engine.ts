@@ -32,42 +32,19 @@ export interface DownloadEngineDeps {
   onProgress?(progress: DownloadProgress): void;
 }
 
-export interface DownloadProgress {
-  phase: 'listing' | 'downloading';
-  listed: number;
-  total: number;
-  done: number;
-  downloaded: number;
-  skipped: number;
-  failed: number;
+/** The `-o json` summary field for field, and the rest of the table; `interrupted`: by Ctrl-C, `notStarted` left for a rerun. */
+function emptyReport(dir: string) {
+  const failures: Array<{ id: string; error: string }> = [];
+  const summary = { downloaded: 0, skipped: 0, without_transcript: 0, failed: 0, dir, elapsed_ms: 0, failures };
+  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0 };
 }
+export type DownloadReport = ReturnType<typeof emptyReport>;
+type Item = { id: string; file: string };
 
-/** The `-o json` summary, field for field. */
-interface DownloadSummary {
-  downloaded: number;
-  skipped: number;
-  without_transcript: number;
-  failed: number;
-  dir: string;
-  elapsed_ms: number;
-  failures: Array<{ id: string; error: string }>;
-}
-
-export interface DownloadReport {
-  summary: DownloadSummary;
-  listed: number;
-  filteredOut: number;
-  /** stopped by Ctrl-C; `notStarted` left for a rerun */
-  interrupted: boolean;
-  notStarted: number;
-  retries: number;
-  linkRefreshes: number;
-}
-
-interface Item {
-  id: string;
-  file: string;
-}
+export type DownloadProgress = { phase: 'listing' | 'downloading'; listed: number; total: number; done: number } & Pick<
+  DownloadReport['summary'],
+  'downloaded' | 'skipped' | 'failed'
+>;
 
 export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps): Promise<DownloadReport> {
   const started = deps.clock.now();
@@ -88,13 +65,7 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
   // A write is never cut short by Ctrl-C, and a failed one removes its temp file.
   const one = async (item: Item): Promise<void> => {
     try {
-      const outcome = await downloadOne(item, dir, plan, deps);
-      if (outcome.kind === 'downloaded') {
-        s.downloaded += 1;
-        report.retries += outcome.retries;
-        report.linkRefreshes += outcome.linkRefreshes;
-      } else if (outcome.kind === 'skipped') s.skipped += 1;
-      else s.without_transcript += 1;
+      await downloadOne(item, dir, plan, deps, report);
     } catch (err) {
       // After Ctrl-C an error is most likely the interruption itself; a rerun retries the item.
       if (err instanceof InterruptedError || deps.signal.aborted) report.notStarted += 1;
@@ -112,11 +83,6 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
   report.notStarted += items.length - begun;
   report.interrupted = deps.signal.aborted;
   return finish(report, started, deps.clock);
-}
-
-function emptyReport(dir: string): DownloadReport {
-  const summary = { downloaded: 0, skipped: 0, without_transcript: 0, failed: 0, dir, elapsed_ms: 0, failures: [] };
-  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0 };
 }
 
 /** The ids to download (only ids are kept: memory stays small); undefined after Ctrl-C. */
@@ -187,22 +153,30 @@ export function fileNames(ids: readonly string[]): string[] {
   return names.map((name, i) => `${(byFold.get(foldedName(name)) ?? 0) > 1 ? safeFileName(ids[i]!, { forceHash: true }) : name}.json`);
 }
 
-type ItemOutcome = { kind: 'downloaded'; retries: number; linkRefreshes: number } | { kind: 'skipped' } | { kind: 'without' };
-
-async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: DownloadEngineDeps): Promise<ItemOutcome> {
+/** One item: skipped (already there), without a transcript, or written; counted in `report`. */
+async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: DownloadEngineDeps, report: DownloadReport): Promise<void> {
+  const s = report.summary;
   const target = resolveInside(dir, item.file);
-  if (!plan.overwrite && (await exists(target))) return { kind: 'skipped' };
+  if (!plan.overwrite && (await exists(target))) {
+    s.skipped += 1;
+    return;
+  }
   // No requestSignal: a download in flight when Ctrl-C comes is let finish; only the waits stop.
   const { client, clock, pacer, signal } = deps;
   const result = await getTranscript(item.id, { client, clock, pacer, signal });
-  if (result.kind === 'none') return { kind: 'without' };
+  if (result.kind === 'none') {
+    s.without_transcript += 1;
+    return;
+  }
   const owner = (result.body as { recording_id?: unknown }).recording_id;
   if (typeof owner === 'string' && owner !== item.id) {
     throw new Error(`the link returned the transcript of another recording (${owner})`);
   }
   // 0600, like the config file: call transcripts are confidential.
   await writeFileAtomic(target, `${stringifyJson(result.body, 2)}\n`, 0o600);
-  return { kind: 'downloaded', retries: result.retries, linkRefreshes: result.linkRefreshes };
+  s.downloaded += 1;
+  report.retries += result.retries;
+  report.linkRefreshes += result.linkRefreshes;
 }
 
 /** lstat: a symlink counts as there, never followed; an empty file (a crash's leftover) does not. */
