@@ -1,6 +1,5 @@
 // The one guard of every paging loop (v2 `page_info`, v1 `nextCursor`): cursors that come back round
 // (A → B → A) or empty pages while the server says there is more would keep crm requesting for ever.
-// The decision, judgePage, is pure (property-tested).
 import { ServerError } from './errors.js';
 
 /** Empty pages in a row accepted while the server says there is more (it may filter after paging). */
@@ -24,61 +23,16 @@ export interface GuardLimits {
   maxRequestsReason?: string;
 }
 
-export interface GuardCounters {
-  readonly pages: number;
-  readonly records: number;
-  /** empty pages in a row, up to the last one */
-  readonly emptyRun: number;
-}
-
-export const NO_PAGES: GuardCounters = { pages: 0, records: 0, emptyRun: 0 };
-
 const show = (cursor: string): string => JSON.stringify(cursor.length > 60 ? `${cursor.slice(0, 60)}…` : cursor);
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/**
- * The decision after one page. `seen` maps every cursor sent so far to the page that gave it (0:
- * the start); any of them again is a cycle, checked first so that the message names it.
- */
-export function judgePage(
-  seen: ReadonlyMap<string, number>,
-  before: GuardCounters,
-  page: PageFacts,
-  limits: GuardLimits = {},
-): { counters: GuardCounters; verdict: PageVerdict } {
-  const pages = before.pages + 1;
-  const records = before.records + page.records;
-  const emptyRun = page.records === 0 ? before.emptyRun + 1 : 0;
-  const counters = { pages, records, emptyRun };
-  const stuck = (problem: PagingProblem, message: string) => ({ counters, verdict: { kind: 'stuck' as const, problem, message } });
-  const next = page.next;
-  const at = next ? seen.get(next) : undefined;
-  if (!page.more) return { counters, verdict: { kind: 'done' } };
-  if (!next)
-    return stuck(
-      'no-cursor',
-      `pagination cannot go on: the server says there is another page but sent no cursor for it (page ${pages}); stopping`,
-    );
-  if (at !== undefined) {
-    const where = at === 0 ? 'the start' : `page ${at}`;
-    const cycle = `(a cycle of ${plural(pages - at, 'page')}); the server's cursors do not advance, stopping`;
-    return stuck('cycle', `pagination loops: page ${pages} points back to cursor ${show(next)} of ${where} ${cycle}`);
-  }
-  const more = 'while the server still says there is more; stopping';
-  if (emptyRun >= (limits.emptyPageLimit ?? EMPTY_PAGE_LIMIT)) {
-    return stuck('empty-run', `pagination makes no progress: ${emptyRun} empty pages in a row ${more}`);
-  }
-  if (limits.maxRequests !== undefined && pages >= limits.maxRequests) {
-    const why = limits.maxRequestsReason ?? 'the request bound';
-    return stuck('max-requests', `pagination makes no progress: ${pages} pages gave ${plural(records, 'record')}, too few for ${why}, ${more}`);
-  }
-  return { counters, verdict: { kind: 'follow', cursor: next } };
-}
-
-/** judgePage's state for one paging run. */
+/** The state of one paging run: every cursor sent so far and the page that gave it (0: the start). */
 export class PageGuard {
   private readonly seen = new Map<string, number>();
-  private counters = NO_PAGES;
+  private pages = 0;
+  private records = 0;
+  /** empty pages in a row, up to the last one */
+  private emptyRun = 0;
 
   constructor(
     startCursor: string | undefined,
@@ -87,13 +41,40 @@ export class PageGuard {
     if (startCursor !== undefined) this.seen.set(startCursor, 0);
   }
 
+  /** The decision after one page; a cursor seen before is a cycle, checked first so that the message names it. */
   judge(page: PageFacts): PageVerdict {
-    const { counters, verdict } = judgePage(this.seen, this.counters, page, this.limits);
-    this.counters = counters;
-    if (verdict.kind === 'follow') this.seen.set(verdict.cursor, counters.pages);
-    return verdict;
+    const pages = ++this.pages;
+    const records = (this.records += page.records);
+    const emptyRun = (this.emptyRun = page.records === 0 ? this.emptyRun + 1 : 0);
+    const stuck = (problem: PagingProblem, message: string): PageVerdict => ({ kind: 'stuck', problem, message });
+    const { next, more } = page;
+    if (!more) return { kind: 'done' };
+    if (!next) {
+      return stuck(
+        'no-cursor',
+        `pagination cannot go on: the server says there is another page but sent no cursor for it (page ${pages}); stopping`,
+      );
+    }
+    const at = this.seen.get(next);
+    if (at !== undefined) {
+      const where = at === 0 ? 'the start' : `page ${at}`;
+      const cycle = `(a cycle of ${plural(pages - at, 'page')}); the server's cursors do not advance, stopping`;
+      return stuck('cycle', `pagination loops: page ${pages} points back to cursor ${show(next)} of ${where} ${cycle}`);
+    }
+    const stillMore = 'while the server still says there is more; stopping';
+    if (emptyRun >= (this.limits.emptyPageLimit ?? EMPTY_PAGE_LIMIT)) {
+      return stuck('empty-run', `pagination makes no progress: ${emptyRun} empty pages in a row ${stillMore}`);
+    }
+    if (this.limits.maxRequests !== undefined && pages >= this.limits.maxRequests) {
+      const why = this.limits.maxRequestsReason ?? 'the request bound';
+      return stuck(
+        'max-requests',
+        `pagination makes no progress: ${pages} pages gave ${plural(records, 'record')}, too few for ${why}, ${stillMore}`,
+      );
+    }
+    this.seen.set(next, pages);
+    return { kind: 'follow', cursor: next };
   }
-
   /** The cursor to follow, or undefined when done; a ServerError (exit 8) when stuck. */
   next(page: PageFacts, requestId?: string): string | undefined {
     const verdict = this.judge(page);
