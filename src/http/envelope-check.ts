@@ -33,34 +33,8 @@ export function quoteBody(text: string, length = QUOTE_LENGTH): string {
 
 export type Checked =
   | { ok: true; body: unknown; requestId?: string }
-  | {
-      ok: false;
-      error: CrmError;
-      /** a 2xx whose body was cut off: transient, may be retried like a reset */
-      truncated: boolean;
-    };
-
-function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: parseJson(text) }; // numbers a double cannot hold stay exact
-  } catch {
-    return { ok: false };
-  }
-}
-
-function requestIdOf(value: unknown, header: string | undefined): string | undefined {
-  const meta = (value as { meta?: { request_id?: unknown } } | null)?.meta;
-  if (meta && typeof meta.request_id === 'string') return meta.request_id;
-  return header;
-}
-
-function notEnvelope(status: number, text: string, why: string, requestId?: string, redact?: (text: string) => string): CrmError {
-  const quoted = quoteBody(redact ? redact(text) : text);
-  const message = `unexpected response from the server (HTTP ${status}, ${why}): ${quoted === '' ? '(empty body)' : quoted}`;
-  // A 429 stays a rate limit whatever its body, so that retries and the exit code still fit.
-  const Cls = status === 429 ? RateLimitError : ServerError;
-  return new Cls(message, { status, requestId, code: status === 429 ? 'RATE_LIMITED' : 'INVALID_RESPONSE' });
-}
+  /** truncated: a 2xx whose body was cut off, transient, may be retried like a reset */
+  | { ok: false; error: CrmError; truncated: boolean };
 
 /** Checks one answer; `redact` masks keys in a body before it is quoted (before the cut). */
 export function checkResponse(
@@ -68,42 +42,45 @@ export function checkResponse(
   text: string,
   expect: Expect,
   requestIdHeader?: string,
-  redact?: (text: string) => string,
+  redact: (text: string) => string = (t) => t,
 ): Checked {
-  const parsed = tryJson(text);
-  if (!parsed.ok) {
-    const why = text.trim() === '' ? 'empty body' : 'not JSON';
-    return {
-      ok: false,
-      error: notEnvelope(status, text, why, requestIdHeader, redact),
-      truncated: status >= 200 && status < 300,
-    };
+  const fail = (error: CrmError): Checked => ({ ok: false, error, truncated: false });
+  const notEnvelope = (why: string, requestId = requestIdHeader): CrmError => {
+    const quoted = quoteBody(redact(text));
+    const message = `unexpected response from the server (HTTP ${status}, ${why}): ${quoted === '' ? '(empty body)' : quoted}`;
+    // A 429 stays a rate limit whatever its body, so that retries and the exit code still fit.
+    const Cls = status === 429 ? RateLimitError : ServerError;
+    return new Cls(message, { status, requestId, code: status === 429 ? 'RATE_LIMITED' : 'INVALID_RESPONSE' });
+  };
+  let value: unknown;
+  try {
+    value = parseJson(text); // numbers a double cannot hold stay exact
+  } catch {
+    const error = notEnvelope(text.trim() === '' ? 'empty body' : 'not JSON');
+    return { ok: false, error, truncated: status >= 200 && status < 300 };
   }
-  const value = parsed.value;
-  const requestId = requestIdOf(value, requestIdHeader);
-  const v2Error = errorEnvelope.safeParse(value);
-  const v1Error = v2Error.success ? undefined : v1ErrorEnvelope.safeParse(value);
-  const err = v2Error.success ? v2Error.data.error : v1Error?.success ? v1Error.data.error : undefined;
-  if (err) {
-    // An error envelope on a 2xx is still an error; it has no status of its own to map.
-    const Cls = status >= 400 ? errorClassForStatus(status) : ServerError;
-    const error = new Cls(err.message, { status, code: err.code, requestId, details: err.details ?? [] });
-    return { ok: false, error, truncated: false };
-  }
-  if (status >= 400) {
-    // Not the spec's envelope but still an error the server explains: its status decides, its message is shown.
-    const loose = looseErrorBody(value);
-    if (loose) {
-      const error = new (errorClassForStatus(status))(loose.message, { status, code: loose.code, requestId, details: loose.details });
-      return { ok: false, error, truncated: false };
-    }
-  }
-  if (status >= 300) return { ok: false, error: notEnvelope(status, text, 'not an error envelope', requestId, redact), truncated: false };
+  const meta = (value as { meta?: { request_id?: unknown } } | null)?.meta;
+  const requestId = typeof meta?.request_id === 'string' ? meta.request_id : requestIdHeader;
+  const err = errorEnvelope.safeParse(value).data?.error ?? v1ErrorEnvelope.safeParse(value).data?.error;
+  // An error envelope on a 2xx is still an error; it has no status of its own to map.
+  if (err)
+    return fail(
+      new (status >= 400 ? errorClassForStatus(status) : ServerError)(err.message, {
+        status,
+        code: err.code,
+        requestId,
+        details: err.details ?? [],
+      }),
+    );
+  // Not the spec's envelope but still an error the server explains: its status decides, its message is shown.
+  const loose = status >= 400 ? looseErrorBody(value) : undefined;
+  if (loose) return fail(new (errorClassForStatus(status))(loose.message, { status, code: loose.code, requestId, details: loose.details }));
+  if (status >= 300) return fail(notEnvelope('not an error envelope', requestId));
   const checked = SCHEMAS[expect].safeParse(value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const where = issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'shape';
-    return { ok: false, error: notEnvelope(status, text, `not a ${expect} envelope; ${where}`, requestId, redact), truncated: false };
+    return fail(notEnvelope(`not a ${expect} envelope; ${where}`, requestId));
   }
   // the body as sent (zod would strip fields the schema does not name; `crm api` prints them all)
   return { ok: true, body: value, requestId };
