@@ -61,20 +61,14 @@ export function checkResponse(
   }
   const meta = (value as { meta?: { request_id?: unknown } } | null)?.meta;
   const requestId = typeof meta?.request_id === 'string' ? meta.request_id : requestIdHeader;
-  const err = errorEnvelope.safeParse(value).data?.error ?? v1ErrorEnvelope.safeParse(value).data?.error;
-  // An error envelope on a 2xx is still an error; it has no status of its own to map.
-  if (err)
-    return fail(
-      new (status >= 400 ? errorClassForStatus(status) : ServerError)(err.message, {
-        status,
-        code: err.code,
-        requestId,
-        details: err.details ?? [],
-      }),
-    );
-  // Not the spec's envelope but still an error the server explains: its status decides, its message is shown.
-  const loose = status >= 400 ? looseErrorBody(value) : undefined;
-  if (loose) return fail(new (errorClassForStatus(status))(loose.message, { status, code: loose.code, requestId, details: loose.details }));
+  // An error envelope (on a 2xx still an error: ServerError), or a 4xx/5xx body that is not the spec's
+  // envelope but still explains the error: the status picks the class, the message is shown.
+  const err =
+    errorEnvelope.safeParse(value).data?.error ??
+    v1ErrorEnvelope.safeParse(value).data?.error ??
+    (status >= 400 ? looseErrorBody(value) : undefined);
+  const Cls = status >= 400 ? errorClassForStatus(status) : ServerError;
+  if (err) return fail(new Cls(err.message, { status, code: err.code, requestId, details: err.details ?? [] }));
   if (status >= 300) return fail(notEnvelope('not an error envelope', requestId));
   const checked = SCHEMAS[expect].safeParse(value);
   if (!checked.success) {
