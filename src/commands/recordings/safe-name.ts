@@ -14,45 +14,32 @@ const HASH_HEX = 12;
 // paragraph separators, lone surrogates, path separators, what Windows refuses, and the marker.
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}/\\<>:"|?*~]/gu;
 
-// Windows device names, with any extension and in any case (`nul.json`, `Com1`, `COM¹`).
+// Windows device names, before any extension and in any case (`nul.json`, `Com1`, `COM¹`).
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$/i;
-
-export interface SafeNameOptions {
-  /** append the hash even when nothing changed (splits case-insensitive collisions) */
-  forceHash?: boolean;
-}
 
 export function shortHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, HASH_HEX);
 }
 
-/** Cuts a string to at most `maxBytes` UTF-8 bytes without splitting a code point. */
+/** Cuts a string (no lone surrogates) to at most `maxBytes` UTF-8 bytes without splitting a code point. */
 function truncateUtf8(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
-  let out = '';
-  let bytes = 0;
-  for (const ch of text) {
-    const n = Buffer.byteLength(ch, 'utf8');
-    if (bytes + n > maxBytes) break;
-    out += ch;
-    bytes += n;
-  }
-  return out;
+  const bytes = Buffer.from(text, 'utf8');
+  let end = Math.min(maxBytes, bytes.length);
+  while (end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end--; // back to the start of a code point
+  return bytes.subarray(0, end).toString('utf8');
 }
 
-function isReserved(name: string): boolean {
-  const base = name.split('.')[0]!.replace(/[ .]+$/, '');
-  return RESERVED.test(base);
-}
-
-/** A file name (without extension) for a recording id: the id when safe, else cleaned + `~` + its hash. */
-export function safeFileName(id: string, options: SafeNameOptions = {}): string {
+/**
+ * A file name (without extension) for a recording id: the id when safe, else cleaned + `~` + its hash;
+ * `forceHash` appends the hash to an unchanged name too (splits case-insensitive collisions).
+ */
+export function safeFileName(id: string, options: { forceHash?: boolean } = {}): string {
   let name = id.replace(UNSAFE, '_');
   // Leading dots would hide the file or mean `.`/`..`; trailing dots and spaces vanish on Windows.
   name = name.replace(/^\.+/, (dots) => '_'.repeat(dots.length));
   name = name.replace(/[. ]+$/, (tail) => '_'.repeat(tail.length));
   if (name === '') name = '_';
-  if (isReserved(name)) name = `_${name}`;
+  if (RESERVED.test(name.split('.')[0]!.replace(/[ .]+$/, ''))) name = `_${name}`;
 
   const changed = name !== id || options.forceHash === true || Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES;
   if (!changed) return name;
