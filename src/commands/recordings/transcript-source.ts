@@ -29,12 +29,6 @@ export type TranscriptResult =
   | { kind: 'ok'; body: object; recording: ApiRecord; linkRefreshes: number; retries: number }
   | { kind: 'none'; recording: ApiRecord; reason: string };
 
-/** `GET /recordings/{id}`: the id is encoded, whatever the server put in it. */
-async function getRecording(client: HttpClient, id: string, signal?: AbortSignal): Promise<ApiRecord> {
-  const res = await client.request<{ data: ApiRecord }>({ method: 'GET', path: recordingPath(id), expect: 'success', signal });
-  return res.body.data;
-}
-
 /** `/recordings/{id}`, the id one encoded segment (a usage error for `.`, `..` and ``). */
 export function recordingPath(id: string): string {
   return recordPath('recordings', id, 'recording id');
@@ -45,30 +39,30 @@ export function noTranscriptReason(recording: ApiRecord): string {
   return recording.transcript_status === 'processing' ? 'it is still being transcribed, try again later' : 'the meeting produced no audio';
 }
 
-function hasTranscript(recording: ApiRecord): boolean {
-  return recording.has_transcript === true && typeof recording.transcript_url === 'string';
-}
-
 /**
- * The transcript of recording `id`, or why it has none; a CrmError when the retries run out. Each try is one paced unit of the download pacer:
- * its slot, then the recording (a fresh link), then the download at once, so a link never ages in
- * the pacer's queue and a short TTL under a tight limit does not make links expire.
+ * The transcript of recording `id`, or why it has none; a CrmError when the retries run out. Each try
+ * is one paced unit of the download pacer: its slot, then the recording (a fresh link), then the
+ * download at once, so a link never ages in the pacer's queue (a short TTL under a tight limit).
  */
 export async function getTranscript(id: string, deps: TranscriptSourceDeps): Promise<TranscriptResult> {
+  const path = recordingPath(id);
   let linkRefreshes = 0;
   const attempt = async (retries: number): Promise<Tried<TranscriptResult>> => {
     for (;;) {
       const ticket = await takeSlot(deps);
-      const rec = await getRecording(deps.client, id, deps.requestSignal).catch((err: unknown) => {
-        if (ticket) deps.pacer?.done(ticket); // nothing was sent
-        throw err;
-      });
-      if (!hasTranscript(rec)) {
+      const res = await deps.client
+        .request<{ data: ApiRecord }>({ method: 'GET', path, expect: 'success', signal: deps.requestSignal })
+        .catch((err: unknown) => {
+          if (ticket) deps.pacer?.done(ticket); // nothing was sent
+          throw err;
+        });
+      const rec = res.body.data;
+      if (rec.has_transcript !== true || typeof rec.transcript_url !== 'string') {
         if (ticket) deps.pacer?.done(ticket);
         return { ok: true, value: { kind: 'none', recording: rec, reason: noTranscriptReason(rec) } };
       }
       const { pacer, requestSignal: signal } = deps;
-      const got = await deps.client.getLink(rec.transcript_url as string, { what: 'transcript', pacer, ticket, signal });
+      const got = await deps.client.getLink(rec.transcript_url, { what: 'transcript', pacer, ticket, signal });
       if (!got.ok) return got;
       if ('body' in got.value) return { ok: true, value: { kind: 'ok', body: got.value.body, recording: rec, linkRefreshes, retries } };
       if (linkRefreshes >= MAX_LINK_REFRESHES) {
