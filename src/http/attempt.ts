@@ -3,10 +3,9 @@
 import type { Redactor } from './mask.js';
 import { describeNetwork } from './network-error.js';
 import type { Pacer, PacerTicket } from './pacer.js';
-import { interrupted } from './retry-loop.js';
+import { interrupted, type WaitNote } from './retry-loop.js';
 import type { OriginTransport, RawResponse } from './transport.js';
 import { type CrmError, ServerError } from './errors.js';
-import type { WaitNote } from './wait-notice.js';
 import type { Clock, ClientStats } from './types.js';
 
 export type Attempt = { kind: 'response'; raw: RawResponse } | { kind: 'network'; error: unknown; code?: string };

@@ -11,9 +11,8 @@ import { type Pacer, sharedPacer } from './pacer.js';
 import { paginatePages, paginateRecords } from './paginate.js';
 import { type ApiCore, apiRequest } from './request.js';
 import { DEFAULT_RATE_LIMIT_BUDGET_MS, MAX_RETRY_AFTER_MS } from './retry.js';
-import { withRetries } from './retry-loop.js';
+import { waitNotice, withRetries } from './retry-loop.js';
 import { OriginTransport } from './transport.js';
-import { waitNotice } from './wait-notice.js';
 import type { ClientConfig, HttpClient, PaginateOptions } from './types.js';
 import { parseBaseUrl } from './url.js';
 

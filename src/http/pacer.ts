@@ -5,8 +5,7 @@ import { setMaxListeners } from 'node:events';
 import { RateLimitError } from './errors.js';
 import { parseRateLimit } from './rate-headers.js';
 import { MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
-import { linkSignals } from './signals.js';
-import type { Clock } from './clock.js';
+import { type Clock, linkSignals } from './clock.js';
 
 /** waited past an expected reset so a request never lands on the old window */
 export const RESET_MARGIN_MS = 5;

@@ -6,7 +6,7 @@ import { checkResponse } from './envelope-check.js';
 import { UsageError } from './errors.js';
 import type { Pacer } from './pacer.js';
 import { type Tried, withRetries } from './retry-loop.js';
-import { linkSignals } from './signals.js';
+import { linkSignals } from './clock.js';
 import type { ApiResponse, AuthHeaderKind, Expect, RequestOptions } from './types.js';
 import { plannedRequest } from './url.js';
 

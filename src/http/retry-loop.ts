@@ -1,8 +1,17 @@
 // The retry layer (CONTRACT §4) of API requests and transcript downloads alike: retry.ts's pure
-// decisions plus the waits, the counting and the final error naming the rule that stopped it.
+// decisions plus the waits (and their notice), the counting and the final error naming the rule that stopped it.
 import { type CrmError, type ErrorInfo, InterruptedError, isCrmError } from './errors.js';
 import type { Pacer } from './pacer.js';
-import { MAX_RETRY_AFTER_MS, backoffMs, budgetSpentText, comeBackText, isRepeatable, rateLimitCharge, shouldRetry } from './retry.js';
+import {
+  MAX_RETRY_AFTER_MS,
+  backoffMs,
+  budgetSpentText,
+  comeBackText,
+  formatWait,
+  isRepeatable,
+  rateLimitCharge,
+  shouldRetry,
+} from './retry.js';
 import { retryAfterMs } from './rate-headers.js';
 import type { Clock, Failure, HttpMethod, Tried } from './types.js';
 
@@ -114,4 +123,28 @@ function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hin
 export function interrupted(reason: unknown): CrmError {
   if (isCrmError(reason)) return reason;
   return new InterruptedError('interrupted', { cause: reason });
+}
+
+// "waiting 42 s: why" on standard error when crm waits long (CONTRACT §3: a silent minute looks like a
+// hang): with --verbose from 1 s, else from 5 s (not with -q: the caller's `notice`); said once per wait.
+/** waits from this long are said with --verbose */
+export const VERBOSE_WAIT_MS = 1_000;
+/** waits from this long are said always (unless --quiet) */
+export const NOTICE_WAIT_MS = 5_000;
+/** waits ending within this of one already said are the same wait */
+const SAME_WAIT_MS = 1_000;
+
+export type WaitNote = (ms: number, why: string) => void;
+
+export function waitNotice(clock: Clock, verboseLog?: (line: string) => void, notice?: (line: string) => void): WaitNote {
+  let saidUntil = -Infinity;
+  return (ms, why) => {
+    const threshold = verboseLog ? VERBOSE_WAIT_MS : NOTICE_WAIT_MS;
+    const out = verboseLog ?? notice;
+    if (!out || !(ms >= threshold)) return;
+    const until = clock.now() + ms;
+    if (Math.abs(until - saidUntil) <= SAME_WAIT_MS) return;
+    saidUntil = until;
+    out(`waiting ${formatWait(ms)}: ${why}`);
+  };
 }

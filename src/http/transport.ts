@@ -6,10 +6,9 @@ import type { Dispatcher, Pool } from 'undici';
 import AgentClass from 'undici/lib/dispatcher/agent.js';
 import PoolClass from 'undici/lib/dispatcher/pool.js';
 import request from 'undici/lib/api/api-request.js';
-import { MAX_TIMER_MS, setLongTimeout } from './clock.js';
+import { MAX_TIMER_MS, linkSignals, setLongTimeout } from './clock.js';
 import { routeError } from './network-error.js';
 import { type Env, type ProxyChoice, proxyFor } from './proxy-env.js';
-import { linkSignals } from './signals.js';
 
 /** The largest API body crm reads (CONTRACT §4): a body without end must not take the memory. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;

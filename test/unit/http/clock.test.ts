@@ -3,7 +3,7 @@
 import { afterEach, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../helpers/clock.js';
 import { MAX_TIMER_MS, setLongTimeout, systemClock } from '../../../src/http/clock.js';
-import { waitNotice } from '../../../src/http/wait-notice.js';
+import { waitNotice } from '../../../src/http/retry-loop.js';
 
 afterEach(() => vi.useRealTimers());
 

@@ -1,6 +1,6 @@
 // Error bodies that are slightly off the spec still give their message, code and details.
 import { describe, expect, it } from 'vitest';
-import { looseErrorBody, normaliseDetails } from '../../../src/http/error-body.js';
+import { looseErrorBody, normaliseDetails } from '../../../src/http/envelope-check.js';
 import { checkResponse } from '../../../src/http/envelope-check.js';
 import { AuthError, ForbiddenError, NotFoundError, RateLimitError, ServerError, ValidationError } from '../../../src/http/errors.js';
 
