@@ -81,12 +81,6 @@ export function checkResponse(
 
 // The error inside a 4xx/5xx JSON body that is not quite the spec's envelope: with a message, its
 // status picks the exit code and the message is shown; without one it stays exit 8, quoted.
-export interface ErrorBody {
-  code?: string;
-  message: string;
-  details: Array<Record<string, unknown>>;
-}
-
 type Obj = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -94,13 +88,8 @@ const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null &
 /** Where servers put the human text, most specific first (RFC 9457 `detail`/`title`, OAuth, others). */
 const MESSAGE_KEYS = ['message', 'detail', 'error_description', 'title', 'msg', 'description'] as const;
 
-function firstString(o: Obj, keys: readonly string[]): string | undefined {
-  for (const k of keys) {
-    const v = o[k];
-    if (typeof v === 'string' && v.trim() !== '') return v;
-  }
-  return undefined;
-}
+const firstString = (o: Obj, keys: readonly string[]): string | undefined =>
+  keys.map((k) => o[k]).find((v): v is string => typeof v === 'string' && v.trim() !== '');
 
 function codeOf(v: unknown): string | undefined {
   if (typeof v === 'string' && v.trim() !== '') return v;
@@ -110,15 +99,13 @@ function codeOf(v: unknown): string | undefined {
 
 /** `details` as the list of objects the rest of crm prints, whatever came: null, an object, strings. */
 export function normaliseDetails(v: unknown): Array<Record<string, unknown>> {
-  if (v === undefined || v === null) return [];
-  const items = Array.isArray(v) ? v : [v];
-  return items
+  return (Array.isArray(v) ? v : [v])
     .filter((d) => d !== undefined && d !== null)
     .map((d) => (isObject(d) ? d : typeof d === 'string' ? { message: d } : { value: d }));
 }
 
 /** The error a non-conforming JSON error body carries, or undefined when it carries no message. */
-export function looseErrorBody(value: unknown): ErrorBody | undefined {
+export function looseErrorBody(value: unknown): { code?: string; message: string; details: Array<Record<string, unknown>> } | undefined {
   if (!isObject(value)) return undefined;
   const inner = value.error;
   const errors = Array.isArray(value.errors) ? value.errors : undefined;

@@ -12,8 +12,6 @@ import { isLoopbackHost } from './url.js';
 /** The largest transcript crm reads (README, "Limits"): one JSON document held whole in memory. */
 export const MAX_TRANSCRIPT_BYTES = 128 * 1024 * 1024;
 
-export type { LinkAnswer, LinkOptions };
-
 export async function getLink(core: Core, link: string, opts: LinkOptions): Promise<Tried<LinkAnswer>> {
   const fail = (error: CrmError, extra: Omit<Failure, 'error' | 'what'> = {}): Tried<LinkAnswer> => ({
     ok: false,

@@ -35,16 +35,13 @@ export interface RetryPolicy {
   onRetry?(): void;
 }
 
-interface Count {
-  /** retries that count against maxRetries (not the 429s with Retry-After, which the budget bounds) */
-  counted: number;
-  rateWaits: number;
-  rateCharged: number;
-}
+/** `counted`: retries that count against maxRetries (not the 429s with Retry-After, which the budget bounds) */
+const newCount = () => ({ counted: 0, rateWaits: 0, rateCharged: 0 });
+type Count = ReturnType<typeof newCount>;
 
 /** Runs `attempt` (0, 1, …) until it succeeds or the rules say stop (then throws the final error). */
 export async function withRetries<T>(policy: RetryPolicy, attempt: (n: number) => Promise<Tried<T>>): Promise<T> {
-  const count: Count = { counted: 0, rateWaits: 0, rateCharged: 0 };
+  const count = newCount();
   for (let n = 0; ; n++) {
     const stop = policy.waitSignal();
     if (stop?.aborted) throw interrupted(stop.reason);

@@ -56,9 +56,9 @@ export function resolveUrl(base: URL, path: string, query?: Query): URL {
     }
   } else {
     url = new URL(base.href);
-    const [pathPart, search = ''] = splitOnce(path, '?');
+    const [pathPart = '', ...search] = path.split('?');
     url.pathname = root + (pathPart.startsWith('/') ? pathPart : `/${pathPart}`);
-    url.search = search;
+    url.search = search.join('?');
   }
   if (url.origin !== base.origin) {
     throw new UsageError(`refusing to send the API key to ${url.origin}: only ${base.origin} (the base URL's origin) gets it`);
@@ -72,11 +72,6 @@ export function resolveUrl(base: URL, path: string, query?: Query): URL {
     if (value !== undefined) url.searchParams.set(name, String(value));
   }
   return url;
-}
-
-function splitOnce(text: string, sep: string): [string, string?] {
-  const i = text.indexOf(sep);
-  return i < 0 ? [text] : [text.slice(0, i), text.slice(i + 1)];
 }
 
 /** One path segment, percent-encoded; `.` and `..` refused (URL parsers resolve them, even encoded). */
