@@ -4,7 +4,7 @@ import type { Redactor } from './mask.js';
 import { describeNetwork } from './network-error.js';
 import type { Pacer, PacerTicket } from './pacer.js';
 import { interrupted, type WaitNote } from './retry-loop.js';
-import type { OriginTransport, RawResponse } from './transport.js';
+import type { OriginTransport, RawResponse, SendOptions } from './transport.js';
 import { type CrmError, ServerError } from './errors.js';
 import type { Clock, ClientStats } from './types.js';
 
@@ -21,16 +21,11 @@ export interface Core {
   log?: (line: string) => void;
 }
 
-export interface Exchange {
-  method: string;
+/** What is sent (`signal` cancels it in flight), and how it is paced. */
+export interface Exchange extends Omit<SendOptions, 'path' | 'origin' | 'timeoutMs'> {
   url: URL;
   /** the URL in the --verbose line, when not all of it may be shown */
   shown?: string;
-  headers: Record<string, string>;
-  body?: string;
-  /** cancels the exchange in flight */
-  signal?: AbortSignal;
-  maxBodyBytes?: number;
   /** the pacer to go through, and what stops its wait */
   pacer?: Pacer;
   stop?: AbortSignal;

@@ -75,27 +75,19 @@ export function keyRedactor(keys: ReadonlyArray<string | undefined | null>): Red
   const value = <T>(v: T): T => {
     if (typeof v === 'string') return text(v) as T;
     if (Array.isArray(v)) {
-      const items = v as unknown[];
-      for (let i = 0; i < items.length; i++) items[i] = value(items[i]);
+      v.forEach((item: unknown, i) => (v[i] = value(item)));
       return v;
     }
-    if (typeof v === 'object' && v !== null && isPlain(v)) {
-      const obj = v as Record<string, unknown>;
-      let renamed = false;
-      for (const k of Object.keys(obj)) {
-        obj[k] = value(obj[k]);
-        if (text(k) !== k) renamed = true;
-      }
-      if (!renamed) return v;
-      // a key in a field name: rebuild, keeping the order of the fields
-      const out: Record<string, unknown> = {};
-      for (const [k, val] of Object.entries(obj)) {
-        // defineProperty: a field named `__proto__` stays a field, as JSON.parse made it
-        Object.defineProperty(out, text(k), { value: val, enumerable: true, writable: true, configurable: true });
-      }
-      return out as T;
+    if (typeof v !== 'object' || v === null || !isPlain(v)) return v; // numbers, booleans, null, other classes (exact big numbers)
+    const obj = v as Record<string, unknown>;
+    for (const k of Object.keys(obj)) obj[k] = value(obj[k]);
+    if (Object.keys(obj).every((k) => text(k) === k)) return v;
+    // a key in a field name: rebuild in field order; defineProperty keeps a `__proto__` field a field, as JSON.parse made it
+    const out = {};
+    for (const [k, val] of Object.entries(obj)) {
+      Object.defineProperty(out, text(k), { value: val, enumerable: true, writable: true, configurable: true });
     }
-    return v; // numbers, booleans, null, and values of other classes (e.g. exact big numbers)
+    return out as T;
   };
 
   const headers = (h: Record<string, string>): Record<string, string> => {
