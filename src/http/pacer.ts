@@ -1,7 +1,7 @@
 // Keeps every request of a process under the server's rate limit (CONTRACT §4), from the
 // X-RateLimit-* headers, so bulk work flows instead of bouncing off 429s: pure arithmetic in
 // paceDelay, the state shared by concurrent requests in Pacer.
-import { setMaxListeners } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { RateLimitError } from './errors.js';
 import { parseRateLimit } from './rate-headers.js';
 import { MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
@@ -152,25 +152,17 @@ export class Pacer {
     old.abort();
   }
 
-  /** Sleeps `ms` (Infinity: until woken), returning early when the state changes. */
+  /** Sleeps `ms` (Infinity: until woken), returning early when the state changes; throws when `signal` aborts. */
   private async sleepOrWake(ms: number, signal?: AbortSignal): Promise<void> {
-    const wake = this.wake.signal;
-    const both = linkSignals(signal, wake);
+    const both = linkSignals(signal, this.wake.signal);
     try {
-      if (ms === Infinity) {
-        await new Promise<void>((_, reject) => {
-          if (both.signal.aborted) reject(both.signal.reason);
-          both.signal.addEventListener('abort', () => reject(both.signal.reason), { once: true });
-        });
-      } else {
-        await this.clock.sleep(ms, both.signal);
-      }
+      if (!both.signal.aborted) await (ms === Infinity ? once(both.signal, 'abort') : this.clock.sleep(ms, both.signal));
     } catch (err) {
-      if (signal?.aborted) throw signal.reason;
-      if (!wake.aborted) throw err;
+      if (!both.signal.aborted) throw err;
     } finally {
       both.dispose();
     }
+    signal?.throwIfAborted();
   }
 }
 
