@@ -5,9 +5,9 @@ import { type Core, networkError, pacedAttempt, redirectError, type Attempt } fr
 import { checkResponse } from './envelope-check.js';
 import { UsageError } from './errors.js';
 import type { Pacer } from './pacer.js';
-import { type Tried, withRetries } from './retry-loop.js';
+import { withRetries } from './retry-loop.js';
 import { linkSignals } from './clock.js';
-import type { ApiResponse, AuthHeaderKind, Expect, RequestOptions } from './types.js';
+import type { ApiResponse, AuthHeaderKind, Expect, RequestOptions, Tried } from './types.js';
 import { plannedRequest } from './url.js';
 
 /** What an API client adds to the core: where, as whom, and its retry limits. */

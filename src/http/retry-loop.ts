@@ -15,8 +15,6 @@ import {
 import { retryAfterMs } from './rate-headers.js';
 import type { Clock, Failure, HttpMethod, Tried } from './types.js';
 
-export type { Failure, Tried };
-
 export interface RetryPolicy {
   clock: Clock;
   maxRetries: number;

@@ -64,15 +64,6 @@ async function openProxyAgent(proxy: ProxyChoice, connectTimeoutMs: number): Pro
   });
 }
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
-
 /** Links on other origins share one Agent, or one ProxyAgent per proxy. */
 let linkAgent: Dispatcher | undefined;
 const linkProxies = new Map<string, Promise<Dispatcher>>();
@@ -132,7 +123,9 @@ export class OriginTransport {
     };
     try {
       const res = await request.call(dispatcher, requestOptions);
-      const headers = flattenHeaders(res.headers);
+      const headers = Object.fromEntries(
+        Object.entries(res.headers).flatMap(([name, v]) => (v === undefined ? [] : [[name.toLowerCase(), Array.isArray(v) ? v.join(', ') : v]])),
+      );
       if (res.statusCode >= 300 && res.statusCode < 400) {
         await res.body.dump().catch(() => undefined);
         return { status: res.statusCode, headers, text: '' };

@@ -5,9 +5,9 @@
 import type { ApiRecord } from '../../api/envelopes.js';
 import { NotFoundError } from '../../http/errors.js';
 import type { Pacer, PacerTicket } from '../../http/pacer.js';
-import { interrupted, type Tried } from '../../http/retry-loop.js';
+import { interrupted } from '../../http/retry-loop.js';
 import { linkSignals } from '../../http/clock.js';
-import type { Clock, HttpClient } from '../../http/types.js';
+import type { Clock, HttpClient, Tried } from '../../http/types.js';
 import { recordPath } from '../../http/url.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 

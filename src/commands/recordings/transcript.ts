@@ -17,7 +17,9 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
   const shownId = sanitizeForTerminal(opts.id);
   try {
     const result = await getTranscript(opts.id, { client, clock: ctx.clock, signal: ctx.signal, requestSignal: ctx.signal });
-    if (result.kind === 'none') throw noTranscript(shownId, result.reason);
+    if (result.kind === 'none') {
+      throw new NotFoundError(`recording ${shownId} has no transcript: ${result.reason}`, { code: 'NO_TRANSCRIPT' });
+    }
 
     if (opts.out === undefined) {
       // safeJson: the same JSON, with what JSON.stringify leaves raw (C1, bidi controls) escaped.
@@ -37,8 +39,4 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
     }
     throw err;
   }
-}
-
-function noTranscript(id: string, reason: string): NotFoundError {
-  return new NotFoundError(`recording ${id} has no transcript: ${reason}`, { code: 'NO_TRANSCRIPT' });
 }
