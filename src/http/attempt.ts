@@ -6,7 +6,7 @@ import type { Pacer, PacerTicket } from './pacer.js';
 import { interrupted, type WaitNote } from './retry-loop.js';
 import type { OriginTransport, RawResponse, SendOptions } from './transport.js';
 import { type CrmError, ServerError } from './errors.js';
-import type { Clock, ClientStats } from './types.js';
+import type { Clock, HttpClient } from './types.js';
 
 export type Attempt = { kind: 'response'; raw: RawResponse } | { kind: 'network'; error: unknown; code?: string };
 
@@ -16,7 +16,7 @@ export interface Core {
   clock: Clock;
   timeoutMs: number;
   redact: Redactor;
-  stats: ClientStats;
+  stats: HttpClient['stats'];
   noteWait: WaitNote;
   log?: (line: string) => void;
 }
@@ -46,7 +46,9 @@ export async function pacedAttempt(core: Core, ex: Exchange, attempt: number): P
   const started = core.clock.now();
   core.stats.requests++;
   const outcome = await sendOnce(core, ex);
-  if (ticket) pacer?.done(ticket, outcome.kind === 'response' ? rateHeaders(outcome.raw.headers) : undefined);
+  // an idempotent replay's rate-limit headers are the original's: stale, and it was not counted
+  const fresh = outcome.kind === 'response' && outcome.raw.headers['idempotent-replayed'] !== 'true';
+  if (ticket) pacer?.done(ticket, fresh ? outcome.raw.headers : undefined);
   const ms = Math.max(0, Math.round(core.clock.now() - started));
   const what = outcome.kind === 'response' ? String(outcome.raw.status) : (outcome.code ?? 'ERROR');
   core.log?.(`${ex.method} ${ex.shown ?? ex.url.href} ${what} ${ms} ms${attempt > 0 ? ` (retry ${attempt})` : ''}`);
@@ -66,11 +68,6 @@ async function sendOnce(core: Core, ex: Exchange): Promise<Attempt> {
     const code = (error as { code?: unknown }).code;
     return { kind: 'network', error, code: typeof code === 'string' ? code : undefined };
   }
-}
-
-/** An idempotent replay's rate-limit headers are the original's: stale, and it was not counted. */
-function rateHeaders(headers: Record<string, string>): Record<string, string> | undefined {
-  return headers['idempotent-replayed'] === 'true' ? undefined : headers;
 }
 
 /** `<what> failed: <the failure in words>`, the one wording of a failed connection. */

@@ -14,8 +14,6 @@ import { parseJson } from '../json/exact-json.js';
 import { type CrmError, RateLimitError, ServerError, errorClassForStatus } from './errors.js';
 import type { Expect } from './types.js';
 
-export const QUOTE_LENGTH = 200;
-
 const SCHEMAS: Record<Expect, z.ZodMiniType> = {
   success: successEnvelope,
   list: listEnvelope,
@@ -25,9 +23,9 @@ const SCHEMAS: Record<Expect, z.ZodMiniType> = {
 };
 
 /** The first 200 characters of a body on one line (escaping is src/output/sanitize.ts's, where printed). */
-export function quoteBody(text: string, length = QUOTE_LENGTH): string {
+export function quoteBody(text: string): string {
   const clean = text.replace(/\s+/g, ' ').trim();
-  return clean.length > length ? `${clean.slice(0, length)}…` : clean;
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
 }
 
 export type Checked =

@@ -78,15 +78,10 @@ export interface Page {
   cut?: boolean;
 }
 
-export interface ClientStats {
-  requests: number;
-  retries: number;
-}
-
 /** What commands use to talk to the API (implemented by src/http/client.ts). */
 export interface HttpClient {
   readonly baseUrl: string;
-  readonly stats: ClientStats;
+  readonly stats: { requests: number; retries: number };
   /** the client's notice of long waits, for waits made beside it (a transcript's download slot) */
   readonly waits?: { note(ms: number, why: string): void };
   request<T = unknown>(opts: RequestOptions): Promise<ApiResponse<T>>;

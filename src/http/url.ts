@@ -20,13 +20,12 @@ export function parseBaseUrl(baseUrl: string, what = 'base URL'): URL {
   } catch {
     throw new UsageError(`The ${what} "${baseUrl}" is not a valid URL (expected e.g. https://crm.example.com/api/v2).`);
   }
-  if (url.protocol === 'http:') {
-    if (!isLoopbackHost(url.hostname)) {
-      throw new UsageError(
-        `The ${what} "${url.origin}" uses http:, which would send the API key unencrypted. Use https: (http: is allowed only for loopback hosts: localhost, 127.0.0.0/8, [::1]).`,
-      );
-    }
-  } else if (url.protocol !== 'https:') {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(
+      `The ${what} "${url.origin}" uses http:, which would send the API key unencrypted. Use https: (http: is allowed only for loopback hosts: localhost, 127.0.0.0/8, [::1]).`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`The ${what} "${baseUrl}" must use https: (or http: on a loopback host).`);
   }
   if (url.username !== '' || url.password !== '') throw new UsageError(`The ${what} must not carry a user name or password.`);

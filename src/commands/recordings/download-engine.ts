@@ -93,8 +93,7 @@ async function listIds(
   progress: () => void,
 ): Promise<string[] | undefined> {
   const s = report.summary;
-  const ids: string[] = [];
-  const seen = new Set<string>();
+  const ids = new Set<string>(); // in listing order, each once
   try {
     for await (const rec of deps.client.paginate('/recordings', { limit: 100, signal: deps.signal })) {
       report.listed += 1;
@@ -103,17 +102,14 @@ async function listIds(
       if (choice === 'filtered') report.filteredOut += 1;
       else if (choice === 'without') s.without_transcript += 1;
       else if (choice === 'no-id') s.failures.push({ id: '', error: 'the server listed a recording without an id' });
-      else if (!seen.has(choice.id)) {
-        seen.add(choice.id);
-        ids.push(choice.id);
-      }
+      else ids.add(choice.id);
     }
   } catch (err) {
     if (!deps.signal.aborted) throw err;
     report.interrupted = true;
     return undefined;
   }
-  return ids;
+  return [...ids];
 }
 
 async function prepareDir(dir: string): Promise<void> {
