@@ -31,13 +31,6 @@ export function retryAfterMs(headerValue: string | null | undefined, nowMs: numb
   return Number.isNaN(at) ? undefined : clampWait(at - nowMs);
 }
 
-export interface RateLimitInfo {
-  limit?: number;
-  remaining: number;
-  /** when the window resets, on our clock (ms) */
-  resetAt: number;
-}
-
 /** X-RateLimit-Reset → ms on our clock (Unix ms, Unix s, or seconds from now), within [now, now + a year]. */
 export function resetToMs(value: number, nowMs: number): number {
   if (Number.isNaN(value)) return nowMs;
@@ -51,8 +44,8 @@ function countHeader(headers: Record<string, string | undefined>, name: string):
   return n !== undefined && n >= 0 ? n : undefined;
 }
 
-/** The window as a response reports it (header names lower-case); undefined without Remaining and Reset. */
-export function parseRateLimit(headers: Record<string, string | undefined>, nowMs: number): RateLimitInfo | undefined {
+/** The window as a response reports it (header names lower-case; `resetAt` on our clock); undefined without Remaining and Reset. */
+export function parseRateLimit(headers: Record<string, string | undefined>, nowMs: number) {
   const remaining = countHeader(headers, 'x-ratelimit-remaining');
   const reset = countHeader(headers, 'x-ratelimit-reset');
   if (remaining === undefined || reset === undefined) return undefined;
