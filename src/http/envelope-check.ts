@@ -65,7 +65,7 @@ export function checkResponse(
     v1ErrorEnvelope.safeParse(value).data?.error ??
     (status >= 400 ? looseErrorBody(value) : undefined);
   const Cls = status >= 400 ? errorClassForStatus(status) : ServerError;
-  if (err) return fail(new Cls(err.message, { status, code: err.code, requestId, details: err.details ?? [] }));
+  if (err) return fail(new Cls(err.message, { status, code: err.code, requestId, details: err.details ?? [], hint: STATUS_HINTS[status] }));
   if (status >= 300) return fail(notEnvelope('not an error envelope', requestId));
   const checked = SCHEMAS[expect].safeParse(value);
   if (!checked.success) {
@@ -76,6 +76,13 @@ export function checkResponse(
   // the body as sent (zod would strip fields the schema does not name; `crm api` prints them all)
   return { ok: true, body: value, requestId };
 }
+
+/** The next step after an API error, by status: which key, which scope, which URL. */
+const STATUS_HINTS: Partial<Record<number, string>> = {
+  401: '`crm keys-check` shows which key and profile are used; save another with `crm keys add NAME` or set CRM_API_KEY',
+  403: 'the key lacks a scope or access to this record (the details name the scope); use a key that has it (`crm keys-check`)',
+  404: 'if the id is right, check the base URL: it ends in /api/v2 (`crm keys-check` tests it)',
+};
 
 // The error inside a 4xx/5xx JSON body that is not quite the spec's envelope: with a message, its
 // status picks the exit code and the message is shown; without one it stays exit 8, quoted.

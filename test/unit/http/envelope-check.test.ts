@@ -104,3 +104,20 @@ describe('checkResponse', () => {
     expect(!r.ok && r.error.details).toEqual([]);
   });
 });
+
+describe('the next step after an API error (new-user trial: a 401, 403 or 404 alone did not say what to check)', () => {
+  it.each([
+    [401, 'UNAUTHORIZED', /crm keys-check.*crm keys add NAME.*CRM_API_KEY/],
+    [403, 'FORBIDDEN', /lacks a scope.*crm keys-check/],
+    [404, 'NOT_FOUND', /if the id is right, check the base URL: it ends in \/api\/v2/],
+  ])('%i carries a hint', (status, code, hint) => {
+    const checked = checkResponse(status, JSON.stringify(errorBody(code, 'nope')), 'v2');
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) expect(checked.error.hint).toMatch(hint);
+  });
+
+  it('a 422 keeps the details alone (the field names the fix)', () => {
+    const checked = checkResponse(422, JSON.stringify(errorBody('VALIDATION_ERROR', 'bad')), 'v2');
+    expect(!checked.ok && checked.error.hint).toBeUndefined();
+  });
+});
