@@ -97,33 +97,28 @@ class CsvReader {
     const { o } = this;
     if (o.signal?.aborted) throw this.interrupted();
     const s = this.seg;
-    if (s.broken) return this.onBroken(s);
     let r;
     try {
-      r = await s.pull();
+      r = await s.next();
     } catch (err) {
       return this.fail(err);
     }
     if (o.signal?.aborted) throw this.interrupted();
-    if (s.broken || !r) return this.onBroken(s);
-    if (r.done) {
+    if (r === undefined) return this.onBroken(s);
+    if (r === null) {
       if (s.readError) throw new UsageError(`cannot read ${o.name}: ${(s.readError as Error).message}`, { cause: s.readError });
       return null;
     }
-    s.consumed++;
-    s.index.advanceTo(s.prevEnd);
-    const line = s.index.startLine();
-    s.prevEnd = s.start + r.value.info.bytes;
-    const cells = r.value.record;
+    const { cells, line, end } = r;
     // only a record over several lines can hold a quote that swallowed the lines after it
     if (this.headerRead && cells.some(q.hasLineBreak)) {
-      const bytes = s.index.peek(s.prevEnd);
+      const bytes = s.peek(end);
       const open = q.brokenQuoteAt(bytes);
       if (open >= 0) return { row: this.resume(line, bytes, open) };
     }
     const where = (i: number): string =>
       this.headerRead ? `column ${JSON.stringify(this.header[i] ?? String(i + 1))}` : `the header (line ${line})`;
-    const bad = textProblem(cells, () => s.index.peek(s.prevEnd), o.encoding, where);
+    const bad = textProblem(cells, () => s.peek(end), o.encoding, where);
     if (bad && !this.headerRead)
       throw new UsageError(`${o.name}: ${bad.reason}`, { code: bad.code, hint: 'crm batch reads CSV or NDJSON text' });
     return bad ? { row: { line, raw: cells, error: bad } } : { cells, line };
@@ -138,45 +133,41 @@ class CsvReader {
 
   private fail(err: unknown): never {
     if (this.o.signal?.aborted) throw this.interrupted();
-    this.seg.index.advanceTo(this.seg.prevEnd);
-    throw malformed(err, this.o.name, this.seg.index.startLine(), this.o.maxRecordBytes);
+    throw malformed(err, this.o.name, this.seg.recordStart(), this.o.maxRecordBytes);
   }
 
   /** Lines of a record up to the one a broken quote opens on (`open`, in `bytes`) → one UNCLOSED_QUOTE row; a new parser reads on from the next line. */
   private resume(line: number, bytes: Buffer, open: number): ReadRow {
-    const { index } = this.seg;
+    const s = this.seg;
     let end = open;
     while (end < bytes.length && bytes[end] !== CR && bytes[end] !== LF) end++;
     let next = end;
     if (bytes[next] === CR) next++;
     if (bytes[next] === LF && (next === end || bytes[end] === CR)) next++;
-    const at = index.offset + next;
+    const at = s.offset + next;
     const quoteLine = line + countLines(bytes.subarray(0, open));
-    index.advanceTo(at);
-    this.restartAt(at, index.cursorLine);
+    s.advanceTo(at);
+    this.restartAt(at, s.line);
     const reason = quoteLine === line ? q.UNCLOSED_QUOTE_REASON : q.UNCLOSED_QUOTE_REASON.replace('on this line', `on line ${quoteLine}`);
     return { line, raw: q.splitLine(bytes.subarray(0, end).toString('utf8')), error: { code: q.UNCLOSED_QUOTE_CODE, reason } };
   }
 
   /** CSV_QUOTE_NOT_CLOSED: the record starting after the last one read runs to the end of the file. */
   private unclosedAtEnd(): ReadRow {
-    const { index } = this.seg;
-    index.advanceTo(this.seg.prevEnd);
-    const line = index.startLine();
-    const bytes = index.peek();
+    const line = this.seg.recordStart();
+    const bytes = this.seg.peek();
     const open = q.brokenQuoteAt(bytes);
     return this.resume(line, bytes, open < 0 ? 0 : open);
   }
 
   /** A record over the size limit: its end found by a byte scan, reading resumes after it (a short broken quote is UNCLOSED_QUOTE). */
   private async tooLarge(): Promise<ReadRow> {
-    const { index } = this.seg;
     const { maxRecordBytes: max, name } = this.o;
-    index.advanceTo(this.seg.prevEnd);
-    const line = index.startLine();
-    const start = index.offset;
+    const line = this.seg.recordStart();
+    const start = this.seg.offset;
     const found = await this.findRecordEnd(start);
-    if (found.brokenQuote !== undefined && found.end - start <= max) return this.resume(line, index.peek(found.end), found.brokenQuote - start);
+    if (found.brokenQuote !== undefined && found.end - start <= max)
+      return this.resume(line, this.seg.peek(found.end), found.brokenQuote - start);
     this.restartAt(found.end, line + found.lines);
     const last = Math.max(line, line + found.lines - 1);
     const reason = row.tooLargeReason(max, { name, format: 'csv', first: line, last });

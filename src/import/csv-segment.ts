@@ -1,9 +1,11 @@
 // One csv-parse parser over the file from a line start to its end (csv-reader.ts starts a new one
-// after an unclosed quote or a record over the size limit), its LineIndex fed the same bytes.
+// after an unclosed quote or a record over the size limit), and the line index of the bytes it read:
+// line numbers from byte offsets (csv-parse's info.lines is the end line and counts a quoted CRLF
+// twice); only bytes not yet walked over are kept.
 import { createReadStream } from 'node:fs';
 import { Transform, pipeline, type Readable } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
-import { LineIndex } from './line-index.js';
+import { CR, LF, LineCounter } from '../util/lines.js';
 
 interface CsvRecord {
   record: string[];
@@ -15,9 +17,7 @@ const HALT = Symbol('halt');
 export class Segment {
   private readonly file: Readable;
   private readonly parser: ReturnType<typeof parse>;
-  readonly index: LineIndex;
   private readonly it: AsyncIterator<CsvRecord>;
-  private read = 0;
   /** the first malformed record, reported through on_skip, and how many records came before it */
   malformedAt?: { err: CsvError; records: number };
   /** a record went over the size limit: no more bytes go to the parser (it would hold them all) */
@@ -28,20 +28,26 @@ export class Segment {
   private pending?: Promise<IteratorResult<CsvRecord>>;
   readError?: unknown;
   /** absolute end of the last record read */
-  prevEnd: number;
-  consumed = 0;
+  private prevEnd: number;
+  private consumed = 0;
+  /** bytes read, not yet walked over; chunks[0][0] is at `base` */
+  private chunks: Buffer[] = [];
+  private base: number;
+  /** the cursor's absolute byte offset; `lines.line` is the line it is on */
+  offset: number;
+  private readonly lines = new LineCounter();
 
   /** `start`: an absolute offset at the start of line `line`; every byte read goes to `saw` */
   constructor(
     path: string,
-    readonly start: number,
+    private readonly start: number,
     line: number,
     maxRecord: number,
     saw: (at: number, b: Buffer) => void,
     signal?: AbortSignal,
   ) {
-    this.prevEnd = start;
-    this.index = new LineIndex(start, line);
+    this.prevEnd = this.base = this.offset = start;
+    this.lines.line = line;
     this.file = createReadStream(path, { start, signal });
     this.parser = parse({
       // a BOM only counts at the very start of the file, not where a resumed parser starts
@@ -66,13 +72,14 @@ export class Segment {
         }
       },
     });
+    let read = start;
     const indexer = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
         // halted: never called back, so the file stops being read (the segment is closed soon)
         if (this.halted) return;
-        saw(start + this.read, chunk);
-        this.read += chunk.length;
-        this.index.push(chunk);
+        saw(read, chunk);
+        read += chunk.length;
+        if (chunk.length > 0) this.chunks.push(chunk);
         cb(null, chunk);
       },
     });
@@ -85,8 +92,9 @@ export class Segment {
     return this.malformedAt !== undefined && this.consumed >= this.malformedAt.records;
   }
 
-  /** The next record; undefined when the parser was halted and every record before the large one is read. */
-  async pull(): Promise<IteratorResult<CsvRecord> | undefined> {
+  /** The next record, its start line and end offset; null at the end; undefined once broken. */
+  async next(): Promise<{ cells: string[]; line: number; end: number } | null | undefined> {
+    if (this.broken) return undefined;
     if (!this.pending) {
       this.pending = this.it.next();
       this.pending.catch(() => undefined); // abandoned when the segment closes
@@ -102,7 +110,59 @@ export class Segment {
     this.wake = () => undefined;
     if (got === HALT && this.broken) return undefined;
     this.pending = undefined;
-    return got === HALT ? p : got;
+    const r = got === HALT ? await p : got;
+    if (this.broken) return undefined;
+    if (r.done) return null;
+    this.consumed++;
+    const line = this.recordStart();
+    this.prevEnd = this.start + r.value.info.bytes;
+    return { cells: r.value.record, line, end: this.prevEnd };
+  }
+
+  /** The line the record after the last one read starts on (blank lines, skipped by the parser, walked over). */
+  recordStart(): number {
+    this.advanceTo(this.prevEnd);
+    while (this.chunks.length > 0) {
+      const b = this.chunks[0]![this.offset - this.base]!;
+      if (b !== CR && b !== LF) break;
+      this.lines.count(Buffer.of(b), 0, 1);
+      this.offset++;
+      this.drop();
+    }
+    return this.lines.line;
+  }
+
+  /** the 1-based line the cursor is on */
+  get line(): number {
+    return this.lines.line;
+  }
+
+  /** A copy of the bytes from the cursor to `end` (absolute; default: all that was read). The cursor stays. */
+  peek(end = Infinity): Buffer {
+    const parts: Buffer[] = [];
+    let at = this.base;
+    for (const c of this.chunks) {
+      const from = Math.max(this.offset - at, 0);
+      const to = Math.min(c.length, end - at);
+      if (to > from) parts.push(c.subarray(from, to));
+      at += c.length;
+      if (at >= end) break;
+    }
+    return Buffer.concat(parts);
+  }
+
+  /** Walk the cursor to `offset`, counting line breaks. */
+  advanceTo(offset: number): void {
+    while (this.offset < offset && this.chunks.length > 0) {
+      const end = Math.min(this.chunks[0]!.length, offset - this.base);
+      this.lines.count(this.chunks[0]!, this.offset - this.base, end);
+      this.offset = this.base + end;
+      this.drop();
+    }
+  }
+
+  private drop(): void {
+    while (this.chunks.length > 0 && this.base + this.chunks[0]!.length <= this.offset) this.base += this.chunks.shift()!.length;
   }
 
   close(): void {
