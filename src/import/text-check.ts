@@ -14,24 +14,27 @@ export interface UndecodableLine {
   snippet: string;
 }
 
+/** Whole UTF-8 characters out of chunks: a character cut by a chunk's end waits for the next. */
+class WholeChars {
+  carry: Buffer = Buffer.alloc(0);
+
+  feed(chunk: Buffer): Buffer {
+    const buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    const cut = completeUpTo(buf);
+    this.carry = Buffer.from(buf.subarray(cut));
+    return buf.subarray(0, cut);
+  }
+}
+
 /** Fed every byte in order, it only runs isUtf8 (native, cheap); a file with a bad byte is read again by resolve() to name the lines. */
-export class TextCheck {
+export class TextCheck extends WholeChars {
   readonly lines: UndecodableLine[] = [];
   /** more lines than listed have undecodable bytes */
   more = false;
   bad = false;
-  private carry: Buffer = Buffer.alloc(0);
-
-  /** `each` is given the bytes up to the last whole character (a character cut by the chunk's end waits for the next). */
-  private feed(chunk: Buffer, each: (b: Buffer) => void): void {
-    const buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
-    const cut = completeUpTo(buf);
-    this.carry = Buffer.from(buf.subarray(cut));
-    each(buf.subarray(0, cut));
-  }
 
   push(chunk: Buffer): void {
-    if (!this.bad) this.feed(chunk, (b) => (this.bad = !isUtf8(b)));
+    if (!this.bad) this.bad = !isUtf8(this.feed(chunk));
   }
 
   end(): void {
@@ -43,9 +46,8 @@ export class TextCheck {
   async resolve(path: string, signal?: AbortSignal): Promise<void> {
     if (!this.bad) return;
     const counter = new LineCounter();
-    const scan = (b: Buffer): void => this.scan(b, counter);
     for await (const piece of createReadStream(path, { signal }) as AsyncIterable<Buffer>) {
-      this.feed(piece, scan);
+      this.scan(this.feed(piece), counter);
       if (this.more) return;
     }
     this.scan(this.carry, counter);
@@ -89,39 +91,30 @@ export class TextCheck {
         ? 'a line'
         : this.lines.map((l) => `line ${l.line}${utf8 ? ` ("${l.snippet}")` : ''}`).join(', ') + (this.more ? ', …' : '');
     const what = name === '-' ? 'standard input' : name;
-    return utf8
-      ? new UsageError(
-          `${what} is not UTF-8 text: ${list} ${this.lines.length > 1 ? 'have' : 'has'} bytes that are not valid UTF-8. Nothing was sent.`,
-          {
-            code: 'INVALID_ENCODING',
-            hint:
-              'if it was saved in another encoding, rerun with it: --encoding windows-1252 (Excel on Windows; latin1 means the same), ' +
-              '--encoding utf-16le, …; otherwise fix the bytes on those lines',
-          },
-        )
-      : new UsageError(
-          `${what} cannot be decoded as ${encoding}: ${list} ${this.lines.length > 1 ? 'have' : 'has'} bytes that ${encoding} has no character for. Nothing was sent.`,
-          {
-            code: 'INVALID_ENCODING',
-            hint: "name the file's real encoding with --encoding, or fix the bytes on those lines",
-          },
-        );
+    const have = this.lines.length > 1 ? 'have' : 'has';
+    const [message, hint] = utf8
+      ? [
+          `${what} is not UTF-8 text: ${list} ${have} bytes that are not valid UTF-8`,
+          'if it was saved in another encoding, rerun with it: --encoding windows-1252 (Excel on Windows; latin1 means the same), ' +
+            '--encoding utf-16le, …; otherwise fix the bytes on those lines',
+        ]
+      : [
+          `${what} cannot be decoded as ${encoding}: ${list} ${have} bytes that ${encoding} has no character for`,
+          "name the file's real encoding with --encoding, or fix the bytes on those lines",
+        ];
+    return new UsageError(`${message}. Nothing was sent.`, { code: 'INVALID_ENCODING', hint });
   }
 }
 
 /** An 8-bit --encoding on bytes that are valid UTF-8 with non-ASCII text would mangle it (Zoë → ZoÃ«): refused. */
-export class Utf8Lookalike {
+export class Utf8Lookalike extends WholeChars {
   private valid = true;
-  private carry: Buffer = Buffer.alloc(0);
   /** the text around the first non-ASCII character, for the message */
   private sample: Buffer | undefined;
 
   push(chunk: Buffer): void {
     if (!this.valid) return;
-    const buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
-    const cut = completeUpTo(buf);
-    this.carry = Buffer.from(buf.subarray(cut));
-    const body = buf.subarray(0, cut);
+    const body = this.feed(chunk);
     if (!isUtf8(body)) {
       this.valid = false;
       return;
