@@ -196,12 +196,7 @@ class SendingPass {
       // not written: rejects, and journaled so no rerun sends the chunk again
       const message = `the server refused the whole chunk (${span(chunk)}), none of its rows was created: ${e.message}`;
       const rejects = chunk.rows.map((_r, i) => ({ i, code: e.code ?? e.name, message }));
-      await this.finish(
-        chunk,
-        key,
-        rejects.map(() => null),
-        rejects,
-      );
+      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects);
     } else {
       // may have been written: only the same key (the rerun) can settle it, so no reject row
       c.failedChunks++;
