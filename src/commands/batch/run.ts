@@ -15,7 +15,10 @@ import {
   type ImportProgress,
   type ImportSummary,
 } from '../../import/index.js';
-import { createProgress, plural, sanitizeForTerminal, wasWere, writeRecord } from '../../output/index.js';
+import { plural, wasWere } from '../../output/plural.js';
+import { createProgress } from '../../output/progress.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
+import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
