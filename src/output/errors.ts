@@ -3,14 +3,6 @@
 import { isCrmError } from '../http/errors.js';
 import { safeJson, sanitizeForTerminal } from './sanitize.js';
 
-/** The JSON object printed with `-o json`; `exit_code` goes beyond the contract's keys. */
-export interface ErrorJson {
-  error: { code: string | null; message: string; details: Array<Record<string, unknown>> };
-  status: number | null;
-  request_id: string | null;
-  exit_code: number;
-}
-
 /** Details shown on the terminal; the rest are counted (all of them in -o json). */
 const DETAILS_SHOWN = 10;
 
@@ -55,8 +47,8 @@ function suffix(status?: number, code?: string, requestId?: string): string {
 /** Codes of errors crm raises itself (no server answer carried one), so scripts can tell them apart. */
 const LOCAL_CODES: Readonly<Record<number, string>> = { 2: 'USAGE_ERROR', 9: 'PARTIAL_FAILURE', 130: 'INTERRUPTED' };
 
-/** The error as the JSON object of `-o json` (raw values; safeJson makes the text safe). */
-export function errorToJson(err: unknown): ErrorJson {
+/** The JSON object of `-o json` (raw values; safeJson makes the text safe); `exit_code` goes beyond the contract's keys. */
+export function errorToJson(err: unknown) {
   if (isCrmError(err)) {
     const code = err.code ?? (err.status === undefined ? LOCAL_CODES[err.exitCode] : undefined) ?? null;
     return {
