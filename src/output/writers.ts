@@ -37,7 +37,7 @@ export interface WriterOptions {
 /** The width tables fit: none with --wide or off a terminal (then the terminal, if any, wraps). */
 function fitWidth(stdout: OutputStream, opts: WriterOptions): number | undefined {
   if (opts.wide) return undefined;
-  const width = opts.width ?? (stdout.isTTY ? (stdout as { columns?: number }).columns : undefined);
+  const width = opts.width ?? (stdout.isTTY ? stdout.columns : undefined);
   return width !== undefined && width > 0 ? width : undefined;
 }
 
@@ -123,16 +123,12 @@ function formatListWriter(format: OutputFormat, stdout: OutputStream, opts: Writ
 // `[`, records separated by `,\n`, `]`: byte for byte JSON.stringify(list, null, 2) + '\n'.
 function jsonListWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
   let count = 0;
-  let ended = false;
   return {
     write(record) {
-      if (ended) throw new Error('write after end');
       const body = safeJson(project(record, opts.fields), 2).replace(/\n/g, '\n  ');
       return writeChunk(stdout, `${count++ === 0 ? '[\n  ' : ',\n  '}${body}`);
     },
     async end() {
-      if (ended) return;
-      ended = true;
       await writeChunk(stdout, count === 0 ? '[]\n' : '\n]\n');
     },
   };
@@ -189,13 +185,9 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
     async end() {
       await flush();
       if (width === undefined || opts.notice === undefined) return;
-      const { hidden, hiddenEmpty, cut } = seen;
-      const layout = { widths: [], hidden: [...hidden], hiddenEmpty: [...hiddenEmpty].filter((c) => !hidden.has(c)), cut: [...cut] };
-      const notice = fitNotice(
-        layout,
-        width,
-        pinned.filter((c) => columns?.includes(c)),
-      );
+      const hiddenEmpty = [...seen.hiddenEmpty].filter((c) => !seen.hidden.has(c));
+      const shownPinned = pinned.filter((c) => columns?.includes(c));
+      const notice = fitNotice({ widths: [], hidden: [...seen.hidden], hiddenEmpty, cut: [...seen.cut] }, width, shownPinned);
       if (notice) opts.notice(notice);
     },
   };
