@@ -92,13 +92,8 @@ async function probeV2(client: HttpClient, report: KeysCheckReport, signal?: Abo
   };
   const [first, ...rest] = collections;
   await probe(first!, true);
-  if (!rejected)
-    await forEachLimit(
-      rest,
-      4,
-      (name) => probe(name),
-      () => rejected !== undefined,
-    );
+  const stop = (): boolean => rejected !== undefined;
+  if (!rejected) await forEachLimit(rest, 4, (name) => probe(name), stop);
   if (rejected) report.authenticated = false;
   return rejected;
 }
@@ -140,19 +135,14 @@ function describe(err: CrmError): string {
   return `${status}${err.message}`;
 }
 
-/** A header as the server sent it, if a number (the client gives header names lower-case). */
-function header(headers: Record<string, string>, name: string): number | null {
-  const n = Number(headers[name] ?? NaN);
-  return Number.isFinite(n) ? n : null;
-}
-
 /** Keeps the headers of the response that left the least remaining: the latest state of the window. */
 function noteRateLimit(report: KeysCheckReport, res: ApiResponse): void {
-  const seen: RateLimitSeen = {
-    limit: header(res.headers, 'x-ratelimit-limit'),
-    remaining: header(res.headers, 'x-ratelimit-remaining'),
-    reset: header(res.headers, 'x-ratelimit-reset'),
-  };
+  // as the server sent them, if numbers (the client gives header names lower-case)
+  const [limit, remaining, reset] = ['limit', 'remaining', 'reset'].map((h) => {
+    const n = Number(res.headers[`x-ratelimit-${h}`] ?? NaN);
+    return Number.isFinite(n) ? n : null;
+  });
+  const seen: RateLimitSeen = { limit: limit!, remaining: remaining!, reset: reset! };
   if (seen.limit === null && seen.remaining === null && seen.reset === null) return;
   const cur = report.rate_limit.remaining;
   if (cur === null || (seen.remaining !== null && seen.remaining <= cur)) report.rate_limit = seen;
