@@ -3,21 +3,18 @@
 import { UsageError } from '../http/errors.js';
 import { baseUrlText, parseBaseUrl } from '../http/url.js';
 
-export type ApiVersion = 'v1' | 'v2';
-
-export interface BaseUrlOptions {
-  /** which root this is: `v2` (--base-url, the default) or `v1` (--v1-base-url) */
-  version?: ApiVersion;
-  /** told when the URL was completed (a notice on standard error) */
-  notice?: (message: string) => void;
-}
+type ApiVersion = 'v1' | 'v2';
 
 /**
  * The base URL normalized, or a UsageError naming `what`. A bare address (or `…/api`) is completed
- * with `/api/v2` (or v1) and a notice: as given, its 404s read like "record not found". A root of
- * the other version is refused; other paths (a gateway's prefix) are taken as they are.
+ * with `/api/v2` (or v1, `opts.version`) and `opts.notice`: as given, its 404s read like "record not
+ * found". A root of the other version is refused; other paths (a gateway's prefix) are taken as they are.
  */
-export function validateBaseUrl(url: string, what = 'base URL', opts: BaseUrlOptions = {}): string {
+export function validateBaseUrl(
+  url: string,
+  what = 'base URL',
+  opts: { version?: ApiVersion; notice?: (message: string) => void } = {},
+): string {
   const version = opts.version ?? 'v2';
   const other: ApiVersion = version === 'v2' ? 'v1' : 'v2';
   const parsed = parseBaseUrl(url, what);
@@ -46,6 +43,5 @@ export function validateBaseUrl(url: string, what = 'base URL', opts: BaseUrlOpt
 /** `…/api/v2` → `…/api/v1`; undefined when the URL does not end with `/api/v2`. */
 export function deriveV1BaseUrl(baseUrl: string): string | undefined {
   const trimmed = baseUrl.replace(/\/+$/, '');
-  if (!/\/api\/v2$/.test(trimmed)) return undefined;
-  return trimmed.replace(/\/api\/v2$/, '/api/v1');
+  return /\/api\/v2$/.test(trimmed) ? trimmed.replace(/\/api\/v2$/, '/api/v1') : undefined;
 }

@@ -4,11 +4,6 @@ import { AuthError, UsageError } from '../http/errors.js';
 import { KEY_SHAPE, keyKind, V1_KEY_PREFIX, V2_KEY_PREFIX } from './key-kind.js';
 import type { ResolvedProfile } from './types.js';
 
-export interface Credentials {
-  baseUrl: string;
-  apiKey: string;
-}
-
 const VERSION = {
   v2: {
     name: 'version 2',
@@ -33,7 +28,7 @@ const VERSION = {
   },
 } as const;
 
-export function credentialsFor(profile: ResolvedProfile, kind: 'v1' | 'v2' = 'v2'): Credentials {
+export function credentialsFor(profile: ResolvedProfile, kind: 'v1' | 'v2' = 'v2'): { baseUrl: string; apiKey: string } {
   const where = profile.name === undefined ? '' : ` (profile "${profile.name}")`;
   const v = VERSION[kind];
   const other = VERSION[kind === 'v2' ? 'v1' : 'v2'];
