@@ -70,13 +70,10 @@ export function wrapToWidth(text: string, max: number): Wrapped {
         broken = true;
         const parts = graphemes(bare);
         let from = 0;
-        for (;;) {
-          // a window of the rest is enough to tell whether it still needs breaking
-          const rest = parts.slice(from, from + max * 2 + 2);
-          if (from + rest.length >= parts.length && stringWidth(rest.join('')) <= max) break;
-          const n = Math.max(1, prefixWithin(parts, max, from));
-          lines.push(parts.slice(from, from + n).join(''));
-          from += n;
+        for (let n = prefixWithin(parts, max); from + n < parts.length; n = prefixWithin(parts, max, from)) {
+          const take = Math.max(1, n); // a grapheme wider than a line goes alone
+          lines.push(parts.slice(from, from + take).join(''));
+          from += take;
         }
         line = from < parts.length ? parts.slice(from).join('') + word.slice(bare.length) : '';
       }
