@@ -38,14 +38,8 @@ export async function runApi(o: ApiOptions, ctx: Ctx): Promise<void> {
     const query = Object.fromEntries(new URLSearchParams(qs));
     const { limit, cursor, ...rest } = query;
     const writer = createListWriter(ctx.format() === 'table' ? 'json' : ctx.format(), ctx.io.stdout, { fields: ctx.globals.fields });
-    for await (const record of client.paginate(bare, {
-      query: rest,
-      limit: limit ? Number(limit) : 100,
-      cursor,
-      signal: ctx.signal,
-    })) {
-      await writer.write(record);
-    }
+    const paging = { query: rest, limit: limit ? Number(limit) : 100, cursor, signal: ctx.signal };
+    for await (const record of client.paginate(bare, paging)) await writer.write(record);
     await writer.end();
     return;
   }

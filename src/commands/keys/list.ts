@@ -31,11 +31,8 @@ export async function keysList(_opts: unknown, ctx: Ctx): Promise<void> {
     ctx.warn('No profiles yet. Add one with: crm keys add <profile> --base-url URL (the key is read from stdin or a prompt)');
     return;
   }
-  const writer = createListWriter(
-    format,
-    ctx.io.stdout,
-    outputOptions(ctx, { columns: TABLE_COLUMNS, pinned: ['profile'], whole: TABLE_WHOLE }),
-  );
+  const options = outputOptions(ctx, { columns: TABLE_COLUMNS, pinned: ['profile'], whole: TABLE_WHOLE });
+  const writer = createListWriter(format, ctx.io.stdout, options);
   for (const row of rows) {
     // a table shows the default as a marker; machine formats keep the boolean
     await writer.write(
