@@ -34,12 +34,8 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
     profile() {
       return (profile ??= import('../config/index.js').then((config) => {
         const flags = { profile: globals.profile, baseUrl: globals.baseUrl, v1BaseUrl: globals.v1BaseUrl };
-        return config.resolveProfile(
-          flags,
-          env,
-          async () => config.openConfigStore(configDirFor(env)),
-          (message) => ctx.warn(message),
-        );
+        const loadStore = async () => config.openConfigStore(configDirFor(env));
+        return config.resolveProfile(flags, env, loadStore, (message) => ctx.warn(message));
       }));
     },
     client(opts = {}) {

@@ -60,12 +60,8 @@ export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
   if (written === 0 && format === 'table') ctx.warn('No results.');
   if (cut || page?.cut) ctx.warn('More results: raise --max to see them, or use --all');
   else if (page?.hasNextPage && page.endCursor) {
-    const next = crmCommand(ctx.globals, [
-      ...o.nextWords,
-      ...(o.limit === undefined ? [] : ['--limit', String(o.limit)]),
-      '--cursor',
-      page.endCursor,
-    ]);
+    const limit = o.limit === undefined ? [] : ['--limit', String(o.limit)];
+    const next = crmCommand(ctx.globals, [...o.nextWords, ...limit, '--cursor', page.endCursor]);
     ctx.warn(`More results: ${next} (or --all for every page)`);
   }
 }
