@@ -64,8 +64,7 @@ function project(record: unknown, fields: readonly string[] | undefined): unknow
 // Says once, at the end, which `--fields` no printed record has (a typo such as `emial` would
 // otherwise print an empty column); an empty list says nothing.
 function fieldChecker(opts: WriterOptions): { see(record: unknown): void; report(): void } | undefined {
-  const fields = opts.fields;
-  const notice = opts.notice;
+  const { fields, notice } = opts;
   if (!fields || fields.length === 0 || !notice) return undefined;
   const missing = new Set(fields);
   let sample: string[] | undefined;
@@ -75,7 +74,6 @@ function fieldChecker(opts: WriterOptions): { see(record: unknown): void; report
       if (!isPlainObject(record)) return;
       seen++;
       sample ??= Object.keys(record);
-      if (missing.size === 0) return;
       for (const f of missing) if (getPath(record, f) !== undefined) missing.delete(f);
     },
     report() {
