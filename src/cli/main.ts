@@ -3,9 +3,6 @@
 import { CommanderError } from '@commander-js/extra-typings';
 import type { IO } from '../commands/context.js';
 import { CrmError, UsageError } from '../http/errors.js';
-import { isBrokenPipe } from '../output/backpressure.js';
-import { formatError } from '../output/errors.js';
-import { sanitizeForTerminal } from '../output/sanitize.js';
 import type { RunState } from '../commands/shared/define.js';
 import { buildProgram } from './program.js';
 
@@ -38,7 +35,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {
-    return reportError(err, state);
+    return await reportError(err, state);
   } finally {
     stopSignals();
   }
@@ -72,7 +69,7 @@ function installSignalHandlers(abort: AbortController, io: IO): () => void {
   };
 }
 
-function reportError(err: unknown, state: RunState): number {
+async function reportError(err: unknown, state: RunState): Promise<number> {
   if (err instanceof CommanderError) {
     // help and version are "errors" to commander under exitOverride; its own message is already printed
     if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code)) return 0;
@@ -82,6 +79,12 @@ function reportError(err: unknown, state: RunState): number {
     // parsing failed before the options were read: `-o json` is looked for in the words themselves
     state.jsonErrors ||= asksForJson(state.argv ?? []);
   }
+  // loaded only on an error (startup time)
+  const [{ isBrokenPipe }, { formatError }, { sanitizeForTerminal }] = await Promise.all([
+    import('../output/backpressure.js'),
+    import('../output/errors.js'),
+    import('../output/sanitize.js'),
+  ]);
   if (isBrokenPipe(err)) return 0;
   if (err instanceof CrmError) {
     state.io.stderr.write(formatError(err, { json: state.jsonErrors }));
