@@ -86,10 +86,11 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
     await latency(state);
     return answer(rm, errorResponse(rm, err as ApiError));
   }
-  const idem = await claimKey(state, req, key, rm.requestId);
-  if (idem.replay) {
+  const idem = await claimKey(state, req, key);
+  if ('replay' in idem) {
     await latency(state);
-    return idem.replay;
+    const response = { ...idem.replay, headers: { ...idem.replay.headers, 'Idempotent-Replayed': 'true' } };
+    return { response, replayed: true, requestId: idem.replay.headers['X-Request-Id'] ?? rm.requestId };
   }
   return serveCounted(state, req.method, rm, {
     what: 'Rate limit',
@@ -98,35 +99,20 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
       { limiter: state.orgLimiter, id: ORGANIZATION },
     ],
     faultPath: req.url.pathname,
-    run: () => (idem.error ? errorResponse(rm, idem.error) : run(state, req, version, key, rm)),
-    settle: (ran) => (ran && ran.status < 500 ? idem.claim?.store(ran) : idem.claim?.release()),
+    run: () => ('error' in idem ? errorResponse(rm, idem.error) : run(state, req, version, key, rm)),
+    settle: 'settle' in idem ? idem.settle : undefined,
   });
 }
 
 /** The Idempotency-Key of a POST or PATCH: a replay, the claim to answer it, or a (counted) 422; a running twin is awaited. */
-async function claimKey(
-  state: SandboxState,
-  req: IncomingRequest,
-  key: KeyDef,
-  requestId: string,
-): Promise<{ replay?: Outcome; claim?: Claim; error?: ApiError }> {
+async function claimKey(state: SandboxState, req: IncomingRequest, key: KeyDef): Promise<Claim | Record<string, never>> {
   const header = req.headers['idempotency-key'];
   if ((req.method !== 'POST' && req.method !== 'PATCH') || header === undefined) return {};
   if (typeof header !== 'string' || !isValidIdempotencyKey(header)) {
     const details = [{ header: 'Idempotency-Key', issue: 'invalid' }];
     return { error: new ApiError(422, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters', details) };
   }
-  const fp = fingerprint(req.method, req.url.pathname + req.url.search, req.rawBody);
-  for (;;) {
-    const found = state.idempotency.lookup(key.key, header, fp);
-    if (found.kind === 'wait') await found.done;
-    else if (found.kind === 'conflict') return { error: found.error };
-    else if (found.kind === 'miss') return { claim: found.claim };
-    else {
-      const response = { ...found.response, headers: { ...found.response.headers, 'Idempotent-Replayed': 'true' } };
-      return { replay: { response, replayed: true, requestId: found.response.headers['X-Request-Id'] ?? requestId } };
-    }
-  }
+  return state.idempotency.claim(key.key, header, fingerprint(req.method, req.url.pathname + req.url.search, req.rawBody));
 }
 
 function decodeSegment(segment: string): string {

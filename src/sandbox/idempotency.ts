@@ -32,9 +32,8 @@ export function fingerprint(method: string, path: string, rawBody: string): stri
   return createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${body}`).digest('hex');
 }
 
-type Entry =
-  | { state: 'inflight'; fingerprint: string; done: Promise<void>; settle: () => void }
-  | { state: 'done'; fingerprint: string; response: SandboxResponse; storedAt: number };
+/** `done` is absent while the first request runs; `wake` lets its twins go on. */
+type Entry = { fingerprint: string; done?: { response: SandboxResponse; storedAt: number }; ran: Promise<void>; wake: () => void };
 
 /** One answered key as the data file holds it; it lives until stored_at + 24 h. */
 export interface SavedIdempotencyEntry {
@@ -47,14 +46,8 @@ export interface SavedIdempotencyEntry {
 
 const digest = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
 
-type Lookup =
-  | { kind: 'miss'; claim: Claim }
-  | { kind: 'replay'; response: SandboxResponse }
-  | { kind: 'wait'; done: Promise<void> }
-  | { kind: 'conflict'; error: ApiError };
-
-/** The right to answer a key: `store` the response that ran, or `release` it unanswered. */
-export type Claim = { store(response: SandboxResponse): void; release(): void };
+/** A replay, a 422, or the right to answer the key: `settle` with what ran (stored below 500) or with nothing. */
+export type Claim = { replay: SandboxResponse } | { error: ApiError } | { settle: (ran?: SandboxResponse) => void };
 
 export class IdempotencyCache {
   /** `{API key digest}\0{Idempotency-Key}` → entry (an Idempotency-Key is printable ASCII) */
@@ -68,44 +61,48 @@ export class IdempotencyCache {
     private readonly ttlMs = 24 * 60 * 60 * 1000,
   ) {}
 
-  private expired(entry: Entry, now = this.now()): boolean {
-    return entry.state === 'done' && entry.storedAt + this.ttlMs <= now;
+  /** An entry in flight, or answered within the retention. */
+  private live(entry: Entry | undefined, now = this.now()): entry is Entry {
+    return entry !== undefined && !(entry.done && entry.done.storedAt + this.ttlMs <= now);
   }
 
-  lookup(apiKey: string, idemKey: string, fp: string): Lookup {
+  private set(id: string, fp: string, done?: Entry['done']): Entry {
+    let wake!: () => void;
+    const entry: Entry = { fingerprint: fp, done, ran: new Promise<void>((resolve) => (wake = resolve)), wake };
+    this.entries.set(id, entry);
+    return entry;
+  }
+
+  /** Claims `idemKey` of `apiKey` for a request of fingerprint `fp`; a twin of a running request waits for it. */
+  async claim(apiKey: string, idemKey: string, fp: string): Promise<Claim> {
     const id = `${digest(apiKey)}\0${idemKey}`;
-    const entry = this.entries.get(id);
-    if (entry && !this.expired(entry)) {
+    for (let entry = this.entries.get(id); this.live(entry); entry = this.entries.get(id)) {
       if (entry.fingerprint !== fp) {
         const details = [{ header: 'Idempotency-Key', issue: 'reused' }];
         const message = 'This Idempotency-Key was already used with a different method, path or body';
-        return { kind: 'conflict', error: new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', message, details) };
+        return { error: new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', message, details) };
       }
-      if (entry.state === 'inflight') return { kind: 'wait', done: entry.done };
-      this.replays++;
-      return { kind: 'replay', response: entry.response };
+      if (entry.done) {
+        this.replays++;
+        return { replay: entry.done.response };
+      }
+      await entry.ran;
     }
-    let settle!: () => void;
-    const inflight: Entry = { state: 'inflight', fingerprint: fp, done: new Promise<void>((resolve) => (settle = resolve)), settle };
-    this.entries.set(id, inflight);
-    const ours = () => this.entries.get(id) === inflight; // not forgotten meanwhile
-    const store = (response: SandboxResponse) => {
-      if (ours()) {
-        this.entries.set(id, { state: 'done', fingerprint: fp, response, storedAt: this.now() });
+    const inflight = this.set(id, fp);
+    const settle = (ran?: SandboxResponse) => {
+      const ours = this.entries.get(id) === inflight; // not forgotten meanwhile
+      if (ours && ran && ran.status < 500) {
+        this.set(id, fp, { response: ran, storedAt: this.now() });
         this.onChange();
-      }
-      settle();
+      } else if (ours) this.entries.delete(id);
+      inflight.wake();
     };
-    const release = () => {
-      if (ours()) this.entries.delete(id);
-      settle();
-    };
-    return { kind: 'miss', claim: { store, release } };
+    return { settle };
   }
 
   /** Forget every key (POST /__sandbox/forget-idempotency, reset). In-flight twins run for real. */
   clear(): void {
-    for (const e of this.entries.values()) if (e.state === 'inflight') e.settle();
+    for (const e of this.entries.values()) e.wake();
     this.entries.clear();
     this.onChange();
   }
@@ -114,18 +111,18 @@ export class IdempotencyCache {
   snapshot(): SavedIdempotencyEntry[] {
     const now = this.now();
     return [...this.entries].flatMap(([id, e]) => {
-      if (e.state !== 'done' || this.expired(e, now)) return [];
+      const { fingerprint, done } = e;
+      if (!done || !this.live(e, now)) return [];
       const [api_key_sha256 = '', key = ''] = id.split('\0');
-      return [{ api_key_sha256, key, fingerprint: e.fingerprint, stored_at: e.storedAt, response: e.response }];
+      return [{ api_key_sha256, key, fingerprint, stored_at: done.storedAt, response: done.response }];
     });
   }
 
   /** Adds the saved keys (from the data file), dropping those past the retention. */
   restore(saved: readonly SavedIdempotencyEntry[]): void {
     const now = this.now();
-    for (const s of saved) {
-      const entry: Entry = { state: 'done', fingerprint: s.fingerprint, response: s.response, storedAt: s.stored_at };
-      if (!this.expired(entry, now)) this.entries.set(`${s.api_key_sha256}\0${s.key}`, entry);
-    }
+    for (const s of saved)
+      if (s.stored_at + this.ttlMs > now)
+        this.set(`${s.api_key_sha256}\0${s.key}`, s.fingerprint, { response: s.response, storedAt: s.stored_at });
   }
 }

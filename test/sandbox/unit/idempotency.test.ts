@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdempotencyCache, canonicalJson, fingerprint, isValidIdempotencyKey } from '../../../src/sandbox/idempotency.js';
+import { IdempotencyCache, canonicalJson, type Claim, fingerprint, isValidIdempotencyKey } from '../../../src/sandbox/idempotency.js';
 import type { SandboxResponse } from '../../../src/sandbox/types.js';
 
 describe('fingerprint', () => {
@@ -43,50 +43,78 @@ describe('isValidIdempotencyKey', () => {
 
 describe('IdempotencyCache', () => {
   const response: SandboxResponse = { status: 201, headers: { 'X-Request-Id': 'req_1' }, body: { ok: true } };
+  const settle = (claim: Claim, ran?: SandboxResponse) => {
+    if (!('settle' in claim)) throw new Error(`expected a fresh claim, got ${JSON.stringify(claim)}`);
+    claim.settle(ran);
+  };
 
-  it('misses, then replays, per API key; a different fingerprint conflicts', () => {
+  it('claims, then replays, per API key; a different fingerprint conflicts', async () => {
     const cache = new IdempotencyCache(() => 0);
-    const first = cache.lookup('apikey', 'k1', 'fp');
-    expect(first.kind).toBe('miss');
-    if (first.kind === 'miss') first.claim.store(response);
-    expect(cache.lookup('apikey', 'k1', 'fp')).toEqual({ kind: 'replay', response });
+    settle(await cache.claim('apikey', 'k1', 'fp'), response);
+    expect(await cache.claim('apikey', 'k1', 'fp')).toEqual({ replay: response });
     expect(cache.replays).toBe(1);
-    const other = cache.lookup('apikey', 'k1', 'fp2');
-    expect(other.kind).toBe('conflict');
-    if (other.kind === 'conflict') expect(other.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    expect(cache.lookup('another-apikey', 'k1', 'fp2').kind).toBe('miss');
+    const other = await cache.claim('apikey', 'k1', 'fp2');
+    expect('error' in other && other.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect('settle' in (await cache.claim('another-apikey', 'k1', 'fp2'))).toBe(true);
+  });
+
+  it('an answer of 500 or more, or none, is not stored', async () => {
+    const cache = new IdempotencyCache(() => 0);
+    settle(await cache.claim('a', 'k', 'fp'), { ...response, status: 503 });
+    settle(await cache.claim('a', 'k', 'fp'));
+    settle(await cache.claim('a', 'k', 'fp'), { ...response, status: 499 });
+    expect(await cache.claim('a', 'k', 'fp')).toEqual({ replay: { ...response, status: 499 } });
   });
 
   it('a twin waits for the one in flight and then replays; a released claim lets it run', async () => {
     const cache = new IdempotencyCache(() => 0);
-    const first = cache.lookup('a', 'k', 'fp');
-    const twin = cache.lookup('a', 'k', 'fp');
-    expect(twin.kind).toBe('wait');
-    if (first.kind !== 'miss' || twin.kind !== 'wait') throw new Error('unexpected');
-    first.claim.store(response);
-    await twin.done;
-    expect(cache.lookup('a', 'k', 'fp').kind).toBe('replay');
+    const first = await cache.claim('a', 'k', 'fp');
+    let twinDone = false;
+    const twin = cache.claim('a', 'k', 'fp').finally(() => (twinDone = true));
+    await Promise.resolve();
+    expect(twinDone).toBe(false);
+    settle(first, response);
+    expect(await twin).toEqual({ replay: response });
 
-    const again = cache.lookup('a', 'k2', 'fp');
-    const waiting = cache.lookup('a', 'k2', 'fp');
-    if (again.kind !== 'miss' || waiting.kind !== 'wait') throw new Error('unexpected');
-    again.claim.release();
-    await waiting.done;
-    expect(cache.lookup('a', 'k2', 'fp').kind).toBe('miss');
+    const again = await cache.claim('a', 'k2', 'fp');
+    const waiting = cache.claim('a', 'k2', 'fp');
+    settle(again);
+    expect('settle' in (await waiting)).toBe(true);
   });
 
-  it('forgets keys after the TTL and on clear', () => {
+  it('forgets keys after the TTL and on clear; a twin of a forgotten key runs for real', async () => {
     let now = 0;
     const cache = new IdempotencyCache(() => now, 1000);
-    const first = cache.lookup('a', 'k', 'fp');
-    if (first.kind === 'miss') first.claim.store(response);
+    settle(await cache.claim('a', 'k', 'fp'), response);
     now = 999;
-    expect(cache.lookup('a', 'k', 'fp').kind).toBe('replay');
+    expect(await cache.claim('a', 'k', 'fp')).toEqual({ replay: response });
     now = 1000;
-    const expired = cache.lookup('a', 'k', 'other');
-    expect(expired.kind).toBe('miss');
-    if (expired.kind === 'miss') expired.claim.store(response);
+    const expired = await cache.claim('a', 'k', 'other');
+    const twin = cache.claim('a', 'k', 'other');
     cache.clear();
-    expect(cache.lookup('a', 'k', 'fp').kind).toBe('miss');
+    const fresh = await twin;
+    settle(expired, response); // forgotten meanwhile: not stored
+    settle(fresh, response);
+    expect(await cache.claim('a', 'k', 'other')).toEqual({ replay: response });
+    cache.clear();
+    expect('settle' in (await cache.claim('a', 'k', 'fp'))).toBe(true);
+  });
+
+  it('snapshot and restore keep the answered keys within the retention', async () => {
+    let now = 0;
+    const cache = new IdempotencyCache(() => now, 1000);
+    settle(await cache.claim('a', 'k', 'fp'), response);
+    void cache.claim('a', 'inflight', 'fp');
+    const saved = cache.snapshot();
+    expect(saved).toEqual([expect.objectContaining({ key: 'k', fingerprint: 'fp', stored_at: 0, response })]);
+    const restored = new IdempotencyCache(() => now, 1000);
+    now = 500;
+    restored.restore(saved);
+    expect(await restored.claim('a', 'k', 'fp')).toEqual({ replay: response });
+    now = 1000;
+    expect(cache.snapshot()).toEqual([]);
+    const late = new IdempotencyCache(() => now, 1000);
+    late.restore(saved);
+    expect('settle' in (await late.claim('a', 'k', 'fp'))).toBe(true);
   });
 });
