@@ -56,34 +56,31 @@ export type RetryAfterFormat = (typeof RETRY_AFTER_FORMATS)[number];
 /** How the rate-limit headers are written (docs/sandbox.md, "Rate limits"); `now`: the server clock, for the epoch and date forms. */
 export type HeaderFormat = { reset: ResetFormat; retryAfter: RetryAfterFormat; now: () => number };
 
-const DEFAULT_FORMAT: HeaderFormat = { reset: 'delta', retryAfter: 'seconds', now: Date.now };
-
 /** `X-RateLimit-Reset` for a window that resets in `ms`. */
-export function resetHeader(ms: number, format: HeaderFormat = DEFAULT_FORMAT): string {
+function resetHeader(ms: number, format: HeaderFormat): string {
   if (format.reset === 'epoch') return String(Math.ceil((format.now() + Math.max(0, ms)) / 1000));
   return secondsHeader(ms);
 }
 
-/** `Retry-After` for a wait of `ms`: whole seconds from 1 s on, below it `0.15` (tiny test windows need not sleep a second); or an IMF-fixdate. */
-export function retryAfterHeader(ms: number, format: HeaderFormat = DEFAULT_FORMAT): string {
+/** The headers of a 429 that asks for a wait of `ms`. `Retry-After`: whole seconds from 1 s on, below it `0.15` (tiny test windows need not sleep a second); or an IMF-fixdate. */
+export function refusalHeaders(ms: number, format: HeaderFormat): Record<string, string> {
   const wait = Math.max(0, Math.ceil(ms));
-  if (format.retryAfter === 'date') return new Date(Math.ceil((format.now() + wait) / 1000) * 1000).toUTCString();
-  return wait >= 1000 ? String(Math.ceil(wait / 1000)) : secondsHeader(wait);
+  const date = () => new Date(Math.ceil((format.now() + wait) / 1000) * 1000).toUTCString();
+  const retryAfter = format.retryAfter === 'date' ? date() : wait >= 1000 ? String(Math.ceil(wait / 1000)) : secondsHeader(wait);
+  return { 'Retry-After': retryAfter, 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': resetHeader(ms, format) };
 }
 
-type LimitDecision = { ok: true; headers: Record<string, string> } | { ok: false; headers: Record<string, string>; retryAfterMs: number };
-
 /** One counted request against several windows: every limiter takes a unit, or none and 429 (the first one's limit in the headers). */
-export function takeAll(checks: Array<{ limiter: FixedWindowLimiter; id: string }>, format: HeaderFormat = DEFAULT_FORMAT): LimitDecision {
+export function takeAll(
+  checks: Array<{ limiter: FixedWindowLimiter; id: string }>,
+  format: HeaderFormat,
+): { ok: boolean; headers: Record<string, string> } {
+  const limit = { 'X-RateLimit-Limit': String(checks[0]!.limiter.limit) };
   const full = checks.map((c) => c.limiter.peek(c.id)).filter((s) => s.remaining <= 0);
-  const after = full.length > 0 ? [] : checks.map((c) => c.limiter.take(c.id));
-  const retryAfterMs = Math.max(...full.map((s) => s.resetMs));
-  const tightest = full.length > 0 ? { remaining: 0, resetMs: retryAfterMs } : after.reduce((a, b) => (b.remaining < a.remaining ? b : a));
-  const headers = {
-    'X-RateLimit-Limit': String(checks[0]!.limiter.limit),
-    'X-RateLimit-Remaining': String(tightest.remaining),
-    'X-RateLimit-Reset': resetHeader(tightest.resetMs, format),
+  if (full.length > 0) return { ok: false, headers: { ...limit, ...refusalHeaders(Math.max(...full.map((s) => s.resetMs)), format) } };
+  const tightest = checks.map((c) => c.limiter.take(c.id)).reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  return {
+    ok: true,
+    headers: { ...limit, 'X-RateLimit-Remaining': String(tightest.remaining), 'X-RateLimit-Reset': resetHeader(tightest.resetMs, format) },
   };
-  if (full.length === 0) return { ok: true, headers };
-  return { ok: false, retryAfterMs, headers: { ...headers, 'Retry-After': retryAfterHeader(retryAfterMs, format) } };
 }

@@ -1,7 +1,7 @@
 // What the sandbox answers: its error (thrown by any handler), the envelopes of each API version (the
 // schemas of src/api/envelopes.ts), and what injected faults send (docs/sandbox.md, "Faults").
 import type { ApiRecord, Meta } from '../api/envelopes.js';
-import { resetHeader, retryAfterHeader, type HeaderFormat } from './rate-limiter.js';
+import { refusalHeaders, type HeaderFormat } from './rate-limiter.js';
 import type { SandboxResponse } from './types.js';
 
 export type ErrorDetail = Record<string, unknown>;
@@ -72,11 +72,7 @@ const NGINX_502 =
 export function faultResponse(rm: RequestMeta, fault: '500' | '429' | 'html-502' | 'truncated', format: HeaderFormat): SandboxResponse {
   if (fault === '500') return internalError(rm);
   if (fault === '429') {
-    const headers = {
-      'Retry-After': retryAfterHeader(FAULT_RETRY_AFTER_MS, format),
-      'X-RateLimit-Remaining': '0',
-      'X-RateLimit-Reset': resetHeader(FAULT_RETRY_AFTER_MS, format),
-    };
+    const headers = refusalHeaders(FAULT_RETRY_AFTER_MS, format);
     return errorResponse(rm, new ApiError(429, 'RATE_LIMITED', 'Rate limit exceeded (injected fault)', [], headers));
   }
   if (fault === 'html-502') return { status: 502, headers: { 'Content-Type': 'text/html; charset=utf-8' }, raw: NGINX_502 };
