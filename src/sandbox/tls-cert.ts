@@ -16,10 +16,10 @@ export function makeSandboxTls(names: string[], now = new Date()): { caPem: stri
   /** A certificate the CA signs (RFC 5280, version 3). */
   const certificate = (subject: Buffer, publicKey: KeyObject, extensions: Buffer[]): string => {
     const serial = randomBytes(16);
-    serial[0] = serial[0]! & 0x7f; // positive, at most 20 octets
+    serial[0] = (serial[0]! & 0x3f) | 0x40; // positive and minimal (no leading zero), at most 20 octets
     const tbs = seq(
-      tlv(0xa0, integer(Buffer.from([2]))),
-      integer(serial),
+      tlv(0xa0, tlv(0x02, Buffer.from([2]))), // version 3
+      tlv(0x02, serial),
       algorithm,
       caName,
       validity,
@@ -73,13 +73,6 @@ const seq = (...items: Buffer[]) => tlv(0x30, Buffer.concat(items));
 const octets = (b: Buffer) => tlv(0x04, b);
 const bool = (v: boolean) => tlv(0x01, Buffer.from([v ? 0xff : 0]));
 const bitString = (b: Buffer, unusedBits: number) => tlv(0x03, Buffer.concat([Buffer.from([unusedBits]), b]));
-
-function integer(b: Buffer): Buffer {
-  let i = 0;
-  while (i < b.length - 1 && b[i] === 0 && b[i + 1]! < 0x80) i++; // minimal: no needless leading zeros
-  const v = b.subarray(i);
-  return tlv(0x02, v[0]! >= 0x80 ? Buffer.concat([Buffer.from([0]), v]) : v);
-}
 
 function oid(text: string): Buffer {
   const arcs = text.split('.').map(Number);
