@@ -37,7 +37,7 @@ export function answer(rm: RequestMeta, response: SandboxResponse, fault?: Fault
 }
 
 /** The counted part of a request (API or download). */
-export interface Counted {
+interface Counted {
   /** the 429's words: `Rate limit` or `Download rate limit` */
   what: string;
   limits: Array<{ limiter: FixedWindowLimiter; id: string }>;

@@ -6,7 +6,7 @@ import { compileRegex, isFaultKind, validateFaultRates, type QueuedFault } from 
 import { RESET_FORMATS, RETRY_AFTER_FORMATS, type ResetFormat, type RetryAfterFormat } from './rate-limiter.js';
 import type { SandboxState } from './state.js';
 import type { SandboxResponse } from './types.js';
-import { isPlainObject, parseJson } from './validation.js';
+import { isPlainObject, parseJson, requireObject } from './validation.js';
 
 export const CONTROL_PREFIX = '/__sandbox';
 
@@ -22,12 +22,6 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
 }
 
 const bad = (message: string) => new ApiError(422, 'VALIDATION_FAILED', message);
-
-function objectBody(raw: string): Record<string, unknown> {
-  const body = raw.trim() === '' ? {} : parseJson(raw);
-  if (!isPlainObject(body)) throw new ApiError(422, 'INVALID_BODY', 'The body must be a JSON object');
-  return body;
-}
 
 /** `body[name]` when `ok`, undefined when absent, else 422 `{name} must be {what}`. */
 function optional(body: Record<string, unknown>, name: string, ok: (v: unknown) => boolean, what: string): unknown {
@@ -146,5 +140,5 @@ export function handleControl(state: SandboxState, method: string, sub: string, 
   if (!routes) throw new ApiError(404, 'NOT_FOUND', `No such control path: ${CONTROL_PREFIX}${sub}`);
   const run = Object.hasOwn(routes, method) ? routes[method] : undefined;
   if (!run) throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${CONTROL_PREFIX}${sub}`);
-  return { status: 200, headers: {}, body: run(state, () => objectBody(raw), query) };
+  return { status: 200, headers: {}, body: run(state, () => requireObject(raw.trim() === '' ? {} : parseJson(raw)), query) };
 }

@@ -76,7 +76,7 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
 }
 
 /** Transcript download tokens: valid `ttlMs`, reusable while valid; expired ones pruned as new ones are issued. */
-export class TranscriptTokens {
+class TranscriptTokens {
   private tokens = new Map<string, { recordingId: string; expiresAt: number }>();
 
   constructor(
@@ -119,7 +119,7 @@ export interface LogEntry {
 const MAX_ENTRIES = 50_000;
 
 /** What reached the sandbox (the control endpoint's request log), auth header values replaced; the last MAX_ENTRIES kept. */
-export class RequestLog {
+class RequestLog {
   private entries: LogEntry[] = [];
   total = 0;
 
