@@ -33,12 +33,10 @@ export function cryptoRandom(): number {
   return n / 4294967296;
 }
 
-const ALPHANUM = '0123456789abcdefghijklmnopqrstuvwxyz';
-
 /** `length` characters of [0-9a-z] drawn from `random`. */
-export function randomString(random: Random, length: number, alphabet = ALPHANUM): string {
+export function randomString(random: Random, length: number): string {
   let out = '';
-  for (let i = 0; i < length; i++) out += alphabet[Math.floor(random() * alphabet.length)];
+  for (let i = 0; i < length; i++) out += Math.floor(random() * 36).toString(36);
   return out;
 }
 

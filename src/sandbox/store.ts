@@ -49,10 +49,6 @@ export class OrderedTable {
     return this.byId.get(id);
   }
 
-  has(id: string): boolean {
-    return this.byId.has(id);
-  }
-
   /** Appends a row; its seq must be greater than every seq already in the table. */
   append(id: string, row: Row): void {
     this.byId.set(id, row);
@@ -140,7 +136,7 @@ export class Store {
     const def = findResource(resource)!;
     const table = this.table(resource);
     const at = this.timestamp();
-    const data = { id: this.newId(def.idPrefix, (id) => table.has(id)), ...fields, owner_id: ownerId, created_at: at, updated_at: at };
+    const data = { id: this.newId(def.idPrefix, (id) => table.get(id) !== undefined), ...fields, owner_id: ownerId, created_at: at, updated_at: at };
     this.insert(resource, data);
     this.onChange();
     return data;
