@@ -136,13 +136,7 @@ export class Store {
     const def = findResource(resource)!;
     const table = this.table(resource);
     const at = this.timestamp();
-    const data = {
-      id: this.newId(def.idPrefix, (id) => table.get(id) !== undefined),
-      ...fields,
-      owner_id: ownerId,
-      created_at: at,
-      updated_at: at,
-    };
+    const data = { id: this.newId(def.idPrefix, (id) => !!table.get(id)), ...fields, owner_id: ownerId, created_at: at, updated_at: at };
     this.insert(resource, data);
     this.onChange();
     return data;
