@@ -23,47 +23,34 @@ import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 
-/**
- * An import streams: its live heap stays small and flat however large the file, but it allocates
- * quickly (about 15 KB per row over the two passes), and V8 on a machine with plenty of memory lets
- * the old generation grow to up to 4× the live heap between full collections, so the peak RSS is GC
- * headroom. bench/import.mjs (part 2, 300 000 rows, Node 20): 128–138 MB without this flag, close
- * to the 150 MB target at 1 000 000 rows; 107 MB with it, at no measurable CPU cost (a full
- * collection of a 16 MB heap takes a few ms). Process-wide; a `crm` process runs one command.
- */
-function boundHeapGrowth(): void {
-  setFlagsFromString('--heap-growing-percent=50');
-}
-
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
-  boundHeapGrowth();
+  // an import allocates fast but keeps a small live heap: cap V8's GC headroom, the bulk of its peak
+  // RSS (bench/import.mjs: 107 MB instead of ~135 MB at 300 000 rows, no measurable CPU cost)
+  setFlagsFromString('--heap-growing-percent=50');
   const { client, opts } = await importTarget(o, ctx);
   const progress = createProgress({
     stream: ctx.io.stderr,
     enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
     color: ctx.globals.color,
   });
-  let summary: ImportSummary;
-  try {
-    summary = await runImport(opts, {
-      // a dry run sends nothing
-      send: client ? httpBatchSender(client) : () => Promise.reject(new Error('a dry run sends nothing')),
-      journalDir: join(ctx.configDir(), 'imports'),
-      clock: ctx.clock,
-      signal: ctx.signal,
-      stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
-      stats: client ? () => ({ ...client.stats }) : undefined,
-      warn: (m) => ctx.warn(m),
-      onProgress: (p) => progress.update(progressText(p)),
+  const summary = await runImport(opts, {
+    // a dry run sends nothing
+    send: client ? httpBatchSender(client) : () => Promise.reject(new Error('a dry run sends nothing')),
+    journalDir: join(ctx.configDir(), 'imports'),
+    clock: ctx.clock,
+    signal: ctx.signal,
+    stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
+    stats: client ? () => ({ ...client.stats }) : undefined,
+    warn: (m) => ctx.warn(m),
+    onProgress: (p) => progress.update(progressText(p)),
+  })
+    .finally(() => progress.stop())
+    .catch(async (err: unknown) => {
+      const partial = importSummaryOf(err);
+      if (partial) await printSummary(ctx, partial);
+      if (err instanceof InterruptedError && !err.hint) throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
+      throw err;
     });
-  } catch (err) {
-    await progress.stop();
-    const partial = importSummaryOf(err);
-    if (partial) await printSummary(ctx, partial);
-    if (err instanceof InterruptedError && !err.hint) throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
-    throw err;
-  }
-  await progress.stop();
   if (summary.plan) return printPlan(ctx, summary);
   await printSummary(ctx, summary);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
@@ -115,17 +102,12 @@ export interface NextCommands {
 }
 
 /**
- * What to do about the rows not created, in an order that is always true, each step leading to
- * every row being created exactly once: rows of requests without an answer are settled only by
- * this same command (same keys, journal), so while there are any that is the only step; then rows
- * certainly not created are fixed and imported from the rejects file, and rows the server said
- * nothing about are checked first.
+ * What to do about the rows not created, each step leading to every row created exactly once: rows
+ * in doubt are settled only by this same command (same keys, journal), so while any remain that is
+ * the only step (a rerun rewrites the rejects file); then the rejects, then rows to check first.
  */
 export function nextSteps(s: ImportSummary, stdin: boolean, cmd: NextCommands = {}): string {
   if (s.in_doubt > 0) {
-    // first: the rerun settles them, and its own summary then hands out the rejects file; told
-    // both at once, a user who imported the fixed rejects first had the rerun rewrite that file
-    // with rows they had already created
     const again = stdin ? 'pipe the same content to this same command' : 'rerun this same command (same file, same options)';
     const them = s.in_doubt === 1 ? 'it' : 'them';
     return (
@@ -187,22 +169,8 @@ function formatDuration(s: number): string {
   return m < 60 ? `${m}m${Math.ceil(s % 60)}s` : `${Math.floor(m / 60)}h${m % 60}m`;
 }
 
-const SUMMARY_KEYS = [
-  'resource',
-  'rows',
-  'created',
-  'failed',
-  'invalid',
-  'skipped',
-  'chunks',
-  'requests',
-  'retries',
-  'elapsed_ms',
-  'rejects_file',
-  'in_doubt',
-  'unknown',
-  'unknown_file',
-] as const;
+const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms
+  rejects_file in_doubt unknown unknown_file`.split(/\s+/) as Array<keyof ImportSummary>;
 
 async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
   const record = Object.fromEntries(SUMMARY_KEYS.map((k) => [k, s[k]]));
