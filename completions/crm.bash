@@ -21,7 +21,7 @@ _crm_flag() {
   esac
 }
 
-# subs, flags and args (what each positional argument is) of the command path $1; status 1 if none.
+# subs, flags and args (each positional argument's kind) of command path $1; status 1 if none.
 _crm_node() {
   case "$1" in
     'crm') subs='contacts companies deals pipelines tasks notes segments interactions meetings recordings bookings links batch v1 keys keys-check api completion sandbox' flags='--version -V --profile --base-url --v1-base-url --output -o --fields --wide --no-color --quiet -q --verbose -v --timeout --max-retries --help -h' args=() ;;
@@ -110,8 +110,7 @@ _crm_node() {
   esac
 }
 
-# Adds to COMPREPLY what kind $1 offers for the word $2: "=w1 w2" those words, file, dir,
-# profile (saved profile names), data (@file), none (free text: nothing).
+# Adds to COMPREPLY kind $1 for word $2: "=w1 w2" those words, file, dir, profile, data (@file), none.
 _crm_add() {
   local kind=$1 cur=$2 line bin
   local -a opts

@@ -3,8 +3,7 @@
 set -g __crm_paths 'crm contacts' 'crm contacts list' 'crm contacts get' 'crm contacts create' 'crm contacts update' 'crm contacts delete' 'crm companies' 'crm companies list' 'crm companies get' 'crm companies create' 'crm companies update' 'crm companies delete' 'crm deals' 'crm deals list' 'crm deals get' 'crm deals create' 'crm deals update' 'crm deals delete' 'crm pipelines' 'crm pipelines list' 'crm pipelines get' 'crm pipelines create' 'crm pipelines update' 'crm pipelines delete' 'crm tasks' 'crm tasks list' 'crm tasks get' 'crm tasks create' 'crm tasks update' 'crm tasks delete' 'crm notes' 'crm notes list' 'crm notes get' 'crm notes create' 'crm notes update' 'crm notes delete' 'crm segments' 'crm segments list' 'crm segments get' 'crm segments create' 'crm segments update' 'crm segments delete' 'crm interactions' 'crm interactions list' 'crm interactions get' 'crm interactions create' 'crm meetings' 'crm meetings list' 'crm meetings get' 'crm recordings' 'crm recordings list' 'crm recordings get' 'crm recordings transcript' 'crm recordings download' 'crm bookings' 'crm bookings list' 'crm bookings get' 'crm links' 'crm links list' 'crm links add' 'crm links remove' 'crm links get' 'crm links set' 'crm links clear' 'crm batch' 'crm v1' 'crm v1 people' 'crm v1 people query' 'crm v1 interactions' 'crm v1 interactions query' 'crm v1 companies' 'crm v1 companies update' 'crm keys' 'crm keys add' 'crm keys list' 'crm keys use' 'crm keys remove' 'crm keys-check' 'crm api' 'crm completion' 'crm sandbox'
 set -g __crm_valued --profile --base-url --v1-base-url --output -o --fields --timeout --max-retries --limit --cursor --max --param --data --set --idempotency-key --out --dir --concurrency --since --type --supervisor --record-type --map --chunk-size --rejects --results --input-format --encoding --email --phone --company-id --owner --contact-id --auth-header --host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --rate-reset-format --retry-after-format
 
-# The command path, the number of positional arguments and whether a flag's value comes next,
-# for the words before the cursor (cached: every line below asks).
+# Command path, positional count and whether a flag's value comes next (cached: every line asks).
 function __crm_state
   set -l line (commandline -opc)
   if set -q __crm_line; and test "$__crm_line" = "$line"
@@ -15,10 +14,7 @@ function __crm_state
   set -l expect 0
   set -l rest 0
   for t in $line[2..-1]
-    if test $expect = 1
-      set expect 0
-      continue
-    end
+    test $expect = 1; and set expect 0; and continue
     if test $rest = 0
       switch $t
         case --
@@ -41,8 +37,7 @@ function __crm_state
   set -g __crm_s $cmd $npos $expect
 end
 
-# True when the words before the cursor are command path $1 (and, given $2, the cursor is at its
-# positional argument number $2, not at a flag's value).
+# At command path $1 (and, given $2, at its positional argument $2, not at a flag's value)?
 function __crm_at
   __crm_state
   test "$__crm_s[1]" = "$argv[1]"; or return 1

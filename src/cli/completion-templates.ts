@@ -14,7 +14,7 @@ _crm_flag() {
   esac
 }
 
-# subs, flags and args (what each positional argument is) of the command path $1; status 1 if none.
+# subs, flags and args (each positional argument's kind) of command path $1; status 1 if none.
 _crm_node() {
   case "$1" in
 {{NODE_CASES}}
@@ -22,8 +22,7 @@ _crm_node() {
   esac
 }
 
-# Adds to COMPREPLY what kind $1 offers for the word $2: "=w1 w2" those words, file, dir,
-# profile (saved profile names), data (@file), none (free text: nothing).
+# Adds to COMPREPLY kind $1 for word $2: "=w1 w2" those words, file, dir, profile, data (@file), none.
 _crm_add() {
   local kind=$1 cur=$2 line bin
   local -a opts
@@ -87,8 +86,7 @@ _crm_flag() {
   esac
 }
 
-# subs, flags (name:description) and args (what each positional argument is) of the command
-# path $1; status 1 if there is none.
+# subs, flags (name:description) and args (each positional argument's kind) of command path $1.
 _crm_node() {
   case $1 in
 {{NODE_CASES}}
@@ -96,8 +94,7 @@ _crm_node() {
   esac
 }
 
-# Offers what kind $1 is: "=w1 w2" those words, file, dir, profile (saved profile names),
-# data (@file), none (free text: nothing).
+# Offers kind $1: "=w1 w2" those words, file, dir, profile, data (@file), none (free text).
 _crm_add() {
   local kind=$1
   local -a w
@@ -154,8 +151,7 @@ export const FISH = `{{HEADER}}
 set -g __crm_paths {{PATHS}}
 set -g __crm_valued {{VALUED}}
 
-# The command path, the number of positional arguments and whether a flag's value comes next,
-# for the words before the cursor (cached: every line below asks).
+# Command path, positional count and whether a flag's value comes next (cached: every line asks).
 function __crm_state
   set -l line (commandline -opc)
   if set -q __crm_line; and test "$__crm_line" = "$line"
@@ -166,10 +162,7 @@ function __crm_state
   set -l expect 0
   set -l rest 0
   for t in $line[2..-1]
-    if test $expect = 1
-      set expect 0
-      continue
-    end
+    test $expect = 1; and set expect 0; and continue
     if test $rest = 0
       switch $t
         case --
@@ -192,8 +185,7 @@ function __crm_state
   set -g __crm_s $cmd $npos $expect
 end
 
-# True when the words before the cursor are command path $1 (and, given $2, the cursor is at its
-# positional argument number $2, not at a flag's value).
+# At command path $1 (and, given $2, at its positional argument $2, not at a flag's value)?
 function __crm_at
   __crm_state
   test "$__crm_s[1]" = "$argv[1]"; or return 1
