@@ -2,11 +2,8 @@
 // words before the cursor (skipping flags and their values, descending into subcommands, counting
 // arguments), then offers a flag's value, else flags, else subcommands and the next argument.
 
-export const BASH = `{{HEADER}}
-# bash: add \`source <(crm completion bash)\` to ~/.bashrc, or save it as
-# ~/.local/share/bash-completion/completions/crm (bash-completion loads it on first use).
-
-# The value flag $1 takes, in REPLY (see _crm_add); status 1 for a flag that takes none.
+// bash and zsh alike: the two lookups of the tables filled in (zsh's flags are name:description)
+const LOOKUPS = `# The value flag $1 takes, in REPLY (see _crm_add); status 1 for a flag that takes none.
 _crm_flag() {
   case "$1" in
 {{FLAG_CASES}}
@@ -21,7 +18,13 @@ _crm_node() {
     *) return 1 ;;
   esac
 }
+`;
 
+export const BASH = `{{HEADER}}
+# bash: add \`source <(crm completion bash)\` to ~/.bashrc, or save it as
+# ~/.local/share/bash-completion/completions/crm (bash-completion loads it on first use).
+
+${LOOKUPS}
 # Adds to COMPREPLY kind $1 for word $2: "=w1 w2" those words, file, dir, profile, data (@file), none.
 _crm_add() {
   local kind=$1 cur=$2 line bin
@@ -78,22 +81,7 @@ export const ZSH = `#compdef crm
 #   fpath=(~/.zfunc $fpath); autoload -Uz compinit; compinit
 # (crm completion zsh > ~/.zfunc/_crm), or add \`source <(crm completion zsh)\` after compinit.
 
-# The value flag $1 takes, in REPLY (see _crm_add); status 1 for a flag that takes none.
-_crm_flag() {
-  case $1 in
-{{FLAG_CASES}}
-    *) return 1 ;;
-  esac
-}
-
-# subs, flags (name:description) and args (each positional argument's kind) of command path $1.
-_crm_node() {
-  case $1 in
-{{NODE_CASES}}
-    *) return 1 ;;
-  esac
-}
-
+${LOOKUPS}
 # Offers kind $1: "=w1 w2" those words, file, dir, profile, data (@file), none (free text).
 _crm_add() {
   local kind=$1
