@@ -20,8 +20,6 @@ function __crm_state
         case --
           set rest 1
           continue
-        case '-*=*'
-          continue
         case '-*'
           contains -- $t $__crm_valued; and set expect 1
           continue

@@ -27,17 +27,14 @@ export const BASH = `{{HEADER}}
 ${LOOKUPS}
 # Adds to COMPREPLY kind $1 for word $2: "=w1 w2" those words, file, dir, profile, data (@file), none.
 _crm_add() {
-  local kind=$1 cur=$2 line bin
+  local kind=$1 cur=$2 line
   local -a opts
   case "$kind" in
     =*) opts=(-W "\${kind#=}") ;;
     file) opts=(-f) ;;
     dir) opts=(-d) ;;
     data) [[ $cur == @* ]] || return 0; opts=(-f -P @); cur=\${cur#@} ;;
-    profile)
-      bin=\${COMP_WORDS[0]}
-      [[ $bin == "~/"* ]] && bin=$HOME/\${bin#"~/"}
-      opts=(-W "$("$bin" __complete profiles 2>/dev/null)") ;;
+    profile) opts=(-W "$("\${COMP_WORDS[0]/#\\~\\//$HOME/}" __complete profiles 2>/dev/null)") ;;
     *) return 0 ;;
   esac
   [[ $kind == file || $kind == dir || $kind == data ]] && compopt -o filenames 2>/dev/null
@@ -105,7 +102,6 @@ _crm() {
     if [[ -z $rest ]]; then
       case $w in
         --) rest=1; continue ;;
-        -*=*) continue ;;
         -*) _crm_flag $w && expect=$w; continue ;;
       esac
     fi
@@ -155,8 +151,6 @@ function __crm_state
       switch $t
         case --
           set rest 1
-          continue
-        case '-*=*'
           continue
         case '-*'
           contains -- $t $__crm_valued; and set expect 1
