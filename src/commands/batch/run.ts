@@ -174,20 +174,16 @@ const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks reques
 
 async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
   const record = Object.fromEntries(SUMMARY_KEYS.map((k) => [k, s[k]]));
-  if (ctx.globals.output === 'json' || ctx.globals.output === 'ndjson') {
-    await writeRecord(ctx.globals.output, ctx.io.stdout, record);
-    return;
-  }
-  if (ctx.globals.quiet) return;
-  await writeRecord('table', ctx.io.stderr, record, { color: ctx.globals.color });
+  const { output, quiet, color } = ctx.globals;
+  if (output === 'json' || output === 'ndjson') return writeRecord(output, ctx.io.stdout, record);
+  if (!quiet) await writeRecord('table', ctx.io.stderr, record, { color });
 }
 
 async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
   const plan = s.plan!;
-  if (ctx.format() !== 'table') {
-    await writeRecord(ctx.format() === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { resource: s.resource, dry_run: true, ...plan });
-    return;
-  }
+  const format = ctx.format();
+  if (format !== 'table')
+    return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { resource: s.resource, dry_run: true, ...plan });
   const lines = [
     `Dry run: nothing was sent.`,
     `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid`,
