@@ -28,7 +28,7 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
   const filter = definedOnly(o.filter);
   const writer = createListWriter(ctx.format(), ctx.io.stdout, outputOptions(ctx, { columns: op.columns }));
   const guard = new PageGuard(o.cursor);
-  let [cursor, more] = [o.cursor, undefined as string | undefined];
+  let [cursor, next] = [o.cursor, undefined as string | undefined];
   for (;;) {
     const body = definedOnly({ cursor, limit: o.limit, filter: Object.keys(filter).length ? filter : undefined });
     const path = `/${o.kind}/query`;
@@ -39,7 +39,7 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
       throw new ServerError(message, { status: res.status, requestId: res.requestId });
     }
     for (const record of records) await writer.write(record as Record<string, unknown>);
-    const next = res.body.nextCursor;
+    next = res.body.nextCursor || undefined;
     // the spec's interactions/query has no cursor: a full page may mean there is more to see
     if (!next && o.all && op.nextCursor === 'optional' && records.length >= (o.limit ?? 25)) {
       const n = records.length;
@@ -47,18 +47,15 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
         `Warning: the server sent no nextCursor, so --all cannot page further; there may be more than these ${n} interactions (narrow with --company-id or --contact-id).`,
       );
     }
-    if (!next || !o.all) {
-      more = next || undefined;
-      break;
-    }
+    if (!next || !o.all) break;
     cursor = guard.next({ records: records.length, more: true, next }, res.requestId);
   }
   await writer.end();
-  if (more !== undefined && ctx.format() === 'table') {
+  if (next !== undefined && ctx.format() === 'table') {
     // the filters again (companyId → --company-id), or the cursor would page another query
     const flags = Object.entries(filter).flatMap(([k, v]) => [`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(v)]);
     const limit = o.limit === undefined ? [] : ['--limit', String(o.limit)];
-    ctx.warn(`More results: ${crmCommand(ctx.globals, ['v1', o.kind, 'query', ...flags, ...limit, '--cursor', more])} (or --all)`);
+    ctx.warn(`More results: ${crmCommand(ctx.globals, ['v1', o.kind, 'query', ...flags, ...limit, '--cursor', next])} (or --all)`);
   }
 }
 
