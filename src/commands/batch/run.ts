@@ -93,13 +93,8 @@ function resumeCommand(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>): str
   return ['crm', ...words].map(shellWord).join(' ');
 }
 
-/** The commands the next steps print; by default without the flags of this run (tests). */
-export interface NextCommands {
-  /** this same command, to settle rows in doubt */
-  rerun?: string;
-  /** the command that imports a fixed rejects file */
-  importFile?: (file: string) => string;
-}
+/** The commands the next steps print (this same command; the one importing a fixed rejects file); by default without this run's flags. */
+type NextCommands = { rerun?: string; importFile?: (file: string) => string };
 
 /**
  * What to do about the rows not created, each step leading to every row created exactly once: rows

@@ -34,11 +34,8 @@ export function linkListColumns(link: LinkRelation): string[] {
 /** A flag's value in any case (`decision-maker`) → the field's allowed value, or a usage error listing them. */
 export function normalizeChoice(field: LinkField, value: string): string {
   if (!field.values) return value;
-  const want = value
-    .trim()
-    .toUpperCase()
-    .replace(/[-\s]+/g, '_');
-  const found = field.values.find((v) => v.toUpperCase() === want);
+  const want = value.trim().replace(/[-\s]+/g, '_');
+  const found = field.values.find((v) => v.toUpperCase() === want.toUpperCase());
   if (found === undefined) throw new UsageError(`--${field.flag} '${value}' is not a valid ${field.name}; allowed: ${field.values.join(', ')}`);
   return found;
 }

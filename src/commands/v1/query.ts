@@ -15,11 +15,7 @@ export function deprecationNotice(ctx: Ctx, op: V1Operation): void {
   ctx.warn(`Notice: the version 1 API is deprecated; use 'crm ${op.resource} ${op.instead}'${same} instead.`);
 }
 
-interface V1QueryBody {
-  success: true;
-  nextCursor?: string | null;
-  data: Record<string, unknown>;
-}
+type V1Page = { nextCursor?: string | null; data: Record<string, unknown> };
 
 export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
   const op = findV1Query(o.kind)!;
@@ -32,7 +28,7 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
   for (;;) {
     const body = definedOnly({ cursor, limit: o.limit, filter: Object.keys(filter).length ? filter : undefined });
     const path = `/${o.kind}/query`;
-    const res = await client.request<V1QueryBody>({ method: 'POST', path, body, idempotencyKey: true, expect: 'v1', signal: ctx.signal });
+    const res = await client.request<V1Page>({ method: 'POST', path, body, idempotencyKey: true, expect: 'v1', signal: ctx.signal });
     const records = res.body.data?.[o.kind];
     if (!Array.isArray(records)) {
       const message = `version 1 ${o.kind}/query answered without data.${o.kind} (HTTP ${res.status})`;
