@@ -138,9 +138,7 @@ set -g __crm_valued {{VALUED}}
 # Command path, positional count and whether a flag's value comes next (cached: every line asks).
 function __crm_state
   set -l line (commandline -opc)
-  if set -q __crm_line; and test "$__crm_line" = "$line"
-    return
-  end
+  set -q __crm_line; and test "$__crm_line" = "$line"; and return
   set -l cmd crm
   set -l npos 0
   set -l expect 0
@@ -148,13 +146,10 @@ function __crm_state
   for t in $line[2..-1]
     test $expect = 1; and set expect 0; and continue
     if test $rest = 0
-      switch $t
-        case --
-          set rest 1
-          continue
-        case '-*'
-          contains -- $t $__crm_valued; and set expect 1
-          continue
+      test "$t" = --; and set rest 1; and continue
+      if string match -q -- '-*' $t
+        contains -- $t $__crm_valued; and set expect 1
+        continue
       end
     end
     if test $npos = 0; and contains -- "$cmd $t" $__crm_paths

@@ -21,18 +21,11 @@ export async function printDryRun(ctx: Ctx, req: PlannedRequest): Promise<void> 
   const base = req.v1 ? profile.v1BaseUrl : profile.baseUrl;
   const key = req.v1 ? profile.v1ApiKey : profile.apiKey;
   // the client's own assembly (src/http/url.ts), with the key masked and header names as they are written
+  const [apiKey, authHeader] = [key ? maskKey(key) : '<no key configured>', req.v1 ? 'x-api-key' : profile.authHeader];
+  const idempotencyKey = req.idempotencyKey === true ? '<random UUID>' : req.idempotencyKey;
   const planned = plannedRequest(
-    {
-      base: parseBaseUrl(base ?? 'https://base.invalid'),
-      apiKey: key ? maskKey(key) : '<no key configured>',
-      authHeader: req.v1 ? 'x-api-key' : profile.authHeader,
-    },
-    {
-      path: req.path,
-      query: req.query,
-      hasBody: req.body !== undefined,
-      idempotencyKey: req.idempotencyKey === true ? '<random UUID>' : req.idempotencyKey,
-    },
+    { base: parseBaseUrl(base ?? 'https://base.invalid'), apiKey, authHeader },
+    { path: req.path, query: req.query, hasBody: req.body !== undefined, idempotencyKey },
   );
   const url = base ? planned.url.href : `<no base URL configured>${planned.url.pathname}${planned.url.search}`;
   const headers = Object.fromEntries(Object.entries(planned.headers).map(([k, v]) => [k.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase()), v]));
