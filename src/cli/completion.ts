@@ -54,18 +54,13 @@ function collect(cmd: Command, path: string): Node[] {
   return [node, ...subs.flatMap((c) => collect(c, `${path} ${c.name()}`))];
 }
 
-/** Values the command tree does not state as commander choices (the server checks them). */
-const FLAG_VALUES: Record<string, Kind> = {
-  '--type': DEAL_CONTACT_TYPES,
-  '--profile': 'profile',
-};
 /** By the value's name in the flag's usage, e.g. `--out <file>`. */
 const PLACEHOLDERS: Record<string, Kind> = { file: 'file', dir: 'dir', json: 'data' };
 
 function optionKind(o: Option): Kind {
   if (o.argChoices) return o.argChoices;
-  const byFlag = o.long ? FLAG_VALUES[o.long] : undefined;
-  if (byFlag) return byFlag;
+  if (o.long === '--type') return DEAL_CONTACT_TYPES; // not a commander choice: the server checks it
+  if (o.long === '--profile') return 'profile';
   const placeholder = /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1] ?? '';
   return PLACEHOLDERS[placeholder] ?? 'none';
 }

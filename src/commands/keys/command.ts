@@ -36,11 +36,8 @@ export function registerKeys(program: CommandUnknownOpts, reg: Registry, load: L
   const keys = program.command('keys').description('manage saved profiles and their API keys');
   examples(keys, ['crm keys add work --base-url https://crm.example.com/api/v2', 'crm keys list', 'crm keys use work']);
   runs(declareAdd(keys), reg, load.add, (o, profile) => ({ ...o, profile }));
-  const list = examples(keys.command('list').description('show profiles, base URLs and masked keys'), [
-    'crm keys list',
-    'crm keys list -o json',
-  ]);
-  runs(list, reg, load.list, () => ({}));
+  const list = keys.command('list').description('show profiles, base URLs and masked keys');
+  runs(examples(list, ['crm keys list', 'crm keys list -o json']), reg, load.list, () => ({}));
   for (const [name, description, example] of [
     ['use', 'make a profile the default', 'crm keys use work'],
     ['remove', 'delete a profile and its keys', 'crm keys remove old-sandbox'],

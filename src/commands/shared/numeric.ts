@@ -44,11 +44,8 @@ export function parseNumeric(value: string, range: NumericRange): { ok: true; va
   const shaped = (range.integer ? /^\d+$/ : /^(\d+\.?\d*|\.\d+)$/).test(text);
   if (shaped && Number.isFinite(n) && n >= range.min && n <= range.max && (!range.integer || Number.isSafeInteger(n)))
     return { ok: true, value: n };
-  const unit = range.unit ? ` (${range.unit})` : '';
-  return {
-    ok: false,
-    message: `expected ${range.integer ? 'a whole number' : 'a number'} from ${range.min} to ${range.max}${unit}, got '${value}'`,
-  };
+  const [what, unit] = [range.integer ? 'a whole number' : 'a number', range.unit ? ` (${range.unit})` : ''];
+  return { ok: false, message: `expected ${what} from ${range.min} to ${range.max}${unit}, got '${value}'` };
 }
 
 /** A flag of this range; commander names the flag in the usage error. */
