@@ -66,6 +66,9 @@ function configureAll(program: CommandUnknownOpts, state: RunState): void {
 /** Help ends with the global options (as gh's INHERITED FLAGS), but not --version: only `crm --version` takes it. */
 const HELP = {
   showGlobalOptions: true,
+  // commander leaves a description column under 40 characters unwrapped, and the terminal then cuts
+  // words (`crm links --help` at 80 columns: long argument lists leave ~22); wrap it whatever its width
+  minWidthToWrap: 10,
   visibleGlobalOptions(this: Help, cmd: CommandUnknownOpts) {
     return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
   },

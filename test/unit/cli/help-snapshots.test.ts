@@ -1759,25 +1759,55 @@ describe('--help snapshots', () => {
         -h, --help                                            show help
 
       Global Options:
-        --profile <name>                                      use this saved profile (see crm keys list)
-        --base-url <url>                                      version 2 API root, ending in /api/v2
-        --v1-base-url <url>                                   version 1 API root (default: --base-url with /api/v1)
-        -o, --output <format>                                 output format (default: table on a terminal, json otherwise) (choices: "table", "json", "ndjson", "csv", "tsv")
-        --fields <list>                                       comma-separated fields to print, e.g. id,email,owner_id
-        --wide                                                tables: every column, uncut, even wider than the terminal
-        --no-color                                            no colors (also NO_COLOR)
-        -q, --quiet                                           no progress, notices or warnings
-        -v, --verbose                                         log each request on stderr (method, URL, status, ms, retries; keys masked)
-        --timeout <seconds>                                   limit for each whole response, headers and body (default: 30)
-        --max-retries <n>                                     retries on 5xx and network errors (a 429 with Retry-After waits within a 10-minute budget) (default: 5)
+        --profile <name>                                      use this saved profile
+                                                              (see crm keys list)
+        --base-url <url>                                      version 2 API root,
+                                                              ending in /api/v2
+        --v1-base-url <url>                                   version 1 API root
+                                                              (default: --base-url
+                                                              with /api/v1)
+        -o, --output <format>                                 output format (default:
+                                                              table on a terminal,
+                                                              json otherwise)
+                                                              (choices: "table",
+                                                              "json", "ndjson", "csv",
+                                                              "tsv")
+        --fields <list>                                       comma-separated fields
+                                                              to print, e.g.
+                                                              id,email,owner_id
+        --wide                                                tables: every column,
+                                                              uncut, even wider than
+                                                              the terminal
+        --no-color                                            no colors (also
+                                                              NO_COLOR)
+        -q, --quiet                                           no progress, notices or
+                                                              warnings
+        -v, --verbose                                         log each request on
+                                                              stderr (method, URL,
+                                                              status, ms, retries;
+                                                              keys masked)
+        --timeout <seconds>                                   limit for each whole
+                                                              response, headers and
+                                                              body (default: 30)
+        --max-retries <n>                                     retries on 5xx and
+                                                              network errors (a 429
+                                                              with Retry-After waits
+                                                              within a 10-minute
+                                                              budget) (default: 5)
 
       Commands:
-        list [options] <parent> <id> <relation>               list the records linked to a parent
-        add [options] <parent> <id> <relation> <child-id>     link a record (linking twice is a no-op)
+        list [options] <parent> <id> <relation>               list the records linked
+                                                              to a parent
+        add [options] <parent> <id> <relation> <child-id>     link a record (linking
+                                                              twice is a no-op)
         remove [options] <parent> <id> <relation> <child-id>  unlink a record
-        get <parent> <id> <relation>                          show a meeting's deal or company (null when unset)
-        set [options] <parent> <id> <relation> <target-id>    set a meeting's deal or company
-        clear [options] <parent> <id> <relation>              clear a meeting's deal or company
+        get <parent> <id> <relation>                          show a meeting's deal or
+                                                              company (null when
+                                                              unset)
+        set [options] <parent> <id> <relation> <target-id>    set a meeting's deal or
+                                                              company
+        clear [options] <parent> <id> <relation>              clear a meeting's deal
+                                                              or company
         help [command]                                        display help for command
 
       Examples:
