@@ -15,6 +15,8 @@ export const INVALID_CODES = {
 
 export type RowResult = { ok: true; record: ApiRecord } | { ok: false; code: string; reason: string; field: string };
 
+const invalid = (code: string, reason: string, field = ''): RowResult => ({ ok: false, code, reason, field });
+
 const MAX_SHOWN = 60;
 
 /** A value quoted for a message, shortened so a 1 MB cell does not make a 1 MB message. */
@@ -26,31 +28,17 @@ export function showValue(value: string): string {
 /** Cells of a CSV row → record; wrong cell count or a cell not fitting its type is invalid. */
 export function rowToRecord(cells: readonly string[], header: HeaderMapping): RowResult {
   if (cells.length !== header.width) {
-    return {
-      ok: false,
-      code: INVALID_CODES.columns,
-      reason: `expected ${header.width} columns, got ${cells.length}`,
-      field: '',
-    };
+    return invalid(INVALID_CODES.columns, `expected ${header.width} columns, got ${cells.length}`);
   }
   const record: ApiRecord = {};
   for (const col of header.columns) {
     if (col.ignored) continue;
     const cell = cells[col.index] ?? '';
     const v = convertCell(cell, col.type);
-    if (!v.ok) {
-      return {
-        ok: false,
-        code: INVALID_CODES.value,
-        reason: `column ${JSON.stringify(col.column)}: ${showValue(cell)} ${v.reason}`,
-        field: col.field,
-      };
-    }
+    if (!v.ok) return invalid(INVALID_CODES.value, `column ${JSON.stringify(col.column)}: ${showValue(cell)} ${v.reason}`, col.field);
     if (!v.empty) setOwn(record, col.field, v.value);
   }
-  if (Object.keys(record).length === 0) {
-    return { ok: false, code: INVALID_CODES.empty, reason: 'the row has no value to import', field: '' };
-  }
+  if (Object.keys(record).length === 0) return invalid(INVALID_CODES.empty, 'the row has no value to import');
   return { ok: true, record };
 }
 
@@ -58,7 +46,7 @@ export function rowToRecord(cells: readonly string[], header: HeaderMapping): Ro
 export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowResult {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     const kind = obj === null ? 'null' : Array.isArray(obj) ? 'an array' : typeof obj;
-    return { ok: false, code: INVALID_CODES.json, reason: `expected a JSON object, got ${kind}`, field: '' };
+    return invalid(INVALID_CODES.json, `expected a JSON object, got ${kind}`);
   }
   const record: ApiRecord = {};
   for (const [key, value] of Object.entries(obj as Record<string, unknown>)) {
@@ -66,20 +54,16 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowRe
     if (mapped === '') continue;
     if (mapped === undefined && (isIgnoredHeader(key) || READ_ONLY_FIELDS.includes(key))) continue;
     const field = mapped ?? key;
-    if (Object.hasOwn(record, field)) {
-      return { ok: false, code: INVALID_CODES.value, reason: `two keys fill the field "${field}"`, field };
-    }
+    if (Object.hasOwn(record, field)) return invalid(INVALID_CODES.value, `two keys fill the field "${field}"`, field);
     setOwn(record, field, value);
   }
-  if (Object.keys(record).length === 0) {
-    return { ok: false, code: INVALID_CODES.empty, reason: 'the object has no field to import', field: '' };
-  }
+  if (Object.keys(record).length === 0) return invalid(INVALID_CODES.empty, 'the object has no field to import');
   return { ok: true, record };
 }
 
 /** A read row → the record to send, or why it is invalid (the reader's own error first). */
 export function classifyRow(row: ReadRow, mapping: HeaderMapping | undefined, maps: ColumnMap): RowResult {
-  if (row.error) return { ok: false, code: row.error.code, reason: row.error.reason, field: '' };
+  if (row.error) return invalid(row.error.code, row.error.reason);
   if (row.cells) return rowToRecord(row.cells, mapping!);
   return objectToRecord(row.json, maps);
 }
