@@ -72,48 +72,40 @@ export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(
   const columns: ColumnSpec[] = [];
   const used = new Map<string, ColumnSpec>();
   const unusedMaps = new Set(maps.keys());
-  cells.forEach((raw, index) => {
-    const column = raw;
-    const trimmed = raw.trim();
+  cells.forEach((column, index) => {
+    const trimmed = column.trim();
+    const own = splitType(trimmed);
     const where = `column ${index + 1}`;
-    const mapKey = maps.has(trimmed) ? trimmed : maps.has(splitType(trimmed).name.trim()) ? splitType(trimmed).name.trim() : undefined;
+    const mapKey = [trimmed, own.name.trim()].find((k) => maps.has(k));
+    const ignore = (readOnly?: { readOnly: true }): void =>
+      void columns.push({ index, column, field: '', type: 'string', ignored: true, ...readOnly });
     let field: string;
     let type: FieldType;
     if (mapKey !== undefined) {
       unusedMaps.delete(mapKey);
       const target = maps.get(mapKey)!;
-      if (target === '') {
-        columns.push({ index, column, field: '', type: 'string', ignored: true });
-        return;
-      }
+      if (target === '') return ignore();
       // the map may retype (`price=amount:number`); otherwise the header's own type stays
       const t = splitType(target);
       field = t.name.trim();
-      type = t.typed ? t.type : splitType(trimmed).type;
+      type = t.typed ? t.type : own.type;
       if (field === '') throw new UsageError(`--map ${JSON.stringify(mapKey)}: the field name is empty`);
     } else {
       if (trimmed === '') throw new UsageError(`the header of ${where} is empty; name it, or drop the column`);
-      if (isIgnoredHeader(trimmed)) {
-        columns.push({ index, column, field: '', type: 'string', ignored: true });
-        return;
-      }
-      const t = splitType(trimmed);
-      field = normalizeFieldName(t.name);
-      type = t.type;
+      if (isIgnoredHeader(trimmed)) return ignore();
+      field = normalizeFieldName(own.name);
+      type = own.type;
       // an exported list's id, created_at, … (a --map to such a field is sent: the user asked for it)
-      if (READ_ONLY_FIELDS.includes(field)) {
-        columns.push({ index, column, field: '', type: 'string', ignored: true, readOnly: true });
-        return;
-      }
+      if (READ_ONLY_FIELDS.includes(field)) return ignore({ readOnly: true });
       if (field === '') {
-        throw new UsageError(`the header ${JSON.stringify(raw)} (${where}) has no letters or digits to make a field name; use --map`);
+        throw new UsageError(`the header ${JSON.stringify(column)} (${where}) has no letters or digits to make a field name; use --map`);
       }
     }
     const spec: ColumnSpec = { index, column, field, type, ignored: false };
     const clash = used.get(field);
     if (clash) {
       throw new UsageError(
-        `columns ${JSON.stringify(clash.column)} (column ${clash.index + 1}) and ${JSON.stringify(raw)} (${where}) both fill the field "${field}"`,
+        `columns ${JSON.stringify(clash.column)} (column ${clash.index + 1}) and ${JSON.stringify(column)} (${where}) both fill the field "${field}"`,
         { hint: 'rename one of them, or use --map "COLUMN=other_field" (or "COLUMN=" to leave it out)' },
       );
     }
