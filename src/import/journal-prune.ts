@@ -9,12 +9,6 @@ import { jsonLine, readComplete, readHeader } from './journal-format.js';
 const DAY = 86_400_000;
 
 export interface PruneOptions {
-  /** finished journals older than this are compacted (default 7 days) */
-  compactAfterMs?: number;
-  /** unfinished journals older than this go (default 30 days) */
-  maxAgeMs?: number;
-  /** compacted journals older than this go (default 365 days) */
-  compactedMaxAgeMs?: number;
   /** beyond this total, the oldest finished journals are compacted first (default 32 MiB) */
   maxTotalBytes?: number;
   keep?: string;
@@ -39,7 +33,6 @@ interface Journal {
 
 /** Returns how many files were removed or compacted. */
 export async function pruneJournals(dir: string, now: number, opts: PruneOptions = {}): Promise<number> {
-  const limit = { compact: 7 * DAY, unfinished: 30 * DAY, compacted: 365 * DAY };
   let changed = 0;
   let total = 0;
   const finished: Journal[] = [];
@@ -68,10 +61,10 @@ export async function pruneJournals(dir: string, now: number, opts: PruneOptions
     if (!name.endsWith('.jsonl')) continue;
     const done = await readComplete(path);
     const j = { path, size: st.size, mtimeMs: st.mtimeMs };
-    const old = done ? done.compacted && age > (opts.compactedMaxAgeMs ?? limit.compacted) : age > (opts.maxAgeMs ?? limit.unfinished);
+    const old = done ? done.compacted && age > 365 * DAY : age > 30 * DAY;
     if (old && (await gone(path))) continue;
     total += st.size;
-    if (done && !done.compacted && age > (opts.compactAfterMs ?? limit.compact)) await shrink(j);
+    if (done && !done.compacted && age > 7 * DAY) await shrink(j);
     else if (done && !done.compacted) finished.push(j);
   }
   for (const j of finished.sort((a, b) => a.mtimeMs - b.mtimeMs)) {

@@ -16,6 +16,9 @@ import { dryRunSummary } from './plan.js';
 import { fromTotals, identityOf, summaryOf, warnImported, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
 
+/** a default rejects (or unknown) file of stdin: crm-rejects-<time>.csv */
+const STAMPED_REJECTS = /^crm-rejects-\d{8}T\d{6}Z(\.unknown)?\.(csv|ndjson)$/;
+
 export interface Sent {
   result: DispatchResult;
   files: Pick<ImportSummary, 'rejects_file' | 'unknown_file'>;
@@ -32,12 +35,9 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
     return { summary: dryRunSummary(summaryOf(run), scan, run, peeked?.size ?? 0) };
   }
   checkPaths(run);
-  await removeStaleTemps(
-    dirname(run.rejectsPath),
-    started,
-    (n) => n === basename(run.rejectsPath) || /^crm-rejects-\d{8}T\d{6}Z(\.unknown)?\.(csv|ndjson)$/.test(n),
-  );
-  await removeStaleTemps(dirname(run.unknownPath), started, (n) => n === basename(run.unknownPath));
+  // the unknown file sits beside the rejects file (unknownPathFor)
+  const own = [basename(run.rejectsPath), basename(run.unknownPath)];
+  await removeStaleTemps(dirname(run.rejectsPath), started, (n) => own.includes(n) || STAMPED_REJECTS.test(n));
   if (opts.resultsPath !== undefined) await removeStaleTemps(dirname(opts.resultsPath), started, (n) => n === basename(opts.resultsPath!));
   if (!dir || !file) return { journal: undefined };
   await pruneJournals(dir, started, { keep: file.own }).catch(() => 0);
