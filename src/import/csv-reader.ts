@@ -14,11 +14,7 @@ type Next = { cells: string[]; line: number } | { row: ReadRow };
 
 const isBlank = (cells: readonly string[]): boolean => cells.every((c) => c.trim() === '');
 
-export async function openCsv(path: string, o: ReaderOptions): Promise<InputReader> {
-  return new CsvReader(path, o).open();
-}
-
-class CsvReader {
+export class CsvReader {
   /** bytes handed to onChunk: every byte once, in order, however the segments overlap */
   private seen = 0;
   private seg: Segment;

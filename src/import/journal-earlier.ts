@@ -91,12 +91,8 @@ export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
   const rotated = latest('other-key');
   if (rotated) throw otherKeyError(g, rotated);
   const changed = latest('changed');
-  if (changed)
-    throw await changedError(
-      g,
-      changed,
-      earlier.some((e) => e.kind === 'changed' && !e.complete),
-    );
+  const unfinished = earlier.some((e) => e.kind === 'changed' && !e.complete);
+  if (changed) throw await changedError(g, changed, unfinished);
 }
 
 function otherKeyError(g: GuardContext, rotated: EarlierImport): UsageError {

@@ -1,7 +1,7 @@
 // An import file's rows, CSV or NDJSON, each with its line: a function of the bytes alone.
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../http/errors.js';
-import { openCsv } from './csv-reader.js';
+import { CsvReader } from './csv-reader.js';
 import { UTF8 } from './encoding.js';
 import { MAX_RECORD_BYTES, readInterrupted, type InputFormat, type InputReader, type OpenInputOptions } from './input-row.js';
 import { openNdjson } from './ndjson-reader.js';
@@ -26,5 +26,5 @@ export async function openInput(path: string, opts: OpenInputOptions = {}): Prom
   if (opts.signal?.aborted) throw readInterrupted(name);
   const format = opts.format ?? detectFormat(path);
   const o = { ...opts, name, maxRecordBytes: opts.maxRecordBytes ?? MAX_RECORD_BYTES, encoding: opts.encoding ?? UTF8 };
-  return format === 'csv' ? openCsv(path, o) : openNdjson(path, o);
+  return format === 'csv' ? new CsvReader(path, o).open() : openNdjson(path, o);
 }
