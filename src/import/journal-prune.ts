@@ -37,10 +37,9 @@ export async function pruneJournals(dir: string, now: number, opts: PruneOptions
   let total = 0;
   const finished: Journal[] = [];
   const gone = (path: string): Promise<boolean> =>
-    unlink(path).then(
-      () => ++changed > 0,
-      () => false,
-    );
+    unlink(path)
+      .then(() => ++changed > 0)
+      .catch(() => false);
   const shrink = async (j: Journal): Promise<void> => {
     const size = await compact(j.path).catch(() => -1);
     if (size >= 0) changed++;

@@ -52,15 +52,6 @@ class ChunkIndex {
       this.lengths[seq] = length;
     }
   }
-
-  isInDoubt(seq: number): boolean {
-    return this.state[seq] === SENT;
-  }
-
-  /** chunks sent but never answered (in flight at a crash, or failed) */
-  inDoubt(): number[] {
-    return [...this.state.keys()].filter((i) => this.state[i] === SENT);
-  }
 }
 
 interface Loaded {
@@ -135,9 +126,9 @@ export class ImportJournal {
     return this.index.finished + this.recorded;
   }
 
-  /** Sequence numbers of chunks an earlier run sent without journaling an answer. */
+  /** Sequence numbers of chunks an earlier run sent without journaling an answer (in flight at a crash, or failed). */
   inDoubt(): number[] {
-    return this.index.inDoubt();
+    return [...this.index.state.keys()].filter((i) => this.index.state[i] === SENT);
   }
 
   /** Load (resume) or create the journal of an import; one from before keys were recorded becomes this key's. */
@@ -196,7 +187,7 @@ export class ImportJournal {
 
   /** A request journaled by sent() never went out; not for a chunk an earlier run left in doubt. */
   async unsent(seq: number): Promise<void> {
-    if (!this.index.isInDoubt(seq)) await this.writable().write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
+    if (this.index.state[seq] !== SENT) await this.writable().write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
   }
 
   /** Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call. */

@@ -8,10 +8,9 @@ import { dirname, join } from 'node:path';
 const DAY_MS = 86_400_000;
 
 export const exists = (path: string): Promise<boolean> =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
+  access(path)
+    .then(() => true)
+    .catch(() => false);
 
 /**
  * Create `dir` and its missing parents (mode 0700). Throws an Error saying why (a file in the way,
@@ -70,15 +69,10 @@ export async function removeStaleTemps(dir: string, now: number, owned: (name: s
     if (!m || !owned(m[1]!)) continue;
     const path = join(dir, name);
     const st = await stat(path).catch(() => undefined);
-    if (
-      st?.isFile() &&
-      isStaleLeftover(name, now - st.mtimeMs) &&
-      (await unlink(path).then(
-        () => true,
-        () => false,
-      ))
-    )
-      removed++;
+    if (st?.isFile() && isStaleLeftover(name, now - st.mtimeMs))
+      removed += await unlink(path)
+        .then(() => 1)
+        .catch(() => 0);
   }
   return removed;
 }
