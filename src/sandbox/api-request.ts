@@ -7,7 +7,7 @@ import type { HandlerCtx, Method, PathRoutes } from './handler.js';
 import { fingerprint, isValidIdempotencyKey, type Claim } from './idempotency.js';
 import { newRequestId } from './random.js';
 import { takeAll, type FixedWindowLimiter } from './rate-limiter.js';
-import { ApiError, cut, errorResponse, faultResponse, internalError, type RequestMeta } from './responses.js';
+import { ApiError, cut, errorResponse, faultResponse, type RequestMeta } from './responses.js';
 import { resolveV2 } from './resource-handlers.js';
 import { ORGANIZATION, type SandboxState } from './state.js';
 import type { FaultKind, KeyDef, SandboxResponse } from './types.js';
@@ -73,7 +73,7 @@ export async function serveCounted(state: SandboxState, method: string, rm: Requ
     return answer(rm, real ? cut(response) : faultResponse(rm, fault, state.rateFormat), fault);
   }
   if (fault === 'drop-after-write') return { fault, requestId: rm.requestId };
-  if (fault === '500-after-write') return answer(rm, internalError(rm), fault);
+  if (fault === '500-after-write') return answer(rm, faultResponse(rm, '500', state.rateFormat), fault);
   return { response, requestId: rm.requestId };
 }
 

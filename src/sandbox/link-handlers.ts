@@ -50,9 +50,9 @@ export function relationRoutes(parent: ResourceDef, id: string, link: LinkRelati
     const childId = requireIdField(body, link.childKey);
     const { extra, resources } = linkExtras(link, body);
     const child = referencedRecord(ctx, resources, link.childKey, childId);
-    const result = ctx.state.store.link(parent.name, id, link.relation, child.resource, childId, extra);
+    const linked = ctx.state.store.link(parent.name, id, link.relation, child.resource, childId, extra);
     // A relink is a no-op (spec): the same 201 + Location, the existing link unchanged (its id and created_at).
-    return success(ctx.rm, result.link, 201, location(ctx, parent.name, id, link.relation, childId));
+    return success(ctx.rm, linked, 201, location(ctx, parent.name, id, link.relation, childId));
   };
   return { GET: { scope: scopeFor(parent.name, 'read'), run: listLinks }, POST: { scope: scopeFor(parent.name, 'write'), run: addLink } };
 }

@@ -60,17 +60,13 @@ export function errorResponse(rm: RequestMeta, err: ApiError): SandboxResponse {
 /** The wait an injected 429 asks for: `Retry-After: 0.05` in the default (seconds) form. */
 const FAULT_RETRY_AFTER_MS = 50;
 
-export function internalError(rm: RequestMeta, message = 'Internal server error (injected fault)'): SandboxResponse {
-  return errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', message));
-}
-
 /** What a proxy in front of the API sends when the API is down. */
 const NGINX_502 =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
 /** The answer of a fault that replaces the request: 500, 429, a proxy's HTML 502, or a JSON body cut in half. */
 export function faultResponse(rm: RequestMeta, fault: '500' | '429' | 'html-502' | 'truncated', format: HeaderFormat): SandboxResponse {
-  if (fault === '500') return internalError(rm);
+  if (fault === '500') return errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', 'Internal server error (injected fault)'));
   if (fault === '429') {
     const headers = refusalHeaders(FAULT_RETRY_AFTER_MS, format);
     return errorResponse(rm, new ApiError(429, 'RATE_LIMITED', 'Rate limit exceeded (injected fault)', [], headers));

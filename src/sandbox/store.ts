@@ -195,17 +195,11 @@ export class Store {
     return this.table(resource).size;
   }
 
-  link(
-    parent: ResourceName,
-    parentId: string,
-    relation: string,
-    child: ResourceName,
-    childId: string,
-    extra: ApiRecord,
-  ): { link: LinkData; created: boolean } {
+  /** Links the child (a relink returns the existing link unchanged). */
+  link(parent: ResourceName, parentId: string, relation: string, child: ResourceName, childId: string, extra: ApiRecord): LinkData {
     const links = this.linksOf(parent, parentId, relation);
     const existing = links.get(childId);
-    if (existing) return { link: existing.data, created: false };
+    if (existing) return existing.data;
     const data: LinkData = {
       id: this.newId('lnk_', () => false),
       parent_type: parent,
@@ -218,7 +212,7 @@ export class Store {
     };
     links.set(childId, { seq: ++this.seq, data });
     this.onChange();
-    return { link: data, created: true };
+    return data;
   }
 
   /** Removes the link; returns it, or undefined when it was not linked. */
