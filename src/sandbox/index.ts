@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { AutoSaver, loadDataFile } from './data-file.js';
-import { builtinKeys, loadKeysFile, namedKeys } from './keys.js';
+import { builtinKeys, loadKeysFile } from './keys.js';
 import { isLoopback, createSandboxServer } from './server.js';
 import { DEFAULTS, createState, type SandboxState } from './state.js';
 import { makeSandboxTls } from './tls-cert.js';
@@ -51,7 +51,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const saver = openDataFile(state, options.dataFile, options.saveDelayMs);
   const host = options.host ?? DEFAULTS.host;
   // The control endpoint exists only on loopback and only when turned on.
-  const control = (options.control ?? true) && isLoopback(host === 'localhost' ? '127.0.0.1' : host);
+  const control = (options.control ?? true) && isLoopback(host);
   // --tls: one certificate for both listeners, for every loopback name (and the listening address)
   const tls = options.tls ? makeSandboxTls([...new Set(['localhost', '127.0.0.1', '::1', host])]) : undefined;
   const cert = tls && { key: tls.keyPem, cert: tls.certPem };
@@ -72,13 +72,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (caDir) rmSync(caDir, { recursive: true, force: true });
     await saver?.close();
   };
+  const [admin, readonly, user, v1] = keyDefs.map((d) => d.key);
   return {
     url,
     baseUrl: `${url}/api/v2`,
     v1BaseUrl: `${url}/api/v1`,
     controlUrl: control ? `${url}/__sandbox` : undefined,
     downloadUrl: state.downloadOrigin,
-    keys: namedKeys(keyDefs),
+    keys: { admin: admin!, readonly: readonly!, user: user!, v1: v1! },
     caFile: caDir && join(caDir, 'ca.pem'),
     close: () => (closing ??= close()),
   };

@@ -3,7 +3,7 @@
 import { allScopes, readScopes } from '../api/resources.js';
 import { readJsonFile } from './files.js';
 import { cryptoRandom, mulberry32, randomString, type Random } from './random.js';
-import type { KeyDef, SandboxKeys } from './types.js';
+import type { KeyDef } from './types.js';
 import { isPlainObject, needIn, type Need } from './validation.js';
 
 export const ADMIN_USER = 'usr_admin';
@@ -22,11 +22,6 @@ export function builtinKeys(seed?: number): KeyDef[] {
     { key: v2(), version: 2, scopes: allScopes(), access: 'user', user: BOUND_USER },
     { key: V1_PREFIX + randomString(random, 24), version: 1, scopes: [], access: 'organization', user: ADMIN_USER },
   ];
-}
-
-export function namedKeys(defs: KeyDef[]): SandboxKeys {
-  const [admin, readonly, user, v1] = defs.map((d) => d.key);
-  return { admin: admin!, readonly: readonly!, user: user!, v1: v1! };
 }
 
 /** Checks the parsed content of a keys file; throws an Error naming the first bad entry. */

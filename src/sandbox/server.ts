@@ -7,7 +7,7 @@ import { CONTROL_PREFIX, handleControl, redactHeaders } from './control.js';
 import { DOWNLOAD_PATH, handleDownloadRequest } from './downloads.js';
 import { newRequestId } from './random.js';
 import { ApiError, errorResponse } from './responses.js';
-import type { SandboxState } from './state.js';
+import type { LogEntry, SandboxState } from './state.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -51,17 +51,12 @@ function refusal(state: SandboxState, err: ApiError, version: '1' | '2' = '2'): 
 }
 
 /** Which listener a server is: the API's origin, or the transcript download origin. */
-type Listener = 'api' | 'download';
+type Listener = LogEntry['listener'];
 type Front = { state: SandboxState; listener: Listener; control: boolean };
 
 /** With `tls` (a PEM key and certificate), https on the same port instead of http. */
-export function createSandboxServer(
-  state: SandboxState,
-  control: boolean,
-  listener: Listener = 'api',
-  tls?: { key: string; cert: string },
-): Server {
-  const front: Front = { state, listener, control: control && listener === 'api' };
+export function createSandboxServer(state: SandboxState, control: boolean, listener: Listener, tls?: { key: string; cert: string }): Server {
+  const front: Front = { state, listener, control };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     handle(front, req, res).catch((err: unknown) => {
       if (res.headersSent) res.destroy();
