@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { AutoSaver, loadDataFile } from './data-file.js';
 import { builtinKeys, loadKeysFile } from './keys.js';
 import { isLoopback, createSandboxServer } from './server.js';
-import { DEFAULTS, createState, type SandboxState } from './state.js';
+import { createState, type SandboxState } from './state.js';
 import { makeSandboxTls } from './tls-cert.js';
 import type { RunningSandbox, SandboxOptions } from './types.js';
 
@@ -49,7 +49,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const keyDefs = [...builtinKeys(options.seed), ...(options.keysFile ? loadKeysFile(options.keysFile) : []), ...(options.extraKeys ?? [])];
   const state = createState(options, keyDefs);
   const saver = openDataFile(state, options.dataFile, options.saveDelayMs);
-  const host = options.host ?? DEFAULTS.host;
+  const host = options.host ?? '127.0.0.1';
   // The control endpoint exists only on loopback and only when turned on.
   const control = (options.control ?? true) && isLoopback(host);
   // --tls: one certificate for both listeners, for every loopback name (and the listening address)
@@ -57,7 +57,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const cert = tls && { key: tls.keyPem, cert: tls.certPem };
   const scheme = tls ? 'https' : 'http';
   const server = createSandboxServer(state, control, 'api', cert);
-  const url = (state.origin = await listen(server, options.port ?? DEFAULTS.port, host, scheme));
+  const url = (state.origin = await listen(server, options.port ?? 4010, host, scheme));
   // Transcript links live on a second origin (another port, same host), which never sees a key.
   const downloads = createSandboxServer(state, false, 'download', cert);
   state.downloadOrigin = await listen(downloads, options.downloadPort ?? 0, host, scheme).catch(async (err: unknown) => {

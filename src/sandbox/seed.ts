@@ -83,26 +83,24 @@ const MAKERS: { [R in ResourceName]: (i: number, random: Random, made: Made) => 
     deal_id: i % 3 === 0 ? idIn(random, made, 'deals') : null,
     company_id: i % 4 === 0 ? idIn(random, made, 'companies') : null,
   }),
-  recordings: recording,
+  recordings: (i, random, made) => {
+    // 14 with transcripts, 4 still processing, 2 without audio
+    const status = i < 14 ? 'ready' : i < 18 ? 'processing' : 'no_audio';
+    const meetings = made.meetings!;
+    return {
+      title: `Recording ${i + 1}`,
+      meeting_id: meetings[i % meetings.length]!.id,
+      started_at: at(i * 5_400_000),
+      duration_seconds: status === 'no_audio' ? 0 : 300 + Math.floor(random() * 3000),
+      has_transcript: status === 'ready',
+      transcript_status: status,
+      transcript_url: null,
+      recording_url: null,
+      video_status: 'skipped',
+    };
+  },
   bookings: (i, random) => ({ title: `Booking ${i + 1}`, starts_at: at(i * 86_400_000), status: pick(random, ['confirmed', 'cancelled']) }),
 };
-
-function recording(i: number, random: Random, made: Made): ApiRecord {
-  // 14 with transcripts, 4 still processing, 2 without audio
-  const status = i < 14 ? 'ready' : i < 18 ? 'processing' : 'no_audio';
-  const meetings = made.meetings!;
-  return {
-    title: `Recording ${i + 1}`,
-    meeting_id: meetings[i % meetings.length]!.id,
-    started_at: at(i * 5_400_000),
-    duration_seconds: status === 'no_audio' ? 0 : 300 + Math.floor(random() * 3000),
-    has_transcript: status === 'ready',
-    transcript_status: status,
-    transcript_url: null,
-    recording_url: null,
-    video_status: 'skipped',
-  };
-}
 
 /** Fills the (empty) store with the sample data of `seed`. */
 export function seedStore(store: Store, seed: number): void {

@@ -9,17 +9,6 @@ import { seedStore } from './seed.js';
 import { Store } from './store.js';
 import type { KeyDef, SandboxOptions } from './types.js';
 
-export const DEFAULTS = {
-  host: '127.0.0.1',
-  port: 4010,
-  rateLimit: 200,
-  orgRateLimit: 1000,
-  rateWindowMs: 60_000,
-  transcriptTtlMs: 300_000,
-  downloadRateLimit: 20,
-  downloadWindowMs: 1000,
-} as const;
-
 /** All keys share one organization. */
 export const ORGANIZATION = 'org_sandbox';
 
@@ -31,19 +20,15 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
   const random = options.random ?? cryptoRandom;
   // Ids come from their own stream: seeded runs give the same ids for the same requests.
   const idRandom = options.seed === undefined ? cryptoRandom : mulberry32((options.seed ^ 0x1d5) >>> 0);
-  const window = options.rateWindowMs ?? DEFAULTS.rateWindowMs;
+  const window = options.rateWindowMs ?? 60_000;
   const state = {
     now,
     seed: options.seed,
     keys: new Map(keys.map((k) => [k.key, k])),
     store: new Store(idRandom, now),
-    keyLimiter: new FixedWindowLimiter(options.rateLimit ?? DEFAULTS.rateLimit, window, now),
-    orgLimiter: new FixedWindowLimiter(options.orgRateLimit ?? DEFAULTS.orgRateLimit, window, now),
-    downloadLimiter: new FixedWindowLimiter(
-      options.downloadRateLimit ?? DEFAULTS.downloadRateLimit,
-      options.downloadWindowMs ?? DEFAULTS.downloadWindowMs,
-      now,
-    ),
+    keyLimiter: new FixedWindowLimiter(options.rateLimit ?? 200, window, now),
+    orgLimiter: new FixedWindowLimiter(options.orgRateLimit ?? 1000, window, now),
+    downloadLimiter: new FixedWindowLimiter(options.downloadRateLimit ?? 20, options.downloadWindowMs ?? 1000, now),
     idempotency: new IdempotencyCache(now),
     faults: new FaultInjector(
       {
@@ -54,7 +39,7 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
       },
       random,
     ),
-    tokens: new TranscriptTokens(options.transcriptTtlMs ?? DEFAULTS.transcriptTtlMs, now),
+    tokens: new TranscriptTokens(options.transcriptTtlMs ?? 300_000, now),
     log: new RequestLog(),
     v1InteractionsCursor: options.v1InteractionsCursor ?? false,
     /** seals and opens list cursors (a per-sandbox secret; derived from the seed when seeded) */
