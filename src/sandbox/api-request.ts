@@ -2,7 +2,6 @@
 // cache (neither counted), then the part shared with downloads: rate limit, latency, fault, run, cache.
 import type { IncomingMessage } from 'node:http';
 import { authenticate, requireScope } from './auth.js';
-import { runsBeforeRequest } from './faults.js';
 import type { HandlerCtx, Method, PathRoutes } from './handler.js';
 import { fingerprint, isValidIdempotencyKey, type Claim } from './idempotency.js';
 import { newRequestId } from './random.js';
@@ -59,7 +58,8 @@ export async function serveCounted(state: SandboxState, method: string, rm: Requ
   }
   await latency(state);
   const fault = state.faults.choose(method, c.faultPath);
-  if (fault && runsBeforeRequest(fault) && !(c.cutsReal && fault === 'truncated')) {
+  // every fault but the *-after-write ones (and a download's `truncated`) replaces the request
+  if (fault && fault !== '500-after-write' && fault !== 'drop-after-write' && !(c.cutsReal && fault === 'truncated')) {
     c.settle?.();
     return fault === 'drop' ? { fault, requestId: rm.requestId } : answer(rm, faultResponse(rm, fault, state.rateFormat), fault);
   }

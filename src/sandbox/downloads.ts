@@ -28,8 +28,7 @@ const LINES = [
 
 /** The transcript of a recording: the same id always gives the same transcript. */
 export function transcriptFor(recordingId: string, durationSeconds?: unknown) {
-  const seed = createHash('sha256').update(recordingId).digest().readUInt32BE(0);
-  const random = mulberry32(seed);
+  const random = mulberry32(createHash('sha256').update(recordingId).digest().readUInt32BE(0));
   const count = 4 + Math.floor(random() * 9);
   const speakers = [pick(random, SPEAKERS), pick(random, SPEAKERS.slice().reverse())];
   const segments: Array<{ speaker: string; start_ms: number; end_ms: number; text: string }> = [];

@@ -43,11 +43,6 @@ export function validateFaultRates(value: unknown): FaultRates {
 export type QueuedFault = { kind: FaultKind; method?: string; path?: RegExp; count: number };
 type FaultConfig = { failRate: number; latencyMs: number; rates: FaultRates; paths?: RegExp };
 
-/** Faults that happen before the request runs; the others run it first. */
-export function runsBeforeRequest(kind: FaultKind): kind is Exclude<FaultKind, '500-after-write' | 'drop-after-write'> {
-  return kind !== '500-after-write' && kind !== 'drop-after-write';
-}
-
 export class FaultInjector {
   /** one-shot faults for the next matching requests, served before the random ones */
   queue: QueuedFault[] = [];

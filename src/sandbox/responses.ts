@@ -57,9 +57,6 @@ export function errorResponse(rm: RequestMeta, err: ApiError): SandboxResponse {
   return { status: err.status, headers: { ...err.headers }, body };
 }
 
-/** The wait an injected 429 asks for: `Retry-After: 0.05` in the default (seconds) form. */
-const FAULT_RETRY_AFTER_MS = 50;
-
 /** What a proxy in front of the API sends when the API is down. */
 const NGINX_502 =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
@@ -68,7 +65,7 @@ const NGINX_502 =
 export function faultResponse(rm: RequestMeta, fault: '500' | '429' | 'html-502' | 'truncated', format: HeaderFormat): SandboxResponse {
   if (fault === '500') return errorResponse(rm, new ApiError(500, 'INTERNAL_ERROR', 'Internal server error (injected fault)'));
   if (fault === '429') {
-    const headers = refusalHeaders(FAULT_RETRY_AFTER_MS, format);
+    const headers = refusalHeaders(50, format); // `Retry-After: 0.05` in the default (seconds) form
     return errorResponse(rm, new ApiError(429, 'RATE_LIMITED', 'Rate limit exceeded (injected fault)', [], headers));
   }
   if (fault === 'html-502') return { status: 502, headers: { 'Content-Type': 'text/html; charset=utf-8' }, raw: NGINX_502 };

@@ -34,12 +34,11 @@ function send(req: IncomingMessage, res: ServerResponse, { response, requestId }
     return;
   }
   const payload = response.raw ?? JSON.stringify(response.body ?? null);
-  const length = String(Buffer.byteLength(payload));
   res.writeHead(response.status, {
     'Content-Type': 'application/json; charset=utf-8',
     'X-Request-Id': requestId,
     ...response.headers,
-    'Content-Length': length,
+    'Content-Length': String(Buffer.byteLength(payload)),
   });
   res.end(payload);
 }

@@ -27,7 +27,8 @@ export function makeSandboxTls(names: string[], now = new Date()): { caPem: stri
       spki(publicKey),
       tlv(0xa3, seq(...extensions)),
     );
-    return pem('CERTIFICATE', seq(tbs, algorithm, bitString(sign('sha256', tbs, ca.privateKey), 0)));
+    const base64 = seq(tbs, algorithm, bitString(sign('sha256', tbs, ca.privateKey), 0)).toString('base64');
+    return `-----BEGIN CERTIFICATE-----\n${base64.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`; // PEM
   };
   const sans = names.map((n) => (isIP(n) ? tlv(0x87, ipBytes(n)) : tlv(0x82, Buffer.from(n, 'ascii'))));
   return {
@@ -106,9 +107,4 @@ function ipBytes(ip: string): Buffer {
   if (isIP(ip) === 4) return Buffer.from(ip.split('.').map(Number));
   if (ip === '::1') return Buffer.from([...Array<number>(15).fill(0), 1]);
   throw new Error(`not a loopback address: ${ip}`);
-}
-
-function pem(label: string, der: Buffer): string {
-  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
