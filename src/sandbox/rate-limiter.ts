@@ -1,9 +1,6 @@
 // Fixed-window rate limiting (docs/sandbox.md, "Rate limits"). A window opens at the first
 // request after the previous one ended and lasts `windowMs`; each counted request takes a unit.
 
-/** `resetMs`: until this window ends */
-type WindowState = { limit: number; remaining: number; resetMs: number };
-
 export class FixedWindowLimiter {
   private windows = new Map<string, { start: number; used: number }>();
 
@@ -13,14 +10,14 @@ export class FixedWindowLimiter {
     private readonly now: () => number,
   ) {}
 
-  /** The state of `id`'s window without taking a unit. */
-  peek(id: string): WindowState {
+  /** The state of `id`'s window without taking a unit (`resetMs`: until this window ends). */
+  peek(id: string) {
     const w = this.current(id);
     return { limit: this.limit, remaining: Math.max(0, this.limit - w.used), resetMs: Math.max(0, w.start + this.windowMs - this.now()) };
   }
 
   /** Takes one unit of `id`'s window (callers check `peek` first when several limits apply). */
-  take(id: string): WindowState {
+  take(id: string) {
     this.current(id).used++;
     return this.peek(id);
   }
