@@ -11,16 +11,14 @@ interface ProgressOptions {
   /** typically `stderr.isTTY && !quiet` */
   enabled: boolean;
   text?: string;
-  /** colour the spinner and ✔/✖ (the caller's decision: ora's colour library ignores NO_COLOR); default false */
+  /** colour the spinner (the caller's decision: ora's colour library ignores NO_COLOR); default false */
   color?: boolean;
 }
 
-/** update starts the spinner (loading ora), then changes its text; succeed/fail stop with ✔/✖ and the text. */
+/** update starts the spinner (loading ora), then changes its text. */
 export interface Progress {
   readonly enabled: boolean;
   update(text: string): void;
-  succeed(text?: string): Promise<void>;
-  fail(text?: string): Promise<void>;
   /** stops and clears the spinner line */
   stop(): Promise<void>;
 }
@@ -28,13 +26,12 @@ export interface Progress {
 /** the spinner's frame, the space after it, and a column spare so the line never fills the row */
 const SPINNER_COLUMNS = 3;
 
-const noop: Progress = { enabled: false, update() {}, succeed: async () => {}, fail: async () => {}, stop: async () => {} };
+const noop: Progress = { enabled: false, update() {}, stop: async () => {} };
 
 export function createProgress(opts: ProgressOptions): Progress {
   // No spinner without a width (ora loops for ever clearing lines) or cursor control (cannot redraw).
   const s = opts.stream as OutputStream & { columns?: number; cursorTo?: unknown };
   if (!opts.enabled || !(Number(s.columns) > 0) || typeof s.cursorTo !== 'function') return noop;
-  const color = opts.color === true;
   // One terminal row (a wrapped line leaves its top row behind), the width read at each update.
   const fit = (t: string): string => cutToWidth(sanitizeForTerminal(t), Math.max(10, Number(s.columns) - SPINNER_COLUMNS));
   let text = fit(opts.text ?? '');
@@ -42,42 +39,27 @@ export function createProgress(opts: ProgressOptions): Progress {
   let loading: Promise<void> | undefined;
   let done = false;
 
-  const start = (): Promise<void> => {
-    loading ??= import('ora').then(
-      ({ default: ora }) => {
-        if (done) return;
-        // discardStdin: false keeps stdin out of raw mode, so Ctrl-C stays SIGINT and piped input is untouched.
-        spinner = ora({ text, stream: opts.stream, discardStdin: false, isEnabled: true, color: color ? 'cyan' : false }).start();
-      },
-      () => {}, // ora failed to load: carry on without a spinner
-    );
-    return loading;
-  };
-  const finish = async (how: 'succeed' | 'fail' | 'stop', final?: string): Promise<void> => {
-    if (done) return;
-    if (loading === undefined && how === 'stop') {
-      done = true; // never shown: nothing to clear
-      return;
-    }
-    await start();
-    done = true;
-    if (!spinner) return;
-    const last = final === undefined ? text : sanitizeForTerminal(final);
-    if (how === 'stop') spinner.stop();
-    else if (color) spinner[how](last);
-    else spinner.stopAndPersist({ symbol: how === 'succeed' ? '✔' : '✖', text: last });
-  };
-
   return {
     enabled: true,
     update(next) {
       if (done) return;
       text = fit(next);
       if (spinner) spinner.text = text;
-      else void start();
+      else
+        loading ??= import('ora').then(
+          ({ default: ora }) => {
+            if (done) return;
+            // discardStdin: false keeps stdin out of raw mode, so Ctrl-C stays SIGINT and piped input is untouched.
+            spinner = ora({ text, stream: opts.stream, discardStdin: false, isEnabled: true, color: opts.color ? 'cyan' : false }).start();
+          },
+          () => {}, // ora failed to load: carry on without a spinner
+        );
     },
-    succeed: (final) => finish('succeed', final),
-    fail: (final) => finish('fail', final),
-    stop: () => finish('stop'),
+    async stop() {
+      if (done) return;
+      await loading; // never shown (undefined): nothing to clear
+      done = true;
+      spinner?.stop();
+    },
   };
 }
