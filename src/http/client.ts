@@ -3,12 +3,11 @@
 // Not undici's RetryAgent: it cannot repeat a POST only with an Idempotency-Key, counts every 429
 // against maxRetries (no budget of their own), waits on private timers (no shared pacer, no Ctrl-C,
 // no test clock), hides the attempts from --verbose, and cannot get a transcript a fresh link.
-import type { ApiRecord } from '../api/envelopes.js';
 import { systemClock } from './clock.js';
 import { getLink } from './link.js';
 import { keyRedactor } from './mask.js';
 import { type Pacer, sharedPacer } from './pacer.js';
-import { paginatePages, paginateRecords } from './paginate.js';
+import { paginatePages } from './paginate.js';
 import { type ApiCore, apiRequest } from './request.js';
 import { DEFAULT_RATE_LIMIT_BUDGET_MS, MAX_RETRY_AFTER_MS } from './retry.js';
 import { waitNotice, withRetries } from './retry-loop.js';
@@ -45,8 +44,10 @@ export function createClient(config: ClientConfig): CrmHttpClient {
         attempt,
       ),
     pages,
-    paginate: (path: string, opts: PaginateOptions = {}): AsyncGenerator<ApiRecord, void, undefined> =>
-      paginateRecords(pages(path, opts), opts.max),
+    // paginatePages already stops at --max
+    async *paginate(path: string, opts: PaginateOptions = {}) {
+      for await (const page of pages(path, opts)) yield* page.data;
+    },
     close: () => core.transport.close(),
   };
 }

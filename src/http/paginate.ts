@@ -1,7 +1,7 @@
 // Cursor pagination (spec: Endpoints rule 1): follow page_info.end_cursor while has_next_page,
 // holding one page at a time; a `break` in the caller's loop stops before the next request. The
 // PageGuard stops a server whose cursors cycle or whose pages stay empty (exit 8).
-import type { ApiRecord, ListEnvelope } from '../api/envelopes.js';
+import type { ListEnvelope } from '../api/envelopes.js';
 import { PAGE_SIZE_MAX } from '../api/resources.js';
 import { EMPTY_PAGE_LIMIT, PageGuard } from './page-guard.js';
 import type { ApiResponse, Page, PaginateOptions } from './types.js';
@@ -33,16 +33,5 @@ export async function* paginatePages(fetchPage: FetchPage, opts: PaginateOptions
     yield { data, endCursor, hasNextPage, cut };
     if (!hasNextPage || left <= 0) return;
     cursor = guard.next({ records: body.data.length, more: hasNextPage, next: endCursor }, res.requestId);
-  }
-}
-
-export async function* paginateRecords(pages: AsyncGenerator<Page, void, undefined>, max?: number): AsyncGenerator<ApiRecord, void, undefined> {
-  let left = max ?? Infinity;
-  if (left <= 0) return;
-  for await (const page of pages) {
-    for (const record of page.data) {
-      yield record;
-      if (--left <= 0) return;
-    }
   }
 }
