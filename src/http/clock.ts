@@ -38,13 +38,8 @@ export function setLongTimeout(fn: () => void, ms: number): () => void {
 
 // Abort signals linked without leaving listeners on long-lived ones (the process's Ctrl-C signal
 // outlives thousands of requests; AbortSignal.any has leaked on some Node 20 releases).
-export interface LinkedSignal {
-  signal: AbortSignal;
-  dispose(): void;
-}
-
 /** A signal that aborts when any of `signals` does; call dispose() when done with it. */
-export function linkSignals(...signals: Array<AbortSignal | undefined>): LinkedSignal {
+export function linkSignals(...signals: Array<AbortSignal | undefined>) {
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
