@@ -9,16 +9,16 @@ export type CsvSeparator = ',' | '\t';
 /** `terminal`: control characters are shown escaped instead of quoted (nothing parses a terminal). */
 type CsvCellOptions = { terminal?: boolean };
 
+// The "linear TSV" convention (also PostgreSQL's text COPY format): reversible, one row per line.
+const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
 /** One cell, escaped for `sep` (',' → RFC 4180 quoting; '\t' → `\\`, `\t`, `\n`, `\r` escapes). */
 export function csvCell(value: unknown, sep: CsvSeparator = ',', opts: CsvCellOptions = {}): string {
   let text = cellText(value);
   if (typeof value === 'string') text = guardFormula(text);
-  if (sep === '\t') {
-    text = escapeTsv(text);
-    return opts.terminal ? sanitizeForTerminal(text) : text;
-  }
+  if (sep === '\t') text = text.replace(/[\\\t\n\r]/g, (ch) => TSV_ESCAPES[ch]!);
   if (opts.terminal) text = sanitizeForTerminal(text);
-  return quoteCsv(text);
+  return sep === '\t' ? text : quoteCsv(text);
 }
 
 /** RFC 4180: quoted when it holds a comma, a quote, CR or LF (quotes doubled). No formula guard. */
@@ -29,10 +29,4 @@ export function quoteCsv(text: string): string {
 /** One row without its line terminator; the writers end rows with `\n`. */
 export function csvRow(values: readonly unknown[], sep: CsvSeparator = ',', opts: CsvCellOptions = {}): string {
   return values.map((v) => csvCell(v, sep, opts)).join(sep);
-}
-
-// The "linear TSV" convention (also PostgreSQL's text COPY format): reversible, one row per line.
-const TSV_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-function escapeTsv(text: string): string {
-  return text.replace(/[\\\t\n\r]/g, (ch) => TSV_ESCAPES[ch]!);
 }
