@@ -90,11 +90,8 @@ export function keyRedactor(keys: ReadonlyArray<string | undefined | null>): Red
     return out as T;
   };
 
-  const headers = (h: Record<string, string>): Record<string, string> => {
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(h)) out[k] = typeof v === 'string' ? text(v) : v;
-    return out;
-  };
+  const headers = (h: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(Object.entries(h).map(([k, v]) => [k, typeof v === 'string' ? text(v) : v]));
 
   const error = <E extends CrmError>(err: E): E =>
     Object.assign(err, {

@@ -100,8 +100,7 @@ async function probeV2(client: HttpClient, report: KeysCheckReport, signal?: Abo
 
 async function probeV1(client: HttpClient, report: KeysCheckReport, signal?: AbortSignal): Promise<AuthError | undefined> {
   try {
-    const res = await client.request({ method: 'POST', path: '/people/query', body: { limit: 1 }, expect: 'v1', signal });
-    noteRateLimit(report, res);
+    noteRateLimit(report, await client.request({ method: 'POST', path: '/people/query', body: { limit: 1 }, expect: 'v1', signal }));
     report.authenticated = true;
   } catch (err) {
     if (err instanceof AuthError) return err;

@@ -80,8 +80,7 @@ async function takeSlot(deps: TranscriptSourceDeps): Promise<PacerTicket | undef
   if (!deps.pacer) return undefined;
   const waits = linkSignals(deps.requestSignal, deps.signal);
   try {
-    const { waits: notice } = deps.client;
-    return await deps.pacer.acquire(waits.signal, { onWait: (ms, why) => notice?.note(ms, why) });
+    return await deps.pacer.acquire(waits.signal, { onWait: (ms, why) => deps.client.waits?.note(ms, why) });
   } catch (err) {
     throw interrupted(err);
   } finally {

@@ -22,8 +22,7 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
       throw new UsageError('not deleted: not confirmed');
     }
   }
-  const client = await ctx.client();
-  const res = await client.request<{ data: Record<string, unknown> | null }>({ ...req, expect: 'success' });
+  const res = await (await ctx.client()).request<{ data: Record<string, unknown> | null }>({ ...req, expect: 'success' });
   if (res.goneOnRetry) ctx.warn(`The first attempt's answer was lost; its retry found the ${singular} already deleted.`);
   const format = ctx.format();
   if (format === 'table') {

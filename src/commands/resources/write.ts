@@ -24,7 +24,6 @@ export async function runWrite(o: WriteOptions, ctx: Ctx): Promise<void> {
     idempotencyKey: o.idempotencyKey ?? true,
   };
   if (o.dryRun) return printDryRun(ctx, req);
-  const client = await ctx.client();
-  const res = await client.request<{ data: Record<string, unknown> }>({ ...req, expect: 'success' });
+  const res = await (await ctx.client()).request<{ data: Record<string, unknown> }>({ ...req, expect: 'success' });
   await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
 }

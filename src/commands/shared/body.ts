@@ -29,10 +29,7 @@ export function parseSet(spec: string): [string, unknown] {
 /** --data merged with --set; a field is always an own key (`__proto__` included), never a prototype. */
 export function applySets(body: JsonObject, sets: readonly string[]): JsonObject {
   const out = { ...body };
-  for (const spec of sets) {
-    const [field, value] = parseSet(spec);
-    setOwn(out, field, value);
-  }
+  for (const spec of sets) setOwn(out, ...parseSet(spec));
   return out;
 }
 
@@ -56,12 +53,9 @@ export async function readData(data: string | undefined, stdin: NodeJS.ReadableS
   if (data === '-') return parseJsonObject(await readStream(stdin), 'standard input (--data -)');
   if (data.startsWith('@')) {
     const path = data.slice(1);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read --data file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read --data file ${path}: ${err.code ?? err.message}`);
+    });
     return parseJsonObject(text, `--data file ${path}`);
   }
   return parseJsonObject(data, '--data');

@@ -17,8 +17,7 @@ export async function runV1CompanyUpdate(o: V1CompanyUpdateOptions, ctx: Ctx): P
   const path = `/companies/${segment(o.companyId, 'company id')}`;
   const req: PlannedRequest = { method: 'PATCH', path, body, idempotencyKey: o.idempotencyKey ?? true, v1: true };
   if (o.dryRun) return printDryRun(ctx, req);
-  const client = await ctx.client({ v1: true });
-  const res = await client.request<{ data: Record<string, unknown> }>({ ...req, expect: 'v1' });
+  const res = await (await ctx.client({ v1: true })).request<{ data: Record<string, unknown> }>({ ...req, expect: 'v1' });
   await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
 }
 
