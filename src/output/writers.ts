@@ -210,8 +210,7 @@ async function writeRecordAs(format: OutputFormat, stdout: OutputStream, record:
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- not an object here
     return writeChunk(stdout, `${sanitizeForTerminal(record === null || record === undefined ? 'null' : String(record))}\n`);
   }
-  const fields = opts.fields && opts.fields.length > 0 ? opts.fields : undefined;
-  const entries: Array<[string, unknown]> = fields ? fields.map((f) => [f, getPath(record, f)]) : Object.entries(record);
+  const entries: Array<[string, unknown]> = opts.fields?.length ? opts.fields.map((f) => [f, getPath(record, f)]) : Object.entries(record);
   if (entries.length === 0) return undefined;
   const width = fitWidth(stdout, opts);
   const { renderKeyValueTable } = await loadTableRenderer();

@@ -176,11 +176,9 @@ async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: Do
 }
 
 /** lstat: a symlink counts as there, never followed; an empty file (a crash's leftover) does not. */
-async function exists(file: string): Promise<boolean> {
-  try {
-    const st = await lstat(file);
-    return !st.isFile() || st.size > 0;
-  } catch {
-    return false;
-  }
+function exists(file: string): Promise<boolean> {
+  return lstat(file).then(
+    (st) => !st.isFile() || st.size > 0,
+    () => false,
+  );
 }
