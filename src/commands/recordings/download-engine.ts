@@ -177,8 +177,7 @@ async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: Do
 
 /** lstat: a symlink counts as there, never followed; an empty file (a crash's leftover) does not. */
 function exists(file: string): Promise<boolean> {
-  return lstat(file).then(
-    (st) => !st.isFile() || st.size > 0,
-    () => false,
-  );
+  return lstat(file)
+    .then((st) => !st.isFile() || st.size > 0)
+    .catch(() => false);
 }
