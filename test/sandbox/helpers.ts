@@ -283,3 +283,21 @@ export async function withSandbox<T>(options: SandboxOptions, fn: (sb: SandboxHa
     await sb.close();
   }
 }
+
+/**
+ * The version 2 resources the spec names, written out here rather than read from src/api: the
+ * conformance tests check the sandbox against the spec, not against our own table.
+ */
+export const SPEC_RESOURCES = [
+  'contacts',
+  'companies',
+  'deals',
+  'pipelines',
+  'tasks',
+  'notes',
+  'segments',
+  'interactions',
+  'meetings',
+  'recordings',
+  'bookings',
+] as const;

@@ -1,7 +1,19 @@
 // docs/sandbox.md "Faults" → the control endpoint: requests log, forget-idempotency, reset, stats,
 // limits; no key needed, never rate limited, absent with control: false.
 import { describe, expect, test } from 'vitest';
-import { call, control, create, createBody, expectError, expectStatus, origin, uniqueKey, useSandbox, withSandbox } from '../helpers.js';
+import {
+  call,
+  control,
+  create,
+  createBody,
+  expectError,
+  expectStatus,
+  origin,
+  uniqueKey,
+  useSandbox,
+  withSandbox,
+  SPEC_RESOURCES,
+} from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -87,19 +99,7 @@ describe('GET /__sandbox/stats', () => {
     const s1 = (await control(ctx.sb, 'GET', '/stats')).body;
     expect(typeof s1.requests).toBe('number');
     expect(typeof s1.idempotent_replays).toBe('number');
-    for (const r of [
-      'contacts',
-      'companies',
-      'deals',
-      'pipelines',
-      'tasks',
-      'notes',
-      'segments',
-      'interactions',
-      'meetings',
-      'recordings',
-      'bookings',
-    ]) {
+    for (const r of SPEC_RESOURCES) {
       expect(typeof s1.records[r], r).toBe('number');
     }
     await create(ctx.sb, 'pipelines');

@@ -2,7 +2,7 @@
 // docs/sandbox.md "Errors": meta.api_version "2", request_id "req_…", X-Request-Id repeats it.
 import { describe, expect, test } from 'vitest';
 import { batchEnvelope, errorEnvelope, listEnvelope, successEnvelope, v1SuccessEnvelope } from '../../../src/api/envelopes.js';
-import { call, create, createBody, expectError, expectV2Envelope, useSandbox } from '../helpers.js';
+import { call, create, createBody, expectError, expectV2Envelope, useSandbox, SPEC_RESOURCES } from '../helpers.js';
 
 const ctx = useSandbox();
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
@@ -123,19 +123,7 @@ describe('version 2 envelopes (spec: Response envelope)', () => {
 
 describe('records (docs/sandbox.md "Paths")', () => {
   test('version 2 JSON field names are snake_case, in every resource', async () => {
-    for (const r of [
-      'contacts',
-      'companies',
-      'deals',
-      'pipelines',
-      'tasks',
-      'notes',
-      'segments',
-      'interactions',
-      'meetings',
-      'recordings',
-      'bookings',
-    ]) {
+    for (const r of SPEC_RESOURCES) {
       const res = await call(ctx.sb, 'GET', `/${r}`);
       expect(res.status).toBe(200);
       expectSnakeCaseKeys(res.body, r);
