@@ -7,13 +7,13 @@ import type { Ctx } from '../context.js';
 import { readData } from '../shared/body.js';
 import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
 import { outputOptions } from '../shared/output-options.js';
-import { segment } from '../shared/paths.js';
+import { pathSegment } from '../../http/url.js';
 import { printList } from '../shared/print-list.js';
 import type { LinkOptions } from './command.js';
 import { linkBody, linkListColumns, resolveAssociation, resolveLink } from './plan.js';
 
 export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
-  const base = `/${segment(o.parent, 'parent')}/${segment(o.id)}`;
+  const base = `/${pathSegment(o.parent, 'parent')}/${pathSegment(o.id)}`;
   if (o.verb === 'get' || o.verb === 'set' || o.verb === 'clear') return association(o, ctx, base);
   const path = `${base}/${o.relation}`;
   const link = resolveLink(o.parent, o.relation);
@@ -35,7 +35,7 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
     ctx.warn(alreadyLinked(res.status, res.body, ctx.clock.now() - started) ? `Already linked: ${what} (no change).` : `Linked ${what}.`);
     return writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
   }
-  const req: PlannedRequest = { method: 'DELETE', path: `${path}/${segment(o.childId ?? '')}` };
+  const req: PlannedRequest = { method: 'DELETE', path: `${path}/${pathSegment(o.childId ?? '')}` };
   if (o.dryRun) return printDryRun(ctx, req);
   const res = await (await ctx.client()).request({ ...req, expect: 'success' });
   if (res.goneOnRetry) ctx.warn("The first attempt's answer was lost; its retry found the link already removed.");

@@ -6,7 +6,7 @@ import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { printDryRun } from '../shared/dry-run.js';
-import { recordPath } from '../shared/paths.js';
+import { recordPath } from '../../http/url.js';
 import type { DeleteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 

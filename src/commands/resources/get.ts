@@ -1,7 +1,7 @@
 // `crm RESOURCE get ID`: GET /{resource}/{id}.
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
-import { recordPath } from '../shared/paths.js';
+import { recordPath } from '../../http/url.js';
 import type { GetOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 

@@ -6,7 +6,7 @@ import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { buildBody } from '../shared/body.js';
 import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
-import { recordPath } from '../shared/paths.js';
+import { recordPath } from '../../http/url.js';
 import type { WriteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 

@@ -6,7 +6,7 @@ import type { Ctx } from '../context.js';
 import { buildBody } from '../shared/body.js';
 import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
 import { outputOptions } from '../shared/output-options.js';
-import { segment } from '../shared/paths.js';
+import { pathSegment } from '../../http/url.js';
 import type { V1CompanyUpdateOptions } from './command.js';
 import { deprecationNotice } from './query.js';
 
@@ -14,7 +14,7 @@ export async function runV1CompanyUpdate(o: V1CompanyUpdateOptions, ctx: Ctx): P
   deprecationNotice(ctx, V1_COMPANY_UPDATE);
   const body = await buildBody(o, ctx.io.stdin);
   checkCompanyUpdate(body);
-  const path = `/companies/${segment(o.companyId, 'company id')}`;
+  const path = `/companies/${pathSegment(o.companyId, 'company id')}`;
   const req: PlannedRequest = { method: 'PATCH', path, body, idempotencyKey: o.idempotencyKey ?? true, v1: true };
   if (o.dryRun) return printDryRun(ctx, req);
   const res = await (await ctx.client({ v1: true })).request<{ data: Record<string, unknown> }>({ ...req, expect: 'v1' });
