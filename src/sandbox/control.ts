@@ -37,8 +37,8 @@ function faultsState(state: SandboxState) {
   return { fail_rate: c.failRate, latency_ms: c.latencyMs, faults: c.rates, paths: c.paths?.source ?? null, next: state.faults.pending() };
 }
 
-/** `allowed`: the values of a format; the other settings are positive integers */
-type Setting = { get(): number | string; set(value: never): void; allowed?: readonly string[] };
+/** `allowed`: the values of a format; the other settings are positive integers, or whole numbers when `zero` is allowed */
+type Setting = { get(): number | string; set(value: never): void; allowed?: readonly string[]; zero?: boolean };
 
 /** The settings of `/__sandbox/limits`, by name. */
 function limitSettings(s: SandboxState): Record<string, Setting> {
@@ -49,7 +49,8 @@ function limitSettings(s: SandboxState): Record<string, Setting> {
     rate_window_ms: { get: () => key.windowMs, set: (n: number) => (key.windowMs = org.windowMs = n) },
     download_rate_limit: { get: () => download.limit, set: (n: number) => (download.limit = n) },
     download_window_ms: { get: () => download.windowMs, set: (n: number) => (download.windowMs = n) },
-    transcript_ttl_ms: { get: () => tokens.ttlMs, set: (n: number) => (tokens.ttlMs = n) },
+    // 0: every link is expired when it is issued (a test of expiry that no fast machine can win)
+    transcript_ttl_ms: { get: () => tokens.ttlMs, set: (n: number) => (tokens.ttlMs = n), zero: true },
     rate_reset_format: { get: () => format.reset, set: (v: ResetFormat) => (format.reset = v), allowed: RESET_FORMATS },
     retry_after_format: { get: () => format.retryAfter, set: (v: RetryAfterFormat) => (format.retryAfter = v), allowed: RETRY_AFTER_FORMATS },
   };
@@ -101,9 +102,10 @@ function setFaults(state: SandboxState, body: Record<string, unknown>) {
 /** Checks every given setting first, then applies them all; new limits start fresh windows. */
 function setLimits(state: SandboxState, body: Record<string, unknown>) {
   const given = Object.entries(limitSettings(state)).map(([name, setting]) => {
-    const { allowed } = setting;
-    const ok = allowed ? (v: unknown) => allowed.includes(v as string) : positiveInt;
-    return { setting, value: optional(body, name, ok, allowed ? `one of ${allowed.join(', ')}` : 'a positive integer') };
+    const { allowed, zero } = setting;
+    if (allowed) return { setting, value: optional(body, name, (v) => allowed.includes(v as string), `one of ${allowed.join(', ')}`) };
+    if (zero) return { setting, value: optional(body, name, (v) => v === 0 || positiveInt(v), 'a whole number of 0 or more') };
+    return { setting, value: optional(body, name, positiveInt, 'a positive integer') };
   });
   for (const { setting, value } of given) if (value !== undefined) setting.set(value as never);
   for (const limiter of [state.keyLimiter, state.orgLimiter, state.downloadLimiter]) limiter.clear();

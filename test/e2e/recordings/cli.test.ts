@@ -63,7 +63,7 @@ describe('crm recordings (binary)', () => {
   });
 
   it('download fails with exit 9 when some transcripts cannot be had, naming them', async () => {
-    await t.control('/limits', { transcript_ttl_ms: 1, download_rate_limit: 1000 });
+    await t.control('/limits', { transcript_ttl_ms: 0, download_rate_limit: 1000 });
     try {
       // every link is expired by the time it is used: all fail after 3 fresh links each
       const res = await crm(['-o', 'json', 'recordings', 'download', '--dir', 'expired', '--concurrency', '8']);

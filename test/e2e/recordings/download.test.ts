@@ -199,7 +199,7 @@ describe('crm recordings download', () => {
   it('gives up on a recording after 3 fresh links, and reports it as failed (exit 9)', async () => {
     const dir = env.tmpDir();
     const ready = await withTranscripts();
-    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 1 });
+    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 0 });
     const client = interceptRecordingGets(env.client(), () => realSleep(5));
     const from = await env.mark();
     const ctx = env.ctx({ client });

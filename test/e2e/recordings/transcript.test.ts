@@ -71,7 +71,7 @@ describe('crm recordings transcript', () => {
 
   it('gives up after 3 fresh links (exit 5)', async () => {
     const rec = await recordingWith('ready');
-    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 1 });
+    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 0 });
     const client = interceptRecordingGets(env.client(), () => realSleep(5));
     const from = await env.mark();
     const err = await runTranscript({ id: rec.id }, env.ctx({ client })).catch((e: unknown) => e);

@@ -165,6 +165,11 @@ describe('POST /__sandbox/limits', () => {
       const url2 = (await call(sb, 'GET', `/recordings/${rec.id}`)).body.data.transcript_url;
       await new Promise((r) => setTimeout(r, 20));
       expectError(await call(sb, 'GET', url2, { key: null }), 404, 'LINK_EXPIRED');
+      // 0: expired when issued, however fast the next request is; below 0 is refused
+      await control(sb, 'POST', '/limits', { transcript_ttl_ms: 0 });
+      const url3 = (await call(sb, 'GET', `/recordings/${rec.id}`)).body.data.transcript_url;
+      expectError(await call(sb, 'GET', url3, { key: null }), 404, 'LINK_EXPIRED');
+      expectError(await call(sb, 'POST', '/__sandbox/limits', { body: { transcript_ttl_ms: -1 }, key: null }), 422, 'VALIDATION_FAILED');
       await control(sb, 'POST', '/limits', { org_rate_limit: 2 });
       expectStatus(await call(sb, 'GET', '/contacts'), 200);
       expectStatus(await call(sb, 'GET', '/contacts', { key: sb.keys.readonly }), 200);
