@@ -22,14 +22,13 @@ export interface Chunk {
 
 export const CHUNK_KEY_PREFIX = 'crm-batch-';
 
-/** `crm-batch-` + sha256 hex of base URL, resource and body (NUL-separated: none of them holds one). */
-export function chunkKey(baseUrl: string, resource: string, body: string): string {
-  return (
-    CHUNK_KEY_PREFIX +
-    createHash('sha256')
-      .update(`${trimBase(baseUrl)}\0${resource}\0${body}`)
-      .digest('hex')
-  );
+/**
+ * `crm-batch-` + sha256 hex of base URL, resource and body (NUL-separated: none of them holds one); an
+ * update, delete or link (one row, its id in the body) is `crm-update-`, `crm-delete-`, `crm-link-` + the same.
+ */
+export function chunkKey(baseUrl: string, resource: string, body: string, op?: string): string {
+  const digest = createHash('sha256').update(`${trimBase(baseUrl)}\0${resource}\0${body}`).digest('hex');
+  return `${op ? `crm-${op}-` : CHUNK_KEY_PREFIX}${digest}`;
 }
 
 /** Push rows, get a chunk back each time one fills; flush() the rest at the end. */

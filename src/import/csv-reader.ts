@@ -65,15 +65,19 @@ export class CsvReader {
       });
     }
     this.headerRead = true;
-    this.header = first.cells;
-    return { format: 'csv', header: this.header, rows: this.rows(), bytesRead: () => this.seen, close: () => this.close() };
+    const bare = this.o.headerless?.(first.cells);
+    this.header = bare ?? first.cells;
+    const rows = this.rows(bare ? { line: first.line, cells: first.cells, raw: first.cells } : undefined);
+    return { format: 'csv', header: this.header, rows, bytesRead: () => this.seen, close: () => this.close() };
   }
 
-  private async *rows(): AsyncGenerator<ReadRow, void, undefined> {
+  /** `data`: a first line that is a row, not the header */
+  private async *rows(data?: ReadRow): AsyncGenerator<ReadRow, void, undefined> {
     const { header } = this;
     // only a file with the rejects file's `_error_code` column can hold a placeholder row
     const placeholders = header.some((h) => h.trim() === '_error_code');
     try {
+      if (data) yield data;
       for (let r = await this.next(); r; r = await this.next()) {
         if ('row' in r) yield r.row;
         else if (isBlank(r.cells)) continue;

@@ -13,6 +13,7 @@ import { openInput, type ReadRow } from './reader.js';
 import { progress, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
 import { classifyRow } from './rows.js';
+import { bareHeader } from './operation.js';
 
 export const DUPLICATE_CHUNK_CODE = 'DUPLICATE_CHUNK';
 
@@ -53,6 +54,7 @@ function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined
     ...{ path: input.path, name: input.name, encoding: input.encoding, format: scan.format, mapping: scan.mapping },
     ...{ resource: opts.resource, baseUrl: opts.baseUrl, maps: run.maps, chunkSize: run.chunkSize, concurrency: run.concurrency },
     ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
+    ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []) },
     onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
   };
 }
@@ -85,7 +87,8 @@ class SendingPass {
 
   async run(): Promise<DispatchResult> {
     const { cfg, c } = this;
-    const reader = await openInput(cfg.path, { format: cfg.format, name: cfg.name, encoding: cfg.encoding, signal: cfg.signal });
+    const headerless = bareHeader(cfg.op, cfg.maps);
+    const reader = await openInput(cfg.path, { format: cfg.format, name: cfg.name, encoding: cfg.encoding, signal: cfg.signal, headerless });
     const chunker = new Chunker(cfg.chunkSize);
     try {
       for await (const row of reader.rows) {
@@ -111,7 +114,7 @@ class SendingPass {
 
   /** A valid row into the chunker (a full chunk comes back); an invalid one to the rejects file. */
   private take(row: ReadRow, chunker: Chunker): Chunk | undefined {
-    const r = classifyRow(row, this.cfg.mapping, this.cfg.maps);
+    const r = classifyRow(row, this.cfg.mapping, this.cfg.maps, this.cfg.op);
     if (r.ok) return chunker.push({ line: row.line, record: r.record, raw: row.raw });
     this.c.invalid++;
     this.cfg.rejects.add(row.raw, row.line, r.code, r.reason);
@@ -121,11 +124,13 @@ class SendingPass {
 
   private async dispatch(chunk: Chunk): Promise<void> {
     const { cfg, c } = this;
-    const key = chunkKey(cfg.baseUrl, cfg.resource, chunk.body);
+    const key = chunkKey(cfg.baseUrl, cfg.resource, chunk.body, cfg.op?.kind);
     const twin = this.seen.get(key);
     if (twin) {
       // the same key would only replay the twin's answer: these rows would not be created again
-      const msg = `these rows are identical to the chunk of ${twin} and were not sent again`;
+      const msg = cfg.op
+        ? `this row is the same as ${twin.replace(/^lines (\d+)–\1$/, 'line $1')} and was not sent again`
+        : `these rows are identical to the chunk of ${twin} and were not sent again`;
       for (const row of chunk.rows) cfg.rejects.add(row.raw, row.line, DUPLICATE_CHUNK_CODE, msg);
       c.failed += chunk.rows.length;
       return;
@@ -156,7 +161,8 @@ class SendingPass {
     }
     let res;
     try {
-      res = await cfg.send({ resource: cfg.resource, seq: chunk.seq, key, records: chunk.rows.map((r) => r.record), body: chunk.body });
+      const records = chunk.rows.map((r) => r.record);
+      res = await cfg.send({ resource: cfg.resource, seq: chunk.seq, key, records, body: chunk.body, resent: cfg.resent.has(chunk.seq) });
     } catch (err) {
       await this.failed(chunk, key, err);
       return;

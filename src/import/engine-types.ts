@@ -3,6 +3,7 @@
 import type { Readable } from 'node:stream';
 import type { InputFormat } from './input-row.js';
 import type { InvalidRow } from './scan.js';
+import type { RowOperation } from './operation.js';
 import type { BatchSender } from './sender.js';
 
 export interface ImportPlan {
@@ -19,6 +20,8 @@ export interface ImportPlan {
 
 export interface ImportOptions {
   resource: string;
+  /** an update, delete or link per row (one request each) instead of a batch create */
+  operation?: RowOperation;
   /** a path, `-` (read deps.stdin), or a stream */
   input: string | Readable;
   /** the version 2 root: part of every chunk's Idempotency-Key and of the journal's identity */
@@ -73,10 +76,14 @@ export interface ImportDeps {
   /** the HTTP client's counters: when given, requests/retries are its difference over the run */
   stats?: () => { requests: number; retries: number };
   warn?: (message: string) => void;
+  /** after the whole file is checked and before anything is sent (not for a dry run): a delete's confirmation; throwing stops the run */
+  beforeSend?: (checked: { rows: number; valid: number; invalid: number }) => Promise<void>;
 }
 
 export interface ImportSummary extends ImportCounts {
   resource: string;
+  /** an update, delete or link: `created` counts the rows done */
+  operation?: RowOperation;
   requests: number;
   retries: number;
   elapsed_ms: number;

@@ -35,6 +35,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     const earlier = await finishedEarlier(run);
     if (earlier) return earlier;
     const scan = await check(run);
+    if (!opts.dryRun) await deps.beforeSend?.(scan);
     const journal = await openJournal(run, scan);
     if ('summary' in journal) return journal.summary;
     return finish(run, scan, await sendRows(run, scan, journal.journal));
@@ -133,9 +134,10 @@ function finish(run: Run, scan: ScanResult, sent: Sent): ImportSummary {
   const left = scan.rows - (c.created + c.skipped + c.failed - c.inDoubt + c.invalid);
   const earlier = c.skipped > 0 ? ` (${c.skipped} of them by an earlier run)` : '';
   const rejected = c.failed - c.inDoubt - c.unknown + c.invalid;
+  const [unit, created] = run.opts.operation ? ['row', run.opts.operation.done] : ['chunk', 'created'];
   const message =
-    `interrupted after ${chunksDone} of ${plural(Math.ceil(scan.valid / run.chunkSize), 'chunk')}: ${plural(c.created + c.skipped, 'row')} created${earlier}` +
-    `${rejected > 0 ? `, ${rejected} not created (in the rejects file)` : ''}` +
+    `interrupted after ${chunksDone} of ${plural(Math.ceil(scan.valid / run.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
+    `${rejected > 0 ? `, ${rejected} not ${created} (in the rejects file)` : ''}` +
     `${c.unknown > 0 ? `, ${c.unknown} unknown (in the unknown file)` : ''}; ` +
     `${plural(left, 'row')} of ${scan.rows} left (not sent yet${c.inDoubt > 0 ? ', or sent without an answer' : ''}), not in the rejects file`;
   throw withSummary(new InterruptedError(message), result);

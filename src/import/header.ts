@@ -68,7 +68,7 @@ export function isIgnoredHeader(header: string): boolean {
 }
 
 /** Map a header row; a UsageError (exit 2) for an empty name, a clash, or a `--map` of a missing column. */
-export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map()): HeaderMapping {
+export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(), keep: readonly string[] = []): HeaderMapping {
   const columns: ColumnSpec[] = [];
   const used = new Map<string, ColumnSpec>();
   const unusedMaps = new Set(maps.keys());
@@ -96,7 +96,7 @@ export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(
       field = normalizeFieldName(own.name);
       type = own.type;
       // an exported list's id, created_at, … (a --map to such a field is sent: the user asked for it)
-      if (READ_ONLY_FIELDS.includes(field)) return ignore({ readOnly: true });
+      if (READ_ONLY_FIELDS.includes(field) && !keep.includes(field)) return ignore({ readOnly: true });
       if (field === '') {
         throw new UsageError(`the header ${JSON.stringify(column)} (${where}) has no letters or digits to make a field name; use --map`);
       }

@@ -43,6 +43,8 @@ export interface OpenInputOptions {
   signal?: AbortSignal;
   /** a RECORD_TOO_LARGE row of a fed-back rejects file was skipped (isTooLargePlaceholder) */
   onPlaceholder?: (line: number) => void;
+  /** CSV: given the first row, the header to read it under when it is data, not a header (a file of bare ids) */
+  headerless?: (first: readonly string[]) => string[] | undefined;
 }
 
 /** The largest row read (CSV record or NDJSON line), in bytes: an API row is far smaller, and memory stays a few times this. */

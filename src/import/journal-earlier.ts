@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { UsageError } from '../http/errors.js';
 import { exists, listDir } from '../util/fs.js';
 import { streamLines } from '../util/lines.js';
-import { parseLine, readComplete, readHeader, trimBase, type FinishedChunk, type JournalIdentity } from './journal-format.js';
+import { jobOf, parseLine, readComplete, readHeader, trimBase, type FinishedChunk, type JournalIdentity } from './journal-format.js';
 import { NO_RESULT_CODE } from './outcome.js';
 
 interface EarlierImport {
@@ -23,7 +23,7 @@ async function findEarlierImports(dir: string, match: JournalIdentity & { input:
   for (const name of (await listDir(dir)).filter((n) => n.endsWith('.jsonl'))) {
     const path = join(dir, name);
     const h = await readHeader(path);
-    if (!h || h.resource !== match.resource || trimBase(h.base_url) !== trimBase(match.baseUrl)) continue;
+    if (!h || h.resource !== match.resource || h.operation !== match.operation || trimBase(h.base_url) !== trimBase(match.baseUrl)) continue;
     const changed = match.input !== '-' && h.input === match.input && h.content_sha256 !== match.contentSha256;
     const otherKey = h.content_sha256 === match.contentSha256 && match.keyId !== undefined && h.key_id !== undefined && h.key_id !== match.keyId;
     if (!changed && !otherKey) continue;
@@ -96,15 +96,17 @@ export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
 }
 
 function otherKeyError(g: GuardContext, rotated: EarlierImport): UsageError {
-  const what = rotated.complete ? 'was imported' : 'was partly imported (the import did not finish)';
+  const job = jobOf(g.identity);
+  const what = rotated.complete ? `was ${job}` : `was partly ${job} (that run did not finish)`;
+  const op = g.identity.operation;
   return new UsageError(
-    `${g.name} ${what} into ${g.identity.resource} at ${trimBase(g.identity.baseUrl)} with another API key ` +
+    `${g.name} ${what} at ${trimBase(g.identity.baseUrl)} with another API key ` +
       `(${rotated.keyMask ? `${rotated.keyMask}, ` : ''}${rotated.createdAt}); nothing was sent. ` +
-      'This key has no journal of that import, and the server keeps Idempotency-Keys per API key, so every row created then would be created again.',
+      `This key has no journal of that run, and the server keeps Idempotency-Keys per API key, so every row ${op ? 'done' : 'created'} then would be sent again.`,
     {
       hint:
-        'to resume or finish that import, rerun it with the key it was started with; ' +
-        'to import the file with this key anyway, knowing every row in it is created again, add --no-resume',
+        'to resume or finish that run, rerun it with the key it was started with; ' +
+        `to run the file with this key anyway, knowing every row in it is ${op ? 'sent' : 'created'} again, add --no-resume`,
     },
   );
 }
@@ -114,12 +116,16 @@ async function changedError(g: GuardContext, changed: EarlierImport, unfinished:
     ? ' Rows whose request got no answer are not in that file: only the earlier content, rerun as it was, settles them.'
     : '';
   // that import's rejects file, when it left one (an import that created every row left none)
+  const op = g.identity.operation;
   const retry = (await exists(g.rejectsPath))
-    ? `to retry the rows that were not created, fix them in the rejects file (${g.rejectsPath}) and run \`crm batch ${g.identity.resource} ${g.rejectsPath}\`.`
-    : 'That import left no rows to fix (it has no rejects file).';
-  return new UsageError(
-    `${g.name} has changed since it was imported into ${g.identity.resource} (${changed.createdAt}); nothing was sent. ` +
-      'Its rows now fall into other chunks with other Idempotency-Keys, so the rows created then would be created again.',
-    { hint: `${retry}${unsettled} To import the changed file anyway, knowing every row in it is created again, add --no-resume` },
-  );
+    ? op
+      ? `to retry the rows that failed, fix them in the rejects file (${g.rejectsPath}) and run the same command on it.`
+      : `to retry the rows that were not created, fix them in the rejects file (${g.rejectsPath}) and run \`crm batch ${g.identity.resource} ${g.rejectsPath}\`.`
+    : 'That run left no rows to fix (it has no rejects file).';
+  const why = op
+    ? 'Its journal no longer matches the rows, so rows done then could be sent again.'
+    : 'Its rows now fall into other chunks with other Idempotency-Keys, so the rows created then would be created again.';
+  return new UsageError(`${g.name} has changed since it was ${jobOf(g.identity)} (${changed.createdAt}); nothing was sent. ${why}`, {
+    hint: `${retry}${unsettled} To run the changed file anyway, knowing every row in it is ${op ? 'sent' : 'created'} again, add --no-resume`,
+  });
 }

@@ -18,6 +18,8 @@ export interface JournalIdentity {
   keyId?: string;
   /** the key masked (`service_live_…f3a9`), kept in the header to name it in a refusal; not part of the identity */
   keyMask?: string;
+  /** an update, delete or link (RowOperation.describe); absent for a create, whose journals keep their names */
+  operation?: string;
 }
 
 export interface ChunkReject {
@@ -55,6 +57,8 @@ export interface HeaderLine {
   base_url: string;
   key_id?: string;
   key_mask?: string;
+  /** JournalIdentity.operation */
+  operation?: string;
   content_sha256: string;
   plan: string;
   input: string;
@@ -80,10 +84,15 @@ export function keyIdentity(apiKey: string | undefined): string | undefined {
 
 export const trimBase = (u: string): string => u.replace(/\/+$/, '');
 
+/** What a journal's job was, for messages: `imported into contacts`, `used to update contacts`. */
+export const jobOf = (id: Pick<JournalIdentity, 'resource' | 'operation'>): string =>
+  id.operation ? `used to ${id.operation}` : `imported into ${id.resource}`;
+
 export function journalPath(dir: string, id: JournalIdentity): string {
   const key = id.keyId ? `\0key:${id.keyId}` : '';
+  const op = id.operation ? `\0op:${id.operation}` : '';
   const name = createHash('sha256')
-    .update(`${id.contentSha256}\0${id.resource}\0${trimBase(id.baseUrl)}${key}`)
+    .update(`${id.contentSha256}\0${id.resource}\0${trimBase(id.baseUrl)}${key}${op}`)
     .digest('hex');
   return join(dir, `${name}.jsonl`);
 }

@@ -141,7 +141,9 @@ export class ImportJournal {
     if (loaded) {
       if (loaded.header.plan !== opts.plan) {
         throw new UsageError(
-          `an earlier import of this file into ${identity.resource} used another --chunk-size or column mapping; resuming with different chunks could create rows twice`,
+          identity.operation
+            ? `an earlier run of this file (${identity.operation}) used another column mapping; resuming with other rows could send rows twice`
+            : `an earlier import of this file into ${identity.resource} used another --chunk-size or column mapping; resuming with different chunks could create rows twice`,
           { hint: `rerun with the same options as before, or with --no-resume to start over (journal: ${file.own})` },
         );
       }
@@ -155,6 +157,7 @@ export class ImportJournal {
       base_url: identity.baseUrl,
       ...(identity.keyId ? { key_id: identity.keyId } : {}),
       ...(identity.keyMask ? { key_mask: identity.keyMask } : {}),
+      ...(identity.operation ? { operation: identity.operation } : {}),
       content_sha256: identity.contentSha256,
       plan: opts.plan,
       input: opts.input,

@@ -11,6 +11,8 @@ export function listInvalid(rows: readonly InvalidRow[]): string {
 
 export function checkOptions(opts: ImportOptions): { chunkSize: number; concurrency: number } {
   const def = findResource(opts.resource);
+  // an update, delete or link is one row per request; the command checked the resource has the verb
+  if (opts.operation) return { chunkSize: 1, concurrency: checkConcurrency(opts.concurrency) };
   if (!def || !def.batch) {
     throw new UsageError(`${opts.resource} cannot be batch-created`, {
       hint: 'batch works for contacts, companies, deals, pipelines, tasks, notes, segments and interactions',
@@ -20,11 +22,14 @@ export function checkOptions(opts: ImportOptions): { chunkSize: number; concurre
   if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > BATCH_MAX) {
     throw new UsageError(`--chunk-size must be a whole number from 1 to ${BATCH_MAX}`);
   }
-  const concurrency = opts.concurrency ?? 4;
+  return { chunkSize, concurrency: checkConcurrency(opts.concurrency) };
+}
+
+function checkConcurrency(concurrency = 4): number {
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
     throw new UsageError('--concurrency must be a whole number from 1 to 64');
   }
-  return { chunkSize, concurrency };
+  return concurrency;
 }
 
 export function dryRunSummary(

@@ -4,6 +4,7 @@ import { READ_ONLY_FIELDS } from '../api/resources.js';
 import { convertCell, isIgnoredHeader, type ColumnMap, type HeaderMapping } from './header.js';
 import { setOwn } from './json-value.js';
 import type { ReadRow } from './input-row.js';
+import type { RowOperation } from './operation.js';
 
 /** Codes written to `_error_code` for rows that were never sent. */
 export const INVALID_CODES = {
@@ -43,7 +44,7 @@ export function rowToRecord(cells: readonly string[], header: HeaderMapping): Ro
 }
 
 /** An NDJSON object → record: `_` keys left out, `--map` renames, null kept. */
-export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowResult {
+export function objectToRecord(obj: unknown, maps: ColumnMap = new Map(), keep: readonly string[] = []): RowResult {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     const kind = obj === null ? 'null' : Array.isArray(obj) ? 'an array' : typeof obj;
     return invalid(INVALID_CODES.json, `expected a JSON object, got ${kind}`);
@@ -52,7 +53,7 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowRe
   for (const [key, value] of Object.entries(obj as Record<string, unknown>)) {
     const mapped = maps.get(key);
     if (mapped === '') continue;
-    if (mapped === undefined && (isIgnoredHeader(key) || READ_ONLY_FIELDS.includes(key))) continue;
+    if (mapped === undefined && (isIgnoredHeader(key) || (READ_ONLY_FIELDS.includes(key) && !keep.includes(key)))) continue;
     const field = mapped ?? key;
     if (Object.hasOwn(record, field)) return invalid(INVALID_CODES.value, `two keys fill the field "${field}"`, field);
     setOwn(record, field, value);
@@ -61,9 +62,11 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map()): RowRe
   return { ok: true, record };
 }
 
-/** A read row → the record to send, or why it is invalid (the reader's own error first). */
-export function classifyRow(row: ReadRow, mapping: HeaderMapping | undefined, maps: ColumnMap): RowResult {
+/** A read row → the record to send, or why it is invalid (the reader's own error first, then the operation's check). */
+export function classifyRow(row: ReadRow, mapping: HeaderMapping | undefined, maps: ColumnMap, op?: RowOperation): RowResult {
   if (row.error) return invalid(row.error.code, row.error.reason);
-  if (row.cells) return rowToRecord(row.cells, mapping!);
-  return objectToRecord(row.json, maps);
+  const r = row.cells ? rowToRecord(row.cells, mapping!) : objectToRecord(row.json, maps, op?.keep);
+  if (!r.ok || !op) return r;
+  const plan = op.plan(r.record);
+  return plan.ok ? r : plan;
 }

@@ -39,8 +39,9 @@ export function withSummary<E extends Error>(err: E, summary: ImportSummary): E 
 }
 
 export function identityOf(run: Run, sha: string): JournalIdentity {
-  const { resource, baseUrl, keyId, keyMask } = run.opts;
-  return { contentSha256: sha, resource, baseUrl, ...(keyId ? { keyId } : {}), ...(keyMask ? { keyMask } : {}) };
+  const { resource, baseUrl, keyId, keyMask, operation } = run.opts;
+  const op = operation ? { operation: operation.describe } : {};
+  return { contentSha256: sha, resource, baseUrl, ...(keyId ? { keyId } : {}), ...(keyMask ? { keyMask } : {}), ...op };
 }
 
 /**
@@ -76,6 +77,7 @@ export function progress(run: Run, phase: ImportProgress['phase'], c: Partial<Co
 export function summaryOf(run: Run, c?: Counters, files: Partial<Pick<ImportSummary, 'rejects_file' | 'unknown_file'>> = {}): ImportSummary {
   return {
     resource: run.opts.resource,
+    ...(run.opts.operation ? { operation: run.opts.operation } : {}),
     rows: c?.rows ?? 0,
     created: c?.created ?? 0,
     failed: c?.failed ?? 0,

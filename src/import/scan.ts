@@ -10,6 +10,9 @@ import { MAX_NDJSON_KEYS } from './outputs.js';
 import { openInput, type InputFormat, type InputReader } from './reader.js';
 import { classifyRow } from './rows.js';
 import { TextCheck } from './text-check.js';
+import { bareHeader, checkHeaderFields, type RowOperation } from './operation.js';
+
+const fieldsOf = (m: HeaderMapping): string[] => m.columns.filter((c) => !c.ignored).map((c) => c.field);
 
 export interface InvalidRow {
   line: number;
@@ -48,14 +51,18 @@ export interface ScanOptions {
   onRow?: (rows: number, bytes: number) => void;
   /** notices: read-only columns left out, RECORD_TOO_LARGE placeholder rows skipped */
   warn?: (message: string) => void;
+  /** an update, delete or link: its check of every row and of the header */
+  op?: RowOperation;
 }
 
-function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, maps: ColumnMap): string {
+function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, o: ScanOptions): string {
   const shape =
     format === 'csv'
       ? mapping!.columns.map((c) => [c.index, c.field, c.type, c.ignored])
-      : [...maps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256').update(JSON.stringify({ format, chunkSize, shape })).digest('hex').slice(0, 32);
+      : [...o.maps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // a create's plan is as it was before operations existed, so its journals still resume
+  const op = o.op ? { op: o.op.describe } : {};
+  return createHash('sha256').update(JSON.stringify({ format, chunkSize, shape, ...op })).digest('hex').slice(0, 32);
 }
 
 /** What the rows of the first pass add up to. */
@@ -75,7 +82,7 @@ class Tally {
       if (o.signal?.aborted) break;
       this.rows++;
       if (row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json)) this.addKeys(Object.keys(row.json));
-      const c = classifyRow(row, mapping, o.maps);
+      const c = classifyRow(row, mapping, o.maps, o.op);
       if (!c.ok) {
         this.invalid++;
         const bad = { line: row.line, code: c.code, reason: c.reason };
@@ -100,7 +107,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   const text = new TextCheck();
   const t = new Tally();
   const reader = await openInput(path, {
-    ...{ format: o.format, name: o.name, encoding: o.encoding, signal: o.signal },
+    ...{ format: o.format, name: o.name, encoding: o.encoding, signal: o.signal, headerless: bareHeader(o.op, o.maps) },
     onPlaceholder: (line) => t.placeholders.push(line),
     onChunk: (c) => {
       hash?.update(c);
@@ -109,7 +116,9 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   });
   let mapping: HeaderMapping | undefined;
   try {
-    mapping = reader.header ? parseHeader(reader.header, o.maps) : undefined;
+    mapping = reader.header ? parseHeader(reader.header, o.maps, o.op?.keep) : undefined;
+    const wrong = o.op && mapping && checkHeaderFields(o.op, fieldsOf(mapping), o.name);
+    if (wrong) throw wrong;
     await t.read(reader, o, mapping);
   } finally {
     reader.close();
@@ -119,7 +128,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   return {
     ...{ format: reader.format, contentSha256: o.sha ?? hash!.digest('hex'), header: reader.header, mapping },
     ...{ rows: t.rows, valid: t.rows - t.invalid, invalid: t.invalid, firstInvalid: t.firstInvalid },
-    ...{ plan: planFingerprint(reader.format, o.chunkSize, mapping, o.maps), ndjsonKeys: [...t.keys], ndjsonKeysOverflow: t.overflow },
+    ...{ plan: planFingerprint(reader.format, o.chunkSize, mapping, o), ndjsonKeys: [...t.keys], ndjsonKeysOverflow: t.overflow },
   };
 }
 

@@ -1,6 +1,8 @@
 // How a chunk reaches the API (tests inject fakes).
 import type { ApiRecord, BatchEnvelope } from '../api/envelopes.js';
+import { CrmError } from '../http/errors.js';
 import type { HttpClient } from '../http/types.js';
+import type { RowOperation } from './operation.js';
 
 export interface BatchRequest {
   resource: string;
@@ -11,6 +13,8 @@ export interface BatchRequest {
   /** the records, in chunk order; JSON.stringify(records) === body */
   records: ApiRecord[];
   body: string;
+  /** an earlier run sent it without an answer being journaled (in doubt) */
+  resent?: boolean;
 }
 
 export interface BatchResponse {
@@ -37,5 +41,42 @@ export function httpBatchSender(client: HttpClient): BatchSender {
     });
     const replayed = Object.entries(res.headers ?? {}).some(([k, v]) => k.toLowerCase() === 'idempotent-replayed' && v === 'true');
     return { envelope: res.body, retries: res.retries, replayed };
+  };
+}
+
+/** A row's answer as a one-item batch answer, so the engine, journal and rejects treat rows as chunks of one. */
+function oneItem(result: { id: string } | { code: string; message: string }): BatchEnvelope {
+  const item = 'id' in result ? { index: 0, status: 'created', data: { id: result.id } } : { index: 0, status: 'error', error: result };
+  const ok = 'id' in result ? 1 : 0;
+  return { object: 'batch', data: { items: [item], summary: { total: 1, succeeded: ok, failed: 1 - ok } } } as BatchEnvelope;
+}
+
+/** The row's own failure (not the key, the scope, the limit or the server): a status saying this row was not done. */
+function rowRefusal(err: unknown): err is CrmError {
+  const s = err instanceof CrmError ? err.status : undefined;
+  return s !== undefined && s >= 400 && s < 500 && ![401, 403, 408, 425, 429].includes(s);
+}
+
+/**
+ * One request per row (RowOperation): PATCH and POST carry the row's Idempotency-Key. A refusal of the row
+ * (404, 422, …) is that row's error, not the run's; a 404 to a DELETE sent again (a retry, or in doubt from
+ * an earlier run) is the earlier attempt's success, and a 409 to a link is a link already there.
+ */
+export function httpRowSender(client: HttpClient, op: RowOperation): BatchSender {
+  return async (req) => {
+    const plan = op.plan(req.records[0]!);
+    if (!plan.ok) throw new Error(`a row the check passed cannot be sent: ${plan.reason}`);
+    const { method, path, body, target } = plan.request;
+    const keyed = method === 'POST' || method === 'PATCH';
+    try {
+      const res = await client.request({ method, path, body, idempotencyKey: keyed ? req.key : undefined, expect: 'v2', finishInDoubt: true });
+      const replayed = res.headers['idempotent-replayed'] === 'true' || res.goneOnRetry === true;
+      return { envelope: oneItem({ id: target }), retries: res.retries, replayed };
+    } catch (err) {
+      if (err instanceof CrmError && err.status === 404 && op.goneIsDone && req.resent) return { envelope: oneItem({ id: target }), replayed: true };
+      if (err instanceof CrmError && err.status === 409 && op.kind === 'link') return { envelope: oneItem({ id: target }) };
+      if (rowRefusal(err)) return { envelope: oneItem({ code: err.code ?? `HTTP_${err.status}`, message: err.message }) };
+      throw err;
+    }
   };
 }

@@ -2,11 +2,12 @@
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { collect, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 import { numericOption } from '../shared/numeric.js';
+import type { RowOperation } from '../../import/index.js';
 
 const declare = (program: CommandUnknownOpts) =>
   program
     .command('batch')
-    .description('create records in bulk from a CSV (or NDJSON) file: chunks of 100, idempotent, resumable')
+    .description('create, update or delete records in bulk from a CSV (or NDJSON) file: idempotent, resumable')
     .argument('<resource>', 'contacts, companies, deals, pipelines, tasks, notes, segments or interactions')
     .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input")
     .option('--map <column=field>', 'send a column as this field (repeatable)', collect)
@@ -17,6 +18,10 @@ const declare = (program: CommandUnknownOpts) =>
     .option('--dry-run', 'check every row and print the plan; send nothing')
     .option('--strict', 'send nothing if any row is invalid')
     .option('--no-resume', 'ignore the journal of an earlier run of the same file')
+    .option('--update', 'update records instead: PATCH /RESOURCE/ID per row with its other cells')
+    .option('--delete', "delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)")
+    .option('--id-column <name>', 'with --update or --delete: the column holding the record ids (default id)')
+    .option('--yes', 'with --delete: do not ask for confirmation (required without a terminal)')
     .addOption(
       new Option(
         '--input-format <format>',
@@ -34,6 +39,8 @@ export type BatchOptions = FlagsOf<typeof declare> & {
   file: string;
   /** the words after `crm` as the user typed them: the command to resume with after Ctrl-C */
   argv?: readonly string[];
+  /** set by `crm links import|add --file`: the links to make (--update/--delete are batch's own) */
+  operation?: RowOperation;
 };
 
 export function registerBatch(program: CommandUnknownOpts, reg: Registry, load: Load<BatchOptions>): void {
@@ -44,6 +51,9 @@ export function registerBatch(program: CommandUnknownOpts, reg: Registry, load: 
     'crm batch deals deals.csv --dry-run',
     'cat people.ndjson | crm batch contacts - --input-format ndjson --strict',
     'crm batch contacts excel-export.csv --encoding windows-1252',
+    'crm batch deals owners.csv --update            # columns: id,owner_id',
+    'crm batch contacts test-ids.txt --delete       # one id per line',
+    'crm batch contacts export.csv --delete --id-column "Record ID" --yes',
   ]);
   cmd.addHelpText(
     'after',
@@ -55,6 +65,13 @@ server sets them), so an exported list imports as it was.
 
 Rerunning the same command skips the chunks already done; the rejects file
 holds only rows never created: fix it and import it as the hint says.
+
+--update and --delete send one request per row (paced by the rate limit),
+each with the same guarantees: every row checked first, a journal so a rerun
+sends nothing already done, rejects with _line, _error_code, _error_message.
+An update's Idempotency-Key comes from the row's id and exact body, so a
+rerun replays instead of applying twice. A delete answered 404 after a retry,
+or for a row an earlier run sent, counts as deleted.
 
 Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
 otherwise; a file with bytes that do not decode is refused before anything is

@@ -7,6 +7,7 @@ import { maskKey } from '../../http/mask.js';
 import type { HttpClient } from '../../http/types.js';
 import {
   httpBatchSender,
+  httpRowSender,
   importExitCode,
   importSummaryOf,
   keyIdentity,
@@ -22,6 +23,7 @@ import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
+import { batchOperation, confirmDelete } from './operation.js';
 
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   // an import allocates fast but keeps a small live heap: cap V8's GC headroom, the bulk of its peak
@@ -33,9 +35,11 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
     color: ctx.globals.color,
   });
+  const op = opts.operation;
   const summary = await runImport(opts, {
     // a dry run sends nothing
-    send: client ? httpBatchSender(client) : () => Promise.reject(new Error('a dry run sends nothing')),
+    send: client ? (op ? httpRowSender(client, op) : httpBatchSender(client)) : () => Promise.reject(new Error('a dry run sends nothing')),
+    beforeSend: op?.kind === 'delete' ? async (checked) => confirmDelete(ctx, o, checked.valid) : undefined,
     journalDir: join(ctx.configDir(), 'imports'),
     clock: ctx.clock,
     signal: ctx.signal,
@@ -69,8 +73,9 @@ async function importTarget(o: BatchOptions, ctx: Ctx): Promise<{ client?: HttpC
   // and names it, in a refusal, masked (a key of no known form masks to `****`: nothing to name)
   const keyId = keyIdentity(profile.apiKey);
   const keyMask = profile.apiKey && maskKey(profile.apiKey) !== '****' ? maskKey(profile.apiKey) : undefined;
+  const { operation, maps } = o.operation ? { operation: o.operation, maps: o.map } : batchOperation(o);
   const opts: ImportOptions = {
-    ...{ resource: o.resource, input: o.file, baseUrl, keyId, keyMask, maps: o.map, chunkSize: o.chunkSize },
+    ...{ resource: o.resource, operation, input: o.file, baseUrl, keyId, keyMask, maps, chunkSize: o.chunkSize },
     ...{ concurrency: o.concurrency, rejectsPath: o.rejects, resultsPath: o.results, dryRun: o.dryRun, strict: o.strict },
     ...{ resume: o.resume, encoding: o.encoding, format: o.inputFormat },
   };

@@ -1,0 +1,49 @@
+// Which rows-to-requests operation `crm batch` runs (--update, --delete; `crm links import` its links),
+// and a delete's confirmation: the count and the resource, typed back on a terminal, as gh asks.
+import { createInterface } from 'node:readline/promises';
+import { findResource } from '../../api/resources.js';
+import { UsageError } from '../../http/errors.js';
+import { deleteOperation, updateOperation, type RowOperation } from '../../import/index.js';
+import { plural } from '../../output/plural.js';
+import type { Ctx } from '../context.js';
+import type { BatchOptions } from './command.js';
+
+/** --update / --delete → the operation (undefined: a create); --id-column becomes a map to `id`. */
+export function batchOperation(o: BatchOptions): { operation?: RowOperation; maps?: string[] } {
+  if (o.update && o.delete) throw new UsageError('--update and --delete cannot be used together');
+  const verb = o.update ? 'update' : o.delete ? 'delete' : undefined;
+  if (verb === undefined) {
+    if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete');
+    return {};
+  }
+  const def = findResource(o.resource);
+  if (!def) throw new UsageError(`unknown resource '${o.resource}'`);
+  if (!def.verbs.includes(verb)) {
+    const can = ['contacts', 'companies', 'deals', 'pipelines', 'tasks', 'notes', 'segments'].join(', ');
+    throw new UsageError(`${o.resource} cannot be ${verb}d (${verb} works for ${can})`);
+  }
+  const maps = o.idColumn !== undefined && o.idColumn !== 'id' ? [...(o.map ?? []), `${o.idColumn}=id`] : o.map;
+  return { operation: verb === 'update' ? updateOperation(o.resource) : deleteOperation(o.resource), maps };
+}
+
+/**
+ * Before anything is deleted: without --yes, a terminal must confirm by typing the number of rows or the
+ * resource's name; without a terminal --yes is required. Nothing has been sent when this refuses.
+ */
+export async function confirmDelete(ctx: Ctx, o: Pick<BatchOptions, 'yes' | 'resource' | 'file'>, valid: number): Promise<void> {
+  if (o.yes || valid === 0) return;
+  const what = plural(valid, findResource(o.resource)?.singular ?? o.resource, o.resource);
+  if (!ctx.interactive()) {
+    throw new UsageError(`refusing to delete ${what} without confirmation: nothing was deleted`, {
+      hint: 'pass --yes to delete without asking (--dry-run shows what would go)',
+    });
+  }
+  const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr, terminal: true });
+  try {
+    ctx.io.stderr.write(`This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.\n`);
+    const answer = (await rl.question(`Type ${valid} or ${o.resource} to confirm: `, { signal: ctx.signal })).trim();
+    if (answer !== String(valid) && answer !== o.resource) throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
+  } finally {
+    rl.close();
+  }
+}
