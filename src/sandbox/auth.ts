@@ -44,3 +44,11 @@ export function requireOwner(key: KeyDef, record: { id?: unknown; owner_id?: unk
   if (!canSee(key, record))
     throw new ApiError(403, 'FORBIDDEN_RECORD', `Record ${String(record.id)} belongs to another user`, [{ id: String(record.id) }]);
 }
+
+/** An update's `owner_id`: a user-bound key may not give its record to another user (403 FORBIDDEN_OWNER). */
+export function requireOwnerChange(key: KeyDef, ownerId: string | undefined): void {
+  if (ownerId !== undefined && !canSee(key, { owner_id: ownerId }))
+    throw new ApiError(403, 'FORBIDDEN_OWNER', `A user-bound key cannot set owner_id to another user (${ownerId})`, [
+      { field: 'owner_id', issue: 'other_user' },
+    ]);
+}

@@ -2,12 +2,13 @@
 // "Batches"): only the table's verbs exist; links and associations are link-handlers.ts.
 import { BATCH_MAX, findResource, scopeFor, type ResourceDef, type ScopeAction, type Verb } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
+import { requireOwnerChange } from './auth.js';
 import { listPage, location, visibleRecord, type HandlerCtx, type Method, type PathRoutes } from './handler.js';
 import { associationRoutes, linkedChildRoutes, relationRoutes } from './link-handlers.js';
 import { ApiError, invalidBody, meta, success } from './responses.js';
 import type { Row } from './store.js';
 import type { SandboxResponse } from './types.js';
-import { isPlainObject, recordIssues, validateRecord } from './validation.js';
+import { UPDATABLE_READ_ONLY, isPlainObject, recordIssues, validateRecord } from './validation.js';
 
 /** Fetched by id, a record with a download (a recording) carries a fresh tokenized link; in a list, null. */
 function present(def: ResourceDef, record: ApiRecord, ctx?: HandlerCtx): ApiRecord {
@@ -32,9 +33,11 @@ const VERBS: Record<Verb, VerbDef> = {
     return success(ctx.rm, record, 201, location(ctx, def.name, String(record.id)));
   }),
   get: verb(true, 'GET', 'read', (ctx, def, _id, record) => success(ctx.rm, present(def, record, ctx))),
-  update: verb(true, 'PATCH', 'write', (ctx, def, id) =>
-    success(ctx.rm, ctx.state.store.update(def.name, id, validateRecord(def, ctx.body(), true))),
-  ),
+  update: verb(true, 'PATCH', 'write', (ctx, def, id) => {
+    const fields = validateRecord(def, ctx.body(), true);
+    requireOwnerChange(ctx.key, fields[UPDATABLE_READ_ONLY] as string | undefined); // a non-empty string once validated
+    return success(ctx.rm, ctx.state.store.update(def.name, id, fields));
+  }),
   delete: verb(true, 'DELETE', 'delete', (ctx, def, id) => success(ctx.rm, { id, deleted: ctx.state.store.delete(def.name, id) })),
 };
 

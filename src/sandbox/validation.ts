@@ -1,5 +1,6 @@
 // Request body rules (docs/sandbox.md, "Paths"): bodies are JSON objects (arrays for batch),
-// read-only fields may not be sent, required fields are non-empty strings, emails contain `@`.
+// read-only fields may not be sent (an update may set `owner_id`), required fields are non-empty
+// strings, emails contain `@`.
 import type { ResourceDef } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../api/resources.js';
@@ -57,10 +58,20 @@ function requiredIssue(field: string, value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The server-set field an update may change: `owner_id` (a non-empty string; who may set whom is
+ * auth.ts). The sandbox's own rule: READ_ONLY_FIELDS stays the create rule the importer shares.
+ */
+export const UPDATABLE_READ_ONLY = 'owner_id';
+
 /** Problems of a create (`partial` false) or update (`partial` true) body, [] when valid. */
 export function recordIssues(def: ResourceDef, body: ApiRecord, partial: boolean): ErrorDetail[] {
   const details: ErrorDetail[] = [];
-  for (const field of READ_ONLY_FIELDS) if (field in body) details.push({ field, issue: 'read_only' });
+  for (const field of READ_ONLY_FIELDS) {
+    if (!(field in body)) continue;
+    const issue = partial && field === UPDATABLE_READ_ONLY ? requiredIssue(field, body[field]) : 'read_only';
+    if (issue) details.push({ field, issue });
+  }
   for (const field of def.required) {
     if (partial && !(field in body)) continue;
     const issue = requiredIssue(field, body[field]);

@@ -180,6 +180,12 @@ export function rawRequest(url: string, method: string, headers: Record<string, 
   });
 }
 
+/** An API request with the admin key over node:http (`rawRequest`), for a connection a fault drops. */
+export function rawApi(sb: SandboxHandle, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const h = { 'x-service-api-key': sb.keys.admin, 'content-type': 'application/json', accept: 'application/json', ...headers };
+  return rawRequest(resolveUrl(sb, path), method, h, body === undefined ? undefined : JSON.stringify(body));
+}
+
 let counter = 0;
 /** A unique email (contacts need one containing `@`). */
 export function uniqueEmail(tag = 'c'): string {

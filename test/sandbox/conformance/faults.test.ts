@@ -9,8 +9,7 @@ import {
   expectError,
   expectStatus,
   queueFaults,
-  rawRequest,
-  resolveUrl,
+  rawApi as raw,
   uniqueKey,
   useSandbox,
   withSandbox,
@@ -27,15 +26,6 @@ async function findByEmail(sb: SandboxHandle, email: string): Promise<Array<Reco
   const res = await call(sb, 'GET', '/contacts', { query: { email } });
   expectStatus(res, 200);
   return res.body.data;
-}
-
-function raw(sb: SandboxHandle, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  return rawRequest(
-    resolveUrl(sb, path),
-    method,
-    { 'x-service-api-key': sb.keys.admin, 'content-type': 'application/json', accept: 'application/json', ...headers },
-    body === undefined ? undefined : JSON.stringify(body),
-  );
 }
 
 describe('startup options', () => {
