@@ -27,7 +27,9 @@ export const CHUNK_KEY_PREFIX = 'crm-batch-';
  * update, delete or link (one row, its id in the body) is `crm-update-`, `crm-delete-`, `crm-link-` + the same.
  */
 export function chunkKey(baseUrl: string, resource: string, body: string, op?: string): string {
-  const digest = createHash('sha256').update(`${trimBase(baseUrl)}\0${resource}\0${body}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${trimBase(baseUrl)}\0${resource}\0${body}`)
+    .digest('hex');
   return `${op ? `crm-${op}-` : CHUNK_KEY_PREFIX}${digest}`;
 }
 

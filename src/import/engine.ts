@@ -111,6 +111,7 @@ async function check(run: Run): Promise<ScanResult> {
     encoding: input.encoding,
     warn: deps.warn,
     sha: run.sha,
+    op: opts.operation,
     onRow: (rows, bytes) => progress(run, 'check', { rows, bytes }, null),
   });
   if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));

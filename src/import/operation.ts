@@ -90,7 +90,10 @@ export function parentField(parent: string): string {
 /** An allowed value in any case (`decision-maker`) → the field's own spelling; undefined when not allowed. */
 export function choiceOf(field: LinkField, value: string): string | undefined {
   if (!field.values) return value;
-  const want = value.trim().replace(/[-\s]+/g, '_').toUpperCase();
+  const want = value
+    .trim()
+    .replace(/[-\s]+/g, '_')
+    .toUpperCase();
   return field.values.find((v) => v.toUpperCase() === want);
 }
 
@@ -122,10 +125,11 @@ export function linkOperation(parent: string, relation: string, parentId?: strin
       const body: ApiRecord = { [childKey]: child };
       for (const f of fields) {
         const given = record[f.name];
-        const value = given === undefined || given === null ? f.default : String(given);
+        const value = given === undefined || given === null ? f.default : typeof given === 'string' ? given : JSON.stringify(given);
         if (value === undefined) continue;
         const choice = choiceOf(f, value);
-        if (choice === undefined) return bad(OPERATION_CODES.value, `${f.name} ${JSON.stringify(value)} is not one of ${f.values!.join(', ')}`, f.name);
+        if (choice === undefined)
+          return bad(OPERATION_CODES.value, `${f.name} ${JSON.stringify(value)} is not one of ${f.values!.join(', ')}`, f.name);
         body[f.name] = choice;
       }
       const path = `/${parent}/${pathSegment(pid)}/${relation}`;
@@ -144,9 +148,12 @@ export function checkHeaderFields(op: RowOperation, fields: readonly string[], f
   }
   const extra = op.allowed ? fields.filter((f) => !op.allowed!.includes(f)) : [];
   if (extra.length === 0) return undefined;
-  return new UsageError(`${file}: ${extra.map((f) => `"${f}"`).join(', ')} ${extra.length === 1 ? 'is not a field' : 'are not fields'} of a ${op.name} link`, {
-    hint: `a row may have ${op.allowed!.join(', ')}; --map "COLUMN=" leaves a column out`,
-  });
+  return new UsageError(
+    `${file}: ${extra.map((f) => `"${f}"`).join(', ')} ${extra.length === 1 ? 'is not a field' : 'are not fields'} of a ${op.name} link`,
+    {
+      hint: `a row may have ${op.allowed!.join(', ')}; --map "COLUMN=" leaves a column out`,
+    },
+  );
 }
 
 /**

@@ -96,7 +96,9 @@ export function summaryOf(run: Run, c?: Counters, files: Partial<Pick<ImportSumm
 
 /** The one "already imported" warning. */
 export function warnImported(run: Run, at: string): void {
+  const op = run.opts.operation;
+  const job = op ? `used to ${op.describe}` : `imported into ${run.opts.resource}`;
   run.deps.warn?.(
-    `${run.input.name} was already imported into ${run.opts.resource} (${at}): nothing will be sent; use --no-resume to import it again`,
+    `${run.input.name} was already ${job} (${at}): nothing will be sent; use --no-resume to ${op ? 'send it' : 'import it'} again`,
   );
 }

@@ -62,7 +62,10 @@ function planFingerprint(format: InputFormat, chunkSize: number, mapping: Header
       : [...o.maps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // a create's plan is as it was before operations existed, so its journals still resume
   const op = o.op ? { op: o.op.describe } : {};
-  return createHash('sha256').update(JSON.stringify({ format, chunkSize, shape, ...op })).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify({ format, chunkSize, shape, ...op }))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** What the rows of the first pass add up to. */

@@ -73,7 +73,8 @@ export function httpRowSender(client: HttpClient, op: RowOperation): BatchSender
       const replayed = res.headers['idempotent-replayed'] === 'true' || res.goneOnRetry === true;
       return { envelope: oneItem({ id: target }), retries: res.retries, replayed };
     } catch (err) {
-      if (err instanceof CrmError && err.status === 404 && op.goneIsDone && req.resent) return { envelope: oneItem({ id: target }), replayed: true };
+      if (err instanceof CrmError && err.status === 404 && op.goneIsDone && req.resent)
+        return { envelope: oneItem({ id: target }), replayed: true };
       if (err instanceof CrmError && err.status === 409 && op.kind === 'link') return { envelope: oneItem({ id: target }) };
       if (rowRefusal(err)) return { envelope: oneItem({ code: err.code ?? `HTTP_${err.status}`, message: err.message }) };
       throw err;

@@ -19,7 +19,7 @@ const declare = (program: CommandUnknownOpts) =>
     .option('--strict', 'send nothing if any row is invalid')
     .option('--no-resume', 'ignore the journal of an earlier run of the same file')
     .option('--update', 'update records instead: PATCH /RESOURCE/ID per row with its other cells')
-    .option('--delete', "delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)")
+    .option('--delete', 'delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)')
     .option('--id-column <name>', 'with --update or --delete: the column holding the record ids (default id)')
     .option('--yes', 'with --delete: do not ask for confirmation (required without a terminal)')
     .addOption(

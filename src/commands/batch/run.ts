@@ -59,7 +59,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   await printSummary(ctx, summary);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) {
-    const importFile = (file: string): string => crmCommand(ctx.globals, ['batch', summary.resource, file]);
+    const importFile = (file: string): string =>
+      summary.operation ? sameCommandOn(o, file) : crmCommand(ctx.globals, ['batch', summary.resource, file]);
     throw new PartialFailureError(failureLine(summary), { hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }) });
   }
 }
@@ -98,6 +99,21 @@ function resumeCommand(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>): str
   return ['crm', ...words].map(shellWord).join(' ');
 }
 
+/** An update, delete or link run again on another file (a fixed rejects file): the command as typed, with that file, without the outputs' flags. */
+function sameCommandOn(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>, file: string): string {
+  const words = [...(o.argv ?? ['batch', o.resource, o.file])];
+  const at = words.lastIndexOf(o.file);
+  if (at >= 0) words[at] = file;
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === '--no-resume' || /^--(rejects|results)=/.test(w)) continue;
+    if (w === '--rejects' || w === '--results') i++;
+    else out.push(w);
+  }
+  return ['crm', ...out].map(shellWord).join(' ');
+}
+
 /** The commands the next steps print (this same command; the one importing a fixed rejects file); by default without this run's flags. */
 type NextCommands = { rerun?: string; importFile?: (file: string) => string };
 
@@ -111,22 +127,23 @@ export function nextSteps(s: ImportSummary, stdin: boolean, cmd: NextCommands = 
     const again = stdin ? 'pipe the same content to this same command' : 'rerun this same command (same file, same options)';
     const them = s.in_doubt === 1 ? 'it' : 'them';
     return (
-      `${plural(s.in_doubt, 'row')} ${wasWere(s.in_doubt)} sent without an answer and may have been created: first ${again}; ` +
+      `${plural(s.in_doubt, 'row')} ${wasWere(s.in_doubt)} sent without an answer and may have been ${s.operation?.done ?? 'created'}: first ${again}; ` +
       `it settles ${them} under the same Idempotency-Keys (never import ${them} any other way) and then says what is left to fix.` +
       (cmd.rerun ? `\n  ${cmd.rerun}` : '')
     );
   }
   const steps: string[] = [];
   const rejected = s.failed + s.invalid - s.in_doubt - s.unknown;
+  const created = s.operation?.done ?? 'created';
   if (rejected > 0) {
     const file = s.rejects_file ?? 'the rejects file';
     steps.push(
-      `${plural(rejected, 'row')} ${wasWere(rejected)} not created and ${rejected === 1 ? 'is' : 'are'} in ${file}: fix ${rejected === 1 ? 'it' : 'them'} there and run \`${cmd.importFile?.(file) ?? crmCommand({}, ['batch', s.resource, file])}\`.`,
+      `${plural(rejected, 'row')} ${wasWere(rejected)} not ${created} and ${rejected === 1 ? 'is' : 'are'} in ${file}: fix ${rejected === 1 ? 'it' : 'them'} there and run \`${cmd.importFile?.(file) ?? crmCommand({}, ['batch', s.resource, file])}\`.`,
     );
   }
   if (s.unknown > 0) {
     steps.push(
-      `The server's answer did not say whether ${plural(s.unknown, 'row')} ${wasWere(s.unknown)} created: ${s.unknown === 1 ? 'it is' : 'they are'} in ${s.unknown_file ?? 'the unknown file'}; ` +
+      `The server's answer did not say whether ${plural(s.unknown, 'row')} ${wasWere(s.unknown)} ${created}: ${s.unknown === 1 ? 'it is' : 'they are'} in ${s.unknown_file ?? 'the unknown file'}; ` +
         'check in the CRM which exist before importing any of them.',
     );
   }
@@ -173,7 +190,19 @@ const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks reques
   rejects_file in_doubt unknown unknown_file`.split(/\s+/) as Array<keyof ImportSummary>;
 
 async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
-  const record = Object.fromEntries(SUMMARY_KEYS.map((k) => [k, s[k]]));
+  const op = s.operation;
+  // an update, delete or link says what it did (`updated`), and has no chunks
+  const keys = op ? SUMMARY_KEYS.filter((k) => k !== 'chunks') : SUMMARY_KEYS;
+  const record = Object.fromEntries(
+    keys.flatMap((k): Array<[string, unknown]> =>
+      k === 'created' && op
+        ? [
+            ['operation', op.kind],
+            [op.done, s.created],
+          ]
+        : [[k, s[k]]],
+    ),
+  );
   const { output, quiet, color } = ctx.globals;
   if (output === 'json' || output === 'ndjson') return writeRecord(output, ctx.io.stdout, record);
   if (!quiet) await writeRecord('table', ctx.io.stderr, record, { color });
