@@ -102,7 +102,7 @@ function otherKeyError(g: GuardContext, rotated: EarlierImport): UsageError {
   return new UsageError(
     `${g.name} ${what} at ${trimBase(g.identity.baseUrl)} with another API key ` +
       `(${rotated.keyMask ? `${rotated.keyMask}, ` : ''}${rotated.createdAt}); nothing was sent. ` +
-      `This key has no journal of that run, and the server keeps Idempotency-Keys per API key, so every row ${op ? 'done' : 'created'} then would be sent again.`,
+      `This key has no journal of that run, and the server keeps Idempotency-Keys per API key, so every row ${op ? 'done then would be sent again' : 'created then would be created again'}.`,
     {
       hint:
         'to resume or finish that run, rerun it with the key it was started with; ' +
