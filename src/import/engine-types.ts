@@ -16,6 +16,8 @@ export interface ImportPlan {
   /** chunks an earlier run finished, which would be skipped */
   finished_chunks: number;
   first_invalid: InvalidRow[];
+  /** an update, delete or link: the first requests it would send */
+  first_requests?: string[];
 }
 
 export interface ImportOptions {

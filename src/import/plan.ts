@@ -41,5 +41,6 @@ export function dryRunSummary(
   const { rows, valid, invalid, firstInvalid } = scan;
   const chunks = Math.ceil(valid / sizes.chunkSize);
   const plan = { rows, valid, invalid, chunks, chunk_size: sizes.chunkSize, concurrency: sizes.concurrency };
-  return { ...base, rows, invalid, plan: { ...plan, finished_chunks: finishedChunks, first_invalid: firstInvalid } };
+  const requests = base.operation ? { first_requests: scan.firstRequests } : {};
+  return { ...base, rows, invalid, plan: { ...plan, finished_chunks: finishedChunks, first_invalid: firstInvalid, ...requests } };
 }

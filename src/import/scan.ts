@@ -30,6 +30,8 @@ export interface ScanResult {
   invalid: number;
   /** the first few invalid rows, in file order */
   firstInvalid: InvalidRow[];
+  /** an update, delete or link: the first few requests it would send (`DELETE /contacts/con_1`) */
+  firstRequests: string[];
   /** fingerprint of how rows become chunks, stored in the journal */
   plan: string;
   /** NDJSON: the objects' top-level keys, in first-seen order (at most MAX_NDJSON_KEYS) */
@@ -73,6 +75,7 @@ class Tally {
   rows = 0;
   invalid = 0;
   readonly firstInvalid: InvalidRow[] = [];
+  readonly firstRequests: string[] = [];
   /** rows with a NUL byte or bytes that do not decode, and the first row with a NUL byte */
   binary = 0;
   firstNul: InvalidRow | undefined;
@@ -92,6 +95,9 @@ class Tally {
         if (c.code === INVALID_CHARACTER || c.code === INVALID_ENCODING) this.binary++;
         if (c.code === INVALID_CHARACTER) this.firstNul ??= bad;
         if (this.firstInvalid.length < 10) this.firstInvalid.push(bad);
+      } else if (o.op && this.firstRequests.length < 10) {
+        const p = o.op.plan(c.record);
+        if (p.ok) this.firstRequests.push(`${p.request.method} ${p.request.path}`);
       }
       if (this.rows % 1000 === 0) o.onRow?.(this.rows, reader.bytesRead());
     }
@@ -130,7 +136,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   warnLeftOut(o, mapping, t);
   return {
     ...{ format: reader.format, contentSha256: o.sha ?? hash!.digest('hex'), header: reader.header, mapping },
-    ...{ rows: t.rows, valid: t.rows - t.invalid, invalid: t.invalid, firstInvalid: t.firstInvalid },
+    ...{ rows: t.rows, valid: t.rows - t.invalid, invalid: t.invalid, firstInvalid: t.firstInvalid, firstRequests: t.firstRequests },
     ...{ plan: planFingerprint(reader.format, o.chunkSize, mapping, o), ndjsonKeys: [...t.keys], ndjsonKeysOverflow: t.overflow },
   };
 }

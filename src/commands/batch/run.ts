@@ -211,13 +211,18 @@ async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
 async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
   const plan = s.plan!;
   const format = ctx.format();
-  if (format !== 'table')
-    return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { resource: s.resource, dry_run: true, ...plan });
+  const op = s.operation;
+  const head = { resource: s.resource, ...(op ? { operation: op.kind } : {}), dry_run: true };
+  if (format !== 'table') return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { ...head, ...plan });
+  const skipped = plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : '';
+  const requests = plan.first_requests ?? [];
   const lines = [
     `Dry run: nothing was sent.`,
     `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid`,
-    `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight` +
-      (plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : ''),
+    op
+      ? `would ${op.kind} ${plan.valid} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
+      : `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight${skipped}`,
+    ...(requests.length ? [`First requests:`, ...requests.map((r) => `  ${sanitizeForTerminal(r)}`)] : []),
     ...(plan.first_invalid.length
       ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)]
       : []),
