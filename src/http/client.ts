@@ -6,13 +6,14 @@
 import { systemClock } from './clock.js';
 import { getLink } from './link.js';
 import { keyRedactor } from './mask.js';
+import { paceWatch } from './pace-info.js';
 import { type Pacer, sharedPacer } from './pacer.js';
 import { paginatePages } from './paginate.js';
 import { type ApiCore, apiRequest } from './request.js';
 import { DEFAULT_RATE_LIMIT_BUDGET_MS, MAX_RETRY_AFTER_MS } from './retry.js';
 import { waitNotice, withRetries } from './retry-loop.js';
 import { OriginTransport } from './transport.js';
-import type { ClientConfig, HttpClient, PaginateOptions } from './types.js';
+import type { ClientConfig, HttpClient, PaceInfo, PaginateOptions, RequestOptions } from './types.js';
 import { parseBaseUrl } from './url.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -22,12 +23,15 @@ export { MAX_RETRY_AFTER_MS };
 /** The HttpClient of src/http/types.ts, plus what its owner needs. */
 export interface CrmHttpClient extends HttpClient {
   readonly pacer: Pacer;
+  pace(): PaceInfo;
   /** closes the connection pool (idle connections do not keep the process alive anyway) */
   close(): Promise<void>;
 }
 
 export function createClient(config: ClientConfig): CrmHttpClient {
   const core = apiCore(config);
+  // what the pacer knows, for progress lines; each answer may tell a longer window
+  const watch = paceWatch(core.pacer, () => core.clock.now());
   const pages = (path: string, opts: PaginateOptions = {}) =>
     paginatePages((query, signal) => apiRequest(core, { method: 'GET', path, query, expect: 'list', signal }), opts);
   return {
@@ -35,7 +39,8 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     stats: core.stats,
     pacer: core.pacer,
     waits: { note: core.noteWait },
-    request: (opts) => apiRequest(core, opts),
+    request: <T>(opts: RequestOptions) => apiRequest<T>(core, opts).finally(watch.observe),
+    pace: watch.info,
     getLink: (url, opts) => getLink(core, url, opts),
     // the API's retry policy around attempts of the caller's (a transcript: a fresh link each)
     retry: (attempt, opts = {}) =>

@@ -1,11 +1,12 @@
 // The shape of the HTTP core as the rest of crm sees it. src/http/client.ts implements it.
 import type { ApiRecord } from '../api/envelopes.js';
 import type { CrmError } from './errors.js';
+import type { PaceInfo } from './pace-info.js';
 import type { Pacer, PacerTicket } from './pacer.js';
 import type { HttpMethod } from './retry.js';
 import type { Clock } from './clock.js';
 
-export type { Clock, HttpMethod };
+export type { Clock, HttpMethod, PaceInfo };
 export type AuthHeaderKind = 'x-api-key' | 'bearer';
 /** which envelope a response must have: checked with zod (CONTRACT §4) */
 export type Expect = 'success' | 'list' | 'batch' | 'v2' | 'v1';
@@ -93,6 +94,8 @@ export interface HttpClient {
   getLink(url: string, opts: LinkOptions): Promise<Tried<LinkAnswer>>;
   /** the client's retry policy around the caller's attempts; `signal` stops the waits, `pacer` is held back by a 429 */
   retry<T>(attempt: (n: number) => Promise<Tried<T>>, opts?: { pacer?: Pacer; signal?: AbortSignal }): Promise<T>;
+  /** what the pacer knows of the rate limit now, read-only (pace-info.ts); optional so test doubles may leave it out */
+  pace?(): PaceInfo;
 }
 
 /** One attempt that did not succeed: the error it would end with, and what the retry rules read. */

@@ -61,6 +61,8 @@ export interface ImportProgress extends ImportCounts {
   bytes: number;
   bytesTotal: number;
   elapsedMs: number;
+  /** rows one request carries: the chunk size for a batch create, 1 for one request per row (the ETA counts requests) */
+  rowsPerRequest: number;
 }
 
 export interface ImportDeps {

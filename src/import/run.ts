@@ -71,7 +71,8 @@ export async function fromTotals(run: Run, info: CompleteInfo, scan?: ScanResult
 export function progress(run: Run, phase: ImportProgress['phase'], c: Partial<Counters>, rowsTotal: number | null): void {
   const { rows = 0, created = 0, failed = 0, invalid = 0, skipped = 0, chunks = 0, inFlight = 0, bytes = 0 } = c;
   const elapsedMs = run.deps.clock.now() - run.started;
-  run.deps.onProgress?.({ phase, rowsTotal, rows, created, failed, invalid, skipped, chunks, inFlight, bytes, bytesTotal: run.size, elapsedMs });
+  const sizes = { bytesTotal: run.size, rowsPerRequest: run.chunkSize };
+  run.deps.onProgress?.({ phase, rowsTotal, rows, created, failed, invalid, skipped, chunks, inFlight, bytes, ...sizes, elapsedMs });
 }
 
 export function summaryOf(run: Run, c?: Counters, files: Partial<Pick<ImportSummary, 'rejects_file' | 'unknown_file'>> = {}): ImportSummary {

@@ -13,7 +13,6 @@ import {
   keyIdentity,
   runImport,
   type ImportOptions,
-  type ImportProgress,
   type ImportSummary,
 } from '../../import/index.js';
 import { plural, wasWere } from '../../output/plural.js';
@@ -24,6 +23,7 @@ import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, confirmDelete } from './operation.js';
+import { progressText } from './progress-text.js';
 
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   // an import allocates fast but keeps a small live heap: cap V8's GC headroom, the bulk of its peak
@@ -46,7 +46,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
     stats: client ? () => ({ ...client.stats }) : undefined,
     warn: (m) => ctx.warn(m),
-    onProgress: (p) => progress.update(progressText(p)),
+    onProgress: (p) => progress.update(progressText(p, { pace: client?.pace?.(), now: ctx.clock.now() })),
   })
     .finally(() => progress.stop())
     .catch(async (err: unknown) => {
@@ -164,26 +164,6 @@ function failureLine(s: ImportSummary): string {
   if (failed > 0) parts.push(`${failed} failed`);
   if (s.invalid > 0) parts.push(`${s.invalid} invalid`);
   return `${parts.join(', ')}, of ${s.rows}`;
-}
-
-export function progressText(p: ImportProgress): string {
-  const secs = p.elapsedMs / 1000;
-  if (p.phase === 'check') {
-    const pct = p.bytesTotal > 0 ? ` (${Math.floor((100 * p.bytes) / p.bytesTotal)}%)` : '';
-    return `checking: ${plural(p.rows, 'row')} read${pct}`;
-  }
-  const done = p.created + p.failed + p.invalid + p.skipped;
-  const rate = secs > 0 ? (p.created + p.failed) / secs : 0;
-  const left = p.rowsTotal !== null ? p.rowsTotal - done : 0;
-  const eta = rate > 0 && left > 0 ? ` · ETA ${formatDuration(left / rate)}` : '';
-  const total = p.rowsTotal !== null ? `/${p.rowsTotal}` : '';
-  return `${done}${total} rows · ${p.created} created · ${p.failed} failed · ${p.invalid} invalid · ${p.skipped} skipped · ${Math.round(rate)} rows/s${eta}`;
-}
-
-function formatDuration(s: number): string {
-  if (s < 60) return `${Math.ceil(s)}s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m}m${Math.ceil(s % 60)}s` : `${Math.floor(m / 60)}h${m % 60}m`;
 }
 
 const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms

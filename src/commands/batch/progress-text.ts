@@ -1,0 +1,51 @@
+// The progress line of `crm batch` on a terminal: rows done and failed, the rate, the ETA the rate
+// limit allows (src/output/eta.ts), and the wait while the pacer holds requests back.
+import type { PaceInfo } from '../../http/types.js';
+import type { ImportProgress } from '../../import/index.js';
+import { etaMs } from '../../output/eta.js';
+import { plural } from '../../output/plural.js';
+
+/** waits shorter than this are the pacer's ordinary spacing, not worth a word */
+const WAIT_SHOWN_MS = 1000;
+
+/** What the client's pacer knows (`client.pace()`; none for a dry run) and the time it is read at. */
+export interface PaceNow {
+  pace?: PaceInfo;
+  now: number;
+}
+
+/**
+ * One line under 80 columns for typical numbers: rows done (skipped ones from an earlier run
+ * included) of all, rows not done (failed or invalid: the summary tells them apart), then the rate,
+ * or, while the pacer holds requests back, the wait; the ETA the rate limit allows.
+ */
+export function progressText(p: ImportProgress, at?: PaceNow): string {
+  if (p.phase === 'check') {
+    const pct = p.bytesTotal > 0 ? ` (${Math.floor((100 * p.bytes) / p.bytesTotal)}%)` : '';
+    return `checking: ${plural(p.rows, 'row')} read${pct}`;
+  }
+  const done = p.created + p.failed + p.invalid + p.skipped;
+  const secs = p.elapsedMs / 1000;
+  const rate = secs > 0 ? (p.created + p.failed) / secs : 0;
+  const left = p.rowsTotal !== null ? Math.max(0, p.rowsTotal - done) : 0;
+  const now = at?.now ?? 0;
+  const wait = at?.pace?.waitingUntil !== undefined ? at.pace.waitingUntil - now : 0;
+  const parts = [`${done}${p.rowsTotal !== null ? `/${p.rowsTotal}` : ''} rows`, `${p.failed + p.invalid} failed`];
+  if (wait < WAIT_SHOWN_MS) parts.push(`${Math.round(rate)} rows/s`);
+  const perRequest = Math.max(1, p.rowsPerRequest);
+  const eta =
+    left > 0
+      ? etaMs({ requestsLeft: Math.ceil(left / perRequest), now, pace: at?.pace, observedRatePerMs: rate / 1000 / perRequest })
+      : undefined;
+  if (eta !== undefined && eta > 0) parts.push(`ETA ${formatDuration(eta / 1000)}`);
+  if (wait >= WAIT_SHOWN_MS) parts.push(`waiting ${formatDuration(wait / 1000)} (rate limit)`);
+  return parts.join(' · ');
+}
+
+/** `42s`, `14m5s`, `2h10m`: whole seconds, rounded up. */
+export function formatDuration(s: number): string {
+  const t = Math.ceil(s);
+  if (t < 60) return `${t}s`;
+  const m = Math.floor(t / 60);
+  return m < 60 ? `${m}m${t % 60}s` : `${Math.floor(m / 60)}h${m % 60}m`;
+}
