@@ -16,13 +16,13 @@ import {
   type ImportSummary,
 } from '../../import/index.js';
 import { plural, wasWere } from '../../output/plural.js';
-import { createProgress } from '../../output/progress.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, confirmDelete } from './operation.js';
+import { liveProgress } from './live-progress.js';
 import { progressText } from './progress-text.js';
 
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
@@ -30,23 +30,20 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   // RSS (bench/import.mjs: 107 MB instead of ~135 MB at 300 000 rows, no measurable CPU cost)
   setFlagsFromString('--heap-growing-percent=50');
   const { client, opts } = await importTarget(o, ctx);
-  const progress = createProgress({
-    stream: ctx.io.stderr,
-    enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
-    color: ctx.globals.color,
-  });
+  const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now() }));
   const op = opts.operation;
   const summary = await runImport(opts, {
     // a dry run sends nothing
     send: client ? (op ? httpRowSender(client, op) : httpBatchSender(client)) : () => Promise.reject(new Error('a dry run sends nothing')),
-    beforeSend: op?.kind === 'delete' ? async (checked) => confirmDelete(ctx, o, checked.valid) : undefined,
+    // the question is asked with the progress line off, so it does not draw over it
+    beforeSend: op?.kind === 'delete' ? async (checked) => progress.pause(() => confirmDelete(ctx, o, checked.valid)) : undefined,
     journalDir: join(ctx.configDir(), 'imports'),
     clock: ctx.clock,
     signal: ctx.signal,
     stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
     stats: client ? () => ({ ...client.stats }) : undefined,
     warn: (m) => ctx.warn(m),
-    onProgress: (p) => progress.update(progressText(p, { pace: client?.pace?.(), now: ctx.clock.now() })),
+    onProgress: (p) => progress.update(p),
   })
     .finally(() => progress.stop())
     .catch(async (err: unknown) => {
