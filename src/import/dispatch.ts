@@ -2,6 +2,7 @@
 // in. Only rows certainly not created are rejects: a failed request is in doubt (the rerun resends it
 // under the same key), an unanswered row goes to the unknown file, a chunk refused whole is journaled.
 import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError } from '../http/errors.js';
+import { plural } from '../output/plural.js';
 import { Pool } from '../util/pool.js';
 import { Chunker, chunkKey, type Chunk } from './chunker.js';
 import type { Counters } from './engine-types.js';
@@ -54,7 +55,7 @@ function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined
     ...{ path: input.path, name: input.name, encoding: input.encoding, format: scan.format, mapping: scan.mapping },
     ...{ resource: opts.resource, baseUrl: opts.baseUrl, maps: run.maps, chunkSize: run.chunkSize, concurrency: run.concurrency },
     ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
-    ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []) },
+    ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn },
     onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
   };
 }
@@ -72,6 +73,8 @@ class SendingPass {
   private consecutiveFailures = 0;
   /** key → the lines of the chunk that had it, for chunks met in this run */
   private readonly seen = new Map<string, string>();
+  /** lines of update, delete or link rows that repeat an earlier row */
+  private readonly repeats: number[] = [];
   private readonly pool: Pool;
 
   constructor(private readonly cfg: ReturnType<typeof configOf>) {
@@ -109,6 +112,13 @@ class SendingPass {
     }
     c.bytes = reader.bytesRead();
     this.changed();
+    const r = this.repeats;
+    if (r.length > 0) {
+      const lines = `${r.slice(0, 5).join(', ')}${r.length > 5 ? ', …' : ''}`;
+      cfg.warn?.(
+        `${plural(r.length, 'row')} (line${r.length > 1 ? 's' : ''} ${lines}) repeat an earlier row and were not sent again (counted as skipped)`,
+      );
+    }
     return { counters: c, fatal: this.fatal, aborted: cfg.signal?.aborted === true };
   }
 
@@ -126,11 +136,15 @@ class SendingPass {
     const { cfg, c } = this;
     const key = chunkKey(cfg.baseUrl, cfg.resource, chunk.body, cfg.op?.kind);
     const twin = this.seen.get(key);
+    if (twin && cfg.op) {
+      // an update, delete or link repeated: the first one does it (a rejected first is fixed for both)
+      this.repeats.push(chunk.lines[0]!);
+      c.skipped++;
+      return;
+    }
     if (twin) {
       // the same key would only replay the twin's answer: these rows would not be created again
-      const msg = cfg.op
-        ? `this row is the same as ${twin.replace(/^lines (\d+)–\1$/, 'line $1')} and was not sent again`
-        : `these rows are identical to the chunk of ${twin} and were not sent again`;
+      const msg = `these rows are identical to the chunk of ${twin} and were not sent again`;
       for (const row of chunk.rows) cfg.rejects.add(row.raw, row.line, DUPLICATE_CHUNK_CODE, msg);
       c.failed += chunk.rows.length;
       return;
