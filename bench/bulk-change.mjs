@@ -16,7 +16,9 @@
 // other back to back and the last of N requests starts (ceil(N / limit) - 1) windows after the
 // first. The time taken is the crm process's wall time (start-up, the check pass over the file and
 // the last answer included); the floor adds `node -e 0`'s start-up to the least time. The span
-// from the first request's start to the last one's (from the -v lines) is given beside it.
+// from the first request's start to the last one's (from the -v lines) is given beside it, and the
+// time at the limit's steady rate (N / limit × window: no window's budget spent at once), whose
+// ratio says how near crm keeps to the rate itself.
 //
 // One seeded sandbox (--control) for the run. The records are made first with the limit out of the
 // way (N contacts in batches of 100, one segment); each operation then starts on fresh windows
@@ -220,6 +222,8 @@ if (flags.json) {
       ['ratio floor / taken', ...cell((r) => ((r.least_ms + startMs) / r.wall_ms).toFixed(3)), `goal ≥ ${GOAL}`],
       ['start → first request', ...cell((r) => `${r.to_first_request_ms.toFixed(0)} ms`), `node -e 0: ${startMs.toFixed(0)} ms`],
       ['first → last request start', ...cell((r) => s(r.span_ms)), s(least)],
+      ["at the limit's rate: N / limit × window", ...cell(() => s((N / L) * W)), 'no window free at the start'],
+      ['ratio rate time / taken', ...cell((r) => (((N / L) * W) / r.wall_ms).toFixed(3)), ''],
       ['ratio least / that span', ...cell((r) => r.span_ratio.toFixed(3)), `goal ≥ ${GOAL}`],
       ['requests started per window', ...cell((r) => r.per_window.join(' ')), `${L} per window`],
       ['429s (sandbox request log)', ...cell((r) => r.rate_limited), '0'],
