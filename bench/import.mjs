@@ -9,24 +9,20 @@
 //   npm run bench:import                               (builds first)
 //   node bench/import.mjs --parts 1,3 --rows 100000 --big-rows 1000000 --json
 //
-// Peak RSS is the `crm batch` process's own maximum resident set size (the kernel's ru_maxrss,
-// i.e. VmHWM at exit), read with GNU `/usr/bin/time -v` when present (apt-get install time);
-// without it, /proc/<pid>/status VmHWM is polled every 20 ms (a lower bound: the last poll may
-// miss a final peak). The CSV files (unique emails; `score:number`, `active:boolean`, `tags:list`)
+// Peak RSS is the `crm batch` process's own (bench/measure.mjs says how it is read). The CSV files (unique emails; `score:number`, `active:boolean`, `tags:list`)
 // are written by a streaming writer in a temporary folder, removed at the end.
 //
 // The sandbox runs with `--seed 1`: without a seed it draws every record id from crypto one
 // character at a time (randomBytes(4) per character, src/sandbox/random.ts), which made it the
 // bottleneck at about 4 000 rows/s; seeded, ids come from its PRNG. Parts 1 and 2 each get a fresh
 // sandbox (it keeps every record in memory: ~650 MB with 1 000 000 contacts, printed for reference).
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { CRM, startSandboxChild } from './sandbox-child.mjs';
+import { procKb, requestLog, RSS_METHOD, runCrm } from './measure.mjs';
+import { startSandboxChild } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
   options: {
@@ -65,18 +61,9 @@ const EFFICIENCY_TARGET = 0.9;
 /** limits out of the way for parts 1 and 2 */
 const HIGH = String(1_000_000_000);
 const SANDBOX = ['--seed', '1', '--control'];
-const GNU_TIME = existsSync('/usr/bin/time') && (await spawnOk('/usr/bin/time', ['-v', 'true']));
 
 const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-import-'));
 const log = (m) => process.stderr.write(`[bench] ${m}\n`);
-
-function spawnOk(cmd, args) {
-  return new Promise((resolve) => {
-    const c = spawn(cmd, args, { stdio: 'ignore' });
-    c.once('error', () => resolve(false));
-    c.once('exit', (code) => resolve(code === 0));
-  });
-}
 
 /** A CSV of `n` contacts with unique emails and typed columns, written as a stream (constant memory). */
 async function writeCsv(file, n) {
@@ -98,34 +85,6 @@ async function writeCsv(file, n) {
   return statSync(file).size;
 }
 
-/** A `kB` line of /proc/<pid>/status (NaN when unreadable). */
-function procKb(pid, field) {
-  try {
-    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  } catch {
-    return NaN;
-  }
-}
-
-/** Peak RSS (kB) from /proc/<pid>/status while `child` runs (fallback without GNU time). */
-function pollHwm(pid) {
-  let peak = 0;
-  const read = () => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak, Number(m[1]));
-    } catch {
-      // gone
-    }
-  };
-  read();
-  const t = setInterval(read, 20);
-  return () => {
-    clearInterval(t);
-    return peak;
-  };
-}
-
 /**
  * Runs `crm -o json batch contacts FILE …` against `sb`; resolves with its summary, wall ms, peak
  * RSS and, with `-v` in `extra`, when each request started on this process's clock (the time its
@@ -138,38 +97,13 @@ async function runBatch(sb, file, extra = []) {
     CRM_API_KEY: sb.keys.admin,
     CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')),
   };
-  const crmArgs = [CRM, '-o', 'json', '--quiet', 'batch', 'contacts', file, '--concurrency', String(CONCURRENCY), ...extra];
-  const timeOut = path.join(work, `time-${Date.now()}.txt`);
-  const [cmd, args] = GNU_TIME ? ['/usr/bin/time', ['-v', '-o', timeOut, process.execPath, ...crmArgs]] : [process.execPath, crmArgs];
-  const t0 = process.hrtime.bigint();
-  const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const stop = GNU_TIME ? undefined : pollHwm(child.pid);
-  let stdout = '';
-  let stderr = '';
-  const starts = [];
-  child.stdout.on('data', (d) => (stdout += d));
-  createInterface({ input: child.stderr }).on('line', (line) => {
-    const at = Number(process.hrtime.bigint() - t0) / 1e6;
-    const m = /^POST \S+\/batch (\d{3}) (\d+) ms/.exec(line);
-    if (m) starts.push({ at: at - Number(m[2]), status: Number(m[1]) });
-    else stderr += `${line}\n`;
-  });
-  const [code] = await Promise.all([once(child, 'exit'), once(child.stderr, 'end')]).then(([c]) => c);
-  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  let peakKb = stop?.();
-  if (GNU_TIME) {
-    const text = readFileSync(timeOut, 'utf8');
-    peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(text)?.[1]);
-  }
-  if (code !== 0) throw new Error(`crm batch exited ${code}:\n${stderr}`);
-  return { summary: JSON.parse(stdout), wallMs, peakMb: peakKb / 1024, starts: starts.map((x) => x.at).sort((a, b) => a - b) };
+  const crmArgs = ['-o', 'json', '--quiet', 'batch', 'contacts', file, '--concurrency', String(CONCURRENCY), ...extra];
+  const r = await runCrm(crmArgs, { env, work, request: /^POST \S+\/batch (\d{3}) (\d+) ms/ });
+  if (r.code !== 0) throw new Error(`crm batch exited ${r.code}:\n${r.stderr}`);
+  return { ...r, summary: JSON.parse(r.stdout) };
 }
 
-async function count429(sb) {
-  const res = await fetch(`${sb.control_url}/requests`);
-  const entries = await res.json();
-  return { total: entries.length, r429: entries.filter((e) => e.status === 429).length };
-}
+const count429 = (sb) => requestLog(sb);
 
 const mb = (x) => `${x.toFixed(1)} MB`;
 const results = {};
@@ -261,9 +195,7 @@ try {
 if (flags.json) {
   console.log(JSON.stringify(results, null, 2));
 } else {
-  console.log(
-    `import benchmark, node ${process.version}, concurrency ${CONCURRENCY}, peak RSS by ${GNU_TIME ? '/usr/bin/time -v (ru_maxrss)' : 'polling /proc/PID/status VmHWM'}`,
-  );
+  console.log(`import benchmark, node ${process.version}, concurrency ${CONCURRENCY}, peak RSS by ${RSS_METHOD}`);
   const rows = [];
   let ok = true;
   const row = (what, value, target, met) => {

@@ -1,0 +1,97 @@
+// What the benchmarks measure of one `crm` process (bench/import.mjs, bench/bulk-change.mjs): its
+// wall time, its peak RSS and, from its `-v` lines, when each request started.
+//
+// Peak RSS is the process's own maximum resident set size (the kernel's ru_maxrss, i.e. VmHWM at
+// exit), read with GNU `/usr/bin/time -v` when present (apt-get install time); without it,
+// /proc/<pid>/status VmHWM is polled every 20 ms (a lower bound: the last poll may miss a final peak).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { CRM } from './sandbox-child.mjs';
+
+function spawnOk(cmd, args) {
+  return new Promise((resolve) => {
+    const c = spawn(cmd, args, { stdio: 'ignore' });
+    c.once('error', () => resolve(false));
+    c.once('exit', (code) => resolve(code === 0));
+  });
+}
+
+export const GNU_TIME = existsSync('/usr/bin/time') && (await spawnOk('/usr/bin/time', ['-v', 'true']));
+export const RSS_METHOD = GNU_TIME ? '/usr/bin/time -v (ru_maxrss)' : 'polling /proc/PID/status VmHWM';
+
+/** A `kB` line of /proc/<pid>/status (NaN when unreadable). */
+export function procKb(pid, field) {
+  try {
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  } catch {
+    return NaN;
+  }
+}
+
+/** Peak RSS (kB) from /proc/<pid>/status while the process runs (fallback without GNU time). */
+function pollHwm(pid) {
+  let peak = 0;
+  const read = () => {
+    const kb = procKb(pid, 'VmHWM');
+    if (kb > 0) peak = Math.max(peak, kb);
+  };
+  read();
+  const t = setInterval(read, 20);
+  return () => {
+    clearInterval(t);
+    return peak;
+  };
+}
+
+let runs = 0;
+/**
+ * Runs `node bin/crm …crmArgs` with `env`; `work` holds GNU time's report. Resolves with its exit
+ * code, stdout, the stderr lines that are not requests, wall ms, peak RSS (MB) and the ms (on this
+ * process's clock, from the spawn) at which each request matching `request` (a `-v` line whose
+ * groups 1 and 2 are the status and the duration) started: the line's arrival less its duration.
+ */
+export async function runCrm(crmArgs, { env, work, request }) {
+  const timeOut = path.join(work, `time-${process.pid}-${++runs}.txt`);
+  const [cmd, args] = GNU_TIME
+    ? ['/usr/bin/time', ['-v', '-o', timeOut, process.execPath, CRM, ...crmArgs]]
+    : [process.execPath, [CRM, ...crmArgs]];
+  const t0 = process.hrtime.bigint();
+  const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stop = GNU_TIME ? undefined : pollHwm(child.pid);
+  let stdout = '';
+  let stderr = '';
+  const starts = [];
+  child.stdout.on('data', (d) => (stdout += d));
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    const at = Number(process.hrtime.bigint() - t0) / 1e6;
+    const m = request?.exec(line);
+    if (m) starts.push({ at: at - Number(m[2]), status: Number(m[1]) });
+    else stderr += `${line}\n`;
+  });
+  const [[code]] = await Promise.all([once(child, 'exit'), once(child.stderr, 'end')]);
+  const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  let peakKb = stop?.();
+  if (GNU_TIME) peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(timeOut, 'utf8'))?.[1]);
+  return { code, stdout, stderr, wallMs, peakMb: peakKb / 1024, starts: starts.map((x) => x.at).sort((a, b) => a - b) };
+}
+
+/** The sandbox's request log since entry `since`: how many requests, how many answered 429, and the next index. */
+export async function requestLog(sb, since = 0) {
+  const entries = await (await fetch(`${sb.control_url}/requests?since=${since}`)).json();
+  return { total: entries.length, r429: entries.filter((e) => e.status === 429).length, next: since + entries.length };
+}
+
+/** Prints rows of cells as columns: the first left-aligned, the others right-aligned unless `left` has their index. */
+export function printColumns(rows, left = new Set([0])) {
+  const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '').length)));
+  for (const r of rows)
+    console.log(
+      r
+        .map((c, i) => (left.has(i) ? String(c ?? '').padEnd(w[i]) : String(c ?? '').padStart(w[i])))
+        .join('  ')
+        .trimEnd(),
+    );
+}
