@@ -91,10 +91,18 @@ function warnResumed(run: Run, journal: ImportJournal): void {
   // finished, but --results, --strict or a missing rejects file needs the rows read again
   if (journal.completed) return warnImported(run, journal.completed.at);
   const n = journal.resumedChunks;
-  if (n > 0)
-    warn(`resuming: ${plural(n, 'chunk')} ${n === 1 ? 'was' : 'were'} finished by an earlier run and ${n === 1 ? 'is' : 'are'} skipped`);
+  const op = run.opts.operation;
+  const unit = op ? 'row' : 'chunk';
+  if (n > 0) warn(`resuming: ${plural(n, unit)} ${n === 1 ? 'was' : 'were'} finished by an earlier run and ${n === 1 ? 'is' : 'are'} skipped`);
   const doubt = journal.inDoubt();
   if (doubt.length === 0) return;
+  if (op) {
+    const again =
+      op.kind === 'delete' ? 'sent again (a 404 then means that earlier request deleted it)' : 'sent again under the same Idempotency-Keys';
+    return warn(
+      `${plural(doubt.length, 'row')} ${doubt.length === 1 ? 'was' : 'were'} sent by an earlier run without an answer being recorded: ${again}`,
+    );
+  }
   const list = doubt.slice(0, 5).join(', ') + (doubt.length > 5 ? ', …' : '');
   const one = doubt.length === 1;
   warn(
