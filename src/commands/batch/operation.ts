@@ -1,11 +1,11 @@
 // Which rows-to-requests operation `crm batch` runs (--update, --delete; `crm links import` its links),
 // and a delete's confirmation: the count and the resource, typed back on a terminal, as gh asks.
-import { createInterface } from 'node:readline/promises';
 import { findResource } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { deleteOperation, updateOperation, type RowOperation } from '../../import/index.js';
 import { plural } from '../../output/plural.js';
 import type { Ctx } from '../context.js';
+import { ask } from '../shared/ask.js';
 import type { BatchOptions } from './command.js';
 
 /** --update / --delete → the operation (undefined: a create); --id-column becomes a map to `id`. */
@@ -38,12 +38,7 @@ export async function confirmDelete(ctx: Ctx, o: Pick<BatchOptions, 'yes' | 'res
       hint: 'pass --yes to delete without asking (--dry-run shows what would go)',
     });
   }
-  const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr, terminal: true });
-  try {
-    ctx.io.stderr.write(`This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.\n`);
-    const answer = (await rl.question(`Type ${valid} or ${o.resource} to confirm: `, { signal: ctx.signal })).trim();
-    if (answer !== String(valid) && answer !== o.resource) throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
-  } finally {
-    rl.close();
-  }
+  ctx.io.stderr.write(`This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.\n`);
+  const answer = await ask(ctx, `Type ${valid} or ${o.resource} to confirm: `, 'nothing was deleted');
+  if (answer !== String(valid) && answer !== o.resource) throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
 }

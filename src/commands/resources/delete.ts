@@ -1,10 +1,10 @@
 // `crm RESOURCE delete ID`: asks on a terminal; without one it needs --yes (CONTRACT §5).
-import { createInterface } from 'node:readline/promises';
 import { findResource } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
+import { ask } from '../shared/ask.js';
 import { printDryRun } from '../shared/dry-run.js';
 import { recordPath } from '../../http/url.js';
 import type { DeleteOptions } from './command.js';
@@ -34,10 +34,5 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
 
 /** A yes/no question on standard error; only asked when stdin and stdout are both terminals. */
 async function confirm(ctx: Ctx, question: string): Promise<boolean> {
-  const rl = createInterface({ input: ctx.io.stdin, output: ctx.io.stderr, terminal: true });
-  try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `, { signal: ctx.signal })).trim());
-  } finally {
-    rl.close();
-  }
+  return /^y(es)?$/i.test(await ask(ctx, `${question} [y/N] `, 'nothing was deleted'));
 }
