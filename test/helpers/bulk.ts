@@ -1,0 +1,110 @@
+// For the end-to-end tests of `crm batch --update/--delete` (issue 12): records made straight through
+// the API, the sandbox's request log read per record (how many times a PATCH or DELETE was applied,
+// replays and faults before the write not counted), and a run killed after the server has seen N of
+// its requests.
+import type { ChildProcess } from 'node:child_process';
+import { expect } from 'vitest';
+import { collect, startCrm, type CrmResult } from './run-crm.js';
+import type { TestSandbox } from './sandbox.js';
+
+export interface LogEntry {
+  index: number;
+  method: string;
+  path: string;
+  status: number;
+  fault: string | null;
+  replayed: boolean;
+  headers: Record<string, string>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Creates `n` contacts `tag.i@example.com` (one batch request per 100) with the admin key; their ids, in order. */
+export async function makeContacts(t: TestSandbox, tag: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let from = 1; from <= n; from += 100) {
+    const records = Array.from({ length: Math.min(100, n - from + 1) }, (_, i) => ({
+      email: `${tag}.${from + i}@example.com`,
+      first_name: 'Before',
+    }));
+    const res = await fetch(`${t.sb.baseUrl}/contacts/batch`, {
+      method: 'POST',
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin, 'content-type': 'application/json' },
+      body: JSON.stringify(records),
+    });
+    const body = (await res.json()) as { data: { items: Array<{ data: { id: string } }> } };
+    ids.push(...body.data.items.map((i) => i.data.id));
+  }
+  return ids;
+}
+
+/** The record as the API has it now, or undefined when it is gone (404). */
+export async function getRecord(t: TestSandbox, resource: string, id: string): Promise<Record<string, unknown> | undefined> {
+  const res = await fetch(`${t.sb.baseUrl}/${resource}/${id}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+  const body = (await res.json()) as { data: Record<string, unknown> };
+  if (res.status === 404) return undefined;
+  expect(res.status).toBe(200);
+  return body.data;
+}
+
+/** The request log of the API listener from index `since`. */
+export async function requestLog(t: TestSandbox, since = 0): Promise<LogEntry[]> {
+  const all = (await t.control(`/requests?since=${since}`)) as Array<LogEntry & { listener: string }>;
+  return all.filter((e) => e.listener === 'api');
+}
+
+export const logLength = async (t: TestSandbox): Promise<number> => {
+  const all = (await t.control('/requests')) as LogEntry[];
+  return all.length === 0 ? 0 : all[all.length - 1]!.index + 1;
+};
+
+/** A request the server carried out: answered 2xx from the handler (not replayed), or written and then failed on purpose. */
+export const applied = (e: LogEntry): boolean =>
+  (e.status >= 200 && e.status < 300 && !e.replayed && e.fault === null) || e.fault === '500-after-write' || e.fault === 'drop-after-write';
+
+/** id → how many times a `method` on `/resource/id` was applied, over the log entries given. */
+export function appliedPerId(log: LogEntry[], method: string, resource: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  const re = new RegExp(`/${resource}/([^/?]+)$`);
+  for (const e of log) {
+    const id = e.method === method && applied(e) ? re.exec(e.path)?.[1] : undefined;
+    if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The ids a `method` on `/resource/id` was sent for (any answer), in the entries given. */
+export function sentIds(log: LogEntry[], method: string, resource: string): string[] {
+  const re = new RegExp(`/${resource}/([^/?]+)$`);
+  return log.flatMap((e) => (e.method === method ? (re.exec(e.path)?.[1] ?? []) : []));
+}
+
+/** Starts crm and sends `signal` once the server has seen `after` requests of `method` (log entries from `since`). */
+export async function stopAfter(
+  t: TestSandbox,
+  args: string[],
+  opts: { env: Record<string, string | undefined>; cwd?: string; method: string; after: number; since: number; signal: NodeJS.Signals },
+): Promise<CrmResult & { child: ChildProcess }> {
+  const child = startCrm(args, { env: opts.env, cwd: opts.cwd });
+  const done = collect(child, { timeoutMs: 60_000 });
+  let exited = false;
+  void done.finally(() => (exited = true)).catch(() => undefined);
+  for (let i = 0; i < 2000 && !exited; i++) {
+    const seen = (await requestLog(t, opts.since)).filter((e) => e.method === opts.method).length;
+    if (seen >= opts.after) break;
+    await sleep(5);
+  }
+  child.kill(opts.signal);
+  return { ...(await done), child };
+}
+
+/** A small deterministic PRNG (mulberry32) for the kill points of a seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
