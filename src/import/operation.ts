@@ -158,7 +158,7 @@ export function checkHeaderFields(op: RowOperation, fields: readonly string[], f
 
 /**
  * For a file that may be bare values (`bare`): the header to read its first line under when that line is
- * one cell naming no column (not the field itself, not a `--map`ped column, not a `_` column).
+ * one cell naming no column (not the field itself, nor any `…id` name, a `--map`ped column or a `_` column).
  */
 export function bareHeader(op: RowOperation | undefined, maps: ColumnMap): ((first: readonly string[]) => string[] | undefined) | undefined {
   const field = op?.bare;
@@ -166,6 +166,8 @@ export function bareHeader(op: RowOperation | undefined, maps: ColumnMap): ((fir
   return (first) => {
     const cell = first.length === 1 ? first[0]!.trim() : undefined;
     if (cell === undefined || cell === '' || cell.startsWith('_') || maps.has(cell)) return undefined;
-    return normalizeFieldName(splitType(cell).name) === field ? undefined : [field];
+    // `id`, `contact_id`, `Record ID`: a column name (a missing column is then named), not an id
+    const name = normalizeFieldName(splitType(cell).name);
+    return name === field || name === 'id' || name.endsWith('_id') ? undefined : [field];
   };
 }

@@ -238,18 +238,21 @@ describe('bareHeader', () => {
     expect(bareHeader(linkOperation('deals', 'contacts'), noMaps)).toBeUndefined();
   });
 
-  it('one cell that is not the field, not a mapped column and not a `_` column is an id: the file is read under [id]', () => {
+  it('one cell that is not the field, nor any `…id` name, a mapped column or a `_` column is an id: the file is read under [id]', () => {
     const detect = bareHeader(deleteOperation('contacts'), new Map([['Record ID', 'id']]))!;
     fc.assert(
       fc.property(fc.string({ maxLength: 20 }), (first) => {
         const c = first.trim();
-        const isName = c === '' || c.startsWith('_') || c === 'Record ID' || normalizeFieldName(splitType(c).name) === 'id';
+        const name = normalizeFieldName(splitType(c).name);
+        const isName = c === '' || c.startsWith('_') || c === 'Record ID' || name === 'id' || name.endsWith('_id');
         expect(detect([first])).toEqual(isName ? undefined : ['id']);
       }),
       runs(),
     );
-    for (const header of ['id', 'ID', ' Id ', 'id:string', 'Record ID', '_line', '']) expect(detect([header]), header).toBeUndefined();
-    for (const value of ['con_1', '42', 'contact id']) expect(detect([value]), value).toEqual(['id']);
+    for (const header of ['id', 'ID', ' Id ', 'id:string', 'Record ID', 'contact_id', 'Contact ID', '_line', '']) {
+      expect(detect([header]), header).toBeUndefined();
+    }
+    for (const value of ['con_1', '42', 'contact idx']) expect(detect([value]), value).toEqual(['id']);
     // two or more cells are a header, whatever they hold
     fc.assert(
       fc.property(fc.array(fc.string(), { minLength: 2, maxLength: 4 }), (cells) => {
