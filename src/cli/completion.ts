@@ -81,11 +81,15 @@ function argumentKind(path: string, a: Argument): Kind {
     case 'resource':
       return path === 'crm batch' ? RESOURCES.filter((r) => r.batch).map((r) => r.name) : RESOURCES.map((r) => r.name);
     case 'parent':
-      if (meetingLinks) return RESOURCES.filter((r) => r.associations).map((r) => r.name);
-      return unique(linkPairs().map((p) => p.parent.name));
-    case 'relation':
-      if (meetingLinks) return unique(RESOURCES.flatMap((r) => r.associations ?? []).map((x) => x.name));
-      return unique(linkPairs().map((p) => p.link.relation));
+    case 'relation': {
+      // `links import` takes both: the link pairs and the meeting associations
+      const parent = a.name() === 'parent';
+      const meetings = parent
+        ? RESOURCES.filter((r) => r.associations).map((r) => r.name)
+        : RESOURCES.flatMap((r) => r.associations ?? []).map((x) => x.name);
+      const links = linkPairs().map((p) => (parent ? p.parent.name : p.link.relation));
+      return unique(meetingLinks ? meetings : path === 'crm links import' ? [...links, ...meetings] : links);
+    }
     default:
       return 'none';
   }

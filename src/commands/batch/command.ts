@@ -1,27 +1,21 @@
 // `crm batch RESOURCE FILE`: the bulk CSV/NDJSON import (CONTRACT §7).
-import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { collect, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 import { numericOption } from '../shared/numeric.js';
 import type { RowOperation } from '../../import/index.js';
 
-const declare = (program: CommandUnknownOpts) =>
-  program
-    .command('batch')
-    .description('create, update or delete records in bulk from a CSV (or NDJSON) file: idempotent, resumable')
-    .argument('<resource>', 'contacts, companies, deals, pipelines, tasks, notes, segments or interactions')
-    .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input")
+/**
+ * The flags of a run over a file, shared by `crm batch` and `crm links import|add --file` (each adds
+ * its own --dry-run: `links add` has one for a single link already).
+ */
+export const batchFileFlags = <A extends unknown[]>(cmd: Command<A>) =>
+  cmd
     .option('--map <column=field>', 'send a column as this field (repeatable)', collect)
-    .addOption(numericOption('--chunk-size <n>', 'rows per request, at most 100', 'chunkSize').default(100))
     .addOption(numericOption('--concurrency <n>', 'requests in flight', 'batchConcurrency').default(4))
     .option('--rejects <file>', 'where invalid and failed rows go (default <input>.rejects.csv)')
-    .option('--results <file>', 'write _line, id and the original columns of every created row')
-    .option('--dry-run', 'check every row and print the plan; send nothing')
+    .option('--results <file>', 'write _line, id and the original columns of every row created (updated, deleted, linked)')
     .option('--strict', 'send nothing if any row is invalid')
     .option('--no-resume', 'ignore the journal of an earlier run of the same file')
-    .option('--update', 'update records instead: PATCH /RESOURCE/ID per row with its other cells')
-    .option('--delete', 'delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)')
-    .option('--id-column <name>', 'with --update or --delete: the column holding the record ids (default id)')
-    .option('--yes', 'with --delete: do not ask for confirmation (required without a terminal)')
     .addOption(
       new Option(
         '--input-format <format>',
@@ -32,6 +26,24 @@ const declare = (program: CommandUnknownOpts) =>
       '--encoding <name>',
       "the file's encoding when it has no byte order mark: utf-8 (default), utf-16le, utf-16be, windows-1252 (latin1), …",
     );
+
+/** --dry-run of a run over a file. */
+export const BATCH_DRY_RUN = ['--dry-run', 'check every row and print the plan; send nothing'] as const;
+
+const declare = (program: CommandUnknownOpts) =>
+  batchFileFlags(
+    program
+      .command('batch')
+      .description('create, update or delete records in bulk from a CSV (or NDJSON) file: idempotent, resumable')
+      .argument('<resource>', 'contacts, companies, deals, pipelines, tasks, notes, segments or interactions')
+      .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input"),
+  )
+    .option(...BATCH_DRY_RUN)
+    .addOption(numericOption('--chunk-size <n>', 'rows per request, at most 100', 'chunkSize').default(100))
+    .option('--update', 'update records instead: PATCH /RESOURCE/ID per row with its other cells')
+    .option('--delete', 'delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)')
+    .option('--id-column <name>', 'with --update or --delete: the column holding the record ids (default id)')
+    .option('--yes', 'with --delete: do not ask for confirmation (required without a terminal)');
 
 export type BatchOptions = FlagsOf<typeof declare> & {
   resource: string;

@@ -1,6 +1,7 @@
 // `crm links …`: the relationship sub-resources and meeting associations (CONTRACT §6).
 import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEAL_CONTACT_TYPES, NOTE_RECORD_TYPES } from '../../api/resources.js';
+import { BATCH_DRY_RUN, batchFileFlags } from '../batch/command.js';
 import { DRY_RUN, examples, maxOption, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
 const listFlags = <A extends unknown[]>(cmd: Command<A>) => paging(cmd).addOption(maxOption());
@@ -11,18 +12,26 @@ const addFlags = <A extends unknown[]>(cmd: Command<A>) =>
     .option('--supervisor <supervisor>', 'deals contacts only: passed through as given')
     .addOption(new Option('--record-type <type>', 'notes records only (default contact)').choices(NOTE_RECORD_TYPES))
     .option(...DATA)
-    .option(...DRY_RUN);
+    .option('--dry-run', 'print the request instead of sending it; with --file, check every row and print the plan');
 
-type Verb = 'list' | 'add' | 'remove' | 'get' | 'set' | 'clear';
-/** Every verb's options: the flags of list and add (set's and remove's are among them). */
-export type LinkOptions = Partial<FlagsOf<typeof listFlags> & FlagsOf<typeof addFlags>> & {
-  verb: Verb;
+/** `links add --file`: the batch flags, and the file of children */
+const fileFlags = <A extends unknown[]>(cmd: Command<A>) =>
+  batchFileFlags(cmd).option(
+    '--file <file>',
+    "link every child in this file instead (a CSV with the child's column, or one id per line; '-' for standard input)",
+  );
+
+/** the verbs on one parent (`import` reads its parents from the file) */
+type OneParent = 'list' | 'add' | 'remove' | 'get' | 'set' | 'clear';
+/** Every verb's options: the flags of list, add and add --file (set's, remove's and import's are among them). */
+export type LinkOptions = Partial<FlagsOf<typeof listFlags> & FlagsOf<typeof addFlags> & FlagsOf<typeof fileFlags>> & {
   parent: string;
-  id: string;
   relation: string;
   /** add/remove: the child; set: the deal or company id */
   childId?: string;
-};
+  /** the words after `crm` as typed: a run over a file repeats them to resume */
+  argv?: readonly string[];
+} & ({ verb: OneParent; id: string } | { verb: 'import'; id?: undefined });
 
 const LINK = ['deals, notes or segments', 'contacts, companies, records or members'];
 const MEETING = ['meetings', 'deal or company'];
@@ -30,7 +39,7 @@ type Flags = (cmd: Command<[string, string, string]>) => unknown;
 const dryRun: Flags = (c) => c.option(...DRY_RUN);
 
 /** verb, description, [parent, relation, child?] argument help, its flags, examples */
-const VERBS: Array<[Verb, string, string[], Flags, string[]]> = [
+const VERBS: Array<[OneParent, string, string[], Flags, string[]]> = [
   [
     'list',
     'list the records linked to a parent',
@@ -41,9 +50,14 @@ const VERBS: Array<[Verb, string, string[], Flags, string[]]> = [
   [
     'add',
     'link a record (linking twice is a no-op)',
-    [...LINK, '<child-id>', 'the record to link'],
-    addFlags,
-    ['crm links add deals deal_123 contacts con_456 --type DECISION_MAKER', 'crm links add notes note_1 records cmp_9 --record-type company'],
+    [...LINK, '[child-id]', 'the record to link (or --file for many)'],
+    (c) => fileFlags(addFlags(c)),
+    [
+      'crm links add deals deal_123 contacts con_456 --type DECISION_MAKER',
+      'crm links add notes note_1 records cmp_9 --record-type company',
+      'crm links add segments seg_1 members --file ids.csv         # one contact id per line',
+      'crm links add deals deal_123 contacts --file people.csv     # columns: contact_id,type',
+    ],
   ],
   ['remove', 'unlink a record', [...LINK, '<child-id>', 'the linked record'], dryRun, ['crm links remove deals deal_123 contacts con_456']],
   ['get', "show a meeting's deal or company (null when unset)", MEETING, () => undefined, ['crm links get meetings mtg_1 deal']],
@@ -65,6 +79,7 @@ export function registerLinks(program: CommandUnknownOpts, reg: Registry, load: 
     'crm links add deals deal_123 contacts con_456 --type CHAMPION',
     'crm links list deals deal_123 contacts',
     'crm links set meetings mtg_1 deal deal_123',
+    'crm links import deals contacts pairs.csv',
   ]);
   for (const [verb, description, [parent, relation, child, childHelp], flags, lines] of VERBS) {
     const cmd = links
@@ -76,6 +91,50 @@ export function registerLinks(program: CommandUnknownOpts, reg: Registry, load: 
     if (child) cmd.argument(child, childHelp);
     flags(cmd);
     // the flags are the verb's own (all optional in LinkOptions); the child is the fourth argument
-    runs(examples(cmd, lines), reg, load, (o, parent, id, relation) => ({ ...o, verb, parent, id, relation, childId: cmd.args[3] }));
+    const argv = () => reg.state.argv;
+    runs(examples(cmd, lines), reg, load, (o, parent, id, relation) => ({
+      ...o,
+      verb,
+      parent,
+      id,
+      relation,
+      childId: cmd.args[3],
+      argv: argv(),
+    }));
   }
+  registerImport(links, reg, load);
+}
+
+/** `crm links import PARENT RELATION FILE`: a file of pairs, through the batch engine. */
+function registerImport(links: CommandUnknownOpts, reg: Registry, load: Load<LinkOptions>): void {
+  const cmd = batchFileFlags(
+    links
+      .command('import')
+      .description('link records in bulk from a file of pairs: idempotent, resumable')
+      .argument('<parent>', 'deals, notes, segments or meetings')
+      .argument('<relation>', 'contacts, companies, records or members; meetings: deal or company')
+      .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input"),
+  ).option(...BATCH_DRY_RUN);
+  examples(cmd, [
+    'crm links import deals contacts pairs.csv      # deal_id,contact_id,type,supervisor',
+    'crm links import deals companies pairs.csv     # deal_id,company_id',
+    'crm links import notes records pairs.csv       # note_id,record_id,record_type',
+    'crm links import segments members pairs.csv    # segment_id,contact_id',
+    'crm links import meetings deal pairs.csv       # meeting_id,deal_id (sets it: PUT)',
+  ]);
+  cmd.addHelpText(
+    'after',
+    `
+Columns: the parent's id (deal_id, note_id, segment_id or meeting_id) and the
+child's (contact_id, company_id, record_id or deal_id); deals contacts may add
+type and supervisor, notes records record_type (default contact). Any other
+column is refused (--map "COLUMN=" leaves one out). A row already linked
+counts as linked. As with crm batch: every row is checked before the first
+request, a journal makes a rerun send nothing already done, and invalid or
+refused rows go to the rejects file (_line, _error_code, _error_message) to
+fix and feed back with the same command.
+
+One parent and a file of children: crm links add PARENT ID RELATION --file FILE.`,
+  );
+  runs(cmd, reg, load, (o, parent, relation, file) => ({ ...o, verb: 'import' as const, parent, relation, file, argv: reg.state.argv }));
 }

@@ -17,6 +17,12 @@ export function resolveLink(parent: string, relation: string): LinkRelation {
   throw new UsageError(`unknown link '${parent} ${relation}'${hint}; valid pairs: ${linkPairNames().join(', ')}`);
 }
 
+/** The link or association of `links import`, or a usage error naming every pair a file can link. */
+export function resolveImportPair(parent: string, relation: string): void {
+  if (findLink(parent, relation) ?? findAssociation(parent, relation)) return;
+  throw new UsageError(`unknown link '${parent} ${relation}'; valid pairs: ${[...linkPairNames(), ...associationPairNames()].join(', ')}`);
+}
+
 /** The association for `links get|set|clear`, or a usage error naming the valid pairs. */
 export function resolveAssociation(parent: string, relation: string): Association {
   const assoc = findAssociation(parent, relation);

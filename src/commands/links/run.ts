@@ -9,10 +9,19 @@ import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
 import { outputOptions } from '../shared/output-options.js';
 import { pathSegment } from '../../http/url.js';
 import { printList } from '../shared/print-list.js';
+import type { BatchOptions } from '../batch/command.js';
+import { linkOperation } from '../../import/index.js';
 import type { LinkOptions } from './command.js';
-import { linkBody, linkListColumns, resolveAssociation, resolveLink } from './plan.js';
+
+type OneLink = Extract<LinkOptions, { id: string }>;
+import { linkBody, linkListColumns, resolveAssociation, resolveImportPair, resolveLink } from './plan.js';
 
 export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
+  if (o.verb === 'import' || o.file !== undefined) {
+    const { runBatch } = await import('../batch/run.js');
+    return runBatch(linkFileBatch(o), ctx);
+  }
+  if (o.verb === 'add') fileFlagsNeedFile(o);
   const base = `/${pathSegment(o.parent, 'parent')}/${pathSegment(o.id)}`;
   if (o.verb === 'get' || o.verb === 'set' || o.verb === 'clear') return association(o, ctx, base);
   const path = `${base}/${o.relation}`;
@@ -43,7 +52,7 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
   else ctx.io.stdout.write(`${safeJson({ unlinked: true, parent: o.parent, id: o.id, relation: o.relation, child_id: o.childId })}\n`);
 }
 
-async function association(o: LinkOptions, ctx: Ctx, base: string): Promise<void> {
+async function association(o: OneLink, ctx: Ctx, base: string): Promise<void> {
   const assoc = resolveAssociation(o.parent, o.relation);
   const path = `${base}/${assoc.name}`;
   let req: PlannedRequest = { method: o.verb === 'get' ? 'GET' : 'DELETE', path };
@@ -57,6 +66,53 @@ async function association(o: LinkOptions, ctx: Ctx, base: string): Promise<void
   if (o.verb === 'clear') ctx.io.stdout.write(table ? `Cleared the ${assoc.name} of meeting ${sanitizeForTerminal(o.id)}.\n` : 'null\n');
   else if (data === null || data === undefined) ctx.io.stdout.write(table ? `no ${assoc.name} set\n` : 'null\n');
   else await writeRecord(ctx.format(), ctx.io.stdout, data, outputOptions(ctx));
+}
+
+/** The flags of one link, refused with --file (a row's own columns say them; its key is its cells). */
+const ONE_LINK_FLAGS = [
+  ['type', 'type'],
+  ['supervisor', 'supervisor'],
+  ['recordType', 'record-type'],
+  ['data', 'data'],
+] as const;
+
+/** `links add` without --file: a child id, and none of the flags of a run over a file. */
+function fileFlagsNeedFile(o: LinkOptions): void {
+  if (o.childId === undefined) throw new UsageError('links add needs the child id, or --file FILE to link many');
+  const given = { map: o.map, rejects: o.rejects, results: o.results, strict: o.strict, 'input-format': o.inputFormat, encoding: o.encoding };
+  const flags = Object.entries(given).flatMap(([flag, v]) => (v === undefined ? [] : [`--${flag}`]));
+  if (o.resume === false) flags.push('--no-resume');
+  if (flags.length > 0) throw new UsageError(`${flags.join(', ')} ${flags.length === 1 ? 'applies' : 'apply'} only with --file`);
+}
+
+/**
+ * `links import` (a file of pairs) and `links add --file` (one parent, a file of children) as the
+ * batch engine's options, the links its operation. A fixed parent is part of the resource, which
+ * the rows' Idempotency-Keys and journal are derived from: its rows name only the children.
+ */
+export function linkFileBatch(o: LinkOptions): BatchOptions {
+  let parentId: string | undefined;
+  if (o.verb === 'import') resolveImportPair(o.parent, o.relation);
+  else {
+    if (o.childId !== undefined)
+      throw new UsageError(`give the child id or --file, not both (got ${sanitizeForTerminal(o.childId)} and --file)`);
+    for (const [key, flag] of ONE_LINK_FLAGS) {
+      if (o[key] === undefined) continue;
+      const instead = flag === 'data' ? 'each row is its own link' : `give the rows a ${flag.replace('-', '_')} column`;
+      throw new UsageError(`--${flag} applies to one link, not with --file: ${instead}`);
+    }
+    resolveLink(o.parent, o.relation);
+    parentId = o.id;
+    pathSegment(parentId, 'parent id');
+  }
+  const { map, concurrency = 4, rejects, results, dryRun, strict, resume = true, inputFormat, encoding } = o;
+  return {
+    ...{ map, concurrency, rejects, results, dryRun, strict, resume, inputFormat, encoding, chunkSize: 1 },
+    resource: [o.parent, parentId, o.relation].filter((w) => w !== undefined).join('/'),
+    file: o.file!,
+    argv: o.argv,
+    operation: linkOperation(o.parent, o.relation, parentId),
+  };
 }
 
 /**

@@ -126,8 +126,8 @@ describe('--help snapshots', () => {
         links                              link records: deals→contacts|companies,
                                            notes→records, segments→members;
                                            meetings→deal|company
-        batch [options] <resource> <file>  create records in bulk from a CSV (or
-                                           NDJSON) file: chunks of 100, idempotent,
+        batch [options] <resource> <file>  create, update or delete records in bulk
+                                           from a CSV (or NDJSON) file: idempotent,
                                            resumable
         api [options] <method> <path>      send any request relative to the base URL
                                            and print the whole response envelope
@@ -1798,7 +1798,7 @@ describe('--help snapshots', () => {
       Commands:
         list [options] <parent> <id> <relation>               list the records linked
                                                               to a parent
-        add [options] <parent> <id> <relation> <child-id>     link a record (linking
+        add [options] <parent> <id> <relation> [child-id]     link a record (linking
                                                               twice is a no-op)
         remove [options] <parent> <id> <relation> <child-id>  unlink a record
         get <parent> <id> <relation>                          show a meeting's deal or
@@ -1808,12 +1808,16 @@ describe('--help snapshots', () => {
                                                               company
         clear [options] <parent> <id> <relation>              clear a meeting's deal
                                                               or company
+        import [options] <parent> <relation> <file>           link records in bulk
+                                                              from a file of pairs:
+                                                              idempotent, resumable
         help [command]                                        display help for command
 
       Examples:
         $ crm links add deals deal_123 contacts con_456 --type CHAMPION
         $ crm links list deals deal_123 contacts
         $ crm links set meetings mtg_1 deal deal_123
+        $ crm links import deals contacts pairs.csv
 
 
       $ crm links list --help
@@ -1859,7 +1863,7 @@ describe('--help snapshots', () => {
 
 
       $ crm links add --help
-      Usage: crm links add [options] <parent> <id> <relation> <child-id>
+      Usage: crm links add [options] <parent> <id> <relation> [child-id]
 
       link a record (linking twice is a no-op)
 
@@ -1867,7 +1871,7 @@ describe('--help snapshots', () => {
         parent                     deals, notes or segments
         id                         the parent id
         relation                   contacts, companies, records or members
-        child-id                   the record to link
+        child-id                   the record to link (or --file for many)
 
       Options:
         --type <type>              deals contacts only: PRIMARY, DECISION_MAKER,
@@ -1878,7 +1882,26 @@ describe('--help snapshots', () => {
         --record-type <type>       notes records only (default contact) (choices:
                                    "contact", "company", "deal")
         --data <json>              replace the assumed body: JSON, @file.json or '-'
-        --dry-run                  print the request instead of sending it
+        --dry-run                  print the request instead of sending it; with
+                                   --file, check every row and print the plan
+        --map <column=field>       send a column as this field (repeatable)
+        --concurrency <n>          requests in flight (default: 4)
+        --rejects <file>           where invalid and failed rows go (default
+                                   <input>.rejects.csv)
+        --results <file>           write _line, id and the original columns of every
+                                   row created (updated, deleted, linked)
+        --strict                   send nothing if any row is invalid
+        --no-resume                ignore the journal of an earlier run of the same
+                                   file
+        --input-format <format>    read the file as csv or ndjson (default: ndjson for
+                                   a name ending in .ndjson or .jsonl, else csv;
+                                   standard input: csv) (choices: "csv", "ndjson")
+        --encoding <name>          the file's encoding when it has no byte order mark:
+                                   utf-8 (default), utf-16le, utf-16be, windows-1252
+                                   (latin1), …
+        --file <file>              link every child in this file instead (a CSV with
+                                   the child's column, or one id per line; '-' for
+                                   standard input)
         -h, --help                 show help
 
       Global Options:
@@ -1906,6 +1929,8 @@ describe('--help snapshots', () => {
       Examples:
         $ crm links add deals deal_123 contacts con_456 --type DECISION_MAKER
         $ crm links add notes note_1 records cmp_9 --record-type company
+        $ crm links add segments seg_1 members --file ids.csv         # one contact id per line
+        $ crm links add deals deal_123 contacts --file people.csv     # columns: contact_id,type
 
 
       $ crm links remove --help
@@ -1989,6 +2014,76 @@ describe('--help snapshots', () => {
       Examples:
         $ crm links clear meetings mtg_1 company
 
+
+      $ crm links import --help
+      Usage: crm links import [options] <parent> <relation> <file>
+
+      link records in bulk from a file of pairs: idempotent, resumable
+
+      Arguments:
+        parent                   deals, notes, segments or meetings
+        relation                 contacts, companies, records or members; meetings:
+                                 deal or company
+        file                     a .csv, .ndjson or .jsonl file, or '-' for standard
+                                 input
+
+      Options:
+        --map <column=field>     send a column as this field (repeatable)
+        --concurrency <n>        requests in flight (default: 4)
+        --rejects <file>         where invalid and failed rows go (default
+                                 <input>.rejects.csv)
+        --results <file>         write _line, id and the original columns of every row
+                                 created (updated, deleted, linked)
+        --strict                 send nothing if any row is invalid
+        --no-resume              ignore the journal of an earlier run of the same file
+        --input-format <format>  read the file as csv or ndjson (default: ndjson for a
+                                 name ending in .ndjson or .jsonl, else csv; standard
+                                 input: csv) (choices: "csv", "ndjson")
+        --encoding <name>        the file's encoding when it has no byte order mark:
+                                 utf-8 (default), utf-16le, utf-16be, windows-1252
+                                 (latin1), …
+        --dry-run                check every row and print the plan; send nothing
+        -h, --help               show help
+
+      Global Options:
+        --profile <name>         use this saved profile (see crm keys list)
+        --base-url <url>         version 2 API root, ending in /api/v2
+        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>    output format (default: table on a terminal, json
+                                 otherwise) (choices: "table", "json", "ndjson",
+                                 "csv", "tsv")
+        --fields <list>          comma-separated fields to print, e.g.
+                                 id,email,owner_id
+        --wide                   tables: every column, uncut, even wider than the
+                                 terminal
+        --no-color               no colors (also NO_COLOR)
+        -q, --quiet              no progress, notices or warnings
+        -v, --verbose            log each request on stderr (method, URL, status, ms,
+                                 retries; keys masked)
+        --timeout <seconds>      limit for each whole response, headers and body
+                                 (default: 30)
+        --max-retries <n>        retries on 5xx and network errors (a 429 with
+                                 Retry-After waits within a 10-minute budget)
+                                 (default: 5)
+
+      Examples:
+        $ crm links import deals contacts pairs.csv      # deal_id,contact_id,type,supervisor
+        $ crm links import deals companies pairs.csv     # deal_id,company_id
+        $ crm links import notes records pairs.csv       # note_id,record_id,record_type
+        $ crm links import segments members pairs.csv    # segment_id,contact_id
+        $ crm links import meetings deal pairs.csv       # meeting_id,deal_id (sets it: PUT)
+
+
+      Columns: the parent's id (deal_id, note_id, segment_id or meeting_id) and the
+      child's (contact_id, company_id, record_id or deal_id); deals contacts may add
+      type and supervisor, notes records record_type (default contact). Any other
+      column is refused (--map "COLUMN=" leaves one out). A row already linked
+      counts as linked. As with crm batch: every row is checked before the first
+      request, a journal makes a rerun send nothing already done, and invalid or
+      refused rows go to the rejects file (_line, _error_code, _error_message) to
+      fix and feed back with the same command.
+
+      One parent and a file of children: crm links add PARENT ID RELATION --file FILE.
       "
     `);
   });
@@ -1997,8 +2092,8 @@ describe('--help snapshots', () => {
       "$ crm batch --help
       Usage: crm batch [options] <resource> <file>
 
-      create records in bulk from a CSV (or NDJSON) file: chunks of 100, idempotent,
-      resumable
+      create, update or delete records in bulk from a CSV (or NDJSON) file:
+      idempotent, resumable
 
       Arguments:
         resource                 contacts, companies, deals, pipelines, tasks, notes,
@@ -2008,13 +2103,11 @@ describe('--help snapshots', () => {
 
       Options:
         --map <column=field>     send a column as this field (repeatable)
-        --chunk-size <n>         rows per request, at most 100 (default: 100)
         --concurrency <n>        requests in flight (default: 4)
         --rejects <file>         where invalid and failed rows go (default
                                  <input>.rejects.csv)
-        --results <file>         write _line, id and the original columns of every
-                                 created row
-        --dry-run                check every row and print the plan; send nothing
+        --results <file>         write _line, id and the original columns of every row
+                                 created (updated, deleted, linked)
         --strict                 send nothing if any row is invalid
         --no-resume              ignore the journal of an earlier run of the same file
         --input-format <format>  read the file as csv or ndjson (default: ndjson for a
@@ -2023,6 +2116,16 @@ describe('--help snapshots', () => {
         --encoding <name>        the file's encoding when it has no byte order mark:
                                  utf-8 (default), utf-16le, utf-16be, windows-1252
                                  (latin1), …
+        --dry-run                check every row and print the plan; send nothing
+        --chunk-size <n>         rows per request, at most 100 (default: 100)
+        --update                 update records instead: PATCH /RESOURCE/ID per row
+                                 with its other cells
+        --delete                 delete records instead: DELETE /RESOURCE/ID per row
+                                 (a CSV with an id column, or one id per line)
+        --id-column <name>       with --update or --delete: the column holding the
+                                 record ids (default id)
+        --yes                    with --delete: do not ask for confirmation (required
+                                 without a terminal)
         -h, --help               show help
 
       Global Options:
@@ -2052,6 +2155,9 @@ describe('--help snapshots', () => {
         $ crm batch deals deals.csv --dry-run
         $ cat people.ndjson | crm batch contacts - --input-format ndjson --strict
         $ crm batch contacts excel-export.csv --encoding windows-1252
+        $ crm batch deals owners.csv --update            # columns: id,owner_id
+        $ crm batch contacts test-ids.txt --delete       # one id per line
+        $ crm batch contacts export.csv --delete --id-column "Record ID" --yes
 
 
       Headers become fields ("First Name" → first_name); a header may carry a
@@ -2061,6 +2167,13 @@ describe('--help snapshots', () => {
 
       Rerunning the same command skips the chunks already done; the rejects file
       holds only rows never created: fix it and import it as the hint says.
+
+      --update and --delete send one request per row (paced by the rate limit),
+      each with the same guarantees: every row checked first, a journal so a rerun
+      sends nothing already done, rejects with _line, _error_code, _error_message.
+      An update's Idempotency-Key comes from the row's id and exact body, so a
+      rerun replays instead of applying twice. A delete answered 404 after a retry,
+      or for a row an earlier run sent, counts as deleted.
 
       Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
       otherwise; a file with bytes that do not decode is refused before anything is
