@@ -24,7 +24,7 @@ export const CHUNK_KEY_PREFIX = 'crm-batch-';
 
 /**
  * `crm-batch-` + sha256 hex of base URL, resource and body (NUL-separated: none of them holds one); an
- * update, delete or link (one row, its id in the body) is `crm-update-`, `crm-delete-`, `crm-link-` + the same.
+ * update, delete or link (one row) is `crm-update-`, `crm-delete-`, `crm-link-` + the same, its describe() in place of the resource.
  */
 export function chunkKey(baseUrl: string, resource: string, body: string, op?: string): string {
   const digest = createHash('sha256')

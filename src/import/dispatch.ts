@@ -134,7 +134,8 @@ class SendingPass {
 
   private async dispatch(chunk: Chunk): Promise<void> {
     const { cfg, c } = this;
-    const key = chunkKey(cfg.baseUrl, cfg.resource, chunk.body, cfg.op?.kind);
+    // an operation's key names what it does (`link segments members seg_1`): a row of bare ids is not enough
+    const key = chunkKey(cfg.baseUrl, cfg.op ? cfg.op.describe : cfg.resource, chunk.body, cfg.op?.kind);
     const twin = this.seen.get(key);
     if (twin && cfg.op) {
       // an update, delete or link repeated: the first one does it (a rejected first is fixed for both)
