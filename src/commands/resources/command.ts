@@ -93,7 +93,11 @@ const VERBS: Record<Verb, AddVerb> = {
   delete(group, res, reg, load) {
     const cmd = declareDelete(group, res);
     const id = `${res.idPrefix}123`;
-    examples(cmd, [`crm ${res.name} delete ${id}`, `crm ${res.name} delete ${id} ${res.idPrefix}456 --yes`, `crm ${res.name} delete - --yes < ids.txt`]);
+    examples(cmd, [
+      `crm ${res.name} delete ${id}`,
+      `crm ${res.name} delete ${id} ${res.idPrefix}456 --yes`,
+      `crm ${res.name} delete - --yes < ids.txt`,
+    ]);
     runs(cmd, reg, load.delete, (o, ids) => ({ ...o, resource: res.name, ids }));
   },
 };

@@ -102,7 +102,10 @@ function throwFailures(failures: ReadonlyArray<{ id: string; error: CrmError }>,
   if (failures.length === total && failures.every((f) => f.error.exitCode === first.exitCode)) {
     // every id failed the same way: that error's own exit code, as with one id
     const Same = first.constructor as new (message: string, info?: ErrorInfo) => CrmError;
-    throw new Same(`none of the ${what} ${total === 1 ? 'was' : 'were'} ${done} (each is named above)`, { status: first.status, code: first.code });
+    throw new Same(`none of the ${what} ${total === 1 ? 'was' : 'were'} ${done} (each is named above)`, {
+      status: first.status,
+      code: first.code,
+    });
   }
   throw new PartialFailureError(`${failures.length} of ${what} not ${done} (each is named above); the others were`);
 }
