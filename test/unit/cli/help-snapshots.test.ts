@@ -2326,14 +2326,6 @@ describe('--help snapshots', () => {
                                  created (updated, deleted, linked)
         --strict                 send nothing if any row is invalid
         --no-resume              ignore the journal of an earlier run of the same file
-        --update                 update records instead: PATCH /RESOURCE/ID per row
-                                 with its other cells
-        --delete                 delete records instead: DELETE /RESOURCE/ID per row
-                                 (a CSV with an id column, or one id per line)
-        --id-column <name>       with --update or --delete: the column holding the
-                                 record ids (default id)
-        --yes                    with --delete: do not ask for confirmation (required
-                                 without a terminal)
         --input-format <format>  read the file as csv or ndjson (default: ndjson for a
                                  name ending in .ndjson or .jsonl, else csv; standard
                                  input: csv) (choices: "csv", "ndjson")
