@@ -4,6 +4,7 @@ import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import { RESOURCES, type ResourceDef, type Verb } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { collect, DRY_RUN, examples, maxOption, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
+import { numericOption } from '../shared/numeric.js';
 
 const declareList = (group: CommandUnknownOpts, name: string) =>
   paging(group.command('list').description(`list ${name} (one page, or every page with --all)`), {
@@ -18,19 +19,23 @@ const declareWrite = <A extends unknown[]>(cmd: Command<A>, description: string)
     .option('--set <field=value>', 'set a string field; field:=json for numbers, booleans, arrays (repeatable)', collect)
     .option('--idempotency-key <key>', 'send this Idempotency-Key (default: a random one, reused by retries)')
     .option(...DRY_RUN);
+/** `<id...>` and `--concurrency` of get and delete: several ids, or `-` for standard input's lines */
+const declareIds = <A extends unknown[]>(cmd: Command<A>, res: ResourceDef) =>
+  cmd
+    .argument('<id...>', `${res.singular} id; several, or '-' to read them from standard input (one per line)`)
+    .addOption(numericOption('--concurrency <n>', 'requests in flight when there are several ids', 'idConcurrency').default(4));
+const declareGet = (group: CommandUnknownOpts, res: ResourceDef) =>
+  declareIds(group.command('get').description(`show one ${res.singular}, or several as a list`), res);
 const declareDelete = (group: CommandUnknownOpts, res: ResourceDef) =>
-  group
-    .command('delete')
-    .description(`delete a ${res.singular} (asks first on a terminal)`)
-    .argument('<id>', `${res.singular} id`)
+  declareIds(group.command('delete').description(`delete a ${res.singular}, or several (asks first on a terminal)`), res)
     .option('-y, --yes', 'do not ask (required without a terminal)')
     .option(...DRY_RUN);
 
 /** `hasTranscript`: recordings only, keep those whose transcript is ready */
 export type ListOptions = FlagsOf<typeof declareList> & { resource: string; hasTranscript?: true };
-export type GetOptions = { resource: string; id: string };
+export type GetOptions = FlagsOf<typeof declareGet> & { resource: string; ids: string[] };
 export type WriteOptions = FlagsOf<typeof declareWrite> & { resource: string; verb: 'create' | 'update'; id?: string };
-export type DeleteOptions = FlagsOf<typeof declareDelete> & { resource: string; id: string };
+export type DeleteOptions = FlagsOf<typeof declareDelete> & { resource: string; ids: string[] };
 
 type Loads = { list: Load<ListOptions>; get: Load<GetOptions>; write: Load<WriteOptions>; delete: Load<DeleteOptions> };
 
@@ -67,9 +72,10 @@ const VERBS: Record<Verb, AddVerb> = {
     runs(cmd, reg, load.list, (o) => ({ ...o, resource: name }));
   },
   get(group, res, reg, load) {
-    const cmd = group.command('get').description(`show one ${res.singular}`).argument('<id>', `${res.singular} id`);
-    examples(cmd, [`crm ${res.name} get ${res.idPrefix}123`, `crm ${res.name} get ${res.idPrefix}123 -o json | jq .`]);
-    runs(cmd, reg, load.get, (_o, id) => ({ resource: res.name, id }));
+    const cmd = declareGet(group, res);
+    const id = `${res.idPrefix}123`;
+    examples(cmd, [`crm ${res.name} get ${id}`, `crm ${res.name} get ${id} -o json | jq .`, `crm ${res.name} get - -o ndjson < ids.txt`]);
+    runs(cmd, reg, load.get, (o, ids) => ({ ...o, resource: res.name, ids }));
   },
   create(group, res, reg, load) {
     const cmd = declareWrite(group.command('create'), `create a ${res.singular}`);
@@ -86,7 +92,12 @@ const VERBS: Record<Verb, AddVerb> = {
   },
   delete(group, res, reg, load) {
     const cmd = declareDelete(group, res);
-    examples(cmd, [`crm ${res.name} delete ${res.idPrefix}123`, `crm ${res.name} delete ${res.idPrefix}123 --yes`]);
-    runs(cmd, reg, load.delete, (o, id) => ({ ...o, resource: res.name, id }));
+    const id = `${res.idPrefix}123`;
+    examples(cmd, [
+      `crm ${res.name} delete ${id}`,
+      `crm ${res.name} delete ${id} ${res.idPrefix}456 --yes`,
+      `crm ${res.name} delete - --yes < ids.txt`,
+    ]);
+    runs(cmd, reg, load.delete, (o, ids) => ({ ...o, resource: res.name, ids }));
   },
 };

@@ -28,6 +28,8 @@ export const RANGES = {
   batchConcurrency: int(1, 64),
   /** the download engine's own bound (src/commands/recordings/download.ts) */
   downloadConcurrency: int(1, 32),
+  /** `get`/`delete` with several ids (src/commands/resources/many.ts) */
+  idConcurrency: int(1, 32),
   port: int(0, 65_535),
   seed: int(0, 0xffff_ffff),
   rate: int(1, 1_000_000_000),

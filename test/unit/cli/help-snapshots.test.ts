@@ -171,6 +171,54 @@ describe('--help snapshots', () => {
       People you do business with (version 1: people)
 
       Options:
+        -h, --help                show help
+
+      Global Options:
+        --profile <name>          use this saved profile (see crm keys list)
+        --base-url <url>          version 2 API root, ending in /api/v2
+        --v1-base-url <url>       version 1 API root (default: --base-url with
+                                  /api/v1)
+        -o, --output <format>     output format (default: table on a terminal, json
+                                  otherwise) (choices: "table", "json", "ndjson",
+                                  "csv", "tsv")
+        --fields <list>           comma-separated fields to print, e.g.
+                                  id,email,owner_id
+        --wide                    tables: every column, uncut, even wider than the
+                                  terminal
+        --no-color                no colors (also NO_COLOR)
+        -q, --quiet               no progress, notices or warnings
+        -v, --verbose             log each request on stderr (method, URL, status, ms,
+                                  retries; keys masked)
+        --timeout <seconds>       limit for each whole response, headers and body
+                                  (default: 30)
+        --max-retries <n>         retries on 5xx and network errors (a 429 with
+                                  Retry-After waits within a 10-minute budget)
+                                  (default: 5)
+
+      Commands:
+        list [options]            list contacts (one page, or every page with --all)
+        get [options] <id...>     show one contact, or several as a list
+        create [options]          create a contact
+        update [options] <id>     change fields of a contact
+        delete [options] <id...>  delete a contact, or several (asks first on a
+                                  terminal)
+
+      Examples:
+        $ crm contacts list
+        $ crm contacts get con_123 -o json
+
+
+      $ crm contacts list --help
+      Usage: crm contacts list [options]
+
+      list contacts (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
         -h, --help             show help
 
       Global Options:
@@ -193,54 +241,31 @@ describe('--help snapshots', () => {
                                Retry-After waits within a 10-minute budget) (default:
                                5)
 
-      Commands:
-        list [options]         list contacts (one page, or every page with --all)
-        get <id>               show one contact
-        create [options]       create a contact
-        update [options] <id>  change fields of a contact
-        delete [options] <id>  delete a contact (asks first on a terminal)
-
-      Examples:
-        $ crm contacts list
-        $ crm contacts get con_123 -o json
-
-
-      $ crm contacts list --help
-      Usage: crm contacts list [options]
-
-      list contacts (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
-
-      Global Options: as in crm contacts --help
-
       Examples:
         $ crm contacts list --limit 50
         $ crm contacts list --all -o ndjson
 
 
       $ crm contacts get --help
-      Usage: crm contacts get [options] <id>
+      Usage: crm contacts get [options] <id...>
 
-      show one contact
+      show one contact, or several as a list
 
       Arguments:
-        id                     contact id
+        id                     contact id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
-      Global Options: as in crm contacts --help
+      Global Options: as in crm contacts list --help
 
       Examples:
         $ crm contacts get con_123
         $ crm contacts get con_123 -o json | jq .
+        $ crm contacts get - -o ndjson < ids.txt
 
 
       $ crm contacts create --help
@@ -308,23 +333,27 @@ describe('--help snapshots', () => {
 
 
       $ crm contacts delete --help
-      Usage: crm contacts delete [options] <id>
+      Usage: crm contacts delete [options] <id...>
 
-      delete a contact (asks first on a terminal)
+      delete a contact, or several (asks first on a terminal)
 
       Arguments:
-        id                     contact id
+        id                     contact id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -y, --yes              do not ask (required without a terminal)
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm contacts --help
+      Global Options: as in crm contacts list --help
 
       Examples:
         $ crm contacts delete con_123
-        $ crm contacts delete con_123 --yes
+        $ crm contacts delete con_123 con_456 --yes
+        $ crm contacts delete - --yes < ids.txt
 
       "
     `);
@@ -337,6 +366,54 @@ describe('--help snapshots', () => {
       Organizations your contacts belong to
 
       Options:
+        -h, --help                show help
+
+      Global Options:
+        --profile <name>          use this saved profile (see crm keys list)
+        --base-url <url>          version 2 API root, ending in /api/v2
+        --v1-base-url <url>       version 1 API root (default: --base-url with
+                                  /api/v1)
+        -o, --output <format>     output format (default: table on a terminal, json
+                                  otherwise) (choices: "table", "json", "ndjson",
+                                  "csv", "tsv")
+        --fields <list>           comma-separated fields to print, e.g.
+                                  id,email,owner_id
+        --wide                    tables: every column, uncut, even wider than the
+                                  terminal
+        --no-color                no colors (also NO_COLOR)
+        -q, --quiet               no progress, notices or warnings
+        -v, --verbose             log each request on stderr (method, URL, status, ms,
+                                  retries; keys masked)
+        --timeout <seconds>       limit for each whole response, headers and body
+                                  (default: 30)
+        --max-retries <n>         retries on 5xx and network errors (a 429 with
+                                  Retry-After waits within a 10-minute budget)
+                                  (default: 5)
+
+      Commands:
+        list [options]            list companies (one page, or every page with --all)
+        get [options] <id...>     show one company, or several as a list
+        create [options]          create a company
+        update [options] <id>     change fields of a company
+        delete [options] <id...>  delete a company, or several (asks first on a
+                                  terminal)
+
+      Examples:
+        $ crm companies list
+        $ crm companies get cmp_123 -o json
+
+
+      $ crm companies list --help
+      Usage: crm companies list [options]
+
+      list companies (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
         -h, --help             show help
 
       Global Options:
@@ -359,54 +436,31 @@ describe('--help snapshots', () => {
                                Retry-After waits within a 10-minute budget) (default:
                                5)
 
-      Commands:
-        list [options]         list companies (one page, or every page with --all)
-        get <id>               show one company
-        create [options]       create a company
-        update [options] <id>  change fields of a company
-        delete [options] <id>  delete a company (asks first on a terminal)
-
-      Examples:
-        $ crm companies list
-        $ crm companies get cmp_123 -o json
-
-
-      $ crm companies list --help
-      Usage: crm companies list [options]
-
-      list companies (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
-
-      Global Options: as in crm companies --help
-
       Examples:
         $ crm companies list --limit 50
         $ crm companies list --all -o ndjson
 
 
       $ crm companies get --help
-      Usage: crm companies get [options] <id>
+      Usage: crm companies get [options] <id...>
 
-      show one company
+      show one company, or several as a list
 
       Arguments:
-        id                     company id
+        id                     company id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
-      Global Options: as in crm companies --help
+      Global Options: as in crm companies list --help
 
       Examples:
         $ crm companies get cmp_123
         $ crm companies get cmp_123 -o json | jq .
+        $ crm companies get - -o ndjson < ids.txt
 
 
       $ crm companies create --help
@@ -474,23 +528,27 @@ describe('--help snapshots', () => {
 
 
       $ crm companies delete --help
-      Usage: crm companies delete [options] <id>
+      Usage: crm companies delete [options] <id...>
 
-      delete a company (asks first on a terminal)
+      delete a company, or several (asks first on a terminal)
 
       Arguments:
-        id                     company id
+        id                     company id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -y, --yes              do not ask (required without a terminal)
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm companies --help
+      Global Options: as in crm companies list --help
 
       Examples:
         $ crm companies delete cmp_123
-        $ crm companies delete cmp_123 --yes
+        $ crm companies delete cmp_123 cmp_456 --yes
+        $ crm companies delete - --yes < ids.txt
 
       "
     `);
@@ -503,6 +561,53 @@ describe('--help snapshots', () => {
       Sales opportunities, linked to contacts and companies
 
       Options:
+        -h, --help                show help
+
+      Global Options:
+        --profile <name>          use this saved profile (see crm keys list)
+        --base-url <url>          version 2 API root, ending in /api/v2
+        --v1-base-url <url>       version 1 API root (default: --base-url with
+                                  /api/v1)
+        -o, --output <format>     output format (default: table on a terminal, json
+                                  otherwise) (choices: "table", "json", "ndjson",
+                                  "csv", "tsv")
+        --fields <list>           comma-separated fields to print, e.g.
+                                  id,email,owner_id
+        --wide                    tables: every column, uncut, even wider than the
+                                  terminal
+        --no-color                no colors (also NO_COLOR)
+        -q, --quiet               no progress, notices or warnings
+        -v, --verbose             log each request on stderr (method, URL, status, ms,
+                                  retries; keys masked)
+        --timeout <seconds>       limit for each whole response, headers and body
+                                  (default: 30)
+        --max-retries <n>         retries on 5xx and network errors (a 429 with
+                                  Retry-After waits within a 10-minute budget)
+                                  (default: 5)
+
+      Commands:
+        list [options]            list deals (one page, or every page with --all)
+        get [options] <id...>     show one deal, or several as a list
+        create [options]          create a deal
+        update [options] <id>     change fields of a deal
+        delete [options] <id...>  delete a deal, or several (asks first on a terminal)
+
+      Examples:
+        $ crm deals list
+        $ crm deals get deal_123 -o json
+
+
+      $ crm deals list --help
+      Usage: crm deals list [options]
+
+      list deals (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
         -h, --help             show help
 
       Global Options:
@@ -525,54 +630,31 @@ describe('--help snapshots', () => {
                                Retry-After waits within a 10-minute budget) (default:
                                5)
 
-      Commands:
-        list [options]         list deals (one page, or every page with --all)
-        get <id>               show one deal
-        create [options]       create a deal
-        update [options] <id>  change fields of a deal
-        delete [options] <id>  delete a deal (asks first on a terminal)
-
-      Examples:
-        $ crm deals list
-        $ crm deals get deal_123 -o json
-
-
-      $ crm deals list --help
-      Usage: crm deals list [options]
-
-      list deals (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
-
-      Global Options: as in crm deals --help
-
       Examples:
         $ crm deals list --limit 50
         $ crm deals list --all -o ndjson
 
 
       $ crm deals get --help
-      Usage: crm deals get [options] <id>
+      Usage: crm deals get [options] <id...>
 
-      show one deal
+      show one deal, or several as a list
 
       Arguments:
-        id                     deal id
+        id                     deal id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
-      Global Options: as in crm deals --help
+      Global Options: as in crm deals list --help
 
       Examples:
         $ crm deals get deal_123
         $ crm deals get deal_123 -o json | jq .
+        $ crm deals get - -o ndjson < ids.txt
 
 
       $ crm deals create --help
@@ -640,23 +722,27 @@ describe('--help snapshots', () => {
 
 
       $ crm deals delete --help
-      Usage: crm deals delete [options] <id>
+      Usage: crm deals delete [options] <id...>
 
-      delete a deal (asks first on a terminal)
+      delete a deal, or several (asks first on a terminal)
 
       Arguments:
-        id                     deal id
+        id                     deal id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -y, --yes              do not ask (required without a terminal)
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm deals --help
+      Global Options: as in crm deals list --help
 
       Examples:
         $ crm deals delete deal_123
-        $ crm deals delete deal_123 --yes
+        $ crm deals delete deal_123 deal_456 --yes
+        $ crm deals delete - --yes < ids.txt
 
       "
     `);
@@ -669,6 +755,54 @@ describe('--help snapshots', () => {
       Sales pipelines and their stages
 
       Options:
+        -h, --help                show help
+
+      Global Options:
+        --profile <name>          use this saved profile (see crm keys list)
+        --base-url <url>          version 2 API root, ending in /api/v2
+        --v1-base-url <url>       version 1 API root (default: --base-url with
+                                  /api/v1)
+        -o, --output <format>     output format (default: table on a terminal, json
+                                  otherwise) (choices: "table", "json", "ndjson",
+                                  "csv", "tsv")
+        --fields <list>           comma-separated fields to print, e.g.
+                                  id,email,owner_id
+        --wide                    tables: every column, uncut, even wider than the
+                                  terminal
+        --no-color                no colors (also NO_COLOR)
+        -q, --quiet               no progress, notices or warnings
+        -v, --verbose             log each request on stderr (method, URL, status, ms,
+                                  retries; keys masked)
+        --timeout <seconds>       limit for each whole response, headers and body
+                                  (default: 30)
+        --max-retries <n>         retries on 5xx and network errors (a 429 with
+                                  Retry-After waits within a 10-minute budget)
+                                  (default: 5)
+
+      Commands:
+        list [options]            list pipelines (one page, or every page with --all)
+        get [options] <id...>     show one pipeline, or several as a list
+        create [options]          create a pipeline
+        update [options] <id>     change fields of a pipeline
+        delete [options] <id...>  delete a pipeline, or several (asks first on a
+                                  terminal)
+
+      Examples:
+        $ crm pipelines list
+        $ crm pipelines get pipe_123 -o json
+
+
+      $ crm pipelines list --help
+      Usage: crm pipelines list [options]
+
+      list pipelines (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
         -h, --help             show help
 
       Global Options:
@@ -691,54 +825,31 @@ describe('--help snapshots', () => {
                                Retry-After waits within a 10-minute budget) (default:
                                5)
 
-      Commands:
-        list [options]         list pipelines (one page, or every page with --all)
-        get <id>               show one pipeline
-        create [options]       create a pipeline
-        update [options] <id>  change fields of a pipeline
-        delete [options] <id>  delete a pipeline (asks first on a terminal)
-
-      Examples:
-        $ crm pipelines list
-        $ crm pipelines get pipe_123 -o json
-
-
-      $ crm pipelines list --help
-      Usage: crm pipelines list [options]
-
-      list pipelines (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
-
-      Global Options: as in crm pipelines --help
-
       Examples:
         $ crm pipelines list --limit 50
         $ crm pipelines list --all -o ndjson
 
 
       $ crm pipelines get --help
-      Usage: crm pipelines get [options] <id>
+      Usage: crm pipelines get [options] <id...>
 
-      show one pipeline
+      show one pipeline, or several as a list
 
       Arguments:
-        id                     pipeline id
+        id                     pipeline id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
-      Global Options: as in crm pipelines --help
+      Global Options: as in crm pipelines list --help
 
       Examples:
         $ crm pipelines get pipe_123
         $ crm pipelines get pipe_123 -o json | jq .
+        $ crm pipelines get - -o ndjson < ids.txt
 
 
       $ crm pipelines create --help
@@ -806,23 +917,27 @@ describe('--help snapshots', () => {
 
 
       $ crm pipelines delete --help
-      Usage: crm pipelines delete [options] <id>
+      Usage: crm pipelines delete [options] <id...>
 
-      delete a pipeline (asks first on a terminal)
+      delete a pipeline, or several (asks first on a terminal)
 
       Arguments:
-        id                     pipeline id
+        id                     pipeline id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -y, --yes              do not ask (required without a terminal)
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm pipelines --help
+      Global Options: as in crm pipelines list --help
 
       Examples:
         $ crm pipelines delete pipe_123
-        $ crm pipelines delete pipe_123 --yes
+        $ crm pipelines delete pipe_123 pipe_456 --yes
+        $ crm pipelines delete - --yes < ids.txt
 
       "
     `);
@@ -835,6 +950,53 @@ describe('--help snapshots', () => {
       To-dos for you and your team
 
       Options:
+        -h, --help                show help
+
+      Global Options:
+        --profile <name>          use this saved profile (see crm keys list)
+        --base-url <url>          version 2 API root, ending in /api/v2
+        --v1-base-url <url>       version 1 API root (default: --base-url with
+                                  /api/v1)
+        -o, --output <format>     output format (default: table on a terminal, json
+                                  otherwise) (choices: "table", "json", "ndjson",
+                                  "csv", "tsv")
+        --fields <list>           comma-separated fields to print, e.g.
+                                  id,email,owner_id
+        --wide                    tables: every column, uncut, even wider than the
+                                  terminal
+        --no-color                no colors (also NO_COLOR)
+        -q, --quiet               no progress, notices or warnings
+        -v, --verbose             log each request on stderr (method, URL, status, ms,
+                                  retries; keys masked)
+        --timeout <seconds>       limit for each whole response, headers and body
+                                  (default: 30)
+        --max-retries <n>         retries on 5xx and network errors (a 429 with
+                                  Retry-After waits within a 10-minute budget)
+                                  (default: 5)
+
+      Commands:
+        list [options]            list tasks (one page, or every page with --all)
+        get [options] <id...>     show one task, or several as a list
+        create [options]          create a task
+        update [options] <id>     change fields of a task
+        delete [options] <id...>  delete a task, or several (asks first on a terminal)
+
+      Examples:
+        $ crm tasks list
+        $ crm tasks get task_123 -o json
+
+
+      $ crm tasks list --help
+      Usage: crm tasks list [options]
+
+      list tasks (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
         -h, --help             show help
 
       Global Options:
@@ -857,54 +1019,31 @@ describe('--help snapshots', () => {
                                Retry-After waits within a 10-minute budget) (default:
                                5)
 
-      Commands:
-        list [options]         list tasks (one page, or every page with --all)
-        get <id>               show one task
-        create [options]       create a task
-        update [options] <id>  change fields of a task
-        delete [options] <id>  delete a task (asks first on a terminal)
-
-      Examples:
-        $ crm tasks list
-        $ crm tasks get task_123 -o json
-
-
-      $ crm tasks list --help
-      Usage: crm tasks list [options]
-
-      list tasks (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
-
-      Global Options: as in crm tasks --help
-
       Examples:
         $ crm tasks list --limit 50
         $ crm tasks list --all -o ndjson
 
 
       $ crm tasks get --help
-      Usage: crm tasks get [options] <id>
+      Usage: crm tasks get [options] <id...>
 
-      show one task
+      show one task, or several as a list
 
       Arguments:
-        id                     task id
+        id                     task id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
-      Global Options: as in crm tasks --help
+      Global Options: as in crm tasks list --help
 
       Examples:
         $ crm tasks get task_123
         $ crm tasks get task_123 -o json | jq .
+        $ crm tasks get - -o ndjson < ids.txt
 
 
       $ crm tasks create --help
@@ -972,23 +1111,27 @@ describe('--help snapshots', () => {
 
 
       $ crm tasks delete --help
-      Usage: crm tasks delete [options] <id>
+      Usage: crm tasks delete [options] <id...>
 
-      delete a task (asks first on a terminal)
+      delete a task, or several (asks first on a terminal)
 
       Arguments:
-        id                     task id
+        id                     task id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -y, --yes              do not ask (required without a terminal)
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm tasks --help
+      Global Options: as in crm tasks list --help
 
       Examples:
         $ crm tasks delete task_123
-        $ crm tasks delete task_123 --yes
+        $ crm tasks delete task_123 task_456 --yes
+        $ crm tasks delete - --yes < ids.txt
 
       "
     `);
@@ -1001,6 +1144,53 @@ describe('--help snapshots', () => {
       Free-text notes, linked to contacts, companies or deals
 
       Options:
+        -h, --help                show help
+
+      Global Options:
+        --profile <name>          use this saved profile (see crm keys list)
+        --base-url <url>          version 2 API root, ending in /api/v2
+        --v1-base-url <url>       version 1 API root (default: --base-url with
+                                  /api/v1)
+        -o, --output <format>     output format (default: table on a terminal, json
+                                  otherwise) (choices: "table", "json", "ndjson",
+                                  "csv", "tsv")
+        --fields <list>           comma-separated fields to print, e.g.
+                                  id,email,owner_id
+        --wide                    tables: every column, uncut, even wider than the
+                                  terminal
+        --no-color                no colors (also NO_COLOR)
+        -q, --quiet               no progress, notices or warnings
+        -v, --verbose             log each request on stderr (method, URL, status, ms,
+                                  retries; keys masked)
+        --timeout <seconds>       limit for each whole response, headers and body
+                                  (default: 30)
+        --max-retries <n>         retries on 5xx and network errors (a 429 with
+                                  Retry-After waits within a 10-minute budget)
+                                  (default: 5)
+
+      Commands:
+        list [options]            list notes (one page, or every page with --all)
+        get [options] <id...>     show one note, or several as a list
+        create [options]          create a note
+        update [options] <id>     change fields of a note
+        delete [options] <id...>  delete a note, or several (asks first on a terminal)
+
+      Examples:
+        $ crm notes list
+        $ crm notes get note_123 -o json
+
+
+      $ crm notes list --help
+      Usage: crm notes list [options]
+
+      list notes (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
         -h, --help             show help
 
       Global Options:
@@ -1023,54 +1213,31 @@ describe('--help snapshots', () => {
                                Retry-After waits within a 10-minute budget) (default:
                                5)
 
-      Commands:
-        list [options]         list notes (one page, or every page with --all)
-        get <id>               show one note
-        create [options]       create a note
-        update [options] <id>  change fields of a note
-        delete [options] <id>  delete a note (asks first on a terminal)
-
-      Examples:
-        $ crm notes list
-        $ crm notes get note_123 -o json
-
-
-      $ crm notes list --help
-      Usage: crm notes list [options]
-
-      list notes (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
-
-      Global Options: as in crm notes --help
-
       Examples:
         $ crm notes list --limit 50
         $ crm notes list --all -o ndjson
 
 
       $ crm notes get --help
-      Usage: crm notes get [options] <id>
+      Usage: crm notes get [options] <id...>
 
-      show one note
+      show one note, or several as a list
 
       Arguments:
-        id                     note id
+        id                     note id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
-      Global Options: as in crm notes --help
+      Global Options: as in crm notes list --help
 
       Examples:
         $ crm notes get note_123
         $ crm notes get note_123 -o json | jq .
+        $ crm notes get - -o ndjson < ids.txt
 
 
       $ crm notes create --help
@@ -1138,23 +1305,27 @@ describe('--help snapshots', () => {
 
 
       $ crm notes delete --help
-      Usage: crm notes delete [options] <id>
+      Usage: crm notes delete [options] <id...>
 
-      delete a note (asks first on a terminal)
+      delete a note, or several (asks first on a terminal)
 
       Arguments:
-        id                     note id
+        id                     note id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -y, --yes              do not ask (required without a terminal)
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm notes --help
+      Global Options: as in crm notes list --help
 
       Examples:
         $ crm notes delete note_123
-        $ crm notes delete note_123 --yes
+        $ crm notes delete note_123 note_456 --yes
+        $ crm notes delete - --yes < ids.txt
 
       "
     `);
@@ -1167,6 +1338,54 @@ describe('--help snapshots', () => {
       Lists of contacts
 
       Options:
+        -h, --help                show help
+
+      Global Options:
+        --profile <name>          use this saved profile (see crm keys list)
+        --base-url <url>          version 2 API root, ending in /api/v2
+        --v1-base-url <url>       version 1 API root (default: --base-url with
+                                  /api/v1)
+        -o, --output <format>     output format (default: table on a terminal, json
+                                  otherwise) (choices: "table", "json", "ndjson",
+                                  "csv", "tsv")
+        --fields <list>           comma-separated fields to print, e.g.
+                                  id,email,owner_id
+        --wide                    tables: every column, uncut, even wider than the
+                                  terminal
+        --no-color                no colors (also NO_COLOR)
+        -q, --quiet               no progress, notices or warnings
+        -v, --verbose             log each request on stderr (method, URL, status, ms,
+                                  retries; keys masked)
+        --timeout <seconds>       limit for each whole response, headers and body
+                                  (default: 30)
+        --max-retries <n>         retries on 5xx and network errors (a 429 with
+                                  Retry-After waits within a 10-minute budget)
+                                  (default: 5)
+
+      Commands:
+        list [options]            list segments (one page, or every page with --all)
+        get [options] <id...>     show one segment, or several as a list
+        create [options]          create a segment
+        update [options] <id>     change fields of a segment
+        delete [options] <id...>  delete a segment, or several (asks first on a
+                                  terminal)
+
+      Examples:
+        $ crm segments list
+        $ crm segments get seg_123 -o json
+
+
+      $ crm segments list --help
+      Usage: crm segments list [options]
+
+      list segments (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
         -h, --help             show help
 
       Global Options:
@@ -1189,54 +1408,31 @@ describe('--help snapshots', () => {
                                Retry-After waits within a 10-minute budget) (default:
                                5)
 
-      Commands:
-        list [options]         list segments (one page, or every page with --all)
-        get <id>               show one segment
-        create [options]       create a segment
-        update [options] <id>  change fields of a segment
-        delete [options] <id>  delete a segment (asks first on a terminal)
-
-      Examples:
-        $ crm segments list
-        $ crm segments get seg_123 -o json
-
-
-      $ crm segments list --help
-      Usage: crm segments list [options]
-
-      list segments (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
-
-      Global Options: as in crm segments --help
-
       Examples:
         $ crm segments list --limit 50
         $ crm segments list --all -o ndjson
 
 
       $ crm segments get --help
-      Usage: crm segments get [options] <id>
+      Usage: crm segments get [options] <id...>
 
-      show one segment
+      show one segment, or several as a list
 
       Arguments:
-        id                     segment id
+        id                     segment id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
-      Global Options: as in crm segments --help
+      Global Options: as in crm segments list --help
 
       Examples:
         $ crm segments get seg_123
         $ crm segments get seg_123 -o json | jq .
+        $ crm segments get - -o ndjson < ids.txt
 
 
       $ crm segments create --help
@@ -1304,23 +1500,27 @@ describe('--help snapshots', () => {
 
 
       $ crm segments delete --help
-      Usage: crm segments delete [options] <id>
+      Usage: crm segments delete [options] <id...>
 
-      delete a segment (asks first on a terminal)
+      delete a segment, or several (asks first on a terminal)
 
       Arguments:
-        id                     segment id
+        id                     segment id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -y, --yes              do not ask (required without a terminal)
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm segments --help
+      Global Options: as in crm segments list --help
 
       Examples:
         $ crm segments delete seg_123
-        $ crm segments delete seg_123 --yes
+        $ crm segments delete seg_123 seg_456 --yes
+        $ crm segments delete - --yes < ids.txt
 
       "
     `);
@@ -1357,7 +1557,7 @@ describe('--help snapshots', () => {
 
       Commands:
         list [options]         list interactions (one page, or every page with --all)
-        get <id>               show one interaction
+        get [options] <id...>  show one interaction, or several as a list
         create [options]       create a interaction
 
       Examples:
@@ -1386,14 +1586,17 @@ describe('--help snapshots', () => {
 
 
       $ crm interactions get --help
-      Usage: crm interactions get [options] <id>
+      Usage: crm interactions get [options] <id...>
 
-      show one interaction
+      show one interaction, or several as a list
 
       Arguments:
-        id                     interaction id
+        id                     interaction id; several, or '-' to read them from
+                               standard input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
       Global Options: as in crm interactions --help
@@ -1401,6 +1604,7 @@ describe('--help snapshots', () => {
       Examples:
         $ crm interactions get int_123
         $ crm interactions get int_123 -o json | jq .
+        $ crm interactions get - -o ndjson < ids.txt
 
 
       $ crm interactions create --help
@@ -1477,7 +1681,7 @@ describe('--help snapshots', () => {
 
       Commands:
         list [options]         list meetings (one page, or every page with --all)
-        get <id>               show one meeting
+        get [options] <id...>  show one meeting, or several as a list
 
       Examples:
         $ crm meetings list
@@ -1505,14 +1709,17 @@ describe('--help snapshots', () => {
 
 
       $ crm meetings get --help
-      Usage: crm meetings get [options] <id>
+      Usage: crm meetings get [options] <id...>
 
-      show one meeting
+      show one meeting, or several as a list
 
       Arguments:
-        id                     meeting id
+        id                     meeting id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
       Global Options: as in crm meetings --help
@@ -1520,6 +1727,7 @@ describe('--help snapshots', () => {
       Examples:
         $ crm meetings get mtg_123
         $ crm meetings get mtg_123 -o json | jq .
+        $ crm meetings get - -o ndjson < ids.txt
 
       "
     `);
@@ -1559,7 +1767,7 @@ describe('--help snapshots', () => {
       Commands:
         list [options]             list recordings (one page, or every page with
                                    --all)
-        get <id>                   show one recording
+        get [options] <id...>      show one recording, or several as a list
         transcript [options] <id>  print one recording's transcript (or write it to
                                    --out)
         download [options]         download every transcript to DIR/<id>.json; a rerun
@@ -1610,14 +1818,17 @@ describe('--help snapshots', () => {
 
 
       $ crm recordings get --help
-      Usage: crm recordings get [options] <id>
+      Usage: crm recordings get [options] <id...>
 
-      show one recording
+      show one recording, or several as a list
 
       Arguments:
-        id                     recording id
+        id                     recording id; several, or '-' to read them from
+                               standard input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
       Global Options: as in crm recordings list --help
@@ -1625,6 +1836,7 @@ describe('--help snapshots', () => {
       Examples:
         $ crm recordings get rec_123
         $ crm recordings get rec_123 -o json | jq .
+        $ crm recordings get - -o ndjson < ids.txt
 
 
       $ crm recordings transcript --help
@@ -1700,7 +1912,7 @@ describe('--help snapshots', () => {
 
       Commands:
         list [options]         list bookings (one page, or every page with --all)
-        get <id>               show one booking
+        get [options] <id...>  show one booking, or several as a list
 
       Examples:
         $ crm bookings list
@@ -1728,14 +1940,17 @@ describe('--help snapshots', () => {
 
 
       $ crm bookings get --help
-      Usage: crm bookings get [options] <id>
+      Usage: crm bookings get [options] <id...>
 
-      show one booking
+      show one booking, or several as a list
 
       Arguments:
-        id                     booking id
+        id                     booking id; several, or '-' to read them from standard
+                               input (one per line)
 
       Options:
+        --concurrency <n>      requests in flight when there are several ids (default:
+                               4)
         -h, --help             show help
 
       Global Options: as in crm bookings --help
@@ -1743,6 +1958,7 @@ describe('--help snapshots', () => {
       Examples:
         $ crm bookings get bkg_123
         $ crm bookings get bkg_123 -o json | jq .
+        $ crm bookings get - -o ndjson < ids.txt
 
       "
     `);

@@ -36,7 +36,7 @@ describe('crm (in-process)', () => {
   });
 
   it('an unknown option, a missing or extra argument, a bad --limit or --fields is exit 2', async () => {
-    expect((await run(['contacts', 'get', 'a', 'b'])).code).toBe(2);
+    expect((await run(['contacts', 'update', 'a', 'b'])).code).toBe(2);
     expect((await run(['contacts', 'list', '--limit', '101'])).code).toBe(2);
     expect((await run(['--fields', '', 'contacts', 'list'])).code).toBe(2);
     expect((await run(['contacts', 'list', '--bogus'])).code).toBe(2);
