@@ -6,7 +6,7 @@
 // /proc/<pid>/status VmHWM is polled every 20 ms (a lower bound: the last poll may miss a final peak).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { CRM } from './sandbox-child.mjs';
@@ -52,19 +52,22 @@ let runs = 0;
  * code, stdout, the stderr lines that are not requests, wall ms, peak RSS (MB) and the ms (on this
  * process's clock, from the spawn) at which each request matching `request` (a `-v` line whose
  * groups 1 and 2 are the status and the duration) started: the line's arrival less its duration.
+ * With `stdoutFile`, stdout goes to that file (or /dev/null) instead, and `stdout` is ''.
  */
-export async function runCrm(crmArgs, { env, work, request }) {
+export async function runCrm(crmArgs, { env, work, request, stdoutFile }) {
   const timeOut = path.join(work, `time-${process.pid}-${++runs}.txt`);
   const [cmd, args] = GNU_TIME
     ? ['/usr/bin/time', ['-v', '-o', timeOut, process.execPath, CRM, ...crmArgs]]
     : [process.execPath, [CRM, ...crmArgs]];
   const t0 = process.hrtime.bigint();
-  const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = stdoutFile === undefined ? 'pipe' : openSync(stdoutFile, 'w');
+  const child = spawn(cmd, args, { env, stdio: ['ignore', out, 'pipe'] });
+  if (typeof out === 'number') closeSync(out);
   const stop = GNU_TIME ? undefined : pollHwm(child.pid);
   let stdout = '';
   let stderr = '';
   const starts = [];
-  child.stdout.on('data', (d) => (stdout += d));
+  child.stdout?.on('data', (d) => (stdout += d));
   createInterface({ input: child.stderr }).on('line', (line) => {
     const at = Number(process.hrtime.bigint() - t0) / 1e6;
     const m = request?.exec(line);
