@@ -76,7 +76,7 @@ complete -c crm -n '__crm_at "crm" 0' -a 'interactions' -d 'Calls, emails and me
 complete -c crm -n '__crm_at "crm" 0' -a 'meetings' -d 'Calendar meetings (read-only; can be associated with one deal and one company)'
 complete -c crm -n '__crm_at "crm" 0' -a 'recordings' -d 'Call recordings and their transcripts (read-only)'
 complete -c crm -n '__crm_at "crm" 0' -a 'bookings' -d 'Scheduling-page bookings (read-only)'
-complete -c crm -n '__crm_at "crm" 0' -a 'links' -d 'link records: deals→contacts|companies, notes→records, segments→members; meetings→deal|company'
+complete -c crm -n '__crm_at "crm" 0' -a 'links' -d 'link records, one or a file of them: deals→contacts|companies, notes→records, segments→members; meetings→deal|company'
 complete -c crm -n '__crm_at "crm" 0' -a 'batch' -d 'create, update or delete records in bulk from a CSV (or NDJSON) file: idempotent, resumable'
 complete -c crm -n '__crm_at "crm" 0' -a 'v1' -d 'the deprecated version 1 API (people, interactions, company updates)'
 complete -c crm -n '__crm_at "crm" 0' -a 'keys' -d 'manage saved profiles and their API keys'

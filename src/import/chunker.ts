@@ -45,6 +45,11 @@ export class Chunker {
     return this.pending.length >= this.size ? this.take() : undefined;
   }
 
+  /** rows pushed and not yet in a chunk */
+  get held(): number {
+    return this.pending.length;
+  }
+
   flush(): Chunk | undefined {
     return this.pending.length > 0 ? this.take() : undefined;
   }

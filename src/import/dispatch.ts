@@ -101,6 +101,7 @@ class SendingPass {
         const chunk = this.take(row, chunker);
         if (chunk) await this.dispatch(chunk);
       }
+      if (this.stopping()) c.rows -= chunker.held;
       const last = this.stopping() ? undefined : chunker.flush();
       if (last) await this.dispatch(last);
     } catch (err) {
@@ -162,6 +163,8 @@ class SendingPass {
       return;
     }
     if (!this.stopping() && (await this.pool.run(() => this.send(chunk, key), this.stopping))) this.changed();
+    // read but never sent (stopping): left, as the interruption says, not counted among the rows
+    else c.rows -= chunk.rows.length;
   }
 
   private async send(chunk: Chunk, key: string): Promise<void> {

@@ -55,7 +55,8 @@ async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Run> {
     // a default-CSV file starting with `{` is refused, pointing at --input-format: the format is never guessed
     const head = opts.format === undefined && format === 'csv' ? await readHead(input.path).catch(() => Buffer.alloc(0)) : undefined;
     if (head && /^\s*\{/.test(head.toString('utf8', 0, 256).replace(/^\ufeff/, ''))) throw looksLikeNdjson(input);
-    const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.isStdin ? '-' : input.name, format, started, deps.cwd ?? process.cwd());
+    const name = input.isStdin ? '-' : input.name;
+    const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(name, format, started, deps.cwd ?? process.cwd(), opts.operation?.tag);
     // an unreadable input is reported by the scan, as a usage error naming it
     const st = await stat(input.path).catch(() => undefined);
     const [size, mtimeMs] = [st?.size ?? 0, st?.mtimeMs ?? 0];

@@ -34,6 +34,8 @@ export interface RowOperation {
   bare?: string;
   /** pinned in the journal's plan: another operation, parent or relation is another plan */
   describe: string;
+  /** in the default rejects file's name (`ids.txt.delete.rejects.csv`): runs of one file for other jobs keep theirs */
+  tag: string;
   plan(record: ApiRecord): RowPlan;
   /** a 404 to a row sent again (retried, or in doubt from an earlier run) means the earlier attempt did it */
   goneIsDone: boolean;
@@ -57,6 +59,7 @@ export function updateOperation(resource: string): RowOperation {
   return {
     ...{ kind: 'update', done: 'updated', name: resource, keep: ['id', 'owner_id'], required: ['id'] },
     describe: `update ${resource}`,
+    tag: 'update',
     goneIsDone: false,
     plan(record) {
       const id = idOf(record, 'id');
@@ -73,6 +76,7 @@ export function deleteOperation(resource: string): RowOperation {
   return {
     ...{ kind: 'delete', done: 'deleted', name: resource, keep: ['id'], required: ['id'], bare: 'id' },
     describe: `delete ${resource}`,
+    tag: 'delete',
     goneIsDone: true,
     plan(record) {
       const id = idOf(record, 'id');
@@ -114,6 +118,7 @@ export function linkOperation(parent: string, relation: string, parentId?: strin
     ...{ kind: 'link', done: 'linked', name: `${parent} ${relation}`, keep: [], required, bare: parentId === undefined ? undefined : childKey },
     allowed,
     describe: `link ${parent} ${relation}${parentId === undefined ? '' : ` ${parentId}`}`,
+    tag: ['link', parent, relation, ...(parentId === undefined ? [] : [parentId.replace(/[^\w.-]/g, '_').slice(0, 40)])].join('-'),
     goneIsDone: false,
     plan(record) {
       const pid = parentId ?? idOf(record, pField);

@@ -134,9 +134,9 @@ export function unknownPathFor(rejectsPath: string): string {
 }
 
 /** The default rejects file (CONTRACT §7): `<input>.rejects.csv`; for stdin `crm-rejects-<time>.csv` in `cwd`. */
-export function defaultRejectsPath(input: string, format: InputFormat, now: number, cwd: string): string {
+export function defaultRejectsPath(input: string, format: InputFormat, now: number, cwd: string, tag?: string): string {
   const ext = format === 'ndjson' ? 'ndjson' : 'csv';
-  if (input !== '-') return `${input}.rejects.${ext}`;
+  if (input !== '-') return `${input}${tag ? `.${tag}` : ''}.rejects.${ext}`;
   const stamp = new Date(now)
     .toISOString()
     .replace(/[-:]/g, '')

@@ -97,7 +97,8 @@ class Tally {
         if (this.firstInvalid.length < 10) this.firstInvalid.push(bad);
       } else if (o.op && this.firstRequests.length < 10) {
         const p = o.op.plan(c.record);
-        if (p.ok) this.firstRequests.push(`${p.request.method} ${p.request.path}`);
+        const body = p.ok && p.request.body ? ` ${JSON.stringify(p.request.body)}` : '';
+        if (p.ok) this.firstRequests.push(`${p.request.method} ${p.request.path}${body.length > 100 ? `${body.slice(0, 99)}…` : body}`);
       }
       if (this.rows % 1000 === 0) o.onRow?.(this.rows, reader.bytesRead());
     }
@@ -162,7 +163,10 @@ function warnLeftOut(o: ScanOptions, mapping: HeaderMapping | undefined, t: Tall
     ? mapping.columns.filter((c) => c.readOnly).map((c) => c.column.trim())
     : READ_ONLY_FIELDS.filter((f) => t.keys.has(f) && !o.maps.has(f));
   const one = readOnly.length === 1;
-  if (readOnly.length > 0) {
+  // a delete or link reads only its id columns; an update says what it does not change
+  if (readOnly.length > 0 && o.op?.kind === 'update') {
+    o.warn?.(`${o.name}: not changing ${readOnly.join(', ')}: the server sets ${one ? 'this field' : 'these fields'} itself`);
+  } else if (readOnly.length > 0 && !o.op) {
     o.warn?.(
       `${o.name}: leaving out ${readOnly.join(', ')}: the server sets ${one ? 'this field' : 'these fields'} itself ` +
         `(an exported list has them); --map "${readOnly[0]}=FIELD" sends ${one ? 'it' : 'one'} as another field`,

@@ -11,7 +11,7 @@ import { refuseUnsafeRerun } from './journal-earlier.js';
 import { findJournal } from './journal-format.js';
 import { pruneJournals } from './journal-prune.js';
 import { ImportJournal } from './journal.js';
-import { createRejectsWriter, createResultsWriter, type Outputs, type RowsFile } from './outputs.js';
+import { createRejectsWriter, createResultsWriter, defaultRejectsPath, type Outputs, type RowsFile } from './outputs.js';
 import { dryRunSummary } from './plan.js';
 import { fromTotals, identityOf, summaryOf, warnImported, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
@@ -43,8 +43,7 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
   await pruneJournals(dir, started, { keep: file.own }).catch(() => 0);
   // files by absolute path, so a changed file at the same place can be recognised (stdin: '-')
   const inputId = input.isStdin ? '-' : resolve(input.origin);
-  const ext = scan.format === 'ndjson' ? 'ndjson' : 'csv';
-  const rejectsPath = opts.rejectsPath ?? `${input.name}.rejects.${ext}`;
+  const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.name, scan.format, started, '', opts.operation?.tag);
   const resume = opts.resume !== false;
   await refuseUnsafeRerun({ dir, identity, input: inputId, name: input.name, resume, rejectsPath, hasOwnJournal: file.exists });
   const journal = await ImportJournal.open(dir, identity, { plan: scan.plan, resume, input: inputId, now: started, file }).catch(

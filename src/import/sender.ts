@@ -62,7 +62,7 @@ function rowRefusal(err: unknown): err is CrmError {
  * (404, 422, …) is that row's error, not the run's; a 404 to a DELETE sent again (a retry, or in doubt from
  * an earlier run) is the earlier attempt's success, and a 409 to a link is a link already there.
  */
-export function httpRowSender(client: HttpClient, op: RowOperation): BatchSender {
+export function httpRowSender(client: HttpClient, op: RowOperation, onKept?: (what: string) => void): BatchSender {
   return async (req) => {
     const plan = op.plan(req.records[0]!);
     if (!plan.ok) throw new Error(`a row the check passed cannot be sent: ${plan.reason}`);
@@ -70,6 +70,7 @@ export function httpRowSender(client: HttpClient, op: RowOperation): BatchSender
     const keyed = method === 'POST' || method === 'PATCH';
     try {
       const res = await client.request({ method, path, body, idempotencyKey: keyed ? req.key : undefined, expect: 'v2', finishInDoubt: true });
+      if (op.kind === 'link' && body && onKept) keptFields(body, res.body, onKept);
       const replayed = res.headers['idempotent-replayed'] === 'true' || res.goneOnRetry === true;
       return { envelope: oneItem({ id: target }), retries: res.retries, replayed };
     } catch (err) {
@@ -80,4 +81,15 @@ export function httpRowSender(client: HttpClient, op: RowOperation): BatchSender
       throw err;
     }
   };
+}
+
+/** A link already there answers with its own fields (the spec: relinking is a no-op): a field asked otherwise was kept. */
+function keptFields(sent: ApiRecord, answer: unknown, onKept: (what: string) => void): void {
+  const data = (answer as { data?: unknown } | null)?.data;
+  if (data === null || typeof data !== 'object') return;
+  for (const [field, value] of Object.entries(sent)) {
+    const had = (data as Record<string, unknown>)[field];
+    if (field.endsWith('_id') || had === undefined || had === value) continue;
+    onKept(`${Object.values(sent)[0] as string}: ${field} ${JSON.stringify(had)} kept (asked ${JSON.stringify(value)})`);
+  }
 }

@@ -91,7 +91,7 @@ describe('crm batch --delete', () => {
           .at(-1),
         `row ${i}`,
       ).toBe(404);
-    expect(existsSync(`${path}.rejects.csv`)).toBe(false);
+    expect(existsSync(`${path}.delete.rejects.csv`)).toBe(false);
     await expectGone(ids);
   });
 
@@ -121,7 +121,7 @@ describe('crm batch --delete', () => {
       const s = JSON.parse(rerun.stdout) as Record<string, number>;
       expect(s).toMatchObject({ rows: 15, failed: 0, invalid: 0, in_doubt: 0, rejects_file: null });
       expect(s.deleted! + s.skipped!).toBe(15);
-      expect(existsSync(`${path}.rejects.csv`)).toBe(false);
+      expect(existsSync(`${path}.delete.rejects.csv`)).toBe(false);
       await expectGone(ids);
     });
   }

@@ -171,8 +171,8 @@ describe('crm batch --update', () => {
     expect(JSON.parse(first.stdout)).toMatchObject({ rows: 6, updated: 4, failed: 1, invalid: 1, in_doubt: 0 });
     // the same command (its global flags kept) on the rejects file
     const command = /run `crm ([^`]+)`/.exec(first.stderr)?.[1];
-    expect(command, first.stderr).toBe(`-o json batch contacts ${path}.rejects.csv --update`);
-    const rejectsPath = `${path}.rejects.csv`;
+    expect(command, first.stderr).toBe(`-o json batch contacts ${path}.update.rejects.csv --update`);
+    const rejectsPath = `${path}.update.rejects.csv`;
     const rejects = parse<Record<string, string>>(readFileSync(rejectsPath, 'utf8'), { columns: true });
     expect(rejects.map((r) => [r._line, r.id, r._error_code])).toEqual([
       ['4', '', 'MISSING_ID'],

@@ -150,19 +150,19 @@ describe('rejects: fixed and fed back', () => {
     const since = await logEnd();
     const r = await crm(['links', 'import', 'deals', 'contacts', input]);
     expect(r.code, r.stderr).toBe(9);
-    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 4, linked: 2, invalid: 2, rejects_file: `${input}.rejects.csv` });
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 4, linked: 2, invalid: 2, rejects_file: `${input}.link-deals-contacts.rejects.csv` });
     expect(writes(await requests(since))).toEqual([`POST /deals/${deal}/contacts`, `POST /deals/${deal}/contacts`]);
-    expect(r.stderr).toContain(`crm -o json links import deals contacts ${input}.rejects.csv`);
-    const rejects = readFileSync(`${input}.rejects.csv`, 'utf8').trim().split(/\r?\n/);
+    expect(r.stderr).toContain(`crm -o json links import deals contacts ${input}.link-deals-contacts.rejects.csv`);
+    const rejects = readFileSync(`${input}.link-deals-contacts.rejects.csv`, 'utf8').trim().split(/\r?\n/);
     expect(rejects[0]).toBe('deal_id,contact_id,type,_line,_error_code,_error_message');
     expect(rejects[1]).toMatch(new RegExp(`^${deal},${c2},BOSS,3,INVALID_VALUE,"type ""BOSS"" is not one of PRIMARY, `));
     expect(rejects[2]).toBe(`${deal},,coach,4,MISSING_ID,the row has no contact_id`);
 
-    const fixed = readFileSync(`${input}.rejects.csv`, 'utf8')
+    const fixed = readFileSync(`${input}.link-deals-contacts.rejects.csv`, 'utf8')
       .replace(',BOSS,', ',influencer,')
       .replace(`${deal},,coach`, `${deal},${c4},coach`);
-    writeFileSync(`${input}.rejects.csv`, fixed);
-    const again = await crm(['links', 'import', 'deals', 'contacts', `${input}.rejects.csv`]);
+    writeFileSync(`${input}.link-deals-contacts.rejects.csv`, fixed);
+    const again = await crm(['links', 'import', 'deals', 'contacts', `${input}.link-deals-contacts.rejects.csv`]);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ rows: 2, linked: 2, invalid: 0, failed: 0 });
     const after = await crm(['links', 'import', 'deals', 'contacts', input]);

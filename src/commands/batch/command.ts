@@ -72,8 +72,10 @@ export function registerBatch(program: CommandUnknownOpts, reg: Registry, load: 
     `
 Headers become fields ("First Name" → first_name); a header may carry a
 type: amount:number, active:boolean, tags:list (split on ;), meta:json. Empty
-cells are left out, and so are id, created_at, updated_at and owner_id (the
-server sets them), so an exported list imports as it was.
+cells are left out, and so are id, created_at, updated_at and owner_id when
+creating (the server sets them), so an exported list imports as it was; an
+update sends owner_id. To clear a field in an update, type its column json
+and write null (title:json with null).
 
 Rerunning the same command skips the chunks already done; the rejects file
 holds only rows never created: fix it and import it as the hint says.

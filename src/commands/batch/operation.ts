@@ -10,10 +10,12 @@ import type { BatchOptions } from './command.js';
 
 /** --update / --delete → the operation (undefined: a create); --id-column becomes a map to `id`. */
 export function batchOperation(o: BatchOptions): { operation?: RowOperation; maps?: string[] } {
-  if (o.update && o.delete) throw new UsageError('--update and --delete cannot be used together');
+  const help = { hint: `see ${'`crm batch --help`'}` };
+  if (o.update && o.delete) throw new UsageError('--update and --delete cannot be used together: one run does one of them', help);
   const verb = o.update ? 'update' : o.delete ? 'delete' : undefined;
+  if (o.yes && verb !== 'delete') throw new UsageError('--yes applies only with --delete (nothing else asks first)', help);
   if (verb === undefined) {
-    if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete');
+    if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete (a create has no ids)', help);
     return {};
   }
   const def = findResource(o.resource);

@@ -32,9 +32,14 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const { client, opts } = await importTarget(o, ctx);
   const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now() }));
   const op = opts.operation;
+  const kept: string[] = [];
   const summary = await runImport(opts, {
     // a dry run sends nothing
-    send: client ? (op ? httpRowSender(client, op) : httpBatchSender(client)) : () => Promise.reject(new Error('a dry run sends nothing')),
+    send: client
+      ? op
+        ? httpRowSender(client, op, (w) => kept.push(w))
+        : httpBatchSender(client)
+      : () => Promise.reject(new Error('a dry run sends nothing')),
     // the question is asked with the progress line off, so it does not draw over it
     beforeSend: op?.kind === 'delete' ? async (checked) => progress.pause(() => confirmDelete(ctx, o, checked.valid)) : undefined,
     journalDir: join(ctx.configDir(), 'imports'),
@@ -45,7 +50,10 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     warn: (m) => ctx.warn(m),
     onProgress: (p) => progress.update(p),
   })
-    .finally(() => progress.stop())
+    .finally(async () => {
+      await progress.stop();
+      warnKept(ctx, kept);
+    })
     .catch(async (err: unknown) => {
       const partial = importSummaryOf(err);
       if (partial) await printSummary(ctx, partial);
@@ -78,6 +86,16 @@ async function importTarget(o: BatchOptions, ctx: Ctx): Promise<{ client?: HttpC
     ...{ resume: o.resume, encoding: o.encoding, format: o.inputFormat },
   };
   return { client, opts };
+}
+
+/** Links that were there already with another type: the API keeps a link as it is (spec: relinking is a no-op). */
+function warnKept(ctx: Ctx, kept: string[]): void {
+  if (kept.length === 0) return;
+  const shown = kept.slice(0, 3).map((k) => `  ${sanitizeForTerminal(k)}`);
+  ctx.warn(
+    `${plural(kept.length, 'link was', 'links were')} already there with other fields, kept as they were ` +
+      `(linking again changes nothing; remove the link and add it again to change it):\n${shown.join('\n')}${kept.length > 3 ? '\n  …' : ''}`,
+  );
 }
 
 /**

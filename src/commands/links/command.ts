@@ -56,7 +56,7 @@ const VERBS: Array<[OneParent, string, string[], Flags, string[]]> = [
       'crm links add deals deal_123 contacts con_456 --type DECISION_MAKER',
       'crm links add notes note_1 records cmp_9 --record-type company',
       'crm links add segments seg_1 members --file ids.csv         # one contact id per line',
-      'crm links add deals deal_123 contacts --file people.csv     # columns: contact_id,type',
+      'crm links add deals deal_123 contacts --file people.csv  (contact_id,type)',
     ],
   ],
   ['remove', 'unlink a record', [...LINK, '<child-id>', 'the linked record'], dryRun, ['crm links remove deals deal_123 contacts con_456']],
@@ -74,7 +74,7 @@ const VERBS: Array<[OneParent, string, string[], Flags, string[]]> = [
 export function registerLinks(program: CommandUnknownOpts, reg: Registry, load: Load<LinkOptions>): void {
   const links = program
     .command('links')
-    .description('link records: deals→contacts|companies, notes→records, segments→members; meetings→deal|company');
+    .description('link records, one or a file of them: deals→contacts|companies, notes→records, segments→members; meetings→deal|company');
   examples(links, [
     'crm links add deals deal_123 contacts con_456 --type CHAMPION',
     'crm links list deals deal_123 contacts',
@@ -116,11 +116,11 @@ function registerImport(links: CommandUnknownOpts, reg: Registry, load: Load<Lin
       .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input"),
   ).option(...BATCH_DRY_RUN);
   examples(cmd, [
-    'crm links import deals contacts pairs.csv      # deal_id,contact_id,type,supervisor',
-    'crm links import deals companies pairs.csv     # deal_id,company_id',
-    'crm links import notes records pairs.csv       # note_id,record_id,record_type',
-    'crm links import segments members pairs.csv    # segment_id,contact_id',
-    'crm links import meetings deal pairs.csv       # meeting_id,deal_id (sets it: PUT)',
+    'crm links import deals contacts pairs.csv',
+    'crm links import deals companies pairs.csv',
+    'crm links import notes records pairs.csv',
+    'crm links import segments members pairs.csv',
+    'crm links import meetings deal pairs.csv',
   ]);
   cmd.addHelpText(
     'after',

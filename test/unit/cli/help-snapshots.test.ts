@@ -123,9 +123,9 @@ describe('--help snapshots', () => {
         bookings [verb]                    Scheduling-page bookings (read-only)
 
       Links and bulk:
-        links                              link records: deals→contacts|companies,
-                                           notes→records, segments→members;
-                                           meetings→deal|company
+        links                              link records, one or a file of them:
+                                           deals→contacts|companies, notes→records,
+                                           segments→members; meetings→deal|company
         batch [options] <resource> <file>  create, update or delete records in bulk
                                            from a CSV (or NDJSON) file: idempotent,
                                            resumable
@@ -1968,8 +1968,8 @@ describe('--help snapshots', () => {
       "$ crm links --help
       Usage: crm links [options] [command]
 
-      link records: deals→contacts|companies, notes→records, segments→members;
-      meetings→deal|company
+      link records, one or a file of them: deals→contacts|companies, notes→records,
+      segments→members; meetings→deal|company
 
       Options:
         -h, --help                                            show help
@@ -2146,7 +2146,7 @@ describe('--help snapshots', () => {
         $ crm links add deals deal_123 contacts con_456 --type DECISION_MAKER
         $ crm links add notes note_1 records cmp_9 --record-type company
         $ crm links add segments seg_1 members --file ids.csv         # one contact id per line
-        $ crm links add deals deal_123 contacts --file people.csv     # columns: contact_id,type
+        $ crm links add deals deal_123 contacts --file people.csv  (contact_id,type)
 
 
       $ crm links remove --help
@@ -2283,11 +2283,11 @@ describe('--help snapshots', () => {
                                  (default: 5)
 
       Examples:
-        $ crm links import deals contacts pairs.csv      # deal_id,contact_id,type,supervisor
-        $ crm links import deals companies pairs.csv     # deal_id,company_id
-        $ crm links import notes records pairs.csv       # note_id,record_id,record_type
-        $ crm links import segments members pairs.csv    # segment_id,contact_id
-        $ crm links import meetings deal pairs.csv       # meeting_id,deal_id (sets it: PUT)
+        $ crm links import deals contacts pairs.csv
+        $ crm links import deals companies pairs.csv
+        $ crm links import notes records pairs.csv
+        $ crm links import segments members pairs.csv
+        $ crm links import meetings deal pairs.csv
 
 
       Columns: the parent's id (deal_id, note_id, segment_id or meeting_id) and the
@@ -2378,8 +2378,10 @@ describe('--help snapshots', () => {
 
       Headers become fields ("First Name" → first_name); a header may carry a
       type: amount:number, active:boolean, tags:list (split on ;), meta:json. Empty
-      cells are left out, and so are id, created_at, updated_at and owner_id (the
-      server sets them), so an exported list imports as it was.
+      cells are left out, and so are id, created_at, updated_at and owner_id when
+      creating (the server sets them), so an exported list imports as it was; an
+      update sends owner_id. To clear a field in an update, type its column json
+      and write null (title:json with null).
 
       Rerunning the same command skips the chunks already done; the rejects file
       holds only rows never created: fix it and import it as the hint says.
