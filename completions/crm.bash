@@ -15,7 +15,8 @@ _crm_flag() {
     --record-type) REPLY='=contact company deal' ;;
     --input-format) REPLY='=csv ndjson' ;;
     --auth-header) REPLY='=x-api-key bearer' ;;
-    --rate-reset-format) REPLY='=delta epoch' ;;
+    --rate-limit-kind) REPLY='=fixed sliding' ;;
+    --rate-reset-format) REPLY='=delta seconds epoch none' ;;
     --retry-after-format) REPLY='=seconds date' ;;
     *) return 1 ;;
   esac
@@ -106,7 +107,7 @@ _crm_node() {
     'crm keys-check') subs='' flags='--v1 --help -h' args=() ;;
     'crm api') subs='' flags='--data --set --paginate --v1 --idempotency-key --dry-run --help -h' args=('=GET POST PUT PATCH DELETE' 'none') ;;
     'crm completion') subs='' flags='--help -h' args=('=bash zsh fish') ;;
-    'crm sandbox') subs='' flags='--host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-reset-format --retry-after-format --help -h' args=() ;;
+    'crm sandbox') subs='' flags='--host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-limit-kind --rate-reset-format --retry-after-format --help -h' args=() ;;
     *) return 1 ;;
   esac
 }

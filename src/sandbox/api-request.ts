@@ -5,7 +5,7 @@ import { authenticate, requireScope } from './auth.js';
 import type { HandlerCtx, Method, PathRoutes } from './handler.js';
 import { fingerprint, isValidIdempotencyKey, type Claim } from './idempotency.js';
 import { newRequestId } from './random.js';
-import { takeAll, type FixedWindowLimiter } from './rate-limiter.js';
+import { takeAll, type WindowLimiter } from './rate-limiter.js';
 import { ApiError, cut, errorResponse, faultResponse, type RequestMeta } from './responses.js';
 import { resolveV2 } from './resource-handlers.js';
 import { ORGANIZATION, type SandboxState } from './state.js';
@@ -39,7 +39,7 @@ export function answer(rm: RequestMeta, response: SandboxResponse, fault?: Fault
 interface Counted {
   /** the 429's words: `Rate limit` or `Download rate limit` */
   what: string;
-  limits: Array<{ limiter: FixedWindowLimiter; id: string }>;
+  limits: Array<{ limiter: WindowLimiter; id: string }>;
   faultPath: string;
   run(): SandboxResponse;
   /** downloads: a `truncated` fault cuts the real answer instead of replacing the request */

@@ -3,7 +3,7 @@
 import { RESOURCES } from '../api/resources.js';
 import { ApiError, invalidParameter } from './responses.js';
 import { compileRegex, isFaultKind, validateFaultRates, type QueuedFault } from './faults.js';
-import { RESET_FORMATS, RETRY_AFTER_FORMATS, type ResetFormat, type RetryAfterFormat } from './rate-limiter.js';
+import { LIMIT_KINDS, RESET_FORMATS, RETRY_AFTER_FORMATS, type LimitKind, type ResetFormat, type RetryAfterFormat } from './rate-limiter.js';
 import type { SandboxState } from './state.js';
 import type { SandboxResponse } from './types.js';
 import { isPlainObject, parseJson, requireObject } from './validation.js';
@@ -51,6 +51,7 @@ function limitSettings(s: SandboxState): Record<string, Setting> {
     download_window_ms: { get: () => download.windowMs, set: (n: number) => (download.windowMs = n) },
     // 0: every link is expired when it is issued (a test of expiry that no fast machine can win)
     transcript_ttl_ms: { get: () => tokens.ttlMs, set: (n: number) => (tokens.ttlMs = n), zero: true },
+    rate_limit_kind: { get: () => key.kind, set: (v: LimitKind) => (key.kind = org.kind = v), allowed: LIMIT_KINDS },
     rate_reset_format: { get: () => format.reset, set: (v: ResetFormat) => (format.reset = v), allowed: RESET_FORMATS },
     retry_after_format: { get: () => format.retryAfter, set: (v: RetryAfterFormat) => (format.retryAfter = v), allowed: RETRY_AFTER_FORMATS },
   };

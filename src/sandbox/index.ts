@@ -15,7 +15,7 @@ import type { RunningSandbox, SandboxOptions } from './types.js';
 // what `crm sandbox` needs to check its flags before starting
 export { parseFaultSpec } from './faults.js';
 export { loadKeysFile } from './keys.js';
-export { RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
+export { LIMIT_KINDS, RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
 export type { RunningSandbox, SandboxOptions } from './types.js';
 
 /** Listens; resolves to the origin (`scheme://host:port`). */

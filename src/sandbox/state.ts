@@ -4,7 +4,7 @@ import { CursorCodec } from './cursor.js';
 import { FaultInjector, compileRegex } from './faults.js';
 import { IdempotencyCache } from './idempotency.js';
 import { cryptoRandom, mulberry32, newToken } from './random.js';
-import { FixedWindowLimiter } from './rate-limiter.js';
+import { WindowLimiter } from './rate-limiter.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
 import type { KeyDef, SandboxOptions } from './types.js';
@@ -26,9 +26,9 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
     seed: options.seed,
     keys: new Map(keys.map((k) => [k.key, k])),
     store: new Store(idRandom, now),
-    keyLimiter: new FixedWindowLimiter(options.rateLimit ?? 200, window, now),
-    orgLimiter: new FixedWindowLimiter(options.orgRateLimit ?? 1000, window, now),
-    downloadLimiter: new FixedWindowLimiter(options.downloadRateLimit ?? 20, options.downloadWindowMs ?? 1000, now),
+    keyLimiter: new WindowLimiter(options.rateLimit ?? 200, window, now, options.rateLimitKind),
+    orgLimiter: new WindowLimiter(options.orgRateLimit ?? 1000, window, now, options.rateLimitKind),
+    downloadLimiter: new WindowLimiter(options.downloadRateLimit ?? 20, options.downloadWindowMs ?? 1000, now),
     idempotency: new IdempotencyCache(now),
     faults: new FaultInjector(
       {

@@ -1,5 +1,5 @@
 // The sandbox's options, running handle, keys, faults, and the response every handler returns.
-import type { ResetFormat, RetryAfterFormat } from './rate-limiter.js';
+import type { LimitKind, ResetFormat, RetryAfterFormat } from './rate-limiter.js';
 
 export const FAULT_KINDS = ['500', '500-after-write', 'drop', 'drop-after-write', 'html-502', '429', 'truncated'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -40,6 +40,8 @@ export interface SandboxOptions {
   v1InteractionsCursor?: boolean;
   /** the transcript download listener's port (default 0: a free one) */
   downloadPort?: number;
+  /** the shape of the key and organization windows (default fixed) */
+  rateLimitKind?: LimitKind;
   rateResetFormat?: ResetFormat;
   retryAfterFormat?: RetryAfterFormat;
   /** https, with a CA made at start written to `caFile` (removed by close()) */

@@ -26,8 +26,16 @@ const declare = (program: CommandUnknownOpts) =>
     .option('--v1-interactions-cursor', 'send nextCursor from v1 interactions/query too')
     .option('--tls', 'serve https with a certificate made at start; its CA file is "ca_file" in the start line')
     .addOption(
-      new Option('--rate-reset-format <format>', 'X-RateLimit-Reset as seconds until the reset or a Unix time')
-        .choices(['delta', 'epoch'] as const)
+      new Option('--rate-limit-kind <kind>', 'fixed windows, or a sliding window (each request counts for a window after it)')
+        .choices(['fixed', 'sliding'] as const)
+        .default('fixed' as const),
+    )
+    .addOption(
+      new Option(
+        '--rate-reset-format <format>',
+        'X-RateLimit-Reset as seconds until the reset (decimals, or whole rounded up), a Unix time, or no X-RateLimit-* headers',
+      )
+        .choices(['delta', 'seconds', 'epoch', 'none'] as const)
         .default('delta' as const),
     )
     .addOption(

@@ -343,3 +343,55 @@ test('POST /__sandbox/limits switches the header forms at run time', async () =>
     expect((await get(sb)).headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
+
+describe('other rate limiters (docs/sandbox.md "Rate limits": --rate-limit-kind, --rate-reset-format)', () => {
+  test('rateResetFormat "seconds": X-RateLimit-Reset in whole seconds, rounded up', async () => {
+    await withSandbox({ rateLimit: 2, rateWindowMs: 2_500, rateResetFormat: 'seconds' }, async (sb) => {
+      const ok = await get(sb);
+      expect(ok.headers.get('x-ratelimit-reset')).toBe('3'); // ceil of ~2.49 s
+      await sleep(600);
+      expect(expectRateHeaders(await get(sb)).reset).toBe(2);
+      const limited = await get(sb);
+      expect(limited.headers.get('x-ratelimit-reset')).toBe('2');
+      expect(limited.headers.get('retry-after')).toBe('2');
+    });
+  });
+
+  test('rateResetFormat "none": no X-RateLimit-* header at all, a 429 carries only Retry-After', async () => {
+    await withSandbox({ rateLimit: 1, rateWindowMs: LONG, rateResetFormat: 'none' }, async (sb) => {
+      const ok = await get(sb);
+      expectStatus(ok, 200);
+      const limited = await get(sb);
+      expectError(limited, 429, 'RATE_LIMITED');
+      for (const res of [ok, limited]) expect([...res.headers.keys()].filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(55);
+    });
+  });
+
+  test('rateLimitKind "sliding": each request counts for a window after it; Reset is when every unit is free, Retry-After when the next one is', async () => {
+    await withSandbox({ rateLimit: 2, orgRateLimit: 1000, rateWindowMs: 600, rateLimitKind: 'sliding' }, async (sb) => {
+      expectStatus(await get(sb), 200);
+      await sleep(300);
+      const second = await get(sb);
+      expect(expectRateHeaders(second)).toMatchObject({ remaining: 0 });
+      expect(expectRateHeaders(second).reset).toBeGreaterThan(0.5); // the newest request leaves in a whole window
+      const limited = await get(sb);
+      const retry = expect429(limited, 0.35); // the first one leaves ~300 ms from now
+      expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0.45);
+      await sleep(retry * 1000 + 30);
+      expect(expectRateHeaders(await get(sb)).remaining).toBe(0); // one unit was free: the second still counts
+      expect429(await get(sb), 0.35);
+    });
+  });
+
+  test('POST /__sandbox/limits switches the kind (and starts fresh windows)', async () => {
+    const { control } = await import('../helpers.js');
+    await withSandbox({ rateLimit: 5, rateWindowMs: LONG }, async (sb) => {
+      expect((await control(sb, 'GET', '/limits')).body.rate_limit_kind).toBe('fixed');
+      expect((await control(sb, 'POST', '/limits', { rate_limit_kind: 'leaky' })).status).toBe(422);
+      const set = await control(sb, 'POST', '/limits', { rate_limit_kind: 'sliding', rate_reset_format: 'none' });
+      expect(set.body).toMatchObject({ rate_limit_kind: 'sliding', rate_reset_format: 'none' });
+      expect((await get(sb)).headers.get('x-ratelimit-remaining')).toBeNull();
+    });
+  });
+});

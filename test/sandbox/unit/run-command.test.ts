@@ -34,7 +34,7 @@ describe('sandboxOptions', () => {
     [['--rate-window-ms', '1.5'], /--rate-window-ms/],
     [['--fail-rate', '2'], /--fail-rate.*expected a number from 0 to 1/],
     [['--latency-ms', '-1'], /--latency-ms/],
-    [['--rate-reset-format', 'unix'], /--rate-reset-format.*Allowed choices are delta, epoch/],
+    [['--rate-reset-format', 'unix'], /--rate-reset-format.*Allowed choices are delta, seconds, epoch, none/],
     [['--retry-after-format', 'http-date'], /--retry-after-format.*Allowed choices are seconds, date/],
   ])('crm sandbox %j is a usage error (exit 2)', async (args, message) => {
     const f = fakeIO();

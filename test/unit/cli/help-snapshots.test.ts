@@ -2902,9 +2902,13 @@ describe('--help snapshots', () => {
         --v1-interactions-cursor       send nextCursor from v1 interactions/query too
         --tls                          serve https with a certificate made at start;
                                        its CA file is "ca_file" in the start line
-        --rate-reset-format <format>   X-RateLimit-Reset as seconds until the reset or
-                                       a Unix time (choices: "delta", "epoch",
-                                       default: "delta")
+        --rate-limit-kind <kind>       fixed windows, or a sliding window (each
+                                       request counts for a window after it) (choices:
+                                       "fixed", "sliding", default: "fixed")
+        --rate-reset-format <format>   X-RateLimit-Reset as seconds until the reset
+                                       (decimals, or whole rounded up), a Unix time,
+                                       or no X-RateLimit-* headers (choices: "delta",
+                                       "seconds", "epoch", "none", default: "delta")
         --retry-after-format <format>  Retry-After as delta-seconds or an HTTP-date
                                        (choices: "seconds", "date", default:
                                        "seconds")
