@@ -1,11 +1,12 @@
 // Keeps every request of a process under the server's rate limit (CONTRACT §4), from the
 // X-RateLimit-* headers, so bulk work flows instead of bouncing off 429s: pure arithmetic in
-// paceDelay, the state shared by concurrent requests in Pacer.
+// paceDelay and window-units.ts, the state shared by concurrent requests in Pacer.
 import { once, setMaxListeners } from 'node:events';
 import { RateLimitError } from './errors.js';
 import { parseRateLimit } from './rate-headers.js';
 import { MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
 import { type Clock, linkSignals } from './clock.js';
+import { type Unit, addUnit, keepUsed, nextFree, releaseFree, tightenUnits } from './window-units.js';
 
 /** waited past an expected reset so a request never lands on the old window */
 export const RESET_MARGIN_MS = 5;
@@ -21,27 +22,43 @@ export interface PaceState {
   resetAt?: number;
   /** requests admitted that the last `remaining` does not count yet */
   pending: number;
-  lastSendAt?: number;
+  /** when the oldest unit this process used in the window is surely free again (window-units.ts) */
+  freeAt?: number;
+  /** units other clients of the key took during our last request (from its sending to its answer): about what they keep in flight */
+  shared?: number;
 }
 
 /**
- * How long the next request should wait: 0 to go now, Infinity until an answer arrives. While more
- * than half the window's budget is left, requests go at once; below that, the rest is spread evenly
- * over the time left, but the window's last unit goes at once (held to the window's edge it may land
- * in the next window, wasted); with nothing left, wait for the reset.
+ * How long the next request should wait: 0 to go now, Infinity until an answer arrives. What the
+ * window has left goes at once: the least time a limit allows is windows used in full back to back,
+ * fixed or sliding, and a budget spread over the window put the run's last requests at its end.
+ * With nothing left, wait until the first unit we used is surely free (a sliding window frees them
+ * one by one; a fixed one all at its reset), at the latest until the window resets.
  */
 export function paceDelay(s: PaceState): number {
   if (s.now < s.blockedUntil) return s.blockedUntil - s.now;
   if (s.remaining === undefined) return 0;
-  const available = s.remaining - s.pending;
-  if (s.resetAt === undefined) return available > 0 ? 0 : Infinity;
-  if (s.now >= s.resetAt) return 0; // the window is over: the caller rolls the state over
-  if (available <= 0) return s.resetAt - s.now + RESET_MARGIN_MS;
-  // a window longer than crm ever waits is a quota, not a rate: send while it lasts
-  if (s.resetAt - s.now > MAX_RETRY_AFTER_MS) return 0;
-  if (available === 1 || available > Math.ceil((s.limit ?? s.remaining) / 2) || s.lastSendAt === undefined) return 0;
-  const interval = (s.resetAt - s.now) / available;
-  return Math.max(0, Math.ceil(s.lastSendAt + interval - s.now));
+  // others sharing the key have requests in flight too: leave them room (each of ours in flight
+  // stands for its share of theirs), but one request of ours may always go: its answer tells
+  const available = s.remaining - s.pending - (s.pending > 0 ? (s.shared ?? 0) : 0);
+  if (available > 0) return 0;
+  if (s.pending > 0 && s.remaining - s.pending > 0) return Infinity; // until an answer
+  // after a reset we inferred: wait for an answer of those in flight (with none, one goes and asks)
+  if (s.resetAt === undefined) return s.pending > 0 ? Infinity : 0;
+  const at = Math.min(s.resetAt, s.freeAt ?? Infinity);
+  if (s.now >= at) return 0; // a unit is free: the caller counts it
+  return at - s.now + RESET_MARGIN_MS;
+}
+
+/**
+ * The units others took while our request `seq` was under way: we knew `known` remained (counting
+ * our requests up to `knownSeq`) when it went out, and its answer says `remaining`; what the server
+ * counted beyond our own requests in between is theirs. Remaining that grew (a new window, units
+ * freed) says nothing: 0.
+ */
+export function sharedUse(known: { remaining?: number; seq: number }, remaining: number, seq: number): number {
+  if (known.remaining === undefined) return 0;
+  return Math.max(0, known.remaining - remaining - (seq - known.seq));
 }
 
 /**
@@ -50,11 +67,15 @@ export function paceDelay(s: PaceState): number {
  */
 export interface PacerTicket {
   seq?: number;
+  /** what the pacer knew when it went out (sharedUse) */
+  known?: { remaining?: number; seq: number };
 }
 
 export class Pacer {
-  /** what the answers said of the window (PaceState without `now` and `pending`) */
-  private readonly w: Omit<PaceState, 'now' | 'pending'> = { blockedUntil: 0 };
+  /** what the answers said of the window (PaceState without `now`, `pending` and `freeAt`) */
+  private readonly w: Omit<PaceState, 'now' | 'pending' | 'freeAt'> = { blockedUntil: 0 };
+  /** the units of the window this process used, oldest first, and by when each is free again */
+  private units: Unit[] = [];
   private seq = 0;
   /** the seq of the request whose headers set `remaining` */
   private appliedSeq = 0;
@@ -72,15 +93,13 @@ export class Pacer {
     for (;;) {
       signal?.throwIfAborted();
       const now = this.clock.now();
-      // past the reset, a fresh window: the full limit (what is in flight still counts)
-      if (this.w.resetAt !== undefined && now >= this.w.resetAt) Object.assign(this.w, { resetAt: undefined, remaining: this.w.limit });
-      const wait = paceDelay({ ...this.w, now, pending: this.pending.size });
+      this.rollOver(now);
+      const wait = paceDelay({ ...this.w, now, pending: this.pending.size, freeAt: nextFree(this.units, this.appliedSeq) });
       if (wait > MAX_RETRY_AFTER_MS && wait !== Infinity) throw this.tooLong(wait, now);
       if (wait > 0 && wait !== Infinity) options.onWait?.(wait, this.waitReason(now));
       if (wait <= 0) {
         const ticket: PacerTicket = {};
         this.pending.add(ticket);
-        this.w.lastSendAt = now;
         this.stats.admitted++;
         if (now > started) {
           this.stats.waited++;
@@ -97,22 +116,42 @@ export class Pacer {
    * requests are ordered by when they are sent, not admitted: other work may come between.
    */
   sent(ticket: PacerTicket): void {
-    if (this.pending.has(ticket) && ticket.seq === undefined) ticket.seq = ++this.seq;
+    if (!this.pending.has(ticket) || ticket.seq !== undefined) return;
+    ticket.seq = ++this.seq;
+    ticket.known = { remaining: this.w.remaining, seq: this.appliedSeq };
+    addUnit(this.units, ticket.seq);
   }
 
   /** The answer (or failure) of a slot's request, or the slot unused: its headers update the window. */
   done(ticket: PacerTicket, headers?: Record<string, string | undefined>): void {
     const seq = ticket.seq ?? 0;
-    const info = headers && seq > this.appliedSeq ? parseRateLimit(headers, this.clock.now()) : undefined;
-    if (info) {
+    const info = headers && seq > 0 ? parseRateLimit(headers, this.clock.now()) : undefined;
+    if (info) tightenUnits(this.units, seq, info.resetAt); // an older answer's Reset still bounds the units before it
+    if (info && seq > this.appliedSeq) {
+      if (ticket.known) this.w.shared = sharedUse(ticket.known, info.remaining, seq);
       this.appliedSeq = seq;
       Object.assign(this.w, { remaining: info.remaining, resetAt: info.resetAt, limit: info.limit ?? this.w.limit });
+      if (this.w.limit !== undefined) keepUsed(this.units, seq, this.w.limit - info.remaining);
       // the server counted every request sent before this one
       for (const t of this.pending) if (t.seq !== undefined && t.seq <= seq) this.pending.delete(t);
     }
     // without headers (a network error, a 5xx) it may or may not have counted: forget it
     this.pending.delete(ticket);
     this.notify();
+  }
+
+  /**
+   * Past the reset, a fresh window: the full limit (what is in flight still counts). Before it, the
+   * units we used that are surely free again count as remaining.
+   */
+  private rollOver(now: number): void {
+    if (this.w.resetAt !== undefined && now >= this.w.resetAt) {
+      Object.assign(this.w, { resetAt: undefined, remaining: this.w.limit });
+      this.units = this.units.filter((u) => u.seq > this.appliedSeq);
+      return;
+    }
+    const freed = releaseFree(this.units, this.appliedSeq, now);
+    if (freed > 0 && this.w.remaining !== undefined) this.w.remaining = Math.min(this.w.remaining + freed, this.w.limit ?? Infinity);
   }
 
   /** A 429: nobody sends before `ms` from now. */
@@ -142,7 +181,7 @@ export class Pacer {
     const left = (this.w.remaining ?? 0) - this.pending.size;
     return left <= 0
       ? `the rate limit is used up (X-RateLimit-Remaining ${this.w.remaining ?? 0}) until the window resets`
-      : `spreading the ${this.w.remaining} requests left over the rate-limit window`;
+      : `${left} requests of the rate-limit window left`;
   }
 
   private notify(): void {

@@ -68,19 +68,27 @@ describe('paceDelay', () => {
     expect(paceDelay(s({ blockedUntil: 1500 }))).toBe(500);
     expect(paceDelay(s({ blockedUntil: 1500, remaining: 100, resetAt: 9000 }))).toBe(500);
   });
-  it('goes at once while more than half the budget is left', () => {
-    expect(paceDelay(s({ limit: 30, remaining: 30, resetAt: 4000, lastSendAt: 999 }))).toBe(0);
-    expect(paceDelay(s({ limit: 30, remaining: 20, resetAt: 4000, pending: 4, lastSendAt: 999 }))).toBe(0);
-  });
-  it('spreads the rest over the time left once half is used', () => {
-    // 15 left, 3000 ms left: one every 200 ms
-    expect(paceDelay(s({ limit: 30, remaining: 15, resetAt: 4000, lastSendAt: 1000 }))).toBe(200);
-    expect(paceDelay(s({ limit: 30, remaining: 15, resetAt: 4000, lastSendAt: 900 }))).toBe(100);
-    expect(paceDelay(s({ limit: 30, remaining: 15, resetAt: 4000, lastSendAt: 700 }))).toBe(0);
+  // Changed in issue 13: what the window has left goes at once (no longer spread over the window
+  // once half is used): the least time a limit allows is its windows used in full back to back, and
+  // spreading put the run's last requests at the end of its last window (efficiency 0.6).
+  it('sends what the window has left at once, however little and however long the window', () => {
+    expect(paceDelay(s({ limit: 30, remaining: 30, resetAt: 4000 }))).toBe(0);
+    expect(paceDelay(s({ limit: 30, remaining: 15, resetAt: 4000 }))).toBe(0);
+    expect(paceDelay(s({ limit: 30, remaining: 2, pending: 1, resetAt: 60_000 }))).toBe(0);
   });
   it('counts requests in flight against what remains', () => {
-    // 10 remain but 5 are in flight: 5 over 1000 ms
-    expect(paceDelay(s({ limit: 30, remaining: 10, pending: 5, resetAt: 2000, lastSendAt: 1000 }))).toBe(200);
+    expect(paceDelay(s({ limit: 30, remaining: 10, pending: 9, resetAt: 2000 }))).toBe(0);
+    expect(paceDelay(s({ limit: 30, remaining: 10, pending: 10, resetAt: 2000 }))).toBe(1000 + RESET_MARGIN_MS);
+  });
+  it('with nothing left, waits until our oldest unit is surely free, if before the reset', () => {
+    expect(paceDelay(s({ limit: 30, remaining: 0, resetAt: 9000, freeAt: 1200 }))).toBe(200 + RESET_MARGIN_MS);
+    expect(paceDelay(s({ limit: 30, remaining: 0, resetAt: 1500, freeAt: 3000 }))).toBe(500 + RESET_MARGIN_MS);
+    expect(paceDelay(s({ limit: 30, remaining: 0, resetAt: 9000, freeAt: 1000 }))).toBe(0); // free now: the caller counts it
+  });
+  it('leaves room for what others sharing the key have in flight, but one request of ours may always go', () => {
+    expect(paceDelay(s({ limit: 30, remaining: 6, pending: 2, shared: 3, resetAt: 9000 }))).toBe(0);
+    expect(paceDelay(s({ limit: 30, remaining: 6, pending: 3, shared: 3, resetAt: 9000 }))).toBe(Infinity); // until an answer
+    expect(paceDelay(s({ limit: 30, remaining: 2, pending: 0, shared: 12, resetAt: 9000 }))).toBe(0);
   });
   it('waits for the reset when nothing is left', () => {
     expect(paceDelay(s({ limit: 30, remaining: 0, resetAt: 2500 }))).toBe(1500 + RESET_MARGIN_MS);
@@ -93,10 +101,12 @@ describe('paceDelay', () => {
   it('after an inferred reset, goes until in-flight requests fill the limit, then waits for an answer', () => {
     expect(paceDelay(s({ limit: 30, remaining: 30, pending: 29 }))).toBe(0);
     expect(paceDelay(s({ limit: 30, remaining: 30, pending: 30 }))).toBe(Infinity);
+    // nothing in flight: no answer is coming to wake it (a Limit of 0 hung crm for ever): one goes and asks
+    expect(paceDelay(s({ limit: 0, remaining: 0, pending: 0 }))).toBe(0);
   });
   it('uses remaining as the budget when the limit is unknown', () => {
-    expect(paceDelay(s({ remaining: 10, resetAt: 2000, lastSendAt: 1000 }))).toBe(0);
-    expect(paceDelay(s({ remaining: 4, resetAt: 2000, lastSendAt: 1000 }))).toBe(0); // 4 > ceil(4/2)
+    expect(paceDelay(s({ remaining: 10, resetAt: 2000 }))).toBe(0);
+    expect(paceDelay(s({ remaining: 4, pending: 4, resetAt: 2000 }))).toBe(1000 + RESET_MARGIN_MS);
   });
 });
 

@@ -1,0 +1,194 @@
+// The pacer against every shape of rate limiter a real server uses (issue 13, "Pacing"): the
+// sandbox's own limiter (fixed or sliding windows; Reset with decimals, in whole seconds rounded up,
+// or as a Unix time) on a simulated clock, driven by workers through one Pacer per process, as
+// `crm batch` does. Properties: one process never meets a 429 and loses at most what the headers
+// hide (a second of rounding per window, the latency); several processes on one key all finish.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SimClock } from '../../helpers/clock.js';
+import { Pacer, paceDelay, RESET_MARGIN_MS, type PaceState } from '../../../src/http/pacer.js';
+import { retryAfterMs } from '../../../src/http/rate-headers.js';
+import { WindowLimiter, takeAll, type LimitKind, type ResetFormat } from '../../../src/sandbox/rate-limiter.js';
+import { addUnit, keepUsed, nextFree, releaseFree, tightenUnits, type Unit } from '../../../src/http/window-units.js';
+
+interface Run {
+  total: number;
+  limit: number;
+  windowMs: number;
+  workers: number;
+  latencyMs: number;
+  kind: LimitKind;
+  reset: ResetFormat;
+  processes?: number;
+  /** where in a second the run starts (whole-second rounding depends on it) */
+  phaseMs?: number;
+}
+
+async function simulate(o: Run) {
+  const clock = new SimClock();
+  clock.t = 1_800_000_000_000 + (o.phaseMs ?? 0);
+  const limiter = new WindowLimiter(o.limit, o.windowMs, () => clock.now(), o.kind);
+  const format = { reset: o.reset, retryAfter: 'seconds', now: () => clock.now() } as const;
+  const starts: number[] = [];
+  let tooMany = 0;
+  let next = 0;
+  const processes = o.processes ?? 1;
+  const worker = async (pacer: Pacer) => {
+    while (next < o.total) {
+      next++;
+      for (;;) {
+        const ticket = await pacer.acquire();
+        pacer.sent(ticket);
+        await clock.sleep(o.latencyMs / 2);
+        const answer = takeAll([{ limiter, id: 'key' }], format);
+        if (answer.ok) starts.push(clock.now() - o.latencyMs / 2);
+        await clock.sleep(o.latencyMs / 2);
+        const headers = Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k.toLowerCase(), v]));
+        pacer.done(ticket, headers);
+        if (answer.ok) break;
+        tooMany++;
+        pacer.block(retryAfterMs(headers['retry-after'], clock.now()) ?? 1000);
+      }
+    }
+  };
+  const pacers = Array.from({ length: processes }, () => new Pacer(clock));
+  await clock.run(Promise.all(pacers.flatMap((p) => Array.from({ length: o.workers }, () => worker(p)))));
+  const leastMs = (Math.ceil(o.total / o.limit) - 1) * o.windowMs;
+  const takenMs = starts[starts.length - 1]! - starts[0]!;
+  return { ok: starts.length, tooMany, leastMs, takenMs, efficiency: leastMs / takenMs };
+}
+
+const shape = fc
+  .record({
+    total: fc.integer({ min: 1, max: 150 }),
+    limit: fc.integer({ min: 2, max: 50 }),
+    windowMs: fc.integer({ min: 1_000, max: 20_000 }),
+    workers: fc.integer({ min: 1, max: 8 }),
+    latencyMs: fc.integer({ min: 2, max: 100 }),
+    kind: fc.constantFrom<LimitKind>('fixed', 'sliding'),
+    reset: fc.constantFrom<ResetFormat>('delta', 'seconds', 'epoch'),
+    phaseMs: fc.integer({ min: 0, max: 999 }),
+  })
+  // the limit, not the workers, is the bound; and the first requests, sent before any answer tells
+  // the limit, fit in it
+  .filter((o) => Math.ceil(o.limit / o.workers) * o.latencyMs * 2 <= o.windowMs && o.workers <= o.limit);
+
+describe('one process against each shape of limiter', () => {
+  it('never meets a 429, and loses at most the rounding and the latency per window, and the last burst', async () => {
+    await fc.assert(
+      fc.asyncProperty(shape, async (o) => {
+        const r = await simulate(o);
+        expect(r.ok).toBe(o.total);
+        expect(r.tooMany).toBe(0);
+        const windows = Math.ceil(o.total / o.limit) - 1;
+        const rounding = o.reset === 'delta' ? 1 : 1_000;
+        const lastBurst = Math.ceil(Math.min(o.total, o.limit) / o.workers) * o.latencyMs;
+        expect(r.takenMs).toBeLessThanOrEqual(r.leastMs + windows * (rounding + 2 * o.latencyMs + 2 * RESET_MARGIN_MS) + lastBurst);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it.each([
+    ['fixed', 'seconds', 0.97],
+    ['fixed', 'delta', 0.97],
+    ['sliding', 'seconds', 0.97],
+    ['sliding', 'epoch', 0.9],
+    // a Unix second hides where in it a window anchored at its first request ends: up to a second late
+    ['fixed', 'epoch', 0.9],
+  ] as const)('%s windows, Reset as %s: 120 requests at 40 per 10 s, 4 workers → efficiency ≥ %d', async (kind, reset, goal) => {
+    for (const phaseMs of [0, 250, 500, 750, 999]) {
+      const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 20, kind, reset, phaseMs });
+      expect(r.tooMany).toBe(0);
+      expect(r.efficiency).toBeGreaterThanOrEqual(goal);
+    }
+  });
+});
+
+describe('several processes sharing one key', () => {
+  it('all finish, at ≥ 0.85 of the least time together, with few 429s', async () => {
+    for (const kind of ['fixed', 'sliding'] as const) {
+      const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 40, kind, reset: 'seconds', processes: 4 });
+      expect(r.ok).toBe(120);
+      expect(r.efficiency).toBeGreaterThanOrEqual(0.85);
+      expect(r.tooMany).toBeLessThanOrEqual(12);
+    }
+  });
+});
+
+describe('paceDelay, properties', () => {
+  const state = fc.record({
+    now: fc.integer({ min: 0, max: 1e6 }),
+    blockedUntil: fc.integer({ min: 0, max: 1e6 }),
+    limit: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
+    remaining: fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined }),
+    resetAt: fc.option(fc.integer({ min: 0, max: 2e6 }), { nil: undefined }),
+    pending: fc.integer({ min: 0, max: 50 }),
+    freeAt: fc.option(fc.integer({ min: 0, max: 2e6 }), { nil: undefined }),
+    shared: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }),
+  });
+  it('is never negative nor NaN; waits out a block; never sends into a used-up window before a unit is surely free', () => {
+    fc.assert(
+      fc.property(state, (s: PaceState) => {
+        const d = paceDelay(s);
+        expect(d).toBeGreaterThanOrEqual(0);
+        expect(Number.isNaN(d)).toBe(false);
+        if (s.now < s.blockedUntil) expect(d).toBe(s.blockedUntil - s.now);
+        const usedUp = s.remaining !== undefined && s.remaining - s.pending <= 0;
+        if (s.now >= s.blockedUntil && usedUp && s.resetAt !== undefined) {
+          const free = Math.min(s.resetAt ?? Infinity, s.freeAt ?? Infinity);
+          if (s.now < free) expect(s.now + d).toBeGreaterThan(free);
+        }
+        // waiting for an answer only when one is coming
+        if (d === Infinity) expect(s.pending).toBeGreaterThan(0);
+        // with something left and nobody in flight, a request goes at once
+        if (s.now >= s.blockedUntil && s.pending === 0 && (s.remaining === undefined || s.remaining > 0)) expect(d).toBe(0);
+      }),
+    );
+  });
+});
+
+describe('window units, properties', () => {
+  // a run of sends and answers (each answer to one request sent, with a Reset and a count used)
+  const events = fc.array(
+    fc.oneof(
+      fc.record({ send: fc.constant(true) }),
+      fc.record({ answer: fc.nat(), resetAt: fc.integer({ min: 0, max: 10_000 }), used: fc.integer({ min: 0, max: 20 }) }),
+    ),
+    { maxLength: 60 },
+  );
+  it('each unit is free by the earliest Reset of the answers to it and to later requests; the newest `used` stay', () => {
+    fc.assert(
+      fc.property(events, fc.integer({ min: 0, max: 10_000 }), (evs, now) => {
+        const units: Unit[] = [];
+        const answers: Array<{ seq: number; resetAt: number }> = [];
+        let seq = 0;
+        let applied = 0;
+        for (const e of evs) {
+          if ('send' in e) addUnit(units, ++seq);
+          else if (seq > 0) {
+            const s = (e.answer % seq) + 1;
+            answers.push({ seq: s, resetAt: e.resetAt });
+            tightenUnits(units, s, e.resetAt);
+            if (s > applied) {
+              applied = s;
+              keepUsed(units, s, e.used);
+              expect(units.filter((u) => u.seq <= s).length).toBeLessThanOrEqual(Math.max(e.used, 0));
+            }
+          }
+        }
+        for (let i = 0; i < units.length; i++) {
+          const u = units[i]!;
+          const oracle = Math.min(...answers.filter((a) => a.seq >= u.seq).map((a) => a.resetAt));
+          expect(u.freeAt).toBe(oracle);
+          if (i > 0) expect(u.seq).toBeGreaterThan(units[i - 1]!.seq);
+          if (i > 0) expect(u.freeAt).toBeGreaterThanOrEqual(units[i - 1]!.freeAt);
+        }
+        const first = nextFree(units, applied);
+        const freed = releaseFree(units, applied, now);
+        if (first !== undefined && first <= now) expect(freed).toBeGreaterThan(0);
+        if (first === undefined || first > now) expect(freed).toBe(0);
+      }),
+    );
+  });
+});
