@@ -10,6 +10,7 @@
 //   npm run bench:pacing                                 (builds first)
 //   node bench/pacing.mjs --quick                        (fewer rows: about a minute)
 //   node bench/pacing.mjs --only fixed-seconds,procs-4 --json
+//   node bench/pacing.mjs --crm /tmp/old/bin/crm         (another build as the client: before/after)
 //
 // Least time: the first request opens a window; at best the windows follow each other back to back,
 // so the last of R requests at L per window W cannot start before (ceil(R / L) - 1) × W after the
@@ -37,8 +38,11 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     processes: { type: 'string', default: '4' },
     json: { type: 'boolean', default: false },
+    /** the client under test, e.g. another build's bin/crm for a before/after table (the sandbox stays this one) */
+    crm: { type: 'string' },
   },
 });
+const CLIENT = flags.crm ? path.resolve(flags.crm) : CRM;
 const ROWS = Number(flags.rows ?? (flags.quick ? 6_000 : 12_000));
 const LIMIT = Number(flags['rate-limit'] ?? (flags.quick ? 30 : 40));
 const WINDOW_MS = Number(flags['rate-window-ms'] ?? 10_000);
@@ -85,7 +89,7 @@ function writeCsv(file, from, to) {
 /** Runs `crm -v batch contacts FILE`; resolves with its summary and each request's start (ms on `t0`'s clock). */
 async function runBatch(sb, file, t0) {
   const env = { ...process.env, CRM_BASE_URL: sb.base_url, CRM_API_KEY: sb.keys.admin, CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')) };
-  const args = [CRM, '-o', 'json', '--quiet', '-v', 'batch', 'contacts', file, '--concurrency', String(CONCURRENCY)];
+  const args = [CLIENT, '-o', 'json', '--quiet', '-v', 'batch', 'contacts', file, '--concurrency', String(CONCURRENCY)];
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -6,7 +6,7 @@ import { RateLimitError } from './errors.js';
 import { parseRateLimit } from './rate-headers.js';
 import { MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
 import { type Clock, linkSignals } from './clock.js';
-import { type Unit, addUnit, keepUsed, nextFree, releaseFree, tightenUnits } from './window-units.js';
+import { type Unit, addUnit, dropUnit, keepUsed, nextFree, releaseFree, tightenUnits } from './window-units.js';
 
 /** waited past an expected reset so a request never lands on the old window */
 export const RESET_MARGIN_MS = 5;
@@ -126,7 +126,9 @@ export class Pacer {
   done(ticket: PacerTicket, headers?: Record<string, string | undefined>): void {
     const seq = ticket.seq ?? 0;
     const info = headers && seq > 0 ? parseRateLimit(headers, this.clock.now()) : undefined;
-    if (info) tightenUnits(this.units, seq, info.resetAt); // an older answer's Reset still bounds the units before it
+    if (info)
+      tightenUnits(this.units, seq, info.resetAt); // an older answer's Reset still bounds the units before it
+    else dropUnit(this.units, seq);
     if (info && seq > this.appliedSeq) {
       if (ticket.known) this.w.shared = sharedUse(ticket.known, info.remaining, seq);
       this.appliedSeq = seq;

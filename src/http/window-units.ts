@@ -16,6 +16,12 @@ export function addUnit(units: Unit[], seq: number): void {
   units.push({ seq, freeAt: Infinity });
 }
 
+/** Request `seq` was answered without a word on the window (a replay, a failure): it is not counted here. */
+export function dropUnit(units: Unit[], seq: number): void {
+  const i = units.findIndex((u) => u.seq === seq);
+  if (i >= 0) units.splice(i, 1);
+}
+
 /**
  * The answer to request `seq` says the window is whole again by `resetAt`: so is every unit sent
  * at or before it. `freeAt` stays non-decreasing in `seq`, so the walk from the newest stops at the

@@ -9,7 +9,7 @@ import { SimClock } from '../../helpers/clock.js';
 import { Pacer, paceDelay, RESET_MARGIN_MS, type PaceState } from '../../../src/http/pacer.js';
 import { retryAfterMs } from '../../../src/http/rate-headers.js';
 import { WindowLimiter, takeAll, type LimitKind, type ResetFormat } from '../../../src/sandbox/rate-limiter.js';
-import { addUnit, keepUsed, nextFree, releaseFree, tightenUnits, type Unit } from '../../../src/http/window-units.js';
+import { addUnit, dropUnit, keepUsed, nextFree, releaseFree, tightenUnits, type Unit } from '../../../src/http/window-units.js';
 
 interface Run {
   total: number;
@@ -153,6 +153,7 @@ describe('window units, properties', () => {
   const events = fc.array(
     fc.oneof(
       fc.record({ send: fc.constant(true) }),
+      fc.record({ drop: fc.nat() }),
       fc.record({ answer: fc.nat(), resetAt: fc.integer({ min: 0, max: 10_000 }), used: fc.integer({ min: 0, max: 20 }) }),
     ),
     { maxLength: 60 },
@@ -166,6 +167,7 @@ describe('window units, properties', () => {
         let applied = 0;
         for (const e of evs) {
           if ('send' in e) addUnit(units, ++seq);
+          else if ('drop' in e) dropUnit(units, (e.drop % Math.max(seq, 1)) + 1);
           else if (seq > 0) {
             const s = (e.answer % seq) + 1;
             answers.push({ seq: s, resetAt: e.resetAt });
