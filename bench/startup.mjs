@@ -4,6 +4,7 @@
 // medians' ratios to `node -e 0` (the floor) beside the goals of issue 13: at most 1.15×, 1.4× and 2.0×
 // on Node 24 (what users run).
 // NODE=/path/to/node runs the commands (and the floor) on that Node (default: the one running this).
+// A second floor: bench/undici-get.mjs, bundled, the same GET with undici and nothing else.
 // BEFORE=/path/to/other/bin/crm adds the same three commands of another build to the same rounds,
 // for a before/after table measured under the same load.
 // ROUNDS (default 31) rounds are measured after WARMUP (default 3) unmeasured ones.
@@ -11,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { CRM, startSandboxChild } from './sandbox-child.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 31);
@@ -27,7 +29,19 @@ try {
   };
   const node = process.env.NODE || process.execPath;
   const builds = { '': CRM, ...(process.env.BEFORE ? { 'before: ': process.env.BEFORE } : {}) };
-  const cases = { 'node -e 0': [node, ['-e', '0']] };
+  const bareDir = mkdtempSync(join(tmpdir(), 'crm-bench-'));
+  await build({
+    entryPoints: [new URL('undici-get.mjs', import.meta.url).pathname],
+    outdir: bareDir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  const bare = join(bareDir, 'undici-get.js');
+  const cases = { 'node -e 0': [node, ['-e', '0']], 'floor: undici GET alone': [node, [bare, id]] };
   const targets = {};
   for (const [label, crm] of Object.entries(builds)) {
     cases[`${label}crm --version`] = [node, [crm, '--version']];

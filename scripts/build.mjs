@@ -1,8 +1,8 @@
 // Bundles src/cli/main.ts into dist/ with esbuild. Code splitting keeps each command's heavy
 // dependencies (undici, zod, conf, ora, the sandbox) in chunks loaded only when that command runs,
-// so `crm contacts --help` loads commander alone; dist/cli/version.js lets bin/crm answer `crm --version`
-// without loading even that, and dist/cli/root-help.js with root-help.json `crm --help` without
-// building the command tree. Measure with `npm run bench:startup` after changing anything here.
+// so `crm contacts --help` loads commander alone; bin/crm answers `crm --version` from package.json
+// without loading even that, and `crm --help` from dist/cli/root-help.json without building the
+// command tree. Measure with `npm run bench:startup` after changing anything here.
 //
 // The bundle holds every library crm runs, so the published package has no runtime dependencies:
 // libraries go in devDependencies, and dist/THIRD_PARTY_LICENSES.txt carries the licence of each
@@ -114,8 +114,6 @@ for (const file of Object.keys(metafile.outputs).filter((f) => f.endsWith('.js')
   const rest = text.slice(REQUIRE_BANNER.length);
   if (text.startsWith(REQUIRE_BANNER) && !/\brequire\b/.test(rest)) writeFileSync(file, rest);
 }
-// What bin/crm prints for `crm --version` without loading the CLI; the same value as VERSION.
-writeFileSync(new URL(`../${outdir}/cli/version.js`, import.meta.url), `export const VERSION = ${JSON.stringify(pkg.version)};\n`);
 // What bin/crm prints for `crm --help` without building the command tree (src/cli/root-help.ts):
 // the template for any width, and the text at commander's default width (not a terminal, or 80
 // columns), which then needs no module at all.

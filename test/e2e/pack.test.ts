@@ -79,7 +79,6 @@ describe('the packed tarball, installed', () => {
   it('holds the built bundle, its licences and the LICENSE, and no source maps or sources', () => {
     expect(tarFiles).toContain('package/bin/crm');
     expect(tarFiles).toContain('package/dist/cli/main.js');
-    expect(tarFiles).toContain('package/dist/cli/version.js');
     expect(tarFiles).toContain('package/dist/cli/root-help.js');
     expect(tarFiles).toContain('package/dist/cli/root-help.json');
     expect(tarFiles).toContain('package/dist/THIRD_PARTY_LICENSES.txt');

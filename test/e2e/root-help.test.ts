@@ -31,6 +31,16 @@ describe('crm --help and --version, answered before the CLI loads', () => {
     expect(r.stdout).toBe(await programHelp());
   });
 
+  it.each(['--version', '-V'])('crm %s prints the version the built program prints', async (flag) => {
+    const r = await runCrm([flag]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const program = await runCrm(['--quiet', '--version']); // not alone: dist/cli/main.js answers
+    expect(program.code).toBe(0);
+    expect(r.stdout).toBe(program.stdout);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+  });
+
   it.skipIf(!HAS_SCRIPT)('crm --help on a 100-column terminal is wrapped as the program wraps it', async () => {
     const command = `stty cols 100 rows 50; exec '${process.execPath}' '${CRM_BIN}' --help`;
     const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
