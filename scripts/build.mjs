@@ -1,7 +1,8 @@
 // Bundles src/cli/main.ts into dist/ with esbuild. Code splitting keeps each command's heavy
 // dependencies (undici, zod, conf, ora, the sandbox) in chunks loaded only when that command runs,
-// so `crm --help` loads commander alone; dist/cli/version.js lets bin/crm answer `crm --version`
-// without loading even that. Measure with `npm run bench:startup` after changing anything here.
+// so `crm contacts --help` loads commander alone; bin/crm answers `crm --version` from package.json
+// without loading even that, and `crm --help` from dist/cli/root-help.json without building the
+// command tree. Measure with `npm run bench:startup` after changing anything here.
 //
 // The bundle holds every library crm runs, so the published package has no runtime dependencies:
 // libraries go in devDependencies, and dist/THIRD_PARTY_LICENSES.txt carries the licence of each
@@ -13,6 +14,7 @@
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { thirdPartyLicenses } from './licenses.mjs';
 
 const release = process.argv.includes('--release');
@@ -65,12 +67,22 @@ const plugins = [
     request: /^node:child_process$/,
     contents: "let cp; module.exports = new Proxy({}, { get: (_, name) => (cp ??= require('node:child_process'))[name] });",
   }),
+  // `crm --help` (src/cli/root-help.ts) needs commander's Help class alone: not commander's index,
+  // which loads every other part of commander (~9 ms). commander's exports map hides lib/help.js
+  // from an import, so the replacement names the file.
+  replaceModule('commander-help-only', {
+    importer: /\/src\/cli\/root-help\.ts$/,
+    request: /^@commander-js\/extra-typings$/,
+    contents: `export { Help } from ${JSON.stringify(fileURLToPath(new URL('../node_modules/commander/lib/help.js', import.meta.url)))};`,
+  }),
 ];
+
+const REQUIRE_BANNER = "import { createRequire as __crmCreateRequire } from 'node:module'; const require = __crmCreateRequire(import.meta.url);";
 
 const outdir = 'dist';
 rmSync(new URL(`../${outdir}`, import.meta.url), { recursive: true, force: true });
 const { metafile } = await build({
-  entryPoints: { 'cli/main': 'src/cli/main.ts' },
+  entryPoints: { 'cli/main': 'src/cli/main.ts', 'cli/root-help': 'src/cli/root-help.ts' },
   outdir,
   bundle: true,
   splitting: true,
@@ -84,10 +96,9 @@ const { metafile } = await build({
   chunkNames: 'chunks/[name]-[hash]',
   define: { __CRM_VERSION__: JSON.stringify(pkg.version) },
   plugins,
-  // CommonJS dependencies (cli-table3) call require(); give the ESM bundle a real one.
-  banner: {
-    js: "import { createRequire as __crmCreateRequire } from 'node:module'; const require = __crmCreateRequire(import.meta.url);",
-  },
+  // CommonJS dependencies (cli-table3) call require(); give the ESM bundle a real one (dropped
+  // below from the chunks that never call it).
+  banner: { js: REQUIRE_BANNER },
   logLevel: 'warning',
 });
 const missed = [...replacementHits].filter(([, hits]) => hits === 0).map(([name]) => name);
@@ -95,6 +106,20 @@ if (missed.length > 0) {
   console.error(`build: ${missed.join(', ')} found nothing to replace: a dependency changed under it (scripts/build.mjs)`);
   process.exit(1);
 }
-// What bin/crm prints for `crm --version` without loading the CLI; the same value as VERSION.
-writeFileSync(new URL(`../${outdir}/cli/version.js`, import.meta.url), `export const VERSION = ${JSON.stringify(pkg.version)};\n`);
+// Most chunks never name `require` (esbuild's CommonJS wrappers get it from the one chunk that
+// defines __require): each such chunk's banner only imported node:module and made a require, about
+// 0.1 ms a chunk, some thirty on every request command. The line stays, empty, so source maps hold.
+for (const file of Object.keys(metafile.outputs).filter((f) => f.endsWith('.js'))) {
+  const text = readFileSync(file, 'utf8');
+  const rest = text.slice(REQUIRE_BANNER.length);
+  if (text.startsWith(REQUIRE_BANNER) && !/\brequire\b/.test(rest)) writeFileSync(file, rest);
+}
+// What bin/crm prints for `crm --help` without building the command tree (src/cli/root-help.ts):
+// the template for any width, and the text at commander's default width (not a terminal, or 80
+// columns), which then needs no module at all.
+const { rootHelpTemplate } = await import(new URL(`../${outdir}/cli/main.js`, import.meta.url).href);
+const { renderHelp } = await import(new URL(`../${outdir}/cli/root-help.js`, import.meta.url).href);
+const template = rootHelpTemplate();
+const rootHelp = { template, at80: renderHelp(template, undefined) };
+writeFileSync(new URL(`../${outdir}/cli/root-help.json`, import.meta.url), JSON.stringify(rootHelp));
 writeFileSync(new URL(`../${outdir}/THIRD_PARTY_LICENSES.txt`, import.meta.url), thirdPartyLicenses(Object.keys(metafile.inputs)));

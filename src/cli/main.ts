@@ -6,6 +6,9 @@ import { CrmError, UsageError } from '../http/errors.js';
 import type { RunState } from '../commands/shared/define.js';
 import { buildProgram } from './program.js';
 
+/** for scripts/build.mjs: the root help bin/crm prints without the command tree (root-help.ts) */
+export { rootHelpTemplate } from './root-help-template.js';
+
 interface MainOptions {
   io?: IO;
   env?: Record<string, string | undefined>;

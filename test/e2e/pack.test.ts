@@ -79,7 +79,8 @@ describe('the packed tarball, installed', () => {
   it('holds the built bundle, its licences and the LICENSE, and no source maps or sources', () => {
     expect(tarFiles).toContain('package/bin/crm');
     expect(tarFiles).toContain('package/dist/cli/main.js');
-    expect(tarFiles).toContain('package/dist/cli/version.js');
+    expect(tarFiles).toContain('package/dist/cli/root-help.js');
+    expect(tarFiles).toContain('package/dist/cli/root-help.json');
     expect(tarFiles).toContain('package/dist/THIRD_PARTY_LICENSES.txt');
     expect(tarFiles).toContain('package/LICENSE');
     expect(tarFiles.filter((f) => f.endsWith('.map'))).toEqual([]);
@@ -105,6 +106,14 @@ describe('the packed tarball, installed', () => {
     // …on the Node running these tests (the shim's `env node` finds it first on PATH).
     const node = await collect(spawn('node', ['-p', 'process.version'], { env: crmEnv(), stdio: ['pipe', 'pipe', 'pipe'] }));
     expect(node.stdout.trim()).toBe(process.version);
+  });
+
+  it('crm --help (printed by bin/crm from dist/cli/root-help.json) lists the groups', async () => {
+    const r = await runInstalled(['--help']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: crm \[options\] \[command\]\n/);
+    expect(r.stdout).toContain('contacts [verb]');
+    expect(r.stdout).toContain('Exit codes:');
   });
 
   it('crm contacts --help shows the verbs', async () => {
