@@ -1,7 +1,7 @@
-// For the end-to-end tests of `crm batch --update/--delete` (issue 12): records made straight through
-// the API, the sandbox's request log read per record (how many times a PATCH or DELETE was applied,
-// replays and faults before the write not counted), and a run killed after the server has seen N of
-// its requests.
+// For the end-to-end tests of `crm batch --update/--delete` and `crm links import/add --file` (issue 12):
+// records made straight through the API, the sandbox's request log read per record or per Idempotency-Key
+// (how many times a PATCH, DELETE or link POST was applied, replays and faults before the write not
+// counted), and a run killed after the server has seen N of its requests.
 import type { ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
 import { collect, startCrm, type CrmResult } from './run-crm.js';
@@ -71,6 +71,23 @@ export function appliedPerId(log: LogEntry[], method: string, resource: string):
     if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
   }
   return counts;
+}
+
+/** Idempotency-Key → how many times a `method` request carrying it was applied (requests without a key under ''), over the entries given. */
+export function appliedPerKey(log: LogEntry[], method: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const e of log.filter((e) => e.method === method)) {
+    const key = e.headers['idempotency-key'] ?? '';
+    counts.set(key, (counts.get(key) ?? 0) + (applied(e) ? 1 : 0));
+  }
+  return counts;
+}
+
+/** The ids of the records a GET of `path` lists (first page of 100), with the admin key. */
+export async function listIds(t: TestSandbox, path: string): Promise<string[]> {
+  const res = await fetch(`${t.sb.baseUrl}${path}?limit=100`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: Array<{ id: string }> }).data.map((r) => r.id);
 }
 
 /** The ids a `method` on `/resource/id` was sent for (any answer), in the entries given. */
