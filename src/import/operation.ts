@@ -39,6 +39,8 @@ export interface RowOperation {
   plan(record: ApiRecord): RowPlan;
   /** a 404 to a row sent again (retried, or in doubt from an earlier run) means the earlier attempt did it */
   goneIsDone: boolean;
+  /** one parent for every row (`links add … --file`): its path, looked up once when a row is answered 404 */
+  parentPath?: string;
 }
 
 export const OPERATION_CODES = { missing: 'MISSING_ID', empty: 'EMPTY_ROW', value: 'INVALID_VALUE', field: 'UNKNOWN_FIELD' } as const;
@@ -117,6 +119,7 @@ export function linkOperation(parent: string, relation: string, parentId?: strin
   return {
     ...{ kind: 'link', done: 'linked', name: `${parent} ${relation}`, keep: [], required, bare: parentId === undefined ? undefined : childKey },
     allowed,
+    ...(parentId === undefined ? {} : { parentPath: `/${parent}/${pathSegment(parentId)}` }),
     describe: `link ${parent} ${relation}${parentId === undefined ? '' : ` ${parentId}`}`,
     tag: ['link', parent, relation, ...(parentId === undefined ? [] : [parentId.replace(/[^\w.-]/g, '_').slice(0, 40)])].join('-'),
     goneIsDone: false,
