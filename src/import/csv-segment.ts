@@ -38,6 +38,9 @@ export class Segment {
   /** the iterator's next() not yet consumed (a pull that lost its race against halt) */
   private pending?: Promise<IteratorResult<CsvRecord>>;
   readError?: unknown;
+  /** records the parser had ready after a pull, taken in one go (one await per pull, not per record), and the next to hand out */
+  private ready: CsvRecord[] = [];
+  private readyAt = 0;
   /** absolute end of the last record read */
   private prevEnd: number;
   private consumed = 0;
@@ -105,6 +108,7 @@ export class Segment {
   /** The next record, its start line and end offset; null at the end; undefined once broken. */
   async next(): Promise<{ cells: string[]; line: number; end: number } | null | undefined> {
     if (this.broken) return undefined;
+    if (this.readyAt < this.ready.length) return this.take(this.ready[this.readyAt++]!);
     if (!this.pending) {
       this.pending = this.it.next();
       this.pending.catch(() => undefined); // abandoned when the segment closes
@@ -123,10 +127,17 @@ export class Segment {
     const r = got === HALT ? await p : got;
     if (this.broken) return undefined;
     if (r.done) return null;
+    this.ready = [];
+    this.readyAt = 0;
+    for (let more = this.parser.read() as CsvRecord | null; more !== null; more = this.parser.read() as CsvRecord | null) this.ready.push(more);
+    return this.take(r.value);
+  }
+
+  private take(v: CsvRecord): { cells: string[]; line: number; end: number } {
     this.consumed++;
     const line = this.recordStart();
-    this.prevEnd = this.start + r.value.info.bytes;
-    return { cells: r.value.record, line, end: this.prevEnd };
+    this.prevEnd = this.start + v.info.bytes;
+    return { cells: v.record, line, end: this.prevEnd };
   }
 
   /** The line the record after the last one read starts on (blank lines, skipped by the parser, walked over). */
