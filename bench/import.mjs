@@ -1,28 +1,28 @@
-// Benchmark of `crm batch` (CONTRACT §7, issue 5), through the real binary against `crm sandbox`
+// Benchmark of `crm batch` (CONTRACT §7, issues 5 and 13), through the real binary against `crm sandbox`
 // in a child process:
-//   1. throughput: 100 000 rows, no rate limit, no faults: wall time, rows/s, the CLI's peak RSS;
+//   1. throughput: 100 000 rows, no rate limit, no faults: wall time of `crm batch` beside its floor,
+//      a bare undici loop (bench/import-floor.mjs, its own process) POSTing the same chunk bodies,
+//      precomputed, to the same sandbox with the same concurrency; run --rounds times, interleaved
+//      (floor, crm, crm, floor, …), each run on a fresh sandbox; medians, and crm / floor (goal ≤ 1.4);
 //   2. memory: 1 000 000 rows: the CLI's peak RSS, which must stay under 150 MB and flat (beside
 //      the 100 000-row figure);
 //   3. pacing: 10 000 rows (100 chunks) under a scaled limit (30 requests per 3 s): efficiency =
 //      the least time the limit allows / the time taken, and the 429s the sandbox answered.
 //
 //   npm run bench:import                               (builds first)
-//   node bench/import.mjs --parts 1,3 --rows 100000 --big-rows 1000000 --json
+//   node bench/import.mjs --parts 1,3 --rows 100000 --big-rows 1000000 --rounds 3 --json
 //
-// Peak RSS is the `crm batch` process's own (bench/measure.mjs says how it is read). The CSV files (unique emails; `score:number`, `active:boolean`, `tags:list`)
-// are written by a streaming writer in a temporary folder, removed at the end.
-//
-// The sandbox runs with `--seed 1`: without a seed it draws every record id from crypto one
-// character at a time (randomBytes(4) per character, src/sandbox/random.ts), which made it the
-// bottleneck at about 4 000 rows/s; seeded, ids come from its PRNG. Parts 1 and 2 each get a fresh
-// sandbox (it keeps every record in memory: ~650 MB with 1 000 000 contacts, printed for reference).
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { procKb, requestLog, RSS_METHOD, runCrm } from './measure.mjs';
 import { startSandboxChild } from './sandbox-child.mjs';
+
+const FLOOR = fileURLToPath(new URL('./import-floor.mjs', import.meta.url));
 
 const { values: flags } = parseArgs({
   options: {
@@ -33,6 +33,7 @@ const { values: flags } = parseArgs({
     'rate-limit': { type: 'string', default: '30' },
     'rate-window-ms': { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '3' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -43,6 +44,7 @@ const PACE_ROWS = Number(flags['pace-rows']);
 const LIMIT = Number(flags['rate-limit']);
 const WINDOW_MS = Number(flags['rate-window-ms']);
 const CONCURRENCY = Number(flags.concurrency);
+const ROUNDS = Number(flags.rounds);
 for (const [name, v] of [
   ['rows', ROWS],
   ['big-rows', BIG_ROWS],
@@ -50,11 +52,15 @@ for (const [name, v] of [
   ['rate-limit', LIMIT],
   ['rate-window-ms', WINDOW_MS],
   ['concurrency', CONCURRENCY],
+  ['rounds', ROUNDS],
 ]) {
   if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
 }
 
 const RSS_TARGET_MB = 150;
+/** crm batch's wall time at most this many times its floor's */
+const FLOOR_RATIO_TARGET = 1.4;
+const CHUNK = 100;
 /** "flat": the 1M-row peak at most this much above the 100k-row peak */
 const FLAT_TOLERANCE_MB = 15;
 const EFFICIENCY_TARGET = 0.9;
@@ -65,16 +71,24 @@ const SANDBOX = ['--seed', '1', '--control'];
 const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-import-'));
 const log = (m) => process.stderr.write(`[bench] ${m}\n`);
 
-/** A CSV of `n` contacts with unique emails and typed columns, written as a stream (constant memory). */
-async function writeCsv(file, n) {
+const TAGS = ['lead', 'customer', 'vip', 'partner', 'churned'];
+/** Row `i` of the benchmark's contacts: the CSV line, and the record crm sends for it. */
+function contact(i) {
+  const [score, active, tags] = [((i * 37) % 1000) / 10, i % 3 === 0, [TAGS[i % 5], TAGS[(i >> 3) % 5]]];
+  const [email, first, last, company] = [`person${i}@bench.example`, `First${i}`, `Last, ${i % 997}`, `Company ${i % 1000}`];
+  return {
+    line: `${email},${first},"${last}",${company},${score},${active},${tags.join(';')}\r\n`,
+    record: { email, first_name: first, last_name: last, company, score, active, tags },
+  };
+}
+
+/** Writes `n` pieces of text made by `piece(i)` as a stream (constant memory); resolves with the size. */
+async function writeStream(file, n, head, piece) {
   const out = createWriteStream(file);
-  out.write('email,First Name,Last Name,company,score:number,active:boolean,tags:list\r\n');
-  const tags = ['lead', 'customer', 'vip', 'partner', 'churned'];
+  out.write(head);
   let buf = '';
   for (let i = 1; i <= n; i++) {
-    buf +=
-      `person${i}@bench.example,First${i},"Last, ${i % 997}",Company ${i % 1000},${((i * 37) % 1000) / 10},` +
-      `${i % 3 === 0},${tags[i % 5]};${tags[(i >> 3) % 5]}\r\n`;
+    buf += piece(i);
     if (buf.length >= 64 * 1024) {
       if (!out.write(buf)) await once(out, 'drain');
       buf = '';
@@ -83,6 +97,53 @@ async function writeCsv(file, n) {
   out.end(buf);
   await once(out, 'finish');
   return statSync(file).size;
+}
+
+/** A CSV of `n` contacts with unique emails and typed columns. */
+const writeCsv = (file, n) =>
+  writeStream(file, n, 'email,First Name,Last Name,company,score:number,active:boolean,tags:list\r\n', (i) => contact(i).line);
+
+/** The floor's input: the bodies crm sends for that CSV, one chunk (a JSON array of CHUNK records) per line. */
+const writeBodies = (file, n) =>
+  writeStream(file, Math.ceil(n / CHUNK), '', (c) => {
+    const records = [];
+    for (let i = (c - 1) * CHUNK + 1; i <= Math.min(n, c * CHUNK); i++) records.push(contact(i).record);
+    return `${JSON.stringify(records)}\n`;
+  });
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+/** The floor on a fresh sandbox: the whole process's wall time and its loop's. */
+async function runFloor(bodies) {
+  const fsb = await startSandboxChild([...SANDBOX, '--rate-limit', HIGH, '--org-rate-limit', HIGH]);
+  try {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(process.execPath, [FLOOR, fsb.base_url, fsb.keys.admin, bodies, String(CONCURRENCY)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const [code] = await once(child, 'exit');
+    const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (code !== 0) throw new Error(`the floor exited ${code}`);
+    const r = JSON.parse(out);
+    if (r.created !== ROWS) throw new Error(`floor: expected ${ROWS} created, got ${r.created}`);
+    return { wallMs, loopMs: r.loop_ms };
+  } finally {
+    await fsb.stop();
+  }
+}
+
+/** `crm batch` on a fresh sandbox. */
+async function runCrmFresh(file) {
+  const csb = await startSandboxChild([...SANDBOX, '--rate-limit', HIGH, '--org-rate-limit', HIGH]);
+  try {
+    const r = await runBatch(csb, file);
+    if (r.summary.created !== ROWS) throw new Error(`expected ${ROWS} created, got ${JSON.stringify(r.summary)}`);
+    return r;
+  } finally {
+    await csb.stop();
+  }
 }
 
 /**
@@ -111,23 +172,43 @@ let sb;
 try {
   if (PARTS.has(1) || PARTS.has(2)) {
     const small = path.join(work, `contacts-${ROWS}.csv`);
+    const bodies = path.join(work, `bodies-${ROWS}.ndjson`);
     const t0 = Date.now();
     const bytes = await writeCsv(small, ROWS);
+    if (PARTS.has(1)) await writeBodies(bodies, ROWS);
     log(`wrote ${ROWS} rows (${mb(bytes / 1048576)}) in ${Date.now() - t0} ms`);
-    sb = await startSandboxChild([...SANDBOX, '--rate-limit', HIGH, '--org-rate-limit', HIGH]);
-    log(`throughput: ${ROWS} rows`);
-    const r = await runBatch(sb, small);
-    if (r.summary.created !== ROWS) throw new Error(`expected ${ROWS} created, got ${JSON.stringify(r.summary)}`);
+    // floor and crm alternate which goes first, so a drift of the machine's load falls on both
+    const rounds = PARTS.has(1) ? ROUNDS : 1;
+    const [crm, floor] = [[], []];
+    for (let k = 0; k < rounds; k++) {
+      const order = PARTS.has(1) ? (k % 2 === 0 ? ['floor', 'crm'] : ['crm', 'floor']) : ['crm'];
+      for (const side of order) {
+        log(`throughput: ${ROWS} rows, round ${k + 1} of ${rounds}: ${side}`);
+        if (side === 'crm') crm.push(await runCrmFresh(small));
+        else floor.push(await runFloor(bodies));
+      }
+    }
+    const wall = median(crm.map((r) => r.wallMs));
     results.throughput = {
       rows: ROWS,
-      wall_ms: r.wallMs,
-      elapsed_ms: r.summary.elapsed_ms,
-      rows_per_s: ROWS / (r.wallMs / 1000),
-      peak_rss_mb: r.peakMb,
+      rounds,
+      wall_ms: wall,
+      wall_ms_each: crm.map((r) => Math.round(r.wallMs)),
+      elapsed_ms: median(crm.map((r) => r.summary.elapsed_ms)),
+      rows_per_s: ROWS / (wall / 1000),
+      peak_rss_mb: Math.max(...crm.map((r) => r.peakMb)),
+      ...(floor.length > 0
+        ? {
+            floor_wall_ms: median(floor.map((f) => f.wallMs)),
+            floor_wall_ms_each: floor.map((f) => Math.round(f.wallMs)),
+            floor_loop_ms: median(floor.map((f) => f.loopMs)),
+            ratio: wall / median(floor.map((f) => f.wallMs)),
+            ratio_to_loop: wall / median(floor.map((f) => f.loopMs)),
+          }
+        : {}),
     };
     rmSync(small);
-    await sb.stop();
-    sb = undefined;
+    rmSync(bodies, { force: true });
   }
   if (PARTS.has(2)) {
     const big = path.join(work, `contacts-${BIG_ROWS}.csv`);
@@ -206,7 +287,15 @@ if (flags.json) {
   const m = results.memory;
   const p = results.pacing;
   if (t) {
-    row(`1. ${t.rows} rows: wall time`, `${(t.wall_ms / 1000).toFixed(2)} s`);
+    const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+    row(`1. ${t.rows} rows: crm batch wall time`, s(t.wall_ms), `median of ${t.rounds}: ${t.wall_ms_each.map(s).join(', ')}`);
+    if (t.floor_wall_ms !== undefined) {
+      const each = t.floor_wall_ms_each.map(s).join(', ');
+      row(`1. floor: bare undici loop, wall time`, s(t.floor_wall_ms), `median of ${t.rounds}: ${each}`);
+      row(`1. floor: its sending loop alone`, s(t.floor_loop_ms), 'without node start-up and reading the bodies');
+      row(`1. crm / floor`, `${t.ratio.toFixed(2)}×`, `≤ ${FLOOR_RATIO_TARGET}×`, t.ratio <= FLOOR_RATIO_TARGET);
+      row(`1. crm / floor's loop alone`, `${t.ratio_to_loop.toFixed(2)}×`, '(for reference)');
+    }
     row(`1. ${t.rows} rows: throughput`, `${Math.round(t.rows_per_s)} rows/s`);
     row(`1. ${t.rows} rows: CLI peak RSS`, mb(t.peak_rss_mb), `< ${RSS_TARGET_MB} MB`, t.peak_rss_mb < RSS_TARGET_MB);
   }

@@ -23,13 +23,15 @@ export interface Redactor {
   text(text: string): string;
   /** `value` with every string (object keys too) masked; plain objects and arrays are changed in place */
   value<T>(value: T): T;
+  /** true when no string parsed from this JSON text can hold a key (none literal, no `\\` or `%` escapes): value() would change nothing */
+  holdsNone(text: string): boolean;
   /** a copy of `headers` with every value masked */
   headers(headers: Record<string, string>): Record<string, string>;
   /** `err` with its server-given text masked in place: message, code, request id, details, hint */
   error<E extends CrmError>(err: E): E;
 }
 
-const NO_KEYS: Redactor = { text: (t) => t, value: (v) => v, headers: (h) => h, error: (e) => e };
+const NO_KEYS: Redactor = { text: (t) => t, value: (v) => v, holdsNone: () => true, headers: (h) => h, error: (e) => e };
 
 const escapeRegExp = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
@@ -102,7 +104,9 @@ export function keyRedactor(keys: ReadonlyArray<string | undefined | null>): Red
       hint: err.hint === undefined ? undefined : text(err.hint),
     });
 
-  return { text, value, headers, error };
+  const holdsNone = (s: string): boolean => !s.includes('\\') && !s.includes('%') && patterns.every((p) => !s.includes(p.key));
+
+  return { text, value, holdsNone, headers, error };
 }
 
 function isPlain(v: object): boolean {

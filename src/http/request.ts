@@ -26,7 +26,7 @@ export interface ApiCore extends Core {
 export async function apiRequest<T>(core: ApiCore, opts: RequestOptions): Promise<ApiResponse<T>> {
   // globalThis.crypto, not node:crypto: loaded only when a key is made (startup time of every GET)
   const idempotencyKey = opts.idempotencyKey === true ? globalThis.crypto.randomUUID() : opts.idempotencyKey;
-  const body = opts.body === undefined ? undefined : serialise(opts.body);
+  const body = opts.bodyJson ?? (opts.body === undefined ? undefined : serialise(opts.body));
   const { url, headers } = plannedRequest(core, { path: opts.path, query: opts.query, hasBody: body !== undefined, idempotencyKey });
   // core.signal (Ctrl-C) stops waiting and starting; opts.signal also cancels the request in flight.
   const waits = linkSignals(core.signal, opts.signal);
@@ -67,7 +67,9 @@ function judge<T>(core: ApiCore, outcome: Attempt, opts: RequestOptions, n: numb
       : checkResponse(raw.status, raw.text, opts.expect ?? core.defaultExpect, raw.headers['x-request-id'], (t) => core.redact.text(t));
   const base = { status: raw.status, headers: raw.headers, retries: n };
   if (checked.ok) {
-    return { ok: true, value: { ...base, body: core.redact.value(checked.body) as T, requestId: checked.requestId } };
+    // every string of the body is in raw.text: with no key there, walking the parsed body finds none
+    const body = core.redact.holdsNone(raw.text) ? checked.body : core.redact.value(checked.body);
+    return { ok: true, value: { ...base, body: body as T, requestId: checked.requestId } };
   }
   const error = core.redact.error(checked.error);
   if (opts.method === 'DELETE' && n > 0 && raw.status === 404) {

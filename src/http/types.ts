@@ -42,6 +42,8 @@ export interface RequestOptions {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** the body already written as JSON, sent as it is instead of `body` (a batch chunk, serialised once for its key) */
+  bodyJson?: string;
   /** a key to send; `true` makes a random UUID, reused by every retry of this request */
   idempotencyKey?: string | true;
   expect?: Expect;

@@ -93,22 +93,31 @@ class SendingPass {
     const headerless = bareHeader(cfg.op, cfg.maps);
     const reader = await openInput(cfg.path, { format: cfg.format, name: cfg.name, encoding: cfg.encoding, signal: cfg.signal, headerless });
     const chunker = new Chunker(cfg.chunkSize);
+    // one chunk is read ahead while the one before waits for a free slot (dispatches stay one at a time, in order)
+    let ahead: Promise<void> = Promise.resolve();
+    const failed = (err: unknown): void => {
+      // reading stops on the signal: that is an interruption, reported as such by the engine
+      if (!cfg.signal?.aborted) this.fatal ??= err;
+    };
     try {
       for await (const row of reader.rows) {
         if (this.stopping()) break;
         c.rows++;
         c.bytes = reader.bytesRead();
         const chunk = this.take(row, chunker);
-        if (chunk) await this.dispatch(chunk);
+        if (!chunk) continue;
+        await ahead;
+        ahead = this.dispatch(chunk).catch(failed);
       }
+      await ahead;
       if (this.stopping()) c.rows -= chunker.held;
       const last = this.stopping() ? undefined : chunker.flush();
       if (last) await this.dispatch(last);
     } catch (err) {
-      // reading stops on the signal: that is an interruption, reported as such by the engine
-      if (!cfg.signal?.aborted) this.fatal ??= err;
+      failed(err);
     } finally {
       reader.close();
+      await ahead;
       await this.pool.drain();
     }
     c.bytes = reader.bytesRead();

@@ -92,6 +92,8 @@ async function loadJournal(path: string): Promise<Loaded | undefined> {
 
 export class ImportJournal {
   private chain: Promise<void> = Promise.resolve();
+  /** the lines waiting to be written together, and when they are synced */
+  private group: { texts: string[]; done: Promise<void> } | undefined;
   private recorded = 0;
   /** opened on the first get(), kept for the run */
   private reader: Promise<FileHandle> | undefined;
@@ -209,16 +211,27 @@ export class ImportJournal {
     return this.fh;
   }
 
+  /**
+   * Appends join the group that waits for the write and fsync under way; the group is written with one
+   * write and one fsync, and each append settles with it (group commit: an fsync per chunk held every
+   * slot of the pool behind the one before).
+   */
   private append(text: string): Promise<void> {
     const fh = this.writable();
     this.unwritten.add(text);
-    const p = this.chain.then(async () => {
-      await fh.write(text, null, 'utf8');
-      this.unwritten.delete(text);
-      await fh.datasync();
-    });
-    this.chain = p.catch(() => undefined);
-    return p;
+    if (!this.group) {
+      const texts: string[] = [];
+      const done = this.chain.then(async () => {
+        this.group = undefined;
+        await fh.write(texts.join(''), null, 'utf8');
+        for (const t of texts) this.unwritten.delete(t);
+        await fh.datasync();
+      });
+      this.group = { texts, done };
+      this.chain = done.catch(() => undefined);
+    }
+    this.group.texts.push(text);
+    return this.group.done;
   }
 
   async close(): Promise<void> {

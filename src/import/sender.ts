@@ -1,6 +1,7 @@
 // How a chunk reaches the API (tests inject fakes).
 import type { ApiRecord, BatchEnvelope } from '../api/envelopes.js';
 import { CrmError } from '../http/errors.js';
+import { RawNumber } from '../json/exact-json.js';
 import type { HttpClient } from '../http/types.js';
 import type { RowOperation } from './operation.js';
 
@@ -34,7 +35,8 @@ export function httpBatchSender(client: HttpClient): BatchSender {
     const res = await client.request<BatchEnvelope>({
       method: 'POST',
       path: `/${req.resource}/batch`,
-      body: req.records,
+      // the chunk's own JSON, unless a number no double holds is about: then stringifyJson writes it exactly
+      ...(RawNumber.seen ? { body: req.records } : { bodyJson: req.body }),
       idempotencyKey: req.key,
       expect: 'batch',
       finishInDoubt: true,

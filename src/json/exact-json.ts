@@ -25,6 +25,8 @@ const MAYBE_INEXACT = /(?:^|[:,[])\s*-?(?:\d[\d.]{15}|\d+(?:\.\d+)?[eE])/;
 const STRING_OR_NUMBER = /["\-0-9]/g;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const SAFE_INTEGER_TEXT = /^-?\d{1,15}$/;
+/** at most 15 digits with a point: a double holds every such decimal exactly as written (DBL_DIG) */
+const SHORT_DECIMAL_TEXT = /^-?(?=[\d.]{3,16}$)\d+\.\d+$/;
 // A random per-process mark no server string can pass for, made on first use (globalThis.crypto loads
 // lazily: startup time). Letters, digits and `~:-`, as a RawNumber's text: no escaping in the regex.
 let nonceText: string | undefined;
@@ -105,7 +107,7 @@ function stringEnd(text: string, open: number): number {
  * undefined (`1e400`, `12345678901234567891`, not a decimal). The one rule for every number crm reads.
  */
 export function exactNumber(text: string): number | undefined {
-  if (SAFE_INTEGER_TEXT.test(text)) return Number(text);
+  if (SAFE_INTEGER_TEXT.test(text) || SHORT_DECIMAL_TEXT.test(text)) return Number(text);
   const n = Number(text);
   if (text === '' || !Number.isFinite(n)) return undefined;
   const value = decimalValue(text);

@@ -1,6 +1,7 @@
 import { appendFileSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { open as openFile } from 'node:fs/promises';
+import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
 import { ImportJournal } from '../../../src/import/journal.js';
 import { journalPath, keyIdentity, readComplete, type FinishedChunk } from '../../../src/import/journal-format.js';
@@ -41,6 +42,52 @@ describe('ImportJournal', () => {
     expect(await again.get(2, 'crm-batch-2')).toEqual(chunk(2));
     expect(await again.get(2, 'crm-batch-other')).toBeUndefined();
     expect(await again.get(3, 'crm-batch-3')).toBeUndefined();
+    await again.close();
+  });
+
+  it('group commit: answers that arrive during an fsync share the next write and fsync; each settles only after an fsync that followed its write', async () => {
+    const dir = tempDir();
+    const j = await open(dir);
+    // the FileHandle class, spied on: what was written and synced, in order
+    const probe = await openFile(join(dir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown>; datasync: () => Promise<void> };
+    await probe.close();
+    const events: string[] = [];
+    const write = proto.write;
+    const datasync = proto.datasync;
+    const w = vi.spyOn(proto, 'write').mockImplementation(async function (this: unknown, ...a: unknown[]) {
+      const r = await write.apply(this, a);
+      const seqs = [...String(a[0]).matchAll(/"seq":(\d+)/g)].map((m) => m[1]);
+      events.push(`write ${seqs.join(',')}`);
+      return r;
+    });
+    const d = vi.spyOn(proto, 'datasync').mockImplementation(async function (this: unknown) {
+      await datasync.apply(this);
+      events.push('sync');
+    });
+    try {
+      const first = j.record(chunk(1)).then(() => events.push('done 1'));
+      // the others arrive while the first one is being written and synced
+      while (!events.includes('write 1')) await new Promise((r) => setImmediate(r));
+      const rest = [2, 3, 4, 5, 6].map((n) => j.record(chunk(n)).then(() => events.push(`done ${n}`)));
+      await Promise.all([first, ...rest]);
+    } finally {
+      w.mockRestore();
+      d.mockRestore();
+    }
+    await j.close();
+    // the first answer is written alone; the five that came while it was synced, together
+    expect(events.filter((e) => e === 'sync')).toHaveLength(2);
+    expect(events.filter((e) => e.startsWith('write'))).toEqual(['write 1', 'write 2,3,4,5,6']);
+    for (let n = 1; n <= 6; n++) {
+      const wrote = events.findIndex((e) => e.startsWith('write') && e.slice(6).split(',').includes(String(n)));
+      const synced = events.findIndex((e, i) => e === 'sync' && i > wrote);
+      expect(wrote).toBeGreaterThanOrEqual(0);
+      expect(synced).toBeGreaterThan(wrote);
+      expect(events.indexOf(`done ${n}`)).toBeGreaterThan(synced);
+    }
+    const again = await open(dir);
+    expect(again.resumedChunks).toBe(6);
     await again.close();
   });
 

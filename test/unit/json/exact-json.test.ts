@@ -75,6 +75,25 @@ describe('exactNumber', () => {
     [' ', false],
     ['.', false],
   ])('%s → %s', (token, exact) => expect(exactNumber(token) !== undefined).toBe(exact));
+
+  it('a decimal of at most 15 digits (the short way an import takes) is the number it reads as', () => {
+    const decimal = fc
+      .tuple(fc.boolean(), fc.stringMatching(/^\d{2,15}$/), fc.nat(14))
+      .map(
+        ([neg, digits, at]) =>
+          `${neg ? '-' : ''}${digits.slice(0, 1 + (at % (digits.length - 1)))}.${digits.slice(1 + (at % (digits.length - 1)))}`,
+      );
+    fc.assert(
+      fc.property(decimal, (t) => {
+        const n = exactNumber(t);
+        expect(n).toBe(Number(t));
+        // the long way agrees: the shortest text of the double has the same value as the decimal
+        expect(Number(String(n)) === Number(t)).toBe(true);
+        expect(exactNumber(`${t}0e0`)).toBe(n);
+      }),
+      runs(2000),
+    );
+  });
 });
 
 // ---- properties ----
