@@ -1,6 +1,6 @@
 // How a chunk reaches the API (tests inject fakes).
 import type { ApiRecord, BatchEnvelope } from '../api/envelopes.js';
-import { CrmError } from '../http/errors.js';
+import { CrmError, NotFoundError } from '../http/errors.js';
 import { RawNumber } from '../json/exact-json.js';
 import type { HttpClient } from '../http/types.js';
 import type { RowOperation } from './operation.js';
@@ -65,6 +65,7 @@ function rowRefusal(err: unknown): err is CrmError {
  * an earlier run) is the earlier attempt's success, and a 409 to a link is a link already there.
  */
 export function httpRowSender(client: HttpClient, op: RowOperation, onKept?: (what: string) => void): BatchSender {
+  let parentChecked: Promise<void> | undefined;
   return async (req) => {
     const plan = op.plan(req.records[0]!);
     if (!plan.ok) throw new Error(`a row the check passed cannot be sent: ${plan.reason}`);
@@ -78,6 +79,7 @@ export function httpRowSender(client: HttpClient, op: RowOperation, onKept?: (wh
     } catch (err) {
       if (err instanceof CrmError && err.status === 404 && op.goneIsDone && req.resent)
         return { envelope: oneItem({ id: target }), replayed: true };
+      if (err instanceof NotFoundError && op.parentPath) await (parentChecked ??= parentMissing(client, op));
       if (err instanceof CrmError && err.status === 409 && op.kind === 'link') return { envelope: oneItem({ id: target }) };
       if (rowRefusal(err)) return { envelope: oneItem({ code: err.code ?? `HTTP_${err.status}`, message: err.message }) };
       throw err;
@@ -94,4 +96,20 @@ function keptFields(sent: ApiRecord, answer: unknown, onKept: (what: string) => 
     if (field.endsWith('_id') || had === undefined || had === value) continue;
     onKept(`${Object.values(sent)[0] as string}: ${field} ${JSON.stringify(had)} kept (asked ${JSON.stringify(value)})`);
   }
+}
+
+/**
+ * After a 404 to a row of one parent: is the parent there? Looked up once (no request is spent on it
+ * while rows succeed); a missing parent stops the run (exit 5) instead of failing every row.
+ */
+async function parentMissing(client: HttpClient, op: RowOperation): Promise<void> {
+  await client.request({ method: 'GET', path: op.parentPath!, expect: 'success' }).catch((err: unknown) => {
+    if (!(err instanceof NotFoundError)) throw err;
+    const [parent] = op.name.split(' ');
+    const id = decodeURIComponent(op.parentPath!.split('/').pop()!);
+    throw new NotFoundError(`${parent} ${id} not found: nothing more was linked`, {
+      ...{ status: err.status, code: err.code, requestId: err.requestId },
+      hint: `check the id with \`crm ${parent} list\``,
+    });
+  });
 }

@@ -179,3 +179,25 @@ describe('rejects: fixed and fed back', () => {
     });
   });
 });
+
+describe('one parent that does not exist', () => {
+  it('stops at the first 404 with one lookup of the parent (exit 5), sends no more rows, leaves no rejects', async () => {
+    const children = ids.contacts!.join('\n');
+    const input = file('to-nowhere.txt', `${children}\n${children.replace(/con_/g, 'con_x')}\n`);
+    const from = await logEnd();
+    const r = await runCrm(['-o', 'json', 'links', 'add', 'segments', 'seg_nope', 'members', '--file', input, '--concurrency', '1'], {
+      env: t.env('admin'),
+      cwd: dir,
+    });
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toMatch(/segments seg_nope not found: nothing more was linked/);
+    expect(r.stderr).toMatch(/crm segments list/);
+    const log = await requests(from);
+    // one link tried, then the parent looked up: nothing else
+    expect(log.map((x) => `${x.method} ${x.path.replace('/api/v2', '')}`)).toEqual([
+      'POST /segments/seg_nope/members',
+      'GET /segments/seg_nope',
+    ]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ linked: 0, failed: 0, rejects_file: null });
+  });
+});

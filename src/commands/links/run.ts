@@ -1,6 +1,6 @@
 // `crm links …`: list/add/remove on the link sub-resources, get/set/clear on a meeting's deal or
 // company (CONTRACT §6). Pairs are checked against the resource table before anything is sent.
-import { NotFoundError, UsageError } from '../../http/errors.js';
+import { UsageError } from '../../http/errors.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
@@ -19,7 +19,6 @@ import { linkBody, linkListColumns, resolveAssociation, resolveImportPair, resol
 export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
   if (o.verb === 'import' || o.file !== undefined) {
     const batch = linkFileBatch(o);
-    if (o.verb === 'add' && !o.dryRun) await parentExists(o, ctx);
     const { runBatch } = await import('../batch/run.js');
     return runBatch(batch, ctx);
   }
@@ -77,22 +76,6 @@ const ONE_LINK_FLAGS = [
   ['recordType', 'record-type'],
   ['data', 'data'],
 ] as const;
-
-/** One parent for every row: a missing one is one error (exit 5) before the file is read, not one per row. */
-async function parentExists(o: LinkOptions, ctx: Ctx): Promise<void> {
-  const client = await ctx.client();
-  await client
-    .request({ method: 'GET', path: `/${pathSegment(o.parent, 'parent')}/${pathSegment(o.id!)}`, expect: 'success' })
-    .catch((err: unknown) => {
-      if (!(err instanceof NotFoundError)) throw err;
-      throw new NotFoundError(`${o.parent} ${sanitizeForTerminal(o.id!)} not found: nothing was linked`, {
-        status: err.status,
-        code: err.code,
-        requestId: err.requestId,
-        hint: `check the id with \`crm ${o.parent} list\``,
-      });
-    });
-}
 
 /** `links add` without --file: a child id, and none of the flags of a run over a file. */
 function fileFlagsNeedFile(o: LinkOptions): void {
