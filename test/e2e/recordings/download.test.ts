@@ -131,10 +131,10 @@ describe('crm recordings download', () => {
   it('recovers from links that expire before they are used', async () => {
     const dir = env.tmpDir();
     const ready = await withTranscripts();
-    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 200 });
+    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 100 });
     // The first link of every recording is left to expire; the fresh one is used at once.
     const client = interceptRecordingGets(env.client(), async (_id, nth) => {
-      if (nth === 1) await realSleep(250);
+      if (nth === 1) await realSleep(130);
     });
     const from = await env.mark();
     const ctx = env.ctx({ client });
@@ -152,12 +152,12 @@ describe('crm recordings download', () => {
   });
 
   it('with a short TTL and a tight download limit: every transcript downloaded with the right content', async () => {
-    // The run takes about 3 s (14+ downloads at 4 per second), ten times the links' life: a link
+    // The run takes about 1.5 s (14+ downloads at 4 per 400 ms), ten times the links' life: a link
     // got before the wait for a download slot would be dead when used.
     const dir = env.tmpDir();
     const ready = await withTranscripts();
     expect(ready.length).toBeGreaterThanOrEqual(14);
-    const [ttl, limit, windowMs] = [300, 4, 1000];
+    const [ttl, limit, windowMs] = [150, 4, 400];
     await env.control('/limits', { transcript_ttl_ms: ttl, download_rate_limit: limit, download_window_ms: windowMs });
     const from = await env.mark();
     const ctx = env.ctx();
@@ -181,8 +181,8 @@ describe('crm recordings download', () => {
   it('after a 429 waits, a fresh link is got before the download is tried again', async () => {
     const dir = env.tmpDir();
     const ready = await withTranscripts();
-    // Retry-After (up to 600 ms) longer than the links live
-    await env.control('/limits', { transcript_ttl_ms: 250, download_rate_limit: 3, download_window_ms: 600 });
+    // Retry-After (up to 300 ms) longer than the links live
+    await env.control('/limits', { transcript_ttl_ms: 120, download_rate_limit: 3, download_window_ms: 300 });
     for (let i = 0; i < 3; i++) await fetch(`${env.sb.url}/transcripts/download/not-a-token`); // the window is used up
     const from = await env.mark();
     const ctx = env.ctx();

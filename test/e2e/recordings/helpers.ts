@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { systemClock } from '../../../src/http/clock.js';
+import { systemClock, type Clock } from '../../../src/http/clock.js';
 import { createClient, type CrmHttpClient } from '../../../src/http/client.js';
 import { Pacer } from '../../../src/http/pacer.js';
 import type { HttpClient } from '../../../src/http/types.js';
@@ -39,6 +39,10 @@ export interface RecordingsSandbox {
   tmpDir(): string;
 }
 
+// The real clock but a short backoff (a tenth of the jitter's range): a retry still waits, and the
+// backoff's own rules are the unit tests' (test/unit/http/retry*.test.ts).
+const quickBackoff: Clock = { ...systemClock, random: () => Math.random() / 10 };
+
 export function useRecordingsSandbox(options: SandboxOptions = {}): RecordingsSandbox {
   let t: TestSandbox | undefined;
   const clients: CrmHttpClient[] = [];
@@ -61,7 +65,7 @@ export function useRecordingsSandbox(options: SandboxOptions = {}): RecordingsSa
         baseUrl: handle.sb.baseUrl,
         apiKey: handle.sb.keys.admin,
         authHeader: 'x-api-key',
-        clock: systemClock,
+        clock: quickBackoff,
         ...(opts?.maxRetries === undefined ? {} : { maxRetries: opts.maxRetries }),
         // a pacer of its own: the process-wide one would carry one test's window into the next
         pacer: new Pacer(systemClock),
