@@ -52,17 +52,19 @@ let runs = 0;
  * code, stdout, the stderr lines that are not requests, wall ms, peak RSS (MB) and the ms (on this
  * process's clock, from the spawn) at which each request matching `request` (a `-v` line whose
  * groups 1 and 2 are the status and the duration) started: the line's arrival less its duration.
- * With `stdoutFile`, stdout goes to that file (or /dev/null) instead, and `stdout` is ''.
+ * With `stdoutFile`, stdout goes to that file (or /dev/null) instead, and `stdout` is ''; with
+ * `stdinFile`, stdin is read from that file (else it is empty).
  */
-export async function runCrm(crmArgs, { env, work, request, stdoutFile }) {
+export async function runCrm(crmArgs, { env, work, request, stdoutFile, stdinFile }) {
   const timeOut = path.join(work, `time-${process.pid}-${++runs}.txt`);
   const [cmd, args] = GNU_TIME
     ? ['/usr/bin/time', ['-v', '-o', timeOut, process.execPath, CRM, ...crmArgs]]
     : [process.execPath, [CRM, ...crmArgs]];
   const t0 = process.hrtime.bigint();
   const out = stdoutFile === undefined ? 'pipe' : openSync(stdoutFile, 'w');
-  const child = spawn(cmd, args, { env, stdio: ['ignore', out, 'pipe'] });
-  if (typeof out === 'number') closeSync(out);
+  const input = stdinFile === undefined ? 'ignore' : openSync(stdinFile, 'r');
+  const child = spawn(cmd, args, { env, stdio: [input, out, 'pipe'] });
+  for (const fd of [input, out]) if (typeof fd === 'number') closeSync(fd);
   const stop = GNU_TIME ? undefined : pollHwm(child.pid);
   let stdout = '';
   let stderr = '';
