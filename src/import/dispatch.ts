@@ -4,17 +4,17 @@
 import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError } from '../http/errors.js';
 import { plural } from '../output/plural.js';
 import { Pool } from '../util/pool.js';
-import { Chunker, chunkKey, type Chunk } from './chunker.js';
+import { chunkKey } from './chunker.js';
 import type { Counters } from './engine-types.js';
 import type { ImportJournal } from './journal.js';
 import type { ChunkReject } from './journal-format.js';
 import { chunkOutcome, NO_RESULT_CODE } from './outcome.js';
 import type { Outputs } from './outputs.js';
-import { openInput, type ReadRow } from './reader.js';
 import { progress, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
-import { classifyRow } from './rows.js';
-import { bareHeader } from './operation.js';
+import type { SpooledChunk, SpooledInvalid } from './spool.js';
+
+type Chunk = SpooledChunk;
 
 export const DUPLICATE_CHUNK_CODE = 'DUPLICATE_CHUNK';
 
@@ -50,10 +50,10 @@ function stoppedAfterFailures(err: CrmError, n: number): CrmError {
 }
 
 function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs) {
-  const { opts, deps, input } = run;
+  const { opts, deps } = run;
+  if (!run.spool) throw new Error("the sending pass needs the check pass's spool");
   return {
-    ...{ path: input.path, name: input.name, encoding: input.encoding, format: scan.format, mapping: scan.mapping },
-    ...{ resource: opts.resource, baseUrl: opts.baseUrl, maps: run.maps, chunkSize: run.chunkSize, concurrency: run.concurrency },
+    ...{ spool: run.spool, resource: opts.resource, baseUrl: opts.baseUrl, concurrency: run.concurrency },
     ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
     ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn },
     onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
@@ -90,37 +90,30 @@ class SendingPass {
 
   async run(): Promise<DispatchResult> {
     const { cfg, c } = this;
-    const headerless = bareHeader(cfg.op, cfg.maps);
-    const reader = await openInput(cfg.path, { format: cfg.format, name: cfg.name, encoding: cfg.encoding, signal: cfg.signal, headerless });
-    const chunker = new Chunker(cfg.chunkSize);
     // one chunk is read ahead while the one before waits for a free slot (dispatches stay one at a time, in order)
     let ahead: Promise<void> = Promise.resolve();
     const failed = (err: unknown): void => {
       // reading stops on the signal: that is an interruption, reported as such by the engine
       if (!cfg.signal?.aborted) this.fatal ??= err;
     };
+    const entries = cfg.spool.entries();
     try {
-      for await (const row of reader.rows) {
+      for await (const e of entries) {
         if (this.stopping()) break;
-        c.rows++;
-        c.bytes = reader.bytesRead();
-        const chunk = this.take(row, chunker);
-        if (!chunk) continue;
+        c.bytes = e.bytes;
+        if (e.invalid) this.reject(e.invalid);
+        if (!e.chunk) continue;
+        c.rows += e.chunk.lines.length;
         await ahead;
-        ahead = this.dispatch(chunk).catch(failed);
+        ahead = this.dispatch(e.chunk).catch(failed);
       }
-      await ahead;
-      if (this.stopping()) c.rows -= chunker.held;
-      const last = this.stopping() ? undefined : chunker.flush();
-      if (last) await this.dispatch(last);
     } catch (err) {
       failed(err);
     } finally {
-      reader.close();
+      await entries.return(undefined).catch(() => undefined);
       await ahead;
       await this.pool.drain();
     }
-    c.bytes = reader.bytesRead();
     this.changed();
     const r = this.repeats;
     if (r.length > 0) {
@@ -132,14 +125,12 @@ class SendingPass {
     return { counters: c, fatal: this.fatal, aborted: cfg.signal?.aborted === true };
   }
 
-  /** A valid row into the chunker (a full chunk comes back); an invalid one to the rejects file. */
-  private take(row: ReadRow, chunker: Chunker): Chunk | undefined {
-    const r = classifyRow(row, this.cfg.mapping, this.cfg.maps, this.cfg.op);
-    if (r.ok) return chunker.push({ line: row.line, record: r.record, raw: row.raw });
+  /** An invalid row, found by the check pass: to the rejects file. */
+  private reject(row: SpooledInvalid): void {
+    this.c.rows++;
     this.c.invalid++;
-    this.cfg.rejects.add(row.raw, row.line, r.code, r.reason);
+    this.cfg.rejects.add(row.raw, row.line, row.code, row.reason);
     if (this.c.invalid % 1000 === 0) this.changed();
-    return undefined;
   }
 
   private async dispatch(chunk: Chunk): Promise<void> {
@@ -156,24 +147,25 @@ class SendingPass {
     if (twin) {
       // the same key would only replay the twin's answer: these rows would not be created again
       const msg = `these rows are identical to the chunk of ${twin} and were not sent again`;
-      for (const row of chunk.rows) cfg.rejects.add(row.raw, row.line, DUPLICATE_CHUNK_CODE, msg);
-      c.failed += chunk.rows.length;
+      const raws = chunk.raws();
+      chunk.lines.forEach((line, i) => cfg.rejects.add(raws[i]!, line, DUPLICATE_CHUNK_CODE, msg));
+      c.failed += chunk.lines.length;
       return;
     }
     this.seen.set(key, span(chunk));
     const done = await cfg.journal?.get(chunk.seq, key).catch((err: unknown) => void (this.fatal ??= err));
     // same key means same body; the lines check only guards against a journal that is not this file's
-    if (done && done.ids.length === chunk.rows.length && done.lines.every((l, i) => l === chunk.lines[i])) {
+    if (done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i])) {
       c.skippedChunks++;
       const created = done.ids.filter((x) => x !== null).length;
       c.skipped += created;
-      c.failed += chunk.rows.length - created;
+      c.failed += chunk.lines.length - created;
       this.outputs(chunk, done.ids, done.rejects);
       return;
     }
     if (!this.stopping() && (await this.pool.run(() => this.send(chunk, key), this.stopping))) this.changed();
     // read but never sent (stopping): left, as the interruption says, not counted among the rows
-    else c.rows -= chunk.rows.length;
+    else c.rows -= chunk.lines.length;
   }
 
   private async send(chunk: Chunk, key: string): Promise<void> {
@@ -188,8 +180,19 @@ class SendingPass {
     }
     let res;
     try {
-      const records = chunk.rows.map((r) => r.record);
-      res = await cfg.send({ resource: cfg.resource, seq: chunk.seq, key, records, body: chunk.body, resent: cfg.resent.has(chunk.seq) });
+      const { seq, body } = chunk;
+      // the records are parsed from the body only if the sender asks for them (a row operation)
+      const req = {
+        resource: cfg.resource,
+        seq,
+        key,
+        body,
+        resent: cfg.resent.has(seq),
+        get records() {
+          return chunk.records();
+        },
+      };
+      res = await cfg.send(req);
     } catch (err) {
       await this.failed(chunk, key, err);
       return;
@@ -198,11 +201,11 @@ class SendingPass {
     c.requests += 1 + retries;
     c.retries += retries;
     this.consecutiveFailures = 0;
-    const out = chunkOutcome(chunk.rows.length, res.envelope);
+    const out = chunkOutcome(chunk.lines.length, res.envelope);
     // a replay on the first attempt answers a request of an earlier run: created then
     if (res.replayed === true && retries === 0) c.skipped += out.created;
     else c.created += out.created;
-    c.failed += chunk.rows.length - out.created;
+    c.failed += chunk.lines.length - out.created;
     await this.finish(chunk, key, out.ids, out.rejects);
   }
 
@@ -224,16 +227,16 @@ class SendingPass {
     }
     const e = err as CrmError;
     this.consecutiveFailures++;
-    c.failed += chunk.rows.length;
+    c.failed += chunk.lines.length;
     if (isRefusal(e)) {
       // not written: rejects, and journaled so no rerun sends the chunk again
       const message = `the server refused the whole chunk (${span(chunk)}), none of its rows was created: ${e.message}`;
-      const rejects = chunk.rows.map((_r, i) => ({ i, code: e.code ?? e.name, message }));
+      const rejects = chunk.lines.map((_l, i) => ({ i, code: e.code ?? e.name, message }));
       await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects);
     } else {
       // may have been written: only the same key (the rerun) can settle it, so no reject row
       c.failedChunks++;
-      c.inDoubt += chunk.rows.length;
+      c.inDoubt += chunk.lines.length;
     }
     if (this.consecutiveFailures >= cfg.maxConsecutiveFailures) this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
   }
@@ -249,13 +252,15 @@ class SendingPass {
   /** Each row's outcome: an id to the results file, an error to the rejects or the unknown file. */
   private outputs(chunk: Chunk, ids: Array<string | null>, rejects: ChunkReject[]): void {
     const { cfg } = this;
+    if (rejects.length === 0 && !cfg.results) return;
     const byIndex = new Map(rejects.map((r) => [r.i, r]));
-    chunk.rows.forEach((row, i) => {
+    const raws = chunk.raws();
+    chunk.lines.forEach((line, i) => {
       const id = ids[i];
       const r = byIndex.get(i);
       if (r?.code === NO_RESULT_CODE) this.c.unknown++;
-      if (id !== null && id !== undefined) cfg.results?.add(row.raw, row.line, id);
-      if (r) (r.code === NO_RESULT_CODE ? cfg.unknown : cfg.rejects).add(row.raw, row.line, r.code, r.message);
+      if (id !== null && id !== undefined) cfg.results?.add(raws[i]!, line, id);
+      if (r) (r.code === NO_RESULT_CODE ? cfg.unknown : cfg.rejects).add(raws[i]!, line, r.code, r.message);
     });
   }
 }

@@ -20,6 +20,7 @@ import { fromTotals, identityOf, progress, summaryOf, withSummary, type Run } fr
 import { scanInput, type ScanResult } from './scan.js';
 import { openJournal, sendRows, type Sent } from './send.js';
 import { prepareInput, readHead, type PreparedInput } from './source.js';
+import { Spool } from './spool.js';
 
 export { importSummaryOf, type Run } from './run.js';
 export type { ImportDeps, ImportOptions, ImportPlan, ImportProgress, ImportSummary } from './engine-types.js';
@@ -34,12 +35,14 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
   try {
     const earlier = await finishedEarlier(run);
     if (earlier) return earlier;
+    if (!opts.dryRun) run.spool = await Spool.create(deps.journalDir ?? tmpdir());
     const scan = await check(run);
     if (!opts.dryRun) await deps.beforeSend?.(scan);
     const journal = await openJournal(run, scan);
     if ('summary' in journal) return journal.summary;
     return finish(run, scan, await sendRows(run, scan, journal.journal));
   } finally {
+    await run.spool?.remove();
     await run.input.cleanup();
   }
 }
@@ -113,6 +116,7 @@ async function check(run: Run): Promise<ScanResult> {
     warn: deps.warn,
     sha: run.sha,
     op: opts.operation,
+    spool: run.spool,
     onRow: (rows, bytes) => progress(run, 'check', { rows, bytes }, null),
   });
   if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));

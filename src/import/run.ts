@@ -6,6 +6,7 @@ import type { CompleteInfo, JournalFile, JournalIdentity } from './journal-forma
 import type { InputFormat } from './reader.js';
 import type { ScanResult } from './scan.js';
 import type { PreparedInput } from './source.js';
+import type { Spool } from './spool.js';
 
 /** What every phase of a run knows. */
 export interface Run {
@@ -26,6 +27,8 @@ export interface Run {
   sha?: string;
   /** this import's journal file, once looked up */
   file?: JournalFile;
+  /** the check pass's chunks and invalid rows, which the sending pass reads (not for a dry run) */
+  spool?: Spool;
 }
 
 /** The summary of a run that ended with an error (interrupted, fatal), attached to the error. */

@@ -1,6 +1,7 @@
 // The first pass, before anything is sent: hash, header mapping, valid/invalid counts, and the file refused
 // (exit 2) if malformed, binary or undecodable.
 import { createHash } from 'node:crypto';
+import type { ApiRecord } from '../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import { plural } from '../output/plural.js';
@@ -9,6 +10,8 @@ import { parseHeader, type ColumnMap, type HeaderMapping } from './header.js';
 import { MAX_NDJSON_KEYS } from './outputs.js';
 import { openInput, type InputFormat, type InputReader } from './reader.js';
 import { classifyRow } from './rows.js';
+import { Chunker } from './chunker.js';
+import type { Spool } from './spool.js';
 import { TextCheck } from './text-check.js';
 import { bareHeader, checkHeaderFields, type RowOperation } from './operation.js';
 
@@ -55,6 +58,8 @@ export interface ScanOptions {
   warn?: (message: string) => void;
   /** an update, delete or link: its check of every row and of the header */
   op?: RowOperation;
+  /** where the chunks and invalid rows go for the sending pass (not for a dry run) */
+  spool?: Spool;
 }
 
 function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, o: ScanOptions): string {
@@ -84,24 +89,39 @@ class Tally {
   readonly placeholders: number[] = [];
 
   async read(reader: InputReader, o: ScanOptions, mapping: HeaderMapping | undefined): Promise<void> {
+    const chunker = new Chunker(o.chunkSize);
+    const spool = o.spool;
     for await (const row of reader.rows) {
       if (o.signal?.aborted) break;
       this.rows++;
       if (row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json)) this.addKeys(Object.keys(row.json));
       const c = classifyRow(row, mapping, o.maps, o.op);
+      let written: Promise<void> | undefined;
       if (!c.ok) {
         this.invalid++;
         const bad = { line: row.line, code: c.code, reason: c.reason };
         if (c.code === INVALID_CHARACTER || c.code === INVALID_ENCODING) this.binary++;
         if (c.code === INVALID_CHARACTER) this.firstNul ??= bad;
         if (this.firstInvalid.length < 10) this.firstInvalid.push(bad);
-      } else if (o.op && this.firstRequests.length < 10) {
-        const p = o.op.plan(c.record);
-        const body = p.ok && p.request.body ? ` ${JSON.stringify(p.request.body)}` : '';
-        if (p.ok) this.firstRequests.push(`${p.request.method} ${p.request.path}${body.length > 100 ? `${body.slice(0, 99)}…` : body}`);
+        written = spool?.invalid({ ...bad, raw: row.raw }, reader.bytesRead());
+      } else {
+        if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
+        const chunk = spool && chunker.push({ line: row.line, record: c.record, raw: row.raw });
+        if (chunk) written = spool.chunk(chunk, reader.bytesRead());
       }
+      if (written) await written;
       if (this.rows % 1000 === 0) o.onRow?.(this.rows, reader.bytesRead());
     }
+    if (!spool || o.signal?.aborted) return;
+    const last = chunker.flush();
+    if (last) await spool.chunk(last, reader.bytesRead());
+    await spool.end(reader.bytesRead());
+  }
+
+  private addRequest(op: RowOperation, record: ApiRecord): void {
+    const p = op.plan(record);
+    const body = p.ok && p.request.body ? ` ${JSON.stringify(p.request.body)}` : '';
+    if (p.ok) this.firstRequests.push(`${p.request.method} ${p.request.path}${body.length > 100 ? `${body.slice(0, 99)}…` : body}`);
   }
 
   private addKeys(keys: string[]): void {
