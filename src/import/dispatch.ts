@@ -1,4 +1,4 @@
-// The sending pass: rows → chunks, up to `concurrency` in flight; a chunk is finished once its answer is
+// The sending pass: the spooled chunks (spool.ts), up to `concurrency` in flight; a chunk is finished once its answer is
 // in. Only rows certainly not created are rejects: a failed request is in doubt (the rerun resends it
 // under the same key), an unanswered row goes to the unknown file, a chunk refused whole is journaled.
 import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError } from '../http/errors.js';
