@@ -45,6 +45,7 @@ export class Spool {
 
   private constructor(
     readonly path: string,
+    private readonly dir: string,
     private fh: FileHandle | undefined,
     private readonly forget: () => void,
   ) {}
@@ -53,12 +54,9 @@ export class Spool {
   static async create(dir: string): Promise<Spool> {
     const path = tempPathFor(join(journalFolder(dir), 'rows.spool'));
     const fh = await open(path, 'wx', 0o600).catch((err: Error) => {
-      throw new UsageError(`cannot write the import journal in ${dir}: ${err.message}`, {
-        cause: err,
-        hint: 'CRM_CONFIG_DIR chooses another config folder',
-      });
+      throw unwritable(dir, err);
     });
-    return new Spool(path, fh, removeOnExit(path));
+    return new Spool(path, dir, fh, removeOnExit(path));
   }
 
   /** A full chunk (or the last one); a promise when the entries held were written, to be awaited. */
@@ -105,8 +103,16 @@ export class Spool {
   private async flush(): Promise<void> {
     const text = this.parts.join('');
     [this.parts, this.held] = [[], 0];
-    if (text.length > 0) await this.fh!.write(text);
+    // a full disk: a usage error naming the folder, like the journal's own writes
+    if (text.length > 0) await this.fh!.write(text).catch((err: Error) => Promise.reject(unwritable(this.dir, err)));
   }
+}
+
+function unwritable(dir: string, err: Error): UsageError {
+  return new UsageError(`cannot write the import journal in ${dir}: ${err.message}`, {
+    cause: err,
+    hint: 'CRM_CONFIG_DIR chooses another config folder',
+  });
 }
 
 /** The file's lines, read a block at a time; a long line's pieces are joined once. */
