@@ -34,6 +34,7 @@ describe('parseRateLimit', () => {
       limit: 200,
       remaining: 17,
       resetAt: 11_500,
+      coarse: false,
     });
   });
   it('works without a limit', () => {
@@ -41,7 +42,14 @@ describe('parseRateLimit', () => {
       limit: undefined,
       remaining: 0,
       resetAt: 1_800_000_000_000,
+      coarse: true,
     });
+  });
+  it('calls a Reset coarse only when it is a Unix time in whole seconds', () => {
+    const coarse = (reset: string) => parseRateLimit({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': reset }, 1_799_999_000_000)?.coarse;
+    expect(coarse('1800000000.25')).toBe(false);
+    expect(coarse('1800000000250')).toBe(false);
+    expect(coarse('10')).toBe(false);
   });
   it('needs both remaining and reset', () => {
     expect(parseRateLimit({ 'x-ratelimit-remaining': '3' }, 0)).toBeUndefined();
