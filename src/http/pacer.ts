@@ -50,6 +50,9 @@ export interface PaceState {
 export function paceDelay(s: PaceState): number {
   if (s.now < s.blockedUntil) return s.blockedUntil - s.now;
   if (s.remaining === undefined) return 0;
+  // past a reset we inferred, with others on the key: they may have opened the new window (and used
+  // it) before us, so one request goes and its answer tells
+  if (s.resetAt === undefined && (s.shared ?? 0) > 0) return s.pending > 0 ? Infinity : 0;
   // others sharing the key have requests in flight too: leave them room (each of ours in flight
   // stands for its share of theirs), but one request of ours may always go: its answer tells
   const available = s.remaining - s.pending - (s.pending > 0 ? (s.shared ?? 0) : 0);

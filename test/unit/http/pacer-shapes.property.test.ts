@@ -158,11 +158,18 @@ describe('windows aligned to the clock, Reset as a Unix time', () => {
 
 describe('several processes sharing one key', () => {
   it('all finish, at ≥ 0.85 of the least time together, with few 429s', async () => {
-    for (const kind of ['fixed', 'sliding'] as const) {
-      const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 40, kind, reset: 'seconds', processes: 4 });
+    for (const [kind, reset] of [
+      ['fixed', 'seconds'],
+      ['sliding', 'seconds'],
+      ['fixed', 'epoch'],
+      ['aligned', 'epoch'],
+    ] as const) {
+      const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 40, kind, reset, processes: 4 });
       expect(r.ok).toBe(120);
       expect(r.efficiency).toBeGreaterThanOrEqual(0.85);
-      expect(r.tooMany).toBeLessThanOrEqual(12);
+      // about one per other process at each window's end (the one request a process with nothing in
+      // flight sends: pacer.ts), and at most one trial of a guessed length per process
+      expect(r.tooMany).toBeLessThanOrEqual(8);
     }
   });
 });

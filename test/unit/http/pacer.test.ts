@@ -112,6 +112,11 @@ describe('paceDelay', () => {
     // nothing in flight: no answer is coming to wake it (a Limit of 0 hung crm for ever): one goes and asks
     expect(paceDelay(s({ limit: 0, remaining: 0, pending: 0 }))).toBe(0);
   });
+  it('after an inferred reset, with others on the key, sends one request and waits for its answer (they may have opened the window first)', () => {
+    expect(paceDelay(s({ limit: 30, remaining: 30, pending: 0, shared: 5 }))).toBe(0);
+    expect(paceDelay(s({ limit: 30, remaining: 30, pending: 1, shared: 5 }))).toBe(Infinity);
+    expect(paceDelay(s({ limit: 30, remaining: 30, pending: 1, shared: 0 }))).toBe(0); // alone: the whole window goes
+  });
   it('uses remaining as the budget when the limit is unknown', () => {
     expect(paceDelay(s({ remaining: 10, resetAt: 2000 }))).toBe(0);
     expect(paceDelay(s({ remaining: 4, pending: 4, resetAt: 2000 }))).toBe(1000 + RESET_MARGIN_MS);
