@@ -48,7 +48,7 @@ export async function pacedAttempt(core: Core, ex: Exchange, attempt: number): P
   const outcome = await sendOnce(core, ex);
   // an idempotent replay's rate-limit headers are the original's: stale, and it was not counted
   const fresh = outcome.kind === 'response' && outcome.raw.headers['idempotent-replayed'] !== 'true';
-  if (ticket) pacer?.done(ticket, fresh ? outcome.raw.headers : undefined);
+  if (ticket) pacer?.done(ticket, fresh ? outcome.raw.headers : undefined, outcome.kind === 'response' ? outcome.raw.status : undefined);
   const ms = Math.max(0, Math.round(core.clock.now() - started));
   const what = outcome.kind === 'response' ? String(outcome.raw.status) : (outcome.code ?? 'ERROR');
   core.log?.(`${ex.method} ${ex.shown ?? ex.url.href} ${what} ${ms} ms${attempt > 0 ? ` (retry ${attempt})` : ''}`);

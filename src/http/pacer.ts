@@ -6,7 +6,19 @@ import { RateLimitError } from './errors.js';
 import { parseRateLimit } from './rate-headers.js';
 import { MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
 import { type Clock, linkSignals } from './clock.js';
-import { type Unit, addUnit, dropUnit, keepUsed, nextFree, releaseFree, tightenUnits } from './window-units.js';
+import {
+  type Unit,
+  addUnit,
+  dropUnit,
+  keepUsed,
+  markAnswered,
+  nextFree,
+  nextGuessed,
+  releaseFree,
+  releaseGuessed,
+  tightenUnits,
+} from './window-units.js';
+import { type LengthGuess, guessUsable, guessedLength, judgeTrial, learnLength } from './window-length.js';
 
 /** waited past an expected reset so a request never lands on the old window */
 export const RESET_MARGIN_MS = 5;
@@ -38,6 +50,9 @@ export interface PaceState {
 export function paceDelay(s: PaceState): number {
   if (s.now < s.blockedUntil) return s.blockedUntil - s.now;
   if (s.remaining === undefined) return 0;
+  // past a reset we inferred, with others on the key: they may have opened the new window (and used
+  // it) before us, so one request goes and its answer tells
+  if (s.resetAt === undefined && (s.shared ?? 0) > 0) return s.pending > 0 ? Infinity : 0;
   // others sharing the key have requests in flight too: leave them room (each of ours in flight
   // stands for its share of theirs), but one request of ours may always go: its answer tells
   const available = s.remaining - s.pending - (s.pending > 0 ? (s.shared ?? 0) : 0);
@@ -69,6 +84,10 @@ export interface PacerTicket {
   seq?: number;
   /** what the pacer knew when it went out (sharedUse) */
   known?: { remaining?: number; seq: number };
+  /** when it went out (our clock) */
+  sentAt?: number;
+  /** it went alone on the guessed length of the window (window-length.ts): its answer judges the guess */
+  trial?: boolean;
 }
 
 export class Pacer {
@@ -82,6 +101,10 @@ export class Pacer {
   /** admitted slots not yet counted in `remaining` */
   private readonly pending = new Set<PacerTicket>();
   private wake = new AbortController();
+  /** the window's length guessed from a coarse Reset, and how far it is trusted */
+  private length: LengthGuess = {};
+  /** a unit freed by the guessed length: the next slot admitted is its trial */
+  private trialOpen = false;
   /** requests admitted; those that had to wait, and how long in all; 429s reported */
   readonly stats = { admitted: 0, waited: 0, waitedMs: 0, rateLimited: 0 };
 
@@ -94,11 +117,12 @@ export class Pacer {
       signal?.throwIfAborted();
       const now = this.clock.now();
       this.rollOver(now);
-      const wait = paceDelay({ ...this.w, now, pending: this.pending.size, freeAt: nextFree(this.units, this.appliedSeq) });
+      const wait = paceDelay({ ...this.w, now, pending: this.pending.size, freeAt: this.nextFreeAt() });
       if (wait > MAX_RETRY_AFTER_MS && wait !== Infinity) throw this.tooLong(wait, now);
       if (wait > 0 && wait !== Infinity) options.onWait?.(wait, this.waitReason(now));
       if (wait <= 0) {
-        const ticket: PacerTicket = {};
+        const ticket: PacerTicket = this.trialOpen ? { trial: true } : {};
+        this.trialOpen = false;
         this.pending.add(ticket);
         this.stats.admitted++;
         if (now > started) {
@@ -119,16 +143,19 @@ export class Pacer {
     if (!this.pending.has(ticket) || ticket.seq !== undefined) return;
     ticket.seq = ++this.seq;
     ticket.known = { remaining: this.w.remaining, seq: this.appliedSeq };
+    ticket.sentAt = this.clock.now();
     addUnit(this.units, ticket.seq);
   }
 
-  /** The answer (or failure) of a slot's request, or the slot unused: its headers update the window. */
-  done(ticket: PacerTicket, headers?: Record<string, string | undefined>): void {
+  /** The answer (or failure) of a slot's request, or the slot unused: its headers update the window; `status`, the answer's. */
+  done(ticket: PacerTicket, headers?: Record<string, string | undefined>, status?: number): void {
     const seq = ticket.seq ?? 0;
     const info = headers && seq > 0 ? parseRateLimit(headers, this.clock.now()) : undefined;
-    if (info)
+    if (info) {
       tightenUnits(this.units, seq, info.resetAt); // an older answer's Reset still bounds the units before it
-    else dropUnit(this.units, seq);
+      markAnswered(this.units, seq, this.clock.now());
+      this.length = learnLength(this.length, { ...info, sentAt: ticket.sentAt });
+    } else dropUnit(this.units, seq);
     if (info && seq > this.appliedSeq) {
       if (ticket.known) this.w.shared = sharedUse(ticket.known, info.remaining, seq);
       this.appliedSeq = seq;
@@ -137,6 +164,7 @@ export class Pacer {
       // the server counted every request sent before this one
       for (const t of this.pending) if (t.seq !== undefined && t.seq <= seq) this.pending.delete(t);
     }
+    if (ticket.trial) this.length = judgeTrial(this.length, status);
     // without headers (a network error, a 5xx) it may or may not have counted: forget it
     this.pending.delete(ticket);
     this.notify();
@@ -152,8 +180,24 @@ export class Pacer {
       this.units = this.units.filter((u) => u.seq > this.appliedSeq);
       return;
     }
-    const freed = releaseFree(this.units, this.appliedSeq, now);
+    let freed = releaseFree(this.units, this.appliedSeq, now);
+    if (this.guessing() && releaseGuessed(this.units, this.appliedSeq, now, guessedLength(this.length), 1) > 0) {
+      this.trialOpen = true;
+      freed++;
+    }
     if (freed > 0 && this.w.remaining !== undefined) this.w.remaining = Math.min(this.w.remaining + freed, this.w.limit ?? Infinity);
+  }
+
+  /** May units be counted free by the guessed window length now (window-length.ts)? */
+  private guessing(): boolean {
+    return !this.trialOpen && guessUsable(this.length, this.pending.size);
+  }
+
+  /** When the oldest unit we used is free: by the Resets, or earlier by the guessed length when it may be used. */
+  private nextFreeAt(): number | undefined {
+    const byReset = nextFree(this.units, this.appliedSeq);
+    const byLength = this.guessing() ? nextGuessed(this.units, this.appliedSeq, guessedLength(this.length)) : undefined;
+    return byLength === undefined ? byReset : Math.min(byLength, byReset ?? Infinity);
   }
 
   /** A 429: nobody sends before `ms` from now. */

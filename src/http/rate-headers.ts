@@ -44,11 +44,16 @@ function countHeader(headers: Record<string, string | undefined>, name: string):
   return n !== undefined && n >= 0 ? n : undefined;
 }
 
-/** The window as a response reports it (header names lower-case; `resetAt` on our clock); undefined without Remaining and Reset. */
+/**
+ * The window as a response reports it (header names lower-case; `resetAt` on our clock); undefined
+ * without Remaining and Reset. `coarse`: the Reset is a Unix time in whole seconds (the window may end
+ * up to a second before it: window-length.ts).
+ */
 export function parseRateLimit(headers: Record<string, string | undefined>, nowMs: number) {
   const remaining = countHeader(headers, 'x-ratelimit-remaining');
   const reset = countHeader(headers, 'x-ratelimit-reset');
   if (remaining === undefined || reset === undefined) return undefined;
   const limit = countHeader(headers, 'x-ratelimit-limit');
-  return { limit, remaining: Math.floor(remaining), resetAt: resetToMs(reset, nowMs) };
+  const coarse = reset > UNIX_TIME_THRESHOLD && reset <= UNIX_MS_THRESHOLD && Number.isInteger(reset);
+  return { limit, remaining: Math.floor(remaining), resetAt: resetToMs(reset, nowMs), coarse };
 }

@@ -9,6 +9,8 @@
 export interface Unit {
   seq: number;
   freeAt: number;
+  /** when its answer came (our clock): with the window's length, another bound (window-length.ts) */
+  answeredAt?: number;
 }
 
 /** A new request goes out: its unit is free again at an unknown time until an answer at or after it tells. */
@@ -34,6 +36,12 @@ export function tightenUnits(units: Unit[], seq: number, resetAt: number): void 
     if (u.freeAt <= resetAt) break;
     u.freeAt = resetAt;
   }
+}
+
+/** Request `seq` was answered at `at`. */
+export function markAnswered(units: Unit[], seq: number, at: number): void {
+  const u = units.find((x) => x.seq === seq);
+  if (u) u.answeredAt = at;
 }
 
 /**
@@ -62,4 +70,22 @@ export function releaseFree(units: Unit[], appliedSeq: number, now: number): num
 export function nextFree(units: Unit[], appliedSeq: number): number | undefined {
   const u = units[0];
   return u && u.seq <= appliedSeq && u.freeAt !== Infinity ? u.freeAt : undefined;
+}
+
+/** When the oldest counted unit is free by a window of `lengthMs` after its answer (undefined: not answered, or no length). */
+export function nextGuessed(units: Unit[], appliedSeq: number, lengthMs: number | undefined): number | undefined {
+  const u = units[0];
+  return u && u.seq <= appliedSeq && u.answeredAt !== undefined && lengthMs !== undefined ? u.answeredAt + lengthMs : undefined;
+}
+
+/** Like `releaseFree`, by the guessed length instead of the Resets, at most `max` units. */
+export function releaseGuessed(units: Unit[], appliedSeq: number, now: number, lengthMs: number | undefined, max: number): number {
+  if (lengthMs === undefined) return 0;
+  let n = 0;
+  for (; n < Math.min(max, units.length); n++) {
+    const u = units[n]!;
+    if (u.seq > appliedSeq || u.answeredAt === undefined || u.answeredAt + lengthMs > now) break;
+  }
+  units.splice(0, n);
+  return n;
 }

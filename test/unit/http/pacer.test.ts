@@ -34,6 +34,7 @@ describe('parseRateLimit', () => {
       limit: 200,
       remaining: 17,
       resetAt: 11_500,
+      coarse: false,
     });
   });
   it('works without a limit', () => {
@@ -41,7 +42,14 @@ describe('parseRateLimit', () => {
       limit: undefined,
       remaining: 0,
       resetAt: 1_800_000_000_000,
+      coarse: true,
     });
+  });
+  it('calls a Reset coarse only when it is a Unix time in whole seconds', () => {
+    const coarse = (reset: string) => parseRateLimit({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': reset }, 1_799_999_000_000)?.coarse;
+    expect(coarse('1800000000.25')).toBe(false);
+    expect(coarse('1800000000250')).toBe(false);
+    expect(coarse('10')).toBe(false);
   });
   it('needs both remaining and reset', () => {
     expect(parseRateLimit({ 'x-ratelimit-remaining': '3' }, 0)).toBeUndefined();
@@ -103,6 +111,11 @@ describe('paceDelay', () => {
     expect(paceDelay(s({ limit: 30, remaining: 30, pending: 30 }))).toBe(Infinity);
     // nothing in flight: no answer is coming to wake it (a Limit of 0 hung crm for ever): one goes and asks
     expect(paceDelay(s({ limit: 0, remaining: 0, pending: 0 }))).toBe(0);
+  });
+  it('after an inferred reset, with others on the key, sends one request and waits for its answer (they may have opened the window first)', () => {
+    expect(paceDelay(s({ limit: 30, remaining: 30, pending: 0, shared: 5 }))).toBe(0);
+    expect(paceDelay(s({ limit: 30, remaining: 30, pending: 1, shared: 5 }))).toBe(Infinity);
+    expect(paceDelay(s({ limit: 30, remaining: 30, pending: 1, shared: 0 }))).toBe(0); // alone: the whole window goes
   });
   it('uses remaining as the budget when the limit is unknown', () => {
     expect(paceDelay(s({ remaining: 10, resetAt: 2000 }))).toBe(0);
