@@ -226,7 +226,7 @@ export class Pacer {
     if (now < this.w.blockedUntil) return 'held back by a 429 (Retry-After)';
     const left = (this.w.remaining ?? 0) - this.pending.size;
     return left <= 0
-      ? `the rate limit is used up (X-RateLimit-Remaining ${this.w.remaining ?? 0}) until the window resets`
+      ? `the rate limit's window is used up (X-RateLimit-Remaining ${this.w.remaining ?? 0}, ${this.pending.size} in flight) until units free again`
       : `${left} requests of the rate-limit window left`;
   }
 

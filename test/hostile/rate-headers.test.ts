@@ -75,7 +75,9 @@ it('says on stderr that it waits, how long and why (a minute to the reset), and 
   });
   child.kill('SIGINT');
   const r = await done;
-  expect(stderr).toMatch(/waiting (59|60) s: the rate limit is used up \(X-RateLimit-Remaining 0\) until the window resets/);
+  expect(stderr).toMatch(
+    /waiting (59|60) s: the rate limit.s window is used up \(X-RateLimit-Remaining 0, \d+ in flight\) until units free again/,
+  );
   expect(r.code).toBe(130);
 });
 
@@ -90,7 +92,7 @@ it('says a wait of a second or more with -v', async () => {
   twoPages(() => '1.2');
   const r = await listAll(['-v']);
   expect(r.code, r.stderr).toBe(0);
-  expect(r.stderr).toMatch(/waiting 1.2 s: the rate limit is used up/);
+  expect(r.stderr).toMatch(/waiting 1.2 s: the rate limit.s window is used up/);
 });
 
 // The transcript downloads have their own pacer (spec: Limits rule 5); the same rules hold there.

@@ -42,7 +42,12 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   }
   if (ids.length > 0) {
     const what = plural(ids.length, singular, o.resource);
-    await confirmDelete(ctx, o, what, what);
+    const shown =
+      ids
+        .slice(0, 5)
+        .map((id) => sanitizeForTerminal(id))
+        .join(', ') + (ids.length > 5 ? ', …' : '');
+    await confirmDelete(ctx, o, what, `${what} (${shown})`);
   }
   const client = await ctx.client({ concurrencyFlag: true });
   const one = async (path: string, id: string) => {

@@ -107,5 +107,7 @@ function throwFailures(failures: ReadonlyArray<{ id: string; error: CrmError }>,
       code: first.code,
     });
   }
-  throw new PartialFailureError(`${failures.length} of ${what} not ${done} (each is named above); the others were`);
+  throw new PartialFailureError(
+    `${failures.length} of ${what} not ${done} (each is named above); the other ${total - failures.length} ${total - failures.length === 1 ? 'was' : 'were'} ${done}`,
+  );
 }

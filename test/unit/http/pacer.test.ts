@@ -162,7 +162,9 @@ describe('Pacer', () => {
     pacer.done(await go(pacer), rl(10, 0, 2));
     const said: string[] = [];
     await pacer.acquire(undefined, { onWait: (ms, why) => said.push(`${ms} ${why}`) });
-    expect(said).toEqual([`${2000 + RESET_MARGIN_MS} the rate limit is used up (X-RateLimit-Remaining 0) until the window resets`]);
+    expect(said).toEqual([
+      `${2000 + RESET_MARGIN_MS} the rate limit's window is used up (X-RateLimit-Remaining 0, 0 in flight) until units free again`,
+    ]);
   });
 
   it('admits at once without information', async () => {

@@ -76,7 +76,7 @@ describe('get with several ids', () => {
     const err = await get(['con_1', 'con_\u001b[31mx', 'con_2'], ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PartialFailureError);
     expect((err as PartialFailureError).exitCode).toBe(9);
-    expect((err as Error).message).toBe('1 of 3 contacts not fetched (each is named above); the others were');
+    expect((err as Error).message).toBe('1 of 3 contacts not fetched (each is named above); the other 2 were fetched');
     expect(
       ctx
         .stdoutText()
@@ -126,13 +126,13 @@ describe('delete with several ids', () => {
     expect(f.sent).toEqual([]);
   });
 
-  it('on a terminal: asked once, with the count', async () => {
+  it('on a terminal: asked once, with the count and the ids', async () => {
     const f = fakeClient(IDS);
     const stdin = new PassThrough();
     const ctx = ctxWith(f.client, 'json', { stdin, stdinTTY: true, stdoutTTY: true });
     const done = runDelete({ resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4 }, ctx);
     await new Promise((r) => setTimeout(r, 10));
-    expect(ctx.stderrText()).toContain('Delete 3 contacts? [y/N] ');
+    expect(ctx.stderrText()).toContain('Delete 3 contacts (con_1, con_2, con_3)? [y/N] ');
     stdin.write('y\n');
     await done;
     expect(f.sent).toHaveLength(3);
