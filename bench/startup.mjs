@@ -3,7 +3,8 @@
 // that drift and other load hit every command alike. Prints the median and p90 of each, and the
 // medians' ratios to `node -e 0` (the floor) beside the goals of issue 13: at most 1.15×, 1.4× and 2.0×
 // on Node 24 (what users run).
-// NODE=/path/to/node runs the commands (and the floor) on that Node (default: the one running this).
+// BENCH_NODE=/path/to/node runs the commands (and the floor) on that Node (default: the one running this;
+// not NODE, which npm run sets to its own Node).
 // A second floor: bench/undici-get.mjs, bundled, the same GET with undici and nothing else.
 // BEFORE=/path/to/other/bin/crm adds the same three commands of another build to the same rounds,
 // for a before/after table measured under the same load.
@@ -27,7 +28,7 @@ try {
     CRM_API_KEY: sb.keys.admin,
     CRM_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'crm-bench-')),
   };
-  const node = process.env.NODE || process.execPath;
+  const node = process.env.BENCH_NODE || process.execPath;
   const builds = { '': CRM, ...(process.env.BEFORE ? { 'before: ': process.env.BEFORE } : {}) };
   const bareDir = mkdtempSync(join(tmpdir(), 'crm-bench-'));
   await build({
