@@ -41,9 +41,13 @@ export function httpBatchSender(client: HttpClient): BatchSender {
       expect: 'batch',
       finishInDoubt: true,
     });
-    const replayed = Object.entries(res.headers ?? {}).some(([k, v]) => k.toLowerCase() === 'idempotent-replayed' && v === 'true');
-    return { envelope: res.body, retries: res.retries, replayed };
+    return { envelope: res.body, retries: res.retries, replayed: isReplayed(res.headers) };
   };
+}
+
+/** The server answered from its idempotency cache (`Idempotent-Replayed: true`, any case). */
+function isReplayed(headers: Record<string, string> | undefined): boolean {
+  return Object.entries(headers ?? {}).some(([k, v]) => k.toLowerCase() === 'idempotent-replayed' && v === 'true');
 }
 
 /** A row's answer as a one-item batch answer, so the engine, journal and rejects treat rows as chunks of one. */
@@ -74,7 +78,7 @@ export function httpRowSender(client: HttpClient, op: RowOperation, onKept?: (wh
     try {
       const res = await client.request({ method, path, body, idempotencyKey: keyed ? req.key : undefined, expect: 'v2', finishInDoubt: true });
       if (op.kind === 'link' && body && onKept) keptFields(body, res.body, onKept);
-      const replayed = res.headers['idempotent-replayed'] === 'true' || res.goneOnRetry === true;
+      const replayed = isReplayed(res.headers) || res.goneOnRetry === true;
       return { envelope: oneItem({ id: target }), retries: res.retries, replayed };
     } catch (err) {
       if (err instanceof CrmError && err.status === 404 && op.goneIsDone && req.resent)
