@@ -3,6 +3,7 @@
 import { associationPairs, findAssociation, findLink, linkPairs } from '../../api/links.js';
 import { findResource, type Association, type LinkField, type LinkRelation } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
+import { choiceOf } from '../../import/operation.js';
 import type { LinkOptions } from './command.js';
 
 export const linkPairNames = (): string[] => linkPairs().map(({ parent, link }) => `${parent.name} ${link.relation}`);
@@ -39,10 +40,8 @@ export function linkListColumns(link: LinkRelation): string[] {
 
 /** A flag's value in any case (`decision-maker`) → the field's allowed value, or a usage error listing them. */
 export function normalizeChoice(field: LinkField, value: string): string {
-  if (!field.values) return value;
-  const want = value.trim().replace(/[-\s]+/g, '_');
-  const found = field.values.find((v) => v.toUpperCase() === want.toUpperCase());
-  if (found === undefined) throw new UsageError(`--${field.flag} '${value}' is not a valid ${field.name}; allowed: ${field.values.join(', ')}`);
+  const found = choiceOf(field, value);
+  if (found === undefined) throw new UsageError(`--${field.flag} '${value}' is not a valid ${field.name}; allowed: ${field.values!.join(', ')}`);
   return found;
 }
 
