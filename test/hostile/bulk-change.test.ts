@@ -1,0 +1,84 @@
+// Bulk update, delete and link (issue 12) against servers shaped unlike the sandbox: a relink answered
+// 409 (the sandbox answers 201), a 404 to a first DELETE (not an earlier attempt's success), a link answer
+// keeping another type, and a server answering a PATCH with no Idempotent-Replayed header on a resend.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { runCrm } from '../helpers/run-crm.js';
+import { errorEnvelope, json, startHostile, success, type Hostile } from './server.js';
+
+let h: Hostile;
+let dir: string;
+beforeAll(async () => {
+  h = await startHostile();
+  dir = mkdtempSync(join(tmpdir(), 'crm-hostile-bulk-'));
+});
+afterAll(async () => h?.close());
+beforeEach(() => h.reset());
+
+const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
+const crm = (args: string[]) => runCrm(['-o', 'json', ...args], { env: h.env(), cwd: dir });
+
+it('a relink answered 409 CONFLICT counts as linked (exit 0), and nothing is looked up', async () => {
+  h.route('POST', /\/segments\/seg_1\/members$/, (req, res) => {
+    const { contact_id } = JSON.parse(req.body) as { contact_id: string };
+    if (contact_id === 'con_2') return json(res, 409, errorEnvelope('CONFLICT', 'already a member'));
+    json(res, 201, success({ id: `lnk_${contact_id}`, contact_id }));
+  });
+  const r = await crm(['links', 'add', 'segments', 'seg_1', 'members', '--file', file('relink.txt', 'con_1\ncon_2\ncon_3\n')]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, linked: 3, failed: 0 });
+  expect(h.log.map((x) => x.method)).toEqual(['POST', 'POST', 'POST']);
+});
+
+it('a 404 to a first DELETE is that row not found (exit 9, in the rejects file), not an earlier success', async () => {
+  h.route('DELETE', /\/contacts\/con_gone$/, (_req, res) => json(res, 404, errorEnvelope('NOT_FOUND', 'Contact con_gone not found')));
+  h.route('DELETE', /\/contacts\/con_here$/, (_req, res) => json(res, 200, success({ id: 'con_here', deleted: true })));
+  const input = file('del.txt', 'con_here\ncon_gone\n');
+  const r = await crm(['batch', 'contacts', input, '--delete', '--yes']);
+  expect(r.code, r.stderr).toBe(9);
+  expect(JSON.parse(r.stdout)).toMatchObject({ rows: 2, deleted: 1, failed: 1 });
+  const rejects = readFileSync(`${input}.delete.rejects.csv`, 'utf8');
+  expect(rejects).toMatch(/^con_gone,2,NOT_FOUND,Contact con_gone not found$/m);
+});
+
+it('a DELETE whose first answer is lost and whose retry is 404 counts as deleted (the earlier attempt did it)', async () => {
+  h.route('DELETE', /\/contacts\/con_1$/, (_req, res, ctx) => {
+    if (ctx.count === 0) return void res.socket?.destroy(); // deleted, then the answer is lost
+    json(res, 404, errorEnvelope('NOT_FOUND', 'Contact con_1 not found'));
+  });
+  const r = await crm(['batch', 'contacts', file('lost.txt', 'con_1\n'), '--delete', '--yes']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ rows: 1, deleted: 1, failed: 0 });
+  expect(h.log).toHaveLength(2);
+});
+
+it('a link kept with its old type is said once, naming it; the run still succeeds', async () => {
+  h.route('POST', /\/deals\/deal_1\/contacts$/, (req, res) => {
+    const { contact_id } = JSON.parse(req.body) as { contact_id: string };
+    json(res, 201, success({ id: `lnk_${contact_id}`, contact_id, type: 'CHAMPION' }));
+  });
+  const input = file('roles.csv', 'deal_id,contact_id,type\ndeal_1,con_1,champion\ndeal_1,con_2,primary\n');
+  const r = await crm(['links', 'import', 'deals', 'contacts', input]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ linked: 2 });
+  expect(r.stderr).toMatch(/1 link was already there with other fields, kept as they were/);
+  expect(r.stderr).toMatch(/con_2: type "CHAMPION" kept \(asked "PRIMARY"\)/);
+  expect(r.stderr).not.toMatch(/con_1:/);
+});
+
+it('every PATCH carries its row key, the same on a retry; a server that says nothing of replays still gets each row once per try', async () => {
+  h.route('PATCH', /\/contacts\/con_\d$/, (req, res, ctx) => {
+    if (req.path.endsWith('con_2') && ctx.count === 1) return json(res, 503, errorEnvelope('UNAVAILABLE', 'try again'));
+    json(res, 200, success({ id: req.path.split('/').pop(), ...JSON.parse(req.body) }));
+  });
+  const r = await crm(['batch', 'contacts', file('upd.csv', 'id,title\ncon_1,A\ncon_2,B\ncon_3,C\n'), '--update', '--concurrency', '1']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, updated: 3, retries: 1 });
+  const keys = h.log.map((x) => [x.path.split('/').pop(), x.headers['idempotency-key']] as const);
+  expect(keys.map(([id]) => id)).toEqual(['con_1', 'con_2', 'con_2', 'con_3']);
+  expect(keys[1]![1]).toBe(keys[2]![1]);
+  expect(new Set(keys.map(([, k]) => k)).size).toBe(3);
+  expect(keys.every(([, k]) => typeof k === 'string' && k.startsWith('crm-update-'))).toBe(true);
+});
