@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { printColumns, requestLog, RSS_METHOD, runCrm } from './measure.mjs';
-import { CRM, startSandboxChild } from './sandbox-child.mjs';
+import { CRM, startLimitedSandbox } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
   options: {
@@ -174,17 +174,7 @@ let startMs;
 let sb;
 try {
   startMs = nodeStartMs();
-  sb = await startSandboxChild([
-    '--seed',
-    '1',
-    '--control',
-    '--rate-limit',
-    String(L),
-    '--rate-window-ms',
-    String(W),
-    '--org-rate-limit',
-    String(HIGH),
-  ]);
+  sb = await startLimitedSandbox(L, W);
   const files = await setUp(sb);
   const ops = operations(sb, files);
   for (const name of OPS) {

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { printColumns, requestLog, RSS_METHOD, runCrm } from './measure.mjs';
-import { CRM, startSandboxChild } from './sandbox-child.mjs';
+import { CRM, startLimitedSandbox } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
   options: {
@@ -190,17 +190,7 @@ let startMs;
 let sb;
 try {
   startMs = nodeStartMs();
-  sb = await startSandboxChild([
-    '--seed',
-    '1',
-    '--control',
-    '--rate-limit',
-    String(L),
-    '--rate-window-ms',
-    String(W),
-    '--org-rate-limit',
-    String(HIGH),
-  ]);
+  sb = await startLimitedSandbox(L, W);
   const files = await setUp(sb);
   const env = { ...process.env, CRM_BASE_URL: sb.base_url, CRM_API_KEY: sb.keys.admin, CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')) };
   for (const limited of [false, true]) results.push(await scenario(sb, env, files, startMs, limited));

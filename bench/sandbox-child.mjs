@@ -28,3 +28,18 @@ export function startSandboxChild(args = [], { banner = false, port = 0 } = {}) 
     child.once('exit', (code) => reject(new Error(`sandbox exited early with ${code}`)));
   });
 }
+
+/** A sandbox with control, limited to `limit` requests per key per `windowMs` (the organization's limit out of the way). */
+export function startLimitedSandbox(limit, windowMs) {
+  return startSandboxChild([
+    '--seed',
+    '1',
+    '--control',
+    '--rate-limit',
+    String(limit),
+    '--rate-window-ms',
+    String(windowMs),
+    '--org-rate-limit',
+    '1000000000',
+  ]);
+}

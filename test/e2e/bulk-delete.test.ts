@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getRecord, logLength, makeContacts, prng, requestLog, sentIds, stopAfter } from '../helpers/bulk.js';
+import { getRecord, logLength, makeContacts, prng, requestLog, sentIds, stopAfter, rowFaults } from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { HAS_TMUX, sh, startTmux, type Tmux } from '../helpers/tmux.js';
@@ -55,14 +55,7 @@ describe('crm batch --delete', () => {
     const since = await logLength(t);
     const at = (i: number) => `/contacts/${ids[i]}$`;
     await t.control('/faults', {
-      next: [
-        { kind: '500', method: 'DELETE', path: at(1) },
-        { kind: '500-after-write', method: 'DELETE', path: at(3) },
-        { kind: 'drop', method: 'DELETE', path: at(5) },
-        { kind: 'drop-after-write', method: 'DELETE', path: at(7) },
-        { kind: '429', method: 'DELETE', path: at(9), count: 2 },
-        { kind: '500-after-write', method: 'DELETE', path: at(11) },
-      ],
+      next: [...rowFaults('DELETE', at)],
     });
     const r = await crm(['-o', 'json', 'batch', 'contacts', path, '--delete', '--yes', '--concurrency', '2']);
     expect(r.code, r.stderr).toBe(0);

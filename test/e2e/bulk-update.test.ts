@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { allScopes } from '../../src/api/resources.js';
-import { appliedPerId, getRecord, logLength, makeContacts, prng, requestLog, sentIds, stopAfter } from '../helpers/bulk.js';
+import { appliedPerId, getRecord, logLength, makeContacts, prng, requestLog, sentIds, stopAfter, rowFaults } from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -66,15 +66,7 @@ describe('crm batch --update', () => {
     const since = await logLength(t);
     const at = (i: number) => `/contacts/${ids[i]}$`;
     await t.control('/faults', {
-      next: [
-        { kind: '500', method: 'PATCH', path: at(1) },
-        { kind: '500-after-write', method: 'PATCH', path: at(3) },
-        { kind: 'drop', method: 'PATCH', path: at(5) },
-        { kind: 'drop-after-write', method: 'PATCH', path: at(7) },
-        { kind: '429', method: 'PATCH', path: at(9), count: 2 },
-        { kind: '500-after-write', method: 'PATCH', path: at(11) },
-        { kind: 'html-502', method: 'PATCH', path: at(0) },
-      ],
+      next: [...rowFaults('PATCH', at), { kind: 'html-502', method: 'PATCH', path: at(0) }],
     });
     const r = await crm(['-o', 'json', 'batch', 'contacts', path, '--update', '--concurrency', '2']);
     expect(r.code, r.stderr).toBe(0);

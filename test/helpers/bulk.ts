@@ -125,3 +125,9 @@ export function prng(seed: number): () => number {
     return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** The faults of the update and delete fault tests, on rows 1, 3, …, 11: before and after the write, dropped connections, 429s. */
+export function rowFaults(method: string, at: (i: number) => string): Array<Record<string, unknown>> {
+  const kinds = ['500', '500-after-write', 'drop', 'drop-after-write', '429', '500-after-write'];
+  return kinds.map((kind, k) => ({ kind, method, path: at(2 * k + 1), ...(kind === '429' ? { count: 2 } : {}) }));
+}
