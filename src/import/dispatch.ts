@@ -1,15 +1,16 @@
 // The sending pass: the spooled chunks (spool.ts), up to `concurrency` in flight; a chunk is finished once its answer is
 // in. Only rows certainly not created are rejects: a failed request is in doubt (the rerun resends it
 // under the same key), an unanswered row goes to the unknown file, a chunk refused whole is journaled.
-import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError } from '../http/errors.js';
+import { CrmError, InterruptedError } from '../http/errors.js';
 import { plural } from '../output/plural.js';
 import { Pool } from '../util/pool.js';
-import { chunkKey } from './chunker.js';
+import { chunkKey, newRunId } from './chunker.js';
 import type { Counters } from './engine-types.js';
 import type { ImportJournal } from './journal.js';
-import type { ChunkReject } from './journal-format.js';
-import { chunkOutcome, NO_RESULT_CODE } from './outcome.js';
+import type { ChunkReject, FinishedChunk } from './journal-format.js';
+import { chunkOutcome, isFatalSendError, isRefusal, NO_RESULT_CODE, stoppedAfterFailures } from './outcome.js';
 import type { Outputs } from './outputs.js';
+import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
 import { progress, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
 import type { SpooledChunk, SpooledInvalid } from './spool.js';
@@ -25,30 +26,6 @@ export interface DispatchResult {
   aborted: boolean;
 }
 
-/** Errors after which sending more chunks is pointless: a bad key, a missing scope, no such endpoint, a bug. */
-function isFatalSendError(err: unknown): boolean {
-  return !(err instanceof CrmError) || err instanceof AuthError || err instanceof ForbiddenError || err instanceof NotFoundError;
-}
-
-/** A whole chunk refused with a status saying it was not carried out; 408/409/425/429 and 5xx say nothing of the kind. */
-function isRefusal(err: CrmError): boolean {
-  const s = err.status;
-  return s !== undefined && s >= 400 && s < 500 && ![408, 409, 425, 429].includes(s);
-}
-
-/** The same error class (so the same exit code), saying why the import stopped and what to do. */
-function stoppedAfterFailures(err: CrmError, n: number): CrmError {
-  const Ctor = err.constructor as new (message: string, info: ConstructorParameters<typeof AuthError>[1]) => CrmError;
-  return new Ctor(`stopped after ${n} chunks in a row failed; the last: ${err.message}`, {
-    status: err.status,
-    code: err.code,
-    requestId: err.requestId,
-    details: err.details,
-    hint: `${err.hint ? `${err.hint}\n` : ''}rerun the same command later: finished chunks are skipped and the failed ones are sent again under the same keys`,
-    cause: err,
-  });
-}
-
 function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs) {
   const { opts, deps } = run;
   if (!run.spool) throw new Error("the sending pass needs the check pass's spool");
@@ -56,6 +33,8 @@ function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined
     ...{ spool: run.spool, resource: opts.resource, baseUrl: opts.baseUrl, concurrency: run.concurrency },
     ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
     ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn },
+    // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
+    ...{ runId: journal ? journal.runId : newRunId(), retry: run.retryRejected !== false },
     onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
   };
 }
@@ -71,8 +50,10 @@ class SendingPass {
   };
   private fatal: unknown;
   private consecutiveFailures = 0;
-  /** key → the lines of the chunk that had it, for chunks met in this run */
+  /** key → the lines of the chunk that had it, for chunks met in this run (a create) */
   private readonly seen = new Map<string, string>();
+  /** an update, delete or link: per record, for file order and repeated rows */
+  private readonly subjects = new Map<string, Subject>();
   /** lines of update, delete or link rows that repeat an earlier row */
   private readonly repeats: number[] = [];
   private readonly pool: Pool;
@@ -136,14 +117,18 @@ class SendingPass {
   private async dispatch(chunk: Chunk): Promise<void> {
     const { cfg, c } = this;
     // an operation's key names what it does (`link segments members seg_1`): a row of bare ids is not enough
-    const key = chunkKey(cfg.baseUrl, cfg.op ? cfg.op.describe : cfg.resource, chunk.body, cfg.op?.kind);
-    const twin = this.seen.get(key);
-    if (twin && cfg.op) {
-      // an update, delete or link repeated: the first one does it (a rejected first is fixed for both)
+    const twinKey = chunkKey(cfg.baseUrl, cfg.op ? cfg.op.describe : cfg.resource, chunk.body, cfg.op?.kind, cfg.runId);
+    // a row is a change of its own (the same body again after another is another change): its number salts its key
+    const key = cfg.op ? chunkKey(cfg.baseUrl, cfg.op.describe, chunk.body, cfg.op.kind, `${cfg.runId}\0${chunk.seq}`) : twinKey;
+    const subject = cfg.op ? this.subjectOf(chunk) : undefined;
+    const before = subject === undefined ? undefined : this.subjects.get(subject);
+    if (cfg.op && before?.twin === twinKey) {
+      // the row before it for this record was the same change: that one does it (a rejected first is fixed for both)
       this.repeats.push(chunk.lines[0]!);
       c.skipped++;
       return;
     }
+    const twin = cfg.op ? undefined : this.seen.get(key);
     if (twin) {
       // the same key would only replay the twin's answer: these rows would not be created again
       const msg = `these rows are identical to the chunk of ${twin} and were not sent again`;
@@ -152,25 +137,61 @@ class SendingPass {
       c.failed += chunk.lines.length;
       return;
     }
-    this.seen.set(key, span(chunk));
-    const done = await cfg.journal?.get(chunk.seq, key).catch((err: unknown) => void (this.fatal ??= err));
-    // same key means same body; the lines check only guards against a journal that is not this file's
-    if (done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i])) {
-      c.skippedChunks++;
-      const created = done.ids.filter((x) => x !== null).length;
-      c.skipped += created;
-      c.failed += chunk.lines.length - created;
-      this.outputs(chunk, done.ids, done.rejects);
-      return;
+    if (!cfg.op) this.seen.set(key, span(chunk));
+    const entry: Subject = { twin: twinKey, sent: false };
+    if (subject !== undefined) this.subjects.set(subject, entry);
+    const done = await cfg.journal?.get(chunk.seq).catch((err: unknown) => void (this.fatal ??= err));
+    // the lines check guards against a journal that is not this file's
+    const finished = done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i]) ? done : undefined;
+    const again = finished ? rowsToSendAgain(finished, before?.sent === true, cfg.retry) : undefined;
+    if (finished && again === undefined) return this.skip(chunk, finished);
+    // rows of one record in file order: wait for the one before to be answered
+    await before?.pending;
+    let settle = (): void => undefined;
+    entry.pending = new Promise<void>((r) => (settle = r));
+    entry.sent = true;
+    const sub = again === undefined ? chunk : subChunk(chunk, again);
+    // sent again after an answer: a new change, under a key of its own derived from the one answered
+    const sendKey =
+      again === undefined
+        ? key
+        : chunkKey(cfg.baseUrl, cfg.op ? cfg.op.describe : cfg.resource, sub.body, cfg.op?.kind, `${cfg.runId}\0${finished!.key}`);
+    const resend = again === undefined ? undefined : { whole: chunk, idx: again, done: finished! };
+    const task = (): Promise<void> => this.send(sub, sendKey, resend).finally(settle);
+    if (!this.stopping() && (await this.pool.run(task, this.stopping))) this.changed();
+    else {
+      settle();
+      // read but never sent (stopping): an answered chunk counts as it was; otherwise left, as the interruption says
+      if (finished) this.skip(chunk, finished);
+      else c.rows -= chunk.lines.length;
     }
-    if (!this.stopping() && (await this.pool.run(() => this.send(chunk, key), this.stopping))) this.changed();
-    // read but never sent (stopping): left, as the interruption says, not counted among the rows
-    else c.rows -= chunk.lines.length;
   }
 
-  private async send(chunk: Chunk, key: string): Promise<void> {
+  /** The record (or link) an operation's row changes. */
+  private subjectOf(chunk: Chunk): string | undefined {
+    const p = this.cfg.op!.plan(chunk.records()[0]!);
+    return p.ok ? p.request.subject : undefined;
+  }
+
+  /** A chunk an earlier run answered, not sent again: its rows counted and written out as answered then. */
+  private skip(chunk: Chunk, done: FinishedChunk): void {
+    const c = this.c;
+    c.skippedChunks++;
+    const created = done.ids.filter((x) => x !== null).length;
+    c.skipped += created;
+    c.failed += chunk.lines.length - created;
+    this.outputs(chunk, done.ids, done.rejects);
+  }
+
+  private async send(chunk: Chunk, key: string, resend?: Resend): Promise<void> {
     const { cfg, c } = this;
     c.chunks++;
+    if (resend) {
+      // the rows not sent again count as the earlier answer said
+      const kept = resend.done.ids.filter((id, i) => !resend.idx.includes(i) && id !== null).length;
+      c.skipped += kept;
+      c.failed += resend.whole.lines.length - resend.idx.length - kept;
+    }
     try {
       // journaled before the request, so a crash leaves a trace of the chunks in flight
       await cfg.journal?.sent(chunk.seq, key);
@@ -194,7 +215,7 @@ class SendingPass {
       };
       res = await cfg.send(req);
     } catch (err) {
-      await this.failed(chunk, key, err);
+      await this.failed(chunk, key, err, resend);
       return;
     }
     const retries = res.retries ?? 0;
@@ -206,10 +227,10 @@ class SendingPass {
     if (res.replayed === true && retries === 0) c.skipped += out.created;
     else c.created += out.created;
     c.failed += chunk.lines.length - out.created;
-    await this.finish(chunk, key, out.ids, out.rejects);
+    await this.finish(chunk, key, out.ids, out.rejects, resend);
   }
 
-  private async failed(chunk: Chunk, key: string, err: unknown): Promise<void> {
+  private async failed(chunk: Chunk, key: string, err: unknown, resend?: Resend): Promise<void> {
     const { cfg, c } = this;
     // stopped by Ctrl-C before the request went out (the sender's contract): not in doubt
     if (cfg.signal?.aborted && err instanceof InterruptedError) {
@@ -232,7 +253,7 @@ class SendingPass {
       // not written: rejects, and journaled so no rerun sends the chunk again
       const message = `the server refused the whole chunk (${span(chunk)}), none of its rows was created: ${e.message}`;
       const rejects = chunk.lines.map((_l, i) => ({ i, code: e.code ?? e.name, message }));
-      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects);
+      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects, resend);
     } else {
       // may have been written: only the same key (the rerun) can settle it, so no reject row
       c.failedChunks++;
@@ -241,8 +262,9 @@ class SendingPass {
     if (this.consecutiveFailures >= cfg.maxConsecutiveFailures) this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
   }
 
-  /** A chunk answered in this run: its rows' outputs, and the journal. */
-  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[]): Promise<void> {
+  /** A chunk answered in this run: its rows' outputs, and the journal (a chunk sent again: merged with the earlier answer). */
+  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], resend?: Resend): Promise<void> {
+    if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];
     this.outputs(chunk, ids, rejects);
     await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => {
       this.fatal ??= err;

@@ -18,7 +18,7 @@ import { defaultRejectsPath, unknownPathFor } from './outputs.js';
 import { detectFormat } from './reader.js';
 import { fromTotals, identityOf, progress, summaryOf, withSummary, type Run } from './run.js';
 import { scanInput, type ScanResult } from './scan.js';
-import { openJournal, sendRows, type Sent } from './send.js';
+import { openJournal, rejectsTaken, sendRows, type Sent } from './send.js';
 import { prepareInput, readHead, type PreparedInput } from './source.js';
 import { Spool } from './spool.js';
 
@@ -42,6 +42,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     if ('summary' in journal) return journal.summary;
     return finish(run, scan, await sendRows(run, scan, journal.journal));
   } finally {
+    await run.unlock?.();
     await run.spool?.remove();
     await run.input.cleanup();
   }
@@ -98,6 +99,8 @@ async function finishedEarlier(run: Run): Promise<ImportSummary | undefined> {
   run.file = await findJournal(dir, identityOf(run, run.sha));
   const info = await readComplete(run.file.path);
   if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined) return;
+  // rows it rejected are sent again by this run (issue 17), unless its rejects file was imported since
+  if (!info.compacted && info.failed - (info.unknown ?? 0) > 0 && (run.retryRejected = !(await rejectsTaken(run)))) return;
   const summary = await fromTotals(run, info, undefined, true);
   if (summary) await pruneJournals(dir, run.started, { keep: run.file.own }).catch(() => 0);
   return summary;

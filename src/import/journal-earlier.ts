@@ -10,7 +10,7 @@ import { NO_RESULT_CODE } from './outcome.js';
 
 interface EarlierImport {
   path: string;
-  kind: 'changed' | 'other-key';
+  kind: 'changed' | 'other-key' | 'other-options';
   createdAt: string;
   /** the earlier import's key, masked, when its journal recorded it */
   keyMask?: string;
@@ -26,14 +26,22 @@ async function findEarlierImports(dir: string, match: JournalIdentity & { input:
     if (!h || h.resource !== match.resource || h.operation !== match.operation || trimBase(h.base_url) !== trimBase(match.baseUrl)) continue;
     const changed = match.input !== '-' && h.input === match.input && h.content_sha256 !== match.contentSha256;
     const otherKey = h.content_sha256 === match.contentSha256 && match.keyId !== undefined && h.key_id !== undefined && h.key_id !== match.keyId;
-    if (!changed && !otherKey) continue;
+    // the same content and key run with another --map, --chunk-size, …: another job over the same rows
+    const otherOptions = h.content_sha256 === match.contentSha256 && !otherKey && (h.options ?? '') !== (match.options ?? '');
+    if (!changed && !otherKey && !otherOptions) continue;
     const complete = await readComplete(path);
     const created = complete?.compacted
       ? (complete.created ?? 1) > 0 || (complete.unknown ?? 0) > 0
       : await mayHaveCreated(path).catch(() => true);
     if (!created) continue;
     const keyMask = h.key_mask ? { keyMask: h.key_mask } : {};
-    out.push({ path, kind: changed ? 'changed' : 'other-key', createdAt: h.created_at, ...keyMask, complete: complete !== undefined });
+    out.push({
+      path,
+      kind: changed ? 'changed' : otherKey ? 'other-key' : 'other-options',
+      createdAt: h.created_at,
+      ...keyMask,
+      complete: complete !== undefined,
+    });
   }
   return out;
 }
@@ -59,6 +67,22 @@ async function mayHaveCreated(path: string): Promise<boolean> {
   } finally {
     await fh.close().catch(() => undefined);
   }
+}
+
+/**
+ * The rejects file of this job was imported since (a journal of that file, same job, that may have done
+ * rows): its rows must not be sent again by a rerun of the original, or they would be done twice.
+ */
+export async function rejectsTakenUp(dir: string, identity: JournalIdentity, rejectsPath: string): Promise<boolean> {
+  for (const name of (await listDir(dir)).filter((n) => n.endsWith('.jsonl'))) {
+    const path = join(dir, name);
+    const h = await readHeader(path);
+    if (!h || h.input !== rejectsPath || h.resource !== identity.resource || h.operation !== identity.operation) continue;
+    if (trimBase(h.base_url) !== trimBase(identity.baseUrl)) continue;
+    const complete = await readComplete(path);
+    if (complete?.compacted ? (complete.created ?? 1) > 0 : await mayHaveCreated(path).catch(() => true)) return true;
+  }
+  return false;
 }
 
 export interface GuardContext {
@@ -90,6 +114,8 @@ export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
       .pop();
   const rotated = latest('other-key');
   if (rotated) throw otherKeyError(g, rotated);
+  const options = latest('other-options');
+  if (options) throw await otherOptionsError(g, options);
   const changed = latest('changed');
   const unfinished = earlier.some((e) => e.kind === 'changed' && !e.complete);
   if (changed) throw await changedError(g, changed, unfinished);
@@ -107,6 +133,22 @@ function otherKeyError(g: GuardContext, rotated: EarlierImport): UsageError {
       hint:
         'to resume or finish that run, rerun it with the key it was started with; ' +
         `to run the file with this key anyway, knowing every row in it is ${op ? 'sent' : 'created'} again, add --no-resume`,
+    },
+  );
+}
+
+/** An earlier run of this content with other options (a mapping) did rows: this one would do them again. */
+async function otherOptionsError(g: GuardContext, earlier: EarlierImport): Promise<UsageError> {
+  const op = g.identity.operation;
+  const done = op ? 'done' : 'created';
+  const retry = (await exists(g.rejectsPath))
+    ? `to send the rows that were not ${done}, fix them in the rejects file (${g.rejectsPath}) and run the same command on it; `
+    : '';
+  return new UsageError(
+    `${g.name} was ${earlier.complete ? '' : 'partly '}${jobOf(g.identity)} with other options (--map, --id-column, --chunk-size or --input-format; ${earlier.createdAt}), ` +
+      `and rows were ${done} then; nothing was sent. With these options its rows are another job, so the rows ${done} then would be ${op ? 'sent' : 'created'} again.`,
+    {
+      hint: `${retry}to finish that run, rerun it with its own options; to run the file with these options anyway, knowing every row in it is ${op ? 'sent' : 'created'} again, add --no-resume`,
     },
   );
 }

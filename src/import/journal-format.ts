@@ -20,6 +20,9 @@ export interface JournalIdentity {
   keyMask?: string;
   /** an update, delete or link (RowOperation.describe); absent for a create, whose journals keep their names */
   operation?: string;
+  /** a fingerprint of the options that change what is sent (--map, --id-column, --chunk-size, --input-format);
+   * absent for the defaults, whose journals keep their names */
+  options?: string;
 }
 
 export interface ChunkReject {
@@ -59,6 +62,10 @@ export interface HeaderLine {
   key_mask?: string;
   /** JournalIdentity.operation */
   operation?: string;
+  /** JournalIdentity.options */
+  options?: string;
+  /** salts every Idempotency-Key of this journal's run (chunkKey); absent in journals from before run ids */
+  run_id?: string;
   content_sha256: string;
   plan: string;
   input: string;
@@ -91,8 +98,9 @@ export const jobOf = (id: Pick<JournalIdentity, 'resource' | 'operation'>): stri
 export function journalPath(dir: string, id: JournalIdentity): string {
   const key = id.keyId ? `\0key:${id.keyId}` : '';
   const op = id.operation ? `\0op:${id.operation}` : '';
+  const options = id.options ? `\0options:${id.options}` : '';
   const name = createHash('sha256')
-    .update(`${id.contentSha256}\0${id.resource}\0${trimBase(id.baseUrl)}${key}${op}`)
+    .update(`${id.contentSha256}\0${id.resource}\0${trimBase(id.baseUrl)}${key}${op}${options}`)
     .digest('hex');
   return join(dir, `${name}.jsonl`);
 }

@@ -4,6 +4,7 @@ import { open, rename, truncate, unlink, type FileHandle } from 'node:fs/promise
 import { UsageError } from '../http/errors.js';
 import { atExit, writeFileAtomic } from '../util/atomic-file.js';
 import { streamLines } from '../util/lines.js';
+import { newRunId } from './chunker.js';
 import {
   findJournal,
   journalFolder,
@@ -19,12 +20,14 @@ import {
 
 const SENT = 1;
 const DONE = 2;
+/** answered, then sent again (its failed rows retried, or a row of a record changed before it) with no answer yet */
+const RESENDING = 3;
 
 /** Per chunk number, where its `chunk` line is and whether it was sent: typed arrays, grown as needed. */
 class ChunkIndex {
   offsets = new Float64Array(1024);
   lengths = new Uint32Array(1024);
-  /** 0 nothing, SENT (no answer journaled), DONE */
+  /** 0 nothing, SENT (no answer journaled), DONE, RESENDING */
   state = new Uint8Array(1024);
   finished = 0;
 
@@ -44,9 +47,11 @@ class ChunkIndex {
     if (!k || seq < 1 || !text.endsWith('}')) return;
     this.grow(seq);
     if (k[1] === 'sent' && this.state[seq] === 0) this.state[seq] = SENT;
+    else if (k[1] === 'sent' && this.state[seq] === DONE) this.state[seq] = RESENDING;
     else if (k[1] === 'unsent' && this.state[seq] === SENT) this.state[seq] = 0;
+    else if (k[1] === 'unsent' && this.state[seq] === RESENDING) this.state[seq] = DONE;
     else if (k[1] === 'chunk') {
-      if (this.state[seq] !== DONE) this.finished++;
+      if (this.state[seq] !== DONE && this.state[seq] !== RESENDING) this.finished++;
       this.state[seq] = DONE;
       this.offsets[seq] = offset;
       this.lengths[seq] = length;
@@ -103,6 +108,8 @@ export class ImportJournal {
 
   private constructor(
     readonly path: string,
+    /** salts this run's keys (chunkKey): from the header; '' for a journal from before run ids */
+    readonly runId: string,
     private readonly index: ChunkIndex,
     /** the `complete` line of an earlier run */
     readonly completed: CompleteInfo | undefined,
@@ -130,7 +137,7 @@ export class ImportJournal {
 
   /** Sequence numbers of chunks an earlier run sent without journaling an answer (in flight at a crash, or failed). */
   inDoubt(): number[] {
-    return [...this.index.state.keys()].filter((i) => this.index.state[i] === SENT);
+    return [...this.index.state.keys()].filter((i) => this.index.state[i] === SENT || this.index.state[i] === RESENDING);
   }
 
   /** Load (resume) or create the journal of an import; one from before keys were recorded becomes this key's. */
@@ -150,7 +157,7 @@ export class ImportJournal {
         );
       }
       await truncate(file.own, loaded.validLength);
-      return new ImportJournal(file.own, loaded.index, loaded.completed, await open(file.own, 'a', 0o600));
+      return new ImportJournal(file.own, loaded.header.run_id ?? '', loaded.index, loaded.completed, await open(file.own, 'a', 0o600));
     }
     const header: HeaderLine = {
       type: 'header',
@@ -160,28 +167,30 @@ export class ImportJournal {
       ...(identity.keyId ? { key_id: identity.keyId } : {}),
       ...(identity.keyMask ? { key_mask: identity.keyMask } : {}),
       ...(identity.operation ? { operation: identity.operation } : {}),
+      ...(identity.options ? { options: identity.options } : {}),
+      run_id: opts.runId ?? newRunId(),
       content_sha256: identity.contentSha256,
       plan: opts.plan,
       input: opts.input,
       created_at: new Date(opts.now).toISOString(),
     };
     await writeFileAtomic(file.own, jsonLine(header));
-    return new ImportJournal(file.own, new ChunkIndex(), undefined, await open(file.own, 'a', 0o600));
+    return new ImportJournal(file.own, header.run_id!, new ChunkIndex(), undefined, await open(file.own, 'a', 0o600));
   }
 
   static async peek(dir: string, identity: JournalIdentity, file?: JournalFile): Promise<ImportJournal | undefined> {
     const path = (file ?? (await findJournal(dir, identity))).path;
     const loaded = await loadJournal(path);
-    return loaded && new ImportJournal(path, loaded.index, loaded.completed, undefined);
+    return loaded && new ImportJournal(path, loaded.header.run_id ?? '', loaded.index, loaded.completed, undefined);
   }
 
-  /** The finished chunk `seq` of an earlier run when its key matches, its line read back from the file. */
-  async get(seq: number, key: string): Promise<FinishedChunk | undefined> {
-    if (this.index.state[seq] !== DONE) return undefined;
+  /** The finished chunk `seq` of an earlier run (its last answer), its line read back from the file; the caller checks its lines. */
+  async get(seq: number): Promise<FinishedChunk | undefined> {
+    if (this.index.state[seq] !== DONE && this.index.state[seq] !== RESENDING) return undefined;
     const buf = Buffer.alloc(this.index.lengths[seq]!);
     await (await (this.reader ??= open(this.path, 'r'))).read(buf, 0, buf.length, this.index.offsets[seq]);
     const v = parseLine(buf.toString('utf8')) as (FinishedChunk & { type: string }) | undefined;
-    if (v?.type !== 'chunk' || v.key !== key) return undefined;
+    if (v?.type !== 'chunk') return undefined;
     return { seq: v.seq, key: v.key, lines: v.lines, ids: v.ids, rejects: v.rejects };
   }
 
@@ -192,7 +201,8 @@ export class ImportJournal {
 
   /** A request journaled by sent() never went out; not for a chunk an earlier run left in doubt. */
   async unsent(seq: number): Promise<void> {
-    if (this.index.state[seq] !== SENT) await this.writable().write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
+    if (this.index.state[seq] !== SENT && this.index.state[seq] !== RESENDING)
+      await this.writable().write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
   }
 
   /** Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call. */
@@ -254,4 +264,6 @@ export interface OpenJournalOptions {
   now: number;
   /** findJournal's answer, when the caller has it */
   file?: JournalFile;
+  /** the run id of a new journal (tests); default: a fresh random one */
+  runId?: string;
 }

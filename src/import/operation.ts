@@ -15,6 +15,8 @@ export interface RowRequest {
   body?: ApiRecord;
   /** the record the row is about (the results file's `id`) */
   target: string;
+  /** what the row changes (a record; a link: its parent and child): rows of one subject are applied in file order */
+  subject: string;
 }
 
 export type RowPlan = { ok: true; request: RowRequest } | { ok: false; code: string; reason: string; field: string };
@@ -68,7 +70,7 @@ export function updateOperation(resource: string): RowOperation {
       if (id === undefined) return missing('id');
       const body = Object.fromEntries(Object.entries(record).filter(([k]) => k !== 'id'));
       if (Object.keys(body).length === 0) return bad(OPERATION_CODES.empty, 'the row has no field to change (only an id)');
-      return { ok: true, request: { method: 'PATCH', path: recordPath(resource, id), body, target: id } };
+      return { ok: true, request: { method: 'PATCH', path: recordPath(resource, id), body, target: id, subject: id } };
     },
   };
 }
@@ -83,7 +85,7 @@ export function deleteOperation(resource: string): RowOperation {
     plan(record) {
       const id = idOf(record, 'id');
       if (id === undefined) return missing('id');
-      return { ok: true, request: { method: 'DELETE', path: recordPath(resource, id), target: id } };
+      return { ok: true, request: { method: 'DELETE', path: recordPath(resource, id), target: id, subject: id } };
     },
   };
 }
@@ -141,7 +143,9 @@ export function linkOperation(parent: string, relation: string, parentId?: strin
         body[f.name] = choice;
       }
       const path = `/${parent}/${pathSegment(pid)}/${relation}`;
-      return { ok: true, request: { method: link ? 'POST' : 'PUT', path, body, target: pid } };
+      // a link is its parent and child; a meeting's association (PUT) is the whole list
+      const subject = link ? `${pid}\0${child}` : pid;
+      return { ok: true, request: { method: link ? 'POST' : 'PUT', path, body, target: pid, subject } };
     },
   };
 }

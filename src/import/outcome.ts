@@ -1,6 +1,7 @@
-// A batch answer → each row's id or error; a row the answer says nothing about is never assumed created.
+// A batch answer → each row's id or error (a row the answer says nothing about is never assumed created); what a failed request means.
 import type { BatchEnvelope } from '../api/envelopes.js';
 import type { ChunkReject } from './journal-format.js';
+import { AuthError, CrmError, ForbiddenError, NotFoundError } from '../http/errors.js';
 
 export const NO_RESULT_CODE = 'NO_ITEM_RESULT';
 
@@ -42,4 +43,28 @@ export function chunkOutcome(size: number, envelope: BatchEnvelope): ChunkOutcom
   }
   rejects.sort((a, b) => a.i - b.i);
   return { ids, rejects, created: ids.filter((x) => x !== null).length };
+}
+
+/** Errors after which sending more chunks is pointless: a bad key, a missing scope, no such endpoint, a bug. */
+export function isFatalSendError(err: unknown): boolean {
+  return !(err instanceof CrmError) || err instanceof AuthError || err instanceof ForbiddenError || err instanceof NotFoundError;
+}
+
+/** A whole chunk refused with a status saying it was not carried out; 408/409/425/429 and 5xx say nothing of the kind. */
+export function isRefusal(err: CrmError): boolean {
+  const s = err.status;
+  return s !== undefined && s >= 400 && s < 500 && ![408, 409, 425, 429].includes(s);
+}
+
+/** The same error class (so the same exit code), saying why the import stopped and what to do. */
+export function stoppedAfterFailures(err: CrmError, n: number): CrmError {
+  const Ctor = err.constructor as new (message: string, info: ConstructorParameters<typeof AuthError>[1]) => CrmError;
+  return new Ctor(`stopped after ${n} chunks in a row failed; the last: ${err.message}`, {
+    status: err.status,
+    code: err.code,
+    requestId: err.requestId,
+    details: err.details,
+    hint: `${err.hint ? `${err.hint}\n` : ''}rerun the same command later: finished chunks are skipped and the failed ones are sent again under the same keys`,
+    cause: err,
+  });
 }

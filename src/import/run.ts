@@ -1,4 +1,6 @@
 // What every phase of an import run (engine.ts) knows, and the summaries they build.
+import { createHash } from 'node:crypto';
+import { BATCH_MAX } from '../api/resources.js';
 import { exists as there } from '../util/fs.js';
 import type { Counters, ImportDeps, ImportOptions, ImportProgress, ImportSummary } from './engine-types.js';
 import type { ColumnMap } from './header.js';
@@ -29,6 +31,10 @@ export interface Run {
   file?: JournalFile;
   /** the check pass's chunks and invalid rows, which the sending pass reads (not for a dry run) */
   spool?: Spool;
+  /** false: rows an earlier run of this job rejected are not sent again (its rejects file was imported since) */
+  retryRejected?: boolean;
+  /** releases the job's lock (journal-lock.ts), taken before the journal is opened */
+  unlock?: () => Promise<void>;
 }
 
 /** The summary of a run that ended with an error (interrupted, fatal), attached to the error. */
@@ -44,7 +50,32 @@ export function withSummary<E extends Error>(err: E, summary: ImportSummary): E 
 export function identityOf(run: Run, sha: string): JournalIdentity {
   const { resource, baseUrl, keyId, keyMask, operation } = run.opts;
   const op = operation ? { operation: operation.describe } : {};
-  return { contentSha256: sha, resource, baseUrl, ...(keyId ? { keyId } : {}), ...(keyMask ? { keyMask } : {}), ...op };
+  const options = optionsOf(run);
+  return {
+    contentSha256: sha,
+    resource,
+    baseUrl,
+    ...(keyId ? { keyId } : {}),
+    ...(keyMask ? { keyMask } : {}),
+    ...op,
+    ...(options ? { options } : {}),
+  };
+}
+
+/**
+ * The options that change what is sent, as part of the job (issue 17): a run with another --map (or
+ * --id-column), --chunk-size or --input-format is another job with its own journal and keys. Undefined
+ * for the defaults, so the journals of runs without them keep their names.
+ */
+export function optionsOf(run: Pick<Run, 'maps' | 'chunkSize' | 'opts'>): string | undefined {
+  const { maps, chunkSize, opts } = run;
+  const defaultSize = opts.operation !== undefined || chunkSize === BATCH_MAX;
+  if (maps.size === 0 && defaultSize && opts.format === undefined) return undefined;
+  const sorted = [...maps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256')
+    .update(JSON.stringify({ maps: sorted, chunkSize, format: opts.format ?? null }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /**

@@ -7,8 +7,9 @@ import { removeStaleTemps } from '../util/fs.js';
 import { dispatchRows, type DispatchResult } from './dispatch.js';
 import type { ImportSummary } from './engine-types.js';
 import { UTF8 } from './encoding.js';
-import { refuseUnsafeRerun } from './journal-earlier.js';
-import { findJournal } from './journal-format.js';
+import { refuseUnsafeRerun, rejectsTakenUp } from './journal-earlier.js';
+import { findJournal, journalFolder } from './journal-format.js';
+import { lockJob } from './journal-lock.js';
 import { pruneJournals } from './journal-prune.js';
 import { ImportJournal } from './journal.js';
 import { createRejectsWriter, createResultsWriter, defaultRejectsPath, type Outputs, type RowsFile } from './outputs.js';
@@ -40,6 +41,8 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
   await removeStaleTemps(dirname(run.rejectsPath), started, (n) => own.includes(n) || STAMPED_REJECTS.test(n));
   if (opts.resultsPath !== undefined) await removeStaleTemps(dirname(opts.resultsPath), started, (n) => n === basename(opts.resultsPath!));
   if (!dir || !file) return { journal: undefined };
+  // one run of a job at a time: a second is refused before it reads or writes the journal
+  run.unlock = await lockJob(journalFolder(dir), identity, input.name);
   await pruneJournals(dir, started, { keep: file.own }).catch(() => 0);
   // files by absolute path, so a changed file at the same place can be recognised (stdin: '-')
   const inputId = input.isStdin ? '-' : resolve(input.origin);
@@ -65,8 +68,16 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
       { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
     );
   }
+  if (done && run.retryRejected === undefined) run.retryRejected = !(await rejectsTaken(run));
   warnResumed(run, journal);
   return { journal };
+}
+
+/** The rejects file of this job was imported since its run (journal-earlier.ts): its rows are not sent again. */
+export async function rejectsTaken(run: Run): Promise<boolean> {
+  const dir = run.deps.journalDir;
+  if (!dir) return false;
+  return rejectsTakenUp(dir, identityOf(run, run.sha ?? ''), resolve(run.rejectsPath)).catch(() => false);
 }
 
 /** The rejects, unknown and results files must be three files, none of them the input. */
@@ -87,8 +98,14 @@ function checkPaths(run: Run): void {
 
 function warnResumed(run: Run, journal: ImportJournal): void {
   const warn = run.deps.warn ?? (() => undefined);
-  // finished, but --results, --strict or a missing rejects file needs the rows read again
-  if (journal.completed) return warnImported(run, journal.completed.at);
+  // finished, but --results, --strict or a missing rejects file needs the rows read again, or rows it rejected are sent again
+  const done = journal.completed;
+  const rejected = (done?.failed ?? 0) - (done?.unknown ?? 0);
+  if (done && rejected > 0 && run.retryRejected !== false) {
+    const what = run.opts.operation ? `${plural(rejected, 'row')} not done` : `${plural(rejected, 'row')} not created`;
+    return warn(`${run.input.name} was run before (${done.at}) and left ${what}: those rows are sent again; the rows done then are skipped`);
+  }
+  if (done) return warnImported(run, done.at);
   const n = journal.resumedChunks;
   const op = run.opts.operation;
   const unit = op ? 'row' : 'chunk';

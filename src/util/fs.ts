@@ -45,7 +45,7 @@ export async function listDir(dir: string): Promise<string[]> {
 }
 
 /** Whether process `pid` still exists (EPERM: it does, it is someone else's). */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

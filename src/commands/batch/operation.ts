@@ -16,7 +16,7 @@ export function batchOperation(o: BatchOptions): { operation?: RowOperation; map
   if (o.yes && verb !== 'delete') throw new UsageError('--yes applies only with --delete (nothing else asks first)', help);
   if (verb === undefined) {
     if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete (a create has no ids)', help);
-    return {};
+    return { maps: o.map };
   }
   const def = findResource(o.resource);
   if (!def) throw new UsageError(`unknown resource '${o.resource}'`);

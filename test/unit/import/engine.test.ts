@@ -301,19 +301,41 @@ describe('runImport: failures, resume and idempotency', () => {
     expect(server.created).toHaveLength(300);
   });
 
-  it('a whole chunk refused with a 4xx is a reject and journaled: no rerun sends it again (fixing the rejects file is the one path)', async () => {
+  it('a whole chunk refused with a 4xx is a reject and journaled; a rerun sends those rows again under a new key (issue 17), the rest skipped', async () => {
     const s = setup(csv(300));
     const server = fakeServer();
     server.fault = (req) => (req.seq === 2 ? new ValidationError('too many fields', { status: 422, code: 'VALIDATION_FAILED' }) : undefined);
     const first = await runImport(s.opts(), s.deps(server));
     expect(first).toMatchObject({ created: 200, failed: 100, in_doubt: 0, rejects_file: `${s.input}.rejects.csv` });
     expect((await readAll(first.rejects_file!)).rows).toHaveLength(100);
+    const refusedKey = server.calls.find((c) => c.seq === 2)!.key;
     server.fault = undefined;
     const calls = server.calls.length;
     const second = await runImport(s.opts(), s.deps(server));
-    expect(second).toMatchObject({ created: 0, skipped: 200, failed: 100, requests: 0 });
-    expect(server.calls.length).toBe(calls);
-    expect((await readAll(second.rejects_file!)).rows).toHaveLength(100);
+    expect(second).toMatchObject({ created: 100, skipped: 200, failed: 0, requests: 1, rejects_file: null });
+    expect(server.calls.slice(calls).map((c) => [c.seq, c.key === refusedKey])).toEqual([[2, false]]);
+    expect(s.warnings.some((w) => /left 100 rows not created: those rows are sent again/.test(w))).toBe(true);
+    expect(duplicates(server.created)).toEqual([]);
+    expect(server.created).toHaveLength(300);
+    // finished now: nothing more is sent
+    const third = await runImport(s.opts(), s.deps(server));
+    expect(third).toMatchObject({ created: 0, skipped: 300, requests: 0 });
+  });
+
+  it('rows rejected by the server, once their rejects file was imported, are not sent again by a rerun of the original', async () => {
+    const s = setup(csv(300));
+    const server = fakeServer();
+    server.fault = (req) => (req.seq === 2 ? new ValidationError('too many fields', { status: 422, code: 'VALIDATION_FAILED' }) : undefined);
+    const first = await runImport(s.opts(), s.deps(server));
+    expect(first).toMatchObject({ created: 200, failed: 100 });
+    server.fault = undefined;
+    const fixed = await runImport(s.opts({ input: first.rejects_file! }), s.deps(server));
+    expect(fixed).toMatchObject({ created: 100, failed: 0 });
+    const calls = server.calls.length;
+    const again = await runImport(s.opts(), s.deps(server));
+    expect(again).toMatchObject({ created: 0, skipped: 200, failed: 100, requests: 0 });
+    expect(server.calls).toHaveLength(calls);
+    expect(server.created).toHaveLength(300);
   });
 
   it('rows the batch answer says nothing about go to the unknown file, never to the rejects file', async () => {
@@ -335,9 +357,16 @@ describe('runImport: failures, resume and idempotency', () => {
     });
     expect((await readAll(sum.rejects_file!)).rows.map((r) => r.cells![4])).toEqual(['VALIDATION_FAILED']);
     expect((await readAll(sum.unknown_file!)).rows.map((r) => r.cells![4])).toEqual(['NO_ITEM_RESULT']);
-    // the finished import, rerun, reports both files again without sending
+    // the finished import, rerun, sends the rejected row again (rejected again), never the unknown one
+    const calls = server.calls.length;
     const again = await runImport(s.opts(), s.deps(server, { send }));
-    expect(again).toMatchObject({ requests: 0, unknown: 1, unknown_file: sum.unknown_file, rejects_file: sum.rejects_file });
+    expect(again).toMatchObject({ requests: 1, failed: 2, unknown: 1, unknown_file: sum.unknown_file, rejects_file: sum.rejects_file });
+    expect(
+      server.calls
+        .slice(calls)
+        .map((c) => JSON.parse(c.body) as unknown[])
+        .map((b) => b.length),
+    ).toEqual([1]);
   });
 
   it('a chunk written by the server but answered with 500 is replayed on rerun, not created twice', async () => {
@@ -402,7 +431,7 @@ describe('runImport: failures, resume and idempotency', () => {
     expect(server.created).toHaveLength(200);
   });
 
-  it('a finished import rerun sends nothing and says so; --no-resume imports again', async () => {
+  it('a finished import rerun sends nothing and says so; --no-resume is a new run: fresh keys, every row created again', async () => {
     const s = setup(csv(120));
     const server = fakeServer();
     await runImport(s.opts(), s.deps(server));
@@ -410,11 +439,11 @@ describe('runImport: failures, resume and idempotency', () => {
     expect(again).toMatchObject({ rows: 120, created: 0, skipped: 120, chunks: 0, requests: 0 });
     expect(s.warnings.some((w) => w.includes('already imported'))).toBe(true);
     expect(server.calls).toHaveLength(2);
-    // --no-resume ignores the journal; the server's idempotency cache still replays the same chunks
+    // --no-resume ignores the journal and starts a new run with keys of its own: the server does not answer from the first run's
     const forced = await runImport(s.opts({ resume: false }), s.deps(server));
-    expect(forced).toMatchObject({ chunks: 2 });
-    expect(server.replays).toBe(2);
-    expect(server.created).toHaveLength(120);
+    expect(forced).toMatchObject({ chunks: 2, created: 120, skipped: 0 });
+    expect(server.replays).toBe(0);
+    expect(server.created).toHaveLength(240);
   });
 
   it('rejects from finished chunks are written again by the rerun, never twice', async () => {
@@ -429,13 +458,15 @@ describe('runImport: failures, resume and idempotency', () => {
     expect(rejects.rows.map((r) => r.cells![3])).toEqual(['7']);
   });
 
-  it('a different --chunk-size on resume is refused, nothing sent', async () => {
+  it('a different --chunk-size after a run that created rows is another job over the same rows: refused, nothing sent', async () => {
     const s = setup(csv(300));
     const server = fakeServer();
     server.fault = (req) => (req.seq === 3 ? 'before' : undefined);
     await runImport(s.opts(), s.deps(server));
     const n = server.calls.length;
-    await expect(runImport(s.opts({ chunkSize: 50 }), s.deps(server))).rejects.toThrow(/another --chunk-size or column mapping/);
+    await expect(runImport(s.opts({ chunkSize: 50 }), s.deps(server))).rejects.toThrow(
+      /with other options .*rows were created then; nothing was sent/,
+    );
     expect(server.calls).toHaveLength(n);
   });
 
@@ -631,18 +662,18 @@ describe('runImport: a changed file at the same path', () => {
 
 describe('runImport: resuming cheaply', () => {
   it("a finished import is answered from its journal's last line: nothing sent, the earlier totals", async () => {
-    const s = setup(csv(250, (i) => (i === 3 ? 'bad,X,1' : i === 4 ? 'x@x.io,X,nan' : undefined)));
+    const s = setup(csv(250, (i) => (i === 4 ? 'x@x.io,X,nan' : undefined)));
     const server = fakeServer();
     const first = await runImport(s.opts(), s.deps(server));
-    expect(first).toMatchObject({ created: 248, failed: 1, invalid: 1 });
+    expect(first).toMatchObject({ created: 249, failed: 0, invalid: 1 });
     const second = await runImport(s.opts(), s.deps(server));
-    expect(second).toMatchObject({ rows: 250, created: 0, skipped: 248, failed: 1, invalid: 1, chunks: 0, rejects_file: first.rejects_file });
+    expect(second).toMatchObject({ rows: 250, created: 0, skipped: 249, failed: 0, invalid: 1, chunks: 0, rejects_file: first.rejects_file });
     expect(s.warnings.at(-1)).toMatch(/already imported/);
     expect(server.calls).toHaveLength(3);
     // with --results the journal is streamed again for the ids
     const results = join(s.dir, 'out.csv');
     await runImport(s.opts({ resultsPath: results }), s.deps(server));
-    expect(readFileSync(results, 'utf8').trim().split('\r\n')).toHaveLength(249);
+    expect(readFileSync(results, 'utf8').trim().split('\r\n')).toHaveLength(250);
     expect(server.calls).toHaveLength(3);
   });
 

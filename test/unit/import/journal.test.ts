@@ -39,9 +39,8 @@ describe('ImportJournal', () => {
     await j.close();
     const again = await open(dir);
     expect(again.resumedChunks).toBe(2);
-    expect(await again.get(2, 'crm-batch-2')).toEqual(chunk(2));
-    expect(await again.get(2, 'crm-batch-other')).toBeUndefined();
-    expect(await again.get(3, 'crm-batch-3')).toBeUndefined();
+    expect(await again.get(2)).toEqual(chunk(2));
+    expect(await again.get(3)).toBeUndefined();
     await again.close();
   });
 
@@ -102,7 +101,7 @@ describe('ImportJournal', () => {
     await j2.record(chunk(3));
     await j2.close();
     const j3 = await open(dir);
-    expect((await Promise.all([1, 2, 3].map((n) => j3.get(n, `crm-batch-${n}`)))).map(Boolean)).toEqual([true, false, true]);
+    expect((await Promise.all([1, 2, 3].map((n) => j3.get(n)))).map(Boolean)).toEqual([true, false, true]);
     await j3.close();
   });
 
@@ -116,7 +115,7 @@ describe('ImportJournal', () => {
     writeFileSync(j.path, `${header}\n{"type":"chunk","seq":1,"key":"crm-ba\u0000\n${second}\n`);
     const j2 = await ImportJournal.peek(dir, identity);
     expect(j2?.size).toBe(1);
-    expect(await j2?.get(2, 'crm-batch-2')).toEqual(chunk(2));
+    expect(await j2?.get(2)).toEqual(chunk(2));
     await j2?.close();
   });
 
@@ -245,7 +244,7 @@ describe('ImportJournal', () => {
     );
     const j = await open(dir);
     expect(j.resumedChunks).toBe(1);
-    expect(await j.get(1, 'crm-batch-1')).toEqual(chunk(1));
+    expect(await j.get(1)).toEqual(chunk(1));
     expect(j.inDoubt()).toEqual([2]);
     await j.complete(0, { rows: 2 });
     await j.close();

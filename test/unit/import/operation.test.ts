@@ -84,7 +84,7 @@ describe('deleteOperation', () => {
     fc.assert(
       fc.property(goodId, fc.dictionary(fieldName, cell), (id, fields) => {
         const req = request(op.plan({ ...fields, id }));
-        expect(req).toEqual({ method: 'DELETE', path: `/deals/${encodeURIComponent(id.trim())}`, target: id.trim() });
+        expect(req).toEqual({ method: 'DELETE', path: `/deals/${encodeURIComponent(id.trim())}`, target: id.trim(), subject: id.trim() });
       }),
       runs(),
     );
@@ -133,6 +133,8 @@ describe('linkOperation', () => {
             path: `/deals/${encodeURIComponent(deal.trim())}/contacts`,
             body: { contact_id: contact.trim(), type: value },
             target: deal.trim(),
+            // a link's record is its parent and child, whatever its type
+            subject: `${deal.trim()}\0${contact.trim()}`,
           });
         },
       ),
@@ -177,6 +179,7 @@ describe('linkOperation', () => {
       path: '/segments/seg%201/members',
       body: { contact_id: 'con_1' },
       target: 'seg 1',
+      subject: 'seg 1\0con_1',
     });
     expect(refusal(op.plan({ contact_id: 'con_1', segment_id: 'seg_2' }))).toMatchObject({ code: 'UNKNOWN_FIELD' });
     expect(linkOperation('segments', 'members').bare).toBeUndefined();
@@ -204,6 +207,7 @@ describe('linkOperation', () => {
       path: '/meetings/mtg_1/deal',
       body: { deal_id: 'deal_9' },
       target: 'mtg_1',
+      subject: 'mtg_1',
     });
     expect(request(linkOperation('meetings', 'company', 'mtg_2').plan({ company_id: 'cmp_1' })).path).toBe('/meetings/mtg_2/company');
     expect(refusal(op.plan({ meeting_id: 'mtg_1', deal_id: 'deal_9', type: 'x' }))).toMatchObject({ code: 'UNKNOWN_FIELD' });
