@@ -15,7 +15,7 @@ export const batchFileFlags = <A extends unknown[]>(cmd: Command<A>) =>
     .option('--rejects <file>', 'where invalid and failed rows go (default <input>.rejects.csv)')
     .option('--results <file>', 'write _line, id and the original columns of every row created (updated, deleted, linked)')
     .option('--strict', 'send nothing if any row is invalid')
-    .option('--no-resume', 'ignore the journal of an earlier run of the same file')
+    .option('--no-resume', 'ignore the journal of an earlier run of the same file: a new run, every row sent again')
     .addOption(
       new Option(
         '--input-format <format>',
@@ -77,15 +77,19 @@ creating (the server sets them), so an exported list imports as it was; an
 update sends owner_id. To clear a field in an update, type its column json
 and write null (title:json with null).
 
-Rerunning the same command skips the chunks already done; the rejects file
-holds only rows never created: fix it and import it as the hint says.
+Rerunning the same command skips the chunks already done and sends again
+the rows the server rejected; the rejects file holds only rows never
+created: fix it and import it as the hint says. --map, --id-column and
+--chunk-size are part of the job: another mapping of rows already created is
+refused. One run of a job at a time: a second is refused (exit 2).
 
 --update and --delete send one request per row (paced by the rate limit),
 each with the same guarantees: every row checked first, a journal so a rerun
 sends nothing already done, rejects with _line, _error_code, _error_message.
-An update's Idempotency-Key comes from the row's id and exact body, so a
-rerun replays instead of applying twice. A delete answered 404 after a retry,
-or for a row an earlier run sent, counts as deleted.
+Idempotency-Keys belong to one run (kept in the journal): a resumed run
+replays instead of applying twice; a later run applies the change again.
+Rows for one record are applied in file order. A delete answered 404 after a
+retry, or for a row an earlier run sent, counts as deleted.
 
 Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
 otherwise; a file with bytes that do not decode is refused before anything is
