@@ -169,6 +169,45 @@ describe('every instruction crm prints leads to each row exactly once', () => {
   });
 });
 
+describe('rows the server rejected (issue 17)', () => {
+  it('a rerun after the cause is fixed sends the rejected rows again (new keys) and skips the rest; each row once', async () => {
+    const dir = workDir();
+    const { file, emails } = writeCsv(dir, 'refused', 25);
+    store.hostileItem = /^refused\.(3|14)@/;
+    const first = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10']);
+    expect(first.code, first.stderr).toBe(9);
+    expect(JSON.parse(first.stdout)).toMatchObject({ created: 23, failed: 2 });
+    store.hostileItem = undefined; // the cause is fixed on the server
+    const before = store.batchRequests;
+    const rerun = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toMatch(/left 2 rows not created: those rows are sent again/);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ created: 2, skipped: 23, failed: 0 });
+    expect(store.batchRequests - before).toBe(2);
+    expectExactlyOnce(emails);
+    const third = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10']);
+    expect(JSON.parse(third.stdout)).toMatchObject({ created: 0, skipped: 25, requests: 0 });
+    expectExactlyOnce(emails);
+  });
+
+  it('once their rejects file was imported, a rerun of the original does not send them again', async () => {
+    const dir = workDir();
+    const { file, emails } = writeCsv(dir, 'taken', 12);
+    store.hostileItem = /^taken\.5@/;
+    const first = await crm(dir, ['batch', 'contacts', file, '--chunk-size', '10']);
+    expect(first.code, first.stderr).toBe(9);
+    store.hostileItem = undefined;
+    const command = printedCommand(first.stderr);
+    expect((await crm(dir, command)).code).toBe(0);
+    expectExactlyOnce(emails);
+    const before = store.batchRequests;
+    const rerun = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10']);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ created: 0, skipped: 11, failed: 1 });
+    expect(store.batchRequests).toBe(before);
+    expectExactlyOnce(emails);
+  });
+});
+
 describe('a rotated API key', () => {
   it('an import failed part-way with key A, rerun with key B: refused (exit 2, nothing sent) with the way out; --no-resume proceeds', async () => {
     const dir = workDir();
