@@ -82,3 +82,30 @@ it('every PATCH carries its row key, the same on a retry; a server that says not
   expect(new Set(keys.map(([, k]) => k)).size).toBe(3);
   expect(keys.every(([, k]) => typeof k === 'string' && k.startsWith('crm-update-'))).toBe(true);
 });
+
+it('a rejected update sent again by a rerun is followed by the later row of its record done then: the file order wins (issue 17)', async () => {
+  const value = new Map<string, string>();
+  let refuseA = true;
+  h.route('PATCH', /\/contacts\/con_1$/, (req, res) => {
+    const { first_name } = JSON.parse(req.body) as { first_name: string };
+    if (refuseA && first_name === 'A') return json(res, 422, errorEnvelope('VALIDATION_FAILED', 'first_name: not yet'));
+    value.set('con_1', first_name);
+    json(res, 200, success({ id: 'con_1', first_name }));
+  });
+  const input = file('order.csv', 'id,first_name\ncon_1,A\ncon_1,B\n');
+  const first = await crm(['batch', 'contacts', input, '--update']);
+  expect(first.code, first.stderr).toBe(9);
+  expect(value.get('con_1')).toBe('B');
+  refuseA = false;
+  const rerun = await crm(['batch', 'contacts', input, '--update']);
+  expect(rerun.code, rerun.stderr).toBe(0);
+  expect(JSON.parse(rerun.stdout)).toMatchObject({ updated: 2, failed: 0 });
+  // A, then B again: the file's last row for the record is what stays
+  expect(h.log.filter((x) => x.method === 'PATCH').map((x) => (JSON.parse(x.body) as { first_name: string }).first_name)).toEqual([
+    'A',
+    'B',
+    'A',
+    'B',
+  ]);
+  expect(value.get('con_1')).toBe('B');
+});
