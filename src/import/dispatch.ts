@@ -119,7 +119,9 @@ class SendingPass {
     // an operation's key names what it does (`link segments members seg_1`): a row of bare ids is not enough
     const twinKey = chunkKey(cfg.baseUrl, cfg.op ? cfg.op.describe : cfg.resource, chunk.body, cfg.op?.kind, cfg.runId);
     // a row is a change of its own (the same body again after another is another change): its number salts its key
-    const key = cfg.op ? chunkKey(cfg.baseUrl, cfg.op.describe, chunk.body, cfg.op.kind, `${cfg.runId}\0${chunk.seq}`) : twinKey;
+    // (not in a journal from before run ids, whose rows in doubt must replay under the keys of that time)
+    const own = cfg.op && cfg.runId !== '';
+    const key = own ? chunkKey(cfg.baseUrl, cfg.op!.describe, chunk.body, cfg.op!.kind, `${cfg.runId}\0${chunk.seq}`) : twinKey;
     const subject = cfg.op ? this.subjectOf(chunk) : undefined;
     const before = subject === undefined ? undefined : this.subjects.get(subject);
     if (cfg.op && before?.twin === twinKey) {
@@ -157,7 +159,11 @@ class SendingPass {
         ? key
         : chunkKey(cfg.baseUrl, cfg.op ? cfg.op.describe : cfg.resource, sub.body, cfg.op?.kind, `${cfg.runId}\0${finished!.key}`);
     const resend = again === undefined ? undefined : { whole: chunk, idx: again, done: finished! };
-    const task = (): Promise<void> => this.send(sub, sendKey, resend).finally(settle);
+    const answered = (): void => {
+      settle();
+      entry.pending = undefined;
+    };
+    const task = (): Promise<void> => this.send(sub, sendKey, resend).finally(answered);
     if (!this.stopping() && (await this.pool.run(task, this.stopping))) this.changed();
     else {
       settle();

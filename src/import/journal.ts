@@ -82,7 +82,11 @@ async function loadJournal(path: string): Promise<Loaded | undefined> {
       else if (text.startsWith('{"type":"complete"')) {
         const c = parseLine(text);
         if (c) completed = { ...c, at: String(c.at) };
-      } else index.add(text, offset, length);
+      } else {
+        // a run after the finished one (sending rejected rows again) that did not finish: not finished
+        completed = undefined;
+        index.add(text, offset, length);
+      }
     });
     if (header?.type !== 'header' || header.version !== JOURNAL_VERSION) {
       throw new UsageError(`the import journal ${path} is damaged or from another version`, {

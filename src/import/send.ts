@@ -68,7 +68,7 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
       { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
     );
   }
-  if (done && run.retryRejected === undefined) run.retryRejected = !(await rejectsTaken(run));
+  if (journal.resumedChunks > 0 && run.retryRejected === undefined) run.retryRejected = !(await rejectsTaken(run));
   warnResumed(run, journal);
   return { journal };
 }
