@@ -11,6 +11,7 @@ import {
   type ImportOptions,
   type ImportProgress,
 } from '../../../src/import/engine.js';
+import { chunkKey } from '../../../src/import/chunker.js';
 import { parseHeader } from '../../../src/import/header.js';
 import { ImportJournal } from '../../../src/import/journal.js';
 import { keyIdentity } from '../../../src/import/journal-format.js';
@@ -429,6 +430,35 @@ describe('runImport: failures, resume and idempotency', () => {
     expect(second).toMatchObject({ created: 0, skipped: 200 });
     expect(server.replays).toBe(1);
     expect(server.created).toHaveLength(200);
+  });
+
+  it('a journal from before run ids: its chunk in doubt is sent again under the key of that time (replayed, not created twice)', async () => {
+    const s = setup(csv(200));
+    const server = fakeServer();
+    let crashed = false;
+    const inner = server.send;
+    const crash = s.deps(server, {
+      send: async (req) => {
+        if (req.seq === 2 && !crashed) {
+          crashed = true;
+          // the server wrote it under the key of before run ids; then the process died
+          await inner({ ...req, key: chunkKey(BASE, 'contacts', req.body) });
+          throw new Error('killed');
+        }
+        return inner(req);
+      },
+    });
+    await expect(runImport(s.opts({ concurrency: 1 }), crash)).rejects.toThrow('killed');
+    const [name] = readdirSync(s.journalDir).filter((f) => f.endsWith('.jsonl'));
+    const path = join(s.journalDir, name!);
+    const [head, ...rest] = readFileSync(path, 'utf8').split('\n');
+    const { run_id: _run, ...legacy } = JSON.parse(head!) as Record<string, unknown>;
+    writeFileSync(path, [JSON.stringify(legacy), ...rest].join('\n'));
+    const second = await runImport(s.opts({ concurrency: 1 }), s.deps(server));
+    expect(second).toMatchObject({ created: 0, skipped: 200 });
+    expect(server.replays).toBe(1);
+    expect(server.created).toHaveLength(200);
+    expect(duplicates(server.created)).toEqual([]);
   });
 
   it('a finished import rerun sends nothing and says so; --no-resume is a new run: fresh keys, every row created again', async () => {
