@@ -106,16 +106,17 @@ export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
     for (const e of earlier) if (e.kind === 'changed') await unlink(e.path).catch(() => undefined);
     return;
   }
-  if (earlier.length === 0 || g.hasOwnJournal) return;
   const latest = (kind: EarlierImport['kind']): EarlierImport | undefined =>
     earlier
       .filter((e) => e.kind === kind)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
       .pop();
+  // rows another mapping did are not in this job's journal, whose rerun sends its rejected rows again: even with a journal of its own
+  const options = latest('other-options');
+  if (options) throw otherOptionsError(g, options);
+  if (earlier.length === 0 || g.hasOwnJournal) return;
   const rotated = latest('other-key');
   if (rotated) throw otherKeyError(g, rotated);
-  const options = latest('other-options');
-  if (options) throw await otherOptionsError(g, options);
   const changed = latest('changed');
   const unfinished = earlier.some((e) => e.kind === 'changed' && !e.complete);
   if (changed) throw await changedError(g, changed, unfinished);
@@ -138,17 +139,14 @@ function otherKeyError(g: GuardContext, rotated: EarlierImport): UsageError {
 }
 
 /** An earlier run of this content with other options (a mapping) did rows: this one would do them again. */
-async function otherOptionsError(g: GuardContext, earlier: EarlierImport): Promise<UsageError> {
+function otherOptionsError(g: GuardContext, earlier: EarlierImport): UsageError {
   const op = g.identity.operation;
-  const done = op ? 'done' : 'created';
-  const retry = (await exists(g.rejectsPath))
-    ? `to send the rows that were not ${done}, fix them in the rejects file (${g.rejectsPath}) and run the same command on it; `
-    : '';
+  const [done, again] = op ? ['done', 'sent'] : ['created', 'created'];
   return new UsageError(
     `${g.name} was ${earlier.complete ? '' : 'partly '}${jobOf(g.identity)} with other options (--map, --id-column, --chunk-size or --input-format; ${earlier.createdAt}), ` +
-      `and rows were ${done} then; nothing was sent. With these options its rows are another job, so the rows ${done} then would be ${op ? 'sent' : 'created'} again.`,
+      `and rows were ${done} then; nothing was sent. With these options its rows are another job, so the rows ${done} then would be ${again} again.`,
     {
-      hint: `${retry}to finish that run, rerun it with its own options; to run the file with these options anyway, knowing every row in it is ${op ? 'sent' : 'created'} again, add --no-resume`,
+      hint: `to finish that run, rerun it with its own options; to run the file with these options anyway, knowing every row in it is ${again} again, add --no-resume`,
     },
   );
 }

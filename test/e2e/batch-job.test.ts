@@ -68,6 +68,12 @@ describe('crm batch: the job', () => {
     expect(fixed.stderr).not.toMatch(/already imported|nothing will be sent/);
     expect(fixed.summary).toMatchObject({ created: 2, failed: 0 });
     expect([...(await t.countByEmail('nomap')).values()]).toEqual([1, 1]);
+    // the first command again: its rejected rows were created by the other mapping, so it is refused, not resent
+    const since = await logLength(t);
+    const back = await crm(['batch', 'contacts', path]);
+    expect(back.code, back.stderr).toBe(2);
+    expect(back.stderr).toMatch(/with other options .*rows were created then; nothing was sent/);
+    expect(await requestLog(t, since)).toEqual([]);
   });
 
   it('a mapping that created rows is not silently redone by another mapping: refused, nothing sent, --no-resume does it knowingly', async () => {
