@@ -15,6 +15,8 @@ import { createRejectsWriter, createResultsWriter, defaultRejectsPath, type Outp
 import { dryRunSummary } from './plan.js';
 import { fromTotals, identityOf, summaryOf, warnImported, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
+import { readHead } from './source.js';
+import { detectBom } from '../util/text.js';
 
 /** a default rejects (or unknown) file of stdin: crm-rejects-<time>.csv */
 const STAMPED_REJECTS = /^crm-rejects-\d{8}T\d{6}Z(\.unknown)?\.(csv|ndjson)$/;
@@ -152,11 +154,15 @@ async function openOutputs(run: Run, scan: ScanResult): Promise<Outputs> {
       throw new UsageError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
     }
   };
-  const shape = { format: scan.format, header: scan.header, bom: run.input.encoding !== UTF8 };
+  // a BOM when the input had one (an Excel-made CSV: without it Excel reads the rejects as ANSI, "ZoÃ«"), or was
+  // in another encoding (it is UTF-8 now)
+  const bom = run.input.encoding !== UTF8 || (await readHead(run.input.path).then((h) => detectBom(h) !== undefined));
+  const shape = { format: scan.format, header: scan.header, bom };
   const rejects = await open(run.rejectsPath, () => createRejectsWriter(run.rejectsPath, shape));
   const unknown = await open(run.unknownPath, () => createRejectsWriter(run.unknownPath, shape));
   const path = run.opts.resultsPath;
   if (path === undefined) return { rejects, unknown };
   const keys = { ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow };
-  return { rejects, unknown, results: await open(path, () => createResultsWriter(path, { ...shape, ...keys })) };
+  const idIsTarget = run.opts.operation?.required.includes('id') === true;
+  return { rejects, unknown, results: await open(path, () => createResultsWriter(path, { ...shape, ...keys, idIsTarget })) };
 }

@@ -21,7 +21,7 @@ import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
-import { batchOperation, confirmDelete } from './operation.js';
+import { batchOperation, checkResourceName, confirmDelete } from './operation.js';
 import { liveProgress } from './live-progress.js';
 import { progressText } from './progress-text.js';
 
@@ -29,6 +29,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   // an import allocates fast but keeps a small live heap: cap V8's GC headroom, the bulk of its peak
   // RSS (bench/import.mjs: 107 MB instead of ~135 MB at 300 000 rows, no measurable CPU cost)
   setFlagsFromString('--heap-growing-percent=50');
+  if (!o.operation) checkResourceName(o.resource);
   const { client, opts } = await importTarget(o, ctx);
   const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now() }));
   const op = opts.operation;
