@@ -10,19 +10,20 @@ import type { ImportJournal } from './journal.js';
 import type { ChunkReject } from './journal-format.js';
 import { chunkOutcome, NO_RESULT_CODE } from './outcome.js';
 import type { Outputs } from './outputs.js';
+import { ReasonTally, type Reason } from './reasons.js';
 import { progress, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
 import type { SpooledChunk, SpooledInvalid } from './spool.js';
 
 type Chunk = SpooledChunk;
 
-export const DUPLICATE_CHUNK_CODE = 'DUPLICATE_CHUNK';
-
 export interface DispatchResult {
   counters: Counters;
   /** set when the run stopped for an error that every further chunk would hit too */
   fatal?: unknown;
   aborted: boolean;
+  /** why rows failed or were invalid (reasons.ts) */
+  reasons: Reason[];
 }
 
 /** Errors after which sending more chunks is pointless: a bad key, a missing scope, no such endpoint, a bug. */
@@ -55,7 +56,7 @@ function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined
   return {
     ...{ spool: run.spool, resource: opts.resource, baseUrl: opts.baseUrl, concurrency: run.concurrency },
     ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
-    ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn },
+    ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn, repeated: scan.repeated },
     onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
   };
 }
@@ -67,8 +68,9 @@ export function dispatchRows(run: Run, scan: ScanResult, journal: ImportJournal 
 class SendingPass {
   readonly c: Counters = {
     ...{ rows: 0, created: 0, failed: 0, invalid: 0, skipped: 0, chunks: 0, requests: 0, retries: 0 },
-    ...{ failedChunks: 0, inDoubt: 0, unknown: 0, skippedChunks: 0, inFlight: 0, bytes: 0 },
+    ...{ failedChunks: 0, inDoubt: 0, unknown: 0, skippedChunks: 0, repeated: 0, inFlight: 0, bytes: 0 },
   };
+  private readonly reasons = new ReasonTally();
   private fatal: unknown;
   private consecutiveFailures = 0;
   /** key → the lines of the chunk that had it, for chunks met in this run */
@@ -79,6 +81,8 @@ class SendingPass {
 
   constructor(private readonly cfg: ReturnType<typeof configOf>) {
     this.pool = new Pool(cfg.concurrency, () => this.changed());
+    // a create's rows repeating an earlier one, left out by the check pass: done (their twin creates the record)
+    this.c.rows = this.c.skipped = this.c.repeated = cfg.repeated;
   }
 
   private readonly stopping = (): boolean => this.cfg.signal?.aborted === true || this.fatal !== undefined;
@@ -122,13 +126,14 @@ class SendingPass {
         `${plural(r.length, 'row')} (line${r.length > 1 ? 's' : ''} ${lines}) repeat an earlier row and were not sent again (counted as skipped)`,
       );
     }
-    return { counters: c, fatal: this.fatal, aborted: cfg.signal?.aborted === true };
+    return { counters: c, fatal: this.fatal, aborted: cfg.signal?.aborted === true, reasons: this.reasons.list() };
   }
 
   /** An invalid row, found by the check pass: to the rejects file. */
   private reject(row: SpooledInvalid): void {
     this.c.rows++;
     this.c.invalid++;
+    this.reasons.add(row.code, row.reason);
     this.cfg.rejects.add(row.raw, row.line, row.code, row.reason);
     if (this.c.invalid % 1000 === 0) this.changed();
   }
@@ -144,15 +149,8 @@ class SendingPass {
       c.skipped++;
       return;
     }
-    if (twin) {
-      // the same key would only replay the twin's answer: these rows would not be created again
-      const msg = `these rows are identical to the chunk of ${twin} and were not sent again`;
-      const raws = chunk.raws();
-      chunk.lines.forEach((line, i) => cfg.rejects.add(raws[i]!, line, DUPLICATE_CHUNK_CODE, msg));
-      c.failed += chunk.lines.length;
-      return;
-    }
-    this.seen.set(key, span(chunk));
+    // a create's chunks are never identical: the check pass left out rows repeating an earlier one (repeats.ts)
+    if (cfg.op) this.seen.set(key, span(chunk));
     const done = await cfg.journal?.get(chunk.seq, key).catch((err: unknown) => void (this.fatal ??= err));
     // same key means same body; the lines check only guards against a journal that is not this file's
     if (done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i])) {
@@ -218,40 +216,49 @@ class SendingPass {
       return;
     }
     c.requests += 1;
-    if (cfg.signal?.aborted) return;
-    if (isFatalSendError(err)) {
-      this.fatal ??= err;
-      // refused whole (a wrong key or scope): nothing written, so not in doubt; a rerun sends it
+    const aborted = cfg.signal?.aborted === true;
+    if (isFatalSendError(err) || (aborted && !(err instanceof CrmError))) {
+      // refused whole (a wrong key or scope): nothing written, so not in doubt (not sent); a rerun sends it
       if (err instanceof CrmError && isRefusal(err)) await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
+      else if (aborted) this.inDoubt(chunk, 'INTERRUPTED', 'sent without an answer before the interruption');
+      // an interruption is reported as such, not as the error it caused
+      if (!aborted) this.fatal ??= err;
       return;
     }
     const e = err as CrmError;
     this.consecutiveFailures++;
-    c.failed += chunk.lines.length;
     if (isRefusal(e)) {
+      c.failed += chunk.lines.length;
       // not written: rejects, and journaled so no rerun sends the chunk again
       const message = `the server refused the whole chunk (${span(chunk)}), none of its rows was created: ${e.message}`;
       const rejects = chunk.lines.map((_l, i) => ({ i, code: e.code ?? e.name, message }));
-      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects);
-    } else {
-      // may have been written: only the same key (the rerun) can settle it, so no reject row
-      c.failedChunks++;
-      c.inDoubt += chunk.lines.length;
-    }
-    if (this.consecutiveFailures >= cfg.maxConsecutiveFailures) this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
+      this.reasons.add(e.code ?? e.name, `the server refused the whole chunk: ${e.message}`, rejects.length);
+      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects, false);
+    } else this.inDoubt(chunk, e.code ?? e.name, e.message);
+    if (this.consecutiveFailures >= cfg.maxConsecutiveFailures && !aborted) this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
+  }
+
+  /** A chunk whose request went out without an answer (also while stopping): it may have been written, and only the same key (the rerun) can settle it, so no reject row. */
+  private inDoubt(chunk: Chunk, code: string, message: string): void {
+    const n = chunk.lines.length;
+    this.c.failedChunks++;
+    this.c.failed += n;
+    this.c.inDoubt += n;
+    this.reasons.add(code, `sent without an answer (rerun to settle): ${message}`, n);
   }
 
   /** A chunk answered in this run: its rows' outputs, and the journal. */
-  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[]): Promise<void> {
-    this.outputs(chunk, ids, rejects);
+  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], tally = true): Promise<void> {
+    this.outputs(chunk, ids, rejects, tally);
     await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => {
       this.fatal ??= err;
     });
   }
 
   /** Each row's outcome: an id to the results file, an error to the rejects or the unknown file. */
-  private outputs(chunk: Chunk, ids: Array<string | null>, rejects: ChunkReject[]): void {
+  private outputs(chunk: Chunk, ids: Array<string | null>, rejects: ChunkReject[], tally = true): void {
     const { cfg } = this;
+    if (tally) for (const r of rejects) this.reasons.add(r.code, r.message);
     if (rejects.length === 0 && !cfg.results) return;
     const byIndex = new Map(rejects.map((r) => [r.i, r]));
     const raws = chunk.raws();

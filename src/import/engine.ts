@@ -131,18 +131,18 @@ async function check(run: Run): Promise<ScanResult> {
 /** The summary, or the error that carries it: a fatal error, or the interruption saying how far it got. */
 function finish(run: Run, scan: ScanResult, sent: Sent): ImportSummary {
   const { counters: c, fatal, aborted } = sent.result;
-  const result = summaryOf(run, c, sent.files);
+  const result = summaryOf(run, c, sent.files, { rows: scan.rows, reasons: sent.result.reasons });
   if (fatal !== undefined)
     throw withSummary(fatal instanceof Error ? fatal : new Error(typeof fatal === 'string' ? fatal : inspect(fatal)), result);
   if (!aborted) return result;
   // chunks are cut from the valid rows in order; done: answered now or by an earlier run
   const chunksDone = c.skippedChunks + c.chunks - c.failedChunks;
-  const left = scan.rows - (c.created + c.skipped + c.failed - c.inDoubt + c.invalid);
+  const left = result.not_sent + c.inDoubt;
   const earlier = c.skipped > 0 ? ` (${c.skipped} of them by an earlier run)` : '';
   const rejected = c.failed - c.inDoubt - c.unknown + c.invalid;
   const [unit, created] = run.opts.operation ? ['row', run.opts.operation.done] : ['chunk', 'created'];
   const message =
-    `interrupted after ${chunksDone} of ${plural(Math.ceil(scan.valid / run.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
+    `interrupted after ${chunksDone} of ${plural(Math.ceil((scan.valid - scan.repeated) / run.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
     `${rejected > 0 ? `, ${rejected} not ${created} (in the rejects file)` : ''}` +
     `${c.unknown > 0 ? `, ${c.unknown} unknown (in the unknown file)` : ''}; ` +
     `${plural(left, 'row')} of ${scan.rows} left (not sent yet${c.inDoubt > 0 ? ', or sent without an answer' : ''}), not in the rejects file`;

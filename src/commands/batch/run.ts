@@ -23,6 +23,7 @@ import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, checkResourceName, confirmDelete } from './operation.js';
 import { liveProgress } from './live-progress.js';
+import { outcomeSentence, reasonLines } from './outcome.js';
 import { progressText } from './progress-text.js';
 
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
@@ -57,7 +58,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     })
     .catch(async (err: unknown) => {
       const partial = importSummaryOf(err);
-      if (partial) await printSummary(ctx, partial);
+      if (partial) await printSummary(ctx, partial, err instanceof InterruptedError ? 'interrupted' : 'stopped');
       if (err instanceof InterruptedError && !err.hint) throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
       throw err;
     });
@@ -183,9 +184,10 @@ function failureLine(s: ImportSummary): string {
 }
 
 const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms
-  rejects_file in_doubt unknown unknown_file`.split(/\s+/) as Array<keyof ImportSummary>;
+  rejects_file in_doubt unknown unknown_file not_sent`.split(/\s+/) as Array<keyof ImportSummary>;
 
-async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
+/** The summary (a table on stderr, or JSON on stdout with `reasons`), then why rows failed and one sentence of what happened. */
+async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' | 'stopped'): Promise<void> {
   const op = s.operation;
   // an update, delete or link says what it did (`updated`), and has no chunks
   const keys = op ? SUMMARY_KEYS.filter((k) => k !== 'chunks') : SUMMARY_KEYS;
@@ -200,8 +202,12 @@ async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
     ),
   );
   const { output, quiet, color } = ctx.globals;
-  if (output === 'json' || output === 'ndjson') return writeRecord(output, ctx.io.stdout, record);
-  if (!quiet) await writeRecord('table', ctx.io.stderr, record, { color });
+  const json = output === 'json' || output === 'ndjson';
+  if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
+  if (quiet) return;
+  if (!json) await writeRecord('table', ctx.io.stderr, record, { color });
+  const why = json ? [] : reasonLines(s.reasons);
+  ctx.io.stderr.write([...why, outcomeSentence(s, stopped)].join('\n') + '\n');
 }
 
 async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
