@@ -10,6 +10,7 @@ import type { ImportJournal } from './journal.js';
 import type { ChunkReject } from './journal-format.js';
 import { chunkOutcome, NO_RESULT_CODE } from './outcome.js';
 import type { Outputs } from './outputs.js';
+import { onDisk } from './disk.js';
 import { ReasonTally, type Reason } from './reasons.js';
 import { progress, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
@@ -151,7 +152,7 @@ class SendingPass {
     }
     // a create's chunks are never identical: the check pass left out rows repeating an earlier one (repeats.ts)
     if (cfg.op) this.seen.set(key, span(chunk));
-    const done = await cfg.journal?.get(chunk.seq, key).catch((err: unknown) => void (this.fatal ??= err));
+    const done = await cfg.journal?.get(chunk.seq, key).catch((err: unknown) => this.journalFailed(err));
     // same key means same body; the lines check only guards against a journal that is not this file's
     if (done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i])) {
       c.skippedChunks++;
@@ -173,7 +174,8 @@ class SendingPass {
       // journaled before the request, so a crash leaves a trace of the chunks in flight
       await cfg.journal?.sent(chunk.seq, key);
     } catch (err) {
-      this.fatal ??= err;
+      c.chunks--;
+      this.journalFailed(err);
       return;
     }
     let res;
@@ -247,12 +249,16 @@ class SendingPass {
     this.reasons.add(code, `sent without an answer (rerun to settle): ${message}`, n);
   }
 
+  /** The journal could not be written (a full disk: a DiskError naming it): nothing more is sent. */
+  private journalFailed(err: unknown): undefined {
+    this.fatal ??= onDisk(err, this.cfg.journal?.path);
+    return undefined;
+  }
+
   /** A chunk answered in this run: its rows' outputs, and the journal. */
   private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], tally = true): Promise<void> {
     this.outputs(chunk, ids, rejects, tally);
-    await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => {
-      this.fatal ??= err;
-    });
+    await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => this.journalFailed(err));
   }
 
   /** Each row's outcome: an id to the results file, an error to the rejects or the unknown file. */

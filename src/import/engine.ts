@@ -21,6 +21,7 @@ import { scanInput, type ScanResult } from './scan.js';
 import { openJournal, sendRows, type Sent } from './send.js';
 import { prepareInput, readHead, type PreparedInput } from './source.js';
 import { Spool } from './spool.js';
+import { onDisk } from './disk.js';
 
 export { importSummaryOf, type Run } from './run.js';
 export type { ImportDeps, ImportOptions, ImportPlan, ImportProgress, ImportSummary } from './engine-types.js';
@@ -41,6 +42,9 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     const journal = await openJournal(run, scan);
     if ('summary' in journal) return journal.summary;
     return finish(run, scan, await sendRows(run, scan, journal.journal));
+  } catch (err) {
+    // the spool (beside the journal) or another of crm's files on a full disk: a DiskError, not a bug
+    throw onDisk(err, (err as { path?: unknown } | null)?.path === undefined ? run.spool?.path : undefined);
   } finally {
     await run.spool?.remove();
     await run.input.cleanup();

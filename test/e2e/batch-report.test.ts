@@ -2,13 +2,14 @@
 // and named, a failure says its reasons and every summary ends with one plain sentence, the rejects
 // file of an Excel-made input keeps its BOM and CRLF, an interrupted summary accounts for every row
 // (`not_sent`), `--update --results` has one `id` column, a mistyped resource or a missing file says so.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeContacts } from '../helpers/bulk.js';
-import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
+import { CRM_BIN, cleanEnv, collect, runCrm, startCrm, type CrmResult } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let t: TestSandbox;
@@ -128,5 +129,57 @@ describe('crm batch reports what happened', () => {
     expect(m.code).toBe(2);
     expect(m.stderr).toMatch(/cannot read nofile\.csv: no such file/);
     expect(m.stderr).not.toMatch(/ENOENT|stat/);
+  });
+
+  it('a full disk while writing is its own error (exit 8) naming the file, the summary accounts for every row, and the printed command resumes', async () => {
+    const folder = join(dir, 'disk');
+    mkdirSync(folder);
+    const full = join(folder, 'full');
+    mkdirSync(full);
+    // 400 rows that are created, then 2,000 the server refuses (short rows, long item errors: the journal and
+    // rejects outgrow the spool)
+    const good = Array.from({ length: 400 }, (_, i) => `G${i},disk.${i}@example.com`);
+    const bad = Array.from({ length: 2000 }, (_, i) => `B${i},`);
+    const p = join(folder, 'in.csv');
+    writeFileSync(p, `First Name,Email\n${[...good, ...bad].join('\n')}\n`);
+    const args = ['-o', 'json', 'batch', 'contacts', p, '--rejects', join(full, 'r.csv')];
+    // a 64 KiB tmpfs for the rejects file (root); else a 100 KiB limit on the size of any file crm writes (EFBIG)
+    let mounted = false;
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', full], { stdio: 'ignore' });
+      mounted = true;
+    } catch {
+      mounted = false;
+    }
+    let r: CrmResult;
+    try {
+      const line = `${mounted ? '' : 'ulimit -f 100; '}exec "${process.execPath}" "${CRM_BIN}" "$@"`;
+      r = await collect(spawn('bash', ['-c', line, 'crm', ...args], { env: cleanEnv(t.env('admin')), cwd: folder }), { timeoutMs: 60_000 });
+    } finally {
+      if (mounted) execFileSync('umount', [full]);
+    }
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toMatch(/^Error: cannot write .*: (the disk is full|the file is too large for its file system)/m);
+    expect(r.stderr).not.toMatch(/unexpected failure|a bug in crm/);
+    const s = JSON.parse(r.stdout) as Record<string, number>;
+    expect(s.rows).toBe(2400);
+    expect(parts(s)).toBe(2400);
+    const resume = /to resume, run: (.*)$/m.exec(r.stderr)?.[1];
+    expect(resume).toContain('--rejects');
+    // with room again, the printed command finishes: every row accounted for, none created twice
+    const again = await collect(
+      spawn('bash', ['-c', resume!.replace(/^crm /, `exec "${process.execPath}" "${CRM_BIN}" `)], {
+        env: cleanEnv(t.env('admin')),
+        cwd: folder,
+      }),
+      { timeoutMs: 60_000 },
+    );
+    expect(again.code, again.stderr).toBe(9);
+    expect(again.stderr).toMatch(/Created \d+ of 2,400 contacts; \d+ created by an earlier run; 2,000 failed/);
+    const counts = await t.countByEmail('disk');
+    expect(counts.size).toBe(400);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    const rejects: string[][] = parse(readFileSync(join(full, 'r.csv')));
+    expect(rejects).toHaveLength(2001);
   });
 });

@@ -2,7 +2,7 @@
 // client, shows progress on a terminal, prints the summary and picks the exit code (0 / 9 / 2 / 130).
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { InterruptedError, PartialFailureError } from '../../http/errors.js';
+import { DiskError, InterruptedError, PartialFailureError } from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
 import type { HttpClient } from '../../http/types.js';
 import {
@@ -60,6 +60,10 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
       const partial = importSummaryOf(err);
       if (partial) await printSummary(ctx, partial, err instanceof InterruptedError ? 'interrupted' : 'stopped');
       if (err instanceof InterruptedError && !err.hint) throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
+      if (err instanceof DiskError) {
+        const elsewhere = 'or write elsewhere: --rejects, --results, CRM_CONFIG_DIR for the journal';
+        throw new DiskError(err.message, { code: err.code, cause: err, hint: `free some space (${elsewhere}), then ${resumeHint(o)}` });
+      }
       throw err;
     });
   if (summary.plan) return printPlan(ctx, summary);
