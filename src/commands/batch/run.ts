@@ -15,6 +15,7 @@ import {
   type ImportOptions,
   type ImportSummary,
 } from '../../import/index.js';
+import { SendingRate } from '../../output/eta.js';
 import { plural, wasWere } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
@@ -32,7 +33,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   setFlagsFromString('--heap-growing-percent=50');
   if (!o.operation) checkResourceName(o.resource);
   const { client, opts } = await importTarget(o, ctx);
-  const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now() }));
+  const sending = new SendingRate();
+  const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now(), sending }));
   const op = opts.operation;
   const kept: string[] = [];
   const summary = await runImport(opts, {
