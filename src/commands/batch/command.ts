@@ -78,7 +78,9 @@ update sends owner_id. To clear a field in an update, type its column json
 and write null (title:json with null).
 
 Rerunning the same command skips the chunks already done; the rejects file
-holds only rows never created: fix it and import it as the hint says.
+holds only rows never created: fix it and import it as the hint says. A row
+the same as an earlier one is skipped and named (line 7 repeats line 3). The
+summary says why rows failed and ends with one sentence of what happened.
 
 --update and --delete send one request per row (paced by the rate limit),
 each with the same guarantees: every row checked first, a journal so a rerun

@@ -226,7 +226,7 @@ async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
   const requests = plan.first_requests ?? [];
   const lines = [
     `Dry run: nothing was sent.`,
-    `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid`,
+    `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid${plan.repeated ? `, ${plan.repeated} repeating an earlier row (skipped)` : ''}`,
     op
       ? `would ${op.kind} ${plan.valid} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
       : `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight${skipped}`,
