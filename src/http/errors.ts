@@ -51,6 +51,12 @@ export class ValidationError extends withExitCode(6) {}
 export class RateLimitError extends withExitCode(7) {}
 /** 8: 5xx, connection reset, timeout or a body that is not the expected envelope, retries exhausted. */
 export class ServerError extends withExitCode(8) {}
+/**
+ * 8 as well (issue 17): the local disk failed while crm wrote its own files (full, over quota, an I/O error):
+ * an environment failure like the network's, not a bug (1) and not bad input (2, which says nothing was sent);
+ * the work done is journaled, and rerunning once there is room resumes. Code `DISK_FULL`, `DISK_ERROR`.
+ */
+export class DiskError extends withExitCode(8) {}
 /** 9: a batch or bulk command finished with some items failed or rejected. */
 export class PartialFailureError extends withExitCode(9) {}
 /** 130: interrupted (Ctrl-C); work already done is kept and a rerun resumes. */

@@ -9,6 +9,8 @@ export interface ValidRow {
   line: number;
   record: ApiRecord;
   raw: RawRow;
+  /** JSON.stringify(record), when already made */
+  json?: string;
 }
 
 export interface Chunk {
@@ -65,6 +67,6 @@ export class Chunker {
   private take(): Chunk {
     const rows = this.pending;
     this.pending = [];
-    return { seq: ++this.seq, rows, lines: rows.map((r) => r.line), body: JSON.stringify(rows.map((r) => r.record)) };
+    return { seq: ++this.seq, rows, lines: rows.map((r) => r.line), body: `[${rows.map((r) => r.json ?? JSON.stringify(r.record)).join(',')}]` };
   }
 }

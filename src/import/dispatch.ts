@@ -2,28 +2,29 @@
 // in. Only rows certainly not created are rejects: a failed request is in doubt (the rerun resends it
 // under the same key), an unanswered row goes to the unknown file, a chunk refused whole is journaled.
 import { CrmError, InterruptedError } from '../http/errors.js';
-import { plural } from '../output/plural.js';
 import { Pool } from '../util/pool.js';
 import { chunkKey, newRunId } from './chunker.js';
 import type { Counters } from './engine-types.js';
 import type { ImportJournal } from './journal.js';
 import type { ChunkReject, FinishedChunk } from './journal-format.js';
-import { chunkOutcome, isFatalSendError, isRefusal, NO_RESULT_CODE, stoppedAfterFailures } from './outcome.js';
+import { chunkOutcome, isFatalSendError, isRefusal, NO_RESULT_CODE, repeatsWarning, stoppedAfterFailures } from './outcome.js';
 import type { Outputs } from './outputs.js';
 import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
+import { onDisk } from './disk.js';
+import { ReasonTally, type Reason } from './reasons.js';
 import { progress, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
 import type { SpooledChunk, SpooledInvalid } from './spool.js';
 
 type Chunk = SpooledChunk;
 
-export const DUPLICATE_CHUNK_CODE = 'DUPLICATE_CHUNK';
-
 export interface DispatchResult {
   counters: Counters;
   /** set when the run stopped for an error that every further chunk would hit too */
   fatal?: unknown;
   aborted: boolean;
+  /** why rows failed or were invalid (reasons.ts) */
+  reasons: Reason[];
 }
 
 function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs) {
@@ -32,7 +33,7 @@ function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined
   return {
     ...{ spool: run.spool, resource: opts.resource, baseUrl: opts.baseUrl, concurrency: run.concurrency },
     ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
-    ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn },
+    ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn, repeated: scan.repeated },
     // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
     ...{ runId: journal ? journal.runId : newRunId(), retry: run.retryRejected !== false },
     onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
@@ -46,12 +47,11 @@ export function dispatchRows(run: Run, scan: ScanResult, journal: ImportJournal 
 class SendingPass {
   readonly c: Counters = {
     ...{ rows: 0, created: 0, failed: 0, invalid: 0, skipped: 0, chunks: 0, requests: 0, retries: 0 },
-    ...{ failedChunks: 0, inDoubt: 0, unknown: 0, skippedChunks: 0, inFlight: 0, bytes: 0 },
+    ...{ failedChunks: 0, inDoubt: 0, unknown: 0, skippedChunks: 0, repeated: 0, inFlight: 0, bytes: 0 },
   };
+  private readonly reasons = new ReasonTally();
   private fatal: unknown;
   private consecutiveFailures = 0;
-  /** key → the lines of the chunk that had it, for chunks met in this run (a create) */
-  private readonly seen = new Map<string, string>();
   /** an update, delete or link: per record, for file order and repeated rows */
   private readonly subjects = new Map<string, Subject>();
   /** lines of update, delete or link rows that repeat an earlier row */
@@ -60,6 +60,8 @@ class SendingPass {
 
   constructor(private readonly cfg: ReturnType<typeof configOf>) {
     this.pool = new Pool(cfg.concurrency, () => this.changed());
+    // a create's rows repeating an earlier one, left out by the check pass: done (their twin creates the record)
+    this.c.rows = this.c.skipped = this.c.repeated = cfg.repeated;
   }
 
   private readonly stopping = (): boolean => this.cfg.signal?.aborted === true || this.fatal !== undefined;
@@ -96,20 +98,15 @@ class SendingPass {
       await this.pool.drain();
     }
     this.changed();
-    const r = this.repeats;
-    if (r.length > 0) {
-      const lines = `${r.slice(0, 5).join(', ')}${r.length > 5 ? ', …' : ''}`;
-      cfg.warn?.(
-        `${plural(r.length, 'row')} (line${r.length > 1 ? 's' : ''} ${lines}) repeat an earlier row and were not sent again (counted as skipped)`,
-      );
-    }
-    return { counters: c, fatal: this.fatal, aborted: cfg.signal?.aborted === true };
+    if (this.repeats.length > 0) cfg.warn?.(repeatsWarning(this.repeats));
+    return { counters: c, fatal: this.fatal, aborted: cfg.signal?.aborted === true, reasons: this.reasons.list() };
   }
 
   /** An invalid row, found by the check pass: to the rejects file. */
   private reject(row: SpooledInvalid): void {
     this.c.rows++;
     this.c.invalid++;
+    this.reasons.add(row.code, row.reason);
     this.cfg.rejects.add(row.raw, row.line, row.code, row.reason);
     if (this.c.invalid % 1000 === 0) this.changed();
   }
@@ -130,19 +127,10 @@ class SendingPass {
       c.skipped++;
       return;
     }
-    const twin = cfg.op ? undefined : this.seen.get(key);
-    if (twin) {
-      // the same key would only replay the twin's answer: these rows would not be created again
-      const msg = `these rows are identical to the chunk of ${twin} and were not sent again`;
-      const raws = chunk.raws();
-      chunk.lines.forEach((line, i) => cfg.rejects.add(raws[i]!, line, DUPLICATE_CHUNK_CODE, msg));
-      c.failed += chunk.lines.length;
-      return;
-    }
-    if (!cfg.op) this.seen.set(key, span(chunk));
+    // a create's chunks are never identical: the check pass left out rows repeating an earlier one (repeats.ts)
     const entry: Subject = { twin: twinKey, sent: false };
     if (subject !== undefined) this.subjects.set(subject, entry);
-    const done = await cfg.journal?.get(chunk.seq).catch((err: unknown) => void (this.fatal ??= err));
+    const done = await cfg.journal?.get(chunk.seq).catch((err: unknown) => this.journalFailed(err));
     // the lines check guards against a journal that is not this file's
     const finished = done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i]) ? done : undefined;
     const again = finished ? rowsToSendAgain(finished, before?.sent === true, cfg.retry) : undefined;
@@ -202,7 +190,8 @@ class SendingPass {
       // journaled before the request, so a crash leaves a trace of the chunks in flight
       await cfg.journal?.sent(chunk.seq, key);
     } catch (err) {
-      this.fatal ??= err;
+      c.chunks--;
+      this.journalFailed(err);
       return;
     }
     let res;
@@ -245,41 +234,54 @@ class SendingPass {
       return;
     }
     c.requests += 1;
-    if (cfg.signal?.aborted) return;
-    if (isFatalSendError(err)) {
-      this.fatal ??= err;
-      // refused whole (a wrong key or scope): nothing written, so not in doubt; a rerun sends it
+    const aborted = cfg.signal?.aborted === true;
+    if (isFatalSendError(err) || (aborted && !(err instanceof CrmError))) {
+      // refused whole (a wrong key or scope): nothing written, so not in doubt (not sent); a rerun sends it
       if (err instanceof CrmError && isRefusal(err)) await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
+      else if (aborted) this.inDoubt(chunk, 'INTERRUPTED', 'sent without an answer before the interruption');
+      // an interruption is reported as such, not as the error it caused
+      if (!aborted) this.fatal ??= err;
       return;
     }
     const e = err as CrmError;
     this.consecutiveFailures++;
-    c.failed += chunk.lines.length;
     if (isRefusal(e)) {
+      c.failed += chunk.lines.length;
       // not written: rejects, and journaled so no rerun sends the chunk again
       const message = `the server refused the whole chunk (${span(chunk)}), none of its rows was created: ${e.message}`;
       const rejects = chunk.lines.map((_l, i) => ({ i, code: e.code ?? e.name, message }));
-      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects, resend);
-    } else {
-      // may have been written: only the same key (the rerun) can settle it, so no reject row
-      c.failedChunks++;
-      c.inDoubt += chunk.lines.length;
-    }
-    if (this.consecutiveFailures >= cfg.maxConsecutiveFailures) this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
+      this.reasons.add(e.code ?? e.name, `the server refused the whole chunk: ${e.message}`, rejects.length);
+      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects, resend, false);
+    } else this.inDoubt(chunk, e.code ?? e.name, e.message);
+    if (this.consecutiveFailures >= cfg.maxConsecutiveFailures && !aborted) this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
+  }
+
+  /** A chunk whose request went out without an answer (also while stopping): it may have been written, and only the same key (the rerun) can settle it, so no reject row. */
+  private inDoubt(chunk: Chunk, code: string, message: string): void {
+    const n = chunk.lines.length;
+    this.c.failedChunks++;
+    this.c.failed += n;
+    this.c.inDoubt += n;
+    this.reasons.add(code, `sent without an answer (rerun to settle): ${message}`, n);
+  }
+
+  /** The journal could not be written (a full disk: a DiskError naming it): nothing more is sent. */
+  private journalFailed(err: unknown): undefined {
+    this.fatal ??= onDisk(err, this.cfg.journal?.path);
+    return undefined;
   }
 
   /** A chunk answered in this run: its rows' outputs, and the journal (a chunk sent again: merged with the earlier answer). */
-  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], resend?: Resend): Promise<void> {
+  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], resend?: Resend, tally = true) {
     if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];
-    this.outputs(chunk, ids, rejects);
-    await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => {
-      this.fatal ??= err;
-    });
+    this.outputs(chunk, ids, rejects, tally);
+    await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => this.journalFailed(err));
   }
 
   /** Each row's outcome: an id to the results file, an error to the rejects or the unknown file. */
-  private outputs(chunk: Chunk, ids: Array<string | null>, rejects: ChunkReject[]): void {
+  private outputs(chunk: Chunk, ids: Array<string | null>, rejects: ChunkReject[], tally = true): void {
     const { cfg } = this;
+    if (tally) for (const r of rejects) this.reasons.add(r.code, r.message);
     if (rejects.length === 0 && !cfg.results) return;
     const byIndex = new Map(rejects.map((r) => [r.i, r]));
     const raws = chunk.raws();

@@ -4,12 +4,15 @@ import type { Readable } from 'node:stream';
 import type { InputFormat } from './input-row.js';
 import type { InvalidRow } from './scan.js';
 import type { RowOperation } from './operation.js';
+import type { Reason } from './reasons.js';
 import type { BatchSender } from './sender.js';
 
 export interface ImportPlan {
   rows: number;
   valid: number;
   invalid: number;
+  /** a create's valid rows repeating an earlier row: would be skipped */
+  repeated: number;
   chunks: number;
   chunk_size: number;
   concurrency: number;
@@ -97,6 +100,13 @@ export interface ImportSummary extends ImportCounts {
   /** rows the server's answer said nothing about: in unknown_file, to be checked in the CRM first */
   unknown: number;
   unknown_file: string | null;
+  /** rows neither answered nor rejected: left when the run stopped (Ctrl-C, a fatal error, a full disk); the
+   * parts add up: rows = created + failed + invalid + skipped + not_sent (in_doubt and unknown are among failed) */
+  not_sent: number;
+  /** why rows failed or were invalid, the largest groups first (reasons.ts); the counts add up to failed + invalid */
+  reasons: Reason[];
+  /** rows of a create skipped as repeating an earlier row (among skipped); not a field of the printed summary */
+  repeated?: number;
   plan?: ImportPlan;
 }
 
@@ -121,6 +131,8 @@ export interface Counters extends ImportCounts {
   unknown: number;
   /** chunks taken from the journal */
   skippedChunks: number;
+  /** a create's rows repeating an earlier row (among skipped) */
+  repeated: number;
   inFlight: number;
   bytes: number;
 }

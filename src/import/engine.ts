@@ -21,6 +21,7 @@ import { scanInput, type ScanResult } from './scan.js';
 import { openJournal, rejectsTaken, sendRows, type Sent } from './send.js';
 import { prepareInput, readHead, type PreparedInput } from './source.js';
 import { Spool } from './spool.js';
+import { onDisk } from './disk.js';
 
 export { importSummaryOf, type Run } from './run.js';
 export type { ImportDeps, ImportOptions, ImportPlan, ImportProgress, ImportSummary } from './engine-types.js';
@@ -41,6 +42,9 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     const journal = await openJournal(run, scan);
     if ('summary' in journal) return journal.summary;
     return finish(run, scan, await sendRows(run, scan, journal.journal));
+  } catch (err) {
+    // the spool (beside the journal) or another of crm's files on a full disk: a DiskError, not a bug
+    throw onDisk(err, (err as { path?: unknown } | null)?.path === undefined ? run.spool?.path : undefined);
   } finally {
     await run.unlock?.();
     await run.spool?.remove();
@@ -134,18 +138,18 @@ async function check(run: Run): Promise<ScanResult> {
 /** The summary, or the error that carries it: a fatal error, or the interruption saying how far it got. */
 function finish(run: Run, scan: ScanResult, sent: Sent): ImportSummary {
   const { counters: c, fatal, aborted } = sent.result;
-  const result = summaryOf(run, c, sent.files);
+  const result = summaryOf(run, c, sent.files, { rows: scan.rows, reasons: sent.result.reasons });
   if (fatal !== undefined)
     throw withSummary(fatal instanceof Error ? fatal : new Error(typeof fatal === 'string' ? fatal : inspect(fatal)), result);
   if (!aborted) return result;
   // chunks are cut from the valid rows in order; done: answered now or by an earlier run
   const chunksDone = c.skippedChunks + c.chunks - c.failedChunks;
-  const left = scan.rows - (c.created + c.skipped + c.failed - c.inDoubt + c.invalid);
+  const left = result.not_sent + c.inDoubt;
   const earlier = c.skipped > 0 ? ` (${c.skipped} of them by an earlier run)` : '';
   const rejected = c.failed - c.inDoubt - c.unknown + c.invalid;
   const [unit, created] = run.opts.operation ? ['row', run.opts.operation.done] : ['chunk', 'created'];
   const message =
-    `interrupted after ${chunksDone} of ${plural(Math.ceil(scan.valid / run.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
+    `interrupted after ${chunksDone} of ${plural(Math.ceil((scan.valid - scan.repeated) / run.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
     `${rejected > 0 ? `, ${rejected} not ${created} (in the rejects file)` : ''}` +
     `${c.unknown > 0 ? `, ${c.unknown} unknown (in the unknown file)` : ''}; ` +
     `${plural(left, 'row')} of ${scan.rows} left (not sent yet${c.inDoubt > 0 ? ', or sent without an answer' : ''}), not in the rejects file`;

@@ -5,3 +5,4 @@ export { httpBatchSender, httpRowSender } from './sender.js';
 export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './sender.js';
 export { keyIdentity } from './journal-format.js';
+export { OTHER_REASONS, type Reason } from './reasons.js';

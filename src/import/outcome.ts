@@ -1,4 +1,5 @@
 // A batch answer → each row's id or error (a row the answer says nothing about is never assumed created); what a failed request means.
+import { plural } from '../output/plural.js';
 import type { BatchEnvelope } from '../api/envelopes.js';
 import type { ChunkReject } from './journal-format.js';
 import { AuthError, CrmError, ForbiddenError, NotFoundError } from '../http/errors.js';
@@ -67,4 +68,10 @@ export function stoppedAfterFailures(err: CrmError, n: number): CrmError {
     hint: `${err.hint ? `${err.hint}\n` : ''}rerun the same command later: finished chunks are skipped and the failed ones are sent again under the same keys`,
     cause: err,
   });
+}
+
+/** The one warning naming the update, delete or link rows that repeated an earlier row of their record. */
+export function repeatsWarning(r: number[]): string {
+  const lines = `${r.slice(0, 5).join(', ')}${r.length > 5 ? ', …' : ''}`;
+  return `${plural(r.length, 'row')} (line${r.length > 1 ? 's' : ''} ${lines}) repeat an earlier row and were not sent again (counted as skipped)`;
 }

@@ -99,17 +99,21 @@ export const MAX_NDJSON_KEYS = 1000;
 /** The `--results` file. */
 export async function createResultsWriter(
   target: string,
-  o: FileShape & { ndjsonKeys?: readonly string[]; ndjsonKeysOverflow?: boolean },
+  o: FileShape & { ndjsonKeys?: readonly string[]; ndjsonKeysOverflow?: boolean; bom?: boolean; idIsTarget?: boolean },
 ): Promise<RowsFile<[string | null]>> {
   const file = await AtomicTextFile.create(target);
   const ndjsonOut = o.format === 'ndjson' && /\.(ndjson|jsonl)$/i.test(target);
   const header = o.header ?? [];
-  const keep = keptColumns(header);
+  // the file's own `id` is crm's: an input `id` column is the same value for an update or delete (left
+  // out), the old id for a create (kept as `_input_id`, which an import ignores)
+  const isId = (i: number): boolean => header[i]!.trim() === 'id';
+  const keep = keptColumns(header).filter((i) => !(o.idIsTarget && isId(i)));
+  const named = (i: number): string => (isId(i) ? '_input_id' : header[i]!);
   const own = (k: string): boolean => k === '_line' || k === 'id' || k.startsWith('_error_') || k === '_raw';
   const keys = o.format === 'ndjson' && !ndjsonOut ? (o.ndjsonKeys ?? []).filter((k) => !own(k)) : [];
   const keySet = new Set(keys);
   const more = o.ndjsonKeysOverflow === true;
-  if (o.format === 'csv') file.write(csvLine(['_line', 'id', ...keep.map((i) => header[i]!)]));
+  if (o.format === 'csv') file.write((o.bom ? '\ufeff' : '') + csvLine(['_line', 'id', ...keep.map(named)]));
   else if (!ndjsonOut) file.write(csvLine(['_line', 'id', ...keys, ...(more ? ['_more'] : [])]));
   const text = (raw: RawRow, line: number, id: string | null): string => {
     if (o.format === 'csv') return csvLine([String(line), serverCell(id ?? ''), ...keep.map((i) => (Array.isArray(raw) ? raw : [])[i] ?? '')]);

@@ -39,8 +39,9 @@ export function dryRunSummary(
   finishedChunks: number,
 ): ImportSummary {
   const { rows, valid, invalid, firstInvalid } = scan;
-  const chunks = Math.ceil(valid / sizes.chunkSize);
-  const plan = { rows, valid, invalid, chunks, chunk_size: sizes.chunkSize, concurrency: sizes.concurrency };
+  // a create's rows repeating an earlier row are not sent
+  const chunks = Math.ceil((valid - scan.repeated) / sizes.chunkSize);
+  const plan = { rows, valid, invalid, repeated: scan.repeated, chunks, chunk_size: sizes.chunkSize, concurrency: sizes.concurrency };
   const requests = base.operation ? { first_requests: scan.firstRequests } : {};
   return { ...base, rows, invalid, plan: { ...plan, finished_chunks: finishedChunks, first_invalid: firstInvalid, ...requests } };
 }

@@ -7,6 +7,7 @@ import type { ColumnMap } from './header.js';
 import type { CompleteInfo, JournalFile, JournalIdentity } from './journal-format.js';
 import type { InputFormat } from './reader.js';
 import type { ScanResult } from './scan.js';
+import type { Reason } from './reasons.js';
 import type { PreparedInput } from './source.js';
 import type { Spool } from './spool.js';
 
@@ -109,11 +110,22 @@ export function progress(run: Run, phase: ImportProgress['phase'], c: Partial<Co
   run.deps.onProgress?.({ phase, rowsTotal, rows, created, failed, invalid, skipped, chunks, inFlight, bytes, ...sizes, elapsedMs });
 }
 
-export function summaryOf(run: Run, c?: Counters, files: Partial<Pick<ImportSummary, 'rejects_file' | 'unknown_file'>> = {}): ImportSummary {
+/**
+ * The summary of a run; `totals`: the file's rows (the check pass's count), so that rows not sent when the run
+ * stopped are counted (`not_sent`), and the reasons of the failed ones.
+ */
+export function summaryOf(
+  run: Run,
+  c?: Counters,
+  files: Partial<Pick<ImportSummary, 'rejects_file' | 'unknown_file'>> = {},
+  totals: { rows?: number; reasons?: Reason[] } = {},
+): ImportSummary {
+  const rows = Math.max(totals.rows ?? 0, c?.rows ?? 0);
+  const done = (c?.created ?? 0) + (c?.failed ?? 0) + (c?.invalid ?? 0) + (c?.skipped ?? 0);
   return {
     resource: run.opts.resource,
     ...(run.opts.operation ? { operation: run.opts.operation } : {}),
-    rows: c?.rows ?? 0,
+    rows,
     created: c?.created ?? 0,
     failed: c?.failed ?? 0,
     invalid: c?.invalid ?? 0,
@@ -126,6 +138,9 @@ export function summaryOf(run: Run, c?: Counters, files: Partial<Pick<ImportSumm
     in_doubt: c?.inDoubt ?? 0,
     unknown: c?.unknown ?? 0,
     unknown_file: files.unknown_file ?? null,
+    not_sent: Math.max(0, rows - done),
+    reasons: totals.reasons ?? [],
+    ...(c?.repeated ? { repeated: c.repeated } : {}),
   };
 }
 

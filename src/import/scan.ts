@@ -11,6 +11,7 @@ import { MAX_NDJSON_KEYS } from './outputs.js';
 import { openInput, type InputFormat, type InputReader } from './reader.js';
 import { classifyRow } from './rows.js';
 import { Chunker } from './chunker.js';
+import { RowRepeats } from './repeats.js';
 import type { Spool } from './spool.js';
 import { TextCheck } from './text-check.js';
 import { bareHeader, checkHeaderFields, type RowOperation } from './operation.js';
@@ -41,6 +42,8 @@ export interface ScanResult {
   ndjsonKeys: string[];
   /** NDJSON: some object had keys beyond those */
   ndjsonKeysOverflow: boolean;
+  /** a create's valid rows whose record repeats an earlier row's: not sent, counted as skipped (among `valid`) */
+  repeated: number;
 }
 
 export interface ScanOptions {
@@ -62,15 +65,17 @@ export interface ScanOptions {
   spool?: Spool;
 }
 
-function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, o: ScanOptions): string {
+function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, o: ScanOptions, repeated: number): string {
   const shape =
     format === 'csv'
       ? mapping!.columns.map((c) => [c.index, c.field, c.type, c.ignored])
       : [...o.maps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // a create's plan is as it was before operations existed, so its journals still resume
   const op = o.op ? { op: o.op.describe } : {};
+  // repeated rows left out change the chunks: a journal of the same file cut without leaving them out is another plan
+  const left = repeated > 0 ? { repeated } : {};
   return createHash('sha256')
-    .update(JSON.stringify({ format, chunkSize, shape, ...op }))
+    .update(JSON.stringify({ format, chunkSize, shape, ...op, ...left }))
     .digest('hex')
     .slice(0, 32);
 }
@@ -87,6 +92,10 @@ class Tally {
   readonly keys = new Set<string>();
   overflow = false;
   readonly placeholders: number[] = [];
+  /** a create's rows repeating an earlier one: how many, and the first few [line, earlier line] */
+  repeated = 0;
+  readonly firstRepeats: Array<[number, number]> = [];
+  private readonly repeats = new RowRepeats();
 
   async read(reader: InputReader, o: ScanOptions, mapping: HeaderMapping | undefined): Promise<void> {
     const chunker = new Chunker(o.chunkSize);
@@ -106,8 +115,15 @@ class Tally {
         written = spool?.invalid({ ...bad, raw: row.raw }, reader.bytesRead());
       } else {
         if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
-        const chunk = spool && chunker.push({ line: row.line, record: c.record, raw: row.raw });
-        if (chunk) written = spool.chunk(chunk, reader.bytesRead());
+        // a create's record serialised once: for the repeat check and the chunk's body
+        const json = o.op ? undefined : JSON.stringify(c.record);
+        const earlier = json === undefined ? undefined : this.repeats.seen(json, row.line);
+        if (earlier !== undefined) {
+          if (++this.repeated <= 5) this.firstRepeats.push([row.line, earlier]);
+        } else {
+          const chunk = spool && chunker.push({ line: row.line, record: c.record, raw: row.raw, json });
+          if (chunk) written = spool.chunk(chunk, reader.bytesRead());
+        }
       }
       if (written) await written;
       if (this.rows % 1000 === 0) o.onRow?.(this.rows, reader.bytesRead());
@@ -155,10 +171,12 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   }
   if (!o.signal?.aborted) await refuseNotText(path, o, t, text);
   warnLeftOut(o, mapping, t);
+  warnRepeated(o, t);
   return {
     ...{ format: reader.format, contentSha256: o.sha ?? hash!.digest('hex'), header: reader.header, mapping },
     ...{ rows: t.rows, valid: t.rows - t.invalid, invalid: t.invalid, firstInvalid: t.firstInvalid, firstRequests: t.firstRequests },
-    ...{ plan: planFingerprint(reader.format, o.chunkSize, mapping, o), ndjsonKeys: [...t.keys], ndjsonKeysOverflow: t.overflow },
+    ...{ plan: planFingerprint(reader.format, o.chunkSize, mapping, o, t.repeated), ndjsonKeys: [...t.keys], ndjsonKeysOverflow: t.overflow },
+    repeated: t.repeated,
   };
 }
 
@@ -175,6 +193,17 @@ async function refuseNotText(path: string, o: ScanOptions, t: Tally, text: TextC
   if (!text.bad) return;
   await text.resolve(path, o.signal).catch(() => undefined);
   if (!o.signal?.aborted) throw text.error(o.name, o.encoding ?? UTF8)!;
+}
+
+/** Rows of a create repeating an earlier one: each named (the first five), skipped. */
+function warnRepeated(o: ScanOptions, t: Tally): void {
+  if (t.repeated === 0) return;
+  const named = t.firstRepeats.map(([line, first]) => `  line ${line} repeats line ${first}: skipped`);
+  const more = t.repeated > named.length ? [`  … and ${plural(t.repeated - named.length, 'more repeated row')}`] : [];
+  o.warn?.(
+    `${o.name}: ${plural(t.repeated, 'row repeats', 'rows repeat')} an earlier row exactly and ${t.repeated === 1 ? 'is' : 'are'} not sent ` +
+      `(counted as skipped: the earlier row creates the record once):\n${[...named, ...more].join('\n')}`,
+  );
 }
 
 /** Notices: columns the server sets itself, left out; placeholder rows of a fed-back rejects file, skipped. */

@@ -13,9 +13,13 @@ import { lockJob } from './journal-lock.js';
 import { pruneJournals } from './journal-prune.js';
 import { ImportJournal } from './journal.js';
 import { createRejectsWriter, createResultsWriter, defaultRejectsPath, type Outputs, type RowsFile } from './outputs.js';
+import { fsReason } from '../util/fs-error.js';
+import { onDisk } from './disk.js';
 import { dryRunSummary } from './plan.js';
 import { fromTotals, identityOf, summaryOf, warnImported, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
+import { readHead } from './source.js';
+import { detectBom } from '../util/text.js';
 
 /** a default rejects (or unknown) file of stdin: crm-rejects-<time>.csv */
 const STAMPED_REJECTS = /^crm-rejects-\d{8}T\d{6}Z(\.unknown)?\.(csv|ndjson)$/;
@@ -144,16 +148,32 @@ export async function sendRows(run: Run, scan: ScanResult, journal: ImportJourna
     const c = result.counters;
     const stats1 = deps.stats?.();
     if (stats0 && stats1) [c.requests, c.retries] = [stats1.requests - stats0.requests, stats1.retries - stats0.retries];
-    const rejects_file = await files.rejects.commit();
-    const unknown_file = await files.unknown.commit();
-    await files.results?.commit();
+    const committed = await commitOutputs(files).catch((err: unknown) => {
+      // a full disk: the summary still says what was done (engine.ts throws it with the error)
+      result.fatal ??= err;
+      return { rejects_file: null, unknown_file: null };
+    });
     if (journal && !result.aborted && result.fatal === undefined && c.failedChunks === 0) {
       const totals = { rows: c.rows, created: c.created + c.skipped, failed: c.failed, invalid: c.invalid, unknown: c.unknown };
       await journal.complete(deps.clock.now(), totals);
     }
-    return { result, files: { rejects_file, unknown_file } };
+    return { result, files: committed };
   } finally {
     await journal?.close().catch(() => undefined);
+  }
+}
+
+/** The rejects, unknown and results files renamed into place; the first that cannot be written (named) is the error, the others dropped. */
+async function commitOutputs(files: Outputs): Promise<Sent['files']> {
+  const commit = (f: RowsFile<never[]>) => f.commit().catch((err: unknown) => Promise.reject(onDisk(err, f.target)));
+  try {
+    const rejects_file = await commit(files.rejects);
+    const unknown_file = await commit(files.unknown);
+    if (files.results) await commit(files.results);
+    return { rejects_file, unknown_file };
+  } catch (err) {
+    for (const f of Object.values(files)) await f?.discard().catch(() => undefined);
+    throw err;
   }
 }
 
@@ -166,14 +186,19 @@ async function openOutputs(run: Run, scan: ScanResult): Promise<Outputs> {
       return f;
     } catch (err) {
       for (const f of opened) await f.discard();
-      throw new UsageError(`cannot write ${path}: ${(err as Error).message}`, { cause: err });
+      const disk = onDisk(err, path);
+      throw disk !== err ? disk : new UsageError(`cannot write ${path}: ${fsReason(err)}`, { cause: err });
     }
   };
-  const shape = { format: scan.format, header: scan.header, bom: run.input.encoding !== UTF8 };
+  // a BOM when the input had one (an Excel-made CSV: without it Excel reads the rejects as ANSI, "ZoÃ«"), or was
+  // in another encoding (it is UTF-8 now)
+  const bom = run.input.encoding !== UTF8 || (await readHead(run.input.path).then((h) => detectBom(h) !== undefined));
+  const shape = { format: scan.format, header: scan.header, bom };
   const rejects = await open(run.rejectsPath, () => createRejectsWriter(run.rejectsPath, shape));
   const unknown = await open(run.unknownPath, () => createRejectsWriter(run.unknownPath, shape));
   const path = run.opts.resultsPath;
   if (path === undefined) return { rejects, unknown };
   const keys = { ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow };
-  return { rejects, unknown, results: await open(path, () => createResultsWriter(path, { ...shape, ...keys })) };
+  const idIsTarget = run.opts.operation?.required.includes('id') === true;
+  return { rejects, unknown, results: await open(path, () => createResultsWriter(path, { ...shape, ...keys, idIsTarget })) };
 }

@@ -7,6 +7,7 @@ import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../http/errors.js';
+import { fsReason } from '../util/fs-error.js';
 import { createTranscoder, detectBom, UTF8, type Transcoder } from '../util/text.js';
 import { notTextReason, resolveEncoding } from './encoding.js';
 import { removeOnExit } from '../util/atomic-file.js';
@@ -47,7 +48,7 @@ export async function prepareInput(input: string | Readable, opts: PrepareOption
     return copyInput(stream, { ...opts, explicit, name: '-', isStdin: true });
   }
   const st = await stat(input).catch((err: Error) => {
-    throw new UsageError(`cannot read ${input}: ${err.message}`, { cause: err });
+    throw new UsageError(`cannot read ${input}: ${fsReason(err)}`, { cause: err });
   });
   if (st.isDirectory()) throw new UsageError(`cannot read ${input}: it is a directory`);
   if (!st.isFile()) return copyInput(await openStream(input, st.isFIFO()), { ...opts, explicit, name: input, isStdin: true });
@@ -60,7 +61,7 @@ export async function prepareInput(input: string | Readable, opts: PrepareOption
 
 export async function readHead(path: string): Promise<Buffer> {
   const fh = await open(path, 'r').catch((err: Error) => {
-    throw new UsageError(`cannot read ${path}: ${err.message}`, { cause: err });
+    throw new UsageError(`cannot read ${path}: ${fsReason(err)}`, { cause: err });
   });
   try {
     const buf = Buffer.alloc(HEAD_BYTES);

@@ -10,7 +10,7 @@ export interface EtaInput {
   now: number;
   /** client.pace(): undefined when the client knows nothing (a dry run, a test double) */
   pace?: PaceInfo;
-  /** requests answered per ms so far */
+  /** requests answered per ms while they could go (SendingRate.whileSending; with no limit known, .overall) */
   observedRatePerMs?: number;
 }
 
@@ -33,12 +33,69 @@ export function limitFloorMs(requestsLeft: number, now: number, pace: PaceInfo |
   return start - now + (beyond > 0 ? resetIn + (Math.ceil(beyond / limit) - 1) * windowMs : 0);
 }
 
-/** The ETA in ms: the rate limit's floor, or the observed rate's estimate when that is slower; undefined when neither is known. */
+/**
+ * The ETA in ms (issue 17): the requests left at the rate they were sent while the pacer let them go,
+ * window by window as the rate limit allows — what a window has left, no more than that rate can send
+ * before its reset; then full windows; the last one's requests at that rate after its start. So a wait
+ * the limit will impose is counted (an ETA from the rate alone said 30 s for a run of 78), and so is
+ * the time to send (a floor alone put each window's requests at its start). Without a limit: a wait the
+ * pacer holds, then the rate. Undefined when neither is known.
+ */
 export function etaMs(i: EtaInput): number | undefined {
   if (i.requestsLeft <= 0) return 0;
+  const rate = i.observedRatePerMs !== undefined && i.observedRatePerMs > 0 ? i.observedRatePerMs : undefined;
   const floor = limitFloorMs(i.requestsLeft, i.now, i.pace);
-  const rate = i.observedRatePerMs;
-  const observed = rate !== undefined && rate > 0 ? i.requestsLeft / rate : undefined;
-  if (floor === undefined) return observed;
-  return observed === undefined ? floor : Math.max(floor, observed);
+  if (rate === undefined) return floor;
+  const { pace } = i;
+  const limit = pace?.limit;
+  if (!pace || limit === undefined || !(limit > 0)) return (floor ?? 0) + i.requestsLeft / rate;
+  let t = Math.max(i.now, pace.waitingUntil ?? i.now);
+  const current = pace.resetAt !== undefined && pace.resetAt > t;
+  const windowMs = pace.windowMs > 0 ? pace.windowMs : DEFAULT_WINDOW_MS;
+  const end = current ? pace.resetAt! : t + windowMs;
+  let left = i.requestsLeft;
+  const fit = Math.min(current ? Math.max(0, pace.remaining ?? 0) : limit, (end - t) * rate);
+  if (left <= fit) return t + left / rate - i.now;
+  left -= fit;
+  t = end;
+  // every later window alike: what the limit or the rate lets through, whichever is less
+  const perWindow = Math.min(limit, windowMs * rate);
+  const full = Math.ceil(left / perWindow) - 1;
+  return t + full * windowMs + (left - full * perWindow) / rate - i.now;
+}
+
+/**
+ * The rate requests are answered at, fed by each redraw of a progress line: `whileSending`, per ms of the
+ * time the pacer was not holding every request back (the waits ahead are the rate limit's to count), and
+ * `overall`, per ms of all the time since the first sample (waits included: with no limit known, the
+ * waits to come are guessed like those so far).
+ */
+export class SendingRate {
+  private activeMs = 0;
+  private first?: { at: number; done: number };
+  private last?: { at: number; waiting: boolean; done: number };
+
+  /** `done`: requests answered so far; `waiting`: the pacer holds every request back at `now` (PaceInfo.waitingUntil after now) */
+  observe(now: number, done: number, waiting: boolean): void {
+    this.first ??= { at: now, done };
+    if (this.last && !this.last.waiting) this.activeMs += Math.max(0, now - this.last.at);
+    this.last = { at: now, waiting, done };
+  }
+
+  /** requests per ms since the first sample, the waits left out; undefined until there is one */
+  whileSending(): number | undefined {
+    const n = this.answered();
+    return n > 0 && this.activeMs > 0 ? n / this.activeMs : undefined;
+  }
+
+  /** requests per ms since the first sample, the waits included */
+  overall(): number | undefined {
+    const ms = this.last && this.first ? this.last.at - this.first.at : 0;
+    const n = this.answered();
+    return n > 0 && ms > 0 ? n / ms : undefined;
+  }
+
+  private answered(): number {
+    return this.last && this.first ? this.last.done - this.first.done : 0;
+  }
 }

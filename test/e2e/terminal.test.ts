@@ -73,7 +73,9 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
       expect(lines.filter((l) => /^┌/.test(l))).toHaveLength(1);
       expect(lines.filter((l) => /│ resource +│ contacts/.test(l))).toHaveLength(1);
       expect(lines.filter((l) => /│ created +│ 200 /.test(l))).toHaveLength(1);
-      expect(lines.at(-1)).toMatch(/^└/);
+      // the summary ends with one sentence of what happened (issue 17)
+      expect(lines.at(-2)).toMatch(/^└/);
+      expect(lines.at(-1)).toBe('Created 200 of 200 contacts.');
     } finally {
       await latency(0);
     }

@@ -1,6 +1,7 @@
 // Which rows-to-requests operation `crm batch` runs (--update, --delete; `crm links import` its links),
 // and a delete's confirmation: the count and the resource, typed back on a terminal, as gh asks.
-import { findResource } from '../../api/resources.js';
+import { findResource, RESOURCE_NAMES } from '../../api/resources.js';
+import { nearestName } from '../../util/nearest.js';
 import { UsageError } from '../../http/errors.js';
 import { deleteOperation, updateOperation, type RowOperation } from '../../import/index.js';
 import { plural } from '../../output/plural.js';
@@ -8,8 +9,18 @@ import type { Ctx } from '../context.js';
 import { ask } from '../shared/ask.js';
 import type { BatchOptions } from './command.js';
 
+/** A name that is no resource, as a usage error suggesting the nearest (`contact` → `contacts`). */
+export function checkResourceName(name: string): void {
+  if (findResource(name)) return;
+  const near = nearestName(name, RESOURCE_NAMES);
+  throw new UsageError(`unknown resource '${name}'${near ? `; did you mean '${near}'?` : ''}`, {
+    hint: `the resources: ${RESOURCE_NAMES.join(', ')}`,
+  });
+}
+
 /** --update / --delete → the operation (undefined: a create); --id-column becomes a map to `id`. */
 export function batchOperation(o: BatchOptions): { operation?: RowOperation; maps?: string[] } {
+  checkResourceName(o.resource);
   const help = { hint: `see ${'`crm batch --help`'}` };
   if (o.update && o.delete) throw new UsageError('--update and --delete cannot be used together: one run does one of them', help);
   const verb = o.update ? 'update' : o.delete ? 'delete' : undefined;
@@ -18,8 +29,7 @@ export function batchOperation(o: BatchOptions): { operation?: RowOperation; map
     if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete (a create has no ids)', help);
     return { maps: o.map };
   }
-  const def = findResource(o.resource);
-  if (!def) throw new UsageError(`unknown resource '${o.resource}'`);
+  const def = findResource(o.resource)!;
   if (!def.verbs.includes(verb)) {
     const can = ['contacts', 'companies', 'deals', 'pipelines', 'tasks', 'notes', 'segments'].join(', ');
     throw new UsageError(`${o.resource} cannot be ${verb}d (${verb} works for ${can})`);

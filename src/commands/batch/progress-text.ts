@@ -2,7 +2,7 @@
 // limit allows (src/output/eta.ts), and the wait while the pacer holds requests back.
 import type { PaceInfo } from '../../http/types.js';
 import type { ImportProgress } from '../../import/index.js';
-import { etaMs } from '../../output/eta.js';
+import { etaMs, type SendingRate } from '../../output/eta.js';
 import { plural } from '../../output/plural.js';
 
 /** waits shorter than this are the pacer's ordinary spacing, not worth a word */
@@ -12,6 +12,8 @@ const WAIT_SHOWN_MS = 1000;
 export interface PaceNow {
   pace?: PaceInfo;
   now: number;
+  /** fed each time the line is drawn while sending: the rate the ETA goes by (waits left out when a limit is known) */
+  sending?: SendingRate;
 }
 
 /**
@@ -34,12 +36,24 @@ export function progressText(p: ImportProgress, at?: PaceNow): string {
   if (wait < WAIT_SHOWN_MS) parts.push(`${Math.round(rate)} rows/s`);
   const perRequest = Math.max(1, p.rowsPerRequest);
   const eta =
-    left > 0
-      ? etaMs({ requestsLeft: Math.ceil(left / perRequest), now, pace: at?.pace, observedRatePerMs: rate / 1000 / perRequest })
-      : undefined;
+    left > 0 ? etaMs({ requestsLeft: Math.ceil(left / perRequest), now, pace: at?.pace, observedRatePerMs: ratePerMs(p, at) }) : undefined;
   if (eta !== undefined && eta > 0) parts.push(`ETA ${formatDuration(eta / 1000)}`);
   if (wait >= WAIT_SHOWN_MS) parts.push(`waiting ${formatDuration(wait / 1000)} (rate limit)`);
   return parts.join(' · ');
+}
+
+/** Requests answered per ms: while sending (a limit known: its waits are counted by etaMs), else overall; without a SendingRate, since the start. */
+function ratePerMs(p: ImportProgress, at: PaceNow | undefined): number | undefined {
+  const requests = (p.created + p.failed) / Math.max(1, p.rowsPerRequest);
+  if (!at?.sending) return p.elapsedMs > 0 ? requests / p.elapsedMs : undefined;
+  // only a wait the limit foretells (its window used up) is left out: etaMs counts those to come; a 429 the
+  // limit did not foretell (another client on the key, an organization's limit) slows the rate instead
+  const pace = at.pace;
+  const foretold = pace?.limit !== undefined && (pace.remaining === 0 || pace.waitingUntil === pace.resetAt);
+  at.sending.observe(at.now, requests, pace?.waitingUntil !== undefined && pace.waitingUntil > at.now && foretold);
+  const rate = pace?.limit !== undefined ? at.sending.whileSending() : at.sending.overall();
+  // until a second sample: since the start
+  return rate ?? (p.elapsedMs > 0 && requests > 0 ? requests / p.elapsedMs : undefined);
 }
 
 /** `42s`, `14m5s`, `2h10m`: whole seconds, rounded up. */

@@ -2,7 +2,7 @@
 // client, shows progress on a terminal, prints the summary and picks the exit code (0 / 9 / 2 / 130).
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { InterruptedError, PartialFailureError } from '../../http/errors.js';
+import { DiskError, InterruptedError, PartialFailureError } from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
 import type { HttpClient } from '../../http/types.js';
 import {
@@ -15,22 +15,26 @@ import {
   type ImportOptions,
   type ImportSummary,
 } from '../../import/index.js';
+import { SendingRate } from '../../output/eta.js';
 import { plural, wasWere } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
-import { batchOperation, confirmDelete } from './operation.js';
+import { batchOperation, checkResourceName, confirmDelete } from './operation.js';
 import { liveProgress } from './live-progress.js';
+import { outcomeSentence, reasonLines } from './outcome.js';
 import { progressText } from './progress-text.js';
 
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   // an import allocates fast but keeps a small live heap: cap V8's GC headroom, the bulk of its peak
   // RSS (bench/import.mjs: 107 MB instead of ~135 MB at 300 000 rows, no measurable CPU cost)
   setFlagsFromString('--heap-growing-percent=50');
+  if (!o.operation) checkResourceName(o.resource);
   const { client, opts } = await importTarget(o, ctx);
-  const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now() }));
+  const sending = new SendingRate();
+  const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now(), sending }));
   const op = opts.operation;
   const kept: string[] = [];
   const summary = await runImport(opts, {
@@ -56,8 +60,12 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     })
     .catch(async (err: unknown) => {
       const partial = importSummaryOf(err);
-      if (partial) await printSummary(ctx, partial);
+      if (partial) await printSummary(ctx, partial, err instanceof InterruptedError ? 'interrupted' : 'stopped');
       if (err instanceof InterruptedError && !err.hint) throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
+      if (err instanceof DiskError) {
+        const elsewhere = 'or write elsewhere: --rejects, --results, CRM_CONFIG_DIR for the journal';
+        throw new DiskError(err.message, { code: err.code, cause: err, hint: `free some space (${elsewhere}), then ${resumeHint(o)}` });
+      }
       throw err;
     });
   if (summary.plan) return printPlan(ctx, summary);
@@ -182,9 +190,10 @@ function failureLine(s: ImportSummary): string {
 }
 
 const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms
-  rejects_file in_doubt unknown unknown_file`.split(/\s+/) as Array<keyof ImportSummary>;
+  rejects_file in_doubt unknown unknown_file not_sent`.split(/\s+/) as Array<keyof ImportSummary>;
 
-async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
+/** The summary (a table on stderr, or JSON on stdout with `reasons`), then why rows failed and one sentence of what happened. */
+async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' | 'stopped'): Promise<void> {
   const op = s.operation;
   // an update, delete or link says what it did (`updated`), and has no chunks
   const keys = op ? SUMMARY_KEYS.filter((k) => k !== 'chunks') : SUMMARY_KEYS;
@@ -199,8 +208,12 @@ async function printSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
     ),
   );
   const { output, quiet, color } = ctx.globals;
-  if (output === 'json' || output === 'ndjson') return writeRecord(output, ctx.io.stdout, record);
-  if (!quiet) await writeRecord('table', ctx.io.stderr, record, { color });
+  const json = output === 'json' || output === 'ndjson';
+  if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
+  if (quiet) return;
+  if (!json) await writeRecord('table', ctx.io.stderr, record, { color });
+  const why = json ? [] : reasonLines(s.reasons);
+  ctx.io.stderr.write([...why, outcomeSentence(s, stopped)].join('\n') + '\n');
 }
 
 async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
@@ -213,7 +226,7 @@ async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
   const requests = plan.first_requests ?? [];
   const lines = [
     `Dry run: nothing was sent.`,
-    `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid`,
+    `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid${plan.repeated ? `, ${plan.repeated} repeating an earlier row (skipped)` : ''}`,
     op
       ? `would ${op.kind} ${plan.valid} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
       : `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight${skipped}`,

@@ -2389,7 +2389,9 @@ describe('--help snapshots', () => {
       the rows the server rejected; the rejects file holds only rows never
       created: fix it and import it as the hint says. --map, --id-column and
       --chunk-size are part of the job: another mapping of rows already created is
-      refused. One run of a job at a time: a second is refused (exit 2).
+      refused. One run of a job at a time: a second is refused (exit 2). A row the
+      same as an earlier one is skipped and named (line 7 repeats line 3). The
+      summary says why rows failed and ends with one sentence of what happened.
 
       --update and --delete send one request per row (paced by the rate limit),
       each with the same guarantees: every row checked first, a journal so a rerun

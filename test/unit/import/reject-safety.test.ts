@@ -50,6 +50,8 @@ describe('nextSteps', () => {
     in_doubt: 10,
     unknown: 0,
     unknown_file: null,
+    not_sent: 0,
+    reasons: [],
   };
 
   it('rejects: the exact command, the path as one shell word', () => {

@@ -1,0 +1,55 @@
+// The end of a `crm batch` summary: why rows failed, grouped (`25 × VALIDATION_FAILED  email: required`, as
+// `sf data bulk results` groups them), and one plain sentence of what happened.
+import { OTHER_REASONS, type ImportSummary, type Reason } from '../../import/index.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
+
+/** groups named in the text; the rest is one "and N other reasons" line */
+const SHOWN = 3;
+const MAX_MESSAGE = 100;
+
+const n = (x: number): string => x.toLocaleString('en-US');
+
+/** The lines under the summary saying why rows failed or were invalid; none when every row went through. */
+export function reasonLines(reasons: readonly Reason[]): string[] {
+  if (reasons.length === 0) return [];
+  const named = reasons.filter((r) => r.code !== OTHER_REASONS);
+  const shown = named.slice(0, SHOWN);
+  const rest = [...named.slice(SHOWN), ...reasons.filter((r) => r.code === OTHER_REASONS)];
+  const width = Math.max(...shown.map((r) => n(r.count).length));
+  const lines = shown.map((r) => {
+    const msg = sanitizeForTerminal(r.message);
+    const short = msg.length > MAX_MESSAGE ? `${msg.slice(0, MAX_MESSAGE - 1)}…` : msg;
+    return `  ${n(r.count).padStart(width)} × ${sanitizeForTerminal(r.code)}  ${short}`;
+  });
+  const rows = rest.reduce((sum, r) => sum + r.count, 0);
+  if (rows > 0) lines.push(`  and ${n(rows)} ${rows === 1 ? 'row' : 'rows'} for other reasons`);
+  return ['Why rows failed:', ...lines];
+}
+
+/**
+ * One sentence of what happened, every row accounted for: "Created 1,700 of 1,740 contacts; 40 failed (see
+ * m.rejects.csv)." `stopped`: the run was interrupted (Ctrl-C) or stopped by an error.
+ */
+export function outcomeSentence(s: ImportSummary, stopped?: 'interrupted' | 'stopped'): string {
+  const op = s.operation;
+  const verb = op?.done ?? 'created';
+  const noun = op?.kind === 'link' ? `rows (${op.name} links)` : s.resource;
+  const repeated = s.repeated ?? 0;
+  const earlier = s.skipped - repeated;
+  const rejected = s.failed - s.in_doubt - s.unknown;
+  const parts = [
+    earlier > 0 ? `${n(earlier)} ${op ? 'skipped (done before, or repeating an earlier row)' : `${verb} by an earlier run`}` : '',
+    repeated > 0 ? `${n(repeated)} skipped as repeating an earlier row` : '',
+    [rejected > 0 ? `${n(rejected)} failed` : '', s.invalid > 0 ? `${n(s.invalid)} invalid` : ''].filter(Boolean).join(' and ') +
+      (rejected + s.invalid > 0 && s.rejects_file ? ` (see ${s.rejects_file})` : ''),
+    s.in_doubt > 0 ? `${n(s.in_doubt)} sent without an answer (may have been ${verb})` : '',
+    s.unknown > 0 ? `${n(s.unknown)} not known to be ${verb}${s.unknown_file ? ` (see ${s.unknown_file})` : ''}` : '',
+    s.not_sent > 0 ? `${n(s.not_sent)} not sent yet` : '',
+  ].filter(Boolean);
+  const head = `${n(s.created)} of ${n(s.rows)} ${noun}`;
+  const first =
+    stopped === undefined
+      ? `${verb[0]!.toUpperCase()}${verb.slice(1)} ${head}`
+      : `${stopped === 'interrupted' ? 'Interrupted' : 'Stopped'}: ${verb} ${head}`;
+  return `${sanitizeForTerminal([first, ...parts].join('; '))}.`;
+}
