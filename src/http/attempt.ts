@@ -53,15 +53,17 @@ export async function pacedAttempt(core: Core, ex: Exchange, attempt: number): P
   const what = outcome.kind === 'response' ? String(outcome.raw.status) : (outcome.code ?? 'ERROR');
   core.log?.(`${ex.method} ${ex.shown ?? ex.url.href} ${what} ${ms} ms${attempt > 0 ? ` (retry ${attempt})` : ''}`);
   if (outcome.kind === 'network' && ex.signal?.aborted) throw interrupted(ex.signal.reason);
+  // stopped (Ctrl-C, SIGTERM) before it was sent: nothing reached the server
+  if (outcome.kind === 'network' && ex.stop?.aborted && outcome.error === ex.stop.reason) throw interrupted(ex.stop.reason);
   return outcome;
 }
 
 async function sendOnce(core: Core, ex: Exchange): Promise<Attempt> {
-  const { url, method, headers, body, signal, maxBodyBytes } = ex;
+  const { url, method, headers, body, signal, stop, maxBodyBytes } = ex;
   const origin = url.origin === core.transport.origin ? undefined : url.origin;
   try {
     const path = `${url.pathname}${url.search}`;
-    const raw = await core.transport.send({ method, path, origin, headers, body, timeoutMs: core.timeoutMs, signal, maxBodyBytes });
+    const raw = await core.transport.send({ method, path, origin, headers, body, timeoutMs: core.timeoutMs, signal, stop, maxBodyBytes });
     // headers are server text like any other (X-Request-Id, Location): masked before anyone reads them
     return { kind: 'response', raw: { ...raw, headers: core.redact.headers(raw.headers) } };
   } catch (error) {

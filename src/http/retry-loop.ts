@@ -111,7 +111,8 @@ function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hin
   const { status, code, requestId, details, cause } = error;
   return new Cls(`${error.message} (gave up after ${tries})`, {
     ...{ status, code, requestId, details, cause },
-    hint: hint ?? 'try again later, or raise --max-retries',
+    // the failure's own next step (a proxy's tunnels, HTTP_PROXY without HTTPS_PROXY) before the generic one
+    hint: hint ?? error.hint ?? 'try again later, or raise --max-retries',
   });
 }
 
