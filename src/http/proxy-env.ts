@@ -1,5 +1,6 @@
 // Which proxy a request goes through, read from the environment as curl reads it (https_proxy,
-// HTTPS_PROXY; no_proxy, NO_PROXY with hosts, subdomains, IPs, CIDR, host:port, `*`), with two rules
+// HTTPS_PROXY; no_proxy, NO_PROXY with hosts and their subdomains, IPs (matched whole, never as a
+// suffix), CIDR, host:port, `*`), with two rules
 // of ours that keep the key safe: http targets (loopback only) are never proxied (the key would go in
 // the clear to the proxy's loopback), nor is loopback unless NO_PROXY holds `<-loopback>`. Pure.
 import { BlockList, isIP } from 'node:net';
@@ -45,7 +46,27 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
     throw new UsageError(`${variable} uses ${url.protocol}//; crm supports http:// and https:// proxies (not SOCKS)`);
   }
   const display = `${url.protocol}//${url.host}`;
+  const form = `a proxy URL is http://[USER:PASSWORD@]HOST:PORT`;
+  if (url.pathname !== '/' && url.pathname !== '') {
+    throw new UsageError(`${variable} has a path (${url.pathname.slice(0, 40)}); ${form}`);
+  }
+  if (url.search || url.hash || text.endsWith('?') || text.endsWith('#')) {
+    throw new UsageError(`${variable} has a query or fragment; ${form}`);
+  }
+  if (!decodes(url.username) || !decodes(url.password)) {
+    throw new UsageError(`${variable} holds a % in its user name or password that is not percent-encoding (write %25 for %, %40 for @)`);
+  }
   return { url: url.href, variable, display, hasCredentials: url.username !== '' };
+}
+
+/** Whether a URL part's percent-encoding is whole (undici decodes the proxy's user name and password). */
+function decodes(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function noProxyMatches(rawEntry: string, host: string, port: string): boolean {
@@ -60,6 +81,9 @@ function noProxyMatches(rawEntry: string, host: string, port: string): boolean {
   }
   entry = entry.replace(/^\[|\]$/g, '');
   if (entry.includes('/')) return inCidr(host, entry);
+  // an IP address (curl's rule): the same address, or a range; never a suffix (`.0.0.1` is no domain)
+  const family = isIP(host);
+  if (family !== 0) return inCidr(host, `${entry}/${family === 4 ? 32 : 128}`);
   if (entry.startsWith('*.')) entry = entry.slice(1);
   const bare = entry.startsWith('.') ? entry.slice(1) : entry;
   return host === bare || host.endsWith(`.${bare}`);

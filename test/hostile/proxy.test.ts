@@ -141,6 +141,20 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(proxy.seen.connects).toEqual([]);
   });
 
+  it.each([['.0.0.1'], ['0.0.1'], ['*.0.0.1'], ['127.0.0.2'], ['127.0.0.1/32:1']])(
+    'NO_PROXY=%s does not match 127.0.0.1: an IP matches only an IP or a CIDR range, never by suffix',
+    async (entry) => {
+      proxy = await startProxy();
+      const r = await crm(['contacts', 'list', '--max', '1'], {
+        HTTPS_PROXY: proxy.url,
+        NO_PROXY: `<-loopback>,${entry}`,
+        NODE_EXTRA_CA_CERTS: caFile,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(proxy.seen.connects.map((c) => c.target)).toEqual([apiTarget]);
+    },
+  );
+
   it('honours NO_PROXY host:port only for that port', async () => {
     proxy = await startProxy();
     const other = await crm(['contacts', 'list', '--max', '1'], {
@@ -223,6 +237,26 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(r.stderr).toContain(`cannot reach the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY): connection refused`);
     expect(r.stderr).toContain('Hint: check HTTPS_PROXY');
     expect(r.stderr).not.toContain('hidden');
+  });
+
+  it.each([
+    [
+      'a bare % in the password',
+      (port: number) => `http://alice:50%off@127.0.0.1:${port}`,
+      'a % in its user name or password that is not percent-encoding',
+    ],
+    ['a % not followed by two hex digits in the user name', (port: number) => `http://a%zz:pw@127.0.0.1:${port}`, 'write %25'],
+    ['a path', (port: number) => `http://127.0.0.1:${port}/proxy`, 'has a path (/proxy)'],
+    ['a query', (port: number) => `http://127.0.0.1:${port}/?x=1`, 'has a query or fragment'],
+    ['a fragment', (port: number) => `http://127.0.0.1:${port}#f`, 'has a query or fragment'],
+  ])('a proxy URL with %s is a usage error naming the variable (exit 2), nothing sent', async (_what, value, words) => {
+    proxy = await startProxy();
+    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: value(proxy.port), NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^Error: HTTPS_PROXY /);
+    expect(r.stderr).toContain(words);
+    expect(r.stderr).not.toMatch(/50%off|pw@/);
+    expect(proxy.seen.connects).toEqual([]);
   });
 
   it('refuses a proxy URL it cannot use before sending anything (exit 2)', async () => {

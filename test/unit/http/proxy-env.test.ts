@@ -59,6 +59,15 @@ describe('proxyFor', () => {
     ['other.com, example.com', 'https://api.example.com/', true],
     ['other.com example.com', 'https://api.example.com/', true],
     ['', 'https://api.example.com/', false],
+    ['.0.0.1', 'https://10.0.0.1/', false],
+    ['0.0.1', 'https://10.0.0.1/', false],
+    ['*.0.0.1', 'https://10.0.0.1/', false],
+    ['.1', 'https://10.0.0.1/', false],
+    ['10.0.0.1', 'https://10.0.0.1/', true],
+    ['010.000.000.001', 'https://10.0.0.1/', true],
+    ['::1:2', 'https://[2001:db8::1:2]/', false],
+    ['2001:db8:0:0:0:0:1:2', 'https://[2001:db8::1:2]/', true],
+    ['example.com', 'https://10.0.0.1/', false],
   ])('NO_PROXY=%s, target %s: bypassed %s', (noProxy, target, bypass) => {
     expect(via(target, { HTTPS_PROXY: P, NO_PROXY: noProxy }) === undefined).toBe(bypass);
     expect(via(target, { HTTPS_PROXY: P, no_proxy: noProxy }) === undefined).toBe(bypass);
@@ -81,6 +90,50 @@ describe('proxyFor', () => {
       ),
       runs(),
     );
+  });
+
+  it('an IP target matches an entry only as the same address or inside its range, never by a suffix of its text (property)', () => {
+    const octet = fc.integer({ min: 0, max: 255 });
+    const ipv4 = fc.tuple(octet, octet, octet, octet).map((o) => o.join('.'));
+    fc.assert(
+      fc.property(ipv4, ipv4, fc.nat(16), fc.constantFrom('', '.', '*.'), (ip, other, cut, lead) => {
+        const target = `https://${ip}/`;
+        // a tail of its text (`.0.0.1`, `0.1`), with or without a leading dot: not the address
+        const tail = ip.slice(Math.min(cut, ip.length - 1));
+        const tailBypasses = tail === ip && lead === '';
+        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${lead}${tail}`, no_proxy: undefined }) === undefined).toBe(tailBypasses);
+        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: other }) === undefined).toBe(other === ip);
+        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${other}, ${ip}` })).toBeUndefined();
+        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${ip.split('.').slice(0, 2).join('.')}.0.0/16` })).toBeUndefined();
+      }),
+      runs(),
+    );
+  });
+
+  it('the proxy URL is refused (a UsageError naming the variable) exactly when its user name or password is not whole percent-encoding (property)', () => {
+    const target = new URL('https://api.example.com/');
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), (user, password) => {
+        // any user name and password, percent-encoded, are taken and sent back exactly
+        const p = proxyFor(target, { HTTPS_PROXY: `http://${encodeURIComponent(user)}:${encodeURIComponent(password)}@proxy.corp:3128` })!;
+        const url = new URL(p.url);
+        expect([decodeURIComponent(url.username), decodeURIComponent(url.password)]).toEqual([user, password]);
+        // a % not followed by two hex digits (`50%off`) is refused, never passed on
+        const raw = `http://u:${encodeURIComponent(password)}%${'g'}@proxy.corp:3128`;
+        expect(() => proxyFor(target, { HTTPS_PROXY: raw })).toThrow(/^HTTPS_PROXY holds a % in its user name or password/);
+      }),
+      runs(),
+    );
+  });
+
+  it.each([
+    ['http://proxy.corp:3128/path', /^HTTPS_PROXY has a path \(\/path\)/],
+    ['http://proxy.corp:3128/?a=1', /^HTTPS_PROXY has a query or fragment/],
+    ['http://proxy.corp:3128#x', /^HTTPS_PROXY has a query or fragment/],
+    ['http://u:100%@proxy.corp:3128', /^HTTPS_PROXY holds a % /],
+  ])('refuses %s (exit 2 before anything is sent)', (value, message) => {
+    expect(() => proxyFor(new URL('https://api.example.com/'), { HTTPS_PROXY: value })).toThrow(UsageError);
+    expect(() => proxyFor(new URL('https://api.example.com/'), { HTTPS_PROXY: value })).toThrow(message);
   });
 
   it('takes a proxy without a scheme as http://, and keeps its credentials out of the display', () => {
