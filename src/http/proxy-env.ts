@@ -16,21 +16,43 @@ export interface ProxyChoice {
   variable: string;
   /** `host:port` of the proxy with no credentials: safe to print */
   display: string;
+  /** the proxy URL with its password masked (`http://alice:****@proxy:3128`): safe to print */
+  shown: string;
   /** whether the URL carries a user name and password */
   hasCredentials: boolean;
 }
 
-/** The proxy for `target`, or undefined to go direct; a UsageError for an unusable proxy URL. */
-export function proxyFor(target: URL, env: Env = process.env): ProxyChoice | undefined {
-  if (target.protocol !== 'https:') return undefined;
+/** How a request to a target goes: through `proxy`, or direct (`direct`: why, when a proxy variable is set). */
+export type Route = { proxy: ProxyChoice; direct?: undefined } | { proxy?: undefined; direct?: 'NO_PROXY' | 'loopback' | 'http' };
+
+/** The route to `target`; a UsageError for an unusable proxy URL. */
+export function routeFor(target: URL, env: Env = process.env): Route {
   const variable = env.https_proxy ? 'https_proxy' : env.HTTPS_PROXY ? 'HTTPS_PROXY' : undefined;
-  if (!variable) return undefined;
+  if (!variable) return {};
+  if (target.protocol !== 'https:') return { direct: 'http' };
   const noProxy = (env.no_proxy ?? env.NO_PROXY ?? '').split(/[\s,]+/).filter(Boolean);
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (isLoopbackHost(target.hostname) && !noProxy.includes('<-loopback>')) return undefined;
+  if (isLoopbackHost(target.hostname) && !noProxy.includes('<-loopback>')) return { direct: 'loopback' };
   const port = target.port || '443';
-  if (noProxy.some((entry) => noProxyMatches(entry, host, port))) return undefined;
-  return parseProxyUrl(env[variable]!, variable);
+  if (noProxy.some((entry) => noProxyMatches(entry, host, port))) return { direct: 'NO_PROXY' };
+  return { proxy: parseProxyUrl(env[variable]!, variable) };
+}
+
+/** The proxy for `target`, or undefined to go direct; a UsageError for an unusable proxy URL. */
+export function proxyFor(target: URL, env: Env = process.env): ProxyChoice | undefined {
+  return routeFor(target, env).proxy;
+}
+
+const DIRECT: Record<NonNullable<Route['direct']>, string> = {
+  NO_PROXY: 'NO_PROXY',
+  loopback: 'loopback is not proxied without <-loopback> in NO_PROXY',
+  http: 'http:// is never proxied',
+};
+
+/** What `--verbose` says of a route: ` via proxy URL (VARIABLE)` (password masked), ` direct (why)`, or nothing without a proxy variable. */
+export function routeText(route: Route): string {
+  if (route.proxy) return ` via proxy ${route.proxy.shown} (${route.proxy.variable})`;
+  return route.direct ? ` direct (${DIRECT[route.direct]})` : '';
 }
 
 /** Checks a proxy variable's value; a UsageError (exit 2, nothing sent) names the variable, never the password. */
@@ -56,7 +78,8 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
   if (!decodes(url.username) || !decodes(url.password)) {
     throw new UsageError(`${variable} holds a % in its user name or password that is not percent-encoding (write %25 for %, %40 for @)`);
   }
-  return { url: url.href, variable, display, hasCredentials: url.username !== '' };
+  const shown = url.username ? `${url.protocol}//${url.username}:****@${url.host}` : display;
+  return { url: url.href, variable, display, shown, hasCredentials: url.username !== '' };
 }
 
 /** Whether a URL part's percent-encoding is whole (undici decodes the proxy's user name and password). */

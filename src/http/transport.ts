@@ -9,7 +9,7 @@ import request from 'undici/lib/api/api-request.js';
 import { MAX_TIMER_MS, linkSignals, setLongTimeout } from './clock.js';
 import { routeError, tunnelTimeout } from './network-error.js';
 import { Tunnels, openProxyAgent } from './proxy-agent.js';
-import { type Env, type ProxyChoice, proxyFor } from './proxy-env.js';
+import { type Env, type ProxyChoice, type Route, routeFor } from './proxy-env.js';
 
 /** The largest API body crm reads (CONTRACT §4): a body without end must not take the memory. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -58,20 +58,20 @@ export class OriginTransport {
   private pool?: Pool;
   private proxied?: Promise<Dispatcher>;
   private readonly tunnels = new Tunnels();
-  /** the proxy requests go through, chosen once (a malformed proxy variable throws here: nothing sent) */
-  readonly proxy: ProxyChoice | undefined;
+  /** how requests to the origin go, chosen once (a malformed proxy variable throws here: nothing sent) */
+  private readonly apiRoute: Route;
 
   constructor(
     readonly origin: string,
     private readonly connectTimeoutMs: number,
     private readonly env: Env = process.env,
   ) {
-    this.proxy = proxyFor(new URL(origin), env);
+    this.apiRoute = routeFor(new URL(origin), env);
   }
 
-  /** The proxy for `origin` (a UsageError when a proxy variable is malformed). */
-  route(origin: string): ProxyChoice | undefined {
-    return origin === this.origin ? this.proxy : proxyFor(new URL(origin), this.env);
+  /** Through which proxy, or direct and why, requests to `origin` go (a UsageError when a proxy variable is malformed). */
+  route(origin: string): Route {
+    return origin === this.origin ? this.apiRoute : routeFor(new URL(origin), this.env);
   }
 
   private dispatcher(origin: string, proxy: ProxyChoice | undefined): { dispatcher: Dispatcher | Promise<Dispatcher>; tunnels?: Tunnels } {
@@ -96,7 +96,7 @@ export class OriginTransport {
   async send(opts: SendOptions): Promise<RawResponse> {
     keepExitFast();
     const origin = opts.origin ?? this.origin;
-    const proxy = this.route(origin);
+    const { proxy } = this.route(origin);
     const route = this.dispatcher(origin, proxy);
     const dispatcher = await route.dispatcher;
     const tunnels = route.tunnels;

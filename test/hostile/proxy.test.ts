@@ -197,6 +197,28 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(proxySawText(proxy)).not.toContain(tls.sb.keys.admin);
   });
 
+  it('-v says for each request whether it went through the proxy (its password masked) or direct, and why', async () => {
+    proxy = await startProxy({ auth: { user: 'alice', password: 'p@ss' } });
+    const HTTPS_PROXY = `http://alice:${encodeURIComponent('p@ss')}@127.0.0.1:${proxy.port}`;
+    const base = { HTTPS_PROXY, NODE_EXTRA_CA_CERTS: caFile };
+    const line = (r: { stderr: string }) => r.stderr.split('\n').find((l) => l.startsWith('GET '));
+    const through = await crm(['-v', 'contacts', 'list', '--max', '1'], { ...base, NO_PROXY: '<-loopback>' });
+    expect(through.code, through.stderr).toBe(0);
+    expect(line(through)).toMatch(
+      new RegExp(` 200 \\d+ ms via proxy http://alice:\\*\\*\\*\\*@127\\.0\\.0\\.1:${proxy.port} \\(HTTPS_PROXY\\)$`),
+    );
+    expect(through.stderr).not.toMatch(/p@ss|p%40ss/);
+    const bypassed = await crm(['-v', 'contacts', 'list', '--max', '1'], { ...base, NO_PROXY: '<-loopback>,127.0.0.1' });
+    expect(line(bypassed)).toMatch(/ 200 \d+ ms direct \(NO_PROXY\)$/);
+    const loopback = await crm(['-v', 'contacts', 'list', '--max', '1'], base);
+    expect(line(loopback)).toMatch(/ 200 \d+ ms direct \(loopback is not proxied without <-loopback> in NO_PROXY\)$/);
+    const http = await crm(['-v', 'contacts', 'list', '--max', '1'], { ...base, NO_PROXY: '<-loopback>' }, plain);
+    expect(line(http)).toMatch(/ 200 \d+ ms direct \(http:\/\/ is never proxied\)$/);
+    const none = await crm(['-v', 'contacts', 'list', '--max', '1'], { NODE_EXTRA_CA_CERTS: caFile });
+    expect(line(none)).toMatch(/ 200 \d+ ms$/); // no proxy variable: nothing to say
+    expect(proxy.seen.connects).toHaveLength(1);
+  });
+
   it('407 without credentials: says the proxy wants a user name and password, and how to give them (exit 8)', async () => {
     proxy = await startProxy({ auth: { user: 'alice', password: 'secret' } });
     const r = await crm(['contacts', 'list'], { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
-import { proxyFor } from '../../../src/http/proxy-env.js';
+import { proxyFor, routeFor, routeText } from '../../../src/http/proxy-env.js';
 import { runs } from '../../helpers/property.js';
 
 const P = 'http://proxy.corp:3128';
@@ -142,8 +142,21 @@ describe('proxyFor', () => {
       url: 'http://u:p%40ss@proxy.corp:3128/',
       variable: 'HTTPS_PROXY',
       display: 'http://proxy.corp:3128',
+      shown: 'http://u:****@proxy.corp:3128',
       hasCredentials: true,
     });
+  });
+
+  it('routeText: what --verbose says of each route, the password masked; nothing without a proxy variable', () => {
+    const text = (target: string, env: Record<string, string>) => routeText(routeFor(new URL(target), env));
+    expect(text('https://api.example.com/', { HTTPS_PROXY: 'http://u:secret@proxy.corp:3128' })).toBe(
+      ' via proxy http://u:****@proxy.corp:3128 (HTTPS_PROXY)',
+    );
+    expect(text('https://api.example.com/', { https_proxy: P })).toBe(' via proxy http://proxy.corp:3128 (https_proxy)');
+    expect(text('https://api.example.com/', { HTTPS_PROXY: P, NO_PROXY: 'example.com' })).toBe(' direct (NO_PROXY)');
+    expect(text('https://127.0.0.1:1/', { HTTPS_PROXY: P })).toBe(' direct (loopback is not proxied without <-loopback> in NO_PROXY)');
+    expect(text('http://127.0.0.1:1/', { HTTPS_PROXY: P })).toBe(' direct (http:// is never proxied)');
+    expect(text('https://api.example.com/', { HTTP_PROXY: P })).toBe('');
   });
 
   it.each(['socks5://proxy:1080', 'http://[broken'])('refuses %s with a UsageError naming the variable', (value) => {
