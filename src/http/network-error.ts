@@ -1,5 +1,6 @@
 // What a failed connection means, in one wording for the API client and the transcript downloads:
 // the class of failure (DNS, refused, TLS trust, proxy) and the next step, as a message and a hint.
+import { readFileSync, statSync } from 'node:fs';
 import type { ProxyChoice, Env } from './proxy-env.js';
 import { isLoopbackHost } from './url.js';
 
@@ -152,7 +153,7 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): Words {
     .replace(/^PROXY_TUNNEL_REFUSED_\d+$/, 'PROXY_TUNNEL_REFUSED');
   const words = Object.hasOwn(WORDING, key) && (proxy || !key.startsWith('PROXY_')) ? WORDING[key] : undefined;
   if (words) return words({ code, err, ctx, host, via, direct: directHint(ctx, host, proxy), proxy: proxy! });
-  if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host);
+  if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host, ctx.env?.NODE_EXTRA_CA_CERTS);
   return { message: `${raw}${via}` };
 }
 
@@ -165,7 +166,7 @@ function directHint(ctx: NetworkContext, host: string, proxy: ProxyChoice | unde
 }
 
 /** A TLS failure: an untrusted CA (NODE_EXTRA_CA_CERTS), a wrong name, an expired certificate. */
-function describeTls(code: string, raw: string, via: string, host: string): Words {
+function describeTls(code: string, raw: string, via: string, host: string, extraCa: string | undefined): Words {
   const untrusted = UNTRUSTED.test(code);
   const what = untrusted
     ? "the server's certificate is not signed by a CA this machine trusts"
@@ -177,7 +178,24 @@ function describeTls(code: string, raw: string, via: string, host: string): Word
   return {
     message: `TLS: ${what} (${raw})${via}`,
     hint: untrusted
-      ? 'a company proxy that inspects TLS, or a private CA, signs with its own CA: point NODE_EXTRA_CA_CERTS at that CA certificate (a PEM file) and run crm again'
+      ? extraCa
+        ? `NODE_EXTRA_CA_CERTS names ${extraCa}, ${extraCaProblem(extraCa)}: point it at the CA certificate of the proxy that inspects TLS or of the private CA (a PEM file)`
+        : 'a company proxy that inspects TLS, or a private CA, signs with its own CA: point NODE_EXTRA_CA_CERTS at that CA certificate (a PEM file) and run crm again'
       : 'check the base URL; behind a TLS-inspecting proxy, NODE_EXTRA_CA_CERTS names its CA certificate (a PEM file)',
   };
+}
+
+/** Why the certificates of NODE_EXTRA_CA_CERTS (read by Node at start, a warning at most) did not help. */
+function extraCaProblem(path: string): string {
+  let text: string;
+  try {
+    if (statSync(path).isDirectory()) return 'which cannot be read (a folder, not a file)';
+    text = readFileSync(path, 'latin1');
+  } catch (err) {
+    const code = codeOf(err);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? String(err));
+    return `which cannot be read (${why})`;
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) return 'which holds no PEM certificate (-----BEGIN CERTIFICATE-----)';
+  return "but no certificate in it signed this server's";
 }

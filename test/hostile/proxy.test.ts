@@ -2,9 +2,11 @@
 // CA of its own (`--tls`), through a real CONNECT proxy (./proxy.ts), as an admin behind a
 // TLS-inspecting proxy meets it. What is checked is what the proxy sees: only CONNECT to the API's
 // host:port, never the key (not in a header, not in the tunnelled bytes), nothing in the clear.
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeSandboxTls } from '../../src/sandbox/tls-cert.js';
 import { runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { startProxy, type TestProxy } from './proxy.js';
@@ -45,6 +47,13 @@ function crm(args: string[], extra: Record<string, string | undefined>, sb = tls
   return runCrm(['-o', 'json', ...args], { env: { ...sb.env('admin'), ...NO_PROXY_VARS, ...extra } });
 }
 
+/** A file in the sandbox's throw-away config folder. */
+function writeTemp(name: string, text: string): string {
+  const path = join(tls.configDir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
 /** Everything the proxy saw, as one string, to search for the key. */
 function proxySawText(p: TestProxy): string {
   return JSON.stringify({ connects: p.seen.connects, plain: p.seen.plain }) + Buffer.concat(p.seen.tunnelled).toString('latin1');
@@ -79,6 +88,29 @@ describe('crm sandbox --tls and NODE_EXTRA_CA_CERTS', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+
+  it.each([
+    ['a file that does not exist', () => '/nonexistent/company-ca.pem', 'which cannot be read (no such file)'],
+    ['a folder', () => tls.configDir, 'which cannot be read (a folder, not a file)'],
+    [
+      'a file with no certificate in it',
+      () => writeTemp('not-a-cert.pem', 'hello\n'),
+      'which holds no PEM certificate (-----BEGIN CERTIFICATE-----)',
+    ],
+  ])('NODE_EXTRA_CA_CERTS naming %s: the hint says so, not "set it" (exit 8)', async (_what, file, words) => {
+    const path = file();
+    const r = await crm(['contacts', 'list', '--max', '1'], { NODE_EXTRA_CA_CERTS: path });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/TLS: the server's certificate is not signed by a CA this machine trusts/);
+    expect(r.stderr).toContain(`Hint: NODE_EXTRA_CA_CERTS names ${path}, ${words}`);
+  });
+
+  it('NODE_EXTRA_CA_CERTS naming a readable CA that did not sign the server: the hint says it is the wrong CA', async () => {
+    const other = writeTemp('other-ca.pem', makeSandboxTls(['127.0.0.1']).caPem);
+    const r = await crm(['contacts', 'list', '--max', '1'], { NODE_EXTRA_CA_CERTS: other });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain(`Hint: NODE_EXTRA_CA_CERTS names ${other}, but no certificate in it signed this server's`);
   });
 
   it('without the CA, fails with a TLS error that names NODE_EXTRA_CA_CERTS (exit 8)', async () => {
