@@ -12,7 +12,7 @@ import {
   rateLimitCharge,
   shouldRetry,
 } from './retry.js';
-import { retryAfterMs } from './rate-headers.js';
+import { retryAfterMs, serverClockOffset } from './rate-headers.js';
 import type { Clock, Failure, HttpMethod, Tried } from './types.js';
 
 export interface RetryPolicy {
@@ -58,7 +58,7 @@ export async function withRetries<T>(policy: RetryPolicy, attempt: (n: number) =
 /** How long to wait before attempt `n + 1`, or the final error thrown. */
 function nextWait(f: Failure, n: number, count: Count, p: RetryPolicy): { wait: number; why: string } {
   const now = p.clock.now();
-  const fromHeader = retryAfterMs(f.retryAfter, now);
+  const fromHeader = retryAfterMs(f.retryAfter, now, serverClockOffset(f.serverDate, now));
   const charge = f.status === 429 ? rateLimitCharge(fromHeader) : undefined;
   if (fromHeader !== undefined && charge !== undefined) {
     // "later", not "never": waited out within the budget, whatever --max-retries says
