@@ -2,6 +2,7 @@
 // line; and the one wording of a failed connection and of a redirect (never followed).
 import type { Redactor } from './mask.js';
 import { describeNetwork } from './network-error.js';
+import { routeText } from './proxy-env.js';
 import type { Pacer, PacerTicket } from './pacer.js';
 import { interrupted, type WaitNote } from './retry-loop.js';
 import type { OriginTransport, RawResponse, SendOptions } from './transport.js';
@@ -51,17 +52,22 @@ export async function pacedAttempt(core: Core, ex: Exchange, attempt: number): P
   if (ticket) pacer?.done(ticket, fresh ? outcome.raw.headers : undefined, outcome.kind === 'response' ? outcome.raw.status : undefined);
   const ms = Math.max(0, Math.round(core.clock.now() - started));
   const what = outcome.kind === 'response' ? String(outcome.raw.status) : (outcome.code ?? 'ERROR');
-  core.log?.(`${ex.method} ${ex.shown ?? ex.url.href} ${what} ${ms} ms${attempt > 0 ? ` (retry ${attempt})` : ''}`);
+  if (core.log) {
+    const route = routeText(core.transport.route(ex.url.origin));
+    core.log(`${ex.method} ${ex.shown ?? ex.url.href} ${what} ${ms} ms${attempt > 0 ? ` (retry ${attempt})` : ''}${route}`);
+  }
   if (outcome.kind === 'network' && ex.signal?.aborted) throw interrupted(ex.signal.reason);
+  // stopped (Ctrl-C, SIGTERM) before it was sent: nothing reached the server
+  if (outcome.kind === 'network' && ex.stop?.aborted && outcome.error === ex.stop.reason) throw interrupted(ex.stop.reason);
   return outcome;
 }
 
 async function sendOnce(core: Core, ex: Exchange): Promise<Attempt> {
-  const { url, method, headers, body, signal, maxBodyBytes } = ex;
+  const { url, method, headers, body, signal, stop, maxBodyBytes } = ex;
   const origin = url.origin === core.transport.origin ? undefined : url.origin;
   try {
     const path = `${url.pathname}${url.search}`;
-    const raw = await core.transport.send({ method, path, origin, headers, body, timeoutMs: core.timeoutMs, signal, maxBodyBytes });
+    const raw = await core.transport.send({ method, path, origin, headers, body, timeoutMs: core.timeoutMs, signal, stop, maxBodyBytes });
     // headers are server text like any other (X-Request-Id, Location): masked before anyone reads them
     return { kind: 'response', raw: { ...raw, headers: core.redact.headers(raw.headers) } };
   } catch (error) {

@@ -40,13 +40,14 @@ export async function getLink(core: Core, link: string, opts: LinkOptions): Prom
   if (status === 404 || status === 410) return { ok: true, value: { gone: status } };
   if (status >= 300 && status < 400) return fail(redirectError(outcome.raw, `the ${opts.what} link`), { status });
   const retryAfter = got['retry-after'];
+  const serverDate = got.date;
   if (status === 429)
-    return fail(new RateLimitError(`the ${opts.what} download was rate limited (HTTP 429)`, { status }), { status, retryAfter });
+    return fail(new RateLimitError(`the ${opts.what} download was rate limited (HTTP 429)`, { status }), { status, retryAfter, serverDate });
   if (status < 200 || status >= 300) {
     const checked = checkResponse(status, text, 'v2', undefined, (t) => core.redact.text(t));
     const error = (checked as { error: CrmError }).error;
     error.message = `${opts.what} download failed: ${error.message}`;
-    return fail(error, { status, retryAfter });
+    return fail(error, { status, retryAfter, serverDate });
   }
   const body = parseDocument(text, opts.what, (t) => core.redact.text(t));
   if (typeof body === 'string') return fail(new ServerError(body, { status, code: 'TRUNCATED_BODY' }), { status, errorCode: 'TRUNCATED_BODY' });

@@ -1,5 +1,6 @@
 // What a failed connection means, in one wording for the API client and the transcript downloads:
 // the class of failure (DNS, refused, TLS trust, proxy) and the next step, as a message and a hint.
+import { readFileSync, statSync } from 'node:fs';
 import type { ProxyChoice, Env } from './proxy-env.js';
 import { isLoopbackHost } from './url.js';
 
@@ -28,6 +29,35 @@ export function routeError(err: unknown, proxy: ProxyChoice): unknown {
   return err instanceof Error ? Object.assign(err, { proxy }) : err;
 }
 
+/** A proxy that has not answered CONNECT within `ms`. */
+export function tunnelTimeout(ms: number): Error {
+  return Object.assign(new Error(`no answer to CONNECT within ${ms} ms`), { code: 'PROXY_TUNNEL_TIMEOUT', afterMs: ms });
+}
+
+/** A CONNECT under way that no request waits for any more (stopped, timed out): given up. */
+export function tunnelAbandoned(): Error {
+  return Object.assign(new Error('a tunnel the proxy had not opened yet was given up'), { code: 'PROXY_TUNNEL_ABANDONED' });
+}
+
+/**
+ * A failed CONNECT, re-coded: closed, unanswered within `timeoutMs`, or answered with what is not
+ * HTTP. undici retries a connection closed while connecting (UND_ERR_SOCKET) at once and for ever;
+ * any other code fails the request. A proxy not reached, or answering a status, keeps its error.
+ */
+export function tunnelError(err: unknown, timeoutMs: number): unknown {
+  const code = codeOf(err) ?? '';
+  const name = (err as { name?: unknown } | undefined)?.name;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || name === 'TimeoutError') return tunnelTimeout(timeoutMs);
+  const tunnel =
+    code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE'
+      ? 'PROXY_TUNNEL_DROPPED'
+      : code.startsWith('HPE_') || name === 'HTTPParserError'
+        ? 'PROXY_TUNNEL_GARBAGE'
+        : undefined;
+  const message = err instanceof Error ? err.message : String(err);
+  return tunnel ? Object.assign(new Error(message, { cause: err }), { code: tunnel }) : err;
+}
+
 interface NetworkContext {
   /** `host:port` crm was trying to reach */
   target: string;
@@ -52,6 +82,10 @@ const also = (f: Facts): string => (f.direct ? ` ${f.direct}` : '');
 /** with a proxy: where a target reachable without it goes */
 const noProxyHint = (f: Facts): string => `; if ${f.host} is reachable without the proxy, add it to NO_PROXY`;
 const proxyName = ({ proxy }: Facts): string => `the proxy ${proxy.display} (${proxy.variable})`;
+const tunnelHint = (f: Facts): string =>
+  `check ${f.proxy.variable} (http://[USER:PASSWORD@]HOST:PORT) and that the proxy lets tunnels to ${f.ctx.target} through${noProxyHint(f)}`;
+/** the time a tunnel was waited for: its own bound (the connect timeout) or the request's */
+const secondsOf = (f: Facts): string => `${((f.err as { afterMs?: number }).afterMs ?? f.ctx.timeoutMs) / 1000} s`;
 
 /** The wording of each code, aliases folded (see describeNetwork); PROXY_*: set by routeError, so a proxy is there. */
 const WORDING: Record<string, (f: Facts) => Words> = {
@@ -77,6 +111,18 @@ const WORDING: Record<string, (f: Facts) => Words> = {
   PROXY_TUNNEL_REFUSED: (f) => ({
     message: `${proxyName(f)} would not open a tunnel to ${f.ctx.target} (HTTP ${f.code.slice('PROXY_TUNNEL_REFUSED_'.length)})`,
     hint: `the proxy blocks ${f.ctx.target} or cannot reach it: check the base URL's host and ask your network administrators${noProxyHint(f)}`,
+  }),
+  PROXY_TUNNEL_DROPPED: (f) => ({
+    message: `${proxyName(f)} closed the connection while opening a tunnel to ${f.ctx.target} (CONNECT)`,
+    hint: tunnelHint(f),
+  }),
+  PROXY_TUNNEL_TIMEOUT: (f) => ({
+    message: `${proxyName(f)} did not answer the request to open a tunnel to ${f.ctx.target} within ${secondsOf(f)} (CONNECT)`,
+    hint: tunnelHint(f),
+  }),
+  PROXY_TUNNEL_GARBAGE: (f) => ({
+    message: `${proxyName(f)} answered the request to open a tunnel to ${f.ctx.target} with something that is not HTTP (CONNECT)`,
+    hint: `is ${f.proxy.display} an HTTP proxy? ${tunnelHint(f)}`,
   }),
   PROXY_UNREACHABLE: (f) => {
     const cause = codeOf((f.err as { cause?: unknown }).cause);
@@ -107,7 +153,7 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): Words {
     .replace(/^PROXY_TUNNEL_REFUSED_\d+$/, 'PROXY_TUNNEL_REFUSED');
   const words = Object.hasOwn(WORDING, key) && (proxy || !key.startsWith('PROXY_')) ? WORDING[key] : undefined;
   if (words) return words({ code, err, ctx, host, via, direct: directHint(ctx, host, proxy), proxy: proxy! });
-  if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host);
+  if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host, ctx.env?.NODE_EXTRA_CA_CERTS);
   return { message: `${raw}${via}` };
 }
 
@@ -120,7 +166,7 @@ function directHint(ctx: NetworkContext, host: string, proxy: ProxyChoice | unde
 }
 
 /** A TLS failure: an untrusted CA (NODE_EXTRA_CA_CERTS), a wrong name, an expired certificate. */
-function describeTls(code: string, raw: string, via: string, host: string): Words {
+function describeTls(code: string, raw: string, via: string, host: string, extraCa: string | undefined): Words {
   const untrusted = UNTRUSTED.test(code);
   const what = untrusted
     ? "the server's certificate is not signed by a CA this machine trusts"
@@ -132,7 +178,24 @@ function describeTls(code: string, raw: string, via: string, host: string): Word
   return {
     message: `TLS: ${what} (${raw})${via}`,
     hint: untrusted
-      ? 'a company proxy that inspects TLS, or a private CA, signs with its own CA: point NODE_EXTRA_CA_CERTS at that CA certificate (a PEM file) and run crm again'
+      ? extraCa
+        ? `NODE_EXTRA_CA_CERTS names ${extraCa}, ${extraCaProblem(extraCa)}: point it at the CA certificate of the proxy that inspects TLS or of the private CA (a PEM file)`
+        : 'a company proxy that inspects TLS, or a private CA, signs with its own CA: point NODE_EXTRA_CA_CERTS at that CA certificate (a PEM file) and run crm again'
       : 'check the base URL; behind a TLS-inspecting proxy, NODE_EXTRA_CA_CERTS names its CA certificate (a PEM file)',
   };
+}
+
+/** Why the certificates of NODE_EXTRA_CA_CERTS (read by Node at start, a warning at most) did not help. */
+function extraCaProblem(path: string): string {
+  let text: string;
+  try {
+    if (statSync(path).isDirectory()) return 'which cannot be read (a folder, not a file)';
+    text = readFileSync(path, 'latin1');
+  } catch (err) {
+    const code = codeOf(err);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? String(err));
+    return `which cannot be read (${why})`;
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) return 'which holds no PEM certificate (-----BEGIN CERTIFICATE-----)';
+  return "but no certificate in it signed this server's";
 }

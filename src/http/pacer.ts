@@ -215,11 +215,12 @@ export class Pacer {
   /** A wait crm does not do (CONTRACT §4): fail now, saying when to come back. */
   private tooLong(wait: number, now: number): RateLimitError {
     const when = comeBackText(wait, now);
-    const message =
-      now < this.w.blockedUntil
-        ? `the server asked to wait ${when} (429 Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`
-        : `the rate limit is used up until the window resets ${when} (X-RateLimit-Reset); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`;
-    return new RateLimitError(message, { status: 429, code: 'RATE_LIMITED', hint: `try again ${when}` });
+    const blocked = now < this.w.blockedUntil;
+    const message = blocked
+      ? `the server asked to wait ${when} (429 Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`
+      : `the rate limit is used up until the window resets ${when} (X-RateLimit-Reset); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`;
+    // HTTP 429 only when one came: a window's reset is read from a 2xx
+    return new RateLimitError(message, { ...(blocked ? { status: 429 } : {}), code: 'RATE_LIMITED', hint: `try again ${when}` });
   }
 
   private waitReason(now: number): string {

@@ -1,5 +1,6 @@
 // Which proxy a request goes through, read from the environment as curl reads it (https_proxy,
-// HTTPS_PROXY; no_proxy, NO_PROXY with hosts, subdomains, IPs, CIDR, host:port, `*`), with two rules
+// HTTPS_PROXY; no_proxy, NO_PROXY with hosts and their subdomains, IPs (matched whole, never as a
+// suffix), CIDR, host:port, `*`), with two rules
 // of ours that keep the key safe: http targets (loopback only) are never proxied (the key would go in
 // the clear to the proxy's loopback), nor is loopback unless NO_PROXY holds `<-loopback>`. Pure.
 import { BlockList, isIP } from 'node:net';
@@ -15,21 +16,43 @@ export interface ProxyChoice {
   variable: string;
   /** `host:port` of the proxy with no credentials: safe to print */
   display: string;
+  /** the proxy URL with its password masked (`http://alice:****@proxy:3128`): safe to print */
+  shown: string;
   /** whether the URL carries a user name and password */
   hasCredentials: boolean;
 }
 
-/** The proxy for `target`, or undefined to go direct; a UsageError for an unusable proxy URL. */
-export function proxyFor(target: URL, env: Env = process.env): ProxyChoice | undefined {
-  if (target.protocol !== 'https:') return undefined;
+/** How a request to a target goes: through `proxy`, or direct (`direct`: why, when a proxy variable is set). */
+export type Route = { proxy: ProxyChoice; direct?: undefined } | { proxy?: undefined; direct?: 'NO_PROXY' | 'loopback' | 'http' };
+
+/** The route to `target`; a UsageError for an unusable proxy URL. */
+export function routeFor(target: URL, env: Env = process.env): Route {
   const variable = env.https_proxy ? 'https_proxy' : env.HTTPS_PROXY ? 'HTTPS_PROXY' : undefined;
-  if (!variable) return undefined;
+  if (!variable) return {};
+  if (target.protocol !== 'https:') return { direct: 'http' };
   const noProxy = (env.no_proxy ?? env.NO_PROXY ?? '').split(/[\s,]+/).filter(Boolean);
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (isLoopbackHost(target.hostname) && !noProxy.includes('<-loopback>')) return undefined;
+  if (isLoopbackHost(target.hostname) && !noProxy.includes('<-loopback>')) return { direct: 'loopback' };
   const port = target.port || '443';
-  if (noProxy.some((entry) => noProxyMatches(entry, host, port))) return undefined;
-  return parseProxyUrl(env[variable]!, variable);
+  if (noProxy.some((entry) => noProxyMatches(entry, host, port))) return { direct: 'NO_PROXY' };
+  return { proxy: parseProxyUrl(env[variable]!, variable) };
+}
+
+/** The proxy for `target`, or undefined to go direct; a UsageError for an unusable proxy URL. */
+export function proxyFor(target: URL, env: Env = process.env): ProxyChoice | undefined {
+  return routeFor(target, env).proxy;
+}
+
+const DIRECT: Record<NonNullable<Route['direct']>, string> = {
+  NO_PROXY: 'NO_PROXY',
+  loopback: 'loopback is not proxied without <-loopback> in NO_PROXY',
+  http: 'http:// is never proxied',
+};
+
+/** What `--verbose` says of a route: ` via proxy URL (VARIABLE)` (password masked), ` direct (why)`, or nothing without a proxy variable. */
+export function routeText(route: Route): string {
+  if (route.proxy) return ` via proxy ${route.proxy.shown} (${route.proxy.variable})`;
+  return route.direct ? ` direct (${DIRECT[route.direct]})` : '';
 }
 
 /** Checks a proxy variable's value; a UsageError (exit 2, nothing sent) names the variable, never the password. */
@@ -45,7 +68,28 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
     throw new UsageError(`${variable} uses ${url.protocol}//; crm supports http:// and https:// proxies (not SOCKS)`);
   }
   const display = `${url.protocol}//${url.host}`;
-  return { url: url.href, variable, display, hasCredentials: url.username !== '' };
+  const form = `a proxy URL is http://[USER:PASSWORD@]HOST:PORT`;
+  if (url.pathname !== '/' && url.pathname !== '') {
+    throw new UsageError(`${variable} has a path (${url.pathname.slice(0, 40)}); ${form}`);
+  }
+  if (url.search || url.hash || text.endsWith('?') || text.endsWith('#')) {
+    throw new UsageError(`${variable} has a query or fragment; ${form}`);
+  }
+  if (!decodes(url.username) || !decodes(url.password)) {
+    throw new UsageError(`${variable} holds a % in its user name or password that is not percent-encoding (write %25 for %, %40 for @)`);
+  }
+  const shown = url.username ? `${url.protocol}//${url.username}:****@${url.host}` : display;
+  return { url: url.href, variable, display, shown, hasCredentials: url.username !== '' };
+}
+
+/** Whether a URL part's percent-encoding is whole (undici decodes the proxy's user name and password). */
+function decodes(part: string): boolean {
+  try {
+    decodeURIComponent(part);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function noProxyMatches(rawEntry: string, host: string, port: string): boolean {
@@ -60,6 +104,9 @@ function noProxyMatches(rawEntry: string, host: string, port: string): boolean {
   }
   entry = entry.replace(/^\[|\]$/g, '');
   if (entry.includes('/')) return inCidr(host, entry);
+  // an IP address (curl's rule): the same address, or a range; never a suffix (`.0.0.1` is no domain)
+  const family = isIP(host);
+  if (family !== 0) return inCidr(host, `${entry}/${family === 4 ? 32 : 128}`);
   if (entry.startsWith('*.')) entry = entry.slice(1);
   const bare = entry.startsWith('.') ? entry.slice(1) : entry;
   return host === bare || host.endsWith(`.${bare}`);

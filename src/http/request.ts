@@ -78,7 +78,10 @@ function judge<T>(core: ApiCore, outcome: Attempt, opts: RequestOptions, n: numb
     return { ok: true, value: { ...base, body: gone, requestId: error.requestId, goneOnRetry: true } };
   }
   const errorCode = checked.truncated ? 'TRUNCATED_BODY' : undefined;
-  return { ok: false, failure: { error, status: raw.status, errorCode, retryAfter: raw.headers['retry-after'], what } };
+  return {
+    ok: false,
+    failure: { error, status: raw.status, errorCode, retryAfter: raw.headers['retry-after'], serverDate: raw.headers.date, what },
+  };
 }
 
 function serialise(body: unknown): string {

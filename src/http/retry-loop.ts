@@ -12,7 +12,7 @@ import {
   rateLimitCharge,
   shouldRetry,
 } from './retry.js';
-import { retryAfterMs } from './rate-headers.js';
+import { retryAfterMs, serverClockOffset } from './rate-headers.js';
 import type { Clock, Failure, HttpMethod, Tried } from './types.js';
 
 export interface RetryPolicy {
@@ -58,7 +58,7 @@ export async function withRetries<T>(policy: RetryPolicy, attempt: (n: number) =
 /** How long to wait before attempt `n + 1`, or the final error thrown. */
 function nextWait(f: Failure, n: number, count: Count, p: RetryPolicy): { wait: number; why: string } {
   const now = p.clock.now();
-  const fromHeader = retryAfterMs(f.retryAfter, now);
+  const fromHeader = retryAfterMs(f.retryAfter, now, serverClockOffset(f.serverDate, now));
   const charge = f.status === 429 ? rateLimitCharge(fromHeader) : undefined;
   if (fromHeader !== undefined && charge !== undefined) {
     // "later", not "never": waited out within the budget, whatever --max-retries says
@@ -111,7 +111,8 @@ function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hin
   const { status, code, requestId, details, cause } = error;
   return new Cls(`${error.message} (gave up after ${tries})`, {
     ...{ status, code, requestId, details, cause },
-    hint: hint ?? 'try again later, or raise --max-retries',
+    // the failure's own next step (a proxy's tunnels, HTTP_PROXY without HTTPS_PROXY) before the generic one
+    hint: hint ?? error.hint ?? 'try again later, or raise --max-retries',
   });
 }
 

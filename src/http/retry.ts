@@ -3,6 +3,9 @@ import { clampWait } from './rate-headers.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** A tunnel the proxy did not open (network-error.ts, `tunnelError`): nothing reached the API. */
+const TUNNEL_FAILURES = ['PROXY_TUNNEL_DROPPED', 'PROXY_TUNNEL_TIMEOUT', 'PROXY_TUNNEL_GARBAGE', 'PROXY_TUNNEL_ABANDONED'];
+
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
 
 /** Resets and timeouts; not refused connections nor DNS failures (nothing reached: a wrong base URL fails at once). */
@@ -17,7 +20,10 @@ const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_BODY_TIMEOUT',
   // ours: a 2xx whose body was cut off
   'TRUNCATED_BODY',
+  ...TUNNEL_FAILURES,
 ]);
+/** Failures before anything reached the API: any method may go again. */
+const UNSENT_ERROR_CODES: ReadonlySet<string> = new Set(TUNNEL_FAILURES);
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 30_000;
@@ -67,7 +73,7 @@ export function shouldRetry(input: RetryInput): boolean {
   const transient =
     (input.status !== undefined && RETRYABLE_STATUSES.has(input.status)) ||
     (input.errorCode !== undefined && RETRYABLE_ERROR_CODES.has(input.errorCode));
-  return transient && isRepeatable(input.method, input.hasIdempotencyKey);
+  return transient && (UNSENT_ERROR_CODES.has(input.errorCode ?? '') || isRepeatable(input.method, input.hasIdempotencyKey));
 }
 
 /** Full jitter: uniform in [0, min(cap, base·2^attempt)); `attempt` 0 is the first retry. */

@@ -7,8 +7,9 @@ import AgentClass from 'undici/lib/dispatcher/agent.js';
 import PoolClass from 'undici/lib/dispatcher/pool.js';
 import request from 'undici/lib/api/api-request.js';
 import { MAX_TIMER_MS, linkSignals, setLongTimeout } from './clock.js';
-import { routeError } from './network-error.js';
-import { type Env, type ProxyChoice, proxyFor } from './proxy-env.js';
+import { routeError, tunnelTimeout } from './network-error.js';
+import { Tunnels, openProxyAgent } from './proxy-agent.js';
+import { type Env, type ProxyChoice, type Route, routeFor } from './proxy-env.js';
 
 /** The largest API body crm reads (CONTRACT §4): a body without end must not take the memory. */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -30,6 +31,8 @@ export interface SendOptions {
   body?: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** cancels the request only while it is not yet sent (waiting for a connection or a tunnel); Ctrl-C */
+  stop?: AbortSignal;
   /** default MAX_RESPONSE_BYTES */
   maxBodyBytes?: number;
 }
@@ -46,71 +49,58 @@ function keepExitFast(): void {
   }
 }
 
-/**
- * CONNECT tunnels through `proxy` (credentials to the proxy only). ProxyAgent calls `client.connect()`,
- * which only the package root (not loaded: start-up) puts on dispatchers: the pool gets it here.
- */
-async function openProxyAgent(proxy: ProxyChoice, connectTimeoutMs: number): Promise<Dispatcher> {
-  const [{ default: ProxyAgent }, { default: Pool }, { default: connect }] = await Promise.all([
-    import('undici/lib/dispatcher/proxy-agent.js'),
-    import('undici/lib/dispatcher/pool.js'),
-    import('undici/lib/api/api-connect.js'),
-  ]);
-  return new ProxyAgent({
-    uri: proxy.url,
-    clientFactory: (origin, options) => Object.assign(new Pool(origin, options), { connect }),
-    proxyTls: { timeout: connectTimeoutMs },
-    keepAliveTimeout: 4_000,
-  });
-}
-
 /** Links on other origins share one Agent, or one ProxyAgent per proxy. */
 let linkAgent: Dispatcher | undefined;
-const linkProxies = new Map<string, Promise<Dispatcher>>();
+const linkProxies = new Map<string, { agent: Promise<Dispatcher>; tunnels: Tunnels }>();
 
 /** A pool for the API's origin (or a ProxyAgent tunnelling to it), and the link dispatchers. */
 export class OriginTransport {
   private pool?: Pool;
   private proxied?: Promise<Dispatcher>;
-  /** the proxy requests go through, chosen once (a malformed proxy variable throws here: nothing sent) */
-  readonly proxy: ProxyChoice | undefined;
+  private readonly tunnels = new Tunnels();
+  /** how requests to the origin go, chosen once (a malformed proxy variable throws here: nothing sent) */
+  private readonly apiRoute: Route;
 
   constructor(
     readonly origin: string,
     private readonly connectTimeoutMs: number,
     private readonly env: Env = process.env,
   ) {
-    this.proxy = proxyFor(new URL(origin), env);
+    this.apiRoute = routeFor(new URL(origin), env);
   }
 
-  /** The proxy for `origin` (a UsageError when a proxy variable is malformed). */
-  route(origin: string): ProxyChoice | undefined {
-    return origin === this.origin ? this.proxy : proxyFor(new URL(origin), this.env);
+  /** Through which proxy, or direct and why, requests to `origin` go (a UsageError when a proxy variable is malformed). */
+  route(origin: string): Route {
+    return origin === this.origin ? this.apiRoute : routeFor(new URL(origin), this.env);
   }
 
-  private dispatcher(origin: string, proxy: ProxyChoice | undefined): Dispatcher | Promise<Dispatcher> {
+  private dispatcher(origin: string, proxy: ProxyChoice | undefined): { dispatcher: Dispatcher | Promise<Dispatcher>; tunnels?: Tunnels } {
     if (origin !== this.origin) {
-      if (!proxy) return (linkAgent ??= new AgentClass({ keepAliveTimeout: 4_000 }));
-      let agent = linkProxies.get(proxy.url);
-      if (!agent) linkProxies.set(proxy.url, (agent = openProxyAgent(proxy, this.connectTimeoutMs)));
-      return agent;
+      if (!proxy) return { dispatcher: (linkAgent ??= new AgentClass({ keepAliveTimeout: 4_000 })) };
+      let link = linkProxies.get(proxy.url);
+      if (!link) {
+        const tunnels = new Tunnels();
+        linkProxies.set(proxy.url, (link = { agent: openProxyAgent(proxy, this.connectTimeoutMs, tunnels), tunnels }));
+      }
+      return { dispatcher: link.agent, tunnels: link.tunnels };
     }
-    if (proxy) return (this.proxied ??= openProxyAgent(proxy, this.connectTimeoutMs));
-    return (this.pool ??= new PoolClass(this.origin, {
-      connect: { timeout: this.connectTimeoutMs },
-      keepAliveTimeout: 4_000,
-    }));
+    if (proxy) return { dispatcher: (this.proxied ??= openProxyAgent(proxy, this.connectTimeoutMs, this.tunnels)), tunnels: this.tunnels };
+    return {
+      dispatcher: (this.pool ??= new PoolClass(this.origin, {
+        connect: { timeout: this.connectTimeoutMs },
+        keepAliveTimeout: 4_000,
+      })),
+    };
   }
 
   async send(opts: SendOptions): Promise<RawResponse> {
     keepExitFast();
     const origin = opts.origin ?? this.origin;
-    const proxy = this.route(origin);
-    const dispatcher = await this.dispatcher(origin, proxy);
-    // One deadline for the whole exchange (retried like a reset): undici's own timeouts (a backstop) do not bound a dripping body.
-    const deadline = new AbortController();
-    const cancelTimer = setLongTimeout(() => deadline.abort(codedError('ETIMEDOUT', `no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
-    const linked = linkSignals(opts.signal, deadline.signal);
+    const { proxy } = this.route(origin);
+    const route = this.dispatcher(origin, proxy);
+    const dispatcher = await route.dispatcher;
+    const tunnels = route.tunnels;
+    const ends = exchangeEnds(opts, tunnels);
     const requestOptions: Dispatcher.RequestOptions = {
       path: opts.path,
       method: opts.method,
@@ -118,11 +108,16 @@ export class OriginTransport {
       body: opts.body,
       headersTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
       bodyTimeout: Math.min(opts.timeoutMs + 1_000, MAX_TIMER_MS),
-      signal: linked.signal,
+      signal: ends.signal,
       ...(proxy || origin !== this.origin ? { origin } : {}),
     };
+    let pending: Promise<Dispatcher.ResponseData> | undefined;
     try {
-      const res = await request.call(dispatcher, requestOptions);
+      // undici notices an abort only once the request is on a connection: one never made (a silent or
+      // dropping proxy) would hold it for ever, so the abort is raced here
+      const watched: Pick<Dispatcher, 'dispatch'> = { dispatch: (o, handler) => dispatcher.dispatch(o, onConnect(handler, ends.sent)) };
+      pending = request.call(watched as Dispatcher, requestOptions);
+      const res = await Promise.race([pending, rejectOnAbort(ends.signal)]);
       const headers = Object.fromEntries(
         Object.entries(res.headers).flatMap(([name, v]) => (v === undefined ? [] : [[name.toLowerCase(), Array.isArray(v) ? v.join(', ') : v]])),
       );
@@ -133,11 +128,16 @@ export class OriginTransport {
       const text = (await readBody(res.body, headers, opts.maxBodyBytes ?? MAX_RESPONSE_BYTES)).toString('utf8');
       return { status: res.statusCode, headers, text };
     } catch (err) {
-      if (deadline.signal.aborted && !opts.signal?.aborted) throw deadline.signal.reason;
-      throw proxy ? routeError(err, proxy) : err;
+      // a request that lost the race may still be answered: its body is let go
+      pending?.then(
+        (res) => res.body.destroy(),
+        () => undefined,
+      );
+      if (ends.stopped()) throw opts.stop?.reason;
+      const failure = ends.timedOut() ?? err;
+      throw proxy ? routeError(failure, proxy) : failure;
     } finally {
-      cancelTimer();
-      linked.dispose();
+      ends.dispose();
     }
   }
 
@@ -182,6 +182,70 @@ async function readBody(
 
 function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${Math.round((n / 1024 / 1024) * 10) / 10} MiB` : `${n} bytes`;
+}
+
+/**
+ * What ends one exchange: the caller's signal (cancels it in flight), one deadline for the whole
+ * exchange (retried like a reset: undici's own timeouts, a backstop, do not bound a dripping body),
+ * and `stop` only while the request is not sent (nothing of it reached the server).
+ */
+function exchangeEnds(opts: SendOptions, tunnels: Tunnels | undefined) {
+  let sent = false;
+  const leave = tunnels?.enter();
+  const deadline = new AbortController();
+  const cancelTimer = setLongTimeout(() => {
+    // before the request is sent, while the proxy has not answered a CONNECT: the proxy is silent
+    const silentProxy = !sent && tunnels !== undefined && tunnels.opening > 0;
+    deadline.abort(silentProxy ? tunnelTimeout(opts.timeoutMs) : codedError('ETIMEDOUT', `no answer within ${opts.timeoutMs} ms`));
+  }, opts.timeoutMs);
+  const unsent = new AbortController();
+  const onStop = () => sent || (leave?.(), unsent.abort(opts.stop?.reason));
+  opts.stop?.addEventListener('abort', onStop, { once: true });
+  if (opts.stop?.aborted) onStop();
+  const linked = linkSignals(opts.signal, deadline.signal, unsent.signal);
+  return {
+    signal: linked.signal,
+    /** the request is on a connection (its tunnel open), about to be written */
+    sent: () => {
+      sent = true;
+      leave?.();
+    },
+    stopped: () => unsent.signal.aborted,
+    /** the deadline's error, when it ended the exchange */
+    timedOut: (): unknown => (deadline.signal.aborted && !opts.signal?.aborted ? deadline.signal.reason : undefined),
+    dispose: () => {
+      cancelTimer();
+      linked.dispose();
+      opts.stop?.removeEventListener('abort', onStop);
+      leave?.();
+    },
+  };
+}
+
+/** Rejects with the signal's reason when it aborts (the caller disposes the signal). */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined); // an abort after the race (while the body is read) is nobody's to handle
+  return aborted;
+}
+
+/** `handler` (undici's), telling `seen` when its request is put on a connection, before any of it is written. */
+function onConnect(handler: Dispatcher.DispatchHandler, seen: () => void): Dispatcher.DispatchHandler {
+  return new Proxy(handler, {
+    get(target, name) {
+      const value: unknown = Reflect.get(target, name);
+      if (typeof value !== 'function') return value;
+      const method = value as (...a: unknown[]) => unknown;
+      if (name !== 'onConnect') return method.bind(target);
+      return (...args: unknown[]) => {
+        seen();
+        return method.apply(target, args);
+      };
+    },
+  });
 }
 
 /** An error with the code the retry rules and network-error.ts read. */

@@ -108,6 +108,8 @@ export interface Failure {
   errorCode?: string;
   /** the Retry-After header as sent */
   retryAfter?: string;
+  /** the answer's Date header: the server's clock, which a Retry-After date is read against */
+  serverDate?: string;
   /** for the wait notice: `retry 2 after 503` */
   what: string;
 }

@@ -2,9 +2,11 @@
 // CA of its own (`--tls`), through a real CONNECT proxy (./proxy.ts), as an admin behind a
 // TLS-inspecting proxy meets it. What is checked is what the proxy sees: only CONNECT to the API's
 // host:port, never the key (not in a header, not in the tunnelled bytes), nothing in the clear.
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeSandboxTls } from '../../src/sandbox/tls-cert.js';
 import { runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { startProxy, type TestProxy } from './proxy.js';
@@ -45,6 +47,13 @@ function crm(args: string[], extra: Record<string, string | undefined>, sb = tls
   return runCrm(['-o', 'json', ...args], { env: { ...sb.env('admin'), ...NO_PROXY_VARS, ...extra } });
 }
 
+/** A file in the sandbox's throw-away config folder. */
+function writeTemp(name: string, text: string): string {
+  const path = join(tls.configDir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
 /** Everything the proxy saw, as one string, to search for the key. */
 function proxySawText(p: TestProxy): string {
   return JSON.stringify({ connects: p.seen.connects, plain: p.seen.plain }) + Buffer.concat(p.seen.tunnelled).toString('latin1');
@@ -79,6 +88,29 @@ describe('crm sandbox --tls and NODE_EXTRA_CA_CERTS', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+
+  it.each([
+    ['a file that does not exist', () => '/nonexistent/company-ca.pem', 'which cannot be read (no such file)'],
+    ['a folder', () => tls.configDir, 'which cannot be read (a folder, not a file)'],
+    [
+      'a file with no certificate in it',
+      () => writeTemp('not-a-cert.pem', 'hello\n'),
+      'which holds no PEM certificate (-----BEGIN CERTIFICATE-----)',
+    ],
+  ])('NODE_EXTRA_CA_CERTS naming %s: the hint says so, not "set it" (exit 8)', async (_what, file, words) => {
+    const path = file();
+    const r = await crm(['contacts', 'list', '--max', '1'], { NODE_EXTRA_CA_CERTS: path });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/TLS: the server's certificate is not signed by a CA this machine trusts/);
+    expect(r.stderr).toContain(`Hint: NODE_EXTRA_CA_CERTS names ${path}, ${words}`);
+  });
+
+  it('NODE_EXTRA_CA_CERTS naming a readable CA that did not sign the server: the hint says it is the wrong CA', async () => {
+    const other = writeTemp('other-ca.pem', makeSandboxTls(['127.0.0.1']).caPem);
+    const r = await crm(['contacts', 'list', '--max', '1'], { NODE_EXTRA_CA_CERTS: other });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain(`Hint: NODE_EXTRA_CA_CERTS names ${other}, but no certificate in it signed this server's`);
   });
 
   it('without the CA, fails with a TLS error that names NODE_EXTRA_CA_CERTS (exit 8)', async () => {
@@ -141,6 +173,20 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(proxy.seen.connects).toEqual([]);
   });
 
+  it.each([['.0.0.1'], ['0.0.1'], ['*.0.0.1'], ['127.0.0.2'], ['127.0.0.1/32:1']])(
+    'NO_PROXY=%s does not match 127.0.0.1: an IP matches only an IP or a CIDR range, never by suffix',
+    async (entry) => {
+      proxy = await startProxy();
+      const r = await crm(['contacts', 'list', '--max', '1'], {
+        HTTPS_PROXY: proxy.url,
+        NO_PROXY: `<-loopback>,${entry}`,
+        NODE_EXTRA_CA_CERTS: caFile,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(proxy.seen.connects.map((c) => c.target)).toEqual([apiTarget]);
+    },
+  );
+
   it('honours NO_PROXY host:port only for that port', async () => {
     proxy = await startProxy();
     const other = await crm(['contacts', 'list', '--max', '1'], {
@@ -183,6 +229,28 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(proxySawText(proxy)).not.toContain(tls.sb.keys.admin);
   });
 
+  it('-v says for each request whether it went through the proxy (its password masked) or direct, and why', async () => {
+    proxy = await startProxy({ auth: { user: 'alice', password: 'p@ss' } });
+    const HTTPS_PROXY = `http://alice:${encodeURIComponent('p@ss')}@127.0.0.1:${proxy.port}`;
+    const base = { HTTPS_PROXY, NODE_EXTRA_CA_CERTS: caFile };
+    const line = (r: { stderr: string }) => r.stderr.split('\n').find((l) => l.startsWith('GET '));
+    const through = await crm(['-v', 'contacts', 'list', '--max', '1'], { ...base, NO_PROXY: '<-loopback>' });
+    expect(through.code, through.stderr).toBe(0);
+    expect(line(through)).toMatch(
+      new RegExp(` 200 \\d+ ms via proxy http://alice:\\*\\*\\*\\*@127\\.0\\.0\\.1:${proxy.port} \\(HTTPS_PROXY\\)$`),
+    );
+    expect(through.stderr).not.toMatch(/p@ss|p%40ss/);
+    const bypassed = await crm(['-v', 'contacts', 'list', '--max', '1'], { ...base, NO_PROXY: '<-loopback>,127.0.0.1' });
+    expect(line(bypassed)).toMatch(/ 200 \d+ ms direct \(NO_PROXY\)$/);
+    const loopback = await crm(['-v', 'contacts', 'list', '--max', '1'], base);
+    expect(line(loopback)).toMatch(/ 200 \d+ ms direct \(loopback is not proxied without <-loopback> in NO_PROXY\)$/);
+    const http = await crm(['-v', 'contacts', 'list', '--max', '1'], { ...base, NO_PROXY: '<-loopback>' }, plain);
+    expect(line(http)).toMatch(/ 200 \d+ ms direct \(http:\/\/ is never proxied\)$/);
+    const none = await crm(['-v', 'contacts', 'list', '--max', '1'], { NODE_EXTRA_CA_CERTS: caFile });
+    expect(line(none)).toMatch(/ 200 \d+ ms$/); // no proxy variable: nothing to say
+    expect(proxy.seen.connects).toHaveLength(1);
+  });
+
   it('407 without credentials: says the proxy wants a user name and password, and how to give them (exit 8)', async () => {
     proxy = await startProxy({ auth: { user: 'alice', password: 'secret' } });
     const r = await crm(['contacts', 'list'], { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
@@ -223,6 +291,26 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(r.stderr).toContain(`cannot reach the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY): connection refused`);
     expect(r.stderr).toContain('Hint: check HTTPS_PROXY');
     expect(r.stderr).not.toContain('hidden');
+  });
+
+  it.each([
+    [
+      'a bare % in the password',
+      (port: number) => `http://alice:50%off@127.0.0.1:${port}`,
+      'a % in its user name or password that is not percent-encoding',
+    ],
+    ['a % not followed by two hex digits in the user name', (port: number) => `http://a%zz:pw@127.0.0.1:${port}`, 'write %25'],
+    ['a path', (port: number) => `http://127.0.0.1:${port}/proxy`, 'has a path (/proxy)'],
+    ['a query', (port: number) => `http://127.0.0.1:${port}/?x=1`, 'has a query or fragment'],
+    ['a fragment', (port: number) => `http://127.0.0.1:${port}#f`, 'has a query or fragment'],
+  ])('a proxy URL with %s is a usage error naming the variable (exit 2), nothing sent', async (_what, value, words) => {
+    proxy = await startProxy();
+    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: value(proxy.port), NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^Error: HTTPS_PROXY /);
+    expect(r.stderr).toContain(words);
+    expect(r.stderr).not.toMatch(/50%off|pw@/);
+    expect(proxy.seen.connects).toEqual([]);
   });
 
   it('refuses a proxy URL it cannot use before sending anything (exit 2)', async () => {

@@ -2,7 +2,8 @@
 // two sockets, so it sees only the target and encrypted bytes) and records what it sees: every
 // CONNECT target with its headers, every byte the client sent into a tunnel, and every plain HTTP
 // request (absolute-form, `GET http://host/path`), which it answers 502 without forwarding.
-// It can ask for a user name and password (407), or refuse every tunnel with a status.
+// It can ask for a user name and password (407), refuse every tunnel with a status, or misbehave:
+// close the connection on CONNECT, never answer it, or answer it with bytes that are not HTTP.
 import { createServer, type IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
@@ -28,6 +29,8 @@ export interface ProxyOptions {
   auth?: { user: string; password: string };
   /** answer every CONNECT with this status instead of opening the tunnel */
   refuseWith?: number;
+  /** misbehave on every CONNECT: close the connection, never answer, or answer garbage (not HTTP) */
+  misbehave?: 'drop' | 'silent' | 'garbage';
 }
 
 export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
@@ -47,6 +50,15 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
     const expected = opts.auth && `Basic ${Buffer.from(`${opts.auth.user}:${opts.auth.password}`).toString('base64')}`;
     if (expected && req.headers['proxy-authorization'] !== expected) {
       client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    if (opts.misbehave === 'drop') {
+      client.destroy();
+      return;
+    }
+    if (opts.misbehave === 'silent') return; // the socket stays open, unanswered, until the client goes
+    if (opts.misbehave === 'garbage') {
+      client.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
       return;
     }
     if (opts.refuseWith) {

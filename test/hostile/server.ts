@@ -186,3 +186,22 @@ export function endlessBody(res: ServerResponse, piece: string, limitBytes = 2 *
   res.on('close', () => res.removeAllListeners('drain'));
   pump();
 }
+
+/**
+ * A server whose clock is off by `offsetMs` (ahead when positive): its `Date` header and the absolute
+ * times it puts in headers (a Unix-time X-RateLimit-Reset, a Retry-After HTTP-date) read from it.
+ */
+export function offClock(offsetMs: number): {
+  now(): number;
+  date(): Record<string, string>;
+  unixIn(seconds: number): string;
+  httpDateIn(seconds: number): string;
+} {
+  const now = () => Date.now() + offsetMs;
+  return {
+    now,
+    date: () => ({ date: new Date(now()).toUTCString() }),
+    unixIn: (seconds) => String(Math.floor(now() / 1000) + seconds),
+    httpDateIn: (seconds) => new Date(Math.floor(now() / 1000) * 1000 + seconds * 1000).toUTCString(),
+  };
+}

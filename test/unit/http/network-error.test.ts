@@ -1,7 +1,7 @@
 // One wording for network failures (src/http/network-error.ts), shared by API requests and
 // transcript downloads: the class of the failure and the next step.
 import { describe, expect, it } from 'vitest';
-import { describeNetwork, routeError } from '../../../src/http/network-error.js';
+import { describeNetwork, routeError, tunnelError } from '../../../src/http/network-error.js';
 import { parseProxyUrl } from '../../../src/http/proxy-env.js';
 
 const err = (code: string, message = 'boom') => Object.assign(new Error(message), { code });
@@ -73,5 +73,33 @@ describe('routeError', () => {
     }
     const d = describeNetwork(routeError(err('ECONNREFUSED'), proxy), ctx);
     expect(`${d.message} ${d.hint}`).not.toContain('secret');
+  });
+});
+
+describe('tunnelError: a CONNECT that failed without a status', () => {
+  it.each([
+    ['UND_ERR_SOCKET', 'PROXY_TUNNEL_DROPPED', 'closed the connection while opening a tunnel to api.example.com:443 (CONNECT)'],
+    ['ECONNRESET', 'PROXY_TUNNEL_DROPPED', 'closed the connection while opening a tunnel to api.example.com:443 (CONNECT)'],
+    [
+      'HPE_INVALID_CONSTANT',
+      'PROXY_TUNNEL_GARBAGE',
+      'answered the request to open a tunnel to api.example.com:443 with something that is not HTTP',
+    ],
+    ['UND_ERR_HEADERS_TIMEOUT', 'PROXY_TUNNEL_TIMEOUT', 'did not answer the request to open a tunnel to api.example.com:443 within 10 s'],
+  ])('%s is %s (never UND_ERR_SOCKET: undici would reconnect at once, for ever), worded with the proxy', (code, tunnel, words) => {
+    const e = routeError(tunnelError(err(code), 10_000), proxy);
+    expect(e).toMatchObject({ code: tunnel });
+    const d = describeNetwork(e, ctx);
+    expect(d.message).toBe(`the proxy http://proxy.corp:3128 (HTTPS_PROXY) ${d.message.slice(d.message.indexOf(') ') + 2)}`);
+    expect(d.message).toContain(words);
+    expect(d.hint).toMatch(/^(is http:\/\/proxy\.corp:3128 an HTTP proxy\? )?check HTTPS_PROXY .*add it to NO_PROXY$/);
+    expect(`${d.message} ${d.hint}`).not.toContain('secret');
+  });
+
+  it('an abort by the tunnel timeout is a timeout; a refused or unreachable proxy keeps its error', () => {
+    const timeout = Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' });
+    expect(tunnelError(timeout, 2_000)).toMatchObject({ code: 'PROXY_TUNNEL_TIMEOUT', afterMs: 2_000 });
+    const refused = err('ECONNREFUSED');
+    expect(tunnelError(refused, 2_000)).toBe(refused);
   });
 });

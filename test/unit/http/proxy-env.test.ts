@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
-import { proxyFor } from '../../../src/http/proxy-env.js';
+import { proxyFor, routeFor, routeText } from '../../../src/http/proxy-env.js';
 import { runs } from '../../helpers/property.js';
 
 const P = 'http://proxy.corp:3128';
@@ -59,6 +59,15 @@ describe('proxyFor', () => {
     ['other.com, example.com', 'https://api.example.com/', true],
     ['other.com example.com', 'https://api.example.com/', true],
     ['', 'https://api.example.com/', false],
+    ['.0.0.1', 'https://10.0.0.1/', false],
+    ['0.0.1', 'https://10.0.0.1/', false],
+    ['*.0.0.1', 'https://10.0.0.1/', false],
+    ['.1', 'https://10.0.0.1/', false],
+    ['10.0.0.1', 'https://10.0.0.1/', true],
+    ['010.000.000.001', 'https://10.0.0.1/', true],
+    ['::1:2', 'https://[2001:db8::1:2]/', false],
+    ['2001:db8:0:0:0:0:1:2', 'https://[2001:db8::1:2]/', true],
+    ['example.com', 'https://10.0.0.1/', false],
   ])('NO_PROXY=%s, target %s: bypassed %s', (noProxy, target, bypass) => {
     expect(via(target, { HTTPS_PROXY: P, NO_PROXY: noProxy }) === undefined).toBe(bypass);
     expect(via(target, { HTTPS_PROXY: P, no_proxy: noProxy }) === undefined).toBe(bypass);
@@ -83,14 +92,71 @@ describe('proxyFor', () => {
     );
   });
 
+  it('an IP target matches an entry only as the same address or inside its range, never by a suffix of its text (property)', () => {
+    const octet = fc.integer({ min: 0, max: 255 });
+    const ipv4 = fc.tuple(octet, octet, octet, octet).map((o) => o.join('.'));
+    fc.assert(
+      fc.property(ipv4, ipv4, fc.nat(16), fc.constantFrom('', '.', '*.'), (ip, other, cut, lead) => {
+        const target = `https://${ip}/`;
+        // a tail of its text (`.0.0.1`, `0.1`), with or without a leading dot: not the address
+        const tail = ip.slice(Math.min(cut, ip.length - 1));
+        const tailBypasses = tail === ip && lead === '';
+        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${lead}${tail}`, no_proxy: undefined }) === undefined).toBe(tailBypasses);
+        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: other }) === undefined).toBe(other === ip);
+        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${other}, ${ip}` })).toBeUndefined();
+        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${ip.split('.').slice(0, 2).join('.')}.0.0/16` })).toBeUndefined();
+      }),
+      runs(),
+    );
+  });
+
+  it('the proxy URL is refused (a UsageError naming the variable) exactly when its user name or password is not whole percent-encoding (property)', () => {
+    const target = new URL('https://api.example.com/');
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), (user, password) => {
+        // any user name and password, percent-encoded, are taken and sent back exactly
+        const p = proxyFor(target, { HTTPS_PROXY: `http://${encodeURIComponent(user)}:${encodeURIComponent(password)}@proxy.corp:3128` })!;
+        const url = new URL(p.url);
+        expect([decodeURIComponent(url.username), decodeURIComponent(url.password)]).toEqual([user, password]);
+        // a % not followed by two hex digits (`50%off`) is refused, never passed on
+        const raw = `http://u:${encodeURIComponent(password)}%${'g'}@proxy.corp:3128`;
+        expect(() => proxyFor(target, { HTTPS_PROXY: raw })).toThrow(/^HTTPS_PROXY holds a % in its user name or password/);
+      }),
+      runs(),
+    );
+  });
+
+  it.each([
+    ['http://proxy.corp:3128/path', /^HTTPS_PROXY has a path \(\/path\)/],
+    ['http://proxy.corp:3128/?a=1', /^HTTPS_PROXY has a query or fragment/],
+    ['http://proxy.corp:3128#x', /^HTTPS_PROXY has a query or fragment/],
+    ['http://u:100%@proxy.corp:3128', /^HTTPS_PROXY holds a % /],
+  ])('refuses %s (exit 2 before anything is sent)', (value, message) => {
+    expect(() => proxyFor(new URL('https://api.example.com/'), { HTTPS_PROXY: value })).toThrow(UsageError);
+    expect(() => proxyFor(new URL('https://api.example.com/'), { HTTPS_PROXY: value })).toThrow(message);
+  });
+
   it('takes a proxy without a scheme as http://, and keeps its credentials out of the display', () => {
     const p = proxyFor(new URL('https://api.example.com/'), { HTTPS_PROXY: 'u:p%40ss@proxy.corp:3128' })!;
     expect(p).toEqual({
       url: 'http://u:p%40ss@proxy.corp:3128/',
       variable: 'HTTPS_PROXY',
       display: 'http://proxy.corp:3128',
+      shown: 'http://u:****@proxy.corp:3128',
       hasCredentials: true,
     });
+  });
+
+  it('routeText: what --verbose says of each route, the password masked; nothing without a proxy variable', () => {
+    const text = (target: string, env: Record<string, string>) => routeText(routeFor(new URL(target), env));
+    expect(text('https://api.example.com/', { HTTPS_PROXY: 'http://u:secret@proxy.corp:3128' })).toBe(
+      ' via proxy http://u:****@proxy.corp:3128 (HTTPS_PROXY)',
+    );
+    expect(text('https://api.example.com/', { https_proxy: P })).toBe(' via proxy http://proxy.corp:3128 (https_proxy)');
+    expect(text('https://api.example.com/', { HTTPS_PROXY: P, NO_PROXY: 'example.com' })).toBe(' direct (NO_PROXY)');
+    expect(text('https://127.0.0.1:1/', { HTTPS_PROXY: P })).toBe(' direct (loopback is not proxied without <-loopback> in NO_PROXY)');
+    expect(text('http://127.0.0.1:1/', { HTTPS_PROXY: P })).toBe(' direct (http:// is never proxied)');
+    expect(text('https://api.example.com/', { HTTP_PROXY: P })).toBe('');
   });
 
   it.each(['socks5://proxy:1080', 'http://[broken'])('refuses %s with a UsageError naming the variable', (value) => {
