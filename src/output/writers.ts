@@ -48,6 +48,20 @@ export interface ListWriter {
   end(): Promise<void>;
 }
 
+/**
+ * Runs `fill` with the writer, then ends it, also when `fill` throws (a later page failed, Ctrl-C):
+ * standard output is then still a whole document (the closing `]`), and `fill`'s error is thrown.
+ */
+export async function writeWhole(writer: ListWriter, fill: (writer: ListWriter) => Promise<void>): Promise<void> {
+  try {
+    await fill(writer);
+  } catch (err) {
+    await writer.end().catch(() => undefined);
+    throw err;
+  }
+  await writer.end();
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
