@@ -37,6 +37,11 @@ describe('page 2 fails', () => {
     const r = await runCrm(['-o', 'ndjson', 'contacts', 'list', '--all'], { env: h.env() });
     expect(r.code, r.stderr).toBe(4);
     expect(r.stdout.endsWith('\n')).toBe(true);
-    expect(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['con_000001', 'con_000002']);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual(['con_000001', 'con_000002']);
   });
 });
