@@ -121,7 +121,7 @@ describe('delete with several ids', () => {
     const f = fakeClient(IDS);
     const ctx = ctxWith(f.client, 'json', { stdin: 'con_1\ncon_2\n' });
     await expect(runDelete({ resource: 'contacts', ids: ['-'], concurrency: 4 }, ctx)).rejects.toThrow(
-      'refusing to delete 2 contacts without confirmation: pass --yes',
+      'refusing to delete the contacts read from standard input without confirmation: pass --yes',
     );
     expect(f.sent).toEqual([]);
   });
