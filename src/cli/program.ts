@@ -56,7 +56,8 @@ function configureAll(program: CommandUnknownOpts, state: RunState): void {
   const [writeOut, writeErr] = [(s: string) => state.io.stdout.write(s), (s: string) => state.io.stderr.write(s)];
   for (const cmd of allCommands(program)) {
     // main prints commander's errors as every error (with a Hint naming this command's --help), exit 2
-    const outputError = () => void (state.usageOf = commandPath(cmd));
+    // (a global option such as `-o yaml` fails at the root: the words name the command it was given to)
+    const outputError = () => void (state.usageOf = commandPath(namedBy(cmd, state.argv ?? [])));
     cmd.configureHelp(HELP).exitOverride().configureOutput({ writeOut, writeErr, outputError }).showSuggestionAfterError(true);
     // a verb takes exactly its arguments: `crm contacts get a b` is a usage error, not a silent drop
     if (cmd.commands.length === 0) cmd.allowExcessArguments(false);
@@ -92,6 +93,13 @@ export function commandPath(cmd: CommandUnknownOpts): string {
   const names: string[] = [];
   for (let c: CommandUnknownOpts | null = cmd; c; c = c.parent) names.unshift(c.name());
   return names.join(' ');
+}
+
+/** The deepest command below `cmd` that the words name (`contacts list -o yaml` → contacts list). */
+export function namedBy(cmd: CommandUnknownOpts, words: readonly string[]): CommandUnknownOpts {
+  let at = cmd;
+  for (const word of words) at = at.commands.find((c) => c.name() === word || c.aliases().includes(word)) ?? at;
+  return at;
 }
 
 export function allCommands(cmd: CommandUnknownOpts): CommandUnknownOpts[] {
