@@ -64,7 +64,7 @@ function configureAll(program: CommandUnknownOpts, state: RunState): void {
   }
 }
 
-/** Help ends with the global options (as gh's INHERITED FLAGS), but not --version: only `crm --version` takes it. */
+/** Help ends with the global options (as gh's INHERITED FLAGS, after the commands), but not --version: only `crm --version` takes it. */
 const HELP = {
   showGlobalOptions: true,
   // commander leaves a description column under 40 characters unwrapped, and the terminal then cuts
@@ -73,7 +73,26 @@ const HELP = {
   visibleGlobalOptions(this: Help, cmd: CommandUnknownOpts) {
     return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
   },
+  // a group's commands by name alone (as gh lists them): their arguments, in the term, made the
+  // column so wide that `crm links --help` left descriptions 25 columns at 80; each verb's --help and
+  // the Usage line show them
+  subcommandTerm(this: Help, sub: CommandUnknownOpts) {
+    if (!sub.parent?.parent) return Help.prototype.subcommandTerm.call(this, sub);
+    return [sub.name(), ...sub.aliases()].join('|');
+  },
+  formatHelp(this: Help, cmd: CommandUnknownOpts, helper: Help) {
+    return globalOptionsLast(Help.prototype.formatHelp.call(this, cmd, helper));
+  },
 };
+
+/** Moves the Global Options section of a help text to its end: after the commands, as gh's INHERITED FLAGS. */
+export function globalOptionsLast(text: string): string {
+  const sections = text.replace(/\n+$/, '').split('\n\n');
+  const at = sections.findIndex((s) => s.startsWith('Global Options:\n'));
+  if (at < 0) return text;
+  sections.push(...sections.splice(at, 1));
+  return `${sections.join('\n\n')}\n`;
+}
 
 /** The top-level command argv invokes, when it is one whose subtree can be built alone. */
 export function invokedGroup(program: CommandUnknownOpts, argv: readonly string[]): string | undefined {
