@@ -30,15 +30,15 @@ export function isMany(args: readonly string[]): boolean {
 /**
  * The ids: the arguments, with `-` replaced by standard input's lines (trimmed; blank lines skipped),
  * read as they are used, so memory does not grow with standard input. Each id comes once: a repeat
- * is dropped and named at the end (repeats()). A malformed argument is refused here, before anything
+ * is dropped and named at the end (notice()). A malformed argument is refused here, before anything
  * is sent; a malformed line is that id's own failure.
  */
 export class Ids implements AsyncIterable<string> {
   /** ids handed out so far (each once) */
   count = 0;
   private readonly seen = new Set<string>();
-  private readonly repeated: string[] = [];
-  private repeats = 0;
+  /** the ids given more than once (each a string of `seen` already: little memory) */
+  private readonly repeated = new Set<string>();
   private buffered: readonly string[] | undefined;
 
   constructor(
@@ -66,7 +66,7 @@ export class Ids implements AsyncIterable<string> {
     for (const arg of this.args) {
       for await (const id of arg === '-' ? stdinLines(this.ctx) : [arg]) {
         if (this.seen.has(id)) {
-          if (this.repeats++ < 5) this.repeated.push(id);
+          this.repeated.add(id);
           continue;
         }
         if (this.seen.size < SEEN_MAX) this.seen.add(id);
@@ -83,10 +83,11 @@ export class Ids implements AsyncIterable<string> {
 
   /** `Given more than once, deleted once: contact c_1.`: the ids dropped as repeats, if any */
   notice(singular: string, plural: string, done: string): string | undefined {
-    if (this.repeats === 0) return undefined;
-    const names = this.repeated.map((id) => sanitizeForTerminal(id));
-    const more = this.repeats > names.length ? `, … (${this.repeats} repeats in all)` : '';
-    return `Given more than once, ${done} once: ${names.length === 1 && !more ? singular : plural} ${names.join(', ')}${more}.`;
+    const n = this.repeated.size;
+    if (n === 0) return undefined;
+    const names = [...this.repeated].slice(0, 5).map((id) => sanitizeForTerminal(id));
+    const more = n > names.length ? `, … (${n} in all)` : '';
+    return `Given more than once, ${done} once: ${n === 1 ? singular : plural} ${names.join(', ')}${more}.`;
   }
 }
 
