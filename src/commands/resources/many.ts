@@ -15,7 +15,7 @@ import { mapInOrder } from '../../util/in-order.js';
 import type { Ctx } from '../context.js';
 import { outputOptions } from '../shared/output-options.js';
 
-/** different ids remembered to send each once (some 70 MB at most); past that a repeat is sent again */
+/** different ids remembered to send each once (about 110 MB of 18-character ids at most); past that a repeat is sent again */
 const SEEN_MAX = 1_000_000;
 /** longest line of standard input taken for an id */
 const MAX_LINE = 64 * 1024;
