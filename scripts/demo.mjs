@@ -1,25 +1,33 @@
 // `npm run demo`: starts the sandbox with sample data, saves its key in a throw-away profile, and
 // runs the jobs crm is for, printing each command before it runs. Nothing leaves this machine.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { CRM, startSandboxChild } from '../bench/sandbox-child.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'crm-demo-'));
-const env = { ...process.env, CRM_CONFIG_DIR: join(work, 'config') };
+// `crm` on PATH: each command runs as the shell line printed, so what is shown is what works when pasted
+const bin = join(work, 'bin');
+mkdirSync(bin);
+writeFileSync(join(bin, 'crm'), `#!/bin/sh\nexec '${process.execPath}' '${CRM}' "$@"\n`);
+chmodSync(join(bin, 'crm'), 0o755);
+const env = { ...process.env, CRM_CONFIG_DIR: join(work, 'config'), PATH: `${bin}${delimiter}${process.env.PATH}` };
 const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[22m` : s);
+/** one word as a POSIX shell reads it back */
+const quote = (word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 function crm(args, { input, quiet = false } = {}) {
-  console.log(`\n${bold(`$ crm ${args.join(' ')}`)}`);
-  const r = spawnSync(process.execPath, [CRM, ...args], {
+  const line = `crm ${args.map(quote).join(' ')}`;
+  console.log(`\n${bold(`$ ${line}`)}`);
+  const r = spawnSync('/bin/sh', ['-c', line], {
     env,
     cwd: work,
     input,
     stdio: [input === undefined ? 'ignore' : 'pipe', quiet ? 'pipe' : 'inherit', 'inherit'],
     encoding: 'utf8',
   });
-  if (r.status !== 0 && r.status !== 9) throw new Error(`crm ${args[0]} exited ${r.status}`);
+  if (r.status !== 0 && r.status !== 9) throw new Error(`${line} exited ${r.status}`);
   return r;
 }
 

@@ -7,6 +7,7 @@ import { systemClock } from '../http/clock.js';
 import { UsageError } from '../http/errors.js';
 import type { HttpClient } from '../http/types.js';
 import { sanitizeForTerminal } from '../output/sanitize.js';
+import { forStderr } from '../output/width.js';
 
 type ClientOptions = Parameters<Ctx['client']>[0] & {};
 
@@ -47,7 +48,8 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
     interactive: () => Boolean(io.stdin.isTTY && io.stdout.isTTY),
     warn(message) {
       // every notice, hint and warning: they quote server text (cursors, ids, messages)
-      if (!globals.quiet) io.stderr.write(`${sanitizeForTerminal(message, { keepNewlines: true })}\n`);
+      // on a terminal, wrapped at spaces to its width (a 179-column notice was cut mid-word)
+      if (!globals.quiet) io.stderr.write(`${forStderr(io.stderr, sanitizeForTerminal(message, { keepNewlines: true }))}\n`);
     },
   };
   return ctx;

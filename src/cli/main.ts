@@ -83,18 +83,23 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
     state.jsonErrors ||= asksForJson(state.argv ?? []);
   }
   // loaded only on an error (startup time)
-  const [{ isBrokenPipe }, { formatError }, { sanitizeForTerminal }] = await Promise.all([
+  const [{ isBrokenPipe }, { formatError }, { sanitizeForTerminal }, { forStderr }] = await Promise.all([
     import('../output/backpressure.js'),
     import('../output/errors.js'),
     import('../output/sanitize.js'),
+    import('../output/width.js'),
   ]);
   if (isBrokenPipe(err)) return 0;
+  // the error and its hint, wrapped to a terminal's width like every notice (JSON errors never)
+  const report = (e: CrmError) => {
+    const text = formatError(e, { json: state.jsonErrors });
+    state.io.stderr.write(state.jsonErrors ? text : forStderr(state.io.stderr, text));
+  };
   if (err instanceof CrmError) {
-    state.io.stderr.write(formatError(err, { json: state.jsonErrors }));
+    report(err);
     return err.exitCode;
   }
-  const unexpected = new UnexpectedError(err);
-  state.io.stderr.write(formatError(unexpected, { json: state.jsonErrors }));
+  report(new UnexpectedError(err));
   if (state.verbose && err instanceof Error && err.stack) state.io.stderr.write(`${sanitizeForTerminal(err.stack, { keepNewlines: true })}\n`);
   else state.io.stderr.write('This is a bug in crm; run again with --verbose for details.\n');
   return 1;

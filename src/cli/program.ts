@@ -56,14 +56,15 @@ function configureAll(program: CommandUnknownOpts, state: RunState): void {
   const [writeOut, writeErr] = [(s: string) => state.io.stdout.write(s), (s: string) => state.io.stderr.write(s)];
   for (const cmd of allCommands(program)) {
     // main prints commander's errors as every error (with a Hint naming this command's --help), exit 2
-    const outputError = () => void (state.usageOf = commandPath(cmd));
+    // (a global option such as `-o yaml` fails at the root: the words name the command it was given to)
+    const outputError = () => void (state.usageOf = commandPath(namedBy(cmd, state.argv ?? [])));
     cmd.configureHelp(HELP).exitOverride().configureOutput({ writeOut, writeErr, outputError }).showSuggestionAfterError(true);
     // a verb takes exactly its arguments: `crm contacts get a b` is a usage error, not a silent drop
     if (cmd.commands.length === 0) cmd.allowExcessArguments(false);
   }
 }
 
-/** Help ends with the global options (as gh's INHERITED FLAGS), but not --version: only `crm --version` takes it. */
+/** Help ends with the global options (as gh's INHERITED FLAGS, after the commands), but not --version: only `crm --version` takes it. */
 const HELP = {
   showGlobalOptions: true,
   // commander leaves a description column under 40 characters unwrapped, and the terminal then cuts
@@ -72,7 +73,26 @@ const HELP = {
   visibleGlobalOptions(this: Help, cmd: CommandUnknownOpts) {
     return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
   },
+  // a group's commands by name alone (as gh lists them): their arguments, in the term, made the
+  // column so wide that `crm links --help` left descriptions 25 columns at 80; each verb's --help and
+  // the Usage line show them
+  subcommandTerm(this: Help, sub: CommandUnknownOpts) {
+    if (!sub.parent?.parent) return Help.prototype.subcommandTerm.call(this, sub);
+    return [sub.name(), ...sub.aliases()].join('|');
+  },
+  formatHelp(this: Help, cmd: CommandUnknownOpts, helper: Help) {
+    return globalOptionsLast(Help.prototype.formatHelp.call(this, cmd, helper));
+  },
 };
+
+/** Moves the Global Options section of a help text to its end: after the commands, as gh's INHERITED FLAGS. */
+export function globalOptionsLast(text: string): string {
+  const sections = text.replace(/\n+$/, '').split('\n\n');
+  const at = sections.findIndex((s) => s.startsWith('Global Options:\n'));
+  if (at < 0) return text;
+  sections.push(...sections.splice(at, 1));
+  return `${sections.join('\n\n')}\n`;
+}
 
 /** The top-level command argv invokes, when it is one whose subtree can be built alone. */
 export function invokedGroup(program: CommandUnknownOpts, argv: readonly string[]): string | undefined {
@@ -92,6 +112,13 @@ export function commandPath(cmd: CommandUnknownOpts): string {
   const names: string[] = [];
   for (let c: CommandUnknownOpts | null = cmd; c; c = c.parent) names.unshift(c.name());
   return names.join(' ');
+}
+
+/** The deepest command below `cmd` that the words name (`contacts list -o yaml` → contacts list). */
+export function namedBy(cmd: CommandUnknownOpts, words: readonly string[]): CommandUnknownOpts {
+  let at = cmd;
+  for (const word of words) at = at.commands.find((c) => c.name() === word || c.aliases().includes(word)) ?? at;
+  return at;
 }
 
 export function allCommands(cmd: CommandUnknownOpts): CommandUnknownOpts[] {

@@ -82,3 +82,34 @@ export function wrapToWidth(text: string, max: number): Wrapped {
   }
   return { lines, broken };
 }
+
+/**
+ * A notice, warning or hint wrapped for a terminal `max` columns wide, at spaces only: a line that
+ * starts with a space (a command or example to copy) is left whole, and so is a word wider than a
+ * line, a `quoted span` and a `crm …` command (up to a `(`): a pasted command must be one line.
+ */
+export function wrapNotice(text: string, max: number): string {
+  if (max <= 0) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (/^\s/.test(line) || displayWidth(line) <= max) return line;
+      const out: string[] = [];
+      let current = '';
+      for (const unit of line.match(/`[^`]*`\S*\s*|(?<!\S)crm(?: (?!\()\S+)*\s*|\S+\s*|\s+/g) ?? []) {
+        if (current !== '' && displayWidth(current + unit.trimEnd()) > max) {
+          out.push(current.trimEnd());
+          current = '';
+        }
+        current += current === '' ? unit.trimStart() : unit;
+      }
+      out.push(current.trimEnd());
+      return out.join('\n');
+    })
+    .join('\n');
+}
+
+/** `text` for standard error: wrapped to the terminal's width when it is one; as it is into a file or pipe. */
+export function forStderr(stderr: { isTTY?: boolean; columns?: number }, text: string): string {
+  return stderr.isTTY && stderr.columns ? wrapNotice(text, stderr.columns) : text;
+}

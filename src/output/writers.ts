@@ -14,7 +14,7 @@ export const loadTableRenderer = (): Promise<typeof import('./table.js')> => imp
 export interface WriterOptions {
   /** `--fields`: selects and orders fields (dot paths) in every format */
   fields?: readonly string[];
-  /** table only: the command's default columns when `--fields` is not given */
+  /** the command's default columns when `--fields` is not given: a table's, and the header of an empty csv/tsv */
   columns?: readonly string[];
   /** table only: ANSI colours (false for --no-color / NO_COLOR / not a TTY) */
   color?: boolean;
@@ -44,8 +44,22 @@ function fitWidth(stdout: OutputStream, opts: WriterOptions): number | undefined
 export interface ListWriter {
   /** Writes one record; returns a promise when the stream needs draining: await it. */
   write(record: unknown): void | Promise<void>;
-  /** Finishes the output (closing `]`, last table, csv header of an empty list with --fields). Does not end the stream. */
+  /** Finishes the output (closing `]`, last table, csv header of an empty list). Does not end the stream. */
   end(): Promise<void>;
+}
+
+/**
+ * Runs `fill` with the writer, then ends it, also when `fill` throws (a later page failed, Ctrl-C):
+ * standard output is then still a whole document (the closing `]`), and `fill`'s error is thrown.
+ */
+export async function writeWhole(writer: ListWriter, fill: (writer: ListWriter) => Promise<void>): Promise<void> {
+  try {
+    await fill(writer);
+  } catch (err) {
+    await writer.end().catch(() => undefined);
+    throw err;
+  }
+  await writer.end();
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -132,7 +146,8 @@ function jsonListWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
   };
 }
 
-// Header from --fields, else from the first record's keys; later records follow those columns.
+// Header from --fields, else from the first record's keys (an empty list: the command's default
+// columns); later records follow those columns.
 function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOptions): ListWriter {
   const cellOpts = { terminal: stdout.isTTY === true };
   let columns: string[] | undefined;
@@ -143,7 +158,9 @@ function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOp
       return writeChunk(stdout, `${header}${row(rowOf(record, columns))}`);
     },
     async end() {
-      if (columns === undefined && opts.fields && opts.fields.length > 0) await writeChunk(stdout, row((columns = [...opts.fields])));
+      // an empty list is still a whole file: the header of --fields, else of the default columns
+      const header = opts.fields?.length ? opts.fields : opts.columns;
+      if (columns === undefined && header?.length) await writeChunk(stdout, row((columns = [...header])));
     },
   };
 }

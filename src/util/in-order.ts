@@ -1,6 +1,7 @@
 // Tasks a few at a time, their results handed on in input order as soon as each one's turn comes:
 // output that streams in the order asked although answers arrive in any order. At most `window`
-// items run or wait ahead of the next to hand on, so memory stays bounded however long the input.
+// items run or wait ahead of the next to hand on, so memory stays bounded however long the input
+// (an async iterable is read only as fast as the window moves).
 // (SortedLines does not fit here: it spills to disk and gives everything back only at the end.)
 import { Pool } from './pool.js';
 
@@ -18,7 +19,7 @@ export interface InOrderOptions {
  * tasks in flight have settled. Returns how many items were started.
  */
 export async function mapInOrder<T, R>(
-  items: readonly T[],
+  items: Iterable<T> | AsyncIterable<T>,
   run: (item: T, index: number) => Promise<R>,
   emit: (result: R, index: number) => void | Promise<void>,
   o: InOrderOptions,
@@ -40,7 +41,9 @@ export async function mapInOrder<T, R>(
   const pool = new Pool(o.concurrency, () => wake());
   let started = 0;
   try {
-    for (const [i, item] of items.entries()) {
+    let count = 0;
+    for await (const item of items) {
+      const i = count++;
       while (i - next >= window && !failed) await new Promise<void>((resolve) => (wake = resolve));
       const task = async (): Promise<void> => {
         try {

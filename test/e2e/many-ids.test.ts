@@ -90,4 +90,60 @@ describe('many ids in one process', () => {
     const ok = log.filter((e) => e.status === 200).map((e) => e.path.split('/').pop());
     expect(ok.sort()).toEqual([...ids].sort());
   });
+
+  // issue 17: 240 MiB of ids died with a V8 heap out-of-memory; the ids are now read line by line.
+  // 19 MB of ids (a million lines, the 50 ids over and over) under a 48 MB heap: the old whole-text
+  // read (a 19 MB string, a million-string array and as many paths) cannot fit; a stream can.
+  it('a million lines of ids under a 48 MB heap: streamed, each id fetched once, in first-seen order', async () => {
+    const input = Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => ids[i % ids.length]).join('\n'));
+    expect(input.length).toBeGreaterThan(18_000_000);
+    const since = await lastIndex();
+    const r = await runCrm(['-o', 'ndjson', 'contacts', 'get', '-'], {
+      env: { ...t.env('admin'), NODE_OPTIONS: '--max-old-space-size=48' },
+      input,
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
+    expect(idsOf(r.stdout)).toEqual(ids);
+    const gets = (await requestsSince(since)).filter((e) => e.method === 'GET');
+    expect(gets).toHaveLength(ids.length);
+    expect(r.stderr).toMatch(/given more than once/i);
+  });
+
+  it('delete - --dry-run with a million lines under a 48 MB heap: one planned DELETE per id, nothing sent', async () => {
+    const input = Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => `con_dry${i % 7}`).join('\n'));
+    const since = await lastIndex();
+    const r = await runCrm(['contacts', 'delete', '-', '--dry-run'], {
+      env: { ...t.env('admin'), NODE_OPTIONS: '--max-old-space-size=48' },
+      input,
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stderr.slice(0, 2000)).toBe(0);
+    expect(r.stdout.match(/^ {2}"method": "DELETE",$/gm)).toHaveLength(7);
+    expect(await requestsSince(since)).toEqual([]);
+  });
+});
+
+// issue 17: `delete A B A --yes` deleted A and B, then reported the repeated A as a failure (exit 9).
+describe('repeated ids', () => {
+  it('delete A B A --yes: each sent once, exit 0, the repeat said once on stderr', async () => {
+    const [a, b] = [await create('rep-a@example.com'), await create('rep-b@example.com')];
+    const since = await lastIndex();
+    const r = await crm(['-o', 'json', 'contacts', 'delete', a, b, a, '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([a, b].map((id) => ({ id, deleted: true })));
+    const deletes = (await requestsSince(since)).filter((e) => e.method === 'DELETE');
+    expect(deletes.map((e) => e.path.split('/').pop())).toEqual([a, b]);
+    expect(r.stderr).toBe(`Given more than once, deleted once: contact ${a}.\n`);
+    expect((await crm(['contacts', 'get', a, b])).code).toBe(5);
+  });
+
+  it('get A B A: each fetched once, printed once', async () => {
+    const since = await lastIndex();
+    const r = await crm(['-o', 'ndjson', 'contacts', 'get', ids[0]!, ids[1]!, ids[0]!]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(idsOf(r.stdout)).toEqual([ids[0], ids[1]]);
+    expect((await requestsSince(since)).filter((e) => e.method === 'GET')).toHaveLength(2);
+    expect(r.stderr).toMatch(/^Given more than once, fetched once: contact con_\w+\.$/m);
+  });
 });

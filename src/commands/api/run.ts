@@ -3,7 +3,7 @@
 import { UsageError } from '../../http/errors.js';
 import type { HttpMethod } from '../../http/types.js';
 import { safeJson } from '../../output/sanitize.js';
-import { createListWriter } from '../../output/writers.js';
+import { createListWriter, writeWhole } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import type { ApiOptions } from './command.js';
 import { buildBody } from '../shared/body.js';
@@ -39,9 +39,9 @@ export async function runApi(o: ApiOptions, ctx: Ctx): Promise<void> {
     const { limit, cursor, ...rest } = query;
     const writer = createListWriter(ctx.format() === 'table' ? 'json' : ctx.format(), ctx.io.stdout, { fields: ctx.globals.fields });
     const paging = { query: rest, limit: limit ? Number(limit) : 100, cursor, signal: ctx.signal };
-    for await (const record of client.paginate(bare, paging)) await writer.write(record);
-    await writer.end();
-    return;
+    return writeWhole(writer, async () => {
+      for await (const record of client.paginate(bare, paging)) await writer.write(record);
+    });
   }
   const res = await client.request({ ...req, expect: o.v1 ? 'v1' : 'v2', signal: ctx.signal });
   // safeJson: the same JSON, with C1 and bidi characters written as \u escapes (a terminal would act on them)

@@ -12,7 +12,7 @@ import { printDryRun } from '../shared/dry-run.js';
 import { recordPath } from '../../http/url.js';
 import type { DeleteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
-import { isMany, readIds, runForIds } from './many.js';
+import { Ids, isMany, runForIds } from './many.js';
 
 type Answer = { data: Record<string, unknown> | null };
 
@@ -35,19 +35,24 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
 
 async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const singular = findResource(o.resource)?.singular ?? o.resource;
-  const ids = await readIds(o.ids, ctx);
+  const ids = new Ids(o.ids, ctx, o.resource);
   if (o.dryRun) {
-    for (const id of ids) await printDryRun(ctx, { method: 'DELETE', path: recordPath(o.resource, id) });
+    for await (const id of ids) await printDryRun(ctx, { method: 'DELETE', path: recordPath(o.resource, id) });
     return;
   }
-  if (ids.length > 0) {
-    const what = plural(ids.length, singular, o.resource);
+  if (!o.yes && ids.fromStdin && !ctx.interactive()) {
+    // refused before standard input is read: it may hold millions of ids
+    throw new UsageError(`refusing to delete the ${o.resource} read from standard input without confirmation: pass --yes`);
+  }
+  if (!o.yes) {
+    const all = await ids.all();
+    const what = plural(all.length, singular, o.resource);
     const shown =
-      ids
+      all
         .slice(0, 5)
         .map((id) => sanitizeForTerminal(id))
-        .join(', ') + (ids.length > 5 ? ', …' : '');
-    await confirmDelete(ctx, o, what, `${what} (${shown})`);
+        .join(', ') + (all.length > 5 ? ', …' : '');
+    if (all.length > 0) await confirmDelete(ctx, o, what, `${what} (${shown})`);
   }
   const client = await ctx.client({ concurrencyFlag: true });
   const one = async (path: string, id: string) => {

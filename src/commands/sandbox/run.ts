@@ -77,12 +77,12 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
     ca_file: caFile || undefined,
   };
   ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
-  const trust = sandbox.caFile ? `NODE_EXTRA_CA_CERTS=${sandbox.caFile} ` : '';
-  ctx.warn(
-    `crm sandbox listening on ${sandbox.url}${options.seed === undefined ? '' : ` (seed ${options.seed})`}. Try:\n` +
-      `  ${trust}CRM_BASE_URL=${sandbox.baseUrl} CRM_API_KEY=<admin key above> crm contacts list\n` +
-      'Press Ctrl-C to stop.',
-  );
+  const vars = `${sandbox.caFile ? `NODE_EXTRA_CA_CERTS=${sandbox.caFile} ` : ''}CRM_BASE_URL=${sandbox.baseUrl} CRM_API_KEY=<admin key above>`;
+  // without --seed or --data-file it starts empty: a list alone would only say "No results."
+  const empty = options.seed === undefined && options.dataFile === undefined;
+  const tries = empty ? ['crm contacts create --set email=ada@example.com', 'crm contacts list'] : ['crm contacts list'];
+  const what = empty ? ', empty (--seed 42 starts it with sample data)' : options.seed === undefined ? '' : ` (seed ${options.seed})`;
+  ctx.warn(`crm sandbox listening on ${sandbox.url}${what}. Try:\n${tries.map((c) => `  ${vars} ${c}\n`).join('')}Press Ctrl-C to stop.`);
   try {
     await waitForStop(ctx.signal);
   } finally {

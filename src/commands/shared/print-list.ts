@@ -1,7 +1,7 @@
 // Prints a list endpoint: one page (with a hint at the next), or with `all` every
 // page, streamed to the writer one record at a time so memory stays flat (CONTRACT §3, §5).
 import type { ApiRecord } from '../../api/envelopes.js';
-import { createListWriter } from '../../output/writers.js';
+import { createListWriter, writeWhole } from '../../output/writers.js';
 import { crmCommand } from './command-line.js';
 import type { Ctx } from '../context.js';
 import { outputOptions } from './output-options.js';
@@ -44,8 +44,7 @@ export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
   // printed; with a filter the kept records are counted here, and a cut page gets no cursor.
   const paging = { query: o.query, cursor: o.cursor, signal: ctx.signal, max: o.keep === undefined ? o.max : undefined };
   if (o.all) {
-    await emit(client.paginate(o.path, { ...paging, limit: o.limit ?? 100 }));
-    await writer.end();
+    await writeWhole(writer, () => emit(client.paginate(o.path, { ...paging, limit: o.limit ?? 100 })));
     return;
   }
   const pages = client.pages(o.path, { ...paging, limit: o.limit });

@@ -38,7 +38,11 @@ describe('usage errors: one style', () => {
     [['contacts', 'get'], "Error: missing required argument 'id'", 'Hint: see crm contacts get --help'],
     [['contacts', 'update', 'a', 'b'], 'Error: too many arguments', 'Hint: see crm contacts update --help'],
     [['contcts', 'list'], "Error: unknown command 'contcts'\n(Did you mean contacts?)", 'Hint: see crm --help'],
-    [['-o', 'yaml', 'contacts', 'list'], "Error: option '-o, --output <format>' argument 'yaml' is invalid", 'Hint: see crm --help'],
+    [
+      ['-o', 'yaml', 'contacts', 'list'],
+      "Error: option '-o, --output <format>' argument 'yaml' is invalid",
+      'Hint: see crm contacts list --help',
+    ],
     [
       ['batch', 'contacts', 'x.csv', '--chunk-size', '500'],
       "Error: option '--chunk-size <n>' argument '500' is invalid",

@@ -29,11 +29,11 @@ async function groupHelp(group: string): Promise<string> {
   for (const cmd of allCommands(root)) {
     const path = commandPath(cmd);
     let text = await help(path.split(' ').slice(1));
-    const block = /^Global Options:\n[\s\S]*?\n\n/m.exec(text)?.[0];
+    const block = /^Global Options:\n(?: .*\n)*/m.exec(text)?.[0];
     if (block !== undefined) {
       const first = seen.get(block);
       if (first === undefined) seen.set(block, path);
-      else text = text.replace(block, `Global Options: as in ${first} --help\n\n`);
+      else text = text.replace(block, `Global Options: as in ${first} --help\n`);
     }
     parts.push(`$ ${path} --help\n${text}`);
   }
@@ -171,55 +171,14 @@ describe('--help snapshots', () => {
       People you do business with (version 1: people)
 
       Options:
-        -h, --help                show help
-
-      Global Options:
-        --profile <name>          use this saved profile (see crm keys list)
-        --base-url <url>          version 2 API root, ending in /api/v2
-        --v1-base-url <url>       version 1 API root (default: --base-url with
-                                  /api/v1)
-        -o, --output <format>     output format (default: table on a terminal, json
-                                  otherwise) (choices: "table", "json", "ndjson",
-                                  "csv", "tsv")
-        --fields <list>           comma-separated fields to print, e.g.
-                                  id,email,owner_id
-        --wide                    tables: every column, uncut, even wider than the
-                                  terminal
-        --no-color                no colors (also NO_COLOR)
-        -q, --quiet               no progress, notices or warnings
-        -v, --verbose             log each request on stderr (method, URL, status, ms,
-                                  retries; keys masked)
-        --timeout <seconds>       limit for each whole response, headers and body
-                                  (default: 30)
-        --max-retries <n>         retries on 5xx and network errors (a 429 with
-                                  Retry-After waits within a 10-minute budget)
-                                  (default: 5)
+        -h, --help             show help
 
       Commands:
-        list [options]            list contacts (one page, or every page with --all)
-        get [options] <id...>     show one contact, or several as a list
-        create [options]          create a contact
-        update [options] <id>     change fields of a contact
-        delete [options] <id...>  delete a contact, or several (asks first on a
-                                  terminal)
-
-      Examples:
-        $ crm contacts list
-        $ crm contacts get con_123 -o json
-
-
-      $ crm contacts list --help
-      Usage: crm contacts list [options]
-
-      list contacts (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
+        list                   list contacts (one page, or every page with --all)
+        get                    show one contact, or several as a list
+        create                 create a contact
+        update                 change fields of a contact
+        delete                 delete a contact, or several (asks first on a terminal)
 
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
@@ -242,6 +201,26 @@ describe('--help snapshots', () => {
                                5)
 
       Examples:
+        $ crm contacts list
+        $ crm contacts get con_123 -o json
+
+
+      $ crm contacts list --help
+      Usage: crm contacts list [options]
+
+      list contacts (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm contacts --help
+
+      Examples:
         $ crm contacts list --limit 50
         $ crm contacts list --all -o ndjson
 
@@ -260,7 +239,7 @@ describe('--help snapshots', () => {
                                4)
         -h, --help             show help
 
-      Global Options: as in crm contacts list --help
+      Global Options: as in crm contacts --help
 
       Examples:
         $ crm contacts get con_123
@@ -348,7 +327,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm contacts list --help
+      Global Options: as in crm contacts --help
 
       Examples:
         $ crm contacts delete con_123
@@ -366,55 +345,14 @@ describe('--help snapshots', () => {
       Organizations your contacts belong to
 
       Options:
-        -h, --help                show help
-
-      Global Options:
-        --profile <name>          use this saved profile (see crm keys list)
-        --base-url <url>          version 2 API root, ending in /api/v2
-        --v1-base-url <url>       version 1 API root (default: --base-url with
-                                  /api/v1)
-        -o, --output <format>     output format (default: table on a terminal, json
-                                  otherwise) (choices: "table", "json", "ndjson",
-                                  "csv", "tsv")
-        --fields <list>           comma-separated fields to print, e.g.
-                                  id,email,owner_id
-        --wide                    tables: every column, uncut, even wider than the
-                                  terminal
-        --no-color                no colors (also NO_COLOR)
-        -q, --quiet               no progress, notices or warnings
-        -v, --verbose             log each request on stderr (method, URL, status, ms,
-                                  retries; keys masked)
-        --timeout <seconds>       limit for each whole response, headers and body
-                                  (default: 30)
-        --max-retries <n>         retries on 5xx and network errors (a 429 with
-                                  Retry-After waits within a 10-minute budget)
-                                  (default: 5)
+        -h, --help             show help
 
       Commands:
-        list [options]            list companies (one page, or every page with --all)
-        get [options] <id...>     show one company, or several as a list
-        create [options]          create a company
-        update [options] <id>     change fields of a company
-        delete [options] <id...>  delete a company, or several (asks first on a
-                                  terminal)
-
-      Examples:
-        $ crm companies list
-        $ crm companies get cmp_123 -o json
-
-
-      $ crm companies list --help
-      Usage: crm companies list [options]
-
-      list companies (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
+        list                   list companies (one page, or every page with --all)
+        get                    show one company, or several as a list
+        create                 create a company
+        update                 change fields of a company
+        delete                 delete a company, or several (asks first on a terminal)
 
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
@@ -437,6 +375,26 @@ describe('--help snapshots', () => {
                                5)
 
       Examples:
+        $ crm companies list
+        $ crm companies get cmp_123 -o json
+
+
+      $ crm companies list --help
+      Usage: crm companies list [options]
+
+      list companies (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm companies --help
+
+      Examples:
         $ crm companies list --limit 50
         $ crm companies list --all -o ndjson
 
@@ -455,7 +413,7 @@ describe('--help snapshots', () => {
                                4)
         -h, --help             show help
 
-      Global Options: as in crm companies list --help
+      Global Options: as in crm companies --help
 
       Examples:
         $ crm companies get cmp_123
@@ -543,7 +501,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm companies list --help
+      Global Options: as in crm companies --help
 
       Examples:
         $ crm companies delete cmp_123
@@ -561,54 +519,14 @@ describe('--help snapshots', () => {
       Sales opportunities, linked to contacts and companies
 
       Options:
-        -h, --help                show help
-
-      Global Options:
-        --profile <name>          use this saved profile (see crm keys list)
-        --base-url <url>          version 2 API root, ending in /api/v2
-        --v1-base-url <url>       version 1 API root (default: --base-url with
-                                  /api/v1)
-        -o, --output <format>     output format (default: table on a terminal, json
-                                  otherwise) (choices: "table", "json", "ndjson",
-                                  "csv", "tsv")
-        --fields <list>           comma-separated fields to print, e.g.
-                                  id,email,owner_id
-        --wide                    tables: every column, uncut, even wider than the
-                                  terminal
-        --no-color                no colors (also NO_COLOR)
-        -q, --quiet               no progress, notices or warnings
-        -v, --verbose             log each request on stderr (method, URL, status, ms,
-                                  retries; keys masked)
-        --timeout <seconds>       limit for each whole response, headers and body
-                                  (default: 30)
-        --max-retries <n>         retries on 5xx and network errors (a 429 with
-                                  Retry-After waits within a 10-minute budget)
-                                  (default: 5)
+        -h, --help             show help
 
       Commands:
-        list [options]            list deals (one page, or every page with --all)
-        get [options] <id...>     show one deal, or several as a list
-        create [options]          create a deal
-        update [options] <id>     change fields of a deal
-        delete [options] <id...>  delete a deal, or several (asks first on a terminal)
-
-      Examples:
-        $ crm deals list
-        $ crm deals get deal_123 -o json
-
-
-      $ crm deals list --help
-      Usage: crm deals list [options]
-
-      list deals (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
+        list                   list deals (one page, or every page with --all)
+        get                    show one deal, or several as a list
+        create                 create a deal
+        update                 change fields of a deal
+        delete                 delete a deal, or several (asks first on a terminal)
 
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
@@ -631,6 +549,26 @@ describe('--help snapshots', () => {
                                5)
 
       Examples:
+        $ crm deals list
+        $ crm deals get deal_123 -o json
+
+
+      $ crm deals list --help
+      Usage: crm deals list [options]
+
+      list deals (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm deals --help
+
+      Examples:
         $ crm deals list --limit 50
         $ crm deals list --all -o ndjson
 
@@ -649,7 +587,7 @@ describe('--help snapshots', () => {
                                4)
         -h, --help             show help
 
-      Global Options: as in crm deals list --help
+      Global Options: as in crm deals --help
 
       Examples:
         $ crm deals get deal_123
@@ -737,7 +675,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm deals list --help
+      Global Options: as in crm deals --help
 
       Examples:
         $ crm deals delete deal_123
@@ -755,55 +693,15 @@ describe('--help snapshots', () => {
       Sales pipelines and their stages
 
       Options:
-        -h, --help                show help
-
-      Global Options:
-        --profile <name>          use this saved profile (see crm keys list)
-        --base-url <url>          version 2 API root, ending in /api/v2
-        --v1-base-url <url>       version 1 API root (default: --base-url with
-                                  /api/v1)
-        -o, --output <format>     output format (default: table on a terminal, json
-                                  otherwise) (choices: "table", "json", "ndjson",
-                                  "csv", "tsv")
-        --fields <list>           comma-separated fields to print, e.g.
-                                  id,email,owner_id
-        --wide                    tables: every column, uncut, even wider than the
-                                  terminal
-        --no-color                no colors (also NO_COLOR)
-        -q, --quiet               no progress, notices or warnings
-        -v, --verbose             log each request on stderr (method, URL, status, ms,
-                                  retries; keys masked)
-        --timeout <seconds>       limit for each whole response, headers and body
-                                  (default: 30)
-        --max-retries <n>         retries on 5xx and network errors (a 429 with
-                                  Retry-After waits within a 10-minute budget)
-                                  (default: 5)
+        -h, --help             show help
 
       Commands:
-        list [options]            list pipelines (one page, or every page with --all)
-        get [options] <id...>     show one pipeline, or several as a list
-        create [options]          create a pipeline
-        update [options] <id>     change fields of a pipeline
-        delete [options] <id...>  delete a pipeline, or several (asks first on a
-                                  terminal)
-
-      Examples:
-        $ crm pipelines list
-        $ crm pipelines get pipe_123 -o json
-
-
-      $ crm pipelines list --help
-      Usage: crm pipelines list [options]
-
-      list pipelines (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
+        list                   list pipelines (one page, or every page with --all)
+        get                    show one pipeline, or several as a list
+        create                 create a pipeline
+        update                 change fields of a pipeline
+        delete                 delete a pipeline, or several (asks first on a
+                               terminal)
 
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
@@ -826,6 +724,26 @@ describe('--help snapshots', () => {
                                5)
 
       Examples:
+        $ crm pipelines list
+        $ crm pipelines get pipe_123 -o json
+
+
+      $ crm pipelines list --help
+      Usage: crm pipelines list [options]
+
+      list pipelines (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm pipelines --help
+
+      Examples:
         $ crm pipelines list --limit 50
         $ crm pipelines list --all -o ndjson
 
@@ -844,7 +762,7 @@ describe('--help snapshots', () => {
                                4)
         -h, --help             show help
 
-      Global Options: as in crm pipelines list --help
+      Global Options: as in crm pipelines --help
 
       Examples:
         $ crm pipelines get pipe_123
@@ -932,7 +850,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm pipelines list --help
+      Global Options: as in crm pipelines --help
 
       Examples:
         $ crm pipelines delete pipe_123
@@ -950,54 +868,14 @@ describe('--help snapshots', () => {
       To-dos for you and your team
 
       Options:
-        -h, --help                show help
-
-      Global Options:
-        --profile <name>          use this saved profile (see crm keys list)
-        --base-url <url>          version 2 API root, ending in /api/v2
-        --v1-base-url <url>       version 1 API root (default: --base-url with
-                                  /api/v1)
-        -o, --output <format>     output format (default: table on a terminal, json
-                                  otherwise) (choices: "table", "json", "ndjson",
-                                  "csv", "tsv")
-        --fields <list>           comma-separated fields to print, e.g.
-                                  id,email,owner_id
-        --wide                    tables: every column, uncut, even wider than the
-                                  terminal
-        --no-color                no colors (also NO_COLOR)
-        -q, --quiet               no progress, notices or warnings
-        -v, --verbose             log each request on stderr (method, URL, status, ms,
-                                  retries; keys masked)
-        --timeout <seconds>       limit for each whole response, headers and body
-                                  (default: 30)
-        --max-retries <n>         retries on 5xx and network errors (a 429 with
-                                  Retry-After waits within a 10-minute budget)
-                                  (default: 5)
+        -h, --help             show help
 
       Commands:
-        list [options]            list tasks (one page, or every page with --all)
-        get [options] <id...>     show one task, or several as a list
-        create [options]          create a task
-        update [options] <id>     change fields of a task
-        delete [options] <id...>  delete a task, or several (asks first on a terminal)
-
-      Examples:
-        $ crm tasks list
-        $ crm tasks get task_123 -o json
-
-
-      $ crm tasks list --help
-      Usage: crm tasks list [options]
-
-      list tasks (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
+        list                   list tasks (one page, or every page with --all)
+        get                    show one task, or several as a list
+        create                 create a task
+        update                 change fields of a task
+        delete                 delete a task, or several (asks first on a terminal)
 
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
@@ -1020,6 +898,26 @@ describe('--help snapshots', () => {
                                5)
 
       Examples:
+        $ crm tasks list
+        $ crm tasks get task_123 -o json
+
+
+      $ crm tasks list --help
+      Usage: crm tasks list [options]
+
+      list tasks (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm tasks --help
+
+      Examples:
         $ crm tasks list --limit 50
         $ crm tasks list --all -o ndjson
 
@@ -1038,7 +936,7 @@ describe('--help snapshots', () => {
                                4)
         -h, --help             show help
 
-      Global Options: as in crm tasks list --help
+      Global Options: as in crm tasks --help
 
       Examples:
         $ crm tasks get task_123
@@ -1126,7 +1024,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm tasks list --help
+      Global Options: as in crm tasks --help
 
       Examples:
         $ crm tasks delete task_123
@@ -1144,54 +1042,14 @@ describe('--help snapshots', () => {
       Free-text notes, linked to contacts, companies or deals
 
       Options:
-        -h, --help                show help
-
-      Global Options:
-        --profile <name>          use this saved profile (see crm keys list)
-        --base-url <url>          version 2 API root, ending in /api/v2
-        --v1-base-url <url>       version 1 API root (default: --base-url with
-                                  /api/v1)
-        -o, --output <format>     output format (default: table on a terminal, json
-                                  otherwise) (choices: "table", "json", "ndjson",
-                                  "csv", "tsv")
-        --fields <list>           comma-separated fields to print, e.g.
-                                  id,email,owner_id
-        --wide                    tables: every column, uncut, even wider than the
-                                  terminal
-        --no-color                no colors (also NO_COLOR)
-        -q, --quiet               no progress, notices or warnings
-        -v, --verbose             log each request on stderr (method, URL, status, ms,
-                                  retries; keys masked)
-        --timeout <seconds>       limit for each whole response, headers and body
-                                  (default: 30)
-        --max-retries <n>         retries on 5xx and network errors (a 429 with
-                                  Retry-After waits within a 10-minute budget)
-                                  (default: 5)
+        -h, --help             show help
 
       Commands:
-        list [options]            list notes (one page, or every page with --all)
-        get [options] <id...>     show one note, or several as a list
-        create [options]          create a note
-        update [options] <id>     change fields of a note
-        delete [options] <id...>  delete a note, or several (asks first on a terminal)
-
-      Examples:
-        $ crm notes list
-        $ crm notes get note_123 -o json
-
-
-      $ crm notes list --help
-      Usage: crm notes list [options]
-
-      list notes (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
+        list                   list notes (one page, or every page with --all)
+        get                    show one note, or several as a list
+        create                 create a note
+        update                 change fields of a note
+        delete                 delete a note, or several (asks first on a terminal)
 
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
@@ -1214,6 +1072,26 @@ describe('--help snapshots', () => {
                                5)
 
       Examples:
+        $ crm notes list
+        $ crm notes get note_123 -o json
+
+
+      $ crm notes list --help
+      Usage: crm notes list [options]
+
+      list notes (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm notes --help
+
+      Examples:
         $ crm notes list --limit 50
         $ crm notes list --all -o ndjson
 
@@ -1232,7 +1110,7 @@ describe('--help snapshots', () => {
                                4)
         -h, --help             show help
 
-      Global Options: as in crm notes list --help
+      Global Options: as in crm notes --help
 
       Examples:
         $ crm notes get note_123
@@ -1320,7 +1198,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm notes list --help
+      Global Options: as in crm notes --help
 
       Examples:
         $ crm notes delete note_123
@@ -1338,55 +1216,14 @@ describe('--help snapshots', () => {
       Lists of contacts
 
       Options:
-        -h, --help                show help
-
-      Global Options:
-        --profile <name>          use this saved profile (see crm keys list)
-        --base-url <url>          version 2 API root, ending in /api/v2
-        --v1-base-url <url>       version 1 API root (default: --base-url with
-                                  /api/v1)
-        -o, --output <format>     output format (default: table on a terminal, json
-                                  otherwise) (choices: "table", "json", "ndjson",
-                                  "csv", "tsv")
-        --fields <list>           comma-separated fields to print, e.g.
-                                  id,email,owner_id
-        --wide                    tables: every column, uncut, even wider than the
-                                  terminal
-        --no-color                no colors (also NO_COLOR)
-        -q, --quiet               no progress, notices or warnings
-        -v, --verbose             log each request on stderr (method, URL, status, ms,
-                                  retries; keys masked)
-        --timeout <seconds>       limit for each whole response, headers and body
-                                  (default: 30)
-        --max-retries <n>         retries on 5xx and network errors (a 429 with
-                                  Retry-After waits within a 10-minute budget)
-                                  (default: 5)
+        -h, --help             show help
 
       Commands:
-        list [options]            list segments (one page, or every page with --all)
-        get [options] <id...>     show one segment, or several as a list
-        create [options]          create a segment
-        update [options] <id>     change fields of a segment
-        delete [options] <id...>  delete a segment, or several (asks first on a
-                                  terminal)
-
-      Examples:
-        $ crm segments list
-        $ crm segments get seg_123 -o json
-
-
-      $ crm segments list --help
-      Usage: crm segments list [options]
-
-      list segments (one page, or every page with --all)
-
-      Options:
-        --limit <n>            page size, 1-100 (server default 25)
-        --cursor <cursor>      start from this page cursor
-        --all                  follow every page
-        --max <n>              stop after this many records
-        --param <key=value>    another query parameter (repeatable)
-        -h, --help             show help
+        list                   list segments (one page, or every page with --all)
+        get                    show one segment, or several as a list
+        create                 create a segment
+        update                 change fields of a segment
+        delete                 delete a segment, or several (asks first on a terminal)
 
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
@@ -1409,6 +1246,26 @@ describe('--help snapshots', () => {
                                5)
 
       Examples:
+        $ crm segments list
+        $ crm segments get seg_123 -o json
+
+
+      $ crm segments list --help
+      Usage: crm segments list [options]
+
+      list segments (one page, or every page with --all)
+
+      Options:
+        --limit <n>            page size, 1-100 (server default 25)
+        --cursor <cursor>      start from this page cursor
+        --all                  follow every page
+        --max <n>              stop after this many records
+        --param <key=value>    another query parameter (repeatable)
+        -h, --help             show help
+
+      Global Options: as in crm segments --help
+
+      Examples:
         $ crm segments list --limit 50
         $ crm segments list --all -o ndjson
 
@@ -1427,7 +1284,7 @@ describe('--help snapshots', () => {
                                4)
         -h, --help             show help
 
-      Global Options: as in crm segments list --help
+      Global Options: as in crm segments --help
 
       Examples:
         $ crm segments get seg_123
@@ -1515,7 +1372,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm segments list --help
+      Global Options: as in crm segments --help
 
       Examples:
         $ crm segments delete seg_123
@@ -1534,6 +1391,11 @@ describe('--help snapshots', () => {
 
       Options:
         -h, --help             show help
+
+      Commands:
+        list                   list interactions (one page, or every page with --all)
+        get                    show one interaction, or several as a list
+        create                 create a interaction
 
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
@@ -1554,11 +1416,6 @@ describe('--help snapshots', () => {
         --max-retries <n>      retries on 5xx and network errors (a 429 with
                                Retry-After waits within a 10-minute budget) (default:
                                5)
-
-      Commands:
-        list [options]         list interactions (one page, or every page with --all)
-        get [options] <id...>  show one interaction, or several as a list
-        create [options]       create a interaction
 
       Examples:
         $ crm interactions list
@@ -1659,6 +1516,10 @@ describe('--help snapshots', () => {
       Options:
         -h, --help             show help
 
+      Commands:
+        list                   list meetings (one page, or every page with --all)
+        get                    show one meeting, or several as a list
+
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
         --base-url <url>       version 2 API root, ending in /api/v2
@@ -1678,10 +1539,6 @@ describe('--help snapshots', () => {
         --max-retries <n>      retries on 5xx and network errors (a 429 with
                                Retry-After waits within a 10-minute budget) (default:
                                5)
-
-      Commands:
-        list [options]         list meetings (one page, or every page with --all)
-        get [options] <id...>  show one meeting, or several as a list
 
       Examples:
         $ crm meetings list
@@ -1740,38 +1597,34 @@ describe('--help snapshots', () => {
       Call recordings and their transcripts (read-only)
 
       Options:
-        -h, --help                 show help
-
-      Global Options:
-        --profile <name>           use this saved profile (see crm keys list)
-        --base-url <url>           version 2 API root, ending in /api/v2
-        --v1-base-url <url>        version 1 API root (default: --base-url with
-                                   /api/v1)
-        -o, --output <format>      output format (default: table on a terminal, json
-                                   otherwise) (choices: "table", "json", "ndjson",
-                                   "csv", "tsv")
-        --fields <list>            comma-separated fields to print, e.g.
-                                   id,email,owner_id
-        --wide                     tables: every column, uncut, even wider than the
-                                   terminal
-        --no-color                 no colors (also NO_COLOR)
-        -q, --quiet                no progress, notices or warnings
-        -v, --verbose              log each request on stderr (method, URL, status,
-                                   ms, retries; keys masked)
-        --timeout <seconds>        limit for each whole response, headers and body
-                                   (default: 30)
-        --max-retries <n>          retries on 5xx and network errors (a 429 with
-                                   Retry-After waits within a 10-minute budget)
-                                   (default: 5)
+        -h, --help             show help
 
       Commands:
-        list [options]             list recordings (one page, or every page with
-                                   --all)
-        get [options] <id...>      show one recording, or several as a list
-        transcript [options] <id>  print one recording's transcript (or write it to
-                                   --out)
-        download [options]         download every transcript to DIR/<id>.json; a rerun
-                                   resumes
+        list                   list recordings (one page, or every page with --all)
+        get                    show one recording, or several as a list
+        transcript             print one recording's transcript (or write it to --out)
+        download               download every transcript to DIR/<id>.json; a rerun
+                               resumes
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
 
       Examples:
         $ crm recordings list
@@ -1792,25 +1645,7 @@ describe('--help snapshots', () => {
         --has-transcript       only recordings whose transcript is ready
         -h, --help             show help
 
-      Global Options:
-        --profile <name>       use this saved profile (see crm keys list)
-        --base-url <url>       version 2 API root, ending in /api/v2
-        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
-        -o, --output <format>  output format (default: table on a terminal, json
-                               otherwise) (choices: "table", "json", "ndjson", "csv",
-                               "tsv")
-        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
-        --wide                 tables: every column, uncut, even wider than the
-                               terminal
-        --no-color             no colors (also NO_COLOR)
-        -q, --quiet            no progress, notices or warnings
-        -v, --verbose          log each request on stderr (method, URL, status, ms,
-                               retries; keys masked)
-        --timeout <seconds>    limit for each whole response, headers and body
-                               (default: 30)
-        --max-retries <n>      retries on 5xx and network errors (a 429 with
-                               Retry-After waits within a 10-minute budget) (default:
-                               5)
+      Global Options: as in crm recordings --help
 
       Examples:
         $ crm recordings list --limit 50
@@ -1831,7 +1666,7 @@ describe('--help snapshots', () => {
                                4)
         -h, --help             show help
 
-      Global Options: as in crm recordings list --help
+      Global Options: as in crm recordings --help
 
       Examples:
         $ crm recordings get rec_123
@@ -1851,7 +1686,7 @@ describe('--help snapshots', () => {
         --out <file>           write the transcript JSON to this file (atomically)
         -h, --help             show help
 
-      Global Options: as in crm recordings list --help
+      Global Options: as in crm recordings --help
 
       Examples:
         $ crm recordings transcript rec_123 | jq .segments[0]
@@ -1871,7 +1706,7 @@ describe('--help snapshots', () => {
                                8601)
         -h, --help             show help
 
-      Global Options: as in crm recordings list --help
+      Global Options: as in crm recordings --help
 
       Examples:
         $ crm recordings download
@@ -1889,6 +1724,10 @@ describe('--help snapshots', () => {
 
       Options:
         -h, --help             show help
+
+      Commands:
+        list                   list bookings (one page, or every page with --all)
+        get                    show one booking, or several as a list
 
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
@@ -1909,10 +1748,6 @@ describe('--help snapshots', () => {
         --max-retries <n>      retries on 5xx and network errors (a 429 with
                                Retry-After waits within a 10-minute budget) (default:
                                5)
-
-      Commands:
-        list [options]         list bookings (one page, or every page with --all)
-        get [options] <id...>  show one booking, or several as a list
 
       Examples:
         $ crm bookings list
@@ -1972,62 +1807,38 @@ describe('--help snapshots', () => {
       segments→members; meetings→deal|company
 
       Options:
-        -h, --help                                            show help
-
-      Global Options:
-        --profile <name>                                      use this saved profile
-                                                              (see crm keys list)
-        --base-url <url>                                      version 2 API root,
-                                                              ending in /api/v2
-        --v1-base-url <url>                                   version 1 API root
-                                                              (default: --base-url
-                                                              with /api/v1)
-        -o, --output <format>                                 output format (default:
-                                                              table on a terminal,
-                                                              json otherwise)
-                                                              (choices: "table",
-                                                              "json", "ndjson", "csv",
-                                                              "tsv")
-        --fields <list>                                       comma-separated fields
-                                                              to print, e.g.
-                                                              id,email,owner_id
-        --wide                                                tables: every column,
-                                                              uncut, even wider than
-                                                              the terminal
-        --no-color                                            no colors (also
-                                                              NO_COLOR)
-        -q, --quiet                                           no progress, notices or
-                                                              warnings
-        -v, --verbose                                         log each request on
-                                                              stderr (method, URL,
-                                                              status, ms, retries;
-                                                              keys masked)
-        --timeout <seconds>                                   limit for each whole
-                                                              response, headers and
-                                                              body (default: 30)
-        --max-retries <n>                                     retries on 5xx and
-                                                              network errors (a 429
-                                                              with Retry-After waits
-                                                              within a 10-minute
-                                                              budget) (default: 5)
+        -h, --help             show help
 
       Commands:
-        list [options] <parent> <id> <relation>               list the records linked
-                                                              to a parent
-        add [options] <parent> <id> <relation> [child-id]     link a record (linking
-                                                              twice is a no-op)
-        remove [options] <parent> <id> <relation> <child-id>  unlink a record
-        get <parent> <id> <relation>                          show a meeting's deal or
-                                                              company (null when
-                                                              unset)
-        set [options] <parent> <id> <relation> <target-id>    set a meeting's deal or
-                                                              company
-        clear [options] <parent> <id> <relation>              clear a meeting's deal
-                                                              or company
-        import [options] <parent> <relation> <file>           link records in bulk
-                                                              from a file of pairs:
-                                                              idempotent, resumable
-        help [command]                                        display help for command
+        list                   list the records linked to a parent
+        add                    link a record (linking twice is a no-op)
+        remove                 unlink a record
+        get                    show a meeting's deal or company (null when unset)
+        set                    set a meeting's deal or company
+        clear                  clear a meeting's deal or company
+        import                 link records in bulk from a file of pairs: idempotent,
+                               resumable
+        help [command]         display help for command
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
 
       Examples:
         $ crm links add deals deal_123 contacts con_456 --type CHAMPION
@@ -2053,25 +1864,7 @@ describe('--help snapshots', () => {
         --max <n>              stop after this many records
         -h, --help             show help
 
-      Global Options:
-        --profile <name>       use this saved profile (see crm keys list)
-        --base-url <url>       version 2 API root, ending in /api/v2
-        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
-        -o, --output <format>  output format (default: table on a terminal, json
-                               otherwise) (choices: "table", "json", "ndjson", "csv",
-                               "tsv")
-        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
-        --wide                 tables: every column, uncut, even wider than the
-                               terminal
-        --no-color             no colors (also NO_COLOR)
-        -q, --quiet            no progress, notices or warnings
-        -v, --verbose          log each request on stderr (method, URL, status, ms,
-                               retries; keys masked)
-        --timeout <seconds>    limit for each whole response, headers and body
-                               (default: 30)
-        --max-retries <n>      retries on 5xx and network errors (a 429 with
-                               Retry-After waits within a 10-minute budget) (default:
-                               5)
+      Global Options: as in crm links --help
 
       Examples:
         $ crm links list deals deal_123 contacts
@@ -2164,7 +1957,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm links list --help
+      Global Options: as in crm links --help
 
       Examples:
         $ crm links remove deals deal_123 contacts con_456
@@ -2183,7 +1976,7 @@ describe('--help snapshots', () => {
       Options:
         -h, --help             show help
 
-      Global Options: as in crm links list --help
+      Global Options: as in crm links --help
 
       Examples:
         $ crm links get meetings mtg_1 deal
@@ -2205,7 +1998,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm links list --help
+      Global Options: as in crm links --help
 
       Examples:
         $ crm links set meetings mtg_1 deal deal_123
@@ -2225,7 +2018,7 @@ describe('--help snapshots', () => {
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
-      Global Options: as in crm links list --help
+      Global Options: as in crm links --help
 
       Examples:
         $ crm links clear meetings mtg_1 company
@@ -2471,6 +2264,12 @@ describe('--help snapshots', () => {
       Options:
         -h, --help             show help
 
+      Commands:
+        people                 version 1 people (version 2: contacts)
+        interactions           version 1 interactions
+        companies              version 1 companies
+        help [command]         display help for command
+
       Global Options:
         --profile <name>       use this saved profile (see crm keys list)
         --base-url <url>       version 2 API root, ending in /api/v2
@@ -2491,12 +2290,6 @@ describe('--help snapshots', () => {
                                Retry-After waits within a 10-minute budget) (default:
                                5)
 
-      Commands:
-        people                 version 1 people (version 2: contacts)
-        interactions           version 1 interactions
-        companies              version 1 companies
-        help [command]         display help for command
-
       Examples:
         $ crm v1 people query --email ada@example.com
         $ crm v1 companies update cmp_1 --set city=Paris
@@ -2510,11 +2303,11 @@ describe('--help snapshots', () => {
       Options:
         -h, --help             show help
 
-      Global Options: as in crm v1 --help
-
       Commands:
-        query [options]        find people (POST /people/query)
+        query                  find people (POST /people/query)
         help [command]         display help for command
+
+      Global Options: as in crm v1 --help
 
       Examples:
         $ crm v1 people query --email ada@example.com
@@ -2550,11 +2343,11 @@ describe('--help snapshots', () => {
       Options:
         -h, --help             show help
 
-      Global Options: as in crm v1 --help
-
       Commands:
-        query [options]        find interactions (POST /interactions/query)
+        query                  find interactions (POST /interactions/query)
         help [command]         display help for command
+
+      Global Options: as in crm v1 --help
 
       Examples:
         $ crm v1 interactions query --company-id cmp_1
@@ -2585,34 +2378,14 @@ describe('--help snapshots', () => {
       version 1 companies
 
       Options:
-        -h, --help                    show help
-
-      Global Options:
-        --profile <name>              use this saved profile (see crm keys list)
-        --base-url <url>              version 2 API root, ending in /api/v2
-        --v1-base-url <url>           version 1 API root (default: --base-url with
-                                      /api/v1)
-        -o, --output <format>         output format (default: table on a terminal,
-                                      json otherwise) (choices: "table", "json",
-                                      "ndjson", "csv", "tsv")
-        --fields <list>               comma-separated fields to print, e.g.
-                                      id,email,owner_id
-        --wide                        tables: every column, uncut, even wider than the
-                                      terminal
-        --no-color                    no colors (also NO_COLOR)
-        -q, --quiet                   no progress, notices or warnings
-        -v, --verbose                 log each request on stderr (method, URL, status,
-                                      ms, retries; keys masked)
-        --timeout <seconds>           limit for each whole response, headers and body
-                                      (default: 30)
-        --max-retries <n>             retries on 5xx and network errors (a 429 with
-                                      Retry-After waits within a 10-minute budget)
-                                      (default: 5)
+        -h, --help             show help
 
       Commands:
-        update [options] <companyId>  update a company (PATCH /companies/{companyId});
-                                      fields in camelCase
-        help [command]                display help for command
+        update                 update a company (PATCH /companies/{companyId}); fields
+                               in camelCase
+        help [command]         display help for command
+
+      Global Options: as in crm v1 --help
 
       Examples:
         $ crm v1 companies update cmp_1 --set foundedYear:=1998
@@ -2670,36 +2443,35 @@ describe('--help snapshots', () => {
       manage saved profiles and their API keys
 
       Options:
-        -h, --help               show help
-
-      Global Options:
-        --profile <name>         use this saved profile (see crm keys list)
-        --base-url <url>         version 2 API root, ending in /api/v2
-        --v1-base-url <url>      version 1 API root (default: --base-url with /api/v1)
-        -o, --output <format>    output format (default: table on a terminal, json
-                                 otherwise) (choices: "table", "json", "ndjson",
-                                 "csv", "tsv")
-        --fields <list>          comma-separated fields to print, e.g.
-                                 id,email,owner_id
-        --wide                   tables: every column, uncut, even wider than the
-                                 terminal
-        --no-color               no colors (also NO_COLOR)
-        -q, --quiet              no progress, notices or warnings
-        -v, --verbose            log each request on stderr (method, URL, status, ms,
-                                 retries; keys masked)
-        --timeout <seconds>      limit for each whole response, headers and body
-                                 (default: 30)
-        --max-retries <n>        retries on 5xx and network errors (a 429 with
-                                 Retry-After waits within a 10-minute budget)
-                                 (default: 5)
+        -h, --help             show help
 
       Commands:
-        add [options] <profile>  save a key (read from stdin or a hidden prompt) under
-                                 a profile
-        list                     show profiles, base URLs and masked keys
-        use <profile>            make a profile the default
-        remove <profile>         delete a profile and its keys
-        help [command]           display help for command
+        add                    save a key (read from stdin or a hidden prompt) under a
+                               profile
+        list                   show profiles, base URLs and masked keys
+        use                    make a profile the default
+        remove                 delete a profile and its keys
+        help [command]         display help for command
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
 
       Examples:
         $ crm keys add work --base-url https://crm.example.com/api/v2
@@ -2724,25 +2496,7 @@ describe('--help snapshots', () => {
         --default              make this the default profile
         -h, --help             show help
 
-      Global Options:
-        --profile <name>       use this saved profile (see crm keys list)
-        --base-url <url>       version 2 API root, ending in /api/v2
-        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
-        -o, --output <format>  output format (default: table on a terminal, json
-                               otherwise) (choices: "table", "json", "ndjson", "csv",
-                               "tsv")
-        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
-        --wide                 tables: every column, uncut, even wider than the
-                               terminal
-        --no-color             no colors (also NO_COLOR)
-        -q, --quiet            no progress, notices or warnings
-        -v, --verbose          log each request on stderr (method, URL, status, ms,
-                               retries; keys masked)
-        --timeout <seconds>    limit for each whole response, headers and body
-                               (default: 30)
-        --max-retries <n>      retries on 5xx and network errors (a 429 with
-                               Retry-After waits within a 10-minute budget) (default:
-                               5)
+      Global Options: as in crm keys --help
 
       Examples:
         $ crm keys add work --base-url https://crm.example.com/api/v2
@@ -2757,7 +2511,7 @@ describe('--help snapshots', () => {
       Options:
         -h, --help             show help
 
-      Global Options: as in crm keys add --help
+      Global Options: as in crm keys --help
 
       Examples:
         $ crm keys list
@@ -2772,7 +2526,7 @@ describe('--help snapshots', () => {
       Options:
         -h, --help             show help
 
-      Global Options: as in crm keys add --help
+      Global Options: as in crm keys --help
 
       Examples:
         $ crm keys use work
@@ -2786,7 +2540,7 @@ describe('--help snapshots', () => {
       Options:
         -h, --help             show help
 
-      Global Options: as in crm keys add --help
+      Global Options: as in crm keys --help
 
       Examples:
         $ crm keys remove old-sandbox

@@ -97,4 +97,35 @@ describe('mapInOrder', () => {
     );
     expect(started).toBe(3);
   });
+
+  it('an async iterable (ids streamed from stdin) is read only as fast as the window moves', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 10 }), async (concurrency, window) => {
+        let [pulled, emitted, maxAhead] = [0, 0, 0];
+        async function* items(): AsyncGenerator<number> {
+          for (let i = 0; i < 300; i++) {
+            pulled++;
+            maxAhead = Math.max(maxAhead, pulled - emitted);
+            yield i;
+          }
+        }
+        const out: number[] = [];
+        await mapInOrder(
+          items(),
+          async (i) => {
+            await tick();
+            return i;
+          },
+          (r) => {
+            emitted++;
+            out.push(r);
+          },
+          { concurrency, window },
+        );
+        expect(out).toEqual(Array.from({ length: 300 }, (_, i) => i));
+        expect(maxAhead).toBeLessThanOrEqual(Math.max(window, concurrency) + 1);
+      }),
+      runs(20),
+    );
+  });
 });

@@ -99,6 +99,14 @@ describe('get with several ids', () => {
     expect(JSON.parse(ctx2.stdoutText())).toEqual([]); // the array is closed
   });
 
+  it('repeated ids, from arguments and stdin: each fetched once, named once at the end', async () => {
+    const f = fakeClient(IDS);
+    const ctx = ctxWith(f.client, 'ndjson', { stdin: 'con_1\ncon_2\ncon_1\ncon_1\n' });
+    await get(['con_1', '-', 'con_2'], ctx);
+    expect(f.sent).toEqual(['GET /contacts/con_1', 'GET /contacts/con_2']);
+    expect(ctx.stderrText()).toBe('Given more than once, fetched once: contacts con_1, con_2.\n');
+  });
+
   it('a malformed id or `-` twice is a usage error before anything is sent', async () => {
     const f = fakeClient(IDS);
     await expect(get(['con_1', '..'], ctxWith(f.client, 'json'))).rejects.toBeInstanceOf(UsageError);
@@ -121,7 +129,7 @@ describe('delete with several ids', () => {
     const f = fakeClient(IDS);
     const ctx = ctxWith(f.client, 'json', { stdin: 'con_1\ncon_2\n' });
     await expect(runDelete({ resource: 'contacts', ids: ['-'], concurrency: 4 }, ctx)).rejects.toThrow(
-      'refusing to delete 2 contacts without confirmation: pass --yes',
+      'refusing to delete the contacts read from standard input without confirmation: pass --yes',
     );
     expect(f.sent).toEqual([]);
   });

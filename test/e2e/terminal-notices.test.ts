@@ -1,0 +1,47 @@
+// Notices on a terminal's stderr (issue 17), in tmux at 80 columns: "Table fitted to 80 columns:
+// hidden …" was one 179-column line the terminal cut mid-word. Read back with -J (rows the terminal
+// wrapped joined again), every line crm wrote is at most 80 columns, and no word was split.
+import stringWidth from 'string-width';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { HAS_TMUX, startTmux, type Tmux } from '../helpers/tmux.js';
+
+const required = process.env.CRM_REQUIRE_SHELLS === '1';
+let t: TestSandbox;
+let tm: Tmux;
+beforeAll(async () => {
+  if (!HAS_TMUX) return;
+  t = await startTestSandbox({ seed: 42 });
+  tm = await startTmux();
+});
+afterAll(async () => {
+  await tm?.close();
+  await t?.close();
+});
+
+describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
+  it.each([
+    [
+      'the table notice',
+      'crm contacts list --limit 3 --fields id,email,first_name,last_name,title,phone,company_id,owner_id,created_at,updated_at',
+      /^Table fitted to 80/,
+    ],
+    [
+      'a usage error and its hint',
+      'crm contacts list --limit 3 --param limit=5 --param cursor=x --no-such-flag-whose-name-goes-on-and-on-for-a-while-longer-than-eighty',
+      /^Error: /,
+    ],
+  ])('%s: each line at most 80 columns, words whole', async (_name, command, first) => {
+    const pane = await tm.run(command, { env: t.env('admin', { NO_COLOR: '1' }) });
+    await pane.waitExit();
+    const lines = await pane.capture({ history: true, joinWrapped: true });
+    const at = lines.findIndex((l) => first.test(l));
+    expect(at, lines.join('\n')).toBeGreaterThanOrEqual(0);
+    const notice = lines.slice(at);
+    expect(notice.length, notice.join('\n')).toBeGreaterThan(1);
+    // wider only when it cannot break: one word, or a crm command to paste (it must stay one line)
+    for (const line of notice) if (/\s/.test(line.trim()) && !/^crm /.test(line)) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
+    // each line break is at a space: a line ends with a whole word (no trailing hyphen split) and the next starts with one
+    for (const line of notice) expect(line).not.toMatch(/^\s+\S/);
+  });
+});
