@@ -333,12 +333,21 @@ function runLine(line: string, dir: string, env: Record<string, string>, server:
   });
 }
 
-let shared: { s: Seeded; root: string; bin: string; home: string } | undefined;
+/** One seeded sandbox and a HOME whose default profile `work` points at it; examples run 3 at a time. */
+interface Lane {
+  s: Seeded;
+  home: string;
+  bin: string;
+}
+const LANES = 3;
+const free: Lane[] = [];
+const waiting: Array<(lane: Lane) => void> = [];
+let root = '';
 let count = 0;
-beforeAll(async () => {
+
+async function makeLane(n: number): Promise<Lane> {
   const t = await startTestSandbox({ seed: 17, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
-  const root = tempDir('crm-help-examples-');
-  const [home, bin] = [join(root, 'home'), join(root, 'bin')];
+  const [home, bin] = [join(root, `home-${n}`), join(root, `bin-${n}`)];
   for (const d of [home, bin, join(home, '.zfunc'), join(home, '.config', 'fish', 'completions')]) mkdirSync(d, { recursive: true });
   writeFileSync(join(bin, 'crm'), `#!/bin/sh\nexec '${process.execPath}' '${CRM_BIN}' "$@"\n`);
   // the clipboard of `pbpaste | crm keys add …` (macOS) holds the admin key
@@ -352,15 +361,22 @@ beforeAll(async () => {
     const r = await runCrm([...args], { env: homeEnv(home, bin), input: `${key}\n` });
     if (r.code !== 0) throw new Error(`crm ${args.join(' ')}: ${r.stderr}`);
   }
-  const ids: Record<string, string[]> = {};
-  shared = { s: { t, ids }, root, bin, home };
+  const lane: Lane = { s: { t, ids: {} }, home, bin };
   for (const resource of new Set(Object.values(PREFIXES))) {
-    const all = await listAll(shared.s, `/${resource}`);
+    const all = await listAll(lane.s, `/${resource}`);
     // a recording stands for one whose transcript can be read
-    ids[resource] = all.filter((r) => resource !== 'recordings' || r.transcript_status === 'ready').map((r) => String(r.id));
+    lane.s.ids[resource] = all.filter((r) => resource !== 'recordings' || r.transcript_status === 'ready').map((r) => String(r.id));
   }
+  return lane;
+}
+
+beforeAll(async () => {
+  root = tempDir('crm-help-examples-');
+  free.push(...(await Promise.all(Array.from({ length: LANES }, (_, n) => makeLane(n)))));
 });
-afterAll(async () => shared?.s.t.close());
+afterAll(async () => {
+  await Promise.all(free.splice(0).map((lane) => lane.s.t.close()));
+});
 
 function homeEnv(home: string, bin: string): Record<string, string | undefined> {
   return {
@@ -373,14 +389,20 @@ function homeEnv(home: string, bin: string): Record<string, string | undefined> 
   };
 }
 
-/** The sandbox as seeded, and a fresh copy of the HOME with the profiles and an empty folder to run in. */
-async function prepare(): Promise<{ s: Seeded; dir: string; env: Record<string, string> }> {
-  const { s, root, bin, home } = shared!;
-  await s.t.control('/reset', {});
-  const own = join(root, `example-${++count}`);
-  cpSync(home, join(own, 'home'), { recursive: true });
-  mkdirSync(join(own, 'work'));
-  return { s, dir: join(own, 'work'), env: cleanEnv(homeEnv(join(own, 'home'), bin)) };
+/** Runs `use` with a lane: its sandbox as seeded, a fresh copy of its HOME and an empty folder to run in. */
+async function withLane(use: (s: Seeded, dir: string, env: Record<string, string>) => Promise<void>): Promise<void> {
+  const lane = free.pop() ?? (await new Promise<Lane>((resolve) => waiting.push(resolve)));
+  try {
+    await lane.s.t.control('/reset', {});
+    const own = join(root, `example-${++count}`);
+    cpSync(lane.home, join(own, 'home'), { recursive: true });
+    mkdirSync(join(own, 'work'));
+    await use(lane.s, join(own, 'work'), cleanEnv(homeEnv(join(own, 'home'), lane.bin)));
+  } finally {
+    const next = waiting.shift();
+    if (next) next(lane);
+    else free.push(lane);
+  }
 }
 
 describe('every example of every --help runs as written against a seeded sandbox', () => {
@@ -390,28 +412,37 @@ describe('every example of every --help runs as written against a seeded sandbox
     for (const line of Object.keys(NOT_RUN)) expect(examples.has(line), `NOT_RUN lists an example no help shows: ${line}`).toBe(true);
   });
 
-  for (const [line, where] of examples) {
-    if (NOT_RUN[line] !== undefined) continue;
-    it(`${line}   (${where[0]} --help)`, async ({ skip }) => {
+  const serves = (line: string) => /^crm sandbox\b/.test(line);
+  const run =
+    (line: string, where: string[]) =>
+    async ({ skip }: { skip: () => void }) => {
       // .ci/run installs tmux and sets CRM_REQUIRE_SHELLS; elsewhere a question without tmux is skipped
       if (asks(line) && !HAS_TMUX && process.env.CRM_REQUIRE_SHELLS !== '1') skip();
-      const { s, dir, env } = await prepare();
-      const hit = FIXTURES.map(([re, fx]) => [re.exec(line), fx] as const).find(([m]) => m !== null);
-      const none: Fixture = {};
-      const [m, fx] = hit ?? [null, none];
-      for (const [name, content] of Object.entries(fx.files && m ? fx.files(s, m) : {})) writeFileSync(join(dir, name), content);
-      await fx.before?.(s);
-      // a key the example does not redirect in is typed at the prompt
-      const typed = /^crm keys add [^<|]*$/.test(line) ? `${s.t.sb.keys.admin}\n` : undefined;
-      const filled = fillIn(line, s);
-      const r = asks(line) ? await answerYes(filled, dir, env) : await runLine(filled, dir, env, /^crm sandbox\b/.test(line), typed);
-      const report = `\`${line}\` (in ${where.join(', ')} --help) exit ${r.code}\n--- stdout\n${r.stdout.slice(0, 3000)}\n--- stderr\n${r.stderr.slice(0, 3000)}`;
-      if (/^crm sandbox\b/.test(line)) {
-        expect(r.stdout, report).toMatch(/"base_url"/);
-        expect([0, 130], report).toContain(r.code);
-      } else expect(r.code, report).toBe(0);
-      if (fx.after && m) await fx.after(s, m);
-      if (/--results ids\.csv/.test(line)) expect(readdirSync(dir)).toContain('ids.csv');
-    }, 90_000);
-  }
+      await withLane(async (s, dir, env) => {
+        const hit = FIXTURES.map(([re, fx]) => [re.exec(line), fx] as const).find(([m]) => m !== null);
+        const none: Fixture = {};
+        const [m, fx] = hit ?? [null, none];
+        for (const [name, content] of Object.entries(fx.files && m ? fx.files(s, m) : {})) writeFileSync(join(dir, name), content);
+        await fx.before?.(s);
+        // a key the example does not redirect in is typed at the prompt
+        const typed = /^crm keys add [^<|]*$/.test(line) ? `${s.t.sb.keys.admin}\n` : undefined;
+        const filled = fillIn(line, s);
+        const r = asks(line) ? await answerYes(filled, dir, env) : await runLine(filled, dir, env, serves(line), typed);
+        const report = `\`${line}\` (in ${where.join(', ')} --help) exit ${r.code}\n--- stdout\n${r.stdout.slice(0, 3000)}\n--- stderr\n${r.stderr.slice(0, 3000)}`;
+        if (serves(line)) {
+          expect(r.stdout, report).toMatch(/"base_url"/);
+          expect([0, 130], report).toContain(r.code);
+        } else expect(r.code, report).toBe(0);
+        if (fx.after && m) await fx.after(s, m);
+        if (/--results ids\.csv/.test(line)) expect(readdirSync(dir)).toContain('ids.csv');
+      });
+    };
+  const runnable = [...examples].filter(([line]) => NOT_RUN[line] === undefined);
+  describe.concurrent('against the API', () => {
+    for (const [line, where] of runnable.filter(([l]) => !serves(l))) it(`${line}   (${where[0]} --help)`, run(line, where), 90_000);
+  });
+  // one at a time: two of them listen on the default port
+  describe('crm sandbox', () => {
+    for (const [line, where] of runnable.filter(([l]) => serves(l))) it(`${line}   (${where[0]} --help)`, run(line, where), 90_000);
+  });
 });
