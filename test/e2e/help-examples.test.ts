@@ -1,15 +1,17 @@
 // Every example of every --help runs as written, against a seeded sandbox. The command tree is walked
-// (every command's --help, as `crm … --help` prints it), each `$ crm …` line of its Examples section is
-// run with bash (-e, -o pipefail), with `crm` on PATH, in a throw-away HOME and folder, with a fresh
-// seeded sandbox saved as the default profile `work`. An example must exit 0; a batch or links import
-// example must also have done its work on the server (rows created, updated, deleted, linked: read
-// back from the sandbox, not taken from crm's word).
+// (every command's --help, as `crm … --help` prints it), each `$ …` line of its Examples section is
+// run with bash (-e, -o pipefail), with `crm` on PATH, in a throw-away HOME and folder, against a
+// seeded sandbox (reset before each example) saved as the default profile `work`. An example must
+// exit 0; a batch, links or delete example must also have done its work on the server (rows created,
+// updated, deleted, linked: read back from the sandbox, not taken from crm's word).
 //
 // What a user would fill in is filled in from the sandbox: ids (IDS: con_123 is a real contact), the
-// example URL (https://crm.example.com/api/v2 is the sandbox's), and the files an example names are
-// written with the columns it implies (FILES: for `--map "E-mail=email"` a file with an E-mail
-// column). A delete that asks first runs in a terminal (tmux) and is answered yes. An example that
-// cannot run here is listed in NOT_RUN with its reason; every other example// runs, so a new example is run (and fails if it names a file or id this test cannot make up).
+// example URL (https://crm.example.com/api/v2 is the sandbox's), a key typed at the prompt, and the
+// files an example names are written with the columns it implies (FIXTURES: for `--map
+// "E-mail=email"` a file with an E-mail column). A delete that asks first runs in a terminal (tmux)
+// and is answered yes. An example that cannot run here would be listed in NOT_RUN with its reason;
+// every other example runs, so a new example is run too (and fails if it names a file or an id this
+// test cannot make up).
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
