@@ -2,12 +2,10 @@
 // from the sandbox's banner, works for `keys add`, --base-url and CRM_BASE_URL alike; a version 1
 // root in the version 2 slot is refused; and keys-check never calls a key working when nothing
 // answered as the API.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 let t: TestSandbox;
 let origin: string;
@@ -17,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const freshDir = () => mkdtempSync(join(tmpdir(), 'crm-base-url-'));
+const freshDir = () => tempDir('crm-base-url-');
 
 describe('a base URL without /api/v2', () => {
   it('keys add completes it with a notice; keys-check and contacts list then work', async () => {

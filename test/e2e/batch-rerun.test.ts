@@ -1,18 +1,18 @@
 // End to end: reruns of `crm batch` after a first attempt that went wrong (issue 9 trial): a key
 // without the write scope, rows sent without an answer. The promise: what crm tells the user to do
 // next is always true, and following it creates every row exactly once.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 let t: TestSandbox;
 let dir: string;
 beforeAll(async () => {
   t = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
-  dir = mkdtempSync(join(tmpdir(), 'crm-batch-rerun-'));
+  dir = tempDir('crm-batch-rerun-');
 });
 afterAll(async () => t?.close());
 afterEach(async () => {

@@ -1,20 +1,20 @@
 // End to end: `crm batch` against the sandbox with faults, kill -9, Ctrl-C and a server that forgot
 // its idempotency keys. The promise under test: every valid row created exactly once, every other
 // row in the rejects file, whatever happens to the process.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 let t: TestSandbox;
 let dir: string;
 beforeAll(async () => {
   // limits high enough that the many small runs here never meet them; pacing has its own tests
   t = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
-  dir = mkdtempSync(join(tmpdir(), 'crm-batch-e2e-'));
+  dir = tempDir('crm-batch-e2e-');
 });
 afterAll(async () => t?.close());
 afterEach(async () => {

@@ -1,13 +1,16 @@
 // TAB in the real bash, zsh and fish, with `crm completion SHELL` installed as the README says:
 // verbs before flags, flag values (formats, roles, record types, profiles), files and folders
 // where a file or folder is expected, and nothing where the value is free text.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEAL_CONTACT_TYPES, RESOURCES } from '../../src/api/resources.js';
 import { completeIn, installCompletions, shellAvailable, type Shell, type ShellHome } from '../helpers/shell-complete.js';
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FORMATS = ['csv', 'json', 'ndjson', 'table', 'tsv'];
 const KEY = 'service_live_SECRETdoNotPrint1234567890';
 const sorted = (words: readonly string[]) => [...words].sort();
@@ -103,5 +106,43 @@ describe.each(SHELLS)('TAB in %s', (shell) => {
     const { offers, stderr } = completeIn(shell, lines, sh, work, true);
     expect(stderr).toBe('');
     expect(offers).toEqual([['create', 'delete', 'get', 'list', 'update'], FORMATS, ['people.csv', 'people2.csv'], ['local', 'work']]);
+  });
+});
+
+// The README's no-root install: bin/crm linked into ~/.local/bin (on PATH). An alias (the README's
+// earlier advice) left completion without a `crm` to ask for profile names: bash offered nothing,
+// zsh file names, fish printed an error in the prompt line.
+describe('the no-root install of the README', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const block = /```sh\n((?:(?!```)[^])*ln -sf "\$PWD\/bin\/crm"(?:(?!```)[^])*)```/.exec(readme)?.[1];
+  let noRoot: ShellHome;
+  beforeAll(() => {
+    const home = path.join(dir, 'home-no-root');
+    mkdirSync(home);
+    // as written, in the repository's folder (where the README says to run it), with crm on no PATH yet
+    const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', block ?? 'exit 99'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, HOME: home, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+    });
+    expect(r.status, `README's no-root block: ${r.stderr}`).toBe(0);
+    expect(lstatSync(path.join(home, '.local/bin/crm')).isSymbolicLink()).toBe(true);
+    noRoot = installCompletions(home, { CRM_CONFIG_DIR: path.join(dir, 'config') }, path.join(home, '.local/bin'));
+  });
+
+  it('is in the README: bin/crm linked into ~/.local/bin, not an alias', () => {
+    expect(block).toBeDefined();
+    expect(readme).not.toMatch(/alias crm=/);
+  });
+
+  it.each(SHELLS)('%s completes profile names with crm installed that way', (shell) => {
+    if (!shellAvailable(shell) && !required) return;
+    const { offers, stderr } = completeIn(shell, ['crm --profile ', 'crm keys use ', 'crm contacts '], noRoot, work);
+    expect(stderr).toBe('');
+    expect(offers).toEqual([
+      ['local', 'work'],
+      ['local', 'work'],
+      ['create', 'delete', 'get', 'list', 'update'],
+    ]);
   });
 });

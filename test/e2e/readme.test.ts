@@ -10,6 +10,8 @@
 // The README's "try it by hand" runs in the repository's folder and reads examples/; the test copies
 // examples/ into its folder instead, so nothing is written into the repository.
 //
+// docs/*.md and src/*/README.md: their sh blocks run the same way, with the same marker.
+//
 // Also: every link of README.md and docs/*.md stays inside the repository (a fresh clone has no
 // ../shared).
 import { spawn } from 'node:child_process';
@@ -135,6 +137,34 @@ describe('README.md: every sh block runs as written', () => {
   it('marks blocks only with a reason', () => {
     for (const b of shBlocks) if (b.notRun !== undefined) expect(b.notRun.length, `README.md:${b.line}`).toBeGreaterThan(10);
   });
+});
+
+// The same for the other documents that show commands: every ```sh block of docs/*.md and of
+// src/*/README.md runs (or carries `<!-- not run: REASON -->`), and a block of another language, or
+// of none, that starts with a command (`crm …`, `$ crm …`, `npm …`) must be one of them.
+const DOCS = [
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+  ...readdirSync(join(ROOT, 'src'))
+    .filter((d) => existsSync(join(ROOT, 'src', d, 'README.md')))
+    .map((d) => join('src', d, 'README.md')),
+];
+describe.each(DOCS)('%s: every command block runs as written', (doc) => {
+  const all = fencedBlocks(readFileSync(join(ROOT, doc), 'utf8'));
+  it('shows commands only in sh blocks, or marks them not run with a reason', () => {
+    for (const b of all) {
+      if (b.notRun !== undefined) expect(b.notRun.length, `${doc}:${b.line}`).toBeGreaterThan(10);
+      else if (b.lang !== 'sh')
+        expect(b.code.trimStart(), `${doc}:${b.line} shows a command outside a sh block`).not.toMatch(/^(\$ )?(crm|npm|node|npx) /);
+    }
+  });
+  for (const block of all.filter((b) => b.lang === 'sh' && b.notRun === undefined)) {
+    it(`line ${block.line}: ${block.code.split('\n')[0]!.slice(0, 60)}`, async () => {
+      const r = await runBlock(block.code);
+      expect(r.code, `block at ${doc}:${block.line} failed\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`).toBe(0);
+    }, 90_000);
+  }
 });
 
 describe('the documentation stays inside the repository', () => {

@@ -2,19 +2,19 @@
 // limit. Each process paces itself, but none sees the others' requests, so 429s with a proper
 // Retry-After are normal; they used to count against --max-retries and some chunks gave up
 // (RATE_LIMITED rows, exit 9). A 429 with Retry-After is "later": waited out within the budget.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
 
 let t: TestSandbox;
 let dir: string;
 beforeAll(async () => {
   // 4 requests per 200 ms for the key (and the org): far below what 8 processes ask
   t = await startTestSandbox({ rateLimit: 4, orgRateLimit: 4, rateWindowMs: 200 });
-  dir = mkdtempSync(join(tmpdir(), 'crm-shared-key-'));
+  dir = tempDir('crm-shared-key-');
 });
 afterAll(async () => t?.close());
 

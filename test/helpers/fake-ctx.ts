@@ -5,9 +5,6 @@
 //   const ctx = fakeCtx({ stdin: 'service_live_…\n', configDir: tmp, globals: { output: 'json' } });
 //   await keysAdd({ profile: 'dev', baseUrl: 'http://127.0.0.1:4010/api/v2' }, ctx);
 //   expect(ctx.stdoutText()).toBe(…);
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { Ctx, GlobalOptions, IO } from '../../src/commands/context.js';
 import type { OutputFormat } from '../../src/output/format.js';
@@ -15,6 +12,7 @@ import type { ResolvedProfile } from '../../src/config/types.js';
 import type { Clock, HttpClient } from '../../src/http/types.js';
 import { FakeClock } from './clock.js';
 import { fakeStdout, type FakeOut } from './fake-io.js';
+import { tempDir } from './temp.js';
 
 export type FakeStdout = FakeOut;
 export type FakeStdin = NodeJS.ReadableStream & { isTTY?: boolean };
@@ -99,7 +97,7 @@ export function fakeCtx(options: FakeCtxOptions = {}): FakeCtx {
     clock: options.clock ?? new FakeClock(),
     signal,
     configDir() {
-      dir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'crm-fake-ctx-'));
+      dir ??= tempDir('crm-fake-ctx-');
       return dir;
     },
     profile() {

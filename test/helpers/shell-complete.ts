@@ -23,18 +23,24 @@ export interface ShellHome {
   env: Record<string, string>;
 }
 
-/** Installs `crm completion SHELL` output for all three shells under `home`, as the README says. */
-export function installCompletions(home: string, env: Record<string, string> = {}): ShellHome {
-  const bin = path.join(home, 'bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(path.join(bin, 'crm'), `#!/bin/sh\nexec '${process.execPath}' '${CRM_BIN}' "$@"\n`);
-  chmodSync(path.join(bin, 'crm'), 0o755);
+/**
+ * Installs `crm completion SHELL` output for all three shells under `home`, as the README says.
+ * `crm` on PATH is a wrapper in `home/bin`, or the one already in `installed` (a folder).
+ */
+export function installCompletions(home: string, env: Record<string, string> = {}, installed?: string): ShellHome {
+  const bin = installed ?? path.join(home, 'bin');
+  if (installed === undefined) {
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(path.join(bin, 'crm'), `#!/bin/sh\nexec '${process.execPath}' '${CRM_BIN}' "$@"\n`);
+    chmodSync(path.join(bin, 'crm'), 0o755);
+  }
   const fullEnv = cleanEnv({
     ...env,
     HOME: home,
     XDG_DATA_HOME: path.join(home, '.local/share'),
     XDG_CONFIG_HOME: path.join(home, '.config'),
-    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    // bin/crm starts with `#!/usr/bin/env node`: this Node
+    PATH: `${bin}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
     CAPTURE_FPATH: path.join(home, '.zfunc'),
   });
   const script = (shell: Shell) => execFileSync(path.join(bin, 'crm'), ['completion', shell], { env: fullEnv, encoding: 'utf8' });

@@ -1,18 +1,18 @@
 // Bulk update, delete and link (issue 12) against servers shaped unlike the sandbox: a relink answered
 // 409 (the sandbox answers 201), a 404 to a first DELETE (not an earlier attempt's success), a link answer
 // keeping another type, and a server answering a PATCH with no Idempotent-Replayed header on a resend.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { runCrm } from '../helpers/run-crm.js';
 import { errorEnvelope, json, startHostile, success, type Hostile } from './server.js';
+import { tempDir } from '../helpers/temp.js';
 
 let h: Hostile;
 let dir: string;
 beforeAll(async () => {
   h = await startHostile();
-  dir = mkdtempSync(join(tmpdir(), 'crm-hostile-bulk-'));
+  dir = tempDir('crm-hostile-bulk-');
 });
 afterAll(async () => h?.close());
 beforeEach(() => h.reset());

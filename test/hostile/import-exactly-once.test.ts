@@ -5,13 +5,13 @@
 // The /contacts/batch route here keeps its own store keyed by Idempotency-Key (a repeated key gets
 // the cached answer, `Idempotent-Replayed: true`, nothing written again) and counts how many times
 // each email was created, so the tests count duplicates and losses across runs.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCrm, type CrmResult } from '../helpers/run-crm.js';
 import { errorEnvelope, json, meta, startHostile, type Hostile } from './server.js';
+import { tempDir } from '../helpers/temp.js';
 
 interface Store {
   /** Idempotency-Key → the answer given when it was first written */
@@ -67,7 +67,7 @@ beforeEach(() => {
 });
 
 function workDir(): string {
-  return mkdtempSync(join(tmpdir(), 'crm-exactly-once-'));
+  return tempDir('crm-exactly-once-');
 }
 
 /** `n` contacts `tag.i@example.com`; the rows in `invalid` carry a score that is not a number. */

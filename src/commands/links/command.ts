@@ -56,7 +56,7 @@ const VERBS: Array<[OneParent, string, string[], Flags, string[]]> = [
       'crm links add deals deal_123 contacts con_456 --type DECISION_MAKER',
       'crm links add notes note_1 records cmp_9 --record-type company',
       'crm links add segments seg_1 members --file ids.csv         # one contact id per line',
-      'crm links add deals deal_123 contacts --file people.csv  (contact_id,type)',
+      'crm links add deals deal_123 contacts --file people.csv  # columns: contact_id,type',
     ],
   ],
   ['remove', 'unlink a record', [...LINK, '<child-id>', 'the linked record'], dryRun, ['crm links remove deals deal_123 contacts con_456']],

@@ -80,14 +80,16 @@ const VERBS: Record<Verb, AddVerb> = {
   create(group, res, reg, load) {
     const cmd = declareWrite(group.command('create'), `create a ${res.singular}`);
     const req = res.required[0] ?? 'name';
-    const value = req === 'email' ? 'ada@example.com' : 'Example';
-    examples(cmd, [`crm ${res.name} create --set ${req}=${value}`, `crm ${res.name} create --data @${res.singular}.json`]);
+    examples(cmd, [`crm ${res.name} create --set ${req}=${sample(req, 'Example')}`, `crm ${res.name} create --data @${res.singular}.json`]);
     runs(cmd, reg, load.write, (o) => ({ ...o, resource: res.name, verb: 'create' as const }));
   },
   update(group, res, reg, load) {
     const cmd = declareWrite(group.command('update').argument('<id>', `${res.singular} id`), `change fields of a ${res.singular}`);
     const [req, id] = [res.required[0] ?? 'name', `${res.idPrefix}123`];
-    examples(cmd, [`crm ${res.name} update ${id} --set ${req}=New`, `echo '{"${req}":"x"}' | crm ${res.name} update ${id} --data -`]);
+    examples(cmd, [
+      `crm ${res.name} update ${id} --set ${req}=${sample(req, 'New')}`,
+      `echo '{"${req}":"${sample(req, 'x')}"}' | crm ${res.name} update ${id} --data -`,
+    ]);
     runs(cmd, reg, load.write, (o, id) => ({ ...o, resource: res.name, verb: 'update' as const, id }));
   },
   delete(group, res, reg, load) {
@@ -101,3 +103,8 @@ const VERBS: Record<Verb, AddVerb> = {
     runs(cmd, reg, load.delete, (o, ids) => ({ ...o, resource: res.name, ids }));
   },
 };
+
+/** An example's value for a field: the word, or for an email an address the server accepts. */
+function sample(field: string, word: string): string {
+  return field === 'email' ? (word === 'Example' ? 'ada@example.com' : `ada.${word.toLowerCase()}@example.com`) : word;
+}

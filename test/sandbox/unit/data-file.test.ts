@@ -1,13 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AutoSaver, loadDataFile, saveDataFile } from '../../../src/sandbox/data-file.js';
 import { mulberry32 } from '../../../src/sandbox/random.js';
 import { seedStore } from '../../../src/sandbox/seed.js';
 import { Store, type StoreSnapshot } from '../../../src/sandbox/store.js';
+import { tempDir } from '../../helpers/temp.js';
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'crm-sb-data-'));
+const tmp = () => tempDir('crm-sb-data-');
 
 function seeded(): Store {
   const store = new Store(mulberry32(1), () => Date.UTC(2026, 0, 1));

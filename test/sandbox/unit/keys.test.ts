@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allScopes, readScopes } from '../../../src/api/resources.js';
 import { builtinKeys, loadKeysFile, validateKeys } from '../../../src/sandbox/keys.js';
+import { tempDir } from '../../helpers/temp.js';
 
 describe('builtinKeys', () => {
   it('gives admin, readonly, user and v1 keys with their scopes and access', () => {
@@ -53,7 +53,7 @@ describe('validateKeys', () => {
 });
 
 describe('loadKeysFile', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-sb-keys-'));
+  const dir = tempDir('crm-sb-keys-');
 
   it('reads a valid file', () => {
     const file = path.join(dir, 'ok.json');

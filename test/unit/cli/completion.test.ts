@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { completionScript } from '../../../src/cli/completion-shells.js';
 import { profileNamesQuick } from '../../../src/config/profile-names.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { fakeIO } from '../../helpers/fake-io.js';
+import { tempDir } from '../../helpers/temp.js';
 
 const program = () => buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
 const FILES = { bash: 'crm.bash', zsh: '_crm', fish: 'crm.fish' } as const;
@@ -88,7 +88,7 @@ describe('completion model', () => {
 
 describe('profileNamesQuick', () => {
   const dirWith = (text?: string) => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'crm-names-'));
+    const dir = tempDir('crm-names-');
     if (text !== undefined) writeFileSync(path.join(dir, 'config.json'), text);
     return { CRM_CONFIG_DIR: dir };
   };

@@ -307,8 +307,8 @@ describe('--help snapshots', () => {
       Global Options: as in crm contacts create --help
 
       Examples:
-        $ crm contacts update con_123 --set email=New
-        $ echo '{"email":"x"}' | crm contacts update con_123 --data -
+        $ crm contacts update con_123 --set email=ada.new@example.com
+        $ echo '{"email":"ada.x@example.com"}' | crm contacts update con_123 --data -
 
 
       $ crm contacts delete --help
@@ -1939,7 +1939,7 @@ describe('--help snapshots', () => {
         $ crm links add deals deal_123 contacts con_456 --type DECISION_MAKER
         $ crm links add notes note_1 records cmp_9 --record-type company
         $ crm links add segments seg_1 members --file ids.csv         # one contact id per line
-        $ crm links add deals deal_123 contacts --file people.csv  (contact_id,type)
+        $ crm links add deals deal_123 contacts --file people.csv  # columns: contact_id,type
 
 
       $ crm links remove --help

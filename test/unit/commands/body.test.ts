@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { applySets, buildBody, parseJsonObject, parseParams, parseSet, readData } from '../../../src/commands/shared/body.js';
 import { UsageError } from '../../../src/http/errors.js';
+import { tempDir } from '../../helpers/temp.js';
 
 describe('parseSet', () => {
   it.each([
@@ -50,7 +50,7 @@ describe('parseJsonObject', () => {
 });
 
 describe('readData', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'crm-body-'));
+  const dir = tempDir('crm-body-');
   it('reads inline JSON, @file and stdin', async () => {
     const file = join(dir, 'b.json');
     writeFileSync(file, '{"from":"file"}');

@@ -1,8 +1,6 @@
 // Decoding import input: transcoding to UTF-8 in any chunking, undecodable input marked (never
 // replaced), BOMs, labels, the not-text check, and the copy of a stream (its cap and Ctrl-C).
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +8,7 @@ import { InterruptedError, UsageError } from '../../../src/http/errors.js';
 import { notTextReason, resolveEncoding } from '../../../src/import/encoding.js';
 import { createTranscoder, detectBom, UNDECODABLE_BYTE } from '../../../src/util/text.js';
 import { prepareInput } from '../../../src/import/source.js';
+import { tempDir } from '../../helpers/temp.js';
 
 function transcode(encoding: string, bytes: Buffer, cuts: number[]): Buffer {
   const t = createTranscoder(encoding);
@@ -72,7 +71,7 @@ describe('transcoding to UTF-8', () => {
 });
 
 describe('prepareInput: a stream is copied once', () => {
-  const tmp = () => mkdtempSync(join(tmpdir(), 'crm-src-'));
+  const tmp = () => tempDir('crm-src-');
 
   it('beyond the cap it stops with a usage error and leaves no copy', async () => {
     const dir = tmp();

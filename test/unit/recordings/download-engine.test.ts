@@ -3,7 +3,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../helpers/clock.js';
@@ -14,6 +13,7 @@ import { NotFoundError, UsageError } from '../../../src/http/errors.js';
 import { Pacer } from '../../../src/http/pacer.js';
 import type { ApiResponse, RequestOptions } from '../../../src/http/types.js';
 import { withLinks } from '../../helpers/link-client.js';
+import { tempDir } from '../../helpers/temp.js';
 
 let server: http.Server;
 let origin: string;
@@ -73,7 +73,7 @@ function deps(records: ApiRecord[], extra: Partial<DownloadEngineDeps> = {}, lis
 }
 
 function tmp(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'crm-rec-unit-'));
+  return tempDir('crm-rec-unit-');
 }
 
 const HOSTILE_IDS = [
