@@ -3,8 +3,8 @@
 // applies the same change again, as the sandbox's state shows); rows for one record land in file
 // order; one run of a job at a time.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/temp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appliedPerId, getRecord, listIds, makeContacts, requestLog, logLength, stopAfter } from '../helpers/bulk.js';
 import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
@@ -14,7 +14,7 @@ let t: TestSandbox;
 let dir: string;
 beforeAll(async () => {
   t = await startTestSandbox({ seed: 7, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
-  dir = mkdtempSync(join(tmpdir(), 'crm-batch-job-'));
+  dir = tempDir('crm-batch-job-');
 });
 afterAll(async () => t?.close());
 afterEach(async () => {
