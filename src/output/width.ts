@@ -83,10 +83,36 @@ export function wrapToWidth(text: string, max: number): Wrapped {
   return { lines, broken };
 }
 
+/** `-o`, `--encoding`: a flag that may take the next word as its value (so they stay on one line) */
+const FLAG = /^-{1,2}[a-zA-Z][\w-]*$/;
+
+/**
+ * The pieces of a notice line no wrap may break (each with its following spaces): a word, a
+ * `quoted span`, a flag with its value, a `crm …` command (up to a `(`, or a word ending a clause).
+ */
+export function noticeUnits(line: string): string[] {
+  const units: string[] = [];
+  let inCommand = false;
+  for (const piece of line.match(/\S+\s*|^\s+/g) ?? []) {
+    const word = piece.trimEnd();
+    const last = units.at(-1);
+    const glue =
+      last !== undefined &&
+      /\s$/.test(last) &&
+      ((last.match(/`/g)?.length ?? 0) % 2 === 1 || FLAG.test(last.trimEnd()) || (inCommand && !word.startsWith('(')));
+    if (glue) units[units.length - 1] += piece;
+    else units.push(piece);
+    if (word.startsWith('(')) inCommand = false;
+    if (word === 'crm') inCommand = true;
+    else if (/[.,;:]$/.test(word)) inCommand = false;
+  }
+  return units;
+}
+
 /**
  * A notice, warning or hint wrapped for a terminal `max` columns wide, at spaces only: a line that
- * starts with a space (a command or example to copy) is left whole, and so is a word wider than a
- * line, a `quoted span` and a `crm …` command (up to a `(`): a pasted command must be one line.
+ * starts with a space (a command or example to copy) is left whole, and so is every unit of
+ * `noticeUnits` (a word wider than a line goes alone on its line): a pasted command must be one line.
  */
 export function wrapNotice(text: string, max: number): string {
   if (max <= 0) return text;
@@ -96,12 +122,12 @@ export function wrapNotice(text: string, max: number): string {
       if (/^\s/.test(line) || displayWidth(line) <= max) return line;
       const out: string[] = [];
       let current = '';
-      for (const unit of line.match(/`[^`]*`\S*\s*|(?<!\S)crm(?: (?!\()\S+)*\s*|\S+\s*|\s+/g) ?? []) {
+      for (const unit of noticeUnits(line)) {
         if (current !== '' && displayWidth(current + unit.trimEnd()) > max) {
           out.push(current.trimEnd());
           current = '';
         }
-        current += current === '' ? unit.trimStart() : unit;
+        current += unit;
       }
       out.push(current.trimEnd());
       return out.join('\n');

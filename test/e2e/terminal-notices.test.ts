@@ -1,10 +1,13 @@
 // Notices on a terminal's stderr (issue 17), in tmux at 80 columns: "Table fitted to 80 columns:
 // hidden …" was one 179-column line the terminal cut mid-word. Read back with -J (rows the terminal
 // wrapped joined again), every line crm wrote is at most 80 columns, and no word was split.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { HAS_TMUX, startTmux, type Tmux } from '../helpers/tmux.js';
+import { tempDir } from '../helpers/temp.js';
+import { HAS_TMUX, sh, startTmux, type Tmux } from '../helpers/tmux.js';
 
 const required = process.env.CRM_REQUIRE_SHELLS === '1';
 let t: TestSandbox;
@@ -43,5 +46,16 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
     for (const line of notice) if (/\s/.test(line.trim()) && !/^crm /.test(line)) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
     // each line break is at a space: a line ends with a whole word (no trailing hyphen split) and the next starts with one
     for (const line of notice) expect(line).not.toMatch(/^\s+\S/);
+  });
+
+  it('stdout on the terminal, stderr to a file: the notice is one line in the file, not wrapped at 80', async () => {
+    const log = join(tempDir('crm-notice-'), 'e1.log');
+    const command = 'crm contacts list --limit 3 --fields id,email,first_name,last_name,title,phone,company_id,owner_id,created_at,updated_at';
+    const pane = await tm.run(`${command} 2> ${sh(log)}`, { env: t.env('admin', { NO_COLOR: '1' }) });
+    expect((await pane.waitExit()).status).toBe(0);
+    const lines = readFileSync(log, 'utf8').split('\n');
+    const notice = lines.find((l) => l.startsWith('Table fitted to 80'));
+    expect(notice, lines.join('\n')).toMatch(/or -o json\.$/);
+    expect(stringWidth(notice!)).toBeGreaterThan(80);
   });
 });

@@ -2,7 +2,7 @@
 // `quoted span` or a `crm …` command; indented lines (commands to copy) left whole.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { displayWidth, forStderr, wrapNotice } from '../../../src/output/width.js';
+import { displayWidth, forStderr, noticeUnits, wrapNotice } from '../../../src/output/width.js';
 import { runs } from '../../helpers/property.js';
 
 const word = fc.stringMatching(/^[a-zA-Z0-9.,:;…-]{1,30}$/).filter((w) => w !== 'crm');
@@ -15,10 +15,59 @@ describe('wrapNotice', () => {
         const text = ws.join(' ');
         const out = wrapNotice(text, max).split('\n');
         expect(out.flatMap(words)).toEqual(ws);
-        for (const line of out) if (displayWidth(line) > max) expect(words(line)).toHaveLength(1);
+        for (const line of out) if (displayWidth(line) > max) expect(noticeUnits(line)).toHaveLength(1);
       }),
       runs(),
     );
+  });
+
+  // the tokens a new user saw split at 80 columns: a host name, a backticked command, a flag and its value
+  const tokens = [
+    'crm.example.com',
+    'host not found: crm.example.com',
+    '`crm keys-check`',
+    '(`crm batch contacts big.csv.rejects.csv`)',
+    '--encoding windows-1252',
+    '-o json',
+    '--fields id,email',
+    'crm contacts list --limit 2',
+  ];
+  it('joining the lines with spaces gives the text back; no host name, backticked span, flag and value or crm command is split', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(word, fc.constantFrom(...tokens)), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 5, max: 100 }),
+        (parts, max) => {
+          const text = parts.join(' ');
+          const lines = wrapNotice(text, max).split('\n');
+          expect(lines.join(' ')).toBe(text);
+          for (const line of lines) expect(line).toBe(line.trim());
+          for (const line of lines) if (displayWidth(line) > max) expect(noticeUnits(line)).toHaveLength(1);
+          // every token in the text sits whole on one line
+          const joinedByLine = lines.map((l) => ` ${l} `);
+          for (const token of tokens.filter((tk) => ` ${text} `.includes(` ${tk} `)))
+            if (!token.startsWith('crm ') && !token.startsWith('host'))
+              expect(
+                joinedByLine.some((l) => l.includes(token)),
+                `${token} in\n${lines.join('\n')}`,
+              ).toBe(true);
+        },
+      ),
+      runs(),
+    );
+  });
+
+  it('the trial at 80 columns: host name, backticked command, flag values whole', () => {
+    const text =
+      'Error: host not found: crm.example.com (check the base URL) — run `crm keys-check` and then import again with --encoding windows-1252 or ask for -o json output, please';
+    for (const max of [20, 25, 30, 35, 40, 80]) {
+      const lines = wrapNotice(text, max).split('\n');
+      for (const whole of ['crm.example.com', '`crm keys-check`', '--encoding windows-1252', '-o json'])
+        expect(
+          lines.some((l) => l.includes(whole)),
+          `${max}: ${whole}\n${lines.join('\n')}`,
+        ).toBe(true);
+    }
   });
 
   it('the 179-column table notice at 80: lines of at most 80 columns', () => {
