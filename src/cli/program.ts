@@ -31,7 +31,7 @@ function rootCommand() {
 
 export function buildProgram(state: RunState, argv?: readonly string[]): CommandUnknownOpts {
   const program = rootCommand();
-  const globals = (): GlobalOptions => globalOptions(program.opts(), state.env, Boolean(state.io.stdout.isTTY));
+  const globals = (): GlobalOptions => globalOptions(program.opts(), state.env, state.io);
   const reg: Registry = { state, ctx: () => createContext(state, globals()) };
   program.hook('preAction', () => {
     state.jsonErrors = program.opts().output === 'json';
@@ -125,14 +125,15 @@ export function allCommands(cmd: CommandUnknownOpts): CommandUnknownOpts[] {
   return [cmd, ...cmd.commands.flatMap((c) => allCommands(c))];
 }
 
-function globalOptions(o: ReturnType<ReturnType<typeof rootCommand>['opts']>, env: RunState['env'], tty: boolean): GlobalOptions {
+function globalOptions(o: ReturnType<ReturnType<typeof rootCommand>['opts']>, env: RunState['env'], io: RunState['io']): GlobalOptions {
   const { timeout, wide, quiet, verbose, color, ...rest } = o;
-  // colors only on a terminal, never with --no-color or NO_COLOR (https://no-color.org)
-  const useColor = tty && color && (env.NO_COLOR ?? '') === '';
+  // colors only on a terminal (each stream its own), never with --no-color or NO_COLOR (https://no-color.org)
+  const useColor = color && (env.NO_COLOR ?? '') === '';
   return {
     ...rest,
     wide: Boolean(wide),
-    color: useColor,
+    color: useColor && Boolean(io.stdout.isTTY),
+    stderrColor: useColor && Boolean(io.stderr.isTTY),
     quiet: Boolean(quiet),
     verbose: Boolean(verbose),
     timeoutMs: Math.round(timeout * 1000),

@@ -18,7 +18,10 @@ export interface GlobalOptions {
   /** as given with -o; Ctx.format() applies the default */
   output?: OutputFormat;
   fields?: string[];
+  /** colours on standard output (a terminal, no --no-color or NO_COLOR) */
   color: boolean;
+  /** colours on standard error: the same, with standard error the terminal (`2> file` has none) */
+  stderrColor: boolean;
   /** --wide: tables show every column uncut, even wider than the terminal */
   wide?: boolean;
   quiet: boolean;

@@ -2,7 +2,7 @@
 // and of a download rewritten in place and leaving one summary, the hidden key prompt, the delete
 // confirmation, a table with wide characters, and colours (on on a terminal, off with NO_COLOR and
 // when piped).
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import stringWidth from 'string-width';
@@ -181,6 +181,18 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
 
   describe('colours', () => {
     const list = 'crm contacts list --limit 3';
+
+    it('batch with stdout on the terminal and stderr to a file: the summary in the file has no escape sequence', async () => {
+      const file = join(work, 'colour.csv');
+      writeFileSync(file, 'email,first_name\ncolour1@tmux.example,A\ncolour2@tmux.example,B\n');
+      const log = join(work, 'e1.log');
+      const pane = await tm.run(`crm batch contacts ${sh(file)} 2> ${sh(log)}`, { env: t.env('admin') });
+      const { status: code, lines } = await pane.waitExit();
+      expect(code, lines.join('\n')).toBe(0);
+      const text = readFileSync(log, 'utf8');
+      expect(text).toMatch(/│ created +│ 2 /);
+      expect(JSON.stringify(text)).not.toContain('\\u001b');
+    });
 
     it('on a terminal, the table is coloured (bold heading, grey borders)', async () => {
       const pane = await tm.run(list, { env: t.env('admin') });

@@ -52,6 +52,7 @@ export interface FakeCtx extends Ctx {
 
 export const DEFAULT_GLOBALS: GlobalOptions = {
   color: false,
+  stderrColor: false,
   quiet: false,
   verbose: false,
   timeoutMs: 30_000,

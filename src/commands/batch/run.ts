@@ -207,11 +207,11 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' 
         : [[k, s[k]]],
     ),
   );
-  const { output, quiet, color } = ctx.globals;
+  const { output, quiet, stderrColor } = ctx.globals;
   const json = output === 'json' || output === 'ndjson';
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
   if (quiet) return;
-  if (!json) await writeRecord('table', ctx.io.stderr, record, { color });
+  if (!json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
   const why = json ? [] : reasonLines(s.reasons);
   ctx.io.stderr.write([...why, outcomeSentence(s, stopped)].join('\n') + '\n');
 }

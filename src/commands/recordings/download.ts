@@ -28,7 +28,7 @@ export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void
     stream: ctx.io.stderr,
     enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
     text: 'Listing recordings…',
-    color: ctx.globals.color,
+    color: ctx.globals.stderrColor,
   });
   let report: DownloadReport;
   try {
@@ -88,7 +88,7 @@ async function printSummary(report: DownloadReport, ctx: Ctx): Promise<void> {
   if (report.linkRefreshes > 0) rows.push(['expired links renewed', report.linkRefreshes]);
   rows.push(['folder', s.dir], ['elapsed', `${(s.elapsed_ms / 1000).toFixed(1)} s`]);
   const { renderKeyValueTable } = await loadTableRenderer();
-  let text = renderKeyValueTable(rows, { color: ctx.globals.color && Boolean(ctx.io.stderr.isTTY) });
+  let text = renderKeyValueTable(rows, { color: ctx.globals.stderrColor });
   for (const f of s.failures.slice(0, FAILURES_SHOWN)) {
     text += `  ${sanitizeForTerminal(f.id || '(no id)')}: ${sanitizeForTerminal(f.error)}\n`;
   }
