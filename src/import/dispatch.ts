@@ -125,6 +125,7 @@ class SendingPass {
       // the row before it for this record was the same change: that one does it (a rejected first is fixed for both)
       this.repeats.push(chunk.lines[0]!);
       c.skipped++;
+      c.repeated++;
       return;
     }
     // a create's chunks are never identical: the check pass left out rows repeating an earlier one (repeats.ts)

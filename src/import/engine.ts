@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { inspect } from 'node:util';
 import { InterruptedError, UsageError } from '../http/errors.js';
-import { plural } from '../output/plural.js';
+import { count, plural } from '../output/plural.js';
 import { listDir } from '../util/fs.js';
 import type { ImportDeps, ImportOptions, ImportSummary } from './engine-types.js';
 import { parseColumnMaps } from './header.js';
@@ -129,7 +129,7 @@ async function check(run: Run): Promise<ScanResult> {
   if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));
   if (opts.strict && scan.invalid > 0) {
     throw new UsageError(
-      `${input.name}: ${scan.invalid} of ${scan.rows} rows are invalid; nothing was sent (--strict)\n${listInvalid(scan.firstInvalid)}`,
+      `${input.name}: ${count(scan.invalid)} of ${count(scan.rows)} rows are invalid; nothing was sent (--strict)\n${listInvalid(scan.firstInvalid)}`,
     );
   }
   return scan;
@@ -145,13 +145,14 @@ function finish(run: Run, scan: ScanResult, sent: Sent): ImportSummary {
   // chunks are cut from the valid rows in order; done: answered now or by an earlier run
   const chunksDone = c.skippedChunks + c.chunks - c.failedChunks;
   const left = result.not_sent + c.inDoubt;
-  const earlier = c.skipped > 0 ? ` (${c.skipped} of them by an earlier run)` : '';
+  const byEarlier = c.skipped - c.repeated;
+  const earlier = byEarlier > 0 ? ` (${count(byEarlier)} of them by an earlier run)` : '';
   const rejected = c.failed - c.inDoubt - c.unknown + c.invalid;
   const [unit, created] = run.opts.operation ? ['row', run.opts.operation.done] : ['chunk', 'created'];
   const message =
-    `interrupted after ${chunksDone} of ${plural(Math.ceil((scan.valid - scan.repeated) / run.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
-    `${rejected > 0 ? `, ${rejected} not ${created} (in the rejects file)` : ''}` +
-    `${c.unknown > 0 ? `, ${c.unknown} unknown (in the unknown file)` : ''}; ` +
-    `${plural(left, 'row')} of ${scan.rows} left (not sent yet${c.inDoubt > 0 ? ', or sent without an answer' : ''}), not in the rejects file`;
+    `interrupted after ${count(chunksDone)} of ${plural(Math.ceil((scan.valid - scan.repeated) / run.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
+    `${rejected > 0 ? `, ${count(rejected)} not ${created} (in the rejects file)` : ''}` +
+    `${c.unknown > 0 ? `, ${count(c.unknown)} unknown (in the unknown file)` : ''}; ` +
+    `${plural(left, 'row')} of ${count(scan.rows)} left (not sent yet${c.inDoubt > 0 ? ', or sent without an answer' : ''}), not in the rejects file`;
   throw withSummary(new InterruptedError(message), result);
 }

@@ -73,5 +73,6 @@ export function stoppedAfterFailures(err: CrmError, n: number): CrmError {
 /** The one warning naming the update, delete or link rows that repeated an earlier row of their record. */
 export function repeatsWarning(r: number[]): string {
   const lines = `${r.slice(0, 5).join(', ')}${r.length > 5 ? ', …' : ''}`;
-  return `${plural(r.length, 'row')} (line${r.length > 1 ? 's' : ''} ${lines}) repeat an earlier row and were not sent again (counted as skipped)`;
+  const one = r.length === 1;
+  return `${plural(r.length, 'row')} (line${one ? '' : 's'} ${lines}) ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent (counted as skipped)`;
 }

@@ -56,6 +56,22 @@ describe('crm batch reports what happened', () => {
     );
   });
 
+  it('an update row repeating an earlier one: "1 row (line 3) repeats an earlier row exactly and is not sent", and the sentence says so', async () => {
+    const res = await fetch(`${t.sb.baseUrl}/contacts`, {
+      method: 'POST',
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'repeat.update@example.com', first_name: 'Old' }),
+    });
+    const id = ((await res.json()) as { data: { id: string } }).data.id;
+    const r = await crm(['batch', 'contacts', file('upd-repeat.csv', `id,first_name\n${id},New\n${id},New\n`), '--update']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('1 row (line 3) repeats an earlier row exactly and is not sent (counted as skipped)');
+    expect(r.stderr).toContain('Updated 1 of 2 contacts; 1 skipped as repeating an earlier row.');
+    expect(r.stderr).not.toMatch(/done before/);
+    const got = await fetch(`${t.sb.baseUrl}/contacts/${id}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+    expect(((await got.json()) as { data: { first_name: string } }).data.first_name).toBe('New');
+  });
+
   it('a failure says its top reasons with counts, and every summary ends with a plain sentence; -o json adds `reasons`', async () => {
     const rows = Array.from({ length: 30 }, (_, i) => (i < 25 ? `P${i},` : i < 28 ? `P${i},bad-${i}` : `P${i},ok.${i}@example.com`));
     const p = file('reasons.csv', `First Name,Email\n${rows.join('\n')}\n`);
@@ -176,6 +192,8 @@ describe('crm batch reports what happened', () => {
     );
     expect(again.code, again.stderr).toBe(9);
     expect(again.stderr).toMatch(/Created \d+ of 2,400 contacts; \d+ created by an earlier run; 2,000 failed/);
+    // the Error line counts as the sentence does: 2,000 and 2,400, not 2000 and 2400
+    expect(again.stderr).toMatch(/^Error: 2,000 rows failed, of 2,400\b/m);
     const counts = await t.countByEmail('disk');
     expect(counts.size).toBe(400);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);

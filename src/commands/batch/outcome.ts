@@ -1,13 +1,12 @@
 // The end of a `crm batch` summary: why rows failed, grouped (`25 × VALIDATION_FAILED  email: required`, as
 // `sf data bulk results` groups them), and one plain sentence of what happened.
 import { OTHER_REASONS, type ImportSummary, type Reason } from '../../import/index.js';
+import { count as n } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 
 /** groups named in the text; the rest is one "and N other reasons" line */
 const SHOWN = 3;
 const MAX_MESSAGE = 100;
-
-const n = (x: number): string => x.toLocaleString('en-US');
 
 /** The lines under the summary saying why rows failed or were invalid; none when every row went through. */
 export function reasonLines(reasons: readonly Reason[]): string[] {
@@ -38,7 +37,7 @@ export function outcomeSentence(s: ImportSummary, stopped?: 'interrupted' | 'sto
   const earlier = s.skipped - repeated;
   const rejected = s.failed - s.in_doubt - s.unknown;
   const parts = [
-    earlier > 0 ? `${n(earlier)} ${op ? 'skipped (done before, or repeating an earlier row)' : `${verb} by an earlier run`}` : '',
+    earlier > 0 ? `${n(earlier)} ${verb} by an earlier run` : '',
     repeated > 0 ? `${n(repeated)} skipped as repeating an earlier row` : '',
     [rejected > 0 ? `${n(rejected)} failed` : '', s.invalid > 0 ? `${n(s.invalid)} invalid` : ''].filter(Boolean).join(' and ') +
       (rejected + s.invalid > 0 && s.rejects_file ? ` (see ${s.rejects_file})` : ''),

@@ -16,7 +16,7 @@ import {
   type ImportSummary,
 } from '../../import/index.js';
 import { SendingRate } from '../../output/eta.js';
-import { plural, wasWere } from '../../output/plural.js';
+import { count, plural, wasWere } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
@@ -181,12 +181,12 @@ function failureLine(s: ImportSummary): string {
       failed > 0 ? `${plural(failed, 'row')} failed` : '',
       s.invalid > 0 ? `${plural(s.invalid, 'row')} ${wasWere(s.invalid)} invalid` : '',
     ].filter(Boolean);
-    return `${what.join(' and ')}, of ${s.rows}`;
+    return `${what.join(' and ')}, of ${count(s.rows)}`;
   }
   const parts = [`${plural(s.in_doubt, 'row')} sent without an answer (rerun to settle)`];
-  if (failed > 0) parts.push(`${failed} failed`);
-  if (s.invalid > 0) parts.push(`${s.invalid} invalid`);
-  return `${parts.join(', ')}, of ${s.rows}`;
+  if (failed > 0) parts.push(`${count(failed)} failed`);
+  if (s.invalid > 0) parts.push(`${count(s.invalid)} invalid`);
+  return `${parts.join(', ')}, of ${count(s.rows)}`;
 }
 
 const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms

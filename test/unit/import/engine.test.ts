@@ -578,7 +578,7 @@ describe('runImport: abort', () => {
     expect((err as InterruptedError).exitCode).toBe(130);
     // how far it got: 4 of 100 chunks answered, 40 rows created, 960 left
     expect((err as Error).message).toBe(
-      'interrupted after 4 of 100 chunks: 40 rows created; 960 rows of 1000 left (not sent yet), not in the rejects file',
+      'interrupted after 4 of 100 chunks: 40 rows created; 960 rows of 1,000 left (not sent yet), not in the rejects file',
     );
     // the summary is printed by the command: not repeated as details
     expect((err as InterruptedError).details).toEqual([]);

@@ -24,7 +24,7 @@ const at = (over: Partial<ImportProgress>, pace?: PaceInfo) => progressText({ ..
 
 describe('progressText', () => {
   it('while checking: rows read and how far through the file', () => {
-    expect(at({ phase: 'check', rows: 1200, rowsTotal: null, bytes: 250, bytesTotal: 1000 })).toBe('checking: 1200 rows read (25%)');
+    expect(at({ phase: 'check', rows: 1200, rowsTotal: null, bytes: 250, bytesTotal: 1000 })).toBe('checking: 1,200 rows read (25%)');
   });
   it('a 3,000-row one-request-per-row job at 200 a minute says 14 minutes from the first answer (and the last 200 at 7 a second)', () => {
     const pace: PaceInfo = { limit: 200, remaining: 199, resetAt: NOW + 59_990, windowMs: 60_000 };
