@@ -62,7 +62,7 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${variable} is not a URL (expected http://[user:password@]host:port)`);
+    throw new UsageError(`${variable} is not a URL${whyNotUrl(text)} (expected http://[user:password@]host:port)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${variable} uses ${url.protocol}//; crm supports http:// and https:// proxies (not SOCKS)`);
@@ -80,6 +80,17 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
   }
   const shown = url.username ? `${url.protocol}//${url.username}:****@${url.host}` : display;
   return { url: url.href, variable, display, shown, hasCredentials: url.username !== '' };
+}
+
+/** What in its host:port (never the user name or password) keeps `text` from being a URL: `: …`, or nothing when unsure. */
+function whyNotUrl(text: string): string {
+  const authority = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0]!;
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1).slice(0, 60);
+  if (hostPort.includes('%')) return `: a stray % in ${hostPort} (a % belongs only in a percent-encoded user name or password)`;
+  const port = /^(?:\[[^\]]*\]|[^:[\]]*):(.*)$/.exec(hostPort)?.[1];
+  if (port !== undefined && !/^\d*$/.test(port)) return `: its port (${port}) is not a number`;
+  if (hostPort.startsWith('[') && !hostPort.includes(']')) return `: the IPv6 address in ${hostPort} lacks its closing ]`;
+  return '';
 }
 
 /** Whether a URL part's percent-encoding is whole (undici decodes the proxy's user name and password). */

@@ -300,6 +300,8 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
       'a % in its user name or password that is not percent-encoding',
     ],
     ['a % not followed by two hex digits in the user name', (port: number) => `http://a%zz:pw@127.0.0.1:${port}`, 'write %25'],
+    ['a stray % after the port', (port: number) => `http://127.0.0.1:${port}%`, `a stray % in 127.0.0.1:`],
+    ['a port that is no number', () => `http://127.0.0.1:80x`, 'its port (80x) is not a number'],
     ['a path', (port: number) => `http://127.0.0.1:${port}/proxy`, 'has a path (/proxy)'],
     ['a query', (port: number) => `http://127.0.0.1:${port}/?x=1`, 'has a query or fragment'],
     ['a fragment', (port: number) => `http://127.0.0.1:${port}#f`, 'has a query or fragment'],
