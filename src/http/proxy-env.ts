@@ -23,18 +23,29 @@ export interface ProxyChoice {
 }
 
 /** How a request to a target goes: through `proxy`, or direct (`direct`: why, when a proxy variable is set). */
-export type Route = { proxy: ProxyChoice; direct?: undefined } | { proxy?: undefined; direct?: 'NO_PROXY' | 'loopback' | 'http' };
+export type Route =
+  | { proxy: ProxyChoice; direct?: undefined; why?: undefined }
+  | { proxy?: undefined; direct?: 'NO_PROXY' | 'loopback' | 'http'; why?: NoProxyMatch };
+
+/** Which NO_PROXY entry sent a target direct, with the variables' names as set (for hints). */
+export interface NoProxyMatch {
+  entry: string;
+  noProxyVariable: string;
+  proxyVariable: string;
+}
 
 /** The route to `target`; a UsageError for an unusable proxy URL. */
 export function routeFor(target: URL, env: Env = process.env): Route {
   const variable = env.https_proxy ? 'https_proxy' : env.HTTPS_PROXY ? 'HTTPS_PROXY' : undefined;
   if (!variable) return {};
   if (target.protocol !== 'https:') return { direct: 'http' };
-  const noProxy = (env.no_proxy ?? env.NO_PROXY ?? '').split(/[\s,]+/).filter(Boolean);
+  const noProxyVariable = env.no_proxy !== undefined ? 'no_proxy' : 'NO_PROXY';
+  const noProxy = (env[noProxyVariable] ?? '').split(/[\s,]+/).filter(Boolean);
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (isLoopbackHost(target.hostname) && !noProxy.includes('<-loopback>')) return { direct: 'loopback' };
   const port = target.port || '443';
-  if (noProxy.some((entry) => noProxyMatches(entry, host, port))) return { direct: 'NO_PROXY' };
+  const entry = noProxy.find((e) => noProxyMatches(e, host, port));
+  if (entry !== undefined) return { direct: 'NO_PROXY', why: { entry, noProxyVariable, proxyVariable: variable } };
   return { proxy: parseProxyUrl(env[variable]!, variable) };
 }
 
