@@ -1,7 +1,7 @@
 // What a failed connection means, in one wording for the API client and the transcript downloads:
 // the class of failure (DNS, refused, TLS trust, proxy) and the next step, as a message and a hint.
 import { readFileSync, statSync } from 'node:fs';
-import type { ProxyChoice, Env } from './proxy-env.js';
+import { routeFor, type NoProxyMatch, type ProxyChoice, type Env } from './proxy-env.js';
 import { isLoopbackHost } from './url.js';
 
 /** Codes of a connection that never reached the other end (with a proxy: the proxy itself). */
@@ -96,7 +96,11 @@ const WORDING: Record<string, (f: Facts) => Words> = {
   ECONNRESET: (f) => ({ message: `the connection was closed before an answer (connection reset)${f.via}` }),
   ENOTFOUND: (f) => ({
     message: `host not found: ${f.host} (DNS lookup failed${f.code === 'EAI_AGAIN' ? ', temporarily' : ''})`,
-    hint: `check the host name in the base URL; where the internet is reached only through a proxy, set HTTPS_PROXY=http://PROXY:PORT.${also(f)}`,
+    hint: f.direct
+      ? `check the host name in the base URL. ${f.direct}`
+      : f.ctx.env?.https_proxy || f.ctx.env?.HTTPS_PROXY
+        ? 'check the host name in the base URL.'
+        : 'check the host name in the base URL; where the internet is reached only through a proxy, set HTTPS_PROXY=http://PROXY:PORT.',
   }),
   ECONNREFUSED: (f) => ({
     message: `connection refused by ${f.ctx.target}`,
@@ -157,11 +161,22 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): Words {
   return { message: `${raw}${via}` };
 }
 
-/** When the request went direct although only HTTP_PROXY is set: say why it was not used. */
+/** When the request went direct although a proxy variable is set: why (a NO_PROXY entry; only HTTP_PROXY set). */
 function directHint(ctx: NetworkContext, host: string, proxy: ProxyChoice | undefined): string | undefined {
   const env = ctx.env ?? {};
-  if (isLoopbackHost(host)) return undefined; // never proxied: proxy-env.ts
-  if (proxy || env.https_proxy || env.HTTPS_PROXY || !(env.http_proxy || env.HTTP_PROXY)) return undefined;
+  if (proxy || isLoopbackHost(host)) return undefined; // loopback is never proxied: proxy-env.ts
+  if (env.https_proxy || env.HTTPS_PROXY) {
+    let why: NoProxyMatch | undefined;
+    try {
+      why = routeFor(new URL(`https://${ctx.target}`), env).why;
+    } catch {
+      return undefined; // an unusable proxy URL stopped crm before any connection
+    }
+    return why
+      ? `${host} matches ${why.entry} in ${why.noProxyVariable}, so crm connected directly, not through ${why.proxyVariable}: if ${host} is reached only through the proxy, remove ${why.entry} from ${why.noProxyVariable}.`
+      : undefined;
+  }
+  if (!(env.http_proxy || env.HTTP_PROXY)) return undefined;
   return 'HTTP_PROXY is set, but crm (like curl) uses HTTPS_PROXY for https:// URLs: set HTTPS_PROXY too.';
 }
 

@@ -23,18 +23,29 @@ export interface ProxyChoice {
 }
 
 /** How a request to a target goes: through `proxy`, or direct (`direct`: why, when a proxy variable is set). */
-export type Route = { proxy: ProxyChoice; direct?: undefined } | { proxy?: undefined; direct?: 'NO_PROXY' | 'loopback' | 'http' };
+export type Route =
+  | { proxy: ProxyChoice; direct?: undefined; why?: undefined }
+  | { proxy?: undefined; direct?: 'NO_PROXY' | 'loopback' | 'http'; why?: NoProxyMatch };
+
+/** Which NO_PROXY entry sent a target direct, with the variables' names as set (for hints). */
+export interface NoProxyMatch {
+  entry: string;
+  noProxyVariable: string;
+  proxyVariable: string;
+}
 
 /** The route to `target`; a UsageError for an unusable proxy URL. */
 export function routeFor(target: URL, env: Env = process.env): Route {
   const variable = env.https_proxy ? 'https_proxy' : env.HTTPS_PROXY ? 'HTTPS_PROXY' : undefined;
   if (!variable) return {};
   if (target.protocol !== 'https:') return { direct: 'http' };
-  const noProxy = (env.no_proxy ?? env.NO_PROXY ?? '').split(/[\s,]+/).filter(Boolean);
+  const noProxyVariable = env.no_proxy !== undefined ? 'no_proxy' : 'NO_PROXY';
+  const noProxy = (env[noProxyVariable] ?? '').split(/[\s,]+/).filter(Boolean);
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (isLoopbackHost(target.hostname) && !noProxy.includes('<-loopback>')) return { direct: 'loopback' };
   const port = target.port || '443';
-  if (noProxy.some((entry) => noProxyMatches(entry, host, port))) return { direct: 'NO_PROXY' };
+  const entry = noProxy.find((e) => noProxyMatches(e, host, port));
+  if (entry !== undefined) return { direct: 'NO_PROXY', why: { entry, noProxyVariable, proxyVariable: variable } };
   return { proxy: parseProxyUrl(env[variable]!, variable) };
 }
 
@@ -62,7 +73,7 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${variable} is not a URL (expected http://[user:password@]host:port)`);
+    throw new UsageError(`${variable} is not a URL${whyNotUrl(text)} (expected http://[user:password@]host:port)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${variable} uses ${url.protocol}//; crm supports http:// and https:// proxies (not SOCKS)`);
@@ -80,6 +91,17 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
   }
   const shown = url.username ? `${url.protocol}//${url.username}:****@${url.host}` : display;
   return { url: url.href, variable, display, shown, hasCredentials: url.username !== '' };
+}
+
+/** What in its host:port (never the user name or password) keeps `text` from being a URL: `: …`, or nothing when unsure. */
+function whyNotUrl(text: string): string {
+  const authority = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0]!;
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1).slice(0, 60);
+  if (hostPort.includes('%')) return `: a stray % in ${hostPort} (a % belongs only in a percent-encoded user name or password)`;
+  const port = /^(?:\[[^\]]*\]|[^:[\]]*):(.*)$/.exec(hostPort)?.[1];
+  if (port !== undefined && !/^\d*$/.test(port)) return `: its port (${port}) is not a number`;
+  if (hostPort.startsWith('[') && !hostPort.includes(']')) return `: the IPv6 address in ${hostPort} lacks its closing ]`;
+  return '';
 }
 
 /** Whether a URL part's percent-encoding is whole (undici decodes the proxy's user name and password). */

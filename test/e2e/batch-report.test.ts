@@ -141,6 +141,12 @@ describe('crm batch reports what happened', () => {
     const r = await crm(['batch', 'contact', p]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown resource 'contact'; did you mean 'contacts'\?/);
+    // the hint lists only what batch takes: no meetings, recordings, bookings (batch refuses them)
+    expect(r.stderr).toMatch(/contacts, companies/);
+    expect(r.stderr).not.toMatch(/meetings|recordings|bookings/);
+    const u = await crm(['batch', 'contact', p, '--delete']);
+    expect(u.stderr).toMatch(/did you mean 'contacts'\?/);
+    expect(u.stderr).not.toMatch(/meetings|recordings|bookings|interactions/);
     const m = await crm(['batch', 'contacts', 'nofile.csv']);
     expect(m.code).toBe(2);
     expect(m.stderr).toMatch(/cannot read nofile\.csv: no such file/);

@@ -135,6 +135,17 @@ describe('the no-root install of the README', () => {
     expect(readme).not.toMatch(/alias crm=/);
   });
 
+  it('puts ~/.local/bin on PATH for login shells too (a new tmux window, macOS Terminal read ~/.profile, not ~/.bashrc)', () => {
+    const home = path.join(dir, 'home-no-root');
+    for (const flag of ['-l', '-i']) {
+      const r = spawnSync('bash', [flag, '-c', 'command -v crm'], {
+        encoding: 'utf8',
+        env: { HOME: home, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`, TERM: 'dumb' },
+      });
+      expect(r.stdout.trim(), `bash ${flag}: ${r.stderr}`).toBe(path.join(home, '.local/bin/crm'));
+    }
+  });
+
   it.each(SHELLS)('%s completes profile names with crm installed that way', (shell) => {
     if (!shellAvailable(shell) && !required) return;
     const { offers, stderr } = completeIn(shell, ['crm --profile ', 'crm keys use ', 'crm contacts '], noRoot, work);

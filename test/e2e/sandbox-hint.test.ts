@@ -1,6 +1,6 @@
-// `crm sandbox`'s start hint (issue 17): the commands it suggests, pasted into a shell with the admin
-// key put in, run and show something. Without --seed the sandbox is empty: a list would show only
-// "No results.", so the hint makes a record first and names --seed for sample data.
+// `crm sandbox`'s start hint (issue 17): the commands it suggests, pasted into a shell as they are
+// (a `<admin key above>` placeholder made bash look for a file named `admin`), run and show
+// something. Without --seed the sandbox is empty: a list would show only "No results.", so the hint makes a record first and names --seed for sample data.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,14 +57,16 @@ describe('crm sandbox: the hint', () => {
   it.each([
     ['without --seed', [] as string[]],
     ['with --seed 42', ['--seed', '42']],
-  ])('%s: each suggested command runs (key put in); the last one lists a contact', async (_name, args) => {
+    ['with --tls --seed 42', ['--tls', '--seed', '42']],
+  ])('%s: each suggested command runs pasted as it is; the last one lists a contact', async (_name, args) => {
     const s = await sandbox(args);
     expect(s.tries.length, s.stderr).toBeGreaterThan(0);
     if (args.length === 0) expect(s.stderr).toMatch(/--seed 42/);
     let last = { code: 0, stdout: '', stderr: '' };
     for (const line of s.tries) {
-      expect(line, s.stderr).toContain('<admin key above>');
-      last = await sh(`${line.replace('<admin key above>', s.key)} -o json`);
+      // the sandbox's admin key is a local throw-away key, printed in its JSON line too
+      expect(line, s.stderr).toContain(`CRM_API_KEY=${s.key} `);
+      last = await sh(`${line} -o json`);
       expect(last.code, `${line}\n${last.stderr}`).toBe(0);
     }
     const listed = JSON.parse(last.stdout) as unknown[];

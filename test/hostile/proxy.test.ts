@@ -300,6 +300,8 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
       'a % in its user name or password that is not percent-encoding',
     ],
     ['a % not followed by two hex digits in the user name', (port: number) => `http://a%zz:pw@127.0.0.1:${port}`, 'write %25'],
+    ['a stray % after the port', (port: number) => `http://127.0.0.1:${port}%`, `a stray % in 127.0.0.1:`],
+    ['a port that is no number', () => `http://127.0.0.1:80x`, 'its port (80x) is not a number'],
     ['a path', (port: number) => `http://127.0.0.1:${port}/proxy`, 'has a path (/proxy)'],
     ['a query', (port: number) => `http://127.0.0.1:${port}/?x=1`, 'has a query or fragment'],
     ['a fragment', (port: number) => `http://127.0.0.1:${port}#f`, 'has a query or fragment'],
@@ -326,6 +328,26 @@ describe('network errors name their class and the next step', () => {
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/host not found: api\.crm-test\.invalid \(DNS lookup failed/);
     expect(r.stderr).toMatch(/Hint: check the host name in the base URL; .*HTTPS_PROXY/);
+  });
+
+  it('DNS failure of a host that went direct because it matched NO_PROXY: the hint says so, and never to set HTTPS_PROXY (set)', async () => {
+    const env = { CRM_BASE_URL: 'https://api.crm-test.invalid/api/v2', HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: 'crm-test.invalid' };
+    const r = await crm(['contacts', 'list', '-v'], env);
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toContain('direct (NO_PROXY)');
+    expect(r.stderr).toMatch(/host not found: api\.crm-test\.invalid/);
+    expect(r.stderr).toContain('api.crm-test.invalid matches crm-test.invalid in NO_PROXY, so crm connected directly, not through HTTPS_PROXY');
+    expect(r.stderr).toContain('remove crm-test.invalid from NO_PROXY');
+    expect(r.stderr).not.toMatch(/set HTTPS_PROXY/);
+    // lower-case names are named as they are set
+    const lower = await crm(['contacts', 'list'], {
+      ...env,
+      HTTPS_PROXY: undefined,
+      NO_PROXY: undefined,
+      https_proxy: env.HTTPS_PROXY,
+      no_proxy: '*',
+    });
+    expect(lower.stderr).toContain('matches * in no_proxy, so crm connected directly, not through https_proxy');
   });
 
   it('connection refused', async () => {

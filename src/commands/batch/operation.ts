@@ -1,6 +1,6 @@
 // Which rows-to-requests operation `crm batch` runs (--update, --delete; `crm links import` its links),
 // and a delete's confirmation: the count and the resource, typed back on a terminal, as gh asks.
-import { findResource, RESOURCE_NAMES } from '../../api/resources.js';
+import { findResource, RESOURCES } from '../../api/resources.js';
 import { nearestName } from '../../util/nearest.js';
 import { UsageError } from '../../http/errors.js';
 import { deleteOperation, updateOperation, type RowOperation } from '../../import/index.js';
@@ -9,21 +9,27 @@ import type { Ctx } from '../context.js';
 import { ask } from '../shared/ask.js';
 import type { BatchOptions } from './command.js';
 
-/** A name that is no resource, as a usage error suggesting the nearest (`contact` → `contacts`). */
-export function checkResourceName(name: string): void {
+/** The resources `crm batch` takes: creates in batches (`batch`), or updates / deletes row by row. */
+function batchable(verb?: 'update' | 'delete'): string[] {
+  return RESOURCES.filter((r) => (verb ? r.verbs.includes(verb) : r.batch)).map((r) => r.name);
+}
+
+/** A name that is no resource, as a usage error suggesting the nearest (`contact` → `contacts`) of those batch takes. */
+export function checkResourceName(name: string, verb?: 'update' | 'delete'): void {
   if (findResource(name)) return;
-  const near = nearestName(name, RESOURCE_NAMES);
+  const names = batchable(verb);
+  const near = nearestName(name, names);
   throw new UsageError(`unknown resource '${name}'${near ? `; did you mean '${near}'?` : ''}`, {
-    hint: `the resources: ${RESOURCE_NAMES.join(', ')}`,
+    hint: `batch${verb ? ` --${verb}` : ''} works for ${names.join(', ')}`,
   });
 }
 
 /** --update / --delete → the operation (undefined: a create); --id-column becomes a map to `id`. */
 export function batchOperation(o: BatchOptions): { operation?: RowOperation; maps?: string[] } {
-  checkResourceName(o.resource);
   const help = { hint: `see ${'`crm batch --help`'}` };
   if (o.update && o.delete) throw new UsageError('--update and --delete cannot be used together: one run does one of them', help);
   const verb = o.update ? 'update' : o.delete ? 'delete' : undefined;
+  checkResourceName(o.resource, verb);
   if (o.yes && verb !== 'delete') throw new UsageError('--yes applies only with --delete (nothing else asks first)', help);
   if (verb === undefined) {
     if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete (a create has no ids)', help);
@@ -31,7 +37,7 @@ export function batchOperation(o: BatchOptions): { operation?: RowOperation; map
   }
   const def = findResource(o.resource)!;
   if (!def.verbs.includes(verb)) {
-    const can = ['contacts', 'companies', 'deals', 'pipelines', 'tasks', 'notes', 'segments'].join(', ');
+    const can = batchable(verb).join(', ');
     throw new UsageError(`${o.resource} cannot be ${verb}d (${verb} works for ${can})`);
   }
   const maps = o.idColumn !== undefined && o.idColumn !== 'id' ? [...(o.map ?? []), `${o.idColumn}=id`] : o.map;

@@ -31,7 +31,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   // an import allocates fast but keeps a small live heap: cap V8's GC headroom, the bulk of its peak
   // RSS (bench/import.mjs: 107 MB instead of ~135 MB at 300 000 rows, no measurable CPU cost)
   setFlagsFromString('--heap-growing-percent=50');
-  if (!o.operation) checkResourceName(o.resource);
+  if (!o.operation) checkResourceName(o.resource, o.update ? 'update' : o.delete ? 'delete' : undefined);
   const { client, opts } = await importTarget(o, ctx);
   const sending = new SendingRate();
   const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now(), sending }));

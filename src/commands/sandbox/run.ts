@@ -4,6 +4,7 @@ import type { Ctx } from '../context.js';
 import { UsageError } from '../../http/errors.js';
 import type { SandboxOptions } from '../../sandbox/index.js';
 import type { SandboxCommandOptions } from './command.js';
+import { shellWord } from '../shared/command-line.js';
 
 /** `fn()`, its error a UsageError (with `prefix`) naming the flag. */
 function flag<T>(prefix: string, fn: () => T): T {
@@ -77,7 +78,10 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
     ca_file: caFile || undefined,
   };
   ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
-  const vars = `${sandbox.caFile ? `NODE_EXTRA_CA_CERTS=${sandbox.caFile} ` : ''}CRM_BASE_URL=${sandbox.baseUrl} CRM_API_KEY=<admin key above>`;
+  // commands to paste as they are: the admin key itself (a local throw-away key, in the JSON line too), values shell-quoted
+  const vars = [...(caFile ? [['NODE_EXTRA_CA_CERTS', caFile]] : []), ['CRM_BASE_URL', baseUrl], ['CRM_API_KEY', keys.admin]]
+    .map(([name, value]) => `${name}=${shellWord(value!)}`)
+    .join(' ');
   // without --seed or --data-file it starts empty: a list alone would only say "No results."
   const empty = options.seed === undefined && options.dataFile === undefined;
   const tries = empty ? ['crm contacts create --set email=ada@example.com', 'crm contacts list'] : ['crm contacts list'];

@@ -127,6 +127,9 @@ describe('proxyFor', () => {
   });
 
   it.each([
+    ['http://proxy:80%', /^HTTPS_PROXY is not a URL: a stray % in proxy:80% \(/],
+    ['http://u:pw@proxy:80%', /^HTTPS_PROXY is not a URL: a stray % in proxy:80% \(/],
+    ['http://proxy:8o', /^HTTPS_PROXY is not a URL: its port \(8o\) is not a number/],
     ['http://proxy.corp:3128/path', /^HTTPS_PROXY has a path \(\/path\)/],
     ['http://proxy.corp:3128/?a=1', /^HTTPS_PROXY has a query or fragment/],
     ['http://proxy.corp:3128#x', /^HTTPS_PROXY has a query or fragment/],
