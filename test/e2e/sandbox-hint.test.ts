@@ -18,8 +18,10 @@ beforeAll(() => {
   writeFileSync(join(binDir, 'crm'), `#!/bin/sh\nexec "${process.execPath}" "${CRM_BIN}" "$@"\n`);
   chmodSync(join(binDir, 'crm'), 0o755);
 });
-afterAll(() => {
-  for (const c of children) c.kill('SIGTERM');
+afterAll(async () => {
+  // each sandbox removes its own files as it exits (--tls: its CA folder): wait for that
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  await Promise.all(running.map((c) => new Promise<void>((resolve) => (c.once('exit', () => resolve()), c.kill('SIGTERM')))));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
