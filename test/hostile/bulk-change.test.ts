@@ -109,3 +109,41 @@ it('a rejected update sent again by a rerun is followed by the later row of its 
   ]);
   expect(value.get('con_1')).toBe('B');
 });
+
+it('a later run of the same change is applied again by a server that caches answers by key and never says Idempotent-Replayed (issue 17)', async () => {
+  // the server's state, and its idempotency cache: a known key gets the first answer again, nothing applied
+  const title = new Map<string, string>();
+  const linked = new Set<string>();
+  const cache = new Map<string, unknown>();
+  const cached = (req: { headers: Record<string, unknown> }, apply: () => unknown) => {
+    const key = String(req.headers['idempotency-key']);
+    if (!cache.has(key)) cache.set(key, apply());
+    return cache.get(key);
+  };
+  h.route('PATCH', /\/contacts\/con_1$/, (req, res) =>
+    json(res, 200, success(cached(req, () => (title.set('con_1', (JSON.parse(req.body) as { title: string }).title), { id: 'con_1' })))),
+  );
+  h.route('POST', /\/deals\/deal_1\/contacts$/, (req, res) =>
+    json(res, 201, success(cached(req, () => (linked.add((JSON.parse(req.body) as { contact_id: string }).contact_id), { deal_id: 'deal_1' })))),
+  );
+  const upd = file('title.csv', 'id,title\ncon_1,CEO\n');
+  const pairs = file('pairs.csv', 'deal_id,contact_id\ndeal_1,con_1\n');
+  const update = (input: string, more: string[] = []) => crm(['batch', 'contacts', input, '--update', ...more]);
+  const link = (more: string[] = []) => crm(['links', 'import', 'deals', 'contacts', pairs, ...more]);
+  expect((await update(upd)).code).toBe(0);
+  expect((await link()).code).toBe(0);
+  expect([title.get('con_1'), linked.has('con_1')]).toEqual(['CEO', true]);
+  // a colleague changes the title and removes the link; the same change is sent again (--no-resume, or another file: the
+  // same bytes again are answered from the journal, saying nothing is sent): a run of its own, new keys
+  for (const again of [() => update(upd, ['--no-resume']), () => update(file('title-crlf.csv', 'id,title\r\ncon_1,CEO\r\n'))]) {
+    title.set('con_1', 'CTO');
+    const r = await again();
+    expect(r.code, r.stderr).toBe(0);
+    expect(title.get('con_1'), r.stderr).toBe('CEO');
+  }
+  linked.delete('con_1');
+  expect((await link(['--no-resume'])).code).toBe(0);
+  expect(linked.has('con_1')).toBe(true);
+  const keys = h.log.filter((x) => x.method !== 'GET').map((x) => x.headers['idempotency-key']);
+  expect(new Set(keys).size).toBe(keys.length);
+});
