@@ -2,6 +2,7 @@
 // the class of failure (DNS, refused, TLS trust, proxy) and the next step, as a message and a hint.
 import { readFileSync, statSync } from 'node:fs';
 import { routeFor, type NoProxyMatch, type ProxyChoice, type Env } from './proxy-env.js';
+import { fsReason } from '../util/fs-error.js';
 import { isLoopbackHost } from './url.js';
 
 /** Codes of a connection that never reached the other end (with a proxy: the proxy itself). */
@@ -207,9 +208,7 @@ function extraCaProblem(path: string): string {
     if (statSync(path).isDirectory()) return 'which cannot be read (a folder, not a file)';
     text = readFileSync(path, 'latin1');
   } catch (err) {
-    const code = codeOf(err);
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? String(err));
-    return `which cannot be read (${why})`;
+    return `which cannot be read (${fsReason(err)})`;
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----')) return 'which holds no PEM certificate (-----BEGIN CERTIFICATE-----)';
   return "but no certificate in it signed this server's";

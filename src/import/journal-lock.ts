@@ -9,7 +9,7 @@ import { processAlive } from '../util/fs.js';
 import { jobOf, journalPath, type JournalIdentity } from './journal-format.js';
 
 /** The lock of a job: per content, resource, base URL and operation (not the key or options: those runs clash too). */
-export function lockPath(dir: string, identity: JournalIdentity): string {
+function lockPath(dir: string, identity: JournalIdentity): string {
   return `${journalPath(dir, { ...identity, keyId: undefined, options: undefined })}.lock`;
 }
 

@@ -5,7 +5,7 @@
 // skip the second; the warning names it.
 
 /** Two 32-bit lanes over the UTF-16 code units: FNV-1a and a multiply-xorshift, not correlated. */
-export function hash64(text: string): [number, number] {
+function hash64(text: string): [number, number] {
   let a = 0x811c9dc5 | 0;
   let b = 0x9e3779b9 | 0;
   for (let i = 0; i < text.length; i++) {

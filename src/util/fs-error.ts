@@ -27,7 +27,7 @@ export function fsReason(err: unknown): string {
 }
 
 /** Errors of the disk under a file, not of crm: full, over quota, failing. */
-export const DISK_ERRNOS: readonly string[] = ['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'EROFS'];
+const DISK_ERRNOS: readonly string[] = ['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'EROFS'];
 
 export function isDiskError(err: unknown): boolean {
   const code = errnoOf(err);

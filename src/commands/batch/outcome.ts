@@ -1,6 +1,7 @@
 // The end of a `crm batch` summary: why rows failed, grouped (`25 × VALIDATION_FAILED  email: required`, as
 // `sf data bulk results` groups them), and one plain sentence of what happened.
 import { OTHER_REASONS, type ImportSummary, type Reason } from '../../import/index.js';
+import { truncate } from '../../output/cell.js';
 import { count as n } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 
@@ -17,8 +18,7 @@ export function reasonLines(reasons: readonly Reason[]): string[] {
   const width = Math.max(...shown.map((r) => n(r.count).length));
   const lines = shown.map((r) => {
     const msg = sanitizeForTerminal(r.message);
-    const short = msg.length > MAX_MESSAGE ? `${msg.slice(0, MAX_MESSAGE - 1)}…` : msg;
-    return `  ${n(r.count).padStart(width)} × ${sanitizeForTerminal(r.code)}  ${short}`;
+    return `  ${n(r.count).padStart(width)} × ${sanitizeForTerminal(r.code)}  ${truncate(msg, MAX_MESSAGE)}`;
   });
   const rows = rest.reduce((sum, r) => sum + r.count, 0);
   if (rows > 0) lines.push(`  and ${n(rows)} ${rows === 1 ? 'row' : 'rows'} for other reasons`);

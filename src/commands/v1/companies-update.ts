@@ -2,6 +2,7 @@
 import { V1_COMPANY_FIELDS, V1_COMPANY_UPDATE } from '../../api/v1.js';
 import { UsageError } from '../../http/errors.js';
 import { writeRecord } from '../../output/writers.js';
+import { nearestName } from '../../util/nearest.js';
 import type { Ctx } from '../context.js';
 import { buildBody } from '../shared/body.js';
 import { printDryRun, type PlannedRequest } from '../shared/dry-run.js';
@@ -27,7 +28,7 @@ export function companyUpdateProblems(body: Record<string, unknown>): string[] {
     const type = V1_COMPANY_FIELDS[field];
     const got = JSON.stringify(value);
     if (!type) {
-      const near = Object.keys(V1_COMPANY_FIELDS).find((k) => k.toLowerCase() === field.toLowerCase().replace(/_/g, ''));
+      const near = nearestName(field.replace(/_/g, ''), Object.keys(V1_COMPANY_FIELDS));
       return [`${field}: not a version 1 company field${near ? ` (did you mean ${near}?)` : ''}`];
     }
     if (type === 'string' && typeof value !== 'string') return [`${field}: must be a string, got ${got}`];
