@@ -48,7 +48,11 @@ export class Chunker {
   private pending: ValidRow[] = [];
   private seq = 0;
 
-  constructor(readonly size: number) {}
+  /** `nextSeq`: where chunk numbers come from when other requests share them (reconcile's updates) */
+  constructor(
+    readonly size: number,
+    private readonly nextSeq: () => number = () => ++this.seq,
+  ) {}
 
   push(row: ValidRow): Chunk | undefined {
     this.pending.push(row);
@@ -67,6 +71,11 @@ export class Chunker {
   private take(): Chunk {
     const rows = this.pending;
     this.pending = [];
-    return { seq: ++this.seq, rows, lines: rows.map((r) => r.line), body: `[${rows.map((r) => r.json ?? JSON.stringify(r.record)).join(',')}]` };
+    return {
+      seq: this.nextSeq(),
+      rows,
+      lines: rows.map((r) => r.line),
+      body: `[${rows.map((r) => r.json ?? JSON.stringify(r.record)).join(',')}]`,
+    };
   }
 }

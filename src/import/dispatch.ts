@@ -7,14 +7,16 @@ import { chunkKey, newRunId } from './chunker.js';
 import type { Counters } from './engine-types.js';
 import type { ImportJournal } from './journal.js';
 import type { ChunkReject, FinishedChunk } from './journal-format.js';
-import { chunkOutcome, isFatalSendError, isRefusal, NO_RESULT_CODE, repeatsWarning, stoppedAfterFailures } from './outcome.js';
+import { chunkOutcome, isFatalSendError, isRefusal, repeatsWarning, stoppedAfterFailures } from './outcome.js';
 import type { Outputs } from './outputs.js';
 import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
 import { onDisk } from './disk.js';
 import { ReasonTally, type Reason } from './reasons.js';
 import { progress, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
-import type { SpooledChunk, SpooledInvalid } from './spool.js';
+import type { SpooledChunk } from './spool.js';
+import { updateOperation, type RowOperation } from './operation.js';
+import { RowFiles } from './row-files.js';
 
 type Chunk = SpooledChunk;
 
@@ -34,6 +36,8 @@ function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined
     ...{ spool: run.spool, resource: opts.resource, baseUrl: opts.baseUrl, concurrency: run.concurrency },
     ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
     ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn, repeated: scan.repeated },
+    // reconcile (`--match`): its updates are rows of an update, and its files (the way back, what was created)
+    ...{ updateOp: opts.match ? updateOperation(opts.resource) : undefined, match: run.matchFiles },
     // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
     ...{ runId: journal ? journal.runId : newRunId(), retry: run.retryRejected !== false },
     onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
@@ -48,6 +52,7 @@ class SendingPass {
   readonly c: Counters = {
     ...{ rows: 0, created: 0, failed: 0, invalid: 0, skipped: 0, chunks: 0, requests: 0, retries: 0 },
     ...{ failedChunks: 0, inDoubt: 0, unknown: 0, skippedChunks: 0, repeated: 0, inFlight: 0, bytes: 0 },
+    ...{ updated: 0, unchanged: 0, ambiguous: 0, duplicate: 0 },
   };
   private readonly reasons = new ReasonTally();
   private fatal: unknown;
@@ -57,9 +62,11 @@ class SendingPass {
   /** lines of update, delete or link rows that repeat an earlier row */
   private readonly repeats: number[] = [];
   private readonly pool: Pool;
+  private readonly files: RowFiles;
 
   constructor(private readonly cfg: ReturnType<typeof configOf>) {
     this.pool = new Pool(cfg.concurrency, () => this.changed());
+    this.files = new RowFiles(this.c, this.reasons, cfg);
     // a create's rows repeating an earlier one, left out by the check pass: done (their twin creates the record)
     this.c.rows = this.c.skipped = this.c.repeated = cfg.repeated;
   }
@@ -84,7 +91,8 @@ class SendingPass {
       for await (const e of entries) {
         if (this.stopping()) break;
         c.bytes = e.bytes;
-        if (e.invalid) this.reject(e.invalid);
+        if (e.invalid && this.files.unsent(e.invalid) % 1000 === 0) this.changed();
+        if (e.settled) this.files.settled(e.settled);
         if (!e.chunk) continue;
         c.rows += e.chunk.lines.length;
         await ahead;
@@ -102,26 +110,18 @@ class SendingPass {
     return { counters: c, fatal: this.fatal, aborted: cfg.signal?.aborted === true, reasons: this.reasons.list() };
   }
 
-  /** An invalid row, found by the check pass: to the rejects file. */
-  private reject(row: SpooledInvalid): void {
-    this.c.rows++;
-    this.c.invalid++;
-    this.reasons.add(row.code, row.reason);
-    this.cfg.rejects.add(row.raw, row.line, row.code, row.reason);
-    if (this.c.invalid % 1000 === 0) this.changed();
-  }
-
   private async dispatch(chunk: Chunk): Promise<void> {
     const { cfg, c } = this;
+    const op = chunk.update ? cfg.updateOp : cfg.op;
     // an operation's key names what it does (`link segments members seg_1`): a row of bare ids is not enough
-    const twinKey = chunkKey(cfg.baseUrl, cfg.op ? cfg.op.describe : cfg.resource, chunk.body, cfg.op?.kind, cfg.runId);
+    const twinKey = chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, chunk.body, op?.kind, cfg.runId);
     // a row is a change of its own (the same body again after another is another change): its number salts its key
     // (not in a journal from before run ids, whose rows in doubt must replay under the keys of that time)
-    const own = cfg.op && cfg.runId !== '';
-    const key = own ? chunkKey(cfg.baseUrl, cfg.op!.describe, chunk.body, cfg.op!.kind, `${cfg.runId}\0${chunk.seq}`) : twinKey;
-    const subject = cfg.op ? this.subjectOf(chunk) : undefined;
+    const own = op && cfg.runId !== '';
+    const key = own ? chunkKey(cfg.baseUrl, op.describe, chunk.body, op.kind, `${cfg.runId}\0${chunk.seq}`) : twinKey;
+    const subject = op ? this.subjectOf(op, chunk) : undefined;
     const before = subject === undefined ? undefined : this.subjects.get(subject);
-    if (cfg.op && before?.twin === twinKey) {
+    if (op && before?.twin === twinKey) {
       // the row before it for this record was the same change: that one does it (a rejected first is fixed for both)
       this.repeats.push(chunk.lines[0]!);
       c.skipped++;
@@ -144,9 +144,7 @@ class SendingPass {
     const sub = again === undefined ? chunk : subChunk(chunk, again);
     // sent again after an answer: a new change, under a key of its own derived from the one answered
     const sendKey =
-      again === undefined
-        ? key
-        : chunkKey(cfg.baseUrl, cfg.op ? cfg.op.describe : cfg.resource, sub.body, cfg.op?.kind, `${cfg.runId}\0${finished!.key}`);
+      again === undefined ? key : chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, sub.body, op?.kind, `${cfg.runId}\0${finished!.key}`);
     const resend = again === undefined ? undefined : { whole: chunk, idx: again, done: finished! };
     const answered = (): void => {
       settle();
@@ -163,8 +161,8 @@ class SendingPass {
   }
 
   /** The record (or link) an operation's row changes. */
-  private subjectOf(chunk: Chunk): string | undefined {
-    const p = this.cfg.op!.plan(chunk.records()[0]!);
+  private subjectOf(op: RowOperation, chunk: Chunk): string | undefined {
+    const p = op.plan(chunk.records()[0]!);
     return p.ok ? p.request.subject : undefined;
   }
 
@@ -175,7 +173,7 @@ class SendingPass {
     const created = done.ids.filter((x) => x !== null).length;
     c.skipped += created;
     c.failed += chunk.lines.length - created;
-    this.outputs(chunk, done.ids, done.rejects);
+    this.files.answered(chunk, done.ids, done.rejects);
   }
 
   private async send(chunk: Chunk, key: string, resend?: Resend): Promise<void> {
@@ -188,6 +186,8 @@ class SendingPass {
       c.failed += resend.whole.lines.length - resend.idx.length - kept;
     }
     try {
+      // reconcile: the values an update changes, durable in the undo file before it is sent
+      if (chunk.update) await cfg.match?.undo.add(chunk.records()[0]!.id as string, chunk.update.before());
       // journaled before the request, so a crash leaves a trace of the chunks in flight
       await cfg.journal?.sent(chunk.seq, key);
     } catch (err) {
@@ -205,6 +205,7 @@ class SendingPass {
         key,
         body,
         resent: cfg.resent.has(seq),
+        update: chunk.update !== undefined,
         get records() {
           return chunk.records();
         },
@@ -221,6 +222,7 @@ class SendingPass {
     const out = chunkOutcome(chunk.lines.length, res.envelope);
     // a replay on the first attempt answers a request of an earlier run: created then
     if (res.replayed === true && retries === 0) c.skipped += out.created;
+    else if (chunk.update) c.updated += out.created;
     else c.created += out.created;
     c.failed += chunk.lines.length - out.created;
     await this.finish(chunk, key, out.ids, out.rejects, resend);
@@ -275,24 +277,9 @@ class SendingPass {
   /** A chunk answered in this run: its rows' outputs, and the journal (a chunk sent again: merged with the earlier answer). */
   private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], resend?: Resend, tally = true) {
     if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];
-    this.outputs(chunk, ids, rejects, tally);
+    this.files.answered(chunk, ids, rejects, tally);
+    if (!chunk.update) this.cfg.match?.created(chunk, ids);
     await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => this.journalFailed(err));
-  }
-
-  /** Each row's outcome: an id to the results file, an error to the rejects or the unknown file. */
-  private outputs(chunk: Chunk, ids: Array<string | null>, rejects: ChunkReject[], tally = true): void {
-    const { cfg } = this;
-    if (tally) for (const r of rejects) this.reasons.add(r.code, r.message);
-    if (rejects.length === 0 && !cfg.results) return;
-    const byIndex = new Map(rejects.map((r) => [r.i, r]));
-    const raws = chunk.raws();
-    chunk.lines.forEach((line, i) => {
-      const id = ids[i];
-      const r = byIndex.get(i);
-      if (r?.code === NO_RESULT_CODE) this.c.unknown++;
-      if (id !== null && id !== undefined) cfg.results?.add(raws[i]!, line, id);
-      if (r) (r.code === NO_RESULT_CODE ? cfg.unknown : cfg.rejects).add(raws[i]!, line, r.code, r.message);
-    });
   }
 }
 

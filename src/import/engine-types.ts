@@ -1,6 +1,7 @@
 // The import engine's options, dependencies, progress and summary (CONTRACT §7), apart from the
 // engine so that its phases and the command share them without a cycle.
 import type { Readable } from 'node:stream';
+import type { ApiRecord } from '../api/envelopes.js';
 import type { InputFormat } from './input-row.js';
 import type { InvalidRow } from './scan.js';
 import type { RowOperation } from './operation.js';
@@ -54,6 +55,56 @@ export interface ImportOptions {
   encoding?: string;
   /** stop after this many chunks fail in a row (default 5) */
   maxConsecutiveFailures?: number;
+  /** `--match FIELD[,FIELD]` (CONTRACT §7b): make the CRM agree with the file, matching rows to records on these fields */
+  match?: { fields: readonly string[] };
+  /** `--plan FILE`: every row's action and changes as CSV (with --match) */
+  planPath?: string;
+}
+
+/** What the CRM holds for the file's keys (src/import/match/read.ts). */
+export type IndexEntry = { one: { id: string; record: ApiRecord } } | { ids: string[] };
+export interface MatchIndex {
+  get(key: string): IndexEntry | undefined;
+  /** distinct records read, requests spent, and how: listing the collection, or one GET per row */
+  records: number;
+  requests: number;
+  how: 'list' | 'get';
+  /** every field a record read had (the column check) */
+  fieldsSeen: ReadonlySet<string>;
+}
+
+/** What reconcile's read is asked for: the records whose key the file has (their fields in `keep`). */
+export interface MatchRead {
+  fields: readonly string[];
+  keep: readonly string[];
+  wanted: (key: string) => boolean;
+  /** distinct keys in the file */
+  keys: number;
+  /** `--match id`: the ids, for one GET per row */
+  ids?: string[];
+}
+
+/** Reconcile's plan (`--dry-run`, and on a terminal before the run): CONTRACT §7b. */
+export interface MatchPlan {
+  resource: string;
+  rows: number;
+  /** which read, and why */
+  read: string;
+  create: number;
+  update: number;
+  unchanged: number;
+  ambiguous: number;
+  duplicate: number;
+  invalid: number;
+  /** requests to send (create chunks + updates), and those the read spent */
+  requests: number;
+  read_requests: number;
+  /** for updates: field → how many rows change it */
+  changes: Record<string, number>;
+  /** columns → fields, as the header was read */
+  mapping?: Array<{ column: string; field: string; type: string; ignored: boolean }>;
+  /** a resumed run sends the plan an interrupted run made (no read) */
+  resumed?: string;
 }
 
 export interface ImportProgress extends ImportCounts {
@@ -83,6 +134,10 @@ export interface ImportDeps {
   /** the HTTP client's counters: when given, requests/retries are its difference over the run */
   stats?: () => { requests: number; retries: number };
   warn?: (message: string) => void;
+  /** reconcile (`--match`): read what the CRM holds for the file's keys (the command's HTTP client) */
+  readIndex?: (req: MatchRead, onProgress: (p: { records: number; requests: number }) => void) => Promise<MatchIndex>;
+  /** reconcile: the plan, once made (before anything is sent; also for a dry run) */
+  onPlan?: (plan: MatchPlan) => void | Promise<void>;
   /** after the whole file is checked and before anything is sent (not for a dry run): a delete's confirmation; throwing stops the run */
   beforeSend?: (checked: { rows: number; valid: number; invalid: number }) => Promise<void>;
 }
@@ -108,6 +163,18 @@ export interface ImportSummary extends ImportCounts {
   /** rows of a create skipped as repeating an earlier row (among skipped); not a field of the printed summary */
   repeated?: number;
   plan?: ImportPlan;
+  /** reconcile (`--match`): its plan, and the counts and files only it has */
+  reconcile?: {
+    plan: MatchPlan;
+    updated: number;
+    unchanged: number;
+    ambiguous: number;
+    duplicate: number;
+    ambiguous_file: string | null;
+    undo_file: string | null;
+    created_file: string | null;
+    plan_file: string | null;
+  };
 }
 
 /** The row and chunk counts of a run, in progress and the summary. */
@@ -133,6 +200,11 @@ export interface Counters extends ImportCounts {
   skippedChunks: number;
   /** a create's rows repeating an earlier row (among skipped) */
   repeated: number;
+  /** reconcile: rows updated, needing no request (unchanged, ambiguous), and repeating an earlier row's key */
+  updated: number;
+  unchanged: number;
+  ambiguous: number;
+  duplicate: number;
   inFlight: number;
   bytes: number;
 }

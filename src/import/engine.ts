@@ -22,6 +22,7 @@ import { openJournal, rejectsTaken, sendRows, type Sent } from './send.js';
 import { prepareInput, readHead, type PreparedInput } from './source.js';
 import { Spool } from './spool.js';
 import { onDisk } from './disk.js';
+import { reconcile } from './match/run.js';
 
 export { importSummaryOf, type Run } from './run.js';
 export type { ImportDeps, ImportOptions, ImportPlan, ImportProgress, ImportSummary } from './engine-types.js';
@@ -34,6 +35,8 @@ export function importExitCode(s: ImportSummary): 0 | 9 {
 export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<ImportSummary> {
   const run = await prepare(opts, deps);
   try {
+    // --match: make the CRM agree with the file (match/run.ts)
+    if (opts.match) return await reconcile(run, check);
     const earlier = await finishedEarlier(run);
     if (earlier) return earlier;
     if (!opts.dryRun) run.spool = await Spool.create(deps.journalDir ?? tmpdir());
@@ -111,7 +114,7 @@ async function finishedEarlier(run: Run): Promise<ImportSummary | undefined> {
 }
 
 /** The first pass: the whole file is read and checked before anything is sent. */
-async function check(run: Run): Promise<ScanResult> {
+export async function check(run: Run): Promise<ScanResult> {
   const { opts, deps, input } = run;
   const scan = await scanInput(input.path, {
     format: run.format,
@@ -124,6 +127,7 @@ async function check(run: Run): Promise<ScanResult> {
     sha: run.sha,
     op: opts.operation,
     spool: run.spool,
+    rowsOnly: opts.match !== undefined,
     onRow: (rows, bytes) => progress(run, 'check', { rows, bytes }, null),
   });
   if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));

@@ -1,6 +1,7 @@
 // The batch import engine behind `crm batch` (CONTRACT §7).
 export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
+export type { MatchPlan, MatchIndex, MatchRead } from './engine-types.js';
 export { httpBatchSender, httpRowSender } from './sender.js';
 export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './sender.js';

@@ -9,7 +9,9 @@ import type { InputFormat } from './reader.js';
 import type { ScanResult } from './scan.js';
 import type { Reason } from './reasons.js';
 import type { PreparedInput } from './source.js';
-import type { Spool } from './spool.js';
+import type { Spool, SpooledChunk } from './spool.js';
+import type { ApiRecord } from '../api/envelopes.js';
+import type { RawRow } from './input-row.js';
 
 /** What every phase of a run knows. */
 export interface Run {
@@ -36,6 +38,17 @@ export interface Run {
   retryRejected?: boolean;
   /** releases the job's lock (journal-lock.ts), taken before the journal is opened */
   unlock?: () => Promise<void>;
+  /** reconcile (`--match`): the files the sending pass writes besides the rejects */
+  matchFiles?: MatchFiles;
+}
+
+/** Reconcile's files written while sending (match/files.ts): the way back, and the ambiguous rows. */
+export interface MatchFiles {
+  /** the values an update changes, durable before it is sent */
+  undo: { add(id: string, before: ApiRecord): Promise<void> };
+  ambiguous: { add(raw: RawRow, line: number, candidates: string[]): void };
+  /** a create chunk answered: the ids of the records it created */
+  created(chunk: SpooledChunk, ids: ReadonlyArray<string | null>): void;
 }
 
 /** The summary of a run that ended with an error (interrupted, fatal), attached to the error. */
@@ -121,7 +134,8 @@ export function summaryOf(
   totals: { rows?: number; reasons?: Reason[] } = {},
 ): ImportSummary {
   const rows = Math.max(totals.rows ?? 0, c?.rows ?? 0);
-  const done = (c?.created ?? 0) + (c?.failed ?? 0) + (c?.invalid ?? 0) + (c?.skipped ?? 0);
+  const matched = (c?.updated ?? 0) + (c?.unchanged ?? 0) + (c?.ambiguous ?? 0) + (c?.duplicate ?? 0);
+  const done = (c?.created ?? 0) + (c?.failed ?? 0) + (c?.invalid ?? 0) + (c?.skipped ?? 0) + matched;
   return {
     resource: run.opts.resource,
     ...(run.opts.operation ? { operation: run.opts.operation } : {}),

@@ -63,6 +63,8 @@ export interface ScanOptions {
   op?: RowOperation;
   /** where the chunks and invalid rows go for the sending pass (not for a dry run) */
   spool?: Spool;
+  /** reconcile (`--match`): every valid row an entry of its own, repeated rows left to the match stage (duplicate keys) */
+  rowsOnly?: boolean;
 }
 
 function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, o: ScanOptions, repeated: number): string {
@@ -98,7 +100,7 @@ class Tally {
   private readonly repeats = new RowRepeats();
 
   async read(reader: InputReader, o: ScanOptions, mapping: HeaderMapping | undefined): Promise<void> {
-    const chunker = new Chunker(o.chunkSize);
+    const chunker = new Chunker(o.rowsOnly ? 1 : o.chunkSize);
     const spool = o.spool;
     for await (const row of reader.rows) {
       if (o.signal?.aborted) break;
@@ -117,7 +119,7 @@ class Tally {
         if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
         // a create's record serialised once: for the repeat check and the chunk's body
         const json = o.op ? undefined : JSON.stringify(c.record);
-        const earlier = json === undefined ? undefined : this.repeats.seen(json, row.line);
+        const earlier = json === undefined || o.rowsOnly ? undefined : this.repeats.seen(json, row.line);
         if (earlier !== undefined) {
           if (++this.repeated <= 5) this.firstRepeats.push([row.line, earlier]);
         } else {

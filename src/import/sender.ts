@@ -16,6 +16,8 @@ export interface BatchRequest {
   body: string;
   /** an earlier run sent it without an answer being journaled (in doubt) */
   resent?: boolean;
+  /** reconcile (`--match`): a PATCH of one record (its row operation), not a batch create */
+  update?: boolean;
 }
 
 export interface BatchResponse {

@@ -27,6 +27,16 @@ export interface SpooledChunk {
   raws(): RawRow[];
   /** the records (JSON.parse of the body, which holds nothing JSON changes), parsed on first use */
   records(): ApiRecord[];
+  /** reconcile (`--match`): a PATCH of one record (its body `[{id, …changes}]`), and the values it changes before (the undo file) */
+  update?: { before(): ApiRecord };
+}
+
+/** reconcile (`--match`): a row that needs no request, and why (`unchanged`: its record's id; `ambiguous`: the candidates' ids) */
+export interface SpooledSettled {
+  line: number;
+  raw: RawRow;
+  action: 'unchanged' | 'ambiguous';
+  ids: string[];
 }
 
 export interface SpooledInvalid {
@@ -37,7 +47,11 @@ export interface SpooledInvalid {
 }
 
 /** One entry, with the input's bytes read when it was: a chunk, an invalid row, or (last) the end. */
-export type SpoolEntry = { bytes: number } & ({ chunk: SpooledChunk; invalid?: never } | { chunk?: never; invalid?: SpooledInvalid });
+export type SpoolEntry = { bytes: number } & (
+  | { chunk: SpooledChunk; invalid?: never; settled?: never }
+  | { chunk?: never; invalid?: SpooledInvalid; settled?: never }
+  | { chunk?: never; invalid?: never; settled: SpooledSettled }
+);
 
 export class Spool {
   private parts: string[] = [];
@@ -48,15 +62,33 @@ export class Spool {
     private readonly dir: string,
     private fh: FileHandle | undefined,
     private readonly forget: () => void,
+    /** false: another run's file (reconcile's plan), which remove() leaves */
+    private readonly owned = true,
   ) {}
 
-  /** A new spool in `dir` (the journal folder); a UsageError naming the folder when it cannot be written. */
-  static async create(dir: string): Promise<Spool> {
-    const path = tempPathFor(join(journalFolder(dir), 'rows.spool'));
-    const fh = await open(path, 'wx', 0o600).catch((err: Error) => {
+  /** A new spool in `dir` (the journal folder), or at `path` there; a UsageError naming the folder when it cannot be written. */
+  static async create(dir: string, path = tempPathFor(join(journalFolder(dir), 'rows.spool'))): Promise<Spool> {
+    const fh = await open(path, 'w', 0o600).catch((err: Error) => {
       throw unwritable(dir, err);
     });
     return new Spool(path, dir, fh, removeOnExit(path));
+  }
+
+  /** A spool written by an earlier run (reconcile's plan, kept beside its journal until the job is done), to read. */
+  static existing(path: string, dir: string): Spool {
+    return new Spool(path, dir, undefined, () => undefined, false);
+  }
+
+  /** reconcile: a PATCH of one record (a chunk of one row) and the values its fields had */
+  update(c: Chunk, before: ApiRecord, bytes: number): Promise<void> | undefined {
+    return this.add(
+      `u\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${JSON.stringify(c.rows.map((r) => r.raw))}\t${JSON.stringify(before)}\t${c.body}\n`,
+    );
+  }
+
+  /** reconcile: a row needing no request (unchanged, ambiguous) */
+  settled(row: SpooledSettled, bytes: number): Promise<void> | undefined {
+    return this.add(`s\t${bytes}\t${row.line}\t${JSON.stringify([row.action, row.ids, row.raw])}\n`);
   }
 
   /** A full chunk (or the last one); a promise when the entries held were written, to be awaited. */
@@ -80,7 +112,7 @@ export class Spool {
   async remove(): Promise<void> {
     await this.fh?.close().catch(() => undefined);
     this.fh = undefined;
-    await unlink(this.path).catch(() => undefined);
+    if (this.owned) await unlink(this.path).catch(() => undefined);
     this.forget();
   }
 
@@ -143,13 +175,21 @@ function parseEntry(line: string): SpoolEntry {
     out.push(line.slice(from));
     return out;
   };
-  if (line.startsWith('c')) {
-    const [bytes, seq, lineList, rawText, body] = fields(5) as [string, string, string, string, string];
+  if (line.startsWith('c') || line.startsWith('u')) {
+    const update = line.startsWith('u');
+    const [bytes, seq, lineList, rawText, ...rest] = fields(update ? 6 : 5);
+    const [beforeText, body] = update ? (rest as [string, string]) : [undefined, rest[0]!];
     let raws: RawRow[] | undefined;
     let records: ApiRecord[] | undefined;
-    const lines = lineList.split(',').map(Number);
-    const chunk = { seq: Number(seq), lines, body, raws: () => (raws ??= JSON.parse(rawText) as RawRow[]) };
-    return { bytes: Number(bytes), chunk: { ...chunk, records: () => (records ??= JSON.parse(body) as ApiRecord[]) } };
+    const lines = lineList!.split(',').map(Number);
+    const chunk = { seq: Number(seq), lines, body, raws: () => (raws ??= JSON.parse(rawText!) as RawRow[]) };
+    const before = beforeText === undefined ? {} : { update: { before: () => JSON.parse(beforeText) as ApiRecord } };
+    return { bytes: Number(bytes), chunk: { ...chunk, records: () => (records ??= JSON.parse(body) as ApiRecord[]), ...before } };
+  }
+  if (line.startsWith('s')) {
+    const [bytes, lineNo, rest] = fields(3) as [string, string, string];
+    const [action, ids, raw] = JSON.parse(rest) as [SpooledSettled['action'], string[], RawRow];
+    return { bytes: Number(bytes), settled: { line: Number(lineNo), raw, action, ids } };
   }
   if (line.startsWith('i')) {
     const [bytes, lineNo, rest] = fields(3) as [string, string, string];

@@ -43,7 +43,12 @@ const declare = (program: CommandUnknownOpts) =>
     .option('--update', 'update records instead: PATCH /RESOURCE/ID per row with its other cells')
     .option('--delete', 'delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)')
     .option('--id-column <name>', 'with --update or --delete: the column holding the record ids (default id)')
-    .option('--yes', 'with --delete: do not ask for confirmation (required without a terminal)');
+    .option('--yes', 'with --delete: do not ask for confirmation (required without a terminal)')
+    .option(
+      '--match <fields>',
+      'make the CRM agree with the file: match rows to records on these fields (email; name,domain), create what is missing, update what differs',
+    )
+    .option('--plan <file>', "with --match: write every row's action and changes (before → after) to this CSV");
 
 export type BatchOptions = FlagsOf<typeof declare> & {
   resource: string;

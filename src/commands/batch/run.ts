@@ -12,9 +12,13 @@ import {
   importSummaryOf,
   keyIdentity,
   runImport,
+  updateOperation,
+  type BatchSender,
   type ImportOptions,
   type ImportSummary,
+  type RowOperation,
 } from '../../import/index.js';
+import { matchFields, matchRead, printDryPlan, printMatchSummary, showPlan } from './reconcile.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
@@ -39,11 +43,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const kept: string[] = [];
   const summary = await runImport(opts, {
     // a dry run sends nothing
-    send: client
-      ? op
-        ? httpRowSender(client, op, (w) => kept.push(w))
-        : httpBatchSender(client)
-      : () => Promise.reject(new Error('a dry run sends nothing')),
+    send: sender(client, op, kept, opts.match ? opts.resource : undefined),
+    ...(client && opts.match ? { readIndex: matchRead(ctx, client, opts.resource), onPlan: showPlan(ctx, client) } : {}),
     // the question is asked with the progress line off, so it does not draw over it
     beforeSend: op?.kind === 'delete' ? async (checked) => progress.pause(() => confirmDelete(ctx, o, checked.valid)) : undefined,
     journalDir: join(ctx.configDir(), 'imports'),
@@ -68,6 +69,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
       }
       throw err;
     });
+  if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
   if (summary.plan) return printPlan(ctx, summary);
   await printSummary(ctx, summary);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
@@ -78,10 +80,22 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   }
 }
 
+/** How a request goes: a chunk (batch create), a row of an operation, or either (reconcile: creates and updates). */
+function sender(client: HttpClient | undefined, op: RowOperation | undefined, kept: string[], match: string | undefined): BatchSender {
+  if (!client) return () => Promise.reject(new Error('a dry run sends nothing'));
+  if (op) return httpRowSender(client, op, (w) => kept.push(w));
+  const batch = httpBatchSender(client);
+  if (match === undefined) return batch;
+  const rows = httpRowSender(client, updateOperation(match));
+  return (req) => (req.update ? rows(req) : batch(req));
+}
+
 /** The client (none for a dry run, which needs no key: only the base URL, which names the journal) and the engine's options. */
 async function importTarget(o: BatchOptions, ctx: Ctx): Promise<{ client?: HttpClient; opts: ImportOptions }> {
   const profile = await ctx.profile();
-  const client = o.dryRun ? undefined : await ctx.client({ concurrencyFlag: true });
+  // a dry run sends nothing; --match reads what the CRM holds even then
+  const match = matchFields(o);
+  const client = o.dryRun && !match ? undefined : await ctx.client({ concurrencyFlag: true });
   const baseUrl = client ? client.baseUrl : (profile.baseUrl ?? '');
   // the journal tells keys apart (another key is another import) by a hash, never the key itself,
   // and names it, in a refusal, masked (a key of no known form masks to `****`: nothing to name)
@@ -92,6 +106,7 @@ async function importTarget(o: BatchOptions, ctx: Ctx): Promise<{ client?: HttpC
     ...{ resource: o.resource, operation, input: o.file, baseUrl, keyId, keyMask, maps, chunkSize: o.chunkSize },
     ...{ concurrency: o.concurrency, rejectsPath: o.rejects, resultsPath: o.results, dryRun: o.dryRun, strict: o.strict },
     ...{ resume: o.resume, encoding: o.encoding, format: o.inputFormat },
+    ...(match ? { match: { fields: match }, planPath: o.plan } : {}),
   };
   return { client, opts };
 }

@@ -1,0 +1,140 @@
+// Reconcile (`crm batch RESOURCE FILE --match FIELD`, CONTRACT §7b): the engine's phases with a match stage, top
+// to bottom — check → read → match → plan → journal → send → finish. The plan a run makes (its spool) is kept beside
+// the journal until the job is done: an interrupted run's rerun sends that plan under the same keys (nothing twice),
+// while a run after a finished one reads the CRM again and makes a new plan under new keys (a change made since by
+// someone else is seen, and sent again if the file still says otherwise).
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { rename, unlink } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { inspect } from 'node:util';
+import { InterruptedError } from '../../http/errors.js';
+import { tempPathFor } from '../../util/atomic-file.js';
+import { exists } from '../../util/fs.js';
+import type { ImportSummary, MatchPlan } from '../engine-types.js';
+import { findJournal, journalFolder, readComplete, readHeader } from '../journal-format.js';
+import { lockJob } from '../journal-lock.js';
+import { ImportJournal } from '../journal.js';
+import { identityOf, summaryOf, withSummary, type Run } from '../run.js';
+import type { ScanResult } from '../scan.js';
+import { sendRows } from '../send.js';
+import { Spool } from '../spool.js';
+import { openMatchFiles, openPlanFile } from './outputs.js';
+import { checkMatchColumns, matchStage } from './stage.js';
+
+export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResult>): Promise<ImportSummary> {
+  const { opts, deps, input } = run;
+  const fields = opts.match!.fields;
+  const dir = deps.journalDir;
+  const tmp = dir ?? tmpdir();
+  // check: the whole file, each valid row an entry of the rows spool
+  const rows = (run.spool = await Spool.create(tmp));
+  const scan = await check(run);
+  checkMatchColumns(scan, fields, input.name);
+  const identity = identityOf(run, scan.contentSha256);
+  const file = dir ? await findJournal(dir, identity) : undefined;
+  if (!opts.dryRun && dir && file) run.unlock = await lockJob(journalFolder(dir), identity, input.name);
+  const planPath = file && !opts.dryRun ? `${file.own}.plan` : undefined;
+  const pinned = planPath && file?.exists ? await pinnedPlan(file.path, planPath) : undefined;
+  let plan: MatchPlan;
+  let planned: Spool | undefined;
+  if (pinned) {
+    planned = Spool.existing(planPath!, tmp);
+    plan = { ...emptyPlan(run, scan), resumed: pinned.at, read: `none: resuming the plan made ${pinned.at}` };
+    deps.warn?.(`resuming the plan an interrupted run made (${pinned.at}): what it did not finish is sent, under the same keys`);
+  } else {
+    // read → match → plan: written to a temporary file, renamed beside the journal once whole
+    planned = opts.dryRun ? undefined : await Spool.create(tmp, planPath ? tempPathFor(planPath) : undefined);
+    const planFile = opts.planPath ? await openPlanFile(opts.planPath, scan) : undefined;
+    const o = { resource: opts.resource, fields, rows, out: planned, planFile, chunkSize: run.chunkSize, signal: deps.signal };
+    plan = await matchStage({ ...o, read: (req) => deps.readIndex!(req, () => undefined) }, scan).catch(async (err: unknown) => {
+      await Promise.all([planned?.remove(), planFile?.discard()]);
+      throw err;
+    });
+    await planFile?.commit();
+    if (planned && planPath) {
+      await rename(planned.path, planPath);
+      await planned.remove(); // its temporary name (gone) forgotten
+      planned = Spool.existing(planPath, tmp);
+    }
+  }
+  await rows.remove();
+  run.spool = planned;
+  if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));
+  await deps.onPlan?.(plan);
+  if (opts.dryRun || !planned) return { ...summaryOf(run), rows: scan.rows, reconcile: { plan, ...NONE } };
+  await deps.beforeSend?.(scan);
+  return send(run, scan, plan, planPath, pinned !== undefined);
+}
+
+/** journal → send → finish: the plan's requests, its files, the plan removed once the job is done. */
+async function send(run: Run, scan: ScanResult, plan: MatchPlan, planPath: string | undefined, resume: boolean): Promise<ImportSummary> {
+  const { opts, deps, input } = run;
+  const dir = deps.journalDir;
+  const identity = identityOf(run, scan.contentSha256);
+  const digest = planPath ? await hashFile(planPath) : '';
+  const inputId = input.isStdin ? '-' : resolve(input.origin);
+  const journal = dir ? await ImportJournal.open(dir, identity, { plan: digest, resume, input: inputId, now: run.started }) : undefined;
+  // rows the server rejected are in the rejects file: the next run plans them again
+  run.retryRejected = false;
+  const files = await openMatchFiles(input.name === '-' ? run.rejectsPath.replace(/\.rejects\.csv$/, '') : input.name, scan, opts.match!.fields);
+  run.matchFiles = files;
+  const sent = await sendRows(run, scan, journal).catch(async (err: unknown) => {
+    await files.discard();
+    throw err;
+  });
+  const named = await files.commit();
+  const { counters: c, fatal, aborted } = sent.result;
+  const done = !aborted && fatal === undefined && c.failedChunks === 0;
+  if (done && planPath) await unlink(planPath).catch(() => undefined);
+  run.spool = undefined;
+  const summary = summaryOf(run, c, sent.files, { rows: scan.rows, reasons: sent.result.reasons });
+  const out: ImportSummary = {
+    ...summary,
+    reconcile: {
+      plan,
+      updated: c.updated,
+      unchanged: c.unchanged,
+      ambiguous: c.ambiguous,
+      duplicate: c.duplicate,
+      ...named,
+      plan_file: opts.planPath ?? null,
+    },
+  };
+  if (fatal !== undefined) throw withSummary(fatal instanceof Error ? fatal : new Error(inspect(fatal)), out);
+  if (aborted) {
+    const left = out.not_sent + c.inDoubt;
+    throw withSummary(new InterruptedError(`interrupted: ${left} of ${scan.rows} rows left (not sent yet, or sent without an answer)`), out);
+  }
+  return out;
+}
+
+const NONE = {
+  updated: 0,
+  unchanged: 0,
+  ambiguous: 0,
+  duplicate: 0,
+  ambiguous_file: null,
+  undo_file: null,
+  created_file: null,
+  plan_file: null,
+};
+
+function emptyPlan(run: Run, scan: ScanResult): MatchPlan {
+  const zero = { create: 0, update: 0, unchanged: 0, ambiguous: 0, duplicate: 0, invalid: 0, requests: 0, read_requests: 0 };
+  return { resource: run.opts.resource, rows: scan.rows, read: '', ...zero, changes: {} };
+}
+
+/** The plan an interrupted run of this job made: its journal unfinished, and naming this plan (its hash). */
+async function pinnedPlan(journalPath: string, planPath: string): Promise<{ at: string } | undefined> {
+  if (!(await exists(planPath)) || (await readComplete(journalPath))) return undefined;
+  const header = await readHeader(journalPath);
+  return header && header.plan === (await hashFile(planPath)) ? { at: header.created_at } : undefined;
+}
+
+async function hashFile(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const piece of createReadStream(path)) h.update(piece as Buffer);
+  return h.digest('hex');
+}

@@ -1,0 +1,142 @@
+// The match stage of reconcile (`--match`, CONTRACT §7b), read top to bottom: the check pass's rows (one per
+// spool entry) → their keys (a key repeating an earlier row's is a duplicate) → what the CRM holds for those keys
+// (the read: memory bounded by the file, not the collection) → one action per row, written to the plan spool
+// that the sending pass reads (creates in chunks, updates one row each, the rest settled) and to `--plan FILE`.
+import type { ApiRecord } from '../../api/envelopes.js';
+import { UsageError } from '../../http/errors.js';
+import { nearestName } from '../../util/nearest.js';
+import { Chunker } from '../chunker.js';
+import type { MatchIndex, MatchPlan, MatchRead } from '../engine-types.js';
+import type { HeaderMapping } from '../header.js';
+import type { RawRow } from '../input-row.js';
+import type { ScanResult } from '../scan.js';
+import type { Spool, SpoolEntry } from '../spool.js';
+import { changesText, classify, type Change } from './classify.js';
+import { DUPLICATE_KEY, MISSING_KEY } from './codes.js';
+import { keyPart, matchKey } from './key.js';
+import type { PlanRows } from './outputs.js';
+
+export interface MatchStageOptions {
+  resource: string;
+  fields: readonly string[];
+  /** the check pass's rows */
+  rows: Spool;
+  /** where the plan goes (undefined: a dry run, counted only) */
+  out?: Spool;
+  /** `--plan FILE` */
+  planFile?: PlanRows;
+  read: (req: MatchRead) => Promise<MatchIndex>;
+  chunkSize: number;
+  signal?: AbortSignal;
+}
+
+/** The fields of a CSV header, or refused (exit 2) when a match field is not among them. */
+export function checkMatchColumns(scan: ScanResult, fields: readonly string[], name: string): void {
+  const mapping: HeaderMapping | undefined = scan.mapping;
+  if (!mapping) return; // NDJSON: a row without the field is invalid (MISSING_KEY)
+  const have = mapping.columns.filter((c) => !c.ignored).map((c) => c.field);
+  const lacking = fields.filter((f) => !have.includes(f));
+  if (lacking.length === 0) return;
+  const near = nearestName(lacking[0]!, have);
+  throw new UsageError(`${name} has no column for ${lacking.map((f) => `"${f}"`).join(', ')}, which --match names; nothing was sent`, {
+    hint: near ? `did you mean --match ${near}? or --map "COLUMN=${lacking[0]}"` : `name the column with --map "COLUMN=${lacking[0]}"`,
+  });
+}
+
+/** The row's record and its raw values, for a valid row of the check pass (a chunk of one). */
+const rowOf = (e: SpoolEntry): { line: number; record: ApiRecord; raw: RawRow } | undefined =>
+  e.chunk ? { line: e.chunk.lines[0]!, record: e.chunk.records()[0]!, raw: e.chunk.raws()[0]! } : undefined;
+
+export async function matchStage(o: MatchStageOptions, scan: ScanResult): Promise<MatchPlan> {
+  const { fields } = o;
+  // 1. the file's keys: the first line of each (a later row with it is a duplicate)
+  const first = new Map<string, number>();
+  const byId = fields.length === 1 && fields[0] === 'id';
+  const ids: string[] = [];
+  for await (const e of o.rows.entries()) {
+    const row = rowOf(e);
+    const key = row && matchKey(fields, row.record);
+    if (key === undefined || first.has(key)) continue;
+    first.set(key, row!.line);
+    if (byId) ids.push(keyPart('id', row!.record.id)!);
+  }
+  // 2. what the CRM holds for them
+  const keep = scan.mapping ? scan.mapping.columns.filter((c) => !c.ignored).map((c) => c.field) : scan.ndjsonKeys;
+  const index = await o.read({ fields, keep, wanted: (k) => first.has(k), keys: first.size, ...(byId ? { ids } : {}) });
+  // 3. one action per row, in file order
+  const plan: MatchPlan = {
+    ...{ resource: o.resource, rows: scan.rows, read: readText(index), create: 0, update: 0, unchanged: 0, ambiguous: 0 },
+    ...{ duplicate: 0, invalid: 0, requests: 0, read_requests: index.requests, changes: {} },
+  };
+  let seq = 0;
+  const chunker = new Chunker(o.chunkSize, () => ++seq);
+  const name = fields.join(', ');
+  let bytes = 0;
+  for await (const e of o.rows.entries()) {
+    if (o.signal?.aborted) break;
+    bytes = e.bytes;
+    let written: Promise<void> | undefined;
+    const row = rowOf(e);
+    if (e.invalid) {
+      plan.invalid++;
+      o.planFile?.add(e.invalid.line, 'invalid', undefined, `${e.invalid.code}: ${e.invalid.reason}`, e.invalid.raw);
+      written = o.out?.invalid(e.invalid, e.bytes);
+    } else if (row) {
+      const key = matchKey(fields, row.record);
+      const earlier = key === undefined ? undefined : first.get(key);
+      if (key === undefined || earlier !== row.line) {
+        const [code, reason] =
+          key === undefined ? [MISSING_KEY, `the row has no ${name} (--match)`] : [DUPLICATE_KEY, `line ${earlier} has the same ${name}`];
+        plan[key === undefined ? 'invalid' : 'duplicate']++;
+        o.planFile?.add(row.line, key === undefined ? 'invalid' : 'duplicate', undefined, `${code}: ${reason}`, row.raw);
+        written = o.out?.invalid({ line: row.line, raw: row.raw, code, reason }, e.bytes);
+      } else {
+        written = placeRow(o, plan, row, index.get(key), chunker, () => ++seq, e.bytes);
+      }
+    }
+    if (written) await written;
+  }
+  const last = chunker.flush();
+  if (last) await o.out?.chunk(last, bytes);
+  await o.out?.end(bytes);
+  plan.requests = Math.ceil(plan.create / o.chunkSize) + plan.update;
+  return plan;
+}
+
+/** One row with its key against the records holding it: created, updated, or settled. */
+function placeRow(
+  o: MatchStageOptions,
+  plan: MatchPlan,
+  row: { line: number; record: ApiRecord; raw: RawRow },
+  entry: ReturnType<MatchIndex['get']>,
+  chunker: Chunker,
+  nextSeq: () => number,
+  bytes: number,
+): Promise<void> | undefined {
+  const candidates = !entry ? [] : 'one' in entry ? [entry.one] : entry.ids.map((id) => ({ id, record: {} }));
+  const c = classify(row.record, candidates, [...o.fields, 'id']);
+  plan[c.action]++;
+  o.planFile?.add(row.line, c.action, c.id ?? c.candidates?.join(';'), changesText(c.changes), row.raw);
+  for (const ch of c.changes) plan.changes[ch.field] = (plan.changes[ch.field] ?? 0) + 1;
+  if (!o.out) return undefined;
+  if (c.action === 'create') {
+    const chunk = chunker.push({ line: row.line, record: row.record, raw: row.raw });
+    return chunk && o.out.chunk(chunk, bytes);
+  }
+  if (c.action === 'update') {
+    return o.out.update(updateChunk(nextSeq(), row, c.id!, c.changes), beforeOf(c.changes), bytes);
+  }
+  return o.out.settled({ line: row.line, raw: row.raw, action: c.action, ids: c.candidates ?? [c.id!] }, bytes);
+}
+
+/** A PATCH of the changed fields only, as a chunk of one row (its body `[{id, …}]`, as an update's row). */
+function updateChunk(seq: number, row: { line: number; raw: RawRow }, id: string, changes: Change[]) {
+  const record: ApiRecord = { id, ...Object.fromEntries(changes.map((c) => [c.field, c.after])) };
+  return { seq, rows: [{ line: row.line, record, raw: row.raw }], lines: [row.line], body: JSON.stringify([record]) };
+}
+
+const beforeOf = (changes: Change[]): ApiRecord => Object.fromEntries(changes.map((c) => [c.field, c.before ?? null]));
+
+function readText(index: MatchIndex): string {
+  return index.how === 'get' ? `one GET per row (${index.requests} requests)` : `listed ${index.records} records (${index.requests} requests)`;
+}
