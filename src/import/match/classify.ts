@@ -1,36 +1,102 @@
-// STAND-IN (lead's branch): replaced by the match helper's classify.ts at merge.
-import { isEmailField } from './key.js';
+// One row against the records that share its key (`--match`, CONTRACT §7b): create, update (only the fields
+// that differ), unchanged or ambiguous; and a change's text for the plan file. Pure.
+import { exactNumber, RawNumber, stringifyJson } from '../../json/exact-json.js';
+import { truncate } from '../../output/cell.js';
+import { keyPart } from './key.js';
+
+/** One field an update changes: the record's value (`null` when absent) and the value to send. */
 export interface Change {
   field: string;
   before: unknown;
   after: unknown;
 }
+
 export type Action = 'create' | 'update' | 'unchanged' | 'ambiguous';
-const same = (f: string, a: unknown, b: unknown): boolean => {
-  if (typeof a === 'string' && typeof b === 'string')
-    return isEmailField(f) ? a.trim().toLowerCase() === b.trim().toLowerCase() : a.trim() === b.trim();
-  if (typeof a === 'string' && (typeof b === 'number' || typeof b === 'boolean')) return a.trim() === String(b);
-  return JSON.stringify(a) === JSON.stringify(b);
-};
-export function diffRecord(row: Record<string, unknown>, record: Record<string, unknown>, skip: readonly string[]): Change[] {
-  const out: Change[] = [];
-  for (const [field, after] of Object.entries(row)) {
-    if (skip.includes(field)) continue;
-    if (typeof after === 'string' && after.trim() === '') continue;
-    const before = record[field] ?? null;
-    if (after === null ? before !== null : !same(field, after, before)) out.push({ field, before, after });
-  }
-  return out;
+
+export interface Classified {
+  action: Action;
+  /** the matched record's id (update, unchanged) */
+  id?: string;
+  changes: Change[];
+  /** the ids of the records sharing the key, sorted (ambiguous) */
+  candidates?: string[];
 }
+
+/** 0 candidates: create; 2 or more: ambiguous; 1: update with its changes, or unchanged when none. */
 export function classify(
   row: Record<string, unknown>,
   candidates: readonly { id: string; record: Record<string, unknown> }[],
   skip: readonly string[],
-): { action: Action; id?: string; changes: Change[]; candidates?: string[] } {
-  if (candidates.length === 0) return { action: 'create', changes: [] };
+): Classified {
+  const [only] = candidates;
+  if (only === undefined) return { action: 'create', changes: [] };
   if (candidates.length > 1) return { action: 'ambiguous', changes: [], candidates: candidates.map((c) => c.id).sort() };
-  const changes = diffRecord(row, candidates[0]!.record, skip);
-  return { action: changes.length > 0 ? 'update' : 'unchanged', id: candidates[0]!.id, changes };
+  const changes = diffRecord(row, only.record, skip);
+  return { action: changes.length > 0 ? 'update' : 'unchanged', id: only.id, changes };
 }
-export const changeText = (c: Change): string => `${c.field}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`;
-export const changesText = (cs: readonly Change[]): string => cs.map(changeText).join('; ');
+
+/**
+ * The row's fields (in its order, `skip` left out) whose value differs from the record's. An absent or blank
+ * cell leaves the field as it is; an explicit null clears it (a change unless the record's is null or absent).
+ */
+export function diffRecord(row: Record<string, unknown>, record: Record<string, unknown>, skip: readonly string[]): Change[] {
+  const changes: Change[] = [];
+  for (const [field, value] of Object.entries(row)) {
+    if (skip.includes(field) || value === undefined || (typeof value === 'string' && value.trim() === '')) continue;
+    // own values only: a field named `constructor` is not Object's
+    const before = Object.hasOwn(record, field) ? (record[field] ?? null) : null;
+    if (value === null ? before !== null : !sameValue(field, value, before)) {
+      changes.push({ field, before, after: valueToSend(value, before) });
+    }
+  }
+  return changes;
+}
+
+/** A row's value (not null) against the record's: text trimmed (an email case-insensitively), a text cell by the record's type. */
+function sameValue(field: string, cell: unknown, held: unknown): boolean {
+  if (typeof cell !== 'string') return deepEqual(cell, held);
+  if (typeof held === 'string') return keyPart(field, cell) === keyPart(field, held);
+  if (held instanceof RawNumber) return cell.trim() === held.text;
+  const typed = asHeldType(cell, held);
+  return typed !== undefined && typed === held;
+}
+
+/** A text cell against a number or boolean record value is sent as that type when it reads cleanly as one. */
+function valueToSend(cell: unknown, held: unknown): unknown {
+  return typeof cell === 'string' ? (asHeldType(cell, held) ?? cell) : cell;
+}
+
+/** `"42.0"` → 42 when the record holds a number, `"TRUE"` → true when it holds a boolean; else undefined. */
+function asHeldType(cell: string, held: unknown): number | boolean | undefined {
+  const t = cell.trim();
+  if (typeof held === 'number') return exactNumber(t);
+  if (typeof held !== 'boolean') return undefined;
+  const l = t.toLowerCase();
+  return l === 'true' ? true : l === 'false' ? false : undefined;
+}
+
+/** JSON values equal: numbers by value, objects' keys in any order, arrays in order. */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a instanceof RawNumber || b instanceof RawNumber) return a instanceof RawNumber && b instanceof RawNumber && a.text === b.text;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  }
+  const ak = Object.keys(a);
+  const bo = b as Record<string, unknown>;
+  return ak.length === Object.keys(bo).length && ak.every((k) => Object.hasOwn(bo, k) && deepEqual((a as Record<string, unknown>)[k], bo[k]));
+}
+
+const MAX_VALUE = 80;
+
+/** `title: "CTO" → "CEO"`: each value's JSON cut at 80 characters (never inside a surrogate pair). */
+export function changeText(c: Change): string {
+  const show = (v: unknown): string => truncate(stringifyJson(v ?? null) ?? 'null', MAX_VALUE);
+  return `${c.field}: ${show(c.before)} → ${show(c.after)}`;
+}
+
+/** Several changes for the plan file's `_changes` column, joined with `; `. */
+export function changesText(changes: readonly Change[]): string {
+  return changes.map(changeText).join('; ');
+}

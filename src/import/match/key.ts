@@ -1,20 +1,44 @@
-// STAND-IN (lead's branch): replaced by the match helper's key.ts at merge.
-export const isEmailField = (field: string): boolean => field === 'email' || field.endsWith('_email');
-export function keyPart(field: string, value: unknown): string | undefined {
-  if (typeof value === 'string') {
-    const t = value.trim().normalize('NFC');
-    return t === '' ? undefined : isEmailField(field) ? t.toLowerCase() : t;
-  }
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value === 'boolean') return String(value);
-  return undefined;
+// The key a row and a record are matched on (`--match`, CONTRACT §7b). One function for both: a row's
+// key is its cells of the match fields (after --map and types), a record's the server's values. Pure.
+import { RawNumber } from '../../json/exact-json.js';
+
+/** `email`, `work_email`, …: compared case-insensitively. */
+export function isEmailField(field: string): boolean {
+  return field === 'email' || field.endsWith('_email');
 }
+
+/**
+ * A value's text for matching, or undefined when it cannot be a key (null, absent, blank, a list or object):
+ * text trimmed and NFC-normalised (an email field lower-cased too); a number as its shortest text (`1.0` is `1`).
+ */
+export function keyPart(field: string, value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string': {
+      const t = value.trim();
+      if (t === '') return undefined;
+      // lower-case first, NFC last: the text is NFC whatever the case mapping did
+      return (isEmailField(field) ? t.toLowerCase() : t).normalize('NFC');
+    }
+    case 'number':
+      return Number.isFinite(value) ? String(value) : undefined;
+    case 'boolean':
+      return String(value);
+    default:
+      // a number no double holds, as the server wrote it
+      return value instanceof RawNumber ? value.text : undefined;
+  }
+}
+
+/**
+ * The key of a row or record on `fields`, or undefined when one part is not usable. One field: its part
+ * as is; several: the JSON of the parts, so no part's text can pass for a separator.
+ */
 export function matchKey(fields: readonly string[], record: Record<string, unknown>): string | undefined {
   const parts: string[] = [];
-  for (const f of fields) {
-    const p = keyPart(f, record[f]);
-    if (p === undefined) return undefined;
-    parts.push(p);
+  for (const field of fields) {
+    const part = keyPart(field, record[field]); // an inherited `constructor` is a function: no part
+    if (part === undefined) return undefined;
+    parts.push(part);
   }
-  return JSON.stringify(parts);
+  return parts.length === 1 ? parts[0] : JSON.stringify(parts);
 }
