@@ -177,6 +177,14 @@ async function commitOutputs(files: Outputs): Promise<Sent['files']> {
   }
 }
 
+/** What the files carrying the input's rows need to know of it. */
+export async function shapeOf(run: Run, scan: ScanResult) {
+  // a BOM when the input had one (an Excel-made CSV: without it Excel reads the rejects as ANSI, "ZoÃ«"), or was
+  // in another encoding (it is UTF-8 now)
+  const bom = run.input.encoding !== UTF8 || (await readHead(run.input.path).then((h) => detectBom(h) !== undefined));
+  return { format: scan.format, header: scan.header, bom, ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow };
+}
+
 async function openOutputs(run: Run, scan: ScanResult): Promise<Outputs> {
   const opened: Array<RowsFile<never[]>> = [];
   const open = async <F extends RowsFile<never[]>>(path: string, make: () => Promise<F>): Promise<F> => {
@@ -190,10 +198,7 @@ async function openOutputs(run: Run, scan: ScanResult): Promise<Outputs> {
       throw disk !== err ? disk : new UsageError(`cannot write ${path}: ${fsReason(err)}`, { cause: err });
     }
   };
-  // a BOM when the input had one (an Excel-made CSV: without it Excel reads the rejects as ANSI, "ZoÃ«"), or was
-  // in another encoding (it is UTF-8 now)
-  const bom = run.input.encoding !== UTF8 || (await readHead(run.input.path).then((h) => detectBom(h) !== undefined));
-  const shape = { format: scan.format, header: scan.header, bom };
+  const shape = await shapeOf(run, scan);
   const rejects = await open(run.rejectsPath, () => createRejectsWriter(run.rejectsPath, shape));
   const unknown = await open(run.unknownPath, () => createRejectsWriter(run.unknownPath, shape));
   const path = run.opts.resultsPath;

@@ -1,11 +1,8 @@
-// Reconcile's own files (CONTRACT §7b): `<input>.undo.csv`, `<input>.created.csv`, `<input>.ambiguous.csv`, `--plan FILE`.
-// STAND-IN on the lead's branch: wired to match/files.ts at merge.
-import { appendFile } from 'node:fs/promises';
-import type { ApiRecord } from '../../api/envelopes.js';
-import { createRejectsWriter, csvLine } from '../outputs.js';
-import type { RawRow } from '../input-row.js';
+// Reconcile's files for one run (CONTRACT §7b, files.ts): `<input>.undo.csv` and `<input>.created.csv` (kept across
+// runs), `<input>.ambiguous.csv` (this run's), as the sending pass writes them; committed or dropped at the end.
 import type { MatchFiles } from '../run.js';
-import type { SpooledChunk } from '../spool.js';
+import type { Spool, SpooledChunk } from '../spool.js';
+import { AmbiguousFile, CreatedFile, UndoFile, type RowShape } from './files.js';
 import { keyPart } from './key.js';
 
 export interface OpenedMatchFiles extends MatchFiles {
@@ -13,60 +10,55 @@ export interface OpenedMatchFiles extends MatchFiles {
   discard(): Promise<void>;
 }
 
-export interface PlanRows {
-  add(line: number, action: string, id: string | undefined, changes: string, raw: RawRow): void;
-  commit(): Promise<string | null>;
-  discard(): Promise<void>;
+/** The fields the plan's updates change (a resumed plan's, read back from its spool). */
+export async function changedFields(plan: Spool): Promise<string[]> {
+  const fields = new Set<string>();
+  for await (const e of plan.entries()) for (const f of Object.keys(e.chunk?.update?.before() ?? {})) fields.add(f);
+  return [...fields];
 }
 
-export async function openPlanFile(path: string, shape: { format: 'csv' | 'ndjson'; header: readonly string[] | null }): Promise<PlanRows> {
-  void shape;
-  const lines: string[] = [csvLine(['_line', '_action', 'id', '_changes'])];
-  return {
-    add: (line, action, id, changes) => void lines.push(csvLine([String(line), action, id ?? '', changes])),
-    commit: async () => {
-      const { writeFile } = await import('node:fs/promises');
-      await writeFile(path, lines.join(''));
-      return path;
-    },
-    discard: async () => undefined,
-  };
-}
-
+/** `base`: the input's path (`people.csv` → `people.csv.undo.csv`). */
 export async function openMatchFiles(
-  input: string,
-  shape: { format: 'csv' | 'ndjson'; header: readonly string[] | null; bom?: boolean },
-  fields: readonly string[],
+  base: string,
+  shape: RowShape,
+  match: readonly string[],
+  changed: readonly string[],
 ): Promise<OpenedMatchFiles> {
-  const ambiguousPath = `${input}.ambiguous.csv`;
-  const undoPath = `${input}.undo.csv`;
-  const createdPath = `${input}.created.csv`;
-  const amb = await createRejectsWriter(ambiguousPath, shape);
-  let undone = 0;
-  let created = 0;
+  const undo = await UndoFile.open(`${base}.undo.csv`, changed);
+  const created = await CreatedFile.open(`${base}.created.csv`, match);
+  const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape);
+  let [updates, creates] = [0, 0];
   return {
     undo: {
-      async add(id: string, before: ApiRecord) {
-        undone++;
-        const cols = Object.keys(before);
-        await appendFile(
-          undoPath,
-          csvLine(['id', ...cols.map((c) => `${c}:json`)]) + csvLine([id, ...cols.map((c) => JSON.stringify(before[c] ?? null))]),
-        );
+      add: (id, before) => {
+        updates++;
+        return undo.add(id, before);
       },
     },
-    ambiguous: { add: (raw: RawRow, line: number, ids: string[]) => amb.add(raw, line, ids.join(';'), 'ambiguous') },
+    ambiguous,
     created(chunk: SpooledChunk, ids: ReadonlyArray<string | null>) {
-      const recs = chunk.records();
+      const records = chunk.records();
       ids.forEach((id, i) => {
         if (id === null) return;
-        created++;
-        void appendFile(createdPath, csvLine([id, String(chunk.lines[i]), ...fields.map((f) => keyPart(f, recs[i]![f]) ?? '')]));
+        creates++;
+        created.add(
+          id,
+          chunk.lines[i]!,
+          match.map((f) => keyPart(f, records[i]![f]) ?? ''),
+        );
       });
     },
     async commit() {
-      return { ambiguous_file: await amb.commit(), undo_file: undone > 0 ? undoPath : null, created_file: created > 0 ? createdPath : null };
+      await Promise.all([undo.close(), created.close()]);
+      // the undo and created files of earlier runs stay; named when this run wrote to them
+      return {
+        ambiguous_file: await ambiguous.commit(),
+        undo_file: updates > 0 ? undo.path : null,
+        created_file: creates > 0 ? created.path : null,
+      };
     },
-    discard: () => amb.discard(),
+    async discard() {
+      await Promise.all([undo.close(), created.close(), ambiguous.drop()]);
+    },
   };
 }

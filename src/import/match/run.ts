@@ -18,9 +18,10 @@ import { lockJob } from '../journal-lock.js';
 import { ImportJournal } from '../journal.js';
 import { identityOf, summaryOf, withSummary, type Run } from '../run.js';
 import type { ScanResult } from '../scan.js';
-import { sendRows } from '../send.js';
+import { sendRows, shapeOf } from '../send.js';
 import { Spool } from '../spool.js';
-import { openMatchFiles, openPlanFile } from './outputs.js';
+import { PlanFile } from './files.js';
+import { changedFields, openMatchFiles } from './outputs.js';
 import { checkMatchColumns, matchStage } from './stage.js';
 
 export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResult>): Promise<ImportSummary> {
@@ -46,10 +47,10 @@ export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResul
   } else {
     // read → match → plan: written to a temporary file, renamed beside the journal once whole
     planned = opts.dryRun ? undefined : await Spool.create(tmp, planPath ? tempPathFor(planPath) : undefined);
-    const planFile = opts.planPath ? await openPlanFile(opts.planPath, scan) : undefined;
+    const planFile = opts.planPath ? await PlanFile.create(opts.planPath, await shapeOf(run, scan)) : undefined;
     const o = { resource: opts.resource, fields, rows, out: planned, planFile, chunkSize: run.chunkSize, signal: deps.signal };
     plan = await matchStage({ ...o, read: (req) => deps.readIndex!(req, () => undefined) }, scan).catch(async (err: unknown) => {
-      await Promise.all([planned?.remove(), planFile?.discard()]);
+      await Promise.all([planned?.remove(), planFile?.drop()]);
       throw err;
     });
     await planFile?.commit();
@@ -78,7 +79,10 @@ async function send(run: Run, scan: ScanResult, plan: MatchPlan, planPath: strin
   const journal = dir ? await ImportJournal.open(dir, identity, { plan: digest, resume, input: inputId, now: run.started }) : undefined;
   // rows the server rejected are in the rejects file: the next run plans them again
   run.retryRejected = false;
-  const files = await openMatchFiles(input.name === '-' ? run.rejectsPath.replace(/\.rejects\.csv$/, '') : input.name, scan, opts.match!.fields);
+  // the plan's fields are known; a resumed plan's are read back from it
+  const changed = resume ? await changedFields(run.spool!) : Object.keys(plan.changes);
+  const base = input.isStdin ? run.rejectsPath.replace(/\.rejects\.(csv|ndjson)$/, '') : input.origin;
+  const files = await openMatchFiles(base, await shapeOf(run, scan), opts.match!.fields, changed);
   run.matchFiles = files;
   const sent = await sendRows(run, scan, journal).catch(async (err: unknown) => {
     await files.discard();

@@ -14,7 +14,7 @@ import type { Spool, SpoolEntry } from '../spool.js';
 import { changesText, classify, type Change } from './classify.js';
 import { DUPLICATE_KEY, MISSING_KEY } from './codes.js';
 import { keyPart, matchKey } from './key.js';
-import type { PlanRows } from './outputs.js';
+import type { PlanFile } from './files.js';
 
 export interface MatchStageOptions {
   resource: string;
@@ -24,7 +24,7 @@ export interface MatchStageOptions {
   /** where the plan goes (undefined: a dry run, counted only) */
   out?: Spool;
   /** `--plan FILE` */
-  planFile?: PlanRows;
+  planFile?: PlanFile;
   read: (req: MatchRead) => Promise<MatchIndex>;
   chunkSize: number;
   signal?: AbortSignal;
