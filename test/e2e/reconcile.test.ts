@@ -1,0 +1,217 @@
+// End to end (issue 18, CONTRACT §7b): `crm batch RESOURCE FILE --match FIELD` against the sandbox. Every action,
+// the plan, the way back, and the guarantee over time: a rerun writes nothing, a colleague's change is seen and
+// sent again, faults after the write and kill -9 at seeded points never apply a create or a PATCH twice — counted
+// from the sandbox's request log and state, not from crm's word.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { appliedPerId, appliedPerKey, getRecord, logLength, prng, requestLog, stopAfter } from '../helpers/bulk.js';
+import { runCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+
+let t: TestSandbox;
+let dir: string;
+beforeAll(async () => {
+  t = await startTestSandbox({ seed: 7, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  dir = tempDir('crm-reconcile-');
+});
+afterAll(async () => t?.close());
+afterEach(async () => {
+  await t.control('/faults', { fail_rate: 0, latency_ms: 0, faults: {}, next: [] });
+});
+
+const crm = (args: string[]) => runCrm(args, { env: t.env('admin'), timeoutMs: 120_000, cwd: dir });
+const json = async (args: string[]) => {
+  const r = await crm(['-o', 'json', ...args]);
+  return { ...r, out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined };
+};
+const file = (name: string, text: string): string => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${t.sb.baseUrl}${path}`, {
+    method,
+    headers: { 'X-Service-Api-Key': t.sb.keys.admin, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(res.status, `${method} ${path}`).toBeLessThan(300);
+  return ((await res.json()) as { data: Record<string, unknown> }).data;
+}
+const make = (record: Record<string, unknown>) => api('POST', '/contacts', record).then((r) => r.id as string);
+const writes = (log: Awaited<ReturnType<typeof requestLog>>) => log.filter((e) => e.method !== 'GET');
+
+describe('crm batch --match: one action per row', () => {
+  it('creates, updates only what differs, leaves the rest, and never guesses', async () => {
+    const ann = await make({ email: 'Rec.Ann@Example.com', first_name: 'Ann', title: 'CTO', score: 5 });
+    const bob = await make({ email: 'rec.bob@example.com', first_name: 'Bob', title: 'Buyer', phone: '+1555' });
+    const twin1 = await make({ email: 'rec.twin@example.com', first_name: 'T1' });
+    const twin2 = await make({ email: ' REC.TWIN@example.com ', first_name: 'T2' });
+    const path = file(
+      'people.csv',
+      [
+        'email,first_name,title,score:number,phone',
+        '  rec.ann@example.com ,Ann,CEO,5,', // case and spaces: matches Ann; title differs; score same by value; empty phone left
+        'rec.bob@example.com,Bob,Buyer,,', // nothing differs
+        'rec.twin@example.com,Tw,CTO,,', // two records share the key
+        'rec.new@example.com,New,Eng,3,', // no record: created
+        'REC.NEW@example.com,New again,Eng,,', // the file repeats a key
+        ',Nobody,x,,', // no key
+      ].join('\n') + '\n',
+    );
+    const since = await logLength(t);
+    const r = await json(['batch', 'contacts', path, '--match', 'email']);
+    expect(r.code, r.stderr).toBe(9);
+    expect(r.out).toMatchObject({ rows: 6, created: 1, updated: 1, unchanged: 1, ambiguous: 1, duplicate: 1, invalid: 1, failed: 0 });
+    expect(r.out).toMatchObject({ ambiguous_file: `${path}.ambiguous.csv`, undo_file: `${path}.undo.csv`, created_file: `${path}.created.csv` });
+    const log = writes(await requestLog(t, since));
+    expect(log.map((e) => `${e.method} ${e.path.replace(/\?.*/, '')}`).sort()).toEqual([
+      'PATCH /api/v2/contacts/' + ann,
+      'POST /api/v2/contacts/batch',
+    ]);
+    expect(await getRecord(t, 'contacts', ann)).toMatchObject({ title: 'CEO', score: 5, email: 'Rec.Ann@Example.com' });
+    expect(await getRecord(t, 'contacts', bob)).toMatchObject({ phone: '+1555' });
+    expect((await getRecord(t, 'contacts', twin1))?.first_name).toBe('T1');
+    const ambiguous = readFileSync(`${path}.ambiguous.csv`, 'utf8');
+    expect(ambiguous).toContain([twin1, twin2].sort().join(';'));
+    const rejects = readFileSync(`${path}.rejects.csv`, 'utf8');
+    expect(rejects).toMatch(/DUPLICATE_KEY,line 5 has the same email/);
+    expect(rejects).toMatch(/MISSING_KEY/);
+    expect((await t.countByEmail('rec')).get('rec.new@example.com')).toBe(1);
+  });
+
+  it('a rerun after success reads and writes nothing; a colleague change in between is seen and sent again', async () => {
+    const id = await make({ email: 'again.1@example.com', title: 'Old' });
+    const path = file('again.csv', 'email,title\nagain.1@example.com,New\nagain.2@example.com,Made\n');
+    const first = await json(['batch', 'contacts', path, '--match', 'email']);
+    expect(first.out).toMatchObject({ created: 1, updated: 1, unchanged: 0 });
+    const since = await logLength(t);
+    const second = await json(['batch', 'contacts', path, '--match', 'email']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.out).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    // a colleague changes the record back; the file still says New: sent again, under a new key, and applied
+    await api('PATCH', `/contacts/${id}`, { title: 'Colleague' });
+    const since2 = await logLength(t);
+    const third = await json(['batch', 'contacts', path, '--match', 'email']);
+    expect(third.out).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
+    expect(appliedPerId(await requestLog(t, since2), 'PATCH', 'contacts').get(id)).toBe(1);
+    expect((await getRecord(t, 'contacts', id))?.title).toBe('New');
+    expect(await t.countByEmail('again')).toEqual(
+      new Map([
+        ['again.1@example.com', 1],
+        ['again.2@example.com', 1],
+      ]),
+    );
+  });
+
+  it('the undo file puts every changed value back, nulls included; the created file deletes what was added', async () => {
+    const id = await make({ email: 'undo.1@example.com', title: 'Before', phone: '+1' });
+    const path = file('undo.csv', 'email,title,nickname,phone:json\nundo.1@example.com,After,Nick,null\nundo.2@example.com,Fresh,,\n');
+    const r = await json(['batch', 'contacts', path, '--match', 'email']);
+    expect(r.out).toMatchObject({ created: 1, updated: 1 });
+    expect(await getRecord(t, 'contacts', id)).toMatchObject({ title: 'After', nickname: 'Nick', phone: null });
+    const back = await json(['batch', 'contacts', `${path}.undo.csv`, '--update']);
+    expect(back.code, back.stderr).toBe(0);
+    const restored = await getRecord(t, 'contacts', id);
+    expect(restored).toMatchObject({ title: 'Before', phone: '+1' });
+    expect(restored?.nickname ?? null).toBeNull();
+    const del = await json(['batch', 'contacts', `${path}.created.csv`, '--delete', '--yes']);
+    expect(del.code, del.stderr).toBe(0);
+    expect((await t.countByEmail('undo')).get('undo.2@example.com')).toBeUndefined();
+    expect(await getRecord(t, 'contacts', id)).toBeDefined();
+  });
+
+  it('--dry-run reads and sends nothing; --plan lists every row, and the run does what it says', async () => {
+    const ids = await Promise.all([1, 2, 3].map((i) => make({ email: `plan.${i}@example.com`, title: 'T' })));
+    const path = file('plan.csv', 'email,title\nplan.1@example.com,T\nplan.2@example.com,U\nplan.4@example.com,V\n');
+    const since = await logLength(t);
+    const dry = await json(['batch', 'contacts', path, '--match', 'email', '--dry-run', '--plan', join(dir, 'plan.out.csv')]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.out).toMatchObject({
+      rows: 3,
+      create: 1,
+      update: 1,
+      unchanged: 1,
+      ambiguous: 0,
+      requests: 2,
+      changes: { title: 1 },
+      dry_run: true,
+    });
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    const plan = readFileSync(join(dir, 'plan.out.csv'), 'utf8').trim().split(/\r?\n/);
+    expect(plan[0]).toBe('_line,_action,id,_changes,email,title');
+    expect(plan.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual([`2,unchanged,${ids[0]}`, `3,update,${ids[1]}`, '4,create,']);
+    expect(plan[2]).toContain('title: ""T"" → ""U""');
+    const run = await json(['batch', 'contacts', path, '--match', 'email']);
+    expect(run.out).toMatchObject({ created: 1, updated: 1, unchanged: 1 });
+    expect([...appliedPerId(await requestLog(t, since), 'PATCH', 'contacts').keys()]).toEqual([ids[1]]);
+  });
+
+  it('usage errors: a match field the file lacks (did you mean), --match with --update, --plan without --match', async () => {
+    const path = file('usage.csv', 'E-mail,title\na@example.com,x\n');
+    const lacking = await crm(['batch', 'contacts', path, '--match', 'email']);
+    expect(lacking.code).toBe(2);
+    expect(lacking.stderr).toMatch(/no column for "email"/);
+    expect((await crm(['batch', 'contacts', path, '--match', 'email', '--update'])).code).toBe(2);
+    expect((await crm(['batch', 'contacts', path, '--plan', 'p.csv'])).code).toBe(2);
+  });
+});
+
+describe('crm batch --match: exactly once under faults and kill -9', () => {
+  it('faults after the write on POST and PATCH: each create and each PATCH applied once', async () => {
+    const ids = await Promise.all([1, 2, 3].map((i) => make({ email: `fault.${i}@example.com`, title: 'Old' })));
+    const rows = [...[1, 2, 3].map((i) => `fault.${i}@example.com,New`), ...[4, 5].map((i) => `fault.${i}@example.com,Made`)];
+    const path = file('fault.csv', `email,title\n${rows.join('\n')}\n`);
+    await t.control('/faults', {
+      next: [
+        { kind: '500-after-write', method: 'POST', path: '/contacts/batch' },
+        { kind: 'drop-after-write', method: 'PATCH', path: `/contacts/${ids[1]}` },
+      ],
+    });
+    const since = await logLength(t);
+    const r = await json(['batch', 'contacts', path, '--match', 'email']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.out).toMatchObject({ created: 2, updated: 3 });
+    const log = await requestLog(t, since);
+    expect([...appliedPerId(log, 'PATCH', 'contacts').values()]).toEqual([1, 1, 1]);
+    expect([...appliedPerKey(log, 'POST').values()]).toEqual([1]);
+    expect([...(await t.countByEmail('fault')).values()]).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it.each([11, 23, 37])('kill -9 at a seeded point (seed %i), then the same command: nothing applied twice, the file agrees', async (seed) => {
+    const tag = `kill${seed}`;
+    const n = 60;
+    const ids: string[] = [];
+    for (let i = 1; i <= n; i++) ids.push(await make({ email: `${tag}.${i}@example.com`, title: 'Old' }));
+    // every existing record changes; 150 more are created (two chunks)
+    const rows = [
+      ...ids.map((_, i) => `${tag}.${i + 1}@example.com,New`),
+      ...Array.from({ length: 150 }, (_, i) => `${tag}.${n + i + 1}@example.com,Made`),
+    ];
+    const path = file(`${tag}.csv`, `email,title\n${rows.join('\n')}\n`);
+    await t.control('/faults', { latency_ms: 5 });
+    const since = await logLength(t);
+    const random = prng(seed);
+    const after = 1 + Math.floor(random() * (n - 5));
+    const args = ['batch', 'contacts', path, '--match', 'email', '--concurrency', '4'];
+    const killed = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'PATCH', after, since, signal: 'SIGKILL' });
+    expect(killed.child.signalCode).toBe('SIGKILL');
+    const again = await json(args);
+    expect(again.code, again.stderr).toBe(0);
+    const log = await requestLog(t, since);
+    const patched = appliedPerId(log, 'PATCH', 'contacts');
+    expect(Math.max(...patched.values())).toBe(1);
+    expect(patched.size).toBe(n);
+    expect([...appliedPerKey(log, 'POST').values()].every((v) => v <= 1)).toBe(true);
+    const counts = await t.countByEmail(tag);
+    expect(counts.size).toBe(n + 150);
+    expect([...counts.values()].every((v) => v === 1)).toBe(true);
+    // and the next run finds nothing to do
+    const third = await json(args);
+    expect(third.out).toMatchObject({ created: 0, updated: 0, unchanged: n + 150 });
+  });
+});
