@@ -1,8 +1,9 @@
 // A test server that is NOT the sandbox: it breaks the spec on purpose (odd envelopes, cursor cycles,
-// endless bodies, echoed keys, absurd headers, other rate-limiter shapes), so tests find what our own
-// sandbox, sharing our assumptions, cannot. Behaviour is chosen per route (method + path pattern), and a
-// route may answer differently per request (`ctx.count`). Everything it sends stays on loopback and every
-// endless answer stops when the client goes away or after a bounded amount.
+// endless bodies, echoed keys, absurd headers, other rate-limiter shapes, a collection that changes
+// while it is read), so tests find what our own sandbox, sharing our assumptions, cannot. Behaviour
+// is chosen per route (method + path pattern), and a route may answer differently per request
+// (`ctx.count`). Everything it sends stays on loopback and every endless answer stops when the
+// client goes away or after a bounded amount.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
