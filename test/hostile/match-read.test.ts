@@ -4,7 +4,7 @@
 // served is never in the index; cursors that cycle still stop with PAGINATION_STUCK.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type CrmHttpClient } from '../../src/http/client.js';
-import { ServerError } from '../../src/http/errors.js';
+import { InterruptedError, ServerError } from '../../src/http/errors.js';
 import { matchKey } from '../../src/import/match/key.js';
 import { readIndex } from '../../src/import/match/read.js';
 import { contact, HOSTILE_KEY, shiftingList, startHostile, type Hostile } from './server.js';
@@ -80,5 +80,17 @@ describe('readIndex on a collection that changes between pages', () => {
     expect(err.code).toBe('PAGINATION_STUCK');
     expect(err.message).toMatch(/pagination loops: page 3 points back to cursor "at_100" of page 1/);
     expect(h.log).toHaveLength(3);
+  });
+
+  it('Ctrl-C while a page is on its way ends the read with InterruptedError', async () => {
+    const list = shiftingList(Array.from({ length: 300 }, (_, i) => contact(i)));
+    const ctl = new AbortController();
+    h.route('GET', '/contacts', (req, res, ctx) => {
+      if (ctx.count === 0) return list.handler(req, res, ctx);
+      ctl.abort(); // the second page never comes
+    });
+    const run = readIndex({ client, resource: 'contacts', fields: ['email'], keep: [], wanted: () => true, signal: ctl.signal });
+    await expect(run).rejects.toBeInstanceOf(InterruptedError);
+    expect(h.log).toHaveLength(2);
   });
 });
