@@ -59,8 +59,8 @@ export function chooseRead(fields: readonly string[], rows: number): { how: 'lis
 
 /** Lists the collection into an index of the records having one of the file's keys. */
 export async function readIndex(o: ReadIndexOptions): Promise<RecordIndex> {
-  const wanted = typeof o.wanted === 'function' ? o.wanted : (key: string) => (o.wanted as ReadonlySet<string>).has(key);
-  const index = new IndexBuilder(o.fields, o.keep, wanted);
+  const keys = o.wanted;
+  const index = new IndexBuilder(o.fields, o.keep, typeof keys === 'function' ? keys : (key) => keys.has(key));
   const start = o.client.stats.requests;
   let pages = 0;
   stopIfAborted(o.signal);
@@ -73,7 +73,7 @@ export async function readIndex(o: ReadIndexOptions): Promise<RecordIndex> {
   return index.done('list', o.client.stats.requests - start);
 }
 
-/** `--match id` on a small file: one GET per id (each once), a 404 being no record. */
+/** `--match id` on a small file: one GET per id (each once; the ids trimmed, as their keys), a 404 being no record. */
 export async function readByIds(o: Omit<ReadIndexOptions, 'fields' | 'wanted'> & { ids: readonly string[] }): Promise<RecordIndex> {
   const index = new IndexBuilder(['id'], o.keep, () => true);
   const start = o.client.stats.requests;
