@@ -1,8 +1,9 @@
 // A test server that is NOT the sandbox: it breaks the spec on purpose (odd envelopes, cursor cycles,
-// endless bodies, echoed keys, absurd headers, other rate-limiter shapes), so tests find what our own
-// sandbox, sharing our assumptions, cannot. Behaviour is chosen per route (method + path pattern), and a
-// route may answer differently per request (`ctx.count`). Everything it sends stays on loopback and every
-// endless answer stops when the client goes away or after a bounded amount.
+// endless bodies, echoed keys, absurd headers, other rate-limiter shapes, a collection that changes
+// while it is read), so tests find what our own sandbox, sharing our assumptions, cannot. Behaviour
+// is chosen per route (method + path pattern), and a route may answer differently per request
+// (`ctx.count`). Everything it sends stays on loopback and every endless answer stops when the
+// client goes away or after a bounded amount.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -204,4 +205,43 @@ export function offClock(offsetMs: number): {
     unixIn: (seconds) => String(Math.floor(now() / 1000) + seconds),
     httpDateIn: (seconds) => new Date(Math.floor(now() / 1000) * 1000 + seconds * 1000).toUTCString(),
   };
+}
+
+/** A collection that changes while it is read, and what it served (`shiftingList`). */
+export interface ShiftingList {
+  handler: Handler;
+  /** the collection now, in list order */
+  records: Array<Record<string, unknown>>;
+  /** every id served, once per time it was served */
+  served: string[];
+  pages: number;
+}
+
+/**
+ * A list route over a collection that changes between pages (issue 18): its cursors are offsets (`at_N`),
+ * as a server paging by position has, so records added before the cursor push records already served
+ * onto the next page (read twice) and records removed before it pull unread ones behind it (never read).
+ * `between(page, records)` runs after page `page` (from 1) is served and may change `records` in place;
+ * from page `cycleFrom` on, the end cursor is page 1's again (a cycle).
+ */
+export function shiftingList(
+  records: Array<Record<string, unknown>>,
+  opts: { between?: (page: number, records: Array<Record<string, unknown>>) => void; cycleFrom?: number } = {},
+): ShiftingList {
+  const list: ShiftingList = {
+    records,
+    served: [],
+    pages: 0,
+    handler: (req, res) => {
+      const limit = Number(req.query.get('limit') ?? 25);
+      const at = Number(req.query.get('cursor')?.replace(/^at_/, '') ?? 0);
+      const data = list.records.slice(at, at + limit);
+      list.served.push(...data.map((r) => String(r.id)));
+      const page = ++list.pages;
+      const end = opts.cycleFrom !== undefined && page >= opts.cycleFrom ? limit : at + data.length;
+      json(res, 200, listPage(data, `at_${end}`, at + data.length < list.records.length));
+      opts.between?.(page, list.records);
+    },
+  };
+  return list;
 }
