@@ -71,6 +71,8 @@ export interface MatchIndex {
   how: 'list' | 'get';
   /** every field a record read had (the column check) */
   fieldsSeen: ReadonlySet<string>;
+  /** why this read was chosen (one sentence for the plan) */
+  why?: string;
 }
 
 /** What reconcile's read is asked for: the records whose key the file has (their fields in `keep`). */

@@ -3,7 +3,7 @@
 import { PartialFailureError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import type { ImportDeps, ImportSummary, MatchPlan } from '../../import/index.js';
-import { readIndex } from '../../import/match/read.js';
+import { chooseRead, readByIds, readIndex } from '../../import/match/read.js';
 import { limitFloorMs } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
@@ -35,17 +35,14 @@ export function matchFields(o: Pick<BatchOptions, 'match' | 'plan' | 'update' | 
 export function matchRead(ctx: Ctx, client: HttpClient, resource: string): NonNullable<ImportDeps['readIndex']> {
   return async (req) => {
     const tty = ctx.io.stderr.isTTY === true && !ctx.globals.quiet;
-    const index = await readIndex({
-      client,
-      resource,
-      ...req,
-      signal: ctx.signal,
-      onProgress: (p) => {
-        if (tty) ctx.io.stderr.write(`\r\x1b[2Kreading ${resource}: ${count(p.records)} records, ${plural(p.requests, 'request')}`);
-      },
-    });
+    const onProgress = (p: { records: number; requests: number }): void => {
+      if (tty) ctx.io.stderr.write(`\r\x1b[2Kreading ${resource}: ${count(p.records)} records, ${plural(p.requests, 'request')}`);
+    };
+    const how = chooseRead(req.fields, req.keys);
+    const base = { client, resource, keep: req.keep, signal: ctx.signal, onProgress };
+    const index = how.how === 'get' && req.ids ? await readByIds({ ...base, ids: req.ids }) : await readIndex({ ...base, ...req });
     if (tty) ctx.io.stderr.write('\r\x1b[2K');
-    return index;
+    return { ...index, why: how.why };
   };
 }
 

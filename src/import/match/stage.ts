@@ -5,6 +5,7 @@
 import type { ApiRecord } from '../../api/envelopes.js';
 import { UsageError } from '../../http/errors.js';
 import { nearestName } from '../../util/nearest.js';
+import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../chunker.js';
 import type { MatchIndex, MatchPlan, MatchRead } from '../engine-types.js';
 import type { HeaderMapping } from '../header.js';
@@ -138,5 +139,6 @@ function updateChunk(seq: number, row: { line: number; raw: RawRow }, id: string
 const beforeOf = (changes: Change[]): ApiRecord => Object.fromEntries(changes.map((c) => [c.field, c.before ?? null]));
 
 function readText(index: MatchIndex): string {
-  return index.how === 'get' ? `one GET per row (${index.requests} requests)` : `listed ${index.records} records (${index.requests} requests)`;
+  const what = index.how === 'get' ? `${count(index.records)} records by id` : `listed ${count(index.records)} records`;
+  return `${what} in ${plural(index.requests, 'request')}${index.why ? ` (${index.why.replace(/\.$/, '')})` : ''}`;
 }
