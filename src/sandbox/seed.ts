@@ -46,7 +46,7 @@ const SHARED_EMAILS = new Map<number, [number, (email: string) => string]>([
 const contactEmail = (i: number) =>
   [FIRST[i % FIRST.length]!.toLowerCase(), '.', LAST[(i * 5) % LAST.length]!.toLowerCase(), i, '@example.com'].join('');
 
-/** The most records of one resource `--seed-records` makes (some 450 MB a million contacts). */
+/** The most records of one resource `--seed-records` makes (a million contacts: some 500 MB). */
 export const SEED_RECORDS_MAX = 10_000_000;
 
 /** `contacts=100000,deals=300` → `{ contacts: 100000, deals: 300 }`; throws naming the bad part. */
