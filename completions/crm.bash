@@ -6,7 +6,7 @@
 _crm_flag() {
   case "$1" in
     --profile) REPLY='profile' ;;
-    --base-url|--v1-base-url|--fields|--timeout|--max-retries|--limit|--cursor|--max|--param|--concurrency|--set|--idempotency-key|--since|--supervisor|--map|--encoding|--chunk-size|--id-column|--email|--phone|--company-id|--owner|--contact-id|--host|--port|--seed|--rate-limit|--org-rate-limit|--rate-window-ms|--transcript-ttl-ms|--download-rate-limit|--download-window-ms|--fail-rate|--latency-ms|--faults|--fault-paths) REPLY='none' ;;
+    --base-url|--v1-base-url|--fields|--timeout|--max-retries|--limit|--cursor|--max|--param|--concurrency|--set|--idempotency-key|--since|--supervisor|--map|--encoding|--chunk-size|--id-column|--email|--phone|--company-id|--owner|--contact-id|--host|--port|--seed|--seed-records|--rate-limit|--org-rate-limit|--rate-window-ms|--transcript-ttl-ms|--download-rate-limit|--download-window-ms|--fail-rate|--latency-ms|--faults|--fault-paths) REPLY='none' ;;
     --output|-o) REPLY='=table json ndjson csv tsv' ;;
     --data) REPLY='data' ;;
     --out|--rejects|--results|--file|--data-file|--keys) REPLY='file' ;;
@@ -107,7 +107,7 @@ _crm_node() {
     'crm keys-check') subs='' flags='--v1 --help -h' args=() ;;
     'crm api') subs='' flags='--data --set --paginate --v1 --idempotency-key --dry-run --help -h' args=('=GET POST PUT PATCH DELETE' 'none') ;;
     'crm completion') subs='' flags='--help -h' args=('=bash zsh fish') ;;
-    'crm sandbox') subs='' flags='--host --port --seed --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-limit-kind --rate-reset-format --retry-after-format --help -h' args=() ;;
+    'crm sandbox') subs='' flags='--host --port --seed --seed-records --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-limit-kind --rate-reset-format --retry-after-format --help -h' args=() ;;
     *) return 1 ;;
   esac
 }

@@ -21,6 +21,8 @@ export interface Outcome {
   response?: SandboxResponse;
   fault?: FaultKind;
   replayed?: boolean;
+  /** the handler ran and answered 2xx (its write happened), whether or not an after-write fault hid that answer */
+  applied?: boolean;
   requestId: string;
 }
 
@@ -68,13 +70,14 @@ export async function serveCounted(state: SandboxState, method: string, rm: Requ
   const ran = c.run();
   const response = answer(rm, { ...ran, headers: { ...limit.headers, ...ran.headers } }).response!;
   c.settle?.(response);
+  const applied = response.status >= 200 && response.status < 300;
   if (fault === 'truncated') {
     const real = response.status === 200 && response.raw === undefined;
-    return answer(rm, real ? cut(response) : faultResponse(rm, fault, state.rateFormat), fault);
+    return { ...answer(rm, real ? cut(response) : faultResponse(rm, fault, state.rateFormat), fault), applied };
   }
-  if (fault === 'drop-after-write') return { fault, requestId: rm.requestId };
-  if (fault === '500-after-write') return answer(rm, faultResponse(rm, '500', state.rateFormat), fault);
-  return { response, requestId: rm.requestId };
+  if (fault === 'drop-after-write') return { fault, requestId: rm.requestId, applied };
+  if (fault === '500-after-write') return { ...answer(rm, faultResponse(rm, '500', state.rateFormat), fault), applied };
+  return { response, requestId: rm.requestId, applied };
 }
 
 export async function handleApiRequest(state: SandboxState, req: IncomingRequest, version: 1 | 2): Promise<Outcome> {

@@ -14,6 +14,7 @@ import type { RunningSandbox, SandboxOptions } from './types.js';
 
 // what `crm sandbox` needs to check its flags before starting
 export { parseFaultSpec } from './faults.js';
+export { parseSeedRecords } from './seed.js';
 export { loadKeysFile } from './keys.js';
 export { LIMIT_KINDS, RESET_FORMATS, RETRY_AFTER_FORMATS } from './rate-limiter.js';
 export type { RunningSandbox, SandboxOptions } from './types.js';

@@ -86,9 +86,9 @@ async function handle({ state, listener, control }: Front, req: IncomingMessage,
   }
   const outcome = await route(state, listener, method, url, req, rawBody);
   const query = Object.fromEntries(url.searchParams);
-  const { fault = null, replayed = false, requestId: request_id } = outcome;
+  const { fault = null, replayed = false, applied = false, requestId: request_id } = outcome;
   const status = outcome.response?.status ?? null;
-  state.log.add({ method, path, query, headers: redactHeaders(req.headers), status, fault, replayed, request_id, listener });
+  state.log.add({ method, path, query, headers: redactHeaders(req.headers), status, fault, replayed, applied, request_id, listener });
   send(req, res, outcome);
 }
 

@@ -5,7 +5,7 @@ import { FaultInjector, compileRegex } from './faults.js';
 import { IdempotencyCache } from './idempotency.js';
 import { cryptoRandom, mulberry32, newToken } from './random.js';
 import { WindowLimiter } from './rate-limiter.js';
-import { seedStore } from './seed.js';
+import { SEED_COUNTS, seedStore } from './seed.js';
 import { Store } from './store.js';
 import type { KeyDef, SandboxOptions } from './types.js';
 
@@ -48,10 +48,11 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
     rateFormat: { reset: options.rateResetFormat ?? 'delta', retryAfter: options.retryAfterFormat ?? 'seconds', now },
     origin: '',
     downloadOrigin: '',
-    /** empties the store and reseeds it with the start seed */
+    /** empties the store and reseeds it with the start seed (and counts) */
     reset() {
       this.store.clear();
-      if (options.seed !== undefined) seedStore(this.store, options.seed);
+      const { seed, seedRecords } = options;
+      if (seed !== undefined || seedRecords) seedStore(this.store, seed ?? 0, { ...SEED_COUNTS, ...seedRecords });
       this.tokens.clear();
       this.idempotency.clear();
     },
@@ -96,6 +97,8 @@ export interface LogEntry {
   status: number | null;
   fault: string | null;
   replayed: boolean;
+  /** the handler ran and answered 2xx: its write happened (also under an after-write fault); false for replays and refusals */
+  applied: boolean;
   request_id: string;
   /** the listener that received it: the API's origin, or the transcript download origin */
   listener: 'api' | 'download';

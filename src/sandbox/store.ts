@@ -122,7 +122,7 @@ export class Store {
 
   private newId(prefix: string, taken: (id: string) => boolean): string {
     for (;;) {
-      const id = prefix + randomString(this.random, 14);
+      const id = randomString(this.random, 14, prefix);
       if (!taken(id)) return id;
     }
   }

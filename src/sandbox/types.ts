@@ -1,4 +1,5 @@
 // The sandbox's options, running handle, keys, faults, and the response every handler returns.
+import type { ResourceName } from '../api/resources.js';
 import type { LimitKind, ResetFormat, RetryAfterFormat } from './rate-limiter.js';
 
 export const FAULT_KINDS = ['500', '500-after-write', 'drop', 'drop-after-write', 'html-502', '429', 'truncated'] as const;
@@ -21,6 +22,8 @@ export interface SandboxOptions {
   host?: string;
   port?: number;
   seed?: number;
+  /** how many sample records of these resources (the others as `seed`'s); seeds with `seed ?? 0` */
+  seedRecords?: Partial<Record<ResourceName, number>>;
   dataFile?: string;
   keysFile?: string;
   extraKeys?: KeyDef[];

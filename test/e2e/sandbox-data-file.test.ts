@@ -5,35 +5,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, expect, it } from 'vitest';
-import { startCrm } from '../helpers/run-crm.js';
+import { startSandboxProcess, type SandboxProcess } from '../helpers/run-crm.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-e2e-sandbox-file-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-interface Started {
-  baseUrl: string;
-  admin: string;
-  stop(): Promise<number | null>;
-}
+type Started = SandboxProcess;
 
-async function startSandbox(file: string): Promise<Started> {
-  const child = startCrm(['sandbox', '--port', '0', '--seed', '11', '--data-file', file]);
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
-  });
-  const info = JSON.parse(line) as { base_url: string; keys: { admin: string } };
-  return {
-    baseUrl: info.base_url,
-    admin: info.keys.admin,
-    stop: () => (child.kill('SIGTERM'), exited),
-  };
-}
+const startSandbox = (file: string) => startSandboxProcess(['--port', '0', '--seed', '11', '--data-file', file]);
 
 const post = (sb: Started, body: unknown, key: string) =>
   fetch(`${sb.baseUrl}/contacts`, {

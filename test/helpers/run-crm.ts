@@ -1,6 +1,7 @@
 // Spawns the built binary (`bin/crm`, run by the same Node as the tests) and collects its output.
 // Asynchronous on purpose: the sandbox usually runs in this same process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const CRM_BIN = fileURLToPath(new URL('../../bin/crm', import.meta.url));
@@ -62,4 +63,38 @@ export function collect(child: ChildProcess, opts: Pick<RunOptions, 'input' | 't
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     else child.stdin!.end();
   });
+}
+
+/** A `crm sandbox` process that has printed its start line (base_url, keys, control_url). */
+export interface SandboxProcess {
+  baseUrl: string;
+  controlUrl?: string;
+  admin: string;
+  pid: number;
+  /** from the spawn to the start line */
+  startMs: number;
+  /** SIGTERM; resolves to the exit code */
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `crm sandbox ARGS` and waits for its start line. */
+export async function startSandboxProcess(args: string[]): Promise<SandboxProcess> {
+  const t0 = performance.now();
+  const child = startCrm(['sandbox', ...args]);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)));
+  });
+  const info = JSON.parse(line) as { base_url: string; control_url?: string; keys: { admin: string } };
+  return {
+    baseUrl: info.base_url,
+    controlUrl: info.control_url,
+    admin: info.keys.admin,
+    pid: child.pid!,
+    startMs: performance.now() - t0,
+    stop: () => (child.kill('SIGTERM'), exited),
+  };
 }

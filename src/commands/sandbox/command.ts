@@ -10,6 +10,7 @@ const declare = (program: CommandUnknownOpts) =>
     .option('--host <host>', 'address to listen on (loopback only)', '127.0.0.1')
     .addOption(num('--port <n>', 'port (0 picks a free one)', 'port').default(4010))
     .addOption(num('--seed <n>', 'fill deterministic sample data (and keys)', 'seed'))
+    .option('--seed-records <counts>', 'resource=N,… sample records of these resources (the others as --seed; seed 0 without it)')
     .option('--data-file <file>', 'load the store from FILE and save it there on exit')
     .option('--keys <file>', 'more keys: a JSON array of {key, version, scopes, access, user}')
     .addOption(num('--rate-limit <n>', 'requests per window per key', 'rate').default(200))
@@ -50,6 +51,7 @@ export function registerSandbox(program: CommandUnknownOpts, reg: Registry, load
   const sandbox = examples(declare(program), [
     'crm sandbox --seed 42',
     'crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control',
+    'crm sandbox --port 0 --seed-records contacts=100000   # a CRM of 100,000 people',
     'crm sandbox --tls   # then NODE_EXTRA_CA_CERTS=<ca_file> crm …',
   ]);
   runs(sandbox, reg, load, (o) => o);

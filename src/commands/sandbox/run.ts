@@ -20,9 +20,10 @@ function flag<T>(prefix: string, fn: () => T): T {
  * there); a UsageError names the first bad flag of those it cannot check.
  */
 export async function sandboxOptions(opts: SandboxCommandOptions): Promise<SandboxOptions> {
-  const { parseFaultSpec, loadKeysFile } = await import('../../sandbox/index.js');
-  const { host, faults: spec, keys, control, v1InteractionsCursor, tls, ...rest } = opts;
+  const { parseFaultSpec, parseSeedRecords, loadKeysFile } = await import('../../sandbox/index.js');
+  const { host, faults: spec, seedRecords: counts, keys, control, v1InteractionsCursor, tls, ...rest } = opts;
   const faults = spec === undefined ? undefined : flag('--faults: ', () => parseFaultSpec(spec));
+  const seedRecords = counts === undefined ? undefined : flag('--seed-records: ', () => parseSeedRecords(counts));
   if (rest.faultPaths !== undefined) flag('--fault-paths: invalid regular expression: ', () => new RegExp(rest.faultPaths!));
   const extraKeys = keys === undefined ? undefined : flag('', () => loadKeysFile(keys));
   // The sandbox has printed keys and a throw-away CA (with --tls): it listens on loopback only.
@@ -30,10 +31,11 @@ export async function sandboxOptions(opts: SandboxCommandOptions): Promise<Sandb
     throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1, localhost), got "${host}"`);
   }
   return {
-    ...(rest as Omit<SandboxOptions, 'faults'>),
+    ...(rest as Omit<SandboxOptions, 'faults' | 'seedRecords'>),
     host: host === '[::1]' ? '::1' : host,
     extraKeys,
     faults,
+    seedRecords,
     control: Boolean(control),
     v1InteractionsCursor: Boolean(v1InteractionsCursor),
     tls: Boolean(tls),
@@ -83,9 +85,11 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
     .map(([name, value]) => `${name}=${shellWord(value!)}`)
     .join(' ');
   // without --seed or --data-file it starts empty: a list alone would only say "No results."
-  const empty = options.seed === undefined && options.dataFile === undefined;
+  const empty = options.seed === undefined && options.seedRecords === undefined && options.dataFile === undefined;
   const tries = empty ? ['crm contacts create --set email=ada@example.com', 'crm contacts list'] : ['crm contacts list'];
-  const what = empty ? ', empty (--seed 42 starts it with sample data)' : options.seed === undefined ? '' : ` (seed ${options.seed})`;
+  const counts = Object.entries(options.seedRecords ?? {}).map(([name, n]) => `${n} ${name}`);
+  const seeded = [...(options.seed === undefined ? [] : [`seed ${options.seed}`]), ...counts].join(', ');
+  const what = empty ? ', empty (--seed 42 starts it with sample data)' : seeded === '' ? '' : ` (${seeded})`;
   ctx.warn(`crm sandbox listening on ${sandbox.url}${what}. Try:\n${tries.map((c) => `  ${vars} ${c}\n`).join('')}Press Ctrl-C to stop.`);
   try {
     await waitForStop(ctx.signal);

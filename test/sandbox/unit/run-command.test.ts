@@ -24,6 +24,7 @@ describe('sandboxOptions', () => {
       control: true,
       v1InteractionsCursor: false,
     });
+    expect((await sandboxOptions({ seedRecords: 'contacts=100000, deals=300' })).seedRecords).toEqual({ contacts: 100000, deals: 300 });
   });
 
   // commander checks the numbers and choices (src/commands/shared/numeric.ts): through the real parsing
@@ -48,6 +49,11 @@ describe('sandboxOptions', () => {
     [{ faultPaths: '(' }, /--fault-paths/],
     [{ host: '0.0.0.0' }, /--host must be a loopback address/],
     [{ keys: '/nonexistent/keys.json' }, /keys file \/nonexistent\/keys.json: cannot read it/],
+    [{ seedRecords: 'contact=10' }, /--seed-records: "contact=10": no resource "contact" \(did you mean contacts\?\)/],
+    [{ seedRecords: 'contacts' }, /--seed-records: "contacts": expected RESOURCE=N/],
+    [{ seedRecords: 'contacts=0' }, /--seed-records: "contacts=0": N must be a whole number from 1 to 10000000/],
+    [{ seedRecords: 'contacts=1e5' }, /--seed-records: "contacts=1e5": N must be a whole number/],
+    [{ seedRecords: 'contacts=5,contacts=6' }, /--seed-records: "contacts=6": contacts given twice/],
   ])('refuses %j with a UsageError', async (flags, message) => {
     const p = sandboxOptions(flags);
     await expect(p).rejects.toBeInstanceOf(UsageError);

@@ -38,3 +38,29 @@ describe('seedStore', () => {
     expect(contacts.filter((c) => c.owner_id === 'usr_user')).toHaveLength(10);
   });
 });
+
+describe('seedStore with counts (--seed-records)', () => {
+  const contacts = (store: Store) => [...store.rows('contacts')].map((r) => r.data);
+
+  it('makes the counts asked, the others as --seed; the first contacts are those of --seed', () => {
+    const store = new Store(cryptoRandom, Date.now);
+    seedStore(store, 42, { ...SEED_COUNTS, contacts: 5000, pipelines: 5, recordings: 45 });
+    expect(store.count('contacts')).toBe(5000);
+    expect(store.count('companies')).toBe(SEED_COUNTS.companies);
+    expect(contacts(store).slice(0, 40)).toEqual(contacts(seeded(42)));
+    expect([...store.rows('pipelines')].map((r) => r.data.name)).toEqual(['Sales', 'Partners', 'Renewals', 'Pipeline 4', 'Pipeline 5']);
+    const status = [...store.rows('recordings')].map((r) => r.data.transcript_status);
+    expect(status.filter((s) => s === 'ready')).toHaveLength(14 * 2 + 5);
+  });
+
+  it('gives unique emails but for the three deliberate pairs, however many; created_at in order, within weeks', () => {
+    const store = new Store(cryptoRandom, Date.now);
+    seedStore(store, 3, { ...SEED_COUNTS, contacts: 20_000 });
+    const all = contacts(store);
+    const norm = new Set(all.map((c) => String(c.email).trim().toLowerCase()));
+    expect(norm.size).toBe(all.length - 3);
+    const times = all.map((c) => Date.parse(String(c.created_at)));
+    expect(times.every((t, i) => i === 0 || t > times[i - 1]!)).toBe(true);
+    expect(times.at(-1)! - times[0]!).toBeLessThan(30 * 86_400_000);
+  });
+});

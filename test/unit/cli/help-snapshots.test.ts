@@ -2641,6 +2641,8 @@ describe('--help snapshots', () => {
                                        "127.0.0.1")
         --port <n>                     port (0 picks a free one) (default: 4010)
         --seed <n>                     fill deterministic sample data (and keys)
+        --seed-records <counts>        resource=N,… sample records of these resources
+                                       (the others as --seed; seed 0 without it)
         --data-file <file>             load the store from FILE and save it there on
                                        exit
         --keys <file>                  more keys: a JSON array of {key, version,
@@ -2701,6 +2703,7 @@ describe('--help snapshots', () => {
       Examples:
         $ crm sandbox --seed 42
         $ crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control
+        $ crm sandbox --port 0 --seed-records contacts=100000   # a CRM of 100,000 people
         $ crm sandbox --tls   # then NODE_EXTRA_CA_CERTS=<ca_file> crm …
 
       "

@@ -55,6 +55,8 @@ describe('tables at 80 columns', () => {
       │ phone      │ +15551481901              │
       │ title      │ CEO                       │
       │ source     │ web                       │
+      │ score      │ 0                         │
+      │ vip        │ false                     │
       │ owner_id   │ usr_admin                 │
       │ created_at │ 2026-01-05T17:01:00.000Z  │
       │ updated_at │ 2026-01-05T17:01:00.000Z  │
