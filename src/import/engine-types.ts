@@ -73,6 +73,8 @@ export interface MatchIndex {
   fieldsSeen: ReadonlySet<string>;
   /** why this read was chosen (one sentence for the plan) */
   why?: string;
+  /** the index's temporary file removed, once the plan is made */
+  close?(): void;
 }
 
 /** What reconcile's read is asked for: the records whose key the file has (their fields in `keep`). */
@@ -84,6 +86,8 @@ export interface MatchRead {
   keys: number;
   /** `--match id`: the ids, for one GET per row */
   ids?: string[];
+  /** a folder for the index's temporary file (the journal folder) */
+  dir: string;
 }
 
 /** Reconcile's plan (`--dry-run`, and on a terminal before the run): CONTRACT §7b. */

@@ -39,7 +39,7 @@ export function matchRead(ctx: Ctx, client: HttpClient, resource: string): NonNu
       if (tty) ctx.io.stderr.write(`\r\x1b[2Kreading ${resource}: ${count(p.records)} records, ${plural(p.requests, 'request')}`);
     };
     const how = chooseRead(req.fields, req.keys);
-    const base = { client, resource, keep: req.keep, signal: ctx.signal, onProgress };
+    const base = { client, resource, keep: req.keep, signal: ctx.signal, onProgress, dir: req.dir };
     const index = how.how === 'get' && req.ids ? await readByIds({ ...base, ids: req.ids }) : await readIndex({ ...base, ...req });
     if (tty) ctx.io.stderr.write('\r\x1b[2K');
     return { ...index, why: how.why };

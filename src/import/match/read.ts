@@ -3,20 +3,15 @@
 // whose key the file has are kept, each with only the fields the later stages read, so memory follows
 // the file, not the collection. Two reads: the collection listed 100 records a request (one page held
 // at a time, the PageGuard stopping cursors that cycle), or one GET per id for `--match id` on a small file.
+import { tmpdir } from 'node:os';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { PAGE_SIZE_MAX } from '../../api/resources.js';
 import { InterruptedError, NotFoundError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { recordPath } from '../../http/url.js';
-import { matchKey } from './key.js';
+import { RecordIndexBuilder, type IndexEntry } from './record-index.js';
 
-export interface Indexed {
-  id: string;
-  /** only the fields in `keep` and the match fields */
-  record: ApiRecord;
-}
-/** `ids`: two or more records share the key (ambiguous) */
-export type IndexEntry = { one: Indexed } | { ids: string[] };
+export type { Indexed, IndexEntry } from './record-index.js';
 export interface RecordIndex {
   get(key: string): IndexEntry | undefined;
   /** distinct records read (a kept record read twice counts once; see IndexBuilder) */
@@ -28,6 +23,8 @@ export interface RecordIndex {
   /** every field name any record read had (for the column check) */
   fieldsSeen: ReadonlySet<string>;
   how: 'list' | 'get';
+  /** removes the index's temporary file */
+  close(): void;
 }
 export interface ReadIndexOptions {
   client: HttpClient;
@@ -40,6 +37,8 @@ export interface ReadIndexOptions {
   wanted: ReadonlySet<string> | ((key: string) => boolean);
   signal?: AbortSignal;
   onProgress?: (p: { records: number; pages: number; requests: number }) => void;
+  /** a folder for the index's temporary file (the journal folder; default the system's) */
+  dir?: string;
 }
 
 /** Rows read one GET each at most: 100 requests, what listing a collection of 10,000 records costs. */
@@ -60,30 +59,40 @@ export function chooseRead(fields: readonly string[], rows: number): { how: 'lis
 /** Lists the collection into an index of the records having one of the file's keys. */
 export async function readIndex(o: ReadIndexOptions): Promise<RecordIndex> {
   const keys = o.wanted;
-  const index = new IndexBuilder(o.fields, o.keep, typeof keys === 'function' ? keys : (key) => keys.has(key));
+  const index = new RecordIndexBuilder(o.fields, o.keep, typeof keys === 'function' ? keys : (key) => keys.has(key), o.dir ?? tmpdir());
   const start = o.client.stats.requests;
   let pages = 0;
-  stopIfAborted(o.signal);
-  for await (const page of o.client.pages(`/${o.resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal })) {
-    for (const record of page.data) index.add(record);
-    pages++;
-    o.onProgress?.({ records: index.records, pages, requests: o.client.stats.requests - start });
+  try {
     stopIfAborted(o.signal);
+    for await (const page of o.client.pages(`/${o.resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal })) {
+      for (const record of page.data) index.add(record);
+      pages++;
+      o.onProgress?.({ records: index.records, pages, requests: o.client.stats.requests - start });
+      stopIfAborted(o.signal);
+    }
+  } catch (err) {
+    index.close();
+    throw err;
   }
-  return index.done('list', o.client.stats.requests - start);
+  return done(index, 'list', o.client.stats.requests - start);
 }
 
 /** `--match id` on a small file: one GET per id (each once; the ids trimmed, as their keys), a 404 being no record. */
 export async function readByIds(o: Omit<ReadIndexOptions, 'fields' | 'wanted'> & { ids: readonly string[] }): Promise<RecordIndex> {
-  const index = new IndexBuilder(['id'], o.keep, () => true);
+  const index = new RecordIndexBuilder(['id'], o.keep, () => true, o.dir ?? tmpdir());
   const start = o.client.stats.requests;
-  for (const id of new Set(o.ids)) {
-    stopIfAborted(o.signal);
-    const record = await getRecord(o.client, o.resource, id, o.signal);
-    if (record !== undefined) index.add(record);
-    o.onProgress?.({ records: index.records, pages: 0, requests: o.client.stats.requests - start });
+  try {
+    for (const id of new Set(o.ids)) {
+      stopIfAborted(o.signal);
+      const record = await getRecord(o.client, o.resource, id, o.signal);
+      if (record !== undefined) index.add(record);
+      o.onProgress?.({ records: index.records, pages: 0, requests: o.client.stats.requests - start });
+    }
+  } catch (err) {
+    index.close();
+    throw err;
   }
-  return index.done('get', o.client.stats.requests - start);
+  return done(index, 'get', o.client.stats.requests - start);
 }
 
 async function getRecord(client: HttpClient, resource: string, id: string, signal?: AbortSignal): Promise<ApiRecord | undefined> {
@@ -105,74 +114,7 @@ function stopIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new InterruptedError('interrupted while reading what the CRM holds; nothing was sent');
 }
 
-/**
- * The index as it is built. A collection that shifts between pages can show a record twice: the ids of
- * the kept records (and their keys) are remembered, so a kept record read again replaces its earlier read
- * (under its newest key) and is not counted again, and two reads of one record never make its key
- * ambiguous. Only kept ids are remembered, bounded by the file's keys: an unwanted record read twice is
- * in no entry either time (it is only counted twice in `records`). Records without a string id (nothing
- * to update) or without a usable key are not kept.
- */
-class IndexBuilder {
-  /** each key → its one record, or the records sharing it */
-  private readonly byKey = new Map<string, Indexed | Indexed[]>();
-  /** each kept id → its key */
-  private readonly keyOf = new Map<string, string>();
-  private readonly project: readonly string[];
-  readonly fieldsSeen = new Set<string>();
-  records = 0;
-
-  constructor(
-    private readonly fields: readonly string[],
-    keep: readonly string[],
-    private readonly wanted: (key: string) => boolean,
-  ) {
-    this.project = [...new Set([...fields, ...keep])];
-  }
-
-  add(record: ApiRecord): void {
-    for (const field of Object.keys(record)) this.fieldsSeen.add(field);
-    const id = record.id;
-    if (typeof id !== 'string') {
-      this.records++;
-      return;
-    }
-    const earlier = this.keyOf.get(id);
-    if (earlier === undefined) this.records++;
-    else this.remove(id, earlier);
-    const key = matchKey(this.fields, record);
-    if (key === undefined || !this.wanted(key)) return;
-    const entry: Indexed = { id, record: this.pick(record) };
-    const there = this.byKey.get(key);
-    if (Array.isArray(there)) there.push(entry);
-    else this.byKey.set(key, there === undefined ? entry : [there, entry]);
-    this.keyOf.set(id, key);
-  }
-
-  private remove(id: string, key: string): void {
-    this.keyOf.delete(id);
-    const there = this.byKey.get(key);
-    if (!Array.isArray(there)) {
-      this.byKey.delete(key); // its one record was this one
-      return;
-    }
-    const rest = there.filter((e) => e.id !== id);
-    this.byKey.set(key, rest.length === 1 ? rest[0]! : rest);
-  }
-
-  private pick(record: ApiRecord): ApiRecord {
-    const out: ApiRecord = {};
-    for (const field of this.project) if (Object.hasOwn(record, field)) out[field] = record[field];
-    return out;
-  }
-
-  done(how: 'list' | 'get', requests: number): RecordIndex {
-    const { byKey, records, fieldsSeen } = this;
-    const get = (key: string): IndexEntry | undefined => {
-      const there = byKey.get(key);
-      if (there === undefined) return undefined;
-      return Array.isArray(there) ? { ids: there.map((e) => e.id) } : { one: there };
-    };
-    return { get, records, kept: this.keyOf.size, requests, fieldsSeen, how };
-  }
+function done(index: RecordIndexBuilder, how: 'list' | 'get', requests: number): RecordIndex {
+  const { records, kept, fieldsSeen } = index;
+  return { get: (key) => index.get(key), records, kept, requests, fieldsSeen, how, close: () => index.close() };
 }

@@ -4,6 +4,8 @@
 // that the sending pass reads (creates in chunks, updates one row each, the rest settled) and to `--plan FILE`.
 import type { ApiRecord } from '../../api/envelopes.js';
 import { UsageError } from '../../http/errors.js';
+import { dirname } from 'node:path';
+import { HashTable } from '../../util/hash-table.js';
 import { nearestName } from '../../util/nearest.js';
 import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../chunker.js';
@@ -15,6 +17,7 @@ import type { Spool, SpoolEntry } from '../spool.js';
 import { changesText, classify, type Change } from './classify.js';
 import { DUPLICATE_KEY, MISSING_KEY } from './codes.js';
 import { keyPart, matchKey } from './key.js';
+import { GET_ROWS_MAX } from './read.js';
 import type { PlanFile } from './files.js';
 
 export interface MatchStageOptions {
@@ -51,19 +54,38 @@ const rowOf = (e: SpoolEntry): { line: number; record: ApiRecord; raw: RawRow } 
 export async function matchStage(o: MatchStageOptions, scan: ScanResult): Promise<MatchPlan> {
   const { fields } = o;
   // 1. the file's keys: the first line of each (a later row with it is a duplicate)
-  const first = new Map<string, number>();
+  // (a hash table: 32 bytes a key, the keys not kept; see ../../util/hash-table.ts)
+  const first = new HashTable();
   const byId = fields.length === 1 && fields[0] === 'id';
   const ids: string[] = [];
   for await (const e of o.rows.entries()) {
     const row = rowOf(e);
     const key = row && matchKey(fields, row.record);
-    if (key === undefined || first.has(key)) continue;
+    if (key === undefined || first.get(key) !== undefined) continue;
     first.set(key, row!.line);
-    if (byId) ids.push(keyPart('id', row!.record.id)!);
+    // one GET per id is chosen only for a small file (chooseRead): more ids are not needed
+    if (byId && ids.length <= GET_ROWS_MAX) ids.push(keyPart('id', row!.record.id)!);
   }
   // 2. what the CRM holds for them
   const keep = scan.mapping ? scan.mapping.columns.filter((c) => !c.ignored).map((c) => c.field) : scan.ndjsonKeys;
-  const index = await o.read({ fields, keep, wanted: (k) => first.has(k), keys: first.size, ...(byId ? { ids } : {}) });
+  const index = await o.read({
+    fields,
+    keep,
+    wanted: (k) => first.get(k) !== undefined,
+    keys: first.size,
+    dir: dirname(o.rows.path),
+    ...(byId ? { ids } : {}),
+  });
+  try {
+    return await planRows(o, scan, index, first);
+  } finally {
+    index.close?.();
+  }
+}
+
+/** Pass 2: one action per row, in file order, to the plan spool and `--plan FILE`. */
+async function planRows(o: MatchStageOptions, scan: ScanResult, index: MatchIndex, first: HashTable): Promise<MatchPlan> {
+  const { fields } = o;
   // 3. one action per row, in file order
   const plan: MatchPlan = {
     ...{ resource: o.resource, rows: scan.rows, read: readText(index), create: 0, update: 0, unchanged: 0, ambiguous: 0 },

@@ -1,0 +1,176 @@
+// The index the read stage builds (read.ts), in flat memory: the kept records (only the fields later stages read)
+// are written as JSON lines to a temporary file of the journal folder, and two hash tables (../../util/hash-table.ts)
+// say where — a key's record (or that two or more records share it), and each kept id's latest read. About 60 bytes
+// of memory per kept record (a million: ~60 MB), where objects in Maps took ~430 MB.
+//
+// A collection that shifts between pages can show a record twice: a read again of a kept record replaces its
+// earlier read (same key), and one that comes back under another key (edited between pages) or one no longer
+// wanted leaves its old key, as the latest read of its id says when the key is looked up. Two reads of one record
+// never make its key ambiguous. Two keys sharing a 64-bit hash (odds ~3·10⁻⁸ at a million) read as ambiguous:
+// nothing is sent for them, never a wrong update.
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ApiRecord } from '../../api/envelopes.js';
+import { removeOnExit, tempPathFor } from '../../util/atomic-file.js';
+import { HashTable, MAX_VALUE } from '../../util/hash-table.js';
+import { matchKey } from './key.js';
+
+export interface Indexed {
+  id: string;
+  /** only the fields in `keep` and the match fields */
+  record: ApiRecord;
+}
+/** `ids`: two or more records share the key (ambiguous) */
+export type IndexEntry = { one: Indexed } | { ids: string[] };
+
+const FLUSH_BYTES = 1 << 20;
+/** a key's value in `byKey` when records share it (their ids in `shared`); an id's in `byId` when its latest read is not kept */
+const SHARED = MAX_VALUE;
+const GONE = MAX_VALUE;
+
+/** The kept records' lines, appended to a file and read back by their number. */
+class LineFile {
+  private readonly fd: number;
+  private readonly forget: () => void;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private flushed = 0;
+  private offsets = new Float64Array(1024);
+  private lengths = new Uint32Array(1024);
+  count = 0;
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path, 'w+', 0o600);
+    this.forget = removeOnExit(path);
+  }
+
+  append(text: string): number {
+    const buf = Buffer.from(text);
+    if (this.count === this.offsets.length) this.growTo(this.count * 2);
+    this.offsets[this.count] = this.flushed + this.pendingBytes;
+    this.lengths[this.count] = buf.length;
+    this.pending.push(buf);
+    this.pendingBytes += buf.length;
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+    return this.count++;
+  }
+
+  read(n: number): string {
+    const [at, length] = [this.offsets[n]!, this.lengths[n]!];
+    if (at + length > this.flushed) this.flush();
+    const buf = Buffer.allocUnsafe(length);
+    readSync(this.fd, buf, 0, length, at);
+    return buf.toString('utf8');
+  }
+
+  close(): void {
+    closeSync(this.fd);
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // already gone
+    }
+    this.forget();
+  }
+
+  private flush(): void {
+    const all = Buffer.concat(this.pending);
+    for (let done = 0; done < all.length;) done += writeSync(this.fd, all, done, all.length - done, this.flushed + done);
+    this.flushed += all.length;
+    [this.pending, this.pendingBytes] = [[], 0];
+  }
+
+  private growTo(n: number): void {
+    const [offsets, lengths] = [new Float64Array(n), new Uint32Array(n)];
+    offsets.set(this.offsets);
+    lengths.set(this.lengths);
+    [this.offsets, this.lengths] = [offsets, lengths];
+  }
+}
+
+export class RecordIndexBuilder {
+  /** key → the number of its record's line, or SHARED */
+  private readonly byKey = new HashTable();
+  /** kept id → the number of its latest read's line, or GONE */
+  private readonly byId = new HashTable();
+  private readonly shared = new Map<string, string[]>();
+  private readonly lines: LineFile;
+  private readonly project: readonly string[];
+  readonly fieldsSeen = new Set<string>();
+  /** distinct records read (an unwanted record read twice counts twice: its id is not kept) */
+  records = 0;
+
+  /** `dir`: a folder for the temporary file (the journal folder) */
+  constructor(
+    private readonly fields: readonly string[],
+    keep: readonly string[],
+    private readonly wanted: (key: string) => boolean,
+    dir: string,
+  ) {
+    this.project = [...new Set([...fields, ...keep])];
+    this.lines = new LineFile(tempPathFor(join(dir, 'index')));
+  }
+
+  /** records kept: an id whose latest read has a key of the file */
+  kept = 0;
+
+  add(record: ApiRecord): void {
+    for (const field of Object.keys(record)) this.fieldsSeen.add(field);
+    const id = record.id;
+    if (typeof id !== 'string') return void this.records++;
+    const before = this.byId.get(id);
+    if (before === undefined) this.records++;
+    const key = matchKey(this.fields, record);
+    const wasKept = before !== undefined && before !== GONE;
+    if (key === undefined || !this.wanted(key)) {
+      if (wasKept) {
+        this.kept--;
+        this.byId.set(id, GONE);
+      }
+      return;
+    }
+    const n = this.lines.append(JSON.stringify([id, this.pick(record)]));
+    this.byId.set(id, n);
+    if (!wasKept) this.kept++;
+    const there = this.byKey.get(key);
+    if (there === undefined) return this.byKey.set(key, n);
+    if (there === SHARED) {
+      const ids = this.shared.get(key)!;
+      if (!ids.includes(id)) ids.push(id);
+      return;
+    }
+    const [other] = this.line(there);
+    if (other === id) return this.byKey.set(key, n);
+    this.byKey.set(key, SHARED);
+    this.shared.set(key, [other, id]);
+  }
+
+  get(key: string): IndexEntry | undefined {
+    const there = this.byKey.get(key);
+    if (there === undefined) return undefined;
+    const ids = there === SHARED ? this.shared.get(key)! : [this.line(there)[0]];
+    // each id's latest read, if it still has this key
+    const live = ids.flatMap((id) => {
+      const n = this.byId.get(id);
+      if (n === undefined || n === GONE) return [];
+      const [, record] = this.line(n);
+      return matchKey(this.fields, record) === key ? [{ id, record }] : [];
+    });
+    if (live.length === 0) return undefined;
+    return live.length === 1 ? { one: live[0]! } : { ids: live.map((e) => e.id) };
+  }
+
+  close(): void {
+    this.lines.close();
+  }
+
+  private line(n: number): [string, ApiRecord] {
+    return JSON.parse(this.lines.read(n)) as [string, ApiRecord];
+  }
+
+  private pick(record: ApiRecord): ApiRecord {
+    const out: ApiRecord = {};
+    for (const field of this.project) if (Object.hasOwn(record, field)) out[field] = record[field];
+    return out;
+  }
+}

@@ -1,0 +1,69 @@
+// Strings → a number each, in flat memory: a 64-bit hash of the string in an open-addressed table of typed arrays
+// (12 bytes a slot, at most half full: 12–24 bytes per string, 25 MB for a million), the strings themselves not
+// kept. Two strings sharing a hash (odds about n²/2⁶⁵: 3·10⁻⁸ at a million) read as one; callers that can check
+// (the match index, against the record it finds) do.
+
+/** Two 32-bit lanes over the UTF-16 code units: FNV-1a and a multiply-xorshift, not correlated. */
+export function hash64(text: string): [number, number] {
+  let a = 0x811c9dc5 | 0;
+  let b = 0x9e3779b9 | 0;
+  for (let i = 0; i < text.length; i++) {
+    const k = text.charCodeAt(i);
+    a = Math.imul(a ^ k, 16777619);
+    b = Math.imul(b ^ k, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  b = Math.imul(b ^ (b >>> 13), 0x85ebca6b);
+  return [a >>> 0, (b ^ (b >>> 16)) >>> 0];
+}
+
+const EMPTY = 0xffffffff;
+/** the largest value a slot holds */
+export const MAX_VALUE = 0xfffffffe;
+
+export class HashTable {
+  private hi = new Uint32Array(1024);
+  private lo = new Uint32Array(1024);
+  /** EMPTY: an empty slot */
+  private val = new Uint32Array(1024).fill(EMPTY);
+  size = 0;
+
+  get(text: string): number | undefined {
+    const [h, l] = hash64(text);
+    const v = this.val[this.find(h, l)]!;
+    return v === EMPTY ? undefined : v;
+  }
+
+  /** `value`: a whole number from 0 to MAX_VALUE */
+  set(text: string, value: number): void {
+    if (!(value >= 0 && value <= MAX_VALUE)) throw new RangeError(`a hash table value must be from 0 to ${MAX_VALUE}`);
+    const [h, l] = hash64(text);
+    const at = this.find(h, l);
+    if (this.val[at] === EMPTY) {
+      [this.hi[at], this.lo[at]] = [h, l];
+      if (++this.size * 2 > this.val.length) {
+        this.val[at] = value;
+        return this.grow();
+      }
+    }
+    this.val[at] = value;
+  }
+
+  private find(h: number, l: number): number {
+    const mask = this.val.length - 1;
+    let i = (h ^ Math.imul(l, 0x27d4eb2d)) & mask;
+    while (this.val[i] !== EMPTY && (this.hi[i] !== h || this.lo[i] !== l)) i = (i + 1) & mask;
+    return i;
+  }
+
+  private grow(): void {
+    const [hi, lo, val] = [this.hi, this.lo, this.val];
+    const n = val.length * 2;
+    [this.hi, this.lo, this.val] = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n).fill(EMPTY)];
+    for (let i = 0; i < val.length; i++) {
+      if (val[i] === EMPTY) continue;
+      const at = this.find(hi[i]!, lo[i]!);
+      [this.hi[at], this.lo[at], this.val[at]] = [hi[i]!, lo[i]!, val[i]!];
+    }
+  }
+}
