@@ -3,7 +3,7 @@
 import { stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-file.js';
-import { isStaleLeftover, listDir } from '../util/fs.js';
+import { exists, isStaleLeftover, listDir } from '../util/fs.js';
 import { jsonLine, readComplete, readHeader } from './journal-format.js';
 
 const DAY = 86_400_000;
@@ -55,6 +55,12 @@ export async function pruneJournals(dir: string, now: number, opts: PruneOptions
     const age = now - st.mtimeMs;
     if (/^stdin-\d+-[0-9a-f]+\.buf$|\.tmp-\d+-[0-9a-f]+$/.test(name)) {
       if (isStaleLeftover(name, age)) await gone(path);
+      continue;
+    }
+    // reconcile's plan (match/run.ts) is kept beside an unfinished journal only
+    if (name.endsWith('.jsonl.plan')) {
+      const journal = path.slice(0, -'.plan'.length);
+      if (journal !== opts.keep && (!(await exists(journal)) || (await readComplete(journal)))) await gone(path);
       continue;
     }
     if (!name.endsWith('.jsonl')) continue;

@@ -15,6 +15,7 @@ import { exists } from '../../util/fs.js';
 import type { ImportSummary, MatchPlan } from '../engine-types.js';
 import { findJournal, journalFolder, readComplete, readHeader } from '../journal-format.js';
 import { lockJob } from '../journal-lock.js';
+import { pruneJournals } from '../journal-prune.js';
 import { ImportJournal } from '../journal.js';
 import { identityOf, summaryOf, withSummary, type Run } from '../run.js';
 import type { ScanResult } from '../scan.js';
@@ -35,7 +36,10 @@ export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResul
   checkMatchColumns(scan, fields, input.name);
   const identity = identityOf(run, scan.contentSha256);
   const file = dir ? await findJournal(dir, identity) : undefined;
-  if (!opts.dryRun && dir && file) run.unlock = await lockJob(journalFolder(dir), identity, input.name);
+  if (!opts.dryRun && dir && file) {
+    run.unlock = await lockJob(journalFolder(dir), identity, input.name);
+    await pruneJournals(dir, run.started, { keep: file.own }).catch(() => 0);
+  }
   const planPath = file && !opts.dryRun ? `${file.own}.plan` : undefined;
   const pinned = planPath && file?.exists ? await pinnedPlan(file.path, planPath) : undefined;
   let plan: MatchPlan;
