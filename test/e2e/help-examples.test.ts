@@ -176,6 +176,36 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     },
   ],
   [
+    /^crm batch contacts trade-show\.csv --match email( --dry-run)?/,
+    {
+      // one person the CRM holds (another title), one it does not
+      files: () => ({ 'trade-show.csv': `email,first_name,title\n${EMAIL(5).toUpperCase()},Ada,CTO\n${EMAIL(6)},Grace,Buyer\n` }),
+      before: async (s) => void (await api(s, 'POST', '/contacts', { email: EMAIL(5), first_name: 'Ada', title: 'Engineer' })),
+      after: async (s, m) => {
+        const dry = m[1] !== undefined;
+        const people = (await listAll(s, '/contacts')).filter((c) => String(c.email).startsWith('help.example.'));
+        const titles = new Map(people.map((c) => [c.email, c.title]));
+        expect(titles).toEqual(
+          new Map(
+            dry
+              ? [[EMAIL(5), 'Engineer']]
+              : [
+                  [EMAIL(5), 'CTO'],
+                  [EMAIL(6), 'Buyer'],
+                ],
+          ),
+        );
+      },
+    },
+  ],
+  [
+    /^crm batch contacts trade-show\.csv\.undo\.csv --update/,
+    {
+      files: (s) => ({ 'trade-show.csv.undo.csv': `id,title:json\n${s.ids.contacts![4]},"""Restored"""\n` }),
+      after: async (s) => expect((await api(s, 'GET', `/contacts/${s.ids.contacts![4]}`)).json.data.title).toBe('Restored'),
+    },
+  ],
+  [
     /^crm batch deals deals\.csv --dry-run$/,
     {
       files: () => ({ 'deals.csv': 'name,amount:number\nHelp example deal,1200\n' }),

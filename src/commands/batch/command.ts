@@ -71,6 +71,9 @@ export function registerBatch(program: CommandUnknownOpts, reg: Registry, load: 
     'crm batch deals owners.csv --update            # columns: id,owner_id',
     'crm batch contacts test-ids.txt --delete       # one id per line',
     'crm batch contacts export.csv --delete --id-column "Record ID" --yes',
+    'crm batch contacts trade-show.csv --match email --dry-run',
+    'crm batch contacts trade-show.csv --match email --plan plan.csv',
+    'crm batch contacts trade-show.csv.undo.csv --update   # puts back what --match changed',
   ]);
   cmd.addHelpText(
     'after',
@@ -97,6 +100,20 @@ Idempotency-Keys belong to one run (kept in the journal): a resumed run
 replays instead of applying twice; a later run applies the change again.
 Rows for one record are applied in file order. A delete answered 404 after a
 retry, or for a row an earlier run sent, counts as deleted.
+
+--match FIELD[,FIELD] makes the CRM agree with the file: it reads what the
+CRM holds (listing the collection, 100 records a request), then per row:
+create (no record has the key), update (one record has it: a PATCH of only
+the fields that differ), unchanged (no request), ambiguous (two or more
+records have it: nothing sent, the row in <input>.ambiguous.csv), duplicate
+(an earlier row has the key: rejected). Emails match in any case; text is
+trimmed; an empty cell leaves a field as it is (a json column with null
+clears it). The plan is shown first on a terminal; --dry-run stops there;
+--plan FILE writes every row's action and changes. Values an update changes
+go to <input>.undo.csv before it is sent (the first value kept across runs);
+created ids to <input>.created.csv: "crm batch contacts X.undo.csv --update"
+puts the values back, --delete of the created file removes what was added.
+A rerun reads the CRM again: it sends only what differs by then.
 
 Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
 otherwise; a file with bytes that do not decode is refused before anything is

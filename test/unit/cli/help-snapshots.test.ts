@@ -2137,6 +2137,11 @@ describe('--help snapshots', () => {
                                  record ids (default id)
         --yes                    with --delete: do not ask for confirmation (required
                                  without a terminal)
+        --match <fields>         make the CRM agree with the file: match rows to
+                                 records on these fields (email; name,domain), create
+                                 what is missing, update what differs
+        --plan <file>            with --match: write every row's action and changes
+                                 (before → after) to this CSV
         -h, --help               show help
 
       Global Options:
@@ -2169,6 +2174,9 @@ describe('--help snapshots', () => {
         $ crm batch deals owners.csv --update            # columns: id,owner_id
         $ crm batch contacts test-ids.txt --delete       # one id per line
         $ crm batch contacts export.csv --delete --id-column "Record ID" --yes
+        $ crm batch contacts trade-show.csv --match email --dry-run
+        $ crm batch contacts trade-show.csv --match email --plan plan.csv
+        $ crm batch contacts trade-show.csv.undo.csv --update   # puts back what --match changed
 
 
       Headers become fields ("First Name" → first_name); a header may carry a
@@ -2193,6 +2201,20 @@ describe('--help snapshots', () => {
       replays instead of applying twice; a later run applies the change again.
       Rows for one record are applied in file order. A delete answered 404 after a
       retry, or for a row an earlier run sent, counts as deleted.
+
+      --match FIELD[,FIELD] makes the CRM agree with the file: it reads what the
+      CRM holds (listing the collection, 100 records a request), then per row:
+      create (no record has the key), update (one record has it: a PATCH of only
+      the fields that differ), unchanged (no request), ambiguous (two or more
+      records have it: nothing sent, the row in <input>.ambiguous.csv), duplicate
+      (an earlier row has the key: rejected). Emails match in any case; text is
+      trimmed; an empty cell leaves a field as it is (a json column with null
+      clears it). The plan is shown first on a terminal; --dry-run stops there;
+      --plan FILE writes every row's action and changes. Values an update changes
+      go to <input>.undo.csv before it is sent (the first value kept across runs);
+      created ids to <input>.created.csv: "crm batch contacts X.undo.csv --update"
+      puts the values back, --delete of the created file removes what was added.
+      A rerun reads the CRM again: it sends only what differs by then.
 
       Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
       otherwise; a file with bytes that do not decode is refused before anything is
