@@ -73,7 +73,7 @@ export function registerBatch(program: CommandUnknownOpts, reg: Registry, load: 
     'crm batch contacts export.csv --delete --id-column "Record ID" --yes',
     'crm batch contacts trade-show.csv --match email --dry-run',
     'crm batch contacts trade-show.csv --match email --plan plan.csv',
-    'crm batch contacts trade-show.csv.undo.csv --update   # puts back what --match changed',
+    'crm batch contacts trade-show.csv.undo.csv --update  # undo --match',
   ]);
   cmd.addHelpText(
     'after',

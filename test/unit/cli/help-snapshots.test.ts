@@ -2176,7 +2176,7 @@ describe('--help snapshots', () => {
         $ crm batch contacts export.csv --delete --id-column "Record ID" --yes
         $ crm batch contacts trade-show.csv --match email --dry-run
         $ crm batch contacts trade-show.csv --match email --plan plan.csv
-        $ crm batch contacts trade-show.csv.undo.csv --update   # puts back what --match changed
+        $ crm batch contacts trade-show.csv.undo.csv --update  # undo --match
 
 
       Headers become fields ("First Name" → first_name); a header may carry a
