@@ -48,6 +48,17 @@ try {
   console.log(`\nRejected rows, ready to fix and re-import:\n${readFileSync(`${csv}.rejects.csv`, 'utf8')}`);
   crm(['batch', 'contacts', csv]); // the rerun sends nothing: every chunk is in the journal
 
+  // The admin's real job: make the CRM agree with a list. A trade show's 1,000 visitors: 600 are the
+  // people just imported (emails typed in capitals; 60 with a new title), 400 are new.
+  const show = ['email,first_name,last_name,title'];
+  for (let i = 1; i <= 600; i++) show.push(`PERSON${i}@EXAMPLE.COM,Person,No${i},${i % 10 === 0 ? 'Buyer' : ''}`);
+  for (let i = 1; i <= 400; i++) show.push(`visitor${i}@example.com,Visitor,No${i},Engineer`);
+  const trade = join(work, 'trade-show.csv');
+  writeFileSync(trade, `${show.join('\n')}\n`);
+  crm(['batch', 'contacts', trade, '--match', 'email', '--dry-run', '-o', 'table']);
+  crm(['batch', 'contacts', trade, '--match', 'email']);
+  crm(['batch', 'contacts', trade, '--match', 'email']); // again: the CRM agrees, nothing is sent
+
   crm(['contacts', 'list', '--limit', '5', '-o', 'table', '--fields', 'id,email,first_name,last_name']);
   const deal = JSON.parse(
     crm(['deals', 'create', '--set', 'name=Demo renewal', '--set', 'amount:=48000', '-o', 'json'], { quiet: true }).stdout,

@@ -161,6 +161,6 @@ function updateChunk(seq: number, row: { line: number; raw: RawRow }, id: string
 const beforeOf = (changes: Change[]): ApiRecord => Object.fromEntries(changes.map((c) => [c.field, c.before ?? null]));
 
 function readText(index: MatchIndex): string {
-  const what = index.how === 'get' ? `${count(index.records)} records by id` : `listed ${count(index.records)} records`;
-  return `${what} in ${plural(index.requests, 'request')}${index.why ? ` (${index.why.replace(/\.$/, '')})` : ''}`;
+  if (index.how === 'list') return `listed ${count(index.records)} records in ${plural(index.requests, 'request')}`;
+  return `${count(index.records)} records by id in ${plural(index.requests, 'request')}${index.why ? ` (${index.why.replace(/\.$/, '')})` : ''}`;
 }
