@@ -21,6 +21,17 @@ export interface ImportPlan {
   first_invalid: InvalidRow[];
   /** an update, delete or link: the first requests it would send */
   first_requests?: string[];
+  /** a CSV: each column and the field it fills (`field` null for a column left out) */
+  mapping?: PlanColumn[];
+}
+
+/** A column of the --dry-run plan: `ignored` (a `_` column, or `--map "COL="`), `read_only` (the server sets it: left out). */
+export interface PlanColumn {
+  column: string;
+  field: string | null;
+  type: string;
+  ignored: boolean;
+  read_only: boolean;
 }
 
 export interface ImportOptions {
@@ -83,6 +94,11 @@ export interface ImportDeps {
   /** the HTTP client's counters: when given, requests/retries are its difference over the run */
   stats?: () => { requests: number; retries: number };
   warn?: (message: string) => void;
+  /**
+   * The field names the collection's records have (one page read), for a create or an update; undefined: an empty
+   * collection or a failed read (no check). Asked once the journal is open, just before the send pass (columns.ts).
+   */
+  knownFields?: () => Promise<ReadonlySet<string> | undefined>;
   /** after the whole file is checked and before anything is sent (not for a dry run): a delete's confirmation; throwing stops the run */
   beforeSend?: (checked: { rows: number; valid: number; invalid: number }) => Promise<void>;
 }

@@ -13,6 +13,7 @@ import {
   keyIdentity,
   runImport,
   type ImportOptions,
+  type ImportPlan,
   type ImportSummary,
 } from '../../import/index.js';
 import { SendingRate } from '../../output/eta.js';
@@ -23,6 +24,7 @@ import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, checkResourceName, confirmDelete } from './operation.js';
+import { knownFields } from './known-fields.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines } from './outcome.js';
 import { progressText } from './progress-text.js';
@@ -45,6 +47,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
         : httpBatchSender(client)
       : () => Promise.reject(new Error('a dry run sends nothing')),
     // the question is asked with the progress line off, so it does not draw over it
+    // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
+    knownFields: client && (!op || op.kind === 'update') ? () => knownFields(client, o.resource, ctx.signal) : undefined,
     beforeSend: op?.kind === 'delete' ? async (checked) => progress.pause(() => confirmDelete(ctx, o, checked.valid)) : undefined,
     journalDir: join(ctx.configDir(), 'imports'),
     clock: ctx.clock,
@@ -230,10 +234,29 @@ async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
     op
       ? `would ${op.kind} ${plan.valid} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
       : `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight${skipped}`,
+    ...mappingLines(plan.mapping),
     ...(requests.length ? [`First requests:`, ...requests.map((r) => `  ${sanitizeForTerminal(r)}`)] : []),
     ...(plan.first_invalid.length
       ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)]
       : []),
   ];
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The header-to-field mapping of the plan: `First Name  → first_name (string)`, columns left out saying why. */
+function mappingLines(mapping: ImportPlan['mapping']): string[] {
+  if (!mapping?.length) return [];
+  const names = mapping.map((c) => sanitizeForTerminal(c.column));
+  const width = Math.min(30, Math.max(...names.map((n) => n.length)));
+  const lines = mapping.map((c, i) => {
+    const what = c.read_only
+      ? 'left out: the server sets it'
+      : c.ignored
+        ? c.column.startsWith('_')
+          ? 'ignored'
+          : 'left out by --map'
+        : `→ ${sanitizeForTerminal(c.field ?? '')} (${c.type})`;
+    return `  ${names[i]!.padEnd(width)}  ${what}`;
+  });
+  return ['Columns:', ...lines];
 }
