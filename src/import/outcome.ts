@@ -79,8 +79,9 @@ export function repeatsWarning(r: number[]): string {
 
 /**
  * The first chunk a run had answered, when every row of it (two or more: one row failing is no pattern) failed
- * with one same error: the other chunks would fail alike (a column mapped to the wrong field, a field the server
- * requires), so the run stops there (exit 9) rather than send them (issue 18). `c`: the run's counts so far.
+ * with one same error and no row of the job was created before it (by this run or an earlier one): the other
+ * chunks would fail alike (a column mapped to the wrong field, a field the server requires), so the run stops
+ * there (exit 9) rather than send them (issue 18). `c`: the run's counts so far.
  */
 export function failedAlike(
   rows: number,
@@ -89,16 +90,15 @@ export function failedAlike(
 ): PartialFailureError | undefined {
   const first = rejects[0];
   if (rows < 2 || rejects.length !== rows || first === undefined || first.code === NO_RESULT_CODE) return undefined;
-  if (!rejects.every((r) => r.code === first.code && r.message === first.message)) return undefined;
-  // rows created by this job (now or by an earlier run): a corrected --map is then refused as another job
-  const fix = c.created + c.skipped > c.repeated ? '' : ': nothing was created, so the corrected command (another job) sends every row';
+  if (c.created + c.skipped > c.repeated || !rejects.every((r) => r.code === first.code && r.message === first.message)) return undefined;
   return new PartialFailureError(
     `stopped after the first chunk: its ${rows} rows all failed with the same error (${first.code}: ${first.message}); ` +
       'the rest of the file was not sent (it would fail alike)',
     {
       hint:
-        `check how the columns map (--dry-run shows it); correct a wrong one with --map "COLUMN=field" or in the header${fix}. ` +
-        'If the mapping is right, fix what the error names and rerun this same command: it sends the rejected rows again, then the rest.',
+        'check how the columns map (--dry-run shows it); correct a wrong one with --map "COLUMN=field" or in the header: ' +
+        'nothing was created, so the corrected command (another job) sends every row. If the mapping is right, fix what ' +
+        'the error names and rerun this same command: it sends the rejected rows again, then the rest.',
     },
   );
 }
