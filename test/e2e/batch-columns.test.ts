@@ -113,6 +113,25 @@ describe('crm batch checks columns against the fields the CRM has', () => {
   });
 });
 
+describe('--update: the columns other than the id are checked the same way', () => {
+  it('Frist Name is refused (did you mean first_name?), no PATCH sent; the right column updates', async () => {
+    const res = await fetch(`${t.sb.baseUrl}/contacts?limit=2`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+    const ids = ((await res.json()) as { data: Array<{ id: string }> }).data.map((c) => c.id);
+    const p = join(dir, 'upd.csv');
+    writeFileSync(p, `id,Frist Name\n${ids.map((id, i) => `${id},Renamed ${i}`).join('\n')}\n`);
+    const before = (await log()).length;
+    const r = await crm(['batch', 'contacts', p, '--update']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(
+      /"Frist Name" \(field frist_name\): no contacts record has it; did you mean first_name\? use --map "Frist Name=first_name"/,
+    );
+    expect((await since(before)).filter((x) => x.method !== 'GET')).toEqual([]);
+    const ok = await crm(['-o', 'json', 'batch', 'contacts', p, '--update', '--map', 'Frist Name=first_name']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ updated: 2 });
+  });
+});
+
 describe('a first chunk whose every row failed alike stops the run', () => {
   it('every row of the first chunk failed with one error: one request, the rest not sent, exit 9 and the way on; the corrected --map then imports every row once', async () => {
     // --map acknowledges the column (so it is not refused): the server then rejects every row alike (email required)
