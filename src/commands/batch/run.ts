@@ -46,9 +46,9 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
         ? httpRowSender(client, op, (w) => kept.push(w))
         : httpBatchSender(client)
       : () => Promise.reject(new Error('a dry run sends nothing')),
-    // the question is asked with the progress line off, so it does not draw over it
     // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
     knownFields: client && (!op || op.kind === 'update') ? () => knownFields(client, o.resource, ctx.signal) : undefined,
+    // the question is asked with the progress line off, so it does not draw over it
     beforeSend: op?.kind === 'delete' ? async (checked) => progress.pause(() => confirmDelete(ctx, o, checked.valid)) : undefined,
     journalDir: join(ctx.configDir(), 'imports'),
     clock: ctx.clock,
