@@ -86,6 +86,15 @@ describe('crm batch checks columns against the fields the CRM has', () => {
     expect(r.stderr).toMatch(/"Shoe Size:number" \(field shoe_size\): no contacts record has it yet/);
   });
 
+  it('an empty collection is no check: nothing refused, nothing said (the server answers each row)', async () => {
+    const p = join(dir, 'companies.csv');
+    writeFileSync(p, 'Nmae,Domian\nAcme,acme.test\n');
+    const r = await crm(['-o', 'json', 'batch', 'companies', p]);
+    expect(r.code, r.stderr).toBe(9);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 1, failed: 1 });
+    expect(r.stderr).not.toMatch(/record has/);
+  });
+
   it('--dry-run shows the header-to-field mapping (ignored and read-only columns marked), and -o json has it as mapping', async () => {
     const p = join(dir, 'plan.csv');
     writeFileSync(p, 'id,First Name,E-mail,Score:number,_line,Old\ncon_1,Ada,plan.1@example.com,3,2,x\n');
