@@ -7,7 +7,7 @@ import { chunkKey, newRunId } from './chunker.js';
 import type { Counters } from './engine-types.js';
 import type { ImportJournal } from './journal.js';
 import type { ChunkReject, FinishedChunk } from './journal-format.js';
-import { chunkOutcome, isFatalSendError, isRefusal, repeatsWarning, stoppedAfterFailures } from './outcome.js';
+import { chunkOutcome, failedAlike, isFatalSendError, isRefusal, repeatsWarning, stoppedAfterFailures } from './outcome.js';
 import type { Outputs } from './outputs.js';
 import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
 import { onDisk } from './disk.js';
@@ -40,6 +40,7 @@ function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined
     ...{ updateOp: opts.match ? updateOperation(opts.resource) : undefined, match: run.matchFiles },
     // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
     ...{ runId: journal ? journal.runId : newRunId(), retry: run.retryRejected !== false },
+    ...{ lastChunk: Math.ceil((scan.valid - scan.repeated) / run.chunkSize) },
     onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
   };
 }
@@ -158,6 +159,7 @@ class SendingPass {
       if (finished) this.skip(chunk, finished);
       else c.rows -= chunk.lines.length;
     }
+    if (!cfg.op && !cfg.updateOp && c.chunks === 1) await entry.pending; // a create's first chunk goes alone (failedAlike in finish)
   }
 
   /** The record (or link) an operation's row changes. */
@@ -251,7 +253,7 @@ class SendingPass {
     if (isRefusal(e)) {
       c.failed += chunk.lines.length;
       // not written: rejects, and journaled so no rerun sends the chunk again
-      const message = `the server refused the whole chunk (${span(chunk)}), none of its rows was created: ${e.message}`;
+      const message = `the server refused the whole chunk (lines ${chunk.lines[0]}–${chunk.lines.at(-1)}), none of its rows was created: ${e.message}`;
       const rejects = chunk.lines.map((_l, i) => ({ i, code: e.code ?? e.name, message }));
       this.reasons.add(e.code ?? e.name, `the server refused the whole chunk: ${e.message}`, rejects.length);
       await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects, resend, false);
@@ -276,11 +278,11 @@ class SendingPass {
 
   /** A chunk answered in this run: its rows' outputs, and the journal (a chunk sent again: merged with the earlier answer). */
   private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], resend?: Resend, tally = true) {
+    if (!this.cfg.op && !this.cfg.updateOp && this.c.chunks === 1 && chunk.seq < this.cfg.lastChunk)
+      this.fatal ??= failedAlike(chunk.lines.length, rejects, this.c);
     if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];
     this.files.answered(chunk, ids, rejects, tally);
     if (!chunk.update) this.cfg.match?.created(chunk, ids);
     await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => this.journalFailed(err));
   }
 }
-
-const span = (ch: Chunk): string => `lines ${ch.lines[0]}–${ch.lines[ch.lines.length - 1]}`;

@@ -22,6 +22,17 @@ export interface ImportPlan {
   first_invalid: InvalidRow[];
   /** an update, delete or link: the first requests it would send */
   first_requests?: string[];
+  /** a CSV: each column and the field it fills (`field` null for a column left out) */
+  mapping?: PlanColumn[];
+}
+
+/** A column of the --dry-run plan: `ignored` (a `_` column, or `--map "COL="`), `read_only` (the server sets it: left out). */
+export interface PlanColumn {
+  column: string;
+  field: string | null;
+  type: string;
+  ignored: boolean;
+  read_only: boolean;
 }
 
 export interface ImportOptions {
@@ -108,7 +119,7 @@ export interface MatchPlan {
   /** for updates: field → how many rows change it */
   changes: Record<string, number>;
   /** columns → fields, as the header was read */
-  mapping?: Array<{ column: string; field: string; type: string; ignored: boolean }>;
+  mapping?: PlanColumn[];
   /** a resumed run sends the plan an interrupted run made (no read) */
   resumed?: string;
 }
@@ -144,6 +155,11 @@ export interface ImportDeps {
   readIndex?: (req: MatchRead, onProgress: (p: { records: number; requests: number }) => void) => Promise<MatchIndex>;
   /** reconcile: the plan, once made (before anything is sent; also for a dry run) */
   onPlan?: (plan: MatchPlan) => void | Promise<void>;
+  /**
+   * The field names the collection's records have (one page read), for a create or an update; undefined: an empty
+   * collection or a failed read (no check). Asked once the journal is open, just before the send pass (columns.ts).
+   */
+  knownFields?: () => Promise<ReadonlySet<string> | undefined>;
   /** after the whole file is checked and before anything is sent (not for a dry run): a delete's confirmation; throwing stops the run */
   beforeSend?: (checked: { rows: number; valid: number; invalid: number }) => Promise<void>;
 }

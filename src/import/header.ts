@@ -17,6 +17,8 @@ export interface ColumnSpec {
   readonly ignored: boolean;
   /** ignored because its field is one the server sets (`id`, `created_at`, …: READ_ONLY_FIELDS) */
   readonly readOnly?: boolean;
+  /** named by a `--map` (its field is the user's word) */
+  readonly mapped?: boolean;
 }
 
 export interface HeaderMapping {
@@ -77,14 +79,14 @@ export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(
     const own = splitType(trimmed);
     const where = `column ${index + 1}`;
     const mapKey = [trimmed, own.name.trim()].find((k) => maps.has(k));
-    const ignore = (readOnly?: { readOnly: true }): void =>
-      void columns.push({ index, column, field: '', type: 'string', ignored: true, ...readOnly });
+    const ignore = (why?: { readOnly: true } | { mapped: true }): void =>
+      void columns.push({ index, column, field: '', type: 'string', ignored: true, ...why });
     let field: string;
     let type: FieldType;
     if (mapKey !== undefined) {
       unusedMaps.delete(mapKey);
       const target = maps.get(mapKey)!;
-      if (target === '') return ignore();
+      if (target === '') return ignore({ mapped: true });
       // the map may retype (`price=amount:number`); otherwise the header's own type stays
       const t = splitType(target);
       field = t.name.trim();
@@ -101,7 +103,7 @@ export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(
         throw new UsageError(`the header ${JSON.stringify(column)} (${where}) has no letters or digits to make a field name; use --map`);
       }
     }
-    const spec: ColumnSpec = { index, column, field, type, ignored: false };
+    const spec: ColumnSpec = { index, column, field, type, ignored: false, ...(mapKey === undefined ? {} : { mapped: true }) };
     const clash = used.get(field);
     if (clash) {
       throw new UsageError(

@@ -2,7 +2,7 @@
 import { plural } from '../output/plural.js';
 import type { BatchEnvelope } from '../api/envelopes.js';
 import type { ChunkReject } from './journal-format.js';
-import { AuthError, CrmError, ForbiddenError, NotFoundError } from '../http/errors.js';
+import { AuthError, CrmError, ForbiddenError, NotFoundError, PartialFailureError } from '../http/errors.js';
 
 export const NO_RESULT_CODE = 'NO_ITEM_RESULT';
 
@@ -75,4 +75,30 @@ export function repeatsWarning(r: number[]): string {
   const lines = `${r.slice(0, 5).join(', ')}${r.length > 5 ? ', …' : ''}`;
   const one = r.length === 1;
   return `${plural(r.length, 'row')} (line${one ? '' : 's'} ${lines}) ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent (counted as skipped)`;
+}
+
+/**
+ * The first chunk a run had answered, when every row of it (two or more: one row failing is no pattern) failed
+ * with one same error and no row of the job was created before it (by this run or an earlier one): the other
+ * chunks would fail alike (a column mapped to the wrong field, a field the server requires), so the run stops
+ * there (exit 9) rather than send them (issue 18). `c`: the run's counts so far.
+ */
+export function failedAlike(
+  rows: number,
+  rejects: readonly ChunkReject[],
+  c: { created: number; skipped: number; repeated: number },
+): PartialFailureError | undefined {
+  const first = rejects[0];
+  if (rows < 2 || rejects.length !== rows || first === undefined || first.code === NO_RESULT_CODE) return undefined;
+  if (c.created + c.skipped > c.repeated || !rejects.every((r) => r.code === first.code && r.message === first.message)) return undefined;
+  return new PartialFailureError(
+    `stopped after the first chunk: its ${rows} rows all failed with the same error (${first.code}: ${first.message}); ` +
+      'the rest of the file was not sent (it would fail alike)',
+    {
+      hint:
+        'check how the columns map (--dry-run shows it); correct a wrong one with --map "COLUMN=field" or in the header: ' +
+        'nothing was created, so the corrected command (another job) sends every row. If the mapping is right, fix what ' +
+        'the error names and rerun this same command: it sends the rejected rows again, then the rest.',
+    },
+  );
 }

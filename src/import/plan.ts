@@ -2,7 +2,8 @@
 // message, and the --dry-run plan.
 import { BATCH_MAX, findResource } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
-import type { ImportOptions, ImportSummary } from './engine-types.js';
+import type { ImportOptions, ImportSummary, PlanColumn } from './engine-types.js';
+import type { ColumnSpec } from './header.js';
 import type { InvalidRow, ScanResult } from './scan.js';
 
 export function listInvalid(rows: readonly InvalidRow[]): string {
@@ -43,5 +44,10 @@ export function dryRunSummary(
   const chunks = Math.ceil((valid - scan.repeated) / sizes.chunkSize);
   const plan = { rows, valid, invalid, repeated: scan.repeated, chunks, chunk_size: sizes.chunkSize, concurrency: sizes.concurrency };
   const requests = base.operation ? { first_requests: scan.firstRequests } : {};
-  return { ...base, rows, invalid, plan: { ...plan, finished_chunks: finishedChunks, first_invalid: firstInvalid, ...requests } };
+  const mapping = scan.mapping ? { mapping: scan.mapping.columns.map(planColumn) } : {};
+  return { ...base, rows, invalid, plan: { ...plan, finished_chunks: finishedChunks, first_invalid: firstInvalid, ...requests, ...mapping } };
+}
+
+export function planColumn(c: ColumnSpec): PlanColumn {
+  return { column: c.column.trim(), field: c.ignored ? null : c.field, type: c.type, ignored: c.ignored, read_only: c.readOnly === true };
 }

@@ -15,6 +15,7 @@ import { ImportJournal } from './journal.js';
 import { createRejectsWriter, createResultsWriter, defaultRejectsPath, type Outputs, type RowsFile } from './outputs.js';
 import { fsReason } from '../util/fs-error.js';
 import { onDisk } from './disk.js';
+import { checkRunColumns } from './columns.js';
 import { dryRunSummary } from './plan.js';
 import { fromTotals, identityOf, summaryOf, warnImported, type Run } from './run.js';
 import type { ScanResult } from './scan.js';
@@ -139,6 +140,7 @@ export async function sendRows(run: Run, scan: ScanResult, journal: ImportJourna
     const now = await stat(input.path);
     if (now.size !== run.size || now.mtimeMs !== run.mtimeMs)
       throw new UsageError(`${input.name} changed while it was being checked; nothing was sent`);
+    await checkRunColumns(run, scan);
     const files = await openOutputs(run, scan);
     const stats0 = deps.stats?.();
     const result = await dispatchRows(run, scan, journal, files).catch(async (err: unknown) => {

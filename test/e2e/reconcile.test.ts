@@ -151,6 +151,18 @@ describe('crm batch --match: one action per row', () => {
     expect([...appliedPerId(await requestLog(t, since), 'PATCH', 'contacts').keys()]).toEqual([ids[1]]);
   });
 
+  it('a column near a field the records have is refused before anything is sent, naming the --map to use', async () => {
+    await make({ email: 'cols.1@example.com', title: 'T' });
+    const path = file('cols.csv', 'email,titel\ncols.1@example.com,New\ncols.2@example.com,Made\n');
+    const since = await logLength(t);
+    const r = await crm(['batch', 'contacts', path, '--match', 'email']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/did you mean title\? use --map "titel=title"/);
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    const mapped = await json(['batch', 'contacts', path, '--match', 'email', '--map', 'titel=title']);
+    expect(mapped.out).toMatchObject({ created: 1, updated: 1 });
+  });
+
   it('usage errors: a match field the file lacks (did you mean), --match with --update, --plan without --match', async () => {
     const path = file('usage.csv', 'E-mail,title\na@example.com,x\n');
     const lacking = await crm(['batch', 'contacts', path, '--match', 'email']);

@@ -60,30 +60,22 @@ export type BatchOptions = FlagsOf<typeof declare> & {
   operation?: RowOperation;
 };
 
-export function registerBatch(program: CommandUnknownOpts, reg: Registry, load: Load<BatchOptions>): void {
-  const cmd = declare(program);
-  examples(cmd, [
-    'crm batch contacts people.csv',
-    'crm batch contacts people.csv --map "E-mail=email" --results ids.csv',
-    'crm batch deals deals.csv --dry-run',
-    'cat people.ndjson | crm batch contacts - --input-format ndjson --strict',
-    'crm batch contacts excel-export.csv --encoding windows-1252',
-    'crm batch deals owners.csv --update            # columns: id,owner_id',
-    'crm batch contacts test-ids.txt --delete       # one id per line',
-    'crm batch contacts export.csv --delete --id-column "Record ID" --yes',
-    'crm batch contacts trade-show.csv --match email --dry-run',
-    'crm batch contacts trade-show.csv --match email --plan plan.csv',
-    'crm batch contacts trade-show.csv.undo.csv --update  # undo --match',
-  ]);
-  cmd.addHelpText(
-    'after',
-    `
+/** What `crm batch --help` says after its examples. */
+const BATCH_NOTES = `
 Headers become fields ("First Name" → first_name); a header may carry a
 type: amount:number, active:boolean, tags:list (split on ;), meta:json. Empty
 cells are left out, and so are id, created_at, updated_at and owner_id when
 creating (the server sets them), so an exported list imports as it was; an
 update sends owner_id. To clear a field in an update, type its column json
 and write null (title:json with null).
+
+Before sending, the columns are checked against the fields of one page of
+records (GET /RESOURCE?limit=100): a column whose field no record has, near
+one that does, is refused (exit 2), e.g. E-mail Address: did you mean email?
+use --map "E-mail Address=email". A column near no field is sent as a new
+field, with a warning; a column given by --map is never refused. --dry-run
+shows how each column maps. The first chunk goes alone: if its rows all fail
+with one same error (nothing created yet), the run stops there (exit 9).
 
 Rerunning the same command skips the chunks already done and sends again
 the rows the server rejected; the rejects file holds only rows never
@@ -119,7 +111,23 @@ Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
 otherwise; a file with bytes that do not decode is refused before anything is
 sent, naming the lines. A row with a NUL byte or over 1 MiB is an invalid row,
 never sent altered. Rejects files are UTF-8: import them without --encoding.
-Standard input and pipes are copied once (at most 1 GiB) before reading.`,
-  );
+Standard input and pipes are copied once (at most 1 GiB) before reading.`;
+
+export function registerBatch(program: CommandUnknownOpts, reg: Registry, load: Load<BatchOptions>): void {
+  const cmd = declare(program);
+  examples(cmd, [
+    'crm batch contacts people.csv',
+    'crm batch contacts people.csv --map "E-mail=email" --results ids.csv',
+    'crm batch deals deals.csv --dry-run',
+    'cat people.ndjson | crm batch contacts - --input-format ndjson --strict',
+    'crm batch contacts excel-export.csv --encoding windows-1252',
+    'crm batch deals owners.csv --update            # columns: id,owner_id',
+    'crm batch contacts test-ids.txt --delete       # one id per line',
+    'crm batch contacts export.csv --delete --id-column "Record ID" --yes',
+    'crm batch contacts trade-show.csv --match email --dry-run',
+    'crm batch contacts trade-show.csv --match email --plan plan.csv',
+    'crm batch contacts trade-show.csv.undo.csv --update  # undo --match',
+  ]);
+  cmd.addHelpText('after', BATCH_NOTES);
   runs(cmd, reg, load, (o, resource, file) => ({ ...o, resource, file, argv: reg.state.argv }));
 }

@@ -2,11 +2,9 @@
 // (with progress), the plan as shown before the run, and the summary.
 import { PartialFailureError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
-import type { ImportDeps, ImportSummary, MatchPlan } from '../../import/index.js';
+import type { ImportDeps, ImportSummary } from '../../import/index.js';
 import { chooseRead, readByIds, readIndex } from '../../import/match/read.js';
-import { limitFloorMs } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
-import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
@@ -44,53 +42,6 @@ export function matchRead(ctx: Ctx, client: HttpClient, resource: string): NonNu
     if (tty) ctx.io.stderr.write('\r\x1b[2K');
     return { ...index, why: how.why };
   };
-}
-
-/** The least time the rate limit allows the plan's requests, as the pacer knows it after the read. */
-function leastMs(plan: MatchPlan, client: HttpClient | undefined, now: number): number | undefined {
-  return limitFloorMs(plan.requests, now, client?.pace?.());
-}
-
-const duration = (ms: number): string =>
-  ms < 1000 ? 'under a second' : ms < 120_000 ? `${Math.ceil(ms / 1000)} s` : `${Math.ceil(ms / 60_000)} min`;
-
-/** The plan: counts per action, the fields that change, the requests and the least time they take. */
-export function planLines(plan: MatchPlan, least: number | undefined): string[] {
-  const changes = Object.entries(plan.changes)
-    .sort(([, a], [, b]) => b - a)
-    .map(([f, n]) => `${sanitizeForTerminal(f)} ${count(n)}`);
-  const row = (label: string, n: number, more = ''): string => `  ${label.padEnd(10)} ${count(n).padStart(9)}${more ? `  ${more}` : ''}`;
-  const time = least === undefined ? '' : `, at least ${duration(least)} at the key's rate limit`;
-  return [
-    `Plan for ${count(plan.rows)} rows of ${plan.resource}; read: ${plan.read}`,
-    row('create', plan.create),
-    row('update', plan.update, changes.join(', ')),
-    row('unchanged', plan.unchanged, plan.unchanged > 0 ? 'no request' : ''),
-    row('ambiguous', plan.ambiguous, plan.ambiguous > 0 ? 'two or more records have the key: not sent' : ''),
-    row('duplicate', plan.duplicate, plan.duplicate > 0 ? 'an earlier row has the key: not sent' : ''),
-    row('invalid', plan.invalid),
-    `  requests: ${count(plan.requests)}${time}`,
-  ];
-}
-
-/** Before the run, on a terminal (stderr); a dry run prints it as its output. */
-export function showPlan(ctx: Ctx, client: HttpClient | undefined): (plan: MatchPlan) => void {
-  return (plan) => {
-    if (plan.resumed !== undefined || ctx.globals.quiet || ctx.io.stderr.isTTY !== true) return;
-    ctx.io.stderr.write(`${planLines(plan, leastMs(plan, client, ctx.clock.now())).join('\n')}\n`);
-  };
-}
-
-export async function printDryPlan(ctx: Ctx, s: ImportSummary, client: HttpClient | undefined): Promise<void> {
-  const plan = s.reconcile!.plan;
-  const least = leastMs(plan, client, ctx.clock.now());
-  const format = ctx.format();
-  if (format !== 'table') {
-    const { mapping: _m, resumed: _r, ...fields } = plan;
-    return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { ...fields, least_ms: least ?? null, dry_run: true });
-  }
-  const planned = s.reconcile!.plan_file ? [`Every row's action: ${s.reconcile!.plan_file}`] : [];
-  ctx.io.stdout.write(`Dry run: nothing was sent.\n${planLines(plan, least).join('\n')}\n${planned.join('\n')}${planned.length ? '\n' : ''}`);
 }
 
 const KEYS = `resource rows created updated unchanged ambiguous duplicate invalid failed requests read_requests elapsed_ms

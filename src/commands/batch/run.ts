@@ -18,7 +18,8 @@ import {
   type ImportSummary,
   type RowOperation,
 } from '../../import/index.js';
-import { matchFields, matchRead, printDryPlan, printMatchSummary, showPlan } from './reconcile.js';
+import { matchFields, matchRead, printMatchSummary } from './reconcile.js';
+import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
@@ -27,6 +28,7 @@ import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, checkResourceName, confirmDelete } from './operation.js';
+import { knownFields } from './known-fields.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines } from './outcome.js';
 import { progressText } from './progress-text.js';
@@ -45,6 +47,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     // a dry run sends nothing
     send: sender(client, op, kept, opts.match ? opts.resource : undefined),
     ...(client && opts.match ? { readIndex: matchRead(ctx, client, opts.resource), onPlan: showPlan(ctx, client) } : {}),
+    // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
+    knownFields: client && !opts.match && (!op || op.kind === 'update') ? () => knownFields(client, o.resource, ctx.signal) : undefined,
     // the question is asked with the progress line off, so it does not draw over it
     beforeSend: op?.kind === 'delete' ? async (checked) => progress.pause(() => confirmDelete(ctx, o, checked.valid)) : undefined,
     journalDir: join(ctx.configDir(), 'imports'),
@@ -229,26 +233,4 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' 
   if (!json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
   const why = json ? [] : reasonLines(s.reasons);
   ctx.io.stderr.write([...why, outcomeSentence(s, stopped)].join('\n') + '\n');
-}
-
-async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
-  const plan = s.plan!;
-  const format = ctx.format();
-  const op = s.operation;
-  const head = { resource: s.resource, ...(op ? { operation: op.kind } : {}), dry_run: true };
-  if (format !== 'table') return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { ...head, ...plan });
-  const skipped = plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : '';
-  const requests = plan.first_requests ?? [];
-  const lines = [
-    `Dry run: nothing was sent.`,
-    `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid${plan.repeated ? `, ${plan.repeated} repeating an earlier row (skipped)` : ''}`,
-    op
-      ? `would ${op.kind} ${plan.valid} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
-      : `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight${skipped}`,
-    ...(requests.length ? [`First requests:`, ...requests.map((r) => `  ${sanitizeForTerminal(r)}`)] : []),
-    ...(plan.first_invalid.length
-      ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)]
-      : []),
-  ];
-  ctx.io.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -53,7 +53,8 @@ export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResul
     planned = opts.dryRun ? undefined : await Spool.create(tmp, planPath ? tempPathFor(planPath) : undefined);
     const planFile = opts.planPath ? await PlanFile.create(opts.planPath, await shapeOf(run, scan)) : undefined;
     const o = { resource: opts.resource, fields, rows, out: planned, planFile, chunkSize: run.chunkSize, signal: deps.signal };
-    plan = await matchStage({ ...o, read: (req) => deps.readIndex!(req, () => undefined) }, scan).catch(async (err: unknown) => {
+    const more = { maps: run.maps, name: input.name, warn: deps.warn };
+    plan = await matchStage({ ...o, ...more, read: (req) => deps.readIndex!(req, () => undefined) }, scan).catch(async (err: unknown) => {
       await Promise.all([planned?.remove(), planFile?.drop()]);
       throw err;
     });

@@ -10,7 +10,9 @@ import { nearestName } from '../../util/nearest.js';
 import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../chunker.js';
 import type { MatchIndex, MatchPlan, MatchRead } from '../engine-types.js';
-import type { HeaderMapping } from '../header.js';
+import type { ColumnMap, HeaderMapping } from '../header.js';
+import { checkColumns, columnFields, columnsVerdict } from '../columns.js';
+import { planColumn } from '../plan.js';
 import type { RawRow } from '../input-row.js';
 import type { ScanResult } from '../scan.js';
 import type { Spool, SpoolEntry } from '../spool.js';
@@ -32,6 +34,10 @@ export interface MatchStageOptions {
   read: (req: MatchRead) => Promise<MatchIndex>;
   chunkSize: number;
   signal?: AbortSignal;
+  /** the column maps, and the input's name (messages) */
+  maps: ColumnMap;
+  name: string;
+  warn?: (message: string) => void;
 }
 
 /** The fields of a CSV header, or refused (exit 2) when a match field is not among them. */
@@ -77,6 +83,12 @@ export async function matchStage(o: MatchStageOptions, scan: ScanResult): Promis
     ...(byId ? { ids } : {}),
   });
   try {
+    // the columns against the fields the CRM's records have (columns.ts): a near miss refused before anything is sent
+    if (index.fieldsSeen.size > 0) {
+      const verdict = columnsVerdict(checkColumns(columnFields(scan, o.maps), index.fieldsSeen).unknown, { resource: o.resource, name: o.name });
+      if (verdict.error) throw verdict.error;
+      if (verdict.warning) o.warn?.(verdict.warning);
+    }
     return await planRows(o, scan, index, first);
   } finally {
     index.close?.();
@@ -87,7 +99,9 @@ export async function matchStage(o: MatchStageOptions, scan: ScanResult): Promis
 async function planRows(o: MatchStageOptions, scan: ScanResult, index: MatchIndex, first: HashTable): Promise<MatchPlan> {
   const { fields } = o;
   // 3. one action per row, in file order
+  const mapping = scan.mapping ? { mapping: scan.mapping.columns.map(planColumn) } : {};
   const plan: MatchPlan = {
+    ...mapping,
     ...{ resource: o.resource, rows: scan.rows, read: readText(index), create: 0, update: 0, unchanged: 0, ambiguous: 0 },
     ...{ duplicate: 0, invalid: 0, requests: 0, read_requests: index.requests, changes: {} },
   };

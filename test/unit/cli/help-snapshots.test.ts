@@ -2186,6 +2186,14 @@ describe('--help snapshots', () => {
       update sends owner_id. To clear a field in an update, type its column json
       and write null (title:json with null).
 
+      Before sending, the columns are checked against the fields of one page of
+      records (GET /RESOURCE?limit=100): a column whose field no record has, near
+      one that does, is refused (exit 2), e.g. E-mail Address: did you mean email?
+      use --map "E-mail Address=email". A column near no field is sent as a new
+      field, with a warning; a column given by --map is never refused. --dry-run
+      shows how each column maps. The first chunk goes alone: if its rows all fail
+      with one same error (nothing created yet), the run stops there (exit 9).
+
       Rerunning the same command skips the chunks already done and sends again
       the rows the server rejected; the rejects file holds only rows never
       created: fix it and import it as the hint says. --map, --id-column and

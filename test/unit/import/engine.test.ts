@@ -163,7 +163,12 @@ describe('runImport: sending', () => {
     const server = fakeServer();
     server.hold = true;
     const run = runImport(s.opts({ chunkSize: 10, concurrency: 3 }), s.deps(server));
-    let released = 0;
+    // the first chunk goes alone (if its rows all failed alike, the run would stop there)
+    await server.waitPending(1);
+    await settle();
+    expect(server.calls).toHaveLength(1);
+    server.releaseAll();
+    let released = 1;
     while (released < 100) {
       await server.waitPending(Math.min(3, 100 - released));
       await settle(); // give the engine every chance to read on or start more
@@ -283,6 +288,11 @@ describe('runImport: --strict and --dry-run', () => {
       concurrency: 4,
       finished_chunks: 0,
       first_invalid: [{ line: 9, code: 'INVALID_VALUE', reason: 'column "score:number": "x" is not a number' }],
+      mapping: [
+        { column: 'Email', field: 'email', type: 'string', ignored: false, read_only: false },
+        { column: 'First Name', field: 'first_name', type: 'string', ignored: false, read_only: false },
+        { column: 'score:number', field: 'score', type: 'number', ignored: false, read_only: false },
+      ],
     });
     expect(sum).toMatchObject({ rows: 250, invalid: 1, created: 0, requests: 0, rejects_file: null });
     expect(server.calls).toEqual([]);
@@ -566,6 +576,8 @@ describe('runImport: abort', () => {
     server.hold = true;
     const ac = new AbortController();
     const run = runImport(s.opts({ chunkSize: 10, concurrency: 2 }), s.deps(server, { signal: ac.signal })).catch((e: unknown) => e);
+    await server.waitPending(1); // the first chunk goes alone
+    server.releaseAll();
     await server.waitPending(2);
     server.releaseAll();
     await server.waitPending(2);
@@ -576,19 +588,19 @@ describe('runImport: abort', () => {
     const err = await run;
     expect(err).toBeInstanceOf(InterruptedError);
     expect((err as InterruptedError).exitCode).toBe(130);
-    // how far it got: 4 of 100 chunks answered, 40 rows created, 960 left
+    // how far it got: 5 of 100 chunks answered, 50 rows created, 950 left
     expect((err as Error).message).toBe(
-      'interrupted after 4 of 100 chunks: 40 rows created; 960 rows of 1,000 left (not sent yet), not in the rejects file',
+      'interrupted after 5 of 100 chunks: 50 rows created; 950 rows of 1,000 left (not sent yet), not in the rejects file',
     );
     // the summary is printed by the command: not repeated as details
     expect((err as InterruptedError).details).toEqual([]);
     const sum = importSummaryOf(err)!;
-    expect(sum.created).toBe(40);
-    expect(server.calls).toHaveLength(4);
+    expect(sum.created).toBe(50);
+    expect(server.calls).toHaveLength(5);
 
     server.hold = false;
     const second = await runImport(s.opts({ chunkSize: 10, concurrency: 2 }), s.deps(server));
-    expect(second).toMatchObject({ skipped: 40, created: 960 });
+    expect(second).toMatchObject({ skipped: 50, created: 950 });
     expect(duplicates(server.created)).toEqual([]);
     expect(server.created).toHaveLength(1000);
   });

@@ -1,0 +1,27 @@
+// The fields the CRM's records have, for the column check of `crm batch` (src/import/columns.ts): one page of
+// the collection (`GET /RESOURCE?limit=100`, one request) and the resource table's own fields.
+import type { ApiRecord } from '../../api/envelopes.js';
+import { findResource } from '../../api/resources.js';
+import type { HttpClient } from '../../http/types.js';
+
+/** The field names of one page's records and the resource's own; undefined for an empty collection or a failed read (no check, nothing said). */
+export async function knownFields(client: HttpClient, resource: string, signal?: AbortSignal): Promise<ReadonlySet<string> | undefined> {
+  let records: ApiRecord[];
+  try {
+    const res = await client.request<{ data: ApiRecord[] }>({
+      method: 'GET',
+      path: `/${resource}`,
+      query: { limit: 100 },
+      expect: 'list',
+      signal,
+    });
+    records = res.body.data;
+  } catch {
+    return undefined;
+  }
+  if (records.length === 0) return undefined;
+  const def = findResource(resource);
+  const fields = new Set([...(def?.columns ?? []), ...(def?.required ?? [])]);
+  for (const r of records) for (const k of Object.keys(r)) fields.add(k);
+  return fields;
+}

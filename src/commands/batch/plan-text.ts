@@ -1,0 +1,98 @@
+// The plan before a run: `crm batch … --dry-run` (a create's chunks, an update's first requests, the columns' mapping)
+// and reconcile's plan (`--match`: counts per action, the fields that change, the requests and the least time they take).
+import type { HttpClient } from '../../http/types.js';
+import type { ImportPlan, ImportSummary, MatchPlan } from '../../import/index.js';
+import { limitFloorMs } from '../../output/eta.js';
+import { count, plural } from '../../output/plural.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
+import { writeRecord } from '../../output/writers.js';
+import type { Ctx } from '../context.js';
+
+export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
+  const plan = s.plan!;
+  const format = ctx.format();
+  const op = s.operation;
+  const head = { resource: s.resource, ...(op ? { operation: op.kind } : {}), dry_run: true };
+  if (format !== 'table') return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { ...head, ...plan });
+  const skipped = plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : '';
+  const requests = plan.first_requests ?? [];
+  const lines = [
+    `Dry run: nothing was sent.`,
+    `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid${plan.repeated ? `, ${plan.repeated} repeating an earlier row (skipped)` : ''}`,
+    op
+      ? `would ${op.kind} ${plan.valid} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
+      : `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight${skipped}`,
+    ...mappingLines(plan.mapping),
+    ...(requests.length ? [`First requests:`, ...requests.map((r) => `  ${sanitizeForTerminal(r)}`)] : []),
+    ...(plan.first_invalid.length
+      ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)]
+      : []),
+  ];
+  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The header-to-field mapping of the plan: `First Name  → first_name (string)`, columns left out saying why. */
+function mappingLines(mapping: ImportPlan['mapping']): string[] {
+  if (!mapping?.length) return [];
+  const names = mapping.map((c) => sanitizeForTerminal(c.column));
+  const width = Math.min(30, Math.max(...names.map((n) => n.length)));
+  const lines = mapping.map((c, i) => {
+    const what = c.read_only
+      ? 'left out: the server sets it'
+      : c.ignored
+        ? c.column.startsWith('_')
+          ? 'ignored'
+          : 'left out by --map'
+        : `→ ${sanitizeForTerminal(c.field ?? '')} (${c.type})`;
+    return `  ${names[i]!.padEnd(width)}  ${what}`;
+  });
+  return ['Columns:', ...lines];
+}
+
+/** The least time the rate limit allows the plan's requests, as the pacer knows it after the read. */
+function leastMs(plan: MatchPlan, client: HttpClient | undefined, now: number): number | undefined {
+  return limitFloorMs(plan.requests, now, client?.pace?.());
+}
+
+const duration = (ms: number): string =>
+  ms < 1000 ? 'under a second' : ms < 120_000 ? `${Math.ceil(ms / 1000)} s` : `${Math.ceil(ms / 60_000)} min`;
+
+/** The plan: counts per action, the fields that change, the requests and the least time they take. */
+export function planLines(plan: MatchPlan, least: number | undefined): string[] {
+  const changes = Object.entries(plan.changes)
+    .sort(([, a], [, b]) => b - a)
+    .map(([f, n]) => `${sanitizeForTerminal(f)} ${count(n)}`);
+  const row = (label: string, n: number, more = ''): string => `  ${label.padEnd(10)} ${count(n).padStart(9)}${more ? `  ${more}` : ''}`;
+  const time = least === undefined ? '' : `, at least ${duration(least)} at the key's rate limit`;
+  return [
+    `Plan for ${count(plan.rows)} rows of ${plan.resource}; read: ${plan.read}`,
+    row('create', plan.create),
+    row('update', plan.update, changes.join(', ')),
+    row('unchanged', plan.unchanged, plan.unchanged > 0 ? 'no request' : ''),
+    row('ambiguous', plan.ambiguous, plan.ambiguous > 0 ? 'two or more records have the key: not sent' : ''),
+    row('duplicate', plan.duplicate, plan.duplicate > 0 ? 'an earlier row has the key: not sent' : ''),
+    row('invalid', plan.invalid),
+    `  requests: ${count(plan.requests)}${time}`,
+  ];
+}
+
+/** Before the run, on a terminal (stderr); a dry run prints it as its output. */
+export function showPlan(ctx: Ctx, client: HttpClient | undefined): (plan: MatchPlan) => void {
+  return (plan) => {
+    if (plan.resumed !== undefined || ctx.globals.quiet || ctx.io.stderr.isTTY !== true) return;
+    ctx.io.stderr.write(`${planLines(plan, leastMs(plan, client, ctx.clock.now())).join('\n')}\n`);
+  };
+}
+
+export async function printDryPlan(ctx: Ctx, s: ImportSummary, client: HttpClient | undefined): Promise<void> {
+  const plan = s.reconcile!.plan;
+  const least = leastMs(plan, client, ctx.clock.now());
+  const format = ctx.format();
+  if (format !== 'table') {
+    const { resumed: _r, ...fields } = plan;
+    return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { ...fields, least_ms: least ?? null, dry_run: true });
+  }
+  const planned = s.reconcile!.plan_file ? [`Every row's action: ${s.reconcile!.plan_file}`] : [];
+  const lines = ['Dry run: nothing was sent.', ...planLines(plan, least), ...mappingLines(plan.mapping), ...planned];
+  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}
