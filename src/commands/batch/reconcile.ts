@@ -61,12 +61,19 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary): Promise<voi
   const notAgreeing = s.failed + s.invalid + r.ambiguous + r.duplicate;
   if (!quiet) ctx.io.stderr.write(`${sentence(s)}\n`);
   if (notAgreeing === 0) return;
-  const where = [s.rejects_file && `rejects: ${s.rejects_file}`, r.ambiguous_file && `ambiguous: ${r.ambiguous_file}`]
-    .filter(Boolean)
-    .join('; ');
-  throw new PartialFailureError(`${plural(notAgreeing, 'row')} of ${count(s.rows)} not made to agree (${where})`, {
-    hint: 'fix those rows in the file (or the CRM) and run the same command again: rows that agree by then need no request',
-  });
+  const failed = s.failed - s.in_doubt;
+  const parts = [
+    [s.in_doubt, `sent without an answer`],
+    [failed, `failed${s.rejects_file ? ` (in ${s.rejects_file})` : ''}`],
+    [r.ambiguous, `ambiguous (in ${r.ambiguous_file ?? 'the ambiguous file'})`],
+    [r.duplicate + s.invalid, `duplicate or invalid${s.rejects_file ? ` (in ${s.rejects_file})` : ''}`],
+  ] as const;
+  const what = parts.filter(([n]) => n > 0).map(([n, text]) => `${count(n)} ${text}`);
+  const hint =
+    s.in_doubt > 0
+      ? 'rerun this same command first: it finishes this plan under the same Idempotency-Keys (never send those rows another way)'
+      : 'fix those rows in the file (or the records in the CRM) and run the same command again: rows that agree by then need no request';
+  throw new PartialFailureError(`${plural(notAgreeing, 'row')} of ${count(s.rows)} not made to agree: ${what.join(', ')}`, { hint });
 }
 
 function sentence(s: ImportSummary): string {
