@@ -16,8 +16,9 @@
 //   3. memory: a CRM of INDEX contacts (1,000,000) and a file of INDEX rows matching them all,
 //      `--dry-run`: crm's peak RSS (target ≤ 200 MB for a 1,000,000-record index), and the bytes each
 //      record adds over part 2's peak. With a smaller --index-rows the 1,000,000 figure is
-//      extrapolated from those bytes (printed, not gating). This part takes under a minute at
-//      1,000,000 (the sandbox's setup some 11 s, the dry run some 32 s) and the sandbox some 600 MB.
+//      extrapolated from those bytes (printed, not gating). This part takes about a minute at
+//      1,000,000 on 2 busy cores (the sandbox made in 11 to 18 s, the dry run 32 to 51 s; the
+//      sandbox holds some 600 MB).
 // The server's state is checked too: the summary's counts, the contacts count, the undo file's
 // records, the last one's change.
 // Exit 1 when a check fails (requests, pace, the server's state) or a target measured at its own size
