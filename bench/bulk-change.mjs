@@ -30,7 +30,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { printColumns, requestLog, RSS_METHOD, runCrm } from './measure.mjs';
+import { api, limits, nodeStartMs, printColumns, requestLog, RSS_METHOD, runCrm, stats } from './measure.mjs';
 import { CRM, startLimitedSandbox } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
@@ -59,30 +59,7 @@ const GOAL = 0.9;
 const HIGH = 1_000_000_000;
 const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-bulk-'));
 const log = (m) => process.stderr.write(`[bench] ${m}\n`);
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-/** `node -e 0`'s start-up: the median of 7 runs after one to warm the cache. */
-function nodeStartMs() {
-  const times = [];
-  for (let i = 0; i < 8; i++) {
-    const t0 = process.hrtime.bigint();
-    spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    if (i > 0) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return median(times);
-}
-
-async function api(sb, method, url, body) {
-  const res = await fetch(url.startsWith('http') ? url : `${sb.base_url}${url}`, {
-    method,
-    headers: { 'X-Service-Api-Key': sb.keys.admin, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-const limits = (sb, body) => api(sb, 'POST', `${sb.control_url}/limits`, body);
-const stats = (sb) => api(sb, 'GET', `${sb.control_url}/stats`);
 const contactCount = async (sb) => (await stats(sb)).records.contacts;
 
 /** N contacts (batches of 100) and a segment; the files of the three operations. */

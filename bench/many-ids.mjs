@@ -18,14 +18,14 @@
 // request), so at best the last of N requests starts (ceil(N / limit) - 1) windows after the first.
 // Times are wall times of whole processes (start-up included). Every run's output is checked: one
 // record per id, each id once.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { printColumns, requestLog, RSS_METHOD, runCrm } from './measure.mjs';
+import { api, limits, nodeStartMs, printColumns, requestLog, RSS_METHOD, runCrm, stats } from './measure.mjs';
 import { CRM, startLimitedSandbox } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
@@ -52,7 +52,6 @@ const HIGH = 1_000_000_000;
 const FLOOR = fileURLToPath(new URL('./many-ids-floor.mjs', import.meta.url));
 const work = mkdtempSync(path.join(tmpdir(), 'crm-bench-many-ids-'));
 const log = (m) => process.stderr.write(`[bench] ${m}\n`);
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const elapsedMs = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 /**
@@ -70,29 +69,7 @@ async function run(cmd, args, opts) {
   return { code, stdout, stderr, wallMs: elapsedMs(t0) };
 }
 
-/** `node -e 0`'s start-up: the median of 7 runs after one to warm the cache. */
-function nodeStartMs() {
-  const times = [];
-  for (let i = 0; i < 8; i++) {
-    const t0 = process.hrtime.bigint();
-    spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    if (i > 0) times.push(elapsedMs(t0));
-  }
-  return median(times);
-}
-
-async function api(sb, method, url, body) {
-  const res = await fetch(url.startsWith('http') ? url : `${sb.base_url}${url}`, {
-    method,
-    headers: { 'X-Service-Api-Key': sb.keys.admin, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
-const limits = (sb, body) => api(sb, 'POST', `${sb.control_url}/limits`, body);
 const lift = (sb) => limits(sb, { rate_limit: HIGH });
-const stats = (sb) => api(sb, 'GET', `${sb.control_url}/stats`);
 
 /** N contacts (batches of 100); ids.txt with all their ids, loop.txt with the first LOOP_N. */
 async function setUp(sb) {

@@ -4,7 +4,7 @@
 // Peak RSS is the process's own maximum resident set size (the kernel's ru_maxrss, i.e. VmHWM at
 // exit), read with GNU `/usr/bin/time -v` when present (apt-get install time); without it,
 // /proc/<pid>/status VmHWM is polled every 20 ms (a lower bound: the last poll may miss a final peak).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,7 +51,8 @@ let runs = 0;
  * Runs `node bin/crm …crmArgs` with `env`; `work` holds GNU time's report. Resolves with its exit
  * code, stdout, the stderr lines that are not requests, wall ms, peak RSS (MB) and the ms (on this
  * process's clock, from the spawn) at which each request matching `request` (a `-v` line whose
- * groups 1 and 2 are the status and the duration) started: the line's arrival less its duration.
+ * groups 1 and 2 are the status and the duration) started: the line's arrival less its duration;
+ * with GNU time, also its user + system CPU seconds (`cpuS`, else NaN).
  * With `stdoutFile`, stdout goes to that file (or /dev/null) instead, and `stdout` is ''; with
  * `stdinFile`, stdin is read from that file (else it is empty).
  */
@@ -79,9 +80,42 @@ export async function runCrm(crmArgs, { env, work, request, stdoutFile, stdinFil
   const [[code]] = await Promise.all([once(child, 'exit'), once(child.stderr, 'end')]);
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
   let peakKb = stop?.();
-  if (GNU_TIME) peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(timeOut, 'utf8'))?.[1]);
-  return { code, stdout, stderr, wallMs, peakMb: peakKb / 1024, starts: starts.map((x) => x.at).sort((a, b) => a - b) };
+  let cpuS = NaN;
+  if (GNU_TIME) {
+    const report = readFileSync(timeOut, 'utf8');
+    const seconds = (what) => Number(new RegExp(`${what} time \\(seconds\\): ([\\d.]+)`).exec(report)?.[1]);
+    peakKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)?.[1]);
+    cpuS = seconds('User') + seconds('System');
+  }
+  const at = starts.map((x) => x.at).sort((a, b) => a - b);
+  return { code, stdout, stderr, wallMs, peakMb: peakKb / 1024, cpuS, starts: at };
 }
+
+/** `node -e 0`'s start-up (ms): the median of 7 runs after one to warm the cache. */
+export function nodeStartMs() {
+  const times = [];
+  for (let i = 0; i < 8; i++) {
+    const t0 = process.hrtime.bigint();
+    spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    if (i > 0) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return times.sort((a, b) => a - b)[times.length >> 1];
+}
+
+/** A JSON request to the sandbox `sb` with its admin key (`url`: a path under its base URL, or a whole URL); throws unless 2xx. */
+export async function api(sb, method, url, body) {
+  const res = await fetch(url.startsWith('http') ? url : `${sb.base_url}${url}`, {
+    method,
+    headers: { 'X-Service-Api-Key': sb.keys.admin, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+/** Sets the sandbox's limits (/__sandbox/limits: new limits start fresh windows). */
+export const limits = (sb, body) => api(sb, 'POST', `${sb.control_url}/limits`, body);
+/** The sandbox's counts (/__sandbox/stats): records per resource, requests. */
+export const stats = (sb) => api(sb, 'GET', `${sb.control_url}/stats`);
 
 /** The sandbox's request log since entry `since`: how many requests, how many answered 429, and the next index. */
 export async function requestLog(sb, since = 0) {
