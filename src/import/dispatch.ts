@@ -282,7 +282,7 @@ class SendingPass {
       this.fatal ??= failedAlike(chunk.lines.length, rejects, this.c);
     if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];
     this.files.answered(chunk, ids, rejects, tally);
-    if (!chunk.update) this.cfg.match?.created(chunk, ids);
+    if (!chunk.update) await this.cfg.match?.created(chunk, ids).catch((err: unknown) => this.journalFailed(err));
     await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => this.journalFailed(err));
   }
 }

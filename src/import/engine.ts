@@ -128,6 +128,7 @@ export async function check(run: Run): Promise<ScanResult> {
     op: opts.operation,
     spool: run.spool,
     rowsOnly: opts.match !== undefined,
+    keep: opts.match?.fields.filter((f) => f === 'id'),
     onRow: (rows, bytes) => progress(run, 'check', { rows, bytes }, null),
   });
   if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));

@@ -63,9 +63,15 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map(), keep: 
 }
 
 /** A read row → the record to send, or why it is invalid (the reader's own error first, then the operation's check). */
-export function classifyRow(row: ReadRow, mapping: HeaderMapping | undefined, maps: ColumnMap, op?: RowOperation): RowResult {
+export function classifyRow(
+  row: ReadRow,
+  mapping: HeaderMapping | undefined,
+  maps: ColumnMap,
+  op?: RowOperation,
+  keep: readonly string[] = op?.keep ?? [],
+): RowResult {
   if (row.error) return invalid(row.error.code, row.error.reason);
-  const r = row.cells ? rowToRecord(row.cells, mapping!) : objectToRecord(row.json, maps, op?.keep);
+  const r = row.cells ? rowToRecord(row.cells, mapping!) : objectToRecord(row.json, maps, keep);
   if (!r.ok || !op) return r;
   const plan = op.plan(r.record);
   return plan.ok ? r : plan;

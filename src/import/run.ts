@@ -47,8 +47,8 @@ export interface MatchFiles {
   /** the values an update changes, durable before it is sent */
   undo: { add(id: string, before: ApiRecord): Promise<void> };
   ambiguous: { add(raw: RawRow, line: number, candidates: string[]): void };
-  /** a create chunk answered: the ids of the records it created */
-  created(chunk: SpooledChunk, ids: ReadonlyArray<string | null>): void;
+  /** a create chunk answered: the ids of the records it created, durable when the promise resolves */
+  created(chunk: SpooledChunk, ids: ReadonlyArray<string | null>): Promise<void>;
 }
 
 /** The summary of a run that ended with an error (interrupted, fatal), attached to the error. */
@@ -62,8 +62,10 @@ export function withSummary<E extends Error>(err: E, summary: ImportSummary): E 
 }
 
 export function identityOf(run: Run, sha: string): JournalIdentity {
-  const { resource, baseUrl, keyId, keyMask, operation } = run.opts;
-  const op = operation ? { operation: operation.describe } : {};
+  const { resource, baseUrl, keyId, keyMask, operation, match } = run.opts;
+  // a reconcile is a job of its own, per match fields: never the journal of a create of the same file
+  const job = operation ? operation.describe : match ? `match ${match.fields.join(',')}` : undefined;
+  const op = job ? { operation: job } : {};
   const options = optionsOf(run);
   return {
     contentSha256: sha,

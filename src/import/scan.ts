@@ -65,6 +65,8 @@ export interface ScanOptions {
   spool?: Spool;
   /** reconcile (`--match`): every valid row an entry of its own, repeated rows left to the match stage (duplicate keys) */
   rowsOnly?: boolean;
+  /** fields kept though the server sets them (`--match id` keeps `id`); an operation's own `keep` otherwise */
+  keep?: readonly string[];
 }
 
 function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, o: ScanOptions, repeated: number): string {
@@ -106,7 +108,7 @@ class Tally {
       if (o.signal?.aborted) break;
       this.rows++;
       if (row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json)) this.addKeys(Object.keys(row.json));
-      const c = classifyRow(row, mapping, o.maps, o.op);
+      const c = classifyRow(row, mapping, o.maps, o.op, o.op?.keep ?? o.keep);
       let written: Promise<void> | undefined;
       if (!c.ok) {
         this.invalid++;
@@ -164,7 +166,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   });
   let mapping: HeaderMapping | undefined;
   try {
-    mapping = reader.header ? parseHeader(reader.header, o.maps, o.op?.keep) : undefined;
+    mapping = reader.header ? parseHeader(reader.header, o.maps, o.op?.keep ?? o.keep) : undefined;
     const wrong = o.op && mapping && checkHeaderFields(o.op, fieldsOf(mapping), o.name);
     if (wrong) throw wrong;
     await t.read(reader, o, mapping);

@@ -6,6 +6,7 @@
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiRecord } from '../api/envelopes.js';
+import { parseJson, stringifyJson } from '../json/exact-json.js';
 import { UsageError } from '../http/errors.js';
 import { removeOnExit, tempPathFor } from '../util/atomic-file.js';
 import type { Chunk } from './chunker.js';
@@ -82,7 +83,7 @@ export class Spool {
   /** reconcile: a PATCH of one record (a chunk of one row) and the values its fields had */
   update(c: Chunk, before: ApiRecord, bytes: number): Promise<void> | undefined {
     return this.add(
-      `u\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${JSON.stringify(c.rows.map((r) => r.raw))}\t${JSON.stringify(before)}\t${c.body}\n`,
+      `u\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${JSON.stringify(c.rows.map((r) => r.raw))}\t${stringifyJson(before)!}\t${c.body}\n`,
     );
   }
 
@@ -183,8 +184,10 @@ function parseEntry(line: string): SpoolEntry {
     let records: ApiRecord[] | undefined;
     const lines = lineList!.split(',').map(Number);
     const chunk = { seq: Number(seq), lines, body, raws: () => (raws ??= JSON.parse(rawText!) as RawRow[]) };
-    const before = beforeText === undefined ? {} : { update: { before: () => JSON.parse(beforeText) as ApiRecord } };
-    return { bytes: Number(bytes), chunk: { ...chunk, records: () => (records ??= JSON.parse(body) as ApiRecord[]), ...before } };
+    const before = beforeText === undefined ? {} : { update: { before: () => parseJson(beforeText) as ApiRecord } };
+    // an update's body may hold a number no double holds (the record's own, kept exactly)
+    const parse = update ? parseJson : JSON.parse;
+    return { bytes: Number(bytes), chunk: { ...chunk, records: () => (records ??= parse(body) as ApiRecord[]), ...before } };
   }
   if (line.startsWith('s')) {
     const [bytes, lineNo, rest] = fields(3) as [string, string, string];

@@ -173,6 +173,41 @@ describe('crm batch --match: one action per row', () => {
   });
 });
 
+describe('crm batch --match: jobs, ids and files', () => {
+  it('--match id reads one record per row, keeps the id, and never creates a row whose id no record has', async () => {
+    const id = await make({ email: 'byid.1@example.com', title: 'Old' });
+    const path = file('byid.csv', `id,title\n${id},New\ncon_nosuchrecord,Made\n`);
+    const since = await logLength(t);
+    const r = await json(['batch', 'contacts', path, '--match', 'id']);
+    expect(r.code, r.stderr).toBe(9);
+    expect(r.out).toMatchObject({ rows: 2, created: 0, updated: 1, invalid: 1, read_requests: 2 });
+    const log = await requestLog(t, since);
+    expect(log.filter((e) => e.method === 'GET').map((e) => e.path.replace(/\?.*/, '').split('/').pop())).toEqual([id, 'con_nosuchrecord']);
+    expect(writes(log).map((e) => e.method)).toEqual(['PATCH']);
+    expect(readFileSync(`${path}.rejects.csv`, 'utf8')).toMatch(/NOT_FOUND,"?no contacts record has id/);
+  });
+
+  it('a reconcile and a create of the same file are two jobs: neither answers for the other', async () => {
+    const path = file('twojobs.csv', 'email,title\ntwojobs.1@example.com,A\n');
+    expect((await json(['batch', 'contacts', path])).out).toMatchObject({ created: 1 });
+    expect((await json(['batch', 'contacts', path, '--match', 'email'])).out).toMatchObject({ created: 0, unchanged: 1 });
+    // the create's journal is still its own: the same create again sends nothing
+    const since = await logLength(t);
+    const again = await json(['batch', 'contacts', path]);
+    expect(again.stderr).toMatch(/already imported/);
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    expect((await t.countByEmail('twojobs')).get('twojobs.1@example.com')).toBe(1);
+  });
+
+  it('--plan never replaces the input or a file the run writes', async () => {
+    const path = file('self.csv', 'email,title\nself.1@example.com,A\n');
+    const r = await crm(['batch', 'contacts', path, '--match', 'email', '--dry-run', '--plan', path]);
+    expect(r.code).toBe(2);
+    expect(readFileSync(path, 'utf8')).toBe('email,title\nself.1@example.com,A\n');
+    expect((await crm(['batch', 'contacts', path, '--match', 'email', '--plan', `${path}.undo.csv`])).code).toBe(2);
+  });
+});
+
 describe('crm batch --match: exactly once under faults and kill -9', () => {
   it('faults after the write on POST and PATCH: each create and each PATCH applied once', async () => {
     const ids = await Promise.all([1, 2, 3].map((i) => make({ email: `fault.${i}@example.com`, title: 'Old' })));
@@ -225,5 +260,20 @@ describe('crm batch --match: exactly once under faults and kill -9', () => {
     // and the next run finds nothing to do
     const third = await json(args);
     expect(third.out).toMatchObject({ created: 0, updated: 0, unchanged: n + 150 });
+  });
+
+  it('kill -9, then --no-resume: a new plan from a new read (nothing twice), not the interrupted one', async () => {
+    const ids: string[] = [];
+    for (let i = 1; i <= 30; i++) ids.push(await make({ email: `fresh.${i}@example.com`, title: 'Old' }));
+    const path = file('fresh.csv', `email,title\n${ids.map((_, i) => `fresh.${i + 1}@example.com,New`).join('\n')}\n`);
+    await t.control('/faults', { latency_ms: 5 });
+    const since = await logLength(t);
+    const args = ['batch', 'contacts', path, '--match', 'email', '--concurrency', '2'];
+    await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'PATCH', after: 10, since, signal: 'SIGKILL' });
+    const r = await json([...args, '--no-resume']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/resuming the plan/);
+    expect((r.out!.updated as number) + (r.out!.unchanged as number)).toBe(30);
+    expect(Math.max(...appliedPerId(await requestLog(t, since), 'PATCH', 'contacts').values())).toBe(1);
   });
 });

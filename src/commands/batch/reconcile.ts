@@ -1,5 +1,6 @@
 // `crm batch RESOURCE FILE --match FIELD[,FIELD]` (CONTRACT §7b): the options, the read of what the CRM holds
 // (with progress), the plan as shown before the run, and the summary.
+import { resolve } from 'node:path';
 import { PartialFailureError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import type { ImportDeps, ImportSummary } from '../../import/index.js';
@@ -10,7 +11,9 @@ import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
 
 /** `--match a,b` → its fields; refused with --update or --delete (reconcile decides per row), and --plan without it. */
-export function matchFields(o: Pick<BatchOptions, 'match' | 'plan' | 'update' | 'delete' | 'idColumn'>): string[] | undefined {
+export function matchFields(
+  o: Pick<BatchOptions, 'match' | 'plan' | 'update' | 'delete' | 'idColumn' | 'file' | 'rejects'>,
+): string[] | undefined {
   const help = { hint: 'see `crm batch --help`' };
   if (o.match === undefined) {
     if (o.plan !== undefined) throw new UsageError('--plan applies only with --match (the plan of a reconcile)', help);
@@ -23,6 +26,11 @@ export function matchFields(o: Pick<BatchOptions, 'match' | 'plan' | 'update' | 
     );
   }
   if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete (--match id matches on ids)', help);
+  // the plan file never replaces the input or one of the files the run writes
+  const ours = [o.file, o.rejects, ...['undo', 'created', 'ambiguous', 'rejects'].map((x) => `${o.file}.${x}.csv`)];
+  if (o.plan !== undefined && o.file !== '-' && ours.some((f) => f !== undefined && resolve(f) === resolve(o.plan!))) {
+    throw new UsageError(`--plan ${o.plan} names the input or a file this run writes: choose another file`, help);
+  }
   const fields = o.match.split(',').map((f) => f.trim());
   if (fields.some((f) => f === ''))
     throw new UsageError(`--match "${o.match}": name one or more fields, separated by commas (--match email)`, help);

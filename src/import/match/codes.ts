@@ -4,3 +4,5 @@
 export const DUPLICATE_KEY = 'DUPLICATE_KEY';
 /** a row with an empty cell in a --match field */
 export const MISSING_KEY = 'MISSING_KEY';
+/** `--match id`: a row naming an id no record has (the server gives ids: it cannot be created under it) */
+export const NOT_FOUND = 'NOT_FOUND';

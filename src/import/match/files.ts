@@ -178,6 +178,14 @@ export class CreatedFile {
     });
   }
 
+  /** What was added is on disk (written and fsynced): the journal records a chunk's answer after this. */
+  async durable(): Promise<void> {
+    this.flush();
+    await this.chain;
+    if (this.failure) throw this.failure.error;
+    await this.fh.datasync();
+  }
+
   /** Write what is left, fsync, close; the first write error is thrown here. */
   async close(): Promise<void> {
     this.flush();

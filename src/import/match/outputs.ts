@@ -38,6 +38,7 @@ export async function openMatchFiles(
     ambiguous,
     created(chunk: SpooledChunk, ids: ReadonlyArray<string | null>) {
       const records = chunk.records();
+      const before = creates;
       ids.forEach((id, i) => {
         if (id === null) return;
         creates++;
@@ -47,6 +48,8 @@ export async function openMatchFiles(
           match.map((f) => keyPart(f, records[i]![f]) ?? ''),
         );
       });
+      // on disk before the journal records the answer: a kill -9 in between cannot lose an id
+      return creates > before ? created.durable() : Promise.resolve();
     },
     async commit() {
       await Promise.all([undo.close(), created.close()]);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { removeOnExit, tempPathFor } from '../../util/atomic-file.js';
 import { HashTable, MAX_VALUE } from '../../util/hash-table.js';
+import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import { matchKey } from './key.js';
 
 export interface Indexed {
@@ -129,14 +130,14 @@ export class RecordIndexBuilder {
       }
       return;
     }
-    const n = this.lines.append(JSON.stringify([id, this.pick(record)]));
+    const n = this.lines.append(stringifyJson([id, this.pick(record)])!);
     this.byId.set(id, n);
     if (!wasKept) this.kept++;
     const there = this.byKey.get(key);
     if (there === undefined) return this.byKey.set(key, n);
     if (there === SHARED) {
-      const ids = this.shared.get(key)!;
-      if (!ids.includes(id)) ids.push(id);
+      const ids = this.shared.get(key) ?? [];
+      if (!ids.includes(id)) this.shared.set(key, [...ids, id]);
       return;
     }
     const [other] = this.line(there);
@@ -148,7 +149,8 @@ export class RecordIndexBuilder {
   get(key: string): IndexEntry | undefined {
     const there = this.byKey.get(key);
     if (there === undefined) return undefined;
-    const ids = there === SHARED ? this.shared.get(key)! : [this.line(there)[0]];
+    // a key sharing another's 64-bit hash finds no `shared` entry of its own: nothing matched, nothing sent
+    const ids = there === SHARED ? (this.shared.get(key) ?? []) : [this.line(there)[0]];
     // each id's latest read, if it still has this key
     const live = ids.flatMap((id) => {
       const n = this.byId.get(id);
@@ -165,7 +167,7 @@ export class RecordIndexBuilder {
   }
 
   private line(n: number): [string, ApiRecord] {
-    return JSON.parse(this.lines.read(n)) as [string, ApiRecord];
+    return parseJson(this.lines.read(n)) as [string, ApiRecord];
   }
 
   private pick(record: ApiRecord): ApiRecord {

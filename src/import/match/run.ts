@@ -41,13 +41,15 @@ export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResul
     await pruneJournals(dir, run.started, { keep: file.own }).catch(() => 0);
   }
   const planPath = file && !opts.dryRun ? `${file.own}.plan` : undefined;
-  const pinned = planPath && file?.exists ? await pinnedPlan(file.path, planPath) : undefined;
+  // --no-resume: a new plan, whatever an interrupted run left
+  const pinned = planPath && file?.exists && opts.resume !== false ? await pinnedPlan(file.path, planPath, run.started) : undefined;
   let plan: MatchPlan;
   let planned: Spool | undefined;
   if (pinned) {
     planned = Spool.existing(planPath!, tmp);
     plan = { ...emptyPlan(run, scan), resumed: pinned.at, read: `none: resuming the plan made ${pinned.at}` };
     deps.warn?.(`resuming the plan an interrupted run made (${pinned.at}): what it did not finish is sent, under the same keys`);
+    if (opts.planPath) deps.warn?.(`--plan ${opts.planPath}: not written again for a resumed plan (the run that made it wrote it, if asked)`);
   } else {
     // read → match → plan: written to a temporary file, renamed beside the journal once whole
     planned = opts.dryRun ? undefined : await Spool.create(tmp, planPath ? tempPathFor(planPath) : undefined);
@@ -135,11 +137,19 @@ function emptyPlan(run: Run, scan: ScanResult): MatchPlan {
   return { resource: run.opts.resource, rows: scan.rows, read: '', ...zero, changes: {} };
 }
 
-/** The plan an interrupted run of this job made: its journal unfinished, and naming this plan (its hash). */
-async function pinnedPlan(journalPath: string, planPath: string): Promise<{ at: string } | undefined> {
+/**
+ * A plan is resumed while the server still remembers its keys (`PLAN_LIFETIME_MS`, under the sandbox's 24 h): its
+ * requests in doubt then replay. Past that, or for a plan made long ago, the CRM is read again — the truth about
+ * what an interrupted run did, and about what changed since.
+ */
+export const PLAN_LIFETIME_MS = 20 * 60 * 60 * 1000;
+
+/** The plan an interrupted run of this job made: its journal unfinished, recent, and naming this plan (its hash). */
+async function pinnedPlan(journalPath: string, planPath: string, now: number): Promise<{ at: string } | undefined> {
   if (!(await exists(planPath)) || (await readComplete(journalPath))) return undefined;
   const header = await readHeader(journalPath);
-  return header && header.plan === (await hashFile(planPath)) ? { at: header.created_at } : undefined;
+  if (!header || now - Date.parse(header.created_at) > PLAN_LIFETIME_MS) return undefined;
+  return header.plan === (await hashFile(planPath)) ? { at: header.created_at } : undefined;
 }
 
 async function hashFile(path: string): Promise<string> {

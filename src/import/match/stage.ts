@@ -6,6 +6,7 @@ import type { ApiRecord } from '../../api/envelopes.js';
 import { UsageError } from '../../http/errors.js';
 import { dirname } from 'node:path';
 import { HashTable } from '../../util/hash-table.js';
+import { stringifyJson } from '../../json/exact-json.js';
 import { nearestName } from '../../util/nearest.js';
 import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../chunker.js';
@@ -17,7 +18,7 @@ import type { RawRow } from '../input-row.js';
 import type { ScanResult } from '../scan.js';
 import type { Spool, SpoolEntry } from '../spool.js';
 import { changesText, classify, type Change } from './classify.js';
-import { DUPLICATE_KEY, MISSING_KEY } from './codes.js';
+import { DUPLICATE_KEY, MISSING_KEY, NOT_FOUND } from './codes.js';
 import { keyPart, matchKey } from './key.js';
 import { GET_ROWS_MAX } from './read.js';
 import type { PlanFile } from './files.js';
@@ -151,6 +152,13 @@ function placeRow(
   bytes: number,
 ): Promise<void> | undefined {
   const candidates = !entry ? [] : 'one' in entry ? [entry.one] : entry.ids.map((id) => ({ id, record: {} }));
+  if (candidates.length === 0 && o.fields.includes('id')) {
+    // the server gives ids: a row naming one no record has cannot be created under it (a rerun would create it again)
+    const reason = `no ${o.resource} record has id ${JSON.stringify(row.record.id)}`;
+    plan.invalid++;
+    o.planFile?.add(row.line, 'invalid', undefined, `${NOT_FOUND}: ${reason}`, row.raw);
+    return o.out?.invalid({ line: row.line, raw: row.raw, code: NOT_FOUND, reason }, bytes);
+  }
   const c = classify(row.record, candidates, [...o.fields, 'id']);
   plan[c.action]++;
   o.planFile?.add(row.line, c.action, c.id ?? c.candidates?.join(';'), changesText(c.changes), row.raw);
@@ -169,7 +177,7 @@ function placeRow(
 /** A PATCH of the changed fields only, as a chunk of one row (its body `[{id, …}]`, as an update's row). */
 function updateChunk(seq: number, row: { line: number; raw: RawRow }, id: string, changes: Change[]) {
   const record: ApiRecord = { id, ...Object.fromEntries(changes.map((c) => [c.field, c.after])) };
-  return { seq, rows: [{ line: row.line, record, raw: row.raw }], lines: [row.line], body: JSON.stringify([record]) };
+  return { seq, rows: [{ line: row.line, record, raw: row.raw }], lines: [row.line], body: stringifyJson([record])! };
 }
 
 const beforeOf = (changes: Change[]): ApiRecord => Object.fromEntries(changes.map((c) => [c.field, c.before ?? null]));
