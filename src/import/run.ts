@@ -3,15 +3,15 @@ import { createHash } from 'node:crypto';
 import { BATCH_MAX } from '../api/resources.js';
 import { exists as there } from '../util/fs.js';
 import type { Counters, ImportDeps, ImportOptions, ImportProgress, ImportSummary } from './engine-types.js';
-import type { ColumnMap } from './header.js';
-import type { CompleteInfo, JournalFile, JournalIdentity } from './journal-format.js';
-import type { InputFormat } from './reader.js';
-import type { ScanResult } from './scan.js';
-import type { Reason } from './reasons.js';
-import type { PreparedInput } from './source.js';
-import type { Spool, SpooledChunk } from './spool.js';
+import type { ColumnMap } from './input/header.js';
+import type { CompleteInfo, JournalFile, JournalIdentity } from './journal/format.js';
+import type { InputFormat } from './input/reader.js';
+import type { ScanResult } from './check/scan.js';
+import type { Reason } from './send/reasons.js';
+import type { PreparedInput } from './input/source.js';
+import type { Spool, SpooledChunk } from './check/spool.js';
 import type { ApiRecord } from '../api/envelopes.js';
-import type { RawRow } from './input-row.js';
+import type { RawRow } from './input/input-row.js';
 
 /** What every phase of a run knows. */
 export interface Run {
@@ -36,7 +36,7 @@ export interface Run {
   spool?: Spool;
   /** false: rows an earlier run of this job rejected are not sent again (its rejects file was imported since) */
   retryRejected?: boolean;
-  /** releases the job's lock (journal-lock.ts), taken before the journal is opened */
+  /** releases the job's lock (journal/lock.ts), taken before the journal is opened */
   unlock?: () => Promise<void>;
   /** reconcile (`--match`): the files the sending pass writes besides the rejects */
   matchFiles?: MatchFiles;

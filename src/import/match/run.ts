@@ -13,19 +13,20 @@ import { InterruptedError } from '../../http/errors.js';
 import { tempPathFor } from '../../util/atomic-file.js';
 import { exists } from '../../util/fs.js';
 import type { ImportSummary, MatchPlan } from '../engine-types.js';
-import { findJournal, journalFolder, readComplete, readHeader } from '../journal-format.js';
-import { lockJob } from '../journal-lock.js';
-import { pruneJournals } from '../journal-prune.js';
-import { ImportJournal } from '../journal.js';
+import { findJournal, journalFolder, readComplete, readHeader } from '../journal/format.js';
+import { lockJob } from '../journal/lock.js';
+import { pruneJournals } from '../journal/prune.js';
+import { ImportJournal } from '../journal/journal.js';
 import { identityOf, summaryOf, withSummary, type Run } from '../run.js';
-import type { ScanResult } from '../scan.js';
-import { sendRows, shapeOf } from '../send.js';
-import { Spool } from '../spool.js';
+import { check } from '../check/check.js';
+import type { ScanResult } from '../check/scan.js';
+import { sendRows, shapeOf } from '../send/send.js';
+import { Spool } from '../check/spool.js';
 import { PlanFile } from './files.js';
 import { changedFields, openMatchFiles } from './outputs.js';
 import { checkMatchColumns, matchStage } from './stage.js';
 
-export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResult>): Promise<ImportSummary> {
+export async function reconcile(run: Run): Promise<ImportSummary> {
   const { opts, deps, input } = run;
   const fields = opts.match!.fields;
   const dir = deps.journalDir;

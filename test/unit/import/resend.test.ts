@@ -2,11 +2,11 @@
 // options fingerprint that makes a job.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChunkReject, FinishedChunk } from '../../../src/import/journal-format.js';
-import { NO_RESULT_CODE } from '../../../src/import/outcome.js';
-import { mergeAnswer, rowsToSendAgain, subChunk } from '../../../src/import/resend.js';
+import type { ChunkReject, FinishedChunk } from '../../../src/import/journal/format.js';
+import { NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
+import { mergeAnswer, rowsToSendAgain, subChunk } from '../../../src/import/journal/resend.js';
 import { optionsOf, type Run } from '../../../src/import/run.js';
-import type { SpooledChunk } from '../../../src/import/spool.js';
+import type { SpooledChunk } from '../../../src/import/check/spool.js';
 import { runs } from '../../helpers/property.js';
 
 /** An earlier answer of a chunk of `n` rows: per row created, rejected or unknown. */

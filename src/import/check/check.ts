@@ -1,0 +1,33 @@
+// The check stage (engine.ts): the one pass over the whole file before anything is sent (scan.ts), which also
+// cuts the chunks and spools them (spool.ts); --strict refuses a file with invalid rows here.
+import { UsageError, InterruptedError } from '../../http/errors.js';
+import { count } from '../../output/plural.js';
+import { listInvalid } from '../plan.js';
+import { progress, summaryOf, withSummary, type Run } from '../run.js';
+import { scanInput, type ScanResult } from './scan.js';
+
+/** The first pass: the whole file is read and checked before anything is sent. */
+export async function check(run: Run): Promise<ScanResult> {
+  const { opts, deps, input } = run;
+  const scan = await scanInput(input.path, {
+    format: run.format,
+    name: input.name,
+    maps: run.maps,
+    chunkSize: run.chunkSize,
+    signal: deps.signal,
+    encoding: input.encoding,
+    warn: deps.warn,
+    sha: run.sha,
+    op: opts.operation,
+    spool: run.spool,
+    rowsOnly: opts.match !== undefined,
+    onRow: (rows, bytes) => progress(run, 'check', { rows, bytes }, null),
+  });
+  if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));
+  if (opts.strict && scan.invalid > 0) {
+    throw new UsageError(
+      `${input.name}: ${count(scan.invalid)} of ${count(scan.rows)} rows are invalid; nothing was sent (--strict)\n${listInvalid(scan.firstInvalid)}`,
+    );
+  }
+  return scan;
+}
