@@ -28,12 +28,12 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
   const run = await prepare(opts, deps);
   try {
     // --match: make the CRM agree with the file (match/run.ts)
-    if (opts.match) return await reconcile(run);
+    if (run.job.match) return await reconcile(run);
     const earlier = await finishedEarlier(run);
     if (earlier) return earlier;
-    if (!opts.dryRun) run.spool = await Spool.create(deps.journalDir ?? tmpdir());
+    if (!run.job.dryRun) run.spool = await Spool.create(deps.journalDir ?? tmpdir());
     const scan = await check(run);
-    if (!opts.dryRun) await deps.beforeSend?.(scan);
+    if (!run.job.dryRun) await deps.beforeSend?.(scan);
     const journal = await openJournal(run, scan);
     if ('summary' in journal) return journal.summary;
     return finish(run, scan, await sendRows(run, scan, journal.journal));
@@ -60,9 +60,9 @@ function finish(run: Run, scan: ScanResult, sent: Sent): ImportSummary {
   const byEarlier = c.skipped - c.repeated;
   const earlier = byEarlier > 0 ? ` (${count(byEarlier)} of them by an earlier run)` : '';
   const rejected = c.failed - c.inDoubt - c.unknown + c.invalid;
-  const [unit, created] = run.opts.operation ? ['row', run.opts.operation.done] : ['chunk', 'created'];
+  const [unit, created] = run.job.operation ? ['row', run.job.operation.done] : ['chunk', 'created'];
   const message =
-    `interrupted after ${count(chunksDone)} of ${plural(Math.ceil((scan.valid - scan.repeated) / run.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
+    `interrupted after ${count(chunksDone)} of ${plural(Math.ceil((scan.valid - scan.repeated) / run.job.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
     `${rejected > 0 ? `, ${count(rejected)} not ${created} (in the rejects file)` : ''}` +
     `${c.unknown > 0 ? `, ${count(c.unknown)} unknown (in the unknown file)` : ''}; ` +
     `${plural(left, 'row')} of ${count(scan.rows)} left (not sent yet${c.inDoubt > 0 ? ', or sent without an answer' : ''}), not in the rejects file`;

@@ -8,23 +8,23 @@ import { scanInput, type ScanResult } from './scan.js';
 
 /** The first pass: the whole file is read and checked before anything is sent. */
 export async function check(run: Run): Promise<ScanResult> {
-  const { opts, deps, input } = run;
+  const { job, deps, input } = run;
   const scan = await scanInput(input.path, {
-    format: run.format,
+    format: job.format,
     name: input.name,
-    maps: run.maps,
-    chunkSize: run.chunkSize,
+    maps: job.maps,
+    chunkSize: job.chunkSize,
     signal: deps.signal,
     encoding: input.encoding,
     warn: deps.warn,
     sha: run.sha,
-    op: opts.operation,
+    op: job.operation,
     spool: run.spool,
-    rowsOnly: opts.match !== undefined,
+    rowsOnly: job.match !== undefined,
     onRow: (rows, bytes) => progress(run, 'check', { rows, bytes }, null),
   });
   if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));
-  if (opts.strict && scan.invalid > 0) {
+  if (job.strict && scan.invalid > 0) {
     throw new UsageError(
       `${input.name}: ${count(scan.invalid)} of ${count(scan.rows)} rows are invalid; nothing was sent (--strict)\n${listInvalid(scan.firstInvalid)}`,
     );

@@ -122,13 +122,13 @@ export function columnsVerdict(
 
 /** A create's or an update's columns (an update's id left out) against the fields the CRM has, just before the send pass. */
 export async function checkRunColumns(run: Run, scan: ScanResult): Promise<void> {
-  const { opts, deps } = run;
-  const op = opts.operation;
+  const { job, deps } = run;
+  const op = job.operation;
   if (!deps.knownFields || (op && op.kind !== 'update')) return;
   const known = await deps.knownFields();
   if (!known || known.size === 0) return;
-  const { unknown } = checkColumns(columnFields(scan, run.maps, op?.required), known);
-  const verdict = columnsVerdict(unknown, { resource: opts.resource, name: run.input.name });
+  const { unknown } = checkColumns(columnFields(scan, job.maps, op?.required), known);
+  const verdict = columnsVerdict(unknown, { resource: job.resource, name: run.input.name });
   if (verdict.error) throw verdict.error;
   if (verdict.warning) deps.warn?.(verdict.warning);
 }

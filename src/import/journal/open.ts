@@ -12,7 +12,6 @@ import { findJournal, journalFolder, readComplete } from './format.js';
 import { lockJob } from './lock.js';
 import { pruneJournals } from './prune.js';
 import { ImportJournal } from './journal.js';
-import { defaultRejectsPath } from '../send/outputs.js';
 import { dryRunSummary } from '../plan.js';
 import { fromTotals, identityOf, summaryOf, warnImported, type Run } from '../run.js';
 import type { ScanResult } from '../check/scan.js';
@@ -22,27 +21,26 @@ const STAMPED_REJECTS = /^crm-rejects-\d{8}T\d{6}Z(\.unknown)?\.(csv|ndjson)$/;
 
 /** This import's journal (undefined without a journal folder), or the summary when nothing is to be sent. */
 export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal: ImportJournal | undefined } | { summary: ImportSummary }> {
-  const { opts, deps, started, input } = run;
+  const { job, deps, started, input } = run;
   const dir = deps.journalDir;
   const identity = identityOf(run, run.sha ?? scan.contentSha256);
   const file = dir ? (run.file ?? (await findJournal(dir, identity))) : undefined;
-  if (opts.dryRun) {
-    const peeked = dir && file && opts.resume !== false ? await ImportJournal.peek(dir, identity, file).catch(() => undefined) : undefined;
-    return { summary: dryRunSummary(summaryOf(run), scan, run, peeked?.size ?? 0) };
+  if (job.dryRun) {
+    const peeked = dir && file && job.resume ? await ImportJournal.peek(dir, identity, file).catch(() => undefined) : undefined;
+    return { summary: dryRunSummary(summaryOf(run), scan, job, peeked?.size ?? 0) };
   }
   checkPaths(run);
   // the unknown file sits beside the rejects file (unknownPathFor)
-  const own = [basename(run.rejectsPath), basename(run.unknownPath)];
-  await removeStaleTemps(dirname(run.rejectsPath), started, (n) => own.includes(n) || STAMPED_REJECTS.test(n));
-  if (opts.resultsPath !== undefined) await removeStaleTemps(dirname(opts.resultsPath), started, (n) => n === basename(opts.resultsPath!));
+  const own = [basename(job.rejectsPath), basename(job.unknownPath)];
+  await removeStaleTemps(dirname(job.rejectsPath), started, (n) => own.includes(n) || STAMPED_REJECTS.test(n));
+  if (job.resultsPath !== undefined) await removeStaleTemps(dirname(job.resultsPath), started, (n) => n === basename(job.resultsPath!));
   if (!dir || !file) return { journal: undefined };
   // one run of a job at a time: a second is refused before it reads or writes the journal
   run.unlock = await lockJob(journalFolder(dir), identity, input.name);
   await pruneJournals(dir, started, { keep: file.own }).catch(() => 0);
   // files by absolute path, so a changed file at the same place can be recognised (stdin: '-')
   const inputId = input.isStdin ? '-' : resolve(input.origin);
-  const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(input.name, scan.format, started, '', opts.operation?.tag);
-  const resume = opts.resume !== false;
+  const { resume, journalRejectsPath: rejectsPath } = job;
   await refuseUnsafeRerun({ dir, identity, input: inputId, name: input.name, resume, rejectsPath, hasOwnJournal: file.exists });
   const journal = await ImportJournal.open(dir, identity, { plan: scan.plan, resume, input: inputId, now: started, file }).catch(
     (err: unknown) => {
@@ -57,9 +55,9 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
   if (done?.compacted) {
     // finished long ago and compacted: nothing is sent again, but the ids and item errors are gone
     await journal.close().catch(() => undefined);
-    if (opts.resultsPath === undefined) return { summary: (await fromTotals(run, done, scan))! };
+    if (job.resultsPath === undefined) return { summary: (await fromTotals(run, done, scan))! };
     throw new UsageError(
-      `${input.name} was already imported into ${opts.resource} (${done.at}); its journal has since been compacted, so the ids for --results are no longer kept. Nothing was sent.`,
+      `${input.name} was already imported into ${job.resource} (${done.at}); its journal has since been compacted, so the ids for --results are no longer kept. Nothing was sent.`,
       { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
     );
   }
@@ -72,21 +70,21 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
 export async function rejectsTaken(run: Run): Promise<boolean> {
   const dir = run.deps.journalDir;
   if (!dir) return false;
-  return rejectsTakenUp(dir, identityOf(run, run.sha ?? ''), resolve(run.rejectsPath)).catch(() => false);
+  return rejectsTakenUp(dir, identityOf(run, run.sha ?? ''), resolve(run.job.rejectsPath)).catch(() => false);
 }
 
 /** The rejects, unknown and results files must be three files, none of them the input. */
 function checkPaths(run: Run): void {
-  const { input, opts } = run;
+  const { input, job } = run;
   const named = [
-    ['--rejects', run.rejectsPath],
-    ['--rejects', run.unknownPath],
-    ['--results', opts.resultsPath],
+    ['--rejects', job.rejectsPath],
+    ['--rejects', job.unknownPath],
+    ['--results', job.resultsPath],
   ] as const;
   for (const [flag, p] of named) {
     if (p !== undefined && !input.isStdin && resolve(p) === resolve(input.origin)) throw new UsageError(`${flag} names the input file itself`);
   }
-  if (opts.resultsPath !== undefined && [run.rejectsPath, run.unknownPath].some((p) => resolve(p) === resolve(opts.resultsPath!))) {
+  if (job.resultsPath !== undefined && [job.rejectsPath, job.unknownPath].some((p) => resolve(p) === resolve(job.resultsPath!))) {
     throw new UsageError('--results and the rejects file must be different files');
   }
 }
@@ -97,12 +95,12 @@ function warnResumed(run: Run, journal: ImportJournal): void {
   const done = journal.completed;
   const rejected = (done?.failed ?? 0) - (done?.unknown ?? 0);
   if (done && rejected > 0 && run.retryRejected !== false) {
-    const what = run.opts.operation ? `${plural(rejected, 'row')} not done` : `${plural(rejected, 'row')} not created`;
+    const what = run.job.operation ? `${plural(rejected, 'row')} not done` : `${plural(rejected, 'row')} not created`;
     return warn(`${run.input.name} was run before (${done.at}) and left ${what}: those rows are sent again; the rows done then are skipped`);
   }
   if (done) return warnImported(run, done.at);
   const n = journal.resumedChunks;
-  const op = run.opts.operation;
+  const op = run.job.operation;
   const unit = op ? 'row' : 'chunk';
   if (n > 0) warn(`resuming: ${plural(n, unit)} ${n === 1 ? 'was' : 'were'} finished by an earlier run and ${n === 1 ? 'is' : 'are'} skipped`);
   const doubt = journal.inDoubt();
@@ -125,9 +123,9 @@ function warnResumed(run: Run, journal: ImportJournal): void {
 
 /** A finished earlier import needing nothing (resuming; no --results/--strict/--dry-run; its rejects file there): hashed, not parsed. */
 export async function finishedEarlier(run: Run): Promise<ImportSummary | undefined> {
-  const { opts, deps } = run;
+  const { job, deps } = run;
   const dir = deps.journalDir;
-  if (!dir || opts.resume === false || opts.resultsPath !== undefined || opts.dryRun || opts.strict) return undefined;
+  if (!dir || !job.resume || job.resultsPath !== undefined || job.dryRun || job.strict) return undefined;
   // no journal at all (a first import): not worth reading the file an extra time
   if (!(await listDir(dir)).some((n) => n.endsWith('.jsonl'))) return undefined;
   const h = createHash('sha256');

@@ -15,7 +15,7 @@ import { ReasonTally, type Reason } from './reasons.js';
 import { progress, type Run } from '../run.js';
 import type { ScanResult } from '../check/scan.js';
 import type { SpooledChunk } from '../check/spool.js';
-import { updateOperation, type RowOperation } from '../operation.js';
+import type { RowOperation } from '../operation.js';
 import { RowFiles } from './row-files.js';
 
 type Chunk = SpooledChunk;
@@ -30,17 +30,17 @@ export interface DispatchResult {
 }
 
 function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs) {
-  const { opts, deps } = run;
+  const { job, deps } = run;
   if (!run.spool) throw new Error("the sending pass needs the check pass's spool");
   return {
-    ...{ spool: run.spool, resource: opts.resource, baseUrl: opts.baseUrl, concurrency: run.concurrency },
-    ...{ maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5, send: deps.send, journal, ...files, signal: deps.signal },
-    ...{ op: opts.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn, repeated: scan.repeated },
+    ...{ spool: run.spool, resource: job.resource, baseUrl: job.baseUrl, concurrency: job.concurrency },
+    ...{ maxConsecutiveFailures: job.maxConsecutiveFailures, send: deps.send, journal, ...files, signal: deps.signal },
+    ...{ op: job.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn, repeated: scan.repeated },
     // reconcile (`--match`): its updates are rows of an update, and its files (the way back, what was created)
-    ...{ updateOp: opts.match ? updateOperation(opts.resource) : undefined, match: run.matchFiles },
+    ...{ updateOp: job.match?.update, match: run.matchFiles },
     // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
     ...{ runId: journal ? journal.runId : newRunId(), retry: run.retryRejected !== false },
-    ...{ lastChunk: Math.ceil((scan.valid - scan.repeated) / run.chunkSize) },
+    ...{ lastChunk: Math.ceil((scan.valid - scan.repeated) / job.chunkSize) },
     onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
   };
 }

@@ -88,11 +88,11 @@ async function openOutputs(run: Run, scan: ScanResult): Promise<Outputs> {
     }
   };
   const shape = await shapeOf(run, scan);
-  const rejects = await open(run.rejectsPath, () => createRejectsWriter(run.rejectsPath, shape));
-  const unknown = await open(run.unknownPath, () => createRejectsWriter(run.unknownPath, shape));
-  const path = run.opts.resultsPath;
+  const { rejectsPath, unknownPath, resultsPath: path, operation } = run.job;
+  const rejects = await open(rejectsPath, () => createRejectsWriter(rejectsPath, shape));
+  const unknown = await open(unknownPath, () => createRejectsWriter(unknownPath, shape));
   if (path === undefined) return { rejects, unknown };
   const keys = { ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow };
-  const idIsTarget = run.opts.operation?.required.includes('id') === true;
+  const idIsTarget = operation?.required.includes('id') === true;
   return { rejects, unknown, results: await open(path, () => createResultsWriter(path, { ...shape, ...keys, idIsTarget })) };
 }

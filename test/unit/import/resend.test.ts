@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChunkReject, FinishedChunk } from '../../../src/import/journal/format.js';
 import { NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
 import { mergeAnswer, rowsToSendAgain, subChunk } from '../../../src/import/journal/resend.js';
-import { optionsOf, type Run } from '../../../src/import/run.js';
+import { optionsOf } from '../../../src/import/plan.js';
 import type { SpooledChunk } from '../../../src/import/check/spool.js';
 import { runs } from '../../helpers/property.js';
 
@@ -66,11 +66,11 @@ describe('subChunk and mergeAnswer', () => {
 });
 
 describe('optionsOf (part of the job)', () => {
-  const run = (maps: Array<[string, string]>, chunkSize = 100, format?: 'csv' | 'ndjson') =>
-    ({ maps: new Map(maps), chunkSize, opts: { resource: 'contacts', input: 'x', baseUrl: 'b', ...(format ? { format } : {}) } }) as Pick<
-      Run,
-      'maps' | 'chunkSize' | 'opts'
-    >;
+  const run = (maps: Array<[string, string]>, chunkSize = 100, format?: 'csv' | 'ndjson') => ({
+    maps: new Map(maps),
+    chunkSize,
+    ...(format ? { format } : {}),
+  });
   it('none for the defaults; the same for the same maps in any order; another for another map, chunk size or format', () => {
     expect(optionsOf(run([]))).toBeUndefined();
     fc.assert(
