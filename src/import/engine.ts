@@ -1,4 +1,6 @@
-// `crm batch RESOURCE FILE` (CONTRACT §7) as phases: prepare → earlier → check → journal → send → finish.
+// `crm batch RESOURCE FILE` (CONTRACT §7) as stages, in the order runImport calls them: prepare (plan.ts: the
+// options resolved once into run.job) → earlier (journal/open.ts) → check (check/) → match (match/run.ts, for
+// --match) → journal (journal/open.ts) → send (send/) → finish (below). The map: README.md.
 // Exactly once: chunks and keys are a function of content and plan (pinned by the journal); a chunk is
 // journaled only once answered; anything else is resent under the same key (README.md, "In flight").
 import { tmpdir } from 'node:os';

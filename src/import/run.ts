@@ -1,4 +1,5 @@
-// What every phase of an import run (engine.ts) knows, and the summaries they build.
+// What every stage of an import run (engine.ts) knows: the job plan prepare resolved (plan.ts), the input, what
+// the stages find out; and the summaries they build.
 import { exists as there } from '../util/fs.js';
 import type { Counters, ImportDeps, ImportProgress, ImportSummary } from './engine-types.js';
 import type { ColumnMap } from './input/header.js';
