@@ -2,11 +2,11 @@
 // engine so that its phases and the command share them without a cycle.
 import type { Readable } from 'node:stream';
 import type { ApiRecord } from '../api/envelopes.js';
-import type { InputFormat } from './input-row.js';
-import type { InvalidRow } from './scan.js';
+import type { InputFormat } from './input/input-row.js';
+import type { InvalidRow } from './check/scan.js';
 import type { RowOperation } from './operation.js';
-import type { Reason } from './reasons.js';
-import type { BatchSender } from './sender.js';
+import type { Reason } from './send/reasons.js';
+import type { BatchSender } from './send/sender.js';
 
 export interface ImportPlan {
   rows: number;

@@ -2,8 +2,8 @@
 export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
 export type { MatchPlan, MatchIndex, MatchRead } from './engine-types.js';
-export { httpBatchSender, httpRowSender } from './sender.js';
+export { httpBatchSender, httpRowSender } from './send/sender.js';
 export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
-export type { BatchSender, BatchRequest, BatchResponse } from './sender.js';
-export { keyIdentity } from './journal-format.js';
-export { OTHER_REASONS, type Reason } from './reasons.js';
+export type { BatchSender, BatchRequest, BatchResponse } from './send/sender.js';
+export { keyIdentity } from './journal/format.js';
+export { OTHER_REASONS, type Reason } from './send/reasons.js';

@@ -5,7 +5,7 @@ import { findAssociation, findLink } from '../api/links.js';
 import { findResource, type LinkField } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import { pathSegment, recordPath } from '../http/url.js';
-import { normalizeFieldName, splitType, type ColumnMap } from './header.js';
+import { normalizeFieldName, splitType, type ColumnMap } from './input/header.js';
 
 export type OperationKind = 'update' | 'delete' | 'link';
 

@@ -1,30 +1,62 @@
-// What every phase of an import run (engine.ts) knows, and the summaries they build.
-import { createHash } from 'node:crypto';
-import { BATCH_MAX } from '../api/resources.js';
+// What every stage of an import run (engine.ts) knows: the job plan prepare resolved (plan.ts), the input, what
+// the stages find out; and the summaries they build.
 import { exists as there } from '../util/fs.js';
-import type { Counters, ImportDeps, ImportOptions, ImportProgress, ImportSummary } from './engine-types.js';
-import type { ColumnMap } from './header.js';
-import type { CompleteInfo, JournalFile, JournalIdentity } from './journal-format.js';
-import type { InputFormat } from './reader.js';
-import type { ScanResult } from './scan.js';
-import type { Reason } from './reasons.js';
-import type { PreparedInput } from './source.js';
-import type { Spool, SpooledChunk } from './spool.js';
+import type { Counters, ImportDeps, ImportProgress, ImportSummary } from './engine-types.js';
+import type { ColumnMap } from './input/header.js';
+import type { CompleteInfo, JournalFile, JournalIdentity } from './journal/format.js';
+import type { InputFormat } from './input/reader.js';
+import type { ScanResult } from './check/scan.js';
+import type { Reason } from './send/reasons.js';
+import type { PreparedInput } from './input/source.js';
+import type { Spool, SpooledChunk } from './check/spool.js';
 import type { ApiRecord } from '../api/envelopes.js';
-import type { RawRow } from './input-row.js';
+import type { RawRow } from './input/input-row.js';
+import type { RowOperation } from './operation.js';
 
-/** What every phase of a run knows. */
-export interface Run {
-  opts: ImportOptions;
-  deps: ImportDeps;
-  started: number;
+/**
+ * The job plan: the options, checked and resolved once by prepare (plan.ts). Every later stage reads this, never
+ * ImportOptions: the chunk size, the format, the rejects paths, the operation and what reconcile needs are decided
+ * in one place.
+ */
+export interface Job {
+  resource: string;
+  /** an update, delete or link (one request per row); undefined: a batch create */
+  operation?: RowOperation;
+  /** the version 2 root and the key's identity: part of the journal's identity and of every Idempotency-Key */
+  baseUrl: string;
+  keyId?: string;
+  keyMask?: string;
+  /** how the rows are read: `--input-format`, else from the input's name */
+  format: InputFormat;
+  /** rows per request (1 for an operation), chunks in flight */
   chunkSize: number;
   concurrency: number;
+  /** `--map`s parsed (`--id-column` being one) */
   maps: ColumnMap;
-  input: PreparedInput;
-  format: InputFormat;
+  /** the options that change what is sent, as a fingerprint (`optionsOf`); undefined for the defaults */
+  options?: string;
   rejectsPath: string;
+  /** beside the rejects file (unknownPathFor) */
   unknownPath: string;
+  /** the rejects file as a journal's header names it (no cwd: a stdin import's stamped name), for the rerun checks */
+  journalRejectsPath: string;
+  resultsPath?: string;
+  dryRun: boolean;
+  strict: boolean;
+  /** false: `--no-resume` */
+  resume: boolean;
+  /** stop after this many chunks fail in a row */
+  maxConsecutiveFailures: number;
+  /** `--match` (CONTRACT §7b): the key fields, the `--plan` file, and the update its changed rows are sent as */
+  match?: { fields: readonly string[]; planPath?: string; update: RowOperation };
+}
+
+/** What every phase of a run knows: the job plan, the dependencies, the input; then what the phases find out. */
+export interface Run {
+  job: Job;
+  deps: ImportDeps;
+  started: number;
+  input: PreparedInput;
   /** the input's size and mtime before it was first read: compared again before anything is sent */
   size: number;
   mtimeMs: number;
@@ -36,7 +68,7 @@ export interface Run {
   spool?: Spool;
   /** false: rows an earlier run of this job rejected are not sent again (its rejects file was imported since) */
   retryRejected?: boolean;
-  /** releases the job's lock (journal-lock.ts), taken before the journal is opened */
+  /** releases the job's lock (journal/lock.ts), taken before the journal is opened */
   unlock?: () => Promise<void>;
   /** reconcile (`--match`): the files the sending pass writes besides the rejects */
   matchFiles?: MatchFiles;
@@ -62,11 +94,10 @@ export function withSummary<E extends Error>(err: E, summary: ImportSummary): E 
 }
 
 export function identityOf(run: Run, sha: string): JournalIdentity {
-  const { resource, baseUrl, keyId, keyMask, operation, match } = run.opts;
+  const { resource, baseUrl, keyId, keyMask, operation, options, match } = run.job;
   // a reconcile is a job of its own, per match fields: never the journal of a create of the same file
   const job = operation ? operation.describe : match ? `match ${match.fields.join(',')}` : undefined;
   const op = job ? { operation: job } : {};
-  const options = optionsOf(run);
   return {
     contentSha256: sha,
     resource,
@@ -79,22 +110,6 @@ export function identityOf(run: Run, sha: string): JournalIdentity {
 }
 
 /**
- * The options that change what is sent, as part of the job (issue 17): a run with another --map (or
- * --id-column), --chunk-size or --input-format is another job with its own journal and keys. Undefined
- * for the defaults, so the journals of runs without them keep their names.
- */
-export function optionsOf(run: Pick<Run, 'maps' | 'chunkSize' | 'opts'>): string | undefined {
-  const { maps, chunkSize, opts } = run;
-  const defaultSize = opts.operation !== undefined || chunkSize === BATCH_MAX;
-  if (maps.size === 0 && defaultSize && opts.format === undefined) return undefined;
-  const sorted = [...maps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256')
-    .update(JSON.stringify({ maps: sorted, chunkSize, format: opts.format ?? null }))
-    .digest('hex')
-    .slice(0, 16);
-}
-
-/**
  * The summary of an import finished earlier (nothing sent), from its journal's totals, with a warning;
  * undefined when `whole` is asked for and its rejects or unknown file is gone (a full rerun writes them).
  */
@@ -102,8 +117,8 @@ export async function fromTotals(run: Run, info: CompleteInfo, scan?: ScanResult
   const [failed, unknown] = [info.failed ?? 0, info.unknown ?? 0];
   const invalid = info.invalid ?? scan?.invalid ?? 0;
   // null: none needed
-  const rejects = failed + invalid - unknown > 0 ? await there(run.rejectsPath) : null;
-  const unknowns = unknown > 0 ? await there(run.unknownPath) : null;
+  const rejects = failed + invalid - unknown > 0 ? await there(run.job.rejectsPath) : null;
+  const unknowns = unknown > 0 ? await there(run.job.unknownPath) : null;
   if (whole && (rejects === false || unknowns === false)) return undefined;
   warnImported(run, info.at);
   return {
@@ -112,16 +127,16 @@ export async function fromTotals(run: Run, info: CompleteInfo, scan?: ScanResult
     skipped: info.created ?? 0,
     failed,
     invalid,
-    rejects_file: rejects ? run.rejectsPath : null,
+    rejects_file: rejects ? run.job.rejectsPath : null,
     unknown,
-    unknown_file: unknowns ? run.unknownPath : null,
+    unknown_file: unknowns ? run.job.unknownPath : null,
   };
 }
 
 export function progress(run: Run, phase: ImportProgress['phase'], c: Partial<Counters>, rowsTotal: number | null): void {
   const { rows = 0, created = 0, failed = 0, invalid = 0, skipped = 0, chunks = 0, inFlight = 0, bytes = 0 } = c;
   const elapsedMs = run.deps.clock.now() - run.started;
-  const sizes = { bytesTotal: run.size, rowsPerRequest: run.chunkSize };
+  const sizes = { bytesTotal: run.size, rowsPerRequest: run.job.chunkSize };
   run.deps.onProgress?.({ phase, rowsTotal, rows, created, failed, invalid, skipped, chunks, inFlight, bytes, ...sizes, elapsedMs });
 }
 
@@ -139,8 +154,8 @@ export function summaryOf(
   const matched = (c?.updated ?? 0) + (c?.unchanged ?? 0) + (c?.ambiguous ?? 0) + (c?.duplicate ?? 0);
   const done = (c?.created ?? 0) + (c?.failed ?? 0) + (c?.invalid ?? 0) + (c?.skipped ?? 0) + matched;
   return {
-    resource: run.opts.resource,
-    ...(run.opts.operation ? { operation: run.opts.operation } : {}),
+    resource: run.job.resource,
+    ...(run.job.operation ? { operation: run.job.operation } : {}),
     rows,
     created: c?.created ?? 0,
     failed: c?.failed ?? 0,
@@ -162,8 +177,8 @@ export function summaryOf(
 
 /** The one "already imported" warning. */
 export function warnImported(run: Run, at: string): void {
-  const op = run.opts.operation;
-  const job = op ? `used to ${op.describe}` : `imported into ${run.opts.resource}`;
+  const op = run.job.operation;
+  const job = op ? `used to ${op.describe}` : `imported into ${run.job.resource}`;
   run.deps.warn?.(
     `${run.input.name} was already ${job} (${at}): nothing will be sent; use --no-resume to ${op ? 'send it' : 'import it'} again`,
   );

@@ -1,7 +1,7 @@
 // Reconcile's files for one run (CONTRACT §7b, files.ts): `<input>.undo.csv` and `<input>.created.csv` (kept across
 // runs), `<input>.ambiguous.csv` (this run's), as the sending pass writes them; committed or dropped at the end.
 import type { MatchFiles } from '../run.js';
-import type { Spool, SpooledChunk } from '../spool.js';
+import type { Spool, SpooledChunk } from '../check/spool.js';
 import { AmbiguousFile, CreatedFile, UndoFile, type RowShape } from './files.js';
 import { keyPart } from './key.js';
 

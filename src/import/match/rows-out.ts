@@ -2,8 +2,8 @@
 // after the file's own columns, the input's, as the rejects and results files carry them (outputs.ts).
 import { cellText } from '../../output/cell.js';
 import { AtomicTextFile } from '../../util/atomic-file.js';
-import type { InputFormat, RawRow } from '../input-row.js';
-import { csvLine } from '../outputs.js';
+import type { InputFormat, RawRow } from '../input/input-row.js';
+import { csvLine } from '../send/outputs.js';
 
 /** The input a file carries rows of: its format and header; for NDJSON the keys found (the results file's columns). */
 export interface RowShape {

@@ -13,21 +13,22 @@ import { InterruptedError } from '../../http/errors.js';
 import { tempPathFor } from '../../util/atomic-file.js';
 import { exists } from '../../util/fs.js';
 import type { ImportSummary, MatchPlan } from '../engine-types.js';
-import { findJournal, journalFolder, readComplete, readHeader } from '../journal-format.js';
-import { lockJob } from '../journal-lock.js';
-import { pruneJournals } from '../journal-prune.js';
-import { ImportJournal } from '../journal.js';
+import { findJournal, journalFolder, readComplete, readHeader } from '../journal/format.js';
+import { lockJob } from '../journal/lock.js';
+import { pruneJournals } from '../journal/prune.js';
+import { ImportJournal } from '../journal/journal.js';
 import { identityOf, summaryOf, withSummary, type Run } from '../run.js';
-import type { ScanResult } from '../scan.js';
-import { sendRows, shapeOf } from '../send.js';
-import { Spool } from '../spool.js';
+import { check } from '../check/check.js';
+import type { ScanResult } from '../check/scan.js';
+import { sendRows, shapeOf } from '../send/send.js';
+import { Spool } from '../check/spool.js';
 import { PlanFile } from './files.js';
 import { changedFields, openMatchFiles } from './outputs.js';
 import { checkMatchColumns, matchStage } from './stage.js';
 
-export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResult>): Promise<ImportSummary> {
-  const { opts, deps, input } = run;
-  const fields = opts.match!.fields;
+export async function reconcile(run: Run): Promise<ImportSummary> {
+  const { job, deps, input } = run;
+  const { fields, planPath: planCsv } = job.match!;
   const dir = deps.journalDir;
   const tmp = dir ?? tmpdir();
   // check: the whole file, each valid row an entry of the rows spool
@@ -36,26 +37,26 @@ export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResul
   checkMatchColumns(scan, fields, input.name);
   const identity = identityOf(run, scan.contentSha256);
   const file = dir ? await findJournal(dir, identity) : undefined;
-  if (!opts.dryRun && dir && file) {
+  if (!job.dryRun && dir && file) {
     run.unlock = await lockJob(journalFolder(dir), identity, input.name);
     await pruneJournals(dir, run.started, { keep: file.own }).catch(() => 0);
   }
-  const planPath = file && !opts.dryRun ? `${file.own}.plan` : undefined;
+  const planPath = file && !job.dryRun ? `${file.own}.plan` : undefined;
   // --no-resume: a new plan, whatever an interrupted run left
-  const pinned = planPath && file?.exists && opts.resume !== false ? await pinnedPlan(file.path, planPath, run.started) : undefined;
+  const pinned = planPath && file?.exists && job.resume ? await pinnedPlan(file.path, planPath, run.started) : undefined;
   let plan: MatchPlan;
   let planned: Spool | undefined;
   if (pinned) {
     planned = Spool.existing(planPath!, tmp);
     plan = { ...emptyPlan(run, scan), resumed: pinned.at, read: `none: resuming the plan made ${pinned.at}` };
     deps.warn?.(`resuming the plan an interrupted run made (${pinned.at}): what it did not finish is sent, under the same keys`);
-    if (opts.planPath) deps.warn?.(`--plan ${opts.planPath}: not written again for a resumed plan (the run that made it wrote it, if asked)`);
+    if (planCsv) deps.warn?.(`--plan ${planCsv}: not written again for a resumed plan (the run that made it wrote it, if asked)`);
   } else {
     // read → match → plan: written to a temporary file, renamed beside the journal once whole
-    planned = opts.dryRun ? undefined : await Spool.create(tmp, planPath ? tempPathFor(planPath) : undefined);
-    const planFile = opts.planPath ? await PlanFile.create(opts.planPath, await shapeOf(run, scan)) : undefined;
-    const o = { resource: opts.resource, fields, rows, out: planned, planFile, chunkSize: run.chunkSize, signal: deps.signal };
-    const more = { maps: run.maps, name: input.name, warn: deps.warn };
+    planned = job.dryRun ? undefined : await Spool.create(tmp, planPath ? tempPathFor(planPath) : undefined);
+    const planFile = planCsv ? await PlanFile.create(planCsv, await shapeOf(run, scan)) : undefined;
+    const o = { resource: job.resource, fields, rows, out: planned, planFile, chunkSize: job.chunkSize, signal: deps.signal };
+    const more = { maps: job.maps, name: input.name, warn: deps.warn };
     plan = await matchStage({ ...o, ...more, read: (req) => deps.readIndex!(req, () => undefined) }, scan).catch(async (err: unknown) => {
       await Promise.all([planned?.remove(), planFile?.drop()]);
       throw err;
@@ -71,14 +72,14 @@ export async function reconcile(run: Run, check: (run: Run) => Promise<ScanResul
   run.spool = planned;
   if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));
   await deps.onPlan?.(plan);
-  if (opts.dryRun || !planned) return { ...summaryOf(run), rows: scan.rows, reconcile: { plan, ...NONE } };
+  if (job.dryRun || !planned) return { ...summaryOf(run), rows: scan.rows, reconcile: { plan, ...NONE } };
   await deps.beforeSend?.(scan);
   return send(run, scan, plan, planPath, pinned !== undefined);
 }
 
 /** journal → send → finish: the plan's requests, its files, the plan removed once the job is done. */
 async function send(run: Run, scan: ScanResult, plan: MatchPlan, planPath: string | undefined, resume: boolean): Promise<ImportSummary> {
-  const { opts, deps, input } = run;
+  const { job, deps, input } = run;
   const dir = deps.journalDir;
   const identity = identityOf(run, scan.contentSha256);
   const digest = planPath ? await hashFile(planPath) : '';
@@ -88,8 +89,8 @@ async function send(run: Run, scan: ScanResult, plan: MatchPlan, planPath: strin
   run.retryRejected = false;
   // the plan's fields are known; a resumed plan's are read back from it
   const changed = resume ? await changedFields(run.spool!) : Object.keys(plan.changes);
-  const base = input.isStdin ? run.rejectsPath.replace(/\.rejects\.(csv|ndjson)$/, '') : input.origin;
-  const files = await openMatchFiles(base, await shapeOf(run, scan), opts.match!.fields, changed);
+  const base = input.isStdin ? job.rejectsPath.replace(/\.rejects\.(csv|ndjson)$/, '') : input.origin;
+  const files = await openMatchFiles(base, await shapeOf(run, scan), job.match!.fields, changed);
   run.matchFiles = files;
   const sent = await sendRows(run, scan, journal).catch(async (err: unknown) => {
     await files.discard();
@@ -110,7 +111,7 @@ async function send(run: Run, scan: ScanResult, plan: MatchPlan, planPath: strin
       ambiguous: c.ambiguous,
       duplicate: c.duplicate,
       ...named,
-      plan_file: opts.planPath ?? null,
+      plan_file: resume ? null : (job.match!.planPath ?? null),
     },
   };
   if (fatal !== undefined) throw withSummary(fatal instanceof Error ? fatal : new Error(inspect(fatal)), out);
@@ -134,7 +135,7 @@ const NONE = {
 
 function emptyPlan(run: Run, scan: ScanResult): MatchPlan {
   const zero = { create: 0, update: 0, unchanged: 0, ambiguous: 0, duplicate: 0, invalid: 0, requests: 0, read_requests: 0 };
-  return { resource: run.opts.resource, rows: scan.rows, read: '', ...zero, changes: {} };
+  return { resource: run.job.resource, rows: scan.rows, read: '', ...zero, changes: {} };
 }
 
 /**

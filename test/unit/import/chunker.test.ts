@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHUNK_KEY_PREFIX, Chunker, chunkKey, type Chunk, type ValidRow } from '../../../src/import/chunker.js';
+import { CHUNK_KEY_PREFIX, Chunker, chunkKey, type Chunk, type ValidRow } from '../../../src/import/check/chunker.js';
 
 const rows = (n: number, from = 2): ValidRow[] =>
   Array.from({ length: n }, (_, i) => ({ line: from + i, record: { email: `u${i}@x.io` }, raw: [`u${i}@x.io`] }));

@@ -3,9 +3,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PartialFailureError, UsageError } from '../../../src/http/errors.js';
-import { checkColumns, columnFields, columnsVerdict, mapFlag, nearestField, type ColumnField } from '../../../src/import/columns.js';
-import { parseColumnMaps, parseHeader } from '../../../src/import/header.js';
-import { failedAlike, NO_RESULT_CODE } from '../../../src/import/outcome.js';
+import { checkColumns, columnFields, columnsVerdict, mapFlag, nearestField, type ColumnField } from '../../../src/import/check/columns.js';
+import { parseColumnMaps, parseHeader } from '../../../src/import/input/header.js';
+import { failedAlike, NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
 import { runs } from '../../helpers/property.js';
 
 const CONTACT_FIELDS = ['id', 'email', 'first_name', 'last_name', 'company_id', 'owner_id', 'title', 'phone', 'created_at'];

@@ -5,9 +5,9 @@ import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, UsageError } from '../../../src/http/errors.js';
-import { notTextReason, resolveEncoding } from '../../../src/import/encoding.js';
+import { notTextReason, resolveEncoding } from '../../../src/import/input/encoding.js';
 import { createTranscoder, detectBom, UNDECODABLE_BYTE } from '../../../src/util/text.js';
-import { prepareInput } from '../../../src/import/source.js';
+import { prepareInput } from '../../../src/import/input/source.js';
 import { tempDir } from '../../helpers/temp.js';
 
 function transcode(encoding: string, bytes: Buffer, cuts: number[]): Buffer {

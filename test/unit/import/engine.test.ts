@@ -11,12 +11,12 @@ import {
   type ImportOptions,
   type ImportProgress,
 } from '../../../src/import/engine.js';
-import { chunkKey } from '../../../src/import/chunker.js';
-import { parseHeader } from '../../../src/import/header.js';
-import { ImportJournal } from '../../../src/import/journal.js';
-import { keyIdentity } from '../../../src/import/journal-format.js';
-import { compactJournal } from '../../../src/import/journal-prune.js';
-import { rowToRecord } from '../../../src/import/rows.js';
+import { chunkKey } from '../../../src/import/check/chunker.js';
+import { parseHeader } from '../../../src/import/input/header.js';
+import { ImportJournal } from '../../../src/import/journal/journal.js';
+import { keyIdentity } from '../../../src/import/journal/format.js';
+import { compactJournal } from '../../../src/import/journal/prune.js';
+import { rowToRecord } from '../../../src/import/input/rows.js';
 import { duplicates, fakeServer, settle, type FakeServer } from './fake-server.js';
 import { readAll, tempDir } from './helpers.js';
 

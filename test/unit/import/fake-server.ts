@@ -3,7 +3,7 @@
 // lets a test inject failures before or after the write.
 import type { ApiRecord, BatchEnvelope, BatchItem } from '../../../src/api/envelopes.js';
 import { ServerError } from '../../../src/http/errors.js';
-import type { BatchRequest, BatchResponse, BatchSender } from '../../../src/import/sender.js';
+import type { BatchRequest, BatchResponse, BatchSender } from '../../../src/import/send/sender.js';
 
 export type Fault = 'before' | 'after' | undefined;
 

@@ -2,10 +2,10 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchEnvelope, BatchItem } from '../../../src/api/envelopes.js';
-import { csvLine, createRejectsWriter, createResultsWriter, defaultRejectsPath, keptColumns } from '../../../src/import/outputs.js';
-import { NO_RESULT_CODE, chunkOutcome } from '../../../src/import/outcome.js';
+import { csvLine, createRejectsWriter, createResultsWriter, defaultRejectsPath, keptColumns } from '../../../src/import/send/outputs.js';
+import { NO_RESULT_CODE, chunkOutcome } from '../../../src/import/send/outcome.js';
 import type { HttpClient } from '../../../src/http/types.js';
-import { httpBatchSender } from '../../../src/import/sender.js';
+import { httpBatchSender } from '../../../src/import/send/sender.js';
 import { readAll, tempDir } from './helpers.js';
 
 const envelope = (items: BatchItem[]): BatchEnvelope => ({

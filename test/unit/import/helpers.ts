@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { openInput, type OpenInputOptions, type ReadRow } from '../../../src/import/reader.js';
+import { openInput, type OpenInputOptions, type ReadRow } from '../../../src/import/input/reader.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { convertCell } from '../../../src/import/header.js';
+import { convertCell } from '../../../src/import/input/header.js';
 import { AmbiguousFile, CreatedFile, PlanFile, UndoFile } from '../../../src/import/match/files.js';
 import { completeLength } from '../../../src/import/match/csv-log.js';
 import { tempDir } from '../../helpers/temp.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../../src/api/envelopes.js';
 import { DEAL_CONTACT_TYPES } from '../../../src/api/resources.js';
 import { UsageError } from '../../../src/http/errors.js';
-import { normalizeFieldName, splitType } from '../../../src/import/header.js';
+import { normalizeFieldName, splitType } from '../../../src/import/input/header.js';
 import {
   bareHeader,
   checkHeaderFields,

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
-import { detectFormat } from '../../../src/import/reader.js';
+import { detectFormat } from '../../../src/import/input/reader.js';
 import { readAll, tempFile } from './helpers.js';
 
 const SPECTRUM = join(import.meta.dirname, '../../fixtures/csv-spectrum');

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RAW_UNSAFE } from '../../helpers/unsafe.js';
 import { nextSteps } from '../../../src/commands/batch/run.js';
-import { serverCell, unknownPathFor } from '../../../src/import/outputs.js';
+import { serverCell, unknownPathFor } from '../../../src/import/send/outputs.js';
 import type { ImportSummary } from '../../../src/import/engine.js';
 
 describe('serverCell', () => {

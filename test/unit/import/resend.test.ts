@@ -2,11 +2,11 @@
 // options fingerprint that makes a job.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChunkReject, FinishedChunk } from '../../../src/import/journal-format.js';
-import { NO_RESULT_CODE } from '../../../src/import/outcome.js';
-import { mergeAnswer, rowsToSendAgain, subChunk } from '../../../src/import/resend.js';
-import { optionsOf, type Run } from '../../../src/import/run.js';
-import type { SpooledChunk } from '../../../src/import/spool.js';
+import type { ChunkReject, FinishedChunk } from '../../../src/import/journal/format.js';
+import { NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
+import { mergeAnswer, rowsToSendAgain, subChunk } from '../../../src/import/journal/resend.js';
+import { optionsOf } from '../../../src/import/plan.js';
+import type { SpooledChunk } from '../../../src/import/check/spool.js';
 import { runs } from '../../helpers/property.js';
 
 /** An earlier answer of a chunk of `n` rows: per row created, rejected or unknown. */
@@ -66,11 +66,11 @@ describe('subChunk and mergeAnswer', () => {
 });
 
 describe('optionsOf (part of the job)', () => {
-  const run = (maps: Array<[string, string]>, chunkSize = 100, format?: 'csv' | 'ndjson') =>
-    ({ maps: new Map(maps), chunkSize, opts: { resource: 'contacts', input: 'x', baseUrl: 'b', ...(format ? { format } : {}) } }) as Pick<
-      Run,
-      'maps' | 'chunkSize' | 'opts'
-    >;
+  const run = (maps: Array<[string, string]>, chunkSize = 100, format?: 'csv' | 'ndjson') => ({
+    maps: new Map(maps),
+    chunkSize,
+    ...(format ? { format } : {}),
+  });
   it('none for the defaults; the same for the same maps in any order; another for another map, chunk size or format', () => {
     expect(optionsOf(run([]))).toBeUndefined();
     fc.assert(

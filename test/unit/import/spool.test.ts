@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
-import { Chunker } from '../../../src/import/chunker.js';
+import { Chunker } from '../../../src/import/check/chunker.js';
 import { runImport, type ImportDeps } from '../../../src/import/engine.js';
-import { Spool, type SpoolEntry } from '../../../src/import/spool.js';
+import { Spool, type SpoolEntry } from '../../../src/import/check/spool.js';
 import { fakeServer } from './fake-server.js';
 import { tempDir } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TextCheck, Utf8Lookalike } from '../../../src/import/text-check.js';
+import { TextCheck, Utf8Lookalike } from '../../../src/import/input/text-check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'crm-text-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,8 +9,8 @@ import { cellText } from '../../../src/output/cell.js';
 import { csvRow } from '../../../src/output/csv.js';
 import { unescapeTsv } from '../../helpers/tsv.js';
 import { guardFormula, unguardFormula } from '../../../src/output/formula-guard.js';
-import { convertCell } from '../../../src/import/header.js';
-import { openInput } from '../../../src/import/reader.js';
+import { convertCell } from '../../../src/import/input/header.js';
+import { openInput } from '../../../src/import/input/reader.js';
 import { runs } from '../../helpers/property.js';
 
 const TRIGGERS = ['=', '+', '-', '@', '\t', '\r', '\n', '\uff1d', '\uff0b', '\uff0d', '\uff20'];

@@ -1,0 +1,170 @@
+// Header row → field mapping (CONTRACT §7): normalised names, `:type` suffixes, `--map`, `_` columns ignored.
+import { READ_ONLY_FIELDS } from '../../api/resources.js';
+import { UsageError } from '../../http/errors.js';
+import { unguardFormula } from '../../output/formula-guard.js';
+import { exactNumber, inexactJsonNumber } from '../../json/exact-json.js';
+
+export const FIELD_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export interface ColumnSpec {
+  readonly index: number;
+  /** the header cell as written in the file (BOM removed) */
+  readonly column: string;
+  readonly field: string;
+  readonly type: FieldType;
+  /** `_`-prefixed or mapped to nothing: present in the file, never sent */
+  readonly ignored: boolean;
+  /** ignored because its field is one the server sets (`id`, `created_at`, …: READ_ONLY_FIELDS) */
+  readonly readOnly?: boolean;
+  /** named by a `--map` (its field is the user's word) */
+  readonly mapped?: boolean;
+}
+
+export interface HeaderMapping {
+  /** number of columns in the header row: every data row must have exactly this many */
+  readonly width: number;
+  readonly columns: readonly ColumnSpec[];
+}
+
+/** `--map` values, keyed by the original column name (as written, or without its type suffix). */
+export type ColumnMap = ReadonlyMap<string, string>;
+
+/** `First Name` → `first_name`; NFC and combining marks keep `Café` one field however the é is spelled. */
+export function normalizeFieldName(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+/** `amount:number` → {name: 'amount', type: 'number'}; an unknown suffix is part of the name. */
+export function splitType(header: string): { name: string; type: FieldType; typed: boolean } {
+  const m = /^(.*?)\s*:\s*([A-Za-z]+)\s*$/s.exec(header);
+  if (m) {
+    const t = m[2]!.toLowerCase();
+    if ((FIELD_TYPES as readonly string[]).includes(t)) return { name: m[1]!, type: t as FieldType, typed: true };
+  }
+  return { name: header, type: 'string', typed: false };
+}
+
+/** `--map` flags (`column=field`, `column=field:type`, `column=` to drop a column) → ColumnMap. */
+export function parseColumnMaps(flags: readonly string[] = []): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const flag of flags) {
+    const eq = flag.lastIndexOf('=');
+    if (eq <= 0) throw new UsageError(`--map ${JSON.stringify(flag)}: expected column=field`);
+    const column = flag.slice(0, eq).trim();
+    if (column === '') throw new UsageError(`--map ${JSON.stringify(flag)}: the column name is empty`);
+    if (out.has(column)) throw new UsageError(`--map: column ${JSON.stringify(column)} is mapped twice`);
+    out.set(column, flag.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+/** True for a header that is ignored on import: `_line`, `_error_code`, any `_…` column. */
+export function isIgnoredHeader(header: string): boolean {
+  return header.trim().startsWith('_');
+}
+
+/** Map a header row; a UsageError (exit 2) for an empty name, a clash, or a `--map` of a missing column. */
+export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(), keep: readonly string[] = []): HeaderMapping {
+  const columns: ColumnSpec[] = [];
+  const used = new Map<string, ColumnSpec>();
+  const unusedMaps = new Set(maps.keys());
+  cells.forEach((column, index) => {
+    const trimmed = column.trim();
+    const own = splitType(trimmed);
+    const where = `column ${index + 1}`;
+    const mapKey = [trimmed, own.name.trim()].find((k) => maps.has(k));
+    const ignore = (why?: { readOnly: true } | { mapped: true }): void =>
+      void columns.push({ index, column, field: '', type: 'string', ignored: true, ...why });
+    let field: string;
+    let type: FieldType;
+    if (mapKey !== undefined) {
+      unusedMaps.delete(mapKey);
+      const target = maps.get(mapKey)!;
+      if (target === '') return ignore({ mapped: true });
+      // the map may retype (`price=amount:number`); otherwise the header's own type stays
+      const t = splitType(target);
+      field = t.name.trim();
+      type = t.typed ? t.type : own.type;
+      if (field === '') throw new UsageError(`--map ${JSON.stringify(mapKey)}: the field name is empty`);
+    } else {
+      if (trimmed === '') throw new UsageError(`the header of ${where} is empty; name it, or drop the column`);
+      if (isIgnoredHeader(trimmed)) return ignore();
+      field = normalizeFieldName(own.name);
+      type = own.type;
+      // an exported list's id, created_at, … (a --map to such a field is sent: the user asked for it)
+      if (READ_ONLY_FIELDS.includes(field) && !keep.includes(field)) return ignore({ readOnly: true });
+      if (field === '') {
+        throw new UsageError(`the header ${JSON.stringify(column)} (${where}) has no letters or digits to make a field name; use --map`);
+      }
+    }
+    const spec: ColumnSpec = { index, column, field, type, ignored: false, ...(mapKey === undefined ? {} : { mapped: true }) };
+    const clash = used.get(field);
+    if (clash) {
+      throw new UsageError(
+        `columns ${JSON.stringify(clash.column)} (column ${clash.index + 1}) and ${JSON.stringify(column)} (${where}) both fill the field "${field}"`,
+        { hint: 'rename one of them, or use --map "COLUMN=other_field" (or "COLUMN=" to leave it out)' },
+      );
+    }
+    used.set(field, spec);
+    columns.push(spec);
+  });
+  if (unusedMaps.size > 0) {
+    throw new UsageError(`--map names a column that is not in the header: ${[...unusedMaps].map((c) => JSON.stringify(c)).join(', ')}`);
+  }
+  if (used.size === 0) throw new UsageError('the header has no column to import (every column is ignored)');
+  return { width: cells.length, columns };
+}
+
+export type CellValue = { ok: true; value: unknown; empty: boolean } | { ok: false; reason: string };
+
+const DOUBLE = 'a double holds about 15 significant digits';
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const TRUE = new Set(['true', 'yes', '1']);
+const FALSE = new Set(['false', 'no', '0']);
+
+/** One cell → its typed value (the formula guard undone first); never changed silently: a number a double cannot hold is invalid. */
+export function convertCell(raw: string, type: FieldType): CellValue {
+  const cell = unguardFormula(raw);
+  const t = cell.trim();
+  if (t === '') return { ok: true, value: undefined, empty: true };
+  switch (type) {
+    case 'string':
+      return { ok: true, value: cell, empty: false };
+    case 'number': {
+      if (!NUMBER.test(t) || !Number.isFinite(Number(t))) return { ok: false, reason: 'is not a number' };
+      const n = exactNumber(t);
+      if (n === undefined) return { ok: false, reason: `cannot be sent exactly as a number (${DOUBLE}); import it as a string` };
+      return { ok: true, value: n, empty: false };
+    }
+    case 'boolean': {
+      const l = t.toLowerCase();
+      if (TRUE.has(l)) return { ok: true, value: true, empty: false };
+      if (FALSE.has(l)) return { ok: true, value: false, empty: false };
+      return { ok: false, reason: 'is not a boolean (true/false, yes/no, 1/0)' };
+    }
+    case 'list': {
+      const items = cell
+        .split(';')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      return items.length === 0 ? { ok: true, value: undefined, empty: true } : { ok: true, value: items, empty: false };
+    }
+    case 'json': {
+      let value: unknown;
+      try {
+        value = JSON.parse(t);
+      } catch (err) {
+        return { ok: false, reason: `is not valid JSON (${(err as Error).message})` };
+      }
+      const inexact = inexactJsonNumber(t);
+      if (inexact !== undefined) return { ok: false, reason: `holds ${inexact.slice(0, 40)}, a number that cannot be sent exactly (${DOUBLE})` };
+      return { ok: true, value, empty: false };
+    }
+  }
+}

@@ -1,0 +1,145 @@
+// The whole-file text check: any undecodable byte refuses the file (exit 2), naming its first lines.
+import { isAscii, isUtf8 } from 'node:buffer';
+import { createReadStream } from 'node:fs';
+import { UsageError } from '../../http/errors.js';
+import { CR, LF, LineCounter } from '../../util/lines.js';
+import { completeUpTo, createTranscoder, firstInvalid, render, UTF8 } from '../../util/text.js';
+
+/** lines listed in the message */
+const SHOWN = 5;
+
+export interface UndecodableLine {
+  line: number;
+  /** the text around the first undecodable byte, those bytes as \xNN (UTF-8 input only) */
+  snippet: string;
+}
+
+/** Whole UTF-8 characters out of chunks: a character cut by a chunk's end waits for the next. */
+class WholeChars {
+  carry: Buffer = Buffer.alloc(0);
+
+  feed(chunk: Buffer): Buffer {
+    const buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    const cut = completeUpTo(buf);
+    this.carry = Buffer.from(buf.subarray(cut));
+    return buf.subarray(0, cut);
+  }
+}
+
+/** Fed every byte in order, it only runs isUtf8 (native, cheap); a file with a bad byte is read again by resolve() to name the lines. */
+export class TextCheck extends WholeChars {
+  readonly lines: UndecodableLine[] = [];
+  /** more lines than listed have undecodable bytes */
+  more = false;
+  bad = false;
+
+  push(chunk: Buffer): void {
+    if (!this.bad) this.bad = !isUtf8(this.feed(chunk));
+  }
+
+  end(): void {
+    if (!this.bad && this.carry.length > 0) this.bad = !isUtf8(this.carry);
+    this.carry = Buffer.alloc(0);
+  }
+
+  /** Reads the file again, line by line, for the lines with undecodable bytes. */
+  async resolve(path: string, signal?: AbortSignal): Promise<void> {
+    if (!this.bad) return;
+    const counter = new LineCounter();
+    for await (const piece of createReadStream(path, { signal }) as AsyncIterable<Buffer>) {
+      this.scan(this.feed(piece), counter);
+      if (this.more) return;
+    }
+    this.scan(this.carry, counter);
+    this.carry = Buffer.alloc(0);
+  }
+
+  private scan(b: Buffer, counter: LineCounter): void {
+    let pos = 0;
+    while (pos < b.length && !this.more) {
+      let brk = b.indexOf(LF, pos);
+      const cr = b.indexOf(CR, pos);
+      if (brk < 0 || (cr >= 0 && cr < brk)) brk = cr;
+      const end = brk < 0 ? b.length : brk;
+      const part = b.subarray(pos, end);
+      if (!isUtf8(part)) this.report(part, counter.line);
+      counter.count(b, pos, brk < 0 ? end : brk + 1);
+      if (brk < 0) break;
+      pos = brk + 1;
+    }
+  }
+
+  private report(part: Buffer, line: number): void {
+    const last = this.lines[this.lines.length - 1];
+    if (last?.line === line) return;
+    if (this.lines.length === SHOWN) {
+      this.more = true;
+      return;
+    }
+    const at = firstInvalid(part, 0);
+    let from = Math.max(0, at - 24);
+    while (from < at && (part[from]! & 0xc0) === 0x80) from++;
+    this.lines.push({ line, snippet: render(part.subarray(from, Math.min(part.length, at + 16))) });
+  }
+
+  /** The UsageError refusing the file, or undefined when every byte decoded. */
+  error(name: string, encoding: string): UsageError | undefined {
+    if (!this.bad) return undefined;
+    const utf8 = encoding === UTF8;
+    const list =
+      this.lines.length === 0
+        ? 'a line'
+        : this.lines.map((l) => `line ${l.line}${utf8 ? ` ("${l.snippet}")` : ''}`).join(', ') + (this.more ? ', …' : '');
+    const what = name === '-' ? 'standard input' : name;
+    const have = this.lines.length > 1 ? 'have' : 'has';
+    const [message, hint] = utf8
+      ? [
+          `${what} is not UTF-8 text: ${list} ${have} bytes that are not valid UTF-8`,
+          'if it was saved in another encoding, rerun with it: --encoding windows-1252 (Excel on Windows; latin1 means the same), ' +
+            '--encoding utf-16le, …; otherwise fix the bytes on those lines',
+        ]
+      : [
+          `${what} cannot be decoded as ${encoding}: ${list} ${have} bytes that ${encoding} has no character for`,
+          "name the file's real encoding with --encoding, or fix the bytes on those lines",
+        ];
+    return new UsageError(`${message}. Nothing was sent.`, { code: 'INVALID_ENCODING', hint });
+  }
+}
+
+/** An 8-bit --encoding on bytes that are valid UTF-8 with non-ASCII text would mangle it (Zoë → ZoÃ«): refused. */
+export class Utf8Lookalike extends WholeChars {
+  private valid = true;
+  /** the text around the first non-ASCII character, for the message */
+  private sample: Buffer | undefined;
+
+  push(chunk: Buffer): void {
+    if (!this.valid) return;
+    const body = this.feed(chunk);
+    if (!isUtf8(body)) {
+      this.valid = false;
+      return;
+    }
+    if (this.sample || isAscii(body)) return;
+    let i = 0;
+    while (body[i]! < 0x80) i++;
+    // up to 12 bytes either side, on the character's line
+    let from = i;
+    while (from > 0 && i - from < 12 && body[from - 1] !== LF && body[from - 1] !== CR) from--;
+    while (from < i && (body[from]! & 0xc0) === 0x80) from++;
+    let to = i;
+    while (to < body.length && to - i < 12 && body[to] !== LF && body[to] !== CR) to++;
+    const slice = body.subarray(from, to);
+    this.sample = Buffer.from(slice.subarray(0, completeUpTo(slice)));
+  }
+
+  /** After the last push: the refusal, if the bytes were UTF-8 with non-ASCII text. */
+  error(name: string, encoding: string): UsageError | undefined {
+    if (!this.valid || this.carry.length > 0 || !this.sample) return undefined;
+    const t = createTranscoder(encoding);
+    const as = Buffer.concat([t.push(this.sample), t.end()]);
+    return new UsageError(
+      `${name === '-' ? 'standard input' : name} is UTF-8 text ("${render(this.sample)}"), but --encoding ${encoding} would import it as "${render(as)}"; nothing was sent`,
+      { code: 'INVALID_ENCODING', hint: 'rerun without --encoding (crm writes its rejects files in UTF-8 too)' },
+    );
+  }
+}

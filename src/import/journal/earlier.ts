@@ -1,0 +1,171 @@
+// Earlier imports that make this one unsafe, from the journals' headers: the same path with other content
+// (other chunks, other keys) or the same content under another API key (keys are cached per key).
+import { open, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '../../http/errors.js';
+import { exists, listDir } from '../../util/fs.js';
+import { streamLines } from '../../util/lines.js';
+import { jobOf, parseLine, readComplete, readHeader, trimBase, type FinishedChunk, type JournalIdentity } from './format.js';
+import { NO_RESULT_CODE } from '../send/outcome.js';
+
+interface EarlierImport {
+  path: string;
+  kind: 'changed' | 'other-key' | 'other-options';
+  createdAt: string;
+  /** the earlier import's key, masked, when its journal recorded it */
+  keyMask?: string;
+  complete: boolean;
+}
+
+/** Journals of this resource and base URL: same path other content (`changed`, not stdin), or same content other key; only those that may have created rows. */
+async function findEarlierImports(dir: string, match: JournalIdentity & { input: string }): Promise<EarlierImport[]> {
+  const out: EarlierImport[] = [];
+  for (const name of (await listDir(dir)).filter((n) => n.endsWith('.jsonl'))) {
+    const path = join(dir, name);
+    const h = await readHeader(path);
+    if (!h || h.resource !== match.resource || h.operation !== match.operation || trimBase(h.base_url) !== trimBase(match.baseUrl)) continue;
+    const changed = match.input !== '-' && h.input === match.input && h.content_sha256 !== match.contentSha256;
+    const otherKey = h.content_sha256 === match.contentSha256 && match.keyId !== undefined && h.key_id !== undefined && h.key_id !== match.keyId;
+    // the same content and key run with another --map, --chunk-size, …: another job over the same rows
+    const otherOptions = h.content_sha256 === match.contentSha256 && !otherKey && (h.options ?? '') !== (match.options ?? '');
+    if (!changed && !otherKey && !otherOptions) continue;
+    const complete = await readComplete(path);
+    const created = complete?.compacted
+      ? (complete.created ?? 1) > 0 || (complete.unknown ?? 0) > 0
+      : await mayHaveCreated(path).catch(() => true);
+    if (!created) continue;
+    const keyMask = h.key_mask ? { keyMask: h.key_mask } : {};
+    out.push({
+      path,
+      kind: changed ? 'changed' : otherKey ? 'other-key' : 'other-options',
+      createdAt: h.created_at,
+      ...keyMask,
+      complete: complete !== undefined,
+    });
+  }
+  return out;
+}
+
+/** A finished chunk with a row not rejected, or a chunk sent with no answer nor `unsent` after it. */
+async function mayHaveCreated(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    let created = false;
+    const pending = new Set<number>();
+    await streamLines(fh, (text, offset) => {
+      const v = offset === 0 || created ? undefined : parseLine(text);
+      const seq = v?.seq as number;
+      if (v?.type === 'sent') pending.add(seq);
+      else if (v?.type === 'unsent') pending.delete(seq);
+      else if (v?.type === 'chunk') {
+        pending.delete(seq);
+        const c = v as unknown as FinishedChunk;
+        created = c.lines.length > c.rejects.filter((r) => r.code !== NO_RESULT_CODE).length;
+      }
+    });
+    return created || pending.size > 0;
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The rejects file of this job was imported since (a journal of that file, same job, that may have done
+ * rows): its rows must not be sent again by a rerun of the original, or they would be done twice.
+ */
+export async function rejectsTakenUp(dir: string, identity: JournalIdentity, rejectsPath: string): Promise<boolean> {
+  for (const name of (await listDir(dir)).filter((n) => n.endsWith('.jsonl'))) {
+    const path = join(dir, name);
+    const h = await readHeader(path);
+    if (!h || h.input !== rejectsPath || h.resource !== identity.resource || h.operation !== identity.operation) continue;
+    if (trimBase(h.base_url) !== trimBase(identity.baseUrl)) continue;
+    const complete = await readComplete(path);
+    if (complete?.compacted ? (complete.created ?? 1) > 0 : await mayHaveCreated(path).catch(() => true)) return true;
+  }
+  return false;
+}
+
+export interface GuardContext {
+  dir: string;
+  identity: JournalIdentity;
+  /** absolute input path, or `-` for stdin */
+  input: string;
+  /** the input's name as the user gave it */
+  name: string;
+  /** the rejects file this run would write (named in the changed-file hint) */
+  rejectsPath: string;
+  resume: boolean;
+  /** this identity has a journal of its own: resuming it is safe */
+  hasOwnJournal: boolean;
+}
+
+/** Refuses (exit 2) an unsafe rerun unless --no-resume, which drops the changed file's older journals (not another key's). */
+export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
+  const earlier = await findEarlierImports(g.dir, { ...g.identity, input: g.input }).catch(() => []);
+  if (!g.resume) {
+    for (const e of earlier) if (e.kind === 'changed') await unlink(e.path).catch(() => undefined);
+    return;
+  }
+  const latest = (kind: EarlierImport['kind']): EarlierImport | undefined =>
+    earlier
+      .filter((e) => e.kind === kind)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .pop();
+  // rows another mapping did are not in this job's journal, whose rerun sends its rejected rows again: even with a journal of its own
+  const options = latest('other-options');
+  if (options) throw otherOptionsError(g, options);
+  if (earlier.length === 0 || g.hasOwnJournal) return;
+  const rotated = latest('other-key');
+  if (rotated) throw otherKeyError(g, rotated);
+  const changed = latest('changed');
+  const unfinished = earlier.some((e) => e.kind === 'changed' && !e.complete);
+  if (changed) throw await changedError(g, changed, unfinished);
+}
+
+function otherKeyError(g: GuardContext, rotated: EarlierImport): UsageError {
+  const job = jobOf(g.identity);
+  const what = rotated.complete ? `was ${job}` : `was partly ${job} (that run did not finish)`;
+  const op = g.identity.operation;
+  return new UsageError(
+    `${g.name} ${what} at ${trimBase(g.identity.baseUrl)} with another API key ` +
+      `(${rotated.keyMask ? `${rotated.keyMask}, ` : ''}${rotated.createdAt}); nothing was sent. ` +
+      `This key has no journal of that run, and the server keeps Idempotency-Keys per API key, so every row ${op ? 'done then would be sent again' : 'created then would be created again'}.`,
+    {
+      hint:
+        'to resume or finish that run, rerun it with the key it was started with; ' +
+        `to run the file with this key anyway, knowing every row in it is ${op ? 'sent' : 'created'} again, add --no-resume`,
+    },
+  );
+}
+
+/** An earlier run of this content with other options (a mapping) did rows: this one would do them again. */
+function otherOptionsError(g: GuardContext, earlier: EarlierImport): UsageError {
+  const op = g.identity.operation;
+  const [done, again] = op ? ['done', 'sent'] : ['created', 'created'];
+  return new UsageError(
+    `${g.name} was ${earlier.complete ? '' : 'partly '}${jobOf(g.identity)} with other options (--map, --id-column, --chunk-size or --input-format; ${earlier.createdAt}), ` +
+      `and rows were ${done} then; nothing was sent. With these options its rows are another job, so the rows ${done} then would be ${again} again.`,
+    {
+      hint: `to finish that run, rerun it with its own options; to run the file with these options anyway, knowing every row in it is ${again} again, add --no-resume`,
+    },
+  );
+}
+
+async function changedError(g: GuardContext, changed: EarlierImport, unfinished: boolean): Promise<UsageError> {
+  const unsettled = unfinished
+    ? ' Rows whose request got no answer are not in that file: only the earlier content, rerun as it was, settles them.'
+    : '';
+  // that import's rejects file, when it left one (an import that created every row left none)
+  const op = g.identity.operation;
+  const retry = (await exists(g.rejectsPath))
+    ? op
+      ? `to retry the rows that failed, fix them in the rejects file (${g.rejectsPath}) and run the same command on it.`
+      : `to retry the rows that were not created, fix them in the rejects file (${g.rejectsPath}) and run \`crm batch ${g.identity.resource} ${g.rejectsPath}\`.`
+    : 'That run left no rows to fix (it has no rejects file).';
+  const why = op
+    ? 'Its journal no longer matches the rows, so rows done then could be sent again.'
+    : 'Its rows now fall into other chunks with other Idempotency-Keys, so the rows created then would be created again.';
+  return new UsageError(`${g.name} has changed since it was ${jobOf(g.identity)} (${changed.createdAt}); nothing was sent. ${why}`, {
+    hint: `${retry}${unsettled} To run the changed file anyway, knowing every row in it is ${op ? 'sent' : 'created'} again, add --no-resume`,
+  });
+}

@@ -1,0 +1,273 @@
+// An import's journal, open for a run (the format, and why: format.ts).
+import { fdatasyncSync, writeSync } from 'node:fs';
+import { open, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import { UsageError } from '../../http/errors.js';
+import { atExit, writeFileAtomic } from '../../util/atomic-file.js';
+import { streamLines } from '../../util/lines.js';
+import { newRunId } from '../check/chunker.js';
+import {
+  findJournal,
+  journalFolder,
+  JOURNAL_VERSION,
+  jsonLine,
+  parseLine,
+  type CompleteInfo,
+  type FinishedChunk,
+  type HeaderLine,
+  type JournalFile,
+  type JournalIdentity,
+} from './format.js';
+
+const SENT = 1;
+const DONE = 2;
+/** answered, then sent again (its failed rows retried, or a row of a record changed before it) with no answer yet */
+const RESENDING = 3;
+
+/** Per chunk number, where its `chunk` line is and whether it was sent: typed arrays, grown as needed. */
+class ChunkIndex {
+  offsets = new Float64Array(1024);
+  lengths = new Uint32Array(1024);
+  /** 0 nothing, SENT (no answer journaled), DONE, RESENDING */
+  state = new Uint8Array(1024);
+  finished = 0;
+
+  private grow(seq: number): void {
+    if (seq < this.state.length) return;
+    const n = 2 ** Math.ceil(Math.log2(seq + 1));
+    const [o, l, st] = [this.offsets, this.lengths, this.state];
+    (this.offsets = new Float64Array(n)).set(o);
+    (this.lengths = new Uint32Array(n)).set(l);
+    (this.state = new Uint8Array(n)).set(st);
+  }
+
+  /** one line of the journal: `{"type":"…","seq":N` is all that is parsed (a chunk's ids are read back later) */
+  add(text: string, offset: number, length: number): void {
+    const k = /^\{"type":"(sent|unsent|chunk)","seq":(\d+)[,}]/.exec(text);
+    const seq = Number(k?.[2] ?? 0);
+    if (!k || seq < 1 || !text.endsWith('}')) return;
+    this.grow(seq);
+    if (k[1] === 'sent' && this.state[seq] === 0) this.state[seq] = SENT;
+    else if (k[1] === 'sent' && this.state[seq] === DONE) this.state[seq] = RESENDING;
+    else if (k[1] === 'unsent' && this.state[seq] === SENT) this.state[seq] = 0;
+    else if (k[1] === 'unsent' && this.state[seq] === RESENDING) this.state[seq] = DONE;
+    else if (k[1] === 'chunk') {
+      if (this.state[seq] !== DONE && this.state[seq] !== RESENDING) this.finished++;
+      this.state[seq] = DONE;
+      this.offsets[seq] = offset;
+      this.lengths[seq] = length;
+    }
+  }
+}
+
+interface Loaded {
+  header: HeaderLine;
+  index: ChunkIndex;
+  completed?: CompleteInfo;
+  /** bytes up to the end of the last complete line */
+  validLength: number;
+}
+
+async function loadJournal(path: string): Promise<Loaded | undefined> {
+  const fh = await open(path, 'r').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!fh) return undefined;
+  try {
+    let header: HeaderLine | undefined;
+    let completed: CompleteInfo | undefined;
+    const index = new ChunkIndex();
+    const validLength = await streamLines(fh, (text, offset, length) => {
+      if (offset === 0) header = parseLine(text) as HeaderLine | undefined;
+      else if (text.startsWith('{"type":"complete"')) {
+        const c = parseLine(text);
+        if (c) completed = { ...c, at: String(c.at) };
+      } else {
+        // a run after the finished one (sending rejected rows again) that did not finish: not finished
+        completed = undefined;
+        index.add(text, offset, length);
+      }
+    });
+    if (header?.type !== 'header' || header.version !== JOURNAL_VERSION) {
+      throw new UsageError(`the import journal ${path} is damaged or from another version`, {
+        hint: 'rerun with --no-resume to start over (the server still replays chunks it saw in the last 24 h)',
+      });
+    }
+    return { header, index, completed, validLength };
+  } finally {
+    await fh.close().catch(() => undefined);
+  }
+}
+
+export class ImportJournal {
+  private chain: Promise<void> = Promise.resolve();
+  /** the lines waiting to be written together, and when they are synced */
+  private group: { texts: string[]; done: Promise<void> } | undefined;
+  private recorded = 0;
+  /** opened on the first get(), kept for the run */
+  private reader: Promise<FileHandle> | undefined;
+  /** lines queued but not yet written: an answer that arrived is journaled even on a forced exit */
+  private readonly unwritten = new Set<string>();
+  private readonly withdraw: () => void;
+
+  private constructor(
+    readonly path: string,
+    /** salts this run's keys (chunkKey): from the header; '' for a journal from before run ids */
+    readonly runId: string,
+    private readonly index: ChunkIndex,
+    /** the `complete` line of an earlier run */
+    readonly completed: CompleteInfo | undefined,
+    private readonly fh: FileHandle | undefined,
+  ) {
+    this.withdraw = fh ? atExit(() => this.writeNow()) : () => false;
+  }
+
+  /** On a forced exit (a second Ctrl-C): the queued lines, written and synced synchronously. */
+  private writeNow(): void {
+    if (!this.fh || this.fh.fd < 0 || this.unwritten.size === 0) return;
+    // appended (O_APPEND): a line an async write also got out is only there twice, which the index ignores
+    for (const text of this.unwritten) writeSync(this.fh.fd, text);
+    fdatasyncSync(this.fh.fd);
+  }
+
+  get resumedChunks(): number {
+    return this.index.finished;
+  }
+
+  /** finished chunks: loaded from earlier runs, plus those recorded by this one */
+  get size(): number {
+    return this.index.finished + this.recorded;
+  }
+
+  /** Sequence numbers of chunks an earlier run sent without journaling an answer (in flight at a crash, or failed). */
+  inDoubt(): number[] {
+    return [...this.index.state.keys()].filter((i) => this.index.state[i] === SENT || this.index.state[i] === RESENDING);
+  }
+
+  /** Load (resume) or create the journal of an import; one from before keys were recorded becomes this key's. */
+  static async open(dir: string, identity: JournalIdentity, opts: OpenJournalOptions): Promise<ImportJournal> {
+    journalFolder(dir);
+    const file = opts.file ?? (await findJournal(dir, identity));
+    const loaded = opts.resume ? await loadJournal(file.path) : undefined;
+    if (loaded && file.path !== file.own) await rename(file.path, file.own);
+    else if (file.path !== file.own) await unlink(file.path).catch(() => undefined);
+    if (loaded) {
+      if (loaded.header.plan !== opts.plan) {
+        throw new UsageError(
+          identity.operation
+            ? `an earlier run of this file (${identity.operation}) used another column mapping; resuming with other rows could send rows twice`
+            : `an earlier import of this file into ${identity.resource} used another --chunk-size or column mapping; resuming with different chunks could create rows twice`,
+          { hint: `rerun with the same options as before, or with --no-resume to start over (journal: ${file.own})` },
+        );
+      }
+      await truncate(file.own, loaded.validLength);
+      return new ImportJournal(file.own, loaded.header.run_id ?? '', loaded.index, loaded.completed, await open(file.own, 'a', 0o600));
+    }
+    const header: HeaderLine = {
+      type: 'header',
+      version: JOURNAL_VERSION,
+      resource: identity.resource,
+      base_url: identity.baseUrl,
+      ...(identity.keyId ? { key_id: identity.keyId } : {}),
+      ...(identity.keyMask ? { key_mask: identity.keyMask } : {}),
+      ...(identity.operation ? { operation: identity.operation } : {}),
+      ...(identity.options ? { options: identity.options } : {}),
+      run_id: opts.runId ?? newRunId(),
+      content_sha256: identity.contentSha256,
+      plan: opts.plan,
+      input: opts.input,
+      created_at: new Date(opts.now).toISOString(),
+    };
+    await writeFileAtomic(file.own, jsonLine(header));
+    return new ImportJournal(file.own, header.run_id!, new ChunkIndex(), undefined, await open(file.own, 'a', 0o600));
+  }
+
+  static async peek(dir: string, identity: JournalIdentity, file?: JournalFile): Promise<ImportJournal | undefined> {
+    const path = (file ?? (await findJournal(dir, identity))).path;
+    const loaded = await loadJournal(path);
+    return loaded && new ImportJournal(path, loaded.header.run_id ?? '', loaded.index, loaded.completed, undefined);
+  }
+
+  /** The finished chunk `seq` of an earlier run (its last answer), its line read back from the file; the caller checks its lines. */
+  async get(seq: number): Promise<FinishedChunk | undefined> {
+    if (this.index.state[seq] !== DONE && this.index.state[seq] !== RESENDING) return undefined;
+    const buf = Buffer.alloc(this.index.lengths[seq]!);
+    await (await (this.reader ??= open(this.path, 'r'))).read(buf, 0, buf.length, this.index.offsets[seq]);
+    const v = parseLine(buf.toString('utf8')) as (FinishedChunk & { type: string }) | undefined;
+    if (v?.type !== 'chunk') return undefined;
+    return { seq: v.seq, key: v.key, lines: v.lines, ids: v.ids, rejects: v.rejects };
+  }
+
+  /** A chunk is about to be sent: written, not fsynced (the next record() carries it), not queued behind fsyncs. */
+  async sent(seq: number, key: string): Promise<void> {
+    await this.writable().write(jsonLine({ type: 'sent', seq, key }), null, 'utf8');
+  }
+
+  /** A request journaled by sent() never went out; not for a chunk an earlier run left in doubt. */
+  async unsent(seq: number): Promise<void> {
+    if (this.index.state[seq] !== SENT && this.index.state[seq] !== RESENDING)
+      await this.writable().write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
+  }
+
+  /** Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call. */
+  async record(chunk: FinishedChunk): Promise<void> {
+    await this.append(jsonLine({ type: 'chunk', ...chunk }));
+    this.recorded++;
+  }
+
+  /** Mark the import finished, with its totals: a rerun of the same file sends nothing. */
+  complete(now: number, totals: Omit<CompleteInfo, 'at'> = {}): Promise<void> {
+    return this.append(jsonLine({ type: 'complete', at: new Date(now).toISOString(), ...totals }));
+  }
+
+  private writable(): FileHandle {
+    if (!this.fh) throw new Error(`${this.path} was opened read-only`);
+    return this.fh;
+  }
+
+  /**
+   * Appends join the group that waits for the write and fsync under way; the group is written with one
+   * write and one fsync, and each append settles with it (group commit: an fsync per chunk held every
+   * slot of the pool behind the one before).
+   */
+  private append(text: string): Promise<void> {
+    const fh = this.writable();
+    this.unwritten.add(text);
+    if (!this.group) {
+      const texts: string[] = [];
+      const done = this.chain.then(async () => {
+        this.group = undefined;
+        await fh.write(texts.join(''), null, 'utf8');
+        for (const t of texts) this.unwritten.delete(t);
+        await fh.datasync();
+      });
+      this.group = { texts, done };
+      this.chain = done.catch(() => undefined);
+    }
+    this.group.texts.push(text);
+    return this.group.done;
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    this.withdraw();
+    const reader = this.reader;
+    this.reader = undefined;
+    await reader?.then((r) => r.close()).catch(() => undefined);
+    await this.fh?.close();
+  }
+}
+
+export interface OpenJournalOptions {
+  /** fingerprint of how rows become chunks (chunk size, column mapping) */
+  plan: string;
+  /** false (`--no-resume`): an existing journal is replaced */
+  resume: boolean;
+  /** the input's absolute path (or `-`): the changed-file check */
+  input: string;
+  now: number;
+  /** findJournal's answer, when the caller has it */
+  file?: JournalFile;
+  /** the run id of a new journal (tests); default: a fresh random one */
+  runId?: string;
+}

@@ -1,0 +1,288 @@
+// The sending pass: the spooled chunks (spool.ts), up to `concurrency` in flight; a chunk is finished once its answer is
+// in. Only rows certainly not created are rejects: a failed request is in doubt (the rerun resends it
+// under the same key), an unanswered row goes to the unknown file, a chunk refused whole is journaled.
+import { CrmError, InterruptedError } from '../../http/errors.js';
+import { Pool } from '../../util/pool.js';
+import { chunkKey, newRunId } from '../check/chunker.js';
+import type { Counters } from '../engine-types.js';
+import type { ImportJournal } from '../journal/journal.js';
+import type { ChunkReject, FinishedChunk } from '../journal/format.js';
+import { chunkOutcome, failedAlike, isFatalSendError, isRefusal, repeatsWarning, stoppedAfterFailures } from './outcome.js';
+import type { Outputs } from './outputs.js';
+import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from '../journal/resend.js';
+import { onDisk } from './disk.js';
+import { ReasonTally, type Reason } from './reasons.js';
+import { progress, type Run } from '../run.js';
+import type { ScanResult } from '../check/scan.js';
+import type { SpooledChunk } from '../check/spool.js';
+import type { RowOperation } from '../operation.js';
+import { RowFiles } from './row-files.js';
+
+type Chunk = SpooledChunk;
+
+export interface DispatchResult {
+  counters: Counters;
+  /** set when the run stopped for an error that every further chunk would hit too */
+  fatal?: unknown;
+  aborted: boolean;
+  /** why rows failed or were invalid (reasons.ts) */
+  reasons: Reason[];
+}
+
+function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs) {
+  const { job, deps } = run;
+  if (!run.spool) throw new Error("the sending pass needs the check pass's spool");
+  return {
+    ...{ spool: run.spool, resource: job.resource, baseUrl: job.baseUrl, concurrency: job.concurrency },
+    ...{ maxConsecutiveFailures: job.maxConsecutiveFailures, send: deps.send, journal, ...files, signal: deps.signal },
+    ...{ op: job.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn, repeated: scan.repeated },
+    // reconcile (`--match`): its updates are rows of an update, and its files (the way back, what was created)
+    ...{ updateOp: job.match?.update, match: run.matchFiles },
+    // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
+    ...{ runId: journal ? journal.runId : newRunId(), retry: run.retryRejected !== false },
+    ...{ lastChunk: Math.ceil((scan.valid - scan.repeated) / job.chunkSize) },
+    onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
+  };
+}
+
+export function dispatchRows(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs): Promise<DispatchResult> {
+  return new SendingPass(configOf(run, scan, journal, files)).run();
+}
+
+class SendingPass {
+  readonly c: Counters = {
+    ...{ rows: 0, created: 0, failed: 0, invalid: 0, skipped: 0, chunks: 0, requests: 0, retries: 0 },
+    ...{ failedChunks: 0, inDoubt: 0, unknown: 0, skippedChunks: 0, repeated: 0, inFlight: 0, bytes: 0 },
+    ...{ updated: 0, unchanged: 0, ambiguous: 0, duplicate: 0 },
+  };
+  private readonly reasons = new ReasonTally();
+  private fatal: unknown;
+  private consecutiveFailures = 0;
+  /** an update, delete or link: per record, for file order and repeated rows */
+  private readonly subjects = new Map<string, Subject>();
+  /** lines of update, delete or link rows that repeat an earlier row */
+  private readonly repeats: number[] = [];
+  private readonly pool: Pool;
+  private readonly files: RowFiles;
+
+  constructor(private readonly cfg: ReturnType<typeof configOf>) {
+    this.pool = new Pool(cfg.concurrency, () => this.changed());
+    this.files = new RowFiles(this.c, this.reasons, cfg);
+    // a create's rows repeating an earlier one, left out by the check pass: done (their twin creates the record)
+    this.c.rows = this.c.skipped = this.c.repeated = cfg.repeated;
+  }
+
+  private readonly stopping = (): boolean => this.cfg.signal?.aborted === true || this.fatal !== undefined;
+
+  private changed(): void {
+    this.c.inFlight = this.pool.active;
+    this.cfg.onChange(this.c);
+  }
+
+  async run(): Promise<DispatchResult> {
+    const { cfg, c } = this;
+    // one chunk is read ahead while the one before waits for a free slot (dispatches stay one at a time, in order)
+    let ahead: Promise<void> = Promise.resolve();
+    const failed = (err: unknown): void => {
+      // reading stops on the signal: that is an interruption, reported as such by the engine
+      if (!cfg.signal?.aborted) this.fatal ??= err;
+    };
+    const entries = cfg.spool.entries();
+    try {
+      for await (const e of entries) {
+        if (this.stopping()) break;
+        c.bytes = e.bytes;
+        if (e.invalid && this.files.unsent(e.invalid) % 1000 === 0) this.changed();
+        if (e.settled) this.files.settled(e.settled);
+        if (!e.chunk) continue;
+        c.rows += e.chunk.lines.length;
+        await ahead;
+        ahead = this.dispatch(e.chunk).catch(failed);
+      }
+    } catch (err) {
+      failed(err);
+    } finally {
+      await entries.return(undefined).catch(() => undefined);
+      await ahead;
+      await this.pool.drain();
+    }
+    this.changed();
+    if (this.repeats.length > 0) cfg.warn?.(repeatsWarning(this.repeats));
+    return { counters: c, fatal: this.fatal, aborted: cfg.signal?.aborted === true, reasons: this.reasons.list() };
+  }
+
+  private async dispatch(chunk: Chunk): Promise<void> {
+    const { cfg, c } = this;
+    const op = chunk.update ? cfg.updateOp : cfg.op;
+    // an operation's key names what it does (`link segments members seg_1`): a row of bare ids is not enough
+    const twinKey = chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, chunk.body, op?.kind, cfg.runId);
+    // a row is a change of its own (the same body again after another is another change): its number salts its key
+    // (not in a journal from before run ids, whose rows in doubt must replay under the keys of that time)
+    const own = op && cfg.runId !== '';
+    const key = own ? chunkKey(cfg.baseUrl, op.describe, chunk.body, op.kind, `${cfg.runId}\0${chunk.seq}`) : twinKey;
+    const subject = op ? this.subjectOf(op, chunk) : undefined;
+    const before = subject === undefined ? undefined : this.subjects.get(subject);
+    if (op && before?.twin === twinKey) {
+      // the row before it for this record was the same change: that one does it (a rejected first is fixed for both)
+      this.repeats.push(chunk.lines[0]!);
+      c.skipped++;
+      c.repeated++;
+      return;
+    }
+    // a create's chunks are never identical: the check pass left out rows repeating an earlier one (repeats.ts)
+    const entry: Subject = { twin: twinKey, sent: false };
+    if (subject !== undefined) this.subjects.set(subject, entry);
+    const done = await cfg.journal?.get(chunk.seq).catch((err: unknown) => this.journalFailed(err));
+    // the lines check guards against a journal that is not this file's
+    const finished = done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i]) ? done : undefined;
+    const again = finished ? rowsToSendAgain(finished, before?.sent === true, cfg.retry) : undefined;
+    if (finished && again === undefined) return this.skip(chunk, finished);
+    // rows of one record in file order: wait for the one before to be answered
+    await before?.pending;
+    let settle = (): void => undefined;
+    entry.pending = new Promise<void>((r) => (settle = r));
+    entry.sent = true;
+    const sub = again === undefined ? chunk : subChunk(chunk, again);
+    // sent again after an answer: a new change, under a key of its own derived from the one answered
+    const sendKey =
+      again === undefined ? key : chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, sub.body, op?.kind, `${cfg.runId}\0${finished!.key}`);
+    const resend = again === undefined ? undefined : { whole: chunk, idx: again, done: finished! };
+    const answered = (): void => {
+      settle();
+      entry.pending = undefined;
+    };
+    const task = (): Promise<void> => this.send(sub, sendKey, resend).finally(answered);
+    if (!this.stopping() && (await this.pool.run(task, this.stopping))) this.changed();
+    else {
+      settle();
+      // read but never sent (stopping): an answered chunk counts as it was; otherwise left, as the interruption says
+      if (finished) this.skip(chunk, finished);
+      else c.rows -= chunk.lines.length;
+    }
+    if (!cfg.op && !cfg.updateOp && c.chunks === 1) await entry.pending; // a create's first chunk goes alone (failedAlike in finish)
+  }
+
+  /** The record (or link) an operation's row changes. */
+  private subjectOf(op: RowOperation, chunk: Chunk): string | undefined {
+    const p = op.plan(chunk.records()[0]!);
+    return p.ok ? p.request.subject : undefined;
+  }
+
+  /** A chunk an earlier run answered, not sent again: its rows counted and written out as answered then. */
+  private skip(chunk: Chunk, done: FinishedChunk): void {
+    const c = this.c;
+    c.skippedChunks++;
+    const created = done.ids.filter((x) => x !== null).length;
+    c.skipped += created;
+    c.failed += chunk.lines.length - created;
+    this.files.answered(chunk, done.ids, done.rejects);
+  }
+
+  private async send(chunk: Chunk, key: string, resend?: Resend): Promise<void> {
+    const { cfg, c } = this;
+    c.chunks++;
+    if (resend) {
+      // the rows not sent again count as the earlier answer said
+      const kept = resend.done.ids.filter((id, i) => !resend.idx.includes(i) && id !== null).length;
+      c.skipped += kept;
+      c.failed += resend.whole.lines.length - resend.idx.length - kept;
+    }
+    try {
+      // reconcile: the values an update changes, durable in the undo file before it is sent
+      if (chunk.update) await cfg.match?.undo.add(chunk.records()[0]!.id as string, chunk.update.before());
+      // journaled before the request, so a crash leaves a trace of the chunks in flight
+      await cfg.journal?.sent(chunk.seq, key);
+    } catch (err) {
+      c.chunks--;
+      this.journalFailed(err);
+      return;
+    }
+    let res;
+    try {
+      const { seq, body } = chunk;
+      // the records are parsed from the body only if the sender asks for them (a row operation)
+      const req = {
+        resource: cfg.resource,
+        seq,
+        key,
+        body,
+        resent: cfg.resent.has(seq),
+        update: chunk.update !== undefined,
+        get records() {
+          return chunk.records();
+        },
+      };
+      res = await cfg.send(req);
+    } catch (err) {
+      await this.failed(chunk, key, err, resend);
+      return;
+    }
+    const retries = res.retries ?? 0;
+    c.requests += 1 + retries;
+    c.retries += retries;
+    this.consecutiveFailures = 0;
+    const out = chunkOutcome(chunk.lines.length, res.envelope);
+    // a replay on the first attempt answers a request of an earlier run: created then
+    if (res.replayed === true && retries === 0) c.skipped += out.created;
+    else if (chunk.update) c.updated += out.created;
+    else c.created += out.created;
+    c.failed += chunk.lines.length - out.created;
+    await this.finish(chunk, key, out.ids, out.rejects, resend);
+  }
+
+  private async failed(chunk: Chunk, key: string, err: unknown, resend?: Resend): Promise<void> {
+    const { cfg, c } = this;
+    // stopped by Ctrl-C before the request went out (the sender's contract): not in doubt
+    if (cfg.signal?.aborted && err instanceof InterruptedError) {
+      c.chunks--;
+      await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
+      return;
+    }
+    c.requests += 1;
+    const aborted = cfg.signal?.aborted === true;
+    if (isFatalSendError(err) || (aborted && !(err instanceof CrmError))) {
+      // refused whole (a wrong key or scope): nothing written, so not in doubt (not sent); a rerun sends it
+      if (err instanceof CrmError && isRefusal(err)) await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
+      else if (aborted) this.inDoubt(chunk, 'INTERRUPTED', 'sent without an answer before the interruption');
+      // an interruption is reported as such, not as the error it caused
+      if (!aborted) this.fatal ??= err;
+      return;
+    }
+    const e = err as CrmError;
+    this.consecutiveFailures++;
+    if (isRefusal(e)) {
+      c.failed += chunk.lines.length;
+      // not written: rejects, and journaled so no rerun sends the chunk again
+      const message = `the server refused the whole chunk (lines ${chunk.lines[0]}–${chunk.lines.at(-1)}), none of its rows was created: ${e.message}`;
+      const rejects = chunk.lines.map((_l, i) => ({ i, code: e.code ?? e.name, message }));
+      this.reasons.add(e.code ?? e.name, `the server refused the whole chunk: ${e.message}`, rejects.length);
+      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects, resend, false);
+    } else this.inDoubt(chunk, e.code ?? e.name, e.message);
+    if (this.consecutiveFailures >= cfg.maxConsecutiveFailures && !aborted) this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
+  }
+
+  /** A chunk whose request went out without an answer (also while stopping): it may have been written, and only the same key (the rerun) can settle it, so no reject row. */
+  private inDoubt(chunk: Chunk, code: string, message: string): void {
+    const n = chunk.lines.length;
+    this.c.failedChunks++;
+    this.c.failed += n;
+    this.c.inDoubt += n;
+    this.reasons.add(code, `sent without an answer (rerun to settle): ${message}`, n);
+  }
+
+  /** The journal could not be written (a full disk: a DiskError naming it): nothing more is sent. */
+  private journalFailed(err: unknown): undefined {
+    this.fatal ??= onDisk(err, this.cfg.journal?.path);
+    return undefined;
+  }
+
+  /** A chunk answered in this run: its rows' outputs, and the journal (a chunk sent again: merged with the earlier answer). */
+  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], resend?: Resend, tally = true) {
+    if (!this.cfg.op && !this.cfg.updateOp && this.c.chunks === 1 && chunk.seq < this.cfg.lastChunk)
+      this.fatal ??= failedAlike(chunk.lines.length, rejects, this.c);
+    if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];
+    this.files.answered(chunk, ids, rejects, tally);
+    if (!chunk.update) await this.cfg.match?.created(chunk, ids).catch((err: unknown) => this.journalFailed(err));
+    await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => this.journalFailed(err));
+  }
+}

@@ -1,0 +1,104 @@
+// A batch answer → each row's id or error (a row the answer says nothing about is never assumed created); what a failed request means.
+import { plural } from '../../output/plural.js';
+import type { BatchEnvelope } from '../../api/envelopes.js';
+import type { ChunkReject } from '../journal/format.js';
+import { AuthError, CrmError, ForbiddenError, NotFoundError, PartialFailureError } from '../../http/errors.js';
+
+export const NO_RESULT_CODE = 'NO_ITEM_RESULT';
+
+export interface ChunkOutcome {
+  /** index → the created id ('' when created without one), or null when not created */
+  ids: Array<string | null>;
+  rejects: ChunkReject[];
+  created: number;
+}
+
+export function chunkOutcome(size: number, envelope: BatchEnvelope): ChunkOutcome {
+  const ids: Array<string | null> = new Array<string | null>(size).fill(null);
+  const seen = new Array<boolean>(size).fill(false);
+  const rejects: ChunkReject[] = [];
+  for (const item of envelope.data.items) {
+    const i = item.index;
+    if (!Number.isInteger(i) || i < 0 || i >= size || seen[i]) continue;
+    seen[i] = true;
+    if (item.status === 'created') {
+      const id = item.data?.id;
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a number, or a RawNumber (its toString gives the digits)
+      ids[i] = typeof id === 'string' ? id : id === undefined || id === null ? '' : String(id);
+    } else {
+      rejects.push({
+        i,
+        code: item.error?.code ?? 'ITEM_FAILED',
+        message: item.error?.message ?? 'the server reported an error without a message',
+      });
+    }
+  }
+  for (let i = 0; i < size; i++) {
+    if (!seen[i]) {
+      rejects.push({
+        i,
+        code: NO_RESULT_CODE,
+        message: 'the batch answer has no result for this row: it may or may not have been created; check before importing it again',
+      });
+    }
+  }
+  rejects.sort((a, b) => a.i - b.i);
+  return { ids, rejects, created: ids.filter((x) => x !== null).length };
+}
+
+/** Errors after which sending more chunks is pointless: a bad key, a missing scope, no such endpoint, a bug. */
+export function isFatalSendError(err: unknown): boolean {
+  return !(err instanceof CrmError) || err instanceof AuthError || err instanceof ForbiddenError || err instanceof NotFoundError;
+}
+
+/** A whole chunk refused with a status saying it was not carried out; 408/409/425/429 and 5xx say nothing of the kind. */
+export function isRefusal(err: CrmError): boolean {
+  const s = err.status;
+  return s !== undefined && s >= 400 && s < 500 && ![408, 409, 425, 429].includes(s);
+}
+
+/** The same error class (so the same exit code), saying why the import stopped and what to do. */
+export function stoppedAfterFailures(err: CrmError, n: number): CrmError {
+  const Ctor = err.constructor as new (message: string, info: ConstructorParameters<typeof AuthError>[1]) => CrmError;
+  return new Ctor(`stopped after ${n} chunks in a row failed; the last: ${err.message}`, {
+    status: err.status,
+    code: err.code,
+    requestId: err.requestId,
+    details: err.details,
+    hint: `${err.hint ? `${err.hint}\n` : ''}rerun the same command later: finished chunks are skipped and the failed ones are sent again under the same keys`,
+    cause: err,
+  });
+}
+
+/** The one warning naming the update, delete or link rows that repeated an earlier row of their record. */
+export function repeatsWarning(r: number[]): string {
+  const lines = `${r.slice(0, 5).join(', ')}${r.length > 5 ? ', …' : ''}`;
+  const one = r.length === 1;
+  return `${plural(r.length, 'row')} (line${one ? '' : 's'} ${lines}) ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent (counted as skipped)`;
+}
+
+/**
+ * The first chunk a run had answered, when every row of it (two or more: one row failing is no pattern) failed
+ * with one same error and no row of the job was created before it (by this run or an earlier one): the other
+ * chunks would fail alike (a column mapped to the wrong field, a field the server requires), so the run stops
+ * there (exit 9) rather than send them (issue 18). `c`: the run's counts so far.
+ */
+export function failedAlike(
+  rows: number,
+  rejects: readonly ChunkReject[],
+  c: { created: number; skipped: number; repeated: number },
+): PartialFailureError | undefined {
+  const first = rejects[0];
+  if (rows < 2 || rejects.length !== rows || first === undefined || first.code === NO_RESULT_CODE) return undefined;
+  if (c.created + c.skipped > c.repeated || !rejects.every((r) => r.code === first.code && r.message === first.message)) return undefined;
+  return new PartialFailureError(
+    `stopped after the first chunk: its ${rows} rows all failed with the same error (${first.code}: ${first.message}); ` +
+      'the rest of the file was not sent (it would fail alike)',
+    {
+      hint:
+        'check how the columns map (--dry-run shows it); correct a wrong one with --map "COLUMN=field" or in the header: ' +
+        'nothing was created, so the corrected command (another job) sends every row. If the mapping is right, fix what ' +
+        'the error names and rerun this same command: it sends the rejected rows again, then the rest.',
+    },
+  );
+}

@@ -1,0 +1,121 @@
+// How a chunk reaches the API (tests inject fakes).
+import type { ApiRecord, BatchEnvelope } from '../../api/envelopes.js';
+import { CrmError, NotFoundError } from '../../http/errors.js';
+import { RawNumber } from '../../json/exact-json.js';
+import type { HttpClient } from '../../http/types.js';
+import type { RowOperation } from '../operation.js';
+
+export interface BatchRequest {
+  resource: string;
+  /** the chunk's sequence number, 1-based */
+  seq: number;
+  /** the Idempotency-Key to send (derived from the body) */
+  key: string;
+  /** the records, in chunk order; JSON.stringify(records) === body */
+  records: ApiRecord[];
+  body: string;
+  /** an earlier run sent it without an answer being journaled (in doubt) */
+  resent?: boolean;
+  /** reconcile (`--match`): a PATCH of one record (its row operation), not a batch create */
+  update?: boolean;
+}
+
+export interface BatchResponse {
+  envelope: BatchEnvelope;
+  /** how many times the request was retried */
+  retries?: number;
+  /** the server answered from its idempotency cache (`Idempotent-Replayed: true`) */
+  replayed?: boolean;
+}
+
+/** Throws InterruptedError only when the request was never sent. */
+export type BatchSender = (req: BatchRequest) => Promise<BatchResponse>;
+
+/** No abort signal reaches the request: one cancelled in flight may have been written, and only its answer lets the journal record it. */
+export function httpBatchSender(client: HttpClient): BatchSender {
+  return async (req) => {
+    const res = await client.request<BatchEnvelope>({
+      method: 'POST',
+      path: `/${req.resource}/batch`,
+      // the chunk's own JSON, unless a number no double holds is about: then stringifyJson writes it exactly
+      ...(RawNumber.seen ? { body: req.records } : { bodyJson: req.body }),
+      idempotencyKey: req.key,
+      expect: 'batch',
+      finishInDoubt: true,
+    });
+    return { envelope: res.body, retries: res.retries, replayed: isReplayed(res.headers) };
+  };
+}
+
+/** The server answered from its idempotency cache (`Idempotent-Replayed: true`, any case). */
+function isReplayed(headers: Record<string, string> | undefined): boolean {
+  return Object.entries(headers ?? {}).some(([k, v]) => k.toLowerCase() === 'idempotent-replayed' && v === 'true');
+}
+
+/** A row's answer as a one-item batch answer, so the engine, journal and rejects treat rows as chunks of one. */
+function oneItem(result: { id: string } | { code: string; message: string }): BatchEnvelope {
+  const item = 'id' in result ? { index: 0, status: 'created', data: { id: result.id } } : { index: 0, status: 'error', error: result };
+  const ok = 'id' in result ? 1 : 0;
+  return { object: 'batch', data: { items: [item], summary: { total: 1, succeeded: ok, failed: 1 - ok } } } as BatchEnvelope;
+}
+
+/** The row's own failure (not the key, the scope, the limit or the server): a status saying this row was not done. */
+function rowRefusal(err: unknown): err is CrmError {
+  const s = err instanceof CrmError ? err.status : undefined;
+  return s !== undefined && s >= 400 && s < 500 && ![401, 403, 408, 425, 429].includes(s);
+}
+
+/**
+ * One request per row (RowOperation): PATCH and POST carry the row's Idempotency-Key. A refusal of the row
+ * (404, 422, …) is that row's error, not the run's; a 404 to a DELETE sent again (a retry, or in doubt from
+ * an earlier run) is the earlier attempt's success, and a 409 to a link is a link already there.
+ */
+export function httpRowSender(client: HttpClient, op: RowOperation, onKept?: (what: string) => void): BatchSender {
+  let parentChecked: Promise<void> | undefined;
+  return async (req) => {
+    const plan = op.plan(req.records[0]!);
+    if (!plan.ok) throw new Error(`a row the check passed cannot be sent: ${plan.reason}`);
+    const { method, path, body, target } = plan.request;
+    const keyed = method === 'POST' || method === 'PATCH';
+    try {
+      const res = await client.request({ method, path, body, idempotencyKey: keyed ? req.key : undefined, expect: 'v2', finishInDoubt: true });
+      if (op.kind === 'link' && body && onKept) keptFields(body, res.body, onKept);
+      const replayed = isReplayed(res.headers) || res.goneOnRetry === true;
+      return { envelope: oneItem({ id: target }), retries: res.retries, replayed };
+    } catch (err) {
+      if (err instanceof CrmError && err.status === 404 && op.goneIsDone && req.resent)
+        return { envelope: oneItem({ id: target }), replayed: true };
+      if (err instanceof NotFoundError && op.parentPath) await (parentChecked ??= parentMissing(client, op));
+      if (err instanceof CrmError && err.status === 409 && op.kind === 'link') return { envelope: oneItem({ id: target }) };
+      if (rowRefusal(err)) return { envelope: oneItem({ code: err.code ?? `HTTP_${err.status}`, message: err.message }) };
+      throw err;
+    }
+  };
+}
+
+/** A link already there answers with its own fields (the spec: relinking is a no-op): a field asked otherwise was kept. */
+function keptFields(sent: ApiRecord, answer: unknown, onKept: (what: string) => void): void {
+  const data = (answer as { data?: unknown } | null)?.data;
+  if (data === null || typeof data !== 'object') return;
+  for (const [field, value] of Object.entries(sent)) {
+    const had = (data as Record<string, unknown>)[field];
+    if (field.endsWith('_id') || had === undefined || had === value) continue;
+    onKept(`${Object.values(sent)[0] as string}: ${field} ${JSON.stringify(had)} kept (asked ${JSON.stringify(value)})`);
+  }
+}
+
+/**
+ * After a 404 to a row of one parent: is the parent there? Looked up once (no request is spent on it
+ * while rows succeed); a missing parent stops the run (exit 5) instead of failing every row.
+ */
+async function parentMissing(client: HttpClient, op: RowOperation): Promise<void> {
+  await client.request({ method: 'GET', path: op.parentPath!, expect: 'success' }).catch((err: unknown) => {
+    if (!(err instanceof NotFoundError)) throw err;
+    const [parent] = op.name.split(' ');
+    const id = decodeURIComponent(op.parentPath!.split('/').pop()!);
+    throw new NotFoundError(`${parent} ${id} not found: nothing more was linked`, {
+      ...{ status: err.status, code: err.code, requestId: err.requestId },
+      hint: `check the id with \`crm ${parent} list\``,
+    });
+  });
+}
