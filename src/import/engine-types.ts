@@ -2,6 +2,7 @@
 // engine so that its phases and the command share them without a cycle.
 import type { Readable } from 'node:stream';
 import type { ApiRecord } from '../api/envelopes.js';
+import type { HashTable } from '../util/hash-table.js';
 import type { InputFormat } from './input/input-row.js';
 import type { InvalidRow } from './check/scan.js';
 import type { RowOperation } from './operation.js';
@@ -93,6 +94,8 @@ export interface MatchRead {
   fields: readonly string[];
   keep: readonly string[];
   wanted: (key: string) => boolean;
+  /** the same keys as a two-column table (column 0: each key's first line), which the index fills in (column 1) */
+  table?: HashTable;
   /** distinct keys in the file */
   keys: number;
   /** `--match id`: the ids, for one GET per row */

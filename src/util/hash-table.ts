@@ -1,5 +1,5 @@
 // Strings → a number each, in flat memory: a 64-bit hash of the string in an open-addressed table of typed arrays
-// (12 bytes a slot, at most half full: 12–24 bytes per string, 25 MB for a million), the strings themselves not
+// (12 bytes a slot, 16 with a second column, at most half full: 25 MB for a million), the strings themselves not
 // kept. Two strings sharing a hash (odds about n²/2⁶⁵: 3·10⁻⁸ at a million) read as one; callers that can check
 // (the match index, against the record it finds) do.
 
@@ -21,32 +21,44 @@ const EMPTY = 0xffffffff;
 /** the largest value a slot holds */
 export const MAX_VALUE = 0xfffffffe;
 
+/**
+ * `columns` 2: each string holds a second number too (`get(text, 1)`), for two tables keyed by the same strings
+ * in the memory of one (4 more bytes a slot): the match stage's file keys and the index's records for them.
+ */
 export class HashTable {
   private hi = new Uint32Array(1024);
   private lo = new Uint32Array(1024);
-  /** EMPTY: an empty slot */
+  /** column 0; EMPTY: an empty slot */
   private val = new Uint32Array(1024).fill(EMPTY);
+  /** column 1 (EMPTY: not set) */
+  private more: Uint32Array | undefined;
   size = 0;
 
-  get(text: string): number | undefined {
+  constructor(columns: 1 | 2 = 1) {
+    if (columns === 2) this.more = new Uint32Array(1024).fill(EMPTY);
+  }
+
+  get(text: string, column: 0 | 1 = 0): number | undefined {
     const [h, l] = hash64(text);
-    const v = this.val[this.find(h, l)]!;
+    const at = this.find(h, l);
+    const v = column === 0 || this.val[at] === EMPTY ? this.val[at]! : this.more![at]!;
     return v === EMPTY ? undefined : v;
   }
 
-  /** `value`: a whole number from 0 to MAX_VALUE */
-  set(text: string, value: number): void {
+  /** `value`: a whole number from 0 to MAX_VALUE; a string new to the table and set in column 1 has 0 in column 0 */
+  set(text: string, value: number, column: 0 | 1 = 0): void {
     if (!(value >= 0 && value <= MAX_VALUE)) throw new RangeError(`a hash table value must be from 0 to ${MAX_VALUE}`);
     const [h, l] = hash64(text);
-    const at = this.find(h, l);
+    let at = this.find(h, l);
     if (this.val[at] === EMPTY) {
-      [this.hi[at], this.lo[at]] = [h, l];
+      [this.hi[at], this.lo[at], this.val[at]] = [h, l, 0];
       if (++this.size * 2 > this.val.length) {
-        this.val[at] = value;
-        return this.grow();
+        this.grow();
+        at = this.find(h, l);
       }
     }
-    this.val[at] = value;
+    if (column === 0) this.val[at] = value;
+    else this.more![at] = value;
   }
 
   private find(h: number, l: number): number {
@@ -57,13 +69,15 @@ export class HashTable {
   }
 
   private grow(): void {
-    const [hi, lo, val] = [this.hi, this.lo, this.val];
+    const [hi, lo, val, more] = [this.hi, this.lo, this.val, this.more];
     const n = val.length * 2;
     [this.hi, this.lo, this.val] = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n).fill(EMPTY)];
+    if (more) this.more = new Uint32Array(n).fill(EMPTY);
     for (let i = 0; i < val.length; i++) {
       if (val[i] === EMPTY) continue;
       const at = this.find(hi[i]!, lo[i]!);
       [this.hi[at], this.lo[at], this.val[at]] = [hi[i]!, lo[i]!, val[i]!];
+      if (more) this.more![at] = more[i]!;
     }
   }
 }

@@ -46,7 +46,10 @@ export function matchRead(ctx: Ctx, client: HttpClient, resource: string): NonNu
     };
     const how = chooseRead(req.fields, req.keys);
     const base = { client, resource, keep: req.keep, signal: ctx.signal, onProgress, dir: req.dir };
-    const index = how.how === 'get' && req.ids ? await readByIds({ ...base, ids: req.ids }) : await readIndex({ ...base, ...req });
+    const index =
+      how.how === 'get' && req.ids
+        ? await readByIds({ ...base, ids: req.ids })
+        : await readIndex({ ...base, ...req, wanted: req.table ?? req.wanted });
     if (tty) ctx.io.stderr.write('\r\x1b[2K');
     return { ...index, why: how.why };
   };

@@ -4,6 +4,7 @@
 // the file, not the collection. Two reads: the collection listed 100 records a request (one page held
 // at a time, the PageGuard stopping cursors that cycle), or one GET per id for `--match id` on a small file.
 import { tmpdir } from 'node:os';
+import { HashTable } from '../../util/hash-table.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { PAGE_SIZE_MAX } from '../../api/resources.js';
 import { InterruptedError, NotFoundError } from '../../http/errors.js';
@@ -33,8 +34,8 @@ export interface ReadIndexOptions {
   fields: readonly string[];
   /** the file's fields to keep per record (for the diff and the undo values) */
   keep: readonly string[];
-  /** the file's keys: only records with one of them are kept */
-  wanted: ReadonlySet<string> | ((key: string) => boolean);
+  /** the file's keys: only records with one of them are kept (a two-column HashTable: the index uses it for its records too) */
+  wanted: ReadonlySet<string> | ((key: string) => boolean) | HashTable;
   signal?: AbortSignal;
   onProgress?: (p: { records: number; pages: number; requests: number }) => void;
   /** a folder for the index's temporary file (the journal folder; default the system's) */
@@ -59,7 +60,12 @@ export function chooseRead(fields: readonly string[], rows: number): { how: 'lis
 /** Lists the collection into an index of the records having one of the file's keys. */
 export async function readIndex(o: ReadIndexOptions): Promise<RecordIndex> {
   const keys = o.wanted;
-  const index = new RecordIndexBuilder(o.fields, o.keep, typeof keys === 'function' ? keys : (key) => keys.has(key), o.dir ?? tmpdir());
+  const index = new RecordIndexBuilder(
+    o.fields,
+    o.keep,
+    typeof keys === 'function' || keys instanceof HashTable ? keys : (key) => keys.has(key),
+    o.dir ?? tmpdir(),
+  );
   const start = o.client.stats.requests;
   let pages = 0;
   try {

@@ -36,8 +36,8 @@ class LineFile {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private flushed = 0;
+  /** where each line starts (its end: where the next one starts) */
   private offsets = new Float64Array(1024);
-  private lengths = new Uint32Array(1024);
   count = 0;
 
   constructor(readonly path: string) {
@@ -49,7 +49,6 @@ class LineFile {
     const buf = Buffer.from(text);
     if (this.count === this.offsets.length) this.growTo(this.count * 2);
     this.offsets[this.count] = this.flushed + this.pendingBytes;
-    this.lengths[this.count] = buf.length;
     this.pending.push(buf);
     this.pendingBytes += buf.length;
     if (this.pendingBytes >= FLUSH_BYTES) this.flush();
@@ -57,7 +56,8 @@ class LineFile {
   }
 
   read(n: number): string {
-    const [at, length] = [this.offsets[n]!, this.lengths[n]!];
+    const at = this.offsets[n]!;
+    const length = (n + 1 < this.count ? this.offsets[n + 1]! : this.flushed + this.pendingBytes) - at;
     if (at + length > this.flushed) this.flush();
     const buf = Buffer.allocUnsafe(length);
     readSync(this.fd, buf, 0, length, at);
@@ -82,16 +82,15 @@ class LineFile {
   }
 
   private growTo(n: number): void {
-    const [offsets, lengths] = [new Float64Array(n), new Uint32Array(n)];
+    const offsets = new Float64Array(n);
     offsets.set(this.offsets);
-    lengths.set(this.lengths);
-    [this.offsets, this.lengths] = [offsets, lengths];
+    this.offsets = offsets;
   }
 }
 
 export class RecordIndexBuilder {
-  /** key → the number of its record's line, or SHARED */
-  private readonly byKey = new HashTable();
+  /** key → (column 1) the number of its record's line, or SHARED: the file's own keys table when given */
+  private readonly byKey: HashTable;
   /** kept id → the number of its latest read's line, or GONE */
   private readonly byId = new HashTable();
   private readonly shared = new Map<string, string[]>();
@@ -101,14 +100,21 @@ export class RecordIndexBuilder {
   /** distinct records read (an unwanted record read twice counts twice: its id is not kept) */
   records = 0;
 
-  /** `dir`: a folder for the temporary file (the journal folder) */
+  private readonly wanted: (key: string) => boolean;
+
+  /**
+   * `wanted`: the file's keys — a two-column HashTable of them (the match stage's, whose second column then holds
+   * the records: one table for both), or a test; `dir`: a folder for the temporary file (the journal folder)
+   */
   constructor(
     private readonly fields: readonly string[],
     keep: readonly string[],
-    private readonly wanted: (key: string) => boolean,
+    wanted: HashTable | ((key: string) => boolean),
     dir: string,
   ) {
     this.project = [...new Set([...fields, ...keep])];
+    this.byKey = wanted instanceof HashTable ? wanted : new HashTable(2);
+    this.wanted = wanted instanceof HashTable ? (key) => wanted.get(key) !== undefined : wanted;
     this.lines = new LineFile(tempPathFor(join(dir, 'index')));
   }
 
@@ -133,21 +139,21 @@ export class RecordIndexBuilder {
     const n = this.lines.append(stringifyJson([id, this.pick(record)])!);
     this.byId.set(id, n);
     if (!wasKept) this.kept++;
-    const there = this.byKey.get(key);
-    if (there === undefined) return this.byKey.set(key, n);
+    const there = this.byKey.get(key, 1);
+    if (there === undefined) return this.byKey.set(key, n, 1);
     if (there === SHARED) {
       const ids = this.shared.get(key) ?? [];
       if (!ids.includes(id)) this.shared.set(key, [...ids, id]);
       return;
     }
     const [other] = this.line(there);
-    if (other === id) return this.byKey.set(key, n);
-    this.byKey.set(key, SHARED);
+    if (other === id) return this.byKey.set(key, n, 1);
+    this.byKey.set(key, SHARED, 1);
     this.shared.set(key, [other, id]);
   }
 
   get(key: string): IndexEntry | undefined {
-    const there = this.byKey.get(key);
+    const there = this.byKey.get(key, 1);
     if (there === undefined) return undefined;
     // a key sharing another's 64-bit hash finds no `shared` entry of its own: nothing matched, nothing sent
     const ids = there === SHARED ? (this.shared.get(key) ?? []) : [this.line(there)[0]];

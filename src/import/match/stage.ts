@@ -62,7 +62,7 @@ export async function matchStage(o: MatchStageOptions, scan: ScanResult): Promis
   const { fields } = o;
   // 1. the file's keys: the first line of each (a later row with it is a duplicate)
   // (a hash table: 32 bytes a key, the keys not kept; see ../../util/hash-table.ts)
-  const first = new HashTable();
+  const first = new HashTable(2);
   const byId = fields.length === 1 && fields[0] === 'id';
   const ids: string[] = [];
   for await (const e of o.rows.entries()) {
@@ -79,6 +79,7 @@ export async function matchStage(o: MatchStageOptions, scan: ScanResult): Promis
     fields,
     keep,
     wanted: (k) => first.get(k) !== undefined,
+    table: first,
     keys: first.size,
     dir: dirname(o.rows.path),
     ...(byId ? { ids } : {}),
