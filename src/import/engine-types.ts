@@ -87,6 +87,8 @@ export interface MatchIndex {
   why?: string;
   /** the index's temporary file removed, once the plan is made */
   close?(): void;
+  /** a value of the type the records read hold a field as, when they agree (0, false) */
+  sample?(field: string): unknown;
 }
 
 /** What reconcile's read is asked for: the records whose key the file has (their fields in `keep`). */
@@ -128,7 +130,8 @@ export interface MatchPlan {
 }
 
 export interface ImportProgress extends ImportCounts {
-  phase: 'check' | 'send';
+  /** read: reconcile reading what the CRM holds (`rows`: records read, `chunks`: requests) */
+  phase: 'check' | 'read' | 'send';
   /** data rows in the file (known after the check) */
   rowsTotal: number | null;
   inFlight: number;
@@ -137,6 +140,8 @@ export interface ImportProgress extends ImportCounts {
   elapsedMs: number;
   /** rows one request carries: the chunk size for a batch create, 1 for one request per row (the ETA counts requests) */
   rowsPerRequest: number;
+  /** reconcile: the requests its plan has left (its creates and updates carry different numbers of rows) */
+  requestsLeft?: number;
 }
 
 export interface ImportDeps {

@@ -72,6 +72,8 @@ export interface Run {
   unlock?: () => Promise<void>;
   /** reconcile (`--match`): the files the sending pass writes besides the rejects */
   matchFiles?: MatchFiles;
+  /** reconcile: the requests its plan sends (the ETA counts them) */
+  planRequests?: number;
 }
 
 /** Reconcile's files written while sending (match/files.ts): the way back, and the ambiguous rows. */
@@ -134,9 +136,13 @@ export async function fromTotals(run: Run, info: CompleteInfo, scan?: ScanResult
 }
 
 export function progress(run: Run, phase: ImportProgress['phase'], c: Partial<Counters>, rowsTotal: number | null): void {
-  const { rows = 0, created = 0, failed = 0, invalid = 0, skipped = 0, chunks = 0, inFlight = 0, bytes = 0 } = c;
+  const { rows = 0, failed = 0, invalid = 0, chunks = 0, inFlight = 0, bytes = 0 } = c;
+  // reconcile: rows updated count as done, and rows needing no request as skipped
+  const created = (c.created ?? 0) + (c.updated ?? 0);
+  const skipped = (c.skipped ?? 0) + (c.unchanged ?? 0) + (c.ambiguous ?? 0) + (c.duplicate ?? 0);
   const elapsedMs = run.deps.clock.now() - run.started;
-  const sizes = { bytesTotal: run.size, rowsPerRequest: run.job.chunkSize };
+  const left = run.planRequests === undefined || phase !== 'send' ? {} : { requestsLeft: Math.max(0, run.planRequests - chunks) };
+  const sizes = { bytesTotal: run.size, rowsPerRequest: run.job.chunkSize, ...left };
   run.deps.onProgress?.({ phase, rowsTotal, rows, created, failed, invalid, skipped, chunks, inFlight, bytes, ...sizes, elapsedMs });
 }
 

@@ -2,7 +2,7 @@
 // the plan, the way back, and the guarantee over time: a rerun writes nothing, a colleague's change is seen and
 // sent again, faults after the write and kill -9 at seeded points never apply a create or a PATCH twice — counted
 // from the sandbox's request log and state, not from crm's word.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appliedPerId, appliedPerKey, getRecord, logLength, prng, requestLog, stopAfter } from '../helpers/bulk.js';
@@ -100,6 +100,12 @@ describe('crm batch --match: one action per row', () => {
     expect(third.out).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
     expect(appliedPerId(await requestLog(t, since2), 'PATCH', 'contacts').get(id)).toBe(1);
     expect((await getRecord(t, 'contacts', id))?.title).toBe('New');
+    // the way back is this run's: the first run's undo file was moved aside, not added to
+    expect(readFileSync(`${path}.undo.csv`, 'utf8')).toMatch(/"""Colleague"""/);
+    expect(readFileSync(`${path}.undo.csv`, 'utf8')).not.toMatch(/Old/);
+    const aside = readdirSync(dir).filter((n) => /^again\.csv\.undo\.\d{8}T\d{6}Z\.csv$/.test(n));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(dir, aside[0]!), 'utf8')).toMatch(/"""Old"""/);
     expect(await t.countByEmail('again')).toEqual(
       new Map([
         ['again.1@example.com', 1],
@@ -197,6 +203,33 @@ describe('crm batch --match: jobs, ids and files', () => {
     expect(again.stderr).toMatch(/already imported/);
     expect(writes(await requestLog(t, since))).toEqual([]);
     expect((await t.countByEmail('twojobs')).get('twojobs.1@example.com')).toBe(1);
+  });
+
+  it('an exported list matched back: text cells of number and boolean fields created as the CRM holds them; owner_id updated', async () => {
+    const id = await make({ email: 'typed.1@example.com', score: 7, vip: true });
+    const path = file('typed.csv', 'email,score,vip,owner_id\ntyped.1@example.com,7,true,usr_user\ntyped.2@example.com,20,false,usr_user\n');
+    const r = await json(['batch', 'contacts', path, '--match', 'email']);
+    expect(r.out).toMatchObject({ created: 1, updated: 1, unchanged: 0 });
+    expect(await getRecord(t, 'contacts', id)).toMatchObject({ score: 7, vip: true, owner_id: 'usr_user' });
+    const made = (await api('GET', '/contacts?limit=100')) as unknown as Array<Record<string, unknown>>;
+    expect(made.find((c) => c.email === 'typed.2@example.com')).toMatchObject({ score: 20, vip: false });
+  });
+
+  it('Ctrl-C while sending: the summary says what was done and what is left, and the same command finishes it', async () => {
+    const ids: string[] = [];
+    for (let i = 1; i <= 40; i++) ids.push(await make({ email: `stop.${i}@example.com`, title: 'Old' }));
+    const rows = ids.map((_, i) => `stop.${i + 1}@example.com,${i < 30 ? 'New' : 'Old'}`);
+    const path = file('stop.csv', `email,title\n${rows.join('\n')}\n`);
+    await t.control('/faults', { latency_ms: 20 });
+    const since = await logLength(t);
+    const args = ['batch', 'contacts', path, '--match', 'email', '--concurrency', '1'];
+    const stopped = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'PATCH', after: 5, since, signal: 'SIGINT' });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(/Interrupted: created 0, updated \d+, 10 unchanged, \d+ not sent yet \(40 rows of contacts\)/);
+    const again = await json(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(Math.max(...appliedPerId(await requestLog(t, since), 'PATCH', 'contacts').values())).toBe(1);
+    expect(appliedPerId(await requestLog(t, since), 'PATCH', 'contacts').size).toBe(30);
   });
 
   it('--plan never replaces the input or a file the run writes', async () => {

@@ -65,14 +65,14 @@ export function planLines(plan: MatchPlan, least: number | undefined): string[] 
   const row = (label: string, n: number, more = ''): string => `  ${label.padEnd(10)} ${count(n).padStart(9)}${more ? `  ${more}` : ''}`;
   const time = least === undefined ? '' : `, at least ${duration(least)} at the key's rate limit`;
   return [
-    `Plan for ${count(plan.rows)} rows of ${plan.resource}; read: ${plan.read}`,
+    `Plan for ${plural(plan.rows, 'row')} of ${plan.resource}; read: ${plan.read}`,
     row('create', plan.create),
     row('update', plan.update, changes.join(', ')),
     row('unchanged', plan.unchanged, plan.unchanged > 0 ? 'no request' : ''),
     row('ambiguous', plan.ambiguous, plan.ambiguous > 0 ? 'two or more records have the key: not sent' : ''),
     row('duplicate', plan.duplicate, plan.duplicate > 0 ? 'an earlier row has the key: not sent' : ''),
     row('invalid', plan.invalid),
-    `  requests: ${count(plan.requests)}${time}`,
+    plan.requests === 0 ? '  nothing to send' : `  requests to send: ${count(plan.requests)}${time}`,
   ];
 }
 

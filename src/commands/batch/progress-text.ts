@@ -3,7 +3,7 @@
 import type { PaceInfo } from '../../http/types.js';
 import type { ImportProgress } from '../../import/index.js';
 import { etaMs, type SendingRate } from '../../output/eta.js';
-import { plural } from '../../output/plural.js';
+import { count, plural } from '../../output/plural.js';
 
 /** waits shorter than this are the pacer's ordinary spacing, not worth a word */
 const WAIT_SHOWN_MS = 1000;
@@ -26,6 +26,12 @@ export function progressText(p: ImportProgress, at?: PaceNow): string {
     const pct = p.bytesTotal > 0 ? ` (${Math.floor((100 * p.bytes) / p.bytesTotal)}%)` : '';
     return `checking: ${plural(p.rows, 'row')} read${pct}`;
   }
+  const now0 = at?.now ?? 0;
+  const waiting = at?.pace?.waitingUntil !== undefined ? at.pace.waitingUntil - now0 : 0;
+  if (p.phase === 'read') {
+    const wait = waiting >= WAIT_SHOWN_MS ? ` · waiting ${formatDuration(waiting / 1000)} (rate limit)` : '';
+    return `reading the CRM: ${count(p.rows)} records, ${plural(p.chunks, 'request')}${wait}`;
+  }
   const done = p.created + p.failed + p.invalid + p.skipped;
   const secs = p.elapsedMs / 1000;
   const rate = secs > 0 ? (p.created + p.failed) / secs : 0;
@@ -35,8 +41,8 @@ export function progressText(p: ImportProgress, at?: PaceNow): string {
   const parts = [`${done}${p.rowsTotal !== null ? `/${p.rowsTotal}` : ''} rows`, `${p.failed + p.invalid} failed`];
   if (wait < WAIT_SHOWN_MS) parts.push(`${Math.round(rate)} rows/s`);
   const perRequest = Math.max(1, p.rowsPerRequest);
-  const eta =
-    left > 0 ? etaMs({ requestsLeft: Math.ceil(left / perRequest), now, pace: at?.pace, observedRatePerMs: ratePerMs(p, at) }) : undefined;
+  const requestsLeft = p.requestsLeft ?? Math.ceil(left / perRequest);
+  const eta = left > 0 ? etaMs({ requestsLeft, now, pace: at?.pace, observedRatePerMs: ratePerMs(p, at) }) : undefined;
   if (eta !== undefined && eta > 0) parts.push(`ETA ${formatDuration(eta / 1000)}`);
   if (wait >= WAIT_SHOWN_MS) parts.push(`waiting ${formatDuration(wait / 1000)} (rate limit)`);
   return parts.join(' · ');
@@ -44,7 +50,8 @@ export function progressText(p: ImportProgress, at?: PaceNow): string {
 
 /** Requests answered per ms: while sending (a limit known: its waits are counted by etaMs), else overall; without a SendingRate, since the start. */
 function ratePerMs(p: ImportProgress, at: PaceNow | undefined): number | undefined {
-  const requests = (p.created + p.failed) / Math.max(1, p.rowsPerRequest);
+  // reconcile counts its requests (creates and updates carry different numbers of rows)
+  const requests = p.requestsLeft !== undefined ? p.chunks : (p.created + p.failed) / Math.max(1, p.rowsPerRequest);
   if (!at?.sending) return p.elapsedMs > 0 ? requests / p.elapsedMs : undefined;
   // only a wait the limit foretells (its window used up) is left out: etaMs counts those to come; a 429 the
   // limit did not foretell (another client on the key, an organization's limit) slows the rate instead

@@ -9,6 +9,8 @@ import { count, plural } from '../../output/plural.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
+import { normalizeFieldName } from '../../import/input/header.js';
+import { shellWord } from '../shared/command-line.js';
 
 /** `--match a,b` → its fields; refused with --update or --delete (reconcile decides per row), and --plan without it. */
 export function matchFields(
@@ -34,23 +36,19 @@ export function matchFields(
   const fields = o.match.split(',').map((f) => f.trim());
   if (fields.some((f) => f === ''))
     throw new UsageError(`--match "${o.match}": name one or more fields, separated by commas (--match email)`, help);
-  return [...new Set(fields)];
+  // spelled as headers are read (`Email` → email, `First Name` → first_name)
+  return [...new Set(fields.map((f) => normalizeFieldName(f)))];
 }
 
 /** The engine's read: the collection listed at the largest page size, with a progress line on a terminal. */
 export function matchRead(ctx: Ctx, client: HttpClient, resource: string): NonNullable<ImportDeps['readIndex']> {
-  return async (req) => {
-    const tty = ctx.io.stderr.isTTY === true && !ctx.globals.quiet;
-    const onProgress = (p: { records: number; requests: number }): void => {
-      if (tty) ctx.io.stderr.write(`\r\x1b[2Kreading ${resource}: ${count(p.records)} records, ${plural(p.requests, 'request')}`);
-    };
+  return async (req, onProgress) => {
     const how = chooseRead(req.fields, req.keys);
     const base = { client, resource, keep: req.keep, signal: ctx.signal, onProgress, dir: req.dir };
     const index =
       how.how === 'get' && req.ids
         ? await readByIds({ ...base, ids: req.ids })
         : await readIndex({ ...base, ...req, wanted: req.table ?? req.wanted });
-    if (tty) ctx.io.stderr.write('\r\x1b[2K');
     return { ...index, why: how.why };
   };
 }
@@ -59,7 +57,7 @@ const KEYS = `resource rows created updated unchanged ambiguous duplicate invali
   rejects_file ambiguous_file undo_file created_file`.split(/\s+/);
 
 /** The summary (CONTRACT §7b): a table on stderr, or JSON on stdout; exit 9 when a row was not made to agree. */
-export async function printMatchSummary(ctx: Ctx, s: ImportSummary): Promise<void> {
+export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' | 'stopped'): Promise<void> {
   const r = s.reconcile!;
   const all: Record<string, unknown> = { ...s, ...r, read_requests: r.plan.read_requests, requests: s.requests + r.plan.read_requests };
   const record = Object.fromEntries(KEYS.map((k) => [k, all[k] ?? null]));
@@ -70,8 +68,9 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary): Promise<voi
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
   if (!quiet && !json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
   const notAgreeing = s.failed + s.invalid + r.ambiguous + r.duplicate;
-  if (!quiet) ctx.io.stderr.write(`${sentence(s)}\n`);
-  if (notAgreeing === 0) return;
+  if (!quiet) ctx.io.stderr.write(`${sentence(s, stopped)}\n`);
+  // a stopped run: its error says what stopped it (and how to resume)
+  if (notAgreeing === 0 || stopped) return;
   const failed = s.failed - s.in_doubt;
   const parts = [
     [s.in_doubt, `sent without an answer`],
@@ -87,12 +86,24 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary): Promise<voi
   throw new PartialFailureError(`${plural(notAgreeing, 'row')} of ${count(s.rows)} not made to agree: ${what.join(', ')}`, { hint });
 }
 
-function sentence(s: ImportSummary): string {
+function sentence(s: ImportSummary, stopped?: 'interrupted' | 'stopped'): string {
   const r = s.reconcile!;
-  const parts = [`created ${count(s.created)}`, `updated ${count(r.updated)}`, `${count(r.unchanged)} unchanged`];
+  const more = [
+    [r.ambiguous, 'ambiguous'],
+    [r.duplicate, 'duplicate'],
+    [s.invalid, 'invalid'],
+    [s.failed, 'failed'],
+    [s.skipped, 'done by the interrupted run'],
+    [s.not_sent, 'not sent yet'],
+  ] as const;
+  const rest = more.filter(([n]) => n > 0).map(([n, what]) => `, ${count(n)} ${what}`);
+  const head = stopped === 'interrupted' ? 'Interrupted: created' : stopped ? 'Stopped: created' : 'Created';
+  const done = `${head} ${count(s.created)}, updated ${count(r.updated)}, ${count(r.unchanged)} unchanged${rest.join('')} (${count(s.rows)} rows of ${s.resource}).`;
+  // the commands as a shell reads them back (a path with spaces quoted)
+  const cmd = (file: string, flag: string): string => ['crm', 'batch', s.resource, file, flag].map(shellWord).join(' ');
   const back = [
-    r.undo_file && `undo with: crm batch ${s.resource} ${r.undo_file} --update`,
-    r.created_file && `created ids in ${r.created_file}`,
-  ];
-  return `${s.resource}: ${parts.join(', ')}.${back.some(Boolean) ? ` ${back.filter(Boolean).join('; ')}.` : ''}`;
+    r.undo_file && `To put back the values the CRM held before this file was first applied: ${cmd(r.undo_file, '--update')}`,
+    r.created_file && `To remove the records created: ${cmd(r.created_file, '--delete')}`,
+  ].filter(Boolean);
+  return [done, ...back].join('\n');
 }

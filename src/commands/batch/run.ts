@@ -49,7 +49,10 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const summary = await runImport(opts, {
     // a dry run sends nothing
     send: sender(client, op, kept, opts.match ? opts.resource : undefined),
-    ...(client && opts.match ? { readIndex: matchRead(ctx, client, opts.resource), onPlan: showPlan(ctx, client) } : {}),
+    // a dry run's plan is its output (printDryPlan): not shown before as well
+    ...(client && opts.match
+      ? { readIndex: matchRead(ctx, client, opts.resource), ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }) }
+      : {}),
     // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
     knownFields: client && !opts.match && (!op || op.kind === 'update') ? () => knownFields(client, o.resource, ctx.signal) : undefined,
     // the question is asked with the progress line off, so it does not draw over it
@@ -68,7 +71,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     })
     .catch(async (err: unknown) => {
       const partial = importSummaryOf(err);
-      if (partial) await printSummary(ctx, partial, err instanceof InterruptedError ? 'interrupted' : 'stopped');
+      const stopped = err instanceof InterruptedError ? 'interrupted' : 'stopped';
+      if (partial) await (partial.reconcile ? printMatchSummary(ctx, partial, stopped) : printSummary(ctx, partial, stopped));
       if (err instanceof InterruptedError && !err.hint) throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
       if (err instanceof DiskError) {
         const elsewhere = 'or write elsewhere: --rejects, --results, CRM_CONFIG_DIR for the journal';

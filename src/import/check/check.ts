@@ -21,7 +21,8 @@ export async function check(run: Run): Promise<ScanResult> {
     op: job.operation,
     spool: run.spool,
     rowsOnly: job.match !== undefined,
-    keep: job.match?.fields.filter((f) => f === 'id'),
+    // --match sends owner_id in an update (a create leaves it out: match/stage.ts), and keeps id for --match id
+    keep: job.match ? ['owner_id', ...job.match.fields.filter((f) => f === 'id')] : undefined,
     onRow: (rows, bytes) => progress(run, 'check', { rows, bytes }, null),
   });
   if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));

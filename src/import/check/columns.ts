@@ -102,7 +102,7 @@ export function columnsVerdict(
       error: new UsageError(
         `${where.name}: ${one ? 'a column fills a field' : `${near.length} columns fill fields`} that no ${where.resource} record has, ` +
           `near one that ${one ? 'does' : 'do'}; nothing was sent:\n` +
-          near.map((u) => line(u, `; did you mean ${u.nearest}? use ${mapFlag(u.column, u.nearest!)}`)).join('\n'),
+          near.map((u) => line(u, `;\n    did you mean ${u.nearest}? use ${mapFlag(u.column, u.nearest!)}`)).join('\n'),
         {
           hint:
             `if the field is new, say so: ${mapFlag(first.column, first.field)} sends the column as it is ` +

@@ -30,10 +30,7 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
     return { summary: dryRunSummary(summaryOf(run), scan, job, peeked?.size ?? 0) };
   }
   checkPaths(run);
-  // the unknown file sits beside the rejects file (unknownPathFor)
-  const own = [basename(job.rejectsPath), basename(job.unknownPath)];
-  await removeStaleTemps(dirname(job.rejectsPath), started, (n) => own.includes(n) || STAMPED_REJECTS.test(n));
-  if (job.resultsPath !== undefined) await removeStaleTemps(dirname(job.resultsPath), started, (n) => n === basename(job.resultsPath!));
+  await sweepOutputs(run);
   if (!dir || !file) return { journal: undefined };
   // one run of a job at a time: a second is refused before it reads or writes the journal
   run.unlock = await lockJob(journalFolder(dir), identity, input.name);
@@ -64,6 +61,15 @@ export async function openJournal(run: Run, scan: ScanResult): Promise<{ journal
   if (journal.resumedChunks > 0 && run.retryRejected === undefined) run.retryRejected = !(await rejectsTaken(run));
   warnResumed(run, journal);
   return { journal };
+}
+
+/** Temporary copies of this job's output files a killed run left (`<rejects>.tmp-PID-*`); `more`: other files beside the rejects file (reconcile's). */
+export async function sweepOutputs(run: Run, more: readonly string[] = []): Promise<void> {
+  const { job, started } = run;
+  // the unknown file sits beside the rejects file (unknownPathFor)
+  const own = [basename(job.rejectsPath), basename(job.unknownPath), ...more.map((p) => basename(p))];
+  await removeStaleTemps(dirname(job.rejectsPath), started, (n) => own.includes(n) || STAMPED_REJECTS.test(n));
+  if (job.resultsPath !== undefined) await removeStaleTemps(dirname(job.resultsPath), started, (n) => n === basename(job.resultsPath!));
 }
 
 /** The rejects file of this job was imported since its run (earlier.ts): its rows are not sent again. */

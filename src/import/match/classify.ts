@@ -62,7 +62,7 @@ function sameValue(field: string, cell: unknown, held: unknown): boolean {
 }
 
 /** A text cell against a number or boolean record value is sent as that type when it reads cleanly as one. */
-function valueToSend(cell: unknown, held: unknown): unknown {
+export function valueToSend(cell: unknown, held: unknown): unknown {
   return typeof cell === 'string' ? (asHeldType(cell, held) ?? cell) : cell;
 }
 

@@ -1,5 +1,9 @@
-// Reconcile's files for one run (CONTRACT §7b, files.ts): `<input>.undo.csv` and `<input>.created.csv` (kept across
-// runs), `<input>.ambiguous.csv` (this run's), as the sending pass writes them; committed or dropped at the end.
+// Reconcile's files for one run (CONTRACT §7b, files.ts): `<input>.undo.csv` and `<input>.created.csv` — the way back
+// from this run (a resumed plan adds to its run's files; a new run that changes or creates something first moves the
+// earlier run's aside, to `<input>.undo.<time>.csv`, so an undo never reaches back past the run it names, and the
+// created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.
+import { rename } from 'node:fs/promises';
+import { exists } from '../../util/fs.js';
 import type { MatchFiles } from '../run.js';
 import type { Spool, SpooledChunk } from '../check/spool.js';
 import { AmbiguousFile, CreatedFile, UndoFile, type RowShape } from './files.js';
@@ -10,33 +14,53 @@ export interface OpenedMatchFiles extends MatchFiles {
   discard(): Promise<void>;
 }
 
-/** The fields the plan's updates change (a resumed plan's, read back from its spool). */
-export async function changedFields(plan: Spool): Promise<string[]> {
+/** What a plan sends: the fields its updates change, and whether it creates (a resumed plan's, read back from its spool). */
+export async function planShape(plan: Spool): Promise<{ changed: string[]; creates: boolean }> {
   const fields = new Set<string>();
-  for await (const e of plan.entries()) for (const f of Object.keys(e.chunk?.update?.before() ?? {})) fields.add(f);
-  return [...fields];
+  let creates = false;
+  for await (const e of plan.entries()) {
+    if (e.chunk?.update) for (const f of Object.keys(e.chunk.update.before())) fields.add(f);
+    else if (e.chunk) creates = true;
+  }
+  return { changed: [...fields], creates };
 }
 
-/** `base`: the input's path (`people.csv` → `people.csv.undo.csv`). */
+/** `people.csv.undo.csv` → `people.csv.undo.20261126T015612Z.csv` */
+const aside = (path: string, started: number): string =>
+  path.replace(
+    /\.csv$/,
+    `.${new Date(started)
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}.csv`,
+  );
+
+/** `base`: the input's path (`people.csv` → `people.csv.undo.csv`); `resume`: the files are this plan's already. */
 export async function openMatchFiles(
   base: string,
   shape: RowShape,
   match: readonly string[],
-  changed: readonly string[],
+  o: { changed: readonly string[]; creates: boolean; resume: boolean; started: number },
 ): Promise<OpenedMatchFiles> {
-  const undo = await UndoFile.open(`${base}.undo.csv`, changed);
-  const created = await CreatedFile.open(`${base}.created.csv`, match);
+  const fresh = async (path: string): Promise<string> => {
+    if (!o.resume && (await exists(path))) await rename(path, aside(path, o.started));
+    return path;
+  };
+  const undo = o.changed.length > 0 ? await UndoFile.open(await fresh(`${base}.undo.csv`), o.changed) : undefined;
+  const created = o.creates ? await CreatedFile.open(await fresh(`${base}.created.csv`), match) : undefined;
   const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape);
   let [updates, creates] = [0, 0];
   return {
     undo: {
       add: (id, before) => {
         updates++;
+        if (!undo) throw new Error('an update in a plan that changes no field');
         return undo.add(id, before);
       },
     },
     ambiguous,
     created(chunk: SpooledChunk, ids: ReadonlyArray<string | null>) {
+      if (!created) return Promise.resolve();
       const records = chunk.records();
       const before = creates;
       ids.forEach((id, i) => {
@@ -52,16 +76,15 @@ export async function openMatchFiles(
       return creates > before ? created.durable() : Promise.resolve();
     },
     async commit() {
-      await Promise.all([undo.close(), created.close()]);
-      // the undo and created files of earlier runs stay; named when this run wrote to them
+      await Promise.all([undo?.close(), created?.close()]);
       return {
         ambiguous_file: await ambiguous.commit(),
-        undo_file: updates > 0 ? undo.path : null,
-        created_file: creates > 0 ? created.path : null,
+        undo_file: undo && (updates > 0 || o.resume) ? undo.path : null,
+        created_file: created && (creates > 0 || o.resume) ? created.path : null,
       };
     },
     async discard() {
-      await Promise.all([undo.close(), created.close(), ambiguous.drop()]);
+      await Promise.all([undo?.close(), created?.close(), ambiguous.drop()]);
     },
   };
 }

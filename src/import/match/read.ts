@@ -26,6 +26,8 @@ export interface RecordIndex {
   how: 'list' | 'get';
   /** removes the index's temporary file */
   close(): void;
+  /** a value of the type the records read hold a field as (a create's text cells are sent as that type) */
+  sample(field: string): unknown;
 }
 export interface ReadIndexOptions {
   client: HttpClient;
@@ -122,5 +124,5 @@ function stopIfAborted(signal: AbortSignal | undefined): void {
 
 function done(index: RecordIndexBuilder, how: 'list' | 'get', requests: number): RecordIndex {
   const { records, kept, fieldsSeen } = index;
-  return { get: (key) => index.get(key), records, kept, requests, fieldsSeen, how, close: () => index.close() };
+  return { get: (key) => index.get(key), sample: (f) => index.sample(f), records, kept, requests, fieldsSeen, how, close: () => index.close() };
 }

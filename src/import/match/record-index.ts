@@ -97,6 +97,8 @@ export class RecordIndexBuilder {
   private readonly lines: LineFile;
   private readonly project: readonly string[];
   readonly fieldsSeen = new Set<string>();
+  /** each of the file's fields → the JSON type every record read holds it as (`mixed` when they differ) */
+  private readonly types = new Map<string, string>();
   /** distinct records read (an unwanted record read twice counts twice: its id is not kept) */
   records = 0;
 
@@ -123,6 +125,12 @@ export class RecordIndexBuilder {
 
   add(record: ApiRecord): void {
     for (const field of Object.keys(record)) this.fieldsSeen.add(field);
+    for (const field of this.project) {
+      const v = record[field];
+      if (v === null || v === undefined) continue;
+      const [had, type] = [this.types.get(field), typeof v];
+      if (had !== type) this.types.set(field, had === undefined ? type : 'mixed');
+    }
     const id = record.id;
     if (typeof id !== 'string') return void this.records++;
     const before = this.byId.get(id);
@@ -166,6 +174,12 @@ export class RecordIndexBuilder {
     });
     if (live.length === 0) return undefined;
     return live.length === 1 ? { one: live[0]! } : { ids: live.map((e) => e.id) };
+  }
+
+  /** A value of the type the CRM's records hold `field` as (a number: 0, a boolean: false), when they all agree. */
+  sample(field: string): unknown {
+    const t = this.types.get(field);
+    return t === 'number' ? 0 : t === 'boolean' ? false : undefined;
   }
 
   close(): void {

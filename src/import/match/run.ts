@@ -17,13 +17,14 @@ import { findJournal, journalFolder, readComplete, readHeader } from '../journal
 import { lockJob } from '../journal/lock.js';
 import { pruneJournals } from '../journal/prune.js';
 import { ImportJournal } from '../journal/journal.js';
-import { identityOf, summaryOf, withSummary, type Run } from '../run.js';
+import { identityOf, progress, summaryOf, withSummary, type Run } from '../run.js';
 import { check } from '../check/check.js';
 import type { ScanResult } from '../check/scan.js';
 import { sendRows, shapeOf } from '../send/send.js';
+import { sweepOutputs } from '../journal/open.js';
 import { Spool } from '../check/spool.js';
 import { PlanFile } from './files.js';
-import { changedFields, openMatchFiles } from './outputs.js';
+import { openMatchFiles, planShape } from './outputs.js';
 import { checkMatchColumns, matchStage } from './stage.js';
 
 export async function reconcile(run: Run): Promise<ImportSummary> {
@@ -57,7 +58,10 @@ export async function reconcile(run: Run): Promise<ImportSummary> {
     const planFile = planCsv ? await PlanFile.create(planCsv, await shapeOf(run, scan)) : undefined;
     const o = { resource: job.resource, fields, rows, out: planned, planFile, chunkSize: job.chunkSize, signal: deps.signal };
     const more = { maps: job.maps, name: input.name, warn: deps.warn };
-    plan = await matchStage({ ...o, ...more, read: (req) => deps.readIndex!(req, () => undefined) }, scan).catch(async (err: unknown) => {
+    plan = await matchStage(
+      { ...o, ...more, read: (req) => deps.readIndex!(req, (p) => progress(run, 'read', { rows: p.records, chunks: p.requests }, null)) },
+      scan,
+    ).catch(async (err: unknown) => {
       await Promise.all([planned?.remove(), planFile?.drop()]);
       throw err;
     });
@@ -74,6 +78,7 @@ export async function reconcile(run: Run): Promise<ImportSummary> {
   await deps.onPlan?.(plan);
   if (job.dryRun || !planned) return { ...summaryOf(run), rows: scan.rows, reconcile: { plan, ...NONE } };
   await deps.beforeSend?.(scan);
+  if (!pinned) run.planRequests = plan.requests;
   return send(run, scan, plan, planPath, pinned !== undefined);
 }
 
@@ -88,9 +93,11 @@ async function send(run: Run, scan: ScanResult, plan: MatchPlan, planPath: strin
   // rows the server rejected are in the rejects file: the next run plans them again
   run.retryRejected = false;
   // the plan's fields are known; a resumed plan's are read back from it
-  const changed = resume ? await changedFields(run.spool!) : Object.keys(plan.changes);
+  const shape = resume ? await planShape(run.spool!) : { changed: Object.keys(plan.changes), creates: plan.create > 0 };
   const base = input.isStdin ? job.rejectsPath.replace(/\.rejects\.(csv|ndjson)$/, '') : input.origin;
-  const files = await openMatchFiles(base, await shapeOf(run, scan), job.match!.fields, changed);
+  // a killed run's temporary copies of the rejects and ambiguous files
+  await sweepOutputs(run, [`${base}.ambiguous.csv`]);
+  const files = await openMatchFiles(base, await shapeOf(run, scan), job.match!.fields, { ...shape, resume, started: run.started });
   run.matchFiles = files;
   const sent = await sendRows(run, scan, journal).catch(async (err: unknown) => {
     await files.discard();

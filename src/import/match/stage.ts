@@ -17,7 +17,8 @@ import { planColumn } from '../plan.js';
 import type { RawRow } from '../input/input-row.js';
 import type { ScanResult } from '../check/scan.js';
 import type { Spool, SpoolEntry } from '../check/spool.js';
-import { changesText, classify, type Change } from './classify.js';
+import { changesText, classify, valueToSend, type Change } from './classify.js';
+import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { DUPLICATE_KEY, MISSING_KEY, NOT_FOUND } from './codes.js';
 import { keyPart, matchKey } from './key.js';
 import { GET_ROWS_MAX } from './read.js';
@@ -130,7 +131,7 @@ async function planRows(o: MatchStageOptions, scan: ScanResult, index: MatchInde
         o.planFile?.add(row.line, key === undefined ? 'invalid' : 'duplicate', undefined, `${code}: ${reason}`, row.raw);
         written = o.out?.invalid({ line: row.line, raw: row.raw, code, reason }, e.bytes);
       } else {
-        written = placeRow(o, plan, row, index.get(key), chunker, () => ++seq, e.bytes);
+        written = placeRow(o, plan, row, index.get(key), { index, chunker, nextSeq: () => ++seq }, e.bytes);
       }
     }
     if (written) await written;
@@ -148,10 +149,10 @@ function placeRow(
   plan: MatchPlan,
   row: { line: number; record: ApiRecord; raw: RawRow },
   entry: ReturnType<MatchIndex['get']>,
-  chunker: Chunker,
-  nextSeq: () => number,
+  at: { index: MatchIndex; chunker: Chunker; nextSeq: () => number },
   bytes: number,
 ): Promise<void> | undefined {
+  const { index, chunker, nextSeq } = at;
   const candidates = !entry ? [] : 'one' in entry ? [entry.one] : entry.ids.map((id) => ({ id, record: {} }));
   if (candidates.length === 0 && o.fields.includes('id')) {
     // the server gives ids: a row naming one no record has cannot be created under it (a rerun would create it again)
@@ -166,13 +167,26 @@ function placeRow(
   for (const ch of c.changes) plan.changes[ch.field] = (plan.changes[ch.field] ?? 0) + 1;
   if (!o.out) return undefined;
   if (c.action === 'create') {
-    const chunk = chunker.push({ line: row.line, record: row.record, raw: row.raw });
+    const chunk = chunker.push({ line: row.line, record: createRecord(row.record, index), raw: row.raw });
     return chunk && o.out.chunk(chunk, bytes);
   }
   if (c.action === 'update') {
     return o.out.update(updateChunk(nextSeq(), row, c.id!, c.changes), beforeOf(c.changes), bytes);
   }
   return o.out.settled({ line: row.line, raw: row.raw, action: c.action, ids: c.candidates ?? [c.id!] }, bytes);
+}
+
+/**
+ * A create's record: text cells of fields the CRM's records hold as numbers or booleans sent as such (an exported
+ * list's `20`, `false`), and what the server sets on create left out (`owner_id`, kept for an update).
+ */
+function createRecord(record: ApiRecord, index: Pick<MatchIndex, 'sample'>): ApiRecord {
+  const out: ApiRecord = {};
+  for (const [field, value] of Object.entries(record)) {
+    if (READ_ONLY_FIELDS.includes(field)) continue;
+    out[field] = valueToSend(value, index.sample?.(field));
+  }
+  return out;
 }
 
 /** A PATCH of the changed fields only, as a chunk of one row (its body `[{id, …}]`, as an update's row). */

@@ -90,7 +90,11 @@ class SendingPass {
     const entries = cfg.spool.entries();
     try {
       for await (const e of entries) {
-        if (this.stopping()) break;
+        // a reconcile's rows needing no request are counted to the end (what is left is only what needs one)
+        if (this.stopping() && (!cfg.updateOp || e.chunk)) {
+          if (cfg.updateOp) continue;
+          break;
+        }
         c.bytes = e.bytes;
         if (e.invalid && this.files.unsent(e.invalid) % 1000 === 0) this.changed();
         if (e.settled) this.files.settled(e.settled);
