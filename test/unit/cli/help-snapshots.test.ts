@@ -2219,9 +2219,10 @@ describe('--help snapshots', () => {
       trimmed; an empty cell leaves a field as it is (a json column with null
       clears it). The plan is shown first on a terminal; --dry-run stops there;
       --plan FILE writes every row's action and changes. Values an update changes
-      go to <input>.undo.csv before it is sent (the first value kept across runs);
-      created ids to <input>.created.csv: "crm batch contacts X.undo.csv --update"
-      puts the values back, --delete of the created file removes what was added.
+      go to <input>.undo.csv before it is sent, created ids to <input>.created.csv
+      (one run's: a later run moves them aside): "crm batch contacts X.undo.csv
+      --update" puts the values back, --delete of the created file removes what
+      was added.
       A rerun reads the CRM again: it sends only what differs by then.
 
       Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
