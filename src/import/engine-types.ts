@@ -83,8 +83,9 @@ export interface MatchIndex {
   how: 'list' | 'get';
   /** every field a record read had (the column check) */
   fieldsSeen: ReadonlySet<string>;
-  /** why this read was chosen (one sentence for the plan) */
+  /** why this read was chosen (one sentence for the plan), and how long it took */
   why?: string;
+  ms?: number;
   /** the index's temporary file removed, once the plan is made */
   close?(): void;
   /** a value of the type the records read hold a field as, when they agree (0, false) */

@@ -43,13 +43,14 @@ export function matchFields(
 /** The engine's read: the collection listed at the largest page size, with a progress line on a terminal. */
 export function matchRead(ctx: Ctx, client: HttpClient, resource: string): NonNullable<ImportDeps['readIndex']> {
   return async (req, onProgress) => {
+    const started = ctx.clock.now();
     const how = chooseRead(req.fields, req.keys);
     const base = { client, resource, keep: req.keep, signal: ctx.signal, onProgress, dir: req.dir };
     const index =
       how.how === 'get' && req.ids
         ? await readByIds({ ...base, ids: req.ids })
         : await readIndex({ ...base, ...req, wanted: req.table ?? req.wanted });
-    return { ...index, why: how.why };
+    return { ...index, why: how.why, ms: ctx.clock.now() - started };
   };
 }
 

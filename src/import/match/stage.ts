@@ -198,6 +198,7 @@ function updateChunk(seq: number, row: { line: number; raw: RawRow }, id: string
 const beforeOf = (changes: Change[]): ApiRecord => Object.fromEntries(changes.map((c) => [c.field, c.before ?? null]));
 
 function readText(index: MatchIndex): string {
-  if (index.how === 'list') return `listed ${count(index.records)} records in ${plural(index.requests, 'request')}`;
-  return `${count(index.records)} records by id in ${plural(index.requests, 'request')}${index.why ? ` (${index.why.replace(/\.$/, '')})` : ''}`;
+  const took = index.ms === undefined ? '' : `, ${index.ms < 1000 ? 'under a second' : `${Math.round(index.ms / 1000)} s`}`;
+  if (index.how === 'list') return `listed ${count(index.records)} records in ${plural(index.requests, 'request')}${took}`;
+  return `${count(index.records)} records by id in ${plural(index.requests, 'request')}${took}${index.why ? ` (${index.why.replace(/\.$/, '')})` : ''}`;
 }
