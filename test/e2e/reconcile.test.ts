@@ -4,7 +4,7 @@
 // from the sandbox's request log and state, not from crm's word.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appliedPerId, appliedPerKey, getRecord, logLength, prng, requestLog, stopAfter } from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -16,8 +16,18 @@ beforeAll(async () => {
   t = await startTestSandbox({ seed: 7, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
   dir = tempDir('crm-reconcile-');
 });
-afterAll(async () => t?.close());
+/** the requests the sandbox saw in each test (crm's and the test's own set-up), printed at the end */
+const sent: Array<[string, number]> = [];
+let before = 0;
+beforeEach(async () => {
+  before = await logLength(t);
+});
+afterAll(async () => {
+  console.info(`requests per test (sandbox log):\n${sent.map(([name, n]) => `  ${String(n).padStart(5)}  ${name}`).join('\n')}`);
+  await t?.close();
+});
 afterEach(async () => {
+  sent.push([expect.getState().currentTestName ?? '?', (await logLength(t)) - before]);
   await t.control('/faults', { fail_rate: 0, latency_ms: 0, faults: {}, next: [] });
 });
 
