@@ -53,7 +53,7 @@ describe('crm batch checks columns against the fields the CRM has', () => {
     const count = await contactsCount();
     const r = await crm(['batch', 'contacts', p]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/"E-mail Address" \(field e_mail_address\): no contacts record has it; did you mean email\?/);
+    expect(r.stderr).toMatch(/"E-mail Address" \(field e_mail_address\): no contacts record has it;\n {4}did you mean email\?/);
     expect(r.stderr).toContain(`--map "E-mail Address=email"`);
     expect(r.stderr).toMatch(/nothing was sent/);
     // one page read, no write
@@ -132,7 +132,7 @@ describe('--update: the columns other than the id are checked the same way', () 
     const r = await crm(['batch', 'contacts', p, '--update']);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(
-      /"Frist Name" \(field frist_name\): no contacts record has it; did you mean first_name\? use --map "Frist Name=first_name"/,
+      /"Frist Name" \(field frist_name\): no contacts record has it;\n {4}did you mean first_name\? use --map "Frist Name=first_name"/,
     );
     expect((await since(before)).filter((x) => x.method !== 'GET')).toEqual([]);
     const ok = await crm(['-o', 'json', 'batch', 'contacts', p, '--update', '--map', 'Frist Name=first_name']);

@@ -124,7 +124,7 @@ describe('columnFields and the verdict', () => {
     const v = columnsVerdict(unknown, { resource: 'contacts', name: 'people.csv' });
     expect(v.error!.message).toBe(
       'people.csv: a column fills a field that no contacts record has, near one that does; nothing was sent:\n' +
-        '  "E-mail Address" (field e_mail_address): no contacts record has it; did you mean email? use --map "E-mail Address=email"',
+        '  "E-mail Address" (field e_mail_address): no contacts record has it;\n    did you mean email? use --map "E-mail Address=email"',
     );
     expect(v.error!.hint).toContain('--map "E-mail Address=e_mail_address" sends the column as it is');
     expect(v.error!.exitCode).toBe(2);
