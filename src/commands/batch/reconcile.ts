@@ -99,12 +99,12 @@ function sentence(s: ImportSummary, stopped?: 'interrupted' | 'stopped'): string
   ] as const;
   const rest = more.filter(([n]) => n > 0).map(([n, what]) => `, ${count(n)} ${what}`);
   const head = stopped === 'interrupted' ? 'Interrupted: created' : stopped ? 'Stopped: created' : 'Created';
-  const done = `${head} ${count(s.created)}, updated ${count(r.updated)}, ${count(r.unchanged)} unchanged${rest.join('')} (${count(s.rows)} rows of ${s.resource}).`;
+  const done = `${head} ${count(s.created)}, updated ${count(r.updated)}, ${count(r.unchanged)} unchanged${rest.join('')} (${plural(s.rows, 'row')} of ${s.resource}).`;
   // the commands as a shell reads them back (a path with spaces quoted)
   const cmd = (file: string, flag: string): string => ['crm', 'batch', s.resource, file, flag].map(shellWord).join(' ');
   const back = [
-    r.undo_file && `To put back the values the CRM held before this file was first applied: ${cmd(r.undo_file, '--update')}`,
-    r.created_file && `To remove the records created: ${cmd(r.created_file, '--delete')}`,
+    r.undo_file && `To put back the values this run changed:\n  ${cmd(r.undo_file, '--update')}`,
+    r.created_file && `To remove the records this run created:\n  ${cmd(r.created_file, '--delete')}`,
   ].filter(Boolean);
   return [done, ...back].join('\n');
 }

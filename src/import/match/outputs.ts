@@ -2,8 +2,7 @@
 // from this run (a resumed plan adds to its run's files; a new run that changes or creates something first moves the
 // earlier run's aside, to `<input>.undo.<time>.csv`, so an undo never reaches back past the run it names, and the
 // created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.
-import { rename } from 'node:fs/promises';
-import { exists } from '../../util/fs.js';
+import { rename, stat } from 'node:fs/promises';
 import type { MatchFiles } from '../run.js';
 import type { Spool, SpooledChunk } from '../check/spool.js';
 import { AmbiguousFile, CreatedFile, UndoFile, type RowShape } from './files.js';
@@ -25,29 +24,36 @@ export async function planShape(plan: Spool): Promise<{ changed: string[]; creat
   return { changed: [...fields], creates };
 }
 
-/** `people.csv.undo.csv` → `people.csv.undo.20261126T015612Z.csv` */
-const aside = (path: string, started: number): string =>
-  path.replace(
-    /\.csv$/,
-    `.${new Date(started)
-      .toISOString()
-      .replace(/[-:]/g, '')
-      .replace(/\.\d+Z$/, 'Z')}.csv`,
+/** `people.csv.undo.csv` → `people.csv.undo.20261126T015612Z.csv`, at the time its run last wrote it */
+async function moveAside(path: string): Promise<void> {
+  const at = await stat(path).then(
+    (st) => st.mtimeMs,
+    () => undefined,
   );
+  if (at === undefined) return;
+  await rename(
+    path,
+    path.replace(
+      /\.csv$/,
+      `.${new Date(at)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d+Z$/, 'Z')}.csv`,
+    ),
+  );
+}
 
 /** `base`: the input's path (`people.csv` → `people.csv.undo.csv`); `resume`: the files are this plan's already. */
 export async function openMatchFiles(
   base: string,
   shape: RowShape,
   match: readonly string[],
-  o: { changed: readonly string[]; creates: boolean; resume: boolean; started: number },
+  o: { changed: readonly string[]; creates: boolean; resume: boolean },
 ): Promise<OpenedMatchFiles> {
-  const fresh = async (path: string): Promise<string> => {
-    if (!o.resume && (await exists(path))) await rename(path, aside(path, o.started));
-    return path;
-  };
-  const undo = o.changed.length > 0 ? await UndoFile.open(await fresh(`${base}.undo.csv`), o.changed) : undefined;
-  const created = o.creates ? await CreatedFile.open(await fresh(`${base}.created.csv`), match) : undefined;
+  // a new run that sends anything: the earlier run's files go aside together (they are that run's way back)
+  if (!o.resume && (o.changed.length > 0 || o.creates)) for (const f of ['undo', 'created']) await moveAside(`${base}.${f}.csv`);
+  const undo = o.changed.length > 0 ? await UndoFile.open(`${base}.undo.csv`, o.changed) : undefined;
+  const created = o.creates ? await CreatedFile.open(`${base}.created.csv`, match) : undefined;
   const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape);
   let [updates, creates] = [0, 0];
   return {

@@ -97,7 +97,7 @@ async function send(run: Run, scan: ScanResult, plan: MatchPlan, planPath: strin
   const base = input.isStdin ? job.rejectsPath.replace(/\.rejects\.(csv|ndjson)$/, '') : input.origin;
   // a killed run's temporary copies of the rejects and ambiguous files
   await sweepOutputs(run, [`${base}.ambiguous.csv`]);
-  const files = await openMatchFiles(base, await shapeOf(run, scan), job.match!.fields, { ...shape, resume, started: run.started });
+  const files = await openMatchFiles(base, await shapeOf(run, scan), job.match!.fields, { ...shape, resume });
   run.matchFiles = files;
   const sent = await sendRows(run, scan, journal).catch(async (err: unknown) => {
     await files.discard();
