@@ -30,7 +30,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { api, limits, nodeStartMs, printColumns, requestLog, RSS_METHOD, runCrm, stats } from './measure.mjs';
+import { api, limits, nodeStartMs, printColumns, requestLog, RSS_METHOD, runCrm, stats, secs } from './measure.mjs';
 import { CRM, startLimitedSandbox } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
@@ -176,7 +176,7 @@ if (flags.json) {
     `bulk change benchmark: ${N} rows each, ${L} requests per ${W} ms, concurrency ${CONCURRENCY}, node ${process.version}, peak RSS by ${RSS_METHOD}`,
   );
   const names = Object.keys(results);
-  const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+  const s = secs;
   const cell = (f) => names.map((n) => f(results[n]));
   const least = (Math.ceil(N / L) - 1) * W;
   const misses = names.filter((n) => !(results[n].ratio >= GOAL));

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { procKb, requestLog, RSS_METHOD, runCrm } from './measure.mjs';
+import { procKb, requestLog, RSS_METHOD, runCrm, secs, megabytes } from './measure.mjs';
 import { startSandboxChild } from './sandbox-child.mjs';
 
 const FLOOR = fileURLToPath(new URL('./import-floor.mjs', import.meta.url));
@@ -166,7 +166,7 @@ async function runBatch(sb, file, extra = []) {
 
 const count429 = (sb) => requestLog(sb);
 
-const mb = (x) => `${x.toFixed(1)} MB`;
+const mb = megabytes;
 const results = {};
 let sb;
 try {
@@ -287,7 +287,7 @@ if (flags.json) {
   const m = results.memory;
   const p = results.pacing;
   if (t) {
-    const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+    const s = secs;
     row(`1. ${t.rows} rows: crm batch wall time`, s(t.wall_ms), `median of ${t.rounds}: ${t.wall_ms_each.map(s).join(', ')}`);
     if (t.floor_wall_ms !== undefined) {
       const each = t.floor_wall_ms_each.map(s).join(', ');

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { printColumns, RSS_METHOD, runCrm } from './measure.mjs';
+import { printColumns, RSS_METHOD, runCrm, secs, megabytes } from './measure.mjs';
 import { startSandboxChild } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
@@ -106,8 +106,8 @@ const results = { rows: ROWS, runs: RUNS, ndjson: nd, table, ratio: table.wall_m
 if (flags.json) {
   console.log(JSON.stringify(results, null, 2));
 } else {
-  const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
-  const mb = (x) => `${x.toFixed(1)} MB`;
+  const s = secs;
+  const mb = megabytes;
   console.log(
     `list-table benchmark: crm contacts list --all of ${ROWS} contacts, node ${process.version}, median of ${RUNS}, peak RSS by ${RSS_METHOD}`,
   );

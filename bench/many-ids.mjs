@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { api, limits, nodeStartMs, printColumns, requestLog, RSS_METHOD, runCrm, stats } from './measure.mjs';
+import { api, limits, nodeStartMs, printColumns, requestLog, RSS_METHOD, runCrm, stats, secs } from './measure.mjs';
 import { CRM, startLimitedSandbox } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
@@ -188,7 +188,7 @@ if (flags.json) {
   console.log(
     `many ids benchmark: ${N} contacts get, concurrency ${CONCURRENCY}, node ${process.version}, node -e 0 ${startMs.toFixed(0)} ms, peak RSS by ${RSS_METHOD}`,
   );
-  const s = (ms) => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);
+  const s = secs;
   const cell = (f) => results.map(f);
   printColumns([
     ['', ...cell((r) => r.name)],

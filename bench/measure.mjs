@@ -124,6 +124,10 @@ export async function requestLog(sb, since = 0) {
 }
 
 /** Prints rows of cells as columns: the first left-aligned, the others right-aligned unless `left` has their index. */
+/** `1.23 s` from ms (`-` for none), `12.3 MB`: the figures every bench prints */
+export const secs = (ms) => (ms === null || ms === undefined ? '-' : `${(ms / 1000).toFixed(2)} s`);
+export const megabytes = (x) => `${x.toFixed(1)} MB`;
+
 export function printColumns(rows, left = new Set([0])) {
   const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i] ?? '').length)));
   for (const r of rows)

@@ -38,7 +38,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { api, limits, nodeStartMs, printColumns, RSS_METHOD, runCrm, stats } from './measure.mjs';
+import { api, limits, nodeStartMs, printColumns, RSS_METHOD, runCrm, stats, secs, megabytes } from './measure.mjs';
 import { startSandboxChild } from './sandbox-child.mjs';
 
 const { values: flags } = parseArgs({
@@ -264,8 +264,8 @@ results.failures = failures;
 if (flags.json) {
   console.log(JSON.stringify(results, null, 2));
 } else {
-  const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
-  const mb = (x) => `${x.toFixed(1)} MB`;
+  const s = secs;
+  const mb = megabytes;
   console.log(
     `reconcile benchmark: crm batch contacts FILE --match email, ${N} rows (1% changed, 1% new) against ${N} contacts, ` +
       `${L} requests per ${W} ms (org ${ORG_LIMIT}), concurrency ${CONCURRENCY}, node ${process.version}, peak RSS and CPU by ${RSS_METHOD}`,
