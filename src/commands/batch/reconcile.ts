@@ -46,11 +46,19 @@ export function matchRead(ctx: Ctx, client: HttpClient, resource: string): NonNu
     const started = ctx.clock.now();
     const how = chooseRead(req.fields, req.keys);
     const base = { client, resource, keep: req.keep, signal: ctx.signal, onProgress, dir: req.dir };
-    const index =
-      how.how === 'get' && req.ids
-        ? await readByIds({ ...base, ids: req.ids })
-        : await readIndex({ ...base, ...req, wanted: req.table ?? req.wanted });
-    return { ...index, why: how.why, ms: ctx.clock.now() - started };
+    const list = { ...base, ...req, wanted: req.table ?? req.wanted };
+    let index: Awaited<ReturnType<typeof readIndex>> | undefined;
+    let why = how.why;
+    if (how.how === 'get' && req.ids) {
+      // one list page first: a collection that fits in it is read whole by that one request
+      const page = await readIndex({ ...list, pagesMax: 1 });
+      if (page.complete !== false) [index, why] = [page, 'the whole collection fits in one page'];
+      else page.close();
+      index ??= await readByIds({ ...base, ids: req.ids });
+      if (index.how === 'get') index.requests += 1;
+    }
+    index ??= await readIndex(list);
+    return { ...index, why, ms: ctx.clock.now() - started };
   };
 }
 

@@ -26,6 +26,8 @@ export interface RecordIndex {
   how: 'list' | 'get';
   /** removes the index's temporary file */
   close(): void;
+  /** a list read that stopped at `pagesMax` before the collection's end: false */
+  complete?: boolean;
   /** a value of the type the records read hold a field as (a create's text cells are sent as that type) */
   sample(field: string): unknown;
 }
@@ -42,6 +44,8 @@ export interface ReadIndexOptions {
   onProgress?: (p: { records: number; pages: number; requests: number }) => void;
   /** a folder for the index's temporary file (the journal folder; default the system's) */
   dir?: string;
+  /** stop after this many pages (`complete` false when the collection had more) */
+  pagesMax?: number;
 }
 
 /** Rows read one GET each at most: 100 requests, what listing a collection of 10,000 records costs. */
@@ -70,6 +74,7 @@ export async function readIndex(o: ReadIndexOptions): Promise<RecordIndex> {
   );
   const start = o.client.stats.requests;
   let pages = 0;
+  let complete = true;
   try {
     stopIfAborted(o.signal);
     for await (const page of o.client.pages(`/${o.resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal })) {
@@ -77,12 +82,16 @@ export async function readIndex(o: ReadIndexOptions): Promise<RecordIndex> {
       pages++;
       o.onProgress?.({ records: index.records, pages, requests: o.client.stats.requests - start });
       stopIfAborted(o.signal);
+      if (o.pagesMax !== undefined && pages >= o.pagesMax && page.hasNextPage) {
+        complete = false;
+        break;
+      }
     }
   } catch (err) {
     index.close();
     throw err;
   }
-  return done(index, 'list', o.client.stats.requests - start);
+  return { ...done(index, 'list', o.client.stats.requests - start), complete };
 }
 
 /** `--match id` on a small file: one GET per id (each once; the ids trimmed, as their keys), a 404 being no record. */
