@@ -10,7 +10,7 @@ _crm_flag() {
     --output|-o) REPLY='=table json ndjson csv tsv' ;;
     --data) REPLY='data' ;;
     --out|--rejects|--results|--file|--plan|--data-file|--keys) REPLY='file' ;;
-    --dir) REPLY='dir' ;;
+    --dir|--from) REPLY='dir' ;;
     --type) REPLY='=PRIMARY DECISION_MAKER CHAMPION INFLUENCER GATEKEEPER BLOCKER PROCUREMENT END_USER TECHNICAL_EVALUATOR ECONOMIC_BUYER EXECUTIVE_SPONSOR COACH' ;;
     --record-type) REPLY='=contact company deal' ;;
     --input-format) REPLY='=csv ndjson' ;;
@@ -107,7 +107,7 @@ _crm_node() {
     'crm keys-check') subs='' flags='--v1 --help -h' args=() ;;
     'crm api') subs='' flags='--data --set --paginate --v1 --idempotency-key --dry-run --help -h' args=('=GET POST PUT PATCH DELETE' 'none') ;;
     'crm completion') subs='' flags='--help -h' args=('=bash zsh fish') ;;
-    'crm sandbox') subs='' flags='--host --port --seed --seed-records --data-file --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-limit-kind --rate-reset-format --retry-after-format --help -h' args=() ;;
+    'crm sandbox') subs='' flags='--host --port --seed --seed-records --data-file --from --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-limit-kind --rate-reset-format --retry-after-format --help -h' args=() ;;
     *) return 1 ;;
   esac
 }

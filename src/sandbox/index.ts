@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { AutoSaver, loadDataFile } from './data-file.js';
 import { builtinKeys, loadKeysFile } from './keys.js';
 import { isLoopback, createSandboxServer } from './server.js';
+import { loadSnapshotDir } from './snapshot-dir.js';
 import { createState, type SandboxState } from './state.js';
 import { makeSandboxTls } from './tls-cert.js';
 import type { RunningSandbox, SandboxOptions } from './types.js';
@@ -45,10 +46,11 @@ function openDataFile(state: SandboxState, path: string | undefined, delayMs = 2
   return saver;
 }
 
-/** Starts the sandbox; rejects (before listening) on a malformed keys file or data file. */
+/** Starts the sandbox; rejects (before listening) on a malformed keys file, data file or snapshot (`from`). */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const keyDefs = [...builtinKeys(options.seed), ...(options.keysFile ? loadKeysFile(options.keysFile) : []), ...(options.extraKeys ?? [])];
-  const state = createState(options, keyDefs);
+  const from = options.from === undefined ? undefined : loadSnapshotDir(options.from);
+  const state = createState(options, keyDefs, from?.store);
   const saver = openDataFile(state, options.dataFile, options.saveDelayMs);
   const host = options.host ?? '127.0.0.1';
   // The control endpoint exists only on loopback and only when turned on.
@@ -82,6 +84,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     downloadUrl: state.downloadOrigin,
     keys: { admin: admin!, readonly: readonly!, user: user!, v1: v1! },
     caFile: caDir && join(caDir, 'ca.pem'),
+    warnings: from?.warnings ?? [],
     close: () => (closing ??= close()),
   };
 }

@@ -6,7 +6,7 @@ import { IdempotencyCache } from './idempotency.js';
 import { cryptoRandom, mulberry32, newToken } from './random.js';
 import { WindowLimiter } from './rate-limiter.js';
 import { SEED_COUNTS, seedStore } from './seed.js';
-import { Store } from './store.js';
+import { Store, type StoreSnapshot } from './store.js';
 import type { KeyDef, SandboxOptions } from './types.js';
 
 /** All keys share one organization. */
@@ -15,7 +15,8 @@ export const ORGANIZATION = 'org_sandbox';
 /** Everything a running sandbox holds (the origins are known once it listens). */
 export type SandboxState = ReturnType<typeof createState>;
 
-export function createState(options: SandboxOptions, keys: KeyDef[]) {
+/** `from`: the records of `--from DIR`, served at start and after every reset. */
+export function createState(options: SandboxOptions, keys: KeyDef[], from?: StoreSnapshot) {
   const now = options.now ?? Date.now;
   const random = options.random ?? cryptoRandom;
   // Ids come from their own stream: seeded runs give the same ids for the same requests.
@@ -48,11 +49,12 @@ export function createState(options: SandboxOptions, keys: KeyDef[]) {
     rateFormat: { reset: options.rateResetFormat ?? 'delta', retryAfter: options.retryAfterFormat ?? 'seconds', now },
     origin: '',
     downloadOrigin: '',
-    /** empties the store and reseeds it with the start seed (and counts) */
+    /** empties the store and reseeds it with the start seed (and counts), or loads the snapshot again (`--from`) */
     reset() {
       this.store.clear();
       const { seed, seedRecords } = options;
       if (seed !== undefined || seedRecords) seedStore(this.store, seed ?? 0, { ...SEED_COUNTS, ...seedRecords });
+      if (from) this.store.restore(from);
       this.tokens.clear();
       this.idempotency.clear();
     },

@@ -25,6 +25,8 @@ export interface SandboxOptions {
   /** how many sample records of these resources (the others as `seed`'s); seeds with `seed ?? 0` */
   seedRecords?: Partial<Record<ResourceName, number>>;
   dataFile?: string;
+  /** serve the records of a `crm snapshot` folder (docs/sandbox.md, "Serving a snapshot") */
+  from?: string;
   keysFile?: string;
   extraKeys?: KeyDef[];
   rateLimit?: number;
@@ -66,6 +68,8 @@ export interface RunningSandbox {
   keys: SandboxKeys;
   /** with `tls`: the CA certificate (PEM), for NODE_EXTRA_CA_CERTS */
   caFile?: string;
+  /** with `from`: what to tell the user (an incomplete snapshot, counts unlike the manifest's) */
+  warnings: string[];
   close(): Promise<void>;
 }
 

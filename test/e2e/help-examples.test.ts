@@ -162,6 +162,22 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
   [/--data @(\w+)\.json/, { files: (_, m) => ({ [`${m[1]}.json`]: JSON.stringify(BODIES[m[1]!]) }) }],
   [/< key\.txt/, { files: (s) => ({ 'key.txt': `${s.t.sb.keys.admin}\n` }) }],
   [
+    // a tiny snapshot folder in the format crm snapshot writes (docs/sandbox.md, "Serving a snapshot")
+    /^crm sandbox .*--from (\w+)/,
+    {
+      files: (_, m) => ({
+        [`${m[1]}/manifest.json`]: JSON.stringify({
+          base_url: EXAMPLE_URL,
+          started_at: '2025-01-01T00:00:00.000Z',
+          finished_at: '2025-01-01T00:00:01.000Z',
+          complete: true,
+          resources: { contacts: { count: 1 } },
+        }),
+        [`${m[1]}/contacts.ndjson`]: `${JSON.stringify({ id: 'con_snapshot1', email: EMAIL(7), first_name: 'Ada', created_at: '2025-01-01T00:00:00.000Z' })}\n`,
+      }),
+    },
+  ],
+  [
     /^crm batch contacts people\.csv/,
     {
       files: (_, m) => ({ 'people.csv': peopleCsv(m.input) }),
@@ -454,7 +470,10 @@ describe('every example of every --help runs as written against a seeded sandbox
         const hit = FIXTURES.map(([re, fx]) => [re.exec(line), fx] as const).find(([m]) => m !== null);
         const none: Fixture = {};
         const [m, fx] = hit ?? [null, none];
-        for (const [name, content] of Object.entries(fx.files && m ? fx.files(s, m) : {})) writeFileSync(join(dir, name), content);
+        for (const [name, content] of Object.entries(fx.files && m ? fx.files(s, m) : {})) {
+          mkdirSync(dirname(join(dir, name)), { recursive: true });
+          writeFileSync(join(dir, name), content);
+        }
         await fx.before?.(s);
         // a key the example does not redirect in is typed at the prompt
         const typed = /^crm keys add [^<|]*$/.test(line) ? `${s.t.sb.keys.admin}\n` : undefined;

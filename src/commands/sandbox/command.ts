@@ -12,6 +12,7 @@ const declare = (program: CommandUnknownOpts) =>
     .addOption(num('--seed <n>', 'fill deterministic sample data (and keys)', 'seed'))
     .option('--seed-records <counts>', 'resource=N,… sample records of these resources (the others as --seed; seed 0 without it)')
     .option('--data-file <file>', 'load the store from FILE and save it there on exit')
+    .option('--from <dir>', 'serve the records of a crm snapshot folder, ids kept (not with --seed, --seed-records, --data-file)')
     .option('--keys <file>', 'more keys: a JSON array of {key, version, scopes, access, user}')
     .addOption(num('--rate-limit <n>', 'requests per window per key', 'rate').default(200))
     .addOption(num('--org-rate-limit <n>', 'requests per window per organization', 'rate').default(1000))
@@ -53,6 +54,7 @@ export function registerSandbox(program: CommandUnknownOpts, reg: Registry, load
     'crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control',
     'crm sandbox --port 0 --seed-records contacts=100000   # a CRM of 100,000 people',
     'crm sandbox --tls   # then NODE_EXTRA_CA_CERTS=<ca_file> crm …',
+    'crm sandbox --port 0 --from backup   # rehearse on the copy crm snapshot backup wrote',
   ]);
   runs(sandbox, reg, load, (o) => o);
 }

@@ -25,6 +25,16 @@ export async function sandboxOptions(opts: SandboxCommandOptions): Promise<Sandb
   const faults = spec === undefined ? undefined : flag('--faults: ', () => parseFaultSpec(spec));
   const seedRecords = counts === undefined ? undefined : flag('--seed-records: ', () => parseSeedRecords(counts));
   if (rest.faultPaths !== undefined) flag('--fault-paths: invalid regular expression: ', () => new RegExp(rest.faultPaths!));
+  if (rest.from !== undefined) {
+    const others = [
+      ['--seed', rest.seed],
+      ['--seed-records', counts],
+      ['--data-file', rest.dataFile],
+    ].filter(([, v]) => v !== undefined);
+    if (others.length > 0) {
+      throw new UsageError(`--from serves the snapshot as it is: it cannot be combined with ${others.map(([f]) => f).join(', ')}`);
+    }
+  }
   const extraKeys = keys === undefined ? undefined : flag('', () => loadKeysFile(keys));
   // The sandbox has printed keys and a throw-away CA (with --tls): it listens on loopback only.
   if (host !== undefined && !/^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/.test(host)) {
@@ -66,10 +76,11 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
     if (e.code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is already in use (try --port 0 for a free one)`);
     if (e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL')
       throw new UsageError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port}: ${e.code}`);
-    if (e instanceof Error && /^(data|keys) file /.test(e.message)) throw new UsageError(e.message);
+    if (e instanceof Error && /^((data|keys) file|snapshot) /.test(e.message)) throw new UsageError(e.message);
     throw err;
   }
-  const { baseUrl, v1BaseUrl, keys, controlUrl, downloadUrl, caFile } = sandbox;
+  const { baseUrl, v1BaseUrl, keys, controlUrl, downloadUrl, caFile, warnings } = sandbox;
+  for (const w of warnings) ctx.warn(w);
   // JSON.stringify leaves out the undefined ones (control_url without --control, ca_file without --tls)
   const line = {
     base_url: baseUrl,
@@ -84,11 +95,12 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
   const vars = [...(caFile ? [['NODE_EXTRA_CA_CERTS', caFile]] : []), ['CRM_BASE_URL', baseUrl], ['CRM_API_KEY', keys.admin]]
     .map(([name, value]) => `${name}=${shellWord(value!)}`)
     .join(' ');
-  // without --seed or --data-file it starts empty: a list alone would only say "No results."
-  const empty = options.seed === undefined && options.seedRecords === undefined && options.dataFile === undefined;
+  // without --seed, --data-file or --from it starts empty: a list alone would only say "No results."
+  const empty = options.seed === undefined && options.seedRecords === undefined && options.dataFile === undefined && options.from === undefined;
   const tries = empty ? ['crm contacts create --set email=ada@example.com', 'crm contacts list'] : ['crm contacts list'];
   const counts = Object.entries(options.seedRecords ?? {}).map(([name, n]) => `${n} ${name}`);
-  const seeded = [...(options.seed === undefined ? [] : [`seed ${options.seed}`]), ...counts].join(', ');
+  const from = options.from === undefined ? [] : [`snapshot ${options.from}`];
+  const seeded = [...(options.seed === undefined ? [] : [`seed ${options.seed}`]), ...counts, ...from].join(', ');
   const what = empty ? ', empty (--seed 42 starts it with sample data)' : seeded === '' ? '' : ` (${seeded})`;
   ctx.warn(`crm sandbox listening on ${sandbox.url}${what}. Try:\n${tries.map((c) => `  ${vars} ${c}\n`).join('')}Press Ctrl-C to stop.`);
   try {

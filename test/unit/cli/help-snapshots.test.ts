@@ -2676,6 +2676,9 @@ describe('--help snapshots', () => {
                                        (the others as --seed; seed 0 without it)
         --data-file <file>             load the store from FILE and save it there on
                                        exit
+        --from <dir>                   serve the records of a crm snapshot folder, ids
+                                       kept (not with --seed, --seed-records,
+                                       --data-file)
         --keys <file>                  more keys: a JSON array of {key, version,
                                        scopes, access, user}
         --rate-limit <n>               requests per window per key (default: 200)
@@ -2736,6 +2739,7 @@ describe('--help snapshots', () => {
         $ crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control
         $ crm sandbox --port 0 --seed-records contacts=100000   # a CRM of 100,000 people
         $ crm sandbox --tls   # then NODE_EXTRA_CA_CERTS=<ca_file> crm …
+        $ crm sandbox --port 0 --from backup   # rehearse on the copy crm snapshot backup wrote
 
       "
     `);
