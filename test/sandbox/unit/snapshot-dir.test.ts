@@ -1,0 +1,63 @@
+// loadSnapshotDir (`crm sandbox --from DIR`): what it reads back from a snapshot folder, and the line
+// it names when it refuses one.
+import fc from 'fast-check';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadSnapshotDir } from '../../../src/sandbox/snapshot-dir.js';
+import { Store } from '../../../src/sandbox/store.js';
+import { cryptoRandom } from '../../../src/sandbox/random.js';
+import { runs } from '../../helpers/property.js';
+
+const root = mkdtempSync(join(tmpdir(), 'crm-snapshot-dir-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+
+/** A folder with a complete manifest (counting the lines that are not blank) and contacts.ndjson holding `lines`. */
+function folder(lines: string[]): string {
+  const dir = mkdtempSync(join(root, `${n++}-`));
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({ complete: true, resources: { contacts: { count: lines.filter((l) => l !== '').length } } }),
+  );
+  writeFileSync(join(dir, 'contacts.ndjson'), lines.join('\n'));
+  return dir;
+}
+
+const records = fc.uniqueArray(
+  fc.record({ id: fc.string({ minLength: 1 }), email: fc.string(), fields: fc.dictionary(fc.string(), fc.jsonValue()) }),
+  { selector: (r) => r.id, maxLength: 20 },
+);
+
+describe('loadSnapshotDir', () => {
+  it('serves every record of the file as it was, in the order of the file, blank lines aside', () => {
+    fc.assert(
+      fc.property(records, fc.array(fc.nat(), { maxLength: 5 }), (rows, blanks) => {
+        const lines = rows.map((r) => JSON.stringify(r));
+        for (const b of blanks) lines.splice(b % (lines.length + 1), 0, '');
+        const loaded = loadSnapshotDir(folder(lines));
+        expect(loaded.store.records.contacts).toEqual(rows.map((r) => JSON.parse(JSON.stringify(r)) as unknown));
+        expect(loaded.warnings).toEqual([]);
+        const store = new Store(cryptoRandom, Date.now);
+        store.restore(loaded.store);
+        expect([...store.rows('contacts')].map((r) => r.data)).toEqual(loaded.store.records.contacts);
+      }),
+      runs(100),
+    );
+  });
+
+  it('names the first line that is not a record with a new string id', () => {
+    const bad = fc.constantFrom('{"id": 1}', '[]', 'not json', '{"id": ""}', 'DUP');
+    fc.assert(
+      fc.property(records, fc.nat(), bad, (rows, at, line) => {
+        const lines = rows.map((r) => JSON.stringify(r));
+        const i = at % (lines.length + 1);
+        if (line === 'DUP' && i === 0) return; // nothing before it to repeat
+        lines.splice(i, 0, line === 'DUP' ? lines[0]! : line);
+        expect(() => loadSnapshotDir(folder(lines))).toThrow(new RegExp(`contacts\\.ndjson line ${i + 1}: `));
+      }),
+      runs(100),
+    );
+  });
+});
