@@ -113,6 +113,19 @@ describe('crm batch --delete keeps what it deletes', () => {
     });
   }
 
+  it('killed after a record was written but before its DELETE: the same command writes it no second time', async () => {
+    const ids = await makeContacts(t, 'bw', 3);
+    const before = await recordsNow(ids);
+    const path = idFile('bw', ids);
+    // what a run killed between the fsync and the DELETE leaves: the first record in the file, still in the CRM
+    writeFileSync(`${path}.deleted.ndjson`, `${JSON.stringify(before.get(ids[0]!))}\n`);
+    const r = await crm(['-o', 'json', 'batch', 'contacts', path, '--delete', '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ deleted: 3, failed: 0 });
+    expectKeptOnce(`${path}.deleted.ndjson`, before);
+    await expectGone(ids);
+  });
+
   it('importing the backup creates the records again: same emails and fields, new ids; the summary says so', async () => {
     const ids = await makeContacts(t, 'br', 4);
     const before = await recordsNow(ids);
