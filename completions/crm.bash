@@ -9,7 +9,7 @@ _crm_flag() {
     --base-url|--v1-base-url|--fields|--timeout|--max-retries|--limit|--cursor|--max|--param|--concurrency|--set|--idempotency-key|--since|--supervisor|--map|--encoding|--chunk-size|--id-column|--match|--email|--phone|--company-id|--owner|--contact-id|--host|--port|--seed|--seed-records|--rate-limit|--org-rate-limit|--rate-window-ms|--transcript-ttl-ms|--download-rate-limit|--download-window-ms|--fail-rate|--latency-ms|--faults|--fault-paths) REPLY='none' ;;
     --output|-o) REPLY='=table json ndjson csv tsv' ;;
     --data) REPLY='data' ;;
-    --out|--rejects|--results|--file|--plan|--data-file|--keys) REPLY='file' ;;
+    --out|--rejects|--results|--file|--backup|--plan|--data-file|--keys) REPLY='file' ;;
     --dir|--from) REPLY='dir' ;;
     --type) REPLY='=PRIMARY DECISION_MAKER CHAMPION INFLUENCER GATEKEEPER BLOCKER PROCUREMENT END_USER TECHNICAL_EVALUATOR ECONOMIC_BUYER EXECUTIVE_SPONSOR COACH' ;;
     --record-type) REPLY='=contact company deal' ;;
@@ -91,7 +91,7 @@ _crm_node() {
     'crm links set') subs='' flags='--data --dry-run --help -h' args=('=meetings' 'none' '=deal company' 'none') ;;
     'crm links clear') subs='' flags='--dry-run --help -h' args=('=meetings' 'none' '=deal company') ;;
     'crm links import') subs='' flags='--map --concurrency --rejects --results --strict --no-resume --input-format --encoding --dry-run --help -h' args=('=deals notes segments meetings' '=contacts companies records members deal company' 'file') ;;
-    'crm batch') subs='' flags='--map --concurrency --rejects --results --strict --no-resume --input-format --encoding --dry-run --chunk-size --update --delete --id-column --yes --match --plan --help -h' args=('=contacts companies deals pipelines tasks notes segments interactions' 'file') ;;
+    'crm batch') subs='' flags='--map --concurrency --rejects --results --strict --no-resume --input-format --encoding --dry-run --chunk-size --update --delete --id-column --yes --backup --no-backup --match --plan --help -h' args=('=contacts companies deals pipelines tasks notes segments interactions' 'file') ;;
     'crm v1') subs='people interactions companies' flags='--help -h' args=() ;;
     'crm v1 people') subs='query' flags='--help -h' args=() ;;
     'crm v1 people query') subs='' flags='--email --phone --company-id --owner --limit --cursor --all --help -h' args=() ;;

@@ -177,6 +177,8 @@ export interface ImportSummary extends ImportCounts {
   resource: string;
   /** an update, delete or link: `created` counts the rows done */
   operation?: RowOperation;
+  /** a delete: the file each deleted record was copied to first (set by `crm batch`) */
+  backup_file?: string;
   requests: number;
   retries: number;
   elapsed_ms: number;

@@ -3,6 +3,7 @@ export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
 export type { MatchPlan, MatchIndex, MatchRead } from './engine-types.js';
 export { httpBatchSender, httpRowSender } from './send/sender.js';
+export { openBackup, type DeleteBackup } from './send/backup.js';
 export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './send/sender.js';
 export { keyIdentity } from './journal/format.js';

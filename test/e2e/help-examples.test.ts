@@ -259,6 +259,16 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     },
   ],
   [
+    /^crm batch contacts test-ids\.txt\.deleted\.ndjson/,
+    {
+      // a delete's backup: records as the API returned them, read-only fields and all
+      files: () => ({
+        'test-ids.txt.deleted.ndjson': `${JSON.stringify({ id: 'ct_gone', email: EMAIL(7), first_name: 'Ada', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' })}\n`,
+      }),
+      after: async (s) => expect(await exampleContacts(s)).toEqual(new Map([[EMAIL(7), 'Ada']])),
+    },
+  ],
+  [
     /^crm batch contacts export\.csv --delete --id-column "Record ID"/,
     {
       files: (s) => ({ 'export.csv': `Record ID,Email\n${s.ids.contacts![2]},a@example.com\n${s.ids.contacts![3]},b@example.com\n` }),

@@ -48,7 +48,7 @@ it('a DELETE whose first answer is lost and whose retry is 404 counts as deleted
     if (ctx.count === 0) return void res.socket?.destroy(); // deleted, then the answer is lost
     json(res, 404, errorEnvelope('NOT_FOUND', 'Contact con_1 not found'));
   });
-  const r = await crm(['batch', 'contacts', file('lost.txt', 'con_1\n'), '--delete', '--yes']);
+  const r = await crm(['batch', 'contacts', file('lost.txt', 'con_1\n'), '--delete', '--yes', '--no-backup']);
   expect(r.code, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ rows: 1, deleted: 1, failed: 0 });
   expect(h.log).toHaveLength(2);

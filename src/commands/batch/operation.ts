@@ -31,6 +31,7 @@ export function batchOperation(o: BatchOptions): { operation?: RowOperation; map
   const verb = o.update ? 'update' : o.delete ? 'delete' : undefined;
   checkResourceName(o.resource, verb);
   if (o.yes && verb !== 'delete') throw new UsageError('--yes applies only with --delete (nothing else asks first)', help);
+  if (o.backup !== undefined && verb !== 'delete') throw new UsageError('--backup and --no-backup apply only with --delete', help);
   if (verb === undefined) {
     if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete (a create has no ids)', help);
     return { maps: o.map };
@@ -44,11 +45,25 @@ export function batchOperation(o: BatchOptions): { operation?: RowOperation; map
   return { operation: verb === 'update' ? updateOperation(o.resource) : deleteOperation(o.resource), maps };
 }
 
+/** Where a delete keeps the records it deletes: --backup FILE, else <input>.deleted.ndjson; none with --no-backup or from standard input without --backup. */
+export function backupPath(o: Pick<BatchOptions, 'backup' | 'file'>): string | undefined {
+  if (o.backup === false) return undefined;
+  if (typeof o.backup === 'string') return o.backup;
+  if (o.file === '-')
+    throw new UsageError('a delete from standard input needs --backup FILE (or --no-backup): it has no file name to name the backup after');
+  return `${o.file}.deleted.ndjson`;
+}
+
 /**
  * Before anything is deleted: without --yes, a terminal must confirm by typing the number of rows or the
  * resource's name; without a terminal --yes is required. Nothing has been sent when this refuses.
  */
-export async function confirmDelete(ctx: Ctx, o: Pick<BatchOptions, 'yes' | 'resource' | 'file'>, valid: number): Promise<void> {
+export async function confirmDelete(
+  ctx: Ctx,
+  o: Pick<BatchOptions, 'yes' | 'resource' | 'file'>,
+  valid: number,
+  backup: string | undefined,
+): Promise<void> {
   if (o.yes || valid === 0) return;
   const what = plural(valid, findResource(o.resource)?.singular ?? o.resource, o.resource);
   if (!ctx.interactive()) {
@@ -56,7 +71,8 @@ export async function confirmDelete(ctx: Ctx, o: Pick<BatchOptions, 'yes' | 'res
       hint: 'pass --yes to delete without asking (--dry-run shows what would go)',
     });
   }
-  ctx.io.stderr.write(`This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.\n`);
+  const kept = backup ? ` Each is first copied to ${backup} (one GET each); importing that file creates them again, with new ids.` : '';
+  ctx.io.stderr.write(`This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.${kept}\n`);
   const answer = await ask(ctx, `Type ${valid} or ${o.resource} to confirm: `, 'nothing was deleted');
   if (answer !== String(valid) && answer !== o.resource) throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
 }

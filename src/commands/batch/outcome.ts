@@ -44,6 +44,7 @@ export function outcomeSentence(s: ImportSummary, stopped?: 'interrupted' | 'sto
     s.in_doubt > 0 ? `${n(s.in_doubt)} sent without an answer (may have been ${verb})` : '',
     s.unknown > 0 ? `${n(s.unknown)} not known to be ${verb}${s.unknown_file ? ` (see ${s.unknown_file})` : ''}` : '',
     s.not_sent > 0 ? `${n(s.not_sent)} not sent yet` : '',
+    s.backup_file !== undefined ? `each kept first in ${s.backup_file} (import it to create them again, with new ids)` : '',
   ].filter(Boolean);
   const head = `${n(s.created)} of ${n(s.rows)} ${noun}`;
   const first =

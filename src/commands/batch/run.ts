@@ -9,6 +9,8 @@ import {
   httpBatchSender,
   httpRowSender,
   importExitCode,
+  openBackup,
+  type DeleteBackup,
   importSummaryOf,
   keyIdentity,
   runImport,
@@ -27,28 +29,34 @@ import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
-import { batchOperation, checkResourceName, confirmDelete } from './operation.js';
+import { backupPath, batchOperation, checkResourceName, confirmDelete } from './operation.js';
 import { knownFields } from './known-fields.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines } from './outcome.js';
 import { progressText } from './progress-text.js';
 
-export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
+/** An import's V8 heap settings, for its peak RSS. */
+function capHeap(): void {
   // an import allocates fast but keeps a small live heap: cap V8's GC headroom, the bulk of its peak
   // RSS (bench/import.mjs: 107 MB instead of ~135 MB at 300 000 rows, no measurable CPU cost)
   setFlagsFromString('--heap-growing-percent=50');
   // and the young generation kept at its first size (it doubles under load up to 16 MB a half by default): a
   // reconcile's 1,000,000-record index peaked at 212 MB instead of 243 MB, the CPU the same (bench/reconcile.mjs)
   setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
+  capHeap();
   if (!o.operation) checkResourceName(o.resource, o.update ? 'update' : o.delete ? 'delete' : undefined);
   const { client, opts } = await importTarget(o, ctx);
   const sending = new SendingRate();
   const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now(), sending }));
   const op = opts.operation;
   const kept: string[] = [];
+  const backup = deleteBackup(ctx, o, op, progress);
   const summary = await runImport(opts, {
     // a dry run sends nothing
-    send: sender(client, op, kept, opts.match ? opts.resource : undefined),
+    send: sender(client, op, kept, opts.match ? opts.resource : undefined, backup.current),
     // a dry run's plan is its output (printDryPlan): not shown before as well
     ...(client && opts.match
       ? { readIndex: matchRead(ctx, client, opts.resource), ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }) }
@@ -56,7 +64,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
     knownFields: client && !opts.match && (!op || op.kind === 'update') ? () => knownFields(client, o.resource, ctx.signal) : undefined,
     // the question is asked with the progress line off, so it does not draw over it
-    beforeSend: op?.kind === 'delete' ? async (checked) => progress.pause(() => confirmDelete(ctx, o, checked.valid)) : undefined,
+    beforeSend: op?.kind === 'delete' ? backup.beforeSend : undefined,
     journalDir: join(ctx.configDir(), 'imports'),
     clock: ctx.clock,
     signal: ctx.signal,
@@ -67,10 +75,12 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   })
     .finally(async () => {
       await progress.stop();
+      await backup.close();
       warnKept(ctx, kept);
     })
     .catch(async (err: unknown) => {
-      const partial = importSummaryOf(err);
+      const found = importSummaryOf(err);
+      const partial = found && backup.named(found);
       const stopped = err instanceof InterruptedError ? 'interrupted' : 'stopped';
       if (partial) await (partial.reconcile ? printMatchSummary(ctx, partial, stopped) : printSummary(ctx, partial, stopped));
       if (err instanceof InterruptedError && !err.hint) throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
@@ -82,7 +92,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     });
   if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
   if (summary.plan) return printPlan(ctx, summary);
-  await printSummary(ctx, summary);
+  await printSummary(ctx, backup.named(summary));
+  noteRecreated(ctx, o, summary);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) {
     const importFile = (file: string): string =>
@@ -91,10 +102,43 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   }
 }
 
+/**
+ * A delete's backup (issue 19): named before anything is read, opened (so checked writable: exit 2 naming
+ * it) once the delete is confirmed, before the first DELETE; none for a dry run, --no-backup or links.
+ */
+function deleteBackup(ctx: Ctx, o: BatchOptions, op: RowOperation | undefined, progress: { pause<T>(f: () => Promise<T>): Promise<T> }) {
+  const path = op?.kind === 'delete' && !o.operation && !o.dryRun ? backupPath(o) : undefined;
+  let file: DeleteBackup | undefined;
+  return {
+    current: () => file,
+    beforeSend: async (checked: { valid: number }): Promise<void> => {
+      await progress.pause(() => confirmDelete(ctx, o, checked.valid, path));
+      if (path !== undefined && checked.valid > 0) file = await openBackup(path);
+    },
+    close: async () => file?.close(),
+    /** the summary with `backup_file` when there is one */
+    named: (s: ImportSummary): ImportSummary => (path !== undefined ? { ...s, backup_file: path } : s),
+  };
+}
+
+/** A delete's backup imported again: the records come back as new ones, without their links. */
+function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void {
+  if (s.operation || !o.file.endsWith('.deleted.ndjson') || s.created === 0 || ctx.globals.quiet) return;
+  ctx.io.stderr.write(
+    "The records created from a delete's backup have new ids (the old ids are gone for good); their links (deal contacts, meeting associations) did not come back.\n",
+  );
+}
+
 /** How a request goes: a chunk (batch create), a row of an operation, or either (reconcile: creates and updates). */
-function sender(client: HttpClient | undefined, op: RowOperation | undefined, kept: string[], match: string | undefined): BatchSender {
+function sender(
+  client: HttpClient | undefined,
+  op: RowOperation | undefined,
+  kept: string[],
+  match: string | undefined,
+  backup: () => DeleteBackup | undefined,
+): BatchSender {
   if (!client) return () => Promise.reject(new Error('a dry run sends nothing'));
-  if (op) return httpRowSender(client, op, (w) => kept.push(w));
+  if (op) return httpRowSender(client, op, (w) => kept.push(w), backup);
   const batch = httpBatchSender(client);
   if (match === undefined) return batch;
   const rows = httpRowSender(client, updateOperation(match));
@@ -216,13 +260,13 @@ function failureLine(s: ImportSummary): string {
 }
 
 const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms
-  rejects_file in_doubt unknown unknown_file not_sent`.split(/\s+/) as Array<keyof ImportSummary>;
+  rejects_file in_doubt unknown unknown_file not_sent backup_file`.split(/\s+/) as Array<keyof ImportSummary>;
 
 /** The summary (a table on stderr, or JSON on stdout with `reasons`), then why rows failed and one sentence of what happened. */
 async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' | 'stopped'): Promise<void> {
   const op = s.operation;
   // an update, delete or link says what it did (`updated`), and has no chunks
-  const keys = op ? SUMMARY_KEYS.filter((k) => k !== 'chunks') : SUMMARY_KEYS;
+  const keys = SUMMARY_KEYS.filter((k) => !(op && k === 'chunks') && !(k === 'backup_file' && s.backup_file === undefined));
   const record = Object.fromEntries(
     keys.flatMap((k): Array<[string, unknown]> =>
       k === 'created' && op

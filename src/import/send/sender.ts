@@ -4,6 +4,7 @@ import { CrmError, NotFoundError } from '../../http/errors.js';
 import { RawNumber } from '../../json/exact-json.js';
 import type { HttpClient } from '../../http/types.js';
 import type { RowOperation } from '../operation.js';
+import type { DeleteBackup } from './backup.js';
 
 export interface BatchRequest {
   resource: string;
@@ -70,14 +71,21 @@ function rowRefusal(err: unknown): err is CrmError {
  * (404, 422, …) is that row's error, not the run's; a 404 to a DELETE sent again (a retry, or in doubt from
  * an earlier run) is the earlier attempt's success, and a 409 to a link is a link already there.
  */
-export function httpRowSender(client: HttpClient, op: RowOperation, onKept?: (what: string) => void): BatchSender {
+export function httpRowSender(
+  client: HttpClient,
+  op: RowOperation,
+  onKept?: (what: string) => void,
+  backup?: () => DeleteBackup | undefined,
+): BatchSender {
   let parentChecked: Promise<void> | undefined;
   return async (req) => {
     const plan = op.plan(req.records[0]!);
     if (!plan.ok) throw new Error(`a row the check passed cannot be sent: ${plan.reason}`);
     const { method, path, body, target } = plan.request;
     const keyed = method === 'POST' || method === 'PATCH';
+    const keep = method === 'DELETE' ? backup?.() : undefined;
     try {
+      if (keep) await keepBefore(client, path, keep);
       const res = await client.request({ method, path, body, idempotencyKey: keyed ? req.key : undefined, expect: 'v2', finishInDoubt: true });
       if (op.kind === 'link' && body && onKept) keptFields(body, res.body, onKept);
       const replayed = isReplayed(res.headers) || res.goneOnRetry === true;
@@ -91,6 +99,18 @@ export function httpRowSender(client: HttpClient, op: RowOperation, onKept?: (wh
       throw err;
     }
   };
+}
+
+/** A delete's record as it is, written durably to the backup before its DELETE; a 404 (gone already) writes nothing. */
+async function keepBefore(client: HttpClient, path: string, backup: DeleteBackup): Promise<void> {
+  const record = await client
+    .request<{ data?: ApiRecord }>({ method: 'GET', path, expect: 'success' })
+    .then((res) => res.body.data)
+    .catch((err: unknown) => {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    });
+  if (record) await backup.keep(record);
 }
 
 /** A link already there answers with its own fields (the spec: relinking is a no-op): a field asked otherwise was kept. */

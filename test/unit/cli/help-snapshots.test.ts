@@ -2137,6 +2137,9 @@ describe('--help snapshots', () => {
                                  record ids (default id)
         --yes                    with --delete: do not ask for confirmation (required
                                  without a terminal)
+        --backup <file>          with --delete: where each record goes, as it was,
+                                 before its DELETE (default <input>.deleted.ndjson)
+        --no-backup              with --delete: keep no copy of the records deleted
         --match <fields>         make the CRM agree with the file: match rows to
                                  records on these fields (email; name,domain), create
                                  what is missing, update what differs
@@ -2174,6 +2177,7 @@ describe('--help snapshots', () => {
         $ crm batch deals owners.csv --update            # columns: id,owner_id
         $ crm batch contacts test-ids.txt --delete       # one id per line
         $ crm batch contacts export.csv --delete --id-column "Record ID" --yes
+        $ crm batch contacts test-ids.txt.deleted.ndjson  # re-create what was deleted
         $ crm batch contacts trade-show.csv --match email --dry-run
         $ crm batch contacts trade-show.csv --match email --plan plan.csv
         $ crm batch contacts trade-show.csv.undo.csv --update  # undo --match
@@ -2209,6 +2213,15 @@ describe('--help snapshots', () => {
       replays instead of applying twice; a later run applies the change again.
       Rows for one record are applied in file order. A delete answered 404 after a
       retry, or for a row an earlier run sent, counts as deleted.
+
+      A delete first reads each record (GET /RESOURCE/ID) and appends it, as it
+      was, to <input>.deleted.ndjson (or --backup FILE), flushed to disk, before
+      its DELETE is sent; a record already gone is not written. A rerun writes no
+      record twice. A backup file that cannot be written stops the run before
+      anything is deleted (exit 2); --no-backup keeps no copy. Importing the file
+      ("crm batch contacts ids.txt.deleted.ndjson") creates the records again,
+      with new ids (id, created_at, updated_at, owner_id are left out); their
+      links do not come back.
 
       --match FIELD[,FIELD] makes the CRM agree with the file: it reads what the
       CRM holds (listing the collection, 100 records a request), then per row:

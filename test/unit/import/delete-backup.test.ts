@@ -1,0 +1,56 @@
+// A delete's backup file (issue 19): the ids it holds, read back when a rerun opens it, and a record
+// whose id is there already never written again.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { backupIds, openBackup } from '../../../src/import/send/backup.js';
+import { runs } from '../../helpers/property.js';
+
+const record = fc.record({ id: fc.string({ minLength: 1 }), email: fc.string() });
+
+describe('backupIds', () => {
+  it('the ids of the whole lines, a torn last line (killed mid-write) left out', () => {
+    fc.assert(
+      fc.property(fc.array(record), record, fc.nat(), (whole, torn, cut) => {
+        const text = whole.map((r) => `${JSON.stringify(r)}\n`).join('');
+        const line = JSON.stringify(torn);
+        const partial = line.slice(0, cut % line.length);
+        const ids = backupIds(text + partial);
+        expect([...ids].sort()).toEqual([...new Set(whole.map((r) => r.id))].sort());
+      }),
+      runs(),
+    );
+  });
+});
+
+describe('openBackup', () => {
+  it('appends each id once across opens (a rerun), after ending a torn line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crm-backup-unit-'));
+    try {
+      const path = join(dir, 'b.ndjson');
+      writeFileSync(path, `${JSON.stringify({ id: 'a' })}\n{"id":"b`);
+      const first = await openBackup(path);
+      await Promise.all([first.keep({ id: 'a' }), first.keep({ id: 'b' }), first.keep({ id: 'c' }), first.keep({ id: 'b' })]);
+      await first.close();
+      const again = await openBackup(path);
+      await again.keep({ id: 'c' });
+      await again.close();
+      const ids = backupIds(readFileSync(path, 'utf8'));
+      expect([...ids]).toEqual(['a', 'b', 'c']);
+      expect(
+        readFileSync(path, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('{"id"') && l.endsWith('}')),
+      ).toHaveLength(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a file that cannot be written: exit 2 naming it', async () => {
+    const path = join(tmpdir(), 'no-such-folder-crm', 'b.ndjson');
+    await expect(openBackup(path)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining(path) });
+  });
+});
