@@ -111,7 +111,10 @@ describe('crm snapshot', () => {
         else {
           expect(r.signal).toBe('SIGKILL');
           kills++;
-          expect(manifest(dir).complete).toBe(false);
+          // killed after the manifest's last write (the process had not exited yet): complete, truly
+          const complete = manifest(dir).complete as boolean;
+          const finished = ['contacts', 'deals', 'companies'].every((n) => existsSync(join(dir, `${n}.ndjson`)));
+          expect(complete, 'complete only when every file is there').toBe(complete && finished);
         }
       }
       expect(done).toBe(true);
@@ -127,4 +130,31 @@ describe('crm snapshot', () => {
       await t.control('/faults', { latency_ms: 0 });
     }
   }, 120_000);
+
+  it('Ctrl-C stops with exit 130 and says how to resume; the same command then finishes', async () => {
+    await t.control('/faults', { latency_ms: 15 });
+    const dir = tempDir('crm-snapshot-');
+    try {
+      const child = startCrm(['snapshot', dir, '--resources', 'contacts'], { env: t.env() });
+      const result = collect(child, { timeoutMs: 60_000 });
+      while (written(dir) === 0) await sleep(2);
+      child.kill('SIGINT');
+      const r = await result;
+      expect(r.code, r.stderr).toBe(130);
+      expect(r.stderr).toContain('run the same command again to resume');
+      expect(manifest(dir).complete).toBe(false);
+    } finally {
+      await t.control('/faults', { latency_ms: 0 });
+    }
+    const again = await runCrm(['snapshot', dir, '--resources', 'contacts'], { env: t.env(), timeoutMs: 60_000 });
+    expect(again.code).toBe(0);
+    expect(readNdjson(join(dir, 'contacts.ndjson'))).toEqual(await listAll('contacts'));
+  });
+
+  it('a server that cannot be reached is exit 8, the manifest not complete', async () => {
+    const dir = tempDir('crm-snapshot-');
+    const r = await runCrm(['snapshot', dir, '--max-retries', '0'], { env: t.env('admin', { CRM_BASE_URL: 'http://127.0.0.1:9/api/v2' }) });
+    expect(r.code, r.stderr).toBe(8);
+    expect(manifest(dir).complete).toBe(false);
+  });
 });

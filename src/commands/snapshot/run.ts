@@ -13,7 +13,7 @@ import { createProgress } from '../../output/progress.js';
 import { plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
-import { ensureDir, exists } from '../../util/fs.js';
+import { ensureDir, exists, removeStaleTemps } from '../../util/fs.js';
 import { countLines } from '../../util/lines.js';
 import type { HttpClient } from '../../http/types.js';
 import type { Ctx } from '../context.js';
@@ -65,26 +65,8 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   const chosen = parseResources(opts.resources);
   const client = await ctx.client();
   const dir = path.resolve(opts.dir);
-  try {
-    ensureDir(dir);
-  } catch (err) {
-    throw new UsageError(`cannot make ${sanitizeForTerminal(opts.dir)}: ${(err as Error).message}`, { cause: err });
-  }
   const manifestPath = path.join(dir, 'manifest.json');
-  const earlier = await readManifest(manifestPath);
-  if (earlier && earlier.base_url !== client.baseUrl) {
-    throw new UsageError(
-      `${sanitizeForTerminal(opts.dir)} holds a snapshot of ${sanitizeForTerminal(earlier.base_url)}, not ${sanitizeForTerminal(client.baseUrl)}; choose another folder`,
-    );
-  }
-  const manifest: Manifest = {
-    base_url: client.baseUrl,
-    started_at: earlier?.started_at ?? new Date(ctx.clock.now()).toISOString(),
-    finished_at: null,
-    complete: false,
-    collections: {},
-    left_out: [...SNAPSHOT_RESOURCES.filter((n) => !chosen.includes(n)).map((what) => ({ what, reason: 'not in --resources' })), ...NOT_YET],
-  };
+  const { manifest, earlier } = await startManifest(opts.dir, manifestPath, chosen, client.baseUrl, ctx.clock.now());
   const save = () => writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 0o600);
   await save();
 
@@ -121,6 +103,33 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   else ctx.warn(`Snapshot complete: ${plural(total, 'record')} in ${plural(chosen.length, 'collection')}, in ${sanitizeForTerminal(opts.dir)}`);
 }
 
+/** Makes DIR, clears what a killed run left, and starts the manifest (the earlier run's start kept). */
+async function startManifest(shown: string, manifestPath: string, chosen: ResourceName[], baseUrl: string, now: number) {
+  const dir = path.dirname(manifestPath);
+  try {
+    ensureDir(dir);
+  } catch (err) {
+    throw new UsageError(`cannot make ${sanitizeForTerminal(shown)}: ${(err as Error).message}`, { cause: err });
+  }
+  // what a run killed while replacing the manifest or a cursor state left behind
+  await removeStaleTemps(dir, now, (name) => name === 'manifest.json' || /^\.\w+\.ndjson\.state$/.test(name));
+  const earlier = await readManifest(manifestPath);
+  if (earlier && earlier.base_url !== baseUrl) {
+    throw new UsageError(
+      `${sanitizeForTerminal(shown)} holds a snapshot of ${sanitizeForTerminal(earlier.base_url)}, not ${sanitizeForTerminal(baseUrl)}; choose another folder`,
+    );
+  }
+  const manifest: Manifest = {
+    base_url: baseUrl,
+    started_at: earlier?.started_at ?? new Date(now).toISOString(),
+    finished_at: null,
+    complete: false,
+    collections: {},
+    left_out: [...SNAPSHOT_RESOURCES.filter((n) => !chosen.includes(n)).map((what) => ({ what, reason: 'not in --resources' })), ...NOT_YET],
+  };
+  return { manifest, earlier };
+}
+
 interface CollectionDeps {
   pages: HttpClient['pages'];
   signal: AbortSignal;
@@ -133,6 +142,7 @@ async function snapshotCollection(dir: string, name: ResourceName, earlier: Mani
   const partial = path.join(dir, `.${name}.ndjson.partial`);
   const statePath = path.join(dir, `.${name}.ndjson.state`);
   if (await exists(final)) {
+    await rm(statePath, { force: true }); // a run killed between the rename and this
     const known = earlier?.collections[name];
     return known?.complete ? known.records : countLines(await readFile(final));
   }
