@@ -9,6 +9,7 @@ import { registerLinks } from '../commands/links/command.js';
 import { registerRecordings } from '../commands/recordings/command.js';
 import { registerResources } from '../commands/resources/command.js';
 import { registerSandbox } from '../commands/sandbox/command.js';
+import { registerSnapshot } from '../commands/snapshot/command.js';
 import type { Registry } from '../commands/shared/define.js';
 import { registerV1 } from '../commands/v1/command.js';
 import { registerCompletion } from './completion-command.js';
@@ -66,6 +67,11 @@ export const GROUPS: Array<{ names: readonly string[]; heading?: string; registe
         remove: () => import('../commands/keys/remove.js').then((m) => m.keysRemove),
         check: () => import('../commands/keys/check.js').then((m) => m.keysCheck),
       }),
+  },
+  {
+    names: ['snapshot'],
+    heading: LINKS,
+    register: (p, reg) => registerSnapshot(p, reg, () => import('../commands/snapshot/run.js').then((m) => m.runSnapshot)),
   },
   { names: ['api'], heading: LINKS, register: (p, reg) => registerApi(p, reg, () => import('../commands/api/run.js').then((m) => m.runApi)) },
   { names: ['__complete'], register: registerCompletion },

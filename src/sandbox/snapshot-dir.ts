@@ -53,8 +53,9 @@ export function loadSnapshotDir(dir: string): SnapshotDir {
   const need: Need = needIn(`snapshot ${manifestPath}`);
   need(manifest !== undefined, 'not found (is it a folder written by crm snapshot?)');
   need(isPlainObject(manifest) && typeof manifest.complete === 'boolean', '"complete" must be true or false');
-  need(isPlainObject(manifest.resources), '"resources" must be an object');
-  for (const name of Object.keys(manifest.resources)) need(isResourceName(name), `resources: unknown resource "${name}"`);
+  // as `crm snapshot` writes it: "collections": {"contacts": {"file", "records", "complete"}, …}
+  need(isPlainObject(manifest.collections), '"collections" must be an object');
+  for (const name of Object.keys(manifest.collections)) need(isResourceName(name), `collections: unknown resource "${name}"`);
   const records: StoreSnapshot['records'] = {};
   const counts: SnapshotDir['counts'] = {};
   const warnings: string[] = [];
@@ -66,8 +67,8 @@ export function loadSnapshotDir(dir: string): SnapshotDir {
     records[name] = readRecords(join(dir, file));
     counts[name] = records[name].length;
   }
-  for (const [name, entry] of Object.entries(manifest.resources)) {
-    const said = isPlainObject(entry) ? entry.count : undefined;
+  for (const [name, entry] of Object.entries(manifest.collections)) {
+    const said = isPlainObject(entry) ? entry.records : undefined;
     const held = counts[name as ResourceName] ?? 0;
     if (manifest.complete && Number.isInteger(said) && said !== held) {
       warnings.push(`snapshot ${dir}: the manifest counts ${String(said)} ${name}, ${name}.ndjson holds ${held}`);

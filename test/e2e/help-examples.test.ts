@@ -13,7 +13,7 @@
 // every other example runs, so a new example is run too (and fails if it names a file or an id this
 // test cannot make up).
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -134,7 +134,7 @@ interface Fixture {
   /** state to set up on the server first (a link to remove) */
   before?: (s: Seeded) => Promise<void>;
   /** what must be true on the server afterwards */
-  after?: (s: Seeded, m: RegExpExecArray) => Promise<void>;
+  after?: (s: Seeded, m: RegExpExecArray, dir: string) => Promise<void>;
 }
 
 const BODIES: Record<string, Record<string, unknown>> = {
@@ -150,6 +150,24 @@ const BODIES: Record<string, Record<string, unknown>> = {
 
 /** example (as a pattern) → what it needs and what it must have done; the first match counts */
 const FIXTURES: Array<[RegExp, Fixture]> = [
+  [
+    /^crm snapshot (\S+)(?: --resources (\S+))?$/,
+    {
+      after: async (s, m, dir) => {
+        const folder = join(dir, m[1]!);
+        const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as { complete: boolean; collections: object };
+        expect(manifest.complete).toBe(true);
+        const names = m[2]?.split(',') ?? Object.keys(manifest.collections);
+        expect(Object.keys(manifest.collections)).toEqual(names);
+        for (const name of names) {
+          const lines = readFileSync(join(folder, `${name}.ndjson`), 'utf8')
+            .split('\n')
+            .filter(Boolean);
+          expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual((await listAll(s, `/${name}`)).map((r) => r.id));
+        }
+      },
+    },
+  ],
   [/^crm (\w+) get - .*< ids\.txt$/, { files: (s, m) => ({ 'ids.txt': `${s.ids[m[1]!]!.slice(0, 2).join('\n')}\n` }) }],
   [
     /^crm (\w+) delete - --yes < ids\.txt$/,
@@ -171,7 +189,7 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
           started_at: '2025-01-01T00:00:00.000Z',
           finished_at: '2025-01-01T00:00:01.000Z',
           complete: true,
-          resources: { contacts: { count: 1 } },
+          collections: { contacts: { file: 'contacts.ndjson', records: 1, complete: true } },
         }),
         [`${m[1]}/contacts.ndjson`]: `${JSON.stringify({ id: 'con_snapshot1', email: EMAIL(7), first_name: 'Ada', created_at: '2025-01-01T00:00:00.000Z' })}\n`,
       }),
@@ -494,7 +512,7 @@ describe('every example of every --help runs as written against a seeded sandbox
           expect(r.stdout, report).toMatch(/"base_url"/);
           expect([0, 130], report).toContain(r.code);
         } else expect(r.code, report).toBe(0);
-        if (fx.after && m) await fx.after(s, m);
+        if (fx.after && m) await fx.after(s, m, dir);
         if (/--results ids\.csv/.test(line)) expect(readdirSync(dir)).toContain('ids.csv');
       });
     };

@@ -64,13 +64,15 @@ const RECORDS: Record<string, Array<Record<string, unknown>>> = { contacts: CONT
 function writeSnapshot(name: string, opts: { complete?: boolean; files?: Record<string, string> } = {}): string {
   const dir = path.join(root, name);
   fs.mkdirSync(dir, { recursive: true });
-  const resources = Object.fromEntries(Object.entries(RECORDS).map(([r, rows]) => [r, { count: rows.length }]));
+  const collections = Object.fromEntries(
+    Object.entries(RECORDS).map(([r, rows]) => [r, { file: `${r}.ndjson`, records: rows.length, complete: true }]),
+  );
   const manifest = {
     base_url: 'https://crm.example.com/api/v2',
     started_at: at(10),
     finished_at: at(11),
     complete: opts.complete ?? true,
-    resources,
+    collections,
   };
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
   for (const [r, rows] of Object.entries(RECORDS))
@@ -168,7 +170,7 @@ describe('crm sandbox --from DIR', () => {
       /companies\.ndjson line 2: id "cmp_snapA1" is already on line 1/,
     ],
     ['a file of an unknown resource', { 'widgets.ndjson': '{"id":"w_1"}\n' }, /widgets\.ndjson: "widgets" is not a resource/],
-    ['a manifest that is not one', { 'manifest.json': '{"resources": {}}' }, /manifest\.json: "complete" must be true or false/],
+    ['a manifest that is not one', { 'manifest.json': '{"collections": {}}' }, /manifest\.json: "complete" must be true or false/],
   ];
   for (const [what, files, message] of refused) {
     it(`refuses ${what} at start, exit 2, naming the file and line`, async () => {

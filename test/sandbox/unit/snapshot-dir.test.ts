@@ -19,7 +19,10 @@ function folder(lines: string[]): string {
   const dir = mkdtempSync(join(root, `${n++}-`));
   writeFileSync(
     join(dir, 'manifest.json'),
-    JSON.stringify({ complete: true, resources: { contacts: { count: lines.filter((l) => l !== '').length } } }),
+    JSON.stringify({
+      complete: true,
+      collections: { contacts: { file: 'contacts.ndjson', records: lines.filter((l) => l !== '').length, complete: true } },
+    }),
   );
   writeFileSync(join(dir, 'contacts.ndjson'), lines.join('\n'));
   return dir;

@@ -54,6 +54,7 @@ const GROUPS = [
   'bookings',
   'links',
   'batch',
+  'snapshot',
   'api',
   'v1',
   'keys',
@@ -129,6 +130,9 @@ describe('--help snapshots', () => {
         batch [options] <resource> <file>  create, update or delete records in bulk
                                            from a CSV (or NDJSON) file: idempotent,
                                            resumable
+        snapshot [options] <dir>           write every collection to
+                                           DIR/<resource>.ndjson and
+                                           DIR/manifest.json; a rerun resumes
         api [options] <method> <path>      send any request relative to the base URL
                                            and print the whole response envelope
 
@@ -2246,6 +2250,50 @@ describe('--help snapshots', () => {
       "
     `);
   });
+  it('snapshot', async () => {
+    expect(await groupHelp('snapshot')).toMatchInlineSnapshot(`
+      "$ crm snapshot --help
+      Usage: crm snapshot [options] <dir>
+
+      write every collection to DIR/<resource>.ndjson and DIR/manifest.json; a rerun
+      resumes
+
+      Arguments:
+        dir                    folder to write (made if missing)
+
+      Options:
+        --resources <list>     only these collections, comma-separated (default: every
+                               one that can be listed)
+        -h, --help             show help
+
+      Global Options:
+        --profile <name>       use this saved profile (see crm keys list)
+        --base-url <url>       version 2 API root, ending in /api/v2
+        --v1-base-url <url>    version 1 API root (default: --base-url with /api/v1)
+        -o, --output <format>  output format (default: table on a terminal, json
+                               otherwise) (choices: "table", "json", "ndjson", "csv",
+                               "tsv")
+        --fields <list>        comma-separated fields to print, e.g. id,email,owner_id
+        --wide                 tables: every column, uncut, even wider than the
+                               terminal
+        --no-color             no colors (also NO_COLOR)
+        -q, --quiet            no progress, notices or warnings
+        -v, --verbose          log each request on stderr (method, URL, status, ms,
+                               retries; keys masked)
+        --timeout <seconds>    limit for each whole response, headers and body
+                               (default: 30)
+        --max-retries <n>      retries on 5xx and network errors (a 429 with
+                               Retry-After waits within a 10-minute budget) (default:
+                               5)
+
+      Examples:
+        $ crm snapshot backup
+        $ crm snapshot backup --resources contacts,deals
+
+      "
+    `);
+  });
+
   it('api', async () => {
     expect(await groupHelp('api')).toMatchInlineSnapshot(`
       "$ crm api --help

@@ -1,0 +1,15 @@
+// `crm snapshot DIR [--resources a,b]` (issue 19): every collection to DIR, one NDJSON file each, resumable.
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
+
+const declare = (program: CommandUnknownOpts) =>
+  examples(program.command('snapshot'), ['crm snapshot backup', 'crm snapshot backup --resources contacts,deals'])
+    .description('write every collection to DIR/<resource>.ndjson and DIR/manifest.json; a rerun resumes')
+    .argument('<dir>', 'folder to write (made if missing)')
+    .option('--resources <list>', 'only these collections, comma-separated (default: every one that can be listed)');
+
+export type SnapshotOptions = FlagsOf<typeof declare> & { dir: string };
+
+export function registerSnapshot(program: CommandUnknownOpts, reg: Registry, load: Load<SnapshotOptions>): void {
+  runs(declare(program), reg, load, (o, dir) => ({ ...o, dir }));
+}

@@ -1,0 +1,160 @@
+// `crm snapshot DIR` against a seeded sandbox: every collection's file holds exactly what the API
+// lists (ids and fields), --resources narrows it, and kill -9 at seeded points then the same command
+// leaves every record once in each file, the manifest complete only at the end.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SNAPSHOT_RESOURCES } from '../../src/commands/snapshot/run.js';
+import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+
+let t: TestSandbox;
+beforeAll(async () => {
+  t = await startTestSandbox({ seed: 5, seedRecords: { contacts: 340, deals: 120 }, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+});
+afterAll(() => t.close());
+
+async function listAll(resource: string): Promise<unknown[]> {
+  const all: unknown[] = [];
+  let cursor: string | null = null;
+  for (;;) {
+    const res = await fetch(`${t.sb.baseUrl}/${resource}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin },
+    });
+    const body = (await res.json()) as { data: unknown[]; page_info: { end_cursor: string | null; has_next_page: boolean } };
+    all.push(...body.data);
+    if (!body.page_info.has_next_page) return all;
+    cursor = body.page_info.end_cursor;
+  }
+}
+const readNdjson = (file: string): unknown[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as unknown);
+/** bytes in the folder's collection files, partial or finished */
+const written = (dir: string): number =>
+  readdirSync(dir)
+    .filter((f) => f.includes('.ndjson'))
+    .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
+
+describe('crm snapshot', () => {
+  it('writes every collection exactly as the API lists it, and a complete manifest', async () => {
+    const dir = join(tempDir('crm-snapshot-'), 'all');
+    const r = await runCrm(['snapshot', dir], { env: t.env(), timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    // not on a terminal the default output is JSON: the manifest
+    for (const name of SNAPSHOT_RESOURCES) {
+      const api = await listAll(name);
+      expect(readNdjson(join(dir, `${name}.ndjson`)), name).toEqual(api);
+      expect(manifest(dir).collections[name]).toEqual({ file: `${name}.ndjson`, records: api.length, complete: true });
+    }
+    expect((await listAll('contacts')).length).toBe(340);
+    const m = manifest(dir);
+    expect(JSON.parse(r.stdout)).toEqual(m);
+    expect(m).toMatchObject({ base_url: t.sb.baseUrl, complete: true });
+    expect(Date.parse(m.finished_at)).toBeGreaterThanOrEqual(Date.parse(m.started_at));
+    expect(m.left_out.map((l: { what: string }) => l.what)).toEqual(['links', 'transcripts']);
+    expect(readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]);
+  });
+
+  it('--resources contacts,deals writes those two and says the others were left out', async () => {
+    const dir = tempDir('crm-snapshot-');
+    const r = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'json'], { env: t.env(), timeoutMs: 60_000 });
+    expect(r.code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['contacts.ndjson', 'deals.ndjson', 'manifest.json']);
+    expect(readNdjson(join(dir, 'deals.ndjson'))).toEqual(await listAll('deals'));
+    const m = JSON.parse(r.stdout) as Record<string, any>;
+    expect(m).toEqual(manifest(dir));
+    expect(Object.keys(m.collections)).toEqual(['contacts', 'deals']);
+    expect(m.left_out).toContainEqual({ what: 'companies', reason: 'not in --resources' });
+    // a rerun of a finished snapshot sends no list request and keeps the files
+    const again = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'table'], { env: t.env() });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('Snapshot complete: 460 records in 2 collections');
+    expect(readNdjson(join(dir, 'contacts.ndjson'))).toEqual(await listAll('contacts'));
+  });
+
+  it('--resources with an unknown name is a usage error (exit 2) before anything is written', async () => {
+    const dir = join(tempDir('crm-snapshot-'), 'none');
+    const r = await runCrm(['snapshot', dir, '--resources', 'contacts,people'], { env: t.env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('"people"');
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('killed (-9) at seeded points and run again: every record once per file, complete only at the end', async () => {
+    await t.control('/faults', { latency_ms: 15 });
+    try {
+      const dir = tempDir('crm-snapshot-');
+      const args = ['snapshot', dir, '--resources', 'contacts,deals,companies'];
+      // seeded points: after a run has written something more, how long it lives on before kill -9
+      const points = [0, 7, 23, 3, 41, 12, 30, 18];
+      let done = false;
+      let kills = 0;
+      for (let i = 0; i <= points.length && !done; i++) {
+        const before = written(dir);
+        const child = startCrm(args, { env: t.env() });
+        const result = collect(child, { timeoutMs: 60_000 });
+        let exited = false;
+        void result.then(() => (exited = true));
+        if (i < points.length) {
+          while (!exited && written(dir) <= before) await sleep(2);
+          await sleep(points[i]!);
+          child.kill('SIGKILL');
+        }
+        const r = await result;
+        if (r.code === 0) done = true;
+        else {
+          expect(r.signal).toBe('SIGKILL');
+          kills++;
+          // killed after the manifest's last write (the process had not exited yet): complete, truly
+          const complete = manifest(dir).complete as boolean;
+          const finished = ['contacts', 'deals', 'companies'].every((n) => existsSync(join(dir, `${n}.ndjson`)));
+          expect(complete, 'complete only when every file is there').toBe(complete && finished);
+        }
+      }
+      expect(done).toBe(true);
+      expect(kills).toBeGreaterThan(4);
+      for (const name of ['contacts', 'deals', 'companies']) {
+        const records = readNdjson(join(dir, `${name}.ndjson`)) as Array<{ id: string }>;
+        expect(new Set(records.map((r) => r.id)).size, name).toBe(records.length);
+        expect(records, name).toEqual(await listAll(name));
+      }
+      expect(manifest(dir).complete).toBe(true);
+      expect(readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]);
+    } finally {
+      await t.control('/faults', { latency_ms: 0 });
+    }
+  }, 120_000);
+
+  it('Ctrl-C stops with exit 130 and says how to resume; the same command then finishes', async () => {
+    await t.control('/faults', { latency_ms: 15 });
+    const dir = tempDir('crm-snapshot-');
+    try {
+      const child = startCrm(['snapshot', dir, '--resources', 'contacts'], { env: t.env() });
+      const result = collect(child, { timeoutMs: 60_000 });
+      while (written(dir) === 0) await sleep(2);
+      child.kill('SIGINT');
+      const r = await result;
+      expect(r.code, r.stderr).toBe(130);
+      expect(r.stderr).toContain('run the same command again to resume');
+      expect(manifest(dir).complete).toBe(false);
+    } finally {
+      await t.control('/faults', { latency_ms: 0 });
+    }
+    const again = await runCrm(['snapshot', dir, '--resources', 'contacts'], { env: t.env(), timeoutMs: 60_000 });
+    expect(again.code).toBe(0);
+    expect(readNdjson(join(dir, 'contacts.ndjson'))).toEqual(await listAll('contacts'));
+  });
+
+  it('a server that cannot be reached is exit 8, the manifest not complete', async () => {
+    const dir = tempDir('crm-snapshot-');
+    const r = await runCrm(['snapshot', dir, '--max-retries', '0'], { env: t.env('admin', { CRM_BASE_URL: 'http://127.0.0.1:9/api/v2' }) });
+    expect(r.code, r.stderr).toBe(8);
+    expect(manifest(dir).complete).toBe(false);
+  });
+});
