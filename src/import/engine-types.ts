@@ -1,7 +1,6 @@
 // The import engine's options, dependencies, progress and summary (CONTRACT §7), apart from the
 // engine so that its phases and the command share them without a cycle.
 import type { Readable } from 'node:stream';
-import type { ApiRecord } from '../api/envelopes.js';
 import type { HashTable } from '../util/hash-table.js';
 import type { InputFormat } from './input/input-row.js';
 import type { InvalidRow } from './check/scan.js';
@@ -74,7 +73,9 @@ export interface ImportOptions {
 }
 
 /** What the CRM holds for the file's keys (src/import/match/read.ts). */
-export type IndexEntry = { one: { id: string; record: ApiRecord } } | { ids: string[] };
+// one definition, the index's own (match/record-index.ts)
+import type { IndexEntry } from './match/record-index.js';
+export type { IndexEntry };
 export interface MatchIndex {
   get(key: string): IndexEntry | undefined;
   /** distinct records read, requests spent, and how: listing the collection, or one GET per row */
