@@ -34,10 +34,11 @@ const readNdjson = (file: string): unknown[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as unknown);
 /** bytes in the folder's collection files, partial or finished */
+/** bytes the snapshot files hold now; a file renamed between the listing and its stat (a partial finished) counts 0 */
 const written = (dir: string): number =>
-  readdirSync(dir)
+  (existsSync(dir) ? readdirSync(dir) : [])
     .filter((f) => f.includes('.ndjson'))
-    .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+    .reduce((sum, f) => sum + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
 
