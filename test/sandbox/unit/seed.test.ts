@@ -53,6 +53,17 @@ describe('seedStore with counts (--seed-records)', () => {
     expect(status.filter((s) => s === 'ready')).toHaveLength(14 * 2 + 5);
   });
 
+  it('makes deals=N as asked (bench/snapshot.mjs: 20,000): each id once, each in a pipeline the store holds', () => {
+    const store = new Store(cryptoRandom, Date.now);
+    seedStore(store, 1, { ...SEED_COUNTS, deals: 20_000 });
+    const deals = [...store.rows('deals')].map((r) => r.data);
+    expect(deals).toHaveLength(20_000);
+    expect(new Set(deals.map((d) => d.id)).size).toBe(20_000);
+    const pipelines = new Set([...store.rows('pipelines')].map((r) => r.data.id));
+    expect(deals.every((d) => pipelines.has(d.pipeline_id) && /^deal_/.test(String(d.id)))).toBe(true);
+    expect(deals.slice(0, SEED_COUNTS.deals)).toEqual([...seeded(1).rows('deals')].map((r) => r.data));
+  });
+
   it('gives unique emails but for the three deliberate pairs, however many; created_at in order, within weeks', () => {
     const store = new Store(cryptoRandom, Date.now);
     seedStore(store, 3, { ...SEED_COUNTS, contacts: 20_000 });
