@@ -152,7 +152,9 @@ export class Pacer {
     const seq = ticket.seq ?? 0;
     const info = headers && seq > 0 ? parseRateLimit(headers, this.clock.now()) : undefined;
     if (info) {
-      tightenUnits(this.units, seq, info.resetAt); // an older answer's Reset still bounds the units before it
+      // an older answer's Reset still bounds a unit before it
+      const limit = info.limit ?? this.w.limit;
+      tightenUnits(this.units, seq, info.resetAt, limit === undefined ? undefined : limit - info.remaining);
       markAnswered(this.units, seq, this.clock.now());
       this.length = learnLength(this.length, { ...info, sentAt: ticket.sentAt });
     } else dropUnit(this.units, seq);

@@ -1,9 +1,11 @@
 // Window rate limiting (docs/sandbox.md, "Rate limits"), of either shape a real server uses. Fixed:
 // a window opens at the first request after the previous one ended and lasts `windowMs`; each
 // counted request takes a unit. Sliding (a sliding log): a request counts for `windowMs` after it
-// was taken, so a unit frees when the oldest counted request leaves the window.
+// was taken, so a unit frees when the oldest counted request leaves the window. A sliding window's
+// X-RateLimit-Reset is, by server, the time until the window is whole again (`sliding`: the newest
+// request leaves it) or until the next unit frees (`sliding-oldest`: the oldest request leaves it).
 
-export const LIMIT_KINDS = ['fixed', 'sliding'] as const;
+export const LIMIT_KINDS = ['fixed', 'sliding', 'sliding-oldest'] as const;
 export type LimitKind = (typeof LIMIT_KINDS)[number];
 
 /** One id's window: `resetMs` until it is whole again (every unit free), `retryMs` until the next unit frees. */
@@ -37,13 +39,14 @@ export class WindowLimiter {
     const until = (at: number | undefined) => (at === undefined ? 0 : Math.max(0, at + this.windowMs - now));
     // a unit frees when the oldest request beyond the limit's last `limit - 1` leaves the window
     const retryMs = log.length >= this.limit ? until(log[log.length - this.limit]) : 0;
-    return { limit: this.limit, remaining: Math.max(0, this.limit - log.length), resetMs: until(log.at(-1)), retryMs };
+    const resetMs = this.kind === 'sliding-oldest' ? until(log[0]) : until(log.at(-1));
+    return { limit: this.limit, remaining: Math.max(0, this.limit - log.length), resetMs, retryMs };
   }
 
   /** Takes one unit of `id`'s window (callers check `peek` first when several limits apply). */
   take(id: string): WindowState {
     const w = this.current(id);
-    if (this.kind === 'sliding') w.log.push(this.now());
+    if (this.kind !== 'fixed') w.log.push(this.now());
     else w.used++;
     return this.peek(id);
   }
@@ -60,7 +63,7 @@ export class WindowLimiter {
       w = { start: now, used: 0, log: [] };
       this.windows.set(id, w);
     }
-    if (this.kind === 'sliding') {
+    if (this.kind !== 'fixed') {
       let gone = 0;
       while (gone < w.log.length && w.log[gone]! + this.windowMs <= now) gone++;
       if (gone > 0) w.log.splice(0, gone);

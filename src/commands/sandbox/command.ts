@@ -28,8 +28,11 @@ const declare = (program: CommandUnknownOpts) =>
     .option('--v1-interactions-cursor', 'send nextCursor from v1 interactions/query too')
     .option('--tls', 'serve https with a certificate made at start; its CA file is "ca_file" in the start line')
     .addOption(
-      new Option('--rate-limit-kind <kind>', 'fixed windows, or a sliding window (each request counts for a window after it)')
-        .choices(['fixed', 'sliding'] as const)
+      new Option(
+        '--rate-limit-kind <kind>',
+        'fixed windows, or a sliding window (each request counts for a window after it; Reset: until the window is whole again, or with sliding-oldest until the oldest request leaves it)',
+      )
+        .choices(['fixed', 'sliding', 'sliding-oldest'] as const)
         .default('fixed' as const),
     )
     .addOption(

@@ -44,6 +44,19 @@ describe('WindowLimiter, sliding', () => {
     expect(l.take('k')).toEqual({ limit: 3, remaining: 0, resetMs: 1000, retryMs: 300 });
   });
 
+  it('sliding-oldest: counts the same, but Reset is when the oldest request leaves (the next unit frees)', () => {
+    const c = clock();
+    const l = new WindowLimiter(3, 1000, () => c.now(), 'sliding-oldest');
+    expect(l.take('k')).toEqual({ limit: 3, remaining: 2, resetMs: 1000, retryMs: 0 });
+    c.advance(300);
+    expect(l.take('k')).toEqual({ limit: 3, remaining: 1, resetMs: 700, retryMs: 0 });
+    c.advance(300);
+    expect(l.take('k')).toEqual({ limit: 3, remaining: 0, resetMs: 400, retryMs: 400 });
+    c.advance(400); // the first request leaves: one unit, and Reset now names the second one's leaving
+    expect(l.peek('k')).toEqual({ limit: 3, remaining: 1, resetMs: 300, retryMs: 0 });
+    expect(l.take('k')).toEqual({ limit: 3, remaining: 0, resetMs: 300, retryMs: 300 });
+  });
+
   it('never lets more than `limit` requests into any window of `windowMs` (unlike a fixed window at its edge)', () => {
     const c = clock();
     const fixed = new WindowLimiter(2, 1000, () => c.now());

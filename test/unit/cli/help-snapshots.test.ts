@@ -2762,8 +2762,11 @@ describe('--help snapshots', () => {
         --tls                          serve https with a certificate made at start;
                                        its CA file is "ca_file" in the start line
         --rate-limit-kind <kind>       fixed windows, or a sliding window (each
-                                       request counts for a window after it) (choices:
-                                       "fixed", "sliding", default: "fixed")
+                                       request counts for a window after it; Reset:
+                                       until the window is whole again, or with
+                                       sliding-oldest until the oldest request leaves
+                                       it) (choices: "fixed", "sliding",
+                                       "sliding-oldest", default: "fixed")
         --rate-reset-format <format>   X-RateLimit-Reset as seconds until the reset
                                        (decimals, or whole rounded up), a Unix time,
                                        or no X-RateLimit-* headers (choices: "delta",
