@@ -17,15 +17,30 @@ const codeOf = (err: unknown): string | undefined => {
 };
 
 /**
- * An error through `proxy`, re-coded when it is the proxy's doing (407, another answer to CONNECT,
- * unreachable); none of those is retried: nothing reached the API. Others keep their code.
+ * What a proxy's answer to CONNECT means: 407 (the standard) or 401 (tinyproxy, to a wrong password) is
+ * its authentication failing, `PROXY_AUTH_REQUIRED` when the proxy URL gives no credentials, else
+ * `PROXY_AUTH_REFUSED`; any other status, a tunnel refused. Pure.
+ */
+export function tunnelStatusCode(status: number, hasCredentials: boolean): string {
+  if (status === 401 || status === 407) return hasCredentials ? 'PROXY_AUTH_REFUSED' : 'PROXY_AUTH_REQUIRED';
+  return `PROXY_TUNNEL_REFUSED_${status}`;
+}
+
+/**
+ * An error through `proxy`, re-coded when it is the proxy's doing (its authentication failing (401,
+ * 407), another answer to CONNECT, unreachable); none of those is retried: nothing reached the API.
+ * Others keep their code.
  */
 export function routeError(err: unknown, proxy: ProxyChoice): unknown {
   const message = err instanceof Error ? err.message : String(err);
   const tunnel = /Proxy response \((\d{3})\)/.exec(message)?.[1];
-  const code = tunnel === '407' ? 'PROXY_AUTH_REQUIRED' : tunnel ? `PROXY_TUNNEL_REFUSED_${tunnel}` : undefined;
+  const code = tunnel ? tunnelStatusCode(Number(tunnel), proxy.hasCredentials) : undefined;
   if (code || UNREACHED.has(codeOf(err) ?? '')) {
-    return Object.assign(new Error(message, { cause: err }), { code: code ?? 'PROXY_UNREACHABLE', proxy });
+    return Object.assign(new Error(message, { cause: err }), {
+      code: code ?? 'PROXY_UNREACHABLE',
+      proxy,
+      proxyStatus: Number(tunnel) || undefined,
+    });
   }
   return err instanceof Error ? Object.assign(err, { proxy }) : err;
 }
@@ -85,6 +100,10 @@ const noProxyHint = (f: Facts): string => `; if ${f.host} is reachable without t
 const proxyName = ({ proxy }: Facts): string => `the proxy ${proxy.display} (${proxy.variable})`;
 const tunnelHint = (f: Facts): string =>
   `check ${f.proxy.variable} (http://[USER:PASSWORD@]HOST:PORT) and that the proxy lets tunnels to ${f.ctx.target} through${noProxyHint(f)}`;
+/** the proxy's status to CONNECT */
+const statusOf = (f: Facts): number => (f.err as { proxyStatus?: number }).proxyStatus ?? 407;
+/** the proxy's URL as the user should write it */
+const withCredentials = (f: Facts): string => f.proxy.display.replace('//', '//USER:PASSWORD@');
 /** the time a tunnel was waited for: its own bound (the connect timeout) or the request's */
 const secondsOf = (f: Facts): string => `${((f.err as { afterMs?: number }).afterMs ?? f.ctx.timeoutMs) / 1000} s`;
 
@@ -108,10 +127,12 @@ const WORDING: Record<string, (f: Facts) => Words> = {
     hint: `is the server running, and is the port in the base URL right?${also(f)}`,
   }),
   PROXY_AUTH_REQUIRED: (f) => ({
-    message: `${proxyName(f)} requires authentication (HTTP 407 Proxy Authentication Required)`,
-    hint: f.proxy.hasCredentials
-      ? `the proxy refused the user name and password in ${f.proxy.variable}: check them (characters such as @ : / % must be percent-encoded)`
-      : `put the proxy's user name and password in ${f.proxy.variable}: http://USER:PASSWORD@${f.proxy.display.replace(/^https?:\/\//, '')} (percent-encode @ : / %)`,
+    message: `${proxyName(f)} asked for a user name and password, and ${f.proxy.variable} gives none (HTTP ${statusOf(f)}: the proxy's authentication)`,
+    hint: `put the proxy's user name and password in ${f.proxy.variable}: ${withCredentials(f)} (percent-encode @ : / %)`,
+  }),
+  PROXY_AUTH_REFUSED: (f) => ({
+    message: `${proxyName(f)} refused the user name and password in ${f.proxy.variable} (HTTP ${statusOf(f)}: the proxy's authentication failed)`,
+    hint: `check the password and the user name (${f.proxy.user}) in ${f.proxy.variable}: ${withCredentials(f)} (percent-encode @ : / % in them)`,
   }),
   PROXY_TUNNEL_REFUSED: (f) => ({
     message: `${proxyName(f)} would not open a tunnel to ${f.ctx.target} (HTTP ${f.code.slice('PROXY_TUNNEL_REFUSED_'.length)})`,

@@ -20,6 +20,8 @@ export interface ProxyChoice {
   shown: string;
   /** whether the URL carries a user name and password */
   hasCredentials: boolean;
+  /** the user name as written in the URL (percent-encoded), '' without: safe to print, unlike the password */
+  user: string;
 }
 
 /** How a request to a target goes: through `proxy`, or direct (`direct`: why, when a proxy variable is set). */
@@ -90,7 +92,7 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
     throw new UsageError(`${variable} holds a % in its user name or password that is not percent-encoding (write %25 for %, %40 for @)`);
   }
   const shown = url.username ? `${url.protocol}//${url.username}:****@${url.host}` : display;
-  return { url: url.href, variable, display, shown, hasCredentials: url.username !== '' };
+  return { url: url.href, variable, display, shown, hasCredentials: url.username !== '', user: url.username };
 }
 
 /** What in its host:port (never the user name or password) keeps `text` from being a URL: `: …`, or nothing when unsure. */

@@ -1,9 +1,10 @@
 // The one sandbox starter of the tests: in this process, on a free loopback port, with the control
 // endpoint; startTestSandbox adds the environment that points `crm` at it with one of its keys and a
 // throw-away config folder.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, fetch as fetchWith } from 'undici';
 import { startSandbox as start, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 /** controlUrl is typed as present: every test sandbox has it but the one testing `control: false`. */
@@ -29,6 +30,10 @@ export interface TestSandbox {
 export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<TestSandbox> {
   const sb = await startSandbox(options);
   const configDir = mkdtempSync(join(tmpdir(), 'crm-test-config-'));
+  // a sandbox serving https (`tls`) is reached with its own CA, as crm reaches it with NODE_EXTRA_CA_CERTS
+  const tlsAgent = sb.caFile ? new Agent({ connect: { ca: readFileSync(sb.caFile, 'utf8') } }) : undefined;
+  const fetch = (url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
+    tlsAgent ? fetchWith(url, { ...init, dispatcher: tlsAgent }) : globalThis.fetch(url, init);
   return {
     sb,
     configDir,
@@ -64,6 +69,7 @@ export async function startTestSandbox(options: Partial<SandboxOptions> = {}): P
       }
     },
     async close() {
+      await tlsAgent?.close();
       await sb.close();
       rmSync(configDir, { recursive: true, force: true });
     },

@@ -2,7 +2,7 @@
 // two sockets, so it sees only the target and encrypted bytes) and records what it sees: every
 // CONNECT target with its headers, every byte the client sent into a tunnel, and every plain HTTP
 // request (absolute-form, `GET http://host/path`), which it answers 502 without forwarding.
-// It can ask for a user name and password (407), refuse every tunnel with a status, or misbehave:
+// It can ask for a user name and password (407, or 401 as tinyproxy answers a wrong one), refuse every tunnel with a status, or misbehave:
 // close the connection on CONNECT, never answer it, or answer it with bytes that are not HTTP.
 import { createServer, type IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -25,8 +25,11 @@ export interface TestProxy {
 }
 
 export interface ProxyOptions {
-  /** require `Proxy-Authorization: Basic base64(user:password)`, else 407 */
-  auth?: { user: string; password: string };
+  /**
+   * require `Proxy-Authorization: Basic base64(user:password)`: the status when it is missing
+   * (`missing`, default 407) and when it is wrong (`wrong`, default 407; tinyproxy answers 401)
+   */
+  auth?: { user: string; password: string; missing?: number; wrong?: number };
   /** answer every CONNECT with this status instead of opening the tunnel */
   refuseWith?: number;
   /** misbehave on every CONNECT: close the connection, never answer, or answer garbage (not HTTP) */
@@ -49,7 +52,8 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
     seen.connects.push({ target, headers: req.headers });
     const expected = opts.auth && `Basic ${Buffer.from(`${opts.auth.user}:${opts.auth.password}`).toString('base64')}`;
     if (expected && req.headers['proxy-authorization'] !== expected) {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
+      const status = (req.headers['proxy-authorization'] ? opts.auth!.wrong : opts.auth!.missing) ?? 407;
+      client.end(`HTTP/1.1 ${status} Authentication\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
     if (opts.misbehave === 'drop') {

@@ -1,8 +1,10 @@
 // One wording for network failures (src/http/network-error.ts), shared by API requests and
 // transcript downloads: the class of the failure and the next step.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeNetwork, routeError, tunnelError } from '../../../src/http/network-error.js';
+import { describeNetwork, routeError, tunnelError, tunnelStatusCode } from '../../../src/http/network-error.js';
 import { parseProxyUrl } from '../../../src/http/proxy-env.js';
+import { runs } from '../../helpers/property.js';
 
 const err = (code: string, message = 'boom') => Object.assign(new Error(message), { code });
 const ctx = { target: 'api.example.com:443', timeoutMs: 30_000 };
@@ -56,7 +58,8 @@ describe('describeNetwork', () => {
 describe('routeError', () => {
   it("re-codes the proxy's answers to CONNECT and a proxy that cannot be reached; never retried codes", () => {
     expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (407) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({
-      code: 'PROXY_AUTH_REQUIRED',
+      code: 'PROXY_AUTH_REFUSED',
+      proxyStatus: 407,
     });
     expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (502) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({
       code: 'PROXY_TUNNEL_REFUSED_502',
@@ -67,12 +70,52 @@ describe('routeError', () => {
   });
 
   it('never puts the proxy password in a message', () => {
-    for (const e of ['Proxy response (407) !== 200', 'Proxy response (403) !== 200']) {
+    for (const e of ['Proxy response (407) !== 200', 'Proxy response (401) !== 200', 'Proxy response (403) !== 200']) {
       const d = describeNetwork(routeError(err('UND_ERR_ABORTED', e), proxy), ctx);
       expect(`${d.message} ${d.hint}`).not.toContain('secret');
     }
     const d = describeNetwork(routeError(err('ECONNREFUSED'), proxy), ctx);
     expect(`${d.message} ${d.hint}`).not.toContain('secret');
+  });
+});
+
+describe("the proxy's authentication failing: 407, or 401 (tinyproxy's answer to a wrong password)", () => {
+  const bare = parseProxyUrl('http://proxy.corp:3128', 'https_proxy');
+  const tunnel = (status: number) => err('UND_ERR_ABORTED', `Proxy response (${status}) !== 200 when HTTP Tunneling`);
+
+  it.each([401, 407])('%i with no credentials in the proxy URL: the proxy asked for them, and how to give them', (status) => {
+    const e = routeError(tunnel(status), bare);
+    expect(e).toMatchObject({ code: 'PROXY_AUTH_REQUIRED', proxyStatus: status });
+    const d = describeNetwork(e, ctx);
+    expect(d.message).toBe(
+      `the proxy http://proxy.corp:3128 (https_proxy) asked for a user name and password, and https_proxy gives none (HTTP ${status}: the proxy's authentication)`,
+    );
+    expect(d.hint).toBe("put the proxy's user name and password in https_proxy: http://USER:PASSWORD@proxy.corp:3128 (percent-encode @ : / %)");
+  });
+
+  it.each([401, 407])('%i with credentials: the proxy refused them; the user is named, never the password, no word of blocking', (status) => {
+    const p = parseProxyUrl('https://al%40ice:s3cr%3At@proxy.corp:3128', 'HTTPS_PROXY');
+    const e = routeError(tunnel(status), p);
+    expect(e).toMatchObject({ code: 'PROXY_AUTH_REFUSED', proxyStatus: status });
+    const d = describeNetwork(e, ctx);
+    expect(d.message).toBe(
+      `the proxy https://proxy.corp:3128 (HTTPS_PROXY) refused the user name and password in HTTPS_PROXY (HTTP ${status}: the proxy's authentication failed)`,
+    );
+    expect(d.hint).toBe(
+      'check the password and the user name (al%40ice) in HTTPS_PROXY: https://USER:PASSWORD@proxy.corp:3128 (percent-encode @ : / % in them)',
+    );
+    expect(`${d.message} ${d.hint}`).not.toMatch(/s3cr|blocks|administrators/);
+  });
+
+  it('only 401 and 407 are read as authentication; any other status to CONNECT is a tunnel refused (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 100, max: 599 }), fc.boolean(), (status, hasCredentials) => {
+        const code = tunnelStatusCode(status, hasCredentials);
+        if (status === 401 || status === 407) expect(code).toBe(hasCredentials ? 'PROXY_AUTH_REFUSED' : 'PROXY_AUTH_REQUIRED');
+        else expect(code).toBe(`PROXY_TUNNEL_REFUSED_${status}`);
+      }),
+      runs(),
+    );
   });
 });
 

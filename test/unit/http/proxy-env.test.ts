@@ -147,6 +147,7 @@ describe('proxyFor', () => {
       display: 'http://proxy.corp:3128',
       shown: 'http://u:****@proxy.corp:3128',
       hasCredentials: true,
+      user: 'u',
     });
   });
 
