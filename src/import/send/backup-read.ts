@@ -27,11 +27,15 @@ export function keepListing(s: { pages: number; found: number; left: number; mor
   return s.more && s.left > 0 && s.found >= s.pages;
 }
 
-/** The read's cost in requests, least and most: a listing whose pages hold only the file's ids, and one that stops after its first page finds none. */
-export function readCost(toRead: number): { least: number; most: number } {
+/**
+ * The read's cost in requests, least and most: a listing whose first pages hold just the ids to read, and
+ * one that stops once its pages fall behind (a page more than the file's ids it found: `toRead + 1`, and
+ * in a rerun, up to one more per id kept already, whose pages it reads again).
+ */
+export function readCost(toRead: number, kept = 0): { least: number; most: number } {
   if (toRead === 0) return { least: 0, most: 0 };
   if (readHow(toRead) === 'get') return { least: toRead, most: toRead };
-  return { least: Math.ceil(toRead / PAGE_SIZE_MAX), most: toRead + 1 };
+  return { least: Math.ceil(toRead / PAGE_SIZE_MAX), most: toRead + kept + 1 };
 }
 
 export interface ListedRead {
@@ -84,7 +88,7 @@ export function requestsAndMinutes(requests: number, pace?: { limit?: number; wi
 export function readCostText(resource: string, toRead: number, kept: number, pace?: { limit?: number; windowMs: number }): string {
   const there = kept > 0 ? `; ${kept.toLocaleString('en-US')} ${kept === 1 ? 'is' : 'are'} in it already` : '';
   if (toRead === 0) return `each is in it already: no request to read them`;
-  const { least, most } = readCost(toRead);
+  const { least, most } = readCost(toRead, kept);
   if (readHow(toRead) === 'get') return `read with one GET each: ${requestsAndMinutes(most, pace)}${there}`;
   return (
     `read by listing ${resource}, ${PAGE_SIZE_MAX} a page, while the pages find them, then one GET for each not found: ` +
