@@ -49,7 +49,11 @@ function fakes(collection: string[], kept: string[]) {
     has: (id) => held.has(id),
     keep: (r) => backup.keepAll([r]),
     async keepAll(rs) {
-      for (const r of rs) if (!held.has(r.id as string)) (held.add(r.id as string), written.push(r.id as string));
+      for (const r of rs) {
+        if (held.has(r.id as string)) continue;
+        held.add(r.id as string);
+        written.push(r.id as string);
+      }
     },
     close: async () => undefined,
   };
