@@ -43,10 +43,10 @@ export function deleteBackup(
       file = await openBackup(path);
       if (read && client && readHow(read.toRead) === 'list') {
         const listed = await progress.pause(() => listIntoBackup(client, o.resource, read.ids, file!, ctx.signal));
+        const rest = read.toRead - listed.kept;
+        const then = rest > 0 ? `; the other ${count(rest)} are read with a GET each as they are deleted` : '';
         if (!ctx.globals.quiet)
-          ctx.io.stderr.write(
-            `Listed ${plural(listed.pages, 'page')} of ${o.resource}: ${count(listed.kept)} kept in ${path}; the rest are read with a GET each as they are deleted.\n`,
-          );
+          ctx.io.stderr.write(`Listed ${plural(listed.pages, 'page')} of ${o.resource}: ${count(listed.kept)} kept in ${path}${then}.\n`);
       }
     },
     close: async () => file?.close(),
