@@ -112,8 +112,9 @@ async function confirmDelete(
 ): Promise<void> {
   if (o.yes) return;
   if (!ctx.interactive()) throw new UsageError(`refusing to delete ${what} without confirmation: pass --yes`);
-  const kept = backup === undefined ? '' : ` (kept first in ${backup})`;
-  if (!(await confirm(ctx, `Delete ${question}${kept}?`))) throw new UsageError('not deleted: not confirmed');
+  // the file on a line of its own: the question stays short enough for one line of a terminal
+  if (backup !== undefined) ctx.io.stderr.write(`Each record is first kept, as it is now, in ${backup}.\n`);
+  if (!(await confirm(ctx, `Delete ${question}?`))) throw new UsageError('not deleted: not confirmed');
 }
 
 /** A yes/no question on standard error; only asked when stdin and stdout are both terminals. */
