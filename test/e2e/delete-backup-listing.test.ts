@@ -172,6 +172,26 @@ describe('a bulk delete reads what it keeps at the cheapest cost', () => {
     });
   }
 
+  it('Ctrl-C during the listing: exit 130 naming the command to resume, nothing deleted; that command finishes', async () => {
+    await makeContacts(t, 'int', 500);
+    const before = await allContacts();
+    const ids = [...before.keys()].slice(0, 450);
+    const path = idFile(ids);
+    const args = ['batch', 'contacts', path, '--delete', '--yes'];
+    const since = await logLength(t);
+    await t.control('/faults', { latency_ms: 60 });
+    const stopped = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'GET', after: 2, since, signal: 'SIGINT' });
+    await t.control('/faults', { latency_ms: 0 });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(/interrupted while reading the records to keep/);
+    expect(stopped.stderr).toContain('to resume, run: crm batch contacts');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await requestLog(t, since)).filter((e) => e.method === 'DELETE')).toEqual([]);
+    const rerun = await crm(['-o', 'json', ...args]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expectKeptOnce(`${path}.deleted.ndjson`, ids, before);
+  });
+
   it('the backup imported again restores them: the same fields, new ids', async () => {
     await makeContacts(t, 'back', 150);
     const before = await allContacts();

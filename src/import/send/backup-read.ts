@@ -65,7 +65,7 @@ export async function listIntoBackup(
     await backup.keepAll(fresh);
     [found, left, kept] = [found + mine.length, left - fresh.length, kept + fresh.length];
     onPage?.({ pages, kept });
-    if (signal?.aborted) throw new InterruptedError('interrupted while reading the records to keep; nothing was deleted');
+    if (signal?.aborted) throw new InterruptedError('interrupted while reading the records to keep, before this run deleted any');
     if (!keepListing({ pages, found, left, more: page.hasNextPage })) break;
   }
   return { pages, kept };
