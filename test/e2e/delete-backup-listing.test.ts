@@ -91,6 +91,8 @@ describe('a bulk delete reads what it keeps at the cheapest cost', () => {
     const [lists, gets] = [log.filter(isList).length, log.filter(isGetById).length];
     expect(lists).toBe(3);
     expect(gets).toBe(0);
+    // the summary's requests: the 3 pages and the 240 DELETEs
+    expect(JSON.parse(r.stdout)).toMatchObject({ deleted: 240, requests: 243 });
     expect(lists + gets).toBeGreaterThanOrEqual(least);
     expect(lists + gets).toBeLessThanOrEqual(most);
     // every listing came before the first DELETE

@@ -33,6 +33,8 @@ export function deleteBackup(
 ) {
   const path = op?.kind === 'delete' && !o.operation && !o.dryRun ? backupPath(o) : undefined;
   let file: DeleteBackup | undefined;
+  /** the listing's requests, which the engine (counting from the first row sent) does not see */
+  let listing = 0;
   return {
     current: () => file,
     beforeSend: async (checked: BeforeSend): Promise<void> => {
@@ -42,7 +44,10 @@ export function deleteBackup(
       if (path === undefined || checked.valid === 0) return;
       file = await openBackup(path);
       if (read && client && readHow(read.toRead) === 'list') {
-        const listed = await progress.pause(() => listIntoBackup(client, o.resource, read.ids, file!, ctx.signal));
+        const before = client.stats.requests;
+        const listed = await progress
+          .pause(() => listIntoBackup(client, o.resource, read.ids, file!, ctx.signal))
+          .finally(() => (listing = client.stats.requests - before));
         const rest = read.toRead - listed.kept;
         const then = rest > 0 ? `; the other ${count(rest)} are read with a GET each as they are deleted` : '';
         if (!ctx.globals.quiet)
@@ -50,8 +55,8 @@ export function deleteBackup(
       }
     },
     close: async () => file?.close(),
-    /** the summary with `backup_file` when there is one */
-    named: (s: ImportSummary): ImportSummary => (path !== undefined ? { ...s, backup_file: path } : s),
+    /** the summary with `backup_file` when there is one, its requests with the listing's */
+    named: (s: ImportSummary): ImportSummary => (path !== undefined ? { ...s, backup_file: path, requests: s.requests + listing } : s),
   };
 }
 
