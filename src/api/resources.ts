@@ -206,6 +206,24 @@ export function isResourceName(name: string): name is ResourceName {
   return BY_NAME.has(name);
 }
 
+/**
+ * The links a record of `resource` can be part of, which its fields do not hold (so a record created again
+ * from a delete's backup comes back without them): its own links, other resources' links to it, and
+ * meetings' associations with it; each as a path pattern and words (`deals/{id}/contacts`, `their contacts`).
+ */
+export function linksTo(resource: string): Array<{ path: string; words: string }> {
+  const own = (findResource(resource)?.links ?? []).map((l) => ({ path: `${resource}/{id}/${l.relation}`, words: `their ${l.relation}` }));
+  const from = RESOURCES.filter((r) => r.name !== resource).flatMap((r) => [
+    ...(r.links ?? [])
+      .filter((l) => l.childResources.includes(resource as ResourceName))
+      .map((l) => ({ path: `${r.name}/{id}/${l.relation}`, words: `the ${r.name} that linked them` })),
+    ...(r.associations ?? [])
+      .filter((a) => a.target === resource)
+      .map((a) => ({ path: `${r.name}/{id}/${a.name}`, words: `the ${r.name} associated with them` })),
+  ]);
+  return [...own, ...from];
+}
+
 /** Spec, Authentication rule 6: scopes are `resource:action`. */
 export function scopeFor(resource: string, action: ScopeAction): string {
   return `${resource}:${action}`;

@@ -1,6 +1,7 @@
 // The import engine's options, dependencies, progress and summary (CONTRACT §7), apart from the
 // engine so that its phases and the command share them without a cycle.
 import type { Readable } from 'node:stream';
+import type { ApiRecord } from '../api/envelopes.js';
 import type { HashTable } from '../util/hash-table.js';
 import type { InputFormat } from './input/input-row.js';
 import type { InvalidRow } from './check/scan.js';
@@ -171,7 +172,15 @@ export interface ImportDeps {
    */
   knownFields?: () => Promise<ReadonlySet<string> | undefined>;
   /** after the whole file is checked and before anything is sent (not for a dry run): a delete's confirmation; throwing stops the run */
-  beforeSend?: (checked: { rows: number; valid: number; invalid: number }) => Promise<void>;
+  beforeSend?: (checked: BeforeSend) => Promise<void>;
+}
+
+/** What beforeSend is told: the counts, and the valid rows' records read back in file order (a delete's ids, for its backup). */
+export interface BeforeSend {
+  rows: number;
+  valid: number;
+  invalid: number;
+  records?: () => AsyncIterable<ApiRecord>;
 }
 
 export interface ImportSummary extends ImportCounts {
@@ -180,6 +189,8 @@ export interface ImportSummary extends ImportCounts {
   operation?: RowOperation;
   /** a delete: the file each deleted record was copied to first (set by `crm batch`) */
   backup_file?: string;
+  /** the command's (issue 19): a delete's backup imported again, the links its records had that did not come back (`deals/{id}/contacts`) */
+  links_not_restored?: string[];
   requests: number;
   retries: number;
   elapsed_ms: number;

@@ -4,6 +4,7 @@
 // Exactly once: chunks and keys are a function of content and plan (pinned by the journal); a chunk is
 // journaled only once answered; anything else is resent under the same key (README.md, "In flight").
 import { tmpdir } from 'node:os';
+import type { ApiRecord } from '../api/envelopes.js';
 import { inspect } from 'node:util';
 import { InterruptedError } from '../http/errors.js';
 import { count, plural } from '../output/plural.js';
@@ -35,7 +36,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     if (earlier) return earlier;
     if (!run.job.dryRun) run.spool = await Spool.create(deps.journalDir ?? tmpdir());
     const scan = await check(run);
-    if (!run.job.dryRun) await deps.beforeSend?.(scan);
+    if (!run.job.dryRun) await deps.beforeSend?.({ ...scan, records: () => spooledRecords(run.spool!) });
     const journal = await openJournal(run, scan);
     if ('summary' in journal) return journal.summary;
     return finish(run, scan, await sendRows(run, scan, journal.journal));
@@ -47,6 +48,11 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     await run.spool?.remove();
     await run.input.cleanup();
   }
+}
+
+/** The valid rows' records, in file order, read back from the spool. */
+async function* spooledRecords(spool: Spool): AsyncGenerator<ApiRecord> {
+  for await (const e of spool.entries()) if (e.chunk) yield* e.chunk.records();
 }
 
 /** The summary, or the error that carries it: a fatal error, or the interruption saying how far it got. */

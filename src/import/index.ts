@@ -1,9 +1,10 @@
 // The batch import engine behind `crm batch` (CONTRACT §7).
 export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
-export type { MatchPlan, MatchIndex, MatchRead } from './engine-types.js';
+export type { BeforeSend, MatchPlan, MatchIndex, MatchRead } from './engine-types.js';
 export { httpBatchSender, httpRowSender } from './send/sender.js';
-export { openBackup, type DeleteBackup } from './send/backup.js';
+export { backupIdsIn, keepBefore, openBackup, type DeleteBackup } from './send/backup.js';
+export { listIntoBackup, readCostText, readHow, requestsAndMinutes } from './send/backup-read.js';
 export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './send/sender.js';
 export { keyIdentity } from './journal/format.js';

@@ -39,7 +39,7 @@ describe('faults', () => {
     const created = await crm(['-o', 'json', 'contacts', 'create', '--set', 'email=gone@example.com']);
     const id = JSON.parse(created.stdout).id;
     await t.control('/faults', { next: [{ kind: '500-after-write', method: 'DELETE' }] });
-    const r = await crm(['contacts', 'delete', id, '--yes']);
+    const r = await crm(['contacts', 'delete', id, '--yes', '--no-backup']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/already deleted/);
     expect(await countContacts('gone@example.com')).toBe(0);

@@ -177,6 +177,7 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     },
   ],
   [/^crm (\w+) delete \w+$/, { after: (s, m) => gone(s, m[1]!, s.ids[m[1]!]!.slice(0, 1)) }],
+  [/^crm (\w+) delete \w+ --yes --backup kept\.ndjson$/, { after: (s, m) => gone(s, m[1]!, s.ids[m[1]!]!.slice(0, 1)) }],
   [/--data @(\w+)\.json/, { files: (_, m) => ({ [`${m[1]}.json`]: JSON.stringify(BODIES[m[1]!]) }) }],
   [/< key\.txt/, { files: (s) => ({ 'key.txt': `${s.t.sb.keys.admin}\n` }) }],
   [

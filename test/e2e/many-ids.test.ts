@@ -66,15 +66,15 @@ describe('many ids in one process', () => {
 
   it('delete of several ids with --yes; without --yes and without a terminal nothing is deleted', async () => {
     const doomed = [await create('doomed1@example.com'), await create('doomed2@example.com'), await create('doomed3@example.com')];
-    const refused = await crm(['contacts', 'delete', ...doomed]);
+    const refused = await crm(['contacts', 'delete', ...doomed, '--no-backup']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/refusing to delete 3 contacts without confirmation/);
-    const r = await crm(['-o', 'json', 'contacts', 'delete', ...doomed, '--yes']);
+    const r = await crm(['-o', 'json', 'contacts', 'delete', ...doomed, '--yes', '--no-backup']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(doomed.map((id) => ({ id, deleted: true })));
     const after = await crm(['contacts', 'get', ...doomed]);
     expect(after.code).toBe(5);
-    const table = await crm(['-o', 'table', 'contacts', 'delete', await create('doomed4@example.com'), 'con_nothere', '--yes']);
+    const table = await crm(['-o', 'table', 'contacts', 'delete', await create('doomed4@example.com'), 'con_nothere', '--yes', '--no-backup']);
     expect(table.code).toBe(9);
     expect(table.stdout).toMatch(/^Deleted contact con_\w+\.\n$/);
   });
@@ -129,7 +129,7 @@ describe('repeated ids', () => {
   it('delete A B A --yes: each sent once, exit 0, the repeat said once on stderr', async () => {
     const [a, b] = [await create('rep-a@example.com'), await create('rep-b@example.com')];
     const since = await lastIndex();
-    const r = await crm(['-o', 'json', 'contacts', 'delete', a, b, a, '--yes']);
+    const r = await crm(['-o', 'json', 'contacts', 'delete', a, b, a, '--yes', '--no-backup']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([a, b].map((id) => ({ id, deleted: true })));
     const deletes = (await requestsSince(since)).filter((e) => e.method === 'DELETE');

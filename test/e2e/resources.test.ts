@@ -37,7 +37,7 @@ describe('create, get, update, list, delete on every writable resource', () => {
       expect(updated.code, updated.stderr).toBe(0);
       expect(JSON.parse(updated.stdout).label).toBe('changed');
 
-      const deleted = await crm([resource, 'delete', record.id, '--yes']);
+      const deleted = await crm([resource, 'delete', record.id, '--yes', '--no-backup']);
       expect(deleted.code, deleted.stderr).toBe(0);
       const gone = await crm([resource, 'get', record.id]);
       expect(gone.code).toBe(5);

@@ -129,11 +129,13 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
     expect(JSON.parse(r.stdout)).toHaveLength(1);
   });
 
-  it('contacts delete on a terminal asks: a wrong answer keeps the record, y deletes it', async () => {
+  it('contacts delete on a terminal asks, naming the backup: a wrong answer keeps the record, y keeps a copy then deletes it', async () => {
     const id = await post('/contacts', { email: 'delete.me@tmux.example', first_name: 'Delete', last_name: 'Me' });
+    const cwd = mkdtempSync(join(tmpdir(), 'crm-tty-delete-'));
     const ask = async (answer: string) => {
-      const pane = await tm.run(`crm contacts delete ${id}`, { env: t.env('admin') });
-      await pane.waitFor(new RegExp(`Delete contact ${id}\\? \\[y/N\\]$`));
+      const pane = await tm.run(`crm contacts delete ${id}`, { env: t.env('admin'), cwd });
+      const screen = await pane.waitFor(new RegExp(`Delete contact ${id}\\? \\[y/N\\]$`));
+      expect(screen.join('\n')).toContain('Each record is first kept, as it is now, in contacts.deleted.ndjson.');
       await pane.type(answer, { enter: true });
       return pane.waitExit();
     };
@@ -146,6 +148,8 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
     expect(yes.status, yes.lines.join('\n')).toBe(0);
     expect(yes.lines.join('\n')).toContain(`Deleted contact ${id}.`);
     expect(await status(`/contacts/${id}`)).toBe(404);
+    expect(JSON.parse(readFileSync(join(cwd, 'contacts.deleted.ndjson'), 'utf8'))).toMatchObject({ id, email: 'delete.me@tmux.example' });
+    rmSync(cwd, { recursive: true, force: true });
   });
 
   it('a table with CJK and emoji: no line wider than 80 columns, no row wrapped, ids whole', async () => {

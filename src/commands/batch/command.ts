@@ -95,14 +95,18 @@ replays instead of applying twice; a later run applies the change again.
 Rows for one record are applied in file order. A delete answered 404 after a
 retry, or for a row an earlier run sent, counts as deleted.
 
-A delete first reads each record (GET /RESOURCE/ID) and appends it, as it
-was, to <input>.deleted.ndjson (or --backup FILE), flushed to disk, before
-its DELETE is sent; a record already gone is not written. A rerun writes no
-record twice. A backup file that cannot be written stops the run before
-anything is deleted (exit 2); --no-backup keeps no copy. Importing the file
-("crm batch contacts ids.txt.deleted.ndjson") creates the records again,
-with new ids (id, created_at, updated_at, owner_id are left out); their
-links do not come back.
+A delete first reads each record and appends it, as it was, to
+<input>.deleted.ndjson (or --backup FILE), flushed to disk, before its
+DELETE is sent; a record already gone is not written. Fewer than 100 ids are
+read with a GET each; more, by listing the collection (100 a request) while
+its pages find at least one of the file's ids per page read, then a GET for
+each id not found. The question (or with --yes a notice) says what the read
+costs, in requests and minutes. A rerun writes no record twice. A backup
+file that cannot be written stops the run before anything is deleted (exit
+2); --no-backup keeps no copy. Importing the file ("crm batch contacts
+ids.txt.deleted.ndjson") creates the records again, with new ids (id,
+created_at, updated_at, owner_id are left out; --results FILE maps each
+line to its new id), and says which links did not come back.
 
 --match FIELD[,FIELD] makes the CRM agree with the file: it reads what the
 CRM holds (listing the collection, 100 records a request), then per row:

@@ -63,15 +63,23 @@ export async function confirmDelete(
   o: Pick<BatchOptions, 'yes' | 'resource' | 'file'>,
   valid: number,
   backup: string | undefined,
+  cost?: string,
 ): Promise<void> {
-  if (o.yes || valid === 0) return;
+  if (valid === 0) return;
   const what = plural(valid, findResource(o.resource)?.singular ?? o.resource, o.resource);
+  const kept = backup
+    ? ` Each is first copied to ${backup}, ${cost ?? 'read with one GET each'}; importing that file creates them again, with new ids.`
+    : '';
+  if (o.yes) {
+    // without a question, the notice alone says where the records go and what reading them costs
+    if (backup && !ctx.globals.quiet) ctx.io.stderr.write(`Deleting ${what}.${kept}\n`);
+    return;
+  }
   if (!ctx.interactive()) {
     throw new UsageError(`refusing to delete ${what} without confirmation: nothing was deleted`, {
       hint: 'pass --yes to delete without asking (--dry-run shows what would go)',
     });
   }
-  const kept = backup ? ` Each is first copied to ${backup} (one GET each); importing that file creates them again, with new ids.` : '';
   ctx.io.stderr.write(`This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.${kept}\n`);
   const answer = await ask(ctx, `Type ${valid} or ${o.resource} to confirm: `, 'nothing was deleted');
   if (answer !== String(valid) && answer !== o.resource) throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);

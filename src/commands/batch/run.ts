@@ -9,7 +9,6 @@ import {
   httpBatchSender,
   httpRowSender,
   importExitCode,
-  openBackup,
   type DeleteBackup,
   importSummaryOf,
   keyIdentity,
@@ -29,7 +28,8 @@ import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
-import { backupPath, batchOperation, checkResourceName, confirmDelete } from './operation.js';
+import { batchOperation, checkResourceName } from './operation.js';
+import { deleteBackup, noteRecreated, recreated } from './delete-backup.js';
 import { knownFields } from './known-fields.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines } from './outcome.js';
@@ -53,7 +53,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now(), sending }));
   const op = opts.operation;
   const kept: string[] = [];
-  const backup = deleteBackup(ctx, o, op, progress);
+  const backup = deleteBackup(ctx, o, op, client, progress);
   const summary = await runImport(opts, {
     // a dry run sends nothing
     send: sender(client, op, kept, opts.match ? opts.resource : undefined, backup.current),
@@ -92,41 +92,15 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     });
   if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
   if (summary.plan) return printPlan(ctx, summary);
-  await printSummary(ctx, backup.named(summary));
-  noteRecreated(ctx, o, summary);
+  const shown = recreated(o, backup.named(summary));
+  await printSummary(ctx, shown);
+  noteRecreated(ctx, o, shown);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) {
     const importFile = (file: string): string =>
       summary.operation ? sameCommandOn(o, file) : crmCommand(ctx.globals, ['batch', summary.resource, file]);
     throw new PartialFailureError(failureLine(summary), { hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }) });
   }
-}
-
-/**
- * A delete's backup (issue 19): named before anything is read, opened (so checked writable: exit 2 naming
- * it) once the delete is confirmed, before the first DELETE; none for a dry run, --no-backup or links.
- */
-function deleteBackup(ctx: Ctx, o: BatchOptions, op: RowOperation | undefined, progress: { pause<T>(f: () => Promise<T>): Promise<T> }) {
-  const path = op?.kind === 'delete' && !o.operation && !o.dryRun ? backupPath(o) : undefined;
-  let file: DeleteBackup | undefined;
-  return {
-    current: () => file,
-    beforeSend: async (checked: { valid: number }): Promise<void> => {
-      await progress.pause(() => confirmDelete(ctx, o, checked.valid, path));
-      if (path !== undefined && checked.valid > 0) file = await openBackup(path);
-    },
-    close: async () => file?.close(),
-    /** the summary with `backup_file` when there is one */
-    named: (s: ImportSummary): ImportSummary => (path !== undefined ? { ...s, backup_file: path } : s),
-  };
-}
-
-/** A delete's backup imported again: the records come back as new ones, without their links. */
-function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void {
-  if (s.operation || !o.file.endsWith('.deleted.ndjson') || s.created === 0 || ctx.globals.quiet) return;
-  ctx.io.stderr.write(
-    "The records created from a delete's backup have new ids (the old ids are gone for good); their links (deal contacts, meeting associations) did not come back.\n",
-  );
 }
 
 /** How a request goes: a chunk (batch create), a row of an operation, or either (reconcile: creates and updates). */
@@ -260,13 +234,17 @@ function failureLine(s: ImportSummary): string {
 }
 
 const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms
-  rejects_file in_doubt unknown unknown_file not_sent backup_file`.split(/\s+/) as Array<keyof ImportSummary>;
+  rejects_file in_doubt unknown unknown_file not_sent backup_file links_not_restored`.split(/\s+/) as Array<keyof ImportSummary>;
 
 /** The summary (a table on stderr, or JSON on stdout with `reasons`), then why rows failed and one sentence of what happened. */
 async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' | 'stopped'): Promise<void> {
   const op = s.operation;
+  const { output, quiet, stderrColor } = ctx.globals;
+  const json = output === 'json' || output === 'ndjson';
   // an update, delete or link says what it did (`updated`), and has no chunks
-  const keys = SUMMARY_KEYS.filter((k) => !(op && k === 'chunks') && !(k === 'backup_file' && s.backup_file === undefined));
+  const keys = SUMMARY_KEYS.filter(
+    (k) => !(op && k === 'chunks') && !(k === 'backup_file' && s.backup_file === undefined) && !(k === 'links_not_restored' && (!json || !s[k])),
+  );
   const record = Object.fromEntries(
     keys.flatMap((k): Array<[string, unknown]> =>
       k === 'created' && op
@@ -277,8 +255,6 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' 
         : [[k, s[k]]],
     ),
   );
-  const { output, quiet, stderrColor } = ctx.globals;
-  const json = output === 'json' || output === 'ndjson';
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
   if (quiet) return;
   if (!json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });

@@ -29,6 +29,8 @@ const declareGet = (group: CommandUnknownOpts, res: ResourceDef) =>
 const declareDelete = (group: CommandUnknownOpts, res: ResourceDef) =>
   declareIds(group.command('delete').description(`delete a ${res.singular}, or several (asks first on a terminal)`), res)
     .option('-y, --yes', 'do not ask (required without a terminal)')
+    .option('--backup <file>', `where each ${res.singular} goes, as it was, before its DELETE (default ${res.name}.deleted.ndjson)`)
+    .option('--no-backup', `keep no copy of the ${res.name} deleted`)
     .option(...DRY_RUN);
 
 /** `hasTranscript`: recordings only, keep those whose transcript is ready */
@@ -99,6 +101,7 @@ const VERBS: Record<Verb, AddVerb> = {
       `crm ${res.name} delete ${id}`,
       `crm ${res.name} delete ${id} ${res.idPrefix}456 --yes`,
       `crm ${res.name} delete - --yes < ids.txt`,
+      `crm ${res.name} delete ${id} --yes --backup kept.ndjson`,
     ]);
     runs(cmd, reg, load.delete, (o, ids) => ({ ...o, resource: res.name, ids }));
   },

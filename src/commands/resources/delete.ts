@@ -1,6 +1,7 @@
 // `crm RESOURCE delete ID…`: asks on a terminal (once, with the count); without one it needs --yes
 // (CONTRACT §5). Several ids (or `-`) are deleted as many.ts runs them; a retry that finds the record
-// gone (the first answer was lost) counts as deleted.
+// gone (the first answer was lost) counts as deleted. Each record is first kept, as GET returned it, in
+// `<resource>.deleted.ndjson` (or --backup FILE; not with --no-backup), as `crm batch --delete` keeps its own.
 import { findResource } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { plural } from '../../output/plural.js';
@@ -13,6 +14,8 @@ import { recordPath } from '../../http/url.js';
 import type { DeleteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 import { Ids, isMany, runForIds } from './many.js';
+import { keepBefore, openBackup, type DeleteBackup } from '../../import/index.js';
+import { crmCommand } from '../shared/command-line.js';
 
 type Answer = { data: Record<string, unknown> | null };
 
@@ -22,8 +25,13 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const singular = findResource(o.resource)?.singular ?? o.resource;
   const req = { method: 'DELETE' as const, path: recordPath(o.resource, id) };
   if (o.dryRun) return printDryRun(ctx, req);
-  await confirmDelete(ctx, o, `${singular} ${id}`, `${singular} ${sanitizeForTerminal(id)}`);
-  const res = await (await ctx.client()).request<Answer>({ ...req, expect: 'success' });
+  const path = backupFile(o);
+  await confirmDelete(ctx, o, `${singular} ${id}`, `${singular} ${sanitizeForTerminal(id)}`, path);
+  const client = await ctx.client();
+  const res = await withBackup(ctx, o, path, async (backup) => {
+    if (backup) await keepBefore(client, req.path, id, backup);
+    return client.request<Answer>({ ...req, expect: 'success' });
+  });
   if (res.goneOnRetry) ctx.warn(`The first attempt's answer was lost; its retry found the ${singular} already deleted.`);
   const format = ctx.format();
   if (format === 'table') {
@@ -52,22 +60,60 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
         .slice(0, 5)
         .map((id) => sanitizeForTerminal(id))
         .join(', ') + (all.length > 5 ? ', …' : '');
-    if (all.length > 0) await confirmDelete(ctx, o, what, `${what} (${shown})`);
+    if (all.length > 0) await confirmDelete(ctx, o, what, `${what} (${shown})`, backupFile(o));
   }
   const client = await ctx.client({ concurrencyFlag: true });
-  const one = async (path: string, id: string) => {
-    const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success' });
-    if (res.goneOnRetry) ctx.warn(`${singular} ${id}: the first attempt's answer was lost; its retry found it already deleted.`);
-    return res.body.data ?? { id, deleted: true };
-  };
-  const line = (id: string) => `Deleted ${singular} ${id}.`;
-  await runForIds(ctx, { resource: o.resource, ids, concurrency: o.concurrency, done: 'deleted', one, line });
+  await withBackup(ctx, o, backupFile(o), async (backup) => {
+    const one = async (path: string, id: string) => {
+      if (backup) await keepBefore(client, path, id, backup);
+      const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success' });
+      if (res.goneOnRetry) ctx.warn(`${singular} ${id}: the first attempt's answer was lost; its retry found it already deleted.`);
+      return res.body.data ?? { id, deleted: true };
+    };
+    const line = (id: string) => `Deleted ${singular} ${id}.`;
+    await runForIds(ctx, { resource: o.resource, ids, concurrency: o.concurrency, done: 'deleted', one, line });
+  });
 }
 
-/** Without --yes: a terminal must say yes (`question` names what goes); without one, a usage error. */
-async function confirmDelete(ctx: Ctx, o: Pick<DeleteOptions, 'yes'>, what: string, question: string): Promise<void> {
+/** Where the records deleted are kept: --backup FILE, else `<resource>.deleted.ndjson` in the current folder; none with --no-backup. */
+function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>): string | undefined {
+  if (o.backup === false) return undefined;
+  return typeof o.backup === 'string' ? o.backup : `${o.resource}.deleted.ndjson`;
+}
+
+/**
+ * Runs the deletes with the backup open (opened after the confirmation, before any request: a file that
+ * cannot be written is exit 2, nothing deleted), then says on stderr where the records were kept.
+ */
+async function withBackup<T>(ctx: Ctx, o: DeleteOptions, path: string | undefined, run: (b?: DeleteBackup) => Promise<T>): Promise<T> {
+  if (path === undefined) return run();
+  const backup = await openBackup(path);
+  let ids = 0;
+  const counting: DeleteBackup = { ...backup, keep: (r) => (ids++, backup.keep(r)) };
+  try {
+    return await run(counting);
+  } finally {
+    await backup.close();
+    const again = crmCommand(ctx.globals, ['batch', o.resource, path]);
+    if (ids > 0)
+      ctx.warn(
+        `Kept as ${ids === 1 ? 'it was' : 'they were'} in ${path} before the DELETE (\`${again}\` creates ${ids === 1 ? 'it' : 'them'} again, with new ids).`,
+      );
+  }
+}
+
+/** Without --yes: a terminal must say yes (`question` names what goes, and the backup file); without one, a usage error. */
+async function confirmDelete(
+  ctx: Ctx,
+  o: Pick<DeleteOptions, 'yes'>,
+  what: string,
+  question: string,
+  backup: string | undefined,
+): Promise<void> {
   if (o.yes) return;
   if (!ctx.interactive()) throw new UsageError(`refusing to delete ${what} without confirmation: pass --yes`);
+  // the file on a line of its own: the question stays short enough for one line of a terminal
+  if (backup !== undefined) ctx.io.stderr.write(`Each record is first kept, as it is now, in ${backup}.\n`);
   if (!(await confirm(ctx, `Delete ${question}?`))) throw new UsageError('not deleted: not confirmed');
 }
 

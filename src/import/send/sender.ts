@@ -4,7 +4,7 @@ import { CrmError, NotFoundError } from '../../http/errors.js';
 import { RawNumber } from '../../json/exact-json.js';
 import type { HttpClient } from '../../http/types.js';
 import type { RowOperation } from '../operation.js';
-import type { DeleteBackup } from './backup.js';
+import { keepBefore, type DeleteBackup } from './backup.js';
 
 export interface BatchRequest {
   resource: string;
@@ -85,7 +85,7 @@ export function httpRowSender(
     const keyed = method === 'POST' || method === 'PATCH';
     const keep = method === 'DELETE' ? backup?.() : undefined;
     try {
-      if (keep) await keepBefore(client, path, keep);
+      if (keep) await keepBefore(client, path, target, keep);
       const res = await client.request({ method, path, body, idempotencyKey: keyed ? req.key : undefined, expect: 'v2', finishInDoubt: true });
       if (op.kind === 'link' && body && onKept) keptFields(body, res.body, onKept);
       const replayed = isReplayed(res.headers) || res.goneOnRetry === true;
@@ -99,18 +99,6 @@ export function httpRowSender(
       throw err;
     }
   };
-}
-
-/** A delete's record as it is, written durably to the backup before its DELETE; a 404 (gone already) writes nothing. */
-async function keepBefore(client: HttpClient, path: string, backup: DeleteBackup): Promise<void> {
-  const record = await client
-    .request<{ data?: ApiRecord }>({ method: 'GET', path, expect: 'success' })
-    .then((res) => res.body.data)
-    .catch((err: unknown) => {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    });
-  if (record) await backup.keep(record);
 }
 
 /** A link already there answers with its own fields (the spec: relinking is a no-op): a field asked otherwise was kept. */

@@ -328,6 +328,9 @@ describe('--help snapshots', () => {
         --concurrency <n>      requests in flight when there are several ids (default:
                                4)
         -y, --yes              do not ask (required without a terminal)
+        --backup <file>        where each contact goes, as it was, before its DELETE
+                               (default contacts.deleted.ndjson)
+        --no-backup            keep no copy of the contacts deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
@@ -337,6 +340,7 @@ describe('--help snapshots', () => {
         $ crm contacts delete con_123
         $ crm contacts delete con_123 con_456 --yes
         $ crm contacts delete - --yes < ids.txt
+        $ crm contacts delete con_123 --yes --backup kept.ndjson
 
       "
     `);
@@ -502,6 +506,9 @@ describe('--help snapshots', () => {
         --concurrency <n>      requests in flight when there are several ids (default:
                                4)
         -y, --yes              do not ask (required without a terminal)
+        --backup <file>        where each company goes, as it was, before its DELETE
+                               (default companies.deleted.ndjson)
+        --no-backup            keep no copy of the companies deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
@@ -511,6 +518,7 @@ describe('--help snapshots', () => {
         $ crm companies delete cmp_123
         $ crm companies delete cmp_123 cmp_456 --yes
         $ crm companies delete - --yes < ids.txt
+        $ crm companies delete cmp_123 --yes --backup kept.ndjson
 
       "
     `);
@@ -676,6 +684,9 @@ describe('--help snapshots', () => {
         --concurrency <n>      requests in flight when there are several ids (default:
                                4)
         -y, --yes              do not ask (required without a terminal)
+        --backup <file>        where each deal goes, as it was, before its DELETE
+                               (default deals.deleted.ndjson)
+        --no-backup            keep no copy of the deals deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
@@ -685,6 +696,7 @@ describe('--help snapshots', () => {
         $ crm deals delete deal_123
         $ crm deals delete deal_123 deal_456 --yes
         $ crm deals delete - --yes < ids.txt
+        $ crm deals delete deal_123 --yes --backup kept.ndjson
 
       "
     `);
@@ -851,6 +863,9 @@ describe('--help snapshots', () => {
         --concurrency <n>      requests in flight when there are several ids (default:
                                4)
         -y, --yes              do not ask (required without a terminal)
+        --backup <file>        where each pipeline goes, as it was, before its DELETE
+                               (default pipelines.deleted.ndjson)
+        --no-backup            keep no copy of the pipelines deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
@@ -860,6 +875,7 @@ describe('--help snapshots', () => {
         $ crm pipelines delete pipe_123
         $ crm pipelines delete pipe_123 pipe_456 --yes
         $ crm pipelines delete - --yes < ids.txt
+        $ crm pipelines delete pipe_123 --yes --backup kept.ndjson
 
       "
     `);
@@ -1025,6 +1041,9 @@ describe('--help snapshots', () => {
         --concurrency <n>      requests in flight when there are several ids (default:
                                4)
         -y, --yes              do not ask (required without a terminal)
+        --backup <file>        where each task goes, as it was, before its DELETE
+                               (default tasks.deleted.ndjson)
+        --no-backup            keep no copy of the tasks deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
@@ -1034,6 +1053,7 @@ describe('--help snapshots', () => {
         $ crm tasks delete task_123
         $ crm tasks delete task_123 task_456 --yes
         $ crm tasks delete - --yes < ids.txt
+        $ crm tasks delete task_123 --yes --backup kept.ndjson
 
       "
     `);
@@ -1199,6 +1219,9 @@ describe('--help snapshots', () => {
         --concurrency <n>      requests in flight when there are several ids (default:
                                4)
         -y, --yes              do not ask (required without a terminal)
+        --backup <file>        where each note goes, as it was, before its DELETE
+                               (default notes.deleted.ndjson)
+        --no-backup            keep no copy of the notes deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
@@ -1208,6 +1231,7 @@ describe('--help snapshots', () => {
         $ crm notes delete note_123
         $ crm notes delete note_123 note_456 --yes
         $ crm notes delete - --yes < ids.txt
+        $ crm notes delete note_123 --yes --backup kept.ndjson
 
       "
     `);
@@ -1373,6 +1397,9 @@ describe('--help snapshots', () => {
         --concurrency <n>      requests in flight when there are several ids (default:
                                4)
         -y, --yes              do not ask (required without a terminal)
+        --backup <file>        where each segment goes, as it was, before its DELETE
+                               (default segments.deleted.ndjson)
+        --no-backup            keep no copy of the segments deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
 
@@ -1382,6 +1409,7 @@ describe('--help snapshots', () => {
         $ crm segments delete seg_123
         $ crm segments delete seg_123 seg_456 --yes
         $ crm segments delete - --yes < ids.txt
+        $ crm segments delete seg_123 --yes --backup kept.ndjson
 
       "
     `);
@@ -2218,14 +2246,18 @@ describe('--help snapshots', () => {
       Rows for one record are applied in file order. A delete answered 404 after a
       retry, or for a row an earlier run sent, counts as deleted.
 
-      A delete first reads each record (GET /RESOURCE/ID) and appends it, as it
-      was, to <input>.deleted.ndjson (or --backup FILE), flushed to disk, before
-      its DELETE is sent; a record already gone is not written. A rerun writes no
-      record twice. A backup file that cannot be written stops the run before
-      anything is deleted (exit 2); --no-backup keeps no copy. Importing the file
-      ("crm batch contacts ids.txt.deleted.ndjson") creates the records again,
-      with new ids (id, created_at, updated_at, owner_id are left out); their
-      links do not come back.
+      A delete first reads each record and appends it, as it was, to
+      <input>.deleted.ndjson (or --backup FILE), flushed to disk, before its
+      DELETE is sent; a record already gone is not written. Fewer than 100 ids are
+      read with a GET each; more, by listing the collection (100 a request) while
+      its pages find at least one of the file's ids per page read, then a GET for
+      each id not found. The question (or with --yes a notice) says what the read
+      costs, in requests and minutes. A rerun writes no record twice. A backup
+      file that cannot be written stops the run before anything is deleted (exit
+      2); --no-backup keeps no copy. Importing the file ("crm batch contacts
+      ids.txt.deleted.ndjson") creates the records again, with new ids (id,
+      created_at, updated_at, owner_id are left out; --results FILE maps each
+      line to its new id), and says which links did not come back.
 
       --match FIELD[,FIELD] makes the CRM agree with the file: it reads what the
       CRM holds (listing the collection, 100 records a request), then per row:

@@ -1,5 +1,6 @@
 // `get`/`delete` with several ids, in-process with a fake client: list output in input order, one id
 // unchanged, missing ids named (exit 9, or 5 when all are missing), the delete confirmation.
+import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runDelete } from '../../../../src/commands/resources/delete.js';
@@ -119,7 +120,7 @@ describe('delete with several ids', () => {
   it('--yes: each deleted, a retry that found it gone counts as deleted; table mode says so per id', async () => {
     const f = fakeClient(IDS, { gone: 'con_2' });
     const ctx = ctxWith(f.client, 'table');
-    await runDelete({ resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4, yes: true }, ctx);
+    await runDelete({ resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4, yes: true, backup: false }, ctx);
     expect(ctx.stdoutText()).toBe('Deleted contact con_1.\nDeleted contact con_2.\nDeleted contact con_3.\n');
     expect(ctx.stderrText()).toMatch(/contact con_2: the first attempt's answer was lost/);
     expect(f.sent.every((s) => s.startsWith('DELETE '))).toBe(true);
@@ -138,12 +139,14 @@ describe('delete with several ids', () => {
     const f = fakeClient(IDS);
     const stdin = new PassThrough();
     const ctx = ctxWith(f.client, 'json', { stdin, stdinTTY: true, stdoutTTY: true });
-    const done = runDelete({ resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4 }, ctx);
+    const done = runDelete({ resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4, backup: 'kept.ndjson' }, ctx);
     await new Promise((r) => setTimeout(r, 10));
+    expect(ctx.stderrText()).toContain('Each record is first kept, as it is now, in kept.ndjson.\n');
     expect(ctx.stderrText()).toContain('Delete 3 contacts (con_1, con_2, con_3)? [y/N] ');
-    stdin.write('y\n');
-    await done;
-    expect(f.sent).toHaveLength(3);
-    expect(JSON.parse(ctx.stdoutText())).toHaveLength(3);
+    // the backup is opened once confirmed: here, refused
+    stdin.write('n\n');
+    await expect(done).rejects.toThrow('not confirmed');
+    expect(f.sent).toHaveLength(0);
+    expect(existsSync('kept.ndjson')).toBe(false);
   });
 });

@@ -1,0 +1,92 @@
+// A delete's backup in `crm batch` (issue 19): the file named, the records read at the cheapest cost and
+// kept before their DELETEs (src/import/send/backup.ts, backup-read.ts), and the file imported again.
+import { linksTo } from '../../api/resources.js';
+import type { HttpClient } from '../../http/types.js';
+import {
+  backupIdsIn,
+  listIntoBackup,
+  openBackup,
+  readCostText,
+  readHow,
+  type BeforeSend,
+  type DeleteBackup,
+  type ImportSummary,
+  type RowOperation,
+} from '../../import/index.js';
+import { count, plural } from '../../output/plural.js';
+import type { Ctx } from '../context.js';
+import type { BatchOptions } from './command.js';
+import { backupPath, confirmDelete } from './operation.js';
+
+/**
+ * A delete's backup (issue 19): named before anything is read, opened (so checked writable: exit 2 naming
+ * it) once the delete is confirmed, before the first DELETE; none for a dry run, --no-backup or links.
+ * The file's ids are read first, so the confirmation can say what reading the records costs; a file of
+ * many ids is read by a listing first (backup-read.ts), the rest by a GET each as it is deleted.
+ */
+export function deleteBackup(
+  ctx: Ctx,
+  o: BatchOptions,
+  op: RowOperation | undefined,
+  client: HttpClient | undefined,
+  progress: { pause<T>(f: () => Promise<T>): Promise<T> },
+) {
+  const path = op?.kind === 'delete' && !o.operation && !o.dryRun ? backupPath(o) : undefined;
+  let file: DeleteBackup | undefined;
+  /** the listing's requests, which the engine (counting from the first row sent) does not see */
+  let listing = 0;
+  return {
+    current: () => file,
+    beforeSend: async (checked: BeforeSend): Promise<void> => {
+      const read = path !== undefined && client && checked.valid > 0 ? await backupRead(path, checked) : undefined;
+      const cost = read && readCostText(o.resource, read.toRead, read.kept, client?.pace?.());
+      await progress.pause(() => confirmDelete(ctx, o, checked.valid, path, cost));
+      if (path === undefined || checked.valid === 0) return;
+      file = await openBackup(path);
+      if (read && client && readHow(read.toRead) === 'list') {
+        const before = client.stats.requests;
+        const listed = await progress
+          .pause(() => listIntoBackup(client, o.resource, read.ids, file!, ctx.signal))
+          .finally(() => (listing = client.stats.requests - before));
+        const rest = read.toRead - listed.kept;
+        const then = rest > 0 ? `; the other ${count(rest)} are read with a GET each as they are deleted` : '';
+        if (!ctx.globals.quiet)
+          ctx.io.stderr.write(`Listed ${plural(listed.pages, 'page')} of ${o.resource}: ${count(listed.kept)} kept in ${path}${then}.\n`);
+      }
+    },
+    close: async () => file?.close(),
+    /** the summary with `backup_file` when there is one, its requests with the listing's */
+    named: (s: ImportSummary): ImportSummary => (path !== undefined ? { ...s, backup_file: path, requests: s.requests + listing } : s),
+  };
+}
+
+/** The file's ids, how many of them the backup holds already and how many are left to read. */
+async function backupRead(path: string, checked: BeforeSend): Promise<{ ids: Set<string>; toRead: number; kept: number }> {
+  const ids = new Set<string>();
+  for await (const r of checked.records?.() ?? []) if (typeof r.id === 'string') ids.add(r.id);
+  const there = await backupIdsIn(path);
+  let kept = 0;
+  for (const id of ids) if (there.has(id)) kept++;
+  return { ids, toRead: ids.size - kept, kept };
+}
+
+/** A delete's backup imported again (a file named `*.deleted.ndjson`): the links its records had, which cannot come back. */
+export function recreated(o: BatchOptions, s: ImportSummary): ImportSummary {
+  if (s.operation || !o.file.endsWith('.deleted.ndjson') || s.created === 0) return s;
+  return { ...s, links_not_restored: linksTo(s.resource).map((l) => l.path) };
+}
+
+/** …and says so: new ids, how to map old to new, and which links did not come back. */
+export function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void {
+  if (s.links_not_restored === undefined || ctx.globals.quiet) return;
+  const links = linksTo(s.resource).map((l) => `${l.words} (${l.path})`);
+  const map = o.results
+    ? `${o.results} maps them: each row's _line is the line of ${o.file} that holds the old id, its id the new one`
+    : `--results FILE maps them (each row's _line is the line of ${o.file} holding the old id, its id the new one)`;
+  ctx.io.stderr.write(
+    `The records created from a delete's backup have new ids (the old ids are gone for good); ${map}.\n` +
+      (links.length > 0
+        ? `Their links did not come back (the API cannot restore them; link them again with crm links): ${links.join(', ')}.\n`
+        : ''),
+  );
+}

@@ -1,0 +1,97 @@
+// How a delete's backup reads the records it keeps (issue 19), at the cheapest cost the API allows: one GET
+// per id, or, for a file of many ids, the collection listed 100 records a request while the pages pay for
+// themselves, then one GET per id the listing did not find. The API gives no collection's size, so the rule
+// looks only at what the pages find: listing goes on while the file's ids found so far are at least the pages
+// read (each page saved at least the one GET it cost), so the read never costs more than one request above
+// a GET per id, and costs a page per 100 ids when the file's records fill the pages.
+import type { ApiRecord } from '../../api/envelopes.js';
+import { PAGE_SIZE_MAX } from '../../api/resources.js';
+import { InterruptedError } from '../../http/errors.js';
+import type { HttpClient } from '../../http/types.js';
+import type { DeleteBackup } from './backup.js';
+
+/** Fewer ids to read than a page holds: one GET each (a listing could cost one request more). */
+export const LIST_MIN_IDS = PAGE_SIZE_MAX;
+
+/** How the records are read: a listing first when there are at least LIST_MIN_IDS ids to read. */
+export function readHow(toRead: number): 'list' | 'get' {
+  return toRead >= LIST_MIN_IDS ? 'list' : 'get';
+}
+
+/**
+ * After a page: list another? Only while ids are left to find and the file's ids found so far (those in
+ * the backup already included, so a rerun reading again the pages a killed run read goes on) are at least
+ * the pages read.
+ */
+export function keepListing(s: { pages: number; found: number; left: number; more: boolean }): boolean {
+  return s.more && s.left > 0 && s.found >= s.pages;
+}
+
+/**
+ * The read's cost in requests, least and most: a listing whose first pages hold just the ids to read, and
+ * one that stops once its pages fall behind (a page more than the file's ids it found: `toRead + 1`, and
+ * in a rerun, up to one more per id kept already, whose pages it reads again).
+ */
+export function readCost(toRead: number, kept = 0): { least: number; most: number } {
+  if (toRead === 0) return { least: 0, most: 0 };
+  if (readHow(toRead) === 'get') return { least: toRead, most: toRead };
+  return { least: Math.ceil(toRead / PAGE_SIZE_MAX), most: toRead + kept + 1 };
+}
+
+export interface ListedRead {
+  pages: number;
+  /** records the listing wrote to the backup */
+  kept: number;
+}
+
+/**
+ * Lists `/{resource}` 100 a page, writing each record whose id is wanted to the backup (a page's in one
+ * fsync, before any DELETE is sent), while keepListing says so; the rest are read by GET as each is deleted.
+ */
+export async function listIntoBackup(
+  client: HttpClient,
+  resource: string,
+  wanted: ReadonlySet<string>,
+  backup: DeleteBackup,
+  signal?: AbortSignal,
+  onPage?: (r: ListedRead) => void,
+): Promise<ListedRead> {
+  let left = [...wanted].filter((id) => !backup.has(id)).length;
+  let [pages, found, kept] = [0, 0, 0];
+  for await (const page of client.pages(`/${resource}`, { limit: PAGE_SIZE_MAX, signal })) {
+    pages++;
+    const mine = page.data.filter((r: ApiRecord) => typeof r.id === 'string' && wanted.has(r.id));
+    const fresh = mine.filter((r) => !backup.has(r.id as string));
+    await backup.keepAll(fresh);
+    [found, left, kept] = [found + mine.length, left - fresh.length, kept + fresh.length];
+    onPage?.({ pages, kept });
+    if (signal?.aborted) throw new InterruptedError('interrupted while reading the records to keep, before this run deleted any');
+    if (!keepListing({ pages, found, left, more: page.hasNextPage })) break;
+  }
+  return { pages, kept };
+}
+
+/** The spec's rate limit (requests a minute), for a cost said before any answer has told the real one. */
+export const SPEC_LIMIT_PER_MINUTE = 200;
+
+/** `n requests (about m min at L requests/min)`: minutes at the limit the client has seen, else the spec's. */
+export function requestsAndMinutes(requests: number, pace?: { limit?: number; windowMs: number }): string {
+  const limit = pace?.limit !== undefined && pace.limit > 0 ? pace.limit : SPEC_LIMIT_PER_MINUTE;
+  const windowMin = (pace?.limit !== undefined && pace.limit > 0 ? pace.windowMs : 60_000) / 60_000;
+  const perMinute = Math.round(limit / windowMin);
+  const minutes = (requests / limit) * windowMin;
+  const shown = minutes < 0.1 ? 'under 0.1' : minutes < 10 ? minutes.toFixed(1) : String(Math.ceil(minutes));
+  return `${requests.toLocaleString('en-US')} request${requests === 1 ? '' : 's'} (${shown === 'under 0.1' ? shown : `about ${shown}`} min at ${perMinute.toLocaleString('en-US')} requests/min)`;
+}
+
+/** What the confirmation says the backup read costs. */
+export function readCostText(resource: string, toRead: number, kept: number, pace?: { limit?: number; windowMs: number }): string {
+  const there = kept > 0 ? `; ${kept.toLocaleString('en-US')} ${kept === 1 ? 'is' : 'are'} in it already` : '';
+  if (toRead === 0) return `each is in it already: no request to read them`;
+  const { least, most } = readCost(toRead, kept);
+  if (readHow(toRead) === 'get') return `read with one GET each: ${requestsAndMinutes(most, pace)}${there}`;
+  return (
+    `read by listing ${resource}, ${PAGE_SIZE_MAX} a page, while the pages find them, then one GET for each not found: ` +
+    `from ${requestsAndMinutes(least, pace)} to ${requestsAndMinutes(most, pace)}${there}`
+  );
+}
