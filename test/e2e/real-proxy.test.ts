@@ -4,7 +4,7 @@
 // NO_PROXY). A port policy's 403, Basic authentication right and wrong (tinyproxy answers a wrong
 // password with 401, not 407), a 2,000-row import and every transcript through reused tunnels (the
 // CONNECTs counted in tinyproxy's log), tinyproxy killed and started again in the middle of an import
-// (no duplicate: the sandbox's records counted), and NO_PROXY (no CONNECT reaches it).
+// (one run finishes, no duplicate: the sandbox's records counted), and NO_PROXY (no CONNECT reaches it).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
