@@ -28,16 +28,18 @@ export function tunnelStatusCode(status: number, hasCredentials: boolean): strin
 
 /**
  * An error through `proxy`, re-coded when it is the proxy's doing (its authentication failing (401,
- * 407), another answer to CONNECT, unreachable); none of those is retried: nothing reached the API.
+ * 407), another answer to CONNECT, unreachable): nothing reached the API. Not retried, but for a
+ * connection the proxy refused (`PROXY_REFUSED`: a proxy restarting, retry.ts), worded as unreachable.
  * Others keep their code.
  */
 export function routeError(err: unknown, proxy: ProxyChoice): unknown {
   const message = err instanceof Error ? err.message : String(err);
   const tunnel = /Proxy response \((\d{3})\)/.exec(message)?.[1];
   const code = tunnel ? tunnelStatusCode(Number(tunnel), proxy.hasCredentials) : undefined;
-  if (code || UNREACHED.has(codeOf(err) ?? '')) {
+  const unreached = codeOf(err) ?? '';
+  if (code || UNREACHED.has(unreached)) {
     return Object.assign(new Error(message, { cause: err }), {
-      code: code ?? 'PROXY_UNREACHABLE',
+      code: code ?? (unreached === 'ECONNREFUSED' ? 'PROXY_REFUSED' : 'PROXY_UNREACHABLE'),
       proxy,
       proxyStatus: Number(tunnel) || undefined,
     });
@@ -176,7 +178,8 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): Words {
     .replace(/^UND_ERR_(HEADERS|BODY|CONNECT)_TIMEOUT$/, 'ETIMEDOUT')
     .replace(/^UND_ERR_SOCKET$/, 'ECONNRESET')
     .replace(/^EAI_AGAIN$/, 'ENOTFOUND')
-    .replace(/^PROXY_TUNNEL_REFUSED_\d+$/, 'PROXY_TUNNEL_REFUSED');
+    .replace(/^PROXY_TUNNEL_REFUSED_\d+$/, 'PROXY_TUNNEL_REFUSED')
+    .replace(/^PROXY_REFUSED$/, 'PROXY_UNREACHABLE');
   const words = Object.hasOwn(WORDING, key) && (proxy || !key.startsWith('PROXY_')) ? WORDING[key] : undefined;
   if (words) return words({ code, err, ctx, host, via, direct: directHint(ctx, host, proxy), proxy: proxy! });
   if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host, ctx.env?.NODE_EXTRA_CA_CERTS);

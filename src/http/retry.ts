@@ -3,12 +3,15 @@ import { clampWait } from './rate-headers.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** A tunnel the proxy did not open (network-error.ts, `tunnelError`): nothing reached the API. */
-const TUNNEL_FAILURES = ['PROXY_TUNNEL_DROPPED', 'PROXY_TUNNEL_TIMEOUT', 'PROXY_TUNNEL_GARBAGE', 'PROXY_TUNNEL_ABANDONED'];
+/**
+ * A tunnel the proxy did not open (network-error.ts, `tunnelError`), or a connection to the proxy refused
+ * (`routeError`: a proxy restarting, issue 20): nothing reached the API.
+ */
+const TUNNEL_FAILURES = ['PROXY_TUNNEL_DROPPED', 'PROXY_TUNNEL_TIMEOUT', 'PROXY_TUNNEL_GARBAGE', 'PROXY_TUNNEL_ABANDONED', 'PROXY_REFUSED'];
 
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
 
-/** Resets and timeouts; not refused connections nor DNS failures (nothing reached: a wrong base URL fails at once). */
+/** Resets and timeouts; not refused connections (but the proxy's) nor DNS failures (nothing reached: a wrong base URL fails at once). */
 const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'EPIPE',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandboxTls } from '../../src/sandbox/tls-cert.js';
-import { runCrm, startCrm } from '../helpers/run-crm.js';
+import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { startProxy, type TestProxy } from './proxy.js';
 
@@ -295,16 +295,47 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(r.stderr).toContain(`would not open a tunnel to ${apiTarget} (HTTP 403)`);
   });
 
-  it('an unreachable proxy is named as such, not as the API being down', async () => {
+  it('a proxy restarted mid-import (its tunnels reset, connections refused for 1 s): the same run finishes, each row once', async () => {
+    proxy = await startProxy();
+    const rows = Array.from({ length: 600 }, (_, i) => `restart.${i + 1}@example.com,Row${i + 1}`);
+    const path = writeTemp('proxy-restart.csv', `email,first_name\n${rows.join('\n')}\n`);
+    const stats = async () => ((await tls.control('/stats')) as { records: { contacts: number } }).records.contacts;
+    await tls.control('/faults', { latency_ms: 40 });
+    try {
+      const before = await stats();
+      const child = startCrm(['-v', '-o', 'json', 'batch', 'contacts', path, '--chunk-size', '25'], {
+        env: { ...tls.env('admin'), ...NO_PROXY_VARS, HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile },
+      });
+      const run = collect(child, { timeoutMs: 60_000 });
+      while ((await stats()) - before < 150) await new Promise((r) => setTimeout(r, 20));
+      const connectsBefore = proxy.seen.connects.length;
+      await proxy.restart(1_000);
+      const r = await run;
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ created: 600, failed: 0 });
+      // the refused connections were retried (POST: nothing reached the API), and went through the proxy again
+      expect(r.stderr).toMatch(/POST \S+\/contacts\/batch PROXY_REFUSED \d+ ms/);
+      expect(proxy.seen.connects.length).toBeGreaterThan(connectsBefore);
+      const counts = await tls.countByEmail('restart');
+      expect(counts.size).toBe(600);
+      expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
+    } finally {
+      await tls.control('/faults', { latency_ms: 0 });
+    }
+  });
+
+  it('an unreachable proxy is named as such, not as the API being down, after the retries', async () => {
     proxy = await startProxy();
     await proxy.close(); // its port is now closed
-    const r = await crm(['contacts', 'list'], {
+    const r = await crm(['--max-retries', '2', 'contacts', 'list'], {
       HTTPS_PROXY: `http://u:hidden@127.0.0.1:${proxy.port}`,
       NO_PROXY: '<-loopback>',
       NODE_EXTRA_CA_CERTS: caFile,
     });
     expect(r.code).toBe(8);
-    expect(r.stderr).toContain(`cannot reach the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY): connection refused`);
+    expect(r.stderr).toContain(
+      `cannot reach the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY): connection refused (gave up after 2 retries: --max-retries 2)`,
+    );
     expect(r.stderr).toContain('Hint: check HTTPS_PROXY');
     expect(r.stderr).not.toContain('hidden');
   });

@@ -3,7 +3,8 @@
 // CONNECT target with its headers, every byte the client sent into a tunnel, and every plain HTTP
 // request (absolute-form, `GET http://host/path`), which it answers 502 without forwarding.
 // It can ask for a user name and password (407, or 401 as tinyproxy answers a wrong one), refuse every tunnel with a status, or misbehave:
-// close the connection on CONNECT, never answer it, or answer it with bytes that are not HTTP.
+// close the connection on CONNECT, never answer it, or answer it with bytes that are not HTTP. It can
+// be restarted as a proxy killed and started again (`restart`): connections reset, then refused for a while.
 import { createServer, type IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
@@ -22,6 +23,8 @@ export interface TestProxy {
   port: number;
   seen: ProxySeen;
   close(): Promise<void>;
+  /** as a proxy killed and started again: every connection reset, new ones refused for `downMs`, then the same port again */
+  restart(downMs: number): Promise<void>;
 }
 
 export interface ProxyOptions {
@@ -101,5 +104,11 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
+    async restart(downMs) {
+      for (const s of sockets) s.resetAndDestroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
   };
 }

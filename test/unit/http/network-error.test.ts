@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeNetwork, routeError, tunnelError, tunnelStatusCode } from '../../../src/http/network-error.js';
 import { parseProxyUrl } from '../../../src/http/proxy-env.js';
+import { shouldRetry } from '../../../src/http/retry.js';
 import { runs } from '../../helpers/property.js';
 
 const err = (code: string, message = 'boom') => Object.assign(new Error(message), { code });
@@ -56,7 +57,7 @@ describe('describeNetwork', () => {
 });
 
 describe('routeError', () => {
-  it("re-codes the proxy's answers to CONNECT and a proxy that cannot be reached; never retried codes", () => {
+  it("re-codes the proxy's answers to CONNECT and a proxy that cannot be reached (refused: PROXY_REFUSED, retried)", () => {
     expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (407) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({
       code: 'PROXY_AUTH_REFUSED',
       proxyStatus: 407,
@@ -64,9 +65,39 @@ describe('routeError', () => {
     expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (502) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({
       code: 'PROXY_TUNNEL_REFUSED_502',
     });
-    expect(routeError(err('ECONNREFUSED'), proxy)).toMatchObject({ code: 'PROXY_UNREACHABLE' });
+    expect(routeError(err('ECONNREFUSED'), proxy)).toMatchObject({ code: 'PROXY_REFUSED' });
     expect(routeError(err('ENOTFOUND'), proxy)).toMatchObject({ code: 'PROXY_UNREACHABLE' });
     expect(routeError(err('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), proxy)).toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+  });
+
+  it('a connection the proxy refused reads as before: cannot reach the proxy, connection refused', () => {
+    const d = describeNetwork(routeError(err('ECONNREFUSED'), proxy), ctx);
+    expect(d.message).toBe('cannot reach the proxy http://proxy.corp:3128 (HTTPS_PROXY): connection refused');
+    expect(d.hint).toMatch(/^check HTTPS_PROXY /);
+  });
+
+  it('property: through a proxy, only a refused connection to it is retried for every method (a restart: nothing reached the API), up to --max-retries', () => {
+    const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+    const codes = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...codes),
+        fc.constantFrom(...methods),
+        fc.boolean(),
+        fc.nat(10),
+        fc.nat(10),
+        fc.constantFrom(...[401, 403, 407, 502].map((s) => `Proxy response (${s}) !== 200 when HTTP Tunneling`), 'connect failed'),
+        (code, method, hasIdempotencyKey, attempt, maxRetries, message) => {
+          const answered = message.startsWith('Proxy response');
+          const routed = routeError(err(answered ? 'UND_ERR_ABORTED' : code, message), proxy) as { code: string };
+          const retried = shouldRetry({ method, errorCode: routed.code, hasIdempotencyKey, attempt, maxRetries });
+          expect(retried).toBe(!answered && code === 'ECONNREFUSED' && attempt < maxRetries);
+          // without a proxy a refused connection stays not retried: a wrong base URL fails at once
+          expect(shouldRetry({ method, errorCode: code, hasIdempotencyKey, attempt, maxRetries })).toBe(false);
+        },
+      ),
+      runs(),
+    );
   });
 
   it('never puts the proxy password in a message', () => {

@@ -52,8 +52,8 @@ describe('shouldRetry', () => {
     expect(shouldRetry({ ...base, method: 'POST', errorCode, hasIdempotencyKey: true })).toBe(true);
   });
 
-  it.each(['PROXY_TUNNEL_DROPPED', 'PROXY_TUNNEL_TIMEOUT', 'PROXY_TUNNEL_GARBAGE', 'PROXY_TUNNEL_ABANDONED'])(
-    'retries %s for every method: the tunnel never opened, nothing reached the API',
+  it.each(['PROXY_TUNNEL_DROPPED', 'PROXY_TUNNEL_TIMEOUT', 'PROXY_TUNNEL_GARBAGE', 'PROXY_TUNNEL_ABANDONED', 'PROXY_REFUSED'])(
+    'retries %s for every method: the tunnel never opened (or the proxy refused the connection), nothing reached the API',
     (errorCode) => {
       for (const method of ['GET', 'POST', 'PATCH'] as const) expect(shouldRetry({ ...base, method, errorCode })).toBe(true);
       expect(shouldRetry({ ...base, method: 'POST', errorCode, attempt: 5 })).toBe(false);
