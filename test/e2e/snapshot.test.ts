@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_RESOURCES } from '../../src/commands/snapshot/run.js';
+import { killAtPoints } from '../helpers/kill-points.js';
 import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -94,31 +95,8 @@ describe('crm snapshot', () => {
       const args = ['snapshot', dir, '--resources', 'contacts,deals,companies'];
       // seeded points: after a run has written something more, how long it lives on before kill -9
       const points = [0, 7, 23, 3, 41, 12, 30, 18];
-      let done = false;
-      let kills = 0;
-      for (let i = 0; i <= points.length && !done; i++) {
-        const before = written(dir);
-        const child = startCrm(args, { env: t.env() });
-        const result = collect(child, { timeoutMs: 60_000 });
-        let exited = false;
-        void result.then(() => (exited = true));
-        if (i < points.length) {
-          while (!exited && written(dir) <= before) await sleep(2);
-          await sleep(points[i]!);
-          child.kill('SIGKILL');
-        }
-        const r = await result;
-        if (r.code === 0) done = true;
-        else {
-          expect(r.signal).toBe('SIGKILL');
-          kills++;
-          // killed after the manifest's last write (the process had not exited yet): complete, truly
-          const complete = manifest(dir).complete as boolean;
-          const finished = ['contacts', 'deals', 'companies'].every((n) => existsSync(join(dir, `${n}.ndjson`)));
-          expect(complete, 'complete only when every file is there').toBe(complete && finished);
-        }
-      }
-      expect(done).toBe(true);
+      const finished = () => ['contacts', 'deals', 'companies'].every((n) => existsSync(join(dir, `${n}.ndjson`)));
+      const kills = await killAtPoints(args, t.env(), points, dir, () => written(dir), finished);
       // the snapshot is a few pages: on a fast machine it can finish before every point is used, but never untested
       expect(kills).toBeGreaterThanOrEqual(3);
       for (const name of ['contacts', 'deals', 'companies']) {
