@@ -6,7 +6,7 @@ const declare = (program: CommandUnknownOpts) =>
   examples(program.command('snapshot'), [
     'crm snapshot backup',
     'crm snapshot backup --resources contacts,deals',
-    'crm snapshot backup --resources deals,contacts,companies --links',
+    'crm snapshot backup --resources contacts,companies,deals --links',
   ])
     .description('write every collection to DIR/<resource>.ndjson and DIR/manifest.json; a rerun resumes')
     .argument('<dir>', 'folder to write (made if missing)')

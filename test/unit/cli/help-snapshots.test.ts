@@ -2291,7 +2291,7 @@ describe('--help snapshots', () => {
       Examples:
         $ crm snapshot backup
         $ crm snapshot backup --resources contacts,deals
-        $ crm snapshot backup --resources deals,contacts,companies --links
+        $ crm snapshot backup --resources contacts,companies,deals --links
 
       "
     `);
