@@ -16,7 +16,7 @@ import { etaMs, sendingRateNow, SendingRate } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { ensureDir } from '../../util/fs.js';
-import { formatDuration } from '../batch/progress-text.js';
+import { linksProgressText } from './progress-text.js';
 import { pagedState, writePaged, type PagedWriter } from './paged-file.js';
 import type { SnapshotRun } from './types.js';
 
@@ -131,7 +131,7 @@ const lineOf = (parentId: string, record: ApiRecord): string => `{"parent_id":${
 export async function snapshotLinks(run: SnapshotRun, kinds: readonly LinkKind[]): Promise<void> {
   const { dir, client, ctx, manifest } = run;
   ensureDir(path.join(dir, LINKS_DIR));
-  const plans = [];
+  const plans: Array<{ kind: LinkKind; ids: string[]; left: number; resumed: boolean }> = [];
   for (const kind of kinds) {
     const ids = await parentIds(path.join(dir, `${kind.parent}.ndjson`));
     const state = await pagedState(dir, linkFile(kind), validAt);
@@ -153,38 +153,34 @@ export async function snapshotLinks(run: SnapshotRun, kinds: readonly LinkKind[]
   let requests = 0;
   const sending = new SendingRate();
   manifest.links ??= {};
-  for (const [i, { kind, ids }] of plans.entries()) {
-    const show = (w: PagedWriter<LinkAt> | undefined, at: LinkAt | undefined) => {
-      const now = ctx.clock.now();
-      const info = client.pace?.();
-      const eta = etaMs({ requestsLeft: parentsLeft, now, pace: info, observedRatePerMs: sendingRateNow(sending, now, requests, info) });
-      const wait = info?.waitingUntil !== undefined ? info.waitingUntil - now : 0;
-      const parts = [
-        `Links ${i + 1}/${plans.length}: ${kind.key} ${count(at?.parent ?? 0)}/${plural(ids.length, 'parent')}`,
-        plural(w?.records ?? 0, 'link'),
-        ...(eta !== undefined && eta > 0 ? [`ETA ${formatDuration(eta / 1000)}`] : []),
-        ...(wait >= 1000 ? [`waiting ${formatDuration(wait / 1000)} (rate limit)`] : []),
-      ];
-      run.progress.update(parts.join(' · '));
-    };
-    const { records, at, forget } = await writePaged(dir, linkFile(kind), validAt, (w) =>
-      readKind(run, kind, ids, w, (at, parentDone) => {
-        requests++;
-        if (parentDone) parentsLeft--;
-        show(w, at);
-      }),
-    );
-    const gone = at?.gone ?? run.earlier?.links?.[kind.key]?.parents_gone ?? 0;
-    manifest.links[kind.key] = {
-      file: linkFile(kind),
-      parents: ids.length - gone,
-      records: records ?? (await countFileLines(path.join(dir, linkFile(kind)))),
-      parents_gone: gone,
-      complete: true,
-    };
-    await run.save();
-    await forget();
-  }
+  await run.withProgress(async (progress) => {
+    for (const [i, { kind, ids }] of plans.entries()) {
+      const show = (links: number, at: LinkAt | undefined) => {
+        const now = ctx.clock.now();
+        const info = client.pace?.();
+        const eta = etaMs({ requestsLeft: parentsLeft, now, pace: info, observedRatePerMs: sendingRateNow(sending, now, requests, info) });
+        const where = { index: i, kinds: plans.length, key: kind.key, parent: at?.parent ?? 0, parents: ids.length };
+        progress.update(linksProgressText({ ...where, links, etaMs: eta, waitMs: (info?.waitingUntil ?? 0) - now }));
+      };
+      const { records, at, forget } = await writePaged(dir, linkFile(kind), validAt, (w) =>
+        readKind(run, kind, ids, w, (at, parentDone) => {
+          requests++;
+          if (parentDone) parentsLeft--;
+          show(w.records, at);
+        }),
+      );
+      const gone = at?.gone ?? run.earlier?.links?.[kind.key]?.parents_gone ?? 0;
+      manifest.links![kind.key] = {
+        file: linkFile(kind),
+        parents: ids.length - gone,
+        records: records ?? (await countFileLines(path.join(dir, linkFile(kind)))),
+        parents_gone: gone,
+        complete: true,
+      };
+      await run.save();
+      await forget();
+    }
+  });
 }
 
 async function countFileLines(file: string): Promise<number> {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { RESOURCES, PAGE_SIZE_MAX, type ResourceName } from '../../api/resources.js';
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import { stringifyJson } from '../../json/exact-json.js';
-import { createProgress } from '../../output/progress.js';
+import { createProgress, type Progress } from '../../output/progress.js';
 import { plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
@@ -16,11 +16,11 @@ import { countLines } from '../../util/lines.js';
 import { readFile } from 'node:fs/promises';
 import { LINKS_DIR } from '../../api/snapshot-links.js';
 import type { Ctx } from '../context.js';
-import { formatDuration } from '../batch/progress-text.js';
 import type { SnapshotOptions } from './command.js';
 import type { Manifest, SnapshotRun } from './types.js';
 import { linkKindsFor, linksAskText, snapshotLinks } from './links.js';
 import { STATE_NAME, writePaged } from './paged-file.js';
+import { waitText } from './progress-text.js';
 
 /** every collection that can be listed, in the resource table's order */
 export const SNAPSHOT_RESOURCES: readonly ResourceName[] = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
@@ -61,13 +61,20 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   await save();
   ctx.warn(planText(opts.dir, chosen, links && linksAskText(links.taken)));
 
-  const progress = createProgress({
-    stream: ctx.io.stderr,
-    enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
-    text: 'Snapshot…',
-    color: ctx.globals.stderrColor,
-  });
-  const run: SnapshotRun = { dir, client, ctx, manifest, earlier, save, progress };
+  const withProgress = async <T>(f: (progress: Progress) => Promise<T>): Promise<T> => {
+    const progress = createProgress({
+      stream: ctx.io.stderr,
+      enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
+      text: 'Snapshot…',
+      color: ctx.globals.stderrColor,
+    });
+    try {
+      return await f(progress);
+    } finally {
+      await progress.stop();
+    }
+  };
+  const run: SnapshotRun = { dir, client, ctx, manifest, earlier, save, withProgress };
   // the parts, one call each, in order (the links read the collections' files)
   const parts: Array<() => Promise<void>> = [() => snapshotCollections(run, chosen), ...(links ? [() => snapshotLinks(run, links.taken)] : [])];
   try {
@@ -79,8 +86,6 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
       });
     }
     throw err;
-  } finally {
-    await progress.stop();
   }
   manifest.finished_at = new Date(ctx.clock.now()).toISOString();
   manifest.complete = true;
@@ -111,31 +116,31 @@ function planText(shown: string, chosen: readonly ResourceName[], links: string 
 /** Every chosen collection in turn; the manifest's entry for each once it is finished. */
 async function snapshotCollections(run: SnapshotRun, chosen: readonly ResourceName[]): Promise<void> {
   const { dir, client, ctx, manifest } = run;
-  for (const [i, name] of chosen.entries()) {
-    let pages = 0;
-    const show = (records: number) => {
-      const now = ctx.clock.now();
-      const until = client.pace?.().waitingUntil;
-      const wait = until !== undefined && until - now >= 1000 ? ` · waiting ${formatDuration((until - now) / 1000)} (rate limit)` : '';
-      run.progress.update(`Snapshot ${i + 1}/${chosen.length}: ${name} ${plural(records, 'record')}, ${plural(pages, 'page')}${wait}`);
-    };
-    const { records, forget } = await writePaged(dir, `${name}.ndjson`, validCursor, async (w) => {
-      const cursor = w.resume?.at.cursor;
-      if (cursor === null) return; // its last page is in the file
-      show(w.records);
-      for await (const page of client.pages(`/${name}`, { limit: PAGE_SIZE_MAX, cursor, signal: ctx.signal })) {
-        const text = page.data.map((r) => `${stringifyJson(r)}\n`).join('');
-        await w.page(text, page.data.length, { cursor: page.hasNextPage && page.endCursor ? page.endCursor : null });
-        pages++;
+  await run.withProgress(async (progress) => {
+    for (const [i, name] of chosen.entries()) {
+      let pages = 0;
+      const show = (records: number) => {
+        const waitMs = (client.pace?.().waitingUntil ?? 0) - ctx.clock.now();
+        progress.update(`Snapshot ${i + 1}/${chosen.length}: ${name} ${plural(records, 'record')}, ${plural(pages, 'page')}${waitText(waitMs)}`);
+      };
+      const { records, forget } = await writePaged(dir, `${name}.ndjson`, validCursor, async (w) => {
+        const cursor = w.resume?.at.cursor;
+        if (cursor === null) return; // its last page is in the file
         show(w.records);
-      }
-    });
-    const known = run.earlier?.collections[name];
-    const counted = records ?? (known?.complete ? known.records : countLines(await readFile(path.join(dir, `${name}.ndjson`))));
-    manifest.collections[name] = { file: `${name}.ndjson`, records: counted, complete: true };
-    await run.save();
-    await forget();
-  }
+        for await (const page of client.pages(`/${name}`, { limit: PAGE_SIZE_MAX, cursor, signal: ctx.signal })) {
+          const text = page.data.map((r) => `${stringifyJson(r)}\n`).join('');
+          await w.page(text, page.data.length, { cursor: page.hasNextPage && page.endCursor ? page.endCursor : null });
+          pages++;
+          show(w.records);
+        }
+      });
+      const known = run.earlier?.collections[name];
+      const counted = records ?? (known?.complete ? known.records : countLines(await readFile(path.join(dir, `${name}.ndjson`))));
+      manifest.collections[name] = { file: `${name}.ndjson`, records: counted, complete: true };
+      await run.save();
+      await forget();
+    }
+  });
 }
 
 /** A collection's position: the cursor after the last page written; null once its last page is. */

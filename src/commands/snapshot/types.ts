@@ -33,5 +33,6 @@ export interface SnapshotRun {
   earlier: Manifest | undefined;
   /** writes the manifest (atomically) */
   save(): Promise<void>;
-  progress: Progress;
+  /** runs `f` with a progress line on a terminal (none otherwise), cleared when `f` ends */
+  withProgress<T>(f: (progress: Progress) => Promise<T>): Promise<T>;
 }
