@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_KINDS } from '../../src/api/snapshot-links.js';
 import { killAtPoints } from '../helpers/kill-points.js';
-import { runCrm } from '../helpers/run-crm.js';
+import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -109,6 +109,29 @@ describe('crm snapshot --links', () => {
     expect(m.left_out).toContainEqual({ what: 'meetings.deal', reason: 'links of meetings, which are not in --resources' });
     expect(readNdjson(join(dir, 'links', 'segments.members.ndjson'))).toEqual(await expected(dir, 'segments.members'));
     expect(readdirSync(join(dir, 'links'))).toEqual(['segments.members.ndjson']);
+  });
+
+  it('Ctrl-C during the links is exit 130 saying how to resume; the same command then finishes them', async () => {
+    await t.control('/faults', { latency_ms: 10 });
+    const dir = tempDir('crm-snapshot-links-');
+    const args = ['snapshot', dir, '--resources', 'deals', '--links'];
+    try {
+      const child = startCrm(args, { env: t.env() });
+      const result = collect(child, { timeoutMs: 60_000 });
+      while (linkBytes(dir) === 0) await new Promise((r) => setTimeout(r, 2));
+      child.kill('SIGINT');
+      const r = await result;
+      expect(r.code, r.stderr).toBe(130);
+      expect(r.stderr).toContain('run the same command again to resume');
+      expect(manifest(dir).complete).toBe(false);
+    } finally {
+      await t.control('/faults', { latency_ms: 0 });
+    }
+    const again = await runCrm(args, { env: t.env(), timeoutMs: 60_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/Links: \d+ requests left, one per deal \(\d+ ×2\)/);
+    for (const key of ['deals.contacts', 'deals.companies'])
+      expect(readNdjson(join(dir, 'links', `${key}.ndjson`)), key).toEqual(await expected(dir, key));
   });
 
   it('killed (-9) at seeded points during the links and run again: every link once per file, complete only at the end', async () => {
