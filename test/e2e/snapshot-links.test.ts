@@ -7,8 +7,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_KINDS } from '../../src/api/snapshot-links.js';
-import { killAtPoints } from '../helpers/kill-points.js';
-import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
+import { interruptOnceWritten, killAtPoints } from '../helpers/kill-points.js';
+import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -116,14 +116,7 @@ describe('crm snapshot --links', () => {
     const dir = tempDir('crm-snapshot-links-');
     const args = ['snapshot', dir, '--resources', 'deals', '--links'];
     try {
-      const child = startCrm(args, { env: t.env() });
-      const result = collect(child, { timeoutMs: 60_000 });
-      while (linkBytes(dir) === 0) await new Promise((r) => setTimeout(r, 2));
-      child.kill('SIGINT');
-      const r = await result;
-      expect(r.code, r.stderr).toBe(130);
-      expect(r.stderr).toContain('run the same command again to resume');
-      expect(manifest(dir).complete).toBe(false);
+      await interruptOnceWritten(args, t.env(), dir, () => linkBytes(dir));
     } finally {
       await t.control('/faults', { latency_ms: 0 });
     }

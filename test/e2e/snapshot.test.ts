@@ -5,8 +5,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_RESOURCES } from '../../src/commands/snapshot/run.js';
-import { killAtPoints } from '../helpers/kill-points.js';
-import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
+import { interruptOnceWritten, killAtPoints } from '../helpers/kill-points.js';
+import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -40,7 +40,6 @@ const written = (dir: string): number =>
   (existsSync(dir) ? readdirSync(dir) : [])
     .filter((f) => f.includes('.ndjson'))
     .reduce((sum, f) => sum + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
 
 describe('crm snapshot', () => {
@@ -115,14 +114,7 @@ describe('crm snapshot', () => {
     await t.control('/faults', { latency_ms: 15 });
     const dir = tempDir('crm-snapshot-');
     try {
-      const child = startCrm(['snapshot', dir, '--resources', 'contacts'], { env: t.env() });
-      const result = collect(child, { timeoutMs: 60_000 });
-      while (written(dir) === 0) await sleep(2);
-      child.kill('SIGINT');
-      const r = await result;
-      expect(r.code, r.stderr).toBe(130);
-      expect(r.stderr).toContain('run the same command again to resume');
-      expect(manifest(dir).complete).toBe(false);
+      await interruptOnceWritten(['snapshot', dir, '--resources', 'contacts'], t.env(), dir, () => written(dir));
     } finally {
       await t.control('/faults', { latency_ms: 0 });
     }

@@ -42,3 +42,20 @@ export async function killAtPoints(
   }
   throw new Error(`crm ${args.join(' ')}: no run finished`);
 }
+
+/** Runs `crm args`, Ctrl-C (SIGINT) as soon as `written()` is above 0: exit 130 saying how to resume, DIR's manifest not complete. */
+export async function interruptOnceWritten(
+  args: string[],
+  env: Record<string, string | undefined>,
+  dir: string,
+  written: () => number,
+): Promise<void> {
+  const child = startCrm(args, { env });
+  const result = collect(child, { timeoutMs: 60_000 });
+  while (written() === 0) await sleep(2);
+  child.kill('SIGINT');
+  const r = await result;
+  expect(r.code, r.stderr).toBe(130);
+  expect(r.stderr).toContain('run the same command again to resume');
+  expect((JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { complete: boolean }).complete).toBe(false);
+}
