@@ -1,10 +1,12 @@
 // `--from DIR` (docs/sandbox.md, "Serving a snapshot"): the records of a folder `crm snapshot DIR`
 // wrote (manifest.json and one `<resource>.ndjson` per collection), kept with their ids and fields.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiRecord } from '../api/envelopes.js';
 import { isResourceName, type ResourceName } from '../api/resources.js';
 import { readJsonFile } from './files.js';
+import { eachNdjsonLine } from './ndjson-file.js';
+import { loadSnapshotLinks } from './snapshot-links.js';
 import type { StoreSnapshot } from './store.js';
 import { isPlainObject, needIn, type Need } from './validation.js';
 
@@ -19,30 +21,16 @@ export interface SnapshotDir {
 
 /** The records of one `<resource>.ndjson`, in file order; throws an Error naming the file and line. */
 function readRecords(path: string): ApiRecord[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(`snapshot ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
   const records: ApiRecord[] = [];
   const lineOf = new Map<string, number>();
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i]!.trim() === '') continue;
-    const need: Need = needIn(`snapshot ${path} line ${i + 1}`);
-    let record: unknown;
-    try {
-      record = JSON.parse(lines[i]!);
-    } catch (err) {
-      throw new Error(`snapshot ${path} line ${i + 1}: not valid JSON (${(err as Error).message})`);
-    }
+  eachNdjsonLine(path, (record, check, line) => {
+    const need: Need = check;
     need(isPlainObject(record) && typeof record.id === 'string' && record.id !== '', 'not a record with a string "id"');
     const id = record.id;
     need(!lineOf.has(id), `id "${id}" is already on line ${lineOf.get(id)}`);
-    lineOf.set(id, i + 1);
+    lineOf.set(id, line);
     records.push(record);
-  }
+  });
   return records;
 }
 
@@ -78,5 +66,6 @@ export function loadSnapshotDir(dir: string): SnapshotDir {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     warnings.push(`snapshot ${dir} is not complete (its manifest says "complete": false): serving the ${total} records it holds`);
   }
-  return { store: { format: 'crm-sandbox-store/1', seq: 0, records, links: [] }, counts, warnings };
+  const links = loadSnapshotLinks(dir, records, warnings);
+  return { store: { format: 'crm-sandbox-store/1', seq: 0, records, links }, counts, warnings };
 }

@@ -4,7 +4,7 @@ import { RESOURCES, type ResourceName, findResource } from '../api/resources.js'
 import type { ApiRecord } from '../api/envelopes.js';
 import { randomString, type Random } from './random.js';
 
-interface LinkData extends ApiRecord {
+export interface LinkData extends ApiRecord {
   id: string;
   parent_type: ResourceName;
   parent_id: string;

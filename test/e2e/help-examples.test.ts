@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINK_KINDS } from '../../src/api/snapshot-links.js';
 import { main } from '../../src/cli/main.js';
 import { allCommands, buildProgram, commandPath } from '../../src/cli/program.js';
 import { fakeIO } from '../helpers/fake-io.js';
@@ -151,11 +152,15 @@ const BODIES: Record<string, Record<string, unknown>> = {
 /** example (as a pattern) → what it needs and what it must have done; the first match counts */
 const FIXTURES: Array<[RegExp, Fixture]> = [
   [
-    /^crm snapshot (\S+)(?: --resources (\S+))?$/,
+    /^crm snapshot (\S+)(?: --resources (\S+))?( --links)?$/,
     {
       after: async (s, m, dir) => {
         const folder = join(dir, m[1]!);
-        const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as { complete: boolean; collections: object };
+        const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as {
+          complete: boolean;
+          collections: object;
+          links?: Record<string, { file: string; records: number }>;
+        };
         expect(manifest.complete).toBe(true);
         const names = m[2]?.split(',') ?? Object.keys(manifest.collections);
         expect(Object.keys(manifest.collections)).toEqual(names);
@@ -165,6 +170,11 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
             .filter(Boolean);
           expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual((await listAll(s, `/${name}`)).map((r) => r.id));
         }
+        // --links: every kind whose parent was taken, each file holding the lines the manifest counts
+        const kinds = LINK_KINDS.filter((k) => names.includes(k.parent)).map((k) => k.key);
+        expect(Object.keys(manifest.links ?? {})).toEqual(m[3] ? kinds : []);
+        for (const entry of Object.values(manifest.links ?? {}))
+          expect(readFileSync(join(folder, entry.file), 'utf8').split('\n').filter(Boolean)).toHaveLength(entry.records);
       },
     },
   ],

@@ -77,9 +77,16 @@ function writeSnapshot(name: string, opts: { complete?: boolean; files?: Record<
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
   for (const [r, rows] of Object.entries(RECORDS))
     fs.writeFileSync(path.join(dir, `${r}.ndjson`), rows.map((x) => `${JSON.stringify(x)}\n`).join(''));
-  for (const [file, content] of Object.entries(opts.files ?? {})) fs.writeFileSync(path.join(dir, file), content);
+  for (const [file, content] of Object.entries(opts.files ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), content);
+  }
   return dir;
 }
+
+/** a line of a links file as `crm snapshot --links` writes it */
+const line = (parentId: string, record: Record<string, unknown>, link: Record<string, unknown> = {}) =>
+  JSON.stringify({ parent_id: parentId, record: { ...record, link } });
 
 const get = (sb: SandboxProcess, p: string) => fetch(`${sb.baseUrl}${p}`, { headers: { 'x-service-api-key': sb.admin } });
 
@@ -107,6 +114,43 @@ describe('crm sandbox --from DIR', () => {
       }
       expect(((await (await get(sb, '/tasks')).json()) as { data: unknown[] }).data).toEqual([]);
     });
+  }, 30_000);
+
+  it('serves the links and meeting associations of links/*.ndjson; a link to a record it does not hold is left out, with a warning', async () => {
+    const link = { id: 'lnk_snap1', created_at: at(20), type: 'CHAMPION', supervisor: 'Grace' };
+    const meeting = { id: 'mtg_snap1', title: 'Kick-off', deal_id: null, company_id: null, owner_id: 'usr_admin', created_at: at(21) };
+    const dir = writeSnapshot('links', {
+      files: {
+        'meetings.ndjson': `${JSON.stringify(meeting)}\n`,
+        'links/deals.contacts.ndjson': [
+          line('deal_snapA1', CONTACTS[1]!, link),
+          line('deal_snapA1', { id: 'con_gone', email: 'gone@example.test' }),
+          line('deal_snapA1', CONTACTS[0]!),
+        ].join('\n'),
+        'links/notes.records.ndjson': '',
+        'links/meetings.deal.ndjson': `${line('mtg_snap1', DEALS[1]!)}\n`,
+      },
+    });
+    const child = startCrm(['sandbox', '--port', '0', '--from', dir]);
+    let stderr = '';
+    const started = new Promise<string>((resolve) => child.stdout!.setEncoding('utf8').once('data', (d: string) => resolve(d)));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const info = JSON.parse((await started).split('\n')[0]!) as { base_url: string; keys: { admin: string } };
+    try {
+      const sb = { baseUrl: info.base_url, admin: info.keys.admin } as SandboxProcess;
+      const linked = (await (await get(sb, '/deals/deal_snapA1/contacts')).json()) as { data: Array<Record<string, unknown>> };
+      expect(linked.data.map((c) => c.id)).toEqual(['con_snapB2', 'con_snapA1']);
+      expect(linked.data[0]).toEqual({
+        ...CONTACTS[1],
+        link: { ...link, parent_type: 'deals', parent_id: 'deal_snapA1', relation: 'contacts', child_type: 'contacts', child_id: 'con_snapB2' },
+      });
+      expect(((await (await get(sb, '/meetings/mtg_snap1/deal')).json()) as { data: unknown }).data).toEqual(DEALS[1]);
+      expect(((await (await get(sb, '/meetings/mtg_snap1/company')).json()) as { data: unknown }).data).toBeNull();
+      expect(stderr).toContain('links/deals.contacts.ndjson: 1 link to a record the snapshot does not hold, left out');
+    } finally {
+      child.kill('SIGTERM');
+      await collect(child, { timeoutMs: 20_000 });
+    }
   }, 30_000);
 
   it('a record created later gets a fresh id and is listed after the loaded ones; a reset goes back to the snapshot', async () => {
@@ -170,6 +214,21 @@ describe('crm sandbox --from DIR', () => {
       /companies\.ndjson line 2: id "cmp_snapA1" is already on line 1/,
     ],
     ['a file of an unknown resource', { 'widgets.ndjson': '{"id":"w_1"}\n' }, /widgets\.ndjson: "widgets" is not a resource/],
+    [
+      'a links file of an unknown kind',
+      { 'links/deals.widgets.ndjson': '{"parent_id":"deal_snapA1","record":{"id":"con_snapA1"}}\n' },
+      /links\/deals\.widgets\.ndjson: not a kind of link \(deals\.contacts\.ndjson, /,
+    ],
+    [
+      'a links line that is not {parent_id, record}',
+      { 'links/deals.contacts.ndjson': `${line('deal_snapA1', CONTACTS[0]!)}\n{"parent":"deal_snapA1","record":{"id":"con_snapA1"}}\n` },
+      /links\/deals\.contacts\.ndjson line 2: not \{"parent_id": "<id>", "record": \{"id": "<id>", …\}\}/,
+    ],
+    [
+      'a link whose parent the snapshot does not hold',
+      { 'links/deals.companies.ndjson': `${line('deal_nowhere', COMPANIES[0]!)}\n` },
+      /links\/deals\.companies\.ndjson line 1: parent "deal_nowhere" is not in deals\.ndjson/,
+    ],
     ['a manifest that is not one', { 'manifest.json': '{"collections": {}}' }, /manifest\.json: "complete" must be true or false/],
   ];
   for (const [what, files, message] of refused) {

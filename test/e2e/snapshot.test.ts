@@ -5,7 +5,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_RESOURCES } from '../../src/commands/snapshot/run.js';
-import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
+import { interruptOnceWritten, killAtPoints } from '../helpers/kill-points.js';
+import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -39,7 +40,6 @@ const written = (dir: string): number =>
   (existsSync(dir) ? readdirSync(dir) : [])
     .filter((f) => f.includes('.ndjson'))
     .reduce((sum, f) => sum + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
 
 describe('crm snapshot', () => {
@@ -94,31 +94,8 @@ describe('crm snapshot', () => {
       const args = ['snapshot', dir, '--resources', 'contacts,deals,companies'];
       // seeded points: after a run has written something more, how long it lives on before kill -9
       const points = [0, 7, 23, 3, 41, 12, 30, 18];
-      let done = false;
-      let kills = 0;
-      for (let i = 0; i <= points.length && !done; i++) {
-        const before = written(dir);
-        const child = startCrm(args, { env: t.env() });
-        const result = collect(child, { timeoutMs: 60_000 });
-        let exited = false;
-        void result.then(() => (exited = true));
-        if (i < points.length) {
-          while (!exited && written(dir) <= before) await sleep(2);
-          await sleep(points[i]!);
-          child.kill('SIGKILL');
-        }
-        const r = await result;
-        if (r.code === 0) done = true;
-        else {
-          expect(r.signal).toBe('SIGKILL');
-          kills++;
-          // killed after the manifest's last write (the process had not exited yet): complete, truly
-          const complete = manifest(dir).complete as boolean;
-          const finished = ['contacts', 'deals', 'companies'].every((n) => existsSync(join(dir, `${n}.ndjson`)));
-          expect(complete, 'complete only when every file is there').toBe(complete && finished);
-        }
-      }
-      expect(done).toBe(true);
+      const finished = () => ['contacts', 'deals', 'companies'].every((n) => existsSync(join(dir, `${n}.ndjson`)));
+      const kills = await killAtPoints(args, t.env(), points, dir, () => written(dir), finished);
       // the snapshot is a few pages: on a fast machine it can finish before every point is used, but never untested
       expect(kills).toBeGreaterThanOrEqual(3);
       for (const name of ['contacts', 'deals', 'companies']) {
@@ -137,14 +114,7 @@ describe('crm snapshot', () => {
     await t.control('/faults', { latency_ms: 15 });
     const dir = tempDir('crm-snapshot-');
     try {
-      const child = startCrm(['snapshot', dir, '--resources', 'contacts'], { env: t.env() });
-      const result = collect(child, { timeoutMs: 60_000 });
-      while (written(dir) === 0) await sleep(2);
-      child.kill('SIGINT');
-      const r = await result;
-      expect(r.code, r.stderr).toBe(130);
-      expect(r.stderr).toContain('run the same command again to resume');
-      expect(manifest(dir).complete).toBe(false);
+      await interruptOnceWritten(['snapshot', dir, '--resources', 'contacts'], t.env(), dir, () => written(dir));
     } finally {
       await t.control('/faults', { latency_ms: 0 });
     }

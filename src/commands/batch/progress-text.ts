@@ -2,7 +2,7 @@
 // limit allows (src/output/eta.ts), and the wait while the pacer holds requests back.
 import type { PaceInfo } from '../../http/types.js';
 import type { ImportProgress } from '../../import/index.js';
-import { etaMs, type SendingRate } from '../../output/eta.js';
+import { etaMs, sendingRateNow, type SendingRate } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 
 /** waits shorter than this are the pacer's ordinary spacing, not worth a word */
@@ -53,12 +53,7 @@ function ratePerMs(p: ImportProgress, at: PaceNow | undefined): number | undefin
   // reconcile counts its requests (creates and updates carry different numbers of rows)
   const requests = p.requestsLeft !== undefined ? p.chunks : (p.created + p.failed) / Math.max(1, p.rowsPerRequest);
   if (!at?.sending) return p.elapsedMs > 0 ? requests / p.elapsedMs : undefined;
-  // only a wait the limit foretells (its window used up) is left out: etaMs counts those to come; a 429 the
-  // limit did not foretell (another client on the key, an organization's limit) slows the rate instead
-  const pace = at.pace;
-  const foretold = pace?.limit !== undefined && (pace.remaining === 0 || pace.waitingUntil === pace.resetAt);
-  at.sending.observe(at.now, requests, pace?.waitingUntil !== undefined && pace.waitingUntil > at.now && foretold);
-  const rate = pace?.limit !== undefined ? at.sending.whileSending() : at.sending.overall();
+  const rate = sendingRateNow(at.sending, at.now, requests, at.pace);
   // until a second sample: since the start
   return rate ?? (p.elapsedMs > 0 && requests > 0 ? requests / p.elapsedMs : undefined);
 }

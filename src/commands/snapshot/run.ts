@@ -1,48 +1,36 @@
 // `crm snapshot DIR` (issue 19): each collection is read page by page (client.pages, 100 a page,
-// paced by the client's pacer) into DIR/.<name>.ndjson.partial; after each page's lines are on disk
-// (fsync) DIR/.<name>.ndjson.state records the page's end cursor and the file's length then. A rerun
-// cuts the partial file back to that length and goes on from that cursor, so no record is written
-// twice; a finished collection is renamed to DIR/<name>.ndjson and skipped by later runs. The
-// manifest says `complete: true` only once every collection is finished.
-import { open, readFile, rename, rm, truncate } from 'node:fs/promises';
+// paced by the client's pacer) into DIR/<name>.ndjson through a resumable partial file (paged-file.ts:
+// a rerun cuts it back to the last page recorded and goes on from that cursor, so no record is written
+// twice); then, with --links, each parent's links (links.ts). The run is a list of parts, one call
+// each; the manifest says `complete: true` only once every part is finished.
 import path from 'node:path';
 import { RESOURCES, PAGE_SIZE_MAX, type ResourceName } from '../../api/resources.js';
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import { stringifyJson } from '../../json/exact-json.js';
-import { createProgress } from '../../output/progress.js';
+import { createProgress, type Progress } from '../../output/progress.js';
 import { plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
-import { ensureDir, exists, removeStaleTemps } from '../../util/fs.js';
+import { ensureDir, removeStaleTemps } from '../../util/fs.js';
 import { countLines } from '../../util/lines.js';
-import type { HttpClient } from '../../http/types.js';
+import { readFile } from 'node:fs/promises';
+import { LINKS_DIR } from '../../api/snapshot-links.js';
 import type { Ctx } from '../context.js';
 import type { SnapshotOptions } from './command.js';
+import type { Manifest, SnapshotRun } from './types.js';
+import { linkKindsFor, linksAskText, snapshotLinks } from './links.js';
+import { STATE_NAME, writePaged } from './paged-file.js';
+import { waitText } from './progress-text.js';
 
 /** every collection that can be listed, in the resource table's order */
 export const SNAPSHOT_RESOURCES: readonly ResourceName[] = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
 
-/** What is never in a snapshot yet, and why (the manifest's `left_out`). */
-const NOT_YET = [
-  { what: 'links', reason: 'links (deals/{id}/contacts …) are not part of a snapshot yet' },
-  { what: 'transcripts', reason: 'transcripts are not part of a snapshot yet (crm recordings download)' },
-];
-
-export interface Manifest {
-  base_url: string;
-  started_at: string;
-  finished_at: string | null;
-  complete: boolean;
-  collections: Record<string, { file: string; records: number; complete: boolean }>;
-  left_out: Array<{ what: string; reason: string }>;
-}
-
-/** Where a collection's partial file stands: its cursor and the bytes and records written before it. */
-interface PartialState {
-  cursor: string;
-  bytes: number;
-  records: number;
-}
+/** What a snapshot leaves out unless asked, and why (the manifest's `left_out`). */
+const LINKS_LEFT_OUT = {
+  what: 'links',
+  reason: 'links (deals/{id}/contacts …) and meeting associations cost a request per parent: add --links',
+};
+const NOT_YET = [{ what: 'transcripts', reason: 'transcripts are not part of a snapshot yet (crm recordings download)' }];
 
 /** `--resources a,b`: known names that can be listed, each once; default every one. */
 export function parseResources(value: string | undefined): ResourceName[] {
@@ -63,26 +51,34 @@ export function parseResources(value: string | undefined): ResourceName[] {
 export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void> {
   if (opts.dir.trim() === '') throw new UsageError('DIR must name a folder');
   const chosen = parseResources(opts.resources);
+  const links = opts.links ? linkKindsFor(chosen) : undefined;
   const client = await ctx.client();
   const dir = path.resolve(opts.dir);
   const manifestPath = path.join(dir, 'manifest.json');
-  const { manifest, earlier } = await startManifest(opts.dir, manifestPath, chosen, client.baseUrl, ctx.clock.now());
+  const leftOut = links ? links.leftOut : [LINKS_LEFT_OUT];
+  const { manifest, earlier } = await startManifest(opts.dir, manifestPath, chosen, client.baseUrl, ctx.clock.now(), leftOut);
   const save = () => writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 0o600);
   await save();
+  ctx.warn(planText(opts.dir, chosen, links && linksAskText(links.taken)));
 
-  const progress = createProgress({
-    stream: ctx.io.stderr,
-    enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
-    text: 'Snapshot…',
-    color: ctx.globals.stderrColor,
-  });
-  try {
-    for (const [i, name] of chosen.entries()) {
-      const show = (records: number) => progress.update(`Snapshot ${i + 1}/${chosen.length}: ${name} ${plural(records, 'record')}`);
-      const records = await snapshotCollection(dir, name, earlier, { pages: (p, o) => client.pages(p, o), signal: ctx.signal, show });
-      manifest.collections[name] = { file: `${name}.ndjson`, records, complete: true };
-      await save();
+  const withProgress = async <T>(f: (progress: Progress) => Promise<T>): Promise<T> => {
+    const progress = createProgress({
+      stream: ctx.io.stderr,
+      enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
+      text: 'Snapshot…',
+      color: ctx.globals.stderrColor,
+    });
+    try {
+      return await f(progress);
+    } finally {
+      await progress.stop();
     }
+  };
+  const run: SnapshotRun = { dir, client, ctx, manifest, earlier, save, withProgress };
+  // the parts, one call each, in order (the links read the collections' files)
+  const parts: Array<() => Promise<void>> = [() => snapshotCollections(run, chosen), ...(links ? [() => snapshotLinks(run, links.taken)] : [])];
+  try {
+    for (const part of parts) await part();
   } catch (err) {
     if (ctx.signal.aborted) {
       throw new InterruptedError(`interrupted: run the same command again to resume the snapshot in ${sanitizeForTerminal(opts.dir)}`, {
@@ -90,21 +86,78 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
       });
     }
     throw err;
-  } finally {
-    await progress.stop();
   }
   manifest.finished_at = new Date(ctx.clock.now()).toISOString();
   manifest.complete = true;
   await save();
 
   const total = Object.values(manifest.collections).reduce((sum, c) => sum + c.records, 0);
+  const linked = Object.values(manifest.links ?? {}).reduce((sum, c) => sum + c.records, 0);
   const format = ctx.format();
   if (format === 'json' || format === 'ndjson') ctx.io.stdout.write(`${safeJson(manifest)}\n`);
-  else ctx.warn(`Snapshot complete: ${plural(total, 'record')} in ${plural(chosen.length, 'collection')}, in ${sanitizeForTerminal(opts.dir)}`);
+  else {
+    const also = manifest.links ? ` and ${plural(linked, 'link')}` : '';
+    ctx.warn(
+      `Snapshot complete: ${plural(total, 'record')} in ${plural(chosen.length, 'collection')}${also}, in ${sanitizeForTerminal(opts.dir)}`,
+    );
+  }
 }
 
+/** The plan, before anything is read: what the snapshot will do. */
+function planText(shown: string, chosen: readonly ResourceName[], links: string | undefined): string {
+  const what = chosen.length === SNAPSHOT_RESOURCES.length ? 'every collection' : chosen.join(', ');
+  const lines = [
+    `Snapshot of ${what} (${plural(chosen.length, 'collection')}) into ${shown}: a request per ${PAGE_SIZE_MAX} records (the API gives no count: no ETA)`,
+  ];
+  if (links) lines.push(`then the links: ${links}; their cost is said once those are counted`);
+  return lines.join('\n');
+}
+
+/** Every chosen collection in turn; the manifest's entry for each once it is finished. */
+async function snapshotCollections(run: SnapshotRun, chosen: readonly ResourceName[]): Promise<void> {
+  const { dir, client, ctx, manifest } = run;
+  await run.withProgress(async (progress) => {
+    for (const [i, name] of chosen.entries()) {
+      let pages = 0;
+      const show = (records: number) => {
+        const waitMs = (client.pace?.().waitingUntil ?? 0) - ctx.clock.now();
+        progress.update(`Snapshot ${i + 1}/${chosen.length}: ${name} ${plural(records, 'record')}, ${plural(pages, 'page')}${waitText(waitMs)}`);
+      };
+      const { records, forget } = await writePaged(dir, `${name}.ndjson`, validCursor, async (w) => {
+        const cursor = w.resume?.at.cursor;
+        if (cursor === null) return; // its last page is in the file
+        show(w.records);
+        for await (const page of client.pages(`/${name}`, { limit: PAGE_SIZE_MAX, cursor, signal: ctx.signal })) {
+          const text = page.data.map((r) => `${stringifyJson(r)}\n`).join('');
+          await w.page(text, page.data.length, { cursor: page.hasNextPage && page.endCursor ? page.endCursor : null });
+          pages++;
+          show(w.records);
+        }
+      });
+      const known = run.earlier?.collections[name];
+      const counted = records ?? (known?.complete ? known.records : countLines(await readFile(path.join(dir, `${name}.ndjson`))));
+      manifest.collections[name] = { file: `${name}.ndjson`, records: counted, complete: true };
+      await run.save();
+      await forget();
+    }
+  });
+}
+
+/** A collection's position: the cursor after the last page written; null once its last page is. */
+const validCursor = (at: unknown): at is { cursor: string | null } => {
+  const c = (at as { cursor?: unknown } | null)?.cursor;
+  return typeof at === 'object' && at !== null && (c === null || typeof c === 'string');
+};
+
 /** Makes DIR, clears what a killed run left, and starts the manifest (the earlier run's start kept). */
-async function startManifest(shown: string, manifestPath: string, chosen: ResourceName[], baseUrl: string, now: number) {
+async function startManifest(
+  shown: string,
+  manifestPath: string,
+  chosen: ResourceName[],
+  baseUrl: string,
+  now: number,
+  leftOut: Manifest['left_out'],
+) {
   const dir = path.dirname(manifestPath);
   try {
     ensureDir(dir);
@@ -112,7 +165,9 @@ async function startManifest(shown: string, manifestPath: string, chosen: Resour
     throw new UsageError(`cannot make ${sanitizeForTerminal(shown)}: ${(err as Error).message}`, { cause: err });
   }
   // what a run killed while replacing the manifest or a cursor state left behind
-  await removeStaleTemps(dir, now, (name) => name === 'manifest.json' || /^\.\w+\.ndjson\.state$/.test(name));
+  const owned = (name: string) => name === 'manifest.json' || STATE_NAME.test(name);
+  await removeStaleTemps(dir, now, owned);
+  await removeStaleTemps(path.join(dir, LINKS_DIR), now, owned);
   const earlier = await readManifest(manifestPath);
   if (earlier && earlier.base_url !== baseUrl) {
     throw new UsageError(
@@ -125,63 +180,13 @@ async function startManifest(shown: string, manifestPath: string, chosen: Resour
     finished_at: null,
     complete: false,
     collections: {},
-    left_out: [...SNAPSHOT_RESOURCES.filter((n) => !chosen.includes(n)).map((what) => ({ what, reason: 'not in --resources' })), ...NOT_YET],
+    left_out: [
+      ...SNAPSHOT_RESOURCES.filter((n) => !chosen.includes(n)).map((what) => ({ what, reason: 'not in --resources' })),
+      ...leftOut,
+      ...NOT_YET,
+    ],
   };
   return { manifest, earlier };
-}
-
-interface CollectionDeps {
-  pages: HttpClient['pages'];
-  signal: AbortSignal;
-  show(records: number): void;
-}
-
-/** One collection into DIR/<name>.ndjson (resuming its partial file); returns its record count. */
-async function snapshotCollection(dir: string, name: ResourceName, earlier: Manifest | undefined, deps: CollectionDeps): Promise<number> {
-  const final = path.join(dir, `${name}.ndjson`);
-  const partial = path.join(dir, `.${name}.ndjson.partial`);
-  const statePath = path.join(dir, `.${name}.ndjson.state`);
-  if (await exists(final)) {
-    await rm(statePath, { force: true }); // a run killed between the rename and this
-    const known = earlier?.collections[name];
-    return known?.complete ? known.records : countLines(await readFile(final));
-  }
-  // without its partial file a saved cursor is worth nothing: the collection starts again
-  const state = (await exists(partial)) ? await readState(statePath) : undefined;
-  // lines after the last saved cursor (a page written but not recorded) go: that page is read again
-  if (await exists(partial)) await truncate(partial, state?.bytes ?? 0);
-  let bytes = state?.bytes ?? 0;
-  let records = state?.records ?? 0;
-  deps.show(records);
-  const file = await open(partial, 'a', 0o600);
-  try {
-    for await (const page of deps.pages(`/${name}`, { limit: PAGE_SIZE_MAX, cursor: state?.cursor, signal: deps.signal })) {
-      const text = page.data.map((r) => `${stringifyJson(r)}\n`).join('');
-      const buf = Buffer.from(text, 'utf8');
-      await file.write(buf);
-      await file.sync();
-      bytes += buf.length;
-      records += page.data.length;
-      if (page.hasNextPage && page.endCursor) {
-        const next: PartialState = { cursor: page.endCursor, bytes, records };
-        await writeFileAtomic(statePath, `${JSON.stringify(next)}\n`, 0o600);
-      }
-      deps.show(records);
-    }
-  } finally {
-    await file.close();
-  }
-  await rename(partial, final);
-  await rm(statePath, { force: true });
-  return records;
-}
-
-async function readState(file: string): Promise<PartialState | undefined> {
-  const parsed = await readJson(file);
-  if (!parsed || typeof parsed !== 'object') return undefined;
-  const s = parsed as Partial<PartialState>;
-  if (typeof s.cursor !== 'string' || !Number.isInteger(s.bytes) || !Number.isInteger(s.records)) return undefined;
-  return s as PartialState;
 }
 
 async function readManifest(file: string): Promise<Manifest | undefined> {

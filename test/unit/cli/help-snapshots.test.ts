@@ -2296,6 +2296,8 @@ describe('--help snapshots', () => {
       Options:
         --resources <list>     only these collections, comma-separated (default: every
                                one that can be listed)
+        --links                also each parent's links and a meeting's deal and
+                               company, to DIR/links/ (a request per parent and kind)
         -h, --help             show help
 
       Global Options:
@@ -2321,6 +2323,7 @@ describe('--help snapshots', () => {
       Examples:
         $ crm snapshot backup
         $ crm snapshot backup --resources contacts,deals
+        $ crm snapshot backup --resources contacts,companies,deals --links
 
       "
     `);
