@@ -11,7 +11,7 @@ import { writeFileAtomic } from '../../util/atomic-file.js';
 import { removeStaleTemps } from '../../util/fs.js';
 import { forEachLimit } from '../../util/pool.js';
 import { stringifyJson } from '../../json/exact-json.js';
-import { foldedName, resolveInside, safeFileName } from './safe-name.js';
+import { fileNames, resolveInside } from '../../util/safe-name.js';
 import { getTranscript } from './transcript-source.js';
 
 export interface DownloadPlan {
@@ -139,14 +139,6 @@ export function selectRecording(rec: ApiRecord, since?: number): Selection {
   if (rec.has_transcript !== true) return 'without';
   if (typeof rec.id !== 'string' || rec.id === '') return 'no-id';
   return { id: rec.id };
-}
-
-/** `<safe id>.json` for each id; names colliding on a case-insensitive file system all take the hashed form. */
-export function fileNames(ids: readonly string[]): string[] {
-  const names = ids.map((id) => safeFileName(id));
-  const byFold = new Map<string, number>();
-  for (const name of names) byFold.set(foldedName(name), (byFold.get(foldedName(name)) ?? 0) + 1);
-  return names.map((name, i) => `${(byFold.get(foldedName(name)) ?? 0) > 1 ? safeFileName(ids[i]!, { forceHash: true }) : name}.json`);
 }
 
 /** One item: skipped (already there), without a transcript, or written; counted in `report`. */
