@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { ApiRecord } from '../api/envelopes.js';
 import { isResourceName, type ResourceName } from '../api/resources.js';
 import { readJsonFile } from './files.js';
+import { loadSnapshotTranscripts, type SnapshotTranscripts } from './snapshot-transcripts.js';
 import type { StoreSnapshot } from './store.js';
 import { isPlainObject, needIn, type Need } from './validation.js';
 
@@ -15,6 +16,8 @@ export interface SnapshotDir {
   counts: Partial<Record<ResourceName, number>>;
   /** what the start line says on stderr: an incomplete snapshot, counts unlike the manifest's */
   warnings: string[];
+  /** DIR/transcripts/<safe id>.json by recording id (snapshot-transcripts.ts) */
+  transcripts: SnapshotTranscripts;
 }
 
 /** The records of one `<resource>.ndjson`, in file order; throws an Error naming the file and line. */
@@ -78,5 +81,7 @@ export function loadSnapshotDir(dir: string): SnapshotDir {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     warnings.push(`snapshot ${dir} is not complete (its manifest says "complete": false): serving the ${total} records it holds`);
   }
-  return { store: { format: 'crm-sandbox-store/1', seq: 0, records, links: [] }, counts, warnings };
+  const taken = loadSnapshotTranscripts(dir, records.recordings ?? []);
+  warnings.push(...taken.warnings);
+  return { store: { format: 'crm-sandbox-store/1', seq: 0, records, links: [] }, counts, warnings, transcripts: taken.transcripts };
 }

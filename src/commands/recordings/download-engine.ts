@@ -20,6 +20,8 @@ export interface DownloadPlan {
   overwrite: boolean;
   /** keep recordings whose `started_at` is at or after this (ms since the epoch) */
   since?: number;
+  /** the recordings to choose from (a snapshot's recordings.ndjson); default: list `/recordings` */
+  recordings?: AsyncIterable<ApiRecord>;
 }
 
 export interface DownloadEngineDeps {
@@ -95,7 +97,8 @@ async function listIds(
   const s = report.summary;
   const ids = new Set<string>(); // in listing order, each once
   try {
-    for await (const rec of deps.client.paginate('/recordings', { limit: 100, signal: deps.signal })) {
+    const recordings = plan.recordings ?? deps.client.paginate('/recordings', { limit: 100, signal: deps.signal });
+    for await (const rec of recordings) {
       report.listed += 1;
       if (report.listed % 100 === 0) progress();
       const choice = selectRecording(rec, plan.since);

@@ -3,10 +3,15 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
 
 const declare = (program: CommandUnknownOpts) =>
-  examples(program.command('snapshot'), ['crm snapshot backup', 'crm snapshot backup --resources contacts,deals'])
+  examples(program.command('snapshot'), [
+    'crm snapshot backup',
+    'crm snapshot backup --resources contacts,deals',
+    'crm snapshot backup --transcripts',
+  ])
     .description('write every collection to DIR/<resource>.ndjson and DIR/manifest.json; a rerun resumes')
     .argument('<dir>', 'folder to write (made if missing)')
-    .option('--resources <list>', 'only these collections, comma-separated (default: every one that can be listed)');
+    .option('--resources <list>', 'only these collections, comma-separated (default: every one that can be listed)')
+    .option('--transcripts', "also every recording's transcript, to DIR/transcripts/<id>.json (needs recordings)");
 
 export type SnapshotOptions = FlagsOf<typeof declare> & { dir: string };
 

@@ -18,6 +18,7 @@ import { countLines } from '../../util/lines.js';
 import type { HttpClient } from '../../http/types.js';
 import type { Ctx } from '../context.js';
 import type { SnapshotOptions } from './command.js';
+import { checkTranscriptsOption, snapshotTranscripts, takenOut, transcriptsFailure, type TranscriptsEntry } from './transcripts.js';
 
 /** every collection that can be listed, in the resource table's order */
 export const SNAPSHOT_RESOURCES: readonly ResourceName[] = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
@@ -35,6 +36,8 @@ export interface Manifest {
   complete: boolean;
   collections: Record<string, { file: string; records: number; complete: boolean }>;
   left_out: Array<{ what: string; reason: string }>;
+  /** with --transcripts (transcripts.ts) */
+  transcripts?: TranscriptsEntry;
 }
 
 /** Where a collection's partial file stands: its cursor and the bytes and records written before it. */
@@ -63,10 +66,12 @@ export function parseResources(value: string | undefined): ResourceName[] {
 export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void> {
   if (opts.dir.trim() === '') throw new UsageError('DIR must name a folder');
   const chosen = parseResources(opts.resources);
+  checkTranscriptsOption(opts.transcripts, chosen);
   const client = await ctx.client();
   const dir = path.resolve(opts.dir);
   const manifestPath = path.join(dir, 'manifest.json');
   const { manifest, earlier } = await startManifest(opts.dir, manifestPath, chosen, client.baseUrl, ctx.clock.now());
+  manifest.left_out = takenOut(manifest.left_out, opts.transcripts);
   const save = () => writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 0o600);
   await save();
 
@@ -83,6 +88,13 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
       manifest.collections[name] = { file: `${name}.ndjson`, records, complete: true };
       await save();
     }
+    if (opts.transcripts) {
+      const show = (text: string) => progress.update(text);
+      const taken = await snapshotTranscripts(dir, { client, clock: ctx.clock, signal: ctx.signal, show });
+      manifest.transcripts = taken.entry;
+      await save();
+      if (taken.interrupted) throw new Error('interrupted while downloading transcripts');
+    }
   } catch (err) {
     if (ctx.signal.aborted) {
       throw new InterruptedError(`interrupted: run the same command again to resume the snapshot in ${sanitizeForTerminal(opts.dir)}`, {
@@ -93,14 +105,22 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   } finally {
     await progress.stop();
   }
-  manifest.finished_at = new Date(ctx.clock.now()).toISOString();
-  manifest.complete = true;
+  // complete only when the transcripts taken are too (a failed one: a rerun retries it)
+  manifest.complete = manifest.transcripts?.complete ?? true;
+  if (manifest.complete) manifest.finished_at = new Date(ctx.clock.now()).toISOString();
   await save();
 
   const total = Object.values(manifest.collections).reduce((sum, c) => sum + c.records, 0);
   const format = ctx.format();
   if (format === 'json' || format === 'ndjson') ctx.io.stdout.write(`${safeJson(manifest)}\n`);
-  else ctx.warn(`Snapshot complete: ${plural(total, 'record')} in ${plural(chosen.length, 'collection')}, in ${sanitizeForTerminal(opts.dir)}`);
+  else if (manifest.complete) {
+    const transcripts = manifest.transcripts ? ` and ${plural(manifest.transcripts.files, 'transcript')}` : '';
+    ctx.warn(
+      `Snapshot complete: ${plural(total, 'record')} in ${plural(chosen.length, 'collection')}${transcripts}, in ${sanitizeForTerminal(opts.dir)}`,
+    );
+  }
+  const failed = transcriptsFailure(manifest.transcripts);
+  if (failed) throw failed;
 }
 
 /** Makes DIR, clears what a killed run left, and starts the manifest (the earlier run's start kept). */
