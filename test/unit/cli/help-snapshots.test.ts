@@ -2264,6 +2264,8 @@ describe('--help snapshots', () => {
       Options:
         --resources <list>     only these collections, comma-separated (default: every
                                one that can be listed)
+        --transcripts          also every recording's transcript, to
+                               DIR/transcripts/<id>.json (needs recordings)
         -h, --help             show help
 
       Global Options:
@@ -2289,6 +2291,7 @@ describe('--help snapshots', () => {
       Examples:
         $ crm snapshot backup
         $ crm snapshot backup --resources contacts,deals
+        $ crm snapshot backup --transcripts
 
       "
     `);
