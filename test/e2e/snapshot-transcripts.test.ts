@@ -151,6 +151,28 @@ describe('crm snapshot --transcripts', () => {
     await expectSameAsDownload(dir);
   }, 60_000);
 
+  it('Ctrl-C while downloading transcripts: exit 130 saying how to resume, the manifest says what is left; the same command finishes', async () => {
+    await t.control('/limits', { ...LIMITS, download_rate_limit: 3, download_window_ms: 200 });
+    const dir = tempDir('crm-snapshot-tr-');
+    const child = startCrm(['snapshot', dir, ...ARGS], { env: t.env() });
+    const result = collect(child, { timeoutMs: 60_000 });
+    while (files(join(dir, 'transcripts')).length < 3) await sleep(2);
+    child.kill('SIGINT');
+    const r = await result;
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr).toContain('run the same command again to resume');
+    const m = manifest(dir);
+    expect(m.complete).toBe(false);
+    expect(m.transcripts.complete).toBe(false);
+    expect(m.transcripts.files + m.transcripts.not_started).toBe(ready.length);
+    expect(m.transcripts.files).toBe(files(join(dir, 'transcripts')).length);
+    await t.control('/limits', LIMITS);
+    const again = await runCrm(['snapshot', dir, ...ARGS], { env: t.env(), timeoutMs: 60_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(manifest(dir)).toMatchObject({ complete: true, transcripts: { files: ready.length, complete: true, not_started: 0 } });
+    await expectSameAsDownload(dir);
+  });
+
   it('killed (-9) at seeded points while downloading transcripts, then run again: each transcript once and whole, complete only at the end', async () => {
     await t.control('/limits', { ...LIMITS, download_rate_limit: 3, download_window_ms: 150 });
     const dir = tempDir('crm-snapshot-tr-');
