@@ -18,7 +18,14 @@ import { countLines } from '../../util/lines.js';
 import type { HttpClient } from '../../http/types.js';
 import type { Ctx } from '../context.js';
 import type { SnapshotOptions } from './command.js';
-import { checkTranscriptsOption, snapshotTranscripts, takenOut, transcriptsFailure, type TranscriptsEntry } from './transcripts.js';
+import {
+  checkTranscriptsOption,
+  snapshotTranscripts,
+  takenOut,
+  transcriptsFailure,
+  transcriptsSaid,
+  type TranscriptsEntry,
+} from './transcripts.js';
 
 /** every collection that can be listed, in the resource table's order */
 export const SNAPSHOT_RESOURCES: readonly ResourceName[] = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
@@ -88,13 +95,7 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
       manifest.collections[name] = { file: `${name}.ndjson`, records, complete: true };
       await save();
     }
-    if (opts.transcripts) {
-      const show = (text: string) => progress.update(text);
-      const taken = await snapshotTranscripts(dir, { client, clock: ctx.clock, signal: ctx.signal, show });
-      manifest.transcripts = taken.entry;
-      await save();
-      if (taken.interrupted) throw new Error('interrupted while downloading transcripts');
-    }
+    if (opts.transcripts) await snapshotTranscripts({ dir, client, ctx, manifest, save, progress });
   } catch (err) {
     if (ctx.signal.aborted) {
       throw new InterruptedError(`interrupted: run the same command again to resume the snapshot in ${sanitizeForTerminal(opts.dir)}`, {
@@ -114,9 +115,9 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   const format = ctx.format();
   if (format === 'json' || format === 'ndjson') ctx.io.stdout.write(`${safeJson(manifest)}\n`);
   else if (manifest.complete) {
-    const transcripts = manifest.transcripts ? ` and ${plural(manifest.transcripts.files, 'transcript')}` : '';
+    const also = transcriptsSaid(manifest.transcripts);
     ctx.warn(
-      `Snapshot complete: ${plural(total, 'record')} in ${plural(chosen.length, 'collection')}${transcripts}, in ${sanitizeForTerminal(opts.dir)}`,
+      `Snapshot complete: ${plural(total, 'record')} in ${plural(chosen.length, 'collection')}${also}, in ${sanitizeForTerminal(opts.dir)}`,
     );
   }
   const failed = transcriptsFailure(manifest.transcripts);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ResourceName } from '../../api/resources.js';
 import type { ApiRecord } from '../../api/envelopes.js';
-import { PartialFailureError, UsageError } from '../../http/errors.js';
+import { InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
 import { Pacer } from '../../http/pacer.js';
 import { paceWatch } from '../../http/pace-info.js';
 import type { Clock, HttpClient, PaceInfo } from '../../http/types.js';
@@ -50,19 +50,24 @@ export function takenOut<T extends { what: string }>(leftOut: T[], transcripts: 
   return transcripts ? leftOut.filter((l) => l.what !== 'transcripts') : leftOut;
 }
 
-export interface TranscriptsDeps {
+/** What this part of a snapshot uses of the run (run.ts's), the manifest's `transcripts` its to set. */
+export interface TranscriptsRun {
+  dir: string;
   client: HttpClient;
-  clock: Clock;
-  signal: AbortSignal;
-  show(text: string): void;
+  ctx: { clock: Clock; signal: AbortSignal };
+  manifest: { transcripts?: TranscriptsEntry };
+  /** writes the manifest (atomically) */
+  save(): Promise<void>;
+  progress: { update(text: string): void };
 }
 
-/** Every transcript into DIR/transcripts; the manifest entry, and whether Ctrl-C stopped it. */
-export async function snapshotTranscripts(dir: string, deps: TranscriptsDeps): Promise<{ entry: TranscriptsEntry; interrupted: boolean }> {
+/** Every transcript into DIR/transcripts, the manifest's entry saved; an InterruptedError after Ctrl-C (the entry saved first). */
+export async function snapshotTranscripts(run: TranscriptsRun): Promise<void> {
+  const { dir, client, ctx } = run;
   // its own pacer: the download endpoint's limit is not the API's (spec: Limits rule 5)
-  const pacer = new Pacer(deps.clock);
-  const downloads = paceWatch(pacer, () => deps.clock.now());
-  const started = deps.clock.now();
+  const pacer = new Pacer(ctx.clock);
+  const downloads = paceWatch(pacer, () => ctx.clock.now());
+  const started = ctx.clock.now();
   const report = await downloadAll(
     {
       dir: path.join(dir, TRANSCRIPTS_DIR),
@@ -71,18 +76,18 @@ export async function snapshotTranscripts(dir: string, deps: TranscriptsDeps): P
       recordings: readRecordings(path.join(dir, 'recordings.ndjson')),
     },
     {
-      client: deps.client,
-      clock: deps.clock,
-      signal: deps.signal,
+      client,
+      clock: ctx.clock,
+      signal: ctx.signal,
       pacer,
       onProgress: (p) => {
-        const now = deps.clock.now();
-        deps.show(transcriptsProgressText(p, { now, elapsedMs: now - started, api: deps.client.pace?.(), downloads: downloads.info() }));
+        const now = ctx.clock.now();
+        run.progress.update(transcriptsProgressText(p, { now, elapsedMs: now - started, api: client.pace?.(), downloads: downloads.info() }));
       },
     },
   );
   const s = report.summary;
-  const entry: TranscriptsEntry = {
+  run.manifest.transcripts = {
     dir: TRANSCRIPTS_DIR,
     files: s.downloaded + s.skipped,
     complete: !report.interrupted && s.failed === 0 && report.notStarted === 0,
@@ -91,7 +96,13 @@ export async function snapshotTranscripts(dir: string, deps: TranscriptsDeps): P
     failures: s.failures,
     not_started: report.notStarted,
   };
-  return { entry, interrupted: report.interrupted };
+  await run.save();
+  if (report.interrupted) throw new InterruptedError('interrupted while downloading transcripts');
+}
+
+/** ` and N transcripts` for the last line, when they were taken. */
+export function transcriptsSaid(entry: TranscriptsEntry | undefined): string {
+  return entry ? ` and ${plural(entry.files, 'transcript')}` : '';
 }
 
 /** Exit 9 (after the manifest is written) when some transcripts could not be got. */
