@@ -87,6 +87,7 @@ describe('crm snapshot --transcripts', () => {
       files: ready.length,
       complete: true,
       without_transcript: 40 - ready.length,
+      recordings_gone: 0,
       failed: 0,
       failures: [],
       not_started: 0,

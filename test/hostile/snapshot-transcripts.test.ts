@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeFileName } from '../../src/util/safe-name.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { tempDir } from '../helpers/temp.js';
-import { HOSTILE_KEY, json, listPage, startHostile, success, type Hostile } from './server.js';
+import { HOSTILE_KEY, errorEnvelope, json, listPage, startHostile, success, type Hostile } from './server.js';
 
 let h: Hostile;
 let other: Hostile;
@@ -24,14 +24,16 @@ function tree(dir: string): string[] {
     .sort();
 }
 
-const IDS = ['rec_ok', '../../escape', '../transcripts/../../up', '/tmp/absolute', '..'];
+// the last two: `..` cannot be asked for (GET /recordings/..), rec_gone was deleted since it was listed (404)
+const IDS = ['rec_ok', '../../escape', '../transcripts/../../up', '/tmp/absolute', '..', 'rec_gone'];
 
 describe('crm snapshot --transcripts against a hostile server', () => {
-  it('ids that are paths stay inside DIR/transcripts, links on another origin get no key, an id that cannot be asked for is counted failed', async () => {
+  it('ids that are paths stay inside DIR/transcripts, links on another origin get no key, an id that cannot be asked for is counted failed, a recording gone skipped', async () => {
     const listed = IDS.map((id) => ({ id, has_transcript: true, transcript_url: null }));
     h.route('GET', '/recordings', (_req, res) => json(res, 200, listPage(listed, null, false)));
     h.route('GET', /^\/api\/v2\/recordings\/[^/]+$/, (req, res) => {
       const id = decodeURIComponent(req.path.split('/').pop()!);
+      if (id === 'rec_gone') return json(res, 404, errorEnvelope('NOT_FOUND', 'No such recording'));
       json(res, 200, success({ id, has_transcript: true, transcript_url: `${other.origin}/t/${IDS.indexOf(id)}?sig=x` }));
     });
     other.route('GET', /^\/t\/\d+$/, (req, res) => {
@@ -45,7 +47,7 @@ describe('crm snapshot --transcripts against a hostile server', () => {
     expect(r.code, r.stderr).toBe(9);
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
     expect(m.complete).toBe(false);
-    expect(m.transcripts).toMatchObject({ files: 4, failed: 1, complete: false });
+    expect(m.transcripts).toMatchObject({ files: 4, failed: 1, recordings_gone: 1, complete: false });
     expect(m.transcripts.failures.map((f: { id: string }) => f.id)).toEqual(['..']);
 
     // nothing outside DIR, and in DIR only the manifest, the collection and transcripts/<safe id>.json

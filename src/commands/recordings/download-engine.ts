@@ -4,7 +4,7 @@
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
-import { InterruptedError, UsageError } from '../../http/errors.js';
+import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
 import type { Pacer } from '../../http/pacer.js';
 import type { Clock, HttpClient } from '../../http/types.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
@@ -22,6 +22,8 @@ export interface DownloadPlan {
   since?: number;
   /** the recordings to choose from (a snapshot's recordings.ndjson); default: list `/recordings` */
   recordings?: AsyncIterable<ApiRecord>;
+  /** a recording deleted since it was read (its GET a 404) is counted in `gone`, not failed (a snapshot's older records) */
+  goneIsSkipped?: boolean;
 }
 
 export interface DownloadEngineDeps {
@@ -38,7 +40,7 @@ export interface DownloadEngineDeps {
 function emptyReport(dir: string) {
   const failures: Array<{ id: string; error: string }> = [];
   const summary = { downloaded: 0, skipped: 0, without_transcript: 0, failed: 0, dir, elapsed_ms: 0, failures };
-  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0 };
+  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0, gone: 0 };
 }
 export type DownloadReport = ReturnType<typeof emptyReport>;
 type Item = { id: string; file: string };
@@ -154,7 +156,15 @@ async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: Do
   }
   // No requestSignal: a download in flight when Ctrl-C comes is let finish; only the waits stop.
   const { client, clock, pacer, signal } = deps;
-  const result = await getTranscript(item.id, { client, clock, pacer, signal });
+  const result = await getTranscript(item.id, { client, clock, pacer, signal }).catch((err: unknown) => {
+    // the recording's own 404, not an expired link's
+    if (plan.goneIsSkipped && err instanceof NotFoundError && err.code !== 'LINK_EXPIRED') return 'gone' as const;
+    throw err;
+  });
+  if (result === 'gone') {
+    report.gone += 1;
+    return;
+  }
   if (result.kind === 'none') {
     s.without_transcript += 1;
     return;

@@ -31,7 +31,9 @@ export interface TranscriptsEntry {
   complete: boolean;
   /** recordings without a transcript (listed so, or so when got) */
   without_transcript: number;
-  /** recordings whose transcript could not be got (a link that kept expiring, a recording gone …) */
+  /** recordings deleted since recordings.ndjson was read (their GET a 404): skipped */
+  recordings_gone: number;
+  /** recordings whose transcript could not be got (a link that kept expiring …) */
   failed: number;
   failures: Array<{ id: string; error: string }>;
   /** left for a rerun by Ctrl-C */
@@ -74,6 +76,7 @@ export async function snapshotTranscripts(run: TranscriptsRun): Promise<void> {
       concurrency: DEFAULT_CONCURRENCY,
       overwrite: false,
       recordings: readRecordings(path.join(dir, 'recordings.ndjson')),
+      goneIsSkipped: true,
     },
     {
       client,
@@ -92,6 +95,7 @@ export async function snapshotTranscripts(run: TranscriptsRun): Promise<void> {
     files: s.downloaded + s.skipped,
     complete: !report.interrupted && s.failed === 0 && report.notStarted === 0,
     without_transcript: s.without_transcript,
+    recordings_gone: report.gone,
     failed: s.failed,
     failures: s.failures,
     not_started: report.notStarted,
