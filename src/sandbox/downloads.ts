@@ -6,6 +6,7 @@ import { RESOURCES } from '../api/resources.js';
 import { answer, latency, serveCounted } from './api-request.js';
 import { mulberry32, newRequestId, pick } from './random.js';
 import { ApiError, errorResponse, type RequestMeta } from './responses.js';
+import { snapshotTranscript } from './snapshot-transcripts.js';
 import type { SandboxState } from './state.js';
 import type { SandboxResponse } from './types.js';
 
@@ -74,5 +75,7 @@ function serve(state: SandboxState, token: string, rm: RequestMeta): SandboxResp
     const message = 'This transcript link has expired or is unknown: get the recording again for a fresh link';
     return errorResponse(rm, new ApiError(404, 'LINK_EXPIRED', message));
   }
-  return { status: 200, headers: {}, body: transcriptFor(String(recording.id), recording.duration_seconds) };
+  // --from DIR: the snapshot's transcript when it has one (snapshot-transcripts.ts)
+  const fromSnapshot = snapshotTranscript(state.snapshotTranscripts, String(recording.id));
+  return fromSnapshot ?? { status: 200, headers: {}, body: transcriptFor(String(recording.id), recording.duration_seconds) };
 }

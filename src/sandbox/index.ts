@@ -50,7 +50,7 @@ function openDataFile(state: SandboxState, path: string | undefined, delayMs = 2
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const keyDefs = [...builtinKeys(options.seed), ...(options.keysFile ? loadKeysFile(options.keysFile) : []), ...(options.extraKeys ?? [])];
   const from = options.from === undefined ? undefined : loadSnapshotDir(options.from);
-  const state = createState(options, keyDefs, from?.store);
+  const state = createState(options, keyDefs, from?.store, from?.transcripts);
   const saver = openDataFile(state, options.dataFile, options.saveDelayMs);
   const host = options.host ?? '127.0.0.1';
   // The control endpoint exists only on loopback and only when turned on.

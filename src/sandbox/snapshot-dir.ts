@@ -7,6 +7,7 @@ import { isResourceName, type ResourceName } from '../api/resources.js';
 import { readJsonFile } from './files.js';
 import { eachNdjsonLine } from './ndjson-file.js';
 import { loadSnapshotLinks } from './snapshot-links.js';
+import { loadSnapshotTranscripts, type SnapshotTranscripts } from './snapshot-transcripts.js';
 import type { StoreSnapshot } from './store.js';
 import { isPlainObject, needIn, type Need } from './validation.js';
 
@@ -17,6 +18,8 @@ export interface SnapshotDir {
   counts: Partial<Record<ResourceName, number>>;
   /** what the start line says on stderr: an incomplete snapshot, counts unlike the manifest's */
   warnings: string[];
+  /** DIR/transcripts/<safe id>.json by recording id (snapshot-transcripts.ts) */
+  transcripts: SnapshotTranscripts;
 }
 
 /** The records of one `<resource>.ndjson`, in file order; throws an Error naming the file and line. */
@@ -67,5 +70,7 @@ export function loadSnapshotDir(dir: string): SnapshotDir {
     warnings.push(`snapshot ${dir} is not complete (its manifest says "complete": false): serving the ${total} records it holds`);
   }
   const links = loadSnapshotLinks(dir, records, warnings);
-  return { store: { format: 'crm-sandbox-store/1', seq: 0, records, links }, counts, warnings };
+  const taken = loadSnapshotTranscripts(dir, records.recordings ?? []);
+  warnings.push(...taken.warnings);
+  return { store: { format: 'crm-sandbox-store/1', seq: 0, records, links }, counts, warnings, transcripts: taken.transcripts };
 }

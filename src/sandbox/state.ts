@@ -8,6 +8,7 @@ import { WindowLimiter } from './rate-limiter.js';
 import { SEED_COUNTS, seedStore } from './seed.js';
 import { Store, type StoreSnapshot } from './store.js';
 import type { KeyDef, SandboxOptions } from './types.js';
+import type { SnapshotTranscripts } from './snapshot-transcripts.js';
 
 /** All keys share one organization. */
 export const ORGANIZATION = 'org_sandbox';
@@ -15,8 +16,8 @@ export const ORGANIZATION = 'org_sandbox';
 /** Everything a running sandbox holds (the origins are known once it listens). */
 export type SandboxState = ReturnType<typeof createState>;
 
-/** `from`: the records of `--from DIR`, served at start and after every reset. */
-export function createState(options: SandboxOptions, keys: KeyDef[], from?: StoreSnapshot) {
+/** `from`: the records of `--from DIR`, served at start and after every reset; `transcripts`: its transcript files. */
+export function createState(options: SandboxOptions, keys: KeyDef[], from?: StoreSnapshot, transcripts?: SnapshotTranscripts) {
   const now = options.now ?? Date.now;
   const random = options.random ?? cryptoRandom;
   // Ids come from their own stream: seeded runs give the same ids for the same requests.
@@ -41,6 +42,8 @@ export function createState(options: SandboxOptions, keys: KeyDef[], from?: Stor
       random,
     ),
     tokens: new TranscriptTokens(options.transcriptTtlMs ?? 300_000, now),
+    /** `--from DIR`: recording id → DIR/transcripts/<safe id>.json (served instead of the generated transcript) */
+    snapshotTranscripts: transcripts,
     log: new RequestLog(),
     v1InteractionsCursor: options.v1InteractionsCursor ?? false,
     /** seals and opens list cursors (a per-sandbox secret; derived from the seed when seeded) */

@@ -4,14 +4,14 @@
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
-import { InterruptedError, UsageError } from '../../http/errors.js';
+import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
 import type { Pacer } from '../../http/pacer.js';
 import type { Clock, HttpClient } from '../../http/types.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import { removeStaleTemps } from '../../util/fs.js';
 import { forEachLimit } from '../../util/pool.js';
 import { stringifyJson } from '../../json/exact-json.js';
-import { foldedName, resolveInside, safeFileName } from './safe-name.js';
+import { fileNames, resolveInside } from '../../util/safe-name.js';
 import { getTranscript } from './transcript-source.js';
 
 export interface DownloadPlan {
@@ -20,6 +20,10 @@ export interface DownloadPlan {
   overwrite: boolean;
   /** keep recordings whose `started_at` is at or after this (ms since the epoch) */
   since?: number;
+  /** the recordings to choose from (a snapshot's recordings.ndjson); default: list `/recordings` */
+  recordings?: AsyncIterable<ApiRecord>;
+  /** a recording deleted since it was read (its GET a 404) is counted in `gone`, not failed (a snapshot's older records) */
+  goneIsSkipped?: boolean;
 }
 
 export interface DownloadEngineDeps {
@@ -36,7 +40,7 @@ export interface DownloadEngineDeps {
 function emptyReport(dir: string) {
   const failures: Array<{ id: string; error: string }> = [];
   const summary = { downloaded: 0, skipped: 0, without_transcript: 0, failed: 0, dir, elapsed_ms: 0, failures };
-  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0 };
+  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0, gone: 0 };
 }
 export type DownloadReport = ReturnType<typeof emptyReport>;
 type Item = { id: string; file: string };
@@ -95,7 +99,8 @@ async function listIds(
   const s = report.summary;
   const ids = new Set<string>(); // in listing order, each once
   try {
-    for await (const rec of deps.client.paginate('/recordings', { limit: 100, signal: deps.signal })) {
+    const recordings = plan.recordings ?? deps.client.paginate('/recordings', { limit: 100, signal: deps.signal });
+    for await (const rec of recordings) {
       report.listed += 1;
       if (report.listed % 100 === 0) progress();
       const choice = selectRecording(rec, plan.since);
@@ -141,14 +146,6 @@ export function selectRecording(rec: ApiRecord, since?: number): Selection {
   return { id: rec.id };
 }
 
-/** `<safe id>.json` for each id; names colliding on a case-insensitive file system all take the hashed form. */
-export function fileNames(ids: readonly string[]): string[] {
-  const names = ids.map((id) => safeFileName(id));
-  const byFold = new Map<string, number>();
-  for (const name of names) byFold.set(foldedName(name), (byFold.get(foldedName(name)) ?? 0) + 1);
-  return names.map((name, i) => `${(byFold.get(foldedName(name)) ?? 0) > 1 ? safeFileName(ids[i]!, { forceHash: true }) : name}.json`);
-}
-
 /** One item: skipped (already there), without a transcript, or written; counted in `report`. */
 async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: DownloadEngineDeps, report: DownloadReport): Promise<void> {
   const s = report.summary;
@@ -159,7 +156,15 @@ async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: Do
   }
   // No requestSignal: a download in flight when Ctrl-C comes is let finish; only the waits stop.
   const { client, clock, pacer, signal } = deps;
-  const result = await getTranscript(item.id, { client, clock, pacer, signal });
+  const result = await getTranscript(item.id, { client, clock, pacer, signal }).catch((err: unknown) => {
+    // the recording's own 404, not an expired link's
+    if (plan.goneIsSkipped && err instanceof NotFoundError && err.code !== 'LINK_EXPIRED') return 'gone' as const;
+    throw err;
+  });
+  if (result === 'gone') {
+    report.gone += 1;
+    return;
+  }
   if (result.kind === 'none') {
     s.without_transcript += 1;
     return;

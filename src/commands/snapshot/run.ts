@@ -21,6 +21,7 @@ import type { Manifest, SnapshotRun } from './types.js';
 import { linkKindsFor, linksAskText, snapshotLinks } from './links.js';
 import { STATE_NAME, writePaged } from './paged-file.js';
 import { waitText } from './progress-text.js';
+import { checkTranscriptsOption, snapshotTranscripts, transcriptsFailure, transcriptsSaid } from './transcripts.js';
 
 /** every collection that can be listed, in the resource table's order */
 export const SNAPSHOT_RESOURCES: readonly ResourceName[] = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
@@ -30,7 +31,7 @@ const LINKS_LEFT_OUT = {
   what: 'links',
   reason: 'links (deals/{id}/contacts …) and meeting associations cost a request per parent: add --links',
 };
-const NOT_YET = [{ what: 'transcripts', reason: 'transcripts are not part of a snapshot yet (crm recordings download)' }];
+const TRANSCRIPTS_LEFT_OUT = { what: 'transcripts', reason: 'transcripts cost two requests each (a GET and the download): add --transcripts' };
 
 /** `--resources a,b`: known names that can be listed, each once; default every one. */
 export function parseResources(value: string | undefined): ResourceName[] {
@@ -52,14 +53,15 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   if (opts.dir.trim() === '') throw new UsageError('DIR must name a folder');
   const chosen = parseResources(opts.resources);
   const links = opts.links ? linkKindsFor(chosen) : undefined;
+  checkTranscriptsOption(opts.transcripts, chosen);
   const client = await ctx.client();
   const dir = path.resolve(opts.dir);
   const manifestPath = path.join(dir, 'manifest.json');
-  const leftOut = links ? links.leftOut : [LINKS_LEFT_OUT];
+  const leftOut = [...(links ? links.leftOut : [LINKS_LEFT_OUT]), ...(opts.transcripts ? [] : [TRANSCRIPTS_LEFT_OUT])];
   const { manifest, earlier } = await startManifest(opts.dir, manifestPath, chosen, client.baseUrl, ctx.clock.now(), leftOut);
   const save = () => writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 0o600);
   await save();
-  ctx.warn(planText(opts.dir, chosen, links && linksAskText(links.taken)));
+  ctx.warn(planText(opts.dir, chosen, links && linksAskText(links.taken), opts.transcripts));
 
   const withProgress = async <T>(f: (progress: Progress) => Promise<T>): Promise<T> => {
     const progress = createProgress({
@@ -75,8 +77,12 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
     }
   };
   const run: SnapshotRun = { dir, client, ctx, manifest, earlier, save, withProgress };
-  // the parts, one call each, in order (the links read the collections' files)
-  const parts: Array<() => Promise<void>> = [() => snapshotCollections(run, chosen), ...(links ? [() => snapshotLinks(run, links.taken)] : [])];
+  // the parts, one call each, in order (the links and the transcripts read the collections' files)
+  const parts: Array<() => Promise<void>> = [
+    () => snapshotCollections(run, chosen),
+    ...(links ? [() => snapshotLinks(run, links.taken)] : []),
+    ...(opts.transcripts ? [() => withProgress((progress) => snapshotTranscripts({ ...run, progress }))] : []),
+  ];
   try {
     for (const part of parts) await part();
   } catch (err) {
@@ -87,29 +93,39 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
     }
     throw err;
   }
-  manifest.finished_at = new Date(ctx.clock.now()).toISOString();
-  manifest.complete = true;
+  // complete only when the transcripts taken are too (a failed one: a rerun retries it)
+  manifest.complete = manifest.transcripts?.complete ?? true;
+  if (manifest.complete) manifest.finished_at = new Date(ctx.clock.now()).toISOString();
   await save();
 
-  const total = Object.values(manifest.collections).reduce((sum, c) => sum + c.records, 0);
-  const linked = Object.values(manifest.links ?? {}).reduce((sum, c) => sum + c.records, 0);
+  report(ctx, manifest, opts.dir);
+}
+
+/** The manifest on stdout (json, ndjson), or one line on stderr; exit 9 when transcripts failed. */
+function report(ctx: Ctx, manifest: Manifest, shown: string): void {
   const format = ctx.format();
   if (format === 'json' || format === 'ndjson') ctx.io.stdout.write(`${safeJson(manifest)}\n`);
-  else {
-    const also = manifest.links ? ` and ${plural(linked, 'link')}` : '';
+  else if (manifest.complete) {
+    const collections = Object.values(manifest.collections);
+    const total = collections.reduce((sum, c) => sum + c.records, 0);
+    const linked = Object.values(manifest.links ?? {}).reduce((sum, c) => sum + c.records, 0);
+    const also = `${manifest.links ? ` and ${plural(linked, 'link')}` : ''}${transcriptsSaid(manifest.transcripts)}`;
     ctx.warn(
-      `Snapshot complete: ${plural(total, 'record')} in ${plural(chosen.length, 'collection')}${also}, in ${sanitizeForTerminal(opts.dir)}`,
+      `Snapshot complete: ${plural(total, 'record')} in ${plural(collections.length, 'collection')}${also}, in ${sanitizeForTerminal(shown)}`,
     );
   }
+  const failed = transcriptsFailure(manifest.transcripts);
+  if (failed) throw failed;
 }
 
 /** The plan, before anything is read: what the snapshot will do. */
-function planText(shown: string, chosen: readonly ResourceName[], links: string | undefined): string {
+function planText(shown: string, chosen: readonly ResourceName[], links: string | undefined, transcripts: boolean | undefined): string {
   const what = chosen.length === SNAPSHOT_RESOURCES.length ? 'every collection' : chosen.join(', ');
   const lines = [
     `Snapshot of ${what} (${plural(chosen.length, 'collection')}) into ${shown}: a request per ${PAGE_SIZE_MAX} records (the API gives no count: no ETA)`,
   ];
   if (links) lines.push(`then the links: ${links}; their cost is said once those are counted`);
+  if (transcripts) lines.push('then the transcripts: a GET and a download for each recording with one (an ETA once they are counted)');
   return lines.join('\n');
 }
 
@@ -180,11 +196,7 @@ async function startManifest(
     finished_at: null,
     complete: false,
     collections: {},
-    left_out: [
-      ...SNAPSHOT_RESOURCES.filter((n) => !chosen.includes(n)).map((what) => ({ what, reason: 'not in --resources' })),
-      ...leftOut,
-      ...NOT_YET,
-    ],
+    left_out: [...SNAPSHOT_RESOURCES.filter((n) => !chosen.includes(n)).map((what) => ({ what, reason: 'not in --resources' })), ...leftOut],
   };
   return { manifest, earlier };
 }

@@ -2,6 +2,7 @@
 import type { HttpClient } from '../../http/types.js';
 import type { Progress } from '../../output/progress.js';
 import type { Ctx } from '../context.js';
+import type { TranscriptsEntry } from './transcripts.js';
 
 export interface LinksEntry {
   file: string;
@@ -20,6 +21,8 @@ export interface Manifest {
   complete: boolean;
   collections: Record<string, { file: string; records: number; complete: boolean }>;
   links?: Record<string, LinksEntry>;
+  /** with --transcripts (transcripts.ts) */
+  transcripts?: TranscriptsEntry;
   left_out: Array<{ what: string; reason: string }>;
 }
 

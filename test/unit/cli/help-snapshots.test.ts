@@ -2298,6 +2298,8 @@ describe('--help snapshots', () => {
                                one that can be listed)
         --links                also each parent's links and a meeting's deal and
                                company, to DIR/links/ (a request per parent and kind)
+        --transcripts          also every recording's transcript, to
+                               DIR/transcripts/<id>.json (needs recordings)
         -h, --help             show help
 
       Global Options:
@@ -2324,6 +2326,7 @@ describe('--help snapshots', () => {
         $ crm snapshot backup
         $ crm snapshot backup --resources contacts,deals
         $ crm snapshot backup --resources contacts,companies,deals --links
+        $ crm snapshot backup --transcripts
 
       "
     `);

@@ -3,8 +3,7 @@
 // overwrite each other's file).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fileNames } from '../../../src/commands/recordings/download-engine.js';
-import { MAX_NAME_BYTES, safeFileName } from '../../../src/commands/recordings/safe-name.js';
+import { MAX_NAME_BYTES, fileNames, safeFileName } from '../../../src/util/safe-name.js';
 import { runs } from '../../helpers/property.js';
 
 /** Every code point, lone surrogate halves included. */

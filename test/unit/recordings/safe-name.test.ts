@@ -1,14 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_NAME_BYTES,
-  UnsafePathError,
-  foldedName,
-  resolveInside,
-  safeFileName,
-  shortHash,
-} from '../../../src/commands/recordings/safe-name.js';
-import { fileNames } from '../../../src/commands/recordings/download-engine.js';
+import { MAX_NAME_BYTES, UnsafePathError, fileNames, foldedName, resolveInside, safeFileName, shortHash } from '../../../src/util/safe-name.js';
 
 const HOSTILE = [
   '../../etc/passwd',

@@ -1,5 +1,7 @@
 // Turns a server-chosen recording id into a file name that cannot escape the download folder or
 // upset any common file system (the bug class of gh's GHSA-2m9h-r57g-45pj), and checks the result.
+// Shared by `crm recordings download` / `crm snapshot --transcripts` (writing) and `crm sandbox
+// --from` (finding a snapshot's transcript of a recording id), hence in util.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 
@@ -71,4 +73,12 @@ export class UnsafePathError extends Error {
     super(`refusing to write ${JSON.stringify(name)}: it would not stay inside ${root}`);
     this.name = 'UnsafePathError';
   }
+}
+
+/** `<safe id>.json` for each id; names colliding on a case-insensitive file system all take the hashed form. */
+export function fileNames(ids: readonly string[]): string[] {
+  const names = ids.map((id) => safeFileName(id));
+  const byFold = new Map<string, number>();
+  for (const name of names) byFold.set(foldedName(name), (byFold.get(foldedName(name)) ?? 0) + 1);
+  return names.map((name, i) => `${(byFold.get(foldedName(name)) ?? 0) > 1 ? safeFileName(ids[i]!, { forceHash: true }) : name}.json`);
 }
