@@ -72,11 +72,39 @@ describe('crm snapshot', () => {
     expect(m).toEqual(manifest(dir));
     expect(Object.keys(m.collections)).toEqual(['contacts', 'deals']);
     expect(m.left_out).toContainEqual({ what: 'companies', reason: 'not in --resources' });
-    // a rerun of a finished snapshot sends no list request and keeps the files
+  });
+
+  it('a finished snapshot run again reads nothing, says so and how to take a fresh one; its manifest unchanged', async () => {
+    const dir = tempDir('crm-snapshot-');
+    const first = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'json'], { env: t.env(), timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const before = readFileSync(join(dir, 'manifest.json'), 'utf8');
+    const contacts = readFileSync(join(dir, 'contacts.ndjson'), 'utf8');
+    // a record made since: a refresh in place would mix two times in one folder
+    const made = await fetch(`${t.sb.baseUrl}/contacts`, {
+      method: 'POST',
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'since.snapshot@example.com' }),
+    });
+    expect(made.status).toBe(201);
+    const since = ((await t.control('/stats')) as { requests: number }).requests;
     const again = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'table'], { env: t.env() });
-    expect(again.code).toBe(0);
-    expect(again.stderr).toContain('Snapshot complete: 460 records in 2 collections');
-    expect(readNdjson(join(dir, 'contacts.ndjson'))).toEqual(await listAll('contacts'));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('already holds a complete snapshot');
+    expect(again.stderr).toContain('nothing read. A fresh snapshot needs another folder');
+    expect(again.stderr).not.toContain('Snapshot complete');
+    const log = (await t.control(`/requests?since=${since}`)) as Array<{ method: string; path: string }>;
+    expect(log.filter((e) => e.method === 'GET' && /\/(contacts|deals)\b/.test(e.path))).toEqual([]);
+    expect(readFileSync(join(dir, 'manifest.json'), 'utf8')).toBe(before);
+    expect(readFileSync(join(dir, 'contacts.ndjson'), 'utf8')).toBe(contacts);
+    // -o json: the manifest as it is
+    const json = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'json'], { env: t.env() });
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(before));
+    // asked for more than it holds (another collection): that is read, the rest kept, and said
+    const more = await runCrm(['snapshot', dir, '--resources', 'contacts,deals,tasks', '-o', 'table'], { env: t.env() });
+    expect(more.code, more.stderr).toBe(0);
+    expect(more.stderr).toMatch(/adding to the complete snapshot begun \S+: contacts, deals \(\d+ records\) already saved, kept as they were/);
+    expect(readNdjson(join(dir, 'tasks.ndjson'))).toEqual(await listAll('tasks'));
   });
 
   it('--resources with an unknown name is a usage error (exit 2) before anything is written', async () => {

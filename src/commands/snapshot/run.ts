@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../../util/atomic-file.js';
 import { ensureDir, removeStaleTemps } from '../../util/fs.js';
 import { countLines } from '../../util/lines.js';
 import { readFile } from 'node:fs/promises';
-import { LINKS_DIR } from '../../api/snapshot-links.js';
+import { LINKS_DIR, type LinkKind } from '../../api/snapshot-links.js';
 import type { Ctx } from '../context.js';
 import type { SnapshotOptions } from './command.js';
 import type { Manifest, SnapshotRun } from './types.js';
@@ -59,9 +59,16 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   const manifestPath = path.join(dir, 'manifest.json');
   const leftOut = [...(links ? links.leftOut : [LINKS_LEFT_OUT]), ...(opts.transcripts ? [] : [TRANSCRIPTS_LEFT_OUT])];
   const { manifest, earlier } = await startManifest(opts.dir, manifestPath, chosen, client.baseUrl, ctx.clock.now(), leftOut);
+  if (earlier && holdsAll(earlier, chosen, links?.taken, opts.transcripts)) {
+    // a finished snapshot is never refreshed in place: its files would mix two times
+    ctx.warn(
+      `${sanitizeForTerminal(opts.dir)} already holds a complete snapshot (taken from ${earlier.started_at} to ${earlier.finished_at ?? '?'}): nothing read. A fresh snapshot needs another folder (or this one removed first).`,
+    );
+    return report(ctx, { ...earlier }, opts.dir, false);
+  }
   const save = () => writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 0o600);
   await save();
-  ctx.warn(planText(opts.dir, chosen, links && linksAskText(links.taken), opts.transcripts));
+  ctx.warn([planText(opts.dir, chosen, links && linksAskText(links.taken), opts.transcripts), ...keptText(earlier)].join('\n'));
 
   const withProgress = async <T>(f: (progress: Progress) => Promise<T>): Promise<T> => {
     const progress = createProgress({
@@ -101,11 +108,37 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   report(ctx, manifest, opts.dir);
 }
 
-/** The manifest on stdout (json, ndjson), or one line on stderr; exit 9 when transcripts failed. */
-function report(ctx: Ctx, manifest: Manifest, shown: string): void {
+/** Does the earlier snapshot in DIR hold, complete, everything asked (nothing to read)? */
+function holdsAll(
+  earlier: Manifest,
+  chosen: readonly ResourceName[],
+  links: readonly LinkKind[] | undefined,
+  transcripts: boolean | undefined,
+): boolean {
+  return (
+    earlier.complete &&
+    chosen.every((n) => earlier.collections[n]?.complete) &&
+    (links ?? []).every((k) => earlier.links?.[k.key]?.complete) &&
+    (!transcripts || earlier.transcripts?.complete === true)
+  );
+}
+
+/** With an earlier run's folder: what it saved is kept as it was, and said so. */
+function keptText(earlier: Manifest | undefined): string[] {
+  const done = Object.entries(earlier?.collections ?? {}).filter(([, c]) => c.complete);
+  if (!earlier || done.length === 0) return [];
+  const records = done.reduce((sum, [, c]) => sum + c.records, 0);
+  const how = earlier.complete ? 'adding to the complete snapshot' : 'resuming the snapshot';
+  return [
+    `${how} begun ${earlier.started_at}: ${done.map(([n]) => n).join(', ')} (${plural(records, 'record')}) already saved, kept as they were`,
+  ];
+}
+
+/** The manifest on stdout (json, ndjson), or one line on stderr (`said`: unless already said); exit 9 when transcripts failed. */
+function report(ctx: Ctx, manifest: Manifest, shown: string, said = true): void {
   const format = ctx.format();
   if (format === 'json' || format === 'ndjson') ctx.io.stdout.write(`${safeJson(manifest)}\n`);
-  else if (manifest.complete) {
+  else if (manifest.complete && said) {
     const collections = Object.values(manifest.collections);
     const total = collections.reduce((sum, c) => sum + c.records, 0);
     const linked = Object.values(manifest.links ?? {}).reduce((sum, c) => sum + c.records, 0);
