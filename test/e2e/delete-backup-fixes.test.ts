@@ -133,3 +133,19 @@ describe('delete backups: what a new user found', () => {
     expect(again.stderr.replace(/\s+/g, ' ')).toMatch(/already created again .*--no-resume would create every one of them a second time/);
   });
 });
+
+describe('minutes at the rate limit: the real window, not the limit a minute', () => {
+  it('`crm snapshot --links` against 10 requests per 2 s: the cost line says so, and its minutes are the least that allows', async () => {
+    const slow = await startTestSandbox({ seed: 5, seedRecords: { deals: 12 }, rateLimit: 10, orgRateLimit: 10, rateWindowMs: 2000 });
+    try {
+      const out = join(dir, 'snap-window');
+      const r = await runCrm(['snapshot', out, '--resources', 'deals', '--links'], { env: slow.env('admin'), cwd: dir, timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const line = r.stderr.replace(/\s+/g, ' ');
+      // 24 requests at 10 per 2 s: at least 4 s (two more windows), "under 0.1 min"; at "10 a minute" it said 2.4 min
+      expect(line).toMatch(/Links: 24 requests, one per deal \(12 ×2\) .*: under 0\.1 min at 10 requests per 2 s \(the server's rate limit\)/);
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
+});
