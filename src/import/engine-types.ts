@@ -180,6 +180,8 @@ export interface BeforeSend {
   rows: number;
   valid: number;
   invalid: number;
+  /** rows (chunks) an earlier run of this job finished: a rerun sends the rest */
+  done?: number;
   records?: () => AsyncIterable<ApiRecord>;
 }
 
@@ -191,6 +193,8 @@ export interface ImportSummary extends ImportCounts {
   backup_file?: string;
   /** the command's (issue 19): a delete's backup imported again, the links its records had that did not come back (`deals/{id}/contacts`) */
   links_not_restored?: string[];
+  /** the command's (issue 19): a delete's backup imported again, `<input>.owners.csv` (each new id and the owner its record had) */
+  owners_file?: string;
   requests: number;
   retries: number;
   elapsed_ms: number;

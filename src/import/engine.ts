@@ -11,6 +11,8 @@ import { count, plural } from '../output/plural.js';
 import type { ImportDeps, ImportOptions, ImportSummary } from './engine-types.js';
 import { prepare } from './plan.js';
 import { finishedEarlier, openJournal } from './journal/open.js';
+import { ImportJournal } from './journal/journal.js';
+import { identityOf } from './run.js';
 import { check } from './check/check.js';
 import type { ScanResult } from './check/scan.js';
 import { Spool } from './check/spool.js';
@@ -36,7 +38,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     if (earlier) return earlier;
     if (!run.job.dryRun) run.spool = await Spool.create(deps.journalDir ?? tmpdir());
     const scan = await check(run);
-    if (!run.job.dryRun) await deps.beforeSend?.({ ...scan, records: () => spooledRecords(run.spool!) });
+    if (!run.job.dryRun) await deps.beforeSend?.({ ...scan, done: await doneEarlier(run, scan), records: () => spooledRecords(run.spool!) });
     const journal = await openJournal(run, scan);
     if ('summary' in journal) return journal.summary;
     return finish(run, scan, await sendRows(run, scan, journal.journal));
@@ -48,6 +50,14 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     await run.spool?.remove();
     await run.input.cleanup();
   }
+}
+
+/** The rows (chunks) an earlier run of this job finished, read from its journal without opening it (0 when none or not resuming). */
+async function doneEarlier(run: Run, scan: ScanResult): Promise<number> {
+  const dir = run.deps.journalDir;
+  if (!dir || !run.job.resume) return 0;
+  const peeked = await ImportJournal.peek(dir, identityOf(run, run.sha ?? scan.contentSha256)).catch(() => undefined);
+  return peeked?.size ?? 0;
 }
 
 /** The valid rows' records, in file order, read back from the spool. */

@@ -4,7 +4,7 @@ export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgre
 export type { BeforeSend, MatchPlan, MatchIndex, MatchRead } from './engine-types.js';
 export { httpBatchSender, httpRowSender } from './send/sender.js';
 export { backupIdsIn, keepBefore, openBackup, type DeleteBackup } from './send/backup.js';
-export { listIntoBackup, readCostText, readHow, requestsAndMinutes } from './send/backup-read.js';
+export { deleteCostText, listIntoBackup, readCostText, readHow } from './send/backup-read.js';
 export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './send/sender.js';
 export { keyIdentity } from './journal/format.js';

@@ -185,7 +185,11 @@ export function summaryOf(
 export function warnImported(run: Run, at: string): void {
   const op = run.job.operation;
   const job = op ? `used to ${op.describe}` : `imported into ${run.job.resource}`;
-  run.deps.warn?.(
-    `${run.input.name} was already ${job} (${at}): nothing will be sent; use --no-resume to ${op ? 'send it' : 'import it'} again`,
-  );
+  // a delete's backup (issue 19): imported again, every record would be created a second time
+  const again =
+    !op && run.input.name.endsWith('.deleted.ndjson')
+      ? 'its records were already created again then (their new ids and owners: the --results file if one was named, and ' +
+        `${run.input.name}.owners.csv); --no-resume would create every one of them a second time`
+      : `use --no-resume to ${op ? 'send it' : 'import it'} again`;
+  run.deps.warn?.(`${run.input.name} was already ${job} (${at}): nothing will be sent; ${again}`);
 }

@@ -110,3 +110,31 @@ export function sendingRateNow(sending: SendingRate, now: number, requests: numb
   sending.observe(now, requests, pace?.waitingUntil !== undefined && pace.waitingUntil > now && foretold);
   return pace?.limit !== undefined ? sending.whileSending() : sending.overall();
 }
+
+/** The spec's rate limit, 200 requests a minute: for a cost said before any answer has told the server's own. */
+export const SPEC_LIMIT = { limit: 200, windowMs: DEFAULT_WINDOW_MS } as const;
+
+/** `0.4`, `12`: a tenth of a minute under ten, rounded up; never 0 for a time above 0. */
+export const minutesText = (m: number): string => (m < 10 ? String(Math.ceil(m * 10) / 10) : String(Math.ceil(m)));
+
+/** `a minute`, `per 2 s`, `per 0.5 s`: a window's length as said after "N requests" (a learned one is a little short of the real: rounded). */
+function perWindow(ms: number): string {
+  const s = ms >= 1_000 ? Math.round(ms / 1_000) : Math.round(ms / 100) / 10;
+  return s === 60 ? 'a minute' : `per ${s.toLocaleString('en-US')} s`;
+}
+
+/**
+ * What `requests` cost in time, said before they are sent (a delete's confirmation, `snapshot --links`'s
+ * cost line; one rule for both): the least time the rate limit allows (limitFloorMs: the current window's
+ * requests at once, then `limit` per window) at the limit and window the client has seen (the window's
+ * length learned from the Resets, pace-info.ts), else the spec's 200 a minute.
+ * `about 0.4 min at 10 requests per 2 s (the server's rate limit)`.
+ */
+export function costAtLimitText(requests: number, now: number, pace: PaceInfo | undefined): string {
+  const reported = pace?.limit !== undefined && pace.limit > 0;
+  const at: PaceInfo = reported && pace ? pace : { ...SPEC_LIMIT };
+  const minutes = (limitFloorMs(requests, now, at) ?? 0) / 60_000;
+  const time = minutes < 0.1 ? 'under 0.1 min' : `about ${minutesText(minutes)} min`;
+  const whose = reported ? "the server's rate limit" : "the spec's limit: the server has not said its own";
+  return `${time} at ${at.limit!.toLocaleString('en-US')} requests ${perWindow(at.windowMs)} (${whose})`;
+}

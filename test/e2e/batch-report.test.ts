@@ -86,7 +86,7 @@ describe('crm batch reports what happened', () => {
     expect(s.reasons.reduce((n, x) => n + x.count, 0)).toBe(28);
     const ok = await crm(['batch', 'contacts', file('fine.csv', 'First Name,Email\nA,fine.1@example.com\n')]);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stderr).toMatch(/^Created 1 of 1 contacts\.$/m);
+    expect(ok.stderr).toMatch(/^Created 1 of 1 contact\.$/m); // singular for one row
   });
 
   it('the rejects file of an Excel-made input (UTF-8 BOM, CRLF) keeps the BOM and CRLF', async () => {

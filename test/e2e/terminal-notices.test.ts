@@ -1,7 +1,7 @@
 // Notices on a terminal's stderr (issue 17), in tmux at 80 columns: "Table fitted to 80 columns:
 // hidden …" was one 179-column line the terminal cut mid-word. Read back with -J (rows the terminal
 // wrapped joined again), every line crm wrote is at most 80 columns, and no word was split.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,4 +58,30 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
     expect(notice, lines.join('\n')).toMatch(/or -o json\.$/);
     expect(stringWidth(notice!)).toBeGreaterThan(80);
   });
+  it('a delete, its restore and a --match plan: the notice, summary, restore note and plan line wrapped at spaces (issue 19)', async () => {
+    const cwd = join(tempDir('crm-delete-wrap-'), 'a-folder-with-a-rather-long-name-for-the-ids-of-the-contacts-to-delete');
+    mkdirSync(cwd, { recursive: true });
+    const res = await fetch(`${t.sb.baseUrl}/contacts?limit=3`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+    const ids = ((await res.json()) as { data: Array<{ id: string }> }).data.map((r) => r.id);
+    const file = join(cwd, 'ids-of-the-contacts-to-delete-today.txt');
+    writeFileSync(file, `${ids.join('\n')}\n`);
+    const matchFile = join(cwd, 'people-to-match-against-the-crm-by-email.csv');
+    writeFileSync(matchFile, 'email,first_name\nwrap.test.one@example.com,One\nwrap.test.two@example.com,Two\n');
+    const env = t.env('admin', { NO_COLOR: '1' });
+    for (const [command, said] of [
+      [`crm batch contacts ${sh(file)} --delete --yes`, /Deleting 3 contacts\.[^]*Deleted 3 of 3 contacts;/],
+      [`crm batch contacts ${sh(`${file}.deleted.ndjson`)}`, /Created 3 of 3 contacts[^]*have new ids[^]*belong to the key's user/],
+      [`crm batch contacts ${sh(matchFile)} --match email`, /under a\s+second/],
+    ] as const) {
+      const pane = await tm.run(`clear; ${command}`, { env, cwd });
+      await pane.waitExit(30_000);
+      const lines = (await pane.capture({ history: true, joinWrapped: true })).filter((l) => l.trim() !== '' && !/^[┌│└├]/.test(l));
+      const text = lines.join('\n');
+      expect(text.replace(/\s+/g, ' '), command).toMatch(said);
+      // wider only when it cannot break: one word (a path), or a crm command to paste
+      for (const line of lines)
+        if (/\s/.test(line.trim()) && !/^\s*crm /.test(line) && !line.includes('$ '))
+          expect(stringWidth(line), `${command}\n${text}`).toBeLessThanOrEqual(80);
+    }
+  }, 90_000);
 });

@@ -136,6 +136,10 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
       const pane = await tm.run(`crm contacts delete ${id}`, { env: t.env('admin'), cwd });
       const screen = await pane.waitFor(new RegExp(`Delete contact ${id}\\? \\[y/N\\]$`));
       expect(screen.join('\n')).toContain('Each record is first kept, as it is now, in contacts.deleted.ndjson.');
+      // the links are named before the question (issue 19), wrapped at 80 columns
+      expect(screen.join(' ').replace(/\s+/g, ' ')).toContain(
+        'Links to and from them are not kept and do not come back when they are created again: the deals that linked them (deals/{id}/contacts)',
+      );
       await pane.type(answer, { enter: true });
       return pane.waitExit();
     };

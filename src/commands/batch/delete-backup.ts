@@ -1,9 +1,15 @@
 // A delete's backup in `crm batch` (issue 19): the file named, the records read at the cheapest cost and
 // kept before their DELETEs (src/import/send/backup.ts, backup-read.ts), and the file imported again.
+import { readFile, rm } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
 import { linksTo } from '../../api/resources.js';
+import { csvLine } from '../../import/send/outputs.js';
+import { writeFileAtomic } from '../../util/atomic-file.js';
+import { crmCommand } from '../shared/command-line.js';
 import type { HttpClient } from '../../http/types.js';
 import {
   backupIdsIn,
+  deleteCostText,
   listIntoBackup,
   openBackup,
   readCostText,
@@ -13,6 +19,7 @@ import {
   type ImportSummary,
   type RowOperation,
 } from '../../import/index.js';
+import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
@@ -39,7 +46,12 @@ export function deleteBackup(
     current: () => file,
     beforeSend: async (checked: BeforeSend): Promise<void> => {
       const read = path !== undefined && client && checked.valid > 0 ? await backupRead(path, checked) : undefined;
-      const cost = read && readCostText(o.resource, read.toRead, read.kept, client?.pace?.());
+      const deletes = checked.valid - (checked.done ?? 0);
+      const atLimit = (n: number) => costAtLimitText(n, ctx.clock.now(), client?.pace?.());
+      const cost = read && {
+        read: readCostText(o.resource, read.toRead, read.kept),
+        total: deleteCostText({ ...read, deletes: Math.max(0, deletes), rows: checked.valid }, atLimit),
+      };
       await progress.pause(() => confirmDelete(ctx, o, checked.valid, path, cost));
       if (path === undefined || checked.valid === 0) return;
       file = await openBackup(path);
@@ -70,10 +82,61 @@ async function backupRead(path: string, checked: BeforeSend): Promise<{ ids: Set
   return { ids, toRead: ids.size - kept, kept };
 }
 
-/** A delete's backup imported again (a file named `*.deleted.ndjson`): the links its records had, which cannot come back. */
-export function recreated(o: BatchOptions, s: ImportSummary): ImportSummary {
+/** A create from a delete's backup (a file named `*.deleted.ndjson`). */
+const isRestore = (o: BatchOptions): boolean => !o.operation && !o.update && !o.delete && !o.dryRun && o.file.endsWith('.deleted.ndjson');
+
+/**
+ * A create from a delete's backup maps each line to its new id through the --results machinery (the
+ * engine writes `_line,id` from its journal, every row created by this run or an earlier one): the file
+ * named by --results, else a temporary one beside the input, removed once read.
+ */
+export function restoreResults(o: BatchOptions): { path?: string; temporary: boolean } {
+  if (!isRestore(o) || o.results !== undefined) return { path: o.results, temporary: false };
+  return { path: `${o.file}.results-${process.pid}-${Date.now()}.tmp.csv`, temporary: true };
+}
+
+/**
+ * `<input>.owners.csv` (issue 19): the records created from a backup belong to the key's user (the server
+ * sets owner_id on create), so each new id with the owner its backup line had, `id,owner_id`, for
+ * `crm batch RESOURCE <input>.owners.csv --update`. Written durably (0600, renamed into place) before the
+ * summary; only rows created whose backup line had an owner_id; none when there are none.
+ */
+export async function writeOwners(o: BatchOptions, results: { path?: string; temporary: boolean }): Promise<string | undefined> {
+  if (!isRestore(o) || results.path === undefined) return undefined;
+  try {
+    const lines = (await readFile(o.file, 'utf8')).split('\n');
+    const rows = parse<Record<string, string>>(await readFile(results.path, 'utf8'), { columns: true, bom: true, skip_empty_lines: true });
+    let out = 'id,owner_id\r\n';
+    let n = 0;
+    for (const r of rows) {
+      const id = r.id ?? '';
+      const owner = ownerOf(lines[Number(r._line) - 1]);
+      if (id === '' || owner === undefined) continue;
+      out += csvLine([id, owner]);
+      n++;
+    }
+    if (n === 0) return undefined;
+    const path = `${o.file}.owners.csv`;
+    await writeFileAtomic(path, out);
+    return path;
+  } finally {
+    if (results.temporary) await rm(results.path, { force: true });
+  }
+}
+
+function ownerOf(line: string | undefined): string | undefined {
+  try {
+    const owner = (JSON.parse(line ?? '') as { owner_id?: unknown } | null)?.owner_id;
+    return typeof owner === 'string' && owner !== '' ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A delete's backup imported again: the links its records had, which cannot come back, and the owners file. */
+export function recreated(o: BatchOptions, s: ImportSummary, owners?: string): ImportSummary {
   if (s.operation || !o.file.endsWith('.deleted.ndjson') || s.created === 0) return s;
-  return { ...s, links_not_restored: linksTo(s.resource).map((l) => l.path) };
+  return { ...s, links_not_restored: linksTo(s.resource).map((l) => l.path), ...(owners ? { owners_file: owners } : {}) };
 }
 
 /** …and says so: new ids, how to map old to new, and which links did not come back. */
@@ -83,10 +146,15 @@ export function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void
   const map = o.results
     ? `${o.results} maps them: each row's _line is the line of ${o.file} that holds the old id, its id the new one`
     : `--results FILE maps them (each row's _line is the line of ${o.file} holding the old id, its id the new one)`;
-  ctx.io.stderr.write(
-    `The records created from a delete's backup have new ids (the old ids are gone for good); ${map}.\n` +
+  ctx.warn(
+    `The records created from a delete's backup have new ids (the old ids are gone for good); ${map}.` +
       (links.length > 0
-        ? `Their links did not come back (the API cannot restore them; link them again with crm links): ${links.join(', ')}.\n`
+        ? `\nTheir links did not come back (the API cannot restore them; link them again with crm links): ${links.join(', ')}.`
         : ''),
   );
+  if (s.owners_file !== undefined)
+    ctx.warn(
+      `They now belong to the key's user (the server sets owner_id on create): ${s.owners_file} holds each new id with the owner ` +
+        `its record had, and this command gives them back their owners:\n  ${crmCommand(ctx.globals, ['batch', s.resource, s.owners_file, '--update'])}`,
+    );
 }

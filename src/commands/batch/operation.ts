@@ -7,6 +7,9 @@ import { deleteOperation, updateOperation, type RowOperation } from '../../impor
 import { plural } from '../../output/plural.js';
 import type { Ctx } from '../context.js';
 import { ask } from '../shared/ask.js';
+import { linksLostText } from '../shared/links-lost.js';
+import { forStderr } from '../../output/width.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
 import type { BatchOptions } from './command.js';
 
 /** The resources `crm batch` takes: creates in batches (`batch`), or updates / deletes row by row. */
@@ -63,16 +66,19 @@ export async function confirmDelete(
   o: Pick<BatchOptions, 'yes' | 'resource' | 'file'>,
   valid: number,
   backup: string | undefined,
-  cost?: string,
+  cost?: { read: string; total: string },
 ): Promise<void> {
   if (valid === 0) return;
   const what = plural(valid, findResource(o.resource)?.singular ?? o.resource, o.resource);
+  const lost = linksLostText(o.resource);
   const kept = backup
-    ? ` Each is first copied to ${backup}, ${cost ?? 'read with one GET each'}; importing that file creates them again, with new ids.`
+    ? ` Each is first copied to ${backup}, ${cost?.read ?? 'read with one GET each'}; importing that file creates them again, with new ids.` +
+      (cost ? ` It costs ${cost.total}.` : '') +
+      (lost ? ` ${lost}` : '')
     : '';
   if (o.yes) {
     // without a question, the notice alone says where the records go and what reading them costs
-    if (backup && !ctx.globals.quiet) ctx.io.stderr.write(`Deleting ${what}.${kept}\n`);
+    if (backup) ctx.warn(`Deleting ${what}.${kept}`);
     return;
   }
   if (!ctx.interactive()) {
@@ -80,7 +86,9 @@ export async function confirmDelete(
       hint: 'pass --yes to delete without asking (--dry-run shows what would go)',
     });
   }
-  ctx.io.stderr.write(`This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.${kept}\n`);
+  // the question is asked even with --quiet: what it asks about is said with it, wrapped to the terminal
+  const text = `This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.${kept}`;
+  ctx.io.stderr.write(`${forStderr(ctx.io.stderr, sanitizeForTerminal(text))}\n`);
   const answer = await ask(ctx, `Type ${valid} or ${o.resource} to confirm: `, 'nothing was deleted');
   if (answer !== String(valid) && answer !== o.resource) throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
 }

@@ -1,5 +1,6 @@
 // The end of a `crm batch` summary: why rows failed, grouped (`25 × VALIDATION_FAILED  email: required`, as
 // `sf data bulk results` groups them), and one plain sentence of what happened.
+import { findResource } from '../../api/resources.js';
 import { OTHER_REASONS, type ImportSummary, type Reason } from '../../import/index.js';
 import { truncate } from '../../output/cell.js';
 import { count as n } from '../../output/plural.js';
@@ -32,7 +33,7 @@ export function reasonLines(reasons: readonly Reason[]): string[] {
 export function outcomeSentence(s: ImportSummary, stopped?: 'interrupted' | 'stopped'): string {
   const op = s.operation;
   const verb = op?.done ?? 'created';
-  const noun = op?.kind === 'link' ? `rows (${op.name} links)` : s.resource;
+  const noun = op?.kind === 'link' ? `rows (${op.name} links)` : s.rows === 1 ? (findResource(s.resource)?.singular ?? s.resource) : s.resource;
   const repeated = s.repeated ?? 0;
   const earlier = s.skipped - repeated;
   const rejected = s.failed - s.in_doubt - s.unknown;

@@ -6,6 +6,7 @@ import { limitFloorMs } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
+import { forStderr } from '../../output/width.js';
 import type { Ctx } from '../context.js';
 
 export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
@@ -80,7 +81,7 @@ export function planLines(plan: MatchPlan, least: number | undefined): string[] 
 export function showPlan(ctx: Ctx, client: HttpClient | undefined): (plan: MatchPlan) => void {
   return (plan) => {
     if (plan.resumed !== undefined || ctx.globals.quiet || ctx.io.stderr.isTTY !== true) return;
-    ctx.io.stderr.write(`${planLines(plan, leastMs(plan, client, ctx.clock.now())).join('\n')}\n`);
+    ctx.io.stderr.write(`${forStderr(ctx.io.stderr, planLines(plan, leastMs(plan, client, ctx.clock.now())).join('\n'))}\n`);
   };
 }
 

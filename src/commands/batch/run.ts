@@ -24,12 +24,13 @@ import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
+import { forStderr } from '../../output/width.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, checkResourceName } from './operation.js';
-import { deleteBackup, noteRecreated, recreated } from './delete-backup.js';
+import { deleteBackup, noteRecreated, recreated, restoreResults, writeOwners } from './delete-backup.js';
 import { knownFields } from './known-fields.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines } from './outcome.js';
@@ -48,7 +49,8 @@ function capHeap(): void {
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   capHeap();
   if (!o.operation) checkResourceName(o.resource, o.update ? 'update' : o.delete ? 'delete' : undefined);
-  const { client, opts } = await importTarget(o, ctx);
+  const restore = restoreResults(o);
+  const { client, opts } = await importTarget({ ...o, results: restore.path }, ctx);
   const sending = new SendingRate();
   const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now(), sending }));
   const op = opts.operation;
@@ -92,7 +94,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     });
   if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
   if (summary.plan) return printPlan(ctx, summary);
-  const shown = recreated(o, backup.named(summary));
+  const shown = recreated(o, backup.named(summary), await writeOwners(o, restore));
   await printSummary(ctx, shown);
   noteRecreated(ctx, o, shown);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
@@ -202,10 +204,20 @@ export function nextSteps(s: ImportSummary, stdin: boolean, cmd: NextCommands = 
   const steps: string[] = [];
   const rejected = s.failed + s.invalid - s.in_doubt - s.unknown;
   const created = s.operation?.done ?? 'created';
-  if (rejected > 0) {
-    const file = s.rejects_file ?? 'the rejects file';
+  // a DELETE answered 404 (not a retry's: that one counts as deleted): the record is not there; sent again it fails the same way
+  const gone = s.operation?.kind === 'delete' ? s.reasons.filter((r) => r.code === 'NOT_FOUND').reduce((sum, r) => sum + r.count, 0) : 0;
+  const file = s.rejects_file ?? 'the rejects file';
+  if (gone > 0) {
+    const it = gone === 1 ? 'it' : 'them';
     steps.push(
-      `${plural(rejected, 'row')} ${wasWere(rejected)} not ${created} and ${rejected === 1 ? 'is' : 'are'} in ${file}: fix ${rejected === 1 ? 'it' : 'them'} there and run \`${cmd.importFile?.(file) ?? crmCommand({}, ['batch', s.resource, file])}\`.`,
+      `${plural(gone, 'row')} ${wasWere(gone)} not found (404): already deleted, or never there; running ${it} again fails the same way, ` +
+        `so there is nothing to do for ${it}${rejected > gone ? ` (leave ${it} out of ${file})` : ''}.`,
+    );
+  }
+  const fix = rejected - gone;
+  if (fix > 0) {
+    steps.push(
+      `${plural(fix, 'row')} ${wasWere(fix)} not ${created} and ${fix === 1 ? 'is' : 'are'} in ${file}: fix ${fix === 1 ? 'it' : 'them'} there and run \`${cmd.importFile?.(file) ?? crmCommand({}, ['batch', s.resource, file])}\`.`,
     );
   }
   if (s.unknown > 0) {
@@ -234,7 +246,7 @@ function failureLine(s: ImportSummary): string {
 }
 
 const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms
-  rejects_file in_doubt unknown unknown_file not_sent backup_file links_not_restored`.split(/\s+/) as Array<keyof ImportSummary>;
+  rejects_file in_doubt unknown unknown_file not_sent backup_file links_not_restored owners_file`.split(/\s+/) as Array<keyof ImportSummary>;
 
 /** The summary (a table on stderr, or JSON on stdout with `reasons`), then why rows failed and one sentence of what happened. */
 async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' | 'stopped'): Promise<void> {
@@ -243,7 +255,11 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' 
   const json = output === 'json' || output === 'ndjson';
   // an update, delete or link says what it did (`updated`), and has no chunks
   const keys = SUMMARY_KEYS.filter(
-    (k) => !(op && k === 'chunks') && !(k === 'backup_file' && s.backup_file === undefined) && !(k === 'links_not_restored' && (!json || !s[k])),
+    (k) =>
+      !(op && k === 'chunks') &&
+      !(k === 'backup_file' && s.backup_file === undefined) &&
+      !(k === 'owners_file' && s.owners_file === undefined) &&
+      !(k === 'links_not_restored' && (!json || !s[k])),
   );
   const record = Object.fromEntries(
     keys.flatMap((k): Array<[string, unknown]> =>
@@ -259,5 +275,5 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' 
   if (quiet) return;
   if (!json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
   const why = json ? [] : reasonLines(s.reasons);
-  ctx.io.stderr.write([...why, outcomeSentence(s, stopped)].join('\n') + '\n');
+  ctx.io.stderr.write([...why, forStderr(ctx.io.stderr, outcomeSentence(s, stopped))].join('\n') + '\n');
 }

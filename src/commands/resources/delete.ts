@@ -16,6 +16,8 @@ import { outputOptions } from '../shared/output-options.js';
 import { Ids, isMany, runForIds } from './many.js';
 import { keepBefore, openBackup, type DeleteBackup } from '../../import/index.js';
 import { crmCommand } from '../shared/command-line.js';
+import { linksLostText } from '../shared/links-lost.js';
+import { forStderr } from '../../output/width.js';
 
 type Answer = { data: Record<string, unknown> | null };
 
@@ -97,7 +99,8 @@ async function withBackup<T>(ctx: Ctx, o: DeleteOptions, path: string | undefine
     const again = crmCommand(ctx.globals, ['batch', o.resource, path]);
     if (ids > 0)
       ctx.warn(
-        `Kept as ${ids === 1 ? 'it was' : 'they were'} in ${path} before the DELETE (\`${again}\` creates ${ids === 1 ? 'it' : 'them'} again, with new ids).`,
+        `Kept as ${ids === 1 ? 'it was' : 'they were'} in ${path} before the DELETE (\`${again}\` creates ${ids === 1 ? 'it' : 'them'} again, with new ids; ` +
+          `not ${ids === 1 ? 'its' : 'their'} links, which are gone).`,
       );
   }
 }
@@ -105,7 +108,7 @@ async function withBackup<T>(ctx: Ctx, o: DeleteOptions, path: string | undefine
 /** Without --yes: a terminal must say yes (`question` names what goes, and the backup file); without one, a usage error. */
 async function confirmDelete(
   ctx: Ctx,
-  o: Pick<DeleteOptions, 'yes'>,
+  o: Pick<DeleteOptions, 'yes' | 'resource'>,
   what: string,
   question: string,
   backup: string | undefined,
@@ -113,7 +116,10 @@ async function confirmDelete(
   if (o.yes) return;
   if (!ctx.interactive()) throw new UsageError(`refusing to delete ${what} without confirmation: pass --yes`);
   // the file on a line of its own: the question stays short enough for one line of a terminal
-  if (backup !== undefined) ctx.io.stderr.write(`Each record is first kept, as it is now, in ${backup}.\n`);
+  if (backup !== undefined) {
+    const lost = linksLostText(o.resource);
+    ctx.io.stderr.write(`${forStderr(ctx.io.stderr, `Each record is first kept, as it is now, in ${backup}.${lost ? ` ${lost}` : ''}`)}\n`);
+  }
   if (!(await confirm(ctx, `Delete ${question}?`))) throw new UsageError('not deleted: not confirmed');
 }
 

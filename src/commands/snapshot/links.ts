@@ -12,16 +12,13 @@ import { findResource, PAGE_SIZE_MAX, type ResourceName } from '../../api/resour
 import { LINK_KINDS, LINKS_DIR, linkFile, type LinkKind } from '../../api/snapshot-links.js';
 import { NotFoundError } from '../../http/errors.js';
 import { recordPath } from '../../http/url.js';
-import { etaMs, sendingRateNow, SendingRate } from '../../output/eta.js';
+import { costAtLimitText, etaMs, sendingRateNow, SendingRate } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { ensureDir } from '../../util/fs.js';
 import { linksProgressText } from './progress-text.js';
 import { pagedState, writePaged, type PagedWriter } from './paged-file.js';
 import type { SnapshotRun } from './types.js';
-
-/** The spec's rate limit (requests a minute), when the server has not said its own. */
-export const SPEC_RATE_PER_MINUTE = 200;
 
 /** The links' kinds a snapshot of `chosen` takes, and those it leaves out (their parents not taken). */
 export function linkKindsFor(chosen: readonly ResourceName[]): { taken: LinkKind[]; leftOut: Array<{ what: string; reason: string }> } {
@@ -53,36 +50,26 @@ export function linksAskText(kinds: readonly LinkKind[]): string {
   return `a request per ${andList(perParent(kinds).map((p) => `${findResource(p.parent)!.singular}${times(p.kinds)}`))}`;
 }
 
-export interface LinksCost {
-  requests: number;
-  minutes: number;
+/** What the links left cost in requests: a request per parent and kind (a parent with over 100 links of a kind, one more per 100). */
+export function linksRequests(left: ReadonlyArray<{ parents: number }>): number {
+  return left.reduce((sum, k) => sum + k.parents, 0);
 }
 
-/** What the links left cost: a request per parent and kind (a parent with over 100 links of a kind, one more per 100), at `perMinute`. */
-export function linksCost(left: ReadonlyArray<{ parents: number }>, perMinute: number): LinksCost {
-  const requests = left.reduce((sum, k) => sum + k.parents, 0);
-  return { requests, minutes: requests / perMinute };
-}
-
-/** `0.4`, `12`: a tenth of a minute under ten, rounded up; never 0 for some requests. */
-export const minutesText = (m: number): string => (m < 10 ? String(Math.ceil(m * 10) / 10) : String(Math.ceil(m)));
-
-/** The line once the parents are counted, before the links start. */
+/** The line once the parents are counted, before the links start; `atLimit`: what n requests cost in time (costAtLimitText). */
 export function linksCostLine(
   left: ReadonlyArray<{ kind: LinkKind; parents: number }>,
-  rate: { perMinute: number; reported: boolean },
+  atLimit: (requests: number) => string,
   resumed: boolean,
 ): string {
-  const cost = linksCost(left, rate.perMinute);
-  if (cost.requests === 0) return `Links: nothing ${resumed ? 'left ' : ''}to read`;
+  const requests = linksRequests(left);
+  if (requests === 0) return `Links: nothing ${resumed ? 'left ' : ''}to read`;
   const parts = perParent(left.map((l) => l.kind)).map((p) => {
     const n = left.find((l) => l.kind.parent === p.parent)!.parents;
     return `${findResource(p.parent)!.singular} (${count(n)}${p.kinds > 1 ? ` ×${p.kinds}` : ''})`;
   });
-  const whose = rate.reported ? "the server's rate limit" : "the spec's limit: the server has not said its own";
   return (
-    `Links: ${plural(cost.requests, 'request')}${resumed ? ' left' : ''}, one per ${andList(parts)}` +
-    ` (one more per 100 links of a parent): about ${minutesText(cost.minutes)} min at ${count(rate.perMinute)} requests a minute (${whose})`
+    `Links: ${plural(requests, 'request')}${resumed ? ' left' : ''}, one per ${andList(parts)}` +
+    ` (one more per 100 links of a parent): ${atLimit(requests)}`
   );
 }
 
@@ -137,14 +124,12 @@ export async function snapshotLinks(run: SnapshotRun, kinds: readonly LinkKind[]
     const state = await pagedState(dir, linkFile(kind), validAt);
     plans.push({ kind, ids, left: state.finished ? 0 : ids.length - (state.saved?.at.parent ?? 0), resumed: state.finished || !!state.saved });
   }
-  const pace = client.pace?.();
-  const reported = pace?.limit !== undefined && pace.limit > 0;
-  const rate = { perMinute: reported ? pace.limit! : SPEC_RATE_PER_MINUTE, reported };
   const left = plans.map((p) => ({ kind: p.kind, parents: p.left }));
+  const atLimit = (requests: number) => costAtLimitText(requests, ctx.clock.now(), client.pace?.());
   ctx.warn(
     linksCostLine(
       left,
-      rate,
+      atLimit,
       plans.some((p) => p.resumed),
     ),
   );

@@ -71,27 +71,34 @@ export async function listIntoBackup(
   return { pages, kept };
 }
 
-/** The spec's rate limit (requests a minute), for a cost said before any answer has told the real one. */
-export const SPEC_LIMIT_PER_MINUTE = 200;
-
-/** `n requests (about m min at L requests/min)`: minutes at the limit the client has seen, else the spec's. */
-export function requestsAndMinutes(requests: number, pace?: { limit?: number; windowMs: number }): string {
-  const limit = pace?.limit !== undefined && pace.limit > 0 ? pace.limit : SPEC_LIMIT_PER_MINUTE;
-  const windowMin = (pace?.limit !== undefined && pace.limit > 0 ? pace.windowMs : 60_000) / 60_000;
-  const perMinute = Math.round(limit / windowMin);
-  const minutes = (requests / limit) * windowMin;
-  const shown = minutes < 0.1 ? 'under 0.1' : minutes < 10 ? minutes.toFixed(1) : String(Math.ceil(minutes));
-  return `${requests.toLocaleString('en-US')} request${requests === 1 ? '' : 's'} (${shown === 'under 0.1' ? shown : `about ${shown}`} min at ${perMinute.toLocaleString('en-US')} requests/min)`;
-}
-
-/** What the confirmation says the backup read costs. */
-export function readCostText(resource: string, toRead: number, kept: number, pace?: { limit?: number; windowMs: number }): string {
+/** What the confirmation says the backup read costs, in requests (the time is said for the whole delete: deleteCostText). */
+export function readCostText(resource: string, toRead: number, kept: number): string {
   const there = kept > 0 ? `; ${kept.toLocaleString('en-US')} ${kept === 1 ? 'is' : 'are'} in it already` : '';
   if (toRead === 0) return `each is in it already: no request to read them`;
   const { least, most } = readCost(toRead, kept);
-  if (readHow(toRead) === 'get') return `read with one GET each: ${requestsAndMinutes(most, pace)}${there}`;
+  const n = (r: number) => `${r.toLocaleString('en-US')} request${r === 1 ? '' : 's'}`;
+  if (readHow(toRead) === 'get') return `read with one GET each: ${n(most)}${there}`;
   return (
     `read by listing ${resource}, ${PAGE_SIZE_MAX} a page, while the pages find them, then one GET for each not found: ` +
-    `from ${requestsAndMinutes(least, pace)} to ${requestsAndMinutes(most, pace)}${there}`
+    `from ${n(least)} to ${n(most)}${there}`
   );
+}
+
+/**
+ * The whole delete's cost (issue 19): the reads and one DELETE per row left (a rerun: the rows an earlier
+ * run did not finish), in requests and in time at the rate limit (`atLimit`: costAtLimitText).
+ */
+export function deleteCostText(
+  r: { toRead: number; kept: number; deletes: number; rows: number },
+  atLimit: (requests: number) => string,
+): string {
+  const { least, most } = readCost(r.toRead, r.kept);
+  const n = (x: number) => x.toLocaleString('en-US');
+  const dels = `${n(r.deletes)} DELETE${r.deletes === 1 ? '' : 's'}${r.deletes < r.rows ? `, for the rows an earlier run did not finish (it did ${n(r.rows - r.deletes)} of ${n(r.rows)})` : ''}`;
+  const reads = readHow(r.toRead) === 'get' ? `${n(most)} GET${most === 1 ? '' : 's'}` : 'the reads';
+  const total =
+    least === most
+      ? `${n(most + r.deletes)} request${most + r.deletes === 1 ? '' : 's'}`
+      : `from ${n(least + r.deletes)} to ${n(most + r.deletes)} requests`;
+  return `${total} in all (${reads} and ${dels}): ${least === most ? '' : 'at most '}${atLimit(most + r.deletes)}`;
 }

@@ -42,7 +42,7 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
   let file: FileHandle;
   let text = '';
   try {
-    file = await open(path, 'a');
+    file = await open(path, 'a', 0o600);
     text = await readFile(path, 'utf8');
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;

@@ -2251,13 +2251,16 @@ describe('--help snapshots', () => {
       DELETE is sent; a record already gone is not written. Fewer than 100 ids are
       read with a GET each; more, by listing the collection (100 a request) while
       its pages find at least one of the file's ids per page read, then a GET for
-      each id not found. The question (or with --yes a notice) says what the read
-      costs, in requests and minutes. A rerun writes no record twice. A backup
-      file that cannot be written stops the run before anything is deleted (exit
-      2); --no-backup keeps no copy. Importing the file ("crm batch contacts
-      ids.txt.deleted.ndjson") creates the records again, with new ids (id,
-      created_at, updated_at, owner_id are left out; --results FILE maps each
-      line to its new id), and says which links did not come back.
+      each id not found. The question (or with --yes a notice) says what the
+      whole delete costs (reads and a DELETE per row left), in requests and
+      minutes at the rate limit, and that links to and from the records are not
+      kept. A rerun writes no record twice. A backup file that cannot be written
+      stops the run before anything is deleted (exit 2); --no-backup keeps no
+      copy. Importing the file ("crm batch contacts ids.txt.deleted.ndjson")
+      creates the records again, with new ids (id, created_at, updated_at,
+      owner_id are left out; --results FILE maps each line to its new id), says
+      which links did not come back, and writes <input>.owners.csv (each new id
+      and its old owner) for "crm batch contacts FILE.owners.csv --update".
 
       --match FIELD[,FIELD] makes the CRM agree with the file: it reads what the
       CRM holds (listing the collection, 100 records a request), then per row:

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../../src/http/types.js';
 import type { DeleteBackup } from '../../../src/import/send/backup.js';
-import { LIST_MIN_IDS, listIntoBackup, readCost, readHow } from '../../../src/import/send/backup-read.js';
+import { deleteCostText, LIST_MIN_IDS, listIntoBackup, readCost, readHow } from '../../../src/import/send/backup-read.js';
 import { runs } from '../../helpers/property.js';
 
 /** A collection of `size` records, `c0`…; the file's ids are some of them and some that are not there. */
@@ -121,6 +121,28 @@ describe('a delete backup read', () => {
         expect(r.requests).toBe(n);
       }),
       runs(50),
+    );
+  });
+});
+
+describe("a delete's whole cost (the confirmation)", () => {
+  it('the reads plus one DELETE per row left; the minutes asked for the most; a rerun says the rows an earlier run did', () => {
+    fc.assert(
+      fc.property(fc.nat(5_000), fc.nat(5_000), fc.nat(5_000), (toRead, kept, done) => {
+        const rows = toRead + kept + done;
+        const deletes = rows - done;
+        let asked = -1;
+        const text = deleteCostText({ toRead, kept, deletes, rows }, (n) => ((asked = n), 'AT'));
+        const { least, most } = readCost(toRead, kept);
+        expect(asked).toBe(most + deletes);
+        const total =
+          least === most ? `${(most + deletes).toLocaleString('en-US')} request` : `from ${(least + deletes).toLocaleString('en-US')} to`;
+        expect(text.startsWith(total)).toBe(true);
+        expect(text).toContain(`${deletes.toLocaleString('en-US')} DELETE`);
+        expect(text.includes('for the rows an earlier run did not finish')).toBe(done > 0);
+        expect(text.endsWith('AT')).toBe(true);
+      }),
+      runs(),
     );
   });
 });

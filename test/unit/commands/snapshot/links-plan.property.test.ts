@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LINK_KINDS } from '../../../../src/api/snapshot-links.js';
 import { SNAPSHOT_RESOURCES } from '../../../../src/commands/snapshot/run.js';
-import { linkKindsFor, linksAskText, linksCost, linksCostLine, minutesText } from '../../../../src/commands/snapshot/links.js';
+import { linkKindsFor, linksAskText, linksCostLine, linksRequests } from '../../../../src/commands/snapshot/links.js';
+import { costAtLimitText, minutesText } from '../../../../src/output/eta.js';
 import { linksProgressText } from '../../../../src/commands/snapshot/progress-text.js';
 import { runs } from '../../../helpers/property.js';
 
@@ -36,34 +37,49 @@ describe('snapshot --links: the kinds taken', () => {
 });
 
 describe('snapshot --links: the cost', () => {
-  it('requests are the parents left of every kind; minutes those over the limit a minute, said rounded up, never 0 for some', () => {
+  it('requests are the parents left of every kind; minutes the least the limit allows (its real window), said rounded up', () => {
     fc.assert(
-      fc.property(fc.array(fc.nat(100_000), { maxLength: 6 }), fc.integer({ min: 1, max: 100_000 }), (parents, perMinute) => {
-        const cost = linksCost(
-          parents.map((n) => ({ parents: n })),
-          perMinute,
-        );
-        const requests = parents.reduce((a, b) => a + b, 0);
-        expect(cost.requests).toBe(requests);
-        expect(cost.minutes).toBeCloseTo(requests / perMinute, 9);
-        const said = Number(minutesText(cost.minutes));
-        expect(said).toBeGreaterThanOrEqual(cost.minutes - 1e-9);
-        expect(said - cost.minutes).toBeLessThan(cost.minutes < 10 ? 0.1 + 1e-9 : 1);
-        if (requests > 0) expect(said).toBeGreaterThan(0);
-      }),
+      fc.property(
+        fc.array(fc.nat(100_000), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 1_000 }),
+        fc.integer({ min: 1, max: 600 }),
+        (parents, limit, windowS) => {
+          const requests = linksRequests(parents.map((n) => ({ parents: n })));
+          expect(requests).toBe(parents.reduce((a, b) => a + b, 0));
+          const text = costAtLimitText(requests, 0, { limit, windowMs: windowS * 1000 });
+          // a fresh window: `limit` at once, then `limit` per window
+          const least = (Math.max(0, Math.ceil(requests / limit) - 1) * windowS) / 60;
+          if (least < 0.1) expect(text).toMatch(/^under 0\.1 min at /);
+          else {
+            const said = Number(/^about ([\d.]+) min/.exec(text)![1]);
+            expect(said).toBeGreaterThanOrEqual(least - 1e-9);
+            expect(said - least).toBeLessThan(least < 10 ? 0.1 + 1e-9 : 1);
+          }
+          expect(text).toContain(
+            `at ${limit.toLocaleString('en-US')} requests ${windowS === 60 ? 'a minute' : `per ${windowS.toLocaleString('en-US')} s`}`,
+          );
+        },
+      ),
       runs(),
     );
+    expect(minutesText(0.01)).toBe('0.1');
+  });
+
+  it('the window is the one the server uses: 2,400 requests at 10 per 2 s are 8 min, not 240 (10 a minute)', () => {
+    expect(costAtLimitText(2_400, 0, { limit: 10, windowMs: 2_000 })).toBe("about 8 min at 10 requests per 2 s (the server's rate limit)");
+    expect(costAtLimitText(480, 0, undefined)).toBe("about 2 min at 200 requests a minute (the spec's limit: the server has not said its own)");
   });
 
   it("the line says the requests, per parent, and the minutes at the server's limit or the spec's", () => {
     const left = LINK_KINDS.map((kind) => ({ kind, parents: { deals: 130, notes: 10, segments: 4, meetings: 40 }[kind.parent as string]! }));
-    expect(linksCostLine(left, { perMinute: 600, reported: true }, false)).toBe(
-      "Links: 354 requests, one per deal (130 ×2), note (10), segment (4) and meeting (40 ×2) (one more per 100 links of a parent): about 0.6 min at 600 requests a minute (the server's rate limit)",
+    const at = (pace?: { limit: number; windowMs: number }) => (n: number) => costAtLimitText(n, 0, pace);
+    expect(linksCostLine(left, at({ limit: 100, windowMs: 60_000 }), false)).toBe(
+      "Links: 354 requests, one per deal (130 ×2), note (10), segment (4) and meeting (40 ×2) (one more per 100 links of a parent): about 3 min at 100 requests a minute (the server's rate limit)",
     );
-    expect(linksCostLine(left.slice(2, 3), { perMinute: 200, reported: false }, true)).toBe(
-      "Links: 10 requests left, one per note (10) (one more per 100 links of a parent): about 0.1 min at 200 requests a minute (the spec's limit: the server has not said its own)",
+    expect(linksCostLine(left.slice(2, 3), at(), true)).toBe(
+      "Links: 10 requests left, one per note (10) (one more per 100 links of a parent): under 0.1 min at 200 requests a minute (the spec's limit: the server has not said its own)",
     );
-    expect(linksCostLine([], { perMinute: 200, reported: false }, true)).toBe('Links: nothing left to read');
+    expect(linksCostLine([], at(), true)).toBe('Links: nothing left to read');
   });
 });
 
