@@ -79,7 +79,9 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     });
     const done = written.then(
       () => {
-        if (id !== undefined) [durable.add(id), pending.delete(id)];
+        if (id === undefined) return;
+        durable.add(id);
+        pending.delete(id);
       },
       (err: unknown) => {
         broken ??= err instanceof Error ? err : new Error(String(err));
