@@ -166,6 +166,8 @@ export class Pacer {
       // the server counted every request sent before this one
       for (const t of this.pending) if (t.seq !== undefined && t.seq <= seq) this.pending.delete(t);
     }
+    // a 429 was not counted in the window (its headers still told the window's state): not a unit of ours
+    if (status === 429) dropUnit(this.units, seq);
     if (ticket.trial) this.length = judgeTrial(this.length, status);
     // without headers (a network error, a 5xx) it may or may not have counted: forget it
     this.pending.delete(ticket);
@@ -173,12 +175,14 @@ export class Pacer {
   }
 
   /**
-   * Past the reset, a fresh window: the full limit (what is in flight still counts). Before it, the
-   * units we used that are surely free again count as remaining.
+   * Past the newest answer's reset, at least one unit is free, and maybe the whole limit (a fixed
+   * window) or only the oldest request's (a sliding window whose Reset names it): one request goes and
+   * its answer tells what remains. Before it, the units we used that are surely free again count as
+   * remaining.
    */
   private rollOver(now: number): void {
     if (this.w.resetAt !== undefined && now >= this.w.resetAt) {
-      Object.assign(this.w, { resetAt: undefined, remaining: this.w.limit });
+      Object.assign(this.w, { resetAt: undefined, remaining: Math.min(1, this.w.limit ?? 1) });
       this.units = this.units.filter((u) => u.seq > this.appliedSeq);
       return;
     }
