@@ -42,6 +42,18 @@ const written = (dir: string): number =>
     .reduce((sum, f) => sum + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
 
+/** A snapshot of the contacts stopped by Ctrl-C once it has written something (slowed so a page is under way): its folder. */
+async function contactsInterrupted(): Promise<string> {
+  await t.control('/faults', { latency_ms: 15 });
+  const dir = tempDir('crm-snapshot-');
+  try {
+    await interruptOnceWritten(['snapshot', dir, '--resources', 'contacts'], t.env(), dir, () => written(dir));
+  } finally {
+    await t.control('/faults', { latency_ms: 0 });
+  }
+  return dir;
+}
+
 describe('crm snapshot', () => {
   it('writes every collection exactly as the API lists it, and a complete manifest', async () => {
     const dir = join(tempDir('crm-snapshot-'), 'all');
@@ -139,26 +151,14 @@ describe('crm snapshot', () => {
   }, 120_000);
 
   it('Ctrl-C stops with exit 130 and says how to resume; the same command then finishes', async () => {
-    await t.control('/faults', { latency_ms: 15 });
-    const dir = tempDir('crm-snapshot-');
-    try {
-      await interruptOnceWritten(['snapshot', dir, '--resources', 'contacts'], t.env(), dir, () => written(dir));
-    } finally {
-      await t.control('/faults', { latency_ms: 0 });
-    }
+    const dir = await contactsInterrupted();
     const again = await runCrm(['snapshot', dir, '--resources', 'contacts'], { env: t.env(), timeoutMs: 60_000 });
     expect(again.code).toBe(0);
     expect(readNdjson(join(dir, 'contacts.ndjson'))).toEqual(await listAll('contacts'));
   });
 
   it('a saved cursor the server refuses (expired) on resume: that collection is read again from its start, each record once', async () => {
-    await t.control('/faults', { latency_ms: 15 });
-    const dir = tempDir('crm-snapshot-');
-    try {
-      await interruptOnceWritten(['snapshot', dir, '--resources', 'contacts'], t.env(), dir, () => written(dir));
-    } finally {
-      await t.control('/faults', { latency_ms: 0 });
-    }
+    const dir = await contactsInterrupted();
     // the saved position, as a server that forgot its cursors would see it
     const statePath = join(dir, '.contacts.ndjson.state');
     const state = JSON.parse(readFileSync(statePath, 'utf8')) as { at: { cursor: string | null } };
