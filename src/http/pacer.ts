@@ -175,14 +175,14 @@ export class Pacer {
   }
 
   /**
-   * Past the newest answer's reset, at least one unit is free, and maybe the whole limit (a fixed
-   * window) or only the oldest request's (a sliding window whose Reset names it): one request goes and
-   * its answer tells what remains. Before it, the units we used that are surely free again count as
-   * remaining.
+   * Past the newest answer's reset, a fresh window: the full limit (what is in flight still counts).
+   * (Letting one request go alone there, its answer telling what remains, cost a sliding window a
+   * whole window in one run of three: bench:pacing 0.66.) Before it, the units we used that are surely
+   * free again count as remaining.
    */
   private rollOver(now: number): void {
     if (this.w.resetAt !== undefined && now >= this.w.resetAt) {
-      Object.assign(this.w, { resetAt: undefined, remaining: Math.min(1, this.w.limit ?? 1) });
+      Object.assign(this.w, { resetAt: undefined, remaining: this.w.limit });
       this.units = this.units.filter((u) => u.seq > this.appliedSeq);
       return;
     }
