@@ -1,7 +1,7 @@
 // `crm snapshot DIR` against a seeded sandbox: every collection's file holds exactly what the API
 // lists (ids and fields), --resources narrows it, and kill -9 at seeded points then the same command
 // leaves every record once in each file, the manifest complete only at the end.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_RESOURCES } from '../../src/commands/snapshot/run.js';
@@ -41,6 +41,18 @@ const written = (dir: string): number =>
     .filter((f) => f.includes('.ndjson'))
     .reduce((sum, f) => sum + (statSync(join(dir, f), { throwIfNoEntry: false })?.size ?? 0), 0);
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
+
+/** A snapshot of the contacts stopped by Ctrl-C once it has written something (slowed so a page is under way): its folder. */
+async function contactsInterrupted(): Promise<string> {
+  await t.control('/faults', { latency_ms: 15 });
+  const dir = tempDir('crm-snapshot-');
+  try {
+    await interruptOnceWritten(['snapshot', dir, '--resources', 'contacts'], t.env(), dir, () => written(dir));
+  } finally {
+    await t.control('/faults', { latency_ms: 0 });
+  }
+  return dir;
+}
 
 describe('crm snapshot', () => {
   it('writes every collection exactly as the API lists it, and a complete manifest', async () => {
@@ -139,16 +151,25 @@ describe('crm snapshot', () => {
   }, 120_000);
 
   it('Ctrl-C stops with exit 130 and says how to resume; the same command then finishes', async () => {
-    await t.control('/faults', { latency_ms: 15 });
-    const dir = tempDir('crm-snapshot-');
-    try {
-      await interruptOnceWritten(['snapshot', dir, '--resources', 'contacts'], t.env(), dir, () => written(dir));
-    } finally {
-      await t.control('/faults', { latency_ms: 0 });
-    }
+    const dir = await contactsInterrupted();
     const again = await runCrm(['snapshot', dir, '--resources', 'contacts'], { env: t.env(), timeoutMs: 60_000 });
     expect(again.code).toBe(0);
     expect(readNdjson(join(dir, 'contacts.ndjson'))).toEqual(await listAll('contacts'));
+  });
+
+  it('a saved cursor the server refuses (expired) on resume: that collection is read again from its start, each record once', async () => {
+    const dir = await contactsInterrupted();
+    // the saved position, as a server that forgot its cursors would see it
+    const statePath = join(dir, '.contacts.ndjson.state');
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as { at: { cursor: string | null } };
+    expect(typeof state.at.cursor).toBe('string');
+    writeFileSync(statePath, JSON.stringify({ ...state, at: { cursor: 'expired-cursor' } }));
+    const again = await runCrm(['snapshot', dir, '--resources', 'contacts', '-o', 'json'], { env: t.env(), timeoutMs: 60_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('contacts: the server refused the cursor the earlier run saved');
+    const api = await listAll('contacts');
+    expect(readNdjson(join(dir, 'contacts.ndjson'))).toEqual(api);
+    expect(manifest(dir)).toMatchObject({ complete: true, collections: { contacts: { records: api.length } } });
   });
 
   it('a server that cannot be reached is exit 8, the manifest not complete', async () => {

@@ -63,7 +63,9 @@ export function deleteBackup(
         const rest = read.toRead - listed.kept;
         const then = rest > 0 ? `; the other ${count(rest)} are read with a GET each as they are deleted` : '';
         if (!ctx.globals.quiet)
-          ctx.io.stderr.write(`Listed ${plural(listed.pages, 'page')} of ${o.resource}: ${count(listed.kept)} kept in ${path}${then}.\n`);
+          ctx.io.stderr.write(
+            `Listed ${plural(listed.pages, 'page')} of ${o.resource}: ${count(listed.kept)} found, each written to ${path} just before its DELETE${then}.\n`,
+          );
       }
     },
     close: async () => file?.close(),

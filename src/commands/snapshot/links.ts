@@ -17,7 +17,7 @@ import { count, plural } from '../../output/plural.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { ensureDir } from '../../util/fs.js';
 import { linksProgressText } from './progress-text.js';
-import { pagedState, writePaged, type PagedWriter } from './paged-file.js';
+import { pagedState, refusedCursor, writePaged, type PagedWriter } from './paged-file.js';
 import type { SnapshotRun } from './types.js';
 
 /** The links' kinds a snapshot of `chosen` takes, and those it leaves out (their parents not taken). */
@@ -200,13 +200,22 @@ async function readKind(
         continue;
       }
       const from = at.cursor !== null ? at.from : w.bytes;
-      for await (const page of client.pages(where, { limit: PAGE_SIZE_MAX, cursor: at.cursor ?? undefined, signal: ctx.signal })) {
-        const fresh = page.data.filter((r) => !seen.has(String(r.id)) && seen.add(String(r.id)));
-        const more = page.hasNextPage && page.endCursor !== null;
-        at = more ? { parent: i, cursor: page.endCursor, from, gone: at.gone } : next(i, at.gone);
-        await w.page(fresh.map((r) => lineOf(parentId, r)).join(''), fresh.length, at);
-        answered(at, !more);
-      }
+      const read = async (cursor: string | undefined) => {
+        for await (const page of client.pages(where, { limit: PAGE_SIZE_MAX, cursor, signal: ctx.signal })) {
+          const fresh = page.data.filter((r) => !seen.has(String(r.id)) && seen.add(String(r.id)));
+          const more = page.hasNextPage && page.endCursor !== null;
+          at = more ? { parent: i, cursor: page.endCursor, from, gone: at.gone } : next(i, at.gone);
+          await w.page(fresh.map((r) => lineOf(parentId, r)).join(''), fresh.length, at);
+          answered(at, !more);
+        }
+      };
+      const resumed = at.cursor ?? undefined;
+      // a cursor the earlier run saved, refused (expired): this parent's links again from their start,
+      // those in the file already skipped
+      await read(resumed).catch(async (err: unknown) => {
+        if (resumed === undefined || at.cursor !== resumed || !refusedCursor(err) || err instanceof NotFoundError) throw err;
+        await read(undefined);
+      });
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       // the parent was deleted since its collection was read: skipped, counted

@@ -6,6 +6,7 @@
 // until the caller has recorded the counts in the manifest (forget()).
 import { open, readFile, rename, rm, truncate } from 'node:fs/promises';
 import path from 'node:path';
+import { CrmError } from '../../http/errors.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import { exists } from '../../util/fs.js';
 
@@ -26,7 +27,15 @@ export interface PagedWriter<P> {
   readonly records: number;
   /** appends `text` (`count` lines, each ending in \n; maybe none) durably, then saves `at` */
   page(text: string, count: number, at: P): Promise<void>;
+  /** empties the file and forgets the saved position: the part starts again from nothing */
+  restart(): Promise<void>;
 }
+
+/**
+ * The server refused a position an earlier run saved (a cursor expired, or unknown to a server that
+ * restarted: 400, 404, 410 or 422 to the first request of a resumed read): the part must start again.
+ */
+export const refusedCursor = (err: unknown): boolean => err instanceof CrmError && [400, 404, 410, 422].includes(err.status ?? 0);
 
 export interface PagedResult<P> {
   /** the lines in the file; undefined when a file finished by an earlier run has lost its state (the manifest or the file says) */
@@ -81,6 +90,11 @@ export async function writePaged<P>(
         }
         saved = { at, bytes, records };
         await writeFileAtomic(statePath, `${JSON.stringify(saved)}\n`, 0o600);
+      },
+      async restart() {
+        await rm(statePath, { force: true });
+        await file.truncate(0);
+        [bytes, records, saved] = [0, 0, undefined];
       },
     });
   } finally {

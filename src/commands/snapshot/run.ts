@@ -19,7 +19,7 @@ import type { Ctx } from '../context.js';
 import type { SnapshotOptions } from './command.js';
 import type { Manifest, SnapshotRun } from './types.js';
 import { linkKindsFor, linksAskText, snapshotLinks } from './links.js';
-import { STATE_NAME, writePaged } from './paged-file.js';
+import { refusedCursor, STATE_NAME, writePaged } from './paged-file.js';
 import { waitText } from './progress-text.js';
 import { checkTranscriptsOption, snapshotTranscripts, transcriptsFailure, transcriptsSaid } from './transcripts.js';
 
@@ -176,11 +176,23 @@ async function snapshotCollections(run: SnapshotRun, chosen: readonly ResourceNa
         const cursor = w.resume?.at.cursor;
         if (cursor === null) return; // its last page is in the file
         show(w.records);
-        for await (const page of client.pages(`/${name}`, { limit: PAGE_SIZE_MAX, cursor, signal: ctx.signal })) {
-          const text = page.data.map((r) => `${stringifyJson(r)}\n`).join('');
-          await w.page(text, page.data.length, { cursor: page.hasNextPage && page.endCursor ? page.endCursor : null });
-          pages++;
-          show(w.records);
+        const read = async (from: string | undefined) => {
+          for await (const page of client.pages(`/${name}`, { limit: PAGE_SIZE_MAX, cursor: from, signal: ctx.signal })) {
+            const text = page.data.map((r) => `${stringifyJson(r)}\n`).join('');
+            await w.page(text, page.data.length, { cursor: page.hasNextPage && page.endCursor ? page.endCursor : null });
+            pages++;
+            show(w.records);
+          }
+        };
+        try {
+          await read(cursor);
+        } catch (err) {
+          if (cursor === undefined || pages > 0 || !refusedCursor(err)) throw err;
+          ctx.warn(
+            `${name}: the server refused the cursor the earlier run saved (${sanitizeForTerminal((err as Error).message)}): reading ${name} again from its start`,
+          );
+          await w.restart();
+          await read(undefined);
         }
       });
       const known = run.earlier?.collections[name];

@@ -40,13 +40,14 @@ export function readCost(toRead: number, kept = 0): { least: number; most: numbe
 
 export interface ListedRead {
   pages: number;
-  /** records the listing wrote to the backup */
+  /** records the listing set aside, each kept in the backup just before its DELETE */
   kept: number;
 }
 
 /**
- * Lists `/{resource}` 100 a page, writing each record whose id is wanted to the backup (a page's in one
- * fsync, before any DELETE is sent), while keepListing says so; the rest are read by GET as each is deleted.
+ * Lists `/{resource}` 100 a page, setting aside each record whose id is wanted and not in the backup yet
+ * (`DeleteBackup.stage`: it goes to the backup just before its own DELETE, so a run stopped early leaves
+ * none there that it did not delete), while keepListing says so; the rest are read by GET as each is deleted.
  */
 export async function listIntoBackup(
   client: HttpClient,
@@ -61,8 +62,8 @@ export async function listIntoBackup(
   for await (const page of client.pages(`/${resource}`, { limit: PAGE_SIZE_MAX, signal })) {
     pages++;
     const mine = page.data.filter((r: ApiRecord) => typeof r.id === 'string' && wanted.has(r.id));
-    const fresh = mine.filter((r) => !backup.has(r.id as string));
-    await backup.keepAll(fresh);
+    const fresh = mine.filter((r) => !backup.has(r.id as string) && !backup.isStaged(r.id as string));
+    await backup.stage(fresh);
     [found, left, kept] = [found + mine.length, left - fresh.length, kept + fresh.length];
     onPage?.({ pages, kept });
     if (signal?.aborted) throw new InterruptedError('interrupted while reading the records to keep, before this run deleted any');

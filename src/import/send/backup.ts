@@ -1,20 +1,27 @@
 // A delete's backup (issue 19): each record as it was, one JSON line, written and fsynced before its
 // DELETE is sent. Each id at most once in the file across reruns: the ids already there are read when
 // it is opened, and a record whose id the file holds is not written again. `crm batch --delete` and
-// `crm RESOURCE delete ID…` both keep their records here.
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+// `crm RESOURCE delete ID…` both keep their records here. A listing's records (backup-read.ts) wait in
+// a hidden file beside it, `.<backup>.listed`, and each goes to the backup just before its own DELETE:
+// the backup never holds a record that was not deleted by the run that wrote it (a run stopped after
+// the listing would otherwise leave records there that a re-import would create a second time).
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { NotFoundError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 
 export interface DeleteBackup {
   path: string;
-  /** the file holds this id's record already (written by this run or an earlier one) */
+  /** the file holds this id's record already, on disk (written by this run or an earlier one) */
   has(id: string): boolean;
-  /** appends the record (unless its id is in the file already) and fsyncs before resolving */
+  /** appends the record (unless its id is in the file already) and fsyncs before resolving; after a failed write, every later keep fails */
   keep(record: { id?: unknown }): Promise<void>;
-  /** appends several (a page of a listing) in one write and one fsync, each id at most once */
-  keepAll(records: ReadonlyArray<{ id?: unknown }>): Promise<void>;
+  /** sets a listing's records aside (the hidden `.listed` file), for `keepBefore` to keep each just before its DELETE */
+  stage(records: ReadonlyArray<ApiRecord>): Promise<void>;
+  /** the record set aside for this id, if any */
+  staged(id: string): Promise<ApiRecord | undefined>;
+  isStaged(id: string): boolean;
   close(): Promise<void>;
 }
 
@@ -50,43 +57,103 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
       hint: 'name a file that can be written with --backup FILE (or pass --no-backup to delete without one)',
     });
   }
-  const ids = backupIds(text);
+  const durable = backupIds(text);
+  const pending = new Map<string, Promise<void>>();
   // a torn last line (killed mid-write) is ended, so the next record starts a line of its own
   let torn = text.length > 0 && !text.endsWith('\n');
   let queue: Promise<void> = Promise.resolve();
-  const keepAll = (records: ReadonlyArray<{ id?: unknown }>): Promise<void> => {
-    let lines = '';
-    for (const record of records) {
-      const id = typeof record.id === 'string' ? record.id : undefined;
-      if (id !== undefined && ids.has(id)) continue;
-      if (id !== undefined) ids.add(id);
-      lines += `${JSON.stringify(record)}\n`;
-    }
-    if (lines === '') return queue;
-    if (torn) lines = `\n${lines}`;
+  let broken: Error | undefined;
+  const keep = (record: { id?: unknown }): Promise<void> => {
+    const id = typeof record.id === 'string' ? record.id : undefined;
+    if (id !== undefined && durable.has(id)) return Promise.resolve();
+    const already = id === undefined ? undefined : pending.get(id);
+    if (already) return already;
+    if (broken) return Promise.reject(broken);
+    const line = `${torn ? '\n' : ''}${JSON.stringify(record)}\n`;
     torn = false;
-    // appends one at a time, each durable before the DELETEs it guards
-    queue = queue.then(async () => {
-      await file.write(lines);
+    // appends one at a time, each durable before the DELETE it guards; an id counts as held only then
+    const written = queue.then(async () => {
+      if (broken) throw broken;
+      await file.write(line);
       await file.sync();
     });
-    return queue;
+    const done = written.then(
+      () => {
+        if (id === undefined) return;
+        durable.add(id);
+        pending.delete(id);
+      },
+      (err: unknown) => {
+        broken ??= err instanceof Error ? err : new Error(String(err));
+        if (id !== undefined) pending.delete(id);
+        throw err;
+      },
+    );
+    queue = done.catch(() => undefined);
+    if (id !== undefined) pending.set(id, done);
+    return done;
   };
+  const stage = listedStage(path);
   return {
     path,
-    has: (id) => ids.has(id),
-    keep: (record) => keepAll([record]),
-    keepAll,
-    close: () => queue.then(() => file.close()),
+    has: (id) => durable.has(id),
+    keep,
+    stage: (records) => stage.add(records.filter((r) => typeof r.id === 'string' && !durable.has(r.id))),
+    staged: (id) => stage.get(id),
+    isStaged: (id) => stage.has(id),
+    close: () => queue.then(() => Promise.all([file.close(), stage.remove()])).then(() => undefined),
   };
 }
 
 /**
- * A record as it is, written durably to the backup before its DELETE: read with one GET unless the file
- * holds it already (an earlier run's, or a listing's); a 404 (gone already) writes nothing.
+ * The hidden `.<backup>.listed` file: a listing's records, written as they come (no fsync: a run killed
+ * loses them, and the next one lists or GETs again), found by id at their place in it; removed at close.
+ */
+function listedStage(backupPath: string) {
+  const at = new Map<string, { pos: number; len: number }>();
+  const file = join(dirname(backupPath), `.${basename(backupPath)}.listed`);
+  let handle: Promise<FileHandle> | undefined;
+  let size = 0;
+  const opened = () => (handle ??= open(file, 'w+', 0o600));
+  return {
+    has: (id: string) => at.has(id),
+    async add(records: ReadonlyArray<ApiRecord>): Promise<void> {
+      const fresh = records.filter((r) => !at.has(r.id as string));
+      if (fresh.length === 0) return;
+      const h = await opened();
+      let text = '';
+      for (const r of fresh) {
+        const line = Buffer.from(`${JSON.stringify(r)}\n`, 'utf8');
+        at.set(r.id as string, { pos: size + Buffer.byteLength(text, 'utf8'), len: line.length - 1 });
+        text += line.toString('utf8');
+      }
+      const buf = Buffer.from(text, 'utf8');
+      await h.write(buf, 0, buf.length, size);
+      size += buf.length;
+    },
+    async get(id: string): Promise<ApiRecord | undefined> {
+      const place = at.get(id);
+      if (!place || !handle) return undefined;
+      const buf = Buffer.alloc(place.len);
+      await (await handle).read(buf, 0, place.len, place.pos);
+      return JSON.parse(buf.toString('utf8')) as ApiRecord;
+    },
+    async remove(): Promise<void> {
+      if (!handle) return;
+      await (await handle).close();
+      await rm(file, { force: true });
+    },
+  };
+}
+
+/**
+ * A record as it is, written durably to the backup before its DELETE: the one a listing set aside, else
+ * read with one GET, unless the file holds it already (an earlier run's); a 404 (gone already) writes nothing.
  */
 export async function keepBefore(client: HttpClient, path: string, id: string, backup: DeleteBackup): Promise<void> {
   if (backup.has(id)) return;
+  const listed = backup.isStaged(id) ? await backup.staged(id) : undefined;
+  if (listed) return backup.keep(listed);
   const record = await client
     .request<{ data?: ApiRecord }>({ method: 'GET', path, expect: 'success' })
     .then((res) => res.body.data)

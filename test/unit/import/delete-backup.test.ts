@@ -1,11 +1,12 @@
 // A delete's backup file (issue 19): the ids it holds, read back when a rerun opens it, and a record
 // whose id is there already never written again.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backupIds, openBackup } from '../../../src/import/send/backup.js';
+import type { HttpClient } from '../../../src/http/types.js';
+import { backupIds, keepBefore, openBackup } from '../../../src/import/send/backup.js';
 import { runs } from '../../helpers/property.js';
 
 const record = fc.record({ id: fc.string({ minLength: 1 }), email: fc.string() });
@@ -52,5 +53,36 @@ describe('openBackup', () => {
   it('a file that cannot be written: exit 2 naming it', async () => {
     const path = join(tmpdir(), 'no-such-folder-crm', 'b.ndjson');
     await expect(openBackup(path)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining(path) });
+  });
+});
+
+describe('a listing set aside', () => {
+  it('is not in the backup until keepBefore keeps each record (no GET); the hidden .listed file goes at close', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crm-backup-unit-'));
+    try {
+      const path = join(dir, 'ids.txt.deleted.ndjson');
+      const backup = await openBackup(path);
+      const listed = [
+        { id: 'a', email: 'ä@example.com', score: 1 },
+        { id: 'b', email: 'b@example.com', tags: ['x', 'ÿ'] },
+      ];
+      await backup.stage(listed);
+      expect(backup.has('a')).toBe(false);
+      expect(backup.isStaged('a')).toBe(true);
+      expect(readFileSync(path, 'utf8')).toBe('');
+      expect(readFileSync(join(dir, '.ids.txt.deleted.ndjson.listed'), 'utf8')).toContain('"ä@example.com"');
+      const client = {
+        request: () => {
+          throw new Error('no GET for a record the listing set aside');
+        },
+      } as unknown as HttpClient;
+      await keepBefore(client, '/contacts/b', 'b', backup);
+      expect(backup.has('b')).toBe(true);
+      expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify(listed[1])}\n`);
+      await backup.close();
+      expect(readdirSync(dir)).toEqual(['ids.txt.deleted.ndjson']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
