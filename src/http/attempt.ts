@@ -32,6 +32,8 @@ export interface Exchange extends Omit<SendOptions, 'path' | 'origin' | 'timeout
   stop?: AbortSignal;
   /** a slot of `pacer` the caller took (its paced unit holds more than this request) */
   ticket?: PacerTicket;
+  /** RequestOptions.beforeSend: once admitted, before sending */
+  beforeSend?: () => Promise<void>;
 }
 
 /** Paces, sends once, and writes the --verbose line (`GET URL 200 12 ms (retry 1)`). */
@@ -43,10 +45,20 @@ export async function pacedAttempt(core: Core, ex: Exchange, attempt: number): P
       throw interrupted(err);
     });
   }
+  // what must be on disk before it goes: written once admitted and not stopped, then it goes even if
+  // Ctrl-C comes meanwhile (a line for a request never sent would be a lie)
+  if (ex.beforeSend) {
+    const unused = (err: unknown) => {
+      if (ticket && !ex.ticket) pacer?.done(ticket); // the slot unused: nothing was sent
+      throw err;
+    };
+    if (ex.stop?.aborted) unused(interrupted(ex.stop.reason));
+    await ex.beforeSend().catch(unused);
+  }
   if (ticket) pacer?.sent(ticket);
   const started = core.clock.now();
   core.stats.requests++;
-  const outcome = await sendOnce(core, ex);
+  const outcome = await sendOnce(core, ex.beforeSend ? { ...ex, stop: undefined } : ex);
   // an idempotent replay's rate-limit headers are the original's: stale, and it was not counted
   const fresh = outcome.kind === 'response' && outcome.raw.headers['idempotent-replayed'] !== 'true';
   if (ticket) pacer?.done(ticket, fresh ? outcome.raw.headers : undefined, outcome.kind === 'response' ? outcome.raw.status : undefined);

@@ -40,7 +40,7 @@ export async function apiRequest<T>(core: ApiCore, opts: RequestOptions): Promis
     waitSignal,
     onRetry: () => core.stats.retries++,
   };
-  const exchange = { method: opts.method, url, headers, body, signal: opts.signal, pacer: core.pacer };
+  const exchange = { method: opts.method, url, headers, body, signal: opts.signal, pacer: core.pacer, beforeSend: opts.beforeSend };
   try {
     return await withRetries(policy, async (n): Promise<Tried<ApiResponse<T>>> => {
       const stop = waitSignal();

@@ -50,6 +50,12 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** once sent, finish the retries even after Ctrl-C: only a later answer tells whether a write was applied (the import's journal) */
   finishInDoubt?: boolean;
+  /**
+   * Runs once the pacer has admitted the request, just before it is sent (each attempt): what must be on
+   * disk before the request goes (a delete's backup line), and not before a wait it might never end.
+   * It makes no request. When it throws, nothing is sent.
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface ApiResponse<T = unknown> {

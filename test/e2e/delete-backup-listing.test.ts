@@ -221,6 +221,28 @@ describe('a bulk delete reads what it keeps at the cheapest cost', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.listed'))).toEqual([]);
   });
 
+  it('Ctrl-C while DELETEs wait for the rate limit: the backup holds only records whose DELETE went out', async () => {
+    await makeContacts(t, 'paced', 40);
+    const before = await allContacts();
+    const ids = [...before.keys()].slice(0, 30);
+    const path = idFile(ids);
+    const args = ['batch', 'contacts', path, '--delete', '--yes'];
+    const since = await logLength(t);
+    // a few requests a window: rows wait in the pacer with their records read
+    await t.control('/limits', { rate_limit: 6, rate_window_ms: 1000 });
+    const stopped = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'DELETE', after: 4, since, signal: 'SIGINT' });
+    await t.control('/limits', { rate_limit: 1_000_000 });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    await new Promise((r) => setTimeout(r, 300));
+    const deletesSent = new Set((await requestLog(t, since)).filter((e) => e.method === 'DELETE').map((e) => e.path.split('/').pop()));
+    const inBackup = kept(`${path}.deleted.ndjson`).map((r) => r.id as string);
+    expect(inBackup.length).toBeGreaterThan(0);
+    for (const id of inBackup) expect(deletesSent.has(id), id).toBe(true);
+    const rerun = await crm(['-o', 'json', ...args]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expectKeptOnce(`${path}.deleted.ndjson`, ids, before);
+  });
+
   it('the backup imported again restores them: the same fields, new ids', async () => {
     await makeContacts(t, 'back', 150);
     const before = await allContacts();

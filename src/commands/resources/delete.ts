@@ -31,8 +31,8 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
   await confirmDelete(ctx, o, `${singular} ${id}`, `${singular} ${sanitizeForTerminal(id)}`, path);
   const client = await ctx.client();
   const res = await withBackup(ctx, o, path, async (backup) => {
-    if (backup) await keepBefore(client, req.path, id, backup);
-    return client.request<Answer>({ ...req, expect: 'success' });
+    const beforeSend = backup ? await keepBefore(client, req.path, id, backup) : undefined;
+    return client.request<Answer>({ ...req, expect: 'success', beforeSend });
   });
   if (res.goneOnRetry) ctx.warn(`The first attempt's answer was lost; its retry found the ${singular} already deleted.`);
   const format = ctx.format();
@@ -67,8 +67,8 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const client = await ctx.client({ concurrencyFlag: true });
   await withBackup(ctx, o, backupFile(o), async (backup) => {
     const one = async (path: string, id: string) => {
-      if (backup) await keepBefore(client, path, id, backup);
-      const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success' });
+      const beforeSend = backup ? await keepBefore(client, path, id, backup) : undefined;
+      const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend });
       if (res.goneOnRetry) ctx.warn(`${singular} ${id}: the first attempt's answer was lost; its retry found it already deleted.`);
       return res.body.data ?? { id, deleted: true };
     };

@@ -147,13 +147,21 @@ function listedStage(backupPath: string) {
 }
 
 /**
- * A record as it is, written durably to the backup before its DELETE: the one a listing set aside, else
- * read with one GET, unless the file holds it already (an earlier run's); a 404 (gone already) writes nothing.
+ * What keeps a record before its DELETE, as the DELETE's `beforeSend` (RequestOptions): the record as it is
+ * — the one a listing set aside, else read now with one GET — written durably to the backup once the
+ * pacer has admitted the DELETE, just before it goes (written before a rate-limit wait, a run stopped in
+ * it left records there that were never deleted). Undefined when there is nothing to write: the file
+ * holds it already (an earlier run's), or a 404 (gone already).
  */
-export async function keepBefore(client: HttpClient, path: string, id: string, backup: DeleteBackup): Promise<void> {
-  if (backup.has(id)) return;
+export async function keepBefore(
+  client: HttpClient,
+  path: string,
+  id: string,
+  backup: DeleteBackup,
+): Promise<(() => Promise<void>) | undefined> {
+  if (backup.has(id)) return undefined;
   const listed = backup.isStaged(id) ? await backup.staged(id) : undefined;
-  if (listed) return backup.keep(listed);
+  if (listed) return () => backup.keep(listed);
   const record = await client
     .request<{ data?: ApiRecord }>({ method: 'GET', path, expect: 'success' })
     .then((res) => res.body.data)
@@ -161,5 +169,5 @@ export async function keepBefore(client: HttpClient, path: string, id: string, b
       if (err instanceof NotFoundError) return undefined;
       throw err;
     });
-  if (record) await backup.keep(record);
+  return record ? () => backup.keep(record) : undefined;
 }

@@ -85,8 +85,9 @@ export function httpRowSender(
     const keyed = method === 'POST' || method === 'PATCH';
     const keep = method === 'DELETE' ? backup?.() : undefined;
     try {
-      if (keep) await keepBefore(client, path, target, keep);
-      const res = await client.request({ method, path, body, idempotencyKey: keyed ? req.key : undefined, expect: 'v2', finishInDoubt: true });
+      const beforeSend = keep ? await keepBefore(client, path, target, keep) : undefined;
+      const idempotencyKey = keyed ? req.key : undefined;
+      const res = await client.request({ method, path, body, idempotencyKey, expect: 'v2', finishInDoubt: true, beforeSend });
       if (op.kind === 'link' && body && onKept) keptFields(body, res.body, onKept);
       const replayed = isReplayed(res.headers) || res.goneOnRetry === true;
       return { envelope: oneItem({ id: target }), retries: res.retries, replayed };

@@ -57,7 +57,7 @@ describe('openBackup', () => {
 });
 
 describe('a listing set aside', () => {
-  it('is not in the backup until keepBefore keeps each record (no GET); the hidden .listed file goes at close', async () => {
+  it('is not in the backup until its DELETE is admitted (no GET); the hidden .listed file goes at close', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'crm-backup-unit-'));
     try {
       const path = join(dir, 'ids.txt.deleted.ndjson');
@@ -76,8 +76,12 @@ describe('a listing set aside', () => {
           throw new Error('no GET for a record the listing set aside');
         },
       } as unknown as HttpClient;
-      await keepBefore(client, '/contacts/b', 'b', backup);
+      const keep = await keepBefore(client, '/contacts/b', 'b', backup);
+      // written only when the DELETE is admitted, just before it goes
+      expect(backup.has('b')).toBe(false);
+      await keep!();
       expect(backup.has('b')).toBe(true);
+      expect(await keepBefore(client, '/contacts/b', 'b', backup)).toBeUndefined();
       expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify(listed[1])}\n`);
       await backup.close();
       expect(readdirSync(dir)).toEqual(['ids.txt.deleted.ndjson']);
