@@ -12,6 +12,7 @@ import type { Spool, SpooledChunk } from './check/spool.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import type { RawRow } from './input/input-row.js';
 import type { RowOperation } from './operation.js';
+import { isBackupFile } from './send/backup.js';
 
 /**
  * The job plan: the options, checked and resolved once by prepare (plan.ts). Every later stage reads this, never
@@ -187,7 +188,7 @@ export function warnImported(run: Run, at: string): void {
   const job = op ? `used to ${op.describe}` : `imported into ${run.job.resource}`;
   // a delete's backup (issue 19): imported again, every record would be created a second time
   const again =
-    !op && run.input.name.endsWith('.deleted.ndjson')
+    !op && isBackupFile(run.input.name)
       ? 'its records were already created again then (their new ids and owners: the --results file if one was named, and ' +
         `${run.input.name}.owners.csv); --no-resume would create every one of them a second time`
       : `use --no-resume to ${op ? 'send it' : 'import it'} again`;

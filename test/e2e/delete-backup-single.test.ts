@@ -1,8 +1,8 @@
 // End to end: `crm RESOURCE delete ID…` keeps what it deletes (issue 19): each record, as GET returned it,
-// appended once to <resource>.deleted.ndjson in the current folder (or --backup FILE) before its DELETE;
+// appended once to <resource>.deleted.<time>.ndjson (a file per run) in the current folder (or --backup FILE) before its DELETE;
 // a backup that cannot be written stops before any DELETE; importing the file creates the records again
 // with new ids, and the summary names the links that did not come back.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -41,8 +41,14 @@ async function api(method: string, path: string, body?: unknown): Promise<{ data
   return (await res.json()) as { data: Record<string, unknown> };
 }
 
+/** The backup files a delete left in `sub`: `<resource>.deleted.<time>.ndjson`, one per run. */
+const backups = (sub: string, resource: string): string[] =>
+  readdirSync(sub)
+    .filter((f) => new RegExp(`^${resource}\\.deleted\\.\\d{8}T\\d{6}Z\\.ndjson$`).test(f))
+    .sort();
+
 describe('crm RESOURCE delete keeps what it deletes', () => {
-  it('one id: the record goes to contacts.deleted.ndjson in the current folder, GET before DELETE; -o json as before; stderr names the file', async () => {
+  it('one id: the record goes to contacts.deleted.<time>.ndjson in the current folder, GET before DELETE; -o json as before; stderr names the file', async () => {
     const sub = mkdtempSync(join(dir, 'one-'));
     const [id] = await makeContacts(t, 'one', 1);
     const before = await getRecord(t, 'contacts', id!);
@@ -50,8 +56,15 @@ describe('crm RESOURCE delete keeps what it deletes', () => {
     const r = await crm(['-o', 'json', 'contacts', 'delete', id!, '--yes'], sub);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ id, deleted: true });
-    expect(lines(join(sub, 'contacts.deleted.ndjson'))).toEqual([before]);
-    expect(r.stderr).toContain('contacts.deleted.ndjson');
+    const [file, ...more] = backups(sub, 'contacts');
+    expect(more).toEqual([]);
+    expect(lines(join(sub, file!))).toEqual([before]);
+    expect(r.stderr).toContain(file);
+    // another run, another file of its own: restoring one restores that run's records only
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const [other] = await makeContacts(t, 'one', 1);
+    expect((await crm(['contacts', 'delete', other!, '--yes'], sub)).code).toBe(0);
+    expect(backups(sub, 'contacts')).toHaveLength(2);
     const log = await requestLog(t, since);
     const get = log.findIndex((e) => e.method === 'GET' && e.path.endsWith(`/contacts/${id}`));
     const del = log.findIndex((e) => e.method === 'DELETE' && e.path.endsWith(`/contacts/${id}`));
@@ -111,7 +124,7 @@ describe('crm RESOURCE delete keeps what it deletes', () => {
     const since = await logLength(t);
     const r = await crm(['contacts', 'delete', id!, '--yes', '--no-backup'], sub);
     expect(r.code, r.stderr).toBe(0);
-    expect(existsSync(join(sub, 'contacts.deleted.ndjson'))).toBe(false);
+    expect(backups(sub, 'contacts')).toEqual([]);
     expect((await requestLog(t, since)).filter((e) => e.method === 'GET')).toEqual([]);
   });
 
@@ -122,7 +135,7 @@ describe('crm RESOURCE delete keeps what it deletes', () => {
     await api('POST', `/deals/${String(deal.id)}/contacts`, { contact_id: contact, type: 'CHAMPION' });
     const before = await getRecord(t, 'deals', String(deal.id));
     expect((await crm(['deals', 'delete', String(deal.id), '--yes'], sub)).code).toBe(0);
-    const r = await crm(['-o', 'json', 'batch', 'deals', 'deals.deleted.ndjson', '--results', 'new.csv'], sub);
+    const r = await crm(['-o', 'json', 'batch', 'deals', backups(sub, 'deals')[0]!, '--results', 'new.csv'], sub);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(summary).toMatchObject({

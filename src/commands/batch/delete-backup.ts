@@ -10,6 +10,7 @@ import type { HttpClient } from '../../http/types.js';
 import {
   backupIdsIn,
   deleteCostText,
+  isBackupFile,
   listIntoBackup,
   openBackup,
   readCostText,
@@ -85,7 +86,7 @@ async function backupRead(path: string, checked: BeforeSend): Promise<{ ids: Set
 }
 
 /** A create from a delete's backup (a file named `*.deleted.ndjson`). */
-const isRestore = (o: BatchOptions): boolean => !o.operation && !o.update && !o.delete && !o.dryRun && o.file.endsWith('.deleted.ndjson');
+const isRestore = (o: BatchOptions): boolean => !o.operation && !o.update && !o.delete && !o.dryRun && isBackupFile(o.file);
 
 /**
  * A create from a delete's backup maps each line to its new id through the --results machinery (the
@@ -137,7 +138,7 @@ function ownerOf(line: string | undefined): string | undefined {
 
 /** A delete's backup imported again: the links its records had, which cannot come back, and the owners file. */
 export function recreated(o: BatchOptions, s: ImportSummary, owners?: string): ImportSummary {
-  if (s.operation || !o.file.endsWith('.deleted.ndjson') || s.created === 0) return s;
+  if (s.operation || !isBackupFile(o.file) || s.created === 0) return s;
   return { ...s, links_not_restored: linksTo(s.resource).map((l) => l.path), ...(owners ? { owners_file: owners } : {}) };
 }
 

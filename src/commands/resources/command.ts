@@ -29,7 +29,10 @@ const declareGet = (group: CommandUnknownOpts, res: ResourceDef) =>
 const declareDelete = (group: CommandUnknownOpts, res: ResourceDef) =>
   declareIds(group.command('delete').description(`delete a ${res.singular}, or several (asks first on a terminal)`), res)
     .option('-y, --yes', 'do not ask (required without a terminal)')
-    .option('--backup <file>', `where each ${res.singular} goes, as it was, before its DELETE (default ${res.name}.deleted.ndjson)`)
+    .option(
+      '--backup <file>',
+      `where each ${res.singular} goes, as it was, before its DELETE (default ${res.name}.deleted.<time>.ndjson, one per run)`,
+    )
     .option('--no-backup', `keep no copy of the ${res.name} deleted`)
     .option(...DRY_RUN);
 

@@ -1,7 +1,7 @@
 // `crm RESOURCE delete ID…`: asks on a terminal (once, with the count); without one it needs --yes
 // (CONTRACT §5). Several ids (or `-`) are deleted as many.ts runs them; a retry that finds the record
 // gone (the first answer was lost) counts as deleted. Each record is first kept, as GET returned it, in
-// `<resource>.deleted.ndjson` (or --backup FILE; not with --no-backup), as `crm batch --delete` keeps its own.
+// `<resource>.deleted.<time>.ndjson`, a file per run (or --backup FILE; not with --no-backup), as `crm batch --delete` keeps its own.
 import { findResource } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { plural } from '../../output/plural.js';
@@ -18,6 +18,7 @@ import { keepBefore, openBackup, type DeleteBackup } from '../../import/index.js
 import { crmCommand } from '../shared/command-line.js';
 import { linksLostText } from '../shared/links-lost.js';
 import { forStderr } from '../../output/width.js';
+import { fileStamp } from '../../util/stamp.js';
 
 type Answer = { data: Record<string, unknown> | null };
 
@@ -27,7 +28,7 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const singular = findResource(o.resource)?.singular ?? o.resource;
   const req = { method: 'DELETE' as const, path: recordPath(o.resource, id) };
   if (o.dryRun) return printDryRun(ctx, req);
-  const path = backupFile(o);
+  const path = backupFile(o, ctx.clock.now());
   await confirmDelete(ctx, o, `${singular} ${id}`, `${singular} ${sanitizeForTerminal(id)}`, path);
   const client = await ctx.client();
   const res = await withBackup(ctx, o, path, async (backup) => {
@@ -46,6 +47,7 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
 async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const singular = findResource(o.resource)?.singular ?? o.resource;
   const ids = new Ids(o.ids, ctx, o.resource);
+  const path = backupFile(o, ctx.clock.now());
   if (o.dryRun) {
     for await (const id of ids) await printDryRun(ctx, { method: 'DELETE', path: recordPath(o.resource, id) });
     return;
@@ -62,10 +64,10 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
         .slice(0, 5)
         .map((id) => sanitizeForTerminal(id))
         .join(', ') + (all.length > 5 ? ', …' : '');
-    if (all.length > 0) await confirmDelete(ctx, o, what, `${what} (${shown})`, backupFile(o));
+    if (all.length > 0) await confirmDelete(ctx, o, what, `${what} (${shown})`, path);
   }
   const client = await ctx.client({ concurrencyFlag: true });
-  await withBackup(ctx, o, backupFile(o), async (backup) => {
+  await withBackup(ctx, o, path, async (backup) => {
     const one = async (path: string, id: string) => {
       const beforeSend = backup ? await keepBefore(client, path, id, backup) : undefined;
       const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend });
@@ -77,10 +79,14 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   });
 }
 
-/** Where the records deleted are kept: --backup FILE, else `<resource>.deleted.ndjson` in the current folder; none with --no-backup. */
-function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>): string | undefined {
+/**
+ * Where the records deleted are kept: --backup FILE, else a file of this run's own in the current folder,
+ * `<resource>.deleted.<time>.ndjson` (one file gathering every delete made there was restored whole again
+ * and again); none with --no-backup.
+ */
+function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>, now: number): string | undefined {
   if (o.backup === false) return undefined;
-  return typeof o.backup === 'string' ? o.backup : `${o.resource}.deleted.ndjson`;
+  return typeof o.backup === 'string' ? o.backup : `${o.resource}.deleted.${fileStamp(now)}.ndjson`;
 }
 
 /**

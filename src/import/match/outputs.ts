@@ -7,6 +7,7 @@ import type { MatchFiles } from '../run.js';
 import type { Spool, SpooledChunk } from '../check/spool.js';
 import { AmbiguousFile, CreatedFile, UndoFile, type RowShape } from './files.js';
 import { keyPart } from './key.js';
+import { fileStamp } from '../../util/stamp.js';
 
 export interface OpenedMatchFiles extends MatchFiles {
   commit(): Promise<{ ambiguous_file: string | null; undo_file: string | null; created_file: string | null }>;
@@ -31,16 +32,7 @@ async function moveAside(path: string): Promise<void> {
     () => undefined,
   );
   if (at === undefined) return;
-  await rename(
-    path,
-    path.replace(
-      /\.csv$/,
-      `.${new Date(at)
-        .toISOString()
-        .replace(/[-:]/g, '')
-        .replace(/\.\d+Z$/, 'Z')}.csv`,
-    ),
-  );
+  await rename(path, path.replace(/\.csv$/, `.${fileStamp(at)}.csv`));
 }
 
 /** `base`: the input's path (`people.csv` → `people.csv.undo.csv`); `resume`: the files are this plan's already. */

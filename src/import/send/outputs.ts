@@ -8,6 +8,7 @@ import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { AtomicTextFile, removeRegularFile } from '../../util/atomic-file.js';
 import type { InputFormat, RawRow } from '../input/input-row.js';
 import { SortedLines } from '../../util/sorted-lines.js';
+import { fileStamp } from '../../util/stamp.js';
 
 export const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
 /** an input's own copies of the columns these files write (a fed-back rejects file) are dropped */
@@ -141,9 +142,5 @@ export function unknownPathFor(rejectsPath: string): string {
 export function defaultRejectsPath(input: string, format: InputFormat, now: number, cwd: string, tag?: string): string {
   const ext = format === 'ndjson' ? 'ndjson' : 'csv';
   if (input !== '-') return `${input}${tag ? `.${tag}` : ''}.rejects.${ext}`;
-  const stamp = new Date(now)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  return join(cwd, `crm-rejects-${stamp}.${ext}`);
+  return join(cwd, `crm-rejects-${fileStamp(now)}.${ext}`);
 }

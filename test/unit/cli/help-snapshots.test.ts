@@ -329,7 +329,7 @@ describe('--help snapshots', () => {
                                4)
         -y, --yes              do not ask (required without a terminal)
         --backup <file>        where each contact goes, as it was, before its DELETE
-                               (default contacts.deleted.ndjson)
+                               (default contacts.deleted.<time>.ndjson, one per run)
         --no-backup            keep no copy of the contacts deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
@@ -507,7 +507,7 @@ describe('--help snapshots', () => {
                                4)
         -y, --yes              do not ask (required without a terminal)
         --backup <file>        where each company goes, as it was, before its DELETE
-                               (default companies.deleted.ndjson)
+                               (default companies.deleted.<time>.ndjson, one per run)
         --no-backup            keep no copy of the companies deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
@@ -685,7 +685,7 @@ describe('--help snapshots', () => {
                                4)
         -y, --yes              do not ask (required without a terminal)
         --backup <file>        where each deal goes, as it was, before its DELETE
-                               (default deals.deleted.ndjson)
+                               (default deals.deleted.<time>.ndjson, one per run)
         --no-backup            keep no copy of the deals deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
@@ -864,7 +864,7 @@ describe('--help snapshots', () => {
                                4)
         -y, --yes              do not ask (required without a terminal)
         --backup <file>        where each pipeline goes, as it was, before its DELETE
-                               (default pipelines.deleted.ndjson)
+                               (default pipelines.deleted.<time>.ndjson, one per run)
         --no-backup            keep no copy of the pipelines deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
@@ -1042,7 +1042,7 @@ describe('--help snapshots', () => {
                                4)
         -y, --yes              do not ask (required without a terminal)
         --backup <file>        where each task goes, as it was, before its DELETE
-                               (default tasks.deleted.ndjson)
+                               (default tasks.deleted.<time>.ndjson, one per run)
         --no-backup            keep no copy of the tasks deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
@@ -1220,7 +1220,7 @@ describe('--help snapshots', () => {
                                4)
         -y, --yes              do not ask (required without a terminal)
         --backup <file>        where each note goes, as it was, before its DELETE
-                               (default notes.deleted.ndjson)
+                               (default notes.deleted.<time>.ndjson, one per run)
         --no-backup            keep no copy of the notes deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
@@ -1398,7 +1398,7 @@ describe('--help snapshots', () => {
                                4)
         -y, --yes              do not ask (required without a terminal)
         --backup <file>        where each segment goes, as it was, before its DELETE
-                               (default segments.deleted.ndjson)
+                               (default segments.deleted.<time>.ndjson, one per run)
         --no-backup            keep no copy of the segments deleted
         --dry-run              print the request instead of sending it
         -h, --help             show help
