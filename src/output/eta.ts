@@ -127,13 +127,17 @@ function perWindow(ms: number): string {
  * What `requests` cost in time, said before they are sent (a delete's confirmation, `snapshot --links`'s
  * cost line; one rule for both): the least time the rate limit allows (limitFloorMs: the current window's
  * requests at once, then `limit` per window) at the limit and window the client has seen (the window's
- * length learned from the Resets, pace-info.ts), else the spec's 200 a minute.
+ * length learned from the Resets, pace-info.ts), else the spec's 200 a minute as a steady rate (before any
+ * answer, nothing says how much of the server's window is left: none is counted as free).
  * `about 0.4 min at 10 requests per 2 s (the server's rate limit)`.
  */
 export function costAtLimitText(requests: number, now: number, pace: PaceInfo | undefined): string {
   const reported = pace?.limit !== undefined && pace.limit > 0;
   const at: PaceInfo = reported && pace ? pace : { ...SPEC_LIMIT };
-  const minutes = (limitFloorMs(requests, now, at) ?? 0) / 60_000;
+  // the spec's limit, no answer seen: how much of the server's window is left is unknown, so none is
+  // counted as free: `limit` per window from the first (138 requests at 200 a minute are 0.7 min, not 0)
+  const ms = reported ? (limitFloorMs(requests, now, at) ?? 0) : (Math.max(0, requests) / at.limit!) * at.windowMs;
+  const minutes = ms / 60_000;
   const time = minutes < 0.1 ? 'under 0.1 min' : `about ${minutesText(minutes)} min`;
   const whose = reported ? "the server's rate limit" : "the spec's limit: the server has not said its own";
   return `${time} at ${at.limit!.toLocaleString('en-US')} requests ${perWindow(at.windowMs)} (${whose})`;

@@ -31,6 +31,19 @@ afterEach(async () => {
   await t.control('/faults', { fail_rate: 0, latency_ms: 0, faults: {}, next: [] });
 });
 
+/** 30 contacts, their delete (--yes) stopped by Ctrl-C after 6 DELETEs were seen (exit 130 checked). */
+async function deleteInterrupted(tag: string) {
+  const ids = await makeContacts(t, tag, 30);
+  const path = deleteFile(tag, ids, true);
+  const since = await logLength(t);
+  await t.control('/faults', { latency_ms: 30 });
+  const stopped = await stopAfter(t, ['batch', 'contacts', path, '--delete', '--yes'], {
+    ...{ env: t.env('admin'), cwd: dir, method: 'DELETE', after: 6, since, signal: 'SIGINT' },
+  });
+  expect(stopped.code, stopped.stderr).toBe(130);
+  return { ids, path, since, stopped };
+}
+
 const crm = (args: string[]) => runCrm(args, { env: t.env('admin'), cwd: dir, timeoutMs: 60_000 });
 
 /** A delete file: one id per line (`bare`), or a CSV with an id column and another one. */
@@ -120,14 +133,7 @@ describe('crm batch --delete', () => {
   }
 
   it('Ctrl-C mid-run: exit 130 naming the command to resume; that command deletes the rest, sending no row answered before', async () => {
-    const ids = await makeContacts(t, 'dc', 30);
-    const path = deleteFile('dc', ids, true);
-    const since = await logLength(t);
-    await t.control('/faults', { latency_ms: 30 });
-    const stopped = await stopAfter(t, ['batch', 'contacts', path, '--delete', '--yes'], {
-      ...{ env: t.env('admin'), cwd: dir, method: 'DELETE', after: 6, since, signal: 'SIGINT' },
-    });
-    expect(stopped.code, stopped.stderr).toBe(130);
+    const { ids, path, since, stopped } = await deleteInterrupted('dc');
     expect(stopped.stderr).toMatch(/interrupted after \d+ of 30 rows: \d+ rows? deleted; \d+ rows? of 30 left/);
     const resume = /Hint: to resume, run: (.*)$/m.exec(stopped.stderr)?.[1];
     expect(resume).toBe(`crm batch contacts ${path} --delete --yes`);
@@ -182,6 +188,27 @@ describe('crm batch --delete', () => {
       expect(yes.status, yes.lines.join('\n')).toBe(0);
       expect(yes.lines.join('\n')).toMatch(/│ deleted +│ 3 /);
       expect((await deletesSince(since)).sort()).toEqual([...ids].sort());
+      await expectGone(ids);
+    });
+
+    it('a rerun after Ctrl-C asks about the rows left: the number to type is theirs, as the cost says', async () => {
+      tm ??= await startTmux();
+      const { ids, path } = await deleteInterrupted('dr');
+      await t.control('/faults', { latency_ms: 0 });
+
+      const rerun = await tm.run(`crm batch contacts ${sh(path)} --delete`, { env: t.env('admin', { NO_COLOR: '1' }) });
+      const typed = Number(
+        /Type (\d+) or contacts to confirm:$/m.exec((await rerun.waitFor(/Type \d+ or contacts to confirm:$/m)).join('\n'))![1],
+      );
+      const said = (await rerun.capture({ joinWrapped: true })).join(' ').replace(/\s+/g, ' ');
+      const earlier = Number(/\(of 30: an earlier run deleted (\d+)\)/.exec(said)?.[1]);
+      expect(earlier, said).toBeGreaterThan(0);
+      expect(typed).toBe(30 - earlier);
+      expect(said).toContain(`This deletes ${typed} contacts (of 30: an earlier run deleted ${earlier}) listed in`);
+      expect(said).toContain(`${typed} DELETEs, for the rows an earlier run did not finish (it did ${earlier} of 30)`);
+      await rerun.type(String(typed), { enter: true });
+      const done = await rerun.waitExit();
+      expect(done.status, done.lines.join('\n')).toBe(0);
       await expectGone(ids);
     });
   });

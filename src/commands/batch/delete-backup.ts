@@ -53,7 +53,7 @@ export function deleteBackup(
         read: readCostText(o.resource, read.toRead, read.kept),
         total: deleteCostText({ ...read, deletes: Math.max(0, deletes), rows: checked.valid }, atLimit),
       };
-      await progress.pause(() => confirmDelete(ctx, o, checked.valid, path, cost));
+      await progress.pause(() => confirmDelete(ctx, o, checked.valid, path, cost, checked.done));
       if (path === undefined || checked.valid === 0) return;
       file = await openBackup(path);
       if (read && client && readHow(read.toRead) === 'list') {

@@ -4,7 +4,7 @@ import { findResource, RESOURCES } from '../../api/resources.js';
 import { nearestName } from '../../util/nearest.js';
 import { UsageError } from '../../http/errors.js';
 import { deleteOperation, updateOperation, type RowOperation } from '../../import/index.js';
-import { plural } from '../../output/plural.js';
+import { count, plural } from '../../output/plural.js';
 import type { Ctx } from '../context.js';
 import { ask } from '../shared/ask.js';
 import { linksLostText } from '../shared/links-lost.js';
@@ -58,8 +58,9 @@ export function backupPath(o: Pick<BatchOptions, 'backup' | 'file'>): string | u
 }
 
 /**
- * Before anything is deleted: without --yes, a terminal must confirm by typing the number of rows or the
- * resource's name; without a terminal --yes is required. Nothing has been sent when this refuses.
+ * Before anything is deleted: without --yes, a terminal must confirm by typing the number of rows left to
+ * delete or the resource's name; without a terminal --yes is required. Nothing has been sent when this
+ * refuses. `done`: the rows an earlier run of the job deleted (a rerun asks about the rest only).
  */
 export async function confirmDelete(
   ctx: Ctx,
@@ -67,9 +68,13 @@ export async function confirmDelete(
   valid: number,
   backup: string | undefined,
   cost?: { read: string; total: string },
+  done = 0,
 ): Promise<void> {
-  if (valid === 0) return;
-  const what = plural(valid, findResource(o.resource)?.singular ?? o.resource, o.resource);
+  const left = valid - Math.min(valid, Math.max(0, done));
+  if (left === 0) return;
+  const what =
+    plural(left, findResource(o.resource)?.singular ?? o.resource, o.resource) +
+    (left < valid ? ` (of ${count(valid)}: an earlier run deleted ${count(valid - left)})` : '');
   const lost = linksLostText(o.resource);
   const kept = backup
     ? ` Each is first copied to ${backup}, ${cost?.read ?? 'read with one GET each'}; importing that file creates them again, with new ids.` +
@@ -89,6 +94,6 @@ export async function confirmDelete(
   // the question is asked even with --quiet: what it asks about is said with it, wrapped to the terminal
   const text = `This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.${kept}`;
   ctx.io.stderr.write(`${forStderr(ctx.io.stderr, sanitizeForTerminal(text))}\n`);
-  const answer = await ask(ctx, `Type ${valid} or ${o.resource} to confirm: `, 'nothing was deleted');
-  if (answer !== String(valid) && answer !== o.resource) throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
+  const answer = await ask(ctx, `Type ${left} or ${o.resource} to confirm: `, 'nothing was deleted');
+  if (answer !== String(left) && answer !== o.resource) throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
 }

@@ -63,9 +63,11 @@ export function linksCostLine(
 ): string {
   const requests = linksRequests(left);
   if (requests === 0) return `Links: nothing ${resumed ? 'left ' : ''}to read`;
+  // each parent's kinds' own counts: after an interruption one kind of a parent may be further on than another
   const parts = perParent(left.map((l) => l.kind)).map((p) => {
-    const n = left.find((l) => l.kind.parent === p.parent)!.parents;
-    return `${findResource(p.parent)!.singular} (${count(n)}${p.kinds > 1 ? ` ×${p.kinds}` : ''})`;
+    const ns = left.filter((l) => l.kind.parent === p.parent).map((l) => l.parents);
+    const same = ns.every((n) => n === ns[0]);
+    return `${findResource(p.parent)!.singular} (${same ? `${count(ns[0]!)}${p.kinds > 1 ? ` ×${p.kinds}` : ''}` : ns.map(count).join(' + ')})`;
   });
   return (
     `Links: ${plural(requests, 'request')}${resumed ? ' left' : ''}, one per ${andList(parts)}` +

@@ -67,7 +67,49 @@ describe('snapshot --links: the cost', () => {
 
   it('the window is the one the server uses: 2,400 requests at 10 per 2 s are 8 min, not 240 (10 a minute)', () => {
     expect(costAtLimitText(2_400, 0, { limit: 10, windowMs: 2_000 })).toBe("about 8 min at 10 requests per 2 s (the server's rate limit)");
-    expect(costAtLimitText(480, 0, undefined)).toBe("about 2 min at 200 requests a minute (the spec's limit: the server has not said its own)");
+    expect(costAtLimitText(480, 0, undefined)).toBe(
+      "about 2.4 min at 200 requests a minute (the spec's limit: the server has not said its own)",
+    );
+  });
+
+  it("at the spec's limit (no answer seen yet, as on a resumed run), the minutes are the requests at 200 a minute, none free", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 100_000 }), (requests) => {
+        const text = costAtLimitText(requests, 0, undefined);
+        const m = requests / 200;
+        if (m < 0.1) expect(text).toMatch(/^under 0\.1 min at 200 requests a minute /);
+        else expect(Number(/^about ([\d.]+) min/.exec(text)![1])).toBe(Number(minutesText(m)));
+      }),
+      runs(),
+    );
+    // the user's resumed run: 138 requests at 200 a minute
+    expect(costAtLimitText(138, 0, undefined)).toMatch(/^about 0\.7 min at 200 requests a minute/);
+  });
+
+  it('the per-parent breakdown adds up to the requests, kinds of one parent left at different points (a resumed run)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(5_000), { minLength: LINK_KINDS.length, maxLength: LINK_KINDS.length }), fc.boolean(), (ns, resumed) => {
+        const left = LINK_KINDS.map((kind, i) => ({ kind, parents: ns[i]! }));
+        const line = linksCostLine(left, () => 'cost', resumed);
+        const total = ns.reduce((a, b) => a + b, 0);
+        if (total === 0) return;
+        expect(line).toContain(`Links: ${total.toLocaleString('en-US')} request`);
+        const breakdown = /one per (.*) \(one more per 100/.exec(line)![1]!;
+        let sum = 0;
+        for (const [, inner] of breakdown.matchAll(/\(([^)]*)\)/g)) {
+          const times = /^([\d,]+) ×(\d+)$/.exec(inner!);
+          if (times) sum += Number(times[1]!.replace(/,/g, '')) * Number(times[2]);
+          else for (const n of inner!.split(' + ')) sum += Number(n.replace(/,/g, ''));
+        }
+        expect(sum).toBe(total);
+      }),
+      runs(),
+    );
+    // the user's: deals.contacts 20 left, deals.companies all 80, meetings 12 each
+    const left = LINK_KINDS.map((kind, i) => ({ kind, parents: [20, 80, 10, 4, 12, 12][i]! }));
+    expect(linksCostLine(left, () => 'cost', true)).toBe(
+      'Links: 138 requests left, one per deal (20 + 80), note (10), segment (4) and meeting (12 ×2) (one more per 100 links of a parent): cost',
+    );
   });
 
   it("the line says the requests, per parent, and the minutes at the server's limit or the spec's", () => {
