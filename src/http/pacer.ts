@@ -152,9 +152,7 @@ export class Pacer {
     const seq = ticket.seq ?? 0;
     const info = headers && seq > 0 ? parseRateLimit(headers, this.clock.now()) : undefined;
     if (info) {
-      // an older answer's Reset still bounds a unit before it
-      const limit = info.limit ?? this.w.limit;
-      tightenUnits(this.units, seq, info.resetAt, limit === undefined ? undefined : limit - info.remaining);
+      tightenUnits(this.units, seq, info.resetAt); // an older answer's Reset still bounds the units before it
       markAnswered(this.units, seq, this.clock.now());
       this.length = learnLength(this.length, { ...info, sentAt: ticket.sentAt });
     } else dropUnit(this.units, seq);
@@ -166,8 +164,6 @@ export class Pacer {
       // the server counted every request sent before this one
       for (const t of this.pending) if (t.seq !== undefined && t.seq <= seq) this.pending.delete(t);
     }
-    // a 429 was not counted in the window (its headers still told the window's state): not a unit of ours
-    if (status === 429) dropUnit(this.units, seq);
     if (ticket.trial) this.length = judgeTrial(this.length, status);
     // without headers (a network error, a 5xx) it may or may not have counted: forget it
     this.pending.delete(ticket);
@@ -175,10 +171,8 @@ export class Pacer {
   }
 
   /**
-   * Past the newest answer's reset, a fresh window: the full limit (what is in flight still counts).
-   * (Letting one request go alone there, its answer telling what remains, cost a sliding window a
-   * whole window in one run of three: bench:pacing 0.66.) Before it, the units we used that are surely
-   * free again count as remaining.
+   * Past the reset, a fresh window: the full limit (what is in flight still counts). Before it, the
+   * units we used that are surely free again count as remaining.
    */
   private rollOver(now: number): void {
     if (this.w.resetAt !== undefined && now >= this.w.resetAt) {

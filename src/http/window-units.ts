@@ -25,20 +25,14 @@ export function dropUnit(units: Unit[], seq: number): void {
 }
 
 /**
- * The answer to request `seq` says `resetAt` and that the window holds `used` units. Servers mean
- * by Reset either when the window is whole again (a fixed window's end; a sliding one's newest
- * request leaving) or when its next unit frees (a sliding window's oldest request leaving), and one
- * answer cannot tell which: so it bounds only the oldest unit the window counts, and those sent
- * before it. When the window holds more than ours sent by then (requests before them, or other
- * clients'), that oldest unit is not ours, and nothing of ours is bounded. `used` unknown (no
- * Limit): the oldest of ours. `freeAt` stays non-decreasing in `seq`.
+ * The answer to request `seq` says the window is whole again by `resetAt`: so is every unit sent
+ * at or before it. `freeAt` stays non-decreasing in `seq`, so the walk from the newest stops at the
+ * first unit already as early.
  */
-export function tightenUnits(units: Unit[], seq: number, resetAt: number, used?: number): void {
-  const count = countUpTo(units, seq);
-  const oldest = used === undefined ? 0 : count - used;
-  if (count === 0 || oldest < 0 || oldest >= count) return;
-  for (let i = oldest; i >= 0; i--) {
+export function tightenUnits(units: Unit[], seq: number, resetAt: number): void {
+  for (let i = units.length - 1; i >= 0; i--) {
     const u = units[i]!;
+    if (u.seq > seq) continue;
     if (u.freeAt <= resetAt) break;
     u.freeAt = resetAt;
   }
@@ -93,12 +87,5 @@ export function releaseGuessed(units: Unit[], appliedSeq: number, now: number, l
     if (u.seq > appliedSeq || u.answeredAt === undefined || u.answeredAt + lengthMs > now) break;
   }
   units.splice(0, n);
-  return n;
-}
-
-/** How many of the units are of requests sent up to `seq`. */
-export function countUpTo(units: Unit[], seq: number): number {
-  let n = 0;
-  while (n < units.length && units[n]!.seq <= seq) n++;
   return n;
 }
