@@ -207,13 +207,13 @@ describe('a bulk delete reads what it keeps at the cheapest cost', () => {
     await t.control('/faults', { latency_ms: 0 });
     expect(stopped.code).not.toBe(0);
     await new Promise((r) => setTimeout(r, 300));
-    const left = await allContacts();
     const inBackup = kept(`${path}.deleted.ndjson`).map((r) => r.id as string);
     expect(inBackup.length).toBeLessThan(ids.length);
-    // every record in the backup is gone from the CRM, or its DELETE was under way when the run was killed
+    // every record in the backup had its DELETE sent, but those a kill -9 caught between the line's
+    // fsync and the send: at most one per request in flight (the same command deletes them)
     const deletesSent = new Set((await requestLog(t, since)).filter((e) => e.method === 'DELETE').map((e) => e.path.split('/').pop()));
-    for (const id of inBackup) expect(!left.has(id) || deletesSent.has(id), id).toBe(true);
-    for (const id of inBackup) expect(deletesSent.has(id), id).toBe(true);
+    const notSent = inBackup.filter((id) => !deletesSent.has(id));
+    expect(notSent.length, notSent.join(', ')).toBeLessThanOrEqual(4);
     // the same command finishes: each record once in the backup
     const rerun = await crm(['-o', 'json', ...args]);
     expect(rerun.code, rerun.stderr).toBe(0);
