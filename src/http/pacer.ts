@@ -6,18 +6,7 @@ import { RateLimitError } from './errors.js';
 import { parseRateLimit } from './rate-headers.js';
 import { MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
 import { type Clock, linkSignals } from './clock.js';
-import {
-  type Unit,
-  addUnit,
-  dropUnit,
-  keepUsed,
-  markAnswered,
-  nextFree,
-  nextGuessed,
-  releaseFree,
-  releaseGuessed,
-  tightenUnits,
-} from './window-units.js';
+import { type Unit, addUnit, dropUnit, keepUsed, markAnswered, nextGuessed, releaseGuessed } from './window-units.js';
 import { type LengthGuess, guessUsable, guessedLength, judgeTrial, learnLength } from './window-length.js';
 
 /** waited past an expected reset so a request never lands on the old window */
@@ -32,9 +21,9 @@ export interface PaceState {
   remaining?: number;
   /** undefined right after a reset we inferred, until a response tells the new one */
   resetAt?: number;
-  /** requests admitted that the last `remaining` does not count yet */
+  /** requests admitted and not answered yet: the last `remaining` may not count them (answers come in another order than the server counted their requests) */
   pending: number;
-  /** when the oldest unit this process used in the window is surely free again (window-units.ts) */
+  /** when the oldest unit this process used in the window is surely free again, by the window's length (window-units.ts) */
   freeAt?: number;
   /** units other clients of the key took during our last request (from its sending to its answer): about what they keep in flight */
   shared?: number;
@@ -45,21 +34,21 @@ export interface PaceState {
  * window has left goes at once: the least time a limit allows is windows used in full back to back,
  * fixed or sliding, and a budget spread over the window put the run's last requests at its end.
  * With nothing left, wait until the first unit we used is surely free (a sliding window frees them
- * one by one; a fixed one all at its reset), at the latest until the window resets.
+ * one by one; a fixed one all at its reset), at the latest until the window resets; past a reset,
+ * one request goes and its answer tells what is free.
  */
 export function paceDelay(s: PaceState): number {
   if (s.now < s.blockedUntil) return s.blockedUntil - s.now;
   if (s.remaining === undefined) return 0;
-  // past a reset we inferred, with others on the key: they may have opened the new window (and used
-  // it) before us, so one request goes and its answer tells
-  if (s.resetAt === undefined && (s.shared ?? 0) > 0) return s.pending > 0 ? Infinity : 0;
+  // past a reset we inferred, one request goes and its answer tells: a Reset may name only the
+  // oldest request leaving a sliding window, not the window whole again, and others on the key may
+  // have opened the new window (and used it) before us
+  if (s.resetAt === undefined) return s.pending > 0 ? Infinity : 0;
   // others sharing the key have requests in flight too: leave them room (each of ours in flight
   // stands for its share of theirs), but one request of ours may always go: its answer tells
   const available = s.remaining - s.pending - (s.pending > 0 ? (s.shared ?? 0) : 0);
   if (available > 0) return 0;
   if (s.pending > 0 && s.remaining - s.pending > 0) return Infinity; // until an answer
-  // after a reset we inferred: wait for an answer of those in flight (with none, one goes and asks)
-  if (s.resetAt === undefined) return s.pending > 0 ? Infinity : 0;
   const at = Math.min(s.resetAt, s.freeAt ?? Infinity);
   if (s.now >= at) return 0; // a unit is free: the caller counts it
   return at - s.now + RESET_MARGIN_MS;
@@ -152,7 +141,6 @@ export class Pacer {
     const seq = ticket.seq ?? 0;
     const info = headers && seq > 0 ? parseRateLimit(headers, this.clock.now()) : undefined;
     if (info) {
-      tightenUnits(this.units, seq, info.resetAt); // an older answer's Reset still bounds the units before it
       markAnswered(this.units, seq, this.clock.now());
       this.length = learnLength(this.length, { ...info, sentAt: ticket.sentAt });
     } else dropUnit(this.units, seq);
@@ -161,8 +149,11 @@ export class Pacer {
       this.appliedSeq = seq;
       Object.assign(this.w, { remaining: info.remaining, resetAt: info.resetAt, limit: info.limit ?? this.w.limit });
       if (this.w.limit !== undefined) keepUsed(this.units, seq, this.w.limit - info.remaining);
-      // the server counted every request sent before this one
-      for (const t of this.pending) if (t.seq !== undefined && t.seq <= seq) this.pending.delete(t);
+    }
+    // answered late (a newer request's answer came first): the server may have taken it after that
+    // one, so a lower Remaining is the truer one, while no unit it counted has left (its Reset ahead)
+    else if (info && this.w.remaining !== undefined && info.resetAt > this.clock.now()) {
+      this.w.remaining = Math.min(this.w.remaining, info.remaining);
     }
     if (ticket.trial) this.length = judgeTrial(this.length, status);
     // without headers (a network error, a 5xx) it may or may not have counted: forget it
@@ -171,21 +162,21 @@ export class Pacer {
   }
 
   /**
-   * Past the reset, a fresh window: the full limit (what is in flight still counts). Before it, the
-   * units we used that are surely free again count as remaining.
+   * Past the reset, the window may be whole again (fixed; sliding, when its Reset names the newest
+   * request leaving) or have freed only its oldest unit (sliding, when it names the oldest): one
+   * request goes (paceDelay), and its Remaining tells how many are free and which of ours the window
+   * still counts (keepUsed). Before it, a unit we used that is surely free by the window's length
+   * counts as remaining, one at a time (window-length.ts).
    */
   private rollOver(now: number): void {
     if (this.w.resetAt !== undefined && now >= this.w.resetAt) {
       Object.assign(this.w, { resetAt: undefined, remaining: this.w.limit });
-      this.units = this.units.filter((u) => u.seq > this.appliedSeq);
       return;
     }
-    let freed = releaseFree(this.units, this.appliedSeq, now);
     if (this.guessing() && releaseGuessed(this.units, this.appliedSeq, now, guessedLength(this.length), 1) > 0) {
       this.trialOpen = true;
-      freed++;
+      if (this.w.remaining !== undefined) this.w.remaining = Math.min(this.w.remaining + 1, this.w.limit ?? Infinity);
     }
-    if (freed > 0 && this.w.remaining !== undefined) this.w.remaining = Math.min(this.w.remaining + freed, this.w.limit ?? Infinity);
   }
 
   /** May units be counted free by the guessed window length now (window-length.ts)? */
@@ -193,11 +184,9 @@ export class Pacer {
     return !this.trialOpen && guessUsable(this.length, this.pending.size);
   }
 
-  /** When the oldest unit we used is free: by the Resets, or earlier by the guessed length when it may be used. */
+  /** When the oldest unit we used is surely free, by the guessed length, when it may be used now. */
   private nextFreeAt(): number | undefined {
-    const byReset = nextFree(this.units, this.appliedSeq);
-    const byLength = this.guessing() ? nextGuessed(this.units, this.appliedSeq, guessedLength(this.length)) : undefined;
-    return byLength === undefined ? byReset : Math.min(byLength, byReset ?? Infinity);
+    return this.guessing() ? nextGuessed(this.units, this.appliedSeq, guessedLength(this.length)) : undefined;
   }
 
   /** A 429: nobody sends before `ms` from now. */

@@ -1,41 +1,28 @@
-// When each unit of the rate limit that this process used frees again, from the answers' Reset: pure
-// bookkeeping for the Pacer. An answer's Reset is a time by which every request sent before it has
-// left its window, in a fixed window (all free at the reset) and in a sliding one (Reset = when the
-// window is whole again) alike; so request k's unit is surely free by the earliest Reset of the
-// answers to requests k and later. A fixed window's first answer (Reset rounded up from almost a
-// whole window) bounds its end within the latency, where the last answer may be a second late.
+// The units of the rate limit's window that this process used, and when each is free again: pure
+// bookkeeping for the Pacer. A unit is free by its answer's time plus the window's length (fixed
+// windows, anchored or aligned, and sliding ones alike: window-length.ts). The Resets do not say
+// which unit frees when: a fixed window's Reset is when all do, a sliding window's either when the
+// window is whole again or only when its oldest request leaves, and answers arrive in another
+// order than the server counted their requests, so a Reset cannot be pinned on one of our units
+// (issue 20: that freed a unit the window still counted, a 429). A Reset passing is read whole in
+// the Pacer: one request goes, and its Remaining tells.
 
-/** One request this process sent in the current window: `seq` in sending order; `freeAt` (our clock) by when its unit is free again. */
+/** One request this process sent in the current window: `seq` in sending order. */
 export interface Unit {
   seq: number;
-  freeAt: number;
-  /** when its answer came (our clock): with the window's length, another bound (window-length.ts) */
+  /** when its answer came (our clock): with the window's length, when its unit is surely free */
   answeredAt?: number;
 }
 
-/** A new request goes out: its unit is free again at an unknown time until an answer at or after it tells. */
+/** A new request goes out. */
 export function addUnit(units: Unit[], seq: number): void {
-  units.push({ seq, freeAt: Infinity });
+  units.push({ seq });
 }
 
 /** Request `seq` was answered without a word on the window (a replay, a failure): it is not counted here. */
 export function dropUnit(units: Unit[], seq: number): void {
   const i = units.findIndex((u) => u.seq === seq);
   if (i >= 0) units.splice(i, 1);
-}
-
-/**
- * The answer to request `seq` says the window is whole again by `resetAt`: so is every unit sent
- * at or before it. `freeAt` stays non-decreasing in `seq`, so the walk from the newest stops at the
- * first unit already as early.
- */
-export function tightenUnits(units: Unit[], seq: number, resetAt: number): void {
-  for (let i = units.length - 1; i >= 0; i--) {
-    const u = units[i]!;
-    if (u.seq > seq) continue;
-    if (u.freeAt <= resetAt) break;
-    u.freeAt = resetAt;
-  }
 }
 
 /** Request `seq` was answered at `at`. */
@@ -58,27 +45,13 @@ export function keepUsed(units: Unit[], seq: number, used: number): void {
   }
 }
 
-/** How many of the oldest units, counted in the answers so far (`seq` ≤ `appliedSeq`), are free by `now`: removed and returned. */
-export function releaseFree(units: Unit[], appliedSeq: number, now: number): number {
-  let n = 0;
-  while (n < units.length && units[n]!.seq <= appliedSeq && units[n]!.freeAt <= now) n++;
-  units.splice(0, n);
-  return n;
-}
-
-/** When the oldest counted unit frees (undefined: none known). */
-export function nextFree(units: Unit[], appliedSeq: number): number | undefined {
-  const u = units[0];
-  return u && u.seq <= appliedSeq && u.freeAt !== Infinity ? u.freeAt : undefined;
-}
-
-/** When the oldest counted unit is free by a window of `lengthMs` after its answer (undefined: not answered, or no length). */
+/** When the oldest counted unit (`seq` ≤ `appliedSeq`) is free by a window of `lengthMs` after its answer (undefined: not answered, or no length). */
 export function nextGuessed(units: Unit[], appliedSeq: number, lengthMs: number | undefined): number | undefined {
   const u = units[0];
   return u && u.seq <= appliedSeq && u.answeredAt !== undefined && lengthMs !== undefined ? u.answeredAt + lengthMs : undefined;
 }
 
-/** Like `releaseFree`, by the guessed length instead of the Resets, at most `max` units. */
+/** How many of the oldest counted units are free by `now` by the window's length, at most `max`: removed and returned. */
 export function releaseGuessed(units: Unit[], appliedSeq: number, now: number, lengthMs: number | undefined, max: number): number {
   if (lengthMs === undefined) return 0;
   let n = 0;

@@ -29,7 +29,7 @@ describe('learnLength / guessedLength', () => {
     );
   });
 
-  it('learns only from a coarse Reset answered to a request that opened its window; the bound only shrinks', () => {
+  it('learns only from an answer to a request that opened its window; the bound only shrinks', () => {
     const answer = fc.record({
       coarse: fc.boolean(),
       limit: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
@@ -42,13 +42,35 @@ describe('learnLength / guessedLength', () => {
         let g: LengthGuess = {};
         for (const a of answers) {
           const next = learnLength(g, a);
-          const opened = a.coarse && a.limit !== undefined && a.sentAt !== undefined && a.remaining === a.limit - 1;
+          const opened = a.limit !== undefined && a.sentAt !== undefined && a.remaining === a.limit - 1;
           if (!opened) expect(next).toBe(g);
           if (next.boundMs !== undefined) expect(next.boundMs).toBeGreaterThan(0);
           if (g.boundMs !== undefined) expect(next.boundMs).toBeLessThanOrEqual(g.boundMs);
           g = next;
         }
       }),
+    );
+  });
+
+  it('from Resets in seconds from now (rounded up, or with decimals), never guesses a window anchored at its first request shorter than it is', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 3_600_000 }), // the window (ms)
+        fc.integer({ min: 0, max: 10_000_000 }), // when the request was sent
+        fc.integer({ min: 0, max: 999 }), // until the server counted it
+        fc.integer({ min: 0, max: 999 }), // until its answer came
+        fc.boolean(), // whole seconds rounded up, or milliseconds
+        fc.integer({ min: 2, max: 1000 }),
+        (windowMs, sent, there, back, whole, limit) => {
+          const counted = T0 + sent + there;
+          const answered = counted + back;
+          const left = (counted + windowMs - counted) / 1000; // the server's Reset, seconds from its now
+          const resetAt = answered + (whole ? Math.ceil(left) : left) * 1000; // read from the answer's arrival
+          const guess = guessedLength(learnLength({}, { coarse: false, limit, remaining: limit - 1, resetAt, sentAt: T0 + sent }))!;
+          expect(guess).toBeGreaterThanOrEqual(windowMs);
+          expect(guess).toBeLessThanOrEqual(windowMs + there + back + (whole ? 1000 : 0));
+        },
+      ),
     );
   });
 
@@ -76,7 +98,7 @@ describe('releaseGuessed / nextGuessed', () => {
     })
     .map((xs) => {
       let seq = 0;
-      return xs.map((x): Unit => ({ seq: (seq += x.gap), freeAt: Infinity, answeredAt: x.answeredAt }));
+      return xs.map((x): Unit => ({ seq: (seq += x.gap), answeredAt: x.answeredAt }));
     });
   it('frees at most `max` of the oldest counted units whose answer is a length ago, in order', () => {
     fc.assert(
