@@ -181,15 +181,19 @@ describe('several processes sharing one key', () => {
       ['fixed', 'seconds'],
       ['sliding', 'seconds'],
       ['sliding-oldest', 'seconds'],
+      ['sliding-oldest', 'delta'],
       ['fixed', 'epoch'],
       ['aligned', 'epoch'],
     ] as const) {
-      const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 40, kind, reset, processes: 4 });
-      expect(r.ok).toBe(120);
-      expect(r.efficiency).toBeGreaterThanOrEqual(0.85);
-      // about one per other process at each window's end (the one request a process with nothing in
-      // flight sends: pacer.ts), and at most one trial of a guessed length per process
-      expect(r.tooMany).toBeLessThanOrEqual(8);
+      for (const jitterSeed of [undefined, 1, 2, 3]) {
+        const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 40, kind, reset, processes: 4, jitterSeed });
+        expect(r.ok).toBe(120);
+        expect(r.efficiency).toBeGreaterThanOrEqual(0.85);
+        // about one per other process at each window's end (the one request a process with nothing in
+        // flight sends: pacer.ts), and at most one trial of a guessed length per process; latencies
+        // that vary end a window at a different moment for each process: a few more
+        expect(r.tooMany, `${kind}, ${reset}, jitter seed ${jitterSeed}`).toBeLessThanOrEqual(jitterSeed === undefined ? 8 : 12);
+      }
     }
   });
 });
