@@ -4,8 +4,7 @@
 // `{"parent_id", "record"}` (src/api/snapshot-links.ts). Resumable like a collection (paged-file.ts):
 // the state says which parent (its index in DIR/<parent>.ndjson) and the cursor within it. A parent
 // gone since its collection was read (404) is skipped and counted (`parents_gone`).
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { countTextLines, textLines } from '../../util/text-lines.js';
 import path from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { findResource, PAGE_SIZE_MAX, type ResourceName } from '../../api/resources.js';
@@ -98,19 +97,14 @@ const validAt = (a: unknown): a is LinkAt => {
 /** The ids of DIR/<parent>.ndjson, in file order. */
 async function parentIds(file: string): Promise<string[]> {
   const ids: string[] = [];
-  for await (const line of createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity })) {
-    if (line.trim() === '') continue;
-    ids.push(String((JSON.parse(line) as ApiRecord).id));
-  }
+  for await (const line of textLines(file)) ids.push(String((JSON.parse(line) as ApiRecord).id));
   return ids;
 }
 
 /** The ids of the records written between `from` and `to` (the current parent's, before a rerun goes on). */
 async function idsWritten(file: string, from: number, to: number): Promise<Set<string>> {
   const ids = new Set<string>();
-  if (to <= from) return ids;
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8', start: from, end: to - 1 }), crlfDelay: Infinity });
-  for await (const line of lines) if (line.trim() !== '') ids.add(String((JSON.parse(line) as { record: ApiRecord }).record.id));
+  for await (const line of textLines(file, { start: from, end: to })) ids.add(String((JSON.parse(line) as { record: ApiRecord }).record.id));
   return ids;
 }
 
@@ -160,7 +154,7 @@ export async function snapshotLinks(run: SnapshotRun, kinds: readonly LinkKind[]
       manifest.links![kind.key] = {
         file: linkFile(kind),
         parents: ids.length - gone,
-        records: records ?? (await countFileLines(path.join(dir, linkFile(kind)))),
+        records: records ?? (await countTextLines(path.join(dir, linkFile(kind)))),
         parents_gone: gone,
         complete: true,
       };
@@ -168,12 +162,6 @@ export async function snapshotLinks(run: SnapshotRun, kinds: readonly LinkKind[]
       await forget();
     }
   });
-}
-
-async function countFileLines(file: string): Promise<number> {
-  let n = 0;
-  for await (const line of createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity })) if (line !== '') n++;
-  return n;
 }
 
 /** One kind's links, from where the writer's saved position says; `answered` after each request. */

@@ -12,7 +12,7 @@ import { plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import { ensureDir, removeStaleTemps } from '../../util/fs.js';
-import { countLines } from '../../util/lines.js';
+import { countTextLines } from '../../util/text-lines.js';
 import { readFile } from 'node:fs/promises';
 import { LINKS_DIR, type LinkKind } from '../../api/snapshot-links.js';
 import type { Ctx } from '../context.js';
@@ -196,7 +196,7 @@ async function snapshotCollections(run: SnapshotRun, chosen: readonly ResourceNa
         }
       });
       const known = run.earlier?.collections[name];
-      const counted = records ?? (known?.complete ? known.records : countLines(await readFile(path.join(dir, `${name}.ndjson`))));
+      const counted = records ?? (known?.complete ? known.records : await countTextLines(path.join(dir, `${name}.ndjson`)));
       manifest.collections[name] = { file: `${name}.ndjson`, records: counted, complete: true };
       await run.save();
       await forget();

@@ -4,9 +4,8 @@
 // say which recordings have one). The engine gets each recording just before its download (a fresh
 // link; an expired one renewed up to 3 times), writes each file atomically and skips files already
 // there, so a rerun after Ctrl-C or kill -9 fetches only the missing ones and no half file is left.
-import { createReadStream } from 'node:fs';
+import { textLines } from '../../util/text-lines.js';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import type { ResourceName } from '../../api/resources.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
@@ -115,15 +114,7 @@ export function transcriptsFailure(entry: TranscriptsEntry | undefined): Partial
 
 /** The records of a snapshot's recordings.ndjson, one by one (a missing file: none). */
 async function* readRecordings(file: string): AsyncGenerator<ApiRecord> {
-  const stream = createReadStream(file, 'utf8');
-  const missing = new Promise<boolean>((resolve) => {
-    stream.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ENOENT'));
-    stream.once('open', () => resolve(false));
-  });
-  if (await missing) return;
-  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-    if (line.trim() !== '') yield JSON.parse(line) as ApiRecord;
-  }
+  for await (const line of textLines(file, { missingOk: true })) yield JSON.parse(line) as ApiRecord;
 }
 
 export interface TranscriptsPaceNow {
