@@ -62,9 +62,8 @@ export async function listIntoBackup(
   for await (const page of client.pages(`/${resource}`, { limit: PAGE_SIZE_MAX, signal })) {
     pages++;
     const mine = page.data.filter((r: ApiRecord) => typeof r.id === 'string' && wanted.has(r.id));
-    const fresh = mine.filter((r) => !backup.has(r.id as string) && !backup.isStaged(r.id as string));
-    await backup.stage(fresh);
-    [found, left, kept] = [found + mine.length, left - fresh.length, kept + fresh.length];
+    const staged = await backup.stage(mine);
+    [found, left, kept] = [found + mine.length, left - staged, kept + staged];
     onPage?.({ pages, kept });
     if (signal?.aborted) throw new InterruptedError('interrupted while reading the records to keep, before this run deleted any');
     if (!keepListing({ pages, found, left, more: page.hasNextPage })) break;

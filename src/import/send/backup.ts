@@ -17,11 +17,10 @@ export interface DeleteBackup {
   has(id: string): boolean;
   /** appends the record (unless its id is in the file already) and fsyncs before resolving; after a failed write, every later keep fails */
   keep(record: { id?: unknown }): Promise<void>;
-  /** sets a listing's records aside (the hidden `.listed` file), for `keepBefore` to keep each just before its DELETE */
-  stage(records: ReadonlyArray<ApiRecord>): Promise<void>;
+  /** sets a listing's records aside (the hidden `.listed` file), for `keepBefore` to keep each just before its DELETE; those held or set aside already are not: how many were */
+  stage(records: ReadonlyArray<ApiRecord>): Promise<number>;
   /** the record set aside for this id, if any */
   staged(id: string): Promise<ApiRecord | undefined>;
-  isStaged(id: string): boolean;
   close(): Promise<void>;
 }
 
@@ -103,7 +102,6 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     keep,
     stage: (records) => stage.add(records.filter((r) => typeof r.id === 'string' && !durable.has(r.id))),
     staged: (id) => stage.get(id),
-    isStaged: (id) => stage.has(id),
     close: () => queue.then(() => Promise.all([file.close(), stage.remove()])).then(() => undefined),
   };
 }
@@ -119,10 +117,9 @@ function listedStage(backupPath: string) {
   let size = 0;
   const opened = () => (handle ??= open(file, 'w+', 0o600));
   return {
-    has: (id: string) => at.has(id),
-    async add(records: ReadonlyArray<ApiRecord>): Promise<void> {
+    async add(records: ReadonlyArray<ApiRecord>): Promise<number> {
       const fresh = records.filter((r) => !at.has(r.id as string));
-      if (fresh.length === 0) return;
+      if (fresh.length === 0) return 0;
       const h = await opened();
       let text = '';
       for (const r of fresh) {
@@ -133,6 +130,7 @@ function listedStage(backupPath: string) {
       const buf = Buffer.from(text, 'utf8');
       await h.write(buf, 0, buf.length, size);
       size += buf.length;
+      return fresh.length;
     },
     async get(id: string): Promise<ApiRecord | undefined> {
       const place = at.get(id);
@@ -163,7 +161,7 @@ export async function keepBefore(
   backup: DeleteBackup,
 ): Promise<(() => Promise<void>) | undefined> {
   if (backup.has(id)) return undefined;
-  const listed = backup.isStaged(id) ? await backup.staged(id) : undefined;
+  const listed = await backup.staged(id);
   if (listed) return () => backup.keep(listed);
   const record = await client
     .request<{ data?: ApiRecord }>({ method: 'GET', path, expect: 'success' })

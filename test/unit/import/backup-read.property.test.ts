@@ -51,14 +51,16 @@ function fakes(collection: string[], kept: string[]) {
     has: (id) => held.has(id),
     keep: async (r) => void held.add(r.id as string),
     async stage(rs) {
+      let n = 0;
       for (const r of rs) {
         if (held.has(r.id as string) || aside.has(r.id as string)) continue;
         aside.add(r.id as string);
         written.push(r.id as string);
+        n++;
       }
+      return n;
     },
     staged: async (id) => (aside.has(id) ? { id } : undefined),
-    isStaged: (id) => aside.has(id),
     close: async () => undefined,
   };
   return { client, backup, written, held, pages: () => pages };
@@ -70,7 +72,7 @@ async function read(collection: string[], file: string[], kept: string[]) {
   const ids = new Set(file);
   const toRead = [...ids].filter((id) => !f.held.has(id)).length;
   if (readHow(toRead) === 'list') await listIntoBackup(f.client, 'contacts', ids, f.backup);
-  const gets = [...ids].filter((id) => !f.held.has(id) && !f.backup.isStaged(id)).length;
+  const gets = [...ids].filter((id) => !f.held.has(id) && !f.written.includes(id)).length;
   return { toRead, kept: ids.size - toRead, requests: f.pages() + gets, pages: f.pages(), written: f.written };
 }
 

@@ -66,9 +66,10 @@ describe('a listing set aside', () => {
         { id: 'a', email: 'ä@example.com', score: 1 },
         { id: 'b', email: 'b@example.com', tags: ['x', 'ÿ'] },
       ];
-      await backup.stage(listed);
+      expect(await backup.stage(listed)).toBe(2);
+      expect(await backup.stage(listed)).toBe(0); // set aside already
       expect(backup.has('a')).toBe(false);
-      expect(backup.isStaged('a')).toBe(true);
+      expect(await backup.staged('a')).toEqual(listed[0]);
       expect(readFileSync(path, 'utf8')).toBe('');
       expect(readFileSync(join(dir, '.ids.txt.deleted.ndjson.listed'), 'utf8')).toContain('"ä@example.com"');
       const client = {
