@@ -154,7 +154,8 @@ export class Pacer {
     const info = headers && seq > 0 ? parseRateLimit(headers, this.clock.now()) : undefined;
     if (info) {
       markAnswered(this.units, seq, this.clock.now());
-      this.length = learnLength(this.length, { ...info, sentAt: ticket.sentAt });
+      // a 429 took no unit: its Remaining 0 is not Limit - 1 of a window it opened (a Limit of 1)
+      if (status !== 429) this.length = learnLength(this.length, { ...info, sentAt: ticket.sentAt });
     } else dropUnit(this.units, seq);
     if (info && seq > this.appliedSeq) {
       if (ticket.known) this.w.shared = sharedUse(ticket.known, info.remaining, seq);

@@ -114,3 +114,20 @@ describe('pacer review (issue 20): the request that asks past a reset', () => {
     await clock.run(run);
   });
 });
+
+describe('pacer review (issue 20): what a 429 says of the window', () => {
+  it('a 429 with a Limit of 1 (Remaining 0 = Limit - 1) is not read as the answer that opened the window (its Reset is the rest of a window others opened)', async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer(clock);
+    const refused = await go(pacer);
+    clock.advance(20);
+    pacer.done(refused, { ...rl(1, 0, '0.500'), 'retry-after': '1' }, 429); // another client holds the one unit for 0.5 s more
+    pacer.block(1_000);
+    const opener = await go(pacer); // opens a window of 10 s
+    clock.advance(20);
+    pacer.done(opener, rl(1, 0, '10.000'), 200);
+    const answeredAt = clock.now();
+    await go(pacer);
+    expect(clock.now() - answeredAt).toBeGreaterThanOrEqual(10_000);
+  });
+});
