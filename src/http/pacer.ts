@@ -11,6 +11,8 @@ import { type LengthGuess, guessUsable, guessedLength, judgeTrial, learnLength }
 
 /** waited past an expected reset so a request never lands on the old window */
 export const RESET_MARGIN_MS = 5;
+/** a Reset in whole seconds (rounded up, or a Unix time) may be this much later than the window's end */
+const SECOND_MS = 1_000;
 
 export interface PaceState {
   now: number;
@@ -77,6 +79,8 @@ export interface PacerTicket {
   sentAt?: number;
   /** it went alone on the guessed length of the window (window-length.ts): its answer judges the guess */
   trial?: boolean;
+  /** admitted past a reset the pacer inferred: its answer tells what the window has (paceDelay) */
+  asks?: boolean;
 }
 
 export class Pacer {
@@ -87,6 +91,8 @@ export class Pacer {
   private seq = 0;
   /** the seq of the request whose headers set `remaining` */
   private appliedSeq = 0;
+  /** how long the request whose headers set `remaining` took, sending to answer (ms) */
+  private appliedRttMs = 0;
   /** admitted slots not yet counted in `remaining` */
   private readonly pending = new Set<PacerTicket>();
   private wake = new AbortController();
@@ -106,11 +112,17 @@ export class Pacer {
       signal?.throwIfAborted();
       const now = this.clock.now();
       this.rollOver(now);
-      const wait = paceDelay({ ...this.w, now, pending: this.pending.size, freeAt: this.nextFreeAt() });
+      // past a reset we inferred, the one request that asks is one admitted past a reset: one still in
+      // flight from before (a slow upload) answers for the old window, and would hold every other one
+      const pending = this.w.resetAt === undefined ? this.asking() : this.pending.size;
+      const wait = paceDelay({ ...this.w, now, pending, freeAt: this.nextFreeAt() });
       if (wait > MAX_RETRY_AFTER_MS && wait !== Infinity) throw this.tooLong(wait, now);
       if (wait > 0 && wait !== Infinity) options.onWait?.(wait, this.waitReason(now));
       if (wait <= 0) {
-        const ticket: PacerTicket = this.trialOpen ? { trial: true } : {};
+        const ticket: PacerTicket = {
+          ...(this.trialOpen ? { trial: true } : {}),
+          asks: this.w.remaining !== undefined && this.w.resetAt === undefined,
+        };
         this.trialOpen = false;
         this.pending.add(ticket);
         this.stats.admitted++;
@@ -142,17 +154,30 @@ export class Pacer {
     const info = headers && seq > 0 ? parseRateLimit(headers, this.clock.now()) : undefined;
     if (info) {
       markAnswered(this.units, seq, this.clock.now());
-      this.length = learnLength(this.length, { ...info, sentAt: ticket.sentAt });
+      // a 429 took no unit: its Remaining 0 is not Limit - 1 of a window it opened (a Limit of 1)
+      if (status !== 429) this.length = learnLength(this.length, { ...info, sentAt: ticket.sentAt });
     } else dropUnit(this.units, seq);
     if (info && seq > this.appliedSeq) {
       if (ticket.known) this.w.shared = sharedUse(ticket.known, info.remaining, seq);
       this.appliedSeq = seq;
       Object.assign(this.w, { remaining: info.remaining, resetAt: info.resetAt, limit: info.limit ?? this.w.limit });
-      if (this.w.limit !== undefined) keepUsed(this.units, seq, this.w.limit - info.remaining);
+      this.appliedRttMs = this.clock.now() - (ticket.sentAt ?? this.clock.now());
+      // without a Limit no unit is ever freed by the window's length (window-length.ts): keep none,
+      // or they pile up for the whole run (each answer scans them)
+      keepUsed(this.units, seq, this.w.limit === undefined ? 0 : this.w.limit - info.remaining);
     }
     // answered late (a newer request's answer came first): the server may have taken it after that
-    // one, so a lower Remaining is the truer one, while no unit it counted has left (its Reset ahead)
-    else if (info && this.w.remaining !== undefined && info.resetAt > this.clock.now()) {
+    // one, so a lower Remaining is the truer one, while no unit it counted has left (its Reset
+    // ahead), and only if it speaks of the same window: counted after the applied one, its Reset is
+    // no earlier than the applied one's less that one's latency and a whole second of rounding; a
+    // Reset a window earlier is of the window that ended (its Remaining 0 cost the new one whole)
+    else if (
+      info &&
+      this.w.remaining !== undefined &&
+      this.w.resetAt !== undefined &&
+      info.resetAt > this.clock.now() &&
+      info.resetAt >= this.w.resetAt - this.appliedRttMs - SECOND_MS
+    ) {
       this.w.remaining = Math.min(this.w.remaining, info.remaining);
     }
     if (ticket.trial) this.length = judgeTrial(this.length, status);
@@ -177,6 +202,13 @@ export class Pacer {
       this.trialOpen = true;
       if (this.w.remaining !== undefined) this.w.remaining = Math.min(this.w.remaining + 1, this.w.limit ?? Infinity);
     }
+  }
+
+  /** Slots admitted past a reset we inferred, to ask what the window has, and not answered yet. */
+  private asking(): number {
+    let n = 0;
+    for (const t of this.pending) if (t.asks) n++;
+    return n;
   }
 
   /** May units be counted free by the guessed window length now (window-length.ts)? */

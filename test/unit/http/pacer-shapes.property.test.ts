@@ -53,6 +53,8 @@ interface Run {
   phaseMs?: number;
   /** each request's latency drawn in [latencyMs / 2, latencyMs × 1.5) from this seed (a real server's answers vary); none: all equal */
   jitterSeed?: number;
+  /** each worker's other work after each request (ms): a steady load, not bursts */
+  thinkMs?: number;
 }
 
 async function simulate(o: Run) {
@@ -82,7 +84,10 @@ async function simulate(o: Run) {
         await clock.sleep(latency / 2);
         const headers = Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k.toLowerCase(), v]));
         pacer.done(ticket, headers, answer.ok ? 200 : 429);
-        if (answer.ok) break;
+        if (answer.ok) {
+          if (o.thinkMs) await clock.sleep(o.thinkMs);
+          break;
+        }
         tooMany++;
         pacer.block(retryAfterMs(headers['retry-after'], clock.now()) ?? 1000);
       }
@@ -195,6 +200,32 @@ describe('several processes sharing one key', () => {
         expect(r.tooMany, `${kind}, ${reset}, jitter seed ${jitterSeed}`).toBeLessThanOrEqual(jitterSeed === undefined ? 8 : 12);
       }
     }
+  });
+});
+
+describe('several processes on one sliding window (Reset: the window whole again), a steady load', () => {
+  // Known regression of 91366fb, not fixed (review20): units are no longer freed by the Resets, only
+  // by the window's length, which a process learns only from an answer that opened the window (the
+  // others never do) and drops for good at the first 429 to a trial (often another process's use of
+  // the unit). A sliding window in use never passes its Reset, so those processes wait for the
+  // others' pauses: 3 processes 0.93 → 0.61, 2 processes 0.93 → 0.88 (0 429s either way).
+  it.fails.each([
+    [3, 3_000],
+    [2, 2_000],
+  ])('%i processes, each worker 1 request per %i ms: ≥ 0.9 of the least time', async (processes, thinkMs) => {
+    const r = await simulate({
+      total: 300,
+      limit: 40,
+      windowMs: 10_000,
+      workers: 4,
+      latencyMs: 40,
+      kind: 'sliding',
+      reset: 'delta',
+      processes,
+      thinkMs,
+    });
+    expect(r.ok).toBe(300);
+    expect(r.efficiency).toBeGreaterThanOrEqual(0.9);
   });
 });
 

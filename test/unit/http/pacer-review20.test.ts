@@ -1,0 +1,133 @@
+// Review of the issue 20 pacer change (91366fb): scenarios it made worse.
+import { describe, expect, it } from 'vitest';
+import { FakeClock, SimClock } from '../../helpers/clock.js';
+import { Pacer, type PacerTicket } from '../../../src/http/pacer.js';
+
+async function go(pacer: Pacer): Promise<PacerTicket> {
+  const ticket = await pacer.acquire();
+  pacer.sent(ticket);
+  return ticket;
+}
+
+const rl = (limit: number | undefined, remaining: number, reset: string) => ({
+  ...(limit === undefined ? {} : { 'x-ratelimit-limit': String(limit) }),
+  'x-ratelimit-remaining': String(remaining),
+  'x-ratelimit-reset': reset,
+});
+
+describe('pacer review (issue 20)', () => {
+  it('a late answer from the window that just ended does not lower what the new window has left', async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer(clock);
+    const a = await go(pacer); // counted just before its window ended (others on the key used the rest)
+    const b = await go(pacer); // counted just after: the first of a new 10 s window
+    clock.advance(40);
+    pacer.done(b, rl(10, 9, '10.000'));
+    clock.advance(20);
+    pacer.done(a, rl(10, 0, '0.030')); // late: its window ended before b was counted
+    expect(pacer.snapshot().remaining).toBe(9);
+    for (let i = 0; i < 9; i++) await go(pacer);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  // Known, not fixed, and not new: a Reset at or before the answer (0, or a Unix time in the past: a
+  // server clock behind ours without a Date header) passes at once, so every request is the one that
+  // asks past a reset (before 91366fb, the limit counted whole again read as others' use: the same)
+  it.fails('a Reset of 0 (or in the past) with plenty remaining does not make requests go one at a time', async () => {
+    const clock = new SimClock();
+    const pacer = new Pacer(clock);
+    let inFlight = 0;
+    let most = 0;
+    let next = 0;
+    let served = 0;
+    const worker = async () => {
+      while (next < 40) {
+        next++;
+        const t = await go(pacer);
+        inFlight++;
+        if (next > 8) most = Math.max(most, inFlight); // past the first answers
+        await clock.sleep(10);
+        served++;
+        const headers = rl(1000, 1000 - served, '0');
+        await clock.sleep(10);
+        inFlight--;
+        pacer.done(t, headers);
+      }
+    };
+    await clock.run(Promise.all(Array.from({ length: 4 }, worker)));
+    expect(most).toBe(4);
+  });
+
+  it('one slow request in flight does not hold every other request past a reset', async () => {
+    const clock = new SimClock();
+    const pacer = new Pacer(clock);
+    const run = (async () => {
+      const slow = await go(pacer); // a long upload: its answer in 30 s
+      void clock.sleep(30_000).then(() => pacer.done(slow, rl(10, 7, '0.001')));
+      const t = await go(pacer);
+      await clock.sleep(20);
+      pacer.done(t, rl(10, 8, '1.000'));
+      await clock.sleep(1_100); // the window is over
+      const started = clock.now();
+      const probe = await go(pacer);
+      await clock.sleep(20);
+      pacer.done(probe, rl(10, 9, '1.000'));
+      await go(pacer);
+      return clock.now() - started;
+    })();
+    expect(await clock.run(run)).toBeLessThan(1_000);
+  });
+
+  it('without a Limit header, the units it keeps do not grow with the run (each answer scans them)', async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer(clock);
+    for (let i = 0; i < 500; i++) {
+      const t = await go(pacer);
+      clock.advance(10);
+      pacer.done(t, rl(undefined, 100, '1.000'));
+    }
+    expect((pacer as unknown as { units: unknown[] }).units.length).toBeLessThanOrEqual(101); // before: a window's (1 s) at most
+  });
+});
+
+describe('pacer review (issue 20): the request that asks past a reset', () => {
+  it('an answer sent before the reset (its Reset passed too) does not let a second request go while the one that asks is in flight', async () => {
+    const clock = new SimClock();
+    const pacer = new Pacer(clock);
+    const run = (async () => {
+      const a = await go(pacer);
+      const x = await go(pacer); // sent before the reset, answered after it
+      await clock.sleep(20);
+      pacer.done(a, rl(2, 0, '1.000'));
+      await clock.sleep(1_100);
+      const asks = await go(pacer);
+      pacer.done(x, rl(2, 0, '0.001')); // newer than a: applied; its Reset passes at once
+      await clock.sleep(5);
+      const second = pacer.acquire();
+      let admitted = false;
+      void second.then(() => (admitted = true));
+      await clock.sleep(10);
+      expect(admitted).toBe(false);
+      pacer.done(asks, rl(2, 1, '1.000'));
+      await second;
+    })();
+    await clock.run(run);
+  });
+});
+
+describe('pacer review (issue 20): what a 429 says of the window', () => {
+  it('a 429 with a Limit of 1 (Remaining 0 = Limit - 1) is not read as the answer that opened the window (its Reset is the rest of a window others opened)', async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer(clock);
+    const refused = await go(pacer);
+    clock.advance(20);
+    pacer.done(refused, { ...rl(1, 0, '0.500'), 'retry-after': '1' }, 429); // another client holds the one unit for 0.5 s more
+    pacer.block(1_000);
+    const opener = await go(pacer); // opens a window of 10 s
+    clock.advance(20);
+    pacer.done(opener, rl(1, 0, '10.000'), 200);
+    const answeredAt = clock.now();
+    await go(pacer);
+    expect(clock.now() - answeredAt).toBeGreaterThanOrEqual(10_000);
+  });
+});
