@@ -112,10 +112,12 @@ export class Pacer {
       signal?.throwIfAborted();
       const now = this.clock.now();
       this.rollOver(now);
-      // past a reset we inferred, the one request that asks is one admitted past a reset: one still in
-      // flight from before (a slow upload) answers for the old window, and would hold every other one
-      const pending = this.w.resetAt === undefined ? this.asking() : this.pending.size;
-      const wait = paceDelay({ ...this.w, now, pending, freeAt: this.nextFreeAt() });
+      // past a reset we inferred, the requests whose answer tells what the window has: those admitted
+      // past it, and those from before it not slow yet (one in flight for long, a slow upload, would
+      // hold every other one; one sent just before the reset may find the window not free: a 429)
+      const ask = this.w.resetAt === undefined ? this.asking(now) : undefined;
+      let wait = paceDelay({ ...this.w, now, pending: ask?.n ?? this.pending.size, freeAt: this.nextFreeAt() });
+      if (wait === Infinity && ask?.slowAt !== undefined) wait = ask.slowAt - now; // then it no longer holds the others
       if (wait > MAX_RETRY_AFTER_MS && wait !== Infinity) throw this.tooLong(wait, now);
       if (wait > 0 && wait !== Infinity) options.onWait?.(wait, this.waitReason(now));
       if (wait <= 0) {
@@ -204,11 +206,24 @@ export class Pacer {
     }
   }
 
-  /** Slots admitted past a reset we inferred, to ask what the window has, and not answered yet. */
-  private asking(): number {
+  /**
+   * Past a reset we inferred, the requests in flight that will tell what the window has: admitted past
+   * it, or sent before it and not slow yet (in flight under four times the last answer's latency, at
+   * least a second); `slowAt`, when the next of the latter turns slow.
+   */
+  private asking(now: number): { n: number; slowAt?: number } {
+    const slowMs = Math.max(SECOND_MS, 4 * this.appliedRttMs);
     let n = 0;
-    for (const t of this.pending) if (t.asks) n++;
-    return n;
+    let slowAt: number | undefined;
+    for (const t of this.pending) {
+      const until = t.sentAt === undefined ? undefined : t.sentAt + slowMs;
+      if (t.asks) n++;
+      else if (until !== undefined && until > now) {
+        n++;
+        slowAt = Math.min(slowAt ?? Infinity, until);
+      }
+    }
+    return { n, slowAt };
   }
 
   /** May units be counted free by the guessed window length now (window-length.ts)? */

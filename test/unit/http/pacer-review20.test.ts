@@ -115,6 +115,29 @@ describe('pacer review (issue 20): the request that asks past a reset', () => {
   });
 });
 
+describe('the request sent just before a reset the pacer infers', () => {
+  it('holds the others until its answer (a sliding window whose Reset names its oldest request leaving may not be free: a 429 in the simulation), while it is not slow', async () => {
+    const clock = new SimClock();
+    const pacer = new Pacer(clock);
+    const run = (async () => {
+      const a = await go(pacer);
+      await clock.sleep(20);
+      pacer.done(a, rl(2, 1, '1.000')); // one left; the Reset at 1.02 s
+      await clock.sleep(930);
+      const b = await go(pacer); // sent 70 ms before the Reset, answered after it
+      await clock.sleep(100); // past the Reset
+      const next = pacer.acquire();
+      let admitted = false;
+      void next.then(() => (admitted = true));
+      await clock.sleep(50);
+      expect(admitted).toBe(false); // before the fix: admitted, and sent into a window that was not free
+      pacer.done(b, rl(2, 1, '0.500'));
+      await next;
+    })();
+    await clock.run(run);
+  });
+});
+
 describe('pacer review (issue 20): what a 429 says of the window', () => {
   it('a 429 with a Limit of 1 (Remaining 0 = Limit - 1) is not read as the answer that opened the window (its Reset is the rest of a window others opened)', async () => {
     const clock = new FakeClock();
