@@ -168,11 +168,9 @@ export class Pacer {
       // or they pile up for the whole run (each answer scans them)
       keepUsed(this.units, seq, this.w.limit === undefined ? 0 : this.w.limit - info.remaining);
     }
-    // answered late (a newer request's answer came first): the server may have taken it after that
-    // one, so a lower Remaining is the truer one, while no unit it counted has left (its Reset
-    // ahead), and only if it speaks of the same window: counted after the applied one, its Reset is
-    // no earlier than the applied one's less that one's latency and a whole second of rounding; a
-    // Reset a window earlier is of the window that ended (its Remaining 0 cost the new one whole)
+    // answered late (a newer request's answer came first): the server may have taken it after that one,
+    // so its lower Remaining is the truer, while its Reset is ahead and of the same window (no earlier
+    // than the applied one's less that one's latency and a second of rounding; not the window that ended)
     else if (
       info &&
       this.w.remaining !== undefined &&
