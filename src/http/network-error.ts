@@ -11,6 +11,23 @@ const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREA
 const UNTRUSTED =
   /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|UNABLE_TO_GET_CRL)$/;
 
+/**
+ * Whether a failed request's code (`CrmError.code`, as attempt.ts sets it) says none of it reached the
+ * API: no connection (refused, no such host, no route, the connect timed out), no tunnel (every
+ * `PROXY_*`: the proxy's answer to CONNECT, or no proxy), no TLS trust (the handshake comes before the
+ * request). A write that failed so was not carried out: "not sent", never "in doubt". Pure.
+ */
+export function neverReached(code: string | undefined): boolean {
+  if (code === undefined) return false;
+  return (
+    UNREACHED.has(code) ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code.startsWith('PROXY_') ||
+    UNTRUSTED.test(code) ||
+    /^(ERR_TLS_|CERT_)/.test(code)
+  );
+}
+
 const codeOf = (err: unknown): string | undefined => {
   const code = (err as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' ? code : undefined;

@@ -190,6 +190,25 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
     },
   );
 
+  it('an import through tinyproxy with a wrong password stops before sending anything, says why, and says no row may have been created; the right one then creates each row once', async () => {
+    const p = await startTinyproxy({ connectPorts: ports() });
+    const path = csv('wrongpw', 400);
+    const before = (await t.control('/stats')) as { requests: number };
+    const r = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '50'], { env: through(p, 'not-the-pw') });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain(`the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) refused the user name and password in HTTPS_PROXY`);
+    expect(r.stderr).not.toMatch(/may have been created|without an answer|in doubt/i);
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/not-the-pw|pwZq7x9k/);
+    expect(((await t.control('/stats')) as { requests: number }).requests).toBe(before.requests); // nothing reached the API
+    expect(p.connects(apiTarget)).toBe(1); // the column check's, then it stopped
+    const ok = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '50'], { env: through(p) });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).not.toMatch(/without an answer|created twice/);
+    const counts = await t.countByEmail('wrongpw');
+    expect(counts.size).toBe(400);
+    expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
+  });
+
   it('tinyproxy killed and started again 300 ms later in the middle of an import: the same run finishes, no duplicate', async () => {
     const first = await startTinyproxy({ connectPorts: ports() });
     const path = csv('restart', 2000);

@@ -295,6 +295,37 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(r.stderr).toContain(`would not open a tunnel to ${apiTarget} (HTTP 403)`);
   });
 
+  it('a proxy that refuses the tunnels of an import (403 to every CONNECT after the first): it stops at once, its rows not sent, never "may have been created"; the rerun creates each row once', async () => {
+    proxy = await startProxy({ refuseWith: 403, refuseAfter: 1 });
+    const rows = Array.from({ length: 300 }, (_, i) => `refused.${i + 1}@example.com,Row${i + 1}`);
+    const path = writeTemp('proxy-refused.csv', `email,first_name\n${rows.join('\n')}\n`);
+    const env = { ...tls.env('admin'), ...NO_PROXY_VARS, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile };
+    await tls.control('/faults', { latency_ms: 40 }); // the chunks overlap: each needs a tunnel of its own
+    try {
+      const r = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '25', '--concurrency', '4'], {
+        env: { ...env, HTTPS_PROXY: proxy.url },
+      });
+      expect(r.code, r.stderr).toBe(8);
+      expect(r.stderr).toContain(`would not open a tunnel to ${apiTarget} (HTTP 403)`);
+      expect(r.stderr).not.toMatch(/may have been created|without an answer|in doubt/i);
+      const summary = JSON.parse(r.stdout) as { created: number; in_doubt: number; not_sent: number };
+      expect(summary.in_doubt).toBe(0);
+      expect(summary.created + summary.not_sent).toBe(300);
+      expect(summary.not_sent).toBeGreaterThan(0);
+      // through a proxy that lets it: no chunk of the first run is in doubt, each row created once
+      await proxy.close();
+      proxy = await startProxy();
+      const again = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '25'], { env: { ...env, HTTPS_PROXY: proxy.url } });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).not.toMatch(/without an answer|created twice/);
+      const counts = await tls.countByEmail('refused');
+      expect(counts.size).toBe(300);
+      expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
+    } finally {
+      await tls.control('/faults', { latency_ms: 0 });
+    }
+  });
+
   it('a proxy restarted mid-import (its tunnels reset, connections refused for 1 s): the same run finishes, each row once', async () => {
     proxy = await startProxy();
     const rows = Array.from({ length: 600 }, (_, i) => `restart.${i + 1}@example.com,Row${i + 1}`);

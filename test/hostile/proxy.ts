@@ -35,6 +35,8 @@ export interface ProxyOptions {
   auth?: { user: string; password: string; missing?: number; wrong?: number };
   /** answer every CONNECT with this status instead of opening the tunnel */
   refuseWith?: number;
+  /** with refuseWith: open the first this many tunnels, refuse the later ones */
+  refuseAfter?: number;
   /** misbehave on every CONNECT: close the connection, never answer, or answer garbage (not HTTP) */
   misbehave?: 'drop' | 'silent' | 'garbage';
 }
@@ -68,7 +70,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
       client.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
       return;
     }
-    if (opts.refuseWith) {
+    if (opts.refuseWith && seen.connects.length > (opts.refuseAfter ?? 0)) {
       client.end(`HTTP/1.1 ${opts.refuseWith} Refused\r\nContent-Length: 0\r\n\r\n`);
       return;
     }

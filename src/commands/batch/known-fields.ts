@@ -3,8 +3,15 @@
 import type { ApiRecord } from '../../api/envelopes.js';
 import { findResource } from '../../api/resources.js';
 import type { HttpClient } from '../../http/types.js';
+import { AuthError, CrmError, InterruptedError } from '../../http/errors.js';
+import { neverReached } from '../../http/network-error.js';
 
-/** The field names of one page's records and the resource's own; undefined for an empty collection or a failed read (no check, nothing said). */
+/**
+ * The field names of one page's records and the resource's own; undefined for an empty collection or a
+ * failed read (no check, nothing said: a key without read scope may still write). A read that never
+ * reached the API (a proxy refusing the tunnel or its password, no connection) or a refused key is
+ * thrown: every chunk would fail alike, and nothing has been sent yet.
+ */
 export async function knownFields(client: HttpClient, resource: string, signal?: AbortSignal): Promise<ReadonlySet<string> | undefined> {
   let records: ApiRecord[];
   try {
@@ -16,7 +23,8 @@ export async function knownFields(client: HttpClient, resource: string, signal?:
       signal,
     });
     records = res.body.data;
-  } catch {
+  } catch (err) {
+    if (err instanceof InterruptedError || err instanceof AuthError || (err instanceof CrmError && neverReached(err.code))) throw err;
     return undefined;
   }
   if (records.length === 0) return undefined;

@@ -2,6 +2,7 @@
 // in. Only rows certainly not created are rejects: a failed request is in doubt (the rerun resends it
 // under the same key), an unanswered row goes to the unknown file, a chunk refused whole is journaled.
 import { CrmError, InterruptedError } from '../../http/errors.js';
+import { neverReached } from '../../http/network-error.js';
 import { Pool } from '../../util/pool.js';
 import { chunkKey, newRunId } from '../check/chunker.js';
 import type { Counters } from '../engine-types.js';
@@ -244,9 +245,12 @@ class SendingPass {
     }
     c.requests += 1;
     const aborted = cfg.signal?.aborted === true;
-    if (isFatalSendError(err) || (aborted && !(err instanceof CrmError))) {
-      // refused whole (a wrong key or scope): nothing written, so not in doubt (not sent); a rerun sends it
-      if (err instanceof CrmError && isRefusal(err)) await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
+    // it never reached the API (no connection, the proxy refused the tunnel or its password, no TLS
+    // trust): nothing written, and every later chunk would fail alike: stop, the chunk not sent
+    const unreached = err instanceof CrmError && neverReached(err.code);
+    if (isFatalSendError(err) || unreached || (aborted && !(err instanceof CrmError))) {
+      // refused whole (a wrong key or scope), or never reached: nothing written, so not in doubt (not sent); a rerun sends it
+      if (err instanceof CrmError && (isRefusal(err) || unreached)) await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
       else if (aborted) this.inDoubt(chunk, 'INTERRUPTED', 'sent without an answer before the interruption');
       // an interruption is reported as such, not as the error it caused
       if (!aborted) this.fatal ??= err;

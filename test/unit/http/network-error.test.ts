@@ -2,7 +2,7 @@
 // transcript downloads: the class of the failure and the next step.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeNetwork, routeError, tunnelError, tunnelStatusCode } from '../../../src/http/network-error.js';
+import { describeNetwork, neverReached, routeError, tunnelError, tunnelStatusCode } from '../../../src/http/network-error.js';
 import { parseProxyUrl } from '../../../src/http/proxy-env.js';
 import { shouldRetry } from '../../../src/http/retry.js';
 import { runs } from '../../helpers/property.js';
@@ -175,5 +175,43 @@ describe('tunnelError: a CONNECT that failed without a status', () => {
     expect(tunnelError(timeout, 2_000)).toMatchObject({ code: 'PROXY_TUNNEL_TIMEOUT', afterMs: 2_000 });
     const refused = err('ECONNREFUSED');
     expect(tunnelError(refused, 2_000)).toBe(refused);
+  });
+});
+
+describe('neverReached: a failure before any of the request reached the API (a write so failed is "not sent", never "in doubt")', () => {
+  it.each([
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'PROXY_AUTH_REQUIRED',
+    'PROXY_AUTH_REFUSED',
+    'PROXY_TUNNEL_REFUSED_403',
+    'PROXY_REFUSED',
+    'PROXY_UNREACHABLE',
+    'PROXY_TUNNEL_TIMEOUT',
+    'PROXY_TUNNEL_DROPPED',
+    'PROXY_TUNNEL_GARBAGE',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'CERT_HAS_EXPIRED',
+  ])('%s: never reached', (code) => {
+    expect(neverReached(code)).toBe(true);
+  });
+  it.each([
+    undefined,
+    'ECONNRESET',
+    'UND_ERR_SOCKET',
+    'UND_ERR_HEADERS_TIMEOUT',
+    'UND_ERR_BODY_TIMEOUT',
+    'TIMEOUT',
+    'NETWORK_ERROR',
+    'EPIPE',
+    'BODY_TOO_LARGE',
+  ])('%s: it may have reached the API (a write so failed is in doubt)', (code) => {
+    expect(neverReached(code)).toBe(false);
   });
 });
