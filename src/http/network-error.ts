@@ -146,7 +146,7 @@ const WORDING: Record<string, (f: Facts) => Words> = {
     hint: `is the server running, and is the port in the base URL right?${also(f)}`,
   }),
   PROXY_AUTH_REQUIRED: (f) => ({
-    message: `${proxyName(f)} asked for a user name and password, and ${f.proxy.variable} gives none (HTTP ${statusOf(f)}: the proxy's authentication)`,
+    message: `${proxyName(f)} asked for a user name and password, and ${f.proxy.variable} gives none (HTTP ${statusOf(f)}: proxy authentication required)`,
     hint: `put the proxy's user name and password in ${f.proxy.variable}: ${withCredentials(f)} (percent-encode @ : / %)`,
   }),
   PROXY_AUTH_REFUSED: (f) => ({

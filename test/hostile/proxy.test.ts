@@ -258,7 +258,7 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
       const r = await crm(['contacts', 'list'], { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
       expect(r.code).toBe(8);
       expect(r.stderr).toContain(
-        `the proxy ${proxy.url} (HTTPS_PROXY) asked for a user name and password, and HTTPS_PROXY gives none (HTTP ${status}: the proxy's authentication)`,
+        `the proxy ${proxy.url} (HTTPS_PROXY) asked for a user name and password, and HTTPS_PROXY gives none (HTTP ${status}: proxy authentication required)`,
       );
       expect(r.stderr).toContain(`Hint: put the proxy's user name and password in HTTPS_PROXY: http://USER:PASSWORD@127.0.0.1:${proxy.port}`);
       expect(r.stderr).not.toMatch(/blocks|network administrators|would not open a tunnel/);

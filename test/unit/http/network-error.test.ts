@@ -119,7 +119,7 @@ describe("the proxy's authentication failing: 407, or 401 (tinyproxy's answer to
     expect(e).toMatchObject({ code: 'PROXY_AUTH_REQUIRED', proxyStatus: status });
     const d = describeNetwork(e, ctx);
     expect(d.message).toBe(
-      `the proxy http://proxy.corp:3128 (https_proxy) asked for a user name and password, and https_proxy gives none (HTTP ${status}: the proxy's authentication)`,
+      `the proxy http://proxy.corp:3128 (https_proxy) asked for a user name and password, and https_proxy gives none (HTTP ${status}: proxy authentication required)`,
     );
     expect(d.hint).toBe("put the proxy's user name and password in https_proxy: http://USER:PASSWORD@proxy.corp:3128 (percent-encode @ : / %)");
   });
