@@ -18,6 +18,13 @@ export abstract class CrmError extends Error {
   readonly requestId?: string;
   readonly details: Array<Record<string, unknown>>;
   readonly hint?: string;
+  /**
+   * Set by the retry layer on a request's final error when no attempt of it can have been carried
+   * out: each failed before reaching the API (no connection, the proxy refusing its tunnel) or was
+   * answered 429. A write so failed was not sent; one attempt that may have reached it (a reset, a
+   * timeout, a 5xx) leaves it in doubt, whatever the last attempt's error.
+   */
+  unsent?: boolean;
 
   constructor(message: string, info: ErrorInfo = {}) {
     super(message, info.cause === undefined ? undefined : { cause: info.cause });

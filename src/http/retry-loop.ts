@@ -13,6 +13,7 @@ import {
   shouldRetry,
 } from './retry.js';
 import { retryAfterMs, serverClockOffset } from './rate-headers.js';
+import { neverReached } from './network-error.js';
 import type { Clock, Failure, HttpMethod, Tried } from './types.js';
 
 export interface RetryPolicy {
@@ -40,12 +41,21 @@ type Count = ReturnType<typeof newCount>;
 /** Runs `attempt` (0, 1, …) until it succeeds or the rules say stop (then throws the final error). */
 export async function withRetries<T>(policy: RetryPolicy, attempt: (n: number) => Promise<Tried<T>>): Promise<T> {
   const count = newCount();
+  let carriedOut = false; // may an attempt so far have been carried out by the API?
   for (let n = 0; ; n++) {
     const stop = policy.waitSignal();
     if (stop?.aborted) throw interrupted(stop.reason);
     const tried = await attempt(n);
     if (tried.ok) return tried.value;
-    const { wait, why } = nextWait(tried.failure, n, count, policy);
+    const f = tried.failure;
+    carriedOut ||= !(f.status === 429 || (f.status === undefined && neverReached(f.error.code)));
+    let next: { wait: number; why: string };
+    try {
+      next = nextWait(f, n, count, policy);
+    } catch (err) {
+      throw carriedOut || !isCrmError(err) ? err : Object.assign(err, { unsent: true });
+    }
+    const { wait, why } = next;
     if (tried.failure.status === 429) policy.pacer?.block(wait);
     policy.noteWait(wait, why);
     await policy.clock.sleep(wait, policy.waitSignal()).catch((err: unknown) => {

@@ -326,6 +326,42 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     }
   });
 
+  it('a proxy gone mid-import (its tunnels reset, then refused): chunks it cut off after sending are in doubt, never "not sent"; those it refused are; the rerun creates each row once', async () => {
+    proxy = await startProxy();
+    const rows = Array.from({ length: 200 }, (_, i) => `gone.${i + 1}@example.com,Row${i + 1}`);
+    const path = writeTemp('proxy-gone.csv', `email,first_name\n${rows.join('\n')}\n`);
+    const env = { ...tls.env('admin'), ...NO_PROXY_VARS, HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile };
+    const stats = async () => ((await tls.control('/stats')) as { records: { contacts: number } }).records.contacts;
+    await tls.control('/faults', { latency_ms: 400 }); // chunks in flight when the proxy goes
+    try {
+      const before = await stats();
+      const child = startCrm(['-o', 'json', '--max-retries', '2', 'batch', 'contacts', path, '--chunk-size', '10', '--concurrency', '2'], {
+        env,
+      });
+      const run = collect(child, { timeoutMs: 60_000 });
+      while ((await stats()) - before < 40) await new Promise((r) => setTimeout(r, 20));
+      const back = proxy.restart(8_000); // every tunnel reset now (2 chunks cut off mid-request), refused for 8 s
+      const r = await run;
+      expect(r.code, r.stderr).toBe(8);
+      const summary = JSON.parse(r.stdout) as { created: number; in_doubt: number; not_sent: number; rows: number };
+      await tls.control('/faults', { latency_ms: 0 });
+      await new Promise((res) => setTimeout(res, 500)); // the cut-off requests the sandbox still runs
+      const applied = (await stats()) - before;
+      // every row the server created is created or in doubt: none of them is called "not sent"
+      expect(applied).toBeLessThanOrEqual(summary.created + summary.in_doubt);
+      expect(summary.in_doubt).toBeGreaterThan(0);
+      expect(summary.not_sent).toBeGreaterThan(0);
+      await back;
+      const again = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '10'], { env });
+      expect(again.code, again.stderr).toBe(0);
+      const counts = await tls.countByEmail('gone');
+      expect(counts.size).toBe(200);
+      expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
+    } finally {
+      await tls.control('/faults', { latency_ms: 0 });
+    }
+  });
+
   it('a proxy restarted mid-import (its tunnels reset, connections refused for 1 s): the same run finishes, each row once', async () => {
     proxy = await startProxy();
     const rows = Array.from({ length: 600 }, (_, i) => `restart.${i + 1}@example.com,Row${i + 1}`);

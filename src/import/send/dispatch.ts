@@ -247,7 +247,7 @@ class SendingPass {
     const aborted = cfg.signal?.aborted === true;
     // it never reached the API (no connection, the proxy refused the tunnel or its password, no TLS
     // trust): nothing written, and every later chunk would fail alike: stop, the chunk not sent
-    const unreached = err instanceof CrmError && neverReached(err.code);
+    const unreached = err instanceof CrmError && err.unsent === true && neverReached(err.code);
     if (isFatalSendError(err) || unreached || (aborted && !(err instanceof CrmError))) {
       // refused whole (a wrong key or scope), or never reached: nothing written, so not in doubt (not sent); a rerun sends it
       if (err instanceof CrmError && (isRefusal(err) || unreached)) await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
