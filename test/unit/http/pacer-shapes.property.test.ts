@@ -161,7 +161,13 @@ describe('one process against each shape of limiter', () => {
     ['sliding', 'epoch', 0.97],
     ['fixed', 'epoch', 0.97],
   ] as const)('%s windows, Reset as %s: 120 requests at 40 per 10 s, 4 workers → efficiency ≥ %d', async (kind, reset, goal) => {
-    const jitters = [undefined, 1, 2, 3].flatMap((j) => (j === undefined ? [[j, false] as const] : [[j, false] as const, [j, true] as const]));
+    const jitters: Array<[number | undefined, boolean]> = [
+      [undefined, false],
+      ...[1, 2, 3].flatMap((j): Array<[number, boolean]> => [
+        [j, false],
+        [j, true],
+      ]),
+    ];
     for (const [phaseMs, [jitterSeed, apart]] of [0, 250, 500, 750, 999].flatMap((p) => jitters.map((j) => [p, j] as const))) {
       const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 20, kind, reset, phaseMs, jitterSeed, apart });
       expect(r.tooMany, `phase ${phaseMs} ms, jitter seed ${jitterSeed}${apart ? ', apart' : ''}`).toBe(0);
