@@ -143,6 +143,22 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(seen).not.toMatch(/x-service-api-key/i);
   });
 
+  it('a port policy that refuses the transcript host: the downloads stop at the first, with the proxy\'s message once, exit 8, not "run it again"', async () => {
+    proxy = await startProxy({ refuseWith: 403, refuseOnly: downloadTarget });
+    const r = await crm(['recordings', 'download', '--dir', join(tls.configDir, 'transcripts-refused'), '--concurrency', '4'], {
+      HTTPS_PROXY: proxy.url,
+      NO_PROXY: '<-loopback>',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr.match(/^Error: .*would not open a tunnel to \S+ \(HTTP 403\)/gm), r.stderr).toHaveLength(1);
+    expect(r.stderr).toContain(`would not open a tunnel to ${downloadTarget} (HTTP 403)`);
+    expect(r.stderr).toContain('Hint: the proxy blocks');
+    expect(r.stderr).not.toMatch(/run the same command again/i);
+    // the first refusal stops the rest: one CONNECT per download that had started, no more
+    expect(proxy.seen.connects.filter((c) => c.target === downloadTarget).length).toBeLessThanOrEqual(4);
+  });
+
   it('reads https_proxy in lower case too, and takes the lower-case one first (as curl)', async () => {
     proxy = await startProxy();
     const r = await crm(['contacts', 'list', '--max', '1'], {

@@ -37,6 +37,8 @@ export interface ProxyOptions {
   refuseWith?: number;
   /** with refuseWith: open the first this many tunnels, refuse the later ones */
   refuseAfter?: number;
+  /** with refuseWith: refuse only tunnels to this `host:port` (a port policy) */
+  refuseOnly?: string;
   /** misbehave on every CONNECT: close the connection, never answer, or answer garbage (not HTTP) */
   misbehave?: 'drop' | 'silent' | 'garbage';
 }
@@ -70,7 +72,7 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
       client.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
       return;
     }
-    if (opts.refuseWith && seen.connects.length > (opts.refuseAfter ?? 0)) {
+    if (opts.refuseWith && seen.connects.length > (opts.refuseAfter ?? 0) && (opts.refuseOnly === undefined || opts.refuseOnly === target)) {
       client.end(`HTTP/1.1 ${opts.refuseWith} Refused\r\nContent-Length: 0\r\n\r\n`);
       return;
     }

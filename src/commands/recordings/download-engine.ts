@@ -4,7 +4,8 @@
 import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
-import { InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
+import { CrmError, InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
+import { neverReached } from '../../http/network-error.js';
 import type { Pacer } from '../../http/pacer.js';
 import type { Clock, HttpClient } from '../../http/types.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
@@ -40,7 +41,9 @@ export interface DownloadEngineDeps {
 function emptyReport(dir: string) {
   const failures: Array<{ id: string; error: string }> = [];
   const summary = { downloaded: 0, skipped: 0, without_transcript: 0, failed: 0, dir, elapsed_ms: 0, failures };
-  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0, gone: 0 };
+  /** a download that never reached its host (the proxy refused the tunnel, no connection): every other would fail alike, so the rest were not started */
+  const unreachable = undefined as CrmError | undefined;
+  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0, gone: 0, unreachable };
 }
 export type DownloadReport = ReturnType<typeof emptyReport>;
 type Item = { id: string; file: string };
@@ -73,7 +76,10 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
     } catch (err) {
       // After Ctrl-C an error is most likely the interruption itself; a rerun retries the item.
       if (err instanceof InterruptedError || deps.signal.aborted) report.notStarted += 1;
+      else if (report.unreachable)
+        report.notStarted += 1; // failed alike after the first: said once
       else s.failures.push({ id: item.id, error: err instanceof Error ? err.message : String(err) });
+      if (err instanceof CrmError && err.unsent === true && neverReached(err.code)) report.unreachable ??= err;
     }
     done += 1;
     progress('downloading');
@@ -82,8 +88,9 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
   // Until one download was sent, one at a time: its answer tells the pacer the download limit,
   // so a small one is not met by every worker at once (429s).
   let first = 0;
-  while (!deps.signal.aborted && first < items.length && done === s.skipped) await one(items[first++]!);
-  const begun = first + (await forEachLimit(items.slice(first), plan.concurrency, one, () => deps.signal.aborted));
+  const stop = () => deps.signal.aborted || report.unreachable !== undefined;
+  while (!stop() && first < items.length && done === s.skipped) await one(items[first++]!);
+  const begun = first + (await forEachLimit(items.slice(first), plan.concurrency, one, stop));
   report.notStarted += items.length - begun;
   report.interrupted = deps.signal.aborted;
   return finish(report, started, deps.clock);

@@ -54,6 +54,8 @@ export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void
       `interrupted: ${plural(s.downloaded, 'transcript')} downloaded, ${report.notStarted} left; run the same command again to resume`,
     );
   }
+  // the proxy refused the transcripts' host, or it cannot be reached: its own message and next step
+  if (report.unreachable) throw report.unreachable;
   if (s.failed > 0) {
     const tried = s.downloaded + s.failed;
     throw new PartialFailureError(`${s.failed} of ${plural(tried, 'transcript download')} failed`, {
