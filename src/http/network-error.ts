@@ -4,6 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { routeFor, type NoProxyMatch, type ProxyChoice, type Env } from './proxy-env.js';
 import { fsReason } from '../util/fs-error.js';
 import { isLoopbackHost } from './url.js';
+import { type CrmError, isCrmError } from './errors.js';
 
 /** Codes of a connection that never reached the other end (with a proxy: the proxy itself). */
 const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -26,6 +27,15 @@ export function neverReached(code: string | undefined): boolean {
     UNTRUSTED.test(code) ||
     /^(ERR_TLS_|CERT_)/.test(code)
   );
+}
+
+/**
+ * A request's final error saying none of it reached the API: the retry layer marked it `unsent` (no
+ * attempt can have been carried out) and the last attempt never reached it (no connection, the proxy
+ * refusing its tunnel, no TLS trust). Every later request to that host would fail alike. Pure.
+ */
+export function neverSent(err: unknown): err is CrmError {
+  return isCrmError(err) && err.unsent === true && neverReached(err.code);
 }
 
 const codeOf = (err: unknown): string | undefined => {

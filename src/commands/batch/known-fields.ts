@@ -3,8 +3,8 @@
 import type { ApiRecord } from '../../api/envelopes.js';
 import { findResource } from '../../api/resources.js';
 import type { HttpClient } from '../../http/types.js';
-import { AuthError, CrmError, InterruptedError } from '../../http/errors.js';
-import { neverReached } from '../../http/network-error.js';
+import { AuthError, InterruptedError } from '../../http/errors.js';
+import { neverSent } from '../../http/network-error.js';
 
 /**
  * The field names of one page's records and the resource's own; undefined for an empty collection or a
@@ -24,7 +24,7 @@ export async function knownFields(client: HttpClient, resource: string, signal?:
     });
     records = res.body.data;
   } catch (err) {
-    if (err instanceof InterruptedError || err instanceof AuthError || (err instanceof CrmError && neverReached(err.code))) throw err;
+    if (err instanceof InterruptedError || err instanceof AuthError || neverSent(err)) throw err;
     return undefined;
   }
   if (records.length === 0) return undefined;

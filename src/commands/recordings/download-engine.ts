@@ -5,7 +5,7 @@ import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { CrmError, InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
-import { neverReached } from '../../http/network-error.js';
+import { neverSent } from '../../http/network-error.js';
 import type { Pacer } from '../../http/pacer.js';
 import type { Clock, HttpClient } from '../../http/types.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
@@ -79,7 +79,7 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
       else if (report.unreachable)
         report.notStarted += 1; // failed alike after the first: said once
       else s.failures.push({ id: item.id, error: err instanceof Error ? err.message : String(err) });
-      if (err instanceof CrmError && err.unsent === true && neverReached(err.code)) report.unreachable ??= err;
+      if (neverSent(err)) report.unreachable ??= err;
     }
     done += 1;
     progress('downloading');

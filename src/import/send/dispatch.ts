@@ -2,7 +2,7 @@
 // in. Only rows certainly not created are rejects: a failed request is in doubt (the rerun resends it
 // under the same key), an unanswered row goes to the unknown file, a chunk refused whole is journaled.
 import { CrmError, InterruptedError } from '../../http/errors.js';
-import { neverReached } from '../../http/network-error.js';
+import { neverSent } from '../../http/network-error.js';
 import { Pool } from '../../util/pool.js';
 import { chunkKey, newRunId } from '../check/chunker.js';
 import type { Counters } from '../engine-types.js';
@@ -247,7 +247,7 @@ class SendingPass {
     const aborted = cfg.signal?.aborted === true;
     // it never reached the API (no connection, the proxy refused the tunnel or its password, no TLS
     // trust): nothing written, and every later chunk would fail alike: stop, the chunk not sent
-    const unreached = err instanceof CrmError && err.unsent === true && neverReached(err.code);
+    const unreached = neverSent(err);
     if (isFatalSendError(err) || unreached || (aborted && !(err instanceof CrmError))) {
       // refused whole (a wrong key or scope), or never reached: nothing written, so not in doubt (not sent); a rerun sends it
       if (err instanceof CrmError && (isRefusal(err) || unreached)) await cfg.journal?.unsent(chunk.seq).catch(() => undefined);

@@ -2,7 +2,8 @@
 // transcript downloads: the class of the failure and the next step.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeNetwork, neverReached, routeError, tunnelError, tunnelStatusCode } from '../../../src/http/network-error.js';
+import { describeNetwork, neverReached, neverSent, routeError, tunnelError, tunnelStatusCode } from '../../../src/http/network-error.js';
+import { ServerError } from '../../../src/http/errors.js';
 import { parseProxyUrl } from '../../../src/http/proxy-env.js';
 import { shouldRetry } from '../../../src/http/retry.js';
 import { runs } from '../../helpers/property.js';
@@ -213,5 +214,16 @@ describe('neverReached: a failure before any of the request reached the API (a w
     'BODY_TOO_LARGE',
   ])('%s: it may have reached the API (a write so failed is in doubt)', (code) => {
     expect(neverReached(code)).toBe(false);
+  });
+});
+
+describe('neverSent: a final error none of whose attempts reached the API', () => {
+  it('needs the retry layer to have marked it unsent and its own code to be one that never reached', () => {
+    const marked = (code: string, unsent?: boolean) => Object.assign(new ServerError('x', { code }), unsent === undefined ? {} : { unsent });
+    expect(neverSent(marked('PROXY_REFUSED', true))).toBe(true);
+    expect(neverSent(marked('PROXY_AUTH_REFUSED', true))).toBe(true);
+    expect(neverSent(marked('PROXY_REFUSED'))).toBe(false); // an earlier attempt may have reached it
+    expect(neverSent(marked('ECONNRESET', true))).toBe(false);
+    expect(neverSent(err('PROXY_REFUSED'))).toBe(false); // not a request's final error
   });
 });
