@@ -356,7 +356,12 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
       });
       const run = collect(child, { timeoutMs: 60_000 });
       while ((await stats()) - before < 40) await new Promise((r) => setTimeout(r, 20));
-      const back = proxy.restart(8_000); // every tunnel reset now (2 chunks cut off mid-request), refused for 8 s
+      // the chunks answered so far were run; wait until the next ones are written into the tunnels (they
+      // then wait the 400 ms latency at the server), so the reset cuts requests sent, not the gap between two
+      const mark = proxy.seen.tunnelled.length;
+      while (proxy.seen.tunnelled.length === mark) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 50));
+      const back = proxy.restart(8_000); // every tunnel reset now (the chunks in flight cut off mid-request), refused for 8 s
       const r = await run;
       expect(r.code, r.stderr).toBe(8);
       const summary = JSON.parse(r.stdout) as { created: number; in_doubt: number; not_sent: number; rows: number };
