@@ -111,8 +111,10 @@ export async function startTmux(): Promise<Tmux> {
       const envArgs = Object.entries(opts.env ?? {}).flatMap(([k, v]) => (v === undefined ? [] : ['-e', `${k}=${v}`]));
       const size = ['-x', String(opts.width ?? 80), '-y', String(opts.height ?? 30)];
       const statusFile = join(dir, `${target}.status`);
-      // the exit status of the command line (of a pipeline, its last command), as sh gives it
-      const line = `${command}\necho $? > ${sh(statusFile)}`;
+      // the exit status of the command line (of a pipeline, its last command), as sh gives it; then
+      // the shell lives a moment more, so tmux has read all the command wrote before the pane dies (a
+      // loaded machine once showed tmux's "Pane is dead" in the middle of a table's last row, the rest lost)
+      const line = `${command}\necho $? > ${sh(statusFile)}\nsleep 0.3`;
       await tmux('new-session', '-d', '-s', target, ...size, ...(opts.cwd ? ['-c', opts.cwd] : []), ...envArgs, line);
       return pane(target, statusFile, tmux);
     },
