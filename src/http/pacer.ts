@@ -6,7 +6,7 @@ import { RateLimitError } from './errors.js';
 import { parseRateLimit } from './rate-headers.js';
 import { MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
 import { type Clock, linkSignals } from './clock.js';
-import { type Unit, addUnit, dropUnit, keepUsed, markAnswered, nextGuessed, releaseGuessed } from './window-units.js';
+import { type Unit, addUnit, dropUnit, keepUsed, markAnswered, nextGuessed, releaseGuessed, sharedUse } from './window-units.js';
 import { type LengthGuess, guessUsable, guessedLength, judgeTrial, learnLength } from './window-length.js';
 
 /** waited past an expected reset so a request never lands on the old window */
@@ -57,17 +57,6 @@ export function paceDelay(s: PaceState): number {
 }
 
 /**
- * The units others took while our request `seq` was under way: we knew `known` remained (counting
- * our requests up to `knownSeq`) when it went out, and its answer says `remaining`; what the server
- * counted beyond our own requests in between is theirs. Remaining that grew (a new window, units
- * freed) says nothing: 0.
- */
-export function sharedUse(known: { remaining?: number; seq: number }, remaining: number, seq: number): number {
-  if (known.remaining === undefined) return 0;
-  return Math.max(0, known.remaining - remaining - (seq - known.seq));
-}
-
-/**
  * A slot admitted by the pacer: `sent` when its request goes out (answers are ordered by that),
  * then handed back with `done` (sent or not).
  */
@@ -91,6 +80,8 @@ export class Pacer {
   private seq = 0;
   /** the seq of the request whose headers set `remaining` */
   private appliedSeq = 0;
+  /** how many requests had gone out when the last answer that set or lowered `remaining` came */
+  private sentByApplied = 0;
   /** how long the request whose headers set `remaining` took, sending to answer (ms) */
   private appliedRttMs = 0;
   /** admitted slots not yet counted in `remaining` */
@@ -139,8 +130,8 @@ export class Pacer {
   }
 
   /**
-   * Its request goes out now. An answer counts every request sent before it (newest wins), so
-   * requests are ordered by when they are sent, not admitted: other work may come between.
+   * Its request goes out now. Requests are ordered by when they are sent, not admitted (other work
+   * may come between): an answer to one sent after another answer came was counted after it (apply).
    */
   sent(ticket: PacerTicket): void {
     if (!this.pending.has(ticket) || ticket.seq !== undefined) return;
@@ -159,31 +150,43 @@ export class Pacer {
       // a 429 took no unit: its Remaining 0 is not Limit - 1 of a window it opened (a Limit of 1)
       if (status !== 429) this.length = learnLength(this.length, { ...info, sentAt: ticket.sentAt });
     } else dropUnit(this.units, seq);
-    if (info && seq > this.appliedSeq) {
-      if (ticket.known) this.w.shared = sharedUse(ticket.known, info.remaining, seq);
-      this.appliedSeq = seq;
-      Object.assign(this.w, { remaining: info.remaining, resetAt: info.resetAt, limit: info.limit ?? this.w.limit });
-      this.appliedRttMs = this.clock.now() - (ticket.sentAt ?? this.clock.now());
-      // without a Limit no unit is ever freed by the window's length (window-length.ts): keep none,
-      // or they pile up for the whole run (each answer scans them)
-      keepUsed(this.units, seq, this.w.limit === undefined ? 0 : this.w.limit - info.remaining);
-    }
-    // answered late (a newer request's answer came first): the server may have taken it after that one,
-    // so its lower Remaining is the truer, while its Reset is ahead and of the same window (no earlier
-    // than the applied one's less that one's latency and a second of rounding; not the window that ended)
-    else if (
-      info &&
-      this.w.remaining !== undefined &&
-      this.w.resetAt !== undefined &&
-      info.resetAt > this.clock.now() &&
-      info.resetAt >= this.w.resetAt - this.appliedRttMs - SECOND_MS
-    ) {
-      this.w.remaining = Math.min(this.w.remaining, info.remaining);
-    }
+    if (info) this.apply(ticket, info);
     if (ticket.trial) this.length = judgeTrial(this.length, status);
     // without headers (a network error, a 5xx) it may or may not have counted: forget it
     this.pending.delete(ticket);
     this.notify();
+  }
+
+  /**
+   * What an answer says of the window. It counts the requests the server took before it, not all
+   * those sent before it: the ways there and back take their own times, so a newer request's answer
+   * may carry a Remaining counted before an older one's. An answer to a request sent after the last
+   * answer that set or lowered Remaining came was counted after that one: fresh, it may raise
+   * Remaining (units left a sliding window). One in flight then may only lower it (and is then the
+   * one a fresh answer must follow), while its Reset is ahead and of the same window (no earlier than
+   * the applied one's less that one's latency and a second of rounding). Either way its window holds
+   * its request: our units up to it are those that window counts (keepUsed), so one that left before
+   * is not freed twice. Past a reset we inferred, any answer says the window.
+   */
+  private apply(ticket: PacerTicket, info: NonNullable<ReturnType<typeof parseRateLimit>>): void {
+    const now = this.clock.now();
+    const seq = ticket.seq ?? 0;
+    if (ticket.known) this.w.shared = sharedUse(ticket.known, info.remaining, seq);
+    if (this.w.resetAt === undefined || seq > this.sentByApplied) {
+      this.appliedSeq = Math.max(this.appliedSeq, seq);
+      [this.sentByApplied, this.appliedRttMs] = [this.seq, now - (ticket.sentAt ?? now)];
+      Object.assign(this.w, { remaining: info.remaining, resetAt: info.resetAt, limit: info.limit ?? this.w.limit });
+      // without a Limit no unit is ever freed by the window's length (window-length.ts): keep none,
+      // or they pile up for the whole run (each answer scans them)
+      keepUsed(this.units, seq, this.w.limit === undefined ? 0 : this.w.limit - info.remaining);
+    } else if (this.w.remaining !== undefined && info.resetAt > now && info.resetAt >= this.w.resetAt - this.appliedRttMs - SECOND_MS) {
+      // lower: it may have been counted after the applied one; the latest Reset, as the last one
+      // counted says it (a Reset only moves on as requests are counted)
+      if (info.remaining < this.w.remaining) [this.w.remaining, this.sentByApplied] = [info.remaining, this.seq];
+      this.appliedSeq = Math.max(this.appliedSeq, seq);
+      if (this.w.limit !== undefined) keepUsed(this.units, this.appliedSeq, this.w.limit - this.w.remaining);
+      this.w.resetAt = Math.max(this.w.resetAt, info.resetAt);
+    }
   }
 
   /**
@@ -214,12 +217,10 @@ export class Pacer {
     let n = 0;
     let slowAt: number | undefined;
     for (const t of this.pending) {
-      const until = t.sentAt === undefined ? undefined : t.sentAt + slowMs;
-      if (t.asks) n++;
-      else if (until !== undefined && until > now) {
-        n++;
-        slowAt = Math.min(slowAt ?? Infinity, until);
-      }
+      const until = (t.sentAt ?? -Infinity) + slowMs;
+      if (!t.asks && until <= now) continue; // slow: it no longer holds the others
+      n++;
+      if (!t.asks) slowAt = Math.min(slowAt ?? Infinity, until);
     }
     return { n, slowAt };
   }

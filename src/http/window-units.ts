@@ -5,7 +5,7 @@
 // window is whole again or only when its oldest request leaves, and answers arrive in another
 // order than the server counted their requests, so a Reset cannot be pinned on one of our units
 // (issue 20: that freed a unit the window still counted, a 429). A Reset passing is read whole in
-// the Pacer: one request goes, and its Remaining tells.
+// the Pacer: one request goes, and its Remaining tells. Also: the units others on the key took (sharedUse).
 
 /** One request this process sent in the current window: `seq` in sending order. */
 export interface Unit {
@@ -61,4 +61,15 @@ export function releaseGuessed(units: Unit[], appliedSeq: number, now: number, l
   }
   units.splice(0, n);
   return n;
+}
+
+/**
+ * The units others took while our request `seq` was under way: we knew `known` remained (counting
+ * our requests up to `knownSeq`) when it went out, and its answer says `remaining`; what the server
+ * counted beyond our own requests in between is theirs. Remaining that grew (a new window, units
+ * freed) says nothing: 0.
+ */
+export function sharedUse(known: { remaining?: number; seq: number }, remaining: number, seq: number): number {
+  if (known.remaining === undefined) return 0;
+  return Math.max(0, known.remaining - remaining - (seq - known.seq));
 }

@@ -190,6 +190,28 @@ describe('Pacer', () => {
     expect(clock.now() - start).toBe(2000 + RESET_MARGIN_MS);
   });
 
+  // the ways there and back take their own times (a proxy's tunnels): the newest request's answer
+  // may carry a Remaining counted before an older one's (a 429 before, found with the ways drawn apart
+  // in pacer-shapes.property.test.ts)
+  it('answers out of the order counted: a newer request counted first and answered late does not raise what the window has left', async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer(clock);
+    // five go at once into a fixed window of 5; the server counts #4 first and #1 last
+    const t = [await go(pacer), await go(pacer), await go(pacer), await go(pacer), await go(pacer)];
+    clock.advance(22);
+    pacer.done(t[1]!, rl(5, 1, 0.978)); // #2, counted fourth
+    clock.advance(2);
+    pacer.done(t[3]!, rl(5, 4, 0.976)); // #4, counted first: its Remaining is older than #2's
+    clock.advance(3);
+    pacer.done(t[2]!, rl(5, 3, 0.973));
+    pacer.done(t[0]!, rl(5, 0, 0.973)); // #1, counted last
+    pacer.done(t[4]!, rl(5, 2, 0.969));
+    expect(pacer.snapshot().remaining).toBe(0);
+    const before = clock.now();
+    await go(pacer);
+    expect(clock.now() - before).toBe(973 + RESET_MARGIN_MS); // the window's reset, not at once
+  });
+
   it('blocks everyone after a 429 until Retry-After', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer(clock);
