@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandboxTls } from '../../src/sandbox/tls-cert.js';
 import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { startProxy, type TestProxy } from './proxy.js';
+import { NO_PROXY_VARS, startProxy, type TestProxy } from './proxy.js';
 
 let tls: TestSandbox;
 let plain: TestSandbox;
@@ -17,16 +17,6 @@ let proxy: TestProxy;
 let caFile: string;
 let apiTarget: string;
 let downloadTarget: string;
-
-/** no proxy variable from the machine running the tests */
-const NO_PROXY_VARS = {
-  HTTPS_PROXY: undefined,
-  https_proxy: undefined,
-  HTTP_PROXY: undefined,
-  http_proxy: undefined,
-  NO_PROXY: undefined,
-  no_proxy: undefined,
-};
 
 beforeAll(async () => {
   tls = await startTestSandbox({ tls: true, seed: 3, downloadRateLimit: 1000 });
