@@ -1,6 +1,6 @@
 // What a failed connection means, in one wording for the API client and the transcript downloads:
 // the class of failure (DNS, refused, TLS trust, proxy) and the next step, as a message and a hint.
-import { routeFor, type NoProxyMatch, type ProxyChoice, type Env } from './proxy-env.js';
+import { notBypassed, routeFor, type NoProxyMatch, type NotBypassed, type ProxyChoice, type Env } from './proxy-env.js';
 import { isLoopbackHost } from './url.js';
 import { type CrmError, isCrmError } from './errors.js';
 import { UNTRUSTED, describeTls } from './tls-error.js';
@@ -120,8 +120,22 @@ interface Facts {
 }
 
 const also = (f: Facts): string => (f.direct ? ` ${f.direct}` : '');
-/** with a proxy: where a target reachable without it goes */
-const noProxyHint = (f: Facts): string => `; if ${f.host} is reachable without the proxy, add it to NO_PROXY`;
+/** with a proxy: where a target reachable without it goes, unless NO_PROXY already says (proxy-env.ts, notBypassed) */
+const noProxyHint = (f: Facts): string => {
+  let why: NotBypassed = { why: 'unlisted', noProxyVariable: 'NO_PROXY' };
+  try {
+    why = notBypassed(new URL(`https://${f.ctx.target}`), f.ctx.env ?? {});
+  } catch {
+    // a target that is no URL host: the plain suggestion
+  }
+  const v = why.noProxyVariable;
+  if (why.why === 'loopback') return `; ${f.host} goes through the proxy because ${v} holds <-loopback>`;
+  if (why.why === 'port')
+    return `; ${v} lists ${why.entry}, for port ${why.entry.replace(/^.*:/, '')} only; this request is to port ${f.ctx.target.replace(/^.*:/, '')}`;
+  if (why.why === 'unread')
+    return `; NO_PROXY lists ${why.entry}, but no_proxy is set and crm reads it instead (as curl does): put ${why.entry} in no_proxy`;
+  return `; if ${f.host} is reachable without the proxy, add it to ${v}`;
+};
 const proxyName = ({ proxy }: Facts): string => `the proxy ${proxy.display} (${proxy.variable})`;
 const tunnelHint = (f: Facts): string =>
   `check ${f.proxy.variable} (http://[USER:PASSWORD@]HOST:PORT) and that the proxy lets tunnels to ${f.ctx.target} through${noProxyHint(f)}`;
