@@ -13,9 +13,9 @@ import { isLoopbackHost } from './url.js';
 export const MAX_TRANSCRIPT_BYTES = 128 * 1024 * 1024;
 
 export async function getLink(core: Core, link: string, opts: LinkOptions): Promise<Tried<LinkAnswer>> {
-  const fail = (error: CrmError, extra: Omit<Failure, 'error' | 'what'> = {}): Tried<LinkAnswer> => ({
+  const fail = (error: CrmError, extra: Omit<Failure, 'error'> = {}): Tried<LinkAnswer> => ({
     ok: false,
-    failure: { error: core.redact.error(error), what: String(extra.status ?? extra.errorCode ?? 'ERROR'), ...extra },
+    failure: { error: core.redact.error(error), ...extra },
   });
   const refusal = linkRefusal(link, opts.what, core);
   if (refusal) {

@@ -1,16 +1,12 @@
 // What a failed connection means, in one wording for the API client and the transcript downloads:
 // the class of failure (DNS, refused, TLS trust, proxy) and the next step, as a message and a hint.
-import { readFileSync, statSync } from 'node:fs';
-import { routeFor, type NoProxyMatch, type ProxyChoice, type Env } from './proxy-env.js';
-import { fsReason } from '../util/fs-error.js';
+import { notBypassed, routeFor, type NoProxyMatch, type NotBypassed, type ProxyChoice, type Env } from './proxy-env.js';
 import { isLoopbackHost } from './url.js';
 import { type CrmError, isCrmError } from './errors.js';
+import { UNTRUSTED, describeTls } from './tls-error.js';
 
 /** Codes of a connection that never reached the other end (with a proxy: the proxy itself). */
 const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-/** TLS codes that mean "this certificate is not signed by a CA Node trusts". */
-const UNTRUSTED =
-  /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|UNABLE_TO_GET_CRL)$/;
 
 /**
  * Whether a failed request's code (`CrmError.code`, as attempt.ts sets it) says none of it reached the
@@ -124,8 +120,22 @@ interface Facts {
 }
 
 const also = (f: Facts): string => (f.direct ? ` ${f.direct}` : '');
-/** with a proxy: where a target reachable without it goes */
-const noProxyHint = (f: Facts): string => `; if ${f.host} is reachable without the proxy, add it to NO_PROXY`;
+/** with a proxy: where a target reachable without it goes, unless NO_PROXY already says (proxy-env.ts, notBypassed) */
+const noProxyHint = (f: Facts): string => {
+  let why: NotBypassed = { why: 'unlisted', noProxyVariable: 'NO_PROXY' };
+  try {
+    why = notBypassed(new URL(`https://${f.ctx.target}`), f.ctx.env ?? {});
+  } catch {
+    // a target that is no URL host: the plain suggestion
+  }
+  const v = why.noProxyVariable;
+  if (why.why === 'loopback') return `; ${f.host} goes through the proxy because ${v} holds <-loopback>`;
+  if (why.why === 'port')
+    return `; ${v} lists ${why.entry}, for port ${why.entry.replace(/^.*:/, '')} only; this request is to port ${f.ctx.target.replace(/^.*:/, '')}`;
+  if (why.why === 'unread')
+    return `; NO_PROXY lists ${why.entry}, but no_proxy is set and crm reads it instead (as curl does): put ${why.entry} in no_proxy`;
+  return `; if ${f.host} is reachable without the proxy, add it to ${v}`;
+};
 const proxyName = ({ proxy }: Facts): string => `the proxy ${proxy.display} (${proxy.variable})`;
 const tunnelHint = (f: Facts): string =>
   `check ${f.proxy.variable} (http://[USER:PASSWORD@]HOST:PORT) and that the proxy lets tunnels to ${f.ctx.target} through${noProxyHint(f)}`;
@@ -136,63 +146,117 @@ const withCredentials = (f: Facts): string => f.proxy.display.replace('//', '//U
 /** the time a tunnel was waited for: its own bound (the connect timeout) or the request's */
 const secondsOf = (f: Facts): string => `${((f.err as { afterMs?: number }).afterMs ?? f.ctx.timeoutMs) / 1000} s`;
 
-/** The wording of each code, aliases folded (see describeNetwork); PROXY_*: set by routeError, so a proxy is there. */
-const WORDING: Record<string, (f: Facts) => Words> = {
-  ETIMEDOUT: (f) => ({
-    message: `no complete answer within ${f.ctx.timeoutMs / 1000} s (timeout; --timeout covers the whole response)${f.via}`,
-    hint: f.direct,
-  }),
-  ECONNRESET: (f) => ({ message: `the connection was closed before an answer (connection reset)${f.via}` }),
-  ENOTFOUND: (f) => ({
-    message: `host not found: ${f.host} (DNS lookup failed${f.code === 'EAI_AGAIN' ? ', temporarily' : ''})`,
-    hint: f.direct
-      ? `check the host name in the base URL. ${f.direct}`
-      : f.ctx.env?.https_proxy || f.ctx.env?.HTTPS_PROXY
-        ? 'check the host name in the base URL.'
-        : 'check the host name in the base URL; where the internet is reached only through a proxy, set HTTPS_PROXY=http://PROXY:PORT.',
-  }),
-  ECONNREFUSED: (f) => ({
-    message: `connection refused by ${f.ctx.target}`,
-    hint: `is the server running, and is the port in the base URL right?${also(f)}`,
-  }),
-  PROXY_AUTH_REQUIRED: (f) => ({
-    message: `${proxyName(f)} asked for a user name and password, and ${f.proxy.variable} gives none (HTTP ${statusOf(f)}: proxy authentication required)`,
-    hint: `put the proxy's user name and password in ${f.proxy.variable}: ${withCredentials(f)} (percent-encode @ : / %)`,
-  }),
-  PROXY_AUTH_REFUSED: (f) => ({
-    message: `${proxyName(f)} refused the user name and password in ${f.proxy.variable} (HTTP ${statusOf(f)}: the proxy's authentication failed)`,
-    hint: `check the password and the user name (${f.proxy.user}) in ${f.proxy.variable}: ${withCredentials(f)} (percent-encode @ : / % in them)`,
-  }),
-  PROXY_TUNNEL_REFUSED: (f) => ({
-    message: `${proxyName(f)} would not open a tunnel to ${f.ctx.target} (HTTP ${f.code.slice('PROXY_TUNNEL_REFUSED_'.length)})`,
-    hint: `the proxy blocks ${f.ctx.target} or cannot reach it: check the base URL's host and ask your network administrators${noProxyHint(f)}`,
-  }),
-  PROXY_TUNNEL_DROPPED: (f) => ({
-    message: `${proxyName(f)} closed the connection while opening a tunnel to ${f.ctx.target} (CONNECT)`,
-    hint: tunnelHint(f),
-  }),
-  PROXY_TUNNEL_TIMEOUT: (f) => ({
-    message: `${proxyName(f)} did not answer the request to open a tunnel to ${f.ctx.target} within ${secondsOf(f)} (CONNECT)`,
-    hint: tunnelHint(f),
-  }),
-  PROXY_TUNNEL_GARBAGE: (f) => ({
-    message: `${proxyName(f)} answered the request to open a tunnel to ${f.ctx.target} with something that is not HTTP (CONNECT)`,
-    hint: `is ${f.proxy.display} an HTTP proxy? ${tunnelHint(f)}`,
-  }),
-  PROXY_UNREACHABLE: (f) => {
-    const cause = codeOf((f.err as { cause?: unknown }).cause);
-    const why =
-      cause === 'ECONNREFUSED'
-        ? 'connection refused'
-        : cause === 'ENOTFOUND' || cause === 'EAI_AGAIN'
-          ? 'host not found'
-          : (cause ?? 'unreachable');
-    return {
-      message: `cannot reach ${proxyName(f)}: ${why}`,
-      hint: `check ${f.proxy.variable} (http://[USER:PASSWORD@]HOST:PORT)${noProxyHint(f)}`,
-    };
-  },
+/** A connection closed before its answer, in words (ECONNRESET and its aliases). */
+const RESET = 'connection reset';
+const proxyUnreachable = (f: Facts): Words => {
+  const cause = codeOf((f.err as { cause?: unknown }).cause);
+  return {
+    message: `cannot reach ${proxyName(f)}: ${(cause && shortWords(cause)) ?? cause ?? 'unreachable'}`,
+    hint: `check ${f.proxy.variable} (http://[USER:PASSWORD@]HOST:PORT)${noProxyHint(f)}`,
+  };
 };
+
+/**
+ * Each code (aliases folded: `wordingKey`) in words: `short`, a few for the notice before a retry ("retry 2
+ * after connection reset", one line at 80 columns); `words`, the failure's message and hint (none: its
+ * own message). PROXY_*: set by routeError, so a proxy is there. Every code a retry can see is here.
+ */
+const WORDING: Record<string, { short: string; words?: (f: Facts) => Words }> = {
+  ETIMEDOUT: {
+    short: 'a timeout',
+    words: (f) => ({
+      message: `no complete answer within ${f.ctx.timeoutMs / 1000} s (timeout; --timeout covers the whole response)${f.via}`,
+      hint: f.direct,
+    }),
+  },
+  ECONNRESET: { short: RESET, words: (f) => ({ message: `the connection was closed before an answer (${RESET})${f.via}` }) },
+  ENOTFOUND: {
+    short: 'host not found',
+    words: (f) => ({
+      message: `host not found: ${f.host} (DNS lookup failed${f.code === 'EAI_AGAIN' ? ', temporarily' : ''})`,
+      hint: f.direct
+        ? `check the host name in the base URL. ${f.direct}`
+        : f.ctx.env?.https_proxy || f.ctx.env?.HTTPS_PROXY
+          ? 'check the host name in the base URL.'
+          : 'check the host name in the base URL; where the internet is reached only through a proxy, set HTTPS_PROXY=http://PROXY:PORT.',
+    }),
+  },
+  ECONNREFUSED: {
+    short: 'connection refused',
+    words: (f) => ({
+      message: `connection refused by ${f.ctx.target}`,
+      hint: `is the server running, and is the port in the base URL right?${also(f)}`,
+    }),
+  },
+  EHOSTUNREACH: { short: 'no route to the host' },
+  ENETUNREACH: { short: 'network unreachable' },
+  TRUNCATED_BODY: { short: 'an answer cut off' },
+  PROXY_AUTH_REQUIRED: {
+    short: 'the proxy asked for a password',
+    words: (f) => ({
+      message: `${proxyName(f)} asked for a user name and password, and ${f.proxy.variable} gives none (HTTP ${statusOf(f)}: proxy authentication required)`,
+      hint: `put the proxy's user name and password in ${f.proxy.variable}: ${withCredentials(f)} (percent-encode @ : / %)`,
+    }),
+  },
+  PROXY_AUTH_REFUSED: {
+    short: 'the proxy refused the password',
+    words: (f) => ({
+      message: `${proxyName(f)} refused the user name and password in ${f.proxy.variable} (HTTP ${statusOf(f)}: the proxy's authentication failed)`,
+      hint: `check the password and the user name (${f.proxy.user}) in ${f.proxy.variable}: ${withCredentials(f)} (percent-encode @ : / % in them)`,
+    }),
+  },
+  PROXY_TUNNEL_REFUSED: {
+    short: 'the proxy refused the tunnel',
+    words: (f) => ({
+      message: `${proxyName(f)} would not open a tunnel to ${f.ctx.target} (HTTP ${f.code.slice('PROXY_TUNNEL_REFUSED_'.length)})`,
+      hint: `the proxy blocks ${f.ctx.target} or cannot reach it: check the base URL's host and ask your network administrators${noProxyHint(f)}`,
+    }),
+  },
+  PROXY_TUNNEL_DROPPED: {
+    short: 'the proxy closed the tunnel',
+    words: (f) => ({
+      message: `${proxyName(f)} closed the connection while opening a tunnel to ${f.ctx.target} (CONNECT)`,
+      hint: tunnelHint(f),
+    }),
+  },
+  PROXY_TUNNEL_TIMEOUT: {
+    short: 'no answer from the proxy',
+    words: (f) => ({
+      message: `${proxyName(f)} did not answer the request to open a tunnel to ${f.ctx.target} within ${secondsOf(f)} (CONNECT)`,
+      hint: tunnelHint(f),
+    }),
+  },
+  PROXY_TUNNEL_GARBAGE: {
+    short: 'a proxy answer that is not HTTP',
+    words: (f) => ({
+      message: `${proxyName(f)} answered the request to open a tunnel to ${f.ctx.target} with something that is not HTTP (CONNECT)`,
+      hint: `is ${f.proxy.display} an HTTP proxy? ${tunnelHint(f)}`,
+    }),
+  },
+  PROXY_TUNNEL_ABANDONED: { short: 'a tunnel given up' },
+  PROXY_REFUSED: { short: 'the proxy refused the connection', words: proxyUnreachable },
+  PROXY_UNREACHABLE: { short: 'the proxy could not be reached', words: proxyUnreachable },
+};
+
+/** The WORDING key of a code: its aliases folded (undici's, the OS's). */
+const wordingKey = (code: string): string =>
+  code
+    .replace(/^UND_ERR_(HEADERS|BODY|CONNECT)_TIMEOUT$/, 'ETIMEDOUT')
+    .replace(/^(UND_ERR_SOCKET|EPIPE|ECONNABORTED)$/, 'ECONNRESET')
+    .replace(/^EAI_AGAIN$/, 'ENOTFOUND')
+    .replace(/^PROXY_TUNNEL_REFUSED_\d+$/, 'PROXY_TUNNEL_REFUSED');
+
+/** A code in a few words ("connection reset"), never the code itself; undefined for a code not in WORDING. Pure. */
+export function shortWords(code: string): string | undefined {
+  const key = wordingKey(code);
+  return Object.hasOwn(WORDING, key) ? WORDING[key]!.short : undefined;
+}
+
+/** What failed an attempt, for the notice before a retry: `HTTP 503`, `connection reset`, the proxy's doing; never a code. Pure. */
+export function failureWords(f: { status?: number; errorCode?: string }): string {
+  const words = f.errorCode === undefined ? undefined : shortWords(f.errorCode);
+  return words ?? (f.status === undefined ? 'a network error' : `HTTP ${f.status}`);
+}
 
 /** The failure in words (after "… failed: ") and the next step. */
 export function describeNetwork(err: unknown, ctx: NetworkContext): Words {
@@ -201,13 +265,8 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): Words {
   const proxy = (err as { proxy?: ProxyChoice } | undefined)?.proxy;
   const via = proxy ? ` (through the proxy ${proxy.display} from ${proxy.variable})` : '';
   const host = ctx.target.replace(/:\d+$/, '');
-  const key = code
-    .replace(/^UND_ERR_(HEADERS|BODY|CONNECT)_TIMEOUT$/, 'ETIMEDOUT')
-    .replace(/^UND_ERR_SOCKET$/, 'ECONNRESET')
-    .replace(/^EAI_AGAIN$/, 'ENOTFOUND')
-    .replace(/^PROXY_TUNNEL_REFUSED_\d+$/, 'PROXY_TUNNEL_REFUSED')
-    .replace(/^PROXY_REFUSED$/, 'PROXY_UNREACHABLE');
-  const words = Object.hasOwn(WORDING, key) && (proxy || !key.startsWith('PROXY_')) ? WORDING[key] : undefined;
+  const key = wordingKey(code);
+  const words = Object.hasOwn(WORDING, key) && (proxy || !key.startsWith('PROXY_')) ? WORDING[key]!.words : undefined;
   if (words) return words({ code, err, ctx, host, via, direct: directHint(ctx, host, proxy), proxy: proxy! });
   if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host, ctx.env?.NODE_EXTRA_CA_CERTS);
   return { message: `${raw}${via}` };
@@ -230,37 +289,4 @@ function directHint(ctx: NetworkContext, host: string, proxy: ProxyChoice | unde
   }
   if (!(env.http_proxy || env.HTTP_PROXY)) return undefined;
   return 'HTTP_PROXY is set, but crm (like curl) uses HTTPS_PROXY for https:// URLs: set HTTPS_PROXY too.';
-}
-
-/** A TLS failure: an untrusted CA (NODE_EXTRA_CA_CERTS), a wrong name, an expired certificate. */
-function describeTls(code: string, raw: string, via: string, host: string, extraCa: string | undefined): Words {
-  const untrusted = UNTRUSTED.test(code);
-  const what = untrusted
-    ? "the server's certificate is not signed by a CA this machine trusts"
-    : code === 'ERR_TLS_CERT_ALTNAME_INVALID'
-      ? `the server's certificate is not for ${host}`
-      : code === 'CERT_HAS_EXPIRED'
-        ? "the server's certificate has expired"
-        : 'the secure connection failed';
-  return {
-    message: `TLS: ${what} (${raw})${via}`,
-    hint: untrusted
-      ? extraCa
-        ? `NODE_EXTRA_CA_CERTS names ${extraCa}, ${extraCaProblem(extraCa)}: point it at the CA certificate of the proxy that inspects TLS or of the private CA (a PEM file)`
-        : 'a company proxy that inspects TLS, or a private CA, signs with its own CA: point NODE_EXTRA_CA_CERTS at that CA certificate (a PEM file) and run crm again'
-      : 'check the base URL; behind a TLS-inspecting proxy, NODE_EXTRA_CA_CERTS names its CA certificate (a PEM file)',
-  };
-}
-
-/** Why the certificates of NODE_EXTRA_CA_CERTS (read by Node at start, a warning at most) did not help. */
-function extraCaProblem(path: string): string {
-  let text: string;
-  try {
-    if (statSync(path).isDirectory()) return 'which cannot be read (a folder, not a file)';
-    text = readFileSync(path, 'latin1');
-  } catch (err) {
-    return `which cannot be read (${fsReason(err)})`;
-  }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) return 'which holds no PEM certificate (-----BEGIN CERTIFICATE-----)';
-  return "but no certificate in it signed this server's";
 }

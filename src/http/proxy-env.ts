@@ -36,19 +36,47 @@ export interface NoProxyMatch {
   proxyVariable: string;
 }
 
+/** The entries of a NO_PROXY value. */
+const entriesOf = (value: string | undefined): string[] => (value ?? '').split(/[\s,]+/).filter(Boolean);
+/** The NO_PROXY variable crm reads (no_proxy first, as curl), its entries, and the target as they are matched. */
+function noProxyOf(target: URL, env: Env) {
+  const noProxyVariable = env.no_proxy !== undefined ? 'no_proxy' : 'NO_PROXY';
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return { noProxyVariable, noProxy: entriesOf(env[noProxyVariable]), host, port: target.port || '443' };
+}
+
 /** The route to `target`; a UsageError for an unusable proxy URL. */
 export function routeFor(target: URL, env: Env = process.env): Route {
   const variable = env.https_proxy ? 'https_proxy' : env.HTTPS_PROXY ? 'HTTPS_PROXY' : undefined;
   if (!variable) return {};
   if (target.protocol !== 'https:') return { direct: 'http' };
-  const noProxyVariable = env.no_proxy !== undefined ? 'no_proxy' : 'NO_PROXY';
-  const noProxy = (env[noProxyVariable] ?? '').split(/[\s,]+/).filter(Boolean);
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const { noProxyVariable, noProxy, host, port } = noProxyOf(target, env);
   if (isLoopbackHost(target.hostname) && !noProxy.includes('<-loopback>')) return { direct: 'loopback' };
-  const port = target.port || '443';
   const entry = noProxy.find((e) => noProxyMatches(e, host, port));
   if (entry !== undefined) return { direct: 'NO_PROXY', why: { entry, noProxyVariable, proxyVariable: variable } };
   return { proxy: parseProxyUrl(env[variable]!, variable) };
+}
+
+/**
+ * Why NO_PROXY did not send `target` direct, when it went through the proxy (what a hint may suggest):
+ * no entry covers it (`unlisted`: adding one would); loopback, proxied on purpose by `<-loopback>`; an
+ * entry covers its host for another port (`port`); an entry of NO_PROXY covers it, but no_proxy is set
+ * and read instead (`unread`). `noProxyVariable`: the one crm reads. Pure.
+ */
+export type NotBypassed =
+  { why: 'unlisted' | 'loopback'; noProxyVariable: string } | { why: 'port' | 'unread'; noProxyVariable: string; entry: string };
+
+export function notBypassed(target: URL, env: Env): NotBypassed {
+  const { noProxyVariable, noProxy, host, port } = noProxyOf(target, env);
+  const otherPort = noProxy.find((e) => {
+    const m = HOST_PORT.exec(e);
+    return m !== null && m[2] !== port && noProxyMatches(m[1]!, host, port);
+  });
+  if (otherPort !== undefined) return { why: 'port', noProxyVariable, entry: otherPort };
+  const unread = noProxyVariable === 'no_proxy' ? entriesOf(env.NO_PROXY).find((e) => noProxyMatches(e, host, port)) : undefined;
+  if (unread !== undefined) return { why: 'unread', noProxyVariable, entry: unread };
+  if (isLoopbackHost(target.hostname) && noProxy.includes('<-loopback>')) return { why: 'loopback', noProxyVariable };
+  return { why: 'unlisted', noProxyVariable };
 }
 
 /** The proxy for `target`, or undefined to go direct; a UsageError for an unusable proxy URL. */
@@ -116,12 +144,14 @@ function decodes(part: string): boolean {
   }
 }
 
+/** a NO_PROXY entry host:port (an IPv6 entry has more than one colon and no port unless bracketed) */
+const HOST_PORT = /^(\[[^\]]+\]|[^:]+):(\d+)$/;
+
 function noProxyMatches(rawEntry: string, host: string, port: string): boolean {
   let entry = rawEntry.toLowerCase();
   if (entry === '*') return true;
   if (entry.startsWith('<')) return false; // <-loopback> and friends are rules, not hosts
-  // host:port (an IPv6 entry has more than one colon and no port unless bracketed)
-  const withPort = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(entry);
+  const withPort = HOST_PORT.exec(entry);
   if (withPort) {
     if (withPort[2] !== port) return false;
     entry = withPort[1]!;

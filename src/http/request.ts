@@ -55,10 +55,9 @@ export async function apiRequest<T>(core: ApiCore, opts: RequestOptions): Promis
 function judge<T>(core: ApiCore, outcome: Attempt, opts: RequestOptions, n: number, url: URL): Tried<ApiResponse<T>> {
   if (outcome.kind === 'network') {
     const error = core.redact.error(networkError(outcome, url, core.timeoutMs, `${opts.method} ${url.origin}${url.pathname}`));
-    return { ok: false, failure: { error, errorCode: outcome.code, what: outcome.code ?? 'ERROR' } };
+    return { ok: false, failure: { error, errorCode: outcome.code } };
   }
   const { raw } = outcome;
-  const what = String(raw.status);
   const hint = `the key stays with ${core.base.origin}; check the base URL (a redirect often means http vs https or a missing /api/v2)`;
   // masked after parsing; quoted bodies before they are cut to 200 characters
   const checked =
@@ -80,7 +79,7 @@ function judge<T>(core: ApiCore, outcome: Attempt, opts: RequestOptions, n: numb
   const errorCode = checked.truncated ? 'TRUNCATED_BODY' : undefined;
   return {
     ok: false,
-    failure: { error, status: raw.status, errorCode, retryAfter: raw.headers['retry-after'], serverDate: raw.headers.date, what },
+    failure: { error, status: raw.status, errorCode, retryAfter: raw.headers['retry-after'], serverDate: raw.headers.date },
   };
 }
 

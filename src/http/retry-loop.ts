@@ -13,7 +13,7 @@ import {
   shouldRetry,
 } from './retry.js';
 import { retryAfterMs, serverClockOffset } from './rate-headers.js';
-import { neverReached } from './network-error.js';
+import { failureWords, neverReached } from './network-error.js';
 import type { Clock, Failure, HttpMethod, Tried } from './types.js';
 
 export interface RetryPolicy {
@@ -94,7 +94,7 @@ function nextWait(f: Failure, n: number, count: Count, p: RetryPolicy): { wait: 
   if (wait > MAX_RETRY_AFTER_MS) {
     throw finalError(f.error, n, true, `the server asks to wait ${comeBackText(wait, now)}; try again then`, 'the wait asked for is too long');
   }
-  return { wait, why: `retry ${n + 1} after ${f.what}` };
+  return { wait, why: `retry ${n + 1} after ${failureWords(f)}` };
 }
 
 function noRetryHint(f: Failure, p: RetryPolicy): string | undefined {

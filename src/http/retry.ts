@@ -12,7 +12,7 @@ const TUNNEL_FAILURES = ['PROXY_TUNNEL_DROPPED', 'PROXY_TUNNEL_TIMEOUT', 'PROXY_
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
 
 /** Resets and timeouts; not refused connections (but the proxy's) nor DNS failures (nothing reached: a wrong base URL fails at once). */
-const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
+export const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'EPIPE',
   'ECONNABORTED',

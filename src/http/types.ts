@@ -116,8 +116,6 @@ export interface Failure {
   retryAfter?: string;
   /** the answer's Date header: the server's clock, which a Retry-After date is read against */
   serverDate?: string;
-  /** for the wait notice: `retry 2 after 503` */
-  what: string;
 }
 
 /** What an attempt gives the retry layer (retry-loop.ts). */

@@ -138,6 +138,9 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
     expect(r.code, r.stderr).toBe(8);
     expect(r.stderr).toContain(`the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) would not open a tunnel to ${apiTarget} (HTTP 403)`);
     expect(r.stderr).toContain(`Hint: the proxy blocks ${apiTarget} or cannot reach it`);
+    // loopback is proxied on purpose (NO_PROXY=<-loopback>): not "add it to NO_PROXY" (new-user trial)
+    expect(r.stderr).not.toMatch(/add it to NO_PROXY/);
+    expect(r.stderr).toContain('127.0.0.1 goes through the proxy because NO_PROXY holds <-loopback>');
     expect(p.connects(apiTarget)).toBe(1);
   });
 

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandboxTls } from '../../src/sandbox/tls-cert.js';
 import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { startProxy, type TestProxy } from './proxy.js';
+import { NO_PROXY_VARS, startProxy, type TestProxy } from './proxy.js';
 
 let tls: TestSandbox;
 let plain: TestSandbox;
@@ -17,16 +17,6 @@ let proxy: TestProxy;
 let caFile: string;
 let apiTarget: string;
 let downloadTarget: string;
-
-/** no proxy variable from the machine running the tests */
-const NO_PROXY_VARS = {
-  HTTPS_PROXY: undefined,
-  https_proxy: undefined,
-  HTTP_PROXY: undefined,
-  http_proxy: undefined,
-  NO_PROXY: undefined,
-  no_proxy: undefined,
-};
 
 beforeAll(async () => {
   tls = await startTestSandbox({ tls: true, seed: 3, downloadRateLimit: 1000 });
@@ -492,5 +482,49 @@ describe('network errors name their class and the next step', () => {
     expect(r.code).toBe(8);
     expect(r.stderr).toContain(`connection refused by 127.0.0.1:${proxy.port}`);
     expect(r.stderr).toContain('Hint: is the server running, and is the port in the base URL right?');
+  });
+});
+
+describe("the hint on a proxy's refusal (a port policy's 403) suggests NO_PROXY only where it would help (new-user trial)", () => {
+  const refused = async (baseUrl: string | undefined, vars: Record<string, string>) => {
+    proxy = await startProxy({ refuseWith: 403 });
+    const r = await crm(['contacts', 'list'], {
+      ...(baseUrl ? { CRM_BASE_URL: baseUrl } : {}),
+      HTTPS_PROXY: proxy.url,
+      NODE_EXTRA_CA_CERTS: caFile,
+      ...vars,
+    });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toMatch(/would not open a tunnel to \S+ \(HTTP 403\)/);
+    return { hint: /^Hint: (.*)$/m.exec(r.stderr)?.[1] ?? '', connects: proxy.seen.connects.map((c) => c.target) };
+  };
+
+  it('a host NO_PROXY does not cover: add it to NO_PROXY', async () => {
+    const { hint, connects } = await refused('https://crm.example.test/api/v2', { NO_PROXY: '<-loopback>,other.example' });
+    expect(connects).toEqual(['crm.example.test:443']);
+    expect(hint).toMatch(/; if crm\.example\.test is reachable without the proxy, add it to NO_PROXY$/);
+  });
+
+  it('loopback sent through the proxy on purpose (NO_PROXY=<-loopback>): no "add it to NO_PROXY", but why it went through the proxy', async () => {
+    const { hint, connects } = await refused(undefined, { NO_PROXY: '<-loopback>' });
+    expect(connects).toEqual([apiTarget]);
+    expect(hint).not.toMatch(/add it to NO_PROXY/);
+    expect(hint).toMatch(/127\.0\.0\.1 goes through the proxy because NO_PROXY holds <-loopback>/);
+  });
+
+  it('NO_PROXY lists the host for another port: says so, not "add it"', async () => {
+    const { hint, connects } = await refused('https://crm.example.test/api/v2', { NO_PROXY: 'crm.example.test:8443' });
+    expect(connects).toEqual(['crm.example.test:443']);
+    expect(hint).not.toMatch(/add it to NO_PROXY/);
+    expect(hint).toMatch(/NO_PROXY lists crm\.example\.test:8443, for port 8443 only; this request is to port 443$/);
+  });
+
+  it('NO_PROXY lists the host but no_proxy is set (crm reads it first, as curl): says so', async () => {
+    const { hint, connects } = await refused('https://crm.example.test/api/v2', { NO_PROXY: '.example.test', no_proxy: 'localhost' });
+    expect(connects).toEqual(['crm.example.test:443']);
+    expect(hint).not.toMatch(/add it to NO_PROXY/);
+    expect(hint).toMatch(
+      /NO_PROXY lists \.example\.test, but no_proxy is set and crm reads it instead \(as curl does\): put \.example\.test in no_proxy$/,
+    );
   });
 });

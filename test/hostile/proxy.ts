@@ -8,6 +8,16 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
+/** no proxy variable from the machine running the tests */
+export const NO_PROXY_VARS = {
+  HTTPS_PROXY: undefined,
+  https_proxy: undefined,
+  HTTP_PROXY: undefined,
+  http_proxy: undefined,
+  NO_PROXY: undefined,
+  no_proxy: undefined,
+};
+
 export interface ProxySeen {
   /** `host:port` of each CONNECT, in order */
   connects: Array<{ target: string; headers: IncomingMessage['headers'] }>;

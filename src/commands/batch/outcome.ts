@@ -2,24 +2,44 @@
 // `sf data bulk results` groups them), and one plain sentence of what happened.
 import { findResource } from '../../api/resources.js';
 import { OTHER_REASONS, type ImportSummary, type Reason } from '../../import/index.js';
-import { truncate } from '../../output/cell.js';
 import { count as n } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
+import { displayWidth, wrapToWidth } from '../../output/width.js';
 
 /** groups named in the text; the rest is one "and N other reasons" line */
 const SHOWN = 3;
-const MAX_MESSAGE = 100;
+/** a reason longer than this (server text) is cut, saying so: `-o json` has it whole */
+const MAX_MESSAGE = 600;
+/** the fewest columns a wrapped reason keeps beside its count and code, else it goes under them */
+const MIN_MESSAGE_COLUMNS = 30;
+/** the indent of a reason under its count and code */
+const UNDER = 6;
 
-/** The lines under the summary saying why rows failed or were invalid; none when every row went through. */
-export function reasonLines(reasons: readonly Reason[]): string[] {
+/**
+ * The lines under the summary saying why rows failed or were invalid; none when every row went
+ * through. On a terminal `columns` wide, each reason is wrapped to it, hanging under its first word
+ * (new-user trial: cut at 80 columns, the reason could not be read); never cut below MAX_MESSAGE.
+ */
+export function reasonLines(reasons: readonly Reason[], columns?: number): string[] {
   if (reasons.length === 0) return [];
   const named = reasons.filter((r) => r.code !== OTHER_REASONS);
   const shown = named.slice(0, SHOWN);
   const rest = [...named.slice(SHOWN), ...reasons.filter((r) => r.code === OTHER_REASONS)];
   const width = Math.max(...shown.map((r) => n(r.count).length));
-  const lines = shown.map((r) => {
+  const lines = shown.flatMap((r) => {
+    const head = `  ${n(r.count).padStart(width)} × ${sanitizeForTerminal(r.code)}  `;
     const msg = sanitizeForTerminal(r.message);
-    return `  ${n(r.count).padStart(width)} × ${sanitizeForTerminal(r.code)}  ${truncate(msg, MAX_MESSAGE)}`;
+    const chars = Array.from(msg);
+    const whole =
+      chars.length <= MAX_MESSAGE
+        ? msg
+        : `${chars.slice(0, MAX_MESSAGE).join('')}… (${n(chars.length - MAX_MESSAGE)} more characters; -o json shows them all)`;
+    if (!columns || displayWidth(head + whole) <= columns) return [head + whole];
+    // beside the count and code when enough room is left there, else under them
+    const beside = columns - displayWidth(head) >= MIN_MESSAGE_COLUMNS;
+    const indent = beside ? displayWidth(head) : UNDER;
+    const wrapped = wrapToWidth(whole, columns - indent).lines.map((l) => ' '.repeat(indent) + l);
+    return beside ? [head + wrapped[0]!.slice(indent), ...wrapped.slice(1)] : [head.trimEnd(), ...wrapped];
   });
   const rows = rest.reduce((sum, r) => sum + r.count, 0);
   if (rows > 0) lines.push(`  and ${n(rows)} ${rows === 1 ? 'row' : 'rows'} for other reasons`);

@@ -2,10 +2,18 @@
 // transcript downloads: the class of the failure and the next step.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeNetwork, neverReached, neverSent, routeError, tunnelError, tunnelStatusCode } from '../../../src/http/network-error.js';
+import {
+  describeNetwork,
+  failureWords,
+  neverReached,
+  neverSent,
+  routeError,
+  tunnelError,
+  tunnelStatusCode,
+} from '../../../src/http/network-error.js';
 import { ServerError } from '../../../src/http/errors.js';
 import { parseProxyUrl } from '../../../src/http/proxy-env.js';
-import { shouldRetry } from '../../../src/http/retry.js';
+import { RETRYABLE_ERROR_CODES, shouldRetry } from '../../../src/http/retry.js';
 import { runs } from '../../helpers/property.js';
 
 const err = (code: string, message = 'boom') => Object.assign(new Error(message), { code });
@@ -225,5 +233,48 @@ describe('neverSent: a final error none of whose attempts reached the API', () =
     expect(neverSent(marked('PROXY_REFUSED'))).toBe(false); // an earlier attempt may have reached it
     expect(neverSent(marked('ECONNRESET', true))).toBe(false);
     expect(neverSent(err('PROXY_REFUSED'))).toBe(false); // not a request's final error
+  });
+});
+
+describe('failureWords: what failed an attempt, in the notice before a retry (new-user trial: "retry 5 after PROXY_REFUSED")', () => {
+  /** an internal code: PROXY_REFUSED, ECONNRESET, UND_ERR_SOCKET, … */
+  const CODE = /\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bE[A-Z]{4,}\b/;
+  const notice = (words: string) => `waiting 30 s: retry 10 after ${words}`;
+
+  it.each([...RETRYABLE_ERROR_CODES])('%s, which a retry can see: words of its own, no code, one line at 80 columns', (code) => {
+    const words = failureWords({ errorCode: code, status: code === 'TRUNCATED_BODY' ? 200 : undefined });
+    expect(words).not.toMatch(CODE);
+    expect(words).not.toBe('a network error');
+    expect(notice(words).length).toBeLessThanOrEqual(80);
+  });
+
+  it('the words the trial asked for; statuses as HTTP 503', () => {
+    expect(failureWords({ errorCode: 'PROXY_REFUSED' })).toBe('the proxy refused the connection');
+    expect(failureWords({ errorCode: 'ECONNRESET' })).toBe('connection reset');
+    expect(failureWords({ errorCode: 'UND_ERR_SOCKET' })).toBe('connection reset');
+    expect(failureWords({ status: 503 })).toBe('HTTP 503');
+    expect(failureWords({ status: 429 })).toBe('HTTP 429');
+    expect(failureWords({ status: 200, errorCode: 'TRUNCATED_BODY' })).toBe('an answer cut off');
+  });
+
+  it('the short words are those of the full message where it has them (one wording)', () => {
+    expect(describeNetwork(err('UND_ERR_SOCKET'), ctx).message).toContain(`(${failureWords({ errorCode: 'UND_ERR_SOCKET' })})`);
+    const refused = routeError(err('ECONNREFUSED'), proxy);
+    expect(describeNetwork(refused, ctx).message).toBe('cannot reach the proxy http://proxy.corp:3128 (HTTPS_PROXY): connection refused');
+  });
+
+  it('never names a code, whatever the code (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[A-Z][A-Z0-9_]{2,30}$/),
+        fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }),
+        (code, status) => {
+          const words = failureWords({ errorCode: code, status });
+          expect(words).not.toContain(code);
+          expect(notice(words).length).toBeLessThanOrEqual(80);
+        },
+      ),
+      runs(),
+    );
   });
 });

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
-import { proxyFor, routeFor, routeText } from '../../../src/http/proxy-env.js';
+import { notBypassed, proxyFor, routeFor, routeText } from '../../../src/http/proxy-env.js';
 import { runs } from '../../helpers/property.js';
 
 const P = 'http://proxy.corp:3128';
@@ -166,5 +166,79 @@ describe('proxyFor', () => {
   it.each(['socks5://proxy:1080', 'http://[broken'])('refuses %s with a UsageError naming the variable', (value) => {
     expect(() => proxyFor(new URL('https://api.example.com/'), { https_proxy: value })).toThrow(UsageError);
     expect(() => proxyFor(new URL('https://api.example.com/'), { https_proxy: value })).toThrow(/^https_proxy /);
+  });
+});
+
+describe('notBypassed: why a proxied target was not sent direct, so that a hint suggests NO_PROXY only where it would help', () => {
+  const targets = ['https://crm.example.test/', 'https://crm.example.test:8443/', 'https://127.0.0.1:8443/', 'https://[::1]/'];
+  const entry = fc.constantFrom(
+    '<-loopback>',
+    'crm.example.test',
+    '.example.test',
+    'crm.example.test:8443',
+    'crm.example.test:443',
+    'other.example',
+    '127.0.0.1',
+    '127.0.0.1:1',
+    '127.0.0.0/8',
+    '[::1]:8443',
+    '::1',
+  );
+  const list = fc.option(
+    fc.array(entry, { maxLength: 4 }).map((e) => e.join(',')),
+    { nil: undefined },
+  );
+
+  it('says "unlisted" exactly when adding the host to the variable crm reads would send it direct, and it is no loopback proxied on purpose (property)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...targets), list, list, (t, upper, lower) => {
+        const target = new URL(t);
+        const env = { HTTPS_PROXY: P, NO_PROXY: upper, no_proxy: lower };
+        if (!routeFor(target, env).proxy) return; // went direct: no hint about NO_PROXY
+        const why = notBypassed(target, env);
+        const read = lower !== undefined ? 'no_proxy' : 'NO_PROXY';
+        expect(why.noProxyVariable).toBe(read);
+        const entries = (env[read] ?? '').split(',');
+        if (why.why === 'loopback') expect(entries).toContain('<-loopback>');
+        if (why.why === 'port') {
+          expect(entries).toContain(why.entry);
+          expect(routeFor(target, { HTTPS_PROXY: P, NO_PROXY: `<-loopback>,${why.entry.replace(/:\d+$/, '')}` }).proxy).toBeUndefined();
+        }
+        if (why.why === 'unread') {
+          expect(read).toBe('no_proxy');
+          expect(routeFor(target, { HTTPS_PROXY: P, NO_PROXY: why.entry }).proxy).toBeUndefined();
+        }
+        if (why.why === 'unlisted') {
+          const host = target.hostname.replace(/^\[|\]$/g, '');
+          expect(routeFor(target, { ...env, [read]: `${env[read] ?? ''},${host}` }).proxy).toBeUndefined();
+          expect(
+            entries.some(
+              (e) => e !== '' && routeFor(target, { HTTPS_PROXY: P, NO_PROXY: `<-loopback>,${e.replace(/:\d+$/, '')}` }).direct === 'NO_PROXY',
+            ),
+          ).toBe(false);
+          expect(entries.includes('<-loopback>') && ['127.0.0.1', '::1'].includes(host)).toBe(false);
+        }
+      }),
+      runs(),
+    );
+  });
+
+  it('the four answers', () => {
+    const t = new URL('https://crm.example.test/');
+    expect(notBypassed(t, { HTTPS_PROXY: P })).toEqual({ why: 'unlisted', noProxyVariable: 'NO_PROXY' });
+    expect(notBypassed(new URL('https://127.0.0.1:8443/'), { HTTPS_PROXY: P, no_proxy: '<-loopback>' })).toEqual({
+      why: 'loopback',
+      noProxyVariable: 'no_proxy',
+    });
+    expect(notBypassed(t, { HTTPS_PROXY: P, NO_PROXY: 'crm.example.test:8443' })).toEqual({
+      why: 'port',
+      noProxyVariable: 'NO_PROXY',
+      entry: 'crm.example.test:8443',
+    });
+    expect(notBypassed(t, { HTTPS_PROXY: P, NO_PROXY: '.example.test', no_proxy: '' })).toEqual({
+      why: 'unread',
+      noProxyVariable: 'no_proxy',
+      entry: '.example.test',
+    });
   });
 });

@@ -16,9 +16,9 @@ type Outcome = (typeof outcomes)[number];
 function failure(o: Outcome): Failure {
   if (typeof o === 'number') {
     const error = o === 429 ? new RateLimitError('slow down', { status: 429 }) : new ServerError(`HTTP ${o}`, { status: o });
-    return { error, status: o, ...(o === 429 ? { retryAfter: '1' } : {}), what: String(o) };
+    return { error, status: o, ...(o === 429 ? { retryAfter: '1' } : {}) };
   }
-  return { error: new ServerError(`failed: ${o}`, { code: o }), errorCode: o, what: o };
+  return { error: new ServerError(`failed: ${o}`, { code: o }), errorCode: o };
 }
 
 describe('withRetries: unsent', () => {

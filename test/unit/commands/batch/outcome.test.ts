@@ -1,7 +1,10 @@
 // The end of a batch summary: why rows failed (the top three groups) and one sentence of what happened.
+import fc from 'fast-check';
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { outcomeSentence, reasonLines } from '../../../../src/commands/batch/outcome.js';
 import { updateOperation, type ImportSummary } from '../../../../src/import/index.js';
+import { runs } from '../../../helpers/property.js';
 
 const base: ImportSummary = {
   ...{ resource: 'contacts', rows: 1740, created: 1740, failed: 0, invalid: 0, skipped: 0, chunks: 18, requests: 18, retries: 0 },
@@ -42,5 +45,55 @@ describe('reasonLines', () => {
       '  and 7 rows for other reasons',
     ]);
     expect(reasonLines([])).toEqual([]);
+  });
+});
+
+describe('reasonLines on a terminal: a long reason wrapped, never cut off (new-user trial at 80 columns)', () => {
+  const LONG = 'email: the address is on the suppression list because an earlier message to it bounced permanently; remove it first';
+
+  it('wraps it to the width, hanging under its first word', () => {
+    expect(reasonLines([{ code: 'VALIDATION_FAILED', message: LONG, count: 2 }], 60)).toEqual([
+      'Why rows failed:',
+      '  2 × VALIDATION_FAILED  email: the address is on the',
+      '                         suppression list because an earlier',
+      '                         message to it bounced permanently;',
+      '                         remove it first',
+    ]);
+  });
+
+  it('a code too long to leave room beside it: the reason goes under it', () => {
+    const code = 'A_VERY_LONG_ERROR_CODE_FROM_A_SERVER_THAT_NAMES_EVERYTHING';
+    expect(reasonLines([{ code, message: 'short words, but not beside that code', count: 1 }], 80)).toEqual([
+      'Why rows failed:',
+      `  1 × ${code}`,
+      '      short words, but not beside that code',
+    ]);
+  });
+
+  it('one line each where it fits, and off a terminal (no width)', () => {
+    const r = [{ code: 'X', message: LONG, count: 1 }];
+    expect(reasonLines(r)).toEqual(['Why rows failed:', `  1 × X  ${LONG}`]);
+    expect(reasonLines(r, 200)).toEqual(['Why rows failed:', `  1 × X  ${LONG}`]);
+  });
+
+  it('a reason beyond 600 characters is cut saying so, and where to read it whole', () => {
+    const [, line] = reasonLines([{ code: 'X', message: 'word '.repeat(300), count: 1 }]);
+    expect(line).toMatch(/… \(900 more characters; -o json shows them all\)$/);
+  });
+
+  it('every line of the reason fits the terminal (the count and code too, when they fit) and every word is there, in order (property)', () => {
+    const word = fc.stringMatching(/^[a-zA-Z0-9:;,.()>'-]{1,24}$/);
+    const code = fc.tuple(fc.stringMatching(/^[A-Z_]{1,12}$/), fc.nat(70)).map(([c, k]) => c + 'X'.repeat(k));
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 60 }), code, fc.integer({ min: 40, max: 200 }), (words, code, columns) => {
+        const message = words.join(' ');
+        const lines = reasonLines([{ code, message, count: 12_345 }], columns).slice(1);
+        const head = `  12,345 × ${code}`;
+        expect(lines[0]!.startsWith(head)).toBe(true);
+        for (const l of head.length <= columns ? lines : lines.slice(1)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
+        expect(lines.join(' ').replace(/\s+/g, '')).toBe((head + message).replace(/\s+/g, ''));
+      }),
+      runs(),
+    );
   });
 });
