@@ -23,6 +23,9 @@ export interface PaceState {
   remaining?: number;
   /** undefined right after a reset we inferred, until a response tells the new one */
   resetAt?: number;
+  /** past a reset we inferred: what the window had left before it (a reset frees more, never less); the requests in flight whose answer will tell what it has (default: pending) */
+  leftBefore?: number;
+  asking?: number;
   /** requests admitted and not answered yet: the last `remaining` may not count them (answers come in another order than the server counted their requests) */
   pending: number;
   /** when the oldest unit this process used in the window is surely free again, by the window's length (window-units.ts) */
@@ -34,22 +37,21 @@ export interface PaceState {
 /**
  * How long the next request should wait: 0 to go now, Infinity until an answer arrives. What the
  * window has left goes at once: the least time a limit allows is windows used in full back to back,
- * fixed or sliding, and a budget spread over the window put the run's last requests at its end.
- * With nothing left, wait until the first unit we used is surely free (a sliding window frees them
- * one by one; a fixed one all at its reset), at the latest until the window resets; past a reset,
- * one request goes and its answer tells what is free.
+ * fixed or sliding (a budget spread over the window put the run's last requests at its end). With
+ * nothing left, wait until the first unit we used is surely free (a sliding window frees them one by
+ * one, a fixed one all at its reset), at the latest until the window resets.
  */
 export function paceDelay(s: PaceState): number {
   if (s.now < s.blockedUntil) return s.blockedUntil - s.now;
   if (s.remaining === undefined) return 0;
-  // past a reset we inferred, one request goes and its answer tells: a Reset may name only the
-  // oldest request leaving a sliding window, not the window whole again, and others on the key may
-  // have opened the new window (and used it) before us
-  if (s.resetAt === undefined) return s.pending > 0 ? Infinity : 0;
   // others sharing the key have requests in flight too: leave them room (each of ours in flight
   // stands for its share of theirs), but one request of ours may always go: its answer tells
-  const available = s.remaining - s.pending - (s.pending > 0 ? (s.shared ?? 0) : 0);
-  if (available > 0) return 0;
+  const free = (left: number) => left - s.pending - (s.pending > 0 ? (s.shared ?? 0) : 0) > 0;
+  // past a reset we inferred, what was left before it goes, then one request, whose answer tells: a
+  // Reset may name only the oldest request leaving a sliding window, not the window whole again, and
+  // others on the key may have opened the new window (and used it) before us
+  if (s.resetAt === undefined) return free(s.leftBefore ?? 0) || (s.asking ?? s.pending) === 0 ? 0 : Infinity;
+  if (free(s.remaining)) return 0;
   if (s.pending > 0 && s.remaining - s.pending > 0) return Infinity; // until an answer
   const at = Math.min(s.resetAt, s.freeAt ?? Infinity);
   if (s.now >= at) return 0; // a unit is free: the caller counts it
@@ -73,8 +75,8 @@ export interface PacerTicket {
 }
 
 export class Pacer {
-  /** what the answers said of the window (PaceState without `now`, `pending` and `freeAt`) */
-  private readonly w: Omit<PaceState, 'now' | 'pending' | 'freeAt'> = { blockedUntil: 0 };
+  /** what the answers said of the window (PaceState without `now`, `pending`, `freeAt` and `asking`) */
+  private readonly w: Omit<PaceState, 'now' | 'pending' | 'freeAt' | 'asking'> = { blockedUntil: 0 };
   /** the units of the window this process used, oldest first, and by when each is free again */
   private units: Unit[] = [];
   private seq = 0;
@@ -103,11 +105,8 @@ export class Pacer {
       signal?.throwIfAborted();
       const now = this.clock.now();
       this.rollOver(now);
-      // past a reset we inferred, the requests whose answer tells what the window has: those admitted
-      // past it, and those from before it not slow yet (one in flight for long, a slow upload, would
-      // hold every other one; one sent just before the reset may find the window not free: a 429)
       const ask = this.w.resetAt === undefined ? this.asking(now) : undefined;
-      let wait = paceDelay({ ...this.w, now, pending: ask?.n ?? this.pending.size, freeAt: this.nextFreeAt() });
+      let wait = paceDelay({ ...this.w, now, pending: this.pending.size, asking: ask?.n, freeAt: this.nextFreeAt() });
       if (wait === Infinity && ask?.slowAt !== undefined) wait = ask.slowAt - now; // then it no longer holds the others
       if (wait > MAX_RETRY_AFTER_MS && wait !== Infinity) throw this.tooLong(wait, now);
       if (wait > 0 && wait !== Infinity) options.onWait?.(wait, this.waitReason(now));
@@ -191,14 +190,14 @@ export class Pacer {
 
   /**
    * Past the reset, the window may be whole again (fixed; sliding, when its Reset names the newest
-   * request leaving) or have freed only its oldest unit (sliding, when it names the oldest): one
-   * request goes (paceDelay), and its Remaining tells how many are free and which of ours the window
-   * still counts (keepUsed). Before it, a unit we used that is surely free by the window's length
-   * counts as remaining, one at a time (window-length.ts).
+   * request leaving) or have freed only its oldest unit (sliding, when it names the oldest): what it
+   * had left goes, then one request, whose Remaining tells what is free and which of ours it still
+   * counts (keepUsed). Before it, a unit we used surely free by the window's length counts as
+   * remaining, one at a time (window-length.ts).
    */
   private rollOver(now: number): void {
     if (this.w.resetAt !== undefined && now >= this.w.resetAt) {
-      Object.assign(this.w, { resetAt: undefined, remaining: this.w.limit });
+      Object.assign(this.w, { resetAt: undefined, leftBefore: this.w.remaining, remaining: this.w.limit });
       return;
     }
     if (this.guessing() && releaseGuessed(this.units, this.appliedSeq, now, guessedLength(this.length), 1) > 0) {
@@ -210,7 +209,8 @@ export class Pacer {
   /**
    * Past a reset we inferred, the requests in flight that will tell what the window has: admitted past
    * it, or sent before it and not slow yet (in flight under four times the last answer's latency, at
-   * least a second); `slowAt`, when the next of the latter turns slow.
+   * least a second: a slow upload would hold every other one, while one sent just before the reset
+   * may find the window not free, a 429); `slowAt`, when the next of the latter turns slow.
    */
   private asking(now: number): { n: number; slowAt?: number } {
     const slowMs = Math.max(SECOND_MS, 4 * this.appliedRttMs);

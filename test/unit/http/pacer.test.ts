@@ -257,7 +257,7 @@ describe('Pacer', () => {
     const clock = new SimClock();
     const pacer = new Pacer(clock);
     const t = await go(pacer);
-    pacer.done(t, rl(2, 2, 0.001)); // limit 2, window ends at once
+    pacer.done(t, rl(2, 1, 0.001)); // limit 2, window ends at once: past it, what it had left (1) goes, and its answer tells
     const run = (async () => {
       clock.t = 10; // the window is over: one request goes and asks
       const a = await go(pacer);
