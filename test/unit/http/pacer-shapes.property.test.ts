@@ -259,16 +259,21 @@ describe('several processes on one sliding window (Reset: the window whole again
 });
 
 describe('paceDelay, properties', () => {
-  const state = fc.record({
-    now: fc.integer({ min: 0, max: 1e6 }),
-    blockedUntil: fc.integer({ min: 0, max: 1e6 }),
-    limit: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
-    remaining: fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined }),
-    resetAt: fc.option(fc.integer({ min: 0, max: 2e6 }), { nil: undefined }),
-    pending: fc.integer({ min: 0, max: 50 }),
-    freeAt: fc.option(fc.integer({ min: 0, max: 2e6 }), { nil: undefined }),
-    shared: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }),
-  });
+  const state = fc
+    .record({
+      now: fc.integer({ min: 0, max: 1e6 }),
+      blockedUntil: fc.integer({ min: 0, max: 1e6 }),
+      limit: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
+      remaining: fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined }),
+      resetAt: fc.option(fc.integer({ min: 0, max: 2e6 }), { nil: undefined }),
+      pending: fc.integer({ min: 0, max: 50 }),
+      freeAt: fc.option(fc.integer({ min: 0, max: 2e6 }), { nil: undefined }),
+      shared: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }),
+      leftBefore: fc.option(fc.integer({ min: 0, max: 1000 }), { nil: undefined }),
+      asking: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }),
+    })
+    // the requests whose answer will tell are some of those in flight
+    .filter((s) => (s.asking ?? 0) <= s.pending);
   it('is never negative nor NaN; waits out a block; never sends into a used-up window before a unit is surely free', () => {
     fc.assert(
       fc.property(state, (s: PaceState) => {
@@ -282,7 +287,10 @@ describe('paceDelay, properties', () => {
           if (s.now < free) expect(s.now + d).toBeGreaterThan(free);
         }
         // waiting for an answer only when one is coming
-        if (d === Infinity) expect(s.pending).toBeGreaterThan(0);
+        if (d === Infinity) expect(s.asking ?? s.pending).toBeGreaterThan(0);
+        // past a reset we inferred: never more than what was left before it while none has told
+        if (s.now >= s.blockedUntil && s.resetAt === undefined && s.remaining !== undefined && (s.asking ?? s.pending) > 0 && d === 0)
+          expect(s.leftBefore ?? 0).toBeGreaterThan(s.pending);
         // with something left and nobody in flight, a request goes at once
         if (s.now >= s.blockedUntil && s.pending === 0 && (s.remaining === undefined || s.remaining > 0)) expect(d).toBe(0);
       }),
