@@ -2,9 +2,8 @@
 // X-RateLimit-* headers, so bulk work flows instead of bouncing off 429s: pure arithmetic in
 // paceDelay and window-units.ts, the state shared by concurrent requests in Pacer.
 import { once, setMaxListeners } from 'node:events';
-import { RateLimitError } from './errors.js';
 import { parseRateLimit } from './rate-headers.js';
-import { MAX_RETRY_AFTER_MS, comeBackText } from './retry.js';
+import { MAX_RETRY_AFTER_MS, tooLongError } from './retry.js';
 import { type Clock, linkSignals } from './clock.js';
 import { type Unit, addUnit, dropUnit, keepUsed, markAnswered, nextGuessed, releaseGuessed, sharedUse } from './window-units.js';
 import { type LengthGuess, guessUsable, guessedLength, judgeTrial, learnLength } from './window-length.js';
@@ -108,7 +107,7 @@ export class Pacer {
       const ask = this.w.resetAt === undefined ? this.asking(now) : undefined;
       let wait = paceDelay({ ...this.w, now, pending: this.pending.size, asking: ask?.n, freeAt: this.nextFreeAt() });
       if (wait === Infinity && ask?.slowAt !== undefined) wait = ask.slowAt - now; // then it no longer holds the others
-      if (wait > MAX_RETRY_AFTER_MS && wait !== Infinity) throw this.tooLong(wait, now);
+      if (wait > MAX_RETRY_AFTER_MS && wait !== Infinity) throw tooLongError(wait, now, now < this.w.blockedUntil);
       if (wait > 0 && wait !== Infinity) options.onWait?.(wait, this.waitReason(now));
       if (wait <= 0) {
         const ticket: PacerTicket = {
@@ -165,26 +164,33 @@ export class Pacer {
    * one a fresh answer must follow), while its Reset is ahead and of the same window (no earlier than
    * the applied one's less that one's latency and a second of rounding). Either way its window holds
    * its request: our units up to it are those that window counts (keepUsed), so one that left before
-   * is not freed twice. Past a reset we inferred, any answer says the window.
+   * is not freed twice. Past a reset we inferred, the answer to a request admitted past it says the
+   * window; one sent before it (its window may be the old one) only counts against what was left.
    */
   private apply(ticket: PacerTicket, info: NonNullable<ReturnType<typeof parseRateLimit>>): void {
     const now = this.clock.now();
     const seq = ticket.seq ?? 0;
     if (ticket.known) this.w.shared = sharedUse(ticket.known, info.remaining, seq);
-    if (this.w.resetAt === undefined || seq > this.sentByApplied) {
+    if (seq > this.sentByApplied || (this.w.resetAt === undefined && (ticket.asks || this.w.remaining === undefined))) {
       this.appliedSeq = Math.max(this.appliedSeq, seq);
       [this.sentByApplied, this.appliedRttMs] = [this.seq, now - (ticket.sentAt ?? now)];
       Object.assign(this.w, { remaining: info.remaining, resetAt: info.resetAt, limit: info.limit ?? this.w.limit });
       // without a Limit no unit is ever freed by the window's length (window-length.ts): keep none,
       // or they pile up for the whole run (each answer scans them)
       keepUsed(this.units, seq, this.w.limit === undefined ? 0 : this.w.limit - info.remaining);
+    } else if (this.w.resetAt === undefined) {
+      // past a reset we inferred, an answer to a request sent before it: the window it speaks of may
+      // be the old one, or the new one, which its request then took a unit of
+      if (this.w.leftBefore !== undefined) this.w.leftBefore = Math.max(0, this.w.leftBefore - 1);
     } else if (this.w.remaining !== undefined && info.resetAt > now && info.resetAt >= this.w.resetAt - this.appliedRttMs - SECOND_MS) {
-      // lower: it may have been counted after the applied one; the latest Reset, as the last one
-      // counted says it (a Reset only moves on as requests are counted)
-      if (info.remaining < this.w.remaining) [this.w.remaining, this.sentByApplied] = [info.remaining, this.seq];
+      // lower: it may have been counted after the applied one, and then its Reset is the later (one
+      // that does not lower says nothing new: its Reset, read on arrival, is late by its way back)
+      if (info.remaining < this.w.remaining) {
+        [this.w.remaining, this.sentByApplied] = [info.remaining, this.seq];
+        this.w.resetAt = Math.max(this.w.resetAt, info.resetAt);
+      }
       this.appliedSeq = Math.max(this.appliedSeq, seq);
       if (this.w.limit !== undefined) keepUsed(this.units, this.appliedSeq, this.w.limit - this.w.remaining);
-      this.w.resetAt = Math.max(this.w.resetAt, info.resetAt);
     }
   }
 
@@ -245,17 +251,6 @@ export class Pacer {
   /** What the pacer believes now. */
   snapshot(): Omit<PaceState, 'now' | 'pending'> & { inFlight: number } {
     return { ...this.w, inFlight: this.pending.size };
-  }
-
-  /** A wait crm does not do (CONTRACT §4): fail now, saying when to come back. */
-  private tooLong(wait: number, now: number): RateLimitError {
-    const when = comeBackText(wait, now);
-    const blocked = now < this.w.blockedUntil;
-    const message = blocked
-      ? `the server asked to wait ${when} (429 Retry-After); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`
-      : `the rate limit is used up until the window resets ${when} (X-RateLimit-Reset); crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`;
-    // HTTP 429 only when one came: a window's reset is read from a 2xx
-    return new RateLimitError(message, { ...(blocked ? { status: 429 } : {}), code: 'RATE_LIMITED', hint: `try again ${when}` });
   }
 
   private waitReason(now: number): string {

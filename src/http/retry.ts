@@ -1,4 +1,5 @@
 // The retry decisions of CONTRACT §4, pure: whether to retry, how long to wait, how waits are written.
+import { RateLimitError } from './errors.js';
 import { clampWait } from './rate-headers.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -101,4 +102,18 @@ export function formatWait(ms: number): string {
 export function comeBackText(ms: number, nowMs: number): string {
   const at = new Date(Math.ceil((nowMs + clampWait(ms)) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
   return `in ${formatWait(ms)} (at ${at})`;
+}
+
+/** A wait for the rate limit that crm does not do (CONTRACT §4): fail now, saying when to come back. */
+export function tooLongError(wait: number, now: number, blocked: boolean): RateLimitError {
+  const when = comeBackText(wait, now);
+  const why = blocked
+    ? `the server asked to wait ${when} (429 Retry-After)`
+    : `the rate limit is used up until the window resets ${when} (X-RateLimit-Reset)`;
+  // HTTP 429 only when one came: a window's reset is read from a 2xx
+  return new RateLimitError(`${why}; crm waits at most ${MAX_RETRY_AFTER_MS / 60_000} min`, {
+    ...(blocked ? { status: 429 } : {}),
+    code: 'RATE_LIMITED',
+    hint: `try again ${when}`,
+  });
 }

@@ -1,7 +1,7 @@
 // Review of the issue 20 pacer change (91366fb): scenarios it made worse.
 import { describe, expect, it } from 'vitest';
 import { FakeClock, SimClock } from '../../helpers/clock.js';
-import { Pacer, type PacerTicket } from '../../../src/http/pacer.js';
+import { Pacer, RESET_MARGIN_MS, type PacerTicket } from '../../../src/http/pacer.js';
 
 async function go(pacer: Pacer): Promise<PacerTicket> {
   const ticket = await pacer.acquire();
@@ -153,4 +153,53 @@ describe('pacer review (issue 20): what a 429 says of the window', () => {
     await go(pacer);
     expect(clock.now() - answeredAt).toBeGreaterThanOrEqual(10_000);
   });
+});
+
+// Review of 74177c5 (answers counted out of order): two sequences where the new rules cost a 429 or a
+// window's worth of waiting that be218bc's pacer did not. Both failed on 74177c5; mended since: past
+// an inferred reset only the request admitted past it (or one sent after the last applied answer came)
+// says the window, and a late answer moves Reset only when it lowers Remaining.
+const tick = () => new Promise((r) => setImmediate(r));
+
+// Past a reset the pacer inferred, apply() takes ANY answer as the window ("resetAt === undefined ||"),
+// also a stale one: a request sent before the reset whose answer was slow on the way back (a big body,
+// a slow tunnel) carries the OLD window's Remaining, and replaces what the one asking request is about
+// to tell. The random simulation (one process, sliding-oldest, Reset in delta seconds, 5 % of answers
+// 4.4 s slower on the way back) met 4 429s this way, 0 before.
+it('a stale answer (sent before an inferred reset, answered after it) does not let requests go past the one that asks', async () => {
+  const clock = new FakeClock();
+  const pacer = new Pacer(clock);
+  // a fixed window of 3, 1 s; the server counts #1 first (Remaining 2) at 5 ms, #2 and #3 next
+  const [t1, t2, t3] = [await go(pacer), await go(pacer), await go(pacer)];
+  clock.advance(20);
+  pacer.done(t2, rl(3, 1, '0.985'));
+  pacer.done(t3, rl(3, 0, '0.985')); // the window resets at 1005
+  const t4 = await go(pacer); // waits for the reset, then asks alone (#1 in flight for 1 s: slow)
+  expect(clock.now() - Date.UTC(2026, 0, 1)).toBe(1005 + RESET_MARGIN_MS);
+  // another client on the key took 2 units of the new window: #4's answer will say 0
+  clock.advance(2);
+  pacer.done(t1, rl(3, 2, '1.000')); // #1, counted at 5 ms in the OLD window, its body slow
+  let admitted = false;
+  void pacer.acquire().then(() => (admitted = true));
+  await tick();
+  expect(admitted).toBe(false); // 74177c5: admitted at once on the old window's Remaining 2 (a 429)
+  pacer.done(t4, rl(3, 0, '0.990'));
+});
+
+// The late-answer branch moves Reset to the LATEST one it reads, whether or not it lowered Remaining.
+// A Reset in seconds is read against the answer's arrival, so an answer slow on the way back (counted
+// early, a big body) reads up to that slowness too late, and nobody sends until then.
+it('an answer slow on the way back does not push the reset later by its slowness', async () => {
+  const clock = new FakeClock();
+  const pacer = new Pacer(clock);
+  const start = clock.now();
+  // a fixed window of 3, 1 s, all three counted at 5 ms (reset at 1005); #1's answer takes 800 ms
+  const [t1, t2, t3] = [await go(pacer), await go(pacer), await go(pacer)];
+  clock.advance(10);
+  pacer.done(t2, rl(3, 1, '0.995'));
+  pacer.done(t3, rl(3, 0, '0.995'));
+  clock.advance(790);
+  pacer.done(t1, rl(3, 2, '1.000')); // Reset "1.000" as counted at 5 ms; read at 800 ms: 1800
+  await go(pacer);
+  expect(clock.now() - start).toBe(1005 + RESET_MARGIN_MS); // 74177c5: 1805 (be218bc: 1010)
 });
