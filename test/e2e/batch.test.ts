@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { journalFiles, sentUnanswered } from '../helpers/journal.js';
 import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -243,40 +244,19 @@ describe('crm batch end to end', () => {
     }
   });
 
-  /** The journals' folder of the admin key's runs, and its files (none before the first run). */
-  const imports = () => join(t.env('admin').CRM_CONFIG_DIR!, 'imports');
-  const journalFiles = () => (existsSync(imports()) ? readdirSync(imports()) : []);
-
-  /** Whether a journal not in `before` has answered chunks and a chunk sent after them without an answer (in flight). */
-  function sentUnanswered(before: Set<string>): boolean {
-    for (const name of journalFiles().filter((n) => n.endsWith('.jsonl') && !before.has(n))) {
-      const entries = readFileSync(join(imports(), name), 'utf8')
-        .split('\n')
-        .flatMap((line) => {
-          try {
-            return [JSON.parse(line) as { type?: string; seq?: number }];
-          } catch {
-            return []; // the last line, half written
-          }
-        });
-      const answered = new Set(entries.filter((e) => e.type === 'chunk').map((e) => e.seq));
-      if (answered.size > 0 && entries.some((e) => e.type === 'sent' && !answered.has(e.seq))) return true;
-    }
-    return false;
-  }
-
   it('kill -9 with chunks in flight: the rerun warns that they are re-sent under the same keys (safe while the server remembers them)', async () => {
     const { path, valid } = makeCsv(600, { tag: 'inflight' });
     await t.control('/faults', { latency_ms: 400 });
     const contacts = async () => ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
     const base = await contacts();
-    const journals = new Set(journalFiles());
+    const configDir = t.env('admin').CRM_CONFIG_DIR!;
+    const journals = journalFiles(configDir);
     const child = startCrm(['--quiet', 'batch', 'contacts', path, '--concurrency', '2', '--chunk-size', '50'], { env: t.env('admin') });
     const done = collect(child, { timeoutMs: 60_000 });
     for (let i = 0; i < 400 && (await contacts()) === base; i++) await new Promise((r) => setTimeout(r, 20));
     // the first chunks were answered; kill once the journal says the next ones are sent (each then waits
     // 400 ms at the server), not after a fixed time, which a loaded machine can spend between two chunks
-    for (let i = 0; i < 2000 && !sentUnanswered(journals); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 2000 && !sentUnanswered(configDir, journals); i++) await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGKILL');
     await done;
     await t.control('/faults', { latency_ms: 0 });
