@@ -208,12 +208,15 @@ describe('one run of a job at a time', () => {
   it('a second run of the same job while the first runs is refused (exit 2, naming the process), nothing sent twice', async () => {
     const ids = await makeContacts(t, 'lock', 12);
     const path = file('lock.csv', `id,first_name\n${ids.map((id) => `${id},Locked`).join('\n')}\n`);
-    await t.control('/faults', { latency_ms: 150 });
+    // the first run held (1 s a row) until the second has been refused: a loaded machine's slow start of
+    // the second cannot outlast it; then let it finish
+    await t.control('/faults', { latency_ms: 1000 });
     const since = await logLength(t);
     const first = startCrm(['batch', 'contacts', path, '--update', '--concurrency', '1'], { env: t.env('admin'), cwd: dir });
     const firstDone = collect(first, { timeoutMs: 60_000 });
     for (let i = 0; i < 400 && (await requestLog(t, since)).filter((e) => e.method === 'PATCH').length === 0; i++) await sleep(10);
     const second = await crm(['batch', 'contacts', path, '--update', '--concurrency', '1']);
+    await t.control('/faults', { latency_ms: 0 });
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toContain(`another crm (process ${first.pid}) is running this same job`);
     const done = await firstDone;

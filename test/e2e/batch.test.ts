@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { journalFiles, sentUnanswered } from '../helpers/journal.js';
 import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -248,10 +249,14 @@ describe('crm batch end to end', () => {
     await t.control('/faults', { latency_ms: 400 });
     const contacts = async () => ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
     const base = await contacts();
+    const configDir = t.env('admin').CRM_CONFIG_DIR!;
+    const journals = journalFiles(configDir);
     const child = startCrm(['--quiet', 'batch', 'contacts', path, '--concurrency', '2', '--chunk-size', '50'], { env: t.env('admin') });
     const done = collect(child, { timeoutMs: 60_000 });
     for (let i = 0; i < 400 && (await contacts()) === base; i++) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 100)); // the next chunks are on their way (400 ms each)
+    // the first chunks were answered; kill once the journal says the next ones are sent (each then waits
+    // 400 ms at the server), not after a fixed time, which a loaded machine can spend between two chunks
+    for (let i = 0; i < 2000 && !sentUnanswered(configDir, journals); i++) await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGKILL');
     await done;
     await t.control('/faults', { latency_ms: 0 });

@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { journalFiles, sentUnanswered } from '../helpers/journal.js';
 import { CRM_BIN, cleanEnv, collect, runCrm, startCrm, type CrmResult } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -123,15 +124,13 @@ describe('Ctrl-C during crm batch', () => {
   it('a second Ctrl-C later quits at once, and still leaves no temporary file behind', async () => {
     const { folder, path } = makeCsv('quit', 300);
     await t.control('/faults', { latency_ms: 1500 });
+    const configDir = t.env('admin').CRM_CONFIG_DIR!;
+    const journals = journalFiles(configDir);
     const child = startCrm(['batch', 'contacts', path, '--chunk-size', '20', '--concurrency', '2'], { env: t.env('admin'), cwd: folder });
     const done = collect(child, { timeoutMs: 60_000 });
-    // wait until its first requests are in flight (held by the latency)
-    const batches = async () =>
-      ((await t.control('/requests')) as Array<{ path: string }>).filter((r) => r.path.endsWith('/contacts/batch')).length;
-    const before = await batches();
-    for (let i = 0; i < 500 && (await batches()) === before; i++) await sleep(20);
-    // the first answers are in (logged as answered): the next chunks are now in flight for 1.5 s
-    await sleep(300);
+    // wait until the first answers are in and the journal says the next chunks are sent (in flight for
+    // 1.5 s): not a fixed time after the first answers, which a loaded machine can spend between two chunks
+    for (let i = 0; i < 2000 && !sentUnanswered(configDir, journals); i++) await sleep(5);
     child.kill('SIGINT');
     await sleep(700);
     child.kill('SIGINT');

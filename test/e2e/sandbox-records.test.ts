@@ -67,7 +67,12 @@ describe(`crm sandbox --seed-records contacts=${N}`, () => {
       for (const c of from) await page(sb, c);
       return performance.now() - t;
     };
-    const [first, last] = [await time(cursors.slice(1, 51)), await time(cursors.slice(-50))];
+    // the fastest of three tries each, taken in turn: a burst of load on the machine slows a try, not all three
+    let [first, last] = [Infinity, Infinity];
+    for (let i = 0; i < 3; i++) {
+      first = Math.min(first, await time(cursors.slice(1, 51)));
+      last = Math.min(last, await time(cursors.slice(-50)));
+    }
     console.log(`50 pages after the first: ${Math.round(first)} ms; the last 50: ${Math.round(last)} ms`);
     expect(last).toBeLessThan(5 * first + 200);
   });

@@ -251,6 +251,15 @@ export async function listAll(
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A sandbox clock (`now`) moved only by the test (`pass`): where a check needs requests in one short
+ * window, or a wait of a known length between them, a loaded machine cannot stretch the time between them.
+ */
+export function testClock(): { now: () => number; pass: (ms: number) => void } {
+  let at = Date.parse('2026-01-05T12:00:00.000Z');
+  return { now: () => at, pass: (ms) => void (at += ms) };
+}
+
 export interface ExtraKey {
   key: string;
   version: 1 | 2;

@@ -25,7 +25,22 @@ function summaryOf(stdout: string): Record<string, any> {
   return JSON.parse(stdout.trim());
 }
 
-const isDownload = (e: LogEntry) => e.path.startsWith('/transcripts/download/');
+/** crm's downloads (not the test's own `not-a-token` requests that spend a window) */
+const isDownload = (e: LogEntry) => e.path.startsWith('/transcripts/download/') && !e.path.endsWith('/not-a-token');
+
+/**
+ * A client that spends the download window (`n` requests) right before crm's first download, so that
+ * download meets a 429 for sure: spent before the run, the window could end while crm lists the
+ * recordings and reads the first one, on a loaded machine.
+ */
+function spendingTheWindowFirst(n: number): ReturnType<typeof interceptRecordingGets> {
+  let spent = false;
+  return interceptRecordingGets(env.client(), async () => {
+    if (spent) return;
+    spent = true;
+    for (let i = 0; i < n; i++) await fetch(`${env.sb.url}/transcripts/download/not-a-token`);
+  });
+}
 const isRecordingGet = (e: LogEntry) => e.method === 'GET' && /^\/api\/v2\/recordings\/[^/]+$/.test(e.path);
 
 describe('crm recordings download', () => {
@@ -131,14 +146,17 @@ describe('crm recordings download', () => {
   it('recovers from links that expire before they are used', async () => {
     const dir = env.tmpDir();
     const ready = await withTranscripts();
-    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 100 });
-    // The first link of every recording is left to expire; the fresh one is used at once.
+    // The first link of every recording is issued expired (a TTL of 0), the fresh one to live: one
+    // download at a time, so the TTL in force when each link is issued is known. (A short TTL that the
+    // first link was left to outlive also expired fresh links on a loaded machine: 3 runs in 12 failed.)
+    await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 0 });
     const client = interceptRecordingGets(env.client(), async (_id, nth) => {
-      if (nth === 1) await realSleep(130);
+      // after a first link, the fresh one of the same recording comes next; after that, the next recording's first
+      await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: nth === 1 ? DEFAULT_LIMITS.transcript_ttl_ms : 0 });
     });
     const from = await env.mark();
     const ctx = env.ctx({ client });
-    await runDownload({ dir, concurrency: 4 }, ctx);
+    await runDownload({ dir, concurrency: 1 }, ctx);
 
     expect(summaryOf(ctx.stdoutText())).toMatchObject({ downloaded: ready.length, failed: 0 });
     const log = await env.requests(from);
@@ -152,12 +170,13 @@ describe('crm recordings download', () => {
   });
 
   it('with a short TTL and a tight download limit: every transcript downloaded with the right content', async () => {
-    // The run takes about 1.5 s (14+ downloads at 4 per 400 ms), ten times the links' life: a link
-    // got before the wait for a download slot would be dead when used.
+    // The run takes about 3 s (14+ downloads at 4 per 800 ms), ten times the links' life: a link
+    // got before the wait for a download slot would be dead when used. (At 150 ms and 4 per 400 ms, a
+    // loaded machine's pauses alone expired 3 links in 1 run of 12.)
     const dir = env.tmpDir();
     const ready = await withTranscripts();
     expect(ready.length).toBeGreaterThanOrEqual(14);
-    const [ttl, limit, windowMs] = [150, 4, 400];
+    const [ttl, limit, windowMs] = [300, 4, 800];
     await env.control('/limits', { transcript_ttl_ms: ttl, download_rate_limit: limit, download_window_ms: windowMs });
     const from = await env.mark();
     const ctx = env.ctx();
@@ -183,9 +202,9 @@ describe('crm recordings download', () => {
     const ready = await withTranscripts();
     // Retry-After (up to 300 ms) longer than the links live
     await env.control('/limits', { transcript_ttl_ms: 120, download_rate_limit: 3, download_window_ms: 300 });
-    for (let i = 0; i < 3; i++) await fetch(`${env.sb.url}/transcripts/download/not-a-token`); // the window is used up
+    const client = spendingTheWindowFirst(3);
     const from = await env.mark();
-    const ctx = env.ctx();
+    const ctx = env.ctx({ client });
     await runDownload({ dir, concurrency: 4 }, ctx);
     expect(summaryOf(ctx.stdoutText())).toMatchObject({ downloaded: ready.length, failed: 0 });
     const log = await env.requests(from);
@@ -222,10 +241,9 @@ describe('crm recordings download', () => {
     const ready = await withTranscripts();
     const [limit, windowMs] = [5, 300];
     await env.control('/limits', { ...DEFAULT_LIMITS, download_rate_limit: limit, download_window_ms: windowMs });
-    // Use up the current window first, so that the first real download meets a 429 for sure.
-    for (let i = 0; i < limit; i++) await fetch(`${env.sb.url}/transcripts/download/not-a-token`);
+    const client = spendingTheWindowFirst(limit);
     const from = await env.mark();
-    const ctx = env.ctx();
+    const ctx = env.ctx({ client });
     const started = Date.now();
     await runDownload({ dir, concurrency: 4 }, ctx);
     const elapsed = Date.now() - started;

@@ -9,8 +9,8 @@ import {
   expectError,
   expectStatus,
   expectV1Error,
-  sleep,
   startSandbox,
+  testClock,
   withSandbox,
   writeKeysFile,
   type CallResult,
@@ -139,13 +139,14 @@ describe('429 (Limits rule 2)', () => {
 
 describe('windows reset', () => {
   test('after Retry-After (a short window) the key may send again', async () => {
-    await withSandbox({ rateLimit: 3, orgRateLimit: 1000, rateWindowMs: 200 }, async (sb) => {
+    const clock = testClock(); // the burst in one window, however long a loaded machine takes to send it
+    await withSandbox({ rateLimit: 3, orgRateLimit: 1000, rateWindowMs: 200, now: clock.now }, async (sb) => {
       const burst = await Promise.all(Array.from({ length: 12 }, () => get(sb)));
       for (const x of burst) expect([200, 429]).toContain(x.status);
       const limited = burst.find((x) => x.status === 429);
       expect(limited, 'a 429 in a burst of 12 over a limit of 3').toBeTruthy();
       const seconds = expect429(limited!, 0.2);
-      await sleep(seconds * 1000 + 30);
+      clock.pass(seconds * 1000 + 30);
       const again = await get(sb);
       expectStatus(again, 200);
       const h = expectRateHeaders(again);
@@ -155,12 +156,13 @@ describe('windows reset', () => {
   });
 
   test('the organization window resets too', async () => {
-    await withSandbox({ keysFile, rateLimit: 100, orgRateLimit: 3, rateWindowMs: 200 }, async (sb) => {
+    const clock = testClock(); // the burst in one window (on a loaded machine it spanned two: the 429 read was the first's)
+    await withSandbox({ keysFile, rateLimit: 100, orgRateLimit: 3, rateWindowMs: 200, now: clock.now }, async (sb) => {
       const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => get(sb, K[i % 4])));
       const limited = burst.find((x) => x.status === 429);
       expect(limited, 'a 429 in a burst of 12 over an organization limit of 3').toBeTruthy();
       const seconds = expect429(limited!, 0.2);
-      await sleep(seconds * 1000 + 30);
+      clock.pass(seconds * 1000 + 30);
       expectStatus(await get(sb, K[0]), 200);
     });
   });
@@ -235,18 +237,18 @@ describe('defaults (spec Limits table)', () => {
 
 describe('header forms (docs/sandbox.md "Rate limits")', () => {
   test('Retry-After is whole delta-seconds (rounded up) when the wait is 1 s or more', async () => {
-    await withSandbox({ rateLimit: 1, rateWindowMs: 2_500 }, async (sb) => {
+    await withSandbox({ rateLimit: 1, rateWindowMs: 2_500, now: testClock().now }, async (sb) => {
       expectStatus(await get(sb), 200);
       const res = await get(sb);
       const ra = res.headers.get('retry-after');
       expect(ra).toMatch(/^[1-9]\d*$/);
-      expect(Number(ra)).toBe(3); // ceil of ~2.49 s
+      expect(Number(ra)).toBe(3); // ceil of 2.5 s
       expect429(res, 3);
     });
   });
 
   test('Retry-After keeps decimals only below 1 s (tiny test windows)', async () => {
-    await withSandbox({ rateLimit: 1, rateWindowMs: 400 }, async (sb) => {
+    await withSandbox({ rateLimit: 1, rateWindowMs: 400, now: testClock().now }, async (sb) => {
       expectStatus(await get(sb), 200);
       const ra = (await get(sb)).headers.get('retry-after');
       expect(ra).toMatch(/^0\.\d{1,3}$/);
@@ -256,7 +258,7 @@ describe('header forms (docs/sandbox.md "Rate limits")', () => {
   });
 
   test('the download limit follows the same rule', async () => {
-    await withSandbox({ downloadRateLimit: 1, downloadWindowMs: 1_500 }, async (sb) => {
+    await withSandbox({ downloadRateLimit: 1, downloadWindowMs: 1_500, now: testClock().now }, async (sb) => {
       const rec = (await call(sb, 'GET', '/recordings', { query: { has_transcript: 'true', limit: 1 } })).body.data[0];
       const url = (await call(sb, 'GET', `/recordings/${rec.id}`)).body.data.transcript_url;
       expectStatus(await call(sb, 'GET', url, { key: null }), 200);
@@ -346,10 +348,11 @@ test('POST /__sandbox/limits switches the header forms at run time', async () =>
 
 describe('other rate limiters (docs/sandbox.md "Rate limits": --rate-limit-kind, --rate-reset-format)', () => {
   test('rateResetFormat "seconds": X-RateLimit-Reset in whole seconds, rounded up', async () => {
-    await withSandbox({ rateLimit: 2, rateWindowMs: 2_500, rateResetFormat: 'seconds' }, async (sb) => {
+    const clock = testClock();
+    await withSandbox({ rateLimit: 2, rateWindowMs: 2_500, rateResetFormat: 'seconds', now: clock.now }, async (sb) => {
       const ok = await get(sb);
-      expect(ok.headers.get('x-ratelimit-reset')).toBe('3'); // ceil of ~2.49 s
-      await sleep(600);
+      expect(ok.headers.get('x-ratelimit-reset')).toBe('3'); // ceil of 2.5 s
+      clock.pass(600);
       expect(expectRateHeaders(await get(sb)).reset).toBe(2);
       const limited = await get(sb);
       expect(limited.headers.get('x-ratelimit-reset')).toBe('2');
@@ -369,16 +372,17 @@ describe('other rate limiters (docs/sandbox.md "Rate limits": --rate-limit-kind,
   });
 
   test('rateLimitKind "sliding": each request counts for a window after it; Reset is when every unit is free, Retry-After when the next one is', async () => {
-    await withSandbox({ rateLimit: 2, orgRateLimit: 1000, rateWindowMs: 600, rateLimitKind: 'sliding' }, async (sb) => {
+    const clock = testClock();
+    await withSandbox({ rateLimit: 2, orgRateLimit: 1000, rateWindowMs: 600, rateLimitKind: 'sliding', now: clock.now }, async (sb) => {
       expectStatus(await get(sb), 200);
-      await sleep(300);
+      clock.pass(300);
       const second = await get(sb);
       expect(expectRateHeaders(second)).toMatchObject({ remaining: 0 });
       expect(expectRateHeaders(second).reset).toBeGreaterThan(0.5); // the newest request leaves in a whole window
       const limited = await get(sb);
-      const retry = expect429(limited, 0.35); // the first one leaves ~300 ms from now
+      const retry = expect429(limited, 0.35); // the first one leaves 300 ms from now
       expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0.45);
-      await sleep(retry * 1000 + 30);
+      clock.pass(retry * 1000 + 30);
       expect(expectRateHeaders(await get(sb)).remaining).toBe(0); // one unit was free: the second still counts
       expect429(await get(sb), 0.35);
     });

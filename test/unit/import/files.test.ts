@@ -93,7 +93,8 @@ describe('rejects file', () => {
     const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a', 'b'], memoryBytes: 2000 });
     const lines = Array.from({ length: 500 }, (_, i) => (i * 7919) % 500).map((n) => n + 2);
     for (const l of lines) w.add([`a${l}`, 'x,"y"'], l, 'VALIDATION_FAILED', `bad ${l}\nreally`);
-    await new Promise((r) => setTimeout(r, 50));
+    // the runs are spilled in the background: wait for them to show (50 ms was not enough on a loaded machine)
+    for (let i = 0; i < 500 && readdirSync(dir).length <= 2; i++) await new Promise((r) => setTimeout(r, 10));
     expect(readdirSync(dir).length).toBeGreaterThan(2); // spilled runs
     await w.commit();
     const back = await readAll(join(dir, 'r.csv'));

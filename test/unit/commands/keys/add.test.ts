@@ -120,7 +120,8 @@ describe('keys add', () => {
   it('asks on a terminal with a hidden prompt: the key is never echoed', async () => {
     const ctx = ctxWith({ stdinTTY: true, stdoutTTY: true, stderrTTY: true });
     const run = keysAdd({ profile: 'dev', baseUrl: BASE }, ctx);
-    await new Promise((r) => setTimeout(r, 20));
+    // the key typed once the prompt shows (not after a fixed 20 ms: the config is read first)
+    for (let i = 0; i < 500 && !ctx.stderrText().includes('API key for'); i++) await new Promise((r) => setTimeout(r, 10));
     expect(ctx.stderrText()).toContain('API key for "dev" (service_live_…): ');
     (ctx.io.stdin as NodeJS.WritableStream & NodeJS.ReadableStream).write(`${V2}\r`);
     await run;

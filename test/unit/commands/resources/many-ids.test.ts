@@ -140,7 +140,8 @@ describe('delete with several ids', () => {
     const stdin = new PassThrough();
     const ctx = ctxWith(f.client, 'json', { stdin, stdinTTY: true, stdoutTTY: true });
     const done = runDelete({ resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4, backup: 'kept.ndjson' }, ctx);
-    await new Promise((r) => setTimeout(r, 10));
+    // answered once the question shows (not after a fixed 10 ms)
+    for (let i = 0; i < 500 && !ctx.stderrText().includes('[y/N]'); i++) await new Promise((r) => setTimeout(r, 10));
     expect(ctx.stderrText()).toContain('Each record is first kept, as it is now, in kept.ndjson.');
     expect(ctx.stderrText()).toContain('Delete 3 contacts (con_1, con_2, con_3)? [y/N] ');
     // the backup is opened once confirmed: here, refused
