@@ -70,7 +70,7 @@ export function notBypassed(target: URL, env: Env): NotBypassed {
   const { noProxyVariable, noProxy, host, port } = noProxyOf(target, env);
   const otherPort = noProxy.find((e) => {
     const m = HOST_PORT.exec(e);
-    return m !== null && m[2] !== port && noProxyMatches(m[1]!, host, port);
+    return m !== null && m[2] !== port && noProxyMatches(e, host, m[2]!); // as routeFor would read it on its port
   });
   if (otherPort !== undefined) return { why: 'port', noProxyVariable, entry: otherPort };
   const unread = noProxyVariable === 'no_proxy' ? entriesOf(env.NO_PROXY).find((e) => noProxyMatches(e, host, port)) : undefined;

@@ -226,7 +226,7 @@ describe('notBypassed: why a proxied target was not sent direct, so that a hint 
   // review of 3dc20bd: the 'port' answer checks the entry's host part alone (noProxyMatches('*', …)),
   // but routeFor reads `*` only as a whole entry: `*:8443` sends nothing direct on any port, and the
   // hint "NO_PROXY lists *:8443, for port 8443 only; this request is to port 443" says it would on 8443
-  it.fails('a "port" answer names an entry that does send the host direct on its own port (not *:8443)', () => {
+  it('a "port" answer names an entry that does send the host direct on its own port (not *:8443)', () => {
     const t = new URL('https://crm.example.test/');
     const why = notBypassed(t, { HTTPS_PROXY: P, NO_PROXY: '*:8443' });
     if (why.why !== 'port') return;
