@@ -13,7 +13,8 @@ export function displayWidth(text: string): number {
   return widest;
 }
 
-function graphemes(text: string): string[] {
+/** `text` as the characters a reader sees (grapheme clusters: a flag, an emoji with its skin tone, a letter with its accent). */
+export function graphemes(text: string): string[] {
   return Array.from(segmenter.segment(text), (s) => s.segment);
 }
 

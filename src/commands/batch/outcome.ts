@@ -2,9 +2,9 @@
 // `sf data bulk results` groups them), and one plain sentence of what happened.
 import { findResource } from '../../api/resources.js';
 import { OTHER_REASONS, type ImportSummary, type Reason } from '../../import/index.js';
-import { count as n } from '../../output/plural.js';
+import { count as n, plural } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
-import { displayWidth, wrapToWidth } from '../../output/width.js';
+import { displayWidth, graphemes, wrapToWidth } from '../../output/width.js';
 
 /** groups named in the text; the rest is one "and N other reasons" line */
 const SHOWN = 3;
@@ -29,11 +29,11 @@ export function reasonLines(reasons: readonly Reason[], columns?: number): strin
   const lines = shown.flatMap((r) => {
     const head = `  ${n(r.count).padStart(width)} × ${sanitizeForTerminal(r.code)}  `;
     const msg = sanitizeForTerminal(r.message);
-    const chars = Array.from(msg);
+    const chars = graphemes(msg);
     const whole =
       chars.length <= MAX_MESSAGE
         ? msg
-        : `${chars.slice(0, MAX_MESSAGE).join('')}… (${n(chars.length - MAX_MESSAGE)} more characters; -o json shows them all)`;
+        : `${chars.slice(0, MAX_MESSAGE).join('')}… (${plural(chars.length - MAX_MESSAGE, 'more character')}; -o json shows them all)`;
     if (!columns || displayWidth(head + whole) <= columns) return [head + whole];
     // beside the count and code when enough room is left there, else under them
     const beside = columns - displayWidth(head) >= MIN_MESSAGE_COLUMNS;
