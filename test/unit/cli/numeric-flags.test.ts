@@ -3,6 +3,7 @@
 // and what is allowed, before anything runs.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { main } from '../../../src/cli/main.js';
 import { parseNumeric, RANGES, TIMER_MAX_MS } from '../../../src/commands/shared/numeric.js';
 import { contact, json, listPage, startHostile, type Hostile } from '../../hostile/server.js';
@@ -23,6 +24,7 @@ describe('parseNumeric', () => {
         expect(r.ok).toBe(n >= lo && n <= lo + span);
         if (r.ok) expect(r.value).toBe(n);
       }),
+      runs(100),
     );
   });
 
@@ -35,6 +37,7 @@ describe('parseNumeric', () => {
           expect(r.value).toBeGreaterThan(0);
         }
       }),
+      runs(100),
     );
   });
 

@@ -2,6 +2,7 @@
 // escaped as JSON, C or URL text may write it, what crm keeps never contains the key.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { keyRedactor, maskKey } from '../../../src/http/mask.js';
 
 /** keys of both forms: the prefix and 12–40 printable ASCII characters (key-kind.ts allows any of them) */
@@ -54,7 +55,7 @@ describe('keyRedactor (properties)', () => {
           expect(quoted).not.toContain(written);
         },
       ),
-      { numRuns: 1000 },
+      runs(1000),
     );
   });
 
@@ -72,7 +73,7 @@ describe('keyRedactor (properties)', () => {
           expect(r.text(`${before}${key}${after}${key}`)).not.toContain(key);
         },
       ),
-      { numRuns: 1000 },
+      runs(1000),
     );
   });
 
@@ -82,6 +83,7 @@ describe('keyRedactor (properties)', () => {
         fc.pre(!s.includes(key.slice(0, 10)));
         expect(keyRedactor([key]).text(s)).toBe(s);
       }),
+      runs(100),
     );
   });
 });

@@ -5,6 +5,7 @@
 // hide (a second of rounding per window, the latency); several processes on one key all finish.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { SimClock } from '../../helpers/clock.js';
 import { mulberry32 } from '../../../src/sandbox/random.js';
 import { Pacer, paceDelay, RESET_MARGIN_MS, type PaceState } from '../../../src/http/pacer.js';
@@ -146,7 +147,7 @@ describe('one process against each shape of limiter', () => {
         const perWindow = rounding + 2 * latency + 2 * RESET_MARGIN_MS;
         expect(r.takenMs).toBeLessThanOrEqual(r.leastMs + windows * perWindow + lastBurst + spread + refuted);
       }),
-      { numRuns: 60 },
+      runs(60),
     );
   });
 
@@ -294,6 +295,7 @@ describe('paceDelay, properties', () => {
         // with something left and nobody in flight, a request goes at once
         if (s.now >= s.blockedUntil && s.pending === 0 && (s.remaining === undefined || s.remaining > 0)) expect(d).toBe(0);
       }),
+      runs(100),
     );
   });
 });
@@ -331,6 +333,7 @@ describe('window units, properties', () => {
           for (let i = 1; i < units.length; i++) expect(units[i]!.seq).toBeGreaterThan(units[i - 1]!.seq);
         }
       }),
+      runs(100),
     );
   });
 });

@@ -2,6 +2,7 @@
 // bounded, a request bound holds, and an honest run (fresh cursors, pages with records) never trips.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { EMPTY_PAGE_LIMIT, PageGuard, type GuardLimits, type PageFacts, type PageVerdict } from '../../../src/http/page-guard.js';
 
 /** A whole run of pages, judged page by page: the first verdict that is not "follow", and its index. */
@@ -29,6 +30,7 @@ describe('judgeRun (properties)', () => {
         }
         expect(judgeRun(pages).verdict.kind).toBe('follow');
       }),
+      runs(100),
     );
   });
 
@@ -53,6 +55,7 @@ describe('judgeRun (properties)', () => {
           expect(verdict.message).toContain(`a cycle of ${length} page${length === 1 ? '' : 's'}`);
         },
       ),
+      runs(100),
     );
   });
 
@@ -64,6 +67,7 @@ describe('judgeRun (properties)', () => {
         expect(at).toBeLessThanOrEqual(n);
         if (at < pages.length) expect(verdict.kind).toBe('stuck');
       }),
+      runs(100),
     );
   });
 
@@ -80,6 +84,7 @@ describe('judgeRun (properties)', () => {
         expect(verdict.kind === 'stuck' && verdict.problem).toBe('empty-run');
         expect(at).toBe(before + limit);
       }),
+      runs(100),
     );
   });
 
@@ -90,6 +95,7 @@ describe('judgeRun (properties)', () => {
         const { at } = judgeRun(pages, undefined, { maxRequests });
         expect(at).toBeLessThan(maxRequests);
       }),
+      runs(100),
     );
   });
 
@@ -98,6 +104,7 @@ describe('judgeRun (properties)', () => {
       fc.property(fc.option(fc.string(), { nil: null }), fc.nat(5), (next, records) => {
         expect(judgeRun([page(next, records, false)]).verdict.kind).toBe('done');
       }),
+      runs(100),
     );
   });
 });

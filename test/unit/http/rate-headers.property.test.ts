@@ -4,6 +4,7 @@
 // read as what it is.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import {
   HEADER_WAIT_CEILING_MS,
   parseRateLimit,
@@ -32,7 +33,10 @@ const headerText = fc.oneof(
 
 describe('retryAfterMs', () => {
   it('is undefined or a wait in [0, ceiling], for any text', () => {
-    fc.assert(fc.property(headerText, now, (text, t) => sane(retryAfterMs(text, t))));
+    fc.assert(
+      fc.property(headerText, now, (text, t) => sane(retryAfterMs(text, t))),
+      runs(100),
+    );
   });
 
   it('reads delta seconds as seconds', () => {
@@ -40,6 +44,7 @@ describe('retryAfterMs', () => {
       fc.property(fc.integer({ min: 0, max: 10_000_000 }), now, (s, t) => {
         expect(retryAfterMs(String(s), t)).toBe(Math.min(s * 1000, HEADER_WAIT_CEILING_MS));
       }),
+      runs(100),
     );
   });
 
@@ -49,6 +54,7 @@ describe('retryAfterMs', () => {
         const at = Math.floor(t / 1000) * 1000 + deltaS * 1000;
         expect(retryAfterMs(new Date(at).toUTCString(), t)).toBe(Math.min(Math.max(0, at - t), HEADER_WAIT_CEILING_MS));
       }),
+      runs(100),
     );
   });
 
@@ -58,6 +64,7 @@ describe('retryAfterMs', () => {
         const ms = retryAfterMs(text, t);
         if (ms !== undefined) expect(comeBackText(ms, t)).toMatch(/^in .+ \(at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)$/);
       }),
+      runs(100),
     );
   });
 });
@@ -66,7 +73,10 @@ describe('resetToMs', () => {
   const wait = (value: number, t: number) => resetToMs(value, t) - t;
 
   it('is a time in [now, now + ceiling], for any number', () => {
-    fc.assert(fc.property(fc.double(), now, (v, t) => sane(wait(v, t))));
+    fc.assert(
+      fc.property(fc.double(), now, (v, t) => sane(wait(v, t))),
+      runs(100),
+    );
   });
 
   it('reads up to 10^9 as seconds from now', () => {
@@ -74,6 +84,7 @@ describe('resetToMs', () => {
       fc.property(fc.double({ min: 0, max: UNIX_TIME_THRESHOLD, noNaN: true }), now, (v, t) => {
         expect(wait(v, t)).toBeCloseTo(Math.min(v * 1000, HEADER_WAIT_CEILING_MS), 0);
       }),
+      runs(100),
     );
   });
 
@@ -86,6 +97,7 @@ describe('resetToMs', () => {
         expect(resetToMs(unixS, t)).toBe(Math.max(t, unixS * 1000));
         expect(resetToMs(unixS * 1000, t)).toBe(Math.max(t, unixS * 1000));
       }),
+      runs(100),
     );
   });
 });
@@ -99,6 +111,7 @@ describe('parseRateLimit', () => {
         expect(Number.isInteger(info.remaining) && info.remaining >= 0).toBe(true);
         sane(info.resetAt - t);
       }),
+      runs(100),
     );
   });
 });

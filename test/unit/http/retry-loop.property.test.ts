@@ -4,6 +4,7 @@
 // (issue 20: a chunk cut off mid-request by a proxy going away, then refused by it, read "not sent").
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { FakeClock } from '../../helpers/clock.js';
 import { ServerError, RateLimitError, type CrmError } from '../../../src/http/errors.js';
 import { neverReached } from '../../../src/http/network-error.js';
@@ -43,6 +44,7 @@ describe('withRetries: unsent', () => {
         const none = made.every((o) => o === 429 || (typeof o === 'string' && neverReached(o)));
         expect(err.unsent === true, `${made.join(', ')}`).toBe(none);
       }),
+      runs(100),
     );
   });
 });

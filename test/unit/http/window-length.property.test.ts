@@ -2,6 +2,7 @@
 // (window-units.ts): pure, property-tested.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { guessUsable, guessedLength, judgeTrial, learnLength, type LengthGuess } from '../../../src/http/window-length.js';
 import { nextGuessed, releaseGuessed, type Unit } from '../../../src/http/window-units.js';
 
@@ -26,6 +27,7 @@ describe('learnLength / guessedLength', () => {
           if (Math.ceil((T0 + sent + delay + 1) / 1000) === Math.ceil((T0 + sent + 1) / 1000)) expect(guess).toBe(windowMs);
         },
       ),
+      runs(100),
     );
   });
 
@@ -49,6 +51,7 @@ describe('learnLength / guessedLength', () => {
           g = next;
         }
       }),
+      runs(100),
     );
   });
 
@@ -71,6 +74,7 @@ describe('learnLength / guessedLength', () => {
           expect(guess).toBeLessThanOrEqual(windowMs + there + back + (whole ? 1000 : 0));
         },
       ),
+      runs(100),
     );
   });
 
@@ -87,6 +91,7 @@ describe('learnLength / guessedLength', () => {
         expect(guessUsable(g, 0)).toBe(!refused);
         expect(guessUsable(g, 1)).toBe(false);
       }),
+      runs(100),
     );
   });
 });
@@ -121,6 +126,7 @@ describe('releaseGuessed / nextGuessed', () => {
           if (max > 0) expect(n > 0).toBe(first !== undefined && first <= now);
         },
       ),
+      runs(100),
     );
   });
 });

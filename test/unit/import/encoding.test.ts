@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { InterruptedError, UsageError } from '../../../src/http/errors.js';
 import { notTextReason, resolveEncoding } from '../../../src/import/input/encoding.js';
 import { createTranscoder, detectBom, UNDECODABLE_BYTE } from '../../../src/util/text.js';
@@ -32,6 +33,7 @@ describe('transcoding to UTF-8', () => {
         const bytes = be ? Buffer.from(le).swap16() : le;
         expect(transcode(be ? 'utf-16be' : 'utf-16le', bytes, at).toString('utf8')).toBe(s);
       }),
+      runs(100),
     );
   });
 

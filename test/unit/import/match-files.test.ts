@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { convertCell } from '../../../src/import/input/header.js';
 import { AmbiguousFile, CreatedFile, PlanFile, UndoFile } from '../../../src/import/match/files.js';
 import { completeLength } from '../../../src/import/match/csv-log.js';
@@ -126,7 +127,7 @@ describe('UndoFile', () => {
         const kept = rows(whole).slice(1, 1 + complete);
         expect(got.slice(1)).toEqual([...kept, ['c_9', '9', '']]);
       }),
-      { numRuns: 60 },
+      runs(60),
     );
   });
 

@@ -2,6 +2,7 @@
 // spreadsheet and to cat; the next-step hint after a partial import names one safe path per kind.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { RAW_UNSAFE } from '../../helpers/unsafe.js';
 import { nextSteps } from '../../../src/commands/batch/run.js';
 import { serverCell, unknownPathFor } from '../../../src/import/send/outputs.js';
@@ -15,6 +16,7 @@ describe('serverCell', () => {
         expect(out).not.toMatch(RAW_UNSAFE);
         expect(out).not.toMatch(/^[=+\-@\uff1d\uff0b\uff0d\uff20]/);
       }),
+      runs(100),
     );
   });
 

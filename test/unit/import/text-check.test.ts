@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { TextCheck, Utf8Lookalike } from '../../../src/import/input/text-check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'crm-text-check-'));
@@ -59,7 +60,7 @@ describe('TextCheck', () => {
         const whole = lines(await check(bytes));
         expect(lines(await check(bytes, cuts))).toEqual(whole);
       }),
-      { numRuns: 200 },
+      runs(200),
     );
   });
 

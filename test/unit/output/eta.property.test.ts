@@ -2,6 +2,7 @@
 // observed rate says, from the first answer on.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import type { PaceInfo } from '../../../src/http/types.js';
 import { etaMs, limitFloorMs } from '../../../src/output/eta.js';
 
@@ -80,6 +81,7 @@ describe('etaMs', () => {
       fc.property(fc.integer({ min: 0, max: 5000 }), paceArb, (n, pace) => {
         expect(limitFloorMs(n, NOW, pace)).toBe(simulated(n, pace, NOW));
       }),
+      runs(100),
     );
   });
   it('is never below the limit floor nor below what the observed rate says', () => {
@@ -90,6 +92,7 @@ describe('etaMs', () => {
         expect(eta).toBeGreaterThanOrEqual(simulated(n, pace, NOW) * (1 - 1e-9));
         expect(eta).toBeGreaterThanOrEqual((n / rate) * (1 - 1e-9));
       }),
+      runs(100),
     );
   });
   it('is monotone in the requests left', () => {
@@ -105,6 +108,7 @@ describe('etaMs', () => {
           expect(at(lo)).toBeLessThanOrEqual(at(hi));
         },
       ),
+      runs(100),
     );
   });
 });

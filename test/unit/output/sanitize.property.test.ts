@@ -1,6 +1,7 @@
 // Property tests of the one terminal sanitiser (issue 9, class 4).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { RAW_UNSAFE } from '../../helpers/unsafe.js';
 import { safeJson, sanitizeForTerminal } from '../../../src/output/sanitize.js';
 
@@ -36,7 +37,7 @@ describe('sanitizeForTerminal (properties)', () => {
       fc.property(hostileText, (s) => {
         expect(sanitizeForTerminal(s)).not.toMatch(RAW_UNSAFE);
       }),
-      { numRuns: 2000 },
+      runs(2000),
     );
   });
 
@@ -45,6 +46,7 @@ describe('sanitizeForTerminal (properties)', () => {
       fc.property(hostileText, (s) => {
         expect(sanitizeForTerminal(s, { keepNewlines: true }).replace(/\n/g, '')).not.toMatch(RAW_UNSAFE);
       }),
+      runs(100),
     );
   });
 
@@ -53,7 +55,7 @@ describe('sanitizeForTerminal (properties)', () => {
       fc.property(printable, (s) => {
         expect(sanitizeForTerminal(s)).toBe(s);
       }),
-      { numRuns: 2000 },
+      runs(2000),
     );
   });
 
@@ -67,7 +69,7 @@ describe('sanitizeForTerminal (properties)', () => {
         const shown = new Set(variants.map((v) => sanitizeForTerminal(v)));
         expect(shown.size).toBe(distinct.size);
       }),
-      { numRuns: 2000 },
+      runs(2000),
     );
   });
 
@@ -78,7 +80,7 @@ describe('sanitizeForTerminal (properties)', () => {
         expect(text.replace(/\n/g, '')).not.toMatch(RAW_UNSAFE); // the indentation's line feeds only
         expect(JSON.parse(text)).toEqual(value);
       }),
-      { numRuns: 500 },
+      runs(500),
     );
   });
 });

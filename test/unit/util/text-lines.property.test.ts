@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { countTextLines, textLines } from '../../../src/util/text-lines.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'crm-text-lines-'));
@@ -38,7 +39,7 @@ describe('textLines / countTextLines', () => {
         const inRange = lines.slice(i, j).filter((l) => l.trim() !== '');
         expect(await collect(textLines(file, { start: offset(i), end: offset(j) }))).toEqual(inRange);
       }),
-      { numRuns: 60 },
+      runs(60),
     );
   });
 
