@@ -199,6 +199,31 @@ describe('one process against each shape of limiter', () => {
   });
 });
 
+describe('review of 74177c5: a whole window lost for one request (be218bc: none)', () => {
+  // Found by the random property above with seed 1 at 1,500 runs (it draws a new seed each run: it
+  // may fail in CI). A late answer now sets \`shared\` too (sharedUse counts our own requests counted
+  // out of order as others'): one process holds back its own request in the first window, so a unit
+  // leaves the sliding window a little later and the last request misses the second window by
+  // milliseconds: 18.1 s instead of 9.3 s (be218bc). The same with 100 at 50 per 18,995 ms, Reset
+  // in whole seconds, jitter without \`apart\`: 38.2 s instead of 19.8 s.
+  it.fails("14 requests at 7 per 9,064 ms sliding, Reset as a Unix time, 2 workers, the ways apart: ≤ the property's bound", async () => {
+    const r = await simulate({
+      total: 14,
+      limit: 7,
+      windowMs: 9064,
+      workers: 2,
+      latencyMs: 58,
+      kind: 'sliding',
+      reset: 'epoch',
+      phaseMs: 691,
+      jitterSeed: -1376584324,
+      apart: true,
+    });
+    expect(r.tooMany).toBe(0);
+    expect(r.takenMs).toBeLessThanOrEqual(10_596); // the bound of the property above for this shape
+  });
+});
+
 describe('windows aligned to the clock, Reset as a Unix time', () => {
   it('the guessed length (from a request sent inside a window opened earlier) costs at most one 429, its trial, then the Resets alone tell', async () => {
     for (const phaseMs of [0, 250, 500, 750, 999]) {
