@@ -201,11 +201,11 @@ describe('one process against each shape of limiter', () => {
 
 describe('review of 74177c5: a whole window lost for one request (be218bc: none)', () => {
   // Found by the random property above with seed 1 at 1,500 runs (it now runs the project's fixed
-  // seed, helpers/property.ts). Known, not fixed: a late answer sets \`shared\` too (sharedUse counts our own requests counted
+  // seed, helpers/property.ts). Known, not fixed: a late answer sets `shared` too (sharedUse counts our own requests counted
   // out of order as others'): one process holds back its own request in the first window, so a unit
   // leaves the sliding window a little later and the last request misses the second window by
   // milliseconds: 18.1 s instead of 9.3 s (be218bc). The same with 100 at 50 per 18,995 ms, Reset
-  // in whole seconds, jitter without \`apart\`: 38.2 s instead of 19.8 s.
+  // in whole seconds, jitter without `apart`: 38.2 s instead of 19.8 s.
   it.fails("14 requests at 7 per 9,064 ms sliding, Reset as a Unix time, 2 workers, the ways apart: ≤ the property's bound", async () => {
     const r = await simulate({
       total: 14,
