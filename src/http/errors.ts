@@ -37,6 +37,15 @@ export abstract class CrmError extends Error {
   }
 }
 
+/** The same error (so the same exit code), with another message or hint. */
+export function restated(err: CrmError, change: { message?: string; hint?: string }): CrmError {
+  const Ctor = err.constructor as new (message: string, info: ErrorInfo) => CrmError;
+  const info = { status: err.status, code: err.code, requestId: err.requestId, details: err.details, cause: err };
+  const again = new Ctor(change.message ?? err.message, { ...info, hint: change.hint ?? err.hint });
+  again.unsent = err.unsent;
+  return again;
+}
+
 /** A CrmError class of one exit code. */
 function withExitCode(code: number) {
   return class extends CrmError {

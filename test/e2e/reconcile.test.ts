@@ -248,6 +248,24 @@ describe('crm batch --match: jobs, ids and files', () => {
     expect(appliedPerId(await requestLog(t, since), 'PATCH', 'contacts').size).toBe(30);
   });
 
+  it('stopped by a server that fails every PATCH: the error gives the command that resumes, and it finishes the run', async () => {
+    const ids: string[] = [];
+    for (let i = 1; i <= 12; i++) ids.push(await make({ email: `down.${i}@example.com`, title: 'Old' }));
+    const path = file('down file.csv', `email,title\n${ids.map((_, i) => `down.${i + 1}@example.com,New`).join('\n')}\n`);
+    await t.control('/faults', { fail_rate: 1, faults: { '500': 1 }, paths: '/contacts/con_' });
+    const since = await logLength(t);
+    const args = ['batch', 'contacts', path, '--match', 'email', '--concurrency', '1'];
+    const stopped = await crm(['--max-retries', '0', ...args]);
+    expect(stopped.code, stopped.stderr).toBe(8);
+    expect(stopped.stderr).toMatch(/Stopped: created 0, updated 0, .*not sent yet \(12 rows of contacts\)/);
+    // the command as typed, the path quoted as a shell reads it back
+    expect(stopped.stderr).toContain(`to resume, run: crm --max-retries 0 batch contacts '${path}' --match email --concurrency 1`);
+    await t.control('/faults', { fail_rate: 0, faults: {} });
+    const again = await json(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(appliedPerId(await requestLog(t, since), 'PATCH', 'contacts').size).toBe(12);
+  });
+
   it('--plan never replaces the input or a file the run writes', async () => {
     const path = file('self.csv', 'email,title\nself.1@example.com,A\n');
     const r = await crm(['batch', 'contacts', path, '--match', 'email', '--dry-run', '--plan', path]);

@@ -2,7 +2,7 @@
 // client, shows progress on a terminal, prints the summary and picks the exit code (0 / 9 / 2 / 130).
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { DiskError, InterruptedError, PartialFailureError } from '../../http/errors.js';
+import { DiskError, InterruptedError, PartialFailureError, RateLimitError, ServerError, restated } from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
 import type { HttpClient } from '../../http/types.js';
 import {
@@ -85,12 +85,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
       const partial = found && backup.named(found);
       const stopped = err instanceof InterruptedError ? 'interrupted' : 'stopped';
       if (partial) await (partial.reconcile ? printMatchSummary(ctx, partial, stopped) : printSummary(ctx, partial, stopped));
-      if (err instanceof InterruptedError && !err.hint) throw new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
-      if (err instanceof DiskError) {
-        const elsewhere = 'or write elsewhere: --rejects, --results, CRM_CONFIG_DIR for the journal';
-        throw new DiskError(err.message, { code: err.code, cause: err, hint: `free some space (${elsewhere}), then ${resumeHint(o)}` });
-      }
-      throw err;
+      throw withResumeHint(err, o, partial);
     });
   if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
   if (summary.plan) return printPlan(ctx, summary);
@@ -150,6 +145,19 @@ function warnKept(ctx: Ctx, kept: string[]): void {
     `${plural(kept.length, 'link was', 'links were')} already there with other fields, kept as they were ` +
       `(linking again changes nothing; remove the link and add it again to change it):\n${shown.join('\n')}${kept.length > 3 ? '\n  …' : ''}`,
   );
+}
+
+/** A run that stopped with rows left (Ctrl-C, a full disk, the network, the server or the rate limit): its error says the command that resumes it. */
+function withResumeHint(err: unknown, o: BatchOptions, partial: ImportSummary | undefined): unknown {
+  if (err instanceof InterruptedError && !err.hint) return new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
+  if (err instanceof DiskError) {
+    const elsewhere = 'or write elsewhere: --rejects, --results, CRM_CONFIG_DIR for the journal';
+    return new DiskError(err.message, { code: err.code, cause: err, hint: `free some space (${elsewhere}), then ${resumeHint(o)}` });
+  }
+  const left = partial !== undefined && partial.not_sent + partial.in_doubt > 0;
+  if (left && (err instanceof ServerError || err instanceof RateLimitError))
+    return restated(err, { hint: `${err.hint ? `${err.hint}\n` : ''}once that is mended, ${resumeHint(o)}` });
+  return err;
 }
 
 /**

@@ -2,7 +2,7 @@
 import { plural } from '../../output/plural.js';
 import type { BatchEnvelope } from '../../api/envelopes.js';
 import type { ChunkReject } from '../journal/format.js';
-import { AuthError, CrmError, ForbiddenError, NotFoundError, PartialFailureError } from '../../http/errors.js';
+import { AuthError, CrmError, ForbiddenError, NotFoundError, PartialFailureError, restated } from '../../http/errors.js';
 
 export const NO_RESULT_CODE = 'NO_ITEM_RESULT';
 
@@ -57,16 +57,11 @@ export function isRefusal(err: CrmError): boolean {
   return s !== undefined && s >= 400 && s < 500 && ![408, 409, 425, 429].includes(s);
 }
 
-/** The same error class (so the same exit code), saying why the import stopped and what to do. */
+/** The same error class (so the same exit code), saying why the import stopped and what a rerun does. */
 export function stoppedAfterFailures(err: CrmError, n: number): CrmError {
-  const Ctor = err.constructor as new (message: string, info: ConstructorParameters<typeof AuthError>[1]) => CrmError;
-  return new Ctor(`stopped after ${n} chunks in a row failed; the last: ${err.message}`, {
-    status: err.status,
-    code: err.code,
-    requestId: err.requestId,
-    details: err.details,
-    hint: `${err.hint ? `${err.hint}\n` : ''}rerun the same command later: finished chunks are skipped and the failed ones are sent again under the same keys`,
-    cause: err,
+  return restated(err, {
+    message: `stopped after ${n} chunks in a row failed; the last: ${err.message}`,
+    hint: `${err.hint ? `${err.hint}\n` : ''}a rerun skips the finished chunks and sends the failed ones again under the same keys`,
   });
 }
 
