@@ -71,7 +71,10 @@ async function createClient(ctx: Ctx, state: RunState, opts: ClientOptions): Pro
     authHeader: kind === 'v1' ? 'x-api-key' : p.authHeader,
     clock: systemClock,
     signal: state.signal,
-    log: globals.verbose ? (line) => io.stderr.write(`${sanitizeForTerminal(line)}\n`) : undefined,
+    // a wait notice wrapped to a terminal like every notice; a request line whole (its URL one piece)
+    log: globals.verbose
+      ? (line, notice) => io.stderr.write(`${notice ? forStderr(io.stderr, sanitizeForTerminal(line)) : sanitizeForTerminal(line)}\n`)
+      : undefined,
     // server text (a Retry-After) may be in it: sanitised like the log
     notice: (line) => ctx.warn(sanitizeForTerminal(line)),
     rateLimitBudgetMs: rateLimitBudget(state.env.CRM_RATE_LIMIT_BUDGET),

@@ -63,7 +63,7 @@ function apiCore(config: ClientConfig): ApiCore {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // every key of the profile, not just the one sent: a server may know (and echo) the other one too
   const redact = keyRedactor([config.apiKey, ...(config.redactKeys ?? [])]);
-  const log = config.log ? (line: string) => config.log!(redact.text(line)) : undefined;
+  const log = config.log ? (line: string, notice?: boolean) => config.log!(redact.text(line), notice) : undefined;
   const notice = config.notice ? (line: string) => config.notice!(redact.text(line)) : undefined;
   return {
     base,
@@ -79,7 +79,7 @@ function apiCore(config: ClientConfig): ApiCore {
     stats: { requests: 0, retries: 0 },
     redact,
     log,
-    noteWait: waitNotice(clock, log, notice),
+    noteWait: waitNotice(clock, log && ((line) => log(line, true)), notice),
     orConcurrency: config.concurrencyFlag ? ', or lower --concurrency' : '',
     ...(config.signal ? { signal: config.signal } : {}),
   };

@@ -23,8 +23,8 @@ export interface ClientConfig {
   /** default 5 */
   maxRetries?: number;
   clock?: Clock;
-  /** one line per request for --verbose; never the key */
-  log?: (line: string) => void;
+  /** one line per request for --verbose; never the key. `notice`: a sentence for a person (a wait), which a terminal may wrap; a request line is kept whole */
+  log?: (line: string, notice?: boolean) => void;
   /** said even without --verbose (unless --quiet): waits of several seconds */
   notice?: (line: string) => void;
   /** how long one request may wait out 429s with Retry-After, in all (default 10 minutes) */

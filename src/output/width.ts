@@ -48,8 +48,13 @@ export interface Wrapped {
   broken: boolean;
 }
 
-/** `text` wrapped to lines of at most `max` columns: at spaces where it can, inside long words where it must. */
-export function wrapToWidth(text: string, max: number): Wrapped {
+/**
+ * `text` wrapped to lines of at most `max` columns, at spaces where it can. A word longer than a line
+ * (a URL, a path) is broken inside (`long: 'break'`, the default: a table cell must fit its column), or
+ * goes whole on a line of its own, wider than `max` (`long: 'whole'`: text to read and copy, where the
+ * terminal's own wrap keeps it one line to copy).
+ */
+export function wrapToWidth(text: string, max: number, opts: { long?: 'break' | 'whole' } = {}): Wrapped {
   const lines: string[] = [];
   let broken = false;
   for (const paragraph of text.split('\n')) {
@@ -66,7 +71,7 @@ export function wrapToWidth(text: string, max: number): Wrapped {
       if (line.trim() !== '') lines.push(line.trimEnd());
       line = word;
       const bare = word.trimEnd();
-      if (stringWidth(bare) > max) {
+      if (stringWidth(bare) > max && opts.long !== 'whole') {
         // a word wider than a whole line: break it, whole graphemes per line
         broken = true;
         const parts = graphemes(bare);
@@ -136,7 +141,10 @@ export function wrapNotice(text: string, max: number): string {
     .join('\n');
 }
 
-/** `text` for standard error: wrapped to the terminal's width when it is one; as it is into a file or pipe. */
-export function forStderr(stderr: { isTTY?: boolean; columns?: number }, text: string): string {
-  return stderr.isTTY && stderr.columns ? wrapNotice(text, stderr.columns) : text;
+/** `text` for `stream` (stderr, or stdout for text a person reads): wrapped to the terminal's width when it is one; as it is into a file or pipe. */
+export function forTerminal(stream: { isTTY?: boolean; columns?: number }, text: string): string {
+  return stream.isTTY && stream.columns ? wrapNotice(text, stream.columns) : text;
 }
+
+/** `text` for standard error (`forTerminal`). */
+export const forStderr = forTerminal;

@@ -85,3 +85,71 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
     }
   }, 90_000);
 });
+
+// New-user trial in tmux at 80 columns: more text crm wrote wider than the terminal, cut by it in the
+// middle of a word (`(3,021 rows of c` / `ontacts).`, `unde` / `r a second`, `leave i` / `t`).
+/** lines wider than 80 that could have been broken at a space (the terminal cut them instead) */
+const tooWide = (lines: string[]): string[] => lines.filter((l) => /\S\s+\S/.test(l.trim()) && !/^\s*crm /.test(l) && stringWidth(l) > 80);
+
+/** 1,000 new people, one repeating an email (duplicate), one without an email (invalid): a long closing sentence */
+function matchFile(dir: string): string {
+  const file = join(dir, 'people.csv');
+  const rows = Array.from({ length: 1000 }, (_, i) => `wrap80.person${i}@example.com,P${i}`);
+  writeFileSync(file, ['email,first_name', ...rows, rows[0], ',NoEmail', ''].join('\n'));
+  return file;
+}
+
+describe.skipIf(!HAS_TMUX && !required)('crm text in tmux at 80 columns, broken at spaces (new-user trial)', () => {
+  it('--match: the dry-run plan on stdout (a terminal) is wrapped at spaces, and into a pipe it is as it was', async () => {
+    const dir = tempDir('crm-wrap80-');
+    const file = matchFile(dir);
+    const env = t.env('admin', { NO_COLOR: '1' });
+    const dry = await tm.run(`crm batch contacts ${sh(file)} --match email --dry-run`, { env, cwd: dir });
+    await dry.waitExit(60_000);
+    const plan = await dry.capture({ history: true, joinWrapped: true });
+    expect(plan.join(' ').replace(/\s+/g, ' '), plan.join('\n')).toMatch(
+      /Plan for 1,002 rows of contacts; read: .* in \d+ requests?, under a second/,
+    );
+    expect(tooWide(plan), plan.join('\n')).toEqual([]);
+
+    // not a terminal: the same text, no line break put in (a script may read it)
+    const piped = await tm.run(`crm batch contacts ${sh(file)} --match email --dry-run -o table | cat`, { env, cwd: dir });
+    await piped.waitExit(60_000);
+    const whole = await piped.capture({ history: true, joinWrapped: true });
+    expect(
+      whole.find((l) => l.startsWith('Plan for 1,002 rows of contacts; read: ')),
+      whole.join('\n'),
+    ).toMatch(/under a second$/);
+  }, 120_000);
+
+  it('--match: the closing sentence of the run is wrapped at spaces', async () => {
+    const dir = tempDir('crm-wrap80-');
+    const file = matchFile(dir);
+    const env = t.env('admin', { NO_COLOR: '1' });
+    const run = await tm.run(`crm batch contacts ${sh(file)} --match email`, { env, cwd: dir });
+    await run.waitExit(60_000);
+    const lines = (await run.capture({ history: true, joinWrapped: true })).filter((l) => !/^[┌│└├]/.test(l));
+    expect(lines.join(' ').replace(/\s+/g, ' '), lines.join('\n')).toMatch(
+      /Created 1,000, updated 0, 0 unchanged, 1 duplicate, 1 invalid \(1,002 rows of contacts\)\./,
+    );
+    expect(tooWide(lines), lines.join('\n')).toEqual([]);
+  }, 120_000);
+});
+
+describe.skipIf(!HAS_TMUX && !required)('-v: the waiting notices at 80 columns (new-user trial)', () => {
+  let slow: TestSandbox;
+  beforeAll(async () => {
+    if (HAS_TMUX) slow = await startTestSandbox({ seed: 42, rateLimit: 2, rateWindowMs: 2_000 });
+  });
+  afterAll(async () => slow?.close());
+
+  it('each waiting notice is broken at spaces when stderr is a terminal', async () => {
+    const pane = await tm.run('crm contacts list --all --limit 10 -v -o json > /dev/null', { env: slow.env('admin', { NO_COLOR: '1' }) });
+    const { status } = await pane.waitExit(60_000);
+    const lines = await pane.capture({ history: true, joinWrapped: true });
+    expect(status, lines.join('\n')).toBe(0);
+    expect(lines.join('\n')).toMatch(/^waiting \d+(\.\d+)? s: /m);
+    // a request line stays whole (its URL one piece); the notices are wrapped
+    expect(tooWide(lines.filter((l) => !/^GET /.test(l))), lines.join('\n')).toEqual([]);
+  }, 90_000);
+});

@@ -19,6 +19,9 @@ const LONG =
   'your administrator (reference SUP-7731)';
 const OTHER =
   'phone: the number has no country code, and the default country of this organisation is not set (set it under Settings > Organisation)';
+/** a URL wider than an 80-column line: it must reach the terminal in one piece, to be copied */
+const URL_REASON =
+  'email: suppressed; see https://crm.example.com/help/articles/import-validation/the-address-is-on-the-suppression-list-and-cannot-be-imported for why';
 
 let h: Hostile;
 let tm: Tmux | undefined;
@@ -31,6 +34,8 @@ beforeAll(async () => {
     const items = records.map((r, index) => {
       const email = String(r.email);
       if (email.startsWith('bounced')) return { index, status: 'error', error: { code: 'VALIDATION_FAILED', message: LONG } };
+      if (email.startsWith('url')) return { index, status: 'error', error: { code: 'VALIDATION_FAILED', message: URL_REASON } };
+      if (email.startsWith('other-')) return { index, status: 'error', error: { code: 'REJECTED', message: `rule ${email.split('@')[0]}` } };
       if (email.startsWith('phone')) return { index, status: 'error', error: { code: 'INVALID_PHONE_NUMBER', message: OTHER } };
       return { index, status: 'created', data: { id: `con_${index}`, ...r } };
     });
@@ -60,6 +65,27 @@ const whySection = (lines: string[]) => {
 const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 describe.skipIf(!HAS_TMUX && !required)('crm batch at 80 columns: why rows failed, in full', () => {
+  it('a URL longer than the line is never split, and the 4th reason is said to be in the rejects file (new-user trial)', async () => {
+    const more = join(dir, 'four-reasons.csv');
+    const rows = ['url1', 'url2', 'other-a', 'other-b', 'other-c', 'ok9'].map((e) => `${e}@example.com,X`);
+    writeFileSync(more, ['email,first_name', ...rows, ''].join('\n'));
+    const pane = await tm!.run(`crm batch contacts ${sh(more)}`, { env: h.env({ NO_COLOR: '1' }), cwd: dir, height: 50 });
+    expect((await pane.waitExit()).status).toBe(9);
+    const joined = await pane.capture({ history: true, joinWrapped: true });
+    const section = whySection(joined);
+    const url = URL_REASON.split(' ').find((w) => w.startsWith('https://'))!;
+    expect(
+      section.map((l) => l.trim()),
+      joined.join('\n'),
+    ).toContain(url);
+    expect(squash(section.join(' ')), joined.join('\n')).toContain(
+      `and 1 row for other reasons (every row with its reason: ${more}.rejects.csv)`,
+    );
+    for (const line of section) if (!line.includes(url) && /\S\s+\S/.test(line.trim())) expect(line.length, line).toBeLessThanOrEqual(80);
+    const rejects = parse<Record<string, string>>(readFileSync(`${more}.rejects.csv`, 'utf8'), { columns: true });
+    expect(rejects.map((r) => r._error_message)).toContain('rule other-c');
+  });
+
   it('a long reason is wrapped to 80 columns, under its code, and every word of it shows; none cut off', async () => {
     const pane = await tm!.run(`crm batch contacts ${sh(file)}`, { env: h.env({ NO_COLOR: '1' }), cwd: dir, height: 50 });
     const { status } = await pane.waitExit();

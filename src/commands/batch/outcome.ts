@@ -15,12 +15,17 @@ const MIN_MESSAGE_COLUMNS = 30;
 /** the indent of a reason under its count and code */
 const UNDER = 6;
 
+/** `text` wrapped at spaces to `columns` less `indent`, each line indented; a word wider (a URL) whole on its own line, so it can be copied */
+const hanging = (text: string, columns: number, indent: number): string[] =>
+  wrapToWidth(text, columns - indent, { long: 'whole' }).lines.map((l) => ' '.repeat(indent) + l);
+
 /**
  * The lines under the summary saying why rows failed or were invalid; none when every row went
  * through. On a terminal `columns` wide, each reason is wrapped to it, hanging under its first word
  * (new-user trial: cut at 80 columns, the reason could not be read); never cut below MAX_MESSAGE.
+ * The rows of reasons not shown: where each one's reason is (`rejectsFile`, else `-o json`).
  */
-export function reasonLines(reasons: readonly Reason[], columns?: number): string[] {
+export function reasonLines(reasons: readonly Reason[], columns?: number, rejectsFile?: string | null): string[] {
   if (reasons.length === 0) return [];
   const named = reasons.filter((r) => r.code !== OTHER_REASONS);
   const shown = named.slice(0, SHOWN);
@@ -38,11 +43,16 @@ export function reasonLines(reasons: readonly Reason[], columns?: number): strin
     // beside the count and code when enough room is left there, else under them
     const beside = columns - displayWidth(head) >= MIN_MESSAGE_COLUMNS;
     const indent = beside ? displayWidth(head) : UNDER;
-    const wrapped = wrapToWidth(whole, columns - indent).lines.map((l) => ' '.repeat(indent) + l);
+    const wrapped = hanging(whole, columns, indent);
     return beside ? [head + wrapped[0]!.slice(indent), ...wrapped.slice(1)] : [head.trimEnd(), ...wrapped];
   });
   const rows = rest.reduce((sum, r) => sum + r.count, 0);
-  if (rows > 0) lines.push(`  and ${n(rows)} ${rows === 1 ? 'row' : 'rows'} for other reasons`);
+  if (rows > 0) {
+    const where = rejectsFile ? `every row with its reason: ${sanitizeForTerminal(rejectsFile)}` : '-o json lists them';
+    const others = `and ${n(rows)} ${rows === 1 ? 'row' : 'rows'} for other reasons (${where})`;
+    const [first, ...more] = columns ? hanging(others, columns, 2) : [`  ${others}`];
+    lines.push(first!, ...more.map((l) => `  ${l}`));
+  }
   return ['Why rows failed:', ...lines];
 }
 

@@ -6,7 +6,7 @@ import { limitFloorMs } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
-import { forStderr } from '../../output/width.js';
+import { forStderr, forTerminal } from '../../output/width.js';
 import type { Ctx } from '../context.js';
 
 export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
@@ -29,7 +29,7 @@ export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
       ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)]
       : []),
   ];
-  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  ctx.io.stdout.write(`${forTerminal(ctx.io.stdout, lines.join('\n'))}\n`);
 }
 
 /** The header-to-field mapping of the plan: `First Name  → first_name (string)`, columns left out saying why. */
@@ -77,7 +77,7 @@ export function planLines(plan: MatchPlan, least: number | undefined): string[] 
   ];
 }
 
-/** Before the run, on a terminal (stderr); a dry run prints it as its output. */
+/** Before the run, on a terminal (stderr); a dry run prints it as its output (wrapped like this on a terminal, as it is into a pipe). */
 export function showPlan(ctx: Ctx, client: HttpClient | undefined): (plan: MatchPlan) => void {
   return (plan) => {
     if (plan.resumed !== undefined || ctx.globals.quiet || ctx.io.stderr.isTTY !== true) return;
@@ -95,5 +95,5 @@ export async function printDryPlan(ctx: Ctx, s: ImportSummary, client: HttpClien
   }
   const planned = s.reconcile!.plan_file ? [`Every row's action: ${s.reconcile!.plan_file}`] : [];
   const lines = ['Dry run: nothing was sent.', ...planLines(plan, least), ...mappingLines(plan.mapping), ...planned];
-  ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  ctx.io.stdout.write(`${forTerminal(ctx.io.stdout, lines.join('\n'))}\n`);
 }

@@ -7,6 +7,7 @@ import type { ImportDeps, ImportSummary } from '../../import/index.js';
 import { chooseRead, readByIds, readIndex } from '../../import/match/read.js';
 import { count, plural } from '../../output/plural.js';
 import { writeRecord } from '../../output/writers.js';
+import { forStderr } from '../../output/width.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
 import { normalizeFieldName } from '../../import/input/header.js';
@@ -77,7 +78,7 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: 'i
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
   if (!quiet && !json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
   const notAgreeing = s.failed + s.invalid + r.ambiguous + r.duplicate;
-  if (!quiet) ctx.io.stderr.write(`${sentence(s, stopped)}\n`);
+  if (!quiet) ctx.io.stderr.write(`${forStderr(ctx.io.stderr, sentence(s, stopped))}\n`);
   // a stopped run: its error says what stopped it (and how to resume)
   if (notAgreeing === 0 || stopped) return;
   const failed = s.failed - s.in_doubt;

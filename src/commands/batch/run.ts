@@ -282,6 +282,6 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' 
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
   if (quiet) return;
   if (!json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
-  const why = json ? [] : reasonLines(s.reasons, ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined);
+  const why = json ? [] : reasonLines(s.reasons, ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined, s.rejects_file);
   ctx.io.stderr.write([...why, forStderr(ctx.io.stderr, outcomeSentence(s, stopped))].join('\n') + '\n');
 }

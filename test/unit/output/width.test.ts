@@ -50,6 +50,33 @@ describe('wrapToWidth', () => {
     expect(wrapToWidth('x https://example.com/abcdef y', 10)).toEqual({ lines: ['x', 'https://ex', 'ample.com/', 'abcdef y'], broken: true });
   });
 
+  it('{ long: "whole" }: a word longer than a line (a URL) goes whole on its own line, never cut (new-user trial at 80 columns)', () => {
+    expect(wrapToWidth('x https://example.com/abcdef y', 10, { long: 'whole' })).toEqual({
+      lines: ['x', 'https://example.com/abcdef', 'y'],
+      broken: false,
+    });
+    expect(wrapToWidth('see https://example.com/a-long-page.', 10, { long: 'whole' }).lines).toEqual([
+      'see',
+      'https://example.com/a-long-page.',
+    ]);
+  });
+
+  it('property { long: "whole" }: every line fits or is one word, every word is whole and in order', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.stringMatching(/^[a-z:/.]{1,40}$/), { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 2, max: 30 }),
+        (words, max) => {
+          const { lines, broken } = wrapToWidth(words.join(' '), max, { long: 'whole' });
+          expect(broken).toBe(false);
+          for (const line of lines) if (line.includes(' ')) expect(stringWidth(line)).toBeLessThanOrEqual(max);
+          expect(lines.join(' ').split(' ')).toEqual(words);
+        },
+      ),
+      runs(),
+    );
+  });
+
   it('property: every line fits, and the lines hold all the text (only breaking spaces dropped)', () => {
     fc.assert(
       fc.property(textArb, fc.integer({ min: 2, max: 30 }), (text, max) => {

@@ -42,7 +42,7 @@ describe('reasonLines', () => {
       '  2,115 × VALIDATION_FAILED  email: required',
       '     40 × VALIDATION_FAILED  email: invalid email',
       '      3 × INVALID_VALUE  column "n:number": "x" is not a number',
-      '  and 7 rows for other reasons',
+      '  and 7 rows for other reasons (-o json lists them)',
     ]);
     expect(reasonLines([])).toEqual([]);
   });
@@ -74,6 +74,29 @@ describe('reasonLines on a terminal: a long reason wrapped, never cut off (new-u
     const r = [{ code: 'X', message: LONG, count: 1 }];
     expect(reasonLines(r)).toEqual(['Why rows failed:', `  1 × X  ${LONG}`]);
     expect(reasonLines(r, 200)).toEqual(['Why rows failed:', `  1 × X  ${LONG}`]);
+  });
+
+  it('a URL longer than the room beside the code is never cut: it goes whole on its own line (new-user trial at 80 columns)', () => {
+    const url = 'https://crm.example.com/docs/errors/validation#the-email-address-is-on-the-suppression-list';
+    const lines = reasonLines([{ code: 'VALIDATION_FAILED', message: `email: suppressed, see ${url} for why`, count: 3 }], 80);
+    expect(lines).toContain(`                         ${url}`);
+    expect(lines.join('\n')).toContain('for why');
+  });
+
+  it('the other reasons: says where every one of them is, in the same line (new-user trial)', () => {
+    const four = ['a', 'b', 'c', 'd'].map((m, i) => ({ code: 'VALIDATION_FAILED', message: `email: ${m}`, count: 100 - i }));
+    expect(reasonLines(four, 100, 'contacts.csv.rejects.csv').at(-1)).toBe(
+      '  and 97 rows for other reasons (every row with its reason: contacts.csv.rejects.csv)',
+    );
+    expect(reasonLines(four, 80).at(-1)).toBe('  and 97 rows for other reasons (-o json lists them)');
+    expect(reasonLines(four, undefined, 'c.rejects.csv').at(-1)).toBe(
+      '  and 97 rows for other reasons (every row with its reason: c.rejects.csv)',
+    );
+    // wrapped at a space like a reason, the path whole
+    const long = `a-folder-with-a-long-name/and-another-one-inside-it/contacts-${'x'.repeat(30)}.csv.rejects.csv`;
+    const [first, second] = reasonLines(four, 80, long).slice(-2);
+    expect(first).toBe('  and 97 rows for other reasons (every row with its reason:');
+    expect(second).toBe(`    ${long})`);
   });
 
   it('a reason beyond 600 characters is cut saying so, and where to read it whole', () => {
