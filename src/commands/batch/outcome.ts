@@ -4,7 +4,7 @@ import { findResource } from '../../api/resources.js';
 import { OTHER_REASONS, type ImportSummary, type Reason } from '../../import/index.js';
 import { count as n, plural } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
-import { displayWidth, graphemes, wrapToWidth } from '../../output/width.js';
+import { graphemes, wrapHanging } from '../../output/width.js';
 
 /** groups named in the text; the rest is one "and N other reasons" line */
 const SHOWN = 3;
@@ -34,12 +34,8 @@ export function reasonLines(reasons: readonly Reason[], columns?: number): strin
       chars.length <= MAX_MESSAGE
         ? msg
         : `${chars.slice(0, MAX_MESSAGE).join('')}… (${plural(chars.length - MAX_MESSAGE, 'more character')}; -o json shows them all)`;
-    if (!columns || displayWidth(head + whole) <= columns) return [head + whole];
     // beside the count and code when enough room is left there, else under them
-    const beside = columns - displayWidth(head) >= MIN_MESSAGE_COLUMNS;
-    const indent = beside ? displayWidth(head) : UNDER;
-    const wrapped = wrapToWidth(whole, columns - indent).lines.map((l) => ' '.repeat(indent) + l);
-    return beside ? [head + wrapped[0]!.slice(indent), ...wrapped.slice(1)] : [head.trimEnd(), ...wrapped];
+    return wrapHanging(head, whole, columns, UNDER, MIN_MESSAGE_COLUMNS);
   });
   const rows = rest.reduce((sum, r) => sum + r.count, 0);
   if (rows > 0) lines.push(`  and ${n(rows)} ${rows === 1 ? 'row' : 'rows'} for other reasons`);
