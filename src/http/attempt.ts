@@ -89,9 +89,16 @@ async function sendOnce(core: Core, ex: Exchange): Promise<Attempt> {
 }
 
 /** `<what> failed: <the failure in words>`, the one wording of a failed connection. */
-export function networkError(outcome: { error: unknown; code?: string }, url: URL, timeoutMs: number, what: string): CrmError {
+export function networkError(
+  outcome: { error: unknown; code?: string },
+  url: URL,
+  timeoutMs: number,
+  what: string,
+  /** the URL came in an API answer (a transcript link), not from the base URL */
+  link?: boolean,
+): CrmError {
   const target = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
-  const { message, hint } = describeNetwork(outcome.error, { target, timeoutMs, env: process.env });
+  const { message, hint } = describeNetwork(outcome.error, { target, timeoutMs, env: process.env, link });
   return new ServerError(`${what} failed: ${message}`, { code: outcome.code ?? 'NETWORK_ERROR', hint, cause: outcome.error });
 }
 

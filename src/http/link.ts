@@ -33,7 +33,7 @@ export async function getLink(core: Core, link: string, opts: LinkOptions): Prom
     const tooLarge = outcome.code === 'BODY_TOO_LARGE';
     const error = tooLarge
       ? new ServerError(`the ${opts.what} is too large: ${(outcome.error as Error).message}`, { code: outcome.code })
-      : networkError(outcome, url, core.timeoutMs, `${opts.what} download from ${url.host}`);
+      : networkError(outcome, url, core.timeoutMs, `${opts.what} download from ${url.host}`, true);
     return fail(error, { errorCode: outcome.code });
   }
   const { status, headers: got, text } = outcome.raw;

@@ -105,6 +105,7 @@ interface NetworkContext {
   timeoutMs: number;
   /** the proxy variables, for hints */
   env?: Env;
+  link?: boolean; // the URL came in an API answer (a transcript link), not from the base URL: the base URL worked, never to check
 }
 
 type Words = { message: string; hint?: string };
@@ -136,6 +137,9 @@ const noProxyHint = (f: Facts): string => {
     return `; NO_PROXY lists ${why.entry}, but no_proxy is set and crm reads it instead (as curl does): put ${why.entry} in no_proxy`;
   return `; if ${f.host} is reachable without the proxy, add it to ${v}`;
 };
+/** what a DNS failure's hint says to check: the base URL, or where a link (from an API that answered) points */
+const hostToCheck = (f: Facts): string =>
+  f.ctx.link ? `that ${f.host}, where the API's links point, resolves here` : 'the host name in the base URL';
 const proxyName = ({ proxy }: Facts): string => `the proxy ${proxy.display} (${proxy.variable})`;
 const tunnelHint = (f: Facts): string =>
   `check ${f.proxy.variable} (http://[USER:PASSWORD@]HOST:PORT) and that the proxy lets tunnels to ${f.ctx.target} through${noProxyHint(f)}`;
@@ -175,17 +179,19 @@ const WORDING: Record<string, { short: string; words?: (f: Facts) => Words }> = 
     words: (f) => ({
       message: `host not found: ${f.host} (DNS lookup failed${f.code === 'EAI_AGAIN' ? ', temporarily' : ''})`,
       hint: f.direct
-        ? `check the host name in the base URL. ${f.direct}`
+        ? `check ${hostToCheck(f)}. ${f.direct}`
         : f.ctx.env?.https_proxy || f.ctx.env?.HTTPS_PROXY
-          ? 'check the host name in the base URL.'
-          : 'check the host name in the base URL; where the internet is reached only through a proxy, set HTTPS_PROXY=http://PROXY:PORT.',
+          ? `check ${hostToCheck(f)}.`
+          : `check ${hostToCheck(f)}; where the internet is reached only through a proxy, set HTTPS_PROXY=http://PROXY:PORT.`,
     }),
   },
   ECONNREFUSED: {
     short: 'connection refused',
     words: (f) => ({
       message: `connection refused by ${f.ctx.target}`,
-      hint: `is the server running, and is the port in the base URL right?${also(f)}`,
+      hint: f.ctx.link
+        ? `the API answered, but nothing listens at ${f.ctx.target}, where its links point: is the download server running?${also(f)}`
+        : `is the server running, and is the port in the base URL right?${also(f)}`,
     }),
   },
   EHOSTUNREACH: { short: 'no route to the host' },
@@ -209,7 +215,9 @@ const WORDING: Record<string, { short: string; words?: (f: Facts) => Words }> = 
     short: 'the proxy refused the tunnel',
     words: (f) => ({
       message: `${proxyName(f)} would not open a tunnel to ${f.ctx.target} (HTTP ${f.code.slice('PROXY_TUNNEL_REFUSED_'.length)})`,
-      hint: `the proxy blocks ${f.ctx.target} or cannot reach it: check the base URL's host and ask your network administrators${noProxyHint(f)}`,
+      hint: f.ctx.link
+        ? `the API answered, but the proxy blocks ${f.ctx.target} (where the API's links point) or cannot reach it: the proxy must let tunnels to ${f.ctx.target} through (ask your network administrators)${noProxyHint(f)}`
+        : `the proxy blocks ${f.ctx.target} or cannot reach it: check the base URL's host and ask your network administrators${noProxyHint(f)}`,
     }),
   },
   PROXY_TUNNEL_DROPPED: {
@@ -268,7 +276,7 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): Words {
   const key = wordingKey(code);
   const words = Object.hasOwn(WORDING, key) && (proxy || !key.startsWith('PROXY_')) ? WORDING[key]!.words : undefined;
   if (words) return words({ code, err, ctx, host, via, direct: directHint(ctx, host, proxy), proxy: proxy! });
-  if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host, ctx.env?.NODE_EXTRA_CA_CERTS);
+  if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host, ctx.env?.NODE_EXTRA_CA_CERTS, ctx.link);
   return { message: `${raw}${via}` };
 }
 

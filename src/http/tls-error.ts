@@ -14,6 +14,8 @@ export function describeTls(
   via: string,
   host: string,
   extraCa: string | undefined,
+  /** the host came in an API answer (a link), not from the base URL */
+  link?: boolean,
 ): { message: string; hint?: string } {
   const untrusted = UNTRUSTED.test(code);
   const what = untrusted
@@ -29,7 +31,7 @@ export function describeTls(
       ? extraCa
         ? `NODE_EXTRA_CA_CERTS names ${extraCa}, ${extraCaProblem(extraCa)}: point it at the CA certificate of the proxy that inspects TLS or of the private CA (a PEM file)`
         : 'a company proxy that inspects TLS, or a private CA, signs with its own CA: point NODE_EXTRA_CA_CERTS at that CA certificate (a PEM file) and run crm again'
-      : 'check the base URL; behind a TLS-inspecting proxy, NODE_EXTRA_CA_CERTS names its CA certificate (a PEM file)',
+      : `check ${link ? `that ${host}, where the API's links point, is the host meant` : 'the base URL'}; behind a TLS-inspecting proxy, NODE_EXTRA_CA_CERTS names its CA certificate (a PEM file)`,
   };
 }
 

@@ -89,6 +89,27 @@ export function wrapToWidth(text: string, max: number, opts: { long?: 'break' | 
   return { lines, broken };
 }
 
+/**
+ * `head` then `text`, wrapped for a terminal `columns` wide (none: one line): beside `head`, each
+ * line hanging under the text's first word, when `minColumns` are left there, else under `head` at
+ * `under` columns. The terminal never wraps it (mid-word, a line starting with a space). `long`:
+ * what a word longer than a line does (wrapToWidth).
+ */
+export function wrapHanging(
+  head: string,
+  text: string,
+  columns: number | undefined,
+  under: number,
+  minColumns: number,
+  opts: { long?: 'break' | 'whole' } = {},
+): string[] {
+  if (!columns || displayWidth(head + text) <= columns) return [head + text];
+  const beside = columns - displayWidth(head) >= minColumns;
+  const indent = beside ? displayWidth(head) : under;
+  const wrapped = wrapToWidth(text, columns - indent, opts).lines.map((l) => ' '.repeat(indent) + l);
+  return beside ? [head + wrapped[0]!.slice(indent), ...wrapped.slice(1)] : [head.trimEnd(), ...wrapped];
+}
+
 /** `-o`, `--encoding`: a flag that may take the next word as its value (so they stay on one line) */
 const FLAG = /^-{1,2}[a-zA-Z][\w-]*$/;
 

@@ -144,6 +144,23 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
     expect(p.connects(apiTarget)).toBe(1);
   });
 
+  it("a port policy that lets only the API's port through: the hint names the transcripts' host:port, never the base URL; every recording counted (new-user trial)", async () => {
+    const p = await startTinyproxy({ connectPorts: [ports()[0]!], auth: false });
+    const out = join(dir, 'transcripts-port-policy');
+    const d = await runCrm(['-o', 'json', 'recordings', 'download', '--dir', out], { env: env({ HTTPS_PROXY: `http://127.0.0.1:${p.port}` }) });
+    expect(d.code, d.stderr).toBe(8);
+    const hint = /^Hint: .*$/m.exec(d.stderr)?.[0] ?? '';
+    expect(hint, d.stderr).toContain(`the proxy must let tunnels to ${downloadTarget} through`);
+    expect(hint).not.toMatch(/base URL/);
+    const s = JSON.parse(d.stdout) as Record<
+      'downloaded' | 'skipped' | 'without_transcript' | 'failed' | 'not_started' | 'before_since' | 'listed',
+      number
+    >;
+    expect(s.downloaded + s.skipped + s.without_transcript + s.failed + s.not_started + s.before_since).toBe(s.listed);
+    expect(s.not_started).toBeGreaterThan(0);
+    expect(p.connects(downloadTarget)).toBe(1);
+  });
+
   it('Basic authentication right: a 2,000-row import and every transcript go through a few reused tunnels', async () => {
     const p = await startTinyproxy({ connectPorts: ports() });
     const before = (await t.control('/stats')) as { requests: number };

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandboxTls } from '../../src/sandbox/tls-cert.js';
 import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { HAS_TMUX, sh, startTmux } from '../helpers/tmux.js';
 import { NO_PROXY_VARS, startProxy, type TestProxy } from './proxy.js';
 
 let tls: TestSandbox;
@@ -143,11 +144,56 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     expect(r.code, r.stderr).toBe(8);
     expect(r.stderr.match(/^Error: .*would not open a tunnel to \S+ \(HTTP 403\)/gm), r.stderr).toHaveLength(1);
     expect(r.stderr).toContain(`would not open a tunnel to ${downloadTarget} (HTTP 403)`);
-    expect(r.stderr).toContain('Hint: the proxy blocks');
+    expect(r.stderr).toContain(`Hint: the API answered, but the proxy blocks ${downloadTarget}`);
     expect(r.stderr).not.toMatch(/run the same command again/i);
     // the first refusal stops the rest: one CONNECT per download that had started, no more
     expect(proxy.seen.connects.filter((c) => c.target === downloadTarget).length).toBeLessThanOrEqual(4);
   });
+
+  it('a refused transcript host: the hint names that host:port, never the base URL, and the summary counts every recording (new-user trial)', async () => {
+    proxy = await startProxy({ refuseWith: 403, refuseOnly: downloadTarget });
+    const env = { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile };
+    const r = await crm(['recordings', 'download', '--dir', join(tls.configDir, 'transcripts-hint')], env);
+    expect(r.code, r.stderr).toBe(8);
+    const hint = /^Hint: .*$/m.exec(r.stderr)?.[0] ?? '';
+    expect(hint, r.stderr).toContain(`let tunnels to ${downloadTarget} through`);
+    expect(hint).not.toMatch(/base URL/);
+    // loopback is proxied on purpose (<-loopback>): not "add it to NO_PROXY"
+    expect(hint).toContain('127.0.0.1 goes through the proxy because NO_PROXY holds <-loopback>');
+    // every recording the API lists is in one count: none left out of the summary
+    const listed = await crm(['recordings', 'list', '--all'], { NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    const total = (JSON.parse(listed.stdout) as unknown[]).length;
+    const s = JSON.parse(r.stdout) as Record<
+      'downloaded' | 'skipped' | 'without_transcript' | 'failed' | 'not_started' | 'before_since' | 'listed',
+      number
+    >;
+    expect(s.failed).toBe(1);
+    expect(s.not_started).toBeGreaterThan(0);
+    expect(s.listed).toBe(total);
+    expect(s.downloaded + s.skipped + s.without_transcript + s.failed + s.not_started + s.before_since).toBe(total);
+  });
+
+  // .ci/run installs tmux and sets CRM_REQUIRE_SHELLS; elsewhere a missing tmux skips it
+  it.skipIf(!HAS_TMUX && process.env.CRM_REQUIRE_SHELLS !== '1')(
+    'a refused transcript host on an 80-column terminal: the table says what was not started; crm wraps the failure line itself',
+    async () => {
+      proxy = await startProxy({ refuseWith: 403, refuseOnly: downloadTarget });
+      const tm = await startTmux();
+      try {
+        const env = { ...tls.env('admin'), ...NO_PROXY_VARS, HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile };
+        const pane = await tm.run(`crm recordings download --dir ${sh(join(tls.configDir, 'transcripts-tty'))}`, { env, height: 50 });
+        const { status, lines } = await pane.waitExit();
+        const screen = lines.join('\n');
+        expect(status, screen).toBe(8);
+        expect(screen).toMatch(/│ not started +│ \d+ /);
+        // the terminal wrapped nothing: every line is one crm wrote (not a failure cut at column 80 with a leading space)
+        expect(await pane.capture({ history: true, joinWrapped: true })).toEqual(await pane.capture({ history: true }));
+        expect(screen).not.toMatch(/^ \S/m);
+      } finally {
+        await tm.close();
+      }
+    },
+  );
 
   it('reads https_proxy in lower case too, and takes the lower-case one first (as curl)', async () => {
     proxy = await startProxy();

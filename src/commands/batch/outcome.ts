@@ -4,7 +4,7 @@ import { findResource } from '../../api/resources.js';
 import { OTHER_REASONS, type ImportSummary, type Reason } from '../../import/index.js';
 import { count as n, plural } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
-import { displayWidth, graphemes, wrapToWidth } from '../../output/width.js';
+import { graphemes, wrapHanging, wrapToWidth } from '../../output/width.js';
 
 /** groups named in the text; the rest is one "and N other reasons" line */
 const SHOWN = 3;
@@ -14,10 +14,6 @@ const MAX_MESSAGE = 600;
 const MIN_MESSAGE_COLUMNS = 30;
 /** the indent of a reason under its count and code */
 const UNDER = 6;
-
-/** `text` wrapped at spaces to `columns` less `indent`, each line indented; a word wider (a URL) whole on its own line, so it can be copied */
-const hanging = (text: string, columns: number, indent: number): string[] =>
-  wrapToWidth(text, columns - indent, { long: 'whole' }).lines.map((l) => ' '.repeat(indent) + l);
 
 /**
  * The lines under the summary saying why rows failed or were invalid; none when every row went
@@ -39,19 +35,17 @@ export function reasonLines(reasons: readonly Reason[], columns?: number, reject
       chars.length <= MAX_MESSAGE
         ? msg
         : `${chars.slice(0, MAX_MESSAGE).join('')}… (${plural(chars.length - MAX_MESSAGE, 'more character')}; -o json shows them all)`;
-    if (!columns || displayWidth(head + whole) <= columns) return [head + whole];
     // beside the count and code when enough room is left there, else under them
-    const beside = columns - displayWidth(head) >= MIN_MESSAGE_COLUMNS;
-    const indent = beside ? displayWidth(head) : UNDER;
-    const wrapped = hanging(whole, columns, indent);
-    return beside ? [head + wrapped[0]!.slice(indent), ...wrapped.slice(1)] : [head.trimEnd(), ...wrapped];
+    return wrapHanging(head, whole, columns, UNDER, MIN_MESSAGE_COLUMNS, { long: 'whole' });
   });
   const rows = rest.reduce((sum, r) => sum + r.count, 0);
   if (rows > 0) {
     const where = rejectsFile ? `every row with its reason: ${sanitizeForTerminal(rejectsFile)}` : '-o json lists them';
     const others = `and ${n(rows)} ${rows === 1 ? 'row' : 'rows'} for other reasons (${where})`;
-    const [first, ...more] = columns ? hanging(others, columns, 2) : [`  ${others}`];
-    lines.push(first!, ...more.map((l) => `  ${l}`));
+    // the lines after the first under its text; a word wider than a line (the rejects file's path)
+    // whole on its own line, so it can be copied
+    const [first, ...more] = columns ? wrapToWidth(others, columns - 4, { long: 'whole' }).lines : [others];
+    lines.push(`  ${first}`, ...more.map((l) => `    ${l}`));
   }
   return ['Why rows failed:', ...lines];
 }

@@ -37,10 +37,25 @@ export interface DownloadEngineDeps {
   onProgress?(progress: DownloadProgress): void;
 }
 
-/** The `-o json` summary field for field, and the rest of the table; `interrupted`: by Ctrl-C, `notStarted` left for a rerun. */
+/**
+ * The `-o json` summary field for field, and the rest of the table; `interrupted`: by Ctrl-C, `notStarted` left for a rerun.
+ * Every recording listed is in one count (`accounted`): downloaded, skipped, without_transcript, failed, not_started,
+ * before_since (and `gone`, a snapshot's); a recording listed twice is listed once.
+ */
 function emptyReport(dir: string) {
   const failures: Array<{ id: string; error: string }> = [];
-  const summary = { downloaded: 0, skipped: 0, without_transcript: 0, failed: 0, dir, elapsed_ms: 0, failures };
+  const summary = {
+    downloaded: 0,
+    skipped: 0,
+    without_transcript: 0,
+    failed: 0,
+    not_started: 0,
+    before_since: 0,
+    listed: 0,
+    dir,
+    elapsed_ms: 0,
+    failures,
+  };
   /** a download that never reached its host (the proxy refused the tunnel, no connection): every other would fail alike, so the rest were not started */
   const unreachable = undefined as CrmError | undefined;
   return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0, gone: 0, unreachable };
@@ -114,11 +129,14 @@ async function listIds(
       if (choice === 'filtered') report.filteredOut += 1;
       else if (choice === 'without') s.without_transcript += 1;
       else if (choice === 'no-id') s.failures.push({ id: '', error: 'the server listed a recording without an id' });
+      else if (ids.has(choice.id))
+        report.listed -= 1; // listed twice (pages that moved): one recording
       else ids.add(choice.id);
     }
   } catch (err) {
     if (!deps.signal.aborted) throw err;
     report.interrupted = true;
+    report.notStarted += ids.size; // listed with a transcript, none tried: a rerun gets them
     return undefined;
   }
   return [...ids];
@@ -134,8 +152,18 @@ async function prepareDir(dir: string): Promise<void> {
   await removeStaleTemps(dir, Date.now(), (name) => name.endsWith('.json')).catch(() => 0);
 }
 
+/** The recordings counted in the summary: every one listed, once (a pure sum; equals `listed`). */
+export function accounted(report: DownloadReport): number {
+  const s = report.summary;
+  return s.downloaded + s.skipped + s.without_transcript + s.failed + s.not_started + s.before_since + report.gone;
+}
+
 function finish(report: DownloadReport, started: number, clock: Clock): DownloadReport {
-  report.summary.failed = report.summary.failures.length;
+  const s = report.summary;
+  s.failed = s.failures.length;
+  s.not_started = report.notStarted;
+  s.before_since = report.filteredOut;
+  s.listed = report.listed;
   report.summary.elapsed_ms = Math.max(0, Math.round(clock.now() - started));
   return report;
 }

@@ -5,6 +5,7 @@ import { InterruptedError, PartialFailureError, UsageError } from '../../http/er
 import { createProgress } from '../../output/progress.js';
 import { plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
+import { wrapHanging } from '../../output/width.js';
 import { loadTableRenderer } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import type { DownloadOptions } from './command.js';
@@ -16,6 +17,8 @@ export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 32;
 /** failures listed under the table; all of them are in `-o json` */
 const FAILURES_SHOWN = 20;
+/** the indent of a failure's message wrapped under its id (a long id) */
+const FAILURE_UNDER = 4;
 
 export async function runDownload(opts: DownloadOptions, ctx: Ctx): Promise<void> {
   const dir = opts.dir ?? DEFAULT_DIR;
@@ -78,21 +81,26 @@ async function printSummary(report: DownloadReport, ctx: Ctx): Promise<void> {
     return;
   }
   if (ctx.globals.quiet) return;
+  // every recording listed is in one row: listed = the counts below it
   const rows: Array<[string, unknown]> = [
+    ['recordings listed', s.listed],
     ['downloaded', s.downloaded],
     ['skipped (already there)', s.skipped],
     ['without transcript', s.without_transcript],
     ['failed', s.failed],
   ];
-  if (report.filteredOut > 0) rows.push(['before --since', report.filteredOut]);
-  if (report.interrupted) rows.push(['not started (interrupted)', report.notStarted]);
+  if (s.not_started > 0 || report.interrupted) rows.push([report.interrupted ? 'not started (interrupted)' : 'not started', s.not_started]);
+  if (s.before_since > 0) rows.push(['before --since', s.before_since]);
   if (report.retries > 0) rows.push(['retries (429, network)', report.retries]);
   if (report.linkRefreshes > 0) rows.push(['expired links renewed', report.linkRefreshes]);
   rows.push(['folder', s.dir], ['elapsed', `${(s.elapsed_ms / 1000).toFixed(1)} s`]);
   const { renderKeyValueTable } = await loadTableRenderer();
-  let text = renderKeyValueTable(rows, { color: ctx.globals.stderrColor });
+  // on a terminal, wrapped to its width by crm, never by the terminal (mid-word, a line starting with a space)
+  const columns = ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined;
+  let text = renderKeyValueTable(rows, { color: ctx.globals.stderrColor, width: columns });
   for (const f of s.failures.slice(0, FAILURES_SHOWN)) {
-    text += `  ${sanitizeForTerminal(f.id || '(no id)')}: ${sanitizeForTerminal(f.error)}\n`;
+    const lines = wrapHanging(`  ${sanitizeForTerminal(f.id || '(no id)')}: `, sanitizeForTerminal(f.error), columns, FAILURE_UNDER, 30);
+    text += `${lines.join('\n')}\n`;
   }
   if (s.failures.length > FAILURES_SHOWN) {
     text += `  … and ${s.failures.length - FAILURES_SHOWN} more (all of them with -o json)\n`;

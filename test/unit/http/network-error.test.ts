@@ -278,3 +278,45 @@ describe('failureWords: what failed an attempt, in the notice before a retry (ne
     );
   });
 });
+
+describe('a link (a transcript download): the base URL worked, so no hint says to check it (new-user trial)', () => {
+  const codes = [
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'ECONNREFUSED',
+    'ETIMEDOUT',
+    'ECONNRESET',
+    'CERT_HAS_EXPIRED',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'EPROTO',
+  ];
+  const tunnels = [403, 502, 400].map((s) => `Proxy response (${s}) !== 200 when HTTP Tunneling`);
+  const envs = [{}, { HTTP_PROXY: 'http://p:1' }, { HTTPS_PROXY: 'http://p:1' }, { HTTPS_PROXY: 'http://p:1', NO_PROXY: 'dl.example.com' }];
+
+  it('never "base URL", for any failure, through a proxy or not', () => {
+    const failure = fc.oneof(
+      fc.constantFrom(...codes).map((c) => err(c)),
+      fc.constantFrom(...tunnels).map((m) => routeError(err('UND_ERR_ABORTED', m), proxy)),
+      fc.constantFrom(...codes).map((c) => routeError(err(c), proxy)),
+    );
+    fc.assert(
+      fc.property(failure, fc.constantFrom(...envs), (e, env) => {
+        const d = describeNetwork(e, { target: 'dl.example.com:8443', timeoutMs: 30_000, env, link: true });
+        expect(`${d.message} ${d.hint ?? ''}`).not.toMatch(/base URL/);
+      }),
+      runs(200),
+    );
+  });
+
+  it('a tunnel refused to the link host: the hint names that host:port and says the proxy must let it through', () => {
+    const e = routeError(err('UND_ERR_ABORTED', tunnels[0]), proxy);
+    const hint = describeNetwork(e, { target: 'dl.example.com:8443', timeoutMs: 30_000, env: { HTTPS_PROXY: 'x' }, link: true }).hint!;
+    expect(hint).toContain('the proxy must let tunnels to dl.example.com:8443 through');
+    expect(hint).toContain('if dl.example.com is reachable without the proxy, add it to NO_PROXY');
+    // NO_PROXY lists the host for another port: says so, not "add it"
+    const port = describeNetwork(e, { target: 'dl.example.com:8443', timeoutMs: 30_000, env: { NO_PROXY: 'dl.example.com:443' }, link: true });
+    expect(port.hint).toContain('NO_PROXY lists dl.example.com:443, for port 443 only');
+    expect(port.hint).not.toMatch(/add it to NO_PROXY/);
+  });
+});

@@ -4,10 +4,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runs } from '../../helpers/property.js';
 import { FakeClock } from '../../helpers/clock.js';
 import type { ApiRecord } from '../../../src/api/envelopes.js';
-import { downloadAll, selectRecording, type DownloadEngineDeps } from '../../../src/commands/recordings/download-engine.js';
+import { accounted, downloadAll, selectRecording, type DownloadEngineDeps } from '../../../src/commands/recordings/download-engine.js';
 import { fileNames } from '../../../src/util/safe-name.js';
 import { parseConcurrency, parseSince, progressText } from '../../../src/commands/recordings/download.js';
 import { NotFoundError, UsageError } from '../../../src/http/errors.js';
@@ -146,6 +148,56 @@ describe('downloadAll', () => {
     const listed = [...records.slice(0, 3), { id: 'rec_d', has_transcript: true }];
     const report = await downloadAll({ dir, concurrency: 4, overwrite: false }, deps(records, {}, listed));
     expect(report.summary).toMatchObject({ downloaded: 1, without_transcript: 3, failed: 0 });
+  });
+
+  it('accounts for every recording listed: downloaded + skipped + without + failed + not started + before --since = listed (property)', async () => {
+    const rec = fc.record({
+      id: fc.option(fc.constantFrom('rec_1', 'rec_2', 'rec_3', 'rec_4', 'rec_5', 'rec_6'), { nil: undefined }),
+      has_transcript: fc.boolean(),
+      started_at: fc.constantFrom('2025-01-01T00:00:00Z', '2026-06-01T00:00:00Z'),
+    });
+    const outcome = fc.constantFrom('ok', 'truncated', 'other', 'gone', 'refused', 'there');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(rec, { maxLength: 12 }),
+        fc.dictionary(fc.constantFrom('rec_1', 'rec_2', 'rec_3', 'rec_4', 'rec_5', 'rec_6'), outcome),
+        fc.boolean(),
+        async (listed, how, since) => {
+          const dir = tmp();
+          const of = (id: string) => how[id] ?? 'ok';
+          mode = (id) => {
+            const m = of(id);
+            return m === 'truncated' || m === 'other' ? m : 'ok';
+          };
+          for (const id of Object.keys(how)) if (of(id) === 'there') fs.writeFileSync(path.join(dir, `${id}.json`), '{}');
+          const records = listed.filter((r) => r.id !== undefined && of(r.id) !== 'gone') as ApiRecord[];
+          const d = deps(records, {}, listed);
+          // a refused link: its host never reached (ECONNREFUSED), which stops the rest
+          const client = d.client;
+          const refused: typeof client = {
+            ...client,
+            async request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
+              const r = await client.request<{ data: ApiRecord }>(opts);
+              const data = r.body.data;
+              if (typeof data.id === 'string' && of(data.id) === 'refused' && data.transcript_url)
+                data.transcript_url = 'http://127.0.0.1:1/t/x';
+              return r as unknown as ApiResponse<T>;
+            },
+          };
+          const report = await downloadAll(
+            { dir, concurrency: 3, overwrite: false, ...(since ? { since: Date.parse('2026-01-01T00:00:00Z') } : {}) },
+            { ...d, client: refused },
+          );
+          // a recording listed twice (with a transcript) is one recording
+          const wanted = listed.filter((r) => r.id !== undefined && r.has_transcript && !(since && r.started_at < '2026'));
+          const twice = wanted.length - new Set(wanted.map((r) => r.id)).size;
+          expect(report.summary.listed).toBe(listed.length - twice);
+          expect(accounted(report)).toBe(report.summary.listed);
+        },
+      ),
+      runs(60),
+    );
+    mode = () => 'ok';
   });
 
   it('stops before starting anything once aborted, and says so', async () => {
