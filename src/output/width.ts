@@ -136,23 +136,29 @@ export function noticeUnits(line: string): string[] {
   return units;
 }
 
+/** an indented line to copy and paste: a command (`crm`, `npm`, `node`, `export`), or one after variables (`X=1 crm …`) */
+const COMMAND_LINE = /^\s+(?:[A-Za-z_][\w]*=\S*\s+)*(?:crm|npm|node|export|\$)(?:\s|$)|^\s+[A-Za-z_]\w*=/;
+
 /**
- * A notice, warning or hint wrapped for a terminal `max` columns wide, at spaces only: a line that
- * starts with a space (a command or example to copy) is left whole, and so is every unit of
- * `noticeUnits` (a word wider than a line goes alone on its line): a pasted command must be one line.
+ * A notice, warning or hint wrapped for a terminal `max` columns wide, at spaces only: an indented
+ * command line (a command to copy) is left whole, and so is every unit of `noticeUnits` (a word wider
+ * than a line goes alone on its line): a pasted command must be one line. Another indented line (a
+ * plan's row, a list's item) goes on two columns further in (trial: they were cut mid-word).
  */
 export function wrapNotice(text: string, max: number): string {
   if (max <= 0) return text;
   return text
     .split('\n')
     .map((line) => {
-      if (/^\s/.test(line) || displayWidth(line) <= max) return line;
+      if (COMMAND_LINE.test(line) || displayWidth(line) <= max) return line;
+      const lead = /^\s*/.exec(line)![0];
+      const more = lead === '' ? '' : `${lead}  `;
       const out: string[] = [];
-      let current = '';
-      for (const unit of noticeUnits(line)) {
-        if (current !== '' && displayWidth(current + unit.trimEnd()) > max) {
+      let current = lead;
+      for (const unit of noticeUnits(line.slice(lead.length))) {
+        if (current.trim() !== '' && displayWidth(current + unit.trimEnd()) > max) {
           out.push(current.trimEnd());
-          current = '';
+          current = more;
         }
         current += unit;
       }

@@ -86,6 +86,17 @@ describe('wrapNotice', () => {
     expect(ticked).toContain('`crm batch contacts people.csv.rejects.csv`');
     const indented = `Try:\n  ${'X=1 '.repeat(30)}crm contacts list`;
     expect(wrapNotice(indented, 40)).toBe(indented);
+    const command = `Then:\n  crm batch contacts ${'long-name-'.repeat(5)}.csv --update`;
+    expect(wrapNotice(command, 40)).toBe(command);
+  });
+
+  it("another indented line (a plan's row, a warning's item) wraps at spaces, two columns further in (trial: cut mid-word at 80)", () => {
+    const row = `  update            39  ${['first_name', 'last_name', 'title', 'phone', 'department_name_full', 'linkedin_profile_url'].map((f) => `${f} 39`).join(', ')}`;
+    const out = wrapNotice(row, 80).split('\n');
+    expect(out.length).toBeGreaterThan(1);
+    for (const l of out) expect(displayWidth(l)).toBeLessThanOrEqual(80);
+    expect(out.slice(1).every((l) => l.startsWith('    ') && !l.startsWith('     '))).toBe(true);
+    expect(out.map((l) => l.trim()).join(' ')).toBe(row.trim());
   });
 
   it('forStderr wraps only on a terminal', () => {
