@@ -60,9 +60,10 @@ try {
   crm(['batch', 'contacts', trade, '--match', 'email']); // again: the CRM agrees, nothing is sent
 
   crm(['contacts', 'list', '--limit', '5', '-o', 'table', '--fields', 'id,email,first_name,last_name']);
-  const deal = JSON.parse(
-    crm(['deals', 'create', '--set', 'name=Demo renewal', '--set', 'amount:=48000', '-o', 'json'], { quiet: true }).stdout,
-  );
+  // its JSON is read here for the id, and shown as it came
+  const created = crm(['deals', 'create', '--set', 'name=Demo renewal', '--set', 'amount:=48000', '-o', 'json'], { quiet: true }).stdout;
+  process.stdout.write(created);
+  const deal = JSON.parse(created);
   const contact = readFileSync(join(work, 'created.csv'), 'utf8').split('\n')[1].split(',')[1];
   crm(['links', 'add', 'deals', deal.id, 'contacts', contact, '--type', 'DECISION_MAKER', '-o', 'table']);
   crm(['links', 'list', 'deals', deal.id, 'contacts', '-o', 'table', '--fields', 'id,email,link.type']);
@@ -70,7 +71,7 @@ try {
   crm(['recordings', 'list', '--has-transcript', '-o', 'table', '--limit', '5']);
   crm(['recordings', 'download', '--dir', join(work, 'transcripts')]);
   crm(['v1', 'people', 'query', '--limit', '3', '-o', 'table']);
-  console.log(`\nDone. Files are in ${work}; the sandbox is stopped. Try it yourself: npm run sandbox`);
+  console.log(`\nDone. Files are in ${work}; the sandbox is stopped.\nTry it yourself: npm run sandbox`);
 } finally {
   await sb.stop();
   if (process.env.CRM_DEMO_KEEP !== '1') rmSync(join(work, 'config'), { recursive: true, force: true });

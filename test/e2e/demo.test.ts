@@ -52,6 +52,11 @@ it('the demo runs to the end, and every command it echoes parses when pasted int
     .filter((l) => l.startsWith('$ crm '))
     .map((l) => l.slice(2));
   expect(lines.length, demo.stdout).toBeGreaterThanOrEqual(12);
+  // every command shows what it printed: the deal it creates too (trial: nothing under it)
+  const afterDeal = demo.stdout.split(/\$ crm deals create[^\n]*\n/)[1] ?? '';
+  expect(afterDeal.split('\n$ ')[0]).toMatch(/"name": ?"Demo renewal"/);
+  // what to try next on a line of its own (trial: cut at 80 columns after the files' folder)
+  expect(demo.stdout).toMatch(/\nTry it yourself: npm run sandbox\n/);
   for (const line of lines) {
     const key = line.includes('--v1') ? `service_pk_${'d'.repeat(40)}` : `service_live_${'d'.repeat(40)}`;
     const r = await sh(line, `${key}\n`);
