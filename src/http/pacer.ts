@@ -257,7 +257,7 @@ export class Pacer {
     if (now < this.w.blockedUntil) return 'held back by a 429 (Retry-After)';
     const left = (this.w.remaining ?? 0) - this.pending.size;
     return left <= 0
-      ? `the rate limit's window is used up until earlier requests leave it (the server says ${this.w.remaining ?? 0} left, ${this.pending.size} of ours in flight)`
+      ? `the rate limit's window is used up until it frees room (the server says ${this.w.remaining ?? 0} left, ${this.pending.size} of ours in flight)`
       : `${left} requests of the rate-limit window left`;
   }
 

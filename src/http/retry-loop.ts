@@ -86,7 +86,9 @@ function nextWait(f: Failure, n: number, count: Count, p: RetryPolicy): { wait: 
   }
   const { method, hasIdempotencyKey, maxRetries } = p;
   if (!shouldRetry({ method, status: f.status, errorCode: f.errorCode, hasIdempotencyKey, attempt: count.counted, maxRetries })) {
-    throw finalError(f.error, n, retryable(f), noRetryHint(f, p), `--max-retries ${maxRetries}`);
+    // a 429's Retry-After is waited out within the budget, not counted: say so when the total is more
+    const uncounted = count.rateWaits > 0 ? ` (the ${count.rateWaits} after a 429's Retry-After not counted)` : '';
+    throw finalError(f.error, n, retryable(f), noRetryHint(f, p), `--max-retries ${maxRetries}${uncounted}`);
   }
   count.counted++;
   const backoff = backoffMs(count.counted - 1, () => p.clock.random());

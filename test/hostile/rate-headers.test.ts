@@ -76,7 +76,7 @@ it('says on stderr that it waits, how long and why (a minute to the reset), and 
   child.kill('SIGINT');
   const r = await done;
   expect(stderr).toMatch(
-    /waiting (59|60) s: the rate limit.s window is used up until earlier requests leave it \(the server says 0 left, \d+ of ours in flight\)/,
+    /waiting (59|60) s: the rate limit.s window is used up until it frees room \(the server says 0 left, \d+ of ours in flight\)/,
   );
   expect(r.code).toBe(130);
 });

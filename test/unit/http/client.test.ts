@@ -179,6 +179,15 @@ describe('retries', () => {
     expect(clock.sleeps).toEqual([250, 500]);
   });
 
+  it('says the retries after a 429 with Retry-After were not counted when the total is over --max-retries (trial: "15 retries: --max-retries 8")', async () => {
+    const rateLimited = fail(429, 'RATE_LIMITED', { 'retry-after': '0.01' });
+    const s = await serve(scripted(rateLimited, rateLimited, fail(503, 'UNAVAILABLE')));
+    const { c } = client(s, { maxRetries: 1 });
+    const err = (await c.request({ method: 'GET', path: '/contacts' }).catch((e: unknown) => e)) as ServerError;
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err.message).toContain("gave up after 3 retries: --max-retries 1 (the 2 after a 429's Retry-After not counted)");
+  });
+
   it('gives ServerError (exit 8) with the server code and request id when 5xx outlasts the retries', async () => {
     const s = await serve(scripted(fail(503, 'UNAVAILABLE')));
     const { c, clock } = client(s, { maxRetries: 3 });

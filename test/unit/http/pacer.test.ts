@@ -159,7 +159,7 @@ describe('Pacer', () => {
     const said: string[] = [];
     await pacer.acquire(undefined, { onWait: (ms, why) => said.push(`${ms} ${why}`) });
     expect(said).toEqual([
-      `${2000 + RESET_MARGIN_MS} the rate limit's window is used up until earlier requests leave it (the server says 0 left, 0 of ours in flight)`,
+      `${2000 + RESET_MARGIN_MS} the rate limit's window is used up until it frees room (the server says 0 left, 0 of ours in flight)`,
     ]);
   });
 
