@@ -1,6 +1,6 @@
 // The retry layer (CONTRACT §4) of API requests and transcript downloads alike: retry.ts's pure
 // decisions plus the waits (and their notice), the counting and the final error naming the rule that stopped it.
-import { type CrmError, type ErrorInfo, InterruptedError, isCrmError } from './errors.js';
+import { type CrmError, InterruptedError, isCrmError, restated } from './errors.js';
 import type { Pacer } from './pacer.js';
 import {
   MAX_RETRY_AFTER_MS,
@@ -119,10 +119,8 @@ function finalError(error: CrmError, attempt: number, wasRetryable: boolean, hin
     return error;
   }
   const tries = `${attempt} ${attempt === 1 ? 'retry' : 'retries'}${rule ? `: ${rule}` : ''}`;
-  const Cls = error.constructor as new (message: string, info: ErrorInfo) => CrmError;
-  const { status, code, requestId, details, cause } = error;
-  return new Cls(`${error.message} (gave up after ${tries})`, {
-    ...{ status, code, requestId, details, cause },
+  return restated(error, {
+    message: `${error.message} (gave up after ${tries})`,
     // the failure's own next step (a proxy's tunnels, HTTP_PROXY without HTTPS_PROXY) before the generic one
     hint: hint ?? error.hint ?? 'try again later, or raise --max-retries',
   });
