@@ -4,6 +4,24 @@
 const LAYERS = [['json', 'util', 'version.ts'], ['api'], ['http'], ['config'], ['output'], ['import'], ['commands'], ['cli']];
 const SANDBOX_MAY_USE = ['json', 'util', 'version.ts', 'api'];
 
+// Inside the batch engine (src/import), the stages stand in the order the engine calls them, on the shared types
+// and the plan every stage takes a slice of (src/import/README.md): a stage never imports a later one.
+const ENGINE = [
+  ['types.ts'],
+  ['input'],
+  ['operation.ts'],
+  ['files'],
+  ['plan.ts'],
+  ['check'],
+  ['match'],
+  ['journal'],
+  ['send'],
+  ['finish.ts'],
+  ['engine.ts'],
+  ['index.ts'],
+];
+const inEngine = (names) => `^src/import/(${names.map((n) => n.replace('.', '\\.')).join('|')})($|/)`;
+
 const dir = (names) => `^src/(${names.map((n) => n.replace('.', '\\.')).join('|')})($|/)`;
 // commands (`crm sandbox`) and cli may start the sandbox; nothing lower may
 const COMMANDS = LAYERS.findIndex((l) => l.includes('commands'));
@@ -24,6 +42,13 @@ module.exports = {
       severity: 'error',
       from: { path: dir(layer) },
       to: { path: dir(above(i)) },
+    })),
+    ...ENGINE.slice(0, -1).map((stage, i) => ({
+      name: `engine-${stage[0]}`,
+      comment: `in src/import, ${stage.join(', ')} may import only what stands before it in the engine's order`,
+      severity: 'error',
+      from: { path: inEngine(stage) },
+      to: { path: inEngine(ENGINE.slice(i + 1).flat()) },
     })),
     {
       name: 'layer-sandbox',

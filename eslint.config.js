@@ -33,12 +33,13 @@ export default tseslint.config(
     },
   },
   {
-    // A function a reader can hold in their head, a file that is one concept (docs/architecture.md,
-    // Habits): every line counts, comments and blank lines too, nested functions inside their parent.
+    // A function a reader can hold in their head, a file that is one concept or one stage of the batch engine
+    // read in one place (docs/architecture.md, Habits): every line counts, comments and blank lines too, nested
+    // functions inside their parent.
     files: ['src/**/*.ts'],
     rules: {
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: false, skipComments: false, IIFEs: true }],
-      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
+      'max-lines': ['error', { max: 450, skipBlankLines: false, skipComments: false }],
     },
   },
   {

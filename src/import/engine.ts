@@ -1,28 +1,25 @@
-// `crm batch RESOURCE FILE` (CONTRACT §7) as stages, in the order runImport calls them: prepare (plan.ts: the
-// options resolved once into run.job) → earlier (journal/open.ts) → check (check/) → match (match/run.ts, for
-// --match) → journal (journal/open.ts) → send (send/) → finish (below). The map: README.md.
-// Exactly once: chunks and keys are a function of content and plan (pinned by the journal); a chunk is
-// journaled only once answered; anything else is resent under the same key (README.md, "In flight").
+// `crm batch RESOURCE FILE` (CONTRACT §7, §7b) as one pipeline over a frozen plan, in the order runImport calls it:
+//   plan (plan.ts) → earlier (journal/stage.ts) → check (check/) → [match (match/), --match only]
+//   → journal (journal/stage.ts) → send (send/) → finish (finish.ts).
+// Each stage takes its slice of the plan and the value the stage before returned, and hands the next a value; this
+// function alone knows the order, and lets go of what the run holds (the input's copy, the spools, the job's lock).
+// Exactly once: chunks and keys are a function of content and plan (pinned by the journal); a chunk is journaled
+// only once answered; anything else is resent under the same key (README.md, "In flight").
 import { tmpdir } from 'node:os';
 import type { ApiRecord } from '../api/envelopes.js';
-import { inspect } from 'node:util';
 import { InterruptedError } from '../http/errors.js';
-import { count, plural } from '../output/plural.js';
-import type { ImportDeps, ImportOptions, ImportSummary } from './engine-types.js';
-import { prepare } from './plan.js';
-import { finishedEarlier, openJournal } from './journal/open.js';
-import { ImportJournal } from './journal/journal.js';
-import { identityOf } from './run.js';
+import { importSummaryOf, withSummary, type ImportDeps, type ImportOptions, type ImportSummary, type Report } from './types.js';
+import { prepare, type Plan } from './plan.js';
 import { check } from './check/check.js';
-import type { ScanResult } from './check/scan.js';
 import { Spool } from './check/spool.js';
-import { reconcile } from './match/run.js';
-import { sendRows, type Sent } from './send/send.js';
+import { match, type Matched } from './match/match.js';
+import { earlier, openJournal, doneEarlier } from './journal/stage.js';
+import { send } from './send/send.js';
 import { onDisk } from './send/disk.js';
-import { summaryOf, withSummary, type Run } from './run.js';
+import { dryRunSummary, emptySummary, finish, finishedSummary, progressOf } from './finish.js';
 
-export { importSummaryOf, type Run } from './run.js';
-export type { ImportDeps, ImportOptions, ImportPlan, ImportProgress, ImportSummary } from './engine-types.js';
+export { importSummaryOf } from './types.js';
+export type { ImportDeps, ImportOptions, ImportPlan, ImportProgress, ImportSummary } from './types.js';
 
 /** 0 when every row was created (or had been), 9 when any failed or was invalid. */
 export function importExitCode(s: ImportSummary): 0 | 9 {
@@ -30,34 +27,56 @@ export function importExitCode(s: ImportSummary): 0 | 9 {
 }
 
 export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<ImportSummary> {
-  const run = await prepare(opts, deps);
+  const plan = await prepare(opts, deps);
+  const held = new Held();
   try {
-    // --match: make the CRM agree with the file (match/run.ts)
-    if (run.job.match) return await reconcile(run);
-    const earlier = await finishedEarlier(run);
-    if (earlier) return earlier;
-    if (!run.job.dryRun) run.spool = await Spool.create(deps.journalDir ?? tmpdir());
-    const scan = await check(run);
-    if (!run.job.dryRun) await deps.beforeSend?.({ ...scan, done: await doneEarlier(run, scan), records: () => spooledRecords(run.spool!) });
-    const journal = await openJournal(run, scan);
-    if ('summary' in journal) return journal.summary;
-    return finish(run, scan, await sendRows(run, scan, journal.journal));
+    return await pipeline(plan, deps, held);
   } catch (err) {
-    // the spool (beside the journal) or another of crm's files on a full disk: a DiskError, not a bug
-    throw onDisk(err, (err as { path?: unknown } | null)?.path === undefined ? run.spool?.path : undefined);
+    // stopped before anything was sent: the summary says so; the spool (beside the journal) or another of crm's
+    // files on a full disk: a DiskError, not a bug
+    const stopped =
+      err instanceof InterruptedError && !importSummaryOf(err) ? withSummary(err, emptySummary(plan.finish, deps.clock.now())) : err;
+    throw onDisk(stopped, (err as { path?: unknown } | null)?.path === undefined ? held.spoolPath : undefined);
   } finally {
-    await run.unlock?.();
-    await run.spool?.remove();
-    await run.input.cleanup();
+    await held.release();
+    await plan.input.cleanup();
   }
 }
 
-/** The rows (chunks) an earlier run of this job finished, read from its journal without opening it (0 when none or not resuming). */
-async function doneEarlier(run: Run, scan: ScanResult): Promise<number> {
-  const dir = run.deps.journalDir;
-  if (!dir || !run.job.resume) return 0;
-  const peeked = await ImportJournal.peek(dir, identityOf(run, run.sha ?? scan.contentSha256)).catch(() => undefined);
-  return peeked?.size ?? 0;
+async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<ImportSummary> {
+  const report = progressOf(plan.finish, deps);
+  const found = await earlier(plan.journal, deps);
+  if (found.finished) return finishedSummary(plan.finish, deps.clock.now(), found.finished);
+  const dryRun = plan.journal.dryRun;
+  // reconcile reads the file's rows for its match stage, also for a dry run
+  const rows = dryRun && !plan.match ? undefined : held.spool(await Spool.create(deps.journalDir ?? tmpdir()));
+  const scan = await check(plan.check, { sha: found.sha, spool: rows }, { ...deps, report });
+  let matched: Matched | undefined;
+  if (plan.match) {
+    matched = await match(plan.match, scan, rows!, found.pinned, { ...deps, report });
+    if (matched.spool) held.spool(matched.spool);
+    await rows!.remove();
+    if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
+    await deps.onPlan?.(matched.plan);
+    if (dryRun) return finish(plan.finish, deps.clock.now(), scan, undefined, matched);
+    await deps.beforeSend?.(scan);
+  } else if (!dryRun) {
+    const done = await doneEarlier(plan.journal, found, scan);
+    await deps.beforeSend?.({ ...scan, done, records: () => spooledRecords(rows!) });
+  }
+  const opened = await openJournal(plan.journal, scan, found, matched, deps);
+  if ('dry' in opened) return dryRunSummary(plan.finish, deps.clock.now(), scan, opened.dry);
+  if ('finished' in opened) return finishedSummary(plan.finish, deps.clock.now(), opened.finished);
+  held.unlock = opened.unlock;
+  const sent = await send(plan.send, scan, opened.rows ?? rows!, opened, matched, { ...deps, report: reportSending(report, matched) });
+  return finish(plan.finish, deps.clock.now(), scan, sent, matched);
+}
+
+/** While sending, a reconcile's progress counts the requests its plan has left (its creates and updates carry different numbers of rows). */
+function reportSending(report: Report, matched: Matched | undefined): Report {
+  const planned = matched && !matched.resumed ? matched.plan.requests : undefined;
+  if (planned === undefined) return report;
+  return (phase, c, rowsTotal) => report(phase, c, rowsTotal, Math.max(0, planned - (c.chunks ?? 0)));
 }
 
 /** The valid rows' records, in file order, read back from the spool. */
@@ -65,24 +84,23 @@ async function* spooledRecords(spool: Spool): AsyncGenerator<ApiRecord> {
   for await (const e of spool.entries()) if (e.chunk) yield* e.chunk.records();
 }
 
-/** The summary, or the error that carries it: a fatal error, or the interruption saying how far it got. */
-function finish(run: Run, scan: ScanResult, sent: Sent): ImportSummary {
-  const { counters: c, fatal, aborted } = sent.result;
-  const result = summaryOf(run, c, sent.files, { rows: scan.rows, reasons: sent.result.reasons });
-  if (fatal !== undefined)
-    throw withSummary(fatal instanceof Error ? fatal : new Error(typeof fatal === 'string' ? fatal : inspect(fatal)), result);
-  if (!aborted) return result;
-  // chunks are cut from the valid rows in order; done: answered now or by an earlier run
-  const chunksDone = c.skippedChunks + c.chunks - c.failedChunks;
-  const left = result.not_sent + c.inDoubt;
-  const byEarlier = c.skipped - c.repeated;
-  const earlier = byEarlier > 0 ? ` (${count(byEarlier)} of them by an earlier run)` : '';
-  const rejected = c.failed - c.inDoubt - c.unknown + c.invalid;
-  const [unit, created] = run.job.operation ? ['row', run.job.operation.done] : ['chunk', 'created'];
-  const message =
-    `interrupted after ${count(chunksDone)} of ${plural(Math.ceil((scan.valid - scan.repeated) / run.job.chunkSize), unit)}: ${plural(c.created + c.skipped, 'row')} ${created}${earlier}` +
-    `${rejected > 0 ? `, ${count(rejected)} not ${created} (in the rejects file)` : ''}` +
-    `${c.unknown > 0 ? `, ${count(c.unknown)} unknown (in the unknown file)` : ''}; ` +
-    `${plural(left, 'row')} of ${count(scan.rows)} left (not sent yet${c.inDoubt > 0 ? ', or sent without an answer' : ''}), not in the rejects file`;
-  throw withSummary(new InterruptedError(message), result);
+/** What a run holds until it ends: its spools and the job's lock, let go in the engine's `finally`. */
+class Held {
+  private readonly spools: Spool[] = [];
+  unlock?: () => Promise<void>;
+
+  spool(s: Spool): Spool {
+    this.spools.push(s);
+    return s;
+  }
+
+  /** the newest spool: a full disk while it was written is named by it */
+  get spoolPath(): string | undefined {
+    return this.spools.at(-1)?.path;
+  }
+
+  async release(): Promise<void> {
+    await this.unlock?.();
+    for (const s of this.spools) await s.remove();
+  }
 }

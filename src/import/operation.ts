@@ -6,44 +6,8 @@ import { findResource, type LinkField } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import { pathSegment, recordPath } from '../http/url.js';
 import { normalizeFieldName, splitType, type ColumnMap } from './input/header.js';
-
-export type OperationKind = 'update' | 'delete' | 'link';
-
-export interface RowRequest {
-  method: 'PATCH' | 'DELETE' | 'POST' | 'PUT';
-  path: string;
-  body?: ApiRecord;
-  /** the record the row is about (the results file's `id`) */
-  target: string;
-  /** what the row changes (a record; a link: its parent and child): rows of one subject are applied in file order */
-  subject: string;
-}
-
-export type RowPlan = { ok: true; request: RowRequest } | { ok: false; code: string; reason: string; field: string };
-
-export interface RowOperation {
-  kind: OperationKind;
-  /** what a row done is called in summaries: `updated`, `deleted`, `linked` */
-  done: 'updated' | 'deleted' | 'linked';
-  /** how the target is named in messages: `contacts`, `deals contacts` */
-  name: string;
-  /** fields kept though the server sets them on create (`id`), and the fields every row needs */
-  keep: readonly string[];
-  required: readonly string[];
-  /** fields a row may have beyond `required`; undefined: any (an update's body) */
-  allowed?: readonly string[];
-  /** a one-column file whose first line is not a column name is read as values of this field, one per line */
-  bare?: string;
-  /** pinned in the journal's plan: another operation, parent or relation is another plan */
-  describe: string;
-  /** in the default rejects file's name (`ids.txt.delete.rejects.csv`): runs of one file for other jobs keep theirs */
-  tag: string;
-  plan(record: ApiRecord): RowPlan;
-  /** a 404 to a row sent again (retried, or in doubt from an earlier run) means the earlier attempt did it */
-  goneIsDone: boolean;
-  /** one parent for every row (`links add … --file`): its path, looked up once when a row is answered 404 */
-  parentPath?: string;
-}
+import type { RowOperation, RowPlan } from './types.js';
+export type { OperationKind, RowOperation, RowPlan, RowRequest } from './types.js';
 
 export const OPERATION_CODES = { missing: 'MISSING_ID', empty: 'EMPTY_ROW', value: 'INVALID_VALUE', field: 'UNKNOWN_FIELD' } as const;
 

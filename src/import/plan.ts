@@ -1,22 +1,179 @@
-// The prepare stage (engine.ts) and the parts of an import decided before any row is sent: the options
-// checked and resolved once into the Run, the input made ready, the --strict message, and the --dry-run plan.
+// The plan stage (engine.ts): the command's options checked and resolved once into a frozen Plan, the input made
+// ready. Every later stage takes its own slice of the plan and nothing else of the options: which files the run
+// writes, how rows are read and cut into chunks, the job's identity (the journal's name, every key), the match.
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BATCH_MAX, findResource } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
-import type { ImportDeps, ImportOptions, ImportSummary, PlanColumn } from './engine-types.js';
-import { parseColumnMaps, type ColumnMap, type ColumnSpec } from './input/header.js';
+import type { ImportDeps, ImportOptions, InputFormat, JournalIdentity, RowOperation } from './types.js';
+import { parseColumnMaps, type ColumnMap } from './input/header.js';
 import { detectFormat } from './input/reader.js';
 import { prepareInput, readHead, type PreparedInput } from './input/source.js';
-import { defaultRejectsPath, unknownPathFor } from './send/outputs.js';
-import type { Job, Run } from './run.js';
-import { updateOperation, type RowOperation } from './operation.js';
-import type { InputFormat } from './input/input-row.js';
-import type { InvalidRow, ScanResult } from './check/scan.js';
+import { defaultRejectsPath, unknownPathFor } from './files/outputs.js';
+import { updateOperation } from './operation.js';
 
-export function listInvalid(rows: readonly InvalidRow[]): string {
-  return rows.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
+/** The job without its content: with the content's hash, the journal's identity (journal/format.ts). */
+export type Job = Omit<JournalIdentity, 'contentSha256'>;
+
+/** The input, ready to be read more than once; its size and mtime before it was first read (compared before sending). */
+export interface PlannedInput extends PreparedInput {
+  size: number;
+  mtimeMs: number;
+  /** the absolute path of the file the user named (`-` for a stream): a changed file at the same place is recognised */
+  id: string;
+}
+
+/** What the check stage reads (check/check.ts). */
+export interface CheckSlice {
+  readonly input: PlannedInput;
+  readonly format: InputFormat;
+  readonly maps: ColumnMap;
+  /** rows per request (1 for an operation) */
+  readonly chunkSize: number;
+  readonly strict: boolean;
+  readonly op?: RowOperation;
+  /** reconcile: every valid row an entry of its own, and the fields kept though the server sets them */
+  readonly match?: { readonly keep: readonly string[] };
+}
+
+/** What the match stage reads (match/match.ts): reconcile's fields, `--plan FILE`, the rows' mapping. */
+export interface MatchSlice {
+  readonly resource: string;
+  readonly fields: readonly string[];
+  readonly planPath?: string;
+  readonly chunkSize: number;
+  readonly maps: ColumnMap;
+  readonly input: PlannedInput;
+  readonly dryRun: boolean;
+}
+
+/** What the earlier and journal stages read (journal/): the job, where its journals are, the files it writes. */
+export interface JournalSlice {
+  readonly job: Job;
+  /** the journal folder; undefined: no journal */
+  readonly dir?: string;
+  readonly input: PlannedInput;
+  readonly started: number;
+  readonly resume: boolean;
+  readonly dryRun: boolean;
+  readonly strict: boolean;
+  readonly match: boolean;
+  readonly op?: RowOperation;
+  readonly rejectsPath: string;
+  readonly unknownPath: string;
+  /** the rejects file as a journal's header names it (no cwd: a stdin import's stamped name), for the rerun checks */
+  readonly journalRejectsPath: string;
+  readonly resultsPath?: string;
+  /** other files of this run beside the rejects file, whose temporary copies a killed run left (reconcile's) */
+  readonly otherFiles: readonly string[];
+}
+
+/** What the send stage reads (send/send.ts). */
+export interface SendSlice {
+  readonly resource: string;
+  readonly baseUrl: string;
+  readonly input: PlannedInput;
+  readonly maps: ColumnMap;
+  readonly chunkSize: number;
+  readonly concurrency: number;
+  /** stop after this many chunks fail in a row */
+  readonly maxConsecutiveFailures: number;
+  readonly op?: RowOperation;
+  readonly rejectsPath: string;
+  readonly unknownPath: string;
+  readonly resultsPath?: string;
+  /** reconcile: its updates are rows of this update; its way back beside `base` (`people.csv.undo.csv`) */
+  readonly match?: { readonly fields: readonly string[]; readonly update: RowOperation; readonly base: string; readonly planPath?: string };
+}
+
+/** What the finish stage reads (finish.ts). */
+export interface FinishSlice {
+  readonly resource: string;
+  readonly op?: RowOperation;
+  readonly chunkSize: number;
+  readonly concurrency: number;
+  readonly started: number;
+  readonly input: PlannedInput;
+}
+
+/** A run's plan: resolved once, frozen, a slice per stage. */
+export interface Plan {
+  readonly input: PlannedInput;
+  readonly check: CheckSlice;
+  readonly match?: MatchSlice;
+  readonly journal: JournalSlice;
+  readonly send: SendSlice;
+  readonly finish: FinishSlice;
+}
+
+/** The plan stage: the options checked and resolved once, the input made ready (its copy removed by the engine). */
+export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Plan> {
+  const started = deps.clock.now();
+  const { chunkSize, concurrency } = checkOptions(opts);
+  const maps = parseColumnMaps(opts.maps);
+  const { encoding, signal, stdin } = { ...opts, ...deps };
+  const prepared = await prepareInput(opts.input, { stdin, tmpDir: deps.journalDir ?? tmpdir(), encoding, signal });
+  try {
+    const format = opts.format ?? detectFormat(prepared.name);
+    // a default-CSV file starting with `{` is refused, pointing at --input-format: the format is never guessed
+    const head = opts.format === undefined && format === 'csv' ? await readHead(prepared.path).catch(() => Buffer.alloc(0)) : undefined;
+    if (head && /^\s*\{/.test(head.toString('utf8', 0, 256).replace(/^\ufeff/, ''))) throw looksLikeNdjson(prepared);
+    // an unreadable input is reported by the scan, as a usage error naming it
+    const st = await stat(prepared.path).catch(() => undefined);
+    const id = prepared.isStdin ? '-' : resolve(prepared.origin);
+    const input: PlannedInput = Object.freeze({ ...prepared, size: st?.size ?? 0, mtimeMs: st?.mtimeMs ?? 0, id });
+    const { resource, operation: op, baseUrl, keyId, keyMask, resultsPath } = opts;
+    const dryRun = opts.dryRun === true;
+    const strict = opts.strict === true;
+    const name = input.isStdin ? '-' : input.name;
+    const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(name, format, started, deps.cwd ?? process.cwd(), op?.tag);
+    const unknownPath = unknownPathFor(rejectsPath);
+    const fields = opts.match?.fields;
+    // reconcile's files sit beside the input (stdin: beside its stamped rejects file)
+    const base = input.isStdin ? rejectsPath.replace(/\.rejects\.(csv|ndjson)$/, '') : input.origin;
+    const match = fields && { fields, update: updateOperation(resource), base, planPath: opts.planPath };
+    // a reconcile is a job of its own, per match fields: never the journal of a create of the same file
+    const described = op ? op.describe : fields ? `match ${fields.join(',')}` : undefined;
+    const options = optionsOf({ maps, chunkSize, operation: op, format: opts.format });
+    const job: Job = {
+      ...{ resource, baseUrl, ...(keyId ? { keyId } : {}), ...(keyMask ? { keyMask } : {}) },
+      ...(described ? { operation: described } : {}),
+      ...(options ? { options } : {}),
+    };
+    const files = { rejectsPath, unknownPath, resultsPath };
+    return deepFreeze({
+      input,
+      check: { input, format, maps, chunkSize, strict, op, ...(fields ? { match: { keep: keptFields(fields) } } : {}) },
+      ...(fields ? { match: { resource, fields, planPath: opts.planPath, chunkSize, maps, input, dryRun } } : {}),
+      journal: {
+        ...{ job, dir: deps.journalDir, input, started, resume: opts.resume !== false, dryRun, strict, match: fields !== undefined },
+        ...{ op, ...files, journalRejectsPath: opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, '', op?.tag) },
+        otherFiles: fields ? [`${base}.ambiguous.csv`] : [],
+      },
+      send: {
+        ...{ resource, baseUrl, input, maps, chunkSize, concurrency, op, ...files, match },
+        maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5,
+      },
+      finish: { resource, op, chunkSize, concurrency, started, input },
+    });
+  } catch (err) {
+    await prepared.cleanup();
+    throw err;
+  }
+}
+
+/** --match sends owner_id in an update (a create leaves it out: match/plan-rows.ts), and keeps id for --match id. */
+const keptFields = (fields: readonly string[]): string[] => ['owner_id', ...fields.filter((f) => f === 'id')];
+
+/** The plan's objects frozen (a Map stays as it is: a ColumnMap is read-only by type). */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !(value instanceof Map)) {
+    for (const v of Object.values(value)) if (typeof v !== 'function') deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 export function checkOptions(opts: ImportOptions): { chunkSize: number; concurrency: number } {
@@ -40,60 +197,6 @@ function checkConcurrency(concurrency = 4): number {
     throw new UsageError('--concurrency must be a whole number from 1 to 64');
   }
   return concurrency;
-}
-
-export function dryRunSummary(
-  base: ImportSummary,
-  scan: ScanResult,
-  sizes: { chunkSize: number; concurrency: number },
-  finishedChunks: number,
-): ImportSummary {
-  const { rows, valid, invalid, firstInvalid } = scan;
-  // a create's rows repeating an earlier row are not sent
-  const chunks = Math.ceil((valid - scan.repeated) / sizes.chunkSize);
-  const plan = { rows, valid, invalid, repeated: scan.repeated, chunks, chunk_size: sizes.chunkSize, concurrency: sizes.concurrency };
-  const requests = base.operation ? { first_requests: scan.firstRequests } : {};
-  const mapping = scan.mapping ? { mapping: scan.mapping.columns.map(planColumn) } : {};
-  return { ...base, rows, invalid, plan: { ...plan, finished_chunks: finishedChunks, first_invalid: firstInvalid, ...requests, ...mapping } };
-}
-
-export function planColumn(c: ColumnSpec): PlanColumn {
-  return { column: c.column.trim(), field: c.ignored ? null : c.field, type: c.type, ignored: c.ignored, read_only: c.readOnly === true };
-}
-
-/** The prepare stage: the options checked and resolved once into the job plan (`Run.job`), the input made ready. */
-export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Run> {
-  const started = deps.clock.now();
-  const sizes = checkOptions(opts);
-  const maps = parseColumnMaps(opts.maps);
-  const { encoding, signal, stdin } = { ...opts, ...deps };
-  const input = await prepareInput(opts.input, { stdin, tmpDir: deps.journalDir ?? tmpdir(), encoding, signal });
-  try {
-    const format = opts.format ?? detectFormat(input.name);
-    // a default-CSV file starting with `{` is refused, pointing at --input-format: the format is never guessed
-    const head = opts.format === undefined && format === 'csv' ? await readHead(input.path).catch(() => Buffer.alloc(0)) : undefined;
-    if (head && /^\s*\{/.test(head.toString('utf8', 0, 256).replace(/^\ufeff/, ''))) throw looksLikeNdjson(input);
-    const name = input.isStdin ? '-' : input.name;
-    const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(name, format, started, deps.cwd ?? process.cwd(), opts.operation?.tag);
-    // an unreadable input is reported by the scan, as a usage error naming it
-    const st = await stat(input.path).catch(() => undefined);
-    const [size, mtimeMs] = [st?.size ?? 0, st?.mtimeMs ?? 0];
-    const { resource, operation, baseUrl, keyId, keyMask, resultsPath } = opts;
-    const job: Job = {
-      ...{ resource, operation, baseUrl, keyId, keyMask, format, ...sizes, maps, resultsPath },
-      options: optionsOf({ maps, chunkSize: sizes.chunkSize, operation, format: opts.format }),
-      rejectsPath,
-      unknownPath: unknownPathFor(rejectsPath),
-      journalRejectsPath: opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, '', operation?.tag),
-      ...{ dryRun: opts.dryRun === true, strict: opts.strict === true, resume: opts.resume !== false },
-      maxConsecutiveFailures: opts.maxConsecutiveFailures ?? 5,
-      match: opts.match && { fields: opts.match.fields, planPath: opts.planPath, update: updateOperation(resource) },
-    };
-    return { job, deps, started, input, size, mtimeMs };
-  } catch (err) {
-    await input.cleanup();
-    throw err;
-  }
 }
 
 function looksLikeNdjson(input: PreparedInput): UsageError {

@@ -3,7 +3,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { linksTo } from '../../api/resources.js';
-import { csvLine } from '../../import/send/outputs.js';
+import { csvLine } from '../../import/files/outputs.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import { crmCommand } from '../shared/command-line.js';
 import type { HttpClient } from '../../http/types.js';

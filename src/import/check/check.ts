@@ -1,35 +1,31 @@
-// The check stage (engine.ts): the one pass over the whole file before anything is sent (scan.ts), which also
-// cuts the chunks and spools them (spool.ts); --strict refuses a file with invalid rows here.
+// The check stage (engine.ts): the one pass over the whole file before anything is sent (scan.ts), which also cuts
+// the chunks and spools them (spool.ts); --strict refuses a file with invalid rows here.
 import { UsageError, InterruptedError } from '../../http/errors.js';
 import { count } from '../../output/plural.js';
-import { listInvalid } from '../plan.js';
-import { progress, summaryOf, withSummary, type Run } from '../run.js';
+import type { InvalidRow, StageDeps } from '../types.js';
+import type { CheckSlice } from '../plan.js';
 import { scanInput, type ScanResult } from './scan.js';
+import type { Spool } from './spool.js';
 
-/** The first pass: the whole file is read and checked before anything is sent. */
-export async function check(run: Run): Promise<ScanResult> {
-  const { job, deps, input } = run;
+/** The first pass: the whole file read and checked; `sha`: the content's hash, when the earlier stage computed it. */
+export async function check(slice: CheckSlice, given: { sha?: string; spool?: Spool }, deps: StageDeps): Promise<ScanResult> {
+  const { input } = slice;
   const scan = await scanInput(input.path, {
-    format: job.format,
-    name: input.name,
-    maps: job.maps,
-    chunkSize: job.chunkSize,
-    signal: deps.signal,
-    encoding: input.encoding,
-    warn: deps.warn,
-    sha: run.sha,
-    op: job.operation,
-    spool: run.spool,
-    rowsOnly: job.match !== undefined,
-    // --match sends owner_id in an update (a create leaves it out: match/stage.ts), and keeps id for --match id
-    keep: job.match ? ['owner_id', ...job.match.fields.filter((f) => f === 'id')] : undefined,
-    onRow: (rows, bytes) => progress(run, 'check', { rows, bytes }, null),
+    ...{ format: slice.format, name: input.name, maps: slice.maps, chunkSize: slice.chunkSize, encoding: input.encoding },
+    ...{ signal: deps.signal, warn: deps.warn, sha: given.sha, op: slice.op, spool: given.spool },
+    // reconcile: every valid row an entry of its own (repeated keys are the match stage's), and the fields it keeps
+    ...{ rowsOnly: slice.match !== undefined, keep: slice.match?.keep },
+    onRow: (rows, bytes) => deps.report('check', { rows, bytes }, null),
   });
-  if (deps.signal?.aborted) throw withSummary(new InterruptedError('interrupted before anything was sent'), summaryOf(run));
-  if (job.strict && scan.invalid > 0) {
+  if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
+  if (slice.strict && scan.invalid > 0) {
     throw new UsageError(
       `${input.name}: ${count(scan.invalid)} of ${count(scan.rows)} rows are invalid; nothing was sent (--strict)\n${listInvalid(scan.firstInvalid)}`,
     );
   }
   return scan;
+}
+
+export function listInvalid(rows: readonly InvalidRow[]): string {
+  return rows.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
 }

@@ -6,7 +6,7 @@
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { nearestName } from '../../util/nearest.js';
-import type { Run } from '../run.js';
+import type { ImportDeps, RowOperation } from '../types.js';
 import type { ScanResult } from './scan.js';
 import { isIgnoredHeader, splitType, type ColumnMap, type HeaderMapping } from '../input/header.js';
 
@@ -121,14 +121,17 @@ export function columnsVerdict(
 }
 
 /** A create's or an update's columns (an update's id left out) against the fields the CRM has, just before the send pass. */
-export async function checkRunColumns(run: Run, scan: ScanResult): Promise<void> {
-  const { job, deps } = run;
-  const op = job.operation;
+export async function checkRunColumns(
+  o: { op?: RowOperation; maps: ColumnMap; resource: string; name: string },
+  scan: ScanResult,
+  deps: Pick<ImportDeps, 'knownFields' | 'warn'>,
+): Promise<void> {
+  const { op } = o;
   if (!deps.knownFields || (op && op.kind !== 'update')) return;
   const known = await deps.knownFields();
   if (!known || known.size === 0) return;
-  const { unknown } = checkColumns(columnFields(scan, job.maps, op?.required), known);
-  const verdict = columnsVerdict(unknown, { resource: job.resource, name: run.input.name });
+  const { unknown } = checkColumns(columnFields(scan, o.maps, op?.required), known);
+  const verdict = columnsVerdict(unknown, { resource: o.resource, name: o.name });
   if (verdict.error) throw verdict.error;
   if (verdict.warning) deps.warn?.(verdict.warning);
 }

@@ -7,7 +7,8 @@ import { UsageError } from '../../http/errors.js';
 import { plural } from '../../output/plural.js';
 import { INVALID_CHARACTER, INVALID_ENCODING, UTF8 } from '../input/encoding.js';
 import { parseHeader, type ColumnMap, type HeaderMapping } from '../input/header.js';
-import { MAX_NDJSON_KEYS } from '../send/outputs.js';
+import { MAX_NDJSON_KEYS, type InvalidRow } from '../types.js';
+export type { InvalidRow } from '../types.js';
 import { openInput, type InputFormat, type InputReader } from '../input/reader.js';
 import { classifyRow } from '../input/rows.js';
 import { Chunker } from './chunker.js';
@@ -17,12 +18,6 @@ import { TextCheck } from '../input/text-check.js';
 import { bareHeader, checkHeaderFields, type RowOperation } from '../operation.js';
 
 const fieldsOf = (m: HeaderMapping): string[] => m.columns.filter((c) => !c.ignored).map((c) => c.field);
-
-export interface InvalidRow {
-  line: number;
-  code: string;
-  reason: string;
-}
 
 export interface ScanResult {
   format: InputFormat;

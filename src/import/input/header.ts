@@ -3,6 +3,7 @@ import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { unguardFormula } from '../../output/formula-guard.js';
 import { exactNumber, inexactJsonNumber } from '../../json/exact-json.js';
+import type { PlanColumn } from '../types.js';
 
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -167,4 +168,9 @@ export function convertCell(raw: string, type: FieldType): CellValue {
       return { ok: true, value, empty: false };
     }
   }
+}
+
+/** A column as a --dry-run plan shows it: the field it fills, or none (left out, or set by the server). */
+export function planColumn(c: ColumnSpec): PlanColumn {
+  return { column: c.column.trim(), field: c.ignored ? null : c.field, type: c.type, ignored: c.ignored, read_only: c.readOnly === true };
 }

@@ -1,11 +1,7 @@
 // What the readers hand out (reader.ts opens them): rows with their line, the reader itself, its
 // options, and the row-size limit shared by the CSV and NDJSON readers.
+import type { InputFormat, RawRow } from '../types.js';
 import { InterruptedError } from '../../http/errors.js';
-
-export type InputFormat = 'csv' | 'ndjson';
-
-/** The original values of a row, as written: CSV cells, an NDJSON object, or an NDJSON line that is not one. */
-export type RawRow = string[] | Record<string, unknown> | string;
 
 export interface ReadRow {
   /** the 1-based line the row starts on */
@@ -85,3 +81,5 @@ export type ReaderOptions = OpenInputOptions & { name: string; maxRecordBytes: n
 export function formatBytes(n: number): string {
   return n >= 1048576 ? `${Math.round(n / 1048576)} MiB` : n >= 1024 ? `${Math.round(n / 1024)} KiB` : `${n} bytes`;
 }
+
+export type { InputFormat, RawRow };

@@ -4,7 +4,7 @@ import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { convertCell, isIgnoredHeader, type ColumnMap, type HeaderMapping } from './header.js';
 import { setOwn } from './json-value.js';
 import type { ReadRow } from './input-row.js';
-import type { RowOperation } from '../operation.js';
+import type { RowOperation } from '../types.js';
 
 /** Codes written to `_error_code` for rows that were never sent. */
 export const INVALID_CODES = {

@@ -6,7 +6,7 @@ import { UsageError } from '../../http/errors.js';
 import { exists, listDir } from '../../util/fs.js';
 import { streamLines } from '../../util/lines.js';
 import { jobOf, parseLine, readComplete, readHeader, trimBase, type FinishedChunk, type JournalIdentity } from './format.js';
-import { NO_RESULT_CODE } from '../send/outcome.js';
+import { NO_RESULT_CODE } from '../types.js';
 
 interface EarlierImport {
   path: string;

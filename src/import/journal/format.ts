@@ -4,54 +4,11 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError } from '../../http/errors.js';
-import { ensureDir, exists as there } from '../../util/fs.js';
+import { exists as there } from '../../util/fs.js';
+import { trimBase, type CompleteInfo, type JournalIdentity } from '../types.js';
+export { journalFolder, trimBase, type ChunkReject, type CompleteInfo, type FinishedChunk, type JournalIdentity } from '../types.js';
 
 export const JOURNAL_VERSION = 1;
-
-export interface JournalIdentity {
-  /** sha256 hex of the input file's bytes */
-  contentSha256: string;
-  resource: string;
-  baseUrl: string;
-  /** keyIdentity(apiKey); never the key itself */
-  keyId?: string;
-  /** the key masked (`service_live_…f3a9`), kept in the header to name it in a refusal; not part of the identity */
-  keyMask?: string;
-  /** an update, delete or link (RowOperation.describe); absent for a create, whose journals keep their names */
-  operation?: string;
-  /** a fingerprint of the options that change what is sent (--map, --id-column, --chunk-size, --input-format);
-   * absent for the defaults, whose journals keep their names */
-  options?: string;
-}
-
-export interface ChunkReject {
-  i: number;
-  code: string;
-  message: string;
-}
-
-export interface FinishedChunk {
-  seq: number;
-  key: string;
-  /** item index → input line */
-  lines: number[];
-  /** item index → created id (null: not created) */
-  ids: Array<string | null>;
-  rejects: ChunkReject[];
-}
-
-export interface CompleteInfo {
-  at: string;
-  /** cut down to its header and this line (pruning): no ids any more */
-  compacted?: boolean;
-  rows?: number;
-  created?: number;
-  failed?: number;
-  invalid?: number;
-  /** of `failed`: rows the batch answer said nothing about (the unknown file) */
-  unknown?: number;
-}
 
 export interface HeaderLine {
   type: 'header';
@@ -72,24 +29,10 @@ export interface HeaderLine {
   created_at: string;
 }
 
-/** The journal folder (also where stdin is copied), made if missing; a UsageError naming it if it cannot be. */
-export function journalFolder(dir: string): string {
-  try {
-    ensureDir(dir);
-    return dir;
-  } catch (err) {
-    throw new UsageError(`cannot use the folder ${dir} for the import journal: ${(err as Error).message}`, {
-      hint: 'CRM_CONFIG_DIR chooses another config folder',
-    });
-  }
-}
-
 /** sha256 of the API key, truncated: tells keys apart without revealing them. */
 export function keyIdentity(apiKey: string | undefined): string | undefined {
   return apiKey ? createHash('sha256').update(`crm-key\0${apiKey}`).digest('hex').slice(0, 16) : undefined;
 }
-
-export const trimBase = (u: string): string => u.replace(/\/+$/, '');
 
 /** What a journal's job was, for messages: `imported into contacts`, `used to update contacts`. */
 export const jobOf = (id: Pick<JournalIdentity, 'resource' | 'operation'>): string =>

@@ -8,7 +8,7 @@ import type { ApiRecord } from '../../api/envelopes.js';
 import { PAGE_SIZE_MAX } from '../../api/resources.js';
 import { InterruptedError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
-import type { DeleteBackup } from './backup.js';
+import type { DeleteBackup } from '../files/backup.js';
 
 /** Fewer ids to read than a page holds: one GET each (a listing could cost one request more). */
 export const LIST_MIN_IDS = PAGE_SIZE_MAX;

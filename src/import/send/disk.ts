@@ -2,7 +2,7 @@
 // (exit 8) naming the file, carrying the summary, never "unexpected failure … a bug in crm".
 import { DiskError } from '../../http/errors.js';
 import { errnoOf, fsReason, isDiskError } from '../../util/fs-error.js';
-import { importSummaryOf, withSummary } from '../run.js';
+import { importSummaryOf, withSummary } from '../types.js';
 
 /** `err` as a DiskError naming `path` when the disk failed (its summary kept); any other error as it is. */
 export function onDisk<E>(err: E, path: string | undefined): E | DiskError {

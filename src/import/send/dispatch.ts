@@ -4,19 +4,16 @@
 import { CrmError, InterruptedError } from '../../http/errors.js';
 import { neverSent } from '../../http/network-error.js';
 import { Pool } from '../../util/pool.js';
-import { chunkKey, newRunId } from '../check/chunker.js';
-import type { Counters } from '../engine-types.js';
+import { chunkKey } from '../check/chunker.js';
+import type { BatchSender, ChunkReject, Counters, FinishedChunk, RowOperation } from '../types.js';
 import type { ImportJournal } from '../journal/journal.js';
-import type { ChunkReject, FinishedChunk } from '../journal/format.js';
 import { chunkOutcome, failedAlike, isFatalSendError, isRefusal, repeatsWarning, stoppedAfterFailures } from './outcome.js';
-import type { Outputs } from './outputs.js';
-import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from '../journal/resend.js';
+import type { Outputs } from '../files/outputs.js';
+import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
 import { onDisk } from './disk.js';
 import { ReasonTally, type Reason } from './reasons.js';
-import { progress, type Run } from '../run.js';
-import type { ScanResult } from '../check/scan.js';
-import type { SpooledChunk } from '../check/spool.js';
-import type { RowOperation } from '../operation.js';
+import type { Spool, SpooledChunk } from '../check/spool.js';
+import type { MatchFiles } from '../files/way-back.js';
 import { RowFiles } from './row-files.js';
 
 type Chunk = SpooledChunk;
@@ -30,24 +27,37 @@ export interface DispatchResult {
   reasons: Reason[];
 }
 
-function configOf(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs) {
-  const { job, deps } = run;
-  if (!run.spool) throw new Error("the sending pass needs the check pass's spool");
-  return {
-    ...{ spool: run.spool, resource: job.resource, baseUrl: job.baseUrl, concurrency: job.concurrency },
-    ...{ maxConsecutiveFailures: job.maxConsecutiveFailures, send: deps.send, journal, ...files, signal: deps.signal },
-    ...{ op: job.operation, resent: new Set(journal?.inDoubt() ?? []), warn: deps.warn, repeated: scan.repeated },
-    // reconcile (`--match`): its updates are rows of an update, and its files (the way back, what was created)
-    ...{ updateOp: job.match?.update, match: run.matchFiles },
-    // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
-    ...{ runId: journal ? journal.runId : newRunId(), retry: run.retryRejected !== false },
-    ...{ lastChunk: Math.ceil((scan.valid - scan.repeated) / job.chunkSize) },
-    onChange: (c: Counters) => progress(run, 'send', c, scan.rows),
-  };
+/** What the sending pass is given (send.ts builds it from the send slice and the stages' values). */
+export interface SendingConfig extends Outputs {
+  /** the check pass's chunks (or a reconcile's plan), read back in order */
+  spool: Spool;
+  resource: string;
+  baseUrl: string;
+  concurrency: number;
+  maxConsecutiveFailures: number;
+  send: BatchSender;
+  journal?: ImportJournal;
+  signal?: AbortSignal;
+  op?: RowOperation;
+  /** chunks an earlier run sent without an answer: sent again, marked so */
+  resent: ReadonlySet<number>;
+  warn?: (message: string) => void;
+  /** a create's rows repeating an earlier one, left out by the check pass */
+  repeated: number;
+  /** reconcile (`--match`): its updates are rows of this update, and its files (the way back, what was created) */
+  updateOp?: RowOperation;
+  match?: MatchFiles;
+  /** a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's */
+  runId: string;
+  /** false: rows an earlier run rejected are not sent again */
+  retry: boolean;
+  /** the number of the last chunk (a create's first chunk goes alone unless it is the last) */
+  lastChunk: number;
+  onChange: (c: Counters) => void;
 }
 
-export function dispatchRows(run: Run, scan: ScanResult, journal: ImportJournal | undefined, files: Outputs): Promise<DispatchResult> {
-  return new SendingPass(configOf(run, scan, journal, files)).run();
+export function dispatchRows(cfg: SendingConfig): Promise<DispatchResult> {
+  return new SendingPass(cfg).run();
 }
 
 class SendingPass {
@@ -66,7 +76,7 @@ class SendingPass {
   private readonly pool: Pool;
   private readonly files: RowFiles;
 
-  constructor(private readonly cfg: ReturnType<typeof configOf>) {
+  constructor(private readonly cfg: SendingConfig) {
     this.pool = new Pool(cfg.concurrency, () => this.changed());
     this.files = new RowFiles(this.c, this.reasons, cfg);
     // a create's rows repeating an earlier one, left out by the check pass: done (their twin creates the record)

@@ -4,7 +4,8 @@ import type { BatchEnvelope } from '../../api/envelopes.js';
 import type { ChunkReject } from '../journal/format.js';
 import { AuthError, CrmError, ForbiddenError, NotFoundError, PartialFailureError, restated } from '../../http/errors.js';
 
-export const NO_RESULT_CODE = 'NO_ITEM_RESULT';
+import { NO_RESULT_CODE } from '../types.js';
+export { NO_RESULT_CODE } from '../types.js';
 
 export interface ChunkOutcome {
   /** index → the created id ('' when created without one), or null when not created */

@@ -1,13 +1,10 @@
 // Where each row's outcome goes in the sending pass (dispatch.ts): rows never sent (invalid; reconcile's duplicate
 // keys, unchanged and ambiguous rows) and the rows of an answered chunk → the counters, the reasons, and the
 // rejects, unknown, results and ambiguous files.
-import type { Counters } from '../engine-types.js';
-import type { ChunkReject } from '../journal/format.js';
-import { DUPLICATE_KEY } from '../match/codes.js';
-import { NO_RESULT_CODE } from './outcome.js';
-import type { Outputs } from './outputs.js';
+import { DUPLICATE_KEY, NO_RESULT_CODE, type ChunkReject, type Counters } from '../types.js';
+import type { Outputs } from '../files/outputs.js';
+import type { MatchFiles } from '../files/way-back.js';
 import type { ReasonTally } from './reasons.js';
-import type { MatchFiles } from '../run.js';
 import type { SpooledChunk, SpooledInvalid, SpooledSettled } from '../check/spool.js';
 
 export class RowFiles {

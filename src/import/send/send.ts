@@ -1,36 +1,99 @@
-// The send phase of a run (engine.ts): the spool read back and sent (dispatch.ts), the rejects, unknown and
-// results files opened and committed, the journal completed.
+// The send stage (engine.ts): the spooled chunks (or a reconcile's plan) read back and sent (dispatch.ts); the rejects,
+// unknown and results files opened and committed, and a reconcile's way back (its undo and created files, its
+// ambiguous rows: files/way-back.ts); the journal completed; a finished reconcile's plan removed.
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../../http/errors.js';
-import { dispatchRows, type DispatchResult } from './dispatch.js';
-import type { ImportSummary } from '../engine-types.js';
-import { UTF8 } from '../input/encoding.js';
-import type { ImportJournal } from '../journal/journal.js';
-import { createRejectsWriter, createResultsWriter, type Outputs, type RowsFile } from './outputs.js';
 import { fsReason } from '../../util/fs-error.js';
-import { onDisk } from './disk.js';
-import { checkRunColumns } from '../check/columns.js';
-import type { Run } from '../run.js';
+import type { ImportSummary, StageDeps } from '../types.js';
+import type { SendSlice } from '../plan.js';
 import type { ScanResult } from '../check/scan.js';
-import { readHead } from '../input/source.js';
-import { detectBom } from '../../util/text.js';
+import type { Spool } from '../check/spool.js';
+import { newRunId } from '../check/chunker.js';
+import { checkRunColumns } from '../check/columns.js';
+import { createRejectsWriter, createResultsWriter, type Outputs, type RowsFile } from '../files/outputs.js';
+import { rowShapeOf, type RowShape } from '../files/rows-out.js';
+import { openMatchFiles, type OpenedMatchFiles } from '../files/way-back.js';
+import { keyPart } from '../match/key.js';
+import type { Matched } from '../match/match.js';
+import type { ImportJournal } from '../journal/journal.js';
+import { dropPlan } from '../journal/stage.js';
+import { dispatchRows, type DispatchResult } from './dispatch.js';
+import { onDisk } from './disk.js';
 
+/** The send stage's value: what the pass did, and the files it left. */
 export interface Sent {
   result: DispatchResult;
   files: Pick<ImportSummary, 'rejects_file' | 'unknown_file'>;
+  /** reconcile: its way back and its ambiguous rows */
+  wayBack?: { ambiguous_file: string | null; undo_file: string | null; created_file: string | null };
 }
 
-/** The second pass, with the output files open; the files committed (or dropped) and the journal completed and closed. */
-export async function sendRows(run: Run, scan: ScanResult, journal: ImportJournal | undefined): Promise<Sent> {
-  const { deps, input } = run;
+/** What the journal stage opened for the pass. */
+interface Journaled {
+  journal?: ImportJournal;
+  retryRejected: boolean;
+  /** reconcile: its plan beside the journal, removed once the job is done */
+  planPath?: string;
+}
+
+export async function send(
+  slice: SendSlice,
+  scan: ScanResult,
+  rows: Spool,
+  opened: Journaled,
+  matched: Matched | undefined,
+  deps: StageDeps,
+): Promise<Sent> {
+  const shape = await rowShapeOf(slice.input, scan).catch(async (err: unknown) => {
+    await opened.journal?.close().catch(() => undefined);
+    throw err;
+  });
+  // a reconcile's way back beside the input; a new run that sends anything first moves the earlier run's aside
+  const m = slice.match;
+  const keyCells = (r: Record<string, unknown>): string[] => m!.fields.map((f) => keyPart(f, r[f]) ?? '');
+  const wayBack =
+    m && matched
+      ? await openMatchFiles(m.base, shape, m.fields, keyCells, { changed: matched.changed, creates: matched.creates, resume: matched.resumed })
+      : undefined;
+  const sent = await sendRows(slice, scan, rows, opened, { shape, wayBack }, deps).catch(async (err: unknown) => {
+    await wayBack?.discard();
+    throw err;
+  });
+  if (!wayBack) return sent;
+  const named = await wayBack.commit();
+  const { aborted, fatal, counters } = sent.result;
+  if (!aborted && fatal === undefined && counters.failedChunks === 0) await dropPlan(opened.planPath);
+  return { ...sent, wayBack: named };
+}
+
+/** The pass, with the output files open; the files committed (or dropped) and the journal completed and closed. */
+async function sendRows(
+  slice: SendSlice,
+  scan: ScanResult,
+  spool: Spool,
+  opened: Journaled,
+  out: { shape: Required<RowShape>; wayBack?: OpenedMatchFiles },
+  deps: StageDeps,
+): Promise<Sent> {
+  const { input } = slice;
+  const journal = opened.journal;
   try {
     const now = await stat(input.path);
-    if (now.size !== run.size || now.mtimeMs !== run.mtimeMs)
+    if (now.size !== input.size || now.mtimeMs !== input.mtimeMs)
       throw new UsageError(`${input.name} changed while it was being checked; nothing was sent`);
-    await checkRunColumns(run, scan);
-    const files = await openOutputs(run, scan);
+    if (!slice.match) await checkRunColumns({ ...slice, name: input.name }, scan, deps);
+    const files = await openOutputs(slice, scan, out.shape);
     const stats0 = deps.stats?.();
-    const result = await dispatchRows(run, scan, journal, files).catch(async (err: unknown) => {
+    const result = await dispatchRows({
+      ...{ spool, resource: slice.resource, baseUrl: slice.baseUrl, concurrency: slice.concurrency, journal, ...files },
+      ...{ maxConsecutiveFailures: slice.maxConsecutiveFailures, send: deps.send, signal: deps.signal, warn: deps.warn },
+      ...{ op: slice.op, resent: new Set(journal?.inDoubt() ?? []), repeated: scan.repeated },
+      ...{ updateOp: slice.match?.update, match: out.wayBack },
+      // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
+      ...{ runId: journal ? journal.runId : newRunId(), retry: opened.retryRejected },
+      lastChunk: Math.ceil((scan.valid - scan.repeated) / slice.chunkSize),
+      onChange: (c) => deps.report('send', c, scan.rows),
+    }).catch(async (err: unknown) => {
       for (const f of Object.values(files)) await f?.discard();
       throw err;
     });
@@ -38,7 +101,7 @@ export async function sendRows(run: Run, scan: ScanResult, journal: ImportJourna
     const stats1 = deps.stats?.();
     if (stats0 && stats1) [c.requests, c.retries] = [stats1.requests - stats0.requests, stats1.retries - stats0.retries];
     const committed = await commitOutputs(files).catch((err: unknown) => {
-      // a full disk: the summary still says what was done (engine.ts throws it with the error)
+      // a full disk: the summary still says what was done (finish.ts throws it with the error)
       result.fatal ??= err;
       return { rejects_file: null, unknown_file: null };
     });
@@ -66,15 +129,7 @@ async function commitOutputs(files: Outputs): Promise<Sent['files']> {
   }
 }
 
-/** What the files carrying the input's rows need to know of it. */
-export async function shapeOf(run: Run, scan: ScanResult) {
-  // a BOM when the input had one (an Excel-made CSV: without it Excel reads the rejects as ANSI, "ZoÃ«"), or was
-  // in another encoding (it is UTF-8 now)
-  const bom = run.input.encoding !== UTF8 || (await readHead(run.input.path).then((h) => detectBom(h) !== undefined));
-  return { format: scan.format, header: scan.header, bom, ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow };
-}
-
-async function openOutputs(run: Run, scan: ScanResult): Promise<Outputs> {
+async function openOutputs(slice: SendSlice, scan: ScanResult, shape: Required<RowShape>): Promise<Outputs> {
   const opened: Array<RowsFile<never[]>> = [];
   const open = async <F extends RowsFile<never[]>>(path: string, make: () => Promise<F>): Promise<F> => {
     try {
@@ -87,12 +142,11 @@ async function openOutputs(run: Run, scan: ScanResult): Promise<Outputs> {
       throw disk !== err ? disk : new UsageError(`cannot write ${path}: ${fsReason(err)}`, { cause: err });
     }
   };
-  const shape = await shapeOf(run, scan);
-  const { rejectsPath, unknownPath, resultsPath: path, operation } = run.job;
+  const { rejectsPath, unknownPath, resultsPath: path, op } = slice;
   const rejects = await open(rejectsPath, () => createRejectsWriter(rejectsPath, shape));
   const unknown = await open(unknownPath, () => createRejectsWriter(unknownPath, shape));
   if (path === undefined) return { rejects, unknown };
   const keys = { ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow };
-  const idIsTarget = operation?.required.includes('id') === true;
+  const idIsTarget = op?.required.includes('id') === true;
   return { rejects, unknown, results: await open(path, () => createResultsWriter(path, { ...shape, ...keys, idIsTarget })) };
 }

@@ -3,34 +3,9 @@ import type { ApiRecord, BatchEnvelope } from '../../api/envelopes.js';
 import { CrmError, NotFoundError } from '../../http/errors.js';
 import { RawNumber } from '../../json/exact-json.js';
 import type { HttpClient } from '../../http/types.js';
-import type { RowOperation } from '../operation.js';
-import { keepBefore, type DeleteBackup } from './backup.js';
-
-export interface BatchRequest {
-  resource: string;
-  /** the chunk's sequence number, 1-based */
-  seq: number;
-  /** the Idempotency-Key to send (derived from the body) */
-  key: string;
-  /** the records, in chunk order; JSON.stringify(records) === body */
-  records: ApiRecord[];
-  body: string;
-  /** an earlier run sent it without an answer being journaled (in doubt) */
-  resent?: boolean;
-  /** reconcile (`--match`): a PATCH of one record (its row operation), not a batch create */
-  update?: boolean;
-}
-
-export interface BatchResponse {
-  envelope: BatchEnvelope;
-  /** how many times the request was retried */
-  retries?: number;
-  /** the server answered from its idempotency cache (`Idempotent-Replayed: true`) */
-  replayed?: boolean;
-}
-
-/** Throws InterruptedError only when the request was never sent. */
-export type BatchSender = (req: BatchRequest) => Promise<BatchResponse>;
+import type { BatchSender, RowOperation } from '../types.js';
+export type { BatchRequest, BatchResponse, BatchSender } from '../types.js';
+import { keepBefore, type DeleteBackup } from '../files/backup.js';
 
 /** No abort signal reaches the request: one cancelled in flight may have been written, and only its answer lets the journal record it. */
 export function httpBatchSender(client: HttpClient): BatchSender {

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../../src/http/types.js';
-import type { DeleteBackup } from '../../../src/import/send/backup.js';
+import type { DeleteBackup } from '../../../src/import/files/backup.js';
 import { deleteCostText, LIST_MIN_IDS, listIntoBackup, readCost, readHow } from '../../../src/import/send/backup-read.js';
 import { runs } from '../../helpers/property.js';
 

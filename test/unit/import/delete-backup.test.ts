@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../../src/http/types.js';
-import { backupIds, keepBefore, openBackup } from '../../../src/import/send/backup.js';
+import { backupIds, keepBefore, openBackup } from '../../../src/import/files/backup.js';
 import { runs } from '../../helpers/property.js';
 
 const record = fc.record({ id: fc.string({ minLength: 1 }), email: fc.string() });

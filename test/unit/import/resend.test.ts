@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChunkReject, FinishedChunk } from '../../../src/import/journal/format.js';
 import { NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
-import { mergeAnswer, rowsToSendAgain, subChunk } from '../../../src/import/journal/resend.js';
+import { mergeAnswer, rowsToSendAgain, subChunk } from '../../../src/import/send/resend.js';
 import { optionsOf } from '../../../src/import/plan.js';
 import type { SpooledChunk } from '../../../src/import/check/spool.js';
 import { runs } from '../../helpers/property.js';

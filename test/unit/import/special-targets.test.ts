@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { AtomicTextFile, removeRegularFile, writeFileAtomic } from '../../../src/util/atomic-file.js';
-import { createRejectsWriter } from '../../../src/import/send/outputs.js';
+import { createRejectsWriter } from '../../../src/import/files/outputs.js';
 
 let dir: string;
 let fifo: string;

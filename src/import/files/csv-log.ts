@@ -5,7 +5,7 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { writeFileAtomic } from '../../util/atomic-file.js';
-import { csvLine } from '../send/outputs.js';
+import { csvLine } from './outputs.js';
 
 export interface CsvLog {
   /** the header as it now is on disk: the earlier one, then the wanted columns it lacked */

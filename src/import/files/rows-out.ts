@@ -2,8 +2,11 @@
 // after the file's own columns, the input's, as the rejects and results files carry them (outputs.ts).
 import { cellText } from '../../output/cell.js';
 import { AtomicTextFile } from '../../util/atomic-file.js';
-import type { InputFormat, RawRow } from '../input/input-row.js';
-import { csvLine } from '../send/outputs.js';
+import type { InputFormat, RawRow } from '../types.js';
+import { detectBom } from '../../util/text.js';
+import { UTF8 } from '../input/encoding.js';
+import { readHead } from '../input/source.js';
+import { csvLine } from './outputs.js';
 
 /** The input a file carries rows of: its format and header; for NDJSON the keys found (the results file's columns). */
 export interface RowShape {
@@ -13,6 +16,17 @@ export interface RowShape {
   ndjsonKeysOverflow?: boolean;
   /** CSV input in another encoding: a BOM, as the rejects file */
   bom?: boolean;
+}
+
+/** The shape of the input's rows, as the check pass read them, for the files that carry them. */
+export async function rowShapeOf(
+  input: { path: string; encoding: string },
+  rows: { format: InputFormat; header: string[] | null; ndjsonKeys: string[]; ndjsonKeysOverflow: boolean },
+): Promise<Required<RowShape>> {
+  // a BOM when the input had one (an Excel-made CSV: without it Excel reads the rejects as ANSI, "ZoÃ«"), or was
+  // in another encoding (it is UTF-8 now)
+  const bom = input.encoding !== UTF8 || (await readHead(input.path).then((h) => detectBom(h) !== undefined));
+  return { format: rows.format, header: rows.header, bom, ndjsonKeys: rows.ndjsonKeys, ndjsonKeysOverflow: rows.ndjsonKeysOverflow };
 }
 
 /**

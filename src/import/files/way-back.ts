@@ -3,26 +3,29 @@
 // earlier run's aside, to `<input>.undo.<time>.csv`, so an undo never reaches back past the run it names, and the
 // created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.
 import { rename, stat } from 'node:fs/promises';
-import type { MatchFiles } from '../run.js';
-import type { Spool, SpooledChunk } from '../check/spool.js';
-import { AmbiguousFile, CreatedFile, UndoFile, type RowShape } from './files.js';
-import { keyPart } from './key.js';
+import type { ApiRecord } from '../../api/envelopes.js';
+import type { RawRow } from '../types.js';
+import { AmbiguousFile, CreatedFile, UndoFile, type RowShape } from './match-files.js';
 import { fileStamp } from '../../util/stamp.js';
+
+/** Reconcile's files written while sending: the way back, and the ambiguous rows. */
+export interface MatchFiles {
+  /** the values an update changes, durable before it is sent */
+  undo: { add(id: string, before: ApiRecord): Promise<void> };
+  ambiguous: { add(raw: RawRow, line: number, candidates: string[]): void };
+  /** a create chunk answered: the ids of the records it created, durable when the promise resolves */
+  created(chunk: AnsweredRows, ids: ReadonlyArray<string | null>): Promise<void>;
+}
+
+/** The rows of a chunk, as the created file needs them. */
+export interface AnsweredRows {
+  lines: readonly number[];
+  records(): ApiRecord[];
+}
 
 export interface OpenedMatchFiles extends MatchFiles {
   commit(): Promise<{ ambiguous_file: string | null; undo_file: string | null; created_file: string | null }>;
   discard(): Promise<void>;
-}
-
-/** What a plan sends: the fields its updates change, and whether it creates (a resumed plan's, read back from its spool). */
-export async function planShape(plan: Spool): Promise<{ changed: string[]; creates: boolean }> {
-  const fields = new Set<string>();
-  let creates = false;
-  for await (const e of plan.entries()) {
-    if (e.chunk?.update) for (const f of Object.keys(e.chunk.update.before())) fields.add(f);
-    else if (e.chunk) creates = true;
-  }
-  return { changed: [...fields], creates };
 }
 
 /** `people.csv.undo.csv` → `people.csv.undo.20261126T015612Z.csv`, at the time its run last wrote it */
@@ -39,7 +42,9 @@ async function moveAside(path: string): Promise<void> {
 export async function openMatchFiles(
   base: string,
   shape: RowShape,
+  /** the --match fields, and a record's key cells (match/key.ts) */
   match: readonly string[],
+  keyCells: (record: ApiRecord) => string[],
   o: { changed: readonly string[]; creates: boolean; resume: boolean },
 ): Promise<OpenedMatchFiles> {
   // a new run that sends anything: the earlier run's files go aside together (they are that run's way back)
@@ -57,18 +62,14 @@ export async function openMatchFiles(
       },
     },
     ambiguous,
-    created(chunk: SpooledChunk, ids: ReadonlyArray<string | null>) {
+    created(chunk: AnsweredRows, ids: ReadonlyArray<string | null>) {
       if (!created) return Promise.resolve();
       const records = chunk.records();
       const before = creates;
       ids.forEach((id, i) => {
         if (id === null) return;
         creates++;
-        created.add(
-          id,
-          chunk.lines[i]!,
-          match.map((f) => keyPart(f, records[i]![f]) ?? ''),
-        );
+        created.add(id, chunk.lines[i]!, keyCells(records[i]!));
       });
       // on disk before the journal records the answer: a kill -9 in between cannot lose an id
       return creates > before ? created.durable() : Promise.resolve();

@@ -10,21 +10,20 @@ import { stringifyJson } from '../../json/exact-json.js';
 import { nearestName } from '../../util/nearest.js';
 import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../check/chunker.js';
-import type { MatchIndex, MatchPlan, MatchRead } from '../engine-types.js';
-import type { ColumnMap, HeaderMapping } from '../input/header.js';
+import type { MatchIndex, MatchPlan, MatchRead } from '../types.js';
+import { planColumn, type ColumnMap, type HeaderMapping } from '../input/header.js';
 import { checkColumns, columnFields, columnsVerdict } from '../check/columns.js';
-import { planColumn } from '../plan.js';
 import type { RawRow } from '../input/input-row.js';
 import type { ScanResult } from '../check/scan.js';
 import type { Spool, SpoolEntry } from '../check/spool.js';
 import { changesText, classify, valueToSend, type Change } from './classify.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
-import { DUPLICATE_KEY, MISSING_KEY, NOT_FOUND } from './codes.js';
+import { DUPLICATE_KEY, MISSING_KEY, NOT_FOUND } from '../types.js';
 import { keyPart, matchKey } from './key.js';
 import { GET_ROWS_MAX } from './read.js';
-import type { PlanFile } from './files.js';
+import type { PlanFile } from '../files/match-files.js';
 
-export interface MatchStageOptions {
+export interface MatchRowsOptions {
   resource: string;
   fields: readonly string[];
   /** the check pass's rows */
@@ -59,7 +58,7 @@ export function checkMatchColumns(scan: ScanResult, fields: readonly string[], n
 const rowOf = (e: SpoolEntry): { line: number; record: ApiRecord; raw: RawRow } | undefined =>
   e.chunk ? { line: e.chunk.lines[0]!, record: e.chunk.records()[0]!, raw: e.chunk.raws()[0]! } : undefined;
 
-export async function matchStage(o: MatchStageOptions, scan: ScanResult): Promise<MatchPlan> {
+export async function matchRows(o: MatchRowsOptions, scan: ScanResult): Promise<MatchPlan> {
   const { fields } = o;
   // 1. the file's keys: the first line of each (a later row with it is a duplicate)
   // (a hash table: 32 bytes a key, the keys not kept; see ../../util/hash-table.ts)
@@ -99,7 +98,7 @@ export async function matchStage(o: MatchStageOptions, scan: ScanResult): Promis
 }
 
 /** Pass 2: one action per row, in file order, to the plan spool and `--plan FILE`. */
-async function planRows(o: MatchStageOptions, scan: ScanResult, index: MatchIndex, first: HashTable): Promise<MatchPlan> {
+async function planRows(o: MatchRowsOptions, scan: ScanResult, index: MatchIndex, first: HashTable): Promise<MatchPlan> {
   const { fields } = o;
   // 3. one action per row, in file order
   const mapping = scan.mapping ? { mapping: scan.mapping.columns.map(planColumn) } : {};
@@ -145,7 +144,7 @@ async function planRows(o: MatchStageOptions, scan: ScanResult, index: MatchInde
 
 /** One row with its key against the records holding it: created, updated, or settled. */
 function placeRow(
-  o: MatchStageOptions,
+  o: MatchRowsOptions,
   plan: MatchPlan,
   row: { line: number; record: ApiRecord; raw: RawRow },
   entry: ReturnType<MatchIndex['get']>,

@@ -9,8 +9,8 @@ import { stringifyJson } from '../../json/exact-json.js';
 import { guardFormula, unguardFormula } from '../../output/formula-guard.js';
 import { removeRegularFile } from '../../util/atomic-file.js';
 import { normalizeFieldName, splitType } from '../input/header.js';
-import type { RawRow } from '../input/input-row.js';
-import { csvLine, serverCell } from '../send/outputs.js';
+import type { RawRow } from '../types.js';
+import { csvLine, serverCell } from './outputs.js';
 import { openCsvLog } from './csv-log.js';
 import { RowsOut, type RowShape } from './rows-out.js';
 

@@ -6,7 +6,7 @@ import { quoteCsv } from '../../output/csv.js';
 import { guardFormula } from '../../output/formula-guard.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { AtomicTextFile, removeRegularFile } from '../../util/atomic-file.js';
-import type { InputFormat, RawRow } from '../input/input-row.js';
+import type { InputFormat, RawRow } from '../types.js';
 import { SortedLines } from '../../util/sorted-lines.js';
 import { fileStamp } from '../../util/stamp.js';
 
@@ -95,7 +95,6 @@ export async function createRejectsWriter(
 }
 
 /** how many distinct NDJSON keys become columns of a --results CSV */
-export const MAX_NDJSON_KEYS = 1000;
 
 /** The `--results` file. */
 export async function createResultsWriter(
