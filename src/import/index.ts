@@ -7,5 +7,5 @@ export { backupIdsIn, isBackupFile, keepBefore, openBackup, type DeleteBackup } 
 export { deleteCostText, listIntoBackup, readCostText, readHow } from './send/backup-read.js';
 export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './send/sender.js';
-export { keyIdentity } from './journal/format.js';
+export { keyIdentity } from './journal/files.js';
 export { OTHER_REASONS, type Reason } from './send/reasons.js';

@@ -4,7 +4,7 @@ import { cellText } from '../../output/cell.js';
 import { AtomicTextFile } from '../../util/atomic-file.js';
 import type { InputFormat, RawRow } from '../types.js';
 import { detectBom } from '../../util/text.js';
-import { UTF8 } from '../input/encoding.js';
+import { UTF8 } from '../input/text.js';
 import { readHead } from '../input/source.js';
 import { csvLine } from './outputs.js';
 

@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { CsvError } from 'csv-parse';
 import { UsageError, type InterruptedError } from '../../http/errors.js';
 import { Segment } from './csv-segment.js';
-import { textProblem } from './encoding.js';
+import { textProblem } from './text.js';
 import * as row from './input-row.js';
 import type { InputReader, ReaderOptions, ReadRow } from './input-row.js';
 import * as q from './quote-scan.js';

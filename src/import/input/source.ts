@@ -9,10 +9,10 @@ import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import { fsReason } from '../../util/fs-error.js';
 import { createTranscoder, detectBom, UTF8, type Transcoder } from '../../util/text.js';
-import { notTextReason, resolveEncoding } from './encoding.js';
+import { notTextReason, resolveEncoding } from './text.js';
 import { removeOnExit } from '../../util/atomic-file.js';
 import { journalFolder } from '../types.js';
-import { Utf8Lookalike } from './text-check.js';
+import { Utf8Lookalike } from './text.js';
 
 /** the most a stream (stdin, a pipe, a device) is copied: beyond it, save it to a file first */
 export const MAX_COPY_BYTES = 1024 ** 3;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { UsageError } from '../../http/errors.js';
 import { exists, listDir } from '../../util/fs.js';
 import { streamLines } from '../../util/lines.js';
-import { jobOf, parseLine, readComplete, readHeader, trimBase, type FinishedChunk, type JournalIdentity } from './format.js';
+import { jobOf, parseLine, readComplete, readHeader, trimBase, type FinishedChunk, type JournalIdentity } from './files.js';
 import { NO_RESULT_CODE } from '../types.js';
 
 interface EarlierImport {

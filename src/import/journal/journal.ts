@@ -16,7 +16,7 @@ import {
   type HeaderLine,
   type JournalFile,
   type JournalIdentity,
-} from './format.js';
+} from './files.js';
 
 const SENT = 1;
 const DONE = 2;

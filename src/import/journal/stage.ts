@@ -18,9 +18,9 @@ import type { ScanResult } from '../check/scan.js';
 import { Spool } from '../check/spool.js';
 import type { Matched } from '../match/match.js';
 import { refuseUnsafeRerun, rejectsTakenUp } from './earlier.js';
-import { findJournal, readComplete, readHeader, type JournalFile } from './format.js';
-import { lockJob } from './lock.js';
-import { pruneJournals } from './prune.js';
+import { findJournal, readComplete, readHeader, type JournalFile } from './files.js';
+import { lockJob } from './files.js';
+import { pruneJournals } from './files.js';
 import { ImportJournal } from './journal.js';
 
 /** What an earlier run of this job left, as the earlier stage found it. */

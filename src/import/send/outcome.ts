@@ -1,7 +1,7 @@
 // A batch answer → each row's id or error (a row the answer says nothing about is never assumed created); what a failed request means.
 import { plural } from '../../output/plural.js';
 import type { BatchEnvelope } from '../../api/envelopes.js';
-import type { ChunkReject } from '../journal/format.js';
+import type { ChunkReject } from '../journal/files.js';
 import { AuthError, CrmError, ForbiddenError, NotFoundError, PartialFailureError, restated } from '../../http/errors.js';
 
 import { NO_RESULT_CODE } from '../types.js';

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
 import { convertCell, normalizeFieldName, parseColumnMaps, parseHeader, splitType } from '../../../src/import/input/header.js';
-import { rowToRecord } from '../../../src/import/input/rows.js';
+import { rowToRecord } from '../../../src/import/input/header.js';
 import { runs } from '../../helpers/property.js';
 
 const headerText = fc.oneof(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
 import { convertCell, normalizeFieldName, parseColumnMaps, parseHeader, splitType, type FieldType } from '../../../src/import/input/header.js';
-import { objectToRecord, rowToRecord } from '../../../src/import/input/rows.js';
+import { objectToRecord, rowToRecord } from '../../../src/import/input/header.js';
 
 describe('normalizeFieldName', () => {
   it.each([
