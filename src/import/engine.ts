@@ -1,10 +1,11 @@
 // `crm batch RESOURCE FILE` (CONTRACT §7, §7b) as one pipeline over a frozen plan, in the order runImport calls it:
-//   plan (plan.ts) → earlier (journal/stage.ts) → check (check/) → [match (match/), --match only]
-//   → journal (journal/stage.ts) → send (send/) → finish (finish.ts).
+//   plan (plan.ts) → earlier (journal/stage.ts) → check (check/) → claim (journal/stage.ts: the job's lock)
+//   → [match (match/), --match only] → journal (journal/stage.ts) → send (send/) → finish (finish.ts).
 // Each stage takes its slice of the plan and the value the stage before returned, and hands the next a value; this
-// function alone knows the order, and lets go of what the run holds (the input's copy, the spools, the job's lock).
+// function alone knows the order, and holds what the run must let go of whatever happens (the input's copy, the
+// spools, the job's lock: `Held`, released in its `finally`).
 // Exactly once: chunks and keys are a function of content and plan (pinned by the journal); a chunk is journaled
-// only once answered; anything else is resent under the same key (README.md, "In flight").
+// only once answered; anything else is resent under the same key (DESIGN.md, "In flight").
 import { tmpdir } from 'node:os';
 import type { ApiRecord } from '../api/envelopes.js';
 import { InterruptedError } from '../http/errors.js';
@@ -13,7 +14,7 @@ import { prepare, type Plan } from './plan.js';
 import { check } from './check/check.js';
 import { Spool } from './check/spool.js';
 import { match, type Matched } from './match/match.js';
-import { earlier, openJournal, doneEarlier } from './journal/stage.js';
+import { claimJob, doneEarlier, earlier, openJournal } from './journal/stage.js';
 import { send } from './send/send.js';
 import { onDisk } from './send/disk.js';
 import { dryRunSummary, emptySummary, finish, finishedSummary, progressOf } from './finish.js';
@@ -51,9 +52,11 @@ async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<Impor
   // reconcile reads the file's rows for its match stage, also for a dry run
   const rows = dryRun && !plan.match ? undefined : held.spool(await Spool.create(deps.journalDir ?? tmpdir()));
   const scan = await check(plan.check, { sha: found.sha, spool: rows }, { ...deps, report });
+  const claimed = await claimJob(plan.journal, found, scan);
+  held.unlock = claimed.unlock;
   let matched: Matched | undefined;
   if (plan.match) {
-    matched = await match(plan.match, scan, rows!, found.pinned, { ...deps, report });
+    matched = await match(plan.match, scan, rows!, claimed.pinned, { ...deps, report });
     if (matched.spool) held.spool(matched.spool);
     await rows!.remove();
     if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
@@ -64,10 +67,10 @@ async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<Impor
     const done = await doneEarlier(plan.journal, found, scan);
     await deps.beforeSend?.({ ...scan, done, records: () => spooledRecords(rows!) });
   }
-  const opened = await openJournal(plan.journal, scan, found, matched, deps);
+  const opened = await openJournal(plan.journal, scan, found, claimed, matched, deps);
   if ('dry' in opened) return dryRunSummary(plan.finish, deps.clock.now(), scan, opened.dry);
   if ('finished' in opened) return finishedSummary(plan.finish, deps.clock.now(), opened.finished);
-  held.unlock = opened.unlock;
+  if (opened.rows) held.spool(opened.rows);
   const sent = await send(plan.send, scan, opened.rows ?? rows!, opened, matched, { ...deps, report: reportSending(report, matched) });
   return finish(plan.finish, deps.clock.now(), scan, sent, matched);
 }

@@ -55,7 +55,7 @@ function reconciled(matched: Matched, c: Counters, sent: Sent): NonNullable<Impo
     ambiguous,
     duplicate,
     ...files,
-    plan_file: matched.resumed ? null : (matched.planFile ?? null),
+    plan_file: matched.resumed ? null : (matched.planCsv ?? null),
   };
 }
 

@@ -14,7 +14,7 @@ import { prepareInput, readHead, type PreparedInput } from './input/source.js';
 import { defaultRejectsPath, unknownPathFor } from './files/outputs.js';
 import { updateOperation } from './operation.js';
 
-/** The job without its content: with the content's hash, the journal's identity (journal/format.ts). */
+/** The job without its content: with the content's hash, the journal's identity (journal/files.ts). */
 export type Job = Omit<JournalIdentity, 'contentSha256'>;
 
 /** The input, ready to be read more than once; its size and mtime before it was first read (compared before sending). */
@@ -85,7 +85,7 @@ export interface SendSlice {
   readonly unknownPath: string;
   readonly resultsPath?: string;
   /** reconcile: its updates are rows of this update; its way back beside `base` (`people.csv.undo.csv`) */
-  readonly match?: { readonly fields: readonly string[]; readonly update: RowOperation; readonly base: string; readonly planPath?: string };
+  readonly match?: { readonly fields: readonly string[]; readonly update: RowOperation; readonly base: string };
 }
 
 /** What the finish stage reads (finish.ts). */
@@ -133,7 +133,7 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
     const fields = opts.match?.fields;
     // reconcile's files sit beside the input (stdin: beside its stamped rejects file)
     const base = input.isStdin ? rejectsPath.replace(/\.rejects\.(csv|ndjson)$/, '') : input.origin;
-    const match = fields && { fields, update: updateOperation(resource), base, planPath: opts.planPath };
+    const match = fields && { fields, update: updateOperation(resource), base };
     // a reconcile is a job of its own, per match fields: never the journal of a create of the same file
     const described = op ? op.describe : fields ? `match ${fields.join(',')}` : undefined;
     const options = optionsOf({ maps, chunkSize, operation: op, format: opts.format });

@@ -37,7 +37,7 @@ export interface Reason {
   count: number;
 }
 
-/** A journal's identity: one job of one content (journal/format.ts names its file from it). */
+/** A journal's identity: one job of one content (journal/files.ts names its file from it). */
 export interface JournalIdentity {
   /** sha256 hex of the input file's bytes */
   contentSha256: string;

@@ -2,13 +2,14 @@
 // creates; a corrected mapping sends the rows again; keys belong to one run of one job (a later run
 // applies the same change again, as the sandbox's state shows); rows for one record land in file
 // order; one run of a job at a time.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/temp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appliedPerId, getRecord, listIds, makeContacts, requestLog, logLength, stopAfter } from '../helpers/bulk.js';
 import { collect, runCrm, startCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { holdAnswers } from '../helpers/held-answers.js';
 
 let t: TestSandbox;
 let dir: string;
@@ -223,6 +224,34 @@ describe('one run of a job at a time', () => {
     expect(done.code, done.stderr).toBe(0);
     const applied = appliedPerId(await requestLog(t, since), 'PATCH', 'contacts');
     expect(ids.map((id) => applied.get(id))).toEqual(ids.map(() => 1));
+  });
+
+  it('a second reconcile of the same file while the first sends is refused before it reads the CRM or writes a file', async () => {
+    await makeContacts(t, 'rlock', 6);
+    const rows = Array.from({ length: 6 }, (_, i) => `rlock.${i + 1}@example.com,Matched`);
+    const path = file('rlock.csv', `email,first_name\n${rows.join('\n')}\n`);
+    const args = ['batch', 'contacts', path, '--match', 'email', '--concurrency', '1'];
+    // the first run's PATCH answers are held until the second has been refused: its read is over, its plan pinned
+    const front = await holdAnswers(t, (req) => req.method === 'PATCH');
+    try {
+      const first = startCrm(args, { env: front.env, cwd: dir });
+      const firstDone = collect(first, { timeoutMs: 60_000 });
+      await front.firstHeld;
+      const before = await logLength(t);
+      const second = await runCrm([...args, '--plan', 'rlock.plan.csv'], { env: front.env, timeoutMs: 60_000, cwd: dir });
+      const during = await requestLog(t, before);
+      front.release();
+      expect(second.code, second.stderr).toBe(2);
+      expect(second.stderr).toContain(`another crm (process ${first.pid}) is running this same job`);
+      expect(second.stderr).not.toContain('resuming the plan');
+      // the refused run read nothing (the first one only waits for a PATCH's answer) and wrote no --plan file
+      expect(during.filter((e) => e.method === 'GET')).toEqual([]);
+      expect(existsSync(join(dir, 'rlock.plan.csv'))).toBe(false);
+      const done = await firstDone;
+      expect(done.code, done.stderr).toBe(0);
+    } finally {
+      await front.close();
+    }
   });
 
   it('the lock of a run killed with -9 is taken over by the rerun, which finishes without applying a row twice', async () => {

@@ -1,4 +1,4 @@
-// Reconcile's files for one run (CONTRACT §7b, files.ts): `<input>.undo.csv` and `<input>.created.csv` — the way back
+// Reconcile's files for one run (CONTRACT §7b, match-files.ts): `<input>.undo.csv` and `<input>.created.csv` — the way back
 // from this run (a resumed plan adds to its run's files; a new run that changes or creates something first moves the
 // earlier run's aside, to `<input>.undo.<time>.csv`, so an undo never reaches back past the run it names, and the
 // created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.

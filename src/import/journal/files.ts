@@ -114,6 +114,9 @@ export async function readComplete(path: string): Promise<CompleteInfo | undefin
 export const jsonLine = (value: object): string => `${JSON.stringify(value)}\n`;
 
 // The lock: one run of a job at a time (issue 17): two runs of one file at once both sent every row and each reported
+// the other's as done by an earlier run. The job's lock is a file beside its journal holding the pid of the
+// run that has it, made with O_EXCL; a lock whose process is gone (kill -9) is taken over.
+
 /** The lock of a job: per content, resource, base URL and operation (not the key or options: those runs clash too). */
 function lockPath(dir: string, identity: JournalIdentity): string {
   return `${journalPath(dir, { ...identity, keyId: undefined, options: undefined })}.lock`;
@@ -159,7 +162,8 @@ function running(name: string, identity: JournalIdentity, pid: number, path: str
   });
 }
 
-// Pruning: old journals: finished ones compacted (header + `complete`) after a week or beyond 32 MiB, compacted ones
+// Pruning: finished journals compacted (header + `complete`) after a week or beyond 32 MiB, compacted ones gone after
+// a year, unfinished after 30 days, dead processes' leftovers after a day. `keep` is never touched.
 const DAY = 86_400_000;
 
 export interface PruneOptions {
@@ -211,7 +215,7 @@ export async function pruneJournals(dir: string, now: number, opts: PruneOptions
       if (isStaleLeftover(name, age)) await gone(path);
       continue;
     }
-    // reconcile's plan (match/run.ts) is kept beside an unfinished journal only
+    // reconcile's plan (pinned by journal/stage.ts) is kept beside an unfinished journal only
     if (name.endsWith('.jsonl.plan')) {
       const journal = path.slice(0, -'.plan'.length);
       if (journal !== opts.keep && (!(await exists(journal)) || (await readComplete(journal)))) await gone(path);

@@ -1,4 +1,4 @@
-// An import's journal, open for a run (the format, and why: format.ts).
+// An import's journal, open for a run (the format, and why: files.ts).
 import { fdatasyncSync, writeSync } from 'node:fs';
 import { open, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../../http/errors.js';

@@ -1,9 +1,9 @@
-// The earlier and journal stages (engine.ts), over the plan's journal slice:
-// - earlier: what an earlier run of this job left: a finished job is answered from its journal's last line (the
-//   file hashed, not parsed); a reconcile's plan that an interrupted run made is found, to be resumed.
-// - journal: this job's journal looked up once, the job locked, old journals pruned, an unsafe rerun refused, a
-//   reconcile's new plan pinned beside the journal, the journal opened or resumed, one warning saying what an
-//   earlier run left; a --dry-run stops here with what an earlier run finished.
+// The stages of the journal folder (engine.ts), over the plan's journal slice:
+// - earlier: a job an earlier run finished, answered from its journal's last line (the file hashed, not parsed);
+// - claim: once the file is checked, the job locked (one run at a time), old journals pruned, and a reconcile's plan
+//   that an interrupted run made found, to be resumed;
+// - journal: an unsafe rerun refused, a reconcile's new plan pinned beside the journal, the journal opened or
+//   resumed, one warning saying what an earlier run left; a --dry-run stops here with what an earlier run finished.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
@@ -18,9 +18,8 @@ import type { ScanResult } from '../check/scan.js';
 import { Spool } from '../check/spool.js';
 import type { Matched } from '../match/match.js';
 import { refuseUnsafeRerun, rejectsTakenUp } from './earlier.js';
-import { findJournal, readComplete, readHeader, type JournalFile } from './files.js';
-import { lockJob } from './files.js';
-import { pruneJournals } from './files.js';
+import { findJournal, journalPath, readComplete, readHeader, type JournalFile } from './files.js';
+import { lockJob, pruneJournals } from './files.js';
 import { ImportJournal } from './journal.js';
 
 /** What an earlier run of this job left, as the earlier stage found it. */
@@ -33,15 +32,20 @@ export interface Earlier {
   retryRejected?: boolean;
   /** the job is done: nothing to send */
   finished?: Finished;
+}
+
+/** The job claimed (claimJob): its lock, its journal's file, and a reconcile's interrupted plan. */
+export interface Claimed {
+  /** releases the lock; none for a dry run or without a journal folder */
+  unlock?: () => Promise<void>;
+  file?: JournalFile;
   /** reconcile: the plan an interrupted run made, resumed under the same keys */
   pinned?: { path: string; at: string };
 }
 
 /** The journal stage's value: the journal to send under; a dry run's finished chunks; or a job finished long ago. */
 export type Opened =
-  | { journal?: ImportJournal; unlock?: () => Promise<void>; retryRejected: boolean; rows?: Spool; planPath?: string }
-  | { dry: number }
-  | { finished: Finished };
+  { journal?: ImportJournal; retryRejected: boolean; rows?: Spool; planPath?: string } | { dry: number } | { finished: Finished };
 
 /** a default rejects (or unknown) file of stdin: crm-rejects-<time>.csv */
 const STAMPED_REJECTS = /^crm-rejects-\d{8}T\d{6}Z(\.unknown)?\.(csv|ndjson)$/;
@@ -60,7 +64,8 @@ const identityOf = (slice: JournalSlice, sha: string): JournalIdentity => ({ con
 /** The earlier stage: a finished job (resuming; no --results/--strict/--dry-run; its rejects file there), or a reconcile's interrupted plan. */
 export async function earlier(slice: JournalSlice, deps: ImportDeps): Promise<Earlier> {
   const { dir, input } = slice;
-  const asks = slice.match ? !slice.dryRun : slice.resultsPath === undefined && !slice.dryRun && !slice.strict;
+  // a reconcile's earlier run is looked for once its job is claimed (claimJob): its rows are checked first anyway
+  const asks = !slice.match && slice.resultsPath === undefined && !slice.dryRun && !slice.strict;
   if (!dir || !slice.resume || !asks) return {};
   // no journal at all (a first import): not worth reading the file an extra time
   if (!(await listDir(dir)).some((n) => n.endsWith('.jsonl'))) return {};
@@ -68,7 +73,6 @@ export async function earlier(slice: JournalSlice, deps: ImportDeps): Promise<Ea
   if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
   if (sha === undefined) return {};
   const file = await findJournal(dir, identityOf(slice, sha));
-  if (slice.match) return { sha, file, pinned: file.exists ? await pinnedPlan(file.path, `${file.own}.plan`, slice.started) : undefined };
   const info = await readComplete(file.path);
   if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined)
     return { sha, file };
@@ -89,17 +93,40 @@ export async function doneEarlier(slice: JournalSlice, found: Earlier, scan: Sca
   return peeked?.size ?? 0;
 }
 
-/** The journal stage: this job's journal (none without a journal folder), opened under the job's lock. */
+/**
+ * The job claimed once the file is checked, before anything is read from the CRM, planned or sent: one run of a job
+ * at a time (a second is refused, naming the first), old journals pruned, and for a reconcile the plan an interrupted
+ * run made (its journal unfinished), to be resumed. Nothing for a dry run or without a journal folder.
+ */
+export async function claimJob(slice: JournalSlice, found: Earlier, scan: ScanResult): Promise<Claimed> {
+  const { dir, input, started } = slice;
+  if (slice.dryRun || !dir) return {};
+  const identity = identityOf(slice, found.sha ?? scan.contentSha256);
+  const file = found.file ?? (await findJournal(dir, identity));
+  const unlock = await lockJob(journalFolder(dir), identity, input.name);
+  try {
+    await pruneJournals(dir, started, { keep: file.own }).catch(() => 0);
+    // --no-resume: a new plan, whatever an interrupted run left
+    const pinned = slice.match && slice.resume && file.exists ? await pinnedPlan(file.path, `${file.own}.plan`, started) : undefined;
+    return { unlock, file, pinned };
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
+}
+
+/** The journal stage: this job's journal (none without a journal folder), opened under the lock claimJob took. */
 export async function openJournal(
   slice: JournalSlice,
   scan: ScanResult,
   found: Earlier,
+  claimed: Claimed,
   matched: Matched | undefined,
   deps: ImportDeps,
 ): Promise<Opened> {
-  const { dir, input, started } = slice;
+  const { dir, input } = slice;
   const identity = identityOf(slice, found.sha ?? scan.contentSha256);
-  const file = dir ? (found.file ?? (await findJournal(dir, identity))) : undefined;
+  const file = dir ? (claimed.file ?? found.file ?? (await findJournal(dir, identity))) : undefined;
   if (slice.dryRun) {
     const peeked = dir && file && slice.resume ? await ImportJournal.peek(dir, identity, file).catch(() => undefined) : undefined;
     return { dry: peeked?.size ?? 0 };
@@ -107,34 +134,25 @@ export async function openJournal(
   if (!matched) checkPaths(slice);
   await sweepOutputs(slice);
   if (!dir || !file) return { retryRejected: found.retryRejected !== false && !matched, rows: matched?.spool };
-  // one run of a job at a time: a second is refused before it reads or writes the journal
-  const unlock = await lockJob(journalFolder(dir), identity, input.name);
-  try {
-    await pruneJournals(dir, started, { keep: file.own }).catch(() => 0);
-    if (matched) return { ...(await openPlanJournal(slice, identity, file, matched)), unlock };
-    const { resume, journalRejectsPath: rejectsPath } = slice;
-    await refuseUnsafeRerun({ dir, identity, input: input.id, name: input.name, resume, rejectsPath, hasOwnJournal: file.exists });
-    const journal = await open(slice, identity, { plan: scan.plan, resume, file });
-    const done = journal.completed;
-    if (done?.compacted) {
-      // finished long ago and compacted: nothing is sent again, but the ids and item errors are gone
-      await journal.close().catch(() => undefined);
-      await unlock();
-      if (slice.resultsPath === undefined)
-        return { finished: (await finishedJob(slice, done, { rows: scan.rows, invalid: scan.invalid, warn: warnOf(deps) }))! };
-      throw new UsageError(
-        `${input.name} was already imported into ${slice.job.resource} (${done.at}); its journal has since been compacted, so the ids for --results are no longer kept. Nothing was sent.`,
-        { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
-      );
-    }
-    let retryRejected = found.retryRejected;
-    if (journal.resumedChunks > 0 && retryRejected === undefined) retryRejected = !(await rejectsTaken(slice, identity.contentSha256));
-    warnResumed(slice, journal, retryRejected, warnOf(deps));
-    return { journal, unlock, retryRejected: retryRejected !== false };
-  } catch (err) {
-    await unlock();
-    throw err;
+  if (matched) return openPlanJournal(slice, identity, matched);
+  const { resume, journalRejectsPath: rejectsPath } = slice;
+  await refuseUnsafeRerun({ dir, identity, input: input.id, name: input.name, resume, rejectsPath, hasOwnJournal: file.exists });
+  const journal = await open(slice, identity, { plan: scan.plan, resume, file });
+  const done = journal.completed;
+  if (done?.compacted) {
+    // finished long ago and compacted: nothing is sent again, but the ids and item errors are gone
+    await journal.close().catch(() => undefined);
+    if (slice.resultsPath === undefined)
+      return { finished: (await finishedJob(slice, done, { rows: scan.rows, invalid: scan.invalid, warn: warnOf(deps) }))! };
+    throw new UsageError(
+      `${input.name} was already imported into ${slice.job.resource} (${done.at}); its journal has since been compacted, so the ids for --results are no longer kept. Nothing was sent.`,
+      { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
+    );
   }
+  let retryRejected = found.retryRejected;
+  if (journal.resumedChunks > 0 && retryRejected === undefined) retryRejected = !(await rejectsTaken(slice, identity.contentSha256));
+  warnResumed(slice, journal, retryRejected, warnOf(deps));
+  return { journal, retryRejected: retryRejected !== false };
 }
 
 /**
@@ -142,8 +160,8 @@ export async function openJournal(
  * a new one is renamed into place once whole, so that an interrupted run's rerun finds it. Rows the server rejected
  * are in the rejects file: the next run plans them again, so they are never sent again by this one.
  */
-async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, file: JournalFile, matched: Matched) {
-  const planPath = `${file.own}.plan`;
+async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, matched: Matched): Promise<Opened> {
+  const planPath = `${journalPath(slice.dir!, identity)}.plan`;
   if (!matched.resumed && matched.spool) await rename(matched.spool.path, planPath);
   const digest = await hashFile(planPath);
   const journal = await open(slice, identity, { plan: digest, resume: matched.resumed, file: undefined });

@@ -19,7 +19,7 @@ export interface Matched {
   /** the plan an interrupted run made, sent as it was */
   resumed: boolean;
   /** `--plan FILE`, written by this run */
-  planFile?: string;
+  planCsv?: string;
   /** the fields its updates change, and whether it creates: the way-back files it needs */
   changed: string[];
   creates: boolean;
@@ -51,7 +51,12 @@ export async function match(
   }
   // read → match → plan: to a temporary spool the journal stage pins beside the journal once the run may send it
   const out = slice.dryRun ? undefined : await Spool.create(tmp);
-  const planFile = slice.planPath ? await PlanFile.create(slice.planPath, await rowShapeOf(input, scan)) : undefined;
+  const planFile = slice.planPath
+    ? await PlanFile.create(slice.planPath, await rowShapeOf(input, scan)).catch(async (err: unknown) => {
+        await out?.remove();
+        throw err;
+      })
+    : undefined;
   const readIndex = deps.readIndex!;
   const read: MatchRowsOptions['read'] = (req) => readIndex(req, (p) => deps.report('read', { rows: p.records, chunks: p.requests }, null));
   const o = { resource: slice.resource, fields, rows, out, planFile, read, chunkSize: slice.chunkSize, signal: deps.signal };
@@ -59,8 +64,11 @@ export async function match(
     await Promise.all([out?.remove(), planFile?.drop()]);
     throw err;
   });
-  await planFile?.commit();
-  return { plan, spool: out, resumed: false, planFile: slice.planPath, changed: Object.keys(plan.changes), creates: plan.create > 0 };
+  await planFile?.commit().catch(async (err: unknown) => {
+    await out?.remove();
+    throw err;
+  });
+  return { plan, spool: out, resumed: false, planCsv: slice.planPath, changed: Object.keys(plan.changes), creates: plan.create > 0 };
 }
 
 /** What a plan sends: the fields its updates change, and whether it creates (a resumed plan's, read back from its spool). */

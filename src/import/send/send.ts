@@ -44,17 +44,19 @@ export async function send(
   matched: Matched | undefined,
   deps: StageDeps,
 ): Promise<Sent> {
-  const shape = await rowShapeOf(slice.input, scan).catch(async (err: unknown) => {
-    await opened.journal?.close().catch(() => undefined);
-    throw err;
-  });
   // a reconcile's way back beside the input; a new run that sends anything first moves the earlier run's aside
   const m = slice.match;
   const keyCells = (r: Record<string, unknown>): string[] => m!.fields.map((f) => keyPart(f, r[f]) ?? '');
-  const wayBack =
-    m && matched
-      ? await openMatchFiles(m.base, shape, m.fields, keyCells, { changed: matched.changed, creates: matched.creates, resume: matched.resumed })
-      : undefined;
+  const opening = async () => {
+    const shape = await rowShapeOf(slice.input, scan);
+    const o = matched && { changed: matched.changed, creates: matched.creates, resume: matched.resumed };
+    return { shape, wayBack: m && o ? await openMatchFiles(m.base, shape, m.fields, keyCells, o) : undefined };
+  };
+  const { shape, wayBack } = await opening().catch(async (err: unknown) => {
+    // the pass never starts: the journal it would close is closed here
+    await opened.journal?.close().catch(() => undefined);
+    throw err;
+  });
   const sent = await sendRows(slice, scan, rows, opened, { shape, wayBack }, deps).catch(async (err: unknown) => {
     await wayBack?.discard();
     throw err;

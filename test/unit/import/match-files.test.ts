@@ -1,4 +1,4 @@
-// The files of a reconcile (src/import/match/files.ts): the undo and created files appended across
+// The files of a reconcile (src/import/files/match-files.ts): the undo and created files appended across
 // runs (first value wins, columns widened, a torn last row cut off when reopened, adds that share one
 // fsync and resolve only once their row is on disk), the ambiguous file and the --plan file.
 import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
