@@ -8,4 +8,6 @@ export { deleteCostText, listIntoBackup, readCostText, readHow } from './send/ba
 export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './send/sender.js';
 export { keyIdentity } from './journal/format.js';
+export { matchReader } from './match/read.js';
+export { normalizeFieldName } from './input/header.js';
 export { OTHER_REASONS, type Reason } from './send/reasons.js';

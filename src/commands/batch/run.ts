@@ -12,6 +12,7 @@ import {
   type DeleteBackup,
   importSummaryOf,
   keyIdentity,
+  matchReader,
   runImport,
   updateOperation,
   type BatchSender,
@@ -19,7 +20,7 @@ import {
   type ImportSummary,
   type RowOperation,
 } from '../../import/index.js';
-import { matchFields, matchRead, printMatchSummary } from './reconcile.js';
+import { matchFields, printMatchSummary } from './reconcile.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
@@ -61,7 +62,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     send: sender(client, op, kept, opts.match ? opts.resource : undefined, backup.current),
     // a dry run's plan is its output (printDryPlan): not shown before as well
     ...(client && opts.match
-      ? { readIndex: matchRead(ctx, client, opts.resource), ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }) }
+      ? { readIndex: matchReader(client, opts.resource, ctx.clock, ctx.signal), ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }) }
       : {}),
     // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
     knownFields: client && !opts.match && (!op || op.kind === 'update') ? () => knownFields(client, o.resource, ctx.signal) : undefined,
