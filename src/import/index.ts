@@ -2,7 +2,7 @@
 export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
 export type { BeforeSend, MatchPlan, MatchIndex, MatchRead } from './types.js';
-export { httpBatchSender, httpRowSender } from './send/sender.js';
+export { httpSender } from './send/sender.js';
 export { backupIdsIn, isBackupFile, keepBefore, openBackup, type DeleteBackup } from './files/backup.js';
 export { deleteCostText, listIntoBackup, readCostText, readHow } from './send/backup-read.js';
 export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';

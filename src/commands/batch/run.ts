@@ -6,19 +6,14 @@ import { DiskError, InterruptedError, PartialFailureError, RateLimitError, Serve
 import { maskKey } from '../../http/mask.js';
 import type { HttpClient } from '../../http/types.js';
 import {
-  httpBatchSender,
-  httpRowSender,
+  httpSender,
   importExitCode,
-  type DeleteBackup,
   importSummaryOf,
   keyIdentity,
   matchReader,
   runImport,
-  updateOperation,
-  type BatchSender,
   type ImportOptions,
   type ImportSummary,
-  type RowOperation,
 } from '../../import/index.js';
 import { matchFields, printMatchSummary } from './reconcile.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
@@ -59,7 +54,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const backup = deleteBackup(ctx, o, op, client, progress);
   const summary = await runImport(opts, {
     // a dry run sends nothing
-    send: sender(client, op, kept, opts.match ? opts.resource : undefined, backup.current),
+    send: httpSender(client, op, { onKept: (w) => kept.push(w), backup: backup.current }),
     // a dry run's plan is its output (printDryPlan): not shown before as well
     ...(client && opts.match
       ? { readIndex: matchReader(client, opts.resource, ctx.clock, ctx.signal), ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }) }
@@ -99,22 +94,6 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
       summary.operation ? sameCommandOn(o, file) : crmCommand(ctx.globals, ['batch', summary.resource, file]);
     throw new PartialFailureError(failureLine(summary), { hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }) });
   }
-}
-
-/** How a request goes: a chunk (batch create), a row of an operation, or either (reconcile: creates and updates). */
-function sender(
-  client: HttpClient | undefined,
-  op: RowOperation | undefined,
-  kept: string[],
-  match: string | undefined,
-  backup: () => DeleteBackup | undefined,
-): BatchSender {
-  if (!client) return () => Promise.reject(new Error('a dry run sends nothing'));
-  if (op) return httpRowSender(client, op, (w) => kept.push(w), backup);
-  const batch = httpBatchSender(client);
-  if (match === undefined) return batch;
-  const rows = httpRowSender(client, updateOperation(match));
-  return (req) => (req.update ? rows(req) : batch(req));
 }
 
 /** The client (none for a dry run, which needs no key: only the base URL, which names the journal) and the engine's options. */
