@@ -11,7 +11,10 @@ import {
   importSummaryOf,
   keyIdentity,
   matchReader,
+  recreated,
+  restoreResults,
   runImport,
+  writeOwners,
   type ImportOptions,
   type ImportSummary,
 } from '../../import/index.js';
@@ -26,7 +29,7 @@ import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, checkResourceName } from './operation.js';
-import { deleteBackup, noteRecreated, recreated, restoreResults, writeOwners } from './delete-backup.js';
+import { deleteBackup, noteRecreated, restoreRun } from './delete-backup.js';
 import { knownFields } from './known-fields.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines } from './outcome.js';
@@ -45,7 +48,8 @@ function capHeap(): void {
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   capHeap();
   if (!o.operation) checkResourceName(o.resource, o.update ? 'update' : o.delete ? 'delete' : undefined);
-  const restore = restoreResults(o);
+  const restoring = restoreRun(o);
+  const restore = restoreResults(restoring);
   const { client, opts } = await importTarget({ ...o, results: restore.path }, ctx);
   const sending = new SendingRate();
   const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now(), sending }));
@@ -85,7 +89,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     });
   if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
   if (summary.plan) return printPlan(ctx, summary);
-  const shown = recreated(o, backup.named(summary), await writeOwners(o, restore));
+  const shown = recreated(o.file, backup.named(summary), await writeOwners(restoring, restore));
   await printSummary(ctx, shown);
   noteRecreated(ctx, o, shown);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
