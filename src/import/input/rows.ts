@@ -2,7 +2,7 @@
 import type { ApiRecord } from '../../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { convertCell, isIgnoredHeader, type ColumnMap, type HeaderMapping } from './header.js';
-import { setOwn } from './json-value.js';
+import { setOwn } from '../../util/set-own.js';
 import type { ReadRow } from './input-row.js';
 import type { RowOperation } from '../types.js';
 
