@@ -2,10 +2,13 @@
 export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
 export type { BeforeSend, MatchPlan, MatchIndex, MatchRead } from './types.js';
-export { httpBatchSender, httpRowSender } from './send/sender.js';
-export { backupIdsIn, isBackupFile, keepBefore, openBackup, type DeleteBackup } from './files/backup.js';
+export { httpSender } from './send/sender.js';
+export { keepBefore, openBackup, type DeleteBackup } from './files/backup.js';
+export { backupRead, recreated, restoreResults, writeOwners, type RestoreRun } from './files/backup.js';
 export { deleteCostText, listIntoBackup, readCostText, readHow } from './send/backup-read.js';
-export { deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
+export { choiceOf, deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './send/sender.js';
 export { keyIdentity } from './journal/files.js';
+export { matchReader } from './match/read.js';
+export { normalizeFieldName } from './input/header.js';
 export { OTHER_REASONS, type Reason } from './send/reasons.js';

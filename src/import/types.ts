@@ -149,8 +149,8 @@ export interface BatchRequest {
   body: string;
   /** an earlier run sent it without an answer being journaled (in doubt) */
   resent?: boolean;
-  /** reconcile (`--match`): a PATCH of one record (its row operation), not a batch create */
-  update?: boolean;
+  /** reconcile (`--match`): a PATCH of one record, a row of this operation (the plan's update), not a batch create */
+  update?: RowOperation;
 }
 
 export interface BatchResponse {
@@ -318,7 +318,7 @@ export interface ImportProgress extends ImportCounts {
 }
 
 export interface ImportDeps {
-  /** sends one chunk: httpBatchSender(client) in the CLI, a fake in tests */
+  /** sends one chunk: httpSender(client, …) in the CLI, a fake in tests */
   send: BatchSender;
   /** where journals (and buffered stdin) live: `<config folder>/imports`; undefined: no journal */
   journalDir?: string;

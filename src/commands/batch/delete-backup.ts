@@ -1,16 +1,12 @@
-// A delete's backup in `crm batch` (issue 19): the file named, the records read at the cheapest cost and
-// kept before their DELETEs (src/import/send/backup.ts, backup-read.ts), and the file imported again.
-import { readFile, rm } from 'node:fs/promises';
-import { parse } from 'csv-parse/sync';
+// A delete's backup in `crm batch` (issue 19): the file named, the delete confirmed, the records read at the cheapest
+// cost and kept before their DELETEs, and the file imported again (the engine's parts: src/import/files/backup.ts,
+// send/backup-read.ts); this file wires them to the command's options and says what happened.
 import { linksTo } from '../../api/resources.js';
-import { csvLine } from '../../import/files/outputs.js';
-import { writeFileAtomic } from '../../util/atomic-file.js';
 import { crmCommand } from '../shared/command-line.js';
 import type { HttpClient } from '../../http/types.js';
 import {
-  backupIdsIn,
+  backupRead,
   deleteCostText,
-  isBackupFile,
   listIntoBackup,
   openBackup,
   readCostText,
@@ -18,6 +14,7 @@ import {
   type BeforeSend,
   type DeleteBackup,
   type ImportSummary,
+  type RestoreRun,
   type RowOperation,
 } from '../../import/index.js';
 import { costAtLimitText } from '../../output/eta.js';
@@ -75,72 +72,12 @@ export function deleteBackup(
   };
 }
 
-/** The file's ids, how many of them the backup holds already and how many are left to read. */
-async function backupRead(path: string, checked: BeforeSend): Promise<{ ids: Set<string>; toRead: number; kept: number }> {
-  const ids = new Set<string>();
-  for await (const r of checked.records?.() ?? []) if (typeof r.id === 'string') ids.add(r.id);
-  const there = await backupIdsIn(path);
-  let kept = 0;
-  for (const id of ids) if (there.has(id)) kept++;
-  return { ids, toRead: ids.size - kept, kept };
-}
-
-/** A create from a delete's backup (a file named `*.deleted.ndjson`). */
-const isRestore = (o: BatchOptions): boolean => !o.operation && !o.update && !o.delete && !o.dryRun && isBackupFile(o.file);
-
-/**
- * A create from a delete's backup maps each line to its new id through the --results machinery (the
- * engine writes `_line,id` from its journal, every row created by this run or an earlier one): the file
- * named by --results, else a temporary one beside the input, removed once read.
- */
-export function restoreResults(o: BatchOptions): { path?: string; temporary: boolean } {
-  if (!isRestore(o) || o.results !== undefined) return { path: o.results, temporary: false };
-  return { path: `${o.file}.results-${process.pid}-${Date.now()}.tmp.csv`, temporary: true };
-}
-
-/**
- * `<input>.owners.csv` (issue 19): the records created from a backup belong to the key's user (the server
- * sets owner_id on create), so each new id with the owner its backup line had, `id,owner_id`, for
- * `crm batch RESOURCE <input>.owners.csv --update`. Written durably (0600, renamed into place) before the
- * summary; only rows created whose backup line had an owner_id; none when there are none.
- */
-export async function writeOwners(o: BatchOptions, results: { path?: string; temporary: boolean }): Promise<string | undefined> {
-  if (!isRestore(o) || results.path === undefined) return undefined;
-  try {
-    const lines = (await readFile(o.file, 'utf8')).split('\n');
-    const rows = parse<Record<string, string>>(await readFile(results.path, 'utf8'), { columns: true, bom: true, skip_empty_lines: true });
-    let out = 'id,owner_id\r\n';
-    let n = 0;
-    for (const r of rows) {
-      const id = r.id ?? '';
-      const owner = ownerOf(lines[Number(r._line) - 1]);
-      if (id === '' || owner === undefined) continue;
-      out += csvLine([id, owner]);
-      n++;
-    }
-    if (n === 0) return undefined;
-    const path = `${o.file}.owners.csv`;
-    await writeFileAtomic(path, out);
-    return path;
-  } finally {
-    if (results.temporary) await rm(results.path, { force: true });
-  }
-}
-
-function ownerOf(line: string | undefined): string | undefined {
-  try {
-    const owner = (JSON.parse(line ?? '') as { owner_id?: unknown } | null)?.owner_id;
-    return typeof owner === 'string' && owner !== '' ? owner : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A delete's backup imported again: the links its records had, which cannot come back, and the owners file. */
-export function recreated(o: BatchOptions, s: ImportSummary, owners?: string): ImportSummary {
-  if (s.operation || !isBackupFile(o.file) || s.created === 0) return s;
-  return { ...s, links_not_restored: linksTo(s.resource).map((l) => l.path), ...(owners ? { owners_file: owners } : {}) };
-}
+/** The run as a backup imported again sees it (src/import/files/backup.ts: restoreResults, writeOwners). */
+export const restoreRun = (o: BatchOptions): RestoreRun => ({
+  file: o.file,
+  results: o.results,
+  creates: !o.operation && !o.update && !o.delete && !o.dryRun,
+});
 
 /** …and says so: new ids, how to map old to new, and which links did not come back. */
 export function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void {

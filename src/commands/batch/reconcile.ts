@@ -1,16 +1,13 @@
-// `crm batch RESOURCE FILE --match FIELD[,FIELD]` (CONTRACT §7b): the options, the read of what the CRM holds
-// (with progress), the plan as shown before the run, and the summary.
+// `crm batch RESOURCE FILE --match FIELD[,FIELD]` (CONTRACT §7b): the options and the summary (the read of what
+// the CRM holds is the engine's: src/import/match/read.ts, `matchReader`).
 import { resolve } from 'node:path';
 import { PartialFailureError, UsageError } from '../../http/errors.js';
-import type { HttpClient } from '../../http/types.js';
-import type { ImportDeps, ImportSummary } from '../../import/index.js';
-import { chooseRead, readByIds, readIndex } from '../../import/match/read.js';
+import { normalizeFieldName, type ImportSummary } from '../../import/index.js';
 import { count, plural } from '../../output/plural.js';
 import { writeRecord } from '../../output/writers.js';
 import { forStderr } from '../../output/width.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
-import { normalizeFieldName } from '../../import/input/header.js';
 import { shellWord } from '../shared/command-line.js';
 
 /** `--match a,b` → its fields; refused with --update or --delete (reconcile decides per row), and --plan without it. */
@@ -39,28 +36,6 @@ export function matchFields(
     throw new UsageError(`--match "${o.match}": name one or more fields, separated by commas (--match email)`, help);
   // spelled as headers are read (`Email` → email, `First Name` → first_name)
   return [...new Set(fields.map((f) => normalizeFieldName(f)))];
-}
-
-/** The engine's read: the collection listed at the largest page size, with a progress line on a terminal. */
-export function matchRead(ctx: Ctx, client: HttpClient, resource: string): NonNullable<ImportDeps['readIndex']> {
-  return async (req, onProgress) => {
-    const started = ctx.clock.now();
-    const how = chooseRead(req.fields, req.keys);
-    const base = { client, resource, keep: req.keep, signal: ctx.signal, onProgress, dir: req.dir };
-    const list = { ...base, ...req, wanted: req.table ?? req.wanted };
-    let index: Awaited<ReturnType<typeof readIndex>> | undefined;
-    let why = how.why;
-    if (how.how === 'get' && req.ids) {
-      // one list page first: a collection that fits in it is read whole by that one request
-      const page = await readIndex({ ...list, pagesMax: 1 });
-      if (page.complete !== false) [index, why] = [page, 'the whole collection fits in one page'];
-      else page.close();
-      index ??= await readByIds({ ...base, ids: req.ids });
-      if (index.how === 'get') index.requests += 1;
-    }
-    index ??= await readIndex(list);
-    return { ...index, why, ms: ctx.clock.now() - started };
-  };
 }
 
 const KEYS = `resource rows created updated unchanged ambiguous duplicate invalid failed requests read_requests elapsed_ms

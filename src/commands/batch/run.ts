@@ -6,20 +6,19 @@ import { DiskError, InterruptedError, PartialFailureError, RateLimitError, Serve
 import { maskKey } from '../../http/mask.js';
 import type { HttpClient } from '../../http/types.js';
 import {
-  httpBatchSender,
-  httpRowSender,
+  httpSender,
   importExitCode,
-  type DeleteBackup,
   importSummaryOf,
   keyIdentity,
+  matchReader,
+  recreated,
+  restoreResults,
   runImport,
-  updateOperation,
-  type BatchSender,
+  writeOwners,
   type ImportOptions,
   type ImportSummary,
-  type RowOperation,
 } from '../../import/index.js';
-import { matchFields, matchRead, printMatchSummary } from './reconcile.js';
+import { matchFields, printMatchSummary } from './reconcile.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
@@ -30,7 +29,7 @@ import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, checkResourceName } from './operation.js';
-import { deleteBackup, noteRecreated, recreated, restoreResults, writeOwners } from './delete-backup.js';
+import { deleteBackup, noteRecreated, restoreRun } from './delete-backup.js';
 import { knownFields } from './known-fields.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines } from './outcome.js';
@@ -49,7 +48,8 @@ function capHeap(): void {
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   capHeap();
   if (!o.operation) checkResourceName(o.resource, o.update ? 'update' : o.delete ? 'delete' : undefined);
-  const restore = restoreResults(o);
+  const restoring = restoreRun(o);
+  const restore = restoreResults(restoring);
   const { client, opts } = await importTarget({ ...o, results: restore.path }, ctx);
   const sending = new SendingRate();
   const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now(), sending }));
@@ -58,10 +58,10 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const backup = deleteBackup(ctx, o, op, client, progress);
   const summary = await runImport(opts, {
     // a dry run sends nothing
-    send: sender(client, op, kept, opts.match ? opts.resource : undefined, backup.current),
+    send: httpSender(client, op, { onKept: (w) => kept.push(w), backup: backup.current }),
     // a dry run's plan is its output (printDryPlan): not shown before as well
     ...(client && opts.match
-      ? { readIndex: matchRead(ctx, client, opts.resource), ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }) }
+      ? { readIndex: matchReader(client, opts.resource, ctx.clock, ctx.signal), ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }) }
       : {}),
     // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
     knownFields: client && !opts.match && (!op || op.kind === 'update') ? () => knownFields(client, o.resource, ctx.signal) : undefined,
@@ -89,7 +89,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     });
   if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
   if (summary.plan) return printPlan(ctx, summary);
-  const shown = recreated(o, backup.named(summary), await writeOwners(o, restore));
+  const shown = recreated(o.file, backup.named(summary), await writeOwners(restoring, restore));
   await printSummary(ctx, shown);
   noteRecreated(ctx, o, shown);
   if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
@@ -98,22 +98,6 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
       summary.operation ? sameCommandOn(o, file) : crmCommand(ctx.globals, ['batch', summary.resource, file]);
     throw new PartialFailureError(failureLine(summary), { hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }) });
   }
-}
-
-/** How a request goes: a chunk (batch create), a row of an operation, or either (reconcile: creates and updates). */
-function sender(
-  client: HttpClient | undefined,
-  op: RowOperation | undefined,
-  kept: string[],
-  match: string | undefined,
-  backup: () => DeleteBackup | undefined,
-): BatchSender {
-  if (!client) return () => Promise.reject(new Error('a dry run sends nothing'));
-  if (op) return httpRowSender(client, op, (w) => kept.push(w), backup);
-  const batch = httpBatchSender(client);
-  if (match === undefined) return batch;
-  const rows = httpRowSender(client, updateOperation(match));
-  return (req) => (req.update ? rows(req) : batch(req));
 }
 
 /** The client (none for a dry run, which needs no key: only the base URL, which names the journal) and the engine's options. */

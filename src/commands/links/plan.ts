@@ -3,7 +3,7 @@
 import { associationPairs, findAssociation, findLink, linkPairs } from '../../api/links.js';
 import { findResource, type Association, type LinkField, type LinkRelation } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
-import { choiceOf } from '../../import/operation.js';
+import { choiceOf } from '../../import/index.js';
 import type { LinkOptions } from './command.js';
 
 export const linkPairNames = (): string[] => linkPairs().map(({ parent, link }) => `${parent.name} ${link.relation}`);

@@ -2,7 +2,7 @@
 // `--set field:=json` (CONTRACT §5); `--set` wins.
 import { readFile } from 'node:fs/promises';
 import { InterruptedError, UsageError } from '../../http/errors.js';
-import { setOwn } from '../../import/input/json-value.js';
+import { setOwn } from '../../util/set-own.js';
 import { parseJson } from '../../json/exact-json.js';
 
 export type JsonObject = Record<string, unknown>;

@@ -5,11 +5,18 @@
 // a hidden file beside it, `.<backup>.listed`, and each goes to the backup just before its own DELETE:
 // the backup never holds a record that was not deleted by the run that wrote it (a run stopped after
 // the listing would otherwise leave records there that a re-import would create a second time).
+// Below: the file's ids against the backup's (`backupRead`), and a backup imported again (`restoreResults`, the
+// owners file `writeOwners` writes, `recreated`).
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import type { ApiRecord } from '../../api/envelopes.js';
+import { linksTo } from '../../api/resources.js';
 import { NotFoundError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
+import { writeFileAtomic } from '../../util/atomic-file.js';
+import type { BeforeSend, ImportSummary } from '../types.js';
+import { csvLine } from './outputs.js';
 
 export interface DeleteBackup {
   path: string;
@@ -171,4 +178,78 @@ export async function keepBefore(
       throw err;
     });
   return record ? () => backup.keep(record) : undefined;
+}
+
+/** The file's ids (a delete's valid rows, read back), how many of them the backup holds already and how many are left to read. */
+export async function backupRead(path: string, checked: BeforeSend): Promise<{ ids: Set<string>; toRead: number; kept: number }> {
+  const ids = new Set<string>();
+  for await (const r of checked.records?.() ?? []) if (typeof r.id === 'string') ids.add(r.id);
+  const there = await backupIdsIn(path);
+  let kept = 0;
+  for (const id of ids) if (there.has(id)) kept++;
+  return { ids, toRead: ids.size - kept, kept };
+}
+
+/** A run of `crm batch` as a backup imported again sees it: the input, `--results`, and whether it creates (no update, delete or link, no dry run). */
+export interface RestoreRun {
+  file: string;
+  results?: string;
+  creates: boolean;
+}
+
+/** A create from a delete's backup (a file named `*.deleted.ndjson`). */
+const isRestore = (run: RestoreRun): boolean => run.creates && isBackupFile(run.file);
+
+/**
+ * A create from a delete's backup maps each line to its new id through the --results machinery (the
+ * engine writes `_line,id` from its journal, every row created by this run or an earlier one): the file
+ * named by --results, else a temporary one beside the input, removed once read.
+ */
+export function restoreResults(run: RestoreRun): { path?: string; temporary: boolean } {
+  if (!isRestore(run) || run.results !== undefined) return { path: run.results, temporary: false };
+  return { path: `${run.file}.results-${process.pid}-${Date.now()}.tmp.csv`, temporary: true };
+}
+
+/**
+ * `<input>.owners.csv` (issue 19): the records created from a backup belong to the key's user (the server
+ * sets owner_id on create), so each new id with the owner its backup line had, `id,owner_id`, for
+ * `crm batch RESOURCE <input>.owners.csv --update`. Written durably (0600, renamed into place) before the
+ * summary; only rows created whose backup line had an owner_id; none when there are none.
+ */
+export async function writeOwners(run: RestoreRun, results: { path?: string; temporary: boolean }): Promise<string | undefined> {
+  if (!isRestore(run) || results.path === undefined) return undefined;
+  try {
+    const lines = (await readFile(run.file, 'utf8')).split('\n');
+    const rows = parse<Record<string, string>>(await readFile(results.path, 'utf8'), { columns: true, bom: true, skip_empty_lines: true });
+    let out = 'id,owner_id\r\n';
+    let n = 0;
+    for (const r of rows) {
+      const id = r.id ?? '';
+      const owner = ownerOf(lines[Number(r._line) - 1]);
+      if (id === '' || owner === undefined) continue;
+      out += csvLine([id, owner]);
+      n++;
+    }
+    if (n === 0) return undefined;
+    const path = `${run.file}.owners.csv`;
+    await writeFileAtomic(path, out);
+    return path;
+  } finally {
+    if (results.temporary) await rm(results.path, { force: true });
+  }
+}
+
+function ownerOf(line: string | undefined): string | undefined {
+  try {
+    const owner = (JSON.parse(line ?? '') as { owner_id?: unknown } | null)?.owner_id;
+    return typeof owner === 'string' && owner !== '' ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A delete's backup (`file`) imported again: the links its records had, which cannot come back, and the owners file. */
+export function recreated(file: string, s: ImportSummary, owners?: string): ImportSummary {
+  if (s.operation || !isBackupFile(file) || s.created === 0) return s;
+  return { ...s, links_not_restored: linksTo(s.resource).map((l) => l.path), ...(owners ? { owners_file: owners } : {}) };
 }

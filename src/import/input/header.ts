@@ -6,7 +6,7 @@ import { unguardFormula } from '../../output/formula-guard.js';
 import { exactNumber, inexactJsonNumber } from '../../json/exact-json.js';
 import type { PlanColumn } from '../types.js';
 import type { ApiRecord } from '../../api/envelopes.js';
-import { setOwn } from './json-value.js';
+import { setOwn } from '../../util/set-own.js';
 import type { ReadRow } from './input-row.js';
 import type { RowOperation } from '../types.js';
 

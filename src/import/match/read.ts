@@ -11,6 +11,7 @@ import { InterruptedError, NotFoundError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { recordPath } from '../../http/url.js';
 import { RecordIndexBuilder, type IndexEntry } from './record-index.js';
+import type { ImportDeps } from '../types.js';
 
 export type { Indexed, IndexEntry } from './record-index.js';
 export interface RecordIndex {
@@ -61,6 +62,36 @@ export function chooseRead(fields: readonly string[], rows: number): { how: 'lis
     return { how: 'get', why: `one GET per id: ${rows} request${rows === 1 ? '' : 's'}, ${fewer}.` };
   }
   return { how: 'list', why: `${pages}: ${rows} GETs, one per id, would cost more than listing 10,000 records.` };
+}
+
+/**
+ * The engine's read (ImportDeps.readIndex) over the HTTP client: the collection listed at the largest page size, or
+ * for `--match id` on a small file one list page first (a collection that fits in it is read whole by that one
+ * request), then one GET per id.
+ */
+export function matchReader(
+  client: HttpClient,
+  resource: string,
+  clock: { now(): number },
+  signal?: AbortSignal,
+): NonNullable<ImportDeps['readIndex']> {
+  return async (req, onProgress) => {
+    const started = clock.now();
+    const how = chooseRead(req.fields, req.keys);
+    const base = { client, resource, keep: req.keep, signal, onProgress, dir: req.dir };
+    const list = { ...base, ...req, wanted: req.table ?? req.wanted };
+    let index: RecordIndex | undefined;
+    let why = how.why;
+    if (how.how === 'get' && req.ids) {
+      const page = await readIndex({ ...list, pagesMax: 1 });
+      if (page.complete !== false) [index, why] = [page, 'the whole collection fits in one page'];
+      else page.close();
+      index ??= await readByIds({ ...base, ids: req.ids });
+      if (index.how === 'get') index.requests += 1;
+    }
+    index ??= await readIndex(list);
+    return { ...index, why, ms: clock.now() - started };
+  };
 }
 
 /** Lists the collection into an index of the records having one of the file's keys. */

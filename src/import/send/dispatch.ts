@@ -222,7 +222,7 @@ class SendingPass {
         key,
         body,
         resent: cfg.resent.has(seq),
-        update: chunk.update !== undefined,
+        update: chunk.update ? cfg.updateOp : undefined,
         get records() {
           return chunk.records();
         },

@@ -7,6 +7,26 @@ import type { BatchSender, RowOperation } from '../types.js';
 export type { BatchRequest, BatchResponse, BatchSender } from '../types.js';
 import { keepBefore, type DeleteBackup } from '../files/backup.js';
 
+/**
+ * The engine's sender over the HTTP client (none: a dry run, which sends nothing): a row of the operation, else a
+ * chunk of a batch create, or (reconcile) a row of the update the request carries (the plan's).
+ */
+export function httpSender(
+  client: HttpClient | undefined,
+  op: RowOperation | undefined,
+  hooks: { onKept?: (what: string) => void; backup?: () => DeleteBackup | undefined } = {},
+): BatchSender {
+  if (!client) return () => Promise.reject(new Error('a dry run sends nothing'));
+  if (op) return httpRowSender(client, op, hooks.onKept, hooks.backup);
+  const batch = httpBatchSender(client);
+  let rows: { op: RowOperation; send: BatchSender } | undefined;
+  return (req) => {
+    if (!req.update) return batch(req);
+    if (rows?.op !== req.update) rows = { op: req.update, send: httpRowSender(client, req.update) };
+    return rows.send(req);
+  };
+}
+
 /** No abort signal reaches the request: one cancelled in flight may have been written, and only its answer lets the journal record it. */
 export function httpBatchSender(client: HttpClient): BatchSender {
   return async (req) => {

@@ -3,7 +3,7 @@
 // nothing, only null clears; a text cell is read by the record's type; a change's text stays short and whole.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { setOwn } from '../../../src/import/input/json-value.js';
+import { setOwn } from '../../../src/util/set-own.js';
 import { changesText, changeText, classify, diffRecord, type Change } from '../../../src/import/match/classify.js';
 import { isEmailField } from '../../../src/import/match/key.js';
 import { runs } from '../../helpers/property.js';

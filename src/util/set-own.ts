@@ -1,4 +1,4 @@
-// `__proto__` set by assignment would become the prototype and vanish from the body: setOwn closes that.
+// `__proto__` set by assignment would become the prototype and vanish from the body (a row's record, a `--set` body): setOwn closes that.
 
 /** `obj[key] = value` that makes an own property even for `__proto__`, never a prototype. */
 export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
