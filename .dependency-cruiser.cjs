@@ -1,7 +1,16 @@
 // Import rules for src/ (`npm run lint` runs `depcruise src`): no circle, not even of types, and
 // every import points down the layers below, lowest first (docs/architecture.md, "The shape").
 // The sandbox stands beside the CLI: it may use only the layers under the HTTP client.
-const LAYERS = [['json', 'util', 'version.ts'], ['api'], ['http'], ['config'], ['output'], ['import'], ['commands'], ['cli']];
+const LAYERS = [
+  ['json', 'util', 'version.ts'],
+  ['api'],
+  ['http'],
+  ['config'],
+  ['output'],
+  ['import'],
+  ['commands'],
+  ['cli'],
+];
 const SANDBOX_MAY_USE = ['json', 'util', 'version.ts', 'api'];
 
 // Inside the batch engine (src/import), the stages stand in the order the engine calls them, on the shared types
@@ -75,7 +84,9 @@ module.exports = {
       comment:
         'commander is known to src/cli and to the option declarations beside each run function (command.ts); run functions get typed options',
       severity: 'error',
-      from: { pathNot: ['^src/cli/', '^src/commands/[^/]+/command\\.ts$', '^src/commands/shared/(define|numeric)\\.ts$'] },
+      from: {
+        pathNot: ['^src/cli/', '^src/commands/[^/]+/command\\.ts$', '^src/commands/shared/(define|numeric)\\.ts$'],
+      },
       to: { path: 'node_modules/(commander|@commander-js)/' },
     },
     {

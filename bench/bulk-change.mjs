@@ -68,7 +68,10 @@ async function setUp(sb) {
   await limits(sb, { rate_limit: HIGH });
   const ids = [];
   for (let i = 0; i < N; i += 100) {
-    const items = Array.from({ length: Math.min(100, N - i) }, (_, k) => ({ email: `bulk${i + k}@bench.example`, first_name: `First${i + k}` }));
+    const items = Array.from({ length: Math.min(100, N - i) }, (_, k) => ({
+      email: `bulk${i + k}@bench.example`,
+      first_name: `First${i + k}`,
+    }));
     const page = await api(sb, 'POST', '/contacts/batch', items);
     ids.push(...page.data.items.map((it) => it.data.id));
   }
@@ -107,7 +110,11 @@ function operations(sb, { ids, segment, upd, idsFile }) {
         }
       },
     },
-    delete: { args: ['batch', 'contacts', idsFile, '--delete', '--yes'], field: 'deleted', before: () => contactCount(sb) },
+    delete: {
+      args: ['batch', 'contacts', idsFile, '--delete', '--yes'],
+      field: 'deleted',
+      before: () => contactCount(sb),
+    },
   };
 }
 
@@ -115,7 +122,12 @@ async function measure(sb, name, op) {
   const contactsBefore = await op.before?.();
   await limits(sb, { rate_limit: L, rate_window_ms: W, org_rate_limit: HIGH }); // fresh windows
   const since = (await stats(sb)).requests;
-  const env = { ...process.env, CRM_BASE_URL: sb.base_url, CRM_API_KEY: sb.keys.admin, CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')) };
+  const env = {
+    ...process.env,
+    CRM_BASE_URL: sb.base_url,
+    CRM_API_KEY: sb.keys.admin,
+    CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')),
+  };
   const args = ['-v', '-o', 'json', '--quiet', ...op.args, '--concurrency', String(CONCURRENCY)];
   log(`${name}: ${N} rows at ${L} requests per ${W} ms`);
   const r = await runCrm(args, { env, work, request: /^(?:GET|PATCH|DELETE|POST|PUT) \S+ (\d{3}) (\d+) ms/ });
@@ -145,7 +157,10 @@ async function measure(sb, name, op) {
     peak_rss_mb: r.peakMb,
     ops_per_s: N / (r.wallMs / 1000),
     // how many requests started in each window after the first request's start (where the time goes)
-    per_window: r.starts.reduce((a, t) => ((a[Math.floor((t - r.starts[0]) / W)] += 1), a), Array(Math.ceil(spanMs / W + 1e-9) || 1).fill(0)),
+    per_window: r.starts.reduce(
+      (a, t) => ((a[Math.floor((t - r.starts[0]) / W)] += 1), a),
+      Array(Math.ceil(spanMs / W + 1e-9) || 1).fill(0),
+    ),
   };
 }
 
@@ -173,7 +188,19 @@ try {
 
 if (flags.json) {
   console.log(
-    JSON.stringify({ rows: N, rate_limit: L, rate_window_ms: W, concurrency: CONCURRENCY, node_start_ms: startMs, ...results, notes }, null, 2),
+    JSON.stringify(
+      {
+        rows: N,
+        rate_limit: L,
+        rate_window_ms: W,
+        concurrency: CONCURRENCY,
+        node_start_ms: startMs,
+        ...results,
+        notes,
+      },
+      null,
+      2,
+    ),
   );
 } else {
   console.log(
@@ -187,13 +214,21 @@ if (flags.json) {
   printColumns(
     [
       ['', ...names, 'floor / goal'],
-      ['requests sent', ...cell((r) => r.requests), `${N} (one per row) + the reads first (update: a page; delete: the backup's)`],
+      [
+        'requests sent',
+        ...cell((r) => r.requests),
+        `${N} (one per row) + the reads first (update: a page; delete: the backup's)`,
+      ],
       ['least time the limit allows', ...cell((r) => s(r.least_ms)), `(ceil(requests/${L}) - 1) × ${W} ms`],
       ['floor: + node -e 0 start-up', ...cell((r) => s(r.least_ms + startMs)), `node -e 0: ${startMs.toFixed(0)} ms`],
       ['time taken (crm wall time)', ...cell((r) => s(r.wall_ms)), ''],
       ['ratio least / taken', ...cell((r) => r.ratio.toFixed(3)), `goal ≥ ${GOAL}`],
       ['ratio floor / taken', ...cell((r) => ((r.least_ms + startMs) / r.wall_ms).toFixed(3)), `goal ≥ ${GOAL}`],
-      ['start → first request', ...cell((r) => `${r.to_first_request_ms.toFixed(0)} ms`), `node -e 0: ${startMs.toFixed(0)} ms`],
+      [
+        'start → first request',
+        ...cell((r) => `${r.to_first_request_ms.toFixed(0)} ms`),
+        `node -e 0: ${startMs.toFixed(0)} ms`,
+      ],
       ['first → last request start', ...cell((r) => s(r.span_ms)), s(least)],
       ["at the limit's rate: N / limit × window", ...cell(() => s((N / L) * W)), 'no window free at the start'],
       ['ratio rate time / taken', ...cell((r) => (((N / L) * W) / r.wall_ms).toFixed(3)), ''],

@@ -31,7 +31,16 @@
 // resends it after the restart: batch-restart runs the whole chaos. The restart scenario probes
 // the cache around the restart and prints the result.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -81,7 +90,9 @@ function mulberry32(a) {
   };
 }
 const runRng = (scenario, run) =>
-  mulberry32([...`${SEED}:${scenario}:${run}`].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261));
+  mulberry32(
+    [...`${SEED}:${scenario}:${run}`].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261),
+  );
 const int = (rng, lo, hi) => lo + Math.floor(rng() * (hi - lo + 1));
 const pick = (rng, xs) => xs[Math.floor(rng() * xs.length)];
 
@@ -111,9 +122,16 @@ async function restartSandbox(sb) {
   return Object.assign(sb, await startSandbox(sb.dataFile, sb.port));
 }
 const auth = (sb) => ({ 'X-Service-Api-Key': sb.keys.admin });
-const crmEnv = (sb, configDir) => ({ CRM_BASE_URL: sb.base_url, CRM_API_KEY: sb.keys.admin, CRM_CONFIG_DIR: configDir });
+const crmEnv = (sb, configDir) => ({
+  CRM_BASE_URL: sb.base_url,
+  CRM_API_KEY: sb.keys.admin,
+  CRM_CONFIG_DIR: configDir,
+});
 async function control(sb, what, body) {
-  const init = body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  const init =
+    body === undefined
+      ? {}
+      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
   return (await fetch(`${sb.control_url}/${what}`, init)).json();
 }
 /** Counts the faults the sandbox logged since the last harvest. */
@@ -129,7 +147,9 @@ async function harvest(sb) {
 async function listAll(sb, resource) {
   const out = [];
   for (let cursor = ''; ;) {
-    const res = await fetch(`${sb.base_url}/${resource}?limit=100${cursor && `&cursor=${cursor}`}`, { headers: auth(sb) });
+    const res = await fetch(`${sb.base_url}/${resource}?limit=100${cursor && `&cursor=${cursor}`}`, {
+      headers: auth(sb),
+    });
     const page = await res.json();
     out.push(...page.data);
     if (!page.page_info.has_next_page) return out;
@@ -213,7 +233,9 @@ async function drive(sb, rng, sc, { args, env, expectRequests, done, stdoutFile,
     attempt++;
     const res = await crm(args, env, { stdoutFile: stdoutFile?.(attempt), at });
     await at?.pending; // a restart still under way
-    dbg(`  attempt ${attempt}: exit ${res.code ?? res.signal}, ${res.requests} requests, ${Math.round(performance.now() - t)} ms`);
+    dbg(
+      `  attempt ${attempt}: exit ${res.code ?? res.signal}, ${res.requests} requests, ${Math.round(performance.now() - t)} ms`,
+    );
     if (stop) spikes += await stop();
     if (res.hung) problem(`hang: crm ran over ${BOUND_MS / 1000} s (attempt ${attempt})`);
     return res;
@@ -229,7 +251,11 @@ async function drive(sb, rng, sc, { args, env, expectRequests, done, stdoutFile,
     await once(true, at);
   }
   if (sc.restart) {
-    const at = { k: int(rng, 1, expectRequests), d: int(rng, 0, 40), act: () => ((at.pending = restartWithProbe(sb)), spikes++) }; // a restart counts as a fault
+    const at = {
+      k: int(rng, 1, expectRequests),
+      d: int(rng, 0, 40),
+      act: () => ((at.pending = restartWithProbe(sb)), spikes++),
+    }; // a restart counts as a fault
     await once(true, at);
   }
   let res;
@@ -253,7 +279,10 @@ async function restartWithProbe(sb) {
   dbg('restart: stopping');
   await restartSandbox(sb);
   dbg('restart: started');
-  probeResult = (await probe()).headers.get('idempotent-replayed') === 'true' ? 'kept' : 'lost (the same key and body created a second record)';
+  probeResult =
+    (await probe()).headers.get('idempotent-replayed') === 'true'
+      ? 'kept'
+      : 'lost (the same key and body created a second record)';
 }
 
 // ---- scenarios: each run returns {rows, dups, losses, kills, spikes} ----
@@ -275,7 +304,17 @@ async function batchRun(sb, rng, sc, tag, problem) {
   }
   const csv = path.join(dir, 'rows.csv');
   writeFileSync(csv, `${lines.join('\n')}\n`);
-  const args = ['-o', 'json', 'batch', 'contacts', csv, '--chunk-size', String(chunk), '--concurrency', String(int(rng, 1, 4))];
+  const args = [
+    '-o',
+    'json',
+    'batch',
+    'contacts',
+    csv,
+    '--chunk-size',
+    String(chunk),
+    '--concurrency',
+    String(int(rng, 1, 4)),
+  ];
   const env = crmEnv(sb, path.join(dir, 'config'));
   const done = (res) => {
     if (res.code !== 0 && res.code !== 9) return false;
@@ -286,9 +325,16 @@ async function batchRun(sb, rng, sc, tag, problem) {
       return false;
     }
   };
-  const { landed, spikes } = await drive(sb, rng, sc, { args, env, expectRequests: Math.ceil(rows / chunk), done, problem });
+  const { landed, spikes } = await drive(sb, rng, sc, {
+    args,
+    env,
+    expectRequests: Math.ceil(rows / chunk),
+    done,
+    problem,
+  });
   const count = new Map();
-  for (const c of await listAll(sb, 'contacts')) if (c.email?.includes(tag)) count.set(c.email, (count.get(c.email) ?? 0) + 1);
+  for (const c of await listAll(sb, 'contacts'))
+    if (c.email?.includes(tag)) count.set(c.email, (count.get(c.email) ?? 0) + 1);
   let dups = 0;
   let losses = 0;
   for (const e of valid) {
@@ -309,7 +355,9 @@ async function batchRun(sb, rng, sc, tag, problem) {
     }
   }
   const rejectsFile = `${csv}.rejects.csv`;
-  const rejected = new Set(existsSync(rejectsFile) ? parseCsv(readFileSync(rejectsFile), { columns: true }).map((r) => r.email) : []);
+  const rejected = new Set(
+    existsSync(rejectsFile) ? parseCsv(readFileSync(rejectsFile), { columns: true }).map((r) => r.email) : [],
+  );
   for (const e of invalid) {
     if (!rejected.has(e)) {
       losses++;
@@ -326,7 +374,13 @@ async function downloadRun(sb, rng, sc, tag, problem) {
   const dir = mkdtempSync(path.join(work, 'download-'));
   const args = ['-o', 'json', 'recordings', 'download', '--dir', dir, '--concurrency', String(int(rng, 1, 4))];
   const env = crmEnv(sb, path.join(work, 'config-dl'));
-  const { landed, spikes } = await drive(sb, rng, sc, { args, env, expectRequests: 2 * transcripts.size, done: (r) => r.code === 0, problem });
+  const { landed, spikes } = await drive(sb, rng, sc, {
+    args,
+    env,
+    expectRequests: 2 * transcripts.size,
+    done: (r) => r.code === 0,
+    problem,
+  });
   let losses = 0;
   const files = new Set(readdirSync(dir));
   for (const [id, body] of transcripts) {
@@ -436,7 +490,10 @@ function writeReadStore(file) {
     created_at: at(i),
     updated_at: at(i),
   }));
-  writeFileSync(file, JSON.stringify({ format: 'crm-sandbox-store/1', seq: 423, records: { recordings, contacts }, links: [] }));
+  writeFileSync(
+    file,
+    JSON.stringify({ format: 'crm-sandbox-store/1', seq: 423, records: { recordings, contacts }, links: [] }),
+  );
 }
 
 // ---- the matrix ----
@@ -454,13 +511,19 @@ const table = [];
 const total = row0('total');
 const readFile = path.join(work, 'read-store.json');
 writeReadStore(readFile);
-const sandboxes = { batch: await startSandbox(path.join(work, 'batch-store.json')), read: await startSandbox(readFile) };
+const sandboxes = {
+  batch: await startSandbox(path.join(work, 'batch-store.json')),
+  read: await startSandbox(readFile),
+};
 try {
   for (const [name, sc] of Object.entries(SCENARIOS)) {
     if (flags.only && flags.only !== name) continue;
     const sb = name.startsWith('batch') ? sandboxes.batch : sandboxes.read;
     const row = row0(name);
-    const runs = flags.run !== undefined ? [Number(flags.run)] : Array.from({ length: sc.runs[flags.short ? 0 : 1] }, (_, i) => i + 1);
+    const runs =
+      flags.run !== undefined
+        ? [Number(flags.run)]
+        : Array.from({ length: sc.runs[flags.short ? 0 : 1] }, (_, i) => i + 1);
     for (const run of runs) {
       const repro = `node bench/faults.mjs --seed ${SEED} --only ${name} --run ${run}`;
       const found = [];
@@ -486,7 +549,17 @@ try {
   await Promise.all(Object.values(sandboxes).map((sb) => sb.stop()));
 }
 
-const cols = ['scenario', 'runs', 'kill points', 'faults', 'rows checked', 'duplicates', 'losses', 'problems', 'time s'];
+const cols = [
+  'scenario',
+  'runs',
+  'kill points',
+  'faults',
+  'rows checked',
+  'duplicates',
+  'losses',
+  'problems',
+  'time s',
+];
 total.t = performance.now() - total.t;
 console.log(`fault matrix (seed ${SEED}, ${flags.short ? 'short' : 'full'}, node ${process.version})`);
 console.log(cols.map((c, i) => (i ? c.padStart(c.length + 2) : c.padEnd(14))).join(''));
@@ -508,7 +581,9 @@ console.log(
 );
 if (probeResult) console.log(`idempotency cache across a sandbox restart: ${probeResult}`);
 if (problems.length) {
-  console.log(`\nPROBLEMS in ${problems.length} runs (work folder kept: ${work}):\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  console.log(
+    `\nPROBLEMS in ${problems.length} runs (work folder kept: ${work}):\n${problems.map((p) => `  ${p}`).join('\n')}`,
+  );
   process.exitCode = 1;
 } else if (!flags.keep) rmSync(work, { recursive: true, force: true });
 if (total.dups || total.losses) process.exitCode = 1;

@@ -75,7 +75,12 @@ const TAGS = ['lead', 'customer', 'vip', 'partner', 'churned'];
 /** Row `i` of the benchmark's contacts: the CSV line, and the record crm sends for it. */
 function contact(i) {
   const [score, active, tags] = [((i * 37) % 1000) / 10, i % 3 === 0, [TAGS[i % 5], TAGS[(i >> 3) % 5]]];
-  const [email, first, last, company] = [`person${i}@bench.example`, `First${i}`, `Last, ${i % 997}`, `Company ${i % 1000}`];
+  const [email, first, last, company] = [
+    `person${i}@bench.example`,
+    `First${i}`,
+    `Last, ${i % 997}`,
+    `Company ${i % 1000}`,
+  ];
   return {
     line: `${email},${first},"${last}",${company},${score},${active},${tags.join(';')}\r\n`,
     record: { email, first_name: first, last_name: last, company, score, active, tags },
@@ -101,7 +106,12 @@ async function writeStream(file, n, head, piece) {
 
 /** A CSV of `n` contacts with unique emails and typed columns. */
 const writeCsv = (file, n) =>
-  writeStream(file, n, 'email,First Name,Last Name,company,score:number,active:boolean,tags:list\r\n', (i) => contact(i).line);
+  writeStream(
+    file,
+    n,
+    'email,First Name,Last Name,company,score:number,active:boolean,tags:list\r\n',
+    (i) => contact(i).line,
+  );
 
 /** The floor's input: the bodies crm sends for that CSV, one chunk (a JSON array of CHUNK records) per line. */
 const writeBodies = (file, n) =>
@@ -219,7 +229,8 @@ try {
     sb = await startSandboxChild([...SANDBOX, '--rate-limit', HIGH, '--org-rate-limit', HIGH]);
     log(`memory: ${BIG_ROWS} rows`);
     const r = await runBatch(sb, big);
-    if (r.summary.created !== BIG_ROWS) throw new Error(`expected ${BIG_ROWS} created, got ${JSON.stringify(r.summary)}`);
+    if (r.summary.created !== BIG_ROWS)
+      throw new Error(`expected ${BIG_ROWS} created, got ${JSON.stringify(r.summary)}`);
     results.memory = {
       rows: BIG_ROWS,
       wall_ms: r.wallMs,
@@ -235,13 +246,22 @@ try {
   if (PARTS.has(3)) {
     const file = path.join(work, `contacts-${PACE_ROWS}.csv`);
     await writeCsv(file, PACE_ROWS);
-    sb = await startSandboxChild([...SANDBOX, '--rate-limit', String(LIMIT), '--rate-window-ms', String(WINDOW_MS), '--org-rate-limit', HIGH]);
+    sb = await startSandboxChild([
+      ...SANDBOX,
+      '--rate-limit',
+      String(LIMIT),
+      '--rate-window-ms',
+      String(WINDOW_MS),
+      '--org-rate-limit',
+      HIGH,
+    ]);
     log(`pacing: ${PACE_ROWS} rows at ${LIMIT} requests per ${WINDOW_MS} ms`);
     const before = await count429(sb);
     const r = await runBatch(sb, file, ['-v']);
     const after = await count429(sb);
     const requests = Math.ceil(PACE_ROWS / 100);
-    if (r.summary.created !== PACE_ROWS) throw new Error(`expected ${PACE_ROWS} created, got ${JSON.stringify(r.summary)}`);
+    if (r.summary.created !== PACE_ROWS)
+      throw new Error(`expected ${PACE_ROWS} created, got ${JSON.stringify(r.summary)}`);
     // The sandbox's window is fixed: it opens at the first request and the next one at the first
     // request after it ended. So at best the windows follow each other back to back, and the last
     // of `requests` requests cannot start before ceil(requests / limit) - 1 whole windows have
@@ -288,7 +308,11 @@ if (flags.json) {
   const p = results.pacing;
   if (t) {
     const s = secs;
-    row(`1. ${t.rows} rows: crm batch wall time`, s(t.wall_ms), `median of ${t.rounds}: ${t.wall_ms_each.map(s).join(', ')}`);
+    row(
+      `1. ${t.rows} rows: crm batch wall time`,
+      s(t.wall_ms),
+      `median of ${t.rounds}: ${t.wall_ms_each.map(s).join(', ')}`,
+    );
     if (t.floor_wall_ms !== undefined) {
       const each = t.floor_wall_ms_each.map(s).join(', ');
       row(`1. floor: bare undici loop, wall time`, s(t.floor_wall_ms), `median of ${t.rounds}: ${each}`);
@@ -319,7 +343,11 @@ if (flags.json) {
       `${(p.least_ms / 1000).toFixed(2)} s`,
       `first → last request start: (ceil(${p.requests}/${p.limit}) - 1) × ${p.window_ms} ms`,
     );
-    row(`3. pacing: time taken`, `${(p.first_to_last_start_ms / 1000).toFixed(2)} s`, 'first → last request start, measured');
+    row(
+      `3. pacing: time taken`,
+      `${(p.first_to_last_start_ms / 1000).toFixed(2)} s`,
+      'first → last request start, measured',
+    );
     row(`3. pacing: efficiency`, p.efficiency.toFixed(3), `≥ ${EFFICIENCY_TARGET}`, p.efficiency >= EFFICIENCY_TARGET);
     row(
       `3. pacing: whole import`,
@@ -329,6 +357,7 @@ if (flags.json) {
     row(`3. pacing: 429s`, `${p.rate_limited} of ${p.sent} requests`, '(sandbox request log)');
   }
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
-  for (const r of rows) console.log(`${r[0].padEnd(w[0])}  ${r[1].padStart(w[1])}  ${r[2].padEnd(w[2])}  ${r[3]}`.trimEnd());
+  for (const r of rows)
+    console.log(`${r[0].padEnd(w[0])}  ${r[1].padStart(w[1])}  ${r[2].padEnd(w[2])}  ${r[3]}`.trimEnd());
   console.log(ok ? 'all targets met' : 'SOME TARGETS MISSED');
 }

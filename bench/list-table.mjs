@@ -86,11 +86,22 @@ let sb;
 try {
   const dataFile = path.join(work, 'store.json');
   writeDataFile(dataFile, ROWS);
-  sb = await startSandboxChild(['--seed', '1', '--data-file', dataFile, '--rate-limit', HIGH, '--org-rate-limit', HIGH]);
+  sb = await startSandboxChild([
+    '--seed',
+    '1',
+    '--data-file',
+    dataFile,
+    '--rate-limit',
+    HIGH,
+    '--org-rate-limit',
+    HIGH,
+  ]);
   for (let i = 0; i < RUNS; i++) {
     for (const format of ['ndjson', 'table']) {
       const r = await runList(sb, format);
-      log(`${format}: ${ROWS} contacts in ${(r.wallMs / 1000).toFixed(2)} s, peak RSS ${r.peakMb.toFixed(1)} MB, ${r.bytes} bytes`);
+      log(
+        `${format}: ${ROWS} contacts in ${(r.wallMs / 1000).toFixed(2)} s, peak RSS ${r.peakMb.toFixed(1)} MB, ${r.bytes} bytes`,
+      );
       runs[format].push(r);
     }
   }
@@ -99,7 +110,11 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-const summary = (rs) => ({ wall_ms: median(rs.map((r) => r.wallMs)), peak_rss_mb: Math.max(...rs.map((r) => r.peakMb)), bytes: rs[0].bytes });
+const summary = (rs) => ({
+  wall_ms: median(rs.map((r) => r.wallMs)),
+  peak_rss_mb: Math.max(...rs.map((r) => r.peakMb)),
+  bytes: rs[0].bytes,
+});
 const nd = summary(runs.ndjson);
 const table = summary(runs.table);
 const results = { rows: ROWS, runs: RUNS, ndjson: nd, table, ratio: table.wall_ms / nd.wall_ms, goal: RATIO_GOAL };

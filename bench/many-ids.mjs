@@ -45,7 +45,13 @@ const LOOP_N = Math.min(N, Number(flags.loop ?? LOOP));
 const L = Number(flags['rate-limit'] ?? LIMIT);
 const W = Number(flags['rate-window-ms'] ?? WINDOW_MS);
 const CONCURRENCY = Number(flags.concurrency);
-for (const [name, v] of Object.entries({ rows: N, loop: LOOP_N, 'rate-limit': L, 'rate-window-ms': W, concurrency: CONCURRENCY }))
+for (const [name, v] of Object.entries({
+  rows: N,
+  loop: LOOP_N,
+  'rate-limit': L,
+  'rate-window-ms': W,
+  concurrency: CONCURRENCY,
+}))
   if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
 
 const HIGH = 1_000_000_000;
@@ -76,7 +82,10 @@ async function setUp(sb) {
   await lift(sb);
   const ids = [];
   for (let i = 0; i < N; i += 100) {
-    const items = Array.from({ length: Math.min(100, N - i) }, (_, k) => ({ email: `many${i + k}@bench.example`, first_name: `First${i + k}` }));
+    const items = Array.from({ length: Math.min(100, N - i) }, (_, k) => ({
+      email: `many${i + k}@bench.example`,
+      first_name: `First${i + k}`,
+    }));
     const page = await api(sb, 'POST', '/contacts/batch', items);
     ids.push(...page.data.items.map((it) => it.data.id));
   }
@@ -99,7 +108,8 @@ function checkRecords(what, file, ids) {
 }
 
 /** A fresh set of windows: the limit (or none), the organization's out of the way. */
-const startWindows = (sb, limited) => limits(sb, { rate_limit: limited ? L : HIGH, rate_window_ms: W, org_rate_limit: HIGH });
+const startWindows = (sb, limited) =>
+  limits(sb, { rate_limit: limited ? L : HIGH, rate_window_ms: W, org_rate_limit: HIGH });
 
 async function oneProcess(sb, env, files, limited) {
   await startWindows(sb, limited);
@@ -169,7 +179,12 @@ try {
   startMs = nodeStartMs();
   sb = await startLimitedSandbox(L, W);
   const files = await setUp(sb);
-  const env = { ...process.env, CRM_BASE_URL: sb.base_url, CRM_API_KEY: sb.keys.admin, CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')) };
+  const env = {
+    ...process.env,
+    CRM_BASE_URL: sb.base_url,
+    CRM_API_KEY: sb.keys.admin,
+    CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')),
+  };
   for (const limited of [false, true]) results.push(await scenario(sb, env, files, startMs, limited));
 } finally {
   await sb?.stop();
@@ -179,7 +194,15 @@ try {
 if (flags.json) {
   console.log(
     JSON.stringify(
-      { rows: N, loop: LOOP_N, rate_limit: L, rate_window_ms: W, concurrency: CONCURRENCY, node_start_ms: startMs, results },
+      {
+        rows: N,
+        loop: LOOP_N,
+        rate_limit: L,
+        rate_window_ms: W,
+        concurrency: CONCURRENCY,
+        node_start_ms: startMs,
+        results,
+      },
       null,
       2,
     ),
@@ -205,5 +228,7 @@ if (flags.json) {
     ['ratio shell loop / one process', ...cell((r) => `${r.ratio_loop_to_one.toFixed(1)}×`)],
     ['ratio shell loop / floor', ...cell((r) => `${r.ratio_loop_to_floor.toFixed(1)}×`)],
   ]);
-  console.log(`the shell loop's ${N} is its ${LOOP_N} measured × ${N}/${LOOP_N} (at least the limit's least time), not run`);
+  console.log(
+    `the shell loop's ${N} is its ${LOOP_N} measured × ${N}/${LOOP_N} (at least the limit's least time), not run`,
+  );
 }

@@ -66,9 +66,30 @@ for (const [name, v] of [
 }
 
 const SCENARIOS = [
-  { name: 'fixed-seconds', what: 'fixed window, Reset in whole seconds', kind: 'fixed', format: 'seconds', goal: 0.95, max429: 3 },
-  { name: 'fixed-unix', what: 'fixed window, Reset as a Unix time', kind: 'fixed', format: 'epoch', goal: 0.95, max429: 3 },
-  { name: 'sliding', what: 'sliding window, Reset in whole seconds', kind: 'sliding', format: 'seconds', goal: 0.95, max429: 3 },
+  {
+    name: 'fixed-seconds',
+    what: 'fixed window, Reset in whole seconds',
+    kind: 'fixed',
+    format: 'seconds',
+    goal: 0.95,
+    max429: 3,
+  },
+  {
+    name: 'fixed-unix',
+    what: 'fixed window, Reset as a Unix time',
+    kind: 'fixed',
+    format: 'epoch',
+    goal: 0.95,
+    max429: 3,
+  },
+  {
+    name: 'sliding',
+    what: 'sliding window, Reset in whole seconds',
+    kind: 'sliding',
+    format: 'seconds',
+    goal: 0.95,
+    max429: 3,
+  },
   {
     name: 'sliding-oldest',
     what: 'sliding window, Reset: oldest leaves, seconds',
@@ -103,7 +124,12 @@ function writeCsv(file, from, to) {
 
 /** Runs `crm -v batch contacts FILE`; resolves with its summary and each request's start (ms on `t0`'s clock). */
 async function runBatch(sb, file, t0) {
-  const env = { ...process.env, CRM_BASE_URL: sb.base_url, CRM_API_KEY: sb.keys.admin, CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')) };
+  const env = {
+    ...process.env,
+    CRM_BASE_URL: sb.base_url,
+    CRM_API_KEY: sb.keys.admin,
+    CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')),
+  };
   const args = [CLIENT, '-o', 'json', '--quiet', '-v', 'batch', 'contacts', file, '--concurrency', String(CONCURRENCY)];
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -192,7 +218,13 @@ try {
 }
 
 if (flags.json) {
-  console.log(JSON.stringify({ rows: ROWS, limit: LIMIT, window_ms: WINDOW_MS, concurrency: CONCURRENCY, runs: RUNS, results }, null, 2));
+  console.log(
+    JSON.stringify(
+      { rows: ROWS, limit: LIMIT, window_ms: WINDOW_MS, concurrency: CONCURRENCY, runs: RUNS, results },
+      null,
+      2,
+    ),
+  );
 } else {
   console.log(
     `pacing benchmark, node ${process.version}: ${ROWS} rows (chunks of 100) at ${LIMIT} requests per ${WINDOW_MS} ms, concurrency ${CONCURRENCY}, ${RUNS} runs a shape (the worst shown, the median beside it)`,
@@ -213,9 +245,14 @@ if (flags.json) {
     ];
   });
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const r of [head, ...rows]) console.log(r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  '));
-  console.log('taken: first → last request start; whole run: spawn → exit of the last process (start-up, check pass, last answer)');
-  console.log('worst: the least efficient of the runs (its 429s and whole run shown), which must meet the goal; median: of all runs');
+  for (const r of [head, ...rows])
+    console.log(r.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  '));
+  console.log(
+    'taken: first → last request start; whole run: spawn → exit of the last process (start-up, check pass, last answer)',
+  );
+  console.log(
+    'worst: the least efficient of the runs (its 429s and whole run shown), which must meet the goal; median: of all runs',
+  );
   console.log(rows.every((r) => r[8] === 'yes') ? 'all goals met' : 'SOME GOALS MISSED');
   if (!rows.every((r) => r[8] === 'yes')) process.exitCode = 1;
 }

@@ -58,8 +58,15 @@ const INDEX = Number(flags['index-rows'] ?? INDEX0);
 const L = Number(flags['rate-limit'] ?? LIMIT0);
 const W = Number(flags['rate-window-ms'] ?? WINDOW0);
 const CONCURRENCY = Number(flags.concurrency);
-for (const [name, v] of Object.entries({ rows: N, 'index-rows': INDEX, 'rate-limit': L, 'rate-window-ms': W, concurrency: CONCURRENCY }))
-  if (!Number.isInteger(v) || v < (name.endsWith('rows') ? 100 : 1)) throw new Error(`--${name} must be a whole number (rows: at least 100)`);
+for (const [name, v] of Object.entries({
+  rows: N,
+  'index-rows': INDEX,
+  'rate-limit': L,
+  'rate-window-ms': W,
+  concurrency: CONCURRENCY,
+}))
+  if (!Number.isInteger(v) || v < (name.endsWith('rows') ? 100 : 1))
+    throw new Error(`--${name} must be a whole number (rows: at least 100)`);
 
 /** The API's limits: per key, per organization (the organization's kept in the same proportion) */
 const ORG_LIMIT = L * 5;
@@ -98,7 +105,8 @@ async function crmOf(n) {
       const items = [];
       for (let i = from; i < next; i++) items.push(record(i));
       const r = await api(sb, 'POST', '/contacts/batch', items);
-      if (r.data.summary.succeeded !== items.length) throw new Error(`setup: a batch failed: ${JSON.stringify(r.data.summary)}`);
+      if (r.data.summary.succeeded !== items.length)
+        throw new Error(`setup: a batch failed: ${JSON.stringify(r.data.summary)}`);
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
@@ -125,12 +133,29 @@ async function writeCsv(file, n, kinds) {
 }
 
 function crmEnv(sb) {
-  return { ...process.env, CRM_BASE_URL: sb.base_url, CRM_API_KEY: sb.keys.admin, CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')) };
+  return {
+    ...process.env,
+    CRM_BASE_URL: sb.base_url,
+    CRM_API_KEY: sb.keys.admin,
+    CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')),
+  };
 }
 
 /** `crm -o json --quiet batch contacts FILE --match email …extra`: its summary (or plan), wall ms, CPU, peak RSS. */
 async function reconcile(sb, file, extra = []) {
-  const args = ['-o', 'json', '--quiet', 'batch', 'contacts', file, '--match', 'email', '--concurrency', String(CONCURRENCY), ...extra];
+  const args = [
+    '-o',
+    'json',
+    '--quiet',
+    'batch',
+    'contacts',
+    file,
+    '--match',
+    'email',
+    '--concurrency',
+    String(CONCURRENCY),
+    ...extra,
+  ];
   const r = await runCrm(args, { env: crmEnv(sb), work });
   if (r.code !== 0) throw new Error(`crm ${args.join(' ')} exited ${r.code}:\n${r.stderr}`);
   return { ...r, out: JSON.parse(r.stdout) };
@@ -153,10 +178,18 @@ async function requestsByKind(sb, since) {
 }
 
 const expectCounts = (got, want) => {
-  for (const [k, v] of Object.entries(want)) if (got[k] !== v) throw new Error(`expected ${k} ${v}, got ${JSON.stringify(got)}`);
+  for (const [k, v] of Object.entries(want))
+    if (got[k] !== v) throw new Error(`expected ${k} ${v}, got ${JSON.stringify(got)}`);
 };
 
-const results = { rows: N, index_rows: INDEX, rate_limit: L, rate_window_ms: W, org_rate_limit: ORG_LIMIT, concurrency: CONCURRENCY };
+const results = {
+  rows: N,
+  index_rows: INDEX,
+  rate_limit: L,
+  rate_window_ms: W,
+  org_rate_limit: ORG_LIMIT,
+  concurrency: CONCURRENCY,
+};
 const failures = [];
 let sb;
 try {
@@ -177,7 +210,11 @@ try {
   log(`planning: ${N} rows --dry-run, no limit`);
   await lift(sb);
   const dry = await reconcile(sb, file, ['--dry-run']);
-  expectCounts(dry.out, { create: created.length, update: changed.length, unchanged: N - changed.length - created.length });
+  expectCounts(dry.out, {
+    create: created.length,
+    update: changed.length,
+    unchanged: N - changed.length - created.length,
+  });
   results.planning = { wall_ms: dry.wallMs, cpu_s: dry.cpuS, peak_rss_mb: dry.peakMb, plan: dry.out };
 
   // 1. the run at the scaled limit, on fresh windows
@@ -187,16 +224,32 @@ try {
   const run = await reconcile(sb, file);
   const sent = await requestsByKind(sb, since);
   await lift(sb);
-  expectCounts(run.out, { created: created.length, updated: changed.length, unchanged: N - changed.length - created.length, failed: 0 });
+  expectCounts(run.out, {
+    created: created.length,
+    updated: changed.length,
+    unchanged: N - changed.length - created.length,
+    failed: 0,
+  });
   const count = (await stats(sb)).records.contacts;
-  if (count !== N + created.length) throw new Error(`expected ${N + created.length} contacts after the run, the sandbox has ${count}`);
+  if (count !== N + created.length)
+    throw new Error(`expected ${N + created.length} contacts after the run, the sandbox has ${count}`);
   // the last record the undo file names shows its change
   const undo = readFileSync(run.out.undo_file, 'utf8').trim().split('\n');
-  if (undo.length !== changed.length + 1) throw new Error(`expected ${changed.length} records in ${run.out.undo_file}, got ${undo.length - 1}`);
+  if (undo.length !== changed.length + 1)
+    throw new Error(`expected ${changed.length} records in ${run.out.undo_file}, got ${undo.length - 1}`);
   const probe = (await api(sb, 'GET', `/contacts/${encodeURIComponent(undo.at(-1).split(',')[0])}`)).data;
-  if (probe.title !== `Changed ${/\d+/.exec(probe.email)[0]}`) throw new Error(`the sandbox does not show the change: ${JSON.stringify(probe)}`);
+  if (probe.title !== `Changed ${/\d+/.exec(probe.email)[0]}`)
+    throw new Error(`the sandbox does not show the change: ${JSON.stringify(probe)}`);
   const leastMs = (Math.ceil(sent.total / L) - 1) * W;
-  results.run = { wall_ms: run.wallMs, least_ms: leastMs, peak_rss_mb: run.peakMb, cpu_s: run.cpuS, sent, expected, summary: run.out };
+  results.run = {
+    wall_ms: run.wallMs,
+    least_ms: leastMs,
+    peak_rss_mb: run.peakMb,
+    cpu_s: run.cpuS,
+    sent,
+    expected,
+    summary: run.out,
+  };
 
   // 1. the floor: a bare undici loop, the same requests at the same limit (its PATCHes write the same
   // values again; its creates add twins of the new rows: the sandbox is not used after it)
@@ -205,14 +258,21 @@ try {
   for (let k = 0; k < created.length; k += CHUNK) chunks.push(created.slice(k, k + CHUNK).map((i) => row(i, 'new')));
   writeFileSync(
     job,
-    JSON.stringify({ changes: Object.fromEntries(changed.map((i) => [record(i).email, { title: `Changed ${i}` }])), creates: chunks }),
+    JSON.stringify({
+      changes: Object.fromEntries(changed.map((i) => [record(i).email, { title: `Changed ${i}` }])),
+      creates: chunks,
+    }),
   );
   await limits(sb, { rate_limit: L, org_rate_limit: ORG_LIMIT, rate_window_ms: W });
   log(`floor: a bare undici loop, ${expected.requests} requests at ${L} per ${W} ms`);
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, [FLOOR, sb.base_url, sb.keys.admin, String(sent.list), job, String(CONCURRENCY)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [FLOOR, sb.base_url, sb.keys.admin, String(sent.list), job, String(CONCURRENCY)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   const [code] = await once(child, 'exit');
@@ -253,7 +313,10 @@ const check = (what, ok, gating = true) => {
   if (!ok && gating) failures.push(what);
   return ok ? 'PASS' : gating ? 'FAIL' : 'FAIL (not gating)';
 };
-const requestsOk = check('requests', r.sent.total <= r.expected.requests && r.sent.rate_limited === 0 && r.sent.other === 0);
+const requestsOk = check(
+  'requests',
+  r.sent.total <= r.expected.requests && r.sent.rate_limited === 0 && r.sent.other === 0,
+);
 const paceOk = check('pace', r.wall_ms >= PACE_TARGET * r.least_ms);
 const cpuOk = check('planning CPU', p.cpu_s <= CPU_TARGET_S, N >= CPU_TARGET_ROWS);
 const rssMeasured = m.records >= RSS_TARGET_RECORDS;
@@ -285,7 +348,11 @@ if (flags.json) {
       ['   PATCH (one per changed row)', r.sent.patch, e.changed],
       ['   POST batch (create chunks)', r.sent.batch, e.chunks],
       ['   other requests / 429s', `${r.sent.other} / ${r.sent.rate_limited}`, '0 / 0'],
-      ['   summary: created / updated / unchanged', `${r.summary.created} / ${r.summary.updated} / ${r.summary.unchanged}`, ''],
+      [
+        '   summary: created / updated / unchanged',
+        `${r.summary.created} / ${r.summary.updated} / ${r.summary.unchanged}`,
+        '',
+      ],
       [
         "   crm's summary: requests (read)",
         `${r.summary.requests} (${r.summary.read_requests})`,
@@ -293,7 +360,12 @@ if (flags.json) {
       ],
       ['1. wall time (crm)', s(r.wall_ms), ''],
       ['   least time the limit allows', s(r.least_ms), `(ceil(${r.sent.total}/${L}) - 1) × ${W} ms`],
-      ['   ratio taken / least', (r.wall_ms / r.least_ms).toFixed(3), `≥ ${PACE_TARGET} (no faster than allowed)`, paceOk],
+      [
+        '   ratio taken / least',
+        (r.wall_ms / r.least_ms).toFixed(3),
+        `≥ ${PACE_TARGET} (no faster than allowed)`,
+        paceOk,
+      ],
       ['   ratio least / taken', (r.least_ms / r.wall_ms).toFixed(3), 'how near crm keeps to the limit (1 = at it)'],
       ['   least time + node -e 0', s(r.least_ms + startMs), `node -e 0: ${startMs.toFixed(0)} ms`],
       [
@@ -303,7 +375,12 @@ if (flags.json) {
       ],
       ['   ratio crm / bare loop', `${(r.wall_ms / results.floor.wall_ms).toFixed(3)}×`, ''],
       ['   peak RSS (crm)', mb(r.peak_rss_mb), ''],
-      [`2. planning: --dry-run, no limit: CPU user+sys`, `${p.cpu_s.toFixed(2)} s`, `≤ ${CPU_TARGET_S} s for ${CPU_TARGET_ROWS} rows`, cpuOk],
+      [
+        `2. planning: --dry-run, no limit: CPU user+sys`,
+        `${p.cpu_s.toFixed(2)} s`,
+        `≤ ${CPU_TARGET_S} s for ${CPU_TARGET_ROWS} rows`,
+        cpuOk,
+      ],
       ['   wall time', s(p.wall_ms), `the plan: ${p.plan.read_requests} read + ${p.plan.requests} write requests`],
       ['   peak RSS', mb(p.peak_rss_mb), `${N}-record index`],
       [
@@ -329,7 +406,13 @@ if (flags.json) {
     ],
     new Set([0, 2]),
   );
-  const notGating = [cpuOk, rssOk].some((x) => x.startsWith('FAIL (')) ? ' (a target missed at another size: see above)' : '';
-  console.log(failures.length ? `FAILED: ${failures.join(', ')}` : `all checks met, and the targets measured at their size${notGating}`);
+  const notGating = [cpuOk, rssOk].some((x) => x.startsWith('FAIL ('))
+    ? ' (a target missed at another size: see above)'
+    : '';
+  console.log(
+    failures.length
+      ? `FAILED: ${failures.join(', ')}`
+      : `all checks met, and the targets measured at their size${notGating}`,
+  );
 }
 if (failures.length) process.exitCode = 1;

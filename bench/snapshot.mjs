@@ -107,7 +107,8 @@ try {
     String(ORG_LIMIT),
   ]);
   const seeded = (await stats(sb)).records;
-  if (seeded.contacts !== CONTACTS || seeded.deals !== DEALS) throw new Error(`setup: the sandbox holds ${JSON.stringify(seeded)}`);
+  if (seeded.contacts !== CONTACTS || seeded.deals !== DEALS)
+    throw new Error(`setup: the sandbox holds ${JSON.stringify(seeded)}`);
   log(`setup: a sandbox of ${CONTACTS} contacts and ${DEALS} deals in ${(elapsedMs(t0) / 1000).toFixed(1)} s`);
   const names = Object.keys(seeded);
   const expected = Object.fromEntries(names.map((n) => [n, Math.max(1, Math.ceil(seeded[n] / PAGE))]));
@@ -117,7 +118,12 @@ try {
   await limits(sb, { rate_limit: L, org_rate_limit: ORG_LIMIT, rate_window_ms: W });
   const since = (await stats(sb)).requests;
   const dir = path.join(work, 'snapshot');
-  const env = { ...process.env, CRM_BASE_URL: sb.base_url, CRM_API_KEY: sb.keys.admin, CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')) };
+  const env = {
+    ...process.env,
+    CRM_BASE_URL: sb.base_url,
+    CRM_API_KEY: sb.keys.admin,
+    CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')),
+  };
   log(`run: crm snapshot of ${expectedTotal} pages at ${L} requests per ${W} ms`);
   const run = await runCrm(['--quiet', 'snapshot', dir], { env, work, stdoutFile: '/dev/null' });
   if (run.code !== 0) throw new Error(`crm snapshot exited ${run.code}:\n${run.stderr}`);
@@ -138,7 +144,9 @@ try {
   await limits(sb, { rate_limit: L, org_rate_limit: ORG_LIMIT, rate_window_ms: W });
   log(`floor: a bare undici loop, the same pages at ${L} per ${W} ms`);
   const f0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, [FLOOR, sb.base_url, sb.keys.admin, names.join(',')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [FLOOR, sb.base_url, sb.keys.admin, names.join(',')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   const [code] = await once(child, 'exit');
@@ -177,7 +185,10 @@ const check = (what, ok, gating = true) => {
 };
 const names = Object.keys(r.expected);
 const pagesOk = names.every((n) => r.sent.list[n] === r.expected[n]);
-const requestsOk = check('requests', pagesOk && r.sent.total === r.expected_total && r.sent.other === 0 && r.sent.rate_limited === 0);
+const requestsOk = check(
+  'requests',
+  pagesOk && r.sent.total === r.expected_total && r.sent.other === 0 && r.sent.rate_limited === 0,
+);
 const paceOk = check('pace', r.wall_ms >= PACE_TARGET * r.least_ms);
 const rssMeasured = CONTACTS >= RSS_TARGET_CONTACTS && DEALS >= RSS_TARGET_DEALS;
 const rssOk = check('peak RSS', r.peak_rss_mb <= RSS_TARGET_MB, rssMeasured);
@@ -199,8 +210,17 @@ if (flags.json) {
   printColumns(
     [
       ['', 'measured', 'floor / target', ''],
-      ['1. requests sent (sandbox log)', r.sent.total, `= ${r.expected_total}: ceil(records / ${PAGE}) pages a collection`, requestsOk],
-      ...big.map((n) => [`   GET /${n} pages`, r.sent.list[n], `${r.expected[n]} (${results.output[n].seeded} records)`]),
+      [
+        '1. requests sent (sandbox log)',
+        r.sent.total,
+        `= ${r.expected_total}: ceil(records / ${PAGE}) pages a collection`,
+        requestsOk,
+      ],
+      ...big.map((n) => [
+        `   GET /${n} pages`,
+        r.sent.list[n],
+        `${r.expected[n]} (${results.output[n].seeded} records)`,
+      ]),
       [
         `   GET pages of the ${small.length} other collections`,
         small.reduce((a, n) => a + r.sent.list[n], 0),
@@ -210,7 +230,12 @@ if (flags.json) {
       ['   bare undici loop: requests / 429s', `${f.requests} / ${f.rate_limited}`, ''],
       ['2. wall time (crm)', s(r.wall_ms), `CPU user+sys ${r.cpu_s.toFixed(2)} s`],
       ['   least time the limit allows', s(r.least_ms), `(ceil(${r.sent.total}/${L}) - 1) × ${W} ms`],
-      ['   ratio taken / least', (r.wall_ms / r.least_ms).toFixed(3), `≥ ${PACE_TARGET} (no faster than allowed)`, paceOk],
+      [
+        '   ratio taken / least',
+        (r.wall_ms / r.least_ms).toFixed(3),
+        `≥ ${PACE_TARGET} (no faster than allowed)`,
+        paceOk,
+      ],
       ['   ratio least / taken', (r.least_ms / r.wall_ms).toFixed(3), 'how near crm keeps to the limit (1 = at it)'],
       ['   least time + node -e 0', s(r.least_ms + startMs), `node -e 0: ${startMs.toFixed(0)} ms`],
       ['   bare undici loop, same pages, same limit', s(f.wall_ms), `its loop ${s(f.loop_ms)}`],
@@ -218,7 +243,9 @@ if (flags.json) {
       [
         '3. peak RSS (crm)',
         megabytes(r.peak_rss_mb),
-        rssMeasured ? `≤ ${RSS_TARGET_MB} MB` : `(${RSS_TARGET_MB} MB is for ${RSS_TARGET_CONTACTS} contacts + ${RSS_TARGET_DEALS} deals)`,
+        rssMeasured
+          ? `≤ ${RSS_TARGET_MB} MB`
+          : `(${RSS_TARGET_MB} MB is for ${RSS_TARGET_CONTACTS} contacts + ${RSS_TARGET_DEALS} deals)`,
         rssOk,
       ],
       [
@@ -240,6 +267,10 @@ if (flags.json) {
     new Set([0, 2]),
   );
   const notGating = rssOk.startsWith('FAIL (') ? ' (the RSS target missed at another size: see above)' : '';
-  console.log(failures.length ? `FAILED: ${failures.join(', ')}` : `all checks met, and the targets measured at their size${notGating}`);
+  console.log(
+    failures.length
+      ? `FAILED: ${failures.join(', ')}`
+      : `all checks met, and the targets measured at their size${notGating}`,
+  );
 }
 if (failures.length) process.exitCode = 1;

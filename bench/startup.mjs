@@ -48,7 +48,11 @@ try {
     cases[`${label}crm --version`] = [node, [crm, '--version']];
     cases[`${label}crm --help`] = [node, [crm, '--help']];
     cases[`${label}crm contacts get ID`] = [node, [crm, '-o', 'json', 'contacts', 'get', id]];
-    Object.assign(targets, { [`${label}crm --version`]: 1.15, [`${label}crm --help`]: 1.4, [`${label}crm contacts get ID`]: 2.0 });
+    Object.assign(targets, {
+      [`${label}crm --version`]: 1.15,
+      [`${label}crm --help`]: 1.4,
+      [`${label}crm contacts get ID`]: 2.0,
+    });
   }
   const names = Object.keys(cases);
   const times = Object.fromEntries(names.map((k) => [k, []]));
@@ -65,7 +69,9 @@ try {
   const base = quantile(times['node -e 0'], 0.5);
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
   console.log(`startup benchmark, ${ROUNDS} interleaved rounds after ${WARMUP} warm-up, node ${version} (${node})`);
-  console.log(`${'command'.padEnd(30)} ${'median ms'.padStart(10)} ${'p90 ms'.padStart(8)} ${'× floor'.padStart(8)} ${'goal'.padStart(8)}`);
+  console.log(
+    `${'command'.padEnd(30)} ${'median ms'.padStart(10)} ${'p90 ms'.padStart(8)} ${'× floor'.padStart(8)} ${'goal'.padStart(8)}`,
+  );
   let ok = true;
   for (const name of names) {
     const m = quantile(times[name], 0.5);

@@ -83,7 +83,10 @@ function writeStore(dataFile, N) {
       updated_at: at,
     };
   });
-  writeFileSync(dataFile, JSON.stringify({ format: 'crm-sandbox-store/1', seq: N, records: { recordings }, links: [] }));
+  writeFileSync(
+    dataFile,
+    JSON.stringify({ format: 'crm-sandbox-store/1', seq: N, records: { recordings }, links: [] }),
+  );
 }
 
 function cleanEnv(extra) {
@@ -165,8 +168,12 @@ async function runCase(name, c) {
     });
     const logStart = (await (await fetch(`${controlUrl}/stats`)).json()).requests;
 
-    const res = await run(['recordings', 'download', '--dir', outDir, '--concurrency', String(CONCURRENCY), '-o', 'json'], env);
-    if (res.code !== 0) throw new Error(`[${name}] crm recordings download exited ${res.code}\n${res.stderr.slice(0, 2000)}`);
+    const res = await run(
+      ['recordings', 'download', '--dir', outDir, '--concurrency', String(CONCURRENCY), '-o', 'json'],
+      env,
+    );
+    if (res.code !== 0)
+      throw new Error(`[${name}] crm recordings download exited ${res.code}\n${res.stderr.slice(0, 2000)}`);
     const summary = JSON.parse(res.stdout.trim());
 
     const log = await (await fetch(`${controlUrl}/requests?since=${logStart}`)).json();
@@ -212,7 +219,9 @@ async function runCase(name, c) {
     }
     if (summary.downloaded !== N || files !== N || summary.failed !== 0) {
       process.exitCode = 1;
-      console.error(`[${name}] expected ${N} transcripts downloaded, got ${summary.downloaded} (files: ${files}, failed: ${summary.failed})`);
+      console.error(
+        `[${name}] expected ${N} transcripts downloaded, got ${summary.downloaded} (files: ${files}, failed: ${summary.failed})`,
+      );
     }
   } finally {
     sandbox.kill('SIGTERM');

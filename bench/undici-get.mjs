@@ -10,6 +10,10 @@ const [{ default: Pool }, { default: request }] = await Promise.all([
 ]);
 const url = new URL(`${process.env.CRM_BASE_URL}/contacts/${process.argv[2]}`);
 const pool = new Pool(url.origin);
-const res = await request.call(pool, { path: url.pathname, method: 'GET', headers: { 'x-service-api-key': process.env.CRM_API_KEY } });
+const res = await request.call(pool, {
+  path: url.pathname,
+  method: 'GET',
+  headers: { 'x-service-api-key': process.env.CRM_API_KEY },
+});
 process.stdout.write(`${JSON.stringify(JSON.parse(await res.body.text()).data, null, 2)}\n`);
 await pool.close();

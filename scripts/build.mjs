@@ -65,7 +65,8 @@ const plugins = [
   replaceModule('commander-lazy-child-process', {
     importer: /\/node_modules\/commander\/lib\/command\.js$/,
     request: /^node:child_process$/,
-    contents: "let cp; module.exports = new Proxy({}, { get: (_, name) => (cp ??= require('node:child_process'))[name] });",
+    contents:
+      "let cp; module.exports = new Proxy({}, { get: (_, name) => (cp ??= require('node:child_process'))[name] });",
   }),
   // `crm --help` (src/cli/root-help.ts) needs commander's Help class alone: not commander's index,
   // which loads every other part of commander (~9 ms). commander's exports map hides lib/help.js
@@ -77,7 +78,8 @@ const plugins = [
   }),
 ];
 
-const REQUIRE_BANNER = "import { createRequire as __crmCreateRequire } from 'node:module'; const require = __crmCreateRequire(import.meta.url);";
+const REQUIRE_BANNER =
+  "import { createRequire as __crmCreateRequire } from 'node:module'; const require = __crmCreateRequire(import.meta.url);";
 
 const outdir = 'dist';
 rmSync(new URL(`../${outdir}`, import.meta.url), { recursive: true, force: true });
@@ -103,7 +105,9 @@ const { metafile } = await build({
 });
 const missed = [...replacementHits].filter(([, hits]) => hits === 0).map(([name]) => name);
 if (missed.length > 0) {
-  console.error(`build: ${missed.join(', ')} found nothing to replace: a dependency changed under it (scripts/build.mjs)`);
+  console.error(
+    `build: ${missed.join(', ')} found nothing to replace: a dependency changed under it (scripts/build.mjs)`,
+  );
   process.exit(1);
 }
 // Most chunks never name `require` (esbuild's CommonJS wrappers get it from the one chunk that
@@ -122,4 +126,7 @@ const { renderHelp } = await import(new URL(`../${outdir}/cli/root-help.js`, imp
 const template = rootHelpTemplate();
 const rootHelp = { template, at80: renderHelp(template, undefined) };
 writeFileSync(new URL(`../${outdir}/cli/root-help.json`, import.meta.url), JSON.stringify(rootHelp));
-writeFileSync(new URL(`../${outdir}/THIRD_PARTY_LICENSES.txt`, import.meta.url), thirdPartyLicenses(Object.keys(metafile.inputs)));
+writeFileSync(
+  new URL(`../${outdir}/THIRD_PARTY_LICENSES.txt`, import.meta.url),
+  thirdPartyLicenses(Object.keys(metafile.inputs)),
+);

@@ -41,7 +41,11 @@ try {
   // A CSV like the ones admins import: 2,000 people, three of them broken.
   const rows = ['First Name,Last Name,Email,Tags:list,Score:number'];
   for (let i = 1; i <= 2000; i++) rows.push(`Person,No${i},person${i}@example.com,demo;import,${i % 100}`);
-  rows.push('Broken,Row,,demo,1', 'Bad,Score,bad.score@example.com,demo,lots', 'Too,Many,cols@example.com,demo,3,extra');
+  rows.push(
+    'Broken,Row,,demo,1',
+    'Bad,Score,bad.score@example.com,demo,lots',
+    'Too,Many,cols@example.com,demo,3,extra',
+  );
   const csv = join(work, 'people.csv');
   writeFileSync(csv, `${rows.join('\n')}\n`);
   crm(['batch', 'contacts', csv, '--results', join(work, 'created.csv')]);
@@ -61,7 +65,9 @@ try {
 
   crm(['contacts', 'list', '--limit', '5', '-o', 'table', '--fields', 'id,email,first_name,last_name']);
   // its JSON is read here for the id, and shown as it came
-  const created = crm(['deals', 'create', '--set', 'name=Demo renewal', '--set', 'amount:=48000', '-o', 'json'], { quiet: true }).stdout;
+  const created = crm(['deals', 'create', '--set', 'name=Demo renewal', '--set', 'amount:=48000', '-o', 'json'], {
+    quiet: true,
+  }).stdout;
   process.stdout.write(created);
   const deal = JSON.parse(created);
   const contact = readFileSync(join(work, 'created.csv'), 'utf8').split('\n')[1].split(',')[1];

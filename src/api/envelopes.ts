@@ -8,7 +8,12 @@ const record = z.record(z.string(), z.unknown());
 export const successEnvelope = z.object({ object: z.literal('success'), data: z.unknown(), meta: metaSchema });
 
 const pageInfoSchema = z.object({ end_cursor: z.nullable(z.string()), has_next_page: z.boolean() });
-export const listEnvelope = z.object({ object: z.literal('list'), data: z.array(record), page_info: pageInfoSchema, meta: metaSchema });
+export const listEnvelope = z.object({
+  object: z.literal('list'),
+  data: z.array(record),
+  page_info: pageInfoSchema,
+  meta: metaSchema,
+});
 
 const batchItemSchema = z.object({
   index: z.int().check(z.nonnegative()),
@@ -19,7 +24,10 @@ const batchItemSchema = z.object({
 
 export const batchEnvelope = z.object({
   object: z.literal('batch'),
-  data: z.object({ items: z.array(batchItemSchema), summary: z.object({ total: z.int(), succeeded: z.int(), failed: z.int() }) }),
+  data: z.object({
+    items: z.array(batchItemSchema),
+    summary: z.object({ total: z.int(), succeeded: z.int(), failed: z.int() }),
+  }),
   meta: metaSchema,
 });
 

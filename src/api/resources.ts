@@ -70,7 +70,8 @@ export const RESOURCE_NAMES = [
 export type ResourceName = (typeof RESOURCE_NAMES)[number];
 
 /** Spec, "Deal-contact link (request)": the allowed `type` values. */
-export const DEAL_CONTACT_TYPES: readonly string[] = `PRIMARY DECISION_MAKER CHAMPION INFLUENCER GATEKEEPER BLOCKER PROCUREMENT
+export const DEAL_CONTACT_TYPES: readonly string[] =
+  `PRIMARY DECISION_MAKER CHAMPION INFLUENCER GATEKEEPER BLOCKER PROCUREMENT
   END_USER TECHNICAL_EVALUATOR ECONOMIC_BUYER EXECUTIVE_SPONSOR COACH`.split(/\s+/);
 
 /** CONTRACT §6: `notes … records` names what kind of record it links. */
@@ -78,7 +79,12 @@ export const NOTE_RECORD_TYPES = ['contact', 'company', 'deal'] as const;
 
 type Row = Omit<ResourceDef, 'verbs' | 'batch' | 'required'> & Partial<ResourceDef>;
 /** Every verb and batch unless the row says otherwise. */
-const crud = (r: Row): ResourceDef => ({ verbs: ['list', 'get', 'create', 'update', 'delete'], batch: true, required: [], ...r });
+const crud = (r: Row): ResourceDef => ({
+  verbs: ['list', 'get', 'create', 'update', 'delete'],
+  batch: true,
+  required: [],
+  ...r,
+});
 const readOnly = (r: Row): ResourceDef => ({ verbs: ['list', 'get'], batch: false, required: [], ...r });
 
 export const RESOURCES: readonly ResourceDef[] = [
@@ -145,7 +151,9 @@ export const RESOURCES: readonly ResourceDef[] = [
         relation: 'records',
         childResources: ['contacts', 'companies', 'deals'],
         childKey: 'record_id',
-        fields: [{ name: 'record_type', flag: 'record-type', values: NOTE_RECORD_TYPES, default: 'contact', namesChild: true }],
+        fields: [
+          { name: 'record_type', flag: 'record-type', values: NOTE_RECORD_TYPES, default: 'contact', namesChild: true },
+        ],
       },
     ],
     description: 'Free-text notes, linked to contacts, companies or deals',
@@ -212,7 +220,10 @@ export function isResourceName(name: string): name is ResourceName {
  * meetings' associations with it; each as a path pattern and words (`deals/{id}/contacts`, `their contacts`).
  */
 export function linksTo(resource: string): Array<{ path: string; words: string }> {
-  const own = (findResource(resource)?.links ?? []).map((l) => ({ path: `${resource}/{id}/${l.relation}`, words: `their ${l.relation}` }));
+  const own = (findResource(resource)?.links ?? []).map((l) => ({
+    path: `${resource}/{id}/${l.relation}`,
+    words: `their ${l.relation}`,
+  }));
   const from = RESOURCES.filter((r) => r.name !== resource).flatMap((r) => [
     ...(r.links ?? [])
       .filter((l) => l.childResources.includes(resource as ResourceName))

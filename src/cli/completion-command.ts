@@ -4,7 +4,10 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { examples, type Registry } from '../commands/shared/define.js';
 
 export function registerCompletion(program: CommandUnknownOpts, reg: Registry): void {
-  const completion = program.command('completion').description('print a shell completion script').argument('<shell>', 'bash, zsh or fish');
+  const completion = program
+    .command('completion')
+    .description('print a shell completion script')
+    .argument('<shell>', 'bash, zsh or fish');
   examples(completion, [
     'source <(crm completion bash)       # in ~/.bashrc',
     'crm completion zsh > ~/.zfunc/_crm   # fpath=(~/.zfunc $fpath) in ~/.zshrc',

@@ -35,14 +35,16 @@ function flagCases(m: Model): string {
 
 export function bashScript(m: Model): string {
   const nodeCases = m.nodes.map(
-    (n) => `    ${sq(n.path)}) subs=${sq(n.subcommands.map((s) => s.name).join(' '))} flags=${sq(names(n.flags))} args=(${args(n.args)}) ;;`,
+    (n) =>
+      `    ${sq(n.path)}) subs=${sq(n.subcommands.map((s) => s.name).join(' '))} flags=${sq(names(n.flags))} args=(${args(n.args)}) ;;`,
   );
   return fill(BASH, { FLAG_CASES: flagCases(m), NODE_CASES: nodeCases.join('\n'), GLOBALS: sq(names(m.globals)) });
 }
 
 export function zshScript(m: Model): string {
   const esc = (s: string) => s.replace(/:/g, '\\:');
-  const described = (flags: Flag[]) => flags.flatMap((f) => f.names.map((n) => sq(`${esc(n)}:${f.description}`))).join(' ');
+  const described = (flags: Flag[]) =>
+    flags.flatMap((f) => f.names.map((n) => sq(`${esc(n)}:${f.description}`))).join(' ');
   const nodeCases = m.nodes.map((n) => {
     const subs = n.subcommands.map((s) => sq(`${esc(s.name)}:${s.description}`)).join(' ');
     return `    ${sq(n.path)}) subs=(${subs}) flags=(${described(n.flags)}) args=(${args(n.args)}) ;;`;

@@ -30,7 +30,8 @@ export function buildModel(program: Command): Model {
   for (const flag of nodes.flatMap((n) => n.flags)) {
     for (const name of flag.names) {
       const m = JSON.stringify(flag.value ?? null);
-      if ((meaning.get(name) ?? m) !== m) throw new Error(`completion: ${name} means different things on different commands`);
+      if ((meaning.get(name) ?? m) !== m)
+        throw new Error(`completion: ${name} means different things on different commands`);
       meaning.set(name, m);
       if (flag.value !== undefined) valued.set(name, flag.value);
     }

@@ -16,7 +16,9 @@ function rateLimitBudget(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds < 0 || seconds > 86_400) {
-    throw new UsageError(`CRM_RATE_LIMIT_BUDGET must be a number of seconds from 0 to 86400, got ${JSON.stringify(value.slice(0, 40))}`);
+    throw new UsageError(
+      `CRM_RATE_LIMIT_BUDGET must be a number of seconds from 0 to 86400, got ${JSON.stringify(value.slice(0, 40))}`,
+    );
   }
   return Math.round(seconds * 1000);
 }
@@ -49,7 +51,8 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
     warn(message) {
       // every notice, hint and warning: they quote server text (cursors, ids, messages)
       // on a terminal, wrapped at spaces to its width (a 179-column notice was cut mid-word)
-      if (!globals.quiet) io.stderr.write(`${forStderr(io.stderr, sanitizeForTerminal(message, { keepNewlines: true }))}\n`);
+      if (!globals.quiet)
+        io.stderr.write(`${forStderr(io.stderr, sanitizeForTerminal(message, { keepNewlines: true }))}\n`);
     },
   };
   return ctx;
@@ -58,8 +61,13 @@ export function createContext(state: RunState, globals: GlobalOptions): Ctx {
 async function createClient(ctx: Ctx, state: RunState, opts: ClientOptions): Promise<HttpClient> {
   const { globals, io } = ctx;
   const kind = opts.v1 ? 'v1' : 'v2';
-  const [p, http, config] = await Promise.all([ctx.profile(), import('../http/client.js'), import('../config/index.js')]);
-  const withKey = opts.key === undefined ? p : kind === 'v1' ? { ...p, v1ApiKey: opts.key } : { ...p, apiKey: opts.key };
+  const [p, http, config] = await Promise.all([
+    ctx.profile(),
+    import('../http/client.js'),
+    import('../config/index.js'),
+  ]);
+  const withKey =
+    opts.key === undefined ? p : kind === 'v1' ? { ...p, v1ApiKey: opts.key } : { ...p, apiKey: opts.key };
   const { baseUrl, apiKey } = config.credentialsFor(withKey, kind);
   return http.createClient({
     baseUrl,
@@ -73,7 +81,8 @@ async function createClient(ctx: Ctx, state: RunState, opts: ClientOptions): Pro
     signal: state.signal,
     // a wait notice wrapped to a terminal like every notice; a request line whole (its URL one piece)
     log: globals.verbose
-      ? (line, notice) => io.stderr.write(`${notice ? forStderr(io.stderr, sanitizeForTerminal(line)) : sanitizeForTerminal(line)}\n`)
+      ? (line, notice) =>
+          io.stderr.write(`${notice ? forStderr(io.stderr, sanitizeForTerminal(line)) : sanitizeForTerminal(line)}\n`)
       : undefined,
     // server text (a Retry-After) may be in it: sanitised like the log
     notice: (line) => ctx.warn(sanitizeForTerminal(line)),

@@ -71,9 +71,17 @@ export const GROUPS: Array<{ names: readonly string[]; heading?: string; registe
   {
     names: ['snapshot'],
     heading: LINKS,
-    register: (p, reg) => registerSnapshot(p, reg, () => import('../commands/snapshot/run.js').then((m) => m.runSnapshot)),
+    register: (p, reg) =>
+      registerSnapshot(p, reg, () => import('../commands/snapshot/run.js').then((m) => m.runSnapshot)),
   },
-  { names: ['api'], heading: LINKS, register: (p, reg) => registerApi(p, reg, () => import('../commands/api/run.js').then((m) => m.runApi)) },
+  {
+    names: ['api'],
+    heading: LINKS,
+    register: (p, reg) => registerApi(p, reg, () => import('../commands/api/run.js').then((m) => m.runApi)),
+  },
   { names: ['__complete'], register: registerCompletion },
-  { names: ['sandbox'], register: (p, reg) => registerSandbox(p, reg, () => import('../commands/sandbox/run.js').then((m) => m.runSandbox)) },
+  {
+    names: ['sandbox'],
+    register: (p, reg) => registerSandbox(p, reg, () => import('../commands/sandbox/run.js').then((m) => m.runSandbox)),
+  },
 ];

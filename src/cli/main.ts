@@ -58,7 +58,8 @@ function installSignalHandlers(abort: AbortController, io: IO): () => void {
     if (abort.signal.aborted || finished) {
       if (Date.now() - first < REPEAT_WINDOW_MS) return;
       // temp files and journal lines are settled by the 'exit' handlers (see src/import/atomic-file.ts)
-      if (!finished) io.stderr.write('\nStopped at once: requests in flight were abandoned; rerun the same command to resume.\n');
+      if (!finished)
+        io.stderr.write('\nStopped at once: requests in flight were abandoned; rerun the same command to resume.\n');
       process.exit(finished ? Number(process.exitCode) || 130 : 130);
     }
     first = Date.now();
@@ -100,7 +101,8 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
     return err.exitCode;
   }
   report(new UnexpectedError(err));
-  if (state.verbose && err instanceof Error && err.stack) state.io.stderr.write(`${sanitizeForTerminal(err.stack, { keepNewlines: true })}\n`);
+  if (state.verbose && err instanceof Error && err.stack)
+    state.io.stderr.write(`${sanitizeForTerminal(err.stack, { keepNewlines: true })}\n`);
   else state.io.stderr.write('This is a bug in crm; run again with --verbose for details.\n');
   return 1;
 }

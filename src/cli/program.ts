@@ -18,13 +18,23 @@ function rootCommand() {
     .option('--profile <name>', 'use this saved profile (see crm keys list)')
     .option('--base-url <url>', 'version 2 API root, ending in /api/v2')
     .option('--v1-base-url <url>', 'version 1 API root (default: --base-url with /api/v1)')
-    .addOption(new Option('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)').choices(OUTPUT_FORMATS))
-    .addOption(new Option('--fields <list>', 'comma-separated fields to print, e.g. id,email,owner_id').argParser(fieldList))
+    .addOption(
+      new Option('-o, --output <format>', 'output format (default: table on a terminal, json otherwise)').choices(
+        OUTPUT_FORMATS,
+      ),
+    )
+    .addOption(
+      new Option('--fields <list>', 'comma-separated fields to print, e.g. id,email,owner_id').argParser(fieldList),
+    )
     .option('--wide', 'tables: every column, uncut, even wider than the terminal')
     .option('--no-color', 'no colors (also NO_COLOR)')
     .option('-q, --quiet', 'no progress, notices or warnings')
     .option('-v, --verbose', 'log each request on stderr (method, URL, status, ms, retries; keys masked)')
-    .addOption(numericOption('--timeout <seconds>', 'limit for each whole response, headers and body', 'timeoutSeconds').default(30))
+    .addOption(
+      numericOption('--timeout <seconds>', 'limit for each whole response, headers and body', 'timeoutSeconds').default(
+        30,
+      ),
+    )
     .addOption(numericOption('--max-retries <n>', MAX_RETRIES_HELP, 'maxRetries').default(5))
     .addHelpText('after', ROOT_HELP);
 }
@@ -58,7 +68,11 @@ function configureAll(program: CommandUnknownOpts, state: RunState): void {
     // main prints commander's errors as every error (with a Hint naming this command's --help), exit 2
     // (a global option such as `-o yaml` fails at the root: the words name the command it was given to)
     const outputError = () => void (state.usageOf = commandPath(namedBy(cmd, state.argv ?? [])));
-    cmd.configureHelp(HELP).exitOverride().configureOutput({ writeOut, writeErr, outputError }).showSuggestionAfterError(true);
+    cmd
+      .configureHelp(HELP)
+      .exitOverride()
+      .configureOutput({ writeOut, writeErr, outputError })
+      .showSuggestionAfterError(true);
     // a verb takes exactly its arguments: `crm contacts get a b` is a usage error, not a silent drop
     if (cmd.commands.length === 0) cmd.allowExcessArguments(false);
   }
@@ -125,7 +139,11 @@ export function allCommands(cmd: CommandUnknownOpts): CommandUnknownOpts[] {
   return [cmd, ...cmd.commands.flatMap((c) => allCommands(c))];
 }
 
-function globalOptions(o: ReturnType<ReturnType<typeof rootCommand>['opts']>, env: RunState['env'], io: RunState['io']): GlobalOptions {
+function globalOptions(
+  o: ReturnType<ReturnType<typeof rootCommand>['opts']>,
+  env: RunState['env'],
+  io: RunState['io'],
+): GlobalOptions {
   const { timeout, wide, quiet, verbose, color, ...rest } = o;
   // colors only on a terminal (each stream its own), never with --no-color or NO_COLOR (https://no-color.org)
   const useColor = color && (env.NO_COLOR ?? '') === '';
@@ -143,7 +161,8 @@ function globalOptions(o: ReturnType<ReturnType<typeof rootCommand>['opts']>, en
 /** `--fields a,b.c`: at least one field name. */
 function fieldList(value: string): string[] {
   const fields = value.split(',').flatMap((f) => f.trim() || []);
-  if (fields.length === 0) throw new InvalidArgumentError('expected one or more field names separated by commas, e.g. id,email');
+  if (fields.length === 0)
+    throw new InvalidArgumentError('expected one or more field names separated by commas, e.g. id,email');
   return fields;
 }
 

@@ -12,11 +12,18 @@ export function rootHelpTemplate(): HelpTemplate {
     return true;
   };
   const io = { stdin: process.stdin, stdout: { write }, stderr: { write } } as never;
-  const program = buildProgram({ io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
+  const program = buildProgram({
+    io,
+    env: {},
+    signal: new AbortController().signal,
+    jsonErrors: false,
+    verbose: false,
+  });
   const settings = program.configureHelp();
   program.configureHelp({
     ...settings,
-    formatItem: (term: string, termWidth: number, description: string) => placeholder({ item: [term, termWidth, description] }),
+    formatItem: (term: string, termWidth: number, description: string) =>
+      placeholder({ item: [term, termWidth, description] }),
     boxWrap: (str: string) => placeholder({ wrap: str }),
   });
   program.outputHelp();

@@ -22,7 +22,9 @@ export function validateBaseUrl(
   const path = parsed.pathname.replace(/\/+$/, '');
   if (path === '' || /\/api$/i.test(path)) {
     const completed = `${text}${path === '' ? '/api' : ''}/${version}`;
-    opts.notice?.(`Note: the ${what} ${text} has no API root; using ${completed} (the version ${version.slice(1)} root).`);
+    opts.notice?.(
+      `Note: the ${what} ${text} has no API root; using ${completed} (the version ${version.slice(1)} root).`,
+    );
     return completed;
   }
   if (new RegExp(`/api/${other}$`, 'i').test(path)) {

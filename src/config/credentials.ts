@@ -10,9 +10,13 @@ const VERSION = {
     key: 'apiKey',
     root: 'baseUrl',
     prefix: V2_KEY_PREFIX,
-    missingHint: 'Add one with `crm keys add <profile> --base-url URL` (the key is read from stdin or a hidden prompt), or set CRM_API_KEY.',
+    missingHint:
+      'Add one with `crm keys add <profile> --base-url URL` (the key is read from stdin or a hidden prompt), or set CRM_API_KEY.',
     otherHint: 'Store version 1 keys with `crm keys add <profile> --v1 …` or set them as CRM_V1_API_KEY.',
-    noRoot: ['No base URL configured', 'Pass --base-url, set CRM_BASE_URL, or add a profile with `crm keys add <profile> --base-url URL`.'],
+    noRoot: [
+      'No base URL configured',
+      'Pass --base-url, set CRM_BASE_URL, or add a profile with `crm keys add <profile> --base-url URL`.',
+    ],
   },
   v1: {
     name: 'version 1',
@@ -28,15 +32,21 @@ const VERSION = {
   },
 } as const;
 
-export function credentialsFor(profile: ResolvedProfile, kind: 'v1' | 'v2' = 'v2'): { baseUrl: string; apiKey: string } {
+export function credentialsFor(
+  profile: ResolvedProfile,
+  kind: 'v1' | 'v2' = 'v2',
+): { baseUrl: string; apiKey: string } {
   const where = profile.name === undefined ? '' : ` (profile "${profile.name}")`;
   const v = VERSION[kind];
   const other = VERSION[kind === 'v2' ? 'v1' : 'v2'];
   const key = profile[v.key];
   if (key !== undefined && !KEY_SHAPE.test(key)) {
-    throw new AuthError(`The ${v.name} key${where} contains a space, line break or other character a key cannot have.`, {
-      hint: 'Check CRM_API_KEY / CRM_V1_API_KEY or the saved profile (a key pasted with a line break or from a Windows file?).',
-    });
+    throw new AuthError(
+      `The ${v.name} key${where} contains a space, line break or other character a key cannot have.`,
+      {
+        hint: 'Check CRM_API_KEY / CRM_V1_API_KEY or the saved profile (a key pasted with a line break or from a Windows file?).',
+      },
+    );
   }
   if (key === undefined) {
     const onlyV1 = kind === 'v2' && profile.v1ApiKey !== undefined;
@@ -47,9 +57,12 @@ export function credentialsFor(profile: ResolvedProfile, kind: 'v1' | 'v2' = 'v2
     });
   }
   if (keyKind(key) !== 'unknown' && keyKind(key) !== kind) {
-    throw new AuthError(`The configured ${v.name} key${where} is a ${other.name} key (${other.prefix}…); ${v.name} needs a ${v.prefix}… key.`, {
-      hint: v.otherHint,
-    });
+    throw new AuthError(
+      `The configured ${v.name} key${where} is a ${other.name} key (${other.prefix}…); ${v.name} needs a ${v.prefix}… key.`,
+      {
+        hint: v.otherHint,
+      },
+    );
   }
   const baseUrl = profile[v.root];
   if (baseUrl === undefined) throw new UsageError(`${v.noRoot[0]}${where}.`, { hint: v.noRoot[1] });

@@ -35,11 +35,14 @@ export async function resolveProfile(
   });
   const flagLayer = urlLayer(nonEmpty(flags.baseUrl), nonEmpty(flags.v1BaseUrl), '--base-url', '--v1-base-url');
   const envLayer = urlLayer(read('CRM_BASE_URL'), read('CRM_V1_BASE_URL'), 'CRM_BASE_URL', 'CRM_V1_BASE_URL');
-  const environmentSuffices = named === undefined && envApiKey !== undefined && (flagLayer.base ?? envLayer.base) !== undefined;
+  const environmentSuffices =
+    named === undefined && envApiKey !== undefined && (flagLayer.base ?? envLayer.base) !== undefined;
   const { name, stored } = environmentSuffices ? {} : chooseProfile(await loadStore(), named);
 
   const where = `profile "${name}"`;
-  const profileLayer = stored ? urlLayer(stored.base_url, stored.v1_base_url, `base_url of ${where}`, `v1_base_url of ${where}`) : {};
+  const profileLayer = stored
+    ? urlLayer(stored.base_url, stored.v1_base_url, `base_url of ${where}`, `v1_base_url of ${where}`)
+    : {};
   const layers = [flagLayer, envLayer, profileLayer];
   return stripEmpty<ResolvedProfile>({
     authHeader: authFromEnv ?? stored?.auth_header ?? 'x-api-key',
@@ -63,9 +66,12 @@ function chooseProfile(store: ConfigStore, named: string | undefined): { name?: 
   if (dflt === undefined) return {};
   const stored = store.getProfile(dflt);
   if (!stored) {
-    throw new UsageError(`The default profile "${dflt}" named in ${store.path} does not exist. Profiles: ${listNames(names)}.`, {
-      hint: 'Choose one with `crm keys use <profile>`, or name one with --profile.',
-    });
+    throw new UsageError(
+      `The default profile "${dflt}" named in ${store.path} does not exist. Profiles: ${listNames(names)}.`,
+      {
+        hint: 'Choose one with `crm keys use <profile>`, or name one with --profile.',
+      },
+    );
   }
   return { name: dflt, stored };
 }

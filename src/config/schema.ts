@@ -27,5 +27,7 @@ export function parseConfigData(raw: unknown, file: string): ConfigData {
     .slice(0, 5)
     .map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`)
     .join('; ');
-  throw new UsageError(`The config file ${file} is malformed: ${problems}. Fix it or delete it and add the profiles again.`);
+  throw new UsageError(
+    `The config file ${file} is malformed: ${problems}. Fix it or delete it and add the profiles again.`,
+  );
 }

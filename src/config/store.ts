@@ -20,7 +20,9 @@ export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function checkProfileName(name: string): string {
   if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(`Invalid profile name "${name}": use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
+    throw new UsageError(
+      `Invalid profile name "${name}": use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+    );
   }
   return name;
 }
@@ -45,7 +47,8 @@ export async function openConfigStore(dir: string) {
     path: conf.path,
     dir,
     profileNames,
-    getProfile: (name: string): StoredProfile | undefined => (Object.hasOwn(data.profiles, name) ? { ...data.profiles[name]! } : undefined),
+    getProfile: (name: string): StoredProfile | undefined =>
+      Object.hasOwn(data.profiles, name) ? { ...data.profiles[name]! } : undefined,
     defaultProfile: (): string | undefined => data.default_profile,
     /** creates or replaces a profile; the first profile ever stored becomes the default */
     setProfile(name: string, profile: StoredProfile): void {
@@ -90,15 +93,19 @@ async function load(dir: string): Promise<{ conf: ConfFile; data: ConfigData }> 
       // conf would quietly turn a top-level array or string into {}; say so instead.
       deserialize: (text: string) => {
         const value: unknown = JSON.parse(text);
-        if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-        throw new UsageError(`The config file ${file} is malformed: (top level) must be a JSON object with "profiles". ${FIX}`);
+        if (typeof value === 'object' && value !== null && !Array.isArray(value))
+          return value as Record<string, unknown>;
+        throw new UsageError(
+          `The config file ${file} is malformed: (top level) must be a JSON object with "profiles". ${FIX}`,
+        );
       },
     });
     return { conf, data: parseConfigData(conf.store, conf.path) };
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const e = err as Error | undefined;
-    if (e?.name === 'SyntaxError') throw new UsageError(`The config file ${file} is not valid JSON (${e.message}). ${FIX}`, { cause: err });
+    if (e?.name === 'SyntaxError')
+      throw new UsageError(`The config file ${file} is not valid JSON (${e.message}). ${FIX}`, { cause: err });
     throw new UsageError(`Cannot read the config file ${file}: ${e?.message ?? String(err)}`, { cause: err });
   }
 }

@@ -61,16 +61,24 @@ export async function pacedAttempt(core: Core, ex: Exchange, attempt: number): P
   const outcome = await sendOnce(core, ex.beforeSend ? { ...ex, stop: undefined } : ex);
   // an idempotent replay's rate-limit headers are the original's: stale, and it was not counted
   const fresh = outcome.kind === 'response' && outcome.raw.headers['idempotent-replayed'] !== 'true';
-  if (ticket) pacer?.done(ticket, fresh ? outcome.raw.headers : undefined, outcome.kind === 'response' ? outcome.raw.status : undefined);
+  if (ticket)
+    pacer?.done(
+      ticket,
+      fresh ? outcome.raw.headers : undefined,
+      outcome.kind === 'response' ? outcome.raw.status : undefined,
+    );
   const ms = Math.max(0, Math.round(core.clock.now() - started));
   const what = outcome.kind === 'response' ? String(outcome.raw.status) : (outcome.code ?? 'ERROR');
   if (core.log) {
     const route = routeText(core.transport.route(ex.url.origin));
-    core.log(`${ex.method} ${ex.shown ?? ex.url.href} ${what} ${ms} ms${attempt > 0 ? ` (retry ${attempt})` : ''}${route}`);
+    core.log(
+      `${ex.method} ${ex.shown ?? ex.url.href} ${what} ${ms} ms${attempt > 0 ? ` (retry ${attempt})` : ''}${route}`,
+    );
   }
   if (outcome.kind === 'network' && ex.signal?.aborted) throw interrupted(ex.signal.reason);
   // stopped (Ctrl-C, SIGTERM) before it was sent: nothing reached the server
-  if (outcome.kind === 'network' && ex.stop?.aborted && outcome.error === ex.stop.reason) throw interrupted(ex.stop.reason);
+  if (outcome.kind === 'network' && ex.stop?.aborted && outcome.error === ex.stop.reason)
+    throw interrupted(ex.stop.reason);
   return outcome;
 }
 
@@ -79,7 +87,17 @@ async function sendOnce(core: Core, ex: Exchange): Promise<Attempt> {
   const origin = url.origin === core.transport.origin ? undefined : url.origin;
   try {
     const path = `${url.pathname}${url.search}`;
-    const raw = await core.transport.send({ method, path, origin, headers, body, timeoutMs: core.timeoutMs, signal, stop, maxBodyBytes });
+    const raw = await core.transport.send({
+      method,
+      path,
+      origin,
+      headers,
+      body,
+      timeoutMs: core.timeoutMs,
+      signal,
+      stop,
+      maxBodyBytes,
+    });
     // headers are server text like any other (X-Request-Id, Location): masked before anyone reads them
     return { kind: 'response', raw: { ...raw, headers: core.redact.headers(raw.headers) } };
   } catch (error) {
@@ -99,7 +117,11 @@ export function networkError(
 ): CrmError {
   const target = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
   const { message, hint } = describeNetwork(outcome.error, { target, timeoutMs, env: process.env, link });
-  return new ServerError(`${what} failed: ${message}`, { code: outcome.code ?? 'NETWORK_ERROR', hint, cause: outcome.error });
+  return new ServerError(`${what} failed: ${message}`, {
+    code: outcome.code ?? 'NETWORK_ERROR',
+    hint,
+    cause: outcome.error,
+  });
 }
 
 /** A 3xx: never followed, so a key never reaches the place it points to. */

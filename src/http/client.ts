@@ -45,7 +45,13 @@ export function createClient(config: ClientConfig): CrmHttpClient {
     // the API's retry policy around attempts of the caller's (a transcript: a fresh link each)
     retry: (attempt, opts = {}) =>
       withRetries(
-        { ...core, method: 'GET', hasIdempotencyKey: false, waitSignal: () => opts.signal, ...(opts.pacer ? { pacer: opts.pacer } : {}) },
+        {
+          ...core,
+          method: 'GET',
+          hasIdempotencyKey: false,
+          waitSignal: () => opts.signal,
+          ...(opts.pacer ? { pacer: opts.pacer } : {}),
+        },
         attempt,
       ),
     pages,

@@ -29,7 +29,10 @@ export const systemClock: Clock = {
 export function setLongTimeout(fn: () => void, ms: number): () => void {
   let timer: NodeJS.Timeout;
   const arm = (left: number): void => {
-    timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fn()), Math.min(Math.max(left, 0), MAX_TIMER_MS));
+    timer = setTimeout(
+      () => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fn()),
+      Math.min(Math.max(left, 0), MAX_TIMER_MS),
+    );
     timer.unref?.();
   };
   arm(ms);

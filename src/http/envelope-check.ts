@@ -65,7 +65,16 @@ export function checkResponse(
     v1ErrorEnvelope.safeParse(value).data?.error ??
     (status >= 400 ? looseErrorBody(value) : undefined);
   const Cls = status >= 400 ? errorClassForStatus(status) : ServerError;
-  if (err) return fail(new Cls(err.message, { status, code: err.code, requestId, details: err.details ?? [], hint: STATUS_HINTS[status] }));
+  if (err)
+    return fail(
+      new Cls(err.message, {
+        status,
+        code: err.code,
+        requestId,
+        details: err.details ?? [],
+        hint: STATUS_HINTS[status],
+      }),
+    );
   if (status >= 300) return fail(notEnvelope('not an error envelope', requestId));
   // a batch answer (an import's every request) in the common shape passes without zod; anything else is zod's to judge
   if (expect === 'batch' && isPlainBatch(value)) return { ok: true, body: value, requestId };
@@ -112,7 +121,9 @@ export function normaliseDetails(v: unknown): Array<Record<string, unknown>> {
 }
 
 /** The error a non-conforming JSON error body carries, or undefined when it carries no message. */
-export function looseErrorBody(value: unknown): { code?: string; message: string; details: Array<Record<string, unknown>> } | undefined {
+export function looseErrorBody(
+  value: unknown,
+): { code?: string; message: string; details: Array<Record<string, unknown>> } | undefined {
   if (!isObject(value)) return undefined;
   const inner = value.error;
   const errors = Array.isArray(value.errors) ? value.errors : undefined;
@@ -142,13 +153,15 @@ const isInt = (v: unknown, min = -Infinity): boolean => Number.isSafeInteger(v) 
 
 /** What batchEnvelope accepts, checked by hand (zod took a twentieth of an import's time); false means "ask zod". */
 export function isPlainBatch(v: unknown): boolean {
-  if (!isObject(v) || v.object !== 'batch' || !isObject(v.data) || !isObject(v.meta) || !Array.isArray(v.data.items)) return false;
+  if (!isObject(v) || v.object !== 'batch' || !isObject(v.data) || !isObject(v.meta) || !Array.isArray(v.data.items))
+    return false;
   const { meta, data } = v;
   const s = data.summary;
   if (![meta.api_version, meta.request_id, meta.timestamp].every((x) => typeof x === 'string')) return false;
   if (!isObject(s) || !isInt(s.total) || !isInt(s.succeeded) || !isInt(s.failed)) return false;
   for (const item of data.items as unknown[]) {
-    if (!isObject(item) || !isInt(item.index, 0) || (item.status !== 'created' && item.status !== 'error')) return false;
+    if (!isObject(item) || !isInt(item.index, 0) || (item.status !== 'created' && item.status !== 'error'))
+      return false;
     if (item.data !== undefined && !isObject(item.data)) return false;
     const e = item.error;
     if (e !== undefined && !(isObject(e) && typeof e.code === 'string' && typeof e.message === 'string')) return false;

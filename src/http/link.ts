@@ -28,7 +28,11 @@ export async function getLink(core: Core, link: string, opts: LinkOptions): Prom
   const shown = `${url.origin}/… (${opts.what} link)`; // the --verbose line leaves the token out
   const { pacer, ticket, stop, signal } = opts;
   const maxBodyBytes = opts.maxBytes ?? MAX_TRANSCRIPT_BYTES;
-  const outcome = await pacedAttempt(core, { method: 'GET', url, shown, headers, maxBodyBytes, pacer, ticket, stop, signal }, 0);
+  const outcome = await pacedAttempt(
+    core,
+    { method: 'GET', url, shown, headers, maxBodyBytes, pacer, ticket, stop, signal },
+    0,
+  );
   if (outcome.kind === 'network') {
     const tooLarge = outcome.code === 'BODY_TOO_LARGE';
     const error = tooLarge
@@ -42,7 +46,11 @@ export async function getLink(core: Core, link: string, opts: LinkOptions): Prom
   const retryAfter = got['retry-after'];
   const serverDate = got.date;
   if (status === 429)
-    return fail(new RateLimitError(`the ${opts.what} download was rate limited (HTTP 429)`, { status }), { status, retryAfter, serverDate });
+    return fail(new RateLimitError(`the ${opts.what} download was rate limited (HTTP 429)`, { status }), {
+      status,
+      retryAfter,
+      serverDate,
+    });
   if (status < 200 || status >= 300) {
     const checked = checkResponse(status, text, 'v2', undefined, (t) => core.redact.text(t));
     const error = (checked as { error: CrmError }).error;
@@ -50,7 +58,8 @@ export async function getLink(core: Core, link: string, opts: LinkOptions): Prom
     return fail(error, { status, retryAfter, serverDate });
   }
   const body = parseDocument(text, opts.what, (t) => core.redact.text(t));
-  if (typeof body === 'string') return fail(new ServerError(body, { status, code: 'TRUNCATED_BODY' }), { status, errorCode: 'TRUNCATED_BODY' });
+  if (typeof body === 'string')
+    return fail(new ServerError(body, { status, code: 'TRUNCATED_BODY' }), { status, errorCode: 'TRUNCATED_BODY' });
   return { ok: true, value: { body: core.redact.value<object>(body) } };
 }
 
@@ -66,7 +75,9 @@ function linkRefusal(link: string, what: string, core: Core): CrmError | undefin
     return new ServerError(`the server gave a ${what} link with credentials in it; refusing to use it`);
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    return new ServerError(`the server gave a ${what} link that is not https (${url.protocol}//${url.host}); refusing to fetch it`);
+    return new ServerError(
+      `the server gave a ${what} link that is not https (${url.protocol}//${url.host}); refusing to fetch it`,
+    );
   }
   try {
     core.transport.route(url.origin);
@@ -77,7 +88,11 @@ function linkRefusal(link: string, what: string, core: Core): CrmError | undefin
 }
 
 /** A parsed JSON object or array, or why the text is not one (quoted with the keys masked before the cut). */
-export function parseDocument(text: string, what: string, redact: (text: string) => string = (t) => t): object | string {
+export function parseDocument(
+  text: string,
+  what: string,
+  redact: (text: string) => string = (t) => t,
+): object | string {
   const quote = (): string => JSON.stringify(quoteBody(redact(text.slice(0, 4096))));
   let value: unknown;
   try {

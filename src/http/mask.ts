@@ -31,7 +31,13 @@ export interface Redactor {
   error<E extends CrmError>(err: E): E;
 }
 
-const NO_KEYS: Redactor = { text: (t) => t, value: (v) => v, holdsNone: () => true, headers: (h) => h, error: (e) => e };
+const NO_KEYS: Redactor = {
+  text: (t) => t,
+  value: (v) => v,
+  holdsNone: () => true,
+  headers: (h) => h,
+  error: (e) => e,
+};
 
 const escapeRegExp = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
@@ -62,7 +68,9 @@ function patternFor(key: string): { key: string; mask: string; escaped: RegExp }
  * when it holds a `\` or `%`, so a page of ordinary records costs a few substring checks per string.
  */
 export function keyRedactor(keys: ReadonlyArray<string | undefined | null>): Redactor {
-  const patterns = [...new Set(keys)].filter((k): k is string => typeof k === 'string' && k.length >= MIN_REDACTED_LENGTH).map(patternFor);
+  const patterns = [...new Set(keys)]
+    .filter((k): k is string => typeof k === 'string' && k.length >= MIN_REDACTED_LENGTH)
+    .map(patternFor);
   if (patterns.length === 0) return NO_KEYS;
 
   const text = (s: string): string => {
@@ -104,7 +112,8 @@ export function keyRedactor(keys: ReadonlyArray<string | undefined | null>): Red
       hint: err.hint === undefined ? undefined : text(err.hint),
     });
 
-  const holdsNone = (s: string): boolean => !s.includes('\\') && !s.includes('%') && patterns.every((p) => !s.includes(p.key));
+  const holdsNone = (s: string): boolean =>
+    !s.includes('\\') && !s.includes('%') && patterns.every((p) => !s.includes(p.key));
 
   return { text, value, holdsNone, headers, error };
 }

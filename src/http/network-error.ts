@@ -72,12 +72,17 @@ export function routeError(err: unknown, proxy: ProxyChoice): unknown {
 
 /** A proxy that has not answered CONNECT within `ms`. */
 export function tunnelTimeout(ms: number): Error {
-  return Object.assign(new Error(`no answer to CONNECT within ${ms} ms`), { code: 'PROXY_TUNNEL_TIMEOUT', afterMs: ms });
+  return Object.assign(new Error(`no answer to CONNECT within ${ms} ms`), {
+    code: 'PROXY_TUNNEL_TIMEOUT',
+    afterMs: ms,
+  });
 }
 
 /** A CONNECT under way that no request waits for any more (stopped, timed out): given up. */
 export function tunnelAbandoned(): Error {
-  return Object.assign(new Error('a tunnel the proxy had not opened yet was given up'), { code: 'PROXY_TUNNEL_ABANDONED' });
+  return Object.assign(new Error('a tunnel the proxy had not opened yet was given up'), {
+    code: 'PROXY_TUNNEL_ABANDONED',
+  });
 }
 
 /**
@@ -173,7 +178,10 @@ const WORDING: Record<string, { short: string; words?: (f: Facts) => Words }> = 
       hint: f.direct,
     }),
   },
-  ECONNRESET: { short: RESET, words: (f) => ({ message: `the connection was closed before an answer (${RESET})${f.via}` }) },
+  ECONNRESET: {
+    short: RESET,
+    words: (f) => ({ message: `the connection was closed before an answer (${RESET})${f.via}` }),
+  },
   ENOTFOUND: {
     short: 'host not found',
     words: (f) => ({
@@ -276,7 +284,8 @@ export function describeNetwork(err: unknown, ctx: NetworkContext): Words {
   const key = wordingKey(code);
   const words = Object.hasOwn(WORDING, key) && (proxy || !key.startsWith('PROXY_')) ? WORDING[key]!.words : undefined;
   if (words) return words({ code, err, ctx, host, via, direct: directHint(ctx, host, proxy), proxy: proxy! });
-  if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code)) return describeTls(code, raw, via, host, ctx.env?.NODE_EXTRA_CA_CERTS, ctx.link);
+  if (UNTRUSTED.test(code) || /CERT|SSL|TLS/.test(code))
+    return describeTls(code, raw, via, host, ctx.env?.NODE_EXTRA_CA_CERTS, ctx.link);
   return { message: `${raw}${via}` };
 }
 

@@ -5,7 +5,16 @@ import { once, setMaxListeners } from 'node:events';
 import { parseRateLimit } from './rate-headers.js';
 import { MAX_RETRY_AFTER_MS, tooLongError } from './retry.js';
 import { type Clock, linkSignals } from './clock.js';
-import { type Unit, addUnit, dropUnit, keepUsed, markAnswered, nextGuessed, releaseGuessed, sharedUse } from './window-units.js';
+import {
+  type Unit,
+  addUnit,
+  dropUnit,
+  keepUsed,
+  markAnswered,
+  nextGuessed,
+  releaseGuessed,
+  sharedUse,
+} from './window-units.js';
 import { type LengthGuess, guessUsable, guessedLength, judgeTrial, learnLength } from './window-length.js';
 
 /** waited past an expected reset so a request never lands on the old window */
@@ -98,7 +107,10 @@ export class Pacer {
   constructor(private readonly clock: Clock) {}
 
   /** Waits until a request may go, then admits it; `onWait` is told each wait and why. Rejects when `signal` aborts. */
-  async acquire(signal?: AbortSignal, options: { onWait?: (ms: number, why: string) => void } = {}): Promise<PacerTicket> {
+  async acquire(
+    signal?: AbortSignal,
+    options: { onWait?: (ms: number, why: string) => void } = {},
+  ): Promise<PacerTicket> {
     const started = this.clock.now();
     for (;;) {
       signal?.throwIfAborted();
@@ -182,7 +194,11 @@ export class Pacer {
       // past a reset we inferred, an answer to a request sent before it: the window it speaks of may
       // be the old one, or the new one, which its request then took a unit of
       if (this.w.leftBefore !== undefined) this.w.leftBefore = Math.max(0, this.w.leftBefore - 1);
-    } else if (this.w.remaining !== undefined && info.resetAt > now && info.resetAt >= this.w.resetAt - this.appliedRttMs - SECOND_MS) {
+    } else if (
+      this.w.remaining !== undefined &&
+      info.resetAt > now &&
+      info.resetAt >= this.w.resetAt - this.appliedRttMs - SECOND_MS
+    ) {
       // lower: it may have been counted after the applied one, and then its Reset is the later (one
       // that does not lower says nothing new: its Reset, read on arrival, is late by its way back)
       if (info.remaining < this.w.remaining) {
@@ -272,7 +288,8 @@ export class Pacer {
   private async sleepOrWake(ms: number, signal?: AbortSignal): Promise<void> {
     const both = linkSignals(signal, this.wake.signal);
     try {
-      if (!both.signal.aborted) await (ms === Infinity ? once(both.signal, 'abort') : this.clock.sleep(ms, both.signal));
+      if (!both.signal.aborted)
+        await (ms === Infinity ? once(both.signal, 'abort') : this.clock.sleep(ms, both.signal));
     } catch (err) {
       if (!both.signal.aborted) throw err;
     } finally {

@@ -13,7 +13,8 @@ export interface PageFacts {
 }
 
 export type PagingProblem = 'no-cursor' | 'cycle' | 'empty-run' | 'max-requests';
-export type PageVerdict = { kind: 'follow'; cursor: string } | { kind: 'done' } | { kind: 'stuck'; problem: PagingProblem; message: string };
+export type PageVerdict =
+  { kind: 'follow'; cursor: string } | { kind: 'done' } | { kind: 'stuck'; problem: PagingProblem; message: string };
 
 export interface GuardLimits {
   /** default EMPTY_PAGE_LIMIT */

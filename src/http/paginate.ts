@@ -9,7 +9,10 @@ import type { Query } from './url.js';
 
 export type FetchPage = (query: Query, signal?: AbortSignal) => Promise<ApiResponse<unknown>>;
 
-export async function* paginatePages(fetchPage: FetchPage, opts: PaginateOptions = {}): AsyncGenerator<Page, void, undefined> {
+export async function* paginatePages(
+  fetchPage: FetchPage,
+  opts: PaginateOptions = {},
+): AsyncGenerator<Page, void, undefined> {
   let cursor = opts.cursor;
   let left = opts.max ?? Infinity;
   if (left <= 0) return;

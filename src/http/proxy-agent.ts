@@ -39,7 +39,11 @@ export class Tunnels {
  * bounded by the connect timeout and with its failures re-coded (`tunnelError`): undici retries a
  * connection closed while connecting at once and for ever (issue 17: 3,500 CONNECTs a second).
  */
-export async function openProxyAgent(proxy: ProxyChoice, connectTimeoutMs: number, tunnels: Tunnels): Promise<Dispatcher> {
+export async function openProxyAgent(
+  proxy: ProxyChoice,
+  connectTimeoutMs: number,
+  tunnels: Tunnels,
+): Promise<Dispatcher> {
   const [{ default: ProxyAgent }, { default: Pool }, { default: connect }] = await Promise.all([
     import('undici/lib/dispatcher/proxy-agent.js'),
     import('undici/lib/dispatcher/pool.js'),
@@ -47,7 +51,11 @@ export async function openProxyAgent(proxy: ProxyChoice, connectTimeoutMs: numbe
   ]);
   async function openTunnel(this: Dispatcher, options: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData> {
     tunnels.opening++;
-    const bound = linkSignals(options.signal as AbortSignal | undefined, AbortSignal.timeout(connectTimeoutMs), tunnels.abandoned);
+    const bound = linkSignals(
+      options.signal as AbortSignal | undefined,
+      AbortSignal.timeout(connectTimeoutMs),
+      tunnels.abandoned,
+    );
     try {
       return await connect.call(this, { ...options, signal: bound.signal });
     } catch (err) {

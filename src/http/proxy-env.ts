@@ -64,7 +64,8 @@ export function routeFor(target: URL, env: Env = process.env): Route {
  * and read instead (`unread`). `noProxyVariable`: the one crm reads. Pure.
  */
 export type NotBypassed =
-  { why: 'unlisted' | 'loopback'; noProxyVariable: string } | { why: 'port' | 'unread'; noProxyVariable: string; entry: string };
+  | { why: 'unlisted' | 'loopback'; noProxyVariable: string }
+  | { why: 'port' | 'unread'; noProxyVariable: string; entry: string };
 
 export function notBypassed(target: URL, env: Env): NotBypassed {
   const { noProxyVariable, noProxy, host, port } = noProxyOf(target, env);
@@ -73,7 +74,8 @@ export function notBypassed(target: URL, env: Env): NotBypassed {
     return m !== null && m[2] !== port && noProxyMatches(e, host, m[2]!); // as routeFor would read it on its port
   });
   if (otherPort !== undefined) return { why: 'port', noProxyVariable, entry: otherPort };
-  const unread = noProxyVariable === 'no_proxy' ? entriesOf(env.NO_PROXY).find((e) => noProxyMatches(e, host, port)) : undefined;
+  const unread =
+    noProxyVariable === 'no_proxy' ? entriesOf(env.NO_PROXY).find((e) => noProxyMatches(e, host, port)) : undefined;
   if (unread !== undefined) return { why: 'unread', noProxyVariable, entry: unread };
   if (isLoopbackHost(target.hostname) && noProxy.includes('<-loopback>')) return { why: 'loopback', noProxyVariable };
   return { why: 'unlisted', noProxyVariable };
@@ -117,7 +119,9 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
     throw new UsageError(`${variable} has a query or fragment; ${form}`);
   }
   if (!decodes(url.username) || !decodes(url.password)) {
-    throw new UsageError(`${variable} holds a % in its user name or password that is not percent-encoding (write %25 for %, %40 for @)`);
+    throw new UsageError(
+      `${variable} holds a % in its user name or password that is not percent-encoding (write %25 for %, %40 for @)`,
+    );
   }
   const shown = url.username ? `${url.protocol}//${url.username}:****@${url.host}` : display;
   return { url: url.href, variable, display, shown, hasCredentials: url.username !== '', user: url.username };
@@ -127,10 +131,12 @@ export function parseProxyUrl(value: string, variable: string): ProxyChoice {
 function whyNotUrl(text: string): string {
   const authority = text.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0]!;
   const hostPort = authority.slice(authority.lastIndexOf('@') + 1).slice(0, 60);
-  if (hostPort.includes('%')) return `: a stray % in ${hostPort} (a % belongs only in a percent-encoded user name or password)`;
+  if (hostPort.includes('%'))
+    return `: a stray % in ${hostPort} (a % belongs only in a percent-encoded user name or password)`;
   const port = /^(?:\[[^\]]*\]|[^:[\]]*):(.*)$/.exec(hostPort)?.[1];
   if (port !== undefined && !/^\d*$/.test(port)) return `: its port (${port}) is not a number`;
-  if (hostPort.startsWith('[') && !hostPort.includes(']')) return `: the IPv6 address in ${hostPort} lacks its closing ]`;
+  if (hostPort.startsWith('[') && !hostPort.includes(']'))
+    return `: the IPv6 address in ${hostPort} lacks its closing ]`;
   return '';
 }
 

@@ -61,7 +61,12 @@ export function retryAfterMs(headerValue: string | null | undefined, nowMs: numb
  */
 export function resetToMs(value: number, nowMs: number, offsetMs = 0): number {
   if (Number.isNaN(value)) return nowMs;
-  const at = value > UNIX_MS_THRESHOLD ? value + offsetMs : value > UNIX_TIME_THRESHOLD ? value * 1000 + offsetMs : nowMs + value * 1000;
+  const at =
+    value > UNIX_MS_THRESHOLD
+      ? value + offsetMs
+      : value > UNIX_TIME_THRESHOLD
+        ? value * 1000 + offsetMs
+        : nowMs + value * 1000;
   return Math.min(Math.max(at, nowMs), nowMs + HEADER_WAIT_CEILING_MS);
 }
 

@@ -27,7 +27,12 @@ export async function apiRequest<T>(core: ApiCore, opts: RequestOptions): Promis
   // globalThis.crypto, not node:crypto: loaded only when a key is made (startup time of every GET)
   const idempotencyKey = opts.idempotencyKey === true ? globalThis.crypto.randomUUID() : opts.idempotencyKey;
   const body = opts.bodyJson ?? (opts.body === undefined ? undefined : serialise(opts.body));
-  const { url, headers } = plannedRequest(core, { path: opts.path, query: opts.query, hasBody: body !== undefined, idempotencyKey });
+  const { url, headers } = plannedRequest(core, {
+    path: opts.path,
+    query: opts.query,
+    hasBody: body !== undefined,
+    idempotencyKey,
+  });
   // core.signal (Ctrl-C) stops waiting and starting; opts.signal also cancels the request in flight.
   const waits = linkSignals(core.signal, opts.signal);
   let sent = false;
@@ -40,7 +45,15 @@ export async function apiRequest<T>(core: ApiCore, opts: RequestOptions): Promis
     waitSignal,
     onRetry: () => core.stats.retries++,
   };
-  const exchange = { method: opts.method, url, headers, body, signal: opts.signal, pacer: core.pacer, beforeSend: opts.beforeSend };
+  const exchange = {
+    method: opts.method,
+    url,
+    headers,
+    body,
+    signal: opts.signal,
+    pacer: core.pacer,
+    beforeSend: opts.beforeSend,
+  };
   try {
     return await withRetries(policy, async (n): Promise<Tried<ApiResponse<T>>> => {
       const stop = waitSignal();
@@ -54,7 +67,9 @@ export async function apiRequest<T>(core: ApiCore, opts: RequestOptions): Promis
 
 function judge<T>(core: ApiCore, outcome: Attempt, opts: RequestOptions, n: number, url: URL): Tried<ApiResponse<T>> {
   if (outcome.kind === 'network') {
-    const error = core.redact.error(networkError(outcome, url, core.timeoutMs, `${opts.method} ${url.origin}${url.pathname}`));
+    const error = core.redact.error(
+      networkError(outcome, url, core.timeoutMs, `${opts.method} ${url.origin}${url.pathname}`),
+    );
     return { ok: false, failure: { error, errorCode: outcome.code } };
   }
   const { raw } = outcome;
@@ -63,7 +78,9 @@ function judge<T>(core: ApiCore, outcome: Attempt, opts: RequestOptions, n: numb
   const checked =
     raw.status >= 300 && raw.status < 400
       ? { ok: false as const, error: redirectError(raw, 'the server', hint), truncated: false }
-      : checkResponse(raw.status, raw.text, opts.expect ?? core.defaultExpect, raw.headers['x-request-id'], (t) => core.redact.text(t));
+      : checkResponse(raw.status, raw.text, opts.expect ?? core.defaultExpect, raw.headers['x-request-id'], (t) =>
+          core.redact.text(t),
+        );
   const base = { status: raw.status, headers: raw.headers, retries: n };
   if (checked.ok) {
     // every string of the body is in raw.text: with no key there, walking the parsed body finds none
@@ -79,7 +96,13 @@ function judge<T>(core: ApiCore, outcome: Attempt, opts: RequestOptions, n: numb
   const errorCode = checked.truncated ? 'TRUNCATED_BODY' : undefined;
   return {
     ok: false,
-    failure: { error, status: raw.status, errorCode, retryAfter: raw.headers['retry-after'], serverDate: raw.headers.date },
+    failure: {
+      error,
+      status: raw.status,
+      errorCode,
+      retryAfter: raw.headers['retry-after'],
+      serverDate: raw.headers.date,
+    },
   };
 }
 

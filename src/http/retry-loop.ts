@@ -77,15 +77,35 @@ function nextWait(f: Failure, n: number, count: Count, p: RetryPolicy): { wait: 
       throw finalError(f.error, n, true, hint, 'the wait asked for is too long');
     }
     if (count.rateCharged + charge > p.budgetMs) {
-      const spent = budgetSpentText({ askedMs: charge, waits: count.rateWaits, chargedMs: count.rateCharged, budgetMs: p.budgetMs });
-      throw finalError(f.error, n, true, `${spent}; try again later${p.orConcurrency}`, 'the rate-limit budget is spent');
+      const spent = budgetSpentText({
+        askedMs: charge,
+        waits: count.rateWaits,
+        chargedMs: count.rateCharged,
+        budgetMs: p.budgetMs,
+      });
+      throw finalError(
+        f.error,
+        n,
+        true,
+        `${spent}; try again later${p.orConcurrency}`,
+        'the rate-limit budget is spent',
+      );
     }
     count.rateWaits++;
     count.rateCharged += charge;
     return { wait: fromHeader, why: `the server answered 429 (Retry-After: ${f.retryAfter})` };
   }
   const { method, hasIdempotencyKey, maxRetries } = p;
-  if (!shouldRetry({ method, status: f.status, errorCode: f.errorCode, hasIdempotencyKey, attempt: count.counted, maxRetries })) {
+  if (
+    !shouldRetry({
+      method,
+      status: f.status,
+      errorCode: f.errorCode,
+      hasIdempotencyKey,
+      attempt: count.counted,
+      maxRetries,
+    })
+  ) {
     // a 429's Retry-After is waited out within the budget, not counted: say so when the total is more
     const uncounted = count.rateWaits > 0 ? ` (the ${count.rateWaits} after a 429's Retry-After not counted)` : '';
     throw finalError(f.error, n, retryable(f), noRetryHint(f, p), `--max-retries ${maxRetries}${uncounted}`);
@@ -94,7 +114,13 @@ function nextWait(f: Failure, n: number, count: Count, p: RetryPolicy): { wait: 
   const backoff = backoffMs(count.counted - 1, () => p.clock.random());
   const wait = f.status === 429 ? backoff : Math.max(backoff, fromHeader ?? 0);
   if (wait > MAX_RETRY_AFTER_MS) {
-    throw finalError(f.error, n, true, `the server asks to wait ${comeBackText(wait, now)}; try again then`, 'the wait asked for is too long');
+    throw finalError(
+      f.error,
+      n,
+      true,
+      `the server asks to wait ${comeBackText(wait, now)}; try again then`,
+      'the wait asked for is too long',
+    );
   }
   return { wait, why: `retry ${n + 1} after ${failureWords(f)}` };
 }
@@ -142,7 +168,11 @@ const SAME_WAIT_MS = 1_000;
 
 export type WaitNote = (ms: number, why: string) => void;
 
-export function waitNotice(clock: Clock, verboseLog?: (line: string) => void, notice?: (line: string) => void): WaitNote {
+export function waitNotice(
+  clock: Clock,
+  verboseLog?: (line: string) => void,
+  notice?: (line: string) => void,
+): WaitNote {
   let saidUntil = -Infinity;
   return (ms, why) => {
     const threshold = verboseLog ? VERBOSE_WAIT_MS : NOTICE_WAIT_MS;

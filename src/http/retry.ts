@@ -8,7 +8,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * A tunnel the proxy did not open (network-error.ts, `tunnelError`), or a connection to the proxy refused
  * (`routeError`: a proxy restarting, issue 20): nothing reached the API.
  */
-const TUNNEL_FAILURES = ['PROXY_TUNNEL_DROPPED', 'PROXY_TUNNEL_TIMEOUT', 'PROXY_TUNNEL_GARBAGE', 'PROXY_TUNNEL_ABANDONED', 'PROXY_REFUSED'];
+const TUNNEL_FAILURES = [
+  'PROXY_TUNNEL_DROPPED',
+  'PROXY_TUNNEL_TIMEOUT',
+  'PROXY_TUNNEL_GARBAGE',
+  'PROXY_TUNNEL_ABANDONED',
+  'PROXY_REFUSED',
+];
 
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
 
@@ -46,7 +52,10 @@ export function rateLimitCharge(retryAfter: number | undefined): number | undefi
 /** Why a request stopped waiting out 429s (`waits` waited before, costing `chargedMs`); names CRM_RATE_LIMIT_BUDGET. */
 export function budgetSpentText(u: { askedMs: number; waits: number; chargedMs: number; budgetMs: number }): string {
   const left = Math.max(0, u.budgetMs - u.chargedMs);
-  const before = u.waits > 0 ? `after ${u.waits} ${u.waits === 1 ? 'wait' : 'waits'} for Retry-After (${formatWait(u.chargedMs)}), ` : '';
+  const before =
+    u.waits > 0
+      ? `after ${u.waits} ${u.waits === 1 ? 'wait' : 'waits'} for Retry-After (${formatWait(u.chargedMs)}), `
+      : '';
   const rest = left <= 0 ? 'nothing is' : left < 100 ? 'less than 0.1 s is' : `only ${formatWait(left)} is`;
   return (
     `${before}the server asks to wait ${formatWait(u.askedMs)} (Retry-After) and ${rest} left of the rate-limit budget ` +
@@ -77,7 +86,9 @@ export function shouldRetry(input: RetryInput): boolean {
   const transient =
     (input.status !== undefined && RETRYABLE_STATUSES.has(input.status)) ||
     (input.errorCode !== undefined && RETRYABLE_ERROR_CODES.has(input.errorCode));
-  return transient && (UNSENT_ERROR_CODES.has(input.errorCode ?? '') || isRepeatable(input.method, input.hasIdempotencyKey));
+  return (
+    transient && (UNSENT_ERROR_CODES.has(input.errorCode ?? '') || isRepeatable(input.method, input.hasIdempotencyKey))
+  );
 }
 
 /** Full jitter: uniform in [0, min(cap, base·2^attempt)); `attempt` 0 is the first retry. */

@@ -44,6 +44,7 @@ function extraCaProblem(path: string): string {
   } catch (err) {
     return `which cannot be read (${fsReason(err)})`;
   }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) return 'which holds no PEM certificate (-----BEGIN CERTIFICATE-----)';
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    return 'which holds no PEM certificate (-----BEGIN CERTIFICATE-----)';
   return "but no certificate in it signed this server's";
 }

@@ -74,7 +74,10 @@ export class OriginTransport {
     return origin === this.origin ? this.apiRoute : routeFor(new URL(origin), this.env);
   }
 
-  private dispatcher(origin: string, proxy: ProxyChoice | undefined): { dispatcher: Dispatcher | Promise<Dispatcher>; tunnels?: Tunnels } {
+  private dispatcher(
+    origin: string,
+    proxy: ProxyChoice | undefined,
+  ): { dispatcher: Dispatcher | Promise<Dispatcher>; tunnels?: Tunnels } {
     if (origin !== this.origin) {
       if (!proxy) return { dispatcher: (linkAgent ??= new AgentClass({ keepAliveTimeout: 4_000 })) };
       let link = linkProxies.get(proxy.url);
@@ -84,7 +87,11 @@ export class OriginTransport {
       }
       return { dispatcher: link.agent, tunnels: link.tunnels };
     }
-    if (proxy) return { dispatcher: (this.proxied ??= openProxyAgent(proxy, this.connectTimeoutMs, this.tunnels)), tunnels: this.tunnels };
+    if (proxy)
+      return {
+        dispatcher: (this.proxied ??= openProxyAgent(proxy, this.connectTimeoutMs, this.tunnels)),
+        tunnels: this.tunnels,
+      };
     return {
       dispatcher: (this.pool ??= new PoolClass(this.origin, {
         connect: { timeout: this.connectTimeoutMs },
@@ -115,11 +122,15 @@ export class OriginTransport {
     try {
       // undici notices an abort only once the request is on a connection: one never made (a silent or
       // dropping proxy) would hold it for ever, so the abort is raced here
-      const watched: Pick<Dispatcher, 'dispatch'> = { dispatch: (o, handler) => dispatcher.dispatch(o, onConnect(handler, ends.sent)) };
+      const watched: Pick<Dispatcher, 'dispatch'> = {
+        dispatch: (o, handler) => dispatcher.dispatch(o, onConnect(handler, ends.sent)),
+      };
       pending = request.call(watched as Dispatcher, requestOptions);
       const res = await Promise.race([pending, rejectOnAbort(ends.signal)]);
       const headers = Object.fromEntries(
-        Object.entries(res.headers).flatMap(([name, v]) => (v === undefined ? [] : [[name.toLowerCase(), Array.isArray(v) ? v.join(', ') : v]])),
+        Object.entries(res.headers).flatMap(([name, v]) =>
+          v === undefined ? [] : [[name.toLowerCase(), Array.isArray(v) ? v.join(', ') : v]],
+        ),
       );
       if (res.statusCode >= 300 && res.statusCode < 400) {
         await res.body.dump().catch(() => undefined);
@@ -196,7 +207,9 @@ function exchangeEnds(opts: SendOptions, tunnels: Tunnels | undefined) {
   const cancelTimer = setLongTimeout(() => {
     // before the request is sent, while the proxy has not answered a CONNECT: the proxy is silent
     const silentProxy = !sent && tunnels !== undefined && tunnels.opening > 0;
-    deadline.abort(silentProxy ? tunnelTimeout(opts.timeoutMs) : codedError('ETIMEDOUT', `no answer within ${opts.timeoutMs} ms`));
+    deadline.abort(
+      silentProxy ? tunnelTimeout(opts.timeoutMs) : codedError('ETIMEDOUT', `no answer within ${opts.timeoutMs} ms`),
+    );
   }, opts.timeoutMs);
   const unsent = new AbortController();
   const onStop = () => sent || (leave?.(), unsent.abort(opts.stop?.reason));

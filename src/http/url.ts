@@ -28,8 +28,10 @@ export function parseBaseUrl(baseUrl: string, what = 'base URL'): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`The ${what} "${baseUrl}" must use https: (or http: on a loopback host).`);
   }
-  if (url.username !== '' || url.password !== '') throw new UsageError(`The ${what} must not carry a user name or password.`);
-  if (url.search !== '' || url.hash !== '') throw new UsageError(`The ${what} "${baseUrl}" must not carry a query string or fragment.`);
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError(`The ${what} must not carry a user name or password.`);
+  if (url.search !== '' || url.hash !== '')
+    throw new UsageError(`The ${what} "${baseUrl}" must not carry a query string or fragment.`);
   url.pathname = url.pathname.replace(/\/+$/, ''); // an http(s) URL keeps at least `/`
   return url;
 }
@@ -60,7 +62,9 @@ export function resolveUrl(base: URL, path: string, query?: Query): URL {
     url.search = search.join('?');
   }
   if (url.origin !== base.origin) {
-    throw new UsageError(`refusing to send the API key to ${url.origin}: only ${base.origin} (the base URL's origin) gets it`);
+    throw new UsageError(
+      `refusing to send the API key to ${url.origin}: only ${base.origin} (the base URL's origin) gets it`,
+    );
   }
   // `..` segments (also as %2e%2e) are folded by the URL parser: a relative path must stay under the root
   if (!absolute && url.pathname !== root && !url.pathname.startsWith(`${root}/`)) {

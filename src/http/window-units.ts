@@ -48,11 +48,19 @@ export function keepUsed(units: Unit[], seq: number, used: number): void {
 /** When the oldest counted unit (`seq` ≤ `appliedSeq`) is free by a window of `lengthMs` after its answer (undefined: not answered, or no length). */
 export function nextGuessed(units: Unit[], appliedSeq: number, lengthMs: number | undefined): number | undefined {
   const u = units[0];
-  return u && u.seq <= appliedSeq && u.answeredAt !== undefined && lengthMs !== undefined ? u.answeredAt + lengthMs : undefined;
+  return u && u.seq <= appliedSeq && u.answeredAt !== undefined && lengthMs !== undefined
+    ? u.answeredAt + lengthMs
+    : undefined;
 }
 
 /** How many of the oldest counted units are free by `now` by the window's length, at most `max`: removed and returned. */
-export function releaseGuessed(units: Unit[], appliedSeq: number, now: number, lengthMs: number | undefined, max: number): number {
+export function releaseGuessed(
+  units: Unit[],
+  appliedSeq: number,
+  now: number,
+  lengthMs: number | undefined,
+  max: number,
+): number {
   if (lengthMs === undefined) return 0;
   let n = 0;
   for (; n < Math.min(max, units.length); n++) {

@@ -9,7 +9,14 @@
 import { tmpdir } from 'node:os';
 import type { ApiRecord } from '../api/envelopes.js';
 import { InterruptedError } from '../http/errors.js';
-import { importSummaryOf, withSummary, type ImportDeps, type ImportOptions, type ImportSummary, type Report } from './types.js';
+import {
+  importSummaryOf,
+  withSummary,
+  type ImportDeps,
+  type ImportOptions,
+  type ImportSummary,
+  type Report,
+} from './types.js';
 import { prepare, type Plan } from './plan.js';
 import { check } from './check/check.js';
 import { Spool } from './check/spool.js';
@@ -36,7 +43,9 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
     // stopped before anything was sent: the summary says so; the spool (beside the journal) or another of crm's
     // files on a full disk: a DiskError, not a bug
     const stopped =
-      err instanceof InterruptedError && !importSummaryOf(err) ? withSummary(err, emptySummary(plan.finish, deps.clock.now())) : err;
+      err instanceof InterruptedError && !importSummaryOf(err)
+        ? withSummary(err, emptySummary(plan.finish, deps.clock.now()))
+        : err;
     throw onDisk(stopped, (err as { path?: unknown } | null)?.path === undefined ? held.spoolPath : undefined);
   } finally {
     await held.release();
@@ -71,7 +80,10 @@ async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<Impor
   if ('dry' in opened) return dryRunSummary(plan.finish, deps.clock.now(), scan, opened.dry);
   if ('finished' in opened) return finishedSummary(plan.finish, deps.clock.now(), opened.finished);
   if (opened.rows) held.spool(opened.rows);
-  const sent = await send(plan.send, scan, opened.rows ?? rows!, opened, matched, { ...deps, report: reportSending(report, matched) });
+  const sent = await send(plan.send, scan, opened.rows ?? rows!, opened, matched, {
+    ...deps,
+    report: reportSending(report, matched),
+  });
   return finish(plan.finish, deps.clock.now(), scan, sent, matched);
 }
 

@@ -4,7 +4,15 @@
 import { inspect } from 'node:util';
 import { InterruptedError } from '../http/errors.js';
 import { count, plural } from '../output/plural.js';
-import { withSummary, type Counters, type Finished, type ImportDeps, type ImportSummary, type Reason, type Report } from './types.js';
+import {
+  withSummary,
+  type Counters,
+  type Finished,
+  type ImportDeps,
+  type ImportSummary,
+  type Reason,
+  type Report,
+} from './types.js';
 import { planColumn } from './input/header.js';
 import type { FinishSlice } from './plan.js';
 import type { ScanResult } from './check/scan.js';
@@ -12,15 +20,27 @@ import type { Matched } from './match/match.js';
 import type { Sent } from './send/send.js';
 
 /** The summary, or the error that carries it: a fatal error, or the interruption saying how far it got. */
-export function finish(slice: FinishSlice, now: number, scan: ScanResult, sent: Sent | undefined, matched?: Matched): ImportSummary {
+export function finish(
+  slice: FinishSlice,
+  now: number,
+  scan: ScanResult,
+  sent: Sent | undefined,
+  matched?: Matched,
+): ImportSummary {
   if (!sent) return { ...summaryOf(slice, now), rows: scan.rows, reconcile: { plan: matched!.plan, ...NONE } };
   const { counters: c, fatal, aborted } = sent.result;
   const summary = summaryOf(slice, now, c, sent.files, { rows: scan.rows, reasons: sent.result.reasons });
   const result: ImportSummary = matched ? { ...summary, reconcile: reconciled(matched, c, sent) } : summary;
   if (fatal !== undefined)
-    throw withSummary(fatal instanceof Error ? fatal : new Error(typeof fatal === 'string' ? fatal : inspect(fatal)), result);
+    throw withSummary(
+      fatal instanceof Error ? fatal : new Error(typeof fatal === 'string' ? fatal : inspect(fatal)),
+      result,
+    );
   if (!aborted) return result;
-  throw withSummary(new InterruptedError(matched ? reconcileStopped(scan, result, c) : interrupted(slice, scan, result, c)), result);
+  throw withSummary(
+    new InterruptedError(matched ? reconcileStopped(scan, result, c) : interrupted(slice, scan, result, c)),
+    result,
+  );
 }
 
 /** The interruption's message: how far the run got, and what is left. */
@@ -86,15 +106,33 @@ export function finishedSummary(slice: FinishSlice, now: number, f: Finished): I
 }
 
 /** A --dry-run's plan (not reconcile's: match/plan-rows.ts makes that one). */
-export function dryRunSummary(slice: FinishSlice, now: number, scan: ScanResult, finishedChunks: number): ImportSummary {
+export function dryRunSummary(
+  slice: FinishSlice,
+  now: number,
+  scan: ScanResult,
+  finishedChunks: number,
+): ImportSummary {
   const { rows, valid, invalid, firstInvalid } = scan;
   // a create's rows repeating an earlier row are not sent
   const chunks = Math.ceil((valid - scan.repeated) / slice.chunkSize);
-  const plan = { rows, valid, invalid, repeated: scan.repeated, chunks, chunk_size: slice.chunkSize, concurrency: slice.concurrency };
+  const plan = {
+    rows,
+    valid,
+    invalid,
+    repeated: scan.repeated,
+    chunks,
+    chunk_size: slice.chunkSize,
+    concurrency: slice.concurrency,
+  };
   const requests = slice.op ? { first_requests: scan.firstRequests } : {};
   const mapping = scan.mapping ? { mapping: scan.mapping.columns.map(planColumn) } : {};
   const base = summaryOf(slice, now);
-  return { ...base, rows, invalid, plan: { ...plan, finished_chunks: finishedChunks, first_invalid: firstInvalid, ...requests, ...mapping } };
+  return {
+    ...base,
+    rows,
+    invalid,
+    plan: { ...plan, finished_chunks: finishedChunks, first_invalid: firstInvalid, ...requests, ...mapping },
+  };
 }
 
 /** The summary of a run stopped before anything was sent. */

@@ -6,7 +6,14 @@ export { httpSender } from './send/sender.js';
 export { keepBefore, openBackup, type DeleteBackup } from './files/backup.js';
 export { backupRead, recreated, restoreResults, writeOwners, type RestoreRun } from './files/backup.js';
 export { deleteCostText, listIntoBackup, readCostText, readHow } from './send/backup-read.js';
-export { choiceOf, deleteOperation, linkOperation, parentField, updateOperation, type RowOperation } from './operation.js';
+export {
+  choiceOf,
+  deleteOperation,
+  linkOperation,
+  parentField,
+  updateOperation,
+  type RowOperation,
+} from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './send/sender.js';
 export { keyIdentity } from './journal/files.js';
 export { matchReader } from './match/read.js';

@@ -9,7 +9,12 @@ import { normalizeFieldName, splitType, type ColumnMap } from './input/header.js
 import type { RowOperation, RowPlan } from './types.js';
 export type { OperationKind, RowOperation, RowPlan, RowRequest } from './types.js';
 
-export const OPERATION_CODES = { missing: 'MISSING_ID', empty: 'EMPTY_ROW', value: 'INVALID_VALUE', field: 'UNKNOWN_FIELD' } as const;
+export const OPERATION_CODES = {
+  missing: 'MISSING_ID',
+  empty: 'EMPTY_ROW',
+  value: 'INVALID_VALUE',
+  field: 'UNKNOWN_FIELD',
+} as const;
 
 const bad = (code: string, reason: string, field = ''): RowPlan => ({ ok: false, code, reason, field });
 
@@ -33,7 +38,8 @@ export function updateOperation(resource: string): RowOperation {
       const id = idOf(record, 'id');
       if (id === undefined) return missing('id');
       const body = Object.fromEntries(Object.entries(record).filter(([k]) => k !== 'id'));
-      if (Object.keys(body).length === 0) return bad(OPERATION_CODES.empty, 'the row has no field to change (only an id)');
+      if (Object.keys(body).length === 0)
+        return bad(OPERATION_CODES.empty, 'the row has no field to change (only an id)');
       return { ok: true, request: { method: 'PATCH', path: recordPath(resource, id), body, target: id, subject: id } };
     },
   };
@@ -83,11 +89,23 @@ export function linkOperation(parent: string, relation: string, parentId?: strin
   const required = parentId === undefined ? [pField, childKey] : [childKey];
   const allowed = [...required, ...fields.map((f) => f.name)];
   return {
-    ...{ kind: 'link', done: 'linked', name: `${parent} ${relation}`, keep: [], required, bare: parentId === undefined ? undefined : childKey },
+    ...{
+      kind: 'link',
+      done: 'linked',
+      name: `${parent} ${relation}`,
+      keep: [],
+      required,
+      bare: parentId === undefined ? undefined : childKey,
+    },
     allowed,
     ...(parentId === undefined ? {} : { parentPath: `/${parent}/${pathSegment(parentId)}` }),
     describe: `link ${parent} ${relation}${parentId === undefined ? '' : ` ${parentId}`}`,
-    tag: ['link', parent, relation, ...(parentId === undefined ? [] : [parentId.replace(/[^\w.-]/g, '_').slice(0, 40)])].join('-'),
+    tag: [
+      'link',
+      parent,
+      relation,
+      ...(parentId === undefined ? [] : [parentId.replace(/[^\w.-]/g, '_').slice(0, 40)]),
+    ].join('-'),
     goneIsDone: false,
     plan(record) {
       const pid = parentId ?? idOf(record, pField);
@@ -95,15 +113,21 @@ export function linkOperation(parent: string, relation: string, parentId?: strin
       const child = idOf(record, childKey);
       if (child === undefined) return missing(childKey);
       const unknown = Object.keys(record).find((k) => !allowed.includes(k));
-      if (unknown !== undefined) return bad(OPERATION_CODES.field, `"${unknown}" is not a field of a ${parent} ${relation} link`, unknown);
+      if (unknown !== undefined)
+        return bad(OPERATION_CODES.field, `"${unknown}" is not a field of a ${parent} ${relation} link`, unknown);
       const body: ApiRecord = { [childKey]: child };
       for (const f of fields) {
         const given = record[f.name];
-        const value = given === undefined || given === null ? f.default : typeof given === 'string' ? given : JSON.stringify(given);
+        const value =
+          given === undefined || given === null ? f.default : typeof given === 'string' ? given : JSON.stringify(given);
         if (value === undefined) continue;
         const choice = choiceOf(f, value);
         if (choice === undefined)
-          return bad(OPERATION_CODES.value, `${f.name} ${JSON.stringify(value)} is not one of ${f.values!.join(', ')}`, f.name);
+          return bad(
+            OPERATION_CODES.value,
+            `${f.name} ${JSON.stringify(value)} is not one of ${f.values!.join(', ')}`,
+            f.name,
+          );
         body[f.name] = choice;
       }
       const path = `/${parent}/${pathSegment(pid)}/${relation}`;
@@ -118,9 +142,14 @@ export function linkOperation(parent: string, relation: string, parentId?: strin
 export function checkHeaderFields(op: RowOperation, fields: readonly string[], file: string): UsageError | undefined {
   const lacking = op.required.filter((f) => !fields.includes(f));
   if (lacking.length > 0) {
-    return new UsageError(`${file} has no ${lacking.map((f) => `"${f}"`).join(' or ')} column, which every row of ${op.kind} ${op.name} needs`, {
-      hint: op.required.includes('id') ? 'name the id column with --id-column NAME' : `rename the column, or use --map "COLUMN=${lacking[0]}"`,
-    });
+    return new UsageError(
+      `${file} has no ${lacking.map((f) => `"${f}"`).join(' or ')} column, which every row of ${op.kind} ${op.name} needs`,
+      {
+        hint: op.required.includes('id')
+          ? 'name the id column with --id-column NAME'
+          : `rename the column, or use --map "COLUMN=${lacking[0]}"`,
+      },
+    );
   }
   const extra = op.allowed ? fields.filter((f) => !op.allowed!.includes(f)) : [];
   if (extra.length === 0) return undefined;
@@ -136,7 +165,10 @@ export function checkHeaderFields(op: RowOperation, fields: readonly string[], f
  * For a file that may be bare values (`bare`): the header to read its first line under when that line is
  * one cell naming no column (not the field itself, nor any `…id` name, a `--map`ped column or a `_` column).
  */
-export function bareHeader(op: RowOperation | undefined, maps: ColumnMap): ((first: readonly string[]) => string[] | undefined) | undefined {
+export function bareHeader(
+  op: RowOperation | undefined,
+  maps: ColumnMap,
+): ((first: readonly string[]) => string[] | undefined) | undefined {
   const field = op?.bare;
   if (field === undefined) return undefined;
   return (first) => {

@@ -118,7 +118,10 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
   try {
     const format = opts.format ?? detectFormat(prepared.name);
     // a default-CSV file starting with `{` is refused, pointing at --input-format: the format is never guessed
-    const head = opts.format === undefined && format === 'csv' ? await readHead(prepared.path).catch(() => Buffer.alloc(0)) : undefined;
+    const head =
+      opts.format === undefined && format === 'csv'
+        ? await readHead(prepared.path).catch(() => Buffer.alloc(0))
+        : undefined;
     if (head && /^\s*\{/.test(head.toString('utf8', 0, 256).replace(/^\ufeff/, ''))) throw looksLikeNdjson(prepared);
     // an unreadable input is reported by the scan, as a usage error naming it
     const st = await stat(prepared.path).catch(() => undefined);
@@ -128,7 +131,8 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
     const dryRun = opts.dryRun === true;
     const strict = opts.strict === true;
     const name = input.isStdin ? '-' : input.name;
-    const rejectsPath = opts.rejectsPath ?? defaultRejectsPath(name, format, started, deps.cwd ?? process.cwd(), op?.tag);
+    const rejectsPath =
+      opts.rejectsPath ?? defaultRejectsPath(name, format, started, deps.cwd ?? process.cwd(), op?.tag);
     const unknownPath = unknownPathFor(rejectsPath);
     const fields = opts.match?.fields;
     // reconcile's files sit beside the input (stdin: beside its stamped rejects file)
@@ -148,8 +152,21 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
       check: { input, format, maps, chunkSize, strict, op, ...(fields ? { match: { keep: keptFields(fields) } } : {}) },
       ...(fields ? { match: { resource, fields, planPath: opts.planPath, chunkSize, maps, input, dryRun } } : {}),
       journal: {
-        ...{ job, dir: deps.journalDir, input, started, resume: opts.resume !== false, dryRun, strict, match: fields !== undefined },
-        ...{ op, ...files, journalRejectsPath: opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, '', op?.tag) },
+        ...{
+          job,
+          dir: deps.journalDir,
+          input,
+          started,
+          resume: opts.resume !== false,
+          dryRun,
+          strict,
+          match: fields !== undefined,
+        },
+        ...{
+          op,
+          ...files,
+          journalRejectsPath: opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, '', op?.tag),
+        },
         otherFiles: fields ? [`${base}.ambiguous.csv`] : [],
       },
       send: {
@@ -214,7 +231,12 @@ function looksLikeNdjson(input: PreparedInput): UsageError {
  * --id-column), --chunk-size or --input-format is another job with its own journal and keys. Undefined
  * for the defaults, so the journals of runs without them keep their names.
  */
-export function optionsOf(o: { maps: ColumnMap; chunkSize: number; operation?: RowOperation; format?: InputFormat }): string | undefined {
+export function optionsOf(o: {
+  maps: ColumnMap;
+  chunkSize: number;
+  operation?: RowOperation;
+  format?: InputFormat;
+}): string | undefined {
   const { maps, chunkSize, format } = o;
   const defaultSize = o.operation !== undefined || chunkSize === BATCH_MAX;
   if (maps.size === 0 && defaultSize && format === undefined) return undefined;

@@ -429,7 +429,12 @@ export interface Counters extends ImportCounts {
 }
 
 /** How a stage reports its progress (the engine makes it once: finish.ts, `progressOf`). */
-export type Report = (phase: ImportProgress['phase'], c: Partial<Counters>, rowsTotal: number | null, requestsLeft?: number) => void;
+export type Report = (
+  phase: ImportProgress['phase'],
+  c: Partial<Counters>,
+  rowsTotal: number | null,
+  requestsLeft?: number,
+) => void;
 
 /** What every stage is given besides its slice of the plan: the command's dependencies and the progress reporter. */
 export type StageDeps = ImportDeps & { report: Report };

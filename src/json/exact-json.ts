@@ -52,7 +52,9 @@ export function parseExact(text: string): unknown {
   });
   if (raws.length === 0) return JSON.parse(text);
   return JSON.parse(marked + text.slice(copied), (_key, value: unknown) =>
-    typeof value === 'string' && value.startsWith(nonce()) ? new RawNumber(raws[Number(value.slice(nonce().length))] as string) : value,
+    typeof value === 'string' && value.startsWith(nonce())
+      ? new RawNumber(raws[Number(value.slice(nonce().length))] as string)
+      : value,
   );
 }
 
@@ -129,7 +131,8 @@ function decimalValue(text: string): string | undefined {
 
 /** JSON.stringify, but a RawNumber is written as its digits and a bigint as a string. */
 export function stringifyJson(value: unknown, indent?: number): string | undefined {
-  if (!RawNumber.seen) return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), indent);
+  if (!RawNumber.seen)
+    return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), indent);
   const json = JSON.stringify(
     value,
     function (this: Record<string, unknown>, key: string, v: unknown) {

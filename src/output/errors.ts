@@ -32,7 +32,8 @@ export function formatDetail(detail: Record<string, unknown>): string {
   const field = text(detail.field ?? detail.path ?? detail.param ?? detail.name ?? detail.column);
   const message = text(detail.message ?? detail.issue ?? detail.reason ?? detail.error);
   const code = text(detail.code);
-  const issue = message !== undefined && code !== undefined && code !== message ? `${message} (${code})` : (message ?? code);
+  const issue =
+    message !== undefined && code !== undefined && code !== message ? `${message} (${code})` : (message ?? code);
   if (issue === undefined) return clean(JSON.stringify(detail) ?? '');
   return clean(field !== undefined ? `${field}: ${issue}` : issue);
 }
@@ -58,7 +59,12 @@ export function errorToJson(err: unknown) {
       exit_code: err.exitCode,
     };
   }
-  return { error: { code: 'UNEXPECTED_ERROR', message: messageOf(err), details: [] }, status: null, request_id: null, exit_code: 1 };
+  return {
+    error: { code: 'UNEXPECTED_ERROR', message: messageOf(err), details: [] },
+    status: null,
+    request_id: null,
+    exit_code: 1,
+  };
 }
 
 /** The text for standard error: the error line, its details, its hint; with `json` also one JSON object line. */

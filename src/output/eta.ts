@@ -105,7 +105,12 @@ export class SendingRate {
  * limit is known (etaMs counts its waits), else overall. Only a wait the limit foretells (its window used up)
  * is left out: a 429 it did not foretell (another client on the key, an organization's limit) slows the rate.
  */
-export function sendingRateNow(sending: SendingRate, now: number, requests: number, pace: PaceInfo | undefined): number | undefined {
+export function sendingRateNow(
+  sending: SendingRate,
+  now: number,
+  requests: number,
+  pace: PaceInfo | undefined,
+): number | undefined {
   const foretold = pace?.limit !== undefined && (pace.remaining === 0 || pace.waitingUntil === pace.resetAt);
   sending.observe(now, requests, pace?.waitingUntil !== undefined && pace.waitingUntil > now && foretold);
   return pace?.limit !== undefined ? sending.whileSending() : sending.overall();

@@ -32,7 +32,11 @@ function minWidth(c: ColumnFacts): number {
 }
 
 /** The layout of `columns` within `width` (≤ 0 or none: all whole); `show` fixes the shown columns (later chunks). */
-export function fitColumns(columns: readonly ColumnFacts[], width: number | undefined, show?: readonly boolean[]): ColumnLayout {
+export function fitColumns(
+  columns: readonly ColumnFacts[],
+  width: number | undefined,
+  show?: readonly boolean[],
+): ColumnLayout {
   const natural = columns.map((c) => c.natural);
   if (width === undefined || width <= 0 || (show === undefined && tableWidth(natural) <= width)) {
     return { widths: natural, hidden: [], hiddenEmpty: [], cut: [] };
@@ -67,7 +71,9 @@ function chooseShown(columns: readonly ColumnFacts[], width: number): boolean[] 
 // minimum); what remains goes one column each from the left.
 function cutToFit(columns: readonly ColumnFacts[], shown: readonly boolean[], width: number): (number | undefined)[] {
   const at = (level: number): (number | undefined)[] =>
-    columns.map((c, i) => (!shown[i] ? undefined : minWidth(c) === c.natural ? c.natural : Math.max(minWidth(c), Math.min(c.natural, level))));
+    columns.map((c, i) =>
+      !shown[i] ? undefined : minWidth(c) === c.natural ? c.natural : Math.max(minWidth(c), Math.min(c.natural, level)),
+    );
   let lo = 0;
   let hi = Math.max(0, ...columns.map((c) => c.natural));
   while (lo < hi) {

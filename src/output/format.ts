@@ -36,7 +36,10 @@ export function projectFields(record: unknown, fields: readonly string[]): Recor
         continue;
       }
       // copy a value an earlier field put here (`link` then `link.type`) instead of writing into the input
-      const created = Object.assign(Object.create(null) as Record<string, unknown>, isObject(next) && !Array.isArray(next) ? next : {});
+      const created = Object.assign(
+        Object.create(null) as Record<string, unknown>,
+        isObject(next) && !Array.isArray(next) ? next : {},
+      );
       ours.add(created);
       target[k] = created;
       target = created;

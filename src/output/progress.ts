@@ -33,7 +33,8 @@ export function createProgress(opts: ProgressOptions): Progress {
   const s = opts.stream as OutputStream & { columns?: number; cursorTo?: unknown };
   if (!opts.enabled || !(Number(s.columns) > 0) || typeof s.cursorTo !== 'function') return noop;
   // One terminal row (a wrapped line leaves its top row behind), the width read at each update.
-  const fit = (t: string): string => cutToWidth(sanitizeForTerminal(t), Math.max(10, Number(s.columns) - SPINNER_COLUMNS));
+  const fit = (t: string): string =>
+    cutToWidth(sanitizeForTerminal(t), Math.max(10, Number(s.columns) - SPINNER_COLUMNS));
   let text = fit(opts.text ?? '');
   let spinner: Ora | undefined;
   let loading: Promise<void> | undefined;
@@ -50,7 +51,13 @@ export function createProgress(opts: ProgressOptions): Progress {
           ({ default: ora }) => {
             if (done) return;
             // discardStdin: false keeps stdin out of raw mode, so Ctrl-C stays SIGINT and piped input is untouched.
-            spinner = ora({ text, stream: opts.stream, discardStdin: false, isEnabled: true, color: opts.color ? 'cyan' : false }).start();
+            spinner = ora({
+              text,
+              stream: opts.stream,
+              discardStdin: false,
+              isEnabled: true,
+              color: opts.color ? 'cyan' : false,
+            }).start();
           },
           () => {}, // ora failed to load: carry on without a spinner
         );

@@ -19,7 +19,13 @@ interface TableOptions {
 /** A cli-table3 table without rules between body rows (as gh and kubectl print lists); widths include padding. */
 function newTable(color: boolean | undefined, colWidths: number[], head: string[] = []): InstanceType<typeof Table> {
   const style = color ? { head: ['bold'], border: ['grey'] } : { head: [], border: [] };
-  return new Table({ head, style, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' }, wordWrap: false, colWidths });
+  return new Table({
+    head,
+    style,
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    wordWrap: false,
+    colWidths,
+  });
 }
 
 /** A table of `rows` (display strings or raw values) fitted to `opts.width`; headers are sanitised too (server keys). */
@@ -48,7 +54,8 @@ export function renderTable(
   }));
   const layout = fitColumns(facts, opts.width, opts.show);
   const shown = layout.widths.map((w) => w !== undefined);
-  const pick = (cells: readonly string[]) => cells.flatMap((c, i) => (layout.widths[i] === undefined ? [] : [cutToWidth(c, layout.widths[i])]));
+  const pick = (cells: readonly string[]) =>
+    cells.flatMap((c, i) => (layout.widths[i] === undefined ? [] : [cutToWidth(c, layout.widths[i])]));
   const colWidths = layout.widths.flatMap((w) => (w === undefined ? [] : [w + 2]));
   return { text: drawList(opts.color, colWidths, pick(head), body.map(pick)), layout, shown };
 }
@@ -72,7 +79,8 @@ function drawList(color: boolean | undefined, colWidths: number[], head: string[
   let text = `${lines[0]}\n${lines[1]}\n`;
   for (const row of rows) {
     let line = borders[0]!;
-    for (let i = 0; i < row.length; i++) line += ` ${row[i]}${' '.repeat(colWidths[i]! - 1 - displayWidth(row[i]!))}${borders[i + 1]}`;
+    for (let i = 0; i < row.length; i++)
+      line += ` ${row[i]}${' '.repeat(colWidths[i]! - 1 - displayWidth(row[i]!))}${borders[i + 1]}`;
     text += `${line}\n`;
   }
   return `${text}${lines[3]}\n`;

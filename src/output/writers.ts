@@ -95,7 +95,9 @@ function fieldChecker(opts: WriterOptions): { see(record: unknown): void; report
       const names = [...missing].map((f) => JSON.stringify(f)).join(', ');
       const has = sample!.slice(0, 15).join(', ') + (sample!.length > 15 ? ', …' : '');
       const which = seen === 1 ? 'the record printed has no' : `none of the ${seen} records printed has`;
-      notice(sanitizeForTerminal(`--fields: ${which} ${names}; ${seen === 1 ? 'its' : "the first one's"} fields: ${has}`));
+      notice(
+        sanitizeForTerminal(`--fields: ${which} ${names}; ${seen === 1 ? 'its' : "the first one's"} fields: ${has}`),
+      );
     },
   };
 }
@@ -182,7 +184,14 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
     const [cols, batch] = [columns, rows];
     rows = [];
     const { renderTable } = await loadTableRenderer();
-    const table = renderTable(cols, batch, { color: opts.color, maxCellWidth, width, pinned, whole: opts.whole, show: shown });
+    const table = renderTable(cols, batch, {
+      color: opts.color,
+      maxCellWidth,
+      width,
+      pinned,
+      whole: opts.whole,
+      show: shown,
+    });
     shown ??= table.shown;
     for (const k of ['hidden', 'hiddenEmpty', 'cut'] as const) table.layout[k].forEach((c) => seen[k].add(c));
     await writeChunk(stdout, table.text);
@@ -202,21 +211,35 @@ function tableWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
       if (width === undefined || opts.notice === undefined) return;
       const hiddenEmpty = [...seen.hiddenEmpty].filter((c) => !seen.hidden.has(c));
       const shownPinned = pinned.filter((c) => columns?.includes(c));
-      const notice = fitNotice({ widths: [], hidden: [...seen.hidden], hiddenEmpty, cut: [...seen.cut] }, width, shownPinned);
+      const notice = fitNotice(
+        { widths: [], hidden: [...seen.hidden], hiddenEmpty, cut: [...seen.cut] },
+        width,
+        shownPinned,
+      );
       if (notice) opts.notice(notice);
     },
   };
 }
 
 /** Writes one resource: json pretty-printed, ndjson/csv/tsv as a list of one, table as key/value rows. */
-export async function writeRecord(format: OutputFormat, stdout: OutputStream, record: unknown, opts: WriterOptions = {}): Promise<void> {
+export async function writeRecord(
+  format: OutputFormat,
+  stdout: OutputStream,
+  record: unknown,
+  opts: WriterOptions = {},
+): Promise<void> {
   const check = fieldChecker(opts);
   check?.see(record);
   await writeRecordAs(format, stdout, record, opts);
   check?.report();
 }
 
-async function writeRecordAs(format: OutputFormat, stdout: OutputStream, record: unknown, opts: WriterOptions): Promise<void> {
+async function writeRecordAs(
+  format: OutputFormat,
+  stdout: OutputStream,
+  record: unknown,
+  opts: WriterOptions,
+): Promise<void> {
   if (format === 'json') return writeChunk(stdout, `${safeJson(project(record, opts.fields), 2)}\n`);
   if (format !== 'table') {
     const writer = formatListWriter(format, stdout, opts);
@@ -225,16 +248,24 @@ async function writeRecordAs(format: OutputFormat, stdout: OutputStream, record:
   }
   if (typeof record !== 'object' || record === null) {
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- not an object here
-    return writeChunk(stdout, `${sanitizeForTerminal(record === null || record === undefined ? 'null' : String(record))}\n`);
+    const text = sanitizeForTerminal(record === null || record === undefined ? 'null' : String(record));
+    return writeChunk(stdout, `${text}\n`);
   }
-  const entries: Array<[string, unknown]> = opts.fields?.length ? opts.fields.map((f) => [f, getPath(record, f)]) : Object.entries(record);
+  const entries: Array<[string, unknown]> = opts.fields?.length
+    ? opts.fields.map((f) => [f, getPath(record, f)])
+    : Object.entries(record);
   if (entries.length === 0) return undefined;
   const width = fitWidth(stdout, opts);
   const { renderKeyValueTable } = await loadTableRenderer();
   let broken: string[] = [];
-  await writeChunk(stdout, renderKeyValueTable(entries, { color: opts.color, width, onBroken: (keys) => (broken = keys) }));
+  await writeChunk(
+    stdout,
+    renderKeyValueTable(entries, { color: opts.color, width, onBroken: (keys) => (broken = keys) }),
+  );
   if (broken.length > 0) {
-    opts.notice?.(`Long values broken across lines to fit ${width} columns: ${broken.join(', ')}. To see them whole: --wide or -o json.`);
+    opts.notice?.(
+      `Long values broken across lines to fit ${width} columns: ${broken.join(', ')}. To see them whole: --wide or -o json.`,
+    );
   }
   return undefined;
 }

@@ -14,7 +14,11 @@ import { resolveV1 } from './v1-handlers.js';
 import { parseJson } from './validation.js';
 
 /** `headersDistinct`: every value of each header (a header sent twice has two). */
-type IncomingRequest = Pick<IncomingMessage, 'headers' | 'headersDistinct'> & { method: string; url: URL; rawBody: string };
+type IncomingRequest = Pick<IncomingMessage, 'headers' | 'headersDistinct'> & {
+  method: string;
+  url: URL;
+  rawBody: string;
+};
 
 export interface Outcome {
   /** absent when the connection is to be dropped */
@@ -34,7 +38,11 @@ export async function latency(state: SandboxState): Promise<void> {
 
 /** An answer carrying its request id (replays show the first answer's). */
 export function answer(rm: RequestMeta, response: SandboxResponse, fault?: FaultKind): Outcome {
-  return { response: { ...response, headers: { ...response.headers, 'X-Request-Id': rm.requestId } }, requestId: rm.requestId, fault };
+  return {
+    response: { ...response, headers: { ...response.headers, 'X-Request-Id': rm.requestId } },
+    requestId: rm.requestId,
+    fault,
+  };
 }
 
 /** The counted part of a request (API or download). */
@@ -63,7 +71,9 @@ export async function serveCounted(state: SandboxState, method: string, rm: Requ
   // every fault but the *-after-write ones (and a download's `truncated`) replaces the request
   if (fault && fault !== '500-after-write' && fault !== 'drop-after-write' && !(c.cutsReal && fault === 'truncated')) {
     c.settle?.();
-    return fault === 'drop' ? { fault, requestId: rm.requestId } : answer(rm, faultResponse(rm, fault, state.rateFormat), fault);
+    return fault === 'drop'
+      ? { fault, requestId: rm.requestId }
+      : answer(rm, faultResponse(rm, fault, state.rateFormat), fault);
   }
   // meta.timestamp is read as the envelope is built: a record this request created is not newer than it.
   rm.clock = state.now;
@@ -108,14 +118,29 @@ export async function handleApiRequest(state: SandboxState, req: IncomingRequest
 }
 
 /** The Idempotency-Key of a POST or PATCH: a replay, the claim to answer it, or a (counted) 422; a running twin is awaited. */
-async function claimKey(state: SandboxState, req: IncomingRequest, key: KeyDef): Promise<Claim | Record<string, never>> {
+async function claimKey(
+  state: SandboxState,
+  req: IncomingRequest,
+  key: KeyDef,
+): Promise<Claim | Record<string, never>> {
   const header = req.headers['idempotency-key'];
   if ((req.method !== 'POST' && req.method !== 'PATCH') || header === undefined) return {};
   if (typeof header !== 'string' || !isValidIdempotencyKey(header)) {
     const details = [{ header: 'Idempotency-Key', issue: 'invalid' }];
-    return { error: new ApiError(422, 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 255 printable ASCII characters', details) };
+    return {
+      error: new ApiError(
+        422,
+        'INVALID_IDEMPOTENCY_KEY',
+        'Idempotency-Key must be 1 to 255 printable ASCII characters',
+        details,
+      ),
+    };
   }
-  return state.idempotency.claim(key.key, header, fingerprint(req.method, req.url.pathname + req.url.search, req.rawBody));
+  return state.idempotency.claim(
+    key.key,
+    header,
+    fingerprint(req.method, req.url.pathname + req.url.search, req.rawBody),
+  );
 }
 
 function decodeSegment(segment: string): string {
@@ -159,7 +184,11 @@ function run(state: SandboxState, req: IncomingRequest, version: 1 | 2, key: Key
 function requireJsonType(contentType: string | undefined, raw: string): string {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (raw.trim() !== '' && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new ApiError(422, 'INVALID_BODY', `The body must be sent as Content-Type: application/json (got ${type || 'none'})`);
+    throw new ApiError(
+      422,
+      'INVALID_BODY',
+      `The body must be sent as Content-Type: application/json (got ${type || 'none'})`,
+    );
   }
   return raw;
 }

@@ -6,22 +6,34 @@ import type { KeyDef } from './types.js';
 const unauthenticated = (message: string) => new ApiError(401, 'UNAUTHENTICATED', message);
 
 /** The key of the request, or a 401 ApiError; `headers` are `headersDistinct` (a header sent twice is refused). */
-export function authenticate(headers: Partial<Record<string, string[]>>, keys: ReadonlyMap<string, KeyDef>, version: 1 | 2): KeyDef {
+export function authenticate(
+  headers: Partial<Record<string, string[]>>,
+  keys: ReadonlyMap<string, KeyDef>,
+  version: 1 | 2,
+): KeyDef {
   const apiKeys = headers['x-service-api-key'];
   const authorizations = headers.authorization;
   if (apiKeys && authorizations) {
-    throw new ApiError(401, 'AMBIGUOUS_CREDENTIALS', 'Send the key in exactly one of X-Service-Api-Key and Authorization, not both');
+    throw new ApiError(
+      401,
+      'AMBIGUOUS_CREDENTIALS',
+      'Send the key in exactly one of X-Service-Api-Key and Authorization, not both',
+    );
   }
   const [sent, ...more] = apiKeys ?? authorizations ?? [];
   if (more.length > 0) throw new ApiError(401, 'AMBIGUOUS_CREDENTIALS', 'Send exactly one authentication header, once');
   if (sent === undefined) throw unauthenticated('No API key: send X-Service-Api-Key or Authorization: Bearer');
   // Spec: "Version 1 headers: Content-Type: application/json and X-Service-Api-Key".
   if (!apiKeys && version === 1) {
-    throw unauthenticated('Version 1 takes the API key only in the X-Service-Api-Key header; Authorization: Bearer is not accepted on /api/v1');
+    throw unauthenticated(
+      'Version 1 takes the API key only in the X-Service-Api-Key header; Authorization: Bearer is not accepted on /api/v1',
+    );
   }
   const key = apiKeys ? sent.trim() : /^Bearer +(\S+)\s*$/i.exec(sent)?.[1];
   if (!key)
-    throw unauthenticated(apiKeys ? 'Malformed X-Service-Api-Key header' : 'Malformed Authorization header: expected "Bearer <API_KEY>"');
+    throw unauthenticated(
+      apiKeys ? 'Malformed X-Service-Api-Key header' : 'Malformed Authorization header: expected "Bearer <API_KEY>"',
+    );
   const def = keys.get(key);
   if (!def) throw unauthenticated('Invalid API key');
   if (def.version === version) return def;
@@ -42,7 +54,9 @@ export function canSee(key: KeyDef, record: { owner_id?: unknown }): boolean {
 
 export function requireOwner(key: KeyDef, record: { id?: unknown; owner_id?: unknown }): void {
   if (!canSee(key, record))
-    throw new ApiError(403, 'FORBIDDEN_RECORD', `Record ${String(record.id)} belongs to another user`, [{ id: String(record.id) }]);
+    throw new ApiError(403, 'FORBIDDEN_RECORD', `Record ${String(record.id)} belongs to another user`, [
+      { id: String(record.id) },
+    ]);
 }
 
 /** An update's `owner_id`: a user-bound key may not give its record to another user (403 FORBIDDEN_OWNER). */

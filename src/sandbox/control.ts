@@ -3,7 +3,14 @@
 import { RESOURCES } from '../api/resources.js';
 import { ApiError, invalidParameter } from './responses.js';
 import { compileRegex, isFaultKind, validateFaultRates, type QueuedFault } from './faults.js';
-import { LIMIT_KINDS, RESET_FORMATS, RETRY_AFTER_FORMATS, type LimitKind, type ResetFormat, type RetryAfterFormat } from './rate-limiter.js';
+import {
+  LIMIT_KINDS,
+  RESET_FORMATS,
+  RETRY_AFTER_FORMATS,
+  type LimitKind,
+  type ResetFormat,
+  type RetryAfterFormat,
+} from './rate-limiter.js';
 import type { SandboxState } from './state.js';
 import type { SandboxResponse } from './types.js';
 import { isPlainObject, parseJson, requireObject } from './validation.js';
@@ -34,7 +41,13 @@ const positiveInt = (v: unknown) => Number.isInteger(v) && (v as number) > 0;
 
 function faultsState(state: SandboxState) {
   const c = state.faults.config;
-  return { fail_rate: c.failRate, latency_ms: c.latencyMs, faults: c.rates, paths: c.paths?.source ?? null, next: state.faults.pending() };
+  return {
+    fail_rate: c.failRate,
+    latency_ms: c.latencyMs,
+    faults: c.rates,
+    paths: c.paths?.source ?? null,
+    next: state.faults.pending(),
+  };
 }
 
 /** `allowed`: the values of a format; the other settings are positive integers, or whole numbers when `zero` is allowed */
@@ -53,7 +66,11 @@ function limitSettings(s: SandboxState): Record<string, Setting> {
     transcript_ttl_ms: { get: () => tokens.ttlMs, set: (n: number) => (tokens.ttlMs = n), zero: true },
     rate_limit_kind: { get: () => key.kind, set: (v: LimitKind) => (key.kind = org.kind = v), allowed: LIMIT_KINDS },
     rate_reset_format: { get: () => format.reset, set: (v: ResetFormat) => (format.reset = v), allowed: RESET_FORMATS },
-    retry_after_format: { get: () => format.retryAfter, set: (v: RetryAfterFormat) => (format.retryAfter = v), allowed: RETRY_AFTER_FORMATS },
+    retry_after_format: {
+      get: () => format.retryAfter,
+      set: (v: RetryAfterFormat) => (format.retryAfter = v),
+      allowed: RETRY_AFTER_FORMATS,
+    },
   };
 }
 
@@ -68,7 +85,8 @@ function parseQueue(value: unknown): QueuedFault[] {
     const { kind, method, path, count } = item;
     if (typeof kind !== 'string' || !isFaultKind(kind)) throw bad(`next[${i}].kind is not a fault kind`);
     if (method !== undefined && typeof method !== 'string') throw bad(`next[${i}].method must be a string`);
-    if (path !== undefined && typeof path !== 'string') throw bad(`next[${i}].path must be a regular expression string`);
+    if (path !== undefined && typeof path !== 'string')
+      throw bad(`next[${i}].path must be a regular expression string`);
     if (count !== undefined && !positiveInt(count)) throw bad(`next[${i}].count must be a positive integer`);
     return {
       kind,
@@ -88,10 +106,13 @@ function wrap<T>(f: () => T): T {
 }
 
 function setFaults(state: SandboxState, body: Record<string, unknown>) {
-  const failRate = optional(body, 'fail_rate', (v) => typeof v === 'number' && v >= 0 && v <= 1, 'a number from 0 to 1') ?? 0;
-  const latencyMs = optional(body, 'latency_ms', (v) => Number.isInteger(v) && (v as number) >= 0, 'a non-negative integer') ?? 0;
+  const failRate =
+    optional(body, 'fail_rate', (v) => typeof v === 'number' && v >= 0 && v <= 1, 'a number from 0 to 1') ?? 0;
+  const latencyMs =
+    optional(body, 'latency_ms', (v) => Number.isInteger(v) && (v as number) >= 0, 'a non-negative integer') ?? 0;
   const rates = body.faults === undefined ? {} : wrap(() => validateFaultRates(body.faults));
-  if (body.paths !== undefined && body.paths !== null && typeof body.paths !== 'string') throw bad('paths must be a regular expression string');
+  if (body.paths !== undefined && body.paths !== null && typeof body.paths !== 'string')
+    throw bad('paths must be a regular expression string');
   const paths = typeof body.paths === 'string' ? wrap(() => compileRegex(body.paths as string, 'paths')) : undefined;
   const next = body.next === undefined ? undefined : parseQueue(body.next);
   state.faults.config = { failRate: failRate as number, latencyMs: latencyMs as number, rates, paths };
@@ -104,8 +125,13 @@ function setFaults(state: SandboxState, body: Record<string, unknown>) {
 function setLimits(state: SandboxState, body: Record<string, unknown>) {
   const given = Object.entries(limitSettings(state)).map(([name, setting]) => {
     const { allowed, zero } = setting;
-    if (allowed) return { setting, value: optional(body, name, (v) => allowed.includes(v as string), `one of ${allowed.join(', ')}`) };
-    if (zero) return { setting, value: optional(body, name, (v) => v === 0 || positiveInt(v), 'a whole number of 0 or more') };
+    if (allowed)
+      return {
+        setting,
+        value: optional(body, name, (v) => allowed.includes(v as string), `one of ${allowed.join(', ')}`),
+      };
+    if (zero)
+      return { setting, value: optional(body, name, (v) => v === 0 || positiveInt(v), 'a whole number of 0 or more') };
     return { setting, value: optional(body, name, positiveInt, 'a positive integer') };
   });
   for (const { setting, value } of given) if (value !== undefined) setting.set(value as never);
@@ -138,10 +164,20 @@ const ROUTES: Record<string, Partial<Record<string, Run>>> = {
 };
 
 /** Answers a control request; `sub` is the path after `/__sandbox`. Throws ApiError. */
-export function handleControl(state: SandboxState, method: string, sub: string, query: URLSearchParams, raw: string): SandboxResponse {
+export function handleControl(
+  state: SandboxState,
+  method: string,
+  sub: string,
+  query: URLSearchParams,
+  raw: string,
+): SandboxResponse {
   const routes = Object.hasOwn(ROUTES, sub) ? ROUTES[sub]! : undefined;
   if (!routes) throw new ApiError(404, 'NOT_FOUND', `No such control path: ${CONTROL_PREFIX}${sub}`);
   const run = Object.hasOwn(routes, method) ? routes[method] : undefined;
   if (!run) throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${CONTROL_PREFIX}${sub}`);
-  return { status: 200, headers: {}, body: run(state, () => requireObject(raw.trim() === '' ? {} : parseJson(raw)), query) };
+  return {
+    status: 200,
+    headers: {},
+    body: run(state, () => requireObject(raw.trim() === '' ? {} : parseJson(raw)), query),
+  };
 }

@@ -19,7 +19,8 @@ export class CursorCodec {
 
   /** A codec under a random secret, or under one derived from `seed`. */
   static forSeed(seed?: number): CursorCodec {
-    const secret = seed === undefined ? randomBytes(32) : createHash('sha256').update(`crm-sandbox-cursor:${seed}`).digest();
+    const secret =
+      seed === undefined ? randomBytes(32) : createHash('sha256').update(`crm-sandbox-cursor:${seed}`).digest();
     return new CursorCodec(secret);
   }
 

@@ -29,7 +29,8 @@ function validLink(link: unknown): boolean {
 }
 
 function validIdempotencyEntry(e: unknown): boolean {
-  if (!isPlainObject(e) || !strings(e, ['api_key_sha256', 'key', 'fingerprint']) || !Number.isFinite(e.stored_at)) return false;
+  if (!isPlainObject(e) || !strings(e, ['api_key_sha256', 'key', 'fingerprint']) || !Number.isFinite(e.stored_at))
+    return false;
   const r = e.response;
   return (
     isPlainObject(r) &&
@@ -42,25 +43,34 @@ function validIdempotencyEntry(e: unknown): boolean {
 
 function validateSnapshot(v: unknown, where: string): DataFile {
   const need: Need = needIn(where);
-  need(isPlainObject(v) && v.format === 'crm-sandbox-store/1', 'not a sandbox data file (format "crm-sandbox-store/1" expected)');
+  need(
+    isPlainObject(v) && v.format === 'crm-sandbox-store/1',
+    'not a sandbox data file (format "crm-sandbox-store/1" expected)',
+  );
   need(Number.isSafeInteger(v.seq) && (v.seq as number) >= 0, '"seq" must be a non-negative integer');
   need(isPlainObject(v.records), '"records" must be an object');
   for (const [name, rows] of Object.entries(v.records)) {
     need(isResourceName(name), `records: unknown resource "${name}"`);
     need(Array.isArray(rows), `records.${name} must be an array`);
     rows.forEach((r: unknown, i) =>
-      need(isPlainObject(r) && typeof r.id === 'string' && r.id !== '', `records.${name}[${i}] must be an object with a string id`),
+      need(
+        isPlainObject(r) && typeof r.id === 'string' && r.id !== '',
+        `records.${name}[${i}] must be an object with a string id`,
+      ),
     );
   }
   need(Array.isArray(v.links), '"links" must be an array');
   v.links.forEach((link: unknown, i) => need(validLink(link), `links[${i}] is not a valid link`));
   need(v.idempotency === undefined || Array.isArray(v.idempotency), '"idempotency" must be an array');
-  (v.idempotency ?? []).forEach((e: unknown, i) => need(validIdempotencyEntry(e), `idempotency[${i}] is not a valid idempotency entry`));
+  (v.idempotency ?? []).forEach((e: unknown, i) =>
+    need(validIdempotencyEntry(e), `idempotency[${i}] is not a valid idempotency entry`),
+  );
   return v as unknown as DataFile;
 }
 
 /** Writes F atomically (src/util: a temporary file beside it, mode 0600, fsync, rename). */
-export const saveDataFile = (path: string, snapshot: DataFile): Promise<void> => writeFileAtomic(path, JSON.stringify(snapshot));
+export const saveDataFile = (path: string, snapshot: DataFile): Promise<void> =>
+  writeFileAtomic(path, JSON.stringify(snapshot));
 
 /** Saves `delayMs` after the first unsaved change, one save at a time; `flush` saves now, `close` for the last time. */
 export class AutoSaver {

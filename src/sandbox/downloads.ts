@@ -46,7 +46,12 @@ export function transcriptFor(recordingId: string, durationSeconds?: unknown) {
 /** Headers that carry an API key, as the error names them; none may reach the download endpoint. */
 const CREDENTIAL_HEADERS = { 'x-service-api-key': 'X-Service-Api-Key', authorization: 'Authorization' };
 
-export async function handleDownloadRequest(state: SandboxState, method: string, token: string, headers: Partial<Record<string, string[]>>) {
+export async function handleDownloadRequest(
+  state: SandboxState,
+  method: string,
+  token: string,
+  headers: Partial<Record<string, string[]>>,
+) {
   const rm: RequestMeta = { requestId: newRequestId(), now: state.now(), version: '2' };
   const sent = Object.entries(CREDENTIAL_HEADERS).flatMap(([h, name]) => (headers[h] === undefined ? [] : [name]));
   if (sent.length > 0) {
@@ -77,5 +82,7 @@ function serve(state: SandboxState, token: string, rm: RequestMeta): SandboxResp
   }
   // --from DIR: the snapshot's transcript when it has one (snapshot-transcripts.ts)
   const fromSnapshot = snapshotTranscript(state.snapshotTranscripts, String(recording.id));
-  return fromSnapshot ?? { status: 200, headers: {}, body: transcriptFor(String(recording.id), recording.duration_seconds) };
+  return (
+    fromSnapshot ?? { status: 200, headers: {}, body: transcriptFor(String(recording.id), recording.duration_seconds) }
+  );
 }

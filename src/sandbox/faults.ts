@@ -9,7 +9,8 @@ export function isFaultKind(kind: string): kind is FaultKind {
 /** One checked `kind: probability`; the Error names `where`. */
 function rate(kind: string, p: unknown, where: string): [FaultKind, number] {
   if (!isFaultKind(kind)) throw new Error(`${where}: unknown kind "${kind}" (kinds: ${FAULT_KINDS.join(', ')})`);
-  if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new Error(`${where}: probability must be a number from 0 to 1`);
+  if (typeof p !== 'number' || !(p >= 0 && p <= 1))
+    throw new Error(`${where}: probability must be a number from 0 to 1`);
   return [kind, p];
 }
 
@@ -36,7 +37,8 @@ export function parseFaultSpec(spec: string): FaultRates {
 
 /** Validates a `{kind: probability}` object (the control endpoint's `faults`). */
 export function validateFaultRates(value: unknown): FaultRates {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('faults must be an object of kind: probability');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error('faults must be an object of kind: probability');
   return total(Object.entries(value).map(([kind, p]) => rate(kind, p, `fault "${kind}"`)));
 }
 

@@ -1,5 +1,11 @@
 // What a route handler receives and returns, and what every list and item route shares.
-import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, findResource, type ResourceDef, type ResourceName } from '../api/resources.js';
+import {
+  PAGE_SIZE_DEFAULT,
+  PAGE_SIZE_MAX,
+  findResource,
+  type ResourceDef,
+  type ResourceName,
+} from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { canSee, requireOwner } from './auth.js';
 import { paginate, type CursorCodec } from './cursor.js';

@@ -33,7 +33,12 @@ export function fingerprint(method: string, path: string, rawBody: string): stri
 }
 
 /** `done` is absent while the first request runs; `wake` lets its twins go on. */
-type Entry = { fingerprint: string; done?: { response: SandboxResponse; storedAt: number }; ran: Promise<void>; wake: () => void };
+type Entry = {
+  fingerprint: string;
+  done?: { response: SandboxResponse; storedAt: number };
+  ran: Promise<void>;
+  wake: () => void;
+};
 
 /** One answered key as the data file holds it; it lives until stored_at + 24 h. */
 export interface SavedIdempotencyEntry {

@@ -31,7 +31,8 @@ function listen(server: Server, port: number, host: string, scheme: string): Pro
   });
 }
 
-const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections());
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => server.close(() => resolve()).closeAllConnections());
 
 /** Loads `--data-file` into the state and saves it after every change (undefined without one). */
 function openDataFile(state: SandboxState, path: string | undefined, delayMs = 2000): AutoSaver | undefined {
@@ -41,14 +42,22 @@ function openDataFile(state: SandboxState, path: string | undefined, delayMs = 2
     state.store.restore(saved);
     state.idempotency.restore(saved.idempotency ?? []);
   }
-  const saver = new AutoSaver(path, () => ({ ...state.store.snapshot(), idempotency: state.idempotency.snapshot() }), delayMs);
+  const saver = new AutoSaver(
+    path,
+    () => ({ ...state.store.snapshot(), idempotency: state.idempotency.snapshot() }),
+    delayMs,
+  );
   state.store.onChange = state.idempotency.onChange = () => saver.changed();
   return saver;
 }
 
 /** Starts the sandbox; rejects (before listening) on a malformed keys file, data file or snapshot (`from`). */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
-  const keyDefs = [...builtinKeys(options.seed), ...(options.keysFile ? loadKeysFile(options.keysFile) : []), ...(options.extraKeys ?? [])];
+  const keyDefs = [
+    ...builtinKeys(options.seed),
+    ...(options.keysFile ? loadKeysFile(options.keysFile) : []),
+    ...(options.extraKeys ?? []),
+  ];
   const from = options.from === undefined ? undefined : loadSnapshotDir(options.from);
   const state = createState(options, keyDefs, from?.store, from?.transcripts);
   const saver = openDataFile(state, options.dataFile, options.saveDelayMs);
@@ -63,10 +72,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const url = (state.origin = await listen(server, options.port ?? 4010, host, scheme));
   // Transcript links live on a second origin (another port, same host), which never sees a key.
   const downloads = createSandboxServer(state, false, 'download', cert);
-  state.downloadOrigin = await listen(downloads, options.downloadPort ?? 0, host, scheme).catch(async (err: unknown) => {
-    await closeServer(server);
-    throw err;
-  });
+  state.downloadOrigin = await listen(downloads, options.downloadPort ?? 0, host, scheme).catch(
+    async (err: unknown) => {
+      await closeServer(server);
+      throw err;
+    },
+  );
   const caDir = tls && mkdtempSync(join(tmpdir(), 'crm-sandbox-tls-'));
   if (caDir) writeFileSync(join(caDir, 'ca.pem'), tls.caPem);
   let closing: Promise<void> | undefined;

@@ -42,7 +42,10 @@ export function validateKeys(value: unknown, source = 'keys file'): KeyDef[] {
     need(!seen.has(key), 'key given twice');
     seen.add(key);
     const scopes = version === 1 && e.scopes === undefined ? [] : e.scopes;
-    need(Array.isArray(scopes) && scopes.every((s) => typeof s === 'string'), '"scopes" must be an array of scope strings');
+    need(
+      Array.isArray(scopes) && scopes.every((s) => typeof s === 'string'),
+      '"scopes" must be an array of scope strings',
+    );
     const unknownScope = scopes.find((s) => !known.has(s));
     need(unknownScope === undefined, `unknown scope "${unknownScope}"`);
     need(access === 'organization' || access === 'user', '"access" must be "organization" or "user"');

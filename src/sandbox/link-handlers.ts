@@ -1,6 +1,12 @@
 // Links (`/{parent}/{id}/{relation}`, their fields from the resource table) and a meeting's single deal
 // and company (`/meetings/{id}/deal|company`): docs/sandbox.md, "Paths".
-import { type Association, type LinkRelation, type ResourceDef, type ResourceName, scopeFor } from '../api/resources.js';
+import {
+  type Association,
+  type LinkRelation,
+  type ResourceDef,
+  type ResourceName,
+  scopeFor,
+} from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { requireOwner } from './auth.js';
 import { listPage, location, resource, visibleRecord, type HandlerCtx, type PathRoutes } from './handler.js';
@@ -10,7 +16,10 @@ import { failed, objectWith, requireIdField } from './validation.js';
 /** The existing record a body field names, among `resources`; 404 when there is none. */
 function referencedRecord(ctx: HandlerCtx, resources: readonly ResourceName[], field: string, id: string) {
   const found = ctx.state.store.find(resources, id);
-  if (!found) throw new ApiError(404, 'NOT_FOUND', `No ${resources.join(' or ')} record ${id} (${field})`, [{ field, issue: 'not_found', id }]);
+  if (!found)
+    throw new ApiError(404, 'NOT_FOUND', `No ${resources.join(' or ')} record ${id} (${field})`, [
+      { field, issue: 'not_found', id },
+    ]);
   requireOwner(ctx.key, found.data);
   return found;
 }
@@ -54,7 +63,10 @@ export function relationRoutes(parent: ResourceDef, id: string, link: LinkRelati
     // A relink is a no-op (spec): the same 201 + Location, the existing link unchanged (its id and created_at).
     return success(ctx.rm, linked, 201, location(ctx, parent.name, id, link.relation, childId));
   };
-  return { GET: { scope: scopeFor(parent.name, 'read'), run: listLinks }, POST: { scope: scopeFor(parent.name, 'write'), run: addLink } };
+  return {
+    GET: { scope: scopeFor(parent.name, 'read'), run: listLinks },
+    POST: { scope: scopeFor(parent.name, 'write'), run: addLink },
+  };
 }
 
 /** `/{parent}/{id}/{relation}/{child_id}`: unlink. */

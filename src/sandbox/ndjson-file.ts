@@ -9,7 +9,9 @@ export function eachNdjsonLine(path: string, each: (value: unknown, need: Need, 
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`snapshot ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new Error(
+      `snapshot ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {

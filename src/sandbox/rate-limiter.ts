@@ -92,7 +92,10 @@ export type RetryAfterFormat = (typeof RETRY_AFTER_FORMATS)[number];
 export type HeaderFormat = { reset: ResetFormat; retryAfter: RetryAfterFormat; now: () => number };
 
 /** The `X-RateLimit-*` headers of a window (none in the `none` form). */
-function windowHeaders(s: { limit: number; remaining: number; resetMs: number }, format: HeaderFormat): Record<string, string> {
+function windowHeaders(
+  s: { limit: number; remaining: number; resetMs: number },
+  format: HeaderFormat,
+): Record<string, string> {
   const ms = Math.max(0, s.resetMs);
   if (format.reset === 'none') return {};
   const reset =
@@ -101,7 +104,11 @@ function windowHeaders(s: { limit: number; remaining: number; resetMs: number },
       : format.reset === 'seconds'
         ? String(Math.ceil(ms / 1000))
         : secondsHeader(ms);
-  return { 'X-RateLimit-Limit': String(s.limit), 'X-RateLimit-Remaining': String(s.remaining), 'X-RateLimit-Reset': reset };
+  return {
+    'X-RateLimit-Limit': String(s.limit),
+    'X-RateLimit-Remaining': String(s.remaining),
+    'X-RateLimit-Reset': reset,
+  };
 }
 
 /**
@@ -109,11 +116,19 @@ function windowHeaders(s: { limit: number; remaining: number; resetMs: number },
  * units). `Retry-After`: whole seconds from 1 s on, below it `0.15` (tiny test windows need not sleep
  * a second); or an IMF-fixdate.
  */
-export function refusalHeaders(ms: number, format: HeaderFormat, window = { limit: 0, resetMs: ms }): Record<string, string> {
+export function refusalHeaders(
+  ms: number,
+  format: HeaderFormat,
+  window = { limit: 0, resetMs: ms },
+): Record<string, string> {
   const wait = Math.max(0, Math.ceil(ms));
   const date = () => new Date(Math.ceil((format.now() + wait) / 1000) * 1000).toUTCString();
-  const retryAfter = format.retryAfter === 'date' ? date() : wait >= 1000 ? String(Math.ceil(wait / 1000)) : secondsHeader(wait);
-  const headers: Record<string, string> = { 'Retry-After': retryAfter, ...windowHeaders({ ...window, remaining: 0 }, format) };
+  const retryAfter =
+    format.retryAfter === 'date' ? date() : wait >= 1000 ? String(Math.ceil(wait / 1000)) : secondsHeader(wait);
+  const headers: Record<string, string> = {
+    'Retry-After': retryAfter,
+    ...windowHeaders({ ...window, remaining: 0 }, format),
+  };
   if (window.limit <= 0) delete headers['X-RateLimit-Limit'];
   return headers;
 }

@@ -14,7 +14,10 @@ import { UPDATABLE_READ_ONLY, isPlainObject, recordIssues, validateRecord } from
 function present(def: ResourceDef, record: ApiRecord, ctx?: HandlerCtx): ApiRecord {
   const d = def.download;
   if (!d) return record;
-  const url = ctx && record[d.flag] === true ? ctx.state.downloadOrigin + d.path + ctx.state.tokens.issue(String(record.id)) : null;
+  const url =
+    ctx && record[d.flag] === true
+      ? ctx.state.downloadOrigin + d.path + ctx.state.tokens.issue(String(record.id))
+      : null;
   return { ...record, [d.url]: url };
 }
 
@@ -27,7 +30,9 @@ const verb = (item: boolean, method: Method, action: ScopeAction, run: Run): Ver
 
 /** Each verb: on a record the key may see (`item`) or on the collection (`/{resource}`), its method, scope and run. */
 const VERBS: Record<Verb, VerbDef> = {
-  list: verb(false, 'GET', 'read', (ctx, def) => listPage(ctx, def.name, (after) => ctx.state.store.rows(def.name, after), listed(def))),
+  list: verb(false, 'GET', 'read', (ctx, def) =>
+    listPage(ctx, def.name, (after) => ctx.state.store.rows(def.name, after), listed(def)),
+  ),
   create: verb(false, 'POST', 'write', (ctx, def) => {
     const record = ctx.state.store.create(def.name, validateRecord(def, ctx.body(), false), ctx.key.user);
     return success(ctx.rm, record, 201, location(ctx, def.name, String(record.id)));
@@ -38,7 +43,9 @@ const VERBS: Record<Verb, VerbDef> = {
     requireOwnerChange(ctx.key, fields[UPDATABLE_READ_ONLY] as string | undefined); // a non-empty string once validated
     return success(ctx.rm, ctx.state.store.update(def.name, id, fields));
   }),
-  delete: verb(true, 'DELETE', 'delete', (ctx, def, id) => success(ctx.rm, { id, deleted: ctx.state.store.delete(def.name, id) })),
+  delete: verb(true, 'DELETE', 'delete', (ctx, def, id) =>
+    success(ctx.rm, { id, deleted: ctx.state.store.delete(def.name, id) }),
+  ),
 };
 
 function verbRoutes(def: ResourceDef, id?: string): PathRoutes {
@@ -62,12 +69,18 @@ function batch(ctx: HandlerCtx, def: ResourceDef): SandboxResponse {
     throw new ApiError(422, 'BATCH_TOO_LARGE', `A batch holds at most ${BATCH_MAX} items, got ${body.length}`, details);
   }
   const items = body.map((item: unknown, index) => {
-    const details = isPlainObject(item) ? recordIssues(def, item, false) : [{ field: '(item)', issue: 'must_be_object' }];
+    const details = isPlainObject(item)
+      ? recordIssues(def, item, false)
+      : [{ field: '(item)', issue: 'must_be_object' }];
     if (details.length > 0) {
       const message = details.map((d) => `${String(d.field)}: ${String(d.issue).replace(/_/g, ' ')}`).join('; ');
       return { index, status: 'error' as const, error: { code: 'VALIDATION_FAILED', message, details } };
     }
-    return { index, status: 'created' as const, data: ctx.state.store.create(def.name, item as ApiRecord, ctx.key.user) };
+    return {
+      index,
+      status: 'created' as const,
+      data: ctx.state.store.create(def.name, item as ApiRecord, ctx.key.user),
+    };
   });
   const succeeded = items.filter((i) => i.status === 'created').length;
   const summary = { total: items.length, succeeded, failed: items.length - succeeded };
@@ -87,7 +100,8 @@ export function resolveV2(segments: string[]): PathRoutes | undefined {
   else {
     const link = def.links?.find((l) => l.relation === relation);
     const assoc = def.associations?.find((a) => a.name === relation);
-    if (link) routes = childId === undefined ? relationRoutes(def, id!, link) : linkedChildRoutes(def, id!, link, childId);
+    if (link)
+      routes = childId === undefined ? relationRoutes(def, id!, link) : linkedChildRoutes(def, id!, link, childId);
     else if (assoc && childId === undefined) routes = associationRoutes(def, id!, assoc);
   }
   return routes && Object.keys(routes).length > 0 ? routes : undefined;

@@ -7,9 +7,48 @@ import { ADMIN_USER, BOUND_USER } from './keys.js';
 import { mulberry32, pick, randomString, type Random } from './random.js';
 import type { Store } from './store.js';
 
-const FIRST = ['Ada', 'Grace', 'Alan', 'Linus', 'Margaret', 'Ken', 'Barbara', 'Dennis', 'Frances', 'John', 'Radia', 'Edsger'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Torvalds', 'Hamilton', 'Thompson', 'Liskov', 'Ritchie', 'Allen', 'Backus', 'Perlman', 'Dijkstra'];
-const COMPANY = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Vandelay', 'Stark', 'Wayne', 'Tyrell', 'Soylent', 'Cyberdyne', 'Aperture'];
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Linus',
+  'Margaret',
+  'Ken',
+  'Barbara',
+  'Dennis',
+  'Frances',
+  'John',
+  'Radia',
+  'Edsger',
+];
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Torvalds',
+  'Hamilton',
+  'Thompson',
+  'Liskov',
+  'Ritchie',
+  'Allen',
+  'Backus',
+  'Perlman',
+  'Dijkstra',
+];
+const COMPANY = [
+  'Acme',
+  'Globex',
+  'Initech',
+  'Umbrella',
+  'Hooli',
+  'Vandelay',
+  'Stark',
+  'Wayne',
+  'Tyrell',
+  'Soylent',
+  'Cyberdyne',
+  'Aperture',
+];
 const INDUSTRY = ['software', 'manufacturing', 'retail', 'finance', 'healthcare', 'logistics'];
 const STAGES = ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'];
 const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -60,10 +99,13 @@ export function parseSeedRecords(spec: string): Partial<Record<ResourceName, num
     const [, name, text] = m as unknown as [string, string, string];
     if (!names.includes(name)) {
       const near = nearestName(name, names);
-      throw new Error(`"${part}": no resource "${name}" (${near ? `did you mean ${near}?` : `resources: ${names.join(', ')}`})`);
+      throw new Error(
+        `"${part}": no resource "${name}" (${near ? `did you mean ${near}?` : `resources: ${names.join(', ')}`})`,
+      );
     }
     const n = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!(n >= 1 && n <= SEED_RECORDS_MAX)) throw new Error(`"${part}": N must be a whole number from 1 to ${SEED_RECORDS_MAX}`);
+    if (!(n >= 1 && n <= SEED_RECORDS_MAX))
+      throw new Error(`"${part}": N must be a whole number from 1 to ${SEED_RECORDS_MAX}`);
     if (counts[name as ResourceName] !== undefined) throw new Error(`"${part}": ${name} given twice`);
     counts[name as ResourceName] = n;
   }
@@ -111,8 +153,13 @@ const MAKERS: { [R in ResourceName]: (i: number, random: Random, made: Made) => 
     status: pick(random, ['open', 'done']),
     due_date: at((i + 1) * 86_400_000).slice(0, 10),
   }),
-  notes: (i, random) => ({ body: `Call notes #${i + 1}: ${pick(random, ['budget approved', 'needs a demo', 'send pricing'])}` }),
-  segments: (i) => ({ name: ['Customers', 'Prospects', 'Churn risk', 'Newsletter'][i] ?? `Segment ${i + 1}`, description: 'Sample segment' }),
+  notes: (i, random) => ({
+    body: `Call notes #${i + 1}: ${pick(random, ['budget approved', 'needs a demo', 'send pricing'])}`,
+  }),
+  segments: (i) => ({
+    name: ['Customers', 'Prospects', 'Churn risk', 'Newsletter'][i] ?? `Segment ${i + 1}`,
+    description: 'Sample segment',
+  }),
   interactions: (i, random, made) => ({
     type: pick(random, ['call', 'email', 'meeting']),
     direction: pick(random, ['inbound', 'outbound']),
@@ -146,7 +193,11 @@ const MAKERS: { [R in ResourceName]: (i: number, random: Random, made: Made) => 
       video_status: 'skipped',
     };
   },
-  bookings: (i, random) => ({ title: `Booking ${i + 1}`, starts_at: at(i * 86_400_000), status: pick(random, ['confirmed', 'cancelled']) }),
+  bookings: (i, random) => ({
+    title: `Booking ${i + 1}`,
+    starts_at: at(i * 86_400_000),
+    status: pick(random, ['confirmed', 'cancelled']),
+  }),
 };
 
 /**
@@ -164,7 +215,13 @@ export function seedStore(store: Store, seed: number, counts: SeedCounts = SEED_
       const time = at((clock += i < SEED_COUNTS[resource] ? 37 * 60_000 : 1000));
       // about a quarter of everything belongs to the user-bound key's user
       const owner_id = i % 4 === 3 ? BOUND_USER : ADMIN_USER;
-      const data = { id: randomString(random, 14, findResource(resource)!.idPrefix), ...fields, owner_id, created_at: time, updated_at: time };
+      const data = {
+        id: randomString(random, 14, findResource(resource)!.idPrefix),
+        ...fields,
+        owner_id,
+        created_at: time,
+        updated_at: time,
+      };
       store.insert(resource, data);
       return data;
     });
@@ -178,12 +235,19 @@ function seedLinks(store: Store, random: Random, made: Made): void {
   let n = 0;
   const own = () => ({ id: randomString(random, 14, 'lnk_'), created_at: at(++n * 60_000) });
   for (const deal of r.deals.slice(0, 8)) {
-    store.link('deals', id(deal), 'contacts', 'contacts', id(pick(random, r.contacts)), { ...own(), type: pick(random, DEAL_CONTACT_TYPES) });
+    store.link('deals', id(deal), 'contacts', 'contacts', id(pick(random, r.contacts)), {
+      ...own(),
+      type: pick(random, DEAL_CONTACT_TYPES),
+    });
     store.link('deals', id(deal), 'companies', 'companies', id(pick(random, r.companies)), own());
   }
   for (const note of r.notes.slice(0, 5))
-    store.link('notes', id(note), 'records', 'contacts', id(pick(random, r.contacts)), { ...own(), record_type: 'contact' });
+    store.link('notes', id(note), 'records', 'contacts', id(pick(random, r.contacts)), {
+      ...own(),
+      record_type: 'contact',
+    });
   for (const segment of r.segments) {
-    for (let i = 0; i < 5; i++) store.link('segments', id(segment), 'members', 'contacts', id(pick(random, r.contacts)), own());
+    for (let i = 0; i < 5; i++)
+      store.link('segments', id(segment), 'members', 'contacts', id(pick(random, r.contacts)), own());
   }
 }

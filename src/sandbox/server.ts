@@ -54,12 +54,22 @@ type Listener = LogEntry['listener'];
 type Front = { state: SandboxState; listener: Listener; control: boolean };
 
 /** With `tls` (a PEM key and certificate), https on the same port instead of http. */
-export function createSandboxServer(state: SandboxState, control: boolean, listener: Listener, tls?: { key: string; cert: string }): Server {
+export function createSandboxServer(
+  state: SandboxState,
+  control: boolean,
+  listener: Listener,
+  tls?: { key: string; cert: string },
+): Server {
   const front: Front = { state, listener, control };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     handle(front, req, res).catch((err: unknown) => {
       if (res.headersSent) res.destroy();
-      else send(req, res, refusal(state, new ApiError(500, 'INTERNAL_ERROR', `Internal error: ${(err as Error).message}`)));
+      else
+        send(
+          req,
+          res,
+          refusal(state, new ApiError(500, 'INTERNAL_ERROR', `Internal error: ${(err as Error).message}`)),
+        );
     });
   };
   const server = tls ? createTlsServer(tls, handler) : createServer(handler);
@@ -88,18 +98,42 @@ async function handle({ state, listener, control }: Front, req: IncomingMessage,
   const query = Object.fromEntries(url.searchParams);
   const { fault = null, replayed = false, applied = false, requestId: request_id } = outcome;
   const status = outcome.response?.status ?? null;
-  state.log.add({ method, path, query, headers: redactHeaders(req.headers), status, fault, replayed, applied, request_id, listener });
+  state.log.add({
+    method,
+    path,
+    query,
+    headers: redactHeaders(req.headers),
+    status,
+    fault,
+    replayed,
+    applied,
+    request_id,
+    listener,
+  });
   send(req, res, outcome);
 }
 
 /** The API (on the API's listener), a transcript link, or 404. */
-function route(state: SandboxState, listener: Listener, method: string, url: URL, req: IncomingMessage, rawBody?: string) {
+function route(
+  state: SandboxState,
+  listener: Listener,
+  method: string,
+  url: URL,
+  req: IncomingMessage,
+  rawBody?: string,
+) {
   const path = url.pathname;
-  const version = listener !== 'api' ? undefined : /^\/api\/v2(\/|$)/.test(path) ? 2 : /^\/api\/v1(\/|$)/.test(path) ? 1 : undefined;
+  const version =
+    listener !== 'api' ? undefined : /^\/api\/v2(\/|$)/.test(path) ? 2 : /^\/api\/v1(\/|$)/.test(path) ? 1 : undefined;
   const refuse = (err: ApiError) => refusal(state, err, version === 1 ? '1' : '2');
-  if (rawBody === undefined) return refuse(new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`));
+  if (rawBody === undefined)
+    return refuse(new ApiError(422, 'INVALID_BODY', `The body is larger than ${MAX_BODY_BYTES} bytes`));
   if (version !== undefined) {
-    return handleApiRequest(state, { method, url, headers: req.headers, headersDistinct: req.headersDistinct, rawBody }, version);
+    return handleApiRequest(
+      state,
+      { method, url, headers: req.headers, headersDistinct: req.headersDistinct, rawBody },
+      version,
+    );
   }
   const token = path.startsWith(DOWNLOAD_PATH) ? path.slice(DOWNLOAD_PATH.length) : '';
   if (token !== '' && !token.includes('/')) return handleDownloadRequest(state, method, token, req.headersDistinct);

@@ -46,7 +46,8 @@ export function loadSnapshotDir(dir: string): SnapshotDir {
   need(isPlainObject(manifest) && typeof manifest.complete === 'boolean', '"complete" must be true or false');
   // as `crm snapshot` writes it: "collections": {"contacts": {"file", "records", "complete"}, …}
   need(isPlainObject(manifest.collections), '"collections" must be an object');
-  for (const name of Object.keys(manifest.collections)) need(isResourceName(name), `collections: unknown resource "${name}"`);
+  for (const name of Object.keys(manifest.collections))
+    need(isResourceName(name), `collections: unknown resource "${name}"`);
   const records: StoreSnapshot['records'] = {};
   const counts: SnapshotDir['counts'] = {};
   const warnings: string[] = [];
@@ -54,7 +55,9 @@ export function loadSnapshotDir(dir: string): SnapshotDir {
     if (!file.endsWith('.ndjson')) continue;
     const name = file.slice(0, -'.ndjson'.length);
     if (!isResourceName(name))
-      throw new Error(`snapshot ${join(dir, file)}: "${name}" is not a resource (a file per collection: contacts.ndjson, …)`);
+      throw new Error(
+        `snapshot ${join(dir, file)}: "${name}" is not a resource (a file per collection: contacts.ndjson, …)`,
+      );
     records[name] = readRecords(join(dir, file));
     counts[name] = records[name].length;
   }
@@ -67,10 +70,17 @@ export function loadSnapshotDir(dir: string): SnapshotDir {
   }
   if (!manifest.complete) {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    warnings.push(`snapshot ${dir} is not complete (its manifest says "complete": false): serving the ${total} records it holds`);
+    warnings.push(
+      `snapshot ${dir} is not complete (its manifest says "complete": false): serving the ${total} records it holds`,
+    );
   }
   const links = loadSnapshotLinks(dir, records, warnings);
   const taken = loadSnapshotTranscripts(dir, records.recordings ?? []);
   warnings.push(...taken.warnings);
-  return { store: { format: 'crm-sandbox-store/1', seq: 0, records, links }, counts, warnings, transcripts: taken.transcripts };
+  return {
+    store: { format: 'crm-sandbox-store/1', seq: 0, records, links },
+    counts,
+    warnings,
+    transcripts: taken.transcripts,
+  };
 }

@@ -15,7 +15,12 @@ import { isPlainObject, type Need } from './validation.js';
 type Records = StoreSnapshot['records'];
 
 /** The kind of record `id` is among `kinds`: named by the link (`child_type`, a note's `record_type`), else the one holding it. */
-function childKind(kinds: readonly ResourceName[], link: ApiRecord, id: string, held: (r: ResourceName, id: string) => boolean) {
+function childKind(
+  kinds: readonly ResourceName[],
+  link: ApiRecord,
+  id: string,
+  held: (r: ResourceName, id: string) => boolean,
+) {
   const named = kinds.find((r) => r === link.child_type || findResource(r)!.singular === link.record_type);
   return named ?? kinds.find((r) => held(r, id));
 }
@@ -41,7 +46,8 @@ export function loadSnapshotLinks(dir: string, records: Records, warnings: strin
     if (file.startsWith('.') || !file.endsWith('.ndjson')) continue; // a killed snapshot's partial files, anything else
     const path = join(folder, file);
     const kind = LINK_KINDS.find((k) => `${k.key}.ndjson` === file);
-    if (!kind) throw new Error(`snapshot ${path}: not a kind of link (${LINK_KINDS.map((k) => `${k.key}.ndjson`).join(', ')})`);
+    if (!kind)
+      throw new Error(`snapshot ${path}: not a kind of link (${LINK_KINDS.map((k) => `${k.key}.ndjson`).join(', ')})`);
     let notHeld = 0;
     eachNdjsonLine(path, (line, check) => {
       const need: Need = check;
@@ -56,18 +62,27 @@ export function loadSnapshotLinks(dir: string, records: Records, warnings: strin
       const parentId = line.parent_id;
       const record = line.record as ApiRecord & { id: string };
       need(held(kind.parent, parentId), `parent "${parentId}" is not in ${kind.parent}.ndjson`);
-      const made = kind.association ? associate(kind, index(kind.parent).get(parentId)!, record.id, held) : linkOf(kind, parentId, record, held);
+      const made = kind.association
+        ? associate(kind, index(kind.parent).get(parentId)!, record.id, held)
+        : linkOf(kind, parentId, record, held);
       if (made === undefined) notHeld++;
       else if (made !== true) links.push(made);
     });
     if (notHeld > 0)
-      warnings.push(`snapshot ${path}: ${notHeld} link${notHeld === 1 ? '' : 's'} to a record the snapshot does not hold, left out`);
+      warnings.push(
+        `snapshot ${path}: ${notHeld} link${notHeld === 1 ? '' : 's'} to a record the snapshot does not hold, left out`,
+      );
   }
   return links;
 }
 
 /** A meeting's deal or company set on its record (true), or undefined when the snapshot does not hold it. */
-function associate(kind: LinkKind, parent: ApiRecord, id: string, held: (r: ResourceName, id: string) => boolean): true | undefined {
+function associate(
+  kind: LinkKind,
+  parent: ApiRecord,
+  id: string,
+  held: (r: ResourceName, id: string) => boolean,
+): true | undefined {
   const assoc = findResource(kind.parent)!.associations!.find((a) => a.name === kind.relation)!;
   if (!held(assoc.target, id)) return undefined;
   parent[assoc.bodyKey] = id;
@@ -75,7 +90,12 @@ function associate(kind: LinkKind, parent: ApiRecord, id: string, held: (r: Reso
 }
 
 /** The store's link for a line, or undefined when the snapshot does not hold its child. */
-function linkOf(kind: LinkKind, parentId: string, record: ApiRecord & { id: string }, held: (r: ResourceName, id: string) => boolean) {
+function linkOf(
+  kind: LinkKind,
+  parentId: string,
+  record: ApiRecord & { id: string },
+  held: (r: ResourceName, id: string) => boolean,
+) {
   const relation = findResource(kind.parent)!.links!.find((l) => l.relation === kind.relation)!;
   const link = isPlainObject(record.link) ? record.link : {};
   const child = childKind(relation.childResources, link, record.id, held);
@@ -88,7 +108,12 @@ function linkOf(kind: LinkKind, parentId: string, record: ApiRecord & { id: stri
     relation: kind.relation,
     child_type: child,
     child_id: record.id,
-    created_at: typeof link.created_at === 'string' ? link.created_at : typeof record.created_at === 'string' ? record.created_at : '',
+    created_at:
+      typeof link.created_at === 'string'
+        ? link.created_at
+        : typeof record.created_at === 'string'
+          ? record.created_at
+          : '',
   };
   return data;
 }

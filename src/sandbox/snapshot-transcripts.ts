@@ -27,12 +27,16 @@ export function loadSnapshotTranscripts(
     names = readdirSync(folder);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { transcripts: new Map(), warnings: [] };
-    throw new Error(`snapshot ${folder}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new Error(
+      `snapshot ${folder}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
   const present = new Set(names.filter((n) => n.endsWith('.json')));
   for (const name of [...present].sort()) readTranscript(join(folder, name));
   // the recordings the download engine took, in the same order: the same names
-  const ids = recordings.filter((r) => r.has_transcript === true && typeof r.id === 'string' && r.id !== '').map((r) => r.id as string);
+  const ids = recordings
+    .filter((r) => r.has_transcript === true && typeof r.id === 'string' && r.id !== '')
+    .map((r) => r.id as string);
   const transcripts = new Map<string, string>();
   fileNames(ids).forEach((name, i) => {
     if (present.has(name)) transcripts.set(ids[i]!, join(folder, name));
@@ -40,7 +44,9 @@ export function loadSnapshotTranscripts(
   const missing = ids.length - transcripts.size;
   const warnings =
     missing > 0
-      ? [`snapshot ${folder}: ${missing} of ${ids.length} recordings with a transcript have no file there: each gets a generated transcript`]
+      ? [
+          `snapshot ${folder}: ${missing} of ${ids.length} recordings with a transcript have no file there: each gets a generated transcript`,
+        ]
       : [];
   return { transcripts, warnings };
 }
@@ -51,7 +57,9 @@ function readTranscript(file: string): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`snapshot ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new Error(
+      `snapshot ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
   try {
     JSON.parse(text);
@@ -65,7 +73,10 @@ function readTranscript(file: string): string {
  * The snapshot's transcript of recording `id` as served (its text), or undefined when the snapshot has
  * none; a file changed into something else while the sandbox runs throws (a 500 naming it).
  */
-export function snapshotTranscript(transcripts: SnapshotTranscripts | undefined, id: string): SandboxResponse | undefined {
+export function snapshotTranscript(
+  transcripts: SnapshotTranscripts | undefined,
+  id: string,
+): SandboxResponse | undefined {
   const file = transcripts?.get(id);
   return file === undefined ? undefined : { status: 200, headers: {}, raw: readTranscript(file) };
 }

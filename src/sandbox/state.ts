@@ -17,7 +17,12 @@ export const ORGANIZATION = 'org_sandbox';
 export type SandboxState = ReturnType<typeof createState>;
 
 /** `from`: the records of `--from DIR`, served at start and after every reset; `transcripts`: its transcript files. */
-export function createState(options: SandboxOptions, keys: KeyDef[], from?: StoreSnapshot, transcripts?: SnapshotTranscripts) {
+export function createState(
+  options: SandboxOptions,
+  keys: KeyDef[],
+  from?: StoreSnapshot,
+  transcripts?: SnapshotTranscripts,
+) {
   const now = options.now ?? Date.now;
   const random = options.random ?? cryptoRandom;
   // Ids come from their own stream: seeded runs give the same ids for the same requests.

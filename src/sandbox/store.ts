@@ -136,7 +136,13 @@ export class Store {
     const def = findResource(resource)!;
     const table = this.table(resource);
     const at = this.timestamp();
-    const data = { id: this.newId(def.idPrefix, (id) => !!table.get(id)), ...fields, owner_id: ownerId, created_at: at, updated_at: at };
+    const data = {
+      id: this.newId(def.idPrefix, (id) => !!table.get(id)),
+      ...fields,
+      owner_id: ownerId,
+      created_at: at,
+      updated_at: at,
+    };
     this.insert(resource, data);
     this.onChange();
     return data;
@@ -179,7 +185,8 @@ export class Store {
     for (const def of RESOURCES) {
       for (const { target, bodyKey } of def.associations ?? []) {
         if (target !== resource) continue;
-        for (const row of this.table(def.name).values()) if (row.data[bodyKey] === id) row.data = { ...row.data, [bodyKey]: null };
+        for (const row of this.table(def.name).values())
+          if (row.data[bodyKey] === id) row.data = { ...row.data, [bodyKey]: null };
       }
     }
     this.onChange();
@@ -196,7 +203,14 @@ export class Store {
   }
 
   /** Links the child (a relink returns the existing link unchanged). */
-  link(parent: ResourceName, parentId: string, relation: string, child: ResourceName, childId: string, extra: ApiRecord): LinkData {
+  link(
+    parent: ResourceName,
+    parentId: string,
+    relation: string,
+    child: ResourceName,
+    childId: string,
+    extra: ApiRecord,
+  ): LinkData {
     const links = this.linksOf(parent, parentId, relation);
     const existing = links.get(childId);
     if (existing) return existing.data;
@@ -243,7 +257,8 @@ export class Store {
   restore(snapshot: StoreSnapshot): void {
     this.clear();
     for (const def of RESOURCES) for (const data of snapshot.records[def.name] ?? []) this.insert(def.name, data);
-    for (const l of snapshot.links) this.linksOf(l.parent_type, l.parent_id, l.relation).set(l.child_id, { seq: ++this.seq, data: l });
+    for (const l of snapshot.links)
+      this.linksOf(l.parent_type, l.parent_id, l.relation).set(l.child_id, { seq: ++this.seq, data: l });
     this.seq = Math.max(this.seq, snapshot.seq);
   }
 }

@@ -11,7 +11,10 @@ export function makeSandboxTls(names: string[], now = new Date()): { caPem: stri
   const caName = name(`crm sandbox CA ${now.toISOString().slice(0, 19)}Z`);
   const caKeyId = keyId(ca.publicKey);
   // from an hour back (clocks differ a little) for 30 days
-  const validity = seq(time(new Date(now.getTime() - 60 * 60 * 1000)), time(new Date(now.getTime() + 30 * 24 * 60 * 60 * 1000)));
+  const validity = seq(
+    time(new Date(now.getTime() - 60 * 60 * 1000)),
+    time(new Date(now.getTime() + 30 * 24 * 60 * 60 * 1000)),
+  );
   const algorithm = seq(oid(OID.ecdsaWithSha256));
   /** A certificate the CA signs (RFC 5280, version 3). */
   const certificate = (subject: Buffer, publicKey: KeyObject, extensions: Buffer[]): string => {

@@ -2,7 +2,15 @@
 import type { ResourceName } from '../api/resources.js';
 import type { LimitKind, ResetFormat, RetryAfterFormat } from './rate-limiter.js';
 
-export const FAULT_KINDS = ['500', '500-after-write', 'drop', 'drop-after-write', 'html-502', '429', 'truncated'] as const;
+export const FAULT_KINDS = [
+  '500',
+  '500-after-write',
+  'drop',
+  'drop-after-write',
+  'html-502',
+  '429',
+  'truncated',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultRates = Partial<Record<FaultKind, number>>;
 

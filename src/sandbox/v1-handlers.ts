@@ -29,7 +29,9 @@ function query(q: V1Query, ctx: HandlerCtx) {
   const body = objectWith(ctx.body(), ['cursor', 'limit', 'filter']);
   const limit = parseLimit(body.limit);
   if (body.cursor !== undefined && body.cursor !== null && typeof body.cursor !== 'string') {
-    throw new ApiError(422, 'INVALID_CURSOR', 'cursor must be a string', [{ field: 'cursor', issue: 'must_be_string' }]);
+    throw new ApiError(422, 'INVALID_CURSOR', 'cursor must be a string', [
+      { field: 'cursor', issue: 'must_be_string' },
+    ]);
   }
   const afterSeq = parseCursor(body.cursor, scope, ctx.state.cursors);
   const filter = body.filter ?? {};
@@ -54,11 +56,16 @@ function updateCompany(id: string, ctx: HandlerCtx) {
   visibleRecord(ctx, resource(V1_COMPANY_UPDATE.resource), id);
   const body = requireObject(ctx.body());
   const details = Object.entries(body).flatMap(([field, value]) => {
-    const issue = fieldIssue(Object.hasOwn(V1_COMPANY_UPDATE.fields, field) ? V1_COMPANY_UPDATE.fields[field] : undefined, value);
+    const issue = fieldIssue(
+      Object.hasOwn(V1_COMPANY_UPDATE.fields, field) ? V1_COMPANY_UPDATE.fields[field] : undefined,
+      value,
+    );
     return issue ? [{ field, issue }] : [];
   });
   if (details.length > 0) throw failed(details);
-  const fields = Object.fromEntries(Object.entries(body).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+  const fields = Object.fromEntries(
+    Object.entries(body).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
+  );
   ctx.state.store.update(V1_COMPANY_UPDATE.resource, id, fields);
   return v1Success(ctx.rm, { id });
 }

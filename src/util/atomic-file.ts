@@ -57,7 +57,8 @@ async function isSpecialFile(target: string): Promise<boolean> {
 /** Remove `target` when it is a regular file (or a link to one); a device or pipe is left alone. */
 export async function removeRegularFile(target: string): Promise<void> {
   const st = await lstat(target).catch(() => undefined);
-  if (st && (st.isFile() || (st.isSymbolicLink() && !(await isSpecialFile(target))))) await unlink(target).catch(() => undefined);
+  if (st && (st.isFile() || (st.isSymbolicLink() && !(await isSpecialFile(target)))))
+    await unlink(target).catch(() => undefined);
 }
 
 /** Write `content` to `target` atomically (mode 0600 unless told). */
@@ -87,7 +88,8 @@ export class AtomicTextFile {
   ) {}
 
   static async create(target: string, mode = 0o600): Promise<AtomicTextFile> {
-    if (await isSpecialFile(target)) return new AtomicTextFile(target, target, await open(target, 'w'), () => undefined, true);
+    if (await isSpecialFile(target))
+      return new AtomicTextFile(target, target, await open(target, 'w'), () => undefined, true);
     const tmp = tempPathFor(target);
     const fh = await open(tmp, 'wx', mode);
     return new AtomicTextFile(target, tmp, fh, removeOnExit(tmp));
@@ -105,7 +107,8 @@ export class AtomicTextFile {
     this.buffer = '';
     if (piece === '') return;
     this.chain = this.chain.then(async () => {
-      if (this.failure === undefined) await this.fh.write(piece, null, 'utf8').catch((error: unknown) => (this.failure = { error }));
+      if (this.failure === undefined)
+        await this.fh.write(piece, null, 'utf8').catch((error: unknown) => (this.failure = { error }));
     });
   }
 

@@ -29,7 +29,10 @@ export function countLines(bytes: Buffer): number {
 }
 
 /** A line's bytes (without its line break), or null when it was over the limit. */
-export async function* splitLines(src: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer | null, void, undefined> {
+export async function* splitLines(
+  src: AsyncIterable<Buffer>,
+  max: number,
+): AsyncGenerator<Buffer | null, void, undefined> {
   let parts: Buffer[] = [];
   let size = 0;
   let over = false;
@@ -80,7 +83,10 @@ export async function* splitLines(src: AsyncIterable<Buffer>, max: number): Asyn
 }
 
 /** Calls `onLine(text, offset, length)` for each complete line; returns the bytes up to the last one. */
-export async function streamLines(fh: FileHandle, onLine: (line: string, offset: number, length: number) => void): Promise<number> {
+export async function streamLines(
+  fh: FileHandle,
+  onLine: (line: string, offset: number, length: number) => void,
+): Promise<number> {
   const buf = Buffer.alloc(1024 * 1024);
   let carry: Buffer = Buffer.alloc(0);
   let pos = 0;

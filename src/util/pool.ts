@@ -39,7 +39,12 @@ export class Pool {
 }
 
 /** `fn` over `items`, `size` at a time, starting no more once `stop()`; returns how many were started. */
-export async function forEachLimit<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>, stop?: () => boolean): Promise<number> {
+export async function forEachLimit<T>(
+  items: readonly T[],
+  size: number,
+  fn: (item: T) => Promise<void>,
+  stop?: () => boolean,
+): Promise<number> {
   const pool = new Pool(size);
   let started = 0;
   for (const item of items) {

@@ -80,5 +80,7 @@ export function fileNames(ids: readonly string[]): string[] {
   const names = ids.map((id) => safeFileName(id));
   const byFold = new Map<string, number>();
   for (const name of names) byFold.set(foldedName(name), (byFold.get(foldedName(name)) ?? 0) + 1);
-  return names.map((name, i) => `${(byFold.get(foldedName(name)) ?? 0) > 1 ? safeFileName(ids[i]!, { forceHash: true }) : name}.json`);
+  return names.map(
+    (name, i) => `${(byFold.get(foldedName(name)) ?? 0) > 1 ? safeFileName(ids[i]!, { forceHash: true }) : name}.json`,
+  );
 }

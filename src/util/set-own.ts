@@ -3,6 +3,7 @@
 /** `obj[key] = value` that makes an own property even for `__proto__`, never a prototype. */
 export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
   // plain assignment for every other key: defineProperty per cell was a tenth of an import's CPU
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }

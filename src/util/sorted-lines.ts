@@ -58,7 +58,9 @@ export class SortedLines {
       return;
     }
     const sources: Array<{ next: () => Promise<Entry | undefined>; head?: Entry }> = this.runs.map((path) => {
-      const it = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })[Symbol.asyncIterator]();
+      const it = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })[
+        Symbol.asyncIterator
+      ]();
       return {
         next: async () => {
           const r = await it.next();

@@ -7,9 +7,16 @@ import { createInterface } from 'node:readline';
  * The non-blank lines of a UTF-8 file, in order; from byte `start` up to byte `end` (exclusive) when
  * given. A file that does not exist has none when `missingOk`, else its error is thrown.
  */
-export async function* textLines(file: string, o: { start?: number; end?: number; missingOk?: boolean } = {}): AsyncGenerator<string> {
+export async function* textLines(
+  file: string,
+  o: { start?: number; end?: number; missingOk?: boolean } = {},
+): AsyncGenerator<string> {
   if (o.end !== undefined && o.end <= (o.start ?? 0)) return;
-  const input = createReadStream(file, { encoding: 'utf8', start: o.start, end: o.end === undefined ? undefined : o.end - 1 });
+  const input = createReadStream(file, {
+    encoding: 'utf8',
+    start: o.start,
+    end: o.end === undefined ? undefined : o.end - 1,
+  });
   try {
     for await (const line of createInterface({ input, crlfDelay: Infinity })) if (line.trim() !== '') yield line;
   } catch (err) {

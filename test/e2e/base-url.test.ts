@@ -34,8 +34,17 @@ describe('a base URL without /api/v2', () => {
   });
 
   it.each([
-    ['CRM_BASE_URL', (env: Record<string, string | undefined>) => ({ args: [], env: { ...env, CRM_BASE_URL: origin } })],
-    ['--base-url', (env: Record<string, string | undefined>) => ({ args: ['--base-url', origin], env: { ...env, CRM_BASE_URL: undefined } })],
+    [
+      'CRM_BASE_URL',
+      (env: Record<string, string | undefined>) => ({ args: [], env: { ...env, CRM_BASE_URL: origin } }),
+    ],
+    [
+      '--base-url',
+      (env: Record<string, string | undefined>) => ({
+        args: ['--base-url', origin],
+        env: { ...env, CRM_BASE_URL: undefined },
+      }),
+    ],
   ])('%s is completed the same way, and the version 1 root derived from it', async (what, setting) => {
     const { args, env } = setting(t.env('admin', { CRM_V1_BASE_URL: undefined }));
     const r = await runCrm([...args, '-o', 'json', 'contacts', 'list', '--limit', '1'], { env });
@@ -77,7 +86,9 @@ describe('keys-check against something that is not the API', () => {
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.scopes['contacts:read']).toBe(true);
-    expect(report.scopes_not_checked).toEqual(expect.arrayContaining(['contacts:write', 'contacts:delete', 'deals:write']));
+    expect(report.scopes_not_checked).toEqual(
+      expect.arrayContaining(['contacts:write', 'contacts:delete', 'deals:write']),
+    );
     expect(report.note).toMatch(/Only read scopes were checked/);
     const table = await runCrm(['-o', 'table', 'keys-check'], { env: t.env('readonly') });
     expect(table.stdout).toMatch(/not_checked\s*│\s*contacts:write/);
@@ -90,7 +101,10 @@ describe('keys-check against something that is not the API', () => {
 describe('http://app.localhost', () => {
   it('is refused alike by keys add and by a request (exit 2), nothing sent', async () => {
     const base = `http://app.localhost:${new URL(origin).port}/api/v2`;
-    const add = await runCrm(['keys', 'add', 'x', '--base-url', base], { env: { CRM_CONFIG_DIR: freshDir() }, input: t.sb.keys.admin });
+    const add = await runCrm(['keys', 'add', 'x', '--base-url', base], {
+      env: { CRM_CONFIG_DIR: freshDir() },
+      input: t.sb.keys.admin,
+    });
     expect(add.code, add.stderr).toBe(2);
     expect(add.stderr).toMatch(/uses http:, which would send the API key unencrypted/);
     const r = await runCrm(['contacts', 'list'], { env: t.env('admin', { CRM_BASE_URL: base }) });

@@ -34,13 +34,15 @@ const log = async (): Promise<Logged[]> => (await t.control('/requests')) as Log
 /** the requests the sandbox saw since `before` (a log length) */
 const since = async (before: number): Promise<Logged[]> => (await log()).slice(before);
 const posts = (l: Logged[]) => l.filter((r) => r.method === 'POST' && r.path.endsWith('/contacts/batch')).length;
-const contactsCount = async (): Promise<number> => ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
+const contactsCount = async (): Promise<number> =>
+  ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
 
 /** `n` rows of First Name,<email header>, emails tagged; `blankEvery`: every such row has no email */
 function csv(name: string, n: number, emailHeader = 'E-mail Address', blankEvery = 0): string {
   const tag = name.replace(/\W/g, '');
   const lines = [`First Name,${emailHeader}`];
-  for (let i = 1; i <= n; i++) lines.push(`P${i},${blankEvery && i % blankEvery === 0 ? '' : `${tag}.${i}@example.com`}`);
+  for (let i = 1; i <= n; i++)
+    lines.push(`P${i},${blankEvery && i % blankEvery === 0 ? '' : `${tag}.${i}@example.com`}`);
   const p = join(dir, `${name}.csv`);
   writeFileSync(p, `${lines.join('\n')}\n`);
   return p;
@@ -53,7 +55,9 @@ describe('crm batch checks columns against the fields the CRM has', () => {
     const count = await contactsCount();
     const r = await crm(['batch', 'contacts', p]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/"E-mail Address" \(field e_mail_address\): no contacts record has it;\n {4}did you mean email\?/);
+    expect(r.stderr).toMatch(
+      /"E-mail Address" \(field e_mail_address\): no contacts record has it;\n {4}did you mean email\?/,
+    );
     expect(r.stderr).toContain(`--map "E-mail Address=email"`);
     expect(r.stderr).toMatch(/nothing was sent/);
     // one page read, no write
@@ -150,7 +154,9 @@ describe('a first chunk whose every row failed alike stops the run', () => {
     expect(r.code, r.stderr).toBe(9);
     expect(posts(await since(before))).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 250, created: 0, failed: 100, not_sent: 150 });
-    expect(r.stderr).toMatch(/stopped after the first chunk: its 100 rows all failed with the same error \(VALIDATION_FAILED/);
+    expect(r.stderr).toMatch(
+      /stopped after the first chunk: its 100 rows all failed with the same error \(VALIDATION_FAILED/,
+    );
     expect(r.stderr).toMatch(/the rest of the file was not sent \(it would fail alike\)/);
     expect(r.stderr).toMatch(/150 not sent yet/);
     expect(r.stderr).toMatch(/--dry-run shows/);

@@ -45,7 +45,8 @@ async function contacts(tag: string): Promise<Map<string, string | undefined>> {
   }
 }
 
-const rejectsOf = (path: string): Array<Record<string, string>> => parse(readFileSync(path), { columns: true, bom: true });
+const rejectsOf = (path: string): Array<Record<string, string>> =>
+  parse(readFileSync(path), { columns: true, bom: true });
 
 /**
  * Sends `signal` to a crm started on `args` once `ready` resolves (crm has opened its input, so its
@@ -111,33 +112,45 @@ describe('files that are not files', () => {
     expect(r.stderr).toMatch(/not a text file/);
   });
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('a 4 GB sparse file interrupted in its first pass (%s) exits 130 within a second', async (signal) => {
-    const path = join(dir, `sparse-${signal}.csv`);
-    const rows = Array.from({ length: 2000 }, (_, i) => `sparse.${i}@example.com`).join('\n');
-    writeFileSync(path, `email\n${rows}\n`);
-    truncateSync(path, 4 * 1024 ** 3); // the rest reads as NUL bytes and costs no disk
-    // an earlier journal makes the first pass hash the whole file before parsing it
-    writeFileSync(join(dir, 'small.csv'), 'email\nsparse.small@example.com\n');
-    expect((await crm(['batch', 'contacts', join(dir, 'small.csv')])).code).toBe(0);
-    const r = await interrupt(['batch', 'contacts', path], signal, (pid) => opened(pid, path));
-    expect(r.code, r.stderr).toBe(130);
-    expect(r.ms).toBeLessThan(1000);
-    expect([...(await contacts('sparse')).keys()]).toEqual(['sparse.small@example.com']);
-  });
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'a 4 GB sparse file interrupted in its first pass (%s) exits 130 within a second',
+    async (signal) => {
+      const path = join(dir, `sparse-${signal}.csv`);
+      const rows = Array.from({ length: 2000 }, (_, i) => `sparse.${i}@example.com`).join('\n');
+      writeFileSync(path, `email\n${rows}\n`);
+      truncateSync(path, 4 * 1024 ** 3); // the rest reads as NUL bytes and costs no disk
+      // an earlier journal makes the first pass hash the whole file before parsing it
+      writeFileSync(join(dir, 'small.csv'), 'email\nsparse.small@example.com\n');
+      expect((await crm(['batch', 'contacts', join(dir, 'small.csv')])).code).toBe(0);
+      const r = await interrupt(['batch', 'contacts', path], signal, (pid) => opened(pid, path));
+      expect(r.code, r.stderr).toBe(130);
+      expect(r.ms).toBeLessThan(1000);
+      expect([...(await contacts('sparse')).keys()]).toEqual(['sparse.small@example.com']);
+    },
+  );
 });
 
 describe('one huge cell', () => {
   it('a row over 1 MiB is an invalid row (not copied into the rejects file); the others are imported; the way forward its message gives works', async () => {
     const path = join(dir, 'huge.csv');
     const big = 'x'.repeat(3 * 1024 * 1024);
-    writeFileSync(path, `email,first_name\nhuge.1@example.com,Ann\nhuge.2@example.com,"${big}\nmore"\nhuge.3@example.com,"Multi\nline"\n`);
+    writeFileSync(
+      path,
+      `email,first_name\nhuge.1@example.com,Ann\nhuge.2@example.com,"${big}\nmore"\nhuge.3@example.com,"Multi\nline"\n`,
+    );
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(9);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, created: 2, invalid: 1 });
     const rejectsPath = `${path}.rejects.csv`;
     const rejects = rejectsOf(rejectsPath);
     expect(rejects).toEqual([
-      { email: '', first_name: '', _line: '3', _error_code: 'RECORD_TOO_LARGE', _error_message: expect.stringMatching(/larger than 1 MiB/) },
+      {
+        email: '',
+        first_name: '',
+        _line: '3',
+        _error_code: 'RECORD_TOO_LARGE',
+        _error_message: expect.stringMatching(/larger than 1 MiB/),
+      },
     ]);
     expect(rejects[0]!._error_message).toContain(
       `copy lines 3–4 of ${path} into a new file under a copy of its header line, shorten the row, and import that file`,
@@ -180,7 +193,11 @@ describe('one huge cell', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(rejects).toMatchObject([
-      { _line: 2, _error_code: 'RECORD_TOO_LARGE', _error_message: expect.stringContaining(`copy line 2 of ${path} into a new .ndjson file`) },
+      {
+        _line: 2,
+        _error_code: 'RECORD_TOO_LARGE',
+        _error_message: expect.stringContaining(`copy line 2 of ${path} into a new .ndjson file`),
+      },
     ]);
     const back = await crm(['batch', 'contacts', rejectsPath]);
     expect(back.code, back.stderr).toBe(0);
@@ -198,7 +215,12 @@ describe('input encodings', () => {
     ]);
     writeFileSync(
       path,
-      Buffer.concat([nul, Buffer.from('enc.2@example.com,Jos'), Buffer.from([0xe9]), Buffer.from('\r\nenc.4@example.com,Zoë\r\n')]),
+      Buffer.concat([
+        nul,
+        Buffer.from('enc.2@example.com,Jos'),
+        Buffer.from([0xe9]),
+        Buffer.from('\r\nenc.4@example.com,Zoë\r\n'),
+      ]),
     );
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(2);
@@ -226,7 +248,10 @@ describe('input encodings', () => {
   it('a Windows-1252 file: refused whole without --encoding (no journal left), imported with it; its rejects are UTF-8 with a BOM, and a BOM that --encoding contradicts is refused', async () => {
     const path = join(dir, 'w1252.csv');
     const cp = (s: string): Buffer => Buffer.from(s, 'latin1');
-    writeFileSync(path, cp('email,first_name\r\nw1.1@example.com,Ann\r\nw1.2@example.com,René\r\n,Zoë\r\nw1.3@example.com,Müller\r\n'));
+    writeFileSync(
+      path,
+      cp('email,first_name\r\nw1.1@example.com,Ann\r\nw1.2@example.com,René\r\n,Zoë\r\nw1.3@example.com,Müller\r\n'),
+    );
     const first = await crm(['batch', 'contacts', path]);
     expect(first.code, first.stderr).toBe(2);
     expect(first.stderr).toMatch(
@@ -249,7 +274,9 @@ describe('input encodings', () => {
     expect(r.stderr).not.toMatch(/rejects\.csv[^\n]*--encoding/);
     const bytes = readFileSync(rejectsPath);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(rejectsOf(rejectsPath)).toMatchObject([{ email: '', first_name: 'Zoë', _line: '4', _error_code: 'VALIDATION_FAILED' }]);
+    expect(rejectsOf(rejectsPath)).toMatchObject([
+      { email: '', first_name: 'Zoë', _line: '4', _error_code: 'VALIDATION_FAILED' },
+    ]);
     // the rejects file is UTF-8: reading it as windows-1252 would store "ZoÃ«"
     const wrong = await crm(['batch', 'contacts', rejectsPath, '--encoding', 'windows-1252']);
     expect(wrong.code, wrong.stderr).toBe(2);
@@ -279,11 +306,17 @@ describe('input encodings', () => {
     const path = join(dir, 'w1252-bad.csv');
     writeFileSync(
       path,
-      Buffer.concat([Buffer.from('email,first_name\nw2.1@example.com,Ann\nw2.2@example.com,x'), Buffer.from([0x81]), Buffer.from('\n')]),
+      Buffer.concat([
+        Buffer.from('email,first_name\nw2.1@example.com,Ann\nw2.2@example.com,x'),
+        Buffer.from([0x81]),
+        Buffer.from('\n'),
+      ]),
     );
     const r = await crm(['batch', 'contacts', path, '--encoding', 'windows-1252']);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/cannot be decoded as windows-1252: line 3 has bytes that windows-1252 has no character for\. Nothing was sent/);
+    expect(r.stderr).toMatch(
+      /cannot be decoded as windows-1252: line 3 has bytes that windows-1252 has no character for\. Nothing was sent/,
+    );
     expect(await contacts('w2')).toEqual(new Map());
   });
 
@@ -360,7 +393,10 @@ describe('input encodings', () => {
 
   it('NDJSON: a number a double cannot hold is an invalid row, never sent rounded', async () => {
     const path = join(dir, 'big.ndjson');
-    writeFileSync(path, '{"email":"ndbig.1@example.com","score":12}\n{"email":"ndbig.2@example.com","score":12345678901234567891}\n');
+    writeFileSync(
+      path,
+      '{"email":"ndbig.1@example.com","score":12}\n{"email":"ndbig.2@example.com","score":12345678901234567891}\n',
+    );
     const r = await crm(['batch', 'contacts', path]);
     expect(r.code, r.stderr).toBe(9);
     const rejects = readFileSync(`${path}.rejects.ndjson`, 'utf8')
@@ -383,7 +419,10 @@ describe('input encodings', () => {
     expect(r.stderr).toMatch(/standard input is not UTF-8 text: line 3/);
     const cp = await crm(['batch', 'contacts', '-', '--encoding', 'latin1'], { input: bad });
     expect(cp.code, cp.stderr).toBe(0);
-    const u16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('email,first_name\nstdin.3@example.com,Zoë\n', 'utf16le')]);
+    const u16 = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('email,first_name\nstdin.3@example.com,Zoë\n', 'utf16le'),
+    ]);
     const ok = await crm(['batch', 'contacts', '-'], { input: u16 });
     expect(ok.code, ok.stderr).toBe(0);
     expect(await contacts('stdin')).toEqual(
@@ -431,7 +470,9 @@ describe('NDJSON on standard input', () => {
   it('NDJSON read as CSV by default (stdin, or a name not ending in .ndjson) is refused with exit 2, pointing at --input-format', async () => {
     const r = await crm(['batch', 'contacts', '-', '--strict'], { input: ndjson('ndcsv') });
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/standard input starts with "\{" like NDJSON, but would be read as CSV.*\n.*--input-format ndjson/);
+    expect(r.stderr).toMatch(
+      /standard input starts with "\{" like NDJSON, but would be read as CSV.*\n.*--input-format ndjson/,
+    );
     const path = join(dir, 'people.txt');
     writeFileSync(path, ndjson('ndtxt'));
     const f = await crm(['batch', 'contacts', path]);

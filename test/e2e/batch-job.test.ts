@@ -22,7 +22,8 @@ afterEach(async () => {
   await t.control('/faults', { fail_rate: 0, latency_ms: 0, faults: {}, next: [] });
 });
 
-const crm = (args: string[], opts: { cwd?: string } = {}) => runCrm(args, { env: t.env('admin'), timeoutMs: 120_000, cwd: opts.cwd ?? dir });
+const crm = (args: string[], opts: { cwd?: string } = {}) =>
+  runCrm(args, { env: t.env('admin'), timeoutMs: 120_000, cwd: opts.cwd ?? dir });
 const json = async (args: string[]) => {
   const r = await crm(['-o', 'json', ...args]);
   return { ...r, summary: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined };
@@ -32,7 +33,10 @@ const json = async (args: string[]) => {
 async function api(method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${t.sb.baseUrl}${path}`, {
     method,
-    headers: { 'X-Service-Api-Key': t.sb.keys.admin, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      'X-Service-Api-Key': t.sb.keys.admin,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   expect(res.status, `${method} ${path}`).toBeLessThan(300);
@@ -101,7 +105,12 @@ describe('the same change again in a later run, after the record changed, is app
     expect(await getRecord(t, 'contacts', id!)).toMatchObject({ first_name: 'Mine' });
     await api('PATCH', `/contacts/${id}`, { first_name: 'Theirs' });
     const [other] = await makeContacts(t, 'later-update-b', 1);
-    const second = await json(['batch', 'contacts', file('upd2.csv', `id,first_name\n${id},Mine\n${other},Mine\n`), '--update']);
+    const second = await json([
+      'batch',
+      'contacts',
+      file('upd2.csv', `id,first_name\n${id},Mine\n${other},Mine\n`),
+      '--update',
+    ]);
     expect(second.code, second.stderr).toBe(0);
     expect(await getRecord(t, 'contacts', id!)).toMatchObject({ first_name: 'Mine' });
   });
@@ -111,9 +120,9 @@ describe('the same change again in a later run, after the record changed, is app
     expect((await crm(['batch', 'contacts', path])).code).toBe(0);
     const [[email]] = [[...(await t.countByEmail('recreate')).keys()]];
     expect(email).toBe('recreate.1@example.com');
-    const id = ((await api('GET', '/contacts?limit=100&email=recreate.1@example.com')) as Array<{ id: string; email: string }>).find(
-      (c) => c.email === email,
-    )!.id;
+    const id = (
+      (await api('GET', '/contacts?limit=100&email=recreate.1@example.com')) as Array<{ id: string; email: string }>
+    ).find((c) => c.email === email)!.id;
     await api('DELETE', `/contacts/${id}`);
     expect((await t.countByEmail('recreate')).size).toBe(0);
     const again = await json(['batch', 'contacts', path, '--no-resume']);
@@ -137,7 +146,8 @@ describe('the same change again in a later run, after the record changed, is app
     const [, , , contact] = await firstIds('contacts', 4);
     const path = file('links.csv', `deal_id,contact_id\n${deal},${contact}\n`);
     expect((await crm(['links', 'import', 'deals', 'contacts', path])).code).toBe(0);
-    const linked = async () => ((await api('GET', `/deals/${deal}/contacts?limit=100`)) as Array<{ id: string }>).map((c) => c.id);
+    const linked = async () =>
+      ((await api('GET', `/deals/${deal}/contacts?limit=100`)) as Array<{ id: string }>).map((c) => c.id);
     expect(await linked()).toContain(contact);
     await api('DELETE', `/deals/${deal}/contacts/${contact}`);
     expect(await linked()).not.toContain(contact);
@@ -152,7 +162,8 @@ describe('the same change again in a later run, after the record changed, is app
     const [, , , , contact] = await firstIds('contacts', 5);
     const path = file('members.txt', `${contact}\n`);
     expect((await crm(['links', 'add', 'segments', seg!, 'members', '--file', path])).code).toBe(0);
-    const members = async () => ((await api('GET', `/segments/${seg}/members?limit=100`)) as Array<{ id: string }>).map((c) => c.id);
+    const members = async () =>
+      ((await api('GET', `/segments/${seg}/members?limit=100`)) as Array<{ id: string }>).map((c) => c.id);
     expect(await members()).toContain(contact);
     await api('DELETE', `/segments/${seg}/members/${contact}`);
     const again = await json(['links', 'add', 'segments', seg!, 'members', '--file', path, '--no-resume']);
@@ -189,7 +200,9 @@ describe('rows for one record are applied in file order', () => {
     const [, meeting] = await firstIds('meetings', 2);
     const [d1, d2] = await firstIds('deals', 2);
     const path = file('assoc-order.csv', `meeting_id,deal_id\n${meeting},${d1}\n${meeting},${d2}\n`);
-    await t.control('/faults', { next: [{ kind: '500', method: 'PUT', path: `/meetings/${meeting}/deal$`, count: 1 }] });
+    await t.control('/faults', {
+      next: [{ kind: '500', method: 'PUT', path: `/meetings/${meeting}/deal$`, count: 1 }],
+    });
     const r = await json(['links', 'import', 'meetings', 'deal', path, '--concurrency', '4']);
     expect(r.code, r.stderr).toBe(0);
     expect(await api('GET', `/meetings/${meeting}/deal`)).toMatchObject({ id: d2 });
@@ -213,9 +226,13 @@ describe('one run of a job at a time', () => {
     // the second cannot outlast it; then let it finish
     await t.control('/faults', { latency_ms: 1000 });
     const since = await logLength(t);
-    const first = startCrm(['batch', 'contacts', path, '--update', '--concurrency', '1'], { env: t.env('admin'), cwd: dir });
+    const first = startCrm(['batch', 'contacts', path, '--update', '--concurrency', '1'], {
+      env: t.env('admin'),
+      cwd: dir,
+    });
     const firstDone = collect(first, { timeoutMs: 60_000 });
-    for (let i = 0; i < 400 && (await requestLog(t, since)).filter((e) => e.method === 'PATCH').length === 0; i++) await sleep(10);
+    for (let i = 0; i < 400 && (await requestLog(t, since)).filter((e) => e.method === 'PATCH').length === 0; i++)
+      await sleep(10);
     const second = await crm(['batch', 'contacts', path, '--update', '--concurrency', '1']);
     await t.control('/faults', { latency_ms: 0 });
     expect(second.code, second.stderr).toBe(2);
@@ -238,7 +255,11 @@ describe('one run of a job at a time', () => {
       const firstDone = collect(first, { timeoutMs: 60_000 });
       await front.firstHeld;
       const before = await logLength(t);
-      const second = await runCrm([...args, '--plan', 'rlock.plan.csv'], { env: front.env, timeoutMs: 60_000, cwd: dir });
+      const second = await runCrm([...args, '--plan', 'rlock.plan.csv'], {
+        env: front.env,
+        timeoutMs: 60_000,
+        cwd: dir,
+      });
       const during = await requestLog(t, before);
       front.release();
       expect(second.code, second.stderr).toBe(2);
@@ -260,7 +281,14 @@ describe('one run of a job at a time', () => {
     await t.control('/faults', { latency_ms: 50 });
     const since = await logLength(t);
     const args = ['batch', 'contacts', path, '--update', '--concurrency', '2'];
-    const killed = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'PATCH', after: 4, since, signal: 'SIGKILL' });
+    const killed = await stopAfter(t, args, {
+      env: t.env('admin'),
+      cwd: dir,
+      method: 'PATCH',
+      after: 4,
+      since,
+      signal: 'SIGKILL',
+    });
     expect(killed.signal).toBe('SIGKILL');
     const rerun = await crm(args);
     expect(rerun.code, rerun.stderr).toBe(0);

@@ -32,7 +32,8 @@ const file = (name: string, text: string | Buffer): string => {
   writeFileSync(p, text);
   return p;
 };
-const contactsCount = async (): Promise<number> => ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
+const contactsCount = async (): Promise<number> =>
+  ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** the parts every summary is made of add up to its rows */
 const parts = (s: Record<string, number>) => s.created! + s.failed! + s.invalid! + s.skipped! + s.not_sent!;
@@ -63,7 +64,12 @@ describe('crm batch reports what happened', () => {
       body: JSON.stringify({ email: 'repeat.update@example.com', first_name: 'Old' }),
     });
     const id = ((await res.json()) as { data: { id: string } }).data.id;
-    const r = await crm(['batch', 'contacts', file('upd-repeat.csv', `id,first_name\n${id},New\n${id},New\n`), '--update']);
+    const r = await crm([
+      'batch',
+      'contacts',
+      file('upd-repeat.csv', `id,first_name\n${id},New\n${id},New\n`),
+      '--update',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('1 row (line 3) repeats an earlier row exactly and is not sent (counted as skipped)');
     expect(r.stderr).toContain('Updated 1 of 2 contacts; 1 skipped as repeating an earlier row.');
@@ -73,14 +79,22 @@ describe('crm batch reports what happened', () => {
   });
 
   it('a failure says its top reasons with counts, and every summary ends with a plain sentence; -o json adds `reasons`', async () => {
-    const rows = Array.from({ length: 30 }, (_, i) => (i < 25 ? `P${i},` : i < 28 ? `P${i},bad-${i}` : `P${i},ok.${i}@example.com`));
+    const rows = Array.from({ length: 30 }, (_, i) =>
+      i < 25 ? `P${i},` : i < 28 ? `P${i},bad-${i}` : `P${i},ok.${i}@example.com`,
+    );
     const p = file('reasons.csv', `First Name,Email\n${rows.join('\n')}\n`);
     const r = await crm(['batch', 'contacts', p]);
     expect(r.code, r.stderr).toBe(9);
     expect(r.stderr).toMatch(/25 × VALIDATION_FAILED.*email/);
     expect(r.stderr).toMatch(/3 × VALIDATION_FAILED/);
     expect(r.stderr).toMatch(/Created 2 of 30 contacts; 28 failed \(see .*reasons\.csv\.rejects\.csv\)\./);
-    const j = await crm(['-o', 'json', 'batch', 'contacts', file('reasons2.csv', `First Name,Email\n${rows.join('\n')}\n`)]);
+    const j = await crm([
+      '-o',
+      'json',
+      'batch',
+      'contacts',
+      file('reasons2.csv', `First Name,Email\n${rows.join('\n')}\n`),
+    ]);
     const s = JSON.parse(j.stdout) as { reasons: Array<{ code: string; message: string; count: number }> };
     expect(s.reasons[0]).toMatchObject({ code: 'VALIDATION_FAILED', count: 25 });
     expect(s.reasons.reduce((n, x) => n + x.count, 0)).toBe(28);
@@ -176,7 +190,9 @@ describe('crm batch reports what happened', () => {
     let r: CrmResult;
     try {
       const line = `${mounted ? '' : 'ulimit -f 100; '}exec "${process.execPath}" "${CRM_BIN}" "$@"`;
-      r = await collect(spawn('bash', ['-c', line, 'crm', ...args], { env: cleanEnv(t.env('admin')), cwd: folder }), { timeoutMs: 60_000 });
+      r = await collect(spawn('bash', ['-c', line, 'crm', ...args], { env: cleanEnv(t.env('admin')), cwd: folder }), {
+        timeoutMs: 60_000,
+      });
     } finally {
       if (mounted) execFileSync('umount', [full]);
     }

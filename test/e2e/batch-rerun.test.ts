@@ -30,7 +30,8 @@ function makeCsv(tag: string, n: number, bad: number[] = []): string {
 
 const countByEmail = (tag: string) => t.countByEmail(tag);
 
-const crm = (args: string[], key: 'admin' | 'readonly' | 'user' = 'admin') => runCrm(args, { env: t.env(key), timeoutMs: 120_000 });
+const crm = (args: string[], key: 'admin' | 'readonly' | 'user' = 'admin') =>
+  runCrm(args, { env: t.env(key), timeoutMs: 120_000 });
 
 describe('crm batch reruns', () => {
   it('a first attempt whose chunks were all refused (403, read-only key) does not block the right key', async () => {
@@ -49,7 +50,17 @@ describe('crm batch reruns', () => {
   it('rows in doubt + invalid rows: the error names them in doubt and says rerun first; the rerun hands out the rejects file', async () => {
     const path = makeCsv('doubt', 500, [7, 300]);
     await t.control('/faults', { next: [{ kind: '500-after-write', path: '/contacts/batch', count: 4 }] });
-    const first = await crm(['--max-retries', '0', 'batch', 'contacts', path, '--chunk-size', '100', '--concurrency', '1']);
+    const first = await crm([
+      '--max-retries',
+      '0',
+      'batch',
+      'contacts',
+      path,
+      '--chunk-size',
+      '100',
+      '--concurrency',
+      '1',
+    ]);
     expect(first.code, first.stderr).toBe(9);
     expect(first.stderr).toMatch(/Error: 400 rows sent without an answer \(rerun to settle\), 2 invalid, of 500/);
     expect(first.stderr).toMatch(/first rerun this same command/);

@@ -24,7 +24,10 @@ afterEach(async () => {
 
 let fileNo = 0;
 /** A CSV of `n` contacts with unique emails (tagged so each test counts its own); every `badEvery`th row is invalid. */
-function makeCsv(n: number, opts: { badEvery?: number; tag?: string } = {}): { path: string; valid: Set<string>; invalidLines: number[] } {
+function makeCsv(
+  n: number,
+  opts: { badEvery?: number; tag?: string } = {},
+): { path: string; valid: Set<string>; invalidLines: number[] } {
   const tag = opts.tag ?? `t${++fileNo}`;
   const lines = ['First Name,Email,Score:number,Tags:list'];
   const valid = new Set<string>();
@@ -55,20 +58,34 @@ function expectExactlyOnce(counts: Map<string, number>, valid: Set<string>): voi
   expect(counts.size).toBe(valid.size);
 }
 
-const crm = (args: string[], extra: Record<string, string> = {}) => runCrm(args, { env: t.env('admin', extra), timeoutMs: 120_000 });
+const crm = (args: string[], extra: Record<string, string> = {}) =>
+  runCrm(args, { env: t.env('admin', extra), timeoutMs: 120_000 });
 
 describe('crm batch end to end', () => {
   it('2,000 rows through 500s before and after the write, dropped connections and 429s: each valid row exactly once', async () => {
     const { path, valid, invalidLines } = makeCsv(2000, { badEvery: 97, tag: 'faults' });
     await t.control('/faults', {
       paths: '/contacts/batch',
-      faults: { '500': 0.08, '500-after-write': 0.08, drop: 0.05, 'drop-after-write': 0.05, '429': 0.05, 'html-502': 0.03 },
+      faults: {
+        '500': 0.08,
+        '500-after-write': 0.08,
+        drop: 0.05,
+        'drop-after-write': 0.05,
+        '429': 0.05,
+        'html-502': 0.03,
+      },
     });
     const rejects = join(dir, 'faults.rejects.csv');
     const r = await crm(['-o', 'json', '--max-retries', '12', 'batch', 'contacts', path, '--rejects', rejects]);
     expect(r.code, r.stderr).toBe(9);
     const summary = JSON.parse(r.stdout);
-    expect(summary).toMatchObject({ resource: 'contacts', rows: 2000, created: valid.size, failed: 0, invalid: invalidLines.length });
+    expect(summary).toMatchObject({
+      resource: 'contacts',
+      rows: 2000,
+      created: valid.size,
+      failed: 0,
+      invalid: invalidLines.length,
+    });
     expect(summary.retries).toBeGreaterThan(0);
     expectExactlyOnce(await countByEmail('faults'), valid);
     const rows = parse<Record<string, string>>(readFileSync(rejects), { columns: true });
@@ -82,7 +99,9 @@ describe('crm batch end to end', () => {
     let seed = 42;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 4; round++) {
-      const child = startCrm(['--quiet', 'batch', 'contacts', path, '--concurrency', '3', '--chunk-size', '50'], { env: t.env('admin') });
+      const child = startCrm(['--quiet', 'batch', 'contacts', path, '--concurrency', '3', '--chunk-size', '50'], {
+        env: t.env('admin'),
+      });
       const done = collect(child, { timeoutMs: 60_000 });
       await new Promise((r) => setTimeout(r, 150 + rand() * 500));
       child.kill('SIGKILL');
@@ -98,7 +117,9 @@ describe('crm batch end to end', () => {
     await t.control('/faults', { latency_ms: 100 });
     const contacts = async () => ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
     const base = await contacts();
-    const child = startCrm(['batch', 'contacts', path, '--concurrency', '2', '--chunk-size', '40'], { env: t.env('admin') });
+    const child = startCrm(['batch', 'contacts', path, '--concurrency', '2', '--chunk-size', '40'], {
+      env: t.env('admin'),
+    });
     const done = collect(child, { timeoutMs: 60_000 });
     // interrupt once the first rows are in, while most are still to be sent (30 chunks, 2 at a time, 100 ms each)
     for (let i = 0; i < 400 && (await contacts()) === base; i++) await new Promise((r) => setTimeout(r, 20));
@@ -167,7 +188,13 @@ describe('crm batch end to end', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ created: 2, failed: 1 });
     const rej = parse<Record<string, string>>(readFileSync(rejects), { columns: true });
     expect(rej).toEqual([
-      { Email: '', 'Last Name': 'NoEmail', _line: '3', _error_code: 'VALIDATION_FAILED', _error_message: expect.stringMatching(/email/) },
+      {
+        Email: '',
+        'Last Name': 'NoEmail',
+        _line: '3',
+        _error_code: 'VALIDATION_FAILED',
+        _error_message: expect.stringMatching(/email/),
+      },
     ]);
     const created = parse<Record<string, string>>(readFileSync(results), { columns: true });
     expect(created.map((c) => [c._line, c.Email])).toEqual([
@@ -234,7 +261,10 @@ describe('crm batch end to end', () => {
     const other = await runCrm(['-o', 'json', 'batch', 'contacts', path], { env: t.env('user'), timeoutMs: 60_000 });
     expect(other.code, other.stderr).toBe(2);
     expect(other.stderr).toMatch(/with another API key/);
-    const knowingly = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--no-resume'], { env: t.env('user'), timeoutMs: 60_000 });
+    const knowingly = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--no-resume'], {
+      env: t.env('user'),
+      timeoutMs: 60_000,
+    });
     expect(knowingly.code, knowingly.stderr).toBe(0);
     expect(knowingly.stderr).not.toMatch(/already imported/);
     const configDir = t.env('admin').CRM_CONFIG_DIR!;
@@ -251,7 +281,9 @@ describe('crm batch end to end', () => {
     const base = await contacts();
     const configDir = t.env('admin').CRM_CONFIG_DIR!;
     const journals = journalFiles(configDir);
-    const child = startCrm(['--quiet', 'batch', 'contacts', path, '--concurrency', '2', '--chunk-size', '50'], { env: t.env('admin') });
+    const child = startCrm(['--quiet', 'batch', 'contacts', path, '--concurrency', '2', '--chunk-size', '50'], {
+      env: t.env('admin'),
+    });
     const done = collect(child, { timeoutMs: 60_000 });
     for (let i = 0; i < 400 && (await contacts()) === base; i++) await new Promise((r) => setTimeout(r, 20));
     // the first chunks were answered; kill once the journal says the next ones are sent (each then waits
@@ -269,7 +301,10 @@ describe('crm batch end to end', () => {
   it('an unwritable config folder fails fast (exit 2) naming it', async () => {
     const { path } = makeCsv(5, { tag: 'procfs' });
     const t0 = Date.now();
-    const r = await runCrm(['batch', 'contacts', path], { env: t.env('admin', { CRM_CONFIG_DIR: '/proc/nope' }), timeoutMs: 20_000 });
+    const r = await runCrm(['batch', 'contacts', path], {
+      env: t.env('admin', { CRM_CONFIG_DIR: '/proc/nope' }),
+      timeoutMs: 20_000,
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/\/proc\/nope/);
     expect(Date.now() - t0).toBeLessThan(10_000);
@@ -293,7 +328,10 @@ describe('crm batch end to end', () => {
 
   it('ragged rows keep the rejects file rectangular, in line order; --results of NDJSON input is a CSV', async () => {
     const path = join(dir, 'ragged.csv');
-    writeFileSync(path, 'Email,Last Name\nr1@ragged.example.com,A,extra1,"x,y"\n,NoEmail\nr3@ragged.example.com,C\nshort\n');
+    writeFileSync(
+      path,
+      'Email,Last Name\nr1@ragged.example.com,A,extra1,"x,y"\n,NoEmail\nr3@ragged.example.com,C\nshort\n',
+    );
     const r = await crm(['-o', 'json', 'batch', 'contacts', path]);
     expect(r.code).toBe(9);
     const rows = parse(readFileSync(`${path}.rejects.csv`));

@@ -6,7 +6,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getRecord, logLength, makeContacts, prng, requestLog, rowFaults, sentIds, stopAfter } from '../helpers/bulk.js';
+import {
+  getRecord,
+  logLength,
+  makeContacts,
+  prng,
+  requestLog,
+  rowFaults,
+  sentIds,
+  stopAfter,
+} from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -84,7 +93,19 @@ describe('crm batch --delete keeps what it deletes', () => {
     const path = idFile('bf', ids);
     const backup = join(dir, 'bf-backup.ndjson');
     await t.control('/faults', { next: rowFaults('DELETE', (i) => `/contacts/${ids[i]}$`) });
-    const r = await crm(['-o', 'json', 'batch', 'contacts', path, '--delete', '--yes', '--backup', backup, '--concurrency', '2']);
+    const r = await crm([
+      '-o',
+      'json',
+      'batch',
+      'contacts',
+      path,
+      '--delete',
+      '--yes',
+      '--backup',
+      backup,
+      '--concurrency',
+      '2',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ deleted: 12, failed: 0, backup_file: backup });
     expectKeptOnce(backup, before);
@@ -101,7 +122,14 @@ describe('crm batch --delete keeps what it deletes', () => {
       const since = await logLength(t);
       await t.control('/faults', { latency_ms: 10 + Math.floor(rnd() * 20) });
       const killed = await stopAfter(t, args, {
-        ...{ env: t.env('admin'), cwd: dir, method: 'DELETE', after: 1 + Math.floor(rnd() * 10), since, signal: 'SIGKILL' },
+        ...{
+          env: t.env('admin'),
+          cwd: dir,
+          method: 'DELETE',
+          after: 1 + Math.floor(rnd() * 10),
+          since,
+          signal: 'SIGKILL',
+        },
       });
       expect(killed.signal).toBe('SIGKILL');
       expect(sentIds(await requestLog(t, since), 'DELETE', 'contacts').length).toBeLessThan(15);
@@ -131,7 +159,15 @@ describe('crm batch --delete keeps what it deletes', () => {
     const before = await recordsNow(ids);
     const path = idFile('br', ids);
     expect((await crm(['batch', 'contacts', path, '--delete', '--yes'])).code).toBe(0);
-    const r = await crm(['-o', 'json', 'batch', 'contacts', `${path}.deleted.ndjson`, '--results', join(dir, 'br-new.csv')]);
+    const r = await crm([
+      '-o',
+      'json',
+      'batch',
+      'contacts',
+      `${path}.deleted.ndjson`,
+      '--results',
+      join(dir, 'br-new.csv'),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ created: 4, failed: 0 });
     expect(r.stderr).toMatch(/leaving out id, created_at, updated_at/);
@@ -171,7 +207,9 @@ describe('crm batch --delete keeps what it deletes', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).not.toHaveProperty('backup_file');
     expect(existsSync(`${path}.deleted.ndjson`)).toBe(false);
-    expect((await requestLog(t, since)).filter((e) => e.method === 'GET' && /\/contacts\/[^/?]+$/.test(e.path))).toEqual([]);
+    expect(
+      (await requestLog(t, since)).filter((e) => e.method === 'GET' && /\/contacts\/[^/?]+$/.test(e.path)),
+    ).toEqual([]);
     await expectGone(ids);
   });
 });

@@ -7,7 +7,16 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getRecord, logLength, makeContacts, prng, requestLog, sentIds, stopAfter, rowFaults } from '../helpers/bulk.js';
+import {
+  getRecord,
+  logLength,
+  makeContacts,
+  prng,
+  requestLog,
+  sentIds,
+  stopAfter,
+  rowFaults,
+} from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { HAS_TMUX, sh, startTmux, type Tmux } from '../helpers/tmux.js';
@@ -49,7 +58,12 @@ const crm = (args: string[]) => runCrm(args, { env: t.env('admin'), cwd: dir, ti
 /** A delete file: one id per line (`bare`), or a CSV with an id column and another one. */
 function deleteFile(tag: string, ids: string[], bare = false): string {
   const path = join(dir, bare ? `${tag}.txt` : `${tag}.csv`);
-  writeFileSync(path, bare ? `${ids.join('\n')}\n` : `Record ID,Email\n${ids.map((id, i) => `${id},${tag}.${i}@example.com`).join('\n')}\n`);
+  writeFileSync(
+    path,
+    bare
+      ? `${ids.join('\n')}\n`
+      : `Record ID,Email\n${ids.map((id, i) => `${id},${tag}.${i}@example.com`).join('\n')}\n`,
+  );
   return path;
 }
 
@@ -198,7 +212,9 @@ describe('crm batch --delete', () => {
 
       const rerun = await tm.run(`crm batch contacts ${sh(path)} --delete`, { env: t.env('admin', { NO_COLOR: '1' }) });
       const typed = Number(
-        /Type (\d+) or contacts to confirm:$/m.exec((await rerun.waitFor(/Type \d+ or contacts to confirm:$/m)).join('\n'))![1],
+        /Type (\d+) or contacts to confirm:$/m.exec(
+          (await rerun.waitFor(/Type \d+ or contacts to confirm:$/m)).join('\n'),
+        )![1],
       );
       const said = (await rerun.capture({ joinWrapped: true })).join(' ').replace(/\s+/g, ' ');
       const earlier = Number(/\(of 30: an earlier run deleted (\d+)\)/.exec(said)?.[1]);

@@ -10,7 +10,17 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { allScopes } from '../../src/api/resources.js';
-import { appliedPerId, getRecord, logLength, makeContacts, prng, requestLog, sentIds, stopAfter, rowFaults } from '../helpers/bulk.js';
+import {
+  appliedPerId,
+  getRecord,
+  logLength,
+  makeContacts,
+  prng,
+  requestLog,
+  sentIds,
+  stopAfter,
+  rowFaults,
+} from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -82,7 +92,16 @@ describe('crm batch --update', () => {
     const log = await requestLog(t, since);
     // every fault was met, and the rows written before one were answered by a replay
     const faults = log.filter((e) => e.fault !== null).map((e) => e.fault);
-    expect(faults.sort()).toEqual(['429', '429', '500', '500-after-write', '500-after-write', 'drop', 'drop-after-write', 'html-502']);
+    expect(faults.sort()).toEqual([
+      '429',
+      '429',
+      '500',
+      '500-after-write',
+      '500-after-write',
+      'drop',
+      'drop-after-write',
+      'html-502',
+    ]);
     for (const i of [3, 7, 11])
       expect(
         log.some((e) => e.path.endsWith(`/${ids[i]}`) && e.replayed),

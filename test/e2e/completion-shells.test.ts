@@ -8,7 +8,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEAL_CONTACT_TYPES, RESOURCES } from '../../src/api/resources.js';
-import { completeIn, installCompletions, shellAvailable, type Shell, type ShellHome } from '../helpers/shell-complete.js';
+import {
+  completeIn,
+  installCompletions,
+  shellAvailable,
+  type Shell,
+  type ShellHome,
+} from '../helpers/shell-complete.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FORMATS = ['csv', 'json', 'ndjson', 'table', 'tsv'];
@@ -67,7 +73,8 @@ beforeAll(() => {
   sh = installCompletions(path.join(dir, 'home'), { CRM_CONFIG_DIR: config });
   work = path.join(dir, 'work');
   mkdirSync(path.join(work, 'data'), { recursive: true });
-  for (const f of ['people.csv', 'people2.csv', 'bad-rows.csv', 'notes.txt']) writeFileSync(path.join(work, f), 'email\n');
+  for (const f of ['people.csv', 'people2.csv', 'bad-rows.csv', 'notes.txt'])
+    writeFileSync(path.join(work, f), 'email\n');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -105,7 +112,12 @@ describe.each(SHELLS)('TAB in %s', (shell) => {
     const lines = ['crm contacts ', 'crm contacts list --output ', 'crm batch contacts peo', 'crm keys use '];
     const { offers, stderr } = completeIn(shell, lines, sh, work, true);
     expect(stderr).toBe('');
-    expect(offers).toEqual([['create', 'delete', 'get', 'list', 'update'], FORMATS, ['people.csv', 'people2.csv'], ['local', 'work']]);
+    expect(offers).toEqual([
+      ['create', 'delete', 'get', 'list', 'update'],
+      FORMATS,
+      ['people.csv', 'people2.csv'],
+      ['local', 'work'],
+    ]);
   });
 });
 

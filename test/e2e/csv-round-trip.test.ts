@@ -8,7 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
-const VALUES = ['+15551230000', '-12', '=SUM(A1:A2)', "'quoted", '@x', "'-12", "''=x", '\tx', ' padded ', 'comma, "quote"\nand a line'];
+const VALUES = [
+  '+15551230000',
+  '-12',
+  '=SUM(A1:A2)',
+  "'quoted",
+  '@x',
+  "'-12",
+  "''=x",
+  '\tx',
+  ' padded ',
+  'comma, "quote"\nand a line',
+];
 
 let from: TestSandbox;
 let to: TestSandbox;
@@ -27,12 +38,18 @@ type Contact = { email: string; first_name?: string; last_name?: string };
 async function contactsOf(t: TestSandbox): Promise<Contact[]> {
   const res = await fetch(`${t.sb.baseUrl}/contacts?limit=100`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
   const body = (await res.json()) as { data: Contact[] };
-  return body.data.filter((c) => c.email.startsWith('rt.')).map(({ email, first_name, last_name }) => ({ email, first_name, last_name }));
+  return body.data
+    .filter((c) => c.email.startsWith('rt.'))
+    .map(({ email, first_name, last_name }) => ({ email, first_name, last_name }));
 }
 
 describe('csv export then batch import', () => {
   it('creates records with exactly the values exported, formula-looking ones included', async () => {
-    const made: Contact[] = VALUES.map((v, i) => ({ email: `rt.${i}@example.com`, first_name: v, last_name: VALUES[(i + 1) % VALUES.length]! }));
+    const made: Contact[] = VALUES.map((v, i) => ({
+      email: `rt.${i}@example.com`,
+      first_name: v,
+      last_name: VALUES[(i + 1) % VALUES.length]!,
+    }));
     for (const c of made) {
       const res = await fetch(`${from.sb.baseUrl}/contacts`, {
         method: 'POST',
@@ -42,7 +59,9 @@ describe('csv export then batch import', () => {
       expect(res.status).toBe(201);
     }
 
-    const list = await runCrm(['contacts', 'list', '--all', '-o', 'csv', '--fields', 'email,first_name,last_name'], { env: from.env() });
+    const list = await runCrm(['contacts', 'list', '--all', '-o', 'csv', '--fields', 'email,first_name,last_name'], {
+      env: from.env(),
+    });
     expect(list.stderr).toBe('');
     expect(list.code).toBe(0);
     // the export is spreadsheet-safe: no cell starts with a trigger

@@ -23,7 +23,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const crm = (args: string[], key: 'admin' | 'user' = 'admin') => runCrm(args, { env: t.env(key), cwd: dir, timeoutMs: 60_000 });
+const crm = (args: string[], key: 'admin' | 'user' = 'admin') =>
+  runCrm(args, { env: t.env(key), cwd: dir, timeoutMs: 60_000 });
 
 function idFile(tag: string, ids: string[]): string {
   const path = join(dir, `${tag}.txt`);
@@ -33,7 +34,10 @@ function idFile(tag: string, ids: string[]): string {
 
 /** A contact created with the user-bound key: its owner is that key's user, not the admin's. */
 async function userContact(tag: string): Promise<string> {
-  const r = await crm(['-o', 'json', 'contacts', 'create', '--set', `email=${tag}@example.com`, '--set', 'first_name=Owned'], 'user');
+  const r = await crm(
+    ['-o', 'json', 'contacts', 'create', '--set', `email=${tag}@example.com`, '--set', 'first_name=Owned'],
+    'user',
+  );
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as { id: string }).id;
 }
@@ -73,7 +77,14 @@ describe('delete backups: what a new user found', () => {
     const args = ['batch', 'contacts', path2, '--delete', '--yes', '--concurrency', '1'];
     const since = await logLength(t);
     await t.control('/faults', { latency_ms: 150 });
-    const killed = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'DELETE', after: 2, since, signal: 'SIGKILL' });
+    const killed = await stopAfter(t, args, {
+      env: t.env('admin'),
+      cwd: dir,
+      method: 'DELETE',
+      after: 2,
+      since,
+      signal: 'SIGKILL',
+    });
     await t.control('/faults', { latency_ms: 0 });
     expect(killed.signal).toBe('SIGKILL');
     const sent = sentIds(await requestLog(t, since), 'DELETE', 'contacts').length;
@@ -81,7 +92,9 @@ describe('delete backups: what a new user found', () => {
     expect(rerun.code, rerun.stderr).toBe(0);
     // the rows the journal has not finished: those not sent, and one sent whose answer it had not recorded
     const left = Number(
-      /(\d+) DELETEs?, for the rows an earlier run did not finish \(it did (\d+) of 5\)/.exec(rerun.stderr.replace(/\s+/g, ' '))?.[1],
+      /(\d+) DELETEs?, for the rows an earlier run did not finish \(it did (\d+) of 5\)/.exec(
+        rerun.stderr.replace(/\s+/g, ' '),
+      )?.[1],
     );
     expect(left, rerun.stderr).toBeGreaterThanOrEqual(5 - sent);
     expect(left).toBeLessThanOrEqual(5 - sent + 1);
@@ -130,20 +143,34 @@ describe('delete backups: what a new user found', () => {
     const again = await crm(['batch', 'contacts', backup]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toContain('--no-resume to import it again');
-    expect(again.stderr.replace(/\s+/g, ' ')).toMatch(/already created again .*--no-resume would create every one of them a second time/);
+    expect(again.stderr.replace(/\s+/g, ' ')).toMatch(
+      /already created again .*--no-resume would create every one of them a second time/,
+    );
   });
 });
 
 describe('minutes at the rate limit: the real window, not the limit a minute', () => {
   it('`crm snapshot --links` against 10 requests per 2 s: the cost line says so, and its minutes are the least that allows', async () => {
-    const slow = await startTestSandbox({ seed: 5, seedRecords: { deals: 12 }, rateLimit: 10, orgRateLimit: 10, rateWindowMs: 2000 });
+    const slow = await startTestSandbox({
+      seed: 5,
+      seedRecords: { deals: 12 },
+      rateLimit: 10,
+      orgRateLimit: 10,
+      rateWindowMs: 2000,
+    });
     try {
       const out = join(dir, 'snap-window');
-      const r = await runCrm(['snapshot', out, '--resources', 'deals', '--links'], { env: slow.env('admin'), cwd: dir, timeoutMs: 60_000 });
+      const r = await runCrm(['snapshot', out, '--resources', 'deals', '--links'], {
+        env: slow.env('admin'),
+        cwd: dir,
+        timeoutMs: 60_000,
+      });
       expect(r.code, r.stderr).toBe(0);
       const line = r.stderr.replace(/\s+/g, ' ');
       // 24 requests at 10 per 2 s: at least 4 s (two more windows), "under 0.1 min"; at "10 a minute" it said 2.4 min
-      expect(line).toMatch(/Links: 24 requests, one per deal \(12 ×2\) .*: under 0\.1 min at 10 requests per 2 s \(the server's rate limit\)/);
+      expect(line).toMatch(
+        /Links: 24 requests, one per deal \(12 ×2\) .*: under 0\.1 min at 10 requests per 2 s \(the server's rate limit\)/,
+      );
     } finally {
       await slow.close();
     }

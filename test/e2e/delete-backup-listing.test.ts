@@ -150,7 +150,14 @@ describe('a bulk delete reads what it keeps at the cheapest cost', () => {
       const args = ['batch', 'contacts', path, '--delete', '--yes'];
       const since = await logLength(t);
       await t.control('/faults', { latency_ms: 60 });
-      const killed = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'GET', after, since, signal: 'SIGKILL' });
+      const killed = await stopAfter(t, args, {
+        env: t.env('admin'),
+        cwd: dir,
+        method: 'GET',
+        after,
+        since,
+        signal: 'SIGKILL',
+      });
       expect(killed.signal).toBe('SIGKILL');
       await t.control('/faults', { latency_ms: 0 });
       // a request the killed run had in flight is logged once its latency is over
@@ -181,7 +188,14 @@ describe('a bulk delete reads what it keeps at the cheapest cost', () => {
     const args = ['batch', 'contacts', path, '--delete', '--yes'];
     const since = await logLength(t);
     await t.control('/faults', { latency_ms: 60 });
-    const stopped = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'GET', after: 2, since, signal: 'SIGINT' });
+    const stopped = await stopAfter(t, args, {
+      env: t.env('admin'),
+      cwd: dir,
+      method: 'GET',
+      after: 2,
+      since,
+      signal: 'SIGINT',
+    });
     await t.control('/faults', { latency_ms: 0 });
     expect(stopped.code, stopped.stderr).toBe(130);
     // (the listing's own words, or the page request's when Ctrl-C lands while one is in flight)
@@ -203,7 +217,14 @@ describe('a bulk delete reads what it keeps at the cheapest cost', () => {
     const args = ['batch', 'contacts', path, '--delete', '--yes'];
     const since = await logLength(t);
     await t.control('/faults', { latency_ms: 40 });
-    const stopped = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'DELETE', after: 3, since, signal: 'SIGKILL' });
+    const stopped = await stopAfter(t, args, {
+      env: t.env('admin'),
+      cwd: dir,
+      method: 'DELETE',
+      after: 3,
+      since,
+      signal: 'SIGKILL',
+    });
     await t.control('/faults', { latency_ms: 0 });
     expect(stopped.code).not.toBe(0);
     await new Promise((r) => setTimeout(r, 300));
@@ -211,7 +232,9 @@ describe('a bulk delete reads what it keeps at the cheapest cost', () => {
     expect(inBackup.length).toBeLessThan(ids.length);
     // every record in the backup had its DELETE sent, but those a kill -9 caught between the line's
     // fsync and the send: at most one per request in flight (the same command deletes them)
-    const deletesSent = new Set((await requestLog(t, since)).filter((e) => e.method === 'DELETE').map((e) => e.path.split('/').pop()));
+    const deletesSent = new Set(
+      (await requestLog(t, since)).filter((e) => e.method === 'DELETE').map((e) => e.path.split('/').pop()),
+    );
     const notSent = inBackup.filter((id) => !deletesSent.has(id));
     expect(notSent.length, notSent.join(', ')).toBeLessThanOrEqual(4);
     // the same command finishes: each record once in the backup
@@ -230,11 +253,20 @@ describe('a bulk delete reads what it keeps at the cheapest cost', () => {
     const since = await logLength(t);
     // a few requests a window: rows wait in the pacer with their records read
     await t.control('/limits', { rate_limit: 6, rate_window_ms: 1000 });
-    const stopped = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'DELETE', after: 4, since, signal: 'SIGINT' });
+    const stopped = await stopAfter(t, args, {
+      env: t.env('admin'),
+      cwd: dir,
+      method: 'DELETE',
+      after: 4,
+      since,
+      signal: 'SIGINT',
+    });
     await t.control('/limits', { rate_limit: 1_000_000 });
     expect(stopped.code, stopped.stderr).toBe(130);
     await new Promise((r) => setTimeout(r, 300));
-    const deletesSent = new Set((await requestLog(t, since)).filter((e) => e.method === 'DELETE').map((e) => e.path.split('/').pop()));
+    const deletesSent = new Set(
+      (await requestLog(t, since)).filter((e) => e.method === 'DELETE').map((e) => e.path.split('/').pop()),
+    );
     const inBackup = kept(`${path}.deleted.ndjson`).map((r) => r.id as string);
     expect(inBackup.length).toBeGreaterThan(0);
     for (const id of inBackup) expect(deletesSent.has(id), id).toBe(true);

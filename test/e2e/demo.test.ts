@@ -42,24 +42,31 @@ function sh(line: string, input: string): Promise<{ code: number; stderr: string
   });
 }
 
-it('the demo runs to the end, and every command it echoes parses when pasted into a shell', { timeout: 120_000 }, async () => {
-  const demo = await collect(spawn(process.execPath, [DEMO], { env: cleanEnv({ TMPDIR: dir }), stdio: ['pipe', 'pipe', 'pipe'] }), {
-    timeoutMs: 110_000,
-  });
-  expect(demo.code, demo.stderr).toBe(0);
-  const lines = demo.stdout
-    .split('\n')
-    .filter((l) => l.startsWith('$ crm '))
-    .map((l) => l.slice(2));
-  expect(lines.length, demo.stdout).toBeGreaterThanOrEqual(12);
-  // every command shows what it printed: the deal it creates too (trial: nothing under it)
-  const afterDeal = demo.stdout.split(/\$ crm deals create[^\n]*\n/)[1] ?? '';
-  expect(afterDeal.split('\n$ ')[0]).toMatch(/"name": ?"Demo renewal"/);
-  // what to try next on a line of its own (trial: cut at 80 columns after the files' folder)
-  expect(demo.stdout).toMatch(/\nTry it yourself: npm run sandbox\n/);
-  for (const line of lines) {
-    const key = line.includes('--v1') ? `service_pk_${'d'.repeat(40)}` : `service_live_${'d'.repeat(40)}`;
-    const r = await sh(line, `${key}\n`);
-    expect(r.code, `${line}\n${r.stderr}`).not.toBe(2);
-  }
-});
+it(
+  'the demo runs to the end, and every command it echoes parses when pasted into a shell',
+  { timeout: 120_000 },
+  async () => {
+    const demo = await collect(
+      spawn(process.execPath, [DEMO], { env: cleanEnv({ TMPDIR: dir }), stdio: ['pipe', 'pipe', 'pipe'] }),
+      {
+        timeoutMs: 110_000,
+      },
+    );
+    expect(demo.code, demo.stderr).toBe(0);
+    const lines = demo.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('$ crm '))
+      .map((l) => l.slice(2));
+    expect(lines.length, demo.stdout).toBeGreaterThanOrEqual(12);
+    // every command shows what it printed: the deal it creates too (trial: nothing under it)
+    const afterDeal = demo.stdout.split(/\$ crm deals create[^\n]*\n/)[1] ?? '';
+    expect(afterDeal.split('\n$ ')[0]).toMatch(/"name": ?"Demo renewal"/);
+    // what to try next on a line of its own (trial: cut at 80 columns after the files' folder)
+    expect(demo.stdout).toMatch(/\nTry it yourself: npm run sandbox\n/);
+    for (const line of lines) {
+      const key = line.includes('--v1') ? `service_pk_${'d'.repeat(40)}` : `service_live_${'d'.repeat(40)}`;
+      const r = await sh(line, `${key}\n`);
+      expect(r.code, `${line}\n${r.stderr}`).not.toBe(2);
+    }
+  },
+);

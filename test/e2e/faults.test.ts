@@ -28,7 +28,11 @@ describe('faults', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/ 500 .*\n.* 201 /s);
     expect(await countContacts('once@example.com')).toBe(1);
-    const log = (await t.control('/requests')) as Array<{ method: string; path: string; headers: Record<string, string> }>;
+    const log = (await t.control('/requests')) as Array<{
+      method: string;
+      path: string;
+      headers: Record<string, string>;
+    }>;
     const posts = log.filter((e) => e.method === 'POST' && e.path.endsWith('/contacts'));
     const keys = posts.slice(-2).map((e) => e.headers['idempotency-key']);
     expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -96,7 +100,9 @@ describe('rate limits', () => {
   it('a small window: --all paces itself through it and succeeds', async () => {
     const small = await startTestSandbox({ seed: 3, rateLimit: 3, rateWindowMs: 300 });
     try {
-      const r = await runCrm(['-o', 'ndjson', '--verbose', 'contacts', 'list', '--all', '--limit', '5'], { env: small.env('admin') });
+      const r = await runCrm(['-o', 'ndjson', '--verbose', 'contacts', 'list', '--all', '--limit', '5'], {
+        env: small.env('admin'),
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.trim().split('\n').length).toBe(40);
     } finally {

@@ -33,7 +33,13 @@ const asks = (line: string) => /^crm \w+ delete \w+$|--delete\b/.test(line) && !
 
 /** The examples of every command's --help: line → the commands whose help shows it. */
 async function helpExamples(): Promise<Map<string, string[]>> {
-  const program = buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
+  const program = buildProgram({
+    io: fakeIO().io,
+    env: {},
+    signal: new AbortController().signal,
+    jsonErrors: false,
+    verbose: false,
+  });
   const found = new Map<string, string[]>();
   for (const cmd of allCommands(program)) {
     const path = commandPath(cmd);
@@ -89,7 +95,10 @@ function fillIn(line: string, s: Seeded): string {
 const api = async (s: Seeded, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
   const res = await fetch(`${s.t.sb.baseUrl}${path}`, {
     method,
-    headers: { 'X-Service-Api-Key': s.t.sb.keys.admin, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      'X-Service-Api-Key': s.t.sb.keys.admin,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -113,11 +122,13 @@ const EMAIL = (n: number) => `help.example.${n}@example.com`;
 /** contacts whose email is one of this test's, email → first_name */
 async function exampleContacts(s: Seeded): Promise<Map<string, unknown>> {
   const found = new Map<string, unknown>();
-  for (const c of await listAll(s, '/contacts')) if (String(c.email).startsWith('help.example.')) found.set(String(c.email), c.first_name);
+  for (const c of await listAll(s, '/contacts'))
+    if (String(c.email).startsWith('help.example.')) found.set(String(c.email), c.first_name);
   return found;
 }
 const gone = async (s: Seeded, resource: string, ids: string[]) => {
-  for (const id of ids) expect((await api(s, 'GET', `/${resource}/${id}`)).status, `${resource}/${id} still there`).toBe(404);
+  for (const id of ids)
+    expect((await api(s, 'GET', `/${resource}/${id}`)).status, `${resource}/${id} still there`).toBe(404);
 };
 const linked = async (s: Seeded, path: string, child: string) => {
   expect((await listAll(s, path)).map((r) => r.id)).toContain(child);
@@ -125,7 +136,8 @@ const linked = async (s: Seeded, path: string, child: string) => {
 
 /** A batch contacts CSV of two new people, its email column named as --map says. */
 function peopleCsv(line: string): string {
-  const header = (field: string) => [...line.matchAll(/--map "([^"=]+)=([^"]*)"/g)].find((m) => m[2] === field)?.[1] ?? field;
+  const header = (field: string) =>
+    [...line.matchAll(/--map "([^"=]+)=([^"]*)"/g)].find((m) => m[2] === field)?.[1] ?? field;
   return `${header('email')},${header('first_name')}\n${EMAIL(1)},Ada\n${EMAIL(2)},Grace\n`;
 }
 
@@ -168,13 +180,17 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
           const lines = readFileSync(join(folder, `${name}.ndjson`), 'utf8')
             .split('\n')
             .filter(Boolean);
-          expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual((await listAll(s, `/${name}`)).map((r) => r.id));
+          expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(
+            (await listAll(s, `/${name}`)).map((r) => r.id),
+          );
         }
         // --links: every kind whose parent was taken, each file holding the lines the manifest counts
         const kinds = LINK_KINDS.filter((k) => names.includes(k.parent)).map((k) => k.key);
         expect(Object.keys(manifest.links ?? {})).toEqual(m[3] ? kinds : []);
         for (const entry of Object.values(manifest.links ?? {}))
-          expect(readFileSync(join(folder, entry.file), 'utf8').split('\n').filter(Boolean)).toHaveLength(entry.records);
+          expect(readFileSync(join(folder, entry.file), 'utf8').split('\n').filter(Boolean)).toHaveLength(
+            entry.records,
+          );
       },
     },
   ],
@@ -187,7 +203,10 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     },
   ],
   [/^crm (\w+) delete \w+$/, { after: (s, m) => gone(s, m[1]!, s.ids[m[1]!]!.slice(0, 1)) }],
-  [/^crm (\w+) delete \w+ --yes --backup kept\.ndjson$/, { after: (s, m) => gone(s, m[1]!, s.ids[m[1]!]!.slice(0, 1)) }],
+  [
+    /^crm (\w+) delete \w+ --yes --backup kept\.ndjson$/,
+    { after: (s, m) => gone(s, m[1]!, s.ids[m[1]!]!.slice(0, 1)) },
+  ],
   [/--data @(\w+)\.json/, { files: (_, m) => ({ [`${m[1]}.json`]: JSON.stringify(BODIES[m[1]!]) }) }],
   [/< key\.txt/, { files: (s) => ({ 'key.txt': `${s.t.sb.keys.admin}\n` }) }],
   [
@@ -224,8 +243,11 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     /^crm batch contacts trade-show\.csv --match email( --dry-run)?/,
     {
       // one person the CRM holds (another title), one it does not
-      files: () => ({ 'trade-show.csv': `email,first_name,title\n${EMAIL(5).toUpperCase()},Ada,CTO\n${EMAIL(6)},Grace,Buyer\n` }),
-      before: async (s) => void (await api(s, 'POST', '/contacts', { email: EMAIL(5), first_name: 'Ada', title: 'Engineer' })),
+      files: () => ({
+        'trade-show.csv': `email,first_name,title\n${EMAIL(5).toUpperCase()},Ada,CTO\n${EMAIL(6)},Grace,Buyer\n`,
+      }),
+      before: async (s) =>
+        void (await api(s, 'POST', '/contacts', { email: EMAIL(5), first_name: 'Ada', title: 'Engineer' })),
       after: async (s, m) => {
         const dry = m[1] !== undefined;
         const people = (await listAll(s, '/contacts')).filter((c) => String(c.email).startsWith('help.example.'));
@@ -247,14 +269,16 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     /^crm batch contacts trade-show\.csv\.undo\.csv --update/,
     {
       files: (s) => ({ 'trade-show.csv.undo.csv': `id,title:json\n${s.ids.contacts![4]},"""Restored"""\n` }),
-      after: async (s) => expect((await api(s, 'GET', `/contacts/${s.ids.contacts![4]}`)).json.data.title).toBe('Restored'),
+      after: async (s) =>
+        expect((await api(s, 'GET', `/contacts/${s.ids.contacts![4]}`)).json.data.title).toBe('Restored'),
     },
   ],
   [
     /^crm batch deals deals\.csv --dry-run$/,
     {
       files: () => ({ 'deals.csv': 'name,amount:number\nHelp example deal,1200\n' }),
-      after: async (s) => expect((await listAll(s, '/deals')).filter((d) => d.name === 'Help example deal')).toEqual([]),
+      after: async (s) =>
+        expect((await listAll(s, '/deals')).filter((d) => d.name === 'Help example deal')).toEqual([]),
     },
   ],
   [
@@ -276,7 +300,8 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     {
       files: (s) => ({ 'owners.csv': `id,owner_id\n${s.ids.deals![0]},usr_user\n${s.ids.deals![1]},usr_user\n` }),
       after: async (s) => {
-        for (const id of s.ids.deals!.slice(0, 2)) expect((await api(s, 'GET', `/deals/${id}`)).json.data.owner_id).toBe('usr_user');
+        for (const id of s.ids.deals!.slice(0, 2))
+          expect((await api(s, 'GET', `/deals/${id}`)).json.data.owner_id).toBe('usr_user');
       },
     },
   ],
@@ -300,7 +325,9 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
   [
     /^crm batch contacts export\.csv --delete --id-column "Record ID"/,
     {
-      files: (s) => ({ 'export.csv': `Record ID,Email\n${s.ids.contacts![2]},a@example.com\n${s.ids.contacts![3]},b@example.com\n` }),
+      files: (s) => ({
+        'export.csv': `Record ID,Email\n${s.ids.contacts![2]},a@example.com\n${s.ids.contacts![3]},b@example.com\n`,
+      }),
       after: (s) => gone(s, 'contacts', s.ids.contacts!.slice(2, 4)),
     },
   ],
@@ -325,7 +352,10 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
         const r = await api(s, 'POST', `/deals/${s.ids.deals![0]}/contacts`, { contact_id: s.ids.contacts![1] });
         expect(r.status, JSON.stringify(r.json)).toBeLessThan(300);
       },
-      after: async (s) => expect((await listAll(s, `/deals/${s.ids.deals![0]}/contacts`)).map((r) => r.id)).not.toContain(s.ids.contacts![1]),
+      after: async (s) =>
+        expect((await listAll(s, `/deals/${s.ids.deals![0]}/contacts`)).map((r) => r.id)).not.toContain(
+          s.ids.contacts![1],
+        ),
     },
   ],
   [
@@ -348,7 +378,13 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
         return { 'pairs.csv': `${parentKey},${childKey}\n${s.ids[parents!]![0]},${s.ids[children!]![2]}\n` };
       },
       after: async (s, m) => {
-        const children = { contacts: 'contacts', companies: 'companies', records: 'contacts', members: 'contacts', deal: 'deals' }[m[2]!]!;
+        const children = {
+          contacts: 'contacts',
+          companies: 'companies',
+          records: 'contacts',
+          members: 'contacts',
+          deal: 'deals',
+        }[m[2]!]!;
         const child = s.ids[children]![2]!;
         const parent = s.ids[m[1]!]![0]!;
         if (m[1] === 'meetings') expect((await api(s, 'GET', `/meetings/${parent}/deal`)).json.data?.id).toBe(child);
@@ -389,9 +425,20 @@ interface Run {
 }
 
 /** Runs a line with bash in dir; a server (crm sandbox) is stopped with Ctrl-C once it says where it listens. */
-function runLine(line: string, dir: string, env: Record<string, string>, server: boolean, input?: string): Promise<Run> {
+function runLine(
+  line: string,
+  dir: string,
+  env: Record<string, string>,
+  server: boolean,
+  input?: string,
+): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', line], { cwd: dir, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', line], {
+      cwd: dir,
+      env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
@@ -435,7 +482,8 @@ let count = 0;
 async function makeLane(n: number): Promise<Lane> {
   const t = await startTestSandbox({ seed: 17, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
   const [home, bin] = [join(root, `home-${n}`), join(root, `bin-${n}`)];
-  for (const d of [home, bin, join(home, '.zfunc'), join(home, '.config', 'fish', 'completions')]) mkdirSync(d, { recursive: true });
+  for (const d of [home, bin, join(home, '.zfunc'), join(home, '.config', 'fish', 'completions')])
+    mkdirSync(d, { recursive: true });
   writeFileSync(join(bin, 'crm'), `#!/bin/sh\nexec '${process.execPath}' '${CRM_BIN}' "$@"\n`);
   // the clipboard of `pbpaste | crm keys add …` (macOS) holds the admin key
   writeFileSync(join(bin, 'pbpaste'), `#!/bin/sh\necho '${t.sb.keys.admin}'\n`);
@@ -452,7 +500,9 @@ async function makeLane(n: number): Promise<Lane> {
   for (const resource of new Set(Object.values(PREFIXES))) {
     const all = await listAll(lane.s, `/${resource}`);
     // a recording stands for one whose transcript can be read
-    lane.s.ids[resource] = all.filter((r) => resource !== 'recordings' || r.transcript_status === 'ready').map((r) => String(r.id));
+    lane.s.ids[resource] = all
+      .filter((r) => resource !== 'recordings' || r.transcript_status === 'ready')
+      .map((r) => String(r.id));
   }
   return lane;
 }
@@ -496,7 +546,8 @@ describe('every example of every --help runs as written against a seeded sandbox
   it('finds the examples of the whole command tree, and NOT_RUN names only examples that exist', () => {
     expect(examples.size).toBeGreaterThan(100);
     expect([...examples.keys()].some((l) => l.startsWith('crm batch contacts people.csv --map'))).toBe(true);
-    for (const line of Object.keys(NOT_RUN)) expect(examples.has(line), `NOT_RUN lists an example no help shows: ${line}`).toBe(true);
+    for (const line of Object.keys(NOT_RUN))
+      expect(examples.has(line), `NOT_RUN lists an example no help shows: ${line}`).toBe(true);
   });
 
   const serves = (line: string) => /^crm sandbox\b/.test(line);
@@ -529,10 +580,12 @@ describe('every example of every --help runs as written against a seeded sandbox
     };
   const runnable = [...examples].filter(([line]) => NOT_RUN[line] === undefined);
   describe.concurrent('against the API', () => {
-    for (const [line, where] of runnable.filter(([l]) => !serves(l))) it(`${line}   (${where[0]} --help)`, run(line, where), 90_000);
+    for (const [line, where] of runnable.filter(([l]) => !serves(l)))
+      it(`${line}   (${where[0]} --help)`, run(line, where), 90_000);
   });
   // one at a time: two of them listen on the default port
   describe('crm sandbox', () => {
-    for (const [line, where] of runnable.filter(([l]) => serves(l))) it(`${line}   (${where[0]} --help)`, run(line, where), 90_000);
+    for (const [line, where] of runnable.filter(([l]) => serves(l)))
+      it(`${line}   (${where[0]} --help)`, run(line, where), 90_000);
   });
 });

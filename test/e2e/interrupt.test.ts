@@ -45,7 +45,8 @@ function makeCsv(tag: string, n: number): { folder: string; path: string } {
 
 const countByEmail = (tag: string) => t.countByEmail(tag);
 
-const contactsCount = async (): Promise<number> => ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
+const contactsCount = async (): Promise<number> =>
+  ((await t.control('/stats')) as { records: { contacts: number } }).records.contacts;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves when the stderr of `child` (already being collected) has printed `re`. */
@@ -122,7 +123,11 @@ describe('Ctrl-C during crm batch', () => {
 
   it('the same Ctrl-C delivered twice (npm run / npx forward it) still finishes the work in flight: no tmp file, no in-flight warning on the rerun', async () => {
     const { folder, path } = makeCsv('twice', 600);
-    const stopped = await interrupted(['batch', 'contacts', path, '--chunk-size', '20', '--concurrency', '2'], folder, 2);
+    const stopped = await interrupted(
+      ['batch', 'contacts', path, '--chunk-size', '20', '--concurrency', '2'],
+      folder,
+      2,
+    );
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).not.toMatch(/Stopped at once/);
     expect(stopped.stderr).toMatch(/Hint: to resume, run: crm batch contacts/);
@@ -140,43 +145,58 @@ describe('Ctrl-C during crm batch', () => {
     expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
   });
 
-  it('a second Ctrl-C later quits at once, and still leaves no temporary file behind', { timeout: 60_000 }, async () => {
-    const { folder, path } = makeCsv('quit', 300);
-    // the first two chunks (sent together) are answered; the answers to the later ones are held until
-    // released: whenever the second Ctrl-C comes, a request is in flight (issue 32: a fixed wait was not
-    // enough time on a loaded machine, the answers came first and there was nothing left to stop)
-    let batches = 0;
-    const front = await holdAnswers(t, (req) => req.method === 'POST' && req.path.endsWith('/contacts/batch') && ++batches > 2);
-    try {
-      const child = startCrm(['batch', 'contacts', path, '--chunk-size', '20', '--concurrency', '2'], { env: front.env, cwd: folder });
-      const done = collect(child, { timeoutMs: 60_000 });
-      const early = await Promise.race([front.firstHeld.then(() => undefined), done]);
-      expect(early, 'crm ended before an answer was held').toBeUndefined();
-      child.kill('SIGINT');
-      await untilStderr(child, /Interrupted: finishing work in flight/);
-      // crm has taken the first Ctrl-C; a repeat within 500 ms of it is taken as the same one (a longer
-      // wait here changes nothing: the answers stay held)
-      await sleep(600);
-      child.kill('SIGINT');
-      // were the second Ctrl-C not to quit, crm would wait for the held answers: release them after a
-      // while, so the test fails on what crm printed rather than on its timeout
-      const exited = await Promise.race([done.then(() => true), sleep(15_000).then(() => false)]);
-      if (!exited) front.release();
-      const r = await done;
-      expect(r.code, `${r.signal} ${r.stderr}`).toBe(130);
-      expect(r.stderr).toMatch(/Stopped at once/);
-      expect(leftovers(folder)).toEqual([]);
-    } finally {
-      // the held requests were written by the sandbox already; nothing of this test lands there later
-      await front.close();
-    }
-  });
+  it(
+    'a second Ctrl-C later quits at once, and still leaves no temporary file behind',
+    { timeout: 60_000 },
+    async () => {
+      const { folder, path } = makeCsv('quit', 300);
+      // the first two chunks (sent together) are answered; the answers to the later ones are held until
+      // released: whenever the second Ctrl-C comes, a request is in flight (issue 32: a fixed wait was not
+      // enough time on a loaded machine, the answers came first and there was nothing left to stop)
+      let batches = 0;
+      const front = await holdAnswers(
+        t,
+        (req) => req.method === 'POST' && req.path.endsWith('/contacts/batch') && ++batches > 2,
+      );
+      try {
+        const child = startCrm(['batch', 'contacts', path, '--chunk-size', '20', '--concurrency', '2'], {
+          env: front.env,
+          cwd: folder,
+        });
+        const done = collect(child, { timeoutMs: 60_000 });
+        const early = await Promise.race([front.firstHeld.then(() => undefined), done]);
+        expect(early, 'crm ended before an answer was held').toBeUndefined();
+        child.kill('SIGINT');
+        await untilStderr(child, /Interrupted: finishing work in flight/);
+        // crm has taken the first Ctrl-C; a repeat within 500 ms of it is taken as the same one (a longer
+        // wait here changes nothing: the answers stay held)
+        await sleep(600);
+        child.kill('SIGINT');
+        // were the second Ctrl-C not to quit, crm would wait for the held answers: release them after a
+        // while, so the test fails on what crm printed rather than on its timeout
+        const exited = await Promise.race([done.then(() => true), sleep(15_000).then(() => false)]);
+        if (!exited) front.release();
+        const r = await done;
+        expect(r.code, `${r.signal} ${r.stderr}`).toBe(130);
+        expect(r.stderr).toMatch(/Stopped at once/);
+        expect(leftovers(folder)).toEqual([]);
+      } finally {
+        // the held requests were written by the sandbox already; nothing of this test lands there later
+        await front.close();
+      }
+    },
+  );
 
   it('--no-resume is left out of the printed resume command (it would ignore the journal)', async () => {
     const { folder, path } = makeCsv('noresume-hint', 400);
-    const stopped = await interrupted(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '20', '--no-resume'], folder);
+    const stopped = await interrupted(
+      ['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '20', '--no-resume'],
+      folder,
+    );
     expect(stopped.code, stopped.stderr).toBe(130);
-    expect(/Hint: to resume, run: (.*)$/m.exec(stopped.stderr)?.[1]).toBe(`crm -o json batch contacts '${path}' --chunk-size 20`);
+    expect(/Hint: to resume, run: (.*)$/m.exec(stopped.stderr)?.[1]).toBe(
+      `crm -o json batch contacts '${path}' --chunk-size 20`,
+    );
   });
 });
 

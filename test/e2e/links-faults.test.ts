@@ -10,7 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { allScopes } from '../../src/api/resources.js';
-import { appliedPerKey, getRecord, listIds, logLength, makeContacts, prng, requestLog, stopAfter, type LogEntry } from '../helpers/bulk.js';
+import {
+  appliedPerKey,
+  getRecord,
+  listIds,
+  logLength,
+  makeContacts,
+  prng,
+  requestLog,
+  stopAfter,
+  type LogEntry,
+} from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
@@ -73,9 +83,21 @@ describe('crm links import through faults', () => {
     const [co, d, n, s] = [seeded.companies!, seeded.deals!, seeded.notes!, seeded.segments!];
     return [
       { parent: 'deals', relation: 'contacts', header: 'deal_id,contact_id', parents: d.slice(0, 6), children: 'new' },
-      { parent: 'deals', relation: 'companies', header: 'deal_id,company_id', parents: d.slice(6, 12), children: co.slice(0, 6) },
+      {
+        parent: 'deals',
+        relation: 'companies',
+        header: 'deal_id,company_id',
+        parents: d.slice(6, 12),
+        children: co.slice(0, 6),
+      },
       { parent: 'notes', relation: 'records', header: 'note_id,record_id', parents: n.slice(0, 6), children: 'new' },
-      { parent: 'segments', relation: 'members', header: 'segment_id,contact_id', parents: [...s, ...s].slice(0, 6), children: 'new' },
+      {
+        parent: 'segments',
+        relation: 'members',
+        header: 'segment_id,contact_id',
+        parents: [...s, ...s].slice(0, 6),
+        children: 'new',
+      },
     ] as const;
   };
 
@@ -92,7 +114,14 @@ describe('crm links import through faults', () => {
       });
       const r = await crm(['-o', 'json', 'links', 'import', c.parent, c.relation, path, '--concurrency', '2']);
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ rows: 6, operation: 'link', linked: 6, failed: 0, invalid: 0, in_doubt: 0 });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        rows: 6,
+        operation: 'link',
+        linked: 6,
+        failed: 0,
+        invalid: 0,
+        in_doubt: 0,
+      });
       const log = await requestLog(t, since);
       expect(log.flatMap((e) => e.fault ?? []).sort()).toEqual([...FAULTS, '429'].sort());
       // the rows written before their failure were answered by a replay of the same key
@@ -111,7 +140,12 @@ describe('crm links import through faults', () => {
       const path = pairs(`meetings-${relation}.csv`, `meeting_id,${relation}_id`, rows);
       const since = await logLength(t);
       await t.control('/faults', {
-        next: FAULTS.map((kind) => ({ kind, method: 'PUT', path: `/meetings/[^/]+/${relation}$`, count: kind === '429' ? 2 : 1 })),
+        next: FAULTS.map((kind) => ({
+          kind,
+          method: 'PUT',
+          path: `/meetings/[^/]+/${relation}$`,
+          count: kind === '429' ? 2 : 1,
+        })),
       });
       const r = await crm(['-o', 'json', 'links', 'import', 'meetings', relation, path, '--concurrency', '2']);
       expect(r.code, r.stderr).toBe(0);
@@ -119,7 +153,8 @@ describe('crm links import through faults', () => {
       const log = await requestLog(t, since);
       expect(log.flatMap((e) => e.fault ?? []).sort()).toEqual([...FAULTS, '429'].sort());
       expect(log.filter((e) => e.method !== 'PUT' && e.method !== 'GET')).toEqual([]);
-      for (const [mid, child] of rows) expect(await getRecord(t, 'meetings', `${mid}/${relation}`)).toMatchObject({ id: child });
+      for (const [mid, child] of rows)
+        expect(await getRecord(t, 'meetings', `${mid}/${relation}`)).toMatchObject({ id: child });
     }
   });
 });
@@ -140,7 +175,14 @@ describe('crm links import: kill -9 and a rerun', () => {
       const since = await logLength(t);
       await t.control('/faults', { latency_ms: 10 + Math.floor(rnd() * 20) });
       const after = 1 + Math.floor(rnd() * 10);
-      const killed = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'POST', after, since, signal: 'SIGKILL' });
+      const killed = await stopAfter(t, args, {
+        env: t.env('admin'),
+        cwd: dir,
+        method: 'POST',
+        after,
+        since,
+        signal: 'SIGKILL',
+      });
       expect(killed.signal).toBe('SIGKILL');
       expect((await requestLog(t, since)).filter((e) => e.method === 'POST').length).toBeLessThan(15);
       await t.control('/faults', { latency_ms: 0 });
@@ -174,11 +216,17 @@ describe('crm links import: Ctrl-C under a low rate limit', () => {
     const resume = /Hint: to resume, run: (.*)$/m.exec(stopped.stderr)?.[1];
     expect(resume).toBe(`crm links import deals contacts ${path} --concurrency 2`);
     const mid = await logLength(slow);
-    const keysBefore = new Set((await requestLog(slow, since)).filter((e) => e.method === 'POST').map((e) => e.headers['idempotency-key']));
+    const keysBefore = new Set(
+      (await requestLog(slow, since)).filter((e) => e.method === 'POST').map((e) => e.headers['idempotency-key']),
+    );
     expect(keysBefore.size).toBeGreaterThan(0);
     expect(keysBefore.size).toBeLessThan(24);
 
-    const again = await runCrm(['-o', 'json', ...resume!.split(' ').slice(1)], { env: slow.env('admin'), cwd: dir, timeoutMs: 60_000 });
+    const again = await runCrm(['-o', 'json', ...resume!.split(' ').slice(1)], {
+      env: slow.env('admin'),
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(again.code, again.stderr).toBe(0);
     const s = JSON.parse(again.stdout) as Record<string, number>;
     expect(s.linked! + s.skipped!).toBe(24);
@@ -201,7 +249,14 @@ describe('crm links import: a rotated key, a changed file', () => {
     const args = ['links', 'import', 'segments', 'members', path, '--concurrency', '1'];
     const since = await logLength(t);
     await t.control('/faults', { latency_ms: 20 });
-    const killed = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'POST', after: 4, since, signal: 'SIGKILL' });
+    const killed = await stopAfter(t, args, {
+      env: t.env('admin'),
+      cwd: dir,
+      method: 'POST',
+      after: 4,
+      since,
+      signal: 'SIGKILL',
+    });
     expect(killed.signal).toBe('SIGKILL');
     await t.control('/faults', { latency_ms: 0 });
     await new Promise((r) => setTimeout(r, 100)); // the request left in flight lands
@@ -239,7 +294,13 @@ describe('crm links add --file: one file of ids, two parents', () => {
     for (const seg of [s1, s2]) {
       const r = await crm(['-o', 'json', 'links', 'add', 'segments', seg, 'members', '--file', ids]);
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ resource: `segments/${seg}/members`, rows: 5, linked: 5, skipped: 0, failed: 0 });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        resource: `segments/${seg}/members`,
+        rows: 5,
+        linked: 5,
+        skipped: 0,
+        failed: 0,
+      });
     }
     expectEachKeyOnce(await requestLog(t, since), 10);
     for (const seg of [s1, s2])

@@ -30,19 +30,31 @@ async function get(path: string): Promise<unknown> {
 }
 /** the children linked to a parent, an id once per link */
 const linked = async (parent: string, id: string | undefined, relation: string) =>
-  ((await get(`/${parent}/${id}/${relation}?limit=100`)) as Array<{ id: string; link: { type?: string } }>).map((c) => c.id);
-const crm = (args: string[], input?: string) => runCrm(['-o', 'json', ...args], { env: t.env('admin'), cwd: dir, input });
+  ((await get(`/${parent}/${id}/${relation}?limit=100`)) as Array<{ id: string; link: { type?: string } }>).map(
+    (c) => c.id,
+  );
+const crm = (args: string[], input?: string) =>
+  runCrm(['-o', 'json', ...args], { env: t.env('admin'), cwd: dir, input });
 const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
 
 type Logged = { method: string; path: string };
 /** the API requests logged from `since` on (the request log's index) */
-const requests = async (since = 0) => ((await t.control(`/requests?since=${since}`)) as Logged[]).filter((r) => r.path.startsWith('/api/'));
+const requests = async (since = 0) =>
+  ((await t.control(`/requests?since=${since}`)) as Logged[]).filter((r) => r.path.startsWith('/api/'));
 const logEnd = async () => ((await t.control('/requests')) as unknown[]).length;
-const writes = (log: Logged[]) => log.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace('/api/v2', '')}`);
+const writes = (log: Logged[]) =>
+  log.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path.replace('/api/v2', '')}`);
 
 describe('crm links import: files of pairs', () => {
   const of = (r: string) => (): string[] => ids[r]!;
-  const [c, co, d, n, s, m] = [of('contacts'), of('companies'), of('deals'), of('notes'), of('segments'), of('meetings')];
+  const [c, co, d, n, s, m] = [
+    of('contacts'),
+    of('companies'),
+    of('deals'),
+    of('notes'),
+    of('segments'),
+    of('meetings'),
+  ];
   const jobs = () => [
     {
       pair: ['deals', 'contacts'],
@@ -78,7 +90,14 @@ describe('crm links import: files of pairs', () => {
       const r = await crm(['links', 'import', ...job.pair, path]);
       expect(r.code, r.stderr).toBe(0);
       const rows = job.sent.length;
-      expect(JSON.parse(r.stdout)).toMatchObject({ resource: job.pair.join('/'), operation: 'link', rows, linked: rows, failed: 0, invalid: 0 });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        resource: job.pair.join('/'),
+        operation: 'link',
+        rows,
+        linked: rows,
+        failed: 0,
+        invalid: 0,
+      });
       expect(writes(await requests(since)).sort()).toEqual([...job.sent].sort());
     }
     const dealContacts = (await get(`/deals/${d()[0]}/contacts?limit=100`)) as Array<{
@@ -86,7 +105,10 @@ describe('crm links import: files of pairs', () => {
       link: { type?: string; supervisor?: string };
     }>;
     expect(dealContacts.find((x) => x.id === c()[0])?.link).toMatchObject({ type: 'CHAMPION' });
-    expect(dealContacts.find((x) => x.id === c()[1])?.link).toMatchObject({ type: 'DECISION_MAKER', supervisor: c()[0] });
+    expect(dealContacts.find((x) => x.id === c()[1])?.link).toMatchObject({
+      type: 'DECISION_MAKER',
+      supervisor: c()[0],
+    });
     expect(await linked('deals', d()[1], 'contacts')).toContain(c()[0]);
     expect(await linked('deals', d()[1], 'companies')).toContain(co()[0]);
     expect(await linked('notes', n()[0], 'records')).toEqual(expect.arrayContaining([c()[2], co()[1], d()[2]]));
@@ -150,12 +172,19 @@ describe('rejects: fixed and fed back', () => {
     const since = await logEnd();
     const r = await crm(['links', 'import', 'deals', 'contacts', input]);
     expect(r.code, r.stderr).toBe(9);
-    expect(JSON.parse(r.stdout)).toMatchObject({ rows: 4, linked: 2, invalid: 2, rejects_file: `${input}.link-deals-contacts.rejects.csv` });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      rows: 4,
+      linked: 2,
+      invalid: 2,
+      rejects_file: `${input}.link-deals-contacts.rejects.csv`,
+    });
     expect(writes(await requests(since))).toEqual([`POST /deals/${deal}/contacts`, `POST /deals/${deal}/contacts`]);
     expect(r.stderr).toContain(`crm -o json links import deals contacts ${input}.link-deals-contacts.rejects.csv`);
     const rejects = readFileSync(`${input}.link-deals-contacts.rejects.csv`, 'utf8').trim().split(/\r?\n/);
     expect(rejects[0]).toBe('deal_id,contact_id,type,_line,_error_code,_error_message');
-    expect(rejects[1]).toMatch(new RegExp(`^${deal},${c2},BOSS,3,INVALID_VALUE,"type ""BOSS"" is not one of PRIMARY, `));
+    expect(rejects[1]).toMatch(
+      new RegExp(`^${deal},${c2},BOSS,3,INVALID_VALUE,"type ""BOSS"" is not one of PRIMARY, `),
+    );
     expect(rejects[2]).toBe(`${deal},,coach,4,MISSING_ID,the row has no contact_id`);
 
     const fixed = readFileSync(`${input}.link-deals-contacts.rejects.csv`, 'utf8')
@@ -171,7 +200,9 @@ describe('rejects: fixed and fed back', () => {
 
     const now = (await get(`/deals/${deal}/contacts?limit=100`)) as Array<{ id: string; link: { type?: string } }>;
     expect(now.length).toBe(new Set([...before, c1, c2, c3, c4]).size);
-    expect(Object.fromEntries(now.filter((x) => [c1, c2, c3, c4].includes(x.id)).map((x) => [x.id, x.link.type]))).toEqual({
+    expect(
+      Object.fromEntries(now.filter((x) => [c1, c2, c3, c4].includes(x.id)).map((x) => [x.id, x.link.type])),
+    ).toEqual({
       [c1!]: 'CHAMPION',
       [c2!]: 'INFLUENCER',
       [c3!]: 'COACH',
@@ -185,10 +216,13 @@ describe('one parent that does not exist', () => {
     const children = ids.contacts!.join('\n');
     const input = file('to-nowhere.txt', `${children}\n${children.replace(/con_/g, 'con_x')}\n`);
     const from = await logEnd();
-    const r = await runCrm(['-o', 'json', 'links', 'add', 'segments', 'seg_nope', 'members', '--file', input, '--concurrency', '1'], {
-      env: t.env('admin'),
-      cwd: dir,
-    });
+    const r = await runCrm(
+      ['-o', 'json', 'links', 'add', 'segments', 'seg_nope', 'members', '--file', input, '--concurrency', '1'],
+      {
+        env: t.env('admin'),
+        cwd: dir,
+      },
+    );
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toMatch(/segments seg_nope not found: nothing more was linked/);
     expect(r.stderr).toMatch(/crm segments list/);

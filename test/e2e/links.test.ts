@@ -39,7 +39,18 @@ describe('links', () => {
     expect(add.stderr).toMatch(/^Linked/m);
     expect(JSON.parse(add.stdout)).toMatchObject({ type: 'CHAMPION' });
 
-    const again = await crm(['-o', 'json', 'links', 'add', 'deals', ids.deals!, 'contacts', ids.contacts!, '--type', 'CHAMPION']);
+    const again = await crm([
+      '-o',
+      'json',
+      'links',
+      'add',
+      'deals',
+      ids.deals!,
+      'contacts',
+      ids.contacts!,
+      '--type',
+      'CHAMPION',
+    ]);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/Already linked.*no change/);
 
@@ -57,7 +68,9 @@ describe('links', () => {
 
   it('deals → companies, notes → records (with --record-type), segments → members', async () => {
     expect((await crm(['links', 'add', 'deals', ids.deals!, 'companies', ids.companies!])).code).toBe(0);
-    expect((await crm(['links', 'add', 'notes', ids.notes!, 'records', ids.companies!, '--record-type', 'company'])).code).toBe(0);
+    expect(
+      (await crm(['links', 'add', 'notes', ids.notes!, 'records', ids.companies!, '--record-type', 'company'])).code,
+    ).toBe(0);
     expect((await crm(['links', 'add', 'notes', ids.notes!, 'records', ids.contacts!])).code).toBe(0);
     expect((await crm(['links', 'add', 'segments', ids.segments!, 'members', ids.contacts2!])).code).toBe(0);
     const members = await crm(['-o', 'json', 'links', 'list', 'segments', ids.segments!, 'members']);
@@ -119,7 +132,9 @@ describe('meeting associations', () => {
     expect(JSON.parse(got.stdout).id).toBe(ids.deals);
 
     expect((await crm(['links', 'set', 'meetings', m, 'company', ids.companies!])).code).toBe(0);
-    expect(JSON.parse((await crm(['-o', 'json', 'links', 'get', 'meetings', m, 'company'])).stdout).id).toBe(ids.companies);
+    expect(JSON.parse((await crm(['-o', 'json', 'links', 'get', 'meetings', m, 'company'])).stdout).id).toBe(
+      ids.companies,
+    );
 
     expect((await crm(['links', 'clear', 'meetings', m, 'deal'])).code).toBe(0);
     expect((await crm(['-o', 'json', 'links', 'get', 'meetings', m, 'deal'])).stdout.trim()).toBe('null');

@@ -65,7 +65,11 @@ describe('many ids in one process', () => {
   });
 
   it('delete of several ids with --yes; without --yes and without a terminal nothing is deleted', async () => {
-    const doomed = [await create('doomed1@example.com'), await create('doomed2@example.com'), await create('doomed3@example.com')];
+    const doomed = [
+      await create('doomed1@example.com'),
+      await create('doomed2@example.com'),
+      await create('doomed3@example.com'),
+    ];
     const refused = await crm(['contacts', 'delete', ...doomed, '--no-backup']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/refusing to delete 3 contacts without confirmation/);
@@ -74,7 +78,16 @@ describe('many ids in one process', () => {
     expect(JSON.parse(r.stdout)).toEqual(doomed.map((id) => ({ id, deleted: true })));
     const after = await crm(['contacts', 'get', ...doomed]);
     expect(after.code).toBe(5);
-    const table = await crm(['-o', 'table', 'contacts', 'delete', await create('doomed4@example.com'), 'con_nothere', '--yes', '--no-backup']);
+    const table = await crm([
+      '-o',
+      'table',
+      'contacts',
+      'delete',
+      await create('doomed4@example.com'),
+      'con_nothere',
+      '--yes',
+      '--no-backup',
+    ]);
     expect(table.code).toBe(9);
     expect(table.stdout).toMatch(/^Deleted contact con_\w+\.\n$/);
   });

@@ -41,7 +41,10 @@ async function allIds(): Promise<Set<string>> {
     const res = await fetch(`${t.sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
       headers: { 'X-Service-Api-Key': t.sb.keys.admin },
     });
-    const page = (await res.json()) as { data: Array<{ id: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
+    const page = (await res.json()) as {
+      data: Array<{ id: string }>;
+      page_info: { end_cursor: string | null; has_next_page: boolean };
+    };
     for (const r of page.data) seen.add(r.id);
     if (!page.page_info.has_next_page) return seen;
     cursor = page.page_info.end_cursor;
@@ -62,9 +65,13 @@ describe('readIndex against the sandbox', () => {
     const held = await allIds();
     expect(index.records).toBe(held.size);
     expect(index.kept).toBe(303);
-    expect(index.get(key('rd.5@example.com'))).toEqual({ ids: [ids[4], sharing.get(' RD.5@Example.com'), sharing.get('rd.5@example.com  ')] });
+    expect(index.get(key('rd.5@example.com'))).toEqual({
+      ids: [ids[4], sharing.get(' RD.5@Example.com'), sharing.get('rd.5@example.com  ')],
+    });
     expect(index.get(key('rd.7@example.com'))).toEqual({ ids: [ids[6], sharing.get('Rd.7@EXAMPLE.COM')] });
-    expect(index.get(key('rd.1@example.com'))).toEqual({ one: { id: ids[0], record: { email: 'rd.1@example.com', first_name: 'Before' } } });
+    expect(index.get(key('rd.1@example.com'))).toEqual({
+      one: { id: ids[0], record: { email: 'rd.1@example.com', first_name: 'Before' } },
+    });
     expect(index.get(key('rd.new@example.com'))).toBeUndefined();
     expect(index.fieldsSeen).toContain('email');
     expect(index.fieldsSeen).toContain('first_name');
@@ -76,14 +83,21 @@ describe('readIndex against the sandbox', () => {
 
   it('readByIds: one GET per distinct id, an id the sandbox does not have is absent', async () => {
     const since = await logLength(t);
-    const index = await readByIds({ client, resource: 'contacts', keep: ['email'], ids: [ids[0]!, 'con_nothere', ids[1]!, ids[0]!] });
+    const index = await readByIds({
+      client,
+      resource: 'contacts',
+      keep: ['email'],
+      ids: [ids[0]!, 'con_nothere', ids[1]!, ids[0]!],
+    });
     const log = await requestLog(t, since);
     expect(log.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([
       `GET /api/v2/contacts/${ids[0]} 200`,
       'GET /api/v2/contacts/con_nothere 404',
       `GET /api/v2/contacts/${ids[1]} 200`,
     ]);
-    expect(index.get(matchKey(['id'], { id: ids[1]! })!)).toEqual({ one: { id: ids[1], record: { id: ids[1], email: 'rd.2@example.com' } } });
+    expect(index.get(matchKey(['id'], { id: ids[1]! })!)).toEqual({
+      one: { id: ids[1], record: { id: ids[1], email: 'rd.2@example.com' } },
+    });
     expect(index.get(matchKey(['id'], { id: 'con_nothere' })!)).toBeUndefined();
     expect(index).toMatchObject({ records: 2, kept: 2, requests: 3, how: 'get' });
   });

@@ -61,7 +61,15 @@ describe('the way back of --match', () => {
     await undo.close();
     // the reconcile's changes
     for (const id of ids)
-      await patch(id, { first_name: 'After', score: 7, vip: 'maybe', notes: 'changed', tags: ['z'], meta: { x: 1 }, nickname: 'nick' });
+      await patch(id, {
+        first_name: 'After',
+        score: 7,
+        vip: 'maybe',
+        notes: 'changed',
+        tags: ['z'],
+        meta: { x: 1 },
+        nickname: 'nick',
+      });
 
     const r = await crm(['-o', 'json', 'batch', 'contacts', undo.path, '--update']);
     expect(r.code, r.stderr).toBe(0);

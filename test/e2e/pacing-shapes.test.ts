@@ -27,16 +27,29 @@ it.each(shapes)(
   async (kind, format) => {
     // 8 requests a second per key; each answer 30 ms after its request is counted, so a window's
     // requests are counted over some 60 ms, not at one instant
-    const limits = { rateLimit: 8, orgRateLimit: 1000, rateWindowMs: 1000, rateLimitKind: kind, rateResetFormat: format };
+    const limits = {
+      rateLimit: 8,
+      orgRateLimit: 1000,
+      rateWindowMs: 1000,
+      rateLimitKind: kind,
+      rateResetFormat: format,
+    };
     t = await startTestSandbox({ ...limits, latencyMs: 30 });
     const dir = tempDir('crm-pacing-shapes-');
     const file = join(dir, 'rows.csv');
     const rows = 300; // 30 chunks of 10, and the column check: 31 requests, 4 windows
-    writeFileSync(file, ['Email,First Name', ...Array.from({ length: rows }, (_, i) => `${kind}.${i}@pacing.example,R${i}`)].join('\n') + '\n');
-    const r = await runCrm(['-q', '-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--concurrency', '4'], {
-      env: t.env('admin'),
-      timeoutMs: 60_000,
-    });
+    writeFileSync(
+      file,
+      ['Email,First Name', ...Array.from({ length: rows }, (_, i) => `${kind}.${i}@pacing.example,R${i}`)].join('\n') +
+        '\n',
+    );
+    const r = await runCrm(
+      ['-q', '-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--concurrency', '4'],
+      {
+        env: t.env('admin'),
+        timeoutMs: 60_000,
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     const log = (await t.control('/requests')) as Array<{ method: string; path: string; status?: number }>;
     expect(log.filter((e) => e.status === 429)).toEqual([]);

@@ -25,7 +25,8 @@ let tarFiles: string[];
  */
 function toolEnv(): Record<string, string> {
   const env = cleanEnv({ npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' });
-  for (const k of Object.keys(env)) if (/^npm_/i.test(k) && !/^npm_config_(update_notifier|fund|audit)$/.test(k)) delete env[k];
+  for (const k of Object.keys(env))
+    if (/^npm_/i.test(k) && !/^npm_config_(update_notifier|fund|audit)$/.test(k)) delete env[k];
   return env;
 }
 
@@ -104,7 +105,9 @@ describe('the packed tarball, installed', () => {
     const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
     expect(r.stdout).toBe(`${version}\n`);
     // …on the Node running these tests (the shim's `env node` finds it first on PATH).
-    const node = await collect(spawn('node', ['-p', 'process.version'], { env: crmEnv(), stdio: ['pipe', 'pipe', 'pipe'] }));
+    const node = await collect(
+      spawn('node', ['-p', 'process.version'], { env: crmEnv(), stdio: ['pipe', 'pipe', 'pipe'] }),
+    );
     expect(node.stdout.trim()).toBe(process.version);
   });
 

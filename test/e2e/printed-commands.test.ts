@@ -44,20 +44,47 @@ function sh(line: string): Promise<{ code: number; stdout: string; stderr: strin
       'sh',
       ['-c', line],
       { cwd: dir, env: cleanEnv({ CRM_CONFIG_DIR: t.configDir, PATH: `${binDir}:${process.env.PATH}` }) },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
 it('"More results" keeps --profile and --param: the printed command shows the next page of the same list', async () => {
-  const first = await crm(['--profile', 'work', '-o', 'table', 'contacts', 'list', '--limit', '2', '--param', 'owner_id=usr_admin']);
+  const first = await crm([
+    '--profile',
+    'work',
+    '-o',
+    'table',
+    'contacts',
+    'list',
+    '--limit',
+    '2',
+    '--param',
+    'owner_id=usr_admin',
+  ]);
   expect(first.code, first.stderr).toBe(0);
   const hint = /More results: (crm .*?) \(or --all/.exec(first.stderr)?.[1];
-  expect(hint, first.stderr).toMatch(/^crm --profile work contacts list --param owner_id=usr_admin --limit 2 --cursor \S+$/);
+  expect(hint, first.stderr).toMatch(
+    /^crm --profile work contacts list --param owner_id=usr_admin --limit 2 --cursor \S+$/,
+  );
   const next = await sh(`${hint!} -o json`);
   expect(next.code, next.stderr).toBe(0);
   const all = JSON.parse(
-    (await crm(['--profile', 'work', '-o', 'json', 'contacts', 'list', '--limit', '4', '--param', 'owner_id=usr_admin'])).stdout,
+    (
+      await crm([
+        '--profile',
+        'work',
+        '-o',
+        'json',
+        'contacts',
+        'list',
+        '--limit',
+        '4',
+        '--param',
+        'owner_id=usr_admin',
+      ])
+    ).stdout,
   ) as Array<{ id: string }>;
   expect((JSON.parse(next.stdout) as Array<{ id: string }>).map((r) => r.id)).toEqual(all.slice(2, 4).map((r) => r.id));
 });
@@ -69,9 +96,22 @@ it('the rejects hint keeps --profile: the fixed rows go to the same CRM', async 
   expect(r.code, r.stderr).toBe(9);
   const hint = /run `([^`]+)`/.exec(r.stderr)?.[1];
   expect(hint, r.stderr).toMatch(/^crm --profile work batch contacts \S+rejects\.csv$/);
-  writeFileSync(`${file}.rejects.csv`, 'email,amount:number,_line,_error_code,_error_message\nprinted.2@example.com,2,3,,\n');
+  writeFileSync(
+    `${file}.rejects.csv`,
+    'email,amount:number,_line,_error_code,_error_message\nprinted.2@example.com,2,3,,\n',
+  );
   const fixed = await sh(hint!);
   expect(fixed.code, fixed.stderr).toBe(0);
-  const found = await crm(['--profile', 'work', '-o', 'json', 'contacts', 'list', '--all', '--param', 'email=printed.2@example.com']);
+  const found = await crm([
+    '--profile',
+    'work',
+    '-o',
+    'json',
+    'contacts',
+    'list',
+    '--all',
+    '--param',
+    'email=printed.2@example.com',
+  ]);
   expect(JSON.parse(found.stdout)).toHaveLength(1);
 });

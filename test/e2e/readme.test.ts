@@ -15,7 +15,17 @@
 // Also: every link of README.md and docs/*.md stays inside the repository (a fresh clone has no
 // ../shared).
 import { spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,7 +95,12 @@ let env: Record<string, string> | undefined;
 function runBlock(code: string, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   env ??= setUp();
   return new Promise((done, fail) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', code], { cwd: work, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', code], {
+      cwd: work,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -123,7 +138,9 @@ describe('README.md: every sh block runs as written', () => {
     if (block.notRun !== undefined) continue; // marked "not run" with its reason (checked above)
     it(`line ${block.line}: ${first}`, async () => {
       const r = await runBlock(block.code);
-      expect(r.code, `block at README.md:${block.line} failed\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`).toBe(0);
+      expect(r.code, `block at README.md:${block.line} failed\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`).toBe(
+        0,
+      );
     }, 90_000);
   }
 
@@ -135,7 +152,8 @@ describe('README.md: every sh block runs as written', () => {
   });
 
   it('marks blocks only with a reason', () => {
-    for (const b of shBlocks) if (b.notRun !== undefined) expect(b.notRun.length, `README.md:${b.line}`).toBeGreaterThan(10);
+    for (const b of shBlocks)
+      if (b.notRun !== undefined) expect(b.notRun.length, `README.md:${b.line}`).toBeGreaterThan(10);
   });
 });
 
@@ -156,7 +174,9 @@ describe.each(DOCS)('%s: every command block runs as written', (doc) => {
     for (const b of all) {
       if (b.notRun !== undefined) expect(b.notRun.length, `${doc}:${b.line}`).toBeGreaterThan(10);
       else if (b.lang !== 'sh')
-        expect(b.code.trimStart(), `${doc}:${b.line} shows a command outside a sh block`).not.toMatch(/^(\$ )?(crm|npm|node|npx) /);
+        expect(b.code.trimStart(), `${doc}:${b.line} shows a command outside a sh block`).not.toMatch(
+          /^(\$ )?(crm|npm|node|npx) /,
+        );
     }
   });
   for (const block of all.filter((b) => b.lang === 'sh' && b.notRun === undefined)) {
@@ -176,10 +196,14 @@ describe('the documentation stays inside the repository', () => {
   ];
   it.each(docs.map((f) => [relative(ROOT, f), f]))('%s links only to files in the repository', (_, file) => {
     const text = readFileSync(file, 'utf8');
-    const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((t) => !/^(https?:|mailto:|#)/.test(t));
+    const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((m) => m[1]!)
+      .filter((t) => !/^(https?:|mailto:|#)/.test(t));
     for (const target of targets) {
       const path = resolve(dirname(file), target.split('#')[0]!);
-      expect(relative(ROOT, path).startsWith('..'), `${target} in ${relative(ROOT, file)} leaves the repository`).toBe(false);
+      expect(relative(ROOT, path).startsWith('..'), `${target} in ${relative(ROOT, file)} leaves the repository`).toBe(
+        false,
+      );
       expect(existsSync(path), `${target} in ${relative(ROOT, file)} does not exist`).toBe(true);
     }
     // a path written as code, not as a link, counts too (the README once pointed at ../shared/CONTRACT.md)

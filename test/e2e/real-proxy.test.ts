@@ -31,7 +31,13 @@ const proxies: Tinyproxy[] = [];
 
 beforeAll(async () => {
   if (missing) return;
-  t = await startTestSandbox({ tls: true, seed: 4, rateLimit: 1_000_000, orgRateLimit: 1_000_000, downloadRateLimit: 1_000_000 });
+  t = await startTestSandbox({
+    tls: true,
+    seed: 4,
+    rateLimit: 1_000_000,
+    orgRateLimit: 1_000_000,
+    downloadRateLimit: 1_000_000,
+  });
   dir = tempDir('crm-real-proxy-');
   caFile = t.sb.caFile!;
   apiTarget = new URL(t.sb.url).host;
@@ -134,9 +140,13 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
 
   it("a port policy that refuses the API's port: crm explains the 403, exit 8, not retried", async () => {
     const p = await startTinyproxy({ connectPorts: [443], auth: false });
-    const r = await runCrm(['contacts', 'list', '--max', '1'], { env: env({ HTTPS_PROXY: `http://127.0.0.1:${p.port}` }) });
+    const r = await runCrm(['contacts', 'list', '--max', '1'], {
+      env: env({ HTTPS_PROXY: `http://127.0.0.1:${p.port}` }),
+    });
     expect(r.code, r.stderr).toBe(8);
-    expect(r.stderr).toContain(`the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) would not open a tunnel to ${apiTarget} (HTTP 403)`);
+    expect(r.stderr).toContain(
+      `the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) would not open a tunnel to ${apiTarget} (HTTP 403)`,
+    );
     expect(r.stderr).toContain(`Hint: the proxy blocks ${apiTarget} or cannot reach it`);
     // loopback is proxied on purpose (NO_PROXY=<-loopback>): not "add it to NO_PROXY" (new-user trial)
     expect(r.stderr).not.toMatch(/add it to NO_PROXY/);
@@ -147,7 +157,9 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
   it("a port policy that lets only the API's port through: the hint names the transcripts' host:port, never the base URL; every recording counted (new-user trial)", async () => {
     const p = await startTinyproxy({ connectPorts: [ports()[0]!], auth: false });
     const out = join(dir, 'transcripts-port-policy');
-    const d = await runCrm(['-o', 'json', 'recordings', 'download', '--dir', out], { env: env({ HTTPS_PROXY: `http://127.0.0.1:${p.port}` }) });
+    const d = await runCrm(['-o', 'json', 'recordings', 'download', '--dir', out], {
+      env: env({ HTTPS_PROXY: `http://127.0.0.1:${p.port}` }),
+    });
     expect(d.code, d.stderr).toBe(8);
     const hint = /^Hint: .*$/m.exec(d.stderr)?.[0] ?? '';
     expect(hint, d.stderr).toContain(`the proxy must let tunnels to ${downloadTarget} through`);
@@ -165,25 +177,39 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
     const p = await startTinyproxy({ connectPorts: ports() });
     const before = (await t.control('/stats')) as { requests: number };
     const path = csv('tiny', 2000);
-    const r = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '50'], { env: through(p), timeoutMs: 60_000 });
+    const r = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '50'], {
+      env: through(p),
+      timeoutMs: 60_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ created: 2000, failed: 0 });
     const counts = await t.countByEmail('tiny');
     expect(counts.size).toBe(2000);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     // 40 batch requests (and the read of the fields before them) in at most a CONNECT per concurrent request
-    const log = (await t.control(`/requests?since=${before.requests}`)) as Array<{ method: string; path: string; listener: string }>;
+    const log = (await t.control(`/requests?since=${before.requests}`)) as Array<{
+      method: string;
+      path: string;
+      listener: string;
+    }>;
     const batches = log.filter((e) => e.method === 'POST' && e.path.endsWith('/contacts/batch')).length;
     expect(batches).toBeGreaterThanOrEqual(40);
     expect(p.connects(apiTarget)).toBeGreaterThan(0);
     expect(p.connects(apiTarget)).toBeLessThanOrEqual(5);
 
     const out = join(dir, 'transcripts');
-    const d = await runCrm(['-o', 'json', 'recordings', 'download', '--dir', out], { env: through(p), timeoutMs: 60_000 });
+    const d = await runCrm(['-o', 'json', 'recordings', 'download', '--dir', out], {
+      env: through(p),
+      timeoutMs: 60_000,
+    });
     expect(d.code, d.stderr).toBe(0);
     const summary = JSON.parse(d.stdout) as { downloaded: number; failed: number };
     const files = readdirSync(out).filter((f) => f.endsWith('.json'));
-    const all = (await t.control(`/requests?since=${before.requests}`)) as Array<{ method: string; listener: string; status: number }>;
+    const all = (await t.control(`/requests?since=${before.requests}`)) as Array<{
+      method: string;
+      listener: string;
+      status: number;
+    }>;
     const downloads = all.filter((e) => e.listener === 'download' && e.status === 200).length;
     expect(summary.failed).toBe(0);
     expect(summary.downloaded).toBeGreaterThan(3);
@@ -194,8 +220,18 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
   });
 
   it.each([
-    ['a wrong password', 401, (p: Tinyproxy) => through(p, 'not-the-pw'), 'refused the user name and password in HTTPS_PROXY'],
-    ['no credentials', 407, (p: Tinyproxy) => env({ HTTPS_PROXY: `http://127.0.0.1:${p.port}` }), 'asked for a user name and password'],
+    [
+      'a wrong password',
+      401,
+      (p: Tinyproxy) => through(p, 'not-the-pw'),
+      'refused the user name and password in HTTPS_PROXY',
+    ],
+    [
+      'no credentials',
+      407,
+      (p: Tinyproxy) => env({ HTTPS_PROXY: `http://127.0.0.1:${p.port}` }),
+      'asked for a user name and password',
+    ],
   ])(
     'Basic authentication with %s (tinyproxy answers %i): the proxy authentication failing is said so, never the password',
     async (_what, status, e, words) => {
@@ -203,7 +239,9 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
       const r = await runCrm(['-v', 'contacts', 'list', '--max', '1'], { env: e(p) });
       expect(r.code).toBe(8);
       expect(r.stderr).toContain(`the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) ${words}`);
-      expect(r.stderr).toContain(status === 401 ? "(HTTP 401: the proxy's authentication failed)" : '(HTTP 407: proxy authentication required)');
+      expect(r.stderr).toContain(
+        status === 401 ? "(HTTP 401: the proxy's authentication failed)" : '(HTTP 407: proxy authentication required)',
+      );
       expect(r.stderr).not.toMatch(/blocks|administrators|would not open a tunnel/);
       expect(`${r.stdout}${r.stderr}`).not.toMatch(/not-the-pw|pwZq7x9k/);
       expect(p.connects(apiTarget)).toBe(1); // not retried
@@ -214,9 +252,13 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
     const p = await startTinyproxy({ connectPorts: ports() });
     const path = csv('wrongpw', 400);
     const before = (await t.control('/stats')) as { requests: number };
-    const r = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '50'], { env: through(p, 'not-the-pw') });
+    const r = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '50'], {
+      env: through(p, 'not-the-pw'),
+    });
     expect(r.code).toBe(8);
-    expect(r.stderr).toContain(`the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) refused the user name and password in HTTPS_PROXY`);
+    expect(r.stderr).toContain(
+      `the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) refused the user name and password in HTTPS_PROXY`,
+    );
     expect(r.stderr).not.toMatch(/may have been created|without an answer|in doubt/i);
     expect(`${r.stdout}${r.stderr}`).not.toMatch(/not-the-pw|pwZq7x9k/);
     expect(((await t.control('/stats')) as { requests: number }).requests).toBe(before.requests); // nothing reached the API
@@ -264,7 +306,9 @@ describe.skipIf(missing && !required)('through tinyproxy (a real proxy from a De
     const e = { ...through(p), NO_PROXY: '<-loopback>,127.0.0.1' };
     const list = await runCrm(['-o', 'json', 'recordings', 'list', '--max', '50'], { env: e });
     expect(list.code, list.stderr).toBe(0);
-    const rec = (JSON.parse(list.stdout) as Array<{ id: string; transcript_status: string }>).find((x) => x.transcript_status === 'ready');
+    const rec = (JSON.parse(list.stdout) as Array<{ id: string; transcript_status: string }>).find(
+      (x) => x.transcript_status === 'ready',
+    );
     const tr = await runCrm(['-o', 'json', 'recordings', 'transcript', rec!.id], { env: e });
     expect(tr.code, tr.stderr).toBe(0);
     const imp = await runCrm(['-o', 'json', 'batch', 'contacts', csv('direct', 150)], { env: e });

@@ -5,7 +5,16 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { appliedPerId, appliedPerKey, getRecord, logLength, makeContacts, prng, requestLog, stopAfter } from '../helpers/bulk.js';
+import {
+  appliedPerId,
+  appliedPerKey,
+  getRecord,
+  logLength,
+  makeContacts,
+  prng,
+  requestLog,
+  stopAfter,
+} from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -23,7 +32,9 @@ beforeEach(async () => {
   before = await logLength(t);
 });
 afterAll(async () => {
-  console.info(`requests per test (sandbox log):\n${sent.map(([name, n]) => `  ${String(n).padStart(5)}  ${name}`).join('\n')}`);
+  console.info(
+    `requests per test (sandbox log):\n${sent.map(([name, n]) => `  ${String(n).padStart(5)}  ${name}`).join('\n')}`,
+  );
   await t?.close();
 });
 afterEach(async () => {
@@ -45,7 +56,10 @@ const file = (name: string, text: string): string => {
 async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${t.sb.baseUrl}${path}`, {
     method,
-    headers: { 'X-Service-Api-Key': t.sb.keys.admin, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      'X-Service-Api-Key': t.sb.keys.admin,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   expect(res.status, `${method} ${path}`).toBeLessThan(300);
@@ -75,8 +89,21 @@ describe('crm batch --match: one action per row', () => {
     const since = await logLength(t);
     const r = await json(['batch', 'contacts', path, '--match', 'email']);
     expect(r.code, r.stderr).toBe(9);
-    expect(r.out).toMatchObject({ rows: 6, created: 1, updated: 1, unchanged: 1, ambiguous: 1, duplicate: 1, invalid: 1, failed: 0 });
-    expect(r.out).toMatchObject({ ambiguous_file: `${path}.ambiguous.csv`, undo_file: `${path}.undo.csv`, created_file: `${path}.created.csv` });
+    expect(r.out).toMatchObject({
+      rows: 6,
+      created: 1,
+      updated: 1,
+      unchanged: 1,
+      ambiguous: 1,
+      duplicate: 1,
+      invalid: 1,
+      failed: 0,
+    });
+    expect(r.out).toMatchObject({
+      ambiguous_file: `${path}.ambiguous.csv`,
+      undo_file: `${path}.undo.csv`,
+      created_file: `${path}.created.csv`,
+    });
     const log = writes(await requestLog(t, since));
     expect(log.map((e) => `${e.method} ${e.path.replace(/\?.*/, '')}`).sort()).toEqual([
       'PATCH /api/v2/contacts/' + ann,
@@ -126,7 +153,10 @@ describe('crm batch --match: one action per row', () => {
 
   it('the undo file puts every changed value back, nulls included; the created file deletes what was added', async () => {
     const id = await make({ email: 'undo.1@example.com', title: 'Before', phone: '+1' });
-    const path = file('undo.csv', 'email,title,nickname,phone:json\nundo.1@example.com,After,Nick,null\nundo.2@example.com,Fresh,,\n');
+    const path = file(
+      'undo.csv',
+      'email,title,nickname,phone:json\nundo.1@example.com,After,Nick,null\nundo.2@example.com,Fresh,,\n',
+    );
     const r = await json(['batch', 'contacts', path, '--match', 'email']);
     expect(r.out).toMatchObject({ created: 1, updated: 1 });
     expect(await getRecord(t, 'contacts', id)).toMatchObject({ title: 'After', nickname: 'Nick', phone: null });
@@ -145,7 +175,16 @@ describe('crm batch --match: one action per row', () => {
     const ids = await Promise.all([1, 2, 3].map((i) => make({ email: `plan.${i}@example.com`, title: 'T' })));
     const path = file('plan.csv', 'email,title\nplan.1@example.com,T\nplan.2@example.com,U\nplan.4@example.com,V\n');
     const since = await logLength(t);
-    const dry = await json(['batch', 'contacts', path, '--match', 'email', '--dry-run', '--plan', join(dir, 'plan.out.csv')]);
+    const dry = await json([
+      'batch',
+      'contacts',
+      path,
+      '--match',
+      'email',
+      '--dry-run',
+      '--plan',
+      join(dir, 'plan.out.csv'),
+    ]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.out).toMatchObject({
       rows: 3,
@@ -160,7 +199,11 @@ describe('crm batch --match: one action per row', () => {
     expect(writes(await requestLog(t, since))).toEqual([]);
     const plan = readFileSync(join(dir, 'plan.out.csv'), 'utf8').trim().split(/\r?\n/);
     expect(plan[0]).toBe('_line,_action,id,_changes,email,title');
-    expect(plan.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual([`2,unchanged,${ids[0]}`, `3,update,${ids[1]}`, '4,create,']);
+    expect(plan.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual([
+      `2,unchanged,${ids[0]}`,
+      `3,update,${ids[1]}`,
+      '4,create,',
+    ]);
     expect(plan[2]).toContain('title: ""T"" → ""U""');
     const run = await json(['batch', 'contacts', path, '--match', 'email']);
     expect(run.out).toMatchObject({ created: 1, updated: 1, unchanged: 1 });
@@ -212,7 +255,10 @@ describe('crm batch --match: jobs, ids and files', () => {
   it('a reconcile and a create of the same file are two jobs: neither answers for the other', async () => {
     const path = file('twojobs.csv', 'email,title\ntwojobs.1@example.com,A\n');
     expect((await json(['batch', 'contacts', path])).out).toMatchObject({ created: 1 });
-    expect((await json(['batch', 'contacts', path, '--match', 'email'])).out).toMatchObject({ created: 0, unchanged: 1 });
+    expect((await json(['batch', 'contacts', path, '--match', 'email'])).out).toMatchObject({
+      created: 0,
+      unchanged: 1,
+    });
     // the create's journal is still its own: the same create again sends nothing
     const since = await logLength(t);
     const again = await json(['batch', 'contacts', path]);
@@ -223,7 +269,10 @@ describe('crm batch --match: jobs, ids and files', () => {
 
   it('an exported list matched back: text cells of number and boolean fields created as the CRM holds them; owner_id updated', async () => {
     const id = await make({ email: 'typed.1@example.com', score: 7, vip: true });
-    const path = file('typed.csv', 'email,score,vip,owner_id\ntyped.1@example.com,7,true,usr_user\ntyped.2@example.com,20,false,usr_user\n');
+    const path = file(
+      'typed.csv',
+      'email,score,vip,owner_id\ntyped.1@example.com,7,true,usr_user\ntyped.2@example.com,20,false,usr_user\n',
+    );
     const r = await json(['batch', 'contacts', path, '--match', 'email']);
     expect(r.out).toMatchObject({ created: 1, updated: 1, unchanged: 0 });
     expect(await getRecord(t, 'contacts', id)).toMatchObject({ score: 7, vip: true, owner_id: 'usr_user' });
@@ -239,9 +288,18 @@ describe('crm batch --match: jobs, ids and files', () => {
     await t.control('/faults', { latency_ms: 20 });
     const since = await logLength(t);
     const args = ['batch', 'contacts', path, '--match', 'email', '--concurrency', '1'];
-    const stopped = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'PATCH', after: 5, since, signal: 'SIGINT' });
+    const stopped = await stopAfter(t, args, {
+      env: t.env('admin'),
+      cwd: dir,
+      method: 'PATCH',
+      after: 5,
+      since,
+      signal: 'SIGINT',
+    });
     expect(stopped.code, stopped.stderr).toBe(130);
-    expect(stopped.stderr).toMatch(/Interrupted: created 0, updated \d+, 10 unchanged, \d+ not sent yet \(40 rows of contacts\)/);
+    expect(stopped.stderr).toMatch(
+      /Interrupted: created 0, updated \d+, 10 unchanged, \d+ not sent yet \(40 rows of contacts\)/,
+    );
     const again = await json(args);
     expect(again.code, again.stderr).toBe(0);
     expect(Math.max(...appliedPerId(await requestLog(t, since), 'PATCH', 'contacts').values())).toBe(1);
@@ -251,7 +309,10 @@ describe('crm batch --match: jobs, ids and files', () => {
   it('stopped by a server that fails every PATCH: the error gives the command that resumes, and it finishes the run', async () => {
     const ids: string[] = [];
     for (let i = 1; i <= 12; i++) ids.push(await make({ email: `down.${i}@example.com`, title: 'Old' }));
-    const path = file('down file.csv', `email,title\n${ids.map((_, i) => `down.${i + 1}@example.com,New`).join('\n')}\n`);
+    const path = file(
+      'down file.csv',
+      `email,title\n${ids.map((_, i) => `down.${i + 1}@example.com,New`).join('\n')}\n`,
+    );
     await t.control('/faults', { fail_rate: 1, faults: { '500': 1 }, paths: '/contacts/con_' });
     const since = await logLength(t);
     const args = ['batch', 'contacts', path, '--match', 'email', '--concurrency', '1'];
@@ -259,7 +320,9 @@ describe('crm batch --match: jobs, ids and files', () => {
     expect(stopped.code, stopped.stderr).toBe(8);
     expect(stopped.stderr).toMatch(/Stopped: created 0, updated 0, .*not sent yet \(12 rows of contacts\)/);
     // the command as typed, the path quoted as a shell reads it back
-    expect(stopped.stderr).toContain(`to resume, run: crm --max-retries 0 batch contacts '${path}' --match email --concurrency 1`);
+    expect(stopped.stderr).toContain(
+      `to resume, run: crm --max-retries 0 batch contacts '${path}' --match email --concurrency 1`,
+    );
     await t.control('/faults', { fail_rate: 0, faults: {} });
     const again = await json(args);
     expect(again.code, again.stderr).toBe(0);
@@ -278,7 +341,10 @@ describe('crm batch --match: jobs, ids and files', () => {
 describe('crm batch --match: exactly once under faults and kill -9', () => {
   it('faults after the write on POST and PATCH: each create and each PATCH applied once', async () => {
     const ids = await Promise.all([1, 2, 3].map((i) => make({ email: `fault.${i}@example.com`, title: 'Old' })));
-    const rows = [...[1, 2, 3].map((i) => `fault.${i}@example.com,New`), ...[4, 5].map((i) => `fault.${i}@example.com,Made`)];
+    const rows = [
+      ...[1, 2, 3].map((i) => `fault.${i}@example.com,New`),
+      ...[4, 5].map((i) => `fault.${i}@example.com,Made`),
+    ];
     const path = file('fault.csv', `email,title\n${rows.join('\n')}\n`);
     await t.control('/faults', {
       next: [
@@ -296,38 +362,48 @@ describe('crm batch --match: exactly once under faults and kill -9', () => {
     expect([...(await t.countByEmail('fault')).values()]).toEqual([1, 1, 1, 1, 1]);
   });
 
-  it.each([11, 23, 37])('kill -9 at a seeded point (seed %i), then the same command: nothing applied twice, the file agrees', async (seed) => {
-    const tag = `kill${seed}`;
-    const n = 60;
-    const ids: string[] = [];
-    for (let i = 1; i <= n; i++) ids.push(await make({ email: `${tag}.${i}@example.com`, title: 'Old' }));
-    // every existing record changes; 150 more are created (two chunks)
-    const rows = [
-      ...ids.map((_, i) => `${tag}.${i + 1}@example.com,New`),
-      ...Array.from({ length: 150 }, (_, i) => `${tag}.${n + i + 1}@example.com,Made`),
-    ];
-    const path = file(`${tag}.csv`, `email,title\n${rows.join('\n')}\n`);
-    await t.control('/faults', { latency_ms: 5 });
-    const since = await logLength(t);
-    const random = prng(seed);
-    const after = 1 + Math.floor(random() * (n - 5));
-    const args = ['batch', 'contacts', path, '--match', 'email', '--concurrency', '4'];
-    const killed = await stopAfter(t, args, { env: t.env('admin'), cwd: dir, method: 'PATCH', after, since, signal: 'SIGKILL' });
-    expect(killed.child.signalCode).toBe('SIGKILL');
-    const again = await json(args);
-    expect(again.code, again.stderr).toBe(0);
-    const log = await requestLog(t, since);
-    const patched = appliedPerId(log, 'PATCH', 'contacts');
-    expect(Math.max(...patched.values())).toBe(1);
-    expect(patched.size).toBe(n);
-    expect([...appliedPerKey(log, 'POST').values()].every((v) => v <= 1)).toBe(true);
-    const counts = await t.countByEmail(tag);
-    expect(counts.size).toBe(n + 150);
-    expect([...counts.values()].every((v) => v === 1)).toBe(true);
-    // and the next run finds nothing to do
-    const third = await json(args);
-    expect(third.out).toMatchObject({ created: 0, updated: 0, unchanged: n + 150 });
-  });
+  it.each([11, 23, 37])(
+    'kill -9 at a seeded point (seed %i), then the same command: nothing applied twice, the file agrees',
+    async (seed) => {
+      const tag = `kill${seed}`;
+      const n = 60;
+      const ids: string[] = [];
+      for (let i = 1; i <= n; i++) ids.push(await make({ email: `${tag}.${i}@example.com`, title: 'Old' }));
+      // every existing record changes; 150 more are created (two chunks)
+      const rows = [
+        ...ids.map((_, i) => `${tag}.${i + 1}@example.com,New`),
+        ...Array.from({ length: 150 }, (_, i) => `${tag}.${n + i + 1}@example.com,Made`),
+      ];
+      const path = file(`${tag}.csv`, `email,title\n${rows.join('\n')}\n`);
+      await t.control('/faults', { latency_ms: 5 });
+      const since = await logLength(t);
+      const random = prng(seed);
+      const after = 1 + Math.floor(random() * (n - 5));
+      const args = ['batch', 'contacts', path, '--match', 'email', '--concurrency', '4'];
+      const killed = await stopAfter(t, args, {
+        env: t.env('admin'),
+        cwd: dir,
+        method: 'PATCH',
+        after,
+        since,
+        signal: 'SIGKILL',
+      });
+      expect(killed.child.signalCode).toBe('SIGKILL');
+      const again = await json(args);
+      expect(again.code, again.stderr).toBe(0);
+      const log = await requestLog(t, since);
+      const patched = appliedPerId(log, 'PATCH', 'contacts');
+      expect(Math.max(...patched.values())).toBe(1);
+      expect(patched.size).toBe(n);
+      expect([...appliedPerKey(log, 'POST').values()].every((v) => v <= 1)).toBe(true);
+      const counts = await t.countByEmail(tag);
+      expect(counts.size).toBe(n + 150);
+      expect([...counts.values()].every((v) => v === 1)).toBe(true);
+      // and the next run finds nothing to do
+      const third = await json(args);
+      expect(third.out).toMatchObject({ created: 0, updated: 0, unchanged: n + 150 });
+    },
+  );
 
   it('kill -9, then --no-resume: a new plan from a new read (nothing twice), not the interrupted one', async () => {
     const ids: string[] = [];

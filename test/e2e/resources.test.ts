@@ -77,7 +77,9 @@ describe('output formats', () => {
         .map((l) => JSON.parse(l)),
     ).toEqual(arr);
     const csv = await crm(['-o', 'csv', '--fields', 'id,email', 'contacts', 'list', '--limit', '5']);
-    expect(parse(csv.stdout, { columns: true })).toEqual(arr.map((c: { id: string; email: string }) => ({ id: c.id, email: c.email })));
+    expect(parse(csv.stdout, { columns: true })).toEqual(
+      arr.map((c: { id: string; email: string }) => ({ id: c.id, email: c.email })),
+    );
     const tsv = await crm(['-o', 'tsv', '--fields', 'id,email', 'contacts', 'list', '--limit', '5']);
     expect(tsv.stdout.split('\n')[0]).toBe('id\temail');
   });

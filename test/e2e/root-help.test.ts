@@ -43,7 +43,10 @@ describe('crm --help and --version, answered before the CLI loads', () => {
 
   it.skipIf(!HAS_SCRIPT)('crm --help on a 100-column terminal is wrapped as the program wraps it', async () => {
     const command = `stty cols 100 rows 50; exec '${process.execPath}' '${CRM_BIN}' --help`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: cleanEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     child.stdin.end();
     const r = await collect(child);
     expect(r.code).toBe(0);

@@ -43,7 +43,9 @@ it('SIGTERM right after a 2xx saves the record and its key; after a restart the 
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.text()).toBe(firstText);
-    const list = await fetch(`${b.baseUrl}/contacts?email=${encodeURIComponent(body.email)}`, { headers: { 'x-service-api-key': b.admin } });
+    const list = await fetch(`${b.baseUrl}/contacts?email=${encodeURIComponent(body.email)}`, {
+      headers: { 'x-service-api-key': b.admin },
+    });
     expect(((await list.json()) as { data: unknown[] }).data).toHaveLength(1);
   } finally {
     await b.stop();

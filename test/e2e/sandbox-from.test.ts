@@ -43,8 +43,22 @@ const CONTACTS = [
   },
 ];
 const COMPANIES = [
-  { id: 'cmp_snapA1', name: 'Analytical Engines', founded_year: 1837, owner_id: 'usr_admin', created_at: at(4), updated_at: at(4) },
-  { id: 'cmp_snapB2', name: 'Cobol Ltd', founded_year: 1959, owner_id: 'usr_admin', created_at: at(6), updated_at: at(6) },
+  {
+    id: 'cmp_snapA1',
+    name: 'Analytical Engines',
+    founded_year: 1837,
+    owner_id: 'usr_admin',
+    created_at: at(4),
+    updated_at: at(4),
+  },
+  {
+    id: 'cmp_snapB2',
+    name: 'Cobol Ltd',
+    founded_year: 1959,
+    owner_id: 'usr_admin',
+    created_at: at(6),
+    updated_at: at(6),
+  },
 ];
 const DEALS = [
   {
@@ -56,9 +70,21 @@ const DEALS = [
     created_at: at(7),
     updated_at: at(8),
   },
-  { id: 'deal_snapB2', name: 'Compiler', amount: 99, company_id: 'cmp_snapB2', owner_id: 'usr_user', created_at: at(9), updated_at: at(9) },
+  {
+    id: 'deal_snapB2',
+    name: 'Compiler',
+    amount: 99,
+    company_id: 'cmp_snapB2',
+    owner_id: 'usr_user',
+    created_at: at(9),
+    updated_at: at(9),
+  },
 ];
-const RECORDS: Record<string, Array<Record<string, unknown>>> = { contacts: CONTACTS, companies: COMPANIES, deals: DEALS };
+const RECORDS: Record<string, Array<Record<string, unknown>>> = {
+  contacts: CONTACTS,
+  companies: COMPANIES,
+  deals: DEALS,
+};
 
 /** A snapshot folder as `crm snapshot` writes it; `files` adds or replaces files (name → content). */
 function writeSnapshot(name: string, opts: { complete?: boolean; files?: Record<string, string> } = {}): string {
@@ -88,7 +114,8 @@ function writeSnapshot(name: string, opts: { complete?: boolean; files?: Record<
 const line = (parentId: string, record: Record<string, unknown>, link: Record<string, unknown> = {}) =>
   JSON.stringify({ parent_id: parentId, record: { ...record, link } });
 
-const get = (sb: SandboxProcess, p: string) => fetch(`${sb.baseUrl}${p}`, { headers: { 'x-service-api-key': sb.admin } });
+const get = (sb: SandboxProcess, p: string) =>
+  fetch(`${sb.baseUrl}${p}`, { headers: { 'x-service-api-key': sb.admin } });
 
 async function serve<T>(args: string[], use: (sb: SandboxProcess) => Promise<T>): Promise<T> {
   const sb = await startSandboxProcess(['--port', '0', ...args]);
@@ -118,7 +145,14 @@ describe('crm sandbox --from DIR', () => {
 
   it('serves the links and meeting associations of links/*.ndjson; a link to a record it does not hold is left out, with a warning', async () => {
     const link = { id: 'lnk_snap1', created_at: at(20), type: 'CHAMPION', supervisor: 'Grace' };
-    const meeting = { id: 'mtg_snap1', title: 'Kick-off', deal_id: null, company_id: null, owner_id: 'usr_admin', created_at: at(21) };
+    const meeting = {
+      id: 'mtg_snap1',
+      title: 'Kick-off',
+      deal_id: null,
+      company_id: null,
+      owner_id: 'usr_admin',
+      created_at: at(21),
+    };
     const dir = writeSnapshot('links', {
       files: {
         'meetings.ndjson': `${JSON.stringify(meeting)}\n`,
@@ -133,16 +167,27 @@ describe('crm sandbox --from DIR', () => {
     });
     const child = startCrm(['sandbox', '--port', '0', '--from', dir]);
     let stderr = '';
-    const started = new Promise<string>((resolve) => child.stdout!.setEncoding('utf8').once('data', (d: string) => resolve(d)));
+    const started = new Promise<string>((resolve) =>
+      child.stdout!.setEncoding('utf8').once('data', (d: string) => resolve(d)),
+    );
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const info = JSON.parse((await started).split('\n')[0]!) as { base_url: string; keys: { admin: string } };
     try {
       const sb = { baseUrl: info.base_url, admin: info.keys.admin } as SandboxProcess;
-      const linked = (await (await get(sb, '/deals/deal_snapA1/contacts')).json()) as { data: Array<Record<string, unknown>> };
+      const linked = (await (await get(sb, '/deals/deal_snapA1/contacts')).json()) as {
+        data: Array<Record<string, unknown>>;
+      };
       expect(linked.data.map((c) => c.id)).toEqual(['con_snapB2', 'con_snapA1']);
       expect(linked.data[0]).toEqual({
         ...CONTACTS[1],
-        link: { ...link, parent_type: 'deals', parent_id: 'deal_snapA1', relation: 'contacts', child_type: 'contacts', child_id: 'con_snapB2' },
+        link: {
+          ...link,
+          parent_type: 'deals',
+          parent_id: 'deal_snapA1',
+          relation: 'contacts',
+          child_type: 'contacts',
+          child_id: 'con_snapB2',
+        },
       });
       expect(((await (await get(sb, '/meetings/mtg_snap1/deal')).json()) as { data: unknown }).data).toEqual(DEALS[1]);
       expect(((await (await get(sb, '/meetings/mtg_snap1/company')).json()) as { data: unknown }).data).toBeNull();
@@ -180,7 +225,9 @@ describe('crm sandbox --from DIR', () => {
       expect((await get(sb, '/companies')).status).toBe(200);
       expect((await get(sb, '/deals')).status).toBe(429);
     });
-    await serve(['--from', dir, '--faults', '500:1'], async (sb) => expect((await get(sb, '/contacts')).status).toBe(500));
+    await serve(['--from', dir, '--faults', '500:1'], async (sb) =>
+      expect((await get(sb, '/contacts')).status).toBe(500),
+    );
   }, 30_000);
 
   it('an incomplete snapshot (complete: false) is served as it is, with a warning', async () => {
@@ -213,7 +260,11 @@ describe('crm sandbox --from DIR', () => {
       { 'companies.ndjson': `${JSON.stringify(COMPANIES[0])}\n${JSON.stringify(COMPANIES[0])}\n` },
       /companies\.ndjson line 2: id "cmp_snapA1" is already on line 1/,
     ],
-    ['a file of an unknown resource', { 'widgets.ndjson': '{"id":"w_1"}\n' }, /widgets\.ndjson: "widgets" is not a resource/],
+    [
+      'a file of an unknown resource',
+      { 'widgets.ndjson': '{"id":"w_1"}\n' },
+      /widgets\.ndjson: "widgets" is not a resource/,
+    ],
     [
       'a links file of an unknown kind',
       { 'links/deals.widgets.ndjson': '{"parent_id":"deal_snapA1","record":{"id":"con_snapA1"}}\n' },
@@ -221,7 +272,9 @@ describe('crm sandbox --from DIR', () => {
     ],
     [
       'a links line that is not {parent_id, record}',
-      { 'links/deals.contacts.ndjson': `${line('deal_snapA1', CONTACTS[0]!)}\n{"parent":"deal_snapA1","record":{"id":"con_snapA1"}}\n` },
+      {
+        'links/deals.contacts.ndjson': `${line('deal_snapA1', CONTACTS[0]!)}\n{"parent":"deal_snapA1","record":{"id":"con_snapA1"}}\n`,
+      },
       /links\/deals\.contacts\.ndjson line 2: not \{"parent_id": "<id>", "record": \{"id": "<id>", …\}\}/,
     ],
     [
@@ -229,7 +282,11 @@ describe('crm sandbox --from DIR', () => {
       { 'links/deals.companies.ndjson': `${line('deal_nowhere', COMPANIES[0]!)}\n` },
       /links\/deals\.companies\.ndjson line 1: parent "deal_nowhere" is not in deals\.ndjson/,
     ],
-    ['a manifest that is not one', { 'manifest.json': '{"collections": {}}' }, /manifest\.json: "complete" must be true or false/],
+    [
+      'a manifest that is not one',
+      { 'manifest.json': '{"collections": {}}' },
+      /manifest\.json: "complete" must be true or false/,
+    ],
   ];
   for (const [what, files, message] of refused) {
     it(`refuses ${what} at start, exit 2, naming the file and line`, async () => {
@@ -248,9 +305,12 @@ describe('crm sandbox --from DIR', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/manifest\.json: not found \(is it a folder written by crm snapshot\?\)/);
     const dir = writeSnapshot('combined');
-    const both = await collect(startCrm(['sandbox', '--port', '0', '--from', dir, '--seed', '1', '--data-file', path.join(root, 'f.json')]), {
-      timeoutMs: 20_000,
-    });
+    const both = await collect(
+      startCrm(['sandbox', '--port', '0', '--from', dir, '--seed', '1', '--data-file', path.join(root, 'f.json')]),
+      {
+        timeoutMs: 20_000,
+      },
+    );
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--from serves the snapshot as it is: it cannot be combined with --seed, --data-file/);
   }, 30_000);

@@ -21,7 +21,9 @@ beforeAll(() => {
 afterAll(async () => {
   // each sandbox removes its own files as it exits (--tls: its CA folder): wait for that
   const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
-  await Promise.all(running.map((c) => new Promise<void>((resolve) => (c.once('exit', () => resolve()), c.kill('SIGTERM')))));
+  await Promise.all(
+    running.map((c) => new Promise<void>((resolve) => (c.once('exit', () => resolve()), c.kill('SIGTERM')))),
+  );
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

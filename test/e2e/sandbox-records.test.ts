@@ -11,7 +11,8 @@ type Started = SandboxProcess;
 const startSandbox = (args: string[]) => startSandboxProcess(['--port', '0', '--control', ...args]);
 
 /** the peak resident set of a process (Linux), in MB */
-const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+const peakRssMb = (pid: number) =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 
 async function page(
   sb: Started,
@@ -27,13 +28,24 @@ async function page(
 describe(`crm sandbox --seed-records contacts=${N}`, () => {
   let sb: Started;
   beforeAll(async () => {
-    sb = await startSandbox(['--seed', '7', '--seed-records', `contacts=${N}`, '--rate-limit', '1000000', '--org-rate-limit', '1000000']);
+    sb = await startSandbox([
+      '--seed',
+      '7',
+      '--seed-records',
+      `contacts=${N}`,
+      '--rate-limit',
+      '1000000',
+      '--org-rate-limit',
+      '1000000',
+    ]);
   }, 60_000);
   afterAll(async () => expect(await sb?.stop()).toBe(0));
 
   it('starts in seconds, holds the records asked and the --seed counts of the others', async () => {
     const rss = process.platform === 'linux' ? peakRssMb(sb.pid) : NaN;
-    console.log(`--seed-records contacts=${N}: started in ${Math.round(sb.startMs)} ms, peak RSS ${Math.round(rss)} MB`);
+    console.log(
+      `--seed-records contacts=${N}: started in ${Math.round(sb.startMs)} ms, peak RSS ${Math.round(rss)} MB`,
+    );
     expect(sb.startMs).toBeLessThan(20_000);
     if (process.platform === 'linux') expect(rss).toBeLessThan(400);
     const stats = (await (await fetch(`${sb.controlUrl}/stats`)).json()) as { records: Record<string, number> };

@@ -29,7 +29,10 @@ async function emails(): Promise<string[]> {
       await new Promise((r) => setTimeout(r, 250));
       continue;
     }
-    const body = (await res.json()) as { data: Array<{ email: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
+    const body = (await res.json()) as {
+      data: Array<{ email: string }>;
+      page_info: { end_cursor: string | null; has_next_page: boolean };
+    };
     out.push(...body.data.map((c) => c.email));
     if (!body.page_info.has_next_page) return out;
     cursor = body.page_info.end_cursor;

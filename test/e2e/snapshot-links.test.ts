@@ -14,12 +14,19 @@ import { tempDir } from '../helpers/temp.js';
 
 let t: TestSandbox;
 beforeAll(async () => {
-  t = await startTestSandbox({ seed: 11, seedRecords: { deals: 130, meetings: 40 }, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  t = await startTestSandbox({
+    seed: 11,
+    seedRecords: { deals: 130, meetings: 40 },
+    rateLimit: 1_000_000,
+    orgRateLimit: 1_000_000,
+  });
 });
 afterAll(() => t.close());
 
 type Rec = Record<string, unknown> & { id: string };
-async function get(path: string): Promise<{ data: unknown; page_info?: { end_cursor: string | null; has_next_page: boolean } }> {
+async function get(
+  path: string,
+): Promise<{ data: unknown; page_info?: { end_cursor: string | null; has_next_page: boolean } }> {
   const res = await fetch(`${t.sb.baseUrl}${path}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
   if (!res.ok) throw new Error(`${path}: ${res.status}`);
   return (await res.json()) as { data: unknown; page_info?: { end_cursor: string | null; has_next_page: boolean } };
@@ -87,12 +94,21 @@ describe('crm snapshot --links', () => {
       });
     }
     // the seed has some of each
-    for (const key of ['deals.contacts', 'deals.companies', 'notes.records', 'segments.members', 'meetings.deal', 'meetings.company'])
+    for (const key of [
+      'deals.contacts',
+      'deals.companies',
+      'notes.records',
+      'segments.members',
+      'meetings.deal',
+      'meetings.company',
+    ])
       expect(m.links[key].records, key).toBeGreaterThan(0);
     // the plan, before anything is read, then the cost once the parents are counted (the sandbox's limit: 600 a minute)
     expect(r.stderr).toContain('then the links: a request per deal (×2), note, segment and meeting (×2)');
     const requests = 130 * 2 + 10 + 4 + 40 * 2;
-    expect(r.stderr).toContain(`Links: ${requests} requests, one per deal (130 ×2), note (10), segment (4) and meeting (40 ×2)`);
+    expect(r.stderr).toContain(
+      `Links: ${requests} requests, one per deal (130 ×2), note (10), segment (4) and meeting (40 ×2)`,
+    );
     // all within the first window: the least time the limit allows is under 0.1 min
     expect(r.stderr).toContain(`under 0.1 min at 600 requests a minute (the server's rate limit)`);
     expect(r.stderr.indexOf('then the links')).toBeLessThan(r.stderr.indexOf('Links: '));
@@ -101,13 +117,22 @@ describe('crm snapshot --links', () => {
 
   it('--resources without a kind parent leaves that kind out, saying why; --quiet prints no plan', async () => {
     const dir = tempDir('crm-snapshot-links-');
-    const r = await runCrm(['snapshot', dir, '--resources', 'segments,contacts', '--links', '--quiet'], { env: t.env(), timeoutMs: 60_000 });
+    const r = await runCrm(['snapshot', dir, '--resources', 'segments,contacts', '--links', '--quiet'], {
+      env: t.env(),
+      timeoutMs: 60_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     const m = manifest(dir);
     expect(Object.keys(m.links)).toEqual(['segments.members']);
-    expect(m.left_out).toContainEqual({ what: 'deals.contacts', reason: 'links of deals, which are not in --resources' });
-    expect(m.left_out).toContainEqual({ what: 'meetings.deal', reason: 'links of meetings, which are not in --resources' });
+    expect(m.left_out).toContainEqual({
+      what: 'deals.contacts',
+      reason: 'links of deals, which are not in --resources',
+    });
+    expect(m.left_out).toContainEqual({
+      what: 'meetings.deal',
+      reason: 'links of meetings, which are not in --resources',
+    });
     expect(readNdjson(join(dir, 'links', 'segments.members.ndjson'))).toEqual(await expected(dir, 'segments.members'));
     expect(readdirSync(join(dir, 'links'))).toEqual(['segments.members.ndjson']);
   });
@@ -125,9 +150,10 @@ describe('crm snapshot --links', () => {
     expect(again.code, again.stderr).toBe(0);
     // the figures add up: deals.contacts was cut short, deals.companies not begun, each counted apart;
     // no answer seen yet, the spec's 200 a minute, the minutes for that count (not `under 0.1` for hundreds)
-    const line = /Links: (\d+) requests left, one per deal \((\d+) \+ (\d+)\) .*: (under 0\.1|about [\d.]+) min at 200 requests a minute/.exec(
-      again.stderr.replace(/\s+/g, ' '),
-    );
+    const line =
+      /Links: (\d+) requests left, one per deal \((\d+) \+ (\d+)\) .*: (under 0\.1|about [\d.]+) min at 200 requests a minute/.exec(
+        again.stderr.replace(/\s+/g, ' '),
+      );
     expect(line, again.stderr).not.toBeNull();
     const [total, contacts, companies] = [line![1], line![2], line![3]].map(Number);
     expect(contacts! + companies!).toBe(total);

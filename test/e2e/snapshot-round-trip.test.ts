@@ -21,8 +21,13 @@ async function listAll(baseUrl: string, key: string, resource: string): Promise<
   const out: unknown[] = [];
   let cursor: string | null = null;
   for (;;) {
-    const res = await fetch(`${baseUrl}/${resource}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'X-Service-Api-Key': key } });
-    const body = (await res.json()) as { data: unknown[]; page_info: { end_cursor: string | null; has_next_page: boolean } };
+    const res = await fetch(`${baseUrl}/${resource}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+      headers: { 'X-Service-Api-Key': key },
+    });
+    const body = (await res.json()) as {
+      data: unknown[];
+      page_info: { end_cursor: string | null; has_next_page: boolean };
+    };
     out.push(...body.data);
     if (!body.page_info.has_next_page) return out;
     cursor = body.page_info.end_cursor;
@@ -31,7 +36,10 @@ async function listAll(baseUrl: string, key: string, resource: string): Promise<
 
 it('a snapshot served by crm sandbox --from lists the same records as the original, field by field', async () => {
   const folder = join(dir, 'backup');
-  const r = await runCrm(['snapshot', folder, '--resources', 'contacts,companies,deals,notes'], { env: t.env('admin'), timeoutMs: 120_000 });
+  const r = await runCrm(['snapshot', folder, '--resources', 'contacts,companies,deals,notes'], {
+    env: t.env('admin'),
+    timeoutMs: 120_000,
+  });
   expect(r.code, r.stderr).toBe(0);
   let copy: SandboxProcess | undefined;
   try {
@@ -54,7 +62,11 @@ it('with --links: the copy lists the same links and meeting associations, and a 
   try {
     copy = await startSandboxProcess(['--port', '0', '--from', folder]);
     const get = async (baseUrl: string, key: string, path: string) =>
-      ((await (await fetch(`${baseUrl}${path}`, { headers: { 'X-Service-Api-Key': key } })).json()) as { data: unknown }).data;
+      (
+        (await (await fetch(`${baseUrl}${path}`, { headers: { 'X-Service-Api-Key': key } })).json()) as {
+          data: unknown;
+        }
+      ).data;
     let compared = 0;
     for (const kind of LINK_KINDS) {
       for (const parent of (await listAll(t.sb.baseUrl, t.sb.keys.admin, kind.parent)) as Array<{ id: string }>) {
@@ -62,7 +74,9 @@ it('with --links: the copy lists the same links and meeting associations, and a 
         const original = kind.association
           ? await get(t.sb.baseUrl, t.sb.keys.admin, path)
           : await listAll(t.sb.baseUrl, t.sb.keys.admin, path.slice(1));
-        const served = kind.association ? await get(copy.baseUrl, copy.admin, path) : await listAll(copy.baseUrl, copy.admin, path.slice(1));
+        const served = kind.association
+          ? await get(copy.baseUrl, copy.admin, path)
+          : await listAll(copy.baseUrl, copy.admin, path.slice(1));
         expect(served, path).toEqual(original);
         if (original !== null && (!Array.isArray(original) || original.length > 0)) compared++;
       }

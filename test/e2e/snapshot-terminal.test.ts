@@ -12,7 +12,12 @@ let t: TestSandbox;
 let tm: Tmux;
 beforeAll(async () => {
   if (!HAS_TMUX) return;
-  t = await startTestSandbox({ seed: 3, seedRecords: { deals: 40, contacts: 400 }, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  t = await startTestSandbox({
+    seed: 3,
+    seedRecords: { deals: 40, contacts: 400 },
+    rateLimit: 1_000_000,
+    orgRateLimit: 1_000_000,
+  });
   tm = await startTmux();
 });
 afterAll(async () => {
@@ -25,9 +30,13 @@ describe.skipIf(!HAS_TMUX && !required)('crm snapshot --links in tmux', () => {
     await t.control('/faults', { latency_ms: 40 }); // ~5 pages of contacts, then 104 link requests one at a time
     try {
       const dir = join(tempDir('crm-snapshot-tty-'), 'b');
-      const pane = await tm.run(`crm snapshot ${sh(dir)} --resources contacts,deals,meetings --links -o table`, { env: t.env('admin') });
+      const pane = await tm.run(`crm snapshot ${sh(dir)} --resources contacts,deals,meetings --links -o table`, {
+        env: t.env('admin'),
+      });
       await pane.waitFor(/Snapshot 1\/3: contacts \d+ records, \d+ pages?/, { timeoutMs: 20_000 });
-      const links = await pane.waitFor(/Links [1-4]\/4: \S+ \d+\/\d+ parents · \d+ links? · ETA \d+s/, { timeoutMs: 30_000 });
+      const links = await pane.waitFor(/Links [1-4]\/4: \S+ \d+\/\d+ parents · \d+ links? · ETA \d+s/, {
+        timeoutMs: 30_000,
+      });
       expect(links.join('\n')).not.toMatch(/Snapshot \d\/3: .*ETA/);
       const { status, lines } = await pane.waitExit(60_000);
       const text = lines.join('\n');

@@ -24,7 +24,12 @@ const LIMITS = { transcript_ttl_ms: 300_000, download_rate_limit: 1000, download
 let t: TestSandbox;
 let ready: Array<{ id: string; duration_seconds?: number }>;
 beforeAll(async () => {
-  t = await startTestSandbox({ seed: 11, seedRecords: { recordings: 40 }, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  t = await startTestSandbox({
+    seed: 11,
+    seedRecords: { recordings: 40 },
+    rateLimit: 1_000_000,
+    orgRateLimit: 1_000_000,
+  });
   ready = (await recordings(t.sb.baseUrl, t.sb.keys.admin)).filter((r) => r.has_transcript === true) as typeof ready;
 });
 afterAll(() => t.close());
@@ -61,7 +66,8 @@ async function referenceDir(): Promise<string> {
 async function expectSameAsDownload(dir: string): Promise<void> {
   const ref = await referenceDir();
   expect(files(join(dir, 'transcripts'))).toEqual(files(ref));
-  for (const f of files(ref)) expect(readFileSync(join(dir, 'transcripts', f), 'utf8'), f).toBe(readFileSync(join(ref, f), 'utf8'));
+  for (const f of files(ref))
+    expect(readFileSync(join(dir, 'transcripts', f), 'utf8'), f).toBe(readFileSync(join(ref, f), 'utf8'));
 }
 
 describe('crm snapshot --transcripts', () => {
@@ -69,14 +75,19 @@ describe('crm snapshot --transcripts', () => {
     expect(ready.length).toBeGreaterThanOrEqual(20);
     const dir = tempDir('crm-snapshot-tr-');
     const from = await mark();
-    const r = await runCrm(['snapshot', dir, '--resources', 'recordings,meetings', '--transcripts'], { env: t.env(), timeoutMs: 60_000 });
+    const r = await runCrm(['snapshot', dir, '--resources', 'recordings,meetings', '--transcripts'], {
+      env: t.env(),
+      timeoutMs: 60_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     const log = await requests(from);
     await expectSameAsDownload(dir);
     expect(files(join(dir, 'transcripts'))).toEqual(ready.map((x) => `${x.id}.json`).sort());
     // and as `crm recordings transcript` prints it
     const one = await runCrm(['recordings', 'transcript', ready[3]!.id], { env: t.env() });
-    expect(JSON.parse(readFileSync(join(dir, 'transcripts', `${ready[3]!.id}.json`), 'utf8'))).toEqual(JSON.parse(one.stdout));
+    expect(JSON.parse(readFileSync(join(dir, 'transcripts', `${ready[3]!.id}.json`), 'utf8'))).toEqual(
+      JSON.parse(one.stdout),
+    );
 
     const m = manifest(dir);
     expect(JSON.parse(r.stdout)).toEqual(m);
@@ -101,7 +112,10 @@ describe('crm snapshot --transcripts', () => {
 
     // a rerun of the finished snapshot sends nothing and says so
     const again0 = await mark();
-    const again = await runCrm(['snapshot', dir, '--resources', 'recordings,meetings', '--transcripts', '-o', 'table'], { env: t.env() });
+    const again = await runCrm(
+      ['snapshot', dir, '--resources', 'recordings,meetings', '--transcripts', '-o', 'table'],
+      { env: t.env() },
+    );
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('already holds a complete snapshot');
     expect(await requests(again0)).toEqual([]);
@@ -170,7 +184,10 @@ describe('crm snapshot --transcripts', () => {
     await t.control('/limits', LIMITS);
     const again = await runCrm(['snapshot', dir, ...ARGS], { env: t.env(), timeoutMs: 60_000 });
     expect(again.code, again.stderr).toBe(0);
-    expect(manifest(dir)).toMatchObject({ complete: true, transcripts: { files: ready.length, complete: true, not_started: 0 } });
+    expect(manifest(dir)).toMatchObject({
+      complete: true,
+      transcripts: { files: ready.length, complete: true, not_started: 0 },
+    });
     await expectSameAsDownload(dir);
   });
 
@@ -228,7 +245,9 @@ describe('crm sandbox --from a snapshot with transcripts', () => {
     try {
       copy = await startSandboxProcess(['--port', '0', '--from', dir]);
       const env = t.env('admin', { CRM_BASE_URL: copy.baseUrl, CRM_API_KEY: copy.admin });
-      const rec = await fetch(`${copy.baseUrl}/recordings/${ready[0]!.id}`, { headers: { 'X-Service-Api-Key': copy.admin } });
+      const rec = await fetch(`${copy.baseUrl}/recordings/${ready[0]!.id}`, {
+        headers: { 'X-Service-Api-Key': copy.admin },
+      });
       const url = new URL(((await rec.json()) as { data: { transcript_url: string } }).data.transcript_url);
       expect(url.origin).not.toBe(new URL(t.sb.downloadUrl).origin); // never the snapshot's (expired) link
       expect(url.origin).not.toBe(new URL(copy.baseUrl).origin);
@@ -236,7 +255,8 @@ describe('crm sandbox --from a snapshot with transcripts', () => {
       const r = await runCrm(['recordings', 'download', '--dir', out], { env, timeoutMs: 60_000 });
       expect(r.code, r.stderr).toBe(0);
       expect(files(out)).toEqual(files(join(dir, 'transcripts')));
-      for (const f of files(out)) expect(readFileSync(join(out, f), 'utf8'), f).toBe(readFileSync(join(dir, 'transcripts', f), 'utf8'));
+      for (const f of files(out))
+        expect(readFileSync(join(out, f), 'utf8'), f).toBe(readFileSync(join(dir, 'transcripts', f), 'utf8'));
     } finally {
       await copy?.stop();
     }
@@ -258,7 +278,9 @@ describe('crm sandbox --from a snapshot with transcripts', () => {
       expect(b.code, b.stderr).toBe(0);
       expect(JSON.parse(b.stdout)).toEqual(transcriptFor(removed.id, removed.duration_seconds));
       // the record itself is served unchanged: it still says it has a transcript
-      const rec = await fetch(`${copy.baseUrl}/recordings/${removed.id}`, { headers: { 'X-Service-Api-Key': copy.admin } });
+      const rec = await fetch(`${copy.baseUrl}/recordings/${removed.id}`, {
+        headers: { 'X-Service-Api-Key': copy.admin },
+      });
       expect(((await rec.json()) as { data: { has_transcript: boolean } }).data.has_transcript).toBe(true);
     } finally {
       await copy?.stop();

@@ -12,7 +12,12 @@ import { tempDir } from '../helpers/temp.js';
 
 let t: TestSandbox;
 beforeAll(async () => {
-  t = await startTestSandbox({ seed: 5, seedRecords: { contacts: 340, deals: 120 }, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  t = await startTestSandbox({
+    seed: 5,
+    seedRecords: { contacts: 340, deals: 120 },
+    rateLimit: 1_000_000,
+    orgRateLimit: 1_000_000,
+  });
 });
 afterAll(() => t.close());
 
@@ -23,7 +28,10 @@ async function listAll(resource: string): Promise<unknown[]> {
     const res = await fetch(`${t.sb.baseUrl}/${resource}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
       headers: { 'X-Service-Api-Key': t.sb.keys.admin },
     });
-    const body = (await res.json()) as { data: unknown[]; page_info: { end_cursor: string | null; has_next_page: boolean } };
+    const body = (await res.json()) as {
+      data: unknown[];
+      page_info: { end_cursor: string | null; has_next_page: boolean };
+    };
     all.push(...body.data);
     if (!body.page_info.has_next_page) return all;
     cursor = body.page_info.end_cursor;
@@ -76,7 +84,10 @@ describe('crm snapshot', () => {
 
   it('--resources contacts,deals writes those two and says the others were left out', async () => {
     const dir = tempDir('crm-snapshot-');
-    const r = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'json'], { env: t.env(), timeoutMs: 60_000 });
+    const r = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'json'], {
+      env: t.env(),
+      timeoutMs: 60_000,
+    });
     expect(r.code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['contacts.ndjson', 'deals.ndjson', 'manifest.json']);
     expect(readNdjson(join(dir, 'deals.ndjson'))).toEqual(await listAll('deals'));
@@ -88,7 +99,10 @@ describe('crm snapshot', () => {
 
   it('a finished snapshot run again reads nothing, says so and how to take a fresh one; its manifest unchanged', async () => {
     const dir = tempDir('crm-snapshot-');
-    const first = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'json'], { env: t.env(), timeoutMs: 60_000 });
+    const first = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'json'], {
+      env: t.env(),
+      timeoutMs: 60_000,
+    });
     expect(first.code, first.stderr).toBe(0);
     const before = readFileSync(join(dir, 'manifest.json'), 'utf8');
     const contacts = readFileSync(join(dir, 'contacts.ndjson'), 'utf8');
@@ -113,9 +127,13 @@ describe('crm snapshot', () => {
     const json = await runCrm(['snapshot', dir, '--resources', 'contacts,deals', '-o', 'json'], { env: t.env() });
     expect(JSON.parse(json.stdout)).toEqual(JSON.parse(before));
     // asked for more than it holds (another collection): that is read, the rest kept, and said
-    const more = await runCrm(['snapshot', dir, '--resources', 'contacts,deals,tasks', '-o', 'table'], { env: t.env() });
+    const more = await runCrm(['snapshot', dir, '--resources', 'contacts,deals,tasks', '-o', 'table'], {
+      env: t.env(),
+    });
     expect(more.code, more.stderr).toBe(0);
-    expect(more.stderr).toMatch(/adding to the complete snapshot begun \S+: contacts, deals \(\d+ records\) already saved, kept as they were/);
+    expect(more.stderr).toMatch(
+      /adding to the complete snapshot begun \S+: contacts, deals \(\d+ records\) already saved, kept as they were/,
+    );
     expect(readNdjson(join(dir, 'tasks.ndjson'))).toEqual(await listAll('tasks'));
   });
 
@@ -164,7 +182,10 @@ describe('crm snapshot', () => {
     const state = JSON.parse(readFileSync(statePath, 'utf8')) as { at: { cursor: string | null } };
     expect(typeof state.at.cursor).toBe('string');
     writeFileSync(statePath, JSON.stringify({ ...state, at: { cursor: 'expired-cursor' } }));
-    const again = await runCrm(['snapshot', dir, '--resources', 'contacts', '-o', 'json'], { env: t.env(), timeoutMs: 60_000 });
+    const again = await runCrm(['snapshot', dir, '--resources', 'contacts', '-o', 'json'], {
+      env: t.env(),
+      timeoutMs: 60_000,
+    });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('contacts: the server refused the cursor the earlier run saved');
     const api = await listAll('contacts');
@@ -174,7 +195,9 @@ describe('crm snapshot', () => {
 
   it('a server that cannot be reached is exit 8, the manifest not complete', async () => {
     const dir = tempDir('crm-snapshot-');
-    const r = await runCrm(['snapshot', dir, '--max-retries', '0'], { env: t.env('admin', { CRM_BASE_URL: 'http://127.0.0.1:9/api/v2' }) });
+    const r = await runCrm(['snapshot', dir, '--max-retries', '0'], {
+      env: t.env('admin', { CRM_BASE_URL: 'http://127.0.0.1:9/api/v2' }),
+    });
     expect(r.code, r.stderr).toBe(8);
     expect(manifest(dir).complete).toBe(false);
   });

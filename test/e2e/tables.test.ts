@@ -29,9 +29,16 @@ beforeAll(async () => {
     last_name: '太郎🚀',
     title: '営業部長・東京本社 国際事業開発担当',
   });
-  made.emoji = await post('/contacts', { email: 'zoe.🎉@example.com', first_name: 'Zoë', last_name: '🎉👩‍💻🎉', title: 'Head of 🎉' });
+  made.emoji = await post('/contacts', {
+    email: 'zoe.🎉@example.com',
+    first_name: 'Zoë',
+    last_name: '🎉👩‍💻🎉',
+    title: 'Head of 🎉',
+  });
   made.deal = await post('/deals', { name: '東京 deal 🚀', amount: 1000, stage: 'proposal' });
-  made.note = await post('/notes', { body: `Notes: https://example.com/${'x'.repeat(120)} 東京の会議メモ😀 多言語のテキストが長く続きます。` });
+  made.note = await post('/notes', {
+    body: `Notes: https://example.com/${'x'.repeat(120)} 東京の会議メモ😀 多言語のテキストが長く続きます。`,
+  });
 });
 afterAll(async () => t?.close());
 
@@ -39,7 +46,10 @@ afterAll(async () => t?.close());
 async function at80(args: string[], cols = 80): Promise<{ code: number | null; lines: string[]; text: string }> {
   const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   const command = `stty cols ${cols} rows 50; exec ${[process.execPath, CRM_BIN, ...args].map(quote).join(' ')}`;
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: cleanEnv(t.env('admin')), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    env: cleanEnv(t.env('admin')),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   child.stdin.end();
   const r = await collect(child);
   const text = r.stdout.replace(/\r\n/g, '\n');
@@ -60,7 +70,9 @@ describe.skipIf(!HAS_SCRIPT)('tables on an 80-column terminal', () => {
     expect(r.text).toContain('山田');
     for (const line of rows.slice(2, -1)) expect(line).toMatch(/^│ con_[a-z0-9]+ +│/);
     // the notice is wrapped at spaces to the terminal's 80 columns: read with its lines joined
-    expect(r.text.replace(/\r?\n/g, ' ')).toMatch(/Table fitted to 80 columns: hidden company_id.*--wide, --fields id,company_id or -o json\./);
+    expect(r.text.replace(/\r?\n/g, ' ')).toMatch(
+      /Table fitted to 80 columns: hidden company_id.*--wide, --fields id,company_id or -o json\./,
+    );
   });
 
   it('--wide: every column uncut, wider than the terminal, no notice', async () => {

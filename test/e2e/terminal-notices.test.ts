@@ -43,14 +43,16 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
     const notice = lines.slice(at);
     expect(notice.length, notice.join('\n')).toBeGreaterThan(1);
     // wider only when it cannot break: one word, or a crm command to paste (it must stay one line)
-    for (const line of notice) if (/\s/.test(line.trim()) && !/^crm /.test(line)) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
+    for (const line of notice)
+      if (/\s/.test(line.trim()) && !/^crm /.test(line)) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
     // each line break is at a space: a line ends with a whole word (no trailing hyphen split) and the next starts with one
     for (const line of notice) expect(line).not.toMatch(/^\s+\S/);
   });
 
   it('stdout on the terminal, stderr to a file: the notice is one line in the file, not wrapped at 80', async () => {
     const log = join(tempDir('crm-notice-'), 'e1.log');
-    const command = 'crm contacts list --limit 3 --fields id,email,first_name,last_name,title,phone,company_id,owner_id,created_at,updated_at';
+    const command =
+      'crm contacts list --limit 3 --fields id,email,first_name,last_name,title,phone,company_id,owner_id,created_at,updated_at';
     const pane = await tm.run(`${command} 2> ${sh(log)}`, { env: t.env('admin', { NO_COLOR: '1' }) });
     expect((await pane.waitExit()).status).toBe(0);
     const lines = readFileSync(log, 'utf8').split('\n');
@@ -59,7 +61,10 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
     expect(stringWidth(notice!)).toBeGreaterThan(80);
   });
   it('a delete, its restore and a --match plan: the notice, summary, restore note and plan line wrapped at spaces (issue 19)', async () => {
-    const cwd = join(tempDir('crm-delete-wrap-'), 'a-folder-with-a-rather-long-name-for-the-ids-of-the-contacts-to-delete');
+    const cwd = join(
+      tempDir('crm-delete-wrap-'),
+      'a-folder-with-a-rather-long-name-for-the-ids-of-the-contacts-to-delete',
+    );
     mkdirSync(cwd, { recursive: true });
     const res = await fetch(`${t.sb.baseUrl}/contacts?limit=3`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
     const ids = ((await res.json()) as { data: Array<{ id: string }> }).data.map((r) => r.id);
@@ -70,12 +75,17 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
     const env = t.env('admin', { NO_COLOR: '1' });
     for (const [command, said] of [
       [`crm batch contacts ${sh(file)} --delete --yes`, /Deleting 3 contacts\.[^]*Deleted 3 of 3 contacts;/],
-      [`crm batch contacts ${sh(`${file}.deleted.ndjson`)}`, /Created 3 of 3 contacts[^]*have new ids[^]*belong to the key's user/],
+      [
+        `crm batch contacts ${sh(`${file}.deleted.ndjson`)}`,
+        /Created 3 of 3 contacts[^]*have new ids[^]*belong to the key's user/,
+      ],
       [`crm batch contacts ${sh(matchFile)} --match email`, /under a\s+second/],
     ] as const) {
       const pane = await tm.run(`clear; ${command}`, { env, cwd });
       await pane.waitExit(30_000);
-      const lines = (await pane.capture({ history: true, joinWrapped: true })).filter((l) => l.trim() !== '' && !/^[┌│└├]/.test(l));
+      const lines = (await pane.capture({ history: true, joinWrapped: true })).filter(
+        (l) => l.trim() !== '' && !/^[┌│└├]/.test(l),
+      );
       const text = lines.join('\n');
       expect(text.replace(/\s+/g, ' '), command).toMatch(said);
       // wider only when it cannot break: one word (a path), or a crm command to paste
@@ -89,7 +99,8 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
 // New-user trial in tmux at 80 columns: more text crm wrote wider than the terminal, cut by it in the
 // middle of a word (`(3,021 rows of c` / `ontacts).`, `unde` / `r a second`, `leave i` / `t`).
 /** lines wider than 80 that could have been broken at a space (the terminal cut them instead) */
-const tooWide = (lines: string[]): string[] => lines.filter((l) => /\S\s+\S/.test(l.trim()) && !/^\s*crm /.test(l) && stringWidth(l) > 80);
+const tooWide = (lines: string[]): string[] =>
+  lines.filter((l) => /\S\s+\S/.test(l.trim()) && !/^\s*crm /.test(l) && stringWidth(l) > 80);
 
 /** 1,000 new people, one repeating an email (duplicate), one without an email (invalid): a long closing sentence */
 function matchFile(dir: string): string {
@@ -113,7 +124,10 @@ describe.skipIf(!HAS_TMUX && !required)('crm text in tmux at 80 columns, broken 
     expect(tooWide(plan), plan.join('\n')).toEqual([]);
 
     // not a terminal: the same text, no line break put in (a script may read it)
-    const piped = await tm.run(`crm batch contacts ${sh(file)} --match email --dry-run -o table | cat`, { env, cwd: dir });
+    const piped = await tm.run(`crm batch contacts ${sh(file)} --match email --dry-run -o table | cat`, {
+      env,
+      cwd: dir,
+    });
     await piped.waitExit(60_000);
     const whole = await piped.capture({ history: true, joinWrapped: true });
     expect(
@@ -144,7 +158,9 @@ describe.skipIf(!HAS_TMUX && !required)('-v: the waiting notices at 80 columns (
   afterAll(async () => slow?.close());
 
   it('each waiting notice is broken at spaces when stderr is a terminal', async () => {
-    const pane = await tm.run('crm contacts list --all --limit 10 -v -o json > /dev/null', { env: slow.env('admin', { NO_COLOR: '1' }) });
+    const pane = await tm.run('crm contacts list --all --limit 10 -v -o json > /dev/null', {
+      env: slow.env('admin', { NO_COLOR: '1' }),
+    });
     const { status } = await pane.waitExit(60_000);
     const lines = await pane.capture({ history: true, joinWrapped: true });
     expect(status, lines.join('\n')).toBe(0);

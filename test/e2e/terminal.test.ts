@@ -61,7 +61,9 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
     writeFileSync(file, `email,first_name,last_name\n${rows.join('\n')}\n`);
     await latency(60); // 20 requests one at a time: about 1.5 s of progress
     try {
-      const pane = await tm.run(`crm batch contacts ${sh(file)} --chunk-size 10 --concurrency 1`, { env: t.env('admin', { NO_COLOR: '1' }) });
+      const pane = await tm.run(`crm batch contacts ${sh(file)} --chunk-size 10 --concurrency 1`, {
+        env: t.env('admin', { NO_COLOR: '1' }),
+      });
       const seen = await watchProgress(pane, / rows · /, false);
       expect(seen.size, [...seen].join('\n')).toBeGreaterThanOrEqual(2);
       const { status: code, lines } = await pane.waitExit();
@@ -124,7 +126,9 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
     expect(text).toMatch(/Saved the key \S+ in profile "p"/);
     const secret = key.slice('service_live_'.length); // the mask shows its last four characters
     for (let i = 0; i + 6 <= secret.length; i++) expect(text).not.toContain(secret.slice(i, i + 6));
-    const r = await runCrm(['--profile', 'p', 'contacts', 'list', '--limit', '1', '-o', 'json'], { env: { CRM_CONFIG_DIR: configDir } });
+    const r = await runCrm(['--profile', 'p', 'contacts', 'list', '--limit', '1', '-o', 'json'], {
+      env: { CRM_CONFIG_DIR: configDir },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(1);
   });
@@ -156,7 +160,10 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
     expect(await status(`/contacts/${id}`)).toBe(404);
     const kept = readdirSync(cwd).filter((f) => /^contacts\.deleted\.\d{8}T\d{6}Z\.ndjson$/.test(f));
     expect(kept).toHaveLength(1);
-    expect(JSON.parse(readFileSync(join(cwd, kept[0]!), 'utf8'))).toMatchObject({ id, email: 'delete.me@tmux.example' });
+    expect(JSON.parse(readFileSync(join(cwd, kept[0]!), 'utf8'))).toMatchObject({
+      id,
+      email: 'delete.me@tmux.example',
+    });
     rmSync(cwd, { recursive: true, force: true });
   });
 
@@ -168,7 +175,12 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
         last_name: '太郎🚀',
         title: '営業部長・東京本社 国際事業開発担当',
       }),
-      await post('/contacts', { email: 'zoe.🎉@example.com', first_name: 'Zoë', last_name: '🎉😀🎉', title: 'Head of 🎉 パーティー' }),
+      await post('/contacts', {
+        email: 'zoe.🎉@example.com',
+        first_name: 'Zoë',
+        last_name: '🎉😀🎉',
+        title: 'Head of 🎉 パーティー',
+      }),
     ];
     const pane = await tm.run('crm contacts list --all', { env: t.env('admin', { NO_COLOR: '1' }) });
     const { status: code, lines: rows } = await pane.waitExit();

@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const crm = (args: string[], extra: Record<string, string | undefined> = {}) => runCrm(args, { env: t.env('admin', extra) });
+const crm = (args: string[], extra: Record<string, string | undefined> = {}) =>
+  runCrm(args, { env: t.env('admin', extra) });
 const requestCount = async () => ((await t.control('/requests')) as unknown[]).length;
 
 describe('crm v1', () => {
@@ -52,7 +53,9 @@ describe('crm v1', () => {
   });
 
   it('companies update: valid fields are sent; bad ones are exit 2 and nothing is sent', async () => {
-    const list = await fetch(`${t.sb.baseUrl}/companies?limit=1`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+    const list = await fetch(`${t.sb.baseUrl}/companies?limit=1`, {
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin },
+    });
     const id = ((await list.json()) as { data: Array<{ id: string }> }).data[0]!.id;
     const ok = await crm([
       '-o',
@@ -71,7 +74,10 @@ describe('crm v1', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toEqual({ id });
     const v2 = await fetch(`${t.sb.baseUrl}/companies/${id}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
-    expect(((await v2.json()) as { data: Record<string, unknown> }).data).toMatchObject({ city: 'Paris', founded_year: 1998 });
+    expect(((await v2.json()) as { data: Record<string, unknown> }).data).toMatchObject({
+      city: 'Paris',
+      founded_year: 1998,
+    });
 
     const before = await requestCount();
     for (const bad of [
@@ -111,7 +117,9 @@ describe('crm v1 interactions query --all', () => {
   it('follows nextCursor when the server sends one', async () => {
     const s = await startTestSandbox({ seed: 13, v1InteractionsCursor: true });
     try {
-      const r = await runCrm(['-o', 'ndjson', 'v1', 'interactions', 'query', '--limit', '7', '--all'], { env: s.env('admin') });
+      const r = await runCrm(['-o', 'ndjson', 'v1', 'interactions', 'query', '--limit', '7', '--all'], {
+        env: s.env('admin'),
+      });
       expect(r.code, r.stderr).toBe(0);
       const ids = r.stdout
         .trim()

@@ -41,7 +41,11 @@ export async function makeContacts(t: TestSandbox, tag: string, n: number): Prom
 }
 
 /** The record as the API has it now, or undefined when it is gone (404). */
-export async function getRecord(t: TestSandbox, resource: string, id: string): Promise<Record<string, unknown> | undefined> {
+export async function getRecord(
+  t: TestSandbox,
+  resource: string,
+  id: string,
+): Promise<Record<string, unknown> | undefined> {
   const res = await fetch(`${t.sb.baseUrl}/${resource}/${id}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
   const body = (await res.json()) as { data: Record<string, unknown> };
   if (res.status === 404) return undefined;
@@ -101,7 +105,14 @@ export function sentIds(log: LogEntry[], method: string, resource: string): stri
 export async function stopAfter(
   t: TestSandbox,
   args: string[],
-  opts: { env: Record<string, string | undefined>; cwd?: string; method: string; after: number; since: number; signal: NodeJS.Signals },
+  opts: {
+    env: Record<string, string | undefined>;
+    cwd?: string;
+    method: string;
+    after: number;
+    since: number;
+    signal: NodeJS.Signals;
+  },
 ): Promise<CrmResult & { child: ChildProcess }> {
   const child = startCrm(args, { env: opts.env, cwd: opts.cwd });
   const done = collect(child, { timeoutMs: 60_000 });

@@ -34,7 +34,10 @@ export interface FakeCtxOptions {
   /** what ctx.profile() returns; default: resolveProfile(globals, env, the store in configDir) */
   profile?: ResolvedProfile | (() => Promise<ResolvedProfile>);
   /** clients by version; or a function. Default: throws (no network in unit tests) after the real credential checks */
-  client?: HttpClient | { v2?: HttpClient; v1?: HttpClient } | ((opts?: { v1?: boolean; key?: string }) => Promise<HttpClient>);
+  client?:
+    | HttpClient
+    | { v2?: HttpClient; v1?: HttpClient }
+    | ((opts?: { v1?: boolean; key?: string }) => Promise<HttpClient>);
   /** replace any provider outright */
   overrides?: Partial<Pick<Ctx, 'format' | 'interactive' | 'warn' | 'configDir' | 'profile' | 'client'>>;
 }
@@ -107,8 +110,10 @@ export function fakeCtx(options: FakeCtxOptions = {}): FakeCtx {
       if (p !== undefined) return Promise.resolve(p);
       profile ??= (async () => {
         const config = await import('../../src/config/index.js');
-        return config.resolveProfile({ profile: globals.profile, baseUrl: globals.baseUrl, v1BaseUrl: globals.v1BaseUrl }, env, () =>
-          config.openConfigStore(ctx.configDir()),
+        return config.resolveProfile(
+          { profile: globals.profile, baseUrl: globals.baseUrl, v1BaseUrl: globals.v1BaseUrl },
+          env,
+          () => config.openConfigStore(ctx.configDir()),
         );
       })();
       return profile;
@@ -120,7 +125,10 @@ export function fakeCtx(options: FakeCtxOptions = {}): FakeCtx {
       const { credentialsFor } = await import('../../src/config/credentials.js');
       const p = await ctx.profile();
       const kind = opts.v1 ? 'v1' : 'v2';
-      credentialsFor(opts.key === undefined ? p : kind === 'v1' ? { ...p, v1ApiKey: opts.key } : { ...p, apiKey: opts.key }, kind);
+      credentialsFor(
+        opts.key === undefined ? p : kind === 'v1' ? { ...p, v1ApiKey: opts.key } : { ...p, apiKey: opts.key },
+        kind,
+      );
       const chosen = isHttpClient(c) ? c : opts.v1 ? c?.v1 : c?.v2;
       if (!chosen) throw new Error(`fakeCtx: no ${opts.v1 ? 'v1' : 'v2'} client was given`);
       return chosen;

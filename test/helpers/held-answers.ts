@@ -21,7 +21,9 @@ export interface HeldAnswers {
 const HOP = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'content-encoding']);
 const passed = (headers: Iterable<[string, string | string[] | undefined]>): Record<string, string> =>
   Object.fromEntries(
-    [...headers].flatMap(([name, v]) => (v === undefined || HOP.has(name.toLowerCase()) ? [] : [[name, Array.isArray(v) ? v.join(', ') : v]])),
+    [...headers].flatMap(([name, v]) =>
+      v === undefined || HOP.has(name.toLowerCase()) ? [] : [[name, Array.isArray(v) ? v.join(', ') : v]],
+    ),
   );
 
 /** `holds(req)`: whether to hold the answer to this request (asked once per request, in arrival order). */
@@ -36,7 +38,11 @@ export async function holdAnswers(t: TestSandbox, holds: (req: HostileRequest) =
   const pass = async (req: HostileRequest, res: ServerResponse): Promise<void> => {
     const hold = holds(req);
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : req.body;
-    const answer = await fetch(`${target}${req.url}`, { method: req.method, headers: passed(Object.entries(req.headers)), body });
+    const answer = await fetch(`${target}${req.url}`, {
+      method: req.method,
+      headers: passed(Object.entries(req.headers)),
+      body,
+    });
     const bytes = Buffer.from(await answer.arrayBuffer());
     if (hold) {
       onHeld();

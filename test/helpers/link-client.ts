@@ -5,7 +5,11 @@ import type { Clock, HttpClient } from '../../src/http/types.js';
 
 type ApiPart = Pick<HttpClient, 'baseUrl' | 'stats' | 'request' | 'paginate' | 'pages'>;
 
-export function withLinks(fake: ApiPart, clock: Clock, opts: { maxRetries?: number; rateLimitBudgetMs?: number } = {}): HttpClient {
+export function withLinks(
+  fake: ApiPart,
+  clock: Clock,
+  opts: { maxRetries?: number; rateLimitBudgetMs?: number } = {},
+): HttpClient {
   const real = createClient({
     baseUrl: 'http://127.0.0.1:1/api/v2',
     apiKey: 'service_test_0000000000000000',

@@ -62,8 +62,12 @@ export async function startTestSandbox(options: Partial<SandboxOptions> = {}): P
       for (;;) {
         const url = `${sb.baseUrl}/contacts?limit=100${cursor ? `&cursor=${cursor}` : ''}`;
         const res = await fetch(url, { headers: { 'X-Service-Api-Key': sb.keys.admin } });
-        const body = (await res.json()) as { data: Array<{ email: string }>; page_info: { end_cursor: string | null; has_next_page: boolean } };
-        for (const c of body.data) if (c.email.startsWith(`${tag}.`)) counts.set(c.email, (counts.get(c.email) ?? 0) + 1);
+        const body = (await res.json()) as {
+          data: Array<{ email: string }>;
+          page_info: { end_cursor: string | null; has_next_page: boolean };
+        };
+        for (const c of body.data)
+          if (c.email.startsWith(`${tag}.`)) counts.set(c.email, (counts.get(c.email) ?? 0) + 1);
         if (!body.page_info.has_next_page) return counts;
         cursor = body.page_info.end_cursor;
       }

@@ -43,7 +43,8 @@ export function installCompletions(home: string, env: Record<string, string> = {
     PATH: `${bin}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
     CAPTURE_FPATH: path.join(home, '.zfunc'),
   });
-  const script = (shell: Shell) => execFileSync(path.join(bin, 'crm'), ['completion', shell], { env: fullEnv, encoding: 'utf8' });
+  const script = (shell: Shell) =>
+    execFileSync(path.join(bin, 'crm'), ['completion', shell], { env: fullEnv, encoding: 'utf8' });
   const put = (file: string, text: string) => {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, text);
@@ -85,7 +86,9 @@ export function completeIn(shell: Shell, lines: string[], sh: ShellHome, cwd: st
   if (shell === 'bash') {
     // bash-completion loads the file from the user folder on first use (or the script is sourced);
     // then each line's words are completed by the function registered, as readline would call it
-    const load = sourced ? 'source <(crm completion bash)' : `source ${BASH_COMPLETION}\n__load_completion crm || exit 3`;
+    const load = sourced
+      ? 'source <(crm completion bash)'
+      : `source ${BASH_COMPLETION}\n__load_completion crm || exit 3`;
     const program = `${load}
 complete -p crm >/dev/null || exit 4
 while IFS= read -r line; do

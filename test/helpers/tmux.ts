@@ -39,7 +39,10 @@ export interface Pane {
   /** types `text` as it is (send-keys -l), then Enter when asked */
   type(text: string, opts?: { enter?: boolean }): Promise<void>;
   /** polls the screen until `test` holds; fails with the last screen after `timeoutMs` */
-  waitFor(test: RegExp | ((lines: string[]) => boolean), opts?: CaptureOptions & { timeoutMs?: number }): Promise<string[]>;
+  waitFor(
+    test: RegExp | ((lines: string[]) => boolean),
+    opts?: CaptureOptions & { timeoutMs?: number },
+  ): Promise<string[]>;
   /** waits for the command to end; its exit status and last screen (with history) */
   waitExit(timeoutMs?: number): Promise<{ status: number; lines: string[] }>;
 }
@@ -79,7 +82,8 @@ export async function startTmux(): Promise<Tmux> {
     SHELL: '/bin/sh',
     PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
   });
-  const tmux = async (...args: string[]): Promise<string> => (await exec('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env })).stdout;
+  const tmux = async (...args: string[]): Promise<string> =>
+    (await exec('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env })).stdout;
   // A session that only waits keeps the server up between tests and carries the global options
   // every later session starts with.
   await tmux(
@@ -101,7 +105,9 @@ export async function startTmux(): Promise<Tmux> {
   ).catch((err: Error) => {
     // tmux -f /dev/null dies with "server exited unexpectedly" when /dev/null is not a device
     const devNull = statSync('/dev/null');
-    throw devNull.isCharacterDevice() ? err : new Error(`/dev/null is not a character device; tmux cannot start (${err.message})`);
+    throw devNull.isCharacterDevice()
+      ? err
+      : new Error(`/dev/null is not a character device; tmux cannot start (${err.message})`);
   });
 
   let n = 0;
@@ -127,7 +133,12 @@ export async function startTmux(): Promise<Tmux> {
 
 function pane(target: string, statusFile: string, tmux: (...args: string[]) => Promise<string>): Pane {
   const capture = async (opts: CaptureOptions = {}): Promise<string[]> => {
-    const flags = ['-p', ...(opts.escapes ? ['-e'] : []), ...(opts.joinWrapped ? ['-J'] : []), ...(opts.history ? ['-S', '-'] : [])];
+    const flags = [
+      '-p',
+      ...(opts.escapes ? ['-e'] : []),
+      ...(opts.joinWrapped ? ['-J'] : []),
+      ...(opts.history ? ['-S', '-'] : []),
+    ];
     const text = await tmux('capture-pane', ...flags, '-t', target);
     const lines = text.split('\n').map((l) => l.replace(/\s+$/, ''));
     const dead = lines.findIndex((l) => /^Pane is dead/.test(l.replace(/\x1b\[[\d;]*m/g, '')));
@@ -148,7 +159,8 @@ function pane(target: string, statusFile: string, tmux: (...args: string[]) => P
       for (;;) {
         const lines = await capture(opts);
         if (ok(lines)) return lines;
-        if (Date.now() > until) throw new Error(`timed out waiting for ${String(test)} in pane ${target}; screen:\n${lines.join('\n')}`);
+        if (Date.now() > until)
+          throw new Error(`timed out waiting for ${String(test)} in pane ${target}; screen:\n${lines.join('\n')}`);
         await delay(POLL_MS);
       }
     },
@@ -162,7 +174,9 @@ function pane(target: string, statusFile: string, tmux: (...args: string[]) => P
         const status = dead && existsSync(statusFile) ? readFileSync(statusFile, 'utf8').trim() : '';
         if (status !== '') return { status: Number(status), lines: await capture({ history: true }) };
         if (Date.now() > until) {
-          throw new Error(`pane ${target} still running after ${timeoutMs} ms (pane_dead ${dead}); screen:\n${(await capture()).join('\n')}`);
+          throw new Error(
+            `pane ${target} still running after ${timeoutMs} ms (pane_dead ${dead}); screen:\n${(await capture()).join('\n')}`,
+          );
         }
         await delay(POLL_MS);
       }

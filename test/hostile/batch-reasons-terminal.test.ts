@@ -33,10 +33,14 @@ beforeAll(async () => {
     const records = JSON.parse(req.body) as Array<Record<string, unknown>>;
     const items = records.map((r, index) => {
       const email = String(r.email);
-      if (email.startsWith('bounced')) return { index, status: 'error', error: { code: 'VALIDATION_FAILED', message: LONG } };
-      if (email.startsWith('url')) return { index, status: 'error', error: { code: 'VALIDATION_FAILED', message: URL_REASON } };
-      if (email.startsWith('other-')) return { index, status: 'error', error: { code: 'REJECTED', message: `rule ${email.split('@')[0]}` } };
-      if (email.startsWith('phone')) return { index, status: 'error', error: { code: 'INVALID_PHONE_NUMBER', message: OTHER } };
+      if (email.startsWith('bounced'))
+        return { index, status: 'error', error: { code: 'VALIDATION_FAILED', message: LONG } };
+      if (email.startsWith('url'))
+        return { index, status: 'error', error: { code: 'VALIDATION_FAILED', message: URL_REASON } };
+      if (email.startsWith('other-'))
+        return { index, status: 'error', error: { code: 'REJECTED', message: `rule ${email.split('@')[0]}` } };
+      if (email.startsWith('phone'))
+        return { index, status: 'error', error: { code: 'INVALID_PHONE_NUMBER', message: OTHER } };
       return { index, status: 'created', data: { id: `con_${index}`, ...r } };
     });
     const ok = items.filter((i) => i.status === 'created').length;
@@ -49,7 +53,10 @@ beforeAll(async () => {
   if (HAS_TMUX) tm = await startTmux();
   dir = tempDir('crm-reasons-');
   file = join(dir, 'people.csv');
-  writeFileSync(file, 'email,first_name\nok1@example.com,A\nbounced1@example.com,B\nbounced2@example.com,C\nphone1@example.com,D\n');
+  writeFileSync(
+    file,
+    'email,first_name\nok1@example.com,A\nbounced1@example.com,B\nbounced2@example.com,C\nphone1@example.com,D\n',
+  );
 });
 afterAll(async () => {
   await tm?.close();
@@ -69,7 +76,11 @@ describe.skipIf(!HAS_TMUX && !required)('crm batch at 80 columns: why rows faile
     const more = join(dir, 'four-reasons.csv');
     const rows = ['url1', 'url2', 'other-a', 'other-b', 'other-c', 'ok9'].map((e) => `${e}@example.com,X`);
     writeFileSync(more, ['email,first_name', ...rows, ''].join('\n'));
-    const pane = await tm!.run(`crm batch contacts ${sh(more)}`, { env: h.env({ NO_COLOR: '1' }), cwd: dir, height: 50 });
+    const pane = await tm!.run(`crm batch contacts ${sh(more)}`, {
+      env: h.env({ NO_COLOR: '1' }),
+      cwd: dir,
+      height: 50,
+    });
     expect((await pane.waitExit()).status).toBe(9);
     const joined = await pane.capture({ history: true, joinWrapped: true });
     const section = whySection(joined);
@@ -81,13 +92,18 @@ describe.skipIf(!HAS_TMUX && !required)('crm batch at 80 columns: why rows faile
     expect(squash(section.join(' ')), joined.join('\n')).toContain(
       `and 1 row for other reasons (every row with its reason: ${more}.rejects.csv)`,
     );
-    for (const line of section) if (!line.includes(url) && /\S\s+\S/.test(line.trim())) expect(line.length, line).toBeLessThanOrEqual(80);
+    for (const line of section)
+      if (!line.includes(url) && /\S\s+\S/.test(line.trim())) expect(line.length, line).toBeLessThanOrEqual(80);
     const rejects = parse<Record<string, string>>(readFileSync(`${more}.rejects.csv`, 'utf8'), { columns: true });
     expect(rejects.map((r) => r._error_message)).toContain('rule other-c');
   });
 
   it('a long reason is wrapped to 80 columns, under its code, and every word of it shows; none cut off', async () => {
-    const pane = await tm!.run(`crm batch contacts ${sh(file)}`, { env: h.env({ NO_COLOR: '1' }), cwd: dir, height: 50 });
+    const pane = await tm!.run(`crm batch contacts ${sh(file)}`, {
+      env: h.env({ NO_COLOR: '1' }),
+      cwd: dir,
+      height: 50,
+    });
     const { status } = await pane.waitExit();
     expect(status).toBe(9);
     // -J joins back what the terminal wrapped: every line crm wrote fits in 80 columns by itself

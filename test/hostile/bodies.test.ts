@@ -23,9 +23,15 @@ beforeEach(() => h.reset());
 let asked = 0;
 
 /** crm under GNU time when it is there: the result, and the peak RSS in MiB (undefined without it). */
-async function measured(args: string[], env: Record<string, string | undefined>): Promise<CrmResult & { rssMiB?: number }> {
+async function measured(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<CrmResult & { rssMiB?: number }> {
   if (!existsSync(TIME)) return runCrm(args, { env, timeoutMs: 30_000 });
-  const child = spawn(TIME, ['-f', 'crm-max-rss-kb=%M', process.execPath, CRM_BIN, ...args], { env: cleanEnv(env), stdio: 'pipe' });
+  const child = spawn(TIME, ['-f', 'crm-max-rss-kb=%M', process.execPath, CRM_BIN, ...args], {
+    env: cleanEnv(env),
+    stdio: 'pipe',
+  });
   const r = await collect(child, { timeoutMs: 30_000 });
   const kb = /crm-max-rss-kb=(\d+)/.exec(r.stderr);
   return { ...r, rssMiB: kb ? Math.round(Number(kb[1]) / 1024) : undefined };
@@ -48,7 +54,9 @@ function bigBody(res: ServerResponse, total: number, headers: Record<string, str
 
 it('stops reading an endless 200 at 64 MiB: exit 8 at once, not retried, memory bounded', async () => {
   // bounded at 512 MiB: before the cap crm read all of it (and then retried)
-  h.route('GET', '/contacts', (_req, res) => endlessBody(res, `{"object":"list","data":[${' '.repeat(65_536)}`, 512 * MiB));
+  h.route('GET', '/contacts', (_req, res) =>
+    endlessBody(res, `{"object":"list","data":[${' '.repeat(65_536)}`, 512 * MiB),
+  );
   const r = await measured(['contacts', 'list'], h.env());
   expect(r.code, r.stderr).toBe(8);
   expect(r.stderr).toMatch(/the response body passed 64 MiB, the most crm reads/);
@@ -101,7 +109,10 @@ it('--timeout covers the whole response: a body that drips forever fails after i
     const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(' ')), 50);
     res.on('close', () => clearInterval(t));
   });
-  const r = await runCrm(['--timeout', '1', '--max-retries', '0', 'contacts', 'list'], { env: h.env(), timeoutMs: 15_000 });
+  const r = await runCrm(['--timeout', '1', '--max-retries', '0', 'contacts', 'list'], {
+    env: h.env(),
+    timeoutMs: 15_000,
+  });
   expect(r.code, r.stderr).toBe(8);
   expect(r.stderr).toMatch(/no complete answer within 1 s \(timeout/);
   expect(Date.now() - asked).toBeLessThan(4_000);
@@ -121,7 +132,9 @@ it('refuses a transcript whose Content-Length is over its cap without reading it
   });
   const r = await measured(['recordings', 'transcript', 'rec_1'], h.env());
   expect(r.code, r.stderr).toBe(8);
-  expect(r.stderr).toMatch(/the transcript is too large: the response body is 300 MiB \(Content-Length\), over the 128 MiB/);
+  expect(r.stderr).toMatch(
+    /the transcript is too large: the response body is 300 MiB \(Content-Length\), over the 128 MiB/,
+  );
   expect(Date.now() - asked).toBeLessThan(5_000);
   if (r.rssMiB !== undefined) console.log(`300 MiB transcript with Content-Length: crm peak RSS ${r.rssMiB} MiB`);
 });
@@ -134,7 +147,10 @@ it('--timeout covers a whole transcript download too', async () => {
     const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(' ')), 50);
     res.on('close', () => clearInterval(t));
   });
-  const r = await runCrm(['--timeout', '1', '--max-retries', '0', 'recordings', 'transcript', 'rec_1'], { env: h.env(), timeoutMs: 15_000 });
+  const r = await runCrm(['--timeout', '1', '--max-retries', '0', 'recordings', 'transcript', 'rec_1'], {
+    env: h.env(),
+    timeoutMs: 15_000,
+  });
   expect(r.code, r.stderr).toBe(8);
   expect(r.stderr).toMatch(/no complete answer within 1 s \(timeout/);
   expect(Date.now() - asked).toBeLessThan(4_000);

@@ -26,14 +26,24 @@ it('a relink answered 409 CONFLICT counts as linked (exit 0), and nothing is loo
     if (contact_id === 'con_2') return json(res, 409, errorEnvelope('CONFLICT', 'already a member'));
     json(res, 201, success({ id: `lnk_${contact_id}`, contact_id }));
   });
-  const r = await crm(['links', 'add', 'segments', 'seg_1', 'members', '--file', file('relink.txt', 'con_1\ncon_2\ncon_3\n')]);
+  const r = await crm([
+    'links',
+    'add',
+    'segments',
+    'seg_1',
+    'members',
+    '--file',
+    file('relink.txt', 'con_1\ncon_2\ncon_3\n'),
+  ]);
   expect(r.code, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, linked: 3, failed: 0 });
   expect(h.log.map((x) => x.method)).toEqual(['POST', 'POST', 'POST']);
 });
 
 it('a 404 to a first DELETE is that row not found (exit 9, in the rejects file), not an earlier success', async () => {
-  h.route('DELETE', /\/contacts\/con_gone$/, (_req, res) => json(res, 404, errorEnvelope('NOT_FOUND', 'Contact con_gone not found')));
+  h.route('DELETE', /\/contacts\/con_gone$/, (_req, res) =>
+    json(res, 404, errorEnvelope('NOT_FOUND', 'Contact con_gone not found')),
+  );
   h.route('DELETE', /\/contacts\/con_here$/, (_req, res) => json(res, 200, success({ id: 'con_here', deleted: true })));
   const input = file('del.txt', 'con_here\ncon_gone\n');
   const r = await crm(['batch', 'contacts', input, '--delete', '--yes']);
@@ -73,7 +83,14 @@ it('every PATCH carries its row key, the same on a retry; a server that says not
     if (req.path.endsWith('con_2') && ctx.count === 1) return json(res, 503, errorEnvelope('UNAVAILABLE', 'try again'));
     json(res, 200, success({ id: req.path.split('/').pop(), ...JSON.parse(req.body) }));
   });
-  const r = await crm(['batch', 'contacts', file('upd.csv', 'id,title\ncon_1,A\ncon_2,B\ncon_3,C\n'), '--update', '--concurrency', '1']);
+  const r = await crm([
+    'batch',
+    'contacts',
+    file('upd.csv', 'id,title\ncon_1,A\ncon_2,B\ncon_3,C\n'),
+    '--update',
+    '--concurrency',
+    '1',
+  ]);
   expect(r.code, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, updated: 3, retries: 1 });
   // (before them, one GET of the collection: the column check's read)
@@ -103,12 +120,9 @@ it('a rejected update sent again by a rerun is followed by the later row of its 
   expect(rerun.code, rerun.stderr).toBe(0);
   expect(JSON.parse(rerun.stdout)).toMatchObject({ updated: 2, failed: 0 });
   // A, then B again: the file's last row for the record is what stays
-  expect(h.log.filter((x) => x.method === 'PATCH').map((x) => (JSON.parse(x.body) as { first_name: string }).first_name)).toEqual([
-    'A',
-    'B',
-    'A',
-    'B',
-  ]);
+  expect(
+    h.log.filter((x) => x.method === 'PATCH').map((x) => (JSON.parse(x.body) as { first_name: string }).first_name),
+  ).toEqual(['A', 'B', 'A', 'B']);
   expect(value.get('con_1')).toBe('B');
 });
 
@@ -123,10 +137,25 @@ it('a later run of the same change is applied again by a server that caches answ
     return cache.get(key);
   };
   h.route('PATCH', /\/contacts\/con_1$/, (req, res) =>
-    json(res, 200, success(cached(req, () => (title.set('con_1', (JSON.parse(req.body) as { title: string }).title), { id: 'con_1' })))),
+    json(
+      res,
+      200,
+      success(
+        cached(req, () => (title.set('con_1', (JSON.parse(req.body) as { title: string }).title), { id: 'con_1' })),
+      ),
+    ),
   );
   h.route('POST', /\/deals\/deal_1\/contacts$/, (req, res) =>
-    json(res, 201, success(cached(req, () => (linked.add((JSON.parse(req.body) as { contact_id: string }).contact_id), { deal_id: 'deal_1' })))),
+    json(
+      res,
+      201,
+      success(
+        cached(
+          req,
+          () => (linked.add((JSON.parse(req.body) as { contact_id: string }).contact_id), { deal_id: 'deal_1' }),
+        ),
+      ),
+    ),
   );
   const upd = file('title.csv', 'id,title\ncon_1,CEO\n');
   const pairs = file('pairs.csv', 'deal_id,contact_id\ndeal_1,con_1\n');
@@ -137,7 +166,10 @@ it('a later run of the same change is applied again by a server that caches answ
   expect([title.get('con_1'), linked.has('con_1')]).toEqual(['CEO', true]);
   // a colleague changes the title and removes the link; the same change is sent again (--no-resume, or another file: the
   // same bytes again are answered from the journal, saying nothing is sent): a run of its own, new keys
-  for (const again of [() => update(upd, ['--no-resume']), () => update(file('title-crlf.csv', 'id,title\r\ncon_1,CEO\r\n'))]) {
+  for (const again of [
+    () => update(upd, ['--no-resume']),
+    () => update(file('title-crlf.csv', 'id,title\r\ncon_1,CEO\r\n')),
+  ]) {
     title.set('con_1', 'CTO');
     const r = await again();
     expect(r.code, r.stderr).toBe(0);

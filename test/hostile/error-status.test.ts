@@ -19,9 +19,15 @@ const MESSAGE = 'the server explains itself';
 
 /** Bodies that break the spec's error envelope in one way each; all carry MESSAGE. */
 const SHAPES: Array<[name: string, body: unknown]> = [
-  ['details an object', { object: 'error', error: { code: 'E', message: MESSAGE, details: { field: 'email' } }, meta: meta() }],
+  [
+    'details an object',
+    { object: 'error', error: { code: 'E', message: MESSAGE, details: { field: 'email' } }, meta: meta() },
+  ],
   ['details null', { object: 'error', error: { code: 'E', message: MESSAGE, details: null }, meta: meta() }],
-  ['details strings', { object: 'error', error: { code: 'E', message: MESSAGE, details: ['one', 'two'] }, meta: meta() }],
+  [
+    'details strings',
+    { object: 'error', error: { code: 'E', message: MESSAGE, details: ['one', 'two'] }, meta: meta() },
+  ],
   ['meta missing', { object: 'error', error: { code: 'E', message: MESSAGE, details: [] } }],
   ['error without code', { object: 'error', error: { message: MESSAGE, details: [] }, meta: meta() }],
   ['error a bare string', { error: MESSAGE }],
@@ -59,7 +65,10 @@ describe('v2: an off error body exits by its status and shows the message', () =
     const r = await runCrm(['-o', 'json', 'contacts', 'get', 'con_1'], { env: h.env(), ...BOUND });
     expect(r.code).toBe(4);
     const line = r.stderr.split('\n').find((l) => l.startsWith('{'))!;
-    expect(JSON.parse(line)).toMatchObject({ error: { code: 'E', message: MESSAGE, details: [{ field: 'email' }] }, status: 403 });
+    expect(JSON.parse(line)).toMatchObject({
+      error: { code: 'E', message: MESSAGE, details: [{ field: 'email' }] },
+      status: 403,
+    });
   });
 
   it.each([

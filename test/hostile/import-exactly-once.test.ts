@@ -50,7 +50,8 @@ beforeEach(() => {
     }
     const items = records.map((r, index) => {
       const email = String(r.email);
-      if (store.hostileItem?.test(email)) return { index, status: 'error', error: { code: EVIL_CODE, message: EVIL_MESSAGE } };
+      if (store.hostileItem?.test(email))
+        return { index, status: 'error', error: { code: EVIL_CODE, message: EVIL_MESSAGE } };
       store.created.set(email, (store.created.get(email) ?? 0) + 1);
       return { index, status: 'created', data: { id: `con_${++nextId}`, ...r } };
     });
@@ -120,7 +121,9 @@ describe('every instruction crm prints leads to each row exactly once', () => {
 
     // rows in doubt: named as such, and the only instruction is the rerun (the rejects file comes after it)
     expect(first.stderr).toMatch(/Error: 10 rows sent without an answer \(rerun to settle\), 1 invalid, of 30/);
-    expect(first.stderr).toMatch(/10 rows were sent without an answer and may have been created: first rerun this same command/);
+    expect(first.stderr).toMatch(
+      /10 rows were sent without an answer and may have been created: first rerun this same command/,
+    );
     expect(first.stderr).not.toMatch(/run `crm batch/);
 
     const rerun = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--concurrency', '1']);
@@ -143,7 +146,10 @@ describe('every instruction crm prints leads to each row exactly once', () => {
     expect([...store.created.values()].reduce((a, b) => a + b, 0)).toBe(30);
 
     // that file edited and imported again is refused; the hint names no rejects file of it (it had none)
-    writeFileSync(join(dir, rejectsFile), readFileSync(join(dir, rejectsFile), 'utf8').replace('Person 5', 'Person Five'));
+    writeFileSync(
+      join(dir, rejectsFile),
+      readFileSync(join(dir, rejectsFile), 'utf8').replace('Person 5', 'Person Five'),
+    );
     const changed = await crm(dir, ['batch', 'contacts', rejectsFile]);
     expect(changed.code, changed.stderr).toBe(2);
     expect(changed.stderr).toMatch(/has changed since it was imported/);
@@ -225,7 +231,9 @@ describe('a rotated API key', () => {
     expect(rotated.stderr).toMatch(/--no-resume/);
     expect(rotated.stderr).not.toContain(keyB.slice(8));
     expect(store.batchRequests).toBe(before);
-    const knowingly = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--no-resume'], { CRM_API_KEY: keyB });
+    const knowingly = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--no-resume'], {
+      CRM_API_KEY: keyB,
+    });
     expect(knowingly.code, knowingly.stderr).toBe(0);
     expect(store.batchRequests).toBeGreaterThan(before);
     // --no-resume is a new run with keys of its own (issue 17): every row is created again, as the refusal said
@@ -248,7 +256,9 @@ describe('the rejects file is safe to open', () => {
     expect(raw.split('\u001b')).toHaveLength(2);
     const [row] = parse<Record<string, string>>(raw, { columns: true });
     expect(row!._error_code).toBe(`'${EVIL_CODE}`);
-    expect(row!._error_message).toBe('bad \\x1b]8;;http://evil.example\\x07link\\x1b]8;;\\x07 \\x9b31m red \\u202eevil\\u202c end');
+    expect(row!._error_message).toBe(
+      'bad \\x1b]8;;http://evil.example\\x07link\\x1b]8;;\\x07 \\x9b31m red \\u202eevil\\u202c end',
+    );
     // the user's own cell, as written (its ESC included): the file is fed back
     expect(row!['First Name']).toBe('=1+1, @SUM(A1) \u001b[31m');
     expect(raw).toContain(`${nameCell},evil.1@example.com,2,`);

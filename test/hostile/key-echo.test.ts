@@ -4,7 +4,17 @@
 // after undoing those escapes, so an escaped echo printed as such counts as a leak too.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCrm, type CrmResult } from '../helpers/run-crm.js';
-import { contact, errorEnvelope, HOSTILE_KEY, json, listPage, meta, startHostile, success, type Hostile } from './server.js';
+import {
+  contact,
+  errorEnvelope,
+  HOSTILE_KEY,
+  json,
+  listPage,
+  meta,
+  startHostile,
+  success,
+  type Hostile,
+} from './server.js';
 
 const V1_KEY = 'service_pk_v1S3cr3tZyXwVuTsRqPoNmLk5432';
 /** what must never be shown: the key without its public prefix and without the last 4 the mask shows */
@@ -89,7 +99,9 @@ describe('an echoed key in headers', () => {
   it('Location of a redirect holding the key, raw or percent-encoded', async () => {
     const encoded = HOSTILE_KEY.replace(/_/g, '%5F').replace(/s/g, '%73');
     h.route('GET', '/contacts', (_req, res, ctx) => {
-      res.writeHead(302, { location: `https://evil.example/cb?k=${ctx.count === 0 ? HOSTILE_KEY : encoded}&v1=${V1_KEY}` });
+      res.writeHead(302, {
+        location: `https://evil.example/cb?k=${ctx.count === 0 ? HOSTILE_KEY : encoded}&v1=${V1_KEY}`,
+      });
       res.end();
     });
     for (let i = 0; i < 2; i++) {
@@ -118,7 +130,9 @@ describe('an echoed key in an error body', () => {
       expect(r.stderr).toContain('service_live_…9876');
       expectNoKey(r);
       if (output === 'json') {
-        const obj = JSON.parse(r.stderr.trim().split('\n').at(-1)!) as { error: { message: string; details: unknown[] } };
+        const obj = JSON.parse(r.stderr.trim().split('\n').at(-1)!) as {
+          error: { message: string; details: unknown[] };
+        };
         expect(obj.error.message).toBe('key service_live_…9876 is not allowed here');
         expect(obj.error.details).toHaveLength(2);
       }
@@ -128,7 +142,11 @@ describe('an echoed key in an error body', () => {
   it('in a body that is not an envelope, quoted: escaped, and raw across the 200-character cut', async () => {
     h.route('GET', '/contacts', (_req, res, ctx) => {
       res.writeHead(502, { 'content-type': 'text/html' });
-      res.end(ctx.count === 0 ? `<html>bad gateway for ${ESCAPED[0]} ${ESCAPED[2]}</html>` : `<html>${'x'.repeat(170)} ${HOSTILE_KEY}</html>`);
+      res.end(
+        ctx.count === 0
+          ? `<html>bad gateway for ${ESCAPED[0]} ${ESCAPED[2]}</html>`
+          : `<html>${'x'.repeat(170)} ${HOSTILE_KEY}</html>`,
+      );
     });
     for (let i = 0; i < 2; i++) {
       const r = await runCrm(['-o', 'json', '--max-retries', '0', 'contacts', 'list'], { env: env() });
@@ -185,7 +203,13 @@ describe('an echoed key in data', () => {
   it('crm v1: the v1 key echoed in a header and a record', async () => {
     h.route('POST', '/people/query', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': V1_KEY });
-      res.end(withRaw({ success: true, data: { people: [{ id: 'p1', email: 'EMAIL' }] }, nextCursor: null }, 'EMAIL', ESCAPED[2]!));
+      res.end(
+        withRaw(
+          { success: true, data: { people: [{ id: 'p1', email: 'EMAIL' }] }, nextCursor: null },
+          'EMAIL',
+          ESCAPED[2]!,
+        ),
+      );
     });
     for (const output of ['table', 'json']) {
       const r = await runCrm(['-o', output, '-v', 'v1', 'people', 'query'], { env: env() });
@@ -199,7 +223,15 @@ describe('an echoed key in data', () => {
 describe('an echoed key in a transcript', () => {
   it('recordings transcript: the transcript JSON and a failed download', async () => {
     h.route('GET', /\/recordings\/rec_[12]$/, (req, res) =>
-      json(res, 200, success({ id: req.path.slice(-5), has_transcript: true, transcript_url: `${h.origin}/transcripts/${req.path.slice(-1)}` })),
+      json(
+        res,
+        200,
+        success({
+          id: req.path.slice(-5),
+          has_transcript: true,
+          transcript_url: `${h.origin}/transcripts/${req.path.slice(-1)}`,
+        }),
+      ),
     );
     h.route('GET', '/transcripts/1', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -26,7 +26,8 @@ afterEach(async () => {
 });
 
 const key = (r: Record<string, unknown>) => matchKey(['email'], r)!;
-const read = () => readIndex({ client, resource: 'contacts', fields: ['email'], keep: ['first_name'], wanted: () => true });
+const read = () =>
+  readIndex({ client, resource: 'contacts', fields: ['email'], keep: ['first_name'], wanted: () => true });
 
 describe('readIndex on a collection that changes between pages', () => {
   it('records shifted onto the next page count once and are never ambiguous; removed ones are not invented', async () => {
@@ -59,7 +60,9 @@ describe('readIndex on a collection that changes between pages', () => {
     expect(index.records).toBe(served.size);
     expect(index.kept).toBe(served.size);
     for (const id of served)
-      expect(index.get(key(all.get(id)!))).toEqual({ one: { id, record: { email: all.get(id)!.email, first_name: all.get(id)!.first_name } } });
+      expect(index.get(key(all.get(id)!))).toEqual({
+        one: { id, record: { email: all.get(id)!.email, first_name: all.get(id)!.first_name } },
+      });
     expect(removedUnread.length).toBeGreaterThan(0);
     for (const id of removedUnread) expect(index.get(key(all.get(id)!))).toBeUndefined();
     for (const [id, r] of all) if (!served.has(id)) expect(index.get(key(r))).toBeUndefined();
@@ -89,7 +92,14 @@ describe('readIndex on a collection that changes between pages', () => {
       if (ctx.count === 0) return list.handler(req, res, ctx);
       ctl.abort(); // the second page never comes
     });
-    const run = readIndex({ client, resource: 'contacts', fields: ['email'], keep: [], wanted: () => true, signal: ctl.signal });
+    const run = readIndex({
+      client,
+      resource: 'contacts',
+      fields: ['email'],
+      keep: [],
+      wanted: () => true,
+      signal: ctl.signal,
+    });
     await expect(run).rejects.toBeInstanceOf(InterruptedError);
     expect(h.log).toHaveLength(2);
   });

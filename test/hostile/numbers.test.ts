@@ -14,7 +14,8 @@ const LONG = '0.1000000000000000000001';
 const NUMBERS = [BIG, HUGE, LONG];
 
 /** A contact as JSON text (JSON.stringify could not write these numbers). */
-const contactText = (n: number): string => `{"id":"con_${n}","email":"c${n}@example.com","big":${BIG},"huge":${HUGE},"long":${LONG},"safe":42}`;
+const contactText = (n: number): string =>
+  `{"id":"con_${n}","email":"c${n}@example.com","big":${BIG},"huge":${HUGE},"long":${LONG},"safe":42}`;
 const metaText = (): string => JSON.stringify(meta());
 const pageText = (records: string[], cursor: string | null): string =>
   `{"object":"list","data":[${records.join(',')}],"page_info":{"end_cursor":${JSON.stringify(cursor)},"has_next_page":${cursor !== null}},"meta":${metaText()}}`;
@@ -25,17 +26,28 @@ let dir: string;
 beforeAll(async () => {
   h = await startHostile();
   dir = mkdtempSync(join(tmpdir(), 'crm-numbers-'));
-  h.route('GET', '/contacts/con_1', (_req, res) => json(res, 200, `{"object":"success","data":${contactText(1)},"meta":${metaText()}}`));
+  h.route('GET', '/contacts/con_1', (_req, res) =>
+    json(res, 200, `{"object":"success","data":${contactText(1)},"meta":${metaText()}}`),
+  );
   h.route('GET', '/contacts', (req, res) =>
     req.query.get('cursor') === 'p2'
       ? json(res, 200, pageText([contactText(3)], null))
       : json(res, 200, pageText([contactText(1), contactText(2)], 'p2')),
   );
-  h.route('POST', '/people/query', (_req, res) => json(res, 200, `{"success":true,"data":{"people":[${contactText(1)}]},"nextCursor":null}`));
+  h.route('POST', '/people/query', (_req, res) =>
+    json(res, 200, `{"success":true,"data":{"people":[${contactText(1)}]},"nextCursor":null}`),
+  );
   const recording = () => ({ id: 'rec_1', has_transcript: true, transcript_url: `${h.origin}/t/rec_1` });
-  h.route('GET', '/recordings/rec_1', (_req, res) => json(res, 200, { object: 'success', data: recording(), meta: meta() }));
+  h.route('GET', '/recordings/rec_1', (_req, res) =>
+    json(res, 200, { object: 'success', data: recording(), meta: meta() }),
+  );
   h.route('GET', '/recordings', (_req, res) =>
-    json(res, 200, { object: 'list', data: [recording()], page_info: { end_cursor: null, has_next_page: false }, meta: meta() }),
+    json(res, 200, {
+      object: 'list',
+      data: [recording()],
+      page_info: { end_cursor: null, has_next_page: false },
+      meta: meta(),
+    }),
   );
   h.route('GET', '/t/rec_1', (_req, res) => json(res, 200, transcriptText));
 });
@@ -103,7 +115,9 @@ describe('transcripts', () => {
 
 describe('request bodies', () => {
   it('--set field:=12345678901234567891 is sent exactly', async () => {
-    h.route('POST', '/contacts', (_req, res) => json(res, 201, `{"object":"success","data":${contactText(9)},"meta":${metaText()}}`));
+    h.route('POST', '/contacts', (_req, res) =>
+      json(res, 201, `{"object":"success","data":${contactText(9)},"meta":${metaText()}}`),
+    );
     const out = await crm(
       '-o',
       'ndjson',

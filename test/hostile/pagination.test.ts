@@ -98,7 +98,15 @@ describe('list --all', () => {
 
   it('a healthy server with a few empty pages still pages to the end', async () => {
     h.route('GET', '/contacts', (_req, res, ctx) => {
-      json(res, 200, listPage(ctx.count % 3 === 0 ? [contact(ctx.count)] : [], ctx.count < 30 ? `c${ctx.count}` : null, ctx.count < 30));
+      json(
+        res,
+        200,
+        listPage(
+          ctx.count % 3 === 0 ? [contact(ctx.count)] : [],
+          ctx.count < 30 ? `c${ctx.count}` : null,
+          ctx.count < 30,
+        ),
+      );
     });
     const r = await runCrm(['-o', 'ndjson', 'contacts', 'list', '--all', '--max', '100'], { env: h.env(), ...BOUND });
     expect(r.code, r.stderr).toBe(0);
@@ -139,8 +147,15 @@ describe('the other paging loops share the guard', () => {
   function v1People(next: (count: number, cursor: string | undefined) => string, records = 0): void {
     h.route('POST', /\/api\/v1\/people\/query$/, (req, res, ctx) => {
       const cursor = (JSON.parse(req.body || '{}') as { cursor?: string }).cursor;
-      const people = Array.from({ length: records }, (_, i) => ({ id: `p_${ctx.count}_${i}`, email: `p${ctx.count}@x.test` }));
-      json(res, 200, { success: true, data: { people }, nextCursor: ctx.count < GIVE_UP ? next(ctx.count, cursor) : null });
+      const people = Array.from({ length: records }, (_, i) => ({
+        id: `p_${ctx.count}_${i}`,
+        email: `p${ctx.count}@x.test`,
+      }));
+      json(res, 200, {
+        success: true,
+        data: { people },
+        nextCursor: ctx.count < GIVE_UP ? next(ctx.count, cursor) : null,
+      });
     });
   }
   const v1Env = () => h.env({ CRM_V1_API_KEY: V1_KEY });

@@ -42,11 +42,16 @@ describe('a proxy that misbehaves on CONNECT', () => {
     async (kind) => {
       proxy = await startProxy({ misbehave: kind });
       const started = Date.now();
-      const r = await runCrm(['--timeout', '1', '--max-retries', '2', 'contacts', 'list'], { env: env(proxy), timeoutMs: 15_000 });
+      const r = await runCrm(['--timeout', '1', '--max-retries', '2', 'contacts', 'list'], {
+        env: env(proxy),
+        timeoutMs: 15_000,
+      });
       expect(r.code, r.stderr).toBe(8);
       expect(r.stderr).toContain(`the proxy http://127.0.0.1:${proxy.port} (HTTPS_PROXY) ${WHAT[kind]}`);
       expect(r.stderr).toContain('(gave up after 2 retries: --max-retries 2)');
-      expect(r.stderr).toContain(`Hint: ${kind === 'garbage' ? `is http://127.0.0.1:${proxy.port} an HTTP proxy? ` : ''}check HTTPS_PROXY`);
+      expect(r.stderr).toContain(
+        `Hint: ${kind === 'garbage' ? `is http://127.0.0.1:${proxy.port} an HTTP proxy? ` : ''}check HTTPS_PROXY`,
+      );
       expect(r.stderr).not.toContain('s3cret');
       expect(proxy.seen.connects.map((c) => c.target)).toEqual([TARGET, TARGET, TARGET]);
       // three attempts of at most 1 s, two backoffs of at most 0.5 s and 1 s, start-up

@@ -47,7 +47,10 @@ function writeTemp(name: string, text: string): string {
 
 /** Everything the proxy saw, as one string, to search for the key. */
 function proxySawText(p: TestProxy): string {
-  return JSON.stringify({ connects: p.seen.connects, plain: p.seen.plain }) + Buffer.concat(p.seen.tunnelled).toString('latin1');
+  return (
+    JSON.stringify({ connects: p.seen.connects, plain: p.seen.plain }) +
+    Buffer.concat(p.seen.tunnelled).toString('latin1')
+  );
 }
 
 describe('crm sandbox --tls and NODE_EXTRA_CA_CERTS', () => {
@@ -62,13 +65,27 @@ describe('crm sandbox --tls and NODE_EXTRA_CA_CERTS', () => {
     const child = startCrm(['sandbox', '--tls', '--port', '0', '--seed', '5'], { env: NO_PROXY_VARS });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
-      const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
-      const info = JSON.parse(line) as { base_url: string; download_url: string; ca_file: string; keys: { admin: string } };
+      const line = await new Promise<string>((resolve) =>
+        createInterface({ input: child.stdout! }).once('line', resolve),
+      );
+      const info = JSON.parse(line) as {
+        base_url: string;
+        download_url: string;
+        ca_file: string;
+        keys: { admin: string };
+      };
       expect(info.base_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
       expect(info.download_url).toMatch(/^https:\/\//);
       expect(existsSync(info.ca_file)).toBe(true);
-      const env = { CRM_BASE_URL: info.base_url, CRM_API_KEY: info.keys.admin, CRM_CONFIG_DIR: tls.configDir, ...NO_PROXY_VARS };
-      const ok = await runCrm(['-o', 'json', 'contacts', 'list', '--max', '1'], { env: { ...env, NODE_EXTRA_CA_CERTS: info.ca_file } });
+      const env = {
+        CRM_BASE_URL: info.base_url,
+        CRM_API_KEY: info.keys.admin,
+        CRM_CONFIG_DIR: tls.configDir,
+        ...NO_PROXY_VARS,
+      };
+      const ok = await runCrm(['-o', 'json', 'contacts', 'list', '--max', '1'], {
+        env: { ...env, NODE_EXTRA_CA_CERTS: info.ca_file },
+      });
       expect(ok.code, ok.stderr).toBe(0);
       const refused = await runCrm(['-o', 'json', 'contacts', 'list', '--max', '1'], { env });
       expect(refused.code).toBe(8);
@@ -101,7 +118,9 @@ describe('crm sandbox --tls and NODE_EXTRA_CA_CERTS', () => {
     const other = writeTemp('other-ca.pem', makeSandboxTls(['127.0.0.1']).caPem);
     const r = await crm(['contacts', 'list', '--max', '1'], { NODE_EXTRA_CA_CERTS: other });
     expect(r.code).toBe(8);
-    expect(r.stderr).toContain(`Hint: NODE_EXTRA_CA_CERTS names ${other}, but no certificate in it signed this server's`);
+    expect(r.stderr).toContain(
+      `Hint: NODE_EXTRA_CA_CERTS names ${other}, but no certificate in it signed this server's`,
+    );
   });
 
   it('without the CA, fails with a TLS error that names NODE_EXTRA_CA_CERTS (exit 8)', async () => {
@@ -119,7 +138,9 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     const env = { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile };
     const list = await crm(['recordings', 'list', '--max', '50'], env);
     expect(list.code, list.stderr).toBe(0);
-    const rec = (JSON.parse(list.stdout) as Array<{ id: string; transcript_status: string }>).find((x) => x.transcript_status === 'ready');
+    const rec = (JSON.parse(list.stdout) as Array<{ id: string; transcript_status: string }>).find(
+      (x) => x.transcript_status === 'ready',
+    );
     const t = await crm(['recordings', 'transcript', rec!.id], env);
     expect(t.code, t.stderr).toBe(0);
     expect(JSON.parse(t.stdout)).toBeTypeOf('object');
@@ -136,11 +157,14 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
 
   it('a port policy that refuses the transcript host: the downloads stop at the first, with the proxy\'s message once, exit 8, not "run it again"', async () => {
     proxy = await startProxy({ refuseWith: 403, refuseOnly: downloadTarget });
-    const r = await crm(['recordings', 'download', '--dir', join(tls.configDir, 'transcripts-refused'), '--concurrency', '4'], {
-      HTTPS_PROXY: proxy.url,
-      NO_PROXY: '<-loopback>',
-      NODE_EXTRA_CA_CERTS: caFile,
-    });
+    const r = await crm(
+      ['recordings', 'download', '--dir', join(tls.configDir, 'transcripts-refused'), '--concurrency', '4'],
+      {
+        HTTPS_PROXY: proxy.url,
+        NO_PROXY: '<-loopback>',
+        NODE_EXTRA_CA_CERTS: caFile,
+      },
+    );
     expect(r.code, r.stderr).toBe(8);
     expect(r.stderr.match(/^Error: .*would not open a tunnel to \S+ \(HTTP 403\)/gm), r.stderr).toHaveLength(1);
     expect(r.stderr).toContain(`would not open a tunnel to ${downloadTarget} (HTTP 403)`);
@@ -180,8 +204,17 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
       proxy = await startProxy({ refuseWith: 403, refuseOnly: downloadTarget });
       const tm = await startTmux();
       try {
-        const env = { ...tls.env('admin'), ...NO_PROXY_VARS, HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile };
-        const pane = await tm.run(`crm recordings download --dir ${sh(join(tls.configDir, 'transcripts-tty'))}`, { env, height: 50 });
+        const env = {
+          ...tls.env('admin'),
+          ...NO_PROXY_VARS,
+          HTTPS_PROXY: proxy.url,
+          NO_PROXY: '<-loopback>',
+          NODE_EXTRA_CA_CERTS: caFile,
+        };
+        const pane = await tm.run(`crm recordings download --dir ${sh(join(tls.configDir, 'transcripts-tty'))}`, {
+          env,
+          height: 50,
+        });
         const { status, lines } = await pane.waitExit();
         const screen = lines.join('\n');
         expect(status, screen).toBe(8);
@@ -277,7 +310,9 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
       NODE_EXTRA_CA_CERTS: caFile,
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(proxy.seen.connects[0]!.headers['proxy-authorization']).toBe(`Basic ${Buffer.from('alice:p@ss:w/rd').toString('base64')}`);
+    expect(proxy.seen.connects[0]!.headers['proxy-authorization']).toBe(
+      `Basic ${Buffer.from('alice:p@ss:w/rd').toString('base64')}`,
+    );
     expect(proxySawText(proxy)).not.toContain(tls.sb.keys.admin);
   });
 
@@ -292,7 +327,10 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
       new RegExp(` 200 \\d+ ms via proxy http://alice:\\*\\*\\*\\*@127\\.0\\.0\\.1:${proxy.port} \\(HTTPS_PROXY\\)$`),
     );
     expect(through.stderr).not.toMatch(/p@ss|p%40ss/);
-    const bypassed = await crm(['-v', 'contacts', 'list', '--max', '1'], { ...base, NO_PROXY: '<-loopback>,127.0.0.1' });
+    const bypassed = await crm(['-v', 'contacts', 'list', '--max', '1'], {
+      ...base,
+      NO_PROXY: '<-loopback>,127.0.0.1',
+    });
     expect(line(bypassed)).toMatch(/ 200 \d+ ms direct \(NO_PROXY\)$/);
     const loopback = await crm(['-v', 'contacts', 'list', '--max', '1'], base);
     expect(line(loopback)).toMatch(/ 200 \d+ ms direct \(loopback is not proxied without <-loopback> in NO_PROXY\)$/);
@@ -307,12 +345,18 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     '%i to CONNECT without credentials: the proxy asked for a user name and password, how to give them (exit 8, not retried)',
     async (status) => {
       proxy = await startProxy({ auth: { user: 'alice', password: 'secret', missing: status } });
-      const r = await crm(['contacts', 'list'], { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+      const r = await crm(['contacts', 'list'], {
+        HTTPS_PROXY: proxy.url,
+        NO_PROXY: '<-loopback>',
+        NODE_EXTRA_CA_CERTS: caFile,
+      });
       expect(r.code).toBe(8);
       expect(r.stderr).toContain(
         `the proxy ${proxy.url} (HTTPS_PROXY) asked for a user name and password, and HTTPS_PROXY gives none (HTTP ${status}: proxy authentication required)`,
       );
-      expect(r.stderr).toContain(`Hint: put the proxy's user name and password in HTTPS_PROXY: http://USER:PASSWORD@127.0.0.1:${proxy.port}`);
+      expect(r.stderr).toContain(
+        `Hint: put the proxy's user name and password in HTTPS_PROXY: http://USER:PASSWORD@127.0.0.1:${proxy.port}`,
+      );
       expect(r.stderr).not.toMatch(/blocks|network administrators|would not open a tunnel/);
       expect(proxy.seen.connects).toHaveLength(1); // not retried
     },
@@ -342,7 +386,11 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
 
   it('a proxy that refuses the tunnel is named as such', async () => {
     proxy = await startProxy({ refuseWith: 403 });
-    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    const r = await crm(['contacts', 'list'], {
+      HTTPS_PROXY: proxy.url,
+      NO_PROXY: '<-loopback>',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
     expect(r.code).toBe(8);
     expect(r.stderr).toContain(`would not open a tunnel to ${apiTarget} (HTTP 403)`);
   });
@@ -367,7 +415,9 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
       // through a proxy that lets it: no chunk of the first run is in doubt, each row created once
       await proxy.close();
       proxy = await startProxy();
-      const again = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '25'], { env: { ...env, HTTPS_PROXY: proxy.url } });
+      const again = await runCrm(['-o', 'json', 'batch', 'contacts', path, '--chunk-size', '25'], {
+        env: { ...env, HTTPS_PROXY: proxy.url },
+      });
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).not.toMatch(/without an answer|created twice/);
       const counts = await tls.countByEmail('refused');
@@ -382,14 +432,23 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     proxy = await startProxy();
     const rows = Array.from({ length: 200 }, (_, i) => `gone.${i + 1}@example.com,Row${i + 1}`);
     const path = writeTemp('proxy-gone.csv', `email,first_name\n${rows.join('\n')}\n`);
-    const env = { ...tls.env('admin'), ...NO_PROXY_VARS, HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile };
+    const env = {
+      ...tls.env('admin'),
+      ...NO_PROXY_VARS,
+      HTTPS_PROXY: proxy.url,
+      NO_PROXY: '<-loopback>',
+      NODE_EXTRA_CA_CERTS: caFile,
+    };
     const stats = async () => ((await tls.control('/stats')) as { records: { contacts: number } }).records.contacts;
     await tls.control('/faults', { latency_ms: 400 }); // chunks in flight when the proxy goes
     try {
       const before = await stats();
-      const child = startCrm(['-o', 'json', '--max-retries', '2', 'batch', 'contacts', path, '--chunk-size', '10', '--concurrency', '2'], {
-        env,
-      });
+      const child = startCrm(
+        ['-o', 'json', '--max-retries', '2', 'batch', 'contacts', path, '--chunk-size', '10', '--concurrency', '2'],
+        {
+          env,
+        },
+      );
       const run = collect(child, { timeoutMs: 60_000 });
       while ((await stats()) - before < 40) await new Promise((r) => setTimeout(r, 20));
       // the chunks answered so far were run; wait until the next ones are written into the tunnels (they
@@ -428,7 +487,13 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     try {
       const before = await stats();
       const child = startCrm(['-v', '-o', 'json', 'batch', 'contacts', path, '--chunk-size', '25'], {
-        env: { ...tls.env('admin'), ...NO_PROXY_VARS, HTTPS_PROXY: proxy.url, NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile },
+        env: {
+          ...tls.env('admin'),
+          ...NO_PROXY_VARS,
+          HTTPS_PROXY: proxy.url,
+          NO_PROXY: '<-loopback>',
+          NODE_EXTRA_CA_CERTS: caFile,
+        },
       });
       const run = collect(child, { timeoutMs: 60_000 });
       while ((await stats()) - before < 150) await new Promise((r) => setTimeout(r, 20));
@@ -470,7 +535,11 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
       (port: number) => `http://alice:50%off@127.0.0.1:${port}`,
       'a % in its user name or password that is not percent-encoding',
     ],
-    ['a % not followed by two hex digits in the user name', (port: number) => `http://a%zz:pw@127.0.0.1:${port}`, 'write %25'],
+    [
+      'a % not followed by two hex digits in the user name',
+      (port: number) => `http://a%zz:pw@127.0.0.1:${port}`,
+      'write %25',
+    ],
     ['a stray % after the port', (port: number) => `http://127.0.0.1:${port}%`, `a stray % in 127.0.0.1:`],
     ['a port that is no number', () => `http://127.0.0.1:80x`, 'its port (80x) is not a number'],
     ['a path', (port: number) => `http://127.0.0.1:${port}/proxy`, 'has a path (/proxy)'],
@@ -478,7 +547,11 @@ describe('through a CONNECT proxy (HTTPS_PROXY)', () => {
     ['a fragment', (port: number) => `http://127.0.0.1:${port}#f`, 'has a query or fragment'],
   ])('a proxy URL with %s is a usage error naming the variable (exit 2), nothing sent', async (_what, value, words) => {
     proxy = await startProxy();
-    const r = await crm(['contacts', 'list'], { HTTPS_PROXY: value(proxy.port), NO_PROXY: '<-loopback>', NODE_EXTRA_CA_CERTS: caFile });
+    const r = await crm(['contacts', 'list'], {
+      HTTPS_PROXY: value(proxy.port),
+      NO_PROXY: '<-loopback>',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^Error: HTTPS_PROXY /);
     expect(r.stderr).toContain(words);
@@ -502,12 +575,18 @@ describe('network errors name their class and the next step', () => {
   });
 
   it('DNS failure of a host that went direct because it matched NO_PROXY: the hint says so, and never to set HTTPS_PROXY (set)', async () => {
-    const env = { CRM_BASE_URL: 'https://api.crm-test.invalid/api/v2', HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: 'crm-test.invalid' };
+    const env = {
+      CRM_BASE_URL: 'https://api.crm-test.invalid/api/v2',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      NO_PROXY: 'crm-test.invalid',
+    };
     const r = await crm(['contacts', 'list', '-v'], env);
     expect(r.code, r.stderr).toBe(8);
     expect(r.stderr).toContain('direct (NO_PROXY)');
     expect(r.stderr).toMatch(/host not found: api\.crm-test\.invalid/);
-    expect(r.stderr).toContain('api.crm-test.invalid matches crm-test.invalid in NO_PROXY, so crm connected directly, not through HTTPS_PROXY');
+    expect(r.stderr).toContain(
+      'api.crm-test.invalid matches crm-test.invalid in NO_PROXY, so crm connected directly, not through HTTPS_PROXY',
+    );
     expect(r.stderr).toContain('remove crm-test.invalid from NO_PROXY');
     expect(r.stderr).not.toMatch(/set HTTPS_PROXY/);
     // lower-case names are named as they are set
@@ -546,7 +625,9 @@ describe("the hint on a proxy's refusal (a port policy's 403) suggests NO_PROXY 
   };
 
   it('a host NO_PROXY does not cover: add it to NO_PROXY', async () => {
-    const { hint, connects } = await refused('https://crm.example.test/api/v2', { NO_PROXY: '<-loopback>,other.example' });
+    const { hint, connects } = await refused('https://crm.example.test/api/v2', {
+      NO_PROXY: '<-loopback>,other.example',
+    });
     expect(connects).toEqual(['crm.example.test:443']);
     expect(hint).toMatch(/; if crm\.example\.test is reachable without the proxy, add it to NO_PROXY$/);
   });
@@ -566,7 +647,10 @@ describe("the hint on a proxy's refusal (a port policy's 403) suggests NO_PROXY 
   });
 
   it('NO_PROXY lists the host but no_proxy is set (crm reads it first, as curl): says so', async () => {
-    const { hint, connects } = await refused('https://crm.example.test/api/v2', { NO_PROXY: '.example.test', no_proxy: 'localhost' });
+    const { hint, connects } = await refused('https://crm.example.test/api/v2', {
+      NO_PROXY: '.example.test',
+      no_proxy: 'localhost',
+    });
     expect(connects).toEqual(['crm.example.test:443']);
     expect(hint).not.toMatch(/add it to NO_PROXY/);
     expect(hint).toMatch(

@@ -70,7 +70,9 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
     const expected = opts.auth && `Basic ${Buffer.from(`${opts.auth.user}:${opts.auth.password}`).toString('base64')}`;
     if (expected && req.headers['proxy-authorization'] !== expected) {
       const status = (req.headers['proxy-authorization'] ? opts.auth!.wrong : opts.auth!.missing) ?? 407;
-      client.end(`HTTP/1.1 ${status} Authentication\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n`);
+      client.end(
+        `HTTP/1.1 ${status} Authentication\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n`,
+      );
       return;
     }
     if (opts.misbehave === 'drop') {
@@ -82,7 +84,11 @@ export async function startProxy(opts: ProxyOptions = {}): Promise<TestProxy> {
       client.end('SSH-2.0-OpenSSH_9.6\r\n\r\n');
       return;
     }
-    if (opts.refuseWith && seen.connects.length > (opts.refuseAfter ?? 0) && (opts.refuseOnly === undefined || opts.refuseOnly === target)) {
+    if (
+      opts.refuseWith &&
+      seen.connects.length > (opts.refuseAfter ?? 0) &&
+      (opts.refuseOnly === undefined || opts.refuseOnly === target)
+    ) {
       client.end(`HTTP/1.1 ${opts.refuseWith} Refused\r\nContent-Length: 0\r\n\r\n`);
       return;
     }

@@ -28,7 +28,8 @@ function twoPages(reset: () => string): void {
   });
 }
 
-const listAll = (extra: string[] = []) => runCrm(['-o', 'ndjson', ...extra, 'contacts', 'list', '--all'], { env: h.env(), timeoutMs: 10_000 });
+const listAll = (extra: string[] = []) =>
+  runCrm(['-o', 'ndjson', ...extra, 'contacts', 'list', '--all'], { env: h.env(), timeoutMs: 10_000 });
 
 it('reads an X-RateLimit-Reset in Unix milliseconds as such: waits ~0.3 s, not millennia', async () => {
   twoPages(() => String(Date.now() + 300));
@@ -44,18 +45,23 @@ it.each([
   ['seconds from now', () => String(3 * 86_400)],
   ['a Unix time in seconds', () => String(Math.floor(Date.now() / 1000) + 3 * 86_400)],
   ['a Unix time in milliseconds', () => String(Date.now() + 3 * 86_400_000)],
-])('fails at once (exit 7) when the window resets days away, given as %s, saying when to come back', async (_form, reset) => {
-  twoPages(reset);
-  const r = await listAll();
-  expect(r.code, r.stderr).toBe(7);
-  expect(r.stdout.trim().split('\n')).toHaveLength(1); // the first page was printed
-  expect(r.stderr).toMatch(/rate limit is used up until the window resets in 3 days \(at 20\d\d-\d\d-\d\dT[\d:]+Z\)/);
-  expect(r.stderr).not.toMatch(/TimeoutOverflowWarning/);
-  expect(h.log).toHaveLength(1); // nothing more was sent
-});
+])(
+  'fails at once (exit 7) when the window resets days away, given as %s, saying when to come back',
+  async (_form, reset) => {
+    twoPages(reset);
+    const r = await listAll();
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1); // the first page was printed
+    expect(r.stderr).toMatch(/rate limit is used up until the window resets in 3 days \(at 20\d\d-\d\d-\d\dT[\d:]+Z\)/);
+    expect(r.stderr).not.toMatch(/TimeoutOverflowWarning/);
+    expect(h.log).toHaveLength(1); // nothing more was sent
+  },
+);
 
 it('fails at once on a Retry-After no timer can hold, without TimeoutOverflowWarning', async () => {
-  h.route('GET', '/contacts', (_req, res) => json(res, 429, errorEnvelope('RATE_LIMITED', 'slow down'), { 'retry-after': '99999999999' }));
+  h.route('GET', '/contacts', (_req, res) =>
+    json(res, 429, errorEnvelope('RATE_LIMITED', 'slow down'), { 'retry-after': '99999999999' }),
+  );
   const r = await runCrm(['contacts', 'list'], { env: h.env(), timeoutMs: 10_000 });
   expect(r.code, r.stderr).toBe(7);
   expect(r.stderr).toMatch(/try again then/);
@@ -107,16 +113,26 @@ function recordings(reset: () => string): void {
     started_at: '2026-01-01T00:00:00Z',
   });
   h.route('GET', '/recordings', (_req, res) => json(res, 200, listPage([rec(1), rec(2)], null, false)));
-  h.route('GET', /^\/api\/v2\/recordings\/rec_\d$/, (req, res) => json(res, 200, success(rec(Number(req.path.slice(-1))))));
+  h.route('GET', /^\/api\/v2\/recordings\/rec_\d$/, (req, res) =>
+    json(res, 200, success(rec(Number(req.path.slice(-1))))),
+  );
   h.route('GET', /^\/dl\//, (_req, res) =>
-    json(res, 200, { segments: [] }, { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset() }),
+    json(
+      res,
+      200,
+      { segments: [] },
+      { 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset() },
+    ),
   );
 }
 
 it('transcript downloads: a Reset in Unix milliseconds is a short wait, not millennia', async () => {
   recordings(() => String(Date.now() + 300));
   const dir = `${h.configDir}/t-ms`;
-  const r = await runCrm(['recordings', 'download', '--dir', dir, '--concurrency', '2'], { env: h.env(), timeoutMs: 10_000 });
+  const r = await runCrm(['recordings', 'download', '--dir', dir, '--concurrency', '2'], {
+    env: h.env(),
+    timeoutMs: 10_000,
+  });
   expect(r.code, r.stderr).toBe(0);
   expect(h.log.filter((q) => q.path.startsWith('/dl/'))).toHaveLength(2);
 });
@@ -124,7 +140,10 @@ it('transcript downloads: a Reset in Unix milliseconds is a short wait, not mill
 it('transcript downloads: a reset days away fails the rest (exit 9) saying when to come back', async () => {
   recordings(() => String(2 * 86_400));
   const dir = `${h.configDir}/t-days`;
-  const r = await runCrm(['-o', 'json', 'recordings', 'download', '--dir', dir, '--concurrency', '2'], { env: h.env(), timeoutMs: 10_000 });
+  const r = await runCrm(['-o', 'json', 'recordings', 'download', '--dir', dir, '--concurrency', '2'], {
+    env: h.env(),
+    timeoutMs: 10_000,
+  });
   expect(r.code, r.stderr).toBe(9);
   expect(r.stderr).toMatch(/used up until the window resets in 2 days/);
   expect(h.log.filter((q) => q.path.startsWith('/dl/'))).toHaveLength(1);

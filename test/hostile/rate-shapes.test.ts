@@ -38,7 +38,11 @@ function slidingOldest(format: 'seconds' | 'decimal'): Take {
     if (ok) log.push(now);
     const left = log.length === 0 ? 0 : (log[0]! + WINDOW_MS - now) / 1000;
     const reset = format === 'seconds' ? String(Math.ceil(left)) : left.toFixed(3);
-    const headers = { 'x-ratelimit-limit': String(LIMIT), 'x-ratelimit-remaining': String(LIMIT - log.length), 'x-ratelimit-reset': reset };
+    const headers = {
+      'x-ratelimit-limit': String(LIMIT),
+      'x-ratelimit-remaining': String(LIMIT - log.length),
+      'x-ratelimit-reset': reset,
+    };
     return { ok, headers: ok ? headers : { ...headers, 'retry-after': String(Math.max(1, Math.ceil(left))) } };
   };
 }
@@ -86,7 +90,11 @@ function serve(take: Take, there: () => number, back: () => number) {
 
 async function importRows(name: string, rows: number) {
   const file = join(tempDir('crm-hostile-rate-'), 'rows.csv');
-  writeFileSync(file, ['email,first_name', ...Array.from({ length: rows }, (_, i) => `${name}.${i}@rate.example,R${i}`)].join('\n') + '\n');
+  writeFileSync(
+    file,
+    ['email,first_name', ...Array.from({ length: rows }, (_, i) => `${name}.${i}@rate.example,R${i}`)].join('\n') +
+      '\n',
+  );
   return runCrm(['-q', '-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10', '--concurrency', '4'], {
     env: h.env(),
     timeoutMs: 60_000,

@@ -24,7 +24,9 @@ it('a collection that shifts between pages: rows of records served twice are mat
   const records = Array.from({ length: 250 }, (_, i) => contact(i + 1, { title: 'Old' }));
   let fresh = 10_000;
   // after each page, 30 records are added at the front: 30 already served come again on the next page
-  const list = shiftingList(records, { between: (_page, all) => void all.unshift(...Array.from({ length: 30 }, () => contact(fresh++))) });
+  const list = shiftingList(records, {
+    between: (_page, all) => void all.unshift(...Array.from({ length: 30 }, () => contact(fresh++))),
+  });
   h.route('GET', '/contacts', list.handler);
   const patched: string[] = [];
   h.route('PATCH', /\/contacts\/con_\d+$/, (req, res) => {
@@ -38,7 +40,10 @@ it('a collection that shifts between pages: rows of records served twice are mat
       created.push(r);
       return { index, status: 'created', data: { id: `con_new${created.length}`, ...r } };
     });
-    json(res, 200, { ...(success({ items, summary: { total: items.length, succeeded: items.length, failed: 0 } }) as object), object: 'batch' });
+    json(res, 200, {
+      ...(success({ items, summary: { total: items.length, succeeded: items.length, failed: 0 } }) as object),
+      object: 'batch',
+    });
   });
   // every record the file names is in the collection from the start; two of them change, and one is new
   const rows = records.map((r, i) => `${String(r.email)},${i < 2 ? 'New' : 'Old'}`);
@@ -47,7 +52,14 @@ it('a collection that shifts between pages: rows of records served twice are mat
   const r = await crm(['batch', 'contacts', path, '--match', 'email']);
   expect(r.code, r.stderr).toBe(0);
   expect(new Set(list.served).size).toBeLessThan(list.served.length); // the collection did shift under the read
-  expect(JSON.parse(r.stdout)).toMatchObject({ rows: 251, created: 1, updated: 2, unchanged: 248, ambiguous: 0, duplicate: 0 });
+  expect(JSON.parse(r.stdout)).toMatchObject({
+    rows: 251,
+    created: 1,
+    updated: 2,
+    unchanged: 248,
+    ambiguous: 0,
+    duplicate: 0,
+  });
   expect(patched.sort()).toEqual(['con_000001', 'con_000002']);
   expect(created).toEqual([{ email: 'brand.new@example.com', title: 'Made' }]);
 });
@@ -55,7 +67,11 @@ it('a collection that shifts between pages: rows of records served twice are mat
 it('a server caching answers by key (no Idempotent-Replayed): the same change next run, after a colleague undid it, is applied again', async () => {
   const store = new Map([['con_1', { id: 'con_1', email: 'ann@example.com', title: 'Old' }]]);
   h.route('GET', '/contacts', (_req, res) =>
-    json(res, 200, { ...(success([...store.values()]) as object), object: 'list', page_info: { end_cursor: null, has_next_page: false } }),
+    json(res, 200, {
+      ...(success([...store.values()]) as object),
+      object: 'list',
+      page_info: { end_cursor: null, has_next_page: false },
+    }),
   );
   const cache = new Map<string, unknown>();
   const keys: string[] = [];

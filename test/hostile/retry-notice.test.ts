@@ -27,7 +27,10 @@ afterEach(async () => {
 });
 
 /** Runs crm until its first wait notice on standard error; that line (crm is then stopped). */
-async function firstNotice(args: string[], env: Record<string, string | undefined>): Promise<{ notice: string; before: string[] }> {
+async function firstNotice(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ notice: string; before: string[] }> {
   child = startCrm(args, { env });
   const before: string[] = [];
   const lines = createInterface({ input: child.stderr! });
@@ -42,7 +45,12 @@ describe('the wait notice before a retry says what failed in plain words', () =>
   it('through a proxy that refuses connections: "after the proxy refused the connection", not PROXY_REFUSED (the -v request line keeps the code)', async () => {
     proxy = await startProxy();
     await proxy.close(); // its port now refuses connections
-    const env = { ...NO_PROXY_VARS, CRM_BASE_URL: 'https://crm.example.test/api/v2', CRM_API_KEY: 'service_live_x', HTTPS_PROXY: proxy.url };
+    const env = {
+      ...NO_PROXY_VARS,
+      CRM_BASE_URL: 'https://crm.example.test/api/v2',
+      CRM_API_KEY: 'service_live_x',
+      HTTPS_PROXY: proxy.url,
+    };
     // -v: waits from 1 s are said (the backoff is random: the first of 1 s or more comes within a few retries)
     const { notice, before } = await firstNotice(['-v', '--max-retries', '12', 'contacts', 'list'], env);
     expect(notice).toMatch(/^waiting [\d.]+ s: retry \d+ after the proxy refused the connection$/);

@@ -14,7 +14,8 @@ afterAll(async () => h?.close());
 beforeEach(() => h.reset());
 
 const SEVEN_MIN = 7 * 60_000;
-const listAll = (extra: string[] = []) => runCrm(['-o', 'ndjson', ...extra, 'contacts', 'list', '--all'], { env: h.env(), timeoutMs: 15_000 });
+const listAll = (extra: string[] = []) =>
+  runCrm(['-o', 'ndjson', ...extra, 'contacts', 'list', '--all'], { env: h.env(), timeoutMs: 15_000 });
 
 /** Two pages; the first says the window is used up for 2 s, by the server's clock. Returns when each page was asked for. */
 function twoPages(offsetMs: number): number[] {
@@ -43,7 +44,10 @@ function retryAfterDate(offsetMs: number): number[] {
   h.route('GET', '/contacts', (_req, res, ctx) => {
     at.push(Date.now());
     if (ctx.count === 0) {
-      json(res, 429, errorEnvelope('RATE_LIMITED', 'slow down'), { ...clock.date(), 'retry-after': clock.httpDateIn(2) });
+      json(res, 429, errorEnvelope('RATE_LIMITED', 'slow down'), {
+        ...clock.date(),
+        'retry-after': clock.httpDateIn(2),
+      });
       return;
     }
     json(res, 200, listPage([contact(1)], null, false), clock.date());
@@ -55,17 +59,20 @@ describe('a server whose clock is off', () => {
   it.each([
     ['ahead', SEVEN_MIN],
     ['behind', -SEVEN_MIN],
-  ])('%s by 7 min: a Unix-time X-RateLimit-Reset 2 s away by its clock is a wait of about 2 s', async (_how, offset) => {
-    const at = twoPages(offset);
-    const r = await listAll(['-v']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim().split('\n')).toHaveLength(2);
-    expect(at).toHaveLength(2);
-    const gap = at[1]! - at[0]!;
-    expect(gap).toBeGreaterThan(900); // waited (behind: the Reset looked past, no wait)
-    expect(gap).toBeLessThan(4_500); // not 7 minutes
-    expect(r.stderr).not.toMatch(/HTTP 429/);
-  });
+  ])(
+    '%s by 7 min: a Unix-time X-RateLimit-Reset 2 s away by its clock is a wait of about 2 s',
+    async (_how, offset) => {
+      const at = twoPages(offset);
+      const r = await listAll(['-v']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim().split('\n')).toHaveLength(2);
+      expect(at).toHaveLength(2);
+      const gap = at[1]! - at[0]!;
+      expect(gap).toBeGreaterThan(900); // waited (behind: the Reset looked past, no wait)
+      expect(gap).toBeLessThan(4_500); // not 7 minutes
+      expect(r.stderr).not.toMatch(/HTTP 429/);
+    },
+  );
 
   it.each([
     ['ahead', SEVEN_MIN],

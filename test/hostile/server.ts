@@ -77,7 +77,8 @@ export async function startHostile(routes: Route[] = []): Promise<Hostile> {
       .reverse()
       .find(
         (r) =>
-          (r.method === undefined || r.method === entry.method) && (typeof r.path === 'string' ? r.path === rel : r.path.test(url.pathname)),
+          (r.method === undefined || r.method === entry.method) &&
+          (typeof r.path === 'string' ? r.path === rel : r.path.test(url.pathname)),
       );
     if (!route) {
       json(res, 404, errorEnvelope('NOT_FOUND', `hostile: no route for ${entry.method} ${url.pathname}`));

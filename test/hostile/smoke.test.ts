@@ -7,7 +7,9 @@ import { HOSTILE_KEY, contact, json, listPage, startHostile, type Hostile } from
 
 let h: Hostile;
 beforeAll(async () => {
-  h = await startHostile([{ method: 'GET', path: '/contacts', handler: (_req, res) => json(res, 200, listPage([contact(1)], null, false)) }]);
+  h = await startHostile([
+    { method: 'GET', path: '/contacts', handler: (_req, res) => json(res, 200, listPage([contact(1)], null, false)) },
+  ]);
 });
 afterAll(async () => h?.close());
 

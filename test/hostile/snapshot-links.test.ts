@@ -21,7 +21,9 @@ beforeEach(() => {
   h.reset();
   h.route('GET', '/deals', (_req, res) => json(res, 200, listPage(DEALS, null, false)));
   // by default every deal has one company and no contacts
-  h.route('GET', /^\/api\/v2\/deals\/[^/]+\/companies$/, (_req, res) => json(res, 200, listPage([{ id: 'cmp_1', name: 'Acme' }], null, false)));
+  h.route('GET', /^\/api\/v2\/deals\/[^/]+\/companies$/, (_req, res) =>
+    json(res, 200, listPage([{ id: 'cmp_1', name: 'Acme' }], null, false)),
+  );
   h.route('GET', /^\/api\/v2\/deals\/[^/]+\/contacts$/, (_req, res) => json(res, 200, listPage([], null, false)));
 });
 
@@ -50,7 +52,13 @@ describe('crm snapshot --links (hostile server)', () => {
     );
     const m = manifest(dir);
     expect(m.complete).toBe(true);
-    expect(m.links['deals.contacts']).toEqual({ file: 'links/deals.contacts.ndjson', parents: 2, records: 3, parents_gone: 1, complete: true });
+    expect(m.links['deals.contacts']).toEqual({
+      file: 'links/deals.contacts.ndjson',
+      parents: 2,
+      records: 3,
+      parents_gone: 1,
+      complete: true,
+    });
     expect(m.links['deals.companies']).toEqual({
       file: 'links/deals.companies.ndjson',
       parents: 2,
@@ -58,7 +66,9 @@ describe('crm snapshot --links (hostile server)', () => {
       parents_gone: 1,
       complete: true,
     });
-    expect(lines(join(dir, 'links', 'deals.contacts.ndjson'))).toEqual([1, 2, 3].map((n) => ({ parent_id: 'deal_3', record: contact(n) })));
+    expect(lines(join(dir, 'links', 'deals.contacts.ndjson'))).toEqual(
+      [1, 2, 3].map((n) => ({ parent_id: 'deal_3', record: contact(n) })),
+    );
     expect(lines(join(dir, 'links', 'deals.companies.ndjson')).map((l) => l.parent_id)).toEqual(['deal_1', 'deal_3']);
   });
 
@@ -66,7 +76,8 @@ describe('crm snapshot --links (hostile server)', () => {
     // no cursor → [1, 2] then A; A → [3] then B; B → [3] again then A: a cycle, one record repeated
     h.route('GET', '/deals/deal_2/contacts', (req, res) => {
       const at = req.query.get('cursor');
-      const [data, next] = at === null ? [[contact(1), contact(2)], 'A'] : at === 'A' ? [[contact(3)], 'B'] : [[contact(3)], 'A'];
+      const [data, next] =
+        at === null ? [[contact(1), contact(2)], 'A'] : at === 'A' ? [[contact(3)], 'B'] : [[contact(3)], 'A'];
       json(res, 200, listPage(data, next, true));
     });
     const dir = tempDir('crm-hostile-snapshot-');
@@ -77,7 +88,11 @@ describe('crm snapshot --links (hostile server)', () => {
       expect(manifest(dir).complete).toBe(false);
       expect(existsSync(join(dir, 'links', 'deals.contacts.ndjson'))).toBe(false);
       const partial = lines(join(dir, 'links', '.deals.contacts.ndjson.partial'));
-      expect(partial.map((l) => `${l.parent_id} ${l.record.id}`)).toEqual(['deal_2 con_000001', 'deal_2 con_000002', 'deal_2 con_000003']);
+      expect(partial.map((l) => `${l.parent_id} ${l.record.id}`)).toEqual([
+        'deal_2 con_000001',
+        'deal_2 con_000002',
+        'deal_2 con_000003',
+      ]);
     }
   });
 });

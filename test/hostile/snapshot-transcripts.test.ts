@@ -34,7 +34,11 @@ describe('crm snapshot --transcripts against a hostile server', () => {
     h.route('GET', /^\/api\/v2\/recordings\/[^/]+$/, (req, res) => {
       const id = decodeURIComponent(req.path.split('/').pop()!);
       if (id === 'rec_gone') return json(res, 404, errorEnvelope('NOT_FOUND', 'No such recording'));
-      json(res, 200, success({ id, has_transcript: true, transcript_url: `${other.origin}/t/${IDS.indexOf(id)}?sig=x` }));
+      json(
+        res,
+        200,
+        success({ id, has_transcript: true, transcript_url: `${other.origin}/t/${IDS.indexOf(id)}?sig=x` }),
+      );
     });
     other.route('GET', /^\/t\/\d+$/, (req, res) => {
       const id = IDS[Number(req.path.split('/').pop())]!;
@@ -42,7 +46,10 @@ describe('crm snapshot --transcripts against a hostile server', () => {
     });
     const root = tempDir('crm-hostile-snapshot-tr-');
     const dir = join(root, 'snap');
-    const r = await runCrm(['snapshot', dir, '--resources', 'recordings', '--transcripts'], { env: h.env(), timeoutMs: 30_000 });
+    const r = await runCrm(['snapshot', dir, '--resources', 'recordings', '--transcripts'], {
+      env: h.env(),
+      timeoutMs: 30_000,
+    });
     // `..` cannot be a path segment of GET /recordings/{id}: that one failed, the rest are there
     expect(r.code, r.stderr).toBe(9);
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, any>;
@@ -53,7 +60,9 @@ describe('crm snapshot --transcripts against a hostile server', () => {
     // nothing outside DIR, and in DIR only the manifest, the collection and transcripts/<safe id>.json
     expect(readdirSync(root)).toEqual(['snap']);
     const names = IDS.slice(0, 4).map((id) => `${safeFileName(id)}.json`);
-    expect(tree(dir)).toEqual(['manifest.json', 'recordings.ndjson', ...names.map((n) => join('transcripts', n))].sort());
+    expect(tree(dir)).toEqual(
+      ['manifest.json', 'recordings.ndjson', ...names.map((n) => join('transcripts', n))].sort(),
+    );
     for (const [i, name] of names.entries()) {
       expect(relative(join(dir, 'transcripts'), join(dir, 'transcripts', name))).toBe(name);
       expect(JSON.parse(readFileSync(join(dir, 'transcripts', name), 'utf8'))).toEqual({

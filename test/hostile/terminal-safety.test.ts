@@ -19,7 +19,9 @@ afterAll(async () => h?.close());
 beforeEach(() => {
   h.reset();
   h.route('GET', /\/contacts\/con_1$/, (_req, res) => json(res, 200, success(contact(1, { notes: NASTY }))));
-  h.route('GET', '/contacts', (_req, res) => json(res, 200, listPage([contact(1, { notes: NASTY })], `cur\u001b[2J\u009b${NASTY}`, true)));
+  h.route('GET', '/contacts', (_req, res) =>
+    json(res, 200, listPage([contact(1, { notes: NASTY })], `cur\u001b[2J\u009b${NASTY}`, true)),
+  );
   h.route('POST', '/people/query', (_req, res) =>
     json(res, 200, { success: true, data: { people: [{ id: 'p1', email: NASTY }] }, nextCursor: `n\u009b1m${NASTY}` }),
   );
@@ -83,7 +85,9 @@ describe('every other path on a terminal', () => {
 describe('an error with 100 000 details', () => {
   beforeEach(() => {
     const details = Array.from({ length: 100_000 }, (_, i) => ({ field: `f${i}`, message: `bad\u009b ${i}` }));
-    h.route('POST', '/contacts', (_req, res) => json(res, 422, errorEnvelope('VALIDATION_FAILED', 'many problems', details)));
+    h.route('POST', '/contacts', (_req, res) =>
+      json(res, 422, errorEnvelope('VALIDATION_FAILED', 'many problems', details)),
+    );
   });
 
   it('prints the first few and how many more; -o json carries all of them', async () => {

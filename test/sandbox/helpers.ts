@@ -75,7 +75,12 @@ export function origin(sb: SandboxHandle): string {
   return new URL(sb.baseUrl).origin;
 }
 
-export async function call<T = any>(sb: SandboxHandle, method: string, path: string, opts: CallOptions = {}): Promise<CallResult<T>> {
+export async function call<T = any>(
+  sb: SandboxHandle,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<CallResult<T>> {
   const url = new URL(resolveUrl(sb, path, opts.v1));
   for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, String(v));
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -101,10 +106,15 @@ export async function call<T = any>(sb: SandboxHandle, method: string, path: str
 }
 
 /** Checks a version 2 body against the zod envelopes of src/api/envelopes.ts and returns it. */
-export function expectV2Envelope<S extends z.ZodMiniType>(res: CallResult, schema: S = v2Envelope as unknown as S): z.infer<S> {
+export function expectV2Envelope<S extends z.ZodMiniType>(
+  res: CallResult,
+  schema: S = v2Envelope as unknown as S,
+): z.infer<S> {
   const parsed = schema.safeParse(res.body);
   if (!parsed.success) {
-    throw new Error(`body of ${res.status} ${res.url} does not match the envelope: ${parsed.error.message}\n${res.text.slice(0, 500)}`);
+    throw new Error(
+      `body of ${res.status} ${res.url} does not match the envelope: ${parsed.error.message}\n${res.text.slice(0, 500)}`,
+    );
   }
   return parsed.data;
 }
@@ -128,7 +138,12 @@ export function expectStatus(res: CallResult, status: number): void {
 }
 
 /** The control endpoint (no key). */
-export async function control<T = any>(sb: SandboxHandle, method: string, path: string, body?: unknown): Promise<CallResult<T>> {
+export async function control<T = any>(
+  sb: SandboxHandle,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<CallResult<T>> {
   return call<T>(sb, method, sb.controlUrl + path, { key: null, body });
 }
 
@@ -164,14 +179,25 @@ export interface RawResult {
 }
 
 /** One request over node:http, reporting a destroyed connection instead of throwing. */
-export function rawRequest(url: string, method: string, headers: Record<string, string | string[]> = {}, body?: string): Promise<RawResult> {
+export function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string | string[]> = {},
+  body?: string,
+): Promise<RawResult> {
   return new Promise((resolve) => {
     const req = http.request(url, { method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (error) => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), error }));
-      res.on('aborted', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8'), error: new Error('aborted') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', (error) =>
+        resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), error }),
+      );
+      res.on('aborted', () =>
+        resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8'), error: new Error('aborted') }),
+      );
     });
     req.on('error', (error) => resolve({ error }));
     req.setTimeout(5_000, () => req.destroy(new Error('timeout')));
@@ -181,8 +207,19 @@ export function rawRequest(url: string, method: string, headers: Record<string, 
 }
 
 /** An API request with the admin key over node:http (`rawRequest`), for a connection a fault drops. */
-export function rawApi(sb: SandboxHandle, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const h = { 'x-service-api-key': sb.keys.admin, 'content-type': 'application/json', accept: 'application/json', ...headers };
+export function rawApi(
+  sb: SandboxHandle,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const h = {
+    'x-service-api-key': sb.keys.admin,
+    'content-type': 'application/json',
+    accept: 'application/json',
+    ...headers,
+  };
   return rawRequest(resolveUrl(sb, path), method, h, body === undefined ? undefined : JSON.stringify(body));
 }
 

@@ -19,6 +19,10 @@ export type ApiOptions = FlagsOf<typeof declare> & { method: string; path: strin
 
 export function registerApi(program: CommandUnknownOpts, reg: Registry, load: Load<ApiOptions>): void {
   const api = declare(program);
-  examples(api, ['crm api GET /contacts?limit=2', 'crm api GET /deals --paginate', `crm api POST /people/query --v1 --data '{"limit":5}'`]);
+  examples(api, [
+    'crm api GET /contacts?limit=2',
+    'crm api GET /deals --paginate',
+    `crm api POST /people/query --v1 --data '{"limit":5}'`,
+  ]);
   runs(api, reg, load, (o, method, path) => ({ ...o, method, path }));
 }

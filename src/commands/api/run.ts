@@ -19,9 +19,11 @@ export async function runApi(o: ApiOptions, ctx: Ctx): Promise<void> {
   }
   const path = o.path.startsWith('/') ? o.path : `/${o.path}`;
   if (o.paginate && method !== 'GET') throw new UsageError('--paginate works only with GET');
-  if (o.paginate && o.v1) throw new UsageError('--paginate follows version 2 cursors; version 1 queries page with nextCursor in the body');
+  if (o.paginate && o.v1)
+    throw new UsageError('--paginate follows version 2 cursors; version 1 queries page with nextCursor in the body');
   const hasBody = o.data !== undefined || o.set !== undefined;
-  if (hasBody && (method === 'GET' || method === 'DELETE')) throw new UsageError(`${method} takes no body (--data/--set)`);
+  if (hasBody && (method === 'GET' || method === 'DELETE'))
+    throw new UsageError(`${method} takes no body (--data/--set)`);
   const body = hasBody ? await buildBody(o, ctx.io.stdin) : undefined;
   const writes = method === 'POST' || method === 'PATCH';
   const req: PlannedRequest = {
@@ -37,7 +39,9 @@ export async function runApi(o: ApiOptions, ctx: Ctx): Promise<void> {
     const [bare, qs = ''] = path.split('?', 2) as [string, string?];
     const query = Object.fromEntries(new URLSearchParams(qs));
     const { limit, cursor, ...rest } = query;
-    const writer = createListWriter(ctx.format() === 'table' ? 'json' : ctx.format(), ctx.io.stdout, { fields: ctx.globals.fields });
+    const writer = createListWriter(ctx.format() === 'table' ? 'json' : ctx.format(), ctx.io.stdout, {
+      fields: ctx.globals.fields,
+    });
     const paging = { query: rest, limit: limit ? Number(limit) : 100, cursor, signal: ctx.signal };
     return writeWhole(writer, async () => {
       for await (const record of client.paginate(bare, paging)) await writer.write(record);

@@ -13,7 +13,10 @@ export const batchFileFlags = <A extends unknown[]>(cmd: Command<A>) =>
     .option('--map <column=field>', 'send a column as this field (repeatable)', collect)
     .addOption(numericOption('--concurrency <n>', 'requests in flight', 'batchConcurrency').default(4))
     .option('--rejects <file>', 'where invalid and failed rows go (default <input>.rejects.csv)')
-    .option('--results <file>', 'write _line, id and the original columns of every row created (updated, deleted, linked)')
+    .option(
+      '--results <file>',
+      'write _line, id and the original columns of every row created (updated, deleted, linked)',
+    )
     .option('--strict', 'send nothing if any row is invalid')
     .option('--no-resume', 'ignore the journal of an earlier run of the same file: a new run, every row sent again')
     .addOption(
@@ -41,10 +44,16 @@ const declare = (program: CommandUnknownOpts) =>
     .option(...BATCH_DRY_RUN)
     .addOption(numericOption('--chunk-size <n>', 'rows per request, at most 100', 'chunkSize').default(100))
     .option('--update', 'update records instead: PATCH /RESOURCE/ID per row with its other cells')
-    .option('--delete', 'delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)')
+    .option(
+      '--delete',
+      'delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)',
+    )
     .option('--id-column <name>', 'with --update or --delete: the column holding the record ids (default id)')
     .option('--yes', 'with --delete: do not ask for confirmation (required without a terminal)')
-    .option('--backup <file>', 'with --delete: where each record goes, as it was, before its DELETE (default <input>.deleted.ndjson)')
+    .option(
+      '--backup <file>',
+      'with --delete: where each record goes, as it was, before its DELETE (default <input>.deleted.ndjson)',
+    )
     .option('--no-backup', 'with --delete: keep no copy of the records deleted')
     .option(
       '--match <fields>',

@@ -68,7 +68,8 @@ export function deleteBackup(
     },
     close: async () => file?.close(),
     /** the summary with `backup_file` when there is one, its requests with the listing's */
-    named: (s: ImportSummary): ImportSummary => (path !== undefined ? { ...s, backup_file: path, requests: s.requests + listing } : s),
+    named: (s: ImportSummary): ImportSummary =>
+      path !== undefined ? { ...s, backup_file: path, requests: s.requests + listing } : s,
   };
 }
 

@@ -12,7 +12,11 @@ import { neverSent } from '../../http/network-error.js';
  * reached the API (a proxy refusing the tunnel or its password, no connection) or a refused key is
  * thrown: every chunk would fail alike, and nothing has been sent yet.
  */
-export async function knownFields(client: HttpClient, resource: string, signal?: AbortSignal): Promise<ReadonlySet<string> | undefined> {
+export async function knownFields(
+  client: HttpClient,
+  resource: string,
+  signal?: AbortSignal,
+): Promise<ReadonlySet<string> | undefined> {
   let records: ApiRecord[];
   try {
     const res = await client.request<{ data: ApiRecord[] }>({

@@ -9,7 +9,11 @@ import type { Ctx } from '../context.js';
  */
 export function liveProgress(ctx: Ctx, text: (p: ImportProgress) => string) {
   const make = () =>
-    createProgress({ stream: ctx.io.stderr, enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet, color: ctx.globals.stderrColor });
+    createProgress({
+      stream: ctx.io.stderr,
+      enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
+      color: ctx.globals.stderrColor,
+    });
   let line = make();
   let last: ImportProgress | undefined;
   const tick = setInterval(() => last && line.update(text(last)), 1000);

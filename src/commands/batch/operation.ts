@@ -30,13 +30,17 @@ export function checkResourceName(name: string, verb?: 'update' | 'delete'): voi
 /** --update / --delete → the operation (undefined: a create); --id-column becomes a map to `id`. */
 export function batchOperation(o: BatchOptions): { operation?: RowOperation; maps?: string[] } {
   const help = { hint: `see ${'`crm batch --help`'}` };
-  if (o.update && o.delete) throw new UsageError('--update and --delete cannot be used together: one run does one of them', help);
+  if (o.update && o.delete)
+    throw new UsageError('--update and --delete cannot be used together: one run does one of them', help);
   const verb = o.update ? 'update' : o.delete ? 'delete' : undefined;
   checkResourceName(o.resource, verb);
-  if (o.yes && verb !== 'delete') throw new UsageError('--yes applies only with --delete (nothing else asks first)', help);
-  if (o.backup !== undefined && verb !== 'delete') throw new UsageError('--backup and --no-backup apply only with --delete', help);
+  if (o.yes && verb !== 'delete')
+    throw new UsageError('--yes applies only with --delete (nothing else asks first)', help);
+  if (o.backup !== undefined && verb !== 'delete')
+    throw new UsageError('--backup and --no-backup apply only with --delete', help);
   if (verb === undefined) {
-    if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete (a create has no ids)', help);
+    if (o.idColumn !== undefined)
+      throw new UsageError('--id-column applies only with --update or --delete (a create has no ids)', help);
     return { maps: o.map };
   }
   const def = findResource(o.resource)!;
@@ -53,7 +57,9 @@ export function backupPath(o: Pick<BatchOptions, 'backup' | 'file'>): string | u
   if (o.backup === false) return undefined;
   if (typeof o.backup === 'string') return o.backup;
   if (o.file === '-')
-    throw new UsageError('a delete from standard input needs --backup FILE (or --no-backup): it has no file name to name the backup after');
+    throw new UsageError(
+      'a delete from standard input needs --backup FILE (or --no-backup): it has no file name to name the backup after',
+    );
   return `${o.file}.deleted.ndjson`;
 }
 
@@ -95,5 +101,6 @@ export async function confirmDelete(
   const text = `This deletes ${what} listed in ${o.file === '-' ? 'standard input' : o.file}. It cannot be undone.${kept}`;
   ctx.io.stderr.write(`${forStderr(ctx.io.stderr, sanitizeForTerminal(text))}\n`);
   const answer = await ask(ctx, `Type ${left} or ${o.resource} to confirm: `, 'nothing was deleted');
-  if (answer !== String(left) && answer !== o.resource) throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
+  if (answer !== String(left) && answer !== o.resource)
+    throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
 }

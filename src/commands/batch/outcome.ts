@@ -57,19 +57,27 @@ export function reasonLines(reasons: readonly Reason[], columns?: number, reject
 export function outcomeSentence(s: ImportSummary, stopped?: 'interrupted' | 'stopped'): string {
   const op = s.operation;
   const verb = op?.done ?? 'created';
-  const noun = op?.kind === 'link' ? `rows (${op.name} links)` : s.rows === 1 ? (findResource(s.resource)?.singular ?? s.resource) : s.resource;
+  const noun =
+    op?.kind === 'link'
+      ? `rows (${op.name} links)`
+      : s.rows === 1
+        ? (findResource(s.resource)?.singular ?? s.resource)
+        : s.resource;
   const repeated = s.repeated ?? 0;
   const earlier = s.skipped - repeated;
   const rejected = s.failed - s.in_doubt - s.unknown;
   const parts = [
     earlier > 0 ? `${n(earlier)} ${verb} by an earlier run` : '',
     repeated > 0 ? `${n(repeated)} skipped as repeating an earlier row` : '',
-    [rejected > 0 ? `${n(rejected)} failed` : '', s.invalid > 0 ? `${n(s.invalid)} invalid` : ''].filter(Boolean).join(' and ') +
-      (rejected + s.invalid > 0 && s.rejects_file ? ` (see ${s.rejects_file})` : ''),
+    [rejected > 0 ? `${n(rejected)} failed` : '', s.invalid > 0 ? `${n(s.invalid)} invalid` : '']
+      .filter(Boolean)
+      .join(' and ') + (rejected + s.invalid > 0 && s.rejects_file ? ` (see ${s.rejects_file})` : ''),
     s.in_doubt > 0 ? `${n(s.in_doubt)} sent without an answer (may have been ${verb})` : '',
     s.unknown > 0 ? `${n(s.unknown)} not known to be ${verb}${s.unknown_file ? ` (see ${s.unknown_file})` : ''}` : '',
     s.not_sent > 0 ? `${n(s.not_sent)} not sent yet` : '',
-    s.backup_file !== undefined ? `each kept first in ${s.backup_file} (import it to create them again, with new ids)` : '',
+    s.backup_file !== undefined
+      ? `each kept first in ${s.backup_file} (import it to create them again, with new ids)`
+      : '',
   ].filter(Boolean);
   const head = `${n(s.created)} of ${n(s.rows)} ${noun}`;
   const first =

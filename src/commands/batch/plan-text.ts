@@ -14,7 +14,8 @@ export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
   const format = ctx.format();
   const op = s.operation;
   const head = { resource: s.resource, ...(op ? { operation: op.kind } : {}), dry_run: true };
-  if (format !== 'table') return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { ...head, ...plan });
+  if (format !== 'table')
+    return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { ...head, ...plan });
   const skipped = plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : '';
   const requests = plan.first_requests ?? [];
   const lines = [
@@ -63,7 +64,8 @@ export function planLines(plan: MatchPlan, least: number | undefined): string[] 
   const changes = Object.entries(plan.changes)
     .sort(([, a], [, b]) => b - a)
     .map(([f, n]) => `${sanitizeForTerminal(f)} ${count(n)}`);
-  const row = (label: string, n: number, more = ''): string => `  ${label.padEnd(10)} ${count(n).padStart(9)}${more ? `  ${more}` : ''}`;
+  const row = (label: string, n: number, more = ''): string =>
+    `  ${label.padEnd(10)} ${count(n).padStart(9)}${more ? `  ${more}` : ''}`;
   const time = least === undefined ? '' : `, at least ${duration(least)} at the key's rate limit`;
   return [
     `Plan for ${plural(plan.rows, 'row')} of ${plan.resource}; read: ${plan.read}`,
@@ -81,7 +83,9 @@ export function planLines(plan: MatchPlan, least: number | undefined): string[] 
 export function showPlan(ctx: Ctx, client: HttpClient | undefined): (plan: MatchPlan) => void {
   return (plan) => {
     if (plan.resumed !== undefined || ctx.globals.quiet || ctx.io.stderr.isTTY !== true) return;
-    ctx.io.stderr.write(`${forStderr(ctx.io.stderr, planLines(plan, leastMs(plan, client, ctx.clock.now())).join('\n'))}\n`);
+    ctx.io.stderr.write(
+      `${forStderr(ctx.io.stderr, planLines(plan, leastMs(plan, client, ctx.clock.now())).join('\n'))}\n`,
+    );
   };
 }
 
@@ -91,7 +95,11 @@ export async function printDryPlan(ctx: Ctx, s: ImportSummary, client: HttpClien
   const format = ctx.format();
   if (format !== 'table') {
     const { resumed: _r, ...fields } = plan;
-    return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { ...fields, least_ms: least ?? null, dry_run: true });
+    return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, {
+      ...fields,
+      least_ms: least ?? null,
+      dry_run: true,
+    });
   }
   const planned = s.reconcile!.plan_file ? [`Every row's action: ${s.reconcile!.plan_file}`] : [];
   const lines = ['Dry run: nothing was sent.', ...planLines(plan, least), ...mappingLines(plan.mapping), ...planned];

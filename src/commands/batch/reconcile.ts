@@ -25,7 +25,8 @@ export function matchFields(
       help,
     );
   }
-  if (o.idColumn !== undefined) throw new UsageError('--id-column applies only with --update or --delete (--match id matches on ids)', help);
+  if (o.idColumn !== undefined)
+    throw new UsageError('--id-column applies only with --update or --delete (--match id matches on ids)', help);
   // the plan file never replaces the input or one of the files the run writes
   const ours = [o.file, o.rejects, ...['undo', 'created', 'ambiguous', 'rejects'].map((x) => `${o.file}.${x}.csv`)];
   if (o.plan !== undefined && o.file !== '-' && ours.some((f) => f !== undefined && resolve(f) === resolve(o.plan!))) {
@@ -38,13 +39,23 @@ export function matchFields(
   return [...new Set(fields.map((f) => normalizeFieldName(f)))];
 }
 
-const KEYS = `resource rows created updated unchanged ambiguous duplicate invalid failed requests read_requests elapsed_ms
+const KEYS =
+  `resource rows created updated unchanged ambiguous duplicate invalid failed requests read_requests elapsed_ms
   rejects_file ambiguous_file undo_file created_file`.split(/\s+/);
 
 /** The summary (CONTRACT §7b): a table on stderr, or JSON on stdout; exit 9 when a row was not made to agree. */
-export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' | 'stopped'): Promise<void> {
+export async function printMatchSummary(
+  ctx: Ctx,
+  s: ImportSummary,
+  stopped?: 'interrupted' | 'stopped',
+): Promise<void> {
   const r = s.reconcile!;
-  const all: Record<string, unknown> = { ...s, ...r, read_requests: r.plan.read_requests, requests: s.requests + r.plan.read_requests };
+  const all: Record<string, unknown> = {
+    ...s,
+    ...r,
+    read_requests: r.plan.read_requests,
+    requests: s.requests + r.plan.read_requests,
+  };
   const record = Object.fromEntries(KEYS.map((k) => [k, all[k] ?? null]));
   if (s.skipped > 0) record.skipped = s.skipped;
   if (s.not_sent > 0) record.not_sent = s.not_sent;
@@ -68,7 +79,10 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: 'i
     s.in_doubt > 0
       ? 'rerun this same command first: it finishes this plan under the same Idempotency-Keys (never send those rows another way)'
       : 'fix those rows in the file (or the records in the CRM) and run the same command again: rows that agree by then need no request';
-  throw new PartialFailureError(`${plural(notAgreeing, 'row')} of ${count(s.rows)} not made to agree: ${what.join(', ')}`, { hint });
+  throw new PartialFailureError(
+    `${plural(notAgreeing, 'row')} of ${count(s.rows)} not made to agree: ${what.join(', ')}`,
+    { hint },
+  );
 }
 
 function sentence(s: ImportSummary, stopped?: 'interrupted' | 'stopped'): string {

@@ -2,7 +2,14 @@
 // client, shows progress on a terminal, prints the summary and picks the exit code (0 / 9 / 2 / 130).
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { DiskError, InterruptedError, PartialFailureError, RateLimitError, ServerError, restated } from '../../http/errors.js';
+import {
+  DiskError,
+  InterruptedError,
+  PartialFailureError,
+  RateLimitError,
+  ServerError,
+  restated,
+} from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
 import type { HttpClient } from '../../http/types.js';
 import {
@@ -61,10 +68,16 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     send: httpSender(client, op, { onKept: (w) => kept.push(w), backup: backup.current }),
     // a dry run's plan is its output (printDryPlan): not shown before as well
     ...(client && opts.match
-      ? { readIndex: matchReader(client, opts.resource, ctx.clock, ctx.signal), ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }) }
+      ? {
+          readIndex: matchReader(client, opts.resource, ctx.clock, ctx.signal),
+          ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }),
+        }
       : {}),
     // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
-    knownFields: client && !opts.match && (!op || op.kind === 'update') ? () => knownFields(client, o.resource, ctx.signal) : undefined,
+    knownFields:
+      client && !opts.match && (!op || op.kind === 'update')
+        ? () => knownFields(client, o.resource, ctx.signal)
+        : undefined,
     // the question is asked with the progress line off, so it does not draw over it
     beforeSend: op?.kind === 'delete' ? backup.beforeSend : undefined,
     journalDir: join(ctx.configDir(), 'imports'),
@@ -84,7 +97,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
       const found = importSummaryOf(err);
       const partial = found && backup.named(found);
       const stopped = err instanceof InterruptedError ? 'interrupted' : 'stopped';
-      if (partial) await (partial.reconcile ? printMatchSummary(ctx, partial, stopped) : printSummary(ctx, partial, stopped));
+      if (partial)
+        await (partial.reconcile ? printMatchSummary(ctx, partial, stopped) : printSummary(ctx, partial, stopped));
       throw withResumeHint(err, o, partial);
     });
   if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
@@ -92,11 +106,14 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const shown = recreated(o.file, backup.named(summary), await writeOwners(restoring, restore));
   await printSummary(ctx, shown);
   noteRecreated(ctx, o, shown);
-  if (summary.rows === 0) ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
+  if (summary.rows === 0)
+    ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) {
     const importFile = (file: string): string =>
       summary.operation ? sameCommandOn(o, file) : crmCommand(ctx.globals, ['batch', summary.resource, file]);
-    throw new PartialFailureError(failureLine(summary), { hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }) });
+    throw new PartialFailureError(failureLine(summary), {
+      hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }),
+    });
   }
 }
 
@@ -114,7 +131,13 @@ async function importTarget(o: BatchOptions, ctx: Ctx): Promise<{ client?: HttpC
   const { operation, maps } = o.operation ? { operation: o.operation, maps: o.map } : batchOperation(o);
   const opts: ImportOptions = {
     ...{ resource: o.resource, operation, input: o.file, baseUrl, keyId, keyMask, maps, chunkSize: o.chunkSize },
-    ...{ concurrency: o.concurrency, rejectsPath: o.rejects, resultsPath: o.results, dryRun: o.dryRun, strict: o.strict },
+    ...{
+      concurrency: o.concurrency,
+      rejectsPath: o.rejects,
+      resultsPath: o.results,
+      dryRun: o.dryRun,
+      strict: o.strict,
+    },
     ...{ resume: o.resume, encoding: o.encoding, format: o.inputFormat },
     ...(match ? { match: { fields: match }, planPath: o.plan } : {}),
   };
@@ -133,10 +156,15 @@ function warnKept(ctx: Ctx, kept: string[]): void {
 
 /** A run that stopped with rows left (Ctrl-C, a full disk, the network, the server or the rate limit): its error says the command that resumes it. */
 function withResumeHint(err: unknown, o: BatchOptions, partial: ImportSummary | undefined): unknown {
-  if (err instanceof InterruptedError && !err.hint) return new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
+  if (err instanceof InterruptedError && !err.hint)
+    return new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
   if (err instanceof DiskError) {
     const elsewhere = 'or write elsewhere: --rejects, --results, CRM_CONFIG_DIR for the journal';
-    return new DiskError(err.message, { code: err.code, cause: err, hint: `free some space (${elsewhere}), then ${resumeHint(o)}` });
+    return new DiskError(err.message, {
+      code: err.code,
+      cause: err,
+      hint: `free some space (${elsewhere}), then ${resumeHint(o)}`,
+    });
   }
   const left = partial !== undefined && partial.not_sent + partial.in_doubt > 0;
   if (left && (err instanceof ServerError || err instanceof RateLimitError))
@@ -185,7 +213,9 @@ type NextCommands = { rerun?: string; importFile?: (file: string) => string };
  */
 export function nextSteps(s: ImportSummary, stdin: boolean, cmd: NextCommands = {}): string {
   if (s.in_doubt > 0) {
-    const again = stdin ? 'pipe the same content to this same command' : 'rerun this same command (same file, same options)';
+    const again = stdin
+      ? 'pipe the same content to this same command'
+      : 'rerun this same command (same file, same options)';
     const them = s.in_doubt === 1 ? 'it' : 'them';
     return (
       `${plural(s.in_doubt, 'row')} ${wasWere(s.in_doubt)} sent without an answer and may have been ${s.operation?.done ?? 'created'}: first ${again}; ` +
@@ -197,7 +227,10 @@ export function nextSteps(s: ImportSummary, stdin: boolean, cmd: NextCommands = 
   const rejected = s.failed + s.invalid - s.in_doubt - s.unknown;
   const created = s.operation?.done ?? 'created';
   // a DELETE answered 404 (not a retry's: that one counts as deleted): the record is not there; sent again it fails the same way
-  const gone = s.operation?.kind === 'delete' ? s.reasons.filter((r) => r.code === 'NOT_FOUND').reduce((sum, r) => sum + r.count, 0) : 0;
+  const gone =
+    s.operation?.kind === 'delete'
+      ? s.reasons.filter((r) => r.code === 'NOT_FOUND').reduce((sum, r) => sum + r.count, 0)
+      : 0;
   const file = s.rejects_file ?? 'the rejects file';
   if (gone > 0) {
     const it = gone === 1 ? 'it' : 'them';
@@ -238,7 +271,9 @@ function failureLine(s: ImportSummary): string {
 }
 
 const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms
-  rejects_file in_doubt unknown unknown_file not_sent backup_file links_not_restored owners_file`.split(/\s+/) as Array<keyof ImportSummary>;
+  rejects_file in_doubt unknown unknown_file not_sent backup_file links_not_restored owners_file`.split(/\s+/) as Array<
+  keyof ImportSummary
+>;
 
 /** The summary (a table on stderr, or JSON on stdout with `reasons`), then why rows failed and one sentence of what happened. */
 async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' | 'stopped'): Promise<void> {
@@ -266,6 +301,8 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' 
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
   if (quiet) return;
   if (!json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
-  const why = json ? [] : reasonLines(s.reasons, ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined, s.rejects_file);
+  const why = json
+    ? []
+    : reasonLines(s.reasons, ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined, s.rejects_file);
   ctx.io.stderr.write([...why, forStderr(ctx.io.stderr, outcomeSentence(s, stopped))].join('\n') + '\n');
 }

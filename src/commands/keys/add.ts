@@ -20,20 +20,25 @@ export async function keysAdd(opts: KeysAddOptions, ctx: Ctx): Promise<void> {
 
   const givenBase = opts.baseUrl ?? ctx.globals.baseUrl;
   if (givenBase === undefined && existing === undefined) {
-    throw new UsageError(`--base-url is required for a new profile (the version 2 root, e.g. https://crm.example.com/api/v2).`);
+    throw new UsageError(
+      `--base-url is required for a new profile (the version 2 root, e.g. https://crm.example.com/api/v2).`,
+    );
   }
   // A server's address alone is completed with /api/v2 (and said); a version 1 root is refused.
   const notice = (message: string): void => ctx.warn(message);
-  const baseUrl = givenBase === undefined ? existing!.base_url : validateBaseUrl(givenBase, '--base-url', { version: 'v2', notice });
+  const baseUrl =
+    givenBase === undefined ? existing!.base_url : validateBaseUrl(givenBase, '--base-url', { version: 'v2', notice });
   const givenV1 = opts.v1BaseUrl ?? ctx.globals.v1BaseUrl;
   let v1BaseUrl: string | undefined;
   if (givenV1 !== undefined) v1BaseUrl = validateBaseUrl(givenV1, '--v1-base-url', { version: 'v1', notice });
   else if (existing?.base_url === baseUrl) v1BaseUrl = existing.v1_base_url;
   const derivedV1 = deriveV1BaseUrl(baseUrl);
   if (v1BaseUrl === derivedV1) v1BaseUrl = undefined; // nothing to store: it is the default
-  const authHeader = opts.authHeader !== undefined ? parseAuthHeader(opts.authHeader) : (existing?.auth_header ?? 'x-api-key');
+  const authHeader =
+    opts.authHeader !== undefined ? parseAuthHeader(opts.authHeader) : (existing?.auth_header ?? 'x-api-key');
 
-  const prompt = version === 'v1' ? `Version 1 API key for "${name}" (service_pk_…): ` : `API key for "${name}" (service_live_…): `;
+  const prompt =
+    version === 'v1' ? `Version 1 API key for "${name}" (service_pk_…): ` : `API key for "${name}" (service_live_…): `;
   const key = await readKey(ctx, prompt);
   const mismatch = keyKindMismatch(key, version);
   if (mismatch) throw new UsageError(mismatch);

@@ -4,7 +4,14 @@
 // reported as working unless some probe got an answer of the API (2xx, 403 or 401).
 import { allScopes, RESOURCES, scopeFor } from '../../api/resources.js';
 import { keyKind, type KeyKind } from '../../config/key-kind.js';
-import { AuthError, CrmError, ForbiddenError, InterruptedError, NotFoundError, ServerError } from '../../http/errors.js';
+import {
+  AuthError,
+  CrmError,
+  ForbiddenError,
+  InterruptedError,
+  NotFoundError,
+  ServerError,
+} from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
 import type { ApiResponse, HttpClient } from '../../http/types.js';
 import { writeRecord } from '../../output/writers.js';
@@ -66,7 +73,11 @@ export async function keysCheck(opts: KeysCheckOptions, ctx: Ctx): Promise<void>
 }
 
 /** Fills `report`; returns the 401 error when the key was rejected. */
-async function probeV2(client: HttpClient, report: KeysCheckReport, signal?: AbortSignal): Promise<AuthError | undefined> {
+async function probeV2(
+  client: HttpClient,
+  report: KeysCheckReport,
+  signal?: AbortSignal,
+): Promise<AuthError | undefined> {
   const collections = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
   for (const name of collections) report.scopes[scopeFor(name, 'read')] = null;
   report.scopes_not_checked = allScopes().filter((scope) => !(scope in report.scopes));
@@ -77,7 +88,10 @@ async function probeV2(client: HttpClient, report: KeysCheckReport, signal?: Abo
   const probe = async (name: string, first = false): Promise<void> => {
     const scope = scopeFor(name, 'read');
     try {
-      noteRateLimit(report, await client.request({ method: 'GET', path: `/${name}`, query: { limit: 1 }, expect: 'list', signal }));
+      noteRateLimit(
+        report,
+        await client.request({ method: 'GET', path: `/${name}`, query: { limit: 1 }, expect: 'list', signal }),
+      );
       report.scopes[scope] = true;
       report.authenticated = true; // an answer of the API: the key got through
     } catch (err) {
@@ -86,7 +100,8 @@ async function probeV2(client: HttpClient, report: KeysCheckReport, signal?: Abo
         report.authenticated = true;
       } else if (err instanceof AuthError)
         rejected = err; // on a later probe: revoked mid-check
-      else if (!(err instanceof CrmError) || err instanceof InterruptedError || (first && !notAnApiAnswer(err))) throw err;
+      else if (!(err instanceof CrmError) || err instanceof InterruptedError || (first && !notAnApiAnswer(err)))
+        throw err;
       else (report.errors ??= {})[scope] = describe(err);
     }
   };
@@ -98,9 +113,16 @@ async function probeV2(client: HttpClient, report: KeysCheckReport, signal?: Abo
   return rejected;
 }
 
-async function probeV1(client: HttpClient, report: KeysCheckReport, signal?: AbortSignal): Promise<AuthError | undefined> {
+async function probeV1(
+  client: HttpClient,
+  report: KeysCheckReport,
+  signal?: AbortSignal,
+): Promise<AuthError | undefined> {
   try {
-    noteRateLimit(report, await client.request({ method: 'POST', path: '/people/query', body: { limit: 1 }, expect: 'v1', signal }));
+    noteRateLimit(
+      report,
+      await client.request({ method: 'POST', path: '/people/query', body: { limit: 1 }, expect: 'v1', signal }),
+    );
     report.authenticated = true;
   } catch (err) {
     if (err instanceof AuthError) return err;
@@ -113,7 +135,10 @@ async function probeV1(client: HttpClient, report: KeysCheckReport, signal?: Abo
 
 /** A 404, or a body that is not the API's envelope (code INVALID_RESPONSE), or a redirect. */
 function notAnApiAnswer(err: CrmError): boolean {
-  return err instanceof NotFoundError || (err instanceof ServerError && (err.code === 'INVALID_RESPONSE' || err.code === 'REDIRECT'));
+  return (
+    err instanceof NotFoundError ||
+    (err instanceof ServerError && (err.code === 'INVALID_RESPONSE' || err.code === 'REDIRECT'))
+  );
 }
 
 // No probe got an API answer: the base URL points elsewhere. Exit 8, not 3: the key was never rejected.

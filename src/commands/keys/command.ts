@@ -15,7 +15,11 @@ const declareAdd = (keys: CommandUnknownOpts) =>
     .option('--v1', 'the key is a version 1 key (service_pk_…)')
     .option('--default', 'make this the default profile');
 const declareCheck = (program: CommandUnknownOpts) =>
-  examples(program.command('keys-check'), ['crm keys-check', 'crm keys-check --profile work -o json', 'crm keys-check --v1'])
+  examples(program.command('keys-check'), [
+    'crm keys-check',
+    'crm keys-check --profile work -o json',
+    'crm keys-check --v1',
+  ])
     .description('check that the active key authenticates and which read scopes it has (sends only reads)')
     .option('--v1', "check the profile's version 1 key against version 1");
 

@@ -28,7 +28,9 @@ export async function keysList(_opts: unknown, ctx: Ctx): Promise<void> {
   });
   const format = ctx.format();
   if (rows.length === 0 && format === 'table') {
-    ctx.warn('No profiles yet. Add one with: crm keys add <profile> --base-url URL (the key is read from stdin or a prompt)');
+    ctx.warn(
+      'No profiles yet. Add one with: crm keys add <profile> --base-url URL (the key is read from stdin or a prompt)',
+    );
     return;
   }
   const options = outputOptions(ctx, { columns: TABLE_COLUMNS, pinned: ['profile'], whole: TABLE_WHOLE });
@@ -36,7 +38,9 @@ export async function keysList(_opts: unknown, ctx: Ctx): Promise<void> {
   for (const row of rows) {
     // a table shows the default as a marker; machine formats keep the boolean
     await writer.write(
-      format === 'table' ? { ...row, default: row.default ? '*' : '', api_key: row.api_key ?? '', v1_api_key: row.v1_api_key ?? '' } : row,
+      format === 'table'
+        ? { ...row, default: row.default ? '*' : '', api_key: row.api_key ?? '', v1_api_key: row.v1_api_key ?? '' }
+        : row,
     );
   }
   await writer.end();

@@ -20,7 +20,10 @@ export async function readKey(ctx: Ctx, prompt: string): Promise<string> {
   }
   const tooBig = `Standard input is too large for a key (over ${MAX_KEY_INPUT} bytes).`;
   // `echo KEY |` adds one newline (`\n` or `\r\n`): exactly that is taken off
-  const key = (await readStream(ctx.io.stdin, { max: MAX_KEY_INPUT, tooBig, signal: ctx.signal })).replace(/\r?\n$/, '');
+  const key = (await readStream(ctx.io.stdin, { max: MAX_KEY_INPUT, tooBig, signal: ctx.signal })).replace(
+    /\r?\n$/,
+    '',
+  );
   if (key === '') {
     throw new UsageError('No key on standard input.', {
       hint: 'Pipe the key, e.g. `printf %s "$KEY" | crm keys add …`, or run in a terminal to be prompted.',
@@ -30,7 +33,12 @@ export async function readKey(ctx: Ctx, prompt: string): Promise<string> {
 }
 
 // Reads one line without echoing it: readline drives the terminal but echoes to a muted stream.
-function promptHidden(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, question: string, signal?: AbortSignal): Promise<string> {
+function promptHidden(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  question: string,
+  signal?: AbortSignal,
+): Promise<string> {
   const muted = new Writable({ write: (_chunk, _encoding, callback) => callback() });
   const rl = createInterface({ input, output: muted, terminal: true, historySize: 0 });
   output.write(question);

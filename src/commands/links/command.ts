@@ -2,7 +2,16 @@
 import { Option, type Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEAL_CONTACT_TYPES, NOTE_RECORD_TYPES } from '../../api/resources.js';
 import { BATCH_DRY_RUN, batchFileFlags } from '../batch/command.js';
-import { DRY_RUN, examples, maxOption, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
+import {
+  DRY_RUN,
+  examples,
+  maxOption,
+  paging,
+  runs,
+  type FlagsOf,
+  type Load,
+  type Registry,
+} from '../shared/define.js';
 
 const listFlags = <A extends unknown[]>(cmd: Command<A>) => paging(cmd).addOption(maxOption());
 const DATA = ['--data <json>', "replace the assumed body: JSON, @file.json or '-'"] as const;
@@ -59,8 +68,20 @@ const VERBS: Array<[OneParent, string, string[], Flags, string[]]> = [
       'crm links add deals deal_123 contacts --file people.csv  # columns: contact_id,type',
     ],
   ],
-  ['remove', 'unlink a record', [...LINK, '<child-id>', 'the linked record'], dryRun, ['crm links remove deals deal_123 contacts con_456']],
-  ['get', "show a meeting's deal or company (null when unset)", MEETING, () => undefined, ['crm links get meetings mtg_1 deal']],
+  [
+    'remove',
+    'unlink a record',
+    [...LINK, '<child-id>', 'the linked record'],
+    dryRun,
+    ['crm links remove deals deal_123 contacts con_456'],
+  ],
+  [
+    'get',
+    "show a meeting's deal or company (null when unset)",
+    MEETING,
+    () => undefined,
+    ['crm links get meetings mtg_1 deal'],
+  ],
   [
     'set',
     "set a meeting's deal or company",
@@ -74,7 +95,9 @@ const VERBS: Array<[OneParent, string, string[], Flags, string[]]> = [
 export function registerLinks(program: CommandUnknownOpts, reg: Registry, load: Load<LinkOptions>): void {
   const links = program
     .command('links')
-    .description('link records, one or a file of them: deals→contacts|companies, notes→records, segments→members; meetings→deal|company');
+    .description(
+      'link records, one or a file of them: deals→contacts|companies, notes→records, segments→members; meetings→deal|company',
+    );
   examples(links, [
     'crm links add deals deal_123 contacts con_456 --type CHAMPION',
     'crm links list deals deal_123 contacts',
@@ -136,5 +159,12 @@ fix and feed back with the same command.
 
 One parent and a file of children: crm links add PARENT ID RELATION --file FILE.`,
   );
-  runs(cmd, reg, load, (o, parent, relation, file) => ({ ...o, verb: 'import' as const, parent, relation, file, argv: reg.state.argv }));
+  runs(cmd, reg, load, (o, parent, relation, file) => ({
+    ...o,
+    verb: 'import' as const,
+    parent,
+    relation,
+    file,
+    argv: reg.state.argv,
+  }));
 }

@@ -7,7 +7,8 @@ import { choiceOf } from '../../import/index.js';
 import type { LinkOptions } from './command.js';
 
 export const linkPairNames = (): string[] => linkPairs().map(({ parent, link }) => `${parent.name} ${link.relation}`);
-const associationPairNames = (): string[] => associationPairs().map(({ parent, assoc }) => `${parent.name} ${assoc.name}`);
+const associationPairNames = (): string[] =>
+  associationPairs().map(({ parent, assoc }) => `${parent.name} ${assoc.name}`);
 
 /** The link relation for `links list|add|remove`, or a usage error naming the valid pairs. */
 export function resolveLink(parent: string, relation: string): LinkRelation {
@@ -21,7 +22,9 @@ export function resolveLink(parent: string, relation: string): LinkRelation {
 /** The link or association of `links import`, or a usage error naming every pair a file can link. */
 export function resolveImportPair(parent: string, relation: string): void {
   if (findLink(parent, relation) ?? findAssociation(parent, relation)) return;
-  throw new UsageError(`unknown link '${parent} ${relation}'; valid pairs: ${[...linkPairNames(), ...associationPairNames()].join(', ')}`);
+  throw new UsageError(
+    `unknown link '${parent} ${relation}'; valid pairs: ${[...linkPairNames(), ...associationPairNames()].join(', ')}`,
+  );
 }
 
 /** The association for `links get|set|clear`, or a usage error naming the valid pairs. */
@@ -29,7 +32,9 @@ export function resolveAssociation(parent: string, relation: string): Associatio
   const assoc = findAssociation(parent, relation);
   if (assoc) return assoc;
   const valid = associationPairNames().join(', ');
-  throw new UsageError(`unknown association '${parent} ${relation}'; valid: ${valid} (for deals, notes and segments use links list|add|remove)`);
+  throw new UsageError(
+    `unknown association '${parent} ${relation}'; valid: ${valid} (for deals, notes and segments use links list|add|remove)`,
+  );
 }
 
 /** `links list` columns: the child's id, the link's own fields (`link.type`), the child's columns. */
@@ -41,7 +46,10 @@ export function linkListColumns(link: LinkRelation): string[] {
 /** A flag's value in any case (`decision-maker`) → the field's allowed value, or a usage error listing them. */
 export function normalizeChoice(field: LinkField, value: string): string {
   const found = choiceOf(field, value);
-  if (found === undefined) throw new UsageError(`--${field.flag} '${value}' is not a valid ${field.name}; allowed: ${field.values!.join(', ')}`);
+  if (found === undefined)
+    throw new UsageError(
+      `--${field.flag} '${value}' is not a valid ${field.name}; allowed: ${field.values!.join(', ')}`,
+    );
   return found;
 }
 
@@ -50,11 +58,17 @@ export function linkBody(
   o: Pick<LinkOptions, 'parent' | 'relation' | 'childId' | 'type' | 'supervisor' | 'recordType'>,
   link: LinkRelation,
 ): Record<string, unknown> {
-  const given: Record<string, string | undefined> = { type: o.type, supervisor: o.supervisor, 'record-type': o.recordType };
+  const given: Record<string, string | undefined> = {
+    type: o.type,
+    supervisor: o.supervisor,
+    'record-type': o.recordType,
+  };
   for (const [flag, value] of Object.entries(given)) {
     if (value === undefined || link.fields?.some((f) => f.flag === flag)) continue;
     const pairs = linkPairs().filter((p) => p.link.fields?.some((f) => f.flag === flag));
-    throw new UsageError(`--${flag} applies only to ${pairs.map((p) => `${p.parent.name} ${p.link.relation}`).join(', ')}`);
+    throw new UsageError(
+      `--${flag} applies only to ${pairs.map((p) => `${p.parent.name} ${p.link.relation}`).join(', ')}`,
+    );
   }
   const body: Record<string, unknown> = { [link.childKey]: o.childId };
   for (const field of link.fields ?? []) {

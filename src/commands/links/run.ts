@@ -42,7 +42,11 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
     const client = await ctx.client();
     const started = ctx.clock.now();
     const res = await client.request<{ data: Record<string, unknown> }>({ ...req, expect: 'success' });
-    ctx.warn(alreadyLinked(res.status, res.body, ctx.clock.now() - started) ? `Already linked: ${what} (no change).` : `Linked ${what}.`);
+    ctx.warn(
+      alreadyLinked(res.status, res.body, ctx.clock.now() - started)
+        ? `Already linked: ${what} (no change).`
+        : `Linked ${what}.`,
+    );
     return writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
   }
   const req: PlannedRequest = { method: 'DELETE', path: `${path}/${pathSegment(o.childId ?? '')}` };
@@ -50,7 +54,10 @@ export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
   const res = await (await ctx.client()).request({ ...req, expect: 'success' });
   if (res.goneOnRetry) ctx.warn("The first attempt's answer was lost; its retry found the link already removed.");
   if (ctx.format() === 'table') ctx.io.stdout.write(`Unlinked ${what}.\n`);
-  else ctx.io.stdout.write(`${safeJson({ unlinked: true, parent: o.parent, id: o.id, relation: o.relation, child_id: o.childId })}\n`);
+  else
+    ctx.io.stdout.write(
+      `${safeJson({ unlinked: true, parent: o.parent, id: o.id, relation: o.relation, child_id: o.childId })}\n`,
+    );
 }
 
 async function association(o: OneLink, ctx: Ctx, base: string): Promise<void> {
@@ -59,12 +66,19 @@ async function association(o: OneLink, ctx: Ctx, base: string): Promise<void> {
   let req: PlannedRequest = { method: o.verb === 'get' ? 'GET' : 'DELETE', path };
   if (o.verb === 'set') {
     if (!o.childId) throw new UsageError(`links set needs the ${assoc.name} id`);
-    req = { method: 'PUT', path, body: o.data !== undefined ? await readData(o.data, ctx.io.stdin) : { [assoc.bodyKey]: o.childId } };
+    req = {
+      method: 'PUT',
+      path,
+      body: o.data !== undefined ? await readData(o.data, ctx.io.stdin) : { [assoc.bodyKey]: o.childId },
+    };
   }
   if (o.dryRun) return printDryRun(ctx, req);
-  const res = await (await ctx.client()).request<{ data: Record<string, unknown> | null }>({ ...req, expect: 'success' });
+  const res = await (
+    await ctx.client()
+  ).request<{ data: Record<string, unknown> | null }>({ ...req, expect: 'success' });
   const [data, table] = [res.body.data, ctx.format() === 'table'];
-  if (o.verb === 'clear') ctx.io.stdout.write(table ? `Cleared the ${assoc.name} of meeting ${sanitizeForTerminal(o.id)}.\n` : 'null\n');
+  if (o.verb === 'clear')
+    ctx.io.stdout.write(table ? `Cleared the ${assoc.name} of meeting ${sanitizeForTerminal(o.id)}.\n` : 'null\n');
   else if (data === null || data === undefined) ctx.io.stdout.write(table ? `no ${assoc.name} set\n` : 'null\n');
   else await writeRecord(ctx.format(), ctx.io.stdout, data, outputOptions(ctx));
 }
@@ -80,10 +94,18 @@ const ONE_LINK_FLAGS = [
 /** `links add` without --file: a child id, and none of the flags of a run over a file. */
 function fileFlagsNeedFile(o: LinkOptions): void {
   if (o.childId === undefined) throw new UsageError('links add needs the child id, or --file FILE to link many');
-  const given = { map: o.map, rejects: o.rejects, results: o.results, strict: o.strict, 'input-format': o.inputFormat, encoding: o.encoding };
+  const given = {
+    map: o.map,
+    rejects: o.rejects,
+    results: o.results,
+    strict: o.strict,
+    'input-format': o.inputFormat,
+    encoding: o.encoding,
+  };
   const flags = Object.entries(given).flatMap(([flag, v]) => (v === undefined ? [] : [`--${flag}`]));
   if (o.resume === false) flags.push('--no-resume');
-  if (flags.length > 0) throw new UsageError(`${flags.join(', ')} ${flags.length === 1 ? 'applies' : 'apply'} only with --file`);
+  if (flags.length > 0)
+    throw new UsageError(`${flags.join(', ')} ${flags.length === 1 ? 'applies' : 'apply'} only with --file`);
 }
 
 /**
@@ -120,7 +142,11 @@ export function linkFileBatch(o: LinkOptions): BatchOptions {
  * Relinking is a no-op that answers like a new link (spec: 201); a link made by this request was
  * created no earlier than `meta.timestamp` minus the request's time (both the server's clock).
  */
-export function alreadyLinked(status: number, body: { data?: unknown; meta?: { timestamp?: unknown } }, elapsedMs: number): boolean {
+export function alreadyLinked(
+  status: number,
+  body: { data?: unknown; meta?: { timestamp?: unknown } },
+  elapsedMs: number,
+): boolean {
   if (status === 200) return true;
   const time = (v: unknown) => Date.parse(typeof v === 'string' ? v : ''); // NaN: not judged
   const created = time((body.data as { created_at?: unknown } | null)?.created_at);

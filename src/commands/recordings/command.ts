@@ -12,7 +12,10 @@ const declareTranscript = (recordings: CommandUnknownOpts) =>
     .argument('<id>', 'recording id')
     .option('--out <file>', 'write the transcript JSON to this file (atomically)');
 const declareDownload = (recordings: CommandUnknownOpts) =>
-  examples(recordings.command('download'), ['crm recordings download', 'crm recordings download --dir board-meeting --since 2026-10-01'])
+  examples(recordings.command('download'), [
+    'crm recordings download',
+    'crm recordings download --dir board-meeting --since 2026-10-01',
+  ])
     .description('download every transcript to DIR/<id>.json; a rerun resumes')
     .option('--dir <dir>', 'where to write', 'transcripts')
     .addOption(numericOption('--concurrency <n>', 'downloads in flight', 'downloadConcurrency').default(4))

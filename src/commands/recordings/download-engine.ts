@@ -58,7 +58,17 @@ function emptyReport(dir: string) {
   };
   /** a download that never reached its host (the proxy refused the tunnel, no connection): every other would fail alike, so the rest were not started */
   const unreachable = undefined as CrmError | undefined;
-  return { summary, listed: 0, filteredOut: 0, interrupted: false, notStarted: 0, retries: 0, linkRefreshes: 0, gone: 0, unreachable };
+  return {
+    summary,
+    listed: 0,
+    filteredOut: 0,
+    interrupted: false,
+    notStarted: 0,
+    retries: 0,
+    linkRefreshes: 0,
+    gone: 0,
+    unreachable,
+  };
 }
 export type DownloadReport = ReturnType<typeof emptyReport>;
 type Item = { id: string; file: string };
@@ -76,7 +86,15 @@ export async function downloadAll(plan: DownloadPlan, deps: DownloadEngineDeps):
   let done = 0;
   let total = 0;
   const progress = (phase: DownloadProgress['phase']): void =>
-    deps.onProgress?.({ phase, listed: report.listed, total, done, downloaded: s.downloaded, skipped: s.skipped, failed: s.failures.length });
+    deps.onProgress?.({
+      phase,
+      listed: report.listed,
+      total,
+      done,
+      downloaded: s.downloaded,
+      skipped: s.skipped,
+      failed: s.failures.length,
+    });
 
   const ids = await listIds(plan, deps, report, () => progress('listing'));
   if (!ids) return finish(report, started, deps.clock);
@@ -182,7 +200,13 @@ export function selectRecording(rec: ApiRecord, since?: number): Selection {
 }
 
 /** One item: skipped (already there), without a transcript, or written; counted in `report`. */
-async function downloadOne(item: Item, dir: string, plan: DownloadPlan, deps: DownloadEngineDeps, report: DownloadReport): Promise<void> {
+async function downloadOne(
+  item: Item,
+  dir: string,
+  plan: DownloadPlan,
+  deps: DownloadEngineDeps,
+  report: DownloadReport,
+): Promise<void> {
   const s = report.summary;
   const target = resolveInside(dir, item.file);
   if (!plan.overwrite && (await exists(target))) {

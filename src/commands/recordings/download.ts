@@ -89,7 +89,8 @@ async function printSummary(report: DownloadReport, ctx: Ctx): Promise<void> {
     ['without transcript', s.without_transcript],
     ['failed', s.failed],
   ];
-  if (s.not_started > 0 || report.interrupted) rows.push([report.interrupted ? 'not started (interrupted)' : 'not started', s.not_started]);
+  if (s.not_started > 0 || report.interrupted)
+    rows.push([report.interrupted ? 'not started (interrupted)' : 'not started', s.not_started]);
   if (s.before_since > 0) rows.push(['before --since', s.before_since]);
   if (report.retries > 0) rows.push(['retries (429, network)', report.retries]);
   if (report.linkRefreshes > 0) rows.push(['expired links renewed', report.linkRefreshes]);
@@ -99,7 +100,13 @@ async function printSummary(report: DownloadReport, ctx: Ctx): Promise<void> {
   const columns = ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined;
   let text = renderKeyValueTable(rows, { color: ctx.globals.stderrColor, width: columns });
   for (const f of s.failures.slice(0, FAILURES_SHOWN)) {
-    const lines = wrapHanging(`  ${sanitizeForTerminal(f.id || '(no id)')}: `, sanitizeForTerminal(f.error), columns, FAILURE_UNDER, 30);
+    const lines = wrapHanging(
+      `  ${sanitizeForTerminal(f.id || '(no id)')}: `,
+      sanitizeForTerminal(f.error),
+      columns,
+      FAILURE_UNDER,
+      30,
+    );
     text += `${lines.join('\n')}\n`;
   }
   if (s.failures.length > FAILURES_SHOWN) {
@@ -112,20 +119,27 @@ export function parseConcurrency(value: number | string | undefined): number {
   if (value === undefined) return DEFAULT_CONCURRENCY;
   const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) {
-    throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not ${JSON.stringify(String(value))}`);
+    throw new UsageError(
+      `--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not ${JSON.stringify(String(value))}`,
+    );
   }
   return n;
 }
 
 /** `2025-01-31` (a year from 0100), or with a time (`T` or a space) to the minute, second or fraction, and an optional offset */
-const SINCE = /^((?!00)\d{4}-\d{2}-\d{2})(?:[T ]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const SINCE =
+  /^((?!00)\d{4}-\d{2}-\d{2})(?:[T ]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /** `--since`: an ISO 8601 date (the start of that day) or date-time; without an offset it is UTC. */
 export function parseSince(value: string): number {
   const m = SINCE.exec(value.trim());
-  const at = !m ? NaN : Date.parse(m[2] === undefined ? `${m[1]}T00:00Z` : `${m[0].replace(' ', 'T')}${m[3] ? '' : 'Z'}`);
+  const at = !m
+    ? NaN
+    : Date.parse(m[2] === undefined ? `${m[1]}T00:00Z` : `${m[0].replace(' ', 'T')}${m[3] ? '' : 'Z'}`);
   // Date.parse rolls 2025-02-30 over into March: the day must read back unchanged
   const day = m ? Date.parse(`${m[1]}T00:00Z`) : NaN;
   if (!Number.isNaN(at) && !Number.isNaN(day) && new Date(day).toISOString().startsWith(m![1]!)) return at;
-  throw new UsageError(`--since must be an ISO date such as 2025-01-31 or 2025-01-31T09:00:00Z, not ${JSON.stringify(value)}`);
+  throw new UsageError(
+    `--since must be an ISO date such as 2025-01-31 or 2025-01-31T09:00:00Z, not ${JSON.stringify(value)}`,
+  );
 }

@@ -36,7 +36,9 @@ export function recordingPath(id: string): string {
 
 /** Why a recording has no transcript (spec: Recording.has_transcript), in words for the user. */
 export function noTranscriptReason(recording: ApiRecord): string {
-  return recording.transcript_status === 'processing' ? 'it is still being transcribed, try again later' : 'the meeting produced no audio';
+  return recording.transcript_status === 'processing'
+    ? 'it is still being transcribed, try again later'
+    : 'the meeting produced no audio';
 }
 
 /**
@@ -64,7 +66,8 @@ export async function getTranscript(id: string, deps: TranscriptSourceDeps): Pro
       const { pacer, requestSignal: signal } = deps;
       const got = await deps.client.getLink(rec.transcript_url, { what: 'transcript', pacer, ticket, signal });
       if (!got.ok) return got;
-      if ('body' in got.value) return { ok: true, value: { kind: 'ok', body: got.value.body, recording: rec, linkRefreshes, retries } };
+      if ('body' in got.value)
+        return { ok: true, value: { kind: 'ok', body: got.value.body, recording: rec, linkRefreshes, retries } };
       if (linkRefreshes >= MAX_LINK_REFRESHES) {
         const message = `the transcript link of recording ${sanitizeForTerminal(id)} kept expiring (${linkRefreshes + 1} links tried)`;
         throw new NotFoundError(message, { status: got.value.gone, code: 'LINK_EXPIRED' });

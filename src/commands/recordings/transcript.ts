@@ -16,7 +16,12 @@ export async function runTranscript(opts: TranscriptOptions, ctx: Ctx): Promise<
   const client = await ctx.client();
   const shownId = sanitizeForTerminal(opts.id);
   try {
-    const result = await getTranscript(opts.id, { client, clock: ctx.clock, signal: ctx.signal, requestSignal: ctx.signal });
+    const result = await getTranscript(opts.id, {
+      client,
+      clock: ctx.clock,
+      signal: ctx.signal,
+      requestSignal: ctx.signal,
+    });
     if (result.kind === 'none') {
       throw new NotFoundError(`recording ${shownId} has no transcript: ${result.reason}`, { code: 'NO_TRANSCRIPT' });
     }

@@ -3,7 +3,17 @@
 import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import { RESOURCES, type ResourceDef, type Verb } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
-import { collect, DRY_RUN, examples, maxOption, paging, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
+import {
+  collect,
+  DRY_RUN,
+  examples,
+  maxOption,
+  paging,
+  runs,
+  type FlagsOf,
+  type Load,
+  type Registry,
+} from '../shared/define.js';
 import { numericOption } from '../shared/numeric.js';
 
 const declareList = (group: CommandUnknownOpts, name: string) =>
@@ -16,18 +26,27 @@ const declareWrite = <A extends unknown[]>(cmd: Command<A>, description: string)
   cmd
     .description(description)
     .option('--data <json>', "the body: JSON, @file.json, or '-' for stdin")
-    .option('--set <field=value>', 'set a string field; field:=json for numbers, booleans, arrays (repeatable)', collect)
+    .option(
+      '--set <field=value>',
+      'set a string field; field:=json for numbers, booleans, arrays (repeatable)',
+      collect,
+    )
     .option('--idempotency-key <key>', 'send this Idempotency-Key (default: a random one, reused by retries)')
     .option(...DRY_RUN);
 /** `<id...>` and `--concurrency` of get and delete: several ids, or `-` for standard input's lines */
 const declareIds = <A extends unknown[]>(cmd: Command<A>, res: ResourceDef) =>
   cmd
     .argument('<id...>', `${res.singular} id; several, or '-' to read them from standard input (one per line)`)
-    .addOption(numericOption('--concurrency <n>', 'requests in flight when there are several ids', 'idConcurrency').default(4));
+    .addOption(
+      numericOption('--concurrency <n>', 'requests in flight when there are several ids', 'idConcurrency').default(4),
+    );
 const declareGet = (group: CommandUnknownOpts, res: ResourceDef) =>
   declareIds(group.command('get').description(`show one ${res.singular}, or several as a list`), res);
 const declareDelete = (group: CommandUnknownOpts, res: ResourceDef) =>
-  declareIds(group.command('delete').description(`delete a ${res.singular}, or several (asks first on a terminal)`), res)
+  declareIds(
+    group.command('delete').description(`delete a ${res.singular}, or several (asks first on a terminal)`),
+    res,
+  )
     .option('-y, --yes', 'do not ask (required without a terminal)')
     .option(
       '--backup <file>',
@@ -44,7 +63,12 @@ export type DeleteOptions = FlagsOf<typeof declareDelete> & { resource: string; 
 
 type Loads = { list: Load<ListOptions>; get: Load<GetOptions>; write: Load<WriteOptions>; delete: Load<DeleteOptions> };
 
-export function registerResources(program: CommandUnknownOpts, reg: Registry, want: (name: string) => boolean, load: Loads): void {
+export function registerResources(
+  program: CommandUnknownOpts,
+  reg: Registry,
+  want: (name: string) => boolean,
+  load: Loads,
+): void {
   for (const res of RESOURCES) {
     if (!want(res.name)) continue;
     const group = program
@@ -59,7 +83,9 @@ export function registerResources(program: CommandUnknownOpts, reg: Registry, wa
           cmd.outputHelp({ error: true });
           throw new UsageError(`${res.name} needs a verb: ${verbs}`);
         }
-        throw new UsageError(`'${verb}' is not a verb of ${res.name}; ${res.name} has: ${verbs}`, { hint: `see crm ${res.name} --help` });
+        throw new UsageError(`'${verb}' is not a verb of ${res.name}; ${res.name} has: ${verbs}`, {
+          hint: `see crm ${res.name} --help`,
+        });
       });
     examples(group, [`crm ${res.name} list`, `crm ${res.name} get ${res.idPrefix}123 -o json`]);
     for (const verb of res.verbs) VERBS[verb](group, res, reg, load);
@@ -79,17 +105,27 @@ const VERBS: Record<Verb, AddVerb> = {
   get(group, res, reg, load) {
     const cmd = declareGet(group, res);
     const id = `${res.idPrefix}123`;
-    examples(cmd, [`crm ${res.name} get ${id}`, `crm ${res.name} get ${id} -o json | jq .`, `crm ${res.name} get - -o ndjson < ids.txt`]);
+    examples(cmd, [
+      `crm ${res.name} get ${id}`,
+      `crm ${res.name} get ${id} -o json | jq .`,
+      `crm ${res.name} get - -o ndjson < ids.txt`,
+    ]);
     runs(cmd, reg, load.get, (o, ids) => ({ ...o, resource: res.name, ids }));
   },
   create(group, res, reg, load) {
     const cmd = declareWrite(group.command('create'), `create a ${res.singular}`);
     const req = res.required[0] ?? 'name';
-    examples(cmd, [`crm ${res.name} create --set ${req}=${sample(req, 'Example')}`, `crm ${res.name} create --data @${res.singular}.json`]);
+    examples(cmd, [
+      `crm ${res.name} create --set ${req}=${sample(req, 'Example')}`,
+      `crm ${res.name} create --data @${res.singular}.json`,
+    ]);
     runs(cmd, reg, load.write, (o) => ({ ...o, resource: res.name, verb: 'create' as const }));
   },
   update(group, res, reg, load) {
-    const cmd = declareWrite(group.command('update').argument('<id>', `${res.singular} id`), `change fields of a ${res.singular}`);
+    const cmd = declareWrite(
+      group.command('update').argument('<id>', `${res.singular} id`),
+      `change fields of a ${res.singular}`,
+    );
     const [req, id] = [res.required[0] ?? 'name', `${res.idPrefix}123`];
     examples(cmd, [
       `crm ${res.name} update ${id} --set ${req}=${sample(req, 'New')}`,

@@ -35,7 +35,8 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
     const beforeSend = backup ? await keepBefore(client, req.path, id, backup) : undefined;
     return client.request<Answer>({ ...req, expect: 'success', beforeSend });
   });
-  if (res.goneOnRetry) ctx.warn(`The first attempt's answer was lost; its retry found the ${singular} already deleted.`);
+  if (res.goneOnRetry)
+    ctx.warn(`The first attempt's answer was lost; its retry found the ${singular} already deleted.`);
   const format = ctx.format();
   if (format === 'table') {
     ctx.io.stdout.write(`Deleted ${singular} ${sanitizeForTerminal(id)}.\n`);
@@ -54,7 +55,9 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   }
   if (!o.yes && ids.fromStdin && !ctx.interactive()) {
     // refused before standard input is read: it may hold millions of ids
-    throw new UsageError(`refusing to delete the ${o.resource} read from standard input without confirmation: pass --yes`);
+    throw new UsageError(
+      `refusing to delete the ${o.resource} read from standard input without confirmation: pass --yes`,
+    );
   }
   if (!o.yes) {
     const all = await ids.all();
@@ -71,7 +74,8 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
     const one = async (path: string, id: string) => {
       const beforeSend = backup ? await keepBefore(client, path, id, backup) : undefined;
       const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend });
-      if (res.goneOnRetry) ctx.warn(`${singular} ${id}: the first attempt's answer was lost; its retry found it already deleted.`);
+      if (res.goneOnRetry)
+        ctx.warn(`${singular} ${id}: the first attempt's answer was lost; its retry found it already deleted.`);
       return res.body.data ?? { id, deleted: true };
     };
     const line = (id: string) => `Deleted ${singular} ${id}.`;
@@ -93,7 +97,12 @@ function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>, now: number):
  * Runs the deletes with the backup open (opened after the confirmation, before any request: a file that
  * cannot be written is exit 2, nothing deleted), then says on stderr where the records were kept.
  */
-async function withBackup<T>(ctx: Ctx, o: DeleteOptions, path: string | undefined, run: (b?: DeleteBackup) => Promise<T>): Promise<T> {
+async function withBackup<T>(
+  ctx: Ctx,
+  o: DeleteOptions,
+  path: string | undefined,
+  run: (b?: DeleteBackup) => Promise<T>,
+): Promise<T> {
   if (path === undefined) return run();
   const backup = await openBackup(path);
   let ids = 0;
@@ -124,7 +133,9 @@ async function confirmDelete(
   // the file on a line of its own: the question stays short enough for one line of a terminal
   if (backup !== undefined) {
     const lost = linksLostText(o.resource);
-    ctx.io.stderr.write(`${forStderr(ctx.io.stderr, `Each record is first kept, as it is now, in ${backup}.${lost ? ` ${lost}` : ''}`)}\n`);
+    ctx.io.stderr.write(
+      `${forStderr(ctx.io.stderr, `Each record is first kept, as it is now, in ${backup}.${lost ? ` ${lost}` : ''}`)}\n`,
+    );
   }
   if (!(await confirm(ctx, `Delete ${question}?`))) throw new UsageError('not deleted: not confirmed');
 }

@@ -12,10 +12,15 @@ export async function runGet(o: GetOptions, ctx: Ctx): Promise<void> {
   if (isMany(o.ids)) {
     const ids = new Ids(o.ids, ctx, o.resource);
     const client = await ctx.client({ concurrencyFlag: true });
-    const one = async (path: string) => (await client.request<Answer>({ method: 'GET', path, expect: 'success' })).body.data;
+    const one = async (path: string) =>
+      (await client.request<Answer>({ method: 'GET', path, expect: 'success' })).body.data;
     return runForIds(ctx, { resource: o.resource, ids, concurrency: o.concurrency, done: 'fetched', one });
   }
   const client = await ctx.client();
-  const res = await client.request<Answer>({ method: 'GET', path: recordPath(o.resource, o.ids[0]!), expect: 'success' });
+  const res = await client.request<Answer>({
+    method: 'GET',
+    path: recordPath(o.resource, o.ids[0]!),
+    expect: 'success',
+  });
   await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
 }

@@ -5,7 +5,14 @@
 // or that error's own code when every id failed the same way. Any other error ends the run.
 import { StringDecoder } from 'node:string_decoder';
 import { findResource } from '../../api/resources.js';
-import { ForbiddenError, InterruptedError, NotFoundError, PartialFailureError, UsageError, ValidationError } from '../../http/errors.js';
+import {
+  ForbiddenError,
+  InterruptedError,
+  NotFoundError,
+  PartialFailureError,
+  UsageError,
+  ValidationError,
+} from '../../http/errors.js';
 import type { CrmError, ErrorInfo } from '../../http/errors.js';
 import { recordPath } from '../../http/url.js';
 import { plural } from '../../output/plural.js';
@@ -46,7 +53,8 @@ export class Ids implements AsyncIterable<string> {
     private readonly ctx: Ctx,
     resource: string,
   ) {
-    if (args.filter((a) => a === '-').length > 1) throw new UsageError("'-' (ids from standard input) may be given only once");
+    if (args.filter((a) => a === '-').length > 1)
+      throw new UsageError("'-' (ids from standard input) may be given only once");
     for (const id of args) if (id !== '-') recordPath(resource, id);
   }
 
@@ -99,7 +107,8 @@ async function* stdinLines(ctx: Ctx): AsyncGenerator<string> {
     if (ctx.signal.aborted) throw new InterruptedError('Interrupted.');
     const lines = (rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk))).split(/\r\n|\r|\n/);
     rest = lines.pop()!;
-    if (rest.length > MAX_LINE) throw new UsageError(`standard input has a line longer than ${MAX_LINE} characters: not an id`);
+    if (rest.length > MAX_LINE)
+      throw new UsageError(`standard input has a line longer than ${MAX_LINE} characters: not an id`);
     for (const line of lines) if (line.trim() !== '') yield line.trim();
   }
   rest += decoder.end();
@@ -134,7 +143,8 @@ export async function runForIds(ctx: Ctx, o: ForIds): Promise<void> {
       return { id, record: await o.one(recordPath(o.resource, id), id) };
     } catch (error) {
       // a malformed line of standard input ('.', '..') is that id's failure, as a 404 would be
-      if (error instanceof UsageError || PER_ID.some((C) => error instanceof C)) return { id, error: error as CrmError };
+      if (error instanceof UsageError || PER_ID.some((C) => error instanceof C))
+        return { id, error: error as CrmError };
       throw error;
     }
   };
@@ -162,7 +172,12 @@ export async function runForIds(ctx: Ctx, o: ForIds): Promise<void> {
   throwFailures(failures, total, plural(total, singular, o.resource), o.done);
 }
 
-function throwFailures(failures: ReadonlyArray<{ id: string; error: CrmError }>, total: number, what: string, done: string): void {
+function throwFailures(
+  failures: ReadonlyArray<{ id: string; error: CrmError }>,
+  total: number,
+  what: string,
+  done: string,
+): void {
   const first = failures[0]?.error;
   if (first === undefined) return;
   if (failures.length === total && failures.every((f) => f.error.exitCode === first.exitCode)) {

@@ -10,9 +10,15 @@ const declare = (program: CommandUnknownOpts) =>
     .option('--host <host>', 'address to listen on (loopback only)', '127.0.0.1')
     .addOption(num('--port <n>', 'port (0 picks a free one)', 'port').default(4010))
     .addOption(num('--seed <n>', 'fill deterministic sample data (and keys)', 'seed'))
-    .option('--seed-records <counts>', 'resource=N,… sample records of these resources (the others as --seed; seed 0 without it)')
+    .option(
+      '--seed-records <counts>',
+      'resource=N,… sample records of these resources (the others as --seed; seed 0 without it)',
+    )
     .option('--data-file <file>', 'load the store from FILE and save it there on exit')
-    .option('--from <dir>', 'serve the records of a crm snapshot folder, ids kept (not with --seed, --seed-records, --data-file)')
+    .option(
+      '--from <dir>',
+      'serve the records of a crm snapshot folder, ids kept (not with --seed, --seed-records, --data-file)',
+    )
     .option('--keys <file>', 'more keys: a JSON array of {key, version, scopes, access, user}')
     .addOption(num('--rate-limit <n>', 'requests per window per key', 'rate').default(200))
     .addOption(num('--org-rate-limit <n>', 'requests per window per organization', 'rate').default(1000))
@@ -22,7 +28,10 @@ const declare = (program: CommandUnknownOpts) =>
     .addOption(num('--download-window-ms <ms>', 'transcript download window', 'windowMs').default(1000))
     .addOption(num('--fail-rate <p>', 'probability of a 500 before a request runs (0-1)', 'probability'))
     .addOption(num('--latency-ms <ms>', 'delay every response', 'latencyMs'))
-    .option('--faults <spec>', 'kind:probability,… (500, 500-after-write, drop, drop-after-write, html-502, 429, truncated)')
+    .option(
+      '--faults <spec>',
+      'kind:probability,… (500, 500-after-write, drop, drop-after-write, html-502, 429, truncated)',
+    )
     .option('--fault-paths <regex>', 'apply faults only to paths matching this')
     .option('--control', 'serve the /__sandbox control endpoint (request log, faults, limits)')
     .option('--v1-interactions-cursor', 'send nextCursor from v1 interactions/query too')

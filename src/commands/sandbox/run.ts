@@ -24,7 +24,8 @@ export async function sandboxOptions(opts: SandboxCommandOptions): Promise<Sandb
   const { host, faults: spec, seedRecords: counts, keys, control, v1InteractionsCursor, tls, ...rest } = opts;
   const faults = spec === undefined ? undefined : flag('--faults: ', () => parseFaultSpec(spec));
   const seedRecords = counts === undefined ? undefined : flag('--seed-records: ', () => parseSeedRecords(counts));
-  if (rest.faultPaths !== undefined) flag('--fault-paths: invalid regular expression: ', () => new RegExp(rest.faultPaths!));
+  if (rest.faultPaths !== undefined)
+    flag('--fault-paths: invalid regular expression: ', () => new RegExp(rest.faultPaths!));
   if (rest.from !== undefined) {
     const others = [
       ['--seed', rest.seed],
@@ -32,7 +33,9 @@ export async function sandboxOptions(opts: SandboxCommandOptions): Promise<Sandb
       ['--data-file', rest.dataFile],
     ].filter(([, v]) => v !== undefined);
     if (others.length > 0) {
-      throw new UsageError(`--from serves the snapshot as it is: it cannot be combined with ${others.map(([f]) => f).join(', ')}`);
+      throw new UsageError(
+        `--from serves the snapshot as it is: it cannot be combined with ${others.map(([f]) => f).join(', ')}`,
+      );
     }
   }
   const extraKeys = keys === undefined ? undefined : flag('', () => loadKeysFile(keys));
@@ -73,7 +76,8 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
     sandbox = await startSandbox(options);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is already in use (try --port 0 for a free one)`);
+    if (e.code === 'EADDRINUSE')
+      throw new UsageError(`port ${options.port} is already in use (try --port 0 for a free one)`);
     if (e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL')
       throw new UsageError(`cannot listen on ${options.host ?? '127.0.0.1'}:${options.port}: ${e.code}`);
     if (e instanceof Error && /^((data|keys) file|snapshot) /.test(e.message)) throw new UsageError(e.message);
@@ -92,17 +96,29 @@ export async function runSandbox(opts: SandboxCommandOptions, ctx: Ctx): Promise
   };
   ctx.io.stdout.write(`${JSON.stringify(line)}\n`);
   // commands to paste as they are: the admin key itself (a local throw-away key, in the JSON line too), values shell-quoted
-  const vars = [...(caFile ? [['NODE_EXTRA_CA_CERTS', caFile]] : []), ['CRM_BASE_URL', baseUrl], ['CRM_API_KEY', keys.admin]]
+  const vars = [
+    ...(caFile ? [['NODE_EXTRA_CA_CERTS', caFile]] : []),
+    ['CRM_BASE_URL', baseUrl],
+    ['CRM_API_KEY', keys.admin],
+  ]
     .map(([name, value]) => `${name}=${shellWord(value!)}`)
     .join(' ');
   // without --seed, --data-file or --from it starts empty: a list alone would only say "No results."
-  const empty = options.seed === undefined && options.seedRecords === undefined && options.dataFile === undefined && options.from === undefined;
-  const tries = empty ? ['crm contacts create --set email=ada@example.com', 'crm contacts list'] : ['crm contacts list'];
+  const empty =
+    options.seed === undefined &&
+    options.seedRecords === undefined &&
+    options.dataFile === undefined &&
+    options.from === undefined;
+  const tries = empty
+    ? ['crm contacts create --set email=ada@example.com', 'crm contacts list']
+    : ['crm contacts list'];
   const counts = Object.entries(options.seedRecords ?? {}).map(([name, n]) => `${n} ${name}`);
   const from = options.from === undefined ? [] : [`snapshot ${options.from}`];
   const seeded = [...(options.seed === undefined ? [] : [`seed ${options.seed}`]), ...counts, ...from].join(', ');
   const what = empty ? ', empty (--seed 42 starts it with sample data)' : seeded === '' ? '' : ` (${seeded})`;
-  ctx.warn(`crm sandbox listening on ${sandbox.url}${what}. Try:\n${tries.map((c) => `  ${vars} ${c}\n`).join('')}Press Ctrl-C to stop.`);
+  ctx.warn(
+    `crm sandbox listening on ${sandbox.url}${what}. Try:\n${tries.map((c) => `  ${vars} ${c}\n`).join('')}Press Ctrl-C to stop.`,
+  );
   try {
     await waitForStop(ctx.signal);
   } finally {

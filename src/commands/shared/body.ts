@@ -42,7 +42,9 @@ export function parseJsonObject(text: string, where: string): JsonObject {
     throw new UsageError(`${where} is not valid JSON: ${(err as Error).message}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UsageError(`${where} must be a JSON object ({...}), got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`);
+    throw new UsageError(
+      `${where} must be a JSON object ({...}), got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`,
+    );
   }
   return value as JsonObject;
 }
@@ -61,12 +63,18 @@ export async function readData(data: string | undefined, stdin: NodeJS.ReadableS
   return parseJsonObject(data, '--data');
 }
 
-export async function buildBody(opts: { data?: string; set?: readonly string[] }, stdin: NodeJS.ReadableStream): Promise<JsonObject> {
+export async function buildBody(
+  opts: { data?: string; set?: readonly string[] },
+  stdin: NodeJS.ReadableStream,
+): Promise<JsonObject> {
   return applySets(await readData(opts.data, stdin), opts.set ?? []);
 }
 
 /** A stream's whole text; with `max`, more bytes is a UsageError saying `tooBig`. */
-export async function readStream(stream: NodeJS.ReadableStream, limit?: { max: number; tooBig: string; signal?: AbortSignal }): Promise<string> {
+export async function readStream(
+  stream: NodeJS.ReadableStream,
+  limit?: { max: number; tooBig: string; signal?: AbortSignal },
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {

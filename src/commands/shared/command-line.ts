@@ -9,7 +9,10 @@ export function shellWord(p: string): string {
 }
 
 /** `crm [--profile P] [--base-url U] [--v1-base-url V] WORDS…`, shell-quoted. */
-export function crmCommand(globals: Pick<GlobalOptions, 'profile' | 'baseUrl' | 'v1BaseUrl'>, words: readonly string[]): string {
+export function crmCommand(
+  globals: Pick<GlobalOptions, 'profile' | 'baseUrl' | 'v1BaseUrl'>,
+  words: readonly string[],
+): string {
   const target = [
     ...(globals.profile ? ['--profile', globals.profile] : []),
     ...(globals.baseUrl ? ['--base-url', globals.baseUrl] : []),

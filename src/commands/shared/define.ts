@@ -56,7 +56,10 @@ export function collect(value: string, previous: string[] | undefined): string[]
 export const DRY_RUN = ['--dry-run', 'print the request instead of sending it'] as const;
 
 /** --limit, --cursor and --all; `help` rewords them where a command differs. */
-export const paging = <A extends unknown[]>(cmd: Command<A>, help: { limit?: string; cursor?: string; all?: string } = {}) =>
+export const paging = <A extends unknown[]>(
+  cmd: Command<A>,
+  help: { limit?: string; cursor?: string; all?: string } = {},
+) =>
   cmd
     .addOption(numericOption('--limit <n>', help.limit ?? 'page size, 1-100', 'pageLimit'))
     .option('--cursor <cursor>', help.cursor ?? 'start from this page cursor')

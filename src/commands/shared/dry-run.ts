@@ -28,7 +28,9 @@ export async function printDryRun(ctx: Ctx, req: PlannedRequest): Promise<void> 
     { path: req.path, query: req.query, hasBody: req.body !== undefined, idempotencyKey },
   );
   const url = base ? planned.url.href : `<no base URL configured>${planned.url.pathname}${planned.url.search}`;
-  const headers = Object.fromEntries(Object.entries(planned.headers).map(([k, v]) => [k.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase()), v]));
+  const headers = Object.fromEntries(
+    Object.entries(planned.headers).map(([k, v]) => [k.replace(/(^|-)[a-z]/g, (c) => c.toUpperCase()), v]),
+  );
   const format = ctx.format();
   if (format === 'json' || format === 'ndjson') {
     const plan = { dry_run: true, method: req.method, url, headers, body: req.body ?? null };

@@ -40,7 +40,10 @@ export const RANGES = {
 } satisfies Record<string, NumericRange>;
 
 /** The number `value` stands for, or an error message saying what is allowed. */
-export function parseNumeric(value: string, range: NumericRange): { ok: true; value: number } | { ok: false; message: string } {
+export function parseNumeric(
+  value: string,
+  range: NumericRange,
+): { ok: true; value: number } | { ok: false; message: string } {
   const text = value.trim();
   const n = Number(text);
   const shaped = (range.integer ? /^\d+$/ : /^(\d+\.?\d*|\.\d+)$/).test(text);

@@ -42,7 +42,12 @@ export async function printList(ctx: Ctx, o: PrintListOptions): Promise<void> {
   };
   // --max also bounds the requests (paginatePages), so a page's end cursor follows the last record
   // printed; with a filter the kept records are counted here, and a cut page gets no cursor.
-  const paging = { query: o.query, cursor: o.cursor, signal: ctx.signal, max: o.keep === undefined ? o.max : undefined };
+  const paging = {
+    query: o.query,
+    cursor: o.cursor,
+    signal: ctx.signal,
+    max: o.keep === undefined ? o.max : undefined,
+  };
   if (o.all) {
     await writeWhole(writer, () => emit(client.paginate(o.path, { ...paging, limit: o.limit ?? 100 })));
     return;

@@ -12,7 +12,10 @@ const declare = (program: CommandUnknownOpts) =>
     .description('write every collection to DIR/<resource>.ndjson and DIR/manifest.json; a rerun resumes')
     .argument('<dir>', 'folder to write (made if missing)')
     .option('--resources <list>', 'only these collections, comma-separated (default: every one that can be listed)')
-    .option('--links', "also each parent's links and a meeting's deal and company, to DIR/links/ (a request per parent and kind)")
+    .option(
+      '--links',
+      "also each parent's links and a meeting's deal and company, to DIR/links/ (a request per parent and kind)",
+    )
     .option('--transcripts', "also every recording's transcript, to DIR/transcripts/<id>.json (needs recordings)");
 
 export type SnapshotOptions = FlagsOf<typeof declare> & { dir: string };

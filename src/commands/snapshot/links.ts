@@ -20,7 +20,10 @@ import { pagedState, refusedCursor, writePaged, type PagedWriter } from './paged
 import type { SnapshotRun } from './types.js';
 
 /** The links' kinds a snapshot of `chosen` takes, and those it leaves out (their parents not taken). */
-export function linkKindsFor(chosen: readonly ResourceName[]): { taken: LinkKind[]; leftOut: Array<{ what: string; reason: string }> } {
+export function linkKindsFor(chosen: readonly ResourceName[]): {
+  taken: LinkKind[];
+  leftOut: Array<{ what: string; reason: string }>;
+} {
   const taken = LINK_KINDS.filter((k) => chosen.includes(k.parent));
   const leftOut = LINK_KINDS.filter((k) => !chosen.includes(k.parent)).map((k) => ({
     what: k.key,
@@ -40,7 +43,8 @@ function perParent(kinds: readonly LinkKind[]): Array<{ parent: ResourceName; ki
   return out;
 }
 
-const andList = (items: string[]): string => (items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+const andList = (items: string[]): string =>
+  items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 const times = (n: number): string => (n > 1 ? ` (×${n})` : '');
 
 /** The plan before anything is read: `a request per deal (×2), note, segment and meeting (×2)`. */
@@ -104,11 +108,13 @@ async function parentIds(file: string): Promise<string[]> {
 /** The ids of the records written between `from` and `to` (the current parent's, before a rerun goes on). */
 async function idsWritten(file: string, from: number, to: number): Promise<Set<string>> {
   const ids = new Set<string>();
-  for await (const line of textLines(file, { start: from, end: to })) ids.add(String((JSON.parse(line) as { record: ApiRecord }).record.id));
+  for await (const line of textLines(file, { start: from, end: to }))
+    ids.add(String((JSON.parse(line) as { record: ApiRecord }).record.id));
   return ids;
 }
 
-const lineOf = (parentId: string, record: ApiRecord): string => `{"parent_id":${JSON.stringify(parentId)},"record":${stringifyJson(record)}}\n`;
+const lineOf = (parentId: string, record: ApiRecord): string =>
+  `{"parent_id":${JSON.stringify(parentId)},"record":${stringifyJson(record)}}\n`;
 
 /** Every kind's file in turn; the manifest's `links` entry for each once it is finished. */
 export async function snapshotLinks(run: SnapshotRun, kinds: readonly LinkKind[]): Promise<void> {
@@ -118,7 +124,12 @@ export async function snapshotLinks(run: SnapshotRun, kinds: readonly LinkKind[]
   for (const kind of kinds) {
     const ids = await parentIds(path.join(dir, `${kind.parent}.ndjson`));
     const state = await pagedState(dir, linkFile(kind), validAt);
-    plans.push({ kind, ids, left: state.finished ? 0 : ids.length - (state.saved?.at.parent ?? 0), resumed: state.finished || !!state.saved });
+    plans.push({
+      kind,
+      ids,
+      left: state.finished ? 0 : ids.length - (state.saved?.at.parent ?? 0),
+      resumed: state.finished || !!state.saved,
+    });
   }
   const left = plans.map((p) => ({ kind: p.kind, parents: p.left }));
   const atLimit = (requests: number) => costAtLimitText(requests, ctx.clock.now(), client.pace?.());
@@ -139,7 +150,12 @@ export async function snapshotLinks(run: SnapshotRun, kinds: readonly LinkKind[]
       const show = (links: number, at: LinkAt | undefined) => {
         const now = ctx.clock.now();
         const info = client.pace?.();
-        const eta = etaMs({ requestsLeft: parentsLeft, now, pace: info, observedRatePerMs: sendingRateNow(sending, now, requests, info) });
+        const eta = etaMs({
+          requestsLeft: parentsLeft,
+          now,
+          pace: info,
+          observedRatePerMs: sendingRateNow(sending, now, requests, info),
+        });
         const where = { index: i, kinds: plans.length, key: kind.key, parent: at?.parent ?? 0, parents: ids.length };
         progress.update(linksProgressText({ ...where, links, etaMs: eta, waitMs: (info?.waitingUntil ?? 0) - now }));
       };
@@ -182,7 +198,12 @@ async function readKind(
     const where = `${recordPath(kind.parent, parentId)}/${kind.relation}`;
     try {
       if (kind.association) {
-        const res = await client.request<{ data: ApiRecord | null }>({ method: 'GET', path: where, expect: 'success', signal: ctx.signal });
+        const res = await client.request<{ data: ApiRecord | null }>({
+          method: 'GET',
+          path: where,
+          expect: 'success',
+          signal: ctx.signal,
+        });
         const record = res.body.data;
         at = next(i, at.gone);
         await w.page(record ? lineOf(parentId, record) : '', record ? 1 : 0, at);
@@ -203,7 +224,8 @@ async function readKind(
       // a cursor the earlier run saved, refused (expired): this parent's links again from their start,
       // those in the file already skipped
       await read(resumed).catch(async (err: unknown) => {
-        if (resumed === undefined || at.cursor !== resumed || !refusedCursor(err) || err instanceof NotFoundError) throw err;
+        if (resumed === undefined || at.cursor !== resumed || !refusedCursor(err) || err instanceof NotFoundError)
+          throw err;
         await read(undefined);
       });
     } catch (err) {

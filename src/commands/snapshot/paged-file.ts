@@ -35,7 +35,8 @@ export interface PagedWriter<P> {
  * The server refused a position an earlier run saved (a cursor expired, or unknown to a server that
  * restarted: 400, 404, 410 or 422 to the first request of a resumed read): the part must start again.
  */
-export const refusedCursor = (err: unknown): boolean => err instanceof CrmError && [400, 404, 410, 422].includes(err.status ?? 0);
+export const refusedCursor = (err: unknown): boolean =>
+  err instanceof CrmError && [400, 404, 410, 422].includes(err.status ?? 0);
 
 export interface PagedResult<P> {
   /** the lines in the file; undefined when a file finished by an earlier run has lost its state (the manifest or the file says) */

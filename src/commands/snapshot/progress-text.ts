@@ -7,7 +7,8 @@ import { formatDuration } from '../batch/progress-text.js';
 const WAIT_SHOWN_MS = 1000;
 
 /** ` · waiting 12s (rate limit)`, or nothing for a wait under a second */
-export const waitText = (waitMs: number): string => (waitMs >= WAIT_SHOWN_MS ? ` · waiting ${formatDuration(waitMs / 1000)} (rate limit)` : '');
+export const waitText = (waitMs: number): string =>
+  waitMs >= WAIT_SHOWN_MS ? ` · waiting ${formatDuration(waitMs / 1000)} (rate limit)` : '';
 
 export interface LinksProgress {
   /** the kind's place among `kinds` (from 0) */

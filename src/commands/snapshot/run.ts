@@ -24,14 +24,19 @@ import { waitText } from './progress-text.js';
 import { checkTranscriptsOption, snapshotTranscripts, transcriptsFailure, transcriptsSaid } from './transcripts.js';
 
 /** every collection that can be listed, in the resource table's order */
-export const SNAPSHOT_RESOURCES: readonly ResourceName[] = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.name);
+export const SNAPSHOT_RESOURCES: readonly ResourceName[] = RESOURCES.filter((r) => r.verbs.includes('list')).map(
+  (r) => r.name,
+);
 
 /** What a snapshot leaves out unless asked, and why (the manifest's `left_out`). */
 const LINKS_LEFT_OUT = {
   what: 'links',
   reason: 'links (deals/{id}/contacts …) and meeting associations cost a request per parent: add --links',
 };
-const TRANSCRIPTS_LEFT_OUT = { what: 'transcripts', reason: 'transcripts cost two requests each (a GET and the download): add --transcripts' };
+const TRANSCRIPTS_LEFT_OUT = {
+  what: 'transcripts',
+  reason: 'transcripts cost two requests each (a GET and the download): add --transcripts',
+};
 
 /** `--resources a,b`: known names that can be listed, each once; default every one. */
 export function parseResources(value: string | undefined): ResourceName[] {
@@ -58,7 +63,14 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   const dir = path.resolve(opts.dir);
   const manifestPath = path.join(dir, 'manifest.json');
   const leftOut = [...(links ? links.leftOut : [LINKS_LEFT_OUT]), ...(opts.transcripts ? [] : [TRANSCRIPTS_LEFT_OUT])];
-  const { manifest, earlier } = await startManifest(opts.dir, manifestPath, chosen, client.baseUrl, ctx.clock.now(), leftOut);
+  const { manifest, earlier } = await startManifest(
+    opts.dir,
+    manifestPath,
+    chosen,
+    client.baseUrl,
+    ctx.clock.now(),
+    leftOut,
+  );
   if (earlier && holdsAll(earlier, chosen, links?.taken, opts.transcripts)) {
     // a finished snapshot is never refreshed in place: its files would mix two times
     ctx.warn(
@@ -68,7 +80,9 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
   }
   const save = () => writeFileAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 0o600);
   await save();
-  ctx.warn([planText(opts.dir, chosen, links && linksAskText(links.taken), opts.transcripts), ...keptText(earlier)].join('\n'));
+  ctx.warn(
+    [planText(opts.dir, chosen, links && linksAskText(links.taken), opts.transcripts), ...keptText(earlier)].join('\n'),
+  );
 
   const withProgress = async <T>(f: (progress: Progress) => Promise<T>): Promise<T> => {
     const progress = createProgress({
@@ -94,9 +108,12 @@ export async function runSnapshot(opts: SnapshotOptions, ctx: Ctx): Promise<void
     for (const part of parts) await part();
   } catch (err) {
     if (ctx.signal.aborted) {
-      throw new InterruptedError(`interrupted: run the same command again to resume the snapshot in ${sanitizeForTerminal(opts.dir)}`, {
-        cause: err,
-      });
+      throw new InterruptedError(
+        `interrupted: run the same command again to resume the snapshot in ${sanitizeForTerminal(opts.dir)}`,
+        {
+          cause: err,
+        },
+      );
     }
     throw err;
   }
@@ -152,13 +169,19 @@ function report(ctx: Ctx, manifest: Manifest, shown: string, said = true): void 
 }
 
 /** The plan, before anything is read: what the snapshot will do. */
-function planText(shown: string, chosen: readonly ResourceName[], links: string | undefined, transcripts: boolean | undefined): string {
+function planText(
+  shown: string,
+  chosen: readonly ResourceName[],
+  links: string | undefined,
+  transcripts: boolean | undefined,
+): string {
   const what = chosen.length === SNAPSHOT_RESOURCES.length ? 'every collection' : chosen.join(', ');
   const lines = [
     `Snapshot of ${what} (${plural(chosen.length, 'collection')}) into ${shown}: a request per ${PAGE_SIZE_MAX} records (the API gives no count: no ETA)`,
   ];
   if (links) lines.push(`then the links: ${links}; their cost is said once those are counted`);
-  if (transcripts) lines.push('then the transcripts: a GET and a download for each recording with one (an ETA once they are counted)');
+  if (transcripts)
+    lines.push('then the transcripts: a GET and a download for each recording with one (an ETA once they are counted)');
   return lines.join('\n');
 }
 
@@ -170,16 +193,24 @@ async function snapshotCollections(run: SnapshotRun, chosen: readonly ResourceNa
       let pages = 0;
       const show = (records: number) => {
         const waitMs = (client.pace?.().waitingUntil ?? 0) - ctx.clock.now();
-        progress.update(`Snapshot ${i + 1}/${chosen.length}: ${name} ${plural(records, 'record')}, ${plural(pages, 'page')}${waitText(waitMs)}`);
+        progress.update(
+          `Snapshot ${i + 1}/${chosen.length}: ${name} ${plural(records, 'record')}, ${plural(pages, 'page')}${waitText(waitMs)}`,
+        );
       };
       const { records, forget } = await writePaged(dir, `${name}.ndjson`, validCursor, async (w) => {
         const cursor = w.resume?.at.cursor;
         if (cursor === null) return; // its last page is in the file
         show(w.records);
         const read = async (from: string | undefined) => {
-          for await (const page of client.pages(`/${name}`, { limit: PAGE_SIZE_MAX, cursor: from, signal: ctx.signal })) {
+          for await (const page of client.pages(`/${name}`, {
+            limit: PAGE_SIZE_MAX,
+            cursor: from,
+            signal: ctx.signal,
+          })) {
             const text = page.data.map((r) => `${stringifyJson(r)}\n`).join('');
-            await w.page(text, page.data.length, { cursor: page.hasNextPage && page.endCursor ? page.endCursor : null });
+            await w.page(text, page.data.length, {
+              cursor: page.hasNextPage && page.endCursor ? page.endCursor : null,
+            });
             pages++;
             show(w.records);
           }
@@ -196,7 +227,8 @@ async function snapshotCollections(run: SnapshotRun, chosen: readonly ResourceNa
         }
       });
       const known = run.earlier?.collections[name];
-      const counted = records ?? (known?.complete ? known.records : await countTextLines(path.join(dir, `${name}.ndjson`)));
+      const counted =
+        records ?? (known?.complete ? known.records : await countTextLines(path.join(dir, `${name}.ndjson`)));
       manifest.collections[name] = { file: `${name}.ndjson`, records: counted, complete: true };
       await run.save();
       await forget();
@@ -241,14 +273,19 @@ async function startManifest(
     finished_at: null,
     complete: false,
     collections: {},
-    left_out: [...SNAPSHOT_RESOURCES.filter((n) => !chosen.includes(n)).map((what) => ({ what, reason: 'not in --resources' })), ...leftOut],
+    left_out: [
+      ...SNAPSHOT_RESOURCES.filter((n) => !chosen.includes(n)).map((what) => ({ what, reason: 'not in --resources' })),
+      ...leftOut,
+    ],
   };
   return { manifest, earlier };
 }
 
 async function readManifest(file: string): Promise<Manifest | undefined> {
   const parsed = await readJson(file);
-  return parsed && typeof parsed === 'object' && typeof (parsed as Manifest).base_url === 'string' ? (parsed as Manifest) : undefined;
+  return parsed && typeof parsed === 'object' && typeof (parsed as Manifest).base_url === 'string'
+    ? (parsed as Manifest)
+    : undefined;
 }
 
 async function readJson(file: string): Promise<unknown> {

@@ -42,7 +42,9 @@ export interface TranscriptsEntry {
 /** `--transcripts` takes the transcripts of the recordings the snapshot holds: without recordings it is a usage error. */
 export function checkTranscriptsOption(transcripts: boolean | undefined, chosen: readonly ResourceName[]): void {
   if (transcripts && !chosen.includes('recordings')) {
-    throw new UsageError('--transcripts needs recordings in --resources (the transcripts taken are those of the recordings in the snapshot)');
+    throw new UsageError(
+      '--transcripts needs recordings in --resources (the transcripts taken are those of the recordings in the snapshot)',
+    );
   }
 }
 
@@ -79,7 +81,14 @@ export async function snapshotTranscripts(run: TranscriptsRun): Promise<void> {
       pacer,
       onProgress: (p) => {
         const now = ctx.clock.now();
-        run.progress.update(transcriptsProgressText(p, { now, elapsedMs: now - started, api: client.pace?.(), downloads: downloads.info() }));
+        run.progress.update(
+          transcriptsProgressText(p, {
+            now,
+            elapsedMs: now - started,
+            api: client.pace?.(),
+            downloads: downloads.info(),
+          }),
+        );
       },
     },
   );
@@ -106,10 +115,13 @@ export function transcriptsSaid(entry: TranscriptsEntry | undefined): string {
 /** Exit 9 (after the manifest is written) when some transcripts could not be got. */
 export function transcriptsFailure(entry: TranscriptsEntry | undefined): PartialFailureError | undefined {
   if (!entry || entry.failed === 0) return undefined;
-  return new PartialFailureError(`${entry.failed} of ${plural(entry.files + entry.failed, 'transcript')} could not be downloaded`, {
-    details: entry.failures.slice(0, 50),
-    hint: 'Run the same command again to retry them; transcripts already in the folder are skipped.',
-  });
+  return new PartialFailureError(
+    `${entry.failed} of ${plural(entry.files + entry.failed, 'transcript')} could not be downloaded`,
+    {
+      details: entry.failures.slice(0, 50),
+      hint: 'Run the same command again to retry them; transcripts already in the folder are skipped.',
+    },
+  );
 }
 
 /** The records of a snapshot's recordings.ndjson, one by one (a missing file: none). */

@@ -9,7 +9,11 @@ const declareUpdate = (companies: CommandUnknownOpts) =>
     .description('update a company (PATCH /companies/{companyId}); fields in camelCase')
     .argument('<companyId>', 'the company id')
     .option('--data <json>', "the body: JSON, @file.json or '-'")
-    .option('--set <field=value>', 'a string field; field:=json for foundedYear, tags, altIndustries (repeatable)', collect)
+    .option(
+      '--set <field=value>',
+      'a string field; field:=json for foundedYear, tags, altIndustries (repeatable)',
+      collect,
+    )
     .option('--idempotency-key <key>', 'send this Idempotency-Key')
     .option(...DRY_RUN);
 

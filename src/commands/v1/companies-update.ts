@@ -18,7 +18,9 @@ export async function runV1CompanyUpdate(o: V1CompanyUpdateOptions, ctx: Ctx): P
   const path = `/companies/${pathSegment(o.companyId, 'company id')}`;
   const req: PlannedRequest = { method: 'PATCH', path, body, idempotencyKey: o.idempotencyKey ?? true, v1: true };
   if (o.dryRun) return printDryRun(ctx, req);
-  const res = await (await ctx.client({ v1: true })).request<{ data: Record<string, unknown> }>({ ...req, expect: 'v1' });
+  const res = await (
+    await ctx.client({ v1: true })
+  ).request<{ data: Record<string, unknown> }>({ ...req, expect: 'v1' });
   await writeRecord(ctx.format(), ctx.io.stdout, res.body.data, outputOptions(ctx));
 }
 
@@ -32,7 +34,8 @@ export function companyUpdateProblems(body: Record<string, unknown>): string[] {
       return [`${field}: not a version 1 company field${near ? ` (did you mean ${near}?)` : ''}`];
     }
     if (type === 'string' && typeof value !== 'string') return [`${field}: must be a string, got ${got}`];
-    if (type === 'integer' && !Number.isInteger(value)) return [`${field}: must be an integer (use --set ${field}:=1998), got ${got}`];
+    if (type === 'integer' && !Number.isInteger(value))
+      return [`${field}: must be an integer (use --set ${field}:=1998), got ${got}`];
     if (type === 'string[]' && !(Array.isArray(value) && value.every((v) => typeof v === 'string')))
       return [`${field}: must be an array of strings (use --set '${field}:=["a","b"]'), got ${got}`];
     return [];
@@ -41,8 +44,11 @@ export function companyUpdateProblems(body: Record<string, unknown>): string[] {
 
 export function checkCompanyUpdate(body: Record<string, unknown>): void {
   const allowed = Object.keys(V1_COMPANY_FIELDS).join(', ');
-  if (Object.keys(body).length === 0) throw new UsageError(`nothing to update: give fields with --data or --set (allowed: ${allowed})`);
+  if (Object.keys(body).length === 0)
+    throw new UsageError(`nothing to update: give fields with --data or --set (allowed: ${allowed})`);
   const problems = companyUpdateProblems(body);
   if (problems.length)
-    throw new UsageError(`invalid version 1 company update:\n  - ${problems.join('\n  - ')}`, { hint: `Allowed fields: ${allowed}.` });
+    throw new UsageError(`invalid version 1 company update:\n  - ${problems.join('\n  - ')}`, {
+      hint: `Allowed fields: ${allowed}.`,
+    });
 }

@@ -29,7 +29,14 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
     for (;;) {
       const body = definedOnly({ cursor, limit: o.limit, filter: Object.keys(filter).length ? filter : undefined });
       const path = `/${o.kind}/query`;
-      const res = await client.request<V1Page>({ method: 'POST', path, body, idempotencyKey: true, expect: 'v1', signal: ctx.signal });
+      const res = await client.request<V1Page>({
+        method: 'POST',
+        path,
+        body,
+        idempotencyKey: true,
+        expect: 'v1',
+        signal: ctx.signal,
+      });
       const records = res.body.data?.[o.kind];
       if (!Array.isArray(records)) {
         const message = `version 1 ${o.kind}/query answered without data.${o.kind} (HTTP ${res.status})`;
@@ -50,10 +57,16 @@ export async function runV1Query(o: V1QueryOptions, ctx: Ctx): Promise<void> {
   });
   if (next !== undefined && ctx.format() === 'table') {
     // the filters again (companyId → --company-id), or the cursor would page another query
-    const flags = Object.entries(filter).flatMap(([k, v]) => [`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(v)]);
+    const flags = Object.entries(filter).flatMap(([k, v]) => [
+      `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+      String(v),
+    ]);
     const limit = o.limit === undefined ? [] : ['--limit', String(o.limit)];
-    ctx.warn(`More results: ${crmCommand(ctx.globals, ['v1', o.kind, 'query', ...flags, ...limit, '--cursor', next])} (or --all)`);
+    ctx.warn(
+      `More results: ${crmCommand(ctx.globals, ['v1', o.kind, 'query', ...flags, ...limit, '--cursor', next])} (or --all)`,
+    );
   }
 }
 
-const definedOnly = (o: object): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+const definedOnly = (o: object): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));

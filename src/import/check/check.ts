@@ -8,10 +8,20 @@ import { scanInput, type ScanResult } from './scan.js';
 import type { Spool } from './spool.js';
 
 /** The first pass: the whole file read and checked; `sha`: the content's hash, when the earlier stage computed it. */
-export async function check(slice: CheckSlice, given: { sha?: string; spool?: Spool }, deps: StageDeps): Promise<ScanResult> {
+export async function check(
+  slice: CheckSlice,
+  given: { sha?: string; spool?: Spool },
+  deps: StageDeps,
+): Promise<ScanResult> {
   const { input } = slice;
   const scan = await scanInput(input.path, {
-    ...{ format: slice.format, name: input.name, maps: slice.maps, chunkSize: slice.chunkSize, encoding: input.encoding },
+    ...{
+      format: slice.format,
+      name: input.name,
+      maps: slice.maps,
+      chunkSize: slice.chunkSize,
+      encoding: input.encoding,
+    },
     ...{ signal: deps.signal, warn: deps.warn, sha: given.sha, op: slice.op, spool: given.spool },
     // reconcile: every valid row an entry of its own (repeated keys are the match stage's), and the fields it keeps
     ...{ rowsOnly: slice.match !== undefined, keep: slice.match?.keep },

@@ -25,14 +25,19 @@ export interface UnknownColumn {
 }
 
 /** The columns (not given by --map) whose field is not among `known`, each with the nearest known field if one is close. */
-export function checkColumns(columns: readonly ColumnField[], known: ReadonlySet<string>): { unknown: UnknownColumn[] } {
+export function checkColumns(
+  columns: readonly ColumnField[],
+  known: ReadonlySet<string>,
+): { unknown: UnknownColumn[] } {
   // a field the server sets is never suggested: a create leaves such a column out anyway
   const names = [...known].filter((f) => !READ_ONLY_FIELDS.includes(f));
   const unknown: UnknownColumn[] = [];
   for (const c of columns) {
     if (c.mapped || known.has(c.field)) continue;
     const nearest = nearestField(c.field, names);
-    unknown.push(nearest === undefined ? { column: c.column, field: c.field } : { column: c.column, field: c.field, nearest });
+    unknown.push(
+      nearest === undefined ? { column: c.column, field: c.field } : { column: c.column, field: c.field, nearest },
+    );
   }
   return { unknown };
 }
@@ -71,7 +76,9 @@ export function columnFields(
   skip: readonly string[] = [],
 ): ColumnField[] {
   const out: ColumnField[] = source.mapping
-    ? source.mapping.columns.filter((c) => !c.ignored).map((c) => ({ column: c.column.trim(), field: c.field, mapped: c.mapped === true }))
+    ? source.mapping.columns
+        .filter((c) => !c.ignored)
+        .map((c) => ({ column: c.column.trim(), field: c.field, mapped: c.mapped === true }))
     : source.ndjsonKeys
         .filter((k) => maps.get(k) !== '' && (maps.has(k) || (!isIgnoredHeader(k) && !READ_ONLY_FIELDS.includes(k))))
         .map((k) => ({ column: k, field: splitType(maps.get(k) ?? k).name, mapped: maps.has(k) }));

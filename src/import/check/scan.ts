@@ -64,7 +64,13 @@ export interface ScanOptions {
   keep?: readonly string[];
 }
 
-function planFingerprint(format: InputFormat, chunkSize: number, mapping: HeaderMapping | undefined, o: ScanOptions, repeated: number): string {
+function planFingerprint(
+  format: InputFormat,
+  chunkSize: number,
+  mapping: HeaderMapping | undefined,
+  o: ScanOptions,
+  repeated: number,
+): string {
   const shape =
     format === 'csv'
       ? mapping!.columns.map((c) => [c.index, c.field, c.type, c.ignored])
@@ -102,7 +108,8 @@ class Tally {
     for await (const row of reader.rows) {
       if (o.signal?.aborted) break;
       this.rows++;
-      if (row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json)) this.addKeys(Object.keys(row.json));
+      if (row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json))
+        this.addKeys(Object.keys(row.json));
       const c = classifyRow(row, mapping, o.maps, o.op, o.op?.keep ?? o.keep);
       let written: Promise<void> | undefined;
       if (!c.ok) {
@@ -136,7 +143,10 @@ class Tally {
   private addRequest(op: RowOperation, record: ApiRecord): void {
     const p = op.plan(record);
     const body = p.ok && p.request.body ? ` ${JSON.stringify(p.request.body)}` : '';
-    if (p.ok) this.firstRequests.push(`${p.request.method} ${p.request.path}${body.length > 100 ? `${body.slice(0, 99)}…` : body}`);
+    if (p.ok)
+      this.firstRequests.push(
+        `${p.request.method} ${p.request.path}${body.length > 100 ? `${body.slice(0, 99)}…` : body}`,
+      );
   }
 
   private addKeys(keys: string[]): void {
@@ -173,8 +183,18 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   warnRepeated(o, t);
   return {
     ...{ format: reader.format, contentSha256: o.sha ?? hash!.digest('hex'), header: reader.header, mapping },
-    ...{ rows: t.rows, valid: t.rows - t.invalid, invalid: t.invalid, firstInvalid: t.firstInvalid, firstRequests: t.firstRequests },
-    ...{ plan: planFingerprint(reader.format, o.chunkSize, mapping, o, t.repeated), ndjsonKeys: [...t.keys], ndjsonKeysOverflow: t.overflow },
+    ...{
+      rows: t.rows,
+      valid: t.rows - t.invalid,
+      invalid: t.invalid,
+      firstInvalid: t.firstInvalid,
+      firstRequests: t.firstRequests,
+    },
+    ...{
+      plan: planFingerprint(reader.format, o.chunkSize, mapping, o, t.repeated),
+      ndjsonKeys: [...t.keys],
+      ndjsonKeysOverflow: t.overflow,
+    },
     repeated: t.repeated,
   };
 }
@@ -213,7 +233,9 @@ function warnLeftOut(o: ScanOptions, mapping: HeaderMapping | undefined, t: Tall
   const one = readOnly.length === 1;
   // a delete or link reads only its id columns; an update says what it does not change
   if (readOnly.length > 0 && o.op?.kind === 'update') {
-    o.warn?.(`${o.name}: not changing ${readOnly.join(', ')}: the server sets ${one ? 'this field' : 'these fields'} itself`);
+    o.warn?.(
+      `${o.name}: not changing ${readOnly.join(', ')}: the server sets ${one ? 'this field' : 'these fields'} itself`,
+    );
   } else if (readOnly.length > 0 && !o.op) {
     o.warn?.(
       `${o.name}: leaving out ${readOnly.join(', ')}: the server sets ${one ? 'this field' : 'these fields'} itself ` +

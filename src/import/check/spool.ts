@@ -94,7 +94,9 @@ export class Spool {
 
   /** A full chunk (or the last one); a promise when the entries held were written, to be awaited. */
   chunk(c: Chunk, bytes: number): Promise<void> | undefined {
-    return this.add(`c\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${JSON.stringify(c.rows.map((r) => r.raw))}\t${c.body}\n`);
+    return this.add(
+      `c\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${JSON.stringify(c.rows.map((r) => r.raw))}\t${c.body}\n`,
+    );
   }
 
   invalid(row: SpooledInvalid, bytes: number): Promise<void> | undefined {
@@ -187,7 +189,10 @@ function parseEntry(line: string): SpoolEntry {
     const before = beforeText === undefined ? {} : { update: { before: () => parseJson(beforeText) as ApiRecord } };
     // an update's body may hold a number no double holds (the record's own, kept exactly)
     const parse = update ? parseJson : JSON.parse;
-    return { bytes: Number(bytes), chunk: { ...chunk, records: () => (records ??= parse(body) as ApiRecord[]), ...before } };
+    return {
+      bytes: Number(bytes),
+      chunk: { ...chunk, records: () => (records ??= parse(body) as ApiRecord[]), ...before },
+    };
   }
   if (line.startsWith('s')) {
     const [bytes, lineNo, rest] = fields(3) as [string, string, string];

@@ -181,7 +181,10 @@ export async function keepBefore(
 }
 
 /** The file's ids (a delete's valid rows, read back), how many of them the backup holds already and how many are left to read. */
-export async function backupRead(path: string, checked: BeforeSend): Promise<{ ids: Set<string>; toRead: number; kept: number }> {
+export async function backupRead(
+  path: string,
+  checked: BeforeSend,
+): Promise<{ ids: Set<string>; toRead: number; kept: number }> {
   const ids = new Set<string>();
   for await (const r of checked.records?.() ?? []) if (typeof r.id === 'string') ids.add(r.id);
   const there = await backupIdsIn(path);
@@ -216,11 +219,18 @@ export function restoreResults(run: RestoreRun): { path?: string; temporary: boo
  * `crm batch RESOURCE <input>.owners.csv --update`. Written durably (0600, renamed into place) before the
  * summary; only rows created whose backup line had an owner_id; none when there are none.
  */
-export async function writeOwners(run: RestoreRun, results: { path?: string; temporary: boolean }): Promise<string | undefined> {
+export async function writeOwners(
+  run: RestoreRun,
+  results: { path?: string; temporary: boolean },
+): Promise<string | undefined> {
   if (!isRestore(run) || results.path === undefined) return undefined;
   try {
     const lines = (await readFile(run.file, 'utf8')).split('\n');
-    const rows = parse<Record<string, string>>(await readFile(results.path, 'utf8'), { columns: true, bom: true, skip_empty_lines: true });
+    const rows = parse<Record<string, string>>(await readFile(results.path, 'utf8'), {
+      columns: true,
+      bom: true,
+      skip_empty_lines: true,
+    });
     let out = 'id,owner_id\r\n';
     let n = 0;
     for (const r of rows) {
@@ -251,5 +261,9 @@ function ownerOf(line: string | undefined): string | undefined {
 /** A delete's backup (`file`) imported again: the links its records had, which cannot come back, and the owners file. */
 export function recreated(file: string, s: ImportSummary, owners?: string): ImportSummary {
   if (s.operation || !isBackupFile(file) || s.created === 0) return s;
-  return { ...s, links_not_restored: linksTo(s.resource).map((l) => l.path), ...(owners ? { owners_file: owners } : {}) };
+  return {
+    ...s,
+    links_not_restored: linksTo(s.resource).map((l) => l.path),
+    ...(owners ? { owners_file: owners } : {}),
+  };
 }

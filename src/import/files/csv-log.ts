@@ -33,7 +33,11 @@ export function completeLength(text: string): number {
  * never leaves a file without one); an earlier one is read (`check` throws when its header is not this
  * kind of file) and rewritten atomically when its last row is torn or it lacks some of `wanted`.
  */
-export async function openCsvLog(path: string, wanted: readonly string[], check: (header: string[]) => void): Promise<CsvLog> {
+export async function openCsvLog(
+  path: string,
+  wanted: readonly string[],
+  check: (header: string[]) => void,
+): Promise<CsvLog> {
   const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;

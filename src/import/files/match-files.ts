@@ -56,8 +56,12 @@ export class UndoFile {
       );
     }
     const log = await openCsvLog(path, ['id', ...fields.map((f) => f + JSON_SUFFIX)], (header) => {
-      const ok = header[0] === 'id' && header.slice(1).every((h) => splitType(h).type === 'json' && h.endsWith(JSON_SUFFIX));
-      if (!ok) throw new UsageError(`${path} is not an undo file crm wrote (its header is not id, FIELD:json, …); move it away`);
+      const ok =
+        header[0] === 'id' && header.slice(1).every((h) => splitType(h).type === 'json' && h.endsWith(JSON_SUFFIX));
+      if (!ok)
+        throw new UsageError(
+          `${path} is not an undo file crm wrote (its header is not id, FIELD:json, …); move it away`,
+        );
     });
     const all = log.header.slice(1).map((h) => h.slice(0, -JSON_SUFFIX.length));
     const file = new UndoFile(path, all, log.fh);
@@ -128,7 +132,8 @@ export class UndoFile {
 }
 
 /** A column name of the created file that `--delete` would read as the record's id is kept as `_input_…`. */
-const createdColumn = (name: string): string => (normalizeFieldName(splitType(name).name) === 'id' ? `_input_${name}` : name);
+const createdColumn = (name: string): string =>
+  normalizeFieldName(splitType(name).name) === 'id' ? `_input_${name}` : name;
 
 /**
  * `<input>.created.csv`: `id`, `_line`, then the match columns: one row per record a reconcile
@@ -150,7 +155,8 @@ export class CreatedFile {
   static async open(path: string, matchColumns: readonly string[]): Promise<CreatedFile> {
     const own = matchColumns.map(createdColumn);
     const log = await openCsvLog(path, ['id', '_line', ...own], (header) => {
-      if (header[0] !== 'id' || header[1] !== '_line') throw new UsageError(`${path} is not a file of created records crm wrote; move it away`);
+      if (header[0] !== 'id' || header[1] !== '_line')
+        throw new UsageError(`${path} is not a file of created records crm wrote; move it away`);
     });
     return new CreatedFile(
       path,
@@ -239,7 +245,11 @@ export class PlanFile {
 
   /** `changes`: the row's changes as text (field: before → after), '' when none. */
   add(line: number, action: string, id: string | undefined, changes: string, raw: RawRow): void {
-    this.out.add(raw, [String(line), action, serverCell(id ?? ''), serverCell(changes)], [line, action, id ?? null, changes]);
+    this.out.add(
+      raw,
+      [String(line), action, serverCell(id ?? ''), serverCell(changes)],
+      [line, action, id ?? null, changes],
+    );
   }
 
   commit = (): Promise<string> => this.out.commit().then(() => this.target);

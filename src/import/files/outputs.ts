@@ -37,7 +37,11 @@ export interface RowsFile<A extends unknown[]> {
   discard(): Promise<void>;
 }
 
-export type Outputs = { rejects: RowsFile<[string, string]>; unknown: RowsFile<[string, string]>; results?: RowsFile<[string | null]> };
+export type Outputs = {
+  rejects: RowsFile<[string, string]>;
+  unknown: RowsFile<[string, string]>;
+  results?: RowsFile<[string | null]>;
+};
 
 interface FileShape {
   format: InputFormat;
@@ -54,7 +58,8 @@ export async function createRejectsWriter(
   const header = o.header ?? [];
   const keep = keptColumns(header);
   let count = 0;
-  if (o.format === 'csv') file.write((o.bom ? '\ufeff' : '') + csvLine([...keep.map((i) => header[i]!), ...REJECT_COLUMNS]));
+  if (o.format === 'csv')
+    file.write((o.bom ? '\ufeff' : '') + csvLine([...keep.map((i) => header[i]!), ...REJECT_COLUMNS]));
   const text = (raw: RawRow, line: number, code: string, message: string): string => {
     if (o.format === 'csv') {
       const cells = Array.isArray(raw) ? raw : [];
@@ -62,7 +67,10 @@ export async function createRejectsWriter(
       const more = extra.length > 0 ? `; cells beyond the header: ${extra.join(', ')}` : '';
       return csvLine([...keep.map((i) => cells[i] ?? ''), String(line), serverCell(code), serverCell(message + more)]);
     }
-    const base = typeof raw === 'object' && !Array.isArray(raw) ? stripReserved(raw) : { _raw: Array.isArray(raw) ? raw.join(',') : raw };
+    const base =
+      typeof raw === 'object' && !Array.isArray(raw)
+        ? stripReserved(raw)
+        : { _raw: Array.isArray(raw) ? raw.join(',') : raw };
     // JSON escapes C0 itself; C1 and bidi controls are escaped too (no formula guard: not for a spreadsheet)
     const why = { _line: line, _error_code: sanitizeForTerminal(code), _error_message: sanitizeForTerminal(message) };
     return JSON.stringify({ ...base, ...why }) + '\n';
@@ -116,7 +124,12 @@ export async function createResultsWriter(
   if (o.format === 'csv') file.write((o.bom ? '\ufeff' : '') + csvLine(['_line', 'id', ...keep.map(named)]));
   else if (!ndjsonOut) file.write(csvLine(['_line', 'id', ...keys, ...(more ? ['_more'] : [])]));
   const text = (raw: RawRow, line: number, id: string | null): string => {
-    if (o.format === 'csv') return csvLine([String(line), serverCell(id ?? ''), ...keep.map((i) => (Array.isArray(raw) ? raw : [])[i] ?? '')]);
+    if (o.format === 'csv')
+      return csvLine([
+        String(line),
+        serverCell(id ?? ''),
+        ...keep.map((i) => (Array.isArray(raw) ? raw : [])[i] ?? ''),
+      ]);
     const obj = typeof raw === 'object' && !Array.isArray(raw) ? stripReserved(raw) : {};
     if (ndjsonOut) return JSON.stringify({ _line: line, id, ...obj }) + '\n';
     const cells = [String(line), serverCell(id ?? ''), ...keys.map((k) => cellText(obj[k]))];
@@ -134,7 +147,10 @@ export async function createResultsWriter(
 
 /** `people.csv.rejects.csv` → `people.csv.unknown.csv`, `out.csv` → `out.unknown.csv`. */
 export function unknownPathFor(rejectsPath: string): string {
-  return rejectsPath.replace(/(\.rejects)?(\.[^./\\]*)?$/, (_m, _r: string | undefined, ext: string | undefined) => `.unknown${ext ?? ''}`);
+  return rejectsPath.replace(
+    /(\.rejects)?(\.[^./\\]*)?$/,
+    (_m, _r: string | undefined, ext: string | undefined) => `.unknown${ext ?? ''}`,
+  );
 }
 
 /** The default rejects file (CONTRACT §7): `<input>.rejects.csv`; for stdin `crm-rejects-<time>.csv` in `cwd`. */

@@ -26,7 +26,13 @@ export async function rowShapeOf(
   // a BOM when the input had one (an Excel-made CSV: without it Excel reads the rejects as ANSI, "ZoÃ«"), or was
   // in another encoding (it is UTF-8 now)
   const bom = input.encoding !== UTF8 || (await readHead(input.path).then((h) => detectBom(h) !== undefined));
-  return { format: rows.format, header: rows.header, bom, ndjsonKeys: rows.ndjsonKeys, ndjsonKeysOverflow: rows.ndjsonKeysOverflow };
+  return {
+    format: rows.format,
+    header: rows.header,
+    bom,
+    ndjsonKeys: rows.ndjsonKeys,
+    ndjsonKeysOverflow: rows.ndjsonKeysOverflow,
+  };
 }
 
 /**
@@ -43,7 +49,8 @@ interface Carried {
 }
 
 function carried(target: string, shape: RowShape, own: readonly string[]): Carried {
-  const name = (h: string): string | undefined => (h === 'id' && own.includes('id') ? '_input_id' : own.includes(h) ? undefined : h);
+  const name = (h: string): string | undefined =>
+    h === 'id' && own.includes('id') ? '_input_id' : own.includes(h) ? undefined : h;
   const obj = (raw: RawRow): Record<string, unknown> => (typeof raw === 'object' && !Array.isArray(raw) ? raw : {});
   const renamed = (raw: RawRow): Array<[string, unknown]> =>
     Object.entries(obj(raw)).flatMap(([k, v]) => (name(k) === undefined ? [] : [[name(k)!, v] as [string, unknown]]));

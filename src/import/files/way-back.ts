@@ -48,7 +48,8 @@ export async function openMatchFiles(
   o: { changed: readonly string[]; creates: boolean; resume: boolean },
 ): Promise<OpenedMatchFiles> {
   // a new run that sends anything: the earlier run's files go aside together (they are that run's way back)
-  if (!o.resume && (o.changed.length > 0 || o.creates)) for (const f of ['undo', 'created']) await moveAside(`${base}.${f}.csv`);
+  if (!o.resume && (o.changed.length > 0 || o.creates))
+    for (const f of ['undo', 'created']) await moveAside(`${base}.${f}.csv`);
   const undo = o.changed.length > 0 ? await UndoFile.open(`${base}.undo.csv`, o.changed) : undefined;
   const created = o.creates ? await CreatedFile.open(`${base}.created.csv`, match) : undefined;
   const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape);

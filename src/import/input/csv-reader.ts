@@ -81,7 +81,8 @@ export class CsvReader {
       for (let r = await this.next(); r; r = await this.next()) {
         if ('row' in r) yield r.row;
         else if (isBlank(r.cells)) continue;
-        else if (placeholders && row.isTooLargePlaceholder(r.cells.map((c, i) => [header[i] ?? '', c] as const))) this.o.onPlaceholder?.(r.line);
+        else if (placeholders && row.isTooLargePlaceholder(r.cells.map((c, i) => [header[i] ?? '', c] as const)))
+          this.o.onPlaceholder?.(r.line);
         else yield { line: r.line, cells: r.cells, raw: r.cells };
       }
     } finally {
@@ -106,7 +107,8 @@ export class CsvReader {
     if (o.signal?.aborted) throw this.interrupted();
     if (r === undefined) return this.onBroken(s);
     if (r === null) {
-      if (s.readError) throw new UsageError(`cannot read ${o.name}: ${(s.readError as Error).message}`, { cause: s.readError });
+      if (s.readError)
+        throw new UsageError(`cannot read ${o.name}: ${(s.readError as Error).message}`, { cause: s.readError });
       return null;
     }
     const { cells, line, end } = r;
@@ -148,8 +150,15 @@ export class CsvReader {
     const quoteLine = line + countLines(bytes.subarray(0, open));
     s.advanceTo(at);
     this.restartAt(at, s.line);
-    const reason = quoteLine === line ? q.UNCLOSED_QUOTE_REASON : q.UNCLOSED_QUOTE_REASON.replace('on this line', `on line ${quoteLine}`);
-    return { line, raw: q.splitLine(bytes.subarray(0, end).toString('utf8')), error: { code: q.UNCLOSED_QUOTE_CODE, reason } };
+    const reason =
+      quoteLine === line
+        ? q.UNCLOSED_QUOTE_REASON
+        : q.UNCLOSED_QUOTE_REASON.replace('on this line', `on line ${quoteLine}`);
+    return {
+      line,
+      raw: q.splitLine(bytes.subarray(0, end).toString('utf8')),
+      error: { code: q.UNCLOSED_QUOTE_CODE, reason },
+    };
   }
 
   /** CSV_QUOTE_NOT_CLOSED: the record starting after the last one read runs to the end of the file. */
@@ -178,7 +187,10 @@ export class CsvReader {
     const scanner = new q.RecordEndScanner(start);
     let at = start;
     try {
-      for await (const chunk of createReadStream(this.path, { start, signal: this.o.signal }) as AsyncIterable<Buffer>) {
+      for await (const chunk of createReadStream(this.path, {
+        start,
+        signal: this.o.signal,
+      }) as AsyncIterable<Buffer>) {
         this.saw(at, chunk);
         at += chunk.length;
         const found = scanner.push(chunk);
@@ -193,18 +205,25 @@ export class CsvReader {
 }
 
 function malformed(err: unknown, name: string, line: number, maxRecord: number): UsageError {
-  if (!(err instanceof CsvError)) return new UsageError(`cannot read ${name}: ${(err as Error).message}`, { cause: err });
+  if (!(err instanceof CsvError))
+    return new UsageError(`cannot read ${name}: ${(err as Error).message}`, { cause: err });
   const where = `${name}, line ${line}`;
   if (err.code === 'CSV_QUOTE_NOT_CLOSED') {
-    return new UsageError(`${where}: a quoted field starts here and is never closed, so the rest of the file cannot be read`, {
-      code: err.code,
-      cause: err,
-      hint: 'close the quote (a quote inside a quoted field is written twice: "")',
-    });
+    return new UsageError(
+      `${where}: a quoted field starts here and is never closed, so the rest of the file cannot be read`,
+      {
+        code: err.code,
+        cause: err,
+        hint: 'close the quote (a quote inside a quoted field is written twice: "")',
+      },
+    );
   }
   if (err.code === 'CSV_MAX_RECORD_SIZE') {
     const big = `${where}: the record starting here is larger than ${row.formatBytes(maxRecord)} (an unclosed quote?)`;
     return new UsageError(big, { code: err.code, cause: err });
   }
-  return new UsageError(`${where}: malformed CSV in the record starting here: ${err.message}`, { code: err.code, cause: err });
+  return new UsageError(`${where}: malformed CSV in the record starting here: ${err.message}`, {
+    code: err.code,
+    cause: err,
+  });
 }

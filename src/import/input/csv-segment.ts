@@ -129,7 +129,12 @@ export class Segment {
     if (r.done) return null;
     this.ready = [];
     this.readyAt = 0;
-    for (let more = this.parser.read() as CsvRecord | null; more !== null; more = this.parser.read() as CsvRecord | null) this.ready.push(more);
+    for (
+      let more = this.parser.read() as CsvRecord | null;
+      more !== null;
+      more = this.parser.read() as CsvRecord | null
+    )
+      this.ready.push(more);
     return this.take(r.value);
   }
 
@@ -183,7 +188,8 @@ export class Segment {
   }
 
   private drop(): void {
-    while (this.chunks.length > 0 && this.base + this.chunks[0]!.length <= this.offset) this.base += this.chunks.shift()!.length;
+    while (this.chunks.length > 0 && this.base + this.chunks[0]!.length <= this.offset)
+      this.base += this.chunks.shift()!.length;
   }
 
   close(): void {

@@ -76,7 +76,11 @@ export function isIgnoredHeader(header: string): boolean {
 }
 
 /** Map a header row; a UsageError (exit 2) for an empty name, a clash, or a `--map` of a missing column. */
-export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(), keep: readonly string[] = []): HeaderMapping {
+export function parseHeader(
+  cells: readonly string[],
+  maps: ColumnMap = new Map(),
+  keep: readonly string[] = [],
+): HeaderMapping {
   const columns: ColumnSpec[] = [];
   const used = new Map<string, ColumnSpec>();
   const unusedMaps = new Set(maps.keys());
@@ -106,10 +110,19 @@ export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(
       // an exported list's id, created_at, … (a --map to such a field is sent: the user asked for it)
       if (READ_ONLY_FIELDS.includes(field) && !keep.includes(field)) return ignore({ readOnly: true });
       if (field === '') {
-        throw new UsageError(`the header ${JSON.stringify(column)} (${where}) has no letters or digits to make a field name; use --map`);
+        throw new UsageError(
+          `the header ${JSON.stringify(column)} (${where}) has no letters or digits to make a field name; use --map`,
+        );
       }
     }
-    const spec: ColumnSpec = { index, column, field, type, ignored: false, ...(mapKey === undefined ? {} : { mapped: true }) };
+    const spec: ColumnSpec = {
+      index,
+      column,
+      field,
+      type,
+      ignored: false,
+      ...(mapKey === undefined ? {} : { mapped: true }),
+    };
     const clash = used.get(field);
     if (clash) {
       throw new UsageError(
@@ -121,7 +134,9 @@ export function parseHeader(cells: readonly string[], maps: ColumnMap = new Map(
     columns.push(spec);
   });
   if (unusedMaps.size > 0) {
-    throw new UsageError(`--map names a column that is not in the header: ${[...unusedMaps].map((c) => JSON.stringify(c)).join(', ')}`);
+    throw new UsageError(
+      `--map names a column that is not in the header: ${[...unusedMaps].map((c) => JSON.stringify(c)).join(', ')}`,
+    );
   }
   if (used.size === 0) throw new UsageError('the header has no column to import (every column is ignored)');
   return { width: cells.length, columns };
@@ -145,7 +160,8 @@ export function convertCell(raw: string, type: FieldType): CellValue {
     case 'number': {
       if (!NUMBER.test(t) || !Number.isFinite(Number(t))) return { ok: false, reason: 'is not a number' };
       const n = exactNumber(t);
-      if (n === undefined) return { ok: false, reason: `cannot be sent exactly as a number (${DOUBLE}); import it as a string` };
+      if (n === undefined)
+        return { ok: false, reason: `cannot be sent exactly as a number (${DOUBLE}); import it as a string` };
       return { ok: true, value: n, empty: false };
     }
     case 'boolean': {
@@ -159,7 +175,9 @@ export function convertCell(raw: string, type: FieldType): CellValue {
         .split(';')
         .map((s) => s.trim())
         .filter((s) => s !== '');
-      return items.length === 0 ? { ok: true, value: undefined, empty: true } : { ok: true, value: items, empty: false };
+      return items.length === 0
+        ? { ok: true, value: undefined, empty: true }
+        : { ok: true, value: items, empty: false };
     }
     case 'json': {
       let value: unknown;
@@ -169,7 +187,8 @@ export function convertCell(raw: string, type: FieldType): CellValue {
         return { ok: false, reason: `is not valid JSON (${(err as Error).message})` };
       }
       const inexact = inexactJsonNumber(t);
-      if (inexact !== undefined) return { ok: false, reason: `holds ${inexact.slice(0, 40)}, a number that cannot be sent exactly (${DOUBLE})` };
+      if (inexact !== undefined)
+        return { ok: false, reason: `holds ${inexact.slice(0, 40)}, a number that cannot be sent exactly (${DOUBLE})` };
       return { ok: true, value, empty: false };
     }
   }
@@ -177,7 +196,13 @@ export function convertCell(raw: string, type: FieldType): CellValue {
 
 /** A column as a --dry-run plan shows it: the field it fills, or none (left out, or set by the server). */
 export function planColumn(c: ColumnSpec): PlanColumn {
-  return { column: c.column.trim(), field: c.ignored ? null : c.field, type: c.type, ignored: c.ignored, read_only: c.readOnly === true };
+  return {
+    column: c.column.trim(),
+    field: c.ignored ? null : c.field,
+    type: c.type,
+    ignored: c.ignored,
+    read_only: c.readOnly === true,
+  };
 }
 
 // Rows: one input row → the record sent to the API, or the reason it cannot be sent. Pure.
@@ -211,7 +236,12 @@ export function rowToRecord(cells: readonly string[], header: HeaderMapping): Ro
     if (col.ignored) continue;
     const cell = cells[col.index] ?? '';
     const v = convertCell(cell, col.type);
-    if (!v.ok) return invalid(INVALID_CODES.value, `column ${JSON.stringify(col.column)}: ${showValue(cell)} ${v.reason}`, col.field);
+    if (!v.ok)
+      return invalid(
+        INVALID_CODES.value,
+        `column ${JSON.stringify(col.column)}: ${showValue(cell)} ${v.reason}`,
+        col.field,
+      );
     if (!v.empty) setOwn(record, col.field, v.value);
   }
   if (Object.keys(record).length === 0) return invalid(INVALID_CODES.empty, 'the row has no value to import');
@@ -228,7 +258,8 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map(), keep: 
   for (const [key, value] of Object.entries(obj as Record<string, unknown>)) {
     const mapped = maps.get(key);
     if (mapped === '') continue;
-    if (mapped === undefined && (isIgnoredHeader(key) || (READ_ONLY_FIELDS.includes(key) && !keep.includes(key)))) continue;
+    if (mapped === undefined && (isIgnoredHeader(key) || (READ_ONLY_FIELDS.includes(key) && !keep.includes(key))))
+      continue;
     const field = mapped ?? key;
     if (Object.hasOwn(record, field)) return invalid(INVALID_CODES.value, `two keys fill the field "${field}"`, field);
     setOwn(record, field, value);

@@ -49,11 +49,16 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
 export const RECORD_TOO_LARGE_CODE = 'RECORD_TOO_LARGE';
 
 export function readInterrupted(name: string): InterruptedError {
-  return new InterruptedError(`interrupted while reading ${name === '-' ? 'standard input' : name}; nothing more was sent`);
+  return new InterruptedError(
+    `interrupted while reading ${name === '-' ? 'standard input' : name}; nothing more was sent`,
+  );
 }
 
 /** Why a row over the limit has no cells in the rejects file, and how to import it (a new file, as a changed file is refused). */
-export function tooLargeReason(max: number, at: { name: string; format: InputFormat; first: number; last: number }): string {
+export function tooLargeReason(
+  max: number,
+  at: { name: string; format: InputFormat; first: number; last: number },
+): string {
   const lines = at.last > at.first ? `lines ${at.first}–${at.last}` : `line ${at.first}`;
   const file = at.name === '-' ? 'standard input' : at.name;
   const into = at.format === 'csv' ? 'a new file under a copy of its header line' : 'a new .ndjson file';

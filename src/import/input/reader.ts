@@ -53,13 +53,18 @@ function lineRow(buf: Buffer | null, line: number, o: ReaderOptions): ReadRow | 
   }
   if (line === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
   const text = buf.toString('utf8');
-  if (!isUtf8(buf)) return { line, raw: text, error: { code: INVALID_ENCODING, reason: undecodable(o.encoding, 'the line') } };
+  if (!isUtf8(buf))
+    return { line, raw: text, error: { code: INVALID_ENCODING, reason: undecodable(o.encoding, 'the line') } };
   if (text.trim() === '') return 'skip';
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    return { line, raw: text, error: { code: INVALID_CODES.json, reason: `not valid JSON: ${(err as Error).message}` } };
+    return {
+      line,
+      raw: text,
+      error: { code: INVALID_CODES.json, reason: `not valid JSON: ${(err as Error).message}` },
+    };
   }
   // JSON.parse rounds such a number; sending it rounded would silently change the data
   const inexact = inexactJsonNumber(text);
@@ -67,7 +72,8 @@ function lineRow(buf: Buffer | null, line: number, o: ReaderOptions): ReadRow | 
     const reason = `holds ${inexact.slice(0, 40)}, a number that cannot be imported exactly (a double holds about 15 significant digits); write it as a string`;
     return { line, raw: text, error: { code: INVALID_CODES.value, reason } };
   }
-  const raw = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : text;
+  const raw =
+    json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : text;
   if (typeof raw === 'object' && isTooLargePlaceholder(Object.entries(raw))) {
     o.onPlaceholder?.(line);
     return 'skip';

@@ -51,10 +51,18 @@ export async function prepareInput(input: string | Readable, opts: PrepareOption
     throw new UsageError(`cannot read ${input}: ${fsReason(err)}`, { cause: err });
   });
   if (st.isDirectory()) throw new UsageError(`cannot read ${input}: it is a directory`);
-  if (!st.isFile()) return copyInput(await openStream(input, st.isFIFO()), { ...opts, explicit, name: input, isStdin: true });
+  if (!st.isFile())
+    return copyInput(await openStream(input, st.isFIFO()), { ...opts, explicit, name: input, isStdin: true });
   const head = await readHead(input);
   const encoding = encodingOf(input, head, explicit);
-  if (encoding !== UTF8) return copyInput(createReadStream(input), { ...opts, explicit, name: input, isStdin: false, maxCopyBytes: Infinity });
+  if (encoding !== UTF8)
+    return copyInput(createReadStream(input), {
+      ...opts,
+      explicit,
+      name: input,
+      isStdin: false,
+      maxCopyBytes: Infinity,
+    });
   checkText(input, head);
   return { path: input, name: input, origin: input, isStdin: false, encoding, cleanup: async () => undefined };
 }
@@ -77,9 +85,12 @@ function encodingOf(name: string, head: Uint8Array, explicit: string | undefined
   const bom = detectBom(head)?.encoding;
   if (bom && explicit && bom !== explicit) {
     const what = name === '-' ? 'standard input' : name;
-    throw new UsageError(`${what} starts with a ${bom} byte order mark, but --encoding says ${explicit}; nothing was sent`, {
-      hint: `the byte order mark is right unless the file is damaged: rerun without --encoding (crm writes its rejects files in UTF-8, with a byte order mark when the input was in another encoding)`,
-    });
+    throw new UsageError(
+      `${what} starts with a ${bom} byte order mark, but --encoding says ${explicit}; nothing was sent`,
+      {
+        hint: `the byte order mark is right unless the file is damaged: rerun without --encoding (crm writes its rejects files in UTF-8, with a byte order mark when the input was in another encoding)`,
+      },
+    );
   }
   return bom ?? explicit ?? UTF8;
 }
@@ -109,7 +120,8 @@ interface CopyOptions extends PrepareOptions {
 /** Copies `src` into a temporary file in tmpDir, checking its start and transcoding it to UTF-8 if needed. */
 async function copyInput(src: Readable, o: CopyOptions): Promise<PreparedInput> {
   const what = o.name === '-' ? 'standard input' : o.name;
-  const interrupted = (): InterruptedError => new InterruptedError(`interrupted while reading ${what}; nothing was sent`);
+  const interrupted = (): InterruptedError =>
+    new InterruptedError(`interrupted while reading ${what}; nothing was sent`);
   // destroyed without an error: an 'error' with no listener yet (before the copy loop) would crash the process
   const onAbort = (): void => void src.destroy();
   if (o.signal?.aborted) {

@@ -171,7 +171,8 @@ export class TextCheck extends WholeChars {
     const list =
       this.lines.length === 0
         ? 'a line'
-        : this.lines.map((l) => `line ${l.line}${utf8 ? ` ("${l.snippet}")` : ''}`).join(', ') + (this.more ? ', …' : '');
+        : this.lines.map((l) => `line ${l.line}${utf8 ? ` ("${l.snippet}")` : ''}`).join(', ') +
+          (this.more ? ', …' : '');
     const what = name === '-' ? 'standard input' : name;
     const have = this.lines.length > 1 ? 'have' : 'has';
     const [message, hint] = utf8

@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { UsageError } from '../../http/errors.js';
 import { exists, listDir } from '../../util/fs.js';
 import { streamLines } from '../../util/lines.js';
-import { jobOf, parseLine, readComplete, readHeader, trimBase, type FinishedChunk, type JournalIdentity } from './files.js';
+import {
+  jobOf,
+  parseLine,
+  readComplete,
+  readHeader,
+  trimBase,
+  type FinishedChunk,
+  type JournalIdentity,
+} from './files.js';
 import { NO_RESULT_CODE } from '../types.js';
 
 interface EarlierImport {
@@ -23,11 +31,22 @@ async function findEarlierImports(dir: string, match: JournalIdentity & { input:
   for (const name of (await listDir(dir)).filter((n) => n.endsWith('.jsonl'))) {
     const path = join(dir, name);
     const h = await readHeader(path);
-    if (!h || h.resource !== match.resource || h.operation !== match.operation || trimBase(h.base_url) !== trimBase(match.baseUrl)) continue;
+    if (
+      !h ||
+      h.resource !== match.resource ||
+      h.operation !== match.operation ||
+      trimBase(h.base_url) !== trimBase(match.baseUrl)
+    )
+      continue;
     const changed = match.input !== '-' && h.input === match.input && h.content_sha256 !== match.contentSha256;
-    const otherKey = h.content_sha256 === match.contentSha256 && match.keyId !== undefined && h.key_id !== undefined && h.key_id !== match.keyId;
+    const otherKey =
+      h.content_sha256 === match.contentSha256 &&
+      match.keyId !== undefined &&
+      h.key_id !== undefined &&
+      h.key_id !== match.keyId;
     // the same content and key run with another --map, --chunk-size, …: another job over the same rows
-    const otherOptions = h.content_sha256 === match.contentSha256 && !otherKey && (h.options ?? '') !== (match.options ?? '');
+    const otherOptions =
+      h.content_sha256 === match.contentSha256 && !otherKey && (h.options ?? '') !== (match.options ?? '');
     if (!changed && !otherKey && !otherOptions) continue;
     const complete = await readComplete(path);
     const created = complete?.compacted
@@ -77,7 +96,8 @@ export async function rejectsTakenUp(dir: string, identity: JournalIdentity, rej
   for (const name of (await listDir(dir)).filter((n) => n.endsWith('.jsonl'))) {
     const path = join(dir, name);
     const h = await readHeader(path);
-    if (!h || h.input !== rejectsPath || h.resource !== identity.resource || h.operation !== identity.operation) continue;
+    if (!h || h.input !== rejectsPath || h.resource !== identity.resource || h.operation !== identity.operation)
+      continue;
     if (trimBase(h.base_url) !== trimBase(identity.baseUrl)) continue;
     const complete = await readComplete(path);
     if (complete?.compacted ? (complete.created ?? 1) > 0 : await mayHaveCreated(path).catch(() => true)) return true;
@@ -165,7 +185,10 @@ async function changedError(g: GuardContext, changed: EarlierImport, unfinished:
   const why = op
     ? 'Its journal no longer matches the rows, so rows done then could be sent again.'
     : 'Its rows now fall into other chunks with other Idempotency-Keys, so the rows created then would be created again.';
-  return new UsageError(`${g.name} has changed since it was ${jobOf(g.identity)} (${changed.createdAt}); nothing was sent. ${why}`, {
-    hint: `${retry}${unsettled} To run the changed file anyway, knowing every row in it is ${op ? 'sent' : 'created'} again, add --no-resume`,
-  });
+  return new UsageError(
+    `${g.name} has changed since it was ${jobOf(g.identity)} (${changed.createdAt}); nothing was sent. ${why}`,
+    {
+      hint: `${retry}${unsettled} To run the changed file anyway, knowing every row in it is ${op ? 'sent' : 'created'} again, add --no-resume`,
+    },
+  );
 }

@@ -10,7 +10,14 @@ import { atExit, writeFileAtomic } from '../../util/atomic-file.js';
 import { exists, exists as there, isStaleLeftover, listDir, processAlive } from '../../util/fs.js';
 import { trimBase, type CompleteInfo, type JournalIdentity } from '../types.js';
 
-export { journalFolder, trimBase, type ChunkReject, type CompleteInfo, type FinishedChunk, type JournalIdentity } from '../types.js';
+export {
+  journalFolder,
+  trimBase,
+  type ChunkReject,
+  type CompleteInfo,
+  type FinishedChunk,
+  type JournalIdentity,
+} from '../types.js';
 export const JOURNAL_VERSION = 1;
 
 export interface HeaderLine {

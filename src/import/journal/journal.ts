@@ -141,7 +141,9 @@ export class ImportJournal {
 
   /** Sequence numbers of chunks an earlier run sent without journaling an answer (in flight at a crash, or failed). */
   inDoubt(): number[] {
-    return [...this.index.state.keys()].filter((i) => this.index.state[i] === SENT || this.index.state[i] === RESENDING);
+    return [...this.index.state.keys()].filter(
+      (i) => this.index.state[i] === SENT || this.index.state[i] === RESENDING,
+    );
   }
 
   /** Load (resume) or create the journal of an import; one from before keys were recorded becomes this key's. */
@@ -161,7 +163,13 @@ export class ImportJournal {
         );
       }
       await truncate(file.own, loaded.validLength);
-      return new ImportJournal(file.own, loaded.header.run_id ?? '', loaded.index, loaded.completed, await open(file.own, 'a', 0o600));
+      return new ImportJournal(
+        file.own,
+        loaded.header.run_id ?? '',
+        loaded.index,
+        loaded.completed,
+        await open(file.own, 'a', 0o600),
+      );
     }
     const header: HeaderLine = {
       type: 'header',

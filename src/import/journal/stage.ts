@@ -45,7 +45,9 @@ export interface Claimed {
 
 /** The journal stage's value: the journal to send under; a dry run's finished chunks; or a job finished long ago. */
 export type Opened =
-  { journal?: ImportJournal; retryRejected: boolean; rows?: Spool; planPath?: string } | { dry: number } | { finished: Finished };
+  | { journal?: ImportJournal; retryRejected: boolean; rows?: Spool; planPath?: string }
+  | { dry: number }
+  | { finished: Finished };
 
 /** a default rejects (or unknown) file of stdin: crm-rejects-<time>.csv */
 const STAMPED_REJECTS = /^crm-rejects-\d{8}T\d{6}Z(\.unknown)?\.(csv|ndjson)$/;
@@ -74,7 +76,13 @@ export async function earlier(slice: JournalSlice, deps: ImportDeps): Promise<Ea
   if (sha === undefined) return {};
   const file = await findJournal(dir, identityOf(slice, sha));
   const info = await readComplete(file.path);
-  if (!info || info.rows === undefined || info.created === undefined || info.failed === undefined || info.invalid === undefined)
+  if (
+    !info ||
+    info.rows === undefined ||
+    info.created === undefined ||
+    info.failed === undefined ||
+    info.invalid === undefined
+  )
     return { sha, file };
   // rows it rejected are sent again by this run (issue 17), unless its rejects file was imported since
   let retryRejected: boolean | undefined;
@@ -89,7 +97,9 @@ export async function earlier(slice: JournalSlice, deps: ImportDeps): Promise<Ea
 /** The rows (chunks) an earlier run of this job finished, read from its journal without opening it (0 when none or not resuming). */
 export async function doneEarlier(slice: JournalSlice, found: Earlier, scan: ScanResult): Promise<number> {
   if (!slice.dir || !slice.resume) return 0;
-  const peeked = await ImportJournal.peek(slice.dir, identityOf(slice, found.sha ?? scan.contentSha256)).catch(() => undefined);
+  const peeked = await ImportJournal.peek(slice.dir, identityOf(slice, found.sha ?? scan.contentSha256)).catch(
+    () => undefined,
+  );
   return peeked?.size ?? 0;
 }
 
@@ -107,7 +117,8 @@ export async function claimJob(slice: JournalSlice, found: Earlier, scan: ScanRe
   try {
     await pruneJournals(dir, started, { keep: file.own }).catch(() => 0);
     // --no-resume: a new plan, whatever an interrupted run left
-    const pinned = slice.match && slice.resume && file.exists ? await pinnedPlan(file.path, `${file.own}.plan`, started) : undefined;
+    const pinned =
+      slice.match && slice.resume && file.exists ? await pinnedPlan(file.path, `${file.own}.plan`, started) : undefined;
     return { unlock, file, pinned };
   } catch (err) {
     await unlock();
@@ -128,7 +139,8 @@ export async function openJournal(
   const identity = identityOf(slice, found.sha ?? scan.contentSha256);
   const file = dir ? (claimed.file ?? found.file ?? (await findJournal(dir, identity))) : undefined;
   if (slice.dryRun) {
-    const peeked = dir && file && slice.resume ? await ImportJournal.peek(dir, identity, file).catch(() => undefined) : undefined;
+    const peeked =
+      dir && file && slice.resume ? await ImportJournal.peek(dir, identity, file).catch(() => undefined) : undefined;
     return { dry: peeked?.size ?? 0 };
   }
   if (!matched) checkPaths(slice);
@@ -136,21 +148,32 @@ export async function openJournal(
   if (!dir || !file) return { retryRejected: found.retryRejected !== false && !matched, rows: matched?.spool };
   if (matched) return openPlanJournal(slice, identity, matched);
   const { resume, journalRejectsPath: rejectsPath } = slice;
-  await refuseUnsafeRerun({ dir, identity, input: input.id, name: input.name, resume, rejectsPath, hasOwnJournal: file.exists });
+  await refuseUnsafeRerun({
+    dir,
+    identity,
+    input: input.id,
+    name: input.name,
+    resume,
+    rejectsPath,
+    hasOwnJournal: file.exists,
+  });
   const journal = await open(slice, identity, { plan: scan.plan, resume, file });
   const done = journal.completed;
   if (done?.compacted) {
     // finished long ago and compacted: nothing is sent again, but the ids and item errors are gone
     await journal.close().catch(() => undefined);
     if (slice.resultsPath === undefined)
-      return { finished: (await finishedJob(slice, done, { rows: scan.rows, invalid: scan.invalid, warn: warnOf(deps) }))! };
+      return {
+        finished: (await finishedJob(slice, done, { rows: scan.rows, invalid: scan.invalid, warn: warnOf(deps) }))!,
+      };
     throw new UsageError(
       `${input.name} was already imported into ${slice.job.resource} (${done.at}); its journal has since been compacted, so the ids for --results are no longer kept. Nothing was sent.`,
       { hint: 'the ids can be looked up in the CRM; --no-resume imports the file again (every row created again)' },
     );
   }
   let retryRejected = found.retryRejected;
-  if (journal.resumedChunks > 0 && retryRejected === undefined) retryRejected = !(await rejectsTaken(slice, identity.contentSha256));
+  if (journal.resumedChunks > 0 && retryRejected === undefined)
+    retryRejected = !(await rejectsTaken(slice, identity.contentSha256));
   warnResumed(slice, journal, retryRejected, warnOf(deps));
   return { journal, retryRejected: retryRejected !== false };
 }
@@ -174,13 +197,15 @@ async function open(
   o: { plan: string; resume: boolean; file?: JournalFile },
 ): Promise<ImportJournal> {
   const dir = slice.dir!;
-  return ImportJournal.open(dir, identity, { ...o, input: slice.input.id, now: slice.started }).catch((err: unknown) => {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`cannot write the import journal in ${dir}: ${(err as Error).message}`, {
-      cause: err,
-      hint: 'CRM_CONFIG_DIR chooses another config folder',
-    });
-  });
+  return ImportJournal.open(dir, identity, { ...o, input: slice.input.id, now: slice.started }).catch(
+    (err: unknown) => {
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`cannot write the import journal in ${dir}: ${(err as Error).message}`, {
+        cause: err,
+        hint: 'CRM_CONFIG_DIR chooses another config folder',
+      });
+    },
+  );
 }
 
 /** A finished job's totals and files; undefined when `whole` is asked for and its rejects or unknown file is gone (a full rerun writes them). */
@@ -206,7 +231,8 @@ async function sweepOutputs(slice: JournalSlice): Promise<void> {
   // the unknown file sits beside the rejects file (unknownPathFor)
   const own = [basename(rejectsPath), basename(unknownPath), ...slice.otherFiles.map((p) => basename(p))];
   await removeStaleTemps(dirname(rejectsPath), started, (n) => own.includes(n) || STAMPED_REJECTS.test(n));
-  if (resultsPath !== undefined) await removeStaleTemps(dirname(resultsPath), started, (n) => n === basename(resultsPath));
+  if (resultsPath !== undefined)
+    await removeStaleTemps(dirname(resultsPath), started, (n) => n === basename(resultsPath));
 }
 
 /** The rejects file of this job was imported since its run (earlier.ts): its rows are not sent again. */
@@ -224,7 +250,8 @@ function checkPaths(slice: JournalSlice): void {
     ['--results', resultsPath],
   ] as const;
   for (const [flag, p] of named) {
-    if (p !== undefined && !input.isStdin && resolve(p) === resolve(input.origin)) throw new UsageError(`${flag} names the input file itself`);
+    if (p !== undefined && !input.isStdin && resolve(p) === resolve(input.origin))
+      throw new UsageError(`${flag} names the input file itself`);
   }
   if (resultsPath !== undefined && [rejectsPath, unknownPath].some((p) => resolve(p) === resolve(resultsPath))) {
     throw new UsageError('--results and the rejects file must be different files');
@@ -244,24 +271,36 @@ function warnImported(slice: JournalSlice, at: string, warn: Warn): void {
   warn(`${input.name} was already ${job} (${at}): nothing will be sent; ${again}`);
 }
 
-function warnResumed(slice: JournalSlice, journal: ImportJournal, retryRejected: boolean | undefined, warn: Warn): void {
+function warnResumed(
+  slice: JournalSlice,
+  journal: ImportJournal,
+  retryRejected: boolean | undefined,
+  warn: Warn,
+): void {
   // finished, but --results, --strict or a missing rejects file needs the rows read again, or rows it rejected are sent again
   const done = journal.completed;
   const rejected = (done?.failed ?? 0) - (done?.unknown ?? 0);
   const op = slice.op;
   if (done && rejected > 0 && retryRejected !== false) {
     const what = op ? `${plural(rejected, 'row')} not done` : `${plural(rejected, 'row')} not created`;
-    return warn(`${slice.input.name} was run before (${done.at}) and left ${what}: those rows are sent again; the rows done then are skipped`);
+    return warn(
+      `${slice.input.name} was run before (${done.at}) and left ${what}: those rows are sent again; the rows done then are skipped`,
+    );
   }
   if (done) return warnImported(slice, done.at, warn);
   const n = journal.resumedChunks;
   const unit = op ? 'row' : 'chunk';
-  if (n > 0) warn(`resuming: ${plural(n, unit)} ${n === 1 ? 'was' : 'were'} finished by an earlier run and ${n === 1 ? 'is' : 'are'} skipped`);
+  if (n > 0)
+    warn(
+      `resuming: ${plural(n, unit)} ${n === 1 ? 'was' : 'were'} finished by an earlier run and ${n === 1 ? 'is' : 'are'} skipped`,
+    );
   const doubt = journal.inDoubt();
   if (doubt.length === 0) return;
   if (op) {
     const again =
-      op.kind === 'delete' ? 'sent again (a 404 then means that earlier request deleted it)' : 'sent again under the same Idempotency-Keys';
+      op.kind === 'delete'
+        ? 'sent again (a 404 then means that earlier request deleted it)'
+        : 'sent again under the same Idempotency-Keys';
     return warn(
       `${plural(doubt.length, 'row')} ${doubt.length === 1 ? 'was' : 'were'} sent by an earlier run without an answer being recorded: ${again}`,
     );
@@ -276,7 +315,11 @@ function warnResumed(slice: JournalSlice, journal: ImportJournal, retryRejected:
 }
 
 /** The plan an interrupted run of this job made: its journal unfinished, recent, and naming this plan (its hash). */
-async function pinnedPlan(journalPath: string, planPath: string, now: number): Promise<{ path: string; at: string } | undefined> {
+async function pinnedPlan(
+  journalPath: string,
+  planPath: string,
+  now: number,
+): Promise<{ path: string; at: string } | undefined> {
   if (!(await exists(planPath)) || (await readComplete(journalPath))) return undefined;
   const header = await readHeader(journalPath);
   if (!header || now - Date.parse(header.created_at) > PLAN_LIFETIME_MS) return undefined;
@@ -291,4 +334,5 @@ async function hashFile(path: string, signal?: AbortSignal): Promise<string> {
 }
 
 /** A finished reconcile's plan is removed: the next run reads the CRM again and makes a new one. */
-export const dropPlan = (path: string | undefined): Promise<void> => (path ? unlink(path).catch(() => undefined) : Promise.resolve());
+export const dropPlan = (path: string | undefined): Promise<void> =>
+  path ? unlink(path).catch(() => undefined) : Promise.resolve();

@@ -30,7 +30,8 @@ export function classify(
 ): Classified {
   const [only] = candidates;
   if (only === undefined) return { action: 'create', changes: [] };
-  if (candidates.length > 1) return { action: 'ambiguous', changes: [], candidates: candidates.map((c) => c.id).sort() };
+  if (candidates.length > 1)
+    return { action: 'ambiguous', changes: [], candidates: candidates.map((c) => c.id).sort() };
   const changes = diffRecord(row, only.record, skip);
   return { action: changes.length > 0 ? 'update' : 'unchanged', id: only.id, changes };
 }
@@ -39,7 +40,11 @@ export function classify(
  * The row's fields (in its order, `skip` left out) whose value differs from the record's. An absent or blank
  * cell leaves the field as it is; an explicit null clears it (a change unless the record's is null or absent).
  */
-export function diffRecord(row: Record<string, unknown>, record: Record<string, unknown>, skip: readonly string[]): Change[] {
+export function diffRecord(
+  row: Record<string, unknown>,
+  record: Record<string, unknown>,
+  skip: readonly string[],
+): Change[] {
   const changes: Change[] = [];
   for (const [field, value] of Object.entries(row)) {
     if (skip.includes(field) || value === undefined || (typeof value === 'string' && value.trim() === '')) continue;
@@ -78,14 +83,18 @@ function asHeldType(cell: string, held: unknown): number | boolean | undefined {
 /** JSON values equal: numbers by value, objects' keys in any order, arrays in order. */
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (a instanceof RawNumber || b instanceof RawNumber) return a instanceof RawNumber && b instanceof RawNumber && a.text === b.text;
+  if (a instanceof RawNumber || b instanceof RawNumber)
+    return a instanceof RawNumber && b instanceof RawNumber && a.text === b.text;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   }
   const ak = Object.keys(a);
   const bo = b as Record<string, unknown>;
-  return ak.length === Object.keys(bo).length && ak.every((k) => Object.hasOwn(bo, k) && deepEqual((a as Record<string, unknown>)[k], bo[k]));
+  return (
+    ak.length === Object.keys(bo).length &&
+    ak.every((k) => Object.hasOwn(bo, k) && deepEqual((a as Record<string, unknown>)[k], bo[k]))
+  );
 }
 
 const MAX_VALUE = 80;

@@ -36,10 +36,24 @@ export async function match(
   checkMatchColumns(scan, fields, input.name);
   const tmp = deps.journalDir ?? tmpdir();
   if (pinned) {
-    deps.warn?.(`resuming the plan an interrupted run made (${pinned.at}): what it did not finish is sent, under the same keys`);
-    if (slice.planPath) deps.warn?.(`--plan ${slice.planPath}: not written again for a resumed plan (the run that made it wrote it, if asked)`);
+    deps.warn?.(
+      `resuming the plan an interrupted run made (${pinned.at}): what it did not finish is sent, under the same keys`,
+    );
+    if (slice.planPath)
+      deps.warn?.(
+        `--plan ${slice.planPath}: not written again for a resumed plan (the run that made it wrote it, if asked)`,
+      );
     const spool = Spool.existing(pinned.path, tmp);
-    const zero = { create: 0, update: 0, unchanged: 0, ambiguous: 0, duplicate: 0, invalid: 0, requests: 0, read_requests: 0 };
+    const zero = {
+      create: 0,
+      update: 0,
+      unchanged: 0,
+      ambiguous: 0,
+      duplicate: 0,
+      invalid: 0,
+      requests: 0,
+      read_requests: 0,
+    };
     const plan: MatchPlan = {
       resource: slice.resource,
       rows: scan.rows,
@@ -58,17 +72,36 @@ export async function match(
       })
     : undefined;
   const readIndex = deps.readIndex!;
-  const read: MatchRowsOptions['read'] = (req) => readIndex(req, (p) => deps.report('read', { rows: p.records, chunks: p.requests }, null));
-  const o = { resource: slice.resource, fields, rows, out, planFile, read, chunkSize: slice.chunkSize, signal: deps.signal };
-  const plan = await matchRows({ ...o, maps: slice.maps, name: input.name, warn: deps.warn }, scan).catch(async (err: unknown) => {
-    await Promise.all([out?.remove(), planFile?.drop()]);
-    throw err;
-  });
+  const read: MatchRowsOptions['read'] = (req) =>
+    readIndex(req, (p) => deps.report('read', { rows: p.records, chunks: p.requests }, null));
+  const o = {
+    resource: slice.resource,
+    fields,
+    rows,
+    out,
+    planFile,
+    read,
+    chunkSize: slice.chunkSize,
+    signal: deps.signal,
+  };
+  const plan = await matchRows({ ...o, maps: slice.maps, name: input.name, warn: deps.warn }, scan).catch(
+    async (err: unknown) => {
+      await Promise.all([out?.remove(), planFile?.drop()]);
+      throw err;
+    },
+  );
   await planFile?.commit().catch(async (err: unknown) => {
     await out?.remove();
     throw err;
   });
-  return { plan, spool: out, resumed: false, planCsv: slice.planPath, changed: Object.keys(plan.changes), creates: plan.create > 0 };
+  return {
+    plan,
+    spool: out,
+    resumed: false,
+    planCsv: slice.planPath,
+    changed: Object.keys(plan.changes),
+    creates: plan.create > 0,
+  };
 }
 
 /** What a plan sends: the fields its updates change, and whether it creates (a resumed plan's, read back from its spool). */

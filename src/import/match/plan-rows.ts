@@ -49,9 +49,14 @@ export function checkMatchColumns(scan: ScanResult, fields: readonly string[], n
   const lacking = fields.filter((f) => !have.includes(f));
   if (lacking.length === 0) return;
   const near = nearestName(lacking[0]!, have);
-  throw new UsageError(`${name} has no column for ${lacking.map((f) => `"${f}"`).join(', ')}, which --match names; nothing was sent`, {
-    hint: near ? `did you mean --match ${near}? or --map "COLUMN=${lacking[0]}"` : `name the column with --map "COLUMN=${lacking[0]}"`,
-  });
+  throw new UsageError(
+    `${name} has no column for ${lacking.map((f) => `"${f}"`).join(', ')}, which --match names; nothing was sent`,
+    {
+      hint: near
+        ? `did you mean --match ${near}? or --map "COLUMN=${lacking[0]}"`
+        : `name the column with --map "COLUMN=${lacking[0]}"`,
+    },
+  );
 }
 
 /** The row's record and its raw values, for a valid row of the check pass (a chunk of one). */
@@ -87,7 +92,10 @@ export async function matchRows(o: MatchRowsOptions, scan: ScanResult): Promise<
   try {
     // the columns against the fields the CRM's records have (columns.ts): a near miss refused before anything is sent
     if (index.fieldsSeen.size > 0) {
-      const verdict = columnsVerdict(checkColumns(columnFields(scan, o.maps), index.fieldsSeen).unknown, { resource: o.resource, name: o.name });
+      const verdict = columnsVerdict(checkColumns(columnFields(scan, o.maps), index.fieldsSeen).unknown, {
+        resource: o.resource,
+        name: o.name,
+      });
       if (verdict.error) throw verdict.error;
       if (verdict.warning) o.warn?.(verdict.warning);
     }
@@ -98,13 +106,26 @@ export async function matchRows(o: MatchRowsOptions, scan: ScanResult): Promise<
 }
 
 /** Pass 2: one action per row, in file order, to the plan spool and `--plan FILE`. */
-async function planRows(o: MatchRowsOptions, scan: ScanResult, index: MatchIndex, first: HashTable): Promise<MatchPlan> {
+async function planRows(
+  o: MatchRowsOptions,
+  scan: ScanResult,
+  index: MatchIndex,
+  first: HashTable,
+): Promise<MatchPlan> {
   const { fields } = o;
   // 3. one action per row, in file order
   const mapping = scan.mapping ? { mapping: scan.mapping.columns.map(planColumn) } : {};
   const plan: MatchPlan = {
     ...mapping,
-    ...{ resource: o.resource, rows: scan.rows, read: readText(index), create: 0, update: 0, unchanged: 0, ambiguous: 0 },
+    ...{
+      resource: o.resource,
+      rows: scan.rows,
+      read: readText(index),
+      create: 0,
+      update: 0,
+      unchanged: 0,
+      ambiguous: 0,
+    },
     ...{ duplicate: 0, invalid: 0, requests: 0, read_requests: index.requests, changes: {} },
   };
   let seq = 0;
@@ -125,9 +146,17 @@ async function planRows(o: MatchRowsOptions, scan: ScanResult, index: MatchIndex
       const earlier = key === undefined ? undefined : first.get(key);
       if (key === undefined || earlier !== row.line) {
         const [code, reason] =
-          key === undefined ? [MISSING_KEY, `the row has no ${name} (--match)`] : [DUPLICATE_KEY, `line ${earlier} has the same ${name}`];
+          key === undefined
+            ? [MISSING_KEY, `the row has no ${name} (--match)`]
+            : [DUPLICATE_KEY, `line ${earlier} has the same ${name}`];
         plan[key === undefined ? 'invalid' : 'duplicate']++;
-        o.planFile?.add(row.line, key === undefined ? 'invalid' : 'duplicate', undefined, `${code}: ${reason}`, row.raw);
+        o.planFile?.add(
+          row.line,
+          key === undefined ? 'invalid' : 'duplicate',
+          undefined,
+          `${code}: ${reason}`,
+          row.raw,
+        );
         written = o.out?.invalid({ line: row.line, raw: row.raw, code, reason }, e.bytes);
       } else {
         written = placeRow(o, plan, row, index.get(key), { index, chunker, nextSeq: () => ++seq }, e.bytes);
@@ -197,7 +226,9 @@ function updateChunk(seq: number, row: { line: number; raw: RawRow }, id: string
 const beforeOf = (changes: Change[]): ApiRecord => Object.fromEntries(changes.map((c) => [c.field, c.before ?? null]));
 
 function readText(index: MatchIndex): string {
-  const took = index.ms === undefined ? '' : `, ${index.ms < 1000 ? 'under a second' : `${Math.round(index.ms / 1000)} s`}`;
-  if (index.how === 'list') return `listed ${count(index.records)} records in ${plural(index.requests, 'request')}${took}`;
+  const took =
+    index.ms === undefined ? '' : `, ${index.ms < 1000 ? 'under a second' : `${Math.round(index.ms / 1000)} s`}`;
+  if (index.how === 'list')
+    return `listed ${count(index.records)} records in ${plural(index.requests, 'request')}${took}`;
   return `${count(index.records)} records by id in ${plural(index.requests, 'request')}${took}${index.why ? ` (${index.why.replace(/\.$/, '')})` : ''}`;
 }

@@ -126,7 +126,9 @@ export async function readIndex(o: ReadIndexOptions): Promise<RecordIndex> {
 }
 
 /** `--match id` on a small file: one GET per id (each once; the ids trimmed, as their keys), a 404 being no record. */
-export async function readByIds(o: Omit<ReadIndexOptions, 'fields' | 'wanted'> & { ids: readonly string[] }): Promise<RecordIndex> {
+export async function readByIds(
+  o: Omit<ReadIndexOptions, 'fields' | 'wanted'> & { ids: readonly string[] },
+): Promise<RecordIndex> {
   const index = new RecordIndexBuilder(['id'], o.keep, () => true, o.dir ?? tmpdir());
   const start = o.client.stats.requests;
   try {
@@ -143,7 +145,12 @@ export async function readByIds(o: Omit<ReadIndexOptions, 'fields' | 'wanted'> &
   return done(index, 'get', o.client.stats.requests - start);
 }
 
-async function getRecord(client: HttpClient, resource: string, id: string, signal?: AbortSignal): Promise<ApiRecord | undefined> {
+async function getRecord(
+  client: HttpClient,
+  resource: string,
+  id: string,
+  signal?: AbortSignal,
+): Promise<ApiRecord | undefined> {
   let path: string;
   try {
     path = recordPath(resource, id);
@@ -164,5 +171,14 @@ function stopIfAborted(signal: AbortSignal | undefined): void {
 
 function done(index: RecordIndexBuilder, how: 'list' | 'get', requests: number): RecordIndex {
   const { records, kept, fieldsSeen } = index;
-  return { get: (key) => index.get(key), sample: (f) => index.sample(f), records, kept, requests, fieldsSeen, how, close: () => index.close() };
+  return {
+    get: (key) => index.get(key),
+    sample: (f) => index.sample(f),
+    records,
+    kept,
+    requests,
+    fieldsSeen,
+    how,
+    close: () => index.close(),
+  };
 }

@@ -70,7 +70,8 @@ class LineFile {
 
   private flush(): void {
     const all = Buffer.concat(this.pending);
-    for (let done = 0; done < all.length;) done += writeSync(this.fd, all, done, all.length - done, this.flushed + done);
+    for (let done = 0; done < all.length;)
+      done += writeSync(this.fd, all, done, all.length - done, this.flushed + done);
     this.flushed += all.length;
     [this.pending, this.pendingBytes] = [[], 0];
   }

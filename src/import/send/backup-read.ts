@@ -65,7 +65,8 @@ export async function listIntoBackup(
     const staged = await backup.stage(mine);
     [found, left, kept] = [found + mine.length, left - staged, kept + staged];
     onPage?.({ pages, kept });
-    if (signal?.aborted) throw new InterruptedError('interrupted while reading the records to keep, before this run deleted any');
+    if (signal?.aborted)
+      throw new InterruptedError('interrupted while reading the records to keep, before this run deleted any');
     if (!keepListing({ pages, found, left, more: page.hasNextPage })) break;
   }
   return { pages, kept };

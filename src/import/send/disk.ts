@@ -9,7 +9,10 @@ export function onDisk<E>(err: E, path: string | undefined): E | DiskError {
   if (!isDiskError(err) || err instanceof DiskError) return err;
   const where = path ?? (err as { path?: unknown }).path;
   const code = errnoOf(err) === 'ENOSPC' || errnoOf(err) === 'EDQUOT' ? 'DISK_FULL' : 'DISK_ERROR';
-  const e = new DiskError(`cannot write ${typeof where === 'string' ? where : 'a file'}: ${fsReason(err)}`, { cause: err, code });
+  const e = new DiskError(`cannot write ${typeof where === 'string' ? where : 'a file'}: ${fsReason(err)}`, {
+    cause: err,
+    code,
+  });
   const summary = importSummaryOf(err);
   return summary ? withSummary(e, summary) : e;
 }

@@ -7,7 +7,14 @@ import { Pool } from '../../util/pool.js';
 import { chunkKey } from '../check/chunker.js';
 import type { BatchSender, ChunkReject, Counters, FinishedChunk, RowOperation } from '../types.js';
 import type { ImportJournal } from '../journal/journal.js';
-import { chunkOutcome, failedAlike, isFatalSendError, isRefusal, repeatsWarning, stoppedAfterFailures } from './outcome.js';
+import {
+  chunkOutcome,
+  failedAlike,
+  isFatalSendError,
+  isRefusal,
+  repeatsWarning,
+  stoppedAfterFailures,
+} from './outcome.js';
 import type { Outputs } from '../files/outputs.js';
 import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
 import { onDisk } from './disk.js';
@@ -149,7 +156,10 @@ class SendingPass {
     if (subject !== undefined) this.subjects.set(subject, entry);
     const done = await cfg.journal?.get(chunk.seq).catch((err: unknown) => this.journalFailed(err));
     // the lines check guards against a journal that is not this file's
-    const finished = done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i]) ? done : undefined;
+    const finished =
+      done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i])
+        ? done
+        : undefined;
     const again = finished ? rowsToSendAgain(finished, before?.sent === true, cfg.retry) : undefined;
     if (finished && again === undefined) return this.skip(chunk, finished);
     // rows of one record in file order: wait for the one before to be answered
@@ -160,7 +170,9 @@ class SendingPass {
     const sub = again === undefined ? chunk : subChunk(chunk, again);
     // sent again after an answer: a new change, under a key of its own derived from the one answered
     const sendKey =
-      again === undefined ? key : chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, sub.body, op?.kind, `${cfg.runId}\0${finished!.key}`);
+      again === undefined
+        ? key
+        : chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, sub.body, op?.kind, `${cfg.runId}\0${finished!.key}`);
     const resend = again === undefined ? undefined : { whole: chunk, idx: again, done: finished! };
     const answered = (): void => {
       settle();
@@ -260,7 +272,8 @@ class SendingPass {
     const unreached = neverSent(err);
     if (isFatalSendError(err) || unreached || (aborted && !(err instanceof CrmError))) {
       // refused whole (a wrong key or scope), or never reached: nothing written, so not in doubt (not sent); a rerun sends it
-      if (err instanceof CrmError && (isRefusal(err) || unreached)) await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
+      if (err instanceof CrmError && (isRefusal(err) || unreached))
+        await cfg.journal?.unsent(chunk.seq).catch(() => undefined);
       else if (aborted) this.inDoubt(chunk, 'INTERRUPTED', 'sent without an answer before the interruption');
       // an interruption is reported as such, not as the error it caused
       if (!aborted) this.fatal ??= err;
@@ -276,7 +289,8 @@ class SendingPass {
       this.reasons.add(e.code ?? e.name, `the server refused the whole chunk: ${e.message}`, rejects.length);
       await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects, resend, false);
     } else this.inDoubt(chunk, e.code ?? e.name, e.message);
-    if (this.consecutiveFailures >= cfg.maxConsecutiveFailures && !aborted) this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
+    if (this.consecutiveFailures >= cfg.maxConsecutiveFailures && !aborted)
+      this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
   }
 
   /** A chunk whose request went out without an answer (also while stopping): it may have been written, and only the same key (the rerun) can settle it, so no reject row. */
@@ -295,12 +309,21 @@ class SendingPass {
   }
 
   /** A chunk answered in this run: its rows' outputs, and the journal (a chunk sent again: merged with the earlier answer). */
-  private async finish(chunk: Chunk, key: string, ids: Array<string | null>, rejects: ChunkReject[], resend?: Resend, tally = true) {
+  private async finish(
+    chunk: Chunk,
+    key: string,
+    ids: Array<string | null>,
+    rejects: ChunkReject[],
+    resend?: Resend,
+    tally = true,
+  ) {
     if (!this.cfg.op && !this.cfg.updateOp && this.c.chunks === 1 && chunk.seq < this.cfg.lastChunk)
       this.fatal ??= failedAlike(chunk.lines.length, rejects, this.c);
     if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];
     this.files.answered(chunk, ids, rejects, tally);
     if (!chunk.update) await this.cfg.match?.created(chunk, ids).catch((err: unknown) => this.journalFailed(err));
-    await this.cfg.journal?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects }).catch((err: unknown) => this.journalFailed(err));
+    await this.cfg.journal
+      ?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects })
+      .catch((err: unknown) => this.journalFailed(err));
   }
 }

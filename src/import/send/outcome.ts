@@ -2,7 +2,14 @@
 import { plural } from '../../output/plural.js';
 import type { BatchEnvelope } from '../../api/envelopes.js';
 import type { ChunkReject } from '../journal/files.js';
-import { AuthError, CrmError, ForbiddenError, NotFoundError, PartialFailureError, restated } from '../../http/errors.js';
+import {
+  AuthError,
+  CrmError,
+  ForbiddenError,
+  NotFoundError,
+  PartialFailureError,
+  restated,
+} from '../../http/errors.js';
 
 import { NO_RESULT_CODE } from '../types.js';
 export { NO_RESULT_CODE } from '../types.js';
@@ -39,7 +46,8 @@ export function chunkOutcome(size: number, envelope: BatchEnvelope): ChunkOutcom
       rejects.push({
         i,
         code: NO_RESULT_CODE,
-        message: 'the batch answer has no result for this row: it may or may not have been created; check before importing it again',
+        message:
+          'the batch answer has no result for this row: it may or may not have been created; check before importing it again',
       });
     }
   }
@@ -49,7 +57,12 @@ export function chunkOutcome(size: number, envelope: BatchEnvelope): ChunkOutcom
 
 /** Errors after which sending more chunks is pointless: a bad key, a missing scope, no such endpoint, a bug. */
 export function isFatalSendError(err: unknown): boolean {
-  return !(err instanceof CrmError) || err instanceof AuthError || err instanceof ForbiddenError || err instanceof NotFoundError;
+  return (
+    !(err instanceof CrmError) ||
+    err instanceof AuthError ||
+    err instanceof ForbiddenError ||
+    err instanceof NotFoundError
+  );
 }
 
 /** A whole chunk refused with a status saying it was not carried out; 408/409/425/429 and 5xx say nothing of the kind. */
@@ -86,7 +99,8 @@ export function failedAlike(
 ): PartialFailureError | undefined {
   const first = rejects[0];
   if (rows < 2 || rejects.length !== rows || first === undefined || first.code === NO_RESULT_CODE) return undefined;
-  if (c.created + c.skipped > c.repeated || !rejects.every((r) => r.code === first.code && r.message === first.message)) return undefined;
+  if (c.created + c.skipped > c.repeated || !rejects.every((r) => r.code === first.code && r.message === first.message))
+    return undefined;
   return new PartialFailureError(
     `stopped after the first chunk: its ${rows} rows all failed with the same error (${first.code}: ${first.message}); ` +
       'the rest of the file was not sent (it would fail alike)',

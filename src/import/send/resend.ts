@@ -39,7 +39,13 @@ export function subChunk(chunk: Chunk, idx: number[]): Chunk {
   if (idx.length === chunk.lines.length) return chunk;
   const pick = <T>(all: T[]): T[] => idx.map((i) => all[i]!);
   const records = pick(chunk.records());
-  return { seq: chunk.seq, lines: pick(chunk.lines), body: JSON.stringify(records), records: () => records, raws: () => pick(chunk.raws()) };
+  return {
+    seq: chunk.seq,
+    lines: pick(chunk.lines),
+    body: JSON.stringify(records),
+    records: () => records,
+    raws: () => pick(chunk.raws()),
+  };
 }
 
 /** The answer to the rows sent again, merged into the earlier answer of the whole chunk. */

@@ -88,7 +88,12 @@ async function sendRows(
     const stats0 = deps.stats?.();
     const result = await dispatchRows({
       ...{ spool, resource: slice.resource, baseUrl: slice.baseUrl, concurrency: slice.concurrency, journal, ...files },
-      ...{ maxConsecutiveFailures: slice.maxConsecutiveFailures, send: deps.send, signal: deps.signal, warn: deps.warn },
+      ...{
+        maxConsecutiveFailures: slice.maxConsecutiveFailures,
+        send: deps.send,
+        signal: deps.signal,
+        warn: deps.warn,
+      },
       ...{ op: slice.op, resent: new Set(journal?.inDoubt() ?? []), repeated: scan.repeated },
       ...{ updateOp: slice.match?.update, match: out.wayBack },
       // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
@@ -101,14 +106,21 @@ async function sendRows(
     });
     const c = result.counters;
     const stats1 = deps.stats?.();
-    if (stats0 && stats1) [c.requests, c.retries] = [stats1.requests - stats0.requests, stats1.retries - stats0.retries];
+    if (stats0 && stats1)
+      [c.requests, c.retries] = [stats1.requests - stats0.requests, stats1.retries - stats0.retries];
     const committed = await commitOutputs(files).catch((err: unknown) => {
       // a full disk: the summary still says what was done (finish.ts throws it with the error)
       result.fatal ??= err;
       return { rejects_file: null, unknown_file: null };
     });
     if (journal && !result.aborted && result.fatal === undefined && c.failedChunks === 0) {
-      const totals = { rows: c.rows, created: c.created + c.skipped, failed: c.failed, invalid: c.invalid, unknown: c.unknown };
+      const totals = {
+        rows: c.rows,
+        created: c.created + c.skipped,
+        failed: c.failed,
+        invalid: c.invalid,
+        unknown: c.unknown,
+      };
       await journal.complete(deps.clock.now(), totals);
     }
     return { result, files: committed };
@@ -150,5 +162,9 @@ async function openOutputs(slice: SendSlice, scan: ScanResult, shape: Required<R
   if (path === undefined) return { rejects, unknown };
   const keys = { ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow };
   const idIsTarget = op?.required.includes('id') === true;
-  return { rejects, unknown, results: await open(path, () => createResultsWriter(path, { ...shape, ...keys, idIsTarget })) };
+  return {
+    rejects,
+    unknown,
+    results: await open(path, () => createResultsWriter(path, { ...shape, ...keys, idIsTarget })),
+  };
 }

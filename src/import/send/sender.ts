@@ -50,9 +50,15 @@ function isReplayed(headers: Record<string, string> | undefined): boolean {
 
 /** A row's answer as a one-item batch answer, so the engine, journal and rejects treat rows as chunks of one. */
 function oneItem(result: { id: string } | { code: string; message: string }): BatchEnvelope {
-  const item = 'id' in result ? { index: 0, status: 'created', data: { id: result.id } } : { index: 0, status: 'error', error: result };
+  const item =
+    'id' in result
+      ? { index: 0, status: 'created', data: { id: result.id } }
+      : { index: 0, status: 'error', error: result };
   const ok = 'id' in result ? 1 : 0;
-  return { object: 'batch', data: { items: [item], summary: { total: 1, succeeded: ok, failed: 1 - ok } } } as BatchEnvelope;
+  return {
+    object: 'batch',
+    data: { items: [item], summary: { total: 1, succeeded: ok, failed: 1 - ok } },
+  } as BatchEnvelope;
 }
 
 /** The row's own failure (not the key, the scope, the limit or the server): a status saying this row was not done. */
@@ -82,7 +88,15 @@ export function httpRowSender(
     try {
       const beforeSend = keep ? await keepBefore(client, path, target, keep) : undefined;
       const idempotencyKey = keyed ? req.key : undefined;
-      const res = await client.request({ method, path, body, idempotencyKey, expect: 'v2', finishInDoubt: true, beforeSend });
+      const res = await client.request({
+        method,
+        path,
+        body,
+        idempotencyKey,
+        expect: 'v2',
+        finishInDoubt: true,
+        beforeSend,
+      });
       if (op.kind === 'link' && body && onKept) keptFields(body, res.body, onKept);
       const replayed = isReplayed(res.headers) || res.goneOnRetry === true;
       return { envelope: oneItem({ id: target }), retries: res.retries, replayed };
@@ -90,8 +104,10 @@ export function httpRowSender(
       if (err instanceof CrmError && err.status === 404 && op.goneIsDone && req.resent)
         return { envelope: oneItem({ id: target }), replayed: true };
       if (err instanceof NotFoundError && op.parentPath) await (parentChecked ??= parentMissing(client, op));
-      if (err instanceof CrmError && err.status === 409 && op.kind === 'link') return { envelope: oneItem({ id: target }) };
-      if (rowRefusal(err)) return { envelope: oneItem({ code: err.code ?? `HTTP_${err.status}`, message: err.message }) };
+      if (err instanceof CrmError && err.status === 409 && op.kind === 'link')
+        return { envelope: oneItem({ id: target }) };
+      if (rowRefusal(err))
+        return { envelope: oneItem({ code: err.code ?? `HTTP_${err.status}`, message: err.message }) };
       throw err;
     }
   };
@@ -104,7 +120,9 @@ function keptFields(sent: ApiRecord, answer: unknown, onKept: (what: string) => 
   for (const [field, value] of Object.entries(sent)) {
     const had = (data as Record<string, unknown>)[field];
     if (field.endsWith('_id') || had === undefined || had === value) continue;
-    onKept(`${Object.values(sent)[0] as string}: ${field} ${JSON.stringify(had)} kept (asked ${JSON.stringify(value)})`);
+    onKept(
+      `${Object.values(sent)[0] as string}: ${field} ${JSON.stringify(had)} kept (asked ${JSON.stringify(value)})`,
+    );
   }
 }
 

@@ -15,7 +15,9 @@ let recordings: Array<Record<string, any>>;
 beforeAll(async () => {
   t = await startTestSandbox({ seed: 3, rateLimit: 1_000_000, orgRateLimit: 1_000_000, downloadRateLimit: 1000 });
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-rec-cli-'));
-  const res = await fetch(`${t.sb.baseUrl}/recordings?limit=100`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+  const res = await fetch(`${t.sb.baseUrl}/recordings?limit=100`, {
+    headers: { 'X-Service-Api-Key': t.sb.keys.admin },
+  });
   recordings = ((await res.json()) as { data: Array<Record<string, any>> }).data;
 });
 
@@ -81,7 +83,10 @@ describe('crm recordings (binary)', () => {
     // 1 download per 300 ms: the run takes seconds, so the interrupt lands mid-way
     await t.control('/limits', { download_rate_limit: 1, download_window_ms: 300 });
     try {
-      const child = startCrm(['-o', 'json', 'recordings', 'download', '--dir', 'partial'], { env: t.env('admin'), cwd: work });
+      const child = startCrm(['-o', 'json', 'recordings', 'download', '--dir', 'partial'], {
+        env: t.env('admin'),
+        cwd: work,
+      });
       const done = collect(child);
       const dir = path.join(work, 'partial');
       const until = Date.now() + 10_000;

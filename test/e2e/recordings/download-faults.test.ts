@@ -28,7 +28,9 @@ async function withTranscripts(): Promise<Array<Record<string, any>>> {
 function expectAllSaved(dir: string, ready: Array<Record<string, any>>): void {
   expect(fs.readdirSync(dir).sort()).toEqual(ready.map((r) => `${r.id}.json`).sort());
   for (const r of ready) {
-    expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(transcriptFor(r.id, r.duration_seconds));
+    expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(
+      transcriptFor(r.id, r.duration_seconds),
+    );
   }
 }
 
@@ -39,26 +41,29 @@ describe('download endpoint faults', () => {
     ['drop', null],
     ['truncated', 200],
     ['429', 429],
-  ] as const)('%s on some downloads: retried with a fresh link, every transcript saved complete', async (kind, status) => {
-    const dir = env.tmpDir();
-    const ready = await withTranscripts();
-    await env.control('/faults', { next: [{ kind, path: DOWNLOADS, count: 4 }] });
-    const from = await env.mark();
-    const ctx = env.ctx();
-    await runDownload({ dir, concurrency: 4 }, ctx);
+  ] as const)(
+    '%s on some downloads: retried with a fresh link, every transcript saved complete',
+    async (kind, status) => {
+      const dir = env.tmpDir();
+      const ready = await withTranscripts();
+      await env.control('/faults', { next: [{ kind, path: DOWNLOADS, count: 4 }] });
+      const from = await env.mark();
+      const ctx = env.ctx();
+      await runDownload({ dir, concurrency: 4 }, ctx);
 
-    expect(JSON.parse(ctx.stdoutText())).toMatchObject({ downloaded: ready.length, failed: 0 });
-    expectAllSaved(dir, ready);
-    expect(leftovers(dir)).toEqual([]);
-    const log = await env.requests(from);
-    const downloads = log.filter(isDownload);
-    const faulted = downloads.filter((e) => e.fault === kind);
-    expect(faulted).toHaveLength(4);
-    for (const f of faulted) expect(f.status).toBe(status);
-    expect(downloads.filter((e) => e.status === 200 && !e.fault)).toHaveLength(ready.length);
-    // a fresh link for every try
-    expect(log.filter(isRecordingGet)).toHaveLength(downloads.length);
-  });
+      expect(JSON.parse(ctx.stdoutText())).toMatchObject({ downloaded: ready.length, failed: 0 });
+      expectAllSaved(dir, ready);
+      expect(leftovers(dir)).toEqual([]);
+      const log = await env.requests(from);
+      const downloads = log.filter(isDownload);
+      const faulted = downloads.filter((e) => e.fault === kind);
+      expect(faulted).toHaveLength(4);
+      for (const f of faulted) expect(f.status).toBe(status);
+      expect(downloads.filter((e) => e.status === 200 && !e.fault)).toHaveLength(ready.length);
+      // a fresh link for every try
+      expect(log.filter(isRecordingGet)).toHaveLength(downloads.length);
+    },
+  );
 
   it('a download cut short every time fails, leaving no file at all (nothing that looks complete), exit 9', async () => {
     const dir = env.tmpDir();

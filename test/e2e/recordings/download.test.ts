@@ -128,7 +128,9 @@ describe('crm recordings download', () => {
     const ctx = env.ctx();
     await runDownload({ dir }, ctx);
     expect(summaryOf(ctx.stdoutText())).toMatchObject({ downloaded: 3, skipped: ready.length - 3 });
-    const got = (await env.requests(from)).filter(isRecordingGet).map((e) => decodeURIComponent(e.path.split('/').pop()!));
+    const got = (await env.requests(from))
+      .filter(isRecordingGet)
+      .map((e) => decodeURIComponent(e.path.split('/').pop()!));
     expect(got.sort()).toEqual(removed.sort());
   });
 
@@ -155,7 +157,10 @@ describe('crm recordings download', () => {
     await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: 0 });
     const client = interceptRecordingGets(env.client(), async (_id, nth) => {
       // after a first link, the fresh one of the same recording comes next; after that, the next recording's first
-      await env.control('/limits', { ...DEFAULT_LIMITS, transcript_ttl_ms: nth === 1 ? DEFAULT_LIMITS.transcript_ttl_ms : 0 });
+      await env.control('/limits', {
+        ...DEFAULT_LIMITS,
+        transcript_ttl_ms: nth === 1 ? DEFAULT_LIMITS.transcript_ttl_ms : 0,
+      });
     });
     const from = await env.mark();
     const ctx = env.ctx({ client });
@@ -168,7 +173,9 @@ describe('crm recordings download', () => {
     expect(downloads.filter((e) => e.status === 200)).toHaveLength(ready.length);
     expect(log.filter(isRecordingGet)).toHaveLength(2 * ready.length);
     for (const r of ready) {
-      expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(transcriptFor(r.id, r.duration_seconds));
+      expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(
+        transcriptFor(r.id, r.duration_seconds),
+      );
     }
   });
 
@@ -191,7 +198,9 @@ describe('crm recordings download', () => {
     expect(elapsed).toBeGreaterThan(3 * ttl);
     expect(elapsed).toBeGreaterThanOrEqual((Math.ceil(ready.length / limit) - 1) * windowMs);
     for (const r of ready) {
-      expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(transcriptFor(r.id, r.duration_seconds));
+      expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(
+        transcriptFor(r.id, r.duration_seconds),
+      );
     }
     expect(leftovers(dir)).toEqual([]);
     const downloads = (await env.requests(from)).filter(isDownload);
@@ -305,7 +314,9 @@ describe('crm recordings download', () => {
     expect(first.downloaded).toBeLessThan(ready.length);
     expect(leftovers(dir)).toEqual([]);
     for (const r of ready.filter((r) => fs.existsSync(path.join(dir, `${r.id}.json`)))) {
-      expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(transcriptFor(r.id, r.duration_seconds));
+      expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(
+        transcriptFor(r.id, r.duration_seconds),
+      );
     }
 
     const rerun = env.ctx();

@@ -47,7 +47,9 @@ describe('transcript links on another origin', () => {
     const downloadOrigin = new URL(env.sb.downloadUrl).origin;
     expect(downloadOrigin).not.toBe(new URL(env.sb.baseUrl).origin);
     const rec = (await env.recordings()).find((r) => r.has_transcript === true)!;
-    const res = await fetch(`${env.sb.baseUrl}/recordings/${rec.id}`, { headers: { 'x-service-api-key': env.sb.keys.admin } });
+    const res = await fetch(`${env.sb.baseUrl}/recordings/${rec.id}`, {
+      headers: { 'x-service-api-key': env.sb.keys.admin },
+    });
     const url = ((await res.json()) as { data: { transcript_url: string } }).data.transcript_url;
     expect(new URL(url).origin).toBe(downloadOrigin);
     // the guard these tests rely on: a key sent there is refused
@@ -66,7 +68,9 @@ describe('transcript links on another origin', () => {
     expect(JSON.parse(ctx.stdoutText())).toMatchObject({ downloaded: ready.length, failed: 0 });
     expectCleanDownloads(await env.requests(from), ready.length);
     for (const r of ready) {
-      expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(transcriptFor(r.id, r.duration_seconds));
+      expect(JSON.parse(fs.readFileSync(path.join(dir, `${r.id}.json`), 'utf8'))).toEqual(
+        transcriptFor(r.id, r.duration_seconds),
+      );
     }
   });
 

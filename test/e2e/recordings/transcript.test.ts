@@ -93,7 +93,9 @@ describe('crm recordings transcript', () => {
     const ctx = env.ctx({ client });
     await runTranscript({ id: rec.id }, ctx);
     expect(JSON.parse(ctx.stdoutText())).toEqual(transcriptFor(rec.id, rec.duration_seconds));
-    expect((await downloads(from)).filter((e) => !e.path.endsWith('/used-up')).map((e) => e.status)).toEqual([429, 200]);
+    expect((await downloads(from)).filter((e) => !e.path.endsWith('/used-up')).map((e) => e.status)).toEqual([
+      429, 200,
+    ]);
   });
 
   it('sends the id as one encoded path segment, and refuses . and ..', async () => {

@@ -26,7 +26,13 @@ const EXTRA = {
 };
 const keysFile = writeKeysFile([
   { key: EXTRA.contactsReadOnly, version: 2, scopes: ['contacts:read'], access: 'organization', user: 'usr_reader' },
-  { key: EXTRA.contactsNoDelete, version: 2, scopes: ['contacts:read', 'contacts:write'], access: 'organization', user: 'usr_writer' },
+  {
+    key: EXTRA.contactsNoDelete,
+    version: 2,
+    scopes: ['contacts:read', 'contacts:write'],
+    access: 'organization',
+    user: 'usr_writer',
+  },
   { key: EXTRA.otherUser, version: 2, scopes: allScopes(), access: 'user', user: 'usr_other' },
   { key: EXTRA.noScopes, version: 2, scopes: [], access: 'organization', user: 'usr_none' },
   { key: EXTRA.extraV1, version: 1 },
@@ -52,14 +58,21 @@ describe('headers (spec Authentication rule 1)', () => {
 
   test('both headers → 401 AMBIGUOUS_CREDENTIALS (even with the same key)', async () => {
     const k = ctx.sb.keys.admin;
-    const res = await call(ctx.sb, 'GET', '/contacts', { key: null, headers: { 'X-Service-Api-Key': k, Authorization: `Bearer ${k}` } });
+    const res = await call(ctx.sb, 'GET', '/contacts', {
+      key: null,
+      headers: { 'X-Service-Api-Key': k, Authorization: `Bearer ${k}` },
+    });
     expectError(res, 401, 'AMBIGUOUS_CREDENTIALS');
   });
 
   test('both headers on a write → 401 and nothing is created', async () => {
     const k = ctx.sb.keys.admin;
     const body = createBody('contacts');
-    const res = await call(ctx.sb, 'POST', '/contacts', { key: null, body, headers: { 'X-Service-Api-Key': k, Authorization: `Bearer ${k}` } });
+    const res = await call(ctx.sb, 'POST', '/contacts', {
+      key: null,
+      body,
+      headers: { 'X-Service-Api-Key': k, Authorization: `Bearer ${k}` },
+    });
     expectError(res, 401, 'AMBIGUOUS_CREDENTIALS');
     expect((await call(ctx.sb, 'GET', '/contacts', { query: { email: body.email as string } })).body.data).toEqual([]);
   });
@@ -91,7 +104,10 @@ describe('headers (spec Authentication rule 1)', () => {
   });
 
   test('Basic with a valid key value is not accepted (only Bearer)', async () => {
-    const res = await call(ctx.sb, 'GET', '/contacts', { key: null, headers: { Authorization: `Basic ${ctx.sb.keys.admin}` } });
+    const res = await call(ctx.sb, 'GET', '/contacts', {
+      key: null,
+      headers: { Authorization: `Basic ${ctx.sb.keys.admin}` },
+    });
     expectError(res, 401);
   });
 });
@@ -99,7 +115,11 @@ describe('headers (spec Authentication rule 1)', () => {
 describe('versions are not interchangeable (spec Authentication rule 3)', () => {
   test('the v1 key on /api/v2 → 401 WRONG_API_VERSION', async () => {
     expectError(await call(ctx.sb, 'GET', '/contacts', { key: ctx.sb.keys.v1 }), 401, 'WRONG_API_VERSION');
-    expectError(await call(ctx.sb, 'GET', '/contacts', { key: ctx.sb.keys.v1, auth: 'bearer' }), 401, 'WRONG_API_VERSION');
+    expectError(
+      await call(ctx.sb, 'GET', '/contacts', { key: ctx.sb.keys.v1, auth: 'bearer' }),
+      401,
+      'WRONG_API_VERSION',
+    );
     expectError(await call(ctx.sb, 'GET', '/contacts', { key: EXTRA.extraV1 }), 401, 'WRONG_API_VERSION');
   });
 
@@ -127,14 +147,21 @@ describe('versions are not interchangeable (spec Authentication rule 3)', () => 
       expect(res.body.error.message).toMatch(/Bearer/);
     }
     // a version 2 key in Bearer on v1 is refused the same way (the header, not the key, is wrong)
-    expectV1Error(await call(ctx.sb, 'POST', '/api/v1/people/query', { auth: 'bearer', key: ctx.sb.keys.admin, body: {} }), 401);
+    expectV1Error(
+      await call(ctx.sb, 'POST', '/api/v1/people/query', { auth: 'bearer', key: ctx.sb.keys.admin, body: {} }),
+      401,
+    );
     // and Bearer stays fine on version 2
     expectStatus(await call(ctx.sb, 'GET', '/contacts', { auth: 'bearer' }), 200);
   });
 
   test('v1: no key, unknown key, both headers → 401', async () => {
     expectV1Error(await call(ctx.sb, 'POST', '/api/v1/people/query', { key: null, body: {} }), 401, 'UNAUTHENTICATED');
-    expectV1Error(await call(ctx.sb, 'POST', '/api/v1/people/query', { key: 'service_pk_unknown', body: {} }), 401, 'UNAUTHENTICATED');
+    expectV1Error(
+      await call(ctx.sb, 'POST', '/api/v1/people/query', { key: 'service_pk_unknown', body: {} }),
+      401,
+      'UNAUTHENTICATED',
+    );
     const k = ctx.sb.keys.v1;
     const both = await call(ctx.sb, 'POST', '/api/v1/people/query', {
       key: null,
@@ -147,7 +174,8 @@ describe('versions are not interchangeable (spec Authentication rule 3)', () => 
 
 describe('scopes (spec Authentication rules 5, 6, 8)', () => {
   test('the readonly key reads every resource', async () => {
-    for (const r of RESOURCES) expectStatus(await call(ctx.sb, 'GET', `/${r.name}`, { key: ctx.sb.keys.readonly }), 200);
+    for (const r of RESOURCES)
+      expectStatus(await call(ctx.sb, 'GET', `/${r.name}`, { key: ctx.sb.keys.readonly }), 200);
   });
 
   test('the readonly key writing → 403 INSUFFICIENT_SCOPE with details [{required_scope}]', async () => {
@@ -187,7 +215,10 @@ describe('scopes (spec Authentication rules 5, 6, 8)', () => {
   });
 
   test('write does not imply delete: a key with contacts:write but not contacts:delete', async () => {
-    const created = await call(ctx.sb, 'POST', '/contacts', { key: EXTRA.contactsNoDelete, body: createBody('contacts') });
+    const created = await call(ctx.sb, 'POST', '/contacts', {
+      key: EXTRA.contactsNoDelete,
+      body: createBody('contacts'),
+    });
     expectStatus(created, 201);
     expect(created.body.data.owner_id).toBe('usr_writer');
     const del = await call(ctx.sb, 'DELETE', `/contacts/${created.body.data.id}`, { key: EXTRA.contactsNoDelete });
@@ -208,13 +239,23 @@ describe('scopes (spec Authentication rules 5, 6, 8)', () => {
   });
 
   test('scope is checked before the record exists: readonly DELETE of an unknown id → 403', async () => {
-    expectError(await call(ctx.sb, 'DELETE', '/contacts/con_unknown', { key: ctx.sb.keys.readonly }), 403, 'INSUFFICIENT_SCOPE');
+    expectError(
+      await call(ctx.sb, 'DELETE', '/contacts/con_unknown', { key: ctx.sb.keys.readonly }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
   });
 });
 
 test('there is no ALL scope (rule 5): a key file claiming scope "ALL" is refused, or the key gets 403', async () => {
   const file = writeKeysFile([
-    { key: 'service_live_conformance_all_scope_key_0005', version: 2, scopes: ['ALL'], access: 'organization', user: 'usr_all' },
+    {
+      key: 'service_live_conformance_all_scope_key_0005',
+      version: 2,
+      scopes: ['ALL'],
+      access: 'organization',
+      user: 'usr_all',
+    },
   ]);
   let sb: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
@@ -257,7 +298,11 @@ describe('access levels (spec Authentication rule 7)', () => {
     const rec = await create(ctx.sb, 'contacts');
     const u = ctx.sb.keys.user;
     expectError(await call(ctx.sb, 'GET', `/contacts/${rec.id}`, { key: u }), 403, 'FORBIDDEN_RECORD');
-    expectError(await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { key: u, body: { first_name: 'hacked' } }), 403, 'FORBIDDEN_RECORD');
+    expectError(
+      await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { key: u, body: { first_name: 'hacked' } }),
+      403,
+      'FORBIDDEN_RECORD',
+    );
     expectError(await call(ctx.sb, 'DELETE', `/contacts/${rec.id}`, { key: u }), 403, 'FORBIDDEN_RECORD');
     const got = await call(ctx.sb, 'GET', `/contacts/${rec.id}`);
     expect(got.body.data).toEqual(rec);
@@ -272,13 +317,19 @@ describe('access levels (spec Authentication rule 7)', () => {
   });
 
   test('a user-bound key cannot take over a record by sending owner_id', async () => {
-    const res = await call(ctx.sb, 'POST', '/contacts', { key: ctx.sb.keys.user, body: createBody('contacts', { owner_id: 'usr_admin' }) });
+    const res = await call(ctx.sb, 'POST', '/contacts', {
+      key: ctx.sb.keys.user,
+      body: createBody('contacts', { owner_id: 'usr_admin' }),
+    });
     expectError(res, 422, 'VALIDATION_FAILED');
   });
 
   test('the v1 key has full access (organization)', async () => {
     const userRec = await create(ctx.sb, 'contacts', {}, ctx.sb.keys.user);
-    const res = await call(ctx.sb, 'POST', '/api/v1/people/query', { key: ctx.sb.keys.v1, body: { filter: { email: userRec.email } } });
+    const res = await call(ctx.sb, 'POST', '/api/v1/people/query', {
+      key: ctx.sb.keys.v1,
+      body: { filter: { email: userRec.email } },
+    });
     expectStatus(res, 200);
     expect(res.body.data.people.map((p: any) => p.id)).toEqual([userRec.id]);
   });

@@ -4,7 +4,17 @@
 import { describe, expect, test } from 'vitest';
 import { batchEnvelope } from '../../../src/api/envelopes.js';
 import { BATCH_MAX, RESOURCES } from '../../../src/api/resources.js';
-import { call, control, createBody, expectError, expectStatus, expectV2Envelope, uniqueEmail, uniqueKey, useSandbox } from '../helpers.js';
+import {
+  call,
+  control,
+  createBody,
+  expectError,
+  expectStatus,
+  expectV2Envelope,
+  uniqueEmail,
+  uniqueKey,
+  useSandbox,
+} from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -88,7 +98,12 @@ describe('non-atomic items (spec rule 2, Errors rule 3)', () => {
 
   test('read-only fields and non-object items fail only their own entry', async () => {
     const res = await call(ctx.sb, 'POST', '/tasks/batch', {
-      body: [createBody('tasks', { id: 'task_mine' }), 'a string', createBody('tasks'), createBody('tasks', { owner_id: 'usr_user' })],
+      body: [
+        createBody('tasks', { id: 'task_mine' }),
+        'a string',
+        createBody('tasks'),
+        createBody('tasks', { owner_id: 'usr_user' }),
+      ],
     });
     expectStatus(res, 200);
     const env = expectV2Envelope(res, batchEnvelope);
@@ -103,12 +118,17 @@ describe('non-atomic items (spec rule 2, Errors rule 3)', () => {
     expect(res.body.data.items[0].data.owner_id).toBe('usr_user');
   });
 
-  test.each(RESOURCES.filter((r) => r.batch).map((r) => r.name))('%s: batch-create works (every resource with create)', async (name) => {
-    const res = await call(ctx.sb, 'POST', `/${name}/batch`, { body: [createBody(name), createBody(name), createBody(name)] });
-    expectStatus(res, 200);
-    const env = expectV2Envelope(res, batchEnvelope);
-    expect(env.data.summary.succeeded).toBe(3);
-  });
+  test.each(RESOURCES.filter((r) => r.batch).map((r) => r.name))(
+    '%s: batch-create works (every resource with create)',
+    async (name) => {
+      const res = await call(ctx.sb, 'POST', `/${name}/batch`, {
+        body: [createBody(name), createBody(name), createBody(name)],
+      });
+      expectStatus(res, 200);
+      const env = expectV2Envelope(res, batchEnvelope);
+      expect(env.data.summary.succeeded).toBe(3);
+    },
+  );
 
   test('resources with create all have batch (spec: resources that support creation also support batch-create)', () => {
     for (const r of RESOURCES) expect(r.batch).toBe(r.verbs.includes('create'));
@@ -133,9 +153,18 @@ describe('idempotency of batches (spec rule 3)', () => {
 
   test('the same key with a different batch body → 422 IDEMPOTENCY_KEY_REUSED', async () => {
     const key = uniqueKey('batch');
-    expectStatus(await call(ctx.sb, 'POST', '/companies/batch', { body: [createBody('companies')], headers: { 'Idempotency-Key': key } }), 200);
+    expectStatus(
+      await call(ctx.sb, 'POST', '/companies/batch', {
+        body: [createBody('companies')],
+        headers: { 'Idempotency-Key': key },
+      }),
+      200,
+    );
     expectError(
-      await call(ctx.sb, 'POST', '/companies/batch', { body: [createBody('companies')], headers: { 'Idempotency-Key': key } }),
+      await call(ctx.sb, 'POST', '/companies/batch', {
+        body: [createBody('companies')],
+        headers: { 'Idempotency-Key': key },
+      }),
       422,
       'IDEMPOTENCY_KEY_REUSED',
     );
@@ -145,7 +174,9 @@ describe('idempotency of batches (spec rule 3)', () => {
 describe('rate limits (docs/sandbox.md: one batch counts as one request)', () => {
   test('a 50-item batch uses one unit of the limit', async () => {
     const a = await call(ctx.sb, 'GET', '/contacts', { query: { limit: 1 } });
-    const b = await call(ctx.sb, 'POST', '/interactions/batch', { body: Array.from({ length: 50 }, () => createBody('interactions')) });
+    const b = await call(ctx.sb, 'POST', '/interactions/batch', {
+      body: Array.from({ length: 50 }, () => createBody('interactions')),
+    });
     expectStatus(b, 200);
     const c = await call(ctx.sb, 'GET', '/contacts', { query: { limit: 1 } });
     const ra = Number(a.headers.get('x-ratelimit-remaining'));

@@ -11,7 +11,8 @@ import { uniqueKey, useSandbox, withSandbox, type SandboxHandle } from '../helpe
 const ctx = useSandbox();
 const idem = (key: string) => ({ 'Idempotency-Key': key });
 
-const replays = async (sb: SandboxHandle): Promise<number> => (await control(sb, 'GET', '/stats')).body.idempotent_replays;
+const replays = async (sb: SandboxHandle): Promise<number> =>
+  (await control(sb, 'GET', '/stats')).body.idempotent_replays;
 
 /** A seeded meeting of usr_admin (each test sets the association it needs). */
 async function meetingId(): Promise<string> {
@@ -82,7 +83,11 @@ describe('faults on each writing method (after-write kinds apply the write)', ()
     const rec = await create(ctx.sb, 'deals');
     const key = uniqueKey();
     await queueFaults(ctx.sb, [{ kind: '500-after-write', method: 'PATCH' }]);
-    expectError(await call(ctx.sb, 'PATCH', `/deals/${rec.id}`, { body: { stage: 'x' }, headers: idem(key) }), 500, 'INTERNAL_ERROR');
+    expectError(
+      await call(ctx.sb, 'PATCH', `/deals/${rec.id}`, { body: { stage: 'x' }, headers: idem(key) }),
+      500,
+      'INTERNAL_ERROR',
+    );
     expect((await call(ctx.sb, 'GET', `/deals/${rec.id}`)).body.data.stage).toBe('x');
     const retry = await call(ctx.sb, 'PATCH', `/deals/${rec.id}`, { body: { stage: 'x' }, headers: idem(key) });
     expectStatus(retry, 200);
@@ -124,7 +129,11 @@ describe('faults on each writing method (after-write kinds apply the write)', ()
     const id = await meetingId();
     const deal = await create(ctx.sb, 'deals');
     await queueFaults(ctx.sb, [{ kind: '500-after-write', method: 'PUT' }]);
-    expectError(await call(ctx.sb, 'PUT', `/meetings/${id}/deal`, { body: { deal_id: deal.id } }), 500, 'INTERNAL_ERROR');
+    expectError(
+      await call(ctx.sb, 'PUT', `/meetings/${id}/deal`, { body: { deal_id: deal.id } }),
+      500,
+      'INTERNAL_ERROR',
+    );
     expect((await call(ctx.sb, 'GET', `/meetings/${id}/deal`)).body.data.id).toBe(deal.id);
     const again = await call(ctx.sb, 'PUT', `/meetings/${id}/deal`, { body: { deal_id: deal.id } });
     expectStatus(again, 200);
@@ -157,7 +166,9 @@ describe('relinks and missing records', () => {
     const parent = await call(ctx.sb, 'POST', '/deals/deal_missing/contacts', { body: { contact_id: 'cnt_missing' } });
     expectError(parent, 404, 'NOT_FOUND');
     expect(parent.body.error.details).toEqual([]);
-    const put = await call(ctx.sb, 'PUT', `/meetings/${await meetingId()}/company`, { body: { company_id: 'cmp_missing' } });
+    const put = await call(ctx.sb, 'PUT', `/meetings/${await meetingId()}/company`, {
+      body: { company_id: 'cmp_missing' },
+    });
     expectError(put, 404, 'NOT_FOUND');
     expect(put.body.error.details).toEqual([{ field: 'company_id', issue: 'not_found', id: 'cmp_missing' }]);
   });
@@ -170,12 +181,16 @@ describe('owner_id on PATCH (docs/sandbox.md "Paths", "Authentication, scopes, a
     const res = await call(ctx.sb, 'PATCH', `/deals/${rec.id}`, { body: { owner_id: 'usr_user' } });
     expectStatus(res, 200);
     expect(res.body.data).toMatchObject({ id: rec.id, owner_id: 'usr_user', name: rec.name });
-    expect((await call(ctx.sb, 'GET', `/deals/${rec.id}`, { key: ctx.sb.keys.user })).body.data.owner_id).toBe('usr_user');
+    expect((await call(ctx.sb, 'GET', `/deals/${rec.id}`, { key: ctx.sb.keys.user })).body.data.owner_id).toBe(
+      'usr_user',
+    );
   });
 
   test.each([[''], ['  '], [null], [7]])('owner_id %j → 422 VALIDATION_FAILED, nothing changes', async (value) => {
     const rec = await create(ctx.sb, 'contacts');
-    const res = await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { body: { owner_id: value, first_name: 'Changed' } });
+    const res = await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, {
+      body: { owner_id: value, first_name: 'Changed' },
+    });
     expectError(res, 422, 'VALIDATION_FAILED');
     expect(res.body.error.details[0].field).toBe('owner_id');
     expect((await call(ctx.sb, 'GET', `/contacts/${rec.id}`)).body.data).toEqual(rec);
@@ -183,17 +198,27 @@ describe('owner_id on PATCH (docs/sandbox.md "Paths", "Authentication, scopes, a
 
   test("a user-bound key setting another user's owner_id → 403 FORBIDDEN_OWNER; its own user is fine", async () => {
     const rec = await create(ctx.sb, 'tasks', {}, ctx.sb.keys.user);
-    const res = await call(ctx.sb, 'PATCH', `/tasks/${rec.id}`, { key: ctx.sb.keys.user, body: { owner_id: 'usr_admin', title: 'x' } });
+    const res = await call(ctx.sb, 'PATCH', `/tasks/${rec.id}`, {
+      key: ctx.sb.keys.user,
+      body: { owner_id: 'usr_admin', title: 'x' },
+    });
     expectError(res, 403, 'FORBIDDEN_OWNER');
     expect(res.body.error.details).toEqual([{ field: 'owner_id', issue: 'other_user' }]);
     expect((await call(ctx.sb, 'GET', `/tasks/${rec.id}`)).body.data).toEqual(rec);
-    const own = await call(ctx.sb, 'PATCH', `/tasks/${rec.id}`, { key: ctx.sb.keys.user, body: { owner_id: 'usr_user', title: 'y' } });
+    const own = await call(ctx.sb, 'PATCH', `/tasks/${rec.id}`, {
+      key: ctx.sb.keys.user,
+      body: { owner_id: 'usr_user', title: 'y' },
+    });
     expectStatus(own, 200);
     expect(own.body.data).toMatchObject({ owner_id: 'usr_user', title: 'y' });
   });
 
   test('create still refuses owner_id (POST and batch)', async () => {
-    expectError(await call(ctx.sb, 'POST', '/deals', { body: { name: 'D', owner_id: 'usr_user' } }), 422, 'VALIDATION_FAILED');
+    expectError(
+      await call(ctx.sb, 'POST', '/deals', { body: { name: 'D', owner_id: 'usr_user' } }),
+      422,
+      'VALIDATION_FAILED',
+    );
     const batch = await call(ctx.sb, 'POST', '/deals/batch', { body: [{ name: 'D', owner_id: 'usr_user' }] });
     expect(batch.body.data.items[0]).toMatchObject({ status: 'error', error: { code: 'VALIDATION_FAILED' } });
   });

@@ -38,7 +38,9 @@ describe('concurrency', () => {
     const key = uniqueKey('conc');
     const body = createBody('companies');
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => call(ctx.sb, 'POST', '/companies', { body, headers: { 'Idempotency-Key': key } })),
+      Array.from({ length: 50 }, () =>
+        call(ctx.sb, 'POST', '/companies', { body, headers: { 'Idempotency-Key': key } }),
+      ),
     );
     for (const r of results) expectStatus(r, 201);
     expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
@@ -49,7 +51,9 @@ describe('concurrency', () => {
   test('20 concurrent batches of 10 → 200 records', async () => {
     const before = await count('tasks');
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => call(ctx.sb, 'POST', '/tasks/batch', { body: Array.from({ length: 10 }, () => createBody('tasks')) })),
+      Array.from({ length: 20 }, () =>
+        call(ctx.sb, 'POST', '/tasks/batch', { body: Array.from({ length: 10 }, () => createBody('tasks')) }),
+      ),
     );
     for (const r of results) {
       expectStatus(r, 200);

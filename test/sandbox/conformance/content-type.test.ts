@@ -13,11 +13,17 @@ describe('request bodies are application/json', () => {
     expect(res.status).toBe(201);
   });
 
-  it.each(['text/plain', 'application/x-www-form-urlencoded'])('a body sent as %s is 422 INVALID_BODY', async (type) => {
-    const res = await call(ctx.sb, 'POST', '/companies', { body: { name: 'Untyped' }, headers: { 'content-type': type } });
-    expectError(res, 422, 'INVALID_BODY');
-    expect(res.body.error.message).toMatch(/application\/json/);
-  });
+  it.each(['text/plain', 'application/x-www-form-urlencoded'])(
+    'a body sent as %s is 422 INVALID_BODY',
+    async (type) => {
+      const res = await call(ctx.sb, 'POST', '/companies', {
+        body: { name: 'Untyped' },
+        headers: { 'content-type': type },
+      });
+      expectError(res, 422, 'INVALID_BODY');
+      expect(res.body.error.message).toMatch(/application\/json/);
+    },
+  );
 
   it('every response is application/json', async () => {
     const res = await call(ctx.sb, 'GET', '/contacts');

@@ -169,7 +169,11 @@ describe('POST /__sandbox/limits', () => {
       await control(sb, 'POST', '/limits', { transcript_ttl_ms: 0 });
       const url3 = (await call(sb, 'GET', `/recordings/${rec.id}`)).body.data.transcript_url;
       expectError(await call(sb, 'GET', url3, { key: null }), 404, 'LINK_EXPIRED');
-      expectError(await call(sb, 'POST', '/__sandbox/limits', { body: { transcript_ttl_ms: -1 }, key: null }), 422, 'VALIDATION_FAILED');
+      expectError(
+        await call(sb, 'POST', '/__sandbox/limits', { body: { transcript_ttl_ms: -1 }, key: null }),
+        422,
+        'VALIDATION_FAILED',
+      );
       await control(sb, 'POST', '/limits', { org_rate_limit: 2 });
       expectStatus(await call(sb, 'GET', '/contacts'), 200);
       expectStatus(await call(sb, 'GET', '/contacts', { key: sb.keys.readonly }), 200);

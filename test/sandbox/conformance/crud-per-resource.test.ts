@@ -3,7 +3,17 @@
 import { describe, expect, test } from 'vitest';
 import { listEnvelope, successEnvelope } from '../../../src/api/envelopes.js';
 import { RESOURCES, type ResourceDef } from '../../../src/api/resources.js';
-import { call, create, createBody, expectError, expectStatus, expectV2Envelope, listAll, uniqueEmail, useSandbox } from '../helpers.js';
+import {
+  call,
+  create,
+  createBody,
+  expectError,
+  expectStatus,
+  expectV2Envelope,
+  listAll,
+  uniqueEmail,
+  useSandbox,
+} from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -74,18 +84,24 @@ describe.each(RESOURCES.map((r) => [r.name, r] as const))('%s', (name, r) => {
       expect(res.body.error.details).toContainEqual(expect.objectContaining({ field }));
     });
 
-    test.each(r.required)('create with required field %s empty or not a string → 422 VALIDATION_FAILED', async (field) => {
-      for (const bad of ['', 42, null]) {
-        const res = await call(ctx.sb, 'POST', `/${name}`, { body: createBody(name, { [field]: bad }) });
-        expectError(res, 422, 'VALIDATION_FAILED');
-      }
-    });
+    test.each(r.required)(
+      'create with required field %s empty or not a string → 422 VALIDATION_FAILED',
+      async (field) => {
+        for (const bad of ['', 42, null]) {
+          const res = await call(ctx.sb, 'POST', `/${name}`, { body: createBody(name, { [field]: bad }) });
+          expectError(res, 422, 'VALIDATION_FAILED');
+        }
+      },
+    );
 
-    test.each(['id', 'created_at', 'updated_at', 'owner_id'])('create with read-only %s → 422 VALIDATION_FAILED', async (field) => {
-      const value = field === 'id' ? `${r.idPrefix}mine` : field === 'owner_id' ? 'usr_user' : '2020-01-01T00:00:00Z';
-      const res = await call(ctx.sb, 'POST', `/${name}`, { body: createBody(name, { [field]: value }) });
-      expectError(res, 422, 'VALIDATION_FAILED');
-    });
+    test.each(['id', 'created_at', 'updated_at', 'owner_id'])(
+      'create with read-only %s → 422 VALIDATION_FAILED',
+      async (field) => {
+        const value = field === 'id' ? `${r.idPrefix}mine` : field === 'owner_id' ? 'usr_user' : '2020-01-01T00:00:00Z';
+        const res = await call(ctx.sb, 'POST', `/${name}`, { body: createBody(name, { [field]: value }) });
+        expectError(res, 422, 'VALIDATION_FAILED');
+      },
+    );
 
     test('create with a non-object body or malformed JSON → 422 INVALID_BODY', async () => {
       for (const rawBody of ['[]', '"text"', '42', 'null', '{"a": ', 'not json']) {
@@ -94,7 +110,11 @@ describe.each(RESOURCES.map((r) => [r.name, r] as const))('%s', (name, r) => {
     });
   } else {
     test('no create: POST /{resource} → 405 METHOD_NOT_ALLOWED', async () => {
-      expectError(await call(ctx.sb, 'POST', `/${name}`, { body: { name: 'x', title: 'x' } }), 405, 'METHOD_NOT_ALLOWED');
+      expectError(
+        await call(ctx.sb, 'POST', `/${name}`, { body: { name: 'x', title: 'x' } }),
+        405,
+        'METHOD_NOT_ALLOWED',
+      );
     });
   }
 
@@ -130,7 +150,11 @@ describe.each(RESOURCES.map((r) => [r.name, r] as const))('%s', (name, r) => {
     });
 
     test('update of an unknown id → 404 NOT_FOUND', async () => {
-      expectError(await call(ctx.sb, 'PATCH', `/${name}/${r.idPrefix}nonexistent`, { body: { a: 1 } }), 404, 'NOT_FOUND');
+      expectError(
+        await call(ctx.sb, 'PATCH', `/${name}/${r.idPrefix}nonexistent`, { body: { a: 1 } }),
+        404,
+        'NOT_FOUND',
+      );
     });
   } else {
     test('no update: PATCH /{resource}/{id} → 405 METHOD_NOT_ALLOWED', async () => {
@@ -191,13 +215,16 @@ describe('the spec\'s "Resource | Operations" table matches the table driving th
     [['meetings'], ['list', 'get'], false],
     [['recordings', 'bookings'], ['list', 'get'], false],
   ];
-  test.each(SPEC.map(([names, verbs, batch]) => [names.join(', '), names, verbs, batch] as const))('row %s', (_label, names, verbs, batch) => {
-    for (const n of names) {
-      const r = RESOURCES.find((x) => x.name === n)!;
-      expect([...r.verbs].sort()).toEqual([...verbs].sort());
-      expect(r.batch).toBe(batch);
-    }
-  });
+  test.each(SPEC.map(([names, verbs, batch]) => [names.join(', '), names, verbs, batch] as const))(
+    'row %s',
+    (_label, names, verbs, batch) => {
+      for (const n of names) {
+        const r = RESOURCES.find((x) => x.name === n)!;
+        expect([...r.verbs].sort()).toEqual([...verbs].sort());
+        expect(r.batch).toBe(batch);
+      }
+    },
+  );
 
   test('meetings are read-only plus the deal/company association; deals, notes, segments expose links', () => {
     expect(RESOURCES.find((r) => r.name === 'meetings')!.associations!.map((a) => a.name)).toEqual(['deal', 'company']);

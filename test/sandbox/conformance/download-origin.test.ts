@@ -64,10 +64,16 @@ describe('the download listener: a second origin', () => {
   test('the download origin serves only transcript links: no API, no control endpoint', async () => {
     const dl = ctx.sb.downloadUrl;
     expectError(await call(ctx.sb, 'GET', `${dl}/api/v2/contacts`), 404, 'NOT_FOUND');
-    expectError(await call(ctx.sb, 'POST', `${dl}/api/v1/people/query`, { key: ctx.sb.keys.v1, body: {} }), 404, 'NOT_FOUND');
+    expectError(
+      await call(ctx.sb, 'POST', `${dl}/api/v1/people/query`, { key: ctx.sb.keys.v1, body: {} }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await call(ctx.sb, 'GET', `${dl}/__sandbox/stats`, { key: null }), 404, 'NOT_FOUND');
     expectError(
-      await call(ctx.sb, 'GET', `${dl}/transcripts/download/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`, { key: null }),
+      await call(ctx.sb, 'GET', `${dl}/transcripts/download/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`, {
+        key: null,
+      }),
       404,
       'LINK_EXPIRED',
     );
@@ -131,7 +137,11 @@ describe('an API key sent to the download endpoint is refused loudly', () => {
   });
 
   test('also for an unknown or expired token (the key is refused before the token is looked at)', async () => {
-    const res = await call(ctx.sb, 'GET', `${ctx.sb.downloadUrl}/transcripts/download/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
+    const res = await call(
+      ctx.sb,
+      'GET',
+      `${ctx.sb.downloadUrl}/transcripts/download/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`,
+    );
     expectError(res, 400, 'CREDENTIALS_NOT_ALLOWED');
     expectV2Envelope(res, errorEnvelope);
   });
@@ -231,11 +241,14 @@ describe('faults reach the download endpoint (docs/sandbox.md "Faults")', () => 
 
   test('--fault-paths at start narrows random faults to downloads too', async () => {
     const { withSandbox } = await import('../helpers.js');
-    await withSandbox({ faults: { '429': 1 }, faultPaths: 'transcripts/download', downloadRateLimit: 1000 }, async (sb) => {
-      const url = await freshUrl(sb); // API requests: spared
-      const res = await call(sb, 'GET', url, { key: null });
-      expectError(res, 429, 'RATE_LIMITED');
-      expect(res.headers.get('retry-after')).toBe('0.05');
-    });
+    await withSandbox(
+      { faults: { '429': 1 }, faultPaths: 'transcripts/download', downloadRateLimit: 1000 },
+      async (sb) => {
+        const url = await freshUrl(sb); // API requests: spared
+        const res = await call(sb, 'GET', url, { key: null });
+        expectError(res, 429, 'RATE_LIMITED');
+        expect(res.headers.get('retry-after')).toBe('0.05');
+      },
+    );
   });
 });

@@ -1,7 +1,13 @@
 // Spec "Response envelope (version 2)": every response is {object, …}; meta fields; snake_case.
 // docs/sandbox.md "Errors": meta.api_version "2", request_id "req_…", X-Request-Id repeats it.
 import { describe, expect, test } from 'vitest';
-import { batchEnvelope, errorEnvelope, listEnvelope, successEnvelope, v1SuccessEnvelope } from '../../../src/api/envelopes.js';
+import {
+  batchEnvelope,
+  errorEnvelope,
+  listEnvelope,
+  successEnvelope,
+  v1SuccessEnvelope,
+} from '../../../src/api/envelopes.js';
 import { call, create, createBody, expectError, expectV2Envelope, useSandbox, SPEC_RESOURCES } from '../helpers.js';
 
 const ctx = useSandbox();

@@ -2,7 +2,16 @@
 // docs/sandbox.md "Errors" (codes per status, details items, meta, X-Request-Id).
 import { describe, expect, test } from 'vitest';
 import { errorEnvelope } from '../../../src/api/envelopes.js';
-import { call, create, createBody, expectError, expectV2Envelope, queueFaults, useSandbox, type CallResult } from '../helpers.js';
+import {
+  call,
+  create,
+  createBody,
+  expectError,
+  expectV2Envelope,
+  queueFaults,
+  useSandbox,
+  type CallResult,
+} from '../helpers.js';
 
 const ctx = useSandbox();
 const limited = useSandbox({ rateLimit: 1, orgRateLimit: 1000, rateWindowMs: 60_000 });
@@ -26,7 +35,10 @@ describe('every documented status uses the error envelope', () => {
   test('401 AMBIGUOUS_CREDENTIALS', async () => {
     const k = ctx.sb.keys.admin;
     expectFullError(
-      await call(ctx.sb, 'GET', '/contacts', { key: null, headers: { 'X-Service-Api-Key': k, Authorization: `Bearer ${k}` } }),
+      await call(ctx.sb, 'GET', '/contacts', {
+        key: null,
+        headers: { 'X-Service-Api-Key': k, Authorization: `Bearer ${k}` },
+      }),
       401,
       'AMBIGUOUS_CREDENTIALS',
     );
@@ -44,7 +56,11 @@ describe('every documented status uses the error envelope', () => {
 
   test('403 FORBIDDEN_RECORD', async () => {
     const rec = await create(ctx.sb, 'contacts');
-    expectFullError(await call(ctx.sb, 'GET', `/contacts/${rec.id}`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
+    expectFullError(
+      await call(ctx.sb, 'GET', `/contacts/${rec.id}`, { key: ctx.sb.keys.user }),
+      403,
+      'FORBIDDEN_RECORD',
+    );
   });
 
   test('404 NOT_FOUND: unknown record and unknown path', async () => {
@@ -54,7 +70,11 @@ describe('every documented status uses the error envelope', () => {
   });
 
   test('404 LINK_EXPIRED', async () => {
-    expectFullError(await call(ctx.sb, 'GET', '/transcripts/download/bm90LWEtdG9rZW4', { key: null }), 404, 'LINK_EXPIRED');
+    expectFullError(
+      await call(ctx.sb, 'GET', '/transcripts/download/bm90LWEtdG9rZW4', { key: null }),
+      404,
+      'LINK_EXPIRED',
+    );
   });
 
   test('405 METHOD_NOT_ALLOWED', async () => {
@@ -109,12 +129,20 @@ describe('every documented status uses the error envelope', () => {
   test('422 IDEMPOTENCY_KEY_REUSED', async () => {
     const h = { 'Idempotency-Key': `errors-${Date.now()}` };
     await call(ctx.sb, 'POST', '/tasks', { body: createBody('tasks'), headers: h });
-    expectFullError(await call(ctx.sb, 'POST', '/tasks', { body: createBody('tasks'), headers: h }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectFullError(
+      await call(ctx.sb, 'POST', '/tasks', { body: createBody('tasks'), headers: h }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
 
   test('422 INVALID_IDEMPOTENCY_KEY', async () => {
     const h = { 'Idempotency-Key': 'x'.repeat(300) };
-    expectFullError(await call(ctx.sb, 'POST', '/tasks', { body: createBody('tasks'), headers: h }), 422, 'INVALID_IDEMPOTENCY_KEY');
+    expectFullError(
+      await call(ctx.sb, 'POST', '/tasks', { body: createBody('tasks'), headers: h }),
+      422,
+      'INVALID_IDEMPOTENCY_KEY',
+    );
   });
 
   test('429 RATE_LIMITED with Retry-After', async () => {

@@ -155,7 +155,13 @@ describe('each fault kind via the `next` queue', () => {
   test('drop-after-write on a PATCH: the change happened', async () => {
     const rec = (await call(ctx.sb, 'POST', '/deals', { body: createBody('deals') })).body.data;
     await queueFaults(ctx.sb, [{ kind: 'drop-after-write', method: 'PATCH' }]);
-    const res = await raw(ctx.sb, 'PATCH', `/deals/${rec.id}`, { stage: 'dropped-but-done' }, { 'idempotency-key': uniqueKey() });
+    const res = await raw(
+      ctx.sb,
+      'PATCH',
+      `/deals/${rec.id}`,
+      { stage: 'dropped-but-done' },
+      { 'idempotency-key': uniqueKey() },
+    );
     expect(res.error).toBeDefined();
     expect((await call(ctx.sb, 'GET', `/deals/${rec.id}`)).body.data.stage).toBe('dropped-but-done');
   });

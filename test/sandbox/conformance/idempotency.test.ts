@@ -56,7 +56,10 @@ describe('POST', () => {
   test('the body is compared as parsed JSON: whitespace and key order do not matter', async () => {
     const key = uniqueKey();
     const email = uniqueEmail();
-    const first = await call(ctx.sb, 'POST', '/contacts', { rawBody: `{"email":"${email}","first_name":"A"}`, headers: idem(key) });
+    const first = await call(ctx.sb, 'POST', '/contacts', {
+      rawBody: `{"email":"${email}","first_name":"A"}`,
+      headers: idem(key),
+    });
     expectStatus(first, 201);
     const replay = await call(ctx.sb, 'POST', '/contacts', {
       rawBody: `{\n  "first_name" : "A",\n  "email" : "${email}"\n}`,
@@ -69,7 +72,11 @@ describe('POST', () => {
     const key = uniqueKey();
     expectStatus(await call(ctx.sb, 'POST', '/contacts', { body: createBody('contacts'), headers: idem(key) }), 201);
     const other = createBody('contacts');
-    expectError(await call(ctx.sb, 'POST', '/contacts', { body: other, headers: idem(key) }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await call(ctx.sb, 'POST', '/contacts', { body: other, headers: idem(key) }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expect(await countByEmail(other.email as string)).toBe(0);
   });
 
@@ -79,7 +86,11 @@ describe('POST', () => {
     expectStatus(await call(ctx.sb, 'POST', '/companies', { body, headers: idem(key) }), 201);
     expectError(await call(ctx.sb, 'POST', '/deals', { body, headers: idem(key) }), 422, 'IDEMPOTENCY_KEY_REUSED');
     const rec = await create(ctx.sb, 'companies');
-    expectError(await call(ctx.sb, 'PATCH', `/companies/${rec.id}`, { body, headers: idem(key) }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await call(ctx.sb, 'PATCH', `/companies/${rec.id}`, { body, headers: idem(key) }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
 
   test('without a key, the same POST twice creates two records', async () => {
@@ -110,16 +121,33 @@ describe('POST', () => {
 
   test('a 404 and a 403 from the handler are cached and replayed', async () => {
     const k404 = uniqueKey();
-    const first = await call(ctx.sb, 'POST', '/deals/deal_missing/contacts', { body: { contact_id: 'con_x' }, headers: idem(k404) });
+    const first = await call(ctx.sb, 'POST', '/deals/deal_missing/contacts', {
+      body: { contact_id: 'con_x' },
+      headers: idem(k404),
+    });
     expectError(first, 404, 'NOT_FOUND');
-    expectReplay(first, await call(ctx.sb, 'POST', '/deals/deal_missing/contacts', { body: { contact_id: 'con_x' }, headers: idem(k404) }));
+    expectReplay(
+      first,
+      await call(ctx.sb, 'POST', '/deals/deal_missing/contacts', {
+        body: { contact_id: 'con_x' },
+        headers: idem(k404),
+      }),
+    );
     const rec = await create(ctx.sb, 'contacts');
     const k403 = uniqueKey();
-    const f403 = await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { key: ctx.sb.keys.user, body: { first_name: 'x' }, headers: idem(k403) });
+    const f403 = await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, {
+      key: ctx.sb.keys.user,
+      body: { first_name: 'x' },
+      headers: idem(k403),
+    });
     expectError(f403, 403, 'FORBIDDEN_RECORD');
     expectReplay(
       f403,
-      await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, { key: ctx.sb.keys.user, body: { first_name: 'x' }, headers: idem(k403) }),
+      await call(ctx.sb, 'PATCH', `/contacts/${rec.id}`, {
+        key: ctx.sb.keys.user,
+        body: { first_name: 'x' },
+        headers: idem(k403),
+      }),
     );
   });
 
@@ -143,7 +171,10 @@ describe('POST', () => {
   });
 
   test('an Idempotency-Key of 255 printable characters is accepted', async () => {
-    const res = await call(ctx.sb, 'POST', '/contacts', { body: createBody('contacts'), headers: idem(`${uniqueKey()}-`.padEnd(255, 'x')) });
+    const res = await call(ctx.sb, 'POST', '/contacts', {
+      body: createBody('contacts'),
+      headers: idem(`${uniqueKey()}-`.padEnd(255, 'x')),
+    });
     expectStatus(res, 201);
   });
 });
@@ -172,7 +203,11 @@ describe('PATCH and batch', () => {
     const rec = await create(ctx.sb, 'deals');
     const key = uniqueKey();
     expectStatus(await call(ctx.sb, 'PATCH', `/deals/${rec.id}`, { body: { stage: 'a' }, headers: idem(key) }), 200);
-    expectError(await call(ctx.sb, 'PATCH', `/deals/${rec.id}`, { body: { stage: 'b' }, headers: idem(key) }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await call(ctx.sb, 'PATCH', `/deals/${rec.id}`, { body: { stage: 'b' }, headers: idem(key) }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     expect((await call(ctx.sb, 'GET', `/deals/${rec.id}`)).body.data.stage).toBe('a');
   });
 
@@ -194,22 +229,40 @@ describe('PATCH and batch', () => {
     const d = await create(ctx.sb, 'deals');
     const c = await create(ctx.sb, 'contacts');
     const key = uniqueKey();
-    const first = await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id }, headers: idem(key) });
+    const first = await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, {
+      body: { contact_id: c.id },
+      headers: idem(key),
+    });
     expectStatus(first, 201);
-    expectReplay(first, await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id }, headers: idem(key) }));
+    expectReplay(
+      first,
+      await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id }, headers: idem(key) }),
+    );
   });
 
   test('v1 PATCH: same key + body → cached; different body → 422', async () => {
     const cmp = await create(ctx.sb, 'companies');
     const key = uniqueKey();
     const path = `/api/v1/companies/${cmp.id}`;
-    const first = await call(ctx.sb, 'PATCH', path, { key: ctx.sb.keys.v1, body: { city: 'Oslo' }, headers: idem(key) });
+    const first = await call(ctx.sb, 'PATCH', path, {
+      key: ctx.sb.keys.v1,
+      body: { city: 'Oslo' },
+      headers: idem(key),
+    });
     expectStatus(first, 200);
-    const replay = await call(ctx.sb, 'PATCH', path, { key: ctx.sb.keys.v1, body: { city: 'Oslo' }, headers: idem(key) });
+    const replay = await call(ctx.sb, 'PATCH', path, {
+      key: ctx.sb.keys.v1,
+      body: { city: 'Oslo' },
+      headers: idem(key),
+    });
     expect(replay.status).toBe(200);
     expect(replay.text).toBe(first.text);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    const other = await call(ctx.sb, 'PATCH', path, { key: ctx.sb.keys.v1, body: { city: 'Bergen' }, headers: idem(key) });
+    const other = await call(ctx.sb, 'PATCH', path, {
+      key: ctx.sb.keys.v1,
+      body: { city: 'Bergen' },
+      headers: idem(key),
+    });
     expect(other.status).toBe(422);
     expect(other.body.success).toBe(false);
     expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
@@ -217,9 +270,17 @@ describe('PATCH and batch', () => {
 
   test('v1 POST query honours the key', async () => {
     const key = uniqueKey();
-    const first = await call(ctx.sb, 'POST', '/api/v1/people/query', { key: ctx.sb.keys.v1, body: { limit: 2 }, headers: idem(key) });
+    const first = await call(ctx.sb, 'POST', '/api/v1/people/query', {
+      key: ctx.sb.keys.v1,
+      body: { limit: 2 },
+      headers: idem(key),
+    });
     expectStatus(first, 200);
-    const replay = await call(ctx.sb, 'POST', '/api/v1/people/query', { key: ctx.sb.keys.v1, body: { limit: 2 }, headers: idem(key) });
+    const replay = await call(ctx.sb, 'POST', '/api/v1/people/query', {
+      key: ctx.sb.keys.v1,
+      body: { limit: 2 },
+      headers: idem(key),
+    });
     expect(replay.text).toBe(first.text);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
   });
@@ -272,7 +333,9 @@ describe('in-flight twins', () => {
     await withSandbox({ latencyMs: 100 }, async (sb) => {
       const key = uniqueKey();
       const body = createBody('contacts');
-      const all = await Promise.all(Array.from({ length: 10 }, () => call(sb, 'POST', '/contacts', { body, headers: idem(key) })));
+      const all = await Promise.all(
+        Array.from({ length: 10 }, () => call(sb, 'POST', '/contacts', { body, headers: idem(key) })),
+      );
       for (const r of all) {
         expectStatus(r, 201);
         expect(r.body).toEqual(all[0]!.body);
@@ -289,7 +352,9 @@ describe('in-flight twins', () => {
       const b = createBody('contacts');
       const [ra, rb] = await Promise.all([
         call(sb, 'POST', '/contacts', { body: a, headers: idem(key) }),
-        new Promise((r) => setTimeout(r, 20)).then(() => call(sb, 'POST', '/contacts', { body: b, headers: idem(key) })),
+        new Promise((r) => setTimeout(r, 20)).then(() =>
+          call(sb, 'POST', '/contacts', { body: b, headers: idem(key) }),
+        ),
       ]);
       expectStatus(ra, 201);
       expectError(rb, 422, 'IDEMPOTENCY_KEY_REUSED');

@@ -7,7 +7,16 @@ import { describe, expect, test } from 'vitest';
 import { listEnvelope, successEnvelope } from '../../../src/api/envelopes.js';
 import { DEAL_CONTACT_TYPES } from '../../../src/api/resources.js';
 import { linkPairs } from '../../../src/api/links.js';
-import { call, create, expectError, expectStatus, expectV2Envelope, queueFaults, sleep, useSandbox } from '../helpers.js';
+import {
+  call,
+  create,
+  expectError,
+  expectStatus,
+  expectV2Envelope,
+  queueFaults,
+  sleep,
+  useSandbox,
+} from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -20,7 +29,12 @@ function linkBody(childKey: string, childResource: string, childId: string): Rec
 }
 
 const PAIRS = linkPairs().flatMap(({ parent, link }) =>
-  link.childResources.map((child) => ({ label: `${parent.name}/${link.relation} → ${child}`, parent: parent.name, link, child })),
+  link.childResources.map((child) => ({
+    label: `${parent.name}/${link.relation} → ${child}`,
+    parent: parent.name,
+    link,
+    child,
+  })),
 );
 
 test('the four sub-resources of the spec are in the table', () => {
@@ -35,7 +49,9 @@ describe.each(PAIRS.map((p) => [p.label, p] as const))('%s', (_label, { parent, 
   test('POST links → 201 success + Location; GET lists the child with a link object', async () => {
     const p = await create(ctx.sb, parent);
     const c = await create(ctx.sb, child);
-    const res = await call(ctx.sb, 'POST', `/${parent}/${p.id}/${link.relation}`, { body: linkBody(link.childKey, child, c.id) });
+    const res = await call(ctx.sb, 'POST', `/${parent}/${p.id}/${link.relation}`, {
+      body: linkBody(link.childKey, child, c.id),
+    });
     expectStatus(res, 201);
     expectV2Envelope(res, successEnvelope);
     expect(res.headers.get('location'), 'Location header').toBeTruthy();
@@ -93,14 +109,20 @@ describe.each(PAIRS.map((p) => [p.label, p] as const))('%s', (_label, { parent, 
   test('an unknown child → 404 and nothing is linked', async () => {
     const p = await create(ctx.sb, parent);
     const path = `/${parent}/${p.id}/${link.relation}`;
-    const res = await call(ctx.sb, 'POST', path, { body: linkBody(link.childKey, child, `${child.slice(0, 3)}_unknown`) });
+    const res = await call(ctx.sb, 'POST', path, {
+      body: linkBody(link.childKey, child, `${child.slice(0, 3)}_unknown`),
+    });
     expectError(res, 404, 'NOT_FOUND');
     expect((await call(ctx.sb, 'GET', path)).body.data).toEqual([]);
   });
 
   test('a body without the child field → 422 VALIDATION_FAILED', async () => {
     const p = await create(ctx.sb, parent);
-    expectError(await call(ctx.sb, 'POST', `/${parent}/${p.id}/${link.relation}`, { body: {} }), 422, 'VALIDATION_FAILED');
+    expectError(
+      await call(ctx.sb, 'POST', `/${parent}/${p.id}/${link.relation}`, { body: {} }),
+      422,
+      'VALIDATION_FAILED',
+    );
   });
 
   test('a parent links to many records (spec rule 4)', async () => {
@@ -121,7 +143,10 @@ describe.each(PAIRS.map((p) => [p.label, p] as const))('%s', (_label, { parent, 
     const c = await create(ctx.sb, child);
     const path = `/${parent}/${p.id}/${link.relation}`;
     expectStatus(await call(ctx.sb, 'GET', path, { key: ctx.sb.keys.readonly }), 200);
-    const res = await call(ctx.sb, 'POST', path, { key: ctx.sb.keys.readonly, body: linkBody(link.childKey, child, c.id) });
+    const res = await call(ctx.sb, 'POST', path, {
+      key: ctx.sb.keys.readonly,
+      body: linkBody(link.childKey, child, c.id),
+    });
     expectError(res, 403, 'INSUFFICIENT_SCOPE');
     expect(res.body.error.details).toContainEqual({ required_scope: `${parent}:write` });
   });
@@ -142,17 +167,24 @@ describe('link lists paginate like every list (spec Endpoints rule 1)', () => {
     });
     expectStatus(res, 200);
     const ids: string[] = res.body.data.items.map((i: any) => i.data.id);
-    for (const id of ids) expectStatus(await call(ctx.sb, 'POST', `/segments/${seg.id}/members`, { body: { contact_id: id } }), 201);
+    for (const id of ids)
+      expectStatus(await call(ctx.sb, 'POST', `/segments/${seg.id}/members`, { body: { contact_id: id } }), 201);
     const first = await call(ctx.sb, 'GET', `/segments/${seg.id}/members`);
     expectV2Envelope(first, listEnvelope);
     expect(first.body.data).toHaveLength(25);
     expect(first.body.page_info.has_next_page).toBe(true);
-    const second = await call(ctx.sb, 'GET', `/segments/${seg.id}/members`, { query: { cursor: first.body.page_info.end_cursor } });
+    const second = await call(ctx.sb, 'GET', `/segments/${seg.id}/members`, {
+      query: { cursor: first.body.page_info.end_cursor },
+    });
     expectStatus(second, 200);
     expect(second.body.data).toHaveLength(5);
     expect(second.body.page_info.has_next_page).toBe(false);
     expect([...first.body.data, ...second.body.data].map((x: any) => x.id).sort()).toEqual([...ids].sort());
-    expectError(await call(ctx.sb, 'GET', `/segments/${seg.id}/members`, { query: { limit: 101 } }), 422, 'INVALID_PARAMETER');
+    expectError(
+      await call(ctx.sb, 'GET', `/segments/${seg.id}/members`, { query: { limit: 101 } }),
+      422,
+      'INVALID_PARAMETER',
+    );
   });
 });
 
@@ -164,13 +196,16 @@ describe('deal-contact link body (spec: Deal-contact link (request))', () => {
     expectStatus(res, 201);
   });
 
-  test.each(['BOSS', 'primary', '', 'Champion', 7])('type %s outside the enum → 422 VALIDATION_FAILED', async (type) => {
-    const d = await create(ctx.sb, 'deals');
-    const c = await create(ctx.sb, 'contacts');
-    const res = await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id, type } });
-    expectError(res, 422, 'VALIDATION_FAILED');
-    expect((await call(ctx.sb, 'GET', `/deals/${d.id}/contacts`)).body.data).toEqual([]);
-  });
+  test.each(['BOSS', 'primary', '', 'Champion', 7])(
+    'type %s outside the enum → 422 VALIDATION_FAILED',
+    async (type) => {
+      const d = await create(ctx.sb, 'deals');
+      const c = await create(ctx.sb, 'contacts');
+      const res = await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id, type } });
+      expectError(res, 422, 'VALIDATION_FAILED');
+      expect((await call(ctx.sb, 'GET', `/deals/${d.id}/contacts`)).body.data).toEqual([]);
+    },
+  );
 
   test('supervisor (a string) is accepted with a type', async () => {
     const d = await create(ctx.sb, 'deals');
@@ -201,7 +236,10 @@ describe('deal-contact link body (spec: Deal-contact link (request))', () => {
   test('a non-string supervisor → 422', async () => {
     const d = await create(ctx.sb, 'deals');
     const c = await create(ctx.sb, 'contacts');
-    expectError(await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id, supervisor: 5 } }), 422);
+    expectError(
+      await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { body: { contact_id: c.id, supervisor: 5 } }),
+      422,
+    );
   });
 
   test('a non-object body → 422 INVALID_BODY', async () => {
@@ -214,7 +252,11 @@ describe('POST /deals/{id}/contacts documented errors: 401, 403, 404, 422, 429, 
   test('401 without a key', async () => {
     const d = await create(ctx.sb, 'deals');
     const c = await create(ctx.sb, 'contacts');
-    expectError(await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { key: null, body: { contact_id: c.id } }), 401, 'UNAUTHENTICATED');
+    expectError(
+      await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { key: null, body: { contact_id: c.id } }),
+      401,
+      'UNAUTHENTICATED',
+    );
   });
 
   test('429 and 500 (injected) use the error envelope and link nothing', async () => {
@@ -249,12 +291,19 @@ describe("access (docs/sandbox.md: link of another user's record is 403 FORBIDDE
       body: { contact_id: userContact.id },
     });
     expectError(res, 403, 'FORBIDDEN_RECORD');
-    expectError(await call(ctx.sb, 'GET', `/deals/${adminDeal.id}/contacts`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
+    expectError(
+      await call(ctx.sb, 'GET', `/deals/${adminDeal.id}/contacts`, { key: ctx.sb.keys.user }),
+      403,
+      'FORBIDDEN_RECORD',
+    );
   });
 
   test('the user-bound key links its own records', async () => {
     const d = await create(ctx.sb, 'deals', {}, ctx.sb.keys.user);
     const c = await create(ctx.sb, 'contacts', {}, ctx.sb.keys.user);
-    expectStatus(await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { key: ctx.sb.keys.user, body: { contact_id: c.id } }), 201);
+    expectStatus(
+      await call(ctx.sb, 'POST', `/deals/${d.id}/contacts`, { key: ctx.sb.keys.user, body: { contact_id: c.id } }),
+      201,
+    );
   });
 });

@@ -66,7 +66,11 @@ describe.each(ASSOCIATIONS.map((a) => [a.name, a] as const))('/meetings/{id}/%s'
   test('an unknown meeting → 404 on GET, PUT, DELETE', async () => {
     const t = await create(ctx.sb, assoc.target);
     expectError(await call(ctx.sb, 'GET', `/meetings/mtg_unknown/${name}`), 404, 'NOT_FOUND');
-    expectError(await call(ctx.sb, 'PUT', `/meetings/mtg_unknown/${name}`, { body: { [assoc.bodyKey]: t.id } }), 404, 'NOT_FOUND');
+    expectError(
+      await call(ctx.sb, 'PUT', `/meetings/mtg_unknown/${name}`, { body: { [assoc.bodyKey]: t.id } }),
+      404,
+      'NOT_FOUND',
+    );
     expectError(await call(ctx.sb, 'DELETE', `/meetings/mtg_unknown/${name}`), 404, 'NOT_FOUND');
   });
 
@@ -74,7 +78,9 @@ describe.each(ASSOCIATIONS.map((a) => [a.name, a] as const))('/meetings/{id}/%s'
     const id = await meetingId();
     const t = await create(ctx.sb, assoc.target);
     expectStatus(await call(ctx.sb, 'PUT', `/meetings/${id}/${name}`, { body: { [assoc.bodyKey]: t.id } }), 200);
-    const res = await call(ctx.sb, 'PUT', `/meetings/${id}/${name}`, { body: { [assoc.bodyKey]: `${assoc.target.slice(0, 3)}_unknown` } });
+    const res = await call(ctx.sb, 'PUT', `/meetings/${id}/${name}`, {
+      body: { [assoc.bodyKey]: `${assoc.target.slice(0, 3)}_unknown` },
+    });
     expectError(res, 404, 'NOT_FOUND');
     expect((await call(ctx.sb, 'GET', `/meetings/${id}/${name}`)).body.data.id).toBe(t.id);
   });
@@ -94,10 +100,17 @@ describe.each(ASSOCIATIONS.map((a) => [a.name, a] as const))('/meetings/{id}/%s'
     const id = (await listAll(ctx.sb, 'meetings'))[0]!.id;
     const t = await create(ctx.sb, assoc.target);
     expectStatus(await call(ctx.sb, 'GET', `/meetings/${id}/${name}`, { key: ctx.sb.keys.readonly }), 200);
-    const put = await call(ctx.sb, 'PUT', `/meetings/${id}/${name}`, { key: ctx.sb.keys.readonly, body: { [assoc.bodyKey]: t.id } });
+    const put = await call(ctx.sb, 'PUT', `/meetings/${id}/${name}`, {
+      key: ctx.sb.keys.readonly,
+      body: { [assoc.bodyKey]: t.id },
+    });
     expectError(put, 403, 'INSUFFICIENT_SCOPE');
     expect(put.body.error.details).toContainEqual({ required_scope: 'meetings:write' });
-    expectError(await call(ctx.sb, 'DELETE', `/meetings/${id}/${name}`, { key: ctx.sb.keys.readonly }), 403, 'INSUFFICIENT_SCOPE');
+    expectError(
+      await call(ctx.sb, 'DELETE', `/meetings/${id}/${name}`, { key: ctx.sb.keys.readonly }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
   });
 });
 
@@ -120,7 +133,11 @@ test("a user-bound key cannot read or set the association of another user's meet
   const id = await meetingId(); // owned by usr_admin
   const d = await create(ctx.sb, 'deals', {}, ctx.sb.keys.user);
   expectError(await call(ctx.sb, 'GET', `/meetings/${id}/deal`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
-  expectError(await call(ctx.sb, 'PUT', `/meetings/${id}/deal`, { key: ctx.sb.keys.user, body: { deal_id: d.id } }), 403, 'FORBIDDEN_RECORD');
+  expectError(
+    await call(ctx.sb, 'PUT', `/meetings/${id}/deal`, { key: ctx.sb.keys.user, body: { deal_id: d.id } }),
+    403,
+    'FORBIDDEN_RECORD',
+  );
   expectError(await call(ctx.sb, 'DELETE', `/meetings/${id}/deal`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
 });
 
@@ -143,8 +160,16 @@ describe('a user-bound key on its own meeting whose deal or company belongs to a
       // the organization key still reads it; once the key's own record is set, the user key reads it
       expect((await call(ctx.sb, 'GET', `/meetings/${id}/${name}`)).body.data.id).toBe(other.id);
       const own = await create(ctx.sb, assoc.target, {}, ctx.sb.keys.user);
-      expectStatus(await call(ctx.sb, 'PUT', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user, body: { [assoc.bodyKey]: own.id } }), 200);
-      expect((await call(ctx.sb, 'GET', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user })).body.data.id).toBe(own.id);
+      expectStatus(
+        await call(ctx.sb, 'PUT', `/meetings/${id}/${name}`, {
+          key: ctx.sb.keys.user,
+          body: { [assoc.bodyKey]: own.id },
+        }),
+        200,
+      );
+      expect((await call(ctx.sb, 'GET', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user })).body.data.id).toBe(
+        own.id,
+      );
       // and unset is still data null
       expectStatus(await call(ctx.sb, 'DELETE', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user }), 200);
       expect((await call(ctx.sb, 'GET', `/meetings/${id}/${name}`, { key: ctx.sb.keys.user })).body.data).toBeNull();

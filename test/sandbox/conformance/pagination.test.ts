@@ -4,7 +4,18 @@
 import { describe, expect, test } from 'vitest';
 import { listEnvelope } from '../../../src/api/envelopes.js';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../../src/api/resources.js';
-import { ROOMY, call, create, createBody, expectError, expectStatus, expectV2Envelope, listAll, startSandbox, useSandbox } from '../helpers.js';
+import {
+  ROOMY,
+  call,
+  create,
+  createBody,
+  expectError,
+  expectStatus,
+  expectV2Envelope,
+  listAll,
+  startSandbox,
+  useSandbox,
+} from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -12,7 +23,10 @@ async function page(resource: string, query: Record<string, string | number>) {
   const res = await call(ctx.sb, 'GET', `/${resource}`, { query });
   expectStatus(res, 200);
   expectV2Envelope(res, listEnvelope);
-  return res.body as { data: Array<Record<string, any>>; page_info: { end_cursor: string | null; has_next_page: boolean } };
+  return res.body as {
+    data: Array<Record<string, any>>;
+    page_info: { end_cursor: string | null; has_next_page: boolean };
+  };
 }
 
 describe('page size', () => {
@@ -24,7 +38,9 @@ describe('page size', () => {
   });
 
   test('limit=100 (the maximum) is accepted and returns 100 when more exist', async () => {
-    const batch = await call(ctx.sb, 'POST', '/companies/batch', { body: Array.from({ length: 100 }, () => createBody('companies')) });
+    const batch = await call(ctx.sb, 'POST', '/companies/batch', {
+      body: Array.from({ length: 100 }, () => createBody('companies')),
+    });
     expectStatus(batch, 200);
     const p = await page('companies', { limit: PAGE_SIZE_MAX });
     expect(p.data).toHaveLength(PAGE_SIZE_MAX);
@@ -104,15 +120,27 @@ describe('cursors', () => {
     for (const i of [0, 8, 16, bytes.length - 1]) {
       const altered = Buffer.from(bytes);
       altered[i] = altered[i]! ^ 0x01;
-      expectError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor: altered.toString('base64url') } }), 422, 'INVALID_CURSOR');
+      expectError(
+        await call(ctx.sb, 'GET', '/contacts', { query: { cursor: altered.toString('base64url') } }),
+        422,
+        'INVALID_CURSOR',
+      );
     }
-    expectError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor: cursor.slice(0, -2) } }), 422, 'INVALID_CURSOR');
+    expectError(
+      await call(ctx.sb, 'GET', '/contacts', { query: { cursor: cursor.slice(0, -2) } }),
+      422,
+      'INVALID_CURSOR',
+    );
     expectStatus(await call(ctx.sb, 'GET', '/contacts', { query: { cursor, limit: 3 } }), 200);
   });
 
   test('a cursor of another list, or of another sandbox, → 422 INVALID_CURSOR', async () => {
     const deals = await page('deals', { limit: 2 });
-    expectError(await call(ctx.sb, 'GET', '/contacts', { query: { cursor: deals.page_info.end_cursor! } }), 422, 'INVALID_CURSOR');
+    expectError(
+      await call(ctx.sb, 'GET', '/contacts', { query: { cursor: deals.page_info.end_cursor! } }),
+      422,
+      'INVALID_CURSOR',
+    );
     const other = await startSandbox({ ...ROOMY });
     try {
       await call(other, 'POST', '/contacts', { body: createBody('contacts') });

@@ -19,7 +19,13 @@ import {
 
 const K = Array.from({ length: 4 }, (_, i) => `service_live_conformance_rate_key_${i}_abcdefgh`);
 const keysFile = writeKeysFile([
-  ...K.map((key, i) => ({ key, version: 2 as const, scopes: allScopes(), access: 'organization' as const, user: `usr_rate${i}` })),
+  ...K.map((key, i) => ({
+    key,
+    version: 2 as const,
+    scopes: allScopes(),
+    access: 'organization' as const,
+    user: `usr_rate${i}`,
+  })),
   { key: 'service_pk_conformance_rate_v1_extra', version: 1 as const },
 ]);
 const LONG = 60_000;
@@ -47,7 +53,8 @@ function expect429(res: CallResult, maxRetryAfterSeconds: number, v1 = false): n
 }
 
 const get = (sb: SandboxHandle, key?: string) => call(sb, 'GET', '/contacts', { key, query: { limit: 1 } });
-const v1Query = (sb: SandboxHandle, key?: string) => call(sb, 'POST', '/api/v1/people/query', { key: key ?? sb.keys.v1, body: { limit: 1 } });
+const v1Query = (sb: SandboxHandle, key?: string) =>
+  call(sb, 'POST', '/api/v1/people/query', { key: key ?? sb.keys.v1, body: { limit: 1 } });
 
 describe('headers (Limits rule 1)', () => {
   test("successful responses carry X-RateLimit-Limit (the key's), -Remaining (decreasing), -Reset (seconds ≤ window)", async () => {
@@ -123,7 +130,8 @@ describe('429 (Limits rule 2)', () => {
   test('errors (404, 422, 403) count; 401s do not', async () => {
     await withSandbox({ rateLimit: 6, orgRateLimit: 1000, rateWindowMs: LONG }, async (sb) => {
       for (let i = 0; i < 10; i++) expectError(await call(sb, 'GET', '/contacts', { key: null }), 401);
-      for (let i = 0; i < 10; i++) expectError(await call(sb, 'GET', '/contacts', { key: 'service_live_nobodynobody' }), 401);
+      for (let i = 0; i < 10; i++)
+        expectError(await call(sb, 'GET', '/contacts', { key: 'service_live_nobodynobody' }), 401);
       const first = await get(sb);
       expectStatus(first, 200);
       expect(expectRateHeaders(first).remaining).toBe(5);
@@ -196,8 +204,15 @@ describe('version 1 and version 2 share the limits (Limits rule 3, Versioning ru
       expectStatus(people, 200);
       const companies = await call(sb, 'GET', '/companies', { query: { limit: 1 } });
       const id = companies.body.data[0].id;
-      expectStatus(await call(sb, 'PATCH', `/api/v1/companies/${id}`, { key: sb.keys.v1, body: { city: 'Oslo' } }), 200);
-      expect429(await call(sb, 'PATCH', `/api/v1/companies/${id}`, { key: sb.keys.v1, body: { city: 'Bergen' } }), 60, true);
+      expectStatus(
+        await call(sb, 'PATCH', `/api/v1/companies/${id}`, { key: sb.keys.v1, body: { city: 'Oslo' } }),
+        200,
+      );
+      expect429(
+        await call(sb, 'PATCH', `/api/v1/companies/${id}`, { key: sb.keys.v1, body: { city: 'Bergen' } }),
+        60,
+        true,
+      );
     });
   });
 });
@@ -302,7 +317,9 @@ describe('header forms (docs/sandbox.md "Rate limits")', () => {
       const limited = await get(sb);
       expectError(limited, 429, 'RATE_LIMITED');
       const ra = limited.headers.get('retry-after')!;
-      expect(ra).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+      expect(ra).toMatch(
+        /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+      );
       const at = Date.parse(ra);
       expect(at).toBeGreaterThanOrEqual(t0 + 1_000);
       expect(at).toBeLessThanOrEqual(t0 + 5_000);
@@ -311,22 +328,26 @@ describe('header forms (docs/sandbox.md "Rate limits")', () => {
   });
 
   test('the injected 429 fault and the download limit use the chosen forms too', async () => {
-    await withSandbox({ downloadRateLimit: 1, downloadWindowMs: LONG, rateResetFormat: 'epoch', retryAfterFormat: 'date' }, async (sb) => {
-      const rec = (await call(sb, 'GET', '/recordings', { query: { has_transcript: 'true', limit: 1 } })).body.data[0];
-      const url = (await call(sb, 'GET', `/recordings/${rec.id}`)).body.data.transcript_url;
-      const ok = await call(sb, 'GET', url, { key: null });
-      expectStatus(ok, 200);
-      expect(ok.headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
-      const limited = await call(sb, 'GET', url, { key: null });
-      expectError(limited, 429, 'RATE_LIMITED');
-      expect(Number.isNaN(Date.parse(limited.headers.get('retry-after')!))).toBe(false);
-      const { queueFaults } = await import('../helpers.js');
-      await queueFaults(sb, [{ kind: '429', method: 'GET', path: '/contacts' }]);
-      const injected = await get(sb);
-      expectError(injected, 429, 'RATE_LIMITED');
-      expect(Number.isNaN(Date.parse(injected.headers.get('retry-after')!))).toBe(false);
-      expect(injected.headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
-    });
+    await withSandbox(
+      { downloadRateLimit: 1, downloadWindowMs: LONG, rateResetFormat: 'epoch', retryAfterFormat: 'date' },
+      async (sb) => {
+        const rec = (await call(sb, 'GET', '/recordings', { query: { has_transcript: 'true', limit: 1 } })).body
+          .data[0];
+        const url = (await call(sb, 'GET', `/recordings/${rec.id}`)).body.data.transcript_url;
+        const ok = await call(sb, 'GET', url, { key: null });
+        expectStatus(ok, 200);
+        expect(ok.headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
+        const limited = await call(sb, 'GET', url, { key: null });
+        expectError(limited, 429, 'RATE_LIMITED');
+        expect(Number.isNaN(Date.parse(limited.headers.get('retry-after')!))).toBe(false);
+        const { queueFaults } = await import('../helpers.js');
+        await queueFaults(sb, [{ kind: '429', method: 'GET', path: '/contacts' }]);
+        const injected = await get(sb);
+        expectError(injected, 429, 'RATE_LIMITED');
+        expect(Number.isNaN(Date.parse(injected.headers.get('retry-after')!))).toBe(false);
+        expect(injected.headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
+      },
+    );
   });
 });
 
@@ -366,26 +387,30 @@ describe('other rate limiters (docs/sandbox.md "Rate limits": --rate-limit-kind,
       expectStatus(ok, 200);
       const limited = await get(sb);
       expectError(limited, 429, 'RATE_LIMITED');
-      for (const res of [ok, limited]) expect([...res.headers.keys()].filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
+      for (const res of [ok, limited])
+        expect([...res.headers.keys()].filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(55);
     });
   });
 
   test('rateLimitKind "sliding": each request counts for a window after it; Reset is when every unit is free, Retry-After when the next one is', async () => {
     const clock = testClock();
-    await withSandbox({ rateLimit: 2, orgRateLimit: 1000, rateWindowMs: 600, rateLimitKind: 'sliding', now: clock.now }, async (sb) => {
-      expectStatus(await get(sb), 200);
-      clock.pass(300);
-      const second = await get(sb);
-      expect(expectRateHeaders(second)).toMatchObject({ remaining: 0 });
-      expect(expectRateHeaders(second).reset).toBeGreaterThan(0.5); // the newest request leaves in a whole window
-      const limited = await get(sb);
-      const retry = expect429(limited, 0.35); // the first one leaves 300 ms from now
-      expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0.45);
-      clock.pass(retry * 1000 + 30);
-      expect(expectRateHeaders(await get(sb)).remaining).toBe(0); // one unit was free: the second still counts
-      expect429(await get(sb), 0.35);
-    });
+    await withSandbox(
+      { rateLimit: 2, orgRateLimit: 1000, rateWindowMs: 600, rateLimitKind: 'sliding', now: clock.now },
+      async (sb) => {
+        expectStatus(await get(sb), 200);
+        clock.pass(300);
+        const second = await get(sb);
+        expect(expectRateHeaders(second)).toMatchObject({ remaining: 0 });
+        expect(expectRateHeaders(second).reset).toBeGreaterThan(0.5); // the newest request leaves in a whole window
+        const limited = await get(sb);
+        const retry = expect429(limited, 0.35); // the first one leaves 300 ms from now
+        expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0.45);
+        clock.pass(retry * 1000 + 30);
+        expect(expectRateHeaders(await get(sb)).remaining).toBe(0); // one unit was free: the second still counts
+        expect429(await get(sb), 0.35);
+      },
+    );
   });
 
   test('POST /__sandbox/limits switches the kind (and starts fresh windows)', async () => {

@@ -2,7 +2,17 @@
 // meet: records sharing an email (in case, spaces, or exactly), fields of several JSON types kept as
 // sent, and "Faults" → the request log telling a write applied from one replayed or refused.
 import { describe, expect, test } from 'vitest';
-import { call, control, create, createBody, listAll, queueFaults, uniqueEmail, uniqueKey, useSandbox } from '../helpers.js';
+import {
+  call,
+  control,
+  create,
+  createBody,
+  listAll,
+  queueFaults,
+  uniqueEmail,
+  uniqueKey,
+  useSandbox,
+} from '../helpers.js';
 
 const ctx = useSandbox();
 
@@ -36,7 +46,9 @@ describe('records sharing an email', () => {
     const a = await create(ctx.sb, 'contacts', { email });
     const b = await create(ctx.sb, 'contacts', { email });
     expect(b.id).not.toBe(a.id);
-    const batch = await call(ctx.sb, 'POST', '/contacts/batch', { body: [{ email }, { email: ` ${email.toUpperCase()} ` }] });
+    const batch = await call(ctx.sb, 'POST', '/contacts/batch', {
+      body: [{ email }, { email: ` ${email.toUpperCase()} ` }],
+    });
     expect(batch.status).toBe(200);
     expect(batch.body.data.items.map((i: { status: string }) => i.status)).toEqual(['created', 'created']);
     const c = await create(ctx.sb, 'contacts');
@@ -48,7 +60,9 @@ describe('records sharing an email', () => {
 describe('fields of several JSON types', () => {
   test('seeded contacts have a number (score) and a boolean (vip); companies a number (founded_year)', async () => {
     // the seeded ones (the other tests create theirs at example.test)
-    const contacts = (await listAll(ctx.sb, 'contacts')).filter((c) => c.email.trim().toLowerCase().endsWith('@example.com'));
+    const contacts = (await listAll(ctx.sb, 'contacts')).filter((c) =>
+      c.email.trim().toLowerCase().endsWith('@example.com'),
+    );
     expect(contacts).toHaveLength(40);
     for (const c of contacts) {
       expect(typeof c.score, c.id).toBe('number');
@@ -80,7 +94,9 @@ describe('fields of several JSON types', () => {
       body: [createBody('contacts', { score: '9' }), createBody('contacts', { score: 9 })],
     });
     const ids = batch.body.data.items.map((i: { data: { id: string } }) => i.data.id);
-    const scores = await Promise.all(ids.map(async (id: string) => (await call(ctx.sb, 'GET', `/contacts/${id}`)).body.data.score));
+    const scores = await Promise.all(
+      ids.map(async (id: string) => (await call(ctx.sb, 'GET', `/contacts/${id}`)).body.data.score),
+    );
     expect(scores).toStrictEqual(['9', 9]);
   });
 });
@@ -99,8 +115,10 @@ describe('the request log tells a write applied from one replayed or refused', (
     const patchKey = uniqueKey('p');
     const batchKey = uniqueKey('b');
     const batchBody = [createBody('contacts'), createBody('contacts')];
-    const patch = (key: string, body: unknown) => call(ctx.sb, 'PATCH', `/contacts/${c.id}`, { body, headers: { 'Idempotency-Key': key } });
-    const batch = () => call(ctx.sb, 'POST', '/contacts/batch', { body: batchBody, headers: { 'Idempotency-Key': batchKey } });
+    const patch = (key: string, body: unknown) =>
+      call(ctx.sb, 'PATCH', `/contacts/${c.id}`, { body, headers: { 'Idempotency-Key': key } });
+    const batch = () =>
+      call(ctx.sb, 'POST', '/contacts/batch', { body: batchBody, headers: { 'Idempotency-Key': batchKey } });
     await queueFaults(ctx.sb, [
       { kind: '500', method: 'PATCH' },
       { kind: '500-after-write', method: 'PATCH' },

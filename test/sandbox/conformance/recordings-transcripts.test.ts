@@ -22,7 +22,13 @@ const ctx = useSandbox({ downloadRateLimit: 1000, downloadWindowMs: 1000 });
 const short = useSandbox({ transcriptTtlMs: 100, downloadRateLimit: 1000, downloadWindowMs: 1000 });
 // its clock moved by the test: a burst of 12 in one window however long a loaded machine takes to send it
 const dlClock = testClock();
-const dl = useSandbox({ downloadRateLimit: 3, downloadWindowMs: 200, rateLimit: 1000, orgRateLimit: 1000, now: dlClock.now });
+const dl = useSandbox({
+  downloadRateLimit: 3,
+  downloadWindowMs: 200,
+  rateLimit: 1000,
+  orgRateLimit: 1000,
+  now: dlClock.now,
+});
 
 async function withTranscript(sb: SandboxHandle, key?: string): Promise<Record<string, any>> {
   const all = await listAll(sb, 'recordings', { key });
@@ -160,7 +166,9 @@ describe('transcript download', () => {
   });
 
   test('an unknown token → 404 LINK_EXPIRED', async () => {
-    const res = await call(ctx.sb, 'GET', '/transcripts/download/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', { key: null });
+    const res = await call(ctx.sb, 'GET', '/transcripts/download/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', {
+      key: null,
+    });
     expectError(res, 404, 'LINK_EXPIRED');
   });
 
@@ -222,7 +230,8 @@ describe('download rate limit (spec Endpoints rule 5, Limits rule 5)', () => {
       const retryAfter = Number(limited.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(60);
-      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(limited.headers.get(h), h).not.toBeNull();
+      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+        expect(limited.headers.get(h), h).not.toBeNull();
       // independent of the API limit: the API still answers
       expectStatus(await call(sb, 'GET', '/recordings', { query: { limit: 1 } }), 200);
       expectStatus(await call(sb, 'GET', `/recordings/${r.id}`), 200);
@@ -284,7 +293,11 @@ describe('read-only and access', () => {
   test('recordings cannot be created, updated or deleted (405)', async () => {
     const r = await withTranscript(ctx.sb);
     expectError(await call(ctx.sb, 'POST', '/recordings', { body: { title: 'x' } }), 405, 'METHOD_NOT_ALLOWED');
-    expectError(await call(ctx.sb, 'PATCH', `/recordings/${r.id}`, { body: { title: 'x' } }), 405, 'METHOD_NOT_ALLOWED');
+    expectError(
+      await call(ctx.sb, 'PATCH', `/recordings/${r.id}`, { body: { title: 'x' } }),
+      405,
+      'METHOD_NOT_ALLOWED',
+    );
     expectError(await call(ctx.sb, 'DELETE', `/recordings/${r.id}`), 405, 'METHOD_NOT_ALLOWED');
   });
 
@@ -294,6 +307,10 @@ describe('read-only and access', () => {
     const all = await listAll(ctx.sb, 'recordings');
     const other = all.find((r) => r.owner_id !== 'usr_user');
     expect(other).toBeTruthy();
-    expectError(await call(ctx.sb, 'GET', `/recordings/${other!.id}`, { key: ctx.sb.keys.user }), 403, 'FORBIDDEN_RECORD');
+    expectError(
+      await call(ctx.sb, 'GET', `/recordings/${other!.id}`, { key: ctx.sb.keys.user }),
+      403,
+      'FORBIDDEN_RECORD',
+    );
   });
 });

@@ -216,7 +216,13 @@ describe('data file', () => {
     fs.writeFileSync(
       file,
       JSON.stringify([
-        { key: 'service_live_fine_fine_fine', version: 2, scopes: ['contacts:read'], access: 'organization', user: 'usr_a' },
+        {
+          key: 'service_live_fine_fine_fine',
+          version: 2,
+          scopes: ['contacts:read'],
+          access: 'organization',
+          user: 'usr_a',
+        },
         { key: 42 },
       ]),
     );
@@ -232,7 +238,8 @@ describe('idempotency keys across a restart', () => {
   /** Seed 9 keeps the API keys the same across starts; the clock is fixed at `at`. */
   const start = (file: string, at: number) => startSandbox({ seed: 9, dataFile: file, now: () => at, ...ROOMY });
   const idem = (key: string) => ({ headers: { 'Idempotency-Key': key } });
-  const saved = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as { idempotency?: Array<{ key: string; stored_at: number }> };
+  const saved = (file: string) =>
+    JSON.parse(fs.readFileSync(file, 'utf8')) as { idempotency?: Array<{ key: string; stored_at: number }> };
   const count = async (sb: SandboxHandle, email: unknown) =>
     (await call(sb, 'GET', '/contacts', { query: { email: String(email) } })).body.data.length;
 
@@ -267,7 +274,11 @@ describe('idempotency keys across a restart', () => {
       expect(batchReplay.text).toBe(firstBatch.text);
       expect(batchReplay.headers.get('idempotent-replayed')).toBe('true');
       for (const item of batch) expect(await count(b, item.email)).toBe(1);
-      expectError(await call(b, 'POST', '/contacts', { body: createBody('contacts'), ...idem(key) }), 422, 'IDEMPOTENCY_KEY_REUSED');
+      expectError(
+        await call(b, 'POST', '/contacts', { body: createBody('contacts'), ...idem(key) }),
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
       expect((await control(b, 'GET', '/stats')).body.idempotent_replays).toBe(2);
     } finally {
       await b.close();
@@ -320,7 +331,10 @@ describe('idempotency keys across a restart', () => {
       created_at: new Date(T0).toISOString(),
       updated_at: new Date(T0).toISOString(),
     };
-    fs.writeFileSync(file, JSON.stringify({ format: 'crm-sandbox-store/1', seq: 1, records: { contacts: [old] }, links: [] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ format: 'crm-sandbox-store/1', seq: 1, records: { contacts: [old] }, links: [] }),
+    );
     const sb = await start(file, T0);
     const key = uniqueKey();
     try {

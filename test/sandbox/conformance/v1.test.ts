@@ -3,7 +3,16 @@
 import { describe, expect, test } from 'vitest';
 import { v1SuccessEnvelope } from '../../../src/api/envelopes.js';
 import { V1_COMPANY_FIELDS, V1_INTERACTION_FIELDS, V1_PERSON_FIELDS } from '../../../src/api/v1.js';
-import { call, create, expectStatus, expectV1Error, listAll, useSandbox, type CallResult, type SandboxHandle } from '../helpers.js';
+import {
+  call,
+  create,
+  expectStatus,
+  expectV1Error,
+  listAll,
+  useSandbox,
+  type CallResult,
+  type SandboxHandle,
+} from '../helpers.js';
 
 const ctx = useSandbox();
 const withCursor = useSandbox({ v1InteractionsCursor: true });
@@ -286,7 +295,10 @@ describe('PATCH /companies/{companyId}', () => {
 
   test('a non-object body → 422', async () => {
     const cmp = await create(ctx.sb, 'companies');
-    expectV1Error(await call(ctx.sb, 'PATCH', `/api/v1/companies/${cmp.id}`, { key: ctx.sb.keys.v1, rawBody: '["x"]' }), 422);
+    expectV1Error(
+      await call(ctx.sb, 'PATCH', `/api/v1/companies/${cmp.id}`, { key: ctx.sb.keys.v1, rawBody: '["x"]' }),
+      422,
+    );
   });
 });
 

@@ -50,7 +50,12 @@ describe('data file', () => {
     expect(() => loadDataFile(bad)).toThrow(`data file ${bad}: not valid JSON`);
     fs.writeFileSync(bad, JSON.stringify({ format: 'other' }));
     expect(() => loadDataFile(bad)).toThrow(/not a sandbox data file/);
-    const snapshot: StoreSnapshot = { format: 'crm-sandbox-store/1', seq: 1, records: { contacts: [{ email: 'no id' }] }, links: [] };
+    const snapshot: StoreSnapshot = {
+      format: 'crm-sandbox-store/1',
+      seq: 1,
+      records: { contacts: [{ email: 'no id' }] },
+      links: [],
+    };
     fs.writeFileSync(bad, JSON.stringify(snapshot));
     expect(() => loadDataFile(bad)).toThrow(/records.contacts\[0\]/);
     fs.writeFileSync(bad, JSON.stringify({ ...snapshot, records: { widgets: [] } }));
@@ -62,7 +67,10 @@ describe('data file', () => {
       stored_at: 1,
       response: { status: 201, headers: { 'X-Request-Id': 'req_1' }, body: {} },
     };
-    fs.writeFileSync(bad, JSON.stringify({ ...snapshot, records: {}, idempotency: [entry, { ...entry, stored_at: 'yesterday' }] }));
+    fs.writeFileSync(
+      bad,
+      JSON.stringify({ ...snapshot, records: {}, idempotency: [entry, { ...entry, stored_at: 'yesterday' }] }),
+    );
     expect(() => loadDataFile(bad)).toThrow(/idempotency\[1\] is not a valid idempotency entry/);
     fs.writeFileSync(bad, JSON.stringify({ ...snapshot, records: {}, idempotency: {} }));
     expect(() => loadDataFile(bad)).toThrow(/"idempotency" must be an array/);

@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { IdempotencyCache, canonicalJson, type Claim, fingerprint, isValidIdempotencyKey } from '../../../src/sandbox/idempotency.js';
+import {
+  IdempotencyCache,
+  canonicalJson,
+  type Claim,
+  fingerprint,
+  isValidIdempotencyKey,
+} from '../../../src/sandbox/idempotency.js';
 import type { SandboxResponse } from '../../../src/sandbox/types.js';
 
 describe('fingerprint', () => {
   it('ignores whitespace and key order of the JSON body', () => {
     const a = fingerprint('POST', '/api/v2/contacts', '{"email":"a@b.c","tags":[1,2],"x":{"b":1,"a":2}}');
-    const b = fingerprint('post', '/api/v2/contacts', ' {\n "x": {"a": 2, "b": 1},\n "tags": [1, 2], "email": "a@b.c" }');
+    const b = fingerprint(
+      'post',
+      '/api/v2/contacts',
+      ' {\n "x": {"a": 2, "b": 1},\n "tags": [1, 2], "email": "a@b.c" }',
+    );
     expect(a).toBe(b);
   });
 

@@ -27,7 +27,9 @@ describe('validateKeys', () => {
   const good = { key: 'service_live_abc', version: 2, scopes: ['contacts:read'], access: 'user', user: 'usr_x' };
 
   it('accepts valid entries and fills defaults', () => {
-    expect(validateKeys([good, { key: 'service_pk_1', version: 1 }, { key: 'service_live_org', version: 2, scopes: [] }])).toEqual([
+    expect(
+      validateKeys([good, { key: 'service_pk_1', version: 1 }, { key: 'service_live_org', version: 2, scopes: [] }]),
+    ).toEqual([
       good,
       { key: 'service_pk_1', version: 1, scopes: [], access: 'organization', user: 'usr_admin' },
       { key: 'service_live_org', version: 2, scopes: [], access: 'organization', user: 'usr_admin' },

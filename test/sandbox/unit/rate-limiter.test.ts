@@ -87,7 +87,10 @@ describe('takeAll', () => {
       ],
       format,
     );
-    expect(d).toEqual({ ok: true, headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '2', 'X-RateLimit-Reset': '60' } });
+    expect(d).toEqual({
+      ok: true,
+      headers: { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '2', 'X-RateLimit-Reset': '60' },
+    });
   });
 
   it('refuses without taking anything when one limiter is full', () => {

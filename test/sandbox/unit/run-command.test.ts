@@ -14,7 +14,14 @@ function sandboxCtx(signal: AbortSignal, quiet = false) {
 
 describe('sandboxOptions', () => {
   it('turns flags into options', async () => {
-    const o = await sandboxOptions({ port: 0, seed: 7, rateLimit: 5, failRate: 0.25, faults: 'drop:0.1', control: true });
+    const o = await sandboxOptions({
+      port: 0,
+      seed: 7,
+      rateLimit: 5,
+      failRate: 0.25,
+      faults: 'drop:0.1',
+      control: true,
+    });
     expect(o).toMatchObject({
       port: 0,
       seed: 7,
@@ -24,7 +31,10 @@ describe('sandboxOptions', () => {
       control: true,
       v1InteractionsCursor: false,
     });
-    expect((await sandboxOptions({ seedRecords: 'contacts=100000, deals=300' })).seedRecords).toEqual({ contacts: 100000, deals: 300 });
+    expect((await sandboxOptions({ seedRecords: 'contacts=100000, deals=300' })).seedRecords).toEqual({
+      contacts: 100000,
+      deals: 300,
+    });
   });
 
   // commander checks the numbers and choices (src/commands/shared/numeric.ts): through the real parsing

@@ -48,7 +48,13 @@ describe('seedStore with counts (--seed-records)', () => {
     expect(store.count('contacts')).toBe(5000);
     expect(store.count('companies')).toBe(SEED_COUNTS.companies);
     expect(contacts(store).slice(0, 40)).toEqual(contacts(seeded(42)));
-    expect([...store.rows('pipelines')].map((r) => r.data.name)).toEqual(['Sales', 'Partners', 'Renewals', 'Pipeline 4', 'Pipeline 5']);
+    expect([...store.rows('pipelines')].map((r) => r.data.name)).toEqual([
+      'Sales',
+      'Partners',
+      'Renewals',
+      'Pipeline 4',
+      'Pipeline 5',
+    ]);
     const status = [...store.rows('recordings')].map((r) => r.data.transcript_status);
     expect(status.filter((s) => s === 'ready')).toHaveLength(14 * 2 + 5);
   });

@@ -1,12 +1,22 @@
 // A smoke test over real loopback HTTP: start on port 0, a few requests of each kind, close.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchEnvelope, errorEnvelope, listEnvelope, successEnvelope, v1SuccessEnvelope } from '../../../src/api/envelopes.js';
+import {
+  batchEnvelope,
+  errorEnvelope,
+  listEnvelope,
+  successEnvelope,
+  v1SuccessEnvelope,
+} from '../../../src/api/envelopes.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 
 let sb: RunningSandbox;
 const json = (body: unknown) => JSON.stringify(body);
 
-async function call(method: string, path: string, opts: { key?: string; body?: unknown; headers?: Record<string, string>; v1?: boolean } = {}) {
+async function call(
+  method: string,
+  path: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string>; v1?: boolean } = {},
+) {
   const base = opts.v1 ? sb.v1BaseUrl : sb.baseUrl;
   const res = await fetch(base + path, {
     method,
@@ -107,7 +117,10 @@ describe('sandbox smoke', () => {
 
   it('injects a queued fault and logs it with the key hidden', async () => {
     const before = ((await (await fetch(`${sb.controlUrl}/stats`)).json()) as { requests: number }).requests;
-    await fetch(`${sb.controlUrl}/faults`, { method: 'POST', body: json({ next: [{ kind: '500', path: '/deals$' }] }) });
+    await fetch(`${sb.controlUrl}/faults`, {
+      method: 'POST',
+      body: json({ next: [{ kind: '500', path: '/deals$' }] }),
+    });
     const failed = await call('GET', '/deals');
     expect(failed.status).toBe(500);
     expect(failed.body.error.code).toBe('INTERNAL_ERROR');

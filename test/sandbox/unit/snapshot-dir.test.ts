@@ -21,7 +21,9 @@ function folder(lines: string[]): string {
     join(dir, 'manifest.json'),
     JSON.stringify({
       complete: true,
-      collections: { contacts: { file: 'contacts.ndjson', records: lines.filter((l) => l !== '').length, complete: true } },
+      collections: {
+        contacts: { file: 'contacts.ndjson', records: lines.filter((l) => l !== '').length, complete: true },
+      },
     }),
   );
   writeFileSync(join(dir, 'contacts.ndjson'), lines.join('\n'));
@@ -29,7 +31,11 @@ function folder(lines: string[]): string {
 }
 
 const records = fc.uniqueArray(
-  fc.record({ id: fc.string({ minLength: 1 }), email: fc.string(), fields: fc.dictionary(fc.string(), fc.jsonValue()) }),
+  fc.record({
+    id: fc.string({ minLength: 1 }),
+    email: fc.string(),
+    fields: fc.dictionary(fc.string(), fc.jsonValue()),
+  }),
   { selector: (r) => r.id, maxLength: 20 },
 );
 

@@ -12,14 +12,18 @@ import { buildProgram } from '../../../src/cli/program.js';
 import { fakeIO } from '../../helpers/fake-io.js';
 import { tempDir } from '../../helpers/temp.js';
 
-const program = () => buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
+const program = () =>
+  buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
 const FILES = { bash: 'crm.bash', zsh: '_crm', fish: 'crm.fish' } as const;
 
 describe('completion scripts', () => {
-  it.each(Object.entries(FILES))('completions/%s is in sync with the command tree (npm run completions)', (shell, file) => {
-    const checkedIn = readFileSync(new URL(`../../../completions/${file}`, import.meta.url), 'utf8');
-    expect(checkedIn).toBe(completionScript(program(), shell));
-  });
+  it.each(Object.entries(FILES))(
+    'completions/%s is in sync with the command tree (npm run completions)',
+    (shell, file) => {
+      const checkedIn = readFileSync(new URL(`../../../completions/${file}`, import.meta.url), 'utf8');
+      expect(checkedIn).toBe(completionScript(program(), shell));
+    },
+  );
 
   it('an unknown shell is a usage error', () => {
     expect(() => completionScript(program(), 'tcsh')).toThrow(/bash, zsh, fish/);
@@ -40,8 +44,12 @@ describe('completion scripts', () => {
 
   it('bash completes groups, verbs, options and link parents', () => {
     expect(complete(['crm', 'con'])).toEqual(['contacts']);
-    expect(complete(['crm', 'contacts', ''])).toEqual(expect.arrayContaining(['list', 'get', 'create', 'update', 'delete']));
-    expect(complete(['crm', 'recordings', ''])).toEqual(expect.arrayContaining(['list', 'get', 'transcript', 'download']));
+    expect(complete(['crm', 'contacts', ''])).toEqual(
+      expect.arrayContaining(['list', 'get', 'create', 'update', 'delete']),
+    );
+    expect(complete(['crm', 'recordings', ''])).toEqual(
+      expect.arrayContaining(['list', 'get', 'transcript', 'download']),
+    );
     expect(complete(['crm', 'recordings', ''])).not.toContain('delete');
     expect(complete(['crm', 'contacts', 'list', '--al'])).toEqual(['--all']);
     expect(complete(['crm', '--profile', 'x', 'batch', 'con'])).toEqual(['contacts']);
@@ -58,7 +66,8 @@ describe('completion model', () => {
     expect(model.valued.get('--type')).toEqual(DEAL_CONTACT_TYPES);
     expect(model.valued.get('--record-type')).toEqual(NOTE_RECORD_TYPES);
     expect(model.valued.get('--profile')).toBe('profile');
-    for (const f of ['--out', '--rejects', '--results', '--data-file', '--keys']) expect(model.valued.get(f), f).toBe('file');
+    for (const f of ['--out', '--rejects', '--results', '--data-file', '--keys'])
+      expect(model.valued.get(f), f).toBe('file');
     expect(model.valued.get('--dir')).toBe('dir');
     expect(model.valued.get('--data')).toBe('data');
     expect(model.valued.get('--limit')).toBe('none');
@@ -95,7 +104,9 @@ describe('profileNamesQuick', () => {
 
   it('lists the names crm accepts, sorted, and nothing else from the file', () => {
     const profile = { base_url: 'http://x', api_key: 'service_live_SECRET' };
-    const env = dirWith(JSON.stringify({ profiles: { work: profile, a: profile, 'bad\u001b[2J': profile, '-x': profile } }));
+    const env = dirWith(
+      JSON.stringify({ profiles: { work: profile, a: profile, 'bad\u001b[2J': profile, '-x': profile } }),
+    );
     expect(profileNamesQuick(env)).toEqual(['a', 'work']);
   });
 

@@ -15,7 +15,14 @@ describe('help', () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);
     const headings = r.out.split('\n').filter((l) => /^[A-Z][\w ()0-9]*:$/.test(l));
-    expect(headings).toEqual(['Options:', 'Records:', 'Links and bulk:', 'Version 1 (deprecated):', 'Setup:', 'Examples:']);
+    expect(headings).toEqual([
+      'Options:',
+      'Records:',
+      'Links and bulk:',
+      'Version 1 (deprecated):',
+      'Setup:',
+      'Examples:',
+    ]);
     expect(r.out).toMatchSnapshot();
   });
 
@@ -25,7 +32,8 @@ describe('help', () => {
       const r = await run([...words, '--help']);
       expect(r.code).toBe(0);
       const global = r.out.slice(r.out.indexOf('Global Options:'));
-      for (const o of ['--profile', '-o, --output <format>', '--fields <list>', '-q, --quiet', '--timeout']) expect(global).toContain(o);
+      for (const o of ['--profile', '-o, --output <format>', '--fields <list>', '-q, --quiet', '--timeout'])
+        expect(global).toContain(o);
       expect(global).not.toContain('--version');
       expect(r.out).toMatchSnapshot();
     },
@@ -79,9 +87,12 @@ describe('usage errors with -o json', () => {
 });
 
 describe('help text of our own fits 80 columns (a terminal wrapped it mid-word)', () => {
-  it.each([[[]], [['batch']], [['keys', 'add']], [['completion']]])('crm %j --help: examples and notes', async (words) => {
-    const r = await run([...words, '--help']);
-    const ours = r.out.slice(r.out.indexOf('Examples:'));
-    for (const line of ours.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
-  });
+  it.each([[[]], [['batch']], [['keys', 'add']], [['completion']]])(
+    'crm %j --help: examples and notes',
+    async (words) => {
+      const r = await run([...words, '--help']);
+      const ours = r.out.slice(r.out.indexOf('Examples:'));
+      for (const line of ours.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    },
+  );
 });

@@ -9,7 +9,13 @@ import { allCommands, buildProgram, commandPath } from '../../../src/cli/program
 import { fakeIO } from '../../helpers/fake-io.js';
 
 function program(): Command {
-  return buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
+  return buildProgram({
+    io: fakeIO().io,
+    env: {},
+    signal: new AbortController().signal,
+    jsonErrors: false,
+    verbose: false,
+  });
 }
 
 async function help(words: string[]): Promise<string> {

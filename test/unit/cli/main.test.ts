@@ -20,7 +20,18 @@ describe('crm (in-process)', () => {
   it('--help lists the command groups and the exit codes', async () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);
-    for (const name of ['contacts', 'links', 'batch', 'recordings', 'v1', 'api', 'keys', 'keys-check', 'sandbox', 'completion']) {
+    for (const name of [
+      'contacts',
+      'links',
+      'batch',
+      'recordings',
+      'v1',
+      'api',
+      'keys',
+      'keys-check',
+      'sandbox',
+      'completion',
+    ]) {
       expect(r.out).toContain(name);
     }
     expect(r.out).toContain('Exit codes');
@@ -46,7 +57,10 @@ describe('crm (in-process)', () => {
   });
 
   it('no key configured is exit 3 with a hint', async () => {
-    const r = await run(['contacts', 'list'], { CRM_CONFIG_DIR: '/nonexistent-crm-test-dir/x', CRM_BASE_URL: 'http://127.0.0.1:9/api/v2' });
+    const r = await run(['contacts', 'list'], {
+      CRM_CONFIG_DIR: '/nonexistent-crm-test-dir/x',
+      CRM_BASE_URL: 'http://127.0.0.1:9/api/v2',
+    });
     expect(r.code).toBe(3);
     expect(r.err).toMatch(/No version 2 API key configured/);
     expect(r.err).toMatch(/crm keys add/);
@@ -74,7 +88,10 @@ describe('crm (in-process)', () => {
   });
 
   it('delete without a terminal needs --yes', async () => {
-    const r = await run(['contacts', 'delete', 'con_1'], { CRM_API_KEY: 'service_live_x1234567', CRM_BASE_URL: 'http://127.0.0.1:9/api/v2' });
+    const r = await run(['contacts', 'delete', 'con_1'], {
+      CRM_API_KEY: 'service_live_x1234567',
+      CRM_BASE_URL: 'http://127.0.0.1:9/api/v2',
+    });
     expect(r.code).toBe(2);
     expect(r.err).toContain('pass --yes');
   });
@@ -82,7 +99,13 @@ describe('crm (in-process)', () => {
 
 describe('the command tree', () => {
   const f = fakeIO();
-  const program = buildProgram({ io: f.io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
+  const program = buildProgram({
+    io: f.io,
+    env: {},
+    signal: new AbortController().signal,
+    jsonErrors: false,
+    verbose: false,
+  });
 
   it('has every resource with exactly the verbs of the table', () => {
     for (const res of RESOURCES) {
@@ -106,7 +129,13 @@ describe('the command tree', () => {
 });
 
 describe('invokedGroup: only the invoked subtree is built', () => {
-  const program = buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false });
+  const program = buildProgram({
+    io: fakeIO().io,
+    env: {},
+    signal: new AbortController().signal,
+    jsonErrors: false,
+    verbose: false,
+  });
   it.each([
     [['contacts', 'get', 'x'], 'contacts'],
     [['-o', 'json', 'contacts', 'get', 'x'], 'contacts'],

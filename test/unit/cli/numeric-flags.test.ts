@@ -18,12 +18,17 @@ async function run(argv: string[], env: Record<string, string | undefined> = {})
 describe('parseNumeric', () => {
   it('accepts every whole number in range and refuses every one outside', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 500 }), (n, lo, span) => {
-        const range = { min: lo, max: lo + span, integer: true };
-        const r = parseNumeric(String(n), range);
-        expect(r.ok).toBe(n >= lo && n <= lo + span);
-        if (r.ok) expect(r.value).toBe(n);
-      }),
+      fc.property(
+        fc.integer({ min: -1000, max: 1000 }),
+        fc.integer({ min: 0, max: 500 }),
+        fc.integer({ min: 0, max: 500 }),
+        (n, lo, span) => {
+          const range = { min: lo, max: lo + span, integer: true };
+          const r = parseNumeric(String(n), range);
+          expect(r.ok).toBe(n >= lo && n <= lo + span);
+          if (r.ok) expect(r.value).toBe(n);
+        },
+      ),
       runs(100),
     );
   });
@@ -41,12 +46,23 @@ describe('parseNumeric', () => {
     );
   });
 
-  it.each(['', ' ', 'abc', 'NaN', 'Infinity', '-1', '+5', '1.5', '1e3', '0x10', '1_000', '99999999999999999999', '5 5'])(
-    'refuses %j as a whole number',
-    (text) => {
-      expect(parseNumeric(text, RANGES.maxRecords).ok).toBe(false);
-    },
-  );
+  it.each([
+    '',
+    ' ',
+    'abc',
+    'NaN',
+    'Infinity',
+    '-1',
+    '+5',
+    '1.5',
+    '1e3',
+    '0x10',
+    '1_000',
+    '99999999999999999999',
+    '5 5',
+  ])('refuses %j as a whole number', (text) => {
+    expect(parseNumeric(text, RANGES.maxRecords).ok).toBe(false);
+  });
 
   it.each([
     ['0.5', 0.5],
@@ -99,7 +115,9 @@ describe('every numeric flag is range-checked (exit 2, naming the flag and the r
 describe('--timeout at its maximum still works (no timer overflow)', () => {
   let h: Hostile;
   beforeAll(async () => {
-    h = await startHostile([{ method: 'GET', path: '/contacts', handler: (_req, res) => json(res, 200, listPage([contact(1)], null, false)) }]);
+    h = await startHostile([
+      { method: 'GET', path: '/contacts', handler: (_req, res) => json(res, 200, listPage([contact(1)], null, false)) },
+    ]);
   });
   afterAll(async () => h?.close());
 

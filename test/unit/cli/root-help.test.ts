@@ -22,10 +22,13 @@ async function commanderHelp(width: number | undefined): Promise<string> {
 describe('the root help bin/crm prints without the command tree', () => {
   const template = rootHelpTemplate();
 
-  it.each([undefined, 8, 20, 40, 52, 60, 79, 80, 81, 100, 132, 250])('is commander’s own at width %s', async (width) => {
-    const expected = await commanderHelp(width);
-    expect(renderHelp(JSON.parse(JSON.stringify(template)), width)).toBe(expected);
-  });
+  it.each([undefined, 8, 20, 40, 52, 60, 79, 80, 81, 100, 132, 250])(
+    'is commander’s own at width %s',
+    async (width) => {
+      const expected = await commanderHelp(width);
+      expect(renderHelp(JSON.parse(JSON.stringify(template)), width)).toBe(expected);
+    },
+  );
 
   it('follows the terminal’s width, as commander does', async () => {
     expect(await commanderHelp(52)).not.toBe(await commanderHelp(undefined));

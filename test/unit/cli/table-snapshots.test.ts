@@ -9,7 +9,12 @@ import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 
 let t: TestSandbox;
 beforeAll(async () => {
-  t = await startTestSandbox({ seed: 42, now: () => Date.UTC(2026, 0, 1), rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  t = await startTestSandbox({
+    seed: 42,
+    now: () => Date.UTC(2026, 0, 1),
+    rateLimit: 1_000_000,
+    orgRateLimit: 1_000_000,
+  });
 });
 afterAll(async () => t?.close());
 
@@ -210,7 +215,8 @@ describe('tables at 80 columns', () => {
       Table fitted to 80 columns: hidden company_id, owner_id; hidden as empty in every row link.supervisor; cut email. To see everything: --wide, --fields id,company_id,owner_id or -o json.
       "
     `);
-    expect(await table(['links', 'list', 'segments', await firstId('segments'), 'members', '--limit', '3'])).toMatchInlineSnapshot(`
+    expect(await table(['links', 'list', 'segments', await firstId('segments'), 'members', '--limit', '3']))
+      .toMatchInlineSnapshot(`
       "┌────────────────────┬────────────────────┬────────────┬───────────┬───────────┐
       │ id                 │ email              │ first_name │ last_name │ owner_id  │
       │ con_t37cvuyg6nmrxe │ linus.torvalds27@… │ Linus      │ Torvalds  │ usr_user  │

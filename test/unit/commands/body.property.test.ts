@@ -84,7 +84,10 @@ describe('--set', () => {
   });
 
   it('every field lands as an own key of a plain object; no prototype is touched', () => {
-    const json = fc.oneof(fc.jsonValue(), fc.dictionary(fc.constantFrom('__proto__', 'polluted'), fc.jsonValue({ maxDepth: 1 })));
+    const json = fc.oneof(
+      fc.jsonValue(),
+      fc.dictionary(fc.constantFrom('__proto__', 'polluted'), fc.jsonValue({ maxDepth: 1 })),
+    );
     fc.assert(
       fc.property(fc.array(fc.tuple(field, json), { minLength: 1, maxLength: 4 }), (pairs) => {
         const data = JSON.parse('{"__proto__":{"polluted":1},"keep":true}') as Record<string, unknown>;

@@ -2,7 +2,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { applySets, buildBody, parseJsonObject, parseParams, parseSet, readData } from '../../../src/commands/shared/body.js';
+import {
+  applySets,
+  buildBody,
+  parseJsonObject,
+  parseParams,
+  parseSet,
+  readData,
+} from '../../../src/commands/shared/body.js';
 import { UsageError } from '../../../src/http/errors.js';
 import { tempDir } from '../../helpers/temp.js';
 
@@ -60,7 +67,9 @@ describe('readData', () => {
     expect(await readData(undefined, Readable.from([]))).toEqual({});
   });
   it('a missing file is a usage error naming it', async () => {
-    await expect(readData(`@${join(dir, 'nope.json')}`, Readable.from([]))).rejects.toThrow(/cannot read --data file .*nope.json: ENOENT/);
+    await expect(readData(`@${join(dir, 'nope.json')}`, Readable.from([]))).rejects.toThrow(
+      /cannot read --data file .*nope.json: ENOENT/,
+    );
   });
   it('buildBody merges --data and --set', async () => {
     expect(await buildBody({ data: '{"a":1,"b":1}', set: ['b:=2'] }, Readable.from([]))).toEqual({ a: 1, b: 2 });

@@ -19,10 +19,16 @@ const add = (parent: string, id: string, relation: string, o: Partial<LinkOption
 
 describe('linkFileBatch: the batch options of a links file', () => {
   it('links import: the pair is the resource, one row per request, batch flags passed on', () => {
-    const b = linkFileBatch(imp('deals', 'contacts', { rejects: 'r.csv', strict: true, resume: false, argv: ['links', 'import'] }));
+    const b = linkFileBatch(
+      imp('deals', 'contacts', { rejects: 'r.csv', strict: true, resume: false, argv: ['links', 'import'] }),
+    );
     expect(b).toMatchObject({ resource: 'deals/contacts', file: 'pairs.csv', chunkSize: 1, concurrency: 4 });
     expect(b).toMatchObject({ rejects: 'r.csv', strict: true, resume: false, argv: ['links', 'import'] });
-    expect(b.operation).toMatchObject({ kind: 'link', describe: 'link deals contacts', required: ['deal_id', 'contact_id'] });
+    expect(b.operation).toMatchObject({
+      kind: 'link',
+      describe: 'link deals contacts',
+      required: ['deal_id', 'contact_id'],
+    });
     expect(linkFileBatch(imp('meetings', 'deal')).operation?.plan({ meeting_id: 'm1', deal_id: 'd1' })).toMatchObject({
       ok: true,
       request: { method: 'PUT', path: '/meetings/m1/deal', body: { deal_id: 'd1' } },
@@ -32,7 +38,11 @@ describe('linkFileBatch: the batch options of a links file', () => {
   it('links add --file: the fixed parent is part of the resource (the rows name only children: their keys must differ per parent)', () => {
     const b = linkFileBatch(add('segments', 'seg_1', 'members', { file: 'ids.txt', concurrency: 2 }));
     expect(b).toMatchObject({ resource: 'segments/seg_1/members', file: 'ids.txt', concurrency: 2, resume: true });
-    expect(b.operation).toMatchObject({ describe: 'link segments members seg_1', required: ['contact_id'], bare: 'contact_id' });
+    expect(b.operation).toMatchObject({
+      describe: 'link segments members seg_1',
+      required: ['contact_id'],
+      bare: 'contact_id',
+    });
     expect(linkFileBatch(add('segments', 'seg_2', 'members', { file: 'ids.txt' })).resource).not.toBe(b.resource);
   });
 
@@ -57,9 +67,9 @@ describe('links add without --file', () => {
   it('needs a child id; the file flags are refused (nothing is sent)', async () => {
     const ctx = fakeCtx();
     await expect(runLinks(add('segments', 's', 'members'), ctx)).rejects.toThrow(/needs the child id, or --file FILE/);
-    await expect(runLinks(add('segments', 's', 'members', { childId: 'c', rejects: 'r.csv', resume: false }), ctx)).rejects.toThrow(
-      '--rejects, --no-resume apply only with --file',
-    );
+    await expect(
+      runLinks(add('segments', 's', 'members', { childId: 'c', rejects: 'r.csv', resume: false }), ctx),
+    ).rejects.toThrow('--rejects, --no-resume apply only with --file');
   });
 });
 
@@ -67,7 +77,11 @@ describe('links from a file against the sandbox (in-process)', () => {
   let sb: Sandbox;
   let dir: string;
   const get = async (p: string) =>
-    ((await (await fetch(`${sb.baseUrl}${p}`, { headers: { 'X-Service-Api-Key': sb.keys.admin } })).json()) as { data: unknown }).data;
+    (
+      (await (await fetch(`${sb.baseUrl}${p}`, { headers: { 'X-Service-Api-Key': sb.keys.admin } })).json()) as {
+        data: unknown;
+      }
+    ).data;
   const ids = async (r: string) => ((await get(`/${r}?limit=3`)) as Array<{ id: string }>).map((x) => x.id);
 
   beforeAll(async () => {
@@ -107,7 +121,9 @@ describe('links from a file against the sandbox (in-process)', () => {
       const members = ((await get(`/segments/${s}/members?limit=100`)) as Array<{ id: string }>).map((m) => m.id);
       expect(members, s).toEqual(expect.arrayContaining([c1, c2]));
     }
-    expect(summaries).toMatchObject([s1, s2].map((s) => ({ resource: `segments/${s}/members`, operation: 'link', linked: 2, failed: 0 })));
+    expect(summaries).toMatchObject(
+      [s1, s2].map((s) => ({ resource: `segments/${s}/members`, operation: 'link', linked: 2, failed: 0 })),
+    );
   });
 
   it('links import meetings company: a PUT per row', async () => {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DEAL_CONTACT_TYPES } from '../../../src/api/resources.js';
-import { linkBody, linkListColumns, linkPairNames, normalizeChoice, resolveAssociation, resolveLink } from '../../../src/commands/links/plan.js';
+import {
+  linkBody,
+  linkListColumns,
+  linkPairNames,
+  normalizeChoice,
+  resolveAssociation,
+  resolveLink,
+} from '../../../src/commands/links/plan.js';
 import { alreadyLinked } from '../../../src/commands/links/run.js';
 
 describe('link pairs', () => {
@@ -8,7 +15,9 @@ describe('link pairs', () => {
     expect(linkPairNames()).toEqual(['deals contacts', 'deals companies', 'notes records', 'segments members']);
   });
   it('an unknown pair names the valid ones', () => {
-    expect(() => resolveLink('deals', 'notes')).toThrow(/valid pairs: deals contacts, deals companies, notes records, segments members/);
+    expect(() => resolveLink('deals', 'notes')).toThrow(
+      /valid pairs: deals contacts, deals companies, notes records, segments members/,
+    );
     expect(() => resolveLink('contacts', 'deals')).toThrow(/unknown link 'contacts deals'/);
   });
   it('a meeting association used with links add points to get/set/clear', () => {
@@ -39,7 +48,10 @@ describe('linkBody', () => {
   const rel = (p: string, r: string) => resolveLink(p, r);
   it('deals contacts carries type and supervisor', () => {
     expect(
-      linkBody({ parent: 'deals', relation: 'contacts', childId: 'con_1', type: 'coach', supervisor: 'con_2' }, rel('deals', 'contacts')),
+      linkBody(
+        { parent: 'deals', relation: 'contacts', childId: 'con_1', type: 'coach', supervisor: 'con_2' },
+        rel('deals', 'contacts'),
+      ),
     ).toEqual({
       contact_id: 'con_1',
       type: 'COACH',
@@ -47,26 +59,35 @@ describe('linkBody', () => {
     });
   });
   it('deals companies, segments members', () => {
-    expect(linkBody({ parent: 'deals', relation: 'companies', childId: 'cmp_1' }, rel('deals', 'companies'))).toEqual({ company_id: 'cmp_1' });
-    expect(linkBody({ parent: 'segments', relation: 'members', childId: 'con_1' }, rel('segments', 'members'))).toEqual({ contact_id: 'con_1' });
+    expect(linkBody({ parent: 'deals', relation: 'companies', childId: 'cmp_1' }, rel('deals', 'companies'))).toEqual({
+      company_id: 'cmp_1',
+    });
+    expect(linkBody({ parent: 'segments', relation: 'members', childId: 'con_1' }, rel('segments', 'members'))).toEqual(
+      { contact_id: 'con_1' },
+    );
   });
   it('notes records default to contact', () => {
     expect(linkBody({ parent: 'notes', relation: 'records', childId: 'con_1' }, rel('notes', 'records'))).toEqual({
       record_id: 'con_1',
       record_type: 'contact',
     });
-    expect(linkBody({ parent: 'notes', relation: 'records', childId: 'cmp_1', recordType: 'company' }, rel('notes', 'records'))).toEqual({
+    expect(
+      linkBody(
+        { parent: 'notes', relation: 'records', childId: 'cmp_1', recordType: 'company' },
+        rel('notes', 'records'),
+      ),
+    ).toEqual({
       record_id: 'cmp_1',
       record_type: 'company',
     });
   });
   it('refuses flags that do not belong to the pair', () => {
-    expect(() => linkBody({ parent: 'deals', relation: 'companies', childId: 'x', type: 'COACH' }, rel('deals', 'companies'))).toThrow(
-      /only to deals contacts/,
-    );
-    expect(() => linkBody({ parent: 'deals', relation: 'contacts', childId: 'x', recordType: 'deal' }, rel('deals', 'contacts'))).toThrow(
-      /only to notes records/,
-    );
+    expect(() =>
+      linkBody({ parent: 'deals', relation: 'companies', childId: 'x', type: 'COACH' }, rel('deals', 'companies')),
+    ).toThrow(/only to deals contacts/);
+    expect(() =>
+      linkBody({ parent: 'deals', relation: 'contacts', childId: 'x', recordType: 'deal' }, rel('deals', 'contacts')),
+    ).toThrow(/only to notes records/);
   });
 });
 

@@ -15,7 +15,11 @@ afterAll(async () => t?.close());
 async function list(args: string[], stderrTty: boolean): Promise<{ out: string; err: string }> {
   const f = fakeIO();
   f.io.stderr.isTTY = stderrTty;
-  const code = await main(['contacts', 'list', ...args], { io: f.io, env: { ...t.env('admin'), NO_COLOR: '1' }, handleSignals: false });
+  const code = await main(['contacts', 'list', ...args], {
+    io: f.io,
+    env: { ...t.env('admin'), NO_COLOR: '1' },
+    handleSignals: false,
+  });
   expect(code, f.err()).toBe(0);
   return { out: f.out(), err: f.err() };
 }

@@ -3,7 +3,11 @@
 // allow; the option needs recordings; left_out drops transcripts only when they are taken.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkTranscriptsOption, transcriptsEtaMs, transcriptsProgressText } from '../../../src/commands/snapshot/transcripts.js';
+import {
+  checkTranscriptsOption,
+  transcriptsEtaMs,
+  transcriptsProgressText,
+} from '../../../src/commands/snapshot/transcripts.js';
 import type { DownloadProgress } from '../../../src/commands/recordings/download-engine.js';
 import type { PaceInfo } from '../../../src/http/types.js';
 import { etaMs } from '../../../src/output/eta.js';
@@ -49,7 +53,8 @@ describe('transcriptsEtaMs', () => {
             if (floor !== undefined && eta !== undefined) expect(eta).toBeGreaterThanOrEqual(floor - 1e-6);
           }
           // nothing known of either limit, and nothing sent yet: no ETA
-          if (api === undefined && downloads === undefined && left > 0 && (done === 0 || elapsedMs === 0)) expect(eta).toBeUndefined();
+          if (api === undefined && downloads === undefined && left > 0 && (done === 0 || elapsedMs === 0))
+            expect(eta).toBeUndefined();
           const more = transcriptsEtaMs(progress(total + 1, done), at);
           if (eta !== undefined && more !== undefined) expect(more).toBeGreaterThanOrEqual(eta - 1e-6);
         },

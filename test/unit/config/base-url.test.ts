@@ -47,7 +47,9 @@ describe('validateBaseUrl', () => {
   });
 
   it('names what it checked', () => {
-    expect(() => validateBaseUrl('http://example.com/api/v2', 'CRM_BASE_URL')).toThrow(/^The CRM_BASE_URL "http:\/\/example\.com"/);
+    expect(() => validateBaseUrl('http://example.com/api/v2', 'CRM_BASE_URL')).toThrow(
+      /^The CRM_BASE_URL "http:\/\/example\.com"/,
+    );
   });
 });
 
@@ -66,7 +68,9 @@ describe('validateBaseUrl: the API root', () => {
   });
 
   it('completes a version 1 root with /api/v1', () => {
-    expect(validateBaseUrl('http://127.0.0.1:4010', '--v1-base-url', { version: 'v1' })).toBe('http://127.0.0.1:4010/api/v1');
+    expect(validateBaseUrl('http://127.0.0.1:4010', '--v1-base-url', { version: 'v1' })).toBe(
+      'http://127.0.0.1:4010/api/v1',
+    );
   });
 
   it.each(['https://crm.example.com/api/v2', 'https://gw.example.com/crm/api/v2', 'https://crm.example.com/custom'])(
@@ -93,7 +97,9 @@ describe('validateBaseUrl: the API root', () => {
   });
 
   it('refuses a version 2 root as the version 1 root', () => {
-    expect(() => validateBaseUrl('https://h/api/v2', '--v1-base-url', { version: 'v1' })).toThrow(/is a version 2 root/);
+    expect(() => validateBaseUrl('https://h/api/v2', '--v1-base-url', { version: 'v1' })).toThrow(
+      /is a version 2 root/,
+    );
   });
 });
 

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { credentialsFor } from '../../../src/config/credentials.js';
 import { AuthError, UsageError } from '../../../src/http/errors.js';
 
-const base = { baseUrl: 'https://c.example/api/v2', v1BaseUrl: 'https://c.example/api/v1', authHeader: 'x-api-key' as const };
+const base = {
+  baseUrl: 'https://c.example/api/v2',
+  v1BaseUrl: 'https://c.example/api/v1',
+  authHeader: 'x-api-key' as const,
+};
 
 describe('credentialsFor', () => {
   it('gives the v2 root and key, or the v1 ones', () => {
@@ -23,8 +27,12 @@ describe('credentialsFor', () => {
     }
   });
   it('a key of the other version is refused before sending, without showing it', () => {
-    expect(() => credentialsFor({ ...base, apiKey: 'service_pk_secret' }, 'v2')).toThrow(/is a version 1 key \(service_pk_…\)/);
-    expect(() => credentialsFor({ ...base, v1ApiKey: 'service_live_secret' }, 'v1')).toThrow(/is a version 2 key \(service_live_…\)/);
+    expect(() => credentialsFor({ ...base, apiKey: 'service_pk_secret' }, 'v2')).toThrow(
+      /is a version 1 key \(service_pk_…\)/,
+    );
+    expect(() => credentialsFor({ ...base, v1ApiKey: 'service_live_secret' }, 'v1')).toThrow(
+      /is a version 2 key \(service_live_…\)/,
+    );
     expect(() => credentialsFor({ ...base, apiKey: 'service_pk_secret' }, 'v2')).not.toThrow(/secret/);
   });
   it('no base URL is a UsageError', () => {
@@ -45,7 +53,9 @@ describe('credentialsFor refuses keys that cannot be keys', () => {
   it.each(['service_live_ab\ncd', 'service_live_abcd\r', 'service_live_ab cd', 'service_live_\u0000x'])(
     '%j → AuthError before anything is sent',
     (apiKey) => {
-      expect(() => credentialsFor({ apiKey, baseUrl: 'https://x.example.com/api/v2', authHeader: 'x-api-key' })).toThrow(/space, line break/);
+      expect(() =>
+        credentialsFor({ apiKey, baseUrl: 'https://x.example.com/api/v2', authHeader: 'x-api-key' }),
+      ).toThrow(/space, line break/);
     },
   );
 });

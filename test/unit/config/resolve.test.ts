@@ -40,7 +40,12 @@ function memoryStore(data: ConfigData = DATA): ConfigStore {
 
 const load = (data?: ConfigData) => vi.fn(async () => memoryStore(data));
 
-type Case = [name: string, flags: ProfileFlags, env: Record<string, string>, expected: Partial<ResolvedProfile> & { name?: string }];
+type Case = [
+  name: string,
+  flags: ProfileFlags,
+  env: Record<string, string>,
+  expected: Partial<ResolvedProfile> & { name?: string },
+];
 
 const cases: Case[] = [
   [
@@ -68,10 +73,25 @@ const cases: Case[] = [
       authHeader: 'bearer',
     },
   ],
-  ['CRM_PROFILE chooses a profile', {}, { CRM_PROFILE: 'prod' }, { name: 'prod', apiKey: K_PROD, authHeader: 'bearer' }],
+  [
+    'CRM_PROFILE chooses a profile',
+    {},
+    { CRM_PROFILE: 'prod' },
+    { name: 'prod', apiKey: K_PROD, authHeader: 'bearer' },
+  ],
   ['--profile beats CRM_PROFILE', { profile: 'dev' }, { CRM_PROFILE: 'prod' }, { name: 'dev', apiKey: K_DEV }],
-  ['chosen profile does not borrow from the default profile', { profile: 'prod' }, {}, { name: 'prod', v1ApiKey: undefined }],
-  ['CRM_API_KEY beats the profile key', {}, { CRM_API_KEY: K_ENV }, { name: 'dev', apiKey: K_ENV, baseUrl: 'http://127.0.0.1:4010/api/v2' }],
+  [
+    'chosen profile does not borrow from the default profile',
+    { profile: 'prod' },
+    {},
+    { name: 'prod', v1ApiKey: undefined },
+  ],
+  [
+    'CRM_API_KEY beats the profile key',
+    {},
+    { CRM_API_KEY: K_ENV },
+    { name: 'dev', apiKey: K_ENV, baseUrl: 'http://127.0.0.1:4010/api/v2' },
+  ],
   [
     'CRM_API_KEY beats the chosen profile key',
     { profile: 'prod' },
@@ -83,7 +103,12 @@ const cases: Case[] = [
     'CRM_BASE_URL beats the profile and derives v1',
     {},
     { CRM_BASE_URL: 'https://env.example.com/api/v2' },
-    { name: 'dev', baseUrl: 'https://env.example.com/api/v2', v1BaseUrl: 'https://env.example.com/api/v1', apiKey: K_DEV },
+    {
+      name: 'dev',
+      baseUrl: 'https://env.example.com/api/v2',
+      v1BaseUrl: 'https://env.example.com/api/v1',
+      apiKey: K_DEV,
+    },
   ],
   [
     'CRM_BASE_URL beats a stored v1_base_url too (derived from the env root)',
@@ -125,10 +150,25 @@ const cases: Case[] = [
     '--base-url with --profile: flag URL, profile key',
     { profile: 'prod', baseUrl: 'https://flag.example.com/api/v2' },
     {},
-    { name: 'prod', baseUrl: 'https://flag.example.com/api/v2', v1BaseUrl: 'https://flag.example.com/api/v1', apiKey: K_PROD },
+    {
+      name: 'prod',
+      baseUrl: 'https://flag.example.com/api/v2',
+      v1BaseUrl: 'https://flag.example.com/api/v1',
+      apiKey: K_PROD,
+    },
   ],
-  ['stored v1_base_url is used with the stored root', { profile: 'prod' }, {}, { v1BaseUrl: 'https://legacy.example.com/api/v1' }],
-  ['CRM_AUTH_HEADER beats the profile', { profile: 'prod' }, { CRM_AUTH_HEADER: 'x-api-key' }, { authHeader: 'x-api-key' }],
+  [
+    'stored v1_base_url is used with the stored root',
+    { profile: 'prod' },
+    {},
+    { v1BaseUrl: 'https://legacy.example.com/api/v1' },
+  ],
+  [
+    'CRM_AUTH_HEADER beats the profile',
+    { profile: 'prod' },
+    { CRM_AUTH_HEADER: 'x-api-key' },
+    { authHeader: 'x-api-key' },
+  ],
   ['CRM_AUTH_HEADER is case-insensitive', {}, { CRM_AUTH_HEADER: 'Bearer' }, { authHeader: 'bearer' }],
   [
     'empty environment values are ignored',
@@ -159,7 +199,11 @@ describe('resolveProfile precedence', () => {
 
   it('env-only: key and base URL from the environment, no profile named → the store is never loaded', async () => {
     const spy = load();
-    const r = await resolveProfile({}, { CRM_API_KEY: K_ENV, CRM_BASE_URL: 'https://env.example.com/api/v2', CRM_V1_API_KEY: V1_ENV }, spy);
+    const r = await resolveProfile(
+      {},
+      { CRM_API_KEY: K_ENV, CRM_BASE_URL: 'https://env.example.com/api/v2', CRM_V1_API_KEY: V1_ENV },
+      spy,
+    );
     expect(spy).not.toHaveBeenCalled();
     expect(r).toEqual({
       baseUrl: 'https://env.example.com/api/v2',
@@ -174,7 +218,11 @@ describe('resolveProfile precedence', () => {
     const spy = vi.fn(async (): Promise<ConfigStore> => {
       throw new Error('must not load');
     });
-    const r = await resolveProfile({ baseUrl: 'http://localhost:4010/api/v2' }, { CRM_API_KEY: K_ENV, CRM_AUTH_HEADER: 'bearer' }, spy);
+    const r = await resolveProfile(
+      { baseUrl: 'http://localhost:4010/api/v2' },
+      { CRM_API_KEY: K_ENV, CRM_AUTH_HEADER: 'bearer' },
+      spy,
+    );
     expect(spy).not.toHaveBeenCalled();
     expect(r).toMatchObject({ baseUrl: 'http://localhost:4010/api/v2', apiKey: K_ENV, authHeader: 'bearer' });
   });
@@ -187,7 +235,11 @@ describe('resolveProfile precedence', () => {
       { CRM_API_KEY: K_ENV, CRM_BASE_URL: 'https://e.example/api/v2', CRM_PROFILE: 'dev' },
       {},
     ],
-    ['key and base URL but --profile', { CRM_API_KEY: K_ENV, CRM_BASE_URL: 'https://e.example/api/v2' }, { profile: 'dev' }],
+    [
+      'key and base URL but --profile',
+      { CRM_API_KEY: K_ENV, CRM_BASE_URL: 'https://e.example/api/v2' },
+      { profile: 'dev' },
+    ],
   ])('loads the store when the environment is not enough: %s', async (_n, env, flags) => {
     const spy = load();
     await resolveProfile(flags, env, spy);
@@ -212,7 +264,9 @@ describe('resolveProfile precedence', () => {
   });
 
   it('an unknown CRM_PROFILE is a UsageError too', async () => {
-    await expect(resolveProfile({}, { CRM_PROFILE: 'x' }, load())).rejects.toThrow(/Unknown profile "x"\. Profiles: dev, prod/);
+    await expect(resolveProfile({}, { CRM_PROFILE: 'x' }, load())).rejects.toThrow(
+      /Unknown profile "x"\. Profiles: dev, prod/,
+    );
   });
 
   it('an unknown profile with no profiles at all says how to add one', async () => {
@@ -253,6 +307,8 @@ describe('resolveProfile precedence', () => {
   });
 
   it('a bad CRM_AUTH_HEADER is a UsageError', async () => {
-    await expect(resolveProfile({}, { CRM_AUTH_HEADER: 'basic' }, load())).rejects.toThrow(/CRM_AUTH_HEADER must be "x-api-key".*"bearer"/);
+    await expect(resolveProfile({}, { CRM_AUTH_HEADER: 'basic' }, load())).rejects.toThrow(
+      /CRM_AUTH_HEADER must be "x-api-key".*"bearer"/,
+    );
   });
 });

@@ -72,19 +72,32 @@ describe('ConfigStore', () => {
   it('refuses bad profile names', async () => {
     const store = await openConfigStore(dir);
     for (const bad of ['', '-x', 'a b', 'a/b', '..', 'x'.repeat(65)]) {
-      expect(() => store.setProfile(bad, { base_url: 'https://a.example/api/v2', auth_header: 'x-api-key' })).toThrow(UsageError);
+      expect(() => store.setProfile(bad, { base_url: 'https://a.example/api/v2', auth_header: 'x-api-key' })).toThrow(
+        UsageError,
+      );
     }
   });
 
   it('drops undefined and empty fields when storing', async () => {
     const store = await openConfigStore(dir);
-    store.setProfile('p', { base_url: 'https://a.example/api/v2', v1_base_url: undefined, api_key: '', auth_header: 'bearer' });
-    expect(JSON.parse(fs.readFileSync(store.path, 'utf8')).profiles.p).toEqual({ base_url: 'https://a.example/api/v2', auth_header: 'bearer' });
+    store.setProfile('p', {
+      base_url: 'https://a.example/api/v2',
+      v1_base_url: undefined,
+      api_key: '',
+      auth_header: 'bearer',
+    });
+    expect(JSON.parse(fs.readFileSync(store.path, 'utf8')).profiles.p).toEqual({
+      base_url: 'https://a.example/api/v2',
+      auth_header: 'bearer',
+    });
   });
 
   it('a profile without auth_header reads as x-api-key', async () => {
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ profiles: { p: { base_url: 'https://a.example/api/v2' } } }));
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({ profiles: { p: { base_url: 'https://a.example/api/v2' } } }),
+    );
     const store = await openConfigStore(dir);
     expect(store.getProfile('p')).toEqual({ base_url: 'https://a.example/api/v2', auth_header: 'x-api-key' });
   });
@@ -103,7 +116,11 @@ describe('ConfigStore', () => {
 
   it.each([
     ['a wrong type', { profiles: { x: { base_url: 5 } } }, /profiles\.x\.base_url/],
-    ['an unknown auth header', { profiles: { x: { base_url: 'https://a/api/v2', auth_header: 'basic' } } }, /profiles\.x\.auth_header/],
+    [
+      'an unknown auth header',
+      { profiles: { x: { base_url: 'https://a/api/v2', auth_header: 'basic' } } },
+      /profiles\.x\.auth_header/,
+    ],
     ['profiles not an object', { profiles: [1] }, /profiles/],
     ['a missing base_url', { profiles: { x: { api_key: 'k' } } }, /profiles\.x\.base_url/],
     ['a top-level array', [], /top level/],

@@ -32,10 +32,20 @@ async function serve(handler: Handler): Promise<TestServer> {
   return s;
 }
 
-function client(server: TestServer, over: Partial<ClientConfig> = {}): { c: CrmHttpClient; clock: FakeClock; lines: string[] } {
+function client(
+  server: TestServer,
+  over: Partial<ClientConfig> = {},
+): { c: CrmHttpClient; clock: FakeClock; lines: string[] } {
   const clock = (over.clock as FakeClock | undefined) ?? new FakeClock();
   const lines: string[] = [];
-  const c = createClient({ baseUrl: server.baseUrl, apiKey: KEY, authHeader: 'x-api-key', clock, log: (l) => lines.push(l), ...over });
+  const c = createClient({
+    baseUrl: server.baseUrl,
+    apiKey: KEY,
+    authHeader: 'x-api-key',
+    clock,
+    log: (l) => lines.push(l),
+    ...over,
+  });
   clients.push(c);
   return { c, clock, lines };
 }
@@ -92,7 +102,11 @@ describe('headers', () => {
   it('builds the URL from the base path, the path and the query', async () => {
     const s = await serve(scripted(ok()));
     const { c } = client(s);
-    await c.request({ method: 'GET', path: 'contacts?x=1', query: { limit: 5, cursor: undefined, has_transcript: true } });
+    await c.request({
+      method: 'GET',
+      path: 'contacts?x=1',
+      query: { limit: 5, cursor: undefined, has_transcript: true },
+    });
     expect(s.requests[0]!.url).toBe('/api/v2/contacts?x=1&limit=5&has_transcript=true');
   });
 });
@@ -185,7 +199,9 @@ describe('retries', () => {
     const { c } = client(s, { maxRetries: 1 });
     const err = (await c.request({ method: 'GET', path: '/contacts' }).catch((e: unknown) => e)) as ServerError;
     expect(err).toBeInstanceOf(ServerError);
-    expect(err.message).toContain("gave up after 3 retries: --max-retries 1 (the 2 after a 429's Retry-After not counted)");
+    expect(err.message).toContain(
+      "gave up after 3 retries: --max-retries 1 (the 2 after a 429's Retry-After not counted)",
+    );
   });
 
   it('gives ServerError (exit 8) with the server code and request id when 5xx outlasts the retries', async () => {
@@ -215,13 +231,17 @@ describe('retries', () => {
     const res = await c.request({ method: 'GET', path: '/contacts/con_1' });
     expect(res.retries).toBe(1);
     expect(s.requests).toHaveLength(2);
-    expect(lines[0]).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/contacts\/con_1 (UND_ERR_SOCKET|ECONNRESET) \d+ ms$/);
+    expect(lines[0]).toMatch(
+      /^GET http:\/\/127\.0\.0\.1:\d+\/api\/v2\/contacts\/con_1 (UND_ERR_SOCKET|ECONNRESET) \d+ ms$/,
+    );
   });
 
   it('does not retry a bare POST whose connection is dropped, and says why it failed', async () => {
     const s = await serve(scripted(drop(), ok()));
     const { c } = client(s);
-    const err = (await c.request({ method: 'POST', path: '/contacts', body: {} }).catch((e: unknown) => e)) as ServerError;
+    const err = (await c
+      .request({ method: 'POST', path: '/contacts', body: {} })
+      .catch((e: unknown) => e)) as ServerError;
     expect(err).toBeInstanceOf(ServerError);
     expect(err.message).toContain('connection');
     expect(s.requests).toHaveLength(1);
@@ -254,7 +274,8 @@ describe('retries', () => {
 
 describe('bodies that are not the expected envelope', () => {
   it('HTML 502 from a proxy → ServerError quoting the body start', async () => {
-    const html = '<html>\r\n<head><title>502 Bad Gateway</title></head>\n<body>\u001b[31m' + 'x'.repeat(500) + '</body></html>';
+    const html =
+      '<html>\r\n<head><title>502 Bad Gateway</title></head>\n<body>\u001b[31m' + 'x'.repeat(500) + '</body></html>';
     const s = await serve((_req, res) => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end(html);
@@ -277,7 +298,9 @@ describe('bodies that are not the expected envelope', () => {
       res.end('{"object":"success","data":{"id":"con_1","email":"a@');
     });
     const { c } = client(s);
-    const err = (await c.request({ method: 'POST', path: '/contacts', body: {} }).catch((e: unknown) => e)) as ServerError;
+    const err = (await c
+      .request({ method: 'POST', path: '/contacts', body: {} })
+      .catch((e: unknown) => e)) as ServerError;
     expect(err).toBeInstanceOf(ServerError);
     expect(err.message).toContain('{"object":"success","data":{"id":"con_1","email":"a@');
     expect(s.requests).toHaveLength(1);
@@ -310,7 +333,9 @@ describe('error envelopes', () => {
     const details = [{ field: 'email', issue: 'required' }];
     const s = await serve((_req, res) => sendJson(res, status, errorBody(code, 'nope', 'req_abc', details)));
     const { c } = client(s);
-    const err = (await c.request({ method: 'GET', path: '/contacts' }).catch((e: unknown) => e)) as InstanceType<typeof Cls>;
+    const err = (await c.request({ method: 'GET', path: '/contacts' }).catch((e: unknown) => e)) as InstanceType<
+      typeof Cls
+    >;
     expect(err).toBeInstanceOf(Cls);
     expect(err.exitCode).toBe(exit);
     expect(err.status).toBe(status);
@@ -321,9 +346,16 @@ describe('error envelopes', () => {
   });
 
   it('maps a v1 error body {success:false, error}', async () => {
-    const s = await serve((_req, res) => sendJson(res, 422, { success: false, error: { code: 'VALIDATION_FAILED', message: 'bad year' } }));
+    const s = await serve((_req, res) =>
+      sendJson(res, 422, { success: false, error: { code: 'VALIDATION_FAILED', message: 'bad year' } }),
+    );
     const clock = new FakeClock();
-    const c = createClient({ baseUrl: `${s.origin}/api/v1`, apiKey: 'service_pk_abcdefghijklmnop1234', authHeader: 'x-api-key', clock });
+    const c = createClient({
+      baseUrl: `${s.origin}/api/v1`,
+      apiKey: 'service_pk_abcdefghijklmnop1234',
+      authHeader: 'x-api-key',
+      clock,
+    });
     clients.push(c);
     const err = (await c
       .request({ method: 'PATCH', path: '/companies/c1', body: { foundedYear: 'x' } })
@@ -335,9 +367,18 @@ describe('error envelopes', () => {
 
   it('checks v1 success bodies', async () => {
     const s = await serve((_req, res) => sendJson(res, 200, { success: true, nextCursor: null, data: { people: [] } }));
-    const c = createClient({ baseUrl: `${s.origin}/api/v1`, apiKey: 'service_pk_x', authHeader: 'x-api-key', clock: new FakeClock() });
+    const c = createClient({
+      baseUrl: `${s.origin}/api/v1`,
+      apiKey: 'service_pk_x',
+      authHeader: 'x-api-key',
+      clock: new FakeClock(),
+    });
     clients.push(c);
-    const res = await c.request<{ data: { people: unknown[] } }>({ method: 'POST', path: '/people/query', body: { limit: 1 } });
+    const res = await c.request<{ data: { people: unknown[] } }>({
+      method: 'POST',
+      path: '/people/query',
+      body: { limit: 1 },
+    });
     expect(res.body.data.people).toEqual([]);
   });
 });
@@ -376,7 +417,9 @@ describe('the key stays with its origin', () => {
   });
 
   it('refuses plain http to a non-loopback host', () => {
-    expect(() => createClient({ baseUrl: 'http://crm.example.com/api/v2', apiKey: KEY, authHeader: 'x-api-key' })).toThrow(UsageError);
+    expect(() =>
+      createClient({ baseUrl: 'http://crm.example.com/api/v2', apiKey: KEY, authHeader: 'x-api-key' }),
+    ).toThrow(UsageError);
   });
 });
 
@@ -447,7 +490,13 @@ describe('abort', () => {
       signal?.throwIfAborted();
     };
     const { c } = client(s, { clock, signal: ac.signal });
-    const res = await c.request({ method: 'POST', path: '/x/batch', body: [], idempotencyKey: 'k1', finishInDoubt: true });
+    const res = await c.request({
+      method: 'POST',
+      path: '/x/batch',
+      body: [],
+      idempotencyKey: 'k1',
+      finishInDoubt: true,
+    });
     expect(res.status).toBe(200);
     expect(s.requests).toHaveLength(2);
     // without it, the same abort stops the retry
@@ -459,7 +508,9 @@ describe('abort', () => {
       signal?.throwIfAborted();
     };
     const { c: c2 } = client(s2, { clock: clock2, signal: ac2.signal });
-    await expect(c2.request({ method: 'POST', path: '/x/batch', body: [], idempotencyKey: 'k1' })).rejects.toBeInstanceOf(InterruptedError);
+    await expect(
+      c2.request({ method: 'POST', path: '/x/batch', body: [], idempotencyKey: 'k1' }),
+    ).rejects.toBeInstanceOf(InterruptedError);
   });
 
   it('sends nothing once aborted', async () => {
@@ -493,7 +544,11 @@ describe('pacing', () => {
 
   it('waits for the window reset the server announces', async () => {
     const s = await serve((_req, res) =>
-      sendJson(res, 200, success({}), { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '2.5' }),
+      sendJson(res, 200, success({}), {
+        'x-ratelimit-limit': '10',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '2.5',
+      }),
     );
     const { c, clock } = client(s);
     await c.request({ method: 'GET', path: '/x' });
@@ -538,7 +593,11 @@ describe('edges', () => {
 
   it('ignores the stale rate-limit headers of an idempotent replay', async () => {
     const s = await serve((_req, res) =>
-      sendJson(res, 201, success({}), { 'idempotent-replayed': 'true', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' }),
+      sendJson(res, 201, success({}), {
+        'idempotent-replayed': 'true',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '30',
+      }),
     );
     const { c, clock } = client(s);
     await c.request({ method: 'POST', path: '/x', body: {}, idempotencyKey: 'k1' });

@@ -26,7 +26,10 @@ describe('checkResponse', () => {
       'batch',
       {
         object: 'batch',
-        data: { items: [{ index: 0, status: 'created', data: { id: 'a' } }], summary: { total: 1, succeeded: 1, failed: 0 } },
+        data: {
+          items: [{ index: 0, status: 'created', data: { id: 'a' } }],
+          summary: { total: 1, succeeded: 1, failed: 0 },
+        },
         meta: meta(),
       },
     ],

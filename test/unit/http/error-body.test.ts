@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { looseErrorBody, normaliseDetails } from '../../../src/http/envelope-check.js';
 import { checkResponse } from '../../../src/http/envelope-check.js';
-import { AuthError, ForbiddenError, NotFoundError, RateLimitError, ServerError, ValidationError } from '../../../src/http/errors.js';
+import {
+  AuthError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  ValidationError,
+} from '../../../src/http/errors.js';
 
 describe('looseErrorBody', () => {
   it.each([
@@ -11,13 +18,21 @@ describe('looseErrorBody', () => {
       { object: 'error', error: { code: 'X', message: 'm', details: { field: 'email' } } },
       { code: 'X', message: 'm', details: [{ field: 'email' }] },
     ],
-    ['details null', { object: 'error', error: { code: 'X', message: 'm', details: null } }, { code: 'X', message: 'm', details: [] }],
+    [
+      'details null',
+      { object: 'error', error: { code: 'X', message: 'm', details: null } },
+      { code: 'X', message: 'm', details: [] },
+    ],
     [
       'details strings',
       { object: 'error', error: { code: 'X', message: 'm', details: ['a', 'b'] } },
       { code: 'X', message: 'm', details: [{ message: 'a' }, { message: 'b' }] },
     ],
-    ['meta missing', { object: 'error', error: { code: 'X', message: 'm', details: [] } }, { code: 'X', message: 'm', details: [] }],
+    [
+      'meta missing',
+      { object: 'error', error: { code: 'X', message: 'm', details: [] } },
+      { code: 'X', message: 'm', details: [] },
+    ],
     ['no code', { error: { message: 'm' } }, { code: undefined, message: 'm', details: [] }],
     ['a code only', { error: { code: 'GONE' } }, { code: 'GONE', message: 'GONE', details: [] }],
     ['error a string', { error: 'Contact not found' }, { code: undefined, message: 'Contact not found', details: [] }],
@@ -26,7 +41,11 @@ describe('looseErrorBody', () => {
       { error: 'not_found', message: 'no such contact' },
       { code: 'not_found', message: 'no such contact', details: [] },
     ],
-    ['a top-level message (v1)', { success: false, message: 'bad key' }, { code: undefined, message: 'bad key', details: [] }],
+    [
+      'a top-level message (v1)',
+      { success: false, message: 'bad key' },
+      { code: undefined, message: 'bad key', details: [] },
+    ],
     [
       'RFC 9457 problem',
       { type: 'about:blank', title: 'Forbidden', status: 403, detail: 'scope contacts:write missing' },
@@ -41,9 +60,12 @@ describe('looseErrorBody', () => {
     expect(looseErrorBody(body)).toEqual(want);
   });
 
-  it.each([[null], [[1, 2]], ['text'], [{}], [{ data: 1 }], [{ error: {} }], [{ message: '  ' }]])('no message, no error body: %j', (body) => {
-    expect(looseErrorBody(body)).toBeUndefined();
-  });
+  it.each([[null], [[1, 2]], ['text'], [{}], [{ data: 1 }], [{ error: {} }], [{ message: '  ' }]])(
+    'no message, no error body: %j',
+    (body) => {
+      expect(looseErrorBody(body)).toBeUndefined();
+    },
+  );
 
   it('normaliseDetails keeps objects and wraps the rest', () => {
     expect(normaliseDetails([{ a: 1 }, 'x', 3, null])).toEqual([{ a: 1 }, { message: 'x' }, { value: 3 }]);
@@ -64,7 +86,13 @@ describe('checkResponse maps an off error body by its status', () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error).toBeInstanceOf(Cls);
-    expect(r.error).toMatchObject({ exitCode: exit, message: 'told you', status, requestId: 'req_h', details: [{ field: 'x' }] });
+    expect(r.error).toMatchObject({
+      exitCode: exit,
+      message: 'told you',
+      status,
+      requestId: 'req_h',
+      details: [{ field: 'x' }],
+    });
   });
 
   it('a 404 that is HTML or JSON without a message stays exit 8, quoted', () => {

@@ -9,16 +9,34 @@ import { keyRedactor } from '../../../src/http/mask.js';
 import { runs } from '../../helpers/property.js';
 
 /** any JSON value, or one of the shapes a field should have */
-const junk = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.string({ maxLength: 4 }), fc.constant([]), fc.constant({}));
+const junk = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.double(),
+  fc.string({ maxLength: 4 }),
+  fc.constant([]),
+  fc.constant({}),
+);
 const maybe = <T>(good: fc.Arbitrary<T>) => fc.oneof({ weight: 40, arbitrary: good }, { weight: 1, arbitrary: junk });
 /** a record of every field, now and then missing one */
 const fields = <T extends Record<string, fc.Arbitrary<unknown>>>(shape: T) =>
-  fc.tuple(fc.record(shape), fc.oneof({ weight: 19, arbitrary: fc.constant(null) }, fc.constantFrom(...Object.keys(shape)))).map(([o, drop]) => {
-    const out: Record<string, unknown> = { ...o };
-    if (drop !== null) delete out[drop];
-    return out;
-  });
-const int = fc.oneof({ weight: 30, arbitrary: fc.nat(1000) }, fc.integer({ min: -3, max: -1 }), fc.constant(2 ** 53), fc.constant(1.5));
+  fc
+    .tuple(
+      fc.record(shape),
+      fc.oneof({ weight: 19, arbitrary: fc.constant(null) }, fc.constantFrom(...Object.keys(shape))),
+    )
+    .map(([o, drop]) => {
+      const out: Record<string, unknown> = { ...o };
+      if (drop !== null) delete out[drop];
+      return out;
+    });
+const int = fc.oneof(
+  { weight: 30, arbitrary: fc.nat(1000) },
+  fc.integer({ min: -3, max: -1 }),
+  fc.constant(2 ** 53),
+  fc.constant(1.5),
+);
 const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 
 const item = fc.record(
@@ -26,7 +44,9 @@ const item = fc.record(
     index: maybe(int),
     status: maybe(fc.constantFrom('created', 'error', 'created', 'error', 'updated')),
     data: optional(maybe(fc.dictionary(fc.string({ maxLength: 3 }), junk, { maxKeys: 2 }))),
-    error: optional(maybe(fields({ code: maybe(fc.string({ maxLength: 3 })), message: maybe(fc.string({ maxLength: 3 })) }))),
+    error: optional(
+      maybe(fields({ code: maybe(fc.string({ maxLength: 3 })), message: maybe(fc.string({ maxLength: 3 })) })),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -38,7 +58,9 @@ const envelope = fields({
       summary: maybe(fields({ total: maybe(int), succeeded: maybe(int), failed: maybe(int) })),
     }),
   ),
-  meta: maybe(fields({ api_version: maybe(fc.string()), request_id: maybe(fc.string()), timestamp: maybe(fc.string()) })),
+  meta: maybe(
+    fields({ api_version: maybe(fc.string()), request_id: maybe(fc.string()), timestamp: maybe(fc.string()) }),
+  ),
 });
 
 describe('isPlainBatch', () => {
@@ -96,9 +118,15 @@ describe('Redactor.holdsNone', () => {
   });
 
   it('a body holding the key, literal or escaped, is walked', () => {
-    for (const text of [`{"a":"${key}"}`, `{"a":"${key.replace('_', '\\u005f')}"}`, `{"a":"${key.replace('_', '%5F')}"}`]) {
+    for (const text of [
+      `{"a":"${key}"}`,
+      `{"a":"${key.replace('_', '\\u005f')}"}`,
+      `{"a":"${key.replace('_', '%5F')}"}`,
+    ]) {
       expect(r.holdsNone(text)).toBe(false);
     }
-    expect(r.holdsNone('{"object":"batch","data":{"items":[{"index":0,"status":"created","data":{"id":"con_1"}}]}}')).toBe(true);
+    expect(
+      r.holdsNone('{"object":"batch","data":{"items":[{"index":0,"status":"created","data":{"id":"con_1"}}]}}'),
+    ).toBe(true);
   });
 });

@@ -57,7 +57,12 @@ export async function startServer(handler: Handler): Promise<TestServer> {
 
 export const meta = (id = 'req_test') => ({ api_version: '2', request_id: id, timestamp: '2026-01-01T00:00:00Z' });
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }

@@ -40,7 +40,11 @@ beforeEach(() => {
   seen = [];
 });
 
-const TRANSCRIPT = { recording_id: 'rec_1', language: 'en', segments: [{ speaker: 'A', start_ms: 0, end_ms: 10, text: 'hi' }] };
+const TRANSCRIPT = {
+  recording_id: 'rec_1',
+  language: 'en',
+  segments: [{ speaker: 'A', start_ms: 0, end_ms: 10, text: 'hi' }],
+};
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Handler {
   return (_req, res) => {
@@ -58,9 +62,18 @@ type Opts = Partial<LinkOptions> & { timeoutMs?: number };
  */
 async function fetchTranscript(url: string, o: Opts = {}) {
   const { timeoutMs = 5_000, ...link } = o;
-  const client = createClient({ baseUrl: `${origin}/api/v2`, apiKey: KEY, authHeader: 'x-api-key', clock: systemClock, timeoutMs });
+  const client = createClient({
+    baseUrl: `${origin}/api/v2`,
+    apiKey: KEY,
+    authHeader: 'x-api-key',
+    clock: systemClock,
+    timeoutMs,
+  });
   const got = await client.getLink(url, { what: 'transcript', ...link });
-  if (got.ok) return 'body' in got.value ? { kind: 'ok' as const, body: got.value.body } : { kind: 'expired' as const, status: got.value.gone };
+  if (got.ok)
+    return 'body' in got.value
+      ? { kind: 'ok' as const, body: got.value.body }
+      : { kind: 'expired' as const, status: got.value.gone };
   const f = got.failure;
   const retryable = shouldRetry({
     method: 'GET',
@@ -77,7 +90,11 @@ const opts = (extra: Opts = {}): Opts => extra;
 
 describe('client.getLink (transcript downloads)', () => {
   it('returns the parsed transcript and sends no credential of any kind', async () => {
-    handler = json(200, TRANSCRIPT, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '0.5' });
+    handler = json(200, TRANSCRIPT, {
+      'x-ratelimit-limit': '20',
+      'x-ratelimit-remaining': '19',
+      'x-ratelimit-reset': '0.5',
+    });
     const out = await fetchTranscript(`${origin}/transcripts/download/tok_abc`, opts());
     expect(out.kind).toBe('ok');
     if (out.kind !== 'ok') return;
@@ -115,7 +132,11 @@ describe('client.getLink (transcript downloads)', () => {
   });
 
   it('reads 429 as rate limited with Retry-After (decimals) and blocks the pacer', async () => {
-    handler = json(429, { object: 'error' }, { 'retry-after': '0.25', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.25' });
+    handler = json(
+      429,
+      { object: 'error' },
+      { 'retry-after': '0.25', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.25' },
+    );
     const pacer = new Pacer(systemClock);
     const before = Date.now();
     const out = await fetchTranscript(`${origin}/t`, opts({ pacer }));
@@ -126,7 +147,11 @@ describe('client.getLink (transcript downloads)', () => {
   });
 
   it('feeds the pacer the rate-limit headers of each answer', async () => {
-    handler = json(200, TRANSCRIPT, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '7', 'x-ratelimit-reset': '0.9' });
+    handler = json(200, TRANSCRIPT, {
+      'x-ratelimit-limit': '20',
+      'x-ratelimit-remaining': '7',
+      'x-ratelimit-reset': '0.9',
+    });
     const pacer = new Pacer(systemClock);
     await fetchTranscript(`${origin}/t`, opts({ pacer }));
     expect(pacer.snapshot()).toMatchObject({ limit: 20, remaining: 7, inFlight: 0 });
@@ -201,13 +226,19 @@ describe('client.getLink (transcript downloads)', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
     // a path of its own: an earlier test's request may reach the server late, on a loaded machine
-    const out = await fetchTranscript(`${origin}/t-never-sent`, opts({ pacer, stop: ac.signal })).catch((e: unknown) => e);
+    const out = await fetchTranscript(`${origin}/t-never-sent`, opts({ pacer, stop: ac.signal })).catch(
+      (e: unknown) => e,
+    );
     expect((out as { exitCode: number }).exitCode).toBe(130);
     expect(seen.filter((s) => s.url === '/t-never-sent')).toEqual([]);
   });
 
   it('with a ticket the caller took, sends at once (no second slot) and hands the ticket back', async () => {
-    handler = json(200, TRANSCRIPT, { 'x-ratelimit-limit': '20', 'x-ratelimit-remaining': '19', 'x-ratelimit-reset': '0.5' });
+    handler = json(200, TRANSCRIPT, {
+      'x-ratelimit-limit': '20',
+      'x-ratelimit-remaining': '19',
+      'x-ratelimit-reset': '0.5',
+    });
     const pacer = new Pacer(systemClock);
     const ticket: PacerTicket = await pacer.acquire();
     pacer.block(60_000); // a wait here would hang the test
@@ -227,7 +258,13 @@ describe('client.getLink (transcript downloads)', () => {
   });
 
   it('refuses links it must not fetch, without sending anything', async () => {
-    for (const url of ['http://example.com/t', 'ftp://127.0.0.1/t', `http://user:pw@127.0.0.1/t`, 'not a url', '/relative/t']) {
+    for (const url of [
+      'http://example.com/t',
+      'ftp://127.0.0.1/t',
+      `http://user:pw@127.0.0.1/t`,
+      'not a url',
+      '/relative/t',
+    ]) {
       const out = await fetchTranscript(url, opts());
       expect(out).toMatchObject({ kind: 'failed', retryable: false });
     }

@@ -9,7 +9,11 @@ import { keyRedactor, maskKey } from '../../../src/http/mask.js';
 const keyArb = fc
   .tuple(
     fc.constantFrom('service_live_', 'service_pk_'),
-    fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 12, maxLength: 40 }),
+    fc.string({
+      unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+      minLength: 12,
+      maxLength: 40,
+    }),
   )
   .map(([p, body]) => p + body);
 
@@ -33,7 +37,11 @@ const jsonWritten = (key: string) =>
 const textWritten = (key: string) =>
   fc
     .array(fc.nat(3), { minLength: key.length, maxLength: key.length })
-    .map((how) => Array.from(key, (c, i) => [c, `%${hex(c, true)}`, `\\x${hex(c, false)}`, `\\u00${hex(c, false)}`][how[i]!]).join(''));
+    .map((how) =>
+      Array.from(key, (c, i) => [c, `%${hex(c, true)}`, `\\x${hex(c, false)}`, `\\u00${hex(c, false)}`][how[i]!]).join(
+        '',
+      ),
+    );
 
 const jsonSafe = fc.string({ maxLength: 30 }).map((s) => JSON.stringify(s).slice(1, -1));
 const around = fc.string({ maxLength: 30 });
@@ -44,7 +52,9 @@ describe('keyRedactor (properties)', () => {
       fc.property(
         keyArb.chain((key) => fc.tuple(fc.constant(key), jsonWritten(key), jsonSafe, jsonSafe, fc.boolean())),
         ([key, written, before, after, asName]) => {
-          const text = asName ? `{"${before}${written}${after}": 1}` : `{"data": {"notes": "${before}${written}${after}"}, "n": 1}`;
+          const text = asName
+            ? `{"${before}${written}${after}": 1}`
+            : `{"data": {"notes": "${before}${written}${after}"}, "n": 1}`;
           const r = keyRedactor([key]);
           const value = r.value(JSON.parse(text) as unknown);
           expect(JSON.stringify(value)).not.toContain(key);
@@ -65,7 +75,10 @@ describe('keyRedactor (properties)', () => {
         keyArb.chain((key) => fc.tuple(fc.constant(key), textWritten(key), around, around)),
         ([key, written, before, after]) => {
           const r = keyRedactor(['service_pk_someOtherKey1234', key]);
-          const h = r.headers({ 'x-request-id': `${before}${written}${after}`, location: `https://x.example/?k=${written}` });
+          const h = r.headers({
+            'x-request-id': `${before}${written}${after}`,
+            location: `https://x.example/?k=${written}`,
+          });
           for (const v of Object.values(h)) {
             expect(v).not.toContain(written);
             expect(v).not.toContain(key);

@@ -8,13 +8,17 @@ describe('maskKey', () => {
   it('shows the v1 prefix and the last 4', () => {
     expect(maskKey('service_pk_0123456789abcdefghij1234')).toBe('service_pk_…1234');
   });
-  it.each(['service_live_abc', 'service_live_12345678901', 'service_pk_', 'secret', 'sk_live_0123456789abcdefghij', 'x'])(
-    'fully masks a short or unknown key %j',
-    (key) => {
-      const masked = maskKey(key);
-      expect(masked).toBe('****');
-    },
-  );
+  it.each([
+    'service_live_abc',
+    'service_live_12345678901',
+    'service_pk_',
+    'secret',
+    'sk_live_0123456789abcdefghij',
+    'x',
+  ])('fully masks a short or unknown key %j', (key) => {
+    const masked = maskKey(key);
+    expect(masked).toBe('****');
+  });
   it('masks nothing into something', () => {
     expect(maskKey('')).toBe('****');
     expect(maskKey(undefined)).toBe('****');

@@ -21,14 +21,18 @@ const ctx = { target: 'api.example.com:443', timeoutMs: 30_000 };
 const proxy = parseProxyUrl('http://u:secret@proxy.corp:3128', 'HTTPS_PROXY');
 
 describe('describeNetwork', () => {
-  it.each(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'])(
-    '%s: an untrusted certificate, next step NODE_EXTRA_CA_CERTS',
-    (code) => {
-      const d = describeNetwork(err(code, 'unable to verify'), ctx);
-      expect(d.message).toBe("TLS: the server's certificate is not signed by a CA this machine trusts (unable to verify)");
-      expect(d.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
-    },
-  );
+  it.each([
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  ])('%s: an untrusted certificate, next step NODE_EXTRA_CA_CERTS', (code) => {
+    const d = describeNetwork(err(code, 'unable to verify'), ctx);
+    expect(d.message).toBe(
+      "TLS: the server's certificate is not signed by a CA this machine trusts (unable to verify)",
+    );
+    expect(d.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
+  });
 
   it('other TLS failures say what is wrong and still name NODE_EXTRA_CA_CERTS', () => {
     expect(describeNetwork(err('ERR_TLS_CERT_ALTNAME_INVALID'), ctx).message).toMatch(
@@ -40,7 +44,9 @@ describe('describeNetwork', () => {
 
   it('DNS: ENOTFOUND and EAI_AGAIN', () => {
     expect(describeNetwork(err('ENOTFOUND'), ctx).message).toBe('host not found: api.example.com (DNS lookup failed)');
-    expect(describeNetwork(err('EAI_AGAIN'), ctx).message).toBe('host not found: api.example.com (DNS lookup failed, temporarily)');
+    expect(describeNetwork(err('EAI_AGAIN'), ctx).message).toBe(
+      'host not found: api.example.com (DNS lookup failed, temporarily)',
+    );
     expect(describeNetwork(err('ENOTFOUND'), ctx).hint).toMatch(/HTTPS_PROXY/);
   });
 
@@ -48,16 +54,20 @@ describe('describeNetwork', () => {
     expect(describeNetwork(err('ECONNREFUSED'), { ...ctx, env: { HTTP_PROXY: 'http://p:1' } }).hint).toMatch(
       /uses HTTPS_PROXY for https:\/\/ URLs/,
     );
-    expect(describeNetwork(err('ECONNREFUSED'), { ...ctx, env: { HTTP_PROXY: 'http://p:1', HTTPS_PROXY: 'http://p:1' } }).hint).not.toMatch(
-      /HTTP_PROXY/,
-    );
-    expect(describeNetwork(err('ECONNREFUSED'), { ...ctx, target: '127.0.0.1:4010', env: { HTTP_PROXY: 'http://p:1' } }).hint).not.toMatch(
-      /HTTP_PROXY/,
-    );
+    expect(
+      describeNetwork(err('ECONNREFUSED'), { ...ctx, env: { HTTP_PROXY: 'http://p:1', HTTPS_PROXY: 'http://p:1' } })
+        .hint,
+    ).not.toMatch(/HTTP_PROXY/);
+    expect(
+      describeNetwork(err('ECONNREFUSED'), { ...ctx, target: '127.0.0.1:4010', env: { HTTP_PROXY: 'http://p:1' } })
+        .hint,
+    ).not.toMatch(/HTTP_PROXY/);
   });
 
   it('timeouts and resets keep their wording, naming the proxy when one was used', () => {
-    expect(describeNetwork(err('ETIMEDOUT'), ctx).message).toBe('no complete answer within 30 s (timeout; --timeout covers the whole response)');
+    expect(describeNetwork(err('ETIMEDOUT'), ctx).message).toBe(
+      'no complete answer within 30 s (timeout; --timeout covers the whole response)',
+    );
     const viaProxy = routeError(err('ECONNRESET'), proxy);
     expect(describeNetwork(viaProxy, ctx).message).toBe(
       'the connection was closed before an answer (connection reset) (through the proxy http://proxy.corp:3128 from HTTPS_PROXY)',
@@ -67,16 +77,22 @@ describe('describeNetwork', () => {
 
 describe('routeError', () => {
   it("re-codes the proxy's answers to CONNECT and a proxy that cannot be reached (refused: PROXY_REFUSED, retried)", () => {
-    expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (407) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({
-      code: 'PROXY_AUTH_REFUSED',
-      proxyStatus: 407,
-    });
-    expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (502) !== 200 when HTTP Tunneling'), proxy)).toMatchObject({
-      code: 'PROXY_TUNNEL_REFUSED_502',
-    });
+    expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (407) !== 200 when HTTP Tunneling'), proxy)).toMatchObject(
+      {
+        code: 'PROXY_AUTH_REFUSED',
+        proxyStatus: 407,
+      },
+    );
+    expect(routeError(err('UND_ERR_ABORTED', 'Proxy response (502) !== 200 when HTTP Tunneling'), proxy)).toMatchObject(
+      {
+        code: 'PROXY_TUNNEL_REFUSED_502',
+      },
+    );
     expect(routeError(err('ECONNREFUSED'), proxy)).toMatchObject({ code: 'PROXY_REFUSED' });
     expect(routeError(err('ENOTFOUND'), proxy)).toMatchObject({ code: 'PROXY_UNREACHABLE' });
-    expect(routeError(err('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), proxy)).toMatchObject({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+    expect(routeError(err('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), proxy)).toMatchObject({
+      code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    });
   });
 
   it('a connection the proxy refused reads as before: cannot reach the proxy, connection refused', () => {
@@ -95,7 +111,10 @@ describe('routeError', () => {
         fc.boolean(),
         fc.nat(10),
         fc.nat(10),
-        fc.constantFrom(...[401, 403, 407, 502].map((s) => `Proxy response (${s}) !== 200 when HTTP Tunneling`), 'connect failed'),
+        fc.constantFrom(
+          ...[401, 403, 407, 502].map((s) => `Proxy response (${s}) !== 200 when HTTP Tunneling`),
+          'connect failed',
+        ),
         (code, method, hasIdempotencyKey, attempt, maxRetries, message) => {
           const answered = message.startsWith('Proxy response');
           const routed = routeError(err(answered ? 'UND_ERR_ABORTED' : code, message), proxy) as { code: string };
@@ -123,35 +142,44 @@ describe("the proxy's authentication failing: 407, or 401 (tinyproxy's answer to
   const bare = parseProxyUrl('http://proxy.corp:3128', 'https_proxy');
   const tunnel = (status: number) => err('UND_ERR_ABORTED', `Proxy response (${status}) !== 200 when HTTP Tunneling`);
 
-  it.each([401, 407])('%i with no credentials in the proxy URL: the proxy asked for them, and how to give them', (status) => {
-    const e = routeError(tunnel(status), bare);
-    expect(e).toMatchObject({ code: 'PROXY_AUTH_REQUIRED', proxyStatus: status });
-    const d = describeNetwork(e, ctx);
-    expect(d.message).toBe(
-      `the proxy http://proxy.corp:3128 (https_proxy) asked for a user name and password, and https_proxy gives none (HTTP ${status}: proxy authentication required)`,
-    );
-    expect(d.hint).toBe("put the proxy's user name and password in https_proxy: http://USER:PASSWORD@proxy.corp:3128 (percent-encode @ : / %)");
-  });
+  it.each([401, 407])(
+    '%i with no credentials in the proxy URL: the proxy asked for them, and how to give them',
+    (status) => {
+      const e = routeError(tunnel(status), bare);
+      expect(e).toMatchObject({ code: 'PROXY_AUTH_REQUIRED', proxyStatus: status });
+      const d = describeNetwork(e, ctx);
+      expect(d.message).toBe(
+        `the proxy http://proxy.corp:3128 (https_proxy) asked for a user name and password, and https_proxy gives none (HTTP ${status}: proxy authentication required)`,
+      );
+      expect(d.hint).toBe(
+        "put the proxy's user name and password in https_proxy: http://USER:PASSWORD@proxy.corp:3128 (percent-encode @ : / %)",
+      );
+    },
+  );
 
-  it.each([401, 407])('%i with credentials: the proxy refused them; the user is named, never the password, no word of blocking', (status) => {
-    const p = parseProxyUrl('https://al%40ice:s3cr%3At@proxy.corp:3128', 'HTTPS_PROXY');
-    const e = routeError(tunnel(status), p);
-    expect(e).toMatchObject({ code: 'PROXY_AUTH_REFUSED', proxyStatus: status });
-    const d = describeNetwork(e, ctx);
-    expect(d.message).toBe(
-      `the proxy https://proxy.corp:3128 (HTTPS_PROXY) refused the user name and password in HTTPS_PROXY (HTTP ${status}: the proxy's authentication failed)`,
-    );
-    expect(d.hint).toBe(
-      'check the password and the user name (al%40ice) in HTTPS_PROXY: https://USER:PASSWORD@proxy.corp:3128 (percent-encode @ : / % in them)',
-    );
-    expect(`${d.message} ${d.hint}`).not.toMatch(/s3cr|blocks|administrators/);
-  });
+  it.each([401, 407])(
+    '%i with credentials: the proxy refused them; the user is named, never the password, no word of blocking',
+    (status) => {
+      const p = parseProxyUrl('https://al%40ice:s3cr%3At@proxy.corp:3128', 'HTTPS_PROXY');
+      const e = routeError(tunnel(status), p);
+      expect(e).toMatchObject({ code: 'PROXY_AUTH_REFUSED', proxyStatus: status });
+      const d = describeNetwork(e, ctx);
+      expect(d.message).toBe(
+        `the proxy https://proxy.corp:3128 (HTTPS_PROXY) refused the user name and password in HTTPS_PROXY (HTTP ${status}: the proxy's authentication failed)`,
+      );
+      expect(d.hint).toBe(
+        'check the password and the user name (al%40ice) in HTTPS_PROXY: https://USER:PASSWORD@proxy.corp:3128 (percent-encode @ : / % in them)',
+      );
+      expect(`${d.message} ${d.hint}`).not.toMatch(/s3cr|blocks|administrators/);
+    },
+  );
 
   it('only 401 and 407 are read as authentication; any other status to CONNECT is a tunnel refused (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 100, max: 599 }), fc.boolean(), (status, hasCredentials) => {
         const code = tunnelStatusCode(status, hasCredentials);
-        if (status === 401 || status === 407) expect(code).toBe(hasCredentials ? 'PROXY_AUTH_REFUSED' : 'PROXY_AUTH_REQUIRED');
+        if (status === 401 || status === 407)
+          expect(code).toBe(hasCredentials ? 'PROXY_AUTH_REFUSED' : 'PROXY_AUTH_REQUIRED');
         else expect(code).toBe(`PROXY_TUNNEL_REFUSED_${status}`);
       }),
       runs(),
@@ -161,23 +189,42 @@ describe("the proxy's authentication failing: 407, or 401 (tinyproxy's answer to
 
 describe('tunnelError: a CONNECT that failed without a status', () => {
   it.each([
-    ['UND_ERR_SOCKET', 'PROXY_TUNNEL_DROPPED', 'closed the connection while opening a tunnel to api.example.com:443 (CONNECT)'],
-    ['ECONNRESET', 'PROXY_TUNNEL_DROPPED', 'closed the connection while opening a tunnel to api.example.com:443 (CONNECT)'],
+    [
+      'UND_ERR_SOCKET',
+      'PROXY_TUNNEL_DROPPED',
+      'closed the connection while opening a tunnel to api.example.com:443 (CONNECT)',
+    ],
+    [
+      'ECONNRESET',
+      'PROXY_TUNNEL_DROPPED',
+      'closed the connection while opening a tunnel to api.example.com:443 (CONNECT)',
+    ],
     [
       'HPE_INVALID_CONSTANT',
       'PROXY_TUNNEL_GARBAGE',
       'answered the request to open a tunnel to api.example.com:443 with something that is not HTTP',
     ],
-    ['UND_ERR_HEADERS_TIMEOUT', 'PROXY_TUNNEL_TIMEOUT', 'did not answer the request to open a tunnel to api.example.com:443 within 10 s'],
-  ])('%s is %s (never UND_ERR_SOCKET: undici would reconnect at once, for ever), worded with the proxy', (code, tunnel, words) => {
-    const e = routeError(tunnelError(err(code), 10_000), proxy);
-    expect(e).toMatchObject({ code: tunnel });
-    const d = describeNetwork(e, ctx);
-    expect(d.message).toBe(`the proxy http://proxy.corp:3128 (HTTPS_PROXY) ${d.message.slice(d.message.indexOf(') ') + 2)}`);
-    expect(d.message).toContain(words);
-    expect(d.hint).toMatch(/^(is http:\/\/proxy\.corp:3128 an HTTP proxy\? )?check HTTPS_PROXY .*add it to NO_PROXY$/);
-    expect(`${d.message} ${d.hint}`).not.toContain('secret');
-  });
+    [
+      'UND_ERR_HEADERS_TIMEOUT',
+      'PROXY_TUNNEL_TIMEOUT',
+      'did not answer the request to open a tunnel to api.example.com:443 within 10 s',
+    ],
+  ])(
+    '%s is %s (never UND_ERR_SOCKET: undici would reconnect at once, for ever), worded with the proxy',
+    (code, tunnel, words) => {
+      const e = routeError(tunnelError(err(code), 10_000), proxy);
+      expect(e).toMatchObject({ code: tunnel });
+      const d = describeNetwork(e, ctx);
+      expect(d.message).toBe(
+        `the proxy http://proxy.corp:3128 (HTTPS_PROXY) ${d.message.slice(d.message.indexOf(') ') + 2)}`,
+      );
+      expect(d.message).toContain(words);
+      expect(d.hint).toMatch(
+        /^(is http:\/\/proxy\.corp:3128 an HTTP proxy\? )?check HTTPS_PROXY .*add it to NO_PROXY$/,
+      );
+      expect(`${d.message} ${d.hint}`).not.toContain('secret');
+    },
+  );
 
   it('an abort by the tunnel timeout is a timeout; a refused or unreachable proxy keeps its error', () => {
     const timeout = Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' });
@@ -227,7 +274,8 @@ describe('neverReached: a failure before any of the request reached the API (a w
 
 describe('neverSent: a final error none of whose attempts reached the API', () => {
   it('needs the retry layer to have marked it unsent and its own code to be one that never reached', () => {
-    const marked = (code: string, unsent?: boolean) => Object.assign(new ServerError('x', { code }), unsent === undefined ? {} : { unsent });
+    const marked = (code: string, unsent?: boolean) =>
+      Object.assign(new ServerError('x', { code }), unsent === undefined ? {} : { unsent });
     expect(neverSent(marked('PROXY_REFUSED', true))).toBe(true);
     expect(neverSent(marked('PROXY_AUTH_REFUSED', true))).toBe(true);
     expect(neverSent(marked('PROXY_REFUSED'))).toBe(false); // an earlier attempt may have reached it
@@ -241,12 +289,15 @@ describe('failureWords: what failed an attempt, in the notice before a retry (ne
   const CODE = /\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bE[A-Z]{4,}\b/;
   const notice = (words: string) => `waiting 30 s: retry 10 after ${words}`;
 
-  it.each([...RETRYABLE_ERROR_CODES])('%s, which a retry can see: words of its own, no code, one line at 80 columns', (code) => {
-    const words = failureWords({ errorCode: code, status: code === 'TRUNCATED_BODY' ? 200 : undefined });
-    expect(words).not.toMatch(CODE);
-    expect(words).not.toBe('a network error');
-    expect(notice(words).length).toBeLessThanOrEqual(80);
-  });
+  it.each([...RETRYABLE_ERROR_CODES])(
+    '%s, which a retry can see: words of its own, no code, one line at 80 columns',
+    (code) => {
+      const words = failureWords({ errorCode: code, status: code === 'TRUNCATED_BODY' ? 200 : undefined });
+      expect(words).not.toMatch(CODE);
+      expect(words).not.toBe('a network error');
+      expect(notice(words).length).toBeLessThanOrEqual(80);
+    },
+  );
 
   it('the words the trial asked for; statuses as HTTP 503', () => {
     expect(failureWords({ errorCode: 'PROXY_REFUSED' })).toBe('the proxy refused the connection');
@@ -258,9 +309,13 @@ describe('failureWords: what failed an attempt, in the notice before a retry (ne
   });
 
   it('the short words are those of the full message where it has them (one wording)', () => {
-    expect(describeNetwork(err('UND_ERR_SOCKET'), ctx).message).toContain(`(${failureWords({ errorCode: 'UND_ERR_SOCKET' })})`);
+    expect(describeNetwork(err('UND_ERR_SOCKET'), ctx).message).toContain(
+      `(${failureWords({ errorCode: 'UND_ERR_SOCKET' })})`,
+    );
     const refused = routeError(err('ECONNREFUSED'), proxy);
-    expect(describeNetwork(refused, ctx).message).toBe('cannot reach the proxy http://proxy.corp:3128 (HTTPS_PROXY): connection refused');
+    expect(describeNetwork(refused, ctx).message).toBe(
+      'cannot reach the proxy http://proxy.corp:3128 (HTTPS_PROXY): connection refused',
+    );
   });
 
   it('never names a code, whatever the code (property)', () => {
@@ -292,7 +347,12 @@ describe('a link (a transcript download): the base URL worked, so no hint says t
     'EPROTO',
   ];
   const tunnels = [403, 502, 400].map((s) => `Proxy response (${s}) !== 200 when HTTP Tunneling`);
-  const envs = [{}, { HTTP_PROXY: 'http://p:1' }, { HTTPS_PROXY: 'http://p:1' }, { HTTPS_PROXY: 'http://p:1', NO_PROXY: 'dl.example.com' }];
+  const envs = [
+    {},
+    { HTTP_PROXY: 'http://p:1' },
+    { HTTPS_PROXY: 'http://p:1' },
+    { HTTPS_PROXY: 'http://p:1', NO_PROXY: 'dl.example.com' },
+  ];
 
   it('never "base URL", for any failure, through a proxy or not', () => {
     const failure = fc.oneof(
@@ -311,11 +371,21 @@ describe('a link (a transcript download): the base URL worked, so no hint says t
 
   it('a tunnel refused to the link host: the hint names that host:port and says the proxy must let it through', () => {
     const e = routeError(err('UND_ERR_ABORTED', tunnels[0]), proxy);
-    const hint = describeNetwork(e, { target: 'dl.example.com:8443', timeoutMs: 30_000, env: { HTTPS_PROXY: 'x' }, link: true }).hint!;
+    const hint = describeNetwork(e, {
+      target: 'dl.example.com:8443',
+      timeoutMs: 30_000,
+      env: { HTTPS_PROXY: 'x' },
+      link: true,
+    }).hint!;
     expect(hint).toContain('the proxy must let tunnels to dl.example.com:8443 through');
     expect(hint).toContain('if dl.example.com is reachable without the proxy, add it to NO_PROXY');
     // NO_PROXY lists the host for another port: says so, not "add it"
-    const port = describeNetwork(e, { target: 'dl.example.com:8443', timeoutMs: 30_000, env: { NO_PROXY: 'dl.example.com:443' }, link: true });
+    const port = describeNetwork(e, {
+      target: 'dl.example.com:8443',
+      timeoutMs: 30_000,
+      env: { NO_PROXY: 'dl.example.com:443' },
+      link: true,
+    });
     expect(port.hint).toContain('NO_PROXY lists dl.example.com:443, for port 443 only');
     expect(port.hint).not.toMatch(/add it to NO_PROXY/);
   });

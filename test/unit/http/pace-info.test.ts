@@ -23,13 +23,21 @@ describe('paceInfoOf', () => {
   });
   it('is waiting until the reset when the window is used up (in flight included)', () => {
     expect(paceInfoOf({ ...view, limit: 200, remaining: 0, resetAt: T + 12_000 }, T).waitingUntil).toBe(T + 12_000);
-    expect(paceInfoOf({ ...view, limit: 200, remaining: 2, resetAt: T + 12_000, inFlight: 2 }, T).waitingUntil).toBe(T + 12_000);
+    expect(paceInfoOf({ ...view, limit: 200, remaining: 2, resetAt: T + 12_000, inFlight: 2 }, T).waitingUntil).toBe(
+      T + 12_000,
+    );
   });
   it('is waiting until a 429 Retry-After ends', () => {
-    expect(paceInfoOf({ ...view, blockedUntil: T + 5000, limit: 200, remaining: 10, resetAt: T + 1000 }, T).waitingUntil).toBe(T + 5000);
+    expect(
+      paceInfoOf({ ...view, blockedUntil: T + 5000, limit: 200, remaining: 10, resetAt: T + 1000 }, T).waitingUntil,
+    ).toBe(T + 5000);
   });
   it('reads a window past its reset as a fresh one, with the full limit (as the pacer rolls it over)', () => {
-    expect(paceInfoOf({ ...view, limit: 200, remaining: 0, resetAt: T - 1 }, T)).toEqual({ limit: 200, remaining: 200, windowMs: 60_000 });
+    expect(paceInfoOf({ ...view, limit: 200, remaining: 0, resetAt: T - 1 }, T)).toEqual({
+      limit: 200,
+      remaining: 200,
+      windowMs: 60_000,
+    });
   });
 });
 

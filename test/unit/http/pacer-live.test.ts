@@ -38,7 +38,11 @@ describe('pacer, live', () => {
         const headers = { 'x-ratelimit-limit': String(limit), 'x-ratelimit-reset': reset };
         if (used >= limit) {
           tooMany++;
-          return sendJson(res, 429, errorBody('RATE_LIMITED', 'slow down'), { ...headers, 'x-ratelimit-remaining': '0', 'retry-after': reset });
+          return sendJson(res, 429, errorBody('RATE_LIMITED', 'slow down'), {
+            ...headers,
+            'x-ratelimit-remaining': '0',
+            'retry-after': reset,
+          });
         }
         used++;
         sendJson(res, 200, success({}), { ...headers, 'x-ratelimit-remaining': String(limit - used) });

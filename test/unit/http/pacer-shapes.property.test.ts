@@ -10,7 +10,13 @@ import { SimClock } from '../../helpers/clock.js';
 import { mulberry32 } from '../../../src/sandbox/random.js';
 import { Pacer, paceDelay, RESET_MARGIN_MS, type PaceState } from '../../../src/http/pacer.js';
 import { retryAfterMs } from '../../../src/http/rate-headers.js';
-import { WindowLimiter, takeAll, type LimitKind, type ResetFormat, type WindowState } from '../../../src/sandbox/rate-limiter.js';
+import {
+  WindowLimiter,
+  takeAll,
+  type LimitKind,
+  type ResetFormat,
+  type WindowState,
+} from '../../../src/sandbox/rate-limiter.js';
 import { addUnit, dropUnit, keepUsed, markAnswered, type Unit } from '../../../src/http/window-units.js';
 
 /**
@@ -155,17 +161,80 @@ describe('one process against each shape of limiter', () => {
   // before this change met 429s (a newer request's answer, counted first, raised Remaining; a unit
   // the window no longer counted was kept and freed again)
   it.each([
-    { total: 143, limit: 16, windowMs: 1004, workers: 6, latencyMs: 28, kind: 'aligned', reset: 'epoch', phaseMs: 992, jitterSeed: 6 },
-    { total: 95, limit: 46, windowMs: 19992, workers: 2, latencyMs: 67, kind: 'sliding-oldest', reset: 'delta', phaseMs: 999, jitterSeed: -26 },
-    { total: 146, limit: 5, windowMs: 9899, workers: 5, latencyMs: 97, kind: 'sliding', reset: 'delta', phaseMs: 217, jitterSeed: -31 },
-    { total: 27, limit: 7, windowMs: 12493, workers: 4, latencyMs: 52, kind: 'aligned', reset: 'seconds', phaseMs: 656, jitterSeed: 27 },
-    { total: 143, limit: 5, windowMs: 2714, workers: 2, latencyMs: 23, kind: 'sliding', reset: 'delta', phaseMs: 850, jitterSeed: -2147483643 },
-    { total: 6, limit: 5, windowMs: 1000, workers: 5, latencyMs: 23, kind: 'fixed', reset: 'delta', phaseMs: 0, jitterSeed: -4 },
-  ] as const)("answers out of order, $kind windows with Reset as $reset, limit $limit: no 429 but the length's trial", async (o) => {
-    const r = await simulate({ ...o, apart: true });
-    expect(r.ok).toBe(o.total);
-    expect(r.tooMany).toBeLessThanOrEqual(o.kind === 'aligned' ? 1 : 0);
-  });
+    {
+      total: 143,
+      limit: 16,
+      windowMs: 1004,
+      workers: 6,
+      latencyMs: 28,
+      kind: 'aligned',
+      reset: 'epoch',
+      phaseMs: 992,
+      jitterSeed: 6,
+    },
+    {
+      total: 95,
+      limit: 46,
+      windowMs: 19992,
+      workers: 2,
+      latencyMs: 67,
+      kind: 'sliding-oldest',
+      reset: 'delta',
+      phaseMs: 999,
+      jitterSeed: -26,
+    },
+    {
+      total: 146,
+      limit: 5,
+      windowMs: 9899,
+      workers: 5,
+      latencyMs: 97,
+      kind: 'sliding',
+      reset: 'delta',
+      phaseMs: 217,
+      jitterSeed: -31,
+    },
+    {
+      total: 27,
+      limit: 7,
+      windowMs: 12493,
+      workers: 4,
+      latencyMs: 52,
+      kind: 'aligned',
+      reset: 'seconds',
+      phaseMs: 656,
+      jitterSeed: 27,
+    },
+    {
+      total: 143,
+      limit: 5,
+      windowMs: 2714,
+      workers: 2,
+      latencyMs: 23,
+      kind: 'sliding',
+      reset: 'delta',
+      phaseMs: 850,
+      jitterSeed: -2147483643,
+    },
+    {
+      total: 6,
+      limit: 5,
+      windowMs: 1000,
+      workers: 5,
+      latencyMs: 23,
+      kind: 'fixed',
+      reset: 'delta',
+      phaseMs: 0,
+      jitterSeed: -4,
+    },
+  ] as const)(
+    "answers out of order, $kind windows with Reset as $reset, limit $limit: no 429 but the length's trial",
+    async (o) => {
+      const r = await simulate({ ...o, apart: true });
+      expect(r.ok).toBe(o.total);
+      expect(r.tooMany).toBeLessThanOrEqual(o.kind === 'aligned' ? 1 : 0);
+    },
+  );
 
   it.each([
     ['fixed', 'seconds', 0.97],
@@ -178,25 +247,42 @@ describe('one process against each shape of limiter', () => {
     // length, guessed in whole seconds from the first answer, bounds it (window-length.ts)
     ['sliding', 'epoch', 0.97],
     ['fixed', 'epoch', 0.97],
-  ] as const)('%s windows, Reset as %s: 120 requests at 40 per 10 s, 4 workers → efficiency ≥ %d', async (kind, reset, goal) => {
-    const jitters: Array<[number | undefined, boolean]> = [
-      [undefined, false],
-      ...[1, 2, 3].flatMap((j): Array<[number, boolean]> => [
-        [j, false],
-        [j, true],
-      ]),
-    ];
-    for (const [phaseMs, [jitterSeed, apart]] of [0, 250, 500, 750, 999].flatMap((p) => jitters.map((j) => [p, j] as const))) {
-      const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 20, kind, reset, phaseMs, jitterSeed, apart });
-      expect(r.tooMany, `phase ${phaseMs} ms, jitter seed ${jitterSeed}${apart ? ', apart' : ''}`).toBe(0);
-      // a first request that reaches the server past the whole second it was sent in: the length
-      // is known only to two whole seconds, the longer is taken, the first window's end is a
-      // second late as before
-      expect(r.efficiency, `phase ${phaseMs} ms, jitter seed ${jitterSeed}${apart ? ', apart' : ''}`).toBeGreaterThanOrEqual(
-        reset === 'epoch' && phaseMs + 20 / 2 >= 1_000 ? 0.94 : goal,
-      );
-    }
-  });
+  ] as const)(
+    '%s windows, Reset as %s: 120 requests at 40 per 10 s, 4 workers → efficiency ≥ %d',
+    async (kind, reset, goal) => {
+      const jitters: Array<[number | undefined, boolean]> = [
+        [undefined, false],
+        ...[1, 2, 3].flatMap((j): Array<[number, boolean]> => [
+          [j, false],
+          [j, true],
+        ]),
+      ];
+      for (const [phaseMs, [jitterSeed, apart]] of [0, 250, 500, 750, 999].flatMap((p) =>
+        jitters.map((j) => [p, j] as const),
+      )) {
+        const r = await simulate({
+          total: 120,
+          limit: 40,
+          windowMs: 10_000,
+          workers: 4,
+          latencyMs: 20,
+          kind,
+          reset,
+          phaseMs,
+          jitterSeed,
+          apart,
+        });
+        expect(r.tooMany, `phase ${phaseMs} ms, jitter seed ${jitterSeed}${apart ? ', apart' : ''}`).toBe(0);
+        // a first request that reaches the server past the whole second it was sent in: the length
+        // is known only to two whole seconds, the longer is taken, the first window's end is a
+        // second late as before
+        expect(
+          r.efficiency,
+          `phase ${phaseMs} ms, jitter seed ${jitterSeed}${apart ? ', apart' : ''}`,
+        ).toBeGreaterThanOrEqual(reset === 'epoch' && phaseMs + 20 / 2 >= 1_000 ? 0.94 : goal);
+      }
+    },
+  );
 });
 
 describe('review of 74177c5: a whole window lost for one request (be218bc: none)', () => {
@@ -206,28 +292,40 @@ describe('review of 74177c5: a whole window lost for one request (be218bc: none)
   // leaves the sliding window a little later and the last request misses the second window by
   // milliseconds: 18.1 s instead of 9.3 s (be218bc). The same with 100 at 50 per 18,995 ms, Reset
   // in whole seconds, jitter without `apart`: 38.2 s instead of 19.8 s.
-  it.fails("14 requests at 7 per 9,064 ms sliding, Reset as a Unix time, 2 workers, the ways apart: ≤ the property's bound", async () => {
-    const r = await simulate({
-      total: 14,
-      limit: 7,
-      windowMs: 9064,
-      workers: 2,
-      latencyMs: 58,
-      kind: 'sliding',
-      reset: 'epoch',
-      phaseMs: 691,
-      jitterSeed: -1376584324,
-      apart: true,
-    });
-    expect(r.tooMany).toBe(0);
-    expect(r.takenMs).toBeLessThanOrEqual(10_596); // the bound of the property above for this shape
-  });
+  it.fails(
+    "14 requests at 7 per 9,064 ms sliding, Reset as a Unix time, 2 workers, the ways apart: ≤ the property's bound",
+    async () => {
+      const r = await simulate({
+        total: 14,
+        limit: 7,
+        windowMs: 9064,
+        workers: 2,
+        latencyMs: 58,
+        kind: 'sliding',
+        reset: 'epoch',
+        phaseMs: 691,
+        jitterSeed: -1376584324,
+        apart: true,
+      });
+      expect(r.tooMany).toBe(0);
+      expect(r.takenMs).toBeLessThanOrEqual(10_596); // the bound of the property above for this shape
+    },
+  );
 });
 
 describe('windows aligned to the clock, Reset as a Unix time', () => {
   it('the guessed length (from a request sent inside a window opened earlier) costs at most one 429, its trial, then the Resets alone tell', async () => {
     for (const phaseMs of [0, 250, 500, 750, 999]) {
-      const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 20, kind: 'aligned', reset: 'epoch', phaseMs });
+      const r = await simulate({
+        total: 120,
+        limit: 40,
+        windowMs: 10_000,
+        workers: 4,
+        latencyMs: 20,
+        kind: 'aligned',
+        reset: 'epoch',
+        phaseMs,
+      });
       expect(r.ok).toBe(120);
       expect(r.tooMany).toBeLessThanOrEqual(1);
       expect(r.efficiency).toBeGreaterThanOrEqual(0.9);
@@ -246,13 +344,25 @@ describe('several processes sharing one key', () => {
       ['aligned', 'epoch'],
     ] as const) {
       for (const jitterSeed of [undefined, 1, 2, 3]) {
-        const r = await simulate({ total: 120, limit: 40, windowMs: 10_000, workers: 4, latencyMs: 40, kind, reset, processes: 4, jitterSeed });
+        const r = await simulate({
+          total: 120,
+          limit: 40,
+          windowMs: 10_000,
+          workers: 4,
+          latencyMs: 40,
+          kind,
+          reset,
+          processes: 4,
+          jitterSeed,
+        });
         expect(r.ok).toBe(120);
         expect(r.efficiency).toBeGreaterThanOrEqual(0.85);
         // about one per other process at each window's end (the one request a process with nothing in
         // flight sends: pacer.ts), and at most one trial of a guessed length per process; latencies
         // that vary end a window at a different moment for each process: a few more
-        expect(r.tooMany, `${kind}, ${reset}, jitter seed ${jitterSeed}`).toBeLessThanOrEqual(jitterSeed === undefined ? 8 : 12);
+        expect(r.tooMany, `${kind}, ${reset}, jitter seed ${jitterSeed}`).toBeLessThanOrEqual(
+          jitterSeed === undefined ? 8 : 12,
+        );
       }
     }
   });
@@ -315,10 +425,17 @@ describe('paceDelay, properties', () => {
         // waiting for an answer only when one is coming
         if (d === Infinity) expect(s.asking ?? s.pending).toBeGreaterThan(0);
         // past a reset we inferred: never more than what was left before it while none has told
-        if (s.now >= s.blockedUntil && s.resetAt === undefined && s.remaining !== undefined && (s.asking ?? s.pending) > 0 && d === 0)
+        if (
+          s.now >= s.blockedUntil &&
+          s.resetAt === undefined &&
+          s.remaining !== undefined &&
+          (s.asking ?? s.pending) > 0 &&
+          d === 0
+        )
           expect(s.leftBefore ?? 0).toBeGreaterThan(s.pending);
         // with something left and nobody in flight, a request goes at once
-        if (s.now >= s.blockedUntil && s.pending === 0 && (s.remaining === undefined || s.remaining > 0)) expect(d).toBe(0);
+        if (s.now >= s.blockedUntil && s.pending === 0 && (s.remaining === undefined || s.remaining > 0))
+          expect(d).toBe(0);
       }),
       runs(100),
     );
@@ -352,7 +469,10 @@ describe('window units, properties', () => {
               const before = units.map((u) => u.seq);
               keepUsed(units, s, e.used);
               const upTo = before.filter((q) => q <= s);
-              expect(units.map((u) => u.seq)).toEqual([...upTo.slice(Math.max(0, upTo.length - e.used)), ...before.filter((q) => q > s)]);
+              expect(units.map((u) => u.seq)).toEqual([
+                ...upTo.slice(Math.max(0, upTo.length - e.used)),
+                ...before.filter((q) => q > s),
+              ]);
             }
           }
           for (let i = 1; i < units.length; i++) expect(units[i]!.seq).toBeGreaterThan(units[i - 1]!.seq);

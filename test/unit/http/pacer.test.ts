@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock, SimClock } from '../../helpers/clock.js';
-import { Pacer, RESET_MARGIN_MS, paceDelay, sharedPacer, type PaceState, type PacerTicket } from '../../../src/http/pacer.js';
+import {
+  Pacer,
+  RESET_MARGIN_MS,
+  paceDelay,
+  sharedPacer,
+  type PaceState,
+  type PacerTicket,
+} from '../../../src/http/pacer.js';
 import { HEADER_WAIT_CEILING_MS, parseRateLimit, resetToMs } from '../../../src/http/rate-headers.js';
 import { RateLimitError } from '../../../src/http/errors.js';
 
@@ -30,7 +37,9 @@ describe('resetToMs', () => {
 
 describe('parseRateLimit', () => {
   it('reads the three headers', () => {
-    expect(parseRateLimit({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': '17', 'x-ratelimit-reset': '1.5' }, 10_000)).toEqual({
+    expect(
+      parseRateLimit({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': '17', 'x-ratelimit-reset': '1.5' }, 10_000),
+    ).toEqual({
       limit: 200,
       remaining: 17,
       resetAt: 11_500,
@@ -38,7 +47,9 @@ describe('parseRateLimit', () => {
     });
   });
   it('works without a limit', () => {
-    expect(parseRateLimit({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1800000000' }, 1_799_999_000_000)).toEqual({
+    expect(
+      parseRateLimit({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1800000000' }, 1_799_999_000_000),
+    ).toEqual({
       limit: undefined,
       remaining: 0,
       resetAt: 1_800_000_000_000,
@@ -46,7 +57,8 @@ describe('parseRateLimit', () => {
     });
   });
   it('calls a Reset coarse only when it is a Unix time in whole seconds', () => {
-    const coarse = (reset: string) => parseRateLimit({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': reset }, 1_799_999_000_000)?.coarse;
+    const coarse = (reset: string) =>
+      parseRateLimit({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': reset }, 1_799_999_000_000)?.coarse;
     expect(coarse('1800000000.25')).toBe(false);
     expect(coarse('1800000000250')).toBe(false);
     expect(coarse('10')).toBe(false);
@@ -331,7 +343,8 @@ async function simulate(o: { total: number; limit: number; windowMs: number; wor
   await clock.run(Promise.all(Array.from({ length: o.workers }, worker)));
   // The best possible: every full window used at once, the last partial one right at its start.
   const bestMs = Math.floor((o.total - 1) / o.limit) * o.windowMs + o.latencyMs;
-  if (process.env.PACER_DEBUG) console.log(o, { ok, sent, tooMany, elapsedMs: lastOkAt, efficiency: bestMs / lastOkAt });
+  if (process.env.PACER_DEBUG)
+    console.log(o, { ok, sent, tooMany, elapsedMs: lastOkAt, efficiency: bestMs / lastOkAt });
   return {
     ok,
     sent,

@@ -3,10 +3,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runs } from '../../helpers/property.js';
-import { EMPTY_PAGE_LIMIT, PageGuard, type GuardLimits, type PageFacts, type PageVerdict } from '../../../src/http/page-guard.js';
+import {
+  EMPTY_PAGE_LIMIT,
+  PageGuard,
+  type GuardLimits,
+  type PageFacts,
+  type PageVerdict,
+} from '../../../src/http/page-guard.js';
 
 /** A whole run of pages, judged page by page: the first verdict that is not "follow", and its index. */
-function judgeRun(pages: readonly PageFacts[], startCursor?: string, limits: GuardLimits = {}): { verdict: PageVerdict; at: number } {
+function judgeRun(
+  pages: readonly PageFacts[],
+  startCursor?: string,
+  limits: GuardLimits = {},
+): { verdict: PageVerdict; at: number } {
   const guard = new PageGuard(startCursor, limits);
   for (let i = 0; i < pages.length; i++) {
     const verdict = guard.judge(pages[i]!);
@@ -21,15 +31,18 @@ const page = (next: string | null, records = 1, more = true): PageFacts => ({ re
 describe('judgeRun (properties)', () => {
   it('an honest run never trips: fresh cursors, empty runs shorter than the limit', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.nat(EMPTY_PAGE_LIMIT - 1), fc.integer({ min: 1, max: 100 })), { maxLength: 50 }), (runs) => {
-        // each run: some empty pages, then one with records; every cursor fresh
-        const pages: PageFacts[] = [];
-        for (const [empty, records] of runs) {
-          for (let i = 0; i < empty; i++) pages.push(page(`c${pages.length}`, 0));
-          pages.push(page(`c${pages.length}`, records));
-        }
-        expect(judgeRun(pages).verdict.kind).toBe('follow');
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.nat(EMPTY_PAGE_LIMIT - 1), fc.integer({ min: 1, max: 100 })), { maxLength: 50 }),
+        (runs) => {
+          // each run: some empty pages, then one with records; every cursor fresh
+          const pages: PageFacts[] = [];
+          for (const [empty, records] of runs) {
+            for (let i = 0; i < empty; i++) pages.push(page(`c${pages.length}`, 0));
+            pages.push(page(`c${pages.length}`, records));
+          }
+          expect(judgeRun(pages).verdict.kind).toBe('follow');
+        },
+      ),
       runs(100),
     );
   });
@@ -61,12 +74,16 @@ describe('judgeRun (properties)', () => {
 
   it('with cursors from an alphabet of N, no run follows more than N cursors (pigeonhole)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(fc.tuple(fc.nat(5), fc.nat(2)), { minLength: 1, maxLength: 300 }), (n, raw) => {
-        const pages = raw.map(([c, r]) => page(`c${c % n}`, r));
-        const { verdict, at } = judgeRun(pages);
-        expect(at).toBeLessThanOrEqual(n);
-        if (at < pages.length) expect(verdict.kind).toBe('stuck');
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.tuple(fc.nat(5), fc.nat(2)), { minLength: 1, maxLength: 300 }),
+        (n, raw) => {
+          const pages = raw.map(([c, r]) => page(`c${c % n}`, r));
+          const { verdict, at } = judgeRun(pages);
+          expect(at).toBeLessThanOrEqual(n);
+          if (at < pages.length) expect(verdict.kind).toBe('stuck');
+        },
+      ),
       runs(100),
     );
   });
@@ -130,7 +147,10 @@ describe('judgeRun (examples)', () => {
   });
 
   it('names --max when the request bound trips', () => {
-    const { verdict } = judgeRun([page('a', 0), page('b', 1), page('c', 0)], undefined, { maxRequests: 3, maxRequestsReason: '--max 5' });
+    const { verdict } = judgeRun([page('a', 0), page('b', 1), page('c', 0)], undefined, {
+      maxRequests: 3,
+      maxRequestsReason: '--max 5',
+    });
     expect(verdict.kind === 'stuck' && verdict.message).toMatch(/3 pages gave 1 record, too few for --max 5/);
   });
 });

@@ -69,7 +69,8 @@ describe('paginate', () => {
   it('sends limit as the page size, the starting cursor and extra query parameters', async () => {
     await threePages();
     const got: unknown[] = [];
-    for await (const r of client.paginate('/contacts', { limit: 2, cursor: 'p2', query: { owner_id: 'usr_1' } })) got.push(r.id);
+    for await (const r of client.paginate('/contacts', { limit: 2, cursor: 'p2', query: { owner_id: 'usr_1' } }))
+      got.push(r.id);
     expect(got).toEqual(['c3', 'c4', 'c5', 'c6']);
     const q = new URL(server.requests[0]!.url, 'http://x').searchParams;
     expect(q.get('limit')).toBe('2');

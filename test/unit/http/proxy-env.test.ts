@@ -101,10 +101,14 @@ describe('proxyFor', () => {
         // a tail of its text (`.0.0.1`, `0.1`), with or without a leading dot: not the address
         const tail = ip.slice(Math.min(cut, ip.length - 1));
         const tailBypasses = tail === ip && lead === '';
-        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${lead}${tail}`, no_proxy: undefined }) === undefined).toBe(tailBypasses);
+        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${lead}${tail}`, no_proxy: undefined }) === undefined).toBe(
+          tailBypasses,
+        );
         expect(via(target, { HTTPS_PROXY: P, NO_PROXY: other }) === undefined).toBe(other === ip);
         expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${other}, ${ip}` })).toBeUndefined();
-        expect(via(target, { HTTPS_PROXY: P, NO_PROXY: `${ip.split('.').slice(0, 2).join('.')}.0.0/16` })).toBeUndefined();
+        expect(
+          via(target, { HTTPS_PROXY: P, NO_PROXY: `${ip.split('.').slice(0, 2).join('.')}.0.0/16` }),
+        ).toBeUndefined();
       }),
       runs(),
     );
@@ -115,12 +119,16 @@ describe('proxyFor', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }), (user, password) => {
         // any user name and password, percent-encoded, are taken and sent back exactly
-        const p = proxyFor(target, { HTTPS_PROXY: `http://${encodeURIComponent(user)}:${encodeURIComponent(password)}@proxy.corp:3128` })!;
+        const p = proxyFor(target, {
+          HTTPS_PROXY: `http://${encodeURIComponent(user)}:${encodeURIComponent(password)}@proxy.corp:3128`,
+        })!;
         const url = new URL(p.url);
         expect([decodeURIComponent(url.username), decodeURIComponent(url.password)]).toEqual([user, password]);
         // a % not followed by two hex digits (`50%off`) is refused, never passed on
         const raw = `http://u:${encodeURIComponent(password)}%${'g'}@proxy.corp:3128`;
-        expect(() => proxyFor(target, { HTTPS_PROXY: raw })).toThrow(/^HTTPS_PROXY holds a % in its user name or password/);
+        expect(() => proxyFor(target, { HTTPS_PROXY: raw })).toThrow(
+          /^HTTPS_PROXY holds a % in its user name or password/,
+        );
       }),
       runs(),
     );
@@ -156,9 +164,13 @@ describe('proxyFor', () => {
     expect(text('https://api.example.com/', { HTTPS_PROXY: 'http://u:secret@proxy.corp:3128' })).toBe(
       ' via proxy http://u:****@proxy.corp:3128 (HTTPS_PROXY)',
     );
-    expect(text('https://api.example.com/', { https_proxy: P })).toBe(' via proxy http://proxy.corp:3128 (https_proxy)');
+    expect(text('https://api.example.com/', { https_proxy: P })).toBe(
+      ' via proxy http://proxy.corp:3128 (https_proxy)',
+    );
     expect(text('https://api.example.com/', { HTTPS_PROXY: P, NO_PROXY: 'example.com' })).toBe(' direct (NO_PROXY)');
-    expect(text('https://127.0.0.1:1/', { HTTPS_PROXY: P })).toBe(' direct (loopback is not proxied without <-loopback> in NO_PROXY)');
+    expect(text('https://127.0.0.1:1/', { HTTPS_PROXY: P })).toBe(
+      ' direct (loopback is not proxied without <-loopback> in NO_PROXY)',
+    );
     expect(text('http://127.0.0.1:1/', { HTTPS_PROXY: P })).toBe(' direct (http:// is never proxied)');
     expect(text('https://api.example.com/', { HTTP_PROXY: P })).toBe('');
   });
@@ -170,7 +182,12 @@ describe('proxyFor', () => {
 });
 
 describe('notBypassed: why a proxied target was not sent direct, so that a hint suggests NO_PROXY only where it would help', () => {
-  const targets = ['https://crm.example.test/', 'https://crm.example.test:8443/', 'https://127.0.0.1:8443/', 'https://[::1]/'];
+  const targets = [
+    'https://crm.example.test/',
+    'https://crm.example.test:8443/',
+    'https://127.0.0.1:8443/',
+    'https://[::1]/',
+  ];
   const entry = fc.constantFrom(
     '<-loopback>',
     'crm.example.test',
@@ -202,7 +219,9 @@ describe('notBypassed: why a proxied target was not sent direct, so that a hint 
         if (why.why === 'loopback') expect(entries).toContain('<-loopback>');
         if (why.why === 'port') {
           expect(entries).toContain(why.entry);
-          expect(routeFor(target, { HTTPS_PROXY: P, NO_PROXY: `<-loopback>,${why.entry.replace(/:\d+$/, '')}` }).proxy).toBeUndefined();
+          expect(
+            routeFor(target, { HTTPS_PROXY: P, NO_PROXY: `<-loopback>,${why.entry.replace(/:\d+$/, '')}` }).proxy,
+          ).toBeUndefined();
         }
         if (why.why === 'unread') {
           expect(read).toBe('no_proxy');
@@ -213,7 +232,10 @@ describe('notBypassed: why a proxied target was not sent direct, so that a hint 
           expect(routeFor(target, { ...env, [read]: `${env[read] ?? ''},${host}` }).proxy).toBeUndefined();
           expect(
             entries.some(
-              (e) => e !== '' && routeFor(target, { HTTPS_PROXY: P, NO_PROXY: `<-loopback>,${e.replace(/:\d+$/, '')}` }).direct === 'NO_PROXY',
+              (e) =>
+                e !== '' &&
+                routeFor(target, { HTTPS_PROXY: P, NO_PROXY: `<-loopback>,${e.replace(/:\d+$/, '')}` }).direct ===
+                  'NO_PROXY',
             ),
           ).toBe(false);
           expect(entries.includes('<-loopback>') && ['127.0.0.1', '::1'].includes(host)).toBe(false);

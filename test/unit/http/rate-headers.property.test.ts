@@ -105,12 +105,21 @@ describe('resetToMs', () => {
 describe('parseRateLimit', () => {
   it('is undefined or a window whose reset is in [now, now + ceiling] and whose remaining is a whole number', () => {
     fc.assert(
-      fc.property(headerText, headerText, fc.option(headerText, { nil: undefined }), now, (remaining, reset, limit, t) => {
-        const info = parseRateLimit({ 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': reset, 'x-ratelimit-limit': limit }, t);
-        if (!info) return;
-        expect(Number.isInteger(info.remaining) && info.remaining >= 0).toBe(true);
-        sane(info.resetAt - t);
-      }),
+      fc.property(
+        headerText,
+        headerText,
+        fc.option(headerText, { nil: undefined }),
+        now,
+        (remaining, reset, limit, t) => {
+          const info = parseRateLimit(
+            { 'x-ratelimit-remaining': remaining, 'x-ratelimit-reset': reset, 'x-ratelimit-limit': limit },
+            t,
+          );
+          if (!info) return;
+          expect(Number.isInteger(info.remaining) && info.remaining >= 0).toBe(true);
+          sane(info.resetAt - t);
+        },
+      ),
       runs(100),
     );
   });

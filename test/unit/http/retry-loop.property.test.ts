@@ -11,12 +11,23 @@ import { neverReached } from '../../../src/http/network-error.js';
 import { withRetries } from '../../../src/http/retry-loop.js';
 import type { Failure } from '../../../src/http/types.js';
 
-const outcomes = ['ECONNREFUSED', 'PROXY_REFUSED', 'PROXY_TUNNEL_DROPPED', 'ECONNRESET', 'UND_ERR_SOCKET', 'TIMEOUT', 429, 500, 503] as const;
+const outcomes = [
+  'ECONNREFUSED',
+  'PROXY_REFUSED',
+  'PROXY_TUNNEL_DROPPED',
+  'ECONNRESET',
+  'UND_ERR_SOCKET',
+  'TIMEOUT',
+  429,
+  500,
+  503,
+] as const;
 type Outcome = (typeof outcomes)[number];
 
 function failure(o: Outcome): Failure {
   if (typeof o === 'number') {
-    const error = o === 429 ? new RateLimitError('slow down', { status: 429 }) : new ServerError(`HTTP ${o}`, { status: o });
+    const error =
+      o === 429 ? new RateLimitError('slow down', { status: 429 }) : new ServerError(`HTTP ${o}`, { status: o });
     return { error, status: o, ...(o === 429 ? { retryAfter: '1' } : {}) };
   }
   return { error: new ServerError(`failed: ${o}`, { code: o }), errorCode: o };
@@ -37,9 +48,10 @@ describe('withRetries: unsent', () => {
           orConcurrency: '',
         };
         let n = 0;
-        const err = (await withRetries(policy, async () => ({ ok: false, failure: failure(tries[Math.min(n++, tries.length - 1)]!) })).catch(
-          (e: unknown) => e,
-        )) as CrmError;
+        const err = (await withRetries(policy, async () => ({
+          ok: false,
+          failure: failure(tries[Math.min(n++, tries.length - 1)]!),
+        })).catch((e: unknown) => e)) as CrmError;
         const made = tries.slice(0, n);
         const none = made.every((o) => o === 429 || (typeof o === 'string' && neverReached(o)));
         expect(err.unsent === true, `${made.join(', ')}`).toBe(none);

@@ -52,10 +52,17 @@ describe('shouldRetry', () => {
     expect(shouldRetry({ ...base, method: 'POST', errorCode, hasIdempotencyKey: true })).toBe(true);
   });
 
-  it.each(['PROXY_TUNNEL_DROPPED', 'PROXY_TUNNEL_TIMEOUT', 'PROXY_TUNNEL_GARBAGE', 'PROXY_TUNNEL_ABANDONED', 'PROXY_REFUSED'])(
+  it.each([
+    'PROXY_TUNNEL_DROPPED',
+    'PROXY_TUNNEL_TIMEOUT',
+    'PROXY_TUNNEL_GARBAGE',
+    'PROXY_TUNNEL_ABANDONED',
+    'PROXY_REFUSED',
+  ])(
     'retries %s for every method: the tunnel never opened (or the proxy refused the connection), nothing reached the API',
     (errorCode) => {
-      for (const method of ['GET', 'POST', 'PATCH'] as const) expect(shouldRetry({ ...base, method, errorCode })).toBe(true);
+      for (const method of ['GET', 'POST', 'PATCH'] as const)
+        expect(shouldRetry({ ...base, method, errorCode })).toBe(true);
       expect(shouldRetry({ ...base, method: 'POST', errorCode, attempt: 5 })).toBe(false);
     },
   );
@@ -153,10 +160,21 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs('Sat, 21 Nov 2026 11:59:00 GMT', now)).toBe(0);
   });
 
-  it.each([undefined, null, '', '   ', 'soon', 'abc123', '1 2', '12s', '1e3', 'NaN', 'Infinity', '1,5', 'Mon, 99 Foo 2026 25:61:00 GMT'])(
-    'gives undefined for garbage %j',
-    (value) => {
-      expect(retryAfterMs(value, now)).toBeUndefined();
-    },
-  );
+  it.each([
+    undefined,
+    null,
+    '',
+    '   ',
+    'soon',
+    'abc123',
+    '1 2',
+    '12s',
+    '1e3',
+    'NaN',
+    'Infinity',
+    '1,5',
+    'Mon, 99 Foo 2026 25:61:00 GMT',
+  ])('gives undefined for garbage %j', (value) => {
+    expect(retryAfterMs(value, now)).toBeUndefined();
+  });
 });

@@ -5,7 +5,13 @@
 // the Date's cut to whole seconds) when they are closer (read against our finer clock).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CLOCK_AGREEMENT_MS, parseRateLimit, resetToMs, retryAfterMs, serverClockOffset } from '../../../src/http/rate-headers.js';
+import {
+  CLOCK_AGREEMENT_MS,
+  parseRateLimit,
+  resetToMs,
+  retryAfterMs,
+  serverClockOffset,
+} from '../../../src/http/rate-headers.js';
 import { runs } from '../../helpers/property.js';
 
 /** our clock: somewhere between 2004 and 2100 (a Unix time in seconds above 10^9, in ms above 10^11: rate-headers.ts) */

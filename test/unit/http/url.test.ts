@@ -3,12 +3,14 @@ import { UsageError } from '../../../src/http/errors.js';
 import { isLoopbackHost, parseBaseUrl, resolveUrl } from '../../../src/http/url.js';
 
 describe('parseBaseUrl', () => {
-  it.each(['https://crm.example.com/api/v2', 'http://127.0.0.1:4010/api/v2', 'http://localhost:1/api/v2', 'http://[::1]:8080/api/v1'])(
-    'accepts %s',
-    (u) => {
-      expect(parseBaseUrl(u).href).toBe(u);
-    },
-  );
+  it.each([
+    'https://crm.example.com/api/v2',
+    'http://127.0.0.1:4010/api/v2',
+    'http://localhost:1/api/v2',
+    'http://[::1]:8080/api/v1',
+  ])('accepts %s', (u) => {
+    expect(parseBaseUrl(u).href).toBe(u);
+  });
   it.each([
     'http://crm.example.com/api/v2',
     'ftp://127.0.0.1/',
@@ -66,10 +68,11 @@ describe('resolveUrl', () => {
   it('accepts an absolute URL on the same origin', () => {
     expect(resolveUrl(base, 'https://crm.example.com/api/v1/people/query').pathname).toBe('/api/v1/people/query');
   });
-  it.each(['https://evil.com/api/v2/contacts', 'http://crm.example.com/api/v2/contacts', 'https://crm.example.com:8443/x'])(
-    'refuses another origin: %s',
-    (u) => {
-      expect(() => resolveUrl(base, u)).toThrow(UsageError);
-    },
-  );
+  it.each([
+    'https://evil.com/api/v2/contacts',
+    'http://crm.example.com/api/v2/contacts',
+    'https://crm.example.com:8443/x',
+  ])('refuses another origin: %s', (u) => {
+    expect(() => resolveUrl(base, u)).toThrow(UsageError);
+  });
 });

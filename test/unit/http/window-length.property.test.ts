@@ -3,7 +3,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runs } from '../../helpers/property.js';
-import { guessUsable, guessedLength, judgeTrial, learnLength, type LengthGuess } from '../../../src/http/window-length.js';
+import {
+  guessUsable,
+  guessedLength,
+  judgeTrial,
+  learnLength,
+  type LengthGuess,
+} from '../../../src/http/window-length.js';
 import { nextGuessed, releaseGuessed, type Unit } from '../../../src/http/window-units.js';
 
 const T0 = 1_800_000_000_000;
@@ -19,12 +25,16 @@ describe('learnLength / guessedLength', () => {
         (seconds, sent, delay, limit) => {
           const windowMs = seconds * 1000;
           const end = T0 + sent + delay + windowMs; // the window opened when it was counted
-          const g = learnLength({}, { coarse: true, limit, remaining: limit - 1, resetAt: Math.ceil(end / 1000) * 1000, sentAt: T0 + sent });
+          const g = learnLength(
+            {},
+            { coarse: true, limit, remaining: limit - 1, resetAt: Math.ceil(end / 1000) * 1000, sentAt: T0 + sent },
+          );
           const guess = guessedLength(g)!;
           expect(guess).toBeGreaterThanOrEqual(windowMs);
           expect(guess).toBeLessThanOrEqual(windowMs + 1000);
           // a request sent and counted within one second: the guess is exact
-          if (Math.ceil((T0 + sent + delay + 1) / 1000) === Math.ceil((T0 + sent + 1) / 1000)) expect(guess).toBe(windowMs);
+          if (Math.ceil((T0 + sent + delay + 1) / 1000) === Math.ceil((T0 + sent + 1) / 1000))
+            expect(guess).toBe(windowMs);
         },
       ),
       runs(100),
@@ -69,7 +79,9 @@ describe('learnLength / guessedLength', () => {
           const answered = counted + back;
           const left = (counted + windowMs - counted) / 1000; // the server's Reset, seconds from its now
           const resetAt = answered + (whole ? Math.ceil(left) : left) * 1000; // read from the answer's arrival
-          const guess = guessedLength(learnLength({}, { coarse: false, limit, remaining: limit - 1, resetAt, sentAt: T0 + sent }))!;
+          const guess = guessedLength(
+            learnLength({}, { coarse: false, limit, remaining: limit - 1, resetAt, sentAt: T0 + sent }),
+          )!;
           expect(guess).toBeGreaterThanOrEqual(windowMs);
           expect(guess).toBeLessThanOrEqual(windowMs + there + back + (whole ? 1000 : 0));
         },
@@ -80,17 +92,21 @@ describe('learnLength / guessedLength', () => {
 
   it('a 429 to a trial drops the guess for good; any other answer keeps it', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1001, max: 100_000 }), fc.array(fc.constantFrom(200, 201, 207, 429, 500, undefined)), (bound, statuses) => {
-        let g: LengthGuess = { boundMs: bound };
-        for (const status of statuses) {
-          g = judgeTrial(g, status);
-          g = learnLength(g, { coarse: true, limit: 2, remaining: 1, resetAt: 5_000, sentAt: 1_000 });
-        }
-        const refused = statuses.includes(429);
-        expect(guessedLength(g) === undefined).toBe(refused);
-        expect(guessUsable(g, 0)).toBe(!refused);
-        expect(guessUsable(g, 1)).toBe(false);
-      }),
+      fc.property(
+        fc.integer({ min: 1001, max: 100_000 }),
+        fc.array(fc.constantFrom(200, 201, 207, 429, 500, undefined)),
+        (bound, statuses) => {
+          let g: LengthGuess = { boundMs: bound };
+          for (const status of statuses) {
+            g = judgeTrial(g, status);
+            g = learnLength(g, { coarse: true, limit: 2, remaining: 1, resetAt: 5_000, sentAt: 1_000 });
+          }
+          const refused = statuses.includes(429);
+          expect(guessedLength(g) === undefined).toBe(refused);
+          expect(guessUsable(g, 0)).toBe(!refused);
+          expect(guessUsable(g, 1)).toBe(false);
+        },
+      ),
       runs(100),
     );
   });
@@ -98,9 +114,15 @@ describe('learnLength / guessedLength', () => {
 
 describe('releaseGuessed / nextGuessed', () => {
   const units = fc
-    .array(fc.record({ gap: fc.integer({ min: 1, max: 3 }), answeredAt: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined }) }), {
-      maxLength: 20,
-    })
+    .array(
+      fc.record({
+        gap: fc.integer({ min: 1, max: 3 }),
+        answeredAt: fc.option(fc.integer({ min: 0, max: 10_000 }), { nil: undefined }),
+      }),
+      {
+        maxLength: 20,
+      },
+    )
     .map((xs) => {
       let seq = 0;
       return xs.map((x): Unit => ({ seq: (seq += x.gap), answeredAt: x.answeredAt }));

@@ -16,7 +16,13 @@ type RowKind = 'ok' | 'bad-email' | 'invalid' | 'repeat';
 type FaultKind = 'none' | 'before' | 'after' | 'refused' | 'auth';
 
 const row = (kind: RowKind, i: number): string =>
-  kind === 'ok' ? `u${i}@x.io,${i}` : kind === 'bad-email' ? `nobody-${i},${i}` : kind === 'invalid' ? `u${i}@x.io,x` : 'same@x.io,0';
+  kind === 'ok'
+    ? `u${i}@x.io,${i}`
+    : kind === 'bad-email'
+      ? `nobody-${i},${i}`
+      : kind === 'invalid'
+        ? `u${i}@x.io,x`
+        : 'same@x.io,0';
 
 const sum = (s: ImportSummary): number => s.created + s.failed + s.invalid + s.skipped + s.not_sent;
 
@@ -24,8 +30,13 @@ describe('import accounting', () => {
   it('the parts of every summary add up to the rows; not_sent is what no request carried', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.constantFrom<RowKind>('ok', 'ok', 'ok', 'bad-email', 'invalid', 'repeat'), { minLength: 1, maxLength: 60 }),
-        fc.array(fc.constantFrom<FaultKind>('none', 'none', 'none', 'before', 'after', 'refused', 'auth'), { maxLength: 12 }),
+        fc.array(fc.constantFrom<RowKind>('ok', 'ok', 'ok', 'bad-email', 'invalid', 'repeat'), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        fc.array(fc.constantFrom<FaultKind>('none', 'none', 'none', 'before', 'after', 'refused', 'auth'), {
+          maxLength: 12,
+        }),
         fc.integer({ min: 1, max: 7 }),
         fc.integer({ min: 1, max: 3 }),
         fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
@@ -39,7 +50,8 @@ describe('import accounting', () => {
           server.fault = (req, n): Fault | Error => {
             if (abortAfter !== undefined && n >= abortAfter) ac.abort();
             const f = faults[n - 1] ?? 'none';
-            if (f === 'refused') return new ValidationError('refused whole', { status: 422, code: 'VALIDATION_FAILED' });
+            if (f === 'refused')
+              return new ValidationError('refused whole', { status: 422, code: 'VALIDATION_FAILED' });
             if (f === 'auth') {
               refused.add(req.seq);
               return new AuthError('bad key', { status: 401 });
@@ -47,14 +59,21 @@ describe('import accounting', () => {
             return f === 'none' ? undefined : f;
           };
           let t = 0;
-          const deps = { send: server.send, journalDir: join(dir, 'j'), clock: { now: () => (t += 1) }, cwd: dir, signal: ac.signal };
+          const deps = {
+            send: server.send,
+            journalDir: join(dir, 'j'),
+            clock: { now: () => (t += 1) },
+            cwd: dir,
+            signal: ac.signal,
+          };
           let stopped = false;
-          const s = await runImport({ resource: 'contacts', input, baseUrl: 'http://x/api/v2', chunkSize, concurrency }, deps).catch(
-            (err: unknown) => {
-              stopped = true;
-              return importSummaryOf(err) ?? Promise.reject(err);
-            },
-          );
+          const s = await runImport(
+            { resource: 'contacts', input, baseUrl: 'http://x/api/v2', chunkSize, concurrency },
+            deps,
+          ).catch((err: unknown) => {
+            stopped = true;
+            return importSummaryOf(err) ?? Promise.reject(err);
+          });
           expect(s.rows).toBe(kinds.length);
           expect(sum(s)).toBe(s.rows);
           // rows carried by a request that was not refused before it was carried out (a 401)

@@ -7,7 +7,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../../src/http/types.js';
 import type { DeleteBackup } from '../../../src/import/files/backup.js';
-import { deleteCostText, LIST_MIN_IDS, listIntoBackup, readCost, readHow } from '../../../src/import/send/backup-read.js';
+import {
+  deleteCostText,
+  LIST_MIN_IDS,
+  listIntoBackup,
+  readCost,
+  readHow,
+} from '../../../src/import/send/backup-read.js';
 import { runs } from '../../helpers/property.js';
 
 /** A collection of `size` records, `c0`…; the file's ids are some of them and some that are not there. */
@@ -106,14 +112,18 @@ describe('a delete backup read', () => {
 
   it('the file’s records first in the collection: a page per 100 ids, no GET; a rerun after a kill reads the pages again, no GET', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: LIST_MIN_IDS, max: 1200 }), fc.integer({ min: 0, max: 600 }), async (n, more) => {
-        const collection = Array.from({ length: n + more }, (_, i) => `c${i}`);
-        const file = collection.slice(0, n);
-        expect((await read(collection, file, [])).requests).toBe(Math.ceil(n / 100));
-        // killed after the listing kept the first k: the rerun lists again up to the last page it needs
-        const k = Math.min(n - LIST_MIN_IDS, Math.floor(n / 2));
-        expect((await read(collection, file, file.slice(0, k))).requests).toBe(Math.ceil(n / 100));
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: LIST_MIN_IDS, max: 1200 }),
+        fc.integer({ min: 0, max: 600 }),
+        async (n, more) => {
+          const collection = Array.from({ length: n + more }, (_, i) => `c${i}`);
+          const file = collection.slice(0, n);
+          expect((await read(collection, file, [])).requests).toBe(Math.ceil(n / 100));
+          // killed after the listing kept the first k: the rerun lists again up to the last page it needs
+          const k = Math.min(n - LIST_MIN_IDS, Math.floor(n / 2));
+          expect((await read(collection, file, file.slice(0, k))).requests).toBe(Math.ceil(n / 100));
+        },
+      ),
       runs(100),
     );
   });
@@ -142,7 +152,9 @@ describe("a delete's whole cost (the confirmation)", () => {
         const { least, most } = readCost(toRead, kept);
         expect(asked).toBe(most + deletes);
         const total =
-          least === most ? `${(most + deletes).toLocaleString('en-US')} request` : `from ${(least + deletes).toLocaleString('en-US')} to`;
+          least === most
+            ? `${(most + deletes).toLocaleString('en-US')} request`
+            : `from ${(least + deletes).toLocaleString('en-US')} to`;
         expect(text.startsWith(total)).toBe(true);
         expect(text).toContain(`${deletes.toLocaleString('en-US')} DELETE`);
         expect(text.includes('for the rows an earlier run did not finish')).toBe(done > 0);

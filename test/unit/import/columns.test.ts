@@ -3,12 +3,29 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PartialFailureError, UsageError } from '../../../src/http/errors.js';
-import { checkColumns, columnFields, columnsVerdict, mapFlag, nearestField, type ColumnField } from '../../../src/import/check/columns.js';
+import {
+  checkColumns,
+  columnFields,
+  columnsVerdict,
+  mapFlag,
+  nearestField,
+  type ColumnField,
+} from '../../../src/import/check/columns.js';
 import { parseColumnMaps, parseHeader } from '../../../src/import/input/header.js';
 import { failedAlike, NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
 import { runs } from '../../helpers/property.js';
 
-const CONTACT_FIELDS = ['id', 'email', 'first_name', 'last_name', 'company_id', 'owner_id', 'title', 'phone', 'created_at'];
+const CONTACT_FIELDS = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'company_id',
+  'owner_id',
+  'title',
+  'phone',
+  'created_at',
+];
 const known = new Set(CONTACT_FIELDS);
 
 describe('nearestField', () => {
@@ -41,7 +58,9 @@ const field = fc.oneof(
   fc.constantFrom(...CONTACT_FIELDS, 'e_mail_address', 'emial', 'shoe_size', 'job_title', 'notes', 'first', 'name'),
   fc.stringMatching(/^[a-z][a-z0-9_]{0,12}$/),
 );
-const columns = fc.array(fc.record({ column: fc.string({ maxLength: 8 }), field, mapped: fc.boolean() }), { maxLength: 8 });
+const columns = fc.array(fc.record({ column: fc.string({ maxLength: 8 }), field, mapped: fc.boolean() }), {
+  maxLength: 8,
+});
 const knownSet = fc.uniqueArray(field, { maxLength: 10 }).map((a) => new Set(a));
 
 describe('checkColumns (properties)', () => {
@@ -155,7 +174,9 @@ describe('failedAlike: the first answered chunk', () => {
   it('rows of the job created before it (an earlier run, a resumed job): no pattern, no stop; repeated rows are not created rows', () => {
     expect(failedAlike(2, [reject(0), reject(1)], { created: 0, skipped: 100, repeated: 0 })).toBeUndefined();
     expect(failedAlike(2, [reject(0), reject(1)], { created: 1, skipped: 0, repeated: 0 })).toBeUndefined();
-    expect(failedAlike(2, [reject(0), reject(1)], { created: 0, skipped: 3, repeated: 3 })).toBeInstanceOf(PartialFailureError);
+    expect(failedAlike(2, [reject(0), reject(1)], { created: 0, skipped: 3, repeated: 3 })).toBeInstanceOf(
+      PartialFailureError,
+    );
   });
 
   it.each([

@@ -33,7 +33,12 @@ describe('openBackup', () => {
       const path = join(dir, 'b.ndjson');
       writeFileSync(path, `${JSON.stringify({ id: 'a' })}\n{"id":"b`);
       const first = await openBackup(path);
-      await Promise.all([first.keep({ id: 'a' }), first.keep({ id: 'b' }), first.keep({ id: 'c' }), first.keep({ id: 'b' })]);
+      await Promise.all([
+        first.keep({ id: 'a' }),
+        first.keep({ id: 'b' }),
+        first.keep({ id: 'c' }),
+        first.keep({ id: 'b' }),
+      ]);
       await first.close();
       const again = await openBackup(path);
       await again.keep({ id: 'c' });

@@ -99,7 +99,10 @@ describe('prepareInput: a stream is copied once', () => {
 
   it('transcodes a UTF-16 stream with a BOM', async () => {
     const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('email\nzoë@x\n', 'utf16le')]);
-    const input = await prepareInput('-', { stdin: Readable.from([bytes.subarray(0, 5), bytes.subarray(5)]), tmpDir: tmp() });
+    const input = await prepareInput('-', {
+      stdin: Readable.from([bytes.subarray(0, 5), bytes.subarray(5)]),
+      tmpDir: tmp(),
+    });
     expect(input.encoding).toBe('utf-16le');
     expect(readFileSync(input.path, 'utf8')).toBe('email\nzoë@x\n');
     await input.cleanup();

@@ -45,7 +45,12 @@ function setup(content: string, name = 'people.csv') {
     onProgress: (p) => progress.push({ ...p }),
     ...over,
   });
-  const opts = (over: Partial<ImportOptions> = {}): ImportOptions => ({ resource: 'contacts', input, baseUrl: BASE, ...over });
+  const opts = (over: Partial<ImportOptions> = {}): ImportOptions => ({
+    resource: 'contacts',
+    input,
+    baseUrl: BASE,
+    ...over,
+  });
   return { dir, input, journalDir, deps, opts, warnings, progress };
 }
 
@@ -99,7 +104,11 @@ describe('runImport: sending', () => {
     expect(importExitCode(sum)).toBe(0);
     // chunks go concurrently: they reach the server in any order (CI on Node 24 saw 100, 50, 100)
     expect(server.calls.map((c) => c.records.length).sort((a, b) => b - a)).toEqual([100, 100, 50]);
-    expect(server.created.find((r) => r.email === 'u0@x.io')).toMatchObject({ email: 'u0@x.io', first_name: 'User 0', score: 0 });
+    expect(server.created.find((r) => r.email === 'u0@x.io')).toMatchObject({
+      email: 'u0@x.io',
+      first_name: 'User 0',
+      score: 0,
+    });
     expect(duplicates(server.created)).toEqual([]);
     expect(new Set(server.calls.map((c) => c.key)).size).toBe(3);
     expect(existsSync(`${s.input}.rejects.csv`)).toBe(false);
@@ -109,7 +118,9 @@ describe('runImport: sending', () => {
   });
 
   it('invalid rows and item errors go to the rejects file with their line, code and message', async () => {
-    const s = setup(csv(6, (i) => (i === 1 ? 'bad-email,B,1' : i === 3 ? 'c@x.io,C,three' : i === 4 ? 'd@x.io,D' : undefined)));
+    const s = setup(
+      csv(6, (i) => (i === 1 ? 'bad-email,B,1' : i === 3 ? 'c@x.io,C,three' : i === 4 ? 'd@x.io,D' : undefined)),
+    );
     const server = fakeServer();
     const sum = await runImport(s.opts({ chunkSize: 2 }), s.deps(server));
     expect(sum).toMatchObject({ rows: 6, created: 3, failed: 1, invalid: 2, rejects_file: `${s.input}.rejects.csv` });
@@ -118,7 +129,14 @@ describe('runImport: sending', () => {
     expect(rejects.header).toEqual(['Email', 'First Name', 'score:number', '_line', '_error_code', '_error_message']);
     const byLine = Object.fromEntries(rejects.rows.map((r) => [r.cells![3], r.cells]));
     expect(byLine['3']).toEqual(['bad-email', 'B', '1', '3', 'VALIDATION_FAILED', 'email must contain @']);
-    expect(byLine['5']).toEqual(['c@x.io', 'C', 'three', '5', 'INVALID_VALUE', 'column "score:number": "three" is not a number']);
+    expect(byLine['5']).toEqual([
+      'c@x.io',
+      'C',
+      'three',
+      '5',
+      'INVALID_VALUE',
+      'column "score:number": "three" is not a number',
+    ]);
     expect(byLine['6']).toEqual(['d@x.io', 'D', '', '6', 'INVALID_COLUMN_COUNT', 'expected 3 columns, got 2']);
     // invalid rows are never sent
     expect(server.calls.flatMap((c) => c.records.map((r) => r.email))).not.toContain('c@x.io');
@@ -126,7 +144,11 @@ describe('runImport: sending', () => {
 
   it('the rejects file, fed back, parses to the same records', async () => {
     const header = 'Email,Full Name,amount:number,tags:list,active:boolean,meta:json';
-    const rows = ['no-at-1,"Doe, Jane",12.5,a;b,yes,"{""k"":[1,2]}"', 'no-at-2,"multi\nline ""quoted""",,x,0,', 'ok@x.io,Fine,1,,true,'];
+    const rows = [
+      'no-at-1,"Doe, Jane",12.5,a;b,yes,"{""k"":[1,2]}"',
+      'no-at-2,"multi\nline ""quoted""",,x,0,',
+      'ok@x.io,Fine,1,,true,',
+    ];
     const s = setup(`\ufeff${header}\r\n${rows.join('\r\n')}\r\n`);
     const sum = await runImport(s.opts(), s.deps(fakeServer()));
     expect(sum).toMatchObject({ created: 1, failed: 2 });
@@ -139,12 +161,27 @@ describe('runImport: sending', () => {
     expect(got).toEqual(want);
     expect(want[0]).toEqual({
       ok: true,
-      record: { email: 'no-at-1', full_name: 'Doe, Jane', amount: 12.5, tags: ['a', 'b'], active: true, meta: { k: [1, 2] } },
+      record: {
+        email: 'no-at-1',
+        full_name: 'Doe, Jane',
+        amount: 12.5,
+        tags: ['a', 'b'],
+        active: true,
+        meta: { k: [1, 2] },
+      },
     });
     // and importing it again rejects them again, without duplicating the _ columns
-    const again = await runImport(s.opts({ input: sum.rejects_file!, rejectsPath: join(s.dir, 'r2.csv') }), s.deps(fakeServer()));
+    const again = await runImport(
+      s.opts({ input: sum.rejects_file!, rejectsPath: join(s.dir, 'r2.csv') }),
+      s.deps(fakeServer()),
+    );
     expect(again).toMatchObject({ rows: 2, failed: 2 });
-    expect((await readAll(join(s.dir, 'r2.csv'))).header).toEqual([...header.split(','), '_line', '_error_code', '_error_message']);
+    expect((await readAll(join(s.dir, 'r2.csv'))).header).toEqual([
+      ...header.split(','),
+      '_line',
+      '_error_code',
+      '_error_message',
+    ]);
   });
 
   it('--results writes _line, id and the original columns of every created row', async () => {
@@ -214,35 +251,60 @@ describe('runImport: sending', () => {
     const s = setup('{"email":"a@x.io","n":1}\n{"email":\n{"email":"b"}\n', 'people.ndjson');
     const server = fakeServer();
     const sum = await runImport(s.opts(), s.deps(server));
-    expect(sum).toMatchObject({ rows: 3, created: 1, invalid: 1, failed: 1, rejects_file: `${s.input}.rejects.ndjson` });
+    expect(sum).toMatchObject({
+      rows: 3,
+      created: 1,
+      invalid: 1,
+      failed: 1,
+      rejects_file: `${s.input}.rejects.ndjson`,
+    });
     const lines = readFileSync(sum.rejects_file!, 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toContainEqual(expect.objectContaining({ _raw: '{"email":', _line: 2, _error_code: 'INVALID_JSON' }));
-    expect(lines).toContainEqual({ email: 'b', _line: 3, _error_code: 'VALIDATION_FAILED', _error_message: 'email must contain @' });
+    expect(lines).toContainEqual({
+      email: 'b',
+      _line: 3,
+      _error_code: 'VALIDATION_FAILED',
+      _error_message: 'email must contain @',
+    });
   });
 
   it('reads standard input through a temporary copy, removed afterwards; the same content resumes', async () => {
     const s = setup('');
     const content = csv(30);
     const server = fakeServer();
-    const sum = await runImport(s.opts({ input: '-', chunkSize: 10 }), s.deps(server, { stdin: Readable.from([content]) }));
+    const sum = await runImport(
+      s.opts({ input: '-', chunkSize: 10 }),
+      s.deps(server, { stdin: Readable.from([content]) }),
+    );
     expect(sum).toMatchObject({ rows: 30, created: 30 });
     expect(readdirSync(s.journalDir).filter((f) => f.startsWith('stdin-'))).toEqual([]);
-    const again = await runImport(s.opts({ input: '-', chunkSize: 10 }), s.deps(server, { stdin: Readable.from([content]) }));
+    const again = await runImport(
+      s.opts({ input: '-', chunkSize: 10 }),
+      s.deps(server, { stdin: Readable.from([content]) }),
+    );
     expect(again).toMatchObject({ created: 0, skipped: 30, chunks: 0 });
     expect(server.calls).toHaveLength(3);
   });
 
   it('refuses a batch for a resource without batch-create, and bad sizes', async () => {
     const s = setup(csv(1));
-    await expect(runImport(s.opts({ resource: 'meetings' }), s.deps(fakeServer()))).rejects.toThrow(/cannot be batch-created/);
+    await expect(runImport(s.opts({ resource: 'meetings' }), s.deps(fakeServer()))).rejects.toThrow(
+      /cannot be batch-created/,
+    );
     await expect(runImport(s.opts({ chunkSize: 101 }), s.deps(fakeServer()))).rejects.toThrow(/--chunk-size/);
     await expect(runImport(s.opts({ concurrency: 0 }), s.deps(fakeServer()))).rejects.toThrow(/--concurrency/);
-    await expect(runImport(s.opts({ rejectsPath: s.input }), s.deps(fakeServer()))).rejects.toThrow(/input file itself/);
-    await expect(runImport(s.opts({ resultsPath: `${s.input}.rejects.csv` }), s.deps(fakeServer()))).rejects.toThrow(/different files/);
-    await expect(runImport(s.opts({ rejectsPath: join(s.dir, 'no', 'such', 'dir.csv') }), s.deps(fakeServer()))).rejects.toThrow(/cannot write/);
+    await expect(runImport(s.opts({ rejectsPath: s.input }), s.deps(fakeServer()))).rejects.toThrow(
+      /input file itself/,
+    );
+    await expect(runImport(s.opts({ resultsPath: `${s.input}.rejects.csv` }), s.deps(fakeServer()))).rejects.toThrow(
+      /different files/,
+    );
+    await expect(
+      runImport(s.opts({ rejectsPath: join(s.dir, 'no', 'such', 'dir.csv') }), s.deps(fakeServer())),
+    ).rejects.toThrow(/cannot write/);
   });
 
   it('rows repeating an earlier row are not sent: skipped, named, and the parts still add up to the rows', async () => {
@@ -250,7 +312,15 @@ describe('runImport: sending', () => {
     const server = fakeServer();
     const sum = await runImport(s.opts({ chunkSize: 2 }), s.deps(server));
     expect(server.calls.map((c) => c.records.length)).toEqual([2]);
-    expect(sum).toMatchObject({ rows: 4, created: 2, skipped: 2, repeated: 2, failed: 0, not_sent: 0, rejects_file: null });
+    expect(sum).toMatchObject({
+      rows: 4,
+      created: 2,
+      skipped: 2,
+      repeated: 2,
+      failed: 0,
+      not_sent: 0,
+      rejects_file: null,
+    });
     expect(s.warnings.join('\n')).toMatch(/line 4 repeats line 2: skipped\n {2}line 5 repeats line 2: skipped/);
     // the rerun of the finished import reports them as skipped too, and sends nothing
     const again = await runImport(s.opts({ chunkSize: 2 }), s.deps(server));
@@ -266,7 +336,9 @@ describe('runImport: --strict and --dry-run', () => {
     const err = await runImport(s.opts({ strict: true }), s.deps(server)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).exitCode).toBe(2);
-    expect((err as Error).message).toMatch(/5 of 50 rows are invalid; nothing was sent \(--strict\)\n {2}line 5: column "score:number"/);
+    expect((err as Error).message).toMatch(
+      /5 of 50 rows are invalid; nothing was sent \(--strict\)\n {2}line 5: column "score:number"/,
+    );
     expect(server.calls).toEqual([]);
   });
 
@@ -323,7 +395,8 @@ describe('runImport: failures, resume and idempotency', () => {
   it('a whole chunk refused with a 4xx is a reject and journaled; a rerun sends those rows again under a new key (issue 17), the rest skipped', async () => {
     const s = setup(csv(300));
     const server = fakeServer();
-    server.fault = (req) => (req.seq === 2 ? new ValidationError('too many fields', { status: 422, code: 'VALIDATION_FAILED' }) : undefined);
+    server.fault = (req) =>
+      req.seq === 2 ? new ValidationError('too many fields', { status: 422, code: 'VALIDATION_FAILED' }) : undefined;
     const first = await runImport(s.opts(), s.deps(server));
     expect(first).toMatchObject({ created: 200, failed: 100, in_doubt: 0, rejects_file: `${s.input}.rejects.csv` });
     expect((await readAll(first.rejects_file!)).rows).toHaveLength(100);
@@ -344,7 +417,8 @@ describe('runImport: failures, resume and idempotency', () => {
   it('rows rejected by the server, once their rejects file was imported, are not sent again by a rerun of the original', async () => {
     const s = setup(csv(300));
     const server = fakeServer();
-    server.fault = (req) => (req.seq === 2 ? new ValidationError('too many fields', { status: 422, code: 'VALIDATION_FAILED' }) : undefined);
+    server.fault = (req) =>
+      req.seq === 2 ? new ValidationError('too many fields', { status: 422, code: 'VALIDATION_FAILED' }) : undefined;
     const first = await runImport(s.opts(), s.deps(server));
     expect(first).toMatchObject({ created: 200, failed: 100 });
     server.fault = undefined;
@@ -379,7 +453,13 @@ describe('runImport: failures, resume and idempotency', () => {
     // the finished import, rerun, sends the rejected row again (rejected again), never the unknown one
     const calls = server.calls.length;
     const again = await runImport(s.opts(), s.deps(server, { send }));
-    expect(again).toMatchObject({ requests: 1, failed: 2, unknown: 1, unknown_file: sum.unknown_file, rejects_file: sum.rejects_file });
+    expect(again).toMatchObject({
+      requests: 1,
+      failed: 2,
+      unknown: 1,
+      unknown_file: sum.unknown_file,
+      rejects_file: sum.rejects_file,
+    });
     expect(
       server.calls
         .slice(calls)
@@ -576,7 +656,9 @@ describe('runImport: abort', () => {
     const server = fakeServer();
     server.hold = true;
     const ac = new AbortController();
-    const run = runImport(s.opts({ chunkSize: 10, concurrency: 2 }), s.deps(server, { signal: ac.signal })).catch((e: unknown) => e);
+    const run = runImport(s.opts({ chunkSize: 10, concurrency: 2 }), s.deps(server, { signal: ac.signal })).catch(
+      (e: unknown) => e,
+    );
     await server.waitPending(1); // the first chunk goes alone
     server.releaseAll();
     await server.waitPending(2);
@@ -628,7 +710,9 @@ describe('runImport: a changed file at the same path', () => {
     const err = await runImport(s.opts(), s.deps(server)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).exitCode).toBe(2);
-    expect((err as Error).message).toMatch(/people\.csv has changed since it was imported into contacts .*nothing was sent/);
+    expect((err as Error).message).toMatch(
+      /people\.csv has changed since it was imported into contacts .*nothing was sent/,
+    );
     expect((err as UsageError).hint).toMatch(/people\.csv\.rejects\.csv.*--no-resume/);
     expect(server.created).toHaveLength(999);
     // the safe path: the fixed rejects file creates exactly the missing row
@@ -681,7 +765,9 @@ describe('runImport: a changed file at the same path', () => {
     const calls = server.calls.length;
     const err = await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(server)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as UsageError).message).toMatch(/was imported into contacts at .* with another API key .*nothing was sent/);
+    expect((err as UsageError).message).toMatch(
+      /was imported into contacts at .* with another API key .*nothing was sent/,
+    );
     expect((err as UsageError).hint).toMatch(/--no-resume/);
     expect(server.calls.length).toBe(calls);
     const again = await runImport(s.opts({ keyId: keyIdentity('key-two'), resume: false }), s.deps(server));
@@ -689,23 +775,39 @@ describe('runImport: a changed file at the same path', () => {
     expect(again.created + again.skipped).toBe(10);
     expect(server.calls.length).toBeGreaterThan(calls);
     // that key now has its journal: its rerun resumes (nothing sent), and so does the first key's
-    expect(await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(server))).toMatchObject({ created: 0, skipped: 10, requests: 0 });
-    expect(await runImport(s.opts({ keyId: keyIdentity('key-one') }), s.deps(server))).toMatchObject({ created: 0, skipped: 10, requests: 0 });
-    for (const f of readdirSync(s.journalDir)) expect(readFileSync(join(s.journalDir, f), 'utf8')).not.toContain('key-');
+    expect(await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(server))).toMatchObject({
+      created: 0,
+      skipped: 10,
+      requests: 0,
+    });
+    expect(await runImport(s.opts({ keyId: keyIdentity('key-one') }), s.deps(server))).toMatchObject({
+      created: 0,
+      skipped: 10,
+      requests: 0,
+    });
+    for (const f of readdirSync(s.journalDir))
+      expect(readFileSync(join(s.journalDir, f), 'utf8')).not.toContain('key-');
   });
 
   it('another key whose import created nothing (chunks refused whole by a 4xx) does not block; one with a chunk in doubt does', async () => {
     const refusing = fakeServer();
     refusing.fault = () => new ValidationError('no', { status: 422, code: 'VALIDATION_FAILED' });
     const s = setup(csv(10));
-    expect(await runImport(s.opts({ keyId: keyIdentity('key-one') }), s.deps(refusing))).toMatchObject({ created: 0, failed: 10 });
-    expect(await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(fakeServer()))).toMatchObject({ created: 10 });
+    expect(await runImport(s.opts({ keyId: keyIdentity('key-one') }), s.deps(refusing))).toMatchObject({
+      created: 0,
+      failed: 10,
+    });
+    expect(await runImport(s.opts({ keyId: keyIdentity('key-two') }), s.deps(fakeServer()))).toMatchObject({
+      created: 10,
+    });
 
     const failing = fakeServer();
     failing.fault = () => 'before';
     const d = setup(csv(12));
     expect(await runImport(d.opts({ keyId: keyIdentity('key-one') }), d.deps(failing))).toMatchObject({ in_doubt: 12 });
-    const err = await runImport(d.opts({ keyId: keyIdentity('key-two') }), d.deps(fakeServer())).catch((e: unknown) => e);
+    const err = await runImport(d.opts({ keyId: keyIdentity('key-two') }), d.deps(fakeServer())).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UsageError);
   });
 });
@@ -717,7 +819,15 @@ describe('runImport: resuming cheaply', () => {
     const first = await runImport(s.opts(), s.deps(server));
     expect(first).toMatchObject({ created: 249, failed: 0, invalid: 1 });
     const second = await runImport(s.opts(), s.deps(server));
-    expect(second).toMatchObject({ rows: 250, created: 0, skipped: 249, failed: 0, invalid: 1, chunks: 0, rejects_file: first.rejects_file });
+    expect(second).toMatchObject({
+      rows: 250,
+      created: 0,
+      skipped: 249,
+      failed: 0,
+      invalid: 1,
+      chunks: 0,
+      rejects_file: first.rejects_file,
+    });
     expect(s.warnings.at(-1)).toMatch(/already imported/);
     expect(server.calls).toHaveLength(3);
     // with --results the journal is streamed again for the ids
@@ -767,7 +877,9 @@ describe('runImport: unreadable input', () => {
 
   it('a missing file is a UsageError (exit 2) naming it', async () => {
     const s = setup('x');
-    const err = await runImport(s.opts({ input: join(s.dir, 'nope.csv') }), s.deps(fakeServer())).catch((e: unknown) => e);
+    const err = await runImport(s.opts({ input: join(s.dir, 'nope.csv') }), s.deps(fakeServer())).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UsageError);
     expect((err as Error).message).toContain('nope.csv');
   });
@@ -788,12 +900,19 @@ describe('runImport: a request cancelled by Ctrl-C', () => {
       }
       return inner(req);
     };
-    const err = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server, { signal: ac.signal, send: cancelling })).catch(
-      (e: unknown) => e,
-    );
+    const err = await runImport(
+      s.opts({ chunkSize: 10, concurrency: 1 }),
+      s.deps(server, { signal: ac.signal, send: cancelling }),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InterruptedError);
     // it went out: in doubt (may have been written), counted among failed, not a reject; the last 10 not sent
-    expect(importSummaryOf(err)).toMatchObject({ created: 10, failed: 10, in_doubt: 10, not_sent: 10, rejects_file: null });
+    expect(importSummaryOf(err)).toMatchObject({
+      created: 10,
+      failed: 10,
+      in_doubt: 10,
+      not_sent: 10,
+      rejects_file: null,
+    });
     const again = await runImport(s.opts({ chunkSize: 10, concurrency: 1 }), s.deps(server));
     expect(again).toMatchObject({ skipped: 10, created: 20 });
     expect(server.calls.find((c) => c.seq === 2)?.key).toBe(keys[1]);

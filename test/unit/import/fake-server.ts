@@ -85,7 +85,8 @@ export function fakeServer(): FakeServer {
           meta: { api_version: '2', request_id: `req_${s.calls.length}`, timestamp: new Date(0).toISOString() },
         };
         cache.set(req.key, envelope);
-        if (f === 'after') throw new ServerError('injected 500 after the write', { status: 500, code: 'INTERNAL_ERROR' });
+        if (f === 'after')
+          throw new ServerError('injected 500 after the write', { status: 500, code: 'INTERNAL_ERROR' });
         return { envelope, retries: 0 };
       } finally {
         inFlight--;

@@ -2,7 +2,13 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchEnvelope, BatchItem } from '../../../src/api/envelopes.js';
-import { csvLine, createRejectsWriter, createResultsWriter, defaultRejectsPath, keptColumns } from '../../../src/import/files/outputs.js';
+import {
+  csvLine,
+  createRejectsWriter,
+  createResultsWriter,
+  defaultRejectsPath,
+  keptColumns,
+} from '../../../src/import/files/outputs.js';
 import { NO_RESULT_CODE, chunkOutcome } from '../../../src/import/send/outcome.js';
 import type { HttpClient } from '../../../src/http/types.js';
 import { httpBatchSender } from '../../../src/import/send/sender.js';
@@ -42,12 +48,16 @@ describe('chunkOutcome', () => {
       ]),
     );
     expect(out.ids).toEqual(['con_a', null, '']);
-    expect(out.rejects).toEqual([{ i: 1, code: NO_RESULT_CODE, message: expect.stringContaining('may or may not have been created') }]);
+    expect(out.rejects).toEqual([
+      { i: 1, code: NO_RESULT_CODE, message: expect.stringContaining('may or may not have been created') },
+    ]);
     expect(out.created).toBe(2);
   });
 
   it('an error item without details still gets a code and message', () => {
-    expect(chunkOutcome(1, envelope([{ index: 0, status: 'error' }])).rejects[0]).toMatchObject({ code: 'ITEM_FAILED' });
+    expect(chunkOutcome(1, envelope([{ index: 0, status: 'error' }])).rejects[0]).toMatchObject({
+      code: 'ITEM_FAILED',
+    });
   });
 });
 
@@ -84,7 +94,13 @@ describe('rejects file', () => {
     const w = await createRejectsWriter(join(dir, 'r.csv'), { format: 'csv', header: ['a', 'b'] });
     w.add(['a2', 'x,"y"'], 2, 'VALIDATION_FAILED', 'bad 2\nreally');
     await w.commit();
-    expect((await readAll(join(dir, 'r.csv'))).rows[0]!.cells).toEqual(['a2', 'x,"y"', '2', 'VALIDATION_FAILED', 'bad 2\\nreally']);
+    expect((await readAll(join(dir, 'r.csv'))).rows[0]!.cells).toEqual([
+      'a2',
+      'x,"y"',
+      '2',
+      'VALIDATION_FAILED',
+      'bad 2\\nreally',
+    ]);
     expect(readdirSync(dir)).toEqual(['r.csv']);
   });
 
@@ -126,14 +142,20 @@ describe('rejects file', () => {
   it('default paths: beside the input, or crm-rejects-<time> in the working folder for stdin', () => {
     expect(defaultRejectsPath('/d/people.csv', 'csv', 0, '/w')).toBe('/d/people.csv.rejects.csv');
     expect(defaultRejectsPath('/d/p.ndjson', 'ndjson', 0, '/w')).toBe('/d/p.ndjson.rejects.ndjson');
-    expect(defaultRejectsPath('-', 'csv', Date.UTC(2026, 10, 21, 23, 5, 9, 120), '/w')).toBe('/w/crm-rejects-20261121T230509Z.csv');
+    expect(defaultRejectsPath('-', 'csv', Date.UTC(2026, 10, 21, 23, 5, 9, 120), '/w')).toBe(
+      '/w/crm-rejects-20261121T230509Z.csv',
+    );
   });
 });
 
 describe('results file', () => {
   it('NDJSON input → CSV of _line, id and the keys (first seen order), nested values JSON-encoded', async () => {
     const dir = tempDir();
-    const w = await createResultsWriter(join(dir, 'out.csv'), { format: 'ndjson', header: null, ndjsonKeys: ['email', 'meta', 'n', 'id'] });
+    const w = await createResultsWriter(join(dir, 'out.csv'), {
+      format: 'ndjson',
+      header: null,
+      ndjsonKeys: ['email', 'meta', 'n', 'id'],
+    });
     w.add({ email: 'a@x.io', meta: { k: [1, 'x'] }, n: 3, _line: 9 }, 1, 'con_1');
     w.add({ email: 'b@x.io', n: null }, 2, 'con_2');
     await w.commit();
@@ -147,7 +169,12 @@ describe('results file', () => {
 
   it('NDJSON input with more keys than the columns hold: the rest as JSON in _more', async () => {
     const dir = tempDir();
-    const w = await createResultsWriter(join(dir, 'out.csv'), { format: 'ndjson', header: null, ndjsonKeys: ['a'], ndjsonKeysOverflow: true });
+    const w = await createResultsWriter(join(dir, 'out.csv'), {
+      format: 'ndjson',
+      header: null,
+      ndjsonKeys: ['a'],
+      ndjsonKeysOverflow: true,
+    });
     w.add({ a: 1, z: 'q' }, 1, 'con_1');
     await w.commit();
     expect(readFileSync(join(dir, 'out.csv'), 'utf8')).toBe('_line,id,a,_more\r\n1,con_1,1,"{""z"":""q""}"\r\n');
@@ -169,7 +196,9 @@ describe('httpBatchSender', () => {
       [{ 'idempotent-replayed': 'true' }, true],
       [{}, false],
     ] as const) {
-      const client = { request: async () => ({ status: 200, headers, body: envelope, retries: 1 }) } as unknown as HttpClient;
+      const client = {
+        request: async () => ({ status: 200, headers, body: envelope, retries: 1 }),
+      } as unknown as HttpClient;
       const res = await httpBatchSender(client)({ resource: 'contacts', seq: 1, key: 'k', records: [], body: '[]' });
       expect(res).toEqual({ envelope, retries: 1, replayed });
     }

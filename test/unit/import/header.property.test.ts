@@ -4,7 +4,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
-import { convertCell, normalizeFieldName, parseColumnMaps, parseHeader, splitType } from '../../../src/import/input/header.js';
+import {
+  convertCell,
+  normalizeFieldName,
+  parseColumnMaps,
+  parseHeader,
+  splitType,
+} from '../../../src/import/input/header.js';
 import { rowToRecord } from '../../../src/import/input/header.js';
 import { runs } from '../../helpers/property.js';
 
@@ -67,14 +73,20 @@ describe('parseHeader', () => {
 
   it('--map sends a column to the field as written, `__proto__` included, as an own key', () => {
     fc.assert(
-      fc.property(fc.constantFrom('__proto__', 'constructor', 'toString', 'x.y', 'E-mail'), fc.jsonValue(), (field, value) => {
-        const mapping = parseHeader(['Email', 'data:json'], parseColumnMaps([`data=${field}`]));
-        const row = rowToRecord(['a@b.c', JSON.stringify(value)], mapping);
-        if (!row.ok) throw new Error(row.reason);
-        expect(Object.getPrototypeOf(row.record)).toBe(Object.prototype);
-        expect(Object.hasOwn(row.record, field)).toBe(true);
-        expect(JSON.stringify(row.record)).toBe(`{"email":"a@b.c",${JSON.stringify(field)}:${JSON.stringify(value)}}`);
-      }),
+      fc.property(
+        fc.constantFrom('__proto__', 'constructor', 'toString', 'x.y', 'E-mail'),
+        fc.jsonValue(),
+        (field, value) => {
+          const mapping = parseHeader(['Email', 'data:json'], parseColumnMaps([`data=${field}`]));
+          const row = rowToRecord(['a@b.c', JSON.stringify(value)], mapping);
+          if (!row.ok) throw new Error(row.reason);
+          expect(Object.getPrototypeOf(row.record)).toBe(Object.prototype);
+          expect(Object.hasOwn(row.record, field)).toBe(true);
+          expect(JSON.stringify(row.record)).toBe(
+            `{"email":"a@b.c",${JSON.stringify(field)}:${JSON.stringify(value)}}`,
+          );
+        },
+      ),
       runs(100),
     );
   });
@@ -97,14 +109,35 @@ function sameDecimal(a: string, b: string): boolean {
 
 const digits = (max: number) => fc.string({ unit: fc.constantFrom('0', '1', '5', '9'), maxLength: max });
 const decimalText = fc
-  .tuple(fc.constantFrom('', '+', '-'), digits(22), fc.option(digits(22)), fc.option(fc.integer({ min: -420, max: 420 })))
+  .tuple(
+    fc.constantFrom('', '+', '-'),
+    digits(22),
+    fc.option(digits(22)),
+    fc.option(fc.integer({ min: -420, max: 420 })),
+  )
   .map(([sign, int, frac, exp]) => `${sign}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : `e${exp}`}`);
 const numberCell = fc.oneof(
   decimalText,
   decimalText.map((t) => ` ${t} `),
   fc.double({ noNaN: true }).map(String),
   fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
-  fc.constantFrom('1e400', '1e-400', '0x10', '12abc', '1_000', '١٢', 'Infinity', '0b1', '1e', '.', '-', '12.', '.5', '00012', '-0'),
+  fc.constantFrom(
+    '1e400',
+    '1e-400',
+    '0x10',
+    '12abc',
+    '1_000',
+    '١٢',
+    'Infinity',
+    '0b1',
+    '1e',
+    '.',
+    '-',
+    '12.',
+    '.5',
+    '00012',
+    '-0',
+  ),
   fc.string({ unit: 'binary', maxLength: 6 }),
 );
 
@@ -205,8 +238,16 @@ describe('convertCell', () => {
   });
 
   it('json: a number a double cannot hold is invalid rather than rounded', () => {
-    for (const cell of ['{"n":12345678901234567891}', '[1e400]', '1e-400', '{"a":"12345678901234567891","b":0.10000000000000000001}']) {
-      expect(convertCell(cell, 'json')).toMatchObject({ ok: false, reason: expect.stringMatching(/cannot be sent exactly/) });
+    for (const cell of [
+      '{"n":12345678901234567891}',
+      '[1e400]',
+      '1e-400',
+      '{"a":"12345678901234567891","b":0.10000000000000000001}',
+    ]) {
+      expect(convertCell(cell, 'json')).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/cannot be sent exactly/),
+      });
     }
     expect(convertCell('{"a":"12345678901234567891","b":1e3}', 'json')).toEqual({
       ok: true,

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
-import { convertCell, normalizeFieldName, parseColumnMaps, parseHeader, splitType, type FieldType } from '../../../src/import/input/header.js';
+import {
+  convertCell,
+  normalizeFieldName,
+  parseColumnMaps,
+  parseHeader,
+  splitType,
+  type FieldType,
+} from '../../../src/import/input/header.js';
 import { objectToRecord, rowToRecord } from '../../../src/import/input/header.js';
 
 describe('normalizeFieldName', () => {
@@ -63,7 +70,10 @@ describe('parseHeader', () => {
   it.each([
     [['email', ''], /the header of column 2 is empty/],
     [['email', '   '], /the header of column 2 is empty/],
-    [['First Name', 'first_name'], /columns "First Name" \(column 1\) and "first_name" \(column 2\) both fill the field "first_name"/],
+    [
+      ['First Name', 'first_name'],
+      /columns "First Name" \(column 1\) and "first_name" \(column 2\) both fill the field "first_name"/,
+    ],
     [['email', 'Email:string'], /"email" \(column 1\) and "Email:string" \(column 2\)/],
     [['!!!'], /has no letters or digits/],
     [['_a', '_b'], /no column to import/],
@@ -153,7 +163,10 @@ describe('rowToRecord', () => {
       reason: 'expected 5 columns, got 2',
       field: '',
     });
-    expect(rowToRecord(['1', '2', '3', '4', '5', '6'], header)).toMatchObject({ ok: false, reason: 'expected 5 columns, got 6' });
+    expect(rowToRecord(['1', '2', '3', '4', '5', '6'], header)).toMatchObject({
+      ok: false,
+      reason: 'expected 5 columns, got 6',
+    });
   });
 
   it('a cell that does not fit its type names the column and the value', () => {
@@ -199,6 +212,9 @@ describe('server-set fields (READ_ONLY_FIELDS)', () => {
     expect(m.columns.filter((c) => c.readOnly).map((c) => c.column)).toEqual(['id', 'created_at', 'owner_id']);
     const mapped = parseHeader(['id', 'email'], new Map([['id', 'external_id']]));
     expect(mapped.columns.map((c) => c.field)).toEqual(['external_id', 'email']);
-    expect(objectToRecord({ id: 'con_1', email: 'a@b.c', updated_at: 'x' })).toEqual({ ok: true, record: { email: 'a@b.c' } });
+    expect(objectToRecord({ id: 'con_1', email: 'a@b.c', updated_at: 'x' })).toEqual({
+      ok: true,
+      record: { email: 'a@b.c' },
+    });
   });
 });

@@ -23,7 +23,10 @@ export function tempFile(content: string | Buffer, name = 'input.csv'): string {
   return p;
 }
 
-export async function readAll(path: string, opts: OpenInputOptions = {}): Promise<{ header: string[] | null; rows: ReadRow[] }> {
+export async function readAll(
+  path: string,
+  opts: OpenInputOptions = {},
+): Promise<{ header: string[] | null; rows: ReadRow[] }> {
   const r = await openInput(path, opts);
   const rows: ReadRow[] = [];
   for await (const row of r.rows) rows.push(row);

@@ -49,7 +49,10 @@ describe('ImportJournal', () => {
     const j = await open(dir);
     // the FileHandle class, spied on: what was written and synced, in order
     const probe = await openFile(join(dir, 'probe'), 'w');
-    const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown>; datasync: () => Promise<void> };
+    const proto = Object.getPrototypeOf(probe) as {
+      write: (...a: unknown[]) => Promise<unknown>;
+      datasync: () => Promise<void>;
+    };
     await probe.close();
     const events: string[] = [];
     const write = proto.write;
@@ -158,9 +161,17 @@ describe('ImportJournal', () => {
     await done.record(chunk(1));
     await done.complete(Date.UTC(2026, 0, 1), { rows: 2, created: 1, failed: 1, invalid: 0 });
     await done.close();
-    const stale = await ImportJournal.open(dir, { ...identity, resource: 'deals' }, { plan: 'p', resume: true, input: 'x', now: 0 });
+    const stale = await ImportJournal.open(
+      dir,
+      { ...identity, resource: 'deals' },
+      { plan: 'p', resume: true, input: 'x', now: 0 },
+    );
     await stale.close();
-    const recent = await ImportJournal.open(dir, { ...identity, resource: 'tasks' }, { plan: 'p', resume: true, input: 'x', now: 0 });
+    const recent = await ImportJournal.open(
+      dir,
+      { ...identity, resource: 'tasks' },
+      { plan: 'p', resume: true, input: 'x', now: 0 },
+    );
     await recent.close();
     // leftovers of this (live) process: kept until a day old
     writeFileSync(join(dir, `stdin-${process.pid}-abc.buf`), 'x');
@@ -196,7 +207,11 @@ describe('ImportJournal', () => {
     const dead = 2 ** 22 + 12345; // above pid_max on most systems: no such process
     writeFileSync(join(dir, `stdin-${dead}-abc.buf`), 'user data');
     writeFileSync(join(dir, `x.jsonl.tmp-${dead}-abcd`), 'x');
-    const a = await ImportJournal.open(dir, { ...identity, resource: 'deals' }, { plan: 'p', resume: true, input: 'x', now: 0 });
+    const a = await ImportJournal.open(
+      dir,
+      { ...identity, resource: 'deals' },
+      { plan: 'p', resume: true, input: 'x', now: 0 },
+    );
     for (let i = 1; i <= 20; i++) await a.record(chunk(i));
     await a.complete(0, { rows: 40, created: 20, failed: 20, invalid: 0 });
     await a.close();
@@ -227,13 +242,26 @@ describe('ImportJournal', () => {
     expect(again.resumedChunks).toBe(1);
     await again.complete(Date.UTC(2026, 0, 1), { rows: 3, created: 2, failed: 1, invalid: 0 });
     await again.close();
-    expect(await readComplete(j.path)).toEqual({ type: 'complete', at: '2026-01-01T00:00:00.000Z', rows: 3, created: 2, failed: 1, invalid: 0 });
+    expect(await readComplete(j.path)).toEqual({
+      type: 'complete',
+      at: '2026-01-01T00:00:00.000Z',
+      rows: 3,
+      created: 2,
+      failed: 1,
+      invalid: 0,
+    });
   });
 
   it('a journal of the earlier format (each line sealed with a "sum") is read as before', async () => {
     const dir = tempDir();
     const sealed = (v: object) => `${JSON.stringify(v).slice(0, -1)},"sum":"0123456789abcdef"}\n`;
-    const header = { type: 'header', version: 1, resource: 'contacts', base_url: identity.baseUrl, content_sha256: identity.contentSha256 };
+    const header = {
+      type: 'header',
+      version: 1,
+      resource: 'contacts',
+      base_url: identity.baseUrl,
+      content_sha256: identity.contentSha256,
+    };
     writeFileSync(
       journalPath(dir, identity),
       sealed({ ...header, plan: 'p1', input: 'in.csv', created_at: '2026-01-01T00:00:00.000Z' }) +

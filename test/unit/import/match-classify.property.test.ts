@@ -8,7 +8,18 @@ import { changesText, changeText, classify, diffRecord, type Change } from '../.
 import { isEmailField } from '../../../src/import/match/key.js';
 import { runs } from '../../helpers/property.js';
 
-const FIELDS = ['email', 'work_email', 'name', 'title', 'age', 'active', 'tags', 'meta', 'constructor', '__proto__'] as const;
+const FIELDS = [
+  'email',
+  'work_email',
+  'name',
+  'title',
+  'age',
+  'active',
+  'tags',
+  'meta',
+  'constructor',
+  '__proto__',
+] as const;
 const SKIP = ['email', 'id'];
 const pad = fc.constantFrom('', ' ', '\t', ' \u00a0');
 const text = fc.oneof(
@@ -22,7 +33,11 @@ const scalar = fc.oneof(
   fc.boolean(),
   fc.constant(null),
 );
-const json = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'c'), scalar, { maxKeys: 3 }));
+const json = fc.oneof(
+  scalar,
+  fc.array(scalar, { maxLength: 3 }),
+  fc.dictionary(fc.constantFrom('a', 'b', 'c'), scalar, { maxKeys: 3 }),
+);
 
 /** an object from [field, value] pairs, `__proto__` as an own field as the row reader makes it */
 const objectOf = (pairs: readonly (readonly [string, unknown])[]): Record<string, unknown> => {
@@ -31,16 +46,21 @@ const objectOf = (pairs: readonly (readonly [string, unknown])[]): Record<string
   return o;
 };
 const fieldsOf = (values: fc.Arbitrary<unknown>) =>
-  fc.uniqueArray(fc.tuple(fc.constantFrom(...FIELDS), values), { selector: ([f]) => f, maxLength: FIELDS.length }).map(objectOf);
+  fc
+    .uniqueArray(fc.tuple(fc.constantFrom(...FIELDS), values), { selector: ([f]) => f, maxLength: FIELDS.length })
+    .map(objectOf);
 
 const apply = (record: Record<string, unknown>, changes: readonly Change[]): Record<string, unknown> =>
   objectOf([...Object.entries(record), ...changes.map((c) => [c.field, c.after] as const)]);
 
 /** how a row's cell may spell the record's value: padded, re-cased if an email, as text, keys in another order */
 const spelled = (field: string, value: unknown, how: { pad: string; text: boolean; upper: boolean }): unknown => {
-  if (typeof value === 'string') return `${how.pad}${how.upper && isEmailField(field) ? value.toUpperCase() : value}${how.pad}`;
-  if (how.text && (typeof value === 'number' || typeof value === 'boolean')) return `${how.pad}${String(value)}${how.pad}`;
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return objectOf(Object.entries(value).reverse());
+  if (typeof value === 'string')
+    return `${how.pad}${how.upper && isEmailField(field) ? value.toUpperCase() : value}${how.pad}`;
+  if (how.text && (typeof value === 'number' || typeof value === 'boolean'))
+    return `${how.pad}${String(value)}${how.pad}`;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value))
+    return objectOf(Object.entries(value).reverse());
   return value;
 };
 
@@ -65,7 +85,9 @@ describe('diffRecord', () => {
     const how = fc.record({ pad, text: fc.boolean(), upper: fc.boolean() });
     fc.assert(
       fc.property(fieldsOf(json), how, fc.array(fc.constantFrom<string>(...FIELDS)), (record, h, dropped) => {
-        const row = objectOf(Object.entries(record).map(([f, v]) => [f, dropped.includes(f) ? undefined : spelled(f, v, h)]));
+        const row = objectOf(
+          Object.entries(record).map(([f, v]) => [f, dropped.includes(f) ? undefined : spelled(f, v, h)]),
+        );
         expect(classify(row, [{ id: 'c_1', record }], SKIP)).toEqual({ action: 'unchanged', id: 'c_1', changes: [] });
       }),
       runs(),
@@ -75,20 +97,29 @@ describe('diffRecord', () => {
   it('a row of only empty or absent cells (and skipped fields) changes nothing', () => {
     const empty = fc.constantFrom('', ' ', '\t \u00a0', undefined);
     fc.assert(
-      fc.property(fieldsOf(empty), fc.dictionary(fc.constantFrom(...SKIP), json), fieldsOf(json), (blank, skipped, record) => {
-        expect(diffRecord({ ...blank, ...skipped }, record, SKIP)).toEqual([]);
-      }),
+      fc.property(
+        fieldsOf(empty),
+        fc.dictionary(fc.constantFrom(...SKIP), json),
+        fieldsOf(json),
+        (blank, skipped, record) => {
+          expect(diffRecord({ ...blank, ...skipped }, record, SKIP)).toEqual([]);
+        },
+      ),
       runs(),
     );
   });
 
   it('null clears: a change from the record’s value to null, none when it is null or absent', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...FIELDS.filter((f) => !SKIP.includes(f))), fc.option(json, { nil: undefined }), (f, held) => {
-        const record = objectOf([[f, held]]);
-        const changes = diffRecord(objectOf([[f, null]]), record, SKIP);
-        expect(changes).toEqual(held === undefined || held === null ? [] : [{ field: f, before: held, after: null }]);
-      }),
+      fc.property(
+        fc.constantFrom(...FIELDS.filter((f) => !SKIP.includes(f))),
+        fc.option(json, { nil: undefined }),
+        (f, held) => {
+          const record = objectOf([[f, held]]);
+          const changes = diffRecord(objectOf([[f, null]]), record, SKIP);
+          expect(changes).toEqual(held === undefined || held === null ? [] : [{ field: f, before: held, after: null }]);
+        },
+      ),
       runs(),
     );
   });
@@ -105,14 +136,17 @@ describe('diffRecord', () => {
     fc.assert(
       fc.property(fc.boolean(), fc.boolean(), fc.boolean(), (held, cell, upper) => {
         const t = upper ? String(cell).toUpperCase() : String(cell);
-        expect(diffRecord({ active: t }, { active: held }, SKIP)).toEqual(cell === held ? [] : [{ field: 'active', before: held, after: cell }]);
+        expect(diffRecord({ active: t }, { active: held }, SKIP)).toEqual(
+          cell === held ? [] : [{ field: 'active', before: held, after: cell }],
+        );
       }),
       runs(),
     );
   });
 
   it('examples: each rule', () => {
-    const d = (row: Record<string, unknown>, record: Record<string, unknown>): Change[] => diffRecord(row, record, SKIP);
+    const d = (row: Record<string, unknown>, record: Record<string, unknown>): Change[] =>
+      diffRecord(row, record, SKIP);
     expect(d({ title: 'CEO' }, { title: 'CTO' })).toEqual([{ field: 'title', before: 'CTO', after: 'CEO' }]);
     expect(d({ title: ' CTO ' }, { title: 'CTO' })).toEqual([]);
     expect(d({ title: 'cto' }, { title: 'CTO' })).toHaveLength(1); // only an email ignores case
@@ -122,7 +156,9 @@ describe('diffRecord', () => {
     expect(d({ title: '   ' }, { title: 'CTO' })).toEqual([]);
     expect(d({ title: null }, { title: 'CTO' })).toEqual([{ field: 'title', before: 'CTO', after: null }]);
     expect(d({ title: null }, {})).toEqual([]);
-    expect(d({ email: 'new@x.io', id: 'c_9', title: 'CTO' }, { email: 'old@x.io', id: 'c_1', title: 'CTO' })).toEqual([]);
+    expect(d({ email: 'new@x.io', id: 'c_9', title: 'CTO' }, { email: 'old@x.io', id: 'c_1', title: 'CTO' })).toEqual(
+      [],
+    );
     expect(d({ age: '42' }, { age: 42 })).toEqual([]);
     expect(d({ age: '42.0' }, { age: 42 })).toEqual([]);
     expect(d({ age: '43' }, { age: 42 })).toEqual([{ field: 'age', before: 42, after: 43 }]);

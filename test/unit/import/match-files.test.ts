@@ -143,7 +143,9 @@ describe('UndoFile', () => {
       u.add(`c_${i}`, { a: i }).then(() => seen.push(readFileSync(path, 'utf8').includes(`c_${i},${i}\r\n`))),
     );
     // the same pair again while its row is queued: resolves with that row's fsync, writes nothing
-    const twin = u.add('c_49', { a: 'later' }).then(() => seen.push(readFileSync(path, 'utf8').includes('c_49,49\r\n')));
+    const twin = u
+      .add('c_49', { a: 'later' })
+      .then(() => seen.push(readFileSync(path, 'utf8').includes('c_49,49\r\n')));
     await Promise.all([...adds, twin]);
     await u.close();
     expect(seen).toEqual(Array(51).fill(true));
@@ -241,7 +243,11 @@ describe('AmbiguousFile and PlanFile', () => {
       ['2', 'update', 'c_1', 'first_name: "A" → "B"', 'c_1', 'a@x', 'B'],
       ['3', 'create', '', '', '', 'b@x', '-x'],
     ]);
-    const nd = await PlanFile.create(fresh('plan.csv'), { format: 'ndjson', header: null, ndjsonKeys: ['email', 'tags'] });
+    const nd = await PlanFile.create(fresh('plan.csv'), {
+      format: 'ndjson',
+      header: null,
+      ndjsonKeys: ['email', 'tags'],
+    });
     nd.add(1, 'unchanged', 'c_2', '', { email: 'a@x', tags: ['a', 'b'] });
     await nd.commit();
     expect(rows(nd.target)).toEqual([
@@ -251,6 +257,10 @@ describe('AmbiguousFile and PlanFile', () => {
     const whole = await AmbiguousFile.create(fresh('amb.ndjson'), { format: 'ndjson', header: null });
     whole.add({ email: 'a@x', _line: 7 }, 1, ['c_1', 'c_2']);
     await whole.commit();
-    expect(JSON.parse(readFileSync(whole.target, 'utf8'))).toEqual({ _line: 1, _candidates: ['c_1', 'c_2'], email: 'a@x' });
+    expect(JSON.parse(readFileSync(whole.target, 'utf8'))).toEqual({
+      _line: 1,
+      _candidates: ['c_1', 'c_2'],
+      email: 'a@x',
+    });
   });
 });

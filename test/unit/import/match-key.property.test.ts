@@ -11,7 +11,26 @@ const space = fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0',
 /** text with the characters a key's encoding could trip on, and some whose case or spelling varies */
 const text = fc.oneof(
   fc.string({
-    unit: fc.constantFrom('a', 'B', 'é', 'e\u0301', 'İ', 'ß', 'Σ', '@', '.', ' ', '\u0000', '"', '\\', ',', '[', ']', ';', '1'),
+    unit: fc.constantFrom(
+      'a',
+      'B',
+      'é',
+      'e\u0301',
+      'İ',
+      'ß',
+      'Σ',
+      '@',
+      '.',
+      ' ',
+      '\u0000',
+      '"',
+      '\\',
+      ',',
+      '[',
+      ']',
+      ';',
+      '1',
+    ),
     maxLength: 8,
   }),
   fc.string({ maxLength: 8 }),
@@ -32,12 +51,21 @@ describe('keyPart', () => {
   });
 
   it('ignores the case of an email field (ASCII letters flipped at random), and only of an email field', () => {
-    const email = fc.string({ unit: fc.constantFrom('a', 'b', 'Z', 'q', '@', '.', '-', '1'), minLength: 1, maxLength: 12 });
+    const email = fc.string({
+      unit: fc.constantFrom('a', 'b', 'Z', 'q', '@', '.', '-', '1'),
+      minLength: 1,
+      maxLength: 12,
+    });
     fc.assert(
-      fc.property(fc.constantFrom('email', 'work_email'), email, fc.array(fc.boolean(), { maxLength: 5 }), (f, s, flips) => {
-        expect(keyPart(f, flipCase(s, flips))).toBe(keyPart(f, s));
-        if (flipCase(s, flips) !== s) expect(keyPart('name', flipCase(s, flips))).not.toBe(keyPart('name', s));
-      }),
+      fc.property(
+        fc.constantFrom('email', 'work_email'),
+        email,
+        fc.array(fc.boolean(), { maxLength: 5 }),
+        (f, s, flips) => {
+          expect(keyPart(f, flipCase(s, flips))).toBe(keyPart(f, s));
+          if (flipCase(s, flips) !== s) expect(keyPart('name', flipCase(s, flips))).not.toBe(keyPart('name', s));
+        },
+      ),
       runs(),
     );
   });
@@ -105,7 +133,10 @@ describe('matchKey', () => {
   });
 
   it('keeps parts apart when a separator-like character moves from one part to the next', () => {
-    const piece = fc.string({ unit: fc.constantFrom('a', '\u0000', '"', '\\', ',', '[', ']', ';', '|', '\t'), maxLength: 4 });
+    const piece = fc.string({
+      unit: fc.constantFrom('a', '\u0000', '"', '\\', ',', '[', ']', ';', '|', '\t'),
+      maxLength: 4,
+    });
     fc.assert(
       fc.property(piece, piece, piece, fc.constantFrom('\u0000', '","', ',', ';', '|', '\\'), (x, y, z, sep) => {
         const fields = ['first', 'last'];

@@ -8,7 +8,14 @@ import { InterruptedError, NotFoundError } from '../../../src/http/errors.js';
 import { paginatePages } from '../../../src/http/paginate.js';
 import type { HttpClient, RequestOptions } from '../../../src/http/types.js';
 import { matchKey } from '../../../src/import/match/key.js';
-import { chooseRead, GET_ROWS_MAX, readByIds, readIndex, type IndexEntry, type RecordIndex } from '../../../src/import/match/read.js';
+import {
+  chooseRead,
+  GET_ROWS_MAX,
+  readByIds,
+  readIndex,
+  type IndexEntry,
+  type RecordIndex,
+} from '../../../src/import/match/read.js';
 import { runs } from '../../helpers/property.js';
 
 interface Fake {
@@ -30,7 +37,12 @@ function fakeClient(page: (n: number) => ApiRecord[] | undefined, records: Map<s
       queries.push(query);
       const n = query.cursor === undefined ? 0 : Number(query.cursor);
       const more = page(n + 1) !== undefined;
-      const body = { object: 'list', data: page(n) ?? [], page_info: { end_cursor: String(n + 1), has_next_page: more }, meta: {} };
+      const body = {
+        object: 'list',
+        data: page(n) ?? [],
+        page_info: { end_cursor: String(n + 1), has_next_page: more },
+        meta: {},
+      };
       return { status: 200, headers: {}, body, retries: 0 };
     }, opts);
   };
@@ -88,7 +100,13 @@ describe('readIndex', () => {
       ], // c2 again: the collection shifted
     ];
     const f = fakeClient((n) => pages[n]);
-    const index = await readIndex({ client: f.client, resource: 'contacts', fields: ['email'], keep: [], wanted: () => true });
+    const index = await readIndex({
+      client: f.client,
+      resource: 'contacts',
+      fields: ['email'],
+      keep: [],
+      wanted: () => true,
+    });
     expect(index.get(byEmail('ann@x.com'))).toEqual({ ids: ['c1', 'c3'] });
     expect(one(index, byEmail('bob@x.com'))?.id).toBe('c2');
     expect(index).toMatchObject({ records: 3, kept: 3, requests: 2 });
@@ -97,16 +115,34 @@ describe('readIndex', () => {
   it('a record read again under another key (changed between pages) is kept under its newest key only', async () => {
     const pages = [[{ id: 'c1', email: 'old@x.com', title: 'A' }], [{ id: 'c1', email: 'new@x.com', title: 'B' }]];
     const f = fakeClient((n) => pages[n]);
-    const index = await readIndex({ client: f.client, resource: 'contacts', fields: ['email'], keep: ['title'], wanted: () => true });
+    const index = await readIndex({
+      client: f.client,
+      resource: 'contacts',
+      fields: ['email'],
+      keep: ['title'],
+      wanted: () => true,
+    });
     expect(index.get(byEmail('old@x.com'))).toBeUndefined();
     expect(one(index, byEmail('new@x.com'))).toEqual({ id: 'c1', record: { email: 'new@x.com', title: 'B' } });
     expect(index).toMatchObject({ records: 1, kept: 1 });
   });
 
   it('records without a string id or a usable key are not kept', async () => {
-    const data = [{ email: 'a@x.com' }, { id: 7, email: 'b@x.com' }, { id: 'c3', email: '   ' }, { id: 'c4' }, { id: 'c5', email: null }];
+    const data = [
+      { email: 'a@x.com' },
+      { id: 7, email: 'b@x.com' },
+      { id: 'c3', email: '   ' },
+      { id: 'c4' },
+      { id: 'c5', email: null },
+    ];
     const f = fakeClient((n) => (n === 0 ? data : undefined));
-    const index = await readIndex({ client: f.client, resource: 'contacts', fields: ['email'], keep: [], wanted: () => true });
+    const index = await readIndex({
+      client: f.client,
+      resource: 'contacts',
+      fields: ['email'],
+      keep: [],
+      wanted: () => true,
+    });
     expect(index).toMatchObject({ records: 5, kept: 0 });
     expect(index.get(byEmail('a@x.com'))).toBeUndefined();
   });
@@ -115,7 +151,11 @@ describe('readIndex', () => {
     const wanted = new Set(Array.from({ length: 10 }, (_, i) => byEmail(`p${i * 20_000}@x.com`)));
     const f = fakeClient((n) =>
       n < 2000
-        ? Array.from({ length: 100 }, (_, i) => ({ id: `c${n * 100 + i}`, email: `p${n * 100 + i}@x.com`, note: 'x'.repeat(50) }))
+        ? Array.from({ length: 100 }, (_, i) => ({
+            id: `c${n * 100 + i}`,
+            email: `p${n * 100 + i}@x.com`,
+            note: 'x'.repeat(50),
+          }))
         : undefined,
     );
     const index = await readIndex({ client: f.client, resource: 'contacts', fields: ['email'], keep: [], wanted });
@@ -128,7 +168,14 @@ describe('readIndex', () => {
     const f = fakeClient((n) => (n < 10 ? [{ id: `c${n}`, email: `p${n}@x.com` }] : undefined));
     const seen: Array<{ records: number; pages: number; requests: number }> = [];
     const run = readIndex({
-      ...{ client: f.client, resource: 'contacts', fields: ['email'], keep: [], wanted: () => true, signal: ctl.signal },
+      ...{
+        client: f.client,
+        resource: 'contacts',
+        fields: ['email'],
+        keep: [],
+        wanted: () => true,
+        signal: ctl.signal,
+      },
       onProgress: (p) => {
         seen.push(p);
         if (p.pages === 3) ctl.abort();
@@ -141,14 +188,24 @@ describe('readIndex', () => {
 
   it('property: the index is the last read of each id, grouped by key; ambiguous exactly when two ids share a key', () => {
     const email = fc.constantFrom('a@x.com', 'A@x.com ', 'b@x.com', ' B@X.COM', 'c@x.com', '', 'd@x.com');
-    const record = fc.record({ id: fc.constantFrom('c1', 'c2', 'c3', 'c4', 'c5', 'c6'), email, title: fc.constantFrom('T1', 'T2') });
+    const record = fc.record({
+      id: fc.constantFrom('c1', 'c2', 'c3', 'c4', 'c5', 'c6'),
+      email,
+      title: fc.constantFrom('T1', 'T2'),
+    });
     const pages = fc.array(fc.array(record, { maxLength: 5 }), { minLength: 1, maxLength: 6 });
     const wantedKeys = fc.subarray(['a@x.com', 'b@x.com', 'c@x.com', 'd@x.com'].map(byEmail));
     return fc.assert(
       fc.asyncProperty(pages, wantedKeys, async (pages, keys) => {
         const wanted = new Set(keys);
         const f = fakeClient((n) => pages[n]);
-        const index = await readIndex({ client: f.client, resource: 'contacts', fields: ['email'], keep: ['title'], wanted });
+        const index = await readIndex({
+          client: f.client,
+          resource: 'contacts',
+          fields: ['email'],
+          keep: ['title'],
+          wanted,
+        });
         const last = new Map<string, ApiRecord>(); // the model: each id's last read
         for (const r of pages.flat()) last.set(r.id, r);
         const kept = [...last.values()].filter((r) => wanted.has(matchKey(['email'], r) ?? ''));
@@ -162,7 +219,8 @@ describe('readIndex', () => {
           const having = kept.filter((r) => matchKey(['email'], r) === key);
           const only = having[0];
           if (having.length > 1) expect(sorted(index.get(key))).toEqual({ ids: having.map((r) => r.id).sort() });
-          else if (only) expect(index.get(key)).toEqual({ one: { id: only.id, record: { email: only.email, title: only.title } } });
+          else if (only)
+            expect(index.get(key)).toEqual({ one: { id: only.id, record: { email: only.email, title: only.title } } });
           else expect(index.get(key)).toBeUndefined();
         }
         expect(index.requests).toBe(pages.length);
@@ -179,7 +237,12 @@ describe('readByIds', () => {
       ['c/2', { id: 'c/2', email: 'b@x.com' }],
     ]);
     const f = fakeClient(() => undefined, records);
-    const index = await readByIds({ client: f.client, resource: 'contacts', keep: ['title'], ids: ['c1', 'gone', 'c/2', 'c1', '..'] });
+    const index = await readByIds({
+      client: f.client,
+      resource: 'contacts',
+      keep: ['title'],
+      ids: ['c1', 'gone', 'c/2', 'c1', '..'],
+    });
     expect(f.paths).toEqual(['/contacts/c1', '/contacts/gone', '/contacts/c%2F2']);
     expect(one(index, matchKey(['id'], { id: 'c1' })!)).toEqual({ id: 'c1', record: { id: 'c1', title: 'T' } });
     expect(one(index, matchKey(['id'], { id: 'c/2' })!)?.id).toBe('c/2');
@@ -207,15 +270,33 @@ describe('chooseRead', () => {
   it.each([
     [['id'], 1, 'get', 'one GET per id: 1 request, fewer than listing a collection of more than 100 records.'],
     [['id'], 100, 'get', 'one GET per id: 100 requests, fewer than listing a collection of more than 10,000 records.'],
-    [['id'], 101, 'list', 'listing the collection, 100 records a request: 101 GETs, one per id, would cost more than listing 10,000 records.'],
-    [['email'], 3, 'list', 'listing the collection, 100 records a request: only --match id can read one record per row.'],
-    [['id', 'email'], 3, 'list', 'listing the collection, 100 records a request: only --match id can read one record per row.'],
+    [
+      ['id'],
+      101,
+      'list',
+      'listing the collection, 100 records a request: 101 GETs, one per id, would cost more than listing 10,000 records.',
+    ],
+    [
+      ['email'],
+      3,
+      'list',
+      'listing the collection, 100 records a request: only --match id can read one record per row.',
+    ],
+    [
+      ['id', 'email'],
+      3,
+      'list',
+      'listing the collection, 100 records a request: only --match id can read one record per row.',
+    ],
   ])('%j with %i rows: %s', (fields, rows, how, why) => {
     expect(chooseRead(fields, rows)).toEqual({ how, why });
   });
 
   it('property: one GET per row only for --match id, never costing more requests than listing 10,000 records', () => {
-    const fields = fc.oneof(fc.constant(['id']), fc.array(fc.constantFrom('id', 'email', 'name'), { minLength: 1, maxLength: 3 }));
+    const fields = fc.oneof(
+      fc.constant(['id']),
+      fc.array(fc.constantFrom('id', 'email', 'name'), { minLength: 1, maxLength: 3 }),
+    );
     fc.assert(
       fc.property(fields, fc.nat(1_000_000), (fields, rows) => {
         const { how, why } = chooseRead(fields, rows);

@@ -71,7 +71,13 @@ describe('updateOperation', () => {
   });
 
   it('its identity and what it keeps', () => {
-    expect(op).toMatchObject({ kind: 'update', done: 'updated', describe: 'update contacts', required: ['id'], goneIsDone: false });
+    expect(op).toMatchObject({
+      kind: 'update',
+      done: 'updated',
+      describe: 'update contacts',
+      required: ['id'],
+      goneIsDone: false,
+    });
     expect(op.bare).toBeUndefined();
     expect(op.keep).toEqual(expect.arrayContaining(['id', 'owner_id']));
   });
@@ -84,7 +90,12 @@ describe('deleteOperation', () => {
     fc.assert(
       fc.property(goodId, fc.dictionary(fieldName, cell), (id, fields) => {
         const req = request(op.plan({ ...fields, id }));
-        expect(req).toEqual({ method: 'DELETE', path: `/deals/${encodeURIComponent(id.trim())}`, target: id.trim(), subject: id.trim() });
+        expect(req).toEqual({
+          method: 'DELETE',
+          path: `/deals/${encodeURIComponent(id.trim())}`,
+          target: id.trim(),
+          subject: id.trim(),
+        });
       }),
       runs(),
     );
@@ -97,7 +108,13 @@ describe('deleteOperation', () => {
       }),
       runs(100),
     );
-    expect(op).toMatchObject({ kind: 'delete', done: 'deleted', goneIsDone: true, bare: 'id', describe: 'delete deals' });
+    expect(op).toMatchObject({
+      kind: 'delete',
+      done: 'deleted',
+      goneIsDone: true,
+      bare: 'id',
+      describe: 'delete deals',
+    });
     expect(op.describe).not.toBe(updateOperation('deals').describe);
   });
 });
@@ -153,7 +170,9 @@ describe('linkOperation', () => {
       }),
       runs(),
     );
-    expect(refusal(op.plan({ deal_id: 'deal_1', contact_id: 'con_1', type: 'Champions' }))).toMatchObject({ code: 'INVALID_VALUE' });
+    expect(refusal(op.plan({ deal_id: 'deal_1', contact_id: 'con_1', type: 'Champions' }))).toMatchObject({
+      code: 'INVALID_VALUE',
+    });
   });
 
   it('an unknown field is UNKNOWN_FIELD; a missing parent or child is MISSING_ID naming its column', () => {
@@ -162,13 +181,19 @@ describe('linkOperation', () => {
       fc.property(
         fieldName.filter((k) => !['deal_id', 'contact_id', 'type', 'supervisor'].includes(k)),
         (k) => {
-          expect(refusal(op.plan({ deal_id: 'deal_1', contact_id: 'con_1', [k]: 'x' }))).toMatchObject({ code: 'UNKNOWN_FIELD', field: k });
+          expect(refusal(op.plan({ deal_id: 'deal_1', contact_id: 'con_1', [k]: 'x' }))).toMatchObject({
+            code: 'UNKNOWN_FIELD',
+            field: k,
+          });
         },
       ),
       runs(),
     );
     expect(refusal(op.plan({ contact_id: 'con_1' }))).toMatchObject({ code: 'MISSING_ID', field: 'deal_id' });
-    expect(refusal(op.plan({ deal_id: 'deal_1', contact_id: ' ' }))).toMatchObject({ code: 'MISSING_ID', field: 'contact_id' });
+    expect(refusal(op.plan({ deal_id: 'deal_1', contact_id: ' ' }))).toMatchObject({
+      code: 'MISSING_ID',
+      field: 'contact_id',
+    });
   });
 
   it('a parent given for every row: the file holds only the children (bare), and a parent column is an unknown field', () => {
@@ -187,7 +212,10 @@ describe('linkOperation', () => {
 
   it('notes records: record_type defaults to contact, any case accepted; a 409 is not a 404 (goneIsDone false)', () => {
     const op = linkOperation('notes', 'records');
-    expect(request(op.plan({ note_id: 'note_1', record_id: 'con_1' })).body).toEqual({ record_id: 'con_1', record_type: 'contact' });
+    expect(request(op.plan({ note_id: 'note_1', record_id: 'con_1' })).body).toEqual({
+      record_id: 'con_1',
+      record_type: 'contact',
+    });
     expect(request(op.plan({ note_id: 'note_1', record_id: 'cmp_1', record_type: 'Company' })).body).toEqual({
       record_id: 'cmp_1',
       record_type: 'company',
@@ -209,8 +237,12 @@ describe('linkOperation', () => {
       target: 'mtg_1',
       subject: 'mtg_1',
     });
-    expect(request(linkOperation('meetings', 'company', 'mtg_2').plan({ company_id: 'cmp_1' })).path).toBe('/meetings/mtg_2/company');
-    expect(refusal(op.plan({ meeting_id: 'mtg_1', deal_id: 'deal_9', type: 'x' }))).toMatchObject({ code: 'UNKNOWN_FIELD' });
+    expect(request(linkOperation('meetings', 'company', 'mtg_2').plan({ company_id: 'cmp_1' })).path).toBe(
+      '/meetings/mtg_2/company',
+    );
+    expect(refusal(op.plan({ meeting_id: 'mtg_1', deal_id: 'deal_9', type: 'x' }))).toMatchObject({
+      code: 'UNKNOWN_FIELD',
+    });
   });
 
   it('an unknown link is a usage error', () => {

@@ -63,7 +63,10 @@ describe('reader: torture cases', () => {
       {
         line: 3,
         raw: ['3', '"four'],
-        error: { code: 'UNCLOSED_QUOTE', reason: expect.stringMatching(/^a quoted field starts on this line and is never closed/) as string },
+        error: {
+          code: 'UNCLOSED_QUOTE',
+          reason: expect.stringMatching(/^a quoted field starts on this line and is never closed/) as string,
+        },
       },
       { line: 4, cells: ['5', '6'], raw: ['5', '6'] },
     ]);

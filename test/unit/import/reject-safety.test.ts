@@ -65,7 +65,9 @@ describe('nextSteps', () => {
 
   it('rows in doubt: the rerun first and only; the rejects file is handed out by a run with nothing in doubt', () => {
     const text = nextSteps(base, false);
-    expect(text).toMatch(/^10 rows were sent without an answer and may have been created: first rerun this same command/);
+    expect(text).toMatch(
+      /^10 rows were sent without an answer and may have been created: first rerun this same command/,
+    );
     expect(text).not.toMatch(/crm batch|rejects/);
   });
 
@@ -77,7 +79,15 @@ describe('nextSteps', () => {
 
   it('rows the server said nothing about: checked first, from their own file', () => {
     const text = nextSteps(
-      { ...base, failed: 2, in_doubt: 0, invalid: 0, unknown: 2, rejects_file: null, unknown_file: 'p.csv.unknown.csv' },
+      {
+        ...base,
+        failed: 2,
+        in_doubt: 0,
+        invalid: 0,
+        unknown: 2,
+        rejects_file: null,
+        unknown_file: 'p.csv.unknown.csv',
+      },
       false,
     );
     expect(text).toBe(

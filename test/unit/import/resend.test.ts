@@ -10,17 +10,25 @@ import type { SpooledChunk } from '../../../src/import/check/spool.js';
 import { runs } from '../../helpers/property.js';
 
 /** An earlier answer of a chunk of `n` rows: per row created, rejected or unknown. */
-const answer = fc.array(fc.constantFrom('created', 'rejected', 'unknown'), { minLength: 1, maxLength: 12 }).map((kinds): FinishedChunk => {
-  const ids = kinds.map((k, i) => (k === 'created' ? `id_${i}` : null));
-  const rejects: ChunkReject[] = kinds.flatMap((k, i) =>
-    k === 'created' ? [] : [{ i, code: k === 'unknown' ? NO_RESULT_CODE : 'VALIDATION_FAILED', message: k }],
-  );
-  return { seq: 1, key: 'crm-batch-x', lines: kinds.map((_k, i) => i + 2), ids, rejects };
-});
+const answer = fc
+  .array(fc.constantFrom('created', 'rejected', 'unknown'), { minLength: 1, maxLength: 12 })
+  .map((kinds): FinishedChunk => {
+    const ids = kinds.map((k, i) => (k === 'created' ? `id_${i}` : null));
+    const rejects: ChunkReject[] = kinds.flatMap((k, i) =>
+      k === 'created' ? [] : [{ i, code: k === 'unknown' ? NO_RESULT_CODE : 'VALIDATION_FAILED', message: k }],
+    );
+    return { seq: 1, key: 'crm-batch-x', lines: kinds.map((_k, i) => i + 2), ids, rejects };
+  });
 
 const chunkOf = (done: FinishedChunk): SpooledChunk => {
   const records = done.lines.map((l) => ({ email: `r${l}@example.com` }));
-  return { seq: 1, lines: done.lines, body: JSON.stringify(records), records: () => records, raws: () => done.lines.map((l) => [`r${l}`]) };
+  return {
+    seq: 1,
+    lines: done.lines,
+    body: JSON.stringify(records),
+    records: () => records,
+    raws: () => done.lines.map((l) => [`r${l}`]),
+  };
 };
 
 describe('rowsToSendAgain', () => {
@@ -75,7 +83,11 @@ describe('optionsOf (part of the job)', () => {
     expect(optionsOf(run([]))).toBeUndefined();
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.tuple(fc.string({ minLength: 1 }), fc.string()), { selector: ([k]) => k, minLength: 1, maxLength: 5 }),
+        fc.uniqueArray(fc.tuple(fc.string({ minLength: 1 }), fc.string()), {
+          selector: ([k]) => k,
+          minLength: 1,
+          maxLength: 5,
+        }),
         (maps) => {
           const a = optionsOf(run(maps));
           expect(a).toBeDefined();

@@ -24,7 +24,8 @@ function setup(content: string) {
     cwd: dir,
     ...over,
   });
-  const spools = (): string[] => (existsSync(journalDir) ? readdirSync(journalDir) : []).filter((n) => n.startsWith('rows.spool'));
+  const spools = (): string[] =>
+    (existsSync(journalDir) ? readdirSync(journalDir) : []).filter((n) => n.startsWith('rows.spool'));
   return { dir, input, journalDir, server, deps, spools, opts: { resource: 'contacts', input, baseUrl: BASE } };
 }
 
@@ -79,7 +80,11 @@ describe('the spool: the file is parsed once', () => {
     expect(got.map((e) => e.bytes)).toEqual([20, 40, 60, 90, 100]);
     got.slice(0, 3).forEach((e, k) => {
       const c = chunks[k]!;
-      expect({ seq: e.chunk!.seq, lines: e.chunk!.lines, body: e.chunk!.body }).toEqual({ seq: c.seq, lines: c.lines, body: c.body });
+      expect({ seq: e.chunk!.seq, lines: e.chunk!.lines, body: e.chunk!.body }).toEqual({
+        seq: c.seq,
+        lines: c.lines,
+        body: c.body,
+      });
       expect(e.chunk!.raws()).toEqual(c.rows.map((r) => r.raw));
       expect(e.chunk!.records()).toEqual(c.rows.map((r) => r.record));
     });

@@ -55,11 +55,17 @@ describe('TextCheck', () => {
     const piece = fc.constantFrom('a', ',', '\r', '\n', '\r\n', 'é', '😀', '\xff', '\xc3', '\x80');
     const lines = (t: TextCheck): number[] => t.lines.map((l) => l.line);
     await fc.assert(
-      fc.asyncProperty(fc.array(piece, { maxLength: 40 }), fc.array(fc.nat(200), { maxLength: 6 }), async (pieces, cuts) => {
-        const bytes = Buffer.concat(pieces.map((p) => (/[\x80-\xff]/.test(p) && p.length === 1 ? Buffer.from(p, 'latin1') : Buffer.from(p))));
-        const whole = lines(await check(bytes));
-        expect(lines(await check(bytes, cuts))).toEqual(whole);
-      }),
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 40 }),
+        fc.array(fc.nat(200), { maxLength: 6 }),
+        async (pieces, cuts) => {
+          const bytes = Buffer.concat(
+            pieces.map((p) => (/[\x80-\xff]/.test(p) && p.length === 1 ? Buffer.from(p, 'latin1') : Buffer.from(p))),
+          );
+          const whole = lines(await check(bytes));
+          expect(lines(await check(bytes, cuts))).toEqual(whole);
+        },
+      ),
       runs(200),
     );
   });
@@ -73,7 +79,9 @@ describe('TextCheck', () => {
     };
     const utf8 = Buffer.from('email\nRené,Zoë\n');
     for (let cut = 0; cut <= utf8.length; cut++)
-      expect(feed(utf8, cut).error('f.csv', 'windows-1252')?.message).toMatch(/is UTF-8 text \("[^"]*(é|ë)[^"]*"\), .* as "[^"]*Ã[^"]*"/);
+      expect(feed(utf8, cut).error('f.csv', 'windows-1252')?.message).toMatch(
+        /is UTF-8 text \("[^"]*(é|ë)[^"]*"\), .* as "[^"]*Ã[^"]*"/,
+      );
     expect(feed(utf8, 0).error('f.csv', 'windows-1252')?.message).toMatch(/\("René,Zoë"\), .* as "RenÃ©,ZoÃ«"/);
     expect(feed(Buffer.from('email\nRene\n'), 3).error('f.csv', 'windows-1252')).toBeUndefined();
     expect(feed(Buffer.from('email\nRené\n', 'latin1'), 3).error('f.csv', 'windows-1252')).toBeUndefined();

@@ -17,9 +17,13 @@ const BASE = 'http://127.0.0.1:4010/api/v2';
 const bad = (line: number, raw: string[]): ReadRow => ({
   line,
   raw,
-  error: { code: UNCLOSED_QUOTE_CODE, reason: expect.stringMatching(/^a quoted field starts on this line and is never closed/) as string },
+  error: {
+    code: UNCLOSED_QUOTE_CODE,
+    reason: expect.stringMatching(/^a quoted field starts on this line and is never closed/) as string,
+  },
 });
-const shape = (rows: ReadRow[]): unknown[] => rows.map((r) => (r.error ? [r.line, r.error.code, r.raw] : [r.line, r.cells]));
+const shape = (rows: ReadRow[]): unknown[] =>
+  rows.map((r) => (r.error ? [r.line, r.error.code, r.raw] : [r.line, r.cells]));
 
 describe('reader: an unclosed quote is an invalid row, and reading goes on at the next line', () => {
   it('in the middle: the rows before and after are read, the bad one is invalid with its line', async () => {
@@ -157,7 +161,9 @@ describe('reader: an unclosed quote is an invalid row, and reading goes on at th
   it('the content hash covers every byte once, also when a resume cuts a read short (a large file)', async () => {
     const lines = ['n,s'];
     for (let i = 0; i < 60000; i++) {
-      lines.push(i === 100 || i === 59000 ? `${i},"open ${i}` : i === 200 || i === 40000 ? `${i},"quoted, ok"` : `${i},ß${i}`);
+      lines.push(
+        i === 100 || i === 59000 ? `${i},"open ${i}` : i === 200 || i === 40000 ? `${i},"quoted, ok"` : `${i},ß${i}`,
+      );
     }
     const text = `\ufeff${lines.join('\r\n')}\r\n`;
     const path = tempFile(text);
@@ -232,7 +238,12 @@ function setup(content: string, name = 'people.csv') {
     warn: () => undefined,
     ...over,
   });
-  const opts = (over: Partial<ImportOptions> = {}): ImportOptions => ({ resource: 'contacts', input, baseUrl: BASE, ...over });
+  const opts = (over: Partial<ImportOptions> = {}): ImportOptions => ({
+    resource: 'contacts',
+    input,
+    baseUrl: BASE,
+    ...over,
+  });
   return { dir, input, journalDir, deps, opts };
 }
 
@@ -250,7 +261,15 @@ describe('runImport: unclosed quotes', () => {
     const s = setup(BROKEN);
     const server = fakeServer();
     const sum = await runImport(s.opts(), s.deps(server));
-    expect(sum).toMatchObject({ rows: 250, created: 248, failed: 0, invalid: 2, skipped: 0, chunks: 3, rejects_file: `${s.input}.rejects.csv` });
+    expect(sum).toMatchObject({
+      rows: 250,
+      created: 248,
+      failed: 0,
+      invalid: 2,
+      skipped: 0,
+      chunks: 3,
+      rejects_file: `${s.input}.rejects.csv`,
+    });
     expect(importExitCode(sum)).toBe(9);
     const sent = server.created.map((r) => r.email);
     expect(sent).toHaveLength(248);
@@ -268,7 +287,9 @@ describe('runImport: unclosed quotes', () => {
     expect(rejects.rows[0]!.cells![5]).toMatch(/a quoted field starts on this line and is never closed/);
 
     // fixed and fed back, it imports
-    const fixed = readFileSync(sum.rejects_file!, 'utf8').replace('"""z@x.io,Z,1",,', 'z@x.io,Z,1').replace('"""Y,2",', 'Y,2');
+    const fixed = readFileSync(sum.rejects_file!, 'utf8')
+      .replace('"""z@x.io,Z,1",,', 'z@x.io,Z,1')
+      .replace('"""Y,2",', 'Y,2');
     const fixedPath = join(s.dir, 'fixed.csv');
     writeFileSync(fixedPath, fixed);
     const back = await runImport(s.opts({ input: fixedPath }), s.deps(server));

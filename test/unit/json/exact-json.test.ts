@@ -9,7 +9,8 @@ import { cellDisplay } from '../../../src/output/cell.js';
 import { safeJson } from '../../../src/output/sanitize.js';
 import { runs } from '../../helpers/property.js';
 
-const HOSTILE = '{"big":12345678901234567891,"huge":1e400,"tiny":-1e-400,"long":0.1000000000000000000001,"ok":9007199254740992,"neg":-0}';
+const HOSTILE =
+  '{"big":12345678901234567891,"huge":1e400,"tiny":-1e-400,"long":0.1000000000000000000001,"ok":9007199254740992,"neg":-0}';
 
 describe('parseJson', () => {
   it('keeps numbers a double cannot hold as RawNumber, and gives plain numbers for the rest', () => {
@@ -108,9 +109,15 @@ const numberToken = fc
       fc.tuple(fc.integer({ min: 1, max: 9 }), digits(0, 30)).map(([d, r]) => `${d}${r}`),
     ),
     fc.option(digits(1, 30), { nil: undefined }),
-    fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.oneof(digits(1, 3), digits(4, 25))), { nil: undefined }),
+    fc.option(
+      fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.oneof(digits(1, 3), digits(4, 25))),
+      { nil: undefined },
+    ),
   )
-  .map(([neg, int, frac, exp]) => `${neg ? '-' : ''}${int}${frac !== undefined ? `.${frac}` : ''}${exp ? exp.join('') : ''}`);
+  .map(
+    ([neg, int, frac, exp]) =>
+      `${neg ? '-' : ''}${int}${frac !== undefined ? `.${frac}` : ''}${exp ? exp.join('') : ''}`,
+  );
 
 /** A JSON document as text whose numbers are `numberToken`s, with strings that look like numbers (keys never integer-like, which would reorder). */
 const doc: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({

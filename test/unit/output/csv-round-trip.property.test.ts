@@ -18,7 +18,9 @@ const TRIGGERS = ['=', '+', '-', '@', '\t', '\r', '\n', '\uff1d', '\uff0b', '\uf
 /** Any text, with a bias to the hard cases: runs of `'` before a trigger, quotes, separators, line ends. */
 const text = fc.oneof(
   fc.string({ unit: 'binary' }),
-  fc.string({ unit: fc.constantFrom("'", '"', ',', '\t', '\r', '\n', '\\', ' ', 'a', '=', '-', '+', '@', '\uff1d', '\ufeff') }),
+  fc.string({
+    unit: fc.constantFrom("'", '"', ',', '\t', '\r', '\n', '\\', ' ', 'a', '=', '-', '+', '@', '\uff1d', '\ufeff'),
+  }),
   fc
     .tuple(fc.nat(3), fc.constantFrom(...TRIGGERS, 'a', ' ', "'"), fc.string())
     .map(([quotes, first, rest]) => `${"'".repeat(quotes)}${first}${rest}`),
@@ -50,7 +52,9 @@ describe('formula guard', () => {
     fc.assert(
       fc.property(text, (v) => {
         const r = convertCell(guardFormula(v), 'string');
-        expect(r).toEqual(v.trim() === '' ? { ok: true, value: undefined, empty: true } : { ok: true, value: v, empty: false });
+        expect(r).toEqual(
+          v.trim() === '' ? { ok: true, value: undefined, empty: true } : { ok: true, value: v, empty: false },
+        );
       }),
       runs(300),
     );
@@ -91,22 +95,27 @@ async function readBack(path: string): Promise<{ header: string[] | null; rows: 
 
 /** What a string column of the import makes of a value's text: blank cells are left out. */
 const imported = (v: unknown): unknown =>
-  cellText(v).trim() === '' ? { ok: true, value: undefined, empty: true } : { ok: true, value: cellText(v), empty: false };
+  cellText(v).trim() === ''
+    ? { ok: true, value: undefined, empty: true }
+    : { ok: true, value: cellText(v), empty: false };
 
 describe('csv written by crm and read by crm batch', () => {
   let n = 0;
   it('gives back every value (its text: strings as they are, others as cellText writes them)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(value, { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 5 }), async (rows) => {
-        // the first column keeps a row from being all empty (the import skips such lines)
-        const records = rows.map((r, i) => [`r${i}`, ...r]);
-        const path = join(dir, `p${++n}.csv`);
-        // as the list writer writes: the header, then one row per record, each ended by \n
-        writeFileSync(path, [['id', 'a', 'b'], ...records].map((r) => `${csvRow(r)}\n`).join(''));
-        const back = await readBack(path);
-        expect(back.header).toEqual(['id', 'a', 'b']);
-        expect(back.rows).toEqual(records.map((r) => r.map(imported)));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(value, { minLength: 2, maxLength: 2 }), { minLength: 1, maxLength: 5 }),
+        async (rows) => {
+          // the first column keeps a row from being all empty (the import skips such lines)
+          const records = rows.map((r, i) => [`r${i}`, ...r]);
+          const path = join(dir, `p${++n}.csv`);
+          // as the list writer writes: the header, then one row per record, each ended by \n
+          writeFileSync(path, [['id', 'a', 'b'], ...records].map((r) => `${csvRow(r)}\n`).join(''));
+          const back = await readBack(path);
+          expect(back.header).toEqual(['id', 'a', 'b']);
+          expect(back.rows).toEqual(records.map((r) => r.map(imported)));
+        },
+      ),
       runs(100),
     );
   });

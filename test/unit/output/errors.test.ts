@@ -3,10 +3,15 @@ import { NotFoundError, UsageError, ValidationError } from '../../../src/http/er
 import { errorToJson, formatDetail, formatError } from '../../../src/output/errors.js';
 import { RAW_UNSAFE } from '../../helpers/unsafe.js';
 
-const linesOf = (err: unknown, opts?: { json?: boolean }): string[] => formatError(err, opts).replace(/\n$/, '').split('\n');
+const linesOf = (err: unknown, opts?: { json?: boolean }): string[] =>
+  formatError(err, opts).replace(/\n$/, '').split('\n');
 
 describe('formatError', () => {
-  const notFound = new NotFoundError('contact c_404 not found', { status: 404, code: 'NOT_FOUND', requestId: 'req_abc123' });
+  const notFound = new NotFoundError('contact c_404 not found', {
+    status: 404,
+    code: 'NOT_FOUND',
+    requestId: 'req_abc123',
+  });
 
   it('prints the contract line for an HTTP error', () => {
     expect(formatError(notFound)).toBe('Error: contact c_404 not found (HTTP 404 NOT_FOUND, request req_abc123)\n');
@@ -40,7 +45,10 @@ describe('formatError', () => {
     const details = Array.from({ length: 25 }, (_, i) => ({ field: `f${i}`, message: 'bad' }));
     const err = new ValidationError('many', { status: 422, details, hint: 'fix them' });
     const lines = linesOf(err, { json: true });
-    expect(lines.slice(1, 12)).toEqual([...details.slice(0, 10).map((d) => `  - ${d.field}: bad`), '  … and 15 more (see -o json)']);
+    expect(lines.slice(1, 12)).toEqual([
+      ...details.slice(0, 10).map((d) => `  - ${d.field}: bad`),
+      '  … and 15 more (see -o json)',
+    ]);
     expect(lines[12]).toBe('Hint: fix them');
     expect((JSON.parse(lines[13]!) as { error: { details: unknown[] } }).error.details).toEqual(details);
     expect(linesOf(new ValidationError('ten', { details: details.slice(0, 10) }))).toHaveLength(11);
@@ -101,7 +109,9 @@ describe('formatError', () => {
   });
 
   it('keeps the newlines of a multi-line message', () => {
-    expect(formatError(new UsageError('line one\nline two\r\n\x1b[1Aline three'))).toBe('Error: line one\nline two\n\\x1b[1Aline three\n');
+    expect(formatError(new UsageError('line one\nline two\r\n\x1b[1Aline three'))).toBe(
+      'Error: line one\nline two\n\\x1b[1Aline three\n',
+    );
   });
 
   it('formatDetail falls back to JSON and never raw controls', () => {

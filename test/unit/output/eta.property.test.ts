@@ -61,11 +61,19 @@ describe('etaMs', () => {
     expect(etaMs({ requestsLeft: 251, now: NOW, pace, observedRatePerMs: 1 / 1000 })).toBe(251_000);
     // a window used up: nothing before its reset, then the full limit
     expect(
-      etaMs({ requestsLeft: 400, now: NOW, pace: { limit: 200, remaining: 0, resetAt: NOW + 9000, waitingUntil: NOW + 9000, windowMs: MIN } }),
+      etaMs({
+        requestsLeft: 400,
+        now: NOW,
+        pace: { limit: 200, remaining: 0, resetAt: NOW + 9000, waitingUntil: NOW + 9000, windowMs: MIN },
+      }),
     ).toBe(9000 + MIN);
     // a 429 holding everything back 30 s, past the reset: a fresh window then
     expect(
-      etaMs({ requestsLeft: 201, now: NOW, pace: { limit: 200, remaining: 0, resetAt: NOW + 5000, waitingUntil: NOW + 30_000, windowMs: MIN } }),
+      etaMs({
+        requestsLeft: 201,
+        now: NOW,
+        pace: { limit: 200, remaining: 0, resetAt: NOW + 5000, waitingUntil: NOW + 30_000, windowMs: MIN },
+      }),
     ).toBe(30_000 + MIN);
     // the window over (or not yet told): it begins with the next request
     expect(etaMs({ requestsLeft: 201, now: NOW, pace: { limit: 200, remaining: 200, windowMs: MIN } })).toBe(MIN);
@@ -86,12 +94,17 @@ describe('etaMs', () => {
   });
   it('is never below the limit floor nor below what the observed rate says', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 5000 }), paceArb, fc.double({ min: 1e-6, max: 1, noNaN: true }), (n, pace, rate) => {
-        const eta = etaMs({ requestsLeft: n, now: NOW, pace, observedRatePerMs: rate })!;
-        // (floating point: the window-by-window sum may land a hair under the quotient)
-        expect(eta).toBeGreaterThanOrEqual(simulated(n, pace, NOW) * (1 - 1e-9));
-        expect(eta).toBeGreaterThanOrEqual((n / rate) * (1 - 1e-9));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 5000 }),
+        paceArb,
+        fc.double({ min: 1e-6, max: 1, noNaN: true }),
+        (n, pace, rate) => {
+          const eta = etaMs({ requestsLeft: n, now: NOW, pace, observedRatePerMs: rate })!;
+          // (floating point: the window-by-window sum may land a hair under the quotient)
+          expect(eta).toBeGreaterThanOrEqual(simulated(n, pace, NOW) * (1 - 1e-9));
+          expect(eta).toBeGreaterThanOrEqual((n / rate) * (1 - 1e-9));
+        },
+      ),
       runs(100),
     );
   });

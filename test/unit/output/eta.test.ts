@@ -14,7 +14,14 @@ const seconds = (text: string): number | undefined => {
 };
 
 /** `n` requests, one per `stepMs` while the window allows, `limit` per fixed window of `windowMs`; the ETA shown each second and when the run ended. */
-function simulate(o: { n: number; stepMs: number; limit: number; windowMs: number; headers: boolean; retryAfterMs?: number }) {
+function simulate(o: {
+  n: number;
+  stepMs: number;
+  limit: number;
+  windowMs: number;
+  headers: boolean;
+  retryAfterMs?: number;
+}) {
   const clock = new FakeClock({ start: 0 });
   const sending = new SendingRate();
   let [done, used, windowStart, blockedUntil] = [0, 0, 0, 0];
@@ -22,9 +29,12 @@ function simulate(o: { n: number; stepMs: number; limit: number; windowMs: numbe
   let nextDraw = 1000;
   while (done < o.n) {
     const now = clock.now();
-    if (now >= windowStart + o.windowMs) [windowStart, used] = [windowStart + o.windowMs * Math.floor((now - windowStart) / o.windowMs), 0];
+    if (now >= windowStart + o.windowMs)
+      [windowStart, used] = [windowStart + o.windowMs * Math.floor((now - windowStart) / o.windowMs), 0];
     const resetAt = windowStart + o.windowMs;
-    const pace: PaceInfo = o.headers ? { limit: o.limit, remaining: o.limit - used, resetAt, windowMs: o.windowMs } : { windowMs: 60_000 };
+    const pace: PaceInfo = o.headers
+      ? { limit: o.limit, remaining: o.limit - used, resetAt, windowMs: o.windowMs }
+      : { windowMs: 60_000 };
     if (o.headers && used >= o.limit) pace.waitingUntil = resetAt;
     if (now < blockedUntil) pace.waitingUntil = blockedUntil;
     if (now >= nextDraw) {
@@ -69,7 +79,8 @@ describe('the ETA of a rate-limited run', () => {
     // 20 per 10 s window at 10 a second: 2 s sending, 8 s waiting; 100 requests → 42 s
     const { shown, endedAt } = simulate({ n: 100, stepMs: 100, limit: 20, windowMs: 10_000, headers: false });
     expect(endedAt).toBe(42_000);
-    for (const s of shown.filter((x) => x.at >= 10_000)) expect(s.eta! / ((endedAt - s.at) / 1000), `at ${s.at} ms`).toBeGreaterThan(0.7);
+    for (const s of shown.filter((x) => x.at >= 10_000))
+      expect(s.eta! / ((endedAt - s.at) / 1000), `at ${s.at} ms`).toBeGreaterThan(0.7);
   });
 });
 

@@ -3,7 +3,14 @@
 import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { fitColumns, fitNotice, isIdColumn, MIN_CUT_WIDTH, tableWidth, type ColumnFacts } from '../../../src/output/fit.js';
+import {
+  fitColumns,
+  fitNotice,
+  isIdColumn,
+  MIN_CUT_WIDTH,
+  tableWidth,
+  type ColumnFacts,
+} from '../../../src/output/fit.js';
 import { renderTable } from '../../../src/output/table.js';
 import { runs } from '../../helpers/property.js';
 
@@ -26,7 +33,13 @@ const columnsArb = fc
     { minLength: 1, maxLength: 14 },
   )
   .map((cols): ColumnFacts[] =>
-    cols.map((c, i) => ({ ...c, name: i === 0 ? 'id' : `c${i}`, pinned: i === 0, whole: i === 0 || c.whole, empty: i > 0 && c.empty })),
+    cols.map((c, i) => ({
+      ...c,
+      name: i === 0 ? 'id' : `c${i}`,
+      pinned: i === 0,
+      whole: i === 0 || c.whole,
+      empty: i > 0 && c.empty,
+    })),
   );
 
 describe('fitColumns', () => {
@@ -104,12 +117,15 @@ describe('fitColumns', () => {
   });
 
   it('isIdColumn: id, *_id, *Id, *.id', () => {
-    for (const name of ['id', 'company_id', 'companyId', 'link.id', 'link.child_id']) expect(isIdColumn(name)).toBe(true);
+    for (const name of ['id', 'company_id', 'companyId', 'link.id', 'link.child_id'])
+      expect(isIdColumn(name)).toBe(true);
     for (const name of ['email', 'paid', 'Id', 'video', 'identity']) expect(isIdColumn(name)).toBe(false);
   });
 
   it('fitNotice names what was hidden and cut and how to see it', () => {
-    const notice = fitNotice({ widths: [], hidden: ['company_id'], hiddenEmpty: ['phone'], cut: ['email'] }, 80, ['id']);
+    const notice = fitNotice({ widths: [], hidden: ['company_id'], hiddenEmpty: ['phone'], cut: ['email'] }, 80, [
+      'id',
+    ]);
     expect(notice).toBe(
       'Table fitted to 80 columns: hidden company_id; hidden as empty in every row phone; cut email. To see everything: --wide, --fields id,company_id or -o json.',
     );
@@ -119,9 +135,32 @@ describe('fitColumns', () => {
 
 // text a table may hold: ASCII, CJK, emoji (with ZWJ sequences and skin tones), accents
 const cellArb = fc
-  .array(fc.constantFrom('a', 'Z', '0', ' ', '-', '@', '東', '京', '会', '議', 'ﾃ', '😀', '🎉', '👩‍💻', '👍🏽', 'é', 'ë', 'ß', 'Ω'), {
-    maxLength: 40,
-  })
+  .array(
+    fc.constantFrom(
+      'a',
+      'Z',
+      '0',
+      ' ',
+      '-',
+      '@',
+      '東',
+      '京',
+      '会',
+      '議',
+      'ﾃ',
+      '😀',
+      '🎉',
+      '👩‍💻',
+      '👍🏽',
+      'é',
+      'ë',
+      'ß',
+      'Ω',
+    ),
+    {
+      maxLength: 40,
+    },
+  )
   .map((parts) => parts.join(''));
 const idArb = fc.stringMatching(/^con_[a-z0-9]{10,22}$/);
 

@@ -47,7 +47,8 @@ describe('createProgress on a terminal that cannot redraw', () => {
 });
 
 describe('createProgress on an 80-column terminal', () => {
-  const ora = async () => (await import('ora')).default as unknown as ReturnType<typeof vi.fn> & { mock: { results: Array<{ value: any }> } };
+  const ora = async () =>
+    (await import('ora')).default as unknown as ReturnType<typeof vi.fn> & { mock: { results: Array<{ value: any }> } };
 
   it('keeps the line within the row (display width, wide characters too), read at each update', async () => {
     const stderr = fakeStdout({ isTTY: true, columns: 80 });

@@ -75,11 +75,14 @@ describe('sanitizeForTerminal (properties)', () => {
 
   it('safeJson: the same JSON value, and no raw unsafe character', () => {
     fc.assert(
-      fc.property(fc.dictionary(hostileText, fc.oneof(hostileText, fc.integer(), fc.array(hostileText, { maxLength: 3 }))), (value) => {
-        const text = safeJson(value, 2);
-        expect(text.replace(/\n/g, '')).not.toMatch(RAW_UNSAFE); // the indentation's line feeds only
-        expect(JSON.parse(text)).toEqual(value);
-      }),
+      fc.property(
+        fc.dictionary(hostileText, fc.oneof(hostileText, fc.integer(), fc.array(hostileText, { maxLength: 3 }))),
+        (value) => {
+          const text = safeJson(value, 2);
+          expect(text.replace(/\n/g, '')).not.toMatch(RAW_UNSAFE); // the indentation's line feeds only
+          expect(JSON.parse(text)).toEqual(value);
+        },
+      ),
       runs(500),
     );
   });

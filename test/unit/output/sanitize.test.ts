@@ -34,8 +34,16 @@ describe('sanitizeForTerminal', () => {
   it.each([
     ['CSI clear screen', '\x1b[2J\x1b[H', '\\x1b[2J\\x1b[H'],
     ['SGR colour', '\x1b[31mred\x1b[0m', '\\x1b[31mred\\x1b[0m'],
-    ['OSC 8 hyperlink (BEL)', '\x1b]8;;http://evil.example\x07click\x1b]8;;\x07', '\\x1b]8;;http://evil.example\\x07click\\x1b]8;;\\x07'],
-    ['OSC 8 hyperlink (ST)', '\x1b]8;;http://evil\x1b\\x\x1b]8;;\x1b\\', '\\x1b]8;;http://evil\\x1b\\x\\x1b]8;;\\x1b\\'],
+    [
+      'OSC 8 hyperlink (BEL)',
+      '\x1b]8;;http://evil.example\x07click\x1b]8;;\x07',
+      '\\x1b]8;;http://evil.example\\x07click\\x1b]8;;\\x07',
+    ],
+    [
+      'OSC 8 hyperlink (ST)',
+      '\x1b]8;;http://evil\x1b\\x\x1b]8;;\x1b\\',
+      '\\x1b]8;;http://evil\\x1b\\x\\x1b]8;;\\x1b\\',
+    ],
     ['window title', '\x1b]0;pwned\x07', '\\x1b]0;pwned\\x07'],
     ['8-bit CSI', '\x9b2J', '\\x9b2J'],
     ['8-bit OSC', '\x9d0;t\x9c', '\\x9d0;t\\x9c'],
@@ -59,7 +67,9 @@ describe('sanitizeForTerminal', () => {
   });
 
   it('keeps newlines (and folds CRLF) with keepNewlines, still escaping a lone CR', () => {
-    expect(sanitizeForTerminal('one\r\ntwo\nthree\rfour\x1b[2J', { keepNewlines: true })).toBe('one\ntwo\nthree\\rfour\\x1b[2J');
+    expect(sanitizeForTerminal('one\r\ntwo\nthree\rfour\x1b[2J', { keepNewlines: true })).toBe(
+      'one\ntwo\nthree\\rfour\\x1b[2J',
+    );
   });
 
   it('keeps tabs with keepTabs', () => {

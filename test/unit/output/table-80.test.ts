@@ -35,7 +35,11 @@ const contacts = [
   },
 ];
 
-async function table(records: unknown[], opts: WriterOptions = {}, width = 80): Promise<{ out: string; notices: string[] }> {
+async function table(
+  records: unknown[],
+  opts: WriterOptions = {},
+  width = 80,
+): Promise<{ out: string; notices: string[] }> {
   const tty = fakeTty(width);
   const notices: string[] = [];
   const w = createListWriter('table', tty, { color: false, notice: (m) => notices.push(m), ...opts });
@@ -54,7 +58,9 @@ const widest = (text: string) =>
 
 describe('a list at 80 columns', () => {
   it('keeps ids whole, hides the columns that do not fit, and says which and how to see them', async () => {
-    const { out, notices } = await table(contacts, { columns: ['id', 'email', 'first_name', 'last_name', 'company_id', 'owner_id', 'phone'] });
+    const { out, notices } = await table(contacts, {
+      columns: ['id', 'email', 'first_name', 'last_name', 'company_id', 'owner_id', 'phone'],
+    });
     expect(out).toMatchInlineSnapshot(`
       "┌────────────────────┬────────────────────┬────────────┬───────────┬───────────┐
       │ id                 │ email              │ first_name │ last_name │ owner_id  │
@@ -73,7 +79,11 @@ describe('a list at 80 columns', () => {
 
   it('CJK text is measured in terminal columns: the table is 80 wide, not 114', async () => {
     const rows = [
-      { id: 'note_hop2uhn25ha12q', body: '東京の会議メモ：多言語のテキストが長く続きます。東京の会議メモ😀😀', owner_id: 'usr_admin' },
+      {
+        id: 'note_hop2uhn25ha12q',
+        body: '東京の会議メモ：多言語のテキストが長く続きます。東京の会議メモ😀😀',
+        owner_id: 'usr_admin',
+      },
     ];
     const { out } = await table(rows);
     expect(out).toMatchInlineSnapshot(`
@@ -112,8 +122,19 @@ describe('a list at 80 columns', () => {
   });
 
   it('links list: the linked id, its role and supervisor come first', async () => {
-    const linked = [{ ...contacts[0], link: { id: 'lnk_8yzpybbe2set15', type: 'DECISION_MAKER', supervisor: 'con_ca2mjlnl2vomft' } }];
-    const columns = ['id', 'link.type', 'link.supervisor', 'email', 'first_name', 'last_name', 'company_id', 'owner_id'];
+    const linked = [
+      { ...contacts[0], link: { id: 'lnk_8yzpybbe2set15', type: 'DECISION_MAKER', supervisor: 'con_ca2mjlnl2vomft' } },
+    ];
+    const columns = [
+      'id',
+      'link.type',
+      'link.supervisor',
+      'email',
+      'first_name',
+      'last_name',
+      'company_id',
+      'owner_id',
+    ];
     const { out, notices } = await table(linked, { columns, whole: ['link.supervisor'] });
     expect(out).toMatchInlineSnapshot(`
       "┌────────────────────┬────────────────┬────────────────────┬───────────────────┐
@@ -137,7 +158,10 @@ describe('a list at 80 columns', () => {
         v1_base_url: 'http://127.0.0.1:4010/api/v1',
       },
     ];
-    const { out } = await table(rows, { pinned: ['profile'], whole: ['base_url', 'api_key', 'v1_api_key', 'v1_base_url'] });
+    const { out } = await table(rows, {
+      pinned: ['profile'],
+      whole: ['base_url', 'api_key', 'v1_api_key', 'v1_base_url'],
+    });
     expect(out).toMatchInlineSnapshot(`
       "┌─────────┬──────────────────────────────┬────────────────────┬─────────┐
       │ profile │ base_url                     │ api_key            │ default │
@@ -181,7 +205,9 @@ describe('get at 80 columns', () => {
     `);
     expect(out).not.toContain('…');
     expect(out.replace(/[│\s]/g, '')).toContain(note.body.replace(/\s/g, ''));
-    expect(notices).toEqual(['Long values broken across lines to fit 80 columns: body. To see them whole: --wide or -o json.']);
+    expect(notices).toEqual([
+      'Long values broken across lines to fit 80 columns: body. To see them whole: --wide or -o json.',
+    ]);
   });
 
   it('--wide prints each value on one line', async () => {

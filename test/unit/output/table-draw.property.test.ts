@@ -13,7 +13,8 @@ process.env.FORCE_COLOR = '1';
 
 /** What cli-table3 itself draws for the shown cells (the table.ts options, every row pushed). */
 function cliTable3(color: boolean, widths: readonly (number | undefined)[], head: string[], rows: string[][]): string {
-  const pick = (cells: readonly string[]) => cells.flatMap((c, i) => (widths[i] === undefined ? [] : [cutToWidth(c, widths[i])]));
+  const pick = (cells: readonly string[]) =>
+    cells.flatMap((c, i) => (widths[i] === undefined ? [] : [cutToWidth(c, widths[i])]));
   const style = color ? { head: ['bold'], border: ['grey'] } : { head: [], border: [] };
   const chars = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
   const colWidths = widths.flatMap((w) => (w === undefined ? [] : [w + 2]));
@@ -28,7 +29,9 @@ const text = fc.array(grapheme, { maxLength: 14 }).map((g) => g.join(''));
 const tableArb = fc.integer({ min: 1, max: 5 }).chain((n) =>
   fc.record({
     // the first column is `id` (pinned, never hidden), as in every list
-    columns: fc.array(text, { minLength: n - 1, maxLength: n - 1 }).map((names) => ['id', ...names.map((s, i) => `c${i}${s}`)]),
+    columns: fc
+      .array(text, { minLength: n - 1, maxLength: n - 1 })
+      .map((names) => ['id', ...names.map((s, i) => `c${i}${s}`)]),
     rows: fc.array(fc.array(text, { minLength: n, maxLength: n }), { minLength: 1, maxLength: 12 }),
     width: fc.option(fc.integer({ min: 10, max: 90 }), { nil: undefined }),
     maxCellWidth: fc.constantFrom(0, 8, 60),

@@ -8,7 +8,8 @@ import { runs } from '../../helpers/property.js';
 const textArb = fc
   .array(fc.constantFrom('a', 'b', ' ', 'x', '東', '京', '😀', '👩‍💻', '👍🏽', 'é', 'e\u0301', '-', '/'), { maxLength: 80 })
   .map((p) => p.join(''));
-const graphemes = (s: string) => Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(s), (x) => x.segment);
+const graphemes = (s: string) =>
+  Array.from(new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(s), (x) => x.segment);
 
 describe('displayWidth', () => {
   it('counts terminal columns, not characters', () => {
@@ -47,7 +48,10 @@ describe('wrapToWidth', () => {
   it('wraps at spaces, breaks only words longer than a line', () => {
     expect(wrapToWidth('aaa bbb ccc', 7)).toEqual({ lines: ['aaa bbb', 'ccc'], broken: false });
     expect(wrapToWidth('東京 東京都庁', 8)).toEqual({ lines: ['東京', '東京都庁'], broken: false });
-    expect(wrapToWidth('x https://example.com/abcdef y', 10)).toEqual({ lines: ['x', 'https://ex', 'ample.com/', 'abcdef y'], broken: true });
+    expect(wrapToWidth('x https://example.com/abcdef y', 10)).toEqual({
+      lines: ['x', 'https://ex', 'ample.com/', 'abcdef y'],
+      broken: true,
+    });
   });
 
   it('{ long: "whole" }: a word longer than a line (a URL) goes whole on its own line, never cut (new-user trial at 80 columns)', () => {

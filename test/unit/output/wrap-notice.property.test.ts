@@ -82,7 +82,9 @@ describe('wrapNotice', () => {
     const cmd = 'crm contacts list --limit 2 --cursor eyJvZmZzZXQiOjJ9';
     const out = wrapNotice(`More results: ${cmd} (or --all for every page)`, 40).split('\n');
     expect(out).toContain(cmd);
-    const ticked = wrapNotice('fix the rows, then run `crm batch contacts people.csv.rejects.csv` again', 30).split('\n');
+    const ticked = wrapNotice('fix the rows, then run `crm batch contacts people.csv.rejects.csv` again', 30).split(
+      '\n',
+    );
     expect(ticked).toContain('`crm batch contacts people.csv.rejects.csv`');
     const indented = `Try:\n  ${'X=1 '.repeat(30)}crm contacts list`;
     expect(wrapNotice(indented, 40)).toBe(indented);

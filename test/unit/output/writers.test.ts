@@ -116,7 +116,9 @@ describe('csv / tsv list writers', () => {
 
   it('guards against formula injection in string cells', async () => {
     const out = fakeStdout();
-    await writeAll(createListWriter('csv', out, { fields: ['name', 'n'] }), [{ name: '=HYPERLINK("http://x")', n: -5 }]);
+    await writeAll(createListWriter('csv', out, { fields: ['name', 'n'] }), [
+      { name: '=HYPERLINK("http://x")', n: -5 },
+    ]);
     expect(out.text()).toBe('name,n\n"\'=HYPERLINK(""http://x"")",-5\n');
   });
 
@@ -154,7 +156,10 @@ describe('table list writer', () => {
 
   it('--fields wins over default columns; nested values are compact JSON', async () => {
     const out = fakeStdout();
-    await writeAll(createListWriter('table', out, { fields: ['id', 'tags'], columns: ['name'], color: false }), records.slice(0, 1));
+    await writeAll(
+      createListWriter('table', out, { fields: ['id', 'tags'], columns: ['name'], color: false }),
+      records.slice(0, 1),
+    );
     expect(out.text()).toContain('["a","b"]');
     expect(out.text()).not.toContain('Ada');
   });
@@ -204,19 +209,22 @@ describe('table list writer', () => {
 });
 
 describe('backpressure', () => {
-  it.each(['json', 'ndjson', 'csv', 'tsv'] as const)('%s: write waits for drain when the stream is full', async (format) => {
-    const slow = slowStdout(16);
-    const w = createListWriter(format, slow.stream);
-    const p = w.write({ id: 'c_1', name: 'a fairly long name to fill the buffer' });
-    expect(p).toBeInstanceOf(Promise);
-    let done = false;
-    void p!.then(() => (done = true));
-    await new Promise((r) => setImmediate(r));
-    expect(done).toBe(false);
-    slow.release();
-    await p;
-    expect(done).toBe(true);
-  });
+  it.each(['json', 'ndjson', 'csv', 'tsv'] as const)(
+    '%s: write waits for drain when the stream is full',
+    async (format) => {
+      const slow = slowStdout(16);
+      const w = createListWriter(format, slow.stream);
+      const p = w.write({ id: 'c_1', name: 'a fairly long name to fill the buffer' });
+      expect(p).toBeInstanceOf(Promise);
+      let done = false;
+      void p!.then(() => (done = true));
+      await new Promise((r) => setImmediate(r));
+      expect(done).toBe(false);
+      slow.release();
+      await p;
+      expect(done).toBe(true);
+    },
+  );
 
   it('keeps the amount buffered bounded over 100,000 records with a slow reader', async () => {
     let drains = 0;
@@ -306,15 +314,23 @@ describe('--fields naming a field no record has', () => {
     '%s: one notice at the end of the list, naming it and the fields there are',
     async (format) => {
       const notices: string[] = [];
-      const w = createListWriter(format, fakeStdout(), { fields: ['id', 'emial', 'link.type'], notice: (m) => notices.push(m) });
+      const w = createListWriter(format, fakeStdout(), {
+        fields: ['id', 'emial', 'link.type'],
+        notice: (m) => notices.push(m),
+      });
       await writeAll(w, records);
-      expect(notices).toEqual(['--fields: none of the 3 records printed has "emial"; the first one\'s fields: id, name, link, tags, score']);
+      expect(notices).toEqual([
+        '--fields: none of the 3 records printed has "emial"; the first one\'s fields: id, name, link, tags, score',
+      ]);
     },
   );
 
   it('a field present in some record (even null) is not reported; an empty list says nothing', async () => {
     const notices: string[] = [];
-    await writeAll(createListWriter('json', fakeStdout(), { fields: ['id', 'score', 'link.type'], notice: (m) => notices.push(m) }), records);
+    await writeAll(
+      createListWriter('json', fakeStdout(), { fields: ['id', 'score', 'link.type'], notice: (m) => notices.push(m) }),
+      records,
+    );
     await writeAll(createListWriter('json', fakeStdout(), { fields: ['emial'], notice: (m) => notices.push(m) }), []);
     expect(notices).toEqual([]);
   });

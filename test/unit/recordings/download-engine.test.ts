@@ -9,7 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runs } from '../../helpers/property.js';
 import { FakeClock } from '../../helpers/clock.js';
 import type { ApiRecord } from '../../../src/api/envelopes.js';
-import { accounted, downloadAll, selectRecording, type DownloadEngineDeps } from '../../../src/commands/recordings/download-engine.js';
+import {
+  accounted,
+  downloadAll,
+  selectRecording,
+  type DownloadEngineDeps,
+} from '../../../src/commands/recordings/download-engine.js';
 import { fileNames } from '../../../src/util/safe-name.js';
 import { parseConcurrency, parseSince, progressText } from '../../../src/commands/recordings/download.js';
 import { NotFoundError, UsageError } from '../../../src/http/errors.js';
@@ -26,7 +31,10 @@ let mode: (id: string) => 'ok' | 'truncated' | 'other' = () => 'ok';
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const id = decodeURIComponent((req.url ?? '').replace(/^\/t\//, ''));
-    const body = JSON.stringify({ recording_id: mode(id) === 'other' ? 'rec_someone_else' : id, segments: [{ text: `hello ${id}` }] });
+    const body = JSON.stringify({
+      recording_id: mode(id) === 'other' ? 'rec_someone_else' : id,
+      segments: [{ text: `hello ${id}` }],
+    });
     res.writeHead(200, {
       'content-type': 'application/json',
       'x-ratelimit-limit': '100',
@@ -54,7 +62,10 @@ function fakeClient(records: ApiRecord[], listed: ApiRecord[] = records): Parame
       const id = m ? decodeURIComponent(m[1]!) : undefined;
       const rec = records.find((r) => r.id === id);
       if (!rec) throw new NotFoundError(`no recording ${id}`, { status: 404 });
-      const data = { ...rec, transcript_url: rec.has_transcript ? `${origin}/t/${encodeURIComponent(String(rec.id))}` : null };
+      const data = {
+        ...rec,
+        transcript_url: rec.has_transcript ? `${origin}/t/${encodeURIComponent(String(rec.id))}` : null,
+      };
       return { status: 200, headers: {}, body: { data } as T, retries: 0 };
     },
     async *paginate() {
@@ -169,7 +180,8 @@ describe('downloadAll', () => {
             const m = of(id);
             return m === 'truncated' || m === 'other' ? m : 'ok';
           };
-          for (const id of Object.keys(how)) if (of(id) === 'there') fs.writeFileSync(path.join(dir, `${id}.json`), '{}');
+          for (const id of Object.keys(how))
+            if (of(id) === 'there') fs.writeFileSync(path.join(dir, `${id}.json`), '{}');
           const records = listed.filter((r) => r.id !== undefined && of(r.id) !== 'gone') as ApiRecord[];
           const d = deps(records, {}, listed);
           // a refused link: its host never reached (ECONNREFUSED), which stops the rest
@@ -189,7 +201,9 @@ describe('downloadAll', () => {
             { ...d, client: refused },
           );
           // a recording listed twice (with a transcript) is one recording
-          const wanted = listed.filter((r) => r.id !== undefined && r.has_transcript && !(since && r.started_at < '2026'));
+          const wanted = listed.filter(
+            (r) => r.id !== undefined && r.has_transcript && !(since && r.started_at < '2026'),
+          );
           const twice = wanted.length - new Set(wanted.map((r) => r.id)).size;
           expect(report.summary.listed).toBe(listed.length - twice);
           expect(accounted(report)).toBe(report.summary.listed);
@@ -216,10 +230,16 @@ describe('downloadAll', () => {
 describe('selectRecording', () => {
   const since = Date.parse('2026-03-01T00:00:00Z');
   it('applies --since to started_at, then has_transcript', () => {
-    expect(selectRecording({ id: 'a', has_transcript: true, started_at: '2026-03-01T00:00:00Z' }, since)).toEqual({ id: 'a' });
-    expect(selectRecording({ id: 'a', has_transcript: true, started_at: '2026-02-28T23:59:59Z' }, since)).toBe('filtered');
+    expect(selectRecording({ id: 'a', has_transcript: true, started_at: '2026-03-01T00:00:00Z' }, since)).toEqual({
+      id: 'a',
+    });
+    expect(selectRecording({ id: 'a', has_transcript: true, started_at: '2026-02-28T23:59:59Z' }, since)).toBe(
+      'filtered',
+    );
     expect(selectRecording({ id: 'a', has_transcript: true }, since)).toBe('filtered');
-    expect(selectRecording({ id: 'a', has_transcript: false, started_at: '2026-04-01T00:00:00Z' }, since)).toBe('without');
+    expect(selectRecording({ id: 'a', has_transcript: false, started_at: '2026-04-01T00:00:00Z' }, since)).toBe(
+      'without',
+    );
     expect(selectRecording({ id: 'a', has_transcript: 'true' })).toBe('without');
     expect(selectRecording({ has_transcript: true })).toBe('no-id');
   });
@@ -236,12 +256,19 @@ describe('parseSince', () => {
     expect(new Date(parseSince(text)).toISOString()).toBe(iso);
   });
 
-  it.each(['yesterday', '', '2026-13-01', '2025-02-29', '2026-02-30', '2026-3-1', '01/03/2026', '2026-03-01T25:00', '1700000000'])(
-    'refuses %j',
-    (text) => {
-      expect(() => parseSince(text)).toThrow(UsageError);
-    },
-  );
+  it.each([
+    'yesterday',
+    '',
+    '2026-13-01',
+    '2025-02-29',
+    '2026-02-30',
+    '2026-3-1',
+    '01/03/2026',
+    '2026-03-01T25:00',
+    '1700000000',
+  ])('refuses %j', (text) => {
+    expect(() => parseSince(text)).toThrow(UsageError);
+  });
 });
 
 describe('parseConcurrency', () => {
@@ -257,11 +284,11 @@ describe('parseConcurrency', () => {
 
 describe('progressText', () => {
   it('says where the run is', () => {
-    expect(progressText({ phase: 'listing', listed: 200, total: 0, done: 0, downloaded: 0, skipped: 0, failed: 0 })).toBe(
-      'Listing recordings… 200',
-    );
-    expect(progressText({ phase: 'downloading', listed: 20, total: 14, done: 5, downloaded: 3, skipped: 2, failed: 0 })).toBe(
-      'Downloading transcripts 5/14 (3 new, 2 already there, 0 failed)',
-    );
+    expect(
+      progressText({ phase: 'listing', listed: 200, total: 0, done: 0, downloaded: 0, skipped: 0, failed: 0 }),
+    ).toBe('Listing recordings… 200');
+    expect(
+      progressText({ phase: 'downloading', listed: 20, total: 14, done: 5, downloaded: 3, skipped: 2, failed: 0 }),
+    ).toBe('Downloading transcripts 5/14 (3 new, 2 already there, 0 failed)');
   });
 });

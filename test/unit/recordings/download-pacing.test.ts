@@ -35,7 +35,11 @@ beforeAll(async () => {
     const now = clock.now();
     if (!window || now >= window.start + WINDOW_MS) window = { start: now, used: 0 };
     const resetS = String(Math.ceil(window.start + WINDOW_MS - now) / 1000);
-    const headers = { 'content-type': 'application/json', 'x-ratelimit-limit': String(LIMIT), 'x-ratelimit-reset': resetS };
+    const headers = {
+      'content-type': 'application/json',
+      'x-ratelimit-limit': String(LIMIT),
+      'x-ratelimit-reset': resetS,
+    };
     const [, issued, rawId] = /^\/t\/(\d+)\/(.*)$/.exec(req.url ?? '')!;
     const id = decodeURIComponent(rawId!);
     if (now - Number(issued) > ttlMs) {
@@ -120,6 +124,10 @@ describe('download pacing at a low limit (14 at 2/s)', () => {
     ttlMs = 300;
     const { report, rateLimited, expired } = await run(new Pacer(clock));
     expect(report.summary).toMatchObject({ downloaded: 14, failed: 0 });
-    expect({ rateLimited, expired, linkRefreshes: report.linkRefreshes }).toEqual({ rateLimited: 0, expired: 0, linkRefreshes: 0 });
+    expect({ rateLimited, expired, linkRefreshes: report.linkRefreshes }).toEqual({
+      rateLimited: 0,
+      expired: 0,
+      linkRefreshes: 0,
+    });
   });
 });

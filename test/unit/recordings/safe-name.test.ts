@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_NAME_BYTES, UnsafePathError, fileNames, foldedName, resolveInside, safeFileName, shortHash } from '../../../src/util/safe-name.js';
+import {
+  MAX_NAME_BYTES,
+  UnsafePathError,
+  fileNames,
+  foldedName,
+  resolveInside,
+  safeFileName,
+  shortHash,
+} from '../../../src/util/safe-name.js';
 
 const HOSTILE = [
   '../../etc/passwd',
@@ -136,9 +144,12 @@ describe('resolveInside', () => {
     expect(resolveInside('relative/dir', 'a.json')).toBe(path.resolve('relative/dir', 'a.json'));
   });
 
-  it.each(['../x', '../../etc/passwd', 'a/b', 'a\\b', '..', '.', '', '/etc/passwd', 'a\u0000b', 'sub/../../x'])('refuses %j', (name) => {
-    expect(() => resolveInside(dir, name)).toThrow(UnsafePathError);
-  });
+  it.each(['../x', '../../etc/passwd', 'a/b', 'a\\b', '..', '.', '', '/etc/passwd', 'a\u0000b', 'sub/../../x'])(
+    'refuses %j',
+    (name) => {
+      expect(() => resolveInside(dir, name)).toThrow(UnsafePathError);
+    },
+  );
 
   it('never lets a hostile id escape once made safe', () => {
     for (const id of HOSTILE) {

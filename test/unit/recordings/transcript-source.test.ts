@@ -206,7 +206,10 @@ describe('getTranscript', () => {
   });
 
   it('reports a recording without a transcript, with the reason', async () => {
-    const out = await getTranscript('rec_1', deps(client({ id: 'rec_1', has_transcript: false, transcript_status: 'processing' })));
+    const out = await getTranscript(
+      'rec_1',
+      deps(client({ id: 'rec_1', has_transcript: false, transcript_status: 'processing' })),
+    );
     expect(out).toMatchObject({ kind: 'none', reason: 'it is still being transcribed, try again later' });
     expect(served).toBe(0);
   });

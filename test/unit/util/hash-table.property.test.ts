@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { HashTable, MAX_VALUE } from '../../../src/util/hash-table.js';
 import { runs } from '../../helpers/property.js';
 
-const op = fc.record({ key: fc.string({ maxLength: 6 }), value: fc.nat({ max: 5000 }), column: fc.constantFrom<0 | 1>(0, 1) });
+const op = fc.record({
+  key: fc.string({ maxLength: 6 }),
+  value: fc.nat({ max: 5000 }),
+  column: fc.constantFrom<0 | 1>(0, 1),
+});
 
 describe('HashTable', () => {
   it('reads back what a Map would, through growth, in both columns', () => {

@@ -19,7 +19,9 @@ describe('batch --delete: the confirmation', () => {
 
   it("on a rerun, typing the file's row count (250) does not confirm: nothing is deleted", async () => {
     const ctx = terminal('250\n');
-    await expect(confirmDelete(ctx, o, 250, undefined, undefined, 57)).rejects.toThrow(/not confirmed .*nothing was deleted/);
+    await expect(confirmDelete(ctx, o, 250, undefined, undefined, 57)).rejects.toThrow(
+      /not confirmed .*nothing was deleted/,
+    );
   });
 
   it('a first run asks about every row; a rerun with nothing left asks nothing', async () => {

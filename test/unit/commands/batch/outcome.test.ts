@@ -7,7 +7,17 @@ import { updateOperation, type ImportSummary } from '../../../../src/import/inde
 import { runs } from '../../../helpers/property.js';
 
 const base: ImportSummary = {
-  ...{ resource: 'contacts', rows: 1740, created: 1740, failed: 0, invalid: 0, skipped: 0, chunks: 18, requests: 18, retries: 0 },
+  ...{
+    resource: 'contacts',
+    rows: 1740,
+    created: 1740,
+    failed: 0,
+    invalid: 0,
+    skipped: 0,
+    chunks: 18,
+    requests: 18,
+    retries: 0,
+  },
   ...{ elapsed_ms: 1, rejects_file: null, in_doubt: 0, unknown: 0, unknown_file: null, not_sent: 0, reasons: [] },
 };
 
@@ -20,8 +30,19 @@ describe('outcomeSentence', () => {
     expect(outcomeSentence({ ...base, created: 1000, skipped: 3, repeated: 3, not_sent: 737 }, 'interrupted')).toBe(
       'Interrupted: created 1,000 of 1,740 contacts; 3 skipped as repeating an earlier row; 737 not sent yet.',
     );
-    expect(outcomeSentence({ ...base, created: 0, skipped: 1740 })).toBe('Created 0 of 1,740 contacts; 1,740 created by an earlier run.');
-    const s = { ...base, operation: updateOperation('deals'), resource: 'deals', rows: 10, created: 7, failed: 3, in_doubt: 2, invalid: 1 };
+    expect(outcomeSentence({ ...base, created: 0, skipped: 1740 })).toBe(
+      'Created 0 of 1,740 contacts; 1,740 created by an earlier run.',
+    );
+    const s = {
+      ...base,
+      operation: updateOperation('deals'),
+      resource: 'deals',
+      rows: 10,
+      created: 7,
+      failed: 3,
+      in_doubt: 2,
+      invalid: 1,
+    };
     expect(outcomeSentence({ ...s, rows: 11, rejects_file: 'd.rejects.csv' }, 'stopped')).toBe(
       'Stopped: updated 7 of 11 deals; 1 failed and 1 invalid (see d.rejects.csv); 2 sent without an answer (may have been updated).',
     );
@@ -49,7 +70,8 @@ describe('reasonLines', () => {
 });
 
 describe('reasonLines on a terminal: a long reason wrapped, never cut off (new-user trial at 80 columns)', () => {
-  const LONG = 'email: the address is on the suppression list because an earlier message to it bounced permanently; remove it first';
+  const LONG =
+    'email: the address is on the suppression list because an earlier message to it bounced permanently; remove it first';
 
   it('wraps it to the width, hanging under its first word', () => {
     expect(reasonLines([{ code: 'VALIDATION_FAILED', message: LONG, count: 2 }], 60)).toEqual([
@@ -78,13 +100,20 @@ describe('reasonLines on a terminal: a long reason wrapped, never cut off (new-u
 
   it('a URL longer than the room beside the code is never cut: it goes whole on its own line (new-user trial at 80 columns)', () => {
     const url = 'https://crm.example.com/docs/errors/validation#the-email-address-is-on-the-suppression-list';
-    const lines = reasonLines([{ code: 'VALIDATION_FAILED', message: `email: suppressed, see ${url} for why`, count: 3 }], 80);
+    const lines = reasonLines(
+      [{ code: 'VALIDATION_FAILED', message: `email: suppressed, see ${url} for why`, count: 3 }],
+      80,
+    );
     expect(lines).toContain(`                         ${url}`);
     expect(lines.join('\n')).toContain('for why');
   });
 
   it('the other reasons: says where every one of them is, in the same line (new-user trial)', () => {
-    const four = ['a', 'b', 'c', 'd'].map((m, i) => ({ code: 'VALIDATION_FAILED', message: `email: ${m}`, count: 100 - i }));
+    const four = ['a', 'b', 'c', 'd'].map((m, i) => ({
+      code: 'VALIDATION_FAILED',
+      message: `email: ${m}`,
+      count: 100 - i,
+    }));
     expect(reasonLines(four, 100, 'contacts.csv.rejects.csv').at(-1)).toBe(
       '  and 97 rows for other reasons (every row with its reason: contacts.csv.rejects.csv)',
     );
@@ -117,14 +146,20 @@ describe('reasonLines on a terminal: a long reason wrapped, never cut off (new-u
     const word = fc.stringMatching(/^[a-zA-Z0-9:;,.()>'-]{1,24}$/);
     const code = fc.tuple(fc.stringMatching(/^[A-Z_]{1,12}$/), fc.nat(70)).map(([c, k]) => c + 'X'.repeat(k));
     fc.assert(
-      fc.property(fc.array(word, { minLength: 1, maxLength: 60 }), code, fc.integer({ min: 40, max: 200 }), (words, code, columns) => {
-        const message = words.join(' ');
-        const lines = reasonLines([{ code, message, count: 12_345 }], columns).slice(1);
-        const head = `  12,345 × ${code}`;
-        expect(lines[0]!.startsWith(head)).toBe(true);
-        for (const l of head.length <= columns ? lines : lines.slice(1)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
-        expect(lines.join(' ').replace(/\s+/g, '')).toBe((head + message).replace(/\s+/g, ''));
-      }),
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 60 }),
+        code,
+        fc.integer({ min: 40, max: 200 }),
+        (words, code, columns) => {
+          const message = words.join(' ');
+          const lines = reasonLines([{ code, message, count: 12_345 }], columns).slice(1);
+          const head = `  12,345 × ${code}`;
+          expect(lines[0]!.startsWith(head)).toBe(true);
+          for (const l of head.length <= columns ? lines : lines.slice(1))
+            expect(stringWidth(l)).toBeLessThanOrEqual(columns);
+          expect(lines.join(' ').replace(/\s+/g, '')).toBe((head + message).replace(/\s+/g, ''));
+        },
+      ),
       runs(),
     );
   });

@@ -121,7 +121,8 @@ describe('keys add', () => {
     const ctx = ctxWith({ stdinTTY: true, stdoutTTY: true, stderrTTY: true });
     const run = keysAdd({ profile: 'dev', baseUrl: BASE }, ctx);
     // the key typed once the prompt shows (not after a fixed 20 ms: the config is read first)
-    for (let i = 0; i < 500 && !ctx.stderrText().includes('API key for'); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && !ctx.stderrText().includes('API key for'); i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(ctx.stderrText()).toContain('API key for "dev" (service_live_…): ');
     (ctx.io.stdin as NodeJS.WritableStream & NodeJS.ReadableStream).write(`${V2}\r`);
     await run;
@@ -134,7 +135,12 @@ describe('keys add', () => {
     await keysAdd({ profile: 'dev', baseUrl: BASE }, ctxWith({ stdin: V2 }));
     const ctx = ctxWith({ stdin: V1 });
     await keysAdd({ profile: 'dev', v1: true }, ctx); // --base-url may be left out for an existing profile
-    expect((await stored()).get('dev')).toEqual({ base_url: BASE, api_key: V2, v1_api_key: V1, auth_header: 'x-api-key' });
+    expect((await stored()).get('dev')).toEqual({
+      base_url: BASE,
+      api_key: V2,
+      v1_api_key: V1,
+      auth_header: 'x-api-key',
+    });
     expect(ctx.stderrText()).toContain('version 1 key service_pk_…');
     expect(ctx.stderrText()).toContain('http://127.0.0.1:4010/api/v1');
   });
@@ -159,7 +165,12 @@ describe('keys add', () => {
 
   it('stores --v1-base-url and --auth-header bearer; a v1 root equal to the derived one is not stored', async () => {
     await keysAdd(
-      { profile: 'p', baseUrl: 'https://crm.example.com/api/v2', v1BaseUrl: 'https://legacy.example.com/api/v1', authHeader: 'bearer' },
+      {
+        profile: 'p',
+        baseUrl: 'https://crm.example.com/api/v2',
+        v1BaseUrl: 'https://legacy.example.com/api/v1',
+        authHeader: 'bearer',
+      },
       ctxWith({ stdin: V2 }),
     );
     expect((await stored()).get('p')).toEqual({

@@ -21,7 +21,15 @@ beforeAll(async () => {
     seed: 7,
     rateLimit: 100_000,
     orgRateLimit: 100_000,
-    extraKeys: [{ key: LIMITED, version: 2, scopes: ['contacts:read', 'deals:read', 'deals:write'], access: 'organization', user: 'usr_admin' }],
+    extraKeys: [
+      {
+        key: LIMITED,
+        version: 2,
+        scopes: ['contacts:read', 'deals:read', 'deals:write'],
+        access: 'organization',
+        user: 'usr_admin',
+      },
+    ],
   });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-keys-sandbox-'));
 });
@@ -45,7 +53,11 @@ function liveCtx(o: FakeCtxOptions = {}): FakeCtx {
   return ctx;
 }
 
-async function add(profile: string, key: string, extra: { v1?: true; authHeader?: 'x-api-key' | 'bearer' } = {}): Promise<void> {
+async function add(
+  profile: string,
+  key: string,
+  extra: { v1?: true; authHeader?: 'x-api-key' | 'bearer' } = {},
+): Promise<void> {
   await keysAdd({ profile, baseUrl: sb.baseUrl, ...extra }, fakeCtx({ configDir: dir, stdin: `${key}\n` }));
 }
 
@@ -87,6 +99,12 @@ describe('keys-check against the sandbox', () => {
     const ctx = liveCtx({ globals: { profile: 'old' } });
     await keysCheck({}, ctx);
     const out = JSON.parse(ctx.stdoutText());
-    expect(out).toMatchObject({ profile: 'old', base_url: sb.v1BaseUrl, key_kind: 'v1', authenticated: true, scopes: {} });
+    expect(out).toMatchObject({
+      profile: 'old',
+      base_url: sb.v1BaseUrl,
+      key_kind: 'v1',
+      authenticated: true,
+      scopes: {},
+    });
   });
 });

@@ -14,7 +14,12 @@ const READABLE = RESOURCES.filter((r) => r.verbs.includes('list')).map((r) => r.
 const NOT_CHECKED = allScopes().filter((s) => !s.endsWith(':read'));
 
 /** `error`: the client's error for an answer that is not the API's (its code), whatever the status */
-type Answer = { status: number; headers?: Record<string, string>; code?: string; error?: 'INVALID_RESPONSE' | 'REDIRECT' };
+type Answer = {
+  status: number;
+  headers?: Record<string, string>;
+  code?: string;
+  error?: 'INVALID_RESPONSE' | 'REDIRECT';
+};
 
 /** A client that answers each request with `answer(opts)`, throwing the error class the real client would. */
 function fakeClient(baseUrl: string, answer: (o: RequestOptions) => Answer) {
@@ -54,12 +59,21 @@ const profile = (p: Partial<ResolvedProfile> = {}): ResolvedProfile => ({
   ...p,
 });
 
-const rl = (remaining: number) => ({ 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': '59.5' });
+const rl = (remaining: number) => ({
+  'x-ratelimit-limit': '200',
+  'x-ratelimit-remaining': String(remaining),
+  'x-ratelimit-reset': '59.5',
+});
 
 function run(answer: (o: RequestOptions) => Answer, o: FakeCtxOptions & { v1?: true } = {}) {
   const v2 = fakeClient(BASE, answer);
   const v1 = fakeClient(V1BASE, answer);
-  const ctx = fakeCtx({ profile: profile(), client: { v2: v2.client, v1: v1.client }, globals: { output: 'json' }, ...o });
+  const ctx = fakeCtx({
+    profile: profile(),
+    client: { v2: v2.client, v1: v1.client },
+    globals: { output: 'json' },
+    ...o,
+  });
   return { ctx, v2calls: v2.calls, v1calls: v1.calls, done: keysCheck({ v1: o.v1 }, ctx) };
 }
 
@@ -69,10 +83,14 @@ describe('keys-check, version 2', () => {
     const forbidden = new Set(['deals', 'recordings']);
     const { ctx, v2calls, done } = run((o) => {
       const name = o.path.slice(1);
-      return forbidden.has(name) ? { status: 403, code: 'INSUFFICIENT_SCOPE' } : { status: 200, headers: rl(remaining--) };
+      return forbidden.has(name)
+        ? { status: 403, code: 'INSUFFICIENT_SCOPE' }
+        : { status: 200, headers: rl(remaining--) };
     });
     await done;
-    expect(v2calls.map((c) => [c.method, c.path, c.query])).toEqual(READABLE.map((n) => ['GET', `/${n}`, { limit: 1 }]));
+    expect(v2calls.map((c) => [c.method, c.path, c.query])).toEqual(
+      READABLE.map((n) => ['GET', `/${n}`, { limit: 1 }]),
+    );
     expect(v2calls.every((c) => c.method === 'GET')).toBe(true);
     const out = JSON.parse(ctx.stdoutText());
     expect(out).toEqual({
@@ -224,7 +242,9 @@ describe('keys-check, version 1', () => {
   });
 
   it('401 from version 1 is exit 3', async () => {
-    const { ctx, done } = run(() => ({ status: 401, code: 'WRONG_API_VERSION' }), { profile: profile({ apiKey: undefined, v1ApiKey: V1 }) });
+    const { ctx, done } = run(() => ({ status: 401, code: 'WRONG_API_VERSION' }), {
+      profile: profile({ apiKey: undefined, v1ApiKey: V1 }),
+    });
     const err = await done.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthError);
     expect((err as AuthError).code).toBe('WRONG_API_VERSION');
@@ -232,7 +252,9 @@ describe('keys-check, version 1', () => {
   });
 
   it('a v1 key configured as the v2 key is told by its form and checked against version 1', async () => {
-    const { ctx, v2calls, v1calls, done } = run(() => ({ status: 200 }), { profile: profile({ apiKey: V1, v1ApiKey: undefined }) });
+    const { ctx, v2calls, v1calls, done } = run(() => ({ status: 200 }), {
+      profile: profile({ apiKey: V1, v1ApiKey: undefined }),
+    });
     await done;
     expect(v2calls).toHaveLength(0);
     expect(v1calls).toHaveLength(1);

@@ -18,7 +18,12 @@ let dir: string;
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-keys-list-'));
   const s = await openConfigStore(dir);
-  s.setProfile('dev', { base_url: 'http://127.0.0.1:4010/api/v2', api_key: DEV_KEY, v1_api_key: DEV_V1, auth_header: 'x-api-key' });
+  s.setProfile('dev', {
+    base_url: 'http://127.0.0.1:4010/api/v2',
+    api_key: DEV_KEY,
+    v1_api_key: DEV_V1,
+    auth_header: 'x-api-key',
+  });
   s.setProfile('prod', {
     base_url: 'https://crm.example.com/api/v2',
     v1_base_url: 'https://legacy.example.com/api/v1',
@@ -122,12 +127,18 @@ describe('keys use', () => {
   it('-o json prints the result', async () => {
     const ctx = ctxWith({ globals: { output: 'json' } });
     await keysUse({ profile: 'prod' }, ctx);
-    expect(JSON.parse(ctx.stdoutText())).toEqual({ profile: 'prod', base_url: 'https://crm.example.com/api/v2', default: true });
+    expect(JSON.parse(ctx.stdoutText())).toEqual({
+      profile: 'prod',
+      base_url: 'https://crm.example.com/api/v2',
+      default: true,
+    });
   });
 
   it('an unknown profile is a UsageError naming the profiles', async () => {
     await expect(keysUse({ profile: 'staging' }, ctxWith())).rejects.toThrow(UsageError);
-    await expect(keysUse({ profile: 'staging' }, ctxWith())).rejects.toThrow('Unknown profile "staging". Profiles: dev, nokey, prod.');
+    await expect(keysUse({ profile: 'staging' }, ctxWith())).rejects.toThrow(
+      'Unknown profile "staging". Profiles: dev, nokey, prod.',
+    );
     expect((await openConfigStore(dir)).defaultProfile()).toBe('dev');
   });
 });

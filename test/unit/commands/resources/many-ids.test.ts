@@ -27,7 +27,10 @@ function fakeClient(known: readonly string[], opts: { gone?: string; fail?: Erro
       const base = { status: 200, headers: {}, retries: 0 };
       if (o.method === 'DELETE' && id === opts.gone) return { ...base, body: { data: null }, goneOnRetry: true };
       if (!known.includes(id)) throw new NotFoundError('Contact not found', { status: 404, code: 'NOT_FOUND' });
-      return { ...base, body: { data: o.method === 'DELETE' ? { id, deleted: true } : { id, email: `${id}@example.com` } } };
+      return {
+        ...base,
+        body: { data: o.method === 'DELETE' ? { id, deleted: true } : { id, email: `${id}@example.com` } },
+      };
     },
   } as unknown as HttpClient;
   return { client, sent, maxInFlight: () => maxInFlight };
@@ -36,12 +39,15 @@ function fakeClient(known: readonly string[], opts: { gone?: string; fail?: Erro
 const IDS = Array.from({ length: 30 }, (_, i) => `con_${i}`);
 const ctxWith = (client: HttpClient, output: 'json' | 'ndjson' | 'csv' | 'table', o: FakeCtxOptions = {}) =>
   fakeCtx({ client: async () => client, globals: { output }, ...o });
-const get = (ids: string[], ctx: ReturnType<typeof fakeCtx>, concurrency = 4) => runGet({ resource: 'contacts', ids, concurrency }, ctx);
+const get = (ids: string[], ctx: ReturnType<typeof fakeCtx>, concurrency = 4) =>
+  runGet({ resource: 'contacts', ids, concurrency }, ctx);
 
 describe('get with several ids', () => {
   it('ids from standard input: NDJSON in input order, concurrency respected', async () => {
     const f = fakeClient(IDS);
-    const ctx = ctxWith(f.client, 'ndjson', { stdin: `${IDS.slice(0, 10).join('\n')}\n\n  \r\n${IDS.slice(10).join('\r\n')}\n` });
+    const ctx = ctxWith(f.client, 'ndjson', {
+      stdin: `${IDS.slice(0, 10).join('\n')}\n\n  \r\n${IDS.slice(10).join('\r\n')}\n`,
+    });
     await get(['-'], ctx, 3);
     expect(
       ctx
@@ -57,7 +63,12 @@ describe('get with several ids', () => {
   it('-o json is an array, csv a list with one header, arguments and - mixed', async () => {
     const json = ctxWith(fakeClient(IDS).client, 'json', { stdin: 'con_2\ncon_3\n' });
     await get(['con_1', '-', 'con_4'], json);
-    expect(JSON.parse(json.stdoutText()).map((r: { id: string }) => r.id)).toEqual(['con_1', 'con_2', 'con_3', 'con_4']);
+    expect(JSON.parse(json.stdoutText()).map((r: { id: string }) => r.id)).toEqual([
+      'con_1',
+      'con_2',
+      'con_3',
+      'con_4',
+    ]);
     const csv = ctxWith(fakeClient(IDS).client, 'csv', { globals: { output: 'csv', fields: ['id'] } });
     await get(['con_1', 'con_2'], csv);
     expect(csv.stdoutText()).toBe('id\ncon_1\ncon_2\n');
@@ -120,7 +131,10 @@ describe('delete with several ids', () => {
   it('--yes: each deleted, a retry that found it gone counts as deleted; table mode says so per id', async () => {
     const f = fakeClient(IDS, { gone: 'con_2' });
     const ctx = ctxWith(f.client, 'table');
-    await runDelete({ resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4, yes: true, backup: false }, ctx);
+    await runDelete(
+      { resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4, yes: true, backup: false },
+      ctx,
+    );
     expect(ctx.stdoutText()).toBe('Deleted contact con_1.\nDeleted contact con_2.\nDeleted contact con_3.\n');
     expect(ctx.stderrText()).toMatch(/contact con_2: the first attempt's answer was lost/);
     expect(f.sent.every((s) => s.startsWith('DELETE '))).toBe(true);
@@ -139,7 +153,10 @@ describe('delete with several ids', () => {
     const f = fakeClient(IDS);
     const stdin = new PassThrough();
     const ctx = ctxWith(f.client, 'json', { stdin, stdinTTY: true, stdoutTTY: true });
-    const done = runDelete({ resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4, backup: 'kept.ndjson' }, ctx);
+    const done = runDelete(
+      { resource: 'contacts', ids: ['con_1', 'con_2', 'con_3'], concurrency: 4, backup: 'kept.ndjson' },
+      ctx,
+    );
     // answered once the question shows (not after a fixed 10 ms)
     for (let i = 0; i < 500 && !ctx.stderrText().includes('[y/N]'); i++) await new Promise((r) => setTimeout(r, 10));
     expect(ctx.stderrText()).toContain('Each record is first kept, as it is now, in kept.ndjson.');

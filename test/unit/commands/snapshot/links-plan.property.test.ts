@@ -66,7 +66,9 @@ describe('snapshot --links: the cost', () => {
   });
 
   it('the window is the one the server uses: 2,400 requests at 10 per 2 s are 8 min, not 240 (10 a minute)', () => {
-    expect(costAtLimitText(2_400, 0, { limit: 10, windowMs: 2_000 })).toBe("about 8 min at 10 requests per 2 s (the server's rate limit)");
+    expect(costAtLimitText(2_400, 0, { limit: 10, windowMs: 2_000 })).toBe(
+      "about 8 min at 10 requests per 2 s (the server's rate limit)",
+    );
     expect(costAtLimitText(480, 0, undefined)).toBe(
       "about 2.4 min at 200 requests a minute (the spec's limit: the server has not said its own)",
     );
@@ -88,21 +90,25 @@ describe('snapshot --links: the cost', () => {
 
   it('the per-parent breakdown adds up to the requests, kinds of one parent left at different points (a resumed run)', () => {
     fc.assert(
-      fc.property(fc.array(fc.nat(5_000), { minLength: LINK_KINDS.length, maxLength: LINK_KINDS.length }), fc.boolean(), (ns, resumed) => {
-        const left = LINK_KINDS.map((kind, i) => ({ kind, parents: ns[i]! }));
-        const line = linksCostLine(left, () => 'cost', resumed);
-        const total = ns.reduce((a, b) => a + b, 0);
-        if (total === 0) return;
-        expect(line).toContain(`Links: ${total.toLocaleString('en-US')} request`);
-        const breakdown = /one per (.*) \(one more per 100/.exec(line)![1]!;
-        let sum = 0;
-        for (const [, inner] of breakdown.matchAll(/\(([^)]*)\)/g)) {
-          const times = /^([\d,]+) ×(\d+)$/.exec(inner!);
-          if (times) sum += Number(times[1]!.replace(/,/g, '')) * Number(times[2]);
-          else for (const n of inner!.split(' + ')) sum += Number(n.replace(/,/g, ''));
-        }
-        expect(sum).toBe(total);
-      }),
+      fc.property(
+        fc.array(fc.nat(5_000), { minLength: LINK_KINDS.length, maxLength: LINK_KINDS.length }),
+        fc.boolean(),
+        (ns, resumed) => {
+          const left = LINK_KINDS.map((kind, i) => ({ kind, parents: ns[i]! }));
+          const line = linksCostLine(left, () => 'cost', resumed);
+          const total = ns.reduce((a, b) => a + b, 0);
+          if (total === 0) return;
+          expect(line).toContain(`Links: ${total.toLocaleString('en-US')} request`);
+          const breakdown = /one per (.*) \(one more per 100/.exec(line)![1]!;
+          let sum = 0;
+          for (const [, inner] of breakdown.matchAll(/\(([^)]*)\)/g)) {
+            const times = /^([\d,]+) ×(\d+)$/.exec(inner!);
+            if (times) sum += Number(times[1]!.replace(/,/g, '')) * Number(times[2]);
+            else for (const n of inner!.split(' + ')) sum += Number(n.replace(/,/g, ''));
+          }
+          expect(sum).toBe(total);
+        },
+      ),
       runs(),
     );
     // the user's: deals.contacts 20 left, deals.companies all 80, meetings 12 each
@@ -113,7 +119,10 @@ describe('snapshot --links: the cost', () => {
   });
 
   it("the line says the requests, per parent, and the minutes at the server's limit or the spec's", () => {
-    const left = LINK_KINDS.map((kind) => ({ kind, parents: { deals: 130, notes: 10, segments: 4, meetings: 40 }[kind.parent as string]! }));
+    const left = LINK_KINDS.map((kind) => ({
+      kind,
+      parents: { deals: 130, notes: 10, segments: 4, meetings: 40 }[kind.parent as string]!,
+    }));
     const at = (pace?: { limit: number; windowMs: number }) => (n: number) => costAtLimitText(n, 0, pace);
     expect(linksCostLine(left, at({ limit: 100, windowMs: 60_000 }), false)).toBe(
       "Links: 354 requests, one per deal (130 ×2), note (10), segment (4) and meeting (40 ×2) (one more per 100 links of a parent): about 3 min at 100 requests a minute (the server's rate limit)",
@@ -128,10 +137,14 @@ describe('snapshot --links: the cost', () => {
 describe('snapshot --links: the progress line', () => {
   it('parents done of all, the links, an ETA while there is one, a wait of a second or more', () => {
     const base = { index: 0, kinds: 6, key: 'deals.contacts', parent: 40, parents: 130, links: 57, waitMs: 0 };
-    expect(linksProgressText({ ...base, etaMs: 63_000 })).toBe('Links 1/6: deals.contacts 40/130 parents · 57 links · ETA 1m3s');
+    expect(linksProgressText({ ...base, etaMs: 63_000 })).toBe(
+      'Links 1/6: deals.contacts 40/130 parents · 57 links · ETA 1m3s',
+    );
     expect(linksProgressText({ ...base, etaMs: undefined, waitMs: 12_000 })).toBe(
       'Links 1/6: deals.contacts 40/130 parents · 57 links · waiting 12s (rate limit)',
     );
-    expect(linksProgressText({ ...base, etaMs: 0, waitMs: 999 })).toBe('Links 1/6: deals.contacts 40/130 parents · 57 links');
+    expect(linksProgressText({ ...base, etaMs: 0, waitMs: 999 })).toBe(
+      'Links 1/6: deals.contacts 40/130 parents · 57 links',
+    );
   });
 });

@@ -21,18 +21,21 @@ describe('writePaged', () => {
         async (sizes, stops) => {
           const dir = tempDir('crm-paged-');
           const pages = sizes.map((n, p) => Array.from({ length: n }, (_, i) => `{"p":${p},"i":${i}}\n`).join(''));
-          const fill = (stopAfter: number | undefined) => async (w: Parameters<Parameters<typeof writePaged<{ page: number }>>[3]>[0]) => {
-            let done = 0;
-            for (let p = w.resume?.at.page ?? 0; p < pages.length; p++) {
-              if (stopAfter !== undefined && done++ >= stopAfter) throw new Stop();
-              await w.page(pages[p]!, sizes[p]!, { page: p + 1 });
-            }
-          };
+          const fill =
+            (stopAfter: number | undefined) =>
+            async (w: Parameters<Parameters<typeof writePaged<{ page: number }>>[3]>[0]) => {
+              let done = 0;
+              for (let p = w.resume?.at.page ?? 0; p < pages.length; p++) {
+                if (stopAfter !== undefined && done++ >= stopAfter) throw new Stop();
+                await w.page(pages[p]!, sizes[p]!, { page: p + 1 });
+              }
+            };
           for (const stop of stops) {
             await writePaged(dir, 'x.ndjson', validAt, fill(stop.after)).catch((err: unknown) => {
               if (!(err instanceof Stop)) throw err;
               // a kill after a page's lines were written, before its state: lines the rerun must cut
-              if (stop.torn && existsSync(join(dir, '.x.ndjson.partial'))) appendFileSync(join(dir, '.x.ndjson.partial'), '{"torn":1}\n');
+              if (stop.torn && existsSync(join(dir, '.x.ndjson.partial')))
+                appendFileSync(join(dir, '.x.ndjson.partial'), '{"torn":1}\n');
             });
           }
           const { records, forget } = await writePaged(dir, 'x.ndjson', validAt, fill(undefined));
