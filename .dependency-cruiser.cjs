@@ -16,6 +16,7 @@ const SANDBOX_MAY_USE = ['json', 'util', 'version.ts', 'api'];
 // Inside the batch engine (src/import), the stages stand in the order the engine calls them, on the shared types
 // and the plan every stage takes a slice of (src/import/README.md): a stage never imports a later one.
 const ENGINE = [
+  ['shapes.ts'],
   ['types.ts'],
   ['input'],
   ['operation.ts'],

@@ -10,9 +10,9 @@ import {
   type Finished,
   type ImportDeps,
   type ImportSummary,
-  type Reason,
   type Report,
 } from './types.js';
+import { type Reason } from './shapes.js';
 import { planColumn } from './input/header.js';
 import type { FinishSlice } from './plan.js';
 import type { ScanResult } from './check/scan.js';

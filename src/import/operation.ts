@@ -6,8 +6,8 @@ import { findResource, type LinkField } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
 import { pathSegment, recordPath } from '../http/url.js';
 import { normalizeFieldName, splitType, type ColumnMap } from './input/header.js';
-import type { RowOperation, RowPlan } from './types.js';
-export type { OperationKind, RowOperation, RowPlan, RowRequest } from './types.js';
+import type { RowOperation, RowPlan } from './shapes.js';
+export type { OperationKind, RowOperation, RowPlan, RowRequest } from './shapes.js';
 
 export const OPERATION_CODES = {
   missing: 'MISSING_ID',

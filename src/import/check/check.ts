@@ -2,7 +2,8 @@
 // the chunks and spools them (spool.ts); --strict refuses a file with invalid rows here.
 import { UsageError, InterruptedError } from '../../http/errors.js';
 import { count } from '../../output/plural.js';
-import type { InvalidRow, StageDeps } from '../types.js';
+import type { StageDeps } from '../types.js';
+import type { InvalidRow } from '../shapes.js';
 import type { CheckSlice } from '../plan.js';
 import { scanInput, type ScanResult } from './scan.js';
 import type { Spool } from './spool.js';

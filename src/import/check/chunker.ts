@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiRecord } from '../../api/envelopes.js';
 import type { RawRow } from '../input/input-row.js';
-import { trimBase } from '../types.js';
+import { trimBase } from '../shapes.js';
 
 export interface ValidRow {
   line: number;

@@ -6,7 +6,8 @@
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { nearestName } from '../../util/nearest.js';
-import type { ImportDeps, RowOperation } from '../types.js';
+import type { ImportDeps } from '../types.js';
+import type { RowOperation } from '../shapes.js';
 import type { ScanResult } from './scan.js';
 import { isIgnoredHeader, splitType, type ColumnMap, type HeaderMapping } from '../input/header.js';
 

@@ -11,7 +11,7 @@ import { removeOnExit, tempPathFor } from '../../util/atomic-file.js';
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import type { Chunk } from './chunker.js';
 import type { RawRow } from '../input/input-row.js';
-import { journalFolder } from '../types.js';
+import { journalFolder } from '../shapes.js';
 
 /** what is gathered before each write, and read at a time */
 const BLOCK = 1024 * 1024;

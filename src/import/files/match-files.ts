@@ -9,7 +9,7 @@ import { stringifyJson } from '../../json/exact-json.js';
 import { guardFormula, unguardFormula } from '../../output/formula-guard.js';
 import { removeRegularFile } from '../../util/atomic-file.js';
 import { normalizeFieldName, splitType } from '../input/header.js';
-import type { RawRow } from '../types.js';
+import type { RawRow } from '../shapes.js';
 import { csvLine, serverCell } from './outputs.js';
 import { openCsvLog } from './csv-log.js';
 import { RowsOut, type RowShape } from './rows-out.js';

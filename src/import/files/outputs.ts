@@ -6,7 +6,7 @@ import { quoteCsv } from '../../output/csv.js';
 import { guardFormula } from '../../output/formula-guard.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { AtomicTextFile, removeRegularFile } from '../../util/atomic-file.js';
-import type { InputFormat, RawRow } from '../types.js';
+import type { InputFormat, RawRow } from '../shapes.js';
 import { SortedLines } from '../../util/sorted-lines.js';
 import { fileStamp } from '../../util/stamp.js';
 

@@ -2,7 +2,7 @@
 // after the file's own columns, the input's, as the rejects and results files carry them (outputs.ts).
 import { cellText } from '../../output/cell.js';
 import { AtomicTextFile } from '../../util/atomic-file.js';
-import type { InputFormat, RawRow } from '../types.js';
+import type { InputFormat, RawRow } from '../shapes.js';
 import { detectBom } from '../../util/text.js';
 import { UTF8 } from '../input/text.js';
 import { readHead } from '../input/source.js';

@@ -4,7 +4,7 @@
 // created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.
 import { rename, stat } from 'node:fs/promises';
 import type { ApiRecord } from '../../api/envelopes.js';
-import type { RawRow } from '../types.js';
+import type { RawRow } from '../shapes.js';
 import { AmbiguousFile, CreatedFile, UndoFile, type RowShape } from './match-files.js';
 import { fileStamp } from '../../util/stamp.js';
 

@@ -8,7 +8,7 @@ import type { PlanColumn } from '../types.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { setOwn } from '../../util/set-own.js';
 import type { ReadRow } from './input-row.js';
-import type { RowOperation } from '../types.js';
+import type { RowOperation } from '../shapes.js';
 
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

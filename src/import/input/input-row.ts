@@ -1,6 +1,6 @@
 // What the readers hand out (reader.ts opens them): rows with their line, the reader itself, its
 // options, and the row-size limit shared by the CSV and NDJSON readers.
-import type { InputFormat, RawRow } from '../types.js';
+import type { InputFormat, RawRow } from '../shapes.js';
 import { InterruptedError } from '../../http/errors.js';
 
 export interface ReadRow {

@@ -11,7 +11,7 @@ import { fsReason } from '../../util/fs-error.js';
 import { createTranscoder, detectBom, UTF8, type Transcoder } from '../../util/text.js';
 import { notTextReason, resolveEncoding } from './text.js';
 import { removeOnExit } from '../../util/atomic-file.js';
-import { journalFolder } from '../types.js';
+import { journalFolder } from '../shapes.js';
 import { Utf8Lookalike } from './text.js';
 
 /** the most a stream (stdin, a pipe, a device) is copied: beyond it, save it to a file first */

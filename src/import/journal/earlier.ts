@@ -14,7 +14,7 @@ import {
   type FinishedChunk,
   type JournalIdentity,
 } from './files.js';
-import { NO_RESULT_CODE } from '../types.js';
+import { NO_RESULT_CODE } from '../shapes.js';
 
 interface EarlierImport {
   path: string;

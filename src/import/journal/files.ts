@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { UsageError } from '../../http/errors.js';
 import { atExit, writeFileAtomic } from '../../util/atomic-file.js';
 import { exists, exists as there, isStaleLeftover, listDir, processAlive } from '../../util/fs.js';
-import { trimBase, type CompleteInfo, type JournalIdentity } from '../types.js';
+import { trimBase, type CompleteInfo, type JournalIdentity } from '../shapes.js';
 
 export {
   journalFolder,
@@ -17,7 +17,7 @@ export {
   type CompleteInfo,
   type FinishedChunk,
   type JournalIdentity,
-} from '../types.js';
+} from '../shapes.js';
 export const JOURNAL_VERSION = 1;
 
 export interface HeaderLine {

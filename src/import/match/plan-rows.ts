@@ -18,7 +18,7 @@ import type { ScanResult } from '../check/scan.js';
 import type { Spool, SpoolEntry } from '../check/spool.js';
 import { changesText, classify, valueToSend, type Change } from './classify.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
-import { DUPLICATE_KEY, MISSING_KEY, NOT_FOUND } from '../types.js';
+import { DUPLICATE_KEY, MISSING_KEY, NOT_FOUND } from '../shapes.js';
 import { keyPart, matchKey } from './key.js';
 import { GET_ROWS_MAX } from './read.js';
 import type { PlanFile } from '../files/match-files.js';

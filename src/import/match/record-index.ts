@@ -15,8 +15,8 @@ import { removeOnExit, tempPathFor } from '../../util/atomic-file.js';
 import { HashTable, MAX_VALUE } from '../../util/hash-table.js';
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import { matchKey } from './key.js';
-import type { IndexEntry } from '../types.js';
-export type { IndexEntry, Indexed } from '../types.js';
+import type { IndexEntry } from '../shapes.js';
+export type { IndexEntry, Indexed } from '../shapes.js';
 
 const FLUSH_BYTES = 1 << 20;
 /** a key's value in `byKey` when records share it (their ids in `shared`); an id's in `byId` when its latest read is not kept */

@@ -5,7 +5,8 @@ import { CrmError, InterruptedError } from '../../http/errors.js';
 import { neverSent } from '../../http/network-error.js';
 import { Pool } from '../../util/pool.js';
 import { chunkKey } from '../check/chunker.js';
-import type { BatchSender, ChunkReject, Counters, FinishedChunk, RowOperation } from '../types.js';
+import type { Counters } from '../types.js';
+import type { BatchSender, ChunkReject, FinishedChunk, RowOperation } from '../shapes.js';
 import type { ImportJournal } from '../journal/journal.js';
 import {
   chunkOutcome,

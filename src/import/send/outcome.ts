@@ -11,8 +11,8 @@ import {
   restated,
 } from '../../http/errors.js';
 
-import { NO_RESULT_CODE } from '../types.js';
-export { NO_RESULT_CODE } from '../types.js';
+import { NO_RESULT_CODE } from '../shapes.js';
+export { NO_RESULT_CODE } from '../shapes.js';
 
 export interface ChunkOutcome {
   /** index → the created id ('' when created without one), or null when not created */

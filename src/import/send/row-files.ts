@@ -1,7 +1,8 @@
 // Where each row's outcome goes in the sending pass (dispatch.ts): rows never sent (invalid; reconcile's duplicate
 // keys, unchanged and ambiguous rows) and the rows of an answered chunk → the counters, the reasons, and the
 // rejects, unknown, results and ambiguous files.
-import { DUPLICATE_KEY, NO_RESULT_CODE, type ChunkReject, type Counters } from '../types.js';
+import { type Counters } from '../types.js';
+import { DUPLICATE_KEY, NO_RESULT_CODE, type ChunkReject } from '../shapes.js';
 import type { Outputs } from '../files/outputs.js';
 import type { MatchFiles } from '../files/way-back.js';
 import type { ReasonTally } from './reasons.js';

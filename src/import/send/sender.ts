@@ -3,8 +3,8 @@ import type { ApiRecord, BatchEnvelope } from '../../api/envelopes.js';
 import { CrmError, NotFoundError } from '../../http/errors.js';
 import { RawNumber } from '../../json/exact-json.js';
 import type { HttpClient } from '../../http/types.js';
-import type { BatchSender, RowOperation } from '../types.js';
-export type { BatchRequest, BatchResponse, BatchSender } from '../types.js';
+import type { BatchSender, RowOperation } from '../shapes.js';
+export type { BatchRequest, BatchResponse, BatchSender } from '../shapes.js';
 import { keepBefore, type DeleteBackup } from '../files/backup.js';
 
 /**
