@@ -3,10 +3,10 @@
 // JSON and is cut off; the earlier format's `"sum"` is ignored. Below: each job's lock, and old journals pruned.
 import { createHash } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
-import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { link, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../../http/errors.js';
-import { atExit, writeFileAtomic } from '../../util/atomic-file.js';
+import { atExit, removeOnExit, tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
 import { exists, exists as there, isStaleLeftover, listDir, processAlive } from '../../util/fs.js';
 import { trimBase, type CompleteInfo, type JournalIdentity } from '../shapes.js';
 
@@ -121,12 +121,48 @@ export async function readComplete(path: string): Promise<CompleteInfo | undefin
 export const jsonLine = (value: object): string => `${JSON.stringify(value)}\n`;
 
 // The lock: one run of a job at a time (issue 17): two runs of one file at once both sent every row and each reported
-// the other's as done by an earlier run. The job's lock is a file beside its journal holding the pid of the
-// run that has it, made with O_EXCL; a lock whose process is gone (kill -9) is taken over.
+// the other's as done by an earlier run. The job's lock is a file beside its journal holding the pid of the run
+// that has it. It appears whole: the pid is written to a temporary file that is then hard-linked to the lock's name
+// (link fails when the name is taken), so a kill -9 never leaves a lock without its pid. A lock whose process is
+// gone is taken over; an empty one (a file system without hard links, or an older crm) after a minute.
 
 /** The lock of a job: per content, resource, base URL and operation (not the key or options: those runs clash too). */
 function lockPath(dir: string, identity: JournalIdentity): string {
   return `${journalPath(dir, { ...identity, keyId: undefined, options: undefined })}.lock`;
+}
+
+/** Makes `path` hold our pid if no one has it: true when it is ours. */
+async function takeLock(path: string): Promise<boolean> {
+  const tmp = tempPathFor(path);
+  const forget = removeOnExit(tmp);
+  try {
+    await writeFile(tmp, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
+    await link(tmp, path);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return takeLockBare(path);
+    throw err;
+  } finally {
+    forget();
+    await unlink(tmp).catch(() => undefined);
+  }
+}
+
+/** Without hard links: made with O_EXCL, then the pid written (a kill -9 between them leaves it empty). */
+async function takeLockBare(path: string): Promise<boolean> {
+  const fh = await open(path, 'wx', 0o600).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+    return undefined;
+  });
+  if (!fh) return false;
+  try {
+    await fh.writeFile(`${process.pid}\n`);
+  } finally {
+    await fh.close();
+  }
+  return true;
 }
 
 /**
@@ -136,16 +172,7 @@ function lockPath(dir: string, identity: JournalIdentity): string {
 export async function lockJob(dir: string, identity: JournalIdentity, name: string): Promise<() => Promise<void>> {
   const path = lockPath(dir, identity);
   for (let attempt = 0; ; attempt++) {
-    const fh = await open(path, 'wx', 0o600).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err;
-      return undefined;
-    });
-    if (fh) {
-      try {
-        await fh.writeFile(`${process.pid}\n`);
-      } finally {
-        await fh.close();
-      }
+    if (await takeLock(path)) {
       const withdraw = atExit(() => unlinkSync(path));
       return async () => {
         withdraw();
@@ -153,7 +180,6 @@ export async function lockJob(dir: string, identity: JournalIdentity, name: stri
       };
     }
     const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-    // a lock just made may not hold its pid yet (one left empty by a kill -9 is stale after a minute)
     const named = Number.isInteger(pid) && pid > 0;
     const age = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? Date.now());
     const stale = named ? pid !== process.pid && !processAlive(pid) : age > 60_000;
