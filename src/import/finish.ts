@@ -15,7 +15,7 @@ import {
 import { type Reason } from './shapes.js';
 import { planColumn } from './input/header.js';
 import type { FinishSlice } from './plan.js';
-import type { ScanResult } from './check/scan.js';
+import type { ScanResult } from './check/check.js';
 import type { Matched } from './match/match.js';
 import type { Sent } from './send/send.js';
 

@@ -15,7 +15,7 @@ export {
   type RowOperation,
 } from './operation.js';
 export type { BatchSender, BatchRequest, BatchResponse } from './send/sender.js';
-export { keyIdentity } from './journal/files.js';
+export { keyIdentity } from './journal/journal.js';
 export { matchReader } from './match/read.js';
 export { normalizeFieldName } from './input/header.js';
 export { OTHER_REASONS, type Reason } from './send/reasons.js';

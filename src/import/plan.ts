@@ -3,7 +3,7 @@
 // writes, how rows are read and cut into chunks, the job's identity (the journal's name, every key), the match.
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BATCH_MAX, findResource } from '../api/resources.js';
 import { UsageError } from '../http/errors.js';
@@ -12,10 +12,10 @@ import type { InputFormat, JournalIdentity, RowOperation } from './shapes.js';
 import { parseColumnMaps, type ColumnMap } from './input/header.js';
 import { detectFormat } from './input/reader.js';
 import { prepareInput, readHead, type PreparedInput } from './input/source.js';
-import { defaultRejectsPath, unknownPathFor } from './files/outputs.js';
 import { updateOperation } from './operation.js';
+import { fileStamp } from '../util/stamp.js';
 
-/** The job without its content: with the content's hash, the journal's identity (journal/files.ts). */
+/** The job without its content: with the content's hash, the journal's identity (journal/journal.ts). */
 export type Job = Omit<JournalIdentity, 'contentSha256'>;
 
 /** The input, ready to be read more than once; its size and mtime before it was first read (compared before sending). */
@@ -246,4 +246,19 @@ export function optionsOf(o: {
     .update(JSON.stringify({ maps: sorted, chunkSize, format: format ?? null }))
     .digest('hex')
     .slice(0, 16);
+}
+
+/** `people.csv.rejects.csv` → `people.csv.unknown.csv`, `out.csv` → `out.unknown.csv`. */
+export function unknownPathFor(rejectsPath: string): string {
+  return rejectsPath.replace(
+    /(\.rejects)?(\.[^./\\]*)?$/,
+    (_m, _r: string | undefined, ext: string | undefined) => `.unknown${ext ?? ''}`,
+  );
+}
+
+/** The default rejects file (CONTRACT §7): `<input>.rejects.csv`; for stdin `crm-rejects-<time>.csv` in `cwd`. */
+export function defaultRejectsPath(input: string, format: InputFormat, now: number, cwd: string, tag?: string): string {
+  const ext = format === 'ndjson' ? 'ndjson' : 'csv';
+  if (input !== '-') return `${input}${tag ? `.${tag}` : ''}.rejects.${ext}`;
+  return join(cwd, `crm-rejects-${fileStamp(now)}.${ext}`);
 }

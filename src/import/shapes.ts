@@ -12,6 +12,14 @@ export type RawRow = string[] | Record<string, unknown> | string;
 
 // The `_error_code`s of rows never sent or never answered (CONTRACT §7, §7b).
 /** reconcile: a row whose key an earlier row of the file has: the earlier line is in its message */
+/** Codes written to `_error_code` for rows that were never sent. */
+export const INVALID_CODES = {
+  columns: 'INVALID_COLUMN_COUNT',
+  value: 'INVALID_VALUE',
+  json: 'INVALID_JSON',
+  empty: 'EMPTY_ROW',
+} as const;
+
 export const DUPLICATE_KEY = 'DUPLICATE_KEY';
 /** reconcile: a row with an empty cell in a --match field */
 export const MISSING_KEY = 'MISSING_KEY';
@@ -35,7 +43,7 @@ export interface Reason {
   count: number;
 }
 
-/** A journal's identity: one job of one content (journal/files.ts names its file from it). */
+/** A journal's identity: one job of one content (journal/journal.ts names its file from it). */
 export interface JournalIdentity {
   /** sha256 hex of the input file's bytes */
   contentSha256: string;

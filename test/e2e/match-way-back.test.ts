@@ -5,7 +5,7 @@
 // exactly its records.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatedFile, UndoFile } from '../../src/import/files/match-files.js';
+import { CreatedFile, UndoFile } from '../../src/import/files/way-back.js';
 import { getRecord, makeContacts } from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';

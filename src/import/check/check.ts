@@ -1,12 +1,21 @@
-// The check stage (engine.ts): the one pass over the whole file before anything is sent (scan.ts), which also cuts
-// the chunks and spools them (spool.ts); --strict refuses a file with invalid rows here.
-import { UsageError, InterruptedError } from '../../http/errors.js';
-import { count } from '../../output/plural.js';
+// The check stage (engine.ts): the one pass over the whole file before anything is sent: hash, header mapping,
+// valid/invalid counts, the chunks cut and spooled (spool.ts), and the file refused (exit 2) if malformed, binary or
+// undecodable; --strict refuses a file with invalid rows here.
+import { InterruptedError, UsageError } from '../../http/errors.js';
+import { count, plural } from '../../output/plural.js';
 import type { StageDeps } from '../types.js';
-import type { InvalidRow } from '../shapes.js';
+import { type InvalidRow, MAX_NDJSON_KEYS } from '../shapes.js';
 import type { CheckSlice } from '../plan.js';
-import { scanInput, type ScanResult } from './scan.js';
 import type { Spool } from './spool.js';
+import { createHash } from 'node:crypto';
+import type { ApiRecord } from '../../api/envelopes.js';
+import { READ_ONLY_FIELDS } from '../../api/resources.js';
+import { INVALID_CHARACTER, INVALID_ENCODING, TextCheck, UTF8 } from '../input/source.js';
+import { classifyRow, type ColumnMap, type HeaderMapping, parseHeader } from '../input/header.js';
+import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
+import { Chunker } from './chunker.js';
+import { RowRepeats } from './repeats.js';
+import { bareHeader, checkHeaderFields, type RowOperation } from '../operation.js';
 
 /** The first pass: the whole file read and checked; `sha`: the content's hash, when the earlier stage computed it. */
 export async function check(
@@ -39,4 +48,240 @@ export async function check(
 
 export function listInvalid(rows: readonly InvalidRow[]): string {
   return rows.map((r) => `  line ${r.line}: ${r.reason}`).join('\n');
+}
+
+export type { InvalidRow } from '../shapes.js';
+const fieldsOf = (m: HeaderMapping): string[] => m.columns.filter((c) => !c.ignored).map((c) => c.field);
+
+export interface ScanResult {
+  format: InputFormat;
+  contentSha256: string;
+  header: string[] | null;
+  mapping?: HeaderMapping;
+  rows: number;
+  valid: number;
+  invalid: number;
+  /** the first few invalid rows, in file order */
+  firstInvalid: InvalidRow[];
+  /** an update, delete or link: the first few requests it would send (`DELETE /contacts/con_1`) */
+  firstRequests: string[];
+  /** fingerprint of how rows become chunks, stored in the journal */
+  plan: string;
+  /** NDJSON: the objects' top-level keys, in first-seen order (at most MAX_NDJSON_KEYS) */
+  ndjsonKeys: string[];
+  /** NDJSON: some object had keys beyond those */
+  ndjsonKeysOverflow: boolean;
+  /** a create's valid rows whose record repeats an earlier row's: not sent, counted as skipped (among `valid`) */
+  repeated: number;
+}
+
+export interface ScanOptions {
+  format: InputFormat;
+  name: string;
+  maps: ColumnMap;
+  chunkSize: number;
+  signal?: AbortSignal;
+  /** the encoding the file was transcoded from (messages) */
+  encoding?: string;
+  /** the content hash, when already known: not computed again */
+  sha?: string;
+  onRow?: (rows: number, bytes: number) => void;
+  /** notices: read-only columns left out, RECORD_TOO_LARGE placeholder rows skipped */
+  warn?: (message: string) => void;
+  /** an update, delete or link: its check of every row and of the header */
+  op?: RowOperation;
+  /** where the chunks and invalid rows go for the sending pass (not for a dry run) */
+  spool?: Spool;
+  /** reconcile (`--match`): every valid row an entry of its own, repeated rows left to the match stage (duplicate keys) */
+  rowsOnly?: boolean;
+  /** fields kept though the server sets them (`--match id` keeps `id`); an operation's own `keep` otherwise */
+  keep?: readonly string[];
+}
+
+function planFingerprint(
+  format: InputFormat,
+  chunkSize: number,
+  mapping: HeaderMapping | undefined,
+  o: ScanOptions,
+  repeated: number,
+): string {
+  const shape =
+    format === 'csv'
+      ? mapping!.columns.map((c) => [c.index, c.field, c.type, c.ignored])
+      : [...o.maps.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // a create's plan is as it was before operations existed, so its journals still resume
+  const op = o.op ? { op: o.op.describe } : {};
+  // repeated rows left out change the chunks: a journal of the same file cut without leaving them out is another plan
+  const left = repeated > 0 ? { repeated } : {};
+  return createHash('sha256')
+    .update(JSON.stringify({ format, chunkSize, shape, ...op, ...left }))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/** What the rows of the first pass add up to. */
+class Tally {
+  rows = 0;
+  invalid = 0;
+  readonly firstInvalid: InvalidRow[] = [];
+  readonly firstRequests: string[] = [];
+  /** rows with a NUL byte or bytes that do not decode, and the first row with a NUL byte */
+  binary = 0;
+  firstNul: InvalidRow | undefined;
+  readonly keys = new Set<string>();
+  overflow = false;
+  readonly placeholders: number[] = [];
+  /** a create's rows repeating an earlier one: how many, and the first few [line, earlier line] */
+  repeated = 0;
+  readonly firstRepeats: Array<[number, number]> = [];
+  private readonly repeats = new RowRepeats();
+
+  async read(reader: InputReader, o: ScanOptions, mapping: HeaderMapping | undefined): Promise<void> {
+    const chunker = new Chunker(o.rowsOnly ? 1 : o.chunkSize);
+    const spool = o.spool;
+    for await (const row of reader.rows) {
+      if (o.signal?.aborted) break;
+      this.rows++;
+      if (row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json))
+        this.addKeys(Object.keys(row.json));
+      const c = classifyRow(row, mapping, o.maps, o.op, o.op?.keep ?? o.keep);
+      let written: Promise<void> | undefined;
+      if (!c.ok) {
+        this.invalid++;
+        const bad = { line: row.line, code: c.code, reason: c.reason };
+        if (c.code === INVALID_CHARACTER || c.code === INVALID_ENCODING) this.binary++;
+        if (c.code === INVALID_CHARACTER) this.firstNul ??= bad;
+        if (this.firstInvalid.length < 10) this.firstInvalid.push(bad);
+        written = spool?.invalid({ ...bad, raw: row.raw }, reader.bytesRead());
+      } else {
+        if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
+        // a create's record serialised once: for the repeat check and the chunk's body
+        const json = o.op ? undefined : JSON.stringify(c.record);
+        const earlier = json === undefined || o.rowsOnly ? undefined : this.repeats.seen(json, row.line);
+        if (earlier !== undefined) {
+          if (++this.repeated <= 5) this.firstRepeats.push([row.line, earlier]);
+        } else {
+          const chunk = spool && chunker.push({ line: row.line, record: c.record, raw: row.raw, json });
+          if (chunk) written = spool.chunk(chunk, reader.bytesRead());
+        }
+      }
+      if (written) await written;
+      if (this.rows % 1000 === 0) o.onRow?.(this.rows, reader.bytesRead());
+    }
+    if (!spool || o.signal?.aborted) return;
+    const last = chunker.flush();
+    if (last) await spool.chunk(last, reader.bytesRead());
+    await spool.end(reader.bytesRead());
+  }
+
+  private addRequest(op: RowOperation, record: ApiRecord): void {
+    const p = op.plan(record);
+    const body = p.ok && p.request.body ? ` ${JSON.stringify(p.request.body)}` : '';
+    if (p.ok)
+      this.firstRequests.push(
+        `${p.request.method} ${p.request.path}${body.length > 100 ? `${body.slice(0, 99)}…` : body}`,
+      );
+  }
+
+  private addKeys(keys: string[]): void {
+    for (const k of keys) {
+      if (this.keys.size < MAX_NDJSON_KEYS) this.keys.add(k);
+      else if (!this.keys.has(k)) this.overflow = true;
+    }
+  }
+}
+
+export async function scanInput(path: string, o: ScanOptions): Promise<ScanResult> {
+  const hash = o.sha === undefined ? createHash('sha256') : undefined;
+  const text = new TextCheck();
+  const t = new Tally();
+  const reader = await openInput(path, {
+    ...{ format: o.format, name: o.name, encoding: o.encoding, signal: o.signal, headerless: bareHeader(o.op, o.maps) },
+    onPlaceholder: (line) => t.placeholders.push(line),
+    onChunk: (c) => {
+      hash?.update(c);
+      text.push(c);
+    },
+  });
+  let mapping: HeaderMapping | undefined;
+  try {
+    mapping = reader.header ? parseHeader(reader.header, o.maps, o.op?.keep ?? o.keep) : undefined;
+    const wrong = o.op && mapping && checkHeaderFields(o.op, fieldsOf(mapping), o.name);
+    if (wrong) throw wrong;
+    await t.read(reader, o, mapping);
+  } finally {
+    reader.close();
+  }
+  if (!o.signal?.aborted) await refuseNotText(path, o, t, text);
+  warnLeftOut(o, mapping, t);
+  warnRepeated(o, t);
+  return {
+    ...{ format: reader.format, contentSha256: o.sha ?? hash!.digest('hex'), header: reader.header, mapping },
+    ...{
+      rows: t.rows,
+      valid: t.rows - t.invalid,
+      invalid: t.invalid,
+      firstInvalid: t.firstInvalid,
+      firstRequests: t.firstRequests,
+    },
+    ...{
+      plan: planFingerprint(reader.format, o.chunkSize, mapping, o, t.repeated),
+      ndjsonKeys: [...t.keys],
+      ndjsonKeysOverflow: t.overflow,
+    },
+    repeated: t.repeated,
+  };
+}
+
+/** A file whose rows mostly have NUL or undecodable bytes is not text; then any undecodable byte refuses the file. */
+async function refuseNotText(path: string, o: ScanOptions, t: Tally, text: TextCheck): Promise<void> {
+  if (t.firstNul && t.binary * 2 > t.rows) {
+    throw new UsageError(
+      `${o.name} is not a text file: ${t.binary} of ${t.rows} rows have NUL bytes or bytes that are not valid text ` +
+        `(the first NUL at line ${t.firstNul.line}); nothing was sent`,
+      { hint: 'crm batch reads CSV or NDJSON text' },
+    );
+  }
+  text.end();
+  if (!text.bad) return;
+  await text.resolve(path, o.signal).catch(() => undefined);
+  if (!o.signal?.aborted) throw text.error(o.name, o.encoding ?? UTF8)!;
+}
+
+/** Rows of a create repeating an earlier one: each named (the first five), skipped. */
+function warnRepeated(o: ScanOptions, t: Tally): void {
+  if (t.repeated === 0) return;
+  const named = t.firstRepeats.map(([line, first]) => `  line ${line} repeats line ${first}: skipped`);
+  const more = t.repeated > named.length ? [`  … and ${plural(t.repeated - named.length, 'more repeated row')}`] : [];
+  o.warn?.(
+    `${o.name}: ${plural(t.repeated, 'row repeats', 'rows repeat')} an earlier row exactly and ${t.repeated === 1 ? 'is' : 'are'} not sent ` +
+      `(counted as skipped: the earlier row creates the record once):\n${[...named, ...more].join('\n')}`,
+  );
+}
+
+/** Notices: columns the server sets itself, left out; placeholder rows of a fed-back rejects file, skipped. */
+function warnLeftOut(o: ScanOptions, mapping: HeaderMapping | undefined, t: Tally): void {
+  const readOnly = mapping
+    ? mapping.columns.filter((c) => c.readOnly).map((c) => c.column.trim())
+    : READ_ONLY_FIELDS.filter((f) => t.keys.has(f) && !o.maps.has(f));
+  const one = readOnly.length === 1;
+  // a delete or link reads only its id columns; an update says what it does not change
+  if (readOnly.length > 0 && o.op?.kind === 'update') {
+    o.warn?.(
+      `${o.name}: not changing ${readOnly.join(', ')}: the server sets ${one ? 'this field' : 'these fields'} itself`,
+    );
+  } else if (readOnly.length > 0 && !o.op) {
+    o.warn?.(
+      `${o.name}: leaving out ${readOnly.join(', ')}: the server sets ${one ? 'this field' : 'these fields'} itself ` +
+        `(an exported list has them); --map "${readOnly[0]}=FIELD" sends ${one ? 'it' : 'one'} as another field`,
+    );
+  }
+  const p = t.placeholders;
+  if (p.length === 0) return;
+  const many = p.length > 1;
+  o.warn?.(
+    `${o.name}: ${plural(p.length, 'RECORD_TOO_LARGE row')} (${many ? 'lines' : 'line'} ${p.slice(0, 5).join(', ')}${p.length > 5 ? ', …' : ''}) ` +
+      `${many ? 'hold' : 'holds'} no cells and ${many ? 'are' : 'is'} skipped: ` +
+      `the _error_message says how to import ${many ? 'each' : 'it'} from the original file`,
+  );
 }

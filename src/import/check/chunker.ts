@@ -2,7 +2,7 @@
 // resume recognises and replays what it sent, and a new run of the job sends fresh keys.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiRecord } from '../../api/envelopes.js';
-import type { RawRow } from '../input/input-row.js';
+import type { RawRow } from '../input/reader.js';
 import { trimBase } from '../shapes.js';
 
 export interface ValidRow {

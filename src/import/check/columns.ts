@@ -8,7 +8,7 @@ import { UsageError } from '../../http/errors.js';
 import { nearestName } from '../../util/nearest.js';
 import type { ImportDeps } from '../types.js';
 import type { RowOperation } from '../shapes.js';
-import type { ScanResult } from './scan.js';
+import type { ScanResult } from './check.js';
 import { isIgnoredHeader, splitType, type ColumnMap, type HeaderMapping } from '../input/header.js';
 
 /** A column of the file and the field it fills; `mapped`: named by --map. */

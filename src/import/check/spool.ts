@@ -10,7 +10,7 @@ import { UsageError } from '../../http/errors.js';
 import { removeOnExit, tempPathFor } from '../../util/atomic-file.js';
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import type { Chunk } from './chunker.js';
-import type { RawRow } from '../input/input-row.js';
+import type { RawRow } from '../input/reader.js';
 import { journalFolder } from '../shapes.js';
 
 /** what is gathered before each write, and read at a time */

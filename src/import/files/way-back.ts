@@ -1,12 +1,18 @@
-// Reconcile's files for one run (CONTRACT §7b, match-files.ts): `<input>.undo.csv` and `<input>.created.csv` — the way back
+// Reconcile's files for one run (CONTRACT §7b): `<input>.undo.csv` and `<input>.created.csv` — the way back
 // from this run (a resumed plan adds to its run's files; a new run that changes or creates something first moves the
 // earlier run's aside, to `<input>.undo.<time>.csv`, so an undo never reaches back past the run it names, and the
 // created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.
-import { rename, stat } from 'node:fs/promises';
+import { type FileHandle, rename, stat } from 'node:fs/promises';
 import type { ApiRecord } from '../../api/envelopes.js';
 import type { RawRow } from '../shapes.js';
-import { AmbiguousFile, CreatedFile, UndoFile, type RowShape } from './match-files.js';
 import { fileStamp } from '../../util/stamp.js';
+import { UsageError } from '../../http/errors.js';
+import { stringifyJson } from '../../json/exact-json.js';
+import { guardFormula, unguardFormula } from '../../output/formula-guard.js';
+import { removeRegularFile } from '../../util/atomic-file.js';
+import { normalizeFieldName, splitType } from '../input/header.js';
+import { csvLine, type RowShape, RowsOut, serverCell } from './outputs.js';
+import { openCsvLog } from './csv-log.js';
 
 /** Reconcile's files written while sending: the way back, and the ambiguous rows. */
 export interface MatchFiles {
@@ -87,4 +93,246 @@ export async function openMatchFiles(
       await Promise.all([undo?.close(), created?.close(), ambiguous.drop()]);
     },
   };
+}
+
+// The files themselves: CSV as the rejects and results files write it (RFC 4180 quoting, CRLF); what crm writes for
+// the server (ids, before values) formula-guarded, which `crm batch` undoes exactly when it reads them back.
+const JSON_SUFFIX = ':json';
+/** the key of one saved (record, field) pair */
+const pair = (id: string, field: string): string => `${id}\u0000${field}`;
+
+/**
+ * `<input>.undo.csv`: `id`, then one `FIELD:json` column per field, each cell the JSON of the value the
+ * record held before this job first changed it (`null` where it was absent or null), empty where the
+ * row does not touch the field. `crm batch RESOURCE <input>.undo.csv --update` puts the values back.
+ */
+export class UndoFile {
+  private readonly saved = new Set<string>();
+  /** rows not yet written, and the promise of their being durable */
+  private next: { text: string; done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+  /** resolves once every row added so far is durable */
+  private last: Promise<void> = Promise.resolve();
+  private writing = false;
+  private failure: { error: unknown } | undefined;
+
+  private constructor(
+    readonly path: string,
+    private readonly fields: readonly string[],
+    private readonly fh: FileHandle,
+  ) {}
+
+  /**
+   * Open (or start) the undo file of this job. An earlier run's rows are kept and the first value saved
+   * for an (id, field) wins: the file restores what the CRM held before the job first ran. `fields` the
+   * earlier file lacks become new columns (the file rewritten atomically, old rows' cells empty).
+   */
+  static async open(path: string, fields: readonly string[]): Promise<UndoFile> {
+    const unsafe = fields.filter((f) => normalizeFieldName(f) !== f);
+    if (unsafe.length > 0) {
+      // `--update` reads a header as a normalised field name: `firstName` would put the value into `firstname`
+      throw new UsageError(
+        `the undo file cannot name ${unsafe.map((f) => JSON.stringify(f)).join(', ')}: ` +
+          `\`crm batch --update\` would read the column as another field, so the changes could not be put back`,
+        { hint: 'map the column to a lower-case field name of letters, digits and _ (--map "COLUMN=field")' },
+      );
+    }
+    const log = await openCsvLog(path, ['id', ...fields.map((f) => f + JSON_SUFFIX)], (header) => {
+      const ok =
+        header[0] === 'id' && header.slice(1).every((h) => splitType(h).type === 'json' && h.endsWith(JSON_SUFFIX));
+      if (!ok)
+        throw new UsageError(
+          `${path} is not an undo file crm wrote (its header is not id, FIELD:json, …); move it away`,
+        );
+    });
+    const all = log.header.slice(1).map((h) => h.slice(0, -JSON_SUFFIX.length));
+    const file = new UndoFile(path, all, log.fh);
+    for (const row of log.rows) {
+      const id = unguardFormula(row[0] ?? '');
+      all.forEach((f, i) => {
+        if ((row[i + 1] ?? '') !== '') file.saved.add(pair(id, f));
+      });
+    }
+    return file;
+  }
+
+  /**
+   * Save the values `before` a change of record `id`: every key of `before` is a field the change sets,
+   * its value what the record holds (undefined when it lacks the field). Appends a row with the pairs
+   * not saved yet; resolves once it is on disk (fsync), so the PATCH may follow. Calls arriving while
+   * a write is running are written together by the next one (one fsync for all of them).
+   */
+  add(id: string, before: Record<string, unknown>): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure.error);
+    const extra = Object.keys(before).filter((f) => !this.fields.includes(f));
+    if (extra.length > 0) return Promise.reject(new Error(`undo file: ${extra.join(', ')} not among its fields`));
+    let fresh = false;
+    const cells = this.fields.map((f) => {
+      if (!Object.hasOwn(before, f) || this.saved.has(pair(id, f))) return '';
+      this.saved.add(pair(id, f));
+      fresh = true;
+      return guardFormula(stringifyJson(before[f] ?? null) ?? 'null');
+    });
+    // nothing new: the pairs are saved, or queued and durable when the last write is
+    if (!fresh) return this.last;
+    if (this.next === undefined) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      this.next = { text: '', done, resolve, reject };
+      this.last = done;
+    }
+    this.next.text += csvLine([guardFormula(id), ...cells]);
+    void this.pump();
+    return this.last;
+  }
+
+  /** Write and fsync what is queued, again while more arrives; one pump at a time. */
+  private async pump(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    for (let batch = this.next; batch !== undefined; batch = this.next) {
+      this.next = undefined;
+      try {
+        if (this.failure) throw this.failure.error;
+        await this.fh.appendFile(batch.text, 'utf8');
+        await this.fh.sync();
+        batch.resolve();
+      } catch (error) {
+        this.failure ??= { error };
+        batch.reject(error);
+      }
+    }
+    this.writing = false;
+  }
+
+  /** Wait for the rows added, then close the file (their failure was add()'s to report). */
+  async close(): Promise<void> {
+    await this.last.catch(() => undefined);
+    await this.fh.close();
+  }
+}
+
+/** A column name of the created file that `--delete` would read as the record's id is kept as `_input_…`. */
+const createdColumn = (name: string): string =>
+  normalizeFieldName(splitType(name).name) === 'id' ? `_input_${name}` : name;
+
+/**
+ * `<input>.created.csv`: `id`, `_line`, then the match columns: one row per record a reconcile
+ * created, appended across runs (`crm batch RESOURCE <input>.created.csv --delete` removes them).
+ * Rows reach the file at the end of the tick they are added in; fsync at close.
+ */
+export class CreatedFile {
+  private buffer = '';
+  private chain: Promise<void> = Promise.resolve();
+  private failure: { error: unknown } | undefined;
+
+  private constructor(
+    readonly path: string,
+    private readonly width: number,
+    private readonly keyAt: number[],
+    private readonly fh: FileHandle,
+  ) {}
+
+  static async open(path: string, matchColumns: readonly string[]): Promise<CreatedFile> {
+    const own = matchColumns.map(createdColumn);
+    const log = await openCsvLog(path, ['id', '_line', ...own], (header) => {
+      if (header[0] !== 'id' || header[1] !== '_line')
+        throw new UsageError(`${path} is not a file of created records crm wrote; move it away`);
+    });
+    return new CreatedFile(
+      path,
+      log.header.length,
+      own.map((c) => log.header.indexOf(c)),
+      log.fh,
+    );
+  }
+
+  add(id: string, line: number, keyCells: readonly string[]): void {
+    const cells = Array<string>(this.width).fill('');
+    cells[0] = guardFormula(id);
+    cells[1] = String(line);
+    keyCells.forEach((c, i) => (cells[this.keyAt[i]!] = c));
+    if (this.buffer === '') queueMicrotask(() => this.flush());
+    this.buffer += csvLine(cells);
+  }
+
+  private flush(): void {
+    const text = this.buffer;
+    this.buffer = '';
+    if (text === '') return;
+    this.chain = this.chain.then(async () => {
+      if (!this.failure) await this.fh.appendFile(text, 'utf8').catch((error: unknown) => (this.failure = { error }));
+    });
+  }
+
+  /** What was added is on disk (written and fsynced): the journal records a chunk's answer after this. */
+  async durable(): Promise<void> {
+    this.flush();
+    await this.chain;
+    if (this.failure) throw this.failure.error;
+    await this.fh.datasync();
+  }
+
+  /** Write what is left, fsync, close; the first write error is thrown here. */
+  async close(): Promise<void> {
+    this.flush();
+    await this.chain;
+    try {
+      if (this.failure) throw this.failure.error;
+      await this.fh.sync();
+    } finally {
+      await this.fh.close();
+    }
+  }
+}
+
+/** `<input>.ambiguous.csv`: the row's columns, `_line`, `_candidates` (the ids, `;`-separated). Add rows in line order. */
+export class AmbiguousFile {
+  private constructor(
+    readonly target: string,
+    private readonly out: RowsOut,
+  ) {}
+
+  static async create(target: string, shape: RowShape): Promise<AmbiguousFile> {
+    return new AmbiguousFile(target, await RowsOut.create(target, shape, ['_line', '_candidates']));
+  }
+
+  add(raw: RawRow, line: number, candidates: readonly string[]): void {
+    this.out.add(raw, [String(line), serverCell(candidates.join(';'))], [line, candidates]);
+  }
+
+  /** Renamed into place; with no row, not written and a stale one (an earlier run's) removed: null. */
+  async commit(): Promise<string | null> {
+    if (this.out.rows > 0) return this.out.commit().then(() => this.target);
+    await this.out.discard();
+    await removeRegularFile(this.target);
+    return null;
+  }
+
+  /** Leave the target as it was (a run stopped before its plan was complete). */
+  drop = (): Promise<void> => this.out.discard();
+}
+
+/** `--plan FILE`: `_line`, `_action`, `id`, `_changes`, then the row's columns; one row per input row, added in line order. */
+export class PlanFile {
+  private constructor(
+    readonly target: string,
+    private readonly out: RowsOut,
+  ) {}
+
+  static async create(target: string, shape: RowShape): Promise<PlanFile> {
+    return new PlanFile(target, await RowsOut.create(target, shape, ['_line', '_action', 'id', '_changes']));
+  }
+
+  /** `changes`: the row's changes as text (field: before → after), '' when none. */
+  add(line: number, action: string, id: string | undefined, changes: string, raw: RawRow): void {
+    this.out.add(
+      raw,
+      [String(line), action, serverCell(id ?? ''), serverCell(changes)],
+      [line, action, id ?? null, changes],
+    );
+  }
+
+  commit = (): Promise<string> => this.out.commit().then(() => this.target);
+  drop = (): Promise<void> => this.out.discard();
 }

@@ -1,4 +1,4 @@
-// One csv-parse parser over the file from a line start to its end (csv-reader.ts starts a new one
+// One csv-parse parser over the file from a line start to its end (reader.ts starts a new one
 // after an unclosed quote or a record over the size limit), and the line index of the bytes it read:
 // line numbers from byte offsets (csv-parse's info.lines is the end line and counts a quoted CRLF
 // twice); only bytes not yet walked over are kept.

@@ -7,8 +7,8 @@ import { exactNumber, inexactJsonNumber } from '../../json/exact-json.js';
 import type { PlanColumn } from '../types.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { setOwn } from '../../util/set-own.js';
-import type { ReadRow } from './input-row.js';
-import type { RowOperation } from '../shapes.js';
+import type { ReadRow } from './reader.js';
+import { INVALID_CODES, type RowOperation } from '../shapes.js';
 
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -206,14 +206,6 @@ export function planColumn(c: ColumnSpec): PlanColumn {
 }
 
 // Rows: one input row → the record sent to the API, or the reason it cannot be sent. Pure.
-/** Codes written to `_error_code` for rows that were never sent. */
-export const INVALID_CODES = {
-  columns: 'INVALID_COLUMN_COUNT',
-  value: 'INVALID_VALUE',
-  json: 'INVALID_JSON',
-  empty: 'EMPTY_ROW',
-} as const;
-
 export type RowResult = { ok: true; record: ApiRecord } | { ok: false; code: string; reason: string; field: string };
 
 const invalid = (code: string, reason: string, field = ''): RowResult => ({ ok: false, code, reason, field });

@@ -1,28 +1,18 @@
-// An import file's rows, CSV or NDJSON, each with its line: a function of the bytes alone (the CSV reader: csv-reader.ts).
-import { stat } from 'node:fs/promises';
-import { UsageError } from '../../http/errors.js';
-import { CsvReader } from './csv-reader.js';
-import { INVALID_ENCODING, undecodable, UTF8 } from './text.js';
+// An import file's rows, CSV or NDJSON, each with its line: a function of the bytes alone. Below: what the readers
+// hand out, then the CSV reader.
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { splitLines } from '../../util/lines.js';
-import {
-  isTooLargePlaceholder,
-  MAX_RECORD_BYTES,
-  readInterrupted,
-  RECORD_TOO_LARGE_CODE,
-  tooLargeReason,
-  type InputFormat,
-  type InputReader,
-  type OpenInputOptions,
-  type ReaderOptions,
-  type ReadRow,
-} from './input-row.js';
-import { INVALID_CODES } from './header.js';
+import { stat } from 'node:fs/promises';
+import { CsvError } from 'csv-parse';
+import { InterruptedError, UsageError } from '../../http/errors.js';
 import { inexactJsonNumber } from '../../json/exact-json.js';
+import { countLines, CR, LF, splitLines } from '../../util/lines.js';
+import { INVALID_CODES, type InputFormat, type RawRow } from '../shapes.js';
+import { Segment } from './csv-segment.js';
+import * as q from './quote-scan.js';
+import { INVALID_ENCODING, textProblem, undecodable, UTF8 } from './source.js';
 
 export { splitLine, UNCLOSED_QUOTE_CODE, UNCLOSED_QUOTE_REASON } from './quote-scan.js';
-export * from './input-row.js';
 export function detectFormat(path: string): InputFormat {
   return /\.(ndjson|jsonl)$/i.test(path) ? 'ndjson' : 'csv';
 }
@@ -128,4 +118,312 @@ export async function openNdjson(path: string, o: ReaderOptions): Promise<InputR
     }
   }
   return { format: 'ndjson', header: null, rows: rows(), bytesRead: () => bytes, close };
+}
+
+// What the readers hand out: rows with their line, the reader itself, its options, and the row-size limit shared
+// by the CSV and NDJSON readers.
+export interface ReadRow {
+  /** the 1-based line the row starts on */
+  line: number;
+  /** CSV: the cells (as many as the row has, which may differ from the header) */
+  cells?: string[];
+  json?: unknown;
+  raw: RawRow;
+  /** NDJSON: the line is not JSON */
+  error?: { code: string; reason: string };
+}
+
+export interface InputReader {
+  readonly format: InputFormat;
+  /** CSV: the header row's cells; NDJSON: null */
+  readonly header: string[] | null;
+  readonly rows: AsyncGenerator<ReadRow, void, undefined>;
+  /** bytes read so far (for progress / ETA) */
+  bytesRead(): number;
+  /** stop reading early (the generator's return() does the same) */
+  close(): void;
+}
+
+export interface OpenInputOptions {
+  format?: InputFormat;
+  /** how the file is named in messages (`-` for stdin) */
+  name?: string;
+  /** every chunk of bytes read, in order (hashing) */
+  onChunk?: (chunk: Buffer) => void;
+  /** largest record (CSV) or line (NDJSON) read; a larger one is an invalid row (default MAX_RECORD_BYTES) */
+  maxRecordBytes?: number;
+  /** the encoding the file was transcoded from, for messages (the file itself is UTF-8) */
+  encoding?: string;
+  /** stops reading at once (InterruptedError) */
+  signal?: AbortSignal;
+  /** a RECORD_TOO_LARGE row of a fed-back rejects file was skipped (isTooLargePlaceholder) */
+  onPlaceholder?: (line: number) => void;
+  /** CSV: given the first row, the header to read it under when it is data, not a header (a file of bare ids) */
+  headerless?: (first: readonly string[]) => string[] | undefined;
+}
+
+/** The largest row read (CSV record or NDJSON line), in bytes: an API row is far smaller, and memory stays a few times this. */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+/** `_error_code` of a row over MAX_RECORD_BYTES */
+export const RECORD_TOO_LARGE_CODE = 'RECORD_TOO_LARGE';
+
+export function readInterrupted(name: string): InterruptedError {
+  return new InterruptedError(
+    `interrupted while reading ${name === '-' ? 'standard input' : name}; nothing more was sent`,
+  );
+}
+
+/** Why a row over the limit has no cells in the rejects file, and how to import it (a new file, as a changed file is refused). */
+export function tooLargeReason(
+  max: number,
+  at: { name: string; format: InputFormat; first: number; last: number },
+): string {
+  const lines = at.last > at.first ? `lines ${at.first}–${at.last}` : `line ${at.first}`;
+  const file = at.name === '-' ? 'standard input' : at.name;
+  const into = at.format === 'csv' ? 'a new file under a copy of its header line' : 'a new .ndjson file';
+  return (
+    `the row is larger than ${formatBytes(max)}, the limit for one row, so its cells are not copied here ` +
+    `(importing this file skips this row): copy ${lines} of ${file} into ${into}, shorten the row, and import that file`
+  );
+}
+
+const REJECT_KEYS = new Set(['_line', '_error_code', '_error_message', '_raw']);
+
+/** A RECORD_TOO_LARGE row of a fed-back rejects file: skipped with a notice, not an EMPTY_ROW reject. */
+export function isTooLargePlaceholder(cells: Iterable<readonly [string, unknown]>): boolean {
+  let marked = false;
+  for (const [k, v] of cells) {
+    const key = k.trim();
+    if (key === '_error_code') marked = v === RECORD_TOO_LARGE_CODE;
+    else if (!REJECT_KEYS.has(key) && !(typeof v === 'string' && v.trim() === '')) return false;
+  }
+  return marked;
+}
+
+export type ReaderOptions = OpenInputOptions & { name: string; maxRecordBytes: number; encoding: string };
+
+export function formatBytes(n: number): string {
+  return n >= 1048576 ? `${Math.round(n / 1048576)} MiB` : n >= 1024 ? `${Math.round(n / 1024)} KiB` : `${n} bytes`;
+}
+
+export type { InputFormat, RawRow };
+
+// The CSV reader: csv-parse over segments of the file (csv-segment.ts), a new segment after an unclosed quote or a
+// record over the size limit.
+type Next = { cells: string[]; line: number } | { row: ReadRow };
+
+const isBlank = (cells: readonly string[]): boolean => cells.every((c) => c.trim() === '');
+
+export class CsvReader {
+  /** bytes handed to onChunk: every byte once, in order, however the segments overlap */
+  private seen = 0;
+  private seg: Segment;
+  private headerRead = false;
+  private header: string[] = [];
+
+  constructor(
+    private readonly path: string,
+    private readonly o: ReaderOptions,
+  ) {
+    this.seg = this.segment(0, 1);
+  }
+
+  private readonly saw = (at: number, chunk: Buffer): void => {
+    const end = at + chunk.length;
+    if (end <= this.seen) return;
+    this.o.onChunk?.(at >= this.seen ? chunk : chunk.subarray(this.seen - at));
+    this.seen = end;
+  };
+
+  private segment(start: number, line: number): Segment {
+    return new Segment(this.path, start, line, this.o.maxRecordBytes, this.saw, this.o.signal);
+  }
+
+  private restartAt(start: number, line: number): void {
+    this.seg.close();
+    this.seg = this.segment(start, line);
+  }
+
+  close(): void {
+    this.seg.close();
+  }
+
+  /** The header, then the rows. */
+  async open(): Promise<InputReader> {
+    let first: Next | null;
+    try {
+      do first = await this.next();
+      while (first && 'cells' in first && isBlank(first.cells));
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+    if (!first || !('cells' in first)) {
+      this.close();
+      throw new UsageError(`${this.o.name} is empty: a header row is required`, {
+        hint: 'the first line names the fields, e.g. "email,first_name,last_name"',
+      });
+    }
+    this.headerRead = true;
+    const bare = this.o.headerless?.(first.cells);
+    this.header = bare ?? first.cells;
+    const rows = this.rows(bare ? { line: first.line, cells: first.cells, raw: first.cells } : undefined);
+    return { format: 'csv', header: this.header, rows, bytesRead: () => this.seen, close: () => this.close() };
+  }
+
+  /** `data`: a first line that is a row, not the header */
+  private async *rows(data?: ReadRow): AsyncGenerator<ReadRow, void, undefined> {
+    const { header } = this;
+    // only a file with the rejects file's `_error_code` column can hold a placeholder row
+    const placeholders = header.some((h) => h.trim() === '_error_code');
+    try {
+      if (data) yield data;
+      for (let r = await this.next(); r; r = await this.next()) {
+        if ('row' in r) yield r.row;
+        else if (isBlank(r.cells)) continue;
+        else if (placeholders && isTooLargePlaceholder(r.cells.map((c, i) => [header[i] ?? '', c] as const)))
+          this.o.onPlaceholder?.(r.line);
+        else yield { line: r.line, cells: r.cells, raw: r.cells };
+      }
+    } finally {
+      this.close();
+    }
+  }
+
+  private interrupted(): InterruptedError {
+    return readInterrupted(this.o.name);
+  }
+
+  private async next(): Promise<Next | null> {
+    const { o } = this;
+    if (o.signal?.aborted) throw this.interrupted();
+    const s = this.seg;
+    let r;
+    try {
+      r = await s.next();
+    } catch (err) {
+      return this.fail(err);
+    }
+    if (o.signal?.aborted) throw this.interrupted();
+    if (r === undefined) return this.onBroken(s);
+    if (r === null) {
+      if (s.readError)
+        throw new UsageError(`cannot read ${o.name}: ${(s.readError as Error).message}`, { cause: s.readError });
+      return null;
+    }
+    const { cells, line, end } = r;
+    // only a record over several lines can hold a quote that swallowed the lines after it
+    if (this.headerRead && cells.some(q.hasLineBreak)) {
+      const bytes = s.peek(end);
+      const open = q.brokenQuoteAt(bytes);
+      if (open >= 0) return { row: this.resume(line, bytes, open) };
+    }
+    const where = (i: number): string =>
+      this.headerRead ? `column ${JSON.stringify(this.header[i] ?? String(i + 1))}` : `the header (line ${line})`;
+    const bad = textProblem(cells, () => s.peek(end), o.encoding, where);
+    if (bad && !this.headerRead)
+      throw new UsageError(`${o.name}: ${bad.reason}`, { code: bad.code, hint: 'crm batch reads CSV or NDJSON text' });
+    return bad ? { row: { line, raw: cells, error: bad } } : { cells, line };
+  }
+
+  private async onBroken(s: Segment): Promise<Next> {
+    const err = s.malformedAt!.err;
+    if (this.headerRead && err.code === 'CSV_QUOTE_NOT_CLOSED') return { row: this.unclosedAtEnd() };
+    if (this.headerRead && err.code === 'CSV_MAX_RECORD_SIZE') return { row: await this.tooLarge() };
+    return this.fail(err);
+  }
+
+  private fail(err: unknown): never {
+    if (this.o.signal?.aborted) throw this.interrupted();
+    throw malformed(err, this.o.name, this.seg.recordStart(), this.o.maxRecordBytes);
+  }
+
+  /** Lines of a record up to the one a broken quote opens on (`open`, in `bytes`) → one UNCLOSED_QUOTE row; a new parser reads on from the next line. */
+  private resume(line: number, bytes: Buffer, open: number): ReadRow {
+    const s = this.seg;
+    let end = open;
+    while (end < bytes.length && bytes[end] !== CR && bytes[end] !== LF) end++;
+    let next = end;
+    if (bytes[next] === CR) next++;
+    if (bytes[next] === LF && (next === end || bytes[end] === CR)) next++;
+    const at = s.offset + next;
+    const quoteLine = line + countLines(bytes.subarray(0, open));
+    s.advanceTo(at);
+    this.restartAt(at, s.line);
+    const reason =
+      quoteLine === line
+        ? q.UNCLOSED_QUOTE_REASON
+        : q.UNCLOSED_QUOTE_REASON.replace('on this line', `on line ${quoteLine}`);
+    return {
+      line,
+      raw: q.splitLine(bytes.subarray(0, end).toString('utf8')),
+      error: { code: q.UNCLOSED_QUOTE_CODE, reason },
+    };
+  }
+
+  /** CSV_QUOTE_NOT_CLOSED: the record starting after the last one read runs to the end of the file. */
+  private unclosedAtEnd(): ReadRow {
+    const line = this.seg.recordStart();
+    const bytes = this.seg.peek();
+    const open = q.brokenQuoteAt(bytes);
+    return this.resume(line, bytes, open < 0 ? 0 : open);
+  }
+
+  /** A record over the size limit: its end found by a byte scan, reading resumes after it (a short broken quote is UNCLOSED_QUOTE). */
+  private async tooLarge(): Promise<ReadRow> {
+    const { maxRecordBytes: max, name } = this.o;
+    const line = this.seg.recordStart();
+    const start = this.seg.offset;
+    const found = await this.findRecordEnd(start);
+    if (found.brokenQuote !== undefined && found.end - start <= max)
+      return this.resume(line, this.seg.peek(found.end), found.brokenQuote - start);
+    this.restartAt(found.end, line + found.lines);
+    const last = Math.max(line, line + found.lines - 1);
+    const reason = tooLargeReason(max, { name, format: 'csv', first: line, last });
+    return { line, raw: [], error: { code: RECORD_TOO_LARGE_CODE, reason } };
+  }
+
+  private async findRecordEnd(start: number): Promise<q.RecordEnd> {
+    const scanner = new q.RecordEndScanner(start);
+    let at = start;
+    try {
+      for await (const chunk of createReadStream(this.path, {
+        start,
+        signal: this.o.signal,
+      }) as AsyncIterable<Buffer>) {
+        this.saw(at, chunk);
+        at += chunk.length;
+        const found = scanner.push(chunk);
+        if (found) return found;
+      }
+      return scanner.finish();
+    } catch (err) {
+      if (this.o.signal?.aborted) throw this.interrupted();
+      throw new UsageError(`cannot read ${this.o.name}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+}
+
+function malformed(err: unknown, name: string, line: number, maxRecord: number): UsageError {
+  if (!(err instanceof CsvError))
+    return new UsageError(`cannot read ${name}: ${(err as Error).message}`, { cause: err });
+  const where = `${name}, line ${line}`;
+  if (err.code === 'CSV_QUOTE_NOT_CLOSED') {
+    return new UsageError(
+      `${where}: a quoted field starts here and is never closed, so the rest of the file cannot be read`,
+      {
+        code: err.code,
+        cause: err,
+        hint: 'close the quote (a quote inside a quoted field is written twice: "")',
+      },
+    );
+  }
+  if (err.code === 'CSV_MAX_RECORD_SIZE') {
+    const big = `${where}: the record starting here is larger than ${formatBytes(maxRecord)} (an unclosed quote?)`;
+    return new UsageError(big, { code: err.code, cause: err });
+  }
+  return new UsageError(`${where}: malformed CSV in the record starting here: ${err.message}`, {
+    code: err.code,
+    cause: err,
+  });
 }

@@ -15,13 +15,11 @@ import { type Finished, type ImportDeps } from '../types.js';
 import { journalFolder, type CompleteInfo, type JournalIdentity } from '../shapes.js';
 import type { JournalSlice } from '../plan.js';
 import { isBackupFile } from '../files/backup.js';
-import type { ScanResult } from '../check/scan.js';
+import type { ScanResult } from '../check/check.js';
 import { Spool } from '../check/spool.js';
 import type { Matched } from '../match/match.js';
-import { refuseUnsafeRerun, rejectsTakenUp } from './earlier.js';
-import { findJournal, journalPath, readComplete, readHeader, type JournalFile } from './files.js';
-import { lockJob, pruneJournals } from './files.js';
-import { ImportJournal } from './journal.js';
+import { lockJob, pruneJournals, refuseUnsafeRerun, rejectsTakenUp } from './folder.js';
+import { findJournal, ImportJournal, journalPath, readComplete, readHeader, type JournalFile } from './journal.js';
 
 /** What an earlier run of this job left, as the earlier stage found it. */
 export interface Earlier {
@@ -236,7 +234,7 @@ async function sweepOutputs(slice: JournalSlice): Promise<void> {
     await removeStaleTemps(dirname(resultsPath), started, (n) => n === basename(resultsPath));
 }
 
-/** The rejects file of this job was imported since its run (earlier.ts): its rows are not sent again. */
+/** The rejects file of this job was imported since its run (folder.ts): its rows are not sent again. */
 async function rejectsTaken(slice: JournalSlice, sha: string): Promise<boolean> {
   if (!slice.dir) return false;
   return rejectsTakenUp(slice.dir, identityOf(slice, sha), resolve(slice.rejectsPath)).catch(() => false);

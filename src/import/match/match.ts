@@ -6,10 +6,10 @@
 import { tmpdir } from 'node:os';
 import type { MatchPlan, StageDeps } from '../types.js';
 import type { MatchSlice } from '../plan.js';
-import type { ScanResult } from '../check/scan.js';
+import type { ScanResult } from '../check/check.js';
 import { Spool } from '../check/spool.js';
-import { PlanFile } from '../files/match-files.js';
-import { rowShapeOf } from '../files/rows-out.js';
+import { PlanFile } from '../files/way-back.js';
+import { rowShapeOf } from '../files/outputs.js';
 import { checkMatchColumns, matchRows, type MatchRowsOptions } from './plan-rows.js';
 
 /** The match stage's value: the plan, where its rows are (none for a dry run), and what it sends. */

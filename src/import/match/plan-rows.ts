@@ -13,15 +13,15 @@ import { Chunker } from '../check/chunker.js';
 import type { MatchIndex, MatchPlan, MatchRead } from '../types.js';
 import { planColumn, type ColumnMap, type HeaderMapping } from '../input/header.js';
 import { checkColumns, columnFields, columnsVerdict } from '../check/columns.js';
-import type { RawRow } from '../input/input-row.js';
-import type { ScanResult } from '../check/scan.js';
+import type { RawRow } from '../input/reader.js';
+import type { ScanResult } from '../check/check.js';
 import type { Spool, SpoolEntry } from '../check/spool.js';
 import { changesText, classify, valueToSend, type Change } from './classify.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { DUPLICATE_KEY, MISSING_KEY, NOT_FOUND } from '../shapes.js';
 import { keyPart, matchKey } from './key.js';
 import { GET_ROWS_MAX } from './read.js';
-import type { PlanFile } from '../files/match-files.js';
+import type { PlanFile } from '../files/way-back.js';
 
 export interface MatchRowsOptions {
   resource: string;

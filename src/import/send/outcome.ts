@@ -1,7 +1,7 @@
 // A batch answer → each row's id or error (a row the answer says nothing about is never assumed created); what a failed request means.
 import { plural } from '../../output/plural.js';
 import type { BatchEnvelope } from '../../api/envelopes.js';
-import type { ChunkReject } from '../journal/files.js';
+import type { ChunkReject } from '../shapes.js';
 import {
   AuthError,
   CrmError,

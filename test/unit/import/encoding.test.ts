@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runs } from '../../helpers/property.js';
 import { InterruptedError, UsageError } from '../../../src/http/errors.js';
-import { notTextReason, resolveEncoding } from '../../../src/import/input/text.js';
+import { notTextReason, resolveEncoding } from '../../../src/import/input/source.js';
 import { createTranscoder, detectBom, UNDECODABLE_BYTE } from '../../../src/util/text.js';
 import { prepareInput } from '../../../src/import/input/source.js';
 import { tempDir } from '../../helpers/temp.js';

@@ -14,8 +14,8 @@ import {
 import { chunkKey } from '../../../src/import/check/chunker.js';
 import { parseHeader } from '../../../src/import/input/header.js';
 import { ImportJournal } from '../../../src/import/journal/journal.js';
-import { keyIdentity } from '../../../src/import/journal/files.js';
-import { compactJournal } from '../../../src/import/journal/files.js';
+import { keyIdentity } from '../../../src/import/journal/journal.js';
+import { compactJournal } from '../../../src/import/journal/folder.js';
 import { rowToRecord } from '../../../src/import/input/header.js';
 import { duplicates, fakeServer, settle, type FakeServer } from './fake-server.js';
 import { readAll, tempDir } from './helpers.js';

@@ -2,13 +2,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchEnvelope, BatchItem } from '../../../src/api/envelopes.js';
-import {
-  csvLine,
-  createRejectsWriter,
-  createResultsWriter,
-  defaultRejectsPath,
-  keptColumns,
-} from '../../../src/import/files/outputs.js';
+import { csvLine, createRejectsWriter, createResultsWriter, keptColumns } from '../../../src/import/files/outputs.js';
+import { defaultRejectsPath } from '../../../src/import/plan.js';
 import { NO_RESULT_CODE, chunkOutcome } from '../../../src/import/send/outcome.js';
 import type { HttpClient } from '../../../src/http/types.js';
 import { httpBatchSender } from '../../../src/import/send/sender.js';

@@ -1,10 +1,10 @@
-// The job's lock (src/import/journal/files.ts): it appears whole, so a kill -9 at any moment never leaves a lock
+// The job's lock (src/import/journal/folder.ts): it appears whole, so a kill -9 at any moment never leaves a lock
 // without the pid that lets the rerun take it over (CI once failed on one: "another crm is running this same job").
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lockJob } from '../../../src/import/journal/files.js';
+import { lockJob } from '../../../src/import/journal/folder.js';
 import type { JournalIdentity } from '../../../src/import/shapes.js';
 import { tempDir } from '../../helpers/temp.js';
 

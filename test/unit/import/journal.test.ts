@@ -4,8 +4,8 @@ import { open as openFile } from 'node:fs/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
 import { ImportJournal } from '../../../src/import/journal/journal.js';
-import { journalPath, keyIdentity, readComplete, type FinishedChunk } from '../../../src/import/journal/files.js';
-import { pruneJournals } from '../../../src/import/journal/files.js';
+import { journalPath, keyIdentity, readComplete, type FinishedChunk } from '../../../src/import/journal/journal.js';
+import { pruneJournals } from '../../../src/import/journal/folder.js';
 import { tempDir } from './helpers.js';
 
 const identity = { contentSha256: 'ab'.repeat(32), resource: 'contacts', baseUrl: 'http://127.0.0.1:4010/api/v2' };

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runs } from '../../helpers/property.js';
 import { convertCell } from '../../../src/import/input/header.js';
-import { AmbiguousFile, CreatedFile, PlanFile, UndoFile } from '../../../src/import/files/match-files.js';
+import { AmbiguousFile, CreatedFile, PlanFile, UndoFile } from '../../../src/import/files/way-back.js';
 import { completeLength } from '../../../src/import/files/csv-log.js';
 import { tempDir } from '../../helpers/temp.js';
 

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { runs } from '../../helpers/property.js';
 import { RAW_UNSAFE } from '../../helpers/unsafe.js';
 import { nextSteps } from '../../../src/commands/batch/run.js';
-import { serverCell, unknownPathFor } from '../../../src/import/files/outputs.js';
+import { serverCell } from '../../../src/import/files/outputs.js';
+import { unknownPathFor } from '../../../src/import/plan.js';
 import type { ImportSummary } from '../../../src/import/engine.js';
 
 describe('serverCell', () => {

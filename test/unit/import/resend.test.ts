@@ -2,7 +2,7 @@
 // options fingerprint that makes a job.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChunkReject, FinishedChunk } from '../../../src/import/journal/files.js';
+import type { ChunkReject, FinishedChunk } from '../../../src/import/shapes.js';
 import { NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
 import { mergeAnswer, rowsToSendAgain, subChunk } from '../../../src/import/send/resend.js';
 import { optionsOf } from '../../../src/import/plan.js';

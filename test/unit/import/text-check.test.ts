@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runs } from '../../helpers/property.js';
-import { TextCheck, Utf8Lookalike } from '../../../src/import/input/text.js';
+import { TextCheck, Utf8Lookalike } from '../../../src/import/input/source.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'crm-text-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
 import { runImport, importExitCode, type ImportDeps, type ImportOptions } from '../../../src/import/engine.js';
 import { openInput, splitLine, UNCLOSED_QUOTE_CODE, type ReadRow } from '../../../src/import/input/reader.js';
-import { scanInput } from '../../../src/import/check/scan.js';
+import { scanInput } from '../../../src/import/check/check.js';
 import { duplicates, fakeServer, type FakeServer } from './fake-server.js';
 import { readAll, tempDir, tempFile } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AtomicTextFile, writeFileAtomic } from '../../../src/util/atomic-file.js';
 import { ensureDir, removeStaleTemps } from '../../../src/util/fs.js';
 import { forEachLimit, Pool } from '../../../src/util/pool.js';
-import { journalFolder } from '../../../src/import/journal/files.js';
+import { journalFolder } from '../../../src/import/shapes.js';
 import { UsageError } from '../../../src/http/errors.js';
 import { tempDir } from '../import/helpers.js';
 

@@ -1,21 +1,167 @@
-// Earlier imports that make this one unsafe, from the journals' headers: the same path with other content
-// (other chunks, other keys) or the same content under another API key (keys are cached per key).
-import { open, unlink } from 'node:fs/promises';
+// The journal folder beyond one run's journal: each job's lock, old journals pruned, and the earlier imports that
+// make this one unsafe.
+import { unlinkSync } from 'node:fs';
+import { link, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../../http/errors.js';
-import { exists, listDir } from '../../util/fs.js';
+import { atExit, removeOnExit, tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
+import { exists, isStaleLeftover, listDir, processAlive } from '../../util/fs.js';
 import { streamLines } from '../../util/lines.js';
-import {
-  jobOf,
-  parseLine,
-  readComplete,
-  readHeader,
-  trimBase,
-  type FinishedChunk,
-  type JournalIdentity,
-} from './files.js';
-import { NO_RESULT_CODE } from '../shapes.js';
+import { NO_RESULT_CODE, trimBase, type FinishedChunk, type JournalIdentity } from '../shapes.js';
+import { jobOf, journalPath, jsonLine, parseLine, readComplete, readHeader } from './journal.js';
 
+// The lock: one run of a job at a time (issue 17): two runs of one file at once both sent every row and each reported
+// the other's as done by an earlier run. The job's lock is a file beside its journal holding the pid of the run
+// that has it. It appears whole: the pid is written to a temporary file that is then hard-linked to the lock's name
+// (link fails when the name is taken), so a kill -9 never leaves a lock without its pid. A lock whose process is
+// gone is taken over; an empty one (a file system without hard links, or an older crm) after a minute.
+
+/** The lock of a job: per content, resource, base URL and operation (not the key or options: those runs clash too). */
+function lockPath(dir: string, identity: JournalIdentity): string {
+  return `${journalPath(dir, { ...identity, keyId: undefined, options: undefined })}.lock`;
+}
+
+/** Makes `path` hold our pid if no one has it: true when it is ours. */
+async function takeLock(path: string): Promise<boolean> {
+  const tmp = tempPathFor(path);
+  const forget = removeOnExit(tmp);
+  try {
+    await writeFile(tmp, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
+    await link(tmp, path);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return takeLockBare(path);
+    throw err;
+  } finally {
+    forget();
+    await unlink(tmp).catch(() => undefined);
+  }
+}
+
+/** Without hard links: made with O_EXCL, then the pid written (a kill -9 between them leaves it empty). */
+async function takeLockBare(path: string): Promise<boolean> {
+  const fh = await open(path, 'wx', 0o600).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+    return undefined;
+  });
+  if (!fh) return false;
+  try {
+    await fh.writeFile(`${process.pid}\n`);
+  } finally {
+    await fh.close();
+  }
+  return true;
+}
+
+/**
+ * Takes the job's lock, or refuses (exit 2, nothing sent) naming the run that has it; the returned function
+ * releases it (and so does the process's exit).
+ */
+export async function lockJob(dir: string, identity: JournalIdentity, name: string): Promise<() => Promise<void>> {
+  const path = lockPath(dir, identity);
+  for (let attempt = 0; ; attempt++) {
+    if (await takeLock(path)) {
+      const withdraw = atExit(() => unlinkSync(path));
+      return async () => {
+        withdraw();
+        await unlink(path).catch(() => undefined);
+      };
+    }
+    const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+    const named = Number.isInteger(pid) && pid > 0;
+    const age = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? Date.now());
+    const stale = named ? pid !== process.pid && !processAlive(pid) : age > 60_000;
+    if (attempt > 0 || !stale) throw running(name, identity, pid, path);
+    await unlink(path).catch(() => undefined);
+  }
+}
+
+function running(name: string, identity: JournalIdentity, pid: number, path: string): UsageError {
+  const who = Number.isInteger(pid) && pid > 0 ? `another crm (process ${pid})` : 'another crm';
+  return new UsageError(`${who} is running this same job (${name} ${jobOf(identity)}) right now; nothing was sent`, {
+    hint: `let it finish (or stop it), then run this command again: it sends only what is left. Lock: ${path}`,
+  });
+}
+
+// Pruning: finished journals compacted (header + `complete`) after a week or beyond 32 MiB, compacted ones gone after
+// a year, unfinished after 30 days, dead processes' leftovers after a day. `keep` is never touched.
+const DAY = 86_400_000;
+
+export interface PruneOptions {
+  /** beyond this total, the oldest finished journals are compacted first (default 32 MiB) */
+  maxTotalBytes?: number;
+  keep?: string;
+}
+
+/** Cut a finished journal down to its header and `complete` line; its new size, or -1 when it was not. */
+async function compact(path: string): Promise<number> {
+  const header = await readHeader(path);
+  const done = await readComplete(path);
+  if (!header || !done || done.compacted) return -1;
+  await writeFileAtomic(path, jsonLine(header) + jsonLine({ type: 'complete', ...done, compacted: true }));
+  return (await stat(path)).size;
+}
+
+export const compactJournal = async (path: string): Promise<boolean> => (await compact(path)) >= 0;
+
+interface Journal {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Returns how many files were removed or compacted. */
+export async function pruneJournals(dir: string, now: number, opts: PruneOptions = {}): Promise<number> {
+  let changed = 0;
+  let total = 0;
+  const finished: Journal[] = [];
+  const gone = (path: string): Promise<boolean> =>
+    unlink(path)
+      .then(() => ++changed > 0)
+      .catch(() => false);
+  const shrink = async (j: Journal): Promise<void> => {
+    const size = await compact(j.path).catch(() => -1);
+    if (size >= 0) changed++;
+    total += size >= 0 ? size - j.size : 0;
+  };
+  for (const name of await listDir(dir)) {
+    const path = join(dir, name);
+    const st = await stat(path).catch(() => undefined);
+    if (!st || path === opts.keep) {
+      total += st?.size ?? 0;
+      continue;
+    }
+    const age = now - st.mtimeMs;
+    if (/^stdin-\d+-[0-9a-f]+\.buf$|\.tmp-\d+-[0-9a-f]+$/.test(name)) {
+      if (isStaleLeftover(name, age)) await gone(path);
+      continue;
+    }
+    // reconcile's plan (pinned by journal/stage.ts) is kept beside an unfinished journal only
+    if (name.endsWith('.jsonl.plan')) {
+      const journal = path.slice(0, -'.plan'.length);
+      if (journal !== opts.keep && (!(await exists(journal)) || (await readComplete(journal)))) await gone(path);
+      continue;
+    }
+    if (!name.endsWith('.jsonl')) continue;
+    const done = await readComplete(path);
+    const j = { path, size: st.size, mtimeMs: st.mtimeMs };
+    const old = done ? done.compacted && age > 365 * DAY : age > 30 * DAY;
+    if (old && (await gone(path))) continue;
+    total += st.size;
+    if (done && !done.compacted && age > 7 * DAY) await shrink(j);
+    else if (done && !done.compacted) finished.push(j);
+  }
+  for (const j of finished.sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+    if (total <= (opts.maxTotalBytes ?? 32 * 1024 * 1024)) break;
+    await shrink(j);
+  }
+  return changed;
+}
+
+// Earlier imports that make this one unsafe, from the journals' headers: the same path with other content
+// (other chunks, other keys) or the same content under another API key (keys are cached per key).
 interface EarlierImport {
   path: string;
   kind: 'changed' | 'other-key' | 'other-options';
