@@ -171,7 +171,7 @@ export interface ImportDeps {
   onPlan?: (plan: MatchPlan) => void | Promise<void>;
   /**
    * The field names the collection's records have (one page read), for a create or an update; undefined: an empty
-   * collection or a failed read (no check). Asked once the journal is open, just before the send pass (columns.ts).
+   * collection or a failed read (no check). Asked once the journal is open, just before the send pass (check/check.ts).
    */
   knownFields?: () => Promise<ReadonlySet<string> | undefined>;
   /** after the whole file is checked and before anything is sent (not for a dry run): a delete's confirmation; throwing stops the run */

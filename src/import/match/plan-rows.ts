@@ -12,7 +12,7 @@ import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../check/chunker.js';
 import type { MatchIndex, MatchPlan, MatchRead } from '../types.js';
 import { planColumn, type ColumnMap, type HeaderMapping } from '../input/header.js';
-import { checkColumns, columnFields, columnsVerdict } from '../check/columns.js';
+import { checkColumns, columnFields, columnsVerdict } from '../check/check.js';
 import type { RawRow } from '../input/reader.js';
 import type { ScanResult } from '../check/check.js';
 import type { Spool, SpoolEntry } from '../check/spool.js';
@@ -90,7 +90,7 @@ export async function matchRows(o: MatchRowsOptions, scan: ScanResult): Promise<
     ...(byId ? { ids } : {}),
   });
   try {
-    // the columns against the fields the CRM's records have (columns.ts): a near miss refused before anything is sent
+    // the columns against the fields the CRM's records have (check.ts): a near miss refused before anything is sent
     if (index.fieldsSeen.size > 0) {
       const verdict = columnsVerdict(checkColumns(columnFields(scan, o.maps), index.fieldsSeen).unknown, {
         resource: o.resource,
