@@ -168,7 +168,9 @@ async function runBatch(sb, file, extra = []) {
     CRM_API_KEY: sb.keys.admin,
     CRM_CONFIG_DIR: mkdtempSync(path.join(work, 'config-')),
   };
-  const crmArgs = ['-o', 'json', '--quiet', 'batch', 'contacts', file, '--concurrency', String(CONCURRENCY), ...extra];
+  // `company` is near the field `company_id` the seeded contacts have: crm refuses it unless --map says it is meant
+  const crmArgs = ['-o', 'json', '--quiet', 'batch', 'contacts', file, '--concurrency', String(CONCURRENCY)];
+  crmArgs.push('--map', 'company=company', ...extra);
   const r = await runCrm(crmArgs, { env, work, request: /^POST \S+\/batch (\d{3}) (\d+) ms/ });
   if (r.code !== 0) throw new Error(`crm batch exited ${r.code}:\n${r.stderr}`);
   return { ...r, summary: JSON.parse(r.stdout) };
