@@ -44,7 +44,7 @@ async function api(method: string, path: string, body?: unknown): Promise<{ data
 /** The backup files a delete left in `sub`: `<resource>.deleted.<time>.ndjson`, one per run. */
 const backups = (sub: string, resource: string): string[] =>
   readdirSync(sub)
-    .filter((f) => new RegExp(`^${resource}\\.deleted\\.\\d{8}T\\d{6}Z\\.ndjson$`).test(f))
+    .filter((f) => new RegExp(`^${resource}\\.deleted\\.\\d{8}T\\d{6}Z(-\\d+)?\\.ndjson$`).test(f))
     .sort();
 
 describe('crm RESOURCE delete keeps what it deletes', () => {
@@ -61,7 +61,6 @@ describe('crm RESOURCE delete keeps what it deletes', () => {
     expect(lines(join(sub, file!))).toEqual([before]);
     expect(r.stderr).toContain(file);
     // another run, another file of its own: restoring one restores that run's records only
-    await new Promise((resolve) => setTimeout(resolve, 1100));
     const [other] = await makeContacts(t, 'one', 1);
     expect((await crm(['contacts', 'delete', other!, '--yes'], sub)).code).toBe(0);
     expect(backups(sub, 'contacts')).toHaveLength(2);
@@ -71,6 +70,25 @@ describe('crm RESOURCE delete keeps what it deletes', () => {
     expect(get).toBeGreaterThanOrEqual(0);
     expect(get).toBeLessThan(del);
     expect(await getRecord(t, 'contacts', id!)).toBeUndefined();
+  });
+
+  it("runs at once, in the same second: each keeps its record in a file of its own, never in another run's (issue 27)", async () => {
+    const sub = mkdtempSync(join(dir, 'same-second-'));
+    const ids = await makeContacts(t, 'same', 4);
+    // started together at the start of a second: the old names (to the second) were one file for all four
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
+    const runs = await Promise.all(ids.map((id) => crm(['contacts', 'delete', id, '--yes'], sub)));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const files = backups(sub, 'contacts');
+    expect(files).toHaveLength(4);
+    const held = files.map((f) => lines(join(sub, f)).map((rec) => rec.id));
+    expect(held.every((h) => h.length === 1)).toBe(true);
+    expect(held.flat().sort()).toEqual([...ids].sort());
+    // each run names its own file
+    for (const [i, r] of runs.entries()) {
+      const own = files.find((f) => lines(join(sub, f))[0]!.id === ids[i]);
+      expect(r.stderr).toContain(own);
+    }
   });
 
   it('a fault after the write on DELETE (the retry finds it gone): the record is in the backup once', async () => {

@@ -18,7 +18,7 @@ import { keepBefore, openBackup, type DeleteBackup } from '../../import/index.js
 import { crmCommand } from '../shared/command-line.js';
 import { linksLostText } from '../shared/links-lost.js';
 import { forStderr } from '../../output/width.js';
-import { fileStamp } from '../../util/stamp.js';
+import { createOwnFile, freeOwnName } from '../../util/own-name.js';
 
 type Answer = { data: Record<string, unknown> | null };
 
@@ -28,10 +28,10 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const singular = findResource(o.resource)?.singular ?? o.resource;
   const req = { method: 'DELETE' as const, path: recordPath(o.resource, id) };
   if (o.dryRun) return printDryRun(ctx, req);
-  const path = backupFile(o, ctx.clock.now());
-  await confirmDelete(ctx, o, `${singular} ${id}`, `${singular} ${sanitizeForTerminal(id)}`, path);
+  const file = await backupFile(o, ctx.clock.now());
+  await confirmDelete(ctx, o, `${singular} ${id}`, `${singular} ${sanitizeForTerminal(id)}`, file?.path);
   const client = await ctx.client();
-  const res = await withBackup(ctx, o, path, async (backup) => {
+  const res = await withBackup(ctx, o, file, async (backup) => {
     const beforeSend = backup ? await keepBefore(client, req.path, id, backup) : undefined;
     return client.request<Answer>({ ...req, expect: 'success', beforeSend });
   });
@@ -48,7 +48,7 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
 async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const singular = findResource(o.resource)?.singular ?? o.resource;
   const ids = new Ids(o.ids, ctx, o.resource);
-  const path = backupFile(o, ctx.clock.now());
+  const file = await backupFile(o, ctx.clock.now());
   if (o.dryRun) {
     for await (const id of ids) await printDryRun(ctx, { method: 'DELETE', path: recordPath(o.resource, id) });
     return;
@@ -67,10 +67,10 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
         .slice(0, 5)
         .map((id) => sanitizeForTerminal(id))
         .join(', ') + (all.length > 5 ? ', …' : '');
-    if (all.length > 0) await confirmDelete(ctx, o, what, `${what} (${shown})`, path);
+    if (all.length > 0) await confirmDelete(ctx, o, what, `${what} (${shown})`, file?.path);
   }
   const client = await ctx.client({ concurrencyFlag: true });
-  await withBackup(ctx, o, path, async (backup) => {
+  await withBackup(ctx, o, file, async (backup) => {
     const one = async (path: string, id: string) => {
       const beforeSend = backup ? await keepBefore(client, path, id, backup) : undefined;
       const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend });
@@ -83,14 +83,23 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   });
 }
 
+interface BackupFile {
+  /** the file named before the run (in the question): --backup FILE, or the first free name of this run's own */
+  path: string;
+  /** this run's own file, `<resource>.deleted.<time>.ndjson` (`-2`, … when another run has that name), made when opened */
+  own?: { stem: string; now: number };
+}
+
 /**
- * Where the records deleted are kept: --backup FILE, else a file of this run's own in the current folder,
- * `<resource>.deleted.<time>.ndjson` (one file gathering every delete made there was restored whole again
- * and again); none with --no-backup.
+ * Where the records deleted are kept: --backup FILE, else a file of this run's own in the current folder (one file
+ * gathering every delete made there was restored whole again and again; two runs in the same second each have
+ * their own, CONTRACT §7c); none with --no-backup.
  */
-function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>, now: number): string | undefined {
+async function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>, now: number): Promise<BackupFile | undefined> {
   if (o.backup === false) return undefined;
-  return typeof o.backup === 'string' ? o.backup : `${o.resource}.deleted.${fileStamp(now)}.ndjson`;
+  if (typeof o.backup === 'string') return { path: o.backup };
+  const stem = `${o.resource}.deleted`;
+  return { path: await freeOwnName(stem, '.ndjson', now), own: { stem, now } };
 }
 
 /**
@@ -100,10 +109,14 @@ function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>, now: number):
 async function withBackup<T>(
   ctx: Ctx,
   o: DeleteOptions,
-  path: string | undefined,
+  file: BackupFile | undefined,
   run: (b?: DeleteBackup) => Promise<T>,
 ): Promise<T> {
-  if (path === undefined) return run();
+  if (file === undefined) return run();
+  // made exclusively: another run that took the name since it was asked about makes this one take the next
+  const path = file.own
+    ? await createOwnFile(file.own.stem, '.ndjson', file.own.now).catch(() => file.path)
+    : file.path;
   const backup = await openBackup(path);
   let ids = 0;
   const counting: DeleteBackup = { ...backup, keep: (r) => (ids++, backup.keep(r)) };

@@ -31,8 +31,8 @@ export interface DeleteBackup {
   close(): Promise<void>;
 }
 
-/** A delete's backup by its name: `<input>.deleted.ndjson`, or a single delete's `<resource>.deleted.<time>.ndjson`. */
-export const isBackupFile = (name: string): boolean => /\.deleted(\.\d{8}T\d{6}Z)?\.ndjson$/.test(name);
+/** A delete's backup by its name: `<input>.deleted.ndjson`, or a single delete's `<resource>.deleted.<time>[-n].ndjson`. */
+export const isBackupFile = (name: string): boolean => /\.deleted(\.\d{8}T\d{6}Z(-\d+)?)?\.ndjson$/.test(name);
 
 /** The ids of the records a backup file holds (a torn last line, from a kill during a write, is skipped). */
 export function backupIds(text: string): Set<string> {
