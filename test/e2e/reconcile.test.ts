@@ -2,7 +2,7 @@
 // the plan, the way back, and the guarantee over time: a rerun writes nothing, a colleague's change is seen and
 // sent again, faults after the write and kill -9 at seeded points never apply a create or a PATCH twice — counted
 // from the sandbox's request log and state, not from crm's word.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -149,6 +149,28 @@ describe('crm batch --match: one action per row', () => {
         ['again.2@example.com', 1],
       ]),
     );
+  });
+
+  it('runs of the same second: an earlier undo file moved aside is never replaced by the next (issue 27)', async () => {
+    const id = await make({ email: 'second.1@example.com', title: 'Orig' });
+    const path = file('second.csv', 'email,title\nsecond.1@example.com,New\n');
+    const undoFiles = () => readdirSync(dir).filter((n) => /^second\.csv\.undo\.\d/.test(n));
+    const held = () => undoFiles().map((n) => readFileSync(join(dir, n), 'utf8'));
+    const at = new Date(Date.UTC(2026, 10, 28, 12, 0, 0));
+    for (const colleague of ['X', 'Y', 'Z']) {
+      const r = await json(['batch', 'contacts', path, '--match', 'email']);
+      expect(r.out, r.stderr).toMatchObject({ updated: 1 });
+      // each run's undo file as if written in the same second as the one before it
+      utimesSync(`${path}.undo.csv`, at, at);
+      await api('PATCH', `/contacts/${id}`, { title: colleague });
+    }
+    expect(undoFiles().sort()).toEqual([
+      'second.csv.undo.20261128T120000Z-2.csv',
+      'second.csv.undo.20261128T120000Z.csv',
+    ]);
+    expect(held().join('')).toMatch(/"""Orig"""/);
+    expect(held().join('')).toMatch(/"""X"""/);
+    expect(readFileSync(`${path}.undo.csv`, 'utf8')).toMatch(/"""Y"""/);
   });
 
   it('the undo file puts every changed value back, nulls included; the created file deletes what was added', async () => {

@@ -2,10 +2,10 @@
 // from this run (a resumed plan adds to its run's files; a new run that changes or creates something first moves the
 // earlier run's aside, to `<input>.undo.<time>.csv`, so an undo never reaches back past the run it names, and the
 // created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.
-import { type FileHandle, rename, stat } from 'node:fs/promises';
+import { type FileHandle, stat } from 'node:fs/promises';
 import type { ApiRecord } from '../../api/envelopes.js';
 import type { RawRow } from '../shapes.js';
-import { fileStamp } from '../../util/stamp.js';
+import { moveToOwnName } from '../../util/own-name.js';
 import { UsageError } from '../../http/errors.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { guardFormula, unguardFormula } from '../../output/formula-guard.js';
@@ -34,14 +34,16 @@ export interface OpenedMatchFiles extends MatchFiles {
   discard(): Promise<void>;
 }
 
-/** `people.csv.undo.csv` → `people.csv.undo.20261126T015612Z.csv`, at the time its run last wrote it */
+/**
+ * `people.csv.undo.csv` → `people.csv.undo.20261126T015612Z.csv`, at the time its run last wrote it; `-2`, `-3`, …
+ * when an earlier file of that second is there: never over it (it may be the only copy of the values before).
+ */
 async function moveAside(path: string): Promise<void> {
   const at = await stat(path).then(
     (st) => st.mtimeMs,
     () => undefined,
   );
-  if (at === undefined) return;
-  await rename(path, path.replace(/\.csv$/, `.${fileStamp(at)}.csv`));
+  if (at !== undefined) await moveToOwnName(path, path.replace(/\.csv$/, ''), '.csv', at);
 }
 
 /** `base`: the input's path (`people.csv` → `people.csv.undo.csv`); `resume`: the files are this plan's already. */
