@@ -58,17 +58,6 @@ export function parseExact(text: string): unknown {
   );
 }
 
-/** The first number in a JSON text that a double cannot hold exactly, or undefined. */
-export function inexactJsonNumber(text: string): string | undefined {
-  let found: string | undefined;
-  forEachNumber(text, (token) => {
-    if (exactNumber(token) !== undefined) return;
-    found = token;
-    return false;
-  });
-  return found;
-}
-
 /** Calls `visit` with each number token outside strings, in order, until it returns false. */
 function forEachNumber(text: string, visit: (token: string, at: number) => boolean | void): void {
   for (let at = nextToken(text, 0); at >= 0;) {

@@ -1,7 +1,7 @@
 // Issue 9, class 7: numbers a double cannot hold (12345678901234567891, 1e400,
 // 0.1000000000000000000001) come out of crm exactly as the server sent them, in every format and
 // through every path that prints or saves a server body.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,5 +133,51 @@ describe('request bodies', () => {
     expect(out).toContain(`"big":${BIG}`);
     const sent = h.log.filter((r) => r.method === 'POST' && r.path.endsWith('/contacts')).at(-1)!;
     expect(sent.body).toBe(`{"email":"n@example.com","big":${BIG},"huge":${HUGE}}`);
+  });
+});
+
+// Issue 27: what a file holds goes out as written. An undo file holds the server's numbers exactly; applying it
+// refused the row ("cannot be sent exactly") and restored no field of that record.
+describe('crm batch sends a number a double cannot hold as the file writes it', () => {
+  const batchBodies: string[] = [];
+  const patchBodies: string[] = [];
+  beforeAll(() => {
+    h.route('POST', '/contacts/batch', (req, res) => {
+      batchBodies.push(req.body);
+      const n = (req.body.match(/"email"/g) ?? []).length;
+      const items = Array.from({ length: n }, (_x, index) => ({
+        index,
+        status: 'created',
+        data: { id: `con_b${batchBodies.length}_${index}` },
+      }));
+      json(res, 200, {
+        object: 'batch',
+        data: { items, summary: { total: n, succeeded: n, failed: 0 } },
+        meta: meta(),
+      });
+    });
+    h.route('PATCH', /\/contacts\/con_u\d$/, (req, res) => {
+      patchBodies.push(req.body);
+      json(res, 200, `{"object":"success","data":{"id":"${req.path.split('/').pop()}"},"meta":${metaText()}}`);
+    });
+  });
+
+  it('a CSV number or JSON cell, and an NDJSON value: created with the digits written', async () => {
+    const csv = join(dir, 'big.csv');
+    writeFileSync(csv, `email,score:number,prefs:json\nb1@example.com,${BIG},"{""n"":${LONG}}"\n`);
+    await crm('-o', 'json', 'batch', 'contacts', csv);
+    expect(batchBodies.at(-1)).toBe(`[{"email":"b1@example.com","score":${BIG},"prefs":{"n":${LONG}}}]`);
+    const nd = join(dir, 'big.ndjson');
+    writeFileSync(nd, `{"email":"b2@example.com","score":${BIG},"huge":${HUGE}}\n`);
+    await crm('-o', 'json', 'batch', 'contacts', nd);
+    expect(batchBodies.at(-1)).toBe(`[{"email":"b2@example.com","score":${BIG},"huge":${HUGE}}]`);
+  });
+
+  it('an undo file put back with --update: each value as the file holds it', async () => {
+    const undo = join(dir, 'list.csv.undo.csv');
+    writeFileSync(undo, `id,score:json,tags:json\r\ncon_u1,${BIG},"[1,${LONG}]"\r\n`);
+    const out = JSON.parse(await crm('-o', 'json', 'batch', 'contacts', undo, '--update')) as Record<string, unknown>;
+    expect(out).toMatchObject({ rows: 1, failed: 0, invalid: 0 });
+    expect(patchBodies).toEqual([`{"score":${BIG},"tags":[1,${LONG}]}`]);
   });
 });

@@ -8,6 +8,7 @@ import { type InvalidRow, MAX_NDJSON_KEYS, type RowOperation } from '../shapes.j
 import type { CheckSlice } from '../plan.js';
 import type { Spool } from './spool.js';
 import { createHash } from 'node:crypto';
+import { stringifyJson } from '../../json/exact-json.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { INVALID_CHARACTER, INVALID_ENCODING, TextCheck, UTF8 } from '../input/source.js';
@@ -164,7 +165,7 @@ class Tally {
       } else {
         if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
         // a create's record serialised once: for the repeat check and the chunk's body
-        const json = o.op ? undefined : JSON.stringify(c.record);
+        const json = o.op ? undefined : stringifyJson(c.record);
         const earlier = json === undefined || o.rowsOnly ? undefined : this.repeats.seen(json, row.line);
         if (earlier !== undefined) {
           if (++this.repeated <= 5) this.firstRepeats.push([row.line, earlier]);

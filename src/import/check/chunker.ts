@@ -1,5 +1,6 @@
 // Valid rows → chunks and their Idempotency-Key; deterministic within a run (its id from the journal), so a
 // resume recognises and replays what it sent, and a new run of the job sends fresh keys.
+import { stringifyJson } from '../../json/exact-json.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiRecord } from '../../api/envelopes.js';
 import type { RawRow } from '../input/reader.js';
@@ -75,7 +76,7 @@ export class Chunker {
       seq: this.nextSeq(),
       rows,
       lines: rows.map((r) => r.line),
-      body: `[${rows.map((r) => r.json ?? JSON.stringify(r.record)).join(',')}]`,
+      body: `[${rows.map((r) => r.json ?? stringifyJson(r.record)!).join(',')}]`,
     };
   }
 }

@@ -2,7 +2,7 @@
 // journal folder (`rows.spool.tmp-PID-hex`, removed at the end, on an error, at exit, and by the stale-file
 // sweeps after a kill -9), read back in order: each chunk (its number, lines, body and the rows' raw values),
 // each invalid row (line, raw value, code, reason), and how far into the input each was read (progress).
-// One entry per line: JSON.stringify writes no raw tab or line break, so tabs separate the fields.
+// One entry per line: JSON (stringifyJson) has no raw tab or line break, so tabs separate the fields.
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
@@ -26,7 +26,7 @@ export interface SpooledChunk {
   body: string;
   /** the rows' raw values (rejects and results files), parsed on first use */
   raws(): RawRow[];
-  /** the records (JSON.parse of the body, which holds nothing JSON changes), parsed on first use */
+  /** the records, parsed on first use (a number no double holds kept as written: RawNumber) */
   records(): ApiRecord[];
   /** reconcile (`--match`): a PATCH of one record (its body `[{id, …changes}]`), and the values it changes before (the undo file) */
   update?: { before(): ApiRecord };
@@ -83,24 +83,24 @@ export class Spool {
   /** reconcile: a PATCH of one record (a chunk of one row) and the values its fields had */
   update(c: Chunk, before: ApiRecord, bytes: number): Promise<void> | undefined {
     return this.add(
-      `u\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${JSON.stringify(c.rows.map((r) => r.raw))}\t${stringifyJson(before)!}\t${c.body}\n`,
+      `u\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${stringifyJson(c.rows.map((r) => r.raw))!}\t${stringifyJson(before)!}\t${c.body}\n`,
     );
   }
 
   /** reconcile: a row needing no request (unchanged, ambiguous) */
   settled(row: SpooledSettled, bytes: number): Promise<void> | undefined {
-    return this.add(`s\t${bytes}\t${row.line}\t${JSON.stringify([row.action, row.ids, row.raw])}\n`);
+    return this.add(`s\t${bytes}\t${row.line}\t${stringifyJson([row.action, row.ids, row.raw])!}\n`);
   }
 
   /** A full chunk (or the last one); a promise when the entries held were written, to be awaited. */
   chunk(c: Chunk, bytes: number): Promise<void> | undefined {
     return this.add(
-      `c\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${JSON.stringify(c.rows.map((r) => r.raw))}\t${c.body}\n`,
+      `c\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${stringifyJson(c.rows.map((r) => r.raw))!}\t${c.body}\n`,
     );
   }
 
   invalid(row: SpooledInvalid, bytes: number): Promise<void> | undefined {
-    return this.add(`i\t${bytes}\t${row.line}\t${JSON.stringify([row.code, row.reason, row.raw])}\n`);
+    return this.add(`i\t${bytes}\t${row.line}\t${stringifyJson([row.code, row.reason, row.raw])!}\n`);
   }
 
   /** Every entry written, with the input's size; the file closed for writing. */
@@ -185,23 +185,21 @@ function parseEntry(line: string): SpoolEntry {
     let raws: RawRow[] | undefined;
     let records: ApiRecord[] | undefined;
     const lines = lineList!.split(',').map(Number);
-    const chunk = { seq: Number(seq), lines, body, raws: () => (raws ??= JSON.parse(rawText!) as RawRow[]) };
+    const chunk = { seq: Number(seq), lines, body, raws: () => (raws ??= parseJson(rawText!) as RawRow[]) };
     const before = beforeText === undefined ? {} : { update: { before: () => parseJson(beforeText) as ApiRecord } };
-    // an update's body may hold a number no double holds (the record's own, kept exactly)
-    const parse = update ? parseJson : JSON.parse;
     return {
       bytes: Number(bytes),
-      chunk: { ...chunk, records: () => (records ??= parse(body) as ApiRecord[]), ...before },
+      chunk: { ...chunk, records: () => (records ??= parseJson(body) as ApiRecord[]), ...before },
     };
   }
   if (line.startsWith('s')) {
     const [bytes, lineNo, rest] = fields(3) as [string, string, string];
-    const [action, ids, raw] = JSON.parse(rest) as [SpooledSettled['action'], string[], RawRow];
+    const [action, ids, raw] = parseJson(rest) as [SpooledSettled['action'], string[], RawRow];
     return { bytes: Number(bytes), settled: { line: Number(lineNo), raw, action, ids } };
   }
   if (line.startsWith('i')) {
     const [bytes, lineNo, rest] = fields(3) as [string, string, string];
-    const [code, reason, raw] = JSON.parse(rest) as [string, string, RawRow];
+    const [code, reason, raw] = parseJson(rest) as [string, string, RawRow];
     return { bytes: Number(bytes), invalid: { line: Number(lineNo), raw, code, reason } };
   }
   return { bytes: Number(line.slice(2)) };

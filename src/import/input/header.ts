@@ -3,7 +3,7 @@
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { unguardFormula } from '../../output/formula-guard.js';
-import { exactNumber, inexactJsonNumber } from '../../json/exact-json.js';
+import { exactNumber, parseJson, RawNumber } from '../../json/exact-json.js';
 import type { PlanColumn } from '../types.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { setOwn } from '../../util/set-own.js';
@@ -144,12 +144,18 @@ export function parseHeader(
 
 export type CellValue = { ok: true; value: unknown; empty: boolean } | { ok: false; reason: string };
 
-const DOUBLE = 'a double holds about 15 significant digits';
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** `+.5e3` → `0.5e3`: the JSON grammar's form of a number NUMBER accepts (a RawNumber is sent as its text). */
+const jsonNumberText = (t: string): string =>
+  t
+    .replace(/^\+/, '')
+    .replace(/^(-?)(?=\.)/, '$10')
+    .replace(/\.(?=$|[eE])/, '')
+    .replace(/^(-?)0+(?=\d)/, '$1');
 const TRUE = new Set(['true', 'yes', '1']);
 const FALSE = new Set(['false', 'no', '0']);
 
-/** One cell → its typed value (the formula guard undone first); never changed silently: a number a double cannot hold is invalid. */
+/** One cell → its typed value (the formula guard undone first); never changed silently: a number a double cannot hold is kept as written (RawNumber). */
 export function convertCell(raw: string, type: FieldType): CellValue {
   const cell = unguardFormula(raw);
   const t = cell.trim();
@@ -159,10 +165,8 @@ export function convertCell(raw: string, type: FieldType): CellValue {
       return { ok: true, value: cell, empty: false };
     case 'number': {
       if (!NUMBER.test(t) || !Number.isFinite(Number(t))) return { ok: false, reason: 'is not a number' };
-      const n = exactNumber(t);
-      if (n === undefined)
-        return { ok: false, reason: `cannot be sent exactly as a number (${DOUBLE}); import it as a string` };
-      return { ok: true, value: n, empty: false };
+      // a number no double holds is sent as written (RawNumber), never rounded
+      return { ok: true, value: exactNumber(t) ?? new RawNumber(jsonNumberText(t)), empty: false };
     }
     case 'boolean': {
       const l = t.toLowerCase();
@@ -180,16 +184,11 @@ export function convertCell(raw: string, type: FieldType): CellValue {
         : { ok: true, value: items, empty: false };
     }
     case 'json': {
-      let value: unknown;
       try {
-        value = JSON.parse(t);
+        return { ok: true, value: parseJson(t), empty: false };
       } catch (err) {
         return { ok: false, reason: `is not valid JSON (${(err as Error).message})` };
       }
-      const inexact = inexactJsonNumber(t);
-      if (inexact !== undefined)
-        return { ok: false, reason: `holds ${inexact.slice(0, 40)}, a number that cannot be sent exactly (${DOUBLE})` };
-      return { ok: true, value, empty: false };
     }
   }
 }

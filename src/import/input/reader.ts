@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { CsvError } from 'csv-parse';
 import { InterruptedError, UsageError } from '../../http/errors.js';
-import { inexactJsonNumber } from '../../json/exact-json.js';
+import { parseJson } from '../../json/exact-json.js';
 import { countLines, CR, LF, splitLines } from '../../util/lines.js';
 import { INVALID_CODES, type InputFormat, type RawRow } from '../shapes.js';
 import { Segment } from './csv-segment.js';
@@ -48,19 +48,14 @@ function lineRow(buf: Buffer | null, line: number, o: ReaderOptions): ReadRow | 
   if (text.trim() === '') return 'skip';
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // a number no double holds is kept as its digits (RawNumber) and sent as written: never rounded
+    json = parseJson(text);
   } catch (err) {
     return {
       line,
       raw: text,
       error: { code: INVALID_CODES.json, reason: `not valid JSON: ${(err as Error).message}` },
     };
-  }
-  // JSON.parse rounds such a number; sending it rounded would silently change the data
-  const inexact = inexactJsonNumber(text);
-  if (inexact !== undefined) {
-    const reason = `holds ${inexact.slice(0, 40)}, a number that cannot be imported exactly (a double holds about 15 significant digits); write it as a string`;
-    return { line, raw: text, error: { code: INVALID_CODES.value, reason } };
   }
   const raw =
     json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : text;

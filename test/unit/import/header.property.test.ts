@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/http/errors.js';
+import { parseJson, RawNumber, stringifyJson } from '../../../src/json/exact-json.js';
 import {
   convertCell,
   normalizeFieldName,
@@ -152,9 +153,13 @@ describe('convertCell', () => {
         } else if (!r.ok) {
           expect(r.reason).toMatch(/number/);
         } else {
-          expect(typeof r.value).toBe('number');
-          expect(Number.isFinite(r.value)).toBe(true);
-          expect(sameDecimal(t, String(r.value))).toBe(true);
+          // a double when one holds it exactly, else the text itself (RawNumber): sent as JSON, parsed back exactly
+          const sent = stringifyJson(r.value)!;
+          expect(sent).toMatch(/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/);
+          expect(sameDecimal(t, sent)).toBe(true);
+          expect(stringifyJson(parseJson(sent))).toBe(sent);
+          if (typeof r.value === 'number') expect(Number.isFinite(r.value)).toBe(true);
+          else expect(r.value).toBeInstanceOf(RawNumber);
         }
       }),
       runs(1000),
@@ -171,12 +176,19 @@ describe('convertCell', () => {
     );
   });
 
-  it.each(['12345678901234567891', '1e-400', '0.10000000000000000001', '9007199254740993'])(
-    'number: %s would be rounded, so it is invalid',
-    (cell) => {
-      expect(convertCell(cell, 'number')).toMatchObject({ ok: false, reason: expect.stringMatching(/exactly/) });
-    },
-  );
+  it.each([
+    ['12345678901234567891', '12345678901234567891'],
+    ['1e-400', '1e-400'],
+    ['0.10000000000000000001', '0.10000000000000000001'],
+    ['9007199254740993', '9007199254740993'],
+    ['+9007199254740993', '9007199254740993'],
+    ['-.10000000000000000001', '-0.10000000000000000001'],
+    ['0012345678901234567891.', '12345678901234567891'],
+  ])('number: %s would be rounded as a double, so it is sent as written (issue 27)', (cell, sent) => {
+    const r = convertCell(cell, 'number');
+    expect(r).toMatchObject({ ok: true, empty: false });
+    expect(stringifyJson((r as { value: unknown }).value)).toBe(sent);
+  });
 
   it('boolean: true/false, yes/no, 1/0 in any casing and padding; anything else invalid', () => {
     const word = fc
@@ -237,17 +249,16 @@ describe('convertCell', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('json: a number a double cannot hold is invalid rather than rounded', () => {
+  it('json: a number a double cannot hold is sent as written rather than rounded (issue 27)', () => {
     for (const cell of [
       '{"n":12345678901234567891}',
       '[1e400]',
       '1e-400',
       '{"a":"12345678901234567891","b":0.10000000000000000001}',
     ]) {
-      expect(convertCell(cell, 'json')).toMatchObject({
-        ok: false,
-        reason: expect.stringMatching(/cannot be sent exactly/),
-      });
+      const r = convertCell(cell, 'json');
+      expect(r).toMatchObject({ ok: true, empty: false });
+      expect(stringifyJson((r as { value: unknown }).value)).toBe(cell);
     }
     expect(convertCell('{"a":"12345678901234567891","b":1e3}', 'json')).toEqual({
       ok: true,
