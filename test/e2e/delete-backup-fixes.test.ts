@@ -130,14 +130,19 @@ describe('delete backups: what a new user found', () => {
     for (const id of byNew.keys()) expect((await getRecord(t, 'contacts', id))?.owner_id).toBe('usr_admin');
     const told = r.stderr.replace(/\s+/g, ' ');
     expect(told).toContain("now belong to the key's user");
-    const command = `crm batch contacts ${backup}.owners.csv --update`;
+    const command = `crm batch contacts ${backup}.owners.csv --match id`;
     expect(told).toContain(command);
     // after the summary
-    expect(r.stderr.indexOf('owners.csv --update')).toBeGreaterThan(r.stderr.indexOf('Created 3 of 3'));
+    expect(r.stderr.indexOf('owners.csv --match id')).toBeGreaterThan(r.stderr.indexOf('Created 3 of 3'));
 
     const back = await crm(command.split(' ').slice(1));
     expect(back.code, back.stderr).toBe(0);
     for (const [id, owner] of byNew) expect((await getRecord(t, 'contacts', id))?.owner_id).toBe(owner);
+    // the same command again, the owners already right: read, nothing sent (issue 27: it sent a PATCH per record)
+    const since = await logLength(t);
+    const twice = await crm(command.split(' ').slice(1));
+    expect(twice.code, twice.stderr).toBe(0);
+    expect((await requestLog(t, since)).filter((e) => e.method !== 'GET')).toEqual([]);
 
     // the same backup imported again: nothing sent, and no advice to import it a second time
     const again = await crm(['batch', 'contacts', backup]);

@@ -266,7 +266,7 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     },
   ],
   [
-    /^crm batch contacts trade-show\.csv\.undo\.csv --update/,
+    /^crm batch contacts trade-show\.csv\.undo\.csv --match id/,
     {
       files: (s) => ({ 'trade-show.csv.undo.csv': `id,title:json\n${s.ids.contacts![4]},"""Restored"""\n` }),
       after: async (s) =>

@@ -96,6 +96,6 @@ export function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void
   if (s.owners_file !== undefined)
     ctx.warn(
       `They now belong to the key's user (the server sets owner_id on create): ${s.owners_file} holds each new id with the owner ` +
-        `its record had, and this command gives them back their owners:\n  ${crmCommand(ctx.globals, ['batch', s.resource, s.owners_file, '--update'])}`,
+        `its record had, and this command gives them back their owners:\n  ${crmCommand(ctx.globals, ['batch', s.resource, s.owners_file, '--match', 'id'])}`,
     );
 }

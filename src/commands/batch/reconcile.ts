@@ -99,9 +99,11 @@ function sentence(s: ImportSummary, stopped?: 'interrupted' | 'stopped'): string
   const head = stopped === 'interrupted' ? 'Interrupted: created' : stopped ? 'Stopped: created' : 'Created';
   const done = `${head} ${count(s.created)}, updated ${count(r.updated)}, ${count(r.unchanged)} unchanged${rest.join('')} (${plural(s.rows, 'row')} of ${s.resource}).`;
   // the commands as a shell reads them back (a path with spaces quoted)
-  const cmd = (file: string, flag: string): string => ['crm', 'batch', s.resource, file, flag].map(shellWord).join(' ');
+  const cmd = (file: string, ...flags: string[]): string =>
+    ['crm', 'batch', s.resource, file, ...flags].map(shellWord).join(' ');
   const back = [
-    r.undo_file && `To put back the values this run changed:\n  ${cmd(r.undo_file, '--update')}`,
+    // a reconcile by id (CONTRACT §7c): it PATCHes only what differs from the file, so it is right twice, a week later
+    r.undo_file && `To put back the values this run changed:\n  ${cmd(r.undo_file, '--match', 'id')}`,
     r.created_file && `To remove the records this run created:\n  ${cmd(r.created_file, '--delete')}`,
   ].filter(Boolean);
   return [done, ...back].join('\n');

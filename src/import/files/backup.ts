@@ -216,7 +216,7 @@ export function restoreResults(run: RestoreRun): { path?: string; temporary: boo
 /**
  * `<input>.owners.csv` (issue 19): the records created from a backup belong to the key's user (the server
  * sets owner_id on create), so each new id with the owner its backup line had, `id,owner_id`, for
- * `crm batch RESOURCE <input>.owners.csv --update`. Written durably (0600, renamed into place) before the
+ * `crm batch RESOURCE <input>.owners.csv --match id`. Written durably (0600, renamed into place) before the
  * summary; only rows created whose backup line had an owner_id; none when there are none.
  */
 export async function writeOwners(

@@ -106,7 +106,7 @@ const pair = (id: string, field: string): string => `${id}\u0000${field}`;
 /**
  * `<input>.undo.csv`: `id`, then one `FIELD:json` column per field, each cell the JSON of the value the
  * record held before this job first changed it (`null` where it was absent or null), empty where the
- * row does not touch the field. `crm batch RESOURCE <input>.undo.csv --update` puts the values back.
+ * row does not touch the field. `crm batch RESOURCE <input>.undo.csv --match id` puts the values back.
  */
 export class UndoFile {
   private readonly saved = new Set<string>();

@@ -2218,7 +2218,7 @@ describe('--help snapshots', () => {
         $ crm batch contacts test-ids.txt.deleted.ndjson  # re-create what was deleted
         $ crm batch contacts trade-show.csv --match email --dry-run
         $ crm batch contacts trade-show.csv --match email --plan plan.csv
-        $ crm batch contacts trade-show.csv.undo.csv --update  # undo --match
+        $ crm batch contacts trade-show.csv.undo.csv --match id  # undo --match
 
 
       Headers become fields ("First Name" → first_name); a header may carry a
@@ -2266,7 +2266,7 @@ describe('--help snapshots', () => {
       creates the records again, with new ids (id, created_at, updated_at,
       owner_id are left out; --results FILE maps each line to its new id), says
       which links did not come back, and writes <input>.owners.csv (each new id
-      and its old owner) for "crm batch contacts FILE.owners.csv --update".
+      and its old owner) for "crm batch contacts FILE.owners.csv --match id".
 
       --match FIELD[,FIELD] makes the CRM agree with the file: it reads what the
       CRM holds (listing the collection, 100 records a request), then per row:
