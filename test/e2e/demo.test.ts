@@ -3,22 +3,19 @@
 // this test runs the demo, then pastes every line it echoed into sh once more, against a server
 // where nothing listens: each line must get past crm's parsing (no usage error, exit 2).
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CRM_BIN, cleanEnv, collect } from '../helpers/run-crm.js';
+import { crmOnPath, cleanEnv, collect } from '../helpers/run-crm.js';
 
 const DEMO = fileURLToPath(new URL('../../scripts/demo.mjs', import.meta.url));
 let dir: string;
 let binDir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'crm-demo-test-'));
-  binDir = join(dir, 'bin');
-  mkdirSync(binDir);
-  writeFileSync(join(binDir, 'crm'), `#!/bin/sh\nexec "${process.execPath}" "${CRM_BIN}" "$@"\n`);
-  chmodSync(join(binDir, 'crm'), 0o755);
+  binDir = crmOnPath(dir);
 });
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -4,12 +4,12 @@
 // chunks whose answers had arrived. Also the same Ctrl-C delivered twice (npm run / npx forward the
 // terminal's SIGINT to their child), a binary file given as the CSV, and a header-only CSV.
 import { execFile, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswers } from '../helpers/held-answers.js';
-import { CRM_BIN, cleanEnv, collect, runCrm, startCrm, type CrmResult } from '../helpers/run-crm.js';
+import { crmOnPath, cleanEnv, collect, runCrm, startCrm, type CrmResult } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let t: TestSandbox;
@@ -19,10 +19,7 @@ let binDir: string;
 beforeAll(async () => {
   t = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
   dir = mkdtempSync(join(tmpdir(), 'crm-interrupt-'));
-  binDir = join(dir, 'bin');
-  mkdirSync(binDir);
-  writeFileSync(join(binDir, 'crm'), `#!/bin/sh\nexec "${process.execPath}" "${CRM_BIN}" "$@"\n`);
-  chmodSync(join(binDir, 'crm'), 0o755);
+  binDir = crmOnPath(dir);
 });
 afterAll(async () => {
   await t?.close();

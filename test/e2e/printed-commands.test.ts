@@ -3,11 +3,11 @@
 // and the "More results" hint without --profile: the pasted command wrote to the default profile's
 // server, another CRM).
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CRM_BIN, cleanEnv, runCrm } from '../helpers/run-crm.js';
+import { crmOnPath, cleanEnv, runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let t: TestSandbox;
@@ -16,10 +16,7 @@ let binDir: string;
 beforeAll(async () => {
   t = await startTestSandbox({ seed: 11, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
   dir = mkdtempSync(join(tmpdir(), 'crm-printed-'));
-  binDir = join(dir, 'bin');
-  mkdirSync(binDir);
-  writeFileSync(join(binDir, 'crm'), `#!/bin/sh\nexec "${process.execPath}" "${CRM_BIN}" "$@"\n`);
-  chmodSync(join(binDir, 'crm'), 0o755);
+  binDir = crmOnPath(dir);
   const env = { CRM_CONFIG_DIR: t.configDir };
   // the default profile points at a port where nothing listens; `work` at the sandbox
   for (const [name, url, extra] of [

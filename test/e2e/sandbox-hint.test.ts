@@ -2,21 +2,18 @@
 // (a `<admin key above>` placeholder made bash look for a file named `admin`), run and show
 // something. Without --seed the sandbox is empty: a list would show only "No results.", so the hint makes a record first and names --seed for sample data.
 import { execFile, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRM_BIN, cleanEnv, startCrm } from '../helpers/run-crm.js';
+import { crmOnPath, cleanEnv, startCrm } from '../helpers/run-crm.js';
 
 let dir: string;
 let binDir: string;
 const children: ChildProcess[] = [];
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'crm-sandbox-hint-'));
-  binDir = join(dir, 'bin');
-  mkdirSync(binDir);
-  writeFileSync(join(binDir, 'crm'), `#!/bin/sh\nexec "${process.execPath}" "${CRM_BIN}" "$@"\n`);
-  chmodSync(join(binDir, 'crm'), 0o755);
+  binDir = crmOnPath(dir);
 });
 afterAll(async () => {
   // each sandbox removes its own files as it exits (--tls: its CA folder): wait for that

@@ -1,12 +1,12 @@
 // A way back used as people use it (issue 27, CONTRACT §7c): the undo command a --match run prints, pasted into a
 // shell, twice, after the list is applied again, when the records are already back, and a week later after a
 // colleague's change. Judged by what the sandbox holds after each step, not by crm's summary.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRecord, logLength, requestLog } from '../helpers/bulk.js';
-import { CRM_BIN, runCrm } from '../helpers/run-crm.js';
+import { crmOnPath, runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -17,10 +17,7 @@ beforeAll(async () => {
   t = await startTestSandbox({ seed: 3, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
   dir = tempDir('crm-week-');
   // `crm` on the PATH, as a user has it
-  bin = join(dir, 'bin');
-  mkdirSync(bin);
-  writeFileSync(join(bin, 'crm'), `#!/bin/sh\nexec "${process.execPath}" "${CRM_BIN}" "$@"\n`);
-  chmodSync(join(bin, 'crm'), 0o755);
+  bin = crmOnPath(dir);
 });
 afterAll(async () => {
   await t?.close();

@@ -1,10 +1,21 @@
 // Spawns the built binary (`bin/crm`, run by the same Node as the tests) and collects its output.
 // Asynchronous on purpose: the sandbox usually runs in this same process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const CRM_BIN = fileURLToPath(new URL('../../bin/crm', import.meta.url));
+
+/** Makes `DIR/bin` hold a `crm` (the built binary), for PATH: a printed command then runs as printed. Returns it. */
+export function crmOnPath(dir: string): string {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'crm'), `#!/bin/sh\nexec '${process.execPath}' '${CRM_BIN}' "$@"\n`);
+  chmodSync(join(bin, 'crm'), 0o755);
+  return bin;
+}
 
 export interface CrmResult {
   code: number | null;
