@@ -34,23 +34,19 @@ export interface DeleteBackup {
 /** A delete's backup by its name: `<input>.deleted.ndjson`, or a single delete's `<resource>.deleted.<time>.ndjson`. */
 export const isBackupFile = (name: string): boolean => /\.deleted(\.\d{8}T\d{6}Z)?\.ndjson$/.test(name);
 
-/** The ids of the records a backup file holds (a torn last line, from a kill during a write, is skipped). */
-export function backupIds(text: string): Set<string> {
-  const ids = new Set<string>();
-  for (const line of text.split('\n')) {
-    try {
-      const id = (JSON.parse(line) as { id?: unknown } | null)?.id;
-      if (typeof id === 'string') ids.add(id);
-    } catch {
-      // a torn or empty line
-    }
+/** A field of a backup line's record; undefined for a torn line (from a kill during a write) or an empty one. */
+function fieldOf(line: string | undefined, field: 'id' | 'owner_id'): unknown {
+  try {
+    return (JSON.parse(line ?? '') as Record<string, unknown> | null)?.[field];
+  } catch {
+    return undefined;
   }
-  return ids;
 }
 
-/** The ids a backup file holds now, without opening it for writing (none when it does not exist or cannot be read). */
-export async function backupIdsIn(path: string): Promise<Set<string>> {
-  return backupIds(await readFile(path, 'utf8').catch(() => ''));
+/** The ids of the records a backup file holds (a torn last line is skipped). */
+export function backupIds(text: string): Set<string> {
+  const ids = text.split('\n').map((line) => fieldOf(line, 'id'));
+  return new Set(ids.filter((id): id is string => typeof id === 'string'));
 }
 
 /** Opens (or creates) the backup file for appending; one that cannot be written is a usage error (exit 2) naming it. */
@@ -187,7 +183,8 @@ export async function backupRead(
 ): Promise<{ ids: Set<string>; toRead: number; kept: number }> {
   const ids = new Set<string>();
   for await (const r of checked.records?.() ?? []) if (typeof r.id === 'string') ids.add(r.id);
-  const there = await backupIdsIn(path);
+  // the ids the backup holds now, read without opening it for writing (none when it does not exist or cannot be read)
+  const there = backupIds(await readFile(path, 'utf8').catch(() => ''));
   let kept = 0;
   for (const id of ids) if (there.has(id)) kept++;
   return { ids, toRead: ids.size - kept, kept };
@@ -226,23 +223,15 @@ export async function writeOwners(
   if (!isRestore(run) || results.path === undefined) return undefined;
   try {
     const lines = (await readFile(run.file, 'utf8')).split('\n');
-    const rows = parse<Record<string, string>>(await readFile(results.path, 'utf8'), {
-      columns: true,
-      bom: true,
-      skip_empty_lines: true,
-    });
-    let out = 'id,owner_id\r\n';
-    let n = 0;
-    for (const r of rows) {
-      const id = r.id ?? '';
+    const text = await readFile(results.path, 'utf8');
+    const rows = parse<Record<string, string>>(text, { columns: true, bom: true, skip_empty_lines: true });
+    const owned = rows.flatMap((r) => {
       const owner = ownerOf(lines[Number(r._line) - 1]);
-      if (id === '' || owner === undefined) continue;
-      out += csvLine([id, owner]);
-      n++;
-    }
-    if (n === 0) return undefined;
+      return r.id && owner !== undefined ? [csvLine([r.id, owner])] : [];
+    });
+    if (owned.length === 0) return undefined;
     const path = `${run.file}.owners.csv`;
-    await writeFileAtomic(path, out);
+    await writeFileAtomic(path, 'id,owner_id\r\n' + owned.join(''));
     return path;
   } finally {
     if (results.temporary) await rm(results.path, { force: true });
@@ -250,12 +239,8 @@ export async function writeOwners(
 }
 
 function ownerOf(line: string | undefined): string | undefined {
-  try {
-    const owner = (JSON.parse(line ?? '') as { owner_id?: unknown } | null)?.owner_id;
-    return typeof owner === 'string' && owner !== '' ? owner : undefined;
-  } catch {
-    return undefined;
-  }
+  const owner = fieldOf(line, 'owner_id');
+  return typeof owner === 'string' && owner !== '' ? owner : undefined;
 }
 
 /** A delete's backup (`file`) imported again: the links its records had, which cannot come back, and the owners file. */

@@ -36,12 +36,8 @@ export interface OpenedMatchFiles extends MatchFiles {
 
 /** `people.csv.undo.csv` → `people.csv.undo.20261126T015612Z.csv`, at the time its run last wrote it */
 async function moveAside(path: string): Promise<void> {
-  const at = await stat(path).then(
-    (st) => st.mtimeMs,
-    () => undefined,
-  );
-  if (at === undefined) return;
-  await rename(path, path.replace(/\.csv$/, `.${fileStamp(at)}.csv`));
+  const st = await stat(path).catch(() => undefined);
+  if (st) await rename(path, path.replace(/\.csv$/, `.${fileStamp(st.mtimeMs)}.csv`));
 }
 
 /** `base`: the input's path (`people.csv` → `people.csv.undo.csv`); `resume`: the files are this plan's already. */
@@ -239,12 +235,8 @@ export class CreatedFile {
       if (header[0] !== 'id' || header[1] !== '_line')
         throw new UsageError(`${path} is not a file of created records crm wrote; move it away`);
     });
-    return new CreatedFile(
-      path,
-      log.header.length,
-      own.map((c) => log.header.indexOf(c)),
-      log.fh,
-    );
+    const keyAt = own.map((c) => log.header.indexOf(c));
+    return new CreatedFile(path, log.header.length, keyAt, log.fh);
   }
 
   add(id: string, line: number, keyCells: readonly string[]): void {
