@@ -5,8 +5,9 @@ import { CrmError, InterruptedError } from '../../http/errors.js';
 import { neverSent } from '../../http/network-error.js';
 import { Pool } from '../../util/pool.js';
 import { chunkKey } from '../check/chunker.js';
-import type { Counters } from '../types.js';
-import type { BatchSender, ChunkReject, FinishedChunk, RowOperation } from '../shapes.js';
+import type { Counters, StageDeps } from '../types.js';
+import type { ChunkReject, FinishedChunk, Reason, RowOperation } from '../shapes.js';
+import type { SendSlice } from '../plan.js';
 import type { ImportJournal } from '../journal/journal.js';
 import {
   chunkOutcome,
@@ -19,12 +20,10 @@ import {
 import type { Outputs } from '../files/outputs.js';
 import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
 import { onDisk } from './disk.js';
-import { ReasonTally, type Reason } from './reasons.js';
-import type { Spool, SpooledChunk } from '../check/spool.js';
+import { ReasonTally } from './reasons.js';
+import type { Spool, SpooledChunk as Chunk } from '../check/spool.js';
 import type { MatchFiles } from '../files/way-back.js';
 import { RowFiles } from './row-files.js';
-
-type Chunk = SpooledChunk;
 
 export interface DispatchResult {
   counters: Counters;
@@ -36,20 +35,16 @@ export interface DispatchResult {
 }
 
 /** What the sending pass is given (send.ts builds it from the send slice and the stages' values). */
-export interface SendingConfig extends Outputs {
+interface SendingConfig
+  extends
+    Outputs,
+    Pick<SendSlice, 'resource' | 'baseUrl' | 'concurrency' | 'maxConsecutiveFailures' | 'op'>,
+    Pick<StageDeps, 'send' | 'signal' | 'warn'> {
   /** the check pass's chunks (or a reconcile's plan), read back in order */
   spool: Spool;
-  resource: string;
-  baseUrl: string;
-  concurrency: number;
-  maxConsecutiveFailures: number;
-  send: BatchSender;
   journal?: ImportJournal;
-  signal?: AbortSignal;
-  op?: RowOperation;
   /** chunks an earlier run sent without an answer: sent again, marked so */
   resent: ReadonlySet<number>;
-  warn?: (message: string) => void;
   /** a create's rows repeating an earlier one, left out by the check pass */
   repeated: number;
   /** reconcile (`--match`): its updates are rows of this update, and its files (the way back, what was created) */
@@ -138,11 +133,12 @@ class SendingPass {
     const { cfg, c } = this;
     const op = chunk.update ? cfg.updateOp : cfg.op;
     // an operation's key names what it does (`link segments members seg_1`): a row of bare ids is not enough
-    const twinKey = chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, chunk.body, op?.kind, cfg.runId);
+    const keyOf = (body: string, salt: string) =>
+      chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, body, op?.kind, salt);
+    const twinKey = keyOf(chunk.body, cfg.runId);
     // a row is a change of its own (the same body again after another is another change): its number salts its key
     // (not in a journal from before run ids, whose rows in doubt must replay under the keys of that time)
-    const own = op && cfg.runId !== '';
-    const key = own ? chunkKey(cfg.baseUrl, op.describe, chunk.body, op.kind, `${cfg.runId}\0${chunk.seq}`) : twinKey;
+    const key = op && cfg.runId !== '' ? keyOf(chunk.body, `${cfg.runId}\0${chunk.seq}`) : twinKey;
     const subject = op ? this.subjectOf(op, chunk) : undefined;
     const before = subject === undefined ? undefined : this.subjects.get(subject);
     if (op && before?.twin === twinKey) {
@@ -170,10 +166,7 @@ class SendingPass {
     entry.sent = true;
     const sub = again === undefined ? chunk : subChunk(chunk, again);
     // sent again after an answer: a new change, under a key of its own derived from the one answered
-    const sendKey =
-      again === undefined
-        ? key
-        : chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, sub.body, op?.kind, `${cfg.runId}\0${finished!.key}`);
+    const sendKey = again === undefined ? key : keyOf(sub.body, `${cfg.runId}\0${finished!.key}`);
     const resend = again === undefined ? undefined : { whole: chunk, idx: again, done: finished! };
     const answered = (): void => {
       settle();
@@ -228,19 +221,14 @@ class SendingPass {
     let res;
     try {
       const { seq, body } = chunk;
+      const update = chunk.update ? cfg.updateOp : undefined;
       // the records are parsed from the body only if the sender asks for them (a row operation)
-      const req = {
-        resource: cfg.resource,
-        seq,
-        key,
-        body,
-        resent: cfg.resent.has(seq),
-        update: chunk.update ? cfg.updateOp : undefined,
+      res = await cfg.send({
+        ...{ resource: cfg.resource, seq, key, body, resent: cfg.resent.has(seq), update },
         get records() {
           return chunk.records();
         },
-      };
-      res = await cfg.send(req);
+      });
     } catch (err) {
       await this.failed(chunk, key, err, resend);
       return;
