@@ -77,23 +77,19 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     const line = `${torn ? '\n' : ''}${JSON.stringify(record)}\n`;
     torn = false;
     // appends one at a time, each durable before the DELETE it guards; an id counts as held only then
-    const written = queue.then(async () => {
-      if (broken) throw broken;
-      await file.write(line);
-      await file.sync();
-    });
-    const done = written.then(
-      () => {
-        if (id === undefined) return;
-        durable.add(id);
-        pending.delete(id);
-      },
-      (err: unknown) => {
+    const done = queue.then(async () => {
+      try {
+        if (broken) throw broken;
+        await file.write(line);
+        await file.sync();
+        if (id !== undefined) durable.add(id);
+      } catch (err) {
         broken ??= err instanceof Error ? err : new Error(String(err));
-        if (id !== undefined) pending.delete(id);
         throw err;
-      },
-    );
+      } finally {
+        if (id !== undefined) pending.delete(id);
+      }
+    });
     queue = done.catch(() => undefined);
     if (id !== undefined) pending.set(id, done);
     return done;
@@ -185,8 +181,7 @@ export async function backupRead(
   for await (const r of checked.records?.() ?? []) if (typeof r.id === 'string') ids.add(r.id);
   // the ids the backup holds now, read without opening it for writing (none when it does not exist or cannot be read)
   const there = backupIds(await readFile(path, 'utf8').catch(() => ''));
-  let kept = 0;
-  for (const id of ids) if (there.has(id)) kept++;
+  const kept = [...ids].filter((id) => there.has(id)).length;
   return { ids, toRead: ids.size - kept, kept };
 }
 

@@ -10,7 +10,7 @@ import { SortedLines } from '../../util/sorted-lines.js';
 import { detectBom } from '../../util/text.js';
 import { readHead, UTF8 } from '../input/source.js';
 
-export const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
+const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
 /** an input's own copies of the columns these files write (a fed-back rejects file) are dropped */
 const RESERVED = new Set<string>([...REJECT_COLUMNS, '_raw']);
 

@@ -24,7 +24,7 @@ export interface MatchFiles {
 }
 
 /** The rows of a chunk, as the created file needs them. */
-export interface AnsweredRows {
+interface AnsweredRows {
   lines: readonly number[];
   records(): ApiRecord[];
 }
@@ -65,17 +65,14 @@ export async function openMatchFiles(
       },
     },
     ambiguous,
-    created(chunk: AnsweredRows, ids: ReadonlyArray<string | null>) {
-      if (!created) return Promise.resolve();
+    created(chunk, ids) {
+      const made = ids.flatMap((id, i) => (id === null ? [] : [i]));
+      if (!created || made.length === 0) return Promise.resolve();
       const records = chunk.records();
-      const before = creates;
-      ids.forEach((id, i) => {
-        if (id === null) return;
-        creates++;
-        created.add(id, chunk.lines[i]!, keyCells(records[i]!));
-      });
+      for (const i of made) created.add(ids[i]!, chunk.lines[i]!, keyCells(records[i]!));
+      creates += made.length;
       // on disk before the journal records the answer: a kill -9 in between cannot lose an id
-      return creates > before ? created.durable() : Promise.resolve();
+      return created.durable();
     },
     async commit() {
       await Promise.all([undo?.close(), created?.close()]);
@@ -208,10 +205,6 @@ export class UndoFile {
   }
 }
 
-/** A column name of the created file that `--delete` would read as the record's id is kept as `_input_…`. */
-const createdColumn = (name: string): string =>
-  normalizeFieldName(splitType(name).name) === 'id' ? `_input_${name}` : name;
-
 /**
  * `<input>.created.csv`: `id`, `_line`, then the match columns: one row per record a reconcile
  * created, appended across runs (`crm batch RESOURCE <input>.created.csv --delete` removes them).
@@ -230,7 +223,8 @@ export class CreatedFile {
   ) {}
 
   static async open(path: string, matchColumns: readonly string[]): Promise<CreatedFile> {
-    const own = matchColumns.map(createdColumn);
+    // a column `--delete` would read as the record's id is kept as `_input_…`
+    const own = matchColumns.map((c) => (normalizeFieldName(splitType(c).name) === 'id' ? `_input_${c}` : c));
     const log = await openCsvLog(path, ['id', '_line', ...own], (header) => {
       if (header[0] !== 'id' || header[1] !== '_line')
         throw new UsageError(`${path} is not a file of created records crm wrote; move it away`);
