@@ -20,15 +20,6 @@ export function readHow(toRead: number): 'list' | 'get' {
 }
 
 /**
- * After a page: list another? Only while ids are left to find and the file's ids found so far (those in
- * the backup already included, so a rerun reading again the pages a killed run read goes on) are at least
- * the pages read.
- */
-function keepListing(s: { pages: number; found: number; left: number; more: boolean }): boolean {
-  return s.more && s.left > 0 && s.found >= s.pages;
-}
-
-/**
  * The read's cost in requests, least and most: a listing whose first pages hold just the ids to read, and
  * one that stops once its pages fall behind (a page more than the file's ids it found: `toRead + 1`, and
  * in a rerun, up to one more per id kept already, whose pages it reads again).
@@ -48,7 +39,7 @@ interface ListedRead {
 /**
  * Lists `/{resource}` 100 a page, setting aside each record whose id is wanted and not in the backup yet
  * (`DeleteBackup.stage`: it goes to the backup just before its own DELETE, so a run stopped early leaves
- * none there that it did not delete), while keepListing says so; the rest are read by GET as each is deleted.
+ * none there that it did not delete), while the pages pay for themselves; the rest are read by GET as each is deleted.
  */
 export async function listIntoBackup(
   client: HttpClient,
@@ -56,7 +47,6 @@ export async function listIntoBackup(
   wanted: ReadonlySet<string>,
   backup: DeleteBackup,
   signal?: AbortSignal,
-  onPage?: (r: ListedRead) => void,
 ): Promise<ListedRead> {
   let left = [...wanted].filter((id) => !backup.has(id)).length;
   let [pages, found, kept] = [0, 0, 0];
@@ -65,10 +55,11 @@ export async function listIntoBackup(
     const mine = page.data.filter((r: ApiRecord) => typeof r.id === 'string' && wanted.has(r.id));
     const staged = await backup.stage(mine);
     [found, left, kept] = [found + mine.length, left - staged, kept + staged];
-    onPage?.({ pages, kept });
     if (signal?.aborted)
       throw new InterruptedError('interrupted while reading the records to keep, before this run deleted any');
-    if (!keepListing({ pages, found, left, more: page.hasNextPage })) break;
+    // another page only while ids are left to find and the file's ids found so far (those in the backup already
+    // included, so a rerun reading again the pages a killed run read goes on) are at least the pages read
+    if (!page.hasNextPage || left <= 0 || found < pages) break;
   }
   return { pages, kept };
 }
@@ -95,8 +86,9 @@ export function deleteCostText(
   atLimit: (requests: number) => string,
 ): string {
   const { least, most } = readCost(r.toRead, r.kept);
-  const earlier = `, for the rows an earlier run did not finish (it did ${count(r.rows - r.deletes)} of ${count(r.rows)})`;
-  const dels = plural(r.deletes, 'DELETE') + (r.deletes < r.rows ? earlier : '');
+  const did = `it did ${count(r.rows - r.deletes)} of ${count(r.rows)}`;
+  const dels =
+    plural(r.deletes, 'DELETE') + (r.deletes < r.rows ? `, for the rows an earlier run did not finish (${did})` : '');
   const reads = readHow(r.toRead) === 'get' ? plural(most, 'GET') : 'the reads';
   const [fewest, all] = [least + r.deletes, most + r.deletes];
   const total = least === most ? plural(all, 'request') : `from ${count(fewest)} to ${count(all)} requests`;

@@ -139,7 +139,9 @@ class SendingPass {
     // a row is a change of its own (the same body again after another is another change): its number salts its key
     // (not in a journal from before run ids, whose rows in doubt must replay under the keys of that time)
     const key = op && cfg.runId !== '' ? keyOf(chunk.body, `${cfg.runId}\0${chunk.seq}`) : twinKey;
-    const subject = op ? this.subjectOf(op, chunk) : undefined;
+    // the record (or link) an operation's row changes
+    const plan = op?.plan(chunk.records()[0]!);
+    const subject = plan?.ok ? plan.request.subject : undefined;
     const before = subject === undefined ? undefined : this.subjects.get(subject);
     if (op && before?.twin === twinKey) {
       // the row before it for this record was the same change: that one does it (a rejected first is fixed for both)
@@ -181,12 +183,6 @@ class SendingPass {
       else c.rows -= chunk.lines.length;
     }
     if (!cfg.op && !cfg.updateOp && c.chunks === 1) await entry.pending; // a create's first chunk goes alone (failedAlike in finish)
-  }
-
-  /** The record (or link) an operation's row changes. */
-  private subjectOf(op: RowOperation, chunk: Chunk): string | undefined {
-    const p = op.plan(chunk.records()[0]!);
-    return p.ok ? p.request.subject : undefined;
   }
 
   /** A chunk an earlier run answered, not sent again: its rows counted and written out as answered then. */

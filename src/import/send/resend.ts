@@ -1,8 +1,7 @@
 // Rows an earlier run of the job answered that this run sends again (issue 17): those it rejected (the cause
 // may be fixed), and for an update, delete or link the rows done then of a record this run changed before
 // them (file order). Pure: which rows, the chunk they make, and the answer merged back.
-import type { ChunkReject, FinishedChunk } from '../shapes.js';
-import { NO_RESULT_CODE } from '../shapes.js';
+import { NO_RESULT_CODE, type ChunkReject, type FinishedChunk } from '../shapes.js';
 import type { SpooledChunk as Chunk } from '../check/spool.js';
 
 /** A chunk answered by an earlier run, some of whose rows are sent again: which, and that answer. */
