@@ -6,11 +6,12 @@ import { neverSent } from '../../http/network-error.js';
 import { Pool } from '../../util/pool.js';
 import { chunkKey } from '../check/chunker.js';
 import type { Counters, StageDeps } from '../types.js';
-import type { ChunkReject, FinishedChunk, Reason, RowOperation } from '../shapes.js';
+import type { FinishedChunk, Reason, RowOperation } from '../shapes.js';
 import type { SendSlice } from '../plan.js';
 import type { ImportJournal } from '../journal/journal.js';
 import {
   chunkOutcome,
+  type Answer,
   failedAlike,
   isFatalSendError,
   isRefusal,
@@ -45,7 +46,6 @@ interface SendingConfig
   journal?: ImportJournal;
   /** chunks an earlier run sent without an answer: sent again, marked so */
   resent: ReadonlySet<number>;
-  /** a create's rows repeating an earlier one, left out by the check pass */
   repeated: number;
   /** reconcile (`--match`): its updates are rows of this update, and its files (the way back, what was created) */
   updateOp?: RowOperation;
@@ -239,7 +239,7 @@ class SendingPass {
     else if (chunk.update) c.updated += out.created;
     else c.created += out.created;
     c.failed += chunk.lines.length - out.created;
-    await this.finish(chunk, key, out.ids, out.rejects, resend);
+    await this.finish(chunk, key, out, resend);
   }
 
   private async failed(chunk: Chunk, key: string, err: unknown, resend?: Resend): Promise<void> {
@@ -272,7 +272,7 @@ class SendingPass {
       const message = `the server refused the whole chunk (lines ${chunk.lines[0]}–${chunk.lines.at(-1)}), none of its rows was created: ${e.message}`;
       const rejects = chunk.lines.map((_l, i) => ({ i, code: e.code ?? e.name, message }));
       this.reasons.add(e.code ?? e.name, `the server refused the whole chunk: ${e.message}`, rejects.length);
-      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects, resend, false);
+      await this.finish(chunk, key, { ids: Array<null>(rejects.length).fill(null), rejects }, resend, false);
     } else this.inDoubt(chunk, e.code ?? e.name, e.message);
     if (this.consecutiveFailures >= cfg.maxConsecutiveFailures && !aborted)
       this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
@@ -294,14 +294,7 @@ class SendingPass {
   }
 
   /** A chunk answered in this run: its rows' outputs, and the journal (a chunk sent again: merged with the earlier answer). */
-  private async finish(
-    chunk: Chunk,
-    key: string,
-    ids: Array<string | null>,
-    rejects: ChunkReject[],
-    resend?: Resend,
-    tally = true,
-  ) {
+  private async finish(chunk: Chunk, key: string, { ids, rejects }: Answer, resend?: Resend, tally = true) {
     if (!this.cfg.op && !this.cfg.updateOp && this.c.chunks === 1 && chunk.seq < this.cfg.lastChunk)
       this.fatal ??= failedAlike(chunk.lines.length, rejects, this.c);
     if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];

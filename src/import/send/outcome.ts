@@ -12,10 +12,14 @@ import {
 } from '../../http/errors.js';
 export { NO_RESULT_CODE } from '../shapes.js';
 
-interface ChunkOutcome {
+/** A chunk's answer per row. */
+export interface Answer {
   /** index → the created id ('' when created without one), or null when not created */
   ids: Array<string | null>;
   rejects: ChunkReject[];
+}
+
+interface ChunkOutcome extends Answer {
   created: number;
 }
 
