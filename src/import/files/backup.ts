@@ -192,6 +192,9 @@ export interface RestoreRun {
   creates: boolean;
 }
 
+/** The `--results` file of a backup imported again; `temporary`: crm's own, removed once read. */
+type RestoreResults = { path?: string; temporary: boolean };
+
 /** A create from a delete's backup (a file named `*.deleted.ndjson`). */
 const isRestore = (run: RestoreRun): boolean => run.creates && isBackupFile(run.file);
 
@@ -200,7 +203,7 @@ const isRestore = (run: RestoreRun): boolean => run.creates && isBackupFile(run.
  * engine writes `_line,id` from its journal, every row created by this run or an earlier one): the file
  * named by --results, else a temporary one beside the input, removed once read.
  */
-export function restoreResults(run: RestoreRun): { path?: string; temporary: boolean } {
+export function restoreResults(run: RestoreRun): RestoreResults {
   if (!isRestore(run) || run.results !== undefined) return { path: run.results, temporary: false };
   return { path: `${run.file}.results-${process.pid}-${Date.now()}.tmp.csv`, temporary: true };
 }
@@ -211,10 +214,7 @@ export function restoreResults(run: RestoreRun): { path?: string; temporary: boo
  * `crm batch RESOURCE <input>.owners.csv --update`. Written durably (0600, renamed into place) before the
  * summary; only rows created whose backup line had an owner_id; none when there are none.
  */
-export async function writeOwners(
-  run: RestoreRun,
-  results: { path?: string; temporary: boolean },
-): Promise<string | undefined> {
+export async function writeOwners(run: RestoreRun, results: RestoreResults): Promise<string | undefined> {
   if (!isRestore(run) || results.path === undefined) return undefined;
   try {
     const lines = (await readFile(run.file, 'utf8')).split('\n');

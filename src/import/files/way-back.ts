@@ -93,6 +93,7 @@ export async function openMatchFiles(
 const JSON_SUFFIX = ':json';
 /** the key of one saved (record, field) pair */
 const pair = (id: string, field: string): string => `${id}\u0000${field}`;
+type Unwritten = { text: string; resolve: () => void; reject: (e: unknown) => void };
 
 /**
  * `<input>.undo.csv`: `id`, then one `FIELD:json` column per field, each cell the JSON of the value the
@@ -101,8 +102,8 @@ const pair = (id: string, field: string): string => `${id}\u0000${field}`;
  */
 export class UndoFile {
   private readonly saved = new Set<string>();
-  /** rows not yet written, and the promise of their being durable */
-  private next: { text: string; done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+  /** rows not yet written, and how to settle the promise of their being durable */
+  private next: Unwritten | undefined;
   /** resolves once every row added so far is durable */
   private last: Promise<void> = Promise.resolve();
   private writing = false;
@@ -168,11 +169,9 @@ export class UndoFile {
     // nothing new: the pairs are saved, or queued and durable when the last write is
     if (!fresh) return this.last;
     if (this.next === undefined) {
-      let resolve!: () => void;
-      let reject!: (e: unknown) => void;
-      const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-      this.next = { text: '', done, resolve, reject };
-      this.last = done;
+      let next!: Unwritten;
+      this.last = new Promise<void>((resolve, reject) => (next = { text: '', resolve, reject }));
+      this.next = next;
     }
     this.next.text += csvLine([guardFormula(id), ...cells]);
     void this.pump();
