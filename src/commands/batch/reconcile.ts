@@ -20,19 +20,17 @@ export function matchFields(
     if (o.plan !== undefined) throw new UsageError('--plan applies only with --match (the plan of a reconcile)', help);
     return undefined;
   }
-  if (o.update || o.delete) {
+  if (o.update || o.delete)
     throw new UsageError(
       `--match cannot be used with --${o.update ? 'update' : 'delete'}: --match decides per row whether to create or update`,
       help,
     );
-  }
   if (o.idColumn !== undefined)
     throw new UsageError('--id-column applies only with --update or --delete (--match id matches on ids)', help);
   // the plan file never replaces the input or one of the files the run writes
   const ours = [o.file, o.rejects, ...['undo', 'created', 'ambiguous', 'rejects'].map((x) => `${o.file}.${x}.csv`)];
-  if (o.plan !== undefined && o.file !== '-' && ours.some((f) => f !== undefined && resolve(f) === resolve(o.plan!))) {
+  if (o.plan !== undefined && o.file !== '-' && ours.some((f) => f !== undefined && resolve(f) === resolve(o.plan!)))
     throw new UsageError(`--plan ${o.plan} names the input or a file this run writes: choose another file`, help);
-  }
   const fields = o.match.split(',').map((f) => f.trim());
   if (fields.some((f) => f === ''))
     throw new UsageError(`--match "${o.match}": name one or more fields, separated by commas (--match email)`, help);

@@ -36,7 +36,7 @@ import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, checkResourceName } from './operation.js';
-import { deleteBackup, noteRecreated, restoreRun } from './delete-backup.js';
+import { deleteBackup, noteRecreated } from './delete-backup.js';
 import { knownFields } from './known-fields.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines, type Stopped } from './outcome.js';
@@ -55,7 +55,7 @@ function capHeap(): void {
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   capHeap();
   if (!o.operation) checkResourceName(o.resource, o.update ? 'update' : o.delete ? 'delete' : undefined);
-  const restoring = restoreRun(o);
+  const restoring = { file: o.file, results: o.results, creates: !o.operation && !o.update && !o.delete && !o.dryRun };
   const restore = restoreResults(restoring);
   const { client, opts } = await importTarget({ ...o, results: restore.path }, ctx);
   const sending = new SendingRate();
