@@ -14,7 +14,6 @@ import {
   type BeforeSend,
   type DeleteBackup,
   type ImportSummary,
-  type RestoreRun,
   type RowOperation,
 } from '../../import/index.js';
 import { costAtLimitText } from '../../output/eta.js';
@@ -72,13 +71,6 @@ export function deleteBackup(
       path !== undefined ? { ...s, backup_file: path, requests: s.requests + listing } : s,
   };
 }
-
-/** The run as a backup imported again sees it (src/import/files/backup.ts: restoreResults, writeOwners). */
-export const restoreRun = (o: BatchOptions): RestoreRun => ({
-  file: o.file,
-  results: o.results,
-  creates: !o.operation && !o.update && !o.delete && !o.dryRun,
-});
 
 /** …and says so: new ids, how to map old to new, and which links did not come back. */
 export function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void {

@@ -17,21 +17,15 @@ export async function knownFields(
   resource: string,
   signal?: AbortSignal,
 ): Promise<ReadonlySet<string> | undefined> {
-  let records: ApiRecord[];
-  try {
-    const res = await client.request<{ data: ApiRecord[] }>({
-      method: 'GET',
-      path: `/${resource}`,
-      query: { limit: 100 },
-      expect: 'list',
-      signal,
+  const page = { method: 'GET', path: `/${resource}`, query: { limit: 100 }, expect: 'list', signal } as const;
+  const records = await client
+    .request<{ data: ApiRecord[] }>(page)
+    .then((res) => res.body.data)
+    .catch((err: unknown) => {
+      if (err instanceof InterruptedError || err instanceof AuthError || neverSent(err)) throw err;
+      return undefined;
     });
-    records = res.body.data;
-  } catch (err) {
-    if (err instanceof InterruptedError || err instanceof AuthError || neverSent(err)) throw err;
-    return undefined;
-  }
-  if (records.length === 0) return undefined;
+  if (!records?.length) return undefined;
   const def = findResource(resource);
   const fields = new Set([...(def?.columns ?? []), ...(def?.required ?? [])]);
   for (const r of records) for (const k of Object.keys(r)) fields.add(k);

@@ -8,12 +8,8 @@ import type { Ctx } from '../context.js';
  * ETA moves while no row finishes); `pause` takes it off the screen while a question is asked.
  */
 export function liveProgress(ctx: Ctx, text: (p: ImportProgress) => string) {
-  const make = () =>
-    createProgress({
-      stream: ctx.io.stderr,
-      enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
-      color: ctx.globals.stderrColor,
-    });
+  const enabled = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
+  const make = () => createProgress({ stream: ctx.io.stderr, enabled, color: ctx.globals.stderrColor });
   let line = make();
   let last: ImportProgress | undefined;
   const tick = setInterval(() => last && line.update(text(last)), 1000);

@@ -43,11 +43,8 @@ export function batchOperation(o: BatchOptions): { operation?: RowOperation; map
       throw new UsageError('--id-column applies only with --update or --delete (a create has no ids)', help);
     return { maps: o.map };
   }
-  const def = findResource(o.resource)!;
-  if (!def.verbs.includes(verb)) {
-    const can = batchable(verb).join(', ');
-    throw new UsageError(`${o.resource} cannot be ${verb}d (${verb} works for ${can})`);
-  }
+  if (!findResource(o.resource)!.verbs.includes(verb))
+    throw new UsageError(`${o.resource} cannot be ${verb}d (${verb} works for ${batchable(verb).join(', ')})`);
   const maps = o.idColumn !== undefined && o.idColumn !== 'id' ? [...(o.map ?? []), `${o.idColumn}=id`] : o.map;
   return { operation: verb === 'update' ? updateOperation(o.resource) : deleteOperation(o.resource), maps };
 }

@@ -50,11 +50,14 @@ export function reasonLines(reasons: readonly Reason[], columns?: number, reject
   return ['Why rows failed:', ...lines];
 }
 
+/** How a run ended early: interrupted (Ctrl-C), or stopped by an error. */
+export type Stopped = 'interrupted' | 'stopped';
+
 /**
  * One sentence of what happened, every row accounted for: "Created 1,700 of 1,740 contacts; 40 failed (see
- * m.rejects.csv)." `stopped`: the run was interrupted (Ctrl-C) or stopped by an error.
+ * m.rejects.csv)."
  */
-export function outcomeSentence(s: ImportSummary, stopped?: 'interrupted' | 'stopped'): string {
+export function outcomeSentence(s: ImportSummary, stopped?: Stopped): string {
   const op = s.operation;
   const verb = op?.done ?? 'created';
   const noun =

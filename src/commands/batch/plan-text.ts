@@ -9,13 +9,16 @@ import { writeRecord } from '../../output/writers.js';
 import { forStderr, forTerminal } from '../../output/width.js';
 import type { Ctx } from '../context.js';
 
+/** A dry run's output: its record as JSON (-o json, ndjson), else its lines, wrapped on a terminal. */
+async function printOut(ctx: Ctx, record: Record<string, unknown>, lines: string[]): Promise<void> {
+  const format = ctx.format();
+  if (format !== 'table') return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, record);
+  ctx.io.stdout.write(`${forTerminal(ctx.io.stdout, lines.join('\n'))}\n`);
+}
+
 export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
   const plan = s.plan!;
-  const format = ctx.format();
   const op = s.operation;
-  const head = { resource: s.resource, ...(op ? { operation: op.kind } : {}), dry_run: true };
-  if (format !== 'table')
-    return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, { ...head, ...plan });
   const skipped = plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : '';
   const requests = plan.first_requests ?? [];
   const lines = [
@@ -30,7 +33,8 @@ export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
       ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)]
       : []),
   ];
-  ctx.io.stdout.write(`${forTerminal(ctx.io.stdout, lines.join('\n'))}\n`);
+  const head = { resource: s.resource, ...(op ? { operation: op.kind } : {}), dry_run: true };
+  return printOut(ctx, { ...head, ...plan }, lines);
 }
 
 /** The header-to-field mapping of the plan: `First Name  → first_name (string)`, columns left out saying why. */
@@ -52,15 +56,14 @@ function mappingLines(mapping: ImportPlan['mapping']): string[] {
 }
 
 /** The least time the rate limit allows the plan's requests, as the pacer knows it after the read. */
-function leastMs(plan: MatchPlan, client: HttpClient | undefined, now: number): number | undefined {
-  return limitFloorMs(plan.requests, now, client?.pace?.());
-}
+const leastMs = (ctx: Ctx, plan: MatchPlan, client: HttpClient | undefined): number | undefined =>
+  limitFloorMs(plan.requests, ctx.clock.now(), client?.pace?.());
 
 const duration = (ms: number): string =>
   ms < 1000 ? 'under a second' : ms < 120_000 ? `${Math.ceil(ms / 1000)} s` : `${Math.ceil(ms / 60_000)} min`;
 
 /** The plan: counts per action, the fields that change, the requests and the least time they take. */
-export function planLines(plan: MatchPlan, least: number | undefined): string[] {
+function planLines(plan: MatchPlan, least: number | undefined): string[] {
   const changes = Object.entries(plan.changes)
     .sort(([, a], [, b]) => b - a)
     .map(([f, n]) => `${sanitizeForTerminal(f)} ${count(n)}`);
@@ -83,25 +86,15 @@ export function planLines(plan: MatchPlan, least: number | undefined): string[] 
 export function showPlan(ctx: Ctx, client: HttpClient | undefined): (plan: MatchPlan) => void {
   return (plan) => {
     if (plan.resumed !== undefined || ctx.globals.quiet || ctx.io.stderr.isTTY !== true) return;
-    ctx.io.stderr.write(
-      `${forStderr(ctx.io.stderr, planLines(plan, leastMs(plan, client, ctx.clock.now())).join('\n'))}\n`,
-    );
+    ctx.io.stderr.write(`${forStderr(ctx.io.stderr, planLines(plan, leastMs(ctx, plan, client)).join('\n'))}\n`);
   };
 }
 
 export async function printDryPlan(ctx: Ctx, s: ImportSummary, client: HttpClient | undefined): Promise<void> {
-  const plan = s.reconcile!.plan;
-  const least = leastMs(plan, client, ctx.clock.now());
-  const format = ctx.format();
-  if (format !== 'table') {
-    const { resumed: _r, ...fields } = plan;
-    return writeRecord(format === 'ndjson' ? 'ndjson' : 'json', ctx.io.stdout, {
-      ...fields,
-      least_ms: least ?? null,
-      dry_run: true,
-    });
-  }
-  const planned = s.reconcile!.plan_file ? [`Every row's action: ${s.reconcile!.plan_file}`] : [];
+  const { plan, plan_file } = s.reconcile!;
+  const least = leastMs(ctx, plan, client);
+  const planned = plan_file ? [`Every row's action: ${plan_file}`] : [];
   const lines = ['Dry run: nothing was sent.', ...planLines(plan, least), ...mappingLines(plan.mapping), ...planned];
-  ctx.io.stdout.write(`${forTerminal(ctx.io.stdout, lines.join('\n'))}\n`);
+  const { resumed: _r, ...fields } = plan;
+  return printOut(ctx, { ...fields, least_ms: least ?? null, dry_run: true }, lines);
 }

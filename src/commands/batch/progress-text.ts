@@ -9,7 +9,7 @@ import { count, plural } from '../../output/plural.js';
 const WAIT_SHOWN_MS = 1000;
 
 /** What the client's pacer knows (`client.pace()`; none for a dry run) and the time it is read at. */
-export interface PaceNow {
+interface PaceNow {
   pace?: PaceInfo;
   now: number;
   /** fed each time the line is drawn while sending: the rate the ETA goes by (waits left out when a limit is known) */
@@ -26,25 +26,22 @@ export function progressText(p: ImportProgress, at?: PaceNow): string {
     const pct = p.bytesTotal > 0 ? ` (${Math.floor((100 * p.bytes) / p.bytesTotal)}%)` : '';
     return `checking: ${plural(p.rows, 'row')} read${pct}`;
   }
-  const now0 = at?.now ?? 0;
-  const waiting = at?.pace?.waitingUntil !== undefined ? at.pace.waitingUntil - now0 : 0;
-  if (p.phase === 'read') {
-    const wait = waiting >= WAIT_SHOWN_MS ? ` · waiting ${formatDuration(waiting / 1000)} (rate limit)` : '';
-    return `reading the CRM: ${count(p.rows)} records, ${plural(p.chunks, 'request')}${wait}`;
-  }
+  const now = at?.now ?? 0;
+  const wait = at?.pace?.waitingUntil !== undefined ? at.pace.waitingUntil - now : 0;
+  const waiting = wait >= WAIT_SHOWN_MS ? `waiting ${formatDuration(wait / 1000)} (rate limit)` : '';
+  const reading = `reading the CRM: ${count(p.rows)} records, ${plural(p.chunks, 'request')}`;
+  if (p.phase === 'read') return [reading, waiting].filter(Boolean).join(' · ');
   const done = p.created + p.failed + p.invalid + p.skipped;
   const secs = p.elapsedMs / 1000;
   const rate = secs > 0 ? (p.created + p.failed) / secs : 0;
   const left = p.rowsTotal !== null ? Math.max(0, p.rowsTotal - done) : 0;
-  const now = at?.now ?? 0;
-  const wait = at?.pace?.waitingUntil !== undefined ? at.pace.waitingUntil - now : 0;
   const parts = [`${done}${p.rowsTotal !== null ? `/${p.rowsTotal}` : ''} rows`, `${p.failed + p.invalid} failed`];
-  if (wait < WAIT_SHOWN_MS) parts.push(`${Math.round(rate)} rows/s`);
+  if (!waiting) parts.push(`${Math.round(rate)} rows/s`);
   const perRequest = Math.max(1, p.rowsPerRequest);
   const requestsLeft = p.requestsLeft ?? Math.ceil(left / perRequest);
   const eta = left > 0 ? etaMs({ requestsLeft, now, pace: at?.pace, observedRatePerMs: ratePerMs(p, at) }) : undefined;
   if (eta !== undefined && eta > 0) parts.push(`ETA ${formatDuration(eta / 1000)}`);
-  if (wait >= WAIT_SHOWN_MS) parts.push(`waiting ${formatDuration(wait / 1000)} (rate limit)`);
+  if (waiting) parts.push(waiting);
   return parts.join(' · ');
 }
 

@@ -9,6 +9,7 @@ import { forStderr } from '../../output/width.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
 import { shellWord } from '../shared/command-line.js';
+import type { Stopped } from './outcome.js';
 
 /** `--match a,b` → its fields; refused with --update or --delete (reconcile decides per row), and --plan without it. */
 export function matchFields(
@@ -19,19 +20,17 @@ export function matchFields(
     if (o.plan !== undefined) throw new UsageError('--plan applies only with --match (the plan of a reconcile)', help);
     return undefined;
   }
-  if (o.update || o.delete) {
+  if (o.update || o.delete)
     throw new UsageError(
       `--match cannot be used with --${o.update ? 'update' : 'delete'}: --match decides per row whether to create or update`,
       help,
     );
-  }
   if (o.idColumn !== undefined)
     throw new UsageError('--id-column applies only with --update or --delete (--match id matches on ids)', help);
   // the plan file never replaces the input or one of the files the run writes
   const ours = [o.file, o.rejects, ...['undo', 'created', 'ambiguous', 'rejects'].map((x) => `${o.file}.${x}.csv`)];
-  if (o.plan !== undefined && o.file !== '-' && ours.some((f) => f !== undefined && resolve(f) === resolve(o.plan!))) {
+  if (o.plan !== undefined && o.file !== '-' && ours.some((f) => f !== undefined && resolve(f) === resolve(o.plan!)))
     throw new UsageError(`--plan ${o.plan} names the input or a file this run writes: choose another file`, help);
-  }
   const fields = o.match.split(',').map((f) => f.trim());
   if (fields.some((f) => f === ''))
     throw new UsageError(`--match "${o.match}": name one or more fields, separated by commas (--match email)`, help);
@@ -44,18 +43,10 @@ const KEYS =
   rejects_file ambiguous_file undo_file created_file`.split(/\s+/);
 
 /** The summary (CONTRACT §7b): a table on stderr, or JSON on stdout; exit 9 when a row was not made to agree. */
-export async function printMatchSummary(
-  ctx: Ctx,
-  s: ImportSummary,
-  stopped?: 'interrupted' | 'stopped',
-): Promise<void> {
+export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: Stopped): Promise<void> {
   const r = s.reconcile!;
-  const all: Record<string, unknown> = {
-    ...s,
-    ...r,
-    read_requests: r.plan.read_requests,
-    requests: s.requests + r.plan.read_requests,
-  };
+  const { read_requests } = r.plan;
+  const all: Record<string, unknown> = { ...s, ...r, read_requests, requests: s.requests + read_requests };
   const record = Object.fromEntries(KEYS.map((k) => [k, all[k] ?? null]));
   if (s.skipped > 0) record.skipped = s.skipped;
   if (s.not_sent > 0) record.not_sent = s.not_sent;
@@ -79,13 +70,11 @@ export async function printMatchSummary(
     s.in_doubt > 0
       ? 'rerun this same command first: it finishes this plan under the same Idempotency-Keys (never send those rows another way)'
       : 'fix those rows in the file (or the records in the CRM) and run the same command again: rows that agree by then need no request';
-  throw new PartialFailureError(
-    `${plural(notAgreeing, 'row')} of ${count(s.rows)} not made to agree: ${what.join(', ')}`,
-    { hint },
-  );
+  const line = `${plural(notAgreeing, 'row')} of ${count(s.rows)} not made to agree: ${what.join(', ')}`;
+  throw new PartialFailureError(line, { hint });
 }
 
-function sentence(s: ImportSummary, stopped?: 'interrupted' | 'stopped'): string {
+function sentence(s: ImportSummary, stopped?: Stopped): string {
   const r = s.reconcile!;
   const more = [
     [r.ambiguous, 'ambiguous'],

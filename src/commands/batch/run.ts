@@ -36,10 +36,10 @@ import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
 import { batchOperation, checkResourceName } from './operation.js';
-import { deleteBackup, noteRecreated, restoreRun } from './delete-backup.js';
+import { deleteBackup, noteRecreated } from './delete-backup.js';
 import { knownFields } from './known-fields.js';
 import { liveProgress } from './live-progress.js';
-import { outcomeSentence, reasonLines } from './outcome.js';
+import { outcomeSentence, reasonLines, type Stopped } from './outcome.js';
 import { progressText } from './progress-text.js';
 
 /** An import's V8 heap settings, for its peak RSS. */
@@ -55,7 +55,7 @@ function capHeap(): void {
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   capHeap();
   if (!o.operation) checkResourceName(o.resource, o.update ? 'update' : o.delete ? 'delete' : undefined);
-  const restoring = restoreRun(o);
+  const restoring = { file: o.file, results: o.results, creates: !o.operation && !o.update && !o.delete && !o.dryRun };
   const restore = restoreResults(restoring);
   const { client, opts } = await importTarget({ ...o, results: restore.path }, ctx);
   const sending = new SendingRate();
@@ -66,13 +66,9 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const summary = await runImport(opts, {
     // a dry run sends nothing
     send: httpSender(client, op, { onKept: (w) => kept.push(w), backup: backup.current }),
+    readIndex: client && opts.match ? matchReader(client, opts.resource, ctx.clock, ctx.signal) : undefined,
     // a dry run's plan is its output (printDryPlan): not shown before as well
-    ...(client && opts.match
-      ? {
-          readIndex: matchReader(client, opts.resource, ctx.clock, ctx.signal),
-          ...(o.dryRun ? {} : { onPlan: showPlan(ctx, client) }),
-        }
-      : {}),
+    onPlan: client && opts.match && !o.dryRun ? showPlan(ctx, client) : undefined,
     // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
     knownFields:
       client && !opts.match && (!op || op.kind === 'update')
@@ -110,7 +106,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) {
     const importFile = (file: string): string =>
-      summary.operation ? sameCommandOn(o, file) : crmCommand(ctx.globals, ['batch', summary.resource, file]);
+      summary.operation ? resumeCommand(o, file) : crmCommand(ctx.globals, ['batch', summary.resource, file]);
     throw new PartialFailureError(failureLine(summary), {
       hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }),
     });
@@ -131,14 +127,8 @@ async function importTarget(o: BatchOptions, ctx: Ctx): Promise<{ client?: HttpC
   const { operation, maps } = o.operation ? { operation: o.operation, maps: o.map } : batchOperation(o);
   const opts: ImportOptions = {
     ...{ resource: o.resource, operation, input: o.file, baseUrl, keyId, keyMask, maps, chunkSize: o.chunkSize },
-    ...{
-      concurrency: o.concurrency,
-      rejectsPath: o.rejects,
-      resultsPath: o.results,
-      dryRun: o.dryRun,
-      strict: o.strict,
-    },
-    ...{ resume: o.resume, encoding: o.encoding, format: o.inputFormat },
+    ...{ concurrency: o.concurrency, rejectsPath: o.rejects, resultsPath: o.results, dryRun: o.dryRun },
+    ...{ strict: o.strict, resume: o.resume, encoding: o.encoding, format: o.inputFormat },
     ...(match ? { match: { fields: match }, planPath: o.plan } : {}),
   };
   return { client, opts };
@@ -160,11 +150,8 @@ function withResumeHint(err: unknown, o: BatchOptions, partial: ImportSummary | 
     return new InterruptedError(err.message, { hint: resumeHint(o), cause: err });
   if (err instanceof DiskError) {
     const elsewhere = 'or write elsewhere: --rejects, --results, CRM_CONFIG_DIR for the journal';
-    return new DiskError(err.message, {
-      code: err.code,
-      cause: err,
-      hint: `free some space (${elsewhere}), then ${resumeHint(o)}`,
-    });
+    const hint = `free some space (${elsewhere}), then ${resumeHint(o)}`;
+    return new DiskError(err.message, { code: err.code, cause: err, hint });
   }
   const left = partial !== undefined && partial.not_sent + partial.in_doubt > 0;
   if (left && (err instanceof ServerError || err instanceof RateLimitError))
@@ -177,27 +164,25 @@ function withResumeHint(err: unknown, o: BatchOptions, partial: ImportSummary | 
  * --no-resume (which would ignore the journal this run kept). Standard input cannot be replayed by
  * a command line alone: the same content has to be piped again.
  */
-export function resumeHint(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>): string {
+function resumeHint(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>): string {
   const line = resumeCommand(o);
   return o.file === '-' ? `to resume, pipe the same content again to: ${line}` : `to resume, run: ${line}`;
 }
 
-/** The command as typed (its --profile and --base-url included), without --no-resume. */
-function resumeCommand(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>): string {
-  const words = o.argv ? o.argv.filter((w) => w !== '--no-resume') : ['batch', o.resource, o.file];
-  return ['crm', ...words].map(shellWord).join(' ');
-}
-
-/** An update, delete or link run again on another file (a fixed rejects file): the command as typed, with that file, without the outputs' flags. */
-function sameCommandOn(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>, file: string): string {
+/**
+ * The command as typed (its --profile and --base-url included), without --no-resume; `on`: an update, delete or
+ * link run again on another file (a fixed rejects file), with that file, without the outputs' flags.
+ */
+function resumeCommand(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>, on?: string): string {
   const words = [...(o.argv ?? ['batch', o.resource, o.file])];
   const at = words.lastIndexOf(o.file);
-  if (at >= 0) words[at] = file;
+  if (on !== undefined && at >= 0) words[at] = on;
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
-    if (w === '--no-resume' || /^--(rejects|results)=/.test(w)) continue;
-    if (w === '--rejects' || w === '--results') i++;
+    const output = on !== undefined && /^--(rejects|results)(=|$)/.test(w);
+    if (w === '--no-resume' || (output && w.includes('='))) continue;
+    if (output) i++;
     else out.push(w);
   }
   return ['crm', ...out].map(shellWord).join(' ');
@@ -212,46 +197,38 @@ type NextCommands = { rerun?: string; importFile?: (file: string) => string };
  * the only step (a rerun rewrites the rejects file); then the rejects, then rows to check first.
  */
 export function nextSteps(s: ImportSummary, stdin: boolean, cmd: NextCommands = {}): string {
+  const created = s.operation?.done ?? 'created';
   if (s.in_doubt > 0) {
     const again = stdin
       ? 'pipe the same content to this same command'
       : 'rerun this same command (same file, same options)';
     const them = s.in_doubt === 1 ? 'it' : 'them';
     return (
-      `${plural(s.in_doubt, 'row')} ${wasWere(s.in_doubt)} sent without an answer and may have been ${s.operation?.done ?? 'created'}: first ${again}; ` +
+      `${plural(s.in_doubt, 'row')} ${wasWere(s.in_doubt)} sent without an answer and may have been ${created}: first ${again}; ` +
       `it settles ${them} under the same Idempotency-Keys (never import ${them} any other way) and then says what is left to fix.` +
       (cmd.rerun ? `\n  ${cmd.rerun}` : '')
     );
   }
-  const steps: string[] = [];
   const rejected = s.failed + s.invalid - s.in_doubt - s.unknown;
-  const created = s.operation?.done ?? 'created';
   // a DELETE answered 404 (not a retry's: that one counts as deleted): the record is not there; sent again it fails the same way
   const gone =
     s.operation?.kind === 'delete'
       ? s.reasons.filter((r) => r.code === 'NOT_FOUND').reduce((sum, r) => sum + r.count, 0)
       : 0;
   const file = s.rejects_file ?? 'the rejects file';
-  if (gone > 0) {
-    const it = gone === 1 ? 'it' : 'them';
-    steps.push(
+  const it = gone === 1 ? 'it' : 'them';
+  const fix = rejected - gone;
+  const steps = [
+    gone > 0 &&
       `${plural(gone, 'row')} ${wasWere(gone)} not found (404): already deleted, or never there; running ${it} again fails the same way, ` +
         `so there is nothing to do for ${it}${rejected > gone ? ` (leave ${it} out of ${file})` : ''}.`,
-    );
-  }
-  const fix = rejected - gone;
-  if (fix > 0) {
-    steps.push(
+    fix > 0 &&
       `${plural(fix, 'row')} ${wasWere(fix)} not ${created} and ${fix === 1 ? 'is' : 'are'} in ${file}: fix ${fix === 1 ? 'it' : 'them'} there and run \`${cmd.importFile?.(file) ?? crmCommand({}, ['batch', s.resource, file])}\`.`,
-    );
-  }
-  if (s.unknown > 0) {
-    steps.push(
+    s.unknown > 0 &&
       `The server's answer did not say whether ${plural(s.unknown, 'row')} ${wasWere(s.unknown)} ${created}: ${s.unknown === 1 ? 'it is' : 'they are'} in ${s.unknown_file ?? 'the unknown file'}; ` +
         'check in the CRM which exist before importing any of them.',
-    );
-  }
-  return steps.join('\n');
+  ];
+  return steps.filter(Boolean).join('\n');
 }
 
 /** The exit-9 error line; rows in doubt are named as such, not as failed. */
@@ -270,34 +247,23 @@ function failureLine(s: ImportSummary): string {
   return `${parts.join(', ')}, of ${count(s.rows)}`;
 }
 
-const SUMMARY_KEYS = `resource rows created failed invalid skipped chunks requests retries elapsed_ms
-  rejects_file in_doubt unknown unknown_file not_sent backup_file links_not_restored owners_file`.split(/\s+/) as Array<
-  keyof ImportSummary
->;
+const SUMMARY_KEYS =
+  `resource rows created failed invalid skipped chunks requests retries elapsed_ms rejects_file in_doubt
+  unknown unknown_file not_sent backup_file links_not_restored owners_file`.split(/\s+/) as Array<keyof ImportSummary>;
 
 /** The summary (a table on stderr, or JSON on stdout with `reasons`), then why rows failed and one sentence of what happened. */
-async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: 'interrupted' | 'stopped'): Promise<void> {
+async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: Stopped): Promise<void> {
   const op = s.operation;
   const { output, quiet, stderrColor } = ctx.globals;
   const json = output === 'json' || output === 'ndjson';
-  // an update, delete or link says what it did (`updated`), and has no chunks
-  const keys = SUMMARY_KEYS.filter(
-    (k) =>
-      !(op && k === 'chunks') &&
-      !(k === 'backup_file' && s.backup_file === undefined) &&
-      !(k === 'owners_file' && s.owners_file === undefined) &&
-      !(k === 'links_not_restored' && (!json || !s[k])),
-  );
-  const record = Object.fromEntries(
-    keys.flatMap((k): Array<[string, unknown]> =>
-      k === 'created' && op
-        ? [
-            ['operation', op.kind],
-            [op.done, s.created],
-          ]
-        : [[k, s[k]]],
-    ),
-  );
+  const record: Record<string, unknown> = {};
+  for (const k of SUMMARY_KEYS) {
+    const absent = (k === 'backup_file' || k === 'owners_file') && s[k] === undefined;
+    if ((op && k === 'chunks') || absent || (k === 'links_not_restored' && (!json || !s[k]))) continue;
+    // an update, delete or link says what it did (`updated`), and has no chunks
+    if (k === 'created' && op) Object.assign(record, { operation: op.kind, [op.done]: s.created });
+    else record[k] = s[k];
+  }
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
   if (quiet) return;
   if (!json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });

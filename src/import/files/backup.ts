@@ -34,23 +34,19 @@ export interface DeleteBackup {
 /** A delete's backup by its name: `<input>.deleted.ndjson`, or a single delete's `<resource>.deleted.<time>[-n].ndjson`. */
 export const isBackupFile = (name: string): boolean => /\.deleted(\.\d{8}T\d{6}Z(-\d+)?)?\.ndjson$/.test(name);
 
-/** The ids of the records a backup file holds (a torn last line, from a kill during a write, is skipped). */
-export function backupIds(text: string): Set<string> {
-  const ids = new Set<string>();
-  for (const line of text.split('\n')) {
-    try {
-      const id = (JSON.parse(line) as { id?: unknown } | null)?.id;
-      if (typeof id === 'string') ids.add(id);
-    } catch {
-      // a torn or empty line
-    }
+/** A field of a backup line's record; undefined for a torn line (from a kill during a write) or an empty one. */
+function fieldOf(line: string | undefined, field: 'id' | 'owner_id'): unknown {
+  try {
+    return (JSON.parse(line ?? '') as Record<string, unknown> | null)?.[field];
+  } catch {
+    return undefined;
   }
-  return ids;
 }
 
-/** The ids a backup file holds now, without opening it for writing (none when it does not exist or cannot be read). */
-export async function backupIdsIn(path: string): Promise<Set<string>> {
-  return backupIds(await readFile(path, 'utf8').catch(() => ''));
+/** The ids of the records a backup file holds (a torn last line is skipped). */
+export function backupIds(text: string): Set<string> {
+  const ids = text.split('\n').map((line) => fieldOf(line, 'id'));
+  return new Set(ids.filter((id): id is string => typeof id === 'string'));
 }
 
 /** Opens (or creates) the backup file for appending; one that cannot be written is a usage error (exit 2) naming it. */
@@ -81,23 +77,19 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     const line = `${torn ? '\n' : ''}${JSON.stringify(record)}\n`;
     torn = false;
     // appends one at a time, each durable before the DELETE it guards; an id counts as held only then
-    const written = queue.then(async () => {
-      if (broken) throw broken;
-      await file.write(line);
-      await file.sync();
-    });
-    const done = written.then(
-      () => {
-        if (id === undefined) return;
-        durable.add(id);
-        pending.delete(id);
-      },
-      (err: unknown) => {
+    const done = queue.then(async () => {
+      try {
+        if (broken) throw broken;
+        await file.write(line);
+        await file.sync();
+        if (id !== undefined) durable.add(id);
+      } catch (err) {
         broken ??= err instanceof Error ? err : new Error(String(err));
-        if (id !== undefined) pending.delete(id);
         throw err;
-      },
-    );
+      } finally {
+        if (id !== undefined) pending.delete(id);
+      }
+    });
     queue = done.catch(() => undefined);
     if (id !== undefined) pending.set(id, done);
     return done;
@@ -187,9 +179,9 @@ export async function backupRead(
 ): Promise<{ ids: Set<string>; toRead: number; kept: number }> {
   const ids = new Set<string>();
   for await (const r of checked.records?.() ?? []) if (typeof r.id === 'string') ids.add(r.id);
-  const there = await backupIdsIn(path);
-  let kept = 0;
-  for (const id of ids) if (there.has(id)) kept++;
+  // the ids the backup holds now, read without opening it for writing (none when it does not exist or cannot be read)
+  const there = backupIds(await readFile(path, 'utf8').catch(() => ''));
+  const kept = [...ids].filter((id) => there.has(id)).length;
   return { ids, toRead: ids.size - kept, kept };
 }
 
@@ -200,6 +192,9 @@ export interface RestoreRun {
   creates: boolean;
 }
 
+/** The `--results` file of a backup imported again; `temporary`: crm's own, removed once read. */
+type RestoreResults = { path?: string; temporary: boolean };
+
 /** A create from a delete's backup (a file named `*.deleted.ndjson`). */
 const isRestore = (run: RestoreRun): boolean => run.creates && isBackupFile(run.file);
 
@@ -208,7 +203,7 @@ const isRestore = (run: RestoreRun): boolean => run.creates && isBackupFile(run.
  * engine writes `_line,id` from its journal, every row created by this run or an earlier one): the file
  * named by --results, else a temporary one beside the input, removed once read.
  */
-export function restoreResults(run: RestoreRun): { path?: string; temporary: boolean } {
+export function restoreResults(run: RestoreRun): RestoreResults {
   if (!isRestore(run) || run.results !== undefined) return { path: run.results, temporary: false };
   return { path: `${run.file}.results-${process.pid}-${Date.now()}.tmp.csv`, temporary: true };
 }
@@ -219,30 +214,19 @@ export function restoreResults(run: RestoreRun): { path?: string; temporary: boo
  * `crm batch RESOURCE <input>.owners.csv --match id`. Written durably (0600, renamed into place) before the
  * summary; only rows created whose backup line had an owner_id; none when there are none.
  */
-export async function writeOwners(
-  run: RestoreRun,
-  results: { path?: string; temporary: boolean },
-): Promise<string | undefined> {
+export async function writeOwners(run: RestoreRun, results: RestoreResults): Promise<string | undefined> {
   if (!isRestore(run) || results.path === undefined) return undefined;
   try {
     const lines = (await readFile(run.file, 'utf8')).split('\n');
-    const rows = parse<Record<string, string>>(await readFile(results.path, 'utf8'), {
-      columns: true,
-      bom: true,
-      skip_empty_lines: true,
-    });
-    let out = 'id,owner_id\r\n';
-    let n = 0;
-    for (const r of rows) {
-      const id = r.id ?? '';
+    const text = await readFile(results.path, 'utf8');
+    const rows = parse<Record<string, string>>(text, { columns: true, bom: true, skip_empty_lines: true });
+    const owned = rows.flatMap((r) => {
       const owner = ownerOf(lines[Number(r._line) - 1]);
-      if (id === '' || owner === undefined) continue;
-      out += csvLine([id, owner]);
-      n++;
-    }
-    if (n === 0) return undefined;
+      return r.id && owner !== undefined ? [csvLine([r.id, owner])] : [];
+    });
+    if (owned.length === 0) return undefined;
     const path = `${run.file}.owners.csv`;
-    await writeFileAtomic(path, out);
+    await writeFileAtomic(path, 'id,owner_id\r\n' + owned.join(''));
     return path;
   } finally {
     if (results.temporary) await rm(results.path, { force: true });
@@ -250,12 +234,8 @@ export async function writeOwners(
 }
 
 function ownerOf(line: string | undefined): string | undefined {
-  try {
-    const owner = (JSON.parse(line ?? '') as { owner_id?: unknown } | null)?.owner_id;
-    return typeof owner === 'string' && owner !== '' ? owner : undefined;
-  } catch {
-    return undefined;
-  }
+  const owner = fieldOf(line, 'owner_id');
+  return typeof owner === 'string' && owner !== '' ? owner : undefined;
 }
 
 /** A delete's backup (`file`) imported again: the links its records had, which cannot come back, and the owners file. */

@@ -10,7 +10,7 @@ import { SortedLines } from '../../util/sorted-lines.js';
 import { detectBom } from '../../util/text.js';
 import { readHead, UTF8 } from '../input/source.js';
 
-export const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
+const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
 /** an input's own copies of the columns these files write (a fed-back rejects file) are dropped */
 const RESERVED = new Set<string>([...REJECT_COLUMNS, '_raw']);
 
@@ -43,15 +43,32 @@ export type Outputs = {
   results?: RowsFile<[string | null]>;
 };
 
-interface FileShape {
+/** The input a file carries rows of: its format and header; for NDJSON the keys found (the results file's columns). */
+export interface RowShape {
   format: InputFormat;
   header: readonly string[] | null;
+  ndjsonKeys?: readonly string[];
+  ndjsonKeysOverflow?: boolean;
+  /** CSV input in another encoding: a BOM, as the rejects file */
+  bom?: boolean;
+}
+
+/** The shape of the input's rows, as the check pass read them, for the files that carry them. */
+export async function rowShapeOf(
+  input: { path: string; encoding: string },
+  rows: { format: InputFormat; header: string[] | null; ndjsonKeys: string[]; ndjsonKeysOverflow: boolean },
+): Promise<Required<RowShape>> {
+  // a BOM when the input had one (an Excel-made CSV: without it Excel reads the rejects as ANSI, "ZoÃ«"), or was
+  // in another encoding (it is UTF-8 now)
+  const bom = input.encoding !== UTF8 || (await readHead(input.path).then((h) => detectBom(h) !== undefined));
+  const { format, header, ndjsonKeys, ndjsonKeysOverflow } = rows;
+  return { format, header, bom, ndjsonKeys, ndjsonKeysOverflow };
 }
 
 /** The rejects (or unknown) file. `bom`: the input was in another encoding (CSV only). */
 export async function createRejectsWriter(
   target: string,
-  o: FileShape & { bom?: boolean; memoryBytes?: number },
+  o: RowShape & { memoryBytes?: number },
 ): Promise<RowsFile<[string, string]>> {
   const file = await AtomicTextFile.create(target);
   const sorted = new SortedLines(target, o.memoryBytes);
@@ -102,12 +119,10 @@ export async function createRejectsWriter(
   };
 }
 
-/** how many distinct NDJSON keys become columns of a --results CSV */
-
 /** The `--results` file. */
 export async function createResultsWriter(
   target: string,
-  o: FileShape & { ndjsonKeys?: readonly string[]; ndjsonKeysOverflow?: boolean; bom?: boolean; idIsTarget?: boolean },
+  o: RowShape & { idIsTarget?: boolean },
 ): Promise<RowsFile<[string | null]>> {
   const file = await AtomicTextFile.create(target);
   const ndjsonOut = o.format === 'ndjson' && /\.(ndjson|jsonl)$/i.test(target);
@@ -124,12 +139,8 @@ export async function createResultsWriter(
   if (o.format === 'csv') file.write((o.bom ? '\ufeff' : '') + csvLine(['_line', 'id', ...keep.map(named)]));
   else if (!ndjsonOut) file.write(csvLine(['_line', 'id', ...keys, ...(more ? ['_more'] : [])]));
   const text = (raw: RawRow, line: number, id: string | null): string => {
-    if (o.format === 'csv')
-      return csvLine([
-        String(line),
-        serverCell(id ?? ''),
-        ...keep.map((i) => (Array.isArray(raw) ? raw : [])[i] ?? ''),
-      ]);
+    const row = Array.isArray(raw) ? raw : [];
+    if (o.format === 'csv') return csvLine([String(line), serverCell(id ?? ''), ...keep.map((i) => row[i] ?? '')]);
     const obj = typeof raw === 'object' && !Array.isArray(raw) ? stripReserved(raw) : {};
     if (ndjsonOut) return JSON.stringify({ _line: line, id, ...obj }) + '\n';
     const cells = [String(line), serverCell(id ?? ''), ...keys.map((k) => cellText(obj[k]))];
@@ -147,33 +158,6 @@ export async function createResultsWriter(
 
 // The rows of the input carried into a file written whole per run (the ambiguous file, `--plan FILE`): after the
 // file's own columns, the input's, as the rejects and results files carry them.
-/** The input a file carries rows of: its format and header; for NDJSON the keys found (the results file's columns). */
-export interface RowShape {
-  format: InputFormat;
-  header: readonly string[] | null;
-  ndjsonKeys?: readonly string[];
-  ndjsonKeysOverflow?: boolean;
-  /** CSV input in another encoding: a BOM, as the rejects file */
-  bom?: boolean;
-}
-
-/** The shape of the input's rows, as the check pass read them, for the files that carry them. */
-export async function rowShapeOf(
-  input: { path: string; encoding: string },
-  rows: { format: InputFormat; header: string[] | null; ndjsonKeys: string[]; ndjsonKeysOverflow: boolean },
-): Promise<Required<RowShape>> {
-  // a BOM when the input had one (an Excel-made CSV: without it Excel reads the rejects as ANSI, "ZoÃ«"), or was
-  // in another encoding (it is UTF-8 now)
-  const bom = input.encoding !== UTF8 || (await readHead(input.path).then((h) => detectBom(h) !== undefined));
-  return {
-    format: rows.format,
-    header: rows.header,
-    bom,
-    ndjsonKeys: rows.ndjsonKeys,
-    ndjsonKeysOverflow: rows.ndjsonKeysOverflow,
-  };
-}
-
 /**
  * How a row's own values follow a file's `own` columns: CSV, the input's columns (a stale copy of an own
  * `_` column dropped, an input `id` kept as `_input_id`); NDJSON, its keys as the results file makes them
@@ -216,7 +200,8 @@ function carried(target: string, shape: RowShape, own: readonly string[]): Carri
 
 /** A file of rows written whole at commit; `head` its own columns, `ownCells` a row's values of them. */
 export class RowsOut {
-  private count = 0;
+  /** rows added */
+  rows = 0;
   private constructor(
     private readonly file: AtomicTextFile,
     private readonly shape: Carried,
@@ -230,14 +215,10 @@ export class RowsOut {
   }
 
   add(raw: RawRow, ownCells: readonly string[], ownValues: readonly unknown[]): void {
-    this.count++;
+    this.rows++;
     if (!this.shape.ndjson) return this.file.write(csvLine([...ownCells, ...this.shape.cells(raw)]));
     const mine = Object.fromEntries(this.head.map((h, i) => [h, ownValues[i]]));
     this.file.write(JSON.stringify({ ...mine, ...this.shape.object(raw) }) + '\n');
-  }
-
-  get rows(): number {
-    return this.count;
   }
 
   commit = (): Promise<void> => this.file.commit();

@@ -24,7 +24,7 @@ export interface MatchFiles {
 }
 
 /** The rows of a chunk, as the created file needs them. */
-export interface AnsweredRows {
+interface AnsweredRows {
   lines: readonly number[];
   records(): ApiRecord[];
 }
@@ -39,11 +39,8 @@ export interface OpenedMatchFiles extends MatchFiles {
  * when an earlier file of that second is there: never over it (it may be the only copy of the values before).
  */
 async function moveAside(path: string): Promise<void> {
-  const at = await stat(path).then(
-    (st) => st.mtimeMs,
-    () => undefined,
-  );
-  if (at !== undefined) await moveToOwnName(path, path.replace(/\.csv$/, ''), '.csv', at);
+  const st = await stat(path).catch(() => undefined);
+  if (st) await moveToOwnName(path, path.replace(/\.csv$/, ''), '.csv', st.mtimeMs);
 }
 
 /** `base`: the input's path (`people.csv` → `people.csv.undo.csv`); `resume`: the files are this plan's already. */
@@ -71,17 +68,14 @@ export async function openMatchFiles(
       },
     },
     ambiguous,
-    created(chunk: AnsweredRows, ids: ReadonlyArray<string | null>) {
-      if (!created) return Promise.resolve();
+    created(chunk, ids) {
+      const made = ids.flatMap((id, i) => (id === null ? [] : [i]));
+      if (!created || made.length === 0) return Promise.resolve();
       const records = chunk.records();
-      const before = creates;
-      ids.forEach((id, i) => {
-        if (id === null) return;
-        creates++;
-        created.add(id, chunk.lines[i]!, keyCells(records[i]!));
-      });
+      for (const i of made) created.add(ids[i]!, chunk.lines[i]!, keyCells(records[i]!));
+      creates += made.length;
       // on disk before the journal records the answer: a kill -9 in between cannot lose an id
-      return creates > before ? created.durable() : Promise.resolve();
+      return created.durable();
     },
     async commit() {
       await Promise.all([undo?.close(), created?.close()]);
@@ -102,6 +96,7 @@ export async function openMatchFiles(
 const JSON_SUFFIX = ':json';
 /** the key of one saved (record, field) pair */
 const pair = (id: string, field: string): string => `${id}\u0000${field}`;
+type Unwritten = { text: string; resolve: () => void; reject: (e: unknown) => void };
 
 /**
  * `<input>.undo.csv`: `id`, then one `FIELD:json` column per field, each cell the JSON of the value the
@@ -110,8 +105,8 @@ const pair = (id: string, field: string): string => `${id}\u0000${field}`;
  */
 export class UndoFile {
   private readonly saved = new Set<string>();
-  /** rows not yet written, and the promise of their being durable */
-  private next: { text: string; done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+  /** rows not yet written, and how to settle the promise of their being durable */
+  private next: Unwritten | undefined;
   /** resolves once every row added so far is durable */
   private last: Promise<void> = Promise.resolve();
   private writing = false;
@@ -177,11 +172,9 @@ export class UndoFile {
     // nothing new: the pairs are saved, or queued and durable when the last write is
     if (!fresh) return this.last;
     if (this.next === undefined) {
-      let resolve!: () => void;
-      let reject!: (e: unknown) => void;
-      const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-      this.next = { text: '', done, resolve, reject };
-      this.last = done;
+      let next!: Unwritten;
+      this.last = new Promise<void>((resolve, reject) => (next = { text: '', resolve, reject }));
+      this.next = next;
     }
     this.next.text += csvLine([guardFormula(id), ...cells]);
     void this.pump();
@@ -214,10 +207,6 @@ export class UndoFile {
   }
 }
 
-/** A column name of the created file that `--delete` would read as the record's id is kept as `_input_…`. */
-const createdColumn = (name: string): string =>
-  normalizeFieldName(splitType(name).name) === 'id' ? `_input_${name}` : name;
-
 /**
  * `<input>.created.csv`: `id`, `_line`, then the match columns: one row per record a reconcile
  * created, appended across runs (`crm batch RESOURCE <input>.created.csv --delete` removes them).
@@ -236,17 +225,14 @@ export class CreatedFile {
   ) {}
 
   static async open(path: string, matchColumns: readonly string[]): Promise<CreatedFile> {
-    const own = matchColumns.map(createdColumn);
+    // a column `--delete` would read as the record's id is kept as `_input_…`
+    const own = matchColumns.map((c) => (normalizeFieldName(splitType(c).name) === 'id' ? `_input_${c}` : c));
     const log = await openCsvLog(path, ['id', '_line', ...own], (header) => {
       if (header[0] !== 'id' || header[1] !== '_line')
         throw new UsageError(`${path} is not a file of created records crm wrote; move it away`);
     });
-    return new CreatedFile(
-      path,
-      log.header.length,
-      own.map((c) => log.header.indexOf(c)),
-      log.fh,
-    );
+    const keyAt = own.map((c) => log.header.indexOf(c));
+    return new CreatedFile(path, log.header.length, keyAt, log.fh);
   }
 
   add(id: string, line: number, keyCells: readonly string[]): void {

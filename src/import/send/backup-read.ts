@@ -8,6 +8,7 @@ import type { ApiRecord } from '../../api/envelopes.js';
 import { PAGE_SIZE_MAX } from '../../api/resources.js';
 import { InterruptedError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
+import { count, plural } from '../../output/plural.js';
 import type { DeleteBackup } from '../files/backup.js';
 
 /** Fewer ids to read than a page holds: one GET each (a listing could cost one request more). */
@@ -16,15 +17,6 @@ export const LIST_MIN_IDS = PAGE_SIZE_MAX;
 /** How the records are read: a listing first when there are at least LIST_MIN_IDS ids to read. */
 export function readHow(toRead: number): 'list' | 'get' {
   return toRead >= LIST_MIN_IDS ? 'list' : 'get';
-}
-
-/**
- * After a page: list another? Only while ids are left to find and the file's ids found so far (those in
- * the backup already included, so a rerun reading again the pages a killed run read goes on) are at least
- * the pages read.
- */
-export function keepListing(s: { pages: number; found: number; left: number; more: boolean }): boolean {
-  return s.more && s.left > 0 && s.found >= s.pages;
 }
 
 /**
@@ -38,7 +30,7 @@ export function readCost(toRead: number, kept = 0): { least: number; most: numbe
   return { least: Math.ceil(toRead / PAGE_SIZE_MAX), most: toRead + kept + 1 };
 }
 
-export interface ListedRead {
+interface ListedRead {
   pages: number;
   /** records the listing set aside, each kept in the backup just before its DELETE */
   kept: number;
@@ -47,7 +39,7 @@ export interface ListedRead {
 /**
  * Lists `/{resource}` 100 a page, setting aside each record whose id is wanted and not in the backup yet
  * (`DeleteBackup.stage`: it goes to the backup just before its own DELETE, so a run stopped early leaves
- * none there that it did not delete), while keepListing says so; the rest are read by GET as each is deleted.
+ * none there that it did not delete), while the pages pay for themselves; the rest are read by GET as each is deleted.
  */
 export async function listIntoBackup(
   client: HttpClient,
@@ -55,7 +47,6 @@ export async function listIntoBackup(
   wanted: ReadonlySet<string>,
   backup: DeleteBackup,
   signal?: AbortSignal,
-  onPage?: (r: ListedRead) => void,
 ): Promise<ListedRead> {
   let left = [...wanted].filter((id) => !backup.has(id)).length;
   let [pages, found, kept] = [0, 0, 0];
@@ -64,20 +55,21 @@ export async function listIntoBackup(
     const mine = page.data.filter((r: ApiRecord) => typeof r.id === 'string' && wanted.has(r.id));
     const staged = await backup.stage(mine);
     [found, left, kept] = [found + mine.length, left - staged, kept + staged];
-    onPage?.({ pages, kept });
     if (signal?.aborted)
       throw new InterruptedError('interrupted while reading the records to keep, before this run deleted any');
-    if (!keepListing({ pages, found, left, more: page.hasNextPage })) break;
+    // another page only while ids are left to find and the file's ids found so far (those in the backup already
+    // included, so a rerun reading again the pages a killed run read goes on) are at least the pages read
+    if (!page.hasNextPage || left <= 0 || found < pages) break;
   }
   return { pages, kept };
 }
 
 /** What the confirmation says the backup read costs, in requests (the time is said for the whole delete: deleteCostText). */
 export function readCostText(resource: string, toRead: number, kept: number): string {
-  const there = kept > 0 ? `; ${kept.toLocaleString('en-US')} ${kept === 1 ? 'is' : 'are'} in it already` : '';
+  const there = kept > 0 ? `; ${count(kept)} ${kept === 1 ? 'is' : 'are'} in it already` : '';
   if (toRead === 0) return `each is in it already: no request to read them`;
   const { least, most } = readCost(toRead, kept);
-  const n = (r: number) => `${r.toLocaleString('en-US')} request${r === 1 ? '' : 's'}`;
+  const n = (r: number) => plural(r, 'request');
   if (readHow(toRead) === 'get') return `read with one GET each: ${n(most)}${there}`;
   return (
     `read by listing ${resource}, ${PAGE_SIZE_MAX} a page, while the pages find them, then one GET for each not found: ` +
@@ -94,12 +86,11 @@ export function deleteCostText(
   atLimit: (requests: number) => string,
 ): string {
   const { least, most } = readCost(r.toRead, r.kept);
-  const n = (x: number) => x.toLocaleString('en-US');
-  const dels = `${n(r.deletes)} DELETE${r.deletes === 1 ? '' : 's'}${r.deletes < r.rows ? `, for the rows an earlier run did not finish (it did ${n(r.rows - r.deletes)} of ${n(r.rows)})` : ''}`;
-  const reads = readHow(r.toRead) === 'get' ? `${n(most)} GET${most === 1 ? '' : 's'}` : 'the reads';
-  const total =
-    least === most
-      ? `${n(most + r.deletes)} request${most + r.deletes === 1 ? '' : 's'}`
-      : `from ${n(least + r.deletes)} to ${n(most + r.deletes)} requests`;
-  return `${total} in all (${reads} and ${dels}): ${least === most ? '' : 'at most '}${atLimit(most + r.deletes)}`;
+  const did = `it did ${count(r.rows - r.deletes)} of ${count(r.rows)}`;
+  const dels =
+    plural(r.deletes, 'DELETE') + (r.deletes < r.rows ? `, for the rows an earlier run did not finish (${did})` : '');
+  const reads = readHow(r.toRead) === 'get' ? plural(most, 'GET') : 'the reads';
+  const [fewest, all] = [least + r.deletes, most + r.deletes];
+  const total = least === most ? plural(all, 'request') : `from ${count(fewest)} to ${count(all)} requests`;
+  return `${total} in all (${reads} and ${dels}): ${least === most ? '' : 'at most '}${atLimit(all)}`;
 }

@@ -5,11 +5,13 @@ import { CrmError, InterruptedError } from '../../http/errors.js';
 import { neverSent } from '../../http/network-error.js';
 import { Pool } from '../../util/pool.js';
 import { chunkKey } from '../check/chunker.js';
-import type { Counters } from '../types.js';
-import type { BatchSender, ChunkReject, FinishedChunk, RowOperation } from '../shapes.js';
+import type { Counters, StageDeps } from '../types.js';
+import type { FinishedChunk, Reason, RowOperation } from '../shapes.js';
+import type { SendSlice } from '../plan.js';
 import type { ImportJournal } from '../journal/journal.js';
 import {
   chunkOutcome,
+  type Answer,
   failedAlike,
   isFatalSendError,
   isRefusal,
@@ -19,12 +21,10 @@ import {
 import type { Outputs } from '../files/outputs.js';
 import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
 import { onDisk } from './disk.js';
-import { ReasonTally, type Reason } from './reasons.js';
-import type { Spool, SpooledChunk } from '../check/spool.js';
+import { ReasonTally } from './reasons.js';
+import type { Spool, SpooledChunk as Chunk } from '../check/spool.js';
 import type { MatchFiles } from '../files/way-back.js';
 import { RowFiles } from './row-files.js';
-
-type Chunk = SpooledChunk;
 
 export interface DispatchResult {
   counters: Counters;
@@ -36,21 +36,16 @@ export interface DispatchResult {
 }
 
 /** What the sending pass is given (send.ts builds it from the send slice and the stages' values). */
-export interface SendingConfig extends Outputs {
+interface SendingConfig
+  extends
+    Outputs,
+    Pick<SendSlice, 'resource' | 'baseUrl' | 'concurrency' | 'maxConsecutiveFailures' | 'op'>,
+    Pick<StageDeps, 'send' | 'signal' | 'warn'> {
   /** the check pass's chunks (or a reconcile's plan), read back in order */
   spool: Spool;
-  resource: string;
-  baseUrl: string;
-  concurrency: number;
-  maxConsecutiveFailures: number;
-  send: BatchSender;
   journal?: ImportJournal;
-  signal?: AbortSignal;
-  op?: RowOperation;
   /** chunks an earlier run sent without an answer: sent again, marked so */
   resent: ReadonlySet<number>;
-  warn?: (message: string) => void;
-  /** a create's rows repeating an earlier one, left out by the check pass */
   repeated: number;
   /** reconcile (`--match`): its updates are rows of this update, and its files (the way back, what was created) */
   updateOp?: RowOperation;
@@ -138,12 +133,15 @@ class SendingPass {
     const { cfg, c } = this;
     const op = chunk.update ? cfg.updateOp : cfg.op;
     // an operation's key names what it does (`link segments members seg_1`): a row of bare ids is not enough
-    const twinKey = chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, chunk.body, op?.kind, cfg.runId);
+    const keyOf = (body: string, salt: string) =>
+      chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, body, op?.kind, salt);
+    const twinKey = keyOf(chunk.body, cfg.runId);
     // a row is a change of its own (the same body again after another is another change): its number salts its key
     // (not in a journal from before run ids, whose rows in doubt must replay under the keys of that time)
-    const own = op && cfg.runId !== '';
-    const key = own ? chunkKey(cfg.baseUrl, op.describe, chunk.body, op.kind, `${cfg.runId}\0${chunk.seq}`) : twinKey;
-    const subject = op ? this.subjectOf(op, chunk) : undefined;
+    const key = op && cfg.runId !== '' ? keyOf(chunk.body, `${cfg.runId}\0${chunk.seq}`) : twinKey;
+    // the record (or link) an operation's row changes
+    const plan = op?.plan(chunk.records()[0]!);
+    const subject = plan?.ok ? plan.request.subject : undefined;
     const before = subject === undefined ? undefined : this.subjects.get(subject);
     if (op && before?.twin === twinKey) {
       // the row before it for this record was the same change: that one does it (a rejected first is fixed for both)
@@ -170,10 +168,7 @@ class SendingPass {
     entry.sent = true;
     const sub = again === undefined ? chunk : subChunk(chunk, again);
     // sent again after an answer: a new change, under a key of its own derived from the one answered
-    const sendKey =
-      again === undefined
-        ? key
-        : chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, sub.body, op?.kind, `${cfg.runId}\0${finished!.key}`);
+    const sendKey = again === undefined ? key : keyOf(sub.body, `${cfg.runId}\0${finished!.key}`);
     const resend = again === undefined ? undefined : { whole: chunk, idx: again, done: finished! };
     const answered = (): void => {
       settle();
@@ -188,12 +183,6 @@ class SendingPass {
       else c.rows -= chunk.lines.length;
     }
     if (!cfg.op && !cfg.updateOp && c.chunks === 1) await entry.pending; // a create's first chunk goes alone (failedAlike in finish)
-  }
-
-  /** The record (or link) an operation's row changes. */
-  private subjectOf(op: RowOperation, chunk: Chunk): string | undefined {
-    const p = op.plan(chunk.records()[0]!);
-    return p.ok ? p.request.subject : undefined;
   }
 
   /** A chunk an earlier run answered, not sent again: its rows counted and written out as answered then. */
@@ -228,19 +217,14 @@ class SendingPass {
     let res;
     try {
       const { seq, body } = chunk;
+      const update = chunk.update ? cfg.updateOp : undefined;
       // the records are parsed from the body only if the sender asks for them (a row operation)
-      const req = {
-        resource: cfg.resource,
-        seq,
-        key,
-        body,
-        resent: cfg.resent.has(seq),
-        update: chunk.update ? cfg.updateOp : undefined,
+      res = await cfg.send({
+        ...{ resource: cfg.resource, seq, key, body, resent: cfg.resent.has(seq), update },
         get records() {
           return chunk.records();
         },
-      };
-      res = await cfg.send(req);
+      });
     } catch (err) {
       await this.failed(chunk, key, err, resend);
       return;
@@ -255,7 +239,7 @@ class SendingPass {
     else if (chunk.update) c.updated += out.created;
     else c.created += out.created;
     c.failed += chunk.lines.length - out.created;
-    await this.finish(chunk, key, out.ids, out.rejects, resend);
+    await this.finish(chunk, key, out, resend);
   }
 
   private async failed(chunk: Chunk, key: string, err: unknown, resend?: Resend): Promise<void> {
@@ -288,7 +272,7 @@ class SendingPass {
       const message = `the server refused the whole chunk (lines ${chunk.lines[0]}–${chunk.lines.at(-1)}), none of its rows was created: ${e.message}`;
       const rejects = chunk.lines.map((_l, i) => ({ i, code: e.code ?? e.name, message }));
       this.reasons.add(e.code ?? e.name, `the server refused the whole chunk: ${e.message}`, rejects.length);
-      await this.finish(chunk, key, Array<null>(rejects.length).fill(null), rejects, resend, false);
+      await this.finish(chunk, key, { ids: Array<null>(rejects.length).fill(null), rejects }, resend, false);
     } else this.inDoubt(chunk, e.code ?? e.name, e.message);
     if (this.consecutiveFailures >= cfg.maxConsecutiveFailures && !aborted)
       this.fatal ??= stoppedAfterFailures(e, this.consecutiveFailures);
@@ -310,14 +294,7 @@ class SendingPass {
   }
 
   /** A chunk answered in this run: its rows' outputs, and the journal (a chunk sent again: merged with the earlier answer). */
-  private async finish(
-    chunk: Chunk,
-    key: string,
-    ids: Array<string | null>,
-    rejects: ChunkReject[],
-    resend?: Resend,
-    tally = true,
-  ) {
+  private async finish(chunk: Chunk, key: string, { ids, rejects }: Answer, resend?: Resend, tally = true) {
     if (!this.cfg.op && !this.cfg.updateOp && this.c.chunks === 1 && chunk.seq < this.cfg.lastChunk)
       this.fatal ??= failedAlike(chunk.lines.length, rejects, this.c);
     if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];

@@ -1,7 +1,7 @@
 // A batch answer → each row's id or error (a row the answer says nothing about is never assumed created); what a failed request means.
 import { plural } from '../../output/plural.js';
 import type { BatchEnvelope } from '../../api/envelopes.js';
-import type { ChunkReject } from '../shapes.js';
+import { NO_RESULT_CODE, type ChunkReject } from '../shapes.js';
 import {
   AuthError,
   CrmError,
@@ -10,19 +10,21 @@ import {
   PartialFailureError,
   restated,
 } from '../../http/errors.js';
-
-import { NO_RESULT_CODE } from '../shapes.js';
 export { NO_RESULT_CODE } from '../shapes.js';
 
-export interface ChunkOutcome {
+/** A chunk's answer per row. */
+export interface Answer {
   /** index → the created id ('' when created without one), or null when not created */
   ids: Array<string | null>;
   rejects: ChunkReject[];
+}
+
+interface ChunkOutcome extends Answer {
   created: number;
 }
 
 export function chunkOutcome(size: number, envelope: BatchEnvelope): ChunkOutcome {
-  const ids: Array<string | null> = new Array<string | null>(size).fill(null);
+  const ids = new Array<string | null>(size).fill(null);
   const seen = new Array<boolean>(size).fill(false);
   const rejects: ChunkReject[] = [];
   for (const item of envelope.data.items) {
@@ -41,28 +43,16 @@ export function chunkOutcome(size: number, envelope: BatchEnvelope): ChunkOutcom
       });
     }
   }
-  for (let i = 0; i < size; i++) {
-    if (!seen[i]) {
-      rejects.push({
-        i,
-        code: NO_RESULT_CODE,
-        message:
-          'the batch answer has no result for this row: it may or may not have been created; check before importing it again',
-      });
-    }
-  }
+  const message =
+    'the batch answer has no result for this row: it may or may not have been created; check before importing it again';
+  for (let i = 0; i < size; i++) if (!seen[i]) rejects.push({ i, code: NO_RESULT_CODE, message });
   rejects.sort((a, b) => a.i - b.i);
   return { ids, rejects, created: ids.filter((x) => x !== null).length };
 }
 
 /** Errors after which sending more chunks is pointless: a bad key, a missing scope, no such endpoint, a bug. */
 export function isFatalSendError(err: unknown): boolean {
-  return (
-    !(err instanceof CrmError) ||
-    err instanceof AuthError ||
-    err instanceof ForbiddenError ||
-    err instanceof NotFoundError
-  );
+  return !(err instanceof CrmError) || [AuthError, ForbiddenError, NotFoundError].some((E) => err instanceof E);
 }
 
 /** A whole chunk refused with a status saying it was not carried out; 408/409/425/429 and 5xx say nothing of the kind. */

@@ -1,6 +1,5 @@
 // Why rows failed, grouped as `sf data bulk results` groups them: by error code and message, with counts,
 // so a summary can say "2,115 × VALIDATION_FAILED email: required" instead of only "2,115 rows failed".
-
 import type { Reason } from '../shapes.js';
 export type { Reason } from '../shapes.js';
 

@@ -1,9 +1,9 @@
 // Rows an earlier run of the job answered that this run sends again (issue 17): those it rejected (the cause
 // may be fixed), and for an update, delete or link the rows done then of a record this run changed before
 // them (file order). Pure: which rows, the chunk they make, and the answer merged back.
-import type { ChunkReject, FinishedChunk } from '../shapes.js';
-import { NO_RESULT_CODE } from '../shapes.js';
+import { NO_RESULT_CODE, type ChunkReject, type FinishedChunk } from '../shapes.js';
 import type { SpooledChunk as Chunk } from '../check/spool.js';
+import type { Answer } from './outcome.js';
 
 /** A chunk answered by an earlier run, some of whose rows are sent again: which, and that answer. */
 export interface Resend {
@@ -49,11 +49,7 @@ export function subChunk(chunk: Chunk, idx: number[]): Chunk {
 }
 
 /** The answer to the rows sent again, merged into the earlier answer of the whole chunk. */
-export function mergeAnswer(
-  resend: Resend,
-  ids: Array<string | null>,
-  rejects: ChunkReject[],
-): { ids: Array<string | null>; rejects: ChunkReject[] } {
+export function mergeAnswer(resend: Resend, ids: Array<string | null>, rejects: ChunkReject[]): Answer {
   const { idx, done } = resend;
   const merged = [...done.ids];
   idx.forEach((at, j) => (merged[at] = ids[j] ?? null));

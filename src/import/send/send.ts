@@ -10,8 +10,8 @@ import type { ScanResult } from '../check/check.js';
 import type { Spool } from '../check/spool.js';
 import { newRunId } from '../check/chunker.js';
 import { checkRunColumns } from '../check/check.js';
-import { createRejectsWriter, createResultsWriter, type Outputs, type RowsFile } from '../files/outputs.js';
-import { rowShapeOf, type RowShape } from '../files/outputs.js';
+import { createRejectsWriter, createResultsWriter, rowShapeOf, type Outputs, type RowsFile } from '../files/outputs.js';
+import type { RowShape } from '../files/outputs.js';
 import { openMatchFiles, type OpenedMatchFiles } from '../files/way-back.js';
 import { keyPart } from '../match/key.js';
 import type { Matched } from '../match/match.js';
@@ -84,20 +84,14 @@ async function sendRows(
     if (now.size !== input.size || now.mtimeMs !== input.mtimeMs)
       throw new UsageError(`${input.name} changed while it was being checked; nothing was sent`);
     if (!slice.match) await checkRunColumns({ ...slice, name: input.name }, scan, deps);
-    const files = await openOutputs(slice, scan, out.shape);
+    const files = await openOutputs(slice, out.shape);
     const stats0 = deps.stats?.();
+    const { resource, baseUrl, concurrency, maxConsecutiveFailures, op } = slice;
     const result = await dispatchRows({
-      ...{ spool, resource: slice.resource, baseUrl: slice.baseUrl, concurrency: slice.concurrency, journal, ...files },
-      ...{
-        maxConsecutiveFailures: slice.maxConsecutiveFailures,
-        send: deps.send,
-        signal: deps.signal,
-        warn: deps.warn,
-      },
-      ...{ op: slice.op, resent: new Set(journal?.inDoubt() ?? []), repeated: scan.repeated },
-      ...{ updateOp: slice.match?.update, match: out.wayBack },
-      // a key belongs to one run of one job: the journal's run id (a resume reuses it); without a journal, this run's
-      ...{ runId: journal ? journal.runId : newRunId(), retry: opened.retryRejected },
+      ...{ resource, baseUrl, concurrency, maxConsecutiveFailures, op, spool, journal, ...files },
+      ...{ send: deps.send, signal: deps.signal, warn: deps.warn, resent: new Set(journal?.inDoubt() ?? []) },
+      ...{ repeated: scan.repeated, updateOp: slice.match?.update, match: out.wayBack, retry: opened.retryRejected },
+      runId: journal ? journal.runId : newRunId(),
       lastChunk: Math.ceil((scan.valid - scan.repeated) / slice.chunkSize),
       onChange: (c) => deps.report('send', c, scan.rows),
     }).catch(async (err: unknown) => {
@@ -114,14 +108,8 @@ async function sendRows(
       return { rejects_file: null, unknown_file: null };
     });
     if (journal && !result.aborted && result.fatal === undefined && c.failedChunks === 0) {
-      const totals = {
-        rows: c.rows,
-        created: c.created + c.skipped,
-        failed: c.failed,
-        invalid: c.invalid,
-        unknown: c.unknown,
-      };
-      await journal.complete(deps.clock.now(), totals);
+      const { rows, failed, invalid, unknown } = c;
+      await journal.complete(deps.clock.now(), { rows, created: c.created + c.skipped, failed, invalid, unknown });
     }
     return { result, files: committed };
   } finally {
@@ -143,7 +131,7 @@ async function commitOutputs(files: Outputs): Promise<Sent['files']> {
   }
 }
 
-async function openOutputs(slice: SendSlice, scan: ScanResult, shape: Required<RowShape>): Promise<Outputs> {
+async function openOutputs(slice: SendSlice, shape: Required<RowShape>): Promise<Outputs> {
   const opened: Array<RowsFile<never[]>> = [];
   const open = async <F extends RowsFile<never[]>>(path: string, make: () => Promise<F>): Promise<F> => {
     try {
@@ -156,15 +144,12 @@ async function openOutputs(slice: SendSlice, scan: ScanResult, shape: Required<R
       throw disk !== err ? disk : new UsageError(`cannot write ${path}: ${fsReason(err)}`, { cause: err });
     }
   };
-  const { rejectsPath, unknownPath, resultsPath: path, op } = slice;
+  const { rejectsPath, unknownPath, resultsPath, op } = slice;
   const rejects = await open(rejectsPath, () => createRejectsWriter(rejectsPath, shape));
   const unknown = await open(unknownPath, () => createRejectsWriter(unknownPath, shape));
-  if (path === undefined) return { rejects, unknown };
-  const keys = { ndjsonKeys: scan.ndjsonKeys, ndjsonKeysOverflow: scan.ndjsonKeysOverflow };
+  if (resultsPath === undefined) return { rejects, unknown };
+  // (the shape carries the NDJSON keys the check pass found: the results file's columns)
   const idIsTarget = op?.required.includes('id') === true;
-  return {
-    rejects,
-    unknown,
-    results: await open(path, () => createResultsWriter(path, { ...shape, ...keys, idIsTarget })),
-  };
+  const results = await open(resultsPath, () => createResultsWriter(resultsPath, { ...shape, idIsTarget }));
+  return { rejects, unknown, results };
 }

@@ -7,6 +7,8 @@ import type { BatchSender, RowOperation } from '../shapes.js';
 export type { BatchRequest, BatchResponse, BatchSender } from '../shapes.js';
 import { keepBefore, type DeleteBackup } from '../files/backup.js';
 
+type Hooks = { onKept?: (what: string) => void; backup?: () => DeleteBackup | undefined };
+
 /**
  * The engine's sender over the HTTP client (none: a dry run, which sends nothing): a row of the operation, else a
  * chunk of a batch create, or (reconcile) a row of the update the request carries (the plan's).
@@ -14,10 +16,10 @@ import { keepBefore, type DeleteBackup } from '../files/backup.js';
 export function httpSender(
   client: HttpClient | undefined,
   op: RowOperation | undefined,
-  hooks: { onKept?: (what: string) => void; backup?: () => DeleteBackup | undefined } = {},
+  hooks: Hooks = {},
 ): BatchSender {
   if (!client) return () => Promise.reject(new Error('a dry run sends nothing'));
-  if (op) return httpRowSender(client, op, hooks.onKept, hooks.backup);
+  if (op) return httpRowSender(client, op, hooks);
   const batch = httpBatchSender(client);
   let rows: { op: RowOperation; send: BatchSender } | undefined;
   return (req) => {
@@ -50,15 +52,12 @@ function isReplayed(headers: Record<string, string> | undefined): boolean {
 
 /** A row's answer as a one-item batch answer, so the engine, journal and rejects treat rows as chunks of one. */
 function oneItem(result: { id: string } | { code: string; message: string }): BatchEnvelope {
-  const item =
-    'id' in result
-      ? { index: 0, status: 'created', data: { id: result.id } }
-      : { index: 0, status: 'error', error: result };
-  const ok = 'id' in result ? 1 : 0;
-  return {
-    object: 'batch',
-    data: { items: [item], summary: { total: 1, succeeded: ok, failed: 1 - ok } },
-  } as BatchEnvelope;
+  const ok = 'id' in result;
+  const item = ok
+    ? { index: 0, status: 'created', data: { id: result.id } }
+    : { index: 0, status: 'error', error: result };
+  const summary = { total: 1, succeeded: Number(ok), failed: Number(!ok) };
+  return { object: 'batch', data: { items: [item], summary } } as BatchEnvelope;
 }
 
 /** The row's own failure (not the key, the scope, the limit or the server): a status saying this row was not done. */
@@ -72,22 +71,16 @@ function rowRefusal(err: unknown): err is CrmError {
  * (404, 422, …) is that row's error, not the run's; a 404 to a DELETE sent again (a retry, or in doubt from
  * an earlier run) is the earlier attempt's success, and a 409 to a link is a link already there.
  */
-export function httpRowSender(
-  client: HttpClient,
-  op: RowOperation,
-  onKept?: (what: string) => void,
-  backup?: () => DeleteBackup | undefined,
-): BatchSender {
+function httpRowSender(client: HttpClient, op: RowOperation, { onKept, backup }: Hooks = {}): BatchSender {
   let parentChecked: Promise<void> | undefined;
   return async (req) => {
     const plan = op.plan(req.records[0]!);
     if (!plan.ok) throw new Error(`a row the check passed cannot be sent: ${plan.reason}`);
     const { method, path, body, target } = plan.request;
-    const keyed = method === 'POST' || method === 'PATCH';
+    const idempotencyKey = method === 'POST' || method === 'PATCH' ? req.key : undefined;
     const keep = method === 'DELETE' ? backup?.() : undefined;
     try {
       const beforeSend = keep ? await keepBefore(client, path, target, keep) : undefined;
-      const idempotencyKey = keyed ? req.key : undefined;
       const res = await client.request({
         method,
         path,
