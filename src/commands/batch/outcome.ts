@@ -78,7 +78,8 @@ export function outcomeSentence(s: ImportSummary, stopped?: Stopped): string {
     s.in_doubt > 0 ? `${n(s.in_doubt)} sent without an answer (may have been ${verb})` : '',
     s.unknown > 0 ? `${n(s.unknown)} not known to be ${verb}${s.unknown_file ? ` (see ${s.unknown_file})` : ''}` : '',
     s.not_sent > 0 ? `${n(s.not_sent)} not sent yet` : '',
-    s.backup_file !== undefined
+    // only when something was deleted: the backup holds no record whose DELETE was refused (CONTRACT §7c)
+    s.backup_file !== undefined && s.created + earlier > 0
       ? `each kept first in ${s.backup_file} (import it to create them again, with new ids)`
       : '',
   ].filter(Boolean);

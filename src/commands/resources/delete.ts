@@ -14,7 +14,8 @@ import { recordPath } from '../../http/url.js';
 import type { DeleteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 import { Ids, isMany, runForIds } from './many.js';
-import { keepBefore, openBackup, type DeleteBackup } from '../../import/index.js';
+import { keepBefore, notDeleted, openBackup, type DeleteBackup } from '../../import/index.js';
+import type { HttpClient } from '../../http/types.js';
 import { crmCommand } from '../shared/command-line.js';
 import { linksLostText } from '../shared/links-lost.js';
 import { forStderr } from '../../output/width.js';
@@ -31,10 +32,7 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const file = await backupFile(o, ctx.clock.now());
   await confirmDelete(ctx, o, `${singular} ${id}`, `${singular} ${sanitizeForTerminal(id)}`, file?.path);
   const client = await ctx.client();
-  const res = await withBackup(ctx, o, file, async (backup) => {
-    const beforeSend = backup ? await keepBefore(client, req.path, id, backup) : undefined;
-    return client.request<Answer>({ ...req, expect: 'success', beforeSend });
-  });
+  const res = await withBackup(ctx, o, file, (backup) => deleteKept(client, req.path, id, backup));
   if (res.goneOnRetry)
     ctx.warn(`The first attempt's answer was lost; its retry found the ${singular} already deleted.`);
   const format = ctx.format();
@@ -72,8 +70,7 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const client = await ctx.client({ concurrencyFlag: true });
   await withBackup(ctx, o, file, async (backup) => {
     const one = async (path: string, id: string) => {
-      const beforeSend = backup ? await keepBefore(client, path, id, backup) : undefined;
-      const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend });
+      const res = await deleteKept(client, path, id, backup);
       if (res.goneOnRetry)
         ctx.warn(`${singular} ${id}: the first attempt's answer was lost; its retry found it already deleted.`);
       return res.body.data ?? { id, deleted: true };
@@ -102,6 +99,17 @@ async function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>, now: nu
   return { path: await freeOwnName(stem, '.ndjson', now), own: { stem, now } };
 }
 
+/** One DELETE, its record kept first; one the server refuses leaves no line in the backup (CONTRACT §7c). */
+async function deleteKept(client: HttpClient, path: string, id: string, backup?: DeleteBackup) {
+  const beforeSend = backup ? await keepBefore(client, path, id, backup) : undefined;
+  try {
+    return await client.request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend });
+  } catch (err) {
+    if (backup && notDeleted(err, false)) backup.refused(id);
+    throw err;
+  }
+}
+
 /**
  * Runs the deletes with the backup open (opened after the confirmation, before any request: a file that
  * cannot be written is exit 2, nothing deleted), then says on stderr where the records were kept.
@@ -118,13 +126,19 @@ async function withBackup<T>(
     ? await createOwnFile(file.own.stem, '.ndjson', file.own.now).catch(() => file.path)
     : file.path;
   const backup = await openBackup(path);
-  let ids = 0;
-  const counting: DeleteBackup = { ...backup, keep: (r) => (ids++, backup.keep(r)) };
+  // the records kept, less those whose DELETE was refused (they leave the file: still in the CRM)
+  const kept = new Set<string>();
+  const counting: DeleteBackup = {
+    ...backup,
+    keep: (r) => (kept.add(String(r.id)), backup.keep(r)),
+    refused: (id) => (kept.delete(id), backup.refused(id)),
+  };
   try {
     return await run(counting);
   } finally {
     await backup.close();
     const again = crmCommand(ctx.globals, ['batch', o.resource, path]);
+    const ids = kept.size;
     if (ids > 0)
       ctx.warn(
         `Kept as ${ids === 1 ? 'it was' : 'they were'} in ${path} before the DELETE (\`${again}\` creates ${ids === 1 ? 'it' : 'them'} again, with new ids; ` +

@@ -1,0 +1,59 @@
+// A refused DELETE is not kept as deleted (issue 27, CONTRACT §7c "only what happened"): with a key that may not
+// delete (403 for every row), the backup held every record and the summary said how to create them again;
+// following it duplicated records that were never deleted. Judged by the sandbox's store and the backup file.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getRecord, makeContacts } from '../helpers/bulk.js';
+import { runCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+
+let t: TestSandbox;
+let dir: string;
+beforeAll(async () => {
+  t = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  dir = tempDir('crm-delete-refused-');
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const crm = (args: string[], key: 'admin' | 'readonly' = 'admin') =>
+  runCrm(args, { env: t.env(key), cwd: dir, timeoutMs: 60_000 });
+/** the ids a backup file holds (none when there is no file) */
+const held = (path: string): string[] =>
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => (JSON.parse(l) as { id: string }).id)
+    : [];
+
+describe('a DELETE the server refuses leaves no record in the backup', () => {
+  it('crm batch --delete with a key that may not delete: the backup holds none, and no hint re-creates them', async () => {
+    const ids = await makeContacts(t, 'refused', 3);
+    const list = join(dir, 'refused.txt');
+    writeFileSync(list, `id\n${ids.join('\n')}\n`);
+    const r = await crm(['batch', 'contacts', list, '--delete', '--yes'], 'readonly');
+    expect(r.code, r.stderr).not.toBe(0);
+    for (const id of ids) expect(await getRecord(t, 'contacts', id), id).toBeDefined();
+    expect(held(`${list}.deleted.ndjson`)).toEqual([]);
+    expect(r.stderr).not.toMatch(/create them again/);
+    // with a key that may: each deleted, each kept once
+    const ok = await crm(['batch', 'contacts', list, '--delete', '--yes']);
+    expect(ok.code, ok.stderr).toBe(0);
+    for (const id of ids) expect(await getRecord(t, 'contacts', id), id).toBeUndefined();
+    expect(held(`${list}.deleted.ndjson`).sort()).toEqual([...ids].sort());
+  });
+
+  it('crm contacts delete ID with a key that may not delete: nothing kept, nothing said about re-creating it', async () => {
+    const [id] = await makeContacts(t, 'refused1', 1);
+    const backup = join(dir, 'one.ndjson');
+    const r = await crm(['contacts', 'delete', id!, '--yes', '--backup', backup], 'readonly');
+    expect(r.code, r.stderr).not.toBe(0);
+    expect(await getRecord(t, 'contacts', id!)).toBeDefined();
+    expect(held(backup)).toEqual([]);
+    expect(r.stderr).not.toMatch(/creates? (it|them) again/);
+  });
+});
