@@ -173,6 +173,19 @@ describe('crm batch sends a number a double cannot hold as the file writes it', 
     expect(batchBodies.at(-1)).toBe(`[{"email":"b2@example.com","score":${BIG},"huge":${HUGE}}]`);
   });
 
+  it('a delete keeps the record with its numbers, and importing the backup sends them as they were', async () => {
+    h.route('DELETE', '/contacts/con_1', (_req, res) =>
+      json(res, 200, { object: 'success', data: { id: 'con_1', deleted: true }, meta: meta() }),
+    );
+    const backup = join(dir, 'kept.deleted.ndjson');
+    await crm('contacts', 'delete', 'con_1', '--yes', '--backup', backup);
+    expect(readFileSync(backup, 'utf8')).toBe(`${contactText(1)}\n`);
+    await crm('-o', 'json', 'batch', 'contacts', backup);
+    expect(batchBodies.at(-1)).toBe(
+      `[{"email":"c1@example.com","big":${BIG},"huge":${HUGE},"long":${LONG},"safe":42}]`,
+    );
+  });
+
   it('an undo file put back with --update: each value as the file holds it', async () => {
     const undo = join(dir, 'list.csv.undo.csv');
     writeFileSync(undo, `id,score:json,tags:json\r\ncon_u1,${BIG},"[1,${LONG}]"\r\n`);

@@ -7,6 +7,7 @@
 // the listing would otherwise leave records there that a re-import would create a second time).
 // Below: the file's ids against the backup's (`backupRead`), and a backup imported again (`restoreResults`, the
 // owners file `writeOwners` writes, `recreated`).
+import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -83,7 +84,7 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     const already = id === undefined ? undefined : pending.get(id);
     if (already) return already;
     if (broken) return Promise.reject(broken);
-    const line = `${torn ? '\n' : ''}${JSON.stringify(record)}\n`;
+    const line = `${torn ? '\n' : ''}${stringifyJson(record)!}\n`;
     torn = false;
     // appends one at a time, each durable before the DELETE it guards; an id counts as held only then
     const done = queue.then(async () => {
@@ -151,7 +152,7 @@ function listedStage(backupPath: string) {
       const h = await opened();
       let text = '';
       for (const r of fresh) {
-        const line = Buffer.from(`${JSON.stringify(r)}\n`, 'utf8');
+        const line = Buffer.from(`${stringifyJson(r)!}\n`, 'utf8');
         at.set(r.id as string, { pos: size + Buffer.byteLength(text, 'utf8'), len: line.length - 1 });
         text += line.toString('utf8');
       }
@@ -165,7 +166,7 @@ function listedStage(backupPath: string) {
       if (!place || !handle) return undefined;
       const buf = Buffer.alloc(place.len);
       await (await handle).read(buf, 0, place.len, place.pos);
-      return JSON.parse(buf.toString('utf8')) as ApiRecord;
+      return parseJson(buf.toString('utf8')) as ApiRecord;
     },
     async remove(): Promise<void> {
       if (!handle) return;

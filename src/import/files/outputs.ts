@@ -1,5 +1,6 @@
 // The rejects, unknown and --results files, written whole at the end (AtomicTextFile). Rejects are in line
 // order, rectangular, without the formula guard; server text (`_error_*`, `id`) goes through serverCell.
+import { stringifyJson } from '../../json/exact-json.js';
 import { cellText } from '../../output/cell.js';
 import { quoteCsv } from '../../output/csv.js';
 import { guardFormula } from '../../output/formula-guard.js';
@@ -90,7 +91,7 @@ export async function createRejectsWriter(
         : { _raw: Array.isArray(raw) ? raw.join(',') : raw };
     // JSON escapes C0 itself; C1 and bidi controls are escaped too (no formula guard: not for a spreadsheet)
     const why = { _line: line, _error_code: sanitizeForTerminal(code), _error_message: sanitizeForTerminal(message) };
-    return JSON.stringify({ ...base, ...why }) + '\n';
+    return stringifyJson({ ...base, ...why })! + '\n';
   };
   return {
     target,
@@ -142,10 +143,10 @@ export async function createResultsWriter(
     const row = Array.isArray(raw) ? raw : [];
     if (o.format === 'csv') return csvLine([String(line), serverCell(id ?? ''), ...keep.map((i) => row[i] ?? '')]);
     const obj = typeof raw === 'object' && !Array.isArray(raw) ? stripReserved(raw) : {};
-    if (ndjsonOut) return JSON.stringify({ _line: line, id, ...obj }) + '\n';
+    if (ndjsonOut) return stringifyJson({ _line: line, id, ...obj })! + '\n';
     const cells = [String(line), serverCell(id ?? ''), ...keys.map((k) => cellText(obj[k]))];
     const rest = Object.entries(obj).filter(([k]) => !keySet.has(k) && k !== 'id');
-    if (more) cells.push(rest.length > 0 ? JSON.stringify(Object.fromEntries(rest)) : '');
+    if (more) cells.push(rest.length > 0 ? stringifyJson(Object.fromEntries(rest))! : '');
     return csvLine(cells);
   };
   return {
@@ -193,7 +194,7 @@ function carried(target: string, shape: RowShape, own: readonly string[]): Carri
     const row = new Map(renamed(raw));
     const out = keys.map((k) => cellText(row.get(name(k)!)));
     keys.forEach((k) => row.delete(name(k)!));
-    return more ? [...out, row.size > 0 ? JSON.stringify(Object.fromEntries(row)) : ''] : out;
+    return more ? [...out, row.size > 0 ? stringifyJson(Object.fromEntries(row))! : ''] : out;
   };
   return { ndjson: false, names: [...keys.map((k) => name(k)!), ...(more ? ['_more'] : [])], cells, object };
 }
@@ -218,7 +219,7 @@ export class RowsOut {
     this.rows++;
     if (!this.shape.ndjson) return this.file.write(csvLine([...ownCells, ...this.shape.cells(raw)]));
     const mine = Object.fromEntries(this.head.map((h, i) => [h, ownValues[i]]));
-    this.file.write(JSON.stringify({ ...mine, ...this.shape.object(raw) }) + '\n');
+    this.file.write(stringifyJson({ ...mine, ...this.shape.object(raw) })! + '\n');
   }
 
   commit = (): Promise<void> => this.file.commit();

@@ -1,6 +1,7 @@
 // Rows an earlier run of the job answered that this run sends again (issue 17): those it rejected (the cause
 // may be fixed), and for an update, delete or link the rows done then of a record this run changed before
 // them (file order). Pure: which rows, the chunk they make, and the answer merged back.
+import { stringifyJson } from '../../json/exact-json.js';
 import { NO_RESULT_CODE, type ChunkReject, type FinishedChunk } from '../shapes.js';
 import type { SpooledChunk as Chunk } from '../check/spool.js';
 import type { Answer } from './outcome.js';
@@ -42,7 +43,7 @@ export function subChunk(chunk: Chunk, idx: number[]): Chunk {
   return {
     seq: chunk.seq,
     lines: pick(chunk.lines),
-    body: JSON.stringify(records),
+    body: stringifyJson(records)!,
     records: () => records,
     raws: () => pick(chunk.raws()),
   };
