@@ -1,11 +1,12 @@
 // A refused DELETE is not kept as deleted (issue 27, CONTRACT §7c "only what happened"): with a key that may not
 // delete (403 for every row), the backup held every record and the summary said how to create them again;
 // following it duplicated records that were never deleted. Judged by the sandbox's store and the backup file.
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRecord, makeContacts } from '../helpers/bulk.js';
-import { runCrm } from '../helpers/run-crm.js';
+import { CRM_BIN, cleanEnv, collect, runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -26,8 +27,13 @@ const held = (path: string): string[] =>
   existsSync(path)
     ? readFileSync(path, 'utf8')
         .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l) => (JSON.parse(l) as { id: string }).id)
+        .flatMap((l) => {
+          try {
+            return [(JSON.parse(l) as { id: string }).id];
+          } catch {
+            return []; // a torn line (cut short) holds no record
+          }
+        })
     : [];
 
 describe('a DELETE the server refuses leaves no record in the backup', () => {
@@ -55,5 +61,27 @@ describe('a DELETE the server refuses leaves no record in the backup', () => {
     expect(await getRecord(t, 'contacts', id!)).toBeDefined();
     expect(held(backup)).toEqual([]);
     expect(r.stderr).not.toMatch(/creates? (it|them) again/);
+  });
+
+  it('a backup line that cannot be written whole: exit 8 naming the backup, the DELETE not sent, no torn record read as one', async () => {
+    const [a, b] = await makeContacts(t, 'fullbk', 2);
+    const backup = join(dir, 'full.ndjson');
+    // a file near a 1 KiB limit on the size of any file crm writes (ulimit -f): the next line is cut short (EFBIG)
+    writeFileSync(backup, `${JSON.stringify({ id: 'con_before', pad: 'x'.repeat(900) })}\n`);
+    const line = `ulimit -f 1; exec "${process.execPath}" "${CRM_BIN}" "$@"`;
+    const args = ['contacts', 'delete', a!, b!, '--yes', '--backup', backup, '--concurrency', '1'];
+    const r = await collect(spawn('bash', ['-c', line, 'crm', ...args], { env: cleanEnv(t.env('admin')), cwd: dir }), {
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toContain(`cannot write the backup file ${backup}`);
+    expect(r.stderr).not.toMatch(/unexpected failure|a bug in crm/);
+    for (const id of [a!, b!]) expect(await getRecord(t, 'contacts', id), id).toBeDefined();
+    expect(held(backup)).toEqual(['con_before']);
+    // with room again, the same command keeps each whole, then deletes it
+    const again = await crm(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(held(backup).sort()).toEqual(['con_before', a!, b!].sort());
+    for (const id of [a!, b!]) expect(await getRecord(t, 'contacts', id), id).toBeUndefined();
   });
 });

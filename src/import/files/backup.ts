@@ -8,12 +8,13 @@
 // Below: the file's ids against the backup's (`backupRead`), and a backup imported again (`restoreResults`, the
 // owners file `writeOwners` writes, `recreated`).
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rm, statfs, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { linksTo } from '../../api/resources.js';
-import { CrmError, NotFoundError, UsageError } from '../../http/errors.js';
+import { CrmError, DiskError, NotFoundError, UsageError } from '../../http/errors.js';
+import { errnoOf, fsReason } from '../../util/fs-error.js';
 import type { HttpClient } from '../../http/types.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import type { BeforeSend, ImportSummary } from '../types.js';
@@ -90,7 +91,7 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     const done = queue.then(async () => {
       try {
         if (broken) throw broken;
-        await file.write(line);
+        await appendWhole(file, line, path);
         await file.sync();
         if (id !== undefined) durable.add(id);
       } catch (err) {
@@ -123,6 +124,31 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
       if (refused.size > 0) await dropRefused(path, refused);
     },
   };
+}
+
+/**
+ * All of `text` appended (a short write goes on from where it stopped), or a DiskError naming the backup and its
+ * folder's free space: a record's line is whole before its DELETE is sent (CONTRACT §7c), and a full disk under the
+ * backup is named as such, not as the journal's.
+ */
+async function appendWhole(file: FileHandle, text: string, path: string): Promise<void> {
+  const buf = Buffer.from(text, 'utf8');
+  try {
+    for (let at = 0; at < buf.length;) {
+      const { bytesWritten } = await file.write(buf, at, buf.length - at);
+      if (bytesWritten <= 0) throw Object.assign(new Error('no byte written'), { code: 'ENOSPC' });
+      at += bytesWritten;
+    }
+  } catch (err) {
+    const free = await statfs(dirname(path)).then(
+      (st) => `; ${Math.floor((st.bavail * st.bsize) / 1024)} KiB free in ${dirname(path)}`,
+      () => '',
+    );
+    throw new DiskError(`cannot write the backup file ${path}: ${fsReason(err)}${free}; nothing more was deleted`, {
+      cause: err,
+      code: errnoOf(err) === 'ENOSPC' || errnoOf(err) === 'EDQUOT' ? 'DISK_FULL' : 'DISK_ERROR',
+    });
+  }
 }
 
 /**
