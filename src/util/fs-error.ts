@@ -26,6 +26,13 @@ export function fsReason(err: unknown): string {
   return (code && REASONS[code]) ?? (err instanceof Error ? err.message : String(err));
 }
 
+/** `err` naming the file it is about (a FileHandle's write names none), so a full disk is named by that file's path. */
+export function naming<E>(err: E, path: string): E {
+  if (err !== null && typeof err === 'object' && (err as { path?: unknown }).path === undefined)
+    Object.defineProperty(err, 'path', { value: path, enumerable: false, configurable: true });
+  return err;
+}
+
 /** Errors of the disk under a file, not of crm: full, over quota, failing. */
 const DISK_ERRNOS: readonly string[] = ['ENOSPC', 'EDQUOT', 'EFBIG', 'EIO', 'EROFS'];
 

@@ -2,6 +2,7 @@
 // from this run (a resumed plan adds to its run's files; a new run that changes or creates something first moves the
 // earlier run's aside, to `<input>.undo.<time>.csv`, so an undo never reaches back past the run it names, and the
 // created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.
+import { naming } from '../../util/fs-error.js';
 import { type FileHandle, stat } from 'node:fs/promises';
 import type { ApiRecord } from '../../api/envelopes.js';
 import type { RawRow } from '../shapes.js';
@@ -193,8 +194,8 @@ export class UndoFile {
         await this.fh.sync();
         batch.resolve();
       } catch (error) {
-        this.failure ??= { error };
-        batch.reject(error);
+        this.failure ??= { error: naming(error, this.path) };
+        batch.reject(this.failure.error);
       }
     }
     this.writing = false;
@@ -249,7 +250,10 @@ export class CreatedFile {
     this.buffer = '';
     if (text === '') return;
     this.chain = this.chain.then(async () => {
-      if (!this.failure) await this.fh.appendFile(text, 'utf8').catch((error: unknown) => (this.failure = { error }));
+      if (!this.failure)
+        await this.fh
+          .appendFile(text, 'utf8')
+          .catch((error: unknown) => (this.failure = { error: naming(error, this.path) }));
     });
   }
 
@@ -258,7 +262,9 @@ export class CreatedFile {
     this.flush();
     await this.chain;
     if (this.failure) throw this.failure.error;
-    await this.fh.datasync();
+    await this.fh.datasync().catch((error: unknown) => {
+      throw naming(error, this.path);
+    });
   }
 
   /** Write what is left, fsync, close; the first write error is thrown here. */
