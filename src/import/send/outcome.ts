@@ -4,6 +4,7 @@ import type { BatchEnvelope } from '../../api/envelopes.js';
 import { NO_RESULT_CODE, type ChunkReject } from '../shapes.js';
 import {
   AuthError,
+  DiskError,
   CrmError,
   ForbiddenError,
   NotFoundError,
@@ -52,7 +53,10 @@ export function chunkOutcome(size: number, envelope: BatchEnvelope): ChunkOutcom
 
 /** Errors after which sending more chunks is pointless: a bad key, a missing scope, no such endpoint, a bug. */
 export function isFatalSendError(err: unknown): boolean {
-  return !(err instanceof CrmError) || [AuthError, ForbiddenError, NotFoundError].some((E) => err instanceof E);
+  // a DiskError: a delete's backup could not be written, so nothing more may be deleted
+  return (
+    !(err instanceof CrmError) || [AuthError, ForbiddenError, NotFoundError, DiskError].some((E) => err instanceof E)
+  );
 }
 
 /** A whole chunk refused with a status saying it was not carried out; 408/409/425/429 and 5xx say nothing of the kind. */

@@ -5,7 +5,7 @@ import { RawNumber } from '../../json/exact-json.js';
 import type { HttpClient } from '../../http/types.js';
 import type { BatchSender, RowOperation } from '../shapes.js';
 export type { BatchRequest, BatchResponse, BatchSender } from '../shapes.js';
-import { keepBefore, notDeleted, type DeleteBackup } from '../files/backup.js';
+import { keepBefore, type DeleteBackup } from '../files/backup.js';
 
 type Hooks = { onKept?: (what: string) => void; backup?: () => DeleteBackup | undefined };
 
@@ -94,8 +94,6 @@ function httpRowSender(client: HttpClient, op: RowOperation, { onKept, backup }:
       const replayed = isReplayed(res.headers) || res.goneOnRetry === true;
       return { envelope: oneItem({ id: target }), retries: res.retries, replayed };
     } catch (err) {
-      // refused, or never sent: the record is still there, so its backup line goes (CONTRACT §7c, only what happened)
-      if (keep && notDeleted(err, req.resent)) keep.refused(target);
       if (err instanceof CrmError && err.status === 404 && op.goneIsDone && req.resent)
         return { envelope: oneItem({ id: target }), replayed: true };
       if (err instanceof NotFoundError && op.parentPath) await (parentChecked ??= parentMissing(client, op));

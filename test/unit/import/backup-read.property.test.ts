@@ -56,7 +56,6 @@ function fakes(collection: string[], kept: string[]) {
     path: 'b',
     has: (id) => held.has(id),
     keep: async (r) => void held.add(r.id as string),
-    refused: (id) => void held.delete(id),
     async stage(rs) {
       let n = 0;
       for (const r of rs) {
