@@ -1,4 +1,4 @@
-// The fields the CRM's records have, for the column check of `crm batch` (src/import/check/columns.ts): one page of
+// The fields the CRM's records have, for the column check of `crm batch` (src/import/check/check.ts): one page of
 // the collection (`GET /RESOURCE?limit=100`, one request) and the resource table's own fields.
 import type { ApiRecord } from '../../api/envelopes.js';
 import { findResource } from '../../api/resources.js';
