@@ -2,6 +2,7 @@
 // another run (the same second, another process) has that name. Made exclusively: never over another file.
 import { constants } from 'node:fs';
 import { copyFile, link, open, unlink } from 'node:fs/promises';
+import { exists } from './fs.js';
 import { fileStamp } from './stamp.js';
 
 const MAX_TRIES = 1000;
@@ -14,11 +15,7 @@ export const ownName = (stem: string, ext: string, now: number, n = 1): string =
 export async function freeOwnName(stem: string, ext: string, now: number): Promise<string> {
   for (let n = 1; ; n++) {
     const path = ownName(stem, ext, now, n);
-    const taken = await open(path, 'r').then(
-      (fh) => fh.close().then(() => true),
-      (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
-    );
-    if (!taken || n >= MAX_TRIES) return path;
+    if (!(await exists(path)) || n >= MAX_TRIES) return path;
   }
 }
 

@@ -108,18 +108,13 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
 }
 
 /**
- * All of `text` appended (a short write goes on from where it stopped), or a DiskError naming the backup and its
+ * All of `text` appended (FileHandle.appendFile goes on after a short write), or a DiskError naming the backup and its
  * folder's free space: a record's line is whole before its DELETE is sent (CONTRACT §7c), and a full disk under the
  * backup is named as such, not as the journal's.
  */
 async function appendWhole(file: FileHandle, text: string, path: string): Promise<void> {
-  const buf = Buffer.from(text, 'utf8');
   try {
-    for (let at = 0; at < buf.length;) {
-      const { bytesWritten } = await file.write(buf, at, buf.length - at);
-      if (bytesWritten <= 0) throw Object.assign(new Error('no byte written'), { code: 'ENOSPC' });
-      at += bytesWritten;
-    }
+    await file.appendFile(text, 'utf8');
   } catch (err) {
     const free = await statfs(dirname(path)).then(
       (st) => `; ${Math.floor((st.bavail * st.bsize) / 1024)} KiB free in ${dirname(path)}`,
