@@ -89,7 +89,7 @@ async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<Impor
 
 /** While sending, a reconcile's progress counts the requests its plan has left (its creates and updates carry different numbers of rows). */
 function reportSending(report: Report, matched: Matched | undefined): Report {
-  const planned = matched && !matched.resumed ? matched.plan.requests : undefined;
+  const planned = matched?.plan.requests;
   if (planned === undefined) return report;
   return (phase, c, rowsTotal) => report(phase, c, rowsTotal, Math.max(0, planned - (c.chunks ?? 0)));
 }

@@ -75,7 +75,7 @@ function reconciled(matched: Matched, c: Counters, sent: Sent): NonNullable<Impo
     ambiguous,
     duplicate,
     ...files,
-    plan_file: matched.resumed ? null : (matched.planCsv ?? null),
+    plan_file: matched.planCsv ?? null,
   };
 }
 

@@ -131,8 +131,10 @@ export interface MatchPlan {
   changes: Record<string, number>;
   /** columns → fields, as the header was read */
   mapping?: PlanColumn[];
-  /** a resumed run sends the plan an interrupted run made (no read) */
+  /** a run resuming a job an interrupted run began (when that run made its plan) */
   resumed?: string;
+  /** rows whose record that run changed or created, and which still agree: done by it */
+  done?: number;
 }
 
 export interface ImportProgress extends ImportCounts {

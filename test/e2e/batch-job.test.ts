@@ -264,7 +264,7 @@ describe('one run of a job at a time', () => {
       front.release();
       expect(second.code, second.stderr).toBe(2);
       expect(second.stderr).toContain(`another crm (process ${first.pid}) is running this same job`);
-      expect(second.stderr).not.toContain('resuming the plan');
+      expect(second.stderr).not.toContain('resuming the job');
       // the refused run read nothing (the first one only waits for a PATCH's answer) and wrote no --plan file
       expect(during.filter((e) => e.method === 'GET')).toEqual([]);
       expect(existsSync(join(dir, 'rlock.plan.csv'))).toBe(false);

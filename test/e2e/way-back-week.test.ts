@@ -1,12 +1,13 @@
 // A way back used as people use it (issue 27, CONTRACT §7c): the undo command a --match run prints, pasted into a
 // shell, twice, after the list is applied again, when the records are already back, and a week later after a
-// colleague's change. Judged by what the sandbox holds after each step, not by crm's summary.
-import { writeFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+// colleague's change; and the rerun of an interrupted --match run, which checks the records that run changed or
+// created before it counts them done (after the undo it printed, a colleague's change, a delete of what it created),
+// creating exactly once. Judged by what the sandbox holds after each step (and its request log), not by crm's summary.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getRecord, logLength, requestLog } from '../helpers/bulk.js';
-import { crmOnPath, runCrm } from '../helpers/run-crm.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { appliedPerKey, getRecord, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
+import { crmOnPath, paste as pasteIn, printedAfter, runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -22,28 +23,21 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
+afterEach(async () => {
+  await t.control('/faults', { fail_rate: 0, latency_ms: 0, faults: {}, next: [] });
+});
 
 const env = () => ({ ...t.env('admin'), PATH: `${bin}:${process.env.PATH ?? ''}` });
 const crm = (args: string[]) => runCrm(args, { env: t.env('admin'), cwd: dir, timeoutMs: 120_000 });
 
 /** The command printed after `title` (the line below it), as the user would paste it. */
 function printed(stderr: string, title: string): string {
-  const lines = stderr.split('\n');
-  const at = lines.findIndex((l) => l.startsWith(title));
-  expect(at, stderr).toBeGreaterThanOrEqual(0);
-  return lines[at + 1]!.trim();
+  const command = printedAfter(stderr, title);
+  expect(command, stderr).toBeDefined();
+  return command!;
 }
 
-/** Runs a pasted command line in a shell (not spawnSync: the sandbox answers from this process). */
-function paste(command: string): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', command], { cwd: dir, env: env(), stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
-  });
-}
+const paste = (command: string) => pasteIn(command, { cwd: dir, env: env() });
 
 async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${t.sb.baseUrl}${path}`, {
@@ -52,7 +46,7 @@ async function api(method: string, path: string, body?: unknown): Promise<Record
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   expect(res.status, `${method} ${path}`).toBeLessThan(300);
-  return ((await res.json()) as { data: Record<string, unknown> }).data;
+  return res.status === 204 ? {} : ((await res.json()) as { data: Record<string, unknown> }).data;
 }
 
 const UNDO = 'To put back the values this run changed:';
@@ -93,5 +87,122 @@ describe('the undo a --match run prints, over a week', () => {
     const later = await paste(undo2);
     expect(later.code, later.stderr).toBe(0);
     expect(await getRecord(t, 'contacts', id)).toMatchObject({ title: 'Orig', score: 1 });
+  });
+});
+
+/**
+ * `n` contacts `tag.i@example.com` titled `Old i`, a file giving each the title `New i`, and its `--match email` run
+ * stopped by Ctrl-C once `after` PATCHes went out.
+ */
+async function interrupted(tag: string, n: number, after: number) {
+  const ids: string[] = [];
+  for (let i = 1; i <= n; i++)
+    ids.push((await api('POST', '/contacts', { email: `${tag}.${i}@example.com`, title: `Old ${i}` })).id as string);
+  writeFileSync(
+    join(dir, `${tag}.csv`),
+    `email,title\n${ids.map((_, i) => `${tag}.${i + 1}@example.com,New ${i + 1}`).join('\n')}\n`,
+  );
+  const args = ['batch', 'contacts', `${tag}.csv`, '--match', 'email', '--concurrency', '1'];
+  await t.control('/faults', { latency_ms: 15 });
+  const since = await logLength(t);
+  const stopped = await stopAfter(t, args, { env: env(), cwd: dir, method: 'PATCH', after, since, signal: 'SIGINT' });
+  expect(stopped.code, stopped.stderr).toBe(130);
+  await t.control('/faults', { latency_ms: 0 });
+  return { ids, args, stopped };
+}
+
+const json = async (args: string[]) => {
+  const r = await crm(['-o', 'json', ...args]);
+  return { ...r, out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined };
+};
+
+const titlesOf = async (ids: string[]) =>
+  Promise.all(ids.map(async (id) => (await getRecord(t, 'contacts', id))?.title));
+
+/** The ids a way-back file lists (its first column, below the header). */
+const idsOf = (file: string): string[] =>
+  readFileSync(join(dir, file), 'utf8')
+    .split(/\r?\n/)
+    .slice(1)
+    .filter(Boolean)
+    .map((l) => l.split(',')[0]!);
+
+describe('a --match run resumed after an interruption checks what the interrupted run did', () => {
+  it('Ctrl-C, the undo it printed, then the same --match again: every record ends as the file says', async () => {
+    const { ids, args, stopped } = await interrupted('undone', 40, 12);
+    const undo = printed(stopped.stderr, UNDO);
+    expect(undo).toBe('crm batch contacts undone.csv.undo.csv --match id');
+    const undone = await paste(undo);
+    expect(undone.code, undone.stderr).toBe(0);
+    const changed = (await titlesOf(ids)).filter((v, i) => v !== `Old ${i + 1}`).length;
+    expect(changed, 'the undo put every record back').toBe(0);
+
+    const again = await json(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await titlesOf(ids)).toEqual(ids.map((_, i) => `New ${i + 1}`));
+    // nothing is claimed done that the CRM does not hold: every record was read again and changed again
+    expect(again.out).toMatchObject({ updated: 40, created: 0 });
+    expect(again.out!.skipped).toBeUndefined();
+    expect(again.stderr).toMatch(/resuming the job an interrupted run began/);
+    // the job's undo file lists each record once, with the value it had before the job
+    expect(idsOf('undone.csv.undo.csv').sort()).toEqual([...ids].sort());
+    const back = await paste(printed(again.stderr, UNDO));
+    expect(back.code, back.stderr).toBe(0);
+    expect(await titlesOf(ids)).toEqual(ids.map((_, i) => `Old ${i + 1}`));
+  });
+
+  it("Ctrl-C, a colleague's change to a record the run updated, then the same --match: changed again; the rest done", async () => {
+    const { ids, args } = await interrupted('colleague', 30, 10);
+    const now = await titlesOf(ids);
+    const updated = ids.filter((_, i) => now[i] === `New ${i + 1}`);
+    expect(updated.length).toBeGreaterThanOrEqual(10);
+    await api('PATCH', `/contacts/${updated[0]}`, { title: 'Changed by a colleague' });
+
+    const mark = await logLength(t);
+    const again = await json(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await titlesOf(ids)).toEqual(ids.map((_, i) => `New ${i + 1}`));
+    // the colleague's record and the rows not sent yet are updated; what the interrupted run did and still holds is done
+    expect(again.out).toMatchObject({ updated: 30 - updated.length + 1, skipped: updated.length - 1 });
+    const patched = (await requestLog(t, mark)).filter((e) => e.method === 'PATCH').map((e) => e.path.split('/').pop());
+    expect(patched).toContain(updated[0]);
+    expect(patched.filter((id) => updated.slice(1).includes(id!))).toEqual([]);
+    // the undo keeps the value before the job for every record, the colleague's included, each once
+    expect(new Set(idsOf('colleague.csv.undo.csv')).size).toBe(idsOf('colleague.csv.undo.csv').length);
+  });
+
+  it('kill -9 while creating, a created record deleted, then the same --match: each email once, the created file each id once', async () => {
+    const path = join(dir, 'made.csv');
+    writeFileSync(
+      path,
+      `email,title\n${Array.from({ length: 250 }, (_, i) => `made.${i + 1}@example.com,Made`).join('\n')}\n`,
+    );
+    const args = ['batch', 'contacts', 'made.csv', '--match', 'email', '--concurrency', '2', '--chunk-size', '10'];
+    await t.control('/faults', { latency_ms: 20 });
+    const since = await logLength(t);
+    const killed = await stopAfter(t, args, {
+      env: env(),
+      cwd: dir,
+      method: 'POST',
+      after: 6,
+      since,
+      signal: 'SIGKILL',
+    });
+    expect(killed.child.signalCode).toBe('SIGKILL');
+    await t.control('/faults', { latency_ms: 0 });
+    const made = idsOf('made.csv.created.csv');
+    expect(made.length).toBeGreaterThan(0);
+    await api('DELETE', `/contacts/${made[0]}`);
+
+    const again = await json(args);
+    expect(again.code, again.stderr).toBe(0);
+    const counts = await t.countByEmail('made');
+    expect(counts.size).toBe(250);
+    expect([...counts.values()].every((v) => v === 1)).toBe(true);
+    expect([...appliedPerKey(await requestLog(t, since), 'POST').values()].every((v) => v <= 1)).toBe(true);
+    const listed = idsOf('made.csv.created.csv');
+    expect(new Set(listed).size, 'each id once').toBe(listed.length);
+    // every record the job created is listed (the deleted one, and the one made again in its place)
+    expect(listed.length).toBe(251);
   });
 });

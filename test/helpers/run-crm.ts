@@ -17,6 +17,27 @@ export function crmOnPath(dir: string): string {
   return bin;
 }
 
+/** The command a run printed after `title` (the line below it), as a user would copy it; undefined when none. */
+export function printedAfter(stderr: string, title: string): string | undefined {
+  const lines = stderr.split('\n');
+  const at = lines.findIndex((l) => l.startsWith(title));
+  return at < 0 ? undefined : lines[at + 1]?.trim();
+}
+
+/** Runs a pasted command line in `sh` in `cwd` (not spawnSync: a sandbox in this process must go on answering). */
+export function paste(
+  command: string,
+  opts: { cwd: string; env: Record<string, string | undefined> },
+): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', command], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
+  });
+}
+
 export interface CrmResult {
   code: number | null;
   signal: NodeJS.Signals | null;

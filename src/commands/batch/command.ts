@@ -131,9 +131,12 @@ clears it). The plan is shown first on a terminal; --dry-run stops there;
 --plan FILE writes every row's action and changes. Values an update changes
 go to <input>.undo.csv before it is sent, created ids to <input>.created.csv
 (one run's: a later run moves them aside): "crm batch contacts X.undo.csv
---update" puts the values back, --delete of the created file removes what
-was added.
-A rerun reads the CRM again: it sends only what differs by then.
+--match id" puts the values back (right twice, or a week later), --delete
+of the created file removes what was added.
+A rerun reads the CRM again: it sends only what differs by then. After
+Ctrl-C or kill -9, the same command finishes the job: what the interrupted
+run did counts as done only where the CRM still agrees, and its creates
+left without an answer go again under the same keys (never made twice).
 
 Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
 otherwise; a file with bytes that do not decode is refused before anything is

@@ -75,6 +75,7 @@ function planLines(plan: MatchPlan, least: number | undefined): string[] {
     row('create', plan.create),
     row('update', plan.update, changes.join(', ')),
     row('unchanged', plan.unchanged, plan.unchanged > 0 ? 'no request' : ''),
+    ...(plan.done ? [row('done', plan.done, 'by the interrupted run, and the CRM still agrees: no request')] : []),
     row('ambiguous', plan.ambiguous, plan.ambiguous > 0 ? 'two or more records have the key: not sent' : ''),
     row('duplicate', plan.duplicate, plan.duplicate > 0 ? 'an earlier row has the key: not sent' : ''),
     row('invalid', plan.invalid),
@@ -85,7 +86,7 @@ function planLines(plan: MatchPlan, least: number | undefined): string[] {
 /** Before the run, on a terminal (stderr); a dry run prints it as its output (wrapped like this on a terminal, as it is into a pipe). */
 export function showPlan(ctx: Ctx, client: HttpClient | undefined): (plan: MatchPlan) => void {
   return (plan) => {
-    if (plan.resumed !== undefined || ctx.globals.quiet || ctx.io.stderr.isTTY !== true) return;
+    if (ctx.globals.quiet || ctx.io.stderr.isTTY !== true) return;
     ctx.io.stderr.write(`${forStderr(ctx.io.stderr, planLines(plan, leastMs(ctx, plan, client)).join('\n'))}\n`);
   };
 }

@@ -30,13 +30,18 @@ export interface SpooledChunk {
   records(): ApiRecord[];
   /** reconcile (`--match`): a PATCH of one record (its body `[{id, …changes}]`), and the values it changes before (the undo file) */
   update?: { before(): ApiRecord };
+  /** reconcile: the run whose Idempotency-Key it is sent under (a create an interrupted run sent without an answer) */
+  runId?: string;
 }
 
-/** reconcile (`--match`): a row that needs no request, and why (`unchanged`: its record's id; `ambiguous`: the candidates' ids) */
+/**
+ * reconcile (`--match`): a row that needs no request, and why (`unchanged`: its record's id; `done`: an interrupted run of
+ * this job changed or created the record, which still agrees; `ambiguous`: the candidates' ids)
+ */
 export interface SpooledSettled {
   line: number;
   raw: RawRow;
-  action: 'unchanged' | 'ambiguous';
+  action: 'unchanged' | 'done' | 'ambiguous';
   ids: string[];
 }
 
@@ -92,10 +97,14 @@ export class Spool {
     return this.add(`s\t${bytes}\t${row.line}\t${stringifyJson([row.action, row.ids, row.raw])!}\n`);
   }
 
-  /** A full chunk (or the last one); a promise when the entries held were written, to be awaited. */
-  chunk(c: Chunk, bytes: number): Promise<void> | undefined {
+  /**
+   * A full chunk (or the last one); a promise when the entries held were written, to be awaited. `runId`: the run
+   * whose key it keeps (reconcile: a create an interrupted run sent without an answer).
+   */
+  chunk(c: Chunk, bytes: number, runId?: string): Promise<void> | undefined {
+    const [kind, salt] = runId === undefined ? ['c', ''] : ['k', `${runId}\t`];
     return this.add(
-      `c\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${stringifyJson(c.rows.map((r) => r.raw))!}\t${c.body}\n`,
+      `${kind}\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${stringifyJson(c.rows.map((r) => r.raw))!}\t${salt}${c.body}\n`,
     );
   }
 
@@ -178,10 +187,12 @@ function parseEntry(line: string): SpoolEntry {
     out.push(line.slice(from));
     return out;
   };
-  if (line.startsWith('c') || line.startsWith('u')) {
-    const update = line.startsWith('u');
-    const [bytes, seq, lineList, rawText, ...rest] = fields(update ? 6 : 5);
-    const [beforeText, body] = update ? (rest as [string, string]) : [undefined, rest[0]!];
+  if (line.startsWith('c') || line.startsWith('u') || line.startsWith('k')) {
+    // u: an update, its values before; k: a create under an earlier run's key (its id)
+    const [update, keyed] = [line.startsWith('u'), line.startsWith('k')];
+    const [bytes, seq, lineList, rawText, ...rest] = fields(update || keyed ? 6 : 5);
+    const [beforeText, body] = update ? (rest as [string, string]) : [undefined, rest.at(-1)!];
+    const runId = keyed ? { runId: rest[0]! } : {};
     let raws: RawRow[] | undefined;
     let records: ApiRecord[] | undefined;
     const lines = lineList!.split(',').map(Number);
@@ -189,7 +200,7 @@ function parseEntry(line: string): SpoolEntry {
     const before = beforeText === undefined ? {} : { update: { before: () => parseJson(beforeText) as ApiRecord } };
     return {
       bytes: Number(bytes),
-      chunk: { ...chunk, records: () => (records ??= parseJson(body) as ApiRecord[]), ...before },
+      chunk: { ...chunk, records: () => (records ??= parseJson(body) as ApiRecord[]), ...before, ...runId },
     };
   }
   if (line.startsWith('s')) {

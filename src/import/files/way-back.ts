@@ -11,6 +11,7 @@ import { UsageError } from '../../http/errors.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { guardFormula, unguardFormula } from '../../output/formula-guard.js';
 import { removeRegularFile } from '../../util/atomic-file.js';
+import { exists } from '../../util/fs.js';
 import { normalizeFieldName, splitType } from '../input/header.js';
 import { csvLine, type RowShape, RowsOut, serverCell } from './outputs.js';
 import { openCsvLog } from './csv-log.js';
@@ -56,8 +57,14 @@ export async function openMatchFiles(
   // a new run that sends anything: the earlier run's files go aside together (they are that run's way back)
   if (!o.resume && (o.changed.length > 0 || o.creates))
     for (const f of ['undo', 'created']) await moveAside(`${base}.${f}.csv`);
-  const undo = o.changed.length > 0 ? await UndoFile.open(`${base}.undo.csv`, o.changed) : undefined;
-  const created = o.creates ? await CreatedFile.open(`${base}.created.csv`, match) : undefined;
+  // a resumed job's files are named even when this run adds nothing to them: they hold the interrupted run's way back
+  const [undoPath, createdPath] = [`${base}.undo.csv`, `${base}.created.csv`];
+  const undo =
+    o.changed.length > 0 || (o.resume && (await exists(undoPath)))
+      ? await UndoFile.open(undoPath, o.changed)
+      : undefined;
+  const created =
+    o.creates || (o.resume && (await exists(createdPath))) ? await CreatedFile.open(createdPath, match) : undefined;
   const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape);
   let [updates, creates] = [0, 0];
   return {
@@ -215,6 +222,8 @@ export class UndoFile {
  */
 export class CreatedFile {
   private buffer = '';
+  /** the ids listed already (an earlier run's rows, this run's): a replayed create is not listed twice */
+  private readonly listed = new Set<string>();
   private chain: Promise<void> = Promise.resolve();
   private failure: { error: unknown } | undefined;
 
@@ -233,10 +242,14 @@ export class CreatedFile {
         throw new UsageError(`${path} is not a file of created records crm wrote; move it away`);
     });
     const keyAt = own.map((c) => log.header.indexOf(c));
-    return new CreatedFile(path, log.header.length, keyAt, log.fh);
+    const file = new CreatedFile(path, log.header.length, keyAt, log.fh);
+    for (const row of log.rows) file.listed.add(unguardFormula(row[0] ?? ''));
+    return file;
   }
 
   add(id: string, line: number, keyCells: readonly string[]): void {
+    if (this.listed.has(id)) return;
+    this.listed.add(id);
     const cells = Array<string>(this.width).fill('');
     cells[0] = guardFormula(id);
     cells[1] = String(line);

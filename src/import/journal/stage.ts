@@ -17,7 +17,7 @@ import type { JournalSlice } from '../plan.js';
 import { isBackupFile } from '../files/backup.js';
 import type { ScanResult } from '../check/check.js';
 import { Spool } from '../check/spool.js';
-import type { Matched } from '../match/match.js';
+import type { Matched, Pinned } from '../match/match.js';
 import { lockJob, pruneJournals, refuseUnsafeRerun, rejectsTakenUp } from './folder.js';
 import { findJournal, ImportJournal, journalPath, readComplete, readHeader, type JournalFile } from './journal.js';
 
@@ -38,8 +38,8 @@ export interface Claimed {
   /** releases the lock; none for a dry run or without a journal folder */
   unlock?: () => Promise<void>;
   file?: JournalFile;
-  /** reconcile: the plan an interrupted run made, resumed under the same keys */
-  pinned?: { path: string; at: string };
+  /** reconcile: the plan an interrupted run made, and its journal (read only): what it finished, what it left in doubt */
+  pinned?: Pinned;
 }
 
 /** The journal stage's value: the journal to send under; a dry run's finished chunks; or a job finished long ago. */
@@ -116,9 +116,10 @@ export async function claimJob(slice: JournalSlice, found: Earlier, scan: ScanRe
   try {
     await pruneJournals(dir, started, { keep: file.own }).catch(() => 0);
     // --no-resume: a new plan, whatever an interrupted run left
-    const pinned =
+    const plan =
       slice.match && slice.resume && file.exists ? await pinnedPlan(file.path, `${file.own}.plan`, started) : undefined;
-    return { unlock, file, pinned };
+    const journal = plan && (await ImportJournal.peek(dir, identity, file));
+    return { unlock, file, pinned: plan && journal && { ...plan, journal } };
   } catch (err) {
     await unlock();
     throw err;
@@ -178,15 +179,16 @@ export async function openJournal(
 }
 
 /**
- * A reconcile's journal, its plan pinned beside it: a resumed plan is sent as the interrupted run made it (same keys);
- * a new one is renamed into place once whole, so that an interrupted run's rerun finds it. Rows the server rejected
- * are in the rejects file: the next run plans them again, so they are never sent again by this one.
+ * A reconcile's journal, its plan pinned beside it: every plan is new (a resumed job's too, made by reading the CRM
+ * again: match.ts), renamed into place once whole, so that an interrupted run's rerun finds it, under a new journal
+ * (new keys; a create an interrupted run left in doubt carries its key in the plan). Rows the server rejected are in
+ * the rejects file: the next run plans them again, so they are never sent again by this one.
  */
 async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, matched: Matched): Promise<Opened> {
   const planPath = `${journalPath(slice.dir!, identity)}.plan`;
-  if (!matched.resumed && matched.spool) await rename(matched.spool.path, planPath);
+  if (matched.spool) await rename(matched.spool.path, planPath);
   const digest = await hashFile(planPath);
-  const journal = await open(slice, identity, { plan: digest, resume: matched.resumed, file: undefined });
+  const journal = await open(slice, identity, { plan: digest, resume: false, file: undefined });
   return { journal, retryRejected: false, rows: Spool.existing(planPath, slice.dir!), planPath };
 }
 

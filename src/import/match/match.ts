@@ -1,16 +1,30 @@
-// The match stage (engine.ts, `--match` only; CONTRACT §7b): the check pass's rows against what the CRM holds, one
-// action per row, written to the plan spool the send stage reads — or, when an interrupted run of this job made a plan
-// the earlier stage found, that plan, resumed under the same keys (nothing read, nothing sent twice). The journal stage
-// pins a new plan beside the journal; a run after a finished one reads the CRM again and makes a new plan under new
-// keys, so a change made since by someone else is seen.
+// The match stage (engine.ts, `--match` only; CONTRACT §7b, §7c): the check pass's rows against what the CRM holds,
+// one action per row, written to the plan spool the send stage reads. Every run reads the CRM: one that resumes a job
+// an interrupted run began (its plan and journal, found by the claim stage) checks the records that run changed or
+// created before it counts them done (an undo or a colleague's change in between is planned again), and sends the
+// creates it left in doubt again under that run's keys, so the server replays them (never created twice).
 import { tmpdir } from 'node:os';
+import { dirname } from 'node:path';
 import type { MatchPlan, StageDeps } from '../types.js';
 import type { MatchSlice } from '../plan.js';
 import type { ScanResult } from '../check/check.js';
-import { Spool } from '../check/spool.js';
+import { Spool, type SpooledChunk } from '../check/spool.js';
 import { PlanFile } from '../files/way-back.js';
 import { rowShapeOf } from '../files/outputs.js';
-import { checkMatchColumns, matchRows, type MatchRowsOptions } from './plan-rows.js';
+import type { FinishedChunk } from '../shapes.js';
+import { checkMatchColumns, matchRows, type EarlierRun, type MatchRowsOptions } from './plan-rows.js';
+
+/** A job an interrupted run began, as the claim stage found it: its plan, and its journal (read only). */
+export interface Pinned {
+  path: string;
+  at: string;
+  journal: {
+    runId: string;
+    inDoubt(): number[];
+    get(seq: number): Promise<FinishedChunk | undefined>;
+    close(): Promise<void>;
+  };
+}
 
 /** The match stage's value: the plan, where its rows are (none for a dry run), and what it sends. */
 export interface Matched {
@@ -29,40 +43,17 @@ export async function match(
   slice: MatchSlice,
   scan: ScanResult,
   rows: Spool,
-  pinned: { path: string; at: string } | undefined,
+  pinned: Pinned | undefined,
   deps: StageDeps,
 ): Promise<Matched> {
   const { input, fields } = slice;
   checkMatchColumns(scan, fields, input.name);
   const tmp = deps.journalDir ?? tmpdir();
-  if (pinned) {
+  const earlier = pinned && (await earlierRun(pinned).finally(() => pinned.journal.close()));
+  if (pinned)
     deps.warn?.(
-      `resuming the plan an interrupted run made (${pinned.at}): what it did not finish is sent, under the same keys`,
+      `resuming the job an interrupted run began (${pinned.at}): the CRM is read again, and what that run changed is checked before it is counted done`,
     );
-    if (slice.planPath)
-      deps.warn?.(
-        `--plan ${slice.planPath}: not written again for a resumed plan (the run that made it wrote it, if asked)`,
-      );
-    const spool = Spool.existing(pinned.path, tmp);
-    const zero = {
-      create: 0,
-      update: 0,
-      unchanged: 0,
-      ambiguous: 0,
-      duplicate: 0,
-      invalid: 0,
-      requests: 0,
-      read_requests: 0,
-    };
-    const plan: MatchPlan = {
-      resource: slice.resource,
-      rows: scan.rows,
-      read: `none: resuming the plan made ${pinned.at}`,
-      ...zero,
-      changes: {},
-    };
-    return { plan: { ...plan, resumed: pinned.at }, spool, resumed: true, ...(await planShape(spool)) };
-  }
   // read → match → plan: to a temporary spool the journal stage pins beside the journal once the run may send it
   const out = slice.dryRun ? undefined : await Spool.create(tmp);
   const planFile = slice.planPath
@@ -84,7 +75,7 @@ export async function match(
     chunkSize: slice.chunkSize,
     signal: deps.signal,
   };
-  const plan = await matchRows({ ...o, maps: slice.maps, name: input.name, warn: deps.warn }, scan).catch(
+  const plan = await matchRows({ ...o, maps: slice.maps, name: input.name, warn: deps.warn, earlier }, scan).catch(
     async (err: unknown) => {
       await Promise.all([out?.remove(), planFile?.drop()]);
       throw err;
@@ -95,22 +86,32 @@ export async function match(
     throw err;
   });
   return {
-    plan,
+    plan: pinned ? { ...plan, resumed: pinned.at } : plan,
     spool: out,
-    resumed: false,
+    resumed: pinned !== undefined,
     planCsv: slice.planPath,
     changed: Object.keys(plan.changes),
     creates: plan.create > 0,
   };
 }
 
-/** What a plan sends: the fields its updates change, and whether it creates (a resumed plan's, read back from its spool). */
-async function planShape(plan: Spool): Promise<{ changed: string[]; creates: boolean }> {
-  const fields = new Set<string>();
-  let creates = false;
-  for await (const e of plan.entries()) {
-    if (e.chunk?.update) for (const f of Object.keys(e.chunk.update.before())) fields.add(f);
-    else if (e.chunk) creates = true;
+/**
+ * What an interrupted run of this job did, from its plan and journal: the lines of the records it changed or created
+ * (checked against the CRM again, not trusted), and the creates it sent without an answer (sent again under its key).
+ * An update left in doubt is planned again from what the CRM holds: a PATCH sent twice sets the same values.
+ */
+async function earlierRun(pinned: Pinned): Promise<EarlierRun> {
+  const { journal } = pinned;
+  const touched = new Set<number>();
+  const inDoubt = new Map<number, SpooledChunk>();
+  const doubt = new Set(journal.inDoubt());
+  for await (const e of Spool.existing(pinned.path, dirname(pinned.path)).entries()) {
+    const c = e.chunk;
+    if (!c) continue;
+    const done = await journal.get(c.seq);
+    if (done && done.lines.length === c.lines.length && done.lines.every((l, i) => l === c.lines[i]))
+      done.ids.forEach((id, i) => id !== null && touched.add(c.lines[i]!));
+    else if (doubt.has(c.seq) && !c.update) inDoubt.set(c.lines[0]!, { ...c, runId: c.runId ?? journal.runId });
   }
-  return { changed: [...fields], creates };
+  return { touched, inDoubt, lines: new Set([...inDoubt.values()].flatMap((c) => c.lines)) };
 }

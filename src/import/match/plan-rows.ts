@@ -15,7 +15,7 @@ import { planColumn, type ColumnMap, type HeaderMapping } from '../input/header.
 import { checkColumns, columnFields, columnsVerdict } from '../check/check.js';
 import type { RawRow } from '../input/reader.js';
 import type { ScanResult } from '../check/check.js';
-import type { Spool, SpoolEntry } from '../check/spool.js';
+import type { Spool, SpoolEntry, SpooledChunk } from '../check/spool.js';
 import { changesText, classify, valueToSend, type Change } from './classify.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { DUPLICATE_KEY, MISSING_KEY, NOT_FOUND } from '../shapes.js';
@@ -39,6 +39,18 @@ export interface MatchRowsOptions {
   maps: ColumnMap;
   name: string;
   warn?: (message: string) => void;
+  /** a job an interrupted run began (match.ts): what it did */
+  earlier?: EarlierRun;
+}
+
+/** What an interrupted run of the job did (match.ts reads it from its plan and journal). */
+export interface EarlierRun {
+  /** lines whose record it changed or created: counted done if the CRM still agrees, planned again if not */
+  touched: ReadonlySet<number>;
+  /** creates it sent without an answer, by their first line: sent again whole, under its key */
+  inDoubt: ReadonlyMap<number, SpooledChunk>;
+  /** the lines of those creates */
+  lines: ReadonlySet<number>;
 }
 
 /** The fields of a CSV header, or refused (exit 2) when a match field is not among them. */
@@ -131,7 +143,7 @@ async function planRows(
   let seq = 0;
   const chunker = new Chunker(o.chunkSize, () => ++seq);
   const name = fields.join(', ');
-  let bytes = 0;
+  let [bytes, keptRows, keptChunks] = [0, 0, 0];
   for await (const e of o.rows.entries()) {
     if (o.signal?.aborted) break;
     bytes = e.bytes;
@@ -158,6 +170,14 @@ async function planRows(
           row.raw,
         );
         written = o.out?.invalid({ line: row.line, raw: row.raw, code, reason }, e.bytes);
+      } else if (o.earlier?.lines.has(row.line)) {
+        const kept = o.earlier.inDoubt.get(row.line);
+        if (kept)
+          [written, keptRows, keptChunks] = [
+            keepCreate(o, plan, { ...kept, seq: ++seq }, e.bytes),
+            keptRows + kept.lines.length,
+            keptChunks + 1,
+          ];
       } else {
         written = placeRow(o, plan, row, index.get(key), { index, chunker, nextSeq: () => ++seq }, e.bytes);
       }
@@ -167,7 +187,7 @@ async function planRows(
   const last = chunker.flush();
   if (last) await o.out?.chunk(last, bytes);
   await o.out?.end(bytes);
-  plan.requests = Math.ceil(plan.create / o.chunkSize) + plan.update;
+  plan.requests = Math.ceil((plan.create - keptRows) / o.chunkSize) + keptChunks + plan.update;
   return plan;
 }
 
@@ -190,8 +210,12 @@ function placeRow(
     return o.out?.invalid({ line: row.line, raw: row.raw, code: NOT_FOUND, reason }, bytes);
   }
   const c = classify(row.record, candidates, [...o.fields, 'id']);
-  plan[c.action]++;
-  o.planFile?.add(row.line, c.action, c.id ?? c.candidates?.join(';'), changesText(c.changes), row.raw);
+  // a record an interrupted run of this job changed or created, and the CRM still agrees: done by that run
+  const done = c.action === 'unchanged' && o.earlier?.touched.has(row.line) === true;
+  if (done) plan.done = (plan.done ?? 0) + 1;
+  else plan[c.action]++;
+  const action = done ? 'done' : c.action;
+  o.planFile?.add(row.line, action, c.id ?? c.candidates?.join(';'), changesText(c.changes), row.raw);
   for (const ch of c.changes) plan.changes[ch.field] = (plan.changes[ch.field] ?? 0) + 1;
   if (!o.out) return undefined;
   if (c.action === 'create') {
@@ -201,7 +225,28 @@ function placeRow(
   if (c.action === 'update') {
     return o.out.update(updateChunk(nextSeq(), row, c.id!, c.changes), beforeOf(c.changes), bytes);
   }
-  return o.out.settled({ line: row.line, raw: row.raw, action: c.action, ids: c.candidates ?? [c.id!] }, bytes);
+  return o.out.settled(
+    { line: row.line, raw: row.raw, action: done ? 'done' : c.action, ids: c.candidates ?? [c.id!] },
+    bytes,
+  );
+}
+
+/**
+ * A create an interrupted run sent without an answer: sent again whole, under that run's key, so the server replays
+ * it if it created the records (never created twice), whatever the read found for its rows.
+ */
+function keepCreate(
+  o: MatchRowsOptions,
+  plan: MatchPlan,
+  kept: SpooledChunk,
+  bytes: number,
+): Promise<void> | undefined {
+  const [records, raws] = [kept.records(), kept.raws()];
+  const rows = kept.lines.map((line, i) => ({ line, record: records[i]!, raw: raws[i]! }));
+  plan.create += rows.length;
+  for (const r of rows)
+    o.planFile?.add(r.line, 'create', undefined, 'sent again: an interrupted run sent it without an answer', r.raw);
+  return o.out?.chunk({ seq: kept.seq, rows, lines: kept.lines, body: kept.body }, bytes, kept.runId);
 }
 
 /**

@@ -135,10 +135,12 @@ class SendingPass {
     // an operation's key names what it does (`link segments members seg_1`): a row of bare ids is not enough
     const keyOf = (body: string, salt: string) =>
       chunkKey(cfg.baseUrl, op ? op.describe : cfg.resource, body, op?.kind, salt);
-    const twinKey = keyOf(chunk.body, cfg.runId);
+    // (a reconcile's create an interrupted run sent without an answer keeps that run's key: the server replays it)
+    const runId = chunk.runId ?? cfg.runId;
+    const twinKey = keyOf(chunk.body, runId);
     // a row is a change of its own (the same body again after another is another change): its number salts its key
     // (not in a journal from before run ids, whose rows in doubt must replay under the keys of that time)
-    const key = op && cfg.runId !== '' ? keyOf(chunk.body, `${cfg.runId}\0${chunk.seq}`) : twinKey;
+    const key = op && runId !== '' ? keyOf(chunk.body, `${runId}\0${chunk.seq}`) : twinKey;
     // the record (or link) an operation's row changes
     const plan = op?.plan(chunk.records()[0]!);
     const subject = plan?.ok ? plan.request.subject : undefined;

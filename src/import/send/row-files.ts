@@ -29,6 +29,8 @@ export class RowFiles {
   settled(row: SpooledSettled): void {
     this.c.rows++;
     if (row.action === 'unchanged') this.c.unchanged++;
+    // an interrupted run of this job made it so, and it still is
+    else if (row.action === 'done') this.c.skipped++;
     else {
       this.c.ambiguous++;
       this.files.match?.ambiguous.add(row.raw, row.line, row.ids);

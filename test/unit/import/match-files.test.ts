@@ -199,6 +199,23 @@ describe('CreatedFile', () => {
     ]);
   });
 
+  it('lists each record once: an id it holds (a resumed run replaying a create) is not added again, across runs', async () => {
+    const path = fresh('c.csv');
+    const first = await CreatedFile.open(path, ['email']);
+    first.add('-c_1', 2, ['a@example.com']);
+    first.add('-c_1', 2, ['a@example.com']);
+    await first.close();
+    const second = await CreatedFile.open(path, ['email']);
+    second.add('-c_1', 2, ['a@example.com']);
+    second.add('c_2', 3, ['b@example.com']);
+    await second.close();
+    expect(rows(path)).toEqual([
+      ['id', '_line', 'email'],
+      ["'-c_1", '2', 'a@example.com'],
+      ['c_2', '3', 'b@example.com'],
+    ]);
+  });
+
   it('a torn last row is cut off when reopened', async () => {
     const path = fresh('c.csv');
     writeFileSync(path, 'id,_line,email\r\nc_1,2,a@x\r\nc_2,3,"b@');
