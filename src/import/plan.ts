@@ -86,7 +86,13 @@ export interface SendSlice {
   readonly unknownPath: string;
   readonly resultsPath?: string;
   /** reconcile: its updates are rows of this update; its way back beside `base` (`people.csv.undo.csv`) */
-  readonly match?: { readonly fields: readonly string[]; readonly update: RowOperation; readonly base: string };
+  readonly match?: {
+    readonly fields: readonly string[];
+    readonly update: RowOperation;
+    readonly base: string;
+    /** standard input: the base of the job that began at that time (a resumed job adds to its files) */
+    readonly baseAt?: (began: number) => string;
+  };
 }
 
 /** What the finish stage reads (finish.ts). */
@@ -137,8 +143,14 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
     const unknownPath = unknownPathFor(rejectsPath);
     const fields = opts.match?.fields;
     // reconcile's files sit beside the input (stdin: beside its stamped rejects file)
-    const base = input.isStdin ? rejectsPath.replace(/\.rejects\.(csv|ndjson)$/, '') : input.origin;
-    const match = fields && { fields, update: updateOperation(resource), base };
+    const beside = (rejects: string) => rejects.replace(/\.rejects\.(csv|ndjson)$/, '');
+    const base = input.isStdin ? beside(rejectsPath) : input.origin;
+    const cwd = deps.cwd ?? process.cwd();
+    const baseAt =
+      input.isStdin && !opts.rejectsPath
+        ? { baseAt: (began: number) => beside(defaultRejectsPath(name, format, began, cwd, op?.tag)) }
+        : {};
+    const match = fields && { fields, update: updateOperation(resource), base, ...baseAt };
     // a reconcile is a job of its own, per match fields: never the journal of a create of the same file
     const described = op ? op.describe : fields ? `match ${fields.join(',')}` : undefined;
     const options = optionsOf({ maps, chunkSize, operation: op, format: opts.format });

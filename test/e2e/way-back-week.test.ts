@@ -3,7 +3,7 @@
 // colleague's change; and the rerun of an interrupted --match run, which checks the records that run changed or
 // created before it counts them done (after the undo it printed, a colleague's change, a delete of what it created),
 // creating exactly once. Judged by what the sandbox holds after each step (and its request log), not by crm's summary.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appliedPerKey, getRecord, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
@@ -94,25 +94,32 @@ describe('the undo a --match run prints, over a week', () => {
  * `n` contacts `tag.i@example.com` titled `Old i`, a file giving each the title `New i`, and its `--match email` run
  * stopped by Ctrl-C once `after` PATCHes went out.
  */
-async function interrupted(tag: string, n: number, after: number) {
+async function interrupted(tag: string, n: number, after: number, o: { stdin?: boolean } = {}) {
   const ids: string[] = [];
   for (let i = 1; i <= n; i++)
     ids.push((await api('POST', '/contacts', { email: `${tag}.${i}@example.com`, title: `Old ${i}` })).id as string);
-  writeFileSync(
-    join(dir, `${tag}.csv`),
-    `email,title\n${ids.map((_, i) => `${tag}.${i + 1}@example.com,New ${i + 1}`).join('\n')}\n`,
-  );
-  const args = ['batch', 'contacts', `${tag}.csv`, '--match', 'email', '--concurrency', '1'];
+  const text = `email,title\n${ids.map((_, i) => `${tag}.${i + 1}@example.com,New ${i + 1}`).join('\n')}\n`;
+  writeFileSync(join(dir, `${tag}.csv`), text);
+  const args = ['batch', 'contacts', o.stdin ? '-' : `${tag}.csv`, '--match', 'email', '--concurrency', '1'];
+  const input = o.stdin ? text : undefined;
   await t.control('/faults', { latency_ms: 15 });
   const since = await logLength(t);
-  const stopped = await stopAfter(t, args, { env: env(), cwd: dir, method: 'PATCH', after, since, signal: 'SIGINT' });
+  const stopped = await stopAfter(t, args, {
+    env: env(),
+    cwd: dir,
+    method: 'PATCH',
+    after,
+    since,
+    signal: 'SIGINT',
+    input,
+  });
   expect(stopped.code, stopped.stderr).toBe(130);
   await t.control('/faults', { latency_ms: 0 });
-  return { ids, args, stopped };
+  return { ids, args, stopped, input };
 }
 
-const json = async (args: string[]) => {
-  const r = await crm(['-o', 'json', ...args]);
+const json = async (args: string[], input?: string) => {
+  const r = await runCrm(['-o', 'json', ...args], { env: t.env('admin'), cwd: dir, timeoutMs: 120_000, input });
   return { ...r, out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : undefined };
 };
 
@@ -204,5 +211,20 @@ describe('a --match run resumed after an interruption checks what the interrupte
     expect(new Set(listed).size, 'each id once').toBe(listed.length);
     // every record the job created is listed (the deleted one, and the one made again in its place)
     expect(listed.length).toBe(251);
+  });
+
+  it('from standard input: Ctrl-C, then the same pipe again: one undo file holds the whole job, its printed undo all of it', async () => {
+    const { ids, args, stopped, input } = await interrupted('piped', 30, 8, { stdin: true });
+    const first = printed(stopped.stderr, UNDO);
+    const again = await json(args, input);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await titlesOf(ids)).toEqual(ids.map((_, i) => `New ${i + 1}`));
+    // the rerun adds to the interrupted run's file and names it: every update of the job is in the one printed
+    expect(printed(again.stderr, UNDO)).toBe(first);
+    expect(again.out!.undo_file).toBe(first.split(' ')[3]);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.undo.csv') && f.startsWith('crm-rejects-'))).toHaveLength(1);
+    const back = await paste(first);
+    expect(back.code, back.stderr).toBe(0);
+    expect(await titlesOf(ids)).toEqual(ids.map((_, i) => `Old ${i + 1}`));
   });
 });

@@ -112,10 +112,12 @@ export async function stopAfter(
     after: number;
     since: number;
     signal: NodeJS.Signals;
+    /** piped to its standard input */
+    input?: string;
   },
 ): Promise<CrmResult & { child: ChildProcess }> {
   const child = startCrm(args, { env: opts.env, cwd: opts.cwd });
-  const done = collect(child, { timeoutMs: 60_000 });
+  const done = collect(child, { timeoutMs: 60_000, input: opts.input });
   let exited = false;
   void done.finally(() => (exited = true)).catch(() => undefined);
   for (let i = 0; i < 2000 && !exited; i++) {

@@ -16,7 +16,8 @@ import { linksTo } from '../../api/resources.js';
 import { DiskError, NotFoundError, UsageError } from '../../http/errors.js';
 import { errnoOf, fsReason } from '../../util/fs-error.js';
 import type { HttpClient } from '../../http/types.js';
-import { writeFileAtomic } from '../../util/atomic-file.js';
+import { tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
+import { removeStaleTemps } from '../../util/fs.js';
 import type { BeforeSend, ImportSummary } from '../types.js';
 import { csvLine } from './outputs.js';
 
@@ -65,6 +66,7 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     });
   }
   const durable = backupIds(text);
+  await sweepListed(path);
   const pending = new Map<string, Promise<void>>();
   // a torn last line (killed mid-write) is ended, so the next record starts a line of its own
   let torn = text.length > 0 && !text.endsWith('\n');
@@ -127,13 +129,26 @@ async function appendWhole(file: FileHandle, text: string, path: string): Promis
   }
 }
 
+const listedName = (backupPath: string): string => `.${basename(backupPath)}.listed`;
+
 /**
- * The hidden `.<backup>.listed` file: a listing's records, written as they come (no fsync: a run killed
- * loses them, and the next one lists or GETs again), found by id at their place in it; removed at close.
+ * What a killed run left beside the backup: its `.listed` file (`….tmp-PID-hex`: its process gone), and one of a
+ * crm from before the process was in the name. A live run's is left alone (two runs may share a --backup FILE).
+ */
+async function sweepListed(backupPath: string): Promise<void> {
+  const own = listedName(backupPath);
+  await removeStaleTemps(dirname(backupPath), Date.now(), (name) => name === own);
+  await rm(join(dirname(backupPath), own), { force: true }).catch(() => undefined);
+}
+
+/**
+ * The hidden `.<backup>.listed.tmp-PID-hex` file: a listing's records, written as they come (no fsync: a run killed
+ * loses them, and the next one lists or GETs again), found by id at their place in it; removed at close (after a
+ * kill, by the next run that opens the backup).
  */
 function listedStage(backupPath: string) {
   const at = new Map<string, { pos: number; len: number }>();
-  const file = join(dirname(backupPath), `.${basename(backupPath)}.listed`);
+  const file = tempPathFor(join(dirname(backupPath), listedName(backupPath)));
   let handle: Promise<FileHandle> | undefined;
   let size = 0;
   const opened = () => (handle ??= open(file, 'w+', 0o600));

@@ -188,17 +188,20 @@ async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, m
   const planPath = `${journalPath(slice.dir!, identity)}.plan`;
   if (matched.spool) await rename(matched.spool.path, planPath);
   const digest = await hashFile(planPath);
-  const journal = await open(slice, identity, { plan: digest, resume: false, file: undefined });
+  // a resumed job keeps the time it began: its plan's lifetime counts from then, and a stdin job's way back is named by it
+  const began = matched.plan.resumed === undefined ? undefined : Date.parse(matched.plan.resumed);
+  const journal = await open(slice, identity, { plan: digest, resume: false, file: undefined, began });
   return { journal, retryRejected: false, rows: Spool.existing(planPath, slice.dir!), planPath };
 }
 
 async function open(
   slice: JournalSlice,
   identity: JournalIdentity,
-  o: { plan: string; resume: boolean; file?: JournalFile },
+  o: { plan: string; resume: boolean; file?: JournalFile; began?: number },
 ): Promise<ImportJournal> {
   const dir = slice.dir!;
-  return ImportJournal.open(dir, identity, { ...o, input: slice.input.id, now: slice.started }).catch(
+  const { began, ...rest } = o;
+  return ImportJournal.open(dir, identity, { ...rest, input: slice.input.id, now: began ?? slice.started }).catch(
     (err: unknown) => {
       if (err instanceof UsageError) throw err;
       throw new UsageError(`cannot write the import journal in ${dir}: ${(err as Error).message}`, {

@@ -1,5 +1,6 @@
 // A delete's backup file (issue 19): the ids it holds, read back when a rerun opens it, and a record
-// whose id is there already never written again.
+// whose id is there already never written again; what a killed run set aside, removed by the next (issue 27).
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,23 @@ describe('openBackup', () => {
 });
 
 describe('a listing set aside', () => {
+  it("what a killed run set aside is removed by the next run that opens the backup; a live run's is left", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crm-backup-unit-'));
+    try {
+      const path = join(dir, 'ids.txt.deleted.ndjson');
+      const gone = spawnSync(process.execPath, ['-e', '0']).pid; // a process that has ended
+      const killed = `.ids.txt.deleted.ndjson.listed.tmp-${gone}-0a1b2c3d`;
+      const live = `.ids.txt.deleted.ndjson.listed.tmp-${process.pid}-0a1b2c3d`;
+      const other = `.other.deleted.ndjson.listed.tmp-${gone}-0a1b2c3d`;
+      for (const f of [killed, live, other, '.ids.txt.deleted.ndjson.listed']) writeFileSync(join(dir, f), '{}\n');
+      const backup = await openBackup(path);
+      await backup.close();
+      expect(readdirSync(dir).sort()).toEqual([live, other, 'ids.txt.deleted.ndjson'].sort());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('is not in the backup until its DELETE is admitted (no GET); the hidden .listed file goes at close', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'crm-backup-unit-'));
     try {
@@ -76,7 +94,9 @@ describe('a listing set aside', () => {
       expect(backup.has('a')).toBe(false);
       expect(await backup.staged('a')).toEqual(listed[0]);
       expect(readFileSync(path, 'utf8')).toBe('');
-      expect(readFileSync(join(dir, '.ids.txt.deleted.ndjson.listed'), 'utf8')).toContain('"ä@example.com"');
+      const hidden = readdirSync(dir).filter((f) => f.startsWith(`.ids.txt.deleted.ndjson.listed.tmp-${process.pid}-`));
+      expect(hidden).toHaveLength(1);
+      expect(readFileSync(join(dir, hidden[0]!), 'utf8')).toContain('"ä@example.com"');
       const client = {
         request: () => {
           throw new Error('no GET for a record the listing set aside');
