@@ -135,6 +135,8 @@ export interface MatchPlan {
   resumed?: string;
   /** rows whose record that run changed or created, and which still agree: done by it */
   done?: number;
+  /** creates among `create` that run sent without an answer: sent again under its keys (replayed if it made them) */
+  resent?: number;
 }
 
 export interface ImportProgress extends ImportCounts {

@@ -49,7 +49,8 @@ async function api(method: string, path: string, body?: unknown): Promise<Record
   return res.status === 204 ? {} : ((await res.json()) as { data: Record<string, unknown> }).data;
 }
 
-const UNDO = 'To put back the values this run changed:';
+/** the line before the printed undo (of a run, or of a resumed job) */
+const UNDO = 'To put back the values this ';
 
 describe('the undo a --match run prints, over a week', () => {
   it('applied, undone, applied again, undone again, undone once more, and a week later after a colleague', async () => {
@@ -226,5 +227,28 @@ describe('a --match run resumed after an interruption checks what the interrupte
     const back = await paste(first);
     expect(back.code, back.stderr).toBe(0);
     expect(await titlesOf(ids)).toEqual(ids.map((_, i) => `Old ${i + 1}`));
+  });
+
+  it('interrupted twice, then the same --match: every row this job changed is counted updated or done, none unchanged', async () => {
+    const { ids, args } = await interrupted('twice', 30, 6);
+    await t.control('/faults', { latency_ms: 15 });
+    const since = await logLength(t);
+    const second = await stopAfter(t, args, {
+      env: env(),
+      cwd: dir,
+      method: 'PATCH',
+      after: 6,
+      since,
+      signal: 'SIGINT',
+    });
+    expect(second.code, second.stderr).toBe(130);
+    expect(second.stderr).toMatch(/To put back the values this job \(this run and the interrupted one\) changed:/);
+    await t.control('/faults', { latency_ms: 0 });
+    const third = await json(args);
+    expect(third.code, third.stderr).toBe(0);
+    expect(await titlesOf(ids)).toEqual(ids.map((_, i) => `New ${i + 1}`));
+    expect(third.out!.unchanged).toBe(0);
+    expect((third.out!.updated as number) + (third.out!.skipped as number)).toBe(30);
+    expect(idsOf('twice.csv.undo.csv').sort()).toEqual([...ids].sort());
   });
 });

@@ -63,19 +63,24 @@ const duration = (ms: number): string =>
   ms < 1000 ? 'under a second' : ms < 120_000 ? `${Math.ceil(ms / 1000)} s` : `${Math.ceil(ms / 60_000)} min`;
 
 /** The plan: counts per action, the fields that change, the requests and the least time they take. */
-function planLines(plan: MatchPlan, least: number | undefined): string[] {
+export function planLines(plan: MatchPlan, least: number | undefined): string[] {
   const changes = Object.entries(plan.changes)
     .sort(([, a], [, b]) => b - a)
     .map(([f, n]) => `${sanitizeForTerminal(f)} ${count(n)}`);
   const row = (label: string, n: number, more = ''): string =>
     `  ${label.padEnd(10)} ${count(n).padStart(9)}${more ? `  ${more}` : ''}`;
-  const time = least === undefined ? '' : `, at least ${duration(least)} at the key's rate limit`;
+  const time =
+    least === undefined
+      ? ''
+      : least < 1000
+        ? `, under a second at the key's rate limit`
+        : `, at least ${duration(least)} at the key's rate limit`;
   return [
     `Plan for ${plural(plan.rows, 'row')} of ${plan.resource}; read: ${plan.read}`,
-    row('create', plan.create),
+    row('create', plan.create, plan.resent ? `${count(plan.resent)} sent again under the interrupted run's keys` : ''),
     row('update', plan.update, changes.join(', ')),
     row('unchanged', plan.unchanged, plan.unchanged > 0 ? 'no request' : ''),
-    ...(plan.done ? [row('done', plan.done, 'by the interrupted run, and the CRM still agrees: no request')] : []),
+    ...(plan.done ? [row('done', plan.done, 'by the interrupted run (the CRM agrees): no request')] : []),
     row('ambiguous', plan.ambiguous, plan.ambiguous > 0 ? 'two or more records have the key: not sent' : ''),
     row('duplicate', plan.duplicate, plan.duplicate > 0 ? 'an earlier row has the key: not sent' : ''),
     row('invalid', plan.invalid),

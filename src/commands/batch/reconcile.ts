@@ -90,10 +90,12 @@ function sentence(s: ImportSummary, stopped?: Stopped): string {
   // the commands as a shell reads them back (a path with spaces quoted)
   const cmd = (file: string, ...flags: string[]): string =>
     ['crm', 'batch', s.resource, file, ...flags].map(shellWord).join(' ');
+  // a resumed job's files hold what the interrupted run did too
+  const who = r.plan.resumed === undefined ? 'this run' : 'this job (this run and the interrupted one)';
   const back = [
     // a reconcile by id (CONTRACT §7c): it PATCHes only what differs from the file, so it is right twice, a week later
-    r.undo_file && `To put back the values this run changed:\n  ${cmd(r.undo_file, '--match', 'id')}`,
-    r.created_file && `To remove the records this run created:\n  ${cmd(r.created_file, '--delete')}`,
+    r.undo_file && `To put back the values ${who} changed:\n  ${cmd(r.undo_file, '--match', 'id')}`,
+    r.created_file && `To remove the records ${who} created:\n  ${cmd(r.created_file, '--delete')}`,
   ].filter(Boolean);
   return [done, ...back].join('\n');
 }

@@ -106,6 +106,8 @@ async function earlierRun(pinned: Pinned): Promise<EarlierRun> {
   const inDoubt = new Map<number, SpooledChunk>();
   const doubt = new Set(journal.inDoubt());
   for await (const e of Spool.existing(pinned.path, dirname(pinned.path)).entries()) {
+    // a row a run before it did (resumed more than once): still this job's, still checked
+    if (e.settled?.action === 'done') touched.add(e.settled.line);
     const c = e.chunk;
     if (!c) continue;
     const done = await journal.get(c.seq);

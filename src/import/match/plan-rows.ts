@@ -244,6 +244,7 @@ function keepCreate(
   const [records, raws] = [kept.records(), kept.raws()];
   const rows = kept.lines.map((line, i) => ({ line, record: records[i]!, raw: raws[i]! }));
   plan.create += rows.length;
+  plan.resent = (plan.resent ?? 0) + rows.length;
   for (const r of rows)
     o.planFile?.add(r.line, 'create', undefined, 'sent again: an interrupted run sent it without an answer', r.raw);
   return o.out?.chunk({ seq: kept.seq, rows, lines: kept.lines, body: kept.body }, bytes, kept.runId);

@@ -58,8 +58,9 @@ export function chooseRead(fields: readonly string[], rows: number): { how: 'lis
   const pages = `listing the collection, ${PAGE_SIZE_MAX} records a request`;
   if (!byId) return { how: 'list', why: `${pages}: only --match id can read one record per row.` };
   if (rows <= GET_ROWS_MAX) {
-    const fewer = `fewer than listing a collection of more than ${(rows * PAGE_SIZE_MAX).toLocaleString('en-US')} records`;
-    return { how: 'get', why: `one GET per id: ${rows} request${rows === 1 ? '' : 's'}, ${fewer}.` };
+    // the collection's size is not known (the API gives none): the sentence claims none
+    const most = `at most ${rows + 1} requests at any collection size`;
+    return { how: 'get', why: `one list page, then one GET per id not on it: ${most}.` };
   }
   return { how: 'list', why: `${pages}: ${rows} GETs, one per id, would cost more than listing 10,000 records.` };
 }

@@ -268,8 +268,8 @@ describe('readByIds', () => {
 
 describe('chooseRead', () => {
   it.each([
-    [['id'], 1, 'get', 'one GET per id: 1 request, fewer than listing a collection of more than 100 records.'],
-    [['id'], 100, 'get', 'one GET per id: 100 requests, fewer than listing a collection of more than 10,000 records.'],
+    [['id'], 1, 'get', 'one list page, then one GET per id not on it: at most 2 requests at any collection size.'],
+    [['id'], 100, 'get', 'one list page, then one GET per id not on it: at most 101 requests at any collection size.'],
     [
       ['id'],
       101,
