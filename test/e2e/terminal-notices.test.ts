@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeContacts } from '../helpers/bulk.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 import { HAS_TMUX, sh, startTmux, type Tmux } from '../helpers/tmux.js';
@@ -72,6 +73,8 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
     writeFileSync(file, `${ids.join('\n')}\n`);
     const matchFile = join(cwd, 'people-to-match-against-the-crm-by-email.csv');
     writeFileSync(matchFile, 'email,first_name\nwrap.test.one@example.com,One\nwrap.test.two@example.com,Two\n');
+    const manyFile = join(cwd, 'one-hundred-and-twenty-contacts-to-delete.txt');
+    writeFileSync(manyFile, `${(await makeContacts(t, 'wrap-many', 120)).join('\n')}\n`);
     const env = t.env('admin', { NO_COLOR: '1' });
     for (const [command, said] of [
       [`crm batch contacts ${sh(file)} --delete --yes`, /Deleting 3 contacts\.[^]*Deleted 3 of 3 contacts;/],
@@ -80,6 +83,11 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
         /Created 3 of 3 contacts[^]*have new ids[^]*belong to the key's user/,
       ],
       [`crm batch contacts ${sh(matchFile)} --match email`, /under a\s+second/],
+      // a delete of many: the listing's notice (new-user trial, issue 27: cut mid-word by the terminal)
+      [
+        `crm batch contacts ${sh(manyFile)} --delete --yes`,
+        /Listed \d+ pages? of contacts: 120 found, each written to/,
+      ],
     ] as const) {
       const pane = await tm.run(`clear; ${command}`, { env, cwd });
       await pane.waitExit(30_000);

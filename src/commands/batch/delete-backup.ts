@@ -18,6 +18,7 @@ import {
 } from '../../import/index.js';
 import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
+import { forStderr } from '../../output/width.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
 import { backupPath, confirmDelete } from './operation.js';
@@ -61,7 +62,7 @@ export function deleteBackup(
         const then = rest > 0 ? `; the other ${count(rest)} are read with a GET each as they are deleted` : '';
         if (!ctx.globals.quiet)
           ctx.io.stderr.write(
-            `Listed ${plural(listed.pages, 'page')} of ${o.resource}: ${count(listed.kept)} found, each written to ${path} just before its DELETE${then}.\n`,
+            `${forStderr(ctx.io.stderr, `Listed ${plural(listed.pages, 'page')} of ${o.resource}: ${count(listed.kept)} found, each written to ${path} just before its DELETE${then}.`)}\n`,
           );
       }
     },
