@@ -3,6 +3,7 @@
 import { unlinkSync } from 'node:fs';
 import { link, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../../http/errors.js';
 import { atExit, removeOnExit, tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
 import { exists, isStaleLeftover, listDir, processAlive } from '../../util/fs.js';
@@ -14,7 +15,8 @@ import { jobOf, journalPath, jsonLine, parseLine, readComplete, readHeader } fro
 // the other's as done by an earlier run. The job's lock is a file beside its journal holding the pid of the run
 // that has it. It appears whole: the pid is written to a temporary file that is then hard-linked to the lock's name
 // (link fails when the name is taken), so a kill -9 never leaves a lock without its pid. A lock whose process is
-// gone is taken over; an empty one (a file system without hard links, or an older crm) after a minute.
+// gone is taken over (under a `.break` lock, so that two runs taking it over at once never both have it); an empty
+// one (a file system without hard links, or an older crm) after a minute.
 
 /** The lock of a job: per content, resource, base URL and operation (not the key or options: those runs clash too). */
 function lockPath(dir: string, identity: JournalIdentity): string {
@@ -69,12 +71,37 @@ export async function lockJob(dir: string, identity: JournalIdentity, name: stri
         await unlink(path).catch(() => undefined);
       };
     }
-    const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+    const seen = await readFile(path, 'utf8').catch(() => '');
+    const pid = Number(seen.trim());
     const named = Number.isInteger(pid) && pid > 0;
     const age = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? Date.now());
     const stale = named ? pid !== process.pid && !processAlive(pid) : age > 60_000;
-    if (attempt > 0 || !stale) throw running(name, identity, pid, path);
-    await unlink(path).catch(() => undefined);
+    if (attempt >= 20 || !stale) throw running(name, identity, pid, path);
+    if (!(await breakStale(path, seen))) await sleep(10); // another run is taking it over: see who has it then
+  }
+}
+
+/**
+ * Removes a stale lock, as it was seen: under `<lock>.break` (taken exclusively), the lock is read again and removed
+ * only if it still holds what was seen — two runs taking over one lock at once, one could otherwise remove the
+ * lock the other had just taken, and both run. False when another run is breaking it (a `.break` a killed run left
+ * is removed after 10 s).
+ */
+async function breakStale(path: string, seen: string): Promise<boolean> {
+  const breaker = `${path}.break`;
+  const fh = await open(breaker, 'wx', 0o600).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+    const age = Date.now() - ((await stat(breaker).catch(() => undefined))?.mtimeMs ?? Date.now());
+    if (age > 10_000) await unlink(breaker).catch(() => undefined);
+    return undefined;
+  });
+  if (!fh) return false;
+  try {
+    if ((await readFile(path, 'utf8').catch(() => undefined)) === seen) await unlink(path).catch(() => undefined);
+    return true;
+  } finally {
+    await fh.close();
+    await unlink(breaker).catch(() => undefined);
   }
 }
 
