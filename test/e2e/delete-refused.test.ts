@@ -1,6 +1,6 @@
 // A DELETE the server refuses is not offered back as deleted (issue 27, CONTRACT §7c "only what happened"): with a
 // key that may not delete (403), the summary said how to create the records again, and following it duplicated
-// records that were never deleted. And a backup line is whole before its DELETE, or nothing more is deleted (exit 8).
+// records that were never deleted, and the backup kept them as if they were. And a backup line is whole before its DELETE, or nothing more is deleted (exit 8).
 // Judged by the sandbox's store and the backup file.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -46,6 +46,8 @@ describe("a delete's backup holds and offers only what happened", () => {
     expect(r.code, r.stderr).not.toBe(0);
     for (const id of ids) expect(await getRecord(t, 'contacts', id), id).toBeDefined();
     expect(r.stderr).not.toMatch(/create them again/);
+    // nothing kept as deleted: importing the backup cannot make a second copy of a record still there
+    expect(held(`${list}.deleted.ndjson`)).toEqual([]);
     // with a key that may: each deleted, each kept once
     const ok = await crm(['batch', 'contacts', list, '--delete', '--yes']);
     expect(ok.code, ok.stderr).toBe(0);
@@ -60,6 +62,17 @@ describe("a delete's backup holds and offers only what happened", () => {
     expect(r.code, r.stderr).not.toBe(0);
     expect(await getRecord(t, 'contacts', id!)).toBeDefined();
     expect(r.stderr).not.toMatch(/creates? (it|them) again/);
+    expect(held(backup)).toEqual([]);
+    // imported again (as a user might, to be safe): nothing is created, so no second copy
+    const before = (await fetch(`${t.sb.baseUrl}/contacts?limit=100`, {
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin },
+    }).then((x) => x.json())) as { data: unknown[] };
+    const restore = await crm(['batch', 'contacts', backup, '--input-format', 'ndjson']);
+    expect(restore.stderr).not.toMatch(/Created [1-9]/);
+    const after = (await fetch(`${t.sb.baseUrl}/contacts?limit=100`, {
+      headers: { 'X-Service-Api-Key': t.sb.keys.admin },
+    }).then((x) => x.json())) as { data: unknown[] };
+    expect(after.data.length).toBe(before.data.length);
   });
 
   it('a backup line that cannot be written whole: exit 8 naming the backup, the DELETE not sent, no torn record read as one', async () => {

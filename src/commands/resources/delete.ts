@@ -101,8 +101,14 @@ async function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>, now: nu
 
 /** One DELETE, its record kept first; `deleted` is told once the server says it is gone. */
 async function deleteKept(client: HttpClient, path: string, id: string, backup?: DeleteBackup, deleted?: Deleted) {
-  const beforeSend = backup ? await keepBefore(client, path, id, backup) : undefined;
-  const res = await client.request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend });
+  const kept = backup ? await keepBefore(client, path, id, backup) : undefined;
+  const res = await client
+    .request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend: kept?.beforeSend })
+    .catch((err: unknown) => {
+      // refused: the record is still there, so the backup does not keep it as deleted
+      kept?.failed(err);
+      throw err;
+    });
   deleted?.(id);
   return res;
 }

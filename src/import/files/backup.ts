@@ -4,7 +4,8 @@
 // `crm RESOURCE delete ID…` both keep their records here. A listing's records (backup-read.ts) wait in
 // a hidden file beside it, `.<backup>.listed`, and each goes to the backup just before its own DELETE:
 // the backup never holds a record that was not deleted by the run that wrote it (a run stopped after
-// the listing would otherwise leave records there that a re-import would create a second time).
+// the listing would otherwise leave records there that a re-import would create a second time). A DELETE the
+// server refuses takes its record's line back at close (blanked in place, `blankLines`).
 // Below: the file's ids against the backup's (`backupRead`), and a backup imported again (`restoreResults`, the
 // owners file `writeOwners` writes, `recreated`).
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
@@ -13,7 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { linksTo } from '../../api/resources.js';
-import { DiskError, NotFoundError, UsageError } from '../../http/errors.js';
+import { CrmError, DiskError, NotFoundError, UsageError } from '../../http/errors.js';
 import { errnoOf, fsReason } from '../../util/fs-error.js';
 import type { HttpClient } from '../../http/types.js';
 import { tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
@@ -25,8 +26,13 @@ export interface DeleteBackup {
   path: string;
   /** the file holds this id's record already, on disk (written by this run or an earlier one) */
   has(id: string): boolean;
-  /** appends the record (unless its id is in the file already) and fsyncs before resolving; after a failed write, every later keep fails */
-  keep(record: { id?: unknown }): Promise<void>;
+  /**
+   * appends the record (unless its id is in the file already) and fsyncs before resolving: true when this call wrote it;
+   * after a failed write, every later keep fails
+   */
+  keep(record: { id?: unknown }): Promise<boolean>;
+  /** the server refused the DELETE a keep that wrote the record's line was for: it is still there, so the line is blanked at close */
+  refused(id: string): void;
   /** sets a listing's records aside (the hidden `.listed` file), for `keepBefore` to keep each just before its DELETE; those held or set aside already are not: how many were */
   stage(records: ReadonlyArray<ApiRecord>): Promise<number>;
   /** the record set aside for this id, if any */
@@ -67,18 +73,22 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
   }
   const durable = backupIds(text);
   await sweepListed(path);
-  const pending = new Map<string, Promise<void>>();
+  const pending = new Map<string, Promise<boolean>>();
+  /** each record's line this run appended, by id; the lines of DELETEs refused since, to blank at close */
+  const written = new Map<string, string>();
+  const blank: string[] = [];
   // a torn last line (killed mid-write) is ended, so the next record starts a line of its own
   let torn = text.length > 0 && !text.endsWith('\n');
   let queue: Promise<void> = Promise.resolve();
   let broken: Error | undefined;
-  const keep = (record: { id?: unknown }): Promise<void> => {
+  const keep = (record: { id?: unknown }): Promise<boolean> => {
     const id = typeof record.id === 'string' ? record.id : undefined;
-    if (id !== undefined && durable.has(id)) return Promise.resolve();
+    if (id !== undefined && durable.has(id)) return Promise.resolve(false);
     const already = id === undefined ? undefined : pending.get(id);
-    if (already) return already;
+    if (already) return already.then(() => false);
     if (broken) return Promise.reject(broken);
-    const line = `${torn ? '\n' : ''}${stringifyJson(record)!}\n`;
+    const json = stringifyJson(record)!;
+    const line = `${torn ? '\n' : ''}${json}\n`;
     torn = false;
     // appends one at a time, each durable before the DELETE it guards; an id counts as held only then
     const done = queue.then(async () => {
@@ -86,7 +96,11 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
         if (broken) throw broken;
         await appendWhole(file, line, path);
         await file.sync();
-        if (id !== undefined) durable.add(id);
+        if (id !== undefined) {
+          durable.add(id);
+          written.set(id, json);
+        }
+        return true;
       } catch (err) {
         broken ??= err instanceof Error ? err : new Error(String(err));
         throw err;
@@ -94,7 +108,10 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
         if (id !== undefined) pending.delete(id);
       }
     });
-    queue = done.catch(() => undefined);
+    queue = done.then(
+      () => undefined,
+      () => undefined,
+    );
     if (id !== undefined) pending.set(id, done);
     return done;
   };
@@ -103,10 +120,59 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     path,
     has: (id) => durable.has(id),
     keep,
+    refused(id) {
+      const json = written.get(id);
+      if (json === undefined) return;
+      // not held any more: a later row of this id keeps it again before its own DELETE
+      written.delete(id);
+      durable.delete(id);
+      blank.push(json);
+    },
     stage: (records) => stage.add(records.filter((r) => typeof r.id === 'string' && !durable.has(r.id))),
     staged: (id) => stage.get(id),
-    close: () => queue.then(() => Promise.all([file.close(), stage.remove()])).then(() => undefined),
+    close: async () => {
+      await queue;
+      await Promise.all([file.close(), stage.remove()]);
+      if (blank.length > 0) await blankLines(path, blank);
+    },
   };
+}
+
+/**
+ * The lines of records whose DELETE was refused, each turned into spaces where it is (one occurrence of each: the same
+ * record kept by another run whose DELETE went through stays), so the backup holds only records that were deleted
+ * (CONTRACT §7c). In place, not rewritten: another run appending to the same file loses nothing. A blank line is
+ * skipped by every reader (import, `backupIds`, jq).
+ */
+async function blankLines(path: string, lines: readonly string[]): Promise<void> {
+  const fh = await open(path, 'r+');
+  try {
+    const text = await fh.readFile();
+    const taken = new Set<number>();
+    for (const json of lines) {
+      const want = Buffer.from(`${json}\n`, 'utf8');
+      let at = -1;
+      for (let from = 0; (at = text.indexOf(want, from)) !== -1; from = at + 1)
+        if ((at === 0 || text[at - 1] === 0x0a) && !taken.has(at)) break;
+      if (at === -1) continue;
+      taken.add(at);
+      await fh.write(Buffer.alloc(want.length - 1, 0x20), 0, want.length - 1, at);
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Whether a DELETE's error says the server refused it (the record is still there): a 401, 403, 422 or other refusal of
+ * the row, or a 404 to a DELETE sent once (a 404 to one sent again is the earlier one's success). Not a 5xx or no
+ * answer: that DELETE may have gone through, and its record stays kept.
+ */
+export function deleteRefused(err: unknown, sentBefore = false): boolean {
+  const status = err instanceof CrmError ? err.status : undefined;
+  if (status === undefined || status < 400 || status >= 500 || [408, 425, 429].includes(status)) return false;
+  return status !== 404 || !sentBefore;
 }
 
 /**
@@ -183,31 +249,50 @@ function listedStage(backupPath: string) {
   };
 }
 
+/** What keeps a record before its DELETE (keepBefore), and what its DELETE failing does to the backup. */
+export interface KeptDelete {
+  /** RequestOptions.beforeSend: the record written to the backup; none when there is nothing to write */
+  beforeSend?: () => Promise<void>;
+  /** the DELETE failed: when the server refused it (deleteRefused), the line this DELETE's keep wrote is blanked at close */
+  failed: (err: unknown, sentBefore?: boolean) => void;
+}
+
 /**
  * What keeps a record before its DELETE, as the DELETE's `beforeSend` (RequestOptions): the record as it is
  * — the one a listing set aside, else read now with one GET — written durably to the backup once the
  * pacer has admitted the DELETE, just before it goes (written before a rate-limit wait, a run stopped in
- * it left records there that were never deleted). Undefined when there is nothing to write: the file
- * holds it already (an earlier run's), or a 404 (gone already).
+ * it left records there that were never deleted). Nothing to write when the file holds it already (an
+ * earlier run's), or a 404 (gone already). A refused DELETE takes back only the line its own keep wrote
+ * (a second DELETE of a record another row deleted is answered 404: that row's line stays).
  */
 export async function keepBefore(
   client: HttpClient,
   path: string,
   id: string,
   backup: DeleteBackup,
-): Promise<(() => Promise<void>) | undefined> {
-  if (backup.has(id)) return undefined;
-  const listed = await backup.staged(id);
-  if (listed) return () => backup.keep(listed);
-  const record = await client
+): Promise<KeptDelete> {
+  const record = backup.has(id) ? undefined : ((await backup.staged(id)) ?? (await readRecord(client, path)));
+  if (!record) return { failed: () => undefined };
+  let wrote = false;
+  return {
+    beforeSend: async () => {
+      wrote = await backup.keep(record);
+    },
+    failed: (err, sentBefore = false) => {
+      if (wrote && deleteRefused(err, sentBefore)) backup.refused(id);
+    },
+  };
+}
+
+/** The record as it is now; undefined when it is gone (404). */
+const readRecord = (client: HttpClient, path: string): Promise<ApiRecord | undefined> =>
+  client
     .request<{ data?: ApiRecord }>({ method: 'GET', path, expect: 'success' })
     .then((res) => res.body.data)
     .catch((err: unknown) => {
       if (err instanceof NotFoundError) return undefined;
       throw err;
     });
-  return record ? () => backup.keep(record) : undefined;
-}
 
 /** The file's ids (a delete's valid rows, read back), how many of them the backup holds already and how many are left to read. */
 export async function backupRead(

@@ -79,8 +79,10 @@ function httpRowSender(client: HttpClient, op: RowOperation, { onKept, backup }:
     const { method, path, body, target } = plan.request;
     const idempotencyKey = method === 'POST' || method === 'PATCH' ? req.key : undefined;
     const keep = method === 'DELETE' ? backup?.() : undefined;
+    let failed: ((err: unknown, sentBefore: boolean) => void) | undefined;
     try {
-      const beforeSend = keep ? await keepBefore(client, path, target, keep) : undefined;
+      const kept = keep ? await keepBefore(client, path, target, keep) : undefined;
+      failed = kept?.failed;
       const res = await client.request({
         method,
         path,
@@ -88,12 +90,14 @@ function httpRowSender(client: HttpClient, op: RowOperation, { onKept, backup }:
         idempotencyKey,
         expect: 'v2',
         finishInDoubt: true,
-        beforeSend,
+        beforeSend: kept?.beforeSend,
       });
       if (op.kind === 'link' && body && onKept) keptFields(body, res.body, onKept);
       const replayed = isReplayed(res.headers) || res.goneOnRetry === true;
       return { envelope: oneItem({ id: target }), retries: res.retries, replayed };
     } catch (err) {
+      // a DELETE the server refused: its record is still there, so the backup does not keep it as deleted
+      failed?.(err, req.resent === true);
       if (err instanceof CrmError && err.status === 404 && op.goneIsDone && req.resent)
         return { envelope: oneItem({ id: target }), replayed: true };
       if (err instanceof NotFoundError && op.parentPath) await (parentChecked ??= parentMissing(client, op));

@@ -55,7 +55,8 @@ function fakes(collection: string[], kept: string[]) {
   const backup: DeleteBackup = {
     path: 'b',
     has: (id) => held.has(id),
-    keep: async (r) => void held.add(r.id as string),
+    keep: async (r) => !held.has(r.id as string) && Boolean(held.add(r.id as string)),
+    refused: (id) => void held.delete(id),
     async stage(rs) {
       let n = 0;
       for (const r of rs) {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ForbiddenError, NotFoundError, ServerError } from '../../../src/http/errors.js';
 import type { HttpClient } from '../../../src/http/types.js';
 import { backupIds, keepBefore, openBackup } from '../../../src/import/files/backup.js';
 import { runs } from '../../helpers/property.js';
@@ -62,6 +63,72 @@ describe('openBackup', () => {
   });
 });
 
+describe('a DELETE refused', () => {
+  it("its record's line is blanked at close: the backup holds only records deleted; another run's copy stays", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crm-backup-unit-'));
+    try {
+      const path = join(dir, 'x.deleted.ndjson');
+      const [a, b] = [{ id: 'a', name: 'Ä', n: 1 }, { id: 'b' }];
+      const one = await openBackup(path);
+      const two = await openBackup(path); // another run appending to the same file
+      await one.keep(a);
+      await two.keep(a); // it kept the same record: its DELETE goes through
+      await one.keep(b);
+      one.refused('a');
+      expect(one.has('a')).toBe(false); // a later row of this id keeps it again
+      one.refused('zzz'); // never kept by this run: nothing
+      await one.close();
+      await two.close();
+      const text = readFileSync(path, 'utf8');
+      expect([...backupIds(text)].sort()).toEqual(['a', 'b']);
+      expect(text.split('\n').filter((l) => l.trim() === '')).toHaveLength(2); // the blanked line, and the end
+      // a run alone: refused, the record is not there at all (and the file reads back as NDJSON)
+      const lone = join(dir, 'y.deleted.ndjson');
+      const three = await openBackup(lone);
+      await three.keep(a);
+      three.refused('a');
+      await three.close();
+      expect(backupIds(readFileSync(lone, 'utf8')).size).toBe(0);
+      expect((await openBackup(lone)).has('a')).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a refused DELETE takes back only its own line', () => {
+  it('a second DELETE of a record another row deleted (404) takes back nothing; one refused (403) after its keep, its line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crm-backup-unit-'));
+    try {
+      const path = join(dir, 'z.deleted.ndjson');
+      const backup = await openBackup(path);
+      const records: Record<string, { id: string; n: number }> = {
+        a: { id: 'a', n: 1 },
+        b: { id: 'b', n: 2 },
+        c: { id: 'c', n: 3 },
+      };
+      const client = {
+        request: async (o: { path: string }) => ({ body: { data: records[o.path.split('/').pop()!] } }),
+      } as unknown as HttpClient;
+      const first = await keepBefore(client, '/contacts/a', 'a', backup);
+      await first.beforeSend!(); // its DELETE goes through
+      const again = await keepBefore(client, '/contacts/a', 'a', backup);
+      expect(again.beforeSend).toBeUndefined(); // held already: nothing written for this DELETE
+      again.failed(new NotFoundError('not found', { status: 404 }));
+      const b = await keepBefore(client, '/contacts/b', 'b', backup);
+      await b.beforeSend!();
+      b.failed(new ForbiddenError('this key may not delete', { status: 403 }));
+      const c = await keepBefore(client, '/contacts/c', 'c', backup);
+      await c.beforeSend!();
+      c.failed(new ServerError('no answer', { status: 503 })); // not a refusal: it may have gone through
+      await backup.close();
+      expect([...backupIds(readFileSync(path, 'utf8'))]).toEqual(['a', 'c']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a listing set aside', () => {
   it("what a killed run set aside is removed by the next run that opens the backup; a live run's is left", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'crm-backup-unit-'));
@@ -105,9 +172,9 @@ describe('a listing set aside', () => {
       const keep = await keepBefore(client, '/contacts/b', 'b', backup);
       // written only when the DELETE is admitted, just before it goes
       expect(backup.has('b')).toBe(false);
-      await keep!();
+      await keep.beforeSend!();
       expect(backup.has('b')).toBe(true);
-      expect(await keepBefore(client, '/contacts/b', 'b', backup)).toBeUndefined();
+      expect((await keepBefore(client, '/contacts/b', 'b', backup)).beforeSend).toBeUndefined();
       expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify(listed[1])}\n`);
       await backup.close();
       expect(readdirSync(dir)).toEqual(['ids.txt.deleted.ndjson']);
