@@ -5,7 +5,7 @@
 // a hidden file beside it, `.<backup>.listed`, and each goes to the backup just before its own DELETE:
 // the backup never holds a record that was not deleted by the run that wrote it (a run stopped after
 // the listing would otherwise leave records there that a re-import would create a second time). A DELETE the
-// server refuses takes its record's line back at close (blanked in place, `blankLines`).
+// server refuses takes its record's line back (blanked in place, `blankLine`).
 // Below: the file's ids against the backup's (`backupRead`), and a backup imported again (`restoreResults`, the
 // owners file `writeOwners` writes, `recreated`).
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
@@ -31,7 +31,7 @@ export interface DeleteBackup {
    * after a failed write, every later keep fails
    */
   keep(record: { id?: unknown }): Promise<boolean>;
-  /** the server refused the DELETE a keep that wrote the record's line was for: it is still there, so the line is blanked at close */
+  /** the server refused the DELETE a keep that wrote the record's line was for: it is still there, so the line is blanked */
   refused(id: string): void;
   /** sets a listing's records aside (the hidden `.listed` file), for `keepBefore` to keep each just before its DELETE; those held or set aside already are not: how many were */
   stage(records: ReadonlyArray<ApiRecord>): Promise<number>;
@@ -74,9 +74,8 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
   const durable = backupIds(text);
   await sweepListed(path);
   const pending = new Map<string, Promise<boolean>>();
-  /** each record's line this run appended, by id; the lines of DELETEs refused since, to blank at close */
-  const written = new Map<string, string>();
-  const blank: string[] = [];
+  /** each record's line this run appended, by id: its JSON and where it was written (to blank it if its DELETE is refused) */
+  const written = new Map<string, { json: string; at: number }>();
   // a torn last line (killed mid-write) is ended, so the next record starts a line of its own
   let torn = text.length > 0 && !text.endsWith('\n');
   let queue: Promise<void> = Promise.resolve();
@@ -98,7 +97,8 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
         await file.sync();
         if (id !== undefined) {
           durable.add(id);
-          written.set(id, json);
+          // where the line landed: this run's appends are one at a time (another run's may make it wrong: blankLine checks)
+          written.set(id, { json, at: (await file.stat()).size - Buffer.byteLength(`${json}\n`) });
         }
         return true;
       } catch (err) {
@@ -121,43 +121,40 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
     has: (id) => durable.has(id),
     keep,
     refused(id) {
-      const json = written.get(id);
-      if (json === undefined) return;
+      const line = written.get(id);
+      if (line === undefined) return;
       // not held any more: a later row of this id keeps it again before its own DELETE
       written.delete(id);
       durable.delete(id);
-      blank.push(json);
+      // blanked now, in the write queue (a kill later cannot leave it); a failure leaves the line (nothing lost)
+      queue = queue.then(() => blankLine(path, line).catch(() => undefined));
     },
     stage: (records) => stage.add(records.filter((r) => typeof r.id === 'string' && !durable.has(r.id))),
     staged: (id) => stage.get(id),
-    close: async () => {
-      await queue;
-      await Promise.all([file.close(), stage.remove()]);
-      if (blank.length > 0) await blankLines(path, blank);
-    },
+    close: () => queue.then(() => Promise.all([file.close(), stage.remove()])).then(() => undefined),
   };
 }
 
 /**
- * The lines of records whose DELETE was refused, each turned into spaces where it is (one occurrence of each: the same
- * record kept by another run whose DELETE went through stays), so the backup holds only records that were deleted
- * (CONTRACT §7c). In place, not rewritten: another run appending to the same file loses nothing. A blank line is
- * skipped by every reader (import, `backupIds`, jq).
+ * The line of a record whose DELETE was refused, turned into spaces where it is: at the place it was written, or (another
+ * run appended to the file meanwhile) the first line with its text no other blank took — the same record kept by
+ * another run whose DELETE went through stays once. In place, not rewritten: another run appending to the same file
+ * loses nothing (CONTRACT §7c). A blank line is skipped by every reader (import, `backupIds`, jq).
  */
-async function blankLines(path: string, lines: readonly string[]): Promise<void> {
+async function blankLine(path: string, line: { json: string; at: number }): Promise<void> {
+  const want = Buffer.from(`${line.json}\n`, 'utf8');
   const fh = await open(path, 'r+');
   try {
-    const text = await fh.readFile();
-    const taken = new Set<number>();
-    for (const json of lines) {
-      const want = Buffer.from(`${json}\n`, 'utf8');
-      let at = -1;
+    const here = Buffer.alloc(want.length);
+    await fh.read(here, 0, want.length, line.at);
+    let at = here.equals(want) ? line.at : -1;
+    if (at < 0) {
+      const text = await fh.readFile();
       for (let from = 0; (at = text.indexOf(want, from)) !== -1; from = at + 1)
-        if ((at === 0 || text[at - 1] === 0x0a) && !taken.has(at)) break;
-      if (at === -1) continue;
-      taken.add(at);
-      await fh.write(Buffer.alloc(want.length - 1, 0x20), 0, want.length - 1, at);
+        if (at === 0 || text[at - 1] === 0x0a) break;
     }
+    if (at < 0) return;
+    await fh.write(Buffer.alloc(want.length - 1, 0x20), 0, want.length - 1, at);
     await fh.sync();
   } finally {
     await fh.close();
@@ -253,7 +250,7 @@ function listedStage(backupPath: string) {
 export interface KeptDelete {
   /** RequestOptions.beforeSend: the record written to the backup; none when there is nothing to write */
   beforeSend?: () => Promise<void>;
-  /** the DELETE failed: when the server refused it (deleteRefused), the line this DELETE's keep wrote is blanked at close */
+  /** the DELETE failed: when the server refused it (deleteRefused), the line this DELETE's keep wrote is blanked */
   failed: (err: unknown, sentBefore?: boolean) => void;
 }
 
@@ -275,8 +272,9 @@ export async function keepBefore(
   if (!record) return { failed: () => undefined };
   let wrote = false;
   return {
+    // run before each attempt: a retry finds the line written (false), and must not forget that this DELETE wrote it
     beforeSend: async () => {
-      wrote = await backup.keep(record);
+      wrote = (await backup.keep(record)) || wrote;
     },
     failed: (err, sentBefore = false) => {
       if (wrote && deleteRefused(err, sentBefore)) backup.refused(id);

@@ -26,7 +26,10 @@ const runArb: fc.Arbitrary<Run> = fc.record({
   killed: fc.boolean(),
 });
 
-const rowsOf = (path: string): string[][] => parse<string[]>(readFileSync(path, 'utf8'), { bom: true }).slice(1);
+const rowsOf = (path: string): string[][] => {
+  const all: string[][] = parse(readFileSync(path, 'utf8'), { bom: true });
+  return all.slice(1);
+};
 
 let fresh = 0;
 describe('the way-back files of any sequence of runs', () => {
