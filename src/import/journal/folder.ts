@@ -71,10 +71,12 @@ export async function lockJob(dir: string, identity: JournalIdentity, name: stri
         await unlink(path).catch(() => undefined);
       };
     }
-    const seen = await readFile(path, 'utf8').catch(() => '');
-    const pid = Number(seen.trim());
+    const text = await readFile(path, 'utf8').catch(() => '');
+    const pid = Number(text.trim());
     const named = Number.isInteger(pid) && pid > 0;
-    const age = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? Date.now());
+    const st = await stat(path).catch(() => undefined);
+    const seen = `${text}\0${st?.ino}\0${st?.mtimeMs}`;
+    const age = Date.now() - (st?.mtimeMs ?? Date.now());
     const stale = named ? pid !== process.pid && !processAlive(pid) : age > 60_000;
     if (attempt >= 20 || !stale) throw running(name, identity, pid, path);
     if (!(await breakStale(path, seen))) await sleep(10); // another run is taking it over: see who has it then
@@ -83,7 +85,7 @@ export async function lockJob(dir: string, identity: JournalIdentity, name: stri
 
 /**
  * Removes a stale lock, as it was seen: under `<lock>.break` (taken exclusively), the lock is read again and removed
- * only if it still holds what was seen — two runs taking over one lock at once, one could otherwise remove the
+ * only if it is still the file that was seen — two runs taking over one lock at once, one could otherwise remove the
  * lock the other had just taken, and both run. False when another run is breaking it (a `.break` a killed run left
  * is removed after 10 s).
  */
@@ -97,7 +99,10 @@ async function breakStale(path: string, seen: string): Promise<boolean> {
   });
   if (!fh) return false;
   try {
-    if ((await readFile(path, 'utf8').catch(() => undefined)) === seen) await unlink(path).catch(() => undefined);
+    // the same file as seen (its text, inode and time: an empty lock another run has just made reads alike)
+    const st = await stat(path).catch(() => undefined);
+    const now = `${await readFile(path, 'utf8').catch(() => undefined)}\0${st?.ino}\0${st?.mtimeMs}`;
+    if (st && now === seen) await unlink(path).catch(() => undefined);
     return true;
   } finally {
     await fh.close();
@@ -166,8 +171,8 @@ export async function pruneJournals(dir: string, now: number, opts: PruneOptions
       continue;
     }
     // reconcile's plan (pinned by journal/stage.ts) is kept beside an unfinished journal only
-    if (name.endsWith('.jsonl.plan')) {
-      const journal = path.slice(0, -'.plan'.length);
+    if (name.endsWith('.jsonl.plan') || name.endsWith('.jsonl.plan.next')) {
+      const journal = path.slice(0, path.lastIndexOf('.jsonl') + '.jsonl'.length);
       if (journal !== opts.keep && (!(await exists(journal)) || (await readComplete(journal)))) await gone(path);
       continue;
     }

@@ -186,11 +186,15 @@ export async function openJournal(
  */
 async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, matched: Matched): Promise<Opened> {
   const planPath = `${journalPath(slice.dir!, identity)}.plan`;
-  if (matched.spool) await rename(matched.spool.path, planPath);
-  const digest = await hashFile(planPath);
+  // beside the plan first, then named by the new journal, then in place: a kill between any two steps leaves a
+  // journal whose plan is found (the old pair, or the new journal and its `.next`: pinnedPlan)
+  const next = `${planPath}.next`;
+  if (matched.spool) await rename(matched.spool.path, next);
+  const digest = await hashFile(next);
   // a resumed job keeps the time it began: its plan's lifetime counts from then, and a stdin job's way back is named by it
   const began = matched.plan.resumed === undefined ? undefined : Date.parse(matched.plan.resumed);
   const journal = await open(slice, identity, { plan: digest, resume: false, file: undefined, began });
+  await rename(next, planPath);
   return { journal, retryRejected: false, rows: Spool.existing(planPath, slice.dir!), planPath };
 }
 
@@ -319,14 +323,18 @@ function warnResumed(
 }
 
 /** The plan an interrupted run of this job made: its journal unfinished, recent, and naming this plan (its hash). */
-async function pinnedPlan(
+export async function pinnedPlan(
   journalPath: string,
   planPath: string,
   now: number,
 ): Promise<{ path: string; at: string } | undefined> {
-  if (!(await exists(planPath)) || (await readComplete(journalPath))) return undefined;
+  if (await readComplete(journalPath)) return undefined;
   const header = await readHeader(journalPath);
   if (!header || now - Date.parse(header.created_at) > PLAN_LIFETIME_MS) return undefined;
+  // a run killed after its journal named its new plan, before the plan was moved into place
+  const next = `${planPath}.next`;
+  if ((await exists(next)) && header.plan === (await hashFile(next))) await rename(next, planPath);
+  if (!(await exists(planPath))) return undefined;
   return header.plan === (await hashFile(planPath)) ? { path: planPath, at: header.created_at } : undefined;
 }
 

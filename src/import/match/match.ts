@@ -30,7 +30,7 @@ export interface Pinned {
 export interface Matched {
   plan: MatchPlan;
   spool?: Spool;
-  /** the plan an interrupted run made, sent as it was */
+  /** this run resumes a job an interrupted run began: it adds to that run's way-back files */
   resumed: boolean;
   /** `--plan FILE`, written by this run */
   planCsv?: string;
@@ -100,7 +100,7 @@ export async function match(
  * (checked against the CRM again, not trusted), and the creates it sent without an answer (sent again under its key).
  * An update left in doubt is planned again from what the CRM holds: a PATCH sent twice sets the same values.
  */
-async function earlierRun(pinned: Pinned): Promise<EarlierRun> {
+export async function earlierRun(pinned: Pinned): Promise<EarlierRun> {
   const { journal } = pinned;
   const touched = new Set<number>();
   const inDoubt = new Map<number, SpooledChunk>();
@@ -113,7 +113,9 @@ async function earlierRun(pinned: Pinned): Promise<EarlierRun> {
     const done = await journal.get(c.seq);
     if (done && done.lines.length === c.lines.length && done.lines.every((l, i) => l === c.lines[i]))
       done.ids.forEach((id, i) => id !== null && touched.add(c.lines[i]!));
-    else if (doubt.has(c.seq) && !c.update) inDoubt.set(c.lines[0]!, { ...c, runId: c.runId ?? journal.runId });
+    // in doubt in that run, or carried from a run before it (kept under its key until answered, whatever befell it)
+    else if (!c.update && (doubt.has(c.seq) || c.runId !== undefined))
+      inDoubt.set(c.lines[0]!, { ...c, runId: c.runId ?? journal.runId });
   }
   return { touched, inDoubt, lines: new Set([...inDoubt.values()].flatMap((c) => c.lines)) };
 }
