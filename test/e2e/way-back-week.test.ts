@@ -3,11 +3,12 @@
 // colleague's change; and the rerun of an interrupted --match run, which checks the records that run changed or
 // created before it counts them done (after the undo it printed, a colleague's change, a delete of what it created),
 // creating exactly once. Judged by what the sandbox holds after each step (and its request log), not by crm's summary.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appliedPerKey, getRecord, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
 import { crmOnPath, paste as pasteIn, printedAfter, runCrm } from '../helpers/run-crm.js';
+import { execFileSync } from 'node:child_process';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -250,5 +251,43 @@ describe('a --match run resumed after an interruption checks what the interrupte
     expect(third.out!.unchanged).toBe(0);
     expect((third.out!.updated as number) + (third.out!.skipped as number)).toBe(30);
     expect(idsOf('twice.csv.undo.csv').sort()).toEqual([...ids].sort());
+  });
+});
+
+// a small tmpfs for the input's folder, where the undo file goes (root only: elsewhere no file system can fill
+// under the undo file alone; a limit on every file's size stops the plan's spool first)
+const ROOT = process.getuid?.() === 0;
+
+describe.skipIf(!ROOT)('an undo line that cannot be written', () => {
+  it('a --match run stops before the PATCH it protects (exit 8 naming the undo file); with room, the same command', async () => {
+    const full = join(dir, 'small-disk');
+    mkdirSync(full, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=12k', 'tmpfs', full]);
+    try {
+      // a value before of 9 KiB: the undo file's line cannot fit
+      const long = 'x'.repeat(9000);
+      const id = (await api('POST', '/contacts', { email: 'full.1@example.com', title: long })).id as string;
+      writeFileSync(join(full, 'full.csv'), 'email,title\nfull.1@example.com,Short\n');
+      const args = ['batch', 'contacts', join(full, 'full.csv'), '--match', 'email'];
+      const r = await crm(args);
+      expect(r.code, r.stderr).toBe(8);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `cannot write the undo file ${join(full, 'full.csv.undo.csv')}: the disk is full; \\d+ KiB free in `,
+        ),
+      );
+      expect(r.stderr).not.toMatch(/unexpected failure|a bug in crm/);
+      expect((await getRecord(t, 'contacts', id))?.title).toBe(long);
+      execFileSync('mount', ['-o', 'remount,size=64k', full]);
+      const again = await crm(args);
+      expect(again.code, again.stderr).toBe(0);
+      expect((await getRecord(t, 'contacts', id))?.title).toBe('Short');
+      // the undo file holds the value before, whole: the printed command puts it back
+      const back = await paste(printed(again.stderr, UNDO));
+      expect(back.code, back.stderr).toBe(0);
+      expect((await getRecord(t, 'contacts', id))?.title).toBe(long);
+    } finally {
+      execFileSync('umount', ['-l', full]);
+    }
   });
 });

@@ -9,18 +9,17 @@
 // Below: the file's ids against the backup's (`backupRead`), and a backup imported again (`restoreResults`, the
 // owners file `writeOwners` writes, `recreated`).
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
-import { open, readFile, rm, statfs, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { linksTo } from '../../api/resources.js';
-import { CrmError, DiskError, NotFoundError, UsageError } from '../../http/errors.js';
-import { errnoOf, fsReason } from '../../util/fs-error.js';
+import { CrmError, NotFoundError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
 import { removeStaleTemps } from '../../util/fs.js';
 import type { BeforeSend, ImportSummary } from '../types.js';
-import { csvLine } from './outputs.js';
+import { csvLine, unwritable } from './outputs.js';
 
 export interface DeleteBackup {
   path: string;
@@ -181,14 +180,7 @@ async function appendWhole(file: FileHandle, text: string, path: string): Promis
   try {
     await file.appendFile(text, 'utf8');
   } catch (err) {
-    const free = await statfs(dirname(path)).then(
-      (st) => `; ${Math.floor((st.bavail * st.bsize) / 1024)} KiB free in ${dirname(path)}`,
-      () => '',
-    );
-    throw new DiskError(`cannot write the backup file ${path}: ${fsReason(err)}${free}; nothing more was deleted`, {
-      cause: err,
-      code: errnoOf(err) === 'ENOSPC' || errnoOf(err) === 'EDQUOT' ? 'DISK_FULL' : 'DISK_ERROR',
-    });
+    throw await unwritable(err, path, 'the backup file', 'nothing more was deleted');
   }
 }
 

@@ -1,5 +1,9 @@
 // The rejects, unknown and --results files, written whole at the end (AtomicTextFile). Rejects are in line
 // order, rectangular, without the formula guard; server text (`_error_*`, `id`) goes through serverCell.
+import { statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { DiskError } from '../../http/errors.js';
+import { errnoOf, fsReason, isDiskError, naming } from '../../util/fs-error.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { cellText } from '../../output/cell.js';
 import { quoteCsv } from '../../output/csv.js';
@@ -224,4 +228,20 @@ export class RowsOut {
 
   commit = (): Promise<void> => this.file.commit();
   discard = (): Promise<void> => this.file.discard();
+}
+
+/**
+ * A way-back file that cannot be written (CONTRACT §7c): a DiskError (exit 8) naming the file, its folder's free space
+ * and what was not done, never "a bug in crm" and never the journal's name. Any other error comes back named.
+ */
+export async function unwritable(err: unknown, path: string, what: string, then: string): Promise<unknown> {
+  if (err instanceof DiskError || !isDiskError(err)) return naming(err, path);
+  const free = await statfs(dirname(path)).then(
+    (st) => `; ${Math.floor((st.bavail * st.bsize) / 1024)} KiB free in ${dirname(path)}`,
+    () => '',
+  );
+  return new DiskError(`cannot write ${what} ${path}: ${fsReason(err)}${free}; ${then}`, {
+    cause: err,
+    code: errnoOf(err) === 'ENOSPC' || errnoOf(err) === 'EDQUOT' ? 'DISK_FULL' : 'DISK_ERROR',
+  });
 }

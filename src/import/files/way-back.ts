@@ -2,7 +2,6 @@
 // from this run (a resumed plan adds to its run's files; a new run that changes or creates something first moves the
 // earlier run's aside, to `<input>.undo.<time>.csv`, so an undo never reaches back past the run it names, and the
 // created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.
-import { naming } from '../../util/fs-error.js';
 import { type FileHandle, stat } from 'node:fs/promises';
 import type { ApiRecord } from '../../api/envelopes.js';
 import type { RawRow } from '../shapes.js';
@@ -13,7 +12,7 @@ import { guardFormula, unguardFormula } from '../../output/formula-guard.js';
 import { removeRegularFile } from '../../util/atomic-file.js';
 import { exists } from '../../util/fs.js';
 import { normalizeFieldName, splitType } from '../input/header.js';
-import { csvLine, type RowShape, RowsOut, serverCell } from './outputs.js';
+import { csvLine, type RowShape, RowsOut, serverCell, unwritable } from './outputs.js';
 import { openCsvLog } from './csv-log.js';
 
 /** Reconcile's files written while sending: the way back, and the ambiguous rows. */
@@ -201,7 +200,7 @@ export class UndoFile {
         await this.fh.sync();
         batch.resolve();
       } catch (error) {
-        this.failure ??= { error: naming(error, this.path) };
+        this.failure ??= { error: await unwritable(error, this.path, 'the undo file', 'its change was not sent') };
         batch.reject(this.failure.error);
       }
     }
@@ -220,6 +219,9 @@ export class UndoFile {
  * created, appended across runs (`crm batch RESOURCE <input>.created.csv --delete` removes them).
  * Rows reach the file at the end of the tick they are added in; fsync at close.
  */
+/** what a created file that cannot be written names (the run stops; the same command lists the ids: a replay answers them) */
+const CREATED = ['the created file', 'nothing more was sent'] as const;
+
 export class CreatedFile {
   private buffer = '';
   /** the ids listed already (an earlier run's rows, this run's): a replayed create is not listed twice */
@@ -266,7 +268,7 @@ export class CreatedFile {
       if (!this.failure)
         await this.fh
           .appendFile(text, 'utf8')
-          .catch((error: unknown) => (this.failure = { error: naming(error, this.path) }));
+          .catch(async (error: unknown) => (this.failure = { error: await unwritable(error, this.path, ...CREATED) }));
     });
   }
 
@@ -275,8 +277,8 @@ export class CreatedFile {
     this.flush();
     await this.chain;
     if (this.failure) throw this.failure.error;
-    await this.fh.datasync().catch((error: unknown) => {
-      throw naming(error, this.path);
+    await this.fh.datasync().catch(async (error: unknown) => {
+      throw await unwritable(error, this.path, ...CREATED);
     });
   }
 

@@ -160,8 +160,12 @@ describe('UndoFile', () => {
     const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
     await probe.close();
     vi.spyOn(proto, 'sync').mockRejectedValueOnce(Object.assign(new Error('no space'), { code: 'ENOSPC' }));
-    await expect(u.add('c_1', { a: 1 })).rejects.toThrow('no space');
-    await expect(u.add('c_2', { a: 2 })).rejects.toThrow('no space');
+    // a DiskError (exit 8) naming the undo file and its folder's free space, not the journal (CONTRACT §7c)
+    const named = new RegExp(
+      `^cannot write the undo file ${path}: the disk is full; \\d+ KiB free in .*; its change was not sent$`,
+    );
+    await expect(u.add('c_1', { a: 1 })).rejects.toThrow(named);
+    await expect(u.add('c_2', { a: 2 })).rejects.toThrow(named);
     await u.close();
   });
 });
