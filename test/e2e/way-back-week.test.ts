@@ -254,6 +254,35 @@ describe('a --match run resumed after an interruption checks what the interrupte
   });
 });
 
+describe('a create left in doubt, whose record was deleted before the resume', () => {
+  it('answered from the cache, it is not counted done: exit 9 naming it; the same command again creates it', async () => {
+    const rows = Array.from({ length: 5 }, (_, i) => `gone.${i + 1}@example.com,Made`);
+    writeFileSync(join(dir, 'gone.csv'), `email,title\n${rows.join('\n')}\n`);
+    const args = ['--max-retries', '0', 'batch', 'contacts', 'gone.csv', '--match', 'email'];
+    // the create is made, then answered 500: in doubt
+    await t.control('/faults', { next: [{ kind: '500-after-write', method: 'POST', path: '/contacts/batch' }] });
+    const first = await json(args);
+    expect(first.code, first.stderr).toBe(9);
+    const made = await t.countByEmail('gone');
+    expect(made.size).toBe(5);
+    // someone deletes one of them before the resume
+    const list = (await api('GET', '/contacts?limit=100')) as unknown as Array<{ id: string; email: string }>;
+    const victim = list.find((c) => c.email === 'gone.3@example.com')!;
+    await api('DELETE', `/contacts/${victim.id}`);
+    const again = await json(args);
+    expect(again.code, again.stderr).toBe(9);
+    expect(JSON.stringify(again.out!.reasons)).toContain('DELETED_SINCE');
+    const rejects = readFileSync(join(dir, 'gone.csv.rejects.csv'), 'utf8');
+    expect(rejects).toMatch(/gone\.3@example\.com.*DELETED_SINCE.*deleted since/);
+    const third = await json(args);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.out).toMatchObject({ created: 1, unchanged: 4 });
+    const counts = await t.countByEmail('gone');
+    expect(counts.size).toBe(5);
+    expect([...counts.values()].every((v) => v === 1)).toBe(true);
+  });
+});
+
 // a small tmpfs for the input's folder, where the undo file goes (root only: elsewhere no file system can fill
 // under the undo file alone; a limit on every file's size stops the plan's spool first)
 const ROOT = process.getuid?.() === 0;

@@ -32,6 +32,8 @@ export interface SpooledChunk {
   update?: { before(): ApiRecord };
   /** reconcile: the run whose Idempotency-Key it is sent under (a create an interrupted run sent without an answer) */
   runId?: string;
+  /** …and its lines the read found no record for (answered from the server's cache, made and deleted since) */
+  absent?: number[];
 }
 
 /**
@@ -101,8 +103,8 @@ export class Spool {
    * A full chunk (or the last one); a promise when the entries held were written, to be awaited. `runId`: the run
    * whose key it keeps (reconcile: a create an interrupted run sent without an answer).
    */
-  chunk(c: Chunk, bytes: number, runId?: string): Promise<void> | undefined {
-    const [kind, salt] = runId === undefined ? ['c', ''] : ['k', `${runId}\t`];
+  chunk(c: Chunk, bytes: number, kept?: { runId: string; absent: readonly number[] }): Promise<void> | undefined {
+    const [kind, salt] = kept === undefined ? ['c', ''] : ['k', `${kept.runId}\t${kept.absent.join(',')}\t`];
     return this.add(
       `${kind}\t${bytes}\t${c.seq}\t${c.lines.join(',')}\t${stringifyJson(c.rows.map((r) => r.raw))!}\t${salt}${c.body}\n`,
     );
@@ -188,11 +190,12 @@ function parseEntry(line: string): SpoolEntry {
     return out;
   };
   if (line.startsWith('c') || line.startsWith('u') || line.startsWith('k')) {
-    // u: an update, its values before; k: a create under an earlier run's key (its id)
+    // u: an update, its values before; k: a create under an earlier run's key (its id, and lines the read found absent)
     const [update, keyed] = [line.startsWith('u'), line.startsWith('k')];
-    const [bytes, seq, lineList, rawText, ...rest] = fields(update || keyed ? 6 : 5);
+    const [bytes, seq, lineList, rawText, ...rest] = fields(keyed ? 7 : update ? 6 : 5);
     const [beforeText, body] = update ? (rest as [string, string]) : [undefined, rest.at(-1)!];
-    const runId = keyed ? { runId: rest[0]! } : {};
+    const absent = rest[1] ? rest[1].split(',').map(Number) : [];
+    const runId = keyed ? { runId: rest[0]!, absent } : {};
     let raws: RawRow[] | undefined;
     let records: ApiRecord[] | undefined;
     const lines = lineList!.split(',').map(Number);

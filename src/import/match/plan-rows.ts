@@ -174,7 +174,7 @@ async function planRows(
         const kept = o.earlier.inDoubt.get(row.line);
         if (kept)
           [written, keptRows, keptChunks] = [
-            keepCreate(o, plan, { ...kept, seq: ++seq }, e.bytes),
+            keepCreate(o, plan, { ...kept, seq: ++seq }, index, e.bytes),
             keptRows + kept.lines.length,
             keptChunks + 1,
           ];
@@ -233,21 +233,30 @@ function placeRow(
 
 /**
  * A create an interrupted run sent without an answer: sent again whole, under that run's key, so the server replays
- * it if it created the records (never created twice), whatever the read found for its rows.
+ * it if it created the records (never created twice), whatever the read found for its rows. The rows the read found
+ * no record for go with it: answered from the cache, those were made and deleted since (send/outcome.ts).
  */
 function keepCreate(
   o: MatchRowsOptions,
   plan: MatchPlan,
   kept: SpooledChunk,
+  index: MatchIndex,
   bytes: number,
 ): Promise<void> | undefined {
   const [records, raws] = [kept.records(), kept.raws()];
   const rows = kept.lines.map((line, i) => ({ line, record: records[i]!, raw: raws[i]! }));
+  const absent = rows.flatMap((r) => {
+    const key = matchKey(o.fields, r.record);
+    return key === undefined || index.get(key) === undefined ? [r.line] : [];
+  });
   plan.create += rows.length;
   plan.resent = (plan.resent ?? 0) + rows.length;
   for (const r of rows)
     o.planFile?.add(r.line, 'create', undefined, 'sent again: an interrupted run sent it without an answer', r.raw);
-  return o.out?.chunk({ seq: kept.seq, rows, lines: kept.lines, body: kept.body }, bytes, kept.runId);
+  return o.out?.chunk({ seq: kept.seq, rows, lines: kept.lines, body: kept.body }, bytes, {
+    runId: kept.runId!,
+    absent,
+  });
 }
 
 /**

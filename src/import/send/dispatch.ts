@@ -11,6 +11,7 @@ import type { SendSlice } from '../plan.js';
 import type { ImportJournal } from '../journal/journal.js';
 import {
   chunkOutcome,
+  deletedSince,
   type Answer,
   failedAlike,
   isFatalSendError,
@@ -235,9 +236,11 @@ class SendingPass {
     c.requests += 1 + retries;
     c.retries += retries;
     this.consecutiveFailures = 0;
-    const out = chunkOutcome(chunk.lines.length, res.envelope);
+    const replay = res.replayed === true && retries === 0;
+    const answer = chunkOutcome(chunk.lines.length, res.envelope);
+    const out = replay && chunk.absent ? deletedSince(answer, chunk.lines, chunk.absent) : answer;
     // a replay on the first attempt answers a request of an earlier run: created then
-    if (res.replayed === true && retries === 0) c.skipped += out.created;
+    if (replay) c.skipped += out.created;
     else if (chunk.update) c.updated += out.created;
     else c.created += out.created;
     c.failed += chunk.lines.length - out.created;

@@ -51,6 +51,24 @@ export function chunkOutcome(size: number, envelope: BatchEnvelope): ChunkOutcom
   return { ids, rejects, created: ids.filter((x) => x !== null).length };
 }
 
+/** A row of a create sent again that the server answered from its cache, though the read found no record for it. */
+export const DELETED_SINCE = 'DELETED_SINCE';
+
+/**
+ * A create an interrupted run left in doubt, sent again under its key and answered from the server's cache (a replay):
+ * its rows the read found no record for were made then and deleted since (CONTRACT §7c: a --match run that exits 0
+ * is true). They are not done: rejects, for the next run (which reads the CRM again) to create them again.
+ */
+export function deletedSince(out: ChunkOutcome, lines: readonly number[], absent: readonly number[]): ChunkOutcome {
+  const gone = lines.flatMap((line, i) => (absent.includes(line) && out.ids[i] !== null ? [i] : []));
+  if (gone.length === 0) return out;
+  const ids = out.ids.map((id, i) => (gone.includes(i) ? null : id));
+  const message =
+    'created by the interrupted run and deleted since (the server answered from its cache): run the same command again to create it again';
+  const rejects = [...out.rejects, ...gone.map((i) => ({ i, code: DELETED_SINCE, message }))].sort((a, b) => a.i - b.i);
+  return { ids, rejects, created: out.created - gone.length };
+}
+
 /** Errors after which sending more chunks is pointless: a bad key, a missing scope, no such endpoint, a bug. */
 export function isFatalSendError(err: unknown): boolean {
   // a DiskError: a delete's backup could not be written, so nothing more may be deleted

@@ -23,7 +23,7 @@ async function planOf(dir: string): Promise<string> {
   const plan = await Spool.create(dir, join(dir, 'job.jsonl.plan'));
   await plan.chunk(chunk(1, [2, 3]), 10); // answered in the run before: created both
   await plan.chunk(chunk(2, [4, 5]), 20); // sent without an answer in the run before
-  await plan.chunk(chunk(3, [6, 7]), 30, 'first-run'); // carried: left in doubt by the run before that one
+  await plan.chunk(chunk(3, [6, 7]), 30, { runId: 'first-run', absent: [7] }); // carried: left in doubt by the run before that one
   await plan.chunk(chunk(4, [8, 9]), 40); // never sent
   await plan.settled({ line: 10, raw: ['r10@x'], action: 'done', ids: ['c10'] }, 50); // done two runs ago
   await plan.update({ ...chunk(5, [11]), body: '[{"id":"c11","title":"New"}]' }, { title: 'Old' }, 60); // in doubt: replanned
@@ -52,6 +52,7 @@ describe("a resumed reconcile's view of the interrupted run", () => {
     expect(got.inDoubt.get(4)!.runId).toBe('second-run');
     // the run before the interrupted one sent it: still its key, though the last run's journal says nothing of it
     expect(got.inDoubt.get(6)!.runId).toBe('first-run');
+    expect(got.inDoubt.get(6)!.absent).toEqual([7]); // read back as written
     expect([...got.lines].sort((a, b) => a - b)).toEqual([4, 5, 6, 7]);
   });
 
