@@ -74,7 +74,8 @@ async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<Impor
     await deps.beforeSend?.(scan);
   } else if (!dryRun) {
     const done = await doneEarlier(plan.journal, found, scan);
-    await deps.beforeSend?.({ ...scan, done, records: () => spooledRecords(rows!) });
+    const resumes = found.file?.exists === true || done > 0;
+    await deps.beforeSend?.({ ...scan, done, resumes, records: () => spooledRecords(rows!) });
   }
   const opened = await openJournal(plan.journal, scan, found, claimed, matched, deps);
   if ('dry' in opened) return dryRunSummary(plan.finish, deps.clock.now(), scan, opened.dry);

@@ -189,6 +189,8 @@ export interface BeforeSend {
   invalid: number;
   /** rows (chunks) an earlier run of this job finished: a rerun sends the rest */
   done?: number;
+  /** this job (this content) has a journal: a run of it was here before */
+  resumes?: boolean;
   records?: () => AsyncIterable<ApiRecord>;
 }
 

@@ -254,6 +254,39 @@ describe('a --match run resumed after an interruption checks what the interrupte
   });
 });
 
+describe('the created file of each run, removed with the command it prints', () => {
+  it("a second job's printed delete runs (its created file changed since the first's), with a backup of its own", async () => {
+    const rows = Array.from({ length: 4 }, (_, i) => `twice-made.${i + 1}@example.com,Made`);
+    writeFileSync(join(dir, 'twice-made.csv'), `email,title\n${rows.join('\n')}\n`);
+    const deleted = 'twice-made.csv.created.csv.deleted.ndjson';
+    const ids: string[][] = [];
+    for (const round of [1, 2]) {
+      const made = await crm(['batch', 'contacts', 'twice-made.csv', '--match', 'email']);
+      expect(made.code, made.stderr).toBe(0);
+      ids.push(idsOf('twice-made.csv.created.csv'));
+      const removed = await paste(`${printed(made.stderr, 'To remove the records this')} --yes`);
+      expect(removed.code, `round ${round}: ${removed.stderr}`).toBe(0);
+      expect((await t.countByEmail('twice-made')).size).toBe(0);
+    }
+    // each job's backup holds its own records: restoring the last brings back one of each, not two
+    const backups = readdirSync(dir).filter((f) => f.startsWith('twice-made.csv.created.csv.deleted'));
+    expect(backups).toHaveLength(2);
+    const held = (f: string) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => (JSON.parse(l) as { id: string }).id)
+        .sort();
+    expect(held(deleted)).toEqual([...ids[1]!].sort());
+    expect(held(backups.find((f) => f !== deleted)!)).toEqual([...ids[0]!].sort());
+    const restored = await crm(['batch', 'contacts', deleted]);
+    expect(restored.code, restored.stderr).toBe(0);
+    const counts = await t.countByEmail('twice-made');
+    expect(counts.size).toBe(4);
+    expect([...counts.values()].every((v) => v === 1)).toBe(true);
+  });
+});
+
 /** The id of the contact with this email, read page by page. */
 async function contactByEmail(email: string): Promise<string> {
   for (let cursor = ''; ;) {

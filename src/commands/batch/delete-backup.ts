@@ -19,6 +19,8 @@ import {
 import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { forStderr } from '../../output/width.js';
+import { moveToOwnName } from '../../util/own-name.js';
+import { stat } from 'node:fs/promises';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
 import { backupPath, confirmDelete } from './operation.js';
@@ -43,7 +45,11 @@ export function deleteBackup(
   return {
     current: () => file,
     beforeSend: async (checked: BeforeSend): Promise<void> => {
-      const read = path !== undefined && client && checked.valid > 0 ? await backupRead(path, checked) : undefined;
+      // `<input>.deleted.ndjson` of a delete of other content under this name (each run's created file is one):
+      // that job's, moved aside once this one is confirmed, so restoring one backup never brings back the other's
+      const foreign = path !== undefined && typeof o.backup !== 'string' && !checked.resumes && (await holds(path));
+      const read =
+        path !== undefined && client && checked.valid > 0 ? await backupRead(path, checked, foreign) : undefined;
       const deletes = checked.valid - (checked.done ?? 0);
       const atLimit = (n: number) => costAtLimitText(n, ctx.clock.now(), client?.pace?.());
       const cost = read && {
@@ -52,6 +58,13 @@ export function deleteBackup(
       };
       await progress.pause(() => confirmDelete(ctx, o, checked.valid, path, cost, checked.done));
       if (path === undefined || checked.valid === 0) return;
+      if (foreign) {
+        const aside = await moveToOwnName(path, `${o.file}.deleted`, '.ndjson', (await stat(path)).mtimeMs);
+        if (aside && !ctx.globals.quiet)
+          ctx.io.stderr.write(
+            `${forStderr(ctx.io.stderr, `The backup of an earlier delete of another ${o.file} is now ${aside}; this one's is ${path}.`)}\n`,
+          );
+      }
       file = await openBackup(path);
       if (read && client && readHow(read.toRead) === 'list') {
         const before = client.stats.requests;
@@ -92,3 +105,10 @@ export function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void
         `its record had, and this command gives them back their owners:\n  ${crmCommand(ctx.globals, ['batch', s.resource, s.owners_file, '--match', 'id'])}`,
     );
 }
+
+/** A file with something in it (a backup that holds records). */
+const holds = (path: string): Promise<boolean> =>
+  stat(path).then(
+    (st) => st.size > 0,
+    () => false,
+  );

@@ -288,11 +288,13 @@ const readRecord = (client: HttpClient, path: string): Promise<ApiRecord | undef
 export async function backupRead(
   path: string,
   checked: BeforeSend,
+  /** the file there is another job's (moved aside before this one writes): none of its ids is this job's */
+  foreign = false,
 ): Promise<{ ids: Set<string>; toRead: number; kept: number }> {
   const ids = new Set<string>();
   for await (const r of checked.records?.() ?? []) if (typeof r.id === 'string') ids.add(r.id);
   // the ids the backup holds now, read without opening it for writing (none when it does not exist or cannot be read)
-  const there = backupIds(await readFile(path, 'utf8').catch(() => ''));
+  const there = foreign ? new Set<string>() : backupIds(await readFile(path, 'utf8').catch(() => ''));
   const kept = [...ids].filter((id) => there.has(id)).length;
   return { ids, toRead: ids.size - kept, kept };
 }

@@ -315,7 +315,9 @@ export async function refuseUnsafeRerun(g: GuardContext): Promise<void> {
   if (earlier.length === 0 || g.hasOwnJournal) return;
   const rotated = latest('other-key');
   if (rotated) throw otherKeyError(g, rotated);
-  const changed = latest('changed');
+  // a delete of a changed file is a new job (a DELETE sent again deletes nothing twice; its backup is its own:
+  // commands/batch/delete-backup.ts); the printed `--delete` of each run's created file is such a file
+  const changed = g.identity.operation?.startsWith('delete ') ? undefined : latest('changed');
   const unfinished = earlier.some((e) => e.kind === 'changed' && !e.complete);
   if (changed) throw await changedError(g, changed, unfinished);
 }

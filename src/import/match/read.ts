@@ -60,7 +60,7 @@ export function chooseRead(fields: readonly string[], rows: number): { how: 'lis
   if (rows <= GET_ROWS_MAX) {
     // the collection's size is not known (the API gives none): the sentence claims none
     const most = `at most ${rows + 1} requests at any collection size`;
-    return { how: 'get', why: `one list page, then one GET per id not on it: ${most}.` };
+    return { how: 'get', why: `one list page (the whole collection, when it fits), else one GET per id: ${most}.` };
   }
   return { how: 'list', why: `${pages}: ${rows} GETs, one per id, would cost more than listing 10,000 records.` };
 }

@@ -268,8 +268,18 @@ describe('readByIds', () => {
 
 describe('chooseRead', () => {
   it.each([
-    [['id'], 1, 'get', 'one list page, then one GET per id not on it: at most 2 requests at any collection size.'],
-    [['id'], 100, 'get', 'one list page, then one GET per id not on it: at most 101 requests at any collection size.'],
+    [
+      ['id'],
+      1,
+      'get',
+      'one list page (the whole collection, when it fits), else one GET per id: at most 2 requests at any collection size.',
+    ],
+    [
+      ['id'],
+      100,
+      'get',
+      'one list page (the whole collection, when it fits), else one GET per id: at most 101 requests at any collection size.',
+    ],
     [
       ['id'],
       101,
