@@ -144,6 +144,6 @@ export function costAtLimitText(requests: number, now: number, pace: PaceInfo | 
   const ms = reported ? (limitFloorMs(requests, now, at) ?? 0) : (Math.max(0, requests) / at.limit!) * at.windowMs;
   const minutes = ms / 60_000;
   const time = minutes < 0.1 ? 'under 0.1 min' : `about ${minutesText(minutes)} min`;
-  const whose = reported ? "the server's rate limit" : "the spec's limit: the server has not said its own";
+  const whose = reported ? "the server's rate limit" : "the spec's limit: no answer has said the server's own yet";
   return `${time} at ${at.limit!.toLocaleString('en-US')} requests ${perWindow(at.windowMs)} (${whose})`;
 }

@@ -243,7 +243,9 @@ describe('a --match run resumed after an interruption checks what the interrupte
       signal: 'SIGINT',
     });
     expect(second.code, second.stderr).toBe(130);
-    expect(second.stderr).toMatch(/To put back the values this job \(this run and the interrupted one\) changed:/);
+    expect(second.stderr).toMatch(
+      /To put back the values this job \(this run and what was interrupted before it\) changed:/,
+    );
     await t.control('/faults', { latency_ms: 0 });
     const third = await json(args);
     expect(third.code, third.stderr).toBe(0);

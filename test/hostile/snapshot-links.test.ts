@@ -48,7 +48,7 @@ describe('crm snapshot --links (hostile server)', () => {
     const r = await runCrm(['snapshot', dir, '--resources', 'deals', '--links'], { env: h.env(), ...BOUND });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      "Links: 6 requests, one per deal (3 ×2) (one more per 100 links of a parent): under 0.1 min at 200 requests a minute (the spec's limit: the server has not said its own)",
+      "Links: 6 requests, one per deal (3 ×2) (one more per 100 links of a parent): under 0.1 min at 200 requests a minute (the spec's limit: no answer has said the server's own yet)",
     );
     const m = manifest(dir);
     expect(m.complete).toBe(true);

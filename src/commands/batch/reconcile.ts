@@ -91,7 +91,7 @@ function sentence(s: ImportSummary, stopped?: Stopped): string {
   const cmd = (file: string, ...flags: string[]): string =>
     ['crm', 'batch', s.resource, file, ...flags].map(shellWord).join(' ');
   // a resumed job's files hold what the interrupted run did too
-  const who = r.plan.resumed === undefined ? 'this run' : 'this job (this run and the interrupted one)';
+  const who = r.plan.resumed === undefined ? 'this run' : 'this job (this run and what was interrupted before it)';
   const back = [
     // a reconcile by id (CONTRACT §7c): it PATCHes only what differs from the file, so it is right twice, a week later
     r.undo_file && `To put back the values ${who} changed:\n  ${cmd(r.undo_file, '--match', 'id')}`,

@@ -70,7 +70,7 @@ describe('snapshot --links: the cost', () => {
       "about 8 min at 10 requests per 2 s (the server's rate limit)",
     );
     expect(costAtLimitText(480, 0, undefined)).toBe(
-      "about 2.4 min at 200 requests a minute (the spec's limit: the server has not said its own)",
+      "about 2.4 min at 200 requests a minute (the spec's limit: no answer has said the server's own yet)",
     );
   });
 
@@ -128,7 +128,7 @@ describe('snapshot --links: the cost', () => {
       "Links: 354 requests, one per deal (130 ×2), note (10), segment (4) and meeting (40 ×2) (one more per 100 links of a parent): about 3 min at 100 requests a minute (the server's rate limit)",
     );
     expect(linksCostLine(left.slice(2, 3), at(), true)).toBe(
-      "Links: 10 requests left, one per note (10) (one more per 100 links of a parent): under 0.1 min at 200 requests a minute (the spec's limit: the server has not said its own)",
+      "Links: 10 requests left, one per note (10) (one more per 100 links of a parent): under 0.1 min at 200 requests a minute (the spec's limit: no answer has said the server's own yet)",
     );
     expect(linksCostLine([], at(), true)).toBe('Links: nothing left to read');
   });
