@@ -104,20 +104,21 @@ async function interrupted(tag: string, n: number, after: number, o: { stdin?: b
   writeFileSync(join(dir, `${tag}.csv`), text);
   const args = ['batch', 'contacts', o.stdin ? '-' : `${tag}.csv`, '--match', 'email', '--concurrency', '1'];
   const input = o.stdin ? text : undefined;
-  await t.control('/faults', { latency_ms: 15 });
-  const since = await logLength(t);
-  const stopped = await stopAfter(t, args, {
-    env: env(),
-    cwd: dir,
-    method: 'PATCH',
-    after,
-    since,
-    signal: 'SIGINT',
-    input,
-  });
+  const stopped = await stopRun(args, { method: 'PATCH', after, signal: 'SIGINT', input });
   expect(stopped.code, stopped.stderr).toBe(130);
-  await t.control('/faults', { latency_ms: 0 });
   return { ids, args, stopped, input };
+}
+
+/** `args` run with some latency and stopped by `signal` once `after` requests of `method` went out (latency off after). */
+async function stopRun(
+  args: string[],
+  o: { method: string; after: number; signal: NodeJS.Signals; input?: string; latencyMs?: number },
+) {
+  await t.control('/faults', { latency_ms: o.latencyMs ?? 15 });
+  const { latencyMs: _l, ...rest } = o;
+  const stopped = await stopAfter(t, args, { env: env(), cwd: dir, since: await logLength(t), ...rest });
+  await t.control('/faults', { latency_ms: 0 });
+  return stopped;
 }
 
 const json = async (args: string[], input?: string) => {
@@ -187,18 +188,9 @@ describe('a --match run resumed after an interruption checks what the interrupte
       `email,title\n${Array.from({ length: 250 }, (_, i) => `made.${i + 1}@example.com,Made`).join('\n')}\n`,
     );
     const args = ['batch', 'contacts', 'made.csv', '--match', 'email', '--concurrency', '2', '--chunk-size', '10'];
-    await t.control('/faults', { latency_ms: 20 });
     const since = await logLength(t);
-    const killed = await stopAfter(t, args, {
-      env: env(),
-      cwd: dir,
-      method: 'POST',
-      after: 6,
-      since,
-      signal: 'SIGKILL',
-    });
+    const killed = await stopRun(args, { method: 'POST', after: 6, signal: 'SIGKILL', latencyMs: 20 });
     expect(killed.child.signalCode).toBe('SIGKILL');
-    await t.control('/faults', { latency_ms: 0 });
     const made = idsOf('made.csv.created.csv');
     expect(made.length).toBeGreaterThan(0);
     await api('DELETE', `/contacts/${made[0]}`);
@@ -232,21 +224,11 @@ describe('a --match run resumed after an interruption checks what the interrupte
 
   it('interrupted twice, then the same --match: every row this job changed is counted updated or done, none unchanged', async () => {
     const { ids, args } = await interrupted('twice', 30, 6);
-    await t.control('/faults', { latency_ms: 15 });
-    const since = await logLength(t);
-    const second = await stopAfter(t, args, {
-      env: env(),
-      cwd: dir,
-      method: 'PATCH',
-      after: 6,
-      since,
-      signal: 'SIGINT',
-    });
+    const second = await stopRun(args, { method: 'PATCH', after: 6, signal: 'SIGINT' });
     expect(second.code, second.stderr).toBe(130);
     expect(second.stderr).toMatch(
       /To put back the values this job \(this run and what was interrupted before it\) changed:/,
     );
-    await t.control('/faults', { latency_ms: 0 });
     const third = await json(args);
     expect(third.code, third.stderr).toBe(0);
     expect(await titlesOf(ids)).toEqual(ids.map((_, i) => `New ${i + 1}`));

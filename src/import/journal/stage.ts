@@ -192,8 +192,7 @@ async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, m
   if (matched.spool) await rename(matched.spool.path, next);
   const digest = await hashFile(next);
   // a resumed job keeps the time it began: its plan's lifetime counts from then, and a stdin job's way back is named by it
-  const began = matched.plan.resumed === undefined ? undefined : Date.parse(matched.plan.resumed);
-  const journal = await open(slice, identity, { plan: digest, resume: false, file: undefined, began });
+  const journal = await open(slice, identity, { plan: digest, resume: false, file: undefined, began: matched.began });
   await rename(next, planPath);
   return { journal, retryRejected: false, rows: Spool.existing(planPath, slice.dir!), planPath };
 }

@@ -32,6 +32,8 @@ export interface Matched {
   spool?: Spool;
   /** this run resumes a job an interrupted run began: it adds to that run's way-back files */
   resumed: boolean;
+  /** when that job began (ms): its journal keeps it, and a stdin job's way back is named by it */
+  began?: number;
   /** `--plan FILE`, written by this run */
   planCsv?: string;
   /** the fields its updates change, and whether it creates: the way-back files it needs */
@@ -89,6 +91,7 @@ export async function match(
     plan: pinned ? { ...plan, resumed: pinned.at } : plan,
     spool: out,
     resumed: pinned !== undefined,
+    ...(pinned ? { began: Date.parse(pinned.at) } : {}),
     planCsv: slice.planPath,
     changed: Object.keys(plan.changes),
     creates: plan.create > 0,

@@ -51,8 +51,8 @@ export async function send(
     const shape = await rowShapeOf(slice.input, scan);
     const o = matched && { changed: matched.changed, creates: matched.creates, resume: matched.resumed };
     // a resumed job's way back is the interrupted run's (from standard input: named by when the job began)
-    const began = matched?.plan.resumed;
-    const base = m?.baseAt && began !== undefined ? m.baseAt(Date.parse(began)) : m?.base;
+    const began = matched?.began;
+    const base = m?.baseAt && began !== undefined ? m.baseAt(began) : m?.base;
     return { shape, wayBack: m && o ? await openMatchFiles(base!, shape, m.fields, keyCells, o) : undefined };
   };
   const { shape, wayBack } = await opening().catch(async (err: unknown) => {
