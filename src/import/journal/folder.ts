@@ -1,60 +1,22 @@
 // The journal folder beyond one run's journal: each job's lock, old journals pruned, and the earlier imports that
 // make this one unsafe.
-import { unlinkSync } from 'node:fs';
-import { link, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../../http/errors.js';
-import { atExit, removeOnExit, tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
-import { exists, isStaleLeftover, listDir, processAlive } from '../../util/fs.js';
+import { writeFileAtomic } from '../../util/atomic-file.js';
+import { exists, isStaleLeftover, listDir } from '../../util/fs.js';
 import { streamLines } from '../../util/lines.js';
+import { takeProcessLock } from '../../util/process-lock.js';
 import { NO_RESULT_CODE, trimBase, type FinishedChunk, type JournalIdentity } from '../shapes.js';
 import { jobOf, journalPath, jsonLine, parseLine, readComplete, readHeader } from './journal.js';
 
 // The lock: one run of a job at a time (issue 17): two runs of one file at once both sent every row and each reported
-// the other's as done by an earlier run. The job's lock is a file beside its journal holding the pid of the run
-// that has it. It appears whole: the pid is written to a temporary file that is then hard-linked to the lock's name
-// (link fails when the name is taken), so a kill -9 never leaves a lock without its pid. A lock whose process is
-// gone is taken over (under a `.break` lock, so that two runs taking it over at once never both have it); an empty
-// one (a file system without hard links, or an older crm) after a minute.
+// the other's as done by an earlier run. The job's lock is a file beside its journal naming the process that has
+// it (util/process-lock.ts: taken over when that process is gone, even when a later one has its pid).
 
 /** The lock of a job: per content, resource, base URL and operation (not the key or options: those runs clash too). */
 function lockPath(dir: string, identity: JournalIdentity): string {
   return `${journalPath(dir, { ...identity, keyId: undefined, options: undefined })}.lock`;
-}
-
-/** Makes `path` hold our pid if no one has it: true when it is ours. */
-async function takeLock(path: string): Promise<boolean> {
-  const tmp = tempPathFor(path);
-  const forget = removeOnExit(tmp);
-  try {
-    await writeFile(tmp, `${process.pid}\n`, { mode: 0o600, flag: 'wx' });
-    await link(tmp, path);
-    return true;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return takeLockBare(path);
-    throw err;
-  } finally {
-    forget();
-    await unlink(tmp).catch(() => undefined);
-  }
-}
-
-/** Without hard links: made with O_EXCL, then the pid written (a kill -9 between them leaves it empty). */
-async function takeLockBare(path: string): Promise<boolean> {
-  const fh = await open(path, 'wx', 0o600).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EEXIST') throw err;
-    return undefined;
-  });
-  if (!fh) return false;
-  try {
-    await fh.writeFile(`${process.pid}\n`);
-  } finally {
-    await fh.close();
-  }
-  return true;
 }
 
 /**
@@ -63,55 +25,11 @@ async function takeLockBare(path: string): Promise<boolean> {
  */
 export async function lockJob(dir: string, identity: JournalIdentity, name: string): Promise<() => Promise<void>> {
   const path = lockPath(dir, identity);
-  for (let attempt = 0; ; attempt++) {
-    if (await takeLock(path)) {
-      const withdraw = atExit(() => unlinkSync(path));
-      return async () => {
-        withdraw();
-        await unlink(path).catch(() => undefined);
-      };
-    }
-    const text = await readFile(path, 'utf8').catch(() => '');
-    const pid = Number(text.trim());
-    const named = Number.isInteger(pid) && pid > 0;
-    const st = await stat(path).catch(() => undefined);
-    const seen = `${text}\0${st?.ino}\0${st?.mtimeMs}`;
-    const age = Date.now() - (st?.mtimeMs ?? Date.now());
-    const stale = named ? pid !== process.pid && !processAlive(pid) : age > 60_000;
-    if (attempt >= 20 || !stale) throw running(name, identity, pid, path);
-    if (!(await breakStale(path, seen))) await sleep(10); // another run is taking it over: see who has it then
-  }
+  return takeProcessLock(path, (pid) => running(name, identity, pid, path));
 }
 
-/**
- * Removes a stale lock, as it was seen: under `<lock>.break` (taken exclusively), the lock is read again and removed
- * only if it is still the file that was seen — two runs taking over one lock at once, one could otherwise remove the
- * lock the other had just taken, and both run. False when another run is breaking it (a `.break` a killed run left
- * is removed after 10 s).
- */
-async function breakStale(path: string, seen: string): Promise<boolean> {
-  const breaker = `${path}.break`;
-  const fh = await open(breaker, 'wx', 0o600).catch(async (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EEXIST') throw err;
-    const age = Date.now() - ((await stat(breaker).catch(() => undefined))?.mtimeMs ?? Date.now());
-    if (age > 10_000) await unlink(breaker).catch(() => undefined);
-    return undefined;
-  });
-  if (!fh) return false;
-  try {
-    // the same file as seen (its text, inode and time: an empty lock another run has just made reads alike)
-    const st = await stat(path).catch(() => undefined);
-    const now = `${await readFile(path, 'utf8').catch(() => undefined)}\0${st?.ino}\0${st?.mtimeMs}`;
-    if (st && now === seen) await unlink(path).catch(() => undefined);
-    return true;
-  } finally {
-    await fh.close();
-    await unlink(breaker).catch(() => undefined);
-  }
-}
-
-function running(name: string, identity: JournalIdentity, pid: number, path: string): UsageError {
-  const who = Number.isInteger(pid) && pid > 0 ? `another crm (process ${pid})` : 'another crm';
+function running(name: string, identity: JournalIdentity, pid: number | undefined, path: string): UsageError {
+  const who = pid === undefined ? 'another crm' : `another crm (process ${pid})`;
   return new UsageError(`${who} is running this same job (${name} ${jobOf(identity)}) right now; nothing was sent`, {
     hint: `let it finish (or stop it), then run this command again: it sends only what is left. Lock: ${path}`,
   });
