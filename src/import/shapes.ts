@@ -25,6 +25,8 @@ export const DUPLICATE_KEY = 'DUPLICATE_KEY';
 export const MISSING_KEY = 'MISSING_KEY';
 /** `--match id`: a row naming an id no record has (the server gives ids: it cannot be created under it) */
 export const NOT_FOUND = 'NOT_FOUND';
+/** reconcile: the record with the row's key has no id crm can use (`null`, an object): never updated, never created again */
+export const NO_ID = 'RECORD_WITHOUT_ID';
 /** a row the batch answer said nothing about: in the unknown file */
 export const NO_RESULT_CODE = 'NO_ITEM_RESULT';
 /** NDJSON: the objects' top-level keys kept for the rows files (beyond: ndjsonKeysOverflow) */
@@ -175,5 +177,5 @@ export interface Indexed {
   id: string;
   record: ApiRecord;
 }
-/** `ids`: two or more records share the key (ambiguous) */
-export type IndexEntry = { one: Indexed } | { ids: string[] };
+/** `ids`: two or more records share the key (ambiguous); `noId`: a record with it has no id crm can use */
+export type IndexEntry = { one: Indexed } | { ids: string[] } | { noId: true };

@@ -148,23 +148,46 @@ function jsonListWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
   };
 }
 
-// Header from --fields, else from the first record's keys (an empty list: the command's default
-// columns); later records follow those columns.
+// Header from --fields, else from the first record's keys (an empty list: the command's default columns); later
+// records follow those columns. A later record's field the header lacks is not in the file: said once, at the end,
+// with the --fields that includes it (an export is the file a user reconciles back: nothing left out unsaid).
 function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOptions): ListWriter {
   const cellOpts = { terminal: stdout.isTTY === true };
   let columns: string[] | undefined;
+  let known: Set<string> | undefined;
+  const left = new Map<string, number>();
   const row = (cells: readonly unknown[]): string => `${csvRow(cells, sep, cellOpts)}\n`;
   return {
     write(record) {
       const header = columns === undefined ? row((columns = columnsFor(record, opts.fields))) : '';
+      if (!opts.fields?.length && isPlainObject(record)) {
+        known ??= new Set(columns);
+        for (const k of Object.keys(record)) if (!known.has(k)) left.set(k, (left.get(k) ?? 0) + 1);
+      }
       return writeChunk(stdout, `${header}${row(rowOf(record, columns))}`);
     },
     async end() {
       // an empty list is still a whole file: the header of --fields, else of the default columns
       const header = opts.fields?.length ? opts.fields : opts.columns;
       if (columns === undefined && header?.length) await writeChunk(stdout, row((columns = [...header])));
+      if (left.size > 0) opts.notice?.(leftOutNotice(columns!, left));
     },
   };
+}
+
+/** What a csv/tsv left out: the fields later records had that the first one's columns lack, and how to have them. */
+function leftOutNotice(columns: readonly string[], left: ReadonlyMap<string, number>): string {
+  const names = [...left.keys()];
+  const shown = names.slice(0, 10).map((f) => `${JSON.stringify(f)} (${left.get(f)})`);
+  const all = [...columns, ...names];
+  // a name --fields can carry in a pasted command: no comma, quote, space or shell character
+  const flag = all.every((f) => /^[\p{L}\p{N}_.-]+$/u.test(f))
+    ? `--fields ${all.join(',')} (or -o ndjson)`
+    : '-o ndjson';
+  return sanitizeForTerminal(
+    `Not in this file: fields that later records have and the first one's columns lack: ${shown.join(', ')}` +
+      `${names.length > 10 ? `, and ${names.length - 10} more` : ''}. To include them: ${flag}.`,
+  );
 }
 
 // Rows are buffered as display strings and printed as one table per `tableChunkSize` rows; the first

@@ -1,7 +1,7 @@
 // Strings → a number each, in flat memory: a 64-bit hash of the string in an open-addressed table of typed arrays
 // (12 bytes a slot, 16 with a second column, at most half full: 25 MB for a million), the strings themselves not
-// kept. Two strings sharing a hash (odds about n²/2⁶⁵: 3·10⁻⁸ at a million) read as one; callers that can check
-// (the match index, against the record it finds) do.
+// kept. Two strings sharing a hash (odds about n²/2⁶⁵: 3·10⁻⁸ at a million) read as one: a hit is only a hint, and
+// every caller checks it against the string itself (first-seen.ts keeps them on disk; the match index, its records).
 
 /** Two 32-bit lanes over the UTF-16 code units: FNV-1a and a multiply-xorshift, not correlated. */
 export function hash64(text: string): [number, number] {
@@ -15,6 +15,12 @@ export function hash64(text: string): [number, number] {
   }
   b = Math.imul(b ^ (b >>> 13), 0x85ebca6b);
   return [a >>> 0, (b ^ (b >>> 16)) >>> 0];
+}
+
+let hashOf = hash64;
+/** Tests only: a weak hash, so that chosen strings share one (undefined: back to hash64). */
+export function setHashForTests(hash?: (text: string) => [number, number]): void {
+  hashOf = hash ?? hash64;
 }
 
 const EMPTY = 0xffffffff;
@@ -39,7 +45,7 @@ export class HashTable {
   }
 
   get(text: string, column: 0 | 1 = 0): number | undefined {
-    const [h, l] = hash64(text);
+    const [h, l] = hashOf(text);
     const at = this.find(h, l);
     const v = column === 0 || this.val[at] === EMPTY ? this.val[at]! : this.more![at]!;
     return v === EMPTY ? undefined : v;
@@ -48,7 +54,7 @@ export class HashTable {
   /** `value`: a whole number from 0 to MAX_VALUE; a string new to the table and set in column 1 has 0 in column 0 */
   set(text: string, value: number, column: 0 | 1 = 0): void {
     if (!(value >= 0 && value <= MAX_VALUE)) throw new RangeError(`a hash table value must be from 0 to ${MAX_VALUE}`);
-    const [h, l] = hash64(text);
+    const [h, l] = hashOf(text);
     let at = this.find(h, l);
     if (this.val[at] === EMPTY) {
       [this.hi[at], this.lo[at], this.val[at]] = [h, l, 0];

@@ -22,7 +22,9 @@ import {
 } from '../input/header.js';
 import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
 import { Chunker } from './chunker.js';
-import { RowRepeats } from './repeats.js';
+import { FirstSeen } from '../../util/first-seen.js';
+import { dirname } from 'node:path';
+import { tmpdir } from 'node:os';
 import { bareHeader, checkHeaderFields } from '../operation.js';
 import { nearestName } from '../../util/nearest.js';
 
@@ -143,7 +145,8 @@ class Tally {
   /** a create's rows repeating an earlier one: how many, and the first few [line, earlier line] */
   repeated = 0;
   readonly firstRepeats: Array<[number, number]> = [];
-  private readonly repeats = new RowRepeats();
+  /** a create's records by their JSON: the line each first came on (on disk, beside the spool) */
+  private repeats?: FirstSeen;
 
   async read(reader: InputReader, o: ScanOptions, mapping: HeaderMapping | undefined): Promise<void> {
     const chunker = new Chunker(o.rowsOnly ? 1 : o.chunkSize);
@@ -166,7 +169,7 @@ class Tally {
         if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
         // a create's record serialised once: for the repeat check and the chunk's body
         const json = o.op ? undefined : stringifyJson(c.record);
-        const earlier = json === undefined || o.rowsOnly ? undefined : this.repeats.seen(json, row.line);
+        const earlier = json === undefined || o.rowsOnly ? undefined : this.firstOf(o).seen(json, row.line);
         if (earlier !== undefined) {
           if (++this.repeated <= 5) this.firstRepeats.push([row.line, earlier]);
         } else {
@@ -181,6 +184,15 @@ class Tally {
     const last = chunker.flush();
     if (last) await spool.chunk(last, reader.bytesRead());
     await spool.end(reader.bytesRead());
+  }
+
+  private firstOf(o: ScanOptions): FirstSeen {
+    return (this.repeats ??= new FirstSeen(o.spool ? dirname(o.spool.path) : tmpdir()));
+  }
+
+  /** lets go of the repeat check's file */
+  close(): void {
+    this.repeats?.close();
   }
 
   private addRequest(op: RowOperation, record: ApiRecord): void {
@@ -220,6 +232,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
     await t.read(reader, o, mapping);
   } finally {
     reader.close();
+    t.close();
   }
   if (!o.signal?.aborted) await refuseNotText(path, o, t, text);
   warnLeftOut(o, mapping, t);

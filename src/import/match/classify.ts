@@ -1,6 +1,7 @@
 // One row against the records that share its key (`--match`, CONTRACT §7b): create, update (only the fields
 // that differ), unchanged or ambiguous; and a change's text for the plan file. Pure.
-import { exactNumber, RawNumber, stringifyJson } from '../../json/exact-json.js';
+import { RawNumber, stringifyJson } from '../../json/exact-json.js';
+import { convertCell } from '../input/header.js';
 import { truncate } from '../../output/cell.js';
 import { keyPart } from './key.js';
 
@@ -61,23 +62,36 @@ export function diffRecord(
 function sameValue(field: string, cell: unknown, held: unknown): boolean {
   if (typeof cell !== 'string') return deepEqual(cell, held);
   if (typeof held === 'string') return keyPart(field, cell) === keyPart(field, held);
-  if (held instanceof RawNumber) return cell.trim() === held.text;
   const typed = asHeldType(cell, held);
-  return typed !== undefined && typed === held;
+  return typed !== undefined && deepEqual(typed, held);
 }
 
-/** A text cell against a number or boolean record value is sent as that type when it reads cleanly as one. */
-export function valueToSend(cell: unknown, held: unknown): unknown {
-  return typeof cell === 'string' ? (asHeldType(cell, held) ?? cell) : cell;
+/**
+ * The value sent for a row's value: a text cell as the type the record holds when it reads as one (an exported list's
+ * `20`, `false`, `{"city":"Paris"}`), else the text trimmed — compared trimmed, so sent trimmed: a create never stores
+ * `" ada@x.test "` that a later run counts as equal and leaves. `strict` (a create, typed by what other records hold):
+ * a number only as JSON writes it, so `00501` stays text.
+ */
+export function valueToSend(cell: unknown, held: unknown, strict = false): unknown {
+  return typeof cell === 'string' ? (asHeldType(cell, held, strict) ?? cell.trim()) : cell;
 }
 
-/** `"42.0"` → 42 when the record holds a number, `"TRUE"` → true when it holds a boolean; else undefined. */
-function asHeldType(cell: string, held: unknown): number | boolean | undefined {
+/** `"42.0"` → 42 when the record holds a number, `"TRUE"` → true for a boolean, a JSON object or list for one; else undefined. */
+function asHeldType(cell: string, held: unknown, strict = false): unknown {
   const t = cell.trim();
-  if (typeof held === 'number') return exactNumber(t);
-  if (typeof held !== 'boolean') return undefined;
-  const l = t.toLowerCase();
-  return l === 'true' ? true : l === 'false' ? false : undefined;
+  if (typeof held === 'number' || held instanceof RawNumber) {
+    const v = convertCell(t, 'number');
+    return v.ok && (!strict || stringifyJson(v.value) === t) ? v.value : undefined;
+  }
+  if (typeof held === 'boolean') {
+    const l = t.toLowerCase();
+    return l === 'true' ? true : l === 'false' ? false : undefined;
+  }
+  if (typeof held !== 'object' || held === null || !/^[[{]/.test(t)) return undefined;
+  const v = convertCell(t, 'json');
+  const same =
+    v.ok && typeof v.value === 'object' && v.value !== null && Array.isArray(v.value) === Array.isArray(held);
+  return same ? v.value : undefined;
 }
 
 /** JSON values equal: numbers by value, objects' keys in any order, arrays in order. */

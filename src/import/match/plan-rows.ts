@@ -6,6 +6,7 @@ import type { ApiRecord } from '../../api/envelopes.js';
 import { UsageError } from '../../http/errors.js';
 import { dirname } from 'node:path';
 import { HashTable } from '../../util/hash-table.js';
+import { FirstSeen } from '../../util/first-seen.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { nearestName } from '../../util/nearest.js';
 import { count, plural } from '../../output/plural.js';
@@ -18,7 +19,8 @@ import type { ScanResult } from '../check/check.js';
 import type { Spool, SpoolEntry, SpooledChunk } from '../check/spool.js';
 import { changesText, classify, valueToSend, type Change } from './classify.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
-import { DUPLICATE_KEY, MISSING_KEY, NOT_FOUND } from '../shapes.js';
+import { DUPLICATE_KEY, MISSING_KEY, NO_ID, NOT_FOUND } from '../shapes.js';
+import { setOwn } from '../../util/set-own.js';
 import { keyPart, matchKey } from './key.js';
 import { GET_ROWS_MAX } from './read.js';
 import type { PlanFile } from '../files/way-back.js';
@@ -76,17 +78,24 @@ const rowOf = (e: SpoolEntry): { line: number; record: ApiRecord; raw: RawRow } 
   e.chunk ? { line: e.chunk.lines[0]!, record: e.chunk.records()[0]!, raw: e.chunk.raws()[0]! } : undefined;
 
 export async function matchRows(o: MatchRowsOptions, scan: ScanResult): Promise<MatchPlan> {
+  // 1. the file's keys: the first line of each (a later row with it is a duplicate); the keys on disk beside the
+  // spool, their hashes in a table whose second column the index uses for its records (../../util/first-seen.ts)
+  const first = new FirstSeen(dirname(o.rows.path), new HashTable(2));
+  try {
+    return await readAndPlan(o, scan, first);
+  } finally {
+    first.close();
+  }
+}
+
+async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, first: FirstSeen): Promise<MatchPlan> {
   const { fields } = o;
-  // 1. the file's keys: the first line of each (a later row with it is a duplicate)
-  // (a hash table: 32 bytes a key, the keys not kept; see ../../util/hash-table.ts)
-  const first = new HashTable(2);
   const byId = fields.length === 1 && fields[0] === 'id';
   const ids: string[] = [];
   for await (const e of o.rows.entries()) {
     const row = rowOf(e);
     const key = row && matchKey(fields, row.record);
-    if (key === undefined || first.get(key) !== undefined) continue;
-    first.set(key, row!.line);
+    if (key === undefined || first.seen(key, row!.line) !== undefined) continue;
     // one GET per id is chosen only for a small file (chooseRead): more ids are not needed
     if (byId && ids.length <= GET_ROWS_MAX) ids.push(keyPart('id', row!.record.id)!);
   }
@@ -96,7 +105,7 @@ export async function matchRows(o: MatchRowsOptions, scan: ScanResult): Promise<
     fields,
     keep,
     wanted: (k) => first.get(k) !== undefined,
-    table: first,
+    table: first.table,
     keys: first.size,
     dir: dirname(o.rows.path),
     ...(byId ? { ids } : {}),
@@ -122,7 +131,7 @@ async function planRows(
   o: MatchRowsOptions,
   scan: ScanResult,
   index: MatchIndex,
-  first: HashTable,
+  first: FirstSeen,
 ): Promise<MatchPlan> {
   const { fields } = o;
   // 3. one action per row, in file order
@@ -201,14 +210,18 @@ function placeRow(
   bytes: number,
 ): Promise<void> | undefined {
   const { index, chunker, nextSeq } = at;
-  const candidates = !entry ? [] : 'one' in entry ? [entry.one] : entry.ids.map((id) => ({ id, record: {} }));
-  if (candidates.length === 0 && o.fields.includes('id')) {
-    // the server gives ids: a row naming one no record has cannot be created under it (a rerun would create it again)
-    const reason = `no ${o.resource} record has id ${JSON.stringify(row.record.id)}`;
+  const refuse = (code: string, reason: string): Promise<void> | undefined => {
     plan.invalid++;
-    o.planFile?.add(row.line, 'invalid', undefined, `${NOT_FOUND}: ${reason}`, row.raw);
-    return o.out?.invalid({ line: row.line, raw: row.raw, code: NOT_FOUND, reason }, bytes);
-  }
+    o.planFile?.add(row.line, 'invalid', undefined, `${code}: ${reason}`, row.raw);
+    return o.out?.invalid({ line: row.line, raw: row.raw, code, reason }, bytes);
+  };
+  // a record holds the key but no id a PATCH can name: reported, never created a second time
+  if (entry && 'noId' in entry)
+    return refuse(NO_ID, `a ${o.resource} record with this ${o.fields.join(', ')} has no usable "id"; nothing sent`);
+  const candidates = !entry ? [] : 'one' in entry ? [entry.one] : entry.ids.map((id) => ({ id, record: {} }));
+  // the server gives ids: a row naming one no record has cannot be created under it (a rerun would create it again)
+  if (candidates.length === 0 && o.fields.includes('id'))
+    return refuse(NOT_FOUND, `no ${o.resource} record has id ${JSON.stringify(row.record.id)}`);
   const c = classify(row.record, candidates, [...o.fields, 'id']);
   // a record an interrupted run of this job changed or created, and the CRM still agrees: done by that run
   const done = c.action === 'unchanged' && o.earlier?.touched.has(row.line) === true;
@@ -260,14 +273,15 @@ function keepCreate(
 }
 
 /**
- * A create's record: text cells of fields the CRM's records hold as numbers or booleans sent as such (an exported
- * list's `20`, `false`), and what the server sets on create left out (`owner_id`, kept for an update).
+ * A create's record: text cells of fields the CRM's records hold as numbers, booleans, objects or lists sent as such
+ * when they read as one (an exported list's `20`, `false`, `["vip"]`; `00501` stays text), text trimmed, and what the
+ * server sets on create left out (`owner_id`, kept for an update).
  */
 function createRecord(record: ApiRecord, index: Pick<MatchIndex, 'sample'>): ApiRecord {
   const out: ApiRecord = {};
   for (const [field, value] of Object.entries(record)) {
     if (READ_ONLY_FIELDS.includes(field)) continue;
-    out[field] = valueToSend(value, index.sample?.(field));
+    setOwn(out, field, valueToSend(value, index.sample?.(field), true));
   }
   return out;
 }

@@ -6,82 +6,33 @@
 // A collection that shifts between pages can show a record twice: a read again of a kept record replaces its
 // earlier read (same key), and one that comes back under another key (edited between pages) or one no longer
 // wanted leaves its old key, as the latest read of its id says when the key is looked up. Two reads of one record
-// never make its key ambiguous. Two keys sharing a 64-bit hash (odds ~3·10⁻⁸ at a million) read as ambiguous:
-// nothing is sent for them, never a wrong update.
-import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+// never make its key ambiguous. Two keys sharing a 64-bit hash (odds ~3·10⁻⁸ at a million) are told apart by the
+// keys of the records themselves: each record read is kept under its own full key, never under a hash alone.
+// Ids may be of any JSON type a server gives (`"con_1"`, `101`): kept as their text, the form a path takes.
 import { join } from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
-import { removeOnExit, tempPathFor } from '../../util/atomic-file.js';
+import { tempPathFor } from '../../util/atomic-file.js';
+import { LineFile } from '../../util/line-file.js';
 import { HashTable, MAX_VALUE } from '../../util/hash-table.js';
-import { parseJson, stringifyJson } from '../../json/exact-json.js';
+import { parseJson, RawNumber, stringifyJson } from '../../json/exact-json.js';
 import { matchKey } from './key.js';
 import type { IndexEntry } from '../shapes.js';
 export type { IndexEntry, Indexed } from '../shapes.js';
 
-const FLUSH_BYTES = 1 << 20;
 /** a key's value in `byKey` when records share it (their ids in `shared`); an id's in `byId` when its latest read is not kept */
 const SHARED = MAX_VALUE;
 const GONE = MAX_VALUE;
 
-/** The kept records' lines, appended to a file and read back by their number. */
-class LineFile {
-  private readonly fd: number;
-  private readonly forget: () => void;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private flushed = 0;
-  /** where each line starts (its end: where the next one starts) */
-  private offsets = new Float64Array(1024);
-  count = 0;
-
-  constructor(readonly path: string) {
-    this.fd = openSync(path, 'w+', 0o600);
-    this.forget = removeOnExit(path);
-  }
-
-  append(text: string): number {
-    const buf = Buffer.from(text);
-    if (this.count === this.offsets.length) this.growTo(this.count * 2);
-    this.offsets[this.count] = this.flushed + this.pendingBytes;
-    this.pending.push(buf);
-    this.pendingBytes += buf.length;
-    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
-    return this.count++;
-  }
-
-  read(n: number): string {
-    const at = this.offsets[n]!;
-    const length = (n + 1 < this.count ? this.offsets[n + 1]! : this.flushed + this.pendingBytes) - at;
-    if (at + length > this.flushed) this.flush();
-    const buf = Buffer.allocUnsafe(length);
-    readSync(this.fd, buf, 0, length, at);
-    return buf.toString('utf8');
-  }
-
-  close(): void {
-    closeSync(this.fd);
-    try {
-      unlinkSync(this.path);
-    } catch {
-      // already gone
-    }
-    this.forget();
-  }
-
-  private flush(): void {
-    const all = Buffer.concat(this.pending);
-    for (let done = 0; done < all.length;)
-      done += writeSync(this.fd, all, done, all.length - done, this.flushed + done);
-    this.flushed += all.length;
-    [this.pending, this.pendingBytes] = [[], 0];
-  }
-
-  private growTo(n: number): void {
-    const offsets = new Float64Array(n);
-    offsets.set(this.offsets);
-    this.offsets = offsets;
-  }
+/** An id as its text (the form a path takes): a string or a number as the server wrote it; else undefined. */
+export function idText(id: unknown): string | undefined {
+  if (typeof id === 'string') return id === '' ? undefined : id;
+  if (typeof id === 'number') return Number.isFinite(id) ? String(id) : undefined;
+  return id instanceof RawNumber ? id.text : undefined;
 }
+
+/** A value's JSON kind: a number no double holds is a number, a list is not an object. */
+const kindOf = (v: unknown): string => (v instanceof RawNumber ? 'number' : Array.isArray(v) ? 'list' : typeof v);
+const SAMPLES: Record<string, unknown> = { number: 0, boolean: false, list: [], object: {} };
 
 export class RecordIndexBuilder {
   /** key → (column 1) the number of its record's line, or SHARED: the file's own keys table when given */
@@ -89,6 +40,8 @@ export class RecordIndexBuilder {
   /** kept id → the number of its latest read's line, or GONE */
   private readonly byId = new HashTable();
   private readonly shared = new Map<string, string[]>();
+  /** the file's keys a record without a usable id holds */
+  private readonly idless = new Set<string>();
   private readonly lines: LineFile;
   private readonly project: readonly string[];
   readonly fieldsSeen = new Set<string>();
@@ -123,14 +76,19 @@ export class RecordIndexBuilder {
     for (const field of this.project) {
       const v = record[field];
       if (v === null || v === undefined) continue;
-      const [had, type] = [this.types.get(field), typeof v];
+      const [had, type] = [this.types.get(field), kindOf(v)];
       if (had !== type) this.types.set(field, had === undefined ? type : 'mixed');
     }
-    const id = record.id;
-    if (typeof id !== 'string') return void this.records++;
+    const key = matchKey(this.fields, record);
+    const id = idText(record.id);
+    if (id === undefined) {
+      this.records++;
+      // a record crm could not name in a PATCH: the rows with its key are reported, never planned as creates
+      if (key !== undefined && this.wanted(key)) this.idless.add(key);
+      return;
+    }
     const before = this.byId.get(id);
     if (before === undefined) this.records++;
-    const key = matchKey(this.fields, record);
     const wasKept = before !== undefined && before !== GONE;
     if (key === undefined || !this.wanted(key)) {
       if (wasKept) {
@@ -144,21 +102,26 @@ export class RecordIndexBuilder {
     if (!wasKept) this.kept++;
     const there = this.byKey.get(key, 1);
     if (there === undefined) return this.byKey.set(key, n, 1);
-    if (there === SHARED) {
-      const ids = this.shared.get(key) ?? [];
-      if (!ids.includes(id)) this.shared.set(key, [...ids, id]);
-      return;
+    if (there !== SHARED) {
+      const [other, otherRecord] = this.line(there);
+      if (other === id) return this.byKey.set(key, n, 1);
+      // two records under one hash: each goes under its own full key (the same key, or two sharing the hash)
+      this.byKey.set(key, SHARED, 1);
+      this.share(matchKey(this.fields, otherRecord)!, other);
     }
-    const [other] = this.line(there);
-    if (other === id) return this.byKey.set(key, n, 1);
-    this.byKey.set(key, SHARED, 1);
-    this.shared.set(key, [other, id]);
+    this.share(key, id);
+  }
+
+  private share(key: string, id: string): void {
+    const ids = this.shared.get(key) ?? [];
+    if (!ids.includes(id)) this.shared.set(key, [...ids, id]);
   }
 
   get(key: string): IndexEntry | undefined {
+    if (this.idless.has(key)) return { noId: true };
     const there = this.byKey.get(key, 1);
     if (there === undefined) return undefined;
-    // a key sharing another's 64-bit hash finds no `shared` entry of its own: nothing matched, nothing sent
+    // a key sharing another's 64-bit hash finds its own `shared` entry, or none; the latest read checks it again
     const ids = there === SHARED ? (this.shared.get(key) ?? []) : [this.line(there)[0]];
     // each id's latest read, if it still has this key
     const live = ids.flatMap((id) => {
@@ -171,10 +134,9 @@ export class RecordIndexBuilder {
     return live.length === 1 ? { one: live[0]! } : { ids: live.map((e) => e.id) };
   }
 
-  /** A value of the type the CRM's records hold `field` as (a number: 0, a boolean: false), when they all agree. */
+  /** A value of the type the CRM's records hold `field` as (a number: 0, a boolean: false, a list: []), when they all agree. */
   sample(field: string): unknown {
-    const t = this.types.get(field);
-    return t === 'number' ? 0 : t === 'boolean' ? false : undefined;
+    return SAMPLES[this.types.get(field) ?? ''];
   }
 
   close(): void {

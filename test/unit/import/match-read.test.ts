@@ -127,7 +127,7 @@ describe('readIndex', () => {
     expect(index).toMatchObject({ records: 1, kept: 1 });
   });
 
-  it('records without a string id or a usable key are not kept', async () => {
+  it('ids of any JSON type are kept as their text; a record without a usable id or key is not kept, its key reported', async () => {
     const data = [
       { email: 'a@x.com' },
       { id: 7, email: 'b@x.com' },
@@ -143,8 +143,11 @@ describe('readIndex', () => {
       keep: [],
       wanted: () => true,
     });
-    expect(index).toMatchObject({ records: 5, kept: 0 });
-    expect(index.get(byEmail('a@x.com'))).toBeUndefined();
+    expect(index).toMatchObject({ records: 5, kept: 1 });
+    // a number id, as the server gave it (its text is what a path takes)
+    expect(one(index, byEmail('b@x.com'))).toEqual({ id: '7', record: { email: 'b@x.com' } });
+    // the record holding a@x.com has no id: a row with that key is never planned as a create
+    expect(index.get(byEmail('a@x.com'))).toEqual({ noId: true });
   });
 
   it('200,000 records the file does not have leave the index at the file size', async () => {

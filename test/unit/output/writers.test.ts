@@ -341,3 +341,39 @@ describe('--fields naming a field no record has', () => {
     expect(notices).toEqual(['--fields: the record printed has no "emial"; its fields: id, name, link, tags, score']);
   });
 });
+
+describe('csv/tsv: fields the header lacks', () => {
+  it('a later record’s fields the first one’s columns lack are named once, with the --fields that includes them', async () => {
+    for (const format of ['csv', 'tsv'] as const) {
+      const out = fakeStdout();
+      const notices: string[] = [];
+      const records = [
+        { id: 'c1', email: 'a@x' },
+        { id: 'c2', email: 'b@x', address: { city: 'P' } },
+        { id: 'c3', tags: [] },
+      ];
+      await writeAll(createListWriter(format, out, { notice: (m) => notices.push(m) }), records);
+      expect(notices).toEqual([
+        'Not in this file: fields that later records have and the first one\'s columns lack: "address" (1), "tags" (1). ' +
+          'To include them: --fields id,email,address,tags (or -o ndjson).',
+      ]);
+    }
+  });
+
+  it('nothing is said when every record fits the header, or --fields chose the columns', async () => {
+    const notices: string[] = [];
+    const notice = (m: string) => notices.push(m);
+    await writeAll(createListWriter('csv', fakeStdout(), { notice }), [{ id: 'a' }, { id: 'b' }]);
+    await writeAll(createListWriter('csv', fakeStdout(), { notice, fields: ['id'] }), [{ id: 'a' }, { id: 'b', x: 1 }]);
+    expect(notices).toEqual([]);
+  });
+
+  it('a name a pasted --fields cannot carry (a comma, a space): only -o ndjson is offered', async () => {
+    const notices: string[] = [];
+    await writeAll(createListWriter('csv', fakeStdout(), { notice: (m) => notices.push(m) }), [
+      { id: 'a' },
+      { id: 'b', 'home town, state': 'x' },
+    ]);
+    expect(notices[0]).toMatch(/To include them: -o ndjson\.$/);
+  });
+});
