@@ -7,6 +7,7 @@ import { deriveV1BaseUrl, validateBaseUrl } from './base-url.js';
 import type { ConfigStore } from './store.js';
 import { listNames, stripEmpty, unknownProfileError } from './store.js';
 import type { ProfileFlags, ResolvedProfile, StoredProfile } from './types.js';
+import { once } from '../util/once.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -92,11 +93,6 @@ export function parseAuthHeader(value: string, what = '--auth-header'): AuthHead
   throw new UsageError(
     `${what} must be "x-api-key" (sends X-Service-Api-Key: KEY) or "bearer" (sends Authorization: Bearer KEY), not "${value}".`,
   );
-}
-
-function once<T>(fn: () => T): () => T {
-  let done: { value: T } | undefined;
-  return () => (done ??= { value: fn() }).value;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -38,6 +38,7 @@ import type { BatchOptions } from './command.js';
 import { batchOperation, checkResourceName } from './operation.js';
 import { deleteBackup, noteRecreated } from './delete-backup.js';
 import { knownFields } from './known-fields.js';
+import { once } from '../../util/once.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines, type Stopped } from './outcome.js';
 import { progressText } from './progress-text.js';
@@ -69,11 +70,10 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     readIndex: client && opts.match ? matchReader(client, opts.resource, ctx.clock, ctx.signal) : undefined,
     // a dry run's plan is its output (printDryPlan): not shown before as well
     onPlan: client && opts.match && !o.dryRun ? showPlan(ctx, client) : undefined,
-    // a create's or update's columns are checked against the fields the CRM's records have (one page, read lazily)
+    // the fields the CRM's records have (one page, read lazily, once): a header naming one as written is that field;
+    // a create's or update's columns are checked against them
     knownFields:
-      client && !opts.match && (!op || op.kind === 'update')
-        ? () => knownFields(client, o.resource, ctx.signal)
-        : undefined,
+      client && (!op || op.kind === 'update') ? once(() => knownFields(client, o.resource, ctx.signal)) : undefined,
     // the question is asked with the progress line off, so it does not draw over it
     beforeSend: op?.kind === 'delete' ? backup.beforeSend : undefined,
     journalDir: join(ctx.configDir(), 'imports'),

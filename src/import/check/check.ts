@@ -17,6 +17,7 @@ import {
   type ColumnMap,
   type HeaderMapping,
   isIgnoredHeader,
+  namesToCheck,
   parseHeader,
   splitType,
 } from '../input/header.js';
@@ -45,6 +46,7 @@ export async function check(
       encoding: input.encoding,
     },
     ...{ signal: deps.signal, warn: deps.warn, sha: given.sha, op: slice.op, spool: given.spool },
+    knownFields: deps.knownFields,
     // reconcile: every valid row an entry of its own (repeated keys are the match stage's), and the fields it keeps
     ...{ rowsOnly: slice.match !== undefined, keep: slice.match?.keep },
     onRow: (rows, bytes) => deps.report('check', { rows, bytes }, null),
@@ -105,6 +107,8 @@ export interface ScanOptions {
   spool?: Spool;
   /** reconcile (`--match`): every valid row an entry of its own, repeated rows left to the match stage (duplicate keys) */
   rowsOnly?: boolean;
+  /** the fields the CRM's records have (ImportDeps.knownFields): a header naming one exactly is that field */
+  knownFields?: () => Promise<ReadonlySet<string> | undefined>;
   /** fields kept though the server sets them (`--match id` keeps `id`); an operation's own `keep` otherwise */
   keep?: readonly string[];
 }
@@ -226,7 +230,9 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   });
   let mapping: HeaderMapping | undefined;
   try {
-    mapping = reader.header ? parseHeader(reader.header, o.maps, o.op?.keep ?? o.keep) : undefined;
+    // the fields the CRM's records have, read (one page) only when a header is not already a field's name
+    const known = reader.header && namesToCheck(reader.header) ? await o.knownFields?.() : undefined;
+    mapping = reader.header ? parseHeader(reader.header, o.maps, o.op?.keep ?? o.keep, known) : undefined;
     const wrong = o.op && mapping && checkHeaderFields(o.op, fieldsOf(mapping), o.name);
     if (wrong) throw wrong;
     await t.read(reader, o, mapping);

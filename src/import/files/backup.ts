@@ -20,6 +20,7 @@ import { tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
 import { removeStaleTemps } from '../../util/fs.js';
 import type { BeforeSend, ImportSummary } from '../types.js';
 import { csvLine, unwritable } from './outputs.js';
+import { idText } from '../shapes.js';
 
 export interface DeleteBackup {
   path: string;
@@ -45,7 +46,7 @@ export const isBackupFile = (name: string): boolean => /\.deleted(\.\d{8}T\d{6}Z
 /** A field of a backup line's record; undefined for a torn line (from a kill during a write) or an empty one. */
 function fieldOf(line: string | undefined, field: 'id' | 'owner_id'): unknown {
   try {
-    return (JSON.parse(line ?? '') as Record<string, unknown> | null)?.[field];
+    return (parseJson(line ?? '') as Record<string, unknown> | null)?.[field];
   } catch {
     return undefined;
   }
@@ -53,8 +54,8 @@ function fieldOf(line: string | undefined, field: 'id' | 'owner_id'): unknown {
 
 /** The ids of the records a backup file holds (a torn last line is skipped). */
 export function backupIds(text: string): Set<string> {
-  const ids = text.split('\n').map((line) => fieldOf(line, 'id'));
-  return new Set(ids.filter((id): id is string => typeof id === 'string'));
+  const ids = text.split('\n').map((line) => idText(fieldOf(line, 'id')));
+  return new Set(ids.filter((id): id is string => id !== undefined));
 }
 
 /** Opens (or creates) the backup file for appending; one that cannot be written is a usage error (exit 2) naming it. */
@@ -80,7 +81,7 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
   let queue: Promise<void> = Promise.resolve();
   let broken: Error | undefined;
   const keep = (record: { id?: unknown }): Promise<boolean> => {
-    const id = typeof record.id === 'string' ? record.id : undefined;
+    const id = idText(record.id);
     if (id !== undefined && durable.has(id)) return Promise.resolve(false);
     const already = id === undefined ? undefined : pending.get(id);
     if (already) return already.then(() => false);
@@ -128,7 +129,7 @@ export async function openBackup(path: string): Promise<DeleteBackup> {
       // blanked now, in the write queue (a kill later cannot leave it); a failure leaves the line (nothing lost)
       queue = queue.then(() => blankLine(path, line).catch(() => undefined));
     },
-    stage: (records) => stage.add(records.filter((r) => typeof r.id === 'string' && !durable.has(r.id))),
+    stage: (records) => stage.add(records.filter((r) => idText(r.id) !== undefined && !durable.has(idText(r.id)!))),
     staged: (id) => stage.get(id),
     close: () => queue.then(() => Promise.all([file.close(), stage.remove()])).then(() => undefined),
   };
@@ -209,13 +210,13 @@ function listedStage(backupPath: string) {
   const opened = () => (handle ??= open(file, 'w+', 0o600));
   return {
     async add(records: ReadonlyArray<ApiRecord>): Promise<number> {
-      const fresh = records.filter((r) => !at.has(r.id as string));
+      const fresh = records.filter((r) => !at.has(idText(r.id)!));
       if (fresh.length === 0) return 0;
       const h = await opened();
       let text = '';
       for (const r of fresh) {
         const line = Buffer.from(`${stringifyJson(r)!}\n`, 'utf8');
-        at.set(r.id as string, { pos: size + Buffer.byteLength(text, 'utf8'), len: line.length - 1 });
+        at.set(idText(r.id)!, { pos: size + Buffer.byteLength(text, 'utf8'), len: line.length - 1 });
         text += line.toString('utf8');
       }
       const buf = Buffer.from(text, 'utf8');
@@ -292,7 +293,7 @@ export async function backupRead(
   foreign = false,
 ): Promise<{ ids: Set<string>; toRead: number; kept: number }> {
   const ids = new Set<string>();
-  for await (const r of checked.records?.() ?? []) if (typeof r.id === 'string') ids.add(r.id);
+  for await (const r of checked.records?.() ?? []) if (idText(r.id) !== undefined) ids.add(idText(r.id)!);
   // the ids the backup holds now, read without opening it for writing (none when it does not exist or cannot be read)
   const there = foreign ? new Set<string>() : backupIds(await readFile(path, 'utf8').catch(() => ''));
   const kept = [...ids].filter((id) => there.has(id)).length;

@@ -75,11 +75,27 @@ export function isIgnoredHeader(header: string): boolean {
   return header.trim().startsWith('_');
 }
 
-/** Map a header row; a UsageError (exit 2) for an empty name, a clash, or a `--map` of a missing column. */
+/**
+ * The headers whose name, as written, is not the field it would be made into (`Email`, `First Name`, `__proto__`,
+ * `firstName`): only for those does the field the CRM's records name that way matter (parseHeader's `known`).
+ */
+export function namesToCheck(cells: readonly string[]): boolean {
+  return cells.some((c) => {
+    const name = splitType(c.trim()).name.trim();
+    return name !== '' && normalizeFieldName(name) !== name;
+  });
+}
+
+/**
+ * Map a header row; a UsageError (exit 2) for an empty name, a clash, or a `--map` of a missing column. `known`: the
+ * fields the CRM's records have — a header naming one exactly as written is that field (`firstName`, `__proto__`,
+ * a name in NFD: an export reads back as it was written), else it is normalised (`First Name` → `first_name`).
+ */
 export function parseHeader(
   cells: readonly string[],
   maps: ColumnMap = new Map(),
   keep: readonly string[] = [],
+  known?: ReadonlySet<string>,
 ): HeaderMapping {
   const columns: ColumnSpec[] = [];
   const used = new Map<string, ColumnSpec>();
@@ -102,6 +118,10 @@ export function parseHeader(
       field = t.name.trim();
       type = t.typed ? t.type : own.type;
       if (field === '') throw new UsageError(`--map ${JSON.stringify(mapKey)}: the field name is empty`);
+    } else if (known?.has(own.name.trim()) && !READ_ONLY_FIELDS.includes(own.name.trim())) {
+      // a field the records have, named as they name it (crm's own `_line`, … are never record fields)
+      field = own.name.trim();
+      type = own.type;
     } else {
       if (trimmed === '') throw new UsageError(`the header of ${where} is empty; name it, or drop the column`);
       if (isIgnoredHeader(trimmed)) return ignore();

@@ -16,19 +16,12 @@ import { LineFile } from '../../util/line-file.js';
 import { HashTable, MAX_VALUE } from '../../util/hash-table.js';
 import { parseJson, RawNumber, stringifyJson } from '../../json/exact-json.js';
 import { matchKey } from './key.js';
-import type { IndexEntry } from '../shapes.js';
+import { idText, type IndexEntry } from '../shapes.js';
 export type { IndexEntry, Indexed } from '../shapes.js';
 
 /** a key's value in `byKey` when records share it (their ids in `shared`); an id's in `byId` when its latest read is not kept */
 const SHARED = MAX_VALUE;
 const GONE = MAX_VALUE;
-
-/** An id as its text (the form a path takes): a string or a number as the server wrote it; else undefined. */
-export function idText(id: unknown): string | undefined {
-  if (typeof id === 'string') return id === '' ? undefined : id;
-  if (typeof id === 'number') return Number.isFinite(id) ? String(id) : undefined;
-  return id instanceof RawNumber ? id.text : undefined;
-}
 
 /** A value's JSON kind: a number no double holds is a number, a list is not an object. */
 const kindOf = (v: unknown): string => (v instanceof RawNumber ? 'number' : Array.isArray(v) ? 'list' : typeof v);

@@ -10,6 +10,7 @@ import { InterruptedError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { count, plural } from '../../output/plural.js';
 import type { DeleteBackup } from '../files/backup.js';
+import { idText } from '../shapes.js';
 
 /** Fewer ids to read than a page holds: one GET each (a listing could cost one request more). */
 export const LIST_MIN_IDS = PAGE_SIZE_MAX;
@@ -52,7 +53,7 @@ export async function listIntoBackup(
   let [pages, found, kept] = [0, 0, 0];
   for await (const page of client.pages(`/${resource}`, { limit: PAGE_SIZE_MAX, signal })) {
     pages++;
-    const mine = page.data.filter((r: ApiRecord) => typeof r.id === 'string' && wanted.has(r.id));
+    const mine = page.data.filter((r: ApiRecord) => wanted.has(idText(r.id) ?? ''));
     const staged = await backup.stage(mine);
     [found, left, kept] = [found + mine.length, left - staged, kept + staged];
     if (signal?.aborted)

@@ -4,6 +4,7 @@ import {
   convertCell,
   normalizeFieldName,
   parseColumnMaps,
+  namesToCheck,
   parseHeader,
   splitType,
   type FieldType,
@@ -216,5 +217,38 @@ describe('server-set fields (READ_ONLY_FIELDS)', () => {
       ok: true,
       record: { email: 'a@b.c' },
     });
+  });
+});
+
+describe('a header naming a field as the CRM’s records name it (issue 28: an export reads back as written)', () => {
+  const nfd = 'Gro\u0308ße';
+  const known = new Set(['__proto__', 'firstName', 'email', 'first_name', nfd, 'id']);
+  it('is that field exactly: `__proto__`, camelCase, a name in NFD; others are normalised, `_line` left out', () => {
+    const cells = ['__proto__', 'firstName', 'Email', 'First Name', nfd, '_line', 'id', 'tags:list'];
+    const m = parseHeader(cells, new Map(), [], known);
+    expect(m.columns.map((c) => (c.ignored ? null : c.field))).toEqual([
+      '__proto__',
+      'firstName',
+      'email',
+      'first_name',
+      nfd,
+      null,
+      null,
+      'tags',
+    ]);
+    const r = rowToRecord(['p', 'Ada', 'a@x', 'Ada', 'g', '3', 'c_1', 'a;b'], m);
+    expect(r.ok && Object.hasOwn(r.record, '__proto__') && r.record.__proto__).toBe('p');
+    expect(r.ok && Object.getPrototypeOf(r.record)).toBe(Object.prototype);
+  });
+
+  it('without the records’ fields, as before: `__proto__` is one of crm’s `_` columns, left out', () => {
+    const m = parseHeader(['__proto__', 'firstName'], new Map());
+    expect(m.columns.map((c) => (c.ignored ? null : c.field))).toEqual([null, 'firstname']);
+  });
+
+  it('only headers that are not already a field’s name ask for the records’ fields', () => {
+    expect(namesToCheck(['email', 'first_name', 'score:number'])).toBe(false);
+    expect(namesToCheck(['email', 'firstName'])).toBe(true);
+    expect(namesToCheck(['__proto__'])).toBe(true);
   });
 });
