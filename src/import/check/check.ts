@@ -107,8 +107,7 @@ export interface ScanOptions {
   spool?: Spool;
   /** reconcile (`--match`): every valid row an entry of its own, repeated rows left to the match stage (duplicate keys) */
   rowsOnly?: boolean;
-  /** the fields the CRM's records have (ImportDeps.knownFields): a header naming one exactly is that field */
-  knownFields?: () => Promise<ReadonlySet<string> | undefined>;
+  knownFields?: ImportDeps['knownFields'];
   /** fields kept though the server sets them (`--match id` keeps `id`); an operation's own `keep` otherwise */
   keep?: readonly string[];
 }
@@ -230,7 +229,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   });
   let mapping: HeaderMapping | undefined;
   try {
-    // the fields the CRM's records have, read (one page) only when a header is not already a field's name
+    // a header naming a field the records have is that field: read (one page) only for a header not a field's name
     const known = reader.header && namesToCheck(reader.header) ? await o.knownFields?.() : undefined;
     mapping = reader.header ? parseHeader(reader.header, o.maps, o.op?.keep ?? o.keep, known) : undefined;
     const wrong = o.op && mapping && checkHeaderFields(o.op, fieldsOf(mapping), o.name);
