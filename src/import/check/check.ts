@@ -17,8 +17,7 @@ import {
   type ColumnMap,
   type HeaderMapping,
   isIgnoredHeader,
-  namesToCheck,
-  parseHeader,
+  mapHeader,
   splitType,
 } from '../input/header.js';
 import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
@@ -229,9 +228,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   });
   let mapping: HeaderMapping | undefined;
   try {
-    // a header naming a field the records have is that field: read (one page) only for a header not a field's name
-    const known = reader.header && namesToCheck(reader.header) ? await o.knownFields?.() : undefined;
-    mapping = reader.header ? parseHeader(reader.header, o.maps, o.op?.keep ?? o.keep, known) : undefined;
+    mapping = reader.header ? await mapHeader(reader.header, o.maps, o.op?.keep ?? o.keep, o.knownFields) : undefined;
     const wrong = o.op && mapping && checkHeaderFields(o.op, fieldsOf(mapping), o.name);
     if (wrong) throw wrong;
     await t.read(reader, o, mapping);

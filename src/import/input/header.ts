@@ -79,11 +79,21 @@ export function isIgnoredHeader(header: string): boolean {
  * The headers whose name, as written, is not the field it would be made into (`Email`, `First Name`, `__proto__`,
  * `firstName`): only for those does the field the CRM's records name that way matter (parseHeader's `known`).
  */
-export function namesToCheck(cells: readonly string[]): boolean {
+function namesToCheck(cells: readonly string[]): boolean {
   return cells.some((c) => {
     const name = splitType(c.trim()).name.trim();
     return name !== '' && normalizeFieldName(name) !== name;
   });
+}
+
+/** parseHeader with the fields the CRM's records have, read (`knownFields`: one page) only for a header not a field's name. */
+export async function mapHeader(
+  cells: readonly string[],
+  maps: ColumnMap,
+  keep: readonly string[] | undefined,
+  knownFields?: () => Promise<ReadonlySet<string> | undefined>,
+): Promise<HeaderMapping> {
+  return parseHeader(cells, maps, keep, namesToCheck(cells) ? await knownFields?.() : undefined);
 }
 
 /**
