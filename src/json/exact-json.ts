@@ -24,6 +24,8 @@ const MAYBE_INEXACT = /(?:^|[:,[])\s*-?(?:\d[\d.]{15}|\d+(?:\.\d+)?[eE])/;
 // Where the exact path looks next: a string's start or a number's; and JSON's number grammar.
 const STRING_OR_NUMBER = /["\-0-9]/g;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/** a colon after a number: the number stands where a key must (not JSON), so it stays unmarked for JSON.parse to refuse */
+const KEY_COLON = /\s*:/y;
 const SAFE_INTEGER_TEXT = /^-?\d{1,15}$/;
 /** at most 15 digits with a point: a double holds every such decimal exactly as written (DBL_DIG) */
 const SHORT_DECIMAL_TEXT = /^-?(?=[\d.]{3,16}$)\d+\.\d+$/;
@@ -45,17 +47,23 @@ export function parseExact(text: string): unknown {
   let marked = '';
   let copied = 0; // text before this is in `marked`
   forEachNumber(text, (token, at) => {
-    if (exactNumber(token) !== undefined) return;
+    KEY_COLON.lastIndex = at + token.length;
+    if (exactNumber(token) !== undefined || KEY_COLON.test(text)) return;
     raws.push(token);
     marked += `${text.slice(copied, at)}"${nonce()}${raws.length - 1}"`;
     copied = at + token.length;
   });
   if (raws.length === 0) return JSON.parse(text);
-  return JSON.parse(marked + text.slice(copied), (_key, value: unknown) =>
-    typeof value === 'string' && value.startsWith(nonce())
-      ? new RawNumber(raws[Number(value.slice(nonce().length))] as string)
-      : value,
-  );
+  try {
+    return JSON.parse(marked + text.slice(copied), (_key, value: unknown) =>
+      typeof value === 'string' && value.startsWith(nonce())
+        ? new RawNumber(raws[Number(value.slice(nonce().length))] as string)
+        : value,
+    );
+  } catch (err) {
+    JSON.parse(text); // its own error: the marked text's would show the marks and their positions
+    throw err;
+  }
 }
 
 /** Calls `visit` with each number token outside strings, in order, until it returns false. */
@@ -106,7 +114,7 @@ export function exactNumber(text: string): number | undefined {
 }
 
 /** A canonical form of a decimal's value: sign, significant digits, exponent (`-123e-2`); zero is `0`. */
-function decimalValue(text: string): string | undefined {
+export function decimalValue(text: string): string | undefined {
   const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
   if (!m) return undefined;
   const [, sign, int = '', frac = '', exp = '0'] = m;

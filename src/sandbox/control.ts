@@ -2,7 +2,7 @@
 // replaced: it never holds keys), faults, limits, forgetting idempotency keys, reset and stats. Loopback only.
 import { RESOURCES } from '../api/resources.js';
 import { ApiError, invalidParameter } from './responses.js';
-import { compileRegex, isFaultKind, validateFaultRates, type QueuedFault } from './faults.js';
+import { compileRegex, isFaultKind, probability, validateFaultRates, type QueuedFault } from './faults.js';
 import {
   LIMIT_KINDS,
   RESET_FORMATS,
@@ -107,7 +107,7 @@ function wrap<T>(f: () => T): T {
 
 function setFaults(state: SandboxState, body: Record<string, unknown>) {
   const failRate =
-    optional(body, 'fail_rate', (v) => typeof v === 'number' && v >= 0 && v <= 1, 'a number from 0 to 1') ?? 0;
+    probability(optional(body, 'fail_rate', (v) => probability(v) !== undefined, 'a number from 0 to 1')) ?? 0;
   const latencyMs =
     optional(body, 'latency_ms', (v) => Number.isInteger(v) && (v as number) >= 0, 'a non-negative integer') ?? 0;
   const rates = body.faults === undefined ? {} : wrap(() => validateFaultRates(body.faults));
@@ -115,7 +115,7 @@ function setFaults(state: SandboxState, body: Record<string, unknown>) {
     throw bad('paths must be a regular expression string');
   const paths = typeof body.paths === 'string' ? wrap(() => compileRegex(body.paths as string, 'paths')) : undefined;
   const next = body.next === undefined ? undefined : parseQueue(body.next);
-  state.faults.config = { failRate: failRate as number, latencyMs: latencyMs as number, rates, paths };
+  state.faults.config = { failRate, latencyMs: latencyMs as number, rates, paths };
   // `next` replaces the queue when given (`next: []` empties it); otherwise the queue stays.
   if (next) state.faults.queue = next;
   return faultsState(state);

@@ -1,6 +1,7 @@
 // `--data-file F` (docs/sandbox.md, "Seed and data file"): the store and the answered idempotency keys,
 // loaded at start, saved together (a record and the key that created it are kept or lost together).
 import { isResourceName } from '../api/resources.js';
+import { stringifyJson } from '../json/exact-json.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
 import { readJsonFile } from './files.js';
 import type { SavedIdempotencyEntry } from './idempotency.js';
@@ -70,7 +71,7 @@ function validateSnapshot(v: unknown, where: string): DataFile {
 
 /** Writes F atomically (src/util: a temporary file beside it, mode 0600, fsync, rename). */
 export const saveDataFile = (path: string, snapshot: DataFile): Promise<void> =>
-  writeFileAtomic(path, JSON.stringify(snapshot));
+  writeFileAtomic(path, stringifyJson(snapshot) as string); // a RawNumber as its digits, read back exact (files.ts)
 
 /** Saves `delayMs` after the first unsaved change, one save at a time; `flush` saves now, `close` for the last time. */
 export class AutoSaver {

@@ -3,6 +3,7 @@
 // a request carrying an API key is 400, so a client that leaks its key to the link's origin fails its tests.
 import { createHash } from 'node:crypto';
 import { RESOURCES } from '../api/resources.js';
+import { RawNumber } from '../json/exact-json.js';
 import { answer, latency, serveCounted } from './api-request.js';
 import { mulberry32, newRequestId, pick } from './random.js';
 import { ApiError, errorResponse, type RequestMeta } from './responses.js';
@@ -39,7 +40,9 @@ export function transcriptFor(recordingId: string, durationSeconds?: unknown) {
     segments.push({ speaker: speakers[i % 2]!, start_ms: at, end_ms: at + length, text: pick(random, LINES) });
     at += length + Math.floor(random() * 500);
   }
-  const duration = typeof durationSeconds === 'number' ? durationSeconds : Math.ceil(at / 1000);
+  // the recording's own duration, a RawNumber's digits too (a record of `--from` or `--data-file`)
+  const known = typeof durationSeconds === 'number' || durationSeconds instanceof RawNumber;
+  const duration = known ? durationSeconds : Math.ceil(at / 1000);
   return { recording_id: recordingId, language: 'en', duration_seconds: duration, segments };
 }
 

@@ -1,16 +1,24 @@
 // Fault injection (docs/sandbox.md, "Faults"): random faults by probability, narrowed by a path
 // regex, and a deterministic queue of one-shot faults for the next matching requests.
 import { FAULT_KINDS, type FaultKind, type FaultRates } from './types.js';
+import { RawNumber } from '../json/exact-json.js';
+import { isPlainObject } from './validation.js';
 
 export function isFaultKind(kind: string): kind is FaultKind {
   return (FAULT_KINDS as readonly string[]).includes(kind);
 }
 
+/** A number from 0 to 1 (one no double holds as the double it rounds to: a rate is used as one), else undefined. */
+export function probability(value: unknown): number | undefined {
+  const p = value instanceof RawNumber ? Number(value.text) : value;
+  return typeof p === 'number' && p >= 0 && p <= 1 ? p : undefined;
+}
+
 /** One checked `kind: probability`; the Error names `where`. */
-function rate(kind: string, p: unknown, where: string): [FaultKind, number] {
+function rate(kind: string, value: unknown, where: string): [FaultKind, number] {
   if (!isFaultKind(kind)) throw new Error(`${where}: unknown kind "${kind}" (kinds: ${FAULT_KINDS.join(', ')})`);
-  if (typeof p !== 'number' || !(p >= 0 && p <= 1))
-    throw new Error(`${where}: probability must be a number from 0 to 1`);
+  const p = probability(value);
+  if (p === undefined) throw new Error(`${where}: probability must be a number from 0 to 1`);
   return [kind, p];
 }
 
@@ -37,8 +45,7 @@ export function parseFaultSpec(spec: string): FaultRates {
 
 /** Validates a `{kind: probability}` object (the control endpoint's `faults`). */
 export function validateFaultRates(value: unknown): FaultRates {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new Error('faults must be an object of kind: probability');
+  if (!isPlainObject(value)) throw new Error('faults must be an object of kind: probability');
   return total(Object.entries(value).map(([kind, p]) => rate(kind, p, `fault "${kind}"`)));
 }
 

@@ -1,5 +1,6 @@
-// Reading a JSON file the sandbox is given (keys, data file), with errors naming it.
+// Reading a JSON file the sandbox is given (keys, data file), with errors naming it; numbers exact (src/json).
 import { readFileSync } from 'node:fs';
+import { parseJson } from '../json/exact-json.js';
 
 /** The parsed content of `path`, undefined when it does not exist and `missingOk`; throws an Error naming `what`. */
 export function readJsonFile(path: string, what: string, missingOk = false): unknown {
@@ -12,7 +13,7 @@ export function readJsonFile(path: string, what: string, missingOk = false): unk
     throw new Error(`${what}: cannot read it (${code ?? (err as Error).message})`);
   }
   try {
-    return JSON.parse(text);
+    return parseJson(text); // numbers kept exact (src/json): a record's digits are served as written
   } catch (err) {
     throw new Error(`${what}: not valid JSON (${(err as Error).message})`);
   }

@@ -7,6 +7,7 @@ import {
   type ResourceName,
 } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
+import { RawNumber } from '../json/exact-json.js';
 import { canSee, requireOwner } from './auth.js';
 import { paginate, type CursorCodec } from './cursor.js';
 import { ApiError, invalidParameter, list, notFound, type RequestMeta } from './responses.js';
@@ -88,6 +89,11 @@ export function listPage<T extends Row>(
 }
 
 function matches(value: unknown, want: string): boolean {
-  const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null;
+  const scalar =
+    typeof value === 'string' ||
+    typeof value === 'number' ||
+    typeof value === 'boolean' ||
+    value === null ||
+    value instanceof RawNumber; // its digits as sent
   return scalar && String(value) === want;
 }

@@ -1,6 +1,7 @@
 // The idempotency cache (docs/sandbox.md, "Idempotency"): per API key and Idempotency-Key, the fingerprint and
 // answer, kept 24 h; a twin waits for the first. Saved with API keys as SHA-256 digests (spec, Authentication 2).
 import { createHash } from 'node:crypto';
+import { RawNumber, decimalValue, parseJson } from '../json/exact-json.js';
 import { ApiError } from './responses.js';
 import type { SandboxResponse } from './types.js';
 
@@ -9,9 +10,14 @@ export function isValidIdempotencyKey(key: string): boolean {
   return /^[\x20-\x7e]{1,255}$/.test(key);
 }
 
-/** Canonical JSON: object keys sorted, so that whitespace and key order do not matter. */
+/**
+ * Canonical JSON: object keys sorted, so that whitespace and key order do not matter; numbers by their
+ * exact value (src/json), so that two bodies apart only in a digit a double cannot hold are two bodies.
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  // `12345678901234567891.0` is `12345678901234567891`; no double has a RawNumber's value
+  if (value instanceof RawNumber) return decimalValue(value.text) ?? value.text;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)
       .sort()
@@ -25,7 +31,7 @@ export function canonicalJson(value: unknown): string {
 export function fingerprint(method: string, path: string, rawBody: string): string {
   let body: string;
   try {
-    body = rawBody.trim() === '' ? '' : canonicalJson(JSON.parse(rawBody));
+    body = rawBody.trim() === '' ? '' : canonicalJson(parseJson(rawBody));
   } catch {
     body = `raw:${rawBody}`;
   }

@@ -1,6 +1,7 @@
 // What the sandbox answers: its error (thrown by any handler), the envelopes of each API version (the
 // schemas of src/api/envelopes.ts), and what injected faults send (docs/sandbox.md, "Faults").
 import type { ApiRecord, Meta } from '../api/envelopes.js';
+import { stringifyJson } from '../json/exact-json.js';
 import { refusalHeaders, type HeaderFormat } from './rate-limiter.js';
 import type { SandboxResponse } from './types.js';
 
@@ -97,8 +98,13 @@ export function faultResponse(
   });
 }
 
+/** What goes on the wire: the raw text, or the body as JSON with every number as it came (a RawNumber's digits). */
+export function responseText(response: SandboxResponse): string {
+  return response.raw ?? stringifyJson(response.body ?? null) ?? 'null';
+}
+
 /** A JSON answer whose body stops halfway, as a connection cut mid-body would leave it. */
 export function cut(response: SandboxResponse): SandboxResponse {
-  const text = JSON.stringify(response.body ?? null);
+  const text = responseText(response);
   return { ...response, body: undefined, raw: text.slice(0, Math.floor(text.length / 2)) };
 }

@@ -6,7 +6,7 @@ import { handleApiRequest, type Outcome } from './api-request.js';
 import { CONTROL_PREFIX, handleControl, redactHeaders } from './control.js';
 import { DOWNLOAD_PATH, handleDownloadRequest } from './downloads.js';
 import { newRequestId } from './random.js';
-import { ApiError, errorResponse } from './responses.js';
+import { ApiError, errorResponse, responseText } from './responses.js';
 import type { LogEntry, SandboxState } from './state.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -33,7 +33,7 @@ function send(req: IncomingMessage, res: ServerResponse, { response, requestId }
     req.socket.destroy();
     return;
   }
-  const payload = response.raw ?? JSON.stringify(response.body ?? null);
+  const payload = responseText(response);
   res.writeHead(response.status, {
     'Content-Type': 'application/json; charset=utf-8',
     'X-Request-Id': requestId,

@@ -6,7 +6,7 @@ import { canSee } from './auth.js';
 import { paginate } from './cursor.js';
 import { parseCursor, parseLimit, resource, visibleRecord, type HandlerCtx, type PathRoutes } from './handler.js';
 import { ApiError, v1Success } from './responses.js';
-import { failed, isPlainObject, objectWith, requireObject } from './validation.js';
+import { failed, isInteger, isPlainObject, objectWith, requireObject } from './validation.js';
 
 /** A version 2 record in version 1 shape: only the mapped fields, renamed. */
 function toV1(record: ApiRecord, fields: Readonly<Record<string, string>>): ApiRecord {
@@ -48,7 +48,7 @@ function query(q: V1Query, ctx: HandlerCtx) {
 function fieldIssue(type: V1FieldType | undefined, value: unknown): string | undefined {
   if (type === undefined) return 'unknown_field';
   if (type === 'string') return typeof value === 'string' ? undefined : 'must_be_string';
-  if (type === 'integer') return typeof value === 'number' && Number.isInteger(value) ? undefined : 'must_be_integer';
+  if (type === 'integer') return isInteger(value) ? undefined : 'must_be_integer';
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? undefined : 'must_be_array_of_strings';
 }
 

@@ -4,20 +4,27 @@
 import type { ResourceDef } from '../api/resources.js';
 import type { ApiRecord } from '../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../api/resources.js';
+import { RawNumber, decimalValue, parseJson as parseExactJson } from '../json/exact-json.js';
 import { ApiError, invalidBody, type ErrorDetail } from './responses.js';
 
-/** The parsed body; malformed JSON or an empty body is 422 INVALID_BODY. */
+/** The parsed body, a number no double holds kept as a RawNumber (src/json); malformed JSON or an empty body is 422 INVALID_BODY. */
 export function parseJson(raw: string): unknown {
   if (raw.trim() === '') throw invalidBody('The request needs a JSON body');
   try {
-    return JSON.parse(raw);
+    return parseExactJson(raw);
   } catch (err) {
     throw invalidBody(`The body is not valid JSON: ${(err as Error).message}`);
   }
 }
 
+/** An integer of any size (spec: a version 1 `foundedYear`): a RawNumber too when its value is whole (`12345678901234567891`). */
+export function isInteger(value: unknown): boolean {
+  return Number.isInteger(value) || (value instanceof RawNumber && decimalValue(value.text)?.includes('e-') === false);
+}
+
+/** A JSON object: not an array, not a RawNumber (a number, though an object in JavaScript). */
 export function isPlainObject(value: unknown): value is ApiRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RawNumber);
 }
 
 /** A check that throws `Error('{where}: {what}')` unless `ok` (data and keys files); declare it `const need: Need`. */
