@@ -23,44 +23,49 @@ export interface Classified {
   candidates?: string[];
 }
 
+/** The fields whose values are a CSV's text cells (an untyped column): read as the record's type, compared trimmed. */
+export type TextFields = (field: string) => boolean;
+
 /** 0 candidates: create; 2 or more: ambiguous; 1: update with its changes, or unchanged when none. */
 export function classify(
   row: Record<string, unknown>,
   candidates: readonly { id: string; record: Record<string, unknown> }[],
   skip: readonly string[],
+  text: TextFields = () => true,
 ): Classified {
   const [only] = candidates;
   if (only === undefined) return { action: 'create', changes: [] };
   if (candidates.length > 1)
     return { action: 'ambiguous', changes: [], candidates: candidates.map((c) => c.id).sort() };
-  const changes = diffRecord(row, only.record, skip);
+  const changes = diffRecord(row, only.record, skip, text);
   return { action: changes.length > 0 ? 'update' : 'unchanged', id: only.id, changes };
 }
 
 /**
- * The row's fields (in its order, `skip` left out) whose value differs from the record's. An absent or blank
- * cell leaves the field as it is; an explicit null clears it (a change unless the record's is null or absent).
+ * The row's fields (in its order, `skip` left out) whose value differs from the record's. An absent or blank text
+ * cell leaves the field as it is; an explicit null clears it (a change unless the record's is null or absent). A
+ * typed value (a `:json` column, an undo file's, NDJSON) is compared and sent exactly: `" x "`, `""`, `"00501"`.
  */
 export function diffRecord(
   row: Record<string, unknown>,
   record: Record<string, unknown>,
   skip: readonly string[],
+  text: TextFields = () => true,
 ): Change[] {
   const changes: Change[] = [];
   for (const [field, value] of Object.entries(row)) {
-    if (skip.includes(field) || value === undefined || (typeof value === 'string' && value.trim() === '')) continue;
+    const isText = typeof value === 'string' && text(field);
+    if (skip.includes(field) || value === undefined || (isText && value.trim() === '')) continue;
     // own values only: a field named `constructor` is not Object's
     const before = Object.hasOwn(record, field) ? (record[field] ?? null) : null;
-    if (value === null ? before !== null : !sameValue(field, value, before)) {
-      changes.push({ field, before, after: valueToSend(value, before) });
-    }
+    const same = value === null ? before === null : isText ? sameText(field, value, before) : deepEqual(value, before);
+    if (!same) changes.push({ field, before, after: isText ? valueToSend(value, before) : value });
   }
   return changes;
 }
 
-/** A row's value (not null) against the record's: text trimmed (an email case-insensitively), a text cell by the record's type. */
-function sameValue(field: string, cell: unknown, held: unknown): boolean {
-  if (typeof cell !== 'string') return deepEqual(cell, held);
+/** A text cell against the record's value: text trimmed (an email case-insensitively), else read as the record's type. */
+function sameText(field: string, cell: string, held: unknown): boolean {
   if (typeof held === 'string') return keyPart(field, cell) === keyPart(field, held);
   const typed = asHeldType(cell, held);
   return typed !== undefined && deepEqual(typed, held);

@@ -17,7 +17,7 @@ import { checkColumns, columnFields, columnsVerdict } from '../check/check.js';
 import type { RawRow } from '../input/reader.js';
 import type { ScanResult } from '../check/check.js';
 import type { Spool, SpoolEntry, SpooledChunk } from '../check/spool.js';
-import { changesText, classify, valueToSend, type Change } from './classify.js';
+import { changesText, classify, valueToSend, type Change, type TextFields } from './classify.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { DUPLICATE_KEY, MISSING_KEY, NO_ID, NOT_FOUND } from '../shapes.js';
 import { setOwn } from '../../util/set-own.js';
@@ -151,6 +151,11 @@ async function planRows(
   };
   let seq = 0;
   const chunker = new Chunker(o.chunkSize, () => ++seq);
+  // a CSV's untyped columns are text cells, read as the records' types; a typed value (`:json`, NDJSON) is exact
+  const textFields = new Set(
+    scan.mapping?.columns.filter((c) => !c.ignored && c.type === 'string').map((c) => c.field),
+  );
+  const text = (field: string): boolean => textFields.has(field);
   const name = fields.join(', ');
   let [bytes, keptRows, keptChunks] = [0, 0, 0];
   for await (const e of o.rows.entries()) {
@@ -188,7 +193,7 @@ async function planRows(
             keptChunks + 1,
           ];
       } else {
-        written = placeRow(o, plan, row, index.get(key), { index, chunker, nextSeq: () => ++seq }, e.bytes);
+        written = placeRow(o, plan, row, index.get(key), { index, chunker, nextSeq: () => ++seq, text }, e.bytes);
       }
     }
     if (written) await written;
@@ -206,7 +211,7 @@ function placeRow(
   plan: MatchPlan,
   row: { line: number; record: ApiRecord; raw: RawRow },
   entry: ReturnType<MatchIndex['get']>,
-  at: { index: MatchIndex; chunker: Chunker; nextSeq: () => number },
+  at: { index: MatchIndex; chunker: Chunker; nextSeq: () => number; text: TextFields },
   bytes: number,
 ): Promise<void> | undefined {
   const { index, chunker, nextSeq } = at;
@@ -222,7 +227,7 @@ function placeRow(
   // the server gives ids: a row naming one no record has cannot be created under it (a rerun would create it again)
   if (candidates.length === 0 && o.fields.includes('id'))
     return refuse(NOT_FOUND, `no ${o.resource} record has id ${JSON.stringify(row.record.id)}`);
-  const c = classify(row.record, candidates, [...o.fields, 'id']);
+  const c = classify(row.record, candidates, [...o.fields, 'id'], at.text);
   // a record an interrupted run of this job changed or created, and the CRM still agrees: done by that run
   const done = c.action === 'unchanged' && o.earlier?.touched.has(row.line) === true;
   if (done) plan.done = (plan.done ?? 0) + 1;
@@ -232,7 +237,11 @@ function placeRow(
   for (const ch of c.changes) plan.changes[ch.field] = (plan.changes[ch.field] ?? 0) + 1;
   if (!o.out) return undefined;
   if (c.action === 'create') {
-    const chunk = chunker.push({ line: row.line, record: createRecord(row.record, index), raw: row.raw });
+    const chunk = chunker.push({
+      line: row.line,
+      record: createRecord(row.record, index, at.text, o.fields),
+      raw: row.raw,
+    });
     return chunk && o.out.chunk(chunk, bytes);
   }
   if (c.action === 'update') {
@@ -277,11 +286,18 @@ function keepCreate(
  * when they read as one (an exported list's `20`, `false`, `["vip"]`; `00501` stays text), text trimmed, and what the
  * server sets on create left out (`owner_id`, kept for an update).
  */
-function createRecord(record: ApiRecord, index: Pick<MatchIndex, 'sample'>): ApiRecord {
+function createRecord(
+  record: ApiRecord,
+  index: Pick<MatchIndex, 'sample'>,
+  text: TextFields,
+  keys: readonly string[],
+): ApiRecord {
   const out: ApiRecord = {};
   for (const [field, value] of Object.entries(record)) {
     if (READ_ONLY_FIELDS.includes(field)) continue;
-    setOwn(out, field, valueToSend(value, index.sample?.(field), true));
+    // a key is compared trimmed, so sent trimmed, whatever its column's type
+    const sent = text(field) ? valueToSend(value, index.sample?.(field), true) : value;
+    setOwn(out, field, keys.includes(field) && typeof sent === 'string' ? sent.trim() : sent);
   }
   return out;
 }

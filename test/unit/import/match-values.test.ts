@@ -48,3 +48,18 @@ describe('a create typed by what other records hold', () => {
     expect(valueToSend('00501', 7)).toBe(501);
   });
 });
+
+describe('a typed value (a :json column, an undo file, NDJSON) is compared and sent exactly', () => {
+  const exact = () => false;
+  it.each([
+    ['note', ' x ', 'y'],
+    ['zip', '', 'z'],
+    ['tags', '00501', 5],
+    ['big', '12345678901234567890123', 1],
+  ] as const)('%s: %j over %j', (field, value, held) => {
+    expect(diffRecord({ [field]: value }, { [field]: held }, [], exact)).toEqual([
+      { field, before: held, after: value },
+    ]);
+    expect(diffRecord({ [field]: value }, { [field]: value }, [], exact)).toEqual([]);
+  });
+});
