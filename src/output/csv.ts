@@ -21,6 +21,13 @@ export function csvCell(value: unknown, sep: CsvSeparator = ',', opts: CsvCellOp
   return sep === '\t' ? text : quoteCsv(text);
 }
 
+/** A tsv cell back to its text: the exact inverse of csvCell's escapes (`crm batch FILE.tsv`). */
+export function unescapeTsv(cell: string): string {
+  return cell.replace(/\\([\\tnr])/g, (_m, c: string) =>
+    c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : '\\',
+  );
+}
+
 /** RFC 4180: quoted when it holds a comma, a quote, CR or LF (quotes doubled). No formula guard. */
 export function quoteCsv(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -1,7 +1,3 @@
-// Reading crm's tsv back in tests: the inverse of its cell escaping (`\\`, `\t`, `\n`, `\r`). A
+// Reading crm's tsv back in tests: the inverse of its cell escaping (`\\`, `\t`, `\n`, `\r`), as `crm batch` reads it. A
 // cell never holds a raw tab or line end, so splitting a line on tabs finds the cells.
-export function unescapeTsv(cell: string): string {
-  return cell.replace(/\\([\\tnr])/g, (_m, c: string) =>
-    c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : '\\',
-  );
-}
+export { unescapeTsv } from '../../src/output/csv.js';

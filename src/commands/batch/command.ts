@@ -22,7 +22,7 @@ export const batchFileFlags = <A extends unknown[]>(cmd: Command<A>) =>
     .addOption(
       new Option(
         '--input-format <format>',
-        'read the file as csv or ndjson (default: ndjson for a name ending in .ndjson or .jsonl, else csv; standard input: csv)',
+        'read the file as csv or ndjson (default: ndjson for a name ending in .ndjson or .jsonl, the array -o json writes for .json, the -o tsv of crm for .tsv, else csv; standard input: csv)',
       ).choices(['csv', 'ndjson'] as const),
     )
     .option(
@@ -39,7 +39,10 @@ const declare = (program: CommandUnknownOpts) =>
       .command('batch')
       .description('create, update or delete records in bulk from a CSV (or NDJSON) file: idempotent, resumable')
       .argument('<resource>', 'contacts, companies, deals, pipelines, tasks, notes, segments or interactions')
-      .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input"),
+      .argument(
+        '<file>',
+        "a .csv, .ndjson or .jsonl file (or crm's own -o json / -o tsv as .json / .tsv), or '-' for standard input",
+      ),
   )
     .option(...BATCH_DRY_RUN)
     .addOption(numericOption('--chunk-size <n>', 'rows per request, at most 100', 'chunkSize').default(100))

@@ -7,14 +7,19 @@ import { CsvError } from 'csv-parse';
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import { parseJson } from '../../json/exact-json.js';
 import { countLines, CR, LF, splitLines } from '../../util/lines.js';
+import { unescapeTsv } from '../../output/csv.js';
 import { INVALID_CODES, type InputFormat, type RawRow } from '../shapes.js';
 import { Segment } from './csv-segment.js';
+import { openJsonArray } from './json-array.js';
+import type { InputReader, OpenInputOptions, ReaderOptions, ReadRow } from './rows.js';
+export type { InputReader, OpenInputOptions, ReaderOptions, ReadRow } from './rows.js';
 import * as q from './quote-scan.js';
 import { INVALID_ENCODING, textProblem, undecodable, UTF8 } from './source.js';
 
 export { splitLine, UNCLOSED_QUOTE_CODE, UNCLOSED_QUOTE_REASON } from './quote-scan.js';
+/** The rows' shape by the file's name: objects (`.ndjson`, `.jsonl`, a `.json` array) or a header and cells. */
 export function detectFormat(path: string): InputFormat {
-  return /\.(ndjson|jsonl)$/i.test(path) ? 'ndjson' : 'csv';
+  return /\.(ndjson|jsonl|json)$/i.test(path) ? 'ndjson' : 'csv';
 }
 
 /** Opens the file and reads its header (CSV) or first record (NDJSON). */
@@ -30,13 +35,22 @@ export async function openInput(path: string, opts: OpenInputOptions = {}): Prom
   if (opts.signal?.aborted) throw readInterrupted(name);
   const format = opts.format ?? detectFormat(path);
   const o = { ...opts, name, maxRecordBytes: opts.maxRecordBytes ?? MAX_RECORD_BYTES, encoding: opts.encoding ?? UTF8 };
-  return format === 'csv' ? new CsvReader(path, o).open() : openNdjson(path, o);
+  // crm's own -o tsv (one row a line, backslash escapes) and -o json (an array): read back as they were written
+  if (format === 'csv' && /\.tsv$/i.test(name)) return openLines(path, o, 'tsv');
+  if (format === 'ndjson' && /\.json$/i.test(name))
+    return openJsonArray(
+      path,
+      o,
+      (text, line) => jsonRow(text, line, o),
+      (line) => lineRow(null, line, o, 'ndjson') as ReadRow,
+    );
+  return format === 'csv' ? new CsvReader(path, o).open() : openLines(path, o, 'ndjson');
 }
 
 // NDJSON rows, split on bytes (LF, CRLF, CR): a line over the limit is dropped as read (RECORD_TOO_LARGE),
 // one that is not JSON or not UTF-8 is an invalid row.
 /** One line's row; `skip` for a blank line or a placeholder row of a fed-back rejects file. */
-function lineRow(buf: Buffer | null, line: number, o: ReaderOptions): ReadRow | 'skip' {
+function lineRow(buf: Buffer | null, line: number, o: ReaderOptions, kind: 'ndjson' | 'tsv'): ReadRow | 'skip' {
   if (buf === null) {
     const reason = tooLargeReason(o.maxRecordBytes, { name: o.name, format: 'ndjson', first: line, last: line });
     return { line, raw: '', error: { code: RECORD_TOO_LARGE_CODE, reason } };
@@ -46,6 +60,15 @@ function lineRow(buf: Buffer | null, line: number, o: ReaderOptions): ReadRow | 
   if (!isUtf8(buf))
     return { line, raw: text, error: { code: INVALID_ENCODING, reason: undecodable(o.encoding, 'the line') } };
   if (text.trim() === '') return 'skip';
+  if (kind === 'tsv') {
+    const cells = text.split('\t').map(unescapeTsv);
+    return { line, cells, raw: cells };
+  }
+  return jsonRow(text, line, o);
+}
+
+/** One JSON text's row (an NDJSON line, an element of a JSON array); `skip` for a placeholder row of a fed-back rejects file. */
+function jsonRow(text: string, line: number, o: ReaderOptions): ReadRow | 'skip' {
   let json: unknown;
   try {
     // a number no double holds is kept as its digits (RawNumber) and sent as written: never rounded
@@ -66,7 +89,8 @@ function lineRow(buf: Buffer | null, line: number, o: ReaderOptions): ReadRow | 
   return { line, json, raw };
 }
 
-export async function openNdjson(path: string, o: ReaderOptions): Promise<InputReader> {
+/** NDJSON, or crm's TSV (its first line the header): one row a line. */
+async function openLines(path: string, o: ReaderOptions, kind: 'ndjson' | 'tsv'): Promise<InputReader> {
   let bytes = 0;
   const file = createReadStream(path, { signal: o.signal });
   async function* tap(): AsyncGenerator<Buffer, void, undefined> {
@@ -92,16 +116,21 @@ export async function openNdjson(path: string, o: ReaderOptions): Promise<InputR
       });
       if (o.signal?.aborted) throw readInterrupted(o.name);
       if (r.done) return null;
-      const row = lineRow(r.value, ++lineNo, lo);
+      const row = lineRow(r.value, ++lineNo, lo, kind);
       if (row !== 'skip') return row;
     }
   };
-  const first = await next().catch((err: unknown) => {
+  const opened = async (): Promise<[ReadRow | null, string[] | null]> => {
+    const head = kind === 'tsv' ? ((await next())?.cells ?? null) : null;
+    if (kind === 'tsv' && head === null) throw new UsageError(`${o.name} is empty: no header line`);
+    return [await next(), head];
+  };
+  const [first, header] = await opened().catch((err: unknown) => {
     close();
     throw err;
   });
   // a fed-back rejects file of placeholder rows only is not empty: it is imported as no rows
-  if (!first && placeholders === 0) {
+  if (!first && placeholders === 0 && kind === 'ndjson') {
     close();
     throw new UsageError(`${o.name} is empty: no JSON object to import`);
   }
@@ -112,51 +141,10 @@ export async function openNdjson(path: string, o: ReaderOptions): Promise<InputR
       close();
     }
   }
-  return { format: 'ndjson', header: null, rows: rows(), bytesRead: () => bytes, close };
+  return { format: kind === 'tsv' ? 'csv' : 'ndjson', header, rows: rows(), bytesRead: () => bytes, close };
 }
 
-// What the readers hand out: rows with their line, the reader itself, its options, and the row-size limit shared
-// by the CSV and NDJSON readers.
-export interface ReadRow {
-  /** the 1-based line the row starts on */
-  line: number;
-  /** CSV: the cells (as many as the row has, which may differ from the header) */
-  cells?: string[];
-  json?: unknown;
-  raw: RawRow;
-  /** NDJSON: the line is not JSON */
-  error?: { code: string; reason: string };
-}
-
-export interface InputReader {
-  readonly format: InputFormat;
-  /** CSV: the header row's cells; NDJSON: null */
-  readonly header: string[] | null;
-  readonly rows: AsyncGenerator<ReadRow, void, undefined>;
-  /** bytes read so far (for progress / ETA) */
-  bytesRead(): number;
-  /** stop reading early (the generator's return() does the same) */
-  close(): void;
-}
-
-export interface OpenInputOptions {
-  format?: InputFormat;
-  /** how the file is named in messages (`-` for stdin) */
-  name?: string;
-  /** every chunk of bytes read, in order (hashing) */
-  onChunk?: (chunk: Buffer) => void;
-  /** largest record (CSV) or line (NDJSON) read; a larger one is an invalid row (default MAX_RECORD_BYTES) */
-  maxRecordBytes?: number;
-  /** the encoding the file was transcoded from, for messages (the file itself is UTF-8) */
-  encoding?: string;
-  /** stops reading at once (InterruptedError) */
-  signal?: AbortSignal;
-  /** a RECORD_TOO_LARGE row of a fed-back rejects file was skipped (isTooLargePlaceholder) */
-  onPlaceholder?: (line: number) => void;
-  /** CSV: given the first row, the header to read it under when it is data, not a header (a file of bare ids) */
-  headerless?: (first: readonly string[]) => string[] | undefined;
-}
-
+// What the readers hand out (rows.ts: their types), and the row-size limit shared by the readers.
 /** The largest row read (CSV record or NDJSON line), in bytes: an API row is far smaller, and memory stays a few times this. */
 export const MAX_RECORD_BYTES = 1024 * 1024;
 /** `_error_code` of a row over MAX_RECORD_BYTES */
@@ -194,8 +182,6 @@ export function isTooLargePlaceholder(cells: Iterable<readonly [string, unknown]
   }
   return marked;
 }
-
-export type ReaderOptions = OpenInputOptions & { name: string; maxRecordBytes: number; encoding: string };
 
 export function formatBytes(n: number): string {
   return n >= 1048576 ? `${Math.round(n / 1048576)} MiB` : n >= 1024 ? `${Math.round(n / 1024)} KiB` : `${n} bytes`;
