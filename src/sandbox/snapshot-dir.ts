@@ -6,7 +6,7 @@ import type { ApiRecord } from '../api/envelopes.js';
 import { isResourceName, type ResourceName } from '../api/resources.js';
 import { readJsonFile } from './files.js';
 import { eachNdjsonLine } from './ndjson-file.js';
-import { loadSnapshotLinks } from './snapshot-links.js';
+import { loadSnapshotLinks, storeId } from './snapshot-links.js';
 import { loadSnapshotTranscripts, type SnapshotTranscripts } from './snapshot-transcripts.js';
 import type { StoreSnapshot } from './store.js';
 import { isPlainObject, needIn, type Need } from './validation.js';
@@ -28,11 +28,11 @@ function readRecords(path: string): ApiRecord[] {
   const lineOf = new Map<string, number>();
   eachNdjsonLine(path, (record, check, line) => {
     const need: Need = check;
-    need(isPlainObject(record) && typeof record.id === 'string' && record.id !== '', 'not a record with a string "id"');
-    const id = record.id;
-    need(!lineOf.has(id), `id "${id}" is already on line ${lineOf.get(id)}`);
+    const id = isPlainObject(record) ? storeId(record.id) : undefined;
+    need(id !== undefined, 'not a record with a string "id" (or a number)');
+    need(!lineOf.has(id), `id ${JSON.stringify(id)} is already on line ${lineOf.get(id)}`);
     lineOf.set(id, line);
-    records.push(record);
+    records.push(record as ApiRecord);
   });
   return records;
 }

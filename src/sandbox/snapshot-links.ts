@@ -8,11 +8,21 @@ import { join } from 'node:path';
 import type { ApiRecord } from '../api/envelopes.js';
 import { findResource, type ResourceName } from '../api/resources.js';
 import { LINK_KINDS, LINKS_DIR, type LinkKind } from '../api/snapshot-links.js';
+import { RawNumber } from '../json/exact-json.js';
 import { eachNdjsonLine } from './ndjson-file.js';
 import type { LinkData, StoreSnapshot } from './store.js';
 import { isPlainObject, type Need } from './validation.js';
 
 type Records = StoreSnapshot['records'];
+
+/**
+ * The key the store finds a record by (its id in a path): a string id as it is, a number id as its digits (a
+ * server may send `{"id": 101}`; one beyond a double kept exact as a RawNumber); undefined for any other.
+ */
+export function storeId(id: unknown): string | undefined {
+  if (typeof id === 'string') return id === '' ? undefined : id;
+  return (typeof id === 'number' && Number.isFinite(id)) || id instanceof RawNumber ? String(id) : undefined;
+}
 
 /** The kind of record `id` is among `kinds`: named by the link (`child_type`, a note's `record_type`), else the one holding it. */
 function childKind(
@@ -37,7 +47,7 @@ export function loadSnapshotLinks(dir: string, records: Records, warnings: strin
   const byId = new Map<ResourceName, Map<string, ApiRecord>>();
   const index = (r: ResourceName) => {
     let m = byId.get(r);
-    if (!m) byId.set(r, (m = new Map((records[r] ?? []).map((x) => [String(x.id), x]))));
+    if (!m) byId.set(r, (m = new Map((records[r] ?? []).map((x) => [storeId(x.id)!, x]))));
     return m;
   };
   const held = (r: ResourceName, id: string) => index(r).has(id);
@@ -51,20 +61,17 @@ export function loadSnapshotLinks(dir: string, records: Records, warnings: strin
     let notHeld = 0;
     eachNdjsonLine(path, (line, check) => {
       const need: Need = check;
+      const childId = isPlainObject(line) && isPlainObject(line.record) ? storeId(line.record.id) : undefined;
       need(
-        isPlainObject(line) &&
-          Object.keys(line).length === 2 &&
-          typeof line.parent_id === 'string' &&
-          isPlainObject(line.record) &&
-          typeof line.record.id === 'string',
+        isPlainObject(line) && Object.keys(line).length === 2 && typeof line.parent_id === 'string' && childId,
         'not {"parent_id": "<id>", "record": {"id": "<id>", …}}',
       );
       const parentId = line.parent_id;
-      const record = line.record as ApiRecord & { id: string };
+      const record = line.record as ApiRecord;
       need(held(kind.parent, parentId), `parent "${parentId}" is not in ${kind.parent}.ndjson`);
       const made = kind.association
-        ? associate(kind, index(kind.parent).get(parentId)!, record.id, held)
-        : linkOf(kind, parentId, record, held);
+        ? associate(kind, index(kind.parent).get(parentId)!, childId, record.id, held)
+        : linkOf(kind, parentId, childId, record, held);
       if (made === undefined) notHeld++;
       else if (made !== true) links.push(made);
     });
@@ -76,16 +83,17 @@ export function loadSnapshotLinks(dir: string, records: Records, warnings: strin
   return links;
 }
 
-/** A meeting's deal or company set on its record (true), or undefined when the snapshot does not hold it. */
+/** A meeting's deal or company (its id as the record has it) set on its record (true), or undefined when the snapshot does not hold it. */
 function associate(
   kind: LinkKind,
   parent: ApiRecord,
   id: string,
+  value: unknown,
   held: (r: ResourceName, id: string) => boolean,
 ): true | undefined {
   const assoc = findResource(kind.parent)!.associations!.find((a) => a.name === kind.relation)!;
   if (!held(assoc.target, id)) return undefined;
-  parent[assoc.bodyKey] = id;
+  parent[assoc.bodyKey] = value;
   return true;
 }
 
@@ -93,21 +101,22 @@ function associate(
 function linkOf(
   kind: LinkKind,
   parentId: string,
-  record: ApiRecord & { id: string },
+  childId: string,
+  record: ApiRecord,
   held: (r: ResourceName, id: string) => boolean,
 ) {
   const relation = findResource(kind.parent)!.links!.find((l) => l.relation === kind.relation)!;
   const link = isPlainObject(record.link) ? record.link : {};
-  const child = childKind(relation.childResources, link, record.id, held);
-  if (!child || !held(child, record.id)) return undefined;
+  const child = childKind(relation.childResources, link, childId, held);
+  if (!child || !held(child, childId)) return undefined;
   const data: LinkData = {
     ...link,
-    id: typeof link.id === 'string' ? link.id : `lnk_${parentId}_${record.id}`,
+    id: typeof link.id === 'string' ? link.id : `lnk_${parentId}_${childId}`,
     parent_type: kind.parent,
     parent_id: parentId,
     relation: kind.relation,
     child_type: child,
-    child_id: record.id,
+    child_id: childId,
     created_at:
       typeof link.created_at === 'string'
         ? link.created_at

@@ -18,8 +18,12 @@ const declare = (program: CommandUnknownOpts) =>
     )
     .option('--transcripts', "also every recording's transcript, to DIR/transcripts/<id>.json (needs recordings)");
 
-export type SnapshotOptions = FlagsOf<typeof declare> & { dir: string };
+export type SnapshotOptions = FlagsOf<typeof declare> & {
+  dir: string;
+  /** the words after `crm`, for the command that resumes */
+  argv?: readonly string[];
+};
 
 export function registerSnapshot(program: CommandUnknownOpts, reg: Registry, load: Load<SnapshotOptions>): void {
-  runs(declare(program), reg, load, (o, dir) => ({ ...o, dir }));
+  runs(declare(program), reg, load, (o, dir) => ({ ...o, dir, argv: reg.state.argv }));
 }

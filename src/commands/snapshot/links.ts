@@ -13,11 +13,12 @@ import { NotFoundError } from '../../http/errors.js';
 import { recordPath } from '../../http/url.js';
 import { costAtLimitText, etaMs, sendingRateNow, SendingRate } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
-import { stringifyJson } from '../../json/exact-json.js';
+import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import { ensureDir } from '../../util/fs.js';
 import { linksProgressText } from './progress-text.js';
 import { pagedState, refusedCursor, writePaged, type PagedWriter } from './paged-file.js';
 import type { SnapshotRun } from './types.js';
+import { idJson } from './written-ids.js';
 
 /** The links' kinds a snapshot of `chosen` takes, and those it leaves out (their parents not taken). */
 export function linkKindsFor(chosen: readonly ResourceName[]): {
@@ -98,18 +99,20 @@ const validAt = (a: unknown): a is LinkAt => {
   );
 };
 
-/** The ids of DIR/<parent>.ndjson, in file order. */
+/** The ids of DIR/<parent>.ndjson, in file order (a number id as its digits, exact: its path). */
 async function parentIds(file: string): Promise<string[]> {
   const ids: string[] = [];
-  for await (const line of textLines(file)) ids.push(String((JSON.parse(line) as ApiRecord).id));
+  for await (const line of textLines(file)) ids.push(String((parseJson(line) as ApiRecord).id));
   return ids;
 }
 
-/** The ids of the records written between `from` and `to` (the current parent's, before a rerun goes on). */
+/** The ids (their JSON text) of the records written between `from` and `to` (the current parent's, before a rerun goes on). */
 async function idsWritten(file: string, from: number, to: number): Promise<Set<string>> {
   const ids = new Set<string>();
-  for await (const line of textLines(file, { start: from, end: to }))
-    ids.add(String((JSON.parse(line) as { record: ApiRecord }).record.id));
+  for await (const line of textLines(file, { start: from, end: to })) {
+    const id = idJson((parseJson(line) as { record: ApiRecord }).record);
+    if (id !== undefined) ids.add(id);
+  }
   return ids;
 }
 
@@ -213,7 +216,11 @@ async function readKind(
       const from = at.cursor !== null ? at.from : w.bytes;
       const read = async (cursor: string | undefined) => {
         for await (const page of client.pages(where, { limit: PAGE_SIZE_MAX, cursor, signal: ctx.signal })) {
-          const fresh = page.data.filter((r) => !seen.has(String(r.id)) && seen.add(String(r.id)));
+          // by the ids' JSON text (a number id is not the string of its digits); a record without one always
+          const fresh = page.data.filter((r) => {
+            const id = idJson(r);
+            return id === undefined || (!seen.has(id) && !!seen.add(id));
+          });
           const more = page.hasNextPage && page.endCursor !== null;
           at = more ? { parent: i, cursor: page.endCursor, from, gone: at.gone } : next(i, at.gone);
           await w.page(fresh.map((r) => lineOf(parentId, r)).join(''), fresh.length, at);

@@ -3,10 +3,12 @@
 // the caller's position: a cursor, a parent and a cursor …) and the file's length and line count then.
 // A rerun cuts the partial file back to that length and goes on from `at`, so no line is written
 // twice; a finished file is renamed to DIR/<name> and skipped by later runs. Its last state stays
-// until the caller has recorded the counts in the manifest (forget()).
+// until the caller has recorded the counts in the manifest (forget()). A full disk is a DiskError naming
+// the file that could not be written (writing): what was saved before it is kept, and a rerun resumes.
 import { open, readFile, rename, rm, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { CrmError } from '../../http/errors.js';
+import { unwritable } from '../../import/files/outputs.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import { exists } from '../../util/fs.js';
 
@@ -47,6 +49,15 @@ export interface PagedResult<P> {
   forget: () => Promise<void>;
 }
 
+/**
+ * `work`, whose failure to write `file` on a full (or failing) disk is a DiskError (exit 8) naming it and
+ * its folder's free space, never "a bug in crm"; any other error comes back as it was.
+ */
+export const writing = <T>(file: string, work: () => Promise<T>): Promise<T> =>
+  work().catch(async (err: unknown) => {
+    throw await unwritable(err, file, 'the snapshot file', 'what was saved before it is kept');
+  });
+
 /** the state file and its temporary copies: what removeStaleTemps may clear */
 export const STATE_NAME = /^\.[\w.-]+\.ndjson\.state$/;
 
@@ -70,7 +81,7 @@ export async function writePaged<P>(
   let saved = resume;
   let bytes = resume?.bytes ?? 0;
   let records = resume?.records ?? 0;
-  const file = await open(partial, 'a', 0o600);
+  const file = await writing(partial, () => open(partial, 'a', 0o600));
   try {
     await fill({
       resume,
@@ -84,13 +95,16 @@ export async function writePaged<P>(
       async page(text, count, at) {
         if (text !== '') {
           const buf = Buffer.from(text, 'utf8');
-          await file.write(buf);
-          await file.sync();
+          // appendFile goes on after a short write (a disk filling up), which write() would leave unsaid
+          await writing(partial, async () => {
+            await file.appendFile(buf);
+            await file.sync();
+          });
           bytes += buf.length;
           records += count;
         }
         saved = { at, bytes, records };
-        await writeFileAtomic(statePath, `${JSON.stringify(saved)}\n`, 0o600);
+        await writing(statePath, () => writeFileAtomic(statePath, `${JSON.stringify(saved)}\n`, 0o600));
       },
       async restart() {
         await rm(statePath, { force: true });
@@ -101,7 +115,7 @@ export async function writePaged<P>(
   } finally {
     await file.close();
   }
-  await rename(partial, final);
+  await writing(final, () => rename(partial, final));
   return { records, at: saved?.at, forget };
 }
 
