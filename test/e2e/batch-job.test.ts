@@ -79,7 +79,8 @@ describe('crm batch: the job', () => {
     const back = await crm(['batch', 'contacts', path]);
     expect(back.code, back.stderr).toBe(2);
     expect(back.stderr).toMatch(/with other options .*rows were created then; nothing was sent/);
-    expect(await requestLog(t, since)).toEqual([]);
+    // nothing that writes (a header not a field's name reads the fields the records have, one page)
+    expect((await requestLog(t, since)).filter((e) => e.method !== 'GET')).toEqual([]);
   });
 
   it('a mapping that created rows is not silently redone by another mapping: refused, nothing sent, --no-resume does it knowingly', async () => {

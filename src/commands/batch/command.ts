@@ -22,7 +22,7 @@ export const batchFileFlags = <A extends unknown[]>(cmd: Command<A>) =>
     .addOption(
       new Option(
         '--input-format <format>',
-        'read the file as csv or ndjson (default: ndjson for a name ending in .ndjson or .jsonl, the array -o json writes for .json, the -o tsv of crm for .tsv, else csv; standard input: csv)',
+        'read the file as csv or ndjson (default: ndjson for a name ending in .ndjson or .jsonl, or a .json array; else csv, a .tsv as -o tsv writes it; standard input: csv)',
       ).choices(['csv', 'ndjson'] as const),
     )
     .option(

@@ -12,14 +12,7 @@ import { stringifyJson } from '../../json/exact-json.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { INVALID_CHARACTER, INVALID_ENCODING, TextCheck, UTF8 } from '../input/source.js';
-import {
-  classifyRow,
-  type ColumnMap,
-  type HeaderMapping,
-  isIgnoredHeader,
-  mapHeader,
-  splitType,
-} from '../input/header.js';
+import { classifyRow, type ColumnMap, type HeaderMapping, isCrmOwnKey, mapHeader, splitType } from '../input/header.js';
 import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
 import { Chunker } from './chunker.js';
 import { FirstSeen } from '../../util/first-seen.js';
@@ -384,7 +377,7 @@ export function columnFields(
         .filter((c) => !c.ignored)
         .map((c) => ({ column: c.column.trim(), field: c.field, mapped: c.mapped === true }))
     : source.ndjsonKeys
-        .filter((k) => maps.get(k) !== '' && (maps.has(k) || (!isIgnoredHeader(k) && !READ_ONLY_FIELDS.includes(k))))
+        .filter((k) => maps.get(k) !== '' && (maps.has(k) || (!isCrmOwnKey(k) && !READ_ONLY_FIELDS.includes(k))))
         .map((k) => ({ column: k, field: splitType(maps.get(k) ?? k).name, mapped: maps.has(k) }));
   return out.filter((c) => !skip.includes(c.field));
 }
@@ -401,11 +394,12 @@ export function mapFlag(column: string, field: string): string {
  */
 export function columnsVerdict(
   unknown: readonly UnknownColumn[],
-  where: { resource: string; name: string },
+  where: { resource: string; name: string; csv: boolean },
 ): { error?: UsageError; warning?: string } {
   const line = (u: UnknownColumn, tail: string): string =>
     `  ${JSON.stringify(u.column)} (field ${u.field}): no ${where.resource} record has it${tail}`;
-  const near = unknown.filter((u) => u.nearest !== undefined);
+  // a typo is a CSV header's: an NDJSON file's keys are a program's (a backup's fields no other record has yet)
+  const near = where.csv ? unknown.filter((u) => u.nearest !== undefined) : [];
   if (near.length > 0) {
     const one = near.length === 1;
     const first = near[0]!;
@@ -442,7 +436,7 @@ export async function checkRunColumns(
   const known = await deps.knownFields();
   if (!known || known.size === 0) return;
   const { unknown } = checkColumns(columnFields(scan, o.maps, op?.required), known);
-  const verdict = columnsVerdict(unknown, { resource: o.resource, name: o.name });
+  const verdict = columnsVerdict(unknown, { resource: o.resource, name: o.name, csv: scan.mapping !== undefined });
   if (verdict.error) throw verdict.error;
   if (verdict.warning) deps.warn?.(verdict.warning);
 }

@@ -21,6 +21,9 @@ const RESERVED = new Set<string>([...REJECT_COLUMNS, '_raw']);
 
 export const csvLine = (cells: readonly string[]): string => cells.map(quoteCsv).join(',') + '\r\n';
 
+/** An NDJSON value as a CSV cell that reads back as it was: text formula-guarded (an import undoes it exactly). */
+const valueCell = (v: unknown): string => (typeof v === 'string' ? guardFormula(v) : cellText(v));
+
 /** Server text for a column never imported back: controls escaped, a formula made inert. */
 export function serverCell(text: string): string {
   return guardFormula(sanitizeForTerminal(text));
@@ -148,7 +151,11 @@ export async function createResultsWriter(
     if (o.format === 'csv') return csvLine([String(line), serverCell(id ?? ''), ...keep.map((i) => row[i] ?? '')]);
     const obj = typeof raw === 'object' && !Array.isArray(raw) ? stripReserved(raw) : {};
     if (ndjsonOut) return stringifyJson({ _line: line, id, ...obj })! + '\n';
-    const cells = [String(line), serverCell(id ?? ''), ...keys.map((k) => cellText(obj[k]))];
+    const cells = [
+      String(line),
+      serverCell(id ?? ''),
+      ...keys.map((k) => (Object.hasOwn(obj, k) ? valueCell(obj[k]) : '')),
+    ];
     const rest = Object.entries(obj).filter(([k]) => !keySet.has(k) && k !== 'id');
     if (more) cells.push(rest.length > 0 ? stringifyJson(Object.fromEntries(rest))! : '');
     return csvLine(cells);
@@ -196,7 +203,7 @@ function carried(target: string, shape: RowShape, own: readonly string[]): Carri
   const more = shape.ndjsonKeysOverflow === true;
   const cells = (raw: RawRow): string[] => {
     const row = new Map(renamed(raw));
-    const out = keys.map((k) => cellText(row.get(name(k)!)));
+    const out = keys.map((k) => valueCell(row.get(name(k)!)));
     keys.forEach((k) => row.delete(name(k)!));
     return more ? [...out, row.size > 0 ? stringifyJson(Object.fromEntries(row))! : ''] : out;
   };

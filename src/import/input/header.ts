@@ -269,7 +269,22 @@ export function rowToRecord(cells: readonly string[], header: HeaderMapping): Ro
   return { ok: true, record };
 }
 
-/** An NDJSON object → record: `_` keys left out, `--map` renames, null kept. */
+/** The keys crm's own files add to a record's (rejects, results, plan and ambiguous files): never a record's field. */
+export const isCrmOwnKey = (key: string): boolean => CRM_OWN_KEYS.has(key);
+const CRM_OWN_KEYS = new Set([
+  '_line',
+  '_error_code',
+  '_error_message',
+  '_raw',
+  '_input_id',
+  '_more',
+  '_candidates',
+  '_action',
+  '_changes',
+  '_side',
+]);
+
+/** An NDJSON object → record: crm's own `_` keys left out (a record's `__proto__` or `_x` is its field), `--map` renames, null kept. */
 export function objectToRecord(obj: unknown, maps: ColumnMap = new Map(), keep: readonly string[] = []): RowResult {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     const kind = obj === null ? 'null' : Array.isArray(obj) ? 'an array' : typeof obj;
@@ -279,8 +294,7 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map(), keep: 
   for (const [key, value] of Object.entries(obj as Record<string, unknown>)) {
     const mapped = maps.get(key);
     if (mapped === '') continue;
-    if (mapped === undefined && (isIgnoredHeader(key) || (READ_ONLY_FIELDS.includes(key) && !keep.includes(key))))
-      continue;
+    if (mapped === undefined && (isCrmOwnKey(key) || (READ_ONLY_FIELDS.includes(key) && !keep.includes(key)))) continue;
     const field = mapped ?? key;
     if (Object.hasOwn(record, field)) return invalid(INVALID_CODES.value, `two keys fill the field "${field}"`, field);
     setOwn(record, field, value);

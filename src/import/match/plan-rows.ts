@@ -116,6 +116,7 @@ async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, first: FirstSe
       const verdict = columnsVerdict(checkColumns(columnFields(scan, o.maps), index.fieldsSeen).unknown, {
         resource: o.resource,
         name: o.name,
+        csv: scan.mapping !== undefined,
       });
       if (verdict.error) throw verdict.error;
       if (verdict.warning) o.warn?.(verdict.warning);
@@ -234,7 +235,9 @@ function placeRow(
   else plan[c.action]++;
   const action = done ? 'done' : c.action;
   o.planFile?.add(row.line, action, c.id ?? c.candidates?.join(';'), changesText(c.changes), row.raw);
-  for (const ch of c.changes) plan.changes[ch.field] = (plan.changes[ch.field] ?? 0) + 1;
+  // own counts: a field named `__proto__` is counted, not made the object's prototype
+  for (const ch of c.changes)
+    setOwn(plan.changes, ch.field, (Object.hasOwn(plan.changes, ch.field) ? plan.changes[ch.field]! : 0) + 1);
   if (!o.out) return undefined;
   if (c.action === 'create') {
     const chunk = chunker.push({

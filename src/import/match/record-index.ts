@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { tempPathFor } from '../../util/atomic-file.js';
 import { LineFile } from '../../util/line-file.js';
+import { setOwn } from '../../util/set-own.js';
 import { HashTable, MAX_VALUE } from '../../util/hash-table.js';
 import { parseJson, RawNumber, stringifyJson } from '../../json/exact-json.js';
 import { matchKey } from './key.js';
@@ -142,7 +143,7 @@ export class RecordIndexBuilder {
 
   private pick(record: ApiRecord): ApiRecord {
     const out: ApiRecord = {};
-    for (const field of this.project) if (Object.hasOwn(record, field)) out[field] = record[field];
+    for (const field of this.project) if (Object.hasOwn(record, field)) setOwn(out, field, record[field]);
     return out;
   }
 }

@@ -1941,7 +1941,8 @@ describe('--help snapshots', () => {
         --no-resume                ignore the journal of an earlier run of the same
                                    file: a new run, every row sent again
         --input-format <format>    read the file as csv or ndjson (default: ndjson for
-                                   a name ending in .ndjson or .jsonl, else csv;
+                                   a name ending in .ndjson or .jsonl, or a .json
+                                   array; else csv, a .tsv as -o tsv writes it;
                                    standard input: csv) (choices: "csv", "ndjson")
         --encoding <name>          the file's encoding when it has no byte order mark:
                                    utf-8 (default), utf-16le, utf-16be, windows-1252
@@ -2085,8 +2086,9 @@ describe('--help snapshots', () => {
         --no-resume              ignore the journal of an earlier run of the same
                                  file: a new run, every row sent again
         --input-format <format>  read the file as csv or ndjson (default: ndjson for a
-                                 name ending in .ndjson or .jsonl, else csv; standard
-                                 input: csv) (choices: "csv", "ndjson")
+                                 name ending in .ndjson or .jsonl, or a .json array;
+                                 else csv, a .tsv as -o tsv writes it; standard input:
+                                 csv) (choices: "csv", "ndjson")
         --encoding <name>        the file's encoding when it has no byte order mark:
                                  utf-8 (default), utf-16le, utf-16be, windows-1252
                                  (latin1), …
@@ -2146,8 +2148,8 @@ describe('--help snapshots', () => {
       Arguments:
         resource                 contacts, companies, deals, pipelines, tasks, notes,
                                  segments or interactions
-        file                     a .csv, .ndjson or .jsonl file, or '-' for standard
-                                 input
+        file                     a .csv, .ndjson or .jsonl file (or crm's own -o json
+                                 / -o tsv as .json / .tsv), or '-' for standard input
 
       Options:
         --map <column=field>     send a column as this field (repeatable)
@@ -2160,8 +2162,9 @@ describe('--help snapshots', () => {
         --no-resume              ignore the journal of an earlier run of the same
                                  file: a new run, every row sent again
         --input-format <format>  read the file as csv or ndjson (default: ndjson for a
-                                 name ending in .ndjson or .jsonl, else csv; standard
-                                 input: csv) (choices: "csv", "ndjson")
+                                 name ending in .ndjson or .jsonl, or a .json array;
+                                 else csv, a .tsv as -o tsv writes it; standard input:
+                                 csv) (choices: "csv", "ndjson")
         --encoding <name>        the file's encoding when it has no byte order mark:
                                  utf-8 (default), utf-16le, utf-16be, windows-1252
                                  (latin1), …

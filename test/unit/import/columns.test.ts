@@ -98,7 +98,9 @@ describe('checkColumns (properties)', () => {
     fc.assert(
       fc.property(columns, knownSet, (cols, k) => {
         const { unknown } = checkColumns(cols, k);
-        const v = columnsVerdict(unknown, { resource: 'contacts', name: 'people.csv' });
+        const v = columnsVerdict(unknown, { resource: 'contacts', name: 'people.csv', csv: true });
+        // an NDJSON file's keys are a program's: never refused as a typo, at most a warning
+        expect(columnsVerdict(unknown, { resource: 'contacts', name: 'x.ndjson', csv: false }).error).toBeUndefined();
         const near = unknown.filter((u) => u.nearest !== undefined);
         if (near.length > 0) {
           expect(v.error).toBeInstanceOf(UsageError);
@@ -140,7 +142,7 @@ describe('columnFields and the verdict', () => {
 
   it('the refusal names the column, its field, the suggestion and the --map to use; the hint how to keep it as a new field', () => {
     const { unknown } = checkColumns([{ column: 'E-mail Address', field: 'e_mail_address', mapped: false }], known);
-    const v = columnsVerdict(unknown, { resource: 'contacts', name: 'people.csv' });
+    const v = columnsVerdict(unknown, { resource: 'contacts', name: 'people.csv', csv: true });
     expect(v.error!.message).toBe(
       'people.csv: a column fills a field that no contacts record has, near one that does; nothing was sent:\n' +
         '  "E-mail Address" (field e_mail_address): no contacts record has it;\n    did you mean email? use --map "E-mail Address=email"',

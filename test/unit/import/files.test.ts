@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
+import { convertCell } from '../../../src/import/input/header.js';
 import type { BatchEnvelope, BatchItem } from '../../../src/api/envelopes.js';
 import { csvLine, createRejectsWriter, createResultsWriter, keptColumns } from '../../../src/import/files/outputs.js';
 import { defaultRejectsPath } from '../../../src/import/plan.js';
@@ -173,6 +175,34 @@ describe('results file', () => {
     w.add({ a: 1, z: 'q' }, 1, 'con_1');
     await w.commit();
     expect(readFileSync(join(dir, 'out.csv'), 'utf8')).toBe('_line,id,a,_more\r\n1,con_1,1,"{""z"":""q""}"\r\n');
+  });
+
+  it('NDJSON input as CSV cells that read back as they were (issue 28): text formula-guarded, a key a row lacks empty', async () => {
+    const dir = tempDir();
+    const w = await createResultsWriter(join(dir, 'out.csv'), {
+      format: 'ndjson',
+      header: null,
+      ndjsonKeys: ['__proto__', 'f', 'n'],
+    });
+    w.add(JSON.parse('{"f":"=SUM(A1)","n":"\'-12"}') as Record<string, unknown>, 1, 'con_1');
+    w.add(JSON.parse('{"__proto__":{"a":1},"f":"x"}') as Record<string, unknown>, 2, 'con_2');
+    await w.commit();
+    const [, ...rows] = parse(readFileSync(join(dir, 'out.csv'), 'utf8')) as string[][];
+    expect(rows).toEqual([
+      ['1', 'con_1', '', "'=SUM(A1)", "''-12"],
+      ['2', 'con_2', '{"a":1}', 'x', ''],
+    ]);
+    // as crm batch reads the cells: the guard undone, the values as they were
+    expect(rows.map((r) => r.slice(3).map((c) => convertCell(c, 'string')))).toEqual([
+      [
+        { ok: true, value: '=SUM(A1)', empty: false },
+        { ok: true, value: "'-12", empty: false },
+      ],
+      [
+        { ok: true, value: 'x', empty: false },
+        { ok: true, value: undefined, empty: true },
+      ],
+    ]);
   });
 
   it('NDJSON input to a .ndjson/.jsonl name stays NDJSON', async () => {

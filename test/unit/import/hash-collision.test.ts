@@ -13,6 +13,7 @@ import type { MatchPlan } from '../../../src/import/types.js';
 import { matchReader } from '../../../src/import/match/read.js';
 import { hash64, setHashForTests } from '../../../src/util/hash-table.js';
 import { FirstSeen } from '../../../src/util/first-seen.js';
+import { parseJson } from '../../../src/json/exact-json.js';
 import { tempDir } from '../../helpers/temp.js';
 
 /** every text containing `clash` hashes alike */
@@ -45,6 +46,8 @@ async function dryRun(csv: string, records: ApiRecord[] | undefined): Promise<{ 
     cwd: dir,
     readIndex: matchReader(client, 'contacts', { now: () => 1_000 }),
     onPlan: (p) => void (plan = p),
+    // the fields the records have (one page): a header naming one as written is that field
+    knownFields: async () => new Set((records ?? []).flatMap((r) => Object.keys(r))),
   };
   const summary = await runImport(
     {
@@ -91,5 +94,18 @@ describe('keys sharing a hash are told apart by their text', () => {
     expect(f.get('c@clash')).toBeUndefined();
     expect(f.size).toBe(2);
     f.close();
+  });
+});
+
+describe('a field named __proto__ in a reconcile (issue 28)', () => {
+  it('is read from the records as a field, compared as one, and its change counted (the undo file’s column)', async () => {
+    setHashForTests();
+    const records = [parseJson('{"id":"c1","email":"a@x.io","__proto__":{"p":1},"big":1e400}') as ApiRecord];
+    // unedited (the object's JSON, 1e400): nothing to change; edited: one change of __proto__, counted by name
+    const same = await dryRun('email,__proto__,big\na@x.io,"{""p"":1}",1e400\n', records);
+    expect(same.plan).toMatchObject({ unchanged: 1, update: 0, changes: {} });
+    const edited = await dryRun('email,__proto__\na@x.io,"{""p"":2}"\n', records);
+    expect(edited.plan).toMatchObject({ update: 1 });
+    expect(Object.entries(edited.plan!.changes)).toEqual([['__proto__', 1]]);
   });
 });

@@ -7,6 +7,7 @@ import { setOwn } from '../../../src/util/set-own.js';
 import { changesText, changeText, classify, diffRecord, type Change } from '../../../src/import/match/classify.js';
 import { isEmailField } from '../../../src/import/match/key.js';
 import { runs } from '../../helpers/property.js';
+import { RawNumber } from '../../../src/json/exact-json.js';
 
 const FIELDS = [
   'email',
@@ -163,7 +164,8 @@ describe('diffRecord', () => {
     expect(d({ age: '42.0' }, { age: 42 })).toEqual([]);
     expect(d({ age: '43' }, { age: 42 })).toEqual([{ field: 'age', before: 42, after: 43 }]);
     expect(d({ age: 'forty' }, { age: 42 })).toEqual([{ field: 'age', before: 42, after: 'forty' }]);
-    expect(d({ age: '1e400' }, { age: 42 })).toEqual([{ field: 'age', before: 42, after: '1e400' }]);
+    // a JSON number no double holds is that number, to its digits (issue 28), never text
+    expect(d({ age: '1e400' }, { age: 42 })).toEqual([{ field: 'age', before: 42, after: new RawNumber('1e400') }]);
     expect(d({ age: 42 }, { age: '42' })).toEqual([{ field: 'age', before: '42', after: 42 }]); // a typed cell keeps its type
     expect(d({ active: 'true' }, { active: true })).toEqual([]);
     expect(d({ active: 'false' }, { active: true })).toEqual([{ field: 'active', before: true, after: false }]);
