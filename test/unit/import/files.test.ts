@@ -187,7 +187,7 @@ describe('results file', () => {
     w.add(JSON.parse('{"f":"=SUM(A1)","n":"\'-12"}') as Record<string, unknown>, 1, 'con_1');
     w.add(JSON.parse('{"__proto__":{"a":1},"f":"x"}') as Record<string, unknown>, 2, 'con_2');
     await w.commit();
-    const [, ...rows] = parse(readFileSync(join(dir, 'out.csv'), 'utf8')) as string[][];
+    const [, ...rows]: string[][] = parse(readFileSync(join(dir, 'out.csv'), 'utf8'));
     expect(rows).toEqual([
       ['1', 'con_1', '', "'=SUM(A1)", "''-12"],
       ['2', 'con_2', '{"a":1}', 'x', ''],
