@@ -288,6 +288,7 @@ describe.concurrent('the ways back', () => {
           });
         const before = await contacts(t);
         const listed = await crm(t, ['contacts', 'list', '--all', '-o', 'csv', '--fields', 'id']);
+        expect(listed.code, listed.stderr).toBe(0);
         const ids = folder('ids.csv');
         writeFileSync(ids, listed.stdout);
         const deleted = await ok(t, ['batch', 'contacts', ids, '--delete', '--yes']);
