@@ -177,7 +177,7 @@ export interface ImportDeps {
    * The field names the collection's records have (one page read), for a create or an update; undefined: an empty
    * collection or a failed read (no check). Asked once the journal is open, just before the send pass (check/check.ts).
    */
-  knownFields?: () => Promise<ReadonlySet<string> | undefined>;
+  knownFields?: () => Promise<KnownFields | undefined>;
   /** after the whole file is checked and before anything is sent (not for a dry run): a delete's confirmation; throwing stops the run */
   beforeSend?: (checked: BeforeSend) => Promise<void>;
 }
@@ -285,4 +285,10 @@ export interface Finished {
   invalid?: number;
   rejects_file: string | null;
   unknown_file: string | null;
+}
+
+/** The fields one page of the collection's records have (and the resource's own), and the kind each is held as. */
+export interface KnownFields extends ReadonlySet<string> {
+  /** a value of the kind the records hold `field` as, when they agree (FieldKinds.sample) */
+  sample?(field: string): unknown;
 }

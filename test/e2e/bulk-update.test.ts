@@ -224,14 +224,16 @@ describe('crm batch --update', () => {
     expect(rotated.stderr).toMatch(/--no-resume/);
     expect(rotated.stderr).not.toContain(OTHER_KEY);
     expect(rotated.stderr).not.toContain(t.sb.keys.admin);
-    expect(await logLength(t)).toBe(before);
+    // nothing that writes (an update reads the kinds its fields' records hold, one page, before the journal refuses)
+    const writes = async () => (await requestLog(t, before)).filter((e) => e.method !== 'GET');
+    expect(await writes()).toEqual([]);
 
     const original = readFileSync(path, 'utf8');
     writeFileSync(path, original.replace('After uo 10,', 'After uo ten,'));
     const changed = await crm(['batch', 'contacts', path, '--update']);
     expect(changed.code, changed.stderr).toBe(2);
     expect(changed.stderr).toMatch(/has changed since it was .*nothing was sent/);
-    expect(await logLength(t)).toBe(before);
+    expect(await writes()).toEqual([]);
 
     writeFileSync(path, original);
     const done = await crm(['-o', 'json', 'batch', 'contacts', path, '--update']);

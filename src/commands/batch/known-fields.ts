@@ -1,10 +1,13 @@
-// The fields the CRM's records have, for the column check of `crm batch` (src/import/check/check.ts): one page of
-// the collection (`GET /RESOURCE?limit=100`, one request) and the resource table's own fields.
+// The fields the CRM's records have, for the column check of `crm batch` (src/import/check/check.ts), a header's
+// field as written, and the kind an update's text cell is sent as: one page of the collection
+// (`GET /RESOURCE?limit=100`, one request) and the resource table's own fields.
 import type { ApiRecord } from '../../api/envelopes.js';
 import { findResource } from '../../api/resources.js';
 import type { HttpClient } from '../../http/types.js';
 import { AuthError, InterruptedError } from '../../http/errors.js';
 import { neverSent } from '../../http/network-error.js';
+import { FieldKinds } from '../../import/input/typing.js';
+import type { KnownFields } from '../../import/types.js';
 
 /**
  * The field names of one page's records and the resource's own; undefined for an empty collection or a
@@ -16,7 +19,7 @@ export async function knownFields(
   client: HttpClient,
   resource: string,
   signal?: AbortSignal,
-): Promise<ReadonlySet<string> | undefined> {
+): Promise<KnownFields | undefined> {
   const page = { method: 'GET', path: `/${resource}`, query: { limit: 100 }, expect: 'list', signal } as const;
   const records = await client
     .request<{ data: ApiRecord[] }>(page)
@@ -28,6 +31,10 @@ export async function knownFields(
   if (!records?.length) return undefined;
   const def = findResource(resource);
   const fields = new Set([...(def?.columns ?? []), ...(def?.required ?? [])]);
-  for (const r of records) for (const k of Object.keys(r)) fields.add(k);
-  return fields;
+  const kinds = new FieldKinds();
+  for (const r of records) {
+    for (const k of Object.keys(r)) fields.add(k);
+    kinds.see(r);
+  }
+  return Object.assign(fields, { sample: (field: string) => kinds.sample(field) });
 }

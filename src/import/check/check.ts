@@ -16,6 +16,7 @@ import { classifyRow, type ColumnMap, type HeaderMapping, isCrmOwnKey, mapHeader
 import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
 import { Chunker } from './chunker.js';
 import { FirstSeen } from '../../util/first-seen.js';
+import { typeCells, updateTyping } from '../input/typing.js';
 import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { bareHeader, checkHeaderFields } from '../operation.js';
@@ -145,6 +146,7 @@ class Tally {
 
   async read(reader: InputReader, o: ScanOptions, mapping: HeaderMapping | undefined): Promise<void> {
     const chunker = new Chunker(o.rowsOnly ? 1 : o.chunkSize);
+    const typed = o.op?.kind === 'update' ? await updateTyping(mapping, o.knownFields) : undefined;
     const spool = o.spool;
     for await (const row of reader.rows) {
       if (o.signal?.aborted) break;
@@ -161,6 +163,7 @@ class Tally {
         if (this.firstInvalid.length < 10) this.firstInvalid.push(bad);
         written = spool?.invalid({ ...bad, raw: row.raw }, reader.bytesRead());
       } else {
+        if (typed) typeCells(c.record, typed);
         if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
         // a create's record serialised once: for the repeat check and the chunk's body
         const json = o.op ? undefined : stringifyJson(c.record);

@@ -1,7 +1,7 @@
 // One row against the records that share its key (`--match`, CONTRACT §7b): create, update (only the fields
 // that differ), unchanged or ambiguous; and a change's text for the plan file. Pure.
-import { parseJson, RawNumber, stringifyJson } from '../../json/exact-json.js';
-import { convertCell } from '../input/header.js';
+import { RawNumber, stringifyJson } from '../../json/exact-json.js';
+import { asHeldType } from '../input/typing.js';
 import { truncate } from '../../output/cell.js';
 import { keyPart } from './key.js';
 
@@ -79,37 +79,6 @@ function sameText(field: string, cell: string, held: unknown): boolean {
  */
 export function valueToSend(cell: unknown, held: unknown, strict = false): unknown {
   return typeof cell === 'string' ? (asHeldType(cell, held, strict) ?? cell.trim()) : cell;
-}
-
-/** `"42.0"` → 42 when the record holds a number, `"TRUE"` → true for a boolean, a JSON object or list for one; else undefined. */
-function asHeldType(cell: string, held: unknown, strict = false): unknown {
-  const t = cell.trim();
-  if (typeof held === 'number' || held instanceof RawNumber) {
-    // a JSON number (`1e400` too: kept to its digits), else (an update) text that reads as one
-    const json = /^-?\d/.test(t) ? jsonNumber(t) : undefined;
-    if (json !== undefined) return !strict || stringifyJson(json) === t ? json : undefined;
-    const v = convertCell(t, 'number');
-    return v.ok && !strict ? v.value : undefined;
-  }
-  if (typeof held === 'boolean') {
-    const l = t.toLowerCase();
-    return l === 'true' ? true : l === 'false' ? false : undefined;
-  }
-  if (typeof held !== 'object' || held === null || !/^[[{]/.test(t)) return undefined;
-  const v = convertCell(t, 'json');
-  const same =
-    v.ok && typeof v.value === 'object' && v.value !== null && Array.isArray(v.value) === Array.isArray(held);
-  return same ? v.value : undefined;
-}
-
-/** `t` as JSON reads it when it is a JSON number (a RawNumber when no double holds it); else undefined. */
-function jsonNumber(t: string): unknown {
-  try {
-    const v = parseJson(t);
-    return typeof v === 'number' || v instanceof RawNumber ? v : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** JSON values equal: numbers by value, objects' keys in any order, arrays in order. */

@@ -15,18 +15,15 @@ import { tempPathFor } from '../../util/atomic-file.js';
 import { LineFile } from '../../util/line-file.js';
 import { setOwn } from '../../util/set-own.js';
 import { HashTable, MAX_VALUE } from '../../util/hash-table.js';
-import { parseJson, RawNumber, stringifyJson } from '../../json/exact-json.js';
+import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import { matchKey } from './key.js';
+import { FieldKinds } from '../input/typing.js';
 import { idText, type IndexEntry } from '../shapes.js';
 export type { IndexEntry, Indexed } from '../shapes.js';
 
 /** a key's value in `byKey` when records share it (their ids in `shared`); an id's in `byId` when its latest read is not kept */
 const SHARED = MAX_VALUE;
 const GONE = MAX_VALUE;
-
-/** A value's JSON kind: a number no double holds is a number, a list is not an object. */
-const kindOf = (v: unknown): string => (v instanceof RawNumber ? 'number' : Array.isArray(v) ? 'list' : typeof v);
-const SAMPLES: Record<string, unknown> = { number: 0, boolean: false, list: [], object: {} };
 
 export class RecordIndexBuilder {
   /** key → (column 1) the number of its record's line, or SHARED: the file's own keys table when given */
@@ -39,8 +36,8 @@ export class RecordIndexBuilder {
   private readonly lines: LineFile;
   private readonly project: readonly string[];
   readonly fieldsSeen = new Set<string>();
-  /** each of the file's fields → the JSON type every record read holds it as (`mixed` when they differ) */
-  private readonly types = new Map<string, string>();
+  /** the JSON kind every record read holds each of the file's fields as */
+  private readonly kinds = new FieldKinds();
   /** distinct records read (an unwanted record read twice counts twice: its id is not kept) */
   records = 0;
 
@@ -67,12 +64,7 @@ export class RecordIndexBuilder {
 
   add(record: ApiRecord): void {
     for (const field of Object.keys(record)) this.fieldsSeen.add(field);
-    for (const field of this.project) {
-      const v = record[field];
-      if (v === null || v === undefined) continue;
-      const [had, type] = [this.types.get(field), kindOf(v)];
-      if (had !== type) this.types.set(field, had === undefined ? type : 'mixed');
-    }
+    this.kinds.see(record, this.project);
     const key = matchKey(this.fields, record);
     const id = idText(record.id);
     if (id === undefined) {
@@ -130,7 +122,7 @@ export class RecordIndexBuilder {
 
   /** A value of the type the CRM's records hold `field` as (a number: 0, a boolean: false, a list: []), when they all agree. */
   sample(field: string): unknown {
-    return SAMPLES[this.types.get(field) ?? ''];
+    return this.kinds.sample(field);
   }
 
   close(): void {
