@@ -201,8 +201,8 @@ describe.concurrent('crm contacts list -o FORMAT → crm batch contacts FILE --m
 });
 
 const UPDATE_CASES = cases<Group>({
-  csv: ['names'],
-  tsv: ['names'],
+  csv: ['issue', 'names'],
+  tsv: ['issue', 'names'],
   json: ['issue', 'names'],
   ndjson: ['issue', 'names'],
 });
@@ -233,7 +233,7 @@ const fieldsOf = (r: ApiRecord | undefined, fields: readonly string[]) =>
   fields.map((f) => canon(r !== undefined && Object.hasOwn(r, f) ? r[f] : null));
 
 describe.concurrent('the ways back', () => {
-  it.each(['issue', 'generated'] as const)(
+  it.each(['issue', 'generated', 'names'] as const)(
     '<input>.undo.csv → --match id puts every %s back; applied again, plans nothing',
     async (group: Group) => {
       const t = await holding(GROUPS[group]);

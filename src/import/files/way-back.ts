@@ -11,7 +11,7 @@ import { stringifyJson } from '../../json/exact-json.js';
 import { guardFormula, unguardFormula } from '../../output/formula-guard.js';
 import { removeRegularFile } from '../../util/atomic-file.js';
 import { exists } from '../../util/fs.js';
-import { normalizeFieldName, splitType } from '../input/header.js';
+import { exactFieldName, fieldHeader, normalizeFieldName, splitType } from '../input/header.js';
 import { csvLine, type RowShape, RowsOut, serverCell, unwritable } from './outputs.js';
 import { openCsvLog } from './csv-log.js';
 
@@ -131,16 +131,8 @@ export class UndoFile {
    * earlier file lacks become new columns (the file rewritten atomically, old rows' cells empty).
    */
   static async open(path: string, fields: readonly string[]): Promise<UndoFile> {
-    const unsafe = fields.filter((f) => normalizeFieldName(f) !== f);
-    if (unsafe.length > 0) {
-      // `--update` reads a header as a normalised field name: `firstName` would put the value into `firstname`
-      throw new UsageError(
-        `the undo file cannot name ${unsafe.map((f) => JSON.stringify(f)).join(', ')}: ` +
-          `\`crm batch --update\` would read the column as another field, so the changes could not be put back`,
-        { hint: 'map the column to a lower-case field name of letters, digits and _ (--map "COLUMN=field")' },
-      );
-    }
-    const log = await openCsvLog(path, ['id', ...fields.map((f) => f + JSON_SUFFIX)], (header) => {
+    // a field a plain header would name otherwise (`firstName`, `__proto__`, `a b`) is named exactly: `"firstName":json`
+    const log = await openCsvLog(path, ['id', ...fields.map((f) => fieldHeader(f, 'json'))], (header) => {
       const ok =
         header[0] === 'id' && header.slice(1).every((h) => splitType(h).type === 'json' && h.endsWith(JSON_SUFFIX));
       if (!ok)
@@ -148,7 +140,10 @@ export class UndoFile {
           `${path} is not an undo file crm wrote (its header is not id, FIELD:json, …); move it away`,
         );
     });
-    const all = log.header.slice(1).map((h) => h.slice(0, -JSON_SUFFIX.length));
+    const all = log.header.slice(1).map((h) => {
+      const name = h.slice(0, -JSON_SUFFIX.length);
+      return exactFieldName(name) ?? name;
+    });
     const file = new UndoFile(path, all, log.fh);
     for (const row of log.rows) {
       const id = unguardFormula(row[0] ?? '');

@@ -46,6 +46,26 @@ export function normalizeFieldName(name: string): string {
     .replace(/^_+|_+$/g, '');
 }
 
+/**
+ * A header naming its field exactly, as a JSON string (`"firstName"`, `"tags:list":json`): what crm writes for a field
+ * a plain header would name otherwise (an undo file's `"First Name":json`). Undefined for any other header.
+ */
+export function exactFieldName(name: string): string | undefined {
+  if (!/^".*"$/s.test(name)) return undefined;
+  try {
+    const v: unknown = JSON.parse(name);
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The header that names `field` exactly: as it is when a plain header reads back as it, else as a JSON string. */
+export function fieldHeader(field: string, type?: FieldType): string {
+  const plain = normalizeFieldName(field) === field && splitType(field).name === field;
+  return `${plain ? field : JSON.stringify(field)}${type ? `:${type}` : ''}`;
+}
+
 /** `amount:number` → {name: 'amount', type: 'number'}; an unknown suffix is part of the name. */
 export function splitType(header: string): { name: string; type: FieldType; typed: boolean } {
   const m = /^(.*?)\s*:\s*([A-Za-z]+)\s*$/s.exec(header);
@@ -82,7 +102,7 @@ export function isIgnoredHeader(header: string): boolean {
 function namesToCheck(cells: readonly string[]): boolean {
   return cells.some((c) => {
     const name = splitType(c.trim()).name.trim();
-    return name !== '' && normalizeFieldName(name) !== name;
+    return name !== '' && normalizeFieldName(name) !== name && exactFieldName(name) === undefined;
   });
 }
 
@@ -128,6 +148,10 @@ export function parseHeader(
       field = t.name.trim();
       type = t.typed ? t.type : own.type;
       if (field === '') throw new UsageError(`--map ${JSON.stringify(mapKey)}: the field name is empty`);
+    } else if (exactFieldName(own.name.trim()) !== undefined) {
+      // named exactly (an undo file's `"First Name":json`): that field, whatever the records hold
+      field = exactFieldName(own.name.trim())!;
+      type = own.type;
     } else if (known?.has(own.name.trim()) && !READ_ONLY_FIELDS.includes(own.name.trim())) {
       // a field the records have, named as they name it (crm's own `_line`, … are never record fields)
       field = own.name.trim();

@@ -8,7 +8,7 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runs } from '../../helpers/property.js';
-import { convertCell } from '../../../src/import/input/header.js';
+import { convertCell, parseHeader } from '../../../src/import/input/header.js';
 import { AmbiguousFile, CreatedFile, PlanFile, UndoFile } from '../../../src/import/files/way-back.js';
 import { completeLength } from '../../../src/import/files/csv-log.js';
 import { tempDir } from '../../helpers/temp.js';
@@ -92,12 +92,36 @@ describe('UndoFile', () => {
     expect(existsSync(path) && readFileSync(path, 'utf8').split('\r\n').length).toBe(4);
   });
 
-  it('refuses a file that is not an undo file, and a field --update would read as another', async () => {
+  it('refuses a file that is not an undo file', async () => {
     const path = fresh('u.csv');
     writeFileSync(path, 'email,name\r\na@x,b\r\n');
     await expect(UndoFile.open(path, ['a'])).rejects.toThrow(/not an undo file/);
     expect(readFileSync(path, 'utf8')).toBe('email,name\r\na@x,b\r\n');
-    await expect(UndoFile.open(fresh('u.csv'), ['firstName'])).rejects.toThrow(/cannot name "firstName"/);
+  });
+
+  it('names a field a plain header would read as another exactly ("firstName":json), also when reopened (issue 28)', async () => {
+    const path = fresh('u.csv');
+    const names = ['firstName', '__proto__', 'First Name', 'tags:list', 'a.b'];
+    const u = await UndoFile.open(path, names);
+    await u.add('c_1', Object.fromEntries(names.map((n, i) => [n, i])));
+    await u.close();
+    const [head] = rows(path);
+    expect(head).toEqual([
+      'id',
+      '"firstName":json',
+      '"__proto__":json',
+      '"First Name":json',
+      '"tags:list":json',
+      '"a.b":json',
+    ]);
+    // read as crm batch reads a header: each column is its field, exactly
+    expect(parseHeader(head!, new Map(), ['id']).columns.map((c) => [c.field, c.type])).toEqual([
+      ['id', 'string'],
+      ...names.map((n) => [n, 'json']),
+    ]);
+    const again = await UndoFile.open(path, names); // the same columns, not new ones
+    await again.close();
+    expect(rows(path)[0]).toEqual(head);
   });
 
   it('cut at any byte (a crash in an append): reopened, the complete rows stay, the torn one goes, the next add is a whole row', async () => {

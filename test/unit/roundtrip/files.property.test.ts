@@ -77,6 +77,7 @@ async function undone(triples: ReadonlyArray<readonly [string, unknown, unknown]
 describe('an undo row (UndoFile) read back by --match id', () => {
   it.each([
     ['any JSON value (big numbers, 00501, "37", "true", blank text, null, NFC/NFD)', PLAIN_NAMES, jsonValue],
+    ['any field name (__proto__, constructor, a.b, spaces, commas, quotes, NFC/NFD)', AWKWARD_NAMES, plainText],
   ] as const)('puts back exactly %s', async (_what, names, values) => {
     await fc.assert(
       fc.asyncProperty(beforeAndNow(names, values), async (triples) => {

@@ -122,6 +122,13 @@ describe('<input>.undo.csv → crm batch contacts FILE --match id', () => {
       RUNS,
     );
   }, 180_000);
+
+  it('puts back fields with awkward names (__proto__, constructor, a.b, spaces, commas, quotes, NFC/NFD)', async () => {
+    await fc.assert(
+      fc.asyncProperty(recordsAndChanges(AWKWARD_NAMES, plainText), ([list, changes]) => changeThenUndo(list, changes)),
+      RUNS,
+    );
+  }, 180_000);
 });
 
 describe('<input>.created.csv → crm batch contacts FILE --delete', () => {
