@@ -28,6 +28,15 @@ export function unescapeTsv(cell: string): string {
   );
 }
 
+/** The type suffixes a csv/tsv header may carry (`amount:number`), as `crm batch` reads them (import/input/header.ts). */
+export const HEADER_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as const;
+const TYPED = new RegExp(`:\\s*(?:${HEADER_TYPES.join('|')})\\s*$`, 'i');
+
+/** A column's header that `crm batch` reads back as `name`: one ending as a type suffix would (`tags:list`) is written as a JSON string. */
+export function headerName(name: string): string {
+  return TYPED.test(name) ? JSON.stringify(name) : name;
+}
+
 /** RFC 4180: quoted when it holds a comma, a quote, CR or LF (quotes doubled). No formula guard. */
 export function quoteCsv(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -2,7 +2,7 @@
 // written as they arrive, with backpressure, so memory does not grow with the list.
 import type { OutputFormat } from './format.js';
 import { writeChunk, type OutputStream } from './backpressure.js';
-import { csvRow, type CsvSeparator } from './csv.js';
+import { csvRow, headerName, type CsvSeparator } from './csv.js';
 import { columnsFor, getPath, projectFields } from './format.js';
 import { safeJson, sanitizeForTerminal } from './sanitize.js';
 import { cellDisplay, DEFAULT_MAX_CELL_WIDTH } from './cell.js';
@@ -159,7 +159,7 @@ function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOp
   const row = (cells: readonly unknown[]): string => `${csvRow(cells, sep, cellOpts)}\n`;
   return {
     write(record) {
-      const header = columns === undefined ? row((columns = columnsFor(record, opts.fields))) : '';
+      const header = columns === undefined ? row((columns = columnsFor(record, opts.fields)).map(headerName)) : '';
       if (!opts.fields?.length && isPlainObject(record)) {
         known ??= new Set(columns);
         for (const k of Object.keys(record)) if (!known.has(k)) left.set(k, (left.get(k) ?? 0) + 1);
@@ -169,7 +169,8 @@ function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOp
     async end() {
       // an empty list is still a whole file: the header of --fields, else of the default columns
       const header = opts.fields?.length ? opts.fields : opts.columns;
-      if (columns === undefined && header?.length) await writeChunk(stdout, row((columns = [...header])));
+      if (columns === undefined && header?.length)
+        await writeChunk(stdout, row((columns = [...header]).map(headerName)));
       if (left.size > 0) opts.notice?.(leftOutNotice(columns!, left));
     },
   };

@@ -3,6 +3,7 @@
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { unguardFormula } from '../../output/formula-guard.js';
+import { HEADER_TYPES } from '../../output/csv.js';
 import { exactNumber, parseJson, RawNumber } from '../../json/exact-json.js';
 import type { PlanColumn } from '../types.js';
 import type { ApiRecord } from '../../api/envelopes.js';
@@ -10,7 +11,7 @@ import { setOwn } from '../../util/set-own.js';
 import type { ReadRow } from './reader.js';
 import { INVALID_CODES, type RowOperation } from '../shapes.js';
 
-export const FIELD_TYPES = ['string', 'number', 'boolean', 'list', 'json'] as const;
+export const FIELD_TYPES = HEADER_TYPES;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export interface ColumnSpec {

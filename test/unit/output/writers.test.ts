@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createListWriter, writeRecord, type ListWriter } from '../../../src/output/writers.js';
 import { unescapeTsv } from '../../helpers/tsv.js';
 import { fakeStdout, slowStdout } from '../../helpers/fake-io.js';
+import { parseHeader } from '../../../src/import/input/header.js';
 
 const records = [
   { id: 'c_1', name: 'Ada', link: { type: 'owner', id: 'u_1' }, tags: ['a', 'b'], score: -5 },
@@ -375,5 +376,20 @@ describe('csv/tsv: fields the header lacks', () => {
       { id: 'b', 'home town, state': 'x' },
     ]);
     expect(notices[0]).toMatch(/To include them: -o ndjson\.$/);
+  });
+});
+
+describe('csv/tsv: a field named like a typed header', () => {
+  it('is written as a JSON string, which crm batch reads as that field exactly (issue 28)', async () => {
+    const out = fakeStdout();
+    await writeAll(createListWriter('csv', out), [{ id: 'c1', 'tags:list': 'a', 'n:Number': 1, 'a:b': 2 }]);
+    expect(out.text()).toBe('id,"""tags:list""","""n:Number""",a:b\nc1,a,1,2\n');
+    const [header]: string[][] = parse(out.text());
+    expect(parseHeader(header!).columns.map((c) => [c.field, c.type])).toEqual([
+      ['', 'string'],
+      ['tags:list', 'string'],
+      ['n:Number', 'string'],
+      ['a_b', 'string'], // not a type suffix: a plain header, normalised (or the records' own a:b, when read)
+    ]);
   });
 });

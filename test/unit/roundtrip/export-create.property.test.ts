@@ -84,8 +84,8 @@ const ZIP: [ApiRecord[], ApiRecord[]] = [[{ email: 'u0@x.test', zip: '00501' }],
 // scalars: big numbers, 00501, "37", "true", blank text, null, NFC/NFD; awkward field names: __proto__, constructor,
 // a.b, spaces, commas, quotes, NFC and NFD spellings
 const CASES = cases<keyof typeof KINDS>({
-  csv: ['scalars', 'objects and lists', 'awkward field names'],
-  tsv: ['scalars', 'objects and lists', 'awkward field names'],
+  csv: ['scalars', 'objects and lists', 'awkward field names', 'names like tags:list'],
+  tsv: ['scalars', 'objects and lists', 'awkward field names', 'names like tags:list'],
   json: ['scalars', 'objects and lists', 'awkward field names', 'names like tags:list'],
   ndjson: ['scalars', 'objects and lists', 'awkward field names', 'names like tags:list'],
 });
