@@ -12,7 +12,7 @@ import { stringifyJson } from '../../json/exact-json.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { INVALID_CHARACTER, INVALID_ENCODING, TextCheck, UTF8 } from '../input/source.js';
-import { classifyRow, type ColumnMap, type HeaderMapping, isCrmOwnKey, mapHeader, splitType } from '../input/header.js';
+import { classifyRow, type ColumnMap, type HeaderMapping, mapHeader } from '../input/header.js';
 import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
 import { Chunker } from './chunker.js';
 import { FirstSeen } from '../../util/first-seen.js';
@@ -20,7 +20,6 @@ import { typeCells, updateTyping } from '../input/typing.js';
 import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { bareHeader, checkHeaderFields } from '../operation.js';
-import { nearestName } from '../../util/nearest.js';
 
 export type { InvalidRow } from '../shapes.js';
 /** The first pass: the whole file read and checked; `sha`: the content's hash, when the earlier stage computed it. */
@@ -304,142 +303,4 @@ function warnLeftOut(o: ScanOptions, mapping: HeaderMapping | undefined, t: Tall
       `${many ? 'hold' : 'holds'} no cells and ${many ? 'are' : 'is'} skipped: ` +
       `the _error_message says how to import ${many ? 'each' : 'it'} from the original file`,
   );
-}
-
-// Below: a file's columns against the fields the CRM's records have (issue 18), before anything is sent. A column
-// whose field no record has and that is near a field one has is refused: a likely mistake (`E-mail Address` fills
-// `e_mail_address`, not `email`), which would otherwise fail on every row or fill a field nobody reads. A column near
-// no known field is a new custom field: a warning only. A column given by --map is the user's word: never refused.
-/** A column of the file and the field it fills; `mapped`: named by --map. */
-export interface ColumnField {
-  column: string;
-  field: string;
-  mapped: boolean;
-}
-
-/** A column whose field no record has; `nearest`: the known field it is likely meant to be. */
-export interface UnknownColumn {
-  column: string;
-  field: string;
-  nearest?: string;
-}
-
-/** The columns (not given by --map) whose field is not among `known`, each with the nearest known field if one is close. */
-export function checkColumns(
-  columns: readonly ColumnField[],
-  known: ReadonlySet<string>,
-): { unknown: UnknownColumn[] } {
-  // a field the server sets is never suggested: a create leaves such a column out anyway
-  const names = [...known].filter((f) => !READ_ONLY_FIELDS.includes(f));
-  const unknown: UnknownColumn[] = [];
-  for (const c of columns) {
-    if (c.mapped || known.has(c.field)) continue;
-    const nearest = nearestField(c.field, names);
-    unknown.push(
-      nearest === undefined ? { column: c.column, field: c.field } : { column: c.column, field: c.field, nearest },
-    );
-  }
-  return { unknown };
-}
-
-const squash = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, '');
-
-/**
- * The known field `field` is likely meant to be: the same letters apart from case and separators (`e_mail` →
- * `email`), a typo (`emial`), or whole words at its start or end (`e_mail_address` → `email`, `job_title` →
- * `title`), the longest such field first.
- */
-export function nearestField(field: string, known: readonly string[]): string | undefined {
-  const bySquashed = new Map<string, string>();
-  for (const k of known) if (k !== field && !bySquashed.has(squash(k))) bySquashed.set(squash(k), k);
-  const whole = squash(field);
-  if (whole === '') return undefined;
-  const same = bySquashed.get(whole);
-  if (same !== undefined) return same;
-  const typo = nearestName(whole, [...bySquashed.keys()]);
-  if (typo !== undefined) return bySquashed.get(typo);
-  const words = field.split(/[^\p{L}\p{M}\p{N}]+/u).filter((w) => w !== '');
-  for (let n = words.length - 1; n >= 1; n--) {
-    for (const part of [words.slice(0, n), words.slice(words.length - n)]) {
-      const s = squash(part.join(''));
-      const hit = s.length >= 3 ? bySquashed.get(s) : undefined;
-      if (hit !== undefined) return hit;
-    }
-  }
-  return undefined;
-}
-
-/** A CSV header's sent columns (an update's `skip`, its id, left out), or an NDJSON file's keys, as checkColumns takes them. */
-export function columnFields(
-  source: { mapping?: HeaderMapping; ndjsonKeys: readonly string[] },
-  maps: ColumnMap,
-  skip: readonly string[] = [],
-): ColumnField[] {
-  const out: ColumnField[] = source.mapping
-    ? source.mapping.columns
-        .filter((c) => !c.ignored)
-        .map((c) => ({ column: c.column.trim(), field: c.field, mapped: c.mapped === true }))
-    : source.ndjsonKeys
-        .filter((k) => maps.get(k) !== '' && (maps.has(k) || (!isCrmOwnKey(k) && !READ_ONLY_FIELDS.includes(k))))
-        .map((k) => ({ column: k, field: splitType(maps.get(k) ?? k).name, mapped: maps.has(k) }));
-  return out.filter((c) => !skip.includes(c.field));
-}
-
-/** `--map "E-mail Address=email"` (single-quoted where double quotes would not keep it as it is). */
-export function mapFlag(column: string, field: string): string {
-  const value = `${column}=${field}`;
-  return `--map ${/^[^"$`\\!]*$/.test(value) ? `"${value}"` : `'${value.replace(/'/g, `'\\''`)}'`}`;
-}
-
-/**
- * What the check means for the run: a UsageError (exit 2, nothing sent) naming every column near a known field,
- * with the --map to use; else a warning naming the new fields, if any.
- */
-export function columnsVerdict(
-  unknown: readonly UnknownColumn[],
-  where: { resource: string; name: string; csv: boolean },
-): { error?: UsageError; warning?: string } {
-  const line = (u: UnknownColumn, tail: string): string =>
-    `  ${JSON.stringify(u.column)} (field ${u.field}): no ${where.resource} record has it${tail}`;
-  // a typo is a CSV header's: an NDJSON file's keys are a program's (a backup's fields no other record has yet)
-  const near = where.csv ? unknown.filter((u) => u.nearest !== undefined) : [];
-  if (near.length > 0) {
-    const one = near.length === 1;
-    const first = near[0]!;
-    return {
-      error: new UsageError(
-        `${where.name}: ${one ? 'a column fills a field' : `${near.length} columns fill fields`} that no ${where.resource} record has, ` +
-          `near one that ${one ? 'does' : 'do'}; nothing was sent:\n` +
-          near.map((u) => line(u, `;\n    did you mean ${u.nearest}? use ${mapFlag(u.column, u.nearest!)}`)).join('\n'),
-        {
-          hint:
-            `if the field is new, say so: ${mapFlag(first.column, first.field)} sends the column as it is ` +
-            '(a column given with --map is never refused); --dry-run shows how every column maps',
-        },
-      ),
-    };
-  }
-  if (unknown.length === 0) return {};
-  const one = unknown.length === 1;
-  return {
-    warning:
-      `${where.name}: ${one ? 'a column fills a field' : `${unknown.length} columns fill fields`} that no ${where.resource} record has yet, ` +
-      `sent as ${one ? 'a new field' : 'new fields'}:\n${unknown.map((u) => line(u, ' yet')).join('\n')}`,
-  };
-}
-
-/** A create's or an update's columns (an update's id left out) against the fields the CRM has, just before the send pass. */
-export async function checkRunColumns(
-  o: { op?: RowOperation; maps: ColumnMap; resource: string; name: string },
-  scan: ScanResult,
-  deps: Pick<ImportDeps, 'knownFields' | 'warn'>,
-): Promise<void> {
-  const { op } = o;
-  if (!deps.knownFields || (op && op.kind !== 'update')) return;
-  const known = await deps.knownFields();
-  if (!known || known.size === 0) return;
-  const { unknown } = checkColumns(columnFields(scan, o.maps, op?.required), known);
-  const verdict = columnsVerdict(unknown, { resource: o.resource, name: o.name, csv: scan.mapping !== undefined });
-  if (verdict.error) throw verdict.error;
-  if (verdict.warning) deps.warn?.(verdict.warning);
 }

@@ -13,7 +13,7 @@ import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../check/chunker.js';
 import type { MatchIndex, MatchPlan, MatchRead } from '../types.js';
 import { planColumn, type ColumnMap, type HeaderMapping } from '../input/header.js';
-import { checkColumns, columnFields, columnsVerdict } from '../check/check.js';
+import { checkColumns, columnFields, columnsVerdict } from '../check/columns.js';
 import type { RawRow } from '../input/reader.js';
 import type { ScanResult } from '../check/check.js';
 import type { Spool, SpoolEntry, SpooledChunk } from '../check/spool.js';

@@ -9,7 +9,7 @@ import type { SendSlice } from '../plan.js';
 import type { ScanResult } from '../check/check.js';
 import type { Spool } from '../check/spool.js';
 import { newRunId } from '../check/chunker.js';
-import { checkRunColumns } from '../check/check.js';
+import { checkRunColumns } from '../check/columns.js';
 import { createRejectsWriter, createResultsWriter, rowShapeOf, type Outputs, type RowsFile } from '../files/outputs.js';
 import type { RowShape } from '../files/outputs.js';
 import { openMatchFiles, type OpenedMatchFiles } from '../files/way-back.js';

@@ -10,7 +10,7 @@ import {
   mapFlag,
   nearestField,
   type ColumnField,
-} from '../../../src/import/check/check.js';
+} from '../../../src/import/check/columns.js';
 import { parseColumnMaps, parseHeader } from '../../../src/import/input/header.js';
 import { failedAlike, NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
 import { runs } from '../../helpers/property.js';
