@@ -60,7 +60,7 @@ async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<Impor
   const dryRun = plan.journal.dryRun;
   // reconcile reads the file's rows for its match stage, also for a dry run
   const rows = dryRun && !plan.match ? undefined : held.spool(await Spool.create(deps.journalDir ?? tmpdir()));
-  const scan = await check(plan.check, { sha: found.sha, spool: rows }, { ...deps, report });
+  const scan = await check(plan.check, { sha: found.sha, spool: rows, typing: found.typing }, { ...deps, report });
   const claimed = await claimJob(plan.journal, found, scan);
   held.unlock = claimed.unlock;
   let matched: Matched | undefined;

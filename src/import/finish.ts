@@ -61,7 +61,7 @@ function interrupted(slice: FinishSlice, scan: ScanResult, result: ImportSummary
 }
 
 function reconcileStopped(scan: ScanResult, result: ImportSummary, c: Counters): string {
-  return `interrupted: ${result.not_sent + c.inDoubt} of ${scan.rows} rows left (not sent yet, or sent without an answer)`;
+  return `interrupted: ${count(result.not_sent + c.inDoubt)} of ${plural(scan.rows, 'row')} left (not sent yet, or sent without an answer)`;
 }
 
 /** Reconcile's own counts and files. */

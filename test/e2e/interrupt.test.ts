@@ -217,11 +217,14 @@ describe('mistakes', () => {
       },
     ],
   ])('%s given as the CSV is refused before anything is sent (exit 2)', async (_what, file) => {
-    const before = ((await t.control('/requests')) as unknown[]).length;
+    // a create may read one page (the kinds its text cells are typed by): nothing is written
+    const writes = async (): Promise<number> =>
+      ((await t.control('/requests')) as Array<{ method: string }>).filter((e) => e.method !== 'GET').length;
+    const before = await writes();
     const r = await runCrm(['batch', 'contacts', file()], { env: t.env('admin'), cwd: dir });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^Error: .*not a text file/m);
-    expect(((await t.control('/requests')) as unknown[]).length).toBe(before);
+    expect(await writes()).toBe(before);
   });
 
   it('a header-only CSV says "no rows" (and rows: 0 in the -o json summary)', async () => {

@@ -3,7 +3,7 @@
 // records generated from a fixed seed). The properties with many examples are test/unit/roundtrip/ (in this
 // process, against a server that keeps values exactly); this suite checks the same pairs with the sandbox.
 //   list -o csv|tsv|json|ndjson → batch --match email / --match id (plans nothing; creates the values exported),
-//   and → batch --update (every record as it was)
+//   → batch (a plain create: the values exported) and → batch --update (every record as it was)
 //   <input>.undo.csv → --match id · <input>.created.csv → --delete · <input>.deleted.ndjson → batch, then its
 //   owners file → --match id · a single delete's <resource>.deleted.<time>.ndjson → the command it prints · the
 //   rejects file, fixed → batch · --results FILE → --match id · snapshot → sandbox --from
@@ -178,16 +178,18 @@ describe.concurrent('crm contacts list -o FORMAT → crm batch contacts FILE --m
     },
   );
 
-  it.each(CREATE_CASES)(
-    '-o %s, %s: reconciled into another CRM of the same fields, creates the values exported',
-    async (format, group) => {
+  it.each(
+    CREATE_CASES.flatMap(([format, group]) => [[format, group, 'match'] as const, [format, group, 'create'] as const]),
+  )(
+    '-o %s, %s: reconciled (--%s email) or created into another CRM of the same fields, creates the values exported',
+    async (format, group, how) => {
       const [from, to] = await Promise.all([holding(GROUPS[group]), holding(SCHEMA[group])]);
       try {
         const exported = await crm(from, ['contacts', 'list', '--all', '-o', format]);
         expect(exported.code, exported.stderr).toBe(0);
         const file = folder(`export.${format}`);
         writeFileSync(file, exported.stdout);
-        await ok(to, ['batch', 'contacts', file, '--match', 'email']);
+        await ok(to, ['batch', 'contacts', file, ...(how === 'match' ? ['--match', 'email'] : [])]);
         const made = byEmail(await contacts(to));
         const list = GROUPS[group];
         expect(owns(list.map((r) => made.get(String(r.email)) ?? {}))).toEqual(

@@ -79,11 +79,12 @@ const BATCH_NOTES = `
 Headers become fields ("First Name" → first_name); a header may carry a
 type: amount:number, active:boolean, tags:list (split on ;), meta:json. Empty
 cells are left out, and so are id, created_at, updated_at and owner_id when
-creating (the server sets them); an update sends owner_id. A create sends an
-untyped cell as text (type the header, score:number, or use --match, which
-reads each cell as the type its record holds); --update sends 37, false or
-{...} as the kind its field's records hold. To clear a field in an update,
-type its column json and write null (title:json with null).
+creating (the server sets them); an update sends owner_id. An untyped cell
+written as JSON writes a value (37, false, {...}, [...]) is sent as that value
+when the records hold its field as that kind, else as text (00501 stays text;
+type the header, score:number, to say; --match reads each cell as the type its
+own record holds). To clear a field in an update, type its column json and
+write null (title:json with null).
 
 Before sending, the columns are checked against the fields of one page of
 records (GET /RESOURCE?limit=100): a column whose field no record has, near

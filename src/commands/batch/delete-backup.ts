@@ -72,10 +72,14 @@ export function deleteBackup(
           .pause(() => listIntoBackup(client, o.resource, read.ids, file!, ctx.signal))
           .finally(() => (listing = client.stats.requests - before));
         const rest = read.toRead - listed.kept;
-        const then = rest > 0 ? `; the other ${count(rest)} are read with a GET each as they are deleted` : '';
+        const found =
+          listed.kept === 0
+            ? `none of the file's records found there; each is read with a GET as it is deleted, and written to ${path} just before its DELETE`
+            : `${count(listed.kept)} found, each written to ${path} just before its DELETE` +
+              (rest > 0 ? `; the other ${count(rest)} are read with a GET each as they are deleted` : '');
         if (!ctx.globals.quiet)
           ctx.io.stderr.write(
-            `${forStderr(ctx.io.stderr, `Listed ${plural(listed.pages, 'page')} of ${o.resource}: ${count(listed.kept)} found, each written to ${path} just before its DELETE${then}.`)}\n`,
+            `${forStderr(ctx.io.stderr, `Listed ${plural(listed.pages, 'page')} of ${o.resource}: ${found}.`)}\n`,
           );
       }
     },

@@ -16,7 +16,7 @@ import { classifyRow, type ColumnMap, type HeaderMapping, mapHeader } from '../i
 import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
 import { Chunker } from './chunker.js';
 import { FirstSeen } from '../../util/first-seen.js';
-import { typeCells, updateTyping } from '../input/typing.js';
+import { columnTyping, typeCells, type Typing } from '../input/typing.js';
 import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { bareHeader, checkHeaderFields } from '../operation.js';
@@ -25,7 +25,7 @@ export type { InvalidRow } from '../shapes.js';
 /** The first pass: the whole file read and checked; `sha`: the content's hash, when the earlier stage computed it. */
 export async function check(
   slice: CheckSlice,
-  given: { sha?: string; spool?: Spool },
+  given: { sha?: string; spool?: Spool; typing?: Typing },
   deps: StageDeps,
 ): Promise<ScanResult> {
   const { input } = slice;
@@ -39,6 +39,7 @@ export async function check(
     },
     ...{ signal: deps.signal, warn: deps.warn, sha: given.sha, op: slice.op, spool: given.spool },
     knownFields: deps.knownFields,
+    typing: given.typing,
     // reconcile: every valid row an entry of its own (repeated keys are the match stage's), and the fields it keeps
     ...{ rowsOnly: slice.match !== undefined, keep: slice.match?.keep },
     onRow: (rows, bytes) => deps.report('check', { rows, bytes }, null),
@@ -78,6 +79,8 @@ export interface ScanResult {
   ndjsonKeysOverflow: boolean;
   /** a create's valid rows whose record repeats an earlier row's: not sent, counted as skipped (among `valid`) */
   repeated: number;
+  /** the text columns sent as the kind their records hold (columnTyping), kept in the journal for a resume */
+  typing: Typing;
 }
 
 export interface ScanOptions {
@@ -102,6 +105,8 @@ export interface ScanOptions {
   knownFields?: ImportDeps['knownFields'];
   /** fields kept though the server sets them (`--match id` keeps `id`); an operation's own `keep` otherwise */
   keep?: readonly string[];
+  /** the typing an earlier run of this job sent its cells with (its journal's), used as it is */
+  typing?: Typing;
 }
 
 function planFingerprint(
@@ -109,7 +114,7 @@ function planFingerprint(
   chunkSize: number,
   mapping: HeaderMapping | undefined,
   o: ScanOptions,
-  repeated: number,
+  t: Pick<Tally, 'repeated' | 'typing'>,
 ): string {
   const shape =
     format === 'csv'
@@ -118,9 +123,11 @@ function planFingerprint(
   // a create's plan is as it was before operations existed, so its journals still resume
   const op = o.op ? { op: o.op.describe } : {};
   // repeated rows left out change the chunks: a journal of the same file cut without leaving them out is another plan
-  const left = repeated > 0 ? { repeated } : {};
+  const left = t.repeated > 0 ? { repeated: t.repeated } : {};
+  // cells typed otherwise are other bodies
+  const typed = t.typing.length > 0 ? { typed: t.typing } : {};
   return createHash('sha256')
-    .update(JSON.stringify({ format, chunkSize, shape, ...op, ...left }))
+    .update(JSON.stringify({ format, chunkSize, shape, ...op, ...left, ...typed }))
     .digest('hex')
     .slice(0, 32);
 }
@@ -142,10 +149,14 @@ class Tally {
   readonly firstRepeats: Array<[number, number]> = [];
   /** a create's records by their JSON: the line each first came on (on disk, beside the spool) */
   private repeats?: FirstSeen;
+  /** the text columns sent as the kind their records hold */
+  typing: Typing = [];
 
   async read(reader: InputReader, o: ScanOptions, mapping: HeaderMapping | undefined): Promise<void> {
     const chunker = new Chunker(o.rowsOnly ? 1 : o.chunkSize);
-    const typed = o.op?.kind === 'update' ? await updateTyping(mapping, o.knownFields) : undefined;
+    // a create's or update's text cells typed as the records hold their fields (a resumed job: as its first run did)
+    const typesCells = !o.rowsOnly && (!o.op || o.op.kind === 'update');
+    const typed = (this.typing = o.typing ?? (typesCells ? await columnTyping(mapping, o.knownFields) : []));
     const spool = o.spool;
     for await (const row of reader.rows) {
       if (o.signal?.aborted) break;
@@ -162,7 +173,7 @@ class Tally {
         if (this.firstInvalid.length < 10) this.firstInvalid.push(bad);
         written = spool?.invalid({ ...bad, raw: row.raw }, reader.bytesRead());
       } else {
-        if (typed) typeCells(c.record, typed);
+        typeCells(c.record, typed);
         if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
         // a create's record serialised once: for the repeat check and the chunk's body
         const json = o.op ? undefined : stringifyJson(c.record);
@@ -244,11 +255,12 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
       firstRequests: t.firstRequests,
     },
     ...{
-      plan: planFingerprint(reader.format, o.chunkSize, mapping, o, t.repeated),
+      plan: planFingerprint(reader.format, o.chunkSize, mapping, o, t),
       ndjsonKeys: [...t.keys],
       ndjsonKeysOverflow: t.overflow,
     },
     repeated: t.repeated,
+    typing: t.typing,
   };
 }
 

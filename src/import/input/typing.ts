@@ -1,5 +1,5 @@
 // A text cell as a typed value: as the kind a record holds (a reconcile's update: its own record; a create or an
-// `--update`: the kinds the collection's records hold, FieldKinds). Pure but for updateTyping's one read.
+// `--update`: the kinds the collection's records hold, FieldKinds). Pure but for columnTyping's one read.
 import type { ApiRecord } from '../../api/envelopes.js';
 import { parseJson, RawNumber, stringifyJson } from '../../json/exact-json.js';
 import { setOwn } from '../../util/set-own.js';
@@ -65,23 +65,26 @@ function jsonNumber(t: string): unknown {
   }
 }
 
+/** Each typed field and a value of its kind (FieldKinds.sample): JSON, so that a journal pins it for its job's resume. */
+export type Typing = ReadonlyArray<readonly [field: string, sample: unknown]>;
+
 /**
- * An update's untyped CSV columns, sent as the kind the collection's records hold each field as (one page, read
- * once) when the cell is written as JSON writes it: an exported `37`, `false`, `{"city":…}` is that value, `00501`
- * stays text. A PATCH sets values, so a rerun that types otherwise (the records changed) sets the same fields.
+ * A create's or update's untyped CSV columns, sent as the kind the collection's records hold each field as (one
+ * page, read once) when the cell is written as JSON writes it: an exported `37`, `false`, `{"city":…}` is that
+ * value, `00501` stays text. Empty when no column is typed. The journal keeps it: a resumed job types its cells
+ * as its first run did (the chunks, and so their keys, are the same), whatever the records hold by then.
  */
-export async function updateTyping(
+export async function columnTyping(
   mapping: HeaderMapping | undefined,
   knownFields: ImportDeps['knownFields'],
-): Promise<Map<string, unknown> | undefined> {
+): Promise<Typing> {
   const text = mapping?.columns.filter((c) => !c.ignored && c.type === 'string').map((c) => c.field) ?? [];
   const known = text.length > 0 ? await knownFields?.() : undefined;
-  if (!known?.sample) return undefined;
-  const kinds = new Map(text.flatMap((f) => (known.sample!(f) === undefined ? [] : [[f, known.sample!(f)] as const])));
-  return kinds.size > 0 ? kinds : undefined;
+  if (!known?.sample) return [];
+  return text.flatMap((f) => (known.sample!(f) === undefined ? [] : [[f, known.sample!(f)] as const]));
 }
 
-export function typeCells(record: ApiRecord, kinds: ReadonlyMap<string, unknown>): void {
+export function typeCells(record: ApiRecord, kinds: Typing): void {
   for (const [field, sample] of kinds) {
     const cell = Object.hasOwn(record, field) ? record[field] : undefined;
     if (typeof cell === 'string') setOwn(record, field, typedByKind(cell, sample));

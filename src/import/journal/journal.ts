@@ -10,6 +10,7 @@ import { atExit, writeFileAtomic } from '../../util/atomic-file.js';
 import { exists as there } from '../../util/fs.js';
 import { streamLines } from '../../util/lines.js';
 import { newRunId } from '../check/chunker.js';
+import type { Typing } from '../input/typing.js';
 import { journalFolder, trimBase, type CompleteInfo, type FinishedChunk, type JournalIdentity } from '../shapes.js';
 
 export {
@@ -37,6 +38,8 @@ export interface HeaderLine {
   run_id?: string;
   content_sha256: string;
   plan: string;
+  /** the text columns its cells are sent typed as (columnTyping), for a resume; absent when none */
+  typing?: Typing;
   input: string;
   created_at: string;
 }
@@ -287,6 +290,7 @@ export class ImportJournal {
       run_id: opts.runId ?? newRunId(),
       content_sha256: identity.contentSha256,
       plan: opts.plan,
+      ...(opts.typing?.length ? { typing: opts.typing } : {}),
       input: opts.input,
       created_at: new Date(opts.now).toISOString(),
     };
@@ -373,6 +377,8 @@ export class ImportJournal {
 export interface OpenJournalOptions {
   /** fingerprint of how rows become chunks (chunk size, column mapping) */
   plan: string;
+  /** the typing of its text cells, pinned for a resume (HeaderLine.typing) */
+  typing?: Typing;
   /** false (`--no-resume`): an existing journal is replaced */
   resume: boolean;
   /** the input's absolute path (or `-`): the changed-file check */

@@ -16,6 +16,7 @@ import { journalFolder, type CompleteInfo, type JournalIdentity } from '../shape
 import type { JournalSlice } from '../plan.js';
 import { isBackupFile } from '../files/backup.js';
 import type { ScanResult } from '../check/check.js';
+import type { Typing } from '../input/typing.js';
 import { Spool } from '../check/spool.js';
 import type { Matched, Pinned } from '../match/match.js';
 import { lockJob, pruneJournals, refuseUnsafeRerun, rejectsTakenUp } from './folder.js';
@@ -27,6 +28,8 @@ export interface Earlier {
   sha?: string;
   /** this job's journal file, once looked up */
   file?: JournalFile;
+  /** the typing of its text cells an earlier run of this job pinned in its journal */
+  typing?: Typing;
   /** decided here: false when rows an earlier run rejected are not sent again (its rejects file was imported since) */
   retryRejected?: boolean;
   /** the job is done: nothing to send */
@@ -66,14 +69,17 @@ const identityOf = (slice: JournalSlice, sha: string): JournalIdentity => ({ con
 export async function earlier(slice: JournalSlice, deps: ImportDeps): Promise<Earlier> {
   const { dir, input } = slice;
   // a reconcile's earlier run is looked for once its job is claimed (claimJob): its rows are checked first anyway
-  const asks = !slice.match && slice.resultsPath === undefined && !slice.dryRun && !slice.strict;
-  if (!dir || !slice.resume || !asks) return {};
+  if (!dir || !slice.resume || slice.match || slice.dryRun) return {};
   // no journal at all (a first import): not worth reading the file an extra time
   if (!(await listDir(dir)).some((n) => n.endsWith('.jsonl'))) return {};
   const sha = await hashFile(input.path, deps.signal).catch(() => undefined);
   if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
   if (sha === undefined) return {};
   const file = await findJournal(dir, identityOf(slice, sha));
+  // its cells are typed as its first run typed them (none in a journal from before typing)
+  const typing = file.exists ? ((await readHeader(file.path))?.typing ?? []) : undefined;
+  // a finished job is answered from its journal's last line only without --results or --strict
+  if (slice.resultsPath !== undefined || slice.strict) return { sha, file, typing };
   const info = await readComplete(file.path);
   if (
     !info ||
@@ -82,15 +88,15 @@ export async function earlier(slice: JournalSlice, deps: ImportDeps): Promise<Ea
     info.failed === undefined ||
     info.invalid === undefined
   )
-    return { sha, file };
+    return { sha, file, typing };
   // rows it rejected are sent again by this run (issue 17), unless its rejects file was imported since
   let retryRejected: boolean | undefined;
   if (!info.compacted && info.failed - (info.unknown ?? 0) > 0 && (retryRejected = !(await rejectsTaken(slice, sha))))
-    return { sha, file, retryRejected };
+    return { sha, file, typing, retryRejected };
   const finished = await finishedJob(slice, info, { whole: true, warn: warnOf(deps) });
-  if (!finished) return { sha, file, retryRejected };
+  if (!finished) return { sha, file, typing, retryRejected };
   await pruneJournals(dir, slice.started, { keep: file.own }).catch(() => 0);
-  return { sha, file, retryRejected, finished };
+  return { sha, file, typing, retryRejected, finished };
 }
 
 /** The rows (chunks) an earlier run of this job finished, read from its journal without opening it (0 when none or not resuming). */
@@ -157,7 +163,7 @@ export async function openJournal(
     rejectsPath,
     hasOwnJournal: file.exists,
   });
-  const journal = await open(slice, identity, { plan: scan.plan, resume, file });
+  const journal = await open(slice, identity, { plan: scan.plan, typing: scan.typing, resume, file });
   const done = journal.completed;
   if (done?.compacted) {
     // finished long ago and compacted: nothing is sent again, but the ids and item errors are gone
@@ -200,7 +206,7 @@ async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, m
 async function open(
   slice: JournalSlice,
   identity: JournalIdentity,
-  o: { plan: string; resume: boolean; file?: JournalFile; began?: number },
+  o: { plan: string; typing?: Typing; resume: boolean; file?: JournalFile; began?: number },
 ): Promise<ImportJournal> {
   const dir = slice.dir!;
   const { began, ...rest } = o;
