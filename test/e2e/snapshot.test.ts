@@ -168,10 +168,13 @@ describe('crm snapshot', () => {
     }
   }, 120_000);
 
-  it('Ctrl-C stops with exit 130 and says how to resume; the same command then finishes', async () => {
+  it('Ctrl-C stops with exit 130 and says how to resume; the same command says it resumes, and finishes', async () => {
     const dir = await contactsInterrupted();
     const again = await runCrm(['snapshot', dir, '--resources', 'contacts'], { env: t.env(), timeoutMs: 60_000 });
     expect(again.code).toBe(0);
+    // the rerun says it resumed, and from where
+    expect(again.stderr).toMatch(/^resuming the snapshot begun \d{4}-/m);
+    expect(again.stderr).toMatch(/^contacts: \d+ records? already saved by the earlier run; reading on from there$/m);
     expect(readNdjson(join(dir, 'contacts.ndjson'))).toEqual(await listAll('contacts'));
   });
 

@@ -206,7 +206,8 @@ function holdsAll(
 /** With an earlier run's folder: what it saved is kept as it was, and said so. */
 function keptText(earlier: Manifest | undefined): string[] {
   const done = Object.entries(earlier?.collections ?? {}).filter(([, c]) => c.complete);
-  if (!earlier || done.length === 0) return [];
+  if (!earlier) return [];
+  if (done.length === 0) return [`resuming the snapshot begun ${earlier.started_at}`];
   const records = done.reduce((sum, [, c]) => sum + c.records, 0);
   const how = earlier.complete ? 'adding to the complete snapshot' : 'resuming the snapshot';
   return [
@@ -263,6 +264,8 @@ async function snapshotCollections(run: SnapshotRun, chosen: readonly ResourceNa
       const { records, forget } = await writePaged(dir, `${name}.ndjson`, validCursor, async (w) => {
         const cursor = w.resume?.at.cursor;
         if (cursor === null) return; // its last page is in the file
+        if (cursor !== undefined)
+          ctx.warn(`${name}: ${plural(w.records, 'record')} already saved by the earlier run; reading on from there`);
         show(w.records);
         // the records in the file already (an earlier run's pages): a record served again is not written again
         const ids = await WrittenIds.of(w.partial);
