@@ -46,8 +46,9 @@ async function helpExamples(): Promise<Map<string, string[]>> {
     const f = fakeIO();
     const code = await main([...path.split(' ').slice(1), '--help'], { io: f.io, env: {}, handleSignals: false });
     if (code !== 0) throw new Error(`${path} --help: exit ${code}\n${f.err()}`);
-    const section = /^Examples:\n((?: {2}\$ .*\n?)+)/m.exec(f.out())?.[1] ?? '';
-    for (const line of section.split('\n').filter(Boolean)) {
+    // an example's comment may stand on the line above it (`  # …`)
+    const section = /^Examples:\n((?: {2}[$#] .*\n?)+)/m.exec(f.out())?.[1] ?? '';
+    for (const line of section.split('\n').filter((l) => l.startsWith('  $ '))) {
       const example = line.replace(/^ {2}\$ /, '').trim();
       found.set(example, [...(found.get(example) ?? []), path]);
     }

@@ -42,9 +42,13 @@ export function runs<A extends unknown[], F extends OptionValues, O>(
   return cmd.action(async () => (await load())(toOpts(cmd.opts(), ...cmd.processedArgs), reg.ctx()));
 }
 
-/** Appends an Examples section to a command's help. */
+/** Appends an Examples section to a command's help; an example's `# comment` that would pass 80 columns goes on the line above it. */
 export function examples<C extends CommandUnknownOpts>(cmd: C, lines: string[]): C {
-  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
+  const shown = lines.map((l) => {
+    const [command, comment] = l.split(/ {2,}# /);
+    return comment !== undefined && `  $ ${l}`.length > 80 ? `  # ${comment}\n  $ ${command}` : `  $ ${l}`;
+  });
+  return cmd.addHelpText('after', `\nExamples:\n${shown.join('\n')}\n`);
 }
 
 /** Collects a repeatable option (`--set a=1 --set b=2`). */

@@ -2,6 +2,7 @@
 // listing the global options it accepts, and usage errors in crm's one error style.
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
+import { allCommands, buildProgram, commandPath } from '../../../src/cli/program.js';
 import { fakeIO } from '../../helpers/fake-io.js';
 
 async function run(argv: string[]) {
@@ -87,12 +88,12 @@ describe('usage errors with -o json', () => {
 });
 
 describe('help text of our own fits 80 columns (a terminal wrapped it mid-word)', () => {
-  it.each([[[]], [['batch']], [['keys', 'add']], [['completion']]])(
-    'crm %j --help: examples and notes',
-    async (words) => {
-      const r = await run([...words, '--help']);
-      const ours = r.out.slice(r.out.indexOf('Examples:'));
-      for (const line of ours.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
-    },
-  );
+  const every = allCommands(buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal }))
+    .map((c) => commandPath(c).split(' ').slice(1))
+    .filter((words) => words.length > 0);
+  it.each([[[]], ...every.map((w) => [w])])('crm %j --help: examples and notes', async (words) => {
+    const r = await run([...words, '--help']);
+    const ours = r.out.slice(r.out.indexOf('Examples:'));
+    for (const line of ours.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+  });
 });

@@ -1977,8 +1977,10 @@ describe('--help snapshots', () => {
       Examples:
         $ crm links add deals deal_123 contacts con_456 --type DECISION_MAKER
         $ crm links add notes note_1 records cmp_9 --record-type company
-        $ crm links add segments seg_1 members --file ids.csv         # one contact id per line
-        $ crm links add deals deal_123 contacts --file people.csv  # columns: contact_id,type
+        # one contact id per line
+        $ crm links add segments seg_1 members --file ids.csv
+        # columns: contact_id,type
+        $ crm links add deals deal_123 contacts --file people.csv
 
 
       $ crm links remove --help
@@ -2857,9 +2859,11 @@ describe('--help snapshots', () => {
       Examples:
         $ crm sandbox --seed 42
         $ crm sandbox --port 0 --rate-limit 30 --rate-window-ms 3000 --control
-        $ crm sandbox --port 0 --seed-records contacts=100000   # a CRM of 100,000 people
+        # a CRM of 100,000 people
+        $ crm sandbox --port 0 --seed-records contacts=100000
         $ crm sandbox --tls   # then NODE_EXTRA_CA_CERTS=<ca_file> crm …
-        $ crm sandbox --port 0 --from backup   # rehearse on the copy crm snapshot backup wrote
+        # rehearse on the copy crm snapshot backup wrote
+        $ crm sandbox --port 0 --from backup
 
       "
     `);
