@@ -88,7 +88,8 @@ describe('usage errors with -o json', () => {
 });
 
 describe('help text of our own fits 80 columns (a terminal wrapped it mid-word)', () => {
-  const every = allCommands(buildProgram({ io: fakeIO().io, env: {}, signal: new AbortController().signal }))
+  const state = { io: fakeIO().io, env: {}, signal: new AbortController().signal, jsonErrors: false, verbose: false };
+  const every = allCommands(buildProgram(state))
     .map((c) => commandPath(c).split(' ').slice(1))
     .filter((words) => words.length > 0);
   it.each([[[]], ...every.map((w) => [w])])('crm %j --help: examples and notes', async (words) => {
