@@ -29,3 +29,25 @@ export function nearestName(word: string, names: readonly string[]): string | un
   }
   return best?.name;
 }
+
+/**
+ * nearestName for a hint someone will follow: a word of 4 letters or fewer only with its letters kept (moved, one
+ * added or left out), since a letter changed there leaves two or three in common: another word (`zip`, `vip`).
+ */
+export function nearestTypo(word: string, names: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  return nearestName(
+    w,
+    names.filter((n) => Math.min(n.length, w.length) > 4 || sameLetters(n.toLowerCase(), w)),
+  );
+}
+
+/** `a` and `b` differ by letters moved, added or left out, none changed: `nmae` and `name`, `emal` and `email`. */
+function sameLetters(a: string, b: string): boolean {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  const left = [...long];
+  return [...short].every((ch) => {
+    const i = left.indexOf(ch);
+    return i >= 0 && left.splice(i, 1).length === 1;
+  });
+}

@@ -17,6 +17,7 @@ import { type InputFormat, type InputReader, openInput } from '../input/reader.j
 import { Chunker } from './chunker.js';
 import { FirstSeen } from '../../util/first-seen.js';
 import { columnTyping, typeCells, type Typing } from '../input/typing.js';
+import { ValueKinds } from './value-kinds.js';
 import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { bareHeader, checkHeaderFields } from '../operation.js';
@@ -81,6 +82,8 @@ export interface ScanResult {
   repeated: number;
   /** the text columns sent as the kind their records hold (columnTyping), kept in the journal for a resume */
   typing: Typing;
+  /** the kinds each field's values can be sent as: the column check suggests no field of another kind */
+  kinds: ValueKinds;
 }
 
 export interface ScanOptions {
@@ -151,6 +154,7 @@ class Tally {
   private repeats?: FirstSeen;
   /** the text columns sent as the kind their records hold */
   typing: Typing = [];
+  readonly kinds = new ValueKinds();
 
   async read(reader: InputReader, o: ScanOptions, mapping: HeaderMapping | undefined): Promise<void> {
     const chunker = new Chunker(o.rowsOnly ? 1 : o.chunkSize);
@@ -174,6 +178,7 @@ class Tally {
         written = spool?.invalid({ ...bad, raw: row.raw }, reader.bytesRead());
       } else {
         typeCells(c.record, typed);
+        this.kinds.see(c.record);
         if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
         // a create's record serialised once: for the repeat check and the chunk's body
         const json = o.op ? undefined : stringifyJson(c.record);
@@ -261,6 +266,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
     },
     repeated: t.repeated,
     typing: t.typing,
+    kinds: t.kinds,
   };
 }
 

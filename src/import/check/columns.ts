@@ -1,15 +1,20 @@
 // The column check of the check and match stages (issue 18): a file's columns against the fields the CRM's records
 // have, before anything is sent. A column whose field no record has and that is near a field one has is refused: a
 // likely mistake (`E-mail Address` fills `e_mail_address`, not `email`), which would otherwise fail on every row or
-// fill a field nobody reads. A column near no known field is a new custom field: a warning only. A column given by
-// --map is the user's word: never refused.
+// fill a field nobody reads. Near in spelling and in kind (issue 29): a hint is a command someone will paste, so a
+// field whose records hold another kind than the column's values (`Zip` → `vip`, a true/false field) is never
+// offered. A column near no known field is a new custom field: a warning only, with how to name it or leave it out.
+// A column given by --map is the user's word: never refused.
 import { UsageError } from '../../http/errors.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import type { ImportDeps } from '../types.js';
 import type { RowOperation } from '../shapes.js';
-import { type ColumnMap, type HeaderMapping, isCrmOwnKey, splitType } from '../input/header.js';
-import { nearestName } from '../../util/nearest.js';
+import { type ColumnMap, type HeaderMapping, isCrmOwnKey, mapFlag, splitType } from '../input/header.js';
+import { nearestTypo } from '../../util/nearest.js';
 import type { ScanResult } from './check.js';
+import type { ValueKinds } from './value-kinds.js';
+
+export { mapFlag } from '../input/header.js';
 
 export interface ColumnField {
   column: string;
@@ -24,17 +29,23 @@ export interface UnknownColumn {
   nearest?: string;
 }
 
-/** The columns (not given by --map) whose field is not among `known`, each with the nearest known field if one is close. */
+/**
+ * The columns (not given by --map) whose field is not among `known`, each with the nearest known field if one is
+ * close and holds the kind the column's values can be sent as (`values.kinds`: the file's, `values.sample`: a value of
+ * the kind the records hold a field as; without one, as text).
+ */
 export function checkColumns(
   columns: readonly ColumnField[],
   known: ReadonlySet<string>,
+  values: { kinds: ValueKinds; sample?: (field: string) => unknown },
 ): { unknown: UnknownColumn[] } {
   // a field the server sets is never suggested: a create leaves such a column out anyway
   const names = [...known].filter((f) => !READ_ONLY_FIELDS.includes(f));
   const unknown: UnknownColumn[] = [];
   for (const c of columns) {
     if (c.mapped || known.has(c.field)) continue;
-    const nearest = nearestField(c.field, names);
+    const fitting = names.filter((f) => values.kinds.fits(c.field, values.sample?.(f)));
+    const nearest = nearestField(c.field, fitting);
     unknown.push(
       nearest === undefined ? { column: c.column, field: c.field } : { column: c.column, field: c.field, nearest },
     );
@@ -46,8 +57,8 @@ const squash = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{M}\p{N}
 
 /**
  * The known field `field` is likely meant to be: the same letters apart from case and separators (`e_mail` →
- * `email`), a typo (`emial`), or whole words at its start or end (`e_mail_address` → `email`, `job_title` →
- * `title`), the longest such field first.
+ * `email`), a typo (`emial`; a short name's only with its letters kept, never `zip` → `vip`), or whole words at its
+ * start or end (`e_mail_address` → `email`, `job_title` → `title`), the longest such field first.
  */
 export function nearestField(field: string, known: readonly string[]): string | undefined {
   const bySquashed = new Map<string, string>();
@@ -56,7 +67,7 @@ export function nearestField(field: string, known: readonly string[]): string | 
   if (whole === '') return undefined;
   const same = bySquashed.get(whole);
   if (same !== undefined) return same;
-  const typo = nearestName(whole, [...bySquashed.keys()]);
+  const typo = nearestTypo(whole, [...bySquashed.keys()]);
   if (typo !== undefined) return bySquashed.get(typo);
   const words = field.split(/[^\p{L}\p{M}\p{N}]+/u).filter((w) => w !== '');
   for (let n = words.length - 1; n >= 1; n--) {
@@ -85,15 +96,9 @@ export function columnFields(
   return out.filter((c) => !skip.includes(c.field));
 }
 
-/** `--map "E-mail Address=email"` (single-quoted where double quotes would not keep it as it is). */
-export function mapFlag(column: string, field: string): string {
-  const value = `${column}=${field}`;
-  return `--map ${/^[^"$`\\!]*$/.test(value) ? `"${value}"` : `'${value.replace(/'/g, `'\\''`)}'`}`;
-}
-
 /**
  * What the check means for the run: a UsageError (exit 2, nothing sent) naming every column near a known field,
- * with the --map to use; else a warning naming the new fields, if any.
+ * with the --map to use; else a warning naming the new fields, if any, and how to name a field or leave a column out.
  */
 export function columnsVerdict(
   unknown: readonly UnknownColumn[],
@@ -109,22 +114,25 @@ export function columnsVerdict(
     return {
       error: new UsageError(
         `${where.name}: ${one ? 'a column fills a field' : `${near.length} columns fill fields`} that no ${where.resource} record has, ` +
-          `near one that ${one ? 'does' : 'do'}; nothing was sent:\n` +
+          `${one ? '' : 'each '}near one that does; nothing was sent:\n` +
           near.map((u) => line(u, `;\n    did you mean ${u.nearest}? use ${mapFlag(u.column, u.nearest!)}`)).join('\n'),
         {
           hint:
             `if the field is new, say so: ${mapFlag(first.column, first.field)} sends the column as it is ` +
-            '(a column given with --map is never refused); --dry-run shows how every column maps',
+            `(a column given with --map is never refused), ${mapFlag(first.column, '')} leaves it out; ` +
+            '--dry-run shows how every column maps',
         },
       ),
     };
   }
   if (unknown.length === 0) return {};
   const one = unknown.length === 1;
+  const first = unknown[0]!;
   return {
     warning:
       `${where.name}: ${one ? 'a column fills a field' : `${unknown.length} columns fill fields`} that no ${where.resource} record has yet, ` +
-      `sent as ${one ? 'a new field' : 'new fields'}:\n${unknown.map((u) => line(u, ' yet')).join('\n')}`,
+      `sent as ${one ? 'a new field' : 'new fields'}:\n${unknown.map((u) => line(u, ' yet')).join('\n')}\n` +
+      `  to fill a field the records have: ${mapFlag(first.column, 'FIELD')}; to leave the column out: ${mapFlag(first.column, '')}`,
   };
 }
 
@@ -138,7 +146,8 @@ export async function checkRunColumns(
   if (!deps.knownFields || (op && op.kind !== 'update')) return;
   const known = await deps.knownFields();
   if (!known || known.size === 0) return;
-  const { unknown } = checkColumns(columnFields(scan, o.maps, op?.required), known);
+  const values = { kinds: scan.kinds, sample: (f: string) => known.sample?.(f) };
+  const { unknown } = checkColumns(columnFields(scan, o.maps, op?.required), known, values);
   const verdict = columnsVerdict(unknown, { resource: o.resource, name: o.name, csv: scan.mapping !== undefined });
   if (verdict.error) throw verdict.error;
   if (verdict.warning) deps.warn?.(verdict.warning);

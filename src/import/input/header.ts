@@ -8,6 +8,7 @@ import { exactNumber, parseJson, RawNumber } from '../../json/exact-json.js';
 import type { PlanColumn } from '../types.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { setOwn } from '../../util/set-own.js';
+import { nearestTypo } from '../../util/nearest.js';
 import type { ReadRow } from './reader.js';
 import { INVALID_CODES, type RowOperation } from '../shapes.js';
 
@@ -89,6 +90,12 @@ export function parseColumnMaps(flags: readonly string[] = []): Map<string, stri
     out.set(column, flag.slice(eq + 1).trim());
   }
   return out;
+}
+
+/** `--map "E-mail Address=email"` (single-quoted where double quotes would not keep it as it is). */
+export function mapFlag(column: string, field: string): string {
+  const value = `${column}=${field}`;
+  return `--map ${/^[^"$`\\!]*$/.test(value) ? `"${value}"` : `'${value.replace(/'/g, `'\\''`)}'`}`;
 }
 
 /** True for a header that is ignored on import: `_line`, `_error_code`, any `_…` column. */
@@ -188,13 +195,26 @@ export function parseHeader(
     used.set(field, spec);
     columns.push(spec);
   });
-  if (unusedMaps.size > 0) {
-    throw new UsageError(
-      `--map names a column that is not in the header: ${[...unusedMaps].map((c) => JSON.stringify(c)).join(', ')}`,
-    );
-  }
+  if (unusedMaps.size > 0) throw unusedMapError([...unusedMaps], cells, maps);
   if (used.size === 0) throw new UsageError('the header has no column to import (every column is ignored)');
   return { width: cells.length, columns };
+}
+
+/** A --map of a column the header lacks: the header's nearest column named with the --map to use, else its columns. */
+function unusedMapError(unused: readonly string[], cells: readonly string[], maps: ColumnMap): UsageError {
+  // the columns no --map names yet, as a --map names them (trimmed, without a `:type` suffix)
+  const names = cells.filter((c) => !maps.has(c.trim())).map((c) => splitType(c.trim()).name.trim());
+  const free = [...new Set(names)].filter((c) => c !== '' && !maps.has(c));
+  const fixes = unused.flatMap((u) => {
+    const near = nearestTypo(u, free);
+    return near === undefined ? [] : [`did you mean ${JSON.stringify(near)}? use ${mapFlag(near, maps.get(u)!)}`];
+  });
+  const shown = free.slice(0, 10).map((c) => JSON.stringify(c));
+  const columns = `the header's columns: ${shown.join(', ')}${free.length > 10 ? ', …' : ''}`;
+  return new UsageError(
+    `--map names a column that is not in the header: ${unused.map((c) => JSON.stringify(c)).join(', ')}`,
+    { hint: fixes.length > 0 ? fixes.join('; ') : `${columns} (--map names a column as the header writes it)` },
+  );
 }
 
 export type CellValue = { ok: true; value: unknown; empty: boolean } | { ok: false; reason: string };

@@ -8,11 +8,11 @@ import { dirname } from 'node:path';
 import { HashTable } from '../../util/hash-table.js';
 import { FirstSeen } from '../../util/first-seen.js';
 import { stringifyJson } from '../../json/exact-json.js';
-import { nearestName } from '../../util/nearest.js';
+import { nearestTypo } from '../../util/nearest.js';
 import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../check/chunker.js';
 import type { MatchIndex, MatchPlan, MatchRead } from '../types.js';
-import { planColumn, type ColumnMap, type HeaderMapping } from '../input/header.js';
+import { normalizeFieldName, planColumn, splitType, type ColumnMap, type HeaderMapping } from '../input/header.js';
 import { checkColumns, columnFields, columnsVerdict } from '../check/columns.js';
 import type { RawRow } from '../input/reader.js';
 import type { ScanResult } from '../check/check.js';
@@ -55,20 +55,36 @@ export interface EarlierRun {
   lines: ReadonlySet<number>;
 }
 
-/** The fields of a CSV header, or refused (exit 2) when a match field is not among them. */
+/**
+ * The fields of a CSV header, or refused (exit 2) when a match field is not among them: the hint names the
+ * fields to match on when it can tell them (a column --map sends as another field is matched by that field:
+ * `--match "Email Address" --map "Email Address=email"` → `--match email`; a typo → the field it is near).
+ */
 export function checkMatchColumns(scan: ScanResult, fields: readonly string[], name: string): void {
   const mapping: HeaderMapping | undefined = scan.mapping;
   if (!mapping) return; // NDJSON: a row without the field is invalid (MISSING_KEY)
-  const have = mapping.columns.filter((c) => !c.ignored).map((c) => c.field);
+  const sent = mapping.columns.filter((c) => !c.ignored);
+  const have = sent.map((c) => c.field);
   const lacking = fields.filter((f) => !have.includes(f));
   if (lacking.length === 0) return;
-  const near = nearestName(lacking[0]!, have);
+  // --match is read as a header is (`Email Address` → email_address): a column of that name --map sends as a field
+  const mapped = (f: string) => sent.find((c) => c.mapped && normalizeFieldName(splitType(c.column.trim()).name) === f);
+  const meant = (f: string) => (have.includes(f) ? f : (mapped(f)?.field ?? nearestTypo(f, have)));
+  const all = fields.map(meant);
+  const match = all.every((f) => f !== undefined) ? `--match ${[...new Set(all)].join(',')}` : undefined;
+  const byMap = lacking.flatMap((f) => {
+    const c = mapped(f);
+    return c ? [`--map sends ${JSON.stringify(c.column.trim())} as ${c.field}`] : [];
+  });
   throw new UsageError(
     `${name} has no column for ${lacking.map((f) => `"${f}"`).join(', ')}, which --match names; nothing was sent`,
     {
-      hint: near
-        ? `did you mean --match ${near}? or --map "COLUMN=${lacking[0]}"`
-        : `name the column with --map "COLUMN=${lacking[0]}"`,
+      hint:
+        match && byMap.length > 0
+          ? `--match names fields, not columns: ${byMap.join(', ')}; use ${match}`
+          : match
+            ? `did you mean ${match}? or --map "COLUMN=${lacking[0]}"`
+            : `name the column with --map "COLUMN=${lacking[0]}"`,
     },
   );
 }
@@ -113,7 +129,8 @@ async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, first: FirstSe
   try {
     // the columns against the fields the CRM's records have (check.ts): a near miss refused before anything is sent
     if (index.fieldsSeen.size > 0) {
-      const verdict = columnsVerdict(checkColumns(columnFields(scan, o.maps), index.fieldsSeen).unknown, {
+      const values = { kinds: scan.kinds, sample: (f: string) => index.sample?.(f) };
+      const verdict = columnsVerdict(checkColumns(columnFields(scan, o.maps), index.fieldsSeen, values).unknown, {
         resource: o.resource,
         name: o.name,
         csv: scan.mapping !== undefined,

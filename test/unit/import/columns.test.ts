@@ -12,8 +12,13 @@ import {
   type ColumnField,
 } from '../../../src/import/check/columns.js';
 import { parseColumnMaps, parseHeader } from '../../../src/import/input/header.js';
+import { ValueKinds } from '../../../src/import/check/value-kinds.js';
+import type { ScanResult } from '../../../src/import/check/check.js';
+import { checkMatchColumns } from '../../../src/import/match/plan-rows.js';
 import { failedAlike, NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
 import { runs } from '../../helpers/property.js';
+import { RawNumber } from '../../../src/json/exact-json.js';
+import { typedByKind } from '../../../src/import/input/typing.js';
 
 const CONTACT_FIELDS = [
   'id',
@@ -27,6 +32,8 @@ const CONTACT_FIELDS = [
   'created_at',
 ];
 const known = new Set(CONTACT_FIELDS);
+/** no value seen: every field fits (the kinds play no part) */
+const anyKind = { kinds: new ValueKinds() };
 
 describe('nearestField', () => {
   it.each([
@@ -48,9 +55,9 @@ describe('nearestField', () => {
   });
 
   it('never suggests a field the server sets (a create leaves it out): "Account ID" is a new field, not id', () => {
-    expect(checkColumns([{ column: 'Account ID', field: 'account_id', mapped: false }], known).unknown).toEqual([
-      { column: 'Account ID', field: 'account_id' },
-    ]);
+    expect(
+      checkColumns([{ column: 'Account ID', field: 'account_id', mapped: false }], known, anyKind).unknown,
+    ).toEqual([{ column: 'Account ID', field: 'account_id' }]);
   });
 });
 
@@ -67,7 +74,7 @@ describe('checkColumns (properties)', () => {
   it('reports exactly the columns not given by --map whose field no record has, in file order; a suggestion is a known field the server does not set', () => {
     fc.assert(
       fc.property(columns, knownSet, (cols, k) => {
-        const { unknown } = checkColumns(cols, k);
+        const { unknown } = checkColumns(cols, k, anyKind);
         const want = cols.filter((c) => !c.mapped && !k.has(c.field));
         expect(unknown.map((u) => [u.column, u.field])).toEqual(want.map((c) => [c.column, c.field]));
         for (const u of unknown) {
@@ -84,11 +91,11 @@ describe('checkColumns (properties)', () => {
     fc.assert(
       fc.property(columns, knownSet, fc.nat(), (cols, k, i) => {
         if (cols.length === 0) return;
-        const before = checkColumns(cols, k).unknown.length;
+        const before = checkColumns(cols, k, anyKind).unknown.length;
         const c = cols[i % cols.length]!;
         const mapped: ColumnField[] = cols.map((x) => (x === c ? { ...x, mapped: true } : x));
-        expect(checkColumns(mapped, k).unknown.length).toBeLessThanOrEqual(before);
-        expect(checkColumns(cols, new Set([...k, c.field])).unknown.length).toBeLessThanOrEqual(before);
+        expect(checkColumns(mapped, k, anyKind).unknown.length).toBeLessThanOrEqual(before);
+        expect(checkColumns(cols, new Set([...k, c.field]), anyKind).unknown.length).toBeLessThanOrEqual(before);
       }),
       runs(),
     );
@@ -97,7 +104,7 @@ describe('checkColumns (properties)', () => {
   it('the verdict refuses (a UsageError naming each such column with its --map) exactly when a column is near a known field; else at most a warning', () => {
     fc.assert(
       fc.property(columns, knownSet, (cols, k) => {
-        const { unknown } = checkColumns(cols, k);
+        const { unknown } = checkColumns(cols, k, anyKind);
         const v = columnsVerdict(unknown, { resource: 'contacts', name: 'people.csv', csv: true });
         // an NDJSON file's keys are a program's: never refused as a typo, at most a warning
         expect(columnsVerdict(unknown, { resource: 'contacts', name: 'x.ndjson', csv: false }).error).toBeUndefined();
@@ -141,7 +148,11 @@ describe('columnFields and the verdict', () => {
   });
 
   it('the refusal names the column, its field, the suggestion and the --map to use; the hint how to keep it as a new field', () => {
-    const { unknown } = checkColumns([{ column: 'E-mail Address', field: 'e_mail_address', mapped: false }], known);
+    const { unknown } = checkColumns(
+      [{ column: 'E-mail Address', field: 'e_mail_address', mapped: false }],
+      known,
+      anyKind,
+    );
     const v = columnsVerdict(unknown, { resource: 'contacts', name: 'people.csv', csv: true });
     expect(v.error!.message).toBe(
       'people.csv: a column fills a field that no contacts record has, near one that does; nothing was sent:\n' +
@@ -154,6 +165,205 @@ describe('columnFields and the verdict', () => {
   it('a --map flag that double quotes would not keep as it is is single-quoted', () => {
     expect(mapFlag('Price $', 'price')).toBe(`--map 'Price $=price'`);
     expect(mapFlag(`It's "x"`, 'x')).toBe(`--map 'It'\\''s "x"=x'`);
+  });
+});
+
+/** A ValueKinds that has seen `rows` (each a record as the check pass sends it). */
+function seen(...rows: Array<Record<string, unknown>>): ValueKinds {
+  const kinds = new ValueKinds();
+  for (const r of rows) kinds.see(r);
+  return kinds;
+}
+/** the sandbox's contacts: score a number, vip a boolean, tags a list, the rest text */
+const SAMPLES: Record<string, unknown> = { score: 0, vip: false, tags: [], address: {} };
+const contacts = new Set([...CONTACT_FIELDS, 'score', 'vip', 'tags', 'address']);
+const sample = (f: string): unknown => SAMPLES[f];
+
+describe('a suggestion is near in kind, not only in spelling (issue 29)', () => {
+  it('a short name is never suggested for one letter changed (Zip is not vip); letters moved, added or left out are', () => {
+    expect(nearestField('zip', ['vip', 'email'])).toBeUndefined();
+    expect(nearestField('tag', ['tab'])).toBeUndefined();
+    expect(nearestField('nmae', ['name'])).toBe('name');
+    expect(nearestField('tag', ['tags'])).toBe('tags');
+    expect(nearestField('emal', ['email'])).toBe('email');
+  });
+
+  it('Zip (postal codes) near vip (true/false): no suggestion, a new field with the way to name it or leave it out', () => {
+    const kinds = seen({ zip: '02139', email: 'a@example.com' }, { zip: '94110' });
+    const { unknown } = checkColumns([{ column: 'Zip', field: 'zip', mapped: false }], contacts, { kinds, sample });
+    expect(unknown).toEqual([{ column: 'Zip', field: 'zip' }]);
+    const v = columnsVerdict(unknown, { resource: 'contacts', name: 'people.csv', csv: true });
+    expect(v.error).toBeUndefined();
+    expect(v.warning).toContain('"Zip" (field zip): no contacts record has it yet');
+    expect(v.warning).toContain('--map "Zip=FIELD"');
+    expect(v.warning).toContain('--map "Zip="');
+  });
+
+  it.each([
+    ['a text column near a number field', 'scor', ['high', '3'], 'score', undefined],
+    ['a column of numbers near a number field', 'scor', ['3', '40'], 'score', 'score'],
+    ['yes/no near a true/false field (sent as text)', 'vips', ['yes', 'no'], 'vip', undefined],
+    ['true/false near a true/false field', 'vips', ['true', 'false'], 'vip', 'vip'],
+    ['text near a list field', 'tgas', ['vip'], 'tags', undefined],
+    ['JSON lists near a list field', 'tgas', ['["vip"]', '[]'], 'tags', 'tags'],
+    ['a typed number near a text field', 'emial', [5], 'email', undefined],
+    ['text, numbers among it, near a text field', 'emial', ['a@example.com', '37'], 'email', 'email'],
+    ['a column with no value near any field', 'scor', [], 'score', 'score'],
+  ])('%s', (_what, field, values, near, want) => {
+    expect(nearestField(field, [near])).toBe(near);
+    const kinds = seen(...values.map((v) => ({ [field]: v })));
+    const { unknown } = checkColumns([{ column: field, field, mapped: false }], contacts, { kinds, sample });
+    expect(unknown[0]!.nearest).toBe(want);
+  });
+
+  it.each([
+    ['37', true],
+    [' 37 ', true],
+    ['-1.5', true],
+    ['0', true],
+    ['-0', false],
+    ['02139', false],
+    ['1.0', false],
+    ['1e5', false],
+  ])('a cell %j is sent as a number to a number field: %s (as typedByKind reads it)', (cell, number) => {
+    expect(seen({ f: cell }).fits('f', 0)).toBe(number);
+    expect(typeof typedByKind(cell, 0) !== 'string').toBe(number);
+  });
+
+  it('two columns near a field each: "each near one that does"', () => {
+    const cols = ['emial', 'frist_name'].map((f) => ({ column: f, field: f, mapped: false }));
+    const v = columnsVerdict(checkColumns(cols, known, anyKind).unknown, {
+      resource: 'contacts',
+      name: 'p.csv',
+      csv: true,
+    });
+    expect(v.error!.message).toMatch(
+      /^p\.csv: 2 columns fill fields that no contacts record has, each near one that does; nothing was sent:\n/,
+    );
+    expect(v.error!.hint).toContain('--map "emial=" leaves it out');
+  });
+});
+
+/** the kind a value is sent as: a test's own reading, apart from ValueKinds */
+const kindOfSent = (v: unknown): string =>
+  v === undefined || typeof v === 'string'
+    ? 'text'
+    : Array.isArray(v)
+      ? 'list'
+      : typeof v === 'object' && v !== null && !(v instanceof RawNumber)
+        ? 'object'
+        : typeof v === 'number' || v instanceof RawNumber
+          ? 'number'
+          : typeof v;
+
+describe('a suggestion is near in kind (properties)', () => {
+  const names = [
+    'email',
+    'emails',
+    'emial',
+    'score',
+    'scores',
+    'vip',
+    'vips',
+    'zip',
+    'tags',
+    'tagz',
+    'adress',
+    'address',
+  ];
+  // a column's values mostly of one sort (so that a whole column can read as a number, a list, …), or of any
+  const POOLS: unknown[][] = [
+    ['37', '0', '-0', '1.0', ' 37 ', '1e5', '02139', '94110', '-1.5', '12345678901234567890', 37],
+    ['true', 'false', 'TRUE', 'yes', true],
+    ['["a"]', '[]', '{"a":1}', '[1', 'null', ['a'], { a: 1 }],
+    ['x', 'a@example.com', '', null],
+  ];
+  const column = fc
+    .constantFrom(...POOLS, POOLS.flat())
+    .chain((pool) => fc.array(fc.constantFrom(...pool), { minLength: 1, maxLength: 5 }));
+  const kind = fc.constantFrom<unknown>(undefined, 0, false, [], {});
+
+  it('no suggestion names a field whose records hold another kind than every value of the column would be sent as', () => {
+    let suggested = 0;
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.constantFrom(...names), kind), { selector: ([f]) => f, minLength: 1 }),
+        fc.uniqueArray(fc.constantFrom(...names), { minLength: 1, maxLength: 4 }),
+        fc.array(column, { minLength: 4, maxLength: 4 }),
+        (fields, cols, values) => {
+          const samples = new Map(fields);
+          const knownHere = new Set(samples.keys());
+          // row i holds each column's i-th value (a shorter column: no cell)
+          const records = [0, 1, 2, 3, 4].map((i) =>
+            Object.fromEntries(cols.flatMap((c, j) => (i < values[j]!.length ? [[c, values[j]![i]]] : []))),
+          );
+          const columns = cols.map((c) => ({ column: c, field: c, mapped: false }));
+          const { unknown } = checkColumns(columns, knownHere, {
+            kinds: seen(...records),
+            sample: (f) => samples.get(f),
+          });
+          for (const u of unknown) {
+            if (u.nearest === undefined) continue;
+            suggested++;
+            const held = samples.get(u.nearest);
+            for (const r of records) {
+              const v = r[u.field];
+              if (v === undefined || v === null || v === '') continue;
+              const sent = typeof v === 'string' ? typedByKind(v, held) : v;
+              expect(kindOfSent(sent), `${JSON.stringify(v)} → ${u.nearest}`).toBe(kindOfSent(held));
+            }
+          }
+        },
+      ),
+      runs(),
+    );
+    expect(suggested).toBeGreaterThan(0);
+  });
+});
+
+describe('the key and --map named by their right names (issue 29)', () => {
+  const scanOf = (header: string[], maps: string[] = []) =>
+    ({ mapping: parseHeader(header, parseColumnMaps(maps)) }) as ScanResult;
+  const hintOf = (f: () => void): string | undefined => {
+    try {
+      f();
+    } catch (err) {
+      expect(err).toBeInstanceOf(UsageError);
+      return (err as UsageError).hint;
+    }
+    throw new Error('not refused');
+  };
+
+  it('--match "Email Address" --map "Email Address=email": use --match email (never a --map to a new field)', () => {
+    const scan = scanOf(['First Name', 'Email Address'], ['Email Address=email']);
+    const hint = hintOf(() => checkMatchColumns(scan, ['email_address'], 'p.csv'));
+    expect(hint).toBe('--match names fields, not columns: --map sends "Email Address" as email; use --match email');
+    expect(hint).not.toContain('COLUMN=');
+  });
+
+  it('a misspelt --match: the field it is near, the other match fields kept', () => {
+    const scan = scanOf(['Name', 'Domain']);
+    expect(hintOf(() => checkMatchColumns(scan, ['name', 'domian'], 'p.csv'))).toMatch(
+      /^did you mean --match name,domain\?/,
+    );
+    expect(hintOf(() => checkMatchColumns(scan, ['website'], 'p.csv'))).toBe(
+      'name the column with --map "COLUMN=website"',
+    );
+    // a short name with a letter changed is another word: matching on it would pair rows with the wrong records
+    expect(hintOf(() => checkMatchColumns(scanOf(['Email', 'Vip']), ['zip'], 'p.csv'))).toBe(
+      'name the column with --map "COLUMN=zip"',
+    );
+  });
+
+  it('--map "Emial Address=email": the header\'s nearest column and the --map to use; a far one: the header\'s columns', () => {
+    const maps = parseColumnMaps(['Emial Address=email']);
+    expect(hintOf(() => parseHeader(['First Name', 'Email Address:string'], maps))).toBe(
+      'did you mean "Email Address"? use --map "Email Address=email"',
+    );
+    expect(hintOf(() => parseHeader(['Zip', 'Email'], parseColumnMaps(['Vip=vip'])))).toMatch(/^the header's columns/);
+    expect(hintOf(() => parseHeader(['First Name', 'Phone'], parseColumnMaps(['Nope=x'])))).toBe(
+      'the header\'s columns: "First Name", "Phone" (--map names a column as the header writes it)',
+    );
   });
 });
 
