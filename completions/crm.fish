@@ -431,7 +431,7 @@ complete -c crm -n '__crm_at "crm batch"' -l 'chunk-size' -x -d 'rows per reques
 complete -c crm -n '__crm_at "crm batch"' -l 'update' -d 'update records instead: PATCH /RESOURCE/ID per row with its other cells'
 complete -c crm -n '__crm_at "crm batch"' -l 'delete' -d 'delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)'
 complete -c crm -n '__crm_at "crm batch"' -l 'id-column' -x -d 'with --update or --delete: the column holding the record ids (default id)'
-complete -c crm -n '__crm_at "crm batch"' -l 'yes' -d 'with --delete: do not ask for confirmation (required without a terminal)'
+complete -c crm -n '__crm_at "crm batch"' -l 'yes' -d 'do not ask: a --delete (required without a terminal), or a --match plan of 100 writes or more on a terminal'
 complete -c crm -n '__crm_at "crm batch"' -l 'backup' -r -F -d 'with --delete: where each record goes, as it was, before its DELETE (default <input>.deleted.ndjson)'
 complete -c crm -n '__crm_at "crm batch"' -l 'no-backup' -d 'with --delete: keep no copy of the records deleted'
 complete -c crm -n '__crm_at "crm batch"' -l 'match' -x -d 'make the CRM agree with the file: match rows to records on these fields (email; name,domain), create what is missing, update what differs'

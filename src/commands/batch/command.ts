@@ -52,7 +52,10 @@ const declare = (program: CommandUnknownOpts) =>
       'delete records instead: DELETE /RESOURCE/ID per row (a CSV with an id column, or one id per line)',
     )
     .option('--id-column <name>', 'with --update or --delete: the column holding the record ids (default id)')
-    .option('--yes', 'with --delete: do not ask for confirmation (required without a terminal)')
+    .option(
+      '--yes',
+      'do not ask: a --delete (required without a terminal), or a --match plan of 100 writes or more on a terminal',
+    )
     .option(
       '--backup <file>',
       'with --delete: where each record goes, as it was, before its DELETE (default <input>.deleted.ndjson)',

@@ -4,6 +4,7 @@ import { findResource, RESOURCES } from '../../api/resources.js';
 import { nearestName } from '../../util/nearest.js';
 import { UsageError } from '../../http/errors.js';
 import { deleteOperation, updateOperation, type RowOperation } from '../../import/index.js';
+import type { MatchPlan } from '../../import/types.js';
 import { count, plural } from '../../output/plural.js';
 import type { Ctx } from '../context.js';
 import { ask } from '../shared/ask.js';
@@ -34,8 +35,8 @@ export function batchOperation(o: BatchOptions): { operation?: RowOperation; map
     throw new UsageError('--update and --delete cannot be used together: one run does one of them', help);
   const verb = o.update ? 'update' : o.delete ? 'delete' : undefined;
   checkResourceName(o.resource, verb);
-  if (o.yes && verb !== 'delete')
-    throw new UsageError('--yes applies only with --delete (nothing else asks first)', help);
+  if (o.yes && verb !== 'delete' && o.match === undefined)
+    throw new UsageError('--yes applies only with --delete or --match (nothing else asks first)', help);
   if (o.backup !== undefined && verb !== 'delete')
     throw new UsageError('--backup and --no-backup apply only with --delete', help);
   if (verb === undefined) {
@@ -100,4 +101,29 @@ export async function confirmDelete(
   const answer = await ask(ctx, `Type ${left} or ${o.resource} to confirm: `, 'nothing was deleted');
   if (answer !== String(left) && answer !== o.resource)
     throw new UsageError(`not confirmed ("${answer.slice(0, 40)}"): nothing was deleted`);
+}
+
+/** A reconcile planning this many creates and updates or more asks first on a terminal, as a delete does. */
+export const ASK_FROM_WRITES = 100;
+
+/**
+ * Before a big reconcile is sent: on a terminal, without --yes, a plan of ASK_FROM_WRITES writes or more (its lines
+ * just printed) asks to go on; `yes` or `y` sends it. Without a terminal it is sent, as before (scripts, pipes).
+ */
+export async function confirmPlan(
+  ctx: Ctx,
+  o: Pick<BatchOptions, 'yes' | 'resource'>,
+  plan: Pick<MatchPlan, 'create' | 'update'>,
+): Promise<void> {
+  if (o.yes || plan.create + plan.update < ASK_FROM_WRITES || !ctx.interactive()) return;
+  const name = findResource(o.resource)?.singular ?? o.resource;
+  const writes = [
+    plan.create > 0 ? `create ${plural(plan.create, name, o.resource)}` : '',
+    plan.update > 0 ? `update ${plural(plan.update, name, o.resource)}` : '',
+  ].filter(Boolean);
+  const answer = await ask(ctx, `This will ${writes.join(' and ')}. Send? [y/N] `, 'nothing was sent');
+  if (!/^y(es)?$/i.test(answer))
+    throw new UsageError(`not confirmed${answer ? ` ("${answer.slice(0, 40)}")` : ''}: nothing was sent`, {
+      hint: '--dry-run --plan FILE writes what each row would do; --yes sends without asking',
+    });
 }

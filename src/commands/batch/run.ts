@@ -35,7 +35,7 @@ import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
-import { batchOperation, checkResourceName } from './operation.js';
+import { batchOperation, checkResourceName, confirmPlan } from './operation.js';
 import { deleteBackup, noteRecreated } from './delete-backup.js';
 import { knownFields } from './known-fields.js';
 import { once } from '../../util/once.js';
@@ -69,7 +69,14 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     send: httpSender(client, op, { onKept: (w) => kept.push(w), backup: backup.current }),
     readIndex: client && opts.match ? matchReader(client, opts.resource, ctx.clock, ctx.signal) : undefined,
     // a dry run's plan is its output (printDryPlan): not shown before as well
-    onPlan: client && opts.match && !o.dryRun ? showPlan(ctx, client) : undefined,
+    // …and a big one asks first on a terminal (confirmPlan), with the progress line off
+    onPlan:
+      client && opts.match && !o.dryRun
+        ? async (plan) => {
+            showPlan(ctx, client)(plan);
+            await progress.pause(() => confirmPlan(ctx, o, plan));
+          }
+        : undefined,
     // the fields the CRM's records have (one page, read lazily, once): a header naming one as written is that field;
     // a create's or update's columns are checked against them
     knownFields:

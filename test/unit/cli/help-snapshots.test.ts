@@ -2178,8 +2178,8 @@ describe('--help snapshots', () => {
                                  (a CSV with an id column, or one id per line)
         --id-column <name>       with --update or --delete: the column holding the
                                  record ids (default id)
-        --yes                    with --delete: do not ask for confirmation (required
-                                 without a terminal)
+        --yes                    do not ask: a --delete (required without a terminal),
+                                 or a --match plan of 100 writes or more on a terminal
         --backup <file>          with --delete: where each record goes, as it was,
                                  before its DELETE (default <input>.deleted.ndjson)
         --no-backup              with --delete: keep no copy of the records deleted
@@ -2281,7 +2281,8 @@ describe('--help snapshots', () => {
       create (no record has the key), update (one record has it: a PATCH of only
       the fields that differ), unchanged (no request), ambiguous (two or more
       records have it: nothing sent, the row in <input>.ambiguous.csv), duplicate
-      (an earlier row has the key: rejected). Emails match in any case; text is
+      (an earlier row has the key with other values: rejected); a row the same as
+      the first with its key is skipped. Emails match in any case; text is
       trimmed; an empty cell leaves a field as it is (a json column with null
       clears it). The plan is shown first on a terminal; --dry-run stops there;
       --plan FILE writes every row's action and changes. Values an update changes
