@@ -76,6 +76,12 @@ describe('crm batch --delete keeps what it deletes', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ deleted: 6, failed: 0, backup_file: `${path}.deleted.ndjson` });
     expect(r.stderr).toContain(`each kept first in ${path}.deleted.ndjson`);
     expectKeptOnce(`${path}.deleted.ndjson`, before);
+    // the command it names, pasted, creates them again
+    const named = /\(`crm (batch contacts \S+\.deleted\.ndjson)` creates them again, with new ids\)/.exec(r.stderr);
+    expect(named, r.stderr).not.toBeNull();
+    const again = await crm(['-o', 'json', ...named![1]!.split(' ')]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: 6, failed: 0 });
     // each record's GET came before its DELETE
     const log = await requestLog(t, since);
     for (const id of ids) {

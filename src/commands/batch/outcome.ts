@@ -57,7 +57,7 @@ export type Stopped = 'interrupted' | 'stopped';
  * One sentence of what happened, every row accounted for: "Created 1,700 of 1,740 contacts; 40 failed (see
  * m.rejects.csv)."
  */
-export function outcomeSentence(s: ImportSummary, stopped?: Stopped): string {
+export function outcomeSentence(s: ImportSummary, stopped?: Stopped, restore?: string): string {
   const op = s.operation;
   const verb = op?.done ?? 'created';
   const noun =
@@ -79,9 +79,7 @@ export function outcomeSentence(s: ImportSummary, stopped?: Stopped): string {
     s.unknown > 0 ? `${n(s.unknown)} not known to be ${verb}${s.unknown_file ? ` (see ${s.unknown_file})` : ''}` : '',
     s.not_sent > 0 ? `${n(s.not_sent)} not sent yet` : '',
     // only when something was deleted: the backup holds no record whose DELETE was refused (CONTRACT §7c)
-    s.backup_file !== undefined && s.created + earlier > 0
-      ? `each kept first in ${s.backup_file} (import it to create them again, with new ids)`
-      : '',
+    s.backup_file !== undefined && s.created + earlier > 0 ? keptIn(s.backup_file, s.created + earlier, restore) : '',
   ].filter(Boolean);
   const head = `${n(s.created)} of ${n(s.rows)} ${noun}`;
   const first =
@@ -89,4 +87,10 @@ export function outcomeSentence(s: ImportSummary, stopped?: Stopped): string {
       ? `${verb[0]!.toUpperCase()}${verb.slice(1)} ${head}`
       : `${stopped === 'interrupted' ? 'Interrupted' : 'Stopped'}: ${verb} ${head}`;
   return `${sanitizeForTerminal([first, ...parts].join('; '))}.`;
+}
+
+/** Where a delete kept its records, and the command that creates them again (`restore`, as crmCommand prints it). */
+function keptIn(file: string, deleted: number, restore: string | undefined): string {
+  const [them, each] = deleted === 1 ? ['it', ''] : ['them', 'each '];
+  return `${each}kept first in ${file} (${restore ? `\`${restore}\`` : 'importing it'} creates ${them} again, with new ids)`;
 }

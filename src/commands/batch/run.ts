@@ -277,5 +277,6 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: Stopped): Prom
   const why = json
     ? []
     : reasonLines(s.reasons, ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined, s.rejects_file);
-  ctx.io.stderr.write([...why, forStderr(ctx.io.stderr, outcomeSentence(s, stopped))].join('\n') + '\n');
+  const restore = s.backup_file && crmCommand(ctx.globals, ['batch', s.resource, s.backup_file]);
+  ctx.io.stderr.write([...why, forStderr(ctx.io.stderr, outcomeSentence(s, stopped, restore))].join('\n') + '\n');
 }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { outcomeSentence, reasonLines } from '../../../../src/commands/batch/outcome.js';
-import { updateOperation, type ImportSummary } from '../../../../src/import/index.js';
+import { deleteOperation, updateOperation, type ImportSummary } from '../../../../src/import/index.js';
 import { runs } from '../../../helpers/property.js';
 
 const base: ImportSummary = {
@@ -45,6 +45,19 @@ describe('outcomeSentence', () => {
     };
     expect(outcomeSentence({ ...s, rows: 11, rejects_file: 'd.rejects.csv' }, 'stopped')).toBe(
       'Stopped: updated 7 of 11 deals; 1 failed and 1 invalid (see d.rejects.csv); 2 sent without an answer (may have been updated).',
+    );
+  });
+});
+
+describe('outcomeSentence of a delete', () => {
+  const del = { ...base, operation: deleteOperation('contacts'), backup_file: 'ids.csv.deleted.ndjson' };
+  it('names the command that creates the deleted records again; one record is "it"', () => {
+    const cmd = 'crm batch contacts ids.csv.deleted.ndjson';
+    expect(outcomeSentence({ ...del, rows: 3, created: 3 }, undefined, cmd)).toBe(
+      `Deleted 3 of 3 contacts; each kept first in ids.csv.deleted.ndjson (\`${cmd}\` creates them again, with new ids).`,
+    );
+    expect(outcomeSentence({ ...del, rows: 1, created: 1 }, undefined, cmd)).toBe(
+      `Deleted 1 of 1 contact; kept first in ids.csv.deleted.ndjson (\`${cmd}\` creates it again, with new ids).`,
     );
   });
 });
