@@ -123,6 +123,8 @@ export interface MatchPlan {
   unchanged: number;
   ambiguous: number;
   duplicate: number;
+  /** rows repeating the first row of their key exactly (a line pasted twice): not sent, counted as skipped */
+  repeated: number;
   invalid: number;
   /** requests to send (create chunks + updates), and those the read spent */
   requests: number;
@@ -256,7 +258,7 @@ export interface Counters extends ImportCounts {
   unknown: number;
   /** chunks taken from the journal */
   skippedChunks: number;
-  /** a create's rows repeating an earlier row (among skipped) */
+  /** a create's rows repeating an earlier row, or a reconcile's repeating its key's first row (among skipped) */
   repeated: number;
   /** reconcile: rows updated, needing no request (unchanged, ambiguous), and repeating an earlier row's key */
   updated: number;

@@ -134,7 +134,8 @@ CRM holds (listing the collection, 100 records a request), then per row:
 create (no record has the key), update (one record has it: a PATCH of only
 the fields that differ), unchanged (no request), ambiguous (two or more
 records have it: nothing sent, the row in <input>.ambiguous.csv), duplicate
-(an earlier row has the key: rejected). Emails match in any case; text is
+(an earlier row has the key with other values: rejected); a row the same as
+the first with its key is skipped. Emails match in any case; text is
 trimmed; an empty cell leaves a field as it is (a json column with null
 clears it). The plan is shown first on a terminal; --dry-run stops there;
 --plan FILE writes every row's action and changes. Values an update changes

@@ -82,7 +82,12 @@ export function planLines(plan: MatchPlan, least: number | undefined): string[] 
     row('unchanged', plan.unchanged, plan.unchanged > 0 ? 'no request' : ''),
     ...(plan.done ? [row('done', plan.done, 'by the interrupted run (the CRM agrees): no request')] : []),
     row('ambiguous', plan.ambiguous, plan.ambiguous > 0 ? 'two or more records have the key: not sent' : ''),
-    row('duplicate', plan.duplicate, plan.duplicate > 0 ? 'an earlier row has the key: not sent' : ''),
+    row(
+      'duplicate',
+      plan.duplicate,
+      plan.duplicate > 0 ? 'an earlier row has the key, with other values: not sent' : '',
+    ),
+    ...(plan.repeated ? [row('repeated', plan.repeated, 'repeating an earlier row exactly: skipped')] : []),
     row('invalid', plan.invalid),
     plan.requests === 0 ? '  nothing to send' : `  requests to send: ${count(plan.requests)}${time}`,
   ];

@@ -76,12 +76,15 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: St
 
 function sentence(s: ImportSummary, stopped?: Stopped): string {
   const r = s.reconcile!;
+  // rows repeating their key's first row exactly are among the skipped, as in a plain import (outcome.ts)
+  const repeated = s.repeated ?? 0;
   const more = [
     [r.ambiguous, 'ambiguous'],
     [r.duplicate, 'duplicate'],
     [s.invalid, 'invalid'],
     [s.failed, 'failed'],
-    [s.skipped, 'done by the interrupted run'],
+    [s.skipped - repeated, 'done by the interrupted run'],
+    [repeated, 'skipped as repeating an earlier row'],
     [s.not_sent, 'not sent yet'],
   ] as const;
   const rest = more.filter(([n]) => n > 0).map(([n, what]) => `, ${count(n)} ${what}`);

@@ -38,12 +38,13 @@ export interface SpooledChunk {
 
 /**
  * reconcile (`--match`): a row that needs no request, and why (`unchanged`: its record's id; `done`: an interrupted run of
- * this job changed or created the record, which still agrees; `ambiguous`: the candidates' ids)
+ * this job changed or created the record, which still agrees; `ambiguous`: the candidates' ids; `repeated`: the first
+ * row of its key exactly, which does what it would)
  */
 export interface SpooledSettled {
   line: number;
   raw: RawRow;
-  action: 'unchanged' | 'done' | 'ambiguous';
+  action: 'unchanged' | 'done' | 'ambiguous' | 'repeated';
   ids: string[];
 }
 

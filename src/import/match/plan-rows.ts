@@ -1,5 +1,6 @@
 // The match stage of reconcile (`--match`, CONTRACT §7b), read top to bottom: the check pass's rows (one per
-// spool entry) → their keys (a key repeating an earlier row's is a duplicate) → what the CRM holds for those keys
+// spool entry) → their keys (a later row with a key is a repeat when it is the key's first row exactly, else a
+// duplicate) → what the CRM holds for those keys
 // (the read: memory bounded by the file, not the collection) → one action per row, written to the plan spool
 // that the sending pass reads (creates in chunks, updates one row each, the rest settled) and to `--plan FILE`.
 import type { ApiRecord } from '../../api/envelopes.js';
@@ -24,6 +25,7 @@ import { setOwn } from '../../util/set-own.js';
 import { keyPart, matchKey } from './key.js';
 import { GET_ROWS_MAX } from './read.js';
 import type { PlanFile } from '../files/way-back.js';
+import { repeatsWarning } from '../send/outcome.js';
 
 export interface MatchRowsOptions {
   resource: string;
@@ -97,14 +99,24 @@ export async function matchRows(o: MatchRowsOptions, scan: ScanResult): Promise<
   // 1. the file's keys: the first line of each (a later row with it is a duplicate); the keys on disk beside the
   // spool, their hashes in a table whose second column the index uses for its records (../../util/first-seen.ts)
   const first = new FirstSeen(dirname(o.rows.path), new HashTable(2));
+  // and each row's record, by its JSON (as a plain import's check compares them): the line it first came on
+  const records = new FirstSeen(dirname(o.rows.path));
   try {
-    return await readAndPlan(o, scan, first);
+    return await readAndPlan(o, scan, { first, records });
   } finally {
     first.close();
+    records.close();
   }
 }
 
-async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, first: FirstSeen): Promise<MatchPlan> {
+/** The lines the file's keys (`first`) and records (`records`) first came on. */
+export interface FirstLines {
+  first: FirstSeen;
+  records: FirstSeen;
+}
+
+async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, lines: FirstLines): Promise<MatchPlan> {
+  const { first } = lines;
   const { fields } = o;
   const byId = fields.length === 1 && fields[0] === 'id';
   const ids: string[] = [];
@@ -138,7 +150,7 @@ async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, first: FirstSe
       if (verdict.error) throw verdict.error;
       if (verdict.warning) o.warn?.(verdict.warning);
     }
-    return await planRows(o, scan, index, first);
+    return await planRows(o, scan, index, lines);
   } finally {
     index.close?.();
   }
@@ -149,7 +161,7 @@ async function planRows(
   o: MatchRowsOptions,
   scan: ScanResult,
   index: MatchIndex,
-  first: FirstSeen,
+  lines: FirstLines,
 ): Promise<MatchPlan> {
   const { fields } = o;
   // 3. one action per row, in file order
@@ -165,7 +177,7 @@ async function planRows(
       unchanged: 0,
       ambiguous: 0,
     },
-    ...{ duplicate: 0, invalid: 0, requests: 0, read_requests: index.requests, changes: {} },
+    ...{ duplicate: 0, repeated: 0, invalid: 0, requests: 0, read_requests: index.requests, changes: {} },
   };
   let seq = 0;
   const chunker = new Chunker(o.chunkSize, () => ++seq);
@@ -174,8 +186,9 @@ async function planRows(
     scan.mapping?.columns.filter((c) => !c.ignored && c.type === 'string').map((c) => c.field),
   );
   const text = (field: string): boolean => textFields.has(field);
-  const name = fields.join(', ');
   let [bytes, keptRows, keptChunks] = [0, 0, 0];
+  /** the first few repeated rows' lines, for the warning */
+  const repeats: number[] = [];
   for await (const e of o.rows.entries()) {
     if (o.signal?.aborted) break;
     bytes = e.bytes;
@@ -186,23 +199,9 @@ async function planRows(
       o.planFile?.add(e.invalid.line, 'invalid', undefined, `${e.invalid.code}: ${e.invalid.reason}`, e.invalid.raw);
       written = o.out?.invalid(e.invalid, e.bytes);
     } else if (row) {
-      const key = matchKey(fields, row.record);
-      const earlier = key === undefined ? undefined : first.get(key);
-      if (key === undefined || earlier !== row.line) {
-        const [code, reason] =
-          key === undefined
-            ? [MISSING_KEY, `the row has no ${name} (--match)`]
-            : [DUPLICATE_KEY, `line ${earlier} has the same ${name}`];
-        plan[key === undefined ? 'invalid' : 'duplicate']++;
-        o.planFile?.add(
-          row.line,
-          key === undefined ? 'invalid' : 'duplicate',
-          undefined,
-          `${code}: ${reason}`,
-          row.raw,
-        );
-        written = o.out?.invalid({ line: row.line, raw: row.raw, code, reason }, e.bytes);
-      } else if (o.earlier?.lines.has(row.line)) {
+      const at = inFile(fields, row, lines);
+      if (!('first' in at)) written = setAside(o, plan, row, at, e.bytes, repeats);
+      else if (o.earlier?.lines.has(row.line)) {
         const kept = o.earlier.inDoubt.get(row.line);
         if (kept)
           [written, keptRows, keptChunks] = [
@@ -211,7 +210,7 @@ async function planRows(
             keptChunks + 1,
           ];
       } else {
-        written = placeRow(o, plan, row, index.get(key), { index, chunker, nextSeq: () => ++seq, text }, e.bytes);
+        written = placeRow(o, plan, row, index.get(at.first), { index, chunker, nextSeq: () => ++seq, text }, e.bytes);
       }
     }
     if (written) await written;
@@ -220,7 +219,49 @@ async function planRows(
   if (last) await o.out?.chunk(last, bytes);
   await o.out?.end(bytes);
   plan.requests = Math.ceil((plan.create - keptRows) / o.chunkSize) + keptChunks + plan.update;
+  if (plan.repeated > 0) o.warn?.(repeatsWarning(repeats, plan.repeated));
   return plan;
+}
+
+/** Where a row stands among the file's rows: the first with its key, that row again exactly, another with the key, or none. */
+export type InFile = { first: string } | { repeats: number } | { duplicates: number } | { noKey: true };
+
+export function inFile(fields: readonly string[], row: { line: number; record: ApiRecord }, seen: FirstLines): InFile {
+  const key = matchKey(fields, row.record);
+  if (key === undefined) return { noKey: true };
+  const earlier = seen.first.get(key)!;
+  // every keyed row's record, by its JSON (as a plain import's check compares them), the first of its key's too
+  const same = seen.records.seen(stringifyJson(row.record)!, row.line);
+  if (earlier === row.line) return { first: key };
+  return same === earlier ? { repeats: earlier } : { duplicates: earlier };
+}
+
+/**
+ * A row not matched with the CRM: its key's first row again, exactly (a line pasted twice: skipped and counted, as a
+ * plain import skips it; that row makes the record agree), or a reject: another row with the key, or none.
+ */
+function setAside(
+  o: MatchRowsOptions,
+  plan: MatchPlan,
+  row: { line: number; raw: RawRow },
+  at: Exclude<InFile, { first: string }>,
+  bytes: number,
+  repeats: number[],
+): Promise<void> | undefined {
+  if ('repeats' in at) {
+    plan.repeated++;
+    if (repeats.length < 6) repeats.push(row.line);
+    o.planFile?.add(row.line, 'repeated', undefined, `repeats line ${at.repeats} exactly: not sent`, row.raw);
+    return o.out?.settled({ line: row.line, raw: row.raw, action: 'repeated', ids: [] }, bytes);
+  }
+  const name = o.fields.join(', ');
+  const [action, code, reason] =
+    'duplicates' in at
+      ? (['duplicate', DUPLICATE_KEY, `line ${at.duplicates} has the same ${name}`] as const)
+      : (['invalid', MISSING_KEY, `the row has no ${name} (--match)`] as const);
+  plan[action]++;
+  o.planFile?.add(row.line, action, undefined, `${code}: ${reason}`, row.raw);
+  return o.out?.invalid({ line: row.line, raw: row.raw, code, reason }, bytes);
 }
 
 /** One row with its key against the records holding it: created, updated, or settled. */

@@ -91,11 +91,14 @@ export function stoppedAfterFailures(err: CrmError, n: number): CrmError {
   });
 }
 
-/** The one warning naming the update, delete or link rows that repeated an earlier row of their record. */
-export function repeatsWarning(r: number[]): string {
-  const lines = `${r.slice(0, 5).join(', ')}${r.length > 5 ? ', …' : ''}`;
-  const one = r.length === 1;
-  return `${plural(r.length, 'row')} (line${one ? '' : 's'} ${lines}) ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent (counted as skipped)`;
+/**
+ * The one warning naming the rows that repeated an earlier row exactly (an update, delete or link row of its record; a
+ * reconcile's row of its key): `r` their lines (the first few of them, when `n` says how many).
+ */
+export function repeatsWarning(r: number[], n = r.length): string {
+  const lines = `${r.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''}`;
+  const one = n === 1;
+  return `${plural(n, 'row')} (line${one ? '' : 's'} ${lines}) ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent (counted as skipped)`;
 }
 
 /**

@@ -31,7 +31,11 @@ export class RowFiles {
     if (row.action === 'unchanged') this.c.unchanged++;
     // an interrupted run of this job made it so, and it still is
     else if (row.action === 'done') this.c.skipped++;
-    else {
+    // the first row of its key again, exactly: skipped, as a plain import skips a repeated row
+    else if (row.action === 'repeated') {
+      this.c.skipped++;
+      this.c.repeated++;
+    } else {
       this.c.ambiguous++;
       this.files.match?.ambiguous.add(row.raw, row.line, row.ids);
     }

@@ -8,7 +8,7 @@ const plan = (o: Partial<MatchPlan> = {}): MatchPlan => ({
   resource: 'contacts',
   rows: 60,
   read: 'listed 200 records in 2 requests, under a second',
-  ...{ create: 0, update: 60, unchanged: 0, ambiguous: 0, duplicate: 0, invalid: 0 },
+  ...{ create: 0, update: 60, unchanged: 0, ambiguous: 0, duplicate: 0, repeated: 0, invalid: 0 },
   ...{ requests: 60, read_requests: 2, changes: { title: 60 } },
   ...o,
 });
@@ -35,5 +35,13 @@ describe('the plan shown before a reconcile sends', () => {
     expect(lines).toContain('  done              10  by the interrupted run (the CRM agrees): no request');
     // each count's line fits 80 columns (the first, the read, is wrapped on a terminal)
     for (const l of lines.slice(1)) expect(l.length).toBeLessThanOrEqual(80);
+  });
+
+  it('a line pasted twice is a repeated row, skipped (issue 29); a key with other values is a duplicate', () => {
+    const lines = planLines(plan({ update: 0, unchanged: 2, repeated: 1, duplicate: 1, requests: 0, changes: {} }), 0);
+    expect(lines).toContain('  repeated           1  repeating an earlier row exactly: skipped');
+    expect(lines).toContain('  duplicate          1  an earlier row has the key, with other values: not sent');
+    expect(lines.at(-1)).toBe('  nothing to send');
+    expect(planLines(plan(), 0).some((l) => l.trimStart().startsWith('repeated'))).toBe(false);
   });
 });
