@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { logLength, requestLog } from '../helpers/bulk.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -71,6 +72,26 @@ describe('crm batch reruns', () => {
     expect(rerun.stderr).toMatch(/2 rows were not created and are in .*doubt\.csv\.rejects\.csv/);
     const counts = await countByEmail('doubt');
     expect(counts.size).toBe(498);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('a rerun sends 50 rows the server rejected in 20 chunks in one request (issue 29), not one per chunk', async () => {
+    // rows 7, 47, 87, … have an email the server refuses (no @): two or three in each chunk of 100
+    const lines = ['Email,Score:number'];
+    for (let i = 1; i <= 2000; i++) lines.push(`scattered.${i}${i % 40 === 7 ? '.example.com' : '@example.com'},${i}`);
+    const path = join(dir, 'scattered.csv');
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const first = await crm(['-o', 'json', 'batch', 'contacts', path]);
+    expect(first.code, first.stderr).toBe(9);
+    expect(JSON.parse(first.stdout)).toMatchObject({ created: 1950, failed: 50, requests: 20 });
+    const since = await logLength(t);
+    const rerun = await crm(['-o', 'json', 'batch', 'contacts', path]);
+    expect(rerun.code, rerun.stderr).toBe(9); // still refused: sent again, refused again
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ created: 0, skipped: 1950, failed: 50, requests: 1 });
+    const posts = (await requestLog(t, since)).filter((e) => e.method === 'POST');
+    expect(posts.map((e) => e.path)).toEqual(['/api/v2/contacts/batch']);
+    const counts = await countByEmail('scattered');
+    expect(counts.size).toBe(1950);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
   });
 

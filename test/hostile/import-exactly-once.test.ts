@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCrm, type CrmResult } from '../helpers/run-crm.js';
+import { collect, runCrm, startCrm, type CrmResult } from '../helpers/run-crm.js';
 import { errorEnvelope, json, meta, startHostile, type Hostile } from './server.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -23,6 +23,8 @@ interface Store {
   /** emails answered with an item error carrying hostile text */
   hostileItem: RegExp | undefined;
   batchRequests: number;
+  /** the batch request of this number is written, then held unanswered until `released` (crm is killed meanwhile) */
+  hold?: { at: number; reached: () => void; released: Promise<void> };
 }
 
 const EVIL_CODE = '=HYPERLINK("http://evil.example/x","click")';
@@ -38,8 +40,8 @@ afterAll(async () => h?.close());
 beforeEach(() => {
   h.reset();
   store = { cache: new Map(), created: new Map(), failing: undefined, hostileItem: undefined, batchRequests: 0 };
-  h.route('POST', '/contacts/batch', (req, res) => {
-    store.batchRequests++;
+  h.route('POST', '/contacts/batch', async (req, res) => {
+    const n = ++store.batchRequests;
     const key = String(req.headers['idempotency-key'] ?? '');
     const records = JSON.parse(req.body) as Array<Record<string, unknown>>;
     const fails = store.failing !== undefined && records.some((r) => store.failing!.test(String(r.email)));
@@ -62,6 +64,11 @@ beforeEach(() => {
       meta: meta(),
     };
     store.cache.set(key, answer);
+    if (store.hold?.at === n) {
+      store.hold.reached();
+      await store.hold.released;
+      return void res.destroy();
+    }
     if (fails) return json(res, 500, errorEnvelope('INTERNAL_ERROR', 'written, but the answer was lost'));
     return json(res, 200, answer);
   });
@@ -189,10 +196,43 @@ describe('rows the server rejected (issue 17)', () => {
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(/left 2 rows not created: those rows are sent again/);
     expect(JSON.parse(rerun.stdout)).toMatchObject({ created: 2, skipped: 23, failed: 0 });
-    expect(store.batchRequests - before).toBe(2);
+    // the two rows of two chunks go in one request (issue 29)
+    expect(store.batchRequests - before).toBe(1);
     expectExactlyOnce(emails);
     const third = await crm(dir, ['-o', 'json', 'batch', 'contacts', file, '--chunk-size', '10']);
     expect(JSON.parse(third.stdout)).toMatchObject({ created: 0, skipped: 25, requests: 0 });
+    expectExactlyOnce(emails);
+  });
+
+  it('a rerun killed (kill -9) while a request of rows sent again is in flight, written: the same command creates each row once', async () => {
+    const dir = workDir();
+    const { file, emails } = writeCsv(dir, 'gather', 400);
+    const args = ['batch', 'contacts', file, '--chunk-size', '20', '--concurrency', '2'];
+    store.hostileItem = /^gather\.\d*[15]@/; // 80 rows, 4 in each chunk of 20: sent again 5 chunks a request
+    expect((await crm(dir, args)).code).toBe(9);
+    store.hostileItem = /^gather\.\d*1@/; // partly fixed: the rerun's requests leave rows rejected again
+    let reached = (): void => undefined;
+    let release = (): void => undefined;
+    const held = new Promise<void>((r) => (reached = r));
+    store.hold = { at: store.batchRequests + 3, reached, released: new Promise<void>((r) => (release = r)) };
+    const child = startCrm(['--max-retries', '1', ...args], { env: h.env(), cwd: dir });
+    const killed = collect(child, { timeoutMs: 60_000 });
+    await held;
+    child.kill('SIGKILL');
+    expect((await killed).signal).toBe('SIGKILL');
+    release();
+    store.hold = undefined;
+    const resumed = await crm(dir, ['-o', 'json', ...args]);
+    expect(resumed.code, resumed.stderr).toBe(9);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ failed: 40, created: expect.any(Number) as number });
+    expect(
+      [...store.created].filter(([, n]) => n > 1),
+      'rows created more than once',
+    ).toEqual([]);
+    store.hostileItem = undefined;
+    const fixed = await crm(dir, ['-o', 'json', ...args]);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(JSON.parse(fixed.stdout)).toMatchObject({ created: 40, skipped: 360, failed: 0, requests: 2 });
     expectExactlyOnce(emails);
   });
 

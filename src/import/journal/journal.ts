@@ -1,6 +1,8 @@
 // A job's journal (CONTRACT §7): per (content, resource, base URL, key) a JSON-lines file in the journal folder: a
 // header pinning the plan, then `sent`, `unsent`, `chunk` (fsynced) and `complete` lines. A torn last line is not
-// JSON and is cut off; the earlier format's `"sum"` is ignored. Below: the journal of a run, open (ImportJournal).
+// JSON and is cut off; the earlier format's `"sum"` is ignored. Rows of answered chunks sent again together go under
+// one `sent` line naming them all (`parts`): until every one of those chunks has its answer journaled, a resume sends
+// them together again under that key (pinned). Below: the journal of a run, open (ImportJournal).
 import { createHash } from 'node:crypto';
 import { fdatasyncSync, writeSync } from 'node:fs';
 import { open, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
@@ -130,6 +132,19 @@ const DONE = 2;
 /** answered, then sent again (its failed rows retried, or a row of a record changed before it) with no answer yet */
 const RESENDING = 3;
 
+/** Rows of answered chunks sent again in one request: [chunk number, the item indexes of its rows sent], in order. */
+export type ResentParts = Array<[number, number[]]>;
+
+/** A request sending rows of answered chunks again, `waiting` for the answers of some of them to be journaled. */
+type OpenResend = { key: string; parts: ResentParts; waiting: Set<number> };
+
+/** A chunk's rows (`idx`) an earlier run sent again under `key`, with those of `parts` chunks in all, not all answered. */
+export interface PinnedResend {
+  key: string;
+  idx: number[];
+  parts: number;
+}
+
 /** Per chunk number, where its `chunk` line is and whether it was sent: typed arrays, grown as needed. */
 class ChunkIndex {
   offsets = new Float64Array(1024);
@@ -137,6 +152,8 @@ class ChunkIndex {
   /** 0 nothing, SENT (no answer journaled), DONE, RESENDING */
   state = new Uint8Array(1024);
   finished = 0;
+  /** per chunk number, the request sending its rows again with others not answered whole (few: those in flight) */
+  readonly resends = new Map<number, OpenResend>();
 
   private grow(seq: number): void {
     if (seq < this.state.length) return;
@@ -153,6 +170,7 @@ class ChunkIndex {
     const seq = Number(k?.[2] ?? 0);
     if (!k || seq < 1 || !text.endsWith('}')) return;
     this.grow(seq);
+    if (k[1] === 'sent' && text.includes('"parts":')) this.resent(text);
     if (k[1] === 'sent' && this.state[seq] === 0) this.state[seq] = SENT;
     else if (k[1] === 'sent' && this.state[seq] === DONE) this.state[seq] = RESENDING;
     else if (k[1] === 'unsent' && this.state[seq] === SENT) this.state[seq] = 0;
@@ -162,6 +180,31 @@ class ChunkIndex {
       this.state[seq] = DONE;
       this.offsets[seq] = offset;
       this.lengths[seq] = length;
+    }
+    const open = this.resends.get(seq);
+    // the request never went out (its first chunk's `unsent`): none of its chunks is in doubt
+    if (open && k[1] === 'unsent') this.drop(open, true);
+    if (open && k[1] === 'chunk') open.waiting.delete(seq);
+    if (open?.waiting.size === 0) this.drop(open, false);
+  }
+
+  /** A request sending rows of answered chunks again: each of them in doubt until its answer is journaled. */
+  private resent(text: string): void {
+    const line = parseLine(text) as { key?: unknown; parts?: unknown } | undefined;
+    if (typeof line?.key !== 'string' || !Array.isArray(line.parts)) return;
+    const parts = line.parts as ResentParts;
+    const open: OpenResend = { key: line.key, parts, waiting: new Set(parts.map(([s]) => s)) };
+    for (const [s] of parts) {
+      this.grow(s);
+      if (this.state[s] === DONE) this.state[s] = RESENDING;
+      this.resends.set(s, open);
+    }
+  }
+
+  private drop(open: OpenResend, unsent: boolean): void {
+    for (const [s] of open.parts) {
+      if (unsent && this.state[s] === RESENDING) this.state[s] = DONE;
+      this.resends.delete(s);
     }
   }
 }
@@ -304,6 +347,17 @@ export class ImportJournal {
     return loaded && new ImportJournal(path, loaded.header.run_id ?? '', loaded.index, loaded.completed, undefined);
   }
 
+  /**
+   * The rows of answered chunk `seq` an earlier run sent again, with rows of other chunks, in a request not every one
+   * of whose chunks has its answer journaled: sent again together under its key (the server replays it if it made
+   * them), whatever answers were journaled since.
+   */
+  pinned(seq: number): PinnedResend | undefined {
+    const open = this.index.resends.get(seq);
+    const part = open?.parts.find(([s]) => s === seq);
+    return open && part && { key: open.key, idx: part[1], parts: open.parts.length };
+  }
+
   /** The finished chunk `seq` of an earlier run (its last answer), its line read back from the file; the caller checks its lines. */
   async get(seq: number): Promise<FinishedChunk | undefined> {
     if (this.index.state[seq] !== DONE && this.index.state[seq] !== RESENDING) return undefined;
@@ -314,14 +368,18 @@ export class ImportJournal {
     return { seq: v.seq, key: v.key, lines: v.lines, ids: v.ids, rejects: v.rejects };
   }
 
-  /** A chunk is about to be sent: written, not fsynced (the next record() carries it), not queued behind fsyncs. */
-  async sent(seq: number, key: string): Promise<void> {
-    await this.writable().write(jsonLine({ type: 'sent', seq, key }), null, 'utf8');
+  /**
+   * A chunk is about to be sent: written, not fsynced (the next record() carries it), not queued behind fsyncs. Rows of
+   * answered chunks sent again: `parts` names them all, in one line (a line is whole or cut off: never half a request).
+   */
+  async sent(seq: number, key: string, parts?: ResentParts): Promise<void> {
+    await this.writable().write(jsonLine({ type: 'sent', seq, key, ...(parts ? { parts } : {}) }), null, 'utf8');
   }
 
-  /** A request journaled by sent() never went out; not for a chunk an earlier run left in doubt. */
+  /** A request journaled by sent() never went out; not for a chunk an earlier run left in doubt (nor its request's). */
   async unsent(seq: number): Promise<void> {
-    if (this.index.state[seq] !== SENT && this.index.state[seq] !== RESENDING)
+    const state = this.index.state[seq];
+    if (state !== SENT && state !== RESENDING && !this.index.resends.has(seq))
       await this.writable().write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
   }
 

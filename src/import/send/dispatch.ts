@@ -8,7 +8,7 @@ import { chunkKey } from '../check/chunker.js';
 import type { Counters, StageDeps } from '../types.js';
 import type { FinishedChunk, Reason, RowOperation } from '../shapes.js';
 import type { SendSlice } from '../plan.js';
-import type { ImportJournal } from '../journal/journal.js';
+import type { ImportJournal, PinnedResend } from '../journal/journal.js';
 import {
   chunkOutcome,
   deletedSince,
@@ -20,7 +20,7 @@ import {
   stoppedAfterFailures,
 } from './outcome.js';
 import type { Outputs } from '../files/outputs.js';
-import { mergeAnswer, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
+import { mergeAnswers, resentChunk, rowsToSendAgain, subChunk, type Resend, type Subject } from './resend.js';
 import { onDisk } from './disk.js';
 import { ReasonTally } from './reasons.js';
 import type { Spool, SpooledChunk as Chunk } from '../check/spool.js';
@@ -57,6 +57,8 @@ interface SendingConfig
   retry: boolean;
   /** the number of the last chunk (a create's first chunk goes alone unless it is the last) */
   lastChunk: number;
+  /** the most rows a request carries: a create's rows sent again are gathered up to it */
+  chunkSize: number;
   onChange: (c: Counters) => void;
 }
 
@@ -79,6 +81,10 @@ class SendingPass {
   private readonly repeats: number[] = [];
   private readonly pool: Pool;
   private readonly files: RowFiles;
+  /** a create's rows an earlier run answered and this run sends again, gathered from their chunks (up to chunkSize) */
+  private gathered: Resend[] = [];
+  /** …and those an earlier run sent again without every answer, by that request's key, until all its chunks are read */
+  private readonly pinned = new Map<string, Resend[]>();
 
   constructor(private readonly cfg: SendingConfig) {
     this.pool = new Pool(cfg.concurrency, () => this.changed());
@@ -118,6 +124,8 @@ class SendingPass {
         await ahead;
         ahead = this.dispatch(e.chunk).catch(failed);
       }
+      await ahead;
+      ahead = this.sendGathered().catch(failed);
     } catch (err) {
       failed(err);
     } finally {
@@ -162,8 +170,11 @@ class SendingPass {
       done && done.ids.length === chunk.lines.length && done.lines.every((l, i) => l === chunk.lines[i])
         ? done
         : undefined;
-    const again = finished ? rowsToSendAgain(finished, before?.sent === true, cfg.retry) : undefined;
+    // a create's rows an earlier run sent again with others, without every answer: those rows again, with the others
+    const pinned = finished && !op && cfg.retry ? cfg.journal?.pinned(chunk.seq) : undefined;
+    const again = pinned?.idx ?? (finished ? rowsToSendAgain(finished, before?.sent === true, cfg.retry) : undefined);
     if (finished && again === undefined) return this.skip(chunk, finished);
+    if (finished && !op) return this.gather({ whole: chunk, idx: again!, done: finished }, pinned);
     // rows of one record in file order: wait for the one before to be answered
     await before?.pending;
     let settle = (): void => undefined;
@@ -172,20 +183,74 @@ class SendingPass {
     const sub = again === undefined ? chunk : subChunk(chunk, again);
     // sent again after an answer: a new change, under a key of its own derived from the one answered
     const sendKey = again === undefined ? key : keyOf(sub.body, `${cfg.runId}\0${finished!.key}`);
-    const resend = again === undefined ? undefined : { whole: chunk, idx: again, done: finished! };
+    const resend = again === undefined ? undefined : [{ whole: chunk, idx: again, done: finished! }];
     const answered = (): void => {
       settle();
       entry.pending = undefined;
     };
-    const task = (): Promise<void> => this.send(sub, sendKey, resend).finally(answered);
-    if (!this.stopping() && (await this.pool.run(task, this.stopping))) this.changed();
+    await this.start(
+      () => this.send(sub, sendKey, resend).finally(answered),
+      () => {
+        settle();
+        // read but never sent (stopping): an answered chunk counts as it was; otherwise left, as the interruption says
+        if (finished) this.skip(chunk, finished);
+        else c.rows -= chunk.lines.length;
+      },
+    );
+  }
+
+  /** `task` in the pool, or `notStarted` when stopping; a create's first request goes alone (failedAlike in finish). */
+  private async start(task: () => Promise<void>, notStarted: () => void): Promise<void> {
+    let answered = (): void => undefined;
+    const done = new Promise<void>((r) => (answered = r));
+    if (!this.stopping() && (await this.pool.run(() => task().finally(answered), this.stopping))) this.changed();
     else {
-      settle();
-      // read but never sent (stopping): an answered chunk counts as it was; otherwise left, as the interruption says
-      if (finished) this.skip(chunk, finished);
-      else c.rows -= chunk.lines.length;
+      answered();
+      notStarted();
     }
-    if (!cfg.op && !cfg.updateOp && c.chunks === 1) await entry.pending; // a create's first chunk goes alone (failedAlike in finish)
+    if (!this.cfg.op && !this.cfg.updateOp && this.c.chunks === 1) await done;
+  }
+
+  /**
+   * A create's rows an earlier run answered, to send again: gathered with other chunks' up to a chunk's size a request;
+   * those a request of an earlier run sent again without every answer go again with the same rows, under its key.
+   */
+  private async gather(part: Resend, pinned?: PinnedResend): Promise<void> {
+    if (pinned) {
+      const parts = [...(this.pinned.get(pinned.key) ?? []), part];
+      this.pinned.set(pinned.key, parts);
+      if (parts.length < pinned.parts) return;
+      this.pinned.delete(pinned.key);
+      return this.sendAgain(parts, pinned.key);
+    }
+    // sent again alone by a crm before gathering, without an answer: alone again, under the key it had
+    if (this.cfg.resent.has(part.whole.seq)) return this.sendAgain([part]);
+    const rows = this.gathered.reduce((n, p) => n + p.idx.length, 0);
+    if (rows + part.idx.length > this.cfg.chunkSize) await this.sendAgain(this.gathered.splice(0));
+    this.gathered.push(part);
+  }
+
+  /** At the end of the file: the rows gathered, sent; a pinned request missing a chunk (never: the file is pinned), counted as answered then. */
+  private async sendGathered(): Promise<void> {
+    if (this.gathered.length > 0) await this.sendAgain(this.gathered.splice(0));
+    for (const parts of this.pinned.values()) for (const p of parts) this.skip(p.whole, p.done);
+    this.pinned.clear();
+  }
+
+  /**
+   * Rows of answered chunks sent again in one request, under a key of its own derived from the run and the answers
+   * it retries (a new change each time), or the key an earlier run's request of the same rows had (`pinned`).
+   */
+  private async sendAgain(parts: Resend[], pinned?: string): Promise<void> {
+    const { cfg } = this;
+    const chunk = resentChunk(parts);
+    const salt = [cfg.runId, ...parts.map((p) => p.done.key)].join('\0');
+    const key = pinned ?? chunkKey(cfg.baseUrl, cfg.resource, chunk.body, undefined, salt);
+    // read but never sent (stopping): each chunk counts as it was answered
+    await this.start(
+      () => this.send(chunk, key, parts),
+      () => parts.forEach((p) => this.skip(p.whole, p.done)),
+    );
   }
 
   /** A chunk an earlier run answered, not sent again: its rows counted and written out as answered then. */
@@ -198,20 +263,24 @@ class SendingPass {
     this.files.answered(chunk, done.ids, done.rejects);
   }
 
-  private async send(chunk: Chunk, key: string, resend?: Resend): Promise<void> {
+  private async send(chunk: Chunk, key: string, resend?: Resend[]): Promise<void> {
     const { cfg, c } = this;
     c.chunks++;
-    if (resend) {
+    for (const r of resend ?? []) {
       // the rows not sent again count as the earlier answer said
-      const kept = resend.done.ids.filter((id, i) => !resend.idx.includes(i) && id !== null).length;
+      const kept = r.done.ids.filter((id, i) => !r.idx.includes(i) && id !== null).length;
       c.skipped += kept;
-      c.failed += resend.whole.lines.length - resend.idx.length - kept;
+      c.failed += r.whole.lines.length - r.idx.length - kept;
     }
     try {
       // reconcile: the values an update changes, durable in the undo file before it is sent
       if (chunk.update) await cfg.match?.undo.add(chunk.records()[0]!.id as string, chunk.update.before());
-      // journaled before the request, so a crash leaves a trace of the chunks in flight
-      await cfg.journal?.sent(chunk.seq, key);
+      // journaled before the request, so a crash leaves a trace of the chunks in flight (rows sent again: which)
+      await cfg.journal?.sent(
+        chunk.seq,
+        key,
+        resend?.map((r): [number, number[]] => [r.whole.seq, r.idx]),
+      );
     } catch (err) {
       c.chunks--;
       this.journalFailed(err);
@@ -247,7 +316,7 @@ class SendingPass {
     await this.finish(chunk, key, out, resend);
   }
 
-  private async failed(chunk: Chunk, key: string, err: unknown, resend?: Resend): Promise<void> {
+  private async failed(chunk: Chunk, key: string, err: unknown, resend?: Resend[]): Promise<void> {
     const { cfg, c } = this;
     // stopped by Ctrl-C before the request went out (the sender's contract): not in doubt
     if (cfg.signal?.aborted && err instanceof InterruptedError) {
@@ -298,15 +367,25 @@ class SendingPass {
     return undefined;
   }
 
-  /** A chunk answered in this run: its rows' outputs, and the journal (a chunk sent again: merged with the earlier answer). */
-  private async finish(chunk: Chunk, key: string, { ids, rejects }: Answer, resend?: Resend, tally = true) {
+  /** A chunk answered in this run: its rows' outputs, and the journal (rows sent again: merged into each chunk's earlier answer). */
+  private async finish(chunk: Chunk, key: string, { ids, rejects }: Answer, resend?: Resend[], tally = true) {
     if (!this.cfg.op && !this.cfg.updateOp && this.c.chunks === 1 && chunk.seq < this.cfg.lastChunk)
       this.fatal ??= failedAlike(chunk.lines.length, rejects, this.c);
-    if (resend) [chunk, { ids, rejects }] = [resend.whole, mergeAnswer(resend, ids, rejects)];
-    this.files.answered(chunk, ids, rejects, tally);
-    if (!chunk.update) await this.cfg.match?.created(chunk, ids).catch((err: unknown) => this.journalFailed(err));
-    await this.cfg.journal
-      ?.record({ seq: chunk.seq, key, lines: chunk.lines, ids, rejects })
-      .catch((err: unknown) => this.journalFailed(err));
+    const answers = resend
+      ? mergeAnswers(resend, ids, rejects).map((a, j) => ({ ...a, chunk: resend[j]!.whole }))
+      : [{ ids, rejects, chunk }];
+    for (const a of answers) {
+      this.files.answered(a.chunk, a.ids, a.rejects, tally);
+      if (!a.chunk.update)
+        await this.cfg.match?.created(a.chunk, a.ids).catch((err: unknown) => this.journalFailed(err));
+    }
+    // together: one write and fsync
+    const journal = this.cfg.journal;
+    if (journal)
+      await Promise.all(
+        answers.map((a) =>
+          journal.record({ seq: a.chunk.seq, key, lines: a.chunk.lines, ids: a.ids, rejects: a.rejects }),
+        ),
+      ).catch((err: unknown) => this.journalFailed(err));
   }
 }

@@ -1,6 +1,8 @@
 // Rows an earlier run of the job answered that this run sends again (issue 17): those it rejected (the cause
 // may be fixed), and for an update, delete or link the rows done then of a record this run changed before
-// them (file order). Pure: which rows, the chunk they make, and the answer merged back.
+// them (file order). A create's rows sent again are gathered from their chunks, up to a chunk's size a request
+// (issue 29: 50 rejected rows of 20 chunks are one request, not 20). Pure: which rows, the chunk they make, and the
+// answer merged back into each chunk's.
 import { stringifyJson } from '../../json/exact-json.js';
 import { NO_RESULT_CODE, type ChunkReject, type FinishedChunk } from '../shapes.js';
 import type { SpooledChunk as Chunk } from '../check/spool.js';
@@ -47,6 +49,32 @@ export function subChunk(chunk: Chunk, idx: number[]): Chunk {
     records: () => records,
     raws: () => pick(chunk.raws()),
   };
+}
+
+/**
+ * Rows of several answered chunks as one chunk (the first one's number), in order: its body their bodies joined, so
+ * the rows of one chunk are the body an earlier crm sent them again in, byte for byte (its key).
+ */
+export function resentChunk(parts: readonly Resend[]): Chunk {
+  const subs = parts.map((p) => subChunk(p.whole, p.idx));
+  if (subs.length === 1) return subs[0]!;
+  return {
+    seq: subs[0]!.seq,
+    lines: subs.flatMap((s) => s.lines),
+    body: `[${subs.map((s) => s.body.slice(1, -1)).join(',')}]`,
+    records: () => subs.flatMap((s) => s.records()),
+    raws: () => subs.flatMap((s) => s.raws()),
+  };
+}
+
+/** The answer to rows of several chunks sent again together (resentChunk), each chunk's part merged into its own. */
+export function mergeAnswers(parts: readonly Resend[], ids: Array<string | null>, rejects: ChunkReject[]): Answer[] {
+  let at = 0;
+  return parts.map((part) => {
+    const [from, to] = [at, (at += part.idx.length)];
+    const own = rejects.filter((r) => r.i >= from && r.i < to).map((r) => ({ ...r, i: r.i - from }));
+    return mergeAnswer(part, ids.slice(from, to), own);
+  });
 }
 
 /** The answer to the rows sent again, merged into the earlier answer of the whole chunk. */

@@ -96,6 +96,7 @@ async function sendRows(
       ...{ repeated: scan.repeated, updateOp: slice.match?.update, match: out.wayBack, retry: opened.retryRejected },
       runId: journal ? journal.runId : newRunId(),
       lastChunk: Math.ceil((scan.valid - scan.repeated) / slice.chunkSize),
+      chunkSize: slice.chunkSize,
       onChange: (c) => deps.report('send', c, scan.rows),
     }).catch(async (err: unknown) => {
       for (const f of Object.values(files)) await f?.discard();

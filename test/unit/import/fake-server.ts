@@ -16,6 +16,8 @@ export interface FakeServer {
   replays: number;
   /** drop every remembered key (a server past its 24 h) */
   forget(): void;
+  /** records refused with an item error besides those without an email (a cause fixed later: unset it) */
+  refuse?: (record: ApiRecord) => boolean;
   /** decide a fault per request; `before`: 500 without writing; `after`: writes, then 500 */
   fault?: (req: BatchRequest, n: number) => Fault | Error;
   /** when set, each request waits for the test to release it */
@@ -71,7 +73,7 @@ export function fakeServer(): FakeServer {
         expectBody(req);
         const items: BatchItem[] = req.records.map((r, index) => {
           const email = r.email;
-          if (typeof email !== 'string' || !email.includes('@')) {
+          if (typeof email !== 'string' || !email.includes('@') || s.refuse?.(r) === true) {
             return { index, status: 'error', error: { code: 'VALIDATION_FAILED', message: 'email must contain @' } };
           }
           const rec = { id: `con_${nextId++}`, ...r };
