@@ -93,9 +93,10 @@ Before sending, the columns are checked against the fields of one page of
 records (GET /RESOURCE?limit=100): a column whose field no record has, near
 one that does, is refused (exit 2), e.g. E-mail Address: did you mean email?
 use --map "E-mail Address=email". A column near no field is sent as a new
-field, with a warning; a column given by --map is never refused. --dry-run
-shows how each column maps. The first chunk goes alone: if its rows all fail
-with one same error (nothing created yet), the run stops there (exit 9).
+field, with a warning; a column given by --map is never refused, and
+--map "Company=" leaves the column Company out. --dry-run shows how each
+column maps. The first chunk goes alone: if its rows all fail with one same
+error (nothing created yet), the run stops there (exit 9).
 
 Rerunning the same command skips the chunks already done and sends again
 the rows the server rejected; the rejects file holds only rows never
@@ -137,8 +138,10 @@ records have it: nothing sent, the row in <input>.ambiguous.csv), duplicate
 (an earlier row has the key with other values: rejected); a row the same as
 the first with its key is skipped. Emails match in any case; text is
 trimmed; an empty cell leaves a field as it is (a json column with null
-clears it). The plan is shown first on a terminal; --dry-run stops there;
---plan FILE writes every row's action and changes. Values an update changes
+clears it). The plan is shown first on a terminal, and a plan of 100 writes
+or more asks before sending (--yes does not ask; nor does a script without a
+terminal); --dry-run stops there; --plan FILE writes every row's action and
+changes. Values an update changes
 go to <input>.undo.csv before it is sent, created ids to <input>.created.csv
 (one run's: a later run moves them aside): "crm batch contacts X.undo.csv
 --match id" puts the values back (right twice, or a week later), --delete
