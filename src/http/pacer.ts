@@ -264,6 +264,11 @@ export class Pacer {
     this.notify();
   }
 
+  /** The window's length as an answer that opened a window told it (window-length.ts); undefined when none did, or a 429 refuted it. */
+  windowLength(): number | undefined {
+    return guessedLength(this.length);
+  }
+
   /** What the pacer believes now. */
   snapshot(): Omit<PaceState, 'now' | 'pending'> & { inFlight: number } {
     return { ...this.w, inFlight: this.pending.size };

@@ -129,11 +129,29 @@ function perWindow(ms: number): string {
 }
 
 /**
+ * The least time the limit allows `requests` (limitFloorMs), and when no answer has told the window's
+ * length (the spec's minute reckoned with), `shortMs`: that time should the window be only as long as
+ * the longest time-to-reset seen, the least it can be. Undefined without a limit.
+ */
+export function leastAtLimit(
+  requests: number,
+  now: number,
+  pace: PaceInfo | undefined,
+): { ms: number; shortMs?: number } | undefined {
+  const ms = limitFloorMs(requests, now, pace);
+  if (ms === undefined) return undefined;
+  if (pace?.windowAtLeastMs === undefined) return { ms };
+  const shortMs = limitFloorMs(requests, now, { ...pace, windowMs: Math.max(1, pace.windowAtLeastMs) })!;
+  return shortMs < ms ? { ms, shortMs } : { ms };
+}
+
+/**
  * What `requests` cost in time, said before they are sent (a delete's confirmation, `snapshot --links`'s
  * cost line; one rule for both): the least time the rate limit allows (limitFloorMs: the current window's
- * requests at once, then `limit` per window) at the limit and window the client has seen (the window's
- * length learned from the Resets, pace-info.ts), else the spec's 200 a minute as a steady rate (before any
- * answer, nothing says how much of the server's window is left: none is counted as free).
+ * requests at once, then `limit` per window) at the limit the client has seen, over the window's length
+ * an answer that opened a window told (pace-info.ts), else over the spec's minute, said so; before any
+ * answer, the spec's 200 a minute as a steady rate (nothing says how much of the server's window is
+ * left: none is counted as free). Rounded up to a tenth of a minute: never less than the limit allows.
  * `about 0.4 min at 10 requests per 2 s (the server's rate limit)`.
  */
 export function costAtLimitText(requests: number, now: number, pace: PaceInfo | undefined): string {
@@ -144,6 +162,10 @@ export function costAtLimitText(requests: number, now: number, pace: PaceInfo | 
   const ms = reported ? (limitFloorMs(requests, now, at) ?? 0) : (Math.max(0, requests) / at.limit!) * at.windowMs;
   const minutes = ms / 60_000;
   const time = minutes < 0.1 ? 'under 0.1 min' : `about ${minutesText(minutes)} min`;
-  const whose = reported ? "the server's rate limit" : "the spec's limit: no answer has said the server's own yet";
+  const whose = !reported
+    ? "the spec's limit: no answer has said the server's own yet"
+    : at.windowAtLeastMs === undefined
+      ? "the server's rate limit"
+      : `the server's limit over ${at.windowMs === DEFAULT_WINDOW_MS ? "the spec's minute" : 'the longest window its resets showed'}: no answer has shown its window's length yet`;
   return `${time} at ${at.limit!.toLocaleString('en-US')} requests ${perWindow(at.windowMs)} (${whose})`;
 }

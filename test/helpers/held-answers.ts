@@ -26,6 +26,31 @@ const passed = (headers: Iterable<[string, string | string[] | undefined]>): Rec
     ),
   );
 
+/** An answer of the sandbox to a request passed on, read whole. */
+export interface PassedAnswer {
+  status: number;
+  headers: Headers;
+  bytes: Buffer;
+}
+
+/** Passes a request the front took on to `target` (the sandbox's origin), and reads its answer. */
+export async function passOn(target: string, req: HostileRequest): Promise<PassedAnswer> {
+  const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : req.body;
+  const answer = await fetch(`${target}${req.url}`, {
+    method: req.method,
+    headers: passed(Object.entries(req.headers)),
+    body,
+  });
+  return { status: answer.status, headers: answer.headers, bytes: Buffer.from(await answer.arrayBuffer()) };
+}
+
+/** Hands an answer passed on back to the client (none when it is gone: crm was killed). */
+export function answerBack(res: ServerResponse, a: PassedAnswer): void {
+  if (res.destroyed) return;
+  res.writeHead(a.status, { ...passed(a.headers), 'content-length': String(a.bytes.length) });
+  res.end(a.bytes);
+}
+
 /** `holds(req)`: whether to hold the answer to this request (asked once per request, in arrival order). */
 export async function holdAnswers(t: TestSandbox, holds: (req: HostileRequest) => boolean): Promise<HeldAnswers> {
   const target = new URL(t.sb.baseUrl).origin;
@@ -37,20 +62,12 @@ export async function holdAnswers(t: TestSandbox, holds: (req: HostileRequest) =
   const h = await startHostile();
   const pass = async (req: HostileRequest, res: ServerResponse): Promise<void> => {
     const hold = holds(req);
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : req.body;
-    const answer = await fetch(`${target}${req.url}`, {
-      method: req.method,
-      headers: passed(Object.entries(req.headers)),
-      body,
-    });
-    const bytes = Buffer.from(await answer.arrayBuffer());
+    const answer = await passOn(target, req);
     if (hold) {
       onHeld();
       await released;
     }
-    if (res.destroyed) return; // crm is gone
-    res.writeHead(answer.status, { ...passed(answer.headers), 'content-length': String(bytes.length) });
-    res.end(bytes);
+    answerBack(res, answer);
   };
   h.route(undefined, /^\//, (req, res) => {
     const p = pass(req, res);

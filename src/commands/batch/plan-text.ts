@@ -2,7 +2,7 @@
 // and reconcile's plan (`--match`: counts per action, the fields that change, the requests and the least time they take).
 import type { HttpClient } from '../../http/types.js';
 import type { ImportPlan, ImportSummary, MatchPlan } from '../../import/index.js';
-import { limitFloorMs } from '../../output/eta.js';
+import { leastAtLimit } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { writeRecord } from '../../output/writers.js';
@@ -55,26 +55,38 @@ function mappingLines(mapping: ImportPlan['mapping']): string[] {
   return ['Columns:', ...lines];
 }
 
-/** The least time the rate limit allows the plan's requests, as the pacer knows it after the read. */
-const leastMs = (ctx: Ctx, plan: MatchPlan, client: HttpClient | undefined): number | undefined =>
-  limitFloorMs(plan.requests, ctx.clock.now(), client?.pace?.());
+/** The least time the rate limit allows the plan's requests, as the pacer knows it after the read (leastAtLimit). */
+const leastMs = (ctx: Ctx, plan: MatchPlan, client: HttpClient | undefined) =>
+  leastAtLimit(plan.requests, ctx.clock.now(), client?.pace?.());
 
-const duration = (ms: number): string =>
-  ms < 1000 ? 'under a second' : ms < 120_000 ? `${Math.ceil(ms / 1000)} s` : `${Math.ceil(ms / 60_000)} min`;
+/** A least time in words, rounded down (`at least` it says: never more than the time the run takes). */
+const duration = (ms: number): string => {
+  const down = (x: number, unit: number, tenths = false) =>
+    tenths ? Math.floor((x / unit) * 10) / 10 : Math.floor(x / unit);
+  if (ms < 1000) return 'under a second';
+  if (ms < 10_000) return `${down(ms, 1000, true)} s`;
+  if (ms < 120_000) return `${down(ms, 1000)} s`;
+  return `${down(ms, 60_000, ms < 600_000)} min`;
+};
 
-/** The plan: counts per action, the fields that change, the requests and the least time they take. */
-export function planLines(plan: MatchPlan, least: number | undefined): string[] {
+/**
+ * The plan: counts per action, the fields that change, the requests and the least time they take.
+ * `shortMs`: no answer told the window's length, `least` is at the spec's minute, and this the least
+ * time should the window be as short as the longest time-to-reset seen (leastAtLimit): both are said.
+ */
+export function planLines(plan: MatchPlan, least: number | undefined, shortMs?: number): string[] {
   const changes = Object.entries(plan.changes)
     .sort(([, a], [, b]) => b - a)
     .map(([f, n]) => `${sanitizeForTerminal(f)} ${count(n)}`);
   const row = (label: string, n: number, more = ''): string =>
     `  ${label.padEnd(10)} ${count(n).padStart(9)}${more ? `  ${more}` : ''}`;
+  const atLeast = (ms: number) => (ms < 1000 ? 'under a second' : `at least ${duration(ms)}`);
   const time =
     least === undefined
       ? ''
-      : least < 1000
-        ? `, under a second at the key's rate limit`
-        : `, at least ${duration(least)} at the key's rate limit`;
+      : shortMs === undefined || duration(shortMs) === duration(least)
+        ? `, ${atLeast(least)} at the key's rate limit`
+        : `, ${atLeast(shortMs)} at the key's rate limit, ${duration(least)} if its window is the spec's minute (no answer has shown its length yet)`;
   return [
     `Plan for ${plural(plan.rows, 'row')} of ${plan.resource}; read: ${plan.read}`,
     row('create', plan.create, plan.resent ? `${count(plan.resent)} sent again under the interrupted run's keys` : ''),
@@ -97,7 +109,8 @@ export function planLines(plan: MatchPlan, least: number | undefined): string[] 
 export function showPlan(ctx: Ctx, client: HttpClient | undefined): (plan: MatchPlan) => void {
   return (plan) => {
     if (ctx.globals.quiet || ctx.io.stderr.isTTY !== true) return;
-    ctx.io.stderr.write(`${forStderr(ctx.io.stderr, planLines(plan, leastMs(ctx, plan, client)).join('\n'))}\n`);
+    const least = leastMs(ctx, plan, client);
+    ctx.io.stderr.write(`${forStderr(ctx.io.stderr, planLines(plan, least?.ms, least?.shortMs).join('\n'))}\n`);
   };
 }
 
@@ -105,7 +118,12 @@ export async function printDryPlan(ctx: Ctx, s: ImportSummary, client: HttpClien
   const { plan, plan_file } = s.reconcile!;
   const least = leastMs(ctx, plan, client);
   const planned = plan_file ? [`Every row's action: ${plan_file}`] : [];
-  const lines = ['Dry run: nothing was sent.', ...planLines(plan, least), ...mappingLines(plan.mapping), ...planned];
+  const lines = [
+    'Dry run: nothing was sent.',
+    ...planLines(plan, least?.ms, least?.shortMs),
+    ...mappingLines(plan.mapping),
+    ...planned,
+  ];
   const { resumed: _r, ...fields } = plan;
-  return printOut(ctx, { ...fields, least_ms: least ?? null, dry_run: true }, lines);
+  return printOut(ctx, { ...fields, least_ms: least?.ms ?? null, dry_run: true }, lines);
 }
