@@ -23,11 +23,12 @@ export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
   const requests = plan.first_requests ?? [];
   const lines = [
     `Dry run: nothing was sent.`,
-    `${plural(plan.rows, 'row')}: ${plan.valid} valid, ${plan.invalid} invalid${plan.repeated ? `, ${plan.repeated} repeating an earlier row (skipped)` : ''}`,
+    `${plural(plan.rows, 'row')}: ${count(plan.valid)} valid, ${count(plan.invalid)} invalid${plan.repeated ? `, ${count(plan.repeated)} repeating an earlier row (skipped)` : ''}`,
     op
-      ? `would ${op.kind} ${plan.valid} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
+      ? `would ${op.kind} ${count(plan.valid)} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
       : `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight${skipped}`,
     ...mappingLines(plan.mapping),
+    ...typingLines(plan.mapping, op),
     ...(requests.length ? [`First requests:`, ...requests.map((r) => `  ${sanitizeForTerminal(r)}`)] : []),
     ...(plan.first_invalid.length
       ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)]
@@ -35,6 +36,21 @@ export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
   ];
   const head = { resource: s.resource, ...(op ? { operation: op.kind } : {}), dry_run: true };
   return printOut(ctx, { ...head, ...plan }, lines);
+}
+
+/**
+ * A create's or update's text columns may be sent typed (columnTyping: by what the collection's records hold), which
+ * a dry run, reading nothing, cannot know: said, so that `(string)` above and the first requests are not taken as the
+ * last word.
+ */
+function typingLines(mapping: ImportPlan['mapping'], op: ImportSummary['operation']): string[] {
+  if (op && op.kind !== 'update') return [];
+  if (!mapping?.some((c) => !c.ignored && !c.read_only && c.type === 'string')) return [];
+  return [
+    'Text columns: a cell written as JSON writes a value (37, false, {...}) is sent',
+    'as that value when the records hold its field as that kind (one page read when',
+    'it runs; --dry-run reads nothing); else as text (00501 stays text).',
+  ];
 }
 
 /** The header-to-field mapping of the plan: `First Name  → first_name (string)`, columns left out saying why. */

@@ -1,8 +1,10 @@
 // The plan a reconcile shows before it sends (CONTRACT §7b): its counts, what a resumed job's rows are (issue 27), and
 // the least time at the rate limit in words a reader can say.
 import { describe, expect, it } from 'vitest';
-import { planLines } from '../../../../src/commands/batch/plan-text.js';
-import type { MatchPlan } from '../../../../src/import/types.js';
+import { planLines, printPlan } from '../../../../src/commands/batch/plan-text.js';
+import { deleteOperation, updateOperation } from '../../../../src/import/index.js';
+import type { ImportSummary, MatchPlan } from '../../../../src/import/types.js';
+import { fakeCtx } from '../../../helpers/fake-ctx.js';
 
 const plan = (o: Partial<MatchPlan> = {}): MatchPlan => ({
   resource: 'contacts',
@@ -43,5 +45,40 @@ describe('the plan shown before a reconcile sends', () => {
     expect(lines).toContain('  duplicate          1  an earlier row has the key, with other values: not sent');
     expect(lines.at(-1)).toBe('  nothing to send');
     expect(planLines(plan(), 0).some((l) => l.trimStart().startsWith('repeated'))).toBe(false);
+  });
+});
+
+describe('the dry run of a create or an update (issue 28, 29)', () => {
+  const summary = (o: { operation?: ImportSummary['operation']; type?: string } = {}): ImportSummary =>
+    ({
+      resource: 'contacts',
+      operation: o.operation,
+      plan: {
+        ...{ rows: 12_345, valid: 12_340, invalid: 5, repeated: 1_200, chunks: 112, chunk_size: 100 },
+        ...{ concurrency: 4, finished_chunks: 0, first_invalid: [], first_requests: [] },
+        mapping: [
+          { column: 'email', field: 'email', type: o.type ?? 'string', ignored: false, read_only: false },
+          { column: 'id', field: null, type: 'string', ignored: true, read_only: true },
+        ],
+      },
+    }) as unknown as ImportSummary;
+  const shown = async (s: ImportSummary): Promise<string> => {
+    const ctx = fakeCtx({ stdoutTTY: true, columns: 80 });
+    await printPlan(ctx, s);
+    return ctx.stdoutText();
+  };
+
+  it('says text columns may be sent typed by what the records hold (the dry run reads nothing to know)', async () => {
+    expect(await shown(summary())).toContain('Text columns: a cell written as JSON writes a value');
+    expect(await shown(summary({ operation: updateOperation('contacts') }))).toContain('Text columns:');
+    // a typed column, or a delete, sends no text cell
+    expect(await shown(summary({ type: 'number' }))).not.toContain('Text columns:');
+    expect(await shown(summary({ operation: deleteOperation('contacts') }))).not.toContain('Text columns:');
+  });
+
+  it('counts with thousands separators', async () => {
+    expect(await shown(summary())).toContain(
+      '12,345 rows: 12,340 valid, 5 invalid, 1,200 repeating an earlier row (skipped)',
+    );
   });
 });
