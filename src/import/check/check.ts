@@ -296,6 +296,16 @@ function warnRepeated(o: ScanOptions, t: Tally): void {
   );
 }
 
+/**
+ * The one warning naming the rows that repeated an earlier row exactly (an update, delete or link row of its record; a
+ * reconcile's row of its key): `r` their lines (the first few of them, when `n` says how many).
+ */
+export function repeatsWarning(r: number[], n = r.length): string {
+  const lines = `${r.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''}`;
+  const one = n === 1;
+  return `${plural(n, 'row')} (line${one ? '' : 's'} ${lines}) ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent (counted as skipped)`;
+}
+
 /** Notices: columns the server sets itself, left out; placeholder rows of a fed-back rejects file, skipped. */
 function warnLeftOut(o: ScanOptions, mapping: HeaderMapping | undefined, t: Tally): void {
   const readOnly = mapping

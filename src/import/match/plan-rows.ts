@@ -25,7 +25,7 @@ import { setOwn } from '../../util/set-own.js';
 import { keyPart, matchKey } from './key.js';
 import { GET_ROWS_MAX } from './read.js';
 import type { PlanFile } from '../files/way-back.js';
-import { repeatsWarning } from '../send/outcome.js';
+import { repeatsWarning } from '../check/check.js';
 
 export interface MatchRowsOptions {
   resource: string;

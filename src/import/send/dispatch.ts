@@ -5,6 +5,7 @@ import { CrmError, InterruptedError } from '../../http/errors.js';
 import { neverSent } from '../../http/network-error.js';
 import { Pool } from '../../util/pool.js';
 import { chunkKey } from '../check/chunker.js';
+import { repeatsWarning } from '../check/check.js';
 import type { Counters, StageDeps } from '../types.js';
 import type { FinishedChunk, Reason, RowOperation } from '../shapes.js';
 import type { SendSlice } from '../plan.js';
@@ -16,7 +17,6 @@ import {
   failedAlike,
   isFatalSendError,
   isRefusal,
-  repeatsWarning,
   stoppedAfterFailures,
 } from './outcome.js';
 import type { Outputs } from '../files/outputs.js';

@@ -1,5 +1,4 @@
 // A batch answer → each row's id or error (a row the answer says nothing about is never assumed created); what a failed request means.
-import { plural } from '../../output/plural.js';
 import type { BatchEnvelope } from '../../api/envelopes.js';
 import { NO_RESULT_CODE, type ChunkReject } from '../shapes.js';
 import {
@@ -89,16 +88,6 @@ export function stoppedAfterFailures(err: CrmError, n: number): CrmError {
     message: `stopped after ${n} chunks in a row failed; the last: ${err.message}`,
     hint: `${err.hint ? `${err.hint}\n` : ''}a rerun skips the finished chunks and sends the failed ones again under the same keys`,
   });
-}
-
-/**
- * The one warning naming the rows that repeated an earlier row exactly (an update, delete or link row of its record; a
- * reconcile's row of its key): `r` their lines (the first few of them, when `n` says how many).
- */
-export function repeatsWarning(r: number[], n = r.length): string {
-  const lines = `${r.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''}`;
-  const one = n === 1;
-  return `${plural(n, 'row')} (line${one ? '' : 's'} ${lines}) ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent (counted as skipped)`;
 }
 
 /**
