@@ -2,7 +2,6 @@
 // a request and its answer, a record the reconcile read kept). It imports nothing of src/import, so every stage may
 // use it and none has to reach up to another for a type; the engine's options and summary are types.ts.
 import type { ApiRecord, BatchEnvelope } from '../api/envelopes.js';
-import { RawNumber } from '../json/exact-json.js';
 import { UsageError } from '../http/errors.js';
 import { ensureDir } from '../util/fs.js';
 
@@ -180,10 +179,3 @@ export interface Indexed {
 }
 /** `ids`: two or more records share the key (ambiguous); `noId`: a record with it has no id crm can use */
 export type IndexEntry = { one: Indexed } | { ids: string[] } | { noId: true };
-
-/** A record's id as its text (the form a path takes), of any JSON type a server gives (`"con_1"`, `101`): a string or a number as the server wrote it; else undefined. */
-export function idText(id: unknown): string | undefined {
-  if (typeof id === 'string') return id === '' ? undefined : id;
-  if (typeof id === 'number') return Number.isFinite(id) ? String(id) : undefined;
-  return id instanceof RawNumber ? id.text : undefined;
-}

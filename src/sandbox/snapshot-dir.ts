@@ -6,7 +6,8 @@ import type { ApiRecord } from '../api/envelopes.js';
 import { isResourceName, type ResourceName } from '../api/resources.js';
 import { readJsonFile } from './files.js';
 import { eachNdjsonLine } from './ndjson-file.js';
-import { loadSnapshotLinks, storeId } from './snapshot-links.js';
+import { idText } from '../api/ids.js';
+import { loadSnapshotLinks } from './snapshot-links.js';
 import { loadSnapshotTranscripts, type SnapshotTranscripts } from './snapshot-transcripts.js';
 import type { StoreSnapshot } from './store.js';
 import { isPlainObject, needIn, type Need } from './validation.js';
@@ -28,7 +29,7 @@ function readRecords(path: string): ApiRecord[] {
   const lineOf = new Map<string, number>();
   eachNdjsonLine(path, (record, check, line) => {
     const need: Need = check;
-    const id = isPlainObject(record) ? storeId(record.id) : undefined;
+    const id = isPlainObject(record) ? idText(record.id) : undefined;
     need(id !== undefined, 'not a record with a string "id" (or a number)');
     need(!lineOf.has(id), `id ${JSON.stringify(id)} is already on line ${lineOf.get(id)}`);
     lineOf.set(id, line);

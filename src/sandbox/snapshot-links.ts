@@ -8,21 +8,12 @@ import { join } from 'node:path';
 import type { ApiRecord } from '../api/envelopes.js';
 import { findResource, type ResourceName } from '../api/resources.js';
 import { LINK_KINDS, LINKS_DIR, type LinkKind } from '../api/snapshot-links.js';
-import { RawNumber } from '../json/exact-json.js';
+import { idText } from '../api/ids.js';
 import { eachNdjsonLine } from './ndjson-file.js';
 import type { LinkData, StoreSnapshot } from './store.js';
 import { isPlainObject, type Need } from './validation.js';
 
 type Records = StoreSnapshot['records'];
-
-/**
- * The key the store finds a record by (its id in a path): a string id as it is, a number id as its digits (a
- * server may send `{"id": 101}`; one beyond a double kept exact as a RawNumber); undefined for any other.
- */
-export function storeId(id: unknown): string | undefined {
-  if (typeof id === 'string') return id === '' ? undefined : id;
-  return (typeof id === 'number' && Number.isFinite(id)) || id instanceof RawNumber ? String(id) : undefined;
-}
 
 /** The kind of record `id` is among `kinds`: named by the link (`child_type`, a note's `record_type`), else the one holding it. */
 function childKind(
@@ -47,7 +38,7 @@ export function loadSnapshotLinks(dir: string, records: Records, warnings: strin
   const byId = new Map<ResourceName, Map<string, ApiRecord>>();
   const index = (r: ResourceName) => {
     let m = byId.get(r);
-    if (!m) byId.set(r, (m = new Map((records[r] ?? []).map((x) => [storeId(x.id)!, x]))));
+    if (!m) byId.set(r, (m = new Map((records[r] ?? []).map((x) => [idText(x.id)!, x]))));
     return m;
   };
   const held = (r: ResourceName, id: string) => index(r).has(id);
@@ -61,7 +52,7 @@ export function loadSnapshotLinks(dir: string, records: Records, warnings: strin
     let notHeld = 0;
     eachNdjsonLine(path, (line, check) => {
       const need: Need = check;
-      const childId = isPlainObject(line) && isPlainObject(line.record) ? storeId(line.record.id) : undefined;
+      const childId = isPlainObject(line) && isPlainObject(line.record) ? idText(line.record.id) : undefined;
       need(
         isPlainObject(line) && Object.keys(line).length === 2 && typeof line.parent_id === 'string' && childId,
         'not {"parent_id": "<id>", "record": {"id": "<id>", …}}',

@@ -20,7 +20,7 @@ import { tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
 import { removeStaleTemps } from '../../util/fs.js';
 import type { BeforeSend, ImportSummary } from '../types.js';
 import { csvLine, unwritable } from './outputs.js';
-import { idText } from '../shapes.js';
+import { idText } from '../../api/ids.js';
 
 export interface DeleteBackup {
   path: string;

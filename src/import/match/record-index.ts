@@ -18,7 +18,8 @@ import { HashTable, MAX_VALUE } from '../../util/hash-table.js';
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import { matchKey } from './key.js';
 import { FieldKinds } from '../input/typing.js';
-import { idText, type IndexEntry } from '../shapes.js';
+import type { IndexEntry } from '../shapes.js';
+import { idText } from '../../api/ids.js';
 export type { IndexEntry, Indexed } from '../shapes.js';
 
 /** a key's value in `byKey` when records share it (their ids in `shared`); an id's in `byId` when its latest read is not kept */

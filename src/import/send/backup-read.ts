@@ -10,7 +10,7 @@ import { InterruptedError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { count, plural } from '../../output/plural.js';
 import type { DeleteBackup } from '../files/backup.js';
-import { idText } from '../shapes.js';
+import { idText } from '../../api/ids.js';
 
 /** Fewer ids to read than a page holds: one GET each (a listing could cost one request more). */
 export const LIST_MIN_IDS = PAGE_SIZE_MAX;
