@@ -55,14 +55,21 @@ export function checkColumns(
 
 const squash = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, '');
 
+/** `id`, `company_id`, `Company ID`, `companyId`: a name of an id (not `paid`). */
+export const namesId = (name: string): boolean => /(^|[^\p{L}])id$/iu.test(name) || /\p{Ll}Id$/u.test(name);
+
 /**
  * The known field `field` is likely meant to be: the same letters apart from case and separators (`e_mail` →
  * `email`), a typo (`emial`; a short name's only with its letters kept, never `zip` → `vip`), or whole words at its
- * start or end (`e_mail_address` → `email`, `job_title` → `title`), the longest such field first.
+ * start or end (`e_mail_address` → `email`, `job_title` → `title`), the longest such field first; an id field
+ * (`company_id`) only for a column naming an id.
  */
 export function nearestField(field: string, known: readonly string[]): string | undefined {
   const bySquashed = new Map<string, string>();
-  for (const k of known) if (k !== field && !bySquashed.has(squash(k))) bySquashed.set(squash(k), k);
+  // an id field only for a column that names an id: `Company` (names) → `company_id` wrote names over ids
+  const ids = namesId(field);
+  for (const k of known)
+    if (k !== field && namesId(k) === ids && !bySquashed.has(squash(k))) bySquashed.set(squash(k), k);
   const whole = squash(field);
   if (whole === '') return undefined;
   const same = bySquashed.get(whole);

@@ -8,6 +8,7 @@ import {
   columnFields,
   columnsVerdict,
   mapFlag,
+  namesId,
   nearestField,
   type ColumnField,
 } from '../../../src/import/check/columns.js';
@@ -52,6 +53,33 @@ describe('nearestField', () => {
 
   it.each(['shoe_size', 'notes', 'x', 'linkedin_url', ''])('%s → nothing near', (field) => {
     expect(nearestField(field, CONTACT_FIELDS)).toBeUndefined();
+  });
+
+  it('an id field only for a column naming an id (the trial: Company → company_id wrote names over ids)', () => {
+    const known = ['email', 'company_id', 'owner_id', 'companyId', 'paid'];
+    for (const field of ['company', 'compnay', 'owner']) expect(nearestField(field, known), field).toBeUndefined();
+    expect(nearestField('company__id', known)).toBe('company_id');
+    expect(nearestField('compnay_id', known)).toBe('company_id');
+    expect(nearestField('paids', known)).toBe('paid');
+  });
+
+  it('a suggestion names an id exactly when the column does (property)', () => {
+    const word = fc.constantFrom('company', 'owner', 'deal', 'id', 'ID', 'Id', 'name', 'paid', 'email', '_', ' ');
+    fc.assert(
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 4 }),
+        fc.uniqueArray(
+          fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join('')),
+          { maxLength: 8 },
+        ),
+        (parts, known) => {
+          const field = parts.join('');
+          const hit = nearestField(field, known);
+          if (hit !== undefined) expect(namesId(hit), `${field} → ${hit}`).toBe(namesId(field));
+        },
+      ),
+      runs(),
+    );
   });
 
   it('never suggests a field the server sets (a create leaves it out): "Account ID" is a new field, not id', () => {
