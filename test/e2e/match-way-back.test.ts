@@ -3,6 +3,7 @@
 // JSON type, null for a field that was absent or null) and leaves alone a field its row does not
 // touch; a created file, fed to `crm batch contacts <input>.created.csv --delete --yes`, removes
 // exactly its records.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreatedFile, UndoFile } from '../../src/import/files/way-back.js';
@@ -96,5 +97,41 @@ describe('the way back of --match', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 3, deleted: 3, invalid: 0, failed: 0 });
     const left = await Promise.all(ids.map(async (id) => (await getRecord(t, 'contacts', id)) !== undefined));
     expect(left).toEqual([false, true, false, false, true]);
+  });
+});
+
+describe('a rerun that writes nothing leaves the way back it printed', () => {
+  it('the same command again, its only row rejected again: the undo and created files stay, and their commands work', async () => {
+    const [id] = await makeContacts(t, 'keep', 1);
+    await patch(id!, { title: 'Before' });
+    const held = (await getRecord(t, 'contacts', id!))!;
+    const input = join(dir, 'keep.csv');
+    writeFileSync(input, `email,title\n${String(held.email)},Changed\nnew-one@keep.test,New\nnot-an-email,Bad\n`);
+    const first = await crm(['batch', 'contacts', input, '--match', 'email', '-o', 'json']);
+    expect(first.code, first.stderr).toBe(9); // the bad row rejected
+    expect(JSON.parse(first.stdout)).toMatchObject({ created: 1, updated: 1 });
+    const files = () =>
+      readdirSync(dir)
+        .filter((f) => f.startsWith('keep.csv.') && /undo|created/.test(f))
+        .sort();
+    const [undoBefore, createdBefore] = [input + '.undo.csv', input + '.created.csv'].map((p) =>
+      readFileSync(p, 'utf8'),
+    );
+
+    // the rerun plans the rejected row again, which fails again: it writes nothing
+    const again = await crm(['batch', 'contacts', input, '--match', 'email', '-o', 'json']);
+    expect(again.code, again.stderr).toBe(9);
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, updated: 0 });
+    expect(files()).toEqual(['keep.csv.created.csv', 'keep.csv.undo.csv']);
+    expect(readFileSync(input + '.undo.csv', 'utf8')).toBe(undoBefore);
+    expect(readFileSync(input + '.created.csv', 'utf8')).toBe(createdBefore);
+
+    // the first run's commands, pasted now, still do what they said
+    const undone = await crm(['batch', 'contacts', `${input}.undo.csv`, '--match', 'id', '-o', 'json']);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect((await getRecord(t, 'contacts', id!))!.title).toBe('Before');
+    const removed = await crm(['batch', 'contacts', `${input}.created.csv`, '--delete', '--yes', '-o', 'json']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ deleted: 1 });
   });
 });

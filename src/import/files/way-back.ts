@@ -44,6 +44,11 @@ async function moveAside(path: string): Promise<void> {
   if (st) await moveToOwnName(path, path.replace(/\.csv$/, ''), '.csv', st.mtimeMs);
 }
 
+/** The earlier run's undo and created files, moved aside together. */
+async function moveBoth(base: string): Promise<void> {
+  for (const f of ['undo', 'created']) await moveAside(`${base}.${f}.csv`);
+}
+
 /** `base`: the input's path (`people.csv` → `people.csv.undo.csv`); `resume`: the files are this plan's already. */
 export async function openMatchFiles(
   base: string,
@@ -53,47 +58,51 @@ export async function openMatchFiles(
   keyCells: (record: ApiRecord) => string[],
   o: { changed: readonly string[]; creates: boolean; resume: boolean },
 ): Promise<OpenedMatchFiles> {
-  // a new run that sends anything: the earlier run's files go aside together (they are that run's way back)
-  if (!o.resume && (o.changed.length > 0 || o.creates))
-    for (const f of ['undo', 'created']) await moveAside(`${base}.${f}.csv`);
-  // a resumed job's files are named even when this run adds nothing to them: they hold the interrupted run's way back
   const [undoPath, createdPath] = [`${base}.undo.csv`, `${base}.created.csv`];
-  const undo =
-    o.changed.length > 0 || (o.resume && (await exists(undoPath)))
-      ? await UndoFile.open(undoPath, o.changed)
-      : undefined;
-  const created =
-    o.creates || (o.resume && (await exists(createdPath))) ? await CreatedFile.open(createdPath, match) : undefined;
+  // a resumed job's files are named even when this run adds nothing to them: they hold the interrupted run's way back
+  let undo =
+    o.resume && (await exists(undoPath)) ? Promise.resolve(await UndoFile.open(undoPath, o.changed)) : undefined;
+  let created =
+    o.resume && (await exists(createdPath)) ? Promise.resolve(await CreatedFile.open(createdPath, match)) : undefined;
+  // a new run's first write (an update's values before, a record created) moves the earlier run's files aside
+  // together (they are that run's way back, and its printed undo names them); a run that writes nothing leaves them
+  let aside: Promise<void> | undefined;
+  const moved = () => (aside ??= o.resume ? Promise.resolve() : moveBoth(base));
+  const undoFile = () => (undo ??= moved().then(() => UndoFile.open(undoPath, o.changed)));
+  const createdFile = () => (created ??= moved().then(() => CreatedFile.open(createdPath, match)));
   const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape);
   let [updates, creates] = [0, 0];
   return {
     undo: {
-      add: (id, before) => {
+      add: async (id, before) => {
         updates++;
-        if (!undo) throw new Error('an update in a plan that changes no field');
-        return undo.add(id, before);
+        if (o.changed.length === 0) throw new Error('an update in a plan that changes no field');
+        return (await undoFile()).add(id, before);
       },
     },
     ambiguous,
-    created(chunk, ids) {
+    async created(chunk, ids) {
       const made = ids.flatMap((id, i) => (id === null ? [] : [i]));
-      if (!created || made.length === 0) return Promise.resolve();
+      if (!o.creates || made.length === 0) return;
+      const file = await createdFile();
       const records = chunk.records();
-      for (const i of made) created.add(ids[i]!, chunk.lines[i]!, keyCells(records[i]!));
+      for (const i of made) file.add(ids[i]!, chunk.lines[i]!, keyCells(records[i]!));
       creates += made.length;
       // on disk before the journal records the answer: a kill -9 in between cannot lose an id
-      return created.durable();
+      return file.durable();
     },
     async commit() {
-      await Promise.all([undo?.close(), created?.close()]);
+      const [u, c] = await Promise.all([undo, created]);
+      await Promise.all([u?.close(), c?.close()]);
       return {
         ambiguous_file: await ambiguous.commit(),
-        undo_file: undo && (updates > 0 || o.resume) ? undo.path : null,
-        created_file: created && (creates > 0 || o.resume) ? created.path : null,
+        undo_file: u && (updates > 0 || o.resume) ? u.path : null,
+        created_file: c && (creates > 0 || o.resume) ? c.path : null,
       };
     },
     async discard() {
-      await Promise.all([undo?.close(), created?.close(), ambiguous.drop()]);
+      const [u, c] = await Promise.all([undo?.catch(() => undefined), created?.catch(() => undefined)]);
+      await Promise.all([u?.close(), c?.close(), ambiguous.drop()]);
     },
   };
 }
