@@ -446,3 +446,12 @@ describe('crm batch --match: exactly once under faults and kill -9', () => {
     expect(Math.max(...appliedPerId(await requestLog(t, since), 'PATCH', 'contacts').values())).toBe(1);
   });
 });
+
+describe('why rows failed (issue 29, from the trial)', () => {
+  it('a reconcile names the server’s reasons, grouped, as a plain import does', async () => {
+    const path = file('why.csv', 'email,title\nbroken.example.com,X\nwhy-ok@reconcile.test,Y\n');
+    const r = await crm(['batch', 'contacts', path, '--match', 'email']);
+    expect(r.code, r.stderr).toBe(9);
+    expect(r.stderr).toMatch(/^Why rows failed:\n {2}1 × VALIDATION_FAILED {2}email: invalid email$/m);
+  });
+});

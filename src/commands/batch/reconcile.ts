@@ -9,7 +9,7 @@ import { forStderr } from '../../output/width.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
 import { shellWord } from '../shared/command-line.js';
-import type { Stopped } from './outcome.js';
+import { reasonLines, type Stopped } from './outcome.js';
 
 /** `--match a,b` → its fields; refused with --update or --delete (reconcile decides per row), and --plan without it. */
 export function matchFields(
@@ -55,7 +55,11 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: St
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
   if (!quiet && !json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
   const notAgreeing = s.failed + s.invalid + r.ambiguous + r.duplicate;
-  if (!quiet) ctx.io.stderr.write(`${forStderr(ctx.io.stderr, sentence(s, stopped))}\n`);
+  // why rows failed, as a plain import says it (the server's reasons, grouped)
+  const why = json
+    ? []
+    : reasonLines(s.reasons, ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined, s.rejects_file);
+  if (!quiet) ctx.io.stderr.write([...why, forStderr(ctx.io.stderr, sentence(s, stopped))].join('\n') + '\n');
   // a stopped run: its error says what stopped it (and how to resume)
   if (notAgreeing === 0 || stopped) return;
   const failed = s.failed - s.in_doubt;
