@@ -35,8 +35,11 @@ export function progressText(p: ImportProgress, at?: PaceNow): string {
   const secs = p.elapsedMs / 1000;
   const rate = secs > 0 ? (p.created + p.failed) / secs : 0;
   const left = p.rowsTotal !== null ? Math.max(0, p.rowsTotal - done) : 0;
-  const parts = [`${done}${p.rowsTotal !== null ? `/${p.rowsTotal}` : ''} rows`, `${p.failed + p.invalid} failed`];
-  if (!waiting) parts.push(`${Math.round(rate)} rows/s`);
+  const parts = [
+    `${count(done)}${p.rowsTotal !== null ? `/${count(p.rowsTotal)}` : ''} rows`,
+    `${count(p.failed + p.invalid)} failed`,
+  ];
+  if (!waiting) parts.push(`${count(Math.round(rate))} rows/s`);
   const perRequest = Math.max(1, p.rowsPerRequest);
   const requestsLeft = p.requestsLeft ?? Math.ceil(left / perRequest);
   const eta = left > 0 ? etaMs({ requestsLeft, now, pace: at?.pace, observedRatePerMs: ratePerMs(p, at) }) : undefined;

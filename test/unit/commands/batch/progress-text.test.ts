@@ -30,18 +30,18 @@ describe('progressText', () => {
   });
   it('a 3,000-row one-request-per-row job at 200 a minute says 14 minutes from the first answer (and the last 200 at 7 a second)', () => {
     const pace: PaceInfo = { limit: 200, remaining: 199, resetAt: NOW + 59_990, windowMs: 60_000 };
-    expect(at({ created: 1, elapsedMs: 150 }, pace)).toBe('1/3000 rows · 0 failed · 7 rows/s · ETA 14m30s');
+    expect(at({ created: 1, elapsedMs: 150 }, pace)).toBe('1/3,000 rows · 0 failed · 7 rows/s · ETA 14m30s');
   });
   it('a batch create counts requests of rowsPerRequest rows: 3,000 rows in chunks of 100 fit in one window', () => {
     const pace: PaceInfo = { limit: 200, remaining: 199, resetAt: NOW + 59_990, windowMs: 60_000 };
     // the observed rate (100 rows in 0.5 s) says more than the limit here
     expect(at({ created: 100, elapsedMs: 500, rowsPerRequest: 100 }, pace)).toBe(
-      '100/3000 rows · 0 failed · 200 rows/s · ETA 15s',
+      '100/3,000 rows · 0 failed · 200 rows/s · ETA 15s',
     );
   });
   it('without pace information: the ETA from the observed rate alone, as before', () => {
     expect(progressText({ ...base, created: 100, elapsedMs: 10_000 })).toBe(
-      '100/3000 rows · 0 failed · 10 rows/s · ETA 4m50s',
+      '100/3,000 rows · 0 failed · 10 rows/s · ETA 4m50s',
     );
   });
   it('shows the wait while the pacer holds requests back', () => {
@@ -54,7 +54,7 @@ describe('progressText', () => {
     };
     // 12 s, then 14 windows of 200 (4 a second: the last one's take 48 s)
     expect(at({ created: 198, failed: 2, elapsedMs: 48_000 }, pace)).toBe(
-      '200/3000 rows · 2 failed · ETA 14m0s · waiting 12s (rate limit)',
+      '200/3,000 rows · 2 failed · ETA 14m0s · waiting 12s (rate limit)',
     );
     // the pacer's ordinary spacing (under a second) is not a wait worth a word
     expect(at({ created: 10 }, { ...pace, waitingUntil: NOW + 300 })).not.toContain('waiting');
