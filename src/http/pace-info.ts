@@ -31,12 +31,15 @@ export type WindowLength = Pick<PaceInfo, 'windowMs' | 'windowAtLeastMs'>;
 /**
  * The window's length: what an answer that opened a window told (`told`: its Reset less its request's
  * send time, window-length.ts), unless a longer time-to-reset was seen since (then windows are not
- * anchored at their first request: a second allowed for a Reset in whole seconds). Else it is not
- * known: the longest time-to-reset seen is only the least it can be (a window's remains, started late
- * in it: 484 requests priced at 4 s took 63), so the spec's minute, or that longest when longer.
+ * anchored at their first request: a second allowed for a Reset in whole seconds). `told` counts the
+ * way to the server too (0.5 s on a busy machine: a plan said "at least 6.0 s" for a run of 5.5), and
+ * no time-to-reset is longer than the window: the least of the two. Else it is not known: the longest
+ * time-to-reset seen is only the least it can be (a window's remains, started late in it: 484 requests
+ * priced at 4 s took 63), so the spec's minute, or that longest when longer.
  */
 export function windowOf(told: number | undefined, longest: number): WindowLength {
-  if (told !== undefined && told + SECOND_MS >= longest) return { windowMs: told };
+  if (told !== undefined && told + SECOND_MS >= longest)
+    return { windowMs: longest > 0 ? Math.min(told, longest) : told };
   return { windowMs: Math.max(DEFAULT_WINDOW_MS, longest), windowAtLeastMs: Math.max(0, longest) };
 }
 

@@ -35,13 +35,14 @@ interface Seen {
   resetMs?: number;
 }
 
-/** A front passing every request on to the sandbox at once, noting each. */
-async function recordingFront(t: TestSandbox) {
+/** A front passing every request on to the sandbox, a read after `readWayMs` (a slow way there), noting each as it came. */
+async function recordingFront(t: TestSandbox, readWayMs: number) {
   const target = new URL(t.sb.baseUrl).origin;
   const seen: Seen[] = [];
   const h = await startHostile();
   h.route(undefined, /^\//, async (req: HostileRequest, res: ServerResponse) => {
     const at = performance.now();
+    if (req.method === 'GET' && readWayMs > 0) await new Promise((r) => setTimeout(r, readWayMs));
     const answer = await passOn(target, req);
     const [remaining, reset] = ['x-ratelimit-remaining', 'x-ratelimit-reset'].map((n) => answer.headers.get(n));
     seen.push({
@@ -81,12 +82,12 @@ function said(words: string): { ms: number; step: number } {
  * `used` of the key's window taken just before crm starts (0: crm opens the window); a file updating 28
  * of them with --match email, run on a terminal. What the plan said, and the requests the front saw.
  */
-async function run(records: number, used: number) {
+async function run(records: number, used: number, readWayMs: number) {
   const t = await startTestSandbox({
     ...{ rateLimit: LIMIT, orgRateLimit: 1_000_000, rateWindowMs: WINDOW_MS, latencyMs: 100 },
     seedRecords: { contacts: records },
   });
-  const front = await recordingFront(t);
+  const front = await recordingFront(t, readWayMs);
   try {
     // emails held by one record each (as --match compares them: case and spaces aside), read with another key (its window is its own)
     const emails: string[] = [];
@@ -105,7 +106,7 @@ async function run(records: number, used: number) {
     const keys = emails.map((e) => e.trim().toLowerCase());
     const once = emails.filter((_, i) => keys.indexOf(keys[i]!) === keys.lastIndexOf(keys[i]!)).slice(0, 28);
     expect(once.length).toBe(28);
-    const file = join(dir, `cost-${records}-${used}.csv`);
+    const file = join(dir, `cost-${records}-${used}-${readWayMs}.csv`);
     writeFileSync(file, `email,title\n${once.map((e, i) => `${e},Plan cost ${i}`).join('\n')}\n`);
     // someone else on the key opened its window and took `used` of it
     await Promise.all(
@@ -157,19 +158,24 @@ async function run(records: number, used: number) {
 function holds(r: Awaited<ReturnType<typeof run>>): void {
   const figures = JSON.stringify(r);
   expect(r.said.ms, figures).toBeLessThanOrEqual(r.took);
-  // the window's length known, the least time; else the one at the spec's minute is no less
+  // the window's length known, the least time; else the one at the spec's minute is no less. crm knows
+  // the window as the longest time-to-reset it read, a little after the server wrote it (a busy
+  // machine: a few ms a window), so the least time it says may fall short by that: 2% allowed
   const most = r.spec ?? r.said;
-  expect(most.ms + most.step, figures).toBeGreaterThan(r.least);
+  expect(most.ms + most.step, figures).toBeGreaterThan(r.least * 0.98);
   expect(r.spec === undefined, figures).toBe(r.opened);
 }
 
 describe.skipIf(!HAS_TMUX && !required)("the plan's cost against the run, at 10 requests per 2 s (tmux)", () => {
   // crm takes a moment to start: "late" is most of the time, not always (a slow machine may start it in a window of its own)
   it.each([
-    ['at the start of a window crm opens, its read one page', 50, 0],
-    ['at the start of a window crm opens, its read of 10 pages using it up', 1000, 0],
-    ['late in a window others used 3 of: the read crosses into the next, which tells its length', 1000, 3],
-    ['late in a window others used 3 of, the read in it: its length not known', 50, 3],
-    ['late in a window others used 8 of, the read in it: its length not known', 50, 8],
-  ])('%s', async (_name, records, used) => holds(await run(records, used)), 20_000);
+    ['at the start of a window crm opens, its read one page', 50, 0, 0],
+    ['at the start of a window crm opens, its read of 10 pages using it up', 1000, 0, 0],
+    ['late in a window others used 3 of: the read crosses into the next, which tells its length', 1000, 3, 0],
+    ['late in a window others used 3 of, the read in it: its length not known', 50, 3, 0],
+    ['late in a window others used 8 of, the read in it: its length not known', 50, 8, 0],
+    // a busy machine (0.5 s in CI) while crm reads, not while it sends: the opening answer's Reset less
+    // its send time is longer than the window (a plan said "at least 6.0 s" for a run of 5.5)
+    ['its read crossing into a window that tells its length, the way to the server 500 ms as it reads', 1000, 3, 500],
+  ])('%s', async (_name, records, used, readWayMs) => holds(await run(records, used, readWayMs)), 30_000);
 });

@@ -67,7 +67,7 @@ describe('paceWatch', () => {
     expect(pacer.snapshot()).toEqual(before);
   });
 
-  it('an answer that opened its window tells its length: its Reset less the time its request was sent', async () => {
+  it('an answer that opened its window tells its length: its Reset less the time its request was sent, no longer than the time-to-reset it said (the way there is not the window)', async () => {
     const clock = new FakeClock({ start: T });
     const pacer = new Pacer(clock);
     const watch = paceWatch(pacer, () => clock.now());
@@ -75,12 +75,14 @@ describe('paceWatch', () => {
     pacer.sent(ticket);
     clock.advance(5);
     pacer.done(ticket, headers(29, '2'));
+    watch.observe(); // as the client does after each answer
     clock.advance(1500);
-    expect(watch.info()).toEqual({ limit: 30, remaining: 29, resetAt: T + 2005, windowMs: 2005 });
+    expect(watch.info()).toEqual({ limit: 30, remaining: 29, resetAt: T + 2005, windowMs: 2000 });
   });
 
-  it('windowOf: the length told, unless a Reset seen since was longer (a second allowed for whole seconds)', () => {
-    expect(windowOf(2000, 1999)).toEqual({ windowMs: 2000 });
+  it('windowOf: the length told, or the longest time-to-reset when shorter; unless a Reset seen since was longer (a second allowed for whole seconds)', () => {
+    expect(windowOf(2000, 1999)).toEqual({ windowMs: 1999 });
+    expect(windowOf(2500, 2000)).toEqual({ windowMs: 2000 });
     expect(windowOf(2000, 2900)).toEqual({ windowMs: 2000 });
     expect(windowOf(2000, 3100)).toEqual({ windowMs: DEFAULT_WINDOW_MS, windowAtLeastMs: 3100 });
     expect(windowOf(undefined, 4000)).toEqual({ windowMs: DEFAULT_WINDOW_MS, windowAtLeastMs: 4000 });
