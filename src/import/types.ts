@@ -293,4 +293,6 @@ export interface Finished {
 export interface KnownFields extends ReadonlySet<string> {
   /** a value of the kind the records hold `field` as, when they agree (FieldKinds.sample) */
   sample?(field: string): unknown;
+  /** the records hold `field` as different kinds (FieldKinds.mixed) */
+  mixed?(field: string): boolean;
 }

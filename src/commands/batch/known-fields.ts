@@ -36,5 +36,8 @@ export async function knownFields(
     for (const k of Object.keys(r)) fields.add(k);
     kinds.see(r);
   }
-  return Object.assign(fields, { sample: (field: string) => kinds.sample(field) });
+  return Object.assign(fields, {
+    sample: (field: string) => kinds.sample(field),
+    mixed: (f: string) => kinds.mixed(f),
+  });
 }

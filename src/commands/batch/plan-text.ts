@@ -50,6 +50,7 @@ function typingLines(mapping: ImportPlan['mapping'], op: ImportSummary['operatio
     'Text columns: a cell written as JSON writes a value (37, false, {...}) is sent',
     'as that value when the records hold its field as that kind (one page read when',
     'it runs; --dry-run reads nothing); else as text (00501 stays text).',
+    ...(op ? ['With --update, such a cell of a field held as two kinds is not sent (invalid).'] : []),
   ];
 }
 

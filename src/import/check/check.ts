@@ -16,7 +16,7 @@ import { classifyRow, type ColumnMap, type HeaderMapping, mapHeader } from '../i
 import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
 import { Chunker } from './chunker.js';
 import { FirstSeen } from '../../util/first-seen.js';
-import { columnTyping, typeCells, type Typing } from '../input/typing.js';
+import { columnTyping, typedRow, type Typing } from '../input/typing.js';
 import { ValueKinds } from './value-kinds.js';
 import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -160,14 +160,15 @@ class Tally {
     const chunker = new Chunker(o.rowsOnly ? 1 : o.chunkSize);
     // a create's or update's text cells typed as the records hold their fields (a resumed job: as its first run did)
     const typesCells = !o.rowsOnly && (!o.op || o.op.kind === 'update');
-    const typed = (this.typing = o.typing ?? (typesCells ? await columnTyping(mapping, o.knownFields) : []));
+    const typed = (this.typing =
+      o.typing ?? (typesCells ? await columnTyping(mapping, o.knownFields, o.op?.kind === 'update') : []));
     const spool = o.spool;
     for await (const row of reader.rows) {
       if (o.signal?.aborted) break;
       this.rows++;
       if (row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json))
         this.addKeys(Object.keys(row.json));
-      const c = classifyRow(row, mapping, o.maps, o.op, o.op?.keep ?? o.keep);
+      const c = typedRow(classifyRow(row, mapping, o.maps, o.op, o.op?.keep ?? o.keep), typed);
       let written: Promise<void> | undefined;
       if (!c.ok) {
         this.invalid++;
@@ -177,7 +178,6 @@ class Tally {
         if (this.firstInvalid.length < 10) this.firstInvalid.push(bad);
         written = spool?.invalid({ ...bad, raw: row.raw }, reader.bytesRead());
       } else {
-        typeCells(c.record, typed);
         this.kinds.see(c.record);
         if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
         // a create's record serialised once: for the repeat check and the chunk's body

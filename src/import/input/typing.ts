@@ -1,10 +1,10 @@
 // A text cell as a typed value: as the kind a record holds (a reconcile's update: its own record; a create or an
 // `--update`: the kinds the collection's records hold, FieldKinds). Pure but for columnTyping's one read.
-import type { ApiRecord } from '../../api/envelopes.js';
 import { parseJson, RawNumber, stringifyJson } from '../../json/exact-json.js';
 import { setOwn } from '../../util/set-own.js';
 import type { ImportDeps } from '../types.js';
-import { convertCell, type HeaderMapping } from './header.js';
+import { convertCell, type HeaderMapping, type RowResult } from './header.js';
+import { INVALID_CODES } from '../shapes.js';
 
 /** The JSON kind of each field the records seen hold (`mixed` when they differ): what a text cell is typed as without a record of its own. */
 export class FieldKinds {
@@ -25,6 +25,11 @@ export class FieldKinds {
   /** A value of the kind every record seen holds `field` as (a number: 0, a list: []), when they agree. */
   sample(field: string): unknown {
     return SAMPLES[this.kinds.get(field) ?? ''];
+  }
+
+  /** The records seen hold `field` as different kinds (`true` in one, `"true"` in another). */
+  mixed(field: string): boolean {
+    return this.kinds.get(field) === 'mixed';
   }
 }
 const SAMPLES: Record<string, unknown> = { number: 0, boolean: false, list: [], object: {} };
@@ -65,8 +70,16 @@ function jsonNumber(t: string): unknown {
   }
 }
 
-/** Each typed field and a value of its kind (FieldKinds.sample): JSON, so that a journal pins it for its job's resume. */
+/** Each typed field and a value of its kind (FieldKinds.sample), or MIXED: JSON, so that a journal pins it for its job's resume. */
 export type Typing = ReadonlyArray<readonly [field: string, sample: unknown]>;
+
+/**
+ * An `--update`'s field its records hold as different kinds: a cell JSON writes as a number, boolean, list
+ * or object (an export's `true`) may be that value or text, and an update does not read its row's own
+ * record to tell (a reconcile by id does), so the row is not sent: never a guess that turns a record's
+ * `true` into `"true"`.
+ */
+export const MIXED = '(mixed kinds)';
 
 /**
  * A create's or update's untyped CSV columns, sent as the kind the collection's records hold each field as (one
@@ -77,16 +90,39 @@ export type Typing = ReadonlyArray<readonly [field: string, sample: unknown]>;
 export async function columnTyping(
   mapping: HeaderMapping | undefined,
   knownFields: ImportDeps['knownFields'],
+  update = false,
 ): Promise<Typing> {
   const text = mapping?.columns.filter((c) => !c.ignored && c.type === 'string').map((c) => c.field) ?? [];
   const known = text.length > 0 ? await knownFields?.() : undefined;
   if (!known?.sample) return [];
-  return text.flatMap((f) => (known.sample!(f) === undefined ? [] : [[f, known.sample!(f)] as const]));
+  return text.flatMap((f) => {
+    if (update && known.mixed?.(f)) return [[f, MIXED] as const];
+    const sample = known.sample!(f);
+    return sample === undefined ? [] : [[f, sample] as const];
+  });
 }
 
-export function typeCells(record: ApiRecord, kinds: Typing): void {
+/** A valid row's untyped cells typed as Typing says; invalid when a cell could be either of its field's kinds (MIXED), saying how to tell. */
+export function typedRow(r: RowResult, kinds: Typing): RowResult {
+  if (!r.ok) return r;
   for (const [field, sample] of kinds) {
-    const cell = Object.hasOwn(record, field) ? record[field] : undefined;
-    if (typeof cell === 'string') setOwn(record, field, typedByKind(cell, sample));
+    const cell = Object.hasOwn(r.record, field) ? r.record[field] : undefined;
+    if (typeof cell !== 'string') continue;
+    if (sample !== MIXED) {
+      setOwn(r.record, field, typedByKind(cell, sample));
+      continue;
+    }
+    const kind = Object.entries(HEADER_TYPE_OF).find(([k]) => asHeldType(cell, SAMPLES[k], true) !== undefined)?.[1];
+    if (kind !== undefined)
+      return {
+        ...{ ok: false, code: INVALID_CODES.value, field },
+        reason:
+          `${field} ${JSON.stringify(cell.trim())} may be a ${kind} or text: the CRM's records hold ${field} as both, and an ` +
+          `--update does not read the row's record to tell; reconcile by id instead (--match id reads each record), or ` +
+          `type the column in the header (${field}:${kind}, or ${field}:string)`,
+      };
   }
+  return r;
 }
+/** A kind of FieldKinds as a header's `:type` says it. */
+const HEADER_TYPE_OF: Record<string, string> = { number: 'number', boolean: 'boolean', list: 'json', object: 'json' };
