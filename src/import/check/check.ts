@@ -12,7 +12,15 @@ import { stringifyJson } from '../../json/exact-json.js';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import { INVALID_CHARACTER, INVALID_ENCODING, TextCheck, UTF8 } from '../input/source.js';
-import { classifyRow, type ColumnMap, type HeaderMapping, mapHeader } from '../input/header.js';
+import {
+  classifyRow,
+  type ColumnMap,
+  type HeaderMapping,
+  isCrmOwnKey,
+  mapFlag,
+  mapHeader,
+  splitType,
+} from '../input/header.js';
 import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
 import { Chunker } from './chunker.js';
 import { FirstSeen } from '../../util/first-seen.js';
@@ -306,11 +314,25 @@ export function repeatsWarning(r: number[], n = r.length): string {
   return `${plural(n, 'row')} (line${one ? '' : 's'} ${lines}) ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent (counted as skipped)`;
 }
 
-/** Notices: columns the server sets itself, left out; placeholder rows of a fed-back rejects file, skipped. */
+/**
+ * Notices: columns the server sets itself, left out (a reconcile keeps owner_id for its updates: not said);
+ * `_` columns that are not crm's own, left out (a field `__proto__` no record has); placeholder rows of a
+ * fed-back rejects file, skipped.
+ */
 function warnLeftOut(o: ScanOptions, mapping: HeaderMapping | undefined, t: Tally): void {
+  const kept = o.op?.keep ?? o.keep ?? [];
   const readOnly = mapping
     ? mapping.columns.filter((c) => c.readOnly).map((c) => c.column.trim())
-    : READ_ONLY_FIELDS.filter((f) => t.keys.has(f) && !o.maps.has(f));
+    : READ_ONLY_FIELDS.filter((f) => t.keys.has(f) && !o.maps.has(f) && !kept.includes(f));
+  const underscored = (mapping?.columns ?? [])
+    .filter((c) => c.ignored && !c.readOnly && !c.mapped && !isCrmOwnKey(splitType(c.column.trim()).name.trim()))
+    .map((c) => c.column.trim());
+  if (underscored.length > 0)
+    o.warn?.(
+      `${o.name}: leaving out ${underscored.map((c) => JSON.stringify(c)).join(', ')}: a column whose name begins with _ ` +
+        `is not sent unless the records have that field (crm's own files add such columns); ` +
+        `${mapFlag(underscored[0]!, splitType(underscored[0]!).name.trim())} sends it as that field`,
+    );
   const one = readOnly.length === 1;
   // a delete or link reads only its id columns; an update says what it does not change
   if (readOnly.length > 0 && o.op?.kind === 'update') {
