@@ -3,7 +3,6 @@
 import { RawNumber, stringifyJson } from '../../json/exact-json.js';
 import { asHeldType } from '../input/typing.js';
 import { truncate } from '../../output/cell.js';
-import { keyPart } from './key.js';
 
 /** One field an update changes: the record's value (`null` when absent) and the value to send. */
 export interface Change {
@@ -45,6 +44,8 @@ export function classify(
  * The row's fields (in its order, `skip` left out) whose value differs from the record's. An absent or blank text
  * cell leaves the field as it is; an explicit null clears it (a change unless the record's is null or absent). A
  * typed value (a `:json` column, an undo file's, NDJSON) is compared and sent exactly: `" x "`, `""`, `"00501"`.
+ * Values are never compared as keys are (key.ts: NFC, an email's case folded): a file's `José` in NFC where the
+ * record holds it in NFD, or an email re-cased, is a change the file asks for.
  */
 export function diffRecord(
   row: Record<string, unknown>,
@@ -58,15 +59,15 @@ export function diffRecord(
     if (skip.includes(field) || value === undefined || (isText && value.trim() === '')) continue;
     // own values only: a field named `constructor` is not Object's
     const before = Object.hasOwn(record, field) ? (record[field] ?? null) : null;
-    const same = value === null ? before === null : isText ? sameText(field, value, before) : deepEqual(value, before);
+    const same = value === null ? before === null : isText ? sameText(value, before) : deepEqual(value, before);
     if (!same) changes.push({ field, before, after: isText ? valueToSend(value, before) : value });
   }
   return changes;
 }
 
-/** A text cell against the record's value: text trimmed (an email case-insensitively), else read as the record's type. */
-function sameText(field: string, cell: string, held: unknown): boolean {
-  if (typeof held === 'string') return keyPart(field, cell) === keyPart(field, held);
+/** A text cell against the record's value: text by its code points, trimmed; else read as the record's type. */
+function sameText(cell: string, held: unknown): boolean {
+  if (typeof held === 'string') return cell.trim() === held.trim();
   const typed = asHeldType(cell, held);
   return typed !== undefined && deepEqual(typed, held);
 }
