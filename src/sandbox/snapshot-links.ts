@@ -34,7 +34,15 @@ function childKind(
  */
 export function loadSnapshotLinks(dir: string, records: Records, warnings: string[]): LinkData[] {
   const folder = join(dir, LINKS_DIR);
-  if (!existsSync(folder)) return [];
+  if (!existsSync(folder)) {
+    // taken without --links: said, so that a rehearsal does not take a record's missing links for the CRM's
+    const parents = new Set(LINK_KINDS.map((k) => k.parent).filter((r) => (records[r]?.length ?? 0) > 0));
+    if (parents.size > 0)
+      warnings.push(
+        `snapshot ${dir} holds no links (it was taken without --links): its ${[...parents].join(', ')} are served with none`,
+      );
+    return [];
+  }
   const byId = new Map<ResourceName, Map<string, ApiRecord>>();
   const index = (r: ResourceName) => {
     let m = byId.get(r);

@@ -22,21 +22,24 @@ export function loadSnapshotTranscripts(
   recordings: readonly ApiRecord[],
 ): { transcripts: SnapshotTranscripts; warnings: string[] } {
   const folder = join(dir, FOLDER);
+  // the recordings the download engine took, in the same order: the same names
+  const ids = recordings
+    .filter((r) => r.has_transcript === true && typeof r.id === 'string' && r.id !== '')
+    .map((r) => r.id as string);
   let names: string[];
   try {
     names = readdirSync(folder);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { transcripts: new Map(), warnings: [] };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      const none = `snapshot ${dir} holds no transcripts (it was taken without --transcripts): the ${ids.length} recordings with one each get a generated transcript`;
+      return { transcripts: new Map(), warnings: ids.length > 0 ? [none] : [] };
+    }
     throw new Error(
       `snapshot ${folder}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
     );
   }
   const present = new Set(names.filter((n) => n.endsWith('.json')));
   for (const name of [...present].sort()) readTranscript(join(folder, name));
-  // the recordings the download engine took, in the same order: the same names
-  const ids = recordings
-    .filter((r) => r.has_transcript === true && typeof r.id === 'string' && r.id !== '')
-    .map((r) => r.id as string);
   const transcripts = new Map<string, string>();
   fileNames(ids).forEach((name, i) => {
     if (present.has(name)) transcripts.set(ids[i]!, join(folder, name));

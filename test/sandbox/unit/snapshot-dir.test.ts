@@ -1,7 +1,7 @@
 // loadSnapshotDir (`crm sandbox --from DIR`): what it reads back from a snapshot folder, and the line
 // it names when it refuses one.
 import fc from 'fast-check';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -69,5 +69,27 @@ describe('loadSnapshotDir', () => {
       }),
       runs(100),
     );
+  });
+  it('says when the snapshot holds no links or no transcripts (taken without --links, --transcripts), and not when it does', () => {
+    const dir = mkdtempSync(join(root, `${n++}-`));
+    const collections = { deals: 'dea_1', recordings: 'rec_1' };
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({
+        complete: true,
+        collections: Object.fromEntries(
+          Object.keys(collections).map((c) => [c, { file: `${c}.ndjson`, records: 1, complete: true }]),
+        ),
+      }),
+    );
+    writeFileSync(join(dir, 'deals.ndjson'), `${JSON.stringify({ id: 'dea_1', name: 'D' })}\n`);
+    writeFileSync(join(dir, 'recordings.ndjson'), `${JSON.stringify({ id: 'rec_1', has_transcript: true })}\n`);
+    const bare = loadSnapshotDir(dir).warnings.join('\n');
+    expect(bare).toMatch(/holds no links \(it was taken without --links\): its deals.* are served with none/);
+    expect(bare).toMatch(/holds no transcripts \(it was taken without --transcripts\): the 1 recordings/);
+    mkdirSync(join(dir, 'links'));
+    mkdirSync(join(dir, 'transcripts'));
+    writeFileSync(join(dir, 'transcripts', 'rec_1.json'), JSON.stringify({ text: 'hello' }));
+    expect(loadSnapshotDir(dir).warnings.join('\n')).not.toMatch(/holds no (links|transcripts)/);
   });
 });
