@@ -55,3 +55,21 @@ export function columnsFor(first: unknown, fields?: readonly string[], defaults?
   if (defaults && defaults.length > 0) return [...defaults];
   return isObject(first) && !Array.isArray(first) ? Object.keys(first) : ['value'];
 }
+
+/**
+ * The header of a csv/tsv written without `--fields`: every field of `records` (the first ones of the list), in the
+ * order first seen, with those among `defaults` (the command's columns) first, in their order; `value` when no
+ * record is an object. The union, not the first record's keys: a field the first record lacks is still exported.
+ */
+export function headerColumns(records: readonly unknown[], defaults: readonly string[] = []): string[] {
+  const seen = new Set<string>();
+  let objects = false;
+  for (const r of records) {
+    if (!isObject(r) || Array.isArray(r)) continue;
+    objects = true;
+    for (const k of Object.keys(r)) seen.add(k);
+  }
+  if (!objects) return ['value'];
+  const first = defaults.filter((c) => seen.has(c));
+  return [...new Set([...first, ...seen])];
+}

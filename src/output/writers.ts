@@ -3,10 +3,12 @@
 import type { OutputFormat } from './format.js';
 import { writeChunk, type OutputStream } from './backpressure.js';
 import { csvRow, headerName, type CsvSeparator } from './csv.js';
-import { columnsFor, getPath, projectFields } from './format.js';
+import { columnsFor, getPath, headerColumns, projectFields } from './format.js';
+import { PAGE_SIZE_MAX } from '../api/resources.js';
 import { safeJson, sanitizeForTerminal } from './sanitize.js';
 import { cellDisplay, DEFAULT_MAX_CELL_WIDTH } from './cell.js';
 import { fitNotice, isWholeColumn } from './fit.js';
+import { plural } from './plural.js';
 
 /** The table renderer, loaded on first use: cli-table3 is not needed by json/csv output or at startup. */
 export const loadTableRenderer = (): Promise<typeof import('./table.js')> => import('./table.js');
@@ -148,27 +150,43 @@ function jsonListWriter(stdout: OutputStream, opts: WriterOptions): ListWriter {
   };
 }
 
-// Header from --fields, else from the first record's keys (an empty list: the command's default columns); later
-// records follow those columns. A later record's field the header lacks is not in the file: said once, at the end,
-// with the --fields that includes it (an export is the file a user reconciles back: nothing left out unsaid).
+/** How many records a csv/tsv header is made of: a whole page at the largest page size (`--all`'s). */
+export const HEADER_SAMPLE = PAGE_SIZE_MAX;
+
+// Header from --fields, else from the first HEADER_SAMPLE records (headerColumns: the fields of them all, not of
+// the first alone); an empty list: --fields, else the command's default columns. Those records wait until the
+// header is known, later ones stream. A field the header lacks that a later record has is not in the file: said
+// once, at the end, with the --fields that includes it (an export is the file a user reconciles back).
 function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOptions): ListWriter {
   const cellOpts = { terminal: stdout.isTTY === true };
+  const fields = opts.fields?.length ? opts.fields : undefined;
   let columns: string[] | undefined;
-  let known: Set<string> | undefined;
+  let known = new Set<string>();
+  let sample: unknown[] = [];
   const left = new Map<string, number>();
   const row = (cells: readonly unknown[]): string => `${csvRow(cells, sep, cellOpts)}\n`;
+  // the header and the rows of the records held for it
+  const begin = (): string => {
+    const cols = (columns = fields ? [...fields] : headerColumns(sample, opts.columns));
+    known = new Set(cols);
+    const text = [row(cols.map(headerName)), ...sample.map((r) => row(rowOf(r, cols)))].join('');
+    sample = [];
+    return text;
+  };
   return {
     write(record) {
-      const header = columns === undefined ? row((columns = columnsFor(record, opts.fields)).map(headerName)) : '';
-      if (!opts.fields?.length && isPlainObject(record)) {
-        known ??= new Set(columns);
-        for (const k of Object.keys(record)) if (!known.has(k)) left.set(k, (left.get(k) ?? 0) + 1);
+      if (columns === undefined) {
+        sample.push(record);
+        return fields || sample.length >= HEADER_SAMPLE ? writeChunk(stdout, begin()) : undefined;
       }
-      return writeChunk(stdout, `${header}${row(rowOf(record, columns))}`);
+      if (!fields && isPlainObject(record))
+        for (const k of Object.keys(record)) if (!known.has(k)) left.set(k, (left.get(k) ?? 0) + 1);
+      return writeChunk(stdout, row(rowOf(record, columns)));
     },
     async end() {
+      if (columns === undefined && sample.length > 0) await writeChunk(stdout, begin());
       // an empty list is still a whole file: the header of --fields, else of the default columns
-      const header = opts.fields?.length ? opts.fields : opts.columns;
+      const header = fields ?? opts.columns;
       if (columns === undefined && header?.length)
         await writeChunk(stdout, row((columns = [...header]).map(headerName)));
       if (left.size > 0) opts.notice?.(leftOutNotice(columns!, left));
@@ -176,17 +194,18 @@ function delimitedWriter(stdout: OutputStream, sep: CsvSeparator, opts: WriterOp
   };
 }
 
-/** What a csv/tsv left out: the fields later records had that the first one's columns lack, and how to have them. */
+/** What a csv/tsv left out: later records' fields the header lacks (how many records hold each), and how to have them. */
 function leftOutNotice(columns: readonly string[], left: ReadonlyMap<string, number>): string {
   const names = [...left.keys()];
-  const shown = names.slice(0, 10).map((f) => `${JSON.stringify(f)} (${left.get(f)})`);
+  const shown = names.slice(0, 10).map((f) => `${JSON.stringify(f)} (${plural(left.get(f)!, 'record')})`);
   const all = [...columns, ...names];
   // a name --fields can carry in a pasted command: no comma, quote, space or shell character
   const flag = all.every((f) => /^[\p{L}\p{N}_.-]+$/u.test(f))
     ? `--fields ${all.join(',')} (or -o ndjson)`
     : '-o ndjson';
   return sanitizeForTerminal(
-    `Not in this file: fields that later records have and the first one's columns lack: ${shown.join(', ')}` +
+    `Not in this file: fields that records after the first ${HEADER_SAMPLE} have and the header ` +
+      `(the fields of those ${HEADER_SAMPLE}) lacks: ${shown.join(', ')}` +
       `${names.length > 10 ? `, and ${names.length - 10} more` : ''}. To include them: ${flag}.`,
   );
 }

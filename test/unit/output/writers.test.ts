@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { createListWriter, writeRecord, type ListWriter } from '../../../src/output/writers.js';
+import { createListWriter, HEADER_SAMPLE, writeRecord, type ListWriter } from '../../../src/output/writers.js';
 import { unescapeTsv } from '../../helpers/tsv.js';
 import { fakeStdout, slowStdout } from '../../helpers/fake-io.js';
 import { parseHeader } from '../../../src/import/input/header.js';
@@ -215,7 +215,10 @@ describe('backpressure', () => {
     async (format) => {
       const slow = slowStdout(16);
       const w = createListWriter(format, slow.stream);
-      const p = w.write({ id: 'c_1', name: 'a fairly long name to fill the buffer' });
+      // csv/tsv hold the first HEADER_SAMPLE records for the header, then write them at once
+      let p: void | Promise<void> = undefined;
+      for (let i = 0; p === undefined && i <= HEADER_SAMPLE; i++)
+        p = w.write({ id: `c_${i}`, name: 'a fairly long name to fill the buffer' });
       expect(p).toBeInstanceOf(Promise);
       let done = false;
       void p!.then(() => (done = true));
@@ -344,18 +347,24 @@ describe('--fields naming a field no record has', () => {
 });
 
 describe('csv/tsv: fields the header lacks', () => {
-  it('a later record’s fields the first one’s columns lack are named once, with the --fields that includes them', async () => {
+  /** the records the header is made of: a first page where every record has only these fields */
+  const page = (fields = { email: 'p@x' }) =>
+    Array.from({ length: HEADER_SAMPLE }, (_, i) => ({ id: `p${i}`, ...fields }));
+
+  it('fields of records after the first HEADER_SAMPLE that the header lacks are named once, with the --fields that includes them', async () => {
     for (const format of ['csv', 'tsv'] as const) {
       const out = fakeStdout();
       const notices: string[] = [];
       const records = [
+        ...page(),
         { id: 'c1', email: 'a@x' },
-        { id: 'c2', email: 'b@x', address: { city: 'P' } },
+        { id: 'c2', email: 'b@x', address: { city: 'P' }, tags: ['a'] },
         { id: 'c3', tags: [] },
       ];
       await writeAll(createListWriter(format, out, { notice: (m) => notices.push(m) }), records);
       expect(notices).toEqual([
-        'Not in this file: fields that later records have and the first one\'s columns lack: "address" (1), "tags" (1). ' +
+        `Not in this file: fields that records after the first ${HEADER_SAMPLE} have and the header ` +
+          `(the fields of those ${HEADER_SAMPLE}) lacks: "address" (1 record), "tags" (2 records). ` +
           'To include them: --fields id,email,address,tags (or -o ndjson).',
       ]);
     }
@@ -366,13 +375,14 @@ describe('csv/tsv: fields the header lacks', () => {
     const notice = (m: string) => notices.push(m);
     await writeAll(createListWriter('csv', fakeStdout(), { notice }), [{ id: 'a' }, { id: 'b' }]);
     await writeAll(createListWriter('csv', fakeStdout(), { notice, fields: ['id'] }), [{ id: 'a' }, { id: 'b', x: 1 }]);
+    await writeAll(createListWriter('csv', fakeStdout(), { notice, fields: ['id'] }), [...page(), { id: 'b', x: 1 }]);
     expect(notices).toEqual([]);
   });
 
   it('a name a pasted --fields cannot carry (a comma, a space): only -o ndjson is offered', async () => {
     const notices: string[] = [];
     await writeAll(createListWriter('csv', fakeStdout(), { notice: (m) => notices.push(m) }), [
-      { id: 'a' },
+      ...page(),
       { id: 'b', 'home town, state': 'x' },
     ]);
     expect(notices[0]).toMatch(/To include them: -o ndjson\.$/);
