@@ -36,7 +36,7 @@ export interface CheckSlice {
   readonly strict: boolean;
   readonly op?: RowOperation;
   /** reconcile: every valid row an entry of its own, and the fields kept though the server sets them */
-  readonly match?: { readonly keep: readonly string[] };
+  readonly match?: { readonly keep: readonly string[]; readonly fields: readonly string[] };
 }
 
 /** What the match stage reads (match/match.ts): reconcile's fields, `--plan FILE`, the rows' mapping. */
@@ -162,7 +162,7 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
     const files = { rejectsPath, unknownPath, resultsPath };
     return deepFreeze({
       input,
-      check: { input, format, maps, chunkSize, strict, op, ...(fields ? { match: { keep: keptFields(fields) } } : {}) },
+      check: { input, format, maps, chunkSize, strict, op, ...(fields ? { match: matchCheck(fields) } : {}) },
       ...(fields ? { match: { resource, fields, planPath: opts.planPath, chunkSize, maps, input, dryRun } } : {}),
       journal: {
         ...{
@@ -195,7 +195,8 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
 }
 
 /** --match sends owner_id in an update (a create leaves it out: match/plan-rows.ts), and keeps id for --match id. */
-const keptFields = (fields: readonly string[]): string[] => ['owner_id', ...fields.filter((f) => f === 'id')];
+/** What the check pass of a reconcile needs: the fields it keeps though the server sets them, and the match fields (checked against the header). */
+const matchCheck = (fields: readonly string[]) => ({ keep: ['owner_id', ...fields.filter((f) => f === 'id')], fields });
 
 /** The plan's objects frozen (a Map stays as it is: a ColumnMap is read-only by type). */
 function deepFreeze<T>(value: T): T {

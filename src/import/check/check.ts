@@ -29,6 +29,7 @@ import { ValueKinds } from './value-kinds.js';
 import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { bareHeader, checkHeaderFields } from '../operation.js';
+import { checkMatchColumns } from './columns.js';
 
 export type { InvalidRow } from '../shapes.js';
 /** The first pass: the whole file read and checked; `sha`: the content's hash, when the earlier stage computed it. */
@@ -50,7 +51,7 @@ export async function check(
     knownFields: deps.knownFields,
     typing: given.typing,
     // reconcile: every valid row an entry of its own (repeated keys are the match stage's), and the fields it keeps
-    ...{ rowsOnly: slice.match !== undefined, keep: slice.match?.keep },
+    ...{ rowsOnly: slice.match !== undefined, keep: slice.match?.keep, matchFields: slice.match?.fields },
     onRow: (rows, bytes) => deps.report('check', { rows, bytes }, null),
   });
   if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
@@ -116,6 +117,8 @@ export interface ScanOptions {
   knownFields?: ImportDeps['knownFields'];
   /** fields kept though the server sets them (`--match id` keeps `id`); an operation's own `keep` otherwise */
   keep?: readonly string[];
+  /** reconcile: the --match fields, checked against the header before any row is read */
+  matchFields?: readonly string[];
   /** the typing an earlier run of this job sent its cells with (its journal's), used as it is */
   typing?: Typing;
 }
@@ -250,6 +253,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
     mapping = reader.header ? await mapHeader(reader.header, o.maps, o.op?.keep ?? o.keep, o.knownFields) : undefined;
     const wrong = o.op && mapping && checkHeaderFields(o.op, fieldsOf(mapping), o.name);
     if (wrong) throw wrong;
+    if (o.matchFields) await checkMatchColumns(mapping, o.matchFields, o.name, o.knownFields);
     await t.read(reader, o, mapping);
   } finally {
     reader.close();

@@ -9,7 +9,14 @@ import { UsageError } from '../../http/errors.js';
 import { READ_ONLY_FIELDS } from '../../api/resources.js';
 import type { ImportDeps } from '../types.js';
 import type { RowOperation } from '../shapes.js';
-import { type ColumnMap, type HeaderMapping, isCrmOwnKey, mapFlag, splitType } from '../input/header.js';
+import {
+  type ColumnMap,
+  type HeaderMapping,
+  isCrmOwnKey,
+  mapFlag,
+  normalizeFieldName,
+  splitType,
+} from '../input/header.js';
 import { nearestTypo } from '../../util/nearest.js';
 import type { ScanResult } from './check.js';
 import type { ValueKinds } from './value-kinds.js';
@@ -158,4 +165,58 @@ export async function checkRunColumns(
   const verdict = columnsVerdict(unknown, { resource: o.resource, name: o.name, csv: scan.mapping !== undefined });
   if (verdict.error) throw verdict.error;
   if (verdict.warning) deps.warn?.(verdict.warning);
+}
+
+/**
+ * The fields of a CSV header, or refused (exit 2) when a match field is not among them, as soon as the header is
+ * read (a 200,000-row file is not read first): the hint names the
+ * fields to match on when it can tell them (a column --map sends as another field is matched by that field:
+ * `--match "Email Address" --map "Email Address=email"` → `--match email`; a typo → the field it is near).
+ */
+export async function checkMatchColumns(
+  mapping: HeaderMapping | undefined,
+  fields: readonly string[],
+  name: string,
+  knownFields?: () => Promise<ReadonlySet<string> | undefined>,
+): Promise<void> {
+  if (!mapping) return; // NDJSON: a row without the field is invalid (MISSING_KEY)
+  const sent = mapping.columns.filter((c) => !c.ignored);
+  const have = sent.map((c) => c.field);
+  const lacking = fields.filter((f) => !have.includes(f));
+  if (lacking.length === 0) return;
+  // the records' fields (one page) read only for the hint: a run that goes on reads nothing more
+  const known = await knownFields?.();
+  // --match is read as a header is (`Email Address` → email_address): a column of that name --map sends as a field
+  const mapped = (f: string) => sent.find((c) => c.mapped && normalizeFieldName(splitType(c.column.trim()).name) === f);
+  // a column's field near the one asked for: a typo in --match when the records have the column's field; a
+  // column named otherwise than the field when they have the one asked for (`Mail` holding email). A hint
+  // is pasted: matching on a field no record has would create every row again, so with neither known, none.
+  const near = (f: string) => nearestTypo(f, have);
+  const typo = (f: string) => (known?.has(f) === false && known.has(near(f) ?? '') ? near(f) : undefined);
+  const meant = (f: string) => (have.includes(f) ? f : (mapped(f)?.field ?? typo(f)));
+  const all = fields.map(meant);
+  const match = all.every((f) => f !== undefined) ? `--match ${[...new Set(all)].join(',')}` : undefined;
+  const byMap = lacking.flatMap((f) => {
+    const c = mapped(f);
+    return c ? [`--map sends ${JSON.stringify(c.column.trim())} as ${c.field}`] : [];
+  });
+  const renamed = lacking.flatMap((f) => {
+    const c = known?.has(f) ? sent.find((col) => col.field === near(f) && !known.has(col.field)) : undefined;
+    return c ? [mapFlag(c.column.trim(), f)] : [];
+  });
+  const columns = sent.map((c) => JSON.stringify(c.column.trim())).join(', ');
+  throw new UsageError(
+    `${name} has no column for ${lacking.map((f) => `"${f}"`).join(', ')}, which --match names; nothing was sent`,
+    {
+      hint:
+        match && byMap.length > 0
+          ? `--match names fields, not columns: ${byMap.join(', ')}; use ${match}`
+          : match
+            ? `did you mean ${match}? the records have that field`
+            : renamed.length === lacking.length
+              ? `the records have ${lacking.join(', ')}: if ${renamed.length === 1 ? 'that column holds it' : 'those columns hold them'}, add ${renamed.join(' ')}`
+              : // no column is named for it: never a guess (a wrong key column would create every row again)
+                `name the column that holds ${lacking[0]} with --map "COLUMN=${lacking[0]}"; the file's columns: ${columns}`,
+    },
+  );
 }

@@ -12,7 +12,7 @@ import { Spool, type SpooledChunk } from '../check/spool.js';
 import { PlanFile } from '../files/way-back.js';
 import { rowShapeOf } from '../files/outputs.js';
 import type { FinishedChunk } from '../shapes.js';
-import { checkMatchColumns, matchRows, type EarlierRun, type MatchRowsOptions } from './plan-rows.js';
+import { matchRows, type EarlierRun, type MatchRowsOptions } from './plan-rows.js';
 
 /** A job an interrupted run began, as the claim stage found it: its plan, and its journal (read only). */
 export interface Pinned {
@@ -49,7 +49,6 @@ export async function match(
   deps: StageDeps,
 ): Promise<Matched> {
   const { input, fields } = slice;
-  checkMatchColumns(scan, fields, input.name);
   const tmp = deps.journalDir ?? tmpdir();
   const earlier = pinned && (await earlierRun(pinned).finally(() => pinned.journal.close()));
   if (pinned)

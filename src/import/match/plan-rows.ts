@@ -4,16 +4,14 @@
 // (the read: memory bounded by the file, not the collection) → one action per row, written to the plan spool
 // that the sending pass reads (creates in chunks, updates one row each, the rest settled) and to `--plan FILE`.
 import type { ApiRecord } from '../../api/envelopes.js';
-import { UsageError } from '../../http/errors.js';
 import { dirname } from 'node:path';
 import { HashTable } from '../../util/hash-table.js';
 import { FirstSeen } from '../../util/first-seen.js';
 import { stringifyJson } from '../../json/exact-json.js';
-import { nearestTypo } from '../../util/nearest.js';
 import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../check/chunker.js';
 import type { MatchIndex, MatchPlan, MatchRead } from '../types.js';
-import { normalizeFieldName, planColumn, splitType, type ColumnMap, type HeaderMapping } from '../input/header.js';
+import { planColumn, type ColumnMap } from '../input/header.js';
 import { checkColumns, columnFields, columnsVerdict } from '../check/columns.js';
 import type { RawRow } from '../input/reader.js';
 import type { ScanResult } from '../check/check.js';
@@ -55,40 +53,6 @@ export interface EarlierRun {
   inDoubt: ReadonlyMap<number, SpooledChunk>;
   /** the lines of those creates */
   lines: ReadonlySet<number>;
-}
-
-/**
- * The fields of a CSV header, or refused (exit 2) when a match field is not among them: the hint names the
- * fields to match on when it can tell them (a column --map sends as another field is matched by that field:
- * `--match "Email Address" --map "Email Address=email"` → `--match email`; a typo → the field it is near).
- */
-export function checkMatchColumns(scan: ScanResult, fields: readonly string[], name: string): void {
-  const mapping: HeaderMapping | undefined = scan.mapping;
-  if (!mapping) return; // NDJSON: a row without the field is invalid (MISSING_KEY)
-  const sent = mapping.columns.filter((c) => !c.ignored);
-  const have = sent.map((c) => c.field);
-  const lacking = fields.filter((f) => !have.includes(f));
-  if (lacking.length === 0) return;
-  // --match is read as a header is (`Email Address` → email_address): a column of that name --map sends as a field
-  const mapped = (f: string) => sent.find((c) => c.mapped && normalizeFieldName(splitType(c.column.trim()).name) === f);
-  const meant = (f: string) => (have.includes(f) ? f : (mapped(f)?.field ?? nearestTypo(f, have)));
-  const all = fields.map(meant);
-  const match = all.every((f) => f !== undefined) ? `--match ${[...new Set(all)].join(',')}` : undefined;
-  const byMap = lacking.flatMap((f) => {
-    const c = mapped(f);
-    return c ? [`--map sends ${JSON.stringify(c.column.trim())} as ${c.field}`] : [];
-  });
-  throw new UsageError(
-    `${name} has no column for ${lacking.map((f) => `"${f}"`).join(', ')}, which --match names; nothing was sent`,
-    {
-      hint:
-        match && byMap.length > 0
-          ? `--match names fields, not columns: ${byMap.join(', ')}; use ${match}`
-          : match
-            ? `did you mean ${match}? or --map "COLUMN=${lacking[0]}"`
-            : `name the column with --map "COLUMN=${lacking[0]}"`,
-    },
-  );
 }
 
 /** The row's record and its raw values, for a valid row of the check pass (a chunk of one). */

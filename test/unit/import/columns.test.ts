@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { PartialFailureError, UsageError } from '../../../src/http/errors.js';
 import {
   checkColumns,
+  checkMatchColumns,
   columnFields,
   columnsVerdict,
   mapFlag,
@@ -14,8 +15,6 @@ import {
 } from '../../../src/import/check/columns.js';
 import { parseColumnMaps, parseHeader } from '../../../src/import/input/header.js';
 import { ValueKinds } from '../../../src/import/check/value-kinds.js';
-import type { ScanResult } from '../../../src/import/check/check.js';
-import { checkMatchColumns } from '../../../src/import/match/plan-rows.js';
 import { failedAlike, NO_RESULT_CODE } from '../../../src/import/send/outcome.js';
 import { runs } from '../../helpers/property.js';
 import { RawNumber } from '../../../src/json/exact-json.js';
@@ -350,11 +349,10 @@ describe('a suggestion is near in kind (properties)', () => {
 });
 
 describe('the key and --map named by their right names (issue 29)', () => {
-  const scanOf = (header: string[], maps: string[] = []) =>
-    ({ mapping: parseHeader(header, parseColumnMaps(maps)) }) as ScanResult;
-  const hintOf = (f: () => void): string | undefined => {
+  const scanOf = (header: string[], maps: string[] = []) => parseHeader(header, parseColumnMaps(maps));
+  const hintOf = async (f: () => unknown): Promise<string | undefined> => {
     try {
-      f();
+      await f();
     } catch (err) {
       expect(err).toBeInstanceOf(UsageError);
       return (err as UsageError).hint;
@@ -362,34 +360,50 @@ describe('the key and --map named by their right names (issue 29)', () => {
     throw new Error('not refused');
   };
 
-  it('--match "Email Address" --map "Email Address=email": use --match email (never a --map to a new field)', () => {
+  it('--match "Email Address" --map "Email Address=email": use --match email (never a --map to a new field)', async () => {
     const scan = scanOf(['First Name', 'Email Address'], ['Email Address=email']);
-    const hint = hintOf(() => checkMatchColumns(scan, ['email_address'], 'p.csv'));
+    const hint = await hintOf(() => checkMatchColumns(scan, ['email_address'], 'p.csv'));
     expect(hint).toBe('--match names fields, not columns: --map sends "Email Address" as email; use --match email');
     expect(hint).not.toContain('COLUMN=');
   });
 
-  it('a misspelt --match: the field it is near, the other match fields kept', () => {
+  it('a misspelt --match: the field it is near, the other match fields kept', async () => {
     const scan = scanOf(['Name', 'Domain']);
-    expect(hintOf(() => checkMatchColumns(scan, ['name', 'domian'], 'p.csv'))).toMatch(
-      /^did you mean --match name,domain\?/,
+    const companies = new Set(['id', 'name', 'domain', 'industry']);
+    expect(await hintOf(() => checkMatchColumns(scan, ['name', 'domian'], 'p.csv', async () => companies))).toBe(
+      'did you mean --match name,domain? the records have that field',
     );
-    expect(hintOf(() => checkMatchColumns(scan, ['website'], 'p.csv'))).toBe(
-      'name the column with --map "COLUMN=website"',
+    // the records' fields not read (a dry run): no field is offered, the columns are listed
+    expect(await hintOf(() => checkMatchColumns(scan, ['name', 'domian'], 'p.csv'))).toMatch(
+      /^name the column that holds domian/,
+    );
+    expect(await hintOf(() => checkMatchColumns(scan, ['website'], 'p.csv'))).toBe(
+      'name the column that holds website with --map "COLUMN=website"; the file\'s columns: "Name", "Domain"',
     );
     // a short name with a letter changed is another word: matching on it would pair rows with the wrong records
-    expect(hintOf(() => checkMatchColumns(scanOf(['Email', 'Vip']), ['zip'], 'p.csv'))).toBe(
-      'name the column with --map "COLUMN=zip"',
+    expect(await hintOf(() => checkMatchColumns(scanOf(['Email', 'Vip']), ['zip'], 'p.csv'))).toBe(
+      'name the column that holds zip with --map "COLUMN=zip"; the file\'s columns: "Email", "Vip"',
     );
   });
 
-  it('--map "Emial Address=email": the header\'s nearest column and the --map to use; a far one: the header\'s columns', () => {
+  it('a column named otherwise than the field the records have (Mail holding email): the --map, never --match mail', async () => {
+    const contacts = new Set(['id', 'email', 'first_name']);
+    const hint = await hintOf(() =>
+      checkMatchColumns(scanOf(['Name', 'Mail']), ['email'], 'p.csv', async () => contacts),
+    );
+    expect(hint).toBe('the records have email: if that column holds it, add --map "Mail=email"');
+    expect(hint).not.toContain('--match mail');
+  });
+
+  it('--map "Emial Address=email": the header\'s nearest column and the --map to use; a far one: the header\'s columns', async () => {
     const maps = parseColumnMaps(['Emial Address=email']);
-    expect(hintOf(() => parseHeader(['First Name', 'Email Address:string'], maps))).toBe(
+    expect(await hintOf(() => parseHeader(['First Name', 'Email Address:string'], maps))).toBe(
       'did you mean "Email Address"? use --map "Email Address=email"',
     );
-    expect(hintOf(() => parseHeader(['Zip', 'Email'], parseColumnMaps(['Vip=vip'])))).toMatch(/^the header's columns/);
-    expect(hintOf(() => parseHeader(['First Name', 'Phone'], parseColumnMaps(['Nope=x'])))).toBe(
+    expect(await hintOf(() => parseHeader(['Zip', 'Email'], parseColumnMaps(['Vip=vip'])))).toMatch(
+      /^the header's columns/,
+    );
+    expect(await hintOf(() => parseHeader(['First Name', 'Phone'], parseColumnMaps(['Nope=x'])))).toBe(
       'the header\'s columns: "First Name", "Phone" (--map names a column as the header writes it)',
     );
   });
@@ -399,7 +413,7 @@ describe('failedAlike: the first answered chunk', () => {
   const reject = (i: number, code = 'VALIDATION_FAILED', message = 'email: required') => ({ i, code, message });
   const none = { created: 0, skipped: 0, repeated: 0 };
 
-  it('every row (two or more) failed with one same error: a PartialFailureError (exit 9) with the reason and the way on', () => {
+  it('every row (two or more) failed with one same error: a PartialFailureError (exit 9) with the reason and the way on', async () => {
     const err = failedAlike(3, [reject(0), reject(1), reject(2)], none)!;
     expect(err).toBeInstanceOf(PartialFailureError);
     expect(err.exitCode).toBe(9);
@@ -411,7 +425,7 @@ describe('failedAlike: the first answered chunk', () => {
     expect(err.hint).toMatch(/rerun this same command: it sends the rejected rows again, then the rest/);
   });
 
-  it('rows of the job created before it (an earlier run, a resumed job): no pattern, no stop; repeated rows are not created rows', () => {
+  it('rows of the job created before it (an earlier run, a resumed job): no pattern, no stop; repeated rows are not created rows', async () => {
     expect(failedAlike(2, [reject(0), reject(1)], { created: 0, skipped: 100, repeated: 0 })).toBeUndefined();
     expect(failedAlike(2, [reject(0), reject(1)], { created: 1, skipped: 0, repeated: 0 })).toBeUndefined();
     expect(failedAlike(2, [reject(0), reject(1)], { created: 0, skipped: 3, repeated: 3 })).toBeInstanceOf(
