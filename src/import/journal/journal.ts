@@ -1,6 +1,7 @@
 // A job's journal (CONTRACT §7): per (content, resource, base URL, key) a JSON-lines file in the journal folder: a
-// header pinning the plan, then `sent`, `unsent`, `chunk` (fsynced) and `complete` lines. A torn last line is not
-// JSON and is cut off; the earlier format's `"sum"` is ignored. Rows of answered chunks sent again together go under
+// header pinning the plan, then `sent`, `unsent`, `chunk` (fsynced) and `complete` lines. The header is written with
+// the first line a run journals: a run refused before its first request leaves none. A torn last line is not JSON
+// and is cut off; the earlier format's `"sum"` is ignored. Rows of answered chunks sent again together go under
 // one `sent` line naming them all (`parts`): until every one of those chunks has its answer journaled, a resume sends
 // them together again under that key (pinned). Below: the journal of a run, open (ImportJournal).
 import { createHash } from 'node:crypto';
@@ -14,6 +15,7 @@ import { streamLines } from '../../util/lines.js';
 import { newRunId } from '../check/chunker.js';
 import type { Typing } from '../input/typing.js';
 import { journalFolder, trimBase, type CompleteInfo, type FinishedChunk, type JournalIdentity } from '../shapes.js';
+import { ChunkIndex, DONE, parseLine, RESENDING, SENT, type PinnedResend, type ResentParts } from './chunk-index.js';
 
 export {
   journalFolder,
@@ -23,6 +25,7 @@ export {
   type FinishedChunk,
   type JournalIdentity,
 } from '../shapes.js';
+export { parseLine, type PinnedResend, type ResentParts } from './chunk-index.js';
 export const JOURNAL_VERSION = 1;
 
 export interface HeaderLine {
@@ -81,18 +84,6 @@ export async function findJournal(dir: string, identity: JournalIdentity): Promi
   return h && h.key_id === undefined ? { path: legacy, own, exists: true } : { path: own, own, exists: false };
 }
 
-/** A journal line's value; undefined when it is not JSON (torn). The earlier format's `sum` is dropped. */
-export function parseLine(text: string): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(text) as unknown;
-    if (v === null || typeof v !== 'object') return undefined;
-    const { sum: _sum, ...rest } = v as Record<string, unknown>;
-    return rest;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The first or last complete line of a file (64 KiB from that end), parsed. */
 async function edgeLine(path: string, end: 'first' | 'last'): Promise<Record<string, unknown> | undefined> {
   const fh = await open(path, 'r').catch(() => undefined);
@@ -126,88 +117,6 @@ export async function readComplete(path: string): Promise<CompleteInfo | undefin
 }
 
 export const jsonLine = (value: object): string => `${JSON.stringify(value)}\n`;
-
-const SENT = 1;
-const DONE = 2;
-/** answered, then sent again (its failed rows retried, or a row of a record changed before it) with no answer yet */
-const RESENDING = 3;
-
-/** Rows of answered chunks sent again in one request: [chunk number, the item indexes of its rows sent], in order. */
-export type ResentParts = Array<[number, number[]]>;
-
-/** A request sending rows of answered chunks again, `waiting` for the answers of some of them to be journaled. */
-type OpenResend = { key: string; parts: ResentParts; waiting: Set<number> };
-
-/** A chunk's rows (`idx`) an earlier run sent again under `key`, with those of `parts` chunks in all, not all answered. */
-export interface PinnedResend {
-  key: string;
-  idx: number[];
-  parts: number;
-}
-
-/** Per chunk number, where its `chunk` line is and whether it was sent: typed arrays, grown as needed. */
-class ChunkIndex {
-  offsets = new Float64Array(1024);
-  lengths = new Uint32Array(1024);
-  /** 0 nothing, SENT (no answer journaled), DONE, RESENDING */
-  state = new Uint8Array(1024);
-  finished = 0;
-  /** per chunk number, the request sending its rows again with others not answered whole (few: those in flight) */
-  readonly resends = new Map<number, OpenResend>();
-
-  private grow(seq: number): void {
-    if (seq < this.state.length) return;
-    const n = 2 ** Math.ceil(Math.log2(seq + 1));
-    const [o, l, st] = [this.offsets, this.lengths, this.state];
-    (this.offsets = new Float64Array(n)).set(o);
-    (this.lengths = new Uint32Array(n)).set(l);
-    (this.state = new Uint8Array(n)).set(st);
-  }
-
-  /** one line of the journal: `{"type":"…","seq":N` is all that is parsed (a chunk's ids are read back later) */
-  add(text: string, offset: number, length: number): void {
-    const k = /^\{"type":"(sent|unsent|chunk)","seq":(\d+)[,}]/.exec(text);
-    const seq = Number(k?.[2] ?? 0);
-    if (!k || seq < 1 || !text.endsWith('}')) return;
-    this.grow(seq);
-    if (k[1] === 'sent' && text.includes('"parts":')) this.resent(text);
-    if (k[1] === 'sent' && this.state[seq] === 0) this.state[seq] = SENT;
-    else if (k[1] === 'sent' && this.state[seq] === DONE) this.state[seq] = RESENDING;
-    else if (k[1] === 'unsent' && this.state[seq] === SENT) this.state[seq] = 0;
-    else if (k[1] === 'unsent' && this.state[seq] === RESENDING) this.state[seq] = DONE;
-    else if (k[1] === 'chunk') {
-      if (this.state[seq] !== DONE && this.state[seq] !== RESENDING) this.finished++;
-      this.state[seq] = DONE;
-      this.offsets[seq] = offset;
-      this.lengths[seq] = length;
-    }
-    const open = this.resends.get(seq);
-    // the request never went out (its first chunk's `unsent`): none of its chunks is in doubt
-    if (open && k[1] === 'unsent') this.drop(open, true);
-    if (open && k[1] === 'chunk') open.waiting.delete(seq);
-    if (open?.waiting.size === 0) this.drop(open, false);
-  }
-
-  /** A request sending rows of answered chunks again: each of them in doubt until its answer is journaled. */
-  private resent(text: string): void {
-    const line = parseLine(text) as { key?: unknown; parts?: unknown } | undefined;
-    if (typeof line?.key !== 'string' || !Array.isArray(line.parts)) return;
-    const parts = line.parts as ResentParts;
-    const open: OpenResend = { key: line.key, parts, waiting: new Set(parts.map(([s]) => s)) };
-    for (const [s] of parts) {
-      this.grow(s);
-      if (this.state[s] === DONE) this.state[s] = RESENDING;
-      this.resends.set(s, open);
-    }
-  }
-
-  private drop(open: OpenResend, unsent: boolean): void {
-    for (const [s] of open.parts) {
-      if (unsent && this.state[s] === RESENDING) this.state[s] = DONE;
-      this.resends.delete(s);
-    }
-  }
-}
 
 interface Loaded {
   header: HeaderLine;
@@ -259,6 +168,9 @@ export class ImportJournal {
   /** lines queued but not yet written: an answer that arrived is journaled even on a forced exit */
   private readonly unwritten = new Set<string>();
   private readonly withdraw: () => void;
+  /** the file open for appending: a journal on disk's at once, a new one's once its header is written (file()) */
+  private fh: FileHandle | undefined;
+  private opening: Promise<FileHandle> | undefined;
 
   private constructor(
     readonly path: string,
@@ -267,13 +179,18 @@ export class ImportJournal {
     private readonly index: ChunkIndex,
     /** the `complete` line of an earlier run */
     readonly completed: CompleteInfo | undefined,
-    private readonly fh: FileHandle | undefined,
+    fh: FileHandle | undefined,
+    /** a new journal's header, written at its first write; neither it nor `fh`: read only (peek) */
+    private readonly header?: HeaderLine,
   ) {
-    this.withdraw = fh ? atExit(() => this.writeNow()) : () => false;
+    this.fh = fh;
+    this.opening = fh && Promise.resolve(fh);
+    this.withdraw = fh || header ? atExit(() => this.writeNow()) : () => false;
   }
 
   /** On a forced exit (a second Ctrl-C): the queued lines, written and synced synchronously. */
   private writeNow(): void {
+    // a new journal whose header is not written yet has sent nothing: nothing to keep
     if (!this.fh || this.fh.fd < 0 || this.unwritten.size === 0) return;
     // appended (O_APPEND): a line an async write also got out is only there twice, which the index ignores
     for (const text of this.unwritten) writeSync(this.fh.fd, text);
@@ -321,6 +238,8 @@ export class ImportJournal {
         await open(file.own, 'a', 0o600),
       );
     }
+    // written by the first line this run journals (file()): a run refused or stopped before its first request
+    // leaves no journal, so its rerun is a new run (typed and mapped as the records are then), not a resume
     const header: HeaderLine = {
       type: 'header',
       version: JOURNAL_VERSION,
@@ -337,8 +256,12 @@ export class ImportJournal {
       input: opts.input,
       created_at: new Date(opts.now).toISOString(),
     };
-    await writeFileAtomic(file.own, jsonLine(header));
-    return new ImportJournal(file.own, header.run_id!, new ChunkIndex(), undefined, await open(file.own, 'a', 0o600));
+    return new ImportJournal(file.own, header.run_id!, new ChunkIndex(), undefined, undefined, header);
+  }
+
+  /** A new journal's header written now, not at the first request (a resumed reconcile: stage.ts). */
+  async begin(): Promise<void> {
+    await this.file();
   }
 
   static async peek(dir: string, identity: JournalIdentity, file?: JournalFile): Promise<ImportJournal | undefined> {
@@ -373,14 +296,14 @@ export class ImportJournal {
    * answered chunks sent again: `parts` names them all, in one line (a line is whole or cut off: never half a request).
    */
   async sent(seq: number, key: string, parts?: ResentParts): Promise<void> {
-    await this.writable().write(jsonLine({ type: 'sent', seq, key, ...(parts ? { parts } : {}) }), null, 'utf8');
+    await (await this.file()).write(jsonLine({ type: 'sent', seq, key, ...(parts ? { parts } : {}) }), null, 'utf8');
   }
 
   /** A request journaled by sent() never went out; not for a chunk an earlier run left in doubt (nor its request's). */
   async unsent(seq: number): Promise<void> {
     const state = this.index.state[seq];
     if (state !== SENT && state !== RESENDING && !this.index.resends.has(seq))
-      await this.writable().write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
+      await (await this.file()).write(jsonLine({ type: 'unsent', seq }), null, 'utf8');
   }
 
   /** Append a finished chunk and fsync it. Appends are serialised; a failure rejects this call. */
@@ -394,9 +317,13 @@ export class ImportJournal {
     return this.append(jsonLine({ type: 'complete', at: new Date(now).toISOString(), ...totals }));
   }
 
-  private writable(): FileHandle {
-    if (!this.fh) throw new Error(`${this.path} was opened read-only`);
-    return this.fh;
+  /** The file to append to; a new journal's header is written first, once (replacing what was there: --no-resume). */
+  private file(): Promise<FileHandle> {
+    const header = this.header;
+    if (!this.opening && !header) return Promise.reject(new Error(`${this.path} was opened read-only`));
+    return (this.opening ??= writeFileAtomic(this.path, jsonLine(header!))
+      .then(() => open(this.path, 'a', 0o600))
+      .then((fh) => (this.fh = fh)));
   }
 
   /**
@@ -405,12 +332,12 @@ export class ImportJournal {
    * slot of the pool behind the one before).
    */
   private append(text: string): Promise<void> {
-    const fh = this.writable();
     this.unwritten.add(text);
     if (!this.group) {
       const texts: string[] = [];
       const done = this.chain.then(async () => {
         this.group = undefined;
+        const fh = await this.file();
         await fh.write(texts.join(''), null, 'utf8');
         for (const t of texts) this.unwritten.delete(t);
         await fh.datasync();
@@ -428,7 +355,9 @@ export class ImportJournal {
     const reader = this.reader;
     this.reader = undefined;
     await reader?.then((r) => r.close()).catch(() => undefined);
-    await this.fh?.close();
+    // a journal never written was never opened
+    const fh = await this.opening?.catch(() => undefined);
+    await fh?.close();
   }
 }
 

@@ -199,6 +199,10 @@ async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, m
   const digest = await hashFile(next);
   // a resumed job keeps the time it began: its plan's lifetime counts from then, and a stdin job's way back is named by it
   const journal = await open(slice, identity, { plan: digest, resume: false, file: undefined, began: matched.began });
+  // a new job's journal is written at its first request (a run refused before it leaves none: its rerun is no
+  // resume); a resumed one's now, replacing the interrupted run's before its plan does, so the creates that run
+  // left in doubt stay found
+  if (matched.resumed) await journal.begin();
   await rename(next, planPath);
   return { journal, retryRejected: false, rows: Spool.existing(planPath, slice.dir!), planPath };
 }

@@ -25,11 +25,28 @@ describe('ImportJournal', () => {
   it('is created atomically in the folder (no temp file left), named from content, resource and base URL', async () => {
     const dir = tempDir();
     const j = await open(dir);
+    await j.sent(1, 'crm-batch-1');
     await j.close();
     expect(readdirSync(dir)).toEqual([journalPath(dir, identity).split('/').pop()]);
     expect(statSync(j.path).mode & 0o777).toBe(0o600);
     expect(journalPath(dir, { ...identity, resource: 'deals' })).not.toBe(j.path);
     expect(journalPath(dir, { ...identity, contentSha256: 'cd'.repeat(32) })).not.toBe(j.path);
+  });
+
+  it('is written at its first line: a run that journals nothing (refused before its first request) leaves none', async () => {
+    const dir = tempDir();
+    const refused = await open(dir);
+    await refused.close();
+    expect(readdirSync(dir)).toEqual([]);
+    // a run that finished sending nothing is still finished
+    const empty = await open(dir);
+    await empty.complete(0, { rows: 0, created: 0, failed: 0, invalid: 0 });
+    await empty.close();
+    expect(
+      readFileSync(empty.path, 'utf8')
+        .split('\n')
+        .map((l) => l.slice(0, 17)),
+    ).toEqual(['{"type":"header",', '{"type":"complete', '']);
   });
 
   it('records finished chunks and loads them on the next open', async () => {
@@ -47,6 +64,8 @@ describe('ImportJournal', () => {
   it('group commit: answers that arrive during an fsync share the next write and fsync; each settles only after an fsync that followed its write', async () => {
     const dir = tempDir();
     const j = await open(dir);
+    // its header written first, before the spies
+    await j.begin();
     // the FileHandle class, spied on: what was written and synced, in order
     const probe = await openFile(join(dir, 'probe'), 'w');
     const proto = Object.getPrototypeOf(probe) as {
@@ -128,8 +147,13 @@ describe('ImportJournal', () => {
     await j.record(chunk(1));
     await j.close();
     await expect(open(dir, { plan: 'p2' })).rejects.toThrow(UsageError);
+    // replaced at the new run's first line: one that journals nothing leaves the earlier journal as it was
+    const refused = await open(dir, { plan: 'p2', resume: false });
+    expect(refused.resumedChunks).toBe(0);
+    await refused.close();
+    await expect(open(dir, { plan: 'p2' })).rejects.toThrow(UsageError);
     const fresh = await open(dir, { plan: 'p2', resume: false });
-    expect(fresh.resumedChunks).toBe(0);
+    await fresh.sent(1, 'crm-batch-1');
     await fresh.close();
     const again = await open(dir, { plan: 'p2' });
     expect(again.size).toBe(0);
@@ -166,12 +190,14 @@ describe('ImportJournal', () => {
       { ...identity, resource: 'deals' },
       { plan: 'p', resume: true, input: 'x', now: 0 },
     );
+    await stale.begin();
     await stale.close();
     const recent = await ImportJournal.open(
       dir,
       { ...identity, resource: 'tasks' },
       { plan: 'p', resume: true, input: 'x', now: 0 },
     );
+    await recent.begin();
     await recent.close();
     // leftovers of this (live) process: kept until a day old
     writeFileSync(join(dir, `stdin-${process.pid}-abc.buf`), 'x');
