@@ -57,7 +57,7 @@ describe('crm batch reports what happened', () => {
     );
   });
 
-  it('an update row repeating an earlier one: "1 row (line 3) repeats an earlier row exactly and is not sent", and the sentence says so', async () => {
+  it('an update row repeating an earlier one: the warning names it and the line it repeats, and the sentence says so', async () => {
     const res = await fetch(`${t.sb.baseUrl}/contacts`, {
       method: 'POST',
       headers: { 'X-Service-Api-Key': t.sb.keys.admin, 'content-type': 'application/json' },
@@ -71,7 +71,9 @@ describe('crm batch reports what happened', () => {
       '--update',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('1 row (line 3) repeats an earlier row exactly and is not sent (counted as skipped)');
+    expect(r.stderr).toContain(
+      '1 row repeats an earlier row exactly and is not sent (counted as skipped): line 3 repeats line 2',
+    );
     expect(r.stderr).toContain('Updated 1 of 2 contacts; 1 skipped as repeating an earlier row.');
     expect(r.stderr).not.toMatch(/done before/);
     const got = await fetch(`${t.sb.baseUrl}/contacts/${id}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });

@@ -47,7 +47,9 @@ describe('crm batch --match: a line pasted twice', () => {
       skipped: 1,
       rejects_file: null,
     });
-    expect(r.stderr).toContain('1 row (line 4) repeats an earlier row exactly and is not sent (counted as skipped)');
+    expect(r.stderr).toContain(
+      '1 row repeats an earlier row exactly and is not sent (counted as skipped): line 4 repeats line 3',
+    );
     expect(r.stderr).not.toMatch(/not made to agree/);
     expect(existsSync(`${path}.rejects.csv`)).toBe(false);
     // one create of the two distinct rows

@@ -310,12 +310,15 @@ function warnRepeated(o: ScanOptions, t: Tally): void {
 
 /**
  * The one warning naming the rows that repeated an earlier row exactly (an update, delete or link row of its record; a
- * reconcile's row of its key): `r` their lines (the first few of them, when `n` says how many).
+ * reconcile's row of its key): `r` their lines and the earlier line each repeats (the first few, when `n` says how many).
  */
-export function repeatsWarning(r: number[], n = r.length): string {
-  const lines = `${r.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''}`;
+export function repeatsWarning(r: ReadonlyArray<readonly [line: number, earlier: number]>, n = r.length): string {
+  const which = r.slice(0, 5).map(([line, earlier]) => `line ${line} repeats line ${earlier}`);
   const one = n === 1;
-  return `${plural(n, 'row')} (line${one ? '' : 's'} ${lines}) ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent (counted as skipped)`;
+  return (
+    `${plural(n, 'row')} ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent ` +
+    `(counted as skipped): ${which.join(', ')}${n > 5 ? ', …' : ''}`
+  );
 }
 
 /**

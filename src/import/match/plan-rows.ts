@@ -152,7 +152,7 @@ async function planRows(
   const text = (field: string): boolean => textFields.has(field);
   let [bytes, keptRows, keptChunks] = [0, 0, 0];
   /** the first few repeated rows' lines, for the warning */
-  const repeats: number[] = [];
+  const repeats: Array<[line: number, earlier: number]> = [];
   for await (const e of o.rows.entries()) {
     if (o.signal?.aborted) break;
     bytes = e.bytes;
@@ -210,11 +210,11 @@ function setAside(
   row: { line: number; raw: RawRow },
   at: Exclude<InFile, { first: string }>,
   bytes: number,
-  repeats: number[],
+  repeats: Array<[line: number, earlier: number]>,
 ): Promise<void> | undefined {
   if ('repeats' in at) {
     plan.repeated++;
-    if (repeats.length < 6) repeats.push(row.line);
+    if (repeats.length < 6) repeats.push([row.line, at.repeats]);
     o.planFile?.add(row.line, 'repeated', undefined, `repeats line ${at.repeats} exactly: not sent`, row.raw);
     return o.out?.settled({ line: row.line, raw: row.raw, action: 'repeated', ids: [] }, bytes);
   }

@@ -78,7 +78,7 @@ class SendingPass {
   /** an update, delete or link: per record, for file order and repeated rows */
   private readonly subjects = new Map<string, Subject>();
   /** lines of update, delete or link rows that repeat an earlier row */
-  private readonly repeats: number[] = [];
+  private readonly repeats: Array<[line: number, earlier: number]> = [];
   private readonly pool: Pool;
   private readonly files: RowFiles;
   /** a create's rows an earlier run answered and this run sends again, gathered from their chunks (up to chunkSize) */
@@ -156,13 +156,13 @@ class SendingPass {
     const before = subject === undefined ? undefined : this.subjects.get(subject);
     if (op && before?.twin === twinKey) {
       // the row before it for this record was the same change: that one does it (a rejected first is fixed for both)
-      this.repeats.push(chunk.lines[0]!);
+      this.repeats.push([chunk.lines[0]!, before.line]);
       c.skipped++;
       c.repeated++;
       return;
     }
     // a create's chunks are never identical: the check pass left out rows repeating an earlier one (repeats.ts)
-    const entry: Subject = { twin: twinKey, sent: false };
+    const entry: Subject = { twin: twinKey, sent: false, line: chunk.lines[0]! };
     if (subject !== undefined) this.subjects.set(subject, entry);
     const done = await cfg.journal?.get(chunk.seq).catch((err: unknown) => this.journalFailed(err));
     // the lines check guards against a journal that is not this file's

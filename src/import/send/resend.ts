@@ -19,6 +19,8 @@ export interface Resend {
 /** Per record of an update, delete or link (RowRequest.subject): its last row's body key, the answer it waits for. */
 export interface Subject {
   twin: string;
+  /** the line of its row that came first: a later row repeating it names it */
+  line: number;
   /** settled once that row is answered (or was never sent) */
   pending?: Promise<void>;
   /** a row of it was sent by this run: a later row an earlier run did is sent again after it (file order) */
