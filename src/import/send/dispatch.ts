@@ -7,13 +7,14 @@ import { Pool } from '../../util/pool.js';
 import { chunkKey } from '../check/chunker.js';
 import { repeatsWarning } from '../check/check.js';
 import type { Counters, StageDeps } from '../types.js';
-import type { FinishedChunk, Reason, RowOperation } from '../shapes.js';
+import type { ChunkReject, FinishedChunk, Reason, RowOperation } from '../shapes.js';
 import type { SendSlice } from '../plan.js';
 import type { ImportJournal, PinnedResend } from '../journal/journal.js';
 import {
   chunkOutcome,
   deletedSince,
   type Answer,
+  ALIKE_ROWS,
   failedAlike,
   isFatalSendError,
   isRefusal,
@@ -75,6 +76,8 @@ class SendingPass {
   private readonly reasons = new ReasonTally();
   private fatal: unknown;
   private consecutiveFailures = 0;
+  /** a row a request: the rejects of the first rows answered while every one failed (undefined once one did not) */
+  private firstRejects: ChunkReject[] | undefined = [];
   /** an update, delete or link: per record, for file order and repeated rows */
   private readonly subjects = new Map<string, Subject>();
   /** lines of update, delete or link rows that repeat an earlier row */
@@ -367,10 +370,26 @@ class SendingPass {
     return undefined;
   }
 
+  /**
+   * A row a request (an update, delete or link; a reconcile's updates and creates): the first ALIKE_ROWS rows answered
+   * all failing with one same error stop the run, as a create's first chunk does (failedAlike); a row that did not fail
+   * ends the watch.
+   */
+  private firstRowsAlike(chunk: Chunk, rejects: readonly ChunkReject[]): void {
+    const first = this.firstRejects;
+    if (first === undefined) return;
+    if (rejects.length !== chunk.lines.length) return void (this.firstRejects = undefined);
+    first.push(...rejects);
+    if (first.length < ALIKE_ROWS) return;
+    this.firstRejects = undefined;
+    this.fatal ??= failedAlike(first.length, first, this.c, `the first ${first.length} rows answered: they`);
+  }
+
   /** A chunk answered in this run: its rows' outputs, and the journal (rows sent again: merged into each chunk's earlier answer). */
   private async finish(chunk: Chunk, key: string, { ids, rejects }: Answer, resend?: Resend[], tally = true) {
     if (!this.cfg.op && !this.cfg.updateOp && this.c.chunks === 1 && chunk.seq < this.cfg.lastChunk)
       this.fatal ??= failedAlike(chunk.lines.length, rejects, this.c);
+    else if (this.cfg.op || this.cfg.updateOp) this.firstRowsAlike(chunk, rejects);
     const answers = resend
       ? mergeAnswers(resend, ids, rejects).map((a, j) => ({ ...a, chunk: resend[j]!.whole }))
       : [{ ids, rejects, chunk }];

@@ -94,19 +94,24 @@ export function stoppedAfterFailures(err: CrmError, n: number): CrmError {
  * The first chunk a run had answered, when every row of it (two or more: one row failing is no pattern) failed
  * with one same error and no row of the job was created before it (by this run or an earlier one): the other
  * chunks would fail alike (a column mapped to the wrong field, a field the server requires), so the run stops
- * there (exit 9) rather than send them (issue 18). `c`: the run's counts so far.
+ * there (exit 9) rather than send them (issue 18). `c`: the run's counts so far. `what`: the rows it judges, when
+ * not one chunk (a row a request: the first ALIKE_ROWS answered).
  */
+/** Rows sent a request each (an update, delete or link; a reconcile): this many answered first, all failing alike, stop the run. */
+export const ALIKE_ROWS = 10;
+
 export function failedAlike(
   rows: number,
   rejects: readonly ChunkReject[],
   c: { created: number; skipped: number; repeated: number },
+  what = `the first chunk: its ${rows} rows`,
 ): PartialFailureError | undefined {
   const first = rejects[0];
   if (rows < 2 || rejects.length !== rows || first === undefined || first.code === NO_RESULT_CODE) return undefined;
   if (c.created + c.skipped > c.repeated || !rejects.every((r) => r.code === first.code && r.message === first.message))
     return undefined;
   return new PartialFailureError(
-    `stopped after the first chunk: its ${rows} rows all failed with the same error (${first.code}: ${first.message}); ` +
+    `stopped after ${what} all failed with the same error (${first.code}: ${first.message}); ` +
       'the rest of the file was not sent (it would fail alike)',
     {
       hint:
