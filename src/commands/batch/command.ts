@@ -126,9 +126,11 @@ kept. A rerun writes no record twice. A backup file that cannot be written
 stops the run before anything is deleted (exit 2); --no-backup keeps no
 copy. Importing the file ("crm batch contacts ids.txt.deleted.ndjson")
 creates the records again, with new ids (id, created_at, updated_at,
-owner_id are left out; --results FILE maps each line to its new id), says
-which links did not come back, and writes <input>.owners.csv (each new id
-and its old owner) for "crm batch contacts FILE.owners.csv --match id".
+owner_id are left out; --results FILE maps each line to its new id), and
+says which links did not come back. Any create whose rows carry owner_id
+(a backup under any name, an export) writes <input>.owners.csv (each new id
+and the owner its row had) for "crm batch contacts FILE.owners.csv --match
+id", which gives the records back their owners.
 
 --match FIELD[,FIELD] makes the CRM agree with the file: it reads what the
 CRM holds (listing the collection, 100 records a request), then per row:

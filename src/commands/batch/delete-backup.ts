@@ -90,23 +90,28 @@ export function deleteBackup(
   };
 }
 
-/** …and says so: new ids, how to map old to new, and which links did not come back. */
+/**
+ * …and says so: new ids, how to map old to new, and which links did not come back (a delete's backup); and for any
+ * create whose rows' owner_id was left out, the owners file and the command that gives the owners back.
+ */
 export function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void {
-  if (s.links_not_restored === undefined || ctx.globals.quiet) return;
-  const links = linksTo(s.resource).map((l) => `${l.words} (${l.path})`);
-  const map = o.results
-    ? `${o.results} maps them: each row's _line is the line of ${o.file} that holds the old id, its id the new one`
-    : `--results FILE maps them (each row's _line is the line of ${o.file} holding the old id, its id the new one)`;
-  ctx.warn(
-    `The records created from a delete's backup have new ids (the old ids are gone for good); ${map}.` +
-      (links.length > 0
-        ? `\nTheir links did not come back (the API cannot restore them; link them again with crm links): ${links.join(', ')}.`
-        : ''),
-  );
+  if (ctx.globals.quiet) return;
+  if (s.links_not_restored !== undefined) {
+    const links = linksTo(s.resource).map((l) => `${l.words} (${l.path})`);
+    const map = o.results
+      ? `${o.results} maps them: each row's _line is the line of ${o.file} that holds the old id, its id the new one`
+      : `--results FILE maps them (each row's _line is the line of ${o.file} holding the old id, its id the new one)`;
+    ctx.warn(
+      `The records created from a delete's backup have new ids (the old ids are gone for good); ${map}.` +
+        (links.length > 0
+          ? `\nTheir links did not come back (the API cannot restore them; link them again with crm links): ${links.join(', ')}.`
+          : ''),
+    );
+  }
   if (s.owners_file !== undefined)
     ctx.warn(
-      `They now belong to the key's user (the server sets owner_id on create): ${s.owners_file} holds each new id with the owner ` +
-        `its record had, and this command gives them back their owners:\n  ${crmCommand(ctx.globals, ['batch', s.resource, s.owners_file, '--match', 'id'])}`,
+      `The records created now belong to the key's user (the server sets owner_id on create): ${s.owners_file} holds ` +
+        `each new id with the owner its row had, and this command gives them back their owners:\n  ${crmCommand(ctx.globals, ['batch', s.resource, s.owners_file, '--match', 'id'])}`,
     );
 }
 

@@ -1,5 +1,6 @@
 // `crm batch RESOURCE FILE` (CONTRACT §7): runs the import engine (src/import/) with the HTTP
 // client, shows progress on a terminal, prints the summary and picks the exit code (0 / 9 / 2 / 130).
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import {
@@ -24,7 +25,9 @@ import {
   writeOwners,
   type ImportOptions,
   type ImportSummary,
+  type RestoreRun,
 } from '../../import/index.js';
+import { detectFormat } from '../../import/input/reader.js';
 import { matchFields, printMatchSummary } from './reconcile.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
@@ -56,8 +59,14 @@ function capHeap(): void {
 export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   capHeap();
   if (!o.operation) checkResourceName(o.resource, o.update ? 'update' : o.delete ? 'delete' : undefined);
-  const restoring = { file: o.file, results: o.results, creates: !o.operation && !o.update && !o.delete && !o.dryRun };
-  const restore = restoreResults(restoring);
+  const journalDir = join(ctx.configDir(), 'imports');
+  // a plain create: its rows' owner_id, left out, goes to the owners file (restoreResults, writeOwners)
+  const restoring: RestoreRun = {
+    ...{ file: o.file, results: o.results, format: o.inputFormat, encoding: o.encoding, maps: o.map },
+    creates: !o.operation && !o.update && !o.delete && !o.match && !o.dryRun,
+    ...{ tmpDir: journalDir, signal: ctx.signal },
+  };
+  const restore = await restoreResults(restoring);
   const { client, opts } = await importTarget({ ...o, results: restore.path }, ctx);
   const sending = new SendingRate();
   const progress = liveProgress(ctx, (p) => progressText(p, { pace: client?.pace?.(), now: ctx.clock.now(), sending }));
@@ -83,7 +92,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
       client && (!op || op.kind === 'update') ? once(() => knownFields(client, o.resource, ctx.signal)) : undefined,
     // the question is asked with the progress line off, so it does not draw over it
     beforeSend: op?.kind === 'delete' ? backup.beforeSend : undefined,
-    journalDir: join(ctx.configDir(), 'imports'),
+    journalDir,
     clock: ctx.clock,
     signal: ctx.signal,
     stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
@@ -97,6 +106,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
       warnKept(ctx, kept);
     })
     .catch(async (err: unknown) => {
+      // crm's own results file of a stopped run: the rerun that finishes the job writes it again, from its journal
+      if (restore.temporary) await rm(restore.path!, { force: true }).catch(() => undefined);
       const found = importSummaryOf(err);
       const partial = found && backup.named(found);
       const stopped = err instanceof InterruptedError ? 'interrupted' : 'stopped';
@@ -277,6 +288,8 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: Stopped): Prom
   const why = json
     ? []
     : reasonLines(s.reasons, ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined, s.rejects_file);
-  const restore = s.backup_file && crmCommand(ctx.globals, ['batch', s.resource, s.backup_file]);
+  // a backup named otherwise (`--backup kept.bak`) is imported as what it is: NDJSON
+  const ndjson = s.backup_file && detectFormat(s.backup_file) !== 'ndjson' ? ['--input-format', 'ndjson'] : [];
+  const restore = s.backup_file && crmCommand(ctx.globals, ['batch', s.resource, s.backup_file, ...ndjson]);
   ctx.io.stderr.write([...why, forStderr(ctx.io.stderr, outcomeSentence(s, stopped, restore))].join('\n') + '\n');
 }

@@ -6,20 +6,17 @@
 // the backup never holds a record that was not deleted by the run that wrote it (a run stopped after
 // the listing would otherwise leave records there that a re-import would create a second time). A DELETE the
 // server refuses takes its record's line back (blanked in place, `blankLine`).
-// Below: the file's ids against the backup's (`backupRead`), and a backup imported again (`restoreResults`, the
-// owners file `writeOwners` writes, `recreated`).
+// Below: the file's ids against the backup's (`backupRead`). A backup imported again: owners.ts.
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import type { ApiRecord } from '../../api/envelopes.js';
-import { linksTo } from '../../api/resources.js';
 import { CrmError, NotFoundError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
-import { tempPathFor, writeFileAtomic } from '../../util/atomic-file.js';
+import { tempPathFor } from '../../util/atomic-file.js';
 import { removeStaleTemps } from '../../util/fs.js';
-import type { BeforeSend, ImportSummary } from '../types.js';
-import { csvLine, unwritable } from './outputs.js';
+import type { BeforeSend } from '../types.js';
+import { unwritable } from './outputs.js';
 import { idText } from '../../api/ids.js';
 
 export interface DeleteBackup {
@@ -43,10 +40,10 @@ export interface DeleteBackup {
 /** A delete's backup by its name: `<input>.deleted.ndjson`, or a single delete's `<resource>.deleted.<time>[-n].ndjson`. */
 export const isBackupFile = (name: string): boolean => /\.deleted(\.\d{8}T\d{6}Z(-\d+)?)?\.ndjson$/.test(name);
 
-/** A field of a backup line's record; undefined for a torn line (from a kill during a write) or an empty one. */
-function fieldOf(line: string | undefined, field: 'id' | 'owner_id'): unknown {
+/** A backup line's record's id; undefined for a torn line (from a kill during a write) or an empty one. */
+function idOf(line: string): unknown {
   try {
-    return (parseJson(line ?? '') as Record<string, unknown> | null)?.[field];
+    return (parseJson(line) as Record<string, unknown> | null)?.id;
   } catch {
     return undefined;
   }
@@ -54,7 +51,7 @@ function fieldOf(line: string | undefined, field: 'id' | 'owner_id'): unknown {
 
 /** The ids of the records a backup file holds (a torn last line is skipped). */
 export function backupIds(text: string): Set<string> {
-  const ids = text.split('\n').map((line) => idText(fieldOf(line, 'id')));
+  const ids = text.split('\n').map((line) => idText(idOf(line)));
   return new Set(ids.filter((id): id is string => id !== undefined));
 }
 
@@ -298,67 +295,4 @@ export async function backupRead(
   const there = foreign ? new Set<string>() : backupIds(await readFile(path, 'utf8').catch(() => ''));
   const kept = [...ids].filter((id) => there.has(id)).length;
   return { ids, toRead: ids.size - kept, kept };
-}
-
-/** A run of `crm batch` as a backup imported again sees it: the input, `--results`, and whether it creates (no update, delete or link, no dry run). */
-export interface RestoreRun {
-  file: string;
-  results?: string;
-  creates: boolean;
-}
-
-/** The `--results` file of a backup imported again; `temporary`: crm's own, removed once read. */
-type RestoreResults = { path?: string; temporary: boolean };
-
-/** A create from a delete's backup (a file named `*.deleted.ndjson`). */
-const isRestore = (run: RestoreRun): boolean => run.creates && isBackupFile(run.file);
-
-/**
- * A create from a delete's backup maps each line to its new id through the --results machinery (the
- * engine writes `_line,id` from its journal, every row created by this run or an earlier one): the file
- * named by --results, else a temporary one beside the input, removed once read.
- */
-export function restoreResults(run: RestoreRun): RestoreResults {
-  if (!isRestore(run) || run.results !== undefined) return { path: run.results, temporary: false };
-  return { path: `${run.file}.results-${process.pid}-${Date.now()}.tmp.csv`, temporary: true };
-}
-
-/**
- * `<input>.owners.csv` (issue 19): the records created from a backup belong to the key's user (the server
- * sets owner_id on create), so each new id with the owner its backup line had, `id,owner_id`, for
- * `crm batch RESOURCE <input>.owners.csv --match id`. Written durably (0600, renamed into place) before the
- * summary; only rows created whose backup line had an owner_id; none when there are none.
- */
-export async function writeOwners(run: RestoreRun, results: RestoreResults): Promise<string | undefined> {
-  if (!isRestore(run) || results.path === undefined) return undefined;
-  try {
-    const lines = (await readFile(run.file, 'utf8')).split('\n');
-    const text = await readFile(results.path, 'utf8');
-    const rows = parse<Record<string, string>>(text, { columns: true, bom: true, skip_empty_lines: true });
-    const owned = rows.flatMap((r) => {
-      const owner = ownerOf(lines[Number(r._line) - 1]);
-      return r.id && owner !== undefined ? [csvLine([r.id, owner])] : [];
-    });
-    if (owned.length === 0) return undefined;
-    const path = `${run.file}.owners.csv`;
-    await writeFileAtomic(path, 'id,owner_id\r\n' + owned.join(''));
-    return path;
-  } finally {
-    if (results.temporary) await rm(results.path, { force: true });
-  }
-}
-
-function ownerOf(line: string | undefined): string | undefined {
-  const owner = fieldOf(line, 'owner_id');
-  return typeof owner === 'string' && owner !== '' ? owner : undefined;
-}
-
-/** A delete's backup (`file`) imported again: the links its records had, which cannot come back, and the owners file. */
-export function recreated(file: string, s: ImportSummary, owners?: string): ImportSummary {
-  if (s.operation || !isBackupFile(file) || s.created === 0) return s;
-  return {
-    ...s,
-    links_not_restored: linksTo(s.resource).map((l) => l.path),
-    ...(owners ? { owners_file: owners } : {}),
-  };
 }
