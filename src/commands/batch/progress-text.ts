@@ -58,6 +58,17 @@ function ratePerMs(p: ImportProgress, at: PaceNow | undefined): number | undefin
   return rate ?? (p.elapsedMs > 0 && requests > 0 ? requests / p.elapsedMs : undefined);
 }
 
+/** A summary as a person reads it on stderr: counts with thousands separators (`2,985`), the time taken as time (`elapsed 1.2s`); JSON keeps the numbers. */
+export function forPeople(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(record).map(([k, v]) =>
+      k === 'elapsed_ms' && typeof v === 'number'
+        ? ['elapsed', v < 60_000 ? `${(Math.ceil(v / 100) / 10).toFixed(1)}s` : formatDuration(v / 1000)]
+        : [k, typeof v === 'number' ? count(v) : v],
+    ),
+  );
+}
+
 /** `42s`, `14m5s`, `2h10m`: whole seconds, rounded up. */
 export function formatDuration(s: number): string {
   const t = Math.ceil(s);

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { PartialFailureError, UsageError } from '../../http/errors.js';
 import { normalizeFieldName, type ImportSummary } from '../../import/index.js';
 import { count, plural } from '../../output/plural.js';
+import { forPeople } from './progress-text.js';
 import { writeRecord } from '../../output/writers.js';
 import { forStderr } from '../../output/width.js';
 import type { Ctx } from '../context.js';
@@ -53,7 +54,7 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: St
   const { output, quiet, stderrColor } = ctx.globals;
   const json = output === 'json' || output === 'ndjson';
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
-  if (!quiet && !json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
+  if (!quiet && !json) await writeRecord('table', ctx.io.stderr, forPeople(record), { color: stderrColor });
   const notAgreeing = s.failed + s.invalid + r.ambiguous + r.duplicate;
   // why rows failed, as a plain import says it (the server's reasons, grouped)
   const why = json
@@ -70,10 +71,18 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: St
     [r.duplicate + s.invalid, `duplicate or invalid${s.rejects_file ? ` (in ${s.rejects_file})` : ''}`],
   ] as const;
   const what = parts.filter(([n]) => n > 0).map(([n, text]) => `${count(n)} ${text}`);
+  // what to do about each kind: a row of the file to fix; a key two records have, which no edit of the row settles
+  const ways = [
+    failed + r.duplicate + s.invalid > 0 ? 'fix the failed, duplicate or invalid rows in the file' : '',
+    r.ambiguous > 0
+      ? `each ambiguous row's key names two or more records (their ids: the _candidates column of ${r.ambiguous_file ?? 'the ambiguous file'}): ` +
+        "merge or delete the extra records in the CRM, or send those rows by their record's id (an id column, --match id)"
+      : '',
+  ].filter(Boolean);
   const hint =
     s.in_doubt > 0
       ? 'rerun this same command first: it finishes this plan under the same Idempotency-Keys (never send those rows another way)'
-      : 'fix those rows in the file (or the records in the CRM) and run the same command again: rows that agree by then need no request';
+      : `${ways.join('; ')}; then run the same command again: rows that agree by then need no request`;
   const line = `${plural(notAgreeing, 'row')} of ${count(s.rows)} not made to agree: ${what.join(', ')}`;
   throw new PartialFailureError(line, { hint });
 }
