@@ -113,9 +113,13 @@ export function wrapHanging(
 /** `-o`, `--encoding`: a flag that may take the next word as its value (so they stay on one line) */
 const FLAG = /^-{1,2}[a-zA-Z][\w-]*$/;
 
+/** `text` holds an odd number of `quote`: a quoted span is open. */
+const odd = (text: string, quote: string): boolean => text.split(quote).length % 2 === 0;
+
 /**
  * The pieces of a notice line no wrap may break (each with its following spaces): a word, a
- * `quoted span`, a flag with its value, a `crm …` command (up to a `(`, or a word ending a clause).
+ * `quoted span` or "quoted span" (`--map "E-mail Address=email"` pasted whole), a flag with its
+ * value, a `crm …` command (up to a `(`, or a word ending a clause).
  */
 export function noticeUnits(line: string): string[] {
   const units: string[] = [];
@@ -126,7 +130,7 @@ export function noticeUnits(line: string): string[] {
     const glue =
       last !== undefined &&
       /\s$/.test(last) &&
-      ((last.match(/`/g)?.length ?? 0) % 2 === 1 || FLAG.test(last.trimEnd()) || (inCommand && !word.startsWith('(')));
+      (odd(last, '`') || odd(last, '"') || FLAG.test(last.trimEnd()) || (inCommand && !word.startsWith('(')));
     if (glue) units[units.length - 1] += piece;
     else units.push(piece);
     if (word.startsWith('(')) inCommand = false;

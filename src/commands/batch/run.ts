@@ -44,7 +44,7 @@ import { knownFields } from './known-fields.js';
 import { once } from '../../util/once.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines, type Stopped } from './outcome.js';
-import { progressText } from './progress-text.js';
+import { forPeople, progressText } from './progress-text.js';
 
 /** An import's V8 heap settings, for its peak RSS. */
 function capHeap(): void {
@@ -284,7 +284,7 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: Stopped): Prom
   }
   if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
   if (quiet) return;
-  if (!json) await writeRecord('table', ctx.io.stderr, record, { color: stderrColor });
+  if (!json) await writeRecord('table', ctx.io.stderr, forPeople(record), { color: stderrColor });
   const why = json
     ? []
     : reasonLines(s.reasons, ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined, s.rejects_file);

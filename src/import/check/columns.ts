@@ -18,7 +18,6 @@ import {
   splitType,
 } from '../input/header.js';
 import { nearestTypo } from '../../util/nearest.js';
-import type { ScanResult } from './check.js';
 import type { ValueKinds } from './value-kinds.js';
 
 export { mapFlag } from '../input/header.js';
@@ -153,7 +152,7 @@ export function columnsVerdict(
 /** A create's or an update's columns (an update's id left out) against the fields the CRM has, just before the send pass. */
 export async function checkRunColumns(
   o: { op?: RowOperation; maps: ColumnMap; resource: string; name: string },
-  scan: ScanResult,
+  scan: { mapping?: HeaderMapping; ndjsonKeys: readonly string[]; kinds: ValueKinds },
   deps: Pick<ImportDeps, 'knownFields' | 'warn'>,
 ): Promise<void> {
   const { op } = o;

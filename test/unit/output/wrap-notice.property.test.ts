@@ -31,6 +31,9 @@ describe('wrapNotice', () => {
     '-o json',
     '--fields id,email',
     'crm contacts list --limit 2',
+    // issue 29's trial: a hint's --map split inside its quotes, so the pasted half failed
+    '--map "E-mail Address=email"',
+    '"First Name"',
   ];
   it('joining the lines with spaces gives the text back; no host name, backticked span, flag and value or crm command is split', () => {
     fc.assert(

@@ -1,6 +1,6 @@
 // The progress line of `crm batch`: rows, rate, the ETA the rate limit allows, the pacer's wait.
 import { describe, expect, it } from 'vitest';
-import { formatDuration, progressText } from '../../../../src/commands/batch/progress-text.js';
+import { formatDuration, progressText, forPeople } from '../../../../src/commands/batch/progress-text.js';
 import type { PaceInfo } from '../../../../src/http/types.js';
 import type { ImportProgress } from '../../../../src/import/index.js';
 
@@ -111,5 +111,15 @@ describe('formatDuration', () => {
       '1h0m',
       '2h1m',
     ]);
+  });
+});
+
+describe('forPeople (the summary table on stderr)', () => {
+  it('counts with separators, the time as time; other cells as they are (issue 29: "rows 2985", "elapsed_ms 63187")', () => {
+    expect(forPeople({ resource: 'contacts', rows: 2985, created: 0, elapsed_ms: 1234, rejects_file: null })).toEqual({
+      ...{ resource: 'contacts', rows: '2,985', created: '0', elapsed: '1.3s', rejects_file: null },
+    });
+    expect(forPeople({ elapsed_ms: 63_187 })).toEqual({ elapsed: '1m4s' });
+    expect(forPeople({ elapsed_ms: 0 })).toEqual({ elapsed: '0.0s' });
   });
 });
