@@ -150,7 +150,12 @@ export async function createResultsWriter(
     const row = Array.isArray(raw) ? raw : [];
     if (o.format === 'csv') return csvLine([String(line), serverCell(id ?? ''), ...keep.map((i) => row[i] ?? '')]);
     const obj = typeof raw === 'object' && !Array.isArray(raw) ? stripReserved(raw) : {};
-    if (ndjsonOut) return stringifyJson({ _line: line, id, ...obj })! + '\n';
+    if (ndjsonOut) {
+      // the row's own id is not crm's (a create's old id: `_input_id`, as in a CSV results file; the same id: left out)
+      const { id: input, ...rest } = obj;
+      const old = input !== undefined && !o.idIsTarget ? { _input_id: input } : {};
+      return stringifyJson({ _line: line, id, ...old, ...rest })! + '\n';
+    }
     const cells = [
       String(line),
       serverCell(id ?? ''),

@@ -3,7 +3,7 @@
 // as crm says once the cause is fixed, sends exactly the records the first run sent; the `--results FILE`
 // (createResultsWriter), reconciled back with `--match id`, plans nothing. In this process, against a server
 // that keeps values exactly (helpers/exact-crm.ts).
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,4 +139,26 @@ describe('--results FILE → crm batch contacts FILE --match id', () => {
     },
     180_000,
   );
+
+  it("results.ndjson of rows carrying ids (an export): each line's id is the new record's, the old one its _input_id (issue 28: the old id won)", async () => {
+    crm.clear();
+    const { dir, config } = freshFolder(root);
+    const env = crm.env(config);
+    const input = join(dir, 'exported.ndjson');
+    const results = join(dir, 'results.ndjson');
+    const old = ['con_gone_1', 'con_gone_2'];
+    writeFileSync(input, old.map((id, i) => `${stringifyJson({ id, email: `old${i}@x.test`, n: i })}\n`).join(''));
+    const made = await crmIn(['batch', 'contacts', input, '--results', results], env);
+    expect(made.code, made.err).toBe(0);
+    const lines = readFileSync(results, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string; _input_id: string; email: string });
+    expect(lines.map((l) => l._input_id)).toEqual(old);
+    for (const l of lines) expect(old).not.toContain(l.id);
+    const r = await crmIn(['batch', 'contacts', results, '--match', 'id', '--dry-run', '-o', 'json'], env);
+    expect(r.code, r.err).toBe(0);
+    const { create, update, invalid, changes } = JSON.parse(r.out) as Record<string, unknown>;
+    expect({ create, update, invalid, changes }).toEqual({ create: 0, update: 0, invalid: 0, changes: {} });
+  }, 60_000);
 });
