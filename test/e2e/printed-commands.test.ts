@@ -112,3 +112,31 @@ it('the rejects hint keeps --profile: the fixed rows go to the same CRM', async 
   ]);
   expect(JSON.parse(found.stdout)).toHaveLength(1);
 });
+
+it("a --match run's undo and created commands keep --profile: pasted, they act on the CRM the run changed (issue 28's trial: the undo put back values in another CRM)", async () => {
+  const list = async (email: string) =>
+    JSON.parse(
+      (await crm(['--profile', 'work', '-o', 'json', 'contacts', 'list', '--all', '--param', `email=${email}`])).stdout,
+    ) as Array<{ first_name: string }>;
+  const created = join(dir, 'created.csv');
+  writeFileSync(created, 'email,first_name\nprinted.made@example.com,Made\n');
+  const made = await crm(['--profile', 'work', 'batch', 'contacts', created, '--match', 'email']);
+  expect(made.code, made.stderr).toBe(0);
+  const remove = /To remove the records this run created:\n {2}(crm .*)/.exec(made.stderr)?.[1];
+  expect(remove, made.stderr).toMatch(/^crm --profile work batch contacts \S+\.created\.csv --delete$/);
+  const gone = await sh(`${remove!} --yes`);
+  expect(gone.code, gone.stderr).toBe(0);
+  expect(await list('printed.made@example.com')).toEqual([]);
+
+  const file = join(dir, 'reconcile.csv');
+  writeFileSync(file, 'email,first_name\nprinted.match@example.com,Before\n');
+  expect((await crm(['--profile', 'work', 'batch', 'contacts', file, '--match', 'email'])).code).toBe(0);
+  writeFileSync(file, 'email,first_name\nprinted.match@example.com,After\n');
+  const changed = await crm(['--profile', 'work', 'batch', 'contacts', file, '--match', 'email']);
+  expect(changed.code, changed.stderr).toBe(0);
+  const undo = /To put back the values this run changed:\n {2}(crm .*)/.exec(changed.stderr)?.[1];
+  expect(undo, changed.stderr).toMatch(/^crm --profile work batch contacts \S+\.undo\.csv --match id$/);
+  const back = await sh(undo!);
+  expect(back.code, back.stderr).toBe(0);
+  expect((await list('printed.match@example.com')).map((r) => r.first_name)).toEqual(['Before']);
+});

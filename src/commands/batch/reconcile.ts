@@ -9,7 +9,7 @@ import { writeRecord } from '../../output/writers.js';
 import { forStderr } from '../../output/width.js';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
-import { shellWord } from '../shared/command-line.js';
+import { crmCommand } from '../shared/command-line.js';
 import { reasonLines, type Stopped } from './outcome.js';
 
 /** `--match a,b` → its fields; refused with --update or --delete (reconcile decides per row), and --plan without it. */
@@ -60,7 +60,8 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: St
   const why = json
     ? []
     : reasonLines(s.reasons, ctx.io.stderr.isTTY ? ctx.io.stderr.columns : undefined, s.rejects_file);
-  if (!quiet) ctx.io.stderr.write([...why, forStderr(ctx.io.stderr, sentence(s, stopped))].join('\n') + '\n');
+  if (!quiet)
+    ctx.io.stderr.write([...why, forStderr(ctx.io.stderr, sentence(s, ctx.globals, stopped))].join('\n') + '\n');
   // a stopped run: its error says what stopped it (and how to resume)
   if (notAgreeing === 0 || stopped) return;
   const failed = s.failed - s.in_doubt;
@@ -87,7 +88,7 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: St
   throw new PartialFailureError(line, { hint });
 }
 
-function sentence(s: ImportSummary, stopped?: Stopped): string {
+function sentence(s: ImportSummary, globals: Ctx['globals'], stopped?: Stopped): string {
   const r = s.reconcile!;
   // rows repeating their key's first row exactly are among the skipped, as in a plain import (outcome.ts)
   const repeated = s.repeated ?? 0;
@@ -103,9 +104,9 @@ function sentence(s: ImportSummary, stopped?: Stopped): string {
   const rest = more.filter(([n]) => n > 0).map(([n, what]) => `, ${count(n)} ${what}`);
   const head = stopped === 'interrupted' ? 'Interrupted: created' : stopped ? 'Stopped: created' : 'Created';
   const done = `${head} ${count(s.created)}, updated ${count(r.updated)}, ${count(r.unchanged)} unchanged${rest.join('')} (${plural(s.rows, 'row')} of ${s.resource}).`;
-  // the commands as a shell reads them back (a path with spaces quoted)
-  const cmd = (file: string, ...flags: string[]): string =>
-    ['crm', 'batch', s.resource, file, ...flags].map(shellWord).join(' ');
+  // the commands as a shell reads them back (a path with spaces quoted), aimed where this run was (--profile: a
+  // rehearsal's undo pasted without it put back values in the other CRM)
+  const cmd = (file: string, ...flags: string[]): string => crmCommand(globals, ['batch', s.resource, file, ...flags]);
   // a resumed job's files hold what the interrupted run did too
   const who = r.plan.resumed === undefined ? 'this run' : 'this job (this run and what was interrupted before it)';
   const back = [
