@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quoteCsv } from '../../src/output/csv.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -26,6 +27,12 @@ async function post(body: unknown): Promise<string> {
   });
   return ((await res.json()) as { data: { id: string } }).data.id;
 }
+const record = async (id: string) =>
+  (
+    (await (
+      await fetch(`${t.sb.baseUrl}/contacts/${id}`, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } })
+    ).json()) as { data: Record<string, unknown> }
+  ).data;
 const firstName = async (id: string) =>
   (
     (await (
@@ -62,5 +69,35 @@ describe('rows left ambiguous', () => {
     const r = await crm(['batch', 'contacts', byId, '--match', 'id']);
     expect(r.code, r.stderr).toBe(0);
     expect([await firstName(a), await firstName(b)]).toEqual(['C', 'B']);
+  });
+  it("an NDJSON run's ambiguous file, given an id column as the hint says, sends the row's own fields and values exactly", async () => {
+    const held = { 'ratio:number': '5', score: 1, flag: false, tags: ['z'] };
+    const a = await post({ email: 'nd@amb.test', ...held });
+    await post({ email: 'ND@amb.test', ...held });
+    const file = join(dir, 'rows.ndjson');
+    const row = { email: 'nd@amb.test', 'ratio:number': '6', score: 7, flag: true, tags: ['a', 'b'] };
+    writeFileSync(file, `${JSON.stringify(row)}\n`);
+    const r = await crm(['batch', 'contacts', file, '--match', 'email']);
+    expect(r.code, r.stderr).toBe(9);
+    const table: string[][] = parse(readFileSync(`${file}.ambiguous.csv`, 'utf8'), { bom: true });
+    const [header, ...lines] = table;
+    // the hint's way: an id column, --match id
+    const byId = join(dir, 'rows-by-id.csv');
+    writeFileSync(
+      byId,
+      [
+        ['id', ...header!],
+        [a, ...lines[0]!],
+      ]
+        .map((l) => l.map(quoteCsv).join(','))
+        .join('\n') + '\n',
+    );
+    const sent = await crm(['batch', 'contacts', byId, '--match', 'id']);
+    expect(sent.code, sent.stderr).toBe(0);
+    const got = await record(a);
+    expect({ ...got, id: undefined, created_at: undefined, updated_at: undefined, owner_id: undefined }).toEqual({
+      ...{ id: undefined, created_at: undefined, updated_at: undefined, owner_id: undefined },
+      ...row,
+    });
   });
 });

@@ -14,6 +14,7 @@ import type { InputFormat, RawRow } from '../shapes.js';
 import { SortedLines } from '../../util/sorted-lines.js';
 import { detectBom } from '../../util/text.js';
 import { readHead, UTF8 } from '../input/source.js';
+import { fieldHeader } from '../input/header.js';
 
 const REJECT_COLUMNS = ['_line', '_error_code', '_error_message'] as const;
 /** an input's own copies of the columns these files write (a fed-back rejects file) are dropped */
@@ -204,15 +205,24 @@ function carried(target: string, shape: RowShape, own: readonly string[]): Carri
     const cells = (raw: RawRow): string[] => keep.map((i) => (Array.isArray(raw) ? raw : [])[i] ?? '');
     return { ndjson: false, names: keep.map((i) => name(header[i]!.trim())!), cells, object };
   }
+  // an NDJSON row's values into CSV columns as an undo file writes them (issue 28's trial: an ambiguous file's bare
+  // `ratio:number` header read back as a typed column, `7` as text): `"ratio:number":json`, each cell the value's
+  // JSON (an absent key: an empty cell, left out); crm's own `_` columns as they are
+  const crmOwn = (k: string): boolean => k.startsWith('_');
   const keys = (shape.ndjsonKeys ?? []).filter((k) => name(k) !== undefined);
   const more = shape.ndjsonKeysOverflow === true;
   const cells = (raw: RawRow): string[] => {
     const row = new Map(renamed(raw));
-    const out = keys.map((k) => valueCell(row.get(name(k)!)));
+    const out = keys.map((k) => {
+      const field = name(k)!;
+      if (crmOwn(field)) return valueCell(row.get(field));
+      return row.has(field) ? guardFormula(stringifyJson(row.get(field)) ?? 'null') : '';
+    });
     keys.forEach((k) => row.delete(name(k)!));
     return more ? [...out, row.size > 0 ? stringifyJson(Object.fromEntries(row))! : ''] : out;
   };
-  return { ndjson: false, names: [...keys.map((k) => name(k)!), ...(more ? ['_more'] : [])], cells, object };
+  const header = (k: string): string => (crmOwn(name(k)!) ? name(k)! : fieldHeader(name(k)!, 'json'));
+  return { ndjson: false, names: [...keys.map(header), ...(more ? ['_more'] : [])], cells, object };
 }
 
 /** A file of rows written whole at commit; `head` its own columns, `ownCells` a row's values of them. */

@@ -296,8 +296,9 @@ describe('AmbiguousFile and PlanFile', () => {
     nd.add(1, 'unchanged', 'c_2', '', { email: 'a@x', tags: ['a', 'b'] });
     await nd.commit();
     expect(rows(nd.target)).toEqual([
-      ['_line', '_action', 'id', '_changes', 'email', 'tags'],
-      ['1', 'unchanged', 'c_2', '', 'a@x', '["a","b"]'],
+      // an NDJSON row's values as an undo file writes them: FIELD:json, each cell the value's JSON (issue 28)
+      ['_line', '_action', 'id', '_changes', 'email:json', 'tags:json'],
+      ['1', 'unchanged', 'c_2', '', '"a@x"', '["a","b"]'],
     ]);
     const whole = await AmbiguousFile.create(fresh('amb.ndjson'), { format: 'ndjson', header: null });
     whole.add({ email: 'a@x', _line: 7 }, 1, ['c_1', 'c_2']);
