@@ -261,6 +261,7 @@ export async function scanInput(path: string, o: ScanOptions): Promise<ScanResul
   }
   if (!o.signal?.aborted) await refuseNotText(path, o, t, text);
   warnLeftOut(o, mapping, t);
+  await warnSentAsText(o, mapping, t);
   warnRepeated(o, t);
   return {
     ...{ format: reader.format, contentSha256: o.sha ?? hash!.digest('hex'), header: reader.header, mapping },
@@ -318,6 +319,35 @@ export function repeatsWarning(r: ReadonlyArray<readonly [line: number, earlier:
   return (
     `${plural(n, 'row')} ${one ? 'repeats' : 'repeat'} an earlier row exactly and ${one ? 'is' : 'are'} not sent ` +
     `(counted as skipped): ${which.join(', ')}${n > 5 ? ', …' : ''}`
+  );
+}
+
+/**
+ * A create's text columns every cell of which reads as a number, boolean, list or object, with no record to show
+ * their field's kind (an empty collection, records that disagree): sent as text, as the rule says (`00501` stays
+ * text) — said, with the header type that sends them as values (issue 28's trial: an export created into an empty
+ * CRM turned every number and boolean into text without a word).
+ */
+async function warnSentAsText(o: ScanOptions, mapping: HeaderMapping | undefined, t: Tally): Promise<void> {
+  // a dry run reads nothing: its plan says the rule (plan-text.ts typingLines)
+  if (o.op || o.rowsOnly || !mapping || !o.knownFields) return;
+  const typed = new Set(t.typing.map(([f]) => f));
+  const text = mapping.columns.filter((c) => !c.ignored && c.type === 'string' && !typed.has(c.field));
+  const candidates = text.flatMap((c) => {
+    const kind = t.kinds.alsoReadsAs(c.field);
+    return kind ? [{ c, kind: kind === 'list' || kind === 'object' ? 'json' : kind }] : [];
+  });
+  if (candidates.length === 0) return;
+  // a field the records hold as text is text: nothing to say
+  const known = await o.knownFields?.();
+  const found = candidates.filter(({ c }) => !known?.has(c.field) || known.mixed?.(c.field) === true);
+  if (found.length === 0) return;
+  const shown = found.slice(0, 4).map(({ c, kind }) => `${c.column.trim()}:${kind}`);
+  const one = found.length === 1;
+  o.warn?.(
+    `${o.name}: ${plural(found.length, 'column')} whose every cell reads as a value ${one ? 'is' : 'are'} sent as text ` +
+      `(${shown.join(', ')}${found.length > 4 ? ', …' : ''}): the CRM's records show no one kind for ${one ? 'its field' : 'their fields'}; ` +
+      `to send values, type the header as shown (or import an -o ndjson export, which keeps them)`,
   );
 }
 

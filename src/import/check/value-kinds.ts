@@ -79,4 +79,12 @@ export class ValueKinds {
   fits(field: string, sample: unknown): boolean {
     return ((this.left.get(field) ?? ALL) & kindBit(sample)) !== 0;
   }
+
+  /** Every value of `field` was a text cell that reads as one same other kind too (`8`, `true`, `["x"]`): that kind (`number`, …). */
+  alsoReadsAs(field: string): string | undefined {
+    const left = this.left.get(field);
+    if (left === undefined || left === ALL || (left & TEXT) === 0) return undefined;
+    const other = KINDS.findIndex(([,], i) => i > 0 && (left & (1 << i)) !== 0);
+    return other > 0 ? KINDS[other]![0] : undefined;
+  }
 }
