@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/temp.js';
 
 const dir = tempDir('crm-alike-rows-');
 let t: TestSandbox;
-let ids: string[] = [];
+const ids: string[] = [];
 beforeAll(async () => {
   t = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
   for (let i = 0; i < 60; i++) {
