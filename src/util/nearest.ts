@@ -32,13 +32,17 @@ export function nearestName(word: string, names: readonly string[]): string | un
 
 /**
  * nearestName for a hint someone will follow: a word of 4 letters or fewer only with its letters kept (moved, one
- * added or left out), since a letter changed there leaves two or three in common: another word (`zip`, `vip`).
+ * added or left out), since a letter changed there leaves two or three in common: another word (`zip`, `vip`);
+ * and never between names under 3 letters (`a.b` is not a typo of `b`: the hint wrote its values into `b`).
  */
 export function nearestTypo(word: string, names: readonly string[]): string | undefined {
   const w = word.toLowerCase();
   return nearestName(
     w,
-    names.filter((n) => Math.min(n.length, w.length) > 4 || sameLetters(n.toLowerCase(), w)),
+    names.filter((n) => {
+      const shorter = Math.min(n.length, w.length);
+      return shorter >= 3 && (shorter > 4 || sameLetters(n.toLowerCase(), w));
+    }),
   );
 }
 

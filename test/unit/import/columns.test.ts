@@ -213,6 +213,9 @@ describe('a suggestion is near in kind, not only in spelling (issue 29)', () => 
     expect(nearestField('nmae', ['name'])).toBe('name');
     expect(nearestField('tag', ['tags'])).toBe('tags');
     expect(nearestField('emal', ['email'])).toBe('email');
+    // issue 28's trial: `a.b` (field a_b) was offered `b`, and the pasted --map wrote its values into b
+    expect(nearestField('a_b', ['b', 'email'])).toBeUndefined();
+    expect(nearestField('ab', ['a'])).toBeUndefined();
   });
 
   it('Zip (postal codes) near vip (true/false): no suggestion, a new field with the way to name it or leave it out', () => {
