@@ -335,6 +335,18 @@ export function objectToRecord(obj: unknown, maps: ColumnMap = new Map(), keep: 
     const kind = obj === null ? 'null' : Array.isArray(obj) ? 'an array' : typeof obj;
     return invalid(INVALID_CODES.json, `expected a JSON object, got ${kind}`);
   }
+  // a rejects file's line that was not JSON (`_raw`: its text, and crm's own keys), fixed there as the hint says:
+  // the row it holds (issue 28's trial: read as an object of crm's keys alone, "no field to import")
+  const raw = (obj as Record<string, unknown>)._raw;
+  if (typeof raw === 'string' && Object.keys(obj).every(isCrmOwnKey)) {
+    let row: unknown;
+    try {
+      row = parseJson(raw);
+    } catch (err) {
+      return invalid(INVALID_CODES.json, `its _raw is not JSON yet (${(err as Error).message}): fix the text there`);
+    }
+    return objectToRecord(row, maps, keep);
+  }
   const record: ApiRecord = {};
   for (const [key, value] of Object.entries(obj as Record<string, unknown>)) {
     const mapped = maps.get(key);

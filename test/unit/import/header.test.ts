@@ -190,6 +190,21 @@ describe('rowToRecord', () => {
 });
 
 describe('objectToRecord (NDJSON)', () => {
+  it("a rejects line that was not JSON, its _raw fixed there: the row it holds (issue 28's trial: 'no field to import')", () => {
+    const own = { _line: 2, _error_code: 'INVALID_JSON', _error_message: 'Unexpected end of JSON input' };
+    expect(objectToRecord({ _raw: '{"email":"a@x.test","n":12345678901234567890}', ...own })).toMatchObject({
+      ok: true,
+      record: { email: 'a@x.test' },
+    });
+    expect(objectToRecord({ _raw: '{"email":', ...own })).toMatchObject({
+      ok: false,
+      code: 'INVALID_JSON',
+      reason: expect.stringMatching(/its _raw is not JSON yet .*: fix the text there/),
+    });
+    // a row of its own with a field `_raw` beside others is that row
+    expect(objectToRecord({ _raw: 'x', email: 'b@x.test' })).toEqual({ ok: true, record: { email: 'b@x.test' } });
+  });
+
   it('keeps values as typed, drops _ keys, applies --map', () => {
     const maps = parseColumnMaps(['mail=email', 'drop=']);
     expect(objectToRecord({ mail: 'a@b.c', n: 1, ok: true, x: null, _line: 3, drop: 'z' }, maps)).toEqual({
