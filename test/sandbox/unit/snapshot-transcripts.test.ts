@@ -45,12 +45,15 @@ describe('loadSnapshotTranscripts', () => {
     );
   });
 
-  it('a recording without has_transcript is not served from a file; no folder means none at all', () => {
+  it('a recording without has_transcript is not served from a file; no folder means none at all (said)', () => {
     const dir = mkdtempSync(join(root, `${n++}-`));
     expect(loadSnapshotTranscripts(dir, [{ id: 'rec_1', has_transcript: true }])).toEqual({
       transcripts: new Map(),
-      warnings: [],
+      warnings: [
+        `snapshot ${dir} holds no transcripts (it was taken without --transcripts): the 1 recordings with one each get a generated transcript`,
+      ],
     });
+    expect(loadSnapshotTranscripts(dir, [{ id: 'rec_1', has_transcript: false }]).warnings).toEqual([]);
     mkdirSync(join(dir, 'transcripts'));
     writeFileSync(join(dir, 'transcripts', 'rec_1.json'), '{}');
     expect(loadSnapshotTranscripts(dir, [{ id: 'rec_1', has_transcript: false }]).transcripts.size).toBe(0);
