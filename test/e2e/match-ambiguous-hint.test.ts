@@ -65,10 +65,12 @@ describe('rows left ambiguous', () => {
     });
     expect(ambiguous[0]!._candidates!.split(';').sort()).toEqual([a, b].sort());
     const byId = join(dir, 'by-id.csv');
-    writeFileSync(byId, `id,first_name\n${a},C\n`);
+    // the ambiguous file's row (its email as the file spelt it) with one of the ids: the email's case is not a change
+    writeFileSync(byId, `id,email,first_name\n${a},TWICE@amb.test,C\n`);
     const r = await crm(['batch', 'contacts', byId, '--match', 'id']);
     expect(r.code, r.stderr).toBe(0);
     expect([await firstName(a), await firstName(b)]).toEqual(['C', 'B']);
+    expect((await record(a)).email).toBe('twice@amb.test');
   });
   it("an NDJSON run's ambiguous file, given an id column as the hint says, sends the row's own fields and values exactly", async () => {
     const held = { 'ratio:number': '5', score: 1, flag: false, tags: ['z'] };

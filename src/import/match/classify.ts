@@ -3,6 +3,7 @@
 import { RawNumber, stringifyJson } from '../../json/exact-json.js';
 import { asHeldType } from '../input/typing.js';
 import { truncate } from '../../output/cell.js';
+import { isEmailField } from './key.js';
 
 /** One field an update changes: the record's value (`null` when absent) and the value to send. */
 export interface Change {
@@ -59,15 +60,19 @@ export function diffRecord(
     if (skip.includes(field) || value === undefined || (isText && value.trim() === '')) continue;
     // own values only: a field named `constructor` is not Object's
     const before = Object.hasOwn(record, field) ? (record[field] ?? null) : null;
-    const same = value === null ? before === null : isText ? sameText(value, before) : deepEqual(value, before);
+    const same = value === null ? before === null : isText ? sameText(value, before, field) : deepEqual(value, before);
     if (!same) changes.push({ field, before, after: isText ? valueToSend(value, before) : value });
   }
   return changes;
 }
 
-/** A text cell against the record's value: text by its code points, trimmed; else read as the record's type. */
-function sameText(cell: string, held: unknown): boolean {
-  if (typeof held === 'string') return cell.trim() === held.trim();
+/**
+ * A text cell against the record's value: text by its code points, trimmed (an email's case aside: one address,
+ * and a reconcile by id rewrote `ann@x.io` as `ANN@x.io`, issue 29's trial); else read as the record's type.
+ */
+function sameText(cell: string, held: unknown, field: string): boolean {
+  const fold = (t: string) => (isEmailField(field) ? t.trim().toLowerCase() : t.trim());
+  if (typeof held === 'string') return fold(cell) === fold(held);
   const typed = asHeldType(cell, held);
   return typed !== undefined && deepEqual(typed, held);
 }
