@@ -30,4 +30,21 @@ describe('--match names a field no column holds', () => {
     expect(text).toMatch(/the records have email: if that column holds it, add --map "Mail=email"/);
     expect(text).not.toMatch(/--match mail/);
   });
+
+  it('a --map of a column of names to an id field is warned of, in the plan and in a create', async () => {
+    const file = join(dir, 'company.csv');
+    writeFileSync(file, 'Email Address,Company\nids.from.names@example.com,"Acme, Inc."\n');
+    const env = { env: t.env('admin'), cwd: dir };
+    const args = ['--map', 'Email Address=email', '--map', 'Company=company_id'];
+    for (const run of [
+      ['batch', 'contacts', file, '--match', 'email', '--dry-run', ...args],
+      // a create reads the records' fields when it runs (a dry run reads nothing)
+      ['batch', 'contacts', file, ...args],
+    ]) {
+      const r = await runCrm(run, env);
+      expect(r.stderr.replace(/\s+/g, ' ')).toMatch(
+        /"Company" fills company_id, a field of ids: each cell is sent as an id/,
+      );
+    }
+  });
 });

@@ -149,6 +149,21 @@ export function columnsVerdict(
   };
 }
 
+/**
+ * Columns --map sends to a field of ids (`company_id`) that do not name an id (`Company`): each cell goes as an id,
+ * and names there are not ids (issue 29's re-trial: a pasted `--map "Company=company_id"` wrote company names over
+ * the records' ids). A warning: a --map is the user's word.
+ */
+export function idsFromNames(columns: readonly ColumnField[], name: string): string | undefined {
+  const odd = columns.filter((c) => c.mapped && namesId(c.field) && !namesId(c.column));
+  if (odd.length === 0) return undefined;
+  const which = odd.map((c) => `${JSON.stringify(c.column)} fills ${c.field}`).join(', ');
+  return (
+    `${name}: ${which}, a field of ids: each cell is sent as an id, and a name is not one; ` +
+    `if the column holds names, send it to another field (${mapFlag(odd[0]!.column, 'FIELD')})`
+  );
+}
+
 /** A create's or an update's columns (an update's id left out) against the fields the CRM has, just before the send pass. */
 export async function checkRunColumns(
   o: { op?: RowOperation; maps: ColumnMap; resource: string; name: string },
@@ -160,7 +175,10 @@ export async function checkRunColumns(
   const known = await deps.knownFields();
   if (!known || known.size === 0) return;
   const values = { kinds: scan.kinds, sample: (f: string) => known.sample?.(f) };
-  const { unknown } = checkColumns(columnFields(scan, o.maps, op?.required), known, values);
+  const columns = columnFields(scan, o.maps, op?.required);
+  const ids = idsFromNames(columns, o.name);
+  if (ids) deps.warn?.(ids);
+  const { unknown } = checkColumns(columns, known, values);
   const verdict = columnsVerdict(unknown, { resource: o.resource, name: o.name, csv: scan.mapping !== undefined });
   if (verdict.error) throw verdict.error;
   if (verdict.warning) deps.warn?.(verdict.warning);

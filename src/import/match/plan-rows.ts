@@ -12,7 +12,7 @@ import { count, plural } from '../../output/plural.js';
 import { Chunker } from '../check/chunker.js';
 import type { MatchIndex, MatchPlan, MatchRead } from '../types.js';
 import { planColumn, type ColumnMap } from '../input/header.js';
-import { checkColumns, columnFields, columnsVerdict } from '../check/columns.js';
+import { checkColumns, columnFields, columnsVerdict, idsFromNames } from '../check/columns.js';
 import type { RawRow } from '../input/reader.js';
 import type { ScanResult } from '../check/check.js';
 import type { Spool, SpoolEntry, SpooledChunk } from '../check/spool.js';
@@ -104,9 +104,12 @@ async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, lines: FirstLi
   });
   try {
     // the columns against the fields the CRM's records have (check.ts): a near miss refused before anything is sent
+    const columns = columnFields(scan, o.maps);
+    const ids = idsFromNames(columns, o.name);
+    if (ids) o.warn?.(ids);
     if (index.fieldsSeen.size > 0) {
       const values = { kinds: scan.kinds, sample: (f: string) => index.sample?.(f) };
-      const verdict = columnsVerdict(checkColumns(columnFields(scan, o.maps), index.fieldsSeen, values).unknown, {
+      const verdict = columnsVerdict(checkColumns(columns, index.fieldsSeen, values).unknown, {
         resource: o.resource,
         name: o.name,
         csv: scan.mapping !== undefined,

@@ -6,6 +6,7 @@ import { PartialFailureError, UsageError } from '../../../src/http/errors.js';
 import {
   checkColumns,
   checkMatchColumns,
+  idsFromNames,
   columnFields,
   columnsVerdict,
   mapFlag,
@@ -444,5 +445,17 @@ describe('failedAlike: the first answered chunk', () => {
     ['rows the answer said nothing about', 2, [reject(0, NO_RESULT_CODE, 'x'), reject(1, NO_RESULT_CODE, 'x')]],
   ])('%s: no stop', (_what, rows, rejects) => {
     expect(failedAlike(rows, rejects, none)).toBeUndefined();
+  });
+});
+
+describe('idsFromNames (issue 29\'s re-trial: --map "Company=company_id" wrote names over ids)', () => {
+  it('warns for a mapped column that does not name an id filling an id field; not for one that names an id, nor unmapped', () => {
+    const c = (column: string, field: string, mapped = true) => ({ column, field, mapped });
+    expect(idsFromNames([c('Company', 'company_id')], 'p.csv')).toBe(
+      'p.csv: "Company" fills company_id, a field of ids: each cell is sent as an id, and a name is not one; ' +
+        'if the column holds names, send it to another field (--map "Company=FIELD")',
+    );
+    expect(idsFromNames([c('Company ID', 'company_id'), c('Org Id', 'company_id')], 'p.csv')).toBeUndefined();
+    expect(idsFromNames([c('company_id', 'company_id', false), c('Company', 'company')], 'p.csv')).toBeUndefined();
   });
 });
