@@ -4,7 +4,7 @@
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import { count, plural } from '../../output/plural.js';
 import type { ImportDeps, StageDeps } from '../types.js';
-import { type InvalidRow, MAX_NDJSON_KEYS, type RowOperation } from '../shapes.js';
+import { DUPLICATE_KEY, type InvalidRow, MAX_NDJSON_KEYS, type RowOperation } from '../shapes.js';
 import type { CheckSlice } from '../plan.js';
 import type { Spool } from './spool.js';
 import { createHash } from 'node:crypto';
@@ -20,7 +20,9 @@ import {
   mapFlag,
   mapHeader,
   splitType,
+  type RowResult,
 } from '../input/header.js';
+import type { ReadRow } from '../input/rows.js';
 import { type InputFormat, type InputReader, openInput } from '../input/reader.js';
 import { Chunker } from './chunker.js';
 import { FirstSeen } from '../../util/first-seen.js';
@@ -179,7 +181,8 @@ class Tally {
       this.rows++;
       if (row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json))
         this.addKeys(Object.keys(row.json));
-      const c = typedRow(classifyRow(row, mapping, o.maps, o.op, o.op?.keep ?? o.keep), typed);
+      const c =
+        notChosen(row, mapping) ?? typedRow(classifyRow(row, mapping, o.maps, o.op, o.op?.keep ?? o.keep), typed);
       let written: Promise<void> | undefined;
       if (!c.ok) {
         this.invalid++;
@@ -234,6 +237,28 @@ class Tally {
       else if (!this.keys.has(k)) this.overflow = true;
     }
   }
+}
+
+/**
+ * A fed-back rejects file's row still marked DUPLICATE_KEY: it conflicts with an earlier row of its key (other values),
+ * and nothing about it is wrong to fix, so sending it would be a choice nobody made (issue 29's re-trial: importing the
+ * rejects file, as --help says, overwrote the first row's values with it). Chosen by emptying its `_error_code` cell.
+ */
+function notChosen(row: ReadRow, mapping: HeaderMapping | undefined): RowResult | undefined {
+  const at = mapping?.columns.find((c) => c.column.trim() === '_error_code')?.index;
+  const code =
+    at !== undefined
+      ? row.cells?.[at]
+      : row.json !== null && typeof row.json === 'object' && !Array.isArray(row.json)
+        ? (row.json as Record<string, unknown>)._error_code
+        : undefined;
+  if (code !== DUPLICATE_KEY) return undefined;
+  return {
+    ...{ ok: false, code: DUPLICATE_KEY, field: '' },
+    reason:
+      'a rejected duplicate (an earlier row of its key has other values): delete the line you do not want, ' +
+      "or empty this row's _error_code cell to send it",
+  };
 }
 
 export async function scanInput(path: string, o: ScanOptions): Promise<ScanResult> {
