@@ -53,8 +53,9 @@ describe('rows left ambiguous', () => {
       expect(text).toMatch(/1 row of 1 not made to agree: 1 ambiguous/);
       expect(text).toMatch(/the _candidates column of .*f\.csv\.ambiguous\.csv/);
       expect(text).toMatch(
-        /merge or delete the extra records in the CRM, or send those rows by their record's id \(an id column, --match id\)/,
+        /merge or delete the extra records in the CRM, then run the same command again; or send those rows by their record's id \(an id column, --match id: by their key they stay ambiguous while two records share it\)/,
       );
+      expect(text).not.toMatch(/rows that agree by then need no request/);
       expect(text).not.toMatch(/fix the failed/);
       // people read the summary: counts and time as such
       expect(r.stderr).toMatch(/│ elapsed +│ \d+\.\ds/);

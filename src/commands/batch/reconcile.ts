@@ -77,13 +77,16 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: St
     failed + r.duplicate + s.invalid > 0 ? 'fix the failed, duplicate or invalid rows in the file' : '',
     r.ambiguous > 0
       ? `each ambiguous row's key names two or more records (their ids: the _candidates column of ${r.ambiguous_file ?? 'the ambiguous file'}): ` +
-        "merge or delete the extra records in the CRM, or send those rows by their record's id (an id column, --match id)"
+        "merge or delete the extra records in the CRM, then run the same command again; or send those rows by their record's id " +
+        '(an id column, --match id: by their key they stay ambiguous while two records share it)'
       : '',
   ].filter(Boolean);
   const hint =
     s.in_doubt > 0
       ? 'rerun this same command first: it finishes this plan under the same Idempotency-Keys (never send those rows another way)'
-      : `${ways.join('; ')}; then run the same command again: rows that agree by then need no request`;
+      : r.ambiguous > 0 && ways.length === 1
+        ? ways[0]!
+        : `${ways.join('; ')}; then run the same command again: rows that agree by then need no request`;
   const line = `${plural(notAgreeing, 'row')} of ${count(s.rows)} not made to agree: ${what.join(', ')}`;
   throw new PartialFailureError(line, { hint });
 }
