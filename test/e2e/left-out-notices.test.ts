@@ -6,7 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../src/api/envelopes.js';
-import { parseJson, stringifyJson } from '../../src/json/exact-json.js';
+import { stringifyJson } from '../../src/json/exact-json.js';
+import { apiData } from '../helpers/api-data.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -20,16 +21,7 @@ afterAll(async () => t?.close());
 
 const crm = (args: string[]) => runCrm(args, { env: t.env('admin'), cwd: dir, timeoutMs: 60_000 });
 
-async function api(method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${t.sb.baseUrl}${path}`, {
-    method,
-    headers: { 'X-Service-Api-Key': t.sb.keys.admin, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : stringifyJson(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-  return (parseJson(text) as { data: unknown }).data;
-}
+const api = (method: string, path: string, body?: unknown) => apiData(t, method, path, body);
 
 /** The contacts whose email ends with `suffix`. */
 const held = async (suffix: string) =>

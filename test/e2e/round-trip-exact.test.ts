@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../src/api/envelopes.js';
 import { parseJson, RawNumber, stringifyJson } from '../../src/json/exact-json.js';
 import { quoteCsv } from '../../src/output/csv.js';
+import { apiData } from '../helpers/api-data.js';
 import { runCrm, startSandboxProcess, type CrmResult } from '../helpers/run-crm.js';
 import {
   byEmail,
@@ -92,16 +93,7 @@ const SCHEMA: Record<Group, ApiRecord[]> = {
 };
 type Group = keyof typeof GROUPS;
 
-async function api(t: TestSandbox, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${t.sb.baseUrl}${path}`, {
-    method,
-    headers: { 'X-Service-Api-Key': t.sb.keys.admin, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : stringifyJson(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-  return (parseJson(text) as { data: unknown }).data;
-}
+const api = apiData;
 
 /** Every contact the sandbox holds, as its answers' text says. */
 async function contacts(t: TestSandbox): Promise<ApiRecord[]> {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiRecord } from '../../src/api/envelopes.js';
-import { parseJson, stringifyJson } from '../../src/json/exact-json.js';
+import { apiData } from '../helpers/api-data.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
@@ -22,16 +22,7 @@ afterAll(async () => t?.close());
 
 const crm = (args: string[]) => runCrm(args, { env: t.env('admin'), cwd: dir, timeoutMs: 60_000 });
 
-async function api(method: string, path: string, body?: unknown): Promise<ApiRecord> {
-  const res = await fetch(`${t.sb.baseUrl}${path}`, {
-    method,
-    headers: { 'X-Service-Api-Key': t.sb.keys.admin, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : stringifyJson(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-  return (parseJson(text) as { data: ApiRecord }).data;
-}
+const api = async (method: string, path: string, body?: unknown) => (await apiData(t, method, path, body)) as ApiRecord;
 
 describe('--update of an export whose field holds mixed kinds', () => {
   it('leaves the ambiguous rows unsent (the rejects file says how to tell), sends the rest; --match id plans nothing', async () => {
