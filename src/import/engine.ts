@@ -56,7 +56,7 @@ export async function runImport(opts: ImportOptions, deps: ImportDeps): Promise<
 async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<ImportSummary> {
   const report = progressOf(plan.finish, deps);
   const found = await earlier(plan.journal, deps);
-  if (found.finished) return finishedSummary(plan.finish, deps.clock.now(), found.finished);
+  if (found.finished) return finishedSummary(plan.finish, deps.clock.now(), found.finished, found.backup);
   const dryRun = plan.journal.dryRun;
   // reconcile reads the file's rows for its match stage, also for a dry run
   const rows = dryRun && !plan.match ? undefined : held.spool(await Spool.create(deps.journalDir ?? tmpdir()));
@@ -75,7 +75,7 @@ async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<Impor
   } else if (!dryRun) {
     const done = await doneEarlier(plan.journal, found, scan);
     const resumes = found.file?.exists === true || done > 0;
-    await deps.beforeSend?.({ ...scan, done, resumes, records: () => spooledRecords(rows!) });
+    await deps.beforeSend?.({ ...scan, done, resumes, backup: found.backup, records: () => spooledRecords(rows!) });
   }
   const opened = await openJournal(plan.journal, scan, found, claimed, matched, deps);
   if ('dry' in opened) return dryRunSummary(plan.finish, deps.clock.now(), scan, opened.dry);

@@ -91,10 +91,12 @@ const NONE = {
 };
 
 /** A job an earlier run finished: its journal's totals, nothing sent. */
-export function finishedSummary(slice: FinishSlice, now: number, f: Finished): ImportSummary {
+export function finishedSummary(slice: FinishSlice, now: number, f: Finished, backup?: string): ImportSummary {
   const [failed, unknown] = [f.info.failed ?? 0, f.info.unknown ?? 0];
   return {
     ...summaryOf(slice, now),
+    // a delete's: the file its records were kept in, as its journal says
+    ...(backup ? { backup_file: backup } : {}),
     rows: f.info.rows ?? f.rows ?? 0,
     skipped: f.info.created ?? 0,
     failed,

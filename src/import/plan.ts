@@ -67,6 +67,8 @@ export interface JournalSlice {
   /** the rejects file as a journal's header names it (no cwd: a stdin import's stamped name), for the rerun checks */
   readonly journalRejectsPath: string;
   readonly resultsPath?: string;
+  /** a delete's backup file (absolute), kept in a new journal's header */
+  readonly backup?: string;
   /** other files of this run beside the rejects file, whose temporary copies a killed run left (reconcile's) */
   readonly otherFiles: readonly string[];
 }
@@ -180,6 +182,7 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
           ...files,
           journalRejectsPath: opts.rejectsPath ?? defaultRejectsPath(input.name, format, started, '', op?.tag),
         },
+        ...(opts.backupPath ? { backup: resolve(deps.cwd ?? process.cwd(), opts.backupPath) } : {}),
         otherFiles: fields ? [`${base}.ambiguous.csv`] : [],
       },
       send: {

@@ -64,6 +64,8 @@ export interface ImportOptions {
   concurrency?: number;
   /** default `<input>.rejects.csv`; for stdin `crm-rejects-<time>.csv` in deps.cwd */
   rejectsPath?: string;
+  /** a delete's backup file: kept in its journal, so a rerun names (and adds to) the file its job began */
+  backupPath?: string;
   /** `--results FILE`: `_line`, `id` and the original columns of every created row */
   resultsPath?: string;
   dryRun?: boolean;
@@ -193,6 +195,8 @@ export interface BeforeSend {
   done?: number;
   /** this job (this content) has a journal: a run of it was here before */
   resumes?: boolean;
+  /** the backup file (absolute) this job's earlier run kept its deleted records in, as its journal says */
+  backup?: string;
   records?: () => AsyncIterable<ApiRecord>;
 }
 

@@ -3,7 +3,7 @@
 // confirmation said nothing of links nor the DELETEs' cost, backup files were 0644, a 404 to a first
 // DELETE sent its row to a rejects file to run again forever, a backup imported again pointed at
 // --no-resume (every record created twice), "1 of 1 contacts".
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +30,19 @@ function idFile(tag: string, ids: string[]): string {
   const path = join(dir, `${tag}.txt`);
   writeFileSync(path, `${ids.join('\n')}\n`);
   return path;
+}
+
+/** `crm args` killed -9 once 2 DELETEs reached the server (each slowed, so it is mid-run); the log's length before. */
+async function killAfterTwoDeletes(args: string[]): Promise<number> {
+  const since = await logLength(t);
+  await t.control('/faults', { latency_ms: 150 });
+  const killed = await stopAfter(t, args, {
+    ...{ env: t.env('admin'), cwd: dir },
+    ...{ method: 'DELETE', after: 2, since, signal: 'SIGKILL' as const },
+  });
+  await t.control('/faults', { latency_ms: 0 });
+  expect(killed.signal).toBe('SIGKILL');
+  return since;
 }
 
 /** A contact created with the user-bound key: its owner is that key's user, not the admin's. */
@@ -75,18 +88,7 @@ describe('delete backups: what a new user found', () => {
     const more = await makeContacts(t, 'cost2', 5);
     const path2 = idFile('cost2', more);
     const args = ['batch', 'contacts', path2, '--delete', '--yes', '--concurrency', '1'];
-    const since = await logLength(t);
-    await t.control('/faults', { latency_ms: 150 });
-    const killed = await stopAfter(t, args, {
-      env: t.env('admin'),
-      cwd: dir,
-      method: 'DELETE',
-      after: 2,
-      since,
-      signal: 'SIGKILL',
-    });
-    await t.control('/faults', { latency_ms: 0 });
-    expect(killed.signal).toBe('SIGKILL');
+    const since = await killAfterTwoDeletes(args);
     const sent = sentIds(await requestLog(t, since), 'DELETE', 'contacts').length;
     const rerun = await crm(args);
     expect(rerun.code, rerun.stderr).toBe(0);
@@ -151,6 +153,43 @@ describe('delete backups: what a new user found', () => {
     expect(again.stderr.replace(/\s+/g, ' ')).toMatch(
       /already created again .*--no-resume would create every one of them a second time/,
     );
+  });
+});
+
+describe('a rerun of a delete keeps to the backup its job began (issue 28: it named <input>.deleted.ndjson, never written)', () => {
+  it('--backup FILE, killed, then the same delete without --backup: the rest go to FILE, and every summary names it', async () => {
+    const ids = await makeContacts(t, 'ownbackup', 5);
+    const path = idFile('ownbackup', ids);
+    const mine = join(dir, 'mine.ndjson');
+    const args = ['batch', 'contacts', path, '--delete', '--yes', '--concurrency', '1'];
+    await killAfterTwoDeletes([...args, '--backup', mine]);
+
+    // another --backup for the same job: refused before anything is sent
+    const before = await logLength(t);
+    const other = await crm([...args, '--backup', join(dir, 'other.ndjson')]);
+    expect(other.code, other.stderr).toBe(2);
+    // named as typed here (crm runs in dir)
+    expect(other.stderr).toContain('kept its records in mine.ndjson, not');
+    expect(other.stderr).toContain('rerun with --backup mine.ndjson (or without --backup)');
+    expect((await requestLog(t, before)).filter((e) => e.method === 'DELETE')).toEqual([]);
+    expect(existsSync(join(dir, 'other.ndjson'))).toBe(false);
+
+    const rerun = await crm(['-o', 'json', ...args]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(JSON.parse(rerun.stdout)).toMatchObject({ backup_file: 'mine.ndjson' });
+    expect(rerun.stderr).toContain('`crm batch contacts mine.ndjson`');
+    expect(existsSync(`${path}.deleted.ndjson`)).toBe(false);
+    const kept = readFileSync(mine, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => (JSON.parse(l) as { id: string }).id);
+    expect(kept.sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(await getRecord(t, 'contacts', id)).toBeUndefined();
+
+    // the finished job again: nothing sent, and the backup named is the one that holds the records
+    const again = await crm(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('each kept first in mine.ndjson');
   });
 });
 

@@ -2,7 +2,8 @@
 // cost and kept before their DELETEs, and the file imported again (the engine's parts: src/import/files/backup.ts,
 // send/backup-read.ts); this file wires them to the command's options and says what happened.
 import { linksTo } from '../../api/resources.js';
-import { crmCommand } from '../shared/command-line.js';
+import { crmCommand, shellWord } from '../shared/command-line.js';
+import { UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import {
   backupRead,
@@ -21,6 +22,7 @@ import { count, plural } from '../../output/plural.js';
 import { forStderr } from '../../output/width.js';
 import { moveToOwnName } from '../../util/own-name.js';
 import { stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { Ctx } from '../context.js';
 import type { BatchOptions } from './command.js';
 import { backupPath, confirmDelete } from './operation.js';
@@ -38,13 +40,16 @@ export function deleteBackup(
   client: HttpClient | undefined,
   progress: { pause<T>(f: () => Promise<T>): Promise<T> },
 ) {
-  const path = op?.kind === 'delete' && !o.operation && !o.dryRun ? backupPath(o) : undefined;
+  let path = op?.kind === 'delete' && !o.operation && !o.dryRun ? backupPath(o) : undefined;
   let file: DeleteBackup | undefined;
   /** the listing's requests, which the engine (counting from the first row sent) does not see */
   let listing = 0;
   return {
+    path,
     current: () => file,
     beforeSend: async (checked: BeforeSend): Promise<void> => {
+      // a rerun of this job keeps adding to the backup its first run named (CONTRACT §7c)
+      if (path !== undefined && checked.backup !== undefined) path = journaled(o, path, checked.backup);
       // `<input>.deleted.ndjson` of a delete of other content under this name (each run's created file is one):
       // that job's, moved aside once this one is confirmed, so restoring one backup never brings back the other's
       const foreign = path !== undefined && typeof o.backup !== 'string' && !checked.resumes && (await holds(path));
@@ -86,7 +91,13 @@ export function deleteBackup(
     close: async () => file?.close(),
     /** the summary with `backup_file` when there is one, its requests with the listing's */
     named: (s: ImportSummary): ImportSummary =>
-      path !== undefined ? { ...s, backup_file: path, requests: s.requests + listing } : s,
+      path !== undefined
+        ? {
+            ...s,
+            backup_file: s.backup_file ? journaled(o, path, s.backup_file, true) : path,
+            requests: s.requests + listing,
+          }
+        : s,
   };
 }
 
@@ -113,6 +124,29 @@ export function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void
       `The records created now belong to the key's user (the server sets owner_id on create): ${s.owners_file} holds ` +
         `each new id with the owner its row had, and this command gives them back their owners:\n  ${crmCommand(ctx.globals, ['batch', s.resource, s.owners_file, '--match', 'id'])}`,
     );
+}
+
+/**
+ * The backup an earlier run of this job named (its journal's), for this rerun: without --backup that one; another
+ * --backup FILE is refused before anything is sent (one job's records are kept in one file, restored by one command);
+ * a finished job's summary names the file that holds its records, whatever --backup says.
+ */
+function journaled(o: BatchOptions, path: string, earlier: string, finished = false): string {
+  if (resolve(path) === earlier) return path;
+  if (typeof o.backup === 'string' && !finished)
+    throw new UsageError(
+      `an earlier run of this delete kept its records in ${shown(earlier)}, not ${path}: nothing was deleted by this run`,
+      {
+        hint: `rerun with --backup ${shellWord(shown(earlier))} (or without --backup), so one file holds the job's records`,
+      },
+    );
+  return shown(earlier);
+}
+
+/** A path as the user would type it here: relative when under the current folder. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return isAbsolute(path) && rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
 /** A file with something in it (a backup that holds records). */

@@ -73,7 +73,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const op = opts.operation;
   const kept: string[] = [];
   const backup = deleteBackup(ctx, o, op, client, progress);
-  const summary = await runImport(opts, {
+  // a delete's backup goes into its journal: a rerun adds to (and names) the file the job began
+  const summary = await runImport(backup.path ? { ...opts, backupPath: backup.path } : opts, {
     // a dry run sends nothing
     send: httpSender(client, op, { onKept: (w) => kept.push(w), backup: backup.current }),
     readIndex: client && opts.match ? matchReader(client, opts.resource, ctx.clock, ctx.signal) : undefined,

@@ -45,6 +45,8 @@ export interface HeaderLine {
   plan: string;
   /** the text columns its cells are sent typed as (columnTyping), for a resume; absent when none */
   typing?: Typing;
+  /** a delete's backup file (absolute): a rerun adds to it and names it */
+  backup?: string;
   input: string;
   created_at: string;
 }
@@ -253,6 +255,7 @@ export class ImportJournal {
       content_sha256: identity.contentSha256,
       plan: opts.plan,
       ...(opts.typing?.length ? { typing: opts.typing } : {}),
+      ...(opts.backup ? { backup: opts.backup } : {}),
       input: opts.input,
       created_at: new Date(opts.now).toISOString(),
     };
@@ -366,6 +369,8 @@ export interface OpenJournalOptions {
   plan: string;
   /** the typing of its text cells, pinned for a resume (HeaderLine.typing) */
   typing?: Typing;
+  /** HeaderLine.backup */
+  backup?: string;
   /** false (`--no-resume`): an existing journal is replaced */
   resume: boolean;
   /** the input's absolute path (or `-`): the changed-file check */

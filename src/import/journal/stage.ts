@@ -30,6 +30,8 @@ export interface Earlier {
   file?: JournalFile;
   /** the typing of its text cells an earlier run of this job pinned in its journal */
   typing?: Typing;
+  /** a delete's backup file its journal names (absolute) */
+  backup?: string;
   /** decided here: false when rows an earlier run rejected are not sent again (its rejects file was imported since) */
   retryRejected?: boolean;
   /** the job is done: nothing to send */
@@ -76,10 +78,12 @@ export async function earlier(slice: JournalSlice, deps: ImportDeps): Promise<Ea
   if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
   if (sha === undefined) return {};
   const file = await findJournal(dir, identityOf(slice, sha));
+  const header = file.exists ? await readHeader(file.path) : undefined;
   // its cells are typed as its first run typed them (none in a journal from before typing)
-  const typing = file.exists ? ((await readHeader(file.path))?.typing ?? []) : undefined;
+  const typing = file.exists ? (header?.typing ?? []) : undefined;
+  const known = { sha, file, typing, ...(header?.backup ? { backup: header.backup } : {}) };
   // a finished job is answered from its journal's last line only without --results or --strict
-  if (slice.resultsPath !== undefined || slice.strict) return { sha, file, typing };
+  if (slice.resultsPath !== undefined || slice.strict) return known;
   const info = await readComplete(file.path);
   if (
     !info ||
@@ -88,15 +92,15 @@ export async function earlier(slice: JournalSlice, deps: ImportDeps): Promise<Ea
     info.failed === undefined ||
     info.invalid === undefined
   )
-    return { sha, file, typing };
+    return known;
   // rows it rejected are sent again by this run (issue 17), unless its rejects file was imported since
   let retryRejected: boolean | undefined;
   if (!info.compacted && info.failed - (info.unknown ?? 0) > 0 && (retryRejected = !(await rejectsTaken(slice, sha))))
-    return { sha, file, typing, retryRejected };
+    return { ...known, retryRejected };
   const finished = await finishedJob(slice, info, { whole: true, warn: warnOf(deps) });
-  if (!finished) return { sha, file, typing, retryRejected };
+  if (!finished) return { ...known, retryRejected };
   await pruneJournals(dir, slice.started, { keep: file.own }).catch(() => 0);
-  return { sha, file, typing, retryRejected, finished };
+  return { ...known, retryRejected, finished };
 }
 
 /** The rows (chunks) an earlier run of this job finished, read from its journal without opening it (0 when none or not resuming). */
@@ -214,15 +218,14 @@ async function open(
 ): Promise<ImportJournal> {
   const dir = slice.dir!;
   const { began, ...rest } = o;
-  return ImportJournal.open(dir, identity, { ...rest, input: slice.input.id, now: began ?? slice.started }).catch(
-    (err: unknown) => {
-      if (err instanceof UsageError) throw err;
-      throw new UsageError(`cannot write the import journal in ${dir}: ${(err as Error).message}`, {
-        cause: err,
-        hint: 'CRM_CONFIG_DIR chooses another config folder',
-      });
-    },
-  );
+  const at = { input: slice.input.id, now: began ?? slice.started, backup: slice.backup };
+  return ImportJournal.open(dir, identity, { ...rest, ...at }).catch((err: unknown) => {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot write the import journal in ${dir}: ${(err as Error).message}`, {
+      cause: err,
+      hint: 'CRM_CONFIG_DIR chooses another config folder',
+    });
+  });
 }
 
 /** A finished job's totals and files; undefined when `whole` is asked for and its rejects or unknown file is gone (a full rerun writes them). */
