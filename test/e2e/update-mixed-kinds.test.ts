@@ -38,6 +38,15 @@ describe('--update of an export whose field holds mixed kinds', () => {
     const exported = join(dir, 'export.csv');
     writeFileSync(exported, listed.stdout);
 
+    // the dry run reads the page the run types its cells by: it predicts the same invalid rows (it said all valid)
+    const dry = await crm(['batch', 'contacts', exported, '--update', '--dry-run', '-o', 'json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const planned = JSON.parse(dry.stdout) as { invalid: number; first_invalid: Array<{ reason: string }> };
+    expect(planned.invalid).toBe(2);
+    for (const r of planned.first_invalid) expect(r.reason).toMatch(/vip "true" may be a boolean or text/);
+    const dryText = await crm(['batch', 'contacts', exported, '--update', '--dry-run', '-o', 'table']);
+    expect(dryText.stdout.replace(/\s+/g, ' ')).toContain('this plan read the page of records the run reads');
+
     const update = await crm(['batch', 'contacts', exported, '--update']);
     // two rows invalid, the rest sent: some rows not sent, the contract's exit for rows that failed
     expect(update.code, update.stderr).toBe(9);

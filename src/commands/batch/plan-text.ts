@@ -16,7 +16,8 @@ async function printOut(ctx: Ctx, record: Record<string, unknown>, lines: string
   ctx.io.stdout.write(`${forTerminal(ctx.io.stdout, lines.join('\n'))}\n`);
 }
 
-export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
+/** `read`: the CRM's page of records was read to type the text columns (a dry run with a key), as the run will. */
+export async function printPlan(ctx: Ctx, s: ImportSummary, read: boolean): Promise<void> {
   const plan = s.plan!;
   const op = s.operation;
   const skipped = plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : '';
@@ -28,7 +29,7 @@ export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
       ? `would ${op.kind} ${count(plan.valid)} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
       : `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight${skipped}`,
     ...mappingLines(plan.mapping),
-    ...typingLines(plan.mapping, op),
+    ...typingLines(plan.mapping, op, read),
     ...(requests.length ? [`First requests:`, ...requests.map((r) => `  ${sanitizeForTerminal(r)}`)] : []),
     ...(plan.first_invalid.length
       ? ['First invalid rows:', ...plan.first_invalid.map((r) => `  line ${r.line}: ${sanitizeForTerminal(r.reason)}`)]
@@ -39,17 +40,19 @@ export async function printPlan(ctx: Ctx, s: ImportSummary): Promise<void> {
 }
 
 /**
- * A create's or update's text columns may be sent typed (columnTyping: by what the collection's records hold), which
- * a dry run, reading nothing, cannot know: said, so that `(string)` above and the first requests are not taken as the
- * last word.
+ * A create's or update's text columns may be sent typed (columnTyping: by what the collection's records hold): said,
+ * with whether this dry run read them (with a key it reads the page the run reads; without one it cannot know, and
+ * `(string)` above and the first requests are not the last word).
  */
-function typingLines(mapping: ImportPlan['mapping'], op: ImportSummary['operation']): string[] {
+function typingLines(mapping: ImportPlan['mapping'], op: ImportSummary['operation'], read: boolean): string[] {
   if (op && op.kind !== 'update') return [];
   if (!mapping?.some((c) => !c.ignored && !c.read_only && c.type === 'string')) return [];
   return [
     'Text columns: a cell written as JSON writes a value (37, false, {...}) is sent',
-    'as that value when the records hold its field as that kind (one page read when',
-    'it runs; --dry-run reads nothing); else as text (00501 stays text).',
+    'as that value when the records hold its field as that kind, else as text',
+    read
+      ? '(00501 stays text); this plan read the page of records the run reads.'
+      : '(00501 stays text); one page is read when it runs, which this plan could not.',
     ...(op ? ['With --update, such a cell of a field held as two kinds is not sent (invalid).'] : []),
   ];
 }

@@ -26,6 +26,7 @@ import {
   type ImportOptions,
   type ImportSummary,
   type RestoreRun,
+  type RowOperation,
 } from '../../import/index.js';
 import { detectFormat } from '../../import/input/reader.js';
 import { matchFields, printMatchSummary } from './reconcile.js';
@@ -73,6 +74,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   const op = opts.operation;
   const kept: string[] = [];
   const backup = deleteBackup(ctx, o, op, client, progress);
+  const fields = fieldsOf(client, o, op, ctx);
   // a delete's backup goes into its journal: a rerun adds to (and names) the file the job began
   const summary = await runImport(backup.path ? { ...opts, backupPath: backup.path } : opts, {
     // a dry run sends nothing
@@ -87,10 +89,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
             await progress.pause(() => confirmPlan(ctx, o, plan));
           }
         : undefined,
-    // the fields the CRM's records have (one page, read lazily, once): a header naming one as written is that field;
-    // a create's or update's columns are checked against them
-    knownFields:
-      client && (!op || op.kind === 'update') ? once(() => knownFields(client, o.resource, ctx.signal)) : undefined,
+    knownFields: fields.read,
     // the question is asked with the progress line off, so it does not draw over it
     beforeSend: op?.kind === 'delete' ? backup.beforeSend : undefined,
     journalDir,
@@ -117,7 +116,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
       throw withResumeHint(err, o, partial);
     });
   if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
-  if (summary.plan) return printPlan(ctx, summary);
+  if (summary.plan) return printPlan(ctx, summary, fields.wasRead());
   const shown = recreated(o.file, backup.named(summary), await writeOwners(restoring, restore));
   await printSummary(ctx, shown);
   noteRecreated(ctx, o, shown);
@@ -135,9 +134,13 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
 /** The client (none for a dry run, which needs no key: only the base URL, which names the journal) and the engine's options. */
 async function importTarget(o: BatchOptions, ctx: Ctx): Promise<{ client?: HttpClient; opts: ImportOptions }> {
   const profile = await ctx.profile();
-  // a dry run sends nothing; --match reads what the CRM holds even then
+  // a dry run sends nothing; --match reads what the CRM holds even then, and any other reads the page of records
+  // its cells are typed by, as the run will (knownFields) — when a key is there to read it with: else it plans offline
   const match = matchFields(o);
-  const client = o.dryRun && !match ? undefined : await ctx.client({ concurrencyFlag: true });
+  const client =
+    o.dryRun && !match
+      ? await ctx.client({ concurrencyFlag: true }).catch(() => undefined)
+      : await ctx.client({ concurrencyFlag: true });
   const baseUrl = client ? client.baseUrl : (profile.baseUrl ?? '');
   // the journal tells keys apart (another key is another import) by a hash, never the key itself,
   // and names it, in a refusal, masked (a key of no known form masks to `****`: nothing to name)
@@ -151,6 +154,26 @@ async function importTarget(o: BatchOptions, ctx: Ctx): Promise<{ client?: HttpC
     ...(match ? { match: { fields: match }, planPath: o.plan } : {}),
   };
   return { client, opts };
+}
+
+/**
+ * The fields the CRM's records have (one page, read lazily, once): a header naming one as written is that field; a
+ * create's or update's columns are checked against them, and its text cells typed by them. A dry run whose read
+ * failed plans as if offline (it sends nothing either way), and says whether it read them (wasRead).
+ */
+function fieldsOf(client: HttpClient | undefined, o: BatchOptions, op: RowOperation | undefined, ctx: Ctx) {
+  let read = false;
+  const offline = (err: unknown): undefined => {
+    if (o.dryRun && !(err instanceof InterruptedError)) return undefined;
+    throw err;
+  };
+  return {
+    read:
+      client && (!op || op.kind === 'update')
+        ? once(() => knownFields(client, o.resource, ctx.signal).then((k) => ((read = true), k), offline))
+        : undefined,
+    wasRead: () => read,
+  };
 }
 
 /** Links that were there already with another type: the API keeps a link as it is (spec: relinking is a no-op). */

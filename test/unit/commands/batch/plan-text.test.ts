@@ -62,9 +62,9 @@ describe('the dry run of a create or an update (issue 28, 29)', () => {
         ],
       },
     }) as unknown as ImportSummary;
-  const shown = async (s: ImportSummary): Promise<string> => {
+  const shown = async (s: ImportSummary, read = false): Promise<string> => {
     const ctx = fakeCtx({ stdoutTTY: true, columns: 80 });
-    await printPlan(ctx, s);
+    await printPlan(ctx, s, read);
     return ctx.stdoutText();
   };
 
@@ -74,6 +74,11 @@ describe('the dry run of a create or an update (issue 28, 29)', () => {
     // a typed column, or a delete, sends no text cell
     expect(await shown(summary({ type: 'number' }))).not.toContain('Text columns:');
     expect(await shown(summary({ operation: deleteOperation('contacts') }))).not.toContain('Text columns:');
+  });
+
+  it('says whether this plan read the records the run types its cells by (with a key) or could not', async () => {
+    expect(await shown(summary(), true)).toContain('this plan read the page of records the run reads');
+    expect(await shown(summary())).toContain('one page is read when it runs, which this plan could not');
   });
 
   it('counts with thousands separators', async () => {
