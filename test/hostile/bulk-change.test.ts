@@ -181,3 +181,50 @@ it('a later run of the same change is applied again by a server that caches answ
   const keys = h.log.filter((x) => x.method !== 'GET').map((x) => x.headers['idempotency-key']);
   expect(new Set(keys).size).toBe(keys.length);
 });
+
+// Issue 29's alike stop (send/dispatch.ts firstRowsAlike) against answers unlike the sandbox's: "the same error"
+// is the same code and message, however the body is shaped; a server naming each row in its message is not alike.
+const ids = (n: number) => Array.from({ length: n }, (_, i) => `con_${i + 1}`);
+const updates = (name: string, n: number) =>
+  file(
+    name,
+    `id,first_name\n${ids(n)
+      .map((id) => `${id},Ada`)
+      .join('\n')}\n`,
+  );
+const patches = () => h.log.filter((x) => x.method === 'PATCH').length;
+
+it('every PATCH answered 422 with one message in a bare, envelope-less body: stops after the first 10 (exit 9)', async () => {
+  h.route('PATCH', /\/contacts\/con_\d+$/, (_req, res) =>
+    json(res, 422, { error: { code: 'VALIDATION_FAILED', message: 'first_name is locked' } }),
+  );
+  const r = await crm(['batch', 'contacts', updates('locked.csv', 40), '--update', '--concurrency', '1']);
+  expect(r.code, r.stderr).toBe(9);
+  expect(patches()).toBe(10);
+  expect(r.stderr.replace(/\s+/g, ' ')).toMatch(
+    /stopped after the first 10 rows answered: they all failed with the same error \(VALIDATION_FAILED: first_name is locked\)/,
+  );
+  expect(JSON.parse(r.stdout)).toMatchObject({ rows: 40, failed: 10, not_sent: 30 });
+});
+
+it('a 422 whose message names each row is not "alike": every row is sent, none stopped', async () => {
+  h.route('PATCH', /\/contacts\/con_\d+$/, (req, res) =>
+    json(res, 422, errorEnvelope('VALIDATION_FAILED', `${req.path.split('/').pop()} is archived`)),
+  );
+  const r = await crm(['batch', 'contacts', updates('archived.csv', 15), '--update', '--concurrency', '1']);
+  expect(r.code, r.stderr).toBe(9);
+  expect(patches()).toBe(15);
+  expect(r.stderr).not.toMatch(/stopped after the first/);
+});
+
+it('alike failures after a row went through: no stop (the mapping is right; those rows are wrong)', async () => {
+  h.route('PATCH', /\/contacts\/con_\d+$/, (req, res, ctx) => {
+    const id = req.path.split('/').pop()!;
+    if (ctx.count === 0) return json(res, 200, success({ id, first_name: 'Ada' }));
+    json(res, 422, errorEnvelope('VALIDATION_FAILED', 'first_name is locked'));
+  });
+  const r = await crm(['batch', 'contacts', updates('after.csv', 15), '--update', '--concurrency', '1']);
+  expect(r.code, r.stderr).toBe(9);
+  expect(patches()).toBe(15);
+  expect(JSON.parse(r.stdout)).toMatchObject({ rows: 15, failed: 14 });
+});
