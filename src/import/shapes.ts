@@ -11,7 +11,7 @@ export type InputFormat = 'csv' | 'ndjson';
 export type RawRow = string[] | Record<string, unknown> | string;
 
 // The `_error_code`s of rows never sent or never answered (CONTRACT §7, §7b).
-/** reconcile: a row whose key an earlier row of the file has: the earlier line is in its message */
+/** reconcile: a row whose key another row of the file has with other values (none of them sent): the other lines are in its message */
 /** Codes written to `_error_code` for rows that were never sent. */
 export const INVALID_CODES = {
   columns: 'INVALID_COLUMN_COUNT',

@@ -82,7 +82,9 @@ describe('crm batch --match: one action per row', () => {
         'rec.bob@example.com,Bob,Buyer,,', // nothing differs
         'rec.twin@example.com,Tw,CTO,,', // two records share the key
         'rec.new@example.com,New,Eng,3,', // no record: created
-        'REC.NEW@example.com,New again,Eng,,', // the file repeats a key
+        'REC.NEW@example.com,New,Eng,3,', // the same row, its key in other letters: skipped
+        'rec.dup@example.com,Dup,Eng,,', // the file's rows of a key disagree: neither is sent
+        'REC.DUP@example.com,Dup again,Eng,,',
         ',Nobody,x,,', // no key
       ].join('\n') + '\n',
     );
@@ -90,12 +92,12 @@ describe('crm batch --match: one action per row', () => {
     const r = await json(['batch', 'contacts', path, '--match', 'email']);
     expect(r.code, r.stderr).toBe(9);
     expect(r.out).toMatchObject({
-      rows: 6,
+      rows: 8,
       created: 1,
       updated: 1,
       unchanged: 1,
       ambiguous: 1,
-      duplicate: 1,
+      duplicate: 2,
       invalid: 1,
       failed: 0,
     });
@@ -115,7 +117,9 @@ describe('crm batch --match: one action per row', () => {
     const ambiguous = readFileSync(`${path}.ambiguous.csv`, 'utf8');
     expect(ambiguous).toContain([twin1, twin2].sort().join(';'));
     const rejects = readFileSync(`${path}.rejects.csv`, 'utf8');
-    expect(rejects).toMatch(/DUPLICATE_KEY,line 5 has the same email/);
+    expect(rejects).toMatch(/DUPLICATE_KEY,line 8 has the same email with other values: no row of it was sent/);
+    expect(rejects).toMatch(/DUPLICATE_KEY,line 7 has the same email/);
+    expect((await t.countByEmail('rec')).get('rec.dup@example.com')).toBeUndefined();
     expect(rejects).toMatch(/MISSING_KEY/);
     expect((await t.countByEmail('rec')).get('rec.new@example.com')).toBe(1);
   });

@@ -117,7 +117,7 @@ export function planLines(plan: MatchPlan, least: number | undefined, shortMs?: 
     row(
       'duplicate',
       plan.duplicate,
-      plan.duplicate > 0 ? 'an earlier row has the key, with other values: not sent' : '',
+      plan.duplicate > 0 ? "rows sharing a key, with other values: none of the key's sent" : '',
     ),
     ...(plan.repeated ? [row('repeated', plan.repeated, 'repeating an earlier row exactly: skipped')] : []),
     row('invalid', plan.invalid),

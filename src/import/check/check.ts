@@ -240,7 +240,7 @@ class Tally {
 }
 
 /**
- * A fed-back rejects file's row still marked DUPLICATE_KEY: it conflicts with an earlier row of its key (other values),
+ * A fed-back rejects file's row still marked DUPLICATE_KEY: it conflicts with another row of its key (other values),
  * and nothing about it is wrong to fix, so sending it would be a choice nobody made (issue 29's re-trial: importing the
  * rejects file, as --help says, overwrote the first row's values with it). Chosen by emptying its `_error_code` cell.
  */
@@ -256,7 +256,7 @@ function notChosen(row: ReadRow, mapping: HeaderMapping | undefined): RowResult 
   return {
     ...{ ok: false, code: DUPLICATE_KEY, field: '' },
     reason:
-      'a rejected duplicate (an earlier row of its key has other values): delete the line you do not want, ' +
+      'a rejected duplicate (another row of its key had other values): delete the lines you do not want, ' +
       "or empty this row's _error_code cell to send it",
   };
 }

@@ -1,6 +1,6 @@
 // The match stage of reconcile (`--match`, CONTRACT §7b), read top to bottom: the check pass's rows (one per
 // spool entry) → their keys (a later row with a key is a repeat when it is the key's first row exactly, else a
-// duplicate) → what the CRM holds for those keys
+// duplicate, and then no row of that key is sent: the file disagrees with itself) → what the CRM holds for those keys
 // (the read: memory bounded by the file, not the collection) → one action per row, written to the plan spool
 // that the sending pass reads (creates in chunks, updates one row each, the rest settled) and to `--plan FILE`.
 import type { ApiRecord } from '../../api/envelopes.js';
@@ -73,10 +73,42 @@ export async function matchRows(o: MatchRowsOptions, scan: ScanResult): Promise<
   }
 }
 
-/** The lines the file's keys (`first`) and records (`records`) first came on. */
+/** The lines the file's keys (`first`) and rows (`records`, rowText) first came on; the keys whose rows disagree. */
 export interface FirstLines {
   first: FirstSeen;
   records: FirstSeen;
+  /** a key's rows that are not all one row: their lines (the first few), none of them sent */
+  conflicts?: Map<string, number[]>;
+}
+
+/** How many lines of a key's disagreeing rows a reason names. */
+const CONFLICT_LINES = 5;
+
+/**
+ * A row as the match sees it: its record's JSON with each key cell as the key compares it (trimmed; an email in lower
+ * case), so ` Ada@X.test ` pasted again as `ada@x.test`, the rest the same, is the same row, not a conflict.
+ */
+export function rowText(fields: readonly string[], record: ApiRecord): string {
+  const keyed: ApiRecord = { ...record };
+  for (const f of fields) if (Object.hasOwn(record, f)) setOwn(keyed, f, keyPart(f, record[f]) ?? record[f]);
+  return stringifyJson(keyed)!;
+}
+
+/** Pass 1's look at a keyed row: its key's first line, and the key marked disagreeing when this row is another. */
+export function seeRow(
+  fields: readonly string[],
+  row: { line: number; record: ApiRecord },
+  key: string,
+  lines: FirstLines,
+) {
+  const earlier = lines.first.seen(key, row.line);
+  const same = lines.records.seen(rowText(fields, row.record), row.line);
+  if (earlier === undefined || same === earlier) return earlier;
+  const conflicts = (lines.conflicts ??= new Map<string, number[]>());
+  const at = conflicts.get(key) ?? [earlier];
+  if (at.length < CONFLICT_LINES && !at.includes(row.line)) at.push(row.line);
+  conflicts.set(key, at);
+  return earlier;
 }
 
 async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, lines: FirstLines): Promise<MatchPlan> {
@@ -87,7 +119,7 @@ async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, lines: FirstLi
   for await (const e of o.rows.entries()) {
     const row = rowOf(e);
     const key = row && matchKey(fields, row.record);
-    if (key === undefined || first.seen(key, row!.line) !== undefined) continue;
+    if (key === undefined || seeRow(fields, row!, key, lines) !== undefined) continue;
     // one GET per id is chosen only for a small file (chooseRead): more ids are not needed
     if (byId && ids.length <= GET_ROWS_MAX) ids.push(keyPart('id', row!.record.id)!);
   }
@@ -190,17 +222,20 @@ async function planRows(
   return plan;
 }
 
-/** Where a row stands among the file's rows: the first with its key, that row again exactly, another with the key, or none. */
-export type InFile = { first: string } | { repeats: number } | { duplicates: number } | { noKey: true };
+/**
+ * Where a row stands among the file's rows (pass 1 saw them all): the first with its key, that row again exactly, a
+ * row of a key whose rows disagree (the first included: which one is right is not ours to guess), or no key.
+ */
+export type InFile = { first: string } | { repeats: number } | { conflicts: number[] } | { noKey: true };
 
 export function inFile(fields: readonly string[], row: { line: number; record: ApiRecord }, seen: FirstLines): InFile {
   const key = matchKey(fields, row.record);
   if (key === undefined) return { noKey: true };
   const earlier = seen.first.get(key)!;
-  // every keyed row's record, by its JSON (as a plain import's check compares them), the first of its key's too
-  const same = seen.records.seen(stringifyJson(row.record)!, row.line);
-  if (earlier === row.line) return { first: key };
-  return same === earlier ? { repeats: earlier } : { duplicates: earlier };
+  const same = seen.records.get(rowText(fields, row.record));
+  if (earlier !== row.line && same === earlier) return { repeats: earlier };
+  const conflicts = seen.conflicts?.get(key);
+  return conflicts ? { conflicts } : { first: key };
 }
 
 /**
@@ -223,12 +258,27 @@ function setAside(
   }
   const name = o.fields.join(', ');
   const [action, code, reason] =
-    'duplicates' in at
-      ? (['duplicate', DUPLICATE_KEY, `line ${at.duplicates} has the same ${name}`] as const)
+    'conflicts' in at
+      ? (['duplicate', DUPLICATE_KEY, conflictText(at.conflicts, row.line, name)] as const)
       : (['invalid', MISSING_KEY, `the row has no ${name} (--match)`] as const);
   plan[action]++;
   o.planFile?.add(row.line, action, undefined, `${code}: ${reason}`, row.raw);
   return o.out?.invalid({ line: row.line, raw: row.raw, code, reason }, bytes);
+}
+
+/** `lines 767 and 1170 have the same email with other values: …` (the row's own line left out of the others). */
+function conflictText(lines: readonly number[], own: number, name: string): string {
+  const others = lines.filter((l) => l !== own);
+  const listed =
+    others.length === 1
+      ? `line ${others[0]} has`
+      : lines.length >= CONFLICT_LINES
+        ? `lines ${others.join(', ')} and more have`
+        : `lines ${others.slice(0, -1).join(', ')} and ${others.at(-1)} have`;
+  return (
+    `${listed} the same ${name} with other values: ` +
+    'no row of it was sent (which one is right is not for crm to guess); keep the right one'
+  );
 }
 
 /** One row with its key against the records holding it: created, updated, or settled. */

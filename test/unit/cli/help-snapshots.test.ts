@@ -2284,17 +2284,17 @@ describe('--help snapshots', () => {
       create (no record has the key), update (one record has it: a PATCH of only
       the fields that differ), unchanged (no request), ambiguous (two or more
       records have it: nothing sent, the row in <input>.ambiguous.csv), duplicate
-      (an earlier row has the key with other values: rejected); a row the same as
-      the first with its key is skipped. Emails match in any case; text is
-      trimmed; an empty cell leaves a field as it is (a json column with null
-      clears it). The plan is shown first on a terminal, and a plan of 100 writes
-      or more asks before sending (--yes does not ask; nor does a script without a
-      terminal); --dry-run stops there; --plan FILE writes every row's action and
-      changes. Values an update changes
-      go to <input>.undo.csv before it is sent, created ids to <input>.created.csv
-      (one run's: a later run moves them aside): "crm batch contacts X.undo.csv
-      --match id" puts the values back (right twice, or a week later), --delete
-      of the created file removes what was added.
+      (rows share the key with other values: none of them sent, each rejected); a
+      row the same as its key's first (the key in any case) is skipped. Emails
+      match in any case; text is trimmed; an empty cell leaves a field as it is (a
+      json column with null clears it). The plan is shown first on a terminal, and
+      a plan of 100 writes or more asks before sending (--yes does not ask; nor
+      does a script without a terminal); --dry-run stops there; --plan FILE writes
+      every row's action and changes. Values an update changes go to
+      <input>.undo.csv before it is sent, created ids to <input>.created.csv (one
+      run's: a later run moves them aside): "crm batch contacts X.undo.csv --match
+      id" puts the values back (right twice, or a week later), --delete of the
+      created file removes what was added.
       A rerun reads the CRM again: it sends only what differs by then. After
       Ctrl-C or kill -9, the same command finishes the job: what the interrupted
       run did counts as done only where the CRM still agrees, and its creates

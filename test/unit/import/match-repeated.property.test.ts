@@ -1,7 +1,8 @@
 // A reconcile's later row with an earlier row's key (issue 29): the key's first row again, exactly (the same record
-// after --map and types, compared by its JSON as a plain import compares its rows), is `repeated` — skipped, counted,
-// never sent, never a reject; any other row with the key is a `duplicate`. Decided over random files against random
-// records (the plan of a dry run, and each row's action in --plan FILE).
+// after --map and types, its key as the match compares it: ` ANN@x.test` is `ann@x.test`), is `repeated` — skipped,
+// counted, never sent, never a reject; when any other row has the key, every row of it that is not a repeat is a
+// `duplicate`, the first included (the trial: the first row's values were written, a guess). Decided over random
+// files against random records (the plan of a dry run, and each row's action in --plan FILE).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -13,7 +14,7 @@ import type { HttpClient } from '../../../src/http/types.js';
 import { runImport } from '../../../src/import/engine.js';
 import { matchReader } from '../../../src/import/match/read.js';
 import { matchKey } from '../../../src/import/match/key.js';
-import { inFile, type InFile } from '../../../src/import/match/plan-rows.js';
+import { inFile, seeRow, type FirstLines, type InFile } from '../../../src/import/match/plan-rows.js';
 import { FirstSeen } from '../../../src/util/first-seen.js';
 import { HashTable } from '../../../src/util/hash-table.js';
 import type { MatchPlan } from '../../../src/import/types.js';
@@ -80,13 +81,18 @@ describe('a later row with an earlier row’s key', () => {
           const { plan: p, actions } = await plan(csv, records);
           // the model: the first row of each key (trimmed, lower-cased), and what it held (`01` is the number 1)
           const firsts = new Map<string, string>();
-          const expected = rows.map((r) => {
+          const disagree = new Set<string>();
+          const seen = rows.map((r) => {
             const key = r.email.trim().toLowerCase();
-            const record = JSON.stringify([r.email, r.title, r.score === '' ? '' : Number(r.score)]);
+            const record = JSON.stringify([key, r.title, r.score === '' ? '' : Number(r.score)]);
             const first = firsts.get(key);
             if (first === undefined) return void firsts.set(key, record);
-            return first === record ? 'repeated' : 'duplicate';
+            if (first !== record) disagree.add(key);
+            return first === record ? 'repeated' : 'other';
           });
+          const expected = seen.map((s, i) =>
+            s === 'repeated' ? s : disagree.has(rows[i]!.email.trim().toLowerCase()) ? 'duplicate' : undefined,
+          );
           expected.forEach((want, i) => {
             if (want) expect(actions[i]).toBe(want);
             else expect(['create', 'update', 'unchanged']).toContain(actions[i]);
@@ -104,7 +110,7 @@ describe('a later row with an earlier row’s key', () => {
 });
 
 describe('inFile (the decision, per row)', () => {
-  it('the first row with its key, that row again exactly, another row with the key, or a row without one', () => {
+  it('the first row with its key, that row again exactly, a row of a key whose rows disagree, or a row without one', () => {
     const cell = fc.option(fc.constantFrom('ann@x.test', 'ANN@x.test', ' ann@x.test', 'bob@x.test', ' '), {
       nil: undefined,
     });
@@ -116,26 +122,39 @@ describe('inFile (the decision, per row)', () => {
           record: Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)),
         }));
         const dir = tempDir('crm-in-file-');
-        const seen = { first: new FirstSeen(dir, new HashTable(2)), records: new FirstSeen(dir) };
+        const seen: FirstLines = { first: new FirstSeen(dir, new HashTable(2)), records: new FirstSeen(dir) };
         try {
-          // the first pass: each key's first line
+          // the first pass: each key's first line, and the keys whose rows disagree
           for (const r of rows) {
             const key = matchKey(['email'], r.record);
-            if (key !== undefined) seen.first.seen(key, r.line);
+            if (key !== undefined) seeRow(['email'], r, key, seen);
           }
+          // the model: a row as the match sees it is its record with the key trimmed and lower-cased
+          const text = (r: (typeof rows)[number]) =>
+            JSON.stringify({ ...r.record, ...(r.record.email ? { email: r.record.email.trim().toLowerCase() } : {}) });
+          const lines = new Map<string, number[]>();
           const firsts = new Map<string, { line: number; json: string }>();
           for (const r of rows) {
             const key = r.record.email?.trim().toLowerCase();
-            const json = JSON.stringify(r.record);
+            if (!key) continue;
+            const first = firsts.get(key);
+            if (!first) firsts.set(key, { line: r.line, json: text(r) });
+            else if (first.json !== text(r)) {
+              const at = lines.get(key) ?? [first.line];
+              if (at.length < 5 && !at.includes(r.line)) at.push(r.line);
+              lines.set(key, at);
+            }
+          }
+          for (const r of rows) {
+            const key = r.record.email?.trim().toLowerCase();
             const first = key ? firsts.get(key) : undefined;
-            if (key && !first) firsts.set(key, { line: r.line, json });
             const want: InFile = !key
               ? { noKey: true }
-              : !first
-                ? { first: key }
-                : first.json === json
-                  ? { repeats: first.line }
-                  : { duplicates: first.line };
+              : first!.line !== r.line && first!.json === text(r)
+                ? { repeats: first!.line }
+                : lines.has(key)
+                  ? { conflicts: lines.get(key)! }
+                  : { first: key };
             expect(inFile(['email'], r, seen)).toEqual(want);
           }
         } finally {
