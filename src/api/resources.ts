@@ -260,3 +260,8 @@ export const READ_ONLY_FIELDS: readonly string[] = ['id', 'created_at', 'updated
 export const PAGE_SIZE_DEFAULT = 25;
 export const PAGE_SIZE_MAX = 100;
 export const BATCH_MAX = 100;
+
+/** `email`, `work_email`, …: an address, compared case-insensitively, never with spaces around it. */
+export function isEmailField(field: string): boolean {
+  return field === 'email' || field.endsWith('_email');
+}

@@ -1,6 +1,6 @@
 // Header row → field mapping (CONTRACT §7): normalised names, `:type` suffixes, `--map`, `_` columns ignored; and a
 // row → the record sent to the API, or the reason it cannot be sent. Pure.
-import { READ_ONLY_FIELDS } from '../../api/resources.js';
+import { isEmailField, READ_ONLY_FIELDS } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
 import { unguardFormula } from '../../output/formula-guard.js';
 import { HEADER_TYPES } from '../../output/csv.js';
@@ -308,7 +308,11 @@ export function rowToRecord(cells: readonly string[], header: HeaderMapping): Ro
         `column ${JSON.stringify(col.column)}: ${showValue(cell)} ${v.reason}`,
         col.field,
       );
-    if (!v.empty) setOwn(record, col.field, v.value);
+    // an address with spaces around is not another address: sent trimmed (as --match sends a key), so a plain
+    // import never stores `" ada@x.test "` that every later reconcile counts as unchanged (issue 29's re-trial)
+    if (v.empty) continue;
+    const address = col.type === 'string' && typeof v.value === 'string' && isEmailField(col.field);
+    setOwn(record, col.field, address ? (v.value as string).trim() : v.value);
   }
   if (Object.keys(record).length === 0) return invalid(INVALID_CODES.empty, 'the row has no value to import');
   return { ok: true, record };

@@ -2,10 +2,8 @@
 // key is its cells of the match fields (after --map and types), a record's the server's values. Pure.
 import { RawNumber } from '../../json/exact-json.js';
 
-/** `email`, `work_email`, …: compared case-insensitively. */
-export function isEmailField(field: string): boolean {
-  return field === 'email' || field.endsWith('_email');
-}
+import { isEmailField } from '../../api/resources.js';
+export { isEmailField };
 
 /**
  * A value's text for matching, or undefined when it cannot be a key (null, absent, blank, a list or object):
