@@ -131,6 +131,8 @@ export interface MatchPlan {
   /** requests to send (create chunks + updates), and those the read spent */
   requests: number;
   read_requests: number;
+  /** how long the read took, its requests one after another: what a request takes here, for the plan's time */
+  read_ms?: number;
   /** for updates: field → how many rows change it */
   changes: Record<string, number>;
   /** columns → fields, as the header was read */

@@ -85,7 +85,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     onPlan:
       client && opts.match && !o.dryRun
         ? async (plan) => {
-            showPlan(ctx, client)(plan);
+            showPlan(ctx, client, o.concurrency)(plan);
             await progress.pause(() => confirmPlan(ctx, o, plan));
           }
         : undefined,
@@ -115,7 +115,8 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
         await (partial.reconcile ? printMatchSummary(ctx, partial, stopped) : printSummary(ctx, partial, stopped));
       throw withResumeHint(err, o, partial);
     });
-  if (summary.reconcile) return o.dryRun ? printDryPlan(ctx, summary, client) : printMatchSummary(ctx, summary);
+  if (summary.reconcile)
+    return o.dryRun ? printDryPlan(ctx, summary, client, o.concurrency) : printMatchSummary(ctx, summary);
   if (summary.plan) return printPlan(ctx, summary, fields.wasRead());
   const shown = recreated(o.file, backup.named(summary), await writeOwners(restoring, restore));
   await printSummary(ctx, shown);

@@ -177,6 +177,7 @@ async function planRows(
       ambiguous: 0,
     },
     ...{ duplicate: 0, repeated: 0, invalid: 0, requests: 0, read_requests: index.requests, changes: {} },
+    ...(index.ms !== undefined ? { read_ms: index.ms } : {}),
   };
   let seq = 0;
   const chunker = new Chunker(o.chunkSize, () => ++seq);

@@ -39,10 +39,25 @@ describe('the plan shown before a reconcile sends', () => {
     for (const l of lines.slice(1)) expect(l.length).toBeLessThanOrEqual(80);
   });
 
+  it('a server slower than its limit: the time at the pace the read took, said as an estimate (issue 29 re-trial)', () => {
+    // 2 reads took 3 s: 1.5 s a request; 120 requests, 4 in flight: about 45 s, where the limit allows 0.6 s
+    const slow = planLines(plan({ requests: 120, read_requests: 2, read_ms: 3000 }), 600, undefined, 4);
+    expect(slow.at(-1)).toBe(
+      "  requests to send: 120, under a second at the key's rate limit; about 45 s at the 1.5 s a request took in the read, 4 in flight",
+    );
+    // a fast server, or the limit the longer: the limit's least alone
+    expect(planLines(plan({ read_ms: 40 }), 31_000).at(-1)).toBe(
+      "  requests to send: 60, at least 31 s at the key's rate limit",
+    );
+    expect(planLines(plan({ read_ms: 3000 }), 600_000, undefined, 4).at(-1)).toBe(
+      "  requests to send: 60, at least 10 min at the key's rate limit",
+    );
+  });
+
   it('a line pasted twice is a repeated row, skipped (issue 29); a key with other values is a duplicate', () => {
     const lines = planLines(plan({ update: 0, unchanged: 2, repeated: 1, duplicate: 1, requests: 0, changes: {} }), 0);
     expect(lines).toContain('  repeated           1  repeating an earlier row exactly: skipped');
-    expect(lines).toContain('  duplicate          1  an earlier row has the key, with other values: not sent');
+    expect(lines).toContain("  duplicate          1  rows sharing a key, with other values: none of the key's sent");
     expect(lines.at(-1)).toBe('  nothing to send');
     expect(planLines(plan(), 0).some((l) => l.trimStart().startsWith('repeated'))).toBe(false);
   });
