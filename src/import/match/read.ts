@@ -88,7 +88,14 @@ export function matchReader(
       if (page.complete !== false) [index, why] = [page, 'the whole collection fits in one page'];
       else page.close();
       index ??= await readByIds({ ...base, ids: req.ids });
-      if (index.how === 'get') index.requests += 1;
+      // the fields the page's records have too: the file's own records alone called a field others hold "new"
+      // (issue 29's re-trial), in the column check (plan-rows.ts)
+      if (index.how === 'get')
+        index = {
+          ...index,
+          requests: index.requests + 1,
+          fieldsSeen: new Set([...page.fieldsSeen, ...index.fieldsSeen]),
+        };
     }
     index ??= await readIndex(list);
     return { ...index, why, ms: clock.now() - started };
