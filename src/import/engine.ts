@@ -8,7 +8,7 @@
 // only once answered; anything else is resent under the same key (DESIGN.md, "In flight").
 import { tmpdir } from 'node:os';
 import type { ApiRecord } from '../api/envelopes.js';
-import { InterruptedError } from '../http/errors.js';
+import { InterruptedError, UsageError } from '../http/errors.js';
 import {
   importSummaryOf,
   withSummary,
@@ -19,6 +19,7 @@ import {
 } from './types.js';
 import { prepare, type Plan } from './plan.js';
 import { check } from './check/check.js';
+import { checkRunColumns } from './check/columns.js';
 import { Spool } from './check/spool.js';
 import { match, type Matched } from './match/match.js';
 import { claimJob, doneEarlier, earlier, openJournal } from './journal/stage.js';
@@ -78,7 +79,18 @@ async function pipeline(plan: Plan, deps: ImportDeps, held: Held): Promise<Impor
     await deps.beforeSend?.({ ...scan, done, resumes, backup: found.backup, records: () => spooledRecords(rows!) });
   }
   const opened = await openJournal(plan.journal, scan, found, claimed, matched, deps);
-  if ('dry' in opened) return dryRunSummary(plan.finish, deps.clock.now(), scan, opened.dry);
+  if ('dry' in opened) {
+    // the columns checked as the run checks them (issue 29's re-trial: a dry run said 1,000 valid, the run refused):
+    // its plan is shown, then the refusal
+    const refused = await checkRunColumns({ ...plan.send, name: plan.send.input.name, dryRun: true }, scan, deps).then(
+      () => undefined,
+      (err: unknown) => {
+        if (err instanceof UsageError) return err;
+        throw err;
+      },
+    );
+    return { ...dryRunSummary(plan.finish, deps.clock.now(), scan, opened.dry), ...(refused ? { refused } : {}) };
+  }
   if ('finished' in opened) return finishedSummary(plan.finish, deps.clock.now(), opened.finished);
   if (opened.rows) held.spool(opened.rows);
   const sent = await send(plan.send, scan, opened.rows ?? rows!, opened, matched, {

@@ -229,6 +229,8 @@ export interface ImportSummary extends ImportCounts {
   /** rows of a create skipped as repeating an earlier row (among skipped); not a field of the printed summary */
   repeated?: number;
   plan?: ImportPlan;
+  /** a dry run: the refusal the run would meet (its columns), said after the plan (exit 2) */
+  refused?: Error;
   /** reconcile (`--match`): its plan, and the counts and files only it has */
   reconcile?: {
     plan: MatchPlan;

@@ -53,8 +53,15 @@ describe('crm batch checks columns against the fields the CRM has', () => {
     const p = csv('refused', 30);
     const before = (await log()).length;
     const count = await contactsCount();
+    // the dry run refuses it as the run does (issue 29's re-trial: it said every row valid), without sending it
+    // back to --dry-run
+    const dry = await crm(['batch', 'contacts', p, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(2);
+    expect(dry.stderr).toContain(`did you mean email? use --map "E-mail Address=email"`);
+    expect(dry.stderr).not.toContain('--dry-run shows');
     const r = await crm(['batch', 'contacts', p]);
     expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('--dry-run shows how every column maps');
     expect(r.stderr).toMatch(
       /"E-mail Address" \(field e_mail_address\): no contacts record has it;\n {4}did you mean email\?/,
     );
@@ -62,7 +69,7 @@ describe('crm batch checks columns against the fields the CRM has', () => {
     expect(r.stderr).toMatch(/nothing was sent/);
     // one page read, no write
     const seen = await since(before);
-    expect(seen.map((x) => `${x.method} ${x.path}`)).toEqual(['GET /api/v2/contacts']);
+    expect(seen.map((x) => `${x.method} ${x.path}`)).toEqual(['GET /api/v2/contacts', 'GET /api/v2/contacts']);
     expect(JSON.stringify(seen[0]!.query)).toMatch(/limit.*100/);
     expect(await contactsCount()).toBe(count);
     // the suggested --map, on the same file: another job, every row created
@@ -104,7 +111,9 @@ describe('crm batch checks columns against the fields the CRM has', () => {
     writeFileSync(p, 'id,First Name,E-mail,Score:number,_line,Old\ncon_1,Ada,plan.1@example.com,3,2,x\n');
     const before = (await log()).length;
     const text = await crm(['-o', 'table', 'batch', 'contacts', p, '--dry-run', '--map', 'Old=']);
-    expect(text.code, text.stderr).toBe(0);
+    // the plan, then the refusal the run would meet (E-mail is near email: exit 2, as the run)
+    expect(text.code, text.stderr).toBe(2);
+    expect(text.stderr).toContain('did you mean email? use --map "E-mail=email"');
     expect(text.stdout).toContain('Columns:');
     expect(text.stdout).toMatch(/^ {2}First Name +→ first_name \(string\)$/m);
     expect(text.stdout).toMatch(/^ {2}Score:number +→ score \(number\)$/m);
@@ -112,7 +121,7 @@ describe('crm batch checks columns against the fields the CRM has', () => {
     expect(text.stdout).toMatch(/^ {2}_line +ignored$/m);
     expect(text.stdout).toMatch(/^ {2}Old +left out by --map$/m);
     const json = await crm(['-o', 'json', 'batch', 'contacts', p, '--dry-run', '--map', 'Old=']);
-    expect(json.code, json.stderr).toBe(0);
+    expect(json.code, json.stderr).toBe(2);
     expect(JSON.parse(json.stdout).mapping).toEqual([
       { column: 'id', field: null, type: 'string', ignored: true, read_only: true },
       { column: 'First Name', field: 'first_name', type: 'string', ignored: false, read_only: false },

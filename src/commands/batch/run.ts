@@ -117,7 +117,11 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
     });
   if (summary.reconcile)
     return o.dryRun ? printDryPlan(ctx, summary, client, o.concurrency) : printMatchSummary(ctx, summary);
-  if (summary.plan) return printPlan(ctx, summary, fields.wasRead());
+  if (summary.plan) {
+    await printPlan(ctx, summary, fields.wasRead());
+    if (summary.refused) throw summary.refused;
+    return;
+  }
   const shown = recreated(o.file, backup.named(summary), await writeOwners(restoring, restore));
   await printSummary(ctx, shown);
   noteRecreated(ctx, o, shown);

@@ -115,7 +115,7 @@ export function columnFields(
  */
 export function columnsVerdict(
   unknown: readonly UnknownColumn[],
-  where: { resource: string; name: string; csv: boolean },
+  where: { resource: string; name: string; csv: boolean; dryRun?: boolean },
 ): { error?: UsageError; warning?: string } {
   const line = (u: UnknownColumn, tail: string): string =>
     `  ${JSON.stringify(u.column)} (field ${u.field}): no ${where.resource} record has it${tail}`;
@@ -132,8 +132,8 @@ export function columnsVerdict(
         {
           hint:
             `if the field is new, say so: ${mapFlag(first.column, first.field)} sends the column as it is ` +
-            `(a column given with --map is never refused), ${mapFlag(first.column, '')} leaves it out; ` +
-            '--dry-run shows how every column maps',
+            `(a column given with --map is never refused), ${mapFlag(first.column, '')} leaves it out` +
+            (where.dryRun ? '' : '; --dry-run shows how every column maps'),
         },
       ),
     };
@@ -166,7 +166,7 @@ export function idsFromNames(columns: readonly ColumnField[], name: string): str
 
 /** A create's or an update's columns (an update's id left out) against the fields the CRM has, just before the send pass. */
 export async function checkRunColumns(
-  o: { op?: RowOperation; maps: ColumnMap; resource: string; name: string },
+  o: { op?: RowOperation; maps: ColumnMap; resource: string; name: string; dryRun?: boolean },
   scan: { mapping?: HeaderMapping; ndjsonKeys: readonly string[]; kinds: ValueKinds },
   deps: Pick<ImportDeps, 'knownFields' | 'warn'>,
 ): Promise<void> {
@@ -179,7 +179,7 @@ export async function checkRunColumns(
   const ids = idsFromNames(columns, o.name);
   if (ids) deps.warn?.(ids);
   const { unknown } = checkColumns(columns, known, values);
-  const verdict = columnsVerdict(unknown, { resource: o.resource, name: o.name, csv: scan.mapping !== undefined });
+  const verdict = columnsVerdict(unknown, { ...o, csv: scan.mapping !== undefined });
   if (verdict.error) throw verdict.error;
   if (verdict.warning) deps.warn?.(verdict.warning);
 }

@@ -145,6 +145,7 @@ async function readAndPlan(o: MatchRowsOptions, scan: ScanResult, lines: FirstLi
         resource: o.resource,
         name: o.name,
         csv: scan.mapping !== undefined,
+        dryRun: o.out === undefined,
       });
       if (verdict.error) throw verdict.error;
       if (verdict.warning) o.warn?.(verdict.warning);
