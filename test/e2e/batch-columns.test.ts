@@ -1,11 +1,11 @@
 // End to end (issue 18): a create's columns are checked against the fields the CRM's records have (one page
 // read) before anything is sent; --dry-run shows the header-to-field mapping; a run whose first answered
 // chunk failed every row with the same error stops there instead of sending the rest to fail alike.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCrm } from '../helpers/run-crm.js';
+import { crmOnPath, paste, runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let t: TestSandbox;
@@ -191,5 +191,20 @@ describe('a first chunk whose every row failed alike stops the run', () => {
     expect(posts(await since(before))).toBe(3);
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 250, created: 167, failed: 83, not_sent: 0 });
     expect(r.stderr).not.toMatch(/stopped after the first chunk/);
+  });
+
+  it('the rejects hint of a run with --map keeps the maps: pasted once the row is fixed, it imports it (issue 29 re-trial)', async () => {
+    const p = join(dir, 'mapped-rejects.csv');
+    writeFileSync(p, 'E-mail Address,First Name\nmapped.ok@example.com,Ok\nnot-an-address,Bad\n');
+    const r = await crm(['batch', 'contacts', p, '--map', 'E-mail Address=email']);
+    expect(r.code, r.stderr).toBe(9);
+    const hint = /fix it there and run `([^`]+)`/.exec(r.stderr.replace(/\s+/g, ' '))?.[1];
+    expect(hint).toBe(`crm batch contacts ${p}.rejects.csv --map 'E-mail Address=email'`);
+    const rejects = `${p}.rejects.csv`;
+    writeFileSync(rejects, readFileSync(rejects, 'utf8').replace('not-an-address', 'mapped.fixed@example.com'));
+    const env = { ...t.env('admin'), PATH: `${crmOnPath(dir)}:${process.env.PATH ?? ''}` };
+    const pasted = await paste(hint!, { cwd: dir, env });
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect((await t.countByEmail('mapped')).get('mapped.fixed@example.com')).toBe(1);
   });
 });

@@ -127,13 +127,19 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   noteRecreated(ctx, o, shown);
   if (summary.rows === 0)
     ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
-  if (importExitCode(summary) === 9) {
-    const importFile = (file: string): string =>
-      summary.operation ? resumeCommand(o, file) : crmCommand(ctx.globals, ['batch', summary.resource, file]);
-    throw new PartialFailureError(failureLine(summary), {
-      hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }),
-    });
-  }
+  if (importExitCode(summary) === 9) throw partialFailure(o, ctx, summary);
+}
+
+/** Exit 9: what failed, and the commands that go on (this same command; the fixed rejects file's import). */
+function partialFailure(o: BatchOptions, ctx: Ctx, summary: ImportSummary): PartialFailureError {
+  // the rejects file keeps the input's columns: its command keeps the job's --map (issue 29's re-trial: without
+  // them, pasted, it was refused on the columns the maps had named)
+  const maps = (o.map ?? []).flatMap((m) => ['--map', m]);
+  const importFile = (file: string): string =>
+    summary.operation ? resumeCommand(o, file) : crmCommand(ctx.globals, ['batch', summary.resource, file, ...maps]);
+  return new PartialFailureError(failureLine(summary), {
+    hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }),
+  });
 }
 
 /** The client (none for a dry run, which needs no key: only the base URL, which names the journal) and the engine's options. */
@@ -227,7 +233,8 @@ function resumeCommand(o: Pick<BatchOptions, 'argv' | 'file' | 'resource'>, on?:
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
-    const output = on !== undefined && /^--(rejects|results)(=|$)/.test(w);
+    // on another file (a rejects file: UTF-8, crm's own): not this run's outputs, nor the input's encoding
+    const output = on !== undefined && /^--(rejects|results|encoding)(=|$)/.test(w);
     if (w === '--no-resume' || (output && w.includes('='))) continue;
     if (output) i++;
     else out.push(w);
