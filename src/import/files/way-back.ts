@@ -39,14 +39,22 @@ export interface OpenedMatchFiles extends MatchFiles {
  * `people.csv.undo.csv` → `people.csv.undo.20261126T015612Z.csv`, at the time its run last wrote it; `-2`, `-3`, …
  * when an earlier file of that second is there: never over it (it may be the only copy of the values before).
  */
-async function moveAside(path: string): Promise<void> {
+async function moveAside(path: string): Promise<string | undefined> {
   const st = await stat(path).catch(() => undefined);
-  if (st) await moveToOwnName(path, path.replace(/\.csv$/, ''), '.csv', st.mtimeMs);
+  return st ? moveToOwnName(path, path.replace(/\.csv$/, ''), '.csv', st.mtimeMs) : undefined;
 }
 
-/** The earlier run's undo and created files, moved aside together. */
-async function moveBoth(base: string): Promise<void> {
-  for (const f of ['undo', 'created']) await moveAside(`${base}.${f}.csv`);
+/** The earlier run's undo and created files, moved aside together, and said (a command it printed names them). */
+async function moveBoth(base: string, warn?: (message: string) => void): Promise<void> {
+  const moved: string[] = [];
+  for (const f of ['undo', 'created']) {
+    const to = await moveAside(`${base}.${f}.csv`);
+    if (to) moved.push(`${base}.${f}.csv is now ${to}`);
+  }
+  if (moved.length > 0)
+    warn?.(
+      `The earlier run's way back is kept under its own name (the commands it printed name the old one): ${moved.join('; ')}.`,
+    );
 }
 
 /** `base`: the input's path (`people.csv` → `people.csv.undo.csv`); `resume`: the files are this plan's already. */
@@ -56,7 +64,7 @@ export async function openMatchFiles(
   /** the --match fields, and a record's key cells (match/key.ts) */
   match: readonly string[],
   keyCells: (record: ApiRecord) => string[],
-  o: { changed: readonly string[]; creates: boolean; resume: boolean },
+  o: { changed: readonly string[]; creates: boolean; resume: boolean; warn?: (message: string) => void },
 ): Promise<OpenedMatchFiles> {
   const [undoPath, createdPath] = [`${base}.undo.csv`, `${base}.created.csv`];
   // a resumed job's files are named even when this run adds nothing to them: they hold the interrupted run's way back
@@ -67,7 +75,7 @@ export async function openMatchFiles(
   // a new run's first write (an update's values before, a record created) moves the earlier run's files aside
   // together (they are that run's way back, and its printed undo names them); a run that writes nothing leaves them
   let aside: Promise<void> | undefined;
-  const moved = () => (aside ??= o.resume ? Promise.resolve() : moveBoth(base));
+  const moved = () => (aside ??= o.resume ? Promise.resolve() : moveBoth(base, o.warn));
   const undoFile = () => (undo ??= moved().then(() => UndoFile.open(undoPath, o.changed)));
   const createdFile = () => (created ??= moved().then(() => CreatedFile.open(createdPath, match)));
   const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape);

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import { removeOnExit } from '../../util/atomic-file.js';
 import { fsReason } from '../../util/fs-error.js';
+import { movedAsideHint } from '../../util/own-name.js';
 import { CR, LF, LineCounter } from '../../util/lines.js';
 import {
   completeUpTo,
@@ -55,8 +56,9 @@ export async function prepareInput(input: string | Readable, opts: PrepareOption
     if (!stream) throw new UsageError('no standard input to read (-)');
     return copyInput(stream, { ...opts, explicit, name: '-', isStdin: true });
   }
-  const st = await stat(input).catch((err: Error) => {
-    throw new UsageError(`cannot read ${input}: ${fsReason(err)}`, { cause: err });
+  const st = await stat(input).catch(async (err: NodeJS.ErrnoException) => {
+    const aside = err.code === 'ENOENT' ? await movedAsideHint(input) : undefined;
+    throw new UsageError(`cannot read ${input}: ${fsReason(err)}`, { cause: err, ...(aside ? { hint: aside } : {}) });
   });
   if (st.isDirectory()) throw new UsageError(`cannot read ${input}: it is a directory`);
   if (!st.isFile())

@@ -49,7 +49,10 @@ export async function send(
   const keyCells = (r: Record<string, unknown>): string[] => m!.fields.map((f) => keyPart(f, r[f]) ?? '');
   const opening = async () => {
     const shape = await rowShapeOf(slice.input, scan);
-    const o = matched && { changed: matched.changed, creates: matched.creates, resume: matched.resumed };
+    const o = matched && {
+      ...{ changed: matched.changed, creates: matched.creates, resume: matched.resumed },
+      warn: deps.warn,
+    };
     // a resumed job's way back is the interrupted run's (from standard input: named by when the job began)
     const began = matched?.began;
     const base = m?.baseAt && began !== undefined ? m.baseAt(began) : m?.base;
