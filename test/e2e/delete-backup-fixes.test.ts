@@ -76,6 +76,13 @@ describe('delete backups: what a new user found', () => {
   it('the --yes notice names the links not kept and the whole cost: reads and one DELETE per row; a rerun, the rows left', async () => {
     const ids = await makeContacts(t, 'cost', 5);
     const path = idFile('cost', ids);
+    // the dry run says the same cost (issue 29's re-trial: it said 5 requests, no time, no backup)
+    const dry = await crm(['-o', 'table', 'batch', 'contacts', path, '--delete', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout.replace(/\s+/g, ' ')).toContain(
+      `It would cost 10 requests in all (5 GETs and 5 DELETEs): under 0.1 min at 200 requests a minute`,
+    );
+    expect(dry.stdout.replace(/\s+/g, ' ')).toContain(`each record is first copied to ${path}.deleted.ndjson`);
     const r = await crm(['batch', 'contacts', path, '--delete', '--yes']);
     expect(r.code, r.stderr).toBe(0);
     const notice = r.stderr.replace(/\s+/g, ' ');

@@ -16,8 +16,11 @@ async function printOut(ctx: Ctx, record: Record<string, unknown>, lines: string
   ctx.io.stdout.write(`${forTerminal(ctx.io.stdout, lines.join('\n'))}\n`);
 }
 
-/** `read`: the CRM's page of records was read to type the text columns (a dry run with a key), as the run will. */
-export async function printPlan(ctx: Ctx, s: ImportSummary, read: boolean): Promise<void> {
+/**
+ * `read`: the CRM's page of records was read to type the text columns (a dry run with a key), as the run will;
+ * `cost`: the requests and the least time the limit allows them, as the run's own notice says it (run.ts dryCost).
+ */
+export async function printPlan(ctx: Ctx, s: ImportSummary, read: boolean, cost?: string): Promise<void> {
   const plan = s.plan!;
   const op = s.operation;
   const skipped = plan.finished_chunks ? ` (${plan.finished_chunks} finished by an earlier run would be skipped)` : '';
@@ -26,8 +29,11 @@ export async function printPlan(ctx: Ctx, s: ImportSummary, read: boolean): Prom
     `Dry run: nothing was sent.`,
     `${plural(plan.rows, 'row')}: ${count(plan.valid)} valid, ${count(plan.invalid)} invalid${plan.repeated ? `, ${count(plan.repeated)} repeating an earlier row (skipped)` : ''}`,
     op
-      ? `would ${op.kind} ${count(plan.valid)} (${op.name}): ${plural(plan.chunks, 'request')}, ${plan.concurrency} in flight${skipped}`
+      ? `would ${op.kind} ${count(plan.valid)} (${op.name}): ${plural(plan.chunks, op.kind === 'delete' ? 'DELETE' : 'request')}, ${plan.concurrency} in flight${skipped}`
       : `${plural(plan.chunks, 'chunk')} of up to ${plan.chunk_size}, ${plan.concurrency} in flight${skipped}`,
+    ...(cost ? [cost] : []),
+    // what only the server checks (an email's form, a required field) is not known before it answers
+    ...(plan.valid > 0 ? ["Valid is crm's check; the server's own (an email's form, …) come with its answers."] : []),
     ...mappingLines(plan.mapping),
     ...typingLines(plan.mapping, op, read),
     ...(requests.length ? [`First requests:`, ...requests.map((r) => `  ${sanitizeForTerminal(r)}`)] : []),

@@ -18,6 +18,7 @@ import {
   importExitCode,
   importSummaryOf,
   keyIdentity,
+  deleteCostText,
   matchReader,
   recreated,
   restoreResults,
@@ -33,13 +34,14 @@ import { matchFields, printMatchSummary } from './reconcile.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
+import { costAtLimitText } from '../../output/eta.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { forStderr } from '../../output/width.js';
 import { writeRecord } from '../../output/writers.js';
 import type { Ctx } from '../context.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { BatchOptions } from './command.js';
-import { batchOperation, checkResourceName, confirmPlan } from './operation.js';
+import { backupPath, batchOperation, checkResourceName, confirmPlan } from './operation.js';
 import { deleteBackup, noteRecreated } from './delete-backup.js';
 import { knownFields } from './known-fields.js';
 import { once } from '../../util/once.js';
@@ -118,7 +120,7 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
   if (summary.reconcile)
     return o.dryRun ? printDryPlan(ctx, summary, client, o.concurrency) : printMatchSummary(ctx, summary);
   if (summary.plan) {
-    await printPlan(ctx, summary, fields.wasRead());
+    await printPlan(ctx, summary, fields.wasRead(), dryCost(o, summary, ctx, client));
     if (summary.refused) throw summary.refused;
     return;
   }
@@ -140,6 +142,22 @@ function partialFailure(o: BatchOptions, ctx: Ctx, summary: ImportSummary): Part
   return new PartialFailureError(failureLine(summary), {
     hint: nextSteps(summary, o.file === '-', { rerun: resumeCommand(o), importFile }),
   });
+}
+
+/**
+ * A dry run's cost, as the run's own notice says it (issue 29's re-trial: a delete's dry run said 80 requests where
+ * the run, reading each record into its backup first, said 160, and none said a time): the requests and the least
+ * time the rate limit allows them.
+ */
+function dryCost(o: BatchOptions, s: ImportSummary, ctx: Ctx, client: HttpClient | undefined): string {
+  const plan = s.plan!;
+  const atLimit = (n: number) => costAtLimitText(n, ctx.clock.now(), client?.pace?.());
+  const rows = plan.valid;
+  if (s.operation?.kind === 'delete' && o.backup !== false && o.file !== '-' && !o.operation) {
+    const cost = deleteCostText({ toRead: rows, kept: 0, deletes: rows, rows }, atLimit);
+    return `It would cost ${cost}; each record is first copied to ${backupPath(o)}.`;
+  }
+  return `It would cost ${plural(plan.chunks, 'request')}: ${atLimit(plan.chunks)}.`;
 }
 
 /** The client (none for a dry run, which needs no key: only the base URL, which names the journal) and the engine's options. */

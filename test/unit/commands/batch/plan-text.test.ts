@@ -102,3 +102,22 @@ describe('the dry run of a create or an update (issue 28, 29)', () => {
     );
   });
 });
+
+describe('a dry run of a delete says what the run will cost (issue 29 re-trial: 80 requests said, 160 sent)', () => {
+  it('the cost line is printed, and a delete counts DELETEs', async () => {
+    const ctx = fakeCtx({ stdoutTTY: true, columns: 200 });
+    const s = {
+      resource: 'contacts',
+      operation: deleteOperation('contacts'),
+      plan: {
+        ...{ rows: 80, valid: 80, invalid: 0, repeated: 0, chunks: 80, chunk_size: 1 },
+        ...{ concurrency: 4, finished_chunks: 0, first_invalid: [], first_requests: [] },
+      },
+    } as unknown as ImportSummary;
+    await printPlan(ctx, s, false, 'It would cost 160 requests in all (80 GETs and 80 DELETEs): …');
+    const out = ctx.stdoutText();
+    expect(out).toContain('would delete 80 (contacts): 80 DELETEs, 4 in flight');
+    expect(out).toContain('It would cost 160 requests in all (80 GETs and 80 DELETEs)');
+    expect(out).toContain("Valid is crm's check; the server's own");
+  });
+});
