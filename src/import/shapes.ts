@@ -179,3 +179,9 @@ export interface Indexed {
 }
 /** `ids`: two or more records share the key (ambiguous); `noId`: a record with it has no id crm can use */
 export type IndexEntry = { one: Indexed } | { ids: string[] } | { noId: true };
+
+/** A reconcile run's way-back files: `<input>.undo.csv` and `<input>.created.csv`, or a later run's own names. */
+export interface WayBackNames {
+  undo: string;
+  created: string;
+}

@@ -2,7 +2,7 @@
 // the plan, the way back, and the guarantee over time: a rerun writes nothing, a colleague's change is seen and
 // sent again, faults after the write and kill -9 at seeded points never apply a create or a PATCH twice — counted
 // from the sandbox's request log and state, not from crm's word.
-import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -141,12 +141,14 @@ describe('crm batch --match: one action per row', () => {
     expect(third.out).toMatchObject({ created: 0, updated: 1, unchanged: 1 });
     expect(appliedPerId(await requestLog(t, since2), 'PATCH', 'contacts').get(id)).toBe(1);
     expect((await getRecord(t, 'contacts', id))?.title).toBe('New');
-    // the way back is this run's: the first run's undo file was moved aside, not added to
-    expect(readFileSync(`${path}.undo.csv`, 'utf8')).toMatch(/"""Colleague"""/);
-    expect(readFileSync(`${path}.undo.csv`, 'utf8')).not.toMatch(/Old/);
-    const aside = readdirSync(dir).filter((n) => /^again\.csv\.undo\.\d{8}T\d{6}Z\.csv$/.test(n));
-    expect(aside).toHaveLength(1);
-    expect(readFileSync(join(dir, aside[0]!), 'utf8')).toMatch(/"""Old"""/);
+    // the way back is this run's, under a name of its own: the first run's undo file is left as it is, where the
+    // command it printed names it (issue 29's re-trial)
+    expect(readFileSync(`${path}.undo.csv`, 'utf8')).toMatch(/"""Old"""/);
+    expect(readFileSync(`${path}.undo.csv`, 'utf8')).not.toMatch(/Colleague/);
+    const own = readdirSync(dir).filter((n) => /^again\.csv\.undo\.\d{8}T\d{6}Z\.csv$/.test(n));
+    expect(own).toHaveLength(1);
+    expect(third.out).toMatchObject({ undo_file: join(dir, own[0]!) });
+    expect(readFileSync(join(dir, own[0]!), 'utf8')).toMatch(/"""Colleague"""/);
     expect(await t.countByEmail('again')).toEqual(
       new Map([
         ['again.1@example.com', 1],
@@ -155,26 +157,21 @@ describe('crm batch --match: one action per row', () => {
     );
   });
 
-  it('runs of the same second: an earlier undo file moved aside is never replaced by the next (issue 27)', async () => {
+  it('runs of the same second: each undo file its own, none replaced, each where its run said (issues 27, 29)', async () => {
     const id = await make({ email: 'second.1@example.com', title: 'Orig' });
     const path = file('second.csv', 'email,title\nsecond.1@example.com,New\n');
-    const undoFiles = () => readdirSync(dir).filter((n) => /^second\.csv\.undo\.\d/.test(n));
-    const held = () => undoFiles().map((n) => readFileSync(join(dir, n), 'utf8'));
-    const at = new Date(Date.UTC(2026, 10, 28, 12, 0, 0));
+    const said: string[] = [];
     for (const colleague of ['X', 'Y', 'Z']) {
       const r = await json(['batch', 'contacts', path, '--match', 'email']);
       expect(r.out, r.stderr).toMatchObject({ updated: 1 });
-      // each run's undo file as if written in the same second as the one before it
-      utimesSync(`${path}.undo.csv`, at, at);
+      said.push(r.out!.undo_file as string);
       await api('PATCH', `/contacts/${id}`, { title: colleague });
     }
-    expect(undoFiles().sort()).toEqual([
-      'second.csv.undo.20261128T120000Z-2.csv',
-      'second.csv.undo.20261128T120000Z.csv',
-    ]);
-    expect(held().join('')).toMatch(/"""Orig"""/);
-    expect(held().join('')).toMatch(/"""X"""/);
-    expect(readFileSync(`${path}.undo.csv`, 'utf8')).toMatch(/"""Y"""/);
+    // three runs, three files, each holding the value before its own run
+    expect(new Set(said).size).toBe(3);
+    expect(said[0]).toBe(`${path}.undo.csv`);
+    expect(said.map((f) => /"""(\w+)"""/.exec(readFileSync(f, 'utf8'))?.[1])).toEqual(['Orig', 'X', 'Y']);
+    expect(readdirSync(dir).filter((n) => /^second\.csv\.undo\./.test(n))).toHaveLength(3);
   });
 
   it('the undo file puts every changed value back, nulls included; the created file deletes what was added', async () => {

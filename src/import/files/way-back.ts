@@ -1,11 +1,12 @@
-// Reconcile's files for one run (CONTRACT §7b): `<input>.undo.csv` and `<input>.created.csv` — the way back
-// from this run (a resumed plan adds to its run's files; a new run that changes or creates something first moves the
-// earlier run's aside, to `<input>.undo.<time>.csv`, so an undo never reaches back past the run it names, and the
-// created file is one job's to delete) — and `<input>.ambiguous.csv` (this run's), as the sending pass writes them.
-import { type FileHandle, stat } from 'node:fs/promises';
+// Reconcile's files for one run (CONTRACT §7b): `<input>.undo.csv` and `<input>.created.csv` — the way back from
+// this run (a resumed plan adds to its run's files, which its journal names; a new run whose input's earlier run holds
+// those names takes its own, `<input>.undo.<time>.csv`: an undo never reaches back past the run it names, the created
+// file is one job's to delete, and the commands a run printed name its files for good) — and `<input>.ambiguous.csv`
+// (this run's), as the sending pass writes them.
+import type { FileHandle } from 'node:fs/promises';
 import type { ApiRecord } from '../../api/envelopes.js';
-import type { RawRow } from '../shapes.js';
-import { moveToOwnName } from '../../util/own-name.js';
+import type { RawRow, WayBackNames } from '../shapes.js';
+import { ownName } from '../../util/own-name.js';
 import { UsageError } from '../../http/errors.js';
 import { stringifyJson } from '../../json/exact-json.js';
 import { guardFormula, unguardFormula } from '../../output/formula-guard.js';
@@ -36,48 +37,40 @@ export interface OpenedMatchFiles extends MatchFiles {
 }
 
 /**
- * `people.csv.undo.csv` → `people.csv.undo.20261126T015612Z.csv`, at the time its run last wrote it; `-2`, `-3`, …
- * when an earlier file of that second is there: never over it (it may be the only copy of the values before).
+ * A new run's way-back files: `<input>.undo.csv` and `<input>.created.csv` when no earlier run holds them, else names of
+ * its own, `<input>.undo.<time>[-n].csv` (and `created`), free for both. Never an earlier run's: the commands that run
+ * printed name its files for good (issue 29's re-trial: a later run moved them aside and took their names, so the
+ * earlier run's pasted `--delete` deleted the later run's records).
  */
-async function moveAside(path: string): Promise<string | undefined> {
-  const st = await stat(path).catch(() => undefined);
-  return st ? moveToOwnName(path, path.replace(/\.csv$/, ''), '.csv', st.mtimeMs) : undefined;
-}
-
-/** The earlier run's undo and created files, moved aside together, and said (a command it printed names them). */
-async function moveBoth(base: string, warn?: (message: string) => void): Promise<void> {
-  const moved: string[] = [];
-  for (const f of ['undo', 'created']) {
-    const to = await moveAside(`${base}.${f}.csv`);
-    if (to) moved.push(`${base}.${f}.csv is now ${to}`);
+export async function wayBackNames(base: string, now: number): Promise<WayBackNames> {
+  const plain = { undo: `${base}.undo.csv`, created: `${base}.created.csv` };
+  const free = async (n: WayBackNames) => !(await exists(n.undo)) && !(await exists(n.created));
+  if (await free(plain)) return plain;
+  for (let n = 1; ; n++) {
+    const own = { undo: ownName(`${base}.undo`, '.csv', now, n), created: ownName(`${base}.created`, '.csv', now, n) };
+    if (await free(own)) return own;
   }
-  if (moved.length > 0)
-    warn?.(
-      `The earlier run's way back is kept under its own name (the commands it printed name the old one): ${moved.join('; ')}.`,
-    );
 }
 
-/** `base`: the input's path (`people.csv` → `people.csv.undo.csv`); `resume`: the files are this plan's already. */
+/** `names`: this run's (wayBackNames, or the resumed job's); `base`: the input's path, for `<input>.ambiguous.csv`. */
 export async function openMatchFiles(
   base: string,
+  names: WayBackNames,
   shape: RowShape,
   /** the --match fields, and a record's key cells (match/key.ts) */
   match: readonly string[],
   keyCells: (record: ApiRecord) => string[],
-  o: { changed: readonly string[]; creates: boolean; resume: boolean; warn?: (message: string) => void },
+  o: { changed: readonly string[]; creates: boolean; resume: boolean },
 ): Promise<OpenedMatchFiles> {
-  const [undoPath, createdPath] = [`${base}.undo.csv`, `${base}.created.csv`];
+  const [undoPath, createdPath] = [names.undo, names.created];
   // a resumed job's files are named even when this run adds nothing to them: they hold the interrupted run's way back
   let undo =
     o.resume && (await exists(undoPath)) ? Promise.resolve(await UndoFile.open(undoPath, o.changed)) : undefined;
   let created =
     o.resume && (await exists(createdPath)) ? Promise.resolve(await CreatedFile.open(createdPath, match)) : undefined;
-  // a new run's first write (an update's values before, a record created) moves the earlier run's files aside
-  // together (they are that run's way back, and its printed undo names them); a run that writes nothing leaves them
-  let aside: Promise<void> | undefined;
-  const moved = () => (aside ??= o.resume ? Promise.resolve() : moveBoth(base, o.warn));
-  const undoFile = () => (undo ??= moved().then(() => UndoFile.open(undoPath, o.changed)));
-  const createdFile = () => (created ??= moved().then(() => CreatedFile.open(createdPath, match)));
+  // made at the first write (an update's values before, a record created): a run that writes nothing makes none
+  const undoFile = () => (undo ??= UndoFile.open(undoPath, o.changed));
+  const createdFile = () => (created ??= CreatedFile.open(createdPath, match));
   const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape);
   let [updates, creates] = [0, 0];
   return {

@@ -14,7 +14,14 @@ import { exists as there } from '../../util/fs.js';
 import { streamLines } from '../../util/lines.js';
 import { newRunId } from '../check/chunker.js';
 import type { Typing } from '../input/typing.js';
-import { journalFolder, trimBase, type CompleteInfo, type FinishedChunk, type JournalIdentity } from '../shapes.js';
+import {
+  journalFolder,
+  trimBase,
+  type CompleteInfo,
+  type FinishedChunk,
+  type JournalIdentity,
+  type WayBackNames,
+} from '../shapes.js';
 import { ChunkIndex, DONE, parseLine, RESENDING, SENT, type PinnedResend, type ResentParts } from './chunk-index.js';
 
 export {
@@ -47,6 +54,8 @@ export interface HeaderLine {
   typing?: Typing;
   /** a delete's backup file (absolute): a rerun adds to it and names it */
   backup?: string;
+  /** a reconcile's way-back files (files/way-back.ts wayBackNames): a resumed run adds to them */
+  way_back?: WayBackNames;
   input: string;
   created_at: string;
 }
@@ -256,10 +265,16 @@ export class ImportJournal {
       plan: opts.plan,
       ...(opts.typing?.length ? { typing: opts.typing } : {}),
       ...(opts.backup ? { backup: opts.backup } : {}),
+      ...(opts.wayBack ? { way_back: opts.wayBack } : {}),
       input: opts.input,
       created_at: new Date(opts.now).toISOString(),
     };
     return new ImportJournal(file.own, header.run_id!, new ChunkIndex(), undefined, undefined, header);
+  }
+
+  /** A new reconcile's way-back files, named in its header before it is written (their first line precedes it). */
+  nameWayBack(names: WayBackNames): void {
+    if (this.header && !this.fh) this.header.way_back = names;
   }
 
   /** A new journal's header written now, not at the first request (a resumed reconcile: stage.ts). */
@@ -371,6 +386,8 @@ export interface OpenJournalOptions {
   typing?: Typing;
   /** HeaderLine.backup */
   backup?: string;
+  /** HeaderLine.way_back */
+  wayBack?: WayBackNames;
   /** false (`--no-resume`): an existing journal is replaced */
   resume: boolean;
   /** the input's absolute path (or `-`): the changed-file check */

@@ -12,7 +12,7 @@ import { InterruptedError, UsageError } from '../../http/errors.js';
 import { plural } from '../../output/plural.js';
 import { exists, listDir, removeStaleTemps } from '../../util/fs.js';
 import { type Finished, type ImportDeps } from '../types.js';
-import { journalFolder, type CompleteInfo, type JournalIdentity } from '../shapes.js';
+import { journalFolder, type CompleteInfo, type JournalIdentity, type WayBackNames } from '../shapes.js';
 import type { JournalSlice } from '../plan.js';
 import { isBackupFile } from '../files/backup.js';
 import type { ScanResult } from '../check/check.js';
@@ -202,7 +202,8 @@ async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, m
   if (matched.spool) await rename(matched.spool.path, next);
   const digest = await hashFile(next);
   // a resumed job keeps the time it began: its plan's lifetime counts from then, and a stdin job's way back is named by it
-  const journal = await open(slice, identity, { plan: digest, resume: false, file: undefined, began: matched.began });
+  const { began, wayBack } = matched;
+  const journal = await open(slice, identity, { plan: digest, resume: false, file: undefined, began, wayBack });
   // a new job's journal is written at its first request (a run refused before it leaves none: its rerun is no
   // resume); a resumed one's now, replacing the interrupted run's before its plan does, so the creates that run
   // left in doubt stay found
@@ -214,7 +215,7 @@ async function openPlanJournal(slice: JournalSlice, identity: JournalIdentity, m
 async function open(
   slice: JournalSlice,
   identity: JournalIdentity,
-  o: { plan: string; typing?: Typing; resume: boolean; file?: JournalFile; began?: number },
+  o: { plan: string; typing?: Typing; resume: boolean; file?: JournalFile; began?: number; wayBack?: WayBackNames },
 ): Promise<ImportJournal> {
   const dir = slice.dir!;
   const { began, ...rest } = o;
@@ -339,7 +340,7 @@ export async function pinnedPlan(
   journalPath: string,
   planPath: string,
   now: number,
-): Promise<{ path: string; at: string } | undefined> {
+): Promise<{ path: string; at: string; wayBack?: WayBackNames } | undefined> {
   if (await readComplete(journalPath)) return undefined;
   const header = await readHeader(journalPath);
   if (!header || now - Date.parse(header.created_at) > PLAN_LIFETIME_MS) return undefined;
@@ -347,7 +348,8 @@ export async function pinnedPlan(
   const next = `${planPath}.next`;
   if ((await exists(next)) && header.plan === (await hashFile(next))) await rename(next, planPath);
   if (!(await exists(planPath))) return undefined;
-  return header.plan === (await hashFile(planPath)) ? { path: planPath, at: header.created_at } : undefined;
+  if (header.plan !== (await hashFile(planPath))) return undefined;
+  return { path: planPath, at: header.created_at, ...(header.way_back ? { wayBack: header.way_back } : {}) };
 }
 
 /** A file's sha256 (a job's content; a reconcile's plan), read as a stream. */

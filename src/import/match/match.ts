@@ -11,13 +11,15 @@ import type { ScanResult } from '../check/check.js';
 import { Spool, type SpooledChunk } from '../check/spool.js';
 import { PlanFile } from '../files/way-back.js';
 import { rowShapeOf } from '../files/outputs.js';
-import type { FinishedChunk } from '../shapes.js';
+import type { FinishedChunk, WayBackNames } from '../shapes.js';
 import { matchRows, type EarlierRun, type MatchRowsOptions } from './plan-rows.js';
 
 /** A job an interrupted run began, as the claim stage found it: its plan, and its journal (read only). */
 export interface Pinned {
   path: string;
   at: string;
+  /** the way-back files its journal names (none in a journal from before they were named: the plain names) */
+  wayBack?: WayBackNames;
   journal: {
     runId: string;
     inDoubt(): number[];
@@ -34,6 +36,8 @@ export interface Matched {
   resumed: boolean;
   /** when that job began (ms): its journal keeps it, and a stdin job's way back is named by it */
   began?: number;
+  /** the way-back files that job's journal names */
+  wayBack?: WayBackNames;
   /** `--plan FILE`, written by this run */
   planCsv?: string;
   /** the fields its updates change, and whether it creates: the way-back files it needs */
@@ -90,7 +94,7 @@ export async function match(
     plan: pinned ? { ...plan, resumed: pinned.at } : plan,
     spool: out,
     resumed: pinned !== undefined,
-    ...(pinned ? { began: Date.parse(pinned.at) } : {}),
+    ...(pinned ? { began: Date.parse(pinned.at), ...(pinned.wayBack ? { wayBack: pinned.wayBack } : {}) } : {}),
     planCsv: slice.planPath,
     changed: Object.keys(plan.changes),
     creates: plan.create > 0,

@@ -12,7 +12,7 @@ import { newRunId } from '../check/chunker.js';
 import { checkRunColumns } from '../check/columns.js';
 import { createRejectsWriter, createResultsWriter, rowShapeOf, type Outputs, type RowsFile } from '../files/outputs.js';
 import type { RowShape } from '../files/outputs.js';
-import { openMatchFiles, type OpenedMatchFiles } from '../files/way-back.js';
+import { openMatchFiles, wayBackNames, type OpenedMatchFiles } from '../files/way-back.js';
 import { keyPart } from '../match/key.js';
 import type { Matched } from '../match/match.js';
 import type { ImportJournal } from '../journal/journal.js';
@@ -49,14 +49,16 @@ export async function send(
   const keyCells = (r: Record<string, unknown>): string[] => m!.fields.map((f) => keyPart(f, r[f]) ?? '');
   const opening = async () => {
     const shape = await rowShapeOf(slice.input, scan);
-    const o = matched && {
-      ...{ changed: matched.changed, creates: matched.creates, resume: matched.resumed },
-      warn: deps.warn,
-    };
+    const o = matched && { changed: matched.changed, creates: matched.creates, resume: matched.resumed };
     // a resumed job's way back is the interrupted run's (from standard input: named by when the job began)
     const began = matched?.began;
     const base = m?.baseAt && began !== undefined ? m.baseAt(began) : m?.base;
-    return { shape, wayBack: m && o ? await openMatchFiles(base!, shape, m.fields, keyCells, o) : undefined };
+    if (!m || !o) return { shape, wayBack: undefined };
+    // …as its journal names it (one from before it named them: the plain names); a new run's, named in its journal
+    const plain = { undo: `${base!}.undo.csv`, created: `${base!}.created.csv` };
+    const names = o.resume ? (matched.wayBack ?? plain) : await wayBackNames(base!, deps.clock.now());
+    opened.journal?.nameWayBack(names);
+    return { shape, wayBack: await openMatchFiles(base!, names, shape, m.fields, keyCells, o) };
   };
   const { shape, wayBack } = await opening().catch(async (err: unknown) => {
     // the pass never starts: the journal it would close is closed here

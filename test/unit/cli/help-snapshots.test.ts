@@ -2291,10 +2291,10 @@ describe('--help snapshots', () => {
       a plan of 100 writes or more asks before sending (--yes does not ask; nor
       does a script without a terminal); --dry-run stops there; --plan FILE writes
       every row's action and changes. Values an update changes go to
-      <input>.undo.csv before it is sent, created ids to <input>.created.csv (one
-      run's: a later run moves them aside): "crm batch contacts X.undo.csv --match
-      id" puts the values back (right twice, or a week later), --delete of the
-      created file removes what was added.
+      <input>.undo.csv before it is sent, created ids to <input>.created.csv (a
+      later run writes its own, <input>.undo.<time>.csv, and prints it): "crm batch
+      contacts X.undo.csv --match id" puts the values back (right twice, or a week
+      later), --delete of the created file removes what was added.
       A rerun reads the CRM again: it sends only what differs by then. After
       Ctrl-C or kill -9, the same command finishes the job: what the interrupted
       run did counts as done only where the CRM still agrees, and its creates

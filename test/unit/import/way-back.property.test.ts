@@ -1,13 +1,15 @@
 // The way-back files over time (issue 27, CONTRACT §7c), as a property: any sequence of runs of one input — new runs,
 // runs killed part-way (their files left as they are), resumed runs adding to the files of the run they resume, many
 // in the same second — and the undo and created files, read back from disk, name every change exactly once, each
-// job's in one file of its own, and no earlier job's file is ever lost or overwritten (src/import/files/way-back.ts).
+// job's in one file of its own, and no earlier job's file is ever lost, overwritten or renamed: a new job takes names
+// no earlier job holds (wayBackNames), a resumed one its job's (src/import/files/way-back.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openMatchFiles } from '../../../src/import/files/way-back.js';
+import { openMatchFiles, wayBackNames } from '../../../src/import/files/way-back.js';
+import type { WayBackNames } from '../../../src/import/shapes.js';
 import { runs } from '../../helpers/property.js';
 import { tempDir } from '../../helpers/temp.js';
 
@@ -39,15 +41,17 @@ describe('the way-back files of any sequence of runs', () => {
         const dir = tempDir('crm-way-back-prop-');
         const base = join(dir, `list${fresh++}.csv`);
         /** what each job (a new run and the runs resuming it) changed first, and created */
-        const jobs: Array<{ before: Map<string, string>; created: string[] }> = [];
+        const jobs: Array<{ before: Map<string, string>; created: string[]; names: WayBackNames }> = [];
         let made = 0;
         for (const [r, run] of list.entries()) {
           // a run resumes a job only when there is one; one that sends nothing opens no way back
           const resume = run.resume && jobs.length > 0;
           if (!resume && run.updates.length === 0 && run.creates === 0) continue;
-          if (!resume) jobs.push({ before: new Map(), created: [] });
+          // many in one second: the time a new job's names would carry
+          if (!resume) jobs.push({ before: new Map(), created: [], names: await wayBackNames(base, 1_000 + r * 300) });
           const job = jobs.at(-1)!;
-          const files = await openMatchFiles(base, { format: 'csv', header: ['email'] }, ['email'], () => [`r${r}`], {
+          const shape = { format: 'csv', header: ['email'] } as const;
+          const files = await openMatchFiles(base, job.names, shape, ['email'], () => [`r${r}`], {
             changed: ['title'],
             creates: run.creates > 0,
             resume,
@@ -90,6 +94,21 @@ describe('the way-back files of any sequence of runs', () => {
               .join(' '),
           );
         expect(gotCreated.sort()).toEqual(wantCreated.sort());
+        // each job's files are where its names say, for good: a command printed with them reaches that job's
+        for (const j of jobs) {
+          if (j.before.size > 0)
+            expect(
+              rowsOf(j.names.undo)
+                .map((row) => `${row[0]}=${row[1]}`)
+                .sort(),
+            ).toEqual([...j.before].map(([id, v]) => `${id}=${v}`).sort());
+          if (j.created.length > 0)
+            expect(
+              rowsOf(j.names.created)
+                .map((row) => row[0])
+                .sort(),
+            ).toEqual([...j.created].sort());
+        }
       }),
       runs(60),
     );
