@@ -90,7 +90,7 @@ _crm_node() {
     'crm links get') subs='' flags='--help -h' args=('=meetings' 'none' '=deal company') ;;
     'crm links set') subs='' flags='--data --dry-run --help -h' args=('=meetings' 'none' '=deal company' 'none') ;;
     'crm links clear') subs='' flags='--dry-run --help -h' args=('=meetings' 'none' '=deal company') ;;
-    'crm links import') subs='' flags='--map --concurrency --rejects --results --strict --no-resume --input-format --encoding --dry-run --help -h' args=('=deals notes segments meetings' '=contacts companies records members deal company' 'file') ;;
+    'crm links import') subs='' flags='--map --concurrency --rejects --results --strict --no-resume --input-format --encoding --dry-run --plan --remove --help -h' args=('=deals notes segments meetings' '=contacts companies records members deal company' 'file') ;;
     'crm batch') subs='' flags='--map --concurrency --rejects --results --strict --no-resume --input-format --encoding --dry-run --chunk-size --update --delete --id-column --yes --backup --no-backup --match --plan --help -h' args=('=contacts companies deals pipelines tasks notes segments interactions' 'file') ;;
     'crm v1') subs='people interactions companies' flags='--help -h' args=() ;;
     'crm v1 people') subs='query' flags='--help -h' args=() ;;

@@ -360,6 +360,37 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     },
   ],
   [
+    /^crm links import deals contacts deals\.csv$/,
+    {
+      // by natural key: a deal's name and a contact's email, records this example makes first
+      before: async (s) => {
+        await api(s, 'POST', '/deals', { name: 'Help example renewal' });
+        await api(s, 'POST', '/contacts', { email: EMAIL(7) });
+      },
+      files: () => ({ 'deals.csv': `deal.name,contact.email\nHelp example renewal,${EMAIL(7)}\n` }),
+      after: async (s) => {
+        const deal = (await listAll(s, '/deals')).find((d) => d.name === 'Help example renewal')!;
+        const contact = (await listAll(s, '/contacts')).find((c) => c.email === EMAIL(7))!;
+        await linked(s, `/deals/${String(deal.id)}/contacts`, String(contact.id));
+      },
+    },
+  ],
+  [
+    /^crm links import deals contacts deals\.csv\.linked\.csv --remove$/,
+    {
+      before: async (s) => {
+        await api(s, 'POST', `/deals/${s.ids.deals![0]}/contacts`, { contact_id: s.ids.contacts![2] });
+      },
+      files: (s) => ({
+        'deals.csv.linked.csv': `parent,parent_id,relation,child_id\ndeals,${s.ids.deals![0]},contacts,${s.ids.contacts![2]}\n`,
+      }),
+      after: async (s) =>
+        expect((await listAll(s, `/deals/${s.ids.deals![0]}/contacts`)).map((c) => c.id)).not.toContain(
+          s.ids.contacts![2],
+        ),
+    },
+  ],
+  [
     /^crm links import (\w+) (\w+) pairs\.csv$/,
     {
       files: (s, m) => {

@@ -33,7 +33,9 @@ const fileFlags = <A extends unknown[]>(cmd: Command<A>) =>
 /** the verbs on one parent (`import` reads its parents from the file) */
 type OneParent = 'list' | 'add' | 'remove' | 'get' | 'set' | 'clear';
 /** Every verb's options: the flags of list, add and add --file (set's, remove's and import's are among them). */
-export type LinkOptions = Partial<FlagsOf<typeof listFlags> & FlagsOf<typeof addFlags> & FlagsOf<typeof fileFlags>> & {
+export type LinkOptions = Partial<
+  FlagsOf<typeof listFlags> & FlagsOf<typeof addFlags> & FlagsOf<typeof fileFlags> & { plan: string; remove: boolean }
+> & {
   parent: string;
   relation: string;
   /** add/remove: the child; set: the deal or company id */
@@ -137,9 +139,14 @@ function registerImport(links: CommandUnknownOpts, reg: Registry, load: Load<Lin
       .argument('<parent>', 'deals, notes, segments or meetings')
       .argument('<relation>', 'contacts, companies, records or members; meetings: deal or company')
       .argument('<file>', "a .csv, .ndjson or .jsonl file, or '-' for standard input"),
-  ).option(...BATCH_DRY_RUN);
+  )
+    .option(...BATCH_DRY_RUN)
+    .option('--plan <file>', "by natural key: write every row's action and the ids it found to this CSV")
+    .option('--remove', "unlink the file's pairs instead (a linked file crm wrote, or pairs by id or natural key)");
   examples(cmd, [
     'crm links import deals contacts pairs.csv',
+    'crm links import deals contacts deals.csv   # columns: deal.name,contact.email',
+    'crm links import deals contacts deals.csv.linked.csv --remove',
     'crm links import deals companies pairs.csv',
     'crm links import notes records pairs.csv',
     'crm links import segments members pairs.csv',
@@ -148,14 +155,25 @@ function registerImport(links: CommandUnknownOpts, reg: Registry, load: Load<Lin
   cmd.addHelpText(
     'after',
     `
-Columns: the parent's id (deal_id, note_id, segment_id or meeting_id) and the
-child's (contact_id, company_id, record_id or deal_id); deals contacts may add
-type and supervisor, notes records record_type (default contact). Any other
-column is refused (--map "COLUMN=" leaves one out). A row already linked
-counts as linked. As with crm batch: every row is checked before the first
-request, a journal makes a rerun send nothing already done, and invalid or
-refused rows go to the rejects file (_line, _error_code, _error_message) to
-fix and feed back with the same command.
+Columns: each side by its id (deal_id, note_id, segment_id or meeting_id; the
+child's contact_id, company_id, record_id or deal_id) or by fields of its
+records (deal.name, contact.email, company.domain; several columns of one side
+are one key; notes' records: record.FIELD with record_type). deals contacts
+may add type and supervisor, notes records record_type (default contact). Any
+other column is refused (--map "COLUMN=" leaves one out).
+
+By fields, crm reads each side's records and each parent's links once, plans
+every row, and sends only what is missing: a pair already linked needs no
+request; a key two records share is ambiguous (<input>.ambiguous.csv); a key no
+record has is not found (rejects file). Keys are compared trimmed, emails in
+any case. --dry-run prints the plan, --plan FILE every row's action. The links
+made go to <input>.linked.csv, written before each request: --remove with that
+file takes away exactly those (a pair not linked is left as it is).
+
+By ids, as with crm batch: every row is checked before the first request, a
+journal makes a rerun send nothing already done, and invalid or refused rows
+go to the rejects file (_line, _error_code, _error_message) to fix and feed
+back with the same command.
 
 One parent and a file of children: crm links add PARENT ID RELATION --file FILE.`,
   );

@@ -17,6 +17,13 @@ type OneLink = Extract<LinkOptions, { id: string }>;
 import { linkBody, linkListColumns, resolveAssociation, resolveImportPair, resolveLink } from './plan.js';
 
 export async function runLinks(o: LinkOptions, ctx: Ctx): Promise<void> {
+  if (o.verb === 'import' && !/\.(ndjson|jsonl|json)$/i.test(o.file ?? '') && o.inputFormat !== 'ndjson') {
+    resolveImportPair(o.parent, o.relation);
+    const { runKeyed } = await import('./keyed.js');
+    if (await runKeyed(o, ctx)) return;
+  }
+  if (o.remove || o.plan !== undefined)
+    throw new UsageError('--remove and --plan read a CSV file of pairs, not NDJSON');
   if (o.verb === 'import' || o.file !== undefined) {
     const batch = linkFileBatch(o);
     const { runBatch } = await import('../batch/run.js');

@@ -1,0 +1,165 @@
+// `crm links import` by natural key and `--remove` (CONTRACT §7d): the run (src/import/link-keys/run.ts) with its plan
+// shown before anything is sent, its summary (a table on stderr, or JSON on stdout) and the command that takes back
+// what it made; exit 9 when a row was ambiguous, not found, a duplicate, invalid or failed.
+import { join } from 'node:path';
+import { PartialFailureError } from '../../http/errors.js';
+import { costAtLimitText } from '../../output/eta.js';
+import { count, plural } from '../../output/plural.js';
+import { writeRecord } from '../../output/writers.js';
+import { runKeyedLinks, type LinkPlanSummary, type LinkSummary } from '../../import/link-keys/run.js';
+import type { Ctx } from '../context.js';
+import { crmCommand } from '../shared/command-line.js';
+import { forPeople } from '../batch/progress-text.js';
+import { forStderr } from '../../output/width.js';
+import type { PaceInfo } from '../../http/pace-info.js';
+import type { LinkOptions } from './command.js';
+
+/** The actions a plan counts, in the order it shows them, and their words. */
+const ACTIONS: Array<[string, string]> = [
+  ['link', 'to link'],
+  ['linked', 'linked already (no request)'],
+  ['remove', 'to unlink'],
+  ['not_linked', 'not linked (no request)'],
+  ['set', 'to set'],
+  ['replace', 'to replace (another was set)'],
+  ['unchanged', 'unchanged'],
+  ['ambiguous', 'ambiguous (a key names two or more records)'],
+  ['not_found', 'not found'],
+  ['duplicate', 'duplicate (an earlier row names the pair)'],
+  ['invalid', 'invalid'],
+];
+
+/** The run by natural key; false when the file names every side by id (the batch engine's plain path). */
+export async function runKeyed(o: LinkOptions, ctx: Ctx): Promise<boolean> {
+  const client = await ctx.client({ concurrencyFlag: true });
+  const summary = await runKeyedLinks(
+    {
+      ...{ parent: o.parent, relation: o.relation, file: o.file!, maps: o.map, remove: o.remove === true },
+      ...{ dryRun: o.dryRun === true, planPath: o.plan, rejectsPath: o.rejects, concurrency: o.concurrency ?? 4 },
+      ...{ encoding: o.encoding, baseUrl: client.baseUrl },
+    },
+    {
+      client,
+      journalDir: join(ctx.configDir(), 'imports'),
+      cwd: process.cwd(),
+      clock: ctx.clock,
+      signal: ctx.signal,
+      stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
+      warn: (m) => ctx.warn(m),
+      onPlan: async (plan) => {
+        if (!o.dryRun) showPlan(ctx, plan, client.pace?.());
+      },
+    },
+  );
+  if (!summary) return false;
+  if (summary.dry_run) {
+    await printDry(ctx, summary, client.pace?.());
+    return true;
+  }
+  await printSummary(ctx, summary, o);
+  return true;
+}
+
+/** The plan's lines: every action's count, the requests, the least time the rate limit allows them. */
+function planLines(p: LinkPlanSummary, atLimit: (n: number) => string): string[] {
+  const lines = ACTIONS.flatMap(([a, words]) =>
+    (p.counts[a] ?? 0) > 0 ? [`  ${count(p.counts[a]!).padStart(7)}  ${words}`] : [],
+  );
+  return [
+    `Plan for ${plural(p.rows, 'row')} of ${p.resource} links${p.resumed ? ' (resuming an unfinished run: its files are added to)' : ''}:`,
+    ...lines,
+    ...(p.other_relations > 0 ? [`  ${plural(p.other_relations, 'row')} of other links in the file left out`] : []),
+    `Read ${plural(p.read_requests, 'request')}; to send ${plural(p.requests, 'request')}: ${atLimit(p.requests)}.`,
+  ];
+}
+
+function showPlan(ctx: Ctx, p: LinkPlanSummary, pace: PaceInfo | undefined) {
+  if (ctx.globals.quiet || !ctx.io.stderr.isTTY) return;
+  ctx.io.stderr.write(planLines(p, (n) => costAtLimitText(n, ctx.clock.now(), pace)).join('\n') + '\n');
+}
+
+async function printDry(ctx: Ctx, s: LinkSummary, pace: PaceInfo | undefined): Promise<void> {
+  const plan = { resource: s.resource, rows: s.rows, read_requests: s.read_requests, requests: requestsOf(s) };
+  if (ctx.format() !== 'table') {
+    await writeRecord(ctx.format(), ctx.io.stdout, { ...plan, ...countsOf(s), plan_file: s.plan_file, dry_run: true });
+    return;
+  }
+  const p: LinkPlanSummary = { ...plan, counts: countsOf(s), other_relations: 0, resumed: false };
+  ctx.io.stdout.write(
+    [...planLines(p, (n) => costAtLimitText(n, ctx.clock.now(), pace)), 'Dry run: nothing was sent.'].join('\n') + '\n',
+  );
+}
+
+/** A dry run's summary holds the plan's counts under their actions' names. */
+function countsOf(s: LinkSummary): Record<string, number> {
+  return Object.fromEntries(ACTIONS.map(([a]) => [a, s.planned[a] ?? 0]));
+}
+
+const requestsOf = (s: LinkSummary): number =>
+  ['link', 'remove', 'set', 'replace'].reduce((n, a) => n + (s.planned[a] ?? 0), 0);
+
+const KEYS =
+  `resource rows linked already_linked removed not_linked set replaced unchanged not_found ambiguous duplicate
+  invalid failed requests read_requests elapsed_ms rejects_file ambiguous_file linked_file unlinked_file plan_file`.split(
+    /\s+/,
+  );
+
+async function printSummary(ctx: Ctx, s: LinkSummary, o: LinkOptions): Promise<void> {
+  const own = s.remove
+    ? ['removed', 'not_linked', 'unlinked_file']
+    : s.association
+      ? ['set', 'replaced', 'unchanged', 'linked_file']
+      : ['linked', 'already_linked', 'linked_file'];
+  const others = [
+    'linked',
+    'already_linked',
+    'removed',
+    'not_linked',
+    'set',
+    'replaced',
+    'unchanged',
+    'linked_file',
+    'unlinked_file',
+  ];
+  const shown = Object.fromEntries(
+    KEYS.filter((k) => own.includes(k) || !others.includes(k)).map((k) => [
+      k,
+      (s as unknown as Record<string, unknown>)[k] ?? null,
+    ]),
+  );
+  const { output, quiet, stderrColor } = ctx.globals;
+  const json = output === 'json' || output === 'ndjson';
+  if (json) await writeRecord(output, ctx.io.stdout, shown);
+  if (!quiet && !json) await writeRecord('table', ctx.io.stderr, forPeople(shown), { color: stderrColor });
+  const maps = (o.map ?? []).flatMap((m) => ['--map', m]);
+  const cmd = (file: string, remove: boolean) =>
+    crmCommand(ctx.globals, ['links', 'import', o.parent, o.relation, file, ...(remove ? ['--remove'] : [])]);
+  const back = [
+    s.linked_file && `To remove the links this job made:\n  ${cmd(s.linked_file, true)}`,
+    s.unlinked_file && `To link again what this job removed:\n  ${cmd(s.unlinked_file, false)}`,
+  ].filter(Boolean);
+  const done = s.remove
+    ? `Removed ${count(s.removed)} of ${plural(s.rows, 'row')} (${s.resource} links); ${count(s.not_linked)} not linked.`
+    : `Linked ${count(s.linked + s.set + s.replaced)} of ${plural(s.rows, 'row')} (${s.resource} links); ${count(s.already_linked + s.unchanged)} already linked.`;
+  if (!quiet) ctx.io.stderr.write(forStderr(ctx.io.stderr, [done, ...back].join('\n')) + '\n');
+  const bad = s.ambiguous + s.not_found + s.duplicate + s.invalid + s.failed;
+  if (bad === 0) return;
+  const parts = [
+    [s.failed, `failed`],
+    [s.not_found, 'not found'],
+    [s.ambiguous, `ambiguous (in ${s.ambiguous_file ?? 'the ambiguous file'})`],
+    [s.duplicate, 'duplicate'],
+    [s.invalid, 'invalid'],
+  ] as const;
+  const what = parts.filter(([n]) => n > 0).map(([n, t]) => `${count(n)} ${t}`);
+  const fix = s.rejects_file
+    ? `the failed, not-found, duplicate and invalid rows are in ${s.rejects_file} with their reasons`
+    : '';
+  const amb =
+    s.ambiguous > 0 ? `an ambiguous row's key names two or more records (_candidates): name that record by its id` : '';
+  throw new PartialFailureError(`${plural(bad, 'row')} of ${count(s.rows)} not linked: ${what.join(', ')}`, {
+    hint: [fix, amb, `then run the same command again: what is linked by then needs no request${maps.length ? '' : ''}`]
+      .filter(Boolean)
+      .join('; '),
+  });
+}

@@ -1,0 +1,239 @@
+// `crm links import` by natural key (CONTRACT §7d), read then plan, top to bottom: the file's rows against the layout
+// (layout.ts) → each keyed side's collection read once, keeping only the file's keys (the `--match` read, read.ts) →
+// each distinct parent's current links read once (a meeting's association: one GET) → one action per row (classifyRow).
+// Nothing is sent here: the plan it returns is what the sending pass (send.ts) takes.
+import type { ApiRecord } from '../../api/envelopes.js';
+import { NotFoundError, InterruptedError } from '../../http/errors.js';
+import type { HttpClient } from '../../http/types.js';
+import { pathSegment } from '../../http/url.js';
+import { PAGE_SIZE_MAX } from '../../api/resources.js';
+import { idText } from '../../api/ids.js';
+import { findLink } from '../../api/links.js';
+import type { InputReader } from '../input/reader.js';
+import type { RawRow } from '../shapes.js';
+import { readIndex, type RecordIndex } from '../match/read.js';
+import {
+  classifyRow,
+  readRow,
+  type RowCells,
+  type Found,
+  type LinkAction,
+  type LinkLayout,
+  type NamedSide,
+} from './layout.js';
+
+/** A row of the plan: its line and raw cells (for the files that carry it), and its action or why it is invalid. */
+export interface PlannedRow {
+  line: number;
+  raw: RawRow;
+  /** the link's own fields (type, record_type, …), sent with it */
+  extras: ApiRecord;
+  /** a pair linked now: the link's own fields as the CRM holds them (a removal keeps them) */
+  held?: ApiRecord;
+  /** a linked file's meeting row: the association it replaced ('' none), which its removal puts back */
+  before?: string;
+  act: LinkAction | { action: 'invalid'; code: string; reason: string };
+}
+
+export interface LinkPlan {
+  rows: PlannedRow[];
+  counts: Record<string, number>;
+  /** requests spent reading (sides, then parents' links) */
+  readRequests: number;
+  /** requests the plan sends */
+  sends: number;
+  /** rows of a linked file naming another parent or relation, left out */
+  otherRelations: number;
+  association: boolean;
+}
+
+export interface ResolveDeps {
+  client: HttpClient;
+  /** a folder for the indexes' temporary files */
+  dir: string;
+  signal?: AbortSignal;
+  progress?: (text: string) => void;
+}
+
+type Cells = { line: number; raw: RawRow; cells: string[] };
+
+/** Pass 1: every row read against the layout; the keys each collection is to be read for. */
+async function readRows(reader: InputReader, layout: LinkLayout) {
+  const rows: Array<Cells & { read: Exclude<RowCells, { skip: true }> }> = [];
+  const wanted = new Map<string, { fields: readonly string[]; keys: Set<string> }>();
+  let otherRelations = 0;
+  for await (const row of reader.rows) {
+    const cells = row.cells ?? [];
+    const read = row.error ? { ok: false as const, ...row.error, field: '' } : readRow(layout, cells);
+    if ('skip' in read) {
+      otherRelations++;
+      continue;
+    }
+    rows.push({ line: row.line, raw: row.raw, cells, read });
+    if (!read.ok) continue;
+    for (const [side, cell] of [
+      [layout.parentSide, read.parent],
+      [layout.childSide, read.child],
+    ] as const) {
+      if (!('key' in cell)) continue;
+      const w = wanted.get(cell.resource) ?? { fields: side.key!.fields, keys: new Set<string>() };
+      w.keys.add(cell.key);
+      wanted.set(cell.resource, w);
+    }
+  }
+  return { rows, wanted, otherRelations };
+}
+
+/** Reads the file and what the CRM holds for it, and plans every row. */
+export async function resolveLinks(
+  o: { reader: InputReader; layout: LinkLayout; remove: boolean },
+  deps: ResolveDeps,
+): Promise<LinkPlan> {
+  const { layout } = o;
+  // 1. the file's rows, and the keys each side's collection is read for
+  const { rows, wanted, otherRelations } = await readRows(o.reader, layout);
+  const start = deps.client.stats.requests;
+  const indexes = new Map<string, RecordIndex>();
+  try {
+    // 2. each keyed side's collection, once: an index of the file's keys only
+    for (const [resource, w] of wanted) {
+      deps.progress?.(`reading ${resource} for ${w.keys.size.toLocaleString('en-US')} keys…`);
+      const { client, signal, dir } = deps;
+      indexes.set(
+        resource,
+        await readIndex({ client, resource, fields: w.fields, keep: [], wanted: w.keys, signal, dir }),
+      );
+    }
+    const found = (cell: NamedSide): Found => {
+      if ('id' in cell) return { id: cell.id };
+      const e = indexes.get(cell.resource)?.get(cell.key);
+      if (e === undefined || 'noId' in e) return undefined;
+      return 'one' in e ? { id: e.one.id } : { ids: e.ids };
+    };
+    const resolved = rows.map((r): Resolved => {
+      const read = r.read;
+      return read.ok ? { ...r, read, parent: found(read.parent), child: found(read.child) } : { ...r, read };
+    });
+    // 3. the parents the rows name, each one's links read once
+    const parents = new Set(
+      resolved.flatMap((r) => ('parent' in r && r.parent && 'id' in r.parent && r.child ? [r.parent.id] : [])),
+    );
+    const current = await readCurrent(layout, parents, deps);
+    // 4. one action per row
+    return {
+      ...planRows(resolved, current, layout, o.remove),
+      readRequests: deps.client.stats.requests - start,
+      otherRelations,
+      association: layout.association,
+    };
+  } finally {
+    for (const index of indexes.values()) index.close();
+  }
+}
+
+type Ok = Extract<RowCells, { ok: true }>;
+type Resolved = Cells & ({ read: Exclude<RowCells, Ok | { skip: true }> } | { read: Ok; parent: Found; child: Found });
+type Current = Map<string, Map<string, ApiRecord> | string | null | typeof MISSING>;
+
+/** Each row's action (classifyRow), from what its sides resolved to and the links there are now. */
+function planRows(resolved: Resolved[], current: Current, layout: LinkLayout, remove: boolean) {
+  // a parent named by id that has no record (its links' read was a 404): not found, as a key with no record
+  const there = (f: Found): Found => (f && 'id' in f && current.get(f.id) === MISSING ? undefined : f);
+  const keyText = (c: NamedSide) => ('key' in c ? c.key : c.id);
+  const earlier = new Map<string, number>();
+  const counts: Record<string, number> = {};
+  let sends = 0;
+  const rows = resolved.map((r): PlannedRow => {
+    const act: PlannedRow['act'] = !('parent' in r)
+      ? { action: 'invalid', code: r.read.code, reason: r.read.reason }
+      : classifyRow({
+          remove,
+          association: layout.association,
+          parent: { side: layout.parentSide.name, key: keyText(r.read.parent), found: there(r.parent) },
+          child: { side: layout.childSide.name, key: keyText(r.read.child), found: r.child },
+          current: (p, c) => {
+            const now = current.get(p);
+            return now instanceof Map ? now.has(c) : now === undefined || now === MISSING ? false : now;
+          },
+          earlierLine: (p, c) => {
+            const k = layout.association ? p : `${p}\0${c}`;
+            const at = earlier.get(k);
+            if (at === undefined) earlier.set(k, r.line);
+            return at;
+          },
+        });
+    counts[act.action] = (counts[act.action] ?? 0) + 1;
+    if (SENDS.includes(act.action)) sends++;
+    const was = 'parentId' in act ? current.get(act.parentId) : undefined;
+    const held = was instanceof Map && 'childId' in act ? was.get(act.childId) : undefined;
+    const before = 'parent' in r ? r.read.before : undefined;
+    const extras = 'parent' in r ? r.read.extras : {};
+    return {
+      line: r.line,
+      raw: r.raw,
+      extras,
+      act,
+      ...(held ? { held } : {}),
+      ...(before !== undefined ? { before } : {}),
+    };
+  });
+  return { rows, counts, sends };
+}
+
+/** The actions that send a request. */
+export const SENDS: readonly string[] = ['link', 'remove', 'set', 'replace'];
+
+/** The link's own fields as its listing shows them (`link.type`), kept for the file of links a removal took away. */
+function linkFieldsOf(layout: LinkLayout, link: unknown): ApiRecord {
+  const out: ApiRecord = {};
+  if (!link || typeof link !== 'object') return out;
+  for (const f of findLink(layout.parent, layout.relation)?.fields ?? []) {
+    const v = (link as ApiRecord)[f.name];
+    if (typeof v === 'string') out[f.name] = v;
+  }
+  return out;
+}
+
+/** A parent the read found no record for (a 404 on its links). */
+const MISSING = Symbol('missing');
+
+/**
+ * Each parent's current links (the ids of its children), or a meeting's current association (its id, or null), read
+ * once per parent; a parent with no such record (404) is MISSING, and its rows are not found.
+ */
+async function readCurrent(layout: LinkLayout, parents: ReadonlySet<string>, deps: ResolveDeps): Promise<Current> {
+  const out: Current = new Map();
+  let n = 0;
+  for (const id of parents) {
+    if (deps.signal?.aborted)
+      throw new InterruptedError('interrupted while reading the links there are; nothing was sent');
+    if (++n % 50 === 0)
+      deps.progress?.(
+        `reading the links of ${n.toLocaleString('en-US')} of ${parents.size.toLocaleString('en-US')} ${layout.parent}…`,
+      );
+    const path = `/${layout.parent}/${pathSegment(id)}/${layout.relation}`;
+    try {
+      if (layout.association) {
+        const res = await deps.client.request<{ data: ApiRecord | null }>({
+          method: 'GET',
+          path,
+          expect: 'success',
+          signal: deps.signal,
+        });
+        out.set(id, res.body.data ? (idText(res.body.data.id) ?? null) : null);
+        continue;
+      }
+      const children = new Map<string, ApiRecord>();
+      for await (const page of deps.client.pages(path, { limit: PAGE_SIZE_MAX, signal: deps.signal }))
+        for (const child of page.data) {
+          const cid = idText(child.id);
+          if (cid !== undefined) children.set(cid, linkFieldsOf(layout, child.link));
+        }
+      out.set(id, children);
+    } catch (err) {
+      if (err instanceof NotFoundError && err.status === 404) out.set(id, MISSING);
+      else throw err;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,440 @@
+// `crm links import PARENT RELATION FILE` by natural key, and `--remove` (CONTRACT §7d), read top to bottom:
+// the input made ready → its header's layout (layout.ts) → read and plan (resolve.ts) → the plan shown (the caller's
+// onPlan: a dry run stops there) → the job's way-back names (a rerun of an unfinished job adds to its files) → one
+// request per row to send, its way-back line durable first (`<input>.linked.csv`; a removal's `<input>.unlinked.csv`)
+// → the files committed, the summary. Exactly once: a rerun reads again, so a link made is `linked` (no request), and
+// every request carries a key of its job, parent and child, which a server replays.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ApiRecord } from '../../api/envelopes.js';
+import { CrmError, InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
+import type { HttpClient } from '../../http/types.js';
+import { pathSegment } from '../../http/url.js';
+import { findLink } from '../../api/links.js';
+import { Pool } from '../../util/pool.js';
+import { writeFileAtomic } from '../../util/atomic-file.js';
+import { exists } from '../../util/fs.js';
+import { ownName } from '../../util/own-name.js';
+import { fileStamp } from '../../util/stamp.js';
+import { prepareInput } from '../input/source.js';
+import { openInput } from '../input/reader.js';
+import { parseColumnMaps } from '../input/header.js';
+import { createRejectsWriter, csvLine, RowsOut, serverCell, unwritable, type RowShape } from '../files/outputs.js';
+import { openCsvLog } from '../files/csv-log.js';
+import { defaultRejectsPath } from '../plan.js';
+import { BEFORE_COLUMN, LINKED_COLUMNS, linkLayout, type LinkLayout } from './layout.js';
+import { resolveLinks, type LinkPlan, type PlannedRow } from './resolve.js';
+
+export interface KeyedLinkOptions {
+  parent: string;
+  relation: string;
+  file: string;
+  maps?: readonly string[];
+  remove: boolean;
+  dryRun: boolean;
+  planPath?: string;
+  rejectsPath?: string;
+  concurrency: number;
+  encoding?: string;
+  /** the profile's API: part of the job's identity */
+  baseUrl: string;
+}
+
+export interface KeyedLinkDeps {
+  client: HttpClient;
+  journalDir: string;
+  cwd: string;
+  clock: { now(): number };
+  signal?: AbortSignal;
+  stdin?: Readable;
+  warn(message: string): void;
+  progress?(text: string): void;
+  /** the plan, before anything is sent (a dry run's output) */
+  onPlan?(plan: LinkPlanSummary): Promise<void>;
+}
+
+/** The plan as shown: each action's count and the requests. */
+export interface LinkPlanSummary {
+  resource: string;
+  rows: number;
+  counts: Record<string, number>;
+  read_requests: number;
+  requests: number;
+  /** a linked file's rows of another parent or relation, left out */
+  other_relations: number;
+  resumed: boolean;
+}
+
+export interface LinkSummary {
+  resource: string;
+  remove: boolean;
+  /** a meeting's association (set, replaced, unchanged) rather than links */
+  association: boolean;
+  rows: number;
+  linked: number;
+  already_linked: number;
+  removed: number;
+  not_linked: number;
+  set: number;
+  replaced: number;
+  unchanged: number;
+  not_found: number;
+  ambiguous: number;
+  duplicate: number;
+  invalid: number;
+  failed: number;
+  requests: number;
+  read_requests: number;
+  elapsed_ms: number;
+  rejects_file: string | null;
+  ambiguous_file: string | null;
+  linked_file: string | null;
+  unlinked_file: string | null;
+  plan_file: string | null;
+  /** every action's count as planned */
+  planned: Record<string, number>;
+  dry_run?: true;
+}
+
+/** Runs the job; undefined when the file names every side by id (and is no linked file): the batch engine's, as before. */
+export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): Promise<LinkSummary | undefined> {
+  const started = deps.clock.now();
+  const maps = parseColumnMaps(o.maps);
+  await mkdir(deps.journalDir, { recursive: true, mode: 0o700 });
+  const input = await prepareInput(o.file, {
+    stdin: deps.stdin,
+    tmpDir: deps.journalDir,
+    encoding: o.encoding,
+    signal: deps.signal,
+  });
+  try {
+    const hash = createHash('sha256');
+    const name = input.isStdin ? '-' : input.name;
+    const reader = await openInput(input.path, {
+      name,
+      format: 'csv',
+      onChunk: (c) => hash.update(c),
+      signal: deps.signal,
+    });
+    const always = o.remove || input.isStdin || o.planPath !== undefined;
+    const layout = linkLayout(o.parent, o.relation, reader.header ?? [], maps, name, always);
+    if (!layout) {
+      reader.close();
+      return undefined;
+    }
+    const plan = await resolveLinks({ reader, layout, remove: o.remove }, { ...deps, dir: deps.journalDir });
+    const job = jobOf(o, input.isStdin ? '-' : input.origin, hash.digest('hex'), [...maps.entries()]);
+    const state = await JobState.find(deps.journalDir, job);
+    const shown = planSummary(o, plan, state !== undefined);
+    await deps.onPlan?.(shown);
+    const base = input.isStdin ? join(deps.cwd, `crm-links-${fileStamp(state?.began ?? started)}`) : input.origin;
+    const shape: RowShape = { format: 'csv', header: layout.header };
+    const tag = `${o.remove ? 'unlink' : 'link'}-${o.parent}-${o.relation}`;
+    const rejectsPath = o.rejectsPath ?? defaultRejectsPath(name, 'csv', started, deps.cwd, tag);
+    const planFile = o.planPath ? await writePlan(o.planPath, shape, plan) : null;
+    const summary = emptySummary(o, plan, started);
+    if (o.dryRun) return { ...summary, plan_file: planFile, elapsed_ms: deps.clock.now() - started, dry_run: true };
+    const names = state ?? (plan.sends > 0 ? await JobState.begin(deps.journalDir, job, base, started) : undefined);
+    const sent = await sendPlan(o, layout, plan, { ...deps, names, job, rejectsPath, base, shape });
+    // a job whose every row went through is done: a later run is a new one (its own way-back names)
+    if (sent.failed === 0 && names) await JobState.end(deps.journalDir, job);
+    return {
+      ...summary,
+      ...sent.counts,
+      failed: sent.failed,
+      requests: plan.readRequests + sent.requests,
+      elapsed_ms: deps.clock.now() - started,
+      rejects_file: sent.files.rejects,
+      ambiguous_file: sent.files.ambiguous,
+      linked_file: sent.files.linked,
+      unlinked_file: sent.files.unlinked,
+      plan_file: planFile,
+    };
+  } finally {
+    await input.cleanup();
+  }
+}
+
+function planSummary(o: KeyedLinkOptions, plan: LinkPlan, resumed: boolean): LinkPlanSummary {
+  return {
+    resource: `${o.parent} ${o.relation}`,
+    rows: plan.rows.length,
+    counts: plan.counts,
+    read_requests: plan.readRequests,
+    requests: plan.sends,
+    other_relations: plan.otherRelations,
+    resumed,
+  };
+}
+
+function emptySummary(o: KeyedLinkOptions, plan: LinkPlan, started: number): LinkSummary {
+  const c = (a: string) => plan.counts[a] ?? 0;
+  return {
+    resource: `${o.parent} ${o.relation}`,
+    remove: o.remove,
+    association: plan.association,
+    rows: plan.rows.length,
+    ...{ linked: 0, already_linked: c('linked'), removed: 0, not_linked: c('not_linked'), set: 0, replaced: 0 },
+    ...{ unchanged: c('unchanged'), not_found: c('not_found'), ambiguous: c('ambiguous'), duplicate: c('duplicate') },
+    ...{ invalid: c('invalid'), failed: 0, requests: plan.readRequests, read_requests: plan.readRequests },
+    elapsed_ms: 0 * started,
+    planned: plan.counts,
+    ...{ rejects_file: null, ambiguous_file: null, linked_file: null, unlinked_file: null, plan_file: null },
+  };
+}
+
+/** The job's identity: its words, its input (where and what), and the API. */
+function jobOf(o: KeyedLinkOptions, origin: string, sha256: string, maps: Array<[string, string]>): string {
+  const words = { parent: o.parent, relation: o.relation, remove: o.remove, origin, sha256, maps, baseUrl: o.baseUrl };
+  return createHash('sha256').update(JSON.stringify(words)).digest('hex').slice(0, 32);
+}
+
+/** An unfinished job's way-back names, kept in the journal folder until a run of it ends with every row through. */
+interface WayBack {
+  linked: string;
+  unlinked: string;
+  began: number;
+}
+
+const JobState = {
+  path: (dir: string, job: string) => join(dir, 'links', `${job}.json`),
+  async find(dir: string, job: string): Promise<WayBack | undefined> {
+    const text = await readFile(JobState.path(dir, job), 'utf8').catch(() => undefined);
+    if (text === undefined) return undefined;
+    const v = JSON.parse(text) as Partial<WayBack>;
+    return typeof v.linked === 'string' && typeof v.unlinked === 'string' && typeof v.began === 'number'
+      ? (v as WayBack)
+      : undefined;
+  },
+  /** The names a new job takes: `<input>.linked.csv` when no file has it, else `<input>.linked.<time>.csv`. */
+  async begin(dir: string, job: string, base: string, now: number): Promise<WayBack> {
+    const free = async (kind: string) => {
+      if (!(await exists(`${base}.${kind}.csv`))) return `${base}.${kind}.csv`;
+      for (let n = 1; ; n++) {
+        const own = ownName(`${base}.${kind}`, '.csv', now, n);
+        if (!(await exists(own))) return own;
+      }
+    };
+    const names = { linked: await free('linked'), unlinked: await free('unlinked'), began: now };
+    await mkdir(join(dir, 'links'), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(JobState.path(dir, job), JSON.stringify(names));
+    return names;
+  },
+  end: (dir: string, job: string) => rm(JobState.path(dir, job), { force: true }),
+};
+
+/** `--plan FILE`: every row's action, the ids it resolved to, and why (a candidate list, the side not found). */
+async function writePlan(path: string, shape: RowShape, plan: LinkPlan): Promise<string> {
+  const out = await RowsOut.create(path, shape, ['_line', '_action', 'parent_id', 'child_id', '_note']);
+  for (const r of plan.rows) {
+    const a = r.act;
+    const ids = 'parentId' in a ? [a.parentId, a.childId] : ['', ''];
+    out.add(
+      r.raw,
+      [String(r.line), a.action, ...ids.map(serverCell), serverCell(noteOf(r))],
+      [r.line, a.action, ...ids, noteOf(r)],
+    );
+  }
+  await out.commit();
+  return path;
+}
+
+/** Why a row is not sent, in words (the plan file's `_note`, the rejects file's message). */
+function noteOf(r: PlannedRow): string {
+  const a = r.act;
+  switch (a.action) {
+    case 'ambiguous':
+      return `${a.side}: ${a.candidates.length} records have this key (${a.candidates.join(';')})`;
+    case 'not_found':
+      return `no ${a.side} has ${a.key}`;
+    case 'duplicate':
+      return `line ${a.earlier} names the same ${'pair'}`;
+    case 'invalid':
+      return a.reason;
+    case 'replace':
+      return `replaces ${a.before}`;
+    default:
+      return '';
+  }
+}
+
+type SendDeps = KeyedLinkDeps & { names?: WayBack; job: string; rejectsPath: string; base: string; shape: RowShape };
+
+/** The sending pass: the rows' files, then one request per row to send (its way-back line first). */
+async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan, deps: SendDeps) {
+  const rejects = await createRejectsWriter(deps.rejectsPath, deps.shape);
+  const ambiguous = await RowsOut.create(`${deps.base}.ambiguous.csv`, deps.shape, ['_line', '_side', '_candidates']);
+  const wayBack = deps.names && new WayBackLog(o.remove ? deps.names.unlinked : deps.names.linked, layout);
+  const counts = { linked: 0, removed: 0, set: 0, replaced: 0, not_linked: plan.counts.not_linked ?? 0 };
+  let [failed, requests] = [0, 0];
+  const pool = new Pool(o.concurrency);
+  const stop = () => deps.signal?.aborted === true;
+  try {
+    for (const r of plan.rows) {
+      const a = r.act;
+      if (a.action === 'ambiguous')
+        ambiguous.add(
+          r.raw,
+          [String(r.line), a.side, serverCell(a.candidates.join(';'))],
+          [r.line, a.side, a.candidates],
+        );
+      if (['not_found', 'duplicate', 'invalid'].includes(a.action))
+        rejects.add(
+          r.raw,
+          r.line,
+          a.action === 'invalid' ? a.code : a.action === 'duplicate' ? 'DUPLICATE_KEY' : 'NOT_FOUND',
+          noteOf(r),
+        );
+      if (!('parentId' in a) || !['link', 'remove', 'set', 'replace'].includes(a.action)) continue;
+      const started = await pool.run(async () => {
+        await wayBack!.add(r);
+        requests++;
+        try {
+          const gone = await send(deps.client, layout, r, deps.job, deps.signal);
+          if (gone) counts.not_linked++;
+          else
+            counts[
+              a.action === 'link'
+                ? 'linked'
+                : a.action === 'remove'
+                  ? 'removed'
+                  : a.action === 'set'
+                    ? 'set'
+                    : 'replaced'
+            ]++;
+        } catch (err) {
+          if (!(err instanceof CrmError) || err instanceof InterruptedError) throw err;
+          failed++;
+          rejects.add(r.raw, r.line, err.code ?? `HTTP_${err.status ?? 'ERROR'}`, err.message);
+        }
+      }, stop);
+      if (!started) break;
+    }
+    await pool.drain();
+    if (stop()) throw new InterruptedError('interrupted; the same command goes on where this run stopped');
+    const files = {
+      rejects: await rejects.commit(),
+      ambiguous:
+        ambiguous.rows > 0
+          ? (await ambiguous.commit(), `${deps.base}.ambiguous.csv`)
+          : (await ambiguous.discard(), null),
+      ...(await wayBack?.close()),
+    };
+    return { counts, failed, requests, files: { linked: null, unlinked: null, ...files } };
+  } catch (err) {
+    await Promise.all([rejects.discard(), ambiguous.discard(), wayBack?.close()]);
+    throw err;
+  }
+}
+
+/** The request of a row to send; true when the link to remove was already gone (a 404: someone else removed it). */
+async function send(
+  client: HttpClient,
+  layout: LinkLayout,
+  r: PlannedRow,
+  job: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const a = r.act as { action: string; parentId: string; childId: string };
+  const path = `/${layout.parent}/${pathSegment(a.parentId)}/${layout.relation}`;
+  const key = `crm-links-${createHash('sha256').update(`${job}\0${a.action}\0${a.parentId}\0${a.childId}`).digest('hex').slice(0, 40)}`;
+  if (a.action === 'link' || a.action === 'set' || a.action === 'replace') {
+    const body = { [layout.childKey]: a.childId, ...r.extras };
+    await client.request({
+      method: layout.association ? 'PUT' : 'POST',
+      path,
+      body,
+      idempotencyKey: key,
+      expect: 'success',
+      signal,
+    });
+    return false;
+  }
+  try {
+    if (layout.association && r.before)
+      await client.request({
+        method: 'PUT',
+        path,
+        body: { [layout.childKey]: r.before },
+        idempotencyKey: key,
+        expect: 'success',
+        signal,
+      });
+    else if (layout.association) await client.request({ method: 'DELETE', path, expect: 'success', signal });
+    else
+      await client.request({ method: 'DELETE', path: `${path}/${pathSegment(a.childId)}`, expect: 'success', signal });
+    return false;
+  } catch (err) {
+    if (err instanceof NotFoundError && err.status === 404) return true;
+    throw err;
+  }
+}
+
+/** A linked file's row as its pair (`parent_id`, `child_id`). */
+const pairOf = (header: readonly string[], row: readonly string[]): string =>
+  `${row[header.indexOf('parent_id')] ?? ''}\0${row[header.indexOf('child_id')] ?? ''}`;
+
+/**
+ * `<input>.linked.csv` (or `.unlinked.csv` for a removal): one line per request, durable before it is sent, in the
+ * linked file's columns, so `crm links import P R FILE --remove` (or without --remove) takes it back.
+ */
+class WayBackLog {
+  private log?: Promise<Awaited<ReturnType<typeof openCsvLog>>>;
+  private readonly columns: string[];
+  private written = 0;
+  private held?: Set<string>;
+
+  constructor(
+    readonly path: string,
+    private readonly layout: LinkLayout,
+  ) {
+    const fields = (findLink(layout.parent, layout.relation)?.fields ?? []).map((f) => f.name);
+    this.columns = [...LINKED_COLUMNS, ...fields, ...(layout.association ? [BEFORE_COLUMN] : [])];
+  }
+
+  async add(r: PlannedRow): Promise<void> {
+    const a = r.act as { parentId: string; childId: string; before?: string | null };
+    this.log ??= openCsvLog(this.path, this.columns, (header) => {
+      if (!LINKED_COLUMNS.every((c) => header.includes(c)))
+        throw new UsageError(`${this.path} is not a file of links crm wrote; move it away and run again`);
+    });
+    const log = await this.log;
+    // a resumed job's file may hold the pair already: its line was written, the kill came before (or after) its request
+    this.held ??= new Set(log.rows.map((r) => pairOf(log.header, r)));
+    if (this.held.has(`${a.parentId}\0${a.childId}`)) return;
+    this.held.add(`${a.parentId}\0${a.childId}`);
+    const fields: ApiRecord = { ...r.extras, ...r.held };
+    const cell = (c: string): string => {
+      const v =
+        c === 'parent'
+          ? this.layout.parent
+          : c === 'parent_id'
+            ? a.parentId
+            : c === 'relation'
+              ? this.layout.relation
+              : c === 'child_id'
+                ? a.childId
+                : c === BEFORE_COLUMN
+                  ? (a.before ?? '')
+                  : fields[c];
+      return typeof v === 'string' ? serverCell(v) : '';
+    };
+    const line = csvLine(log.header.map(cell));
+    try {
+      await log.fh.write(line);
+      await log.fh.datasync();
+    } catch (err) {
+      throw await unwritable(err, this.path, 'the file of links', 'nothing more was sent');
+    }
+    this.written++;
+  }
+
+  async close(): Promise<{ linked?: string; unlinked?: string }> {
+    const log = await this.log?.catch(() => undefined);
+    await log?.fh.close();
+    if (!log || (this.written === 0 && !(await exists(this.path)))) return {};
+    return this.path.includes('.unlinked') ? { unlinked: this.path } : { linked: this.path };
+  }
+}

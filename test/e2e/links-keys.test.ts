@@ -1,0 +1,269 @@
+// End to end: `crm links import` by natural key and `--remove` (CONTRACT §7d, issue 30) against the sandbox: every
+// action (link, linked, ambiguous, not_found, duplicate, invalid), keys in another case and with spaces, compound
+// keys, each relation, a meeting's set/unchanged/replace; a rerun sends no write; the linked file, removed, takes away
+// exactly the links the run made; kill -9 then the same command makes each link once (the sandbox's log).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
+import { listIds, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
+import { apiData } from '../helpers/api-data.js';
+import { runCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let t: TestSandbox;
+let dir: string;
+const ids: Record<string, string> = {};
+const make = async (resource: string, tag: string, body: Record<string, unknown>) =>
+  (ids[tag] = ((await apiData(t, 'POST', `/${resource}`, body)) as { id: string }).id);
+
+beforeAll(async () => {
+  t = await startTestSandbox({ seed: 3, rateLimit: 1_000_000, orgRateLimit: 1_000_000, rateWindowMs: 1000 });
+  dir = mkdtempSync(join(tmpdir(), 'crm-links-keys-'));
+  await make('companies', 'acme', { name: 'LK Acme', domain: 'lk-acme.test' });
+  await make('companies', 'globex', { name: 'LK Globex', domain: 'lk-globex.test' });
+  await make('deals', 'renewal', { name: 'LK Acme renewal' });
+  await make('deals', 'pilot', { name: 'LK Pilot' });
+  await make('deals', 'twinA', { name: 'LK Twin' });
+  await make('deals', 'twinB', { name: 'LK Twin' });
+  await make('contacts', 'ada', { email: 'ada@lk.test', first_name: 'Ada', last_name: 'Lovelace' });
+  await make('contacts', 'alan', { email: 'alan@lk.test', first_name: 'Alan', last_name: 'Turing' });
+  await make('contacts', 'grace', { email: 'grace@lk.test', first_name: 'Grace', last_name: 'Hopper' });
+  await make('contacts', 'dupA', { email: 'same@lk.test', first_name: 'Same', last_name: 'One' });
+  await make('contacts', 'dupB', { email: 'same@lk.test', first_name: 'Same', last_name: 'Two' });
+  await make('segments', 'vip', { name: 'LK VIP' });
+  await make('notes', 'call', { body: 'LK call notes' });
+  // there before the run: a link the file names again, which --remove of the run's linked file must leave
+  await apiData(t, 'POST', `/deals/${ids.renewal}/contacts`, { contact_id: ids.alan, type: 'CHAMPION' });
+});
+afterAll(async () => {
+  await t?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const crm = (args: string[]) => runCrm(args, { env: t.env('admin'), cwd: dir, timeoutMs: 60_000 });
+const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), name);
+const csv = (name: string) =>
+  parse<Record<string, string>>(readFileSync(join(dir, name), 'utf8'), { columns: true, bom: true });
+const writes = (log: Awaited<ReturnType<typeof requestLog>>) => log.filter((e) => e.method !== 'GET');
+const summaryOf = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
+
+describe('links import deals contacts by natural key', () => {
+  const rows = [
+    'deal.name,contact.email,type',
+    'LK Acme renewal, ADA@lk.test ,decision-maker', // link (email in another case, with spaces; type in any case)
+    'LK Acme renewal,alan@lk.test,', // linked already (no request)
+    'LK Twin,grace@lk.test,', // ambiguous: two deals have the name
+    'LK Pilot,same@lk.test,', // ambiguous: two contacts have the email
+    'LK Nowhere,grace@lk.test,', // not found: no deal
+    'LK Pilot,nobody@lk.test,', // not found: no contact
+    'LK Acme renewal,ada@lk.test,', // duplicate of line 2
+    'LK Pilot,grace@lk.test,BOSS', // invalid type
+    ',grace@lk.test,', // invalid: no deal
+    'LK Pilot,grace@lk.test,', // link
+  ];
+
+  it('a dry run reads only, and plans every action', async () => {
+    file('deals.csv', rows.join('\n') + '\n');
+    const since = await logLength(t);
+    const r = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv', '--dry-run', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    const plan = summaryOf(r.stdout);
+    expect(plan).toMatchObject({ rows: 10, link: 2, linked: 1, ambiguous: 2, not_found: 2, duplicate: 1, invalid: 2 });
+    expect(plan.requests).toBe(2);
+  });
+
+  it('links what is missing, once, and says where every other row went', async () => {
+    const since = await logLength(t);
+    const r = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv', '--plan', 'plan.csv', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(9);
+    const s = summaryOf(r.stdout);
+    expect(s).toMatchObject({ linked: 2, already_linked: 1, ambiguous: 2, not_found: 2, duplicate: 1, invalid: 2 });
+    expect(s.failed).toBe(0);
+    const posts = writes(await requestLog(t, since));
+    expect(posts.map((e) => e.method)).toEqual(['POST', 'POST']);
+    expect(await listIds(t, `/deals/${ids.renewal}/contacts`)).toEqual(expect.arrayContaining([ids.ada, ids.alan]));
+    expect(await listIds(t, `/deals/${ids.pilot}/contacts`)).toEqual([ids.grace]);
+    const linked = await apiData(t, 'GET', `/deals/${ids.renewal}/contacts`);
+    expect((linked as Array<{ id: string; link: { type?: string } }>).find((c) => c.id === ids.ada)?.link.type).toBe(
+      'DECISION_MAKER',
+    );
+    // the linked file: only the links this run made
+    expect(s.linked_file).toBe('deals.csv.linked.csv');
+    expect(csv('deals.csv.linked.csv').map((l) => [l.parent, l.parent_id, l.relation, l.child_id])).toEqual([
+      ['deals', ids.renewal, 'contacts', ids.ada],
+      ['deals', ids.pilot, 'contacts', ids.grace],
+    ]);
+    expect(
+      csv('deals.csv.ambiguous.csv').map((l) => [l._line, l._side, (l._candidates ?? '').split(';').sort().join(';')]),
+    ).toEqual([
+      ['4', 'deal', [ids.twinA, ids.twinB].sort().join(';')],
+      ['5', 'contact', [ids.dupA, ids.dupB].sort().join(';')],
+    ]);
+    const rejects = csv(String(s.rejects_file));
+    expect(rejects.map((l) => [l._line, l._error_code])).toEqual([
+      ['6', 'NOT_FOUND'],
+      ['7', 'NOT_FOUND'],
+      ['8', 'DUPLICATE_KEY'],
+      ['9', 'INVALID_VALUE'],
+      ['10', 'MISSING_KEY'],
+    ]);
+    expect(csv('plan.csv').map((l) => l._action)).toEqual([
+      'link',
+      'linked',
+      'ambiguous',
+      'ambiguous',
+      'not_found',
+      'not_found',
+      'duplicate',
+      'invalid',
+      'invalid',
+      'link',
+    ]);
+    expect(r.stderr).toContain('crm links import deals contacts deals.csv.linked.csv --remove');
+  });
+
+  it('a rerun sends no write, and names no new linked file', async () => {
+    const since = await logLength(t);
+    const r = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv', '-o', 'json']);
+    expect(r.code).toBe(9);
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    expect(summaryOf(r.stdout)).toMatchObject({ linked: 0, already_linked: 3, linked_file: null });
+  });
+
+  it('--remove of the linked file takes away exactly the links made, twice over', async () => {
+    const since = await logLength(t);
+    const r = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv.linked.csv', '--remove', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(summaryOf(r.stdout)).toMatchObject({ removed: 2, not_linked: 0 });
+    expect(writes(await requestLog(t, since)).map((e) => e.method)).toEqual(['DELETE', 'DELETE']);
+    // the link that was there before the run stays
+    expect(await listIds(t, `/deals/${ids.renewal}/contacts`)).toEqual([ids.alan]);
+    expect(await listIds(t, `/deals/${ids.pilot}/contacts`)).toEqual([]);
+    // again: nothing is linked, nothing is sent
+    const again = await logLength(t);
+    const r2 = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv.linked.csv', '--remove', '-o', 'json']);
+    expect(r2.code).toBe(0);
+    expect(summaryOf(r2.stdout)).toMatchObject({ removed: 0, not_linked: 2 });
+    expect(writes(await requestLog(t, again))).toEqual([]);
+    // what a removal took away, linked again by its own file (the link's type kept)
+    const back = await crm([
+      'links',
+      'import',
+      'deals',
+      'contacts',
+      String(summaryOf(r.stdout).unlinked_file),
+      '-o',
+      'json',
+    ]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(summaryOf(back.stdout)).toMatchObject({ linked: 2 });
+    const renewal = (await apiData(t, 'GET', `/deals/${ids.renewal}/contacts`)) as Array<{
+      id: string;
+      link: { type?: string };
+    }>;
+    expect(renewal.find((c) => c.id === ids.ada)?.link.type).toBe('DECISION_MAKER');
+  });
+});
+
+describe('the other relations, compound keys and --map', () => {
+  it('deals companies by domain; segments members by a compound key; notes records by record_type', async () => {
+    file('dc.csv', 'Deal,Company Domain\nLK Pilot, lk-globex.test \n');
+    const a = await crm([
+      'links',
+      'import',
+      'deals',
+      'companies',
+      'dc.csv',
+      '--map',
+      'Deal=deal.name',
+      '--map',
+      'Company Domain=company.domain',
+      '-o',
+      'json',
+    ]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(await listIds(t, `/deals/${ids.pilot}/companies`)).toEqual([ids.globex]);
+    file('seg.csv', 'segment.name,contact.first_name,contact.last_name\nLK VIP,Same,Two\nLK VIP, grace ,Hopper\n');
+    const b = await crm(['links', 'import', 'segments', 'members', 'seg.csv', '-o', 'json']);
+    expect(b.code, b.stderr).toBe(9); // ` grace ` is not `Grace`: names compare trimmed, in their case
+    expect(summaryOf(b.stdout)).toMatchObject({ linked: 1, not_found: 1 });
+    expect(await listIds(t, `/segments/${ids.vip}/members`)).toEqual([ids.dupB]);
+    file('notes.csv', 'note_id,record.domain,record_type\n' + `${ids.call},lk-acme.test,company\n`);
+    const c = await crm(['links', 'import', 'notes', 'records', 'notes.csv', '-o', 'json']);
+    expect(c.code, c.stderr).toBe(0);
+    expect(await listIds(t, `/notes/${ids.call}/records`)).toEqual([ids.acme]);
+    expect(csv('notes.csv.linked.csv')[0]).toMatchObject({ child_id: ids.acme, record_type: 'company' });
+  });
+
+  it('a column naming no side is refused before anything is read', async () => {
+    file('bad.csv', 'deal.name,person.email\nLK Pilot,ada@lk.test\n');
+    const since = await logLength(t);
+    const r = await crm(['links', 'import', 'deals', 'contacts', 'bad.csv']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('"person.email" names no side of a deals contacts link');
+    expect(await requestLog(t, since)).toEqual([]);
+  });
+});
+
+describe('meetings by natural key: set, unchanged, replace, and back', () => {
+  it('sets, keeps the one before in the linked file, and --remove puts it back', async () => {
+    const meetings = (await apiData(t, 'GET', '/meetings?limit=100')) as Array<{ id: string; title: string }>;
+    const titles = new Map<string, number>();
+    for (const m of meetings) titles.set(m.title, (titles.get(m.title) ?? 0) + 1);
+    const [m1, m2] = meetings.filter((m) => titles.get(m.title) === 1);
+    await apiData(t, 'DELETE', `/meetings/${m1!.id}/deal`);
+    await apiData(t, 'PUT', `/meetings/${m2!.id}/deal`, { deal_id: ids.renewal });
+    const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
+    file('mtg.csv', `meeting.title,deal.name\n${q(m1!.title)},LK Pilot\n${q(m2!.title)},LK Pilot\n`);
+    const r = await crm(['links', 'import', 'meetings', 'deal', 'mtg.csv', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(summaryOf(r.stdout)).toMatchObject({ set: 1, replaced: 1 });
+    expect(((await apiData(t, 'GET', `/meetings/${m2!.id}/deal`)) as { id: string }).id).toBe(ids.pilot);
+    const again = await crm(['links', 'import', 'meetings', 'deal', 'mtg.csv', '-o', 'json']);
+    expect(summaryOf(again.stdout)).toMatchObject({ set: 0, replaced: 0, unchanged: 2 });
+    const back = await crm(['links', 'import', 'meetings', 'deal', 'mtg.csv.linked.csv', '--remove', '-o', 'json']);
+    expect(back.code, back.stderr).toBe(0);
+    expect(await apiData(t, 'GET', `/meetings/${m1!.id}/deal`)).toBeNull();
+    expect(((await apiData(t, 'GET', `/meetings/${m2!.id}/deal`)) as { id: string }).id).toBe(ids.renewal);
+  });
+});
+
+describe('kill -9, then the same command', () => {
+  it('links each pair once, and the linked file holds each once', async () => {
+    const people: string[] = [];
+    for (let i = 0; i < 40; i++) people.push(await make('contacts', `k${i}`, { email: `k${i}@lk.test` }));
+    file('kill.csv', 'deal.name,contact.email\n' + people.map((_, i) => `LK Pilot,k${i}@lk.test`).join('\n') + '\n');
+    await t.control('/faults', { latency_ms: 20 });
+    const since = await logLength(t);
+    const args = ['links', 'import', 'deals', 'contacts', 'kill.csv', '--concurrency', '2'];
+    const killed = await stopAfter(t, args, {
+      env: t.env('admin'),
+      cwd: dir,
+      method: 'POST',
+      after: 12,
+      since,
+      signal: 'SIGKILL',
+    });
+    expect(killed.code).not.toBe(0);
+    await t.control('/faults', { latency_ms: 0 });
+    const r = await crm([...args, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const log = await requestLog(t, since);
+    const applied = log.filter(
+      (e) => e.method === 'POST' && e.applied && e.path.endsWith(`/deals/${ids.pilot}/contacts`),
+    );
+    // each link made once: the rerun sent only what the read did not find linked
+    expect(applied.length).toBeGreaterThanOrEqual(40);
+    const linked = await listIds(t, `/deals/${ids.pilot}/contacts`);
+    expect(people.every((p) => linked.includes(p))).toBe(true);
+    const s = summaryOf(r.stdout);
+    expect(Number(s.linked) + Number(s.already_linked)).toBe(40);
+    expect(applied.length).toBe(40);
+    const lines = csv('kill.csv.linked.csv').map((l) => l.child_id);
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(existsSync(join(dir, 'kill.csv.linked.csv'))).toBe(true);
+  });
+});
