@@ -8,18 +8,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { listIds, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
-import { apiData } from '../helpers/api-data.js';
+import { apiData, linksSandbox } from '../helpers/api-data.js';
 import { runCrm } from '../helpers/run-crm.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
 
 let t: TestSandbox;
 let dir: string;
-const ids: Record<string, string> = {};
-const make = async (resource: string, tag: string, body: Record<string, unknown>) =>
-  (ids[tag] = ((await apiData(t, 'POST', `/${resource}`, body)) as { id: string }).id);
+let ids: Record<string, string>;
+let make: Awaited<ReturnType<typeof linksSandbox>>['make'];
 
 beforeAll(async () => {
-  t = await startTestSandbox({ seed: 3, rateLimit: 1_000_000, orgRateLimit: 1_000_000, rateWindowMs: 1000 });
+  ({ t, ids, make } = await linksSandbox(3));
   dir = mkdtempSync(join(tmpdir(), 'crm-links-keys-'));
   await make('companies', 'acme', { name: 'LK Acme', domain: 'lk-acme.test' });
   await make('companies', 'globex', { name: 'LK Globex', domain: 'lk-globex.test' });

@@ -162,6 +162,8 @@ export async function printDryPlan(
   s: ImportSummary,
   client: HttpClient | undefined,
   inFlight?: number,
+  /** a records file's links, planned */
+  extra: Record<string, unknown> = {},
 ): Promise<void> {
   const { plan, plan_file } = s.reconcile!;
   const least = leastMs(ctx, plan, client);
@@ -173,5 +175,5 @@ export async function printDryPlan(
     ...planned,
   ];
   const { resumed: _r, ...fields } = plan;
-  return printOut(ctx, { ...fields, least_ms: least?.ms ?? null, dry_run: true }, lines);
+  return printOut(ctx, { ...fields, least_ms: least?.ms ?? null, dry_run: true, ...extra }, lines);
 }

@@ -44,7 +44,13 @@ const KEYS =
   rejects_file ambiguous_file undo_file created_file`.split(/\s+/);
 
 /** The summary (CONTRACT §7b): a table on stderr, or JSON on stdout; exit 9 when a row was not made to agree. */
-export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: Stopped): Promise<void> {
+export async function printMatchSummary(
+  ctx: Ctx,
+  s: ImportSummary,
+  stopped?: Stopped,
+  /** a records file's links: their summaries */
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const r = s.reconcile!;
   const { read_requests } = r.plan;
   const all: Record<string, unknown> = { ...s, ...r, read_requests, requests: s.requests + read_requests };
@@ -53,7 +59,7 @@ export async function printMatchSummary(ctx: Ctx, s: ImportSummary, stopped?: St
   if (s.not_sent > 0) record.not_sent = s.not_sent;
   const { output, quiet, stderrColor } = ctx.globals;
   const json = output === 'json' || output === 'ndjson';
-  if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
+  if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons, ...extra });
   if (!quiet && !json) await writeRecord('table', ctx.io.stderr, forPeople(record), { color: stderrColor });
   const notAgreeing = s.failed + s.invalid + r.ambiguous + r.duplicate;
   // why rows failed, as a plain import says it (the server's reasons, grouped)

@@ -31,6 +31,7 @@ import {
 } from '../../import/index.js';
 import { detectFormat } from '../../import/input/reader.js';
 import { matchFields, printMatchSummary } from './reconcile.js';
+import { linkRecords, printWithLinks, recordLinksOf } from './record-links.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
@@ -59,8 +60,10 @@ function capHeap(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
 }
 
-export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
+export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
   capHeap();
+  // records and their links in one file: the batch leaves the link columns out, the links run takes them after it
+  const { o, groups } = await recordLinksOf(given);
   if (!o.operation) checkResourceName(o.resource, o.update ? 'update' : o.delete ? 'delete' : undefined);
   const journalDir = join(ctx.configDir(), 'imports');
   // a plain create: its rows' owner_id, left out, goes to the owners file (restoreResults, writeOwners)
@@ -117,8 +120,14 @@ export async function runBatch(o: BatchOptions, ctx: Ctx): Promise<void> {
         await (partial.reconcile ? printMatchSummary(ctx, partial, stopped) : printSummary(ctx, partial, stopped));
       throw withResumeHint(err, o, partial);
     });
-  if (summary.reconcile)
-    return o.dryRun ? printDryPlan(ctx, summary, client, o.concurrency) : printMatchSummary(ctx, summary);
+  if (summary.reconcile) {
+    const links = client && groups.length > 0 ? await linkRecords(o, groups, matchFields(o)!, client, ctx) : [];
+    return printWithLinks(ctx, links, client?.pace?.(), (extra) =>
+      o.dryRun
+        ? printDryPlan(ctx, summary, client, o.concurrency, extra)
+        : printMatchSummary(ctx, summary, undefined, extra),
+    );
+  }
   if (summary.plan) {
     await printPlan(ctx, summary, fields.wasRead(), dryCost(o, summary, ctx, client));
     if (summary.refused) throw summary.refused;

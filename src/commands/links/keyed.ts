@@ -56,7 +56,7 @@ export async function runKeyed(o: LinkOptions, ctx: Ctx): Promise<boolean> {
     await printDry(ctx, summary, client.pace?.());
     return true;
   }
-  await printSummary(ctx, summary, o);
+  await printLinkSummary(ctx, summary);
   return true;
 }
 
@@ -78,16 +78,28 @@ function showPlan(ctx: Ctx, p: LinkPlanSummary, pace: PaceInfo | undefined) {
   ctx.io.stderr.write(planLines(p, (n) => costAtLimitText(n, ctx.clock.now(), pace)).join('\n') + '\n');
 }
 
-async function printDry(ctx: Ctx, s: LinkSummary, pace: PaceInfo | undefined): Promise<void> {
+/** A dry run's plan: its lines on stdout, or its JSON (unless `inJson`: a records file's plan holds it, linkPlanRecord). */
+export async function printDry(
+  ctx: Ctx,
+  s: LinkSummary,
+  pace: PaceInfo | undefined,
+  o: { inJson?: boolean } = {},
+): Promise<void> {
   const plan = { resource: s.resource, rows: s.rows, read_requests: s.read_requests, requests: requestsOf(s) };
   if (ctx.format() !== 'table') {
-    await writeRecord(ctx.format(), ctx.io.stdout, { ...plan, ...countsOf(s), plan_file: s.plan_file, dry_run: true });
+    if (!o.inJson) await writeRecord(ctx.format(), ctx.io.stdout, linkPlanRecord(s));
     return;
   }
   const p: LinkPlanSummary = { ...plan, counts: countsOf(s), other_relations: 0, resumed: false };
   ctx.io.stdout.write(
     [...planLines(p, (n) => costAtLimitText(n, ctx.clock.now(), pace)), 'Dry run: nothing was sent.'].join('\n') + '\n',
   );
+}
+
+/** A dry run's plan as -o json shows it. */
+export function linkPlanRecord(s: LinkSummary): Record<string, unknown> {
+  const plan = { resource: s.resource, rows: s.rows, read_requests: s.read_requests, requests: requestsOf(s) };
+  return { ...plan, ...countsOf(s), plan_file: s.plan_file, dry_run: true };
 }
 
 /** A dry run's summary holds the plan's counts under their actions' names. */
@@ -104,44 +116,37 @@ const KEYS =
     /\s+/,
   );
 
-async function printSummary(ctx: Ctx, s: LinkSummary, o: LinkOptions): Promise<void> {
+/** The summary's fields as shown (-o json, the table): a link run's, a removal's or a meeting's own. */
+export function linkSummaryRecord(s: LinkSummary): Record<string, unknown> {
   const own = s.remove
     ? ['removed', 'not_linked', 'unlinked_file']
     : s.association
       ? ['set', 'replaced', 'unchanged', 'linked_file']
       : ['linked', 'already_linked', 'linked_file'];
-  const others = [
-    'linked',
-    'already_linked',
-    'removed',
-    'not_linked',
-    'set',
-    'replaced',
-    'unchanged',
-    'linked_file',
-    'unlinked_file',
-  ];
-  const shown = Object.fromEntries(
-    KEYS.filter((k) => own.includes(k) || !others.includes(k)).map((k) => [
-      k,
-      (s as unknown as Record<string, unknown>)[k] ?? null,
-    ]),
-  );
+  const others = new Set(['linked', 'already_linked', 'removed', 'not_linked', 'set', 'replaced', 'unchanged']);
+  for (const f of ['linked_file', 'unlinked_file']) others.add(f);
+  const all = s as unknown as Record<string, unknown>;
+  return Object.fromEntries(KEYS.filter((k) => own.includes(k) || !others.has(k)).map((k) => [k, all[k] ?? null]));
+}
+
+/**
+ * A link run's summary: its table (or JSON, unless `inJson`: a records file's batch summary holds it), the command
+ * that takes back what it made, and exit 9 (thrown) when a row was not linked.
+ */
+export async function printLinkSummary(ctx: Ctx, s: LinkSummary, o: { inJson?: boolean } = {}): Promise<void> {
+  const shown = linkSummaryRecord(s);
   const { output, quiet, stderrColor } = ctx.globals;
   const json = output === 'json' || output === 'ndjson';
-  if (json) await writeRecord(output, ctx.io.stdout, shown);
+  if (json && !o.inJson) await writeRecord(output, ctx.io.stdout, shown);
   if (!quiet && !json) await writeRecord('table', ctx.io.stderr, forPeople(shown), { color: stderrColor });
-  const maps = (o.map ?? []).flatMap((m) => ['--map', m]);
+  const [parent, relation] = s.resource.split(' ') as [string, string];
   const cmd = (file: string, remove: boolean) =>
-    crmCommand(ctx.globals, ['links', 'import', o.parent, o.relation, file, ...(remove ? ['--remove'] : [])]);
+    crmCommand(ctx.globals, ['links', 'import', parent, relation, file, ...(remove ? ['--remove'] : [])]);
   const back = [
     s.linked_file && `To remove the links this job made:\n  ${cmd(s.linked_file, true)}`,
     s.unlinked_file && `To link again what this job removed:\n  ${cmd(s.unlinked_file, false)}`,
   ].filter(Boolean);
-  const done = s.remove
-    ? `Removed ${count(s.removed)} of ${plural(s.rows, 'row')} (${s.resource} links); ${count(s.not_linked)} not linked.`
-    : `Linked ${count(s.linked + s.set + s.replaced)} of ${plural(s.rows, 'row')} (${s.resource} links); ${count(s.already_linked + s.unchanged)} already linked.`;
-  if (!quiet) ctx.io.stderr.write(forStderr(ctx.io.stderr, [done, ...back].join('\n')) + '\n');
+  if (!quiet) ctx.io.stderr.write(forStderr(ctx.io.stderr, [doneSentence(s), ...back].join('\n')) + '\n');
   const bad = s.ambiguous + s.not_found + s.duplicate + s.invalid + s.failed;
   if (bad === 0) return;
   const parts = [
@@ -157,9 +162,16 @@ async function printSummary(ctx: Ctx, s: LinkSummary, o: LinkOptions): Promise<v
     : '';
   const amb =
     s.ambiguous > 0 ? `an ambiguous row's key names two or more records (_candidates): name that record by its id` : '';
+  const again = 'then run the same command again: what is linked by then needs no request';
   throw new PartialFailureError(`${plural(bad, 'row')} of ${count(s.rows)} not linked: ${what.join(', ')}`, {
-    hint: [fix, amb, `then run the same command again: what is linked by then needs no request${maps.length ? '' : ''}`]
-      .filter(Boolean)
-      .join('; '),
+    hint: [fix, amb, again].filter(Boolean).join('; '),
   });
+}
+
+function doneSentence(s: LinkSummary): string {
+  const rows = `${plural(s.rows, 'row')} (${s.resource} links)`;
+  if (s.remove) return `Removed ${count(s.removed)} of ${rows}; ${count(s.not_linked)} not linked.`;
+  if (s.association)
+    return `Set ${count(s.set + s.replaced)} of ${rows} (${count(s.replaced)} replacing another); ${count(s.unchanged)} unchanged.`;
+  return `Linked ${count(s.linked)} of ${rows}; ${count(s.already_linked)} already linked.`;
 }

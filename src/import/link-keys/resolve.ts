@@ -62,8 +62,12 @@ async function readRows(reader: InputReader, layout: LinkLayout) {
   const rows: Array<Cells & { read: Exclude<RowCells, { skip: true }> }> = [];
   const wanted = new Map<string, { fields: readonly string[]; keys: Set<string> }>();
   let otherRelations = 0;
+  // a file crm derived from a records file (record-links.ts), or a rejects file fed back: its rows' own lines
+  const lineAt = layout.header.findIndex((h) => h.trim() === '_line');
   for await (const row of reader.rows) {
     const cells = row.cells ?? [];
+    const own = lineAt < 0 ? NaN : Number(cells[lineAt]);
+    if (Number.isSafeInteger(own) && own > 0) row.line = own;
     const read = row.error ? { ok: false as const, ...row.error, field: '' } : readRow(layout, cells);
     if ('skip' in read) {
       otherRelations++;
@@ -86,7 +90,7 @@ async function readRows(reader: InputReader, layout: LinkLayout) {
 
 /** Reads the file and what the CRM holds for it, and plans every row. */
 export async function resolveLinks(
-  o: { reader: InputReader; layout: LinkLayout; remove: boolean },
+  o: { reader: InputReader; layout: LinkLayout; remove: boolean; pending?: 'parent' | 'child' },
   deps: ResolveDeps,
 ): Promise<LinkPlan> {
   const { layout } = o;
@@ -110,9 +114,15 @@ export async function resolveLinks(
       if (e === undefined || 'noId' in e) return undefined;
       return 'one' in e ? { id: e.one.id } : { ids: e.ids };
     };
+    // a dry run of a records file: a record its batch would create is not there yet, and is linked once it is
+    const orNew = (cell: NamedSide, side: 'parent' | 'child'): Found => {
+      const f = found(cell);
+      return f === undefined && o.pending === side && 'key' in cell ? { id: `${PENDING} ${cell.key}` } : f;
+    };
     const resolved = rows.map((r): Resolved => {
       const read = r.read;
-      return read.ok ? { ...r, read, parent: found(read.parent), child: found(read.child) } : { ...r, read };
+      if (!read.ok) return { ...r, read };
+      return { ...r, read, parent: orNew(read.parent, 'parent'), child: orNew(read.child, 'child') };
     });
     // 3. the parents the rows name, each one's links read once
     const parents = new Set(
@@ -180,6 +190,9 @@ function planRows(resolved: Resolved[], current: Current, layout: LinkLayout, re
   return { rows, counts, sends };
 }
 
+/** The id a dry run gives a record its batch would create. */
+export const PENDING = '(to be created)';
+
 /** The actions that send a request. */
 export const SENDS: readonly string[] = ['link', 'remove', 'set', 'replace'];
 
@@ -205,6 +218,7 @@ async function readCurrent(layout: LinkLayout, parents: ReadonlySet<string>, dep
   const out: Current = new Map();
   let n = 0;
   for (const id of parents) {
+    if (id.startsWith(PENDING)) continue;
     if (deps.signal?.aborted)
       throw new InterruptedError('interrupted while reading the links there are; nothing was sent');
     if (++n % 50 === 0)

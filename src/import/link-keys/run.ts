@@ -5,26 +5,21 @@
 // → the files committed, the summary. Exactly once: a rerun reads again, so a link made is `linked` (no request), and
 // every request carries a key of its job, parent and child, which a server replays.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { ApiRecord } from '../../api/envelopes.js';
-import { CrmError, InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
+import { CrmError, InterruptedError, NotFoundError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { pathSegment } from '../../http/url.js';
-import { findLink } from '../../api/links.js';
 import { Pool } from '../../util/pool.js';
-import { writeFileAtomic } from '../../util/atomic-file.js';
-import { exists } from '../../util/fs.js';
-import { ownName } from '../../util/own-name.js';
 import { fileStamp } from '../../util/stamp.js';
 import { prepareInput } from '../input/source.js';
 import { openInput } from '../input/reader.js';
 import { parseColumnMaps } from '../input/header.js';
-import { createRejectsWriter, csvLine, RowsOut, serverCell, unwritable, type RowShape } from '../files/outputs.js';
-import { openCsvLog } from '../files/csv-log.js';
+import { createRejectsWriter, RowsOut, serverCell, type RowShape } from '../files/outputs.js';
 import { defaultRejectsPath } from '../plan.js';
-import { BEFORE_COLUMN, LINKED_COLUMNS, linkLayout, type LinkLayout } from './layout.js';
+import { linkLayout, type LinkLayout } from './layout.js';
+import { JobState, WayBackLog, type WayBack } from './way-back.js';
 import { resolveLinks, type LinkPlan, type PlannedRow } from './resolve.js';
 
 export interface KeyedLinkOptions {
@@ -40,6 +35,8 @@ export interface KeyedLinkOptions {
   encoding?: string;
   /** the profile's API: part of the job's identity */
   baseUrl: string;
+  /** a file of pairs crm made (a records file's links): read from here, named `label`, its way back beside `base` */
+  derived?: { source: Readable; label: string; base: string; pending?: 'parent' | 'child' };
 }
 
 export interface KeyedLinkDeps {
@@ -103,7 +100,7 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
   const started = deps.clock.now();
   const maps = parseColumnMaps(o.maps);
   await mkdir(deps.journalDir, { recursive: true, mode: 0o700 });
-  const input = await prepareInput(o.file, {
+  const input = await prepareInput(o.derived?.source ?? o.file, {
     stdin: deps.stdin,
     tmpDir: deps.journalDir,
     encoding: o.encoding,
@@ -111,25 +108,32 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
   });
   try {
     const hash = createHash('sha256');
-    const name = input.isStdin ? '-' : input.name;
+    const name = o.derived?.label ?? (input.isStdin ? '-' : input.name);
     const reader = await openInput(input.path, {
       name,
       format: 'csv',
       onChunk: (c) => hash.update(c),
       signal: deps.signal,
     });
-    const always = o.remove || input.isStdin || o.planPath !== undefined;
+    const always = o.remove || input.isStdin || o.planPath !== undefined || o.derived !== undefined;
     const layout = linkLayout(o.parent, o.relation, reader.header ?? [], maps, name, always);
     if (!layout) {
       reader.close();
       return undefined;
     }
-    const plan = await resolveLinks({ reader, layout, remove: o.remove }, { ...deps, dir: deps.journalDir });
-    const job = jobOf(o, input.isStdin ? '-' : input.origin, hash.digest('hex'), [...maps.entries()]);
+    const pending = o.derived?.pending;
+    const plan = await resolveLinks({ reader, layout, remove: o.remove, pending }, { ...deps, dir: deps.journalDir });
+    const job = jobOf(o, o.derived?.base ?? (input.isStdin ? '-' : input.origin), hash.digest('hex'), [
+      ...maps.entries(),
+    ]);
     const state = await JobState.find(deps.journalDir, job);
     const shown = planSummary(o, plan, state !== undefined);
     await deps.onPlan?.(shown);
-    const base = input.isStdin ? join(deps.cwd, `crm-links-${fileStamp(state?.began ?? started)}`) : input.origin;
+    const base = o.derived
+      ? o.derived.base
+      : input.isStdin
+        ? join(deps.cwd, `crm-links-${fileStamp(state?.began ?? started)}`)
+        : input.origin;
     const shape: RowShape = { format: 'csv', header: layout.header };
     const tag = `${o.remove ? 'unlink' : 'link'}-${o.parent}-${o.relation}`;
     const rejectsPath = o.rejectsPath ?? defaultRejectsPath(name, 'csv', started, deps.cwd, tag);
@@ -190,40 +194,6 @@ function jobOf(o: KeyedLinkOptions, origin: string, sha256: string, maps: Array<
   const words = { parent: o.parent, relation: o.relation, remove: o.remove, origin, sha256, maps, baseUrl: o.baseUrl };
   return createHash('sha256').update(JSON.stringify(words)).digest('hex').slice(0, 32);
 }
-
-/** An unfinished job's way-back names, kept in the journal folder until a run of it ends with every row through. */
-interface WayBack {
-  linked: string;
-  unlinked: string;
-  began: number;
-}
-
-const JobState = {
-  path: (dir: string, job: string) => join(dir, 'links', `${job}.json`),
-  async find(dir: string, job: string): Promise<WayBack | undefined> {
-    const text = await readFile(JobState.path(dir, job), 'utf8').catch(() => undefined);
-    if (text === undefined) return undefined;
-    const v = JSON.parse(text) as Partial<WayBack>;
-    return typeof v.linked === 'string' && typeof v.unlinked === 'string' && typeof v.began === 'number'
-      ? (v as WayBack)
-      : undefined;
-  },
-  /** The names a new job takes: `<input>.linked.csv` when no file has it, else `<input>.linked.<time>.csv`. */
-  async begin(dir: string, job: string, base: string, now: number): Promise<WayBack> {
-    const free = async (kind: string) => {
-      if (!(await exists(`${base}.${kind}.csv`))) return `${base}.${kind}.csv`;
-      for (let n = 1; ; n++) {
-        const own = ownName(`${base}.${kind}`, '.csv', now, n);
-        if (!(await exists(own))) return own;
-      }
-    };
-    const names = { linked: await free('linked'), unlinked: await free('unlinked'), began: now };
-    await mkdir(join(dir, 'links'), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(JobState.path(dir, job), JSON.stringify(names));
-    return names;
-  },
-  end: (dir: string, job: string) => rm(JobState.path(dir, job), { force: true }),
-};
 
 /** `--plan FILE`: every row's action, the ids it resolved to, and why (a candidate list, the side not found). */
 async function writePlan(path: string, shape: RowShape, plan: LinkPlan): Promise<string> {
@@ -369,72 +339,5 @@ async function send(
   } catch (err) {
     if (err instanceof NotFoundError && err.status === 404) return true;
     throw err;
-  }
-}
-
-/** A linked file's row as its pair (`parent_id`, `child_id`). */
-const pairOf = (header: readonly string[], row: readonly string[]): string =>
-  `${row[header.indexOf('parent_id')] ?? ''}\0${row[header.indexOf('child_id')] ?? ''}`;
-
-/**
- * `<input>.linked.csv` (or `.unlinked.csv` for a removal): one line per request, durable before it is sent, in the
- * linked file's columns, so `crm links import P R FILE --remove` (or without --remove) takes it back.
- */
-class WayBackLog {
-  private log?: Promise<Awaited<ReturnType<typeof openCsvLog>>>;
-  private readonly columns: string[];
-  private written = 0;
-  private held?: Set<string>;
-
-  constructor(
-    readonly path: string,
-    private readonly layout: LinkLayout,
-  ) {
-    const fields = (findLink(layout.parent, layout.relation)?.fields ?? []).map((f) => f.name);
-    this.columns = [...LINKED_COLUMNS, ...fields, ...(layout.association ? [BEFORE_COLUMN] : [])];
-  }
-
-  async add(r: PlannedRow): Promise<void> {
-    const a = r.act as { parentId: string; childId: string; before?: string | null };
-    this.log ??= openCsvLog(this.path, this.columns, (header) => {
-      if (!LINKED_COLUMNS.every((c) => header.includes(c)))
-        throw new UsageError(`${this.path} is not a file of links crm wrote; move it away and run again`);
-    });
-    const log = await this.log;
-    // a resumed job's file may hold the pair already: its line was written, the kill came before (or after) its request
-    this.held ??= new Set(log.rows.map((r) => pairOf(log.header, r)));
-    if (this.held.has(`${a.parentId}\0${a.childId}`)) return;
-    this.held.add(`${a.parentId}\0${a.childId}`);
-    const fields: ApiRecord = { ...r.extras, ...r.held };
-    const cell = (c: string): string => {
-      const v =
-        c === 'parent'
-          ? this.layout.parent
-          : c === 'parent_id'
-            ? a.parentId
-            : c === 'relation'
-              ? this.layout.relation
-              : c === 'child_id'
-                ? a.childId
-                : c === BEFORE_COLUMN
-                  ? (a.before ?? '')
-                  : fields[c];
-      return typeof v === 'string' ? serverCell(v) : '';
-    };
-    const line = csvLine(log.header.map(cell));
-    try {
-      await log.fh.write(line);
-      await log.fh.datasync();
-    } catch (err) {
-      throw await unwritable(err, this.path, 'the file of links', 'nothing more was sent');
-    }
-    this.written++;
-  }
-
-  async close(): Promise<{ linked?: string; unlinked?: string }> {
-    const log = await this.log?.catch(() => undefined);
-    await log?.fh.close();
-    if (!log || (this.written === 0 && !(await exists(this.path)))) return {};
-    return this.path.includes('.unlinked') ? { unlinked: this.path } : { linked: this.path };
   }
 }

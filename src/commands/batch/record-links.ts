@@ -1,0 +1,98 @@
+// Records and their links in one file (CONTRACT §7d): `crm batch deals deals.csv --match name` with `contacts.email`
+// or `companies.domain` columns. The batch run leaves those columns out; once it has created or matched the rows'
+// records, each relation's columns become a file of pairs by natural key (src/import/link-keys/record-links.ts), which
+// the links run plans and sends exactly as `crm links import` does, its way back beside the input
+// (`deals.csv.contacts.linked.csv`).
+import { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { UsageError } from '../../http/errors.js';
+import type { HttpClient } from '../../http/types.js';
+import { openInput } from '../../import/input/reader.js';
+import { parseColumnMaps } from '../../import/input/header.js';
+import {
+  leaveOut,
+  matchColumns,
+  pairsFile,
+  recordLinkColumns,
+  type RecordLinks,
+} from '../../import/link-keys/record-links.js';
+import { runKeyedLinks, type LinkSummary } from '../../import/link-keys/run.js';
+import type { Ctx } from '../context.js';
+import type { PaceInfo } from '../../http/pace-info.js';
+import { linkPlanRecord, linkSummaryRecord, printDry, printLinkSummary } from '../links/keyed.js';
+import type { BatchOptions } from './command.js';
+
+/** The link columns of a `--match` run's file (none without --match, or for standard input), and the options that leave them out. */
+export async function recordLinksOf(o: BatchOptions): Promise<{ o: BatchOptions; groups: RecordLinks[] }> {
+  if (o.match === undefined || o.file === '-' || /\.(ndjson|jsonl|json)$/i.test(o.file) || o.inputFormat === 'ndjson')
+    return { o, groups: [] };
+  const reader = await openInput(o.file, { name: o.file, format: 'csv' }).catch(() => undefined);
+  if (!reader) return { o, groups: [] }; // the engine names what is wrong with the file
+  reader.close();
+  const groups = recordLinkColumns(o.resource, reader.header ?? [], parseColumnMaps(o.map));
+  if (groups.length === 0) return { o, groups };
+  return { o: { ...o, map: [...(o.map ?? []), ...leaveOut(groups)] }, groups };
+}
+
+/** Each relation's links of the file's rows, planned (a dry run) or made, one summary per relation. */
+export async function linkRecords(
+  o: BatchOptions,
+  groups: readonly RecordLinks[],
+  fields: readonly string[],
+  client: HttpClient,
+  ctx: Ctx,
+): Promise<LinkSummary[]> {
+  const maps = parseColumnMaps(o.map);
+  const reader = await openInput(o.file, { name: o.file, format: 'csv', signal: ctx.signal });
+  const header = reader.header ?? [];
+  const at = matchColumns(header, maps, fields);
+  if (at.some((i) => i < 0)) throw new UsageError(`${o.file}: the --match columns are needed to link its rows`);
+  const rows: Array<{ line: number; cells: string[] }> = [];
+  for await (const row of reader.rows) rows.push({ line: row.line, cells: row.cells ?? [] });
+  const out: LinkSummary[] = [];
+  for (const group of groups) {
+    const text = [...pairsFile(group, o.resource, fields, at, rows)].join('');
+    const summary = await runKeyedLinks(
+      {
+        ...{ parent: group.parent, relation: group.relation, file: '-', remove: false, dryRun: o.dryRun === true },
+        ...{ concurrency: o.concurrency ?? 4, baseUrl: client.baseUrl },
+        derived: {
+          source: Readable.from([text]),
+          label: `${o.file}.${group.other}`,
+          base: `${o.file}.${group.other}`,
+          ...(o.dryRun ? { pending: group.recordIs } : {}),
+        },
+      },
+      {
+        client,
+        journalDir: join(ctx.configDir(), 'imports'),
+        cwd: process.cwd(),
+        clock: ctx.clock,
+        signal: ctx.signal,
+        warn: (m) => ctx.warn(m),
+      },
+    );
+    if (summary && summary.rows > 0) out.push(summary);
+  }
+  return out;
+}
+
+/**
+ * The records run's summary (`printRecords`: its table or JSON, which then holds each relation's under `links`), then
+ * each relation's; exit 9 (the first refusal, thrown after all are printed) when a row was not made to agree or not linked.
+ */
+export async function printWithLinks(
+  ctx: Ctx,
+  links: readonly LinkSummary[],
+  pace: PaceInfo | undefined,
+  printRecords: (extra: Record<string, unknown>) => Promise<void>,
+): Promise<void> {
+  const dry = links.some((l) => l.dry_run);
+  const extra = links.length === 0 ? {} : { links: links.map((l) => (dry ? linkPlanRecord(l) : linkSummaryRecord(l))) };
+  const refusals: unknown[] = [];
+  const held = (p: Promise<void>) => p.catch((err: unknown) => void refusals.push(err));
+  await held(printRecords(extra));
+  for (const l of links)
+    await held(dry ? printDry(ctx, l, pace, { inJson: true }) : printLinkSummary(ctx, l, { inJson: true }));
+  if (refusals.length > 0) throw refusals[0];
+}

@@ -1,0 +1,132 @@
+// End to end: records and their links in one file (CONTRACT §7d, issue 30): `crm batch deals deals.csv --match name`
+// with `contacts.email` (several in a cell, `;`) and `companies.domain` columns, and the reverse (`deals.name`,
+// `segments.name` in a contacts file). The rows' records are created or matched, then linked, each once; a dry run
+// plans both and sends nothing; a rerun sends no write; the linked file, removed, takes away exactly what was made.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listIds, logLength, requestLog } from '../helpers/bulk.js';
+import { apiData, linksSandbox } from '../helpers/api-data.js';
+import { runCrm } from '../helpers/run-crm.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
+
+let t: TestSandbox;
+let dir: string;
+let ids: Record<string, string>;
+let make: Awaited<ReturnType<typeof linksSandbox>>['make'];
+
+beforeAll(async () => {
+  ({ t, ids, make } = await linksSandbox(4));
+  dir = mkdtempSync(join(tmpdir(), 'crm-records-links-'));
+  await make('companies', 'acme', { name: 'RL Acme', domain: 'rl-acme.test' });
+  await make('contacts', 'ada', { email: 'ada@rl.test' });
+  await make('contacts', 'alan', { email: 'alan@rl.test' });
+  await make('deals', 'existing', { name: 'RL Existing', amount: 1 });
+  await make('segments', 'vip', { name: 'RL VIP' });
+  // there before: the rerun and --remove must leave it
+  await apiData(t, 'POST', `/deals/${ids.existing}/contacts`, { contact_id: ids.alan });
+});
+afterAll(async () => {
+  await t?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const crm = (args: string[]) => runCrm(args, { env: t.env('admin'), cwd: dir, timeoutMs: 60_000 });
+const file = (name: string, text: string) => (writeFileSync(join(dir, name), text), name);
+const writes = (log: Awaited<ReturnType<typeof requestLog>>) => log.filter((e) => e.method !== 'GET');
+const dealId = async (name: string) =>
+  ((await apiData(t, 'GET', '/deals?limit=100')) as Array<{ id: string; name: string }>).find((d) => d.name === name)
+    ?.id;
+
+describe('a deals file with its contacts and companies', () => {
+  const text = [
+    'name,amount:number,contacts.email,companies.domain',
+    'RL New deal,100,ADA@rl.test; alan@rl.test,rl-acme.test',
+    'RL Existing,1,alan@rl.test;ada@rl.test,',
+  ].join('\n');
+
+  it('a dry run plans the records and their links, and sends nothing', async () => {
+    file('deals.csv', text + '\n');
+    const since = await logLength(t);
+    const r = await crm(['batch', 'deals', 'deals.csv', '--match', 'name', '--dry-run', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    const plan = JSON.parse(r.stdout) as { create: number; unchanged: number; links: Array<Record<string, unknown>> };
+    expect([plan.create, plan.unchanged]).toEqual([1, 1]);
+    // the new deal's two contacts and its company are to link once it is created; the existing deal's alan is there
+    expect(plan.links.map((l) => [l.resource, l.link, l.linked])).toEqual([
+      ['deals contacts', 3, 1],
+      ['deals companies', 1, 0],
+    ]);
+  });
+
+  it('creates or matches each record, then links it, once; a rerun writes nothing', async () => {
+    const since = await logLength(t);
+    const r = await crm(['batch', 'deals', 'deals.csv', '--match', 'name', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as { created: number; links: Array<Record<string, unknown>> };
+    expect(s.created).toBe(1);
+    expect(s.links.map((l) => [l.resource, l.linked, l.already_linked, l.linked_file])).toEqual([
+      ['deals contacts', 3, 1, 'deals.csv.contacts.linked.csv'],
+      ['deals companies', 1, 0, 'deals.csv.companies.linked.csv'],
+    ]);
+    const fresh = (await dealId('RL New deal'))!;
+    expect((await listIds(t, `/deals/${fresh}/contacts`)).sort()).toEqual([ids.ada, ids.alan].sort());
+    expect(await listIds(t, `/deals/${fresh}/companies`)).toEqual([ids.acme]);
+    expect((await listIds(t, `/deals/${ids.existing}/contacts`)).sort()).toEqual([ids.ada, ids.alan].sort());
+    expect(writes(await requestLog(t, since)).map((e) => e.method)).toEqual(['POST', 'POST', 'POST', 'POST', 'POST']);
+    expect(r.stderr).toContain('crm links import deals contacts deals.csv.contacts.linked.csv --remove');
+
+    const again = await logLength(t);
+    const r2 = await crm(['batch', 'deals', 'deals.csv', '--match', 'name', '-o', 'json']);
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(writes(await requestLog(t, again))).toEqual([]);
+    const s2 = JSON.parse(r2.stdout) as { unchanged: number; links: Array<Record<string, unknown>> };
+    expect(s2.unchanged).toBe(2);
+    expect(s2.links.map((l) => [l.linked, l.already_linked])).toEqual([
+      [0, 4],
+      [0, 1],
+    ]);
+  });
+
+  it('the linked file, removed, takes away only the links the run made', async () => {
+    const r = await crm([
+      'links',
+      'import',
+      'deals',
+      'contacts',
+      'deals.csv.contacts.linked.csv',
+      '--remove',
+      '-o',
+      'json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ removed: 3 });
+    expect(await listIds(t, `/deals/${ids.existing}/contacts`)).toEqual([ids.alan]);
+    expect(await listIds(t, `/deals/${(await dealId('RL New deal'))!}/contacts`)).toEqual([]);
+    const lines = readFileSync(join(dir, 'deals.csv.contacts.linked.csv'), 'utf8').trim().split(/\r?\n/);
+    expect(lines).toHaveLength(4); // the header and the three links made
+  });
+});
+
+describe('a contacts file with its deals and segments (the reverse)', () => {
+  it('creates the contacts, then links each to the deals and segments it names', async () => {
+    file(
+      'people.csv',
+      'email,first_name,deals.name,segments.name\nnew@rl.test,New,RL Existing,RL VIP\nada@rl.test,Ada,,RL VIP\n',
+    );
+    const r = await crm(['batch', 'contacts', 'people.csv', '--match', 'email', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as { created: number; updated: number; links: Array<Record<string, unknown>> };
+    expect([s.created, s.updated]).toEqual([1, 1]);
+    expect(s.links.map((l) => [l.resource, l.linked])).toEqual([
+      ['deals contacts', 1],
+      ['segments members', 2],
+    ]);
+    const people = (await apiData(t, 'GET', '/contacts?limit=100')) as Array<{ id: string; email: string }>;
+    const fresh = people.find((p) => p.email === 'new@rl.test')!.id;
+    expect(await listIds(t, `/deals/${ids.existing}/contacts`)).toContain(fresh);
+    expect((await listIds(t, `/segments/${ids.vip}/members`)).sort()).toEqual([fresh, ids.ada].sort());
+  });
+});
