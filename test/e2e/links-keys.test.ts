@@ -124,6 +124,30 @@ describe('links import deals contacts by natural key', () => {
     expect(r.stderr).toContain('crm links import deals contacts deals.csv.linked.csv --remove');
   });
 
+  it('a pair linked with another type is linked: shown in the plan, not changed', async () => {
+    file('types.csv', 'deal.name,contact.email,type\nLK Acme renewal,alan@lk.test,blocker\n');
+    const since = await logLength(t);
+    const r = await crm([
+      'links',
+      'import',
+      'deals',
+      'contacts',
+      'types.csv',
+      '--plan',
+      'types-plan.csv',
+      '-o',
+      'json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(summaryOf(r.stdout)).toMatchObject({ linked: 0, already_linked: 1 });
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    expect(csv('types-plan.csv')[0]?._note).toBe(
+      'linked with type: CHAMPION, the file says BLOCKER (not changed: a second link is a no-op)',
+    );
+    const dry = await crm(['links', 'import', 'deals', 'contacts', 'types.csv', '--dry-run', '-o', 'json']);
+    expect(summaryOf(dry.stdout)).toMatchObject({ linked: 1, linked_otherwise: 1 });
+  });
+
   it('a rerun sends no write, and names no new linked file', async () => {
     const since = await logLength(t);
     const r = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv', '-o', 'json']);

@@ -18,6 +18,7 @@ import type { LinkOptions } from './command.js';
 const ACTIONS: Array<[string, string]> = [
   ['link', 'to link'],
   ['linked', 'linked already (no request)'],
+  ['linked_otherwise', '  of those, linked with another type (not changed; --plan shows them)'],
   ['remove', 'to unlink'],
   ['not_linked', 'not linked (no request)'],
   ['set', 'to set'],

@@ -9,6 +9,7 @@ import { UsageError } from '../../http/errors.js';
 import { exactFieldName, isIgnoredHeader, normalizeFieldName, type ColumnMap } from '../input/header.js';
 import { choiceOf, parentField } from '../operation.js';
 import { matchKey } from '../match/key.js';
+import { setOwn } from '../../util/set-own.js';
 
 /** One side of a pair: named by an id column, or by the fields of its records (a compound key when several). */
 export interface Side {
@@ -100,8 +101,10 @@ function scanHeader(parent: string, relation: string, cells: readonly string[], 
     }
     const plain = normalizeFieldName(name);
     const field = fields.find((f) => f.name === plain);
-    if (plain === parentField(parent)) out.ids.parent = i;
-    else if (plain === child.key) out.ids.child = i;
+    const idOf = plain === parentField(parent) ? 'parent' : plain === child.key ? 'child' : undefined;
+    if (idOf && out.ids[idOf] !== undefined)
+      throw new UsageError(`${cells[out.ids[idOf]]!} and ${cell} both name ${plain}; give one`);
+    if (idOf) out.ids[idOf] = i;
     else if (field) out.extras.push({ field, column: i });
     else if ((LINKED_COLUMNS as readonly string[]).includes(plain) || plain === BEFORE_COLUMN)
       out.linked[plain as (typeof LINKED_COLUMNS)[number]] = i;
@@ -150,6 +153,11 @@ export function linkLayout(
       throw new UsageError(
         `${file} names no ${name}: give a ${name === parentName ? parentField(parent) : child.key} column or ${name}.FIELD columns (${name}.name, ${name}.email)`,
       );
+    const twice = key.find(([f], i) => key.findIndex(([g]) => g === f) !== i);
+    if (twice)
+      throw new UsageError(
+        `${file}: ${cells[key.find(([f]) => f === twice[0])![1]]!} and ${cells[twice[1]]!} both name ${name}.${twice[0]}; give one`,
+      );
     const byKey = { key: { fields: key.map(([f]) => f), columns: key.map(([, c]) => c) } };
     return { name, resources, ...(id !== undefined ? { idColumn: id } : byKey) };
   };
@@ -189,7 +197,7 @@ function readSide(side: Side, cells: readonly string[], resource: string): SideC
   }
   const { fields, columns } = side.key!;
   const record: Record<string, string> = {};
-  fields.forEach((f, i) => (record[f] = cells[columns[i]!] ?? ''));
+  fields.forEach((f, i) => setOwn(record, f, cells[columns[i]!] ?? '')); // `__proto__` a field like any other
   const key = matchKey(fields, record);
   const empty = fields.filter((f) => matchKey([f], record) === undefined).map((f) => `${side.name}.${f}`);
   return key === undefined ? { missing: empty.join(', ') } : { key, resource };

@@ -3,7 +3,7 @@
 // each distinct parent's current links read once (a meeting's association: one GET) → one action per row (classifyRow).
 // Nothing is sent here: the plan it returns is what the sending pass (send.ts) takes.
 import type { ApiRecord } from '../../api/envelopes.js';
-import { NotFoundError, InterruptedError } from '../../http/errors.js';
+import { CrmError, NotFoundError, InterruptedError, restated } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { pathSegment } from '../../http/url.js';
 import { PAGE_SIZE_MAX } from '../../api/resources.js';
@@ -178,6 +178,9 @@ function planRows(resolved: Resolved[], current: Current, layout: LinkLayout, re
     const held = was instanceof Map && 'childId' in act ? was.get(act.childId) : undefined;
     const before = 'parent' in r ? r.read.before : undefined;
     const extras = 'parent' in r ? r.read.extras : {};
+    // linked already with another type: shown, not changed (a second link is a no-op in the spec)
+    if (act.action === 'linked' && held && otherFields(extras, held).length > 0)
+      counts.linked_otherwise = (counts.linked_otherwise ?? 0) + 1;
     return {
       line: r.line,
       raw: r.raw,
@@ -188,6 +191,15 @@ function planRows(resolved: Resolved[], current: Current, layout: LinkLayout, re
     };
   });
   return { rows, counts, sends };
+}
+
+/** The link's fields a row gives that the link there holds otherwise (`type: CHAMPION → BLOCKER`). */
+export function otherFields(given: ApiRecord, held: ApiRecord): string[] {
+  return Object.keys(given).flatMap((f) =>
+    held[f] !== undefined && held[f] !== given[f]
+      ? [`${f}: ${String(held[f])}, the file says ${String(given[f])}`]
+      : [],
+  );
 }
 
 /** The id a dry run gives a record its batch would create. */
@@ -246,6 +258,10 @@ async function readCurrent(layout: LinkLayout, parents: ReadonlySet<string>, dep
       out.set(id, children);
     } catch (err) {
       if (err instanceof NotFoundError && err.status === 404) out.set(id, MISSING);
+      else if (err instanceof CrmError && !(err instanceof InterruptedError))
+        throw restated(err, {
+          message: `reading the links of ${layout.parent} ${id} (nothing was sent): ${err.message}`,
+        });
       else throw err;
     }
   }

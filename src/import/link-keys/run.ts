@@ -20,7 +20,7 @@ import { createRejectsWriter, RowsOut, serverCell, type RowShape } from '../file
 import { defaultRejectsPath } from '../plan.js';
 import { linkLayout, type LinkLayout } from './layout.js';
 import { JobState, WayBackLog, type WayBack } from './way-back.js';
-import { resolveLinks, type LinkPlan, type PlannedRow } from './resolve.js';
+import { otherFields, resolveLinks, type LinkPlan, type PlannedRow } from './resolve.js';
 
 export interface KeyedLinkOptions {
   parent: string;
@@ -225,6 +225,10 @@ function noteOf(r: PlannedRow): string {
       return a.reason;
     case 'replace':
       return `replaces ${a.before}`;
+    case 'linked': {
+      const other = r.held ? otherFields(r.extras, r.held) : [];
+      return other.length > 0 ? `linked with ${other.join('; ')} (not changed: a second link is a no-op)` : '';
+    }
     default:
       return '';
   }

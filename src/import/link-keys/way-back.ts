@@ -111,7 +111,8 @@ export class WayBackLog {
   async close(): Promise<{ linked?: string; unlinked?: string }> {
     const log = await this.log?.catch(() => undefined);
     await log?.fh.close();
-    if (!log || (this.written === 0 && !(await exists(this.path)))) return {};
+    // a rerun that sends nothing still names the file its job began (the link its first run made is there)
+    if (this.written === 0 && !(await exists(this.path))) return {};
     return this.path.includes('.unlinked') ? { unlinked: this.path } : { linked: this.path };
   }
 }
