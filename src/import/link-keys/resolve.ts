@@ -197,7 +197,7 @@ function planRows(resolved: Resolved[], current: Current, layout: LinkLayout, re
 export function otherFields(given: ApiRecord, held: ApiRecord): string[] {
   return Object.keys(given).flatMap((f) =>
     held[f] !== undefined && held[f] !== given[f]
-      ? [`${f}: ${String(held[f])}, the file says ${String(given[f])}`]
+      ? [`${f}: ${held[f] as string}, the file says ${given[f] as string}`] // link fields: text (linkFieldsOf, readRow)
       : [],
   );
 }
