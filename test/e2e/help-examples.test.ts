@@ -360,6 +360,19 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     },
   ],
   [
+    /^crm batch deals deals\.csv --match name\b/,
+    {
+      // a deal and its contact by email, linked once the deal is created
+      before: async (s) => void (await api(s, 'POST', '/contacts', { email: EMAIL(8) })),
+      files: () => ({ 'deals.csv': `name,contacts.email\nHelp example linked deal,${EMAIL(8)}\n` }),
+      after: async (s) => {
+        const deal = (await listAll(s, '/deals')).find((d) => d.name === 'Help example linked deal')!;
+        const contact = (await listAll(s, '/contacts')).find((c) => c.email === EMAIL(8))!;
+        await linked(s, `/deals/${String(deal.id)}/contacts`, String(contact.id));
+      },
+    },
+  ],
+  [
     /^crm links import deals contacts deals\.csv$/,
     {
       // by natural key: a deal's name and a contact's email, records this example makes first

@@ -153,6 +153,14 @@ Ctrl-C or kill -9, the same command finishes the job: what the interrupted
 run did counts as done only where the CRM still agrees, and its creates
 left without an answer go again under the same keys (never made twice).
 
+Records and their links: with --match, columns that name linked records by
+their fields (contacts.email, companies.domain in a deals file; deals.name,
+segments.name in a contacts file; several in a cell separated by ;) link each
+row's record once it is created or matched, as "crm links import" does: each
+pair once, ambiguous or unknown keys never guessed, the links made written to
+<input>.contacts.linked.csv (one file per relation) to remove them with
+"crm links import deals contacts FILE --remove".
+
 Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
 otherwise; a file with bytes that do not decode is refused before anything is
 sent, naming the lines. A row with a NUL byte or over 1 MiB is an invalid row,
@@ -174,6 +182,7 @@ export function registerBatch(program: CommandUnknownOpts, reg: Registry, load: 
     'crm batch contacts trade-show.csv --match email --dry-run',
     'crm batch contacts trade-show.csv --match email --plan plan.csv',
     'crm batch contacts trade-show.csv.undo.csv --match id  # undo --match',
+    'crm batch deals deals.csv --match name  # columns: name,contacts.email',
   ]);
   cmd.addHelpText('after', BATCH_NOTES);
   runs(cmd, reg, load, (o, resource, file) => ({ ...o, resource, file, argv: reg.state.argv }));

@@ -2242,6 +2242,7 @@ describe('--help snapshots', () => {
         $ crm batch contacts trade-show.csv --match email --dry-run
         $ crm batch contacts trade-show.csv --match email --plan plan.csv
         $ crm batch contacts trade-show.csv.undo.csv --match id  # undo --match
+        $ crm batch deals deals.csv --match name  # columns: name,contacts.email
 
 
       Headers become fields ("First Name" → first_name); a header may carry a
@@ -2317,6 +2318,14 @@ describe('--help snapshots', () => {
       Ctrl-C or kill -9, the same command finishes the job: what the interrupted
       run did counts as done only where the CRM still agrees, and its creates
       left without an answer go again under the same keys (never made twice).
+
+      Records and their links: with --match, columns that name linked records by
+      their fields (contacts.email, companies.domain in a deals file; deals.name,
+      segments.name in a contacts file; several in a cell separated by ;) link each
+      row's record once it is created or matched, as "crm links import" does: each
+      pair once, ambiguous or unknown keys never guessed, the links made written to
+      <input>.contacts.linked.csv (one file per relation) to remove them with
+      "crm links import deals contacts FILE --remove".
 
       Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
       otherwise; a file with bytes that do not decode is refused before anything is
