@@ -5,9 +5,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import { listIds, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
+import { allIds, listIds, logLength, prng, requestLog, stopAfter } from '../helpers/bulk.js';
 import { apiData, linksSandbox } from '../helpers/api-data.js';
 import { runCrm } from '../helpers/run-crm.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
@@ -254,39 +254,75 @@ describe('meetings by natural key: set, unchanged, replace, and back', () => {
   });
 });
 
-describe('kill -9, then the same command', () => {
-  it('links each pair once, and the linked file holds each once', async () => {
-    const people: string[] = [];
-    for (let i = 0; i < 40; i++) people.push(await make('contacts', `k${i}`, { email: `k${i}@lk.test` }));
-    file('kill.csv', 'deal.name,contact.email\n' + people.map((_, i) => `LK Pilot,k${i}@lk.test`).join('\n') + '\n');
-    await t.control('/faults', { latency_ms: 20 });
-    const since = await logLength(t);
-    const args = ['links', 'import', 'deals', 'contacts', 'kill.csv', '--concurrency', '2'];
-    const killed = await stopAfter(t, args, {
-      env: t.env('admin'),
-      cwd: dir,
-      method: 'POST',
-      after: 12,
-      since,
-      signal: 'SIGKILL',
+describe('kill -9 at seeded points, then the same command; faults before and after the write', () => {
+  // 130 contacts on one deal: its links are read over two pages
+  const N = 130;
+  let people: string[] = [];
+  beforeAll(async () => {
+    people = [];
+    for (let i = 0; i < N; i++) people.push(await make('contacts', `k${i}`, { email: `k${i}@lk.test` }));
+  });
+  afterEach(async () => {
+    await t.control('/faults', { fail_rate: 0, latency_ms: 0, faults: {}, next: [] });
+  });
+  const sheet = (deal: string, name: string) =>
+    file(name, 'deal.name,contact.email\n' + people.map((_, i) => `${deal},k${i}@lk.test`).join('\n') + '\n');
+  /** POSTs the handler carried out on the deal's contacts (a replay is not counted; a relink would be) */
+  const appliedPerChild = async (since: number, deal: string) =>
+    (await requestLog(t, since)).filter(
+      (e) => e.method === 'POST' && e.applied && !e.replayed && e.path.endsWith(`/deals/${deal}/contacts`),
+    ).length;
+
+  for (const seed of [1, 2, 3])
+    it(`seed ${seed}: each link made once, the linked file holds each once, the rerun reads the two pages`, async () => {
+      const random = prng(seed);
+      const deal = await make('deals', `kill${seed}`, { name: `LK Kill ${seed}` });
+      const name = sheet(`LK Kill ${seed}`, `kill-${seed}.csv`);
+      await t.control('/faults', { latency_ms: 5 });
+      const since = await logLength(t);
+      const after = 1 + Math.floor(random() * 60);
+      const args = ['links', 'import', 'deals', 'contacts', name, '--concurrency', '3'];
+      const env = t.env('admin');
+      const killed = await stopAfter(t, args, { env, cwd: dir, method: 'POST', after, since, signal: 'SIGKILL' });
+      expect(killed.code, `killed after ${after} POSTs`).not.toBe(0);
+      await t.control('/faults', { latency_ms: 0 });
+      const r = await crm([...args, '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      const s = summaryOf(r.stdout);
+      expect(Number(s.linked) + Number(s.already_linked)).toBe(N);
+      // every pair applied once across both runs: as many applied POSTs as contacts, all linked
+      expect(await appliedPerChild(since, deal)).toBe(N);
+      const linked = await allIds(t, `/deals/${deal}/contacts`);
+      expect(linked.sort()).toEqual([...people].sort());
+      const lines = csv(`${name}.linked.csv`).map((l) => l.child_id);
+      expect(new Set(lines).size).toBe(lines.length);
+      expect(new Set(lines)).toEqual(new Set(people));
+      expect(s.linked_file).toBe(`${name}.linked.csv`);
+      // a rerun after success: reads only
+      const again = await logLength(t);
+      expect((await crm([...args, '-o', 'json'])).code).toBe(0);
+      const reads = await requestLog(t, again);
+      expect(writes(reads)).toEqual([]);
+      expect(reads.filter((e) => e.path.includes(`/deals/${deal}/contacts`)).length).toBe(2);
     });
-    expect(killed.code).not.toBe(0);
-    await t.control('/faults', { latency_ms: 0 });
-    const r = await crm([...args, '-o', 'json']);
+
+  it('500 before and after the write, dropped connections, 429s: every link made once, exit 0', async () => {
+    const deal = await make('deals', 'faults', { name: 'LK Faults' });
+    const name = sheet('LK Faults', 'faults.csv');
+    const kinds = ['500', '500-after-write', 'drop', 'drop-after-write', '429'];
+    const at = `/deals/${deal}/contacts$`;
+    await t.control('/faults', {
+      next: kinds.map((kind) => ({ kind, method: 'POST', path: at, count: kind === '429' ? 2 : 1 })),
+    });
+    const since = await logLength(t);
+    const r = await crm(['links', 'import', 'deals', 'contacts', name, '--concurrency', '2', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
+    expect(summaryOf(r.stdout)).toMatchObject({ linked: N, failed: 0 });
     const log = await requestLog(t, since);
-    const applied = log.filter(
-      (e) => e.method === 'POST' && e.applied && e.path.endsWith(`/deals/${ids.pilot}/contacts`),
-    );
-    // each link made once: the rerun sent only what the read did not find linked
-    expect(applied.length).toBeGreaterThanOrEqual(40);
-    const linked = await listIds(t, `/deals/${ids.pilot}/contacts`);
-    expect(people.every((p) => linked.includes(p))).toBe(true);
-    const s = summaryOf(r.stdout);
-    expect(Number(s.linked) + Number(s.already_linked)).toBe(40);
-    expect(applied.length).toBe(40);
-    const lines = csv('kill.csv.linked.csv').map((l) => l.child_id);
-    expect(new Set(lines).size).toBe(lines.length);
-    expect(existsSync(join(dir, 'kill.csv.linked.csv'))).toBe(true);
+    expect(log.flatMap((e) => e.fault ?? []).sort()).toEqual([...kinds, '429'].sort());
+    // a write answered by a failure is sent again under its key: the server replays it
+    expect(log.filter((e) => e.replayed).length).toBeGreaterThanOrEqual(2);
+    expect(await appliedPerChild(since, deal)).toBe(N);
+    expect((await allIds(t, `/deals/${deal}/contacts`)).sort()).toEqual([...people].sort());
   });
 });

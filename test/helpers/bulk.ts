@@ -95,6 +95,23 @@ export async function listIds(t: TestSandbox, path: string): Promise<string[]> {
   return ((await res.json()) as { data: Array<{ id: string }> }).data.map((r) => r.id);
 }
 
+/** The ids of every record a GET of `path` lists, page after page, with the admin key. */
+export async function allIds(t: TestSandbox, path: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let cursor: string | undefined; ;) {
+    const url = `${t.sb.baseUrl}${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await fetch(url, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+    expect(res.status).toBe(200);
+    const page = (await res.json()) as {
+      data: Array<{ id: string }>;
+      page_info?: { end_cursor?: string; has_next_page?: boolean };
+    };
+    ids.push(...page.data.map((r) => r.id));
+    if (!page.page_info?.has_next_page) return ids;
+    cursor = page.page_info.end_cursor;
+  }
+}
+
 /** The ids a `method` on `/resource/id` was sent for (any answer), in the entries given. */
 export function sentIds(log: LogEntry[], method: string, resource: string): string[] {
   const re = new RegExp(`/${resource}/([^/?]+)$`);
