@@ -2,7 +2,7 @@
 // action (link, linked, ambiguous, not_found, duplicate, invalid), keys in another case and with spaces, compound
 // keys, each relation, a meeting's set/unchanged/replace; a rerun sends no write; the linked file, removed, takes away
 // exactly the links the run made; kill -9 then the same command makes each link once (the sandbox's log).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
