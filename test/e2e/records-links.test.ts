@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listIds, logLength, requestLog } from '../helpers/bulk.js';
+import { listIds, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
 import { apiData, linksSandbox } from '../helpers/api-data.js';
 import { runCrm } from '../helpers/run-crm.js';
 import type { TestSandbox } from '../helpers/sandbox.js';
@@ -128,5 +128,37 @@ describe('a contacts file with its deals and segments (the reverse)', () => {
     const fresh = people.find((p) => p.email === 'new@rl.test')!.id;
     expect(await listIds(t, `/deals/${ids.existing}/contacts`)).toContain(fresh);
     expect((await listIds(t, `/segments/${ids.vip}/members`)).sort()).toEqual([fresh, ids.ada].sort());
+  });
+});
+
+describe('kill -9 while a records file links, then the same command', () => {
+  it('creates the deal once and links each contact once', async () => {
+    const emails: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      await make('contacts', `rk${i}`, { email: `rk${i}@rl.test` });
+      emails.push(`rk${i}@rl.test`);
+    }
+    file('big.csv', `name,contacts.email\nRL Big deal,${emails.join(';')}\n`);
+    await t.control('/faults', { latency_ms: 5 });
+    const since = await logLength(t);
+    const args = ['batch', 'deals', 'big.csv', '--match', 'name'];
+    const killed = await stopAfter(t, args, {
+      ...{ env: t.env('admin'), cwd: dir, method: 'POST', after: 20, since, signal: 'SIGKILL' },
+    });
+    expect(killed.code).not.toBe(0);
+    await t.control('/faults', { latency_ms: 0 });
+    const r = await crm([...args, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const deals = ((await apiData(t, 'GET', '/deals?limit=100')) as Array<{ id: string; name: string }>).filter(
+      (d) => d.name === 'RL Big deal',
+    );
+    expect(deals).toHaveLength(1);
+    const log = await requestLog(t, since);
+    const linkPosts = log.filter(
+      (e) => e.method === 'POST' && e.applied && e.path.endsWith(`/deals/${deals[0]!.id}/contacts`),
+    );
+    expect(linkPosts).toHaveLength(50);
+    expect(log.filter((e) => e.method === 'POST' && e.applied && e.path.endsWith('/deals/batch'))).toHaveLength(1);
+    expect((await listIds(t, `/deals/${deals[0]!.id}/contacts`)).length).toBe(50);
   });
 });
