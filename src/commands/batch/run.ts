@@ -2,7 +2,6 @@
 // client, shows progress on a terminal, prints the summary and picks the exit code (0 / 9 / 2 / 130).
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import {
   DiskError,
   InterruptedError,
@@ -49,16 +48,7 @@ import { once } from '../../util/once.js';
 import { liveProgress } from './live-progress.js';
 import { outcomeSentence, reasonLines, type Stopped } from './outcome.js';
 import { forPeople, progressText } from './progress-text.js';
-
-/** An import's V8 heap settings, for its peak RSS. */
-function capHeap(): void {
-  // an import allocates fast but keeps a small live heap: cap V8's GC headroom, the bulk of its peak
-  // RSS (bench/import.mjs: 107 MB instead of ~135 MB at 300 000 rows, no measurable CPU cost)
-  setFlagsFromString('--heap-growing-percent=50');
-  // and the young generation kept at its first size (it doubles under load up to 16 MB a half by default): a
-  // reconcile's 1,000,000-record index peaked at 212 MB instead of 243 MB, the CPU the same (bench/reconcile.mjs)
-  setFlagsFromString('--semi-space-growth-factor=1');
-}
+import { capHeap } from '../shared/heap.js';
 
 export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
   capHeap();

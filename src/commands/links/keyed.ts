@@ -8,6 +8,7 @@ import { count, plural } from '../../output/plural.js';
 import { writeRecord } from '../../output/writers.js';
 import { runKeyedLinks, type LinkPlanSummary, type LinkSummary } from '../../import/link-keys/run.js';
 import type { Ctx } from '../context.js';
+import { capHeap } from '../shared/heap.js';
 import { crmCommand } from '../shared/command-line.js';
 import { forPeople } from '../batch/progress-text.js';
 import { forStderr } from '../../output/width.js';
@@ -32,6 +33,7 @@ const ACTIONS: Array<[string, string]> = [
 
 /** The run by natural key; false when the file names every side by id (the batch engine's plain path). */
 export async function runKeyed(o: LinkOptions, ctx: Ctx): Promise<boolean> {
+  capHeap();
   const client = await ctx.client({ concurrencyFlag: true });
   const summary = await runKeyedLinks(
     {

@@ -124,6 +124,7 @@ export async function resolveLinks(
       if (!read.ok) return { ...r, read };
       return { ...r, read, parent: orNew(read.parent, 'parent'), child: orNew(read.child, 'child') };
     });
+    rows.length = 0; // each row's cells as read are in `resolved` now: the rows' first form is let go (peak RSS)
     // 3. the parents the rows name, each one's links read once
     const parents = new Set(
       resolved.flatMap((r) => ('parent' in r && r.parent && 'id' in r.parent && r.child ? [r.parent.id] : [])),
