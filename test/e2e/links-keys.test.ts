@@ -221,6 +221,31 @@ describe('the other relations, compound keys and --map', () => {
     expect(csv('notes.csv.linked.csv')[0]).toMatchObject({ child_id: ids.acme, record_type: 'company' });
   });
 
+  it('notes records of every type, one file: record.FIELD with record_type; a meeting company by domain', async () => {
+    file(
+      'note-kinds.csv',
+      'note_id,record.email,record.name,record_type\n' +
+        `${ids.call},ada@lk.test,,contact\n${ids.call},,LK Pilot,deal\n`,
+    );
+    // record.email and record.name are one compound key: each row gives the part its kind's records have
+    const bad = await crm(['links', 'import', 'notes', 'records', 'note-kinds.csv', '-o', 'json']);
+    expect(bad.code).toBe(9);
+    expect(summaryOf(bad.stdout)).toMatchObject({ invalid: 2 });
+    file('note-contact.csv', `note_id,record.email\n${ids.call},ada@lk.test\n`);
+    file('note-deal.csv', `note_id,record.name,record_type\n${ids.call},LK Pilot,Deal\n`);
+    for (const f of ['note-contact.csv', 'note-deal.csv']) {
+      const r = await crm(['links', 'import', 'notes', 'records', f, '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(summaryOf(r.stdout)).toMatchObject({ linked: 1 });
+    }
+    expect((await listIds(t, `/notes/${ids.call}/records`)).sort()).toEqual([ids.acme, ids.ada, ids.pilot].sort());
+    const meeting = ((await apiData(t, 'GET', '/meetings?limit=1')) as Array<{ id: string }>)[0]!.id;
+    file('mtg-company.csv', `meeting_id,company.domain\n${meeting},lk-acme.test\n`);
+    const m = await crm(['links', 'import', 'meetings', 'company', 'mtg-company.csv', '-o', 'json']);
+    expect(m.code, m.stderr).toBe(0);
+    expect(((await apiData(t, 'GET', `/meetings/${meeting}/company`)) as { id: string }).id).toBe(ids.acme);
+  });
+
   it('a column naming no side is refused before anything is read', async () => {
     file('bad.csv', 'deal.name,person.email\nLK Pilot,ada@lk.test\n');
     const since = await logLength(t);

@@ -3,8 +3,8 @@
 // shortcut is checked against the full way on generated bodies.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { batchEnvelope } from '../../../src/api/envelopes.js';
-import { isPlainBatch } from '../../../src/http/envelope-check.js';
+import { batchEnvelope, listEnvelope } from '../../../src/api/envelopes.js';
+import { isPlainBatch, isPlainList } from '../../../src/http/envelope-check.js';
 import { keyRedactor } from '../../../src/http/mask.js';
 import { runs } from '../../helpers/property.js';
 
@@ -61,6 +61,36 @@ const envelope = fields({
   meta: maybe(
     fields({ api_version: maybe(fc.string()), request_id: maybe(fc.string()), timestamp: maybe(fc.string()) }),
   ),
+});
+
+const page = fields({
+  object: maybe(fc.constantFrom('list', 'list', 'batch')),
+  data: maybe(fc.array(maybe(fc.dictionary(fc.string({ maxLength: 3 }), junk, { maxKeys: 3 })), { maxLength: 4 })),
+  page_info: maybe(
+    fields({
+      end_cursor: maybe(fc.option(fc.string({ maxLength: 4 }), { nil: null })),
+      has_next_page: maybe(fc.boolean()),
+    }),
+  ),
+  meta: maybe(
+    fields({ api_version: maybe(fc.string()), request_id: maybe(fc.string()), timestamp: maybe(fc.string()) }),
+  ),
+});
+
+describe('isPlainList', () => {
+  it('accepts exactly what listEnvelope accepts, on parsed JSON', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(page, (v) => {
+        const parsed = JSON.parse(JSON.stringify(v)) as unknown;
+        const fast = isPlainList(parsed);
+        accepted += fast ? 1 : 0;
+        expect(fast).toBe(listEnvelope.safeParse(parsed).success);
+      }),
+      runs(3000),
+    );
+    expect(accepted).toBeGreaterThan(300); // the property saw both answers
+  });
 });
 
 describe('isPlainBatch', () => {
