@@ -188,6 +188,19 @@ describe('links import deals contacts by natural key', () => {
       link: { type?: string };
     }>;
     expect(renewal.find((c) => c.id === ids.ada)?.link.type).toBe('DECISION_MAKER');
+    // the file that linked them again names its own way back: --remove of it (trial: labelled as a removal's file)
+    const unlinked = String(summaryOf(r.stdout).unlinked_file);
+    expect(summaryOf(back.stdout).linked_file).toBe(`${unlinked}.linked.csv`);
+    expect(back.stderr).toContain(`crm links import deals contacts ${unlinked}.linked.csv --remove`);
+    // removed once more, then the first file imported again: linked for real (the trial: a later run's key replayed
+    // the first run's answer, and nothing was linked)
+    expect((await crm(['links', 'import', 'deals', 'contacts', `${unlinked}.linked.csv`, '--remove'])).code).toBe(0);
+    expect(await listIds(t, `/deals/${ids.pilot}/contacts`)).toEqual([]);
+    const before = await logLength(t);
+    const relinked = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv', '-o', 'json']);
+    expect(summaryOf(relinked.stdout)).toMatchObject({ linked: 2 });
+    expect((await requestLog(t, before)).filter((e) => e.method === 'POST' && e.replayed)).toEqual([]);
+    expect(await listIds(t, `/deals/${ids.pilot}/contacts`)).toEqual([ids.grace]);
   });
 });
 

@@ -4,7 +4,7 @@
 // request per row to send, its way-back line durable first (`<input>.linked.csv`; a removal's `<input>.unlinked.csv`)
 // → the files committed, the summary. Exactly once: a rerun reads again, so a link made is `linked` (no request), and
 // every request carries a key of its job, parent and child, which a server replays.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -240,11 +240,17 @@ type SendDeps = KeyedLinkDeps & { names?: WayBack; job: string; rejectsPath: str
 async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan, deps: SendDeps) {
   const rejects = await createRejectsWriter(deps.rejectsPath, deps.shape);
   const ambiguous = await RowsOut.create(`${deps.base}.ambiguous.csv`, deps.shape, ['_line', '_side', '_candidates']);
-  const wayBack = deps.names && new WayBackLog(o.remove ? deps.names.unlinked : deps.names.linked, layout);
+  const wayBack =
+    deps.names &&
+    new WayBackLog(o.remove ? deps.names.unlinked : deps.names.linked, layout, o.remove ? 'unlinked' : 'linked');
   const counts = { linked: 0, removed: 0, set: 0, replaced: 0, not_linked: plan.counts.not_linked ?? 0 };
   let [failed, requests] = [0, 0];
   const pool = new Pool(o.concurrency);
   const stop = () => deps.signal?.aborted === true;
+  // a request's key is this run's: its retries are replayed, but a later run (after a kill, or the link removed since)
+  // sends what its own read found missing under keys of its own, never a replay of an earlier run's answer (the trial:
+  // a link removed and imported again was "linked" from the server's cache, and never made)
+  const run = randomUUID();
   try {
     for (const r of plan.rows) {
       const a = r.act;
@@ -266,7 +272,7 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
         await wayBack!.add(r);
         requests++;
         try {
-          const gone = await send(deps.client, layout, r, deps.job, deps.signal);
+          const gone = await send(deps.client, layout, r, run, deps.signal);
           if (gone) counts.not_linked++;
           else
             counts[
@@ -308,12 +314,12 @@ async function send(
   client: HttpClient,
   layout: LinkLayout,
   r: PlannedRow,
-  job: string,
+  run: string,
   signal?: AbortSignal,
 ): Promise<boolean> {
   const a = r.act as { action: string; parentId: string; childId: string };
   const path = `/${layout.parent}/${pathSegment(a.parentId)}/${layout.relation}`;
-  const key = `crm-links-${createHash('sha256').update(`${job}\0${a.action}\0${a.parentId}\0${a.childId}`).digest('hex').slice(0, 40)}`;
+  const key = `crm-links-${createHash('sha256').update(`${run}\0${a.action}\0${a.parentId}\0${a.childId}`).digest('hex').slice(0, 40)}`;
   if (a.action === 'link' || a.action === 'set' || a.action === 'replace') {
     const body = { [layout.childKey]: a.childId, ...r.extras };
     await client.request({

@@ -66,6 +66,8 @@ export class WayBackLog {
   constructor(
     readonly path: string,
     private readonly layout: LinkLayout,
+    /** what its lines are: the links a run made, or those a removal took away */
+    private readonly kind: 'linked' | 'unlinked',
   ) {
     const fields = (findLink(layout.parent, layout.relation)?.fields ?? []).map((f) => f.name);
     this.columns = [...LINKED_COLUMNS, ...fields, ...(layout.association ? [BEFORE_COLUMN] : [])];
@@ -113,6 +115,6 @@ export class WayBackLog {
     await log?.fh.close();
     // a rerun that sends nothing still names the file its job began (the link its first run made is there)
     if (this.written === 0 && !(await exists(this.path))) return {};
-    return this.path.includes('.unlinked') ? { unlinked: this.path } : { linked: this.path };
+    return { [this.kind]: this.path };
   }
 }
