@@ -259,6 +259,20 @@ describe('the other relations, compound keys and --map', () => {
     expect(((await apiData(t, 'GET', `/meetings/${meeting}/company`)) as { id: string }).id).toBe(ids.acme);
   });
 
+  it('a row repeating an earlier one exactly is skipped, not a failure; a cell of several emails is named', async () => {
+    file('repeat.csv', 'deal.name,contact.email\nLK Pilot,ada@lk.test\nLK Pilot, ADA@lk.test\n');
+    const r = await crm(['links', 'import', 'deals', 'contacts', 'repeat.csv', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(summaryOf(r.stdout)).toMatchObject({ linked: 1, repeated: 1, duplicate: 0 });
+    file('cell.csv', 'deal.name,contact.email\nLK Pilot,ada@lk.test;alan@lk.test\n');
+    const c = await crm(['links', 'import', 'deals', 'contacts', 'cell.csv', '-o', 'json']);
+    expect(c.code).toBe(9);
+    const rejects = csv(String(summaryOf(c.stdout).rejects_file));
+    expect(rejects[0]?._error_message).toContain(
+      'one pair a row; crm batch RESOURCE FILE --match FIELD splits a cell at ;',
+    );
+  });
+
   it('a column naming no side is refused before anything is read', async () => {
     file('bad.csv', 'deal.name,person.email\nLK Pilot,ada@lk.test\n');
     const since = await logLength(t);
@@ -343,6 +357,25 @@ describe('kill -9 at seeded points, then the same command; faults before and aft
       expect(writes(reads)).toEqual([]);
       expect(reads.filter((e) => e.path.includes(`/deals/${deal}/contacts`)).length).toBe(2);
     });
+
+  it('Ctrl-C says what was linked and how to go on; the same command finishes', async () => {
+    const deal = await make('deals', 'sigint', { name: 'LK Sigint' });
+    const name = sheet('LK Sigint', 'sigint.csv');
+    await t.control('/faults', { latency_ms: 20 });
+    const since = await logLength(t);
+    const args = ['links', 'import', 'deals', 'contacts', name, '--concurrency', '2'];
+    const env = t.env('admin');
+    const stopped = await stopAfter(t, args, { env, cwd: dir, method: 'POST', after: 10, since, signal: 'SIGINT' });
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toMatch(/interrupted: linked \d+ of the 130 planned \(deals contacts\)/);
+    expect(stopped.stderr).toContain('run the same command again to finish the job');
+    expect(stopped.stderr).toContain(`${name}.linked.csv`);
+    await t.control('/faults', { latency_ms: 0 });
+    const r = await crm([...args, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await appliedPerChild(since, deal)).toBe(N);
+    expect(summaryOf(r.stdout).linked_file).toBe(`${name}.linked.csv`);
+  });
 
   it('500 before and after the write, dropped connections, 429s: every link made once, exit 0', async () => {
     const deal = await make('deals', 'faults', { name: 'LK Faults' });

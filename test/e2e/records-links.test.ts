@@ -110,6 +110,39 @@ describe('a deals file with its contacts and companies', () => {
   });
 });
 
+describe("a sales sheet's own headers, --map'ped", () => {
+  it('maps a link column as any other (the trial: "column mapped twice")', async () => {
+    file('sheet.csv', 'Deal,Company,Contacts\nRL Mapped deal,rl-acme.test,ada@rl.test\n');
+    const r = await crm([
+      ...['batch', 'deals', 'sheet.csv', '--match', 'name', '--map', 'Deal=name'],
+      ...['--map', 'Company=companies.domain', '--map', 'Contacts=contacts.email', '-o', 'json'],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as { created: number; links: Array<Record<string, unknown>> };
+    expect(s.created).toBe(1);
+    expect(s.links.map((l) => [l.resource, l.linked])).toEqual([
+      ['deals companies', 1],
+      ['deals contacts', 1],
+    ]);
+    const deal = (await dealId('RL Mapped deal'))!;
+    expect(await listIds(t, `/deals/${deal}/companies`)).toEqual([ids.acme]);
+    expect(await listIds(t, `/deals/${deal}/contacts`)).toEqual([ids.ada]);
+  });
+});
+
+describe('rows not linked in two relations', () => {
+  it('the one refusal names both relations', async () => {
+    file('two.csv', 'name,contacts.email,companies.domain\nRL Two,nobody@rl.test,nowhere.test\n');
+    const r = await crm(['batch', 'deals', 'two.csv', '--match', 'name']);
+    expect(r.code).toBe(9);
+    expect(r.stderr).toContain(
+      'Error: 1 row of 1 not linked (deals contacts): 1 not found; 1 row of 1 not linked (deals companies): 1 not found',
+    );
+    expect(r.stderr).toContain('two.csv.contacts.link-deals-contacts.rejects.csv');
+    expect(r.stderr).toContain('two.csv.companies.link-deals-companies.rejects.csv');
+  });
+});
+
 describe('a contacts file with its deals and segments (the reverse)', () => {
   it('creates the contacts, then links each to the deals and segments it names', async () => {
     file(

@@ -5,7 +5,7 @@
 // (`deals.csv.contacts.linked.csv`).
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
-import { UsageError } from '../../http/errors.js';
+import { CrmError, PartialFailureError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { openInput } from '../../import/input/reader.js';
 import { parseColumnMaps } from '../../import/input/header.js';
@@ -31,7 +31,10 @@ export async function recordLinksOf(o: BatchOptions): Promise<{ o: BatchOptions;
   reader.close();
   const groups = recordLinkColumns(o.resource, reader.header ?? [], parseColumnMaps(o.map));
   if (groups.length === 0) return { o, groups };
-  return { o: { ...o, map: [...(o.map ?? []), ...leaveOut(groups)] }, groups };
+  // the batch leaves each link column out: a --map naming it (`Company=companies.name`) is the links run's, not the batch's
+  const linkColumns = new Set(groups.flatMap((g) => g.columns.map((c) => c.header.trim())));
+  const own = (o.map ?? []).filter((m) => !linkColumns.has(m.slice(0, m.lastIndexOf('=')).trim()));
+  return { o: { ...o, map: [...own, ...leaveOut(groups)] }, groups };
 }
 
 /** Each relation's links of the file's rows, planned (a dry run) or made, one summary per relation. */
@@ -94,5 +97,13 @@ export async function printWithLinks(
   await held(printRecords(extra));
   for (const l of links)
     await held(dry ? printDry(ctx, l, pace, { inJson: true }) : printLinkSummary(ctx, l, { inJson: true }));
-  if (refusals.length > 0) throw refusals[0];
+  if (refusals.length <= 1) {
+    if (refusals[0] !== undefined) throw refusals[0] as Error;
+    return;
+  }
+  // one exit for all: each relation's (and the records') refusal named, none lost above the others' tables
+  const said = refusals.map((e) => (e instanceof CrmError ? e : undefined));
+  if (said.some((e) => !(e instanceof PartialFailureError))) throw refusals[0] as Error;
+  const hints = [...new Set(said.flatMap((e) => (e!.hint ? [e!.hint] : [])))];
+  throw new PartialFailureError(said.map((e) => e!.message).join('; '), { hint: hints.join('\n') });
 }

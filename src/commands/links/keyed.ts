@@ -11,7 +11,7 @@ import type { Ctx } from '../context.js';
 import { capHeap } from '../shared/heap.js';
 import { crmCommand } from '../shared/command-line.js';
 import { forPeople } from '../batch/progress-text.js';
-import { forStderr } from '../../output/width.js';
+import { forStderr, forTerminal } from '../../output/width.js';
 import type { PaceInfo } from '../../http/pace-info.js';
 import type { LinkOptions } from './command.js';
 
@@ -27,7 +27,8 @@ const ACTIONS: Array<[string, string]> = [
   ['unchanged', 'unchanged'],
   ['ambiguous', 'ambiguous (a key names two or more records)'],
   ['not_found', 'not found'],
-  ['duplicate', 'duplicate (an earlier row names the pair)'],
+  ['duplicate', 'duplicate (an earlier row names the pair with other fields)'],
+  ['repeated', 'repeating an earlier row (skipped)'],
   ['invalid', 'invalid'],
 ];
 
@@ -78,7 +79,8 @@ function planLines(p: LinkPlanSummary, atLimit: (n: number) => string): string[]
 
 function showPlan(ctx: Ctx, p: LinkPlanSummary, pace: PaceInfo | undefined) {
   if (ctx.globals.quiet || !ctx.io.stderr.isTTY) return;
-  ctx.io.stderr.write(planLines(p, (n) => costAtLimitText(n, ctx.clock.now(), pace)).join('\n') + '\n');
+  const lines = planLines(p, (n) => costAtLimitText(n, ctx.clock.now(), pace));
+  ctx.io.stderr.write(forStderr(ctx.io.stderr, lines.join('\n')) + '\n');
 }
 
 /** A dry run's plan: its lines on stdout, or its JSON (unless `inJson`: a records file's plan holds it, linkPlanRecord). */
@@ -94,9 +96,10 @@ export async function printDry(
     return;
   }
   const p: LinkPlanSummary = { ...plan, counts: countsOf(s), other_relations: 0, resumed: false };
-  ctx.io.stdout.write(
-    [...planLines(p, (n) => costAtLimitText(n, ctx.clock.now(), pace)), 'Dry run: nothing was sent.'].join('\n') + '\n',
-  );
+  // a records file's links follow its records' plan, which says it
+  const dry = o.inJson ? [] : ['Dry run: nothing was sent.'];
+  const lines = [...planLines(p, (n) => costAtLimitText(n, ctx.clock.now(), pace)), ...dry];
+  ctx.io.stdout.write(forTerminal(ctx.io.stdout, lines.join('\n')) + '\n');
 }
 
 /** A dry run's plan as -o json shows it. */
@@ -115,7 +118,7 @@ const requestsOf = (s: LinkSummary): number =>
 
 const KEYS =
   `resource rows linked already_linked removed not_linked set replaced unchanged not_found ambiguous duplicate
-  invalid failed requests read_requests elapsed_ms rejects_file ambiguous_file linked_file unlinked_file plan_file`.split(
+  repeated invalid failed requests read_requests elapsed_ms rejects_file ambiguous_file linked_file unlinked_file plan_file`.split(
     /\s+/,
   );
 
@@ -166,9 +169,12 @@ export async function printLinkSummary(ctx: Ctx, s: LinkSummary, o: { inJson?: b
   const amb =
     s.ambiguous > 0 ? `an ambiguous row's key names two or more records (_candidates): name that record by its id` : '';
   const again = 'then run the same command again: what is linked by then needs no request';
-  throw new PartialFailureError(`${plural(bad, 'row')} of ${count(s.rows)} not linked: ${what.join(', ')}`, {
-    hint: [fix, amb, again].filter(Boolean).join('; '),
-  });
+  throw new PartialFailureError(
+    `${plural(bad, 'row')} of ${count(s.rows)} not linked (${s.resource}): ${what.join(', ')}`,
+    {
+      hint: [fix, amb, again].filter(Boolean).join('; '),
+    },
+  );
 }
 
 function doneSentence(s: LinkSummary): string {
@@ -176,5 +182,6 @@ function doneSentence(s: LinkSummary): string {
   if (s.remove) return `Removed ${count(s.removed)} of ${rows}; ${count(s.not_linked)} not linked.`;
   if (s.association)
     return `Set ${count(s.set + s.replaced)} of ${rows} (${count(s.replaced)} replacing another); ${count(s.unchanged)} unchanged.`;
-  return `Linked ${count(s.linked)} of ${rows}; ${count(s.already_linked)} already linked.`;
+  const repeated = s.repeated > 0 ? `; ${count(s.repeated)} repeating an earlier row (skipped)` : '';
+  return `Linked ${count(s.linked)} of ${rows}; ${count(s.already_linked)} already linked${repeated}.`;
 }

@@ -253,7 +253,7 @@ export type LinkAction =
   | { action: 'set' | 'replace'; parentId: string; childId: string; before: string | null }
   | { action: 'ambiguous'; side: string; candidates: string[] }
   | { action: 'not_found'; side: string; key: string }
-  | { action: 'duplicate'; earlier: number };
+  | { action: 'duplicate' | 'repeated'; earlier: number };
 
 /**
  * One row's action, from what each side resolved to, whether the pair is there now, and the line of an earlier row of

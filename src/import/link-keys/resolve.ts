@@ -8,6 +8,7 @@ import type { HttpClient } from '../../http/types.js';
 import { pathSegment } from '../../http/url.js';
 import { PAGE_SIZE_MAX } from '../../api/resources.js';
 import { idText } from '../../api/ids.js';
+import { stringifyJson } from '../../json/exact-json.js';
 import { findLink } from '../../api/links.js';
 import type { InputReader } from '../input/reader.js';
 import type { RawRow } from '../shapes.js';
@@ -152,10 +153,12 @@ function planRows(resolved: Resolved[], current: Current, layout: LinkLayout, re
   const there = (f: Found): Found => (f && 'id' in f && current.get(f.id) === MISSING ? undefined : f);
   const keyText = (c: NamedSide) => ('key' in c ? c.key : c.id);
   const earlier = new Map<string, number>();
+  /** the link fields of each row first naming its pair: a later row with the same is a repeat, else a duplicate */
+  const fieldsAt = new Map<number, string>();
   const counts: Record<string, number> = {};
   let sends = 0;
   const rows = resolved.map((r): PlannedRow => {
-    const act: PlannedRow['act'] = !('parent' in r)
+    let act: PlannedRow['act'] = !('parent' in r)
       ? { action: 'invalid', code: r.read.code, reason: r.read.reason }
       : classifyRow({
           remove,
@@ -169,10 +172,16 @@ function planRows(resolved: Resolved[], current: Current, layout: LinkLayout, re
           earlierLine: (p, c) => {
             const k = layout.association ? p : `${p}\0${c}`;
             const at = earlier.get(k);
-            if (at === undefined) earlier.set(k, r.line);
+            if (at === undefined) {
+              earlier.set(k, r.line);
+              fieldsAt.set(r.line, stringifyJson(r.read.extras)!);
+            }
             return at;
           },
         });
+    // the same pair (or meeting) with the same fields as an earlier row: that row does what this one would (skipped)
+    if (act.action === 'duplicate' && 'parent' in r && fieldsAt.get(act.earlier) === stringifyJson(r.read.extras))
+      act = { action: 'repeated', earlier: act.earlier };
     counts[act.action] = (counts[act.action] ?? 0) + 1;
     if (SENDS.includes(act.action)) sends++;
     const was = 'parentId' in act ? current.get(act.parentId) : undefined;

@@ -80,6 +80,8 @@ export interface LinkSummary {
   not_found: number;
   ambiguous: number;
   duplicate: number;
+  /** rows naming the pair an earlier row named, with the same fields: skipped (that row does what they would) */
+  repeated: number;
   invalid: number;
   failed: number;
   requests: number;
@@ -182,6 +184,7 @@ function emptySummary(o: KeyedLinkOptions, plan: LinkPlan, started: number): Lin
     rows: plan.rows.length,
     ...{ linked: 0, already_linked: c('linked'), removed: 0, not_linked: c('not_linked'), set: 0, replaced: 0 },
     ...{ unchanged: c('unchanged'), not_found: c('not_found'), ambiguous: c('ambiguous'), duplicate: c('duplicate') },
+    repeated: c('repeated'),
     ...{ invalid: c('invalid'), failed: 0, requests: plan.readRequests, read_requests: plan.readRequests },
     elapsed_ms: 0 * started,
     planned: plan.counts,
@@ -217,10 +220,12 @@ function noteOf(r: PlannedRow): string {
   switch (a.action) {
     case 'ambiguous':
       return `${a.side}: ${a.candidates.length} records have this key (${a.candidates.join(';')})`;
-    case 'not_found':
-      return `no ${a.side} has ${a.key}`;
     case 'duplicate':
-      return `line ${a.earlier} names the same ${'pair'}`;
+      return `line ${a.earlier} names the same pair with other fields: only that line is sent`;
+    case 'repeated':
+      return `repeats line ${a.earlier}: skipped (that row does what this one would)`;
+    case 'not_found':
+      return `no ${a.side} has ${a.key}${a.key.includes(';') ? ' (one pair a row; crm batch RESOURCE FILE --match FIELD splits a cell at ;)' : ''}`;
     case 'invalid':
       return a.reason;
     case 'replace':
@@ -273,17 +278,7 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
         requests++;
         try {
           const gone = await send(deps.client, layout, r, run, deps.signal);
-          if (gone) counts.not_linked++;
-          else
-            counts[
-              a.action === 'link'
-                ? 'linked'
-                : a.action === 'remove'
-                  ? 'removed'
-                  : a.action === 'set'
-                    ? 'set'
-                    : 'replaced'
-            ]++;
+          counts[gone ? 'not_linked' : DONE[a.action as keyof typeof DONE]]++;
         } catch (err) {
           if (!(err instanceof CrmError) || err instanceof InterruptedError) throw err;
           failed++;
@@ -293,7 +288,7 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
       if (!started) break;
     }
     await pool.drain();
-    if (stop()) throw new InterruptedError('interrupted; the same command goes on where this run stopped');
+    if (stop()) throw new InterruptedError('interrupted');
     const files = {
       rejects: await rejects.commit(),
       ambiguous:
@@ -305,8 +300,22 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
     return { counts, failed, requests, files: { linked: null, unlinked: null, ...files } };
   } catch (err) {
     await Promise.all([rejects.discard(), ambiguous.discard(), wayBack?.close()]);
-    throw err;
+    if (!(err instanceof InterruptedError) && !stop()) throw err;
+    throw interrupted(o, plan.sends, counts, o.remove ? deps.names?.unlinked : deps.names?.linked);
   }
+}
+
+/** What a sent row counts as. */
+const DONE = { link: 'linked', remove: 'removed', set: 'set', replace: 'replaced' } as const;
+
+/** Ctrl-C: what was done, and how to go on (the trial: only "interrupted" was said). */
+function interrupted(o: KeyedLinkOptions, planned: number, c: Record<string, number>, file?: string): InterruptedError {
+  const made = (c.linked ?? 0) + (c.removed ?? 0) + (c.set ?? 0) + (c.replaced ?? 0);
+  const verb = o.remove ? 'removed' : 'linked';
+  const kept = file && made > 0 ? `; what this run ${verb} so far is in ${file}` : '';
+  return new InterruptedError(`interrupted: ${verb} ${made} of the ${planned} planned (${o.parent} ${o.relation})`, {
+    hint: `run the same command again to finish the job: it reads again, and sends only what is missing by then${kept}`,
+  });
 }
 
 /** The request of a row to send; true when the link to remove was already gone (a 404: someone else removed it). */
