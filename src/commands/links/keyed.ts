@@ -166,8 +166,13 @@ export async function printLinkSummary(ctx: Ctx, s: LinkSummary, o: { inJson?: b
   const fix = s.rejects_file
     ? `the failed, not-found, duplicate and invalid rows are in ${s.rejects_file} with their reasons`
     : '';
+  // what to edit, and how (the trial: "name that record by its id" did not say where, and _candidates is not read)
   const amb =
-    s.ambiguous > 0 ? `an ambiguous row's key names two or more records (_candidates): name that record by its id` : '';
+    s.ambiguous > 0
+      ? `an ambiguous row's key names two or more records: in ${s.ambiguous_file ?? 'the ambiguous file'}, name the side its _side ` +
+        `column says by id instead (a column such as contact_id holding the one of _candidates you mean, in place of ` +
+        `its key columns) and import that file with this command`
+      : '';
   const again = 'then run the same command again: what is linked by then needs no request';
   throw new PartialFailureError(
     `${plural(bad, 'row')} of ${count(s.rows)} not linked (${s.resource}): ${what.join(', ')}`,
