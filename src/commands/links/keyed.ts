@@ -6,6 +6,7 @@ import { PartialFailureError } from '../../http/errors.js';
 import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { writeRecord } from '../../output/writers.js';
+import { SENDS } from '../../import/link-keys/resolve.js';
 import { runKeyedLinks, type LinkPlanSummary, type LinkSummary } from '../../import/link-keys/run.js';
 import type { Ctx } from '../context.js';
 import { capHeap } from '../shared/heap.js';
@@ -113,8 +114,7 @@ function countsOf(s: LinkSummary): Record<string, number> {
   return Object.fromEntries(ACTIONS.map(([a]) => [a, s.planned[a] ?? 0]));
 }
 
-const requestsOf = (s: LinkSummary): number =>
-  ['link', 'remove', 'set', 'replace'].reduce((n, a) => n + (s.planned[a] ?? 0), 0);
+const requestsOf = (s: LinkSummary): number => SENDS.reduce((n, a) => n + (s.planned[a] ?? 0), 0);
 
 const KEYS =
   `resource rows linked already_linked removed not_linked set replaced unchanged not_found ambiguous duplicate

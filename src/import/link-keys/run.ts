@@ -20,7 +20,7 @@ import { createRejectsWriter, RowsOut, serverCell, type RowShape } from '../file
 import { defaultRejectsPath } from '../plan.js';
 import { linkLayout, type LinkLayout } from './layout.js';
 import { JobState, WayBackLog, type WayBack } from './way-back.js';
-import { otherFields, resolveLinks, type LinkPlan, type PlannedRow } from './resolve.js';
+import { otherFields, resolveLinks, SENDS, type LinkPlan, type PlannedRow } from './resolve.js';
 
 export interface KeyedLinkOptions {
   parent: string;
@@ -140,7 +140,7 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
     const tag = `${o.remove ? 'unlink' : 'link'}-${o.parent}-${o.relation}`;
     const rejectsPath = o.rejectsPath ?? defaultRejectsPath(name, 'csv', started, deps.cwd, tag);
     const planFile = o.planPath ? await writePlan(o.planPath, shape, plan) : null;
-    const summary = emptySummary(o, plan, started);
+    const summary = emptySummary(o, plan);
     if (o.dryRun) return { ...summary, plan_file: planFile, elapsed_ms: deps.clock.now() - started, dry_run: true };
     const names = state ?? (plan.sends > 0 ? await JobState.begin(deps.journalDir, job, base, started) : undefined);
     const sent = await sendPlan(o, layout, plan, { ...deps, names, job, rejectsPath, base, shape });
@@ -175,7 +175,7 @@ function planSummary(o: KeyedLinkOptions, plan: LinkPlan, resumed: boolean): Lin
   };
 }
 
-function emptySummary(o: KeyedLinkOptions, plan: LinkPlan, started: number): LinkSummary {
+function emptySummary(o: KeyedLinkOptions, plan: LinkPlan): LinkSummary {
   const c = (a: string) => plan.counts[a] ?? 0;
   return {
     resource: `${o.parent} ${o.relation}`,
@@ -186,7 +186,7 @@ function emptySummary(o: KeyedLinkOptions, plan: LinkPlan, started: number): Lin
     ...{ unchanged: c('unchanged'), not_found: c('not_found'), ambiguous: c('ambiguous'), duplicate: c('duplicate') },
     repeated: c('repeated'),
     ...{ invalid: c('invalid'), failed: 0, requests: plan.readRequests, read_requests: plan.readRequests },
-    elapsed_ms: 0 * started,
+    elapsed_ms: 0,
     planned: plan.counts,
     ...{ rejects_file: null, ambiguous_file: null, linked_file: null, unlinked_file: null, plan_file: null },
   };
@@ -272,7 +272,7 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
           a.action === 'invalid' ? a.code : a.action === 'duplicate' ? 'DUPLICATE_KEY' : 'NOT_FOUND',
           noteOf(r),
         );
-      if (!('parentId' in a) || !['link', 'remove', 'set', 'replace'].includes(a.action)) continue;
+      if (!('parentId' in a) || !SENDS.includes(a.action)) continue;
       const started = await pool.run(async () => {
         await wayBack!.add(r);
         requests++;

@@ -9,7 +9,7 @@ import { findLink } from '../../api/links.js';
 import { UsageError } from '../../http/errors.js';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import { exists } from '../../util/fs.js';
-import { ownName } from '../../util/own-name.js';
+import { freeOwnName } from '../../util/own-name.js';
 import { csvLine, serverCell, unwritable } from '../files/outputs.js';
 import { openCsvLog } from '../files/csv-log.js';
 import { BEFORE_COLUMN, LINKED_COLUMNS, type LinkLayout } from './layout.js';
@@ -34,13 +34,8 @@ export const JobState = {
   },
   /** The names a new job takes: `<input>.linked.csv` when no file has it, else `<input>.linked.<time>.csv`. */
   async begin(dir: string, job: string, base: string, now: number): Promise<WayBack> {
-    const free = async (kind: string) => {
-      if (!(await exists(`${base}.${kind}.csv`))) return `${base}.${kind}.csv`;
-      for (let n = 1; ; n++) {
-        const own = ownName(`${base}.${kind}`, '.csv', now, n);
-        if (!(await exists(own))) return own;
-      }
-    };
+    const free = async (kind: string) =>
+      (await exists(`${base}.${kind}.csv`)) ? freeOwnName(`${base}.${kind}`, '.csv', now) : `${base}.${kind}.csv`;
     const names = { linked: await free('linked'), unlinked: await free('unlinked'), began: now };
     await mkdir(join(dir, 'links'), { recursive: true, mode: 0o700 });
     await writeFileAtomic(JobState.path(dir, job), JSON.stringify(names));
