@@ -118,8 +118,8 @@ export class AtomicTextFile {
     await this.chain;
   }
 
-  /** Flush, fsync, close and rename over the target. */
-  async commit(): Promise<void> {
+  /** Flush, fsync, close and rename over the target; `beforeRename` sees the whole file written (its temporary path). */
+  async commit(beforeRename?: (written: string) => Promise<void>): Promise<void> {
     await this.drain();
     this.done = true;
     try {
@@ -131,6 +131,12 @@ export class AtomicTextFile {
       throw err;
     }
     if (this.direct) return;
+    try {
+      await beforeRename?.(this.tempPath);
+    } catch (err) {
+      await this.discard();
+      throw err;
+    }
     await rename(this.tempPath, this.target);
     this.settled();
     await syncDir(dirname(this.target));

@@ -124,6 +124,35 @@ describe('links import deals contacts by natural key', () => {
     expect(r.stderr).toContain('crm links import deals contacts deals.csv.linked.csv --remove');
   });
 
+  it('the ambiguous hint followed: the edited file links its row; the same command again keeps the edited file', async () => {
+    const first = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv']);
+    expect(first.code).toBe(9);
+    // the hint says what a rerun of deals.csv does with those rows, and sends no one round the loop
+    expect(first.stderr).toContain('in deals.csv those rows stay ambiguous until named by id there too');
+    expect(first.stderr).toContain('then run the same command again'); // not-found and invalid rows remain
+    // as the hint says: the side by id in place of its key columns, in the ambiguous file itself
+    const [head, ...lines] = readFileSync(join(dir, 'deals.csv.ambiguous.csv'), 'utf8').trimEnd().split(/\r?\n/);
+    expect(head).toBe('_line,_side,_candidates,deal.name,contact.email,type');
+    const twin = lines.find((l) => l.startsWith('4,'))!;
+    const edited = `_line,_side,_candidates,deal_id,contact.email,type\n${twin.replace('LK Twin', ids.twinA!)}\n`;
+    writeFileSync(join(dir, 'deals.csv.ambiguous.csv'), edited);
+    const chosen = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv.ambiguous.csv', '-o', 'json']);
+    expect(chosen.code, chosen.stderr).toBe(0);
+    expect(summaryOf(chosen.stdout)).toMatchObject({ linked: 1 });
+    expect(await listIds(t, `/deals/${ids.twinA}/contacts`)).toEqual([ids.grace]);
+    // the same command again: its rows by key are still ambiguous, and the edited file is not overwritten
+    const again = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv', '-o', 'json']);
+    expect(again.code).toBe(9);
+    const s = summaryOf(again.stdout);
+    expect(s).toMatchObject({ ambiguous: 2, ambiguous_file: 'deals.csv.ambiguous.csv' });
+    expect(String(s.ambiguous_kept_file)).toMatch(/^deals\.csv\.ambiguous\.\d{8}T\d{6}Z(-\d+)?\.csv$/);
+    expect(readFileSync(join(dir, String(s.ambiguous_kept_file)), 'utf8')).toBe(edited);
+    expect(again.stderr).toContain(`kept as ${String(s.ambiguous_kept_file)}`);
+    // a third run writes what the second wrote: nothing to keep
+    const third = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv', '-o', 'json']);
+    expect(summaryOf(third.stdout).ambiguous_kept_file).toBeNull();
+  });
+
   it('a pair linked with another type is linked: shown in the plan, not changed', async () => {
     file('types.csv', 'deal.name,contact.email,type\nLK Acme renewal,alan@lk.test,blocker\n');
     const since = await logLength(t);

@@ -61,7 +61,7 @@ export async function runKeyed(o: LinkOptions, ctx: Ctx): Promise<boolean> {
     await printDry(ctx, summary, client.pace?.());
     return true;
   }
-  await printLinkSummary(ctx, summary);
+  await printLinkSummary(ctx, summary, { file: o.file });
   return true;
 }
 
@@ -118,9 +118,8 @@ const requestsOf = (s: LinkSummary): number => SENDS.reduce((n, a) => n + (s.pla
 
 const KEYS =
   `resource rows linked already_linked removed not_linked set replaced unchanged not_found ambiguous duplicate
-  repeated invalid failed requests read_requests elapsed_ms rejects_file ambiguous_file linked_file unlinked_file plan_file`.split(
-    /\s+/,
-  );
+  repeated invalid failed requests read_requests elapsed_ms rejects_file ambiguous_file ambiguous_kept_file linked_file
+  unlinked_file plan_file`.split(/\s+/);
 
 /** The summary's fields as shown (-o json, the table): a link run's, a removal's or a meeting's own. */
 export function linkSummaryRecord(s: LinkSummary): Record<string, unknown> {
@@ -139,7 +138,12 @@ export function linkSummaryRecord(s: LinkSummary): Record<string, unknown> {
  * A link run's summary: its table (or JSON, unless `inJson`: a records file's batch summary holds it), the command
  * that takes back what it made, and exit 9 (thrown) when a row was not linked.
  */
-export async function printLinkSummary(ctx: Ctx, s: LinkSummary, o: { inJson?: boolean } = {}): Promise<void> {
+export async function printLinkSummary(
+  ctx: Ctx,
+  s: LinkSummary,
+  /** `file`: the input's path as given, which the hint names */
+  o: { inJson?: boolean; file?: string } = {},
+): Promise<void> {
   const shown = linkSummaryRecord(s);
   const { output, quiet, stderrColor } = ctx.globals;
   const json = output === 'json' || output === 'ndjson';
@@ -151,6 +155,8 @@ export async function printLinkSummary(ctx: Ctx, s: LinkSummary, o: { inJson?: b
   const back = [
     s.linked_file && `To remove the links this job made:\n  ${cmd(s.linked_file, true)}`,
     s.unlinked_file && `To link again what this job removed:\n  ${cmd(s.unlinked_file, false)}`,
+    s.ambiguous_kept_file &&
+      `${s.ambiguous_file} was there already, not as this run wrote it (edited?): kept as ${s.ambiguous_kept_file}`,
   ].filter(Boolean);
   if (!quiet) ctx.io.stderr.write(forStderr(ctx.io.stderr, [doneSentence(s), ...back].join('\n')) + '\n');
   const bad = s.ambiguous + s.not_found + s.duplicate + s.invalid + s.failed;
@@ -167,13 +173,16 @@ export async function printLinkSummary(ctx: Ctx, s: LinkSummary, o: { inJson?: b
     ? `the failed, not-found, duplicate and invalid rows are in ${s.rejects_file} with their reasons`
     : '';
   // what to edit, and how (the trial: "name that record by its id" did not say where, and _candidates is not read)
+  // and what a rerun of this file does with them: while two records share a key, its rows stay ambiguous (the trial
+  // followed the hint, ran the same command again, and met them again)
   const amb =
     s.ambiguous > 0
       ? `an ambiguous row's key names two or more records: in ${s.ambiguous_file ?? 'the ambiguous file'}, name the side its _side ` +
         `column says by id instead (a column such as contact_id holding the one of _candidates you mean, in place of ` +
-        `its key columns) and import that file with this command`
+        `its key columns) and import that file with this command; in ${o.file ?? 'the input file'} those rows stay ambiguous until named ` +
+        `by id there too, or until the extra records are merged`
       : '';
-  const again = 'then run the same command again: what is linked by then needs no request';
+  const again = bad > s.ambiguous ? 'then run the same command again: what is linked by then needs no request' : '';
   throw new PartialFailureError(
     `${plural(bad, 'row')} of ${count(s.rows)} not linked (${s.resource}): ${what.join(', ')}`,
     {

@@ -1,7 +1,7 @@
 // The rejects, unknown and --results files, written whole at the end (AtomicTextFile). Rejects are in line
 // order, rectangular, without the formula guard; server text (`_error_*`, `id`) goes through serverCell.
-import { statfs } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile, statfs } from 'node:fs/promises';
+import { dirname, extname } from 'node:path';
 import { DiskError } from '../../http/errors.js';
 import { errnoOf, fsReason, isDiskError, naming } from '../../util/fs-error.js';
 import { stringifyJson } from '../../json/exact-json.js';
@@ -13,6 +13,7 @@ import { AtomicTextFile, removeRegularFile } from '../../util/atomic-file.js';
 import type { InputFormat, RawRow } from '../shapes.js';
 import { SortedLines } from '../../util/sorted-lines.js';
 import { detectBom } from '../../util/text.js';
+import { moveToOwnName } from '../../util/own-name.js';
 import { readHead, UTF8 } from '../input/source.js';
 import { fieldHeader } from '../input/header.js';
 
@@ -250,6 +251,25 @@ export class RowsOut {
 
   commit = (): Promise<void> => this.file.commit();
   discard = (): Promise<void> => this.file.discard();
+
+  /**
+   * Commits over a file a user may have edited (a hint says to): one there that is not what this run wrote is moved
+   * to an own name first (`<stem>.<time><ext>`), never overwritten. That name, or undefined when none was moved.
+   */
+  async commitKeeping(now: number): Promise<string | undefined> {
+    let kept: string | undefined;
+    await this.file.commit(async (written) => {
+      const target = this.file.target;
+      const there = await readFile(target).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return undefined;
+        throw err;
+      });
+      if (there === undefined || there.equals(await readFile(written))) return;
+      const ext = extname(target);
+      kept = await moveToOwnName(target, target.slice(0, target.length - ext.length), ext, now);
+    });
+    return kept;
+  }
 }
 
 /**

@@ -89,6 +89,8 @@ export interface LinkSummary {
   elapsed_ms: number;
   rejects_file: string | null;
   ambiguous_file: string | null;
+  /** an ambiguous file already there that was not this run's (edited, say): moved to this name, not overwritten */
+  ambiguous_kept_file: string | null;
   linked_file: string | null;
   unlinked_file: string | null;
   plan_file: string | null;
@@ -154,6 +156,7 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
       elapsed_ms: deps.clock.now() - started,
       rejects_file: sent.files.rejects,
       ambiguous_file: sent.files.ambiguous,
+      ambiguous_kept_file: sent.files.ambiguous_kept,
       linked_file: sent.files.linked,
       unlinked_file: sent.files.unlinked,
       plan_file: planFile,
@@ -188,7 +191,8 @@ function emptySummary(o: KeyedLinkOptions, plan: LinkPlan): LinkSummary {
     ...{ invalid: c('invalid'), failed: 0, requests: plan.readRequests, read_requests: plan.readRequests },
     elapsed_ms: 0,
     planned: plan.counts,
-    ...{ rejects_file: null, ambiguous_file: null, linked_file: null, unlinked_file: null, plan_file: null },
+    ...{ rejects_file: null, ambiguous_file: null, ambiguous_kept_file: null, linked_file: null },
+    ...{ unlinked_file: null, plan_file: null },
   };
 }
 
@@ -291,10 +295,9 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
     if (stop()) throw new InterruptedError('interrupted');
     const files = {
       rejects: await rejects.commit(),
-      ambiguous:
-        ambiguous.rows > 0
-          ? (await ambiguous.commit(), `${deps.base}.ambiguous.csv`)
-          : (await ambiguous.discard(), null),
+      // the hint says to edit it: an edited one is kept under its own name, never overwritten (the trial's rerun)
+      ambiguous_kept: ambiguous.rows > 0 ? ((await ambiguous.commitKeeping(deps.clock.now())) ?? null) : null,
+      ambiguous: ambiguous.rows > 0 ? `${deps.base}.ambiguous.csv` : (await ambiguous.discard(), null),
       ...(await wayBack?.close()),
     };
     return { counts, failed, requests, files: { linked: null, unlinked: null, ...files } };
