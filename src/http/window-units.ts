@@ -21,14 +21,30 @@ export function addUnit(units: Unit[], seq: number): void {
 
 /** Request `seq` was answered without a word on the window (a replay, a failure): it is not counted here. */
 export function dropUnit(units: Unit[], seq: number): void {
-  const i = units.findIndex((u) => u.seq === seq);
+  const i = unitIndex(units, seq);
   if (i >= 0) units.splice(i, 1);
 }
 
 /** Request `seq` was answered at `at`. */
 export function markAnswered(units: Unit[], seq: number, at: number): void {
-  const u = units.find((x) => x.seq === seq);
+  const u = units[unitIndex(units, seq)];
   if (u) u.answeredAt = at;
+}
+
+/**
+ * Where request `seq` is, or -1: a binary search, the units being in sending order (pushed so, removed in place). With
+ * no limit in sight the window's units run to thousands, and a search from the front cost a read of 10,000 pages ~0.8 s.
+ */
+function unitIndex(units: readonly Unit[], seq: number): number {
+  let [lo, hi] = [0, units.length - 1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = units[mid]!.seq;
+    if (at === seq) return mid;
+    if (at < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 /**

@@ -106,7 +106,7 @@ export async function resolveLinks(
       const { client, signal, dir } = deps;
       indexes.set(
         resource,
-        await readIndex({ client, resource, fields: w.fields, keep: [], wanted: w.keys, signal, dir }),
+        await readIndex({ client, resource, fields: w.fields, keep: [], wanted: w.keys, signal, dir, survey: false }),
       );
     }
     const found = (cell: NamedSide): Found => {

@@ -47,6 +47,8 @@ export interface ReadIndexOptions {
   dir?: string;
   /** stop after this many pages (`complete` false when the collection had more) */
   pagesMax?: number;
+  /** false: the index keeps no fieldsSeen and gives no sample (a read for links, which has no column check) */
+  survey?: boolean;
 }
 
 /** Rows read one GET each at most: 100 requests, what listing a collection of 10,000 records costs. */
@@ -110,6 +112,7 @@ export async function readIndex(o: ReadIndexOptions): Promise<RecordIndex> {
     o.keep,
     typeof keys === 'function' || keys instanceof HashTable ? keys : (key) => keys.has(key),
     o.dir ?? tmpdir(),
+    o.survey,
   );
   const start = o.client.stats.requests;
   let pages = 0;

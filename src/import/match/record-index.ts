@@ -53,6 +53,8 @@ export class RecordIndexBuilder {
     keep: readonly string[],
     wanted: HashTable | ((key: string) => boolean),
     dir: string,
+    /** false: no fieldsSeen and no sample(), which only the batch's column check reads (a read of 1,000,000 records ~1 s less) */
+    private readonly survey = true,
   ) {
     this.project = [...new Set([...fields, ...keep])];
     this.byKey = wanted instanceof HashTable ? wanted : new HashTable(2);
@@ -64,8 +66,10 @@ export class RecordIndexBuilder {
   kept = 0;
 
   add(record: ApiRecord): void {
-    for (const field of Object.keys(record)) this.fieldsSeen.add(field);
-    this.kinds.see(record, this.project);
+    if (this.survey) {
+      for (const field of Object.keys(record)) this.fieldsSeen.add(field);
+      this.kinds.see(record, this.project);
+    }
     const key = matchKey(this.fields, record);
     const id = idText(record.id);
     if (id === undefined) {
