@@ -43,20 +43,30 @@ export function setLongTimeout(fn: () => void, ms: number): () => void {
 // outlives thousands of requests; AbortSignal.any has leaked on some Node 20 releases).
 /** A signal that aborts when any of `signals` does; call dispose() when done with it. */
 export function linkSignals(...signals: Array<AbortSignal | undefined>) {
+  const present = [...new Set(signals.filter((s): s is AbortSignal => s !== undefined))];
+  // one signal (or one given twice): itself, no new controller (a read of 10,000 pages made 20,000 of them)
+  if (present.length === 1) return { signal: listenedTo(present[0]!), dispose: () => {} };
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
   const already = present.find((s) => s.aborted);
   if (already) {
     controller.abort(already.reason);
     return { signal: controller.signal, dispose: () => {} };
   }
   const listeners = present.map((s) => {
-    // one listener per concurrent request or waiter is expected, not a leak: no warning at 11
-    setMaxListeners(0, s);
     const onAbort = () => controller.abort(s.reason);
-    s.addEventListener('abort', onAbort, { once: true });
+    listenedTo(s).addEventListener('abort', onAbort, { once: true });
     return () => s.removeEventListener('abort', onAbort);
   });
   return { signal: controller.signal, dispose: () => listeners.forEach((remove) => remove()) };
+}
+
+const unlimited = new WeakSet<AbortSignal>();
+/** One listener per concurrent request or waiter is expected, not a leak: no warning at 11 (set once per signal). */
+function listenedTo(s: AbortSignal): AbortSignal {
+  if (!unlimited.has(s)) {
+    setMaxListeners(0, s);
+    unlimited.add(s);
+  }
+  return s;
 }

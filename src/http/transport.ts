@@ -203,19 +203,29 @@ function formatBytes(n: number): string {
 function exchangeEnds(opts: SendOptions, tunnels: Tunnels | undefined) {
   let sent = false;
   const leave = tunnels?.enter();
-  const deadline = new AbortController();
+  // one controller of ours for both ends (the deadline, `stop` before it is sent), and which of them came
+  const mine = new AbortController();
+  let deadline: { reason: unknown } | undefined;
+  let stopped = false;
   const cancelTimer = setLongTimeout(() => {
     // before the request is sent, while the proxy has not answered a CONNECT: the proxy is silent
     const silentProxy = !sent && tunnels !== undefined && tunnels.opening > 0;
-    deadline.abort(
-      silentProxy ? tunnelTimeout(opts.timeoutMs) : codedError('ETIMEDOUT', `no answer within ${opts.timeoutMs} ms`),
-    );
+    deadline = {
+      reason: silentProxy
+        ? tunnelTimeout(opts.timeoutMs)
+        : codedError('ETIMEDOUT', `no answer within ${opts.timeoutMs} ms`),
+    };
+    mine.abort(deadline.reason);
   }, opts.timeoutMs);
-  const unsent = new AbortController();
-  const onStop = () => sent || (leave?.(), unsent.abort(opts.stop?.reason));
+  const onStop = () => {
+    if (sent) return;
+    leave?.();
+    stopped = true;
+    mine.abort(opts.stop?.reason);
+  };
   opts.stop?.addEventListener('abort', onStop, { once: true });
   if (opts.stop?.aborted) onStop();
-  const linked = linkSignals(opts.signal, deadline.signal, unsent.signal);
+  const linked = linkSignals(opts.signal, mine.signal);
   return {
     signal: linked.signal,
     /** the request is on a connection (its tunnel open), about to be written */
@@ -223,9 +233,9 @@ function exchangeEnds(opts: SendOptions, tunnels: Tunnels | undefined) {
       sent = true;
       leave?.();
     },
-    stopped: () => unsent.signal.aborted,
+    stopped: () => stopped,
     /** the deadline's error, when it ended the exchange */
-    timedOut: (): unknown => (deadline.signal.aborted && !opts.signal?.aborted ? deadline.signal.reason : undefined),
+    timedOut: (): unknown => (deadline && !opts.signal?.aborted ? deadline.reason : undefined),
     dispose: () => {
       cancelTimer();
       linked.dispose();
