@@ -59,6 +59,12 @@ describe('a deals file with its contacts and companies', () => {
       ['deals contacts', 3, 1],
       ['deals companies', 1, 0],
     ]);
+    // the columns say where the link columns go (the trial read "left out by --map" of columns no --map named)
+    const shown = await crm(['-o', 'table', 'batch', 'deals', 'deals.csv', '--match', 'name', '--dry-run']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/contacts\.email +→ links to contacts \(below\)/);
+    expect(shown.stdout).toMatch(/companies\.domain +→ links to companies \(below\)/);
+    expect(shown.stdout).not.toContain('left out by --map');
   });
 
   it('creates or matches each record, then links it, once; a rerun writes nothing', async () => {

@@ -64,18 +64,25 @@ function typingLines(mapping: ImportPlan['mapping'], op: ImportSummary['operatio
 }
 
 /** The header-to-field mapping of the plan: `First Name  → first_name (string)`, columns left out saying why. */
-function mappingLines(mapping: ImportPlan['mapping']): string[] {
+function mappingLines(
+  mapping: ImportPlan['mapping'],
+  /** a records file's link columns: the links' run reads them (`contacts.email` → `links to contacts`) */
+  links: ReadonlyMap<string, string> = new Map(),
+): string[] {
   if (!mapping?.length) return [];
   const names = mapping.map((c) => sanitizeForTerminal(c.column));
   const width = Math.min(30, Math.max(...names.map((n) => n.length)));
   const lines = mapping.map((c, i) => {
+    const link = links.get(c.column.trim());
     const what = c.read_only
       ? 'left out: the server sets it'
-      : c.ignored
-        ? c.column.startsWith('_')
-          ? 'ignored'
-          : 'left out by --map'
-        : `→ ${sanitizeForTerminal(c.field ?? '')} (${c.type})`;
+      : link !== undefined
+        ? `→ links to ${sanitizeForTerminal(link)} (below)`
+        : c.ignored
+          ? c.column.startsWith('_')
+            ? 'ignored'
+            : 'left out by --map'
+          : `→ ${sanitizeForTerminal(c.field ?? '')} (${c.type})`;
     return `  ${names[i]!.padEnd(width)}  ${what}`;
   });
   return ['Columns:', ...lines];
@@ -164,6 +171,8 @@ export async function printDryPlan(
   inFlight?: number,
   /** a records file's links, planned */
   extra: Record<string, unknown> = {},
+  /** its link columns, and the resource each links to */
+  links?: ReadonlyMap<string, string>,
 ): Promise<void> {
   const { plan, plan_file } = s.reconcile!;
   const least = leastMs(ctx, plan, client);
@@ -171,7 +180,7 @@ export async function printDryPlan(
   const lines = [
     'Dry run: nothing was sent.',
     ...planLines(plan, least?.ms, least?.shortMs, inFlight),
-    ...mappingLines(plan.mapping),
+    ...mappingLines(plan.mapping, links),
     ...planned,
   ];
   const { resumed: _r, ...fields } = plan;

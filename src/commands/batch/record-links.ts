@@ -107,3 +107,8 @@ export async function printWithLinks(
   const hints = [...new Set(said.flatMap((e) => (e!.hint ? [e!.hint] : [])))];
   throw new PartialFailureError(said.map((e) => e!.message).join('; '), { hint: hints.join('\n') });
 }
+
+/** Each link column of the file (as written, trimmed) and the resource it links the row's record to. */
+export function linkColumnsOf(groups: readonly RecordLinks[]): Map<string, string> {
+  return new Map(groups.flatMap((g) => g.columns.map((c): [string, string] => [c.header.trim(), g.other])));
+}

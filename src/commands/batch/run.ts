@@ -30,7 +30,7 @@ import {
 } from '../../import/index.js';
 import { detectFormat } from '../../import/input/reader.js';
 import { matchFields, printMatchSummary } from './reconcile.js';
-import { linkRecords, printWithLinks, recordLinksOf } from './record-links.js';
+import { linkColumnsOf, linkRecords, printWithLinks, recordLinksOf } from './record-links.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
@@ -114,7 +114,7 @@ export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
     const links = client && groups.length > 0 ? await linkRecords(o, groups, matchFields(o)!, client, ctx) : [];
     return printWithLinks(ctx, links, client?.pace?.(), (extra) =>
       o.dryRun
-        ? printDryPlan(ctx, summary, client, o.concurrency, extra)
+        ? printDryPlan(ctx, summary, client, o.concurrency, extra, linkColumnsOf(groups))
         : printMatchSummary(ctx, summary, undefined, extra),
     );
   }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PartialFailureError } from '../../http/errors.js';
 import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
+import { createProgress } from '../../output/progress.js';
 import { writeRecord } from '../../output/writers.js';
 import { SENDS } from '../../import/link-keys/resolve.js';
 import { runKeyedLinks, type LinkPlanSummary, type LinkSummary } from '../../import/link-keys/run.js';
@@ -37,6 +38,14 @@ const ACTIONS: Array<[string, string]> = [
 export async function runKeyed(o: LinkOptions, ctx: Ctx): Promise<boolean> {
   capHeap();
   const client = await ctx.client({ concurrencyFlag: true });
+  // a line on a terminal while the sides are read, another while the requests go (the plan printed between)
+  const line = () =>
+    createProgress({
+      stream: ctx.io.stderr,
+      enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
+      color: ctx.globals.stderrColor,
+    });
+  let progress = line();
   const summary = await runKeyedLinks(
     {
       ...{ parent: o.parent, relation: o.relation, file: o.file!, maps: o.map, remove: o.remove === true },
@@ -51,11 +60,14 @@ export async function runKeyed(o: LinkOptions, ctx: Ctx): Promise<boolean> {
       signal: ctx.signal,
       stdin: ctx.io.stdin as NodeJS.ReadableStream as import('node:stream').Readable,
       warn: (m) => ctx.warn(m),
+      progress: (text) => progress.update(text),
       onPlan: async (plan) => {
+        await progress.stop();
         if (!o.dryRun) showPlan(ctx, plan, client.pace?.());
+        progress = line();
       },
     },
-  );
+  ).finally(() => progress.stop());
   if (!summary) return false;
   if (summary.dry_run) {
     await printDry(ctx, summary, client.pace?.());

@@ -38,13 +38,7 @@ export async function openCsvLog(
   wanted: readonly string[],
   check: (header: string[]) => void,
 ): Promise<CsvLog> {
-  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
-    throw err;
-  });
-  const body = (text ?? '').replace(/^\ufeff/, '');
-  const complete = body.slice(0, completeLength(body));
-  const records: string[][] = parse(complete, { relax_column_count: true, skip_empty_lines: true });
+  const { records, complete, body } = await readCsvLog(path);
   const old = records[0];
   if (old !== undefined) check(old);
   const header = [...(old ?? []), ...wanted.filter((c) => !(old ?? []).includes(c))];
@@ -55,4 +49,16 @@ export async function openCsvLog(
     await writeFileAtomic(path, csvLine(header) + lines.join(''));
   }
   return { header, rows, fh: await open(path, 'a') };
+}
+
+/** The log's complete records (its header first), read only: none when there is no file. */
+export async function readCsvLog(path: string): Promise<{ records: string[][]; complete: string; body: string }> {
+  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  const body = (text ?? '').replace(/^\ufeff/, '');
+  const complete = body.slice(0, completeLength(body));
+  const records: string[][] = parse(complete, { relax_column_count: true, skip_empty_lines: true });
+  return { records, complete, body };
 }

@@ -146,11 +146,13 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
     if (o.dryRun) return { ...summary, plan_file: planFile, elapsed_ms: deps.clock.now() - started, dry_run: true };
     const names = state ?? (plan.sends > 0 ? await JobState.begin(deps.journalDir, job, base, started) : undefined);
     const sent = await sendPlan(o, layout, plan, { ...deps, names, job, rejectsPath, base, shape });
+    const before = state ? await doneBefore(o, plan, state, summary, sent.counts) : {};
     // a job whose every row went through is done: a later run is a new one (its own way-back names)
     if (sent.failed === 0 && names) await JobState.end(deps.journalDir, job);
     return {
       ...summary,
       ...sent.counts,
+      ...before,
       failed: sent.failed,
       requests: plan.readRequests + sent.requests,
       elapsed_ms: deps.clock.now() - started,
@@ -164,6 +166,21 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
   } finally {
     await input.cleanup();
   }
+}
+
+/**
+ * A resumed job's counts: a pair its stopped run linked (or removed) is this job's, not "already linked" ("not
+ * linked"), though the rerun's read found it done (the trial: a finished removal said half its rows were not linked).
+ */
+async function doneBefore(o: KeyedLinkOptions, plan: LinkPlan, state: WayBack, s: LinkSummary, c: SentCounts) {
+  const earlier = await WayBackLog.earlier(o.remove ? state.unlinked : state.linked);
+  const found = o.remove ? 'not_linked' : plan.association ? 'unchanged' : 'linked';
+  const n = plan.rows.filter(
+    (r) => r.act.action === found && 'parentId' in r.act && earlier.has(`${r.act.parentId}\0${r.act.childId}`),
+  ).length;
+  if (o.remove) return { removed: c.removed + n, not_linked: c.not_linked - n };
+  if (plan.association) return { set: c.set + n, unchanged: s.unchanged - n };
+  return { linked: c.linked + n, already_linked: s.already_linked - n };
 }
 
 function planSummary(o: KeyedLinkOptions, plan: LinkPlan, resumed: boolean): LinkPlanSummary {
@@ -252,8 +269,9 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
   const wayBack =
     deps.names &&
     new WayBackLog(o.remove ? deps.names.unlinked : deps.names.linked, layout, o.remove ? 'unlinked' : 'linked');
-  const counts = { linked: 0, removed: 0, set: 0, replaced: 0, not_linked: plan.counts.not_linked ?? 0 };
-  let [failed, requests] = [0, 0];
+  const counts: SentCounts = { linked: 0, removed: 0, set: 0, replaced: 0, not_linked: plan.counts.not_linked ?? 0 };
+  // `unsure`: requests under way when stopped (the server may have made them; the linked file holds them)
+  let [failed, requests, unsure, answered] = [0, 0, 0, 0];
   const pool = new Pool(o.concurrency);
   const stop = () => deps.signal?.aborted === true;
   // a request's key is this run's: its retries are replayed, but a later run (after a kill, or the link removed since)
@@ -283,8 +301,12 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
         try {
           const gone = await send(deps.client, layout, r, run, deps.signal);
           counts[gone ? 'not_linked' : DONE[a.action as keyof typeof DONE]]++;
+          deps.progress?.(`${o.remove ? 'unlinking' : 'linking'}: ${++answered} of ${plan.sends} sent…`);
         } catch (err) {
-          if (!(err instanceof CrmError) || err instanceof InterruptedError) throw err;
+          if (!(err instanceof CrmError) || err instanceof InterruptedError) {
+            if (stop()) unsure++;
+            throw err;
+          }
           failed++;
           rejects.add(r.raw, r.line, err.code ?? `HTTP_${err.status ?? 'ERROR'}`, err.message);
         }
@@ -304,9 +326,11 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
   } catch (err) {
     await Promise.all([rejects.discard(), ambiguous.discard(), wayBack?.close()]);
     if (!(err instanceof InterruptedError) && !stop()) throw err;
-    throw interrupted(o, plan.sends, counts, o.remove ? deps.names?.unlinked : deps.names?.linked);
+    throw interrupted(o, plan.sends, { ...counts, unsure }, o.remove ? deps.names?.unlinked : deps.names?.linked);
   }
 }
+
+type SentCounts = Record<'linked' | 'removed' | 'set' | 'replaced' | 'not_linked', number>;
 
 /** What a sent row counts as. */
 const DONE = { link: 'linked', remove: 'removed', set: 'set', replace: 'replaced' } as const;
@@ -315,8 +339,12 @@ const DONE = { link: 'linked', remove: 'removed', set: 'set', replace: 'replaced
 function interrupted(o: KeyedLinkOptions, planned: number, c: Record<string, number>, file?: string): InterruptedError {
   const made = (c.linked ?? 0) + (c.removed ?? 0) + (c.set ?? 0) + (c.replaced ?? 0);
   const verb = o.remove ? 'removed' : 'linked';
-  const kept = file && made > 0 ? `; what this run ${verb} so far is in ${file}` : '';
-  return new InterruptedError(`interrupted: ${verb} ${made} of the ${planned} planned (${o.parent} ${o.relation})`, {
+  const unsure = c.unsure ?? 0;
+  const kept = file && made + unsure > 0 ? `; what this run ${verb} so far is in ${file}` : '';
+  // the trial: Ctrl-C said fewer than the server held; those under way may have been made
+  const underWay = unsure > 0 ? `, and ${unsure} more under way when stopped (made or not: the server knows)` : '';
+  const what = `${verb} ${made} of the ${planned} planned${underWay}`;
+  return new InterruptedError(`interrupted: ${what} (${o.parent} ${o.relation})`, {
     hint: `run the same command again to finish the job: it reads again, and sends only what is missing by then${kept}`,
   });
 }

@@ -11,7 +11,7 @@ import { writeFileAtomic } from '../../util/atomic-file.js';
 import { exists } from '../../util/fs.js';
 import { freeOwnName } from '../../util/own-name.js';
 import { csvLine, serverCell, unwritable } from '../files/outputs.js';
-import { openCsvLog } from '../files/csv-log.js';
+import { openCsvLog, readCsvLog } from '../files/csv-log.js';
 import { BEFORE_COLUMN, LINKED_COLUMNS, type LinkLayout } from './layout.js';
 import type { PlannedRow } from './resolve.js';
 
@@ -103,6 +103,12 @@ export class WayBackLog {
       throw await unwritable(err, this.path, 'the file of links', 'nothing more was sent');
     }
     this.written++;
+  }
+
+  /** The pairs an earlier run of the job wrote (a resumed job's file), read only. */
+  static async earlier(path: string): Promise<Set<string>> {
+    const [header, ...rows] = (await readCsvLog(path)).records;
+    return new Set(header ? rows.map((r: string[]) => pairOf(header, r)) : []);
   }
 
   async close(): Promise<{ linked?: string; unlinked?: string }> {
