@@ -84,17 +84,18 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
     state.jsonErrors ||= asksForJson(state.argv ?? []);
   }
   // loaded only on an error (startup time)
-  const [{ isBrokenPipe }, { formatError }, { sanitizeForTerminal }, { forStderr }] = await Promise.all([
+  const [{ isBrokenPipe }, { errorJsonLine, formatError }, { sanitizeForTerminal }, { forStderr }] = await Promise.all([
     import('../output/backpressure.js'),
     import('../output/errors.js'),
     import('../output/sanitize.js'),
     import('../output/width.js'),
   ]);
   if (isBrokenPipe(err)) return 0;
-  // the error and its hint, wrapped to a terminal's width like every notice (JSON errors never)
+  // the error and its hint, wrapped to a terminal's width like every notice; with -o json its JSON line after, never
+  // wrapped (the trial: with -o json the text was not wrapped either, and long paths broke mid-word)
   const report = (e: CrmError) => {
-    const text = formatError(e, { json: state.jsonErrors });
-    state.io.stderr.write(state.jsonErrors ? text : forStderr(state.io.stderr, text));
+    const json = state.jsonErrors ? `${errorJsonLine(e)}\n` : '';
+    state.io.stderr.write(forStderr(state.io.stderr, formatError(e)) + json);
   };
   if (err instanceof CrmError) {
     report(err);

@@ -80,6 +80,9 @@ export function formatError(err: unknown, opts: { json?: boolean } = {}): string
   } else {
     lines.push(`Error: ${cleanMultiline(messageOf(err))}`);
   }
-  if (opts.json) lines.push(safeJson(errorToJson(err)));
+  if (opts.json) lines.push(errorJsonLine(err));
   return `${lines.join('\n')}\n`;
 }
+
+/** The error as one JSON object line (`-o json`), after its text. */
+export const errorJsonLine = (err: unknown): string => safeJson(errorToJson(err));

@@ -50,6 +50,27 @@ describe.skipIf(!HAS_TMUX && !required)('notices in tmux at 80 columns', () => {
     for (const line of notice) expect(line).not.toMatch(/^\s+\S/);
   });
 
+  it('-o json with stdout into a file: the error and its hint wrapped at spaces, its JSON line whole after them', async () => {
+    const long = join(
+      tempDir('crm-notice-'),
+      'a-folder-whose-name-is-rather-long',
+      'people-exported-from-the-old-crm.csv',
+    );
+    const pane = await tm.run(`crm -o json batch contacts ${sh(long)} > /dev/null`, {
+      env: t.env('admin', { NO_COLOR: '1' }),
+    });
+    expect((await pane.waitExit()).status).toBe(2);
+    const lines = await pane.capture({ history: true, joinWrapped: true });
+    const at = lines.findIndex((l) => l.startsWith('Error: '));
+    const json = lines.findIndex((l) => l.startsWith('{"error"'));
+    expect(at, lines.join('\n')).toBeGreaterThanOrEqual(0);
+    expect(json, lines.join('\n')).toBeGreaterThan(at + 1); // the text took more than one line
+    // the trial: with -o json the text went unwrapped, and the terminal cut the path's line mid-word
+    for (const line of lines.slice(at, json))
+      if (/\s/.test(line.trim())) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
+    expect(JSON.parse(lines[json]!)).toMatchObject({ error: { code: 'USAGE_ERROR' }, exit_code: 2 });
+  });
+
   it('stdout on the terminal, stderr to a file: the notice is one line in the file, not wrapped at 80', async () => {
     const log = join(tempDir('crm-notice-'), 'e1.log');
     const command =
