@@ -183,6 +183,9 @@ describe('links import deals contacts by natural key', () => {
     expect(r.code).toBe(9);
     expect(writes(await requestLog(t, since))).toEqual([]);
     expect(summaryOf(r.stdout)).toMatchObject({ linked: 0, already_linked: 3, linked_file: null });
+    // its plan says so in words (the trial: "to send 0 requests: under 0.1 min at …")
+    const plan = await crm(['-o', 'table', 'links', 'import', 'deals', 'contacts', 'deals.csv', '--dry-run']);
+    expect(plan.stdout).toMatch(/Read \d+ requests; nothing to send\./);
   });
 
   it('--remove of the linked file takes away exactly the links made, twice over', async () => {

@@ -86,7 +86,9 @@ function planLines(p: LinkPlanSummary, atLimit: (n: number) => string): string[]
     `Plan for ${plural(p.rows, 'row')} of ${p.resource} links${p.resumed ? ' (resuming an unfinished run: its files are added to)' : ''}:`,
     ...lines,
     ...(p.other_relations > 0 ? [`  ${plural(p.other_relations, 'row')} of other links in the file left out`] : []),
-    `Read ${plural(p.read_requests, 'request')}; to send ${plural(p.requests, 'request')}: ${atLimit(p.requests)}.`,
+    p.requests === 0
+      ? `Read ${plural(p.read_requests, 'request')}; nothing to send.`
+      : `Read ${plural(p.read_requests, 'request')}; to send ${plural(p.requests, 'request')}: ${atLimit(p.requests)}.`,
   ];
 }
 
