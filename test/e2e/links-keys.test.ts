@@ -130,16 +130,21 @@ describe('links import deals contacts by natural key', () => {
     // the hint says what a rerun of deals.csv does with those rows, and sends no one round the loop
     expect(first.stderr).toContain('in deals.csv those rows stay ambiguous until named by id there too');
     expect(first.stderr).toContain('then run the same command again'); // not-found and invalid rows remain
-    // as the hint says: the side by id in place of its key columns, in the ambiguous file itself
+    // as the hint says: a column of each side's id, filled in for the rows whose _side it is, then the command it prints
     const [head, ...lines] = readFileSync(join(dir, 'deals.csv.ambiguous.csv'), 'utf8').trimEnd().split(/\r?\n/);
     expect(head).toBe('_line,_side,_candidates,deal.name,contact.email,type');
-    const twin = lines.find((l) => l.startsWith('4,'))!;
-    const edited = `_line,_side,_candidates,deal_id,contact.email,type\n${twin.replace('LK Twin', ids.twinA!)}\n`;
+    expect(first.stderr).toContain('add a column deal_id or contact_id (the side its _side column says)');
+    const pasted = /then: (crm links import [^;]+?) ;/.exec(first.stderr)?.[1];
+    expect(pasted).toBe('crm links import deals contacts deals.csv.ambiguous.csv');
+    const chosen4 = lines.find((l) => l.startsWith('4,'))! + `,${ids.twinA},`;
+    const chosen5 = lines.find((l) => l.startsWith('5,'))! + `,,${ids.dupA}`;
+    const edited = `${head},deal_id,contact_id\n${chosen4}\n${chosen5}\n`;
     writeFileSync(join(dir, 'deals.csv.ambiguous.csv'), edited);
-    const chosen = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv.ambiguous.csv', '-o', 'json']);
+    const chosen = await crm([...pasted!.split(' ').slice(1), '-o', 'json']);
     expect(chosen.code, chosen.stderr).toBe(0);
-    expect(summaryOf(chosen.stdout)).toMatchObject({ linked: 1 });
+    expect(summaryOf(chosen.stdout)).toMatchObject({ linked: 2 });
     expect(await listIds(t, `/deals/${ids.twinA}/contacts`)).toEqual([ids.grace]);
+    expect((await listIds(t, `/deals/${ids.pilot}/contacts`)).sort()).toEqual([ids.grace, ids.dupA].sort());
     // the same command again: its rows by key are still ambiguous, and the edited file is not overwritten
     const again = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv', '-o', 'json']);
     expect(again.code).toBe(9);
@@ -151,6 +156,11 @@ describe('links import deals contacts by natural key', () => {
     // a third run writes what the second wrote: nothing to keep
     const third = await crm(['links', 'import', 'deals', 'contacts', 'deals.csv', '-o', 'json']);
     expect(summaryOf(third.stdout).ambiguous_kept_file).toBeNull();
+    // the chosen links' own way back (the later tests start from the CRM as it was)
+    const made = String(summaryOf(chosen.stdout).linked_file);
+    const undo = await crm(['links', 'import', 'deals', 'contacts', made, '--remove', '-o', 'json']);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(await listIds(t, `/deals/${ids.pilot}/contacts`)).toEqual([ids.grace]);
   });
 
   it('a pair linked with another type is linked: shown in the plan, not changed', async () => {

@@ -6,6 +6,8 @@ import { PartialFailureError } from '../../http/errors.js';
 import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { createProgress } from '../../output/progress.js';
+import { findAssociation, findLink } from '../../api/links.js';
+import { parentField } from '../../import/operation.js';
 import { writeRecord } from '../../output/writers.js';
 import { SENDS } from '../../import/link-keys/resolve.js';
 import { runKeyedLinks, type LinkPlanSummary, type LinkSummary } from '../../import/link-keys/run.js';
@@ -189,12 +191,18 @@ export async function printLinkSummary(
   // what to edit, and how (the trial: "name that record by its id" did not say where, and _candidates is not read)
   // and what a rerun of this file does with them: while two records share a key, its rows stay ambiguous (the trial
   // followed the hint, ran the same command again, and met them again)
+  // the trial, in a records file's run: "this command" read as the batch just run, which would have written a field
+  const ambiguousFile = s.ambiguous_file ?? 'the ambiguous file';
+  const [idOf, otherIdOf] = [
+    parentField(parent),
+    findLink(parent, relation)?.childKey ?? findAssociation(parent, relation)?.bodyKey,
+  ];
   const amb =
     s.ambiguous > 0
-      ? `an ambiguous row's key names two or more records: in ${s.ambiguous_file ?? 'the ambiguous file'}, name the side its _side ` +
-        `column says by id instead (a column such as contact_id holding the one of _candidates you mean, in place of ` +
-        `its key columns) and import that file with this command; in ${o.file ?? 'the input file'} those rows stay ambiguous until named ` +
-        `by id there too, or until the extra records are merged`
+      ? `an ambiguous row's key names two or more records: in ${ambiguousFile}, add a column ${idOf} or ${otherIdOf} ` +
+        `(the side its _side column says) holding the one of _candidates you mean (a row's id is used in place of its key), ` +
+        `then: ${crmCommand(ctx.globals, ['links', 'import', parent, relation, ambiguousFile])} ; ` +
+        `in ${o.file ?? 'the input file'} those rows stay ambiguous until named by id there too, or until the extra records are merged`
       : '';
   const again = bad > s.ambiguous ? 'then run the same command again: what is linked by then needs no request' : '';
   throw new PartialFailureError(

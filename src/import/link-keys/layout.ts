@@ -15,9 +15,9 @@ import { setOwn } from '../../util/set-own.js';
 export interface Side {
   /** how files name it: `deal`, `contact`, `record` */
   readonly name: string;
-  /** the column of its id (`deal_id`), when named by id */
+  /** the column of its id (`deal_id`), when named by id (with a key too: a row's id where it has one) */
   readonly idColumn?: number;
-  /** its key fields and their columns, when named by fields of its records */
+  /** its key fields and their columns, when named by fields of its records (a row without an id) */
   readonly key?: { readonly fields: readonly string[]; readonly columns: readonly number[] };
   /** where its records are (notes' records: the row's record_type chooses one) */
   readonly resources: readonly string[];
@@ -145,10 +145,6 @@ export function linkLayout(
     );
   if (!always && !isLinkedFile && keys.parent.length === 0 && keys.child.length === 0) return undefined;
   const sideOf = (name: string, id: number | undefined, key: Array<[string, number]>, resources: string[]): Side => {
-    if (id !== undefined && key.length > 0)
-      throw new UsageError(
-        `${file}: the ${name} is named both by id and by ${key.map(([f]) => `${name}.${f}`).join(', ')}; give one`,
-      );
     if (id === undefined && key.length === 0)
       throw new UsageError(
         `${file} names no ${name}: give a ${name === parentName ? parentField(parent) : child.key} column or ${name}.FIELD columns (${name}.name, ${name}.email)`,
@@ -159,7 +155,8 @@ export function linkLayout(
         `${file}: ${cells[key.find(([f]) => f === twice[0])![1]]!} and ${cells[twice[1]]!} both name ${name}.${twice[0]}; give one`,
       );
     const byKey = { key: { fields: key.map(([f]) => f), columns: key.map(([, c]) => c) } };
-    return { name, resources, ...(id !== undefined ? { idColumn: id } : byKey) };
+    // both: a row's id where it has one, else its key (an ambiguous file with the chosen ids filled in: the trial)
+    return { name, resources, ...(id !== undefined ? { idColumn: id } : {}), ...(key.length > 0 ? byKey : {}) };
   };
   const before = linked.before_id !== undefined ? { before: linked.before_id } : {};
   return {
@@ -193,14 +190,16 @@ const cellOf = (cells: readonly string[], i: number): string => (cells[i] ?? '')
 function readSide(side: Side, cells: readonly string[], resource: string): SideCell {
   if (side.idColumn !== undefined) {
     const id = cellOf(cells, side.idColumn);
-    return id === '' || id === '.' || id === '..' ? { missing: `${side.name}'s id` } : { id };
+    if (id !== '' && id !== '.' && id !== '..') return { id };
+    if (!side.key) return { missing: `${side.name}'s id` };
   }
   const { fields, columns } = side.key!;
   const record: Record<string, string> = {};
   fields.forEach((f, i) => setOwn(record, f, cells[columns[i]!] ?? '')); // `__proto__` a field like any other
   const key = matchKey(fields, record);
   const empty = fields.filter((f) => matchKey([f], record) === undefined).map((f) => `${side.name}.${f}`);
-  return key === undefined ? { missing: empty.join(', ') } : { key, resource };
+  const or = side.idColumn !== undefined ? `${side.name}'s id or ` : '';
+  return key === undefined ? { missing: or + empty.join(', ') } : { key, resource };
 }
 
 /** A row's cells read against the layout (pure): what the classifier takes. */
