@@ -201,3 +201,43 @@ describe('kill -9 while a records file links, then the same command', () => {
     expect((await listIds(t, `/deals/${deals[0]!.id}/contacts`)).length).toBe(50);
   });
 });
+
+describe('Ctrl-C while a records file links its second relation', () => {
+  it("prints the records' summary and the first relation's way back, says how to finish; the same command does", async () => {
+    const companies: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      await make('companies', `rc${i}`, { name: `RC Co ${i}`, domain: `rc${i}.rl.test` });
+      companies.push(`rc${i}.rl.test`);
+    }
+    const rows = companies.map((d, i) => `RC Deal ${i},ada@rl.test;alan@rl.test,${d}`);
+    file('ctrlc.csv', ['name,contacts.email,companies.domain', ...rows].join('\n') + '\n');
+    await t.control('/faults', { latency_ms: 60 });
+    const since = await logLength(t);
+    const args = ['batch', 'deals', 'ctrlc.csv', '--match', 'name', '--concurrency', '1', '-o', 'json'];
+    // one batch create, the 16 contact links, then 2 of the 8 company links
+    const stopped = await stopAfter(t, args, {
+      ...{ env: t.env('admin'), cwd: dir, method: 'POST', after: 1 + 16 + 2, since, signal: 'SIGINT' },
+    });
+    await t.control('/faults', { latency_ms: 0 });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    // the records and the relation done are summed up on stdout; the way back of both relations named on stderr
+    const s = JSON.parse(stopped.stdout) as { created: number; links: Array<Record<string, unknown>> };
+    expect(s.created).toBe(8);
+    expect(s.links.map((l) => [l.resource, l.linked, l.linked_file])).toEqual([
+      ['deals contacts', 16, 'ctrlc.csv.contacts.linked.csv'],
+    ]);
+    expect(stopped.stderr).toContain('crm links import deals contacts ctrlc.csv.contacts.linked.csv --remove');
+    expect(stopped.stderr).toMatch(/interrupted: linked \d+ of the 8 planned/);
+    expect(stopped.stderr).toContain('ctrlc.csv.companies.linked.csv');
+    const again = await crm(args);
+    expect(again.code, again.stderr).toBe(0);
+    const deals = ((await apiData(t, 'GET', '/deals?limit=100')) as Array<{ id: string; name: string }>).filter((d) =>
+      d.name.startsWith('RC Deal '),
+    );
+    expect(deals).toHaveLength(8);
+    for (const d of deals) {
+      expect((await listIds(t, `/deals/${d.id}/contacts`)).sort()).toEqual([ids.ada, ids.alan].sort());
+      expect(await listIds(t, `/deals/${d.id}/companies`)).toHaveLength(1);
+    }
+  });
+});

@@ -5,7 +5,7 @@
 // (`deals.csv.contacts.linked.csv`).
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
-import { CrmError, PartialFailureError, UsageError } from '../../http/errors.js';
+import { CrmError, InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { openInput } from '../../import/input/reader.js';
 import { parseColumnMaps } from '../../import/input/header.js';
@@ -44,7 +44,7 @@ export async function linkRecords(
   fields: readonly string[],
   client: HttpClient,
   ctx: Ctx,
-): Promise<LinkSummary[]> {
+): Promise<{ links: LinkSummary[]; stopped?: InterruptedError }> {
   const maps = parseColumnMaps(o.map);
   const reader = await openInput(o.file, { name: o.file, format: 'csv', signal: ctx.signal });
   const header = reader.header ?? [];
@@ -74,10 +74,24 @@ export async function linkRecords(
         signal: ctx.signal,
         warn: (m) => ctx.warn(m),
       },
-    );
+    ).catch((err: unknown) => {
+      if (!(err instanceof InterruptedError)) throw err;
+      // Ctrl-C: the records' summary and each relation's done so far are still printed, with their ways back (the
+      // trial saw only "Error: interrupted", and never the command removing the links already made)
+      const what = `${group.parent} ${group.relation}`;
+      const message = /^interrupted: /.test(err.message)
+        ? err.message
+        : `interrupted while linking ${what}: ${err.message}`;
+      return new InterruptedError(message, {
+        hint:
+          err.hint ??
+          'run the same command again to finish the job: the records are matched, not made again, and the links there are read as there',
+      });
+    });
+    if (summary instanceof InterruptedError) return { links: out, stopped: summary };
     if (summary && summary.rows > 0) out.push(summary);
   }
-  return out;
+  return { links: out };
 }
 
 /**

@@ -111,12 +111,17 @@ export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
       throw withResumeHint(err, o, partial);
     });
   if (summary.reconcile) {
-    const links = client && groups.length > 0 ? await linkRecords(o, groups, matchFields(o)!, client, ctx) : [];
-    return printWithLinks(ctx, links, client?.pace?.(), (extra) =>
+    const { links, stopped } =
+      client && groups.length > 0 ? await linkRecords(o, groups, matchFields(o)!, client, ctx) : { links: [] };
+    await printWithLinks(ctx, links, client?.pace?.(), (extra) =>
       o.dryRun
         ? printDryPlan(ctx, summary, client, o.concurrency, extra, linkColumnsOf(groups))
         : printMatchSummary(ctx, summary, undefined, extra),
-    );
+    ).catch((err: unknown) => {
+      if (!stopped) throw err; // a row not linked (exit 9) gives way to the interruption (130)
+    });
+    if (stopped) throw stopped;
+    return;
   }
   if (summary.plan) {
     await printPlan(ctx, summary, fields.wasRead(), dryCost(o, summary, ctx, client));
