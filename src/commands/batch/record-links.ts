@@ -21,6 +21,7 @@ import type { Ctx } from '../context.js';
 import type { PaceInfo } from '../../http/pace-info.js';
 import { linkPlanRecord, linkSummaryRecord, printDry, printLinkSummary } from '../links/keyed.js';
 import type { BatchOptions } from './command.js';
+import { matchFields } from './reconcile.js';
 
 /** The link columns of a `--match` run's file (none without --match, or for standard input), and the options that leave them out. */
 export async function recordLinksOf(o: BatchOptions): Promise<{ o: BatchOptions; groups: RecordLinks[] }> {
@@ -35,6 +36,25 @@ export async function recordLinksOf(o: BatchOptions): Promise<{ o: BatchOptions;
   const linkColumns = new Set(groups.flatMap((g) => g.columns.map((c) => c.header.trim())));
   const own = (o.map ?? []).filter((m) => !linkColumns.has(m.slice(0, m.lastIndexOf('=')).trim()));
   return { o: { ...o, map: [...own, ...leaveOut(groups)] }, groups };
+}
+
+/**
+ * A `--match` run's links (none without link columns or a client), then its summary with theirs; Ctrl-C while linking:
+ * what was done is printed all the same, then the interruption (130) thrown, before any row not linked (9).
+ */
+export async function linkThenPrint(
+  ctx: Ctx,
+  o: BatchOptions,
+  groups: readonly RecordLinks[],
+  client: HttpClient | undefined,
+  printRecords: (extra: Record<string, unknown>) => Promise<void>,
+): Promise<void> {
+  const { links, stopped } =
+    client && groups.length > 0 ? await linkRecords(o, groups, matchFields(o)!, client, ctx) : { links: [] };
+  await printWithLinks(ctx, links, client?.pace?.(), printRecords).catch((err: unknown) => {
+    if (!stopped) throw err;
+  });
+  if (stopped) throw stopped;
 }
 
 /** Each relation's links of the file's rows, planned (a dry run) or made, one summary per relation. */

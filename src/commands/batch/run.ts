@@ -30,7 +30,7 @@ import {
 } from '../../import/index.js';
 import { detectFormat } from '../../import/input/reader.js';
 import { matchFields, printMatchSummary } from './reconcile.js';
-import { linkColumnsOf, linkRecords, printWithLinks, recordLinksOf } from './record-links.js';
+import { linkColumnsOf, linkThenPrint, recordLinksOf } from './record-links.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
@@ -110,19 +110,12 @@ export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
         await (partial.reconcile ? printMatchSummary(ctx, partial, stopped) : printSummary(ctx, partial, stopped));
       throw withResumeHint(err, o, partial);
     });
-  if (summary.reconcile) {
-    const { links, stopped } =
-      client && groups.length > 0 ? await linkRecords(o, groups, matchFields(o)!, client, ctx) : { links: [] };
-    await printWithLinks(ctx, links, client?.pace?.(), (extra) =>
+  if (summary.reconcile)
+    return linkThenPrint(ctx, o, groups, client, (extra) =>
       o.dryRun
         ? printDryPlan(ctx, summary, client, o.concurrency, extra, linkColumnsOf(groups))
         : printMatchSummary(ctx, summary, undefined, extra),
-    ).catch((err: unknown) => {
-      if (!stopped) throw err; // a row not linked (exit 9) gives way to the interruption (130)
-    });
-    if (stopped) throw stopped;
-    return;
-  }
+    );
   if (summary.plan) {
     await printPlan(ctx, summary, fields.wasRead(), dryCost(o, summary, ctx, client));
     if (summary.refused) throw summary.refused;
