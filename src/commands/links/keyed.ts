@@ -6,6 +6,7 @@ import { PartialFailureError } from '../../http/errors.js';
 import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { createProgress } from '../../output/progress.js';
+import { keptText } from '../../import/files/outputs.js';
 import { findAssociation, findLink } from '../../api/links.js';
 import { parentField } from '../../import/operation.js';
 import { writeRecord } from '../../output/writers.js';
@@ -171,8 +172,7 @@ export async function printLinkSummary(
   const back = [
     s.linked_file && `To remove the links this job made:\n  ${cmd(s.linked_file, true)}`,
     s.unlinked_file && `To link again what this job removed:\n  ${cmd(s.unlinked_file, false)}`,
-    s.ambiguous_kept_file &&
-      `${s.ambiguous_file} was there already, not as this run wrote it (edited?): kept as ${s.ambiguous_kept_file}`,
+    s.ambiguous_kept_file && keptText(s.ambiguous_file ?? '', s.ambiguous_kept_file),
   ].filter(Boolean);
   if (!quiet) ctx.io.stderr.write(forStderr(ctx.io.stderr, [doneSentence(s), ...back].join('\n')) + '\n');
   const bad = s.ambiguous + s.not_found + s.duplicate + s.invalid + s.failed;

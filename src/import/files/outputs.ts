@@ -78,7 +78,8 @@ export async function rowShapeOf(
 /** The rejects (or unknown) file. `bom`: the input was in another encoding (CSV only). */
 export async function createRejectsWriter(
   target: string,
-  o: RowShape & { memoryBytes?: number },
+  /** `kept`: told where an edited rejects file there before was moved (keepingEdits) */
+  o: RowShape & { memoryBytes?: number; kept?: (to: string) => void },
 ): Promise<RowsFile<[string, string]>> {
   const file = await AtomicTextFile.create(target);
   const sorted = new SortedLines(target, o.memoryBytes);
@@ -120,7 +121,7 @@ export async function createRejectsWriter(
         throw err;
       }
       await sorted.dispose();
-      if (count > 0) return file.commit().then(() => target);
+      if (count > 0) return file.commit(keepingEdits(target, Date.now(), o.kept)).then(() => target);
       await file.discard();
       await removeRegularFile(target); // a stale one; never /dev/null or a pipe given as --rejects
       return null;
@@ -252,25 +253,35 @@ export class RowsOut {
   commit = (): Promise<void> => this.file.commit();
   discard = (): Promise<void> => this.file.discard();
 
-  /**
-   * Commits over a file a user may have edited (a hint says to): one there that is not what this run wrote is moved
-   * to an own name first (`<stem>.<time><ext>`), never overwritten. That name, or undefined when none was moved.
-   */
+  /** Commits over a file a user may have edited (keepingEdits): the name the one there was moved to, if it was. */
   async commitKeeping(now: number): Promise<string | undefined> {
     let kept: string | undefined;
-    await this.file.commit(async (written) => {
-      const target = this.file.target;
-      const there = await readFile(target).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return undefined;
-        throw err;
-      });
-      if (there === undefined || there.equals(await readFile(written))) return;
-      const ext = extname(target);
-      kept = await moveToOwnName(target, target.slice(0, target.length - ext.length), ext, now);
-    });
+    await this.file.commit(keepingEdits(this.file.target, now, (to) => (kept = to)));
     return kept;
   }
 }
+
+/**
+ * A file of crm's that a user may have edited (its hint says to fix or choose rows in it), about to be written again:
+ * one there that is not what this run wrote is moved to an own name first (`<stem>.<time><ext>`), never overwritten
+ * (the trial: edits to the rejects and ambiguous files were lost to the rerun). An AtomicTextFile's beforeRename.
+ */
+export function keepingEdits(target: string, now: number, kept?: (to: string) => void) {
+  return async (written: string): Promise<void> => {
+    const there = await readFile(target).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'EISDIR') return undefined;
+      throw err;
+    });
+    if (there === undefined || there.equals(await readFile(written))) return;
+    const ext = extname(target);
+    const to = await moveToOwnName(target, target.slice(0, target.length - ext.length), ext, now);
+    if (to !== undefined) kept?.(to);
+  };
+}
+
+/** What a run says of a file keepingEdits moved aside. */
+export const keptText = (from: string, to: string): string =>
+  `${from} was there already, not as this run wrote it (edited?): kept as ${to}`;
 
 /**
  * A way-back file that cannot be written (CONTRACT §7c): a DiskError (exit 8) naming the file, its folder's free space

@@ -60,7 +60,7 @@ export async function openMatchFiles(
   /** the --match fields, and a record's key cells (match/key.ts) */
   match: readonly string[],
   keyCells: (record: ApiRecord) => string[],
-  o: { changed: readonly string[]; creates: boolean; resume: boolean },
+  o: { changed: readonly string[]; creates: boolean; resume: boolean; kept?: (from: string, to: string) => void },
 ): Promise<OpenedMatchFiles> {
   const [undoPath, createdPath] = [names.undo, names.created];
   // a resumed job's files are named even when this run adds nothing to them: they hold the interrupted run's way back
@@ -71,7 +71,7 @@ export async function openMatchFiles(
   // made at the first write (an update's values before, a record created): a run that writes nothing makes none
   const undoFile = () => (undo ??= UndoFile.open(undoPath, o.changed));
   const createdFile = () => (created ??= CreatedFile.open(createdPath, match));
-  const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape);
+  const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape, o.kept);
   let [updates, creates] = [0, 0];
   return {
     undo: {
@@ -305,10 +305,16 @@ export class AmbiguousFile {
   private constructor(
     readonly target: string,
     private readonly out: RowsOut,
+    private readonly kept?: (from: string, to: string) => void,
   ) {}
 
-  static async create(target: string, shape: RowShape): Promise<AmbiguousFile> {
-    return new AmbiguousFile(target, await RowsOut.create(target, shape, ['_line', '_candidates']));
+  /** `kept`: told where an edited ambiguous file there before was moved (keepingEdits) */
+  static async create(
+    target: string,
+    shape: RowShape,
+    kept?: (from: string, to: string) => void,
+  ): Promise<AmbiguousFile> {
+    return new AmbiguousFile(target, await RowsOut.create(target, shape, ['_line', '_candidates']), kept);
   }
 
   add(raw: RawRow, line: number, candidates: readonly string[]): void {
@@ -317,7 +323,11 @@ export class AmbiguousFile {
 
   /** Renamed into place; with no row, not written and a stale one (an earlier run's) removed: null. */
   async commit(): Promise<string | null> {
-    if (this.out.rows > 0) return this.out.commit().then(() => this.target);
+    if (this.out.rows > 0) {
+      const to = await this.out.commitKeeping(Date.now());
+      if (to !== undefined) this.kept?.(this.target, to);
+      return this.target;
+    }
     await this.out.discard();
     await removeRegularFile(this.target);
     return null;

@@ -10,7 +10,14 @@ import type { ScanResult } from '../check/check.js';
 import type { Spool } from '../check/spool.js';
 import { newRunId } from '../check/chunker.js';
 import { checkRunColumns } from '../check/columns.js';
-import { createRejectsWriter, createResultsWriter, rowShapeOf, type Outputs, type RowsFile } from '../files/outputs.js';
+import {
+  createRejectsWriter,
+  createResultsWriter,
+  keptText,
+  rowShapeOf,
+  type Outputs,
+  type RowsFile,
+} from '../files/outputs.js';
 import type { RowShape } from '../files/outputs.js';
 import { openMatchFiles, wayBackNames, type OpenedMatchFiles } from '../files/way-back.js';
 import { keyPart } from '../match/key.js';
@@ -49,7 +56,8 @@ export async function send(
   const keyCells = (r: Record<string, unknown>): string[] => m!.fields.map((f) => keyPart(f, r[f]) ?? '');
   const opening = async () => {
     const shape = await rowShapeOf(slice.input, scan);
-    const o = matched && { changed: matched.changed, creates: matched.creates, resume: matched.resumed };
+    const kept = (from: string, to: string) => deps.warn?.(keptText(from, to));
+    const o = matched && { changed: matched.changed, creates: matched.creates, resume: matched.resumed, kept };
     // a resumed job's way back is the interrupted run's (from standard input: named by when the job began)
     const began = matched?.began;
     const base = m?.baseAt && began !== undefined ? m.baseAt(began) : m?.base;
@@ -92,7 +100,7 @@ async function sendRows(
     if (now.size !== input.size || now.mtimeMs !== input.mtimeMs)
       throw new UsageError(`${input.name} changed while it was being checked; nothing was sent`);
     if (!slice.match) await checkRunColumns({ ...slice, name: input.name }, scan, deps);
-    const files = await openOutputs(slice, out.shape);
+    const files = await openOutputs(slice, out.shape, (from, to) => deps.warn?.(keptText(from, to)));
     const stats0 = deps.stats?.();
     const { resource, baseUrl, concurrency, maxConsecutiveFailures, op } = slice;
     const result = await dispatchRows({
@@ -140,7 +148,12 @@ async function commitOutputs(files: Outputs): Promise<Sent['files']> {
   }
 }
 
-async function openOutputs(slice: SendSlice, shape: Required<RowShape>): Promise<Outputs> {
+async function openOutputs(
+  slice: SendSlice,
+  shape: Required<RowShape>,
+  /** an edited rejects file there before, moved aside (keepingEdits) */
+  kept: (from: string, to: string) => void,
+): Promise<Outputs> {
   const opened: Array<RowsFile<never[]>> = [];
   const open = async <F extends RowsFile<never[]>>(path: string, make: () => Promise<F>): Promise<F> => {
     try {
@@ -154,8 +167,9 @@ async function openOutputs(slice: SendSlice, shape: Required<RowShape>): Promise
     }
   };
   const { rejectsPath, unknownPath, resultsPath, op } = slice;
-  const rejects = await open(rejectsPath, () => createRejectsWriter(rejectsPath, shape));
-  const unknown = await open(unknownPath, () => createRejectsWriter(unknownPath, shape));
+  const writer = (path: string) => createRejectsWriter(path, { ...shape, kept: (to) => kept(path, to) });
+  const rejects = await open(rejectsPath, () => writer(rejectsPath));
+  const unknown = await open(unknownPath, () => writer(unknownPath));
   if (resultsPath === undefined) return { rejects, unknown };
   // (the shape carries the NDJSON keys the check pass found: the results file's columns)
   const idIsTarget = op?.required.includes('id') === true;
