@@ -53,4 +53,24 @@ describe.skipIf(!HAS_TMUX && !required)('crm links import by natural key in tmux
       await t.control('/faults', { latency_ms: 0 });
     }
   }, 120_000);
+
+  it('a records file: the same lines while its links are read and made, each named by its relation', async () => {
+    const dir = tempDir('crm-links-tty-');
+    const file = join(dir, 'deals.csv');
+    const emails = Array.from({ length: 30 }, (_, i) => `tty${i * 7}@example.test`).join(';');
+    writeFileSync(file, `name,contacts.email\nTTY renewal,${emails}\n`);
+    await t.control('/faults', { latency_ms: 150 }); // 21 pages of contacts, then 29 POSTs one at a time
+    try {
+      const pane = await tm.run(`crm batch deals ${sh(file)} --match name --concurrency 1`, { env: t.env('admin') });
+      await pane.waitFor(/deals contacts: (reading contacts for 30 keys|linking: \d+ of 29 sent)/, {
+        timeoutMs: 40_000,
+      });
+      const { status, lines } = await pane.waitExit(60_000);
+      const text = lines.join('\n');
+      expect(status, text).toBe(0);
+      expect(text).not.toMatch(/deals contacts: (reading|linking)/); // cleared
+    } finally {
+      await t.control('/faults', { latency_ms: 0 });
+    }
+  }, 120_000);
 });

@@ -19,7 +19,7 @@ import {
 import { runKeyedLinks, type LinkSummary } from '../../import/link-keys/run.js';
 import type { Ctx } from '../context.js';
 import type { PaceInfo } from '../../http/pace-info.js';
-import { linkPlanRecord, linkSummaryRecord, printDry, printLinkSummary } from '../links/keyed.js';
+import { linkPlanRecord, linkSummaryRecord, printDry, printLinkSummary, progressLine } from '../links/keyed.js';
 import type { BatchOptions } from './command.js';
 import { matchFields } from './reconcile.js';
 
@@ -75,6 +75,8 @@ export async function linkRecords(
   const out: LinkSummary[] = [];
   for (const group of groups) {
     const text = [...pairsFile(group, o.resource, fields, at, rows)].join('');
+    // the trial: a minute of link reads and writes showed nothing
+    const progress = progressLine(ctx);
     const summary = await runKeyedLinks(
       {
         ...{ parent: group.parent, relation: group.relation, file: '-', remove: false, dryRun: o.dryRun === true },
@@ -93,21 +95,24 @@ export async function linkRecords(
         clock: ctx.clock,
         signal: ctx.signal,
         warn: (m) => ctx.warn(m),
+        progress: (line) => progress.update(`${group.parent} ${group.relation}: ${line}`),
       },
-    ).catch((err: unknown) => {
-      if (!(err instanceof InterruptedError)) throw err;
-      // Ctrl-C: the records' summary and each relation's done so far are still printed, with their ways back (the
-      // trial saw only "Error: interrupted", and never the command removing the links already made)
-      const what = `${group.parent} ${group.relation}`;
-      const message = /^interrupted: /.test(err.message)
-        ? err.message
-        : `interrupted while linking ${what}: ${err.message}`;
-      return new InterruptedError(message, {
-        hint:
-          err.hint ??
-          'run the same command again to finish the job: the records are matched, not made again, and the links there are read as there',
+    )
+      .finally(() => progress.stop())
+      .catch((err: unknown) => {
+        if (!(err instanceof InterruptedError)) throw err;
+        // Ctrl-C: the records' summary and each relation's done so far are still printed, with their ways back (the
+        // trial saw only "Error: interrupted", and never the command removing the links already made)
+        const what = `${group.parent} ${group.relation}`;
+        const message = /^interrupted: /.test(err.message)
+          ? err.message
+          : `interrupted while linking ${what}: ${err.message}`;
+        return new InterruptedError(message, {
+          hint:
+            err.hint ??
+            'run the same command again to finish the job: the records are matched, not made again, and the links there are read as there',
+        });
       });
-    });
     if (summary instanceof InterruptedError) return { links: out, stopped: summary };
     if (summary && summary.rows > 0) out.push(summary);
   }

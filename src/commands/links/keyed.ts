@@ -37,17 +37,20 @@ const ACTIONS: Array<[string, string]> = [
   ['invalid', 'invalid'],
 ];
 
+/** A progress line on standard error when it is a terminal (not with --quiet): a links run's reading, then sending. */
+export const progressLine = (ctx: Ctx) =>
+  createProgress({
+    stream: ctx.io.stderr,
+    enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
+    color: ctx.globals.stderrColor,
+  });
+
 /** The run by natural key; false when the file names every side by id (the batch engine's plain path). */
 export async function runKeyed(o: LinkOptions, ctx: Ctx): Promise<boolean> {
   capHeap();
   const client = await ctx.client({ concurrencyFlag: true });
   // a line on a terminal while the sides are read, another while the requests go (the plan printed between)
-  const line = () =>
-    createProgress({
-      stream: ctx.io.stderr,
-      enabled: Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet,
-      color: ctx.globals.stderrColor,
-    });
+  const line = () => progressLine(ctx);
   let progress = line();
   const summary = await runKeyedLinks(
     {
