@@ -79,7 +79,7 @@ export async function rowShapeOf(
 export async function createRejectsWriter(
   target: string,
   /** `kept`: told where an edited rejects file there before was moved (keepingEdits) */
-  o: RowShape & { memoryBytes?: number; kept?: (to: string) => void },
+  o: RowShape & { memoryBytes?: number; kept?: Kept },
 ): Promise<RowsFile<[string, string]>> {
   const file = await AtomicTextFile.create(target);
   const sorted = new SortedLines(target, o.memoryBytes);
@@ -256,7 +256,7 @@ export class RowsOut {
   /** Commits over a file a user may have edited (keepingEdits): the name the one there was moved to, if it was. */
   async commitKeeping(now: number): Promise<string | undefined> {
     let kept: string | undefined;
-    await this.file.commit(keepingEdits(this.file.target, now, (to) => (kept = to)));
+    await this.file.commit(keepingEdits(this.file.target, now, (_from, to) => (kept = to)));
     return kept;
   }
 }
@@ -266,7 +266,7 @@ export class RowsOut {
  * one there that is not what this run wrote is moved to an own name first (`<stem>.<time><ext>`), never overwritten
  * (the trial: edits to the rejects and ambiguous files were lost to the rerun). An AtomicTextFile's beforeRename.
  */
-export function keepingEdits(target: string, now: number, kept?: (to: string) => void) {
+export function keepingEdits(target: string, now: number, kept?: Kept) {
   return async (written: string): Promise<void> => {
     const there = await readFile(target).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'EISDIR') return undefined;
@@ -275,13 +275,22 @@ export function keepingEdits(target: string, now: number, kept?: (to: string) =>
     if (there === undefined || there.equals(await readFile(written))) return;
     const ext = extname(target);
     const to = await moveToOwnName(target, target.slice(0, target.length - ext.length), ext, now);
-    if (to !== undefined) kept?.(to);
+    if (to !== undefined) kept?.(target, to);
   };
 }
+
+/** Told of a file keepingEdits moved aside: where it was, where it is now. */
+export type Kept = (from: string, to: string) => void;
 
 /** What a run says of a file keepingEdits moved aside. */
 export const keptText = (from: string, to: string): string =>
   `${from} was there already, not as this run wrote it (edited?): kept as ${to}`;
+
+/** A Kept that says so through `warn` (the run's notices). */
+export const warnKept =
+  (warn?: (message: string) => void): Kept =>
+  (from, to) =>
+    warn?.(keptText(from, to));
 
 /**
  * A way-back file that cannot be written (CONTRACT §7c): a DiskError (exit 8) naming the file, its folder's free space

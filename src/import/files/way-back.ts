@@ -13,7 +13,7 @@ import { guardFormula, unguardFormula } from '../../output/formula-guard.js';
 import { removeRegularFile } from '../../util/atomic-file.js';
 import { exists } from '../../util/fs.js';
 import { exactFieldName, fieldHeader, normalizeFieldName, splitType } from '../input/header.js';
-import { csvLine, type RowShape, RowsOut, serverCell, unwritable } from './outputs.js';
+import { csvLine, type Kept, type RowShape, RowsOut, serverCell, unwritable } from './outputs.js';
 import { openCsvLog } from './csv-log.js';
 
 /** Reconcile's files written while sending: the way back, and the ambiguous rows. */
@@ -60,7 +60,7 @@ export async function openMatchFiles(
   /** the --match fields, and a record's key cells (match/key.ts) */
   match: readonly string[],
   keyCells: (record: ApiRecord) => string[],
-  o: { changed: readonly string[]; creates: boolean; resume: boolean; kept?: (from: string, to: string) => void },
+  o: { changed: readonly string[]; creates: boolean; resume: boolean; kept?: Kept },
 ): Promise<OpenedMatchFiles> {
   const [undoPath, createdPath] = [names.undo, names.created];
   // a resumed job's files are named even when this run adds nothing to them: they hold the interrupted run's way back
@@ -305,15 +305,11 @@ export class AmbiguousFile {
   private constructor(
     readonly target: string,
     private readonly out: RowsOut,
-    private readonly kept?: (from: string, to: string) => void,
+    private readonly kept?: Kept,
   ) {}
 
   /** `kept`: told where an edited ambiguous file there before was moved (keepingEdits) */
-  static async create(
-    target: string,
-    shape: RowShape,
-    kept?: (from: string, to: string) => void,
-  ): Promise<AmbiguousFile> {
+  static async create(target: string, shape: RowShape, kept?: Kept): Promise<AmbiguousFile> {
     return new AmbiguousFile(target, await RowsOut.create(target, shape, ['_line', '_candidates']), kept);
   }
 

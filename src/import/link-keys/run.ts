@@ -16,7 +16,7 @@ import { fileStamp } from '../../util/stamp.js';
 import { prepareInput } from '../input/source.js';
 import { openInput } from '../input/reader.js';
 import { parseColumnMaps } from '../input/header.js';
-import { createRejectsWriter, keptText, RowsOut, serverCell, type RowShape } from '../files/outputs.js';
+import { createRejectsWriter, RowsOut, serverCell, warnKept, type RowShape } from '../files/outputs.js';
 import { defaultRejectsPath } from '../plan.js';
 import { linkLayout, type LinkLayout } from './layout.js';
 import { JobState, WayBackLog, type WayBack } from './way-back.js';
@@ -264,8 +264,7 @@ type SendDeps = KeyedLinkDeps & { names?: WayBack; job: string; rejectsPath: str
 
 /** The sending pass: the rows' files, then one request per row to send (its way-back line first). */
 async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan, deps: SendDeps) {
-  const kept = (to: string) => deps.warn(keptText(deps.rejectsPath, to));
-  const rejects = await createRejectsWriter(deps.rejectsPath, { ...deps.shape, kept });
+  const rejects = await createRejectsWriter(deps.rejectsPath, { ...deps.shape, kept: warnKept((m) => deps.warn(m)) });
   const ambiguous = await RowsOut.create(`${deps.base}.ambiguous.csv`, deps.shape, ['_line', '_side', '_candidates']);
   const wayBack =
     deps.names &&

@@ -13,8 +13,9 @@ import { checkRunColumns } from '../check/columns.js';
 import {
   createRejectsWriter,
   createResultsWriter,
-  keptText,
   rowShapeOf,
+  warnKept,
+  type Kept,
   type Outputs,
   type RowsFile,
 } from '../files/outputs.js';
@@ -56,7 +57,7 @@ export async function send(
   const keyCells = (r: Record<string, unknown>): string[] => m!.fields.map((f) => keyPart(f, r[f]) ?? '');
   const opening = async () => {
     const shape = await rowShapeOf(slice.input, scan);
-    const kept = (from: string, to: string) => deps.warn?.(keptText(from, to));
+    const kept = warnKept(deps.warn);
     const o = matched && { changed: matched.changed, creates: matched.creates, resume: matched.resumed, kept };
     // a resumed job's way back is the interrupted run's (from standard input: named by when the job began)
     const began = matched?.began;
@@ -100,7 +101,7 @@ async function sendRows(
     if (now.size !== input.size || now.mtimeMs !== input.mtimeMs)
       throw new UsageError(`${input.name} changed while it was being checked; nothing was sent`);
     if (!slice.match) await checkRunColumns({ ...slice, name: input.name }, scan, deps);
-    const files = await openOutputs(slice, out.shape, (from, to) => deps.warn?.(keptText(from, to)));
+    const files = await openOutputs(slice, out.shape, warnKept(deps.warn));
     const stats0 = deps.stats?.();
     const { resource, baseUrl, concurrency, maxConsecutiveFailures, op } = slice;
     const result = await dispatchRows({
@@ -152,7 +153,7 @@ async function openOutputs(
   slice: SendSlice,
   shape: Required<RowShape>,
   /** an edited rejects file there before, moved aside (keepingEdits) */
-  kept: (from: string, to: string) => void,
+  kept: Kept,
 ): Promise<Outputs> {
   const opened: Array<RowsFile<never[]>> = [];
   const open = async <F extends RowsFile<never[]>>(path: string, make: () => Promise<F>): Promise<F> => {
@@ -167,7 +168,7 @@ async function openOutputs(
     }
   };
   const { rejectsPath, unknownPath, resultsPath, op } = slice;
-  const writer = (path: string) => createRejectsWriter(path, { ...shape, kept: (to) => kept(path, to) });
+  const writer = (path: string) => createRejectsWriter(path, { ...shape, kept });
   const rejects = await open(rejectsPath, () => writer(rejectsPath));
   const unknown = await open(unknownPath, () => writer(unknownPath));
   if (resultsPath === undefined) return { rejects, unknown };
