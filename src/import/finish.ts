@@ -27,7 +27,14 @@ export function finish(
   sent: Sent | undefined,
   matched?: Matched,
 ): ImportSummary {
-  if (!sent) return { ...summaryOf(slice, now), rows: scan.rows, reconcile: { plan: matched!.plan, ...NONE } };
+  if (!sent) {
+    const { plan, createLines } = matched!;
+    return {
+      ...summaryOf(slice, now),
+      rows: scan.rows,
+      reconcile: { plan, ...NONE, ...(createLines ? { createLines } : {}) },
+    };
+  }
   const { counters: c, fatal, aborted } = sent.result;
   const summary = summaryOf(slice, now, c, sent.files, { rows: scan.rows, reasons: sent.result.reasons });
   const result: ImportSummary = matched ? { ...summary, reconcile: reconciled(matched, c, sent) } : summary;

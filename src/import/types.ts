@@ -242,6 +242,8 @@ export interface ImportSummary extends ImportCounts {
     undo_file: string | null;
     created_file: string | null;
     plan_file: string | null;
+    /** a dry run: the lines of the rows it would create (not printed) */
+    createLines?: ReadonlySet<number>;
   };
 }
 

@@ -149,6 +149,44 @@ describe('rows not linked in two relations', () => {
   });
 });
 
+describe('a dry run of rows its batch would not create', () => {
+  it("counts their links as the run does: not found, not to link (the dry run's figures are the run's)", async () => {
+    // RL Bad: a cell no number reads (invalid); RL Split: two rows of one key that disagree (neither sent); RL Twice:
+    // one row pasted twice (a repeat: created once, both rows' contacts linked)
+    file(
+      'mixed.csv',
+      [
+        'name,amount:number,contacts.email',
+        'RL Bad,abc,ada@rl.test',
+        'RL Split,1,ada@rl.test',
+        'RL Split,2,alan@rl.test',
+        'RL Twice,3,ada@rl.test',
+        'RL Twice,3,ada@rl.test;alan@rl.test',
+        'RL Good,4,alan@rl.test',
+        '',
+      ].join('\n'),
+    );
+    const since = await logLength(t);
+    const dry = await crm(['batch', 'deals', 'mixed.csv', '--match', 'name', '--dry-run', '-o', 'json']);
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    const plan = JSON.parse(dry.stdout) as { create: number; links: Array<Record<string, number>> };
+    expect(plan.create).toBe(2);
+    const [planned] = plan.links;
+    // RL Twice's ada (its two rows: one link, one repeat) and alan, RL Good's alan; RL Bad's and RL Split's: not found
+    expect([planned!.link, planned!.not_found]).toEqual([3, 3]);
+
+    const run = await crm(['batch', 'deals', 'mixed.csv', '--match', 'name', '-o', 'json']);
+    expect(run.code).toBe(dry.code === 0 ? 9 : dry.code);
+    const done = JSON.parse(run.stdout) as { created: number; links: Array<Record<string, number>> };
+    expect(done.created).toBe(2);
+    expect([done.links[0]!.linked, done.links[0]!.not_found]).toEqual([planned!.link, planned!.not_found]);
+    expect((await listIds(t, `/deals/${(await dealId('RL Twice'))!}/contacts`)).sort()).toEqual(
+      [ids.ada, ids.alan].sort(),
+    );
+    expect(await dealId('RL Bad')).toBeUndefined();
+  });
+});
+
 describe('a contacts file with its deals and segments (the reverse)', () => {
   it('creates the contacts, then links each to the deals and segments it names', async () => {
     file(

@@ -48,9 +48,11 @@ export async function linkThenPrint(
   groups: readonly RecordLinks[],
   client: HttpClient | undefined,
   printRecords: (extra: Record<string, unknown>) => Promise<void>,
+  /** a dry run: the lines of the rows its batch would create */
+  creates?: ReadonlySet<number>,
 ): Promise<void> {
   const { links, stopped } =
-    client && groups.length > 0 ? await linkRecords(o, groups, matchFields(o)!, client, ctx) : { links: [] };
+    client && groups.length > 0 ? await linkRecords(o, groups, matchFields(o)!, client, ctx, creates) : { links: [] };
   await printWithLinks(ctx, links, client?.pace?.(), printRecords).catch((err: unknown) => {
     if (!stopped) throw err;
   });
@@ -64,6 +66,7 @@ export async function linkRecords(
   fields: readonly string[],
   client: HttpClient,
   ctx: Ctx,
+  creates?: ReadonlySet<number>,
 ): Promise<{ links: LinkSummary[]; stopped?: InterruptedError }> {
   const maps = parseColumnMaps(o.map);
   const reader = await openInput(o.file, { name: o.file, format: 'csv', signal: ctx.signal });
@@ -85,7 +88,7 @@ export async function linkRecords(
           source: Readable.from([text]),
           label: `${o.file}.${group.other}`,
           base: `${o.file}.${group.other}`,
-          ...(o.dryRun ? { pending: group.recordIs } : {}),
+          ...(o.dryRun ? { pending: { side: group.recordIs, ...(creates ? { lines: creates } : {}) } } : {}),
         },
       },
       {

@@ -31,6 +31,7 @@ import {
 import { detectFormat } from '../../import/input/reader.js';
 import { matchFields, printMatchSummary } from './reconcile.js';
 import { linkColumnsOf, linkThenPrint, recordLinksOf } from './record-links.js';
+import type { RecordLinks } from '../../import/link-keys/record-links.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
 import { count, plural, wasWere } from '../../output/plural.js';
@@ -110,12 +111,7 @@ export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
         await (partial.reconcile ? printMatchSummary(ctx, partial, stopped) : printSummary(ctx, partial, stopped));
       throw withResumeHint(err, o, partial);
     });
-  if (summary.reconcile)
-    return linkThenPrint(ctx, o, groups, client, (extra) =>
-      o.dryRun
-        ? printDryPlan(ctx, summary, client, o.concurrency, extra, linkColumnsOf(groups))
-        : printMatchSummary(ctx, summary, undefined, extra),
-    );
+  if (summary.reconcile) return printReconciled(ctx, o, groups, client, summary);
   if (summary.plan) {
     await printPlan(ctx, summary, fields.wasRead(), dryCost(o, summary, ctx, client));
     if (summary.refused) throw summary.refused;
@@ -127,6 +123,22 @@ export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
   if (summary.rows === 0)
     ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
   if (importExitCode(summary) === 9) throw partialFailure(o, ctx, summary);
+}
+
+/** A `--match` run's plan (a dry run) or summary, with its records' links, planned or made (record-links.ts). */
+function printReconciled(
+  ctx: Ctx,
+  o: BatchOptions,
+  groups: RecordLinks[],
+  client: HttpClient | undefined,
+  summary: ImportSummary,
+): Promise<void> {
+  const print = (extra: Record<string, unknown>) =>
+    o.dryRun
+      ? printDryPlan(ctx, summary, client, o.concurrency, extra, linkColumnsOf(groups))
+      : printMatchSummary(ctx, summary, undefined, extra);
+  // a dry run's links: only the rows its batch would create count as new records
+  return linkThenPrint(ctx, o, groups, client, print, summary.reconcile!.createLines);
 }
 
 /** Exit 9: what failed, and the commands that go on (this same command; the fixed rejects file's import). */

@@ -91,7 +91,7 @@ async function readRows(reader: InputReader, layout: LinkLayout) {
 
 /** Reads the file and what the CRM holds for it, and plans every row. */
 export async function resolveLinks(
-  o: { reader: InputReader; layout: LinkLayout; remove: boolean; pending?: 'parent' | 'child' },
+  o: { reader: InputReader; layout: LinkLayout; remove: boolean; pending?: Pending },
   deps: ResolveDeps,
 ): Promise<LinkPlan> {
   const { layout } = o;
@@ -121,10 +121,14 @@ export async function resolveLinks(
       seen.set(at, f);
       return f;
     };
-    // a dry run of a records file: a record its batch would create is not there yet, and is linked once it is
+    // a dry run of a records file: a record its batch would create is not there yet, and is linked once it is; a
+    // row the batch would not create (invalid, its key's rows disagreeing) leaves its key not found, as the run will
+    const creating = pendingKeys(rows, o.pending);
     const orNew = (cell: NamedSide, side: 'parent' | 'child'): Found => {
       const f = found(cell);
-      return f === undefined && o.pending === side && 'key' in cell ? { id: `${PENDING} ${cell.key}` } : f;
+      return f === undefined && o.pending?.side === side && 'key' in cell && creating(cell.key)
+        ? { id: `${PENDING} ${cell.key}` }
+        : f;
     };
     const resolved = rows.map((r): Resolved => {
       const read = r.read;
@@ -147,6 +151,25 @@ export async function resolveLinks(
   } finally {
     for (const index of indexes.values()) index.close();
   }
+}
+
+/** A records file's dry run: the side its records are on, and the lines of the rows its batch would create (all: absent). */
+export interface Pending {
+  side: 'parent' | 'child';
+  lines?: ReadonlySet<number>;
+}
+
+/** The keys of the records a records file's batch would create: those of the rows it plans as creates (a repeat shares its first's). */
+function pendingKeys(rows: ReadonlyArray<{ line: number; read: RowCells }>, pending: Pending | undefined) {
+  const lines = pending?.lines;
+  if (!lines) return (_key: string) => true;
+  const keys = new Set<string>();
+  for (const r of rows) {
+    if (!lines.has(r.line) || !('ok' in r.read && r.read.ok)) continue;
+    const cell = pending.side === 'parent' ? r.read.parent : r.read.child;
+    if ('key' in cell) keys.add(cell.key);
+  }
+  return (key: string) => keys.has(key);
 }
 
 type Ok = Extract<RowCells, { ok: true }>;

@@ -20,7 +20,7 @@ import { createRejectsWriter, RowsOut, serverCell, warnKept, type RowShape } fro
 import { defaultRejectsPath } from '../plan.js';
 import { linkLayout, type LinkLayout } from './layout.js';
 import { JobState, WayBackLog, type WayBack } from './way-back.js';
-import { otherFields, resolveLinks, SENDS, type LinkPlan, type PlannedRow } from './resolve.js';
+import { otherFields, resolveLinks, SENDS, type LinkPlan, type Pending, type PlannedRow } from './resolve.js';
 
 export interface KeyedLinkOptions {
   parent: string;
@@ -36,7 +36,7 @@ export interface KeyedLinkOptions {
   /** the profile's API: part of the job's identity */
   baseUrl: string;
   /** a file of pairs crm made (a records file's links): read from here, named `label`, its way back beside `base` */
-  derived?: { source: Readable; label: string; base: string; pending?: 'parent' | 'child' };
+  derived?: { source: Readable; label: string; base: string; pending?: Pending };
 }
 
 export interface KeyedLinkDeps {

@@ -43,6 +43,8 @@ export interface Matched {
   /** the fields its updates change, and whether it creates: the way-back files it needs */
   changed: string[];
   creates: boolean;
+  /** a dry run: the lines of the rows it would create */
+  createLines?: ReadonlySet<number>;
 }
 
 export async function match(
@@ -80,12 +82,12 @@ export async function match(
     chunkSize: slice.chunkSize,
     signal: deps.signal,
   };
-  const plan = await matchRows({ ...o, maps: slice.maps, name: input.name, warn: deps.warn, earlier }, scan).catch(
-    async (err: unknown) => {
-      await Promise.all([out?.remove(), planFile?.drop()]);
-      throw err;
-    },
-  );
+  const createLines = slice.dryRun ? new Set<number>() : undefined;
+  const matching = { ...o, maps: slice.maps, name: input.name, warn: deps.warn, earlier, creates: createLines };
+  const plan = await matchRows(matching, scan).catch(async (err: unknown) => {
+    await Promise.all([out?.remove(), planFile?.drop()]);
+    throw err;
+  });
   await planFile?.commit().catch(async (err: unknown) => {
     await out?.remove();
     throw err;
@@ -98,6 +100,7 @@ export async function match(
     planCsv: slice.planPath,
     changed: Object.keys(plan.changes),
     creates: plan.create > 0,
+    ...(createLines ? { createLines } : {}),
   };
 }
 

@@ -43,6 +43,8 @@ export interface MatchRowsOptions {
   warn?: (message: string) => void;
   /** a job an interrupted run began (match.ts): what it did */
   earlier?: EarlierRun;
+  /** a dry run: gets the line of each row planned as a create (a records file's links count only those as new) */
+  creates?: Set<number>;
 }
 
 /** What an interrupted run of the job did (match.ts reads it from its plan and journal). */
@@ -312,6 +314,7 @@ function placeRow(
   else plan[c.action]++;
   const action = done ? 'done' : c.action;
   o.planFile?.add(row.line, action, c.id ?? c.candidates?.join(';'), changesText(c.changes), row.raw);
+  if (action === 'create') o.creates?.add(row.line);
   // own counts: a field named `__proto__` is counted, not made the object's prototype
   for (const ch of c.changes)
     setOwn(plan.changes, ch.field, (Object.hasOwn(plan.changes, ch.field) ? plan.changes[ch.field]! : 0) + 1);
@@ -353,6 +356,7 @@ function keepCreate(
   });
   plan.create += rows.length;
   plan.resent = (plan.resent ?? 0) + rows.length;
+  for (const r of rows) o.creates?.add(r.line);
   for (const r of rows)
     o.planFile?.add(r.line, 'create', undefined, 'sent again: an interrupted run sent it without an answer', r.raw);
   return o.out?.chunk({ seq: kept.seq, rows, lines: kept.lines, body: kept.body }, bytes, {
