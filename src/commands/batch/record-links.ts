@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { CrmError, InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { openInput } from '../../import/input/reader.js';
+import { findResource } from '../../api/resources.js';
 import { parseColumnMaps } from '../../import/input/header.js';
 import {
   leaveOut,
@@ -25,22 +26,38 @@ import { matchFields } from './reconcile.js';
 
 /** The link columns of a `--match` run's file (none without --match, or for standard input), and the options that leave them out. */
 export async function recordLinksOf(o: BatchOptions): Promise<{ o: BatchOptions; groups: RecordLinks[] }> {
-  if (o.match === undefined || o.file === '-' || /\.(ndjson|jsonl|json)$/i.test(o.file) || o.inputFormat === 'ndjson')
+  if (o.file === '-' || /\.(ndjson|jsonl|json)$/i.test(o.file) || o.inputFormat === 'ndjson' || o.delete || o.operation)
     return { o, groups: [] };
   const reader = await openInput(o.file, { name: o.file, format: 'csv' }).catch(() => undefined);
   if (!reader) return { o, groups: [] }; // the engine names what is wrong with the file
   reader.close();
   const groups = recordLinkColumns(o.resource, reader.header ?? [], parseColumnMaps(o.map));
   if (groups.length === 0) return { o, groups };
+  // without --match the columns were sent as fields named `contacts.email` on every record (the trial's second
+  // trial: a junk field on the deal, and no link)
+  if (o.match === undefined) throw linkColumnsWithoutMatch(o, groups);
   // the batch leaves each link column out: a --map naming it (`Company=companies.name`) is the links run's, not the batch's
   const linkColumns = new Set(groups.flatMap((g) => g.columns.map((c) => c.header.trim())));
   const own = (o.map ?? []).filter((m) => !linkColumns.has(m.slice(0, m.lastIndexOf('=')).trim()));
   return { o: { ...o, map: [...own, ...leaveOut(groups)] }, groups };
 }
 
+/** Link columns in a run without --match: refused before anything is read or sent (exit 2). */
+function linkColumnsWithoutMatch(o: BatchOptions, groups: readonly RecordLinks[]): UsageError {
+  const columns = groups.flatMap((g) => g.columns.map((c) => `"${c.header.trim()}" (${g.other}.${c.field})`));
+  const fields = ({ contacts: 'email', companies: 'domain' } as Record<string, string>)[o.resource] ?? 'name';
+  return new UsageError(
+    `${o.file}: ${columns.join(', ')} ${columns.length === 1 ? 'names' : 'name'} linked records, which crm links only in a --match run; without it ${columns.length === 1 ? 'it' : 'they'} would be sent as ${o.resource} fields`,
+    {
+      hint: `add --match with the fields that identify a ${findResource(o.resource)?.singular ?? 'record'} (e.g. --match ${fields}): its rows are created or matched, then linked; or leave ${columns.length === 1 ? 'the column' : 'the columns'} out with --map "COLUMN="`,
+    },
+  );
+}
+
 /**
- * A `--match` run's links (none without link columns or a client), then its summary with theirs; Ctrl-C while linking:
- * what was done is printed all the same, then the interruption (130) thrown, before any row not linked (9).
+ * A `--match` run's links (none without link columns or a client), then its summary with theirs; Ctrl-C (or an error)
+ * while linking: what was done is printed all the same, then the interruption (130) or error thrown, before any row
+ * not linked (9).
  */
 export async function linkThenPrint(
   ctx: Ctx,
@@ -51,8 +68,14 @@ export async function linkThenPrint(
   /** a dry run: the lines of the rows its batch would create */
   creates?: ReadonlySet<number>,
 ): Promise<void> {
+  // a relation refused (a key field no record has) after the records were made: their summary is printed all the same
   const { links, stopped } =
-    client && groups.length > 0 ? await linkRecords(o, groups, matchFields(o)!, client, ctx, creates) : { links: [] };
+    client && groups.length > 0
+      ? await linkRecords(o, groups, matchFields(o)!, client, ctx, creates).catch((err: unknown) => ({
+          links: [],
+          stopped: err as Error,
+        }))
+      : { links: [] };
   await printWithLinks(ctx, links, client?.pace?.(), printRecords).catch((err: unknown) => {
     if (!stopped) throw err;
   });
