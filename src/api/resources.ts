@@ -265,3 +265,11 @@ export const BATCH_MAX = 100;
 export function isEmailField(field: string): boolean {
   return field === 'email' || field.endsWith('_email');
 }
+
+/**
+ * A field whose values compare in any case: an email (CONTRACT §7b) and, beyond it, a domain (case-free in DNS, RFC
+ * 4343; the trial's export had `LITWARE.TEST` for the company at `litware.test`, and was refused as not found).
+ */
+export function isCaseFreeField(field: string): boolean {
+  return isEmailField(field) || field === 'domain' || field.endsWith('_domain');
+}

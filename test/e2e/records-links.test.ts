@@ -149,6 +149,66 @@ describe('rows not linked in two relations', () => {
   });
 });
 
+describe('link columns without --match', () => {
+  it('are refused before anything is sent, not written as fields (the trial: a junk "contacts.email" on the deal)', async () => {
+    file('nomatch.csv', 'Deal Name,Contacts,companies.domain\nRL No match,ada@rl.test,rl-acme.test\n');
+    const since = await logLength(t);
+    for (const args of [
+      ['batch', 'deals', 'nomatch.csv', '--map', 'Deal Name=name', '--map', 'Contacts=contacts.email'],
+      ['batch', 'deals', 'nomatch.csv', '--map', 'Deal Name=name', '--map', 'Contacts=contacts.email', '--dry-run'],
+    ]) {
+      const r = await crm(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(
+        'nomatch.csv: "Contacts" (contacts.email), "companies.domain" (companies.domain) name linked records, which crm links only in a --match run',
+      );
+      expect(r.stderr).toContain('--match name');
+    }
+    expect(await requestLog(t, since)).toEqual([]);
+    expect(await dealId('RL No match')).toBeUndefined();
+  });
+});
+
+describe('a key field no record has', () => {
+  it('is refused with the field it may mean, not every row "not found" (the trial: contact.emial)', async () => {
+    file('typo.csv', 'Deal,Email\nRL Existing,ada@rl.test\n');
+    const since = await logLength(t);
+    for (const dry of [['--dry-run'], []]) {
+      const args = ['links', 'import', 'deals', 'contacts', 'typo.csv', '--map', 'Deal=deal.name'];
+      const r = await crm([...args, '--map', 'Email=contact.emial', ...dry]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(
+        /contact\.emial: none of the \d+ contacts records read has a field "emial"; did you mean/,
+      );
+      expect(r.stderr).toContain('contact.email?');
+    }
+    expect(writes(await requestLog(t, since))).toEqual([]);
+    // the same in a records file's link column
+    file('typo-records.csv', 'name,contacts.emial\nRL Existing,ada@rl.test\n');
+    const r = await crm(['batch', 'deals', 'typo-records.csv', '--match', 'name', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('did you mean contact.email?');
+    // the records' own summary is still printed (their part was done)
+    expect((JSON.parse(r.stdout) as { unchanged: number }).unchanged).toBe(1);
+  });
+});
+
+describe('a domain in another case', () => {
+  it('names the same company, as an email does its contact (the trial: LITWARE.TEST refused as not found)', async () => {
+    file('cased.csv', 'name,companies.domain\nRL Cased,  RL-ACME.Test \n');
+    const r = await crm(['batch', 'deals', 'cased.csv', '--match', 'name', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await listIds(t, `/deals/${(await dealId('RL Cased'))!}/companies`)).toEqual([ids.acme]);
+    // and a companies file matched on its domain in other case: the company is there, unchanged, not made twice
+    file('companies-cased.csv', 'domain,name\nRL-Acme.TEST,RL Acme\n');
+    const since = await logLength(t);
+    const c = await crm(['batch', 'companies', 'companies-cased.csv', '--match', 'domain', '-o', 'json']);
+    expect(c.code, c.stderr).toBe(0);
+    expect((JSON.parse(c.stdout) as { unchanged: number }).unchanged).toBe(1);
+    expect(writes(await requestLog(t, since))).toEqual([]);
+  });
+});
+
 describe('a dry run of rows its batch would not create', () => {
   it("counts their links as the run does: not found, not to link (the dry run's figures are the run's)", async () => {
     // RL Bad: a cell no number reads (invalid); RL Split: two rows of one key that disagree (neither sent); RL Twice:

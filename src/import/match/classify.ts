@@ -3,7 +3,7 @@
 import { RawNumber, stringifyJson } from '../../json/exact-json.js';
 import { asHeldType } from '../input/typing.js';
 import { truncate } from '../../output/cell.js';
-import { isEmailField } from './key.js';
+import { isCaseFreeField } from './key.js';
 
 /** One field an update changes: the record's value (`null` when absent) and the value to send. */
 export interface Change {
@@ -67,11 +67,11 @@ export function diffRecord(
 }
 
 /**
- * A text cell against the record's value: text by its code points, trimmed (an email's case aside: one address,
+ * A text cell against the record's value: text by its code points, trimmed (an email's or domain's case aside: one address,
  * and a reconcile by id rewrote `ann@x.io` as `ANN@x.io`, issue 29's trial); else read as the record's type.
  */
 function sameText(cell: string, held: unknown, field: string): boolean {
-  const fold = (t: string) => (isEmailField(field) ? t.trim().toLowerCase() : t.trim());
+  const fold = (t: string) => (isCaseFreeField(field) ? t.trim().toLowerCase() : t.trim());
   if (typeof held === 'string') return fold(cell) === fold(held);
   const typed = asHeldType(cell, held);
   return typed !== undefined && deepEqual(typed, held);

@@ -2,12 +2,12 @@
 // key is its cells of the match fields (after --map and types), a record's the server's values. Pure.
 import { RawNumber } from '../../json/exact-json.js';
 
-import { isEmailField } from '../../api/resources.js';
-export { isEmailField };
+import { isCaseFreeField, isEmailField } from '../../api/resources.js';
+export { isCaseFreeField, isEmailField };
 
 /**
  * A value's text for matching, or undefined when it cannot be a key (null, absent, blank, a list or object):
- * text trimmed and NFC-normalised (an email field lower-cased too); a number as its shortest text (`1.0` is `1`).
+ * text trimmed and NFC-normalised (an email or domain field lower-cased too); a number as its shortest text (`1.0` is `1`).
  */
 export function keyPart(field: string, value: unknown): string | undefined {
   switch (typeof value) {
@@ -15,7 +15,7 @@ export function keyPart(field: string, value: unknown): string | undefined {
       const t = value.trim();
       if (t === '') return undefined;
       // lower-case first, NFC last: the text is NFC whatever the case mapping did
-      return (isEmailField(field) ? t.toLowerCase() : t).normalize('NFC');
+      return (isCaseFreeField(field) ? t.toLowerCase() : t).normalize('NFC');
     }
     case 'number':
       return Number.isFinite(value) ? String(value) : undefined;

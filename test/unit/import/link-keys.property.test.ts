@@ -7,7 +7,7 @@
 // any spelling, follow --map, and take only a linked file's rows of its own parent and relation.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEAL_CONTACT_TYPES, isEmailField } from '../../../src/api/resources.js';
+import { DEAL_CONTACT_TYPES, isCaseFreeField } from '../../../src/api/resources.js';
 import { UsageError } from '../../../src/http/errors.js';
 import { parseColumnMaps } from '../../../src/import/input/header.js';
 import {
@@ -51,8 +51,8 @@ const text = fc
   .filter((s) => s.trim() !== '');
 const flipCase = (s: string, flips: readonly boolean[]): string =>
   Array.from(s, (c, i) => (flips[i % Math.max(1, flips.length)] ? c.toUpperCase() : c.toLowerCase())).join('');
-/** §7b: trimmed; an email field in any case */
-const norm = (field: string, v: string): string => (isEmailField(field) ? v.trim().toLowerCase() : v.trim());
+/** §7b: trimmed; an email field in any case (and, beyond it, a domain) */
+const norm = (field: string, v: string): string => (isCaseFreeField(field) ? v.trim().toLowerCase() : v.trim());
 
 // ---- classifyRow ----
 
@@ -262,7 +262,7 @@ describe('readRow: keys as §7b compares them', () => {
           const plain = cols.map((_, i) => cells[i]![0]);
           const varied = cols.map(([, f], i) => {
             const [v, before, after, flips] = cells[i]!;
-            return `${before}${isEmailField(f) ? flipCase(v, flips) : v}${after}`;
+            return `${before}${isCaseFreeField(f) ? flipCase(v, flips) : v}${after}`;
           });
           const [a, b] = [okRow(readRow(layout, plain)), okRow(readRow(layout, varied))];
           expect(keyOf(b.parent)).toBe(keyOf(a.parent));

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RawNumber } from '../../../src/json/exact-json.js';
-import { isEmailField, keyPart, matchKey } from '../../../src/import/match/key.js';
+import { isCaseFreeField, keyPart, matchKey } from '../../../src/import/match/key.js';
 import { runs } from '../../helpers/property.js';
 
 const space = fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u3000', '\ufeff'), maxLength: 3 });
@@ -58,7 +58,7 @@ describe('keyPart', () => {
     });
     fc.assert(
       fc.property(
-        fc.constantFrom('email', 'work_email'),
+        fc.constantFrom('email', 'work_email', 'domain', 'web_domain'),
         email,
         fc.array(fc.boolean(), { maxLength: 5 }),
         (f, s, flips) => {
@@ -73,7 +73,7 @@ describe('keyPart', () => {
   it('gives distinct trimmed NFC values distinct parts, and a number its shortest text', () => {
     fc.assert(
       fc.property(field, text, text, (f, a, b) => {
-        const norm = (s: string): string => (isEmailField(f) ? s.toLowerCase() : s).trim().normalize('NFC');
+        const norm = (s: string): string => (isCaseFreeField(f) ? s.toLowerCase() : s).trim().normalize('NFC');
         if (norm(a) !== '' && norm(b) !== '') expect(keyPart(f, a) === keyPart(f, b)).toBe(norm(a) === norm(b));
       }),
       runs(),
