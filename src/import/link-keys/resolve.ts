@@ -3,7 +3,8 @@
 // each distinct parent's current links read once (a meeting's association: one GET) → one action per row (classifyRow).
 // Nothing is sent here: the plan it returns is what the sending pass (send.ts) takes.
 import type { ApiRecord } from '../../api/envelopes.js';
-import { CrmError, NotFoundError, InterruptedError, restated } from '../../http/errors.js';
+import { CrmError, NotFoundError, InterruptedError, restated, UsageError } from '../../http/errors.js';
+import { nearestTypo } from '../../util/nearest.js';
 import type { HttpClient } from '../../http/types.js';
 import { pathSegment } from '../../http/url.js';
 import { PAGE_SIZE_MAX } from '../../api/resources.js';
@@ -108,7 +109,9 @@ export async function resolveLinks(
       const onProgress = (p: { records: number; pages: number }) =>
         deps.progress?.(`reading ${resource} ${keys}: ${p.records.toLocaleString('en-US')} records read…`);
       const read = { client, resource, fields: w.fields, keep: [], wanted: w.keys, signal, dir, onProgress };
-      indexes.set(resource, await readIndex({ ...read, survey: false }));
+      const index = await readIndex({ ...read, survey: false });
+      indexes.set(resource, index);
+      if (index.unseen) throw unseenField(layout, resource, index);
     }
     // a key is looked up once (a lookup reads the index's file: 30,000 rows' two sides took ~0.6 s)
     const seen = new Map<string, Found>();
@@ -151,6 +154,23 @@ export async function resolveLinks(
   } finally {
     for (const index of indexes.values()) index.close();
   }
+}
+
+/**
+ * A key field no record of the collection has (the trial's `contact.emial`: every row "not found", and the rejects
+ * file blamed the data): refused before anything is sent, with the field it may mean.
+ */
+function unseenField(layout: LinkLayout, resource: string, index: RecordIndex): UsageError {
+  const side = [layout.parentSide, layout.childSide].find((s) => s.resources.includes(resource))!;
+  const [field] = index.unseen!.fields;
+  const near = nearestTypo(field!, index.unseen!.near);
+  const records = `${index.records.toLocaleString('en-US')} ${resource} ${index.records === 1 ? 'record' : 'records'}`;
+  return new UsageError(
+    `${side.name}.${field}: none of the ${records} read has a field "${field}"${near ? `; did you mean ${side.name}.${near}?` : ''} (nothing was sent)`,
+    {
+      hint: `name a field ${resource} records have (\`crm ${resource} list --limit 1 -o json\` shows one), in the header or with --map`,
+    },
+  );
 }
 
 /** A records file's dry run: the side its records are on, and the lines of the rows its batch would create (all: absent). */

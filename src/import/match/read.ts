@@ -24,6 +24,8 @@ export interface RecordIndex {
   requests: number;
   /** every field name any record read had (for the column check) */
   fieldsSeen: ReadonlySet<string>;
+  /** the match fields no record read had, and the first record's fields (a "did you mean") */
+  unseen?: { fields: readonly string[]; near: readonly string[] };
   how: 'list' | 'get';
   /** removes the index's temporary file */
   close(): void;
@@ -183,6 +185,9 @@ function stopIfAborted(signal: AbortSignal | undefined): void {
 function done(index: RecordIndexBuilder, how: 'list' | 'get', requests: number): RecordIndex {
   const { records, kept, fieldsSeen } = index;
   return {
+    ...(records > 0 && index.unseen.length > 0
+      ? { unseen: { fields: index.unseen, near: index.firstFields ?? [] } }
+      : {}),
     get: (key) => index.get(key),
     sample: (f) => index.sample(f),
     records,

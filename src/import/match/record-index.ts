@@ -41,6 +41,10 @@ export class RecordIndexBuilder {
   private readonly kinds = new FieldKinds();
   /** distinct records read (an unwanted record read twice counts twice: its id is not kept) */
   records = 0;
+  /** the match fields no record read has had (a misspelt field: every key undefined, every row "not found") */
+  unseen: string[];
+  /** the first record's fields, for a "did you mean" when a match field is unseen */
+  firstFields: string[] | undefined;
 
   private readonly wanted: (key: string) => boolean;
 
@@ -57,6 +61,7 @@ export class RecordIndexBuilder {
     private readonly survey = true,
   ) {
     this.project = [...new Set([...fields, ...keep])];
+    this.unseen = [...fields];
     this.byKey = wanted instanceof HashTable ? wanted : new HashTable(2);
     this.wanted = wanted instanceof HashTable ? (key) => wanted.get(key) !== undefined : wanted;
     this.lines = new LineFile(tempPathFor(join(dir, 'index')));
@@ -66,6 +71,8 @@ export class RecordIndexBuilder {
   kept = 0;
 
   add(record: ApiRecord): void {
+    this.firstFields ??= Object.keys(record);
+    if (this.unseen.length > 0) this.unseen = this.unseen.filter((f) => !Object.hasOwn(record, f));
     if (this.survey) {
       for (const field of Object.keys(record)) this.fieldsSeen.add(field);
       this.kinds.see(record, this.project);
