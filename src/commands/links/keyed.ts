@@ -188,9 +188,15 @@ export async function printLinkSummary(
     [s.invalid, 'invalid'],
   ] as const;
   const what = parts.filter(([n]) => n > 0).map(([n, t]) => `${count(n)} ${t}`);
-  const fix = s.rejects_file
-    ? `the failed, not-found, duplicate and invalid rows are in ${s.rejects_file} with their reasons`
-    : '';
+  // the trial fixed a row in the rejects file and ran the same command again, as the hint said: the rerun read the
+  // input again, not the fix. The rejects file is what is imported once fixed; the same command is for what failed.
+  const fixable = s.not_found + s.duplicate + s.invalid;
+  const fix = !s.rejects_file
+    ? ''
+    : fixable > 0
+      ? `the not-found, duplicate and invalid rows are in ${s.rejects_file} with their reasons: fix them there (a key a record has; ` +
+        `a record that is missing, created), then import that file: ${crmCommand(ctx.globals, ['links', 'import', parent, relation, s.rejects_file])}`
+      : `the failed rows are in ${s.rejects_file} with their reasons`;
   // what to edit, and how (the trial: "name that record by its id" did not say where, and _candidates is not read)
   // and what a rerun of this file does with them: while two records share a key, its rows stay ambiguous (the trial
   // followed the hint, ran the same command again, and met them again)
@@ -207,7 +213,12 @@ export async function printLinkSummary(
         `then: ${crmCommand(ctx.globals, ['links', 'import', parent, relation, ambiguousFile])} ; ` +
         `in ${o.file ?? 'the input file'} those rows stay ambiguous until named by id there too, or until the extra records are merged`
       : '';
-  const again = bad > s.ambiguous ? 'then run the same command again: what is linked by then needs no request' : '';
+  const again =
+    s.failed > 0
+      ? `the failed rows: run the same command again (what is linked by then needs no request)`
+      : fixable > 0
+        ? `or, once the records they name are there, run the same command again`
+        : '';
   throw new PartialFailureError(
     `${plural(bad, 'row')} of ${count(s.rows)} not linked (${s.resource}): ${what.join(', ')}`,
     {
