@@ -244,6 +244,8 @@ export interface ImportSummary extends ImportCounts {
     plan_file: string | null;
     /** a dry run: the lines of the rows it would create (not printed) */
     createLines?: ReadonlySet<number>;
+    /** the ids of the records this run created (not printed) */
+    createdIds?: readonly string[];
   };
 }
 

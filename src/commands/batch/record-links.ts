@@ -65,13 +65,13 @@ export async function linkThenPrint(
   groups: readonly RecordLinks[],
   client: HttpClient | undefined,
   printRecords: (extra: Record<string, unknown>) => Promise<void>,
-  /** a dry run: the lines of the rows its batch would create */
-  creates?: ReadonlySet<number>,
+  /** the records run's: a dry run's lines of the rows it would create, a run's ids of the records it created */
+  made: { creates?: ReadonlySet<number>; createdIds?: readonly string[] } = {},
 ): Promise<void> {
   // a relation refused (a key field no record has) after the records were made: their summary is printed all the same
   const { links, stopped } =
     client && groups.length > 0
-      ? await linkRecords(o, groups, matchFields(o)!, client, ctx, creates).catch((err: unknown) => ({
+      ? await linkRecords(o, groups, matchFields(o)!, client, ctx, made).catch((err: unknown) => ({
           links: [],
           stopped: err as Error,
         }))
@@ -89,8 +89,10 @@ export async function linkRecords(
   fields: readonly string[],
   client: HttpClient,
   ctx: Ctx,
-  creates?: ReadonlySet<number>,
+  made: { creates?: ReadonlySet<number>; createdIds?: readonly string[] } = {},
 ): Promise<{ links: LinkSummary[]; stopped?: InterruptedError }> {
+  const { creates } = made;
+  const fresh = new Set(made.createdIds ?? []);
   const maps = parseColumnMaps(o.map);
   const reader = await openInput(o.file, { name: o.file, format: 'csv', signal: ctx.signal });
   const header = reader.header ?? [];
@@ -112,6 +114,7 @@ export async function linkRecords(
           label: `${o.file}.${group.other}`,
           base: `${o.file}.${group.other}`,
           ...(o.dryRun ? { pending: { side: group.recordIs, ...(creates ? { lines: creates } : {}) } } : {}),
+          ...(group.recordIs === 'parent' && fresh.size > 0 ? { fresh } : {}),
         },
       },
       {

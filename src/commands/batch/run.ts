@@ -138,7 +138,8 @@ function printReconciled(
       ? printDryPlan(ctx, summary, client, o.concurrency, extra, linkColumnsOf(groups))
       : printMatchSummary(ctx, summary, undefined, extra);
   // a dry run's links: only the rows its batch would create count as new records
-  return linkThenPrint(ctx, o, groups, client, print, summary.reconcile!.createLines);
+  const { createLines, createdIds } = summary.reconcile!;
+  return linkThenPrint(ctx, o, groups, client, print, { creates: createLines, createdIds });
 }
 
 /** Exit 9: what failed, and the commands that go on (this same command; the fixed rejects file's import). */

@@ -31,8 +31,16 @@ interface AnsweredRows {
   records(): ApiRecord[];
 }
 
+/** The way-back files a reconcile wrote, and the ids of the records this run created (not printed). */
+export interface MatchFileNames {
+  ambiguous_file: string | null;
+  undo_file: string | null;
+  created_file: string | null;
+  createdIds?: readonly string[];
+}
+
 export interface OpenedMatchFiles extends MatchFiles {
-  commit(): Promise<{ ambiguous_file: string | null; undo_file: string | null; created_file: string | null }>;
+  commit(): Promise<MatchFileNames>;
   discard(): Promise<void>;
 }
 
@@ -73,6 +81,8 @@ export async function openMatchFiles(
   const createdFile = () => (created ??= CreatedFile.open(createdPath, match));
   const ambiguous = await AmbiguousFile.create(`${base}.ambiguous.csv`, shape, o.kept);
   let [updates, creates] = [0, 0];
+  // this run's, in memory: a records file's links read none of theirs (its resumed job's file holds earlier runs' too)
+  const createdIds: string[] = [];
   return {
     undo: {
       add: async (id, before) => {
@@ -88,6 +98,7 @@ export async function openMatchFiles(
       const file = await createdFile();
       const records = chunk.records();
       for (const i of made) file.add(ids[i]!, chunk.lines[i]!, keyCells(records[i]!));
+      for (const i of made) createdIds.push(ids[i]!);
       creates += made.length;
       // on disk before the journal records the answer: a kill -9 in between cannot lose an id
       return file.durable();
@@ -99,6 +110,7 @@ export async function openMatchFiles(
         ambiguous_file: await ambiguous.commit(),
         undo_file: u && (updates > 0 || o.resume) ? u.path : null,
         created_file: c && (creates > 0 || o.resume) ? c.path : null,
+        createdIds,
       };
     },
     async discard() {

@@ -36,7 +36,14 @@ export interface KeyedLinkOptions {
   /** the profile's API: part of the job's identity */
   baseUrl: string;
   /** a file of pairs crm made (a records file's links): read from here, named `label`, its way back beside `base` */
-  derived?: { source: Readable; label: string; base: string; pending?: Pending };
+  derived?: {
+    source: Readable;
+    label: string;
+    base: string;
+    pending?: Pending;
+    /** the records its batch created in this run (no links to read) */
+    fresh?: ReadonlySet<string>;
+  };
 }
 
 export interface KeyedLinkDeps {
@@ -126,7 +133,8 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
       return undefined;
     }
     const pending = o.derived?.pending;
-    const plan = await resolveLinks({ reader, layout, remove: o.remove, pending }, { ...deps, dir: deps.journalDir });
+    const resolving = { ...deps, dir: deps.journalDir, fresh: o.derived?.fresh };
+    const plan = await resolveLinks({ reader, layout, remove: o.remove, pending }, resolving);
     const job = jobOf(o, o.derived?.base ?? (input.isStdin ? '-' : input.origin), hash.digest('hex'), [
       ...maps.entries(),
     ]);

@@ -20,7 +20,7 @@ import {
   type RowsFile,
 } from '../files/outputs.js';
 import type { RowShape } from '../files/outputs.js';
-import { openMatchFiles, wayBackNames, type OpenedMatchFiles } from '../files/way-back.js';
+import { openMatchFiles, wayBackNames, type MatchFileNames, type OpenedMatchFiles } from '../files/way-back.js';
 import { keyPart } from '../match/key.js';
 import type { Matched } from '../match/match.js';
 import type { ImportJournal } from '../journal/journal.js';
@@ -33,7 +33,7 @@ export interface Sent {
   result: DispatchResult;
   files: Pick<ImportSummary, 'rejects_file' | 'unknown_file'>;
   /** reconcile: its way back and its ambiguous rows */
-  wayBack?: { ambiguous_file: string | null; undo_file: string | null; created_file: string | null };
+  wayBack?: MatchFileNames;
 }
 
 /** What the journal stage opened for the pass. */
