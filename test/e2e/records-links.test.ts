@@ -206,6 +206,17 @@ describe('a key field no record has', () => {
   });
 });
 
+describe('flags only a run by id takes, given to a run by key', () => {
+  it('are refused, not taken and ignored (the trial: --results r.csv, and no file written)', async () => {
+    file('keyed.csv', 'deal.name,contact.email\nRL Existing,ada@rl.test\n');
+    const since = await logLength(t);
+    const r = await crm(['links', 'import', 'deals', 'contacts', 'keyed.csv', '--results', 'r.csv', '--no-resume']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('--results, --no-resume apply only to a file naming both sides by id');
+    expect(await requestLog(t, since)).toEqual([]);
+  });
+});
+
 describe('a domain in another case', () => {
   it('names the same company, as an email does its contact (the trial: LITWARE.TEST refused as not found)', async () => {
     file('cased.csv', 'name,companies.domain\nRL Cased,  RL-ACME.Test \n');

@@ -165,15 +165,17 @@ other column is refused (--map "COLUMN=" leaves one out).
 By fields, crm reads each side's records and each parent's links once, plans
 every row, and sends only what is missing: a pair already linked needs no
 request; a key two records share is ambiguous (<input>.ambiguous.csv); a key no
-record has is not found (rejects file). Keys are compared trimmed, emails in
-any case. --dry-run prints the plan, --plan FILE every row's action. The links
-made go to <input>.linked.csv, written before each request: --remove with that
-file takes away exactly those (a pair not linked is left as it is).
+record has is not found (rejects file: fix the rows there and import it).
+Keys are compared trimmed, emails and domains in any case. --dry-run prints
+the plan, --plan FILE every row's action. The links made go to
+<input>.linked.csv, written before each request: --remove with that file takes
+away exactly those (a pair not linked is left as it is).
 
 By ids, as with crm batch: every row is checked before the first request, a
 journal makes a rerun send nothing already done, and invalid or refused rows
 go to the rejects file (_line, _error_code, _error_message) to fix and feed
-back with the same command.
+back with the same command. --results, --strict and --no-resume are for this
+way only (not with --remove or --plan).
 
 One parent and a file of children: crm links add PARENT ID RELATION --file FILE.`,
   );

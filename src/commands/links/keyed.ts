@@ -45,6 +45,17 @@ export const progressLine = (ctx: Ctx) =>
     color: ctx.globals.stderrColor,
   });
 
+/** The flags given that only a run by id takes (the batch engine's). */
+function idPathFlags(o: LinkOptions): string[] {
+  const given: Array<[string, boolean]> = [
+    ['--results', o.results !== undefined],
+    ['--strict', o.strict !== undefined],
+    ['--input-format', o.inputFormat !== undefined && o.inputFormat !== 'csv'],
+    ['--no-resume', o.resume === false],
+  ];
+  return given.flatMap(([flag, on]) => (on ? [flag] : []));
+}
+
 /** The run by natural key; false when the file names every side by id (the batch engine's plain path). */
 export async function runKeyed(o: LinkOptions, ctx: Ctx): Promise<boolean> {
   capHeap();
@@ -56,7 +67,7 @@ export async function runKeyed(o: LinkOptions, ctx: Ctx): Promise<boolean> {
     {
       ...{ parent: o.parent, relation: o.relation, file: o.file!, maps: o.map, remove: o.remove === true },
       ...{ dryRun: o.dryRun === true, planPath: o.plan, rejectsPath: o.rejects, concurrency: o.concurrency ?? 4 },
-      ...{ encoding: o.encoding, baseUrl: client.baseUrl },
+      ...{ encoding: o.encoding, baseUrl: client.baseUrl, idPathFlags: idPathFlags(o) },
     },
     {
       client,

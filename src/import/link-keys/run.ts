@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { CrmError, InterruptedError, NotFoundError } from '../../http/errors.js';
+import { CrmError, InterruptedError, NotFoundError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { pathSegment } from '../../http/url.js';
 import { Pool } from '../../util/pool.js';
@@ -35,6 +35,8 @@ export interface KeyedLinkOptions {
   encoding?: string;
   /** the profile's API: part of the job's identity */
   baseUrl: string;
+  /** flags given that only the id path (the batch engine's) has, as typed (`--results`): refused on this path */
+  idPathFlags?: readonly string[];
   /** a file of pairs crm made (a records file's links): read from here, named `label`, its way back beside `base` */
   derived?: {
     source: Readable;
@@ -106,6 +108,17 @@ export interface LinkSummary {
   dry_run?: true;
 }
 
+/** Flags of a run by id, given to one by key (or with --remove or --plan): refused, never taken and ignored. */
+function idPathOnly(flags: readonly string[], name: string): UsageError {
+  const [list, apply] = [flags.join(', '), flags.length === 1 ? 'applies' : 'apply'];
+  return new UsageError(
+    `${list} ${apply} only to a file naming both sides by id without --remove or --plan; ${name} is read by key (CONTRACT §7d)`,
+    {
+      hint: "a run by key writes <input>.linked.csv (the links it made) and, with --plan FILE, every row's action; leave the flag out",
+    },
+  );
+}
+
 /** Runs the job; undefined when the file names every side by id (and is no linked file): the batch engine's, as before. */
 export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): Promise<LinkSummary | undefined> {
   const started = deps.clock.now();
@@ -131,6 +144,11 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
     if (!layout) {
       reader.close();
       return undefined;
+    }
+    // the trial's `--results r.csv` was taken and no file written
+    if (o.idPathFlags?.length) {
+      reader.close();
+      throw idPathOnly(o.idPathFlags, name);
     }
     const pending = o.derived?.pending;
     const resolving = { ...deps, dir: deps.journalDir, fresh: o.derived?.fresh };
