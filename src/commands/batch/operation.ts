@@ -114,6 +114,8 @@ export async function confirmPlan(
   ctx: Ctx,
   o: Pick<BatchOptions, 'yes' | 'resource'>,
   plan: Pick<MatchPlan, 'create' | 'update'>,
+  /** a records file's link columns: the resources its rows' records are then linked to (planned after the records) */
+  linksTo: readonly string[] = [],
 ): Promise<void> {
   if (o.yes || plan.create + plan.update < ASK_FROM_WRITES || !ctx.interactive()) return;
   const name = findResource(o.resource)?.singular ?? o.resource;
@@ -121,7 +123,9 @@ export async function confirmPlan(
     plan.create > 0 ? `create ${plural(plan.create, name, o.resource)}` : '',
     plan.update > 0 ? `update ${plural(plan.update, name, o.resource)}` : '',
   ].filter(Boolean);
-  const answer = await ask(ctx, `This will ${writes.join(' and ')}. Send? [y/N] `, 'nothing was sent');
+  // the trial: the question named 150 deals and not the ~290 links the run then made
+  const then = linksTo.length > 0 ? `, then link them to ${linksTo.join(' and ')} as the file says` : '';
+  const answer = await ask(ctx, `This will ${writes.join(' and ')}${then}. Send? [y/N] `, 'nothing was sent');
   if (!/^y(es)?$/i.test(answer))
     throw new UsageError(`not confirmed${answer ? ` ("${answer.slice(0, 40)}")` : ''}: nothing was sent`, {
       hint: '--dry-run --plan FILE writes what each row would do; --yes sends without asking',

@@ -82,7 +82,14 @@ export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
       client && opts.match && !o.dryRun
         ? async (plan) => {
             showPlan(ctx, client, o.concurrency)(plan);
-            await progress.pause(() => confirmPlan(ctx, o, plan));
+            await progress.pause(() =>
+              confirmPlan(
+                ctx,
+                o,
+                plan,
+                groups.map((g) => g.other),
+              ),
+            );
           }
         : undefined,
     knownFields: fields.read,

@@ -16,6 +16,14 @@ describe('batch --match: a plan of many writes asks first on a terminal', () => 
     }
   });
 
+  it("names a records file's links too (the trial: 150 deals asked, and the ~290 links not said)", async () => {
+    const ctx = terminal('y\n');
+    await confirmPlan(ctx, { resource: 'deals' }, { create: 150, update: 0 }, ['contacts', 'companies']);
+    expect(ctx.stderrText()).toContain(
+      'This will create 150 deals, then link them to contacts and companies as the file says. Send? [y/N]',
+    );
+  });
+
   it('any other answer (or none) sends nothing: exit 2 saying so, with --yes as the way for scripts', async () => {
     for (const answer of ['', 'n', 'no', '100']) {
       const err = await confirmPlan(terminal(`${answer}\n`), o, { create: 0, update: 250 }).catch((e: Error) => e);
