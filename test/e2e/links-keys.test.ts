@@ -129,7 +129,11 @@ describe('links import deals contacts by natural key', () => {
     expect(first.code).toBe(9);
     // the hint says what a rerun of deals.csv does with those rows, and sends no one round the loop
     expect(first.stderr).toContain('in deals.csv those rows stay ambiguous until named by id there too');
-    expect(first.stderr).toContain('then run the same command again'); // not-found and invalid rows remain
+    // not-found and invalid rows remain: fixed in the rejects file, that file is imported (the command printed)
+    expect(first.stderr.replace(/\s*\n\s*/g, ' ')).toMatch(
+      /fix them there .*then import that file: crm links import deals contacts \S+\.rejects\.csv/,
+    );
+    expect(first.stderr).toContain('run the same command again');
     // as the hint says: a column of each side's id, filled in for the rows whose _side it is, then the command it prints
     const [head, ...lines] = readFileSync(join(dir, 'deals.csv.ambiguous.csv'), 'utf8').trimEnd().split(/\r?\n/);
     expect(head).toBe('_line,_side,_candidates,deal.name,contact.email,type');

@@ -268,6 +268,11 @@ describe('a dry run of rows its batch would not create', () => {
       [ids.ada, ids.alan].sort(),
     );
     expect(await dealId('RL Bad')).toBeUndefined();
+    // their reason says why no deal has the name (the trial read "no deal has Zeta pilot 2026" of a refused row)
+    const rejects = readFileSync(join(dir, 'mixed.csv.contacts.link-deals-contacts.rejects.csv'), 'utf8');
+    expect(rejects).toContain(
+      "no deal has RL Split: its row of the records file was not created or matched (the records' rejects or ambiguous file says why)",
+    );
   });
 });
 

@@ -3,6 +3,7 @@
 // records, each relation's columns become a file of pairs by natural key (src/import/link-keys/record-links.ts), which
 // the links run plans and sends exactly as `crm links import` does, its way back beside the input
 // (`deals.csv.contacts.linked.csv`).
+import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { CrmError, InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
@@ -28,6 +29,8 @@ import { matchFields } from './reconcile.js';
 export async function recordLinksOf(o: BatchOptions): Promise<{ o: BatchOptions; groups: RecordLinks[] }> {
   if (o.file === '-' || /\.(ndjson|jsonl|json)$/i.test(o.file) || o.inputFormat === 'ndjson' || o.delete || o.operation)
     return { o, groups: [] };
+  // a named pipe (or any file not regular) is read once, by the engine: its header is not ours to take
+  if (!(await stat(o.file).catch(() => undefined))?.isFile()) return { o, groups: [] };
   const reader = await openInput(o.file, { name: o.file, format: 'csv' }).catch(() => undefined);
   if (!reader) return { o, groups: [] }; // the engine names what is wrong with the file
   reader.close();
@@ -113,6 +116,7 @@ export async function linkRecords(
           source: Readable.from([text]),
           label: `${o.file}.${group.other}`,
           base: `${o.file}.${group.other}`,
+          records: group.recordIs,
           ...(o.dryRun ? { pending: { side: group.recordIs, ...(creates ? { lines: creates } : {}) } } : {}),
           ...(group.recordIs === 'parent' && fresh.size > 0 ? { fresh } : {}),
         },

@@ -43,6 +43,8 @@ export interface KeyedLinkOptions {
     label: string;
     base: string;
     pending?: Pending;
+    /** the side the records file's own records are on */
+    records?: 'parent' | 'child';
     /** the records its batch created in this run (no links to read) */
     fresh?: ReadonlySet<string>;
   };
@@ -167,7 +169,7 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
     const shape: RowShape = { format: 'csv', header: layout.header };
     const tag = `${o.remove ? 'unlink' : 'link'}-${o.parent}-${o.relation}`;
     const rejectsPath = o.rejectsPath ?? defaultRejectsPath(name, 'csv', started, deps.cwd, tag);
-    const planFile = o.planPath ? await writePlan(o.planPath, shape, plan) : null;
+    const planFile = o.planPath ? await writePlan(o.planPath, shape, plan, noteFor(o, layout)) : null;
     const summary = emptySummary(o, plan);
     if (o.dryRun) return { ...summary, plan_file: planFile, elapsed_ms: deps.clock.now() - started, dry_run: true };
     const names = state ?? (plan.sends > 0 ? await JobState.begin(deps.journalDir, job, base, started) : undefined);
@@ -246,7 +248,12 @@ function jobOf(o: KeyedLinkOptions, origin: string, sha256: string, maps: Array<
 }
 
 /** `--plan FILE`: every row's action, the ids it resolved to, and why (a candidate list, the side not found). */
-async function writePlan(path: string, shape: RowShape, plan: LinkPlan): Promise<string> {
+async function writePlan(
+  path: string,
+  shape: RowShape,
+  plan: LinkPlan,
+  noteOf: (r: PlannedRow) => string,
+): Promise<string> {
   const out = await RowsOut.create(path, shape, ['_line', '_action', 'parent_id', 'child_id', '_note']);
   for (const r of plan.rows) {
     const a = r.act;
@@ -261,7 +268,22 @@ async function writePlan(path: string, shape: RowShape, plan: LinkPlan): Promise
   return path;
 }
 
-/** Why a row is not sent, in words (the plan file's `_note`, the rejects file's message). */
+/**
+ * Why a row is not sent, in words (the plan file's `_note`, the rejects file's message). A records file's own record not
+ * found: its row was not made (the trial's rows refused as repeating a name with other values read "no deal has …").
+ */
+function noteFor(o: KeyedLinkOptions, layout: LinkLayout): (r: PlannedRow) => string {
+  const records = o.derived?.records;
+  const own = records && (records === 'parent' ? layout.parentSide : layout.childSide).name;
+  const why = o.dryRun
+    ? 'its row of the records file would not be created (see the plan of its records)'
+    : "its row of the records file was not created or matched (the records' rejects or ambiguous file says why)";
+  return (r) => {
+    const note = noteOf(r);
+    return r.act.action === 'not_found' && r.act.side === own ? `${note}: ${why}` : note;
+  };
+}
+
 function noteOf(r: PlannedRow): string {
   const a = r.act;
   switch (a.action) {
@@ -290,6 +312,7 @@ type SendDeps = KeyedLinkDeps & { names?: WayBack; job: string; rejectsPath: str
 
 /** The sending pass: the rows' files, then one request per row to send (its way-back line first). */
 async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan, deps: SendDeps) {
+  const noteOf = noteFor(o, layout);
   const rejects = await createRejectsWriter(deps.rejectsPath, { ...deps.shape, kept: warnKept((m) => deps.warn(m)) });
   const ambiguous = await RowsOut.create(`${deps.base}.ambiguous.csv`, deps.shape, ['_line', '_side', '_candidates']);
   const wayBack =
