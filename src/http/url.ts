@@ -43,8 +43,26 @@ export function baseUrlText(url: URL): string {
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
-/** The URL for `path` under `base`; an absolute URL only on the base's origin (the key goes nowhere else). */
+/** a path from the root the URL parser takes as it is: no dot (no `..` segment), `%` only before other than `2e`, no `?#\\` */
+const PLAIN_PATH = /^\/(?:[A-Za-z0-9_~!$&'()*+,;=:@/-]|%(?![2][eE])[0-9A-Fa-f]{2})*$/;
+
+/**
+ * The URL for `path` under `base`; an absolute URL only on the base's origin (the key goes nowhere else). A plain
+ * path (every request crm builds: `/contacts`, a record's path, its encoded id) is joined as text and parsed once;
+ * resolveUrlChecked's setters and checks cost a list read of 10,000 pages ~0.2 s, and give the same URL for it
+ * (property-tested).
+ */
 export function resolveUrl(base: URL, path: string, query?: Query): URL {
+  if (!PLAIN_PATH.test(path)) return resolveUrlChecked(base, path, query);
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) search.set(name, String(value));
+  const qs = search.toString();
+  const root = base.pathname.replace(/\/+$/, '');
+  return new URL(`${base.origin}${root}${path}${qs === '' ? '' : `?${qs}`}`);
+}
+
+/** resolveUrl for any path: absolute (on the base's origin only), with a query of its own, `..` refused. */
+export function resolveUrlChecked(base: URL, path: string, query?: Query): URL {
   let url: URL;
   // A base with an empty path has pathname `/`: joined as is, `/contacts` became `//contacts`.
   const root = base.pathname.replace(/\/+$/, '');

@@ -1,6 +1,6 @@
 // JSON that keeps numbers as the server sent them: one no double holds (12345678901234567891, 1e400)
-// is kept as a RawNumber (its source text) that every writer prints. A regex pre-scan sends other
-// bodies to plain JSON.parse.
+// is kept as a RawNumber (its source text) that every writer prints. A pre-scan (maybeInexact) sends
+// other bodies to plain JSON.parse.
 
 /** A JSON number that no double holds exactly, kept as its source text (e.g. `12345678901234567891`). */
 export class RawNumber {
@@ -18,9 +18,6 @@ export class RawNumber {
   }
 }
 
-// A number in value position that could be inexact: 16+ digit/dot characters or an exponent (15
-// significant digits always survive a double). A match inside a string only costs the exact path.
-const MAYBE_INEXACT = /(?:^|[:,[])\s*-?(?:\d[\d.]{15}|\d+(?:\.\d+)?[eE])/;
 // Where the exact path looks next: a string's start or a number's; and JSON's number grammar.
 const STRING_OR_NUMBER = /["\-0-9]/g;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -38,7 +35,39 @@ const rawMarks = (): RegExp => (marks ??= new RegExp(`"${nonce()}([-+.0-9eE]+)"`
 
 /** JSON.parse, except that numbers a double cannot hold exactly become RawNumber. Throws SyntaxError as JSON.parse. */
 export function parseJson(text: string): unknown {
-  return MAYBE_INEXACT.test(text) ? parseExact(text) : JSON.parse(text);
+  return maybeInexact(text) ? parseExact(text) : JSON.parse(text);
+}
+
+/**
+ * Whether `text` has a number token, outside strings, that could be inexact: 16+ digit/point characters or an exponent
+ * (15 significant digits always survive a double). A scan that jumps over strings (indexOf): half the time of the
+ * regex it replaces, which tried every character (~90 µs a list page of 100 records, as much as JSON.parse). A text
+ * that is not JSON may say either: JSON.parse refuses it on both paths.
+ */
+export function maybeInexact(text: string): boolean {
+  const n = text.length;
+  for (let i = 0; i < n;) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      i = stringEnd(text, i);
+      continue;
+    }
+    if (c !== 0x2d && (c < 0x30 || c > 0x39)) {
+      i++;
+      continue;
+    }
+    const start = c === 0x2d ? i + 1 : i;
+    let k = start;
+    for (; k < n; k++) {
+      const d = text.charCodeAt(k);
+      if ((d < 0x30 || d > 0x39) && d !== 0x2e) break;
+    }
+    if (k - start >= 16) return true;
+    const after = text.charCodeAt(k);
+    if (after === 0x65 || after === 0x45) return true;
+    i = k > i ? k : i + 1;
+  }
+  return false;
 }
 
 /** The exact path (exported for tests): each inexact token becomes a string of the nonce and its index, revived as a RawNumber. */

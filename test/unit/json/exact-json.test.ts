@@ -2,7 +2,14 @@
 // cell writers print it back; the fast path (plain JSON.parse) and the exact path agree elsewhere.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exactNumber, parseExact, parseJson, RawNumber, stringifyJson } from '../../../src/json/exact-json.js';
+import {
+  exactNumber,
+  maybeInexact,
+  parseExact,
+  parseJson,
+  RawNumber,
+  stringifyJson,
+} from '../../../src/json/exact-json.js';
 import { cellText } from '../../../src/output/cell.js';
 import { csvRow } from '../../../src/output/csv.js';
 import { cellDisplay } from '../../../src/output/cell.js';
@@ -191,6 +198,22 @@ describe('properties', () => {
         const v = parseJson(`[${t}]`) as unknown[];
         if (v[0] instanceof RawNumber) expect(v[0].text).toBe(t);
         else expect(canonical(String(v[0]))).toBe(canonical(t));
+      }),
+      runs(1000),
+    );
+  });
+
+  it('the pre-scan finds every number a double does not hold, among strings that look like numbers', () => {
+    // strings holding digits, exponents, quotes and backslashes: the scan jumps over them, never into a number
+    const tricky = fc.string({ unit: fc.constantFrom('1', '9', 'e', 'E', '.', '-', '"', '\\', ':', ',', '[', ' ') });
+    const doc = fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v));
+    fc.assert(
+      fc.property(doc, tricky, numberToken, fc.nat(3), (d, str, t, where) => {
+        const parts = [d, JSON.stringify(str), t, `{${JSON.stringify(str)}:${t}}`];
+        const text = `[${[...parts.slice(where), ...parts.slice(0, where)].join(',')}]`;
+        if (exactNumber(t) === undefined) expect(maybeInexact(text), text).toBe(true);
+        // whatever the scan says, the value is the exact path's
+        expect(parseJson(text)).toEqual(parseExact(text));
       }),
       runs(1000),
     );
