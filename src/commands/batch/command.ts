@@ -159,7 +159,8 @@ segments.name in a contacts file; several in a cell separated by ;) link each
 row's record once it is created or matched, as "crm links import" does: each
 pair once, ambiguous or unknown keys never guessed, the links made written to
 <input>.contacts.linked.csv (one file per relation) to remove them with
-"crm links import deals contacts FILE --remove".
+"crm links import deals contacts FILE --remove". Without --match such
+columns are refused (they would be sent as fields).
 
 Text is UTF-8 unless a byte order mark (UTF-8, UTF-16) or --encoding says
 otherwise; a file with bytes that do not decode is refused before anything is
