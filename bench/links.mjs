@@ -20,9 +20,9 @@
 //      part of the contacts: the index keeps only the file's keys), `--dry-run`: the same two targets and floor. With a smaller
 //      --index-contacts the 1,000,000 figures are extrapolated from what each contact read adds over part 2 (printed,
 //      not gating; linear, so from a small size it overstates the peak RSS, which grows less than that).
-// At the default sizes on 2 busy cores (one run, about 9 min in all): the run 163.7 s (least 161.0 s, the bare loop
-// 161.8 s), the 1,000,000-contact sandbox made in 45 s; crm's planning 8.2 s CPU (the bare loop's same reads 2.3 s)
-// and 142 MB, at 1,000,000 contacts 20.7 s CPU (the bare loop 6.7 s: the 10 s target is missed) and 141 MB.
+// At the default sizes on 2 busy cores (one run, about 9 min in all): the run 163.6 s (least 161.0 s, the bare loop
+// 161.9 s), the 1,000,000-contact sandbox made in 19 s; crm's planning 8.3 s CPU (the bare loop's same reads 2.6 s)
+// and 137 MB, at 1,000,000 contacts 19.2 s CPU (the bare loop 6.9 s: the 10 s target is missed) and 143 MB.
 // Exit 1 when a check fails (requests, pace, the server's state) or a target measured at its own size is missed
 // (part 2 at the issue's size or more, part 3 at 1,000,000 contacts or more); elsewhere a target is printed, not gating.
 //
