@@ -166,6 +166,6 @@ export function costAtLimitText(requests: number, now: number, pace: PaceInfo | 
     ? "the spec's limit: no answer has said the server's own yet"
     : at.windowAtLeastMs === undefined
       ? "the server's rate limit"
-      : `the server's limit over ${at.windowMs === DEFAULT_WINDOW_MS ? "the spec's minute" : 'the longest window its resets showed'}: no answer has shown its window's length yet`;
+      : `the server's limit; its window's length not known yet: ${at.windowMs === DEFAULT_WINDOW_MS ? 'a minute assumed, as in the spec' : 'the longest its resets showed assumed'}`;
   return `${time} at ${at.limit!.toLocaleString('en-US')} requests ${perWindow(at.windowMs)} (${whose})`;
 }

@@ -145,7 +145,7 @@ describe('the least time a rate limit allows', () => {
             expect(ms + step).toBeGreaterThan(atSpec);
           }
           expect(costAtLimitText(n, NOW, pace)).toMatch(
-            /at [\d,]+ requests a minute \(the server's limit over the spec's minute: no answer has shown its window's length yet\)$/,
+            /at [\d,]+ requests a minute \(the server's limit; its window's length not known yet: a minute assumed, as in the spec\)$/,
           );
         },
       ),
@@ -177,7 +177,7 @@ describe("issue 29's cases, through the pacer's answers", () => {
       "  requests to send: 484, at least 8 s at the key's rate limit, 64 s if its window is the spec's minute (no answer has shown its length yet)",
     );
     expect(costAtLimitText(484, clock.now(), info())).toBe(
-      "about 1.1 min at 200 requests a minute (the server's limit over the spec's minute: no answer has shown its window's length yet)",
+      "about 1.1 min at 200 requests a minute (the server's limit; its window's length not known yet: a minute assumed, as in the spec)",
     );
     // the next window's first answer tells its length: a minute (sent at its reset, the Reset 60 s on)
     clock.advance(4000);
