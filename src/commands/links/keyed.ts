@@ -206,7 +206,8 @@ export async function printLinkSummary(
     ? ''
     : fixable > 0
       ? `the not-found, duplicate and invalid rows are in ${s.rejects_file} with their reasons: fix them there (a key a record has; ` +
-        `a record that is missing, created), then import that file: ${crmCommand(ctx.globals, ['links', 'import', parent, relation, s.rejects_file])}`
+        `a record that is missing, created), then import that file: ${crmCommand(ctx.globals, ['links', 'import', parent, relation, s.rejects_file])} ` +
+        `(a row fixed only there stays not found in ${o.file ?? 'the input file'}: fix it there too)`
       : `the failed rows are in ${s.rejects_file} with their reasons`;
   // what to edit, and how (the trial: "name that record by its id" did not say where, and _candidates is not read)
   // and what a rerun of this file does with them: while two records share a key, its rows stay ambiguous (the trial

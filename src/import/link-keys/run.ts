@@ -114,7 +114,7 @@ export interface LinkSummary {
 function idPathOnly(flags: readonly string[], name: string): UsageError {
   const [list, apply] = [flags.join(', '), flags.length === 1 ? 'applies' : 'apply'];
   return new UsageError(
-    `${list} ${apply} only to a file naming both sides by id without --remove or --plan; ${name} is read by key (CONTRACT §7d)`,
+    `${list} ${apply} only to a file naming both sides by id (deal_id, contact_id), without --remove or --plan; ${name} names a side by its fields`,
     {
       hint: "a run by key writes <input>.linked.csv (the links it made) and, with --plan FILE, every row's action; leave the flag out",
     },
