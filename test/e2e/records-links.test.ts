@@ -217,6 +217,22 @@ describe('flags only a run by id takes, given to a run by key', () => {
   });
 });
 
+describe('a text cell where the records hold numbers', () => {
+  it('is created as the file has it, and said, in the dry run and the run (the re-trial: "12k" stored unsaid)', async () => {
+    file('amounts.csv', 'name,amount\nRL Num amount,5000\nRL Text amount,12k\n');
+    for (const dry of [['--dry-run'], []]) {
+      const r = await crm(['batch', 'deals', 'amounts.csv', '--match', 'name', ...dry]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.replace(/\s*\n\s*/g, ' ')).toContain(
+        'amount: 1 cell is not a number where the deals records hold numbers (line 3: "12k"); created with it as text. To refuse such rows instead, type the column amount:number',
+      );
+    }
+    const deals = (await apiData(t, 'GET', '/deals?limit=100')) as Array<{ name: string; amount: unknown }>;
+    expect(deals.find((d) => d.name === 'RL Num amount')?.amount).toBe(5000);
+    expect(deals.find((d) => d.name === 'RL Text amount')?.amount).toBe('12k');
+  });
+});
+
 describe('a domain in another case', () => {
   it('names the same company, as an email does its contact (the trial: LITWARE.TEST refused as not found)', async () => {
     file('cased.csv', 'name,companies.domain\nRL Cased,  RL-ACME.Test \n');

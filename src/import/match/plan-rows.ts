@@ -192,6 +192,7 @@ async function planRows(
   let [bytes, keptRows, keptChunks] = [0, 0, 0];
   /** the first few repeated rows' lines, for the warning */
   const repeats: Array<[line: number, earlier: number]> = [];
+  const untyped: Untyped = new Map();
   for await (const e of o.rows.entries()) {
     if (o.signal?.aborted) break;
     bytes = e.bytes;
@@ -213,7 +214,8 @@ async function planRows(
             keptChunks + 1,
           ];
       } else {
-        written = placeRow(o, plan, row, index.get(at.first), { index, chunker, nextSeq: () => ++seq, text }, e.bytes);
+        const place = { index, chunker, nextSeq: () => ++seq, text, untyped };
+        written = placeRow(o, plan, row, index.get(at.first), place, e.bytes);
       }
     }
     if (written) await written;
@@ -223,7 +225,46 @@ async function planRows(
   await o.out?.end(bytes);
   plan.requests = Math.ceil((plan.create - keptRows) / o.chunkSize) + keptChunks + plan.update;
   if (plan.repeated > 0) o.warn?.(repeatsWarning(repeats, plan.repeated));
+  for (const [field, u] of untyped) o.warn?.(untypedWarning(o.resource, field, u));
   return plan;
+}
+
+/** A create's text cells that do not read as the kind the collection's records hold their field as, by field. */
+type Untyped = Map<string, { n: number; line: number; cell: string; kind: string }>;
+
+/** a kind the records hold a field as: one value of it, many, and the column type that reads it */
+const KINDS: Record<string, [one: string, many: string, type: string]> = {
+  number: ['a number', 'numbers', 'number'],
+  boolean: ['true or false', 'true or false', 'boolean'],
+  list: ['a list', 'lists', 'json'],
+  object: ['an object', 'objects', 'json'],
+};
+
+/** Sent as text, as the file has it, and said (the re-trial: an amount "12k" stored as text among numbers, unsaid). */
+function untypedWarning(
+  resource: string,
+  field: string,
+  u: { n: number; line: number; cell: string; kind: string },
+): string {
+  const [one, many, type] = KINDS[u.kind]!;
+  const cells = u.n === 1 ? '1 cell is' : `${u.n.toLocaleString('en-US')} cells are`;
+  return (
+    `${field}: ${cells} not ${one} where the ${resource} records hold ${many} (line ${u.line}: ${JSON.stringify(u.cell)}); ` +
+    `created with it as text. To refuse such rows instead, type the column ${field}:${type}`
+  );
+}
+
+/** Notes a create's text cells its field's kind does not read (untypedWarning). */
+function noteUntyped(row: { line: number; record: ApiRecord }, index: MatchIndex, text: TextFields, untyped: Untyped) {
+  for (const [field, value] of Object.entries(row.record)) {
+    if (!text(field) || typeof value !== 'string' || value.trim() === '') continue;
+    const sample = index.sample?.(field);
+    if (sample === undefined || typeof valueToSend(value, sample, true) !== 'string') continue;
+    const kind = Array.isArray(sample) ? 'list' : typeof sample;
+    const u = untyped.get(field) ?? { n: 0, line: row.line, cell: value, kind };
+    u.n++;
+    untyped.set(field, u);
+  }
 }
 
 /**
@@ -291,7 +332,7 @@ function placeRow(
   plan: MatchPlan,
   row: { line: number; record: ApiRecord; raw: RawRow },
   entry: ReturnType<MatchIndex['get']>,
-  at: { index: MatchIndex; chunker: Chunker; nextSeq: () => number; text: TextFields },
+  at: { index: MatchIndex; chunker: Chunker; nextSeq: () => number; text: TextFields; untyped: Untyped },
   bytes: number,
 ): Promise<void> | undefined {
   const { index, chunker, nextSeq } = at;
@@ -312,6 +353,7 @@ function placeRow(
   const done = c.action === 'unchanged' && o.earlier?.touched.has(row.line) === true;
   if (done) plan.done = (plan.done ?? 0) + 1;
   else plan[c.action]++;
+  if (c.action === 'create') noteUntyped(row, index, at.text, at.untyped);
   const action = done ? 'done' : c.action;
   o.planFile?.add(row.line, action, c.id ?? c.candidates?.join(';'), changesText(c.changes), row.raw);
   if (action === 'create') o.creates?.add(row.line);
