@@ -196,6 +196,21 @@ describe('a key field no record has', () => {
       expect(r.stderr).toContain('contact.email?');
     }
     expect(writes(await requestLog(t, since))).toEqual([]);
+    // a --map of a column the file lacks is said as crm batch says it (the re-trial read only '"Email" names no side')
+    const absent = await crm([
+      'links',
+      'import',
+      'deals',
+      'contacts',
+      'typo.csv',
+      '--map',
+      'Deal=deal.name',
+      '--map',
+      'Emial=contact.email',
+    ]);
+    expect(absent.code, absent.stderr).toBe(2);
+    expect(absent.stderr).toContain('--map names a column that is not in the header: "Emial"');
+    expect(absent.stderr).toContain('did you mean "Email"?');
     // the same in a records file's link column
     file('typo-records.csv', 'name,contacts.emial\nRL Existing,ada@rl.test\n');
     const r = await crm(['batch', 'deals', 'typo-records.csv', '--match', 'name', '-o', 'json']);

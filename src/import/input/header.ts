@@ -200,8 +200,14 @@ export function parseHeader(
   return { width: cells.length, columns };
 }
 
+/** The --maps naming a column the header lacks (a cell trimmed, or without its `:type`, is its name), as mapColumns reads them. */
+export function unusedMaps(cells: readonly string[], maps: ColumnMap): string[] {
+  const named = new Set(cells.flatMap((c) => [c.trim(), splitType(c.trim()).name.trim()]));
+  return [...maps.keys()].filter((m) => !named.has(m));
+}
+
 /** A --map of a column the header lacks: the header's nearest column named with the --map to use, else its columns. */
-function unusedMapError(unused: readonly string[], cells: readonly string[], maps: ColumnMap): UsageError {
+export function unusedMapError(unused: readonly string[], cells: readonly string[], maps: ColumnMap): UsageError {
   // the columns no --map names yet, as a --map names them (trimmed, without a `:type` suffix)
   const names = cells.filter((c) => !maps.has(c.trim())).map((c) => splitType(c.trim()).name.trim());
   const free = [...new Set(names)].filter((c) => c !== '' && !maps.has(c));

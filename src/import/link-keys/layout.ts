@@ -6,7 +6,14 @@ import type { ApiRecord } from '../../api/envelopes.js';
 import { findAssociation, findLink } from '../../api/links.js';
 import { findResource, type LinkField } from '../../api/resources.js';
 import { UsageError } from '../../http/errors.js';
-import { exactFieldName, isIgnoredHeader, normalizeFieldName, type ColumnMap } from '../input/header.js';
+import {
+  exactFieldName,
+  isIgnoredHeader,
+  normalizeFieldName,
+  unusedMapError,
+  unusedMaps,
+  type ColumnMap,
+} from '../input/header.js';
 import { choiceOf, parentField } from '../operation.js';
 import { matchKey } from '../match/key.js';
 import { setOwn } from '../../util/set-own.js';
@@ -130,6 +137,10 @@ export function linkLayout(
     throw new UsageError(`unknown link '${parent} ${relation}'`);
   const parentName = findResource(parent)!.singular;
   const child = childSides(parent, relation);
+  // a --map of a column the file lacks: said as crm batch says it (the re-trial: `--map Emial=contact.email` read
+  // only as "Email" naming no side)
+  const unused = unusedMaps(cells, maps);
+  if (unused.length > 0) throw unusedMapError(unused, cells, maps);
   const { keys, ids, extras, linked, unknown } = scanHeader(parent, relation, cells, maps);
   const isLinkedFile = LINKED_COLUMNS.every((c) => linked[c] !== undefined);
   if (isLinkedFile) {
