@@ -43,7 +43,7 @@ describe('a file a hint says to edit, edited, then the same command again', () =
     expect(kept).toHaveLength(1);
     expect(read(kept[0]!)).toBe(edited);
     expect(again.stderr).toContain(
-      `people.csv.rejects.csv was there already, not as this run wrote it (edited?): kept as`,
+      `people.csv.rejects.csv was there already, other than this run writes it (an earlier run's, or edited): kept as`,
     );
     expect(read('people.csv.rejects.csv')).not.toContain('checked by Ada'); // the run's own, written again
   });

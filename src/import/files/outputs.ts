@@ -284,7 +284,7 @@ export type Kept = (from: string, to: string) => void;
 
 /** What a run says of a file keepingEdits moved aside. */
 export const keptText = (from: string, to: string): string =>
-  `${from} was there already, not as this run wrote it (edited?): kept as ${to}`;
+  `${from} was there already, other than this run writes it (an earlier run's, or edited): kept as ${to}`;
 
 /** A Kept that says so through `warn` (the run's notices). */
 export const warnKept =
