@@ -252,7 +252,7 @@ async function writePlan(
   path: string,
   shape: RowShape,
   plan: LinkPlan,
-  noteOf: (r: PlannedRow) => string,
+  note: (r: PlannedRow) => string,
 ): Promise<string> {
   const out = await RowsOut.create(path, shape, ['_line', '_action', 'parent_id', 'child_id', '_note']);
   for (const r of plan.rows) {
@@ -260,8 +260,8 @@ async function writePlan(
     const ids = 'parentId' in a ? [a.parentId, a.childId] : ['', ''];
     out.add(
       r.raw,
-      [String(r.line), a.action, ...ids.map(serverCell), serverCell(noteOf(r))],
-      [r.line, a.action, ...ids, noteOf(r)],
+      [String(r.line), a.action, ...ids.map(serverCell), serverCell(note(r))],
+      [r.line, a.action, ...ids, note(r)],
     );
   }
   await out.commit();
@@ -312,7 +312,7 @@ type SendDeps = KeyedLinkDeps & { names?: WayBack; job: string; rejectsPath: str
 
 /** The sending pass: the rows' files, then one request per row to send (its way-back line first). */
 async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan, deps: SendDeps) {
-  const noteOf = noteFor(o, layout);
+  const note = noteFor(o, layout);
   const rejects = await createRejectsWriter(deps.rejectsPath, { ...deps.shape, kept: warnKept((m) => deps.warn(m)) });
   const ambiguous = await RowsOut.create(`${deps.base}.ambiguous.csv`, deps.shape, ['_line', '_side', '_candidates']);
   const wayBack =
@@ -341,7 +341,7 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
           r.raw,
           r.line,
           a.action === 'invalid' ? a.code : a.action === 'duplicate' ? 'DUPLICATE_KEY' : 'NOT_FOUND',
-          noteOf(r),
+          note(r),
         );
       if (!('parentId' in a) || !SENDS.includes(a.action)) continue;
       const started = await pool.run(async () => {

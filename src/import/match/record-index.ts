@@ -72,7 +72,10 @@ export class RecordIndexBuilder {
 
   add(record: ApiRecord): void {
     this.firstFields ??= Object.keys(record);
-    if (this.unseen.length > 0) this.unseen = this.unseen.filter((f) => !Object.hasOwn(record, f));
+    // a new array only when a field is first seen: a field no record has (a --match on a new field) costs no
+    // allocation per record read
+    if (this.unseen.some((f) => Object.hasOwn(record, f)))
+      this.unseen = this.unseen.filter((f) => !Object.hasOwn(record, f));
     if (this.survey) {
       for (const field of Object.keys(record)) this.fieldsSeen.add(field);
       this.kinds.see(record, this.project);
