@@ -25,7 +25,7 @@ _crm_flag() {
 # subs, flags and args (each positional argument's kind) of command path $1; status 1 if none.
 _crm_node() {
   case "$1" in
-    'crm') subs='contacts companies deals pipelines tasks notes segments interactions meetings recordings bookings links batch v1 keys keys-check snapshot api completion sandbox' flags='--version -V --profile --base-url --v1-base-url --output -o --fields --wide --no-color --quiet -q --verbose -v --timeout --max-retries --help -h' args=() ;;
+    'crm') subs='contacts companies deals pipelines tasks notes segments interactions meetings recordings bookings links batch v1 keys keys-check snapshot restore api completion sandbox' flags='--version -V --profile --base-url --v1-base-url --output -o --fields --wide --no-color --quiet -q --verbose -v --timeout --max-retries --help -h' args=() ;;
     'crm contacts') subs='list get create update delete' flags='--help -h' args=('none') ;;
     'crm contacts list') subs='' flags='--limit --cursor --all --max --param --help -h' args=() ;;
     'crm contacts get') subs='' flags='--concurrency --help -h' args=('none') ;;
@@ -106,6 +106,7 @@ _crm_node() {
     'crm keys remove') subs='' flags='--help -h' args=('profile') ;;
     'crm keys-check') subs='' flags='--v1 --help -h' args=() ;;
     'crm snapshot') subs='' flags='--resources --links --transcripts --help -h' args=('none') ;;
+    'crm restore') subs='' flags='--resources --match --dry-run --help -h' args=('none') ;;
     'crm api') subs='' flags='--data --set --paginate --v1 --idempotency-key --dry-run --help -h' args=('=GET POST PUT PATCH DELETE' 'none') ;;
     'crm completion') subs='' flags='--help -h' args=('=bash zsh fish') ;;
     'crm sandbox') subs='' flags='--host --port --seed --seed-records --data-file --from --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-limit-kind --rate-reset-format --retry-after-format --help -h' args=() ;;

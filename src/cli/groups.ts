@@ -10,6 +10,7 @@ import { registerRecordings } from '../commands/recordings/command.js';
 import { registerResources } from '../commands/resources/command.js';
 import { registerSandbox } from '../commands/sandbox/command.js';
 import { registerSnapshot } from '../commands/snapshot/command.js';
+import { registerRestore } from '../commands/restore/command.js';
 import type { Registry } from '../commands/shared/define.js';
 import { registerV1 } from '../commands/v1/command.js';
 import { registerCompletion } from './completion-command.js';
@@ -73,6 +74,11 @@ export const GROUPS: Array<{ names: readonly string[]; heading?: string; registe
     heading: LINKS,
     register: (p, reg) =>
       registerSnapshot(p, reg, () => import('../commands/snapshot/run.js').then((m) => m.runSnapshot)),
+  },
+  {
+    names: ['restore'],
+    heading: LINKS,
+    register: (p, reg) => registerRestore(p, reg, () => import('../commands/restore/run.js').then((m) => m.runRestore)),
   },
   {
     names: ['api'],

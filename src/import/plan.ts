@@ -37,6 +37,8 @@ export interface CheckSlice {
   readonly op?: RowOperation;
   /** reconcile: every valid row an entry of its own, and the fields kept though the server sets them */
   readonly match?: { readonly keep: readonly string[]; readonly fields: readonly string[] };
+  /** every row a record of its own (a restore's snapshot records): none skipped as repeating an earlier one */
+  readonly everyRow?: boolean;
 }
 
 /** What the match stage reads (match/match.ts): reconcile's fields, `--plan FILE`, the rows' mapping. */
@@ -164,7 +166,7 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
     const files = { rejectsPath, unknownPath, resultsPath };
     return deepFreeze({
       input,
-      check: { input, format, maps, chunkSize, strict, op, ...(fields ? { match: matchCheck(fields) } : {}) },
+      check: { input, format, maps, chunkSize, strict, op, everyRow: opts.everyRow, ...matchCheck(fields) },
       ...(fields ? { match: { resource, fields, planPath: opts.planPath, chunkSize, maps, input, dryRun } } : {}),
       journal: {
         ...{
@@ -199,7 +201,9 @@ export async function prepare(opts: ImportOptions, deps: ImportDeps): Promise<Pl
 
 /** --match sends owner_id in an update (a create leaves it out: match/plan-rows.ts), and keeps id for --match id. */
 /** What the check pass of a reconcile needs: the fields it keeps though the server sets them, and the match fields (checked against the header). */
-const matchCheck = (fields: readonly string[]) => ({ keep: ['owner_id', ...fields.filter((f) => f === 'id')], fields });
+/** a reconcile's (none without --match fields): `{ match }` for the check slice */
+const matchCheck = (fields: readonly string[] | undefined) =>
+  fields ? { match: { keep: ['owner_id', ...fields.filter((f) => f === 'id')], fields } } : {};
 
 /** The plan's objects frozen (a Map stays as it is: a ColumnMap is read-only by type). */
 function deepFreeze<T>(value: T): T {

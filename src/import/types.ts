@@ -79,6 +79,9 @@ export interface ImportOptions {
   match?: { fields: readonly string[] };
   /** `--plan FILE`: every row's action and changes as CSV (with --match) */
   planPath?: string;
+  /** every row a record of its own (`crm restore`'s snapshot records: two tasks alike are two tasks): none is
+   * skipped as repeating an earlier row */
+  everyRow?: boolean;
 }
 
 /** What the CRM holds for the file's keys (src/import/match/read.ts). */

@@ -40,7 +40,12 @@ export class LineFile {
     return buf.toString('utf8');
   }
 
+  private closed = false;
+
+  /** Closes and removes the file (once: a second call does nothing). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
     try {
       unlinkSync(this.path);

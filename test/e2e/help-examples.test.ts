@@ -162,6 +162,34 @@ const BODIES: Record<string, Record<string, unknown>> = {
   interaction: { type: 'call' },
 };
 
+/** A folder as `crm snapshot` writes it (docs/sandbox.md, "Serving a snapshot"): a manifest and a file per collection. */
+function snapshotFolder(
+  name: string,
+  collections: Record<string, Array<Record<string, unknown>>>,
+): Record<string, string> {
+  const manifest = {
+    base_url: EXAMPLE_URL,
+    started_at: '2025-01-01T00:00:00.000Z',
+    finished_at: '2025-01-01T00:00:01.000Z',
+    complete: true,
+    collections: Object.fromEntries(
+      Object.entries(collections).map(([r, recs]) => [
+        r,
+        { file: `${r}.ndjson`, records: recs.length, complete: true },
+      ]),
+    ),
+  };
+  return {
+    [`${name}/manifest.json`]: JSON.stringify(manifest),
+    ...Object.fromEntries(
+      Object.entries(collections).map(([r, recs]) => [
+        `${name}/${r}.ndjson`,
+        recs.map((x) => `${JSON.stringify(x)}\n`).join(''),
+      ]),
+    ),
+  };
+}
+
 /** example (as a pattern) → what it needs and what it must have done; the first match counts */
 const FIXTURES: Array<[RegExp, Fixture]> = [
   [
@@ -195,6 +223,22 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
       },
     },
   ],
+  [
+    // a snapshot of another organization: a contact and a deal the sandbox does not hold, restored once
+    /^crm restore (\w+)( --dry-run)?/,
+    {
+      files: (_, m) =>
+        snapshotFolder(m[1]!, {
+          contacts: [{ id: 'con_snapshot1', email: EMAIL(8), first_name: 'Ada' }],
+          deals: [{ id: 'deal_snapshot1', name: 'Restored deal', amount: 1200 }],
+        }),
+      after: async (s, m) => {
+        const made = m[2] === undefined ? 1 : 0;
+        expect((await listAll(s, '/contacts')).filter((c) => c.email === EMAIL(8))).toHaveLength(made);
+        expect((await listAll(s, '/deals')).filter((d) => d.name === 'Restored deal')).toHaveLength(made);
+      },
+    },
+  ],
   [/^crm (\w+) get - .*< ids\.txt$/, { files: (s, m) => ({ 'ids.txt': `${s.ids[m[1]!]!.slice(0, 2).join('\n')}\n` }) }],
   [
     /^crm (\w+) delete - --yes < ids\.txt$/,
@@ -214,16 +258,12 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     // a tiny snapshot folder in the format crm snapshot writes (docs/sandbox.md, "Serving a snapshot")
     /^crm sandbox .*--from (\w+)/,
     {
-      files: (_, m) => ({
-        [`${m[1]}/manifest.json`]: JSON.stringify({
-          base_url: EXAMPLE_URL,
-          started_at: '2025-01-01T00:00:00.000Z',
-          finished_at: '2025-01-01T00:00:01.000Z',
-          complete: true,
-          collections: { contacts: { file: 'contacts.ndjson', records: 1, complete: true } },
+      files: (_, m) =>
+        snapshotFolder(m[1]!, {
+          contacts: [
+            { id: 'con_snapshot1', email: EMAIL(7), first_name: 'Ada', created_at: '2025-01-01T00:00:00.000Z' },
+          ],
         }),
-        [`${m[1]}/contacts.ndjson`]: `${JSON.stringify({ id: 'con_snapshot1', email: EMAIL(7), first_name: 'Ada', created_at: '2025-01-01T00:00:00.000Z' })}\n`,
-      }),
     },
   ],
   [

@@ -46,6 +46,7 @@ export async function check(
     typing: given.typing,
     // reconcile: every valid row an entry of its own (repeated keys are the match stage's), and the fields it keeps
     ...{ rowsOnly: slice.match !== undefined, keep: slice.match?.keep, matchFields: slice.match?.fields },
+    everyRow: slice.everyRow,
     onRow: (rows, bytes) => deps.report('check', { rows, bytes }, null),
   });
   if (deps.signal?.aborted) throw new InterruptedError('interrupted before anything was sent');
@@ -108,6 +109,8 @@ export interface ScanOptions {
   spool?: Spool;
   /** reconcile (`--match`): every valid row an entry of its own, repeated rows left to the match stage (duplicate keys) */
   rowsOnly?: boolean;
+  /** every row a record of its own: no repeat check (CheckSlice.everyRow) */
+  everyRow?: boolean;
   knownFields?: ImportDeps['knownFields'];
   /** fields kept though the server sets them (`--match id` keeps `id`); an operation's own `keep` otherwise */
   keep?: readonly string[];
@@ -188,7 +191,8 @@ class Tally {
         if (o.op && this.firstRequests.length < 10) this.addRequest(o.op, c.record);
         // a create's record serialised once: for the repeat check and the chunk's body
         const json = o.op ? undefined : stringifyJson(c.record);
-        const earlier = json === undefined || o.rowsOnly ? undefined : this.firstOf(o).seen(json, row.line);
+        const earlier =
+          json === undefined || o.rowsOnly || o.everyRow ? undefined : this.firstOf(o).seen(json, row.line);
         if (earlier !== undefined) {
           if (++this.repeated <= 5) this.firstRepeats.push([row.line, earlier]);
         } else {

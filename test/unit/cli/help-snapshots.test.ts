@@ -61,6 +61,7 @@ const GROUPS = [
   'links',
   'batch',
   'snapshot',
+  'restore',
   'api',
   'v1',
   'keys',
@@ -139,6 +140,10 @@ describe('--help snapshots', () => {
         snapshot [options] <dir>           write every collection to
                                            DIR/<resource>.ndjson and
                                            DIR/manifest.json; a rerun resumes
+        restore [options] <dir>            put a snapshot's records into this
+                                           profile's organization: each found (by the
+                                           id map, its id or --match) or created; a
+                                           rerun resumes
         api [options] <method> <path>      send any request relative to the base URL
                                            and print the whole response envelope
 

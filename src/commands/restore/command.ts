@@ -1,0 +1,32 @@
+// `crm restore DIR` (CONTRACT §10, issue 31): the records of a `crm snapshot DIR` folder put into the current
+// profile's organization, each found by the id map, its id or its match fields, else created; resumable.
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { collect, examples, runs, type FlagsOf, type Load, type Registry } from '../shared/define.js';
+
+const declare = (program: CommandUnknownOpts) =>
+  examples(program.command('restore'), [
+    'crm restore backup --dry-run',
+    'crm restore backup',
+    'crm restore backup --resources contacts,deals',
+    'crm restore backup --match deals=name',
+  ])
+    .description(
+      "put a snapshot's records into this profile's organization: each found (by the id map, its id or --match) or created; a rerun resumes",
+    )
+    .argument('<dir>', 'a folder written by crm snapshot')
+    .option(
+      '--resources <list>',
+      'only these collections, comma-separated (default: every one the snapshot holds that can be created)',
+    )
+    .option(
+      '--match <res=fields>',
+      'find the records of RES in the target by these fields, comma-separated (default: contacts=email, companies=domain); repeatable',
+      collect,
+    )
+    .option('--dry-run', 'read the snapshot and the target, print the plan, send nothing');
+
+export type RestoreOptions = FlagsOf<typeof declare> & { dir: string };
+
+export function registerRestore(program: CommandUnknownOpts, reg: Registry, load: Load<RestoreOptions>): void {
+  runs(declare(program), reg, load, (o, dir) => ({ ...o, dir }));
+}

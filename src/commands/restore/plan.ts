@@ -1,0 +1,157 @@
+// A restore's plan of one collection (CONTRACT §10), before anything is sent: the snapshot's records read twice (their
+// keys and ids first; then each one's decision), the target's collection listed once between, into two indexes (by
+// id, by the match fields) of only the records the snapshot may name. The decisions go to a temporary file, a line
+// per snapshot record in its order, which the restore step (restore-step.ts) takes as it is: a frozen plan.
+import { join } from 'node:path';
+import type { ApiRecord } from '../../api/envelopes.js';
+import { idText } from '../../api/ids.js';
+import { PAGE_SIZE_MAX, type ResourceName } from '../../api/resources.js';
+import { InterruptedError } from '../../http/errors.js';
+import type { HttpClient } from '../../http/types.js';
+import { matchKey } from '../../import/match/key.js';
+import { RecordIndexBuilder } from '../../import/match/record-index.js';
+import { parseJson } from '../../json/exact-json.js';
+import { tempPathFor } from '../../util/atomic-file.js';
+import { HashTable } from '../../util/hash-table.js';
+import { LineFile } from '../../util/line-file.js';
+import { textLines } from '../../util/text-lines.js';
+import { decide, translate, type Decision } from './decide.js';
+import type { IdMap } from './id-map.js';
+
+export interface CollectionPlan {
+  resource: ResourceName;
+  /** DIR/<resource>.ndjson */
+  file: string;
+  matchFields: readonly string[];
+  records: number;
+  mapped: number;
+  found: number;
+  matched: number;
+  ambiguous: number;
+  create: number;
+  /** ids other records' fields hold that no record of the restore maps: kept as they are */
+  refsKept: number;
+  /** the target's records listed, and the requests that took */
+  targetRecords: number;
+  readRequests: number;
+  /** each snapshot record's decision, in file order (undefined: a resumed create, not planned again) */
+  decisions?: LineFile;
+  /** a create file an interrupted run left: resumed as it is */
+  resumed?: string;
+}
+
+export interface PlanOptions {
+  client: HttpClient;
+  resource: ResourceName;
+  dir: string;
+  /** the target's own temporary files go here (DIR/restore/<target>/) */
+  workDir: string;
+  fields: readonly string[];
+  /** the snapshot was taken of the target's own base URL: a record still there has its id */
+  sameOrg: boolean;
+  idMap: IdMap;
+  /** `resource NUL snapshot id` of every record the plan so far maps (earlier collections): a reference it translates */
+  willMap: HashTable;
+  signal?: AbortSignal;
+  onProgress?: (text: string) => void;
+}
+
+/** The snapshot's records of one collection, each with its line (an error names the file and line of one without an id). */
+export async function* snapshotRecords(file: string): AsyncGenerator<{ record: ApiRecord; id: string; line: number }> {
+  let line = 0;
+  for await (const text of textLines(file, { missingOk: true })) {
+    line++;
+    let record: unknown;
+    try {
+      record = parseJson(text);
+    } catch (err) {
+      throw new Error(`${file}, line ${line}: not JSON (${(err as Error).message})`);
+    }
+    const id = record !== null && typeof record === 'object' ? idText((record as ApiRecord).id) : undefined;
+    if (id === undefined) throw new Error(`${file}, line ${line}: not a record with an id`);
+    yield { record: record as ApiRecord, id, line };
+  }
+}
+
+export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
+  const file = join(o.dir, `${o.resource}.ndjson`);
+  // 1. the snapshot's keys (how many records have each) and the ids the target may hold: its own (the same
+  // organization) and those the id map gives
+  const keys = new HashTable();
+  const ids = new HashTable();
+  let records = 0;
+  for await (const { record, id } of snapshotRecords(file)) {
+    records++;
+    const key = o.fields.length > 0 ? matchKey(o.fields, record) : undefined;
+    if (key !== undefined) keys.set(key, (keys.get(key) ?? 0) + 1);
+    if (o.sameOrg) ids.set(id, 1);
+    const mapped = o.idMap.get(o.resource, id);
+    if (mapped !== undefined) ids.set(mapped, 1);
+  }
+  // 2. the target's collection, listed once
+  const byId = new RecordIndexBuilder(['id'], [], (k) => ids.get(k) !== undefined, o.workDir, false);
+  const byKey =
+    o.fields.length > 0
+      ? new RecordIndexBuilder(o.fields, [], (k) => keys.get(k) !== undefined, o.workDir, false)
+      : undefined;
+  const decisions = new LineFile(tempPathFor(join(o.workDir, `${o.resource}.plan`)));
+  try {
+    const start = o.client.stats.requests;
+    let pages = 0;
+    for await (const page of o.client.pages(`/${o.resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal })) {
+      for (const record of page.data) {
+        byId.add(record);
+        byKey?.add(record);
+      }
+      o.onProgress?.(
+        `reading the target's ${o.resource}: ${byId.records.toLocaleString('en-US')} records, ${++pages} pages`,
+      );
+      if (o.signal?.aborted) throw new InterruptedError('interrupted while reading the target');
+    }
+    const plan: CollectionPlan = {
+      ...{ resource: o.resource, file, matchFields: o.fields, records, mapped: 0, found: 0, matched: 0 },
+      ...{ ambiguous: 0, create: 0, refsKept: 0, targetRecords: byId.records, decisions },
+      readRequests: o.client.stats.requests - start,
+    };
+    // 3. the keys of the records in the target by the id map or their own id: those records are not the others'
+    const there = (id: string) => byId.get(id) !== undefined;
+    const placed = (id: string) => {
+      const mapped = o.idMap.get(o.resource, id);
+      return (mapped !== undefined && there(mapped)) || (o.sameOrg && there(id));
+    };
+    const placedKeys = new HashTable();
+    if (byKey)
+      for await (const { record, id } of snapshotRecords(file)) {
+        const key = matchKey(o.fields, record);
+        if (key !== undefined && placed(id)) placedKeys.set(key, (placedKeys.get(key) ?? 0) + 1);
+      }
+    // 4. each record's decision, in file order
+    const lookup = (resource: ResourceName, id: string) =>
+      o.idMap.get(resource, id) ?? (o.willMap.get(`${resource}\u0000${id}`) !== undefined ? id : undefined);
+    for await (const { record, id } of snapshotRecords(file)) {
+      const mapped = o.idMap.get(o.resource, id);
+      const key = byKey ? matchKey(o.fields, record) : undefined;
+      const others = key === undefined ? 0 : (keys.get(key) ?? 1) - 1 - (placedKeys.get(key) ?? 0);
+      const d = decide({
+        ...{ id, mapped, mappedThere: mapped !== undefined && there(mapped), sameIdThere: o.sameOrg && there(id) },
+        ...{ key, keyOthers: Math.max(0, others), byKey: key === undefined ? undefined : byKey?.get(key) },
+        claimed: (t) => ids.get(t) !== undefined && there(t),
+      });
+      plan[d.action]++;
+      if (d.action === 'create') plan.refsKept += translate(record, lookup).kept;
+      if (d.action !== 'ambiguous') o.willMap.set(`${o.resource}\u0000${id}`, 1);
+      decisions.append(JSON.stringify(d));
+    }
+    return plan;
+  } catch (err) {
+    decisions.close();
+    throw err;
+  } finally {
+    byId.close();
+    byKey?.close();
+  }
+}
+
+/** The decision of the `n`-th record (from 0) of a plan. */
+export const decisionAt = (plan: CollectionPlan, n: number): Decision =>
+  JSON.parse(plan.decisions!.read(n)) as Decision;

@@ -1,0 +1,155 @@
+// A restore's step for one collection (CONTRACT §10), on its frozen plan (plan.ts): the records found or matched go
+// to the id map first (durable); those to create are written, their ids translated through the id map, to
+// `DIR/restore/<target>/<resource>.create.ndjson` (durable, whole), which the batch engine creates as any create:
+// chunks of 100, journaled, each chunk's idempotency key from its body, resumable. The ids it made go to the id map.
+// A create file an interrupted run left is the plan: the same command resumes its job, never a new plan of it (the
+// records it created have no key to be matched by, and a new file would be a new job: created twice).
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { idText } from '../../api/ids.js';
+import type { ResourceName } from '../../api/resources.js';
+import type { HttpClient } from '../../http/types.js';
+import { csvLine } from '../../import/files/outputs.js';
+import { httpSender, runImport, type ImportOptions, type ImportSummary } from '../../import/index.js';
+import { parseJson, stringifyJson } from '../../json/exact-json.js';
+import { AtomicTextFile } from '../../util/atomic-file.js';
+import { exists, listDir } from '../../util/fs.js';
+import { fileStamp } from '../../util/stamp.js';
+import { textLines } from '../../util/text-lines.js';
+import { translate } from './decide.js';
+import type { IdMap, IdMapEntry } from './id-map.js';
+import { decisionAt, snapshotRecords, type CollectionPlan } from './plan.js';
+
+/**
+ * A new create file of a collection (its results and rejects files beside it): named by the time and process, since
+ * the engine knows a job by its file's path (another content at the same path is refused as a changed file).
+ */
+export const newCreateFile = (workDir: string, resource: string, now: number): string =>
+  join(workDir, `${resource}.create.${fileStamp(now)}-${process.pid}.ndjson`);
+
+/** The create files of a collection an interrupted run left, oldest first. */
+export async function leftCreateFiles(workDir: string, resource: string): Promise<string[]> {
+  const mine = new RegExp(`^${resource}\\.create\\.[0-9TZ]+-[0-9]+\\.ndjson$`);
+  return (await listDir(workDir))
+    .filter((f) => mine.test(f))
+    .sort()
+    .map((f) => join(workDir, f));
+}
+
+export interface StepOptions {
+  client: HttpClient;
+  idMap: IdMap;
+  workDir: string;
+  /** the engine's: the base URL, the key's identity and mask, the journal folder */
+  engine: Pick<ImportOptions, 'baseUrl' | 'keyId' | 'keyMask' | 'concurrency'> & { journalDir: string };
+  clock: { now(): number };
+  signal?: AbortSignal;
+  warn: (m: string) => void;
+  onProgress?: (text: string) => void;
+}
+
+export interface StepResult {
+  resource: ResourceName;
+  created: number;
+  failed: number;
+  /** rows the engine left unsettled (no answer, not sent): the create file is kept for the same command */
+  unsettled: number;
+  ambiguous_file: string | null;
+  rejects_file: string | null;
+  requests: number;
+}
+
+const FLUSH = 1000;
+
+export async function restoreStep(plan: CollectionPlan, o: StepOptions): Promise<StepResult> {
+  const createFile = plan.resumed ?? newCreateFile(o.workDir, plan.resource, o.clock.now());
+  const ambiguousFile = plan.decisions ? await writePlanned(plan, o, createFile) : null;
+  const result: StepResult = {
+    ...{ resource: plan.resource, created: 0, failed: 0, unsettled: 0, ambiguous_file: ambiguousFile },
+    ...{ rejects_file: null, requests: 0 },
+  };
+  if (!(await exists(createFile))) return result;
+  const summary = await create(plan.resource, createFile, o);
+  await mapCreated(plan.resource, `${createFile}.results.ndjson`, o.idMap);
+  const unsettled = summary.not_sent + summary.in_doubt + summary.unknown;
+  // every row answered: the file has done its work (a rerun plans the failed rows again, as creates of a new file)
+  if (unsettled === 0) await rm(createFile, { force: true });
+  await rm(`${createFile}.results.ndjson`, { force: true });
+  return {
+    ...result,
+    ...{ created: summary.created, failed: summary.failed + summary.invalid, unsettled },
+    ...{ rejects_file: summary.rejects_file, requests: summary.requests },
+  };
+}
+
+/** The plan carried out up to the creates: the id map's new lines (synced), the ambiguous file, the create file (whole). */
+async function writePlanned(plan: CollectionPlan, o: StepOptions, createFile: string): Promise<string | null> {
+  const creates = plan.create > 0 ? await AtomicTextFile.create(createFile) : undefined;
+  const ambiguous =
+    plan.ambiguous > 0 ? await AtomicTextFile.create(join(o.workDir, `${plan.resource}.ambiguous.csv`)) : undefined;
+  ambiguous?.write(csvLine(['snapshot_id', '_candidates', '_why']));
+  let entries: IdMapEntry[] = [];
+  let n = 0;
+  try {
+    for await (const { record, id } of snapshotRecords(plan.file)) {
+      const d = decisionAt(plan, n++);
+      if (d.action === 'found' || d.action === 'matched')
+        entries.push({ resource: plan.resource, snapshot: id, target: d.target, how: d.action });
+      else if (d.action === 'ambiguous') ambiguous!.write(csvLine([id, d.candidates.join(';'), d.why]));
+      else if (d.action === 'create') {
+        const { record: sent } = translate(record, (resource, ref) => o.idMap.get(resource, ref));
+        // the snapshot's id rides along (the engine leaves it out: --map "id="), and comes back in the results
+        creates!.write(stringifyJson({ id: record.id, ...sent })! + '\n');
+      }
+      if (entries.length >= FLUSH) {
+        await o.idMap.add(entries);
+        entries = [];
+      }
+    }
+    await o.idMap.add(entries);
+    await ambiguous?.commit();
+    await creates?.commit();
+  } catch (err) {
+    await Promise.all([ambiguous?.discard(), creates?.discard()]);
+    throw err;
+  } finally {
+    plan.decisions?.close();
+  }
+  return ambiguous ? ambiguous.target : null;
+}
+
+/** The batch engine on the create file: a plain create, every line a record of its own. */
+function create(resource: ResourceName, file: string, o: StepOptions): Promise<ImportSummary> {
+  return runImport(
+    {
+      ...{ resource, input: file, format: 'ndjson', maps: ['id='], everyRow: true },
+      ...{ resultsPath: `${file}.results.ndjson`, baseUrl: o.engine.baseUrl, keyId: o.engine.keyId },
+      ...{ keyMask: o.engine.keyMask, concurrency: o.engine.concurrency },
+    },
+    {
+      send: httpSender(o.client, undefined),
+      ...{ journalDir: o.engine.journalDir, clock: o.clock, signal: o.signal, warn: o.warn },
+      stats: () => ({ ...o.client.stats }),
+      onProgress: (p) =>
+        o.onProgress?.(
+          `creating ${resource}: ${p.created.toLocaleString('en-US')} of ${(p.rowsTotal ?? 0).toLocaleString('en-US')}`,
+        ),
+    },
+  );
+}
+
+/** Each created record's new id, from the engine's results (its journal's: this run's and an earlier one's), to the id map. */
+async function mapCreated(resource: ResourceName, results: string, idMap: IdMap): Promise<void> {
+  let entries: IdMapEntry[] = [];
+  for await (const text of textLines(results, { missingOk: true })) {
+    const r = parseJson(text) as { id?: unknown; _input_id?: unknown };
+    const [snapshot, target] = [idText(r._input_id), idText(r.id)];
+    if (snapshot === undefined || target === undefined) continue;
+    entries.push({ resource, snapshot, target, how: 'created' });
+    if (entries.length >= FLUSH) {
+      await idMap.add(entries);
+      entries = [];
+    }
+  }
+  await idMap.add(entries);
+}

@@ -1,0 +1,267 @@
+// `crm restore DIR` (CONTRACT §10, issue 31): a snapshot's records into the current profile's organization. The run
+// reads, then sends: each collection planned first (plan.ts: the snapshot, the target listed once, a decision per
+// record), the plans shown (a dry run stops there), then each collection restored in order (restore-step.ts), an
+// earlier collection's new ids translating a later one's references. One run per target at a time (its lock).
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ResourceName } from '../../api/resources.js';
+import { PartialFailureError, UsageError } from '../../http/errors.js';
+import { maskKey } from '../../http/mask.js';
+import type { HttpClient } from '../../http/types.js';
+import { keyIdentity } from '../../import/index.js';
+import { trimBase } from '../../import/shapes.js';
+import { costAtLimitText } from '../../output/eta.js';
+import { plural } from '../../output/plural.js';
+import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
+import { HashTable } from '../../util/hash-table.js';
+import { ensureDir } from '../../util/fs.js';
+import { takeProcessLock } from '../../util/process-lock.js';
+import { countTextLines } from '../../util/text-lines.js';
+import type { Ctx } from '../context.js';
+import { shellWord } from '../shared/command-line.js';
+import type { Manifest } from '../snapshot/types.js';
+import type { RestoreOptions } from './command.js';
+import { DEFAULT_MATCH, RESTORE_ORDER } from './decide.js';
+import { IdMap, idMapPath, targetName } from './id-map.js';
+import { planCollection, type CollectionPlan } from './plan.js';
+import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
+
+const CHUNK = 100;
+
+export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> {
+  if (opts.dir.trim() === '') throw new UsageError('DIR must name a folder written by crm snapshot');
+  const dir = path.resolve(opts.dir);
+  const manifest = await readManifest(dir, opts.dir);
+  const chosen = chooseCollections(opts.resources, manifest, opts.dir);
+  const matches = parseMatches(opts.match, chosen);
+  const client = await ctx.client({ concurrencyFlag: true });
+  const restoreDir = path.join(dir, 'restore');
+  const workDir = path.join(restoreDir, targetName(client.baseUrl));
+  ensureDir(workDir);
+  const release = await takeProcessLock(`${workDir}.lock`, (pid) => restoringElsewhere(opts.dir, pid));
+  const idMap = await IdMap.open(idMapPath(dir, client.baseUrl));
+  const plans: CollectionPlan[] = [];
+  try {
+    const sameOrg = trimBase(manifest.base_url) === trimBase(client.baseUrl);
+    const willMap = new HashTable();
+    for (const resource of chosen) {
+      const [left] = await leftCreateFiles(workDir, resource);
+      if (left !== undefined) {
+        plans.push(await resumedPlan(resource, dir, matches[resource] ?? [], left));
+        continue;
+      }
+      const fields = matches[resource] ?? [];
+      const onProgress = (text: string) => (ctx.globals.quiet ? undefined : ctx.globals.verbose && ctx.warn(text));
+      plans.push(
+        await planCollection({
+          client,
+          resource,
+          dir,
+          workDir,
+          fields,
+          sameOrg,
+          idMap,
+          willMap,
+          signal: ctx.signal,
+          onProgress,
+        }),
+      );
+    }
+    showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: opts.dryRun === true });
+    if (opts.dryRun) return;
+    const profile = await ctx.profile();
+    const engine = {
+      baseUrl: client.baseUrl,
+      keyId: keyIdentity(profile.apiKey),
+      keyMask: profile.apiKey ? maskKey(profile.apiKey) : undefined,
+      journalDir: path.join(ctx.configDir(), 'imports'),
+    };
+    const started = ctx.clock.now();
+    const results: StepResult[] = [];
+    for (const plan of plans) {
+      const step = {
+        client,
+        idMap,
+        workDir,
+        engine,
+        clock: ctx.clock,
+        signal: ctx.signal,
+        warn: (m: string) => ctx.warn(m),
+      };
+      results.push(await restoreStep(plan, step));
+    }
+    report(ctx, { opts, idMap, plans, results, elapsedMs: ctx.clock.now() - started, requests: client.stats.requests });
+  } finally {
+    for (const plan of plans) plan.decisions?.close();
+    idMap.close();
+    await release();
+  }
+}
+
+/** DIR/manifest.json as `crm snapshot` writes it: exit 2 naming what is wrong. */
+async function readManifest(dir: string, shown: string): Promise<Manifest> {
+  const file = path.join(dir, 'manifest.json');
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(
+      `${sanitizeForTerminal(path.join(shown, 'manifest.json'))}: ${err.code === 'ENOENT' ? 'not found' : err.message} (is ${sanitizeForTerminal(shown)} a folder written by crm snapshot?)`,
+    );
+  });
+  let m: Partial<Manifest>;
+  try {
+    m = JSON.parse(text) as Partial<Manifest>;
+  } catch (err) {
+    throw new UsageError(`${sanitizeForTerminal(file)}: not JSON (${(err as Error).message})`);
+  }
+  if (typeof m.base_url !== 'string' || m.collections === null || typeof m.collections !== 'object')
+    throw new UsageError(`${sanitizeForTerminal(file)}: not a snapshot's manifest (no "base_url" or "collections")`);
+  return m as Manifest;
+}
+
+/** `--resources`: collections the snapshot holds whole and that can be created; default every such one. */
+function chooseCollections(value: string | undefined, manifest: Manifest, shown: string): ResourceName[] {
+  const held = (r: string) => manifest.collections[r]?.complete === true;
+  if (value === undefined) return RESTORE_ORDER.filter(held);
+  const names = value.split(',').map((s) => s.trim());
+  for (const name of names) {
+    if (!(RESTORE_ORDER as readonly string[]).includes(name))
+      throw new UsageError(
+        `--resources: ${JSON.stringify(name)} is not a collection a restore creates records of; choose from ${RESTORE_ORDER.join(', ')}` +
+          ' (meetings, recordings and bookings are read-only: never created)',
+      );
+    if (!held(name))
+      throw new UsageError(
+        `--resources: the snapshot in ${sanitizeForTerminal(shown)} does not hold ${name} whole` +
+          (manifest.collections[name] ? ' (its collection is not complete: run the snapshot again to finish it)' : ''),
+      );
+  }
+  return RESTORE_ORDER.filter((r) => names.includes(r));
+}
+
+/** `--match RES=FIELDS` (repeatable) over the defaults; `RES=` matches RES by none. */
+function parseMatches(
+  given: readonly string[] | undefined,
+  chosen: readonly ResourceName[],
+): Partial<Record<ResourceName, readonly string[]>> {
+  const out: Partial<Record<ResourceName, readonly string[]>> = { ...DEFAULT_MATCH };
+  for (const m of given ?? []) {
+    const at = m.indexOf('=');
+    const resource = m.slice(0, at).trim() as ResourceName;
+    if (at < 0 || !chosen.includes(resource))
+      throw new UsageError(
+        `--match ${JSON.stringify(m)}: expected RES=FIELDS, RES one of ${chosen.join(', ')} (e.g. --match deals=name)`,
+      );
+    const fields = m
+      .slice(at + 1)
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
+    if (fields.includes('id'))
+      throw new UsageError(`--match ${JSON.stringify(m)}: a record's id is looked up anyway; name other fields`);
+    out[resource] = fields;
+  }
+  return out;
+}
+
+/** A collection whose create file an interrupted run left: resumed as it is, not planned again. */
+async function resumedPlan(
+  resource: ResourceName,
+  dir: string,
+  fields: readonly string[],
+  left: string,
+): Promise<CollectionPlan> {
+  const create = await countTextLines(left);
+  return {
+    ...{ resource, file: path.join(dir, `${resource}.ndjson`), matchFields: fields, records: create, mapped: 0 },
+    ...{ found: 0, matched: 0, ambiguous: 0, create, refsKept: 0, targetRecords: 0, readRequests: 0, resumed: left },
+  };
+}
+
+const createRequests = (plans: readonly CollectionPlan[]) => plans.reduce((n, p) => n + Math.ceil(p.create / CHUNK), 0);
+
+function showPlan(
+  ctx: Ctx,
+  client: HttpClient,
+  o: { target: string; sameOrg: boolean; plans: readonly CollectionPlan[]; dryRun: boolean },
+): void {
+  const requests = createRequests(o.plans);
+  const reads = o.plans.reduce((n, p) => n + p.readRequests, 0);
+  if (o.dryRun && (ctx.format() === 'json' || ctx.format() === 'ndjson')) {
+    const collections = o.plans.map((p) => ({ ...planJson(p), requests: Math.ceil(p.create / CHUNK) }));
+    ctx.io.stdout.write(
+      `${safeJson({ target: o.target, same_organization: o.sameOrg, collections, requests, read_requests: reads })}\n`,
+    );
+    return;
+  }
+  if (ctx.globals.quiet && !o.dryRun) return;
+  const lines = [
+    `Restore into ${sanitizeForTerminal(o.target)} (${o.sameOrg ? 'the organization the snapshot was taken of: a record still there is found by its id' : 'not the organization the snapshot was taken of: records are found by the id map and --match only'}):`,
+    ...o.plans.map((p) => `  ${planLine(p)}`),
+    `${o.dryRun ? 'It would send' : 'Sending'} ${plural(requests, 'request')} (create chunks of ${CHUNK}) after ${plural(reads, 'read')}: ${costAtLimitText(requests, ctx.clock.now(), client.pace?.())}.`,
+  ];
+  ctx.warn(lines.join('\n'));
+}
+
+function planJson(p: CollectionPlan) {
+  return {
+    ...{ resource: p.resource, records: p.records, mapped: p.mapped, found: p.found, matched: p.matched },
+    ...{ create: p.create, ambiguous: p.ambiguous, references_kept: p.refsKept, match: p.matchFields },
+    ...{ target_records: p.targetRecords, read_requests: p.readRequests, resumed: p.resumed !== undefined },
+  };
+}
+
+function planLine(p: CollectionPlan): string {
+  if (p.resumed) return `${p.resource}: ${plural(p.create, 'record')} to create, left by an interrupted run: resumed`;
+  const parts = [
+    p.mapped && `${p.mapped} in the id map`,
+    p.found && `${p.found} found by id`,
+    p.matched && `${p.matched} matched by ${p.matchFields.join(',')}`,
+    p.create && `${p.create} to create`,
+    p.ambiguous && `${p.ambiguous} ambiguous (not restored)`,
+    p.refsKept && `${plural(p.refsKept, 'reference')} to records not restored, kept as they are`,
+  ].filter(Boolean);
+  return `${p.resource}: ${plural(p.records, 'record')}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+}
+
+interface Report {
+  opts: RestoreOptions;
+  idMap: IdMap;
+  plans: readonly CollectionPlan[];
+  results: readonly StepResult[];
+  elapsedMs: number;
+  requests: number;
+}
+
+/** The summary (stderr, or stdout with -o json); exit 9 when a record was not restored (ambiguous, failed, unsettled). */
+function report(ctx: Ctx, r: Report): void {
+  const collections = r.results.map((s, i) => ({ ...planJson(r.plans[i]!), ...s }));
+  const notRestored = collections.reduce((n, c) => n + c.ambiguous + c.failed + c.unsettled, 0);
+  const format = ctx.format();
+  if (format === 'json' || format === 'ndjson')
+    ctx.io.stdout.write(
+      `${safeJson({ id_map: r.idMap.path, collections, requests: r.requests, elapsed_ms: r.elapsedMs })}\n`,
+    );
+  else {
+    const created = collections.reduce((n, c) => n + c.created, 0);
+    const files = collections.flatMap((c) => [c.ambiguous_file, c.rejects_file]).filter((f): f is string => f !== null);
+    ctx.warn(
+      [
+        `Restored: ${plural(created, 'record')} created; each snapshot id's id here is in ${sanitizeForTerminal(r.idMap.path)}.`,
+        ...(files.length ? [`Not restored: see ${files.map((f) => sanitizeForTerminal(f)).join(', ')}`] : []),
+      ].join('\n'),
+    );
+  }
+  if (notRestored > 0)
+    throw new PartialFailureError(
+      `${plural(notRestored, 'record')} of the snapshot ${notRestored === 1 ? 'was' : 'were'} not restored`,
+      {
+        hint: `see the files named above; run the same command again once they are settled: crm restore ${shellWord(r.opts.dir)}`,
+      },
+    );
+}
+
+function restoringElsewhere(shown: string, pid: number | undefined): UsageError {
+  const who = pid !== undefined ? `another crm (process ${pid})` : 'another crm';
+  return new UsageError(
+    `${who} is restoring ${sanitizeForTerminal(shown)} into this organization right now; nothing was sent`,
+  );
+}

@@ -1,0 +1,290 @@
+// `crm restore DIR` (CONTRACT §10, issue 31) against sandboxes: a bad delete restored into the organization the
+// snapshot was taken of, a copy into another, empty one, the same command after a kill -9 and after faults after the
+// write, and a rerun that sends only reads — each judged by what the target holds, record by record, through the id map.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allIds, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
+import { runCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+
+type Rec = Record<string, unknown> & { id: string };
+const COLLECTIONS = ['companies', 'pipelines', 'contacts', 'deals', 'tasks', 'notes', 'segments', 'interactions'];
+const SERVER_SET = ['id', 'created_at', 'updated_at', 'owner_id'];
+const REFERS: Record<string, string> = {
+  company: 'companies',
+  contact: 'contacts',
+  pipeline: 'pipelines',
+  deal: 'deals',
+};
+
+const readNdjson = (file: string): Rec[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Rec);
+
+/** The id map of DIR for the one target restored into (`resource/snapshot id` → target id), and its lines. */
+function idMap(dir: string, target: TestSandbox): { map: Map<string, string>; lines: string[][] } {
+  const file = readdirSync(join(dir, 'restore')).find(
+    (f) => f.endsWith('.ids.csv') && f.includes(String(new URL(target.sb.baseUrl).port)),
+  );
+  const lines = readFileSync(join(dir, 'restore', file!), 'utf8')
+    .trim()
+    .split(/\r?\n/)
+    .slice(1)
+    .map((l) => l.split(','));
+  return { map: new Map(lines.map(([r, s, t]) => [`${r}/${s}`, t!])), lines };
+}
+
+async function records(t: TestSandbox, resource: string): Promise<Map<string, Rec>> {
+  const out = new Map<string, Rec>();
+  for (let cursor: string | undefined; ;) {
+    const url = `${t.sb.baseUrl}/${resource}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await fetch(url, { headers: { 'X-Service-Api-Key': t.sb.keys.admin } });
+    const page = (await res.json()) as { data: Rec[]; page_info: { end_cursor: string; has_next_page: boolean } };
+    for (const r of page.data) out.set(r.id, r);
+    if (!page.page_info.has_next_page) return out;
+    cursor = page.page_info.end_cursor;
+  }
+}
+
+/**
+ * Every snapshot record of DIR has its record in the target, through the id map, holding the snapshot's fields; a
+ * record the restore created holds its references translated (`created`: the snapshot ids it created). Each target
+ * record is one snapshot record's at most. Returns how many were checked.
+ */
+async function expectRestored(dir: string, target: TestSandbox, created: ReadonlySet<string>): Promise<number> {
+  const { map } = idMap(dir, target);
+  let checked = 0;
+  for (const resource of COLLECTIONS) {
+    const there = await records(target, resource);
+    const snapshot = readNdjson(join(dir, `${resource}.ndjson`));
+    const targets = snapshot.map((s) => map.get(`${resource}/${s.id}`));
+    expect(new Set(targets).size, `${resource}: one target record per snapshot record`).toBe(snapshot.length);
+    snapshot.forEach((s, i) => {
+      const got = there.get(targets[i]!);
+      expect(got, `${resource} ${s.id} → ${targets[i]}`).toBeDefined();
+      for (const [field, value] of Object.entries(s)) {
+        if (SERVER_SET.includes(field)) continue;
+        const refers = REFERS[/^(.+?)_ids?$/.exec(field)?.[1] ?? ''];
+        const tr = (v: unknown) => (refers && map.get(`${refers}/${String(v)}`)) ?? v;
+        const want =
+          refers && created.has(`${resource}/${s.id}`)
+            ? Array.isArray(value)
+              ? value.map(tr)
+              : value === null
+                ? null
+                : tr(value)
+            : value;
+        expect(got![field], `${resource} ${s.id}.${field}`).toEqual(want);
+      }
+      checked++;
+    });
+  }
+  return checked;
+}
+
+const createdOf = (dir: string, target: TestSandbox): Set<string> =>
+  new Set(
+    idMap(dir, target)
+      .lines.filter((l) => l[3] === 'created')
+      .map(([r, s]) => `${r}/${s}`),
+  );
+
+let org: TestSandbox;
+let dir: string;
+beforeAll(async () => {
+  org = await startTestSandbox({
+    seed: 7,
+    seedRecords: { contacts: 260, deals: 130 },
+    rateLimit: 1_000_000,
+    orgRateLimit: 1_000_000,
+  });
+  dir = tempDir('crm-restore-');
+  const snap = await runCrm(['snapshot', dir, '-o', 'json'], { env: org.env() });
+  expect(snap.code, snap.stderr).toBe(0);
+});
+afterAll(() => org.close());
+
+async function deleteIds(t: TestSandbox, resource: string, ids: readonly string[]): Promise<void> {
+  const file = join(tempDir('crm-restore-del-'), `${resource}.csv`);
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(file, `id\n${ids.join('\n')}\n`);
+  const r = await runCrm(['batch', resource, file, '--delete', '--yes', '--no-backup', '-o', 'json'], { env: t.env() });
+  expect(r.code, r.stderr).toBe(0);
+}
+
+describe('crm restore into the organization the snapshot was taken of', () => {
+  it('brings back a bad delete: the dry run plans what the run does, every record is there once, a rerun only reads', async () => {
+    const contacts = readNdjson(join(dir, 'contacts.ndjson'));
+    const deals = readNdjson(join(dir, 'deals.ndjson'));
+    const companies = readNdjson(join(dir, 'companies.ndjson'));
+    // 150 contacts (among them ones sharing an email with a contact still there), 40 deals, 2 companies
+    await deleteIds(
+      org,
+      'contacts',
+      contacts.slice(0, 150).map((c) => c.id),
+    );
+    await deleteIds(
+      org,
+      'deals',
+      deals.slice(10, 50).map((d) => d.id),
+    );
+    await deleteIds(
+      org,
+      'companies',
+      companies.slice(0, 2).map((c) => c.id),
+    );
+
+    const dry = await runCrm(['restore', dir, '--dry-run', '-o', 'json'], { env: org.env() });
+    expect(dry.code, dry.stderr).toBe(0);
+    const plan = JSON.parse(dry.stdout) as {
+      same_organization: boolean;
+      collections: Array<Record<string, number | string>>;
+      requests: number;
+    };
+    expect(plan.same_organization).toBe(true);
+    const by = Object.fromEntries(plan.collections.map((c) => [c.resource, c]));
+    expect([by.contacts!.create, by.contacts!.found, by.contacts!.ambiguous]).toEqual([150, contacts.length - 150, 0]);
+    expect([by.deals!.create, by.companies!.create, by.tasks!.create]).toEqual([40, 2, 0]);
+    expect(plan.requests).toBe(2 + 1 + 1); // contacts 150 → 2 chunks, deals 40, companies 2
+
+    const since = await logLength(org);
+    const run = await runCrm(['restore', dir, '-o', 'json'], { env: org.env() });
+    expect(run.code, run.stderr).toBe(0);
+    const sent = (await requestLog(org, since)).filter((e) => e.method !== 'GET');
+    expect(
+      sent.map((e) => `${e.method} ${new URL(e.path, 'http://x').pathname.replace(/^\/api\/v2/, '')}`).sort(),
+    ).toEqual(['POST /companies/batch', 'POST /contacts/batch', 'POST /contacts/batch', 'POST /deals/batch'].sort());
+    const summary = JSON.parse(run.stdout) as { collections: Array<{ resource: string; created: number }> };
+    expect(Object.fromEntries(summary.collections.map((c) => [c.resource, c.created]))).toMatchObject({
+      contacts: 150,
+      deals: 40,
+      companies: 2,
+    });
+    expect(await expectRestored(dir, org, createdOf(dir, org))).toBe(
+      COLLECTIONS.reduce((n, r) => n + readNdjson(join(dir, `${r}.ndjson`)).length, 0),
+    );
+
+    // the same command again, and a week later after someone else's change: only reads, nothing created
+    const mapBefore = idMap(dir, org).lines.length;
+    const again = await logLength(org);
+    const rerun = await runCrm(['restore', dir, '-o', 'json'], { env: org.env() });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect((await requestLog(org, again)).filter((e) => e.method !== 'GET')).toEqual([]);
+    expect(idMap(dir, org).lines.length).toBe(mapBefore);
+  });
+
+  it('a record deleted after it was restored is created again, not taken at the id map’s word', async () => {
+    const { map } = idMap(dir, org);
+    const contact = readNdjson(join(dir, 'contacts.ndjson'))[0]!;
+    await deleteIds(org, 'contacts', [map.get(`contacts/${contact.id}`)!]);
+    const run = await runCrm(['restore', dir, '--resources', 'contacts', '-o', 'json'], { env: org.env() });
+    expect(run.code, run.stderr).toBe(0);
+    const now = idMap(dir, org).map.get(`contacts/${contact.id}`)!;
+    expect(now).not.toBe(map.get(`contacts/${contact.id}`));
+    expect((await records(org, 'contacts')).get(now)?.email).toBe(contact.email);
+  });
+});
+
+/** `test` on a fresh, empty sandbox (another organization), closed after. */
+async function onEmptySandbox(test: (copy: TestSandbox) => Promise<void>): Promise<void> {
+  const copy = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+  try {
+    await test(copy);
+  } finally {
+    await copy.close();
+  }
+}
+
+/** The same command, to the end: then each collection holds exactly the snapshot's records, each once. */
+async function expectWhole(copy: TestSandbox): Promise<void> {
+  const run = await runCrm(['restore', dir, '-o', 'json'], { env: copy.env() });
+  expect(run.code, run.stderr).toBe(0);
+  for (const resource of COLLECTIONS)
+    expect((await allIds(copy, `/${resource}`)).length, resource).toBe(
+      readNdjson(join(dir, `${resource}.ndjson`)).length,
+    );
+  await expectRestored(dir, copy, createdOf(dir, copy));
+}
+
+describe('crm restore into another organization', () => {
+  it('copies the snapshot into an empty sandbox, references translated; a second run sends nothing', () =>
+    onEmptySandbox(async (copy) => {
+      await expectWhole(copy);
+      expect(createdOf(dir, copy).size).toBe(
+        COLLECTIONS.reduce((n, r) => n + readNdjson(join(dir, `${r}.ndjson`)).length, 0),
+      );
+      // a contact's company: the copy's own id
+      const contact = [...(await records(copy, 'contacts')).values()].find((c) => c.company_id)!;
+      expect((await records(copy, 'companies')).has(contact.company_id as string)).toBe(true);
+      const since = await logLength(copy);
+      expect((await runCrm(['restore', dir], { env: copy.env() })).code).toBe(0);
+      expect((await requestLog(copy, since)).filter((e) => e.method !== 'GET')).toEqual([]);
+    }));
+
+  it('kill -9 during the creates, then the same command: each record created once', () =>
+    onEmptySandbox(async (copy) => {
+      await copy.control('/faults', { latency_ms: 20 });
+      // killed after the 2nd, then the 5th batch POST the server saw (contacts; then deals, which have no key)
+      for (const after of [2, 5]) {
+        const since = await logLength(copy);
+        const args = ['restore', dir];
+        const r = await stopAfter(copy, args, { env: copy.env(), method: 'POST', after, since, signal: 'SIGKILL' });
+        expect(r.signal, r.stderr).toBe('SIGKILL');
+      }
+      await copy.control('/faults', { latency_ms: 0 });
+      await expectWhole(copy);
+    }));
+
+  it('faults after the write: answers lost, the records made once', () =>
+    onEmptySandbox(async (copy) => {
+      await copy.control('/faults', {
+        next: [
+          { kind: '500-after-write', path: '/contacts/batch', count: 2 },
+          { kind: 'drop-after-write', path: '/deals/batch', count: 1 },
+        ],
+      });
+      await expectWhole(copy);
+    }));
+
+  it('never guesses: a key two records of the target share is ambiguous, nothing created for it (exit 9)', () =>
+    onEmptySandbox(async (copy) => {
+      const contact = readNdjson(join(dir, 'contacts.ndjson')).at(-1)!;
+      for (const first of ['One', 'Two'])
+        await fetch(`${copy.sb.baseUrl}/contacts`, {
+          method: 'POST',
+          headers: { 'X-Service-Api-Key': copy.sb.keys.admin, 'content-type': 'application/json' },
+          body: JSON.stringify({ email: contact.email, first_name: first }),
+        });
+      const args = ['restore', dir, '--resources', 'companies,contacts', '-o', 'json'];
+      const run = await runCrm(args, { env: copy.env() });
+      expect(run.code, run.stderr).toBe(9);
+      const port = String(new URL(copy.sb.baseUrl).port);
+      const file = readdirSync(join(dir, 'restore'), { recursive: true })
+        .map(String)
+        .find((f) => f.includes(port) && f.endsWith('contacts.ambiguous.csv'));
+      expect(readFileSync(join(dir, 'restore', file!), 'utf8')).toContain(contact.id);
+      const emails = [...(await records(copy, 'contacts')).values()].filter((c) => c.email === contact.email);
+      expect(emails).toHaveLength(2);
+    }));
+});
+
+describe('crm restore refuses', () => {
+  it.each([
+    [['restore', '/nonexistent-crm-folder'], 'manifest.json: not found'],
+    [['restore', 'DIR', '--resources', 'meetings'], 'read-only'],
+    [['restore', 'DIR', '--match', 'deals'], 'expected RES=FIELDS'],
+  ])('%j: exit 2, nothing sent', async (args, text) => {
+    const since = await logLength(org);
+    const r = await runCrm(
+      args.map((a) => (a === 'DIR' ? dir : a)),
+      { env: org.env() },
+    );
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(text);
+    expect((await requestLog(org, since)).length).toBe(0);
+  });
+});
