@@ -491,6 +491,7 @@ complete -c crm -n '__crm_at "crm snapshot"' -l 'transcripts' -d 'also every rec
 complete -c crm -n '__crm_at "crm snapshot"' -l 'help' -s 'h' -d 'show help'
 complete -c crm -n '__crm_at "crm restore"' -l 'resources' -x -d 'only these collections, comma-separated (default: every one the snapshot holds that can be created)'
 complete -c crm -n '__crm_at "crm restore"' -l 'match' -x -d 'find the records of RES in the target by these fields, comma-separated (default: contacts=email, companies=domain); repeatable'
+complete -c crm -n '__crm_at "crm restore"' -l 'links' -d 'also the links of DIR/links/ (crm snapshot --links) whose two records are restored, unless there; each parent'\''s links read once'
 complete -c crm -n '__crm_at "crm restore"' -l 'dry-run' -d 'read the snapshot and the target, print the plan, send nothing'
 complete -c crm -n '__crm_at "crm restore"' -l 'help' -s 'h' -d 'show help'
 complete -c crm -n '__crm_at "crm api" 0' -a 'GET POST PUT PATCH DELETE'

@@ -166,6 +166,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
 function snapshotFolder(
   name: string,
   collections: Record<string, Array<Record<string, unknown>>>,
+  links: Record<string, Array<Record<string, unknown>>> = {},
 ): Record<string, string> {
   const manifest = {
     base_url: EXAMPLE_URL,
@@ -182,7 +183,7 @@ function snapshotFolder(
   return {
     [`${name}/manifest.json`]: JSON.stringify(manifest),
     ...Object.fromEntries(
-      Object.entries(collections).map(([r, recs]) => [
+      Object.entries({ ...collections, ...links }).map(([r, recs]) => [
         `${name}/${r}.ndjson`,
         recs.map((x) => `${JSON.stringify(x)}\n`).join(''),
       ]),
@@ -228,14 +229,24 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     /^crm restore (\w+)( --dry-run)?/,
     {
       files: (_, m) =>
-        snapshotFolder(m[1]!, {
-          contacts: [{ id: 'con_snapshot1', email: EMAIL(8), first_name: 'Ada' }],
-          deals: [{ id: 'deal_snapshot1', name: 'Restored deal', amount: 1200 }],
-        }),
+        snapshotFolder(
+          m[1]!,
+          {
+            contacts: [{ id: 'con_snapshot1', email: EMAIL(8), first_name: 'Ada' }],
+            deals: [{ id: 'deal_snapshot1', name: 'Restored deal', amount: 1200 }],
+          },
+          {
+            'links/deals.contacts': [{ parent_id: 'deal_snapshot1', record: { id: 'con_snapshot1', email: EMAIL(8) } }],
+          },
+        ),
       after: async (s, m) => {
         const made = m[2] === undefined ? 1 : 0;
         expect((await listAll(s, '/contacts')).filter((c) => c.email === EMAIL(8))).toHaveLength(made);
-        expect((await listAll(s, '/deals')).filter((d) => d.name === 'Restored deal')).toHaveLength(made);
+        const deals = (await listAll(s, '/deals')).filter((d) => d.name === 'Restored deal');
+        expect(deals).toHaveLength(made);
+        // --links: the snapshot's link between the two, made between the restored records
+        if (m.input.includes('--links'))
+          expect((await listAll(s, `/deals/${String(deals[0]!.id)}/contacts`)).map((c) => c.email)).toEqual([EMAIL(8)]);
       },
     },
   ],

@@ -9,6 +9,7 @@ const declare = (program: CommandUnknownOpts) =>
     'crm restore backup',
     'crm restore backup --resources contacts,deals',
     'crm restore backup --match deals=name',
+    'crm restore backup --links',
   ])
     .description(
       "put a snapshot's records into this profile's organization: each found (by the id map, its id or --match) or created; a rerun resumes",
@@ -22,6 +23,10 @@ const declare = (program: CommandUnknownOpts) =>
       '--match <res=fields>',
       'find the records of RES in the target by these fields, comma-separated (default: contacts=email, companies=domain); repeatable',
       collect,
+    )
+    .option(
+      '--links',
+      "also the links of DIR/links/ (crm snapshot --links) whose two records are restored, unless there; each parent's links read once",
     )
     .option('--dry-run', 'read the snapshot and the target, print the plan, send nothing');
 

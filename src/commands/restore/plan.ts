@@ -38,6 +38,8 @@ export interface CollectionPlan {
   decisions?: LineFile;
   /** a create file an interrupted run left: resumed as it is */
   resumed?: string;
+  /** snapshot id → its line in `decisions` */
+  lineOf?: HashTable;
 }
 
 export interface PlanOptions {
@@ -95,6 +97,7 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
       ? new RecordIndexBuilder(o.fields, [], (k) => keys.get(k) !== undefined, o.workDir, false)
       : undefined;
   const decisions = new LineFile(tempPathFor(join(o.workDir, `${o.resource}.plan`)));
+  const lineOf = new HashTable();
   try {
     const start = o.client.stats.requests;
     let pages = 0;
@@ -110,7 +113,7 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
     }
     const plan: CollectionPlan = {
       ...{ resource: o.resource, file, matchFields: o.fields, records, mapped: 0, found: 0, matched: 0 },
-      ...{ ambiguous: 0, create: 0, refsKept: 0, targetRecords: byId.records, decisions },
+      ...{ ambiguous: 0, create: 0, refsKept: 0, targetRecords: byId.records, decisions, lineOf },
       readRequests: o.client.stats.requests - start,
     };
     // 3. the keys of the records in the target by the id map or their own id: those records are not the others'
@@ -140,7 +143,7 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
       plan[d.action]++;
       if (d.action === 'create') plan.refsKept += translate(record, lookup).kept;
       if (d.action !== 'ambiguous') o.willMap.set(`${o.resource}\u0000${id}`, 1);
-      decisions.append(JSON.stringify(d));
+      lineOf.set(id, decisions.append(JSON.stringify(d)));
     }
     return plan;
   } catch (err) {
@@ -150,6 +153,14 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
     byId.close();
     byKey?.close();
   }
+}
+
+/** Where a plan puts a snapshot record: its target id (in the id map, found, matched), `pending` (created), or none. */
+export function plannedTarget(plan: CollectionPlan, id: string): string | { pending: true } | undefined {
+  const n = plan.lineOf?.get(id);
+  if (n === undefined) return undefined;
+  const d = decisionAt(plan, n);
+  return d.action === 'create' ? { pending: true } : d.action === 'ambiguous' ? undefined : d.target;
 }
 
 /** The decision of the `n`-th record (from 0) of a plan. */

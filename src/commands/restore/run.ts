@@ -23,8 +23,9 @@ import type { Manifest } from '../snapshot/types.js';
 import type { RestoreOptions } from './command.js';
 import { DEFAULT_MATCH, RESTORE_ORDER } from './decide.js';
 import { IdMap, idMapPath, targetName } from './id-map.js';
-import { planCollection, type CollectionPlan } from './plan.js';
+import { planCollection, plannedTarget, type CollectionPlan } from './plan.js';
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
+import { restoreLinks, type KindResult } from './links.js';
 
 const CHUNK = 100;
 
@@ -43,7 +44,7 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
   const plans: CollectionPlan[] = [];
   try {
     const sameOrg = trimBase(manifest.base_url) === trimBase(client.baseUrl);
-    const willMap = new HashTable();
+    const planned = new HashTable();
     for (const resource of chosen) {
       const [left] = await leftCreateFiles(workDir, resource);
       if (left !== undefined) {
@@ -61,20 +62,31 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
           fields,
           sameOrg,
           idMap,
-          willMap,
+          willMap: planned,
           signal: ctx.signal,
           onProgress,
         }),
       );
     }
-    showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: opts.dryRun === true });
-    if (opts.dryRun) return;
+    const journalDir = path.join(ctx.configDir(), 'imports');
+    const linking = { dir, workDir, client, idMap, sameOrg, journalDir, clock: ctx.clock, signal: ctx.signal };
+    const warn = (m: string) => ctx.warn(m);
+    if (opts.dryRun) {
+      const where = (r: string, id: string) => {
+        const plan = plans.find((p) => p.resource === r);
+        return plan && plannedTarget(plan, id);
+      };
+      const links = opts.links ? await restoreLinks({ ...linking, dryRun: true, planned: where, warn }) : undefined;
+      showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: true, links });
+      return;
+    }
+    showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: false });
     const profile = await ctx.profile();
     const engine = {
       baseUrl: client.baseUrl,
       keyId: keyIdentity(profile.apiKey),
       keyMask: profile.apiKey ? maskKey(profile.apiKey) : undefined,
-      journalDir: path.join(ctx.configDir(), 'imports'),
+      journalDir,
     };
     const started = ctx.clock.now();
     const results: StepResult[] = [];
@@ -90,7 +102,9 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
       };
       results.push(await restoreStep(plan, step));
     }
-    report(ctx, { opts, idMap, plans, results, elapsedMs: ctx.clock.now() - started, requests: client.stats.requests });
+    const links = opts.links ? await restoreLinks({ ...linking, dryRun: false, warn }) : undefined;
+    const elapsedMs = ctx.clock.now() - started;
+    report(ctx, { opts, idMap, plans, results, links, elapsedMs, requests: client.stats.requests });
   } finally {
     for (const plan of plans) plan.decisions?.close();
     idMap.close();
@@ -181,24 +195,43 @@ const createRequests = (plans: readonly CollectionPlan[]) => plans.reduce((n, p)
 function showPlan(
   ctx: Ctx,
   client: HttpClient,
-  o: { target: string; sameOrg: boolean; plans: readonly CollectionPlan[]; dryRun: boolean },
+  o: { target: string; sameOrg: boolean; plans: readonly CollectionPlan[]; dryRun: boolean; links?: KindResult[] },
 ): void {
-  const requests = createRequests(o.plans);
-  const reads = o.plans.reduce((n, p) => n + p.readRequests, 0);
+  const links = o.links?.map(linkJson);
+  const requests = createRequests(o.plans) + (links ?? []).reduce((n, l) => n + l.to_make, 0);
+  const reads =
+    o.plans.reduce((n, p) => n + p.readRequests, 0) + (links ?? []).reduce((n, l) => n + l.read_requests, 0);
   if (o.dryRun && (ctx.format() === 'json' || ctx.format() === 'ndjson')) {
     const collections = o.plans.map((p) => ({ ...planJson(p), requests: Math.ceil(p.create / CHUNK) }));
-    ctx.io.stdout.write(
-      `${safeJson({ target: o.target, same_organization: o.sameOrg, collections, requests, read_requests: reads })}\n`,
-    );
+    const json = { target: o.target, same_organization: o.sameOrg, collections, ...(links ? { links } : {}) };
+    ctx.io.stdout.write(`${safeJson({ ...json, requests, read_requests: reads })}\n`);
     return;
   }
   if (ctx.globals.quiet && !o.dryRun) return;
   const lines = [
     `Restore into ${sanitizeForTerminal(o.target)} (${o.sameOrg ? 'the organization the snapshot was taken of: a record still there is found by its id' : 'not the organization the snapshot was taken of: records are found by the id map and --match only'}):`,
     ...o.plans.map((p) => `  ${planLine(p)}`),
-    `${o.dryRun ? 'It would send' : 'Sending'} ${plural(requests, 'request')} (create chunks of ${CHUNK}) after ${plural(reads, 'read')}: ${costAtLimitText(requests, ctx.clock.now(), client.pace?.())}.`,
+    ...(links ?? []).map(
+      (l) =>
+        `  links ${l.kind}: ${l.links}: ${l.to_make} to make, ${l.there} there${l.left_out ? `, ${l.left_out} left out (a record not restored)` : ''}`,
+    ),
+    `${o.dryRun ? 'It would send' : 'Sending'} ${plural(requests, 'request')} (create chunks of ${CHUNK}${links ? ', a POST per link' : ''}) after ${plural(reads, 'read')}: ${costAtLimitText(requests, ctx.clock.now(), client.pace?.())}.`,
   ];
   ctx.warn(lines.join('\n'));
+}
+
+/** A kind of links as planned (a dry run) or made: `to_make` the POSTs (or PUTs), `there` those already there. */
+function linkJson(k: KindResult) {
+  const s = k.summary;
+  const did = s && !s.dry_run;
+  return {
+    ...{ kind: k.kind, links: k.links, left_out: k.left_out },
+    to_make: (s?.planned.link ?? 0) + (s?.planned.set ?? 0) + (s?.planned.replace ?? 0) + k.pending,
+    there: (s?.planned.linked ?? 0) + (s?.planned.unchanged ?? 0),
+    ...(did ? { made: s.linked + s.set + s.replaced, failed: s.failed + s.not_found + s.ambiguous } : {}),
+    ...(did ? { linked_file: s.linked_file, rejects_file: s.rejects_file } : {}),
+    read_requests: s?.read_requests ?? 0,
+  };
 }
 
 function planJson(p: CollectionPlan) {
@@ -223,6 +256,7 @@ function planLine(p: CollectionPlan): string {
 }
 
 interface Report {
+  links?: KindResult[];
   opts: RestoreOptions;
   idMap: IdMap;
   plans: readonly CollectionPlan[];
@@ -234,18 +268,27 @@ interface Report {
 /** The summary (stderr, or stdout with -o json); exit 9 when a record was not restored (ambiguous, failed, unsettled). */
 function report(ctx: Ctx, r: Report): void {
   const collections = r.results.map((s, i) => ({ ...planJson(r.plans[i]!), ...s }));
-  const notRestored = collections.reduce((n, c) => n + c.ambiguous + c.failed + c.unsettled, 0);
+  const links = r.links?.map(linkJson);
+  const notLinked = (links ?? []).reduce((n, l) => n + (l.failed ?? 0), 0);
+  const notRestored = collections.reduce((n, c) => n + c.ambiguous + c.failed + c.unsettled, 0) + notLinked;
   const format = ctx.format();
   if (format === 'json' || format === 'ndjson')
     ctx.io.stdout.write(
-      `${safeJson({ id_map: r.idMap.path, collections, requests: r.requests, elapsed_ms: r.elapsedMs })}\n`,
+      `${safeJson({ id_map: r.idMap.path, collections, ...(links ? { links } : {}), requests: r.requests, elapsed_ms: r.elapsedMs })}\n`,
     );
   else {
     const created = collections.reduce((n, c) => n + c.created, 0);
+    const made = (links ?? []).reduce((n, l) => n + (l.made ?? 0), 0);
+    const linkedFiles = (links ?? []).flatMap((l) => (l.linked_file ? [l.linked_file] : []));
     const files = collections.flatMap((c) => [c.ambiguous_file, c.rejects_file]).filter((f): f is string => f !== null);
     ctx.warn(
       [
         `Restored: ${plural(created, 'record')} created; each snapshot id's id here is in ${sanitizeForTerminal(r.idMap.path)}.`,
+        ...(links
+          ? [
+              `Links: ${plural(made, 'link')} made${linkedFiles.length ? ` (each in ${linkedFiles.map((f) => sanitizeForTerminal(f)).join(', ')})` : ''}.`,
+            ]
+          : []),
         ...(files.length ? [`Not restored: see ${files.map((f) => sanitizeForTerminal(f)).join(', ')}`] : []),
       ].join('\n'),
     );

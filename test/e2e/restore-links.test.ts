@@ -1,0 +1,131 @@
+// `crm restore DIR --links` (CONTRACT §10, issue 31): a snapshot taken with --links, a bad delete of deals and contacts
+// (their links gone with them), the restore: every link of the snapshot there again between the restored records, each
+// once, with its type; the dry run's figures are the run's; a rerun, and a kill -9 then the same command, make none twice.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { logLength, requestLog, stopAfter } from '../helpers/bulk.js';
+import { runCrm } from '../helpers/run-crm.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { tempDir } from '../helpers/temp.js';
+
+type Line = { parent_id: string; record: { id: string; link?: Record<string, unknown> } };
+const lines = <T>(file: string): T[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+
+/** `kind parent child type` of every link a snapshot folder holds, its ids through `map` (the id map) when given. */
+function linksOf(dir: string, map?: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const file of readdirSync(join(dir, 'links'))) {
+    const [parent, relation] = file.replace(/\.ndjson$/, '').split('.');
+    for (const l of lines<Line>(join(dir, 'links', file))) {
+      const child = String(
+        l.record.link?.child_type ??
+          (relation === 'deal'
+            ? 'deals'
+            : relation === 'company'
+              ? 'companies'
+              : relation === 'members'
+                ? 'contacts'
+                : relation),
+      );
+      const tr = (r: string, id: string) => map?.get(`${r}/${id}`) ?? id;
+      out.push(
+        `${parent}.${relation} ${tr(parent!, l.parent_id)} ${tr(child, l.record.id)} ${String(l.record.link?.type ?? '')}`,
+      );
+    }
+  }
+  return out.sort();
+}
+
+function idMapOf(dir: string, t: TestSandbox): Map<string, string> {
+  const port = String(new URL(t.sb.baseUrl).port);
+  const file = readdirSync(join(dir, 'restore')).find((f) => f.endsWith('.ids.csv') && f.includes(port))!;
+  const rows = readFileSync(join(dir, 'restore', file), 'utf8')
+    .trim()
+    .split(/\r?\n/)
+    .slice(1);
+  return new Map(rows.map((r) => r.split(',')).map(([res, s, tgt]) => [`${res}/${s}`, tgt!]));
+}
+
+async function snapshotNow(t: TestSandbox): Promise<string> {
+  const after = tempDir('crm-restore-after-');
+  const r = await runCrm(['snapshot', after, '--links', '-o', 'json'], { env: t.env() });
+  expect(r.code, r.stderr).toBe(0);
+  return after;
+}
+
+async function deleteFirst(t: TestSandbox, dir: string, resource: string, n: number): Promise<void> {
+  const ids = lines<{ id: string }>(join(dir, `${resource}.ndjson`))
+    .slice(0, n)
+    .map((r) => r.id);
+  const file = join(tempDir('crm-restore-del-'), 'ids.csv');
+  writeFileSync(file, `id\n${ids.join('\n')}\n`);
+  const r = await runCrm(['batch', resource, file, '--delete', '--yes', '--no-backup', '-o', 'json'], { env: t.env() });
+  expect(r.code, r.stderr).toBe(0);
+}
+
+const writes = async (t: TestSandbox, since: number) => (await requestLog(t, since)).filter((e) => e.method !== 'GET');
+
+describe('crm restore --links', () => {
+  it('brings back the links a delete took, each once, as the dry run said; a rerun writes nothing', async () => {
+    const org = await startTestSandbox({ seed: 11, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+    try {
+      const dir = tempDir('crm-restore-links-');
+      expect((await runCrm(['snapshot', dir, '--links', '-o', 'json'], { env: org.env() })).code).toBe(0);
+      const before = linksOf(dir);
+      await deleteFirst(org, dir, 'deals', 4);
+      await deleteFirst(org, dir, 'contacts', 6);
+      const gone = before.length - linksOf(await snapshotNow(org)).length;
+      expect(gone).toBeGreaterThan(0);
+
+      const dry = await runCrm(['restore', dir, '--links', '--dry-run', '-o', 'json'], { env: org.env() });
+      expect(dry.code, dry.stderr).toBe(0);
+      const planned = (JSON.parse(dry.stdout) as { links: Array<{ to_make: number }> }).links;
+      expect(planned.reduce((n, l) => n + l.to_make, 0)).toBe(gone);
+
+      const since = await logLength(org);
+      const run = await runCrm(['restore', dir, '--links', '-o', 'json'], { env: org.env() });
+      expect(run.code, run.stderr).toBe(0);
+      const made = (JSON.parse(run.stdout) as { links: Array<{ made: number }> }).links;
+      expect(made.reduce((n, l) => n + l.made, 0)).toBe(gone);
+      const linkWrites = (await writes(org, since)).filter((e) => !e.path.endsWith('/batch'));
+      expect(linkWrites).toHaveLength(gone);
+      expect(linksOf(await snapshotNow(org))).toEqual(linksOf(dir, idMapOf(dir, org)));
+
+      const again = await logLength(org);
+      expect((await runCrm(['restore', dir, '--links'], { env: org.env() })).code).toBe(0);
+      expect(await writes(org, again)).toEqual([]);
+    } finally {
+      await org.close();
+    }
+  });
+
+  it('into another organization: every link between restored records, none of a meeting it does not hold; kill -9 then the same command', async () => {
+    const org = await startTestSandbox({ seed: 12, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+    const copy = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+    try {
+      const dir = tempDir('crm-restore-links-');
+      expect((await runCrm(['snapshot', dir, '--links', '-o', 'json'], { env: org.env() })).code).toBe(0);
+      await copy.control('/faults', { latency_ms: 15 });
+      // killed once the links are under way (the records' 8 batch POSTs, then links)
+      const r = await stopAfter(copy, ['restore', dir, '--links'], {
+        ...{ env: copy.env(), method: 'POST', after: 14, since: await logLength(copy), signal: 'SIGKILL' },
+      });
+      expect(r.signal, r.stderr).toBe('SIGKILL');
+      await copy.control('/faults', { latency_ms: 0 });
+      const run = await runCrm(['restore', dir, '--links', '-o', 'json'], { env: copy.env() });
+      expect(run.code, run.stderr).toBe(0);
+      const kinds = (JSON.parse(run.stdout) as { links: Array<{ kind: string; left_out: number; links: number }> })
+        .links;
+      for (const k of kinds) expect(k.left_out, k.kind).toBe(k.kind.startsWith('meetings.') ? k.links : 0);
+      const want = linksOf(dir, idMapOf(dir, copy)).filter((l) => !l.startsWith('meetings.'));
+      expect(linksOf(await snapshotNow(copy))).toEqual(want);
+    } finally {
+      await Promise.all([org.close(), copy.close()]);
+    }
+  });
+});
