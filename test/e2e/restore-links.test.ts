@@ -9,12 +9,15 @@ import { runCrm } from '../helpers/run-crm.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
-type Line = { parent_id: string; record: { id: string; link?: Record<string, unknown> } };
+type Line = { parent_id: string; record: { id: string; link?: { child_type?: string; type?: string } } };
 const lines = <T>(file: string): T[] =>
   readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as T);
+
+/** a kind's child collection when its link does not say (a meeting's deal and company, a segment's members) */
+const CHILD: Record<string, string> = { deal: 'deals', company: 'companies', members: 'contacts' };
 
 /** `kind parent child type` of every link a snapshot folder holds, its ids through `map` (the id map) when given. */
 function linksOf(dir: string, map?: Map<string, string>): string[] {
@@ -22,19 +25,10 @@ function linksOf(dir: string, map?: Map<string, string>): string[] {
   for (const file of readdirSync(join(dir, 'links'))) {
     const [parent, relation] = file.replace(/\.ndjson$/, '').split('.');
     for (const l of lines<Line>(join(dir, 'links', file))) {
-      const child = String(
-        l.record.link?.child_type ??
-          (relation === 'deal'
-            ? 'deals'
-            : relation === 'company'
-              ? 'companies'
-              : relation === 'members'
-                ? 'contacts'
-                : relation),
-      );
+      const child = l.record.link?.child_type ?? CHILD[relation!] ?? relation!;
       const tr = (r: string, id: string) => map?.get(`${r}/${id}`) ?? id;
       out.push(
-        `${parent}.${relation} ${tr(parent!, l.parent_id)} ${tr(child, l.record.id)} ${String(l.record.link?.type ?? '')}`,
+        `${parent}.${relation} ${tr(parent!, l.parent_id)} ${tr(child, l.record.id)} ${l.record.link?.type ?? ''}`,
       );
     }
   }

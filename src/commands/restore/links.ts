@@ -84,7 +84,7 @@ async function pairsOf(kind: LinkKind, o: LinksOptions, meetings: ReadonlySet<st
     const childResource = childResourceOf(kind, linkBody, link?.childResources ?? [assoc!.target]);
     const [parent, child] = [targetOf(kind.parent, parentId), childResource && targetOf(childResource, childId)];
     if (typeof parent === 'string' && typeof child === 'string') {
-      const cells = extras.map((f) => (typeof linkBody[f] === 'string' ? (linkBody[f] as string) : ''));
+      const cells = extras.map((f) => (typeof linkBody[f] === 'string' ? linkBody[f] : ''));
       text += csvLine([parent, child, ...cells]);
     } else if (parent !== undefined && child) counts.pending++;
     else counts.left_out++;
@@ -120,7 +120,14 @@ function linkKind(kind: LinkKind, text: string, o: LinksOptions): Promise<LinkSu
         base: join(o.workDir, `links.${kind.key}`),
       },
     },
-    { client: o.client, journalDir: o.journalDir, cwd: o.workDir, clock: o.clock, signal: o.signal, warn: o.warn },
+    {
+      client: o.client,
+      journalDir: o.journalDir,
+      cwd: o.workDir,
+      clock: o.clock,
+      signal: o.signal,
+      warn: (m) => o.warn(m),
+    },
   );
 }
 

@@ -23,7 +23,7 @@ import type { Manifest } from '../snapshot/types.js';
 import type { RestoreOptions } from './command.js';
 import { DEFAULT_MATCH, RESTORE_ORDER } from './decide.js';
 import { IdMap, idMapPath, targetName } from './id-map.js';
-import { planCollection, plannedTarget, type CollectionPlan } from './plan.js';
+import { planCollection, plannedTarget, type CollectionPlan, type PlanOptions } from './plan.js';
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
 import { restoreLinks, type KindResult } from './links.js';
 
@@ -44,30 +44,8 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
   const plans: CollectionPlan[] = [];
   try {
     const sameOrg = trimBase(manifest.base_url) === trimBase(client.baseUrl);
-    const planned = new HashTable();
-    for (const resource of chosen) {
-      const [left] = await leftCreateFiles(workDir, resource);
-      if (left !== undefined) {
-        plans.push(await resumedPlan(resource, dir, matches[resource] ?? [], left));
-        continue;
-      }
-      const fields = matches[resource] ?? [];
-      const onProgress = (text: string) => (ctx.globals.quiet ? undefined : ctx.globals.verbose && ctx.warn(text));
-      plans.push(
-        await planCollection({
-          client,
-          resource,
-          dir,
-          workDir,
-          fields,
-          sameOrg,
-          idMap,
-          willMap: planned,
-          signal: ctx.signal,
-          onProgress,
-        }),
-      );
-    }
+    const at = { client, dir, workDir, sameOrg, idMap, signal: ctx.signal };
+    plans.push(...(await planAll(chosen, matches, at, (t) => ctx.globals.verbose && ctx.warn(t))));
     const journalDir = path.join(ctx.configDir(), 'imports');
     const linking = { dir, workDir, client, idMap, sameOrg, journalDir, clock: ctx.clock, signal: ctx.signal };
     const warn = (m: string) => ctx.warn(m);
@@ -110,6 +88,30 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     idMap.close();
     await release();
   }
+}
+
+/**
+ * Each collection's plan, in order (a later one counts the references an earlier one's plan maps); a collection whose
+ * create file an interrupted run left is that file, resumed, not planned again.
+ */
+async function planAll(
+  chosen: readonly ResourceName[],
+  matches: Partial<Record<ResourceName, readonly string[]>>,
+  at: Omit<PlanOptions, 'resource' | 'fields' | 'willMap' | 'onProgress'>,
+  onProgress: (text: string) => void,
+): Promise<CollectionPlan[]> {
+  const willMap = new HashTable();
+  const plans: CollectionPlan[] = [];
+  for (const resource of chosen) {
+    const fields = matches[resource] ?? [];
+    const [left] = await leftCreateFiles(at.workDir, resource);
+    plans.push(
+      left !== undefined
+        ? await resumedPlan(resource, at.dir, fields, left)
+        : await planCollection({ ...at, resource, fields, willMap, onProgress }),
+    );
+  }
+  return plans;
 }
 
 /** DIR/manifest.json as `crm snapshot` writes it: exit 2 naming what is wrong. */
