@@ -9,7 +9,7 @@ _crm_flag() {
     --base-url|--v1-base-url|--fields|--timeout|--max-retries|--limit|--cursor|--max|--param|--concurrency|--set|--idempotency-key|--since|--supervisor|--map|--encoding|--chunk-size|--id-column|--match|--email|--phone|--company-id|--owner|--contact-id|--resources|--host|--port|--seed|--seed-records|--rate-limit|--org-rate-limit|--rate-window-ms|--transcript-ttl-ms|--download-rate-limit|--download-window-ms|--fail-rate|--latency-ms|--faults|--fault-paths) REPLY='none' ;;
     --output|-o) REPLY='=table json ndjson csv tsv' ;;
     --data) REPLY='data' ;;
-    --backup|--out|--rejects|--results|--file|--plan|--data-file|--keys) REPLY='file' ;;
+    --backup|--out|--rejects|--results|--file|--plan|--owners|--data-file|--keys) REPLY='file' ;;
     --dir|--from) REPLY='dir' ;;
     --type) REPLY='=PRIMARY DECISION_MAKER CHAMPION INFLUENCER GATEKEEPER BLOCKER PROCUREMENT END_USER TECHNICAL_EVALUATOR ECONOMIC_BUYER EXECUTIVE_SPONSOR COACH' ;;
     --record-type) REPLY='=contact company deal' ;;
@@ -106,7 +106,7 @@ _crm_node() {
     'crm keys remove') subs='' flags='--help -h' args=('profile') ;;
     'crm keys-check') subs='' flags='--v1 --help -h' args=() ;;
     'crm snapshot') subs='' flags='--resources --links --transcripts --help -h' args=('none') ;;
-    'crm restore') subs='' flags='--resources --match --links --dry-run --help -h' args=('none') ;;
+    'crm restore') subs='' flags='--resources --match --links --owners --dry-run --help -h' args=('none') ;;
     'crm api') subs='' flags='--data --set --paginate --v1 --idempotency-key --dry-run --help -h' args=('=GET POST PUT PATCH DELETE' 'none') ;;
     'crm completion') subs='' flags='--help -h' args=('=bash zsh fish') ;;
     'crm sandbox') subs='' flags='--host --port --seed --seed-records --data-file --from --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-limit-kind --rate-reset-format --retry-after-format --help -h' args=() ;;

@@ -228,20 +228,26 @@ const FIXTURES: Array<[RegExp, Fixture]> = [
     // a snapshot of another organization: a contact and a deal the sandbox does not hold, restored once
     /^crm restore (\w+)( --dry-run)?/,
     {
-      files: (_, m) =>
-        snapshotFolder(
+      files: (_, m) => ({
+        // --owners users.csv: the snapshot's user to the sandbox's
+        'users.csv': 'old_id,new_id\nusr_old,usr_user\n',
+        ...snapshotFolder(
           m[1]!,
           {
-            contacts: [{ id: 'con_snapshot1', email: EMAIL(8), first_name: 'Ada' }],
+            contacts: [{ id: 'con_snapshot1', email: EMAIL(8), first_name: 'Ada', owner_id: 'usr_old' }],
             deals: [{ id: 'deal_snapshot1', name: 'Restored deal', amount: 1200 }],
           },
           {
             'links/deals.contacts': [{ parent_id: 'deal_snapshot1', record: { id: 'con_snapshot1', email: EMAIL(8) } }],
           },
         ),
+      }),
       after: async (s, m) => {
         const made = m[2] === undefined ? 1 : 0;
-        expect((await listAll(s, '/contacts')).filter((c) => c.email === EMAIL(8))).toHaveLength(made);
+        const people = (await listAll(s, '/contacts')).filter((c) => c.email === EMAIL(8));
+        expect(people).toHaveLength(made);
+        // the owner given back through --owners (without it, the key's user's)
+        if (made) expect(people[0]!.owner_id).toBe(m.input.includes('--owners') ? 'usr_user' : 'usr_admin');
         const deals = (await listAll(s, '/deals')).filter((d) => d.name === 'Restored deal');
         expect(deals).toHaveLength(made);
         // --links: the snapshot's link between the two, made between the restored records

@@ -1,7 +1,7 @@
 // `crm restore DIR` (CONTRACT §10, issue 31) against sandboxes: a bad delete restored into the organization the
 // snapshot was taken of, a copy into another, empty one, the same command after a kill -9 and after faults after the
 // write, and a rerun that sends only reads — each judged by what the target holds, record by record, through the id map.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allIds, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
@@ -55,7 +55,15 @@ async function records(t: TestSandbox, resource: string): Promise<Map<string, Re
  * record the restore created holds its references translated (`created`: the snapshot ids it created). Each target
  * record is one snapshot record's at most. Returns how many were checked.
  */
-async function expectRestored(dir: string, target: TestSandbox, created: ReadonlySet<string>): Promise<number> {
+async function expectRestored(
+  dir: string,
+  target: TestSandbox,
+  created: ReadonlySet<string>,
+  /** each record's owner: the snapshot's own (the same organization), or through --owners's map */
+  owners: (snapshotOwner: unknown) => unknown = (o) => o,
+): Promise<number> {
+  // interactions cannot be updated: a created one stays the key's user's (the sandbox's admin key: usr_admin)
+  const ownerOf = (resource: string, o: unknown) => (resource === 'interactions' ? 'usr_admin' : owners(o));
   const { map } = idMap(dir, target);
   let checked = 0;
   for (const resource of COLLECTIONS) {
@@ -66,6 +74,9 @@ async function expectRestored(dir: string, target: TestSandbox, created: Readonl
     snapshot.forEach((s, i) => {
       const got = there.get(targets[i]!);
       expect(got, `${resource} ${s.id} → ${targets[i]}`).toBeDefined();
+      expect(got!.owner_id, `${resource} ${s.id}.owner_id`).toBe(
+        created.has(`${resource}/${s.id}`) ? ownerOf(resource, s.owner_id) : s.owner_id,
+      );
       for (const [field, value] of Object.entries(s)) {
         if (SERVER_SET.includes(field)) continue;
         const refers = REFERS[/^(.+?)_ids?$/.exec(field)?.[1] ?? ''];
@@ -155,9 +166,15 @@ describe('crm restore into the organization the snapshot was taken of', () => {
     const run = await runCrm(['restore', dir, '-o', 'json'], { env: org.env() });
     expect(run.code, run.stderr).toBe(0);
     const sent = (await requestLog(org, since)).filter((e) => e.method !== 'GET');
-    expect(
-      sent.map((e) => `${e.method} ${new URL(e.path, 'http://x').pathname.replace(/^\/api\/v2/, '')}`).sort(),
-    ).toEqual(['POST /companies/batch', 'POST /contacts/batch', 'POST /contacts/batch', 'POST /deals/batch'].sort());
+    const posts = sent.filter((e) => e.method === 'POST');
+    expect(posts.map((e) => new URL(e.path, 'http://x').pathname.replace(/^\/api\/v2/, '')).sort()).toEqual(
+      ['/companies/batch', '/contacts/batch', '/contacts/batch', '/deals/batch'].sort(),
+    );
+    // a PATCH per created record the key's user (usr_admin) does not own in the snapshot: its owner given back
+    const deleted = [...contacts.slice(0, 150), ...deals.slice(10, 50), ...companies.slice(0, 2)];
+    const owned = deleted.filter((r) => r.owner_id !== 'usr_admin').length;
+    expect(sent.filter((e) => e.method === 'PATCH')).toHaveLength(owned);
+    expect(owned).toBeGreaterThan(0);
     const summary = JSON.parse(run.stdout) as { collections: Array<{ resource: string; created: number }> };
     expect(Object.fromEntries(summary.collections.map((c) => [c.resource, c.created]))).toMatchObject({
       contacts: 150,
@@ -200,14 +217,21 @@ async function onEmptySandbox(test: (copy: TestSandbox) => Promise<void>): Promi
 }
 
 /** The same command, to the end: then each collection holds exactly the snapshot's records, each once. */
-async function expectWhole(copy: TestSandbox): Promise<void> {
-  const run = await runCrm(['restore', dir, '-o', 'json'], { env: copy.env() });
+/** `--owners FILE` for the copy: the snapshot's admin's records to its user, and the user's kept */
+function usersFile(): string {
+  const users = join(tempDir('crm-restore-owners-'), 'users.csv');
+  writeFileSync(users, 'old_id,new_id\nusr_admin,usr_user\nusr_user,usr_user\n');
+  return users;
+}
+
+async function expectWhole(copy: TestSandbox, users = usersFile()): Promise<void> {
+  const run = await runCrm(['restore', dir, '--owners', users, '-o', 'json'], { env: copy.env() });
   expect(run.code, run.stderr).toBe(0);
   for (const resource of COLLECTIONS)
     expect((await allIds(copy, `/${resource}`)).length, resource).toBe(
       readNdjson(join(dir, `${resource}.ndjson`)).length,
     );
-  await expectRestored(dir, copy, createdOf(dir, copy));
+  await expectRestored(dir, copy, createdOf(dir, copy), (o) => (o === undefined ? undefined : 'usr_user'));
 }
 
 describe('crm restore into another organization', () => {
@@ -229,14 +253,15 @@ describe('crm restore into another organization', () => {
     onEmptySandbox(async (copy) => {
       await copy.control('/faults', { latency_ms: 20 });
       // killed after the 2nd, then the 5th batch POST the server saw (contacts; then deals, which have no key)
+      const users = usersFile();
       for (const after of [2, 5]) {
         const since = await logLength(copy);
-        const args = ['restore', dir];
+        const args = ['restore', dir, '--owners', users];
         const r = await stopAfter(copy, args, { env: copy.env(), method: 'POST', after, since, signal: 'SIGKILL' });
         expect(r.signal, r.stderr).toBe('SIGKILL');
       }
       await copy.control('/faults', { latency_ms: 0 });
-      await expectWhole(copy);
+      await expectWhole(copy, users);
     }));
 
   it('faults after the write: answers lost, the records made once', () =>

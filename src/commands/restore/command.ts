@@ -10,6 +10,7 @@ const declare = (program: CommandUnknownOpts) =>
     'crm restore backup --resources contacts,deals',
     'crm restore backup --match deals=name',
     'crm restore backup --links',
+    'crm restore backup --owners users.csv',
   ])
     .description(
       "put a snapshot's records into this profile's organization: each found (by the id map, its id or --match) or created; a rerun resumes",
@@ -27,6 +28,10 @@ const declare = (program: CommandUnknownOpts) =>
     .option(
       '--links',
       "also the links of DIR/links/ (crm snapshot --links) whose two records are restored, unless there; each parent's links read once",
+    )
+    .option(
+      '--owners <file>',
+      "CSV old_id,new_id: the owners of the records created, from the snapshot's users to this organization's (default: the same ids in the same organization)",
     )
     .option('--dry-run', 'read the snapshot and the target, print the plan, send nothing');
 

@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { idText } from '../../api/ids.js';
-import type { ResourceName } from '../../api/resources.js';
+import { findResource, type ResourceName } from '../../api/resources.js';
 import type { HttpClient } from '../../http/types.js';
 import { csvLine } from '../../import/files/outputs.js';
 import { httpSender, runImport, type ImportOptions, type ImportSummary } from '../../import/index.js';
@@ -17,6 +17,7 @@ import { exists, listDir } from '../../util/fs.js';
 import { fileStamp } from '../../util/stamp.js';
 import { textLines } from '../../util/text-lines.js';
 import { translate } from './decide.js';
+import { OwnersFile, type OwnersOptions } from './owners.js';
 import type { IdMap, IdMapEntry } from './id-map.js';
 import { decisionAt, snapshotRecords, type CollectionPlan } from './plan.js';
 
@@ -46,6 +47,8 @@ export interface StepOptions {
   signal?: AbortSignal;
   warn: (m: string) => void;
   onProgress?: (text: string) => void;
+  /** the owners of the records created: how they are set (owners.ts) */
+  owners: OwnersOptions;
 }
 
 export interface StepResult {
@@ -57,6 +60,12 @@ export interface StepResult {
   ambiguous_file: string | null;
   rejects_file: string | null;
   requests: number;
+  /** owners set by a PATCH; created records left the key's user's (no mapping here, or a collection that cannot be
+   * updated); the owners file (its undo beside it) */
+  owners_set?: number;
+  owners_left?: number;
+  owners_failed?: number;
+  owners_file?: string | null;
 }
 
 const FLUSH = 1000;
@@ -70,7 +79,11 @@ export async function restoreStep(plan: CollectionPlan, o: StepOptions): Promise
   };
   if (!(await exists(createFile))) return result;
   const summary = await create(plan.resource, createFile, o);
-  await mapCreated(plan.resource, `${createFile}.results.ndjson`, o.idMap);
+  // a collection that cannot be updated (interactions) keeps the key's user as owner: counted, as an owner unmapped
+  const updatable = findResource(plan.resource)?.verbs.includes('update') === true;
+  const owners = new OwnersFile(createFile.replace(/\.create\.(.*)\.ndjson$/, '.owners.$1.csv'), o.owners, updatable);
+  await mapCreated(plan.resource, `${createFile}.results.ndjson`, o.idMap, owners);
+  const set = await owners.settle(plan.resource);
   const unsettled = summary.not_sent + summary.in_doubt + summary.unknown;
   // every row answered: the file has done its work (a rerun plans the failed rows again, as creates of a new file)
   if (unsettled === 0) await rm(createFile, { force: true });
@@ -79,6 +92,12 @@ export async function restoreStep(plan: CollectionPlan, o: StepOptions): Promise
     ...result,
     ...{ created: summary.created, failed: summary.failed + summary.invalid, unsettled },
     ...{ rejects_file: summary.rejects_file, requests: summary.requests },
+    ...{
+      owners_set: set.summary?.reconcile?.updated ?? 0,
+      owners_left: set.left,
+      owners_file: set.owners_file,
+    },
+    ...{ owners_failed: set.summary ? set.summary.failed + set.summary.invalid : 0 },
   };
 }
 
@@ -98,8 +117,10 @@ async function writePlanned(plan: CollectionPlan, o: StepOptions, createFile: st
       else if (d.action === 'ambiguous') ambiguous!.write(csvLine([id, d.candidates.join(';'), d.why]));
       else if (d.action === 'create') {
         const { record: sent } = translate(record, (resource, ref) => o.idMap.get(resource, ref));
-        // the snapshot's id rides along (the engine leaves it out: --map "id="), and comes back in the results
-        creates!.write(stringifyJson({ id: record.id, ...sent })! + '\n');
+        // the snapshot's id and owner ride along (the engine leaves them out: --map "id=" "owner_id="), and come back
+        // in the results: the id map's, and the owners file's
+        const owner = record.owner_id === undefined ? {} : { owner_id: record.owner_id };
+        creates!.write(stringifyJson({ id: record.id, ...owner, ...sent })! + '\n');
       }
       if (entries.length >= FLUSH) {
         await o.idMap.add(entries);
@@ -122,7 +143,7 @@ async function writePlanned(plan: CollectionPlan, o: StepOptions, createFile: st
 function create(resource: ResourceName, file: string, o: StepOptions): Promise<ImportSummary> {
   return runImport(
     {
-      ...{ resource, input: file, format: 'ndjson', maps: ['id='], everyRow: true },
+      ...{ resource, input: file, format: 'ndjson', maps: ['id=', 'owner_id='], everyRow: true },
       ...{ resultsPath: `${file}.results.ndjson`, baseUrl: o.engine.baseUrl, keyId: o.engine.keyId },
       ...{ keyMask: o.engine.keyMask, concurrency: o.engine.concurrency },
     },
@@ -139,13 +160,14 @@ function create(resource: ResourceName, file: string, o: StepOptions): Promise<I
 }
 
 /** Each created record's new id, from the engine's results (its journal's: this run's and an earlier one's), to the id map. */
-async function mapCreated(resource: ResourceName, results: string, idMap: IdMap): Promise<void> {
+async function mapCreated(resource: ResourceName, results: string, idMap: IdMap, owners: OwnersFile): Promise<void> {
   let entries: IdMapEntry[] = [];
   for await (const text of textLines(results, { missingOk: true })) {
-    const r = parseJson(text) as { id?: unknown; _input_id?: unknown };
+    const r = parseJson(text) as { id?: unknown; _input_id?: unknown; owner_id?: unknown };
     const [snapshot, target] = [idText(r._input_id), idText(r.id)];
     if (snapshot === undefined || target === undefined) continue;
     entries.push({ resource, snapshot, target, how: 'created' });
+    await owners.add(target, r.owner_id);
     if (entries.length >= FLUSH) {
       await idMap.add(entries);
       entries = [];

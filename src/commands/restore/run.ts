@@ -11,7 +11,7 @@ import type { HttpClient } from '../../http/types.js';
 import { keyIdentity } from '../../import/index.js';
 import { trimBase } from '../../import/shapes.js';
 import { costAtLimitText } from '../../output/eta.js';
-import { plural } from '../../output/plural.js';
+import { count, plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { HashTable } from '../../util/hash-table.js';
 import { ensureDir } from '../../util/fs.js';
@@ -26,6 +26,7 @@ import { IdMap, idMapPath, targetName } from './id-map.js';
 import { planCollection, plannedTarget, type CollectionPlan, type PlanOptions } from './plan.js';
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
 import { restoreLinks, type KindResult } from './links.js';
+import { readOwners } from './owners.js';
 
 const CHUNK = 100;
 
@@ -35,6 +36,7 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
   const manifest = await readManifest(dir, opts.dir);
   const chosen = chooseCollections(opts.resources, manifest, opts.dir);
   const matches = parseMatches(opts.match, chosen);
+  const owners = await readOwners(opts.owners);
   const client = await ctx.client({ concurrencyFlag: true });
   const restoreDir = path.join(dir, 'restore');
   const workDir = path.join(restoreDir, targetName(client.baseUrl));
@@ -68,18 +70,9 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     };
     const started = ctx.clock.now();
     const results: StepResult[] = [];
-    for (const plan of plans) {
-      const step = {
-        client,
-        idMap,
-        workDir,
-        engine,
-        clock: ctx.clock,
-        signal: ctx.signal,
-        warn: (m: string) => ctx.warn(m),
-      };
-      results.push(await restoreStep(plan, step));
-    }
+    const sending = { client, engine, clock: ctx.clock, signal: ctx.signal, warn };
+    const step = { ...sending, idMap, workDir, owners: { ...sending, sameOrg, owners } };
+    for (const plan of plans) results.push(await restoreStep(plan, step));
     const links = opts.links ? await restoreLinks({ ...linking, dryRun: false, warn }) : undefined;
     const elapsedMs = ctx.clock.now() - started;
     report(ctx, { opts, idMap, plans, results, links, elapsedMs, requests: client.stats.requests });
@@ -283,12 +276,22 @@ function report(ctx: Ctx, r: Report): void {
     const made = (links ?? []).reduce((n, l) => n + (l.made ?? 0), 0);
     const linkedFiles = (links ?? []).flatMap((l) => (l.linked_file ? [l.linked_file] : []));
     const files = collections.flatMap((c) => [c.ambiguous_file, c.rejects_file]).filter((f): f is string => f !== null);
+    const [ownersSet, ownersLeft] = [sum(collections, (c) => c.owners_set), sum(collections, (c) => c.owners_left)];
     ctx.warn(
       [
         `Restored: ${plural(created, 'record')} created; each snapshot id's id here is in ${sanitizeForTerminal(r.idMap.path)}.`,
         ...(links
           ? [
               `Links: ${plural(made, 'link')} made${linkedFiles.length ? ` (each in ${linkedFiles.map((f) => sanitizeForTerminal(f)).join(', ')})` : ''}.`,
+            ]
+          : []),
+        ...(ownersSet + ownersLeft > 0
+          ? [
+              `Owners: ${count(ownersSet)} set as in the snapshot` +
+                (ownersLeft > 0
+                  ? `; ${plural(ownersLeft, 'created record')} left the key's user's (an owner of another organization without a mapping in --owners FILE, or interactions, which cannot be updated)`
+                  : '') +
+                '.',
             ]
           : []),
         ...(files.length ? [`Not restored: see ${files.map((f) => sanitizeForTerminal(f)).join(', ')}`] : []),
@@ -303,6 +306,8 @@ function report(ctx: Ctx, r: Report): void {
       },
     );
 }
+
+const sum = <T>(xs: readonly T[], f: (x: T) => number | undefined): number => xs.reduce((n, x) => n + (f(x) ?? 0), 0);
 
 function restoringElsewhere(shown: string, pid: number | undefined): UsageError {
   const who = pid !== undefined ? `another crm (process ${pid})` : 'another crm';

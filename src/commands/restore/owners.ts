@@ -1,0 +1,119 @@
+// The owners of the records a restore created (CONTRACT §10): `owner_id` cannot be sent on create (the server gives a
+// record to the key's user), so after a collection's creates each created record's owner goes to an owners file
+// (`id,owner_id`, the target's ids) — the snapshot's owner in the same organization, else through `--owners FILE`
+// (`old_id,new_id`); an owner without a mapping is left as the key's user and counted — and that file is reconciled by
+// id (the batch engine's `--match id`: the records read, a PATCH only where the owner differs, its undo file the way
+// back). Judged by what the CRM holds: the same file again sends nothing.
+import { createReadStream } from 'node:fs';
+import { parse as parseCsv } from 'csv-parse';
+import { UsageError } from '../../http/errors.js';
+import type { HttpClient } from '../../http/types.js';
+import { csvLine } from '../../import/files/outputs.js';
+import { httpSender, matchReader, runImport, type ImportSummary } from '../../import/index.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
+import { AtomicTextFile } from '../../util/atomic-file.js';
+
+/** `--owners FILE`: each old user id's new one; an error naming the file and line. */
+export async function readOwners(file: string | undefined): Promise<Map<string, string> | undefined> {
+  if (file === undefined) return undefined;
+  const owners = new Map<string, string>();
+  const shown = sanitizeForTerminal(file);
+  try {
+    const rows = createReadStream(file).pipe(parseCsv({ bom: true, skip_empty_lines: true, trim: true }));
+    let line = 0;
+    for await (const r of rows as AsyncIterable<string[]>) {
+      line++;
+      if (line === 1) {
+        if (r.join(',') !== 'old_id,new_id')
+          throw new UsageError(`--owners ${shown}: the header must be old_id,new_id`);
+        continue;
+      }
+      const [from, to] = r;
+      if (r.length !== 2 || !from || !to)
+        throw new UsageError(`--owners ${shown}, line ${line}: expected old_id,new_id`);
+      if (owners.has(from) && owners.get(from) !== to)
+        throw new UsageError(
+          `--owners ${shown}, line ${line}: ${from} is mapped twice (to ${owners.get(from)} and ${to})`,
+        );
+      owners.set(from, to);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`--owners ${shown}: ${(err as Error).message}`);
+  }
+  return owners;
+}
+
+export interface OwnersOptions {
+  client: HttpClient;
+  /** the same organization (owners kept as they are), else `--owners` (undefined: none given) */
+  sameOrg: boolean;
+  owners?: ReadonlyMap<string, string>;
+  engine: { baseUrl: string; keyId?: string; keyMask?: string; journalDir: string };
+  clock: { now(): number };
+  signal?: AbortSignal;
+  warn: (m: string) => void;
+}
+
+export interface OwnersResult {
+  /** created records whose snapshot owner has no mapping here, or whose collection cannot be updated: left as the key's user */
+  left: number;
+  owners_file: string | null;
+  /** the reconcile's summary: `updated` owners set, `unchanged` already theirs */
+  summary?: ImportSummary;
+}
+
+/** The owner a created record should have here: the snapshot's (the same organization), `--owners`'s for it, or none. */
+export function ownerHere(owner: unknown, o: Pick<OwnersOptions, 'sameOrg' | 'owners'>): string | null | undefined {
+  if (typeof owner !== 'string' || owner === '') return null;
+  return o.owners?.get(owner) ?? (o.sameOrg ? owner : undefined);
+}
+
+/**
+ * The owners file of one collection's creates, written as the created records are read (a million of them are not held
+ * in memory), then reconciled by id: a PATCH where the owner differs.
+ */
+export class OwnersFile {
+  private rows = 0;
+  left = 0;
+  private out: AtomicTextFile | undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly o: OwnersOptions,
+    /** the collection has PATCH (interactions have not: their owners are left) */
+    private readonly updatable: boolean,
+  ) {}
+
+  async add(target: string, owner: unknown): Promise<void> {
+    const to = ownerHere(owner, this.o);
+    if (to === null) return;
+    if (to === undefined || !this.updatable) {
+      this.left++;
+      return;
+    }
+    this.out ??= await AtomicTextFile.create(this.path);
+    if (this.rows++ === 0) this.out.write(csvLine(['id', 'owner_id']));
+    this.out.write(csvLine([target, to]));
+  }
+
+  /** The file committed and reconciled; none when no created record has an owner to set. */
+  async settle(resource: string): Promise<OwnersResult> {
+    if (!this.out) return { left: this.left, owners_file: null };
+    await this.out.commit();
+    const o = this.o;
+    const summary = await runImport(
+      {
+        ...{ resource, input: this.path, match: { fields: ['id'] }, baseUrl: o.engine.baseUrl },
+        ...{ keyId: o.engine.keyId, keyMask: o.engine.keyMask },
+      },
+      {
+        send: httpSender(o.client, undefined),
+        readIndex: matchReader(o.client, resource, o.clock, o.signal),
+        ...{ journalDir: o.engine.journalDir, clock: o.clock, signal: o.signal, warn: o.warn },
+        stats: () => ({ ...o.client.stats }),
+      },
+    );
+    return { left: this.left, owners_file: this.path, summary };
+  }
+}
