@@ -98,6 +98,33 @@ describe('crm restore --links', () => {
     }
   });
 
+  it('a delete of contacts, then --resources contacts --links: the deals still there are linked to them again', async () => {
+    const org = await startTestSandbox({ seed: 13, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+    try {
+      const dir = tempDir('crm-restore-links-');
+      expect((await runCrm(['snapshot', dir, '--links', '-o', 'json'], { env: org.env() })).code).toBe(0);
+      const file = join(tempDir('crm-restore-del-'), 'ids.csv');
+      const linked = [...new Set(lines<Line>(join(dir, 'links', 'deals.contacts.ndjson')).map((l) => l.record.id))];
+      writeFileSync(file, `id\n${linked.slice(0, 3).join('\n')}\n`);
+      const del = await runCrm(['batch', 'contacts', file, '--delete', '--yes'], { env: org.env() });
+      expect(del.code, del.stderr).toBe(0);
+      // the delete said how they come back
+      expect(del.stderr.replace(/\s+/g, ' ')).toContain('crm restore DIR --resources contacts --links');
+      const run = await runCrm(['restore', dir, '--resources', 'contacts', '--links', '-o', 'json'], {
+        env: org.env(),
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const map = idMapOf(dir, org);
+      const want = linksOf(dir, map).filter(
+        (l) => l.startsWith('deals.contacts ') || l.startsWith('segments.') || l.startsWith('notes.'),
+      );
+      const now = linksOf(await snapshotNow(org));
+      for (const l of want) expect(now, l).toContain(l);
+    } finally {
+      await org.close();
+    }
+  });
+
   it('into another organization: every link between restored records, none of a meeting it does not hold; kill -9 then the same command', async () => {
     const org = await startTestSandbox({ seed: 12, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
     const copy = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });

@@ -14,6 +14,7 @@ import { csvLine } from '../../import/files/outputs.js';
 import { parentField } from '../../import/index.js';
 import { runKeyedLinks, type LinkSummary } from '../../import/link-keys/run.js';
 import { parseJson } from '../../json/exact-json.js';
+import { HashTable } from '../../util/hash-table.js';
 import { textLines } from '../../util/text-lines.js';
 import type { IdMap } from './id-map.js';
 
@@ -23,6 +24,8 @@ export interface LinksOptions {
   client: HttpClient;
   idMap: IdMap;
   sameOrg: boolean;
+  /** the collections this run restores (their records through the id map) */
+  restored: readonly ResourceName[];
   dryRun: boolean;
   /** a dry run: where the plan puts a record not in the id map yet (found, matched: its id; created: pending) */
   planned?: (resource: string, id: string) => string | { pending: true } | undefined;
@@ -48,10 +51,15 @@ export const snapshotKinds = (dir: string): LinkKind[] => LINK_KINDS.filter((k) 
 
 export async function restoreLinks(o: LinksOptions): Promise<KindResult[]> {
   const kinds = snapshotKinds(o.dir);
-  const meetings = o.sameOrg && kinds.some((k) => k.parent === 'meetings') ? await targetIds(o, 'meetings') : undefined;
+  // a kind's collection this run does not restore (meetings never; another left out of --resources): in the same
+  // organization, a record of it the target lists is there by its own id
+  const sides = new Set(kinds.flatMap((k) => [k.parent, ...childResources(k)]));
+  const listed = new Map<string, HashTable>();
+  if (o.sameOrg)
+    for (const r of sides) if (!o.restored.includes(r as ResourceName)) listed.set(r, await targetIds(o, r));
   const out: KindResult[] = [];
   for (const kind of kinds) {
-    const { text, ...counts } = await pairsOf(kind, o, meetings);
+    const { text, ...counts } = await pairsOf(kind, o, listed);
     const rows = counts.links - counts.left_out - counts.pending;
     const summary = rows > 0 ? await linkKind(kind, text, o) : undefined;
     out.push({ kind: kind.key, ...counts, ...(summary ? { summary } : {}) });
@@ -60,7 +68,7 @@ export async function restoreLinks(o: LinksOptions): Promise<KindResult[]> {
 }
 
 /** The CSV of a kind's pairs in the target's ids (`deal_id,contact_id,type,supervisor`), and what was left out. */
-async function pairsOf(kind: LinkKind, o: LinksOptions, meetings: ReadonlySet<string> | undefined) {
+async function pairsOf(kind: LinkKind, o: LinksOptions, listed: ReadonlyMap<string, HashTable>) {
   const parentDef = findResource(kind.parent)!;
   const link = parentDef.links?.find((l) => l.relation === kind.relation);
   const assoc = parentDef.associations?.find((a) => a.name === kind.relation);
@@ -68,12 +76,13 @@ async function pairsOf(kind: LinkKind, o: LinksOptions, meetings: ReadonlySet<st
   const extras = (link?.fields ?? []).map((f) => f.name);
   let text = csvLine([parentField(kind.parent), childKey, ...extras]);
   const counts = { links: 0, left_out: 0, pending: 0 };
-  const targetOf = (resource: string, id: string) =>
-    resource === 'meetings'
-      ? meetings?.has(id)
-        ? id
-        : undefined
-      : (o.idMap.get(resource, id) ?? o.planned?.(resource, id));
+  const targetOf = (resource: string, id: string) => {
+    const there = listed.get(resource);
+    if (there) return there.get(id) !== undefined ? id : undefined;
+    return o.restored.includes(resource as ResourceName)
+      ? (o.idMap.get(resource, id) ?? o.planned?.(resource, id))
+      : undefined;
+  };
   for await (const line of textLines(join(o.dir, linkFile(kind)))) {
     const l = parseJson(line) as { parent_id?: unknown; record?: Record<string, unknown> | null };
     const record = l.record;
@@ -131,13 +140,23 @@ function linkKind(kind: LinkKind, text: string, o: LinksOptions): Promise<LinkSu
   );
 }
 
-/** The ids of a collection of the target, listed once. */
-async function targetIds(o: LinksOptions, resource: string): Promise<Set<string>> {
-  const ids = new Set<string>();
+/** The ids of a collection of the target, listed once (a hash table: a million contacts in a few MB). */
+async function targetIds(o: LinksOptions, resource: string): Promise<HashTable> {
+  const ids = new HashTable();
   for await (const page of o.client.pages(`/${resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal }))
     for (const r of page.data) {
       const id = idText(r.id);
-      if (id !== undefined) ids.add(id);
+      if (id !== undefined) ids.set(id, 1);
     }
   return ids;
+}
+
+/** The collections a kind's children may be. */
+function childResources(kind: LinkKind): readonly string[] {
+  const def = findResource(kind.parent)!;
+  return (
+    def.links?.find((l) => l.relation === kind.relation)?.childResources ?? [
+      def.associations!.find((a) => a.name === kind.relation)!.target,
+    ]
+  );
 }

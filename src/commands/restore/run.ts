@@ -49,7 +49,17 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     const at = { client, dir, workDir, sameOrg, idMap, signal: ctx.signal };
     plans.push(...(await planAll(chosen, matches, at, (t) => ctx.globals.verbose && ctx.warn(t))));
     const journalDir = path.join(ctx.configDir(), 'imports');
-    const linking = { dir, workDir, client, idMap, sameOrg, journalDir, clock: ctx.clock, signal: ctx.signal };
+    const linking = {
+      dir,
+      workDir,
+      client,
+      idMap,
+      sameOrg,
+      journalDir,
+      clock: ctx.clock,
+      signal: ctx.signal,
+      restored: chosen,
+    };
     const warn = (m: string) => ctx.warn(m);
     if (opts.dryRun) {
       const where = (r: string, id: string) => {

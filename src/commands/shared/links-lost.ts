@@ -6,5 +6,8 @@ import { linksTo } from '../../api/resources.js';
 export function linksLostText(resource: string): string {
   const links = linksTo(resource).map((l) => `${l.words} (${l.path})`);
   if (links.length === 0) return '';
-  return `Links to and from them are not kept and do not come back when they are created again: ${links.join(', ')}.`;
+  return (
+    `Links to and from them are not kept and do not come back when they are created again: ${links.join(', ')}. ` +
+    `A snapshot before (\`crm snapshot DIR --links\`) and a restore after (\`crm restore DIR --resources ${resource} --links\`) bring them back.`
+  );
 }
