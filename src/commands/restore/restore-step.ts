@@ -149,7 +149,12 @@ function create(resource: ResourceName, file: string, o: StepOptions): Promise<I
     },
     {
       send: httpSender(o.client, undefined),
-      ...{ journalDir: o.engine.journalDir, clock: o.clock, signal: o.signal, warn: o.warn },
+      ...{
+        journalDir: o.engine.journalDir,
+        clock: o.clock,
+        signal: o.signal,
+        warn: (m) => o.warn(restated(m, resource)),
+      },
       stats: () => ({ ...o.client.stats }),
       onProgress: (p) =>
         o.onProgress?.(
@@ -157,6 +162,15 @@ function create(resource: ResourceName, file: string, o: StepOptions): Promise<I
         ),
     },
   );
+}
+
+/**
+ * The engine's notices, as a restore says them: a create file whose job an interrupted run finished is not "imported
+ * again with --no-resume" (that would create every record a second time): its records' ids go to the id map.
+ */
+export function restated(message: string, resource: string): string {
+  if (!message.includes('--no-resume')) return message;
+  return `${resource}: an interrupted run created these records already; nothing is sent again, their ids go to the id map`;
 }
 
 /** Each created record's new id, from the engine's results (its journal's: this run's and an earlier one's), to the id map. */
