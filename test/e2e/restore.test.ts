@@ -1,7 +1,7 @@
 // `crm restore DIR` (CONTRACT §10, issue 31) against sandboxes: a bad delete restored into the organization the
 // snapshot was taken of, a copy into another, empty one, the same command after a kill -9 and after faults after the
 // write, and a rerun that sends only reads — each judged by what the target holds, record by record, through the id map.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allIds, logLength, requestLog, stopAfter } from '../helpers/bulk.js';
@@ -10,6 +10,7 @@ import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { tempDir } from '../helpers/temp.js';
 
 type Rec = Record<string, unknown> & { id: string };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const COLLECTIONS = ['companies', 'pipelines', 'contacts', 'deals', 'tasks', 'notes', 'segments', 'interactions'];
 const SERVER_SET = ['id', 'created_at', 'updated_at', 'owner_id'];
 const REFERS: Record<string, string> = {
@@ -161,6 +162,11 @@ describe('crm restore into the organization the snapshot was taken of', () => {
     expect([by.contacts!.create, by.contacts!.found, by.contacts!.ambiguous]).toEqual([150, contacts.length - 150, 0]);
     expect([by.deals!.create, by.companies!.create, by.tasks!.create]).toEqual([40, 2, 0]);
     expect(plan.requests).toBe(2 + 1 + 1); // contacts 150 → 2 chunks, deals 40, companies 2
+    // the contacts still there naming a deleted company: left as they are, and said
+    const gone = new Set(companies.slice(0, 2).map((c) => c.id));
+    const stale = contacts.slice(150).filter((c) => gone.has(c.company_id as string)).length;
+    expect(stale).toBeGreaterThan(0);
+    expect(by.contacts!.references_stale).toBe(stale);
 
     const since = await logLength(org);
     const run = await runCrm(['restore', dir, '-o', 'json'], { env: org.env() });
@@ -262,6 +268,9 @@ describe('crm restore into another organization', () => {
       }
       await copy.control('/faults', { latency_ms: 0 });
       await expectWhole(copy, users);
+      // the killed runs' temporary files (a plan, an index, a create file not committed) are gone
+      const left = readdirSync(join(dir, 'restore'), { recursive: true }).map(String);
+      expect(left.filter((f) => f.includes('.tmp-'))).toEqual([]);
     }));
 
   it('faults after the write: answers lost, the records made once', () =>
@@ -297,11 +306,44 @@ describe('crm restore into another organization', () => {
     }));
 });
 
+describe('crm restore, one at a time and from a whole snapshot', () => {
+  it('a second restore into the same organization, from another folder, is refused while one runs', () =>
+    onEmptySandbox(async (copy) => {
+      const other = tempDir('crm-restore-copy-');
+      cpSync(dir, other, { recursive: true, filter: (f) => !f.includes('/restore') });
+      await copy.control('/faults', { latency_ms: 40 });
+      const first = runCrm(['restore', dir], { env: copy.env() });
+      while ((await requestLog(copy)).filter((e) => e.method === 'POST').length === 0) await sleep(5);
+      const second = await runCrm(['restore', other], { env: copy.env() });
+      expect(second.code, second.stderr).toBe(2);
+      expect(second.stderr).toContain('is restoring a snapshot into');
+      expect((await first).code).toBe(0);
+    }));
+
+  it('an interrupted snapshot is said: only the collections it holds whole are restored', async () => {
+    const partial = tempDir('crm-restore-partial-');
+    cpSync(dir, partial, { recursive: true, filter: (f) => !f.includes('/restore') });
+    const manifest = JSON.parse(readFileSync(join(partial, 'manifest.json'), 'utf8')) as Record<string, any>;
+    manifest.complete = false;
+    manifest.collections.deals.complete = false;
+    writeFileSync(join(partial, 'manifest.json'), JSON.stringify(manifest));
+    const r = await runCrm(['restore', partial, '--dry-run', '-o', 'json'], { env: org.env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('is not complete');
+    expect(r.stderr).toContain('not deals, which it holds only in part');
+    expect(
+      (JSON.parse(r.stdout) as { collections: Array<{ resource: string }> }).collections.map((c) => c.resource),
+    ).not.toContain('deals');
+  });
+});
+
 describe('crm restore refuses', () => {
   it.each([
     [['restore', '/nonexistent-crm-folder'], 'manifest.json: not found'],
     [['restore', 'DIR', '--resources', 'meetings'], 'read-only'],
     [['restore', 'DIR', '--match', 'deals'], 'expected RES=FIELDS'],
+    [['restore', 'DIR', '--match', 'contacts=emial'], 'has a field "emial"; did you mean email?'],
+    [['restore', 'DIR', '--owners', '/nonexistent-users.csv'], '--owners /nonexistent-users.csv'],
   ])('%j: exit 2, nothing sent', async (args, text) => {
     const since = await logLength(org);
     const r = await runCrm(

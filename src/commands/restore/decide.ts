@@ -83,14 +83,15 @@ export function referenceOf(field: string): ResourceName | undefined {
 /**
  * The record to create: the server's own fields left out (id, created_at, updated_at, owner_id: a create cannot send
  * them), each id another record's field holds replaced by that record's target id when `lookup` has it, else kept as
- * it was and counted. Values that are not ids (an object, a number beyond an id's form) are left alone.
+ * it was and counted (`kept`; `changed`: those the map gives another id). Values that are not ids (an object, a number beyond an id's form) are left alone.
  */
 export function translate(
   record: ApiRecord,
   lookup: (resource: ResourceName, id: string) => string | undefined,
-): { record: ApiRecord; kept: number } {
+): { record: ApiRecord; kept: number; changed: number } {
   const out: ApiRecord = {};
   let kept = 0;
+  let changed = 0;
   const swap = (resource: ResourceName, v: unknown): unknown => {
     const id = typeof v === 'string' ? v : typeof v === 'number' ? idText(v) : undefined;
     if (id === undefined) return v;
@@ -99,6 +100,7 @@ export function translate(
       kept++;
       return v;
     }
+    if (target !== id) changed++;
     return target;
   };
   for (const [field, value] of Object.entries(record)) {
@@ -112,5 +114,5 @@ export function translate(
           : swap(resource, value);
     Object.defineProperty(out, field, { value: v, enumerable: true, writable: true, configurable: true });
   }
-  return { record: out, kept };
+  return { record: out, kept, changed };
 }

@@ -82,7 +82,9 @@ export class IdMap {
   }
 
   /** Appends `entries` to the file and syncs it: once this returns, a kill loses none of them. */
-  async add(entries: readonly IdMapEntry[]): Promise<void> {
+  async add(given: readonly IdMapEntry[]): Promise<void> {
+    // an entry the map holds already (a resumed job's creates, read again from its journal) is not written twice
+    const entries = given.filter((e) => this.get(e.resource, e.snapshot) !== e.target);
     if (entries.length === 0) return;
     const fh = await open(this.path, 'a', 0o600);
     try {

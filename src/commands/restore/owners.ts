@@ -4,8 +4,8 @@
 // (`old_id,new_id`); an owner without a mapping is left as the key's user and counted — and that file is reconciled by
 // id (the batch engine's `--match id`: the records read, a PATCH only where the owner differs, its undo file the way
 // back). Judged by what the CRM holds: the same file again sends nothing.
-import { createReadStream } from 'node:fs';
-import { parse as parseCsv } from 'csv-parse';
+import { readFile } from 'node:fs/promises';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { csvLine } from '../../import/files/outputs.js';
@@ -19,9 +19,10 @@ export async function readOwners(file: string | undefined): Promise<Map<string, 
   const owners = new Map<string, string>();
   const shown = sanitizeForTerminal(file);
   try {
-    const rows = createReadStream(file).pipe(parseCsv({ bom: true, skip_empty_lines: true, trim: true }));
+    // a map of users: small, read whole (a file that cannot be read is said as the rest, exit 2)
+    const rows: string[][] = parseCsv(await readFile(file), { bom: true, skip_empty_lines: true, trim: true });
     let line = 0;
-    for await (const r of rows as AsyncIterable<string[]>) {
+    for (const r of rows) {
       line++;
       if (line === 1) {
         if (r.join(',') !== 'old_id,new_id')

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { idText } from '../../api/ids.js';
 import { PAGE_SIZE_MAX, type ResourceName } from '../../api/resources.js';
-import { InterruptedError } from '../../http/errors.js';
+import { InterruptedError, UsageError } from '../../http/errors.js';
+import { plural } from '../../output/plural.js';
+import { nearestTypo } from '../../util/nearest.js';
 import type { HttpClient } from '../../http/types.js';
 import { matchKey } from '../../import/match/key.js';
 import { RecordIndexBuilder } from '../../import/match/record-index.js';
@@ -31,6 +33,9 @@ export interface CollectionPlan {
   create: number;
   /** ids other records' fields hold that no record of the restore maps: kept as they are */
   refsKept: number;
+  /** ids the fields of records left as they are (in the id map, found, matched) hold, of records that come back with
+   * another id: left as they are (the contract leaves such a record alone), said */
+  refsStale?: number;
   /** the target's records listed, and the requests that took */
   targetRecords: number;
   readRequests: number;
@@ -49,10 +54,13 @@ export interface PlanOptions {
   /** the target's own temporary files go here (DIR/restore/<target>/) */
   workDir: string;
   fields: readonly string[];
+  /** the fields are --match's (not the default): one that no record has is a typo, refused */
+  explicit?: boolean;
   /** the snapshot was taken of the target's own base URL: a record still there has its id */
   sameOrg: boolean;
   idMap: IdMap;
-  /** `resource NUL snapshot id` of every record the plan so far maps (earlier collections): a reference it translates */
+  /** `resource NUL snapshot id` of every record the plan so far maps (earlier collections): a reference it translates
+   * (1: to its own id; 2: to another, a record created or matched) */
   willMap: HashTable;
   signal?: AbortSignal;
   onProgress?: (text: string) => void;
@@ -77,19 +85,8 @@ export async function* snapshotRecords(file: string): AsyncGenerator<{ record: A
 
 export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
   const file = join(o.dir, `${o.resource}.ndjson`);
-  // 1. the snapshot's keys (how many records have each) and the ids the target may hold: its own (the same
-  // organization) and those the id map gives
-  const keys = new HashTable();
-  const ids = new HashTable();
-  let records = 0;
-  for await (const { record, id } of snapshotRecords(file)) {
-    records++;
-    const key = o.fields.length > 0 ? matchKey(o.fields, record) : undefined;
-    if (key !== undefined) keys.set(key, (keys.get(key) ?? 0) + 1);
-    if (o.sameOrg) ids.set(id, 1);
-    const mapped = o.idMap.get(o.resource, id);
-    if (mapped !== undefined) ids.set(mapped, 1);
-  }
+  // 1. the snapshot's keys and the ids the target may hold
+  const { keys, ids, records } = await snapshotKeys(o, file);
   // 2. the target's collection, listed once
   const byId = new RecordIndexBuilder(['id'], [], (k) => ids.get(k) !== undefined, o.workDir, false);
   const byKey =
@@ -100,17 +97,14 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
   const lineOf = new HashTable();
   try {
     const start = o.client.stats.requests;
-    let pages = 0;
-    for await (const page of o.client.pages(`/${o.resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal })) {
-      for (const record of page.data) {
-        byId.add(record);
-        byKey?.add(record);
-      }
-      o.onProgress?.(
-        `reading the target's ${o.resource}: ${byId.records.toLocaleString('en-US')} records, ${++pages} pages`,
+    await readTarget(o, byId, byKey);
+    if (o.explicit && byKey && byKey.records > 0 && byKey.unseen.length > 0)
+      throw unseenMatch(
+        o.resource,
+        byKey.unseen[0]!,
+        byKey.firstFields ?? [],
+        `the target's ${plural(byKey.records, 'record')}`,
       );
-      if (o.signal?.aborted) throw new InterruptedError('interrupted while reading the target');
-    }
     const plan: CollectionPlan = {
       ...{ resource: o.resource, file, matchFields: o.fields, records, mapped: 0, found: 0, matched: 0 },
       ...{ ambiguous: 0, create: 0, refsKept: 0, targetRecords: byId.records, decisions, lineOf },
@@ -130,7 +124,7 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
       }
     // 4. each record's decision, in file order
     const lookup = (resource: ResourceName, id: string) =>
-      o.idMap.get(resource, id) ?? (o.willMap.get(`${resource}\u0000${id}`) !== undefined ? id : undefined);
+      o.idMap.get(resource, id) ?? NEW_ID[o.willMap.get(`${resource}\u0000${id}`) ?? 0]?.(id);
     for await (const { record, id } of snapshotRecords(file)) {
       const mapped = o.idMap.get(o.resource, id);
       const key = byKey ? matchKey(o.fields, record) : undefined;
@@ -141,8 +135,11 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
         claimed: (t) => ids.get(t) !== undefined && there(t),
       });
       plan[d.action]++;
-      if (d.action === 'create') plan.refsKept += translate(record, lookup).kept;
-      if (d.action !== 'ambiguous') o.willMap.set(`${o.resource}\u0000${id}`, 1);
+      const t = translate(record, lookup);
+      if (d.action === 'create') plan.refsKept += t.kept;
+      else if (d.action !== 'ambiguous') plan.refsStale = (plan.refsStale ?? 0) + t.changed;
+      // 1: the record keeps its id (in the id map, found by it); 2: it will have another (created, matched)
+      if (d.action !== 'ambiguous') o.willMap.set(`${o.resource}\u0000${id}`, 'target' in d && d.target === id ? 1 : 2);
       lineOf.set(id, decisions.append(JSON.stringify(d)));
     }
     return plan;
@@ -153,6 +150,70 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
     byId.close();
     byKey?.close();
   }
+}
+
+/** A reference's id as the plan will have it (willMap's 1: its own; 2: another, not known yet). */
+const NEW_ID: Record<number, (id: string) => string> = { 1: (id) => id, 2: (id) => `${id}\u0000new` };
+
+/** Each key of the snapshot (how many records have it), and the ids the target may hold: the records' own (the same
+ * organization) and those the id map gives. */
+async function snapshotKeys(o: PlanOptions, file: string) {
+  const keys = new HashTable();
+  const ids = new HashTable();
+  let records = 0;
+  for await (const { record, id } of snapshotRecords(file)) {
+    records++;
+    const key = o.fields.length > 0 ? matchKey(o.fields, record) : undefined;
+    if (key !== undefined) keys.set(key, (keys.get(key) ?? 0) + 1);
+    if (o.sameOrg) ids.set(id, 1);
+    const mapped = o.idMap.get(o.resource, id);
+    if (mapped !== undefined) ids.set(mapped, 1);
+  }
+  return { keys, ids, records };
+}
+
+/** The target's collection listed once into both indexes (100 a page, the client's pacing and retries). */
+async function readTarget(o: PlanOptions, byId: RecordIndexBuilder, byKey: RecordIndexBuilder | undefined) {
+  let pages = 0;
+  for await (const page of o.client.pages(`/${o.resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal })) {
+    for (const record of page.data) {
+      byId.add(record);
+      byKey?.add(record);
+    }
+    o.onProgress?.(
+      `reading the target's ${o.resource}: ${byId.records.toLocaleString('en-US')} records, ${++pages} pages`,
+    );
+    if (o.signal?.aborted) throw new InterruptedError('interrupted while reading the target');
+  }
+}
+
+/**
+ * `--match RES=FIELDS` of a field no record of the snapshot has (a typo: every record "to create", a duplicate of each
+ * one the target holds): refused before anything is read or sent. Read until each field is seen (the first record,
+ * mostly).
+ */
+export async function checkMatchFields(dir: string, resource: ResourceName, fields: readonly string[]): Promise<void> {
+  let unseen = [...fields];
+  let first: string[] | undefined;
+  let records = 0;
+  for await (const { record } of snapshotRecords(join(dir, `${resource}.ndjson`))) {
+    records++;
+    first ??= Object.keys(record);
+    unseen = unseen.filter((f) => !Object.hasOwn(record, f));
+    if (unseen.length === 0) return;
+  }
+  if (records > 0) throw unseenMatch(resource, unseen[0]!, first ?? [], `the snapshot's ${plural(records, 'record')}`);
+}
+
+/** `--match contacts=emial`: refused before anything is sent, with the field it may mean. */
+function unseenMatch(resource: string, field: string, fields: readonly string[], whose: string): UsageError {
+  const near = nearestTypo(field, fields);
+  return new UsageError(
+    `--match ${resource}=…: none of ${whose} has a field "${field}"${near ? `; did you mean ${near}?` : ''} (nothing was sent)`,
+    {
+      hint: `name fields the ${resource} records have (one is in ${resource}.ndjson), or leave --match out for the default`,
+    },
+  );
 }
 
 /** Where a plan puts a snapshot record: its target id (in the id map, found, matched), `pending` (created), or none. */

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResourceName } from '../../api/resources.js';
-import { PartialFailureError, UsageError } from '../../http/errors.js';
+import { InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
 import type { HttpClient } from '../../http/types.js';
 import { keyIdentity } from '../../import/index.js';
@@ -14,16 +14,18 @@ import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import { HashTable } from '../../util/hash-table.js';
-import { ensureDir } from '../../util/fs.js';
+import { ensureDir, removeStaleTemps } from '../../util/fs.js';
 import { takeProcessLock } from '../../util/process-lock.js';
-import { countTextLines } from '../../util/text-lines.js';
+import { textLines } from '../../util/text-lines.js';
+import { parseJson } from '../../json/exact-json.js';
+import { idText } from '../../api/ids.js';
 import type { Ctx } from '../context.js';
 import { shellWord } from '../shared/command-line.js';
 import type { Manifest } from '../snapshot/types.js';
 import type { RestoreOptions } from './command.js';
 import { DEFAULT_MATCH, RESTORE_ORDER } from './decide.js';
 import { IdMap, idMapPath, targetName } from './id-map.js';
-import { planCollection, plannedTarget, type CollectionPlan, type PlanOptions } from './plan.js';
+import { checkMatchFields, planCollection, plannedTarget, type CollectionPlan, type PlanOptions } from './plan.js';
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
 import { restoreLinks, type KindResult } from './links.js';
 import { readOwners } from './owners.js';
@@ -35,14 +37,29 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
   const dir = path.resolve(opts.dir);
   const manifest = await readManifest(dir, opts.dir);
   const chosen = chooseCollections(opts.resources, manifest, opts.dir);
+  if (!manifest.complete && !ctx.globals.quiet) ctx.warn(incompleteText(manifest, opts.dir, chosen));
   const matches = parseMatches(opts.match, chosen);
   const owners = await readOwners(opts.owners);
+  for (const m of opts.match ?? []) {
+    const resource = m.slice(0, m.indexOf('=')).trim() as ResourceName;
+    await checkMatchFields(dir, resource, matches[resource] ?? []);
+  }
   const client = await ctx.client({ concurrencyFlag: true });
   const restoreDir = path.join(dir, 'restore');
   const workDir = path.join(restoreDir, targetName(client.baseUrl));
   ensureDir(workDir);
-  const release = await takeProcessLock(`${workDir}.lock`, (pid) => restoringElsewhere(opts.dir, pid));
-  const idMap = await IdMap.open(idMapPath(dir, client.baseUrl));
+  // one restore into an organization at a time, from any folder (two copies of one snapshot restored at once each
+  // created what the other had: their id maps did not know each other's records)
+  const locks = path.join(ctx.configDir(), 'restore');
+  ensureDir(locks);
+  const release = await takeProcessLock(path.join(locks, `${targetName(client.baseUrl)}.lock`), (pid) =>
+    restoringElsewhere(client.baseUrl, pid),
+  );
+  // what a killed run left (its plan's and index's temporary files, a create file never committed): crm's own files
+  const mapPath = idMapPath(dir, client.baseUrl);
+  await removeStaleTemps(workDir, ctx.clock.now(), () => true);
+  await removeStaleTemps(restoreDir, ctx.clock.now(), (n) => n === path.basename(mapPath));
+  const idMap = await IdMap.open(mapPath);
   const plans: CollectionPlan[] = [];
   try {
     const sameOrg = trimBase(manifest.base_url) === trimBase(client.baseUrl);
@@ -70,7 +87,7 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
       showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: true, links });
       return;
     }
-    showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: false });
+    showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: false, linksAfter: opts.links === true });
     const profile = await ctx.profile();
     const engine = {
       baseUrl: client.baseUrl,
@@ -82,8 +99,11 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     const results: StepResult[] = [];
     const sending = { client, engine, clock: ctx.clock, signal: ctx.signal, warn };
     const step = { ...sending, idMap, workDir, owners: { ...sending, sameOrg, owners } };
-    for (const plan of plans) results.push(await restoreStep(plan, step));
-    const links = opts.links ? await restoreLinks({ ...linking, dryRun: false, warn }) : undefined;
+    for (const plan of plans)
+      results.push(await restoreStep(plan, step).catch((err: unknown) => stopped(err, plan.resource, opts)));
+    const links = opts.links
+      ? await restoreLinks({ ...linking, dryRun: false, warn }).catch((err: unknown) => stopped(err, 'links', opts))
+      : undefined;
     const elapsedMs = ctx.clock.now() - started;
     report(ctx, { opts, idMap, plans, results, links, elapsedMs, requests: client.stats.requests });
   } finally {
@@ -110,8 +130,15 @@ async function planAll(
     const [left] = await leftCreateFiles(at.workDir, resource);
     plans.push(
       left !== undefined
-        ? await resumedPlan(resource, at.dir, fields, left)
-        : await planCollection({ ...at, resource, fields, willMap, onProgress }),
+        ? await resumedPlan(resource, at.dir, fields, left, willMap)
+        : await planCollection({
+            ...at,
+            resource,
+            fields,
+            explicit: fields !== DEFAULT_MATCH[resource],
+            willMap,
+            onProgress,
+          }),
     );
   }
   return plans;
@@ -134,6 +161,18 @@ async function readManifest(dir: string, shown: string): Promise<Manifest> {
   if (typeof m.base_url !== 'string' || m.collections === null || typeof m.collections !== 'object')
     throw new UsageError(`${sanitizeForTerminal(file)}: not a snapshot's manifest (no "base_url" or "collections")`);
   return m as Manifest;
+}
+
+/** A snapshot an interrupted `crm snapshot` left: what a restore takes of it, and how to finish it first. */
+function incompleteText(manifest: Manifest, shown: string, chosen: readonly ResourceName[]): string {
+  const partial = Object.entries(manifest.collections)
+    .filter(([name, c]) => !c.complete && (RESTORE_ORDER as readonly string[]).includes(name))
+    .map(([name]) => name);
+  const left = partial.length ? `; not ${partial.join(', ')}, which it holds only in part` : '';
+  return (
+    `The snapshot in ${sanitizeForTerminal(shown)} is not complete (its run was interrupted): restoring ${chosen.join(', ') || 'nothing'}${left}. ` +
+    `\`crm snapshot ${shellWord(shown)}\` finishes it.`
+  );
 }
 
 /** `--resources`: collections the snapshot holds whole and that can be created; default every such one. */
@@ -187,8 +226,15 @@ async function resumedPlan(
   dir: string,
   fields: readonly string[],
   left: string,
+  willMap: HashTable,
 ): Promise<CollectionPlan> {
-  const create = await countTextLines(left);
+  // its records will be mapped: a later collection's references to them are translated, not "kept"
+  let create = 0;
+  for await (const line of textLines(left)) {
+    create++;
+    const id = idText((parseJson(line) as { id?: unknown }).id);
+    if (id !== undefined) willMap.set(`${resource}\u0000${id}`, 2);
+  }
   return {
     ...{ resource, file: path.join(dir, `${resource}.ndjson`), matchFields: fields, records: create, mapped: 0 },
     ...{ found: 0, matched: 0, ambiguous: 0, create, refsKept: 0, targetRecords: 0, readRequests: 0, resumed: left },
@@ -197,11 +243,17 @@ async function resumedPlan(
 
 const createRequests = (plans: readonly CollectionPlan[]) => plans.reduce((n, p) => n + Math.ceil(p.create / CHUNK), 0);
 
-function showPlan(
-  ctx: Ctx,
-  client: HttpClient,
-  o: { target: string; sameOrg: boolean; plans: readonly CollectionPlan[]; dryRun: boolean; links?: KindResult[] },
-): void {
+interface ShownPlan {
+  target: string;
+  sameOrg: boolean;
+  plans: readonly CollectionPlan[];
+  dryRun: boolean;
+  links?: KindResult[];
+  /** a run with --links: the links are read and planned after the records (their ids known then) */
+  linksAfter?: boolean;
+}
+
+function showPlan(ctx: Ctx, client: HttpClient, o: ShownPlan): void {
   const links = o.links?.map(linkJson);
   const requests = createRequests(o.plans) + (links ?? []).reduce((n, l) => n + l.to_make, 0);
   const reads =
@@ -220,7 +272,8 @@ function showPlan(
       (l) =>
         `  links ${l.kind}: ${l.links}: ${l.to_make} to make, ${l.there} there${l.left_out ? `, ${l.left_out} left out (a record not restored)` : ''}`,
     ),
-    `${o.dryRun ? 'It would send' : 'Sending'} ${plural(requests, 'request')} (create chunks of ${CHUNK}${links ? ', a POST per link' : ''}) after ${plural(reads, 'read')}: ${costAtLimitText(requests, ctx.clock.now(), client.pace?.())}.`,
+    `${o.dryRun ? 'It would send' : 'Sending'} ${plural(requests, 'request')} (create chunks of ${CHUNK}${links ? ', a POST per link' : ''}) after ${plural(reads, 'read')}: ${costAtLimitText(requests, ctx.clock.now(), client.pace?.())}` +
+      `${o.linksAfter ? "; then the links: each parent's links read once, a POST per link not there" : ''}; then a PATCH per created record whose owner differs.`,
   ];
   ctx.warn(lines.join('\n'));
 }
@@ -243,6 +296,7 @@ function planJson(p: CollectionPlan) {
   return {
     ...{ resource: p.resource, records: p.records, mapped: p.mapped, found: p.found, matched: p.matched },
     ...{ create: p.create, ambiguous: p.ambiguous, references_kept: p.refsKept, match: p.matchFields },
+    references_stale: p.refsStale ?? 0,
     ...{ target_records: p.targetRecords, read_requests: p.readRequests, resumed: p.resumed !== undefined },
   };
 }
@@ -256,6 +310,8 @@ function planLine(p: CollectionPlan): string {
     p.create && `${p.create} to create`,
     p.ambiguous && `${p.ambiguous} ambiguous (not restored)`,
     p.refsKept && `${plural(p.refsKept, 'reference')} to records not restored, kept as they are`,
+    p.refsStale &&
+      `${plural(p.refsStale, 'reference')} in records left as they are to records that come back with new ids (not changed)`,
   ].filter(Boolean);
   return `${p.resource}: ${plural(p.records, 'record')}${parts.length ? `: ${parts.join(', ')}` : ''}`;
 }
@@ -312,16 +368,37 @@ function report(ctx: Ctx, r: Report): void {
     throw new PartialFailureError(
       `${plural(notRestored, 'record')} of the snapshot ${notRestored === 1 ? 'was' : 'were'} not restored`,
       {
-        hint: `see the files named above; run the same command again once they are settled: crm restore ${shellWord(r.opts.dir)}`,
+        hint: `see the files named above; run the same command again once they are settled: ${sameCommand(r.opts)}`,
       },
     );
 }
 
+/** Ctrl-C during a step: said as a restore's (which part; the same command finishes it), not as the engine's file. */
+function stopped(err: unknown, part: string, opts: RestoreOptions): never {
+  if (!(err instanceof InterruptedError)) throw err;
+  throw new InterruptedError(`interrupted while restoring ${part} (${err.message.replace(/^interrupted:?\s*/, '')})`, {
+    hint: `run the same command again to finish (what was created is found, never created twice): ${sameCommand(opts)}`,
+  });
+}
+
+/** The command that resumes this restore, as given. */
+export function sameCommand(opts: RestoreOptions): string {
+  const words = ['crm', 'restore', opts.dir];
+  if (opts.resources !== undefined) words.push('--resources', opts.resources);
+  for (const m of opts.match ?? []) words.push('--match', m);
+  if (opts.links) words.push('--links');
+  if (opts.owners !== undefined) words.push('--owners', opts.owners);
+  return words.map(shellWord).join(' ');
+}
+
 const sum = <T>(xs: readonly T[], f: (x: T) => number | undefined): number => xs.reduce((n, x) => n + (f(x) ?? 0), 0);
 
-function restoringElsewhere(shown: string, pid: number | undefined): UsageError {
+function restoringElsewhere(target: string, pid: number | undefined): UsageError {
   const who = pid !== undefined ? `another crm (process ${pid})` : 'another crm';
   return new UsageError(
-    `${who} is restoring ${sanitizeForTerminal(shown)} into this organization right now; nothing was sent`,
+    `${who} is restoring a snapshot into ${sanitizeForTerminal(target)} right now; nothing was sent`,
+    {
+      hint: 'wait for it to finish, then run this command: a record it restored is found, not created again',
+    },
   );
 }
