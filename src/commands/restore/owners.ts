@@ -57,8 +57,10 @@ export interface OwnersOptions {
 }
 
 export interface OwnersResult {
-  /** created records whose snapshot owner has no mapping here, or whose collection cannot be updated: left as the key's user */
-  left: number;
+  /** created records still the key's user's: their snapshot owner has no mapping here (`unmapped`), or their collection
+   * cannot be updated (`fixed`: interactions) */
+  unmapped: number;
+  fixed: number;
   owners_file: string | null;
   /** the reconcile's summary: `updated` owners set, `unchanged` already theirs */
   summary?: ImportSummary;
@@ -76,7 +78,8 @@ export function ownerHere(owner: unknown, o: Pick<OwnersOptions, 'sameOrg' | 'ow
  */
 export class OwnersFile {
   private rows = 0;
-  left = 0;
+  unmapped = 0;
+  fixed = 0;
   private out: AtomicTextFile | undefined;
 
   constructor(
@@ -90,7 +93,8 @@ export class OwnersFile {
     const to = ownerHere(owner, this.o);
     if (to === null) return;
     if (to === undefined || !this.updatable) {
-      this.left++;
+      if (to === undefined) this.unmapped++;
+      else this.fixed++;
       return;
     }
     this.out ??= await AtomicTextFile.create(this.path);
@@ -100,7 +104,7 @@ export class OwnersFile {
 
   /** The file committed and reconciled; none when no created record has an owner to set. */
   async settle(resource: string): Promise<OwnersResult> {
-    if (!this.out) return { left: this.left, owners_file: null };
+    if (!this.out) return { unmapped: this.unmapped, fixed: this.fixed, owners_file: null };
     await this.out.commit();
     const o = this.o;
     const summary = await runImport(
@@ -115,6 +119,6 @@ export class OwnersFile {
         stats: () => ({ ...o.client.stats }),
       },
     );
-    return { left: this.left, owners_file: this.path, summary };
+    return { unmapped: this.unmapped, fixed: this.fixed, owners_file: this.path, summary };
   }
 }

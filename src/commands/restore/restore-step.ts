@@ -63,7 +63,8 @@ export interface StepResult {
   /** owners set by a PATCH; created records left the key's user's (no mapping here, or a collection that cannot be
    * updated); the owners file (its undo beside it) */
   owners_set?: number;
-  owners_left?: number;
+  owners_unmapped?: number;
+  owners_not_updatable?: number;
   owners_failed?: number;
   owners_file?: string | null;
 }
@@ -94,7 +95,7 @@ export async function restoreStep(plan: CollectionPlan, o: StepOptions): Promise
     ...{ rejects_file: summary.rejects_file, requests: summary.requests },
     ...{
       owners_set: set.summary?.reconcile?.updated ?? 0,
-      owners_left: set.left,
+      ...{ owners_unmapped: set.unmapped, owners_not_updatable: set.fixed },
       owners_file: set.owners_file,
     },
     ...{ owners_failed: set.summary ? set.summary.failed + set.summary.invalid : 0 },

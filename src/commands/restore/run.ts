@@ -342,22 +342,32 @@ function report(ctx: Ctx, r: Report): void {
     const made = (links ?? []).reduce((n, l) => n + (l.made ?? 0), 0);
     const linkedFiles = (links ?? []).flatMap((l) => (l.linked_file ? [l.linked_file] : []));
     const files = collections.flatMap((c) => [c.ambiguous_file, c.rejects_file]).filter((f): f is string => f !== null);
-    const [ownersSet, ownersLeft] = [sum(collections, (c) => c.owners_set), sum(collections, (c) => c.owners_left)];
+    const ownersSet = sum(collections, (c) => c.owners_set);
+    const [unmapped, fixed] = [
+      sum(collections, (c) => c.owners_unmapped),
+      sum(collections, (c) => c.owners_not_updatable),
+    ];
+    const shownDir = sanitizeForTerminal(path.relative(process.cwd(), path.dirname(r.idMap.path)) || '.');
     ctx.warn(
       [
         `Restored: ${plural(created, 'record')} created; each snapshot id's id here is in ${sanitizeForTerminal(r.idMap.path)}.`,
         ...(links
           ? [
-              `Links: ${plural(made, 'link')} made${linkedFiles.length ? ` (each in ${linkedFiles.map((f) => sanitizeForTerminal(f)).join(', ')})` : ''}.`,
+              `Links: ${plural(made, 'link')} made` +
+                (linkedFiles.length
+                  ? `, each in ${shownDir}/<target>/links.<kind>.linked.csv (\`crm links import PARENT RELATION FILE --remove\` takes them away).`
+                  : '.'),
             ]
           : []),
-        ...(ownersSet + ownersLeft > 0
+        ...(ownersSet + unmapped + fixed > 0
           ? [
-              `Owners: ${count(ownersSet)} set as in the snapshot` +
-                (ownersLeft > 0
-                  ? `; ${plural(ownersLeft, 'created record')} left the key's user's (an owner of another organization without a mapping in --owners FILE, or interactions, which cannot be updated)`
+              `Owners: ${count(ownersSet)} given back as in the snapshot.` +
+                (unmapped > 0
+                  ? ` ${plural(unmapped, 'created record')} still ${unmapped === 1 ? 'belongs' : 'belong'} to the key's user: ${unmapped === 1 ? 'its' : 'their'} owner in the snapshot has no mapping here (--owners FILE, a CSV old_id,new_id, maps them).`
                   : '') +
-                '.',
+                (fixed > 0
+                  ? ` ${plural(fixed, 'created interaction')} keep the key's user as owner: interactions cannot be updated.`
+                  : ''),
             ]
           : []),
         ...(files.length ? [`Not restored: see ${files.map((f) => sanitizeForTerminal(f)).join(', ')}`] : []),
