@@ -408,7 +408,9 @@ function restoringElsewhere(target: string, pid: number | undefined): UsageError
   return new UsageError(
     `${who} is restoring a snapshot into ${sanitizeForTerminal(target)} right now; nothing was sent`,
     {
-      hint: 'wait for it to finish, then run this command: a record it restored is found, not created again',
+      hint:
+        'wait for it to finish. Restore from the folder it restores from: each folder keeps its own id map, so a ' +
+        'record that run created without a --match key would be created again from another folder',
     },
   );
 }
