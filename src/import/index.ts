@@ -5,7 +5,14 @@ export type { BeforeSend, MatchPlan, MatchIndex, MatchRead } from './types.js';
 export { httpSender } from './send/sender.js';
 export { keepBefore, openBackup, type DeleteBackup } from './files/backup.js';
 export { backupRead } from './files/backup.js';
-export { recreated, restoreResults, writeOwners, type RestoreRun } from './files/owners.js';
+export {
+  dropResults,
+  recreated,
+  restoreResults,
+  writeOwners,
+  type RestoreResults,
+  type RestoreRun,
+} from './files/owners.js';
 export { deleteCostText, listIntoBackup, readCostText, readHow } from './send/backup-read.js';
 export {
   choiceOf,

@@ -146,7 +146,7 @@ describe('crm RESOURCE delete keeps what it deletes', () => {
     expect((await requestLog(t, since)).filter((e) => e.method === 'GET')).toEqual([]);
   });
 
-  it('a deleted deal imported again: same fields, a new id; the summary names the links that did not come back', async () => {
+  it('a deleted deal imported again: same fields, a new id, its own links made again; the summary names the links that did not come back', async () => {
     const sub = mkdtempSync(join(dir, 'deal-'));
     const deal = (await api('POST', '/deals', { name: 'Big deal', amount: 5000 })).data;
     const [contact] = await makeContacts(t, 'dl', 1);
@@ -158,11 +158,13 @@ describe('crm RESOURCE delete keeps what it deletes', () => {
     const summary = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(summary).toMatchObject({
       created: 1,
-      links_not_restored: ['deals/{id}/contacts', 'deals/{id}/companies', 'notes/{id}/records', 'meetings/{id}/deal'],
+      // its own links were kept with it (issue 31): only the links to it are lost
+      links_not_restored: ['notes/{id}/records', 'meetings/{id}/deal'],
+      links: [expect.objectContaining({ resource: 'deals contacts', linked: 1 })],
     });
     expect(r.stderr).toMatch(/have new ids/);
     expect(r.stderr).toContain('new.csv maps them');
-    expect(r.stderr).toContain('their contacts (deals/{id}/contacts)');
+    expect(r.stderr).not.toContain('their contacts (deals/{id}/contacts)');
     expect(r.stderr).toContain('the meetings associated with them (meetings/{id}/deal)');
     const [, row] = readFileSync(join(sub, 'new.csv'), 'utf8').trim().split('\n');
     const newId = row!.split(',')[1]!;

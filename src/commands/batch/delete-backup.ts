@@ -59,7 +59,10 @@ export function deleteBackup(
       const atLimit = (n: number) => costAtLimitText(n, ctx.clock.now(), client?.pace?.());
       const cost = read && {
         read: readCostText(o.resource, read.toRead, read.kept),
-        total: deleteCostText({ ...read, deletes: Math.max(0, deletes), rows: checked.valid }, atLimit),
+        total: deleteCostText(
+          { ...read, deletes: Math.max(0, deletes), rows: checked.valid, resource: o.resource },
+          atLimit,
+        ),
       };
       await progress.pause(() => confirmDelete(ctx, o, checked.valid, path, cost, checked.done));
       if (path === undefined || checked.valid === 0) return;
@@ -108,14 +111,17 @@ export function deleteBackup(
 export function noteRecreated(ctx: Ctx, o: BatchOptions, s: ImportSummary): void {
   if (ctx.globals.quiet) return;
   if (s.links_not_restored !== undefined) {
-    const links = linksTo(s.resource).map((l) => `${l.words} (${l.path})`);
+    const lost = new Set(s.links_not_restored);
+    const links = linksTo(s.resource)
+      .filter((l) => lost.has(l.path))
+      .map((l) => `${l.words} (${l.path})`);
     const map = o.results
       ? `${o.results} maps them: each row's _line is the line of ${o.file} that holds the old id, its id the new one`
       : `--results FILE maps them (each row's _line is the line of ${o.file} holding the old id, its id the new one)`;
     ctx.warn(
       `The records created from a delete's backup have new ids (the old ids are gone for good); ${map}.` +
         (links.length > 0
-          ? `\nTheir links did not come back (the API cannot restore them; link them again with crm links): ${links.join(', ')}.`
+          ? `\nThese links did not come back (a backup holds only a record's own links; link them again with crm links): ${links.join(', ')}.`
           : ''),
     );
   }

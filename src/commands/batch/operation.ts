@@ -79,12 +79,12 @@ export async function confirmDelete(
   const what =
     plural(left, findResource(o.resource)?.singular ?? o.resource, o.resource) +
     (left < valid ? ` (of ${count(valid)}: an earlier run deleted ${count(valid - left)})` : '');
-  const lost = linksLostText(o.resource);
-  const kept = backup
-    ? ` Each is first copied to ${backup}, ${cost?.read ?? 'read with one GET each'}; importing that file creates them again, with new ids.` +
-      (cost ? ` It costs ${cost.total}.` : '') +
-      (lost ? ` ${lost}` : '')
-    : '';
+  const lost = linksLostText(o.resource, backup !== undefined);
+  const kept =
+    (backup
+      ? ` Each is first copied to ${backup}, ${cost?.read ?? 'read with one GET each'}; importing that file creates them again, with new ids.` +
+        (cost ? ` It costs ${cost.total}.` : '')
+      : '') + (lost ? ` ${lost}` : '');
   if (o.yes) {
     // without a question, the notice alone says where the records go and what reading them costs
     if (backup) ctx.warn(`Deleting ${what}.${kept}`);

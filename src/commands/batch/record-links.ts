@@ -18,7 +18,9 @@ import {
   recordLinkColumns,
   type RecordLinks,
 } from '../../import/link-keys/record-links.js';
-import { runKeyedLinks, type LinkSummary } from '../../import/link-keys/run.js';
+import { runKeyedLinks, type KeyedLinkOptions, type LinkSummary } from '../../import/link-keys/run.js';
+import { backupPairs } from '../../import/files/backup-links.js';
+import { createdLines } from '../../import/files/owners.js';
 import type { Ctx } from '../context.js';
 import type { PaceInfo } from '../../http/pace-info.js';
 import { linkPlanRecord, linkSummaryRecord, printDry, printLinkSummary, progressLine } from '../links/keyed.js';
@@ -106,50 +108,97 @@ export async function linkRecords(
   const out: LinkSummary[] = [];
   for (const group of groups) {
     const text = [...pairsFile(group, o.resource, fields, at, rows)].join('');
-    // the trial: a minute of link reads and writes showed nothing
-    const progress = progressLine(ctx);
-    const summary = await runKeyedLinks(
-      {
-        ...{ parent: group.parent, relation: group.relation, file: '-', remove: false, dryRun: o.dryRun === true },
-        ...{ concurrency: o.concurrency ?? 4, baseUrl: client.baseUrl },
-        derived: {
-          source: Readable.from([text]),
-          label: `${o.file}.${group.other}`,
-          base: `${o.file}.${group.other}`,
-          records: group.recordIs,
-          ...(o.dryRun ? { pending: { side: group.recordIs, ...(creates ? { lines: creates } : {}) } } : {}),
-          ...(group.recordIs === 'parent' && fresh.size > 0 ? { fresh } : {}),
-        },
+    const summary = await linkPairs(ctx, o, client, {
+      ...{ parent: group.parent, relation: group.relation, text, label: `${o.file}.${group.other}` },
+      derived: {
+        records: group.recordIs,
+        ...(o.dryRun ? { pending: { side: group.recordIs, ...(creates ? { lines: creates } : {}) } } : {}),
+        ...(group.recordIs === 'parent' && fresh.size > 0 ? { fresh } : {}),
       },
-      {
-        client,
-        journalDir: join(ctx.configDir(), 'imports'),
-        cwd: process.cwd(),
-        clock: ctx.clock,
-        signal: ctx.signal,
-        warn: (m) => ctx.warn(m),
-        progress: (line) => progress.update(`${group.parent} ${group.relation}: ${line}`),
-      },
-    )
-      .finally(() => progress.stop())
-      .catch((err: unknown) => {
-        if (!(err instanceof InterruptedError)) throw err;
-        // Ctrl-C: the records' summary and each relation's done so far are still printed, with their ways back (the
-        // trial saw only "Error: interrupted", and never the command removing the links already made)
-        const what = `${group.parent} ${group.relation}`;
-        const message = /^interrupted: /.test(err.message)
-          ? err.message
-          : `interrupted while linking ${what}: ${err.message}`;
-        return new InterruptedError(message, {
-          hint:
-            err.hint ??
-            'run the same command again to finish the job: the records are matched, not made again, and the links there are read as there',
-        });
-      });
+    });
     if (summary instanceof InterruptedError) return { links: out, stopped: summary };
     if (summary && summary.rows > 0) out.push(summary);
   }
   return { links: out };
+}
+
+/**
+ * A delete's backup imported again (CONTRACT §10): each record created, its own links (`_links`, kept by the delete)
+ * made again to the children still there — a file of pairs by id per relation (backupPairs, from the create's results:
+ * each line's new id), sent as `crm links import` sends it, its way back beside the input
+ * (`deals.deleted.ndjson.contacts.linked.csv`). A child deleted since is the links run's not found (its rejects file).
+ */
+export async function relinkBackup(
+  ctx: Ctx,
+  o: BatchOptions,
+  client: HttpClient,
+  resultsPath: string,
+): Promise<{ links: LinkSummary[]; stopped?: InterruptedError }> {
+  const pairs = await backupPairs(o.file, o.resource, await createdLines(resultsPath));
+  const out: LinkSummary[] = [];
+  for (const p of pairs) {
+    const label = `${o.file}.${p.relation}`;
+    const summary = await linkPairs(ctx, o, client, {
+      parent: o.resource,
+      ...p,
+      label,
+      derived: { records: 'parent' },
+    });
+    if (summary instanceof InterruptedError) return { links: out, stopped: summary };
+    if (summary && summary.rows > 0) out.push(summary);
+  }
+  return { links: out };
+}
+
+/**
+ * One relation's pairs (`text`, a CSV) planned and sent by the links engine, named `label`, its way back beside it;
+ * Ctrl-C: an InterruptedError returned (not thrown), so the records' summary and the relations done are printed first.
+ */
+async function linkPairs(
+  ctx: Ctx,
+  o: BatchOptions,
+  client: HttpClient,
+  p: {
+    parent: string;
+    relation: string;
+    text: string;
+    label: string;
+    derived: Omit<NonNullable<KeyedLinkOptions['derived']>, 'source' | 'label' | 'base'>;
+  },
+): Promise<LinkSummary | InterruptedError | undefined> {
+  // the trial: a minute of link reads and writes showed nothing
+  const progress = progressLine(ctx);
+  return runKeyedLinks(
+    {
+      ...{ parent: p.parent, relation: p.relation, file: '-', remove: false, dryRun: o.dryRun === true },
+      ...{ concurrency: o.concurrency ?? 4, baseUrl: client.baseUrl },
+      derived: { ...p.derived, source: Readable.from([p.text]), label: p.label, base: p.label },
+    },
+    {
+      client,
+      journalDir: join(ctx.configDir(), 'imports'),
+      cwd: process.cwd(),
+      clock: ctx.clock,
+      signal: ctx.signal,
+      warn: (m) => ctx.warn(m),
+      progress: (line) => progress.update(`${p.parent} ${p.relation}: ${line}`),
+    },
+  )
+    .finally(() => progress.stop())
+    .catch((err: unknown) => {
+      if (!(err instanceof InterruptedError)) throw err;
+      // Ctrl-C: the records' summary and each relation's done so far are still printed, with their ways back (the
+      // trial saw only "Error: interrupted", and never the command removing the links already made)
+      const what = `${p.parent} ${p.relation}`;
+      const message = /^interrupted: /.test(err.message)
+        ? err.message
+        : `interrupted while linking ${what}: ${err.message}`;
+      return new InterruptedError(message, {
+        hint:
+          err.hint ??
+          'run the same command again to finish the job: the records made are not made again, and the links there are read as there',
+      });
+    });
 }
 
 /**

@@ -1,6 +1,5 @@
 // `crm batch RESOURCE FILE` (CONTRACT §7): runs the import engine (src/import/) with the HTTP
 // client, shows progress on a terminal, prints the summary and picks the exit code (0 / 9 / 2 / 130).
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   DiskError,
@@ -18,6 +17,7 @@ import {
   importSummaryOf,
   keyIdentity,
   deleteCostText,
+  dropResults,
   matchReader,
   recreated,
   restoreResults,
@@ -25,12 +25,13 @@ import {
   writeOwners,
   type ImportOptions,
   type ImportSummary,
+  type RestoreResults,
   type RestoreRun,
   type RowOperation,
 } from '../../import/index.js';
 import { detectFormat } from '../../import/input/reader.js';
 import { matchFields, printMatchSummary } from './reconcile.js';
-import { linkColumnsOf, linkThenPrint, recordLinksOf } from './record-links.js';
+import { linkColumnsOf, linkThenPrint, printWithLinks, recordLinksOf, relinkBackup } from './record-links.js';
 import type { RecordLinks } from '../../import/link-keys/record-links.js';
 import { printDryPlan, printPlan, showPlan } from './plan-text.js';
 import { SendingRate } from '../../output/eta.js';
@@ -59,7 +60,8 @@ export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
   const journalDir = join(ctx.configDir(), 'imports');
   // a plain create: its rows' owner_id, left out, goes to the owners file (restoreResults, writeOwners)
   const restoring: RestoreRun = {
-    ...{ file: o.file, results: o.results, format: o.inputFormat, encoding: o.encoding, maps: o.map },
+    ...{ file: o.file, resource: o.resource, results: o.results },
+    ...{ format: o.inputFormat, encoding: o.encoding, maps: o.map },
     creates: !o.operation && !o.update && !o.delete && !o.match && !o.dryRun,
     ...{ tmpDir: journalDir, signal: ctx.signal },
   };
@@ -110,7 +112,7 @@ export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
     })
     .catch(async (err: unknown) => {
       // crm's own results file of a stopped run: the rerun that finishes the job writes it again, from its journal
-      if (restore.temporary) await rm(restore.path!, { force: true }).catch(() => undefined);
+      await dropResults(restore).catch(() => undefined);
       const found = importSummaryOf(err);
       const partial = found && backup.named(found);
       const stopped = err instanceof InterruptedError ? 'interrupted' : 'stopped';
@@ -124,12 +126,39 @@ export async function runBatch(given: BatchOptions, ctx: Ctx): Promise<void> {
     if (summary.refused) throw summary.refused;
     return;
   }
-  const shown = recreated(o.file, backup.named(summary), await writeOwners(restoring, restore));
-  await printSummary(ctx, shown);
+  return printCreated(ctx, o, client, backup.named(summary), { run: restoring, results: restore });
+}
+
+/**
+ * A create's (or update's, delete's, link's) summary: a plain create's owners file, and a delete's backup's links made
+ * again (record-links.ts), both from its results; then the exit: Ctrl-C while linking (130), rows not done (9), links
+ * not made (9).
+ */
+async function printCreated(
+  ctx: Ctx,
+  o: BatchOptions,
+  client: HttpClient | undefined,
+  summary: ImportSummary,
+  restore: { run: RestoreRun; results: RestoreResults },
+): Promise<void> {
+  const { owners, relinked } = await Promise.resolve()
+    .then(async () => ({
+      owners: await writeOwners(restore.run, restore.results),
+      relinked:
+        restore.results.links && client
+          ? await relinkBackup(ctx, o, client, restore.results.path!)
+          : { links: [], stopped: undefined },
+    }))
+    .finally(() => dropResults(restore.results));
+  const shown = recreated(o.file, summary, owners, restore.results.links);
+  const print = (extra: Record<string, unknown>) => printSummary(ctx, shown, undefined, extra);
+  const linksRefused = await printWithLinks(ctx, relinked.links, client?.pace?.(), print).catch((err: unknown) => err);
   noteRecreated(ctx, o, shown);
   if (summary.rows === 0)
     ctx.warn(`${o.file === '-' ? 'standard input' : o.file}: no rows (only a header); nothing was sent`);
+  if (relinked.stopped) throw relinked.stopped;
   if (importExitCode(summary) === 9) throw partialFailure(o, ctx, summary);
+  if (linksRefused) throw linksRefused as Error;
 }
 
 /** A `--match` run's plan (a dry run) or summary, with its records' links, planned or made (record-links.ts). */
@@ -341,7 +370,13 @@ const SUMMARY_KEYS =
   unknown unknown_file not_sent backup_file links_not_restored owners_file`.split(/\s+/) as Array<keyof ImportSummary>;
 
 /** The summary (a table on stderr, or JSON on stdout with `reasons`), then why rows failed and one sentence of what happened. */
-async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: Stopped): Promise<void> {
+async function printSummary(
+  ctx: Ctx,
+  s: ImportSummary,
+  stopped?: Stopped,
+  /** a backup's links made again: their summaries (record-links.ts) */
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   const op = s.operation;
   const { output, quiet, stderrColor } = ctx.globals;
   const json = output === 'json' || output === 'ndjson';
@@ -353,7 +388,7 @@ async function printSummary(ctx: Ctx, s: ImportSummary, stopped?: Stopped): Prom
     if (k === 'created' && op) Object.assign(record, { operation: op.kind, [op.done]: s.created });
     else record[k] = s[k];
   }
-  if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons });
+  if (json) await writeRecord(output, ctx.io.stdout, { ...record, reasons: s.reasons, ...extra });
   if (quiet) return;
   if (!json) await writeRecord('table', ctx.io.stderr, forPeople(record), { color: stderrColor });
   const why = json

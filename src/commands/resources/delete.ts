@@ -15,6 +15,7 @@ import type { DeleteOptions } from './command.js';
 import { outputOptions } from '../shared/output-options.js';
 import { Ids, isMany, runForIds } from './many.js';
 import { keepBefore, openBackup, type DeleteBackup } from '../../import/index.js';
+import { ownRelations } from '../../import/files/backup-links.js';
 import type { HttpClient } from '../../http/types.js';
 import { crmCommand } from '../shared/command-line.js';
 import { linksLostText } from '../shared/links-lost.js';
@@ -32,7 +33,9 @@ export async function runDelete(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const file = await backupFile(o, ctx.clock.now());
   await confirmDelete(ctx, o, `${singular} ${id}`, `${singular} ${sanitizeForTerminal(id)}`, file?.path);
   const client = await ctx.client();
-  const res = await withBackup(ctx, o, file, (backup, deleted) => deleteKept(client, req.path, id, backup, deleted));
+  const res = await withBackup(ctx, o, file, (backup, deleted) =>
+    deleteKept(client, { resource: o.resource, path: req.path, id }, backup, deleted),
+  );
   if (res.goneOnRetry)
     ctx.warn(`The first attempt's answer was lost; its retry found the ${singular} already deleted.`);
   const format = ctx.format();
@@ -70,7 +73,7 @@ async function deleteMany(o: DeleteOptions, ctx: Ctx): Promise<void> {
   const client = await ctx.client({ concurrencyFlag: true });
   await withBackup(ctx, o, file, async (backup, deleted) => {
     const one = async (path: string, id: string) => {
-      const res = await deleteKept(client, path, id, backup, deleted);
+      const res = await deleteKept(client, { resource: o.resource, path, id }, backup, deleted);
       if (res.goneOnRetry)
         ctx.warn(`${singular} ${id}: the first attempt's answer was lost; its retry found it already deleted.`);
       return res.body.data ?? { id, deleted: true };
@@ -100,8 +103,13 @@ async function backupFile(o: Pick<DeleteOptions, 'backup' | 'resource'>, now: nu
 }
 
 /** One DELETE, its record kept first; `deleted` is told once the server says it is gone. */
-async function deleteKept(client: HttpClient, path: string, id: string, backup?: DeleteBackup, deleted?: Deleted) {
-  const kept = backup ? await keepBefore(client, path, id, backup) : undefined;
+async function deleteKept(
+  client: HttpClient,
+  { resource, path, id }: { resource: string; path: string; id: string },
+  backup?: DeleteBackup,
+  deleted?: Deleted,
+) {
+  const kept = backup ? await keepBefore(client, path, id, backup, resource) : undefined;
   const res = await client
     .request<Answer>({ method: 'DELETE', path, expect: 'success', beforeSend: kept?.beforeSend })
     .catch((err: unknown) => {
@@ -144,7 +152,9 @@ async function withBackup<T>(
     if (ids > 0)
       ctx.warn(
         `Kept as ${ids === 1 ? 'it was' : 'they were'} in ${path} before the DELETE (\`${again}\` creates ${ids === 1 ? 'it' : 'them'} again, with new ids; ` +
-          `not ${ids === 1 ? 'its' : 'their'} links, which are gone).`,
+          (ownRelations(o.resource).length > 0
+            ? `and links ${ids === 1 ? 'it' : 'them'} again to the records ${ids === 1 ? 'it was' : 'they were'} linked to that are still there; not the links to ${ids === 1 ? 'it' : 'them'}, which are gone).`
+            : `not ${ids === 1 ? 'its' : 'their'} links, which are gone).`),
       );
   }
 }

@@ -18,6 +18,7 @@ import { removeStaleTemps } from '../../util/fs.js';
 import type { BeforeSend } from '../types.js';
 import { unwritable } from './outputs.js';
 import { idText } from '../../api/ids.js';
+import { LINKS_KEY, ownRelations, readOwnLinks } from './backup-links.js';
 
 export interface DeleteBackup {
   path: string;
@@ -248,7 +249,8 @@ export interface KeptDelete {
  * What keeps a record before its DELETE, as the DELETE's `beforeSend` (RequestOptions): the record as it is
  * — the one a listing set aside, else read now with one GET — written durably to the backup once the
  * pacer has admitted the DELETE, just before it goes (written before a rate-limit wait, a run stopped in
- * it left records there that were never deleted). Nothing to write when the file holds it already (an
+ * it left records there that were never deleted), with its own links when it has some (`_links`: backup-links.ts).
+ * Nothing to write when the file holds it already (an
  * earlier run's), or a 404 (gone already). A refused DELETE takes back only the line its own keep wrote
  * (a second DELETE of a record another row deleted is answered 404: that row's line stays).
  */
@@ -257,8 +259,13 @@ export async function keepBefore(
   path: string,
   id: string,
   backup: DeleteBackup,
+  /** the record's collection: a deal's, note's or segment's own links are kept with it (backup-links.ts) */
+  resource: string,
 ): Promise<KeptDelete> {
-  const record = backup.has(id) ? undefined : ((await backup.staged(id)) ?? (await readRecord(client, path)));
+  const found = backup.has(id) ? undefined : ((await backup.staged(id)) ?? (await readRecord(client, path)));
+  const links = found && ownRelations(resource).length > 0 ? await readOwnLinks(client, resource, id) : undefined;
+  // gone while its links were read: nothing to keep
+  const record = links === null ? undefined : links ? { ...found, [LINKS_KEY]: links } : found;
   if (!record) return { failed: () => undefined };
   let wrote = false;
   return {

@@ -22,6 +22,7 @@ import {
 import { detectFormat, openInput } from '../input/reader.js';
 import { prepareInput } from '../input/source.js';
 import { isBackupFile } from './backup.js';
+import { LINKS_KEY, ownRelations } from './backup-links.js';
 import { csvLine, keptColumns } from './outputs.js';
 
 /**
@@ -30,6 +31,7 @@ import { csvLine, keptColumns } from './outputs.js';
  */
 export interface RestoreRun {
   file: string;
+  resource: string;
   results?: string;
   creates: boolean;
   format?: InputFormat;
@@ -44,8 +46,11 @@ export interface RestoreRun {
 /** Where the results file holds each row's owner_id: a CSV input's column (by its place, as typed), an NDJSON or JSON input's key. */
 type OwnerColumn = { at: number; type: FieldType } | { key: 'owner_id' };
 
-/** The `--results` file of a create that leaves owner_id out; `temporary`: crm's own, removed once read. */
-type RestoreResults = { path?: string; temporary: boolean; owner?: OwnerColumn };
+/**
+ * The `--results` file of a create that leaves owner_id out, or of a delete's backup holding links (`links`: its new
+ * ids are linked again after the create, backup-links.ts); `temporary`: crm's own, removed once read (dropResults).
+ */
+export type RestoreResults = { path?: string; temporary: boolean; owner?: OwnerColumn; links?: boolean };
 
 /**
  * The owners file follows from what the file holds, not its name (issue 28: a `--backup mine.ndjson`, or an export
@@ -56,17 +61,39 @@ type RestoreResults = { path?: string; temporary: boolean; owner?: OwnerColumn }
  */
 export async function restoreResults(run: RestoreRun): Promise<RestoreResults> {
   const owner = run.creates ? await ownerLeftOut(run).catch(() => undefined) : undefined;
+  const links = run.creates && (await holdsLinks(run).catch(() => false));
   // an NDJSON results file (createResultsWriter: of an NDJSON input, named .ndjson or .jsonl) is not read back here
-  if (owner !== undefined && 'key' in owner && /\.(ndjson|jsonl)$/i.test(run.results ?? ''))
+  if (((owner !== undefined && 'key' in owner) || links) && /\.(ndjson|jsonl)$/i.test(run.results ?? ''))
     throw new UsageError(
-      `${run.file}: its rows' owner_id is left out (the server sets it on create), and the owners file that gives it ` +
-        `back is made from a CSV results file, not --results ${run.results}; nothing was sent`,
-      {
-        hint: `name a results file ending in .csv, or leave out --results (${run.file}.owners.csv is written either way)`,
-      },
+      `${run.file}: ${links ? "its records' links are made again" : "its rows' owner_id is left out (the server sets it on create), and the owners file that gives it back is made"} ` +
+        `from a CSV results file, not --results ${run.results}; nothing was sent`,
+      { hint: `name a results file ending in .csv, or leave out --results` },
     );
-  if (owner === undefined || run.results !== undefined) return { path: run.results, temporary: false, owner };
-  return { path: `${run.file}.results-${process.pid}-${Date.now()}.tmp.csv`, temporary: true, owner };
+  if ((owner === undefined && !links) || run.results !== undefined)
+    return { path: run.results, temporary: false, owner, links };
+  return { path: `${run.file}.results-${process.pid}-${Date.now()}.tmp.csv`, temporary: true, owner, links };
+}
+
+/** A delete's backup of deals, notes or segments that kept their links (`_links`): an NDJSON file holding the key. */
+async function holdsLinks(run: RestoreRun): Promise<boolean> {
+  if (run.file === '-' || ownRelations(run.resource).length === 0) return false;
+  if ((run.format ?? detectFormat(run.file)) !== 'ndjson' || !(await stat(run.file)).isFile()) return false;
+  return fileHolds(run.file, `"${LINKS_KEY}"`);
+}
+
+/** crm's own results file, once read (the owners file, the links made again). */
+export async function dropResults(results: RestoreResults): Promise<void> {
+  if (results.temporary && results.path) await rm(results.path, { force: true });
+}
+
+/** Each line of the input the create made a record of, and its new id: the results file's `_line` and `id`. */
+export async function createdLines(resultsPath: string): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  const rows = createReadStream(resultsPath).pipe(
+    parseCsv({ bom: true, skip_empty_lines: true, relax_column_count: true, from_line: 2 }),
+  );
+  for await (const r of rows as AsyncIterable<string[]>) if (r[1]) out.set(Number(r[0]), r[1]);
+  return out;
 }
 
 /**
@@ -123,40 +150,38 @@ async function fileHolds(path: string, text: string): Promise<boolean> {
 export async function writeOwners(run: RestoreRun, results: RestoreResults): Promise<string | undefined> {
   const { owner } = results;
   if (owner === undefined || results.path === undefined) return undefined;
-  try {
-    // read as it streams: a create's results file is as big as its input
-    const rows = createReadStream(results.path).pipe(
-      parseCsv({ bom: true, skip_empty_lines: true, relax_column_count: true }),
-    );
-    const owned: string[] = [];
-    let column: { at: number; type: FieldType } | undefined;
-    for await (const r of rows as AsyncIterable<string[]>) {
-      if (column === undefined) {
-        column = 'key' in owner ? { at: r.indexOf(owner.key), type: 'string' } : owner;
-        continue;
-      }
-      // the owner's column is after `_line` and `id` (none: an NDJSON file holding the text owner_id elsewhere)
-      const cell = column.at < 2 ? undefined : convertCell(r[column.at] ?? '', column.type);
-      if (r[1] && cell?.ok && typeof cell.value === 'string') owned.push(csvLine([r[1], guardFormula(cell.value)]));
+  // read as it streams: a create's results file is as big as its input
+  const rows = createReadStream(results.path).pipe(
+    parseCsv({ bom: true, skip_empty_lines: true, relax_column_count: true }),
+  );
+  const owned: string[] = [];
+  let column: { at: number; type: FieldType } | undefined;
+  for await (const r of rows as AsyncIterable<string[]>) {
+    if (column === undefined) {
+      column = 'key' in owner ? { at: r.indexOf(owner.key), type: 'string' } : owner;
+      continue;
     }
-    if (owned.length === 0) return undefined;
-    const path = `${run.file}.owners.csv`;
-    await writeFileAtomic(path, 'id,owner_id\r\n' + owned.join(''));
-    return path;
-  } finally {
-    if (results.temporary) await rm(results.path, { force: true });
+    // the owner's column is after `_line` and `id` (none: an NDJSON file holding the text owner_id elsewhere)
+    const cell = column.at < 2 ? undefined : convertCell(r[column.at] ?? '', column.type);
+    if (r[1] && cell?.ok && typeof cell.value === 'string') owned.push(csvLine([r[1], guardFormula(cell.value)]));
   }
+  if (owned.length === 0) return undefined;
+  const path = `${run.file}.owners.csv`;
+  await writeFileAtomic(path, 'id,owner_id\r\n' + owned.join(''));
+  return path;
 }
 
 /**
  * A create's summary with what it could not send: the owners file; and for a delete's backup imported again (a file
- * named `*.deleted.ndjson`), the links its records had, which cannot come back.
+ * named `*.deleted.ndjson`), the links its records had that do not come back: other records' links to them, and their
+ * own unless the backup kept them (`linksKept`: made again after the create, backup-links.ts).
  */
-export function recreated(file: string, s: ImportSummary, owners?: string): ImportSummary {
+export function recreated(file: string, s: ImportSummary, owners?: string, linksKept = false): ImportSummary {
   if (s.operation || s.created === 0) return s;
+  const lost = linksTo(s.resource).filter((l) => !(linksKept && l.path.startsWith(`${s.resource}/`)));
   return {
     ...s,
-    ...(isBackupFile(file) ? { links_not_restored: linksTo(s.resource).map((l) => l.path) } : {}),
+    ...(isBackupFile(file) ? { links_not_restored: lost.map((l) => l.path) } : {}),
     ...(owners ? { owners_file: owners } : {}),
   };
 }

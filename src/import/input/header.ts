@@ -337,6 +337,8 @@ const CRM_OWN_KEYS = new Set([
   '_action',
   '_changes',
   '_side',
+  // a delete's backup: the record's own links (files/backup-links.ts), made again after the create, never a field
+  '_links',
 ]);
 
 /** An NDJSON object → record: crm's own `_` keys left out (a record's `__proto__` or `_x` is its field), `--map` renames, null kept. */

@@ -11,6 +11,7 @@ import type { HttpClient } from '../../http/types.js';
 import { count, plural } from '../../output/plural.js';
 import type { DeleteBackup } from '../files/backup.js';
 import { idText } from '../../api/ids.js';
+import { ownRelations } from '../files/backup-links.js';
 
 /** Fewer ids to read than a page holds: one GET each (a listing could cost one request more). */
 export const LIST_MIN_IDS = PAGE_SIZE_MAX;
@@ -85,15 +86,19 @@ export function readCostText(resource: string, toRead: number, kept: number): st
  * "at most about 2.1 min" took 2.5).
  */
 export function deleteCostText(
-  r: { toRead: number; kept: number; deletes: number; rows: number },
+  r: { toRead: number; kept: number; deletes: number; rows: number; resource?: string },
   atLimit: (requests: number) => string,
 ): string {
   const { least, most } = readCost(r.toRead, r.kept);
   const did = `it did ${count(r.rows - r.deletes)} of ${count(r.rows)}`;
   const dels =
     plural(r.deletes, 'DELETE') + (r.deletes < r.rows ? `, for the rows an earlier run did not finish (${did})` : '');
-  const reads = readHow(r.toRead) === 'get' ? plural(most, 'GET') : 'the reads';
-  const [fewest, all] = [least + r.deletes, most + r.deletes];
+  // a deal's, note's or segment's own links, kept with it: a GET per relation (one more per further 100 links)
+  const links = r.toRead * (r.resource === undefined ? 0 : ownRelations(r.resource).length);
+  const reads =
+    (readHow(r.toRead) === 'get' ? plural(most, 'GET') : 'the reads') +
+    (links > 0 ? `, ${plural(links, 'GET')} of their links or more` : '');
+  const [fewest, all] = [least + links + r.deletes, most + links + r.deletes];
   const total = least === most ? plural(all, 'request') : `from ${count(fewest)} to ${count(all)} requests`;
   return `${total} in all (${reads} and ${dels}): ${atLimit(all)}${least === most ? '' : `, for all ${count(all)}`}`;
 }

@@ -81,7 +81,7 @@ function httpRowSender(client: HttpClient, op: RowOperation, { onKept, backup }:
     const keep = method === 'DELETE' ? backup?.() : undefined;
     let failed: ((err: unknown, sentBefore: boolean) => void) | undefined;
     try {
-      const kept = keep ? await keepBefore(client, path, target, keep) : undefined;
+      const kept = keep ? await keepBefore(client, path, target, keep, op.name) : undefined;
       failed = kept?.failed;
       const res = await client.request({
         method,

@@ -111,22 +111,22 @@ describe('a refused DELETE takes back only its own line', () => {
       const client = {
         request: async (o: { path: string }) => ({ body: { data: records[o.path.split('/').pop()!] } }),
       } as unknown as HttpClient;
-      const first = await keepBefore(client, '/contacts/a', 'a', backup);
+      const first = await keepBefore(client, '/contacts/a', 'a', backup, 'contacts');
       await first.beforeSend!(); // its DELETE goes through
-      const again = await keepBefore(client, '/contacts/a', 'a', backup);
+      const again = await keepBefore(client, '/contacts/a', 'a', backup, 'contacts');
       expect(again.beforeSend).toBeUndefined(); // held already: nothing written for this DELETE
       again.failed(new NotFoundError('not found', { status: 404 }));
-      const b = await keepBefore(client, '/contacts/b', 'b', backup);
+      const b = await keepBefore(client, '/contacts/b', 'b', backup, 'contacts');
       await b.beforeSend!();
       b.failed(new ForbiddenError('this key may not delete', { status: 403 }));
       // retried (429), then refused: the retry's keep finds the line written, and the refusal still takes it back, at once
-      const d = await keepBefore(client, '/contacts/d', 'd', backup);
+      const d = await keepBefore(client, '/contacts/d', 'd', backup, 'contacts');
       await d.beforeSend!();
       await d.beforeSend!();
       d.failed(new ValidationError('cannot be deleted', { status: 422 }));
       await backup.keep({ id: 'marker' }); // after the blank in the write queue
       expect(backupIds(readFileSync(path, 'utf8')).has('d')).toBe(false); // before the run ends (a kill then keeps it so)
-      const c = await keepBefore(client, '/contacts/c', 'c', backup);
+      const c = await keepBefore(client, '/contacts/c', 'c', backup, 'contacts');
       await c.beforeSend!();
       c.failed(new ServerError('no answer', { status: 503 })); // not a refusal: it may have gone through
       await backup.close();
@@ -177,12 +177,12 @@ describe('a listing set aside', () => {
           throw new Error('no GET for a record the listing set aside');
         },
       } as unknown as HttpClient;
-      const keep = await keepBefore(client, '/contacts/b', 'b', backup);
+      const keep = await keepBefore(client, '/contacts/b', 'b', backup, 'contacts');
       // written only when the DELETE is admitted, just before it goes
       expect(backup.has('b')).toBe(false);
       await keep.beforeSend!();
       expect(backup.has('b')).toBe(true);
-      expect((await keepBefore(client, '/contacts/b', 'b', backup)).beforeSend).toBeUndefined();
+      expect((await keepBefore(client, '/contacts/b', 'b', backup, 'contacts')).beforeSend).toBeUndefined();
       expect(readFileSync(path, 'utf8')).toBe(`${JSON.stringify(listed[1])}\n`);
       await backup.close();
       expect(readdirSync(dir)).toEqual(['ids.txt.deleted.ndjson']);

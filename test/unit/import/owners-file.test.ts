@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { restoreResults, writeOwners, type RestoreRun } from '../../../src/import/files/owners.js';
+import { dropResults, restoreResults, writeOwners, type RestoreRun } from '../../../src/import/files/owners.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'crm-owners-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,7 +15,7 @@ let n = 0;
 function runOf(name: string, content: string | Buffer, more: Partial<RestoreRun> = {}): RestoreRun {
   const file = join(dir, `${n++}-${name}`);
   writeFileSync(file, content);
-  return { file, creates: true, tmpDir: dir, ...more };
+  return { file, resource: 'contacts', creates: true, tmpDir: dir, ...more };
 }
 
 const csv = (header: string) => `${header}\r\na@x.test,usr_other\r\n`;
@@ -54,7 +54,9 @@ describe('restoreResults: a results file exactly when the create leaves owner_id
   });
 
   it('standard input has no <input> to name the owners file by', async () => {
-    expect((await restoreResults({ file: '-', creates: true, tmpDir: dir })).owner).toBeUndefined();
+    expect(
+      (await restoreResults({ file: '-', resource: 'contacts', creates: true, tmpDir: dir })).owner,
+    ).toBeUndefined();
   });
 
   it('an NDJSON --results file is refused before anything is sent (it is not read back)', async () => {
@@ -80,6 +82,9 @@ describe('writeOwners: each new id with the owner its row had, exactly', () => {
     expect(owners).toBe(`${run.file}.owners.csv`);
     expect(readFileSync(owners!, 'utf8')).toBe('id,owner_id\r\ncon_new1,\'-3\r\ncon_new3,"a,b ""q"""\r\n');
     expect(statSync(owners!).mode & 0o777).toBe(0o600);
+    // crm's own results file is kept until the backup's links are made from it too, then dropped
+    expect(existsSync(results.path!)).toBe(true);
+    await dropResults(results);
     expect(existsSync(results.path!)).toBe(false);
   });
 
