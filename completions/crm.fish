@@ -493,6 +493,7 @@ complete -c crm -n '__crm_at "crm restore"' -l 'resources' -x -d 'only these col
 complete -c crm -n '__crm_at "crm restore"' -l 'match' -x -d 'find the records of RES in the target by these fields, comma-separated (default: contacts=email, companies=domain); repeatable'
 complete -c crm -n '__crm_at "crm restore"' -l 'links' -d 'also the links of DIR/links/ (crm snapshot --links) whose two records are restored, unless there; each parent'\''s links read once'
 complete -c crm -n '__crm_at "crm restore"' -l 'owners' -r -F -d 'CSV old_id,new_id: the owners of the records created, from the snapshot'\''s users to this organization'\''s (default: the same ids in the same organization)'
+complete -c crm -n '__crm_at "crm restore"' -l 'plan' -r -F -d 'write every record'\''s decision to FILE (CSV: resource,_line,_action,id,target_id,_candidates,_note) before anything is sent'
 complete -c crm -n '__crm_at "crm restore"' -l 'dry-run' -d 'read the snapshot and the target, print the plan, send nothing'
 complete -c crm -n '__crm_at "crm restore"' -l 'help' -s 'h' -d 'show help'
 complete -c crm -n '__crm_at "crm api" 0' -a 'GET POST PUT PATCH DELETE'

@@ -20,6 +20,13 @@ const REFERS: Record<string, string> = {
   deal: 'deals',
 };
 
+/** A CSV crm wrote whose cells hold no comma or quote (ids, actions): its rows, split. */
+const csvRows = (file: string): string[][] =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split(/\r?\n/)
+    .map((l) => l.split(','));
+
 const readNdjson = (file: string): Rec[] =>
   readFileSync(file, 'utf8')
     .split('\n')
@@ -150,8 +157,17 @@ describe('crm restore into the organization the snapshot was taken of', () => {
       companies.slice(0, 2).map((c) => c.id),
     );
 
-    const dry = await runCrm(['restore', dir, '--dry-run', '-o', 'json'], { env: org.env() });
+    const planCsv = join(tempDir('crm-restore-plan-'), 'plan.csv');
+    const dry = await runCrm(['restore', dir, '--dry-run', '-o', 'json', '--plan', planCsv], { env: org.env() });
     expect(dry.code, dry.stderr).toBe(0);
+    // --plan: every snapshot record's decision, in file order, as the JSON plan counts them
+    const rows = csvRows(planCsv);
+    expect(rows[0]).toEqual(['resource', '_line', '_action', 'id', 'target_id', '_candidates', '_note']);
+    const contactRows = rows.filter((r) => r[0] === 'contacts');
+    expect(contactRows.map((r) => r[3])).toEqual(contacts.map((c) => c.id));
+    expect(contactRows.map((r) => r[1])).toEqual(contacts.map((_, i) => String(i + 1)));
+    expect(contactRows.slice(0, 150).every((r) => r[2] === 'create' && r[4] === '')).toBe(true);
+    expect(contactRows.slice(150).every((r) => r[2] === 'found' && r[4] === r[3])).toBe(true);
     const plan = JSON.parse(dry.stdout) as {
       same_organization: boolean;
       collections: Array<Record<string, number | string>>;
@@ -293,9 +309,12 @@ describe('crm restore into another organization', () => {
           headers: { 'X-Service-Api-Key': copy.sb.keys.admin, 'content-type': 'application/json' },
           body: JSON.stringify({ email: contact.email, first_name: first }),
         });
-      const args = ['restore', dir, '--resources', 'companies,contacts', '-o', 'json'];
+      const planCsv = join(tempDir('crm-restore-plan-'), 'plan.csv');
+      const args = ['restore', dir, '--resources', 'companies,contacts', '-o', 'json', '--plan', planCsv];
       const run = await runCrm(args, { env: copy.env() });
       expect(run.code, run.stderr).toBe(9);
+      const row = csvRows(planCsv).find((r) => r[3] === contact.id)!;
+      expect([row[0], row[2], row[4], row[5]!.split(';').length]).toEqual(['contacts', 'ambiguous', '', 2]);
       const port = String(new URL(copy.sb.baseUrl).port);
       const file = readdirSync(join(dir, 'restore'), { recursive: true })
         .map(String)

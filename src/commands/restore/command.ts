@@ -6,6 +6,7 @@ import { collect, examples, runs, type FlagsOf, type Load, type Registry } from 
 const declare = (program: CommandUnknownOpts) =>
   examples(program.command('restore'), [
     'crm restore backup --dry-run',
+    'crm restore backup --dry-run --plan restore-plan.csv',
     'crm restore backup',
     'crm restore backup --resources contacts,deals',
     'crm restore backup --match deals=name',
@@ -32,6 +33,10 @@ const declare = (program: CommandUnknownOpts) =>
     .option(
       '--owners <file>',
       "CSV old_id,new_id: the owners of the records created, from the snapshot's users to this organization's (default: the same ids in the same organization)",
+    )
+    .option(
+      '--plan <file>',
+      "write every record's decision to FILE (CSV: resource,_line,_action,id,target_id,_candidates,_note) before anything is sent",
     )
     .option('--dry-run', 'read the snapshot and the target, print the plan, send nothing');
 

@@ -13,7 +13,8 @@ import type { HttpClient } from '../../http/types.js';
 import { matchKey } from '../../import/match/key.js';
 import { RecordIndexBuilder } from '../../import/match/record-index.js';
 import { parseJson } from '../../json/exact-json.js';
-import { tempPathFor } from '../../util/atomic-file.js';
+import { AtomicTextFile, tempPathFor } from '../../util/atomic-file.js';
+import { csvLine, serverCell } from '../../import/files/outputs.js';
 import { HashTable } from '../../util/hash-table.js';
 import { LineFile } from '../../util/line-file.js';
 import { textLines } from '../../util/text-lines.js';
@@ -227,3 +228,41 @@ export function plannedTarget(plan: CollectionPlan, id: string): string | { pend
 /** The decision of the `n`-th record (from 0) of a plan. */
 export const decisionAt = (plan: CollectionPlan, n: number): Decision =>
   JSON.parse(plan.decisions!.read(n)) as Decision;
+
+/**
+ * `--plan FILE` (CONTRACT §10): every snapshot record's decision as CSV, `resource,_line,_action,id,target_id,
+ * _candidates,_note` (its line in DIR/<resource>.ndjson, the snapshot id, the target's id when found or matched, an
+ * ambiguous record's candidates and why), written whole or not at all (renamed into place), before anything is sent.
+ * A collection resumed from an interrupted run's create file has one line, `_action` `resume`.
+ */
+export async function writePlanFile(file: AtomicTextFile, plans: readonly CollectionPlan[]): Promise<void> {
+  try {
+    file.write(csvLine(['resource', '_line', '_action', 'id', 'target_id', '_candidates', '_note']));
+    for (const plan of plans) {
+      if (!plan.decisions) {
+        const note = `an interrupted run's create file, resumed as it is: ${plan.resumed ?? ''}`;
+        file.write(csvLine([plan.resource, '', 'resume', '', '', '', serverCell(note)]));
+        continue;
+      }
+      let n = 0;
+      for await (const { id, line } of snapshotRecords(plan.file)) {
+        const d = decisionAt(plan, n++);
+        const [target, candidates, why] =
+          d.action === 'ambiguous' ? ['', d.candidates.join(';'), d.why] : ['target' in d ? d.target : '', '', ''];
+        file.write(csvLine([plan.resource, String(line), d.action, ...[id, target, candidates, why].map(serverCell)]));
+        if (n % 1000 === 0) await file.drain();
+      }
+    }
+    await file.commit();
+  } catch (err) {
+    await file.discard();
+    throw err;
+  }
+}
+
+/** The `--plan` file, opened (a temporary file beside it) before anything is read: one that cannot be written is exit 2. */
+export async function openPlanFile(target: string): Promise<AtomicTextFile> {
+  return AtomicTextFile.create(target).catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(`cannot write the plan file ${target} (${err.code ?? err.message}): nothing was read or sent`);
+  });
+}

@@ -25,7 +25,15 @@ import type { Manifest } from '../snapshot/types.js';
 import type { RestoreOptions } from './command.js';
 import { DEFAULT_MATCH, RESTORE_ORDER } from './decide.js';
 import { IdMap, idMapPath, targetName } from './id-map.js';
-import { checkMatchFields, planCollection, plannedTarget, type CollectionPlan, type PlanOptions } from './plan.js';
+import {
+  checkMatchFields,
+  planCollection,
+  plannedTarget,
+  openPlanFile,
+  writePlanFile,
+  type CollectionPlan,
+  type PlanOptions,
+} from './plan.js';
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
 import { restoreLinks, type KindResult } from './links.js';
 import { readOwners } from './owners.js';
@@ -33,17 +41,8 @@ import { readOwners } from './owners.js';
 const CHUNK = 100;
 
 export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> {
-  if (opts.dir.trim() === '') throw new UsageError('DIR must name a folder written by crm snapshot');
-  const dir = path.resolve(opts.dir);
-  const manifest = await readManifest(dir, opts.dir);
-  const chosen = chooseCollections(opts.resources, manifest, opts.dir);
-  if (!manifest.complete && !ctx.globals.quiet) ctx.warn(incompleteText(manifest, opts.dir, chosen));
-  const matches = parseMatches(opts.match, chosen);
-  const owners = await readOwners(opts.owners);
-  for (const m of opts.match ?? []) {
-    const resource = m.slice(0, m.indexOf('=')).trim() as ResourceName;
-    await checkMatchFields(dir, resource, matches[resource] ?? []);
-  }
+  const { dir, manifest, chosen, matches, owners } = await readArguments(opts, ctx);
+  const planFile = opts.plan !== undefined ? await openPlanFile(opts.plan) : undefined;
   const client = await ctx.client({ concurrencyFlag: true });
   const restoreDir = path.join(dir, 'restore');
   const workDir = path.join(restoreDir, targetName(client.baseUrl));
@@ -65,6 +64,7 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     const sameOrg = trimBase(manifest.base_url) === trimBase(client.baseUrl);
     const at = { client, dir, workDir, sameOrg, idMap, signal: ctx.signal };
     plans.push(...(await planAll(chosen, matches, at, (t) => ctx.globals.verbose && ctx.warn(t))));
+    if (planFile) await writePlanFile(planFile, plans);
     const journalDir = path.join(ctx.configDir(), 'imports');
     const linking = {
       dir,
@@ -107,10 +107,27 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     const elapsedMs = ctx.clock.now() - started;
     report(ctx, { opts, idMap, plans, results, links, elapsedMs, requests: client.stats.requests });
   } finally {
+    await planFile?.discard();
     for (const plan of plans) plan.decisions?.close();
     idMap.close();
     await release();
   }
+}
+
+/** The folder and the flags, checked before anything is read from the target (exit 2 naming what is wrong). */
+async function readArguments(opts: RestoreOptions, ctx: Ctx) {
+  if (opts.dir.trim() === '') throw new UsageError('DIR must name a folder written by crm snapshot');
+  const dir = path.resolve(opts.dir);
+  const manifest = await readManifest(dir, opts.dir);
+  const chosen = chooseCollections(opts.resources, manifest, opts.dir);
+  if (!manifest.complete && !ctx.globals.quiet) ctx.warn(incompleteText(manifest, opts.dir, chosen));
+  const matches = parseMatches(opts.match, chosen);
+  const owners = await readOwners(opts.owners);
+  for (const m of opts.match ?? []) {
+    const resource = m.slice(0, m.indexOf('=')).trim() as ResourceName;
+    await checkMatchFields(dir, resource, matches[resource] ?? []);
+  }
+  return { dir, manifest, chosen, matches, owners };
 }
 
 /**
