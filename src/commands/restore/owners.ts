@@ -1,15 +1,16 @@
 // The owners of the records a restore created (CONTRACT §10): `owner_id` cannot be sent on create (the server gives a
 // record to the key's user), so after a collection's creates each created record's owner goes to an owners file
 // (`id,owner_id`, the target's ids) — the snapshot's owner in the same organization, else through `--owners FILE`
-// (`old_id,new_id`); an owner without a mapping is left as the key's user and counted — and that file is reconciled by
-// id (the batch engine's `--match id`: the records read, a PATCH only where the owner differs, its undo file the way
-// back). Judged by what the CRM holds: the same file again sends nothing.
+// (`old_id,new_id`); an owner without a mapping is left as the key's user and counted — where it differs from the owner
+// the server gave it, and that file is sent by the batch engine: a PATCH a row, nothing read, when this run's creates
+// named the key's user; else (their creates were an earlier run's) reconciled by id (`--match id`: the records read, a
+// PATCH only where the owner differs). Judged by what the CRM holds: the same restore again sends nothing.
 import { readFile } from 'node:fs/promises';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { csvLine } from '../../import/files/outputs.js';
-import { httpSender, matchReader, runImport, type ImportSummary } from '../../import/index.js';
+import { httpSender, matchReader, runImport, updateOperation, type ImportSummary } from '../../import/index.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { AtomicTextFile } from '../../util/atomic-file.js';
 
@@ -57,6 +58,8 @@ export interface OwnersOptions {
 }
 
 export interface OwnersResult {
+  /** owners set by a PATCH */
+  set: number;
   /** created records still the key's user's: their snapshot owner has no mapping here (`unmapped`), or their collection
    * cannot be updated (`fixed`: interactions) */
   unmapped: number;
@@ -74,7 +77,9 @@ export function ownerHere(owner: unknown, o: Pick<OwnersOptions, 'sameOrg' | 'ow
 
 /**
  * The owners file of one collection's creates, written as the created records are read (a million of them are not held
- * in memory), then reconciled by id: a PATCH where the owner differs.
+ * in memory), then sent: when this run created records, the server's answer named the owner it gives them (the key's
+ * user), so a row only where the owner differs from it and a PATCH each, nothing read; else (a rerun whose creates an
+ * earlier run made: an owner may have been set since) reconciled by id, the records read, a PATCH where it differs.
  */
 export class OwnersFile {
   private rows = 0;
@@ -85,14 +90,18 @@ export class OwnersFile {
   constructor(
     readonly path: string,
     private readonly o: OwnersOptions,
-    /** the collection has PATCH (interactions have not: their owners are left) */
-    private readonly updatable: boolean,
+    private readonly created: {
+      /** the collection has PATCH (interactions have not: their owners are left) */
+      updatable: boolean;
+      /** the owner the server gave the records this run created (their create's answer): none when it created none */
+      keyOwner?: string;
+    },
   ) {}
 
   async add(target: string, owner: unknown): Promise<void> {
     const to = ownerHere(owner, this.o);
-    if (to === null) return;
-    if (to === undefined || !this.updatable) {
+    if (to === null || (to !== undefined && to === this.created.keyOwner)) return;
+    if (to === undefined || !this.created.updatable) {
       if (to === undefined) this.unmapped++;
       else this.fixed++;
       return;
@@ -104,21 +113,26 @@ export class OwnersFile {
 
   /** The file committed and reconciled; none when no created record has an owner to set. */
   async settle(resource: string): Promise<OwnersResult> {
-    if (!this.out) return { unmapped: this.unmapped, fixed: this.fixed, owners_file: null };
+    if (!this.out) return { set: 0, unmapped: this.unmapped, fixed: this.fixed, owners_file: null };
     await this.out.commit();
     const o = this.o;
+    // the key's user known: each row's owner differs from the one its record was given, a PATCH each (journaled)
+    const byPatch = this.created.keyOwner !== undefined;
+    const operation = byPatch ? updateOperation(resource) : undefined;
     const summary = await runImport(
       {
-        ...{ resource, input: this.path, match: { fields: ['id'] }, baseUrl: o.engine.baseUrl },
+        ...{ resource, input: this.path, baseUrl: o.engine.baseUrl },
+        ...(byPatch ? { operation } : { match: { fields: ['id'] } }),
         ...{ keyId: o.engine.keyId, keyMask: o.engine.keyMask },
       },
       {
-        send: httpSender(o.client, undefined),
-        readIndex: matchReader(o.client, resource, o.clock, o.signal),
+        send: httpSender(o.client, operation),
+        readIndex: byPatch ? undefined : matchReader(o.client, resource, o.clock, o.signal),
         ...{ journalDir: o.engine.journalDir, clock: o.clock, signal: o.signal, warn: o.warn },
         stats: () => ({ ...o.client.stats }),
       },
     );
-    return { unmapped: this.unmapped, fixed: this.fixed, owners_file: this.path, summary };
+    const set = byPatch ? summary.created : (summary.reconcile?.updated ?? 0);
+    return { set, unmapped: this.unmapped, fixed: this.fixed, owners_file: this.path, summary };
   }
 }

@@ -79,10 +79,11 @@ export async function restoreStep(plan: CollectionPlan, o: StepOptions): Promise
     ...{ rejects_file: null, requests: 0 },
   };
   if (!(await exists(createFile))) return result;
-  const summary = await create(plan.resource, createFile, o);
+  const { summary, keyOwner } = await create(plan.resource, createFile, o);
   // a collection that cannot be updated (interactions) keeps the key's user as owner: counted, as an owner unmapped
   const updatable = findResource(plan.resource)?.verbs.includes('update') === true;
-  const owners = new OwnersFile(createFile.replace(/\.create\.(.*)\.ndjson$/, '.owners.$1.csv'), o.owners, updatable);
+  const ownersPath = createFile.replace(/\.create\.(.*)\.ndjson$/, '.owners.$1.csv');
+  const owners = new OwnersFile(ownersPath, o.owners, { updatable, keyOwner });
   await mapCreated(plan.resource, `${createFile}.results.ndjson`, o.idMap, owners);
   const set = await owners.settle(plan.resource);
   const unsettled = summary.not_sent + summary.in_doubt + summary.unknown;
@@ -94,7 +95,7 @@ export async function restoreStep(plan: CollectionPlan, o: StepOptions): Promise
     ...{ created: summary.created, failed: summary.failed + summary.invalid, unsettled },
     ...{ rejects_file: summary.rejects_file, requests: summary.requests },
     ...{
-      owners_set: set.summary?.reconcile?.updated ?? 0,
+      owners_set: set.set,
       ...{ owners_unmapped: set.unmapped, owners_not_updatable: set.fixed },
       owners_file: set.owners_file,
     },
@@ -140,16 +141,29 @@ async function writePlanned(plan: CollectionPlan, o: StepOptions, createFile: st
   return ambiguous ? ambiguous.target : null;
 }
 
-/** The batch engine on the create file: a plain create, every line a record of its own. */
-function create(resource: ResourceName, file: string, o: StepOptions): Promise<ImportSummary> {
-  return runImport(
+/**
+ * The batch engine on the create file: a plain create, every line a record of its own; and the owner the server gave a
+ * record this run created (`keyOwner`: the key's user, from a create's answer), unknown when this run created none.
+ */
+async function create(
+  resource: ResourceName,
+  file: string,
+  o: StepOptions,
+): Promise<{ summary: ImportSummary; keyOwner?: string }> {
+  let keyOwner: string | undefined;
+  const send = httpSender(o.client, undefined);
+  const summary = await runImport(
     {
       ...{ resource, input: file, format: 'ndjson', maps: ['id=', 'owner_id='], everyRow: true },
       ...{ resultsPath: `${file}.results.ndjson`, baseUrl: o.engine.baseUrl, keyId: o.engine.keyId },
       ...{ keyMask: o.engine.keyMask, concurrency: o.engine.concurrency },
     },
     {
-      send: httpSender(o.client, undefined),
+      send: async (req) => {
+        const res = await send(req);
+        keyOwner ??= res.envelope.data.items.map(createdOwner).find((x) => x !== undefined);
+        return res;
+      },
       ...{
         journalDir: o.engine.journalDir,
         clock: o.clock,
@@ -163,7 +177,14 @@ function create(resource: ResourceName, file: string, o: StepOptions): Promise<I
         ),
     },
   );
+  return { summary, keyOwner };
 }
+
+/** A created item's owner: the user the server gives the records this key creates. */
+const createdOwner = (item: { status?: unknown; data?: unknown }): string | undefined => {
+  const owner = item.status === 'created' ? (item.data as { owner_id?: unknown } | undefined)?.owner_id : undefined;
+  return typeof owner === 'string' && owner !== '' ? owner : undefined;
+};
 
 /**
  * The engine's notices, as a restore says them: a create file whose job an interrupted run finished is not "imported
