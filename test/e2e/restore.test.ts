@@ -177,6 +177,7 @@ describe('crm restore into the organization the snapshot was taken of', () => {
     const by = Object.fromEntries(plan.collections.map((c) => [c.resource, c]));
     expect([by.contacts!.create, by.contacts!.found, by.contacts!.ambiguous]).toEqual([150, contacts.length - 150, 0]);
     expect([by.deals!.create, by.companies!.create, by.tasks!.create]).toEqual([40, 2, 0]);
+    expect([by.contacts!.target_records, by.deals!.target_records]).toEqual([contacts.length - 150, deals.length - 40]);
     expect(plan.requests).toBe(2 + 1 + 1); // contacts 150 → 2 chunks, deals 40, companies 2
     // the contacts still there naming a deleted company: left as they are, and said
     const gone = new Set(companies.slice(0, 2).map((c) => c.id));

@@ -61,8 +61,10 @@ export interface PlanOptions {
   sameOrg: boolean;
   idMap: IdMap;
   /** `resource NUL snapshot id` of every record the plan so far maps (earlier collections): a reference it translates
-   * (1: to its own id; 2: to another, a record created or matched) */
-  willMap: HashTable;
+   * (1: to its own id; 2: to another, a record created or matched); undefined: no later collection reads it */
+  willMap: HashTable | undefined;
+  /** keep each record's line in the plan by its id (`lineOf`: a dry run's links ask where a record goes) */
+  lineOf?: boolean;
   signal?: AbortSignal;
   onProgress?: (text: string) => void;
 }
@@ -88,17 +90,15 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
   const file = join(o.dir, `${o.resource}.ndjson`);
   // 1. the snapshot's keys and the ids the target may hold
   const { keys, ids, records } = await snapshotKeys(o, file);
-  // 2. the target's collection, listed once
-  const byId = new RecordIndexBuilder(['id'], [], (k) => ids.get(k) !== undefined, o.workDir, false);
-  const byKey =
-    o.fields.length > 0
-      ? new RecordIndexBuilder(o.fields, [], (k) => keys.get(k) !== undefined, o.workDir, false)
-      : undefined;
+  // 2. the target's collection, listed once: the ids the snapshot may name marked there (`ids`' column 1), and the
+  // records by the match fields in an index sharing the snapshot's keys table (its column 1: one table for both)
+  const byKey = o.fields.length > 0 ? new RecordIndexBuilder(o.fields, [], keys, o.workDir, false) : undefined;
   const decisions = new LineFile(tempPathFor(join(o.workDir, `${o.resource}.plan`)));
-  const lineOf = new HashTable();
+  const listed = new LineFile(tempPathFor(join(o.workDir, `${o.resource}.listed`)));
+  const lineOf = o.lineOf ? new HashTable() : undefined;
   try {
     const start = o.client.stats.requests;
-    await readTarget(o, byId, byKey);
+    const targetRecords = await readTarget(o, { ids, listed }, byKey);
     if (o.explicit && byKey && byKey.records > 0 && byKey.unseen.length > 0)
       throw unseenMatch(
         o.resource,
@@ -108,28 +108,32 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
       );
     const plan: CollectionPlan = {
       ...{ resource: o.resource, file, matchFields: o.fields, records, mapped: 0, found: 0, matched: 0 },
-      ...{ ambiguous: 0, create: 0, refsKept: 0, targetRecords: byId.records, decisions, lineOf },
+      ...{ ambiguous: 0, create: 0, refsKept: 0, targetRecords, decisions, lineOf },
       readRequests: o.client.stats.requests - start,
     };
-    // 3. the keys of the records in the target by the id map or their own id: those records are not the others'
-    const there = (id: string) => byId.get(id) !== undefined;
+    // 3. the keys of the records in the target by the id map or their own id: those records are not the others' (each
+    // key's count, column 0, made the count of its records not placed)
+    // a hit of the hash is checked against the id the target listed (two ids sharing a 64-bit hash are two)
+    const there = (id: string) => {
+      const at = ids.get(id, 1);
+      return at !== undefined && listed.read(at) === id;
+    };
     const placed = (id: string) => {
       const mapped = o.idMap.get(o.resource, id);
       return (mapped !== undefined && there(mapped)) || (o.sameOrg && there(id));
     };
-    const placedKeys = new HashTable();
     if (byKey)
       for await (const { record, id } of snapshotRecords(file)) {
         const key = matchKey(o.fields, record);
-        if (key !== undefined && placed(id)) placedKeys.set(key, (placedKeys.get(key) ?? 0) + 1);
+        if (key !== undefined && placed(id)) keys.set(key, keys.get(key)! - 1);
       }
     // 4. each record's decision, in file order
     const lookup = (resource: ResourceName, id: string) =>
-      o.idMap.get(resource, id) ?? NEW_ID[o.willMap.get(`${resource}\u0000${id}`) ?? 0]?.(id);
+      o.idMap.get(resource, id) ?? NEW_ID[o.willMap?.get(`${resource}\u0000${id}`) ?? 0]?.(id);
     for await (const { record, id } of snapshotRecords(file)) {
       const mapped = o.idMap.get(o.resource, id);
       const key = byKey ? matchKey(o.fields, record) : undefined;
-      const others = key === undefined ? 0 : (keys.get(key) ?? 1) - 1 - (placedKeys.get(key) ?? 0);
+      const others = key === undefined ? 0 : (keys.get(key) ?? 1) - 1;
       const d = decide({
         ...{ id, mapped, mappedThere: mapped !== undefined && there(mapped), sameIdThere: o.sameOrg && there(id) },
         ...{ key, keyOthers: Math.max(0, others), byKey: key === undefined ? undefined : byKey?.get(key) },
@@ -140,16 +144,18 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
       if (d.action === 'create') plan.refsKept += t.kept;
       else if (d.action !== 'ambiguous') plan.refsStale = (plan.refsStale ?? 0) + t.changed;
       // 1: the record keeps its id (in the id map, found by it); 2: it will have another (created, matched)
-      if (d.action !== 'ambiguous') o.willMap.set(`${o.resource}\u0000${id}`, 'target' in d && d.target === id ? 1 : 2);
-      lineOf.set(id, decisions.append(JSON.stringify(d)));
+      if (d.action !== 'ambiguous')
+        o.willMap?.set(`${o.resource}\u0000${id}`, 'target' in d && d.target === id ? 1 : 2);
+      const n = decisions.append(JSON.stringify(d));
+      lineOf?.set(id, n);
     }
     return plan;
   } catch (err) {
     decisions.close();
     throw err;
   } finally {
-    byId.close();
     byKey?.close();
+    listed.close();
   }
 }
 
@@ -159,8 +165,9 @@ const NEW_ID: Record<number, (id: string) => string> = { 1: (id) => id, 2: (id) 
 /** Each key of the snapshot (how many records have it), and the ids the target may hold: the records' own (the same
  * organization) and those the id map gives. */
 async function snapshotKeys(o: PlanOptions, file: string) {
-  const keys = new HashTable();
-  const ids = new HashTable();
+  // two columns each: the count here (column 0), the target's record there once read (column 1, RecordIndexBuilder's)
+  const keys = new HashTable(2);
+  const ids = new HashTable(2);
   let records = 0;
   for await (const { record, id } of snapshotRecords(file)) {
     records++;
@@ -173,19 +180,28 @@ async function snapshotKeys(o: PlanOptions, file: string) {
   return { keys, ids, records };
 }
 
-/** The target's collection listed once into both indexes (100 a page, the client's pacing and retries). */
-async function readTarget(o: PlanOptions, byId: RecordIndexBuilder, byKey: RecordIndexBuilder | undefined) {
+/**
+ * The target's collection listed once (100 a page, the client's pacing and retries): each id the snapshot may name
+ * marked (`ids`' column 1: its line in `listed`, the ids themselves on disk), each record into the index by key.
+ */
+async function readTarget(
+  o: PlanOptions,
+  target: { ids: HashTable; listed: LineFile },
+  byKey: RecordIndexBuilder | undefined,
+): Promise<number> {
+  let records = 0;
   let pages = 0;
   for await (const page of o.client.pages(`/${o.resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal })) {
     for (const record of page.data) {
-      byId.add(record);
+      records++;
+      const id = idText(record.id);
+      if (id !== undefined && target.ids.get(id) !== undefined) target.ids.set(id, target.listed.append(id), 1);
       byKey?.add(record);
     }
-    o.onProgress?.(
-      `reading the target's ${o.resource}: ${byId.records.toLocaleString('en-US')} records, ${++pages} pages`,
-    );
+    o.onProgress?.(`reading the target's ${o.resource}: ${records.toLocaleString('en-US')} records, ${++pages} pages`);
     if (o.signal?.aborted) throw new InterruptedError('interrupted while reading the target');
   }
+  return records;
 }
 
 /**

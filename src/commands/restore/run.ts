@@ -21,6 +21,7 @@ import { parseJson } from '../../json/exact-json.js';
 import { idText } from '../../api/ids.js';
 import type { Ctx } from '../context.js';
 import { shellWord } from '../shared/command-line.js';
+import { capHeap } from '../shared/heap.js';
 import type { Manifest } from '../snapshot/types.js';
 import type { RestoreOptions } from './command.js';
 import { DEFAULT_MATCH, RESTORE_ORDER } from './decide.js';
@@ -41,6 +42,7 @@ import { readOwners } from './owners.js';
 const CHUNK = 100;
 
 export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> {
+  capHeap();
   const { dir, manifest, chosen, matches, owners } = await readArguments(opts, ctx);
   const planFile = opts.plan !== undefined ? await openPlanFile(opts.plan) : undefined;
   const client = await ctx.client({ concurrencyFlag: true });
@@ -62,7 +64,8 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
   const plans: CollectionPlan[] = [];
   try {
     const sameOrg = trimBase(manifest.base_url) === trimBase(client.baseUrl);
-    const at = { client, dir, workDir, sameOrg, idMap, signal: ctx.signal };
+    // a dry run's links ask where the plan puts each record (plannedTarget): only then is that kept by id
+    const at = { client, dir, workDir, sameOrg, idMap, signal: ctx.signal, lineOf: opts.dryRun && opts.links };
     plans.push(...(await planAll(chosen, matches, at, (t) => ctx.globals.verbose && ctx.warn(t))));
     if (planFile) await writePlanFile(planFile, plans);
     const journalDir = path.join(ctx.configDir(), 'imports');
@@ -142,9 +145,11 @@ async function planAll(
 ): Promise<CollectionPlan[]> {
   const willMap = new HashTable();
   const plans: CollectionPlan[] = [];
-  for (const resource of chosen) {
+  for (const [i, resource] of chosen.entries()) {
     const fields = matches[resource] ?? [];
     const [left] = await leftCreateFiles(at.workDir, resource);
+    // the last collection's records are no later one's references: not kept (a million contacts, 25 MB)
+    const later = i < chosen.length - 1 ? willMap : undefined;
     plans.push(
       left !== undefined
         ? await resumedPlan(resource, at.dir, fields, left, willMap)
@@ -153,7 +158,7 @@ async function planAll(
             resource,
             fields,
             explicit: fields !== DEFAULT_MATCH[resource],
-            willMap,
+            willMap: later,
             onProgress,
           }),
     );
