@@ -233,6 +233,23 @@ describe('crm restore into the organization the snapshot was taken of', () => {
     expect(now).not.toBe(map.get(`contacts/${contact.id}`));
     expect((await records(org, 'contacts')).get(now)?.email).toBe(contact.email);
   });
+
+  it('a week later the same records are deleted again: the same restore creates them again (not "already imported")', async () => {
+    // the deals the bad delete's restore created, deleted again: the plan is the same text as that restore's
+    const { lines } = idMap(dir, org);
+    const latest = new Map(lines.filter((l) => l[0] === 'deals').map((l) => [l[1]!, l]));
+    const made = [...latest.values()].filter((l) => l[3] === 'created').map((l) => l[2]!);
+    expect(made.length).toBe(40);
+    await deleteIds(org, 'deals', made);
+    const since = await logLength(org);
+    const run = await runCrm(['restore', dir, '--resources', 'deals', '-o', 'json'], { env: org.env() });
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout) as { collections: Array<{ resource: string; created: number }> };
+    expect(summary.collections[0]).toMatchObject({ resource: 'deals', created: 40 });
+    expect((await requestLog(org, since)).filter((e) => e.method === 'POST')).toHaveLength(1);
+    const deals = [...(await records(org, 'deals')).values()];
+    expect(deals).toHaveLength(readNdjson(join(dir, 'deals.ndjson')).length);
+  });
 });
 
 /** `test` on a fresh, empty sandbox (another organization), closed after. */

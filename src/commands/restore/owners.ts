@@ -7,10 +7,10 @@
 // PATCH only where the owner differs). Judged by what the CRM holds: the same restore again sends nothing.
 import { readFile } from 'node:fs/promises';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { UsageError } from '../../http/errors.js';
+import { InterruptedError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { csvLine } from '../../import/files/outputs.js';
-import { httpSender, matchReader, runImport, updateOperation, type ImportSummary } from '../../import/index.js';
+import { httpSender, matchReader, runImport, updateOperation } from '../../import/index.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { AtomicTextFile } from '../../util/atomic-file.js';
 
@@ -65,8 +65,9 @@ export interface OwnersResult {
   unmapped: number;
   fixed: number;
   owners_file: string | null;
-  /** the reconcile's summary: `updated` owners set, `unchanged` already theirs */
-  summary?: ImportSummary;
+  /** owners not set: their PATCH failed, or the run of them stopped (`why`); the owners file sets them later */
+  failed: number;
+  why?: string;
 }
 
 /** The owner a created record should have here: the snapshot's (the same organization), `--owners`'s for it, or none. */
@@ -113,7 +114,8 @@ export class OwnersFile {
 
   /** The file committed and reconciled; none when no created record has an owner to set. */
   async settle(resource: string): Promise<OwnersResult> {
-    if (!this.out) return { set: 0, unmapped: this.unmapped, fixed: this.fixed, owners_file: null };
+    const none = { unmapped: this.unmapped, fixed: this.fixed };
+    if (!this.out) return { ...none, set: 0, failed: 0, owners_file: null };
     await this.out.commit();
     const o = this.o;
     // the key's user known: each row's owner differs from the one its record was given, a PATCH each (journaled)
@@ -131,8 +133,15 @@ export class OwnersFile {
         ...{ journalDir: o.engine.journalDir, clock: o.clock, signal: o.signal, warn: o.warn },
         stats: () => ({ ...o.client.stats }),
       },
-    );
+    ).catch((err: unknown) => {
+      // the records are there: an owner run that stops (its first rows all refused) leaves them the key's user's, said
+      // with the owners file's command; only Ctrl-C stops the restore
+      if (err instanceof InterruptedError || !(err instanceof Error)) throw err;
+      return err;
+    });
+    if (summary instanceof Error)
+      return { ...none, set: 0, failed: this.rows, why: summary.message, owners_file: this.path };
     const set = byPatch ? summary.created : (summary.reconcile?.updated ?? 0);
-    return { set, unmapped: this.unmapped, fixed: this.fixed, owners_file: this.path, summary };
+    return { ...none, set, failed: summary.failed + summary.invalid, owners_file: this.path };
   }
 }

@@ -66,6 +66,8 @@ export interface StepResult {
   owners_unmapped?: number;
   owners_not_updatable?: number;
   owners_failed?: number;
+  /** why the owners were not set, when their run stopped (the server refused its first rows) */
+  owners_not_set?: string;
   owners_file?: string | null;
 }
 
@@ -79,7 +81,7 @@ export async function restoreStep(plan: CollectionPlan, o: StepOptions): Promise
     ...{ rejects_file: null, requests: 0 },
   };
   if (!(await exists(createFile))) return result;
-  const { summary, keyOwner } = await create(plan.resource, createFile, o);
+  const { summary, keyOwner } = await create(plan.resource, createFile, o, plan.resumed !== undefined);
   // a collection that cannot be updated (interactions) keeps the key's user as owner: counted, as an owner unmapped
   const updatable = findResource(plan.resource)?.verbs.includes('update') === true;
   const ownersPath = createFile.replace(/\.create\.(.*)\.ndjson$/, '.owners.$1.csv');
@@ -99,7 +101,7 @@ export async function restoreStep(plan: CollectionPlan, o: StepOptions): Promise
       ...{ owners_unmapped: set.unmapped, owners_not_updatable: set.fixed },
       owners_file: set.owners_file,
     },
-    ...{ owners_failed: set.summary ? set.summary.failed + set.summary.invalid : 0 },
+    ...{ owners_failed: set.failed, ...(set.why ? { owners_not_set: set.why } : {}) },
   };
 }
 
@@ -149,12 +151,16 @@ async function create(
   resource: ResourceName,
   file: string,
   o: StepOptions,
+  /** the file an interrupted run left: its job resumed; a new one is a new job, whatever was created from the same
+   * records before (the batch engine knows a job by its content: a week later, the same records deleted again and
+   * planned again into the same text, were "already imported" and never created) */
+  resume: boolean,
 ): Promise<{ summary: ImportSummary; keyOwner?: string }> {
   let keyOwner: string | undefined;
   const send = httpSender(o.client, undefined);
   const summary = await runImport(
     {
-      ...{ resource, input: file, format: 'ndjson', maps: ['id=', 'owner_id='], everyRow: true },
+      ...{ resource, input: file, format: 'ndjson', maps: ['id=', 'owner_id='], everyRow: true, resume },
       ...{ resultsPath: `${file}.results.ndjson`, baseUrl: o.engine.baseUrl, keyId: o.engine.keyId },
       ...{ keyMask: o.engine.keyMask, concurrency: o.engine.concurrency },
     },

@@ -5,14 +5,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResourceName } from '../../api/resources.js';
-import { InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
+import { UsageError } from '../../http/errors.js';
 import { maskKey } from '../../http/mask.js';
-import type { HttpClient } from '../../http/types.js';
 import { keyIdentity } from '../../import/index.js';
 import { trimBase } from '../../import/shapes.js';
-import { costAtLimitText } from '../../output/eta.js';
-import { count, plural } from '../../output/plural.js';
-import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { HashTable } from '../../util/hash-table.js';
 import { ensureDir, removeStaleTemps } from '../../util/fs.js';
 import { takeProcessLock } from '../../util/process-lock.js';
@@ -36,10 +33,9 @@ import {
   type PlanOptions,
 } from './plan.js';
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
-import { restoreLinks, type KindResult } from './links.js';
+import { restoreLinks } from './links.js';
 import { readOwners } from './owners.js';
-
-const CHUNK = 100;
+import { report, showPlan, stopped } from './output.js';
 
 export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> {
   capHeap();
@@ -262,168 +258,6 @@ async function resumedPlan(
     ...{ found: 0, matched: 0, ambiguous: 0, create, refsKept: 0, targetRecords: 0, readRequests: 0, resumed: left },
   };
 }
-
-const createRequests = (plans: readonly CollectionPlan[]) => plans.reduce((n, p) => n + Math.ceil(p.create / CHUNK), 0);
-
-interface ShownPlan {
-  target: string;
-  sameOrg: boolean;
-  plans: readonly CollectionPlan[];
-  dryRun: boolean;
-  links?: KindResult[];
-  /** a run with --links: the links are read and planned after the records (their ids known then) */
-  linksAfter?: boolean;
-}
-
-function showPlan(ctx: Ctx, client: HttpClient, o: ShownPlan): void {
-  const links = o.links?.map(linkJson);
-  const requests = createRequests(o.plans) + (links ?? []).reduce((n, l) => n + l.to_make, 0);
-  const reads =
-    o.plans.reduce((n, p) => n + p.readRequests, 0) + (links ?? []).reduce((n, l) => n + l.read_requests, 0);
-  if (o.dryRun && (ctx.format() === 'json' || ctx.format() === 'ndjson')) {
-    const collections = o.plans.map((p) => ({ ...planJson(p), requests: Math.ceil(p.create / CHUNK) }));
-    const json = { target: o.target, same_organization: o.sameOrg, collections, ...(links ? { links } : {}) };
-    ctx.io.stdout.write(`${safeJson({ ...json, requests, read_requests: reads })}\n`);
-    return;
-  }
-  if (ctx.globals.quiet && !o.dryRun) return;
-  const lines = [
-    `Restore into ${sanitizeForTerminal(o.target)} (${o.sameOrg ? 'the organization the snapshot was taken of: a record still there is found by its id' : 'not the organization the snapshot was taken of: records are found by the id map and --match only'}):`,
-    ...o.plans.map((p) => `  ${planLine(p)}`),
-    ...(links ?? []).map(
-      (l) =>
-        `  links ${l.kind}: ${l.links}: ${l.to_make} to make, ${l.there} there${l.left_out ? `, ${l.left_out} left out (a record not restored)` : ''}`,
-    ),
-    `${o.dryRun ? 'It would send' : 'Sending'} ${plural(requests, 'request')} (create chunks of ${CHUNK}${links ? ', a POST per link' : ''}) after ${plural(reads, 'read')}: ${costAtLimitText(requests, ctx.clock.now(), client.pace?.())}` +
-      `${o.linksAfter ? "; then the links: each parent's links read once, a POST per link not there" : ''}; then a PATCH per created record whose owner differs.`,
-  ];
-  ctx.warn(lines.join('\n'));
-}
-
-/** A kind of links as planned (a dry run) or made: `to_make` the POSTs (or PUTs), `there` those already there. */
-function linkJson(k: KindResult) {
-  const s = k.summary;
-  const did = s && !s.dry_run;
-  return {
-    ...{ kind: k.kind, links: k.links, left_out: k.left_out },
-    to_make: (s?.planned.link ?? 0) + (s?.planned.set ?? 0) + (s?.planned.replace ?? 0) + k.pending,
-    there: (s?.planned.linked ?? 0) + (s?.planned.unchanged ?? 0),
-    ...(did ? { made: s.linked + s.set + s.replaced, failed: s.failed + s.not_found + s.ambiguous } : {}),
-    ...(did ? { linked_file: s.linked_file, rejects_file: s.rejects_file } : {}),
-    read_requests: s?.read_requests ?? 0,
-  };
-}
-
-function planJson(p: CollectionPlan) {
-  return {
-    ...{ resource: p.resource, records: p.records, mapped: p.mapped, found: p.found, matched: p.matched },
-    ...{ create: p.create, ambiguous: p.ambiguous, references_kept: p.refsKept, match: p.matchFields },
-    references_stale: p.refsStale ?? 0,
-    ...{ target_records: p.targetRecords, read_requests: p.readRequests, resumed: p.resumed !== undefined },
-  };
-}
-
-function planLine(p: CollectionPlan): string {
-  if (p.resumed) return `${p.resource}: ${plural(p.create, 'record')} to create, left by an interrupted run: resumed`;
-  const parts = [
-    p.mapped && `${p.mapped} in the id map`,
-    p.found && `${p.found} found by id`,
-    p.matched && `${p.matched} matched by ${p.matchFields.join(',')}`,
-    p.create && `${p.create} to create`,
-    p.ambiguous && `${p.ambiguous} ambiguous (not restored)`,
-    p.refsKept && `${plural(p.refsKept, 'reference')} to records not restored, kept as they are`,
-    p.refsStale &&
-      `${plural(p.refsStale, 'reference')} in records left as they are to records that come back with new ids (not changed)`,
-  ].filter(Boolean);
-  return `${p.resource}: ${plural(p.records, 'record')}${parts.length ? `: ${parts.join(', ')}` : ''}`;
-}
-
-interface Report {
-  links?: KindResult[];
-  opts: RestoreOptions;
-  idMap: IdMap;
-  plans: readonly CollectionPlan[];
-  results: readonly StepResult[];
-  elapsedMs: number;
-  requests: number;
-}
-
-/** The summary (stderr, or stdout with -o json); exit 9 when a record was not restored (ambiguous, failed, unsettled). */
-function report(ctx: Ctx, r: Report): void {
-  const collections = r.results.map((s, i) => ({ ...planJson(r.plans[i]!), ...s }));
-  const links = r.links?.map(linkJson);
-  const notLinked = (links ?? []).reduce((n, l) => n + (l.failed ?? 0), 0);
-  const notRestored = collections.reduce((n, c) => n + c.ambiguous + c.failed + c.unsettled, 0) + notLinked;
-  const format = ctx.format();
-  if (format === 'json' || format === 'ndjson')
-    ctx.io.stdout.write(
-      `${safeJson({ id_map: r.idMap.path, collections, ...(links ? { links } : {}), requests: r.requests, elapsed_ms: r.elapsedMs })}\n`,
-    );
-  else {
-    const created = collections.reduce((n, c) => n + c.created, 0);
-    const made = (links ?? []).reduce((n, l) => n + (l.made ?? 0), 0);
-    const linkedFiles = (links ?? []).flatMap((l) => (l.linked_file ? [l.linked_file] : []));
-    const files = collections.flatMap((c) => [c.ambiguous_file, c.rejects_file]).filter((f): f is string => f !== null);
-    const ownersSet = sum(collections, (c) => c.owners_set);
-    const [unmapped, fixed] = [
-      sum(collections, (c) => c.owners_unmapped),
-      sum(collections, (c) => c.owners_not_updatable),
-    ];
-    const shownDir = sanitizeForTerminal(path.relative(process.cwd(), path.dirname(r.idMap.path)) || '.');
-    ctx.warn(
-      [
-        `Restored: ${plural(created, 'record')} created; each snapshot id's id here is in ${sanitizeForTerminal(r.idMap.path)}.`,
-        ...(links
-          ? [
-              `Links: ${plural(made, 'link')} made` +
-                (linkedFiles.length
-                  ? `, each in ${shownDir}/<target>/links.<kind>.linked.csv (\`crm links import PARENT RELATION FILE --remove\` takes them away).`
-                  : '.'),
-            ]
-          : []),
-        ...(ownersSet + unmapped + fixed > 0
-          ? [
-              `Owners: ${count(ownersSet)} given back as in the snapshot.` +
-                (unmapped > 0
-                  ? ` ${plural(unmapped, 'created record')} still ${unmapped === 1 ? 'belongs' : 'belong'} to the key's user: ${unmapped === 1 ? 'its' : 'their'} owner in the snapshot has no mapping here (--owners FILE, a CSV old_id,new_id, maps them).`
-                  : '') +
-                (fixed > 0
-                  ? ` ${plural(fixed, 'created interaction')} keep the key's user as owner: interactions cannot be updated.`
-                  : ''),
-            ]
-          : []),
-        ...(files.length ? [`Not restored: see ${files.map((f) => sanitizeForTerminal(f)).join(', ')}`] : []),
-      ].join('\n'),
-    );
-  }
-  if (notRestored > 0)
-    throw new PartialFailureError(
-      `${plural(notRestored, 'record')} of the snapshot ${notRestored === 1 ? 'was' : 'were'} not restored`,
-      {
-        hint: `see the files named above; run the same command again once they are settled: ${sameCommand(r.opts)}`,
-      },
-    );
-}
-
-/** Ctrl-C during a step: said as a restore's (which part; the same command finishes it), not as the engine's file. */
-function stopped(err: unknown, part: string, opts: RestoreOptions): never {
-  if (!(err instanceof InterruptedError)) throw err;
-  throw new InterruptedError(`interrupted while restoring ${part} (${err.message.replace(/^interrupted:?\s*/, '')})`, {
-    hint: `run the same command again to finish (what was created is found, never created twice): ${sameCommand(opts)}`,
-  });
-}
-
-/** The command that resumes this restore, as given. */
-export function sameCommand(opts: RestoreOptions): string {
-  const words = ['crm', 'restore', opts.dir];
-  if (opts.resources !== undefined) words.push('--resources', opts.resources);
-  for (const m of opts.match ?? []) words.push('--match', m);
-  if (opts.links) words.push('--links');
-  if (opts.owners !== undefined) words.push('--owners', opts.owners);
-  return words.map(shellWord).join(' ');
-}
-
-const sum = <T>(xs: readonly T[], f: (x: T) => number | undefined): number => xs.reduce((n, x) => n + (f(x) ?? 0), 0);
 
 function restoringElsewhere(target: string, pid: number | undefined): UsageError {
   const who = pid !== undefined ? `another crm (process ${pid})` : 'another crm';
