@@ -307,6 +307,13 @@ describe('crm restore into another organization', () => {
         expect(r.signal, r.stderr).toBe('SIGKILL');
       }
       await copy.control('/faults', { latency_ms: 0 });
+      // another key (the trial's sandbox started again, with new keys) cannot finish the killed run's create file: said as
+      // a restore's (its key's profile, or the target's folder and id map to remove), never the engine's --no-resume
+      const other = await runCrm(['restore', dir, '--owners', users], { env: copy.env('user') });
+      expect(other.code, other.stderr).toBe(2);
+      expect(other.stderr).toMatch(/with another API key/);
+      expect(other.stderr).toMatch(/finish it with the key it began with .*if that organization is gone .*remove /s);
+      expect(other.stderr).not.toMatch(/--no-resume/);
       await expectWhole(copy, users);
       // the killed runs' temporary files (a plan, an index, a create file not committed) are gone
       const left = readdirSync(join(dir, 'restore'), { recursive: true }).map(String);
@@ -334,9 +341,11 @@ describe('crm restore into another organization', () => {
           body: JSON.stringify({ email: contact.email, first_name: first }),
         });
       const planCsv = join(tempDir('crm-restore-plan-'), 'plan.csv');
-      const args = ['restore', dir, '--resources', 'companies,contacts', '-o', 'json', '--plan', planCsv];
-      const run = await runCrm(args, { env: copy.env() });
+      const args = ['--base-url', copy.sb.baseUrl, 'restore', dir, '--resources', 'companies,contacts', '-o', 'json'];
+      const run = await runCrm([...args, '--plan', planCsv], { env: copy.env() });
       expect(run.code, run.stderr).toBe(9);
+      // the hint's command keeps the organization it was given (the trial's pasted hint went to the default profile's)
+      expect(run.stderr).toContain(`crm --base-url ${copy.sb.baseUrl} restore ${dir} --resources companies,contacts`);
       const row = csvRows(planCsv).find((r) => r[3] === contact.id)!;
       expect([row[0], row[2], row[4], row[5]!.split(';').length]).toEqual(['contacts', 'ambiguous', '', 2]);
       const port = String(new URL(copy.sb.baseUrl).port);

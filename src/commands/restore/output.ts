@@ -1,7 +1,7 @@
 // What `crm restore DIR` prints (CONTRACT §10): the plan before anything is sent (stderr, or with `--dry-run -o json`
 // stdout), the summary after, and the exit it makes (9: a record not restored, an owner not set; 130: Ctrl-C).
 import path from 'node:path';
-import { InterruptedError, PartialFailureError } from '../../http/errors.js';
+import { InterruptedError, PartialFailureError, UsageError } from '../../http/errors.js';
 import type { HttpClient } from '../../http/types.js';
 import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
@@ -15,6 +15,14 @@ import type { CollectionPlan } from './plan.js';
 import type { StepResult } from './restore-step.js';
 
 const CHUNK = 100;
+/** The field people know a record of a collection without match fields by (a --match the plan suggests). */
+const NAMED_BY: Record<string, string> = {
+  deals: 'name',
+  pipelines: 'name',
+  segments: 'name',
+  tasks: 'title',
+  notes: 'body',
+};
 
 const createRequests = (plans: readonly CollectionPlan[]) => plans.reduce((n, p) => n + Math.ceil(p.create / CHUNK), 0);
 
@@ -33,6 +41,15 @@ export function showPlan(ctx: Ctx, client: HttpClient, o: ShownPlan): void {
   const requests = createRequests(o.plans) + (links ?? []).reduce((n, l) => n + l.to_make, 0);
   const reads =
     o.plans.reduce((n, p) => n + p.readRequests, 0) + (links ?? []).reduce((n, l) => n + l.read_requests, 0);
+  // the same organization: a record created again since the snapshot (a delete's backup imported) has a new id, and
+  // without match fields nothing finds it (the trial restored deals after importing their backup: each one twice)
+  const unmatched = o.sameOrg ? o.plans.filter((p) => p.create > 0 && p.matchFields.length === 0) : [];
+  for (const p of unmatched)
+    ctx.warn(
+      `${p.resource}: the ${count(p.create)} to create are looked for by their id only (${p.resource} have no match fields): ` +
+        `any created again since the snapshot (a delete's backup imported) would be there twice; ` +
+        `--match ${p.resource}=${NAMED_BY[p.resource] ?? 'FIELDS'} finds them by their fields instead.`,
+    );
   if (o.dryRun && (ctx.format() === 'json' || ctx.format() === 'ndjson')) {
     const collections = o.plans.map((p) => ({ ...planJson(p), requests: Math.ceil(p.create / CHUNK) }));
     const json = { target: o.target, same_organization: o.sameOrg, collections, ...(links ? { links } : {}) };
@@ -122,15 +139,20 @@ export function report(ctx: Ctx, r: Report): void {
       sum(collections, (c) => c.owners_unmapped),
       sum(collections, (c) => c.owners_not_updatable),
     ];
-    const shownDir = sanitizeForTerminal(path.relative(process.cwd(), path.dirname(r.idMap.path)) || '.');
+    // the target's own folder beside its id map (`DIR/restore/<target>.ids.csv` → `DIR/restore/<target>`)
+    const workDir = sanitizeForTerminal(path.relative(process.cwd(), r.idMap.path.replace(/\.ids\.csv$/, '')));
+    const leftOut = (links ?? []).reduce((n, l) => n + (l.left_out ?? 0), 0);
     ctx.warn(
       [
-        `Restored: ${plural(created, 'record')} created; each snapshot id's id here is in ${sanitizeForTerminal(r.idMap.path)}.`,
+        `Restored: ${plural(created, 'record')} created by this run; each snapshot id's id here is in ${sanitizeForTerminal(r.idMap.path)}.`,
         ...(links
           ? [
-              `Links: ${plural(made, 'link')} made` +
+              `Links: ${plural(made, 'link')} made by this run` +
+                (leftOut > 0
+                  ? `; ${plural(leftOut, 'link')} of the snapshot left out (one of its records is not restored here: --dry-run names them by kind)`
+                  : '') +
                 (linkedFiles.length
-                  ? `, each in ${shownDir}/<target>/links.<kind>.linked.csv (\`crm links import PARENT RELATION FILE --remove\` takes them away).`
+                  ? `; each made is in ${workDir}/links.<kind>.linked.csv (\`crm links import PARENT RELATION FILE --remove\` takes them away).`
                   : '.'),
             ]
           : []),
@@ -149,6 +171,16 @@ export function report(ctx: Ctx, r: Report): void {
       ].join('\n'),
     );
   }
+  exitOf(ctx, r, collections, notRestored);
+}
+
+/** Exit 9 when a record was not restored (ambiguous, failed, unsettled) or a created record not given its owner. */
+function exitOf(
+  ctx: Ctx,
+  r: Report,
+  collections: ReadonlyArray<ReturnType<typeof planJson> & StepResult>,
+  notRestored: number,
+): void {
   // owners a PATCH did not set (the records are there): their owners file sets them, as after any create
   const ownerless = collections.filter((c) => (c.owners_failed ?? 0) > 0 && c.owners_file);
   const ownersFailed = sum(ownerless, (c) => c.owners_failed);
@@ -168,7 +200,9 @@ export function report(ctx: Ctx, r: Report): void {
   throw new PartialFailureError(what.join('; '), {
     hint: [
       ...(notRestored > 0
-        ? [`see the files named above; run the same command again once they are settled: ${sameCommand(r.opts)}`]
+        ? [
+            `see the files named above; run the same command again once they are settled: ${sameCommand(r.opts, ctx.globals)}`,
+          ]
         : []),
       ...(owners.length > 0
         ? [`the owners (a PATCH only where one differs; the records are there): ${owners.join(' ; ')}`]
@@ -178,21 +212,37 @@ export function report(ctx: Ctx, r: Report): void {
 }
 
 /** Ctrl-C during a step: said as a restore's (which part; the same command finishes it), not as the engine's file. */
-export function stopped(err: unknown, part: string, opts: RestoreOptions): never {
+export function stopped(
+  err: unknown,
+  part: string,
+  opts: RestoreOptions,
+  globals: Ctx['globals'],
+  /** the target's folder and id map, named when an earlier run's file cannot be finished with this key */
+  target?: { workDir: string; idMap: string },
+): never {
+  // a create file an interrupted restore left, begun with another API key: the engine's way on (--no-resume) is not a
+  // restore's (the trial's sandbox, started again with new keys, could not be restored into at all)
+  if (err instanceof UsageError && / with another API key /.test(err.message) && target)
+    throw new UsageError(`${part}: ${err.message.replace(/ This key has no journal[^]*$/, '')}`, {
+      hint:
+        `that file is an interrupted restore's: if its organization is this one, finish it with the key it began with (its profile: ${sameCommand(opts, { ...globals, profile: 'PROFILE' })}); ` +
+        `if that organization is gone (a sandbox started again), its records are not there: remove ${shellWord(target.workDir)} and ${shellWord(target.idMap)}, then run ${sameCommand(opts, globals)}`,
+    });
   if (!(err instanceof InterruptedError)) throw err;
-  throw new InterruptedError(`interrupted while restoring ${part} (${err.message.replace(/^interrupted:?\s*/, '')})`, {
-    hint: `run the same command again to finish (what was created is found, never created twice): ${sameCommand(opts)}`,
+  const detail = err.message.replace(/^interrupted:?\s*/, '').trim();
+  throw new InterruptedError(`interrupted while restoring ${part}${detail ? ` (${detail})` : ''}`, {
+    hint: `run the same command again to finish (what was created is found, never created twice): ${sameCommand(opts, globals)}`,
   });
 }
 
-/** The command that resumes this restore, as given. */
-export function sameCommand(opts: RestoreOptions): string {
-  const words = ['crm', 'restore', opts.dir];
+/** The command run again, with the profile (or base URL) it was given: pasted, it restores into the same organization. */
+export function sameCommand(opts: RestoreOptions, globals: Ctx['globals']): string {
+  const words = ['restore', opts.dir];
   if (opts.resources !== undefined) words.push('--resources', opts.resources);
   for (const m of opts.match ?? []) words.push('--match', m);
   if (opts.links) words.push('--links');
   if (opts.owners !== undefined) words.push('--owners', opts.owners);
-  return words.map(shellWord).join(' ');
+  return crmCommand(globals, words);
 }
 
 const sum = <T>(xs: readonly T[], f: (x: T) => number | undefined): number => xs.reduce((n, x) => n + (f(x) ?? 0), 0);

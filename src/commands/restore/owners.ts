@@ -136,7 +136,11 @@ export class OwnersFile {
     ).catch((err: unknown) => {
       // the records are there: an owner run that stops (its first rows all refused) leaves them the key's user's, said
       // with the owners file's command; only Ctrl-C stops the restore
-      if (err instanceof InterruptedError || !(err instanceof Error)) throw err;
+      if (err instanceof InterruptedError)
+        throw new InterruptedError(
+          `setting the owners of the records created: ${err.message.replace(/^interrupted:?\s*/, '')}`,
+        );
+      if (!(err instanceof Error)) throw err;
       return err;
     });
     if (summary instanceof Error)

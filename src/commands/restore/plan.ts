@@ -8,6 +8,7 @@ import { idText } from '../../api/ids.js';
 import { PAGE_SIZE_MAX, type ResourceName } from '../../api/resources.js';
 import { InterruptedError, UsageError } from '../../http/errors.js';
 import { plural } from '../../output/plural.js';
+import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { nearestTypo } from '../../util/nearest.js';
 import type { HttpClient } from '../../http/types.js';
 import { matchKey } from '../../import/match/key.js';
@@ -142,7 +143,9 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
       plan[d.action]++;
       const t = translate(record, lookup);
       if (d.action === 'create') plan.refsKept += t.kept;
-      else if (d.action !== 'ambiguous') plan.refsStale = (plan.refsStale ?? 0) + t.changed;
+      // found or matched now (a record the id map holds was said by the run that mapped it; one it created holds
+      // translated references already: the trial's rerun was told of 40 stale references that were not)
+      else if (d.action === 'found' || d.action === 'matched') plan.refsStale = (plan.refsStale ?? 0) + t.changed;
       // 1: the record keeps its id (in the id map, found by it); 2: it will have another (created, matched)
       if (d.action !== 'ambiguous')
         o.willMap?.set(`${o.resource}\u0000${id}`, 'target' in d && d.target === id ? 1 : 2);
@@ -251,7 +254,11 @@ export const decisionAt = (plan: CollectionPlan, n: number): Decision =>
  * ambiguous record's candidates and why), written whole or not at all (renamed into place), before anything is sent.
  * A collection resumed from an interrupted run's create file has one line, `_action` `resume`.
  */
-export async function writePlanFile(file: AtomicTextFile, plans: readonly CollectionPlan[]): Promise<void> {
+export async function writePlanFile(
+  file: AtomicTextFile,
+  plans: readonly CollectionPlan[],
+  say: (message: string) => void,
+): Promise<void> {
   try {
     file.write(csvLine(['resource', '_line', '_action', 'id', 'target_id', '_candidates', '_note']));
     for (const plan of plans) {
@@ -270,6 +277,7 @@ export async function writePlanFile(file: AtomicTextFile, plans: readonly Collec
       }
     }
     await file.commit();
+    say(`Each record's decision is in ${sanitizeForTerminal(file.target)}.`);
   } catch (err) {
     await file.discard();
     throw err;

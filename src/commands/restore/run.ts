@@ -63,26 +63,18 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     // a dry run's links ask where the plan puts each record (plannedTarget): only then is that kept by id
     const at = { client, dir, workDir, sameOrg, idMap, signal: ctx.signal, lineOf: opts.dryRun && opts.links };
     plans.push(...(await planAll(chosen, matches, at, (t) => ctx.globals.verbose && ctx.warn(t))));
-    if (planFile) await writePlanFile(planFile, plans);
+    if (planFile) await writePlanFile(planFile, plans, (m) => !ctx.globals.quiet && ctx.warn(m));
     const journalDir = path.join(ctx.configDir(), 'imports');
-    const linking = {
-      dir,
-      workDir,
-      client,
-      idMap,
-      sameOrg,
-      journalDir,
-      clock: ctx.clock,
-      signal: ctx.signal,
-      restored: chosen,
-    };
+    const linking = { dir, workDir, client, idMap, sameOrg, journalDir, clock: ctx.clock, signal: ctx.signal };
     const warn = (m: string) => ctx.warn(m);
     if (opts.dryRun) {
       const where = (r: string, id: string) => {
         const plan = plans.find((p) => p.resource === r);
         return plan && plannedTarget(plan, id);
       };
-      const links = opts.links ? await restoreLinks({ ...linking, dryRun: true, planned: where, warn }) : undefined;
+      const links = opts.links
+        ? await restoreLinks({ ...linking, restored: chosen, dryRun: true, planned: where, warn })
+        : undefined;
       showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: true, links });
       return;
     }
@@ -99,9 +91,15 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     const sending = { client, engine, clock: ctx.clock, signal: ctx.signal, warn };
     const step = { ...sending, idMap, workDir, owners: { ...sending, sameOrg, owners } };
     for (const plan of plans)
-      results.push(await restoreStep(plan, step).catch((err: unknown) => stopped(err, plan.resource, opts)));
+      results.push(
+        await restoreStep(plan, step).catch((err: unknown) =>
+          stopped(err, plan.resource, opts, ctx.globals, { workDir, idMap: mapPath }),
+        ),
+      );
     const links = opts.links
-      ? await restoreLinks({ ...linking, dryRun: false, warn }).catch((err: unknown) => stopped(err, 'links', opts))
+      ? await restoreLinks({ ...linking, restored: chosen, dryRun: false, warn }).catch((err: unknown) =>
+          stopped(err, 'links', opts, ctx.globals),
+        )
       : undefined;
     const elapsedMs = ctx.clock.now() - started;
     report(ctx, { opts, idMap, plans, results, links, elapsedMs, requests: client.stats.requests });
