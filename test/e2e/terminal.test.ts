@@ -83,6 +83,26 @@ describe.skipIf(!HAS_TMUX && !required)('crm in tmux at 80 columns', () => {
     }
   });
 
+  it('restore: a progress line while it reads the target and the links (the trial saw 45 s of nothing), none left', async () => {
+    const dir = join(work, 'restore-snapshot');
+    const snap = await runCrm(['snapshot', dir, '--links'], { env: t.env('admin') });
+    expect(snap.code, snap.stderr).toBe(0);
+    await latency(40); // the same organization: every record found, every parent's links read once
+    try {
+      const pane = await tm.run(`crm restore ${sh(dir)} --links`, { env: t.env('admin', { NO_COLOR: '1' }) });
+      const seen = await watchProgress(pane, /reading the target's|links [a-z]+\.[a-z]+: /, false);
+      expect(seen.size, [...seen].join('\n')).toBeGreaterThanOrEqual(2);
+      const { status: code, lines } = await pane.waitExit();
+      const text = lines.join('\n');
+      expect(code, text).toBe(0);
+      expect(text).not.toMatch(/reading the target's|links [a-z]+\.[a-z]+: /);
+      expect(text).not.toMatch(SPINNER);
+      expect(text).toMatch(/^Restored: 0 records created by this run/m);
+    } finally {
+      await latency(0);
+    }
+  });
+
   it('recordings download: the progress line is rewritten in place (spinner coloured on a terminal); one summary is left', async () => {
     const dir = join(work, 'transcripts');
     await latency(40); // a listing, then a link and a download per transcript, one at a time

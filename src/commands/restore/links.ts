@@ -33,6 +33,8 @@ export interface LinksOptions {
   clock: { now(): number };
   signal?: AbortSignal;
   warn(m: string): void;
+  /** a progress line's text (the links engine's reading, then sending) */
+  progress?: (text: string) => void;
 }
 
 export interface KindResult {
@@ -136,6 +138,7 @@ function linkKind(kind: LinkKind, text: string, o: LinksOptions): Promise<LinkSu
       clock: o.clock,
       signal: o.signal,
       warn: (m) => o.warn(m),
+      progress: (line) => o.progress?.(`links ${kind.key}: ${line}`),
     },
   );
 }

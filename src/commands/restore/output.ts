@@ -7,6 +7,7 @@ import { costAtLimitText } from '../../output/eta.js';
 import { count, plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import type { Ctx } from '../context.js';
+import { progressLine } from '../links/keyed.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { RestoreOptions } from './command.js';
 import type { IdMap } from './id-map.js';
@@ -246,3 +247,16 @@ export function sameCommand(opts: RestoreOptions, globals: Ctx['globals']): stri
 }
 
 const sum = <T>(xs: readonly T[], f: (x: T) => number | undefined): number => xs.reduce((n, x) => n + (f(x) ?? 0), 0);
+
+/**
+ * One phase of a restore (planning, a collection's creates, the links) with a progress line on a terminal (the trial
+ * watched 45 s of links with nothing on screen); with --verbose and no terminal, each text as a line instead.
+ */
+export async function withProgress<T>(ctx: Ctx, run: (say: (text: string) => void) => Promise<T>): Promise<T> {
+  const line = progressLine(ctx);
+  try {
+    return await run((text) => (line.enabled ? line.update(text) : ctx.globals.verbose && ctx.warn(text)));
+  } finally {
+    await line.stop();
+  }
+}

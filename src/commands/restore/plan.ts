@@ -201,7 +201,7 @@ async function readTarget(
       if (id !== undefined && target.ids.get(id) !== undefined) target.ids.set(id, target.listed.append(id), 1);
       byKey?.add(record);
     }
-    o.onProgress?.(`reading the target's ${o.resource}: ${records.toLocaleString('en-US')} records, ${++pages} pages`);
+    o.onProgress?.(`reading the target's ${o.resource}: ${plural(records, 'record')}, ${plural(++pages, 'page')}`);
     if (o.signal?.aborted) throw new InterruptedError('interrupted while reading the target');
   }
   return records;

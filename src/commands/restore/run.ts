@@ -35,7 +35,7 @@ import {
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
 import { restoreLinks } from './links.js';
 import { readOwners } from './owners.js';
-import { report, showPlan, stopped } from './output.js';
+import { report, showPlan, stopped, withProgress } from './output.js';
 
 export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> {
   capHeap();
@@ -62,7 +62,7 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     const sameOrg = trimBase(manifest.base_url) === trimBase(client.baseUrl);
     // a dry run's links ask where the plan puts each record (plannedTarget): only then is that kept by id
     const at = { client, dir, workDir, sameOrg, idMap, signal: ctx.signal, lineOf: opts.dryRun && opts.links };
-    plans.push(...(await planAll(chosen, matches, at, (t) => ctx.globals.verbose && ctx.warn(t))));
+    plans.push(...(await withProgress(ctx, (say) => planAll(chosen, matches, at, say))));
     if (planFile) await writePlanFile(planFile, plans, (m) => !ctx.globals.quiet && ctx.warn(m));
     const journalDir = path.join(ctx.configDir(), 'imports');
     const linking = { dir, workDir, client, idMap, sameOrg, journalDir, clock: ctx.clock, signal: ctx.signal };
@@ -92,14 +92,14 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     const step = { ...sending, idMap, workDir, owners: { ...sending, sameOrg, owners } };
     for (const plan of plans)
       results.push(
-        await restoreStep(plan, step).catch((err: unknown) =>
+        await withProgress(ctx, (say) => restoreStep(plan, { ...step, onProgress: say })).catch((err: unknown) =>
           stopped(err, plan.resource, opts, ctx.globals, { workDir, idMap: mapPath }),
         ),
       );
     const links = opts.links
-      ? await restoreLinks({ ...linking, restored: chosen, dryRun: false, warn }).catch((err: unknown) =>
-          stopped(err, 'links', opts, ctx.globals),
-        )
+      ? await withProgress(ctx, (say) =>
+          restoreLinks({ ...linking, restored: chosen, dryRun: false, warn, progress: say }),
+        ).catch((err: unknown) => stopped(err, 'links', opts, ctx.globals))
       : undefined;
     const elapsedMs = ctx.clock.now() - started;
     report(ctx, { opts, idMap, plans, results, links, elapsedMs, requests: client.stats.requests });
