@@ -283,6 +283,14 @@ async function expectWhole(copy: TestSandbox, users = usersFile()): Promise<void
 describe('crm restore into another organization', () => {
   it('copies the snapshot into an empty sandbox, references translated; a second run sends nothing', () =>
     onEmptySandbox(async (copy) => {
+      // the dry run: every reference is to a record the restore maps (the last collection, interactions, reads the
+      // earlier ones' too: a trial's dry run said its 60 contact references were "kept")
+      const dry = await runCrm(['restore', dir, '--dry-run', '-o', 'json'], { env: copy.env() });
+      expect(dry.code, dry.stderr).toBe(0);
+      const planned = (JSON.parse(dry.stdout) as { collections: Array<{ resource: string; references_kept: number }> })
+        .collections;
+      expect(planned.at(-1)!.resource).toBe('interactions');
+      expect(planned.map((c) => [c.resource, c.references_kept])).toEqual(planned.map((c) => [c.resource, 0]));
       await expectWhole(copy);
       expect(createdOf(dir, copy).size).toBe(
         COLLECTIONS.reduce((n, r) => n + readNdjson(join(dir, `${r}.ndjson`)).length, 0),

@@ -185,7 +185,9 @@ describe('crm restore against a server that is not the sandbox', () => {
     expect(r.code, r.stderr).toBe(9);
     expect(r.stderr).toMatch(/10 created records not given their owner/);
     // the owners file's command, as printed (its path quoted for the shell), pasted
-    const file = /crm batch contacts '([^']+owners[^']+\.csv)' --match id/.exec(r.stderr)?.[1];
+    // it names the organization it was aimed at (here by CRM_BASE_URL): pasted in another shell, it goes there
+    expect(r.stderr).toContain(`crm --base-url ${h.baseUrl} batch contacts '`);
+    const file = /crm --base-url \S+ batch contacts '([^']+owners[^']+\.csv)' --match id/.exec(r.stderr)?.[1];
     expect(file, r.stderr).toBeDefined();
     refusing = false;
     const paste = await crm(['batch', 'contacts', file!, '--match', 'id']);

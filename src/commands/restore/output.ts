@@ -110,6 +110,8 @@ function planLine(p: CollectionPlan): string {
 }
 
 export interface Report {
+  /** the global flags a hint's command carries: the target named (hintGlobals) */
+  globals: Ctx['globals'];
   links?: KindResult[];
   opts: RestoreOptions;
   idMap: IdMap;
@@ -172,12 +174,11 @@ export function report(ctx: Ctx, r: Report): void {
       ].join('\n'),
     );
   }
-  exitOf(ctx, r, collections, notRestored);
+  exitOf(r, collections, notRestored);
 }
 
 /** Exit 9 when a record was not restored (ambiguous, failed, unsettled) or a created record not given its owner. */
 function exitOf(
-  ctx: Ctx,
   r: Report,
   collections: ReadonlyArray<ReturnType<typeof planJson> & StepResult>,
   notRestored: number,
@@ -186,7 +187,7 @@ function exitOf(
   const ownerless = collections.filter((c) => (c.owners_failed ?? 0) > 0 && c.owners_file);
   const ownersFailed = sum(ownerless, (c) => c.owners_failed);
   if (notRestored + ownersFailed === 0) return;
-  const owners = ownerless.map((c) => crmCommand(ctx.globals, ['batch', c.resource, c.owners_file!, '--match', 'id']));
+  const owners = ownerless.map((c) => crmCommand(r.globals, ['batch', c.resource, c.owners_file!, '--match', 'id']));
   const what = [
     ...(notRestored > 0
       ? [`${plural(notRestored, 'record')} of the snapshot ${notRestored === 1 ? 'was' : 'were'} not restored`]
@@ -202,7 +203,7 @@ function exitOf(
     hint: [
       ...(notRestored > 0
         ? [
-            `see the files named above; run the same command again once they are settled: ${sameCommand(r.opts, ctx.globals)}`,
+            `see the files named above; run the same command again once they are settled: ${sameCommand(r.opts, r.globals)}`,
           ]
         : []),
       ...(owners.length > 0
@@ -260,3 +261,11 @@ export async function withProgress<T>(ctx: Ctx, run: (say: (text: string) => voi
     await line.stop();
   }
 }
+
+/**
+ * The global flags a restore's hint carries: the profile or base URL given, else the target's base URL (a restore
+ * aimed by CRM_BASE_URL and CRM_API_KEY, its hint pasted in a shell without them, went to the default profile's
+ * organization and restored a record deleted there on purpose). With another key, that base URL is refused (401).
+ */
+export const hintGlobals = (globals: Ctx['globals'], target: string): Ctx['globals'] =>
+  globals.profile || globals.baseUrl ? globals : { ...globals, baseUrl: target };

@@ -62,8 +62,10 @@ export interface PlanOptions {
   sameOrg: boolean;
   idMap: IdMap;
   /** `resource NUL snapshot id` of every record the plan so far maps (earlier collections): a reference it translates
-   * (1: to its own id; 2: to another, a record created or matched); undefined: no later collection reads it */
-  willMap: HashTable | undefined;
+   * (1: to its own id; 2: to another, a record created or matched) */
+  willMap: HashTable;
+  /** this collection's records are no later collection's references: not added to `willMap` (read all the same) */
+  last?: boolean;
   /** keep each record's line in the plan by its id (`lineOf`: a dry run's links ask where a record goes) */
   lineOf?: boolean;
   signal?: AbortSignal;
@@ -130,7 +132,7 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
       }
     // 4. each record's decision, in file order
     const lookup = (resource: ResourceName, id: string) =>
-      o.idMap.get(resource, id) ?? NEW_ID[o.willMap?.get(`${resource}\u0000${id}`) ?? 0]?.(id);
+      o.idMap.get(resource, id) ?? NEW_ID[o.willMap.get(`${resource}\u0000${id}`) ?? 0]?.(id);
     for await (const { record, id } of snapshotRecords(file)) {
       const mapped = o.idMap.get(o.resource, id);
       const key = byKey ? matchKey(o.fields, record) : undefined;
@@ -148,7 +150,7 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
       else if (d.action === 'found' || d.action === 'matched') plan.refsStale = (plan.refsStale ?? 0) + t.changed;
       // 1: the record keeps its id (in the id map, found by it); 2: it will have another (created, matched)
       if (d.action !== 'ambiguous')
-        o.willMap?.set(`${o.resource}\u0000${id}`, 'target' in d && d.target === id ? 1 : 2);
+        if (!o.last) o.willMap.set(`${o.resource}\u0000${id}`, 'target' in d && d.target === id ? 1 : 2);
       const n = decisions.append(JSON.stringify(d));
       lineOf?.set(id, n);
     }

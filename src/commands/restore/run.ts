@@ -35,13 +35,14 @@ import {
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
 import { restoreLinks } from './links.js';
 import { readOwners } from './owners.js';
-import { report, showPlan, stopped, withProgress } from './output.js';
+import { hintGlobals, report, showPlan, stopped, withProgress } from './output.js';
 
 export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> {
   capHeap();
   const { dir, manifest, chosen, matches, owners } = await readArguments(opts, ctx);
   const planFile = opts.plan !== undefined ? await openPlanFile(opts.plan) : undefined;
   const client = await ctx.client({ concurrencyFlag: true });
+  const hints = hintGlobals(ctx.globals, client.baseUrl);
   const restoreDir = path.join(dir, 'restore');
   const workDir = path.join(restoreDir, targetName(client.baseUrl));
   ensureDir(workDir);
@@ -93,16 +94,16 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     for (const plan of plans)
       results.push(
         await withProgress(ctx, (say) => restoreStep(plan, { ...step, onProgress: say })).catch((err: unknown) =>
-          stopped(err, plan.resource, opts, ctx.globals, { workDir, idMap: mapPath }),
+          stopped(err, plan.resource, opts, hints, { workDir, idMap: mapPath }),
         ),
       );
     const links = opts.links
       ? await withProgress(ctx, (say) =>
           restoreLinks({ ...linking, restored: chosen, dryRun: false, warn, progress: say }),
-        ).catch((err: unknown) => stopped(err, 'links', opts, ctx.globals))
+        ).catch((err: unknown) => stopped(err, 'links', opts, hints))
       : undefined;
     const elapsedMs = ctx.clock.now() - started;
-    report(ctx, { opts, idMap, plans, results, links, elapsedMs, requests: client.stats.requests });
+    report(ctx, { opts, globals: hints, idMap, plans, results, links, elapsedMs, requests: client.stats.requests });
   } finally {
     await planFile?.discard();
     for (const plan of plans) plan.decisions?.close();
@@ -134,7 +135,7 @@ async function readArguments(opts: RestoreOptions, ctx: Ctx) {
 async function planAll(
   chosen: readonly ResourceName[],
   matches: Partial<Record<ResourceName, readonly string[]>>,
-  at: Omit<PlanOptions, 'resource' | 'fields' | 'willMap' | 'onProgress'>,
+  at: Omit<PlanOptions, 'resource' | 'fields' | 'willMap' | 'last' | 'onProgress'>,
   onProgress: (text: string) => void,
 ): Promise<CollectionPlan[]> {
   const willMap = new HashTable();
@@ -142,8 +143,9 @@ async function planAll(
   for (const [i, resource] of chosen.entries()) {
     const fields = matches[resource] ?? [];
     const [left] = await leftCreateFiles(at.workDir, resource);
-    // the last collection's records are no later one's references: not kept (a million contacts, 25 MB)
-    const later = i < chosen.length - 1 ? willMap : undefined;
+    // the last collection's records are no later one's references: not kept (a million contacts, 25 MB); it reads
+    // the earlier ones' all the same (a dry run's interactions counted every contact reference "kept")
+    const last = i === chosen.length - 1;
     plans.push(
       left !== undefined
         ? await resumedPlan(resource, at.dir, fields, left, willMap)
@@ -152,7 +154,8 @@ async function planAll(
             resource,
             fields,
             explicit: fields !== DEFAULT_MATCH[resource],
-            willMap: later,
+            willMap,
+            last,
             onProgress,
           }),
     );
