@@ -55,7 +55,7 @@ export async function restoreLinks(o: LinksOptions): Promise<KindResult[]> {
   const kinds = snapshotKinds(o.dir);
   // a kind's collection this run does not restore (meetings never; another left out of --resources): in the same
   // organization, a record of it the target lists is there by its own id
-  const sides = new Set(kinds.flatMap((k) => [k.parent, ...childResources(k)]));
+  const sides = new Set(kinds.flatMap((k) => [k.parent, ...kindShape(k).children]));
   const listed = new Map<string, HashTable>();
   if (o.sameOrg)
     for (const r of sides) if (!o.restored.includes(r as ResourceName)) listed.set(r, await targetIds(o, r));
@@ -71,11 +71,7 @@ export async function restoreLinks(o: LinksOptions): Promise<KindResult[]> {
 
 /** The CSV of a kind's pairs in the target's ids (`deal_id,contact_id,type,supervisor`), and what was left out. */
 async function pairsOf(kind: LinkKind, o: LinksOptions, listed: ReadonlyMap<string, HashTable>) {
-  const parentDef = findResource(kind.parent)!;
-  const link = parentDef.links?.find((l) => l.relation === kind.relation);
-  const assoc = parentDef.associations?.find((a) => a.name === kind.relation);
-  const childKey = link?.childKey ?? assoc!.bodyKey;
-  const extras = (link?.fields ?? []).map((f) => f.name);
+  const { childKey, extras, children } = kindShape(kind);
   let text = csvLine([parentField(kind.parent), childKey, ...extras]);
   const counts = { links: 0, left_out: 0, pending: 0 };
   const targetOf = (resource: string, id: string) => {
@@ -92,7 +88,7 @@ async function pairsOf(kind: LinkKind, o: LinksOptions, listed: ReadonlyMap<stri
     if (parentId === undefined || childId === undefined || !record) continue;
     counts.links++;
     const linkBody = (record.link ?? {}) as Record<string, unknown>;
-    const childResource = childResourceOf(kind, linkBody, link?.childResources ?? [assoc!.target]);
+    const childResource = childResourceOf(kind, linkBody, children);
     const [parent, child] = [targetOf(kind.parent, parentId), childResource && targetOf(childResource, childId)];
     if (typeof parent === 'string' && typeof child === 'string') {
       const cells = extras.map((f) => (typeof linkBody[f] === 'string' ? linkBody[f] : ''));
@@ -154,12 +150,12 @@ async function targetIds(o: LinksOptions, resource: string): Promise<HashTable> 
   return ids;
 }
 
-/** The collections a kind's children may be. */
-function childResources(kind: LinkKind): readonly string[] {
+/** A kind as the resource table has it: the body's child field, the link's own fields, the collections a child may be. */
+function kindShape(kind: LinkKind): { childKey: string; extras: string[]; children: readonly string[] } {
   const def = findResource(kind.parent)!;
-  return (
-    def.links?.find((l) => l.relation === kind.relation)?.childResources ?? [
-      def.associations!.find((a) => a.name === kind.relation)!.target,
-    ]
-  );
+  const link = def.links?.find((l) => l.relation === kind.relation);
+  if (link)
+    return { childKey: link.childKey, extras: (link.fields ?? []).map((f) => f.name), children: link.childResources };
+  const assoc = def.associations!.find((a) => a.name === kind.relation)!;
+  return { childKey: assoc.bodyKey, extras: [], children: [assoc.target] };
 }
