@@ -7,13 +7,15 @@ const FLUSH_BYTES = 1 << 20;
 
 /** The kept records' lines, appended to a file and read back by their number. */
 export class LineFile {
+  /** the last offset kept in 32 bits (tests lower it, to cross it without writing 4 GB) */
+  static narrowMax = 0xffffffff;
   private readonly fd: number;
   private readonly forget: () => void;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private flushed = 0;
-  /** where each line starts (its end: where the next one starts) */
-  private offsets = new Float64Array(1024);
+  /** where each line starts (its end: where the next one starts): 4 bytes a line, 8 once the file passes 4 GB */
+  private offsets: Uint32Array | Float64Array = new Uint32Array(1024);
   count = 0;
 
   constructor(readonly path: string) {
@@ -23,8 +25,10 @@ export class LineFile {
 
   append(text: string): number {
     const buf = Buffer.from(text);
+    const at = this.flushed + this.pendingBytes;
     if (this.count === this.offsets.length) this.growTo(this.count * 2);
-    this.offsets[this.count] = this.flushed + this.pendingBytes;
+    if (at > LineFile.narrowMax && this.offsets instanceof Uint32Array) this.growTo(this.offsets.length, true);
+    this.offsets[this.count] = at;
     this.pending.push(buf);
     this.pendingBytes += buf.length;
     if (this.pendingBytes >= FLUSH_BYTES) this.flush();
@@ -63,8 +67,8 @@ export class LineFile {
     [this.pending, this.pendingBytes] = [[], 0];
   }
 
-  private growTo(n: number): void {
-    const offsets = new Float64Array(n);
+  private growTo(n: number, wide = this.offsets instanceof Float64Array): void {
+    const offsets = wide ? new Float64Array(n) : new Uint32Array(n);
     offsets.set(this.offsets);
     this.offsets = offsets;
   }

@@ -1,7 +1,8 @@
-// A restore's plan of one collection (CONTRACT §10), before anything is sent: the snapshot's records read twice (their
-// keys and ids first; then each one's decision), the target's collection listed once between, into two indexes (by
-// id, by the match fields) of only the records the snapshot may name. The decisions go to a temporary file, a line
-// per snapshot record in its order, which the restore step (restore-step.ts) takes as it is: a frozen plan.
+// A restore's plan of one collection (CONTRACT §10), before anything is sent: the snapshot's records read three times
+// (their keys and ids; which are placed already; each one's decision), the target's collection listed once to a
+// temporary file (each record's id and match fields), the ids the snapshot may name marked as they come, and the
+// index by the match fields built after, of only the keys records not placed hold. The decisions go to a temporary
+// file, a line per snapshot record in its order, which the restore step (restore-step.ts) takes as it is: a frozen plan.
 import { join } from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { idText } from '../../api/ids.js';
@@ -13,7 +14,8 @@ import { nearestTypo } from '../../util/nearest.js';
 import type { HttpClient } from '../../http/types.js';
 import { matchKey } from '../../import/match/key.js';
 import { RecordIndexBuilder } from '../../import/match/record-index.js';
-import { parseJson } from '../../json/exact-json.js';
+import { parseJson, stringifyJson } from '../../json/exact-json.js';
+import { setOwn } from '../../util/set-own.js';
 import { AtomicTextFile, tempPathFor } from '../../util/atomic-file.js';
 import { csvLine, serverCell } from '../../import/files/outputs.js';
 import { HashTable } from '../../util/hash-table.js';
@@ -91,51 +93,57 @@ export async function* snapshotRecords(file: string): AsyncGenerator<{ record: A
 
 export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
   const file = join(o.dir, `${o.resource}.ndjson`);
-  // 1. the snapshot's keys and the ids the target may hold
+  // 1. the snapshot's keys (each one's count of records) and the ids the target may hold
   const { keys, ids, records } = await snapshotKeys(o, file);
-  // 2. the target's collection, listed once: the ids the snapshot may name marked there (`ids`' column 1), and the
-  // records by the match fields in an index sharing the snapshot's keys table (its column 1: one table for both)
-  const byKey = o.fields.length > 0 ? new RecordIndexBuilder(o.fields, [], keys, o.workDir, false) : undefined;
   const decisions = new LineFile(tempPathFor(join(o.workDir, `${o.resource}.plan`)));
   const listed = new LineFile(tempPathFor(join(o.workDir, `${o.resource}.listed`)));
   const lineOf = o.lineOf ? new HashTable() : undefined;
+  let byKey: RecordIndexBuilder | undefined;
   try {
     const start = o.client.stats.requests;
-    const targetRecords = await readTarget(o, { ids, listed }, byKey);
-    if (o.explicit && byKey && byKey.records > 0 && byKey.unseen.length > 0)
+    // 2. the target's collection, listed once: each record's id and match fields to `listed`, and the ids the
+    // snapshot may name marked in `ids` (their line there, + 1)
+    const target = await readTarget(o, { ids, listed });
+    if (o.explicit && target.records > 0 && target.unseen.length > 0)
       throw unseenMatch(
         o.resource,
-        byKey.unseen[0]!,
-        byKey.firstFields ?? [],
-        `the target's ${plural(byKey.records, 'record')}`,
+        target.unseen[0]!,
+        target.firstFields,
+        `the target's ${plural(target.records, 'record')}`,
       );
     const plan: CollectionPlan = {
       ...{ resource: o.resource, file, matchFields: o.fields, records, mapped: 0, found: 0, matched: 0 },
-      ...{ ambiguous: 0, create: 0, refsKept: 0, targetRecords, decisions, lineOf },
+      ...{ ambiguous: 0, create: 0, refsKept: 0, targetRecords: target.records, decisions, lineOf },
       readRequests: o.client.stats.requests - start,
     };
-    // 3. the keys of the records in the target by the id map or their own id: those records are not the others' (each
-    // key's count, column 0, made the count of its records not placed)
     // a hit of the hash is checked against the id the target listed (two ids sharing a 64-bit hash are two)
     const there = (id: string) => {
-      const at = ids.get(id, 1);
-      return at !== undefined && listed.read(at) === id;
+      const at = ids.get(id);
+      return at !== undefined && at > 0 && listed.read(at - 1).startsWith(`[${JSON.stringify(id)},`);
     };
     const placed = (id: string) => {
       const mapped = o.idMap.get(o.resource, id);
       return (mapped !== undefined && there(mapped)) || (o.sameOrg && there(id));
     };
-    if (byKey)
+    // 3. the records in the target by the id map or their own id are not the others': each key's count made the count
+    // of its records not placed
+    let unplaced = 0;
+    if (o.fields.length > 0)
       for await (const { record, id } of snapshotRecords(file)) {
         const key = matchKey(o.fields, record);
-        if (key !== undefined && placed(id)) keys.set(key, keys.get(key)! - 1);
+        if (key === undefined) continue;
+        if (placed(id)) keys.set(key, keys.get(key)! - 1);
+        else unplaced++;
       }
-    // 4. each record's decision, in file order
+    // 4. the target's records by the match fields, only those having a key a record not placed holds (none when each
+    // record is in the id map: a million contacts restored again index nothing)
+    if (unplaced > 0) byKey = indexByKey(o.fields, listed, (key) => (keys.get(key) ?? 0) > 0, o.workDir);
+    // 5. each record's decision, in file order
     const lookup = (resource: ResourceName, id: string) =>
       o.idMap.get(resource, id) ?? NEW_ID[o.willMap.get(`${resource}\u0000${id}`) ?? 0]?.(id);
     for await (const { record, id } of snapshotRecords(file)) {
       const mapped = o.idMap.get(o.resource, id);
-      const key = byKey ? matchKey(o.fields, record) : undefined;
+      const key = o.fields.length > 0 ? matchKey(o.fields, record) : undefined;
       const others = key === undefined ? 0 : (keys.get(key) ?? 1) - 1;
       const d = decide({
         ...{ id, mapped, mappedThere: mapped !== undefined && there(mapped), sameIdThere: o.sameOrg && there(id) },
@@ -167,46 +175,66 @@ export async function planCollection(o: PlanOptions): Promise<CollectionPlan> {
 /** A reference's id as the plan will have it (willMap's 1: its own; 2: another, not known yet). */
 const NEW_ID: Record<number, (id: string) => string> = { 1: (id) => id, 2: (id) => `${id}\u0000new` };
 
-/** Each key of the snapshot (how many records have it), and the ids the target may hold: the records' own (the same
- * organization) and those the id map gives. */
+/** Each key of the snapshot (how many records have it), and the ids the target may hold (0: not listed yet): the
+ * records' own (the same organization) and those the id map gives. */
 async function snapshotKeys(o: PlanOptions, file: string) {
-  // two columns each: the count here (column 0), the target's record there once read (column 1, RecordIndexBuilder's)
-  const keys = new HashTable(2);
-  const ids = new HashTable(2);
+  const keys = new HashTable();
+  const ids = new HashTable();
   let records = 0;
   for await (const { record, id } of snapshotRecords(file)) {
     records++;
     const key = o.fields.length > 0 ? matchKey(o.fields, record) : undefined;
     if (key !== undefined) keys.set(key, (keys.get(key) ?? 0) + 1);
-    if (o.sameOrg) ids.set(id, 1);
+    if (o.sameOrg) ids.set(id, 0);
     const mapped = o.idMap.get(o.resource, id);
-    if (mapped !== undefined) ids.set(mapped, 1);
+    if (mapped !== undefined) ids.set(mapped, 0);
   }
   return { keys, ids, records };
 }
 
 /**
- * The target's collection listed once (100 a page, the client's pacing and retries): each id the snapshot may name
- * marked (`ids`' column 1: its line in `listed`, the ids themselves on disk), each record into the index by key.
+ * The target's collection listed once (100 a page, the client's pacing and retries): each record to `listed` as
+ * `[id text, {id, the match fields}]` in the order read, each id the snapshot may name marked (`ids`: its line + 1);
+ * the match fields no record had (a typo of --match) and the first record's fields, for the message.
  */
-async function readTarget(
-  o: PlanOptions,
-  target: { ids: HashTable; listed: LineFile },
-  byKey: RecordIndexBuilder | undefined,
-): Promise<number> {
+async function readTarget(o: PlanOptions, target: { ids: HashTable; listed: LineFile }) {
   let records = 0;
   let pages = 0;
+  let unseen = [...o.fields];
+  let firstFields: string[] | undefined;
   for await (const page of o.client.pages(`/${o.resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal })) {
     for (const record of page.data) {
       records++;
+      firstFields ??= Object.keys(record);
+      if (unseen.some((f) => Object.hasOwn(record, f))) unseen = unseen.filter((f) => !Object.hasOwn(record, f));
       const id = idText(record.id);
-      if (id !== undefined && target.ids.get(id) !== undefined) target.ids.set(id, target.listed.append(id), 1);
-      byKey?.add(record);
+      const kept: ApiRecord = {};
+      for (const field of ['id', ...o.fields]) if (Object.hasOwn(record, field)) setOwn(kept, field, record[field]);
+      const n = target.listed.append(`[${JSON.stringify(id ?? null)},${stringifyJson(kept)!}]`);
+      if (id !== undefined && target.ids.get(id) !== undefined) target.ids.set(id, n + 1);
     }
     o.onProgress?.(`reading the target's ${o.resource}: ${plural(records, 'record')}, ${plural(++pages, 'page')}`);
     if (o.signal?.aborted) throw new InterruptedError('interrupted while reading the target');
   }
-  return records;
+  return { records, unseen, firstFields: firstFields ?? [] };
+}
+
+/** The index by key of the records `listed` holds whose key is `wanted`, read in the order they were listed (a record
+ * shown twice by a shifting collection counts once, at its latest read). */
+function indexByKey(
+  fields: readonly string[],
+  listed: LineFile,
+  wanted: (key: string) => boolean,
+  dir: string,
+): RecordIndexBuilder {
+  const byKey = new RecordIndexBuilder(fields, [], wanted, dir, false);
+  try {
+    for (let n = 0; n < listed.count; n++) byKey.add((parseJson(listed.read(n)) as [unknown, ApiRecord])[1]);
+  } catch (err) {
+    byKey.close();
+    throw err;
+  }
+  return byKey;
 }
 
 /**
