@@ -106,7 +106,7 @@ _crm_node() {
     'crm keys remove') subs='' flags='--help -h' args=('profile') ;;
     'crm keys-check') subs='' flags='--v1 --help -h' args=() ;;
     'crm snapshot') subs='' flags='--resources --links --transcripts --help -h' args=('none') ;;
-    'crm restore') subs='' flags='--resources --match --links --owners --plan --dry-run --help -h' args=('none') ;;
+    'crm restore') subs='' flags='--resources --match --links --owners --plan --dry-run --yes --help -h' args=('none') ;;
     'crm api') subs='' flags='--data --set --paginate --v1 --idempotency-key --dry-run --help -h' args=('=GET POST PUT PATCH DELETE' 'none') ;;
     'crm completion') subs='' flags='--help -h' args=('=bash zsh fish') ;;
     'crm sandbox') subs='' flags='--host --port --seed --seed-records --data-file --from --keys --rate-limit --org-rate-limit --rate-window-ms --transcript-ttl-ms --download-rate-limit --download-window-ms --fail-rate --latency-ms --faults --fault-paths --control --v1-interactions-cursor --tls --rate-limit-kind --rate-reset-format --retry-after-format --help -h' args=() ;;

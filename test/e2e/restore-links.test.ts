@@ -82,7 +82,7 @@ describe('crm restore --links', () => {
       expect(planned.reduce((n, l) => n + l.to_make, 0)).toBe(gone);
 
       const since = await logLength(org);
-      const run = await runCrm(['restore', dir, '--links', '-o', 'json'], { env: org.env() });
+      const run = await runCrm(['restore', dir, '--links', '--yes', '-o', 'json'], { env: org.env() });
       expect(run.code, run.stderr).toBe(0);
       const made = (JSON.parse(run.stdout) as { links: Array<{ made: number }> }).links;
       expect(made.reduce((n, l) => n + l.made, 0)).toBe(gone);

@@ -38,7 +38,11 @@ const declare = (program: CommandUnknownOpts) =>
       '--plan <file>',
       "write every record's decision to FILE (CSV: resource,_line,_action,id,target_id,_candidates,_note) before anything is sent",
     )
-    .option('--dry-run', 'read the snapshot and the target, print the plan, send nothing');
+    .option('--dry-run', 'read the snapshot and the target, print the plan, send nothing')
+    .option(
+      '--yes',
+      'do not ask: creates found by their id only in the organization of the snapshot (required without a terminal), or 100 creates or more on a terminal',
+    );
 
 export type RestoreOptions = FlagsOf<typeof declare> & { dir: string };
 

@@ -8,6 +8,8 @@ import { count, plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import type { Ctx } from '../context.js';
 import { progressLine } from '../links/keyed.js';
+import { ASK_FROM_WRITES } from '../batch/operation.js';
+import { ask } from '../shared/ask.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
 import type { RestoreOptions } from './command.js';
 import type { IdMap } from './id-map.js';
@@ -24,6 +26,50 @@ const NAMED_BY: Record<string, string> = {
   tasks: 'title',
   notes: 'body',
 };
+
+/** `--match deals=name` */
+const matchFlag = (p: CollectionPlan) => `--match ${p.resource}=${NAMED_BY[p.resource] ?? 'FIELDS'}`;
+
+/** The same organization: a record created again since the snapshot (a delete's backup imported) has a new id, and
+ * without match fields nothing finds it (the trial restored deals after importing their backup: each one twice). */
+const unmatchedCreates = (plans: readonly CollectionPlan[], sameOrg: boolean) =>
+  sameOrg ? plans.filter((p) => p.create > 0 && p.matchFields.length === 0) : [];
+
+/**
+ * Before anything is sent, without --yes: creates that may be records the organization holds again (its own
+ * snapshot, a collection without match fields: see showPlan's warning) are asked about on a terminal and refused
+ * without one (a second trial went on past the warning and made each deal twice); on a terminal, a plan of
+ * ASK_FROM_WRITES creates or more asks too, as a reconcile does. Nothing has been sent when this refuses.
+ */
+export async function confirmRestore(
+  ctx: Ctx,
+  o: { yes?: boolean; links?: boolean },
+  plans: readonly CollectionPlan[],
+  sameOrg: boolean,
+): Promise<void> {
+  const creates = plans.reduce((n, p) => n + p.create, 0);
+  const unmatched = unmatchedCreates(plans, sameOrg);
+  if (o.yes || (unmatched.length === 0 && (creates < ASK_FROM_WRITES || !ctx.interactive()))) return;
+  const what = plans.filter((p) => p.create > 0).map((p) => `${count(p.create)} ${p.resource}`);
+  const matches = unmatched.map(matchFlag).join(' ');
+  if (!ctx.interactive())
+    throw new UsageError(
+      `refusing to create ${unmatched.map((p) => `${count(p.create)} ${p.resource}`).join(' and ')} found by their id only in the organization the snapshot was taken of, without --yes: nothing was sent`,
+      {
+        hint: `${matches} finds any created again since by their fields; --yes creates them as planned (--dry-run --plan FILE lists each one)`,
+      },
+    );
+  const then = o.links ? ', then make the links' : '';
+  const answer = await ask(
+    ctx,
+    `This will create ${plural(creates, 'record')} (${what.join(', ')})${then}. Send? [y/N] `,
+    'nothing was sent',
+  );
+  if (!/^y(es)?$/i.test(answer))
+    throw new UsageError(`not confirmed${answer ? ` ("${answer.slice(0, 40)}")` : ''}: nothing was sent`, {
+      hint: `--dry-run --plan FILE writes what each record would do${matches ? `; ${matches} finds them by their fields` : ''}; --yes sends without asking`,
+    });
+}
 
 const createRequests = (plans: readonly CollectionPlan[]) => plans.reduce((n, p) => n + Math.ceil(p.create / CHUNK), 0);
 
@@ -42,14 +88,11 @@ export function showPlan(ctx: Ctx, client: HttpClient, o: ShownPlan): void {
   const requests = createRequests(o.plans) + (links ?? []).reduce((n, l) => n + l.to_make, 0);
   const reads =
     o.plans.reduce((n, p) => n + p.readRequests, 0) + (links ?? []).reduce((n, l) => n + l.read_requests, 0);
-  // the same organization: a record created again since the snapshot (a delete's backup imported) has a new id, and
-  // without match fields nothing finds it (the trial restored deals after importing their backup: each one twice)
-  const unmatched = o.sameOrg ? o.plans.filter((p) => p.create > 0 && p.matchFields.length === 0) : [];
-  for (const p of unmatched)
+  for (const p of unmatchedCreates(o.plans, o.sameOrg))
     ctx.warn(
       `${p.resource}: the ${count(p.create)} to create are looked for by their id only (${p.resource} have no match fields): ` +
         `any created again since the snapshot (a delete's backup imported) would be there twice; ` +
-        `--match ${p.resource}=${NAMED_BY[p.resource] ?? 'FIELDS'} finds them by their fields instead.`,
+        `${matchFlag(p)} finds them by their fields instead.`,
     );
   if (o.dryRun && (ctx.format() === 'json' || ctx.format() === 'ndjson')) {
     const collections = o.plans.map((p) => ({ ...planJson(p), requests: Math.ceil(p.create / CHUNK) }));

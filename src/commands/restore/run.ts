@@ -35,7 +35,7 @@ import {
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
 import { restoreLinks } from './links.js';
 import { readOwners } from './owners.js';
-import { hintGlobals, report, showPlan, stopped, withProgress } from './output.js';
+import { confirmRestore, hintGlobals, report, showPlan, stopped, withProgress } from './output.js';
 
 export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> {
   capHeap();
@@ -80,6 +80,7 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
       return;
     }
     showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: false, linksAfter: opts.links === true });
+    await confirmRestore(ctx, opts, plans, sameOrg);
     const profile = await ctx.profile();
     const engine = {
       baseUrl: client.baseUrl,
