@@ -32,16 +32,21 @@ export const MAX_VALUE = 0xfffffffe;
  * in the memory of one (4 more bytes a slot): the match stage's file keys and the index's records for them.
  */
 export class HashTable {
-  private hi = new Uint32Array(1024);
-  private lo = new Uint32Array(1024);
+  private hi: Uint32Array;
+  private lo: Uint32Array;
   /** column 0; EMPTY: an empty slot */
-  private val = new Uint32Array(1024).fill(EMPTY);
+  private val: Uint32Array;
   /** column 1 (EMPTY: not set) */
   private more: Uint32Array | undefined;
   size = 0;
 
-  constructor(columns: 1 | 2 = 1) {
-    if (columns === 2) this.more = new Uint32Array(1024).fill(EMPTY);
+  /** `expected`: the strings it will likely hold, its slots made for them at once (a hint: it grows past it, and
+   * the garbage of growing from 1,024 to a million is not made) */
+  constructor(columns: 1 | 2 = 1, expected = 0) {
+    let n = 1024;
+    while (n < 2 * expected + 2) n *= 2;
+    [this.hi, this.lo, this.val] = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n).fill(EMPTY)];
+    if (columns === 2) this.more = new Uint32Array(n).fill(EMPTY);
   }
 
   get(text: string, column: 0 | 1 = 0): number | undefined {

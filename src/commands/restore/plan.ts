@@ -3,6 +3,7 @@
 // temporary file (each record's id and match fields), the ids the snapshot may name marked as they come, and the
 // index by the match fields built after, of only the keys records not placed hold. The decisions go to a temporary
 // file, a line per snapshot record in its order, which the restore step (restore-step.ts) takes as it is: a frozen plan.
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiRecord } from '../../api/envelopes.js';
 import { idText } from '../../api/ids.js';
@@ -66,6 +67,8 @@ export interface PlanOptions {
   /** `resource NUL snapshot id` of every record the plan so far maps (earlier collections): a reference it translates
    * (1: to its own id; 2: to another, a record created or matched) */
   willMap: HashTable;
+  /** the records the snapshot's manifest says the collection holds: its tables sized for them at once */
+  expected?: number;
   /** this collection's records are no later collection's references: not added to `willMap` (read all the same) */
   last?: boolean;
   /** keep each record's line in the plan by its id (`lineOf`: a dry run's links ask where a record goes) */
@@ -178,8 +181,10 @@ const NEW_ID: Record<number, (id: string) => string> = { 1: (id) => id, 2: (id) 
 /** Each key of the snapshot (how many records have it), and the ids the target may hold (0: not listed yet): the
  * records' own (the same organization) and those the id map gives. */
 async function snapshotKeys(o: PlanOptions, file: string) {
-  const keys = new HashTable();
-  const ids = new HashTable();
+  // the manifest's count, no more than the file could hold (`{"id":1}` and a newline: 9 bytes), a hand-edited one too
+  const expected = Math.min(o.expected ?? 0, ((await stat(file).catch(() => undefined))?.size ?? 0) / 9);
+  const keys = new HashTable(1, o.fields.length > 0 ? expected : 0);
+  const ids = new HashTable(1, o.sameOrg || o.idMap.count(o.resource) > 0 ? expected : 0);
   let records = 0;
   for await (const { record, id } of snapshotRecords(file)) {
     records++;

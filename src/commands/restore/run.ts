@@ -63,7 +63,7 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
     const sameOrg = trimBase(manifest.base_url) === trimBase(client.baseUrl);
     // a dry run's links ask where the plan puts each record (plannedTarget): only then is that kept by id
     const at = { client, dir, workDir, sameOrg, idMap, signal: ctx.signal, lineOf: opts.dryRun && opts.links };
-    plans.push(...(await withProgress(ctx, (say) => planAll(chosen, matches, at, say))));
+    plans.push(...(await withProgress(ctx, (say) => planAll(chosen, { matches, manifest }, at, say))));
     if (planFile) await writePlanFile(planFile, plans, (m) => !ctx.globals.quiet && ctx.warn(m));
     const journalDir = path.join(ctx.configDir(), 'imports');
     const linking = { dir, workDir, client, idMap, sameOrg, journalDir, clock: ctx.clock, signal: ctx.signal };
@@ -135,14 +135,14 @@ async function readArguments(opts: RestoreOptions, ctx: Ctx) {
  */
 async function planAll(
   chosen: readonly ResourceName[],
-  matches: Partial<Record<ResourceName, readonly string[]>>,
-  at: Omit<PlanOptions, 'resource' | 'fields' | 'willMap' | 'last' | 'onProgress'>,
+  given: { matches: Partial<Record<ResourceName, readonly string[]>>; manifest: Manifest },
+  at: Omit<PlanOptions, 'resource' | 'fields' | 'willMap' | 'last' | 'onProgress' | 'expected'>,
   onProgress: (text: string) => void,
 ): Promise<CollectionPlan[]> {
   const willMap = new HashTable();
   const plans: CollectionPlan[] = [];
   for (const [i, resource] of chosen.entries()) {
-    const fields = matches[resource] ?? [];
+    const fields = given.matches[resource] ?? [];
     const [left] = await leftCreateFiles(at.workDir, resource);
     // the last collection's records are no later one's references: not kept (a million contacts, 25 MB); it reads
     // the earlier ones' all the same (a dry run's interactions counted every contact reference "kept")
@@ -157,6 +157,7 @@ async function planAll(
             explicit: fields !== DEFAULT_MATCH[resource],
             willMap,
             last,
+            expected: given.manifest.collections[resource]?.records,
             onProgress,
           }),
     );

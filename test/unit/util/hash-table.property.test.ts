@@ -12,10 +12,10 @@ const op = fc.record({
 });
 
 describe('HashTable', () => {
-  it('reads back what a Map would, through growth, in both columns', () => {
+  it('reads back what a Map would, through growth, in both columns, sized for any number expected', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 3000 }), (ops) => {
-        const table = new HashTable(2);
+      fc.property(fc.array(op, { maxLength: 3000 }), fc.nat({ max: 4000 }), (ops, expected) => {
+        const table = new HashTable(2, expected);
         const model = new Map<string, [number, number | undefined]>();
         for (const { key, value, column } of ops) {
           table.set(key, value, column);
