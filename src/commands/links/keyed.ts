@@ -202,13 +202,20 @@ export async function printLinkSummary(
   // the trial fixed a row in the rejects file and ran the same command again, as the hint said: the rerun read the
   // input again, not the fix. The rejects file is what is imported once fixed; the same command is for what failed.
   const fixable = s.not_found + s.duplicate + s.invalid;
+  // rows by id the server answered 404 (a delete's backup imported after a contact it linked was deleted): no key to
+  // fix and nothing a rerun would change; the record, brought back, has another id
+  const gone = fixable > 0 && (s.gone ?? 0) === fixable;
   const fix = !s.rejects_file
     ? ''
-    : fixable > 0
-      ? `the not-found, duplicate and invalid rows are in ${s.rejects_file} with their reasons: fix them there (a key a record has; ` +
-        `a record that is missing, created), then import that file: ${crmCommand(ctx.globals, ['links', 'import', parent, relation, s.rejects_file])} ` +
-        `(a row fixed only there stays not found in ${o.file ?? 'the input file'}: fix it there too)`
-      : `the failed rows are in ${s.rejects_file} with their reasons`;
+    : gone
+      ? `the rows whose record the server did not find when linking (deleted since the input was written) are in ${s.rejects_file} ` +
+        `with its reason: as they are they cannot be linked; once such a record is there again (under a new id), put that id in its row there, then import that file: ` +
+        crmCommand(ctx.globals, ['links', 'import', parent, relation, s.rejects_file])
+      : fixable > 0
+        ? `the not-found, duplicate and invalid rows are in ${s.rejects_file} with their reasons: fix them there (a key a record has; ` +
+          `a record that is missing, created), then import that file: ${crmCommand(ctx.globals, ['links', 'import', parent, relation, s.rejects_file])} ` +
+          `(a row fixed only there stays not found in ${o.file ?? 'the input file'}: fix it there too)`
+        : `the failed rows are in ${s.rejects_file} with their reasons`;
   // what to edit, and how (the trial: "name that record by its id" did not say where, and _candidates is not read)
   // and what a rerun of this file does with them: while two records share a key, its rows stay ambiguous (the trial
   // followed the hint, ran the same command again, and met them again)
@@ -228,7 +235,7 @@ export async function printLinkSummary(
   const again =
     s.failed > 0
       ? `the failed rows: run the same command again (what is linked by then needs no request)`
-      : fixable > 0
+      : fixable > 0 && !gone
         ? `or, once the records they name are there, run the same command again`
         : '';
   throw new PartialFailureError(

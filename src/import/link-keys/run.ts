@@ -89,6 +89,8 @@ export interface LinkSummary {
   replaced: number;
   unchanged: number;
   not_found: number;
+  /** of `not_found`: rows the server did not find when sent (404: a record of the pair deleted since) */
+  gone?: number;
   ambiguous: number;
   duplicate: number;
   /** rows naming the pair an earlier row named, with the same fields: skipped (that row does what they would) */
@@ -177,11 +179,12 @@ export async function runKeyedLinks(o: KeyedLinkOptions, deps: KeyedLinkDeps): P
     const before = state ? await doneBefore(o, plan, state, summary, sent.counts) : {};
     // a job whose every row went through is done: a later run is a new one (its own way-back names)
     if (sent.failed === 0 && names) await JobState.end(deps.journalDir, job);
+    const { gone, ...done } = sent.counts;
     return {
       ...summary,
-      ...sent.counts,
+      ...done,
       ...before,
-      failed: sent.failed,
+      ...{ not_found: summary.not_found + gone, gone, failed: sent.failed },
       requests: plan.readRequests + sent.requests,
       elapsed_ms: deps.clock.now() - started,
       rejects_file: sent.files.rejects,
@@ -318,7 +321,8 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
   const wayBack =
     deps.names &&
     new WayBackLog(o.remove ? deps.names.unlinked : deps.names.linked, layout, o.remove ? 'unlinked' : 'linked');
-  const counts: SentCounts = { linked: 0, removed: 0, set: 0, replaced: 0, not_linked: plan.counts.not_linked ?? 0 };
+  const counts: SentCounts = { linked: 0, removed: 0, set: 0, replaced: 0, gone: 0, not_linked: 0 };
+  counts.not_linked = plan.counts.not_linked ?? 0;
   // `unsure`: requests under way when stopped (the server may have made them; the linked file holds them)
   let [failed, requests, unsure, answered] = [0, 0, 0, 0];
   const pool = new Pool(o.concurrency);
@@ -356,7 +360,9 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
             if (stop()) unsure++;
             throw err;
           }
-          failed++;
+          // a 404 to a link or set: a record of the pair is gone (deleted since a backup was written): not found
+          if (err instanceof NotFoundError && err.status === 404) counts.gone++;
+          else failed++;
           rejects.add(r.raw, r.line, err.code ?? `HTTP_${err.status ?? 'ERROR'}`, err.message);
         }
       }, stop);
@@ -379,7 +385,8 @@ async function sendPlan(o: KeyedLinkOptions, layout: LinkLayout, plan: LinkPlan,
   }
 }
 
-type SentCounts = Record<'linked' | 'removed' | 'set' | 'replaced' | 'not_linked', number>;
+/** `gone`: rows the server answered 404 when sent (a record of the pair not there) */
+type SentCounts = Record<'linked' | 'removed' | 'set' | 'replaced' | 'not_linked' | 'gone', number>;
 
 /** What a sent row counts as. */
 const DONE = { link: 'linked', remove: 'removed', set: 'set', replace: 'replaced' } as const;
