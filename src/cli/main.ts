@@ -2,7 +2,7 @@
 // (CONTRACT §3). Only commander loads eagerly; each command loads its own modules when it runs.
 import { CommanderError } from '@commander-js/extra-typings';
 import type { IO } from '../commands/context.js';
-import { CrmError, UsageError } from '../http/errors.js';
+import { CrmError, restated, UsageError } from '../http/errors.js';
 import type { RunState } from '../commands/shared/define.js';
 import { buildProgram } from './program.js';
 
@@ -84,12 +84,14 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
     state.jsonErrors ||= asksForJson(state.argv ?? []);
   }
   // loaded only on an error (startup time)
-  const [{ isBrokenPipe }, { errorJsonLine, formatError }, { sanitizeForTerminal }, { forStderr }] = await Promise.all([
-    import('../output/backpressure.js'),
-    import('../output/errors.js'),
-    import('../output/sanitize.js'),
-    import('../output/width.js'),
-  ]);
+  const [{ isBrokenPipe }, { errorJsonLine, formatError }, { sanitizeForTerminal }, { forStderr }, { shellWord }] =
+    await Promise.all([
+      import('../output/backpressure.js'),
+      import('../output/errors.js'),
+      import('../output/sanitize.js'),
+      import('../output/width.js'),
+      import('../commands/shared/command-line.js'),
+    ]);
   if (isBrokenPipe(err)) return 0;
   // the error and its hint, wrapped to a terminal's width like every notice; with -o json its JSON line after, never
   // wrapped (the trial: with -o json the text was not wrapped either, and long paths broke mid-word)
@@ -98,7 +100,13 @@ async function reportError(err: unknown, state: RunState): Promise<number> {
     state.io.stderr.write(forStderr(state.io.stderr, formatError(e)) + json);
   };
   if (err instanceof CrmError) {
-    report(err);
+    // the trial, on profile B: a 401's hint said `crm keys-check`, which checks the default profile's key
+    const check = '`crm keys-check`';
+    const hint =
+      state.profile && err.hint?.includes(check)
+        ? err.hint.replaceAll(check, `\`crm --profile ${shellWord(state.profile)} keys-check\``)
+        : undefined;
+    report(hint ? restated(err, { hint }) : err);
     return err.exitCode;
   }
   report(new UnexpectedError(err));

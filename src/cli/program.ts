@@ -46,6 +46,7 @@ export function buildProgram(state: RunState, argv?: readonly string[]): Command
   program.hook('preAction', () => {
     state.jsonErrors = program.opts().output === 'json';
     state.verbose = Boolean(program.opts().verbose);
+    state.profile = program.opts().profile;
   });
   // only the group argv names is built (start-up); help, completion and unknown words get the whole tree
   const only = argv === undefined ? undefined : invokedGroup(program, argv);

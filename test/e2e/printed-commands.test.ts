@@ -143,3 +143,20 @@ it("a --match run's undo and created commands keep --profile: pasted, they act o
   expect(back.code, back.stderr).toBe(0);
   expect((await list('printed.match@example.com')).map((r) => r.first_name)).toEqual(['Before']);
 });
+
+it('a 401 on a profile: its hint checks that profile’s key (`crm --profile stale keys-check`), and pasted it does', async () => {
+  const env = { CRM_CONFIG_DIR: t.configDir };
+  const add = await runCrm(['keys', 'add', 'stale', '--base-url', t.sb.baseUrl], {
+    env,
+    input: 'service_live_wrongwrongwrong0000\n',
+  });
+  expect(add.code, add.stderr).toBe(0);
+  const r = await crm(['--profile', 'stale', 'contacts', 'list', '--limit', '1']);
+  expect(r.code, r.stderr).toBe(3);
+  const hint = /`(crm --profile stale keys-check)`/.exec(r.stderr)?.[1];
+  expect(hint, r.stderr).toBeDefined();
+  const check = await sh(hint!);
+  // the profile it names is the one that failed (the default profile's server is not even listening)
+  expect(check.stderr + check.stdout).toMatch(/stale/);
+  expect(check.stderr + check.stdout).not.toMatch(/127\.0\.0\.1:9\b/);
+});

@@ -15,6 +15,8 @@ export interface RunState {
   argv?: readonly string[];
   /** the command whose arguments commander refused (`crm contacts list`): its --help is the hint */
   usageOf?: string;
+  /** the global --profile given: an error's hint naming `crm keys-check` checks that profile's key */
+  profile?: string;
 }
 
 export interface Registry {
