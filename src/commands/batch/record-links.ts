@@ -133,8 +133,13 @@ export async function relinkBackup(
   o: BatchOptions,
   client: HttpClient,
   resultsPath: string,
+  /** the records this run created (not an earlier run of the job) */
+  createdNow: number,
 ): Promise<{ links: LinkSummary[]; stopped?: InterruptedError }> {
-  const pairs = await backupPairs(o.file, o.resource, await createdLines(resultsPath));
+  const created = await createdLines(resultsPath);
+  const pairs = await backupPairs(o.file, o.resource, created);
+  // every record created by this run: none has links yet, none is read (an earlier run's may have been linked since)
+  const fresh = createdNow === created.size ? new Set(created.values()) : undefined;
   const out: LinkSummary[] = [];
   for (const p of pairs) {
     const label = `${o.file}.${p.relation}`;
@@ -142,7 +147,7 @@ export async function relinkBackup(
       parent: o.resource,
       ...p,
       label,
-      derived: { records: 'parent' },
+      derived: { records: 'parent', ...(fresh ? { fresh } : {}) },
     });
     if (summary instanceof InterruptedError) return { links: out, stopped: summary };
     if (summary && summary.rows > 0) out.push(summary);

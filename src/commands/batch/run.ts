@@ -146,7 +146,7 @@ async function printCreated(
       owners: await writeOwners(restore.run, restore.results),
       relinked:
         restore.results.links && client
-          ? await relinkBackup(ctx, o, client, restore.results.path!)
+          ? await relinkBackup(ctx, o, client, restore.results.path!, summary.created)
           : { links: [], stopped: undefined },
     }))
     .finally(() => dropResults(restore.results));

@@ -109,7 +109,9 @@ export function showPlan(ctx: Ctx, client: HttpClient, o: ShownPlan): void {
         `  links ${l.kind}: ${l.links}: ${l.to_make} to make, ${l.there} there${l.left_out ? `, ${l.left_out} left out (a record not restored)` : ''}`,
     ),
     `${o.dryRun ? 'It would send' : 'Sending'} ${plural(requests, 'request')} (create chunks of ${CHUNK}${links ? ', a POST per link' : ''}) after ${plural(reads, 'read')}: ${costAtLimitText(requests, ctx.clock.now(), client.pace?.())}` +
-      `${o.linksAfter ? "; then the links: each parent's links read once, a POST per link not there" : ''}; then a PATCH per created record whose owner differs.`,
+      `${o.linksAfter ? "; then the links: each parent's links read once, a POST per link not there" : ''}` +
+      // the trial: said with nothing to create
+      `${o.plans.some((p) => p.create > 0) ? '; then a PATCH per created record whose owner differs' : ''}.`,
   ];
   ctx.warn(lines.join('\n'));
 }
