@@ -1,11 +1,12 @@
 // How a chunk reaches the API (tests inject fakes).
 import type { ApiRecord, BatchEnvelope } from '../../api/envelopes.js';
-import { CrmError, NotFoundError } from '../../http/errors.js';
+import { CrmError, InterruptedError, NotFoundError } from '../../http/errors.js';
 import { RawNumber } from '../../json/exact-json.js';
 import type { HttpClient } from '../../http/types.js';
 import type { BatchSender, RowOperation } from '../shapes.js';
 export type { BatchRequest, BatchResponse, BatchSender } from '../shapes.js';
-import { keepBefore, type DeleteBackup } from '../files/backup.js';
+import { keepBefore, type DeleteBackup, type KeptDelete } from '../files/backup.js';
+import { ownRelations } from '../files/backup-links.js';
 
 type Hooks = { onKept?: (what: string) => void; backup?: () => DeleteBackup | undefined };
 
@@ -81,7 +82,8 @@ function httpRowSender(client: HttpClient, op: RowOperation, { onKept, backup }:
     const keep = method === 'DELETE' ? backup?.() : undefined;
     let failed: ((err: unknown, sentBefore: boolean) => void) | undefined;
     try {
-      const kept = keep ? await keepBefore(client, path, target, keep, op.name) : undefined;
+      const kept = keep ? await keptOrRefused(client, { path, target, keep, resource: op.name }) : undefined;
+      if (kept && 'refused' in kept) return { envelope: oneItem(kept.refused) };
       failed = kept?.failed;
       const res = await client.request({
         method,
@@ -108,6 +110,27 @@ function httpRowSender(client: HttpClient, op: RowOperation, { onKept, backup }:
       throw err;
     }
   };
+}
+
+/**
+ * A DELETE's record and own links read for the backup (keepBefore); a read that failed (a links cursor that cycles, a
+ * 500 after its retries) is the row's refusal: its DELETE was never sent, so it is not "in doubt", and the record stays
+ * with its links (a hostile server's cycling links were taken for a DELETE sent without an answer). Ctrl-C and a key
+ * refused (401, 403) stop the run as before.
+ */
+async function keptOrRefused(
+  client: HttpClient,
+  o: { path: string; target: string; keep: DeleteBackup; resource: string },
+): Promise<KeptDelete | { refused: { code: string; message: string } }> {
+  try {
+    return await keepBefore(client, o.path, o.target, o.keep, o.resource);
+  } catch (err) {
+    if (!(err instanceof CrmError) || err instanceof InterruptedError || [401, 403].includes(err.status ?? 0))
+      throw err;
+    const what = ownRelations(o.resource).length > 0 ? 'it and its links' : 'it';
+    const message = `not deleted: reading ${what} for the backup failed (${err.message}); nothing was sent for this row`;
+    return { refused: { code: err.code ?? `HTTP_${err.status ?? 'ERROR'}`, message } };
+  }
 }
 
 /** A link already there answers with its own fields (the spec: relinking is a no-op): a field asked otherwise was kept. */
