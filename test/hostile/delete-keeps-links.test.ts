@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCrm } from '../helpers/run-crm.js';
 import { tempDir } from '../helpers/temp.js';
-import { errorEnvelope, json, listPage, meta, startHostile, success, type Hostile } from './server.js';
+import { batchCreated, errorEnvelope, json, listPage, startHostile, success, type Hostile } from './server.js';
 
 let h: Hostile;
 beforeAll(async () => {
@@ -78,11 +78,7 @@ beforeEach(() => {
       s.deals.set(made.id, made);
       return { index, status: 'created', data: made };
     });
-    const answer = {
-      object: 'batch',
-      data: { items, summary: { total: items.length, succeeded: items.length, failed: 0 } },
-      meta: meta(),
-    };
+    const answer = batchCreated(items);
     s.cache.set(key, answer);
     json(res, 200, answer);
   });

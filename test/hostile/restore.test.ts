@@ -9,7 +9,16 @@ import { parseJson } from '../../src/json/exact-json.js';
 import { runCrm } from '../helpers/run-crm.js';
 import { tempDir } from '../helpers/temp.js';
 import type { ServerResponse } from 'node:http';
-import { contact, json, listPage, meta, startHostile, type Hostile, type HostileRequest } from './server.js';
+import {
+  batchCreated,
+  contact,
+  json,
+  listPage,
+  meta,
+  startHostile,
+  type Hostile,
+  type HostileRequest,
+} from './server.js';
 
 let h: Hostile;
 beforeAll(async () => {
@@ -70,11 +79,7 @@ beforeEach(() => {
       org.records.push(made);
       return { index, status: 'created', data: made };
     });
-    const answer = {
-      object: 'batch',
-      data: { items, summary: { total: items.length, succeeded: items.length, failed: 0 } },
-      meta: meta(),
-    };
+    const answer = batchCreated(items);
     org.cache.set(key, answer);
     if (org.loseFirst) {
       org.loseFirst = false;

@@ -154,6 +154,15 @@ export function success(data: unknown): unknown {
   return { object: 'success', data, meta: meta() };
 }
 
+/** A batch answer in which every item was created (`items`: each `{ index, status: 'created', data }`). */
+export function batchCreated(items: ReadonlyArray<{ index: number; status: string; data: unknown }>): unknown {
+  return {
+    object: 'batch',
+    data: { items, summary: { total: items.length, succeeded: items.length, failed: 0 } },
+    meta: meta(),
+  };
+}
+
 export function listPage(data: unknown[], endCursor: string | null, hasNextPage: boolean): unknown {
   return { object: 'list', data, page_info: { end_cursor: endCursor, has_next_page: hasNextPage }, meta: meta() };
 }
