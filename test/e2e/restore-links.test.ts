@@ -145,6 +145,24 @@ describe('crm restore --links', () => {
       for (const k of kinds) expect(k.left_out, k.kind).toBe(k.kind.startsWith('meetings.') ? k.links : 0);
       const want = linksOf(dir, idMapOf(dir, copy)).filter((l) => !l.startsWith('meetings.'));
       expect(linksOf(await snapshotNow(copy))).toEqual(want);
+
+      // two deals deleted in the copy, then what the delete's notice says: --resources deals --links brings them back
+      // with their links to the contacts and companies an earlier run put there (the third trial: all left out)
+      const map = idMapOf(dir, copy);
+      const deals = lines<{ id: string }>(join(dir, 'deals.ndjson')).slice(0, 2);
+      const file = join(tempDir('crm-restore-del-'), 'ids.csv');
+      writeFileSync(file, `id\n${deals.map((d) => map.get(`deals/${d.id}`)).join('\n')}\n`);
+      const del = await runCrm(['batch', 'deals', file, '--delete', '--yes', '--no-backup'], { env: copy.env() });
+      expect(del.code, del.stderr).toBe(0);
+      const back = await runCrm(['restore', dir, '--resources', 'deals', '--links', '--yes', '-o', 'json'], {
+        env: copy.env(),
+      });
+      expect(back.code, back.stderr).toBe(0);
+      const out = JSON.parse(back.stdout) as { links: Array<{ kind: string; left_out: number; links: number }> };
+      for (const k of out.links) expect(k.left_out, k.kind).toBe(k.kind.startsWith('meetings.') ? k.links : 0);
+      const again = linksOf(dir, idMapOf(dir, copy)).filter((l) => !l.startsWith('meetings.'));
+      expect(linksOf(await snapshotNow(copy))).toEqual(again);
+      expect(again).not.toEqual(want); // the two deals have new ids
     } finally {
       await Promise.all([org.close(), copy.close()]);
     }

@@ -53,12 +53,14 @@ export const snapshotKinds = (dir: string): LinkKind[] => LINK_KINDS.filter((k) 
 
 export async function restoreLinks(o: LinksOptions): Promise<KindResult[]> {
   const kinds = snapshotKinds(o.dir);
-  // a kind's collection this run does not restore (meetings never; another left out of --resources): in the same
-  // organization, a record of it the target lists is there by its own id
+  // a kind's collection this run does not restore (meetings never; another left out of --resources): a record of it
+  // is there by the id map (an earlier run's) or, in the same organization, by its own id, when the target lists it
+  // (the third trial: `--resources deals --links` into a copy left every link out, its contacts all in the id map)
   const sides = new Set(kinds.flatMap((k) => [k.parent, ...kindShape(k).children]));
   const listed = new Map<string, HashTable>();
-  if (o.sameOrg)
-    for (const r of sides) if (!o.restored.includes(r as ResourceName)) listed.set(r, await targetIds(o, r));
+  for (const r of sides)
+    if (!o.restored.includes(r as ResourceName) && (o.sameOrg || o.idMap.count(r) > 0))
+      listed.set(r, await targetIds(o, r));
   const out: KindResult[] = [];
   for (const kind of kinds) {
     const { text, ...counts } = await pairsOf(kind, o, listed);
@@ -75,11 +77,10 @@ async function pairsOf(kind: LinkKind, o: LinksOptions, listed: ReadonlyMap<stri
   let text = csvLine([parentField(kind.parent), childKey, ...extras]);
   const counts = { links: 0, left_out: 0, pending: 0 };
   const targetOf = (resource: string, id: string) => {
+    if (o.restored.includes(resource as ResourceName)) return o.idMap.get(resource, id) ?? o.planned?.(resource, id);
     const there = listed.get(resource);
-    if (there) return there.get(id) !== undefined ? id : undefined;
-    return o.restored.includes(resource as ResourceName)
-      ? (o.idMap.get(resource, id) ?? o.planned?.(resource, id))
-      : undefined;
+    const ids = [o.idMap.get(resource, id), o.sameOrg ? id : undefined];
+    return there && ids.find((t) => t !== undefined && there.get(t) !== undefined);
   };
   for await (const line of textLines(join(o.dir, linkFile(kind)))) {
     const l = parseJson(line) as { parent_id?: unknown; record?: Record<string, unknown> | null };
