@@ -183,9 +183,13 @@ export async function printLinkSummary(
   const [parent, relation] = s.resource.split(' ') as [string, string];
   const cmd = (file: string, remove: boolean) =>
     crmCommand(ctx.globals, ['links', 'import', parent, relation, file, ...(remove ? ['--remove'] : [])]);
+  // a job that made nothing (its one request answered 404: a record gone) has nothing to take back (the third trial)
+  const made = s.linked + s.set + s.replaced + s.failed > 0;
   const back = [
-    s.linked_file && `To remove the links this job made:\n  ${cmd(s.linked_file, true)}`,
-    s.unlinked_file && `To link again what this job removed:\n  ${cmd(s.unlinked_file, false)}`,
+    s.linked_file && made && `To remove the links this job made:\n  ${cmd(s.linked_file, true)}`,
+    s.unlinked_file &&
+      s.removed + s.failed > 0 &&
+      `To link again what this job removed:\n  ${cmd(s.unlinked_file, false)}`,
     s.ambiguous_kept_file && keptText(s.ambiguous_file ?? '', s.ambiguous_kept_file),
   ].filter(Boolean);
   if (!quiet) ctx.io.stderr.write(forStderr(ctx.io.stderr, [doneSentence(s), ...back].join('\n')) + '\n');
