@@ -537,7 +537,8 @@ async function main() {
       await limits(tgt, { rate_limit: L, org_rate_limit: ORG_LIMIT, rate_window_ms: W });
       const since = (await stats(tgt)).requests;
       log(`${label}: crm restore --links --owners at ${L} requests per ${W} ms (the bound: ${expected.requests})`);
-      const run = await restore(tgt, dir, ['--links', '--owners', usersCsv], tgtEnv);
+      // --yes: B creates deals (no match fields) into a target holding most of them (asked, refused without a terminal)
+      const run = await restore(tgt, dir, ['--links', '--owners', usersCsv, '--yes'], tgtEnv);
       const sent = await requestsByKind(tgt, since);
       await limits(tgt, { rate_limit: HIGH, org_rate_limit: HIGH });
       const state = await stateOf(tgt, dir, src, sizes, keptCompany);

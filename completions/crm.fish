@@ -495,7 +495,7 @@ complete -c crm -n '__crm_at "crm restore"' -l 'links' -d 'also the links of DIR
 complete -c crm -n '__crm_at "crm restore"' -l 'owners' -r -F -d 'CSV old_id,new_id: the owners of the records created, from the snapshot'\''s users to this organization'\''s (default: the same ids in the same organization)'
 complete -c crm -n '__crm_at "crm restore"' -l 'plan' -r -F -d 'write every record'\''s decision to FILE (CSV: resource,_line,_action,id,target_id,_candidates,_note) before anything is sent'
 complete -c crm -n '__crm_at "crm restore"' -l 'dry-run' -d 'read the snapshot and the target, print the plan, send nothing'
-complete -c crm -n '__crm_at "crm restore"' -l 'yes' -d 'do not ask: creates found by their id only in the organization of the snapshot (required without a terminal), or 100 creates or more on a terminal'
+complete -c crm -n '__crm_at "crm restore"' -l 'yes' -d 'do not ask: creates of a collection without match fields into a target holding some of it (required without a terminal), or 100 creates or more on a terminal'
 complete -c crm -n '__crm_at "crm restore"' -l 'help' -s 'h' -d 'show help'
 complete -c crm -n '__crm_at "crm api" 0' -a 'GET POST PUT PATCH DELETE'
 complete -c crm -n '__crm_at "crm api"' -l 'data' -x -a '(__crm_at_files)' -d 'the body: JSON, @file.json or '\''-'\'''

@@ -28,8 +28,14 @@ import { HAS_TMUX, startTmux, type Tmux } from '../helpers/tmux.js';
 /** example line → why it is not run (none: a new entry needs a reason a reviewer accepts) */
 const NOT_RUN: Record<string, string> = {};
 
-/** A delete without --yes asks on a terminal (and refuses without one): it runs in tmux, answered yes. */
-const asks = (line: string) => /^crm \w+ delete \w+$|--delete\b/.test(line) && !/--yes\b/.test(line);
+/**
+ * A delete without --yes asks on a terminal (and refuses without one): it runs in tmux, answered yes. So does a restore
+ * creating deals (no match fields) into the sandbox, which holds deals, unless --match deals=… finds them by name.
+ */
+const asks = (line: string) =>
+  (/^crm \w+ delete \w+$|--delete\b/.test(line) ||
+    (/^crm restore /.test(line) && !/--dry-run\b|--match deals=/.test(line))) &&
+  !/--yes\b/.test(line);
 
 /** The examples of every command's --help: line → the commands whose help shows it. */
 async function helpExamples(): Promise<Map<string, string[]>> {

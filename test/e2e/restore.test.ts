@@ -157,6 +157,13 @@ describe('crm restore into the organization the snapshot was taken of', () => {
       companies.slice(0, 2).map((c) => c.id),
     );
 
+    // --links on a snapshot taken without it: said, not silently nothing (the third trial)
+    const noLinks = await runCrm(['restore', dir, '--links', '--dry-run'], { env: org.env() });
+    expect(noLinks.code, noLinks.stderr).toBe(0);
+    expect(noLinks.stderr.replace(/\s+/g, ' ')).toContain(
+      'holds no links (crm snapshot DIR --links keeps them): --links restores none',
+    );
+
     const planCsv = join(tempDir('crm-restore-plan-'), 'plan.csv');
     const dry = await runCrm(['restore', dir, '--dry-run', '-o', 'json', '--plan', planCsv], { env: org.env() });
     expect(dry.code, dry.stderr).toBe(0);
@@ -191,9 +198,12 @@ describe('crm restore into the organization the snapshot was taken of', () => {
     const refused = await runCrm(['restore', dir, '-o', 'json'], { env: org.env() });
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toMatch(
-      /refusing to create 40 deals found by their id only .* without --yes: nothing was sent/,
+      /refusing to create 40 deals looked for by their id only, in a target that holds records of them already, without --yes: nothing was sent/,
     );
-    expect(refused.stderr).toContain('--match deals=name finds any created again since by their fields');
+    // two commands to paste, each aimed at this organization: by the deals' fields, or as planned
+    const flat = refused.stderr.replace(/\s+/g, ' ');
+    expect(flat).toContain(`by their fields: crm --base-url ${org.sb.baseUrl} restore ${dir} --match deals=name;`);
+    expect(flat).toContain(`as planned: crm --base-url ${org.sb.baseUrl} restore ${dir} --yes (`);
     expect(refused.stdout).toBe('');
     expect((await requestLog(org, asked)).filter((e) => e.method !== 'GET')).toEqual([]);
 
@@ -327,13 +337,18 @@ describe('crm restore into another organization', () => {
         expect(r.signal, r.stderr).toBe('SIGKILL');
       }
       await copy.control('/faults', { latency_ms: 0 });
-      // another key (the trial's sandbox started again, with new keys) cannot finish the killed run's create file: said as
-      // a restore's (its key's profile, or the target's folder and id map to remove), never the engine's --no-resume
+      // another key (perhaps another organization at the same URL: the third trial pasted a hint into a shell holding
+      // another organization's key) is refused before anything is read: the key the target was begun with (masked),
+      // and the file to remove if it is the same organization; never the engine's --no-resume
+      const asked = await logLength(copy);
       const other = await runCrm(['restore', dir, '--owners', users], { env: copy.env('user') });
       expect(other.code, other.stderr).toBe(2);
-      expect(other.stderr).toMatch(/with another API key/);
-      expect(other.stderr).toMatch(/finish it with the key it began with .*if that organization is gone .*remove /s);
+      expect(other.stderr).toMatch(/this restore's target was begun with the API key \S+, and this run's is \S+/);
+      expect(other.stderr).toMatch(/remove \S+key\.json'? and run again/);
+      expect(other.stderr).not.toContain(copy.sb.keys.user);
+      expect(other.stderr).not.toContain(copy.sb.keys.admin);
       expect(other.stderr).not.toMatch(/--no-resume/);
+      expect(await requestLog(copy, asked)).toEqual([]);
       await expectWhole(copy, users);
       // the killed runs' temporary files (a plan, an index, a create file not committed) are gone
       const left = readdirSync(join(dir, 'restore'), { recursive: true }).map(String);

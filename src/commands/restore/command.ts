@@ -41,7 +41,7 @@ const declare = (program: CommandUnknownOpts) =>
     .option('--dry-run', 'read the snapshot and the target, print the plan, send nothing')
     .option(
       '--yes',
-      'do not ask: creates found by their id only in the organization of the snapshot (required without a terminal), or 100 creates or more on a terminal',
+      'do not ask: creates of a collection without match fields into a target holding some of it (required without a terminal), or 100 creates or more on a terminal',
     );
 
 export type RestoreOptions = FlagsOf<typeof declare> & { dir: string };

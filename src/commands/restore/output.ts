@@ -8,6 +8,7 @@ import { count, plural } from '../../output/plural.js';
 import { safeJson, sanitizeForTerminal } from '../../output/sanitize.js';
 import type { Ctx } from '../context.js';
 import { progressLine } from '../links/keyed.js';
+import { findResource } from '../../api/resources.js';
 import { ASK_FROM_WRITES } from '../batch/operation.js';
 import { ask } from '../shared/ask.js';
 import { crmCommand, shellWord } from '../shared/command-line.js';
@@ -30,44 +31,59 @@ const NAMED_BY: Record<string, string> = {
 /** `--match deals=name` */
 const matchFlag = (p: CollectionPlan) => `--match ${p.resource}=${NAMED_BY[p.resource] ?? 'FIELDS'}`;
 
-/** The same organization: a record created again since the snapshot (a delete's backup imported) has a new id, and
- * without match fields nothing finds it (the trial restored deals after importing their backup: each one twice). */
-const unmatchedCreates = (plans: readonly CollectionPlan[], sameOrg: boolean) =>
-  sameOrg ? plans.filter((p) => p.create > 0 && p.matchFields.length === 0) : [];
+/**
+ * Creates of a collection without match fields into a target that holds records of it already: one of them there
+ * under an id the id map does not know is made twice, and nothing can tell (the second trial: deals restored after
+ * importing their backup, each one twice; the third: the same organization under another base URL, `localhost` for
+ * `127.0.0.1`, and a `crm sandbox --from` copy, each restored into with every deal, task and note created again).
+ */
+const unmatchedCreates = (plans: readonly CollectionPlan[]) =>
+  plans.filter((p) => p.create > 0 && p.matchFields.length === 0 && p.targetRecords > 0);
+
+/** How the records to create were looked for: by their id (the same organization), else by the id map only. */
+const lookedFor = (sameOrg: boolean) => (sameOrg ? 'their id' : 'the id map');
 
 /**
- * Before anything is sent, without --yes: creates that may be records the organization holds again (its own
- * snapshot, a collection without match fields: see showPlan's warning) are asked about on a terminal and refused
+ * Before anything is sent, without --yes: creates that may be records the target holds already (a collection without
+ * match fields that it holds records of: see showPlan's warning) are asked about on a terminal and refused
  * without one (a second trial went on past the warning and made each deal twice); on a terminal, a plan of
  * ASK_FROM_WRITES creates or more asks too, as a reconcile does. Nothing has been sent when this refuses.
  */
 export async function confirmRestore(
   ctx: Ctx,
-  o: { yes?: boolean; links?: boolean },
+  opts: RestoreOptions,
   plans: readonly CollectionPlan[],
   sameOrg: boolean,
+  /** the globals a hint's command carries (hintGlobals) */
+  hints: Ctx['globals'],
 ): Promise<void> {
   const creates = plans.reduce((n, p) => n + p.create, 0);
-  const unmatched = unmatchedCreates(plans, sameOrg);
-  if (o.yes || (unmatched.length === 0 && (creates < ASK_FROM_WRITES || !ctx.interactive()))) return;
-  const what = plans.filter((p) => p.create > 0).map((p) => `${count(p.create)} ${p.resource}`);
-  const matches = unmatched.map(matchFlag).join(' ');
+  const unmatched = unmatchedCreates(plans);
+  if (opts.yes || (unmatched.length === 0 && (creates < ASK_FROM_WRITES || !ctx.interactive()))) return;
+  const what = plans
+    .filter((p) => p.create > 0)
+    .map((p) => plural(p.create, findResource(p.resource)?.singular ?? p.resource, p.resource));
+  // the commands to paste: by their fields (the suggested --match added), or as planned
+  const matched = {
+    ...opts,
+    match: [...(opts.match ?? []), ...unmatched.map((p) => matchFlag(p).slice('--match '.length))],
+  };
+  const ways =
+    (unmatched.length > 0 ? `to find any created again since by their fields: ${sameCommand(matched, hints)}; ` : '') +
+    `to create them as planned: ${sameCommand(opts, hints, ['--yes'])} (--dry-run --plan FILE lists each record's decision first)`;
   if (!ctx.interactive())
     throw new UsageError(
-      `refusing to create ${unmatched.map((p) => `${count(p.create)} ${p.resource}`).join(' and ')} found by their id only in the organization the snapshot was taken of, without --yes: nothing was sent`,
-      {
-        hint: `${matches} finds any created again since by their fields; --yes creates them as planned (--dry-run --plan FILE lists each one)`,
-      },
+      `refusing to create ${unmatched.map((p) => `${count(p.create)} ${p.resource}`).join(' and ')} looked for by ${lookedFor(sameOrg)} only, in a target that holds records of them already, without --yes: nothing was sent`,
+      { hint: ways },
     );
-  const then = o.links ? ', then make the links' : '';
-  const answer = await ask(
-    ctx,
-    `This will create ${plural(creates, 'record')} (${what.join(', ')})${then}. Send? [y/N] `,
-    'nothing was sent',
+  // the question alone on its line: wrapped at 80 columns, a longer one split "[y/" from "N]" (the third trial)
+  ctx.warn(
+    `This will create ${plural(creates, 'record')} (${what.join(', ')})${opts.links ? ', then make the links' : ''}.`,
   );
+  const answer = await ask(ctx, 'Send? [y/N] ', 'nothing was sent');
   if (!/^y(es)?$/i.test(answer))
     throw new UsageError(`not confirmed${answer ? ` ("${answer.slice(0, 40)}")` : ''}: nothing was sent`, {
-      hint: `--dry-run --plan FILE writes what each record would do${matches ? `; ${matches} finds them by their fields` : ''}; --yes sends without asking`,
+      hint: ways,
     });
 }
 
@@ -88,10 +104,11 @@ export function showPlan(ctx: Ctx, client: HttpClient, o: ShownPlan): void {
   const requests = createRequests(o.plans) + (links ?? []).reduce((n, l) => n + l.to_make, 0);
   const reads =
     o.plans.reduce((n, p) => n + p.readRequests, 0) + (links ?? []).reduce((n, l) => n + l.read_requests, 0);
-  for (const p of unmatchedCreates(o.plans, o.sameOrg))
+  for (const p of unmatchedCreates(o.plans))
     ctx.warn(
-      `${p.resource}: the ${count(p.create)} to create are looked for by their id only (${p.resource} have no match fields): ` +
-        `any created again since the snapshot (a delete's backup imported) would be there twice; ` +
+      `${p.resource}: the ${count(p.create)} to create are looked for by ${lookedFor(o.sameOrg)} only (${p.resource} have no match fields), ` +
+        `and the target holds ${plural(p.targetRecords, 'record')} of them: any of those there under another id ` +
+        `(${o.sameOrg ? "a delete's backup imported" : 'the organization the snapshot was taken of under another base URL, a copy of it, a backup imported'}) would be there twice; ` +
         `${matchFlag(p)} finds them by their fields instead.`,
     );
   if (o.dryRun && (ctx.format() === 'json' || ctx.format() === 'ndjson')) {
@@ -283,13 +300,13 @@ export function stopped(
 }
 
 /** The command run again, with the profile (or base URL) it was given: pasted, it restores into the same organization. */
-export function sameCommand(opts: RestoreOptions, globals: Ctx['globals']): string {
+export function sameCommand(opts: RestoreOptions, globals: Ctx['globals'], more: readonly string[] = []): string {
   const words = ['restore', opts.dir];
   if (opts.resources !== undefined) words.push('--resources', opts.resources);
   for (const m of opts.match ?? []) words.push('--match', m);
   if (opts.links) words.push('--links');
   if (opts.owners !== undefined) words.push('--owners', opts.owners);
-  return crmCommand(globals, words);
+  return crmCommand(globals, [...words, ...more]);
 }
 
 const sum = <T>(xs: readonly T[], f: (x: T) => number | undefined): number => xs.reduce((n, x) => n + (f(x) ?? 0), 0);

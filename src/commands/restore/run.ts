@@ -33,8 +33,9 @@ import {
   type PlanOptions,
 } from './plan.js';
 import { leftCreateFiles, restoreStep, type StepResult } from './restore-step.js';
-import { restoreLinks } from './links.js';
+import { restoreLinks, snapshotKinds } from './links.js';
 import { readOwners } from './owners.js';
+import { checkTargetKey } from './target-key.js';
 import { confirmRestore, hintGlobals, report, showPlan, stopped, withProgress } from './output.js';
 
 export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> {
@@ -57,6 +58,12 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
   const mapPath = idMapPath(dir, client.baseUrl);
   await removeStaleTemps(workDir, ctx.clock.now(), () => true);
   await removeStaleTemps(restoreDir, ctx.clock.now(), (n) => n === path.basename(mapPath));
+  const profile = await ctx.profile();
+  const key = { id: keyIdentity(profile.apiKey), mask: profile.apiKey ? maskKey(profile.apiKey) : undefined };
+  await checkTargetKey(workDir, key, opts.dryRun !== true).catch(async (err: unknown) => {
+    await release();
+    throw err;
+  });
   const idMap = await IdMap.open(mapPath);
   const plans: CollectionPlan[] = [];
   try {
@@ -80,14 +87,8 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
       return;
     }
     showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: false, linksAfter: opts.links === true });
-    await confirmRestore(ctx, opts, plans, sameOrg);
-    const profile = await ctx.profile();
-    const engine = {
-      baseUrl: client.baseUrl,
-      keyId: keyIdentity(profile.apiKey),
-      keyMask: profile.apiKey ? maskKey(profile.apiKey) : undefined,
-      journalDir,
-    };
+    await confirmRestore(ctx, opts, plans, sameOrg, hints);
+    const engine = { baseUrl: client.baseUrl, keyId: key.id, keyMask: key.mask, journalDir };
     const started = ctx.clock.now();
     const results: StepResult[] = [];
     const sending = { client, engine, clock: ctx.clock, signal: ctx.signal, warn };
@@ -120,6 +121,11 @@ async function readArguments(opts: RestoreOptions, ctx: Ctx) {
   const manifest = await readManifest(dir, opts.dir);
   const chosen = chooseCollections(opts.resources, manifest, opts.dir);
   if (!manifest.complete && !ctx.globals.quiet) ctx.warn(incompleteText(manifest, opts.dir, chosen));
+  // the third trial: --links on a snapshot taken without it said nothing
+  if (opts.links && snapshotKinds(dir).length === 0 && !ctx.globals.quiet)
+    ctx.warn(
+      `${sanitizeForTerminal(opts.dir)} holds no links (crm snapshot DIR --links keeps them): --links restores none`,
+    );
   const matches = parseMatches(opts.match, chosen);
   const owners = await readOwners(opts.owners);
   for (const m of opts.match ?? []) {
