@@ -125,6 +125,38 @@ describe('crm restore --links', () => {
     }
   });
 
+  it('killed during the deals’ creates: the dry run counts their links as to make (not left out), and the run makes them', async () => {
+    const org = await startTestSandbox({ seed: 14, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+    const copy = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
+    try {
+      const dir = tempDir('crm-restore-links-');
+      expect((await runCrm(['snapshot', dir, '--links', '-o', 'json'], { env: org.env() })).code).toBe(0);
+      await copy.control('/faults', { latency_ms: 200 });
+      // companies, pipelines, contacts, then the deals' batch POST: killed before its answer
+      const r = await stopAfter(copy, ['restore', dir], {
+        ...{ env: copy.env(), method: 'POST', after: 4, since: await logLength(copy), signal: 'SIGKILL' },
+      });
+      expect(r.signal, r.stderr).toBe('SIGKILL');
+      await copy.control('/faults', { latency_ms: 0 });
+      const dry = await runCrm(['restore', dir, '--links', '--dry-run', '-o', 'json'], { env: copy.env() });
+      expect(dry.code, dry.stderr).toBe(0);
+      const plan = JSON.parse(dry.stdout) as {
+        collections: Array<{ resource: string; resumed: boolean }>;
+        links: Array<{ kind: string; links: number; left_out: number; to_make: number }>;
+      };
+      expect(plan.collections.find((c) => c.resource === 'deals')!.resumed).toBe(true);
+      const planned = plan.links.find((l) => l.kind === 'deals.contacts')!;
+      expect(planned.links).toBeGreaterThan(0);
+      expect(planned).toMatchObject({ left_out: 0, to_make: planned.links });
+      const run = await runCrm(['restore', dir, '--links', '-o', 'json'], { env: copy.env() });
+      expect(run.code, run.stderr).toBe(0);
+      const made = (JSON.parse(run.stdout) as { links: Array<{ kind: string; made: number }> }).links;
+      expect(made.find((l) => l.kind === 'deals.contacts')!.made).toBe(planned.to_make);
+    } finally {
+      await Promise.all([org.close(), copy.close()]);
+    }
+  });
+
   it('into another organization: every link between restored records, none of a meeting it does not hold; kill -9 then the same command', async () => {
     const org = await startTestSandbox({ seed: 12, rateLimit: 1_000_000, orgRateLimit: 1_000_000 });
     const copy = await startTestSandbox({ rateLimit: 1_000_000, orgRateLimit: 1_000_000 });

@@ -355,6 +355,19 @@ describe('crm restore into another organization', () => {
       expect(left.filter((f) => f.includes('.tmp-'))).toEqual([]);
     }));
 
+  it('a first run with a key the server refuses (401) does not tie the target to that key', () =>
+    onEmptySandbox(async (copy) => {
+      const wrong = { ...copy.env(), CRM_API_KEY: `service_live_${'w'.repeat(40)}` };
+      const bad = await runCrm(['restore', dir], { env: wrong });
+      expect(bad.code, bad.stderr).toBe(3);
+      const keys = readdirSync(join(dir, 'restore'), { recursive: true }).map(String);
+      expect(keys.filter((f) => f.endsWith('key.json') && f.includes(String(new URL(copy.sb.baseUrl).port)))).toEqual(
+        [],
+      );
+      const good = await runCrm(['restore', dir], { env: copy.env() });
+      expect(good.code, good.stderr).toBe(0);
+    }));
+
   it('faults after the write: answers lost, the records made once', () =>
     onEmptySandbox(async (copy) => {
       await copy.control('/faults', {

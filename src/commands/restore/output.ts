@@ -26,10 +26,11 @@ const NAMED_BY: Record<string, string> = {
   segments: 'name',
   tasks: 'title',
   notes: 'body',
+  interactions: 'title',
 };
 
-/** `--match deals=name` */
-const matchFlag = (p: CollectionPlan) => `--match ${p.resource}=${NAMED_BY[p.resource] ?? 'FIELDS'}`;
+/** `deals=name`: a --match the plan suggests, for a collection people know a record of by a field (else none) */
+const matchOf = (p: CollectionPlan) => (NAMED_BY[p.resource] ? `${p.resource}=${NAMED_BY[p.resource]}` : undefined);
 
 /**
  * Creates of a collection without match fields into a target that holds records of it already: one of them there
@@ -64,12 +65,11 @@ export async function confirmRestore(
     .filter((p) => p.create > 0)
     .map((p) => plural(p.create, findResource(p.resource)?.singular ?? p.resource, p.resource));
   // the commands to paste: by their fields (the suggested --match added), or as planned
-  const matched = {
-    ...opts,
-    match: [...(opts.match ?? []), ...unmatched.map((p) => matchFlag(p).slice('--match '.length))],
-  };
+  // never a placeholder (the fourth trial pasted `--match interactions=FIELDS`): only the fields known to name them
+  const suggested = unmatched.flatMap((p) => matchOf(p) ?? []);
+  const matched = { ...opts, match: [...(opts.match ?? []), ...suggested] };
   const ways =
-    (unmatched.length > 0 ? `to find any created again since by their fields: ${sameCommand(matched, hints)}; ` : '') +
+    (suggested.length > 0 ? `to find any created again since by their fields: ${sameCommand(matched, hints)}; ` : '') +
     `to create them as planned: ${sameCommand(opts, hints, ['--yes'])} (--dry-run --plan FILE lists each record's decision first)`;
   if (!ctx.interactive())
     throw new UsageError(
@@ -109,7 +109,7 @@ export function showPlan(ctx: Ctx, client: HttpClient, o: ShownPlan): void {
       `${p.resource}: the ${count(p.create)} to create are looked for by ${lookedFor(o.sameOrg)} only (${p.resource} have no match fields), ` +
         `and the target holds ${plural(p.targetRecords, 'record')} of them: any of those there under another id ` +
         `(${o.sameOrg ? "a delete's backup imported" : 'the organization the snapshot was taken of under another base URL, a copy of it, a backup imported'}) would be there twice; ` +
-        `${matchFlag(p)} finds them by their fields instead.`,
+        `${matchOf(p) ? `--match ${matchOf(p)} finds them by their fields instead` : '--resources can leave them out'}.`,
     );
   if (o.dryRun && (ctx.format() === 'json' || ctx.format() === 'ndjson')) {
     const collections = o.plans.map((p) => ({ ...planJson(p), requests: Math.ceil(p.create / CHUNK) }));

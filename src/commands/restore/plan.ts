@@ -271,8 +271,11 @@ function unseenMatch(resource: string, field: string, fields: readonly string[],
   );
 }
 
-/** Where a plan puts a snapshot record: its target id (in the id map, found, matched), `pending` (created), or none. */
+/** Where a plan puts a snapshot record not in the id map: its target id (found, matched), `pending` (created), or none. */
 export function plannedTarget(plan: CollectionPlan, id: string): string | { pending: true } | undefined {
+  // a collection resumed from an interrupted run's create file: a record the id map does not hold yet is in it, to be
+  // created (the third trial's dry run after a kill left all its links out, and the run made them all)
+  if (!plan.decisions) return plan.resumed !== undefined ? { pending: true } : undefined;
   const n = plan.lineOf?.get(id);
   if (n === undefined) return undefined;
   const d = decisionAt(plan, n);

@@ -60,7 +60,7 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
   await removeStaleTemps(restoreDir, ctx.clock.now(), (n) => n === path.basename(mapPath));
   const profile = await ctx.profile();
   const key = { id: keyIdentity(profile.apiKey), mask: profile.apiKey ? maskKey(profile.apiKey) : undefined };
-  await checkTargetKey(workDir, key, opts.dryRun !== true).catch(async (err: unknown) => {
+  await checkTargetKey(workDir, key, false).catch(async (err: unknown) => {
     await release();
     throw err;
   });
@@ -86,8 +86,12 @@ export async function runRestore(opts: RestoreOptions, ctx: Ctx): Promise<void> 
       showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: true, links });
       return;
     }
-    showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: false, linksAfter: opts.links === true });
+    const linksAfter = opts.links === true && snapshotKinds(dir).length > 0;
+    showPlan(ctx, client, { target: client.baseUrl, sameOrg, plans, dryRun: false, linksAfter });
     await confirmRestore(ctx, opts, plans, sameOrg, hints);
+    // the key is the target's once the server has taken it (the plan read with it) and it is about to send (the fourth
+    // trial: a run refused 401 with another organization's key had tied the target to that key)
+    await checkTargetKey(workDir, key, true);
     const engine = { baseUrl: client.baseUrl, keyId: key.id, keyMask: key.mask, journalDir };
     const started = ctx.clock.now();
     const results: StepResult[] = [];

@@ -1,6 +1,6 @@
 // Which API key a restore's target was begun with (CONTRACT §10): `DIR/restore/<target>/key.json`, `{"key_id",
 // "key_mask"}` (the key's one-way identity, as a batch journal keeps it, and its masked form; never the key). The id
-// map is one per base URL, and two organizations may share one (a real service's API host): a run with another key
+// map is one per base URL (the key is kept by the first run that sends), and two organizations may share one (a real service's API host): a run with another key
 // might be in another organization, where the id map's ids name nothing, and a run back in the first would then
 // create its records a second time (the third trial pasted a hint into a shell holding another organization's key).
 // So another key is refused (exit 2) before anything is read, naming the file to remove if it is the same
@@ -17,7 +17,8 @@ interface TargetKey {
   key_mask: string;
 }
 
-/** Refuses a key other than the one the target's folder was begun with; `record`: writes this one when none is kept. */
+/** Refuses a key other than the one the target's folder was begun with; `record`: writes this one when none is kept
+ * (a run about to send: the server has taken the key, a key it refused is never kept). */
 export async function checkTargetKey(
   workDir: string,
   key: { id?: string; mask?: string },
