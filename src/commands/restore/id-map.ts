@@ -51,7 +51,8 @@ export class IdMap {
     if (!(await exists(path))) return map;
     try {
       const rows = createReadStream(path).pipe(
-        parseCsv({ bom: true, skip_empty_lines: true, relax_column_count: true }),
+        // a line appended by hand (an ambiguous record settled: the hint says how) ends in LF, crm's in CRLF
+        parseCsv({ bom: true, skip_empty_lines: true, relax_column_count: true, record_delimiter: ['\r\n', '\n'] }),
       );
       let line = 0;
       for await (const r of rows as AsyncIterable<string[]>) {
@@ -86,11 +87,13 @@ export class IdMap {
     // an entry the map holds already (a resumed job's creates, read again from its journal) is not written twice
     const entries = given.filter((e) => this.get(e.resource, e.snapshot) !== e.target);
     if (entries.length === 0) return;
-    const fh = await open(this.path, 'a', 0o600);
+    const fh = await open(this.path, 'a+', 0o600);
     try {
-      const fresh = (await fh.stat()).size === 0;
+      const size = (await fh.stat()).size;
+      // a line added by hand without its newline: crm's first line must not run on from it
+      const last = size > 0 ? (await fh.read(Buffer.alloc(1), 0, 1, size - 1)).buffer.toString('latin1') : '\n';
       const text =
-        (fresh ? csvLine(HEADER) : '') +
+        (size === 0 ? csvLine(HEADER) : last === '\n' ? '' : '\r\n') +
         entries.map((e) => csvLine([e.resource, e.snapshot, e.target, e.how])).join('');
       await fh.writeFile(text, 'utf8');
       await fh.sync();

@@ -261,8 +261,15 @@ function exitOf(
         ]
       : []),
   ];
+  // the third trial: nothing said how to settle one (the id map: a line naming the record it is, the latest one wins)
+  const ambiguous = collections.find((c) => c.ambiguous > 0);
+  const settle = ambiguous
+    ? `an ambiguous record is settled by naming the one it is: append the line ${ambiguous.resource},SNAPSHOT_ID,CANDIDATE_ID,matched ` +
+      `(from ${sanitizeForTerminal(ambiguous.ambiguous_file ?? 'the ambiguous file')}) to ${shellWord(r.idMap.path)}`
+    : undefined;
   throw new PartialFailureError(what.join('; '), {
     hint: [
+      ...(settle ? [settle] : []),
       ...(notRestored > 0
         ? [
             `see the files named above; run the same command again once they are settled: ${sameCommand(r.opts, r.globals)}`,

@@ -8,6 +8,22 @@ import { IdMap, idMapPath, targetName } from '../../../../src/commands/restore/i
 import { tempDir } from '../../../helpers/temp.js';
 
 describe('IdMap', () => {
+  it('a line added by hand (LF, or no newline at all: an ambiguous record settled) is read, and crm appends after it', async () => {
+    const path = join(tempDir('crm-idmap-'), 'x.ids.csv');
+    const first = await IdMap.open(path);
+    await first.add([{ resource: 'contacts', snapshot: 'con_a', target: 'con_1', how: 'created' }]);
+    first.close();
+    appendFileSync(path, 'contacts,con_b,con_2,matched\ncontacts,con_c,con_3,matched');
+    const second = await IdMap.open(path);
+    expect([second.get('contacts', 'con_b'), second.get('contacts', 'con_c')]).toEqual(['con_2', 'con_3']);
+    await second.add([{ resource: 'deals', snapshot: 'deal_a', target: 'deal_1', how: 'found' }]);
+    second.close();
+    const third = await IdMap.open(path);
+    expect(['con_a', 'con_b', 'con_c'].map((id) => third.get('contacts', id))).toEqual(['con_1', 'con_2', 'con_3']);
+    expect(third.get('deals', 'deal_a')).toBe('deal_1');
+    third.close();
+  });
+
   it('reads back every entry the runs before it added, the latest for a record winning', async () => {
     await fc.assert(
       fc.asyncProperty(
