@@ -13,7 +13,7 @@ import { plural } from '../../output/plural.js';
 import { sanitizeForTerminal } from '../../output/sanitize.js';
 import { nearestTypo } from '../../util/nearest.js';
 import type { HttpClient } from '../../http/types.js';
-import { matchKey } from '../../import/match/key.js';
+import { matchKey, UnseenFields } from '../../import/match/key.js';
 import { RecordIndexBuilder } from '../../import/match/record-index.js';
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
 import { setOwn } from '../../util/set-own.js';
@@ -205,13 +205,11 @@ async function snapshotKeys(o: PlanOptions, file: string) {
 async function readTarget(o: PlanOptions, target: { ids: HashTable; listed: LineFile }) {
   let records = 0;
   let pages = 0;
-  let unseen = [...o.fields];
-  let firstFields: string[] | undefined;
+  const seen = new UnseenFields(o.fields);
   for await (const page of o.client.pages(`/${o.resource}`, { limit: PAGE_SIZE_MAX, signal: o.signal })) {
     for (const record of page.data) {
       records++;
-      firstFields ??= Object.keys(record);
-      if (unseen.some((f) => Object.hasOwn(record, f))) unseen = unseen.filter((f) => !Object.hasOwn(record, f));
+      seen.see(record);
       const id = idText(record.id);
       const kept: ApiRecord = {};
       for (const field of ['id', ...o.fields]) if (Object.hasOwn(record, field)) setOwn(kept, field, record[field]);
@@ -221,7 +219,7 @@ async function readTarget(o: PlanOptions, target: { ids: HashTable; listed: Line
     o.onProgress?.(`reading the target's ${o.resource}: ${plural(records, 'record')}, ${plural(++pages, 'page')}`);
     if (o.signal?.aborted) throw new InterruptedError('interrupted while reading the target');
   }
-  return { records, unseen, firstFields: firstFields ?? [] };
+  return { records, unseen: seen.unseen, firstFields: seen.first ?? [] };
 }
 
 /** The index by key of the records `listed` holds whose key is `wanted`, read in the order they were listed (a record
@@ -248,16 +246,15 @@ function indexByKey(
  * mostly).
  */
 export async function checkMatchFields(dir: string, resource: ResourceName, fields: readonly string[]): Promise<void> {
-  let unseen = [...fields];
-  let first: string[] | undefined;
+  const seen = new UnseenFields(fields);
   let records = 0;
   for await (const { record } of snapshotRecords(join(dir, `${resource}.ndjson`))) {
     records++;
-    first ??= Object.keys(record);
-    unseen = unseen.filter((f) => !Object.hasOwn(record, f));
-    if (unseen.length === 0) return;
+    seen.see(record);
+    if (seen.unseen.length === 0) return;
   }
-  if (records > 0) throw unseenMatch(resource, unseen[0]!, first ?? [], `the snapshot's ${plural(records, 'record')}`);
+  if (records > 0)
+    throw unseenMatch(resource, seen.unseen[0]!, seen.first ?? [], `the snapshot's ${plural(records, 'record')}`);
 }
 
 /** `--match contacts=emial`: refused before anything is sent, with the field it may mean. */

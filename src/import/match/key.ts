@@ -1,5 +1,6 @@
 // The key a row and a record are matched on (`--match`, CONTRACT §7b). One function for both: a row's
-// key is its cells of the match fields (after --map and types), a record's the server's values. Pure.
+// key is its cells of the match fields (after --map and types), a record's the server's values. Pure; and UnseenFields,
+// the match fields no record read has had (a misspelt --match).
 import { RawNumber } from '../../json/exact-json.js';
 
 import { isCaseFreeField, isEmailField } from '../../api/resources.js';
@@ -39,4 +40,24 @@ export function matchKey(fields: readonly string[], record: Record<string, unkno
     parts.push(part);
   }
   return parts.length === 1 ? parts[0] : JSON.stringify(parts);
+}
+
+/**
+ * The match fields no record seen so far has (a misspelt `--match`: every key undefined), and the first record's
+ * fields for its "did you mean". A new array only when a field is first seen: a field no record has costs no
+ * allocation per record read.
+ */
+export class UnseenFields {
+  unseen: string[];
+  first: string[] | undefined;
+
+  constructor(fields: readonly string[]) {
+    this.unseen = [...fields];
+  }
+
+  see(record: object): void {
+    this.first ??= Object.keys(record);
+    if (this.unseen.some((f) => Object.hasOwn(record, f)))
+      this.unseen = this.unseen.filter((f) => !Object.hasOwn(record, f));
+  }
 }

@@ -16,7 +16,7 @@ import { LineFile } from '../../util/line-file.js';
 import { setOwn } from '../../util/set-own.js';
 import { HashTable, MAX_VALUE } from '../../util/hash-table.js';
 import { parseJson, stringifyJson } from '../../json/exact-json.js';
-import { matchKey } from './key.js';
+import { matchKey, UnseenFields } from './key.js';
 import { FieldKinds } from '../input/typing.js';
 import type { IndexEntry } from '../shapes.js';
 import { idText } from '../../api/ids.js';
@@ -41,10 +41,15 @@ export class RecordIndexBuilder {
   private readonly kinds = new FieldKinds();
   /** distinct records read (an unwanted record read twice counts twice: its id is not kept) */
   records = 0;
-  /** the match fields no record read has had (a misspelt field: every key undefined, every row "not found") */
-  unseen: string[];
-  /** the first record's fields, for a "did you mean" when a match field is unseen */
-  firstFields: string[] | undefined;
+  /** the match fields no record read has had (a misspelt field: every key undefined, every row "not found"), and the
+   * first record's fields, for a "did you mean" */
+  private readonly seen: UnseenFields;
+  get unseen(): string[] {
+    return this.seen.unseen;
+  }
+  get firstFields(): string[] | undefined {
+    return this.seen.first;
+  }
 
   private readonly wanted: (key: string) => boolean;
 
@@ -61,7 +66,7 @@ export class RecordIndexBuilder {
     private readonly survey = true,
   ) {
     this.project = [...new Set([...fields, ...keep])];
-    this.unseen = [...fields];
+    this.seen = new UnseenFields(fields);
     this.byKey = wanted instanceof HashTable ? wanted : new HashTable(2);
     this.wanted = wanted instanceof HashTable ? (key) => wanted.get(key) !== undefined : wanted;
     this.lines = new LineFile(tempPathFor(join(dir, 'index')));
@@ -71,11 +76,7 @@ export class RecordIndexBuilder {
   kept = 0;
 
   add(record: ApiRecord): void {
-    this.firstFields ??= Object.keys(record);
-    // a new array only when a field is first seen: a field no record has (a --match on a new field) costs no
-    // allocation per record read
-    if (this.unseen.some((f) => Object.hasOwn(record, f)))
-      this.unseen = this.unseen.filter((f) => !Object.hasOwn(record, f));
+    this.seen.see(record);
     if (this.survey) {
       for (const field of Object.keys(record)) this.fieldsSeen.add(field);
       this.kinds.see(record, this.project);
